@@ -22,7 +22,8 @@
 #include <lttng/tracepoint.h>
 #include "fencescope-tp-enums.h"
 
-/* clang-format off: these macros are a declarative table, laid out by hand. */
+/* These macros are a declarative table, laid out by hand. */
+/* clang-format off */
 
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_kmd, engine_type, FSTP_TP_ENUM_VALUES(ENGINE_TYPE))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_kmd, preempt_granularity, FSTP_TP_ENUM_VALUES(PREEMPT_GRANULARITY))

@@ -22,7 +22,8 @@
 #include <lttng/tracepoint.h>
 #include "fencescope-tp-enums.h"
 
-/* clang-format off: these macros are a declarative table, laid out by hand. */
+/* These macros are a declarative table, laid out by hand. */
+/* clang-format off */
 
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, clock_mode, FSTP_TP_ENUM_VALUES(CLOCK_MODE))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, termination, FSTP_TP_ENUM_VALUES(TERMINATION))

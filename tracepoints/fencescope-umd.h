@@ -23,7 +23,8 @@
 #include <lttng/tracepoint.h>
 #include "fencescope-tp-enums.h"
 
-/* clang-format off: these macros are a declarative table, laid out by hand. */
+/* These macros are a declarative table, laid out by hand. */
+/* clang-format off */
 
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_umd, doorbell_status, FSTP_TP_ENUM_VALUES(DOORBELL_STATUS))
 

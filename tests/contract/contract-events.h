@@ -16,7 +16,8 @@
 #include <stdint.h>
 #include "fencescope-tp-enums.h"
 
-/* clang-format off: one line per field reads best. */
+/* One line per field reads best. */
+/* clang-format off */
 #define FSTC_CONTRACT_EVENTS \
 	FSTC_EVENT(fencescope_umd, fence_wait_queued, \
 		FSTC_U32(process_id, UINT32_C(0xc0000000)) \

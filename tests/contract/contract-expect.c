@@ -23,10 +23,10 @@
 #define FSTC_HEX(name, value) FSTC_INT_(name, "u64 hex", 64, value)
 #define FSTC_STR(name_, value_)                                                                    \
 	{.name = #name_, .doc_type = "string", .kind = FSTC_KIND_STRING, .str = value_},
-#define FSTC_ENUM_u8	      FSTC_KIND_UNSIGNED, 8
-#define FSTC_ENUM_u16	      FSTC_KIND_UNSIGNED, 16
-#define FSTC_ENUM_s8	      FSTC_KIND_SIGNED, 8
-#define FSTC_ENUM_FIELD_(name_, type_, kind_, bits_, value_, label_)                                \
+#define FSTC_ENUM_u8  FSTC_KIND_UNSIGNED, 8
+#define FSTC_ENUM_u16 FSTC_KIND_UNSIGNED, 16
+#define FSTC_ENUM_s8  FSTC_KIND_SIGNED, 8
+#define FSTC_ENUM_FIELD_(name_, type_, kind_, bits_, value_, label_)                               \
 	{.name = #name_,                                                                           \
 	 .doc_type = type_,                                                                        \
 	 .kind = kind_,                                                                            \
@@ -37,7 +37,7 @@
 	 .label = label_},
 #define FSTC_ENUM_EXPAND_(...) FSTC_ENUM_FIELD_(__VA_ARGS__)
 #define FSTC_ENUM(name, enumeration, backing, value, label)                                        \
-	FSTC_ENUM_EXPAND_(name, "enum " #enumeration " : " #backing, FSTC_ENUM_##backing, value,  \
+	FSTC_ENUM_EXPAND_(name, "enum " #enumeration " : " #backing, FSTC_ENUM_##backing, value,   \
 			  label)
 /* LTTng writes the length of a sequence as a field of its own, `_<name>_length`, just before it. */
 #define FSTC_SEQ(name_, count_, ...)                                                               \
@@ -46,12 +46,12 @@
 	 .kind = FSTC_KIND_UNSIGNED,                                                               \
 	 .bits = 32,                                                                               \
 	 .u = count_},                                                                             \
-		{.name = #name_,                                                                   \
-		 .doc_type = "u64[]",                                                              \
-		 .kind = FSTC_KIND_ARRAY,                                                          \
-		 .bits = 64,                                                                       \
-		 .array = (const uint64_t[]){__VA_ARGS__},                                         \
-		 .array_len = count_},
+	    {.name = #name_,                                                                       \
+	     .doc_type = "u64[]",                                                                  \
+	     .kind = FSTC_KIND_ARRAY,                                                              \
+	     .bits = 64,                                                                           \
+	     .array = (const uint64_t[]){__VA_ARGS__},                                             \
+	     .array_len = count_},
 #define FSTC_FIELDS_(...) ((const struct fstc_field[]){__VA_ARGS__})
 #define FSTC_EVENT(provider, event, fields_)                                                       \
 	{.name = #provider ":" #event,                                                             \
@@ -111,7 +111,7 @@ add_enum_values(struct fstc_doc *doc, const char *enumeration, const char *list)
 		doc->enum_values = realloc(doc->enum_values,
 					   (doc->enum_value_count + 1) * sizeof(*doc->enum_values));
 		doc->enum_values[doc->enum_value_count++] = (struct fstc_doc_enum_value){
-			.enumeration = strdup(enumeration), .label = strdup(label), .value = value};
+		    .enumeration = strdup(enumeration), .label = strdup(label), .value = value};
 	}
 	free(copy);
 }
@@ -144,10 +144,11 @@ fstc_doc_load(char *error, size_t error_size)
 			event = NULL;
 			in_enums = strncmp(line, "## Enumerations", 15) == 0;
 			if (strncmp(line, "#### `", 6) == 0) {
-				doc->events = realloc(doc->events,
-						      (doc->event_count + 1) * sizeof(*doc->events));
+				doc->events = realloc(doc->events, (doc->event_count + 1) *
+								       sizeof(*doc->events));
 				event = &doc->events[doc->event_count++];
-				*event = (struct fstc_doc_event){.name = strndup(line + 6, strcspn(line + 6, "`"))};
+				*event = (struct fstc_doc_event){
+				    .name = strndup(line + 6, strcspn(line + 6, "`"))};
 			}
 			continue;
 		}
@@ -155,10 +156,10 @@ fstc_doc_load(char *error, size_t error_size)
 			continue;
 		n = split_row(line, cells, 4);
 		if (event && n == 4 && strcmp(cells[0], "field") != 0) {
-			event->field_names = realloc(event->field_names,
-						     (event->field_count + 1) * sizeof(char *));
-			event->field_types = realloc(event->field_types,
-						     (event->field_count + 1) * sizeof(char *));
+			event->field_names =
+			    realloc(event->field_names, (event->field_count + 1) * sizeof(char *));
+			event->field_types =
+			    realloc(event->field_types, (event->field_count + 1) * sizeof(char *));
 			event->field_names[event->field_count] = strdup(cells[0]);
 			event->field_types[event->field_count] = strdup(cells[1]);
 			event->field_count++;

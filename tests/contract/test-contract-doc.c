@@ -64,7 +64,8 @@ Test(contract_doc, every_documented_event_is_in_the_contract_table_once)
 
 		for (size_t j = 0; j < fstc_event_count; j++)
 			found += strcmp(fstc_events[j].name, doc->events[i].name) == 0;
-		cr_expect_eq(found, 1, "%s is documented but appears %zu times in the contract table",
+		cr_expect_eq(found, 1,
+			     "%s is documented but appears %zu times in the contract table",
 			     doc->events[i].name, found);
 	}
 	cr_expect_eq(doc->event_count, fstc_event_count);
@@ -78,8 +79,9 @@ struct enum_member {
 
 #define MEMBER_(prefix, name, val) {.label = #name, .value = (val)},
 #define ENUMERATION_(type, prefix)                                                                 \
-	{#type, sizeof((struct enum_member[]){FSTP_##prefix(MEMBER_, prefix)}) /                   \
-			sizeof(struct enum_member),                                                \
+	{#type,                                                                                    \
+	 sizeof((struct enum_member[]){FSTP_##prefix(MEMBER_, prefix)}) /                          \
+	     sizeof(struct enum_member),                                                           \
 	 (struct enum_member[]){FSTP_##prefix(MEMBER_, prefix)}},
 
 static const struct {

@@ -35,9 +35,9 @@ record_fire_all(void)
 {
 	const char *const argv[] = {FSTC_FIRE_ALL, NULL};
 	struct fst_record_options options = {
-		.argv = argv,
-		.event_pattern = "fencescope_*",
-		.timeout_s = 90,
+	    .argv = argv,
+	    .event_pattern = "fencescope_*",
+	    .timeout_s = 90,
 	};
 	char doc_error[256] = "";
 	char *error = NULL;
@@ -67,7 +67,8 @@ expect_field(const char *event, const struct fst_field *got, const struct fstc_f
 	cr_expect_eq(got->is_enum, want->is_enum, "%s.%s: enumeration or not", event, want->name);
 	switch (want->kind) {
 	case FSTC_KIND_UNSIGNED:
-		cr_assert_eq(got->kind, FST_FIELD_UNSIGNED, "%s.%s: not unsigned", event, want->name);
+		cr_assert_eq(got->kind, FST_FIELD_UNSIGNED, "%s.%s: not unsigned", event,
+			     want->name);
 		cr_expect_eq(got->bits, want->bits, "%s.%s: %u bits", event, want->name, got->bits);
 		cr_expect_eq(got->u, want->u, "%s.%s: %#llx, sent %#llx", event, want->name,
 			     (unsigned long long) got->u, (unsigned long long) want->u);
