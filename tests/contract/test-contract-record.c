@@ -135,3 +135,28 @@ Test(contract, every_documented_event_is_in_the_trace_with_the_documented_fields
 					 documented->name);
 	}
 }
+
+Test(contract, babeltrace2_cli_prints_every_event_once)
+{
+	char command[256];
+	char line[4096];
+	size_t *seen = calloc(fstc_event_count, sizeof(*seen));
+	FILE *output;
+
+	snprintf(command, sizeof(command), "babeltrace2 '%s' 2>&1", trace_dir);
+	output = popen(command, "r");
+	cr_assert_not_null(output);
+	while (fgets(line, sizeof(line), output)) {
+		for (size_t i = 0; i < fstc_event_count; i++) {
+			char needle[128];
+
+			snprintf(needle, sizeof(needle), " %s: ", fstc_events[i].name);
+			seen[i] += strstr(line, needle) != NULL;
+		}
+	}
+	cr_expect_eq(pclose(output), 0, "babeltrace2 failed");
+	for (size_t i = 0; i < fstc_event_count; i++)
+		cr_expect_eq(seen[i], 1, "babeltrace2 printed %s %zu times", fstc_events[i].name,
+			     seen[i]);
+	free(seen);
+}
