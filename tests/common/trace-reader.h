@@ -82,8 +82,9 @@ struct fst_trace {
  *
  * `path` is a CTF trace directory (one that contains `metadata`) or any
  * directory above it, such as an LTTng session output folder: every directory
- * below `path` that directly contains a file named `metadata` becomes an input
- * of one src.ctf.fs component, and the muxer merges all streams by time.
+ * below `path` that directly contains a file named `metadata` is read (with
+ * one src.ctf.fs component per trace UUID), and flt.utils.muxer merges all
+ * streams by time. Symbolic links to directories are not followed.
  *
  * On success returns 0, sets *trace (transfer full: release with
  * fst_trace_destroy()) and sets *error to NULL. On failure returns -1, sets
