@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The two clocks of the runtime, one interface. Actors (engines, the OS) are state machines
+ * whose step says when it wants to run next; the clock decides how that happens.
+ *
+ * Sim mode is a discrete-event loop in virtual time: a binary heap of timers, one valid timer
+ * per actor (a later kick for an earlier time supersedes it by generation), ties broken by
+ * arrival order, so the same calls always give the same sequence. Nothing runs unless the
+ * caller steps the loop, directly or by blocking in a wait.
+ *
+ * Realtime mode gives each actor a thread on CLOCK_MONOTONIC that sleeps on a futex word
+ * until its next due time or a kick; blocked callers sleep on a futex word of their own.
+ * This file knows nothing of GPUs or fences.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime-private.h"
+
+static uint64_t
+monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+static void
+futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_ns)
+{
+	struct timespec ts = {.tv_sec = (time_t) (timeout_ns / 1000000000u),
+			      .tv_nsec = (long) (timeout_ns % 1000000000u)};
+
+	syscall(SYS_futex, (uint32_t *) word, FUTEX_WAIT_PRIVATE, expected,
+		timeout_ns == FSR_NEVER ? NULL : &ts, NULL, 0);
+}
+
+static void
+futex_wake(_Atomic uint32_t *word)
+{
+	syscall(SYS_futex, (uint32_t *) word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+void
+rt_clock_init(struct rt_clock *clock, enum fsr_clock_mode mode)
+{
+	*clock = (struct rt_clock){.mode = mode, .now_ns = 1000000000u};
+	atomic_init(&clock->is_running, false);
+}
+
+void
+rt_clock_fini(struct rt_clock *clock)
+{
+	free(clock->heap);
+	clock->heap = NULL;
+}
+
+uint64_t
+rt_clock_now(struct fsr_runtime *runtime)
+{
+	if (runtime->clock.mode == FSR_CLOCK_SIM)
+		return runtime->clock.now_ns;
+	return monotonic_ns();
+}
+
+/* ---- sim: the timer heap ------------------------------------------------------------------ */
+
+static bool
+timer_before(const struct rt_timer *a, const struct rt_timer *b)
+{
+	return a->due_ns < b->due_ns || (a->due_ns == b->due_ns && a->seq < b->seq);
+}
+
+static void
+heap_push(struct rt_clock *clock, struct rt_timer timer)
+{
+	size_t i;
+
+	if (clock->heap_count == clock->heap_capacity) {
+		size_t capacity = clock->heap_capacity ? clock->heap_capacity * 2 : 64;
+		struct rt_timer *heap = realloc(clock->heap, capacity * sizeof(*heap));
+
+		if (!heap)
+			abort(); /* the model cannot lose a timer: out of memory is fatal */
+		clock->heap = heap;
+		clock->heap_capacity = capacity;
+	}
+	i = clock->heap_count++;
+	while (i > 0 && timer_before(&timer, &clock->heap[(i - 1) / 2])) {
+		clock->heap[i] = clock->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	clock->heap[i] = timer;
+}
+
+static struct rt_timer
+heap_pop(struct rt_clock *clock)
+{
+	struct rt_timer top = clock->heap[0];
+	struct rt_timer last = clock->heap[--clock->heap_count];
+	size_t i = 0;
+
+	for (;;) {
+		size_t child = 2 * i + 1;
+
+		if (child >= clock->heap_count)
+			break;
+		if (child + 1 < clock->heap_count &&
+		    timer_before(&clock->heap[child + 1], &clock->heap[child]))
+			child++;
+		if (!timer_before(&clock->heap[child], &last))
+			break;
+		clock->heap[i] = clock->heap[child];
+		i = child;
+	}
+	if (clock->heap_count > 0)
+		clock->heap[i] = last;
+	return top;
+}
+
+static bool
+timer_is_valid(const struct rt_timer *timer)
+{
+	return timer->actor->is_scheduled && timer->actor->generation == timer->generation;
+}
+
+/* Drops superseded timers from the top so heap[0] is the next real one. */
+static bool
+heap_peek_valid(struct rt_clock *clock)
+{
+	while (clock->heap_count > 0 && !timer_is_valid(&clock->heap[0]))
+		heap_pop(clock);
+	return clock->heap_count > 0;
+}
+
+static void
+sim_schedule(struct rt_clock *clock, struct rt_actor *actor, uint64_t at_ns, bool is_weak)
+{
+	if (at_ns < clock->now_ns)
+		at_ns = clock->now_ns;
+	if (actor->is_scheduled) {
+		if (actor->due_ns <= at_ns) {
+			/* Running earlier than asked is harmless: the step says what is due. */
+			if (actor->is_scheduled_weak && !is_weak) {
+				actor->is_scheduled_weak = false;
+				clock->strong_count++;
+			}
+			return;
+		}
+		if (!actor->is_scheduled_weak)
+			clock->strong_count--;
+	}
+	actor->is_scheduled = true;
+	actor->is_scheduled_weak = is_weak;
+	actor->due_ns = at_ns;
+	actor->generation++;
+	if (!is_weak)
+		clock->strong_count++;
+	heap_push(clock, (struct rt_timer){.due_ns = at_ns,
+					   .seq = clock->seq++,
+					   .generation = actor->generation,
+					   .actor = actor});
+}
+
+bool
+rt_clock_step(struct fsr_runtime *runtime)
+{
+	struct rt_clock *clock = &runtime->clock;
+	struct rt_timer timer;
+	struct rt_actor *actor;
+	uint64_t next;
+
+	if (!heap_peek_valid(clock))
+		return false;
+	timer = heap_pop(clock);
+	actor = timer.actor;
+	actor->is_scheduled = false;
+	if (!actor->is_scheduled_weak)
+		clock->strong_count--;
+	clock->now_ns = timer.due_ns;
+	actor->next_is_weak = false;
+	clock->is_stepping = true;
+	next = actor->step(actor, clock->now_ns);
+	clock->is_stepping = false;
+	if (next != FSR_NEVER)
+		sim_schedule(clock, actor, next, actor->next_is_weak);
+	runtime->stats.steps++;
+	rt_run_callbacks(runtime);
+	return true;
+}
+
+/* ---- realtime: a thread per actor --------------------------------------------------------- */
+
+static void *
+actor_thread(void *data)
+{
+	struct rt_actor *actor = data;
+	struct fsr_runtime *runtime = actor->runtime;
+
+	while (atomic_load(&runtime->clock.is_running)) {
+		uint64_t now = monotonic_ns();
+		uint64_t next;
+
+		atomic_store(&actor->kick, 0);
+		next = actor->step(actor, now);
+		rt_lock(runtime);
+		runtime->stats.steps++;
+		rt_unlock(runtime);
+		rt_run_callbacks(runtime);
+		now = monotonic_ns();
+		if (next != FSR_NEVER && next <= now)
+			continue;
+		/* A kick that came during the step leaves kick = 1 and the wait returns at once. */
+		futex_wait(&actor->kick, 0, next == FSR_NEVER ? FSR_NEVER : next - now);
+	}
+	return NULL;
+}
+
+void
+rt_clock_add_actor(struct fsr_runtime *runtime, struct rt_actor *actor)
+{
+	struct rt_clock *clock = &runtime->clock;
+
+	actor->runtime = runtime;
+	atomic_init(&actor->kick, 0);
+	clock->actors[clock->actor_count++] = actor;
+	if (clock->mode == FSR_CLOCK_REALTIME && atomic_load(&clock->is_running)) {
+		if (pthread_create(&actor->thread, NULL, actor_thread, actor) == 0)
+			actor->has_thread = true;
+	}
+}
+
+fsr_status
+rt_clock_start(struct fsr_runtime *runtime)
+{
+	struct rt_clock *clock = &runtime->clock;
+
+	if (clock->mode != FSR_CLOCK_REALTIME)
+		return FSR_OK;
+	atomic_store(&clock->is_running, true);
+	for (size_t i = 0; i < clock->actor_count; i++) {
+		struct rt_actor *actor = clock->actors[i];
+
+		if (!actor->has_thread &&
+		    pthread_create(&actor->thread, NULL, actor_thread, actor) == 0)
+			actor->has_thread = true;
+		if (!actor->has_thread)
+			return FSR_ERR_NO_RESOURCES;
+	}
+	return FSR_OK;
+}
+
+void
+rt_clock_stop(struct fsr_runtime *runtime)
+{
+	struct rt_clock *clock = &runtime->clock;
+
+	if (clock->mode != FSR_CLOCK_REALTIME)
+		return;
+	atomic_store(&clock->is_running, false);
+	for (size_t i = 0; i < clock->actor_count; i++) {
+		struct rt_actor *actor = clock->actors[i];
+
+		if (!actor->has_thread)
+			continue;
+		atomic_store(&actor->kick, 1);
+		futex_wake(&actor->kick);
+		pthread_join(actor->thread, NULL);
+		actor->has_thread = false;
+	}
+}
+
+void
+rt_clock_kick(struct fsr_runtime *runtime, struct rt_actor *actor, uint64_t at_ns)
+{
+	if (runtime->clock.mode == FSR_CLOCK_SIM) {
+		sim_schedule(&runtime->clock, actor, at_ns, false);
+		return;
+	}
+	/* Realtime actors compute their own due times; a kick makes them look now. */
+	atomic_store(&actor->kick, 1);
+	futex_wake(&actor->kick);
+}
+
+void
+rt_clock_kick_weak(struct fsr_runtime *runtime, struct rt_actor *actor, uint64_t at_ns)
+{
+	if (runtime->clock.mode == FSR_CLOCK_SIM)
+		sim_schedule(&runtime->clock, actor, at_ns, true);
+	else
+		rt_clock_kick(runtime, actor, at_ns);
+}
+
+void
+rt_clock_wake(_Atomic uint32_t *done)
+{
+	atomic_store(done, 1);
+	futex_wake(done);
+}
+
+fsr_status
+rt_clock_block(struct fsr_runtime *runtime, _Atomic uint32_t *done, uint64_t deadline_ns)
+{
+	struct rt_clock *clock = &runtime->clock;
+
+	if (clock->mode == FSR_CLOCK_SIM) {
+		FSR_ASSERT_PRE("clock-block:not-in-a-step", !clock->is_stepping);
+		while (!atomic_load(done)) {
+			if (!heap_peek_valid(clock) || clock->strong_count == 0) {
+				if (deadline_ns == FSR_NEVER)
+					return FSR_ERR_BAD_STATE;
+				/* Only housekeeping is left: jump to the deadline through it. */
+			}
+			if (!heap_peek_valid(clock) || clock->heap[0].due_ns > deadline_ns) {
+				if (deadline_ns != FSR_NEVER && deadline_ns > clock->now_ns)
+					clock->now_ns = deadline_ns;
+				return FSR_ERR_TIMEOUT;
+			}
+			rt_clock_step(runtime);
+		}
+		return FSR_OK;
+	}
+	while (!atomic_load(done)) {
+		uint64_t now = monotonic_ns();
+
+		if (now >= deadline_ns)
+			return FSR_ERR_TIMEOUT;
+		futex_wait(done, 0, deadline_ns == FSR_NEVER ? FSR_NEVER : deadline_ns - now);
+	}
+	return FSR_OK;
+}

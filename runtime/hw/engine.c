@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An engine of the emulated GPU with its share of the command processor: it runs the
+ * user-mode queues of its run list (their rings) and the DMA packets the OS scheduler hands it
+ * for kernel-mode queues, one at a time, round robin.
+ *
+ * In a ring it executes, in order (spec 001): work (busy for its duration in GPU time); GPU
+ * waits, which block their queue until CurrentValue ≥ value (NFV-11) while the engine serves
+ * other queues; GPU signals, in the order of SYN-09 — write CurrentValue, write the log entry
+ * of the following log instruction, move FirstFreeEntryIndex, full barrier, read
+ * MonitoredValue and raise an interrupt iff the new value is greater (INT-02); and the
+ * progress fence write that ends each command buffer (HPF-02). Any change of a CurrentValue
+ * makes every engine of the adapter look at its blocked waits again.
+ */
+#include <stdlib.h>
+
+#include "runtime-private.h"
+
+__extension__ typedef unsigned __int128 rt_u128;
+
+static uint64_t
+effective_hz(const struct fsr_adapter *adapter)
+{
+	int64_t drift = (int64_t) adapter->config.gpu_ts_frequency_hz *
+			adapter->config.gpu_ts_drift_ppm / 1000000;
+
+	return (uint64_t) ((int64_t) adapter->config.gpu_ts_frequency_hz + drift);
+}
+
+uint64_t
+hw_gpu_ts(struct fsr_adapter *adapter, uint64_t cpu_ns)
+{
+	return adapter->config.gpu_ts_offset +
+	       (uint64_t) ((rt_u128) cpu_ns * effective_hz(adapter) / 1000000000u);
+}
+
+uint64_t
+hw_ticks_to_ns(struct fsr_adapter *adapter, uint64_t ticks)
+{
+	return (uint64_t) ((rt_u128) ticks * 1000000000u / effective_hz(adapter));
+}
+
+/* Work takes at least a nanosecond, so that time moves while an engine works. */
+static uint64_t
+work_ns(struct fsr_adapter *adapter, uint64_t ticks)
+{
+	uint64_t ns = hw_ticks_to_ns(adapter, ticks);
+
+	return ns ? ns : 1;
+}
+
+static struct hw_engine *
+engine_of(struct rt_actor *actor)
+{
+	return (struct hw_engine *) ((char *) actor - offsetof(struct hw_engine, actor));
+}
+
+void
+hw_engine_kick_all(struct fsr_adapter *adapter)
+{
+	struct fsr_runtime *runtime = adapter->runtime;
+	uint64_t now = rt_clock_now(runtime);
+
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++)
+		rt_clock_kick(runtime, &adapter->engines[e].actor, now);
+}
+
+void
+hw_engine_add_queue(struct hw_engine *engine, struct os_hwqueue *queue)
+{
+	struct os_hwqueue **link = &engine->run_list;
+
+	while (*link)
+		link = &(*link)->next_on_engine;
+	queue->next_on_engine = NULL;
+	*link = queue;
+}
+
+void
+hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
+{
+	for (struct os_hwqueue **link = &engine->run_list; *link; link = &(*link)->next_on_engine) {
+		if (*link == queue) {
+			*link = queue->next_on_engine;
+			break;
+		}
+	}
+	if (engine->cursor == queue)
+		engine->cursor = queue->next_on_engine;
+	if (engine->busy_queue == queue)
+		engine->busy_queue = NULL; /* the work in flight finishes with no effect */
+	for (struct hw_dma_packet *p = engine->dma_head; p; p = p->next)
+		if (p->queue == queue)
+			p->queue = NULL;
+	if (engine->busy_packet && engine->busy_packet->queue == queue)
+		engine->busy_packet->queue = NULL;
+}
+
+void
+hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet)
+{
+	packet->next = NULL;
+	if (engine->dma_tail)
+		engine->dma_tail->next = packet;
+	else
+		engine->dma_head = packet;
+	engine->dma_tail = packet;
+	rt_clock_kick(engine->adapter->runtime, &engine->actor,
+		      rt_clock_now(engine->adapter->runtime));
+}
+
+static bool
+queue_has_packets(struct os_hwqueue *queue)
+{
+	return atomic_load_explicit(&queue->read_ptr_bytes, memory_order_relaxed) !=
+	       atomic_load_explicit(&queue->write_ptr_bytes, memory_order_acquire);
+}
+
+bool
+hw_engine_is_idle(struct hw_engine *engine)
+{
+	if (engine->is_busy || engine->dma_head)
+		return false;
+	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
+		if (queue_has_packets(q) && !q->is_wait_observed)
+			return false;
+	return true;
+}
+
+static void
+raise_interrupt(struct hw_engine *engine, enum fstp_interrupt_type type,
+		enum fstp_interrupt_form form, struct os_hwqueue *queue, fsr_handle fence,
+		struct hw_dma_packet *packet)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+	struct hw_interrupt *interrupt = calloc(1, sizeof(*interrupt));
+	uint64_t handles[1] = {fence};
+
+	if (!interrupt)
+		abort(); /* a lost interrupt is the one thing the model must never do (SYN-06) */
+	*interrupt = (struct hw_interrupt){.type = type,
+					   .form = form,
+					   .engine = engine,
+					   .queue = queue,
+					   .fence = fence,
+					   .packet = packet};
+	FSR_TRACE(runtime, fencescope_hw, interrupt_raise, engine->adapter->id, engine->id, type,
+		  form, queue ? queue->handle : 0,
+		  form == FSTP_INTERRUPT_FORM_FENCE_ARRAY ? 1u : 0u, (const uint64_t *) handles);
+	runtime->stats.interrupts++;
+	os_raise_interrupt(runtime, interrupt);
+}
+
+/* CurrentValue only increases: a GPU write of a lower value leaves it as it is. */
+static void
+write_current_value(struct fsr_fence *fence, uint64_t value)
+{
+	uint64_t current = atomic_load(&fence->current_value);
+
+	while (current < value &&
+	       !atomic_compare_exchange_weak(&fence->current_value, &current, value))
+		;
+}
+
+/*
+ * SYN-09's tail, after CurrentValue and the log entry are written: full barrier, read
+ * MonitoredValue, interrupt iff the value is above it (INT-02).
+ */
+static void
+signal_interrupt_check(struct hw_engine *engine, struct os_hwqueue *queue, struct fsr_fence *fence,
+		       uint64_t value, uint64_t gpu_ts)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	uint64_t monitored;
+	bool is_interrupt;
+
+	atomic_thread_fence(memory_order_seq_cst);
+	monitored = atomic_load(&fence->monitored_value);
+	is_interrupt = value > monitored;
+	FSR_TRACE(adapter->runtime, fencescope_hw, fence_value_write, adapter->id, engine->id,
+		  queue->handle, fence->global_handle, value, monitored, is_interrupt, gpu_ts);
+	hw_engine_kick_all(adapter);
+	if (!is_interrupt)
+		return;
+	switch (adapter->config.interrupt_form) {
+	case FSR_INTERRUPT_NULL_ARRAY:
+		raise_interrupt(engine, FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED,
+				FSTP_INTERRUPT_FORM_NULL_ARRAY, NULL, 0, NULL);
+		break;
+	case FSR_INTERRUPT_HWQUEUE:
+		raise_interrupt(engine, FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED,
+				FSTP_INTERRUPT_FORM_HWQUEUE, queue, 0, NULL);
+		break;
+	case FSR_INTERRUPT_FENCE_ARRAY:
+	default:
+		raise_interrupt(engine, FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED,
+				FSTP_INTERRUPT_FORM_FENCE_ARRAY, queue, fence->global_handle, NULL);
+		break;
+	}
+}
+
+static void
+write_log_entry(struct os_hwqueue *queue, const struct hw_packet *log, uint64_t observed_gpu_ts,
+		uint64_t end_gpu_ts)
+{
+	enum fstp_log_type type = (enum fstp_log_type)(log->flags & 0xff);
+	struct hw_log_entry entry = {
+	    .fence_value = log->b,
+	    .native_fence = (uint32_t) log->c,
+	    .operation = (log->flags >> 8) & 0xff,
+	    .observed_gpu_ts = observed_gpu_ts,
+	    .end_gpu_ts = end_gpu_ts,
+	};
+
+	hw_fence_log_write(&queue->logs[type], (uint32_t) log->a, &entry);
+}
+
+static struct hw_packet *
+ring_packet(struct os_hwqueue *queue, uint64_t ptr_bytes)
+{
+	return &queue->ring[(ptr_bytes / sizeof(struct hw_packet)) % queue->ring_entries];
+}
+
+enum run_result {
+	RUN_EMPTY,
+	RUN_BLOCKED,
+	RUN_BUSY,
+};
+
+/* Runs what a user-mode queue has until something takes time or blocks. */
+static enum run_result
+run_queue(struct hw_engine *engine, struct os_hwqueue *queue, uint64_t now)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	struct fsr_runtime *runtime = adapter->runtime;
+	uint64_t read_ptr = atomic_load_explicit(&queue->read_ptr_bytes, memory_order_relaxed);
+	uint64_t write_ptr = atomic_load_explicit(&queue->write_ptr_bytes, memory_order_acquire);
+	enum run_result result = RUN_EMPTY;
+	uint64_t gpu_ts = hw_gpu_ts(adapter, now);
+
+	while (read_ptr != write_ptr) {
+		struct hw_packet *packet = ring_packet(queue, read_ptr);
+		struct hw_packet *log = ring_packet(queue, read_ptr + sizeof(*packet));
+		struct fsr_fence *fence;
+
+		switch (packet->type) {
+		case HW_PACKET_BEGIN:
+			FSR_TRACE(runtime, fencescope_hw, packet_start, adapter->id, engine->id,
+				  queue->handle, packet->a, packet->b, gpu_ts);
+			read_ptr += sizeof(*packet);
+			break;
+		case HW_PACKET_WORK:
+			engine->is_busy = true;
+			engine->busy_queue = queue;
+			engine->busy_until_ns = now + work_ns(adapter, packet->a);
+			result = RUN_BUSY;
+			goto end;
+		case HW_PACKET_WAIT:
+			fence = rt_map_get(&runtime->fences, packet->a);
+			if (!queue->is_wait_observed) {
+				queue->is_wait_observed = true;
+				queue->wait_observed_gpu_ts = gpu_ts;
+				FSR_TRACE(runtime, fencescope_hw, gpu_wait_begin, adapter->id,
+					  engine->id, queue->handle, packet->a, packet->b, gpu_ts);
+			}
+			if (atomic_load(&fence->current_value) < packet->b) {
+				result = RUN_BLOCKED;
+				goto end;
+			}
+			FSR_TRACE(runtime, fencescope_hw, gpu_wait_end, adapter->id, engine->id,
+				  queue->handle, packet->a, packet->b, gpu_ts);
+			write_log_entry(queue, log, queue->wait_observed_gpu_ts, gpu_ts);
+			queue->is_wait_observed = false;
+			os_fence_unref_packet(fence);
+			read_ptr += 2 * sizeof(*packet);
+			break;
+		case HW_PACKET_SIGNAL:
+			fence = rt_map_get(&runtime->fences, packet->a);
+			write_current_value(fence, packet->b);
+			write_log_entry(queue, log, 0, gpu_ts);
+			signal_interrupt_check(engine, queue, fence, packet->b, gpu_ts);
+			os_fence_unref_packet(fence);
+			read_ptr += 2 * sizeof(*packet);
+			break;
+		case HW_PACKET_PROGRESS:
+			/* HPF-02: the buffer's last instruction; its CPU waiters are the OS's. */
+			write_current_value(queue->progress_fence, packet->a);
+			signal_interrupt_check(engine, queue, queue->progress_fence, packet->a,
+					       gpu_ts);
+			FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id,
+				  queue->handle, packet->b, packet->a, gpu_ts,
+				  FSTP_PACKET_STATUS_COMPLETED);
+			read_ptr += sizeof(*packet);
+			break;
+		default:
+			/* Submission validated every packet; a stray one is skipped, not run. */
+			read_ptr += sizeof(*packet);
+			break;
+		}
+		atomic_store_explicit(&queue->read_ptr_bytes, read_ptr, memory_order_release);
+	}
+end:
+	atomic_store_explicit(&queue->read_ptr_bytes, read_ptr, memory_order_release);
+	return result;
+}
+
+static void
+finish_busy(struct hw_engine *engine, uint64_t now)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	struct hw_dma_packet *packet = engine->busy_packet;
+
+	engine->is_busy = false;
+	if (engine->busy_queue) {
+		struct os_hwqueue *queue = engine->busy_queue;
+
+		atomic_fetch_add_explicit(&queue->read_ptr_bytes, sizeof(struct hw_packet),
+					  memory_order_release);
+		engine->busy_queue = NULL;
+		engine->cursor = queue->next_on_engine; /* round robin after each work item */
+	}
+	if (packet) {
+		engine->busy_packet = NULL;
+		if (!packet->queue) {
+			free(packet);
+			return;
+		}
+		FSR_TRACE(adapter->runtime, fencescope_hw, packet_end, adapter->id, engine->id,
+			  packet->queue->handle, packet->packet_id, packet->progress_value,
+			  hw_gpu_ts(adapter, now), FSTP_PACKET_STATUS_COMPLETED);
+		raise_interrupt(engine, FSTP_INTERRUPT_TYPE_DMA_COMPLETED,
+				FSTP_INTERRUPT_FORM_NOT_FENCE, packet->queue, 0, packet);
+	}
+}
+
+static bool
+start_dma(struct hw_engine *engine, uint64_t now)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+
+	while (engine->dma_head) {
+		struct hw_dma_packet *packet = engine->dma_head;
+
+		engine->dma_head = packet->next;
+		if (!engine->dma_head)
+			engine->dma_tail = NULL;
+		if (!packet->queue) {
+			free(packet);
+			continue;
+		}
+		engine->is_busy = true;
+		engine->busy_packet = packet;
+		engine->busy_until_ns = now + work_ns(adapter, packet->gpu_ticks);
+		FSR_TRACE(adapter->runtime, fencescope_hw, packet_start, adapter->id, engine->id,
+			  packet->queue->handle, packet->packet_id, packet->progress_value,
+			  hw_gpu_ts(adapter, now));
+		return true;
+	}
+	return false;
+}
+
+static uint64_t
+engine_run(struct hw_engine *engine, uint64_t now)
+{
+	size_t count = 0;
+	struct os_hwqueue *queue;
+
+	if (engine->prefer_dma && start_dma(engine, now)) {
+		engine->prefer_dma = false;
+		return engine->busy_until_ns;
+	}
+	engine->prefer_dma = true;
+	for (queue = engine->run_list; queue; queue = queue->next_on_engine)
+		count++;
+	queue = engine->cursor ? engine->cursor : engine->run_list;
+	for (size_t i = 0; i < count; i++) {
+		if (run_queue(engine, queue, now) == RUN_BUSY)
+			return engine->busy_until_ns;
+		queue = queue->next_on_engine ? queue->next_on_engine : engine->run_list;
+	}
+	if (start_dma(engine, now))
+		return engine->busy_until_ns;
+	return FSR_NEVER;
+}
+
+static uint64_t
+engine_step(struct rt_actor *actor, uint64_t now)
+{
+	struct hw_engine *engine = engine_of(actor);
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+	uint64_t next;
+
+	rt_lock(runtime);
+	if (engine->is_busy && now < engine->busy_until_ns) {
+		next = engine->busy_until_ns;
+		goto end;
+	}
+	if (engine->is_busy)
+		finish_busy(engine, now);
+	next = engine_run(engine, now);
+end:
+	rt_unlock(runtime);
+	return next;
+}
+
+void
+hw_engine_init(struct fsr_adapter *adapter, uint32_t id)
+{
+	struct hw_engine *engine = &adapter->engines[id];
+
+	engine->adapter = adapter;
+	engine->id = id;
+	engine->type = adapter->config.engine_types[id];
+	engine->actor.name = "engine";
+	engine->actor.step = engine_step;
+}

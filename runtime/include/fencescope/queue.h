@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Devices, hardware contexts, hardware queues and the command buffers the user-mode driver
+ * builds for them (spec 000, 003).
+ *
+ * A HWQueue takes work in one of two ways (UMS-02):
+ *  - kernel mode: command buffers go through SubmitCommand to the OS scheduler, which runs
+ *    their fence waits and signals itself as software commands and hands their work to the
+ *    engine as DMA packets (LOG-02: no fence log);
+ *  - user mode: the UMD writes command buffers into the queue's ring and the engine runs
+ *    them, fence waits and signals included, on the GPU, writing an entry in the queue's
+ *    wait or signal log for each (LOG-05 to LOG-14). Doorbells come with the user-mode
+ *    submission work; until then the command processor polls each ring's write pointer,
+ *    as in the global-doorbell model (UMS-18).
+ * Each queue has a progress fence: the UMD gives each command buffer the next value, which
+ * the engine writes when the buffer is done (HPF-01 to HPF-07).
+ * Include <fencescope/runtime.h>, not this header.
+ */
+#ifndef FENCESCOPE_QUEUE_H
+#define FENCESCOPE_QUEUE_H
+
+#include <fencescope/runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+FSR_API fsr_status fsr_device_create(struct fsr_process *process, uint32_t adapter_id,
+				     fsr_handle *device);
+/* Destroys the device's queues, contexts and fence handles too. */
+FSR_API fsr_status fsr_device_destroy(struct fsr_process *process, fsr_handle device);
+
+FSR_API fsr_status fsr_context_create(struct fsr_process *process, fsr_handle device,
+				      uint32_t engine_id, fsr_handle *context);
+FSR_API fsr_status fsr_context_destroy(struct fsr_process *process, fsr_handle context);
+
+enum fsr_submission_mode {
+	FSR_SUBMIT_KERNEL_MODE = 0,
+	FSR_SUBMIT_USER_MODE = 1,
+};
+
+struct fsr_hwqueue_config {
+	enum fsr_submission_mode mode;
+	uint32_t ring_size_bytes; /* user mode; 0 means 64 KB */
+};
+
+FSR_API fsr_status fsr_hwqueue_create(struct fsr_process *process, fsr_handle context,
+				      const struct fsr_hwqueue_config *config, fsr_handle *hwqueue);
+/* Waits for the queue's queued work, reads its logs a last time, and destroys it. */
+FSR_API fsr_status fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue);
+
+/* The queue's progress fence: the last value queued and the last value completed. */
+FSR_API fsr_status fsr_hwqueue_get_progress(struct fsr_process *process, fsr_handle hwqueue,
+					    uint64_t *last_queued, uint64_t *last_completed);
+
+/* Blocks until the queue has completed `progress_value` (as fsr_fence_wait_cpu). */
+FSR_API fsr_status fsr_hwqueue_wait_progress(struct fsr_process *process, fsr_handle hwqueue,
+					     uint64_t progress_value, uint64_t timeout_ns);
+
+/* A command buffer being recorded by the UMD for one queue. */
+struct fsr_cmdbuf;
+
+/* Returns: (transfer full) in *cmdbuf; submit it or free it with fsr_cmdbuf_destroy. */
+FSR_API fsr_status fsr_cmdbuf_create(struct fsr_process *process, fsr_handle hwqueue,
+				     struct fsr_cmdbuf **cmdbuf);
+FSR_API void fsr_cmdbuf_destroy(struct fsr_cmdbuf *cmdbuf);
+
+/* Work that keeps the engine busy for `gpu_ticks` of the adapter's timestamp counter. */
+FSR_API fsr_status fsr_cmdbuf_work(struct fsr_cmdbuf *cmdbuf, uint64_t gpu_ticks);
+
+/*
+ * A GPU wait until the fence reaches `value` (NFV-11), and a GPU signal of `value`. Recording
+ * one fires fencescope_umd:fence_wait_queued / fence_signal_queued with the time of recording
+ * (GPV-02); on a user-mode queue the UMD adds the log-payload instruction right after it
+ * (LOG-05).
+ */
+FSR_API fsr_status fsr_cmdbuf_wait(struct fsr_cmdbuf *cmdbuf, fsr_handle fence, uint64_t value);
+FSR_API fsr_status fsr_cmdbuf_signal(struct fsr_cmdbuf *cmdbuf, fsr_handle fence, uint64_t value);
+
+/*
+ * Appends one raw 32-byte packet {type, flags, a, b, c}, as a buggy or hostile UMD could write
+ * it. Submission checks every packet and refuses the buffer with FSR_ERR_MALFORMED_PACKET.
+ */
+FSR_API fsr_status fsr_cmdbuf_raw(struct fsr_cmdbuf *cmdbuf, uint32_t type, uint32_t flags,
+				  uint64_t a, uint64_t b, uint64_t c);
+
+/*
+ * Submits and frees the command buffer: the UMD gives it the queue's next progress value
+ * (returned in *progress_value, nullable) and ends it with the progress fence write (HPF-02),
+ * then hands it to the OS (kernel mode) or writes it to the ring (user mode). On failure the
+ * buffer is freed too and nothing was queued.
+ */
+FSR_API fsr_status fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FENCESCOPE_QUEUE_H */

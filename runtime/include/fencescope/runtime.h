@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fencescope reference runtime: an emulated GPU with its kernel-mode driver and a model of
+ * the OS graphics kernel and user-mode driver, following the WDDM native fence and user-mode
+ * submission documents (../shared/spec). Applications and scenarios drive it through this
+ * API; every state change fires a tracepoint of docs/trace-format.md.
+ *
+ * One runtime holds adapters and emulated processes. It runs in one of two clock modes that
+ * share all the code of the model:
+ *  - FSR_CLOCK_SIM: a discrete-event loop in virtual time. Nothing runs by itself: the caller
+ *    steps the loop (fsr_runtime_step, fsr_runtime_run_until, fsr_runtime_run_until_idle) and
+ *    blocking calls step it for as long as they wait. Same seed and same calls give the same
+ *    sequence of events.
+ *  - FSR_CLOCK_REALTIME: one thread per engine and one for the OS, on CLOCK_MONOTONIC; blocking
+ *    calls block the calling thread.
+ *
+ * Thread safety: in realtime mode every call may be made from any thread. In sim mode the
+ * runtime belongs to the thread that created it.
+ */
+#ifndef FENCESCOPE_RUNTIME_H
+#define FENCESCOPE_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <fencescope/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FSR_VERSION      "0.1.0"
+#define FSR_INFINITE     UINT64_MAX
+#define FSR_MAX_ENGINES  8
+#define FSR_NO_MONITORED UINT64_MAX
+
+typedef uint64_t fsr_handle;
+
+struct fsr_runtime;
+
+enum fsr_clock_mode {
+	FSR_CLOCK_SIM = 0,
+	FSR_CLOCK_REALTIME = 1,
+};
+
+struct fsr_runtime_config {
+	enum fsr_clock_mode clock_mode;
+	uint64_t seed; /* seeds fsr_runtime_random() */
+	/* Period of fencescope_kmd:clock_correlation events; 0 means 10 ms. */
+	uint64_t clock_correlation_period_ns;
+	/* Delay between an interrupt and the OS handling it (sim mode); 0 means 2 µs. */
+	uint64_t interrupt_latency_ns;
+	/*
+	 * Period at which the OS reads the fence logs even without an interrupt; 0 means 1 ms,
+	 * FSR_INFINITE means only on interrupts and when a queue is destroyed.
+	 */
+	uint64_t log_read_period_ns;
+};
+
+enum fsr_engine_type {
+	FSR_ENGINE_3D = 0,
+	FSR_ENGINE_COMPUTE = 1,
+	FSR_ENGINE_COPY = 2,
+};
+
+/* Which form of native fence signaled interrupt the emulated GPU raises (INT-04, INT-11). */
+enum fsr_interrupt_form {
+	FSR_INTERRUPT_FENCE_ARRAY = 1, /* names the signalled fences */
+	FSR_INTERRUPT_NULL_ARRAY = 2,  /* makes the OS scan every waiter */
+	FSR_INTERRUPT_HWQUEUE = 3,     /* OptimizedNativeFenceSignaledInterrupt: names the queue */
+};
+
+struct fsr_adapter_config {
+	uint32_t engine_count;                              /* 1..FSR_MAX_ENGINES */
+	enum fsr_engine_type engine_types[FSR_MAX_ENGINES]; /* one per engine */
+	uint64_t gpu_ts_frequency_hz;                       /* 0 means 100 MHz */
+	uint64_t gpu_ts_offset;                             /* counter value at CPU time 0 */
+	int32_t gpu_ts_drift_ppm; /* counter drift against the CPU clock */
+	/* Entries of each fence log of a user-mode queue; 0 means 4 KB worth (LOG-01). */
+	uint32_t log_capacity_entries;
+	/* Do not grow the logs when tracing is on (LOG-20), so overruns can be provoked. */
+	bool keep_log_size_when_tracing;
+	enum fsr_interrupt_form interrupt_form; /* 0 means FSR_INTERRUPT_FENCE_ARRAY */
+};
+
+/* Fills `config` with the defaults of one 3D, one compute and one copy engine. */
+FSR_API void fsr_adapter_config_init(struct fsr_adapter_config *config);
+
+/* Creates a runtime. Returns: (transfer full) in *runtime; release with fsr_runtime_destroy. */
+FSR_API fsr_status fsr_runtime_create(const struct fsr_runtime_config *config,
+				      struct fsr_runtime **runtime);
+
+/*
+ * Stops the clock, reads the logs one last time, terminates every process that is still
+ * alive (normally: their queued work completes first), and frees everything.
+ */
+FSR_API void fsr_runtime_destroy(struct fsr_runtime *runtime);
+
+FSR_API enum fsr_clock_mode fsr_runtime_get_clock_mode(const struct fsr_runtime *runtime);
+
+/* The runtime's CPU clock in ns: virtual time in sim mode, CLOCK_MONOTONIC otherwise. */
+FSR_API uint64_t fsr_runtime_now_ns(struct fsr_runtime *runtime);
+
+/* A deterministic pseudo-random number from the configured seed (xoshiro256**). */
+FSR_API uint64_t fsr_runtime_random(struct fsr_runtime *runtime);
+
+/*
+ * Sim mode: runs the earliest pending step of an actor. *has_run tells whether there was one.
+ * Realtime mode: FSR_ERR_NOT_SUPPORTED.
+ */
+FSR_API fsr_status fsr_runtime_step(struct fsr_runtime *runtime, bool *has_run);
+
+/* Sim mode: runs every step due up to `time_ns` and sets the clock to it. Realtime: sleeps. */
+FSR_API fsr_status fsr_runtime_run_until(struct fsr_runtime *runtime, uint64_t time_ns);
+
+/* Sim mode: runs until nothing is scheduled. Realtime: waits until every queue is idle. */
+FSR_API fsr_status fsr_runtime_run_until_idle(struct fsr_runtime *runtime);
+
+/* Counters for tests and benchmarks. */
+struct fsr_runtime_stats {
+	uint64_t steps;      /* actor steps run */
+	uint64_t events;     /* tracepoints fired (whether or not a session records them) */
+	uint64_t interrupts; /* interrupts raised by the emulated GPU */
+	uint64_t spurious_interrupts; /* fence interrupts that released no waiter (SYN-07) */
+	uint64_t log_entries_read;    /* fence log entries the OS read */
+	uint64_t log_entries_lost;    /* fence log entries lost to overruns */
+	uint64_t trace_hash;          /* FNV-1a of every fired event's name and integer fields */
+};
+FSR_API void fsr_runtime_get_stats(struct fsr_runtime *runtime, struct fsr_runtime_stats *stats);
+
+/* Adds an adapter; its id (0, 1, ...) in *adapter_id. */
+FSR_API fsr_status fsr_adapter_create(struct fsr_runtime *runtime,
+				      const struct fsr_adapter_config *config,
+				      uint32_t *adapter_id);
+
+/* GPU timestamp counter of an adapter now. */
+FSR_API fsr_status fsr_adapter_read_gpu_ts(struct fsr_runtime *runtime, uint32_t adapter_id,
+					   uint64_t *gpu_ts);
+
+/* An emulated process: its own handle table (and, later, GPU virtual address space). */
+struct fsr_process;
+
+/* Returns: (transfer none) in *process: owned by the runtime until fsr_process_terminate. */
+FSR_API fsr_status fsr_process_create(struct fsr_runtime *runtime, const char *name,
+				      struct fsr_process **process);
+FSR_API uint32_t fsr_process_get_id(const struct fsr_process *process);
+
+/*
+ * Ends a process. Normal termination (TRM-01) waits until the work each queue has queued
+ * completes; abnormal termination (TRM-03, TRM-04) abandons it. Then every queue, context,
+ * device and fence handle of the process is destroyed and `process` is freed.
+ */
+FSR_API fsr_status fsr_process_terminate(struct fsr_process *process, bool is_abnormal);
+
+#ifdef __cplusplus
+}
+#endif
+
+#include <fencescope/fence.h>
+#include <fencescope/queue.h>
+
+#endif /* FENCESCOPE_RUNTIME_H */

@@ -1,0 +1,585 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Devices, hardware contexts and hardware queues as the OS creates and destroys them, and the
+ * OS scheduler of kernel-mode queues (spec 003, PRE-15): their command buffers wait in a
+ * software queue; the OS runs their fence waits and signals itself, as software commands
+ * (LOG-02, XAD-16, XAD-17), and hands their work to the engine as DMA packets, one at a time,
+ * learning of each completion from an interrupt (INT-01).
+ */
+#include <stdlib.h>
+
+#include "runtime-private.h"
+
+#define OS_DEFAULT_RING_BYTES (64u * 1024u)
+
+static fsr_status
+add_object(struct fsr_process *process, fsr_handle handle, enum rt_object_type type, void *pointer)
+{
+	struct rt_object *object = calloc(1, sizeof(*object));
+
+	if (!object)
+		return FSR_ERR_NO_RESOURCES;
+	*object = (struct rt_object){.type = type, .pointer = pointer};
+	if (rt_map_insert(&process->handles, handle, object) != 0) {
+		free(object);
+		return FSR_ERR_NO_RESOURCES;
+	}
+	return FSR_OK;
+}
+
+static void
+remove_object(struct fsr_process *process, fsr_handle handle)
+{
+	free(rt_map_remove(&process->handles, handle));
+}
+
+/* ---- devices ------------------------------------------------------------------------------ */
+
+fsr_status
+fsr_device_create(struct fsr_process *process, uint32_t adapter_id, fsr_handle *device_handle)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct os_device *device = NULL;
+	fsr_status status = FSR_OK;
+
+	rt_lock(runtime);
+	if (adapter_id >= runtime->adapter_count || !device_handle) {
+		status = rt_refuse(runtime, process->id, "CreateDevice", adapter_id,
+				   FSR_ERR_INVALID_ARGUMENT);
+		goto end;
+	}
+	device = calloc(1, sizeof(*device));
+	if (!device) {
+		status = rt_refuse(runtime, process->id, "CreateDevice", 0, FSR_ERR_NO_RESOURCES);
+		goto end;
+	}
+	device->handle = rt_new_kernel_handle(runtime, RT_OBJECT_DEVICE);
+	device->process = process;
+	device->adapter = runtime->adapters[adapter_id];
+	status = add_object(process, device->handle, RT_OBJECT_DEVICE, device);
+	if (status != FSR_OK) {
+		free(device);
+		rt_refuse(runtime, process->id, "CreateDevice", 0, status);
+		goto end;
+	}
+	device->next_in_process = process->devices;
+	process->devices = device;
+	FSR_TRACE(runtime, fencescope_os, device_create, process->id, adapter_id, device->handle);
+	*device_handle = device->handle;
+end:
+	rt_unlock(runtime);
+	return status;
+}
+
+fsr_status
+fsr_device_destroy(struct fsr_process *process, fsr_handle device_handle)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct rt_object *object;
+	struct os_device *device;
+	fsr_status status;
+
+	rt_lock(runtime);
+	status = rt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
+	if (status != FSR_OK) {
+		rt_refuse(runtime, process->id, "DestroyDevice", device_handle, status);
+		rt_unlock(runtime);
+		return status;
+	}
+	device = object->pointer;
+	rt_unlock(runtime);
+
+	while (device->contexts)
+		fsr_context_destroy(process, device->contexts->handle);
+
+	rt_lock(runtime);
+	/* The process's fence handles made on this device go with it. */
+	for (size_t cursor = 0;;) {
+		uint64_t key;
+		void *value;
+		struct rt_object *handle_object;
+
+		if (!rt_map_next(&process->handles, &cursor, &key, &value))
+			break;
+		handle_object = value;
+		if (handle_object->type == RT_OBJECT_FENCE && handle_object->device == device) {
+			rt_map_remove(&process->handles, key);
+			os_fence_close_handle(process, key, handle_object->pointer);
+			free(handle_object);
+		}
+	}
+	/* Shared fences opened elsewhere outlive their creating device. */
+	while (device->fences) {
+		struct fsr_fence *fence = device->fences;
+
+		device->fences = fence->next_in_device;
+		fence->device = NULL;
+	}
+	for (struct os_device **link = &process->devices; *link; link = &(*link)->next_in_process) {
+		if (*link == device) {
+			*link = device->next_in_process;
+			break;
+		}
+	}
+	FSR_TRACE(runtime, fencescope_os, device_destroy, process->id, device->adapter->id,
+		  device->handle);
+	remove_object(process, device_handle);
+	free(device);
+	rt_unlock(runtime);
+	rt_run_callbacks(runtime);
+	return FSR_OK;
+}
+
+/* ---- contexts ----------------------------------------------------------------------------- */
+
+fsr_status
+fsr_context_create(struct fsr_process *process, fsr_handle device_handle, uint32_t engine_id,
+		   fsr_handle *context_handle)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct rt_object *object;
+	struct os_device *device;
+	struct os_context *context;
+	fsr_status status;
+
+	rt_lock(runtime);
+	status = rt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
+	if (status != FSR_OK)
+		goto refuse;
+	device = object->pointer;
+	if (engine_id >= device->adapter->config.engine_count || !context_handle) {
+		status = FSR_ERR_INVALID_ARGUMENT;
+		goto refuse;
+	}
+	context = calloc(1, sizeof(*context));
+	if (!context) {
+		status = FSR_ERR_NO_RESOURCES;
+		goto refuse;
+	}
+	context->handle = rt_new_kernel_handle(runtime, RT_OBJECT_CONTEXT);
+	context->device = device;
+	context->engine_id = engine_id;
+	status = add_object(process, context->handle, RT_OBJECT_CONTEXT, context);
+	if (status != FSR_OK) {
+		free(context);
+		goto refuse;
+	}
+	context->next_in_device = device->contexts;
+	device->contexts = context;
+	FSR_TRACE(runtime, fencescope_os, context_create, process->id, device->handle,
+		  context->handle, engine_id);
+	*context_handle = context->handle;
+	goto end;
+refuse:
+	rt_refuse(runtime, process->id, "CreateContext", device_handle, status);
+end:
+	rt_unlock(runtime);
+	return status;
+}
+
+fsr_status
+fsr_context_destroy(struct fsr_process *process, fsr_handle context_handle)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct rt_object *object;
+	struct os_context *context;
+	fsr_status status;
+
+	rt_lock(runtime);
+	status = rt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
+	if (status != FSR_OK) {
+		rt_refuse(runtime, process->id, "DestroyContext", context_handle, status);
+		rt_unlock(runtime);
+		return status;
+	}
+	context = object->pointer;
+	rt_unlock(runtime);
+
+	while (context->queues)
+		fsr_hwqueue_destroy(process, context->queues->handle);
+
+	rt_lock(runtime);
+	for (struct os_context **link = &context->device->contexts; *link;
+	     link = &(*link)->next_in_device) {
+		if (*link == context) {
+			*link = context->next_in_device;
+			break;
+		}
+	}
+	FSR_TRACE(runtime, fencescope_os, context_destroy, process->id, context->device->handle,
+		  context->handle, context->engine_id);
+	remove_object(process, context_handle);
+	free(context);
+	rt_unlock(runtime);
+	return FSR_OK;
+}
+
+/* ---- hardware queues ---------------------------------------------------------------------- */
+
+static void
+init_logs(struct os_hwqueue *queue)
+{
+	struct fsr_adapter *adapter = queue->engine->adapter;
+	uint32_t capacity = adapter->config.log_capacity_entries;
+
+	/* LOG-20: with tracing on, the OS first grows the logs so that fewer entries are lost. */
+	if (FSR_IS_TRACING() && !adapter->config.keep_log_size_when_tracing) {
+		uint32_t grown = capacity * FSR_TRACING_LOG_GROW;
+
+		for (int type = 0; type < 2; type++)
+			FSR_TRACE(adapter->runtime, fencescope_os, fence_log_resize, adapter->id,
+				  queue->handle, type, capacity, grown,
+				  FSTP_LOG_RESIZE_REASON_TRACING_ENABLED);
+		capacity = grown;
+	}
+	/* LOG-01, LOG-03: two logs, and SetNativeFenceLogBuffer once for each. */
+	for (int type = 0; type < 2; type++) {
+		hw_fence_log_init(&queue->logs[type], capacity, 1);
+		kmd_set_fence_log_buffer(queue, (enum fstp_log_type) type);
+	}
+}
+
+fsr_status
+fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
+		   const struct fsr_hwqueue_config *config, fsr_handle *hwqueue_handle)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct os_hwqueue *queue = NULL;
+	struct rt_object *object;
+	struct os_context *context;
+	struct hw_engine *engine;
+	uint32_t ring_bytes = 0;
+	fsr_status status;
+
+	rt_lock(runtime);
+	status = rt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
+	if (status != FSR_OK)
+		goto refuse;
+	context = object->pointer;
+	engine = &context->device->adapter->engines[context->engine_id];
+	if (!config || !hwqueue_handle ||
+	    (config->mode != FSR_SUBMIT_KERNEL_MODE && config->mode != FSR_SUBMIT_USER_MODE)) {
+		status = FSR_ERR_INVALID_ARGUMENT;
+		goto refuse;
+	}
+	if (config->mode == FSR_SUBMIT_USER_MODE) {
+		/* UMS-05: only on a node that supports user-mode submission. */
+		if (engine->type == FSR_ENGINE_COPY) {
+			status = FSR_ERR_NOT_SUPPORTED;
+			goto refuse;
+		}
+		ring_bytes =
+		    config->ring_size_bytes ? config->ring_size_bytes : OS_DEFAULT_RING_BYTES;
+		if (ring_bytes % sizeof(struct hw_packet) != 0 ||
+		    ring_bytes < 8 * sizeof(struct hw_packet)) {
+			status = FSR_ERR_INVALID_ARGUMENT;
+			goto refuse;
+		}
+	}
+	queue = calloc(1, sizeof(*queue));
+	if (!queue || (ring_bytes && !(queue->ring = calloc(1, ring_bytes)))) {
+		status = FSR_ERR_NO_RESOURCES;
+		goto refuse;
+	}
+	queue->handle = rt_new_kernel_handle(runtime, RT_OBJECT_HWQUEUE);
+	queue->process = process;
+	queue->context = context;
+	queue->engine = engine;
+	queue->mode = config->mode;
+	queue->ring_entries = ring_bytes / sizeof(struct hw_packet);
+	atomic_init(&queue->last_queued_value, 0);
+	atomic_init(&queue->write_ptr_bytes, 0);
+	atomic_init(&queue->read_ptr_bytes, 0);
+	status = os_fence_new(context->device, 0, false, &queue->progress_fence);
+	if (status != FSR_OK)
+		goto refuse;
+	queue->progress_fence->packet_refs = 1; /* the queue's own reference */
+	status = add_object(process, queue->handle, RT_OBJECT_HWQUEUE, queue);
+	if (status != FSR_OK) {
+		os_fence_unref_packet(queue->progress_fence);
+		goto refuse;
+	}
+	queue->next_in_context = context->queues;
+	context->queues = queue;
+	FSR_TRACE(runtime, fencescope_os, hwqueue_create, process->id, context->handle,
+		  queue->handle, context->engine_id, config->mode, ring_bytes,
+		  queue->progress_fence->global_handle);
+	if (queue->mode == FSR_SUBMIT_USER_MODE) {
+		init_logs(queue);
+		hw_engine_add_queue(engine, queue);
+	} else {
+		queue->next_km = runtime->km_queues;
+		runtime->km_queues = queue;
+	}
+	*hwqueue_handle = queue->handle;
+	goto end;
+refuse:
+	if (queue) {
+		free(queue->ring);
+		free(queue);
+	}
+	rt_refuse(runtime, process->id, "CreateHwQueue", context_handle, status);
+end:
+	rt_unlock(runtime);
+	return status;
+}
+
+static fsr_status
+lookup_queue(struct fsr_process *process, fsr_handle handle, const char *call,
+	     struct os_hwqueue **queue)
+{
+	struct rt_object *object;
+	fsr_status status = rt_lookup(process, handle, RT_OBJECT_HWQUEUE, &object);
+
+	if (status != FSR_OK)
+		return rt_refuse(process->runtime, process->id, call, handle, status);
+	*queue = object->pointer;
+	return FSR_OK;
+}
+
+fsr_status
+fsr_hwqueue_get_progress(struct fsr_process *process, fsr_handle hwqueue, uint64_t *last_queued,
+			 uint64_t *last_completed)
+{
+	struct os_hwqueue *queue = NULL;
+	fsr_status status;
+
+	rt_lock(process->runtime);
+	status = lookup_queue(process, hwqueue, "QueryHwQueueProgress", &queue);
+	if (status == FSR_OK) {
+		if (last_queued)
+			*last_queued = atomic_load(&queue->last_queued_value);
+		if (last_completed)
+			*last_completed = atomic_load(&queue->progress_fence->current_value);
+	}
+	rt_unlock(process->runtime);
+	return status;
+}
+
+fsr_status
+fsr_hwqueue_wait_progress(struct fsr_process *process, fsr_handle hwqueue, uint64_t progress_value,
+			  uint64_t timeout_ns)
+{
+	struct os_hwqueue *queue = NULL;
+	fsr_status status;
+
+	rt_lock(process->runtime);
+	status = lookup_queue(process, hwqueue, "WaitForHwQueueProgress", &queue);
+	if (status == FSR_OK)
+		status = os_fence_wait(process, queue->progress_fence,
+				       queue->progress_fence->global_handle, progress_value,
+				       timeout_ns, FSR_WAIT_BLOCKING);
+	rt_unlock(process->runtime);
+	rt_run_callbacks(process->runtime);
+	return status;
+}
+
+static void
+unref_packet_fences(struct fsr_runtime *runtime, const struct hw_packet *packet)
+{
+	if (packet->type == HW_PACKET_WAIT || packet->type == HW_PACKET_SIGNAL) {
+		struct fsr_fence *fence = rt_map_get(&runtime->fences, packet->a);
+
+		if (fence)
+			os_fence_unref_packet(fence);
+	}
+}
+
+void
+os_hwqueue_free(struct os_hwqueue *queue)
+{
+	struct fsr_runtime *runtime = queue->engine->adapter->runtime;
+
+	/* Abandoned packets (TRM-04) still hold their fences: let them go. */
+	if (queue->mode == FSR_SUBMIT_USER_MODE) {
+		uint64_t read_ptr = atomic_load(&queue->read_ptr_bytes);
+		uint64_t write_ptr = atomic_load(&queue->write_ptr_bytes);
+
+		for (; read_ptr != write_ptr; read_ptr += sizeof(struct hw_packet))
+			unref_packet_fences(runtime,
+					    &queue->ring[(read_ptr / sizeof(struct hw_packet)) %
+							 queue->ring_entries]);
+		for (int type = 0; type < 2; type++)
+			hw_fence_log_fini(&queue->logs[type]);
+	}
+	while (queue->km_head) {
+		struct os_km_buffer *buffer = queue->km_head;
+
+		queue->km_head = buffer->next;
+		for (size_t i = buffer->position; i < buffer->count; i++)
+			unref_packet_fences(runtime, &buffer->packets[i]);
+		free(buffer->packets);
+		free(buffer);
+	}
+	os_fence_unref_packet(queue->progress_fence);
+	free(queue->dropped);
+	free(queue->ring);
+	free(queue);
+}
+
+fsr_status
+fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct os_hwqueue *queue = NULL;
+	fsr_status status;
+
+	rt_lock(runtime);
+	status = lookup_queue(process, hwqueue, "DestroyHwQueue", &queue);
+	if (status != FSR_OK) {
+		rt_unlock(runtime);
+		return status;
+	}
+	if (!queue->is_abandoned) {
+		/* TRM-01: what was queued completes before the queue goes. */
+		status = os_fence_wait(
+		    process, queue->progress_fence, queue->progress_fence->global_handle,
+		    atomic_load(&queue->last_queued_value), FSR_INFINITE, FSR_WAIT_BLOCKING);
+		if (status != FSR_OK)
+			queue->is_abandoned = true; /* nothing can finish it: abandon (sim) */
+	}
+	os_read_logs(queue); /* the last entries reach the trace */
+	/* Interrupts not handled yet must not name the queue once it is gone. */
+	for (struct hw_interrupt *i = runtime->interrupts_head; i; i = i->next) {
+		if (i->queue == queue)
+			i->queue = NULL;
+		if (i->packet && i->packet->queue == queue)
+			i->packet->queue = NULL;
+	}
+	if (queue->mode == FSR_SUBMIT_USER_MODE) {
+		hw_engine_remove_queue(queue->engine, queue);
+	} else {
+		hw_engine_remove_queue(queue->engine, queue); /* its DMA packets, if any */
+		for (struct os_hwqueue **link = &runtime->km_queues; *link;
+		     link = &(*link)->next_km) {
+			if (*link == queue) {
+				*link = queue->next_km;
+				break;
+			}
+		}
+	}
+	for (struct os_hwqueue **link = &queue->context->queues; *link;
+	     link = &(*link)->next_in_context) {
+		if (*link == queue) {
+			*link = queue->next_in_context;
+			break;
+		}
+	}
+	FSR_TRACE(runtime, fencescope_os, hwqueue_destroy, process->id, queue->handle,
+		  atomic_load(&queue->last_queued_value),
+		  atomic_load(&queue->progress_fence->current_value));
+	remove_object(process, hwqueue);
+	os_hwqueue_free(queue);
+	rt_unlock(runtime);
+	rt_run_callbacks(runtime);
+	return FSR_OK;
+}
+
+/* ---- the kernel-mode scheduler ------------------------------------------------------------ */
+
+static void
+km_wait(struct fsr_runtime *runtime, struct os_hwqueue *queue, struct fsr_fence *fence,
+	const struct hw_packet *packet)
+{
+	struct os_waiter *waiter = calloc(1, sizeof(*waiter));
+
+	if (!waiter)
+		abort(); /* a queue that could not wait would run ahead of its fence */
+	waiter->kind = OS_WAITER_KM_QUEUE;
+	waiter->id = ++runtime->next_waiter_id;
+	waiter->value = packet->b;
+	waiter->deadline_ns = FSR_NEVER;
+	waiter->queue = queue;
+	queue->is_km_blocked = true;
+	/* The OS's own waiter moves MonitoredValue like any CPU waiter (NFV-04). */
+	os_fence_add_waiter(fence, waiter);
+	os_fence_release_waiters(fence);
+}
+
+/* Runs one kernel-mode queue's software commands until work is in flight or a wait blocks. */
+static void
+km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
+{
+	struct fsr_adapter *adapter = queue->engine->adapter;
+
+	while (queue->km_head && !queue->is_km_busy && !queue->is_km_blocked) {
+		struct os_km_buffer *buffer = queue->km_head;
+		struct hw_packet *packet;
+		struct fsr_fence *fence;
+		struct hw_dma_packet *dma;
+
+		if (buffer->position == buffer->count) {
+			queue->km_head = buffer->next;
+			if (!queue->km_head)
+				queue->km_tail = NULL;
+			free(buffer->packets);
+			free(buffer);
+			continue;
+		}
+		packet = &buffer->packets[buffer->position];
+		switch (packet->type) {
+		case HW_PACKET_WORK:
+			dma = calloc(1, sizeof(*dma));
+			if (!dma)
+				abort();
+			dma->packet_id = ++adapter->next_packet_id;
+			dma->queue = queue;
+			dma->gpu_ticks = packet->a;
+			dma->progress_value = buffer->packets[0].b;
+			FSR_TRACE(runtime, fencescope_os, packet_queued, adapter->id,
+				  queue->engine->id, queue->handle, dma->packet_id, 0, 0);
+			queue->is_km_busy = true;
+			hw_engine_push_dma(queue->engine, dma);
+			break;
+		case HW_PACKET_WAIT:
+			fence = rt_map_get(&runtime->fences, packet->a);
+			if (atomic_load(&fence->current_value) < packet->b) {
+				km_wait(runtime, queue, fence, packet);
+				if (queue->is_km_blocked)
+					return;
+			}
+			FSR_TRACE(runtime, fencescope_os, km_fence_wait_unblocked,
+				  queue->process->id, queue->handle, packet->c, packet->b);
+			os_fence_unref_packet(fence);
+			break;
+		case HW_PACKET_SIGNAL:
+			/* XAD-16: applied when it reaches the head, after the work before it. */
+			fence = rt_map_get(&runtime->fences, packet->a);
+			kmd_update_current_value(fence, packet->b, false);
+			FSR_TRACE(runtime, fencescope_os, km_fence_signal_executed,
+				  queue->process->id, queue->handle, packet->c, packet->b);
+			os_fence_release_waiters(fence);
+			os_fence_unref_packet(fence);
+			break;
+		case HW_PACKET_PROGRESS:
+			kmd_update_current_value(queue->progress_fence, packet->a, false);
+			os_fence_release_waiters(queue->progress_fence);
+			break;
+		default:
+			break;
+		}
+		buffer->position++;
+	}
+}
+
+void
+os_km_schedule(struct fsr_runtime *runtime)
+{
+	for (struct os_hwqueue *queue = runtime->km_queues; queue; queue = queue->next_km)
+		km_run_queue(runtime, queue);
+}
+
+void
+os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
+{
+	struct os_hwqueue *queue = packet->queue;
+
+	if (queue) {
+		struct fsr_adapter *adapter = queue->engine->adapter;
+
+		FSR_TRACE(runtime, fencescope_os, packet_complete, adapter->id, queue->engine->id,
+			  queue->handle, packet->packet_id, packet->progress_value);
+		queue->is_km_busy = false;
+	}
+	free(packet);
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How the runtime fires the tracepoints of docs/trace-format.md. FSR_TRACE() fires one
+ * through LTTng-UST and also counts it and folds its name and integer fields into
+ * `stats.trace_hash` (FNV-1a), so that tests can check that a sim-mode run is deterministic
+ * without recording it. Call it with the runtime lock held: the counters are not atomic.
+ */
+#ifndef FENCESCOPE_TRACE_PRIVATE_H
+#define FENCESCOPE_TRACE_PRIVATE_H
+
+#include <stdint.h>
+
+#include "fencescope-umd.h"
+#include "fencescope-os.h"
+#include "fencescope-kmd.h"
+#include "fencescope-hw.h"
+
+#define FSR_FNV_PRIME UINT64_C(0x100000001b3)
+
+static inline uint64_t
+rt_hash_u64(uint64_t hash, uint64_t value)
+{
+	for (int i = 0; i < 8; i++) {
+		hash ^= (value >> (i * 8)) & 0xff;
+		hash *= FSR_FNV_PRIME;
+	}
+	return hash;
+}
+
+static inline uint64_t
+rt_hash_str(uint64_t hash, const char *text)
+{
+	for (; *text; text++) {
+		hash ^= (unsigned char) *text;
+		hash *= FSR_FNV_PRIME;
+	}
+	return hash;
+}
+
+static inline uint64_t
+rt_hash_skip(uint64_t hash, const void *pointer)
+{
+	(void) pointer;
+	return hash;
+}
+
+/* Integers are hashed by value, strings by content; sequences (pointers) are left out. */
+#define RT_HASH_ARG_(hash, x)                                                                      \
+	hash = _Generic((x),                                                                       \
+		char *: rt_hash_str,                                                               \
+		const char *: rt_hash_str,                                                         \
+		uint64_t *: rt_hash_skip,                                                          \
+		const uint64_t *: rt_hash_skip,                                                    \
+		default: rt_hash_u64)(hash, x)
+
+#define RT_NARGS_(...)                                               RT_NARGS_I_(__VA_ARGS__, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define RT_NARGS_I_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, n, ...) n
+#define RT_CAT_(a, b)                                                a##b
+#define RT_CAT(a, b)                                                 RT_CAT_(a, b)
+#define RT_EACH_1(m, h, x)                                           m(h, x)
+#define RT_EACH_2(m, h, x, ...)                                                                    \
+	m(h, x);                                                                                   \
+	RT_EACH_1(m, h, __VA_ARGS__)
+#define RT_EACH_3(m, h, x, ...)                                                                    \
+	m(h, x);                                                                                   \
+	RT_EACH_2(m, h, __VA_ARGS__)
+#define RT_EACH_4(m, h, x, ...)                                                                    \
+	m(h, x);                                                                                   \
+	RT_EACH_3(m, h, __VA_ARGS__)
+#define RT_EACH_5(m, h, x, ...)                                                                    \
+	m(h, x);                                                                                   \
+	RT_EACH_4(m, h, __VA_ARGS__)
+#define RT_EACH_6(m, h, x, ...)                                                                    \
+	m(h, x);                                                                                   \
+	RT_EACH_5(m, h, __VA_ARGS__)
+#define RT_EACH_7(m, h, x, ...)                                                                    \
+	m(h, x);                                                                                   \
+	RT_EACH_6(m, h, __VA_ARGS__)
+#define RT_EACH_8(m, h, x, ...)                                                                    \
+	m(h, x);                                                                                   \
+	RT_EACH_7(m, h, __VA_ARGS__)
+#define RT_EACH_9(m, h, x, ...)                                                                    \
+	m(h, x);                                                                                   \
+	RT_EACH_8(m, h, __VA_ARGS__)
+#define RT_EACH_10(m, h, x, ...)                                                                   \
+	m(h, x);                                                                                   \
+	RT_EACH_9(m, h, __VA_ARGS__)
+
+#define FSR_TRACE(runtime, provider, event, ...)                                                   \
+	do {                                                                                       \
+		uint64_t rt_hash_ = (runtime)->stats.trace_hash;                                   \
+		lttng_ust_tracepoint(provider, event, __VA_ARGS__);                                \
+		rt_hash_ = rt_hash_str(rt_hash_, #provider ":" #event);                            \
+		RT_CAT(RT_EACH_, RT_NARGS_(__VA_ARGS__))(RT_HASH_ARG_, rt_hash_, __VA_ARGS__);     \
+		(runtime)->stats.trace_hash = rt_hash_;                                            \
+		(runtime)->stats.events++;                                                         \
+	} while (0)
+
+/* Whether a session records the fencescope_os provider (the OS grows its logs then, LOG-20). */
+#define FSR_IS_TRACING() lttng_ust_tracepoint_enabled(fencescope_os, fence_log_entry)
+
+#endif /* FENCESCOPE_TRACE_PRIVATE_H */

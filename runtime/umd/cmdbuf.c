@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The user-mode driver's command buffers. Recording a fence wait or signal fires its "queued"
+ * event with the CPU time of recording (GPV-02) and, on a user-mode queue, adds the
+ * instruction that makes the GPU write the log payload right after it (LOG-05). Submitting
+ * follows HPF-03: the buffer already has its progress value (given when recording began),
+ * ends with the progress fence write, LastQueuedValue is stored, and only then is the buffer
+ * made visible — appended to the ring and the write pointer advanced (user mode, HPF-04), or
+ * handed to the OS through SubmitCommand (kernel mode). The UMD, not the GPU, decides which
+ * log entry each payload goes to: the next one of that log (LOG-12, LOG-13).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime-private.h"
+
+#define UMD_MAX_WORK_TICKS (UINT64_C(1) << 40)
+
+struct fsr_cmdbuf {
+	struct fsr_process *process;
+	struct os_hwqueue *queue;
+	fsr_handle queue_handle;
+	uint64_t progress_value;
+	struct hw_packet *packets;
+	size_t count;
+	size_t capacity;
+	bool *is_raw;
+};
+
+fsr_status
+fsr_cmdbuf_create(struct fsr_process *process, fsr_handle hwqueue, struct fsr_cmdbuf **cmdbuf_out)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct fsr_cmdbuf *cmdbuf = NULL;
+	struct rt_object *object;
+	fsr_status status;
+
+	rt_lock(runtime);
+	status = rt_lookup(process, hwqueue, RT_OBJECT_HWQUEUE, &object);
+	if (status == FSR_OK && !cmdbuf_out)
+		status = FSR_ERR_INVALID_ARGUMENT;
+	if (status == FSR_OK && !(cmdbuf = calloc(1, sizeof(*cmdbuf))))
+		status = FSR_ERR_NO_RESOURCES;
+	if (status != FSR_OK) {
+		rt_refuse(runtime, process->id, "CreateCommandBuffer", hwqueue, status);
+		goto end;
+	}
+	cmdbuf->process = process;
+	cmdbuf->queue = object->pointer;
+	cmdbuf->queue_handle = hwqueue;
+	/* HPF-03: the buffer's progress value comes first, before anything is recorded. */
+	cmdbuf->progress_value = ++cmdbuf->queue->next_progress_value;
+	*cmdbuf_out = cmdbuf;
+end:
+	rt_unlock(runtime);
+	return status;
+}
+
+static void
+release_packets(struct fsr_cmdbuf *cmdbuf)
+{
+	struct fsr_runtime *runtime = cmdbuf->process->runtime;
+
+	for (size_t i = 0; i < cmdbuf->count; i++) {
+		struct hw_packet *packet = &cmdbuf->packets[i];
+
+		if (!cmdbuf->is_raw[i] &&
+		    (packet->type == HW_PACKET_WAIT || packet->type == HW_PACKET_SIGNAL)) {
+			struct fsr_fence *fence = rt_map_get(&runtime->fences, packet->a);
+
+			if (fence)
+				os_fence_unref_packet(fence);
+		}
+	}
+}
+
+static void
+free_cmdbuf(struct fsr_cmdbuf *cmdbuf)
+{
+	free(cmdbuf->packets);
+	free(cmdbuf->is_raw);
+	free(cmdbuf);
+}
+
+static fsr_status write_ring(struct os_hwqueue *queue, struct fsr_process *process,
+			     uint64_t progress_value, const struct hw_packet *packets,
+			     size_t count);
+static fsr_status submit_kernel_mode(struct os_hwqueue *queue, struct fsr_process *process,
+				     uint64_t progress_value, struct hw_packet *packets,
+				     size_t count);
+
+/* A command buffer with nothing in it but its progress value: BEGIN, then PROGRESS. */
+static fsr_status
+submit_empty(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progress_value)
+{
+	uint64_t packet_id = ++queue->engine->adapter->next_packet_id;
+	struct hw_packet *packets = malloc(2 * sizeof(*packets));
+	fsr_status status;
+
+	if (!packets)
+		return FSR_ERR_NO_RESOURCES;
+	packets[0] =
+	    (struct hw_packet){.type = HW_PACKET_BEGIN, .a = packet_id, .b = progress_value};
+	packets[1] =
+	    (struct hw_packet){.type = HW_PACKET_PROGRESS, .a = progress_value, .b = packet_id};
+	if (queue->mode == FSR_SUBMIT_USER_MODE) {
+		status = write_ring(queue, process, progress_value, packets, 2);
+		free(packets);
+	} else {
+		status = submit_kernel_mode(queue, process, progress_value, packets, 2);
+		if (status != FSR_OK)
+			free(packets);
+	}
+	return status;
+}
+
+/* Submits, empty, the dropped buffers whose turn has come (lock held). */
+static void
+flush_dropped(struct os_hwqueue *queue, struct fsr_process *process)
+{
+	for (size_t i = 0; i < queue->dropped_count;) {
+		uint64_t value = queue->dropped[i];
+
+		if (value != atomic_load(&queue->last_queued_value) + 1 ||
+		    submit_empty(queue, process, value) != FSR_OK) {
+			i++;
+			continue;
+		}
+		queue->dropped[i] = queue->dropped[--queue->dropped_count];
+		i = 0;
+	}
+}
+
+/*
+ * Lock held. A buffer dropped unsubmitted must not leave a hole in the progress values
+ * (HPF-01): the latest one gives its value back; an older one is submitted empty in its turn.
+ */
+static void
+give_back_progress_value(struct fsr_cmdbuf *cmdbuf)
+{
+	struct os_hwqueue *queue = cmdbuf->queue;
+	uint64_t *dropped;
+
+	if (rt_map_get(&cmdbuf->process->handles, cmdbuf->queue_handle) == NULL)
+		return; /* the queue is gone */
+	if (queue->next_progress_value == cmdbuf->progress_value) {
+		queue->next_progress_value--;
+		return;
+	}
+	dropped = realloc(queue->dropped, (queue->dropped_count + 1) * sizeof(*dropped));
+	if (!dropped)
+		abort(); /* a hole would stall every later buffer of the queue */
+	queue->dropped = dropped;
+	queue->dropped[queue->dropped_count++] = cmdbuf->progress_value;
+	flush_dropped(queue, cmdbuf->process);
+}
+
+void
+fsr_cmdbuf_destroy(struct fsr_cmdbuf *cmdbuf)
+{
+	struct fsr_runtime *runtime;
+
+	if (!cmdbuf)
+		return;
+	runtime = cmdbuf->process->runtime;
+	rt_lock(runtime);
+	release_packets(cmdbuf);
+	give_back_progress_value(cmdbuf);
+	rt_unlock(runtime);
+	free_cmdbuf(cmdbuf);
+}
+
+static fsr_status
+append(struct fsr_cmdbuf *cmdbuf, struct hw_packet packet, bool is_raw)
+{
+	if (cmdbuf->count == cmdbuf->capacity) {
+		size_t capacity = cmdbuf->capacity ? cmdbuf->capacity * 2 : 16;
+		struct hw_packet *packets = realloc(cmdbuf->packets, capacity * sizeof(*packets));
+		bool *raw = packets ? realloc(cmdbuf->is_raw, capacity * sizeof(*raw)) : NULL;
+
+		if (packets)
+			cmdbuf->packets = packets;
+		if (!packets || !raw)
+			return FSR_ERR_NO_RESOURCES;
+		cmdbuf->is_raw = raw;
+		cmdbuf->capacity = capacity;
+	}
+	cmdbuf->is_raw[cmdbuf->count] = is_raw;
+	cmdbuf->packets[cmdbuf->count++] = packet;
+	return FSR_OK;
+}
+
+fsr_status
+fsr_cmdbuf_work(struct fsr_cmdbuf *cmdbuf, uint64_t gpu_ticks)
+{
+	fsr_status status = FSR_ERR_INVALID_ARGUMENT;
+
+	if (!cmdbuf)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(cmdbuf->process->runtime);
+	if (gpu_ticks > 0 && gpu_ticks < UMD_MAX_WORK_TICKS)
+		status = append(cmdbuf, (struct hw_packet){.type = HW_PACKET_WORK, .a = gpu_ticks},
+				false);
+	if (status != FSR_OK)
+		rt_refuse(cmdbuf->process->runtime, cmdbuf->process->id, "RecordWork",
+			  cmdbuf->queue_handle, status);
+	rt_unlock(cmdbuf->process->runtime);
+	return status;
+}
+
+static fsr_status
+record_fence_op(struct fsr_cmdbuf *cmdbuf, fsr_handle fence_handle, uint64_t value, bool is_wait)
+{
+	struct fsr_process *process = cmdbuf->process;
+	struct fsr_runtime *runtime = process->runtime;
+	const char *call = is_wait ? "RecordFenceWait" : "RecordFenceSignal";
+	struct os_hwqueue *queue = cmdbuf->queue;
+	struct rt_object *object;
+	struct fsr_fence *fence;
+	fsr_status status;
+	size_t count = cmdbuf->count;
+
+	status = rt_lookup(process, fence_handle, RT_OBJECT_FENCE, &object);
+	if (status != FSR_OK)
+		return rt_refuse(runtime, process->id, call, fence_handle, status);
+	fence = object->pointer;
+	if (fence->adapter != queue->engine->adapter)
+		return rt_refuse(runtime, process->id, call, fence_handle, FSR_ERR_NOT_SUPPORTED);
+	status = append(cmdbuf,
+			(struct hw_packet){.type = is_wait ? HW_PACKET_WAIT : HW_PACKET_SIGNAL,
+					   .a = fence->global_handle,
+					   .b = value,
+					   .c = fence_handle},
+			false);
+	if (status == FSR_OK && queue->mode == FSR_SUBMIT_USER_MODE) {
+		/* LOG-05: the log-payload instruction right after the fence instruction. */
+		enum fstp_log_type type = is_wait ? FSTP_LOG_TYPE_WAITS : FSTP_LOG_TYPE_SIGNALS;
+		enum fstp_log_operation operation = is_wait ? FSTP_LOG_OPERATION_WAIT_UNBLOCKED
+							    : FSTP_LOG_OPERATION_SIGNAL_EXECUTED;
+
+		status =
+		    append(cmdbuf,
+			   (struct hw_packet){.type = HW_PACKET_LOG,
+					      .flags = (uint32_t) type | (uint32_t) operation << 8,
+					      .b = value,
+					      .c = fence_handle},
+			   false);
+	}
+	if (status != FSR_OK) {
+		cmdbuf->count = count;
+		return rt_refuse(runtime, process->id, call, fence_handle, status);
+	}
+	fence->packet_refs++;
+	/* GPV-02: the CPU time at which the instruction is recorded. */
+	if (is_wait)
+		FSR_TRACE(runtime, fencescope_umd, fence_wait_queued, process->id, queue->handle,
+			  fence_handle, value, cmdbuf->progress_value);
+	else
+		FSR_TRACE(runtime, fencescope_umd, fence_signal_queued, process->id, queue->handle,
+			  fence_handle, value, cmdbuf->progress_value);
+	return FSR_OK;
+}
+
+fsr_status
+fsr_cmdbuf_wait(struct fsr_cmdbuf *cmdbuf, fsr_handle fence, uint64_t value)
+{
+	fsr_status status;
+
+	if (!cmdbuf)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(cmdbuf->process->runtime);
+	status = record_fence_op(cmdbuf, fence, value, true);
+	rt_unlock(cmdbuf->process->runtime);
+	return status;
+}
+
+fsr_status
+fsr_cmdbuf_signal(struct fsr_cmdbuf *cmdbuf, fsr_handle fence, uint64_t value)
+{
+	fsr_status status;
+
+	if (!cmdbuf)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(cmdbuf->process->runtime);
+	status = record_fence_op(cmdbuf, fence, value, false);
+	rt_unlock(cmdbuf->process->runtime);
+	return status;
+}
+
+fsr_status
+fsr_cmdbuf_raw(struct fsr_cmdbuf *cmdbuf, uint32_t type, uint32_t flags, uint64_t a, uint64_t b,
+	       uint64_t c)
+{
+	fsr_status status;
+
+	if (!cmdbuf)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(cmdbuf->process->runtime);
+	status = append(
+	    cmdbuf, (struct hw_packet){.type = type, .flags = flags, .a = a, .b = b, .c = c}, true);
+	rt_unlock(cmdbuf->process->runtime);
+	return status;
+}
+
+/*
+ * Only work may be written raw: fence, log, begin and progress instructions are the UMD's
+ * own, and a raw one could name a fence the process never opened or break the log order.
+ */
+static bool
+is_well_formed(const struct fsr_cmdbuf *cmdbuf)
+{
+	for (size_t i = 0; i < cmdbuf->count; i++) {
+		const struct hw_packet *packet = &cmdbuf->packets[i];
+
+		if (!cmdbuf->is_raw[i])
+			continue;
+		if (packet->type != HW_PACKET_WORK || packet->flags != 0 || packet->a == 0 ||
+		    packet->a >= UMD_MAX_WORK_TICKS)
+			return false;
+	}
+	return true;
+}
+
+static fsr_status
+write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progress_value,
+	   const struct hw_packet *packets, size_t count)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	uint64_t write_ptr = atomic_load_explicit(&queue->write_ptr_bytes, memory_order_relaxed);
+	uint64_t read_ptr = atomic_load_explicit(&queue->read_ptr_bytes, memory_order_acquire);
+	uint64_t size = count * sizeof(struct hw_packet);
+
+	if (write_ptr - read_ptr + size > (uint64_t) queue->ring_entries * sizeof(struct hw_packet))
+		return FSR_ERR_NO_RESOURCES;
+	for (size_t i = 0; i < count; i++)
+		queue->ring[(write_ptr / sizeof(struct hw_packet) + i) % queue->ring_entries] =
+		    packets[i];
+	/* HPF-03, HPF-04: LastQueuedValue before the buffer becomes visible to the GPU. */
+	atomic_store_explicit(&queue->last_queued_value, progress_value, memory_order_release);
+	atomic_store_explicit(&queue->write_ptr_bytes, write_ptr + size, memory_order_release);
+	FSR_TRACE(runtime, fencescope_umd, ring_write, process->id, queue->handle, progress_value,
+		  write_ptr + size, (uint32_t) size);
+	/* Until doorbells exist the command processor polls the write pointers (UMS-18). */
+	rt_clock_kick(runtime, &queue->engine->actor, rt_clock_now(runtime));
+	return FSR_OK;
+}
+
+static fsr_status
+submit_kernel_mode(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progress_value,
+		   struct hw_packet *packets, size_t count)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct os_km_buffer *buffer = calloc(1, sizeof(*buffer));
+
+	if (!buffer)
+		return FSR_ERR_NO_RESOURCES;
+	buffer->packets = packets;
+	buffer->count = count;
+	atomic_store_explicit(&queue->last_queued_value, progress_value, memory_order_release);
+	if (queue->km_tail)
+		queue->km_tail->next = buffer;
+	else
+		queue->km_head = buffer;
+	queue->km_tail = buffer;
+	FSR_TRACE(runtime, fencescope_os, submit_command, process->id, queue->handle, packets[0].a,
+		  progress_value, (uint32_t) (count - 2));
+	rt_clock_kick(runtime, &runtime->os_actor, rt_clock_now(runtime));
+	return FSR_OK;
+}
+
+fsr_status
+fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
+{
+	struct fsr_process *process;
+	struct fsr_runtime *runtime;
+	struct os_hwqueue *queue;
+	struct hw_packet *packets = NULL;
+	size_t count;
+	fsr_status status = FSR_OK;
+
+	if (!cmdbuf)
+		return FSR_ERR_INVALID_ARGUMENT;
+	process = cmdbuf->process;
+	runtime = process->runtime;
+	queue = cmdbuf->queue;
+	rt_lock(runtime);
+	if (rt_map_get(&process->handles, cmdbuf->queue_handle) == NULL || queue->is_abandoned)
+		status = FSR_ERR_DESTROYED;
+	else if (!is_well_formed(cmdbuf))
+		status = FSR_ERR_MALFORMED_PACKET;
+	if (status == FSR_OK)
+		flush_dropped(queue, process);
+	if (status == FSR_OK &&
+	    cmdbuf->progress_value != atomic_load(&queue->last_queued_value) + 1)
+		status = FSR_ERR_BAD_STATE; /* HPF-01: buffers are submitted in recording order */
+	if (status != FSR_OK)
+		goto refuse;
+
+	count = cmdbuf->count + 2;
+	packets = malloc(count * sizeof(*packets));
+	if (!packets) {
+		status = FSR_ERR_NO_RESOURCES;
+		goto refuse;
+	}
+	packets[0] = (struct hw_packet){.type = HW_PACKET_BEGIN,
+					.a = ++queue->engine->adapter->next_packet_id,
+					.b = cmdbuf->progress_value};
+	memcpy(&packets[1], cmdbuf->packets, cmdbuf->count * sizeof(*packets));
+	/* HPF-02: the last instruction writes the progress value. */
+	packets[count - 1] = (struct hw_packet){
+	    .type = HW_PACKET_PROGRESS, .a = cmdbuf->progress_value, .b = packets[0].a};
+
+	if (queue->mode == FSR_SUBMIT_USER_MODE) {
+		uint64_t positions[2] = {queue->umd_log_position[0], queue->umd_log_position[1]};
+
+		for (size_t i = 0; i < count; i++) {
+			struct hw_packet *log = &packets[i];
+			uint32_t type = log->flags & 0xff;
+
+			if (log->type != HW_PACKET_LOG)
+				continue;
+			log->a = positions[type]++ % queue->logs[type].capacity; /* LOG-12 */
+		}
+		status = write_ring(queue, process, cmdbuf->progress_value, packets, count);
+		if (status == FSR_OK) {
+			queue->umd_log_position[0] = positions[0];
+			queue->umd_log_position[1] = positions[1];
+		}
+		free(packets);
+		packets = NULL;
+	} else {
+		status = submit_kernel_mode(queue, process, cmdbuf->progress_value, packets, count);
+		if (status == FSR_OK)
+			packets = NULL; /* the OS's now */
+	}
+	if (status != FSR_OK)
+		goto refuse;
+	flush_dropped(queue, process);
+	if (progress_value)
+		*progress_value = cmdbuf->progress_value;
+	rt_unlock(runtime);
+	free_cmdbuf(cmdbuf);
+	return FSR_OK;
+refuse:
+	free(packets);
+	release_packets(cmdbuf);
+	give_back_progress_value(cmdbuf);
+	rt_refuse(runtime, process->id, "SubmitCommand", cmdbuf->queue_handle, status);
+	rt_unlock(runtime);
+	free_cmdbuf(cmdbuf);
+	return status;
+}
