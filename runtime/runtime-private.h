@@ -198,6 +198,7 @@ struct os_waiter {
 
 /* A kernel-mode command buffer in the OS's software queue. */
 struct os_km_buffer {
+	uint64_t submit_ns;
 	struct hw_packet *packets;
 	size_t count;
 	size_t position;
@@ -210,6 +211,7 @@ struct hw_dma_packet {
 	struct os_hwqueue *queue; /* NULL once the queue is gone: the packet is then dropped */
 	uint64_t gpu_ticks;
 	uint64_t progress_value;
+	uint64_t submit_ns; /* when its command buffer was submitted */
 	struct hw_dma_packet *next;
 };
 
@@ -364,6 +366,8 @@ fsr_status rt_refuse(struct fsr_runtime *runtime, uint32_t process_id, const cha
 /* Looks a handle up in a process's table with the expected type (lock held). */
 fsr_status rt_lookup(struct fsr_process *process, fsr_handle handle, enum rt_object_type type,
 		     struct rt_object **object);
+/* Counts one latency sample in a histogram of fsr_runtime_stats (lock held). */
+void rt_latency_add(uint64_t histogram[FSR_LATENCY_BUCKETS], uint64_t latency_ns);
 /* Runs the callbacks of ended asynchronous waits (lock NOT held). */
 void rt_run_callbacks(struct fsr_runtime *runtime);
 

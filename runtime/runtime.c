@@ -131,6 +131,53 @@ rt_run_callbacks(struct fsr_runtime *runtime)
 	}
 }
 
+/* ---- latency histograms ------------------------------------------------------------------- */
+
+void
+rt_latency_add(uint64_t histogram[FSR_LATENCY_BUCKETS], uint64_t latency_ns)
+{
+	unsigned int bucket = 0;
+
+	if (latency_ns > 0) {
+		/* Eight buckets per power of two: the top bit, then the three bits below it. */
+		unsigned int top = 63u - (unsigned int) __builtin_clzll(latency_ns);
+		unsigned int fraction = top >= 3 ? (unsigned int) (latency_ns >> (top - 3)) & 7u
+						 : (unsigned int) (latency_ns << (3 - top)) & 7u;
+
+		bucket = top * 8u + fraction;
+	}
+	if (bucket >= FSR_LATENCY_BUCKETS)
+		bucket = FSR_LATENCY_BUCKETS - 1;
+	histogram[bucket]++;
+}
+
+uint64_t
+fsr_latency_percentile(const uint64_t histogram[FSR_LATENCY_BUCKETS], double fraction)
+{
+	uint64_t total = 0;
+	uint64_t seen = 0;
+	uint64_t target;
+
+	for (unsigned int i = 0; i < FSR_LATENCY_BUCKETS; i++)
+		total += histogram[i];
+	if (total == 0)
+		return 0;
+	target = (uint64_t) (fraction * (double) total);
+	if (target == 0)
+		target = 1;
+	for (unsigned int i = 0; i < FSR_LATENCY_BUCKETS; i++) {
+		seen += histogram[i];
+		if (seen >= target) {
+			/* The bucket's upper edge: 2^(top) × (1 + (fraction + 1) / 8). */
+			unsigned int top = i / 8u;
+			unsigned int eighth = i % 8u;
+
+			return (UINT64_C(1) << top) + (((UINT64_C(1) << top) * (eighth + 1)) >> 3);
+		}
+	}
+	return 0;
+}
+
 /* ---- runtime ------------------------------------------------------------------------------ */
 
 fsr_status

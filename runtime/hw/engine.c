@@ -351,6 +351,7 @@ start_dma(struct hw_engine *engine, uint64_t now)
 		engine->is_busy = true;
 		engine->busy_packet = packet;
 		engine->busy_until_ns = now + work_ns(adapter, packet->gpu_ticks);
+		rt_latency_add(adapter->runtime->stats.submit_to_start, now - packet->submit_ns);
 		FSR_TRACE(adapter->runtime, fencescope_hw, packet_start, adapter->id, engine->id,
 			  packet->queue->handle, packet->packet_id, packet->progress_value,
 			  hw_gpu_ts(adapter, now));

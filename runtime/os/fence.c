@@ -419,6 +419,13 @@ poll_until(struct fsr_runtime *runtime, struct fsr_fence *fence, uint64_t value,
 					     ? now + OS_POLL_INTERVAL_NS
 					     : deadline_ns;
 
+			/*
+			 * With only housekeeping left nothing can move CurrentValue: block to
+			 * the deadline at once, so an endless poll is refused as a blocking
+			 * wait is instead of stepping virtual time forever.
+			 */
+			if (runtime->clock.strong_count == 0)
+				until = deadline_ns;
 			if (rt_clock_block(runtime, &never, until) == FSR_ERR_BAD_STATE)
 				return FSR_ERR_BAD_STATE;
 		} else {

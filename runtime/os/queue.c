@@ -385,6 +385,33 @@ unref_packet_fences(struct fsr_runtime *runtime, const struct hw_packet *packet)
 	}
 }
 
+/*
+ * A kernel-mode queue blocked on a fence wait has an OS waiter on that fence (km_wait), named
+ * by the wait packet at the head of its software queue. It goes with the queue and
+ * MonitoredValue is re-armed without it (NFV-06); left behind, a later signal or close of the
+ * fence would release it into the freed queue.
+ */
+static void
+retire_km_waiter(struct fsr_runtime *runtime, struct os_hwqueue *queue)
+{
+	const struct hw_packet *packet;
+	struct fsr_fence *fence;
+
+	if (!queue->is_km_blocked || !queue->km_head)
+		return;
+	packet = &queue->km_head->packets[queue->km_head->position];
+	fence = rt_map_get(&runtime->fences, packet->a);
+	for (struct os_waiter *w = fence ? fence->waiters : NULL; w; w = w->next) {
+		if (w->kind == OS_WAITER_KM_QUEUE && w->queue == queue) {
+			os_fence_remove_waiter(fence, w);
+			free(w);
+			os_fence_release_waiters(fence);
+			break;
+		}
+	}
+	queue->is_km_blocked = false;
+}
+
 void
 os_hwqueue_free(struct os_hwqueue *queue)
 {
@@ -402,6 +429,7 @@ os_hwqueue_free(struct os_hwqueue *queue)
 		for (int type = 0; type < 2; type++)
 			hw_fence_log_fini(&queue->logs[type]);
 	}
+	retire_km_waiter(runtime, queue); /* before the wait packet lets its fence go */
 	while (queue->km_head) {
 		struct os_km_buffer *buffer = queue->km_head;
 
@@ -526,6 +554,7 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			dma->queue = queue;
 			dma->gpu_ticks = packet->a;
 			dma->progress_value = buffer->packets[0].b;
+			dma->submit_ns = buffer->submit_ns;
 			FSR_TRACE(runtime, fencescope_os, packet_queued, adapter->id,
 				  queue->engine->id, queue->handle, dma->packet_id, 0, 0);
 			queue->is_km_busy = true;

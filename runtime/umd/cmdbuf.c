@@ -356,6 +356,7 @@ submit_kernel_mode(struct os_hwqueue *queue, struct fsr_process *process, uint64
 		return FSR_ERR_NO_RESOURCES;
 	buffer->packets = packets;
 	buffer->count = count;
+	buffer->submit_ns = rt_clock_now(runtime);
 	atomic_store_explicit(&queue->last_queued_value, progress_value, memory_order_release);
 	if (queue->km_tail)
 		queue->km_tail->next = buffer;
@@ -364,7 +365,8 @@ submit_kernel_mode(struct os_hwqueue *queue, struct fsr_process *process, uint64
 	queue->km_tail = buffer;
 	FSR_TRACE(runtime, fencescope_os, submit_command, process->id, queue->handle, packets[0].a,
 		  progress_value, (uint32_t) (count - 2));
-	rt_clock_kick(runtime, &runtime->os_actor, rt_clock_now(runtime));
+	/* The scheduler's submit path runs in the caller, as a SubmitCommand call would. */
+	os_km_schedule(runtime);
 	return FSR_OK;
 }
 
@@ -405,7 +407,8 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 	packets[0] = (struct hw_packet){.type = HW_PACKET_BEGIN,
 					.a = ++queue->engine->adapter->next_packet_id,
 					.b = cmdbuf->progress_value};
-	memcpy(&packets[1], cmdbuf->packets, cmdbuf->count * sizeof(*packets));
+	if (cmdbuf->count > 0) /* an empty buffer has no packet array: memcpy(NULL) is UB */
+		memcpy(&packets[1], cmdbuf->packets, cmdbuf->count * sizeof(*packets));
 	/* HPF-02: the last instruction writes the progress value. */
 	packets[count - 1] = (struct hw_packet){
 	    .type = HW_PACKET_PROGRESS, .a = cmdbuf->progress_value, .b = packets[0].a};

@@ -734,11 +734,27 @@ recorder_record(struct recorder *r)
 	/* Set first: a create that times out may still have made the session. */
 	r->has_session = true;
 	if (recorder_run_lttng(r, &r->deadline,
-			       (const char *const[]){"create", name, output_arg, NULL}) ||
-	    recorder_run_lttng(r, &r->deadline,
-			       (const char *const[]){"enable-event", "-u", "-s", name,
-						     r->options->event_pattern, NULL}) ||
-	    recorder_run_lttng(r, &r->deadline, (const char *const[]){"start", name, NULL}))
+			       (const char *const[]){"create", name, output_arg, NULL}))
+		goto end;
+	if (r->options->subbuf_size) {
+		char size_arg[64];
+
+		snprintf(size_arg, sizeof(size_arg), "--subbuf-size=%s", r->options->subbuf_size);
+		if (recorder_run_lttng(r, &r->deadline,
+				       (const char *const[]){"enable-channel", "-u", "-s", name,
+							     size_arg, "--num-subbuf=8", "fst",
+							     NULL}) ||
+		    recorder_run_lttng(r, &r->deadline,
+				       (const char *const[]){"enable-event", "-u", "-s", name, "-c",
+							     "fst", r->options->event_pattern,
+							     NULL}))
+			goto end;
+	} else if (recorder_run_lttng(r, &r->deadline,
+				      (const char *const[]){"enable-event", "-u", "-s", name,
+							    r->options->event_pattern, NULL})) {
+		goto end;
+	}
+	if (recorder_run_lttng(r, &r->deadline, (const char *const[]){"start", name, NULL}))
 		goto end;
 	recorder_run_program(r);
 	/* `lttng stop` waits until the data is flushed, whatever the program did. */

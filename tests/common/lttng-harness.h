@@ -29,6 +29,12 @@ struct fst_record_options {
 	 * daemon stopped, which may take up to about 40 s more.
 	 */
 	int timeout_s;
+	/*
+	 * Optional: size of each per-CPU sub-buffer, e.g. "8M" (with 8 sub-buffers), for
+	 * programs that emit more than the default channel holds without discarding. NULL keeps
+	 * LTTng's default channel.
+	 */
+	const char *subbuf_size;
 };
 
 /*

@@ -29,10 +29,11 @@
 extern "C" {
 #endif
 
-#define FSR_VERSION      "0.1.0"
-#define FSR_INFINITE     UINT64_MAX
-#define FSR_MAX_ENGINES  8
-#define FSR_NO_MONITORED UINT64_MAX
+#define FSR_VERSION         "0.1.0"
+#define FSR_INFINITE        UINT64_MAX
+#define FSR_MAX_ENGINES     8
+#define FSR_NO_MONITORED    UINT64_MAX
+#define FSR_LATENCY_BUCKETS 512
 
 typedef uint64_t fsr_handle;
 
@@ -125,7 +126,16 @@ struct fsr_runtime_stats {
 	uint64_t log_entries_read;    /* fence log entries the OS read */
 	uint64_t log_entries_lost;    /* fence log entries lost to overruns */
 	uint64_t trace_hash;          /* FNV-1a of every fired event's name and integer fields */
+	/*
+	 * Kernel-mode submit → start on the engine, as a histogram: bucket i counts latencies in
+	 * [2^(i/8), 2^((i+1)/8)) ns. fsr_latency_percentile() reads it.
+	 */
+	uint64_t submit_to_start[FSR_LATENCY_BUCKETS];
 };
+
+/* The latency at or below which `fraction` (0..1) of a histogram's samples fall, in ns. */
+FSR_API uint64_t fsr_latency_percentile(const uint64_t histogram[FSR_LATENCY_BUCKETS],
+					double fraction);
 FSR_API void fsr_runtime_get_stats(struct fsr_runtime *runtime, struct fsr_runtime_stats *stats);
 
 /* Adds an adapter; its id (0, 1, ...) in *adapter_id. */

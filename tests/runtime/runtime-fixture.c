@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runtime unit tests' fixture (runtime-fixture.h). Every helper asserts that the call it
+ * wraps succeeded: a helper is for the steps a test relies on, not for the one it checks.
+ */
+#include <criterion/criterion.h>
+
+#include "runtime-fixture.h"
+
+struct fst_rt fx;
+
+void
+fst_rt_config_init(struct fsr_runtime_config *runtime_config,
+		   struct fsr_adapter_config *adapter_config)
+{
+	*runtime_config = (struct fsr_runtime_config){.clock_mode = FSR_CLOCK_SIM, .seed = 1};
+	fsr_adapter_config_init(adapter_config);
+	adapter_config->keep_log_size_when_tracing = true;
+}
+
+void
+fst_rt_setup_with(const struct fsr_runtime_config *runtime_config,
+		  const struct fsr_adapter_config *adapter_config)
+{
+	fx = (struct fst_rt){0};
+	cr_assert_eq(fsr_runtime_create(runtime_config, &fx.runtime), FSR_OK);
+	cr_assert_eq(fsr_adapter_create(fx.runtime, adapter_config, &fx.adapter_id), FSR_OK);
+	cr_assert_eq(fsr_process_create(fx.runtime, "fixture", &fx.process), FSR_OK);
+	cr_assert_eq(fsr_device_create(fx.process, fx.adapter_id, &fx.device), FSR_OK);
+	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &fx.context_3d), FSR_OK);
+	cr_assert_eq(fsr_context_create(fx.process, fx.device, 1, &fx.context_compute), FSR_OK);
+	cr_assert_eq(fsr_context_create(fx.process, fx.device, 2, &fx.context_copy), FSR_OK);
+}
+
+void
+fst_rt_setup(void)
+{
+	struct fsr_runtime_config runtime_config;
+	struct fsr_adapter_config adapter_config;
+
+	fst_rt_config_init(&runtime_config, &adapter_config);
+	fst_rt_setup_with(&runtime_config, &adapter_config);
+}
+
+void
+fst_rt_teardown(void)
+{
+	fsr_runtime_destroy(fx.runtime);
+	fx = (struct fst_rt){0};
+}
+
+void
+fst_rt_add_process(const char *name, struct fsr_process **process, fsr_handle *device,
+		   fsr_handle *context_3d)
+{
+	cr_assert_eq(fsr_process_create(fx.runtime, name, process), FSR_OK);
+	cr_assert_eq(fsr_device_create(*process, fx.adapter_id, device), FSR_OK);
+	if (context_3d)
+		cr_assert_eq(fsr_context_create(*process, *device, 0, context_3d), FSR_OK);
+}
+
+fsr_handle
+fst_queue_new(struct fsr_process *process, fsr_handle context, enum fsr_submission_mode mode)
+{
+	struct fsr_hwqueue_config config = {.mode = mode};
+	fsr_handle hwqueue = 0;
+
+	cr_assert_eq(fsr_hwqueue_create(process, context, &config, &hwqueue), FSR_OK);
+	return hwqueue;
+}
+
+fsr_handle
+fst_fence_new(struct fsr_process *process, fsr_handle device, uint64_t initial_value)
+{
+	fsr_handle fence = 0;
+
+	cr_assert_eq(fsr_fence_create(process, device, initial_value, 0, &fence, NULL), FSR_OK);
+	return fence;
+}
+
+enum submit_op {
+	SUBMIT_SIGNAL,
+	SUBMIT_WAIT,
+	SUBMIT_WORK,
+};
+
+static uint64_t
+submit_one(struct fsr_process *process, fsr_handle hwqueue, enum submit_op op, fsr_handle fence,
+	   uint64_t value)
+{
+	struct fsr_cmdbuf *cmdbuf = NULL;
+	uint64_t progress_value = 0;
+
+	cr_assert_eq(fsr_cmdbuf_create(process, hwqueue, &cmdbuf), FSR_OK);
+	switch (op) {
+	case SUBMIT_SIGNAL:
+		cr_assert_eq(fsr_cmdbuf_signal(cmdbuf, fence, value), FSR_OK);
+		break;
+	case SUBMIT_WAIT:
+		cr_assert_eq(fsr_cmdbuf_wait(cmdbuf, fence, value), FSR_OK);
+		break;
+	case SUBMIT_WORK:
+		cr_assert_eq(fsr_cmdbuf_work(cmdbuf, value), FSR_OK);
+		break;
+	}
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, &progress_value), FSR_OK);
+	return progress_value;
+}
+
+uint64_t
+fst_submit_signal(struct fsr_process *process, fsr_handle hwqueue, fsr_handle fence, uint64_t value)
+{
+	return submit_one(process, hwqueue, SUBMIT_SIGNAL, fence, value);
+}
+
+uint64_t
+fst_submit_wait(struct fsr_process *process, fsr_handle hwqueue, fsr_handle fence, uint64_t value)
+{
+	return submit_one(process, hwqueue, SUBMIT_WAIT, fence, value);
+}
+
+uint64_t
+fst_submit_work(struct fsr_process *process, fsr_handle hwqueue, uint64_t gpu_ticks)
+{
+	return submit_one(process, hwqueue, SUBMIT_WORK, 0, gpu_ticks);
+}
+
+uint64_t
+fst_fence_value(struct fsr_process *process, fsr_handle fence)
+{
+	uint64_t value = 0;
+
+	cr_assert_eq(fsr_fence_read(process, fence, &value), FSR_OK);
+	return value;
+}
+
+uint64_t
+fst_monitored_value(struct fsr_process *process, fsr_handle fence)
+{
+	uint64_t value = 0;
+
+	cr_assert_eq(fsr_fence_read_monitored(process, fence, &value), FSR_OK);
+	return value;
+}
+
+uint64_t
+fst_last_completed(struct fsr_process *process, fsr_handle hwqueue)
+{
+	uint64_t last_completed = 0;
+
+	cr_assert_eq(fsr_hwqueue_get_progress(process, hwqueue, NULL, &last_completed), FSR_OK);
+	return last_completed;
+}
+
+uint64_t
+fst_last_queued(struct fsr_process *process, fsr_handle hwqueue)
+{
+	uint64_t last_queued = 0;
+
+	cr_assert_eq(fsr_hwqueue_get_progress(process, hwqueue, &last_queued, NULL), FSR_OK);
+	return last_queued;
+}
+
+void
+fst_run_until_idle(void)
+{
+	cr_assert_eq(fsr_runtime_run_until_idle(fx.runtime), FSR_OK);
+}
+
+struct fsr_runtime_stats
+fst_stats(void)
+{
+	struct fsr_runtime_stats stats;
+
+	fsr_runtime_get_stats(fx.runtime, &stats);
+	return stats;
+}
+
+void
+fst_wait_record(fsr_status status, uint64_t observed_value, void *user_data)
+{
+	struct fst_wait_result *result = user_data;
+
+	result->call_count++;
+	result->status = status;
+	result->observed_value = observed_value;
+}

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Native fence logs of user-mode queues (LOG): one entry per GPU signal executed and per GPU
+ * wait unblocked, with the fields and timestamps the spec names; the OS reads every entry once,
+ * and a reader that falls behind by more than a log's capacity reports exactly how many
+ * entries it lost, reads the rest and falls back to scanning the device's fences. The entries
+ * themselves are looked at white-box, through runtime-private.h, because user mode cannot
+ * read the logs (LOG-12).
+ */
+#include <criterion/criterion.h>
+
+#include "runtime-fixture.h"
+#include "runtime-private.h"
+
+#define SMALL_LOG 8
+
+static void
+setup_small_logs(enum fsr_interrupt_form form)
+{
+	struct fsr_runtime_config runtime_config;
+	struct fsr_adapter_config adapter_config;
+
+	fst_rt_config_init(&runtime_config, &adapter_config);
+	/* The OS reads only on interrupts and when a queue is destroyed. */
+	runtime_config.log_read_period_ns = FSR_INFINITE;
+	adapter_config.log_capacity_entries = SMALL_LOG;
+	adapter_config.keep_log_size_when_tracing = true; /* or LOG-20 makes them 16 times larger */
+	adapter_config.interrupt_form = form;
+	fst_rt_setup_with(&runtime_config, &adapter_config);
+}
+
+static void
+setup_small_logs_fence_array(void)
+{
+	setup_small_logs(FSR_INTERRUPT_FENCE_ARRAY);
+}
+
+static void
+setup_small_logs_hwqueue(void)
+{
+	setup_small_logs(FSR_INTERRUPT_HWQUEUE);
+}
+
+TestSuite(log, .init = fst_rt_setup, .fini = fst_rt_teardown);
+TestSuite(log_overrun, .init = setup_small_logs_fence_array, .fini = fst_rt_teardown);
+TestSuite(log_overrun_hwqueue, .init = setup_small_logs_hwqueue, .fini = fst_rt_teardown);
+
+/* White-box: the OS's queue behind a handle of the fixture's process. */
+static struct os_hwqueue *
+borrow_queue(fsr_handle handle)
+{
+	for (struct os_device *d = fx.process->devices; d; d = d->next_in_process)
+		for (struct os_context *c = d->contexts; c; c = c->next_in_device)
+			for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
+				if (q->handle == handle)
+					return q;
+	cr_assert_fail("no queue %#lx", (unsigned long) handle);
+	return NULL;
+}
+
+/* Position (WraparoundCount × capacity + FirstFreeEntryIndex) of one log of a queue. */
+static uint64_t
+log_position(fsr_handle queue, enum fstp_log_type type)
+{
+	struct hw_fence_log *log = &borrow_queue(queue)->logs[type];
+	uint64_t header = atomic_load(&log->header);
+
+	return (header >> 32) * log->capacity + (uint32_t) header;
+}
+
+static const struct hw_log_entry *
+log_entry(fsr_handle queue, enum fstp_log_type type, uint64_t position)
+{
+	struct hw_fence_log *log = &borrow_queue(queue)->logs[type];
+
+	return &log->entries[position % log->capacity];
+}
+
+#define N 5
+
+/* Queue `waiter` waits for 1..N on `fence`; `signaller` works, then signals each. */
+static void
+submit_waits_and_signals(fsr_handle waiter, fsr_handle signaller, fsr_handle fence)
+{
+	for (uint64_t i = 1; i <= N; i++)
+		fst_submit_wait(fx.process, waiter, fence, i);
+	for (uint64_t i = 1; i <= N; i++) {
+		fst_submit_work(fx.process, signaller, 200);
+		fst_submit_signal(fx.process, signaller, fence, i);
+	}
+}
+
+Test(log, log_11_one_entry_per_signal_executed_and_per_wait_unblocked)
+{
+	fsr_handle waiter = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle signaller = fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_USER_MODE);
+	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+	struct fsr_runtime_stats stats;
+
+	submit_waits_and_signals(waiter, signaller, fence);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, waiter), N);
+
+	cr_expect_eq(log_position(waiter, FSTP_LOG_TYPE_WAITS), N);
+	cr_expect_eq(log_position(waiter, FSTP_LOG_TYPE_SIGNALS), 0);
+	cr_expect_eq(log_position(signaller, FSTP_LOG_TYPE_WAITS), 0);
+	cr_expect_eq(log_position(signaller, FSTP_LOG_TYPE_SIGNALS), N);
+
+	/* Destroying a queue reads its logs a last time. */
+	cr_assert_eq(fsr_hwqueue_destroy(fx.process, waiter), FSR_OK);
+	cr_assert_eq(fsr_hwqueue_destroy(fx.process, signaller), FSR_OK);
+	stats = fst_stats();
+	cr_expect_eq(stats.log_entries_read, 2 * N);
+	cr_expect_eq(stats.log_entries_lost, 0);
+}
+
+Test(log, log_08_log_09_wait_entries_are_observed_before_they_end)
+{
+	fsr_handle waiter = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle signaller = fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_USER_MODE);
+	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+
+	submit_waits_and_signals(waiter, signaller, fence);
+	fst_run_until_idle();
+	for (uint64_t p = 0; p < N; p++) {
+		const struct hw_log_entry *entry = log_entry(waiter, FSTP_LOG_TYPE_WAITS, p);
+
+		cr_expect_eq(entry->operation, FSTP_LOG_OPERATION_WAIT_UNBLOCKED, "entry %lu",
+			     (unsigned long) p);
+		cr_expect_eq(entry->fence_value, p + 1);
+		cr_expect_eq(entry->native_fence, (uint32_t) fence, "LOG-10: the local handle");
+		cr_expect_neq(entry->end_gpu_ts, 0);
+		/* Each wait blocks while the other queue works: strictly before. */
+		cr_expect_lt(entry->observed_gpu_ts, entry->end_gpu_ts, "LOG-09, entry %lu",
+			     (unsigned long) p);
+	}
+}
+
+Test(log, log_07_signal_entries_hold_value_and_ascending_end_timestamps)
+{
+	fsr_handle waiter = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle signaller = fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_USER_MODE);
+	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+	uint64_t previous_end = 0;
+
+	submit_waits_and_signals(waiter, signaller, fence);
+	fst_run_until_idle();
+	for (uint64_t p = 0; p < N; p++) {
+		const struct hw_log_entry *entry = log_entry(signaller, FSTP_LOG_TYPE_SIGNALS, p);
+
+		cr_expect_eq(entry->operation, FSTP_LOG_OPERATION_SIGNAL_EXECUTED);
+		cr_expect_eq(entry->fence_value, p + 1);
+		cr_expect_eq(entry->native_fence, (uint32_t) fence);
+		cr_expect_gt(entry->end_gpu_ts, previous_end, "LOG-22, entry %lu",
+			     (unsigned long) p);
+		previous_end = entry->end_gpu_ts;
+	}
+}
+
+Test(log, log_02_kernel_mode_queues_write_no_log)
+{
+	fsr_handle waiter = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	fsr_handle signaller =
+	    fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_KERNEL_MODE);
+	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+
+	submit_waits_and_signals(waiter, signaller, fence);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, waiter), N);
+	cr_assert_eq(fsr_hwqueue_destroy(fx.process, waiter), FSR_OK);
+	cr_assert_eq(fsr_hwqueue_destroy(fx.process, signaller), FSR_OK);
+	cr_expect_eq(fst_stats().log_entries_read, 0);
+}
+
+Test(log_overrun, log_17_lagging_reader_reports_exactly_the_entries_lost)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+	struct fsr_runtime_stats stats;
+
+	for (uint64_t i = 1; i <= 20; i++)
+		fst_submit_signal(fx.process, queue, fence, i);
+	fst_run_until_idle();
+	cr_assert_eq(fst_fence_value(fx.process, fence), 20);
+	cr_assert_eq(fst_stats().interrupts, 0, "no waiter, no interrupt, no read");
+	cr_assert_eq(fst_stats().log_entries_read, 0);
+
+	/* LOG-16: the GPU wrapped twice and overwrote what nobody read. */
+	cr_expect_eq(atomic_load(&borrow_queue(queue)->logs[FSTP_LOG_TYPE_SIGNALS].header),
+		     (UINT64_C(2) << 32) | 4);
+	for (uint64_t p = 12; p < 20; p++)
+		cr_expect_eq(log_entry(queue, FSTP_LOG_TYPE_SIGNALS, p)->fence_value, p + 1);
+
+	cr_assert_eq(fsr_hwqueue_destroy(fx.process, queue), FSR_OK);
+	stats = fst_stats();
+	cr_expect_eq(stats.log_entries_lost, 20 - SMALL_LOG);
+	cr_expect_eq(stats.log_entries_read, SMALL_LOG);
+}
+
+Test(log_overrun, log_17_reader_keeping_up_across_a_wrap_loses_nothing)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+	struct fst_wait_result results[2] = {{0}};
+	uint64_t value = 0;
+
+	/* Twice: 6 silent signals, then one a waiter asks for, whose interrupt reads the log. */
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 6; i++)
+			fst_submit_signal(fx.process, queue, fence, ++value);
+		cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, fence, ++value, FSR_INFINITE,
+						      fst_wait_record, &results[round]),
+			     FSR_OK);
+		fst_submit_signal(fx.process, queue, fence, value);
+		fst_run_until_idle();
+		cr_assert_eq(results[round].call_count, 1);
+		cr_expect_eq(fst_stats().log_entries_read, 7 * ((uint64_t) round + 1));
+	}
+	cr_expect_eq(log_position(queue, FSTP_LOG_TYPE_SIGNALS), 14, "one wrap at 8");
+	cr_expect_eq(fst_stats().log_entries_lost, 0);
+	cr_assert_eq(fsr_hwqueue_destroy(fx.process, queue), FSR_OK);
+	cr_expect_eq(fst_stats().log_entries_lost, 0);
+	cr_expect_eq(fst_stats().log_entries_read, 14);
+}
+
+Test(log_overrun, log_17_wait_and_signal_logs_overrun_separately)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+	struct fsr_runtime_stats stats;
+
+	/* 10 signals and 10 satisfied waits: each log lost 2 of its 10. */
+	for (uint64_t i = 1; i <= 10; i++) {
+		fst_submit_signal(fx.process, queue, fence, i);
+		fst_submit_wait(fx.process, queue, fence, i);
+	}
+	fst_run_until_idle();
+	cr_assert_eq(fsr_hwqueue_destroy(fx.process, queue), FSR_OK);
+	stats = fst_stats();
+	cr_expect_eq(stats.log_entries_lost, 2 * (10 - SMALL_LOG));
+	cr_expect_eq(stats.log_entries_read, 2 * SMALL_LOG);
+}
+
+Test(log_overrun_hwqueue, log_18_overrun_falls_back_to_the_fence_values_of_the_device)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle waited = fst_fence_new(fx.process, fx.device, 0);
+	fsr_handle busy = fst_fence_new(fx.process, fx.device, 0);
+	struct fst_wait_result result = {0};
+	struct fsr_cmdbuf *cmdbuf = NULL;
+
+	cr_assert_eq(
+	    fsr_fence_wait_cpu_async(fx.process, waited, 1, FSR_INFINITE, fst_wait_record, &result),
+	    FSR_OK);
+	/*
+	 * The signal the waiter needs raises an interrupt that names only the queue (INT-11);
+	 * before the OS reads the log, 20 more entries overwrite the one that names the fence.
+	 */
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_signal(cmdbuf, waited, 1), FSR_OK);
+	for (uint64_t i = 1; i <= 20; i++)
+		cr_assert_eq(fsr_cmdbuf_signal(cmdbuf, busy, i), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
+	fst_run_until_idle();
+
+	cr_expect_eq(fst_stats().log_entries_lost, 21 - SMALL_LOG);
+	cr_expect_eq(result.call_count, 1, "released by the fallback scan");
+	cr_expect_eq(result.status, FSR_OK);
+	cr_expect_eq(result.observed_value, 1);
+}

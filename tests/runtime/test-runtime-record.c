@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runtime's tracing, end to end (suite e2e): record fencescope-sim-workload with a private
+ * lttng-sessiond, read the trace back with libbabeltrace2, and check that the runtime's state
+ * changes arrived with the totals the workload implies — 40 signals, 20 GPU waits on a
+ * user-mode queue, 2 software waits on a kernel-mode queue — and that every fence log entry is
+ * either read or counted as lost to an overrun (LOG-11, LOG-17, LOG-19). Then record the same
+ * seed again: the events and their fields must be the same, in the same order.
+ */
+#define _GNU_SOURCE
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+
+#include "lttng-harness.h"
+#include "trace-reader.h"
+
+#define SIGNALS      40
+#define GPU_WAITS    20
+#define KERNEL_WAITS 2
+
+static int
+remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void) st;
+	(void) flag;
+	(void) ftw;
+	return remove(path);
+}
+
+static struct fst_trace *
+record(const char *seed, char *dir)
+{
+	const char *const argv[] = {FST_SIM_WORKLOAD, seed, NULL};
+	struct fst_record_options options = {
+	    .argv = argv,
+	    .event_pattern = "fencescope_*",
+	    .timeout_s = 90,
+	};
+	struct fst_trace *trace = NULL;
+	char *error = NULL;
+
+	cr_assert_not_null(mkdtemp(dir));
+	options.output_dir = dir;
+	cr_assert_eq(fst_lttng_record(&options, &error), 0, "recording failed: %s", error);
+	cr_assert_eq(fst_trace_read(dir, &trace, &error), 0, "reading failed: %s", error);
+	return trace;
+}
+
+static size_t
+count(const struct fst_trace *trace, const char *name, const char *field, const char *label)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < trace->event_count; i++) {
+		const struct fst_event *event = &trace->events[i];
+		const struct fst_field *f;
+
+		if (strcmp(event->name, name) != 0)
+			continue;
+		if (!field) {
+			n++;
+			continue;
+		}
+		f = fst_event_find_field(event, field);
+		n += f && f->enum_label && strcmp(f->enum_label, label) == 0;
+	}
+	return n;
+}
+
+static uint64_t
+sum(const struct fst_trace *trace, const char *name, const char *field, const char *log_type)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < trace->event_count; i++) {
+		const struct fst_event *event = &trace->events[i];
+		const struct fst_field *type;
+
+		if (strcmp(event->name, name) != 0)
+			continue;
+		type = fst_event_find_field(event, "log_type");
+		if (type && type->enum_label && strcmp(type->enum_label, log_type) == 0)
+			total += fst_event_find_field(event, field)->u;
+	}
+	return total;
+}
+
+Test(runtime_record, every_fence_operation_is_queued_and_logged_or_counted_lost, .timeout = 120)
+{
+	char dir[] = "/tmp/fsrt-trace-XXXXXX";
+	struct fst_trace *trace = record("5", dir);
+	size_t executed;
+	size_t unblocked;
+	uint64_t lost_signals;
+	uint64_t lost_waits;
+
+	cr_expect_eq(trace->discarded_events, 0);
+	cr_expect_eq(count(trace, "fencescope_os:trace_info", NULL, NULL), 1);
+	cr_expect_eq(count(trace, "fencescope_umd:fence_signal_queued", NULL, NULL), SIGNALS);
+	cr_expect_eq(count(trace, "fencescope_umd:fence_wait_queued", NULL, NULL),
+		     GPU_WAITS + KERNEL_WAITS);
+	cr_expect_eq(count(trace, "fencescope_hw:fence_value_write", NULL, NULL) -
+			 count(trace, "fencescope_umd:ring_write", NULL, NULL),
+		     SIGNALS, "one value write per signal, plus one progress write per buffer");
+	cr_expect_eq(count(trace, "fencescope_os:km_fence_wait_unblocked", NULL, NULL),
+		     KERNEL_WAITS);
+	cr_expect_eq(count(trace, "fencescope_hw:gpu_wait_end", NULL, NULL), GPU_WAITS);
+
+	/* LOG-11 and LOG-17: each operation's entry was read, or counted in an overrun. */
+	executed = count(trace, "fencescope_os:fence_log_entry", "operation", "SIGNAL_EXECUTED");
+	unblocked = count(trace, "fencescope_os:fence_log_entry", "operation", "WAIT_UNBLOCKED");
+	lost_signals = sum(trace, "fencescope_os:fence_log_overrun", "entries_lost", "SIGNALS");
+	lost_waits = sum(trace, "fencescope_os:fence_log_overrun", "entries_lost", "WAITS");
+	cr_expect_eq(executed + lost_signals, SIGNALS, "%zu read + %llu lost", executed,
+		     (unsigned long long) lost_signals);
+	cr_expect_eq(unblocked + lost_waits, GPU_WAITS, "%zu read + %llu lost", unblocked,
+		     (unsigned long long) lost_waits);
+	/* The workload's logs hold 16 entries and are read rarely: an overrun must happen. */
+	cr_expect_gt(lost_signals, 0, "no overrun was provoked");
+	cr_expect_geq(count(trace, "fencescope_os:fence_scan", NULL, NULL), 1,
+		      "an overrun falls back to a scan (LOG-18)");
+	cr_expect_geq(count(trace, "fencescope_kmd:clock_correlation", NULL, NULL), 1);
+	cr_expect_geq(count(trace, "fencescope_kmd:update_monitored_value", NULL, NULL), 2);
+
+	fst_trace_destroy(trace);
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+Test(runtime_record, same_seed_records_the_same_events_and_fields, .timeout = 200)
+{
+	char first_dir[] = "/tmp/fsrt-trace-XXXXXX";
+	char second_dir[] = "/tmp/fsrt-trace-XXXXXX";
+	struct fst_trace *first = record("11", first_dir);
+	struct fst_trace *second = record("11", second_dir);
+
+	cr_assert_eq(first->event_count, second->event_count);
+	for (size_t i = 0; i < first->event_count; i++) {
+		const struct fst_event *a = &first->events[i];
+		const struct fst_event *b = &second->events[i];
+
+		cr_assert_str_eq(a->name, b->name, "event %zu", i);
+		cr_assert_eq(a->field_count, b->field_count);
+		for (size_t j = 0; j < a->field_count; j++) {
+			cr_expect_eq(a->fields[j].u, b->fields[j].u, "event %zu %s.%s", i, a->name,
+				     a->fields[j].name);
+			cr_expect_eq(a->fields[j].s, b->fields[j].s);
+		}
+	}
+	fst_trace_destroy(first);
+	fst_trace_destroy(second);
+	nftw(first_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(second_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
