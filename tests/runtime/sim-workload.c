@@ -3,8 +3,8 @@
  * A small sim-mode workload for end-to-end tests of the runtime's tracing: a producer on a
  * user-mode 3D queue signals a fence that a user-mode compute queue and a kernel-mode copy
  * queue wait for, a CPU thread waits on it now and then, and the fence log of the 3D queue
- * is small enough to overrun between two reads. Work durations come from the seeded random numbers, so the same
- * seed must give the same trace. Usage: fencescope-sim-workload [SEED]
+ * is small enough to overrun between two reads. Work durations come from the seeded random
+ * numbers, so the same seed must give the same trace. Usage: fencescope-sim-workload [SEED]
  */
 #include <stdio.h>
 #include <stdlib.h>
