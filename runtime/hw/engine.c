@@ -351,7 +351,13 @@ start_dma(struct hw_engine *engine, uint64_t now)
 		engine->is_busy = true;
 		engine->busy_packet = packet;
 		engine->busy_until_ns = now + work_ns(adapter, packet->gpu_ticks);
-		rt_latency_add(adapter->runtime->stats.submit_to_start, now - packet->submit_ns);
+		/*
+		 * Realtime: `now` was read before the lock, so the submitter may have come after;
+		 * read the clock again for the measurement.
+		 */
+		now = rt_clock_now(adapter->runtime);
+		rt_latency_add(adapter->runtime->stats.submit_to_start,
+			       now > packet->submit_ns ? now - packet->submit_ns : 0);
 		FSR_TRACE(adapter->runtime, fencescope_hw, packet_start, adapter->id, engine->id,
 			  packet->queue->handle, packet->packet_id, packet->progress_value,
 			  hw_gpu_ts(adapter, now));
