@@ -47,8 +47,11 @@ static void
 report_anomaly(struct os_hwqueue *queue, enum fstp_log_type type, uint64_t position,
 	       enum fstp_log_anomaly anomaly, uint64_t previous_gpu_ts, uint64_t gpu_ts)
 {
-	FSR_TRACE(queue->engine->adapter->runtime, fencescope_os, fence_log_anomaly, queue->handle,
-		  type, position, anomaly, previous_gpu_ts, gpu_ts);
+	struct fsr_runtime *runtime = queue->engine->adapter->runtime;
+
+	FSR_TRACE(runtime, fencescope_os, fence_log_anomaly, queue->handle, type, position, anomaly,
+		  previous_gpu_ts, gpu_ts);
+	runtime->stats.log_anomalies++;
 }
 
 static uint32_t

@@ -268,3 +268,36 @@ Test(log_overrun_hwqueue, log_18_overrun_falls_back_to_the_fence_values_of_the_d
 	cr_expect_eq(result.status, FSR_OK);
 	cr_expect_eq(result.observed_value, 1);
 }
+
+/*
+ * LOG-21, LOG-22: entries written behind the GPU's back, as a chained adapter or a faulty one
+ * would, with a zero timestamp, a repeated one and one going backwards. The OS accepts them
+ * all, reports the zero and the backwards one, and leaves the zero out of the monotonic check.
+ */
+Test(log, log_21_log_22_zero_and_backward_timestamps_are_read_and_reported)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+	struct os_hwqueue *os_queue = borrow_queue(queue);
+	const uint64_t end_gpu_ts[] = {1000, 0, 1000, 900, 1100};
+	struct fsr_runtime_stats before = fst_stats();
+	struct fsr_runtime_stats after;
+
+	struct hw_fence_log *log = &os_queue->logs[FSTP_LOG_TYPE_SIGNALS];
+
+	/* As the GPU writes them: the entries, then FirstFreeEntryIndex (LOG-14). */
+	for (uint32_t i = 0; i < 5; i++)
+		log->entries[i] = (struct hw_log_entry){
+			.fence_value = i + 1,
+			.native_fence = (uint32_t) fence,
+			.operation = FSTP_LOG_OPERATION_SIGNAL_EXECUTED,
+			.end_gpu_ts = end_gpu_ts[i],
+		};
+	atomic_store(&log->header, 5);
+	cr_assert_eq(fsr_hwqueue_destroy(fx.process, queue), FSR_OK); /* the last read */
+	after = fst_stats();
+	cr_expect_eq(after.log_entries_read - before.log_entries_read, 5, "every entry is read");
+	/* One zero (entry 1) and one backwards (900 after 1000); the repeat is fine. */
+	cr_expect_eq(after.log_anomalies - before.log_anomalies, 2);
+	cr_expect_eq(after.log_entries_lost, before.log_entries_lost);
+}
