@@ -29,11 +29,14 @@
 extern "C" {
 #endif
 
-#define FSR_VERSION         "0.1.0"
-#define FSR_INFINITE        UINT64_MAX
-#define FSR_MAX_ENGINES     8
-#define FSR_NO_MONITORED    UINT64_MAX
-#define FSR_LATENCY_BUCKETS 512
+#define FSR_VERSION "0.1.0"
+/* The trace format this runtime writes (docs/trace-format.md). */
+#define FSR_TRACE_FORMAT_MAJOR 1
+#define FSR_TRACE_FORMAT_MINOR 0
+#define FSR_INFINITE           UINT64_MAX
+#define FSR_MAX_ENGINES        8
+#define FSR_NO_MONITORED       UINT64_MAX
+#define FSR_LATENCY_BUCKETS    512
 
 typedef uint64_t fsr_handle;
 
@@ -125,7 +128,7 @@ struct fsr_runtime_stats {
 	uint64_t spurious_interrupts; /* fence interrupts that released no waiter (SYN-07) */
 	uint64_t log_entries_read;    /* fence log entries the OS read */
 	uint64_t log_entries_lost;    /* fence log entries lost to overruns */
-	uint64_t log_anomalies;	      /* entries breaking a timestamp rule or naming no fence */
+	uint64_t log_anomalies;       /* entries breaking a timestamp rule or naming no fence */
 	uint64_t trace_hash;          /* FNV-1a of every fired event's name and integer fields */
 	/*
 	 * Kernel-mode submit → start on the engine, as a histogram: bucket i counts latencies in

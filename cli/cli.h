@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The subcommands of `fencescope` and what they share. Each subcommand parses its own options
+ * and returns the process's exit status: 0 success, 1 failure, 2 bad usage or input.
+ */
+#ifndef FENCESCOPE_CLI_H
+#define FENCESCOPE_CLI_H
+
+#define FS_EXIT_OK      0
+#define FS_EXIT_FAILURE 1
+#define FS_EXIT_USAGE   2
+
+/* `fencescope run`: runs a built-in scenario or a scenario file on the reference runtime. */
+int fs_run_main(int argc, char **argv);
+
+/* `fencescope record`: records a scenario or a command in a real LTTng session. */
+int fs_record_main(int argc, char **argv);
+
+/* Prints "fencescope SUBCOMMAND: message" on stderr (printf-style). */
+void fs_error(const char *subcommand, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The path of this executable, to re-run it (record runs `fencescope run` under a session). */
+const char *fs_self_path(void);
+
+#endif /* FENCESCOPE_CLI_H */

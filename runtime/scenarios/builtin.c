@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The built-in scenarios: real workloads on the runtime's public API whose totals are known
+ * in advance, so that a recording of any of them can be checked event by event. Each one
+ * builds its own runtime, runs to the end, and tears down. `fencescope run --list` shows them;
+ * adding one is a function and a line in `builtins[]`.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fencescope/scenario.h>
+
+/* One adapter, one process, a device and a context per engine: what every scenario starts from. */
+struct world {
+	struct fsr_runtime *runtime;
+	struct fsr_process *process;
+	uint32_t adapter;
+	fsr_handle device;
+	fsr_handle contexts[3]; /* 3D, compute, copy */
+	struct fsr_scenario_totals *totals;
+	uint64_t start_ns;
+	char **error;
+};
+
+/* Fails the scenario with a message naming the call; `world` and label `end` in scope. */
+#define TRY(call)                                                                                  \
+	do {                                                                                       \
+		status = (call);                                                                   \
+		if (status != FSR_OK) {                                                            \
+			world_fail(world, status, #call);                                          \
+			goto end;                                                                  \
+		}                                                                                  \
+	} while (0)
+
+static void
+world_fail(struct world *world, fsr_status status, const char *call)
+{
+	if (world->error && !*world->error &&
+	    asprintf(world->error, "%s failed: %s", call, fsr_status_name(status)) < 0)
+		*world->error = NULL;
+}
+
+static fsr_status
+world_open(struct world *world, const struct fsr_scenario_options *options,
+	   struct fsr_runtime_config *runtime_config,
+	   const struct fsr_adapter_config *adapter_config)
+{
+	fsr_status status;
+
+	runtime_config->clock_mode = options->clock_mode;
+	runtime_config->seed = options->seed ? options->seed : 1; /* 0: the scenario's own */
+	TRY(fsr_runtime_create(runtime_config, &world->runtime));
+	TRY(fsr_adapter_create(world->runtime, adapter_config, &world->adapter));
+	TRY(fsr_process_create(world->runtime, "scenario", &world->process));
+	TRY(fsr_device_create(world->process, world->adapter, &world->device));
+	for (uint32_t e = 0; e < 3; e++)
+		TRY(fsr_context_create(world->process, world->device, e, &world->contexts[e]));
+	world->start_ns = fsr_runtime_now_ns(world->runtime);
+end:
+	return status;
+}
+
+/* Lets everything queued finish, then records the runtime's own counts and tears down. */
+static fsr_status
+world_close(struct world *world, fsr_status status)
+{
+	struct fsr_runtime_stats stats;
+
+	if (!world->runtime)
+		return status;
+	if (status == FSR_OK)
+		status = fsr_runtime_run_until_idle(world->runtime);
+	if (world->process) {
+		fsr_status terminate = fsr_process_terminate(world->process, status != FSR_OK);
+
+		if (status == FSR_OK && terminate != FSR_OK) {
+			status = terminate;
+			world_fail(world, status, "fsr_process_terminate");
+		}
+	}
+	fsr_runtime_get_stats(world->runtime, &stats);
+	world->totals->log_entries_read = stats.log_entries_read;
+	world->totals->log_entries_lost = stats.log_entries_lost;
+	world->totals->events = stats.events;
+	if (fsr_runtime_get_clock_mode(world->runtime) == FSR_CLOCK_SIM)
+		world->totals->virtual_ns = fsr_runtime_now_ns(world->runtime) - world->start_ns;
+	fsr_runtime_destroy(world->runtime);
+	return status;
+}
+
+static fsr_status
+queue_new(struct world *world, uint32_t engine, enum fsr_submission_mode mode, fsr_handle *queue)
+{
+	struct fsr_hwqueue_config config = {.mode = mode, .ring_size_bytes = 256 * 1024};
+
+	return fsr_hwqueue_create(world->process, world->contexts[engine], &config, queue);
+}
+
+/* A command buffer: optional wait, work, optional signal, as a UMD would record it. */
+struct step {
+	fsr_handle queue;
+	bool is_user_mode;
+	fsr_handle wait_fence;
+	uint64_t wait_value;
+	uint64_t work_ticks;
+	fsr_handle signal_fence;
+	uint64_t signal_value;
+};
+
+static fsr_status
+submit(struct world *world, const struct step *step)
+{
+	struct fsr_scenario_totals *totals = world->totals;
+	struct fsr_cmdbuf *cmdbuf = NULL;
+	fsr_status status;
+
+	TRY(fsr_cmdbuf_create(world->process, step->queue, &cmdbuf));
+	if (step->wait_fence)
+		TRY(fsr_cmdbuf_wait(cmdbuf, step->wait_fence, step->wait_value));
+	if (step->work_ticks)
+		TRY(fsr_cmdbuf_work(cmdbuf, step->work_ticks));
+	if (step->signal_fence)
+		TRY(fsr_cmdbuf_signal(cmdbuf, step->signal_fence, step->signal_value));
+	status = fsr_cmdbuf_submit(cmdbuf, NULL);
+	cmdbuf = NULL; /* freed by submit, whatever it returned */
+	if (status != FSR_OK) {
+		world_fail(world, status, "fsr_cmdbuf_submit");
+		goto end;
+	}
+	totals->submissions++;
+	totals->work_gpu_ticks += step->work_ticks;
+	if (step->is_user_mode) {
+		totals->gpu_waits += step->wait_fence != 0;
+		totals->gpu_signals += step->signal_fence != 0;
+	} else {
+		totals->kernel_waits += step->wait_fence != 0;
+		totals->kernel_signals += step->signal_fence != 0;
+	}
+end:
+	fsr_cmdbuf_destroy(cmdbuf);
+	return status;
+}
+
+static fsr_status
+cpu_wait(struct world *world, fsr_handle fence, uint64_t value)
+{
+	fsr_status status =
+	    fsr_fence_wait_cpu(world->process, fence, value, FSR_INFINITE, FSR_WAIT_BLOCKING);
+
+	world->totals->cpu_waits++;
+	if (status != FSR_OK)
+		world_fail(world, status, "fsr_fence_wait_cpu");
+	return status;
+}
+
+static uint64_t
+random_between(struct world *world, uint64_t low, uint64_t high)
+{
+	return low + fsr_runtime_random(world->runtime) % (high - low + 1);
+}
+
+/* ---- producer-consumer --------------------------------------------------------------------- */
+
+/* A 3D queue produces, a compute queue consumes each value: GPU-to-GPU sync (SYN-11). */
+static fsr_status
+run_producer_consumer(const struct fsr_scenario *scenario,
+		      const struct fsr_scenario_options *options,
+		      struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 200;
+	fsr_handle producer, consumer, fence;
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &producer));
+	TRY(queue_new(world, 1, FSR_SUBMIT_USER_MODE, &consumer));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &fence, NULL));
+	for (uint64_t value = 1; value <= rounds; value++) {
+		TRY(submit(world, &(struct step){.queue = producer,
+						 .is_user_mode = true,
+						 .work_ticks = random_between(world, 2000, 8000),
+						 .signal_fence = fence,
+						 .signal_value = value}));
+		TRY(submit(world, &(struct step){.queue = consumer,
+						 .is_user_mode = true,
+						 .wait_fence = fence,
+						 .wait_value = value,
+						 .work_ticks = random_between(world, 1000, 6000)}));
+		/* Keep a bounded amount in flight, as an application would. */
+		if (value % 32 == 0)
+			TRY(cpu_wait(world, fence, value - 16));
+	}
+end:
+	return world_close(world, status);
+}
+
+/* ---- frame-pipeline ------------------------------------------------------------------------ */
+
+#define FRAME_PERIOD_NS 16666667u /* 60 Hz */
+
+/*
+ * Frames at a set rate: the copy engine uploads (kernel mode: copy engines take no user-mode
+ * submission, UMS-05), the 3D engine renders once the upload is done (user mode), and a
+ * present-like kernel-mode queue on the 3D engine shows the frame (presentation always goes
+ * through kernel-mode submission, UMS-03). The CPU starts a frame every period and keeps at
+ * most two frames in flight.
+ */
+static fsr_status
+run_frame_pipeline(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+		   struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t frames = options->scale ? options->scale : 120;
+	fsr_handle copy, render, present, uploaded, rendered, presented;
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(queue_new(world, 2, FSR_SUBMIT_KERNEL_MODE, &copy));
+	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &render));
+	TRY(queue_new(world, 0, FSR_SUBMIT_KERNEL_MODE, &present));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &uploaded, NULL));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &rendered, NULL));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &presented, NULL));
+	for (uint64_t frame = 1; frame <= frames; frame++) {
+		uint64_t start = world->start_ns + (frame - 1) * FRAME_PERIOD_NS;
+
+		if (frame > 2)
+			TRY(cpu_wait(world, presented, frame - 2));
+		TRY(fsr_runtime_run_until(world->runtime, start));
+		TRY(submit(world, &(struct step){.queue = copy,
+						 .work_ticks = random_between(world, 50000, 150000),
+						 .signal_fence = uploaded,
+						 .signal_value = frame}));
+		TRY(submit(world,
+			   &(struct step){.queue = render,
+					  .is_user_mode = true,
+					  .wait_fence = uploaded,
+					  .wait_value = frame,
+					  .work_ticks = random_between(world, 400000, 1200000),
+					  .signal_fence = rendered,
+					  .signal_value = frame}));
+		TRY(submit(world, &(struct step){.queue = present,
+						 .wait_fence = rendered,
+						 .wait_value = frame,
+						 .work_ticks = 5000,
+						 .signal_fence = presented,
+						 .signal_value = frame}));
+	}
+	TRY(cpu_wait(world, presented, frames));
+end:
+	return world_close(world, status);
+}
+
+/* ---- log-overrun --------------------------------------------------------------------------- */
+
+#define OVERRUN_LOG_ENTRIES 16
+#define OVERRUN_BURST       40
+
+/*
+ * A 16-entry log read only when an interrupt comes: bursts of 40 signals between two CPU
+ * waits overrun it every time (LOG-16, LOG-17), and each overrun makes the OS scan the
+ * device's fences (LOG-18).
+ */
+static fsr_status
+run_log_overrun(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+		struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {.log_read_period_ns = FSR_INFINITE};
+	struct fsr_adapter_config adapter_config;
+	uint64_t bursts = options->scale ? options->scale : 10;
+	fsr_handle queue, fence;
+	uint64_t value = 0;
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.log_capacity_entries = OVERRUN_LOG_ENTRIES;
+	adapter_config.keep_log_size_when_tracing = true;
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &queue));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &fence, NULL));
+	for (uint64_t burst = 0; burst < bursts; burst++) {
+		for (int i = 0; i < OVERRUN_BURST; i++) {
+			value++;
+			TRY(submit(world, &(struct step){.queue = queue,
+							 .is_user_mode = true,
+							 .work_ticks = 500,
+							 .signal_fence = fence,
+							 .signal_value = value}));
+		}
+		TRY(cpu_wait(world, fence, value));
+	}
+end:
+	return world_close(world, status);
+}
+
+/* ---- cpu-waiters --------------------------------------------------------------------------- */
+
+#define WAITER_FENCES 4
+
+/* Atomics: in realtime mode the callbacks run on the OS's thread. */
+struct waiter_count {
+	_Atomic uint64_t ended;
+	_Atomic uint64_t failed;
+};
+
+static void
+count_waiter(fsr_status status, uint64_t observed_value, void *user_data)
+{
+	struct waiter_count *count = user_data;
+
+	(void) observed_value;
+	atomic_fetch_add(&count->failed, status != FSR_OK);
+	atomic_fetch_add(&count->ended, 1);
+}
+
+/*
+ * Many CPU waiters on few fences, at spread values, while a queue signals each fence one step
+ * at a time: MonitoredValue follows the least waited value (NFV-04, NFV-09) and only the
+ * signals that release someone interrupt the CPU (INT-02).
+ */
+static fsr_status
+run_cpu_waiters(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+		struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t waiters = options->scale ? options->scale : 64;
+	struct waiter_count count = {0, 0};
+	fsr_handle queue, fences[WAITER_FENCES];
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(queue_new(world, 1, FSR_SUBMIT_USER_MODE, &queue));
+	for (int f = 0; f < WAITER_FENCES; f++)
+		TRY(fsr_fence_create(world->process, world->device, 0, 0, &fences[f], NULL));
+	for (uint64_t w = 0; w < waiters; w++)
+		for (int f = 0; f < WAITER_FENCES; f++)
+			TRY(fsr_fence_wait_cpu_async(world->process, fences[f],
+						     random_between(world, 1, waiters),
+						     FSR_INFINITE, count_waiter, &count));
+	for (uint64_t value = 1; value <= waiters; value++)
+		for (int f = 0; f < WAITER_FENCES; f++)
+			TRY(submit(world, &(struct step){.queue = queue,
+							 .is_user_mode = true,
+							 .work_ticks = 1000,
+							 .signal_fence = fences[f],
+							 .signal_value = value}));
+	TRY(fsr_runtime_run_until_idle(world->runtime));
+	/* Realtime: the last callbacks may still be on their way from the OS's thread. */
+	for (int tries = 0; atomic_load(&count.ended) < waiters * WAITER_FENCES && tries < 5000;
+	     tries++)
+		fsr_runtime_run_until(world->runtime, fsr_runtime_now_ns(world->runtime) + 1000000);
+	totals->cpu_waits += atomic_load(&count.ended);
+	if (atomic_load(&count.ended) != waiters * WAITER_FENCES || atomic_load(&count.failed)) {
+		status = FSR_ERR_BAD_STATE;
+		world_fail(world, status, "an asynchronous CPU wait");
+	}
+end:
+	return world_close(world, status);
+}
+
+/* ---- stress -------------------------------------------------------------------------------- */
+
+/*
+ * Size it at will (`--scale` rounds, about 40 events each): three user-mode queues chained
+ * through three fences in a ring, a kernel-mode copy queue joining in every fourth round, and
+ * a CPU throttle. Ten million events is about 250 000 rounds.
+ */
+static fsr_status
+run_stress(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+	   struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 1000;
+	fsr_handle queues[3], copy, fences[3];
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &queues[0]));
+	TRY(queue_new(world, 1, FSR_SUBMIT_USER_MODE, &queues[1]));
+	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &queues[2]));
+	TRY(queue_new(world, 2, FSR_SUBMIT_KERNEL_MODE, &copy));
+	for (int f = 0; f < 3; f++)
+		TRY(fsr_fence_create(world->process, world->device, 0, 0, &fences[f], NULL));
+	for (uint64_t round = 1; round <= rounds; round++) {
+		for (int q = 0; q < 3; q++) {
+			/* Queue q waits for the previous queue's value of this round. */
+			int previous = (q + 2) % 3;
+
+			TRY(submit(world,
+				   &(struct step){.queue = queues[q],
+						  .is_user_mode = true,
+						  .wait_fence = q == 0 ? (round > 1 ? fences[2] : 0)
+								       : fences[previous],
+						  .wait_value = q == 0 ? round - 1 : round,
+						  .work_ticks = random_between(world, 100, 2000),
+						  .signal_fence = fences[q],
+						  .signal_value = round}));
+		}
+		if (round % 4 == 0)
+			TRY(submit(world, &(struct step){.queue = copy,
+							 .wait_fence = fences[1],
+							 .wait_value = round,
+							 .work_ticks = 300}));
+		if (round % 64 == 0)
+			TRY(cpu_wait(world, fences[2], round - 32));
+	}
+	TRY(cpu_wait(world, fences[2], rounds));
+end:
+	return world_close(world, status);
+}
+
+/* ---- registry ------------------------------------------------------------------------------ */
+
+static const struct fsr_scenario producer_consumer = {
+    "producer-consumer",
+    "3D queue signals a fence that a compute queue waits on, value by value (--scale rounds, "
+    "default 200)",
+    run_producer_consumer, NULL};
+static const struct fsr_scenario frame_pipeline = {
+    "frame-pipeline",
+    "60 Hz frames: copy upload -> 3D render -> present-like kernel-mode signal, two in flight "
+    "(--scale frames, default 120)",
+    run_frame_pipeline, NULL};
+static const struct fsr_scenario log_overrun = {
+    "log-overrun",
+    "16-entry fence log read only on interrupts; bursts of 40 signals overrun it (--scale "
+    "bursts, default 10)",
+    run_log_overrun, NULL};
+static const struct fsr_scenario cpu_waiters = {
+    "cpu-waiters",
+    "4 fences x N CPU waiters at spread values, signalled step by step: MonitoredValue at work "
+    "(--scale waiters per fence, default 64)",
+    run_cpu_waiters, NULL};
+static const struct fsr_scenario stress = {
+    "stress",
+    "3 user-mode queues chained in a ring plus a kernel-mode copy queue, ~40 events a round "
+    "(--scale rounds, default 1000; 250000 for ~10M events)",
+    run_stress, NULL};
+
+static const struct fsr_scenario *const builtins[] = {
+    &producer_consumer, &frame_pipeline, &log_overrun, &cpu_waiters, &stress,
+};
+
+const struct fsr_scenario *const *
+fsr_scenario_builtins(size_t *count)
+{
+	*count = sizeof(builtins) / sizeof(builtins[0]);
+	return builtins;
+}
+
+const struct fsr_scenario *
+fsr_scenario_find_builtin(const char *name)
+{
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		if (strcmp(builtins[i]->name, name) == 0)
+			return builtins[i];
+	return NULL;
+}
+
+fsr_status
+fsr_scenario_run(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+		 struct fsr_scenario_totals *totals, char **error)
+{
+	if (error)
+		*error = NULL;
+	if (!scenario || !options || !totals)
+		return FSR_ERR_INVALID_ARGUMENT;
+	*totals = (struct fsr_scenario_totals){0};
+	return scenario->run(scenario, options, totals, error);
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The built-in scenarios keep their promises: each one runs to the end in sim mode with the
+ * totals its description implies, the same seed gives the same run, and the realtime clock
+ * gives the same counts (only the timing differs).
+ */
+#include <stdlib.h>
+#include <criterion/criterion.h>
+
+#include <fencescope/scenario.h>
+
+static struct fsr_scenario_totals
+run_scenario(const char *name, enum fsr_clock_mode clock_mode, uint64_t seed, uint64_t scale)
+{
+	const struct fsr_scenario *scenario = fsr_scenario_find_builtin(name);
+	struct fsr_scenario_options options = {
+	    .clock_mode = clock_mode, .seed = seed, .scale = scale};
+	struct fsr_scenario_totals totals;
+	char *error = NULL;
+
+	cr_assert_not_null(scenario, "no built-in scenario %s", name);
+	cr_assert_eq(fsr_scenario_run(scenario, &options, &totals, &error), FSR_OK, "%s: %s", name,
+		     error ? error : "");
+	free(error);
+	return totals;
+}
+
+Test(builtin, every_listed_scenario_is_found_by_name_and_runs)
+{
+	size_t count;
+	const struct fsr_scenario *const *builtins = fsr_scenario_builtins(&count);
+
+	cr_assert_geq(count, 5);
+	for (size_t i = 0; i < count; i++) {
+		struct fsr_scenario_totals totals;
+
+		cr_expect_eq(fsr_scenario_find_builtin(builtins[i]->name), builtins[i]);
+		cr_expect_not_null(builtins[i]->description);
+		totals = run_scenario(builtins[i]->name, FSR_CLOCK_SIM, 1, 0);
+		cr_expect_gt(totals.events, 0, "%s fired no event", builtins[i]->name);
+		cr_expect_gt(totals.submissions, 0);
+	}
+	cr_expect_null(fsr_scenario_find_builtin("no-such-scenario"));
+}
+
+Test(builtin, producer_consumer_signals_and_waits_once_per_round)
+{
+	struct fsr_scenario_totals totals = run_scenario("producer-consumer", FSR_CLOCK_SIM, 1, 50);
+
+	cr_expect_eq(totals.gpu_signals, 50);
+	cr_expect_eq(totals.gpu_waits, 50);
+	cr_expect_eq(totals.submissions, 100);
+	/* LOG-11: every operation wrote its entry, and nothing was lost at the default size. */
+	cr_expect_eq(totals.log_entries_read, 100);
+	cr_expect_eq(totals.log_entries_lost, 0);
+}
+
+Test(builtin, frame_pipeline_runs_at_its_frame_rate)
+{
+	struct fsr_scenario_totals totals = run_scenario("frame-pipeline", FSR_CLOCK_SIM, 1, 30);
+
+	cr_expect_eq(totals.submissions, 90);
+	cr_expect_eq(totals.gpu_waits, 30);   /* render waits for the upload */
+	cr_expect_eq(totals.gpu_signals, 30); /* render signals */
+	cr_expect_eq(totals.kernel_signals, 60);
+	cr_expect_eq(totals.kernel_waits, 30);
+	/* 30 frames at 60 Hz: at least 29 periods of virtual time. */
+	cr_expect_geq(totals.virtual_ns, 29u * 16666667u);
+}
+
+Test(builtin, log_overrun_loses_entries_and_accounts_for_every_one)
+{
+	struct fsr_scenario_totals totals = run_scenario("log-overrun", FSR_CLOCK_SIM, 1, 5);
+
+	cr_expect_eq(totals.gpu_signals, 200);
+	cr_expect_gt(totals.log_entries_lost, 0, "LOG-16: the overrun was not provoked");
+	/* LOG-17: what was not read was counted as lost, exactly. */
+	cr_expect_eq(totals.log_entries_read + totals.log_entries_lost, totals.gpu_signals);
+}
+
+Test(builtin, cpu_waiters_all_end_satisfied)
+{
+	struct fsr_scenario_totals totals = run_scenario("cpu-waiters", FSR_CLOCK_SIM, 1, 16);
+
+	cr_expect_eq(totals.cpu_waits, 64);
+	cr_expect_eq(totals.gpu_signals, 64);
+}
+
+Test(builtin, stress_scales_with_its_parameter)
+{
+	struct fsr_scenario_totals small = run_scenario("stress", FSR_CLOCK_SIM, 1, 100);
+	struct fsr_scenario_totals large = run_scenario("stress", FSR_CLOCK_SIM, 1, 1000);
+
+	cr_expect_eq(small.gpu_signals, 300);
+	cr_expect_eq(large.gpu_signals, 3000);
+	cr_expect_eq(large.kernel_waits, 250);
+	cr_expect_gt(large.events, 9 * small.events);
+}
+
+Test(builtin, same_seed_same_run_another_seed_another_run)
+{
+	struct fsr_scenario_totals a = run_scenario("producer-consumer", FSR_CLOCK_SIM, 7, 40);
+	struct fsr_scenario_totals b = run_scenario("producer-consumer", FSR_CLOCK_SIM, 7, 40);
+	struct fsr_scenario_totals c = run_scenario("producer-consumer", FSR_CLOCK_SIM, 8, 40);
+
+	cr_expect_eq(a.events, b.events);
+	cr_expect_eq(a.virtual_ns, b.virtual_ns);
+	cr_expect_eq(a.work_gpu_ticks, b.work_gpu_ticks);
+	cr_expect_neq(a.work_gpu_ticks, c.work_gpu_ticks, "the seed did not change the work");
+}
+
+Test(builtin, realtime_clock_gives_the_same_counts)
+{
+	struct fsr_scenario_totals sim = run_scenario("producer-consumer", FSR_CLOCK_SIM, 3, 40);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("producer-consumer", FSR_CLOCK_REALTIME, 3, 40);
+
+	cr_expect_eq(realtime.gpu_signals, sim.gpu_signals);
+	cr_expect_eq(realtime.gpu_waits, sim.gpu_waits);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.work_gpu_ticks, sim.work_gpu_ticks);
+	cr_expect_eq(realtime.log_entries_read + realtime.log_entries_lost, 80);
+}
