@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every built-in scenario recorded through `fencescope record` (suite e2e): the trace holds the
+ * expected event families, and its counts equal the totals `fencescope run` printed for the
+ * same run — one queued event per fence operation, one log entry per GPU signal and per GPU
+ * wait unless an overrun says how many were lost (LOG-11, LOG-17, LOG-19), one software
+ * operation per kernel-mode fence command, one end per CPU wait. A bad scenario file is
+ * refused with its line and exit status 2.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+
+#include "record-sandbox.h"
+#include "trace-reader.h"
+
+/* A total as `fencescope run` printed it ("key: value"), or -1. */
+static long long
+total_of(const char *out, const char *key)
+{
+	char needle[64];
+	const char *at;
+
+	snprintf(needle, sizeof(needle), "\n%s: ", key);
+	at = strstr(out, needle);
+	return at ? atoll(at + strlen(needle)) : -1;
+}
+
+static size_t
+count_events(const struct fst_trace *trace, const char *name, const char *field, const char *label)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < trace->event_count; i++) {
+		const struct fst_event *event = &trace->events[i];
+		const struct fst_field *f;
+
+		if (strcmp(event->name, name) != 0)
+			continue;
+		f = field ? fst_event_find_field(event, field) : NULL;
+		n += !field || (f && f->enum_label && strcmp(f->enum_label, label) == 0);
+	}
+	return n;
+}
+
+/* CPU waits of the application: waits on a queue's progress fence name its kernel handle. */
+static size_t
+count_application_cpu_waits(const struct fst_trace *trace)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < trace->event_count; i++) {
+		const struct fst_event *event = &trace->events[i];
+
+		if (strcmp(event->name, "fencescope_os:cpu_wait_end") == 0)
+			n += fst_event_find_field(event, "fence_handle")->u >> 63 == 0;
+	}
+	return n;
+}
+
+static unsigned long long
+sum_lost(const struct fst_trace *trace, const char *log_type)
+{
+	unsigned long long lost = 0;
+
+	for (size_t i = 0; i < trace->event_count; i++) {
+		const struct fst_event *event = &trace->events[i];
+		const struct fst_field *type;
+
+		if (strcmp(event->name, "fencescope_os:fence_log_overrun") != 0)
+			continue;
+		type = fst_event_find_field(event, "log_type");
+		if (type && type->enum_label && strcmp(type->enum_label, log_type) == 0)
+			lost += fst_event_find_field(event, "entries_lost")->u;
+	}
+	return lost;
+}
+
+static void
+record_and_check(const char *name)
+{
+	struct fsct_sandbox_options options = {
+	    .args = (const char *const[]){"record", "-o", "trace", name, NULL},
+	    .timeout_s = 200,
+	};
+	struct fsct_outcome outcome = {0};
+	struct fst_trace *trace = NULL;
+	char *error = NULL;
+	char *path;
+
+	cr_assert_eq(fsct_record_in_sandbox(&options, &outcome), 0, "%s", outcome.setup_error);
+	cr_assert_eq(outcome.exit_status, 0, "record %s: %s", name, outcome.err);
+	path = fsct_dup_last_line(outcome.out);
+	cr_assert_eq(fst_trace_read(path, &trace, &error), 0, "%s", error);
+
+	cr_expect_eq(trace->discarded_events, 0);
+	cr_expect_eq((long long) trace->event_count, total_of(outcome.out, "events"));
+	cr_expect_eq(count_events(trace, "fencescope_os:trace_info", NULL, NULL), 1);
+	cr_expect_eq((long long) count_application_cpu_waits(trace),
+		     total_of(outcome.out, "cpu_waits"));
+	cr_expect_eq(
+	    (long long) count_events(trace, "fencescope_umd:fence_signal_queued", NULL, NULL),
+	    total_of(outcome.out, "gpu_signals") + total_of(outcome.out, "kernel_signals"));
+	cr_expect_eq(
+	    (long long) count_events(trace, "fencescope_umd:fence_wait_queued", NULL, NULL),
+	    total_of(outcome.out, "gpu_waits") + total_of(outcome.out, "kernel_waits"));
+	cr_expect_eq(
+	    (long long) count_events(trace, "fencescope_os:km_fence_signal_executed", NULL, NULL),
+	    total_of(outcome.out, "kernel_signals"));
+	cr_expect_eq(
+	    (long long) count_events(trace, "fencescope_os:km_fence_wait_unblocked", NULL, NULL),
+	    total_of(outcome.out, "kernel_waits"));
+	cr_expect_eq((long long) (count_events(trace, "fencescope_os:submit_command", NULL, NULL) +
+				  count_events(trace, "fencescope_umd:ring_write", NULL, NULL)),
+		     total_of(outcome.out, "submissions"));
+	/* LOG-11, LOG-17: each GPU operation's entry was read, or counted in an overrun. */
+	cr_expect_eq((long long) (count_events(trace, "fencescope_os:fence_log_entry", "operation",
+					       "SIGNAL_EXECUTED") +
+				  sum_lost(trace, "SIGNALS")),
+		     total_of(outcome.out, "gpu_signals"));
+	cr_expect_eq((long long) (count_events(trace, "fencescope_os:fence_log_entry", "operation",
+					       "WAIT_UNBLOCKED") +
+				  sum_lost(trace, "WAITS")),
+		     total_of(outcome.out, "gpu_waits"));
+	cr_expect_eq((long long) (sum_lost(trace, "SIGNALS") + sum_lost(trace, "WAITS")),
+		     total_of(outcome.out, "log_entries_lost"));
+	if (strcmp(name, "log-overrun") == 0)
+		cr_expect_gt(sum_lost(trace, "SIGNALS"), 0, "LOG-19: the overrun is in the trace");
+	cr_expect_geq(count_events(trace, "fencescope_kmd:clock_correlation", NULL, NULL), 1);
+
+	free(path);
+	fst_trace_destroy(trace);
+	fsct_outcome_clear(&outcome);
+}
+
+Test(scenarios, producer_consumer_recording_matches_the_totals_of_the_run, .timeout = 240)
+{
+	record_and_check("producer-consumer");
+}
+
+Test(scenarios, frame_pipeline_recording_matches_the_totals_of_the_run, .timeout = 240)
+{
+	record_and_check("frame-pipeline");
+}
+
+Test(scenarios, log_19_log_overrun_recording_reports_the_entries_lost, .timeout = 240)
+{
+	record_and_check("log-overrun");
+}
+
+Test(scenarios, cpu_waiters_recording_matches_the_totals_of_the_run, .timeout = 240)
+{
+	record_and_check("cpu-waiters");
+}
+
+Test(scenarios, stress_recording_matches_the_totals_of_the_run, .timeout = 240)
+{
+	record_and_check("stress");
+}
+
+Test(scenarios, bad_scenario_file_is_refused_with_its_line_and_exit_status_2)
+{
+	char path[] = "/tmp/fsct-bad-XXXXXX.json";
+	int fd = mkstemps(path, 5);
+	FILE *file = fdopen(fd, "w");
+	char *command;
+	char line[512] = "";
+	FILE *output;
+	int status;
+
+	cr_assert_not_null(file);
+	fputs("{\n  \"processes\": [\n    {\"name\": \"app\",\n     \"queues\": [{\"name\": \"q\", "
+	      "\"engine\": 0, \"mode\": \"user\"}]}\n  ],\n  \"script\": [\n    {\"submit\": "
+	      "\"nope\", \"commands\": [{\"work\": 10}]}\n  ]\n}\n",
+	      file);
+	fclose(file);
+	cr_assert_geq(asprintf(&command, "%s run %s 2>&1", FS_FENCESCOPE, path), 0);
+	output = popen(command, "r");
+	cr_assert_not_null(output);
+	cr_assert_not_null(fgets(line, sizeof(line), output));
+	status = pclose(output);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "exit status %d", status);
+	/* The unknown queue "nope" is on line 7. */
+	cr_expect(strstr(line, path) && strstr(line, ":7:"), "error: %s", line);
+	remove(path);
+	free(command);
+}
