@@ -28,23 +28,6 @@ total_of(const char *out, const char *key)
 	return at ? atoll(at + strlen(needle)) : -1;
 }
 
-static size_t
-count_events(const struct fst_trace *trace, const char *name, const char *field, const char *label)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < trace->event_count; i++) {
-		const struct fst_event *event = &trace->events[i];
-		const struct fst_field *f;
-
-		if (strcmp(event->name, name) != 0)
-			continue;
-		f = field ? fst_event_find_field(event, field) : NULL;
-		n += !field || (f && f->enum_label && strcmp(f->enum_label, label) == 0);
-	}
-	return n;
-}
-
 /* CPU waits of the application: waits on a queue's progress fence name its kernel handle. */
 static size_t
 count_application_cpu_waits(const struct fst_trace *trace)
@@ -63,19 +46,8 @@ count_application_cpu_waits(const struct fst_trace *trace)
 static unsigned long long
 sum_lost(const struct fst_trace *trace, const char *log_type)
 {
-	unsigned long long lost = 0;
-
-	for (size_t i = 0; i < trace->event_count; i++) {
-		const struct fst_event *event = &trace->events[i];
-		const struct fst_field *type;
-
-		if (strcmp(event->name, "fencescope_os:fence_log_overrun") != 0)
-			continue;
-		type = fst_event_find_field(event, "log_type");
-		if (type && type->enum_label && strcmp(type->enum_label, log_type) == 0)
-			lost += fst_event_find_field(event, "entries_lost")->u;
-	}
-	return lost;
+	return fst_trace_sum(trace, "fencescope_os:fence_log_overrun", "entries_lost", "log_type",
+			     log_type);
 }
 
 static void
@@ -97,38 +69,39 @@ record_and_check(const char *name)
 
 	cr_expect_eq(trace->discarded_events, 0);
 	cr_expect_eq((long long) trace->event_count, total_of(outcome.out, "events"));
-	cr_expect_eq(count_events(trace, "fencescope_os:trace_info", NULL, NULL), 1);
+	cr_expect_eq(fst_trace_count(trace, "fencescope_os:trace_info", NULL, NULL), 1);
 	cr_expect_eq((long long) count_application_cpu_waits(trace),
 		     total_of(outcome.out, "cpu_waits"));
 	cr_expect_eq(
-	    (long long) count_events(trace, "fencescope_umd:fence_signal_queued", NULL, NULL),
+	    (long long) fst_trace_count(trace, "fencescope_umd:fence_signal_queued", NULL, NULL),
 	    total_of(outcome.out, "gpu_signals") + total_of(outcome.out, "kernel_signals"));
 	cr_expect_eq(
-	    (long long) count_events(trace, "fencescope_umd:fence_wait_queued", NULL, NULL),
+	    (long long) fst_trace_count(trace, "fencescope_umd:fence_wait_queued", NULL, NULL),
 	    total_of(outcome.out, "gpu_waits") + total_of(outcome.out, "kernel_waits"));
+	cr_expect_eq((long long) fst_trace_count(trace, "fencescope_os:km_fence_signal_executed",
+						 NULL, NULL),
+		     total_of(outcome.out, "kernel_signals"));
 	cr_expect_eq(
-	    (long long) count_events(trace, "fencescope_os:km_fence_signal_executed", NULL, NULL),
-	    total_of(outcome.out, "kernel_signals"));
-	cr_expect_eq(
-	    (long long) count_events(trace, "fencescope_os:km_fence_wait_unblocked", NULL, NULL),
+	    (long long) fst_trace_count(trace, "fencescope_os:km_fence_wait_unblocked", NULL, NULL),
 	    total_of(outcome.out, "kernel_waits"));
-	cr_expect_eq((long long) (count_events(trace, "fencescope_os:submit_command", NULL, NULL) +
-				  count_events(trace, "fencescope_umd:ring_write", NULL, NULL)),
-		     total_of(outcome.out, "submissions"));
+	cr_expect_eq(
+	    (long long) (fst_trace_count(trace, "fencescope_os:submit_command", NULL, NULL) +
+			 fst_trace_count(trace, "fencescope_umd:ring_write", NULL, NULL)),
+	    total_of(outcome.out, "submissions"));
 	/* LOG-11, LOG-17: each GPU operation's entry was read, or counted in an overrun. */
-	cr_expect_eq((long long) (count_events(trace, "fencescope_os:fence_log_entry", "operation",
-					       "SIGNAL_EXECUTED") +
+	cr_expect_eq((long long) (fst_trace_count(trace, "fencescope_os:fence_log_entry",
+						  "operation", "SIGNAL_EXECUTED") +
 				  sum_lost(trace, "SIGNALS")),
 		     total_of(outcome.out, "gpu_signals"));
-	cr_expect_eq((long long) (count_events(trace, "fencescope_os:fence_log_entry", "operation",
-					       "WAIT_UNBLOCKED") +
+	cr_expect_eq((long long) (fst_trace_count(trace, "fencescope_os:fence_log_entry",
+						  "operation", "WAIT_UNBLOCKED") +
 				  sum_lost(trace, "WAITS")),
 		     total_of(outcome.out, "gpu_waits"));
 	cr_expect_eq((long long) (sum_lost(trace, "SIGNALS") + sum_lost(trace, "WAITS")),
 		     total_of(outcome.out, "log_entries_lost"));
 	if (strcmp(name, "log-overrun") == 0)
 		cr_expect_gt(sum_lost(trace, "SIGNALS"), 0, "LOG-19: the overrun is in the trace");
-	cr_expect_geq(count_events(trace, "fencescope_kmd:clock_correlation", NULL, NULL), 1);
+	cr_expect_geq(fst_trace_count(trace, "fencescope_kmd:clock_correlation", NULL, NULL), 1);
 
 	free(path);
 	fst_trace_destroy(trace);

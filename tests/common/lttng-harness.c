@@ -167,10 +167,10 @@ remove_tree_entry(const char *path, const struct stat *info, int type, struct FT
 	return 0;
 }
 
-static void
-remove_tree(const char *path)
+int
+fst_remove_tree(const char *path)
 {
-	nftw(path, remove_tree_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return nftw(path, remove_tree_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
 }
 
 /* Returns the malloc'd path of the first executable name in PATH, or NULL. */
@@ -964,7 +964,7 @@ end:
 	if (report_fds[1] >= 0)
 		close(report_fds[1]);
 	if (has_home_dir)
-		remove_tree(home_dir);
+		fst_remove_tree(home_dir);
 	if (status && !message)
 		message = strdup("fst_lttng_record failed (out of memory)");
 	if (!status) {

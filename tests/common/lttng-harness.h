@@ -51,4 +51,7 @@ struct fst_record_options {
  */
 int fst_lttng_record(const struct fst_record_options *options, char **error);
 
+/* Removes a directory tree (a trace a test recorded); returns 0 or -1. */
+int fst_remove_tree(const char *path);
+
 #endif /* FST_LTTNG_HARNESS_H */

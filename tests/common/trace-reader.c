@@ -987,3 +987,44 @@ fst_event_find_field(const struct fst_event *event, const char *name)
 	}
 	return NULL;
 }
+
+static bool
+event_matches(const struct fst_event *event, const char *name, const char *field, const char *label)
+{
+	const struct fst_field *f;
+
+	if (strcmp(event->name, name) != 0)
+		return false;
+	if (!field)
+		return true;
+	f = fst_event_find_field(event, field);
+	return f && f->enum_label && strcmp(f->enum_label, label) == 0;
+}
+
+size_t
+fst_trace_count(const struct fst_trace *trace, const char *name, const char *field,
+		const char *label)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < trace->event_count; i++)
+		count += event_matches(&trace->events[i], name, field, label);
+	return count;
+}
+
+uint64_t
+fst_trace_sum(const struct fst_trace *trace, const char *name, const char *sum_field,
+	      const char *field, const char *label)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < trace->event_count; i++) {
+		const struct fst_field *f;
+
+		if (!event_matches(&trace->events[i], name, field, label))
+			continue;
+		f = fst_event_find_field(&trace->events[i], sum_field);
+		sum += f ? f->u : 0;
+	}
+	return sum;
+}

@@ -104,6 +104,17 @@ void fst_trace_destroy(struct fst_trace *trace);
 const struct fst_event *fst_trace_find_event(const struct fst_trace *trace, const char *name);
 
 /*
+ * Events named `name`; with `field` non-NULL, only those whose enumeration field `field` has
+ * the label `label`.
+ */
+size_t fst_trace_count(const struct fst_trace *trace, const char *name, const char *field,
+		       const char *label);
+
+/* Sum of the unsigned field `sum_field` over the events fst_trace_count() would count. */
+uint64_t fst_trace_sum(const struct fst_trace *trace, const char *name, const char *sum_field,
+		       const char *field, const char *label);
+
+/*
  * Returns: (transfer none) (nullable) the first top-level payload field of
  * `event` named `name`, or NULL.
  */

@@ -6,7 +6,6 @@
  * that every event and every field arrived with the name, type and value sent.
  */
 #define _GNU_SOURCE
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +19,6 @@
 static char trace_dir[] = "/tmp/fstc-trace-XXXXXX";
 static struct fst_trace *trace;
 static struct fstc_doc *doc;
-
-static int
-remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void) st;
-	(void) flag;
-	(void) ftw;
-	return remove(path);
-}
 
 static void
 record_fire_all(void)
@@ -55,7 +45,7 @@ remove_trace(void)
 {
 	fst_trace_destroy(trace);
 	fstc_doc_destroy(doc);
-	nftw(trace_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fst_remove_tree(trace_dir);
 }
 
 TestSuite(contract, .init = record_fire_all, .fini = remove_trace, .timeout = 110);

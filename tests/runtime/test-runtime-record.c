@@ -8,7 +8,6 @@
  * seed again: the events and their fields must be the same, in the same order.
  */
 #define _GNU_SOURCE
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +19,6 @@
 #define SIGNALS      40
 #define GPU_WAITS    20
 #define KERNEL_WAITS 2
-
-static int
-remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void) st;
-	(void) flag;
-	(void) ftw;
-	return remove(path);
-}
 
 static struct fst_trace *
 record(const char *seed, char *dir)
@@ -49,45 +39,6 @@ record(const char *seed, char *dir)
 	return trace;
 }
 
-static size_t
-count(const struct fst_trace *trace, const char *name, const char *field, const char *label)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < trace->event_count; i++) {
-		const struct fst_event *event = &trace->events[i];
-		const struct fst_field *f;
-
-		if (strcmp(event->name, name) != 0)
-			continue;
-		if (!field) {
-			n++;
-			continue;
-		}
-		f = fst_event_find_field(event, field);
-		n += f && f->enum_label && strcmp(f->enum_label, label) == 0;
-	}
-	return n;
-}
-
-static uint64_t
-sum(const struct fst_trace *trace, const char *name, const char *field, const char *log_type)
-{
-	uint64_t total = 0;
-
-	for (size_t i = 0; i < trace->event_count; i++) {
-		const struct fst_event *event = &trace->events[i];
-		const struct fst_field *type;
-
-		if (strcmp(event->name, name) != 0)
-			continue;
-		type = fst_event_find_field(event, "log_type");
-		if (type && type->enum_label && strcmp(type->enum_label, log_type) == 0)
-			total += fst_event_find_field(event, field)->u;
-	}
-	return total;
-}
-
 Test(runtime_record, every_fence_operation_is_queued_and_logged_or_counted_lost, .timeout = 120)
 {
 	char dir[] = "/tmp/fsrt-trace-XXXXXX";
@@ -98,35 +49,41 @@ Test(runtime_record, every_fence_operation_is_queued_and_logged_or_counted_lost,
 	uint64_t lost_waits;
 
 	cr_expect_eq(trace->discarded_events, 0);
-	cr_expect_eq(count(trace, "fencescope_os:trace_info", NULL, NULL), 1);
-	cr_expect_eq(count(trace, "fencescope_umd:fence_signal_queued", NULL, NULL), SIGNALS);
-	cr_expect_eq(count(trace, "fencescope_umd:fence_wait_queued", NULL, NULL),
+	cr_expect_eq(fst_trace_count(trace, "fencescope_os:trace_info", NULL, NULL), 1);
+	cr_expect_eq(fst_trace_count(trace, "fencescope_umd:fence_signal_queued", NULL, NULL),
+		     SIGNALS);
+	cr_expect_eq(fst_trace_count(trace, "fencescope_umd:fence_wait_queued", NULL, NULL),
 		     GPU_WAITS + KERNEL_WAITS);
-	cr_expect_eq(count(trace, "fencescope_hw:fence_value_write", NULL, NULL) -
-			 count(trace, "fencescope_umd:ring_write", NULL, NULL),
+	cr_expect_eq(fst_trace_count(trace, "fencescope_hw:fence_value_write", NULL, NULL) -
+			 fst_trace_count(trace, "fencescope_umd:ring_write", NULL, NULL),
 		     SIGNALS, "one value write per signal, plus one progress write per buffer");
-	cr_expect_eq(count(trace, "fencescope_os:km_fence_wait_unblocked", NULL, NULL),
+	cr_expect_eq(fst_trace_count(trace, "fencescope_os:km_fence_wait_unblocked", NULL, NULL),
 		     KERNEL_WAITS);
-	cr_expect_eq(count(trace, "fencescope_hw:gpu_wait_end", NULL, NULL), GPU_WAITS);
+	cr_expect_eq(fst_trace_count(trace, "fencescope_hw:gpu_wait_end", NULL, NULL), GPU_WAITS);
 
 	/* LOG-11 and LOG-17: each operation's entry was read, or counted in an overrun. */
-	executed = count(trace, "fencescope_os:fence_log_entry", "operation", "SIGNAL_EXECUTED");
-	unblocked = count(trace, "fencescope_os:fence_log_entry", "operation", "WAIT_UNBLOCKED");
-	lost_signals = sum(trace, "fencescope_os:fence_log_overrun", "entries_lost", "SIGNALS");
-	lost_waits = sum(trace, "fencescope_os:fence_log_overrun", "entries_lost", "WAITS");
+	executed =
+	    fst_trace_count(trace, "fencescope_os:fence_log_entry", "operation", "SIGNAL_EXECUTED");
+	unblocked =
+	    fst_trace_count(trace, "fencescope_os:fence_log_entry", "operation", "WAIT_UNBLOCKED");
+	lost_signals = fst_trace_sum(trace, "fencescope_os:fence_log_overrun", "entries_lost",
+				     "log_type", "SIGNALS");
+	lost_waits = fst_trace_sum(trace, "fencescope_os:fence_log_overrun", "entries_lost",
+				   "log_type", "WAITS");
 	cr_expect_eq(executed + lost_signals, SIGNALS, "%zu read + %llu lost", executed,
 		     (unsigned long long) lost_signals);
 	cr_expect_eq(unblocked + lost_waits, GPU_WAITS, "%zu read + %llu lost", unblocked,
 		     (unsigned long long) lost_waits);
 	/* The workload's logs hold 16 entries and are read rarely: an overrun must happen. */
 	cr_expect_gt(lost_signals, 0, "no overrun was provoked");
-	cr_expect_geq(count(trace, "fencescope_os:fence_scan", NULL, NULL), 1,
+	cr_expect_geq(fst_trace_count(trace, "fencescope_os:fence_scan", NULL, NULL), 1,
 		      "an overrun falls back to a scan (LOG-18)");
-	cr_expect_geq(count(trace, "fencescope_kmd:clock_correlation", NULL, NULL), 1);
-	cr_expect_geq(count(trace, "fencescope_kmd:update_monitored_value", NULL, NULL), 2);
+	cr_expect_geq(fst_trace_count(trace, "fencescope_kmd:clock_correlation", NULL, NULL), 1);
+	cr_expect_geq(fst_trace_count(trace, "fencescope_kmd:update_monitored_value", NULL, NULL),
+		      2);
 
 	fst_trace_destroy(trace);
-	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fst_remove_tree(dir);
 }
 
 Test(runtime_record, same_seed_records_the_same_events_and_fields, .timeout = 200)
@@ -151,6 +108,6 @@ Test(runtime_record, same_seed_records_the_same_events_and_fields, .timeout = 20
 	}
 	fst_trace_destroy(first);
 	fst_trace_destroy(second);
-	nftw(first_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-	nftw(second_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fst_remove_tree(first_dir);
+	fst_remove_tree(second_dir);
 }
