@@ -108,6 +108,8 @@ typedef struct {
 	char **command;
 	/* What is recorded, for progress messages: "scenario NAME" or the program. */
 	char *label;
+	/* A sim-mode scenario: its events carry virtual time through the sim clock plugin. */
+	gboolean uses_sim_clock;
 } RecordOptions;
 
 /* The state of one recording: what exists and must be undone. */
@@ -321,7 +323,26 @@ options_set_scenario_command(RecordOptions *o, const char *scenario, GError **er
 	g_strv_builder_add(builder, scenario);
 	o->command = g_strv_builder_end(builder);
 	o->label = g_strdup_printf("scenario %s", scenario);
+	o->uses_sim_clock = !o->clock || strcmp(o->clock, "sim") == 0;
 	return TRUE;
+}
+
+/*
+ * The sim clock plugin next to this executable: in the build tree, runtime/ beside cli/;
+ * installed, LIBDIR/fencescope/. NULL if neither exists.
+ */
+static char *
+dup_sim_clock_plugin_path(void)
+{
+	g_autofree char *bin_dir = g_path_get_dirname(fs_self_path());
+	g_autofree char *in_build =
+	    g_build_filename(bin_dir, "..", "runtime", "libfencescope-sim-clock.so", NULL);
+
+	if (g_file_test(in_build, G_FILE_TEST_EXISTS))
+		return g_steal_pointer(&in_build);
+	if (g_file_test(FS_SIM_CLOCK_PLUGIN, G_FILE_TEST_EXISTS))
+		return g_strdup(FS_SIM_CLOCK_PLUGIN);
+	return NULL;
 }
 
 /* The traced command after `--`: checked here so that a typo starts no daemon. */
@@ -724,10 +745,29 @@ recorder_ensure_sessiond(Recorder *r, GError **error)
 {
 	g_autofree char *load_arg = NULL;
 
-	if (lttng_session_daemon_alive() == 1)
+	if (lttng_session_daemon_alive() == 1) {
+		/*
+		 * The daemon's processes must load the sim clock plugin too, or their packet
+		 * timestamps and the trace's clock would not match the events': without it, the
+		 * recording keeps LTTng's clock.
+		 */
+		if (r->options.uses_sim_clock)
+			g_printerr("fencescope record: a session daemon is already running: event "
+				   "times are LTTng's clock, not the sim clock\n");
+		r->options.uses_sim_clock = FALSE;
 		return TRUE;
+	}
 	if (!recorder_make_private_dir(r, error))
 		return FALSE;
+	if (r->options.uses_sim_clock) {
+		g_autofree char *plugin = dup_sim_clock_plugin_path();
+
+		if (plugin)
+			g_setenv("LTTNG_UST_CLOCK_PLUGIN", plugin,
+				 TRUE); /* the daemons inherit it */
+		else
+			r->options.uses_sim_clock = FALSE;
+	}
 	if (geteuid() != 0)
 		g_setenv("LTTNG_HOME", r->private_dir, TRUE);
 	load_arg = g_strdup_printf("--load=%s/%s", r->private_dir, EMPTY_LOAD_DIR_NAME);
@@ -1041,6 +1081,10 @@ recorder_spawn_program(Recorder *r, GError **error)
 	g_auto(GStrv) environment =
 	    g_environ_unsetenv(g_get_environ(), "LTTNG_UST_REGISTER_TIMEOUT");
 	g_autoptr(GError) spawn_error = NULL;
+
+	/* The program's clock must be the daemon's: the sim clock plugin, or LTTng's own. */
+	if (!r->options.uses_sim_clock)
+		environment = g_environ_unsetenv(environment, "LTTNG_UST_CLOCK_PLUGIN");
 
 	if (g_spawn_async(NULL, r->options.command, environment,
 			  G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |

@@ -17,11 +17,42 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "runtime-private.h"
+#include "sim-clock-private.h"
+
+/*
+ * When this process records through the sim clock plugin (LTTNG_UST_CLOCK_PLUGIN names
+ * libfencescope-sim-clock), sim time is published to the plugin's shared word so that event
+ * timestamps are virtual time (runtime/clock-plugin.c).
+ */
+static _Atomic uint64_t *
+sim_trace_clock(void)
+{
+	static _Atomic uint64_t *word;
+	static bool is_looked_up;
+	const char *plugin;
+
+	if (is_looked_up)
+		return word;
+	is_looked_up = true;
+	plugin = getenv("LTTNG_UST_CLOCK_PLUGIN");
+	if (plugin && strstr(plugin, "fencescope-sim-clock"))
+		word = fsr_sim_clock_map();
+	return word;
+}
+
+static void
+sim_set_now(struct rt_clock *clock, uint64_t now_ns)
+{
+	clock->now_ns = now_ns;
+	if (clock->trace_clock)
+		fsr_sim_clock_advance(clock->trace_clock, now_ns);
+}
 
 static uint64_t
 monotonic_ns(void)
@@ -53,6 +84,14 @@ rt_clock_init(struct rt_clock *clock, enum fsr_clock_mode mode)
 {
 	*clock = (struct rt_clock){.mode = mode, .now_ns = 1000000000u};
 	atomic_init(&clock->is_running, false);
+	if (mode == FSR_CLOCK_SIM && (clock->trace_clock = sim_trace_clock())) {
+		/* Continue after any earlier run: the trace clock never goes back. */
+		uint64_t published = atomic_load(clock->trace_clock);
+
+		if (published > clock->now_ns)
+			clock->now_ns = published;
+		sim_set_now(clock, clock->now_ns);
+	}
 }
 
 void
@@ -184,7 +223,7 @@ rt_clock_step(struct fsr_runtime *runtime)
 	actor->is_scheduled = false;
 	if (!actor->is_scheduled_weak)
 		clock->strong_count--;
-	clock->now_ns = timer.due_ns;
+	sim_set_now(clock, timer.due_ns);
 	actor->next_is_weak = false;
 	clock->is_stepping = true;
 	next = actor->step(actor, clock->now_ns);
@@ -320,7 +359,7 @@ rt_clock_block(struct fsr_runtime *runtime, _Atomic uint32_t *done, uint64_t dea
 			}
 			if (!heap_peek_valid(clock) || clock->heap[0].due_ns > deadline_ns) {
 				if (deadline_ns != FSR_NEVER && deadline_ns > clock->now_ns)
-					clock->now_ns = deadline_ns;
+					sim_set_now(clock, deadline_ns);
 				return FSR_ERR_TIMEOUT;
 			}
 			rt_clock_step(runtime);

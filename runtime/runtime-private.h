@@ -76,6 +76,7 @@ struct rt_clock {
 	enum fsr_clock_mode mode;
 	/* sim */
 	uint64_t now_ns;
+	_Atomic uint64_t *trace_clock; /* the sim clock plugin's shared word, if recording */
 	struct rt_timer *heap;
 	size_t heap_count;
 	size_t heap_capacity;

@@ -43,6 +43,33 @@ count_application_cpu_waits(const struct fst_trace *trace)
 	return n;
 }
 
+/*
+ * A sim-mode recording carries virtual time (the sim clock plugin): every clock_correlation
+ * event is stamped at exactly its cpu_ts_ns field, up to the clock's fixed offset.
+ */
+static void
+expect_virtual_timestamps(const struct fst_trace *trace)
+{
+	bool has_offset = false;
+	int64_t offset = 0;
+	size_t checked = 0;
+
+	for (size_t i = 0; i < trace->event_count; i++) {
+		const struct fst_event *event = &trace->events[i];
+		int64_t this_offset;
+
+		if (strcmp(event->name, "fencescope_kmd:clock_correlation") != 0)
+			continue;
+		this_offset = event->ts_ns - (int64_t) fst_event_find_field(event, "cpu_ts_ns")->u;
+		if (!has_offset)
+			offset = this_offset;
+		cr_expect_eq(this_offset, offset, "event %zu is not at its virtual time", i);
+		has_offset = true;
+		checked++;
+	}
+	cr_expect_geq(checked, 1);
+}
+
 static unsigned long long
 sum_lost(const struct fst_trace *trace, const char *log_type)
 {
@@ -102,6 +129,7 @@ record_and_check(const char *name)
 	if (strcmp(name, "log-overrun") == 0)
 		cr_expect_gt(sum_lost(trace, "SIGNALS"), 0, "LOG-19: the overrun is in the trace");
 	cr_expect_geq(fst_trace_count(trace, "fencescope_kmd:clock_correlation", NULL, NULL), 1);
+	expect_virtual_timestamps(trace);
 
 	free(path);
 	fst_trace_destroy(trace);
