@@ -19,7 +19,8 @@ _Static_assert((int) FSR_SUBMIT_USER_MODE == (int) FSTP_SUBMISSION_MODE_USER_MOD
 _Static_assert((int) FSR_ENGINE_COPY == (int) FSTP_ENGINE_TYPE_COPY, "same");
 _Static_assert((int) FSR_INTERRUPT_HWQUEUE == (int) FSTP_INTERRUPT_FORM_HWQUEUE, "same");
 _Static_assert(FSR_TRACE_FORMAT_MAJOR == FSTP_FORMAT_MAJOR &&
-		       FSR_TRACE_FORMAT_MINOR == FSTP_FORMAT_MINOR, "one format version");
+		   FSR_TRACE_FORMAT_MINOR == FSTP_FORMAT_MINOR,
+	       "one format version");
 _Static_assert(sizeof(struct hw_log_entry) == FSR_LOG_ENTRY_BYTES, "a log entry is 32 bytes");
 
 void

@@ -288,10 +288,10 @@ Test(log, log_21_log_22_zero_and_backward_timestamps_are_read_and_reported)
 	/* As the GPU writes them: the entries, then FirstFreeEntryIndex (LOG-14). */
 	for (uint32_t i = 0; i < 5; i++)
 		log->entries[i] = (struct hw_log_entry){
-			.fence_value = i + 1,
-			.native_fence = (uint32_t) fence,
-			.operation = FSTP_LOG_OPERATION_SIGNAL_EXECUTED,
-			.end_gpu_ts = end_gpu_ts[i],
+		    .fence_value = i + 1,
+		    .native_fence = (uint32_t) fence,
+		    .operation = FSTP_LOG_OPERATION_SIGNAL_EXECUTED,
+		    .end_gpu_ts = end_gpu_ts[i],
 		};
 	atomic_store(&log->header, 5);
 	cr_assert_eq(fsr_hwqueue_destroy(fx.process, queue), FSR_OK); /* the last read */
