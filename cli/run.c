@@ -119,6 +119,7 @@ fs_run_main(int argc, char **argv)
 	g_autoptr(GError) error = NULL;
 	struct fsr_scenario_options options = {0};
 
+	g_set_prgname("fencescope run");
 	g_option_context_set_summary(
 	    context, "Runs a built-in scenario or a scenario file on the reference "
 		     "runtime and prints its totals.\nIt traces into whatever LTTng "
