@@ -30,20 +30,23 @@
  * libfencescope-sim-clock), sim time is published to the plugin's shared word so that event
  * timestamps are virtual time (runtime/clock-plugin.c).
  */
+static _Atomic uint64_t *sim_trace_clock_word;
+static pthread_once_t sim_trace_clock_once = PTHREAD_ONCE_INIT;
+
+static void
+sim_trace_clock_look_up(void)
+{
+	const char *plugin = getenv("LTTNG_UST_CLOCK_PLUGIN");
+
+	if (plugin && strstr(plugin, "fencescope-sim-clock"))
+		sim_trace_clock_word = fsr_sim_clock_map();
+}
+
 static _Atomic uint64_t *
 sim_trace_clock(void)
 {
-	static _Atomic uint64_t *word;
-	static bool is_looked_up;
-	const char *plugin;
-
-	if (is_looked_up)
-		return word;
-	is_looked_up = true;
-	plugin = getenv("LTTNG_UST_CLOCK_PLUGIN");
-	if (plugin && strstr(plugin, "fencescope-sim-clock"))
-		word = fsr_sim_clock_map();
-	return word;
+	pthread_once(&sim_trace_clock_once, sim_trace_clock_look_up);
+	return sim_trace_clock_word;
 }
 
 static void
@@ -243,11 +246,18 @@ actor_thread(void *data)
 	struct rt_actor *actor = data;
 	struct fsr_runtime *runtime = actor->runtime;
 
-	while (atomic_load(&runtime->clock.is_running)) {
-		uint64_t now = monotonic_ns();
+	for (;;) {
+		uint64_t now;
 		uint64_t next;
 
+		/*
+		 * Clear the kick before testing is_running: a stop that lands between the two
+		 * then leaves kick = 1, and the wait below returns at once.
+		 */
 		atomic_store(&actor->kick, 0);
+		if (!atomic_load(&runtime->clock.is_running))
+			break;
+		now = monotonic_ns();
 		next = actor->step(actor, now);
 		rt_lock(runtime);
 		runtime->stats.steps++;

@@ -28,6 +28,9 @@
 #define FSR_MAX_ADAPTERS     8
 #define FSR_LOG_ENTRY_BYTES  32
 #define FSR_DEFAULT_LOG_SIZE 4096
+#define FSR_MAX_LOG_ENTRIES  (UINT32_C(1) << 24)
+#define FSR_MIN_GPU_HZ       UINT64_C(1000)
+#define FSR_MAX_GPU_HZ       UINT64_C(100000000000)
 #define FSR_TRACING_LOG_GROW 16 /* LOG-20: the factor the OS grows logs by when tracing */
 
 #ifndef NDEBUG
@@ -343,9 +346,33 @@ struct fsr_runtime {
 	struct rt_actor os_actor;
 	uint64_t next_correlation_ns;
 	uint64_t next_log_read_ns;
-	bool is_destroying;
 	struct fsr_runtime_stats stats;
 };
+
+/* NFV-01: CurrentValue only increases; one 64-bit atomic store, never torn. */
+static inline void
+rt_fence_raise(struct fsr_fence *fence, uint64_t value)
+{
+	uint64_t current = atomic_load(&fence->current_value);
+
+	while (current < value &&
+	       !atomic_compare_exchange_weak(&fence->current_value, &current, value))
+		;
+}
+
+/* The ring slot at a byte offset of the ring buffer control's read or write pointer. */
+static inline struct hw_packet *
+rt_ring_slot(struct os_hwqueue *queue, uint64_t ptr_bytes)
+{
+	return &queue->ring[(ptr_bytes / sizeof(struct hw_packet)) % queue->ring_entries];
+}
+
+/* a + b in ns, saturating at FSR_NEVER: "never" plus anything stays never. */
+static inline uint64_t
+rt_add_ns(uint64_t a, uint64_t b)
+{
+	return b >= FSR_NEVER - a ? FSR_NEVER : a + b;
+}
 
 static inline void
 rt_lock(struct fsr_runtime *runtime)

@@ -239,7 +239,6 @@ fsr_runtime_destroy(struct fsr_runtime *runtime)
 {
 	if (!runtime)
 		return;
-	runtime->is_destroying = true;
 	while (runtime->processes)
 		fsr_process_terminate(runtime->processes, false);
 	rt_clock_stop(runtime);
@@ -381,6 +380,19 @@ fsr_adapter_create(struct fsr_runtime *runtime, const struct fsr_adapter_config 
 			    rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_INVALID_ARGUMENT);
 			goto end;
 		}
+	}
+	/*
+	 * A counter of at least 1 kHz that drifts by less than 100% (so it runs), and logs small
+	 * enough to grow 16 times (LOG-20) within 32 bits: outside that, times overflow.
+	 */
+	if ((config->gpu_ts_frequency_hz && (config->gpu_ts_frequency_hz < FSR_MIN_GPU_HZ ||
+					     config->gpu_ts_frequency_hz > FSR_MAX_GPU_HZ)) ||
+	    config->gpu_ts_drift_ppm <= -1000000 || config->gpu_ts_drift_ppm >= 1000000 ||
+	    config->log_capacity_entries > FSR_MAX_LOG_ENTRIES ||
+	    (config->interrupt_form && (config->interrupt_form < FSR_INTERRUPT_FENCE_ARRAY ||
+					config->interrupt_form > FSR_INTERRUPT_HWQUEUE))) {
+		status = rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_INVALID_ARGUMENT);
+		goto end;
 	}
 	if (runtime->adapter_count == FSR_MAX_ADAPTERS) {
 		status = rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_NO_RESOURCES);

@@ -151,17 +151,6 @@ raise_interrupt(struct hw_engine *engine, enum fstp_interrupt_type type,
 	os_raise_interrupt(runtime, interrupt);
 }
 
-/* CurrentValue only increases: a GPU write of a lower value leaves it as it is. */
-static void
-write_current_value(struct fsr_fence *fence, uint64_t value)
-{
-	uint64_t current = atomic_load(&fence->current_value);
-
-	while (current < value &&
-	       !atomic_compare_exchange_weak(&fence->current_value, &current, value))
-		;
-}
-
 /*
  * SYN-09's tail, after CurrentValue and the log entry are written: full barrier, read
  * MonitoredValue, interrupt iff the value is above it (INT-02).
@@ -215,12 +204,6 @@ write_log_entry(struct os_hwqueue *queue, const struct hw_packet *log, uint64_t 
 	hw_fence_log_write(&queue->logs[type], (uint32_t) log->a, &entry);
 }
 
-static struct hw_packet *
-ring_packet(struct os_hwqueue *queue, uint64_t ptr_bytes)
-{
-	return &queue->ring[(ptr_bytes / sizeof(struct hw_packet)) % queue->ring_entries];
-}
-
 enum run_result {
 	RUN_EMPTY,
 	RUN_BLOCKED,
@@ -239,8 +222,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue, uint64_t now)
 	uint64_t gpu_ts = hw_gpu_ts(adapter, now);
 
 	while (read_ptr != write_ptr) {
-		struct hw_packet *packet = ring_packet(queue, read_ptr);
-		struct hw_packet *log = ring_packet(queue, read_ptr + sizeof(*packet));
+		struct hw_packet *packet = rt_ring_slot(queue, read_ptr);
+		struct hw_packet *log = rt_ring_slot(queue, read_ptr + sizeof(*packet));
 		struct fsr_fence *fence;
 
 		switch (packet->type) {
@@ -276,7 +259,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue, uint64_t now)
 			break;
 		case HW_PACKET_SIGNAL:
 			fence = rt_map_get(&runtime->fences, packet->a);
-			write_current_value(fence, packet->b);
+			rt_fence_raise(fence, packet->b);
 			write_log_entry(queue, log, 0, gpu_ts);
 			signal_interrupt_check(engine, queue, fence, packet->b, gpu_ts);
 			os_fence_unref_packet(fence);
@@ -284,7 +267,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue, uint64_t now)
 			break;
 		case HW_PACKET_PROGRESS:
 			/* HPF-02: the buffer's last instruction; its CPU waiters are the OS's. */
-			write_current_value(queue->progress_fence, packet->a);
+			rt_fence_raise(queue->progress_fence, packet->a);
 			signal_interrupt_check(engine, queue, queue->progress_fence, packet->a,
 					       gpu_ts);
 			FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id,

@@ -4,7 +4,7 @@
  * the index the UMD programmed, then the header's FirstFreeEntryIndex, wrapping to 0 and
  * incrementing WraparoundCount at the capacity. The GPU never waits for the reader (LOG-16):
  * an entry the OS has not read yet is simply overwritten. Reading is the OS's business
- * (os/log-reader.c).
+ * (os/interrupt.c).
  */
 #include <stdlib.h>
 

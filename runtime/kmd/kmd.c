@@ -49,13 +49,8 @@ void
 kmd_update_current_value(struct fsr_fence *fence, uint64_t value, bool notification_only)
 {
 	/* NFV-13: the OS applies a CPU signal through the driver; NFV-01: one 64-bit store. */
-	if (!notification_only) {
-		uint64_t current = atomic_load(&fence->current_value);
-
-		while (current < value &&
-		       !atomic_compare_exchange_weak(&fence->current_value, &current, value))
-			;
-	}
+	if (!notification_only)
+		rt_fence_raise(fence, value);
 	FSR_TRACE(fence->adapter->runtime, fencescope_kmd, update_current_value, fence->adapter->id,
 		  fence->global_handle, value, notification_only);
 	/* The command processor rescans its run list for GPU waits it can now release. */

@@ -95,8 +95,24 @@ os_fence_close_handle(struct fsr_process *process, fsr_handle handle, struct fsr
 	struct fsr_runtime *runtime = process->runtime;
 
 	FSR_TRACE(runtime, fencescope_os, fence_close, process->id, fence->global_handle, handle);
-	if (--fence->handle_count > 0)
-		return; /* SHF-03: another process still holds it */
+	/* The waits made through this handle end with it, whoever else holds the fence. */
+	for (struct os_waiter **link = &fence->waiters; *link;) {
+		struct os_waiter *waiter = *link;
+
+		if (waiter->kind == OS_WAITER_KM_QUEUE || waiter->process_id != process->id ||
+		    waiter->fence_handle != handle) {
+			link = &waiter->next;
+			continue;
+		}
+		*link = waiter->next;
+		fence->waiter_count--;
+		os_waiter_finish(runtime, waiter, FSR_ERR_DESTROYED,
+				 atomic_load(&fence->current_value));
+	}
+	if (--fence->handle_count > 0) {
+		os_fence_release_waiters(fence); /* re-arms MonitoredValue (NFV-04) */
+		return;                          /* SHF-03: another process still holds it */
+	}
 	/* SHF-04, SHF-05: the last handle closes, then the global fence is destroyed, once. */
 	fence->is_destroyed = true;
 	FSR_TRACE(runtime, fencescope_os, fence_destroy, fence->global_handle,
@@ -108,6 +124,9 @@ os_fence_close_handle(struct fsr_process *process, fsr_handle handle, struct fsr
 		os_waiter_finish(runtime, waiter, FSR_ERR_DESTROYED,
 				 atomic_load(&fence->current_value));
 	}
+	/* NFV-05: no waiter left, so a signal still queued must not interrupt for it. */
+	if (atomic_load(&fence->monitored_value) != FSR_NO_MONITORED)
+		kmd_update_monitored_value(fence, FSR_NO_MONITORED, 0);
 	unlink_from_device(fence);
 	free_if_unused(fence);
 }
@@ -168,7 +187,7 @@ os_waiter_finish(struct fsr_runtime *runtime, struct os_waiter *waiter, fsr_stat
 		runtime->done_callbacks = waiter;
 		break;
 	case OS_WAITER_KM_QUEUE:
-		/* The software queue goes on from its wait (os/scheduler.c). */
+		/* The software queue goes on from its wait (os/queue.c). */
 		waiter->queue->is_km_blocked = false;
 		rt_clock_kick(runtime, &runtime->os_actor, rt_clock_now(runtime));
 		free(waiter);

@@ -43,6 +43,30 @@ scan_device(struct os_device *device, enum fstp_scan_reason reason)
 	return released;
 }
 
+/*
+ * Releases the waiters of every fence of the adapter that has some: what the OS does when a
+ * log cannot tell it which fences moved — entries lost to an overrun may have named fences of
+ * any device, and an entry may name a handle its process has closed since (INT-06, SYN-06).
+ */
+static uint32_t
+release_adapter_waiters(struct fsr_adapter *adapter)
+{
+	uint32_t released = 0;
+
+	for (size_t cursor = 0;;) {
+		uint64_t key;
+		void *value;
+		struct fsr_fence *fence;
+
+		if (!rt_map_next(&adapter->runtime->fences, &cursor, &key, &value))
+			break;
+		fence = value;
+		if (fence->adapter == adapter && fence->waiters)
+			released += os_fence_release_waiters(fence);
+	}
+	return released;
+}
+
 static void
 report_anomaly(struct os_hwqueue *queue, enum fstp_log_type type, uint64_t position,
 	       enum fstp_log_anomaly anomaly, uint64_t previous_gpu_ts, uint64_t gpu_ts)
@@ -55,7 +79,8 @@ report_anomaly(struct os_hwqueue *queue, enum fstp_log_type type, uint64_t posit
 }
 
 static uint32_t
-read_log(struct os_hwqueue *queue, enum fstp_log_type type, bool *is_overrun)
+read_log(struct os_hwqueue *queue, enum fstp_log_type type, bool *is_overrun,
+	 bool *has_unknown_fence)
 {
 	struct fsr_adapter *adapter = queue->engine->adapter;
 	struct fsr_runtime *runtime = adapter->runtime;
@@ -90,8 +115,10 @@ read_log(struct os_hwqueue *queue, enum fstp_log_type type, bool *is_overrun)
 			  entry->native_fence, fence ? fence->global_handle : 0, entry->fence_value,
 			  entry->operation, entry->observed_gpu_ts, entry->end_gpu_ts);
 		runtime->stats.log_entries_read++;
-		if (!fence)
+		if (!fence) {
 			report_anomaly(queue, type, p, FSTP_LOG_ANOMALY_UNKNOWN_FENCE, 0, 0);
+			*has_unknown_fence = true;
+		}
 		/* LOG-21: zero timestamps are accepted and left out of the monotonic check. */
 		if (entry->end_gpu_ts == 0) {
 			report_anomaly(queue, type, p, FSTP_LOG_ANOMALY_ZERO_TIMESTAMP, previous,
@@ -119,14 +146,17 @@ uint32_t
 os_read_logs(struct os_hwqueue *queue)
 {
 	bool is_overrun = false;
+	bool has_unknown_fence = false;
 	uint32_t released;
 
 	if (queue->mode != FSR_SUBMIT_USER_MODE)
 		return 0; /* LOG-02 */
-	released = read_log(queue, FSTP_LOG_TYPE_WAITS, &is_overrun);
-	released += read_log(queue, FSTP_LOG_TYPE_SIGNALS, &is_overrun);
+	released = read_log(queue, FSTP_LOG_TYPE_WAITS, &is_overrun, &has_unknown_fence);
+	released += read_log(queue, FSTP_LOG_TYPE_SIGNALS, &is_overrun, &has_unknown_fence);
 	if (is_overrun)
 		released += scan_device(queue->context->device, FSTP_SCAN_REASON_LOG_OVERRUN);
+	if (is_overrun || has_unknown_fence)
+		released += release_adapter_waiters(queue->engine->adapter);
 	return released;
 }
 
@@ -232,7 +262,7 @@ os_raise_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		runtime->interrupts_head = interrupt;
 	runtime->interrupts_tail = interrupt;
 	rt_clock_kick(runtime, &runtime->os_actor,
-		      rt_clock_now(runtime) + runtime->config.interrupt_latency_ns);
+		      rt_add_ns(rt_clock_now(runtime), runtime->config.interrupt_latency_ns));
 }
 
 static void
@@ -274,14 +304,13 @@ os_step(struct rt_actor *actor, uint64_t now)
 	expire_async_waiters(runtime, now);
 	if (now >= runtime->next_log_read_ns) {
 		read_all_logs(runtime);
-		runtime->next_log_read_ns = runtime->config.log_read_period_ns == FSR_INFINITE
-						? FSR_NEVER
-						: now + runtime->config.log_read_period_ns;
+		runtime->next_log_read_ns = rt_add_ns(now, runtime->config.log_read_period_ns);
 	}
 	if (now >= runtime->next_correlation_ns) {
 		for (uint32_t a = 0; a < runtime->adapter_count; a++)
 			kmd_correlate_clock(runtime->adapters[a], now);
-		runtime->next_correlation_ns = now + runtime->config.clock_correlation_period_ns;
+		runtime->next_correlation_ns =
+		    rt_add_ns(now, runtime->config.clock_correlation_period_ns);
 	}
 	os_km_schedule(runtime);
 
@@ -308,7 +337,7 @@ os_actor_init(struct fsr_runtime *runtime)
 	runtime->os_actor.name = "os";
 	runtime->os_actor.step = os_step;
 	runtime->next_log_read_ns = now;
-	runtime->next_correlation_ns = now + runtime->config.clock_correlation_period_ns;
+	runtime->next_correlation_ns = rt_add_ns(now, runtime->config.clock_correlation_period_ns);
 	rt_clock_add_actor(runtime, &runtime->os_actor);
 	rt_clock_kick_weak(runtime, &runtime->os_actor, now);
 }

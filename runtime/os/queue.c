@@ -439,6 +439,14 @@ os_hwqueue_free(struct os_hwqueue *queue)
 		free(buffer->packets);
 		free(buffer);
 	}
+	/* Whoever still waits for progress the queue will never make: it is gone. */
+	while (queue->progress_fence->waiters) {
+		struct os_waiter *waiter = queue->progress_fence->waiters;
+
+		os_fence_remove_waiter(queue->progress_fence, waiter);
+		os_waiter_finish(runtime, waiter, FSR_ERR_DESTROYED,
+				 atomic_load(&queue->progress_fence->current_value));
+	}
 	os_fence_unref_packet(queue->progress_fence);
 	free(queue->dropped);
 	free(queue->ring);
@@ -474,10 +482,8 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 		if (i->packet && i->packet->queue == queue)
 			i->packet->queue = NULL;
 	}
-	if (queue->mode == FSR_SUBMIT_USER_MODE) {
-		hw_engine_remove_queue(queue->engine, queue);
-	} else {
-		hw_engine_remove_queue(queue->engine, queue); /* its DMA packets, if any */
+	hw_engine_remove_queue(queue->engine, queue); /* its ring, or its DMA packets */
+	if (queue->mode == FSR_SUBMIT_KERNEL_MODE) {
 		for (struct os_hwqueue **link = &runtime->km_queues; *link;
 		     link = &(*link)->next_km) {
 			if (*link == queue) {
@@ -562,6 +568,13 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			break;
 		case HW_PACKET_WAIT:
 			fence = rt_map_get(&runtime->fences, packet->a);
+			if (fence->is_destroyed && atomic_load(&fence->current_value) < packet->b) {
+				/* Nothing can signal it any more: the wait is dropped, loudly. */
+				rt_refuse(runtime, queue->process->id, "KernelModeFenceWait",
+					  fence->global_handle, FSR_ERR_DESTROYED);
+				os_fence_unref_packet(fence);
+				break;
+			}
 			if (atomic_load(&fence->current_value) < packet->b) {
 				km_wait(runtime, queue, fence, packet);
 				if (queue->is_km_blocked)

@@ -27,6 +27,16 @@ struct fsr_cmdbuf {
 	bool *is_raw;
 };
 
+/* The queue may have been destroyed since the buffer was created (lock held). */
+static bool
+is_queue_alive(const struct fsr_cmdbuf *cmdbuf)
+{
+	const struct rt_object *object =
+	    rt_map_get(&cmdbuf->process->handles, cmdbuf->queue_handle);
+
+	return object && object->pointer == cmdbuf->queue;
+}
+
 fsr_status
 fsr_cmdbuf_create(struct fsr_process *process, fsr_handle hwqueue, struct fsr_cmdbuf **cmdbuf_out)
 {
@@ -141,7 +151,7 @@ give_back_progress_value(struct fsr_cmdbuf *cmdbuf)
 	struct os_hwqueue *queue = cmdbuf->queue;
 	uint64_t *dropped;
 
-	if (rt_map_get(&cmdbuf->process->handles, cmdbuf->queue_handle) == NULL)
+	if (!is_queue_alive(cmdbuf))
 		return; /* the queue is gone */
 	if (queue->next_progress_value == cmdbuf->progress_value) {
 		queue->next_progress_value--;
@@ -198,7 +208,9 @@ fsr_cmdbuf_work(struct fsr_cmdbuf *cmdbuf, uint64_t gpu_ticks)
 	if (!cmdbuf)
 		return FSR_ERR_INVALID_ARGUMENT;
 	rt_lock(cmdbuf->process->runtime);
-	if (gpu_ticks > 0 && gpu_ticks < UMD_MAX_WORK_TICKS)
+	if (!is_queue_alive(cmdbuf))
+		status = FSR_ERR_DESTROYED;
+	else if (gpu_ticks > 0 && gpu_ticks < UMD_MAX_WORK_TICKS)
 		status = append(cmdbuf, (struct hw_packet){.type = HW_PACKET_WORK, .a = gpu_ticks},
 				false);
 	if (status != FSR_OK)
@@ -220,6 +232,9 @@ record_fence_op(struct fsr_cmdbuf *cmdbuf, fsr_handle fence_handle, uint64_t val
 	fsr_status status;
 	size_t count = cmdbuf->count;
 
+	if (!is_queue_alive(cmdbuf))
+		return rt_refuse(runtime, process->id, call, cmdbuf->queue_handle,
+				 FSR_ERR_DESTROYED);
 	status = rt_lookup(process, fence_handle, RT_OBJECT_FENCE, &object);
 	if (status != FSR_OK)
 		return rt_refuse(runtime, process->id, call, fence_handle, status);
@@ -333,8 +348,7 @@ write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progr
 	if (write_ptr - read_ptr + size > (uint64_t) queue->ring_entries * sizeof(struct hw_packet))
 		return FSR_ERR_NO_RESOURCES;
 	for (size_t i = 0; i < count; i++)
-		queue->ring[(write_ptr / sizeof(struct hw_packet) + i) % queue->ring_entries] =
-		    packets[i];
+		*rt_ring_slot(queue, write_ptr + i * sizeof(struct hw_packet)) = packets[i];
 	/* HPF-03, HPF-04: LastQueuedValue before the buffer becomes visible to the GPU. */
 	atomic_store_explicit(&queue->last_queued_value, progress_value, memory_order_release);
 	atomic_store_explicit(&queue->write_ptr_bytes, write_ptr + size, memory_order_release);
@@ -386,7 +400,7 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 	runtime = process->runtime;
 	queue = cmdbuf->queue;
 	rt_lock(runtime);
-	if (rt_map_get(&process->handles, cmdbuf->queue_handle) == NULL || queue->is_abandoned)
+	if (!is_queue_alive(cmdbuf) || queue->is_abandoned)
 		status = FSR_ERR_DESTROYED;
 	else if (!is_well_formed(cmdbuf))
 		status = FSR_ERR_MALFORMED_PACKET;

@@ -74,7 +74,9 @@ FSR_API fsr_status fsr_fence_wait_cpu(struct fsr_process *process, fsr_handle fe
 
 /*
  * Called once when an asynchronous wait ends, from the OS's context without runtime locks
- * held; it may call the API. `status` is as for fsr_fence_wait_cpu.
+ * held. It may call the API but must not block: in realtime mode it runs on the OS's or an
+ * engine's thread, which would stop handling interrupts meanwhile. `status` is as for
+ * fsr_fence_wait_cpu.
  */
 typedef void (*fsr_wait_callback)(fsr_status status, uint64_t observed_value, void *user_data);
 

@@ -85,10 +85,13 @@ FSR_API fsr_status fsr_cmdbuf_raw(struct fsr_cmdbuf *cmdbuf, uint32_t type, uint
 				  uint64_t a, uint64_t b, uint64_t c);
 
 /*
- * Submits and frees the command buffer: the UMD gives it the queue's next progress value
- * (returned in *progress_value, nullable) and ends it with the progress fence write (HPF-02),
- * then hands it to the OS (kernel mode) or writes it to the ring (user mode). On failure the
- * buffer is freed too and nothing was queued.
+ * Submits and frees the command buffer. It ends with the write of the progress value it was
+ * given when it was created (HPF-03; returned in *progress_value, nullable; HPF-02), then
+ * goes to the OS (kernel mode) or into the ring (user mode). Buffers of one queue are
+ * submitted in the order they were created (FSR_ERR_BAD_STATE otherwise); one destroyed
+ * unsubmitted leaves no hole in the progress values. On failure the buffer is freed too and
+ * nothing was queued. A command buffer must not outlive its process; recording into one
+ * whose queue was destroyed fails with FSR_ERR_DESTROYED.
  */
 FSR_API fsr_status fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value);
 

@@ -50,7 +50,8 @@ enum fsr_clock_mode {
 struct fsr_runtime_config {
 	enum fsr_clock_mode clock_mode;
 	uint64_t seed; /* seeds fsr_runtime_random() */
-	/* Period of fencescope_kmd:clock_correlation events; 0 means 10 ms. */
+	/* Period of fencescope_kmd:clock_correlation events; 0 means 10 ms, FSR_INFINITE only
+	 * when an adapter starts. */
 	uint64_t clock_correlation_period_ns;
 	/* Delay between an interrupt and the OS handling it (sim mode); 0 means 2 µs. */
 	uint64_t interrupt_latency_ns;
@@ -95,8 +96,8 @@ FSR_API fsr_status fsr_runtime_create(const struct fsr_runtime_config *config,
 				      struct fsr_runtime **runtime);
 
 /*
- * Stops the clock, reads the logs one last time, terminates every process that is still
- * alive (normally: their queued work completes first), and frees everything.
+ * Terminates every process that is still alive (normally: their queued work completes first,
+ * and each queue's logs are read a last time), stops the clock, and frees everything.
  */
 FSR_API void fsr_runtime_destroy(struct fsr_runtime *runtime);
 
@@ -131,8 +132,9 @@ struct fsr_runtime_stats {
 	uint64_t log_anomalies;       /* entries breaking a timestamp rule or naming no fence */
 	uint64_t trace_hash;          /* FNV-1a of every fired event's name and integer fields */
 	/*
-	 * Kernel-mode submit → start on the engine, as a histogram: bucket i counts latencies in
-	 * [2^(i/8), 2^((i+1)/8)) ns. fsr_latency_percentile() reads it.
+	 * Kernel-mode submit → start on the engine, as a histogram: eight buckets per power of
+	 * two, bucket 8k + j counting latencies in [2^k (1 + j/8), 2^k (1 + (j+1)/8)) ns.
+	 * fsr_latency_percentile() reads it.
 	 */
 	uint64_t submit_to_start[FSR_LATENCY_BUCKETS];
 };
