@@ -80,8 +80,10 @@ setup_hwqueue_interrupts_small_logs(void)
 	fst_rt_setup_with(&runtime_config, &adapter_config);
 }
 
-Test(lifetime, syn_06_overrun_releases_waiters_of_a_fence_of_another_device,
-     .init = setup_hwqueue_interrupts_small_logs, .fini = fst_rt_teardown)
+TestSuite(lifetime_hwqueue_interrupts, .init = setup_hwqueue_interrupts_small_logs,
+	  .fini = fst_rt_teardown);
+
+Test(lifetime_hwqueue_interrupts, syn_06_overrun_releases_waiters_of_a_fence_of_another_device)
 {
 	fsr_handle other_device, fence;
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
@@ -137,8 +139,10 @@ setup_without_periodic_housekeeping(void)
 	fst_rt_setup_with(&runtime_config, &adapter_config);
 }
 
-Test(lifetime, infinite_housekeeping_periods_do_not_wrap_time,
-     .init = setup_without_periodic_housekeeping, .fini = fst_rt_teardown, .timeout = 20)
+TestSuite(lifetime_no_housekeeping, .init = setup_without_periodic_housekeeping,
+	  .fini = fst_rt_teardown);
+
+Test(lifetime_no_housekeeping, infinite_housekeeping_periods_do_not_wrap_time, .timeout = 20)
 {
 	uint64_t now = fsr_runtime_now_ns(fx.runtime);
 
