@@ -86,6 +86,8 @@ struct rt_clock {
 	uint64_t seq;
 	size_t strong_count; /* actors whose valid timer is not weak */
 	bool is_stepping;
+	/* Steps run, in both modes; counted apart from stats so realtime steps take no lock. */
+	_Atomic uint64_t steps;
 	/* realtime */
 	_Atomic bool is_running;
 	struct rt_actor *actors[FSR_MAX_ADAPTERS * FSR_MAX_ENGINES + 1];

@@ -345,6 +345,7 @@ fsr_runtime_get_stats(struct fsr_runtime *runtime, struct fsr_runtime_stats *sta
 	rt_lock(runtime);
 	*stats = runtime->stats;
 	rt_unlock(runtime);
+	stats->steps = atomic_load_explicit(&runtime->clock.steps, memory_order_relaxed);
 }
 
 /* ---- adapters ----------------------------------------------------------------------------- */
