@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyzer/model: normalized events in (fsa/event.h), timeline out. It rebuilds per-HWQueue fence
+ * wait and signal boxes, signal → wait dependency edges, packets per engine, doorbell, power,
+ * suspend, preemption and TDR timelines, lost data (fence log overruns and tracer discards) and
+ * anomalies, as docs/trace-format.md "How a fence box is rebuilt" describes.
+ *
+ * It streams: each finished item goes to the sink's callbacks as soon as it is final, and the
+ * model forgets it. Memory grows with live objects (queues, fences, operations still open,
+ * operations waiting for a clock correlation pair), not with trace length. Queues, fences,
+ * processes and clock fits are kept for the whole analysis (they are few) and can be looked up
+ * while the model lives.
+ *
+ * All times are trace-clock nanoseconds; FSA_TIME_NONE means "not known". Raw GPU ticks are kept
+ * beside the mapped times so a user can check the mapping.
+ */
+#ifndef FSA_MODEL_H
+#define FSA_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fsa/event.h"
+#include "fsa/export.h"
+
+#define FSA_TIME_NONE UINT64_MAX
+
+typedef enum fsa_status {
+	FSA_OK = 0,
+	FSA_ERR_NOMEM = -1,
+	FSA_ERR_INVALID = -2,
+	/* The trace's format major version is newer than the one this analyzer reads. */
+	FSA_ERR_FORMAT_VERSION = -3,
+	FSA_ERR_IO = -4,
+	/* The trace cannot be decoded (truncated, corrupt, not a CTF trace). */
+	FSA_ERR_TRACE = -5,
+	FSA_ERR_CANCELLED = -6,
+} fsa_status;
+
+FSA_API const char *fsa_status_string(fsa_status status);
+
+struct fsa_process_info {
+	uint32_t process_id;
+	const char *name; /* owned by the model; "" when unknown */
+	uint64_t created_ns, terminated_ns;
+	bool is_abnormal_termination;
+};
+
+struct fsa_queue_info {
+	uint64_t hwqueue_handle;
+	uint32_t process_id;
+	uint64_t context_handle;
+	uint32_t adapter_id;
+	uint32_t engine_id;
+	uint8_t engine_type; /* FSTP_ENGINE_TYPE_*, UINT8_MAX when no engine_describe */
+	bool is_user_mode;
+	uint32_t ring_size_bytes;
+	uint64_t progress_fence_handle;
+	uint64_t created_ns, destroyed_ns;
+	/* Totals known so far (final after fsa_model_finish). */
+	uint64_t wait_count, signal_count, packet_count;
+};
+
+struct fsa_fence_info {
+	uint64_t fence_global_handle;
+	uint32_t adapter_id;
+	uint32_t creator_process_id;
+	uint64_t creator_fence_handle;
+	uint8_t fence_type; /* FSTP_FENCE_TYPE_* */
+	bool is_shared, is_cross_adapter;
+	bool is_progress_fence;
+	uint64_t initial_value;
+	/* The highest value the trace shows it reached (signals, scans, CPU waits' observed). */
+	uint64_t last_value;
+	uint64_t final_value; /* at fence_destroy, else last_value */
+	uint64_t created_ns, destroyed_ns;
+	uint64_t wait_count, signal_count;
+};
+
+/* GPU → trace time for one adapter (docs/trace-format.md "GPU time to trace time"). */
+struct fsa_clock_fit {
+	uint32_t adapter_id;
+	uint64_t pair_count;
+	uint64_t nominal_hz;
+	/* Least squares over all pairs: trace_ns = offset_ns + ns_per_tick × gpu_ts. */
+	double offset_ns;
+	double ns_per_tick;
+	/* Residuals of the pairs against that line. Mapping itself is piecewise between pairs. */
+	double residual_rms_ns;
+	double residual_max_ns;
+};
+
+enum fsa_op_kind {
+	FSA_OP_WAIT,
+	FSA_OP_SIGNAL,
+};
+
+/* Where an operation ran. */
+enum fsa_op_source {
+	FSA_SRC_USER_MODE_QUEUE,   /* closed by a fence log entry (GPU time) */
+	FSA_SRC_KERNEL_MODE_QUEUE, /* closed by an OS software command (CPU time) */
+	FSA_SRC_CPU,               /* cpu_wait_begin/end or cpu_signal: no queue */
+};
+
+enum fsa_op_state {
+	/* Queued and closed by its log entry or OS event: both ends observed. */
+	FSA_OP_OBSERVED,
+	/* Its log entry was lost to an overrun; the fallback scan proves it happened, between
+	 * inferred_begin_ns and inferred_end_ns (GPV-08). */
+	FSA_OP_INFERRED,
+	/* Queued, never closed by the end of the trace (for waits: a hang candidate). */
+	FSA_OP_NEVER_COMPLETED,
+	/* Closed by a log entry whose queued event the trace does not have. */
+	FSA_OP_UNQUEUED,
+};
+
+struct fsa_op {
+	uint64_t id; /* unique in one analysis, in the order operations are closed */
+	enum fsa_op_kind kind;
+	enum fsa_op_source source;
+	enum fsa_op_state state;
+	uint64_t hwqueue_handle; /* 0 for FSA_SRC_CPU */
+	uint32_t process_id;
+	uint32_t adapter_id, engine_id; /* UINT32_MAX when unknown */
+	uint64_t fence_handle;          /* process-local */
+	uint64_t fence_global_handle;   /* 0 when the trace never mapped the local handle */
+	uint64_t fence_value;
+	uint64_t progress_value; /* of the command buffer; 0 for CPU operations */
+	uint64_t queued_ns;      /* opens the box; FSA_TIME_NONE for FSA_OP_UNQUEUED */
+	/* Waits on user-mode queues: when the GPU reached the wait (end of the "queued" phase and
+	 * start of "stalled on GPU"). FSA_TIME_NONE when the entry says 0 (one phase). */
+	uint64_t observed_ns;
+	uint64_t end_ns; /* closes the box; FSA_TIME_NONE unless OBSERVED or UNQUEUED */
+	uint64_t inferred_begin_ns, inferred_end_ns; /* FSA_OP_INFERRED only */
+	uint64_t observed_gpu_ts, end_gpu_ts;         /* raw log entry ticks, 0 when none */
+	uint64_t log_position;                        /* absolute entry position, UINT64_MAX none */
+	/* CPU waits only: how the wait ended (FSTP_CPU_WAIT_RESULT_*), observed CurrentValue. */
+	uint8_t cpu_wait_result;
+	uint64_t observed_value;
+	/* Waits: the signal that released it (GPV-07), 0 when not known. */
+	uint64_t signal_op_id;
+};
+
+/* Signal → wait dependency, joined on (fence_global_handle, value) across queues (GPV-07). */
+struct fsa_edge {
+	uint64_t signal_op_id, wait_op_id;
+	uint64_t fence_global_handle;
+	uint64_t signal_value, wait_value;
+	enum fsa_op_source signal_source, wait_source;
+	uint64_t signal_hwqueue_handle, wait_hwqueue_handle; /* 0 for CPU */
+	uint32_t signal_process_id, wait_process_id;
+	uint64_t signal_end_ns, wait_end_ns;
+};
+
+enum fsa_packet_status {
+	FSA_PACKET_COMPLETED = 0, /* = FSTP_PACKET_STATUS_* */
+	FSA_PACKET_PREEMPTED = 1,
+	FSA_PACKET_FAULTED = 2,
+	FSA_PACKET_ABORTED = 3,
+	FSA_PACKET_NEVER_ENDED = 255,
+};
+
+/* One execution of a packet (a DMA packet or a ring submission) on an engine. A preempted
+ * packet that is resubmitted appears once per piece, linked by resubmission_of. */
+struct fsa_packet {
+	uint32_t adapter_id, engine_id;
+	uint64_t hwqueue_handle;
+	uint64_t packet_id;
+	uint64_t resubmission_of;
+	uint64_t progress_value;
+	bool is_user_mode, is_paging;
+	uint64_t queued_ns; /* submit_command / packet_queued / ring_write; FSA_TIME_NONE unknown */
+	uint64_t start_ns, end_ns;
+	uint64_t start_gpu_ts, end_gpu_ts;
+	enum fsa_packet_status status;
+};
+
+enum fsa_marker_kind {
+	/* Instants (end_ns == begin_ns). */
+	FSA_MARK_DOORBELL_RING,       /* value = write pointer, code = doorbell status */
+	FSA_MARK_DOORBELL_CREATE,     /* code = status */
+	FSA_MARK_DOORBELL_CONNECT,    /* value = physical doorbell, code = status */
+	FSA_MARK_DOORBELL_DISCONNECT, /* value = physical doorbell, code = disconnect reason */
+	FSA_MARK_DOORBELL_VICTIMIZE,  /* hwqueue = victim, other_handle = connecting queue */
+	FSA_MARK_DOORBELL_DESTROY,
+	FSA_MARK_ENGINE_RESET, /* code = is_success */
+	FSA_MARK_PAGE_FAULT,   /* value = gpu_va, code = fault type */
+	FSA_MARK_DEVICE_LOST,  /* other_handle = device, code = loss reason */
+	FSA_MARK_LOG_RESIZE,   /* value = new capacity, code = reason */
+	FSA_MARK_CALL_FAILED,  /* value = handle, code = status (sign-extended) */
+	/* Intervals. */
+	FSA_MARK_PREEMPTION,         /* request → complete; value = packet, code = reason */
+	FSA_MARK_TDR,                /* tdr_begin → tdr_end; code = tdr result, value = reason */
+	FSA_MARK_CONTEXT_SUSPENDED,  /* context_suspend → context_resume */
+	FSA_MARK_ENGINE_F1,          /* engine in F1 */
+	FSA_MARK_DEVICE_D3,          /* adapter in D3 */
+	FSA_MARK_DOORBELL_CONNECTED, /* doorbell_connect (CONNECTED) → disconnect/destroy */
+	FSA_MARK_KIND_COUNT,
+};
+
+struct fsa_marker {
+	enum fsa_marker_kind kind;
+	uint64_t begin_ns, end_ns; /* end_ns FSA_TIME_NONE: still open at the end of the trace */
+	uint32_t adapter_id, engine_id, process_id; /* UINT32_MAX when not applicable */
+	uint64_t hwqueue_handle, context_handle, doorbell_handle, other_handle;
+	uint64_t value;
+	int64_t code;
+	/* Doorbell connects after a disconnect: time since that queue's previous disconnect
+	 * (the reconnect latency), FSA_TIME_NONE for a first connect. */
+	uint64_t latency_ns;
+};
+
+enum fsa_loss_kind {
+	FSA_LOSS_LOG_OVERRUN,     /* fence log entries overwritten before the OS read them */
+	FSA_LOSS_TRACER_EVENTS,   /* discarded-events message */
+	FSA_LOSS_TRACER_PACKETS,  /* discarded-packets message */
+};
+
+struct fsa_loss {
+	enum fsa_loss_kind kind;
+	uint64_t count; /* entries, events or packets lost; 0 when the tracer did not count */
+	/* The time range the lost data lies in (for an overrun: from the last entry of that log read
+	 * before it to the overrun's read). FSA_TIME_NONE when unknown. */
+	uint64_t begin_ns, end_ns;
+	uint32_t adapter_id;
+	uint64_t hwqueue_handle; /* overrun */
+	uint8_t log_type;        /* overrun: FSTP_LOG_TYPE_* */
+	uint64_t cached_position, new_position;
+	/* Overrun: fence operations of that queue and log marked inferred because of it. */
+	uint64_t inferred_ops;
+	/* Tracer: the stream and CPU. */
+	uint64_t stream_id;
+	uint32_t cpu_id;
+};
+
+enum fsa_anomaly_kind {
+	FSA_ANOM_TIMESTAMP_BACKWARDS,     /* trace timestamp below the previous event's */
+	FSA_ANOM_ZERO_TIMESTAMP,          /* trace timestamp 0, or a log entry with end_gpu_ts 0 */
+	FSA_ANOM_GPU_TIMESTAMP_BACKWARDS, /* a log's non-zero end_gpu_ts went down (LOG-22) */
+	FSA_ANOM_OBSERVED_AFTER_END,      /* observed_gpu_ts > end_gpu_ts */
+	FSA_ANOM_WAIT_NEVER_UNBLOCKED,    /* hang candidate */
+	FSA_ANOM_SIGNAL_NEVER_EXECUTED,
+	FSA_ANOM_VALUE_REGRESSION, /* a signal to a value below the fence's known value */
+	FSA_ANOM_OP_ON_DESTROYED_FENCE,
+	FSA_ANOM_LOG_ENTRY_WITHOUT_QUEUED,
+	FSA_ANOM_QUEUED_WITHOUT_LOG_ENTRY, /* a user-mode op closed by nothing and not inferred */
+	FSA_ANOM_END_BEFORE_QUEUED,        /* GPU end maps before the CPU queued time */
+	FSA_ANOM_UNKNOWN_FENCE,            /* a handle no fence_create/fence_open named */
+	FSA_ANOM_UNKNOWN_QUEUE,            /* a queue no hwqueue_create named */
+	FSA_ANOM_NO_CLOCK_CORRELATION,     /* GPU times of an adapter without any pair */
+	FSA_ANOM_KIND_COUNT,
+};
+
+struct fsa_anomaly {
+	enum fsa_anomaly_kind kind;
+	uint64_t ts_ns; /* where in the trace it shows */
+	uint32_t process_id;
+	uint64_t hwqueue_handle;
+	uint64_t fence_handle, fence_global_handle, fence_value;
+	uint64_t op_id; /* the operation concerned, 0 if none */
+	/* Kind-specific: previous and current timestamp, known and new value, … */
+	uint64_t a, b;
+};
+
+struct fsa_summary {
+	uint32_t format_major, format_minor; /* 0.0 when the trace has no trace_info */
+	bool has_trace_info;
+	uint8_t clock_mode; /* FSTP_CLOCK_MODE_* */
+	const char *runtime_version;
+	uint64_t first_ns, last_ns; /* FSA_TIME_NONE without events */
+	uint64_t event_count;
+	uint64_t event_counts[FSA_EV_COUNT]; /* [FSA_EV_UNKNOWN]: events of other providers */
+	uint64_t op_counts[3][2];  /* [source][kind] */
+	uint64_t inferred_ops, never_completed_ops, unqueued_ops;
+	uint64_t edge_count, packet_count;
+	uint64_t log_entries_read, log_entries_lost, overrun_count;
+	uint64_t tracer_discarded_events, tracer_discarded_packets;
+	uint64_t anomaly_counts[FSA_ANOM_KIND_COUNT];
+};
+
+/*
+ * Callbacks get borrowed items, valid during the call. Any may be NULL. A callback that returns
+ * non-FSA_OK stops the analysis: fsa_model_add_event() returns that status.
+ */
+struct fsa_model_sink {
+	void *data;
+	fsa_status (*op)(void *data, const struct fsa_op *op);
+	fsa_status (*edge)(void *data, const struct fsa_edge *edge);
+	fsa_status (*packet)(void *data, const struct fsa_packet *packet);
+	fsa_status (*marker)(void *data, const struct fsa_marker *marker);
+	fsa_status (*loss)(void *data, const struct fsa_loss *loss);
+	fsa_status (*anomaly)(void *data, const struct fsa_anomaly *anomaly);
+};
+
+struct fsa_model;
+
+/* Returns: (transfer full) (nullable: out of memory). The sink is copied. */
+FSA_API struct fsa_model *fsa_model_create(const struct fsa_model_sink *sink);
+FSA_API void fsa_model_destroy(struct fsa_model *model);
+
+/*
+ * Feeds one event, in trace order. Returns FSA_ERR_FORMAT_VERSION for a trace_info whose major
+ * version is newer than FSTP_FORMAT_MAJOR (the model then refuses further events), a sink's
+ * status, or FSA_OK. Malformed input is an anomaly, never an error.
+ */
+FSA_API fsa_status fsa_model_add_event(struct fsa_model *model, const struct fsa_event *event);
+FSA_API fsa_status fsa_model_add_discard(struct fsa_model *model,
+					 const struct fsa_discard *discard);
+/* End of trace: flushes every open item (never completed, inferred, open intervals). */
+FSA_API fsa_status fsa_model_finish(struct fsa_model *model);
+
+FSA_API const struct fsa_summary *fsa_model_borrow_summary(const struct fsa_model *model);
+
+FSA_API size_t fsa_model_process_count(const struct fsa_model *model);
+FSA_API const struct fsa_process_info *fsa_model_borrow_process(const struct fsa_model *model,
+								size_t index);
+FSA_API const struct fsa_process_info *fsa_model_find_process(const struct fsa_model *model,
+							      uint32_t process_id);
+/* Queues in creation order. */
+FSA_API size_t fsa_model_queue_count(const struct fsa_model *model);
+FSA_API const struct fsa_queue_info *fsa_model_borrow_queue(const struct fsa_model *model,
+							    size_t index);
+FSA_API const struct fsa_queue_info *fsa_model_find_queue(const struct fsa_model *model,
+							  uint64_t hwqueue_handle);
+/* Fences in creation order. */
+FSA_API size_t fsa_model_fence_count(const struct fsa_model *model);
+FSA_API const struct fsa_fence_info *fsa_model_borrow_fence(const struct fsa_model *model,
+							    size_t index);
+FSA_API const struct fsa_fence_info *fsa_model_find_fence(const struct fsa_model *model,
+							  uint64_t fence_global_handle);
+FSA_API size_t fsa_model_clock_fit_count(const struct fsa_model *model);
+FSA_API const struct fsa_clock_fit *fsa_model_borrow_clock_fit(const struct fsa_model *model,
+							       size_t index);
+/* GPU ticks of an adapter → trace ns with the mapping known so far; FSA_TIME_NONE without a
+ * clock correlation pair for that adapter. */
+FSA_API uint64_t fsa_model_gpu_to_trace(const struct fsa_model *model, uint32_t adapter_id,
+					uint64_t gpu_ts);
+
+FSA_API const char *fsa_op_kind_name(enum fsa_op_kind kind);         /* "wait", "signal" */
+FSA_API const char *fsa_op_source_name(enum fsa_op_source source);   /* "user_mode", … */
+FSA_API const char *fsa_op_state_name(enum fsa_op_state state);      /* "observed", … */
+FSA_API const char *fsa_marker_kind_name(enum fsa_marker_kind kind); /* "doorbell_ring", … */
+FSA_API const char *fsa_loss_kind_name(enum fsa_loss_kind kind);     /* "log_overrun", … */
+FSA_API const char *fsa_anomaly_kind_name(enum fsa_anomaly_kind kind);
+FSA_API const char *fsa_packet_status_name(enum fsa_packet_status status);
+
+#endif /* FSA_MODEL_H */
