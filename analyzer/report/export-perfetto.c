@@ -460,8 +460,8 @@ try_flow(struct fsa_perfetto_writer *w, const struct fsa_edge *e, bool is_final)
 	const struct cached_op *f = cached(w, e->wait_op_id);
 	/* Ids grow in the order operations close: an id at or below the highest seen whose slice
 	 * is not cached will never come (evicted, or an operation without a time). */
-	bool is_signal_gone = !s && (!w->has_op || e->signal_op_id <= w->max_op_id);
-	bool is_wait_gone = !f && (!w->has_op || e->wait_op_id <= w->max_op_id);
+	bool is_signal_gone = !s && w->has_op && e->signal_op_id <= w->max_op_id;
+	bool is_wait_gone = !f && w->has_op && e->wait_op_id <= w->max_op_id;
 
 	if (s && f) {
 		uint64_t id = ++w->flow_count;
