@@ -1,3 +1,172 @@
 /* SPDX-License-Identifier: MIT */
-/* Placeholder replaced by the model's GPU → trace time mapping in the next commit. */
+/*
+ * GPU → trace time (docs/trace-format.md "GPU time to trace time", GPV-04). Each adapter's
+ * clock_correlation pairs are kept (16 bytes per pair, one pair per correlation period); a GPU
+ * timestamp maps by linear interpolation between the two pairs around it, so a counter that
+ * drifts is followed piece by piece, and by extrapolation of the last segment past the last
+ * pair (the nominal frequency with a single pair). The least-squares line over all pairs and its
+ * residual are reported so a user can judge the counter. Integer arithmetic (128-bit) keeps a
+ * sim-mode trace exact to the counter's resolution.
+ */
+#include <math.h>
+#include <stdlib.h>
+
 #include "model-private.h"
+
+/* -Wpedantic: 128-bit integers are a GNU extension, which gcc and clang both have. */
+__extension__ typedef __int128 i128;
+
+struct clock_state *
+fsa_clock_get(struct fsa_model *model, uint32_t adapter_id, bool create)
+{
+	struct clock_state *clocks;
+
+	for (size_t i = 0; i < model->clock_count; i++)
+		if (model->clocks[i].fit.adapter_id == adapter_id)
+			return &model->clocks[i];
+	if (!create)
+		return NULL;
+	clocks = realloc(model->clocks, (model->clock_count + 1) * sizeof(*clocks));
+	if (!clocks)
+		return NULL;
+	model->clocks = clocks;
+	clocks[model->clock_count] = (struct clock_state){.fit.adapter_id = adapter_id};
+	return &clocks[model->clock_count++];
+}
+
+bool
+fsa_clock_add_pair(struct fsa_model *model, uint32_t adapter_id, uint64_t cpu_ns, uint64_t gpu_ts,
+		   uint64_t nominal_hz)
+{
+	struct clock_state *clock = fsa_clock_get(model, adapter_id, true);
+
+	if (!clock)
+		return false;
+	if (nominal_hz)
+		clock->fit.nominal_hz = nominal_hz;
+	/* A pair that does not move the counter forward cannot define a segment. */
+	if (clock->pair_count && gpu_ts <= clock->pairs[clock->pair_count - 1].gpu_ts)
+		return true;
+	if (clock->pair_count == clock->pair_capacity) {
+		size_t capacity = clock->pair_capacity ? clock->pair_capacity * 2 : 64;
+		struct clock_pair *pairs = realloc(clock->pairs, capacity * sizeof(*pairs));
+
+		if (!pairs)
+			return false;
+		clock->pairs = pairs;
+		clock->pair_capacity = capacity;
+	}
+	clock->pairs[clock->pair_count++] = (struct clock_pair){.gpu_ts = gpu_ts, .cpu_ns = cpu_ns};
+	clock->fit.pair_count = clock->pair_count;
+	return true;
+}
+
+/*
+ * A GPU timestamp is mapped for good once a pair at or after it exists, or once it is less than
+ * FSA_CLOCK_HORIZON_NS past the last pair: extrapolating the last segment that far costs at most
+ * the counter's drift over that time (50 ppm: 1 µs), and it lets boxes go out in about the order
+ * they ended instead of waiting for the next correlation (or the end, in a short trace).
+ */
+bool
+fsa_clock_is_final(const struct clock_state *clock, uint64_t gpu_ts)
+{
+	uint64_t last, horizon;
+
+	if (!clock || !clock->pair_count)
+		return false;
+	last = clock->pairs[clock->pair_count - 1].gpu_ts;
+	horizon = (uint64_t) ((double) clock->fit.nominal_hz * (FSA_CLOCK_HORIZON_NS / 1e9));
+	return gpu_ts <= last || gpu_ts - last <= horizon;
+}
+
+static uint64_t
+map_on(const struct clock_pair *a, uint64_t gpu_ts, i128 num, i128 den)
+{
+	i128 delta = (i128) gpu_ts - (i128) a->gpu_ts;
+	i128 t = (i128) a->cpu_ns + (delta * num) / den;
+
+	if (t < 0)
+		return 0;
+	if (t >= (i128) UINT64_MAX)
+		return UINT64_MAX - 1;
+	return (uint64_t) t;
+}
+
+uint64_t
+fsa_clock_map(const struct clock_state *clock, uint64_t gpu_ts)
+{
+	size_t lo = 0, hi;
+	const struct clock_pair *p;
+
+	if (!clock || !clock->pair_count)
+		return FSA_TIME_NONE;
+	p = clock->pairs;
+	if (clock->pair_count == 1) {
+		uint64_t hz = clock->fit.nominal_hz ? clock->fit.nominal_hz : 1000000000u;
+
+		return map_on(&p[0], gpu_ts, 1000000000, hz);
+	}
+	/* The last pair at or below gpu_ts; the first segment before the first pair. */
+	hi = clock->pair_count - 1;
+	if (gpu_ts >= p[hi].gpu_ts) {
+		lo = hi - 1;
+	} else if (gpu_ts <= p[0].gpu_ts) {
+		lo = 0;
+	} else {
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (p[mid].gpu_ts <= gpu_ts)
+				lo = mid;
+			else
+				hi = mid;
+		}
+	}
+	return map_on(&p[lo], gpu_ts, (i128) p[lo + 1].cpu_ns - (i128) p[lo].cpu_ns,
+		      (i128) p[lo + 1].gpu_ts - (i128) p[lo].gpu_ts);
+}
+
+void
+fsa_clock_finish(struct clock_state *clock)
+{
+	struct fsa_clock_fit *fit = &clock->fit;
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, n = (double) clock->pair_count;
+	double x0, y0, sse = 0, max = 0;
+
+	if (!clock->pair_count)
+		return;
+	/* Centred on the first pair: the raw values are too large for doubles' sums of squares. */
+	x0 = (double) clock->pairs[0].gpu_ts;
+	y0 = (double) clock->pairs[0].cpu_ns;
+	for (size_t i = 0; i < clock->pair_count; i++) {
+		double x = (double) clock->pairs[i].gpu_ts - x0;
+		double y = (double) clock->pairs[i].cpu_ns - y0;
+
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+	}
+	if (clock->pair_count == 1 || n * sxx - sx * sx == 0) {
+		fit->ns_per_tick = fit->nominal_hz ? 1e9 / (double) fit->nominal_hz : 1.0;
+	} else {
+		fit->ns_per_tick = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+	}
+	{
+		double b = fit->ns_per_tick;
+		double a_c = (sy - b * sx) / n; /* intercept in centred coordinates */
+
+		for (size_t i = 0; i < clock->pair_count; i++) {
+			double x = (double) clock->pairs[i].gpu_ts - x0;
+			double y = (double) clock->pairs[i].cpu_ns - y0;
+			double r = y - (a_c + b * x);
+
+			sse += r * r;
+			if (fabs(r) > max)
+				max = fabs(r);
+		}
+		fit->offset_ns = y0 + a_c - b * x0;
+	}
+	fit->residual_rms_ns = sqrt(sse / n);
+	fit->residual_max_ns = max;
+}

@@ -9,13 +9,13 @@
 
 static const char *const event_names[FSA_EV_COUNT] = {
 #define FSA_X(layer, name, NAME) [FSA_EV_##NAME] = "fencescope_" #layer ":" #name,
-	FSA_EVENT_TYPES(FSA_X)
+    FSA_EVENT_TYPES(FSA_X)
 #undef FSA_X
 };
 
 static const char *const field_names[FSA_F_COUNT] = {
 #define FSA_X(name, NAME) [FSA_F_##NAME] = #name,
-	FSA_FIELDS(FSA_X)
+    FSA_FIELDS(FSA_X)
 #undef FSA_X
 };
 

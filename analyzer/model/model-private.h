@@ -1,7 +1,194 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The model's internal state, shared by model.c (dispatch, objects, markers, packets),
+ * ops.c (fence operation boxes, edges, overruns) and clock-fit.c (GPU → trace time).
+ */
 #ifndef FSA_MODEL_PRIVATE_H
 #define FSA_MODEL_PRIVATE_H
 
-#include "fsa/model.h"
+#include <stdbool.h>
+#include <stdint.h>
 
-#endif
+#include "fencescope-tp-enums.h"
+#include "fsa/model.h"
+#include "hmap.h"
+
+/*
+ * How long, in trace time, a closed wait waits for the signal that released it to be read
+ * (another queue's signal log may be read later than this queue's wait log) before it is
+ * given out without an edge.
+ */
+#define FSA_EDGE_LAG_NS UINT64_C(50000000)
+/* Signals remembered per fence for matching waits (GPV-07). */
+#define FSA_SIGNAL_HISTORY 64
+/*
+ * GPU times mapped onto the trace clock are only as good as the counter's resolution and the
+ * correlation; CPU and GPU times closer than this are treated as equal (box ends that map a
+ * little before their CPU start, a signal that seems to end just after the wait it released).
+ */
+#define FSA_CLOCK_TOLERANCE_NS UINT64_C(1000)
+/* How far past the last clock correlation pair a GPU time is extrapolated (clock-fit.c). */
+#define FSA_CLOCK_HORIZON_NS 20000000.0
+
+struct clock_pair {
+	uint64_t gpu_ts;
+	uint64_t cpu_ns;
+};
+
+struct clock_state {
+	struct fsa_clock_fit fit;
+	struct clock_pair *pairs; /* every pair, in trace order (16 bytes per correlation) */
+	size_t pair_count, pair_capacity;
+	bool warned; /* NO_CLOCK_CORRELATION reported */
+};
+
+struct signal_memory {
+	uint64_t op_id;
+	uint64_t value;
+	uint64_t end_ns;
+	enum fsa_op_source source;
+	uint64_t hwqueue_handle;
+	uint32_t process_id;
+};
+
+struct fence_state {
+	struct fsa_fence_info info;
+	bool is_destroyed;
+	/* Highest signalled value and when (for VALUE_REGRESSION). */
+	uint64_t max_signal_value;
+	uint64_t max_signal_end_ns;
+	bool has_signal;
+	/* The highest-valued signals given out, for GPV-07 matching; when full, the lowest
+	 * value is forgotten. */
+	struct signal_memory history[FSA_SIGNAL_HISTORY];
+	unsigned history_count;
+	/* Largest value of a forgotten signal: waits at or below it cannot be matched for
+	 * sure. */
+	uint64_t evicted_max_value;
+	bool has_evicted;
+	/* Closed waits held until the signal that released them is given out. */
+	struct op_rec *held;
+};
+
+struct process_state {
+	struct fsa_process_info info;
+	char *name;
+	struct fsa_hmap locals; /* local fence handle → struct fence_state */
+	struct fsa_hmap closed; /* local handles closed (value: the fence_state) */
+};
+
+struct op_rec;
+
+struct overrun_state {
+	bool is_pending; /* overrun seen, fallback scan not yet */
+	struct fsa_loss loss;
+	uint64_t first_end_gpu_ts_after; /* first entry read after the overrun, 0 if none */
+};
+
+struct queue_state {
+	struct fsa_queue_info info;
+	bool is_known; /* named by hwqueue_create */
+	/* Open operations: key (fence_handle, value, kind) → first op_rec (chained by next_open).
+	 */
+	struct fsa_hmap open;
+	uint64_t open_count;
+	/* Per log type: last non-zero end_gpu_ts read, for LOG-22 and the inferred ranges. */
+	uint64_t last_end_gpu_ts[2];
+	struct overrun_state overrun[2];
+	/* Ring writes waiting for their packet_start: progress value → queued ns (+1). */
+	struct fsa_hmap ring_writes;
+	/* Highest progress value known complete (packet_end, packet_complete, destroy). */
+	uint64_t completed_progress;
+	uint64_t last_disconnect_ns;
+};
+
+struct op_rec {
+	struct fsa_op op;
+	struct queue_state *queue;            /* NULL for CPU operations */
+	struct fence_state *fence;            /* NULL when the handle is unknown */
+	struct op_rec *next_open;             /* chain of one open key */
+	struct op_rec *prev, *next;           /* the pending list */
+	struct op_rec *held_prev, *held_next; /* the fence's held waits */
+	bool is_held;
+	uint64_t closed_ns; /* trace time it was closed (edge lag) */
+	bool needs_mapping;
+};
+
+struct packet_rec {
+	struct fsa_packet packet;
+	struct packet_rec *prev, *next; /* pending list (ended, waiting for a clock pair) */
+};
+
+struct fsa_model {
+	struct fsa_model_sink sink;
+	struct fsa_summary summary;
+	fsa_status failed; /* sticky: version refused or a sink stopped us */
+	bool is_finished;
+	uint64_t last_ts;
+	uint64_t next_op_id;
+
+	struct fsa_hmap processes; /* process_id → process_state */
+	struct process_state **process_list;
+	size_t process_count, process_capacity;
+	struct fsa_hmap queues; /* hwqueue_handle → queue_state */
+	struct queue_state **queue_list;
+	size_t queue_count, queue_capacity;
+	struct fsa_hmap fences; /* fence_global_handle → fence_state */
+	struct fence_state **fence_list;
+	size_t fence_count, fence_capacity;
+	struct clock_state *clocks; /* indexed by position; found by adapter id */
+	size_t clock_count;
+	/* adapter_id << 32 | engine_id → engine type (+1) */
+	struct fsa_hmap engine_types;
+	struct fsa_hmap context_engines; /* context_handle → engine_id + 1 */
+
+	struct fsa_hmap cpu_waits; /* waiter_id → op_rec */
+	/* Pending output: closed operations and ended packets not given out yet. */
+	struct op_rec *pending_head, *pending_tail;
+	size_t pending_count;
+	struct packet_rec *pending_packets_head, *pending_packets_tail;
+	struct fsa_hmap packets;       /* key2(adapter, packet_id) → packet_rec (started) */
+	struct fsa_hmap packet_queued; /* key2(adapter, packet_id) → queued ns + 1 (KM) */
+	struct fsa_hmap km_packets;    /* packet_id → queued ns + 1 (submit_command) */
+	/* Open intervals: key → struct fsa_marker. */
+	struct fsa_hmap preemptions, tdrs, suspends, engine_f1, device_d3, doorbells;
+	/* Last fallback scan values, per adapter: key2(adapter, global) → value + 1. */
+	struct fsa_hmap scan_values;
+	uint64_t events_since_flush;
+	char runtime_version[64];
+};
+
+/* model.c */
+struct queue_state *fsa_model_queue_get(struct fsa_model *model, uint64_t handle, uint64_t ts);
+struct fence_state *fsa_model_fence_of(struct fsa_model *model, uint32_t process_id,
+				       uint64_t fence_handle, uint64_t ts, bool *is_closed);
+fsa_status fsa_model_emit_anomaly(struct fsa_model *model, struct fsa_anomaly *anomaly);
+fsa_status fsa_model_emit_loss(struct fsa_model *model, const struct fsa_loss *loss);
+
+/* ops.c */
+fsa_status fsa_ops_queued(struct fsa_model *model, const struct fsa_event *ev,
+			  enum fsa_op_kind kind);
+fsa_status fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status fsa_ops_km_closed(struct fsa_model *model, const struct fsa_event *ev,
+			     enum fsa_op_kind kind);
+fsa_status fsa_ops_cpu_wait_begin(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status fsa_ops_cpu_wait_end(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status fsa_ops_cpu_signal(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status fsa_ops_overrun(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status fsa_ops_scan_value(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status fsa_ops_scan(struct fsa_model *model, const struct fsa_event *ev);
+/* Gives out every pending item that is ready; with `is_final`, all of them. */
+fsa_status fsa_ops_flush(struct fsa_model *model, bool is_final);
+fsa_status fsa_ops_finish(struct fsa_model *model);
+void fsa_ops_free(struct fsa_model *model);
+
+/* clock-fit.c */
+struct clock_state *fsa_clock_get(struct fsa_model *model, uint32_t adapter_id, bool create);
+bool fsa_clock_add_pair(struct fsa_model *model, uint32_t adapter_id, uint64_t cpu_ns,
+			uint64_t gpu_ts, uint64_t nominal_hz);
+/* True when gpu_ts can be interpolated (a pair at or after it exists). */
+bool fsa_clock_is_final(const struct clock_state *clock, uint64_t gpu_ts);
+uint64_t fsa_clock_map(const struct clock_state *clock, uint64_t gpu_ts);
+void fsa_clock_finish(struct clock_state *clock);
+
+#endif /* FSA_MODEL_PRIVATE_H */

@@ -7,7 +7,7 @@
 
 #define NAME_OR(table, index, fallback)                                                            \
 	((size_t) (index) < sizeof(table) / sizeof((table)[0]) && (table)[index] ? (table)[index]  \
-										  : (fallback))
+										 : (fallback))
 
 const char *
 fsa_status_string(fsa_status status)

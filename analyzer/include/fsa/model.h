@@ -133,8 +133,8 @@ struct fsa_op {
 	uint64_t observed_ns;
 	uint64_t end_ns; /* closes the box; FSA_TIME_NONE unless OBSERVED or UNQUEUED */
 	uint64_t inferred_begin_ns, inferred_end_ns; /* FSA_OP_INFERRED only */
-	uint64_t observed_gpu_ts, end_gpu_ts;         /* raw log entry ticks, 0 when none */
-	uint64_t log_position;                        /* absolute entry position, UINT64_MAX none */
+	uint64_t observed_gpu_ts, end_gpu_ts;        /* raw log entry ticks, 0 when none */
+	uint64_t log_position;                       /* absolute entry position, UINT64_MAX none */
 	/* CPU waits only: how the wait ended (FSTP_CPU_WAIT_RESULT_*), observed CurrentValue. */
 	uint8_t cpu_wait_result;
 	uint64_t observed_value;
@@ -212,16 +212,16 @@ struct fsa_marker {
 };
 
 enum fsa_loss_kind {
-	FSA_LOSS_LOG_OVERRUN,     /* fence log entries overwritten before the OS read them */
-	FSA_LOSS_TRACER_EVENTS,   /* discarded-events message */
-	FSA_LOSS_TRACER_PACKETS,  /* discarded-packets message */
+	FSA_LOSS_LOG_OVERRUN,    /* fence log entries overwritten before the OS read them */
+	FSA_LOSS_TRACER_EVENTS,  /* discarded-events message */
+	FSA_LOSS_TRACER_PACKETS, /* discarded-packets message */
 };
 
 struct fsa_loss {
 	enum fsa_loss_kind kind;
 	uint64_t count; /* entries, events or packets lost; 0 when the tracer did not count */
-	/* The time range the lost data lies in (for an overrun: from the last entry of that log read
-	 * before it to the overrun's read). FSA_TIME_NONE when unknown. */
+	/* The time range the lost data lies in (for an overrun: from the last entry of that log
+	 * read before it to the overrun's read). FSA_TIME_NONE when unknown. */
 	uint64_t begin_ns, end_ns;
 	uint32_t adapter_id;
 	uint64_t hwqueue_handle; /* overrun */
@@ -271,7 +271,7 @@ struct fsa_summary {
 	uint64_t first_ns, last_ns; /* FSA_TIME_NONE without events */
 	uint64_t event_count;
 	uint64_t event_counts[FSA_EV_COUNT]; /* [FSA_EV_UNKNOWN]: events of other providers */
-	uint64_t op_counts[3][2];  /* [source][kind] */
+	uint64_t op_counts[3][2];            /* [source][kind] */
 	uint64_t inferred_ops, never_completed_ops, unqueued_ops;
 	uint64_t edge_count, packet_count;
 	uint64_t log_entries_read, log_entries_lost, overrun_count;

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The model's hash map (see hmap.h). Keys are mixed before probing because handles share their
+ * high bits and values are small consecutive integers.
+ */
+#include <stdlib.h>
+
+#include "hmap.h"
+
+static inline size_t
+slot_of(uint64_t key, size_t mask)
+{
+	key ^= key >> 33;
+	key *= UINT64_C(0xff51afd7ed558ccd);
+	key ^= key >> 33;
+	return (size_t) key & mask;
+}
+
+void
+fsa_hmap_fini(struct fsa_hmap *map)
+{
+	free(map->slots);
+	*map = (struct fsa_hmap){0};
+}
+
+static bool
+grow(struct fsa_hmap *map)
+{
+	size_t capacity = map->mask ? (map->mask + 1) * 2 : 16;
+	struct fsa_hmap_slot *slots = calloc(capacity, sizeof(*slots));
+	struct fsa_hmap old = *map;
+
+	if (!slots)
+		return false;
+	map->slots = slots;
+	map->mask = capacity - 1;
+	map->count = 0;
+	for (size_t i = 0; old.mask && i <= old.mask; i++)
+		if (old.slots[i].value)
+			fsa_hmap_put(map, old.slots[i].key, old.slots[i].value);
+	free(old.slots);
+	return true;
+}
+
+bool
+fsa_hmap_put(struct fsa_hmap *map, uint64_t key, void *value)
+{
+	size_t i;
+
+	if ((map->count + 1) * 4 > (map->mask + 1) * 3 || !map->mask)
+		if (!grow(map))
+			return false;
+	for (i = slot_of(key, map->mask); map->slots[i].value; i = (i + 1) & map->mask) {
+		if (map->slots[i].key == key) {
+			map->slots[i].value = value;
+			return true;
+		}
+	}
+	map->slots[i].key = key;
+	map->slots[i].value = value;
+	map->count++;
+	return true;
+}
+
+void *
+fsa_hmap_get(const struct fsa_hmap *map, uint64_t key)
+{
+	if (!map->mask)
+		return NULL;
+	for (size_t i = slot_of(key, map->mask); map->slots[i].value; i = (i + 1) & map->mask)
+		if (map->slots[i].key == key)
+			return map->slots[i].value;
+	return NULL;
+}
+
+void *
+fsa_hmap_remove(struct fsa_hmap *map, uint64_t key)
+{
+	size_t i, j;
+	void *value;
+
+	if (!map->mask)
+		return NULL;
+	for (i = slot_of(key, map->mask); map->slots[i].value; i = (i + 1) & map->mask)
+		if (map->slots[i].key == key)
+			break;
+	value = map->slots[i].value;
+	if (!value)
+		return NULL;
+	/* Backward shift: move later members of the probe run into the hole. */
+	for (j = (i + 1) & map->mask; map->slots[j].value; j = (j + 1) & map->mask) {
+		size_t home = slot_of(map->slots[j].key, map->mask);
+
+		if (((j - home) & map->mask) >= ((j - i) & map->mask)) {
+			map->slots[i] = map->slots[j];
+			i = j;
+		}
+	}
+	map->slots[i] = (struct fsa_hmap_slot){0};
+	map->count--;
+	return value;
+}
+
+bool
+fsa_hmap_next(const struct fsa_hmap *map, size_t *cursor, uint64_t *key, void **value)
+{
+	for (; map->mask && *cursor <= map->mask; (*cursor)++) {
+		if (map->slots[*cursor].value) {
+			*key = map->slots[*cursor].key;
+			*value = map->slots[(*cursor)++].value;
+			return true;
+		}
+	}
+	return false;
+}

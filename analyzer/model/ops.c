@@ -1,0 +1,982 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fence operation boxes (GPV-01..08). A queued event opens a box under the key (queue, local
+ * fence handle, value, operation) — by key, never by order, because a command list can be
+ * recorded long before it runs (GPV-05). A fence log entry (user-mode queues, GPV-06), an OS
+ * software command (kernel-mode queues, LOG-02) or a CPU wait's end closes it. Closed boxes wait
+ * in the pending list until their GPU times can be interpolated between clock correlation pairs
+ * and, for waits, until the signal that released them (GPV-07) has been given out, then go to
+ * the sink. After a fence log overrun, the open boxes of that queue and log whose fence the
+ * fallback scan shows at or past their value are marked inferred (LOG-18, GPV-08).
+ *
+ * What this file does not do: packets, markers and object lifetimes (model.c).
+ */
+#include <stdlib.h>
+
+#include "model-private.h"
+
+static uint64_t
+open_key(uint64_t fence_handle, uint64_t value, enum fsa_op_kind kind)
+{
+	return fsa_hmap_key2(fence_handle, value * 2 + (uint64_t) kind);
+}
+
+static struct op_rec *
+op_new(struct fsa_model *model, enum fsa_op_kind kind, enum fsa_op_source source)
+{
+	struct op_rec *rec = calloc(1, sizeof(*rec));
+
+	if (!rec) {
+		model->failed = FSA_ERR_NOMEM;
+		return NULL;
+	}
+	rec->op.kind = kind;
+	rec->op.source = source;
+	rec->op.state = FSA_OP_OBSERVED;
+	rec->op.adapter_id = UINT32_MAX;
+	rec->op.engine_id = UINT32_MAX;
+	rec->op.queued_ns = FSA_TIME_NONE;
+	rec->op.observed_ns = FSA_TIME_NONE;
+	rec->op.end_ns = FSA_TIME_NONE;
+	rec->op.inferred_begin_ns = FSA_TIME_NONE;
+	rec->op.inferred_end_ns = FSA_TIME_NONE;
+	rec->op.log_position = UINT64_MAX;
+	return rec;
+}
+
+static void
+op_set_queue(struct op_rec *rec, struct queue_state *queue)
+{
+	rec->queue = queue;
+	rec->op.hwqueue_handle = queue->info.hwqueue_handle;
+	rec->op.adapter_id = queue->info.adapter_id;
+	rec->op.engine_id = queue->info.engine_id;
+	if (!rec->op.process_id)
+		rec->op.process_id = queue->info.process_id;
+}
+
+static fsa_status
+anomaly_for(struct fsa_model *model, enum fsa_anomaly_kind kind, const struct op_rec *rec,
+	    uint64_t ts, uint64_t a, uint64_t b)
+{
+	struct fsa_anomaly anomaly = {
+	    .kind = kind,
+	    .ts_ns = ts,
+	    .process_id = rec->op.process_id,
+	    .hwqueue_handle = rec->op.hwqueue_handle,
+	    .fence_handle = rec->op.fence_handle,
+	    .fence_global_handle = rec->op.fence_global_handle,
+	    .fence_value = rec->op.fence_value,
+	    .op_id = rec->op.id,
+	    .a = a,
+	    .b = b,
+	};
+
+	return fsa_model_emit_anomaly(model, &anomaly);
+}
+
+/* Finds the fence an operation names and reports unknown or closed handles. */
+static fsa_status
+attach_fence(struct fsa_model *model, struct op_rec *rec, uint64_t ts)
+{
+	bool is_closed = false;
+
+	rec->fence =
+	    fsa_model_fence_of(model, rec->op.process_id, rec->op.fence_handle, ts, &is_closed);
+	if (rec->fence)
+		rec->op.fence_global_handle = rec->fence->info.fence_global_handle;
+	if (is_closed || (rec->fence && rec->fence->is_destroyed))
+		return anomaly_for(model, FSA_ANOM_OP_ON_DESTROYED_FENCE, rec, ts, 0, 0);
+	if (!rec->fence)
+		return anomaly_for(model, FSA_ANOM_UNKNOWN_FENCE, rec, ts, 0, 0);
+	return FSA_OK;
+}
+
+fsa_status
+fsa_ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_kind kind)
+{
+	struct queue_state *queue =
+	    fsa_model_queue_get(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	struct op_rec *rec, *tail;
+	uint64_t key;
+
+	if (!queue)
+		return model->failed;
+	rec =
+	    op_new(model, kind,
+		   queue->info.is_user_mode ? FSA_SRC_USER_MODE_QUEUE : FSA_SRC_KERNEL_MODE_QUEUE);
+	if (!rec)
+		return model->failed;
+	rec->op.process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+	op_set_queue(rec, queue);
+	rec->op.fence_handle = ev->u[FSA_F_FENCE_HANDLE];
+	rec->op.fence_value = ev->u[FSA_F_FENCE_VALUE];
+	rec->op.progress_value = ev->u[FSA_F_PROGRESS_VALUE];
+	rec->op.queued_ns = ev->ts_ns;
+	key = open_key(rec->op.fence_handle, rec->op.fence_value, kind);
+	tail = fsa_hmap_get(&queue->open, key);
+	if (!tail) {
+		if (!fsa_hmap_put(&queue->open, key, rec)) {
+			free(rec);
+			return model->failed = FSA_ERR_NOMEM;
+		}
+	} else {
+		while (tail->next_open)
+			tail = tail->next_open;
+		tail->next_open = rec;
+	}
+	queue->open_count++;
+	return attach_fence(model, rec, ev->ts_ns);
+}
+
+/* Unlinks the oldest open operation with this key (hash collisions are checked). */
+static struct op_rec *
+take_open(struct queue_state *queue, uint64_t fence_handle, uint64_t value, enum fsa_op_kind kind)
+{
+	uint64_t key = open_key(fence_handle, value, kind);
+	struct op_rec *head = fsa_hmap_get(&queue->open, key), *rec, **link = &head;
+
+	for (rec = head; rec; link = &rec->next_open, rec = rec->next_open)
+		if (rec->op.fence_handle == fence_handle && rec->op.fence_value == value &&
+		    rec->op.kind == kind)
+			break;
+	if (!rec)
+		return NULL;
+	*link = rec->next_open;
+	rec->next_open = NULL;
+	if (head)
+		fsa_hmap_put(&queue->open, key, head); /* replaces: never grows the map */
+	else
+		fsa_hmap_remove(&queue->open, key);
+	queue->open_count--;
+	return rec;
+}
+
+static void
+pending_append(struct fsa_model *model, struct op_rec *rec)
+{
+	rec->prev = model->pending_tail;
+	rec->next = NULL;
+	if (model->pending_tail)
+		model->pending_tail->next = rec;
+	else
+		model->pending_head = rec;
+	model->pending_tail = rec;
+	model->pending_count++;
+}
+
+static void
+pending_unlink(struct fsa_model *model, struct op_rec *rec)
+{
+	if (rec->prev)
+		rec->prev->next = rec->next;
+	else
+		model->pending_head = rec->next;
+	if (rec->next)
+		rec->next->prev = rec->prev;
+	else
+		model->pending_tail = rec->prev;
+	model->pending_count--;
+}
+
+static fsa_status try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final);
+
+/* NO_CLOCK_CORRELATION is reported once per adapter. */
+static bool
+clock_needs_warning(struct fsa_model *model, uint32_t adapter_id)
+{
+	struct clock_state *clock = fsa_clock_get(model, adapter_id, true);
+
+	if (!clock || clock->warned)
+		return false;
+	clock->warned = true;
+	return true;
+}
+
+/* A box is closed: it gets its id and waits in the pending list until it can be given out. */
+static fsa_status
+close_op(struct fsa_model *model, struct op_rec *rec, uint64_t ts)
+{
+	rec->op.id = ++model->next_op_id;
+	rec->closed_ns = ts;
+	pending_append(model, rec);
+	return try_emit(model, rec, false);
+}
+
+/* GPU ticks of the box → trace time, once the clock pairs around them are known. */
+static fsa_status
+map_times(struct fsa_model *model, struct op_rec *rec, bool is_final, bool *is_mapped)
+{
+	struct clock_state *clock = fsa_clock_get(model, rec->op.adapter_id, false);
+	uint64_t latest = rec->op.end_gpu_ts > rec->op.observed_gpu_ts ? rec->op.end_gpu_ts
+								       : rec->op.observed_gpu_ts;
+	fsa_status status = FSA_OK;
+
+	*is_mapped = false;
+	if (!is_final && !fsa_clock_is_final(clock, latest)) {
+		/* Without any pair yet, a box waits; at the end it is placed at its read. */
+		return FSA_OK;
+	}
+	if (!clock || !clock->pair_count) {
+		if (clock_needs_warning(model, rec->op.adapter_id)) {
+			status = anomaly_for(model, FSA_ANOM_NO_CLOCK_CORRELATION, rec,
+					     rec->closed_ns, rec->op.adapter_id, 0);
+			if (status)
+				return status;
+		}
+		rec->op.end_ns = rec->closed_ns;
+	} else {
+		/* A zero end timestamp (LOG-21) leaves the box ending at its read, the latest it
+		 * can have ended. */
+		rec->op.end_ns =
+		    rec->op.end_gpu_ts ? fsa_clock_map(clock, rec->op.end_gpu_ts) : rec->closed_ns;
+		if (rec->op.observed_gpu_ts)
+			rec->op.observed_ns = fsa_clock_map(clock, rec->op.observed_gpu_ts);
+	}
+	rec->needs_mapping = false;
+	*is_mapped = true;
+	if (rec->op.queued_ns != FSA_TIME_NONE) {
+		uint64_t queued = rec->op.queued_ns;
+
+		/* Within the mapping's tolerance, GPU times snap to the CPU time they cannot
+		 * precede; further off, the box is reported, not clamped (trace-format.md). */
+		if (rec->op.observed_ns < queued &&
+		    queued - rec->op.observed_ns <= FSA_CLOCK_TOLERANCE_NS)
+			rec->op.observed_ns = queued;
+		if (rec->op.end_ns < queued && queued - rec->op.end_ns <= FSA_CLOCK_TOLERANCE_NS)
+			rec->op.end_ns = queued;
+		if (rec->op.end_ns < queued)
+			status = anomaly_for(model, FSA_ANOM_END_BEFORE_QUEUED, rec, rec->closed_ns,
+					     queued, rec->op.end_ns);
+	}
+	if (rec->op.observed_ns != FSA_TIME_NONE && rec->op.observed_ns > rec->op.end_ns &&
+	    rec->op.observed_ns - rec->op.end_ns <= FSA_CLOCK_TOLERANCE_NS)
+		rec->op.observed_ns = rec->op.end_ns;
+	return status;
+}
+
+/*
+ * GPV-07: a wait for (fence, V) was released by the first signal that brought the fence to a
+ * value ≥ V. Fence values only grow, so that is the remembered signal with the smallest value
+ * ≥ V. Returns NULL when none is remembered, or when a signal that could be it was forgotten.
+ */
+static const struct signal_memory *
+find_release(const struct fence_state *fence, uint64_t value)
+{
+	const struct signal_memory *best = NULL;
+
+	if (fence->has_evicted && fence->evicted_max_value >= value)
+		return NULL;
+	for (unsigned i = 0; i < fence->history_count; i++) {
+		const struct signal_memory *s = &fence->history[i];
+
+		if (s->value < value)
+			continue;
+		if (!best || s->value < best->value ||
+		    (s->value == best->value && s->end_ns < best->end_ns))
+			best = s;
+	}
+	return best;
+}
+
+static void
+remember_signal(struct fence_state *fence, const struct fsa_op *op)
+{
+	struct signal_memory *slot;
+
+	if (fence->history_count == FSA_SIGNAL_HISTORY) {
+		unsigned lowest = 0;
+
+		for (unsigned i = 1; i < FSA_SIGNAL_HISTORY; i++)
+			if (fence->history[i].value < fence->history[lowest].value)
+				lowest = i;
+		if (fence->history[lowest].value > op->fence_value) {
+			/* Lower than everything remembered: it is the one forgotten. */
+			if (!fence->has_evicted || op->fence_value > fence->evicted_max_value)
+				fence->evicted_max_value = op->fence_value;
+			fence->has_evicted = true;
+			return;
+		}
+		if (!fence->has_evicted || fence->history[lowest].value > fence->evicted_max_value)
+			fence->evicted_max_value = fence->history[lowest].value;
+		fence->has_evicted = true;
+		slot = &fence->history[lowest];
+	} else {
+		slot = &fence->history[fence->history_count++];
+	}
+	*slot = (struct signal_memory){
+	    .op_id = op->id,
+	    .value = op->fence_value,
+	    .end_ns = op->state == FSA_OP_INFERRED ? op->inferred_end_ns : op->end_ns,
+	    .source = op->source,
+	    .hwqueue_handle = op->hwqueue_handle,
+	    .process_id = op->process_id,
+	};
+}
+
+static fsa_status
+emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *release)
+{
+	struct fsa_op *op = &rec->op;
+	struct fsa_summary *sum = &model->summary;
+	fsa_status status = FSA_OK;
+
+	if (release)
+		op->signal_op_id = release->op_id;
+	sum->op_counts[op->source][op->kind]++;
+	if (op->state == FSA_OP_INFERRED)
+		sum->inferred_ops++;
+	else if (op->state == FSA_OP_NEVER_COMPLETED)
+		sum->never_completed_ops++;
+	else if (op->state == FSA_OP_UNQUEUED)
+		sum->unqueued_ops++;
+	if (rec->queue) {
+		if (op->kind == FSA_OP_WAIT)
+			rec->queue->info.wait_count++;
+		else
+			rec->queue->info.signal_count++;
+	}
+	if (rec->fence) {
+		struct fence_state *fence = rec->fence;
+		uint64_t end = op->state == FSA_OP_INFERRED ? op->inferred_end_ns : op->end_ns;
+
+		if (op->kind == FSA_OP_WAIT) {
+			fence->info.wait_count++;
+		} else if (op->state == FSA_OP_OBSERVED || op->state == FSA_OP_INFERRED ||
+			   op->state == FSA_OP_UNQUEUED) {
+			fence->info.signal_count++;
+			/* Lower than a value the fence had reached earlier: a regression. (Logs of
+			 * several queues are read in any order, so compare by time, not arrival.)
+			 */
+			if (fence->has_signal && op->fence_value < fence->max_signal_value &&
+			    end != FSA_TIME_NONE && fence->max_signal_end_ns != FSA_TIME_NONE &&
+			    end > fence->max_signal_end_ns) {
+				status = anomaly_for(model, FSA_ANOM_VALUE_REGRESSION, rec, end,
+						     fence->max_signal_value, op->fence_value);
+				if (status)
+					goto end;
+			}
+			if (!fence->has_signal || op->fence_value > fence->max_signal_value) {
+				fence->max_signal_value = op->fence_value;
+				fence->max_signal_end_ns = end;
+			}
+			fence->has_signal = true;
+			if (op->fence_value > fence->info.last_value)
+				fence->info.last_value = op->fence_value;
+			remember_signal(fence, op);
+		}
+	}
+	if (model->sink.op) {
+		status = model->sink.op(model->sink.data, op);
+		if (status)
+			goto end;
+	}
+	/* The waits this signal may have released go out now, after it. */
+	if (op->kind == FSA_OP_SIGNAL && rec->fence) {
+		for (struct op_rec *wait = rec->fence->held, *next; wait && !status; wait = next) {
+			next = wait->held_next;
+			if (wait->op.fence_value <= op->fence_value)
+				status = try_emit(model, wait, false);
+		}
+		if (status)
+			goto end;
+	}
+	if (release) {
+		struct fsa_edge edge = {
+		    .signal_op_id = release->op_id,
+		    .wait_op_id = op->id,
+		    .fence_global_handle = op->fence_global_handle,
+		    .signal_value = release->value,
+		    .wait_value = op->fence_value,
+		    .signal_source = release->source,
+		    .wait_source = op->source,
+		    .signal_hwqueue_handle = release->hwqueue_handle,
+		    .wait_hwqueue_handle = op->hwqueue_handle,
+		    .signal_process_id = release->process_id,
+		    .wait_process_id = op->process_id,
+		    .signal_end_ns = release->end_ns,
+		    .wait_end_ns = op->end_ns,
+		};
+
+		sum->edge_count++;
+		if (model->sink.edge)
+			status = model->sink.edge(model->sink.data, &edge);
+	}
+end:
+	if (status)
+		model->failed = status;
+	return status;
+}
+
+/* Gives a pending box out if it is ready (see the file comment); frees it then. */
+static fsa_status
+try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
+{
+	const struct signal_memory *release = NULL;
+	fsa_status status;
+
+	if (rec->needs_mapping) {
+		bool is_mapped;
+
+		status = map_times(model, rec, is_final, &is_mapped);
+		if (status || !is_mapped)
+			return status;
+	}
+	if (rec->op.kind == FSA_OP_WAIT && rec->fence && rec->op.state != FSA_OP_NEVER_COMPLETED &&
+	    !(rec->op.source == FSA_SRC_CPU &&
+	      rec->op.cpu_wait_result != FSTP_CPU_WAIT_RESULT_SATISFIED)) {
+		release = find_release(rec->fence, rec->op.fence_value);
+		/* A signal that ran after the wait ended cannot have released it. */
+		if (release && release->end_ns != FSA_TIME_NONE &&
+		    rec->op.end_ns != FSA_TIME_NONE &&
+		    release->end_ns > rec->op.end_ns + FSA_CLOCK_TOLERANCE_NS)
+			release = NULL;
+		if (!release && rec->op.fence_value > rec->fence->info.initial_value && !is_final &&
+		    model->last_ts < rec->closed_ns + FSA_EDGE_LAG_NS) {
+			if (!rec->is_held) {
+				rec->is_held = true;
+				rec->held_prev = NULL;
+				rec->held_next = rec->fence->held;
+				if (rec->fence->held)
+					rec->fence->held->held_prev = rec;
+				rec->fence->held = rec;
+			}
+			return FSA_OK;
+		}
+	}
+	if (rec->is_held) {
+		if (rec->held_prev)
+			rec->held_prev->held_next = rec->held_next;
+		else
+			rec->fence->held = rec->held_next;
+		if (rec->held_next)
+			rec->held_next->held_prev = rec->held_prev;
+		rec->is_held = false;
+	}
+	pending_unlink(model, rec);
+	status = emit(model, rec, release);
+	free(rec);
+	return status;
+}
+
+static uint64_t
+end_of(const struct op_rec *rec)
+{
+	if (rec->op.state == FSA_OP_INFERRED)
+		return rec->op.inferred_end_ns;
+	return rec->op.end_ns != FSA_TIME_NONE ? rec->op.end_ns : rec->closed_ns;
+}
+
+static int
+compare_by_end(const void *a, const void *b)
+{
+	const struct op_rec *x = *(struct op_rec *const *) a, *y = *(struct op_rec *const *) b;
+	uint64_t ex = end_of(x), ey = end_of(y);
+
+	if (ex != ey)
+		return ex < ey ? -1 : 1;
+	if (x->op.kind != y->op.kind)
+		return x->op.kind == FSA_OP_SIGNAL ? -1 : 1;
+	return x->op.id < y->op.id ? -1 : x->op.id > y->op.id;
+}
+
+/*
+ * Gives out what is ready in the order the operations ended, signals before waits at the same
+ * time: a wait then finds the signal that released it among the signals already given out, and
+ * signals that came later cannot push it out of the fence's memory first.
+ */
+fsa_status
+fsa_ops_flush(struct fsa_model *model, bool is_final)
+{
+	struct op_rec **ready;
+	size_t count = 0;
+	fsa_status status = FSA_OK;
+
+	if (!model->pending_count)
+		return FSA_OK;
+	ready = malloc(model->pending_count * sizeof(*ready));
+	if (!ready)
+		return model->failed = FSA_ERR_NOMEM;
+	for (struct op_rec *rec = model->pending_head; rec && !status; rec = rec->next) {
+		if (rec->needs_mapping) {
+			bool is_mapped;
+
+			status = map_times(model, rec, is_final, &is_mapped);
+			if (!is_mapped)
+				continue;
+		}
+		ready[count++] = rec;
+	}
+	if (!status && count > 1)
+		qsort(ready, count, sizeof(*ready), compare_by_end);
+	for (size_t i = 0; i < count && !status; i++)
+		status = try_emit(model, ready[i], is_final);
+	free(ready);
+	return status;
+}
+
+fsa_status
+fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct queue_state *queue =
+	    fsa_model_queue_get(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	unsigned log = ev->u[FSA_F_LOG_TYPE] ? 1 : 0;
+	enum fsa_op_kind kind = ev->u[FSA_F_OPERATION] == FSTP_LOG_OPERATION_WAIT_UNBLOCKED
+				    ? FSA_OP_WAIT
+				    : FSA_OP_SIGNAL;
+	uint64_t end = ev->u[FSA_F_END_GPU_TS], observed = ev->u[FSA_F_OBSERVED_GPU_TS];
+	struct op_rec *rec;
+	fsa_status status = FSA_OK;
+
+	if (!queue)
+		return model->failed;
+	model->summary.log_entries_read++;
+	rec = take_open(queue, ev->u[FSA_F_FENCE_HANDLE], ev->u[FSA_F_FENCE_VALUE], kind);
+	if (!rec) {
+		rec = op_new(model, kind, FSA_SRC_USER_MODE_QUEUE);
+		if (!rec)
+			return model->failed;
+		rec->op.state = FSA_OP_UNQUEUED;
+		op_set_queue(rec, queue);
+		rec->op.fence_handle = ev->u[FSA_F_FENCE_HANDLE];
+		rec->op.fence_value = ev->u[FSA_F_FENCE_VALUE];
+		rec->fence = fsa_hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
+		rec->op.fence_global_handle = ev->u[FSA_F_FENCE_GLOBAL_HANDLE];
+		status = anomaly_for(model, FSA_ANOM_LOG_ENTRY_WITHOUT_QUEUED, rec, ev->ts_ns,
+				     ev->u[FSA_F_ENTRY_POSITION], 0);
+	}
+	if (!rec->fence && ev->u[FSA_F_FENCE_GLOBAL_HANDLE]) {
+		rec->fence = fsa_hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
+		rec->op.fence_global_handle = ev->u[FSA_F_FENCE_GLOBAL_HANDLE];
+	}
+	rec->op.end_gpu_ts = end;
+	rec->op.observed_gpu_ts = observed;
+	rec->op.log_position = ev->u[FSA_F_ENTRY_POSITION];
+	rec->needs_mapping = true;
+	/* LOG-21: zero is tolerated but recorded; LOG-22: a non-zero timestamp must not go down. */
+	if (!status && !end)
+		status = anomaly_for(model, FSA_ANOM_ZERO_TIMESTAMP, rec, ev->ts_ns,
+				     queue->last_end_gpu_ts[log], 0);
+	else if (!status && end < queue->last_end_gpu_ts[log])
+		status = anomaly_for(model, FSA_ANOM_GPU_TIMESTAMP_BACKWARDS, rec, ev->ts_ns,
+				     queue->last_end_gpu_ts[log], end);
+	if (!status && end && observed > end)
+		status =
+		    anomaly_for(model, FSA_ANOM_OBSERVED_AFTER_END, rec, ev->ts_ns, observed, end);
+	if (end) {
+		queue->last_end_gpu_ts[log] = end;
+		if (queue->overrun[log].is_pending && !queue->overrun[log].first_end_gpu_ts_after)
+			queue->overrun[log].first_end_gpu_ts_after = end;
+	}
+	if (status) {
+		free(rec);
+		return model->failed = status;
+	}
+	return close_op(model, rec, ev->ts_ns);
+}
+
+fsa_status
+fsa_ops_km_closed(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_kind kind)
+{
+	struct queue_state *queue =
+	    fsa_model_queue_get(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	struct op_rec *rec;
+	fsa_status status = FSA_OK;
+
+	if (!queue)
+		return model->failed;
+	rec = take_open(queue, ev->u[FSA_F_FENCE_HANDLE], ev->u[FSA_F_FENCE_VALUE], kind);
+	if (!rec) {
+		rec = op_new(model, kind, FSA_SRC_KERNEL_MODE_QUEUE);
+		if (!rec)
+			return model->failed;
+		rec->op.state = FSA_OP_UNQUEUED;
+		rec->op.process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+		op_set_queue(rec, queue);
+		rec->op.fence_handle = ev->u[FSA_F_FENCE_HANDLE];
+		rec->op.fence_value = ev->u[FSA_F_FENCE_VALUE];
+		status = attach_fence(model, rec, ev->ts_ns);
+		if (!status)
+			status = anomaly_for(model, FSA_ANOM_LOG_ENTRY_WITHOUT_QUEUED, rec,
+					     ev->ts_ns, 0, 0);
+		if (status) {
+			free(rec);
+			return model->failed = status;
+		}
+	}
+	rec->op.end_ns = ev->ts_ns;
+	return close_op(model, rec, ev->ts_ns);
+}
+
+fsa_status
+fsa_ops_cpu_wait_begin(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct op_rec *rec = op_new(model, FSA_OP_WAIT, FSA_SRC_CPU), *old;
+
+	if (!rec)
+		return model->failed;
+	rec->op.process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+	rec->op.fence_handle = ev->u[FSA_F_FENCE_HANDLE];
+	rec->op.fence_value = ev->u[FSA_F_FENCE_VALUE];
+	rec->op.queued_ns = ev->ts_ns;
+	old = fsa_hmap_get(&model->cpu_waits, ev->u[FSA_F_WAITER_ID]);
+	if (!fsa_hmap_put(&model->cpu_waits, ev->u[FSA_F_WAITER_ID], rec)) {
+		free(rec);
+		return model->failed = FSA_ERR_NOMEM;
+	}
+	free(old); /* a waiter id reused without an end: the trace lost that end */
+	return attach_fence(model, rec, ev->ts_ns);
+}
+
+fsa_status
+fsa_ops_cpu_wait_end(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct op_rec *rec = fsa_hmap_remove(&model->cpu_waits, ev->u[FSA_F_WAITER_ID]);
+
+	if (!rec) {
+		fsa_status status;
+
+		rec = op_new(model, FSA_OP_WAIT, FSA_SRC_CPU);
+		if (!rec)
+			return model->failed;
+		rec->op.state = FSA_OP_UNQUEUED;
+		rec->op.process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+		rec->op.fence_handle = ev->u[FSA_F_FENCE_HANDLE];
+		rec->op.fence_value = ev->u[FSA_F_FENCE_VALUE];
+		status = attach_fence(model, rec, ev->ts_ns);
+		if (status) {
+			free(rec);
+			return model->failed = status;
+		}
+	}
+	rec->op.end_ns = ev->ts_ns;
+	rec->op.cpu_wait_result = (uint8_t) ev->u[FSA_F_RESULT];
+	rec->op.observed_value = ev->u[FSA_F_OBSERVED_VALUE];
+	if (rec->fence && rec->op.observed_value > rec->fence->info.last_value)
+		rec->fence->info.last_value = rec->op.observed_value;
+	return close_op(model, rec, ev->ts_ns);
+}
+
+fsa_status
+fsa_ops_cpu_signal(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct op_rec *rec = op_new(model, FSA_OP_SIGNAL, FSA_SRC_CPU);
+	fsa_status status;
+
+	if (!rec)
+		return model->failed;
+	rec->op.process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+	rec->op.fence_handle = ev->u[FSA_F_FENCE_HANDLE];
+	rec->op.fence_value = ev->u[FSA_F_FENCE_VALUE];
+	rec->op.queued_ns = ev->ts_ns;
+	rec->op.end_ns = ev->ts_ns;
+	status = attach_fence(model, rec, ev->ts_ns);
+	if (status) {
+		free(rec);
+		return model->failed = status;
+	}
+	return close_op(model, rec, ev->ts_ns);
+}
+
+/* LOG-16, LOG-17: entries were overwritten before the OS read them. */
+fsa_status
+fsa_ops_overrun(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct queue_state *queue =
+	    fsa_model_queue_get(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	unsigned log = ev->u[FSA_F_LOG_TYPE] ? 1 : 0;
+	struct overrun_state *overrun;
+
+	if (!queue)
+		return model->failed;
+	overrun = &queue->overrun[log];
+	model->summary.overrun_count++;
+	model->summary.log_entries_lost += ev->u[FSA_F_ENTRIES_LOST];
+	if (overrun->is_pending) {
+		/* A second overrun before any scan: one loss covering both. */
+		overrun->loss.count += ev->u[FSA_F_ENTRIES_LOST];
+		overrun->loss.new_position = ev->u[FSA_F_NEW_POSITION];
+		overrun->loss.end_ns = ev->ts_ns;
+		return FSA_OK;
+	}
+	*overrun = (struct overrun_state){
+	    .is_pending = true,
+	    .loss =
+		{
+		    .kind = FSA_LOSS_LOG_OVERRUN,
+		    .count = ev->u[FSA_F_ENTRIES_LOST],
+		    .adapter_id = (uint32_t) ev->u[FSA_F_ADAPTER_ID],
+		    .hwqueue_handle = queue->info.hwqueue_handle,
+		    .log_type = (uint8_t) log,
+		    .cached_position = ev->u[FSA_F_CACHED_POSITION],
+		    .new_position = ev->u[FSA_F_NEW_POSITION],
+		    .end_ns = ev->ts_ns,
+		    .stream_id = UINT64_MAX,
+		    .cpu_id = UINT32_MAX,
+		},
+	};
+	/* The lost entries come after the last entry read from that log. */
+	overrun->loss.begin_ns =
+	    queue->last_end_gpu_ts[log]
+		? fsa_model_gpu_to_trace(model, queue->info.adapter_id, queue->last_end_gpu_ts[log])
+		: queue->info.created_ns;
+	return FSA_OK;
+}
+
+fsa_status
+fsa_ops_scan_value(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct fence_state *fence = fsa_hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
+	uint64_t key = fsa_hmap_key2(ev->u[FSA_F_ADAPTER_ID], ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
+
+	if (fence && ev->u[FSA_F_CURRENT_VALUE] > fence->info.last_value)
+		fence->info.last_value = ev->u[FSA_F_CURRENT_VALUE];
+	/* Stored + 1 so that a value of 0 is not a NULL pointer; UINT64_MAX saturates. */
+	if (!fsa_hmap_put(&model->scan_values, key,
+			  (void *) (uintptr_t) (ev->u[FSA_F_CURRENT_VALUE] == UINT64_MAX
+						    ? UINT64_MAX
+						    : ev->u[FSA_F_CURRENT_VALUE] + 1)))
+		return model->failed = FSA_ERR_NOMEM;
+	return FSA_OK;
+}
+
+/* Marks the open boxes of one overrun log inferred when the scan proves their value reached. */
+static fsa_status
+infer_overrun(struct fsa_model *model, struct queue_state *queue, unsigned log, uint64_t scan_ns)
+{
+	struct overrun_state *overrun = &queue->overrun[log];
+	enum fsa_op_kind kind = log == FSTP_LOG_TYPE_WAITS ? FSA_OP_WAIT : FSA_OP_SIGNAL;
+	struct op_rec **found = NULL;
+	size_t count = 0, capacity = 0;
+	uint64_t key, end_ns;
+	void *value;
+	fsa_status status = FSA_OK;
+
+	end_ns = overrun->first_end_gpu_ts_after
+		     ? fsa_model_gpu_to_trace(model, queue->info.adapter_id,
+					      overrun->first_end_gpu_ts_after)
+		     : scan_ns;
+	if (end_ns == FSA_TIME_NONE || end_ns > scan_ns)
+		end_ns = scan_ns;
+	overrun->loss.end_ns = end_ns;
+	for (size_t i = 0; fsa_hmap_next(&queue->open, &i, &key, &value);) {
+		for (struct op_rec *rec = value; rec; rec = rec->next_open) {
+			uintptr_t scanned;
+
+			if (rec->op.kind != kind || !rec->fence || rec->op.queued_ns > end_ns)
+				continue;
+			scanned = (uintptr_t) fsa_hmap_get(
+			    &model->scan_values,
+			    fsa_hmap_key2(queue->info.adapter_id,
+					  rec->fence->info.fence_global_handle));
+			if (!scanned || rec->op.fence_value > (uint64_t) scanned - 1)
+				continue;
+			if (count == capacity) {
+				size_t n = capacity ? capacity * 2 : 64;
+				struct op_rec **grown = realloc(found, n * sizeof(*grown));
+
+				if (!grown) {
+					free(found);
+					return model->failed = FSA_ERR_NOMEM;
+				}
+				found = grown;
+				capacity = n;
+			}
+			found[count++] = rec;
+		}
+	}
+	/* Oldest first, so that ids follow the order the operations were queued. */
+	for (size_t i = 1; i < count; i++) {
+		struct op_rec *rec = found[i];
+		size_t j = i;
+
+		for (; j > 0 && found[j - 1]->op.queued_ns > rec->op.queued_ns; j--)
+			found[j] = found[j - 1];
+		found[j] = rec;
+	}
+	for (size_t i = 0; i < count && !status; i++) {
+		struct op_rec *rec =
+		    take_open(queue, found[i]->op.fence_handle, found[i]->op.fence_value, kind);
+		uint64_t begin = overrun->loss.begin_ns;
+
+		if (begin == FSA_TIME_NONE || rec->op.queued_ns > begin)
+			begin = rec->op.queued_ns;
+		rec->op.state = FSA_OP_INFERRED;
+		rec->op.inferred_begin_ns = begin < end_ns ? begin : end_ns;
+		rec->op.inferred_end_ns = end_ns;
+		status = close_op(model, rec, scan_ns);
+	}
+	free(found);
+	if (status)
+		return status;
+	overrun->loss.inferred_ops = count;
+	overrun->is_pending = false;
+	return fsa_model_emit_loss(model, &overrun->loss);
+}
+
+/* LOG-18: the fallback scan after an overrun (or a NULL interrupt) has read every fence. */
+fsa_status
+fsa_ops_scan(struct fsa_model *model, const struct fsa_event *ev)
+{
+	uint32_t adapter = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
+	fsa_status status = FSA_OK;
+
+	for (size_t i = 0; i < model->queue_count && !status; i++) {
+		struct queue_state *queue = model->queue_list[i];
+
+		if (queue->info.adapter_id != adapter)
+			continue;
+		for (unsigned log = 0; log < 2 && !status; log++)
+			if (queue->overrun[log].is_pending)
+				status = infer_overrun(model, queue, log, ev->ts_ns);
+	}
+	fsa_hmap_fini(&model->scan_values);
+	return status;
+}
+
+static int
+compare_open(const void *a, const void *b)
+{
+	const struct op_rec *x = *(struct op_rec *const *) a, *y = *(struct op_rec *const *) b;
+
+	if (x->op.queued_ns != y->op.queued_ns)
+		return x->op.queued_ns < y->op.queued_ns ? -1 : 1;
+	if (x->op.fence_value != y->op.fence_value)
+		return x->op.fence_value < y->op.fence_value ? -1 : 1;
+	return (int) x->op.kind - (int) y->op.kind;
+}
+
+/* End of trace: what is still open never completed (or, after an overrun, stays unknown). */
+static fsa_status
+close_never_completed(struct fsa_model *model, struct queue_state *queue)
+{
+	struct op_rec **all = NULL;
+	size_t count = 0;
+	uint64_t key;
+	void *value;
+	fsa_status status = FSA_OK;
+
+	if (queue->open_count) {
+		all = malloc(queue->open_count * sizeof(*all));
+		if (!all)
+			return model->failed = FSA_ERR_NOMEM;
+	}
+	for (size_t i = 0; fsa_hmap_next(&queue->open, &i, &key, &value);)
+		for (struct op_rec *rec = value; rec && count < queue->open_count;
+		     rec = rec->next_open)
+			all[count++] = rec;
+	fsa_hmap_fini(&queue->open);
+	queue->open_count = 0;
+	if (count)
+		qsort(all, count, sizeof(*all), compare_open);
+	for (size_t i = 0; i < count; i++) {
+		struct op_rec *rec = all[i];
+		enum fsa_anomaly_kind kind;
+
+		rec->next_open = NULL;
+		if (status) {
+			free(rec);
+			continue;
+		}
+		rec->op.state = FSA_OP_NEVER_COMPLETED;
+		if (rec->op.source == FSA_SRC_USER_MODE_QUEUE && rec->op.progress_value &&
+		    rec->op.progress_value <= queue->completed_progress)
+			kind = FSA_ANOM_QUEUED_WITHOUT_LOG_ENTRY; /* its buffer completed */
+		else
+			kind = rec->op.kind == FSA_OP_WAIT ? FSA_ANOM_WAIT_NEVER_UNBLOCKED
+							   : FSA_ANOM_SIGNAL_NEVER_EXECUTED;
+		rec->op.id = ++model->next_op_id;
+		status = anomaly_for(model, kind, rec, model->last_ts, rec->op.queued_ns, 0);
+		if (status) {
+			free(rec);
+			continue;
+		}
+		pending_append(model, rec);
+		status = try_emit(model, rec, true);
+	}
+	free(all);
+	return status;
+}
+
+fsa_status
+fsa_ops_finish(struct fsa_model *model)
+{
+	fsa_status status = FSA_OK;
+	uint64_t key;
+	void *value;
+
+	for (size_t i = 0; i < model->queue_count && !status; i++) {
+		struct queue_state *queue = model->queue_list[i];
+
+		for (unsigned log = 0; log < 2 && !status; log++) {
+			if (!queue->overrun[log].is_pending)
+				continue;
+			queue->overrun[log].is_pending = false;
+			status = fsa_model_emit_loss(model, &queue->overrun[log].loss);
+		}
+	}
+	/* What closed is given out before what never did. */
+	if (!status)
+		status = fsa_ops_flush(model, true);
+	for (size_t i = 0; i < model->queue_count && !status; i++)
+		status = close_never_completed(model, model->queue_list[i]);
+	if (!status && model->cpu_waits.count) {
+		struct op_rec **all = malloc(model->cpu_waits.count * sizeof(*all));
+		size_t count = 0;
+
+		if (!all)
+			return model->failed = FSA_ERR_NOMEM;
+		for (size_t i = 0; fsa_hmap_next(&model->cpu_waits, &i, &key, &value);)
+			all[count++] = value;
+		fsa_hmap_fini(&model->cpu_waits);
+		qsort(all, count, sizeof(*all), compare_open);
+		for (size_t i = 0; i < count; i++) {
+			struct op_rec *rec = all[i];
+
+			if (status) {
+				free(rec);
+				continue;
+			}
+			rec->op.state = FSA_OP_NEVER_COMPLETED;
+			rec->op.id = ++model->next_op_id;
+			status = anomaly_for(model, FSA_ANOM_WAIT_NEVER_UNBLOCKED, rec,
+					     model->last_ts, rec->op.queued_ns, 0);
+			if (status) {
+				free(rec);
+				continue;
+			}
+			pending_append(model, rec);
+			status = try_emit(model, rec, true);
+		}
+		free(all);
+	}
+	return status;
+}
+
+void
+fsa_ops_free(struct fsa_model *model)
+{
+	uint64_t key;
+	void *value;
+
+	while (model->pending_head) {
+		struct op_rec *rec = model->pending_head;
+
+		pending_unlink(model, rec);
+		free(rec);
+	}
+	for (size_t i = 0; i < model->queue_count; i++) {
+		struct queue_state *queue = model->queue_list[i];
+
+		for (size_t j = 0; fsa_hmap_next(&queue->open, &j, &key, &value);) {
+			for (struct op_rec *rec = value, *next; rec; rec = next) {
+				next = rec->next_open;
+				free(rec);
+			}
+		}
+		fsa_hmap_fini(&queue->open);
+	}
+	for (size_t i = 0; fsa_hmap_next(&model->cpu_waits, &i, &key, &value);)
+		free(value);
+	fsa_hmap_fini(&model->cpu_waits);
+}
