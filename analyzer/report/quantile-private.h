@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A bounded-memory latency statistic: count, min, max and total are exact; quantiles are exact
+ * while the statistic holds at most FSA_QUANTILE_SAMPLE_CAP samples, and then come from a
+ * log-linear histogram (HDR-histogram style) whose buckets are 1/128 of a power of two wide, so a
+ * quantile is off by at most 1/256 of its true value (values below 128 ns stay exact). Its memory
+ * is at most the sample cap, or one 1 KiB block per power of two the values span.
+ */
+#ifndef FSA_REPORT_QUANTILE_PRIVATE_H
+#define FSA_REPORT_QUANTILE_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fsa/model.h"
+
+#define FSA_QUANTILE_SAMPLE_CAP 4096
+#define FSA_QUANTILE_SUB_BITS   7
+#define FSA_QUANTILE_SUBS       (1u << FSA_QUANTILE_SUB_BITS)
+/* Octave 0 holds 0..127 exactly; octave k >= 1 holds [2^(k+6), 2^(k+7)). */
+#define FSA_QUANTILE_OCTAVES (64 - FSA_QUANTILE_SUB_BITS + 1)
+
+struct fsa_quantile {
+	uint64_t count, min, max, total;
+	/* Exact mode. */
+	uint64_t *samples;
+	size_t sample_len, sample_cap;
+	bool is_sorted;
+	/* Histogram mode (samples freed): one lazily allocated block per octave. */
+	bool is_histogram;
+	uint64_t *octaves[FSA_QUANTILE_OCTAVES];
+};
+
+void fsa_quantile_init(struct fsa_quantile *q);
+void fsa_quantile_fini(struct fsa_quantile *q);
+fsa_status fsa_quantile_add(struct fsa_quantile *q, uint64_t value);
+/* Nearest rank: the smallest value with at least ceil(p × count) values at or below it; p in
+ * [0, 1]. FSA_TIME_NONE for an empty statistic. Not const: exact mode sorts its samples. */
+uint64_t fsa_quantile_value(struct fsa_quantile *q, double p);
+/* True while quantiles are exact (no histogram yet). */
+bool fsa_quantile_is_exact(const struct fsa_quantile *q);
+
+#endif /* FSA_REPORT_QUANTILE_PRIVATE_H */

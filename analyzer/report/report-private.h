@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the report's files share: the accumulators the sink callbacks fill (report.c), the
+ * thresholds (threshold.c), and the tables every writer prints (tables.c builds them once, then
+ * write-text.c, write-json.c and write-csv.c only format). Keeping one table layer is what keeps
+ * the three formats saying the same thing.
+ */
+#ifndef FSA_REPORT_PRIVATE_H
+#define FSA_REPORT_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <glib.h>
+
+#include "fsa/report.h"
+#include "quantile-private.h"
+
+/* Latency metrics; each has a name in thresholds and tables. */
+enum fsa_metric {
+	FSA_METRIC_WAIT,         /* queue waits (user and kernel mode): queued → unblocked */
+	FSA_METRIC_WAIT_QUEUED,  /* user-mode waits: queued → reached by the GPU */
+	FSA_METRIC_WAIT_STALLED, /* user-mode waits: reached by the GPU → unblocked */
+	FSA_METRIC_SIGNAL,       /* queue signals: queued → executed */
+	FSA_METRIC_CPU_WAIT,     /* cpu_wait_begin → cpu_wait_end */
+	FSA_METRIC_COUNT,
+};
+
+const char *fsa_metric_name(enum fsa_metric metric);
+
+struct fsa_latency {
+	struct fsa_quantile q[FSA_METRIC_COUNT];
+};
+
+struct fsa_queue_acc {
+	uint64_t hwqueue_handle; /* first: the hash key */
+	uint32_t process_id;
+	uint32_t adapter_id, engine_id;
+	enum fsa_op_source source;
+	struct fsa_latency latency;
+	uint64_t op_states[2][4]; /* [kind][state] */
+	/* Doorbells. */
+	uint64_t rings, connects, failed_connects, disconnects, victimized, victimizer;
+	uint64_t connected_ns;
+	struct fsa_quantile reconnect;
+	/* Losses of this queue's logs, [log_type]. */
+	uint64_t overruns[2], entries_lost[2], inferred_ops[2];
+};
+
+struct fsa_fence_acc {
+	uint64_t fence_global_handle; /* first: the hash key */
+	struct fsa_latency latency;
+};
+
+struct fsa_process_acc {
+	uint64_t process_id; /* 64-bit and first: the hash key */
+	struct fsa_latency latency;
+};
+
+struct fsa_engine_acc {
+	uint64_t key; /* adapter << 32 | engine; first: the hash key */
+	uint32_t adapter_id, engine_id;
+	uint64_t packets, by_status[5], resubmissions, busy_ns;
+	uint64_t preemptions, preempt_reasons[6];
+	struct fsa_quantile preemption;
+};
+
+/* One of the longest waits, with what signalled it. */
+struct fsa_long_wait {
+	struct fsa_op op;
+	uint64_t duration_ns;
+	bool has_signaller;
+	enum fsa_op_source signal_source;
+	uint64_t signal_hwqueue_handle;
+	uint32_t signal_process_id;
+	uint64_t signal_end_ns;
+};
+
+/* Loss totals per (kind, queue or stream, log type). */
+struct fsa_loss_total {
+	enum fsa_loss_kind kind;
+	uint64_t hwqueue_handle, stream_id;
+	uint8_t log_type;
+	uint64_t records, lost, inferred_ops;
+	uint64_t first_begin_ns, last_end_ns;
+};
+
+struct fsa_threshold;
+
+struct fsa_report {
+	struct fsa_report_options options;
+	struct fsa_model_sink sink;
+	const struct fsa_model *model;
+	char *partial_reason;
+
+	/* Time filter, resolved at the first callback (relative times need the first event). */
+	bool is_range_resolved;
+	uint64_t begin_ns, end_ns; /* end FSA_TIME_NONE: unbounded */
+
+	uint64_t op_counts[3][2]; /* [source][kind], in range */
+	uint64_t state_counts[4]; /* [state], in range */
+	uint64_t edge_count, packet_count, marker_count, loss_count, anomaly_total;
+
+	struct fsa_latency overall;
+	struct fsa_quantile reconnect_all; /* every queue's doorbell reconnect latency */
+	GHashTable *queues;                /* hwqueue_handle → fsa_queue_acc */
+	GHashTable *fences;                /* fence_global_handle → fsa_fence_acc */
+	GHashTable *processes;             /* process_id → fsa_process_acc */
+	GHashTable *engines;               /* key → fsa_engine_acc */
+
+	/* Markers other than doorbells and preemption, by kind: duration or count. */
+	struct fsa_quantile marker_durations[FSA_MARK_KIND_COUNT];
+	uint64_t marker_counts[FSA_MARK_KIND_COUNT];
+	GArray *marker_examples; /* struct fsa_marker: TDR, resets, faults, device lost */
+	uint64_t marker_example_counts[FSA_MARK_KIND_COUNT];
+
+	/* Longest waits: a min-heap of options.longest_count. */
+	struct fsa_long_wait *longest;
+	size_t longest_len;
+	/* Edges seen before their wait (the model may send either first), by wait op id; a FIFO
+	 * bounded to FSA_REPORT_EDGE_MEMORY entries. */
+	GHashTable *pending_edges; /* wait_op_id → fsa_edge */
+	uint64_t *pending_order;
+	size_t pending_head, pending_len;
+
+	GArray *losses;      /* struct fsa_loss, the first options.loss_list_count */
+	GArray *loss_totals; /* struct fsa_loss_total */
+	uint64_t lost_by_kind[3], loss_records_by_kind[3];
+
+	uint64_t anomaly_counts[FSA_ANOM_KIND_COUNT];
+	GArray *anomaly_examples; /* struct fsa_anomaly, options.example_count per kind */
+
+	GPtrArray *thresholds; /* struct fsa_threshold */
+	GPtrArray *failures;   /* char *, after finish */
+	/* After finish, one per threshold: "EXPR: measured X" (NULL: no data) and whether it
+	 * failed. */
+	GPtrArray *threshold_messages;
+	GArray *threshold_failed; /* gboolean */
+	bool is_finished;
+	fsa_status status; /* the first out-of-memory, reported by the callbacks */
+};
+
+#define FSA_REPORT_EDGE_MEMORY 1024
+
+/* parse.c */
+void fsa_report_set_error(char **error_message, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+fsa_status fsa_report_parse_number_unit(const char *text, double *number, const char **unit_end,
+					double *unit_ns, bool *has_unit);
+
+/* threshold.c */
+fsa_status fsa_threshold_parse(const char *expression, struct fsa_threshold **threshold,
+			       char **error_message);
+void fsa_threshold_destroy(struct fsa_threshold *threshold);
+/* Evaluates against a finished report: returns true when it fails, with the message in
+ * *failure (transfer full, g_free). Also gives the measured value as text in *measured. */
+bool fsa_threshold_check(const struct fsa_threshold *threshold, struct fsa_report *report,
+			 char **failure);
+const char *fsa_threshold_expression(const struct fsa_threshold *threshold);
+
+/* report.c: the accumulators thresholds look up; NULL when the key was never seen. */
+struct fsa_latency *fsa_report_find_latency(struct fsa_report *report, char scope, uint64_t key);
+struct fsa_queue_acc *fsa_report_find_queue(struct fsa_report *report, uint64_t hwqueue_handle);
+
+/* Formats a duration with an adaptive unit ("850 ns", "1.23 us", "4.56 ms", "1.234 s"). */
+void fsa_format_duration(char *buf, size_t size, uint64_t ns);
+
+/* tables.c: the report as tables, for the writers. */
+enum fsa_cell_type {
+	FSA_CELL_U64,      /* a count */
+	FSA_CELL_I64,      /* a signed code */
+	FSA_CELL_DURATION, /* ns; text shows an adaptive unit */
+	FSA_CELL_TIME,     /* trace ns; text shows seconds */
+	FSA_CELL_HANDLE,   /* hex "0x…" in every format */
+	FSA_CELL_F64,
+	FSA_CELL_BOOL,
+	FSA_CELL_STRING,
+};
+
+struct fsa_column {
+	const char *name;  /* JSON key and CSV header; snake_case, unit suffix */
+	const char *title; /* text header */
+	enum fsa_cell_type type;
+};
+
+struct fsa_cell {
+	bool is_null;
+	union {
+		uint64_t u;
+		int64_t i;
+		double f;
+		bool b;
+		char *s; /* owned */
+	};
+};
+
+struct fsa_table {
+	const char *section; /* section name */
+	const char *name;    /* JSON key inside the section; CSV "table" column */
+	const char *title;   /* text heading */
+	bool is_record;      /* one row: a JSON object and "key: value" lines in text */
+	size_t column_count;
+	const struct fsa_column *columns;
+	GArray *cells;          /* struct fsa_cell, row-major */
+	const char *empty_text; /* text shown when there are no rows */
+};
+
+size_t fsa_table_row_count(const struct fsa_table *table);
+const struct fsa_cell *fsa_table_cell(const struct fsa_table *table, size_t row, size_t column);
+
+/* Returns: (transfer full) a GPtrArray of struct fsa_table, in print order, freeing itself. */
+GPtrArray *fsa_report_build_tables(struct fsa_report *report);
+
+fsa_status fsa_report_write_text(struct fsa_report *report, GPtrArray *tables, FILE *out);
+fsa_status fsa_report_write_json(struct fsa_report *report, GPtrArray *tables, FILE *out);
+fsa_status fsa_report_write_csv(struct fsa_report *report, GPtrArray *tables, FILE *out);
+
+#endif /* FSA_REPORT_PRIVATE_H */

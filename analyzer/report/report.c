@@ -1,0 +1,789 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The report as a model sink: each callback folds one finished item into per-queue, per-fence,
+ * per-process and per-engine accumulators and forgets it, so memory follows the number of those
+ * objects, not the length of the trace (bounded quantiles, a bounded heap of the longest waits,
+ * capped lists of examples). fsa_report_finish() evaluates the thresholds; the tables and the
+ * writers are in tables.c and write-*.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-private.h"
+
+static const char *const metric_names[FSA_METRIC_COUNT] = {
+    [FSA_METRIC_WAIT] = "wait",
+    [FSA_METRIC_WAIT_QUEUED] = "wait_queued",
+    [FSA_METRIC_WAIT_STALLED] = "wait_stalled",
+    [FSA_METRIC_SIGNAL] = "signal",
+    [FSA_METRIC_CPU_WAIT] = "cpu_wait",
+};
+
+const char *
+fsa_metric_name(enum fsa_metric metric)
+{
+	return (size_t) metric < FSA_METRIC_COUNT ? metric_names[metric] : "unknown";
+}
+
+static void
+latency_init(struct fsa_latency *latency)
+{
+	for (size_t i = 0; i < FSA_METRIC_COUNT; i++)
+		fsa_quantile_init(&latency->q[i]);
+}
+
+static void
+latency_fini(struct fsa_latency *latency)
+{
+	for (size_t i = 0; i < FSA_METRIC_COUNT; i++)
+		fsa_quantile_fini(&latency->q[i]);
+}
+
+static void
+queue_free(gpointer data)
+{
+	struct fsa_queue_acc *queue = data;
+
+	latency_fini(&queue->latency);
+	fsa_quantile_fini(&queue->reconnect);
+	g_free(queue);
+}
+
+static void
+fence_free(gpointer data)
+{
+	struct fsa_fence_acc *fence = data;
+
+	latency_fini(&fence->latency);
+	g_free(fence);
+}
+
+static void
+process_free(gpointer data)
+{
+	struct fsa_process_acc *process = data;
+
+	latency_fini(&process->latency);
+	g_free(process);
+}
+
+static void
+engine_free(gpointer data)
+{
+	struct fsa_engine_acc *engine = data;
+
+	fsa_quantile_fini(&engine->preemption);
+	g_free(engine);
+}
+
+static bool in_range(struct fsa_report *r, uint64_t begin_ns, uint64_t end_ns);
+
+/* --- Lookups (created on first sight) ------------------------------------------------------ */
+
+static struct fsa_queue_acc *
+get_queue(struct fsa_report *r, uint64_t hwqueue_handle)
+{
+	struct fsa_queue_acc *queue = g_hash_table_lookup(r->queues, &hwqueue_handle);
+
+	if (!queue) {
+		queue = g_new0(struct fsa_queue_acc, 1);
+		queue->hwqueue_handle = hwqueue_handle;
+		queue->process_id = UINT32_MAX;
+		queue->adapter_id = queue->engine_id = UINT32_MAX;
+		queue->source = FSA_SRC_USER_MODE_QUEUE;
+		latency_init(&queue->latency);
+		fsa_quantile_init(&queue->reconnect);
+		g_hash_table_insert(r->queues, &queue->hwqueue_handle, queue);
+	}
+	return queue;
+}
+
+static struct fsa_fence_acc *
+get_fence(struct fsa_report *r, uint64_t fence_global_handle)
+{
+	struct fsa_fence_acc *fence = g_hash_table_lookup(r->fences, &fence_global_handle);
+
+	if (!fence) {
+		fence = g_new0(struct fsa_fence_acc, 1);
+		fence->fence_global_handle = fence_global_handle;
+		latency_init(&fence->latency);
+		g_hash_table_insert(r->fences, &fence->fence_global_handle, fence);
+	}
+	return fence;
+}
+
+static struct fsa_process_acc *
+get_process(struct fsa_report *r, uint32_t process_id)
+{
+	uint64_t key = process_id;
+	struct fsa_process_acc *process = g_hash_table_lookup(r->processes, &key);
+
+	if (!process) {
+		process = g_new0(struct fsa_process_acc, 1);
+		process->process_id = key;
+		latency_init(&process->latency);
+		g_hash_table_insert(r->processes, &process->process_id, process);
+	}
+	return process;
+}
+
+static struct fsa_engine_acc *
+get_engine(struct fsa_report *r, uint32_t adapter_id, uint32_t engine_id)
+{
+	uint64_t key = (uint64_t) adapter_id << 32 | engine_id;
+	struct fsa_engine_acc *engine = g_hash_table_lookup(r->engines, &key);
+
+	if (!engine) {
+		engine = g_new0(struct fsa_engine_acc, 1);
+		engine->key = key;
+		engine->adapter_id = adapter_id;
+		engine->engine_id = engine_id;
+		fsa_quantile_init(&engine->preemption);
+		g_hash_table_insert(r->engines, &engine->key, engine);
+	}
+	return engine;
+}
+
+struct fsa_latency *
+fsa_report_find_latency(struct fsa_report *report, char scope, uint64_t key)
+{
+	switch (scope) {
+	case 'a':
+		return &report->overall;
+	case 'q': {
+		struct fsa_queue_acc *queue = g_hash_table_lookup(report->queues, &key);
+
+		return queue ? &queue->latency : NULL;
+	}
+	case 'f': {
+		struct fsa_fence_acc *fence = g_hash_table_lookup(report->fences, &key);
+
+		return fence ? &fence->latency : NULL;
+	}
+	case 'p': {
+		struct fsa_process_acc *process = g_hash_table_lookup(report->processes, &key);
+
+		return process ? &process->latency : NULL;
+	}
+	}
+	return NULL;
+}
+
+struct fsa_queue_acc *
+fsa_report_find_queue(struct fsa_report *report, uint64_t hwqueue_handle)
+{
+	return g_hash_table_lookup(report->queues, &hwqueue_handle);
+}
+
+/* --- The time filter -------------------------------------------------------------------------- */
+
+static void
+resolve_range(struct fsa_report *r)
+{
+	uint64_t origin = 0;
+
+	if (r->is_range_resolved)
+		return;
+	if (r->model) {
+		const struct fsa_summary *summary = fsa_model_borrow_summary(r->model);
+
+		if (summary && summary->first_ns != FSA_TIME_NONE)
+			origin = summary->first_ns;
+	}
+	const struct fsa_report_time *begin = &r->options.begin, *end = &r->options.end;
+
+	r->begin_ns = !begin->is_set ? 0 : begin->is_relative ? origin + begin->ns : begin->ns;
+	r->end_ns = !end->is_set ? FSA_TIME_NONE : end->is_relative ? origin + end->ns : end->ns;
+	r->is_range_resolved = true;
+}
+
+/* Does [begin_ns, end_ns] overlap the filter? FSA_TIME_NONE: an unknown begin takes the end, an
+ * unknown end is open (a wait never unblocked lasts to the end of the trace). */
+static bool
+in_range(struct fsa_report *r, uint64_t begin_ns, uint64_t end_ns)
+{
+	resolve_range(r);
+	if (begin_ns == FSA_TIME_NONE)
+		begin_ns = end_ns;
+	if (end_ns != FSA_TIME_NONE && end_ns < r->begin_ns)
+		return false;
+	if (r->end_ns != FSA_TIME_NONE && begin_ns != FSA_TIME_NONE && begin_ns > r->end_ns)
+		return false;
+	return true;
+}
+
+/* --- Callbacks -------------------------------------------------------------------------------- */
+
+static fsa_status
+remember(struct fsa_report *r, fsa_status status)
+{
+	if (status != FSA_OK && r->status == FSA_OK)
+		r->status = status;
+	return status;
+}
+
+static fsa_status
+latency_add(struct fsa_report *r, struct fsa_latency *const *targets, size_t count,
+	    enum fsa_metric metric, uint64_t value)
+{
+	for (size_t i = 0; i < count; i++) {
+		if (!targets[i])
+			continue;
+		fsa_status status = fsa_quantile_add(&targets[i]->q[metric], value);
+
+		if (status != FSA_OK)
+			return remember(r, status);
+	}
+	return FSA_OK;
+}
+
+/* Heap order: a shorter wait is "less"; on a tie the later operation is, so the earliest of equal
+ * waits stays (deterministic output). */
+static bool
+long_wait_less(const struct fsa_long_wait *a, const struct fsa_long_wait *b)
+{
+	if (a->duration_ns != b->duration_ns)
+		return a->duration_ns < b->duration_ns;
+	return a->op.id > b->op.id;
+}
+
+static void
+heap_swap(struct fsa_long_wait *a, struct fsa_long_wait *b)
+{
+	struct fsa_long_wait t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void
+heap_sift_down(struct fsa_long_wait *heap, size_t len, size_t i)
+{
+	for (;;) {
+		size_t smallest = i, l = 2 * i + 1, rr = 2 * i + 2;
+
+		if (l < len && long_wait_less(&heap[l], &heap[smallest]))
+			smallest = l;
+		if (rr < len && long_wait_less(&heap[rr], &heap[smallest]))
+			smallest = rr;
+		if (smallest == i)
+			return;
+		heap_swap(&heap[i], &heap[smallest]);
+		i = smallest;
+	}
+}
+
+static void
+set_signaller(struct fsa_long_wait *wait, const struct fsa_edge *edge)
+{
+	wait->has_signaller = true;
+	wait->signal_source = edge->signal_source;
+	wait->signal_hwqueue_handle = edge->signal_hwqueue_handle;
+	wait->signal_process_id = edge->signal_process_id;
+	wait->signal_end_ns = edge->signal_end_ns;
+}
+
+static void
+longest_offer(struct fsa_report *r, const struct fsa_op *op, uint64_t duration_ns)
+{
+	struct fsa_long_wait candidate = {.op = *op, .duration_ns = duration_ns};
+	size_t cap = r->options.longest_count;
+
+	if (r->longest_len == cap) {
+		if (!long_wait_less(&r->longest[0], &candidate))
+			return;
+		r->longest[0] = candidate;
+		heap_sift_down(r->longest, r->longest_len, 0);
+	} else {
+		size_t i = r->longest_len++;
+
+		r->longest[i] = candidate;
+		while (i > 0 && long_wait_less(&r->longest[i], &r->longest[(i - 1) / 2])) {
+			heap_swap(&r->longest[i], &r->longest[(i - 1) / 2]);
+			i = (i - 1) / 2;
+		}
+	}
+	const struct fsa_edge *edge = g_hash_table_lookup(r->pending_edges, &op->id);
+
+	if (edge) {
+		for (size_t i = 0; i < r->longest_len; i++)
+			if (r->longest[i].op.id == op->id)
+				set_signaller(&r->longest[i], edge);
+	}
+}
+
+static fsa_status
+on_op(void *data, const struct fsa_op *op)
+{
+	struct fsa_report *r = data;
+	uint64_t begin_ns = op->queued_ns, end_ns = op->end_ns;
+
+	if (op->state == FSA_OP_INFERRED) {
+		if (begin_ns == FSA_TIME_NONE)
+			begin_ns = op->inferred_begin_ns;
+		end_ns = op->inferred_end_ns;
+	}
+	if (!in_range(r, begin_ns, end_ns))
+		return FSA_OK;
+	if ((size_t) op->source < 3 && (size_t) op->kind < 2)
+		r->op_counts[op->source][op->kind]++;
+	if ((size_t) op->state < 4)
+		r->state_counts[op->state]++;
+
+	struct fsa_queue_acc *queue = NULL;
+
+	if (op->source != FSA_SRC_CPU && op->hwqueue_handle != 0) {
+		queue = get_queue(r, op->hwqueue_handle);
+		queue->process_id = op->process_id;
+		queue->source = op->source;
+		if (op->adapter_id != UINT32_MAX)
+			queue->adapter_id = op->adapter_id;
+		if (op->engine_id != UINT32_MAX)
+			queue->engine_id = op->engine_id;
+		if ((size_t) op->kind < 2 && (size_t) op->state < 4)
+			queue->op_states[op->kind][op->state]++;
+	}
+	if (op->state != FSA_OP_OBSERVED || op->queued_ns == FSA_TIME_NONE ||
+	    op->end_ns == FSA_TIME_NONE || op->end_ns < op->queued_ns)
+		return FSA_OK;
+
+	/* A CPU signal is an instant: it has no latency of its own. */
+	if (op->kind == FSA_OP_SIGNAL && op->source == FSA_SRC_CPU)
+		return FSA_OK;
+
+	struct fsa_latency *targets[] = {
+	    &r->overall,
+	    queue ? &queue->latency : NULL,
+	    &get_fence(r, op->fence_global_handle)->latency,
+	    &get_process(r, op->process_id)->latency,
+	};
+	size_t target_count = sizeof(targets) / sizeof(targets[0]);
+	uint64_t duration_ns = op->end_ns - op->queued_ns;
+	enum fsa_metric metric = op->kind == FSA_OP_SIGNAL   ? FSA_METRIC_SIGNAL
+				 : op->source == FSA_SRC_CPU ? FSA_METRIC_CPU_WAIT
+							     : FSA_METRIC_WAIT;
+	fsa_status status = latency_add(r, targets, target_count, metric, duration_ns);
+
+	if (status != FSA_OK)
+		return status;
+	if (op->kind == FSA_OP_WAIT && op->source == FSA_SRC_USER_MODE_QUEUE &&
+	    op->observed_ns != FSA_TIME_NONE && op->observed_ns >= op->queued_ns &&
+	    op->observed_ns <= op->end_ns) {
+		status = latency_add(r, targets, target_count, FSA_METRIC_WAIT_QUEUED,
+				     op->observed_ns - op->queued_ns);
+		if (status == FSA_OK)
+			status = latency_add(r, targets, target_count, FSA_METRIC_WAIT_STALLED,
+					     op->end_ns - op->observed_ns);
+		if (status != FSA_OK)
+			return status;
+	}
+	if (op->kind == FSA_OP_WAIT)
+		longest_offer(r, op, duration_ns);
+	return FSA_OK;
+}
+
+static fsa_status
+on_edge(void *data, const struct fsa_edge *edge)
+{
+	struct fsa_report *r = data;
+
+	if (!in_range(r, edge->signal_end_ns, edge->wait_end_ns))
+		return FSA_OK;
+	r->edge_count++;
+	for (size_t i = 0; i < r->longest_len; i++) {
+		if (r->longest[i].op.id == edge->wait_op_id) {
+			set_signaller(&r->longest[i], edge);
+			return FSA_OK;
+		}
+	}
+	/* The wait may come after its edge: remember the most recent edges, a bounded FIFO. */
+	if (r->pending_len == FSA_REPORT_EDGE_MEMORY) {
+		uint64_t oldest = r->pending_order[r->pending_head];
+
+		g_hash_table_remove(r->pending_edges, &oldest);
+		r->pending_head = (r->pending_head + 1) % FSA_REPORT_EDGE_MEMORY;
+		r->pending_len--;
+	}
+	struct fsa_edge *copy = g_new(struct fsa_edge, 1);
+
+	*copy = *edge;
+	/* The key points into the copy: wait_op_id lives as long as the value. */
+	g_hash_table_replace(r->pending_edges, &copy->wait_op_id, copy);
+	r->pending_order[(r->pending_head + r->pending_len) % FSA_REPORT_EDGE_MEMORY] =
+	    edge->wait_op_id;
+	r->pending_len++;
+	return FSA_OK;
+}
+
+static fsa_status
+on_packet(void *data, const struct fsa_packet *packet)
+{
+	struct fsa_report *r = data;
+	uint64_t begin_ns =
+	    packet->start_ns != FSA_TIME_NONE ? packet->start_ns : packet->queued_ns;
+
+	if (!in_range(r, begin_ns, packet->end_ns))
+		return FSA_OK;
+	r->packet_count++;
+
+	struct fsa_engine_acc *engine = get_engine(r, packet->adapter_id, packet->engine_id);
+
+	engine->packets++;
+	engine->by_status[packet->status == FSA_PACKET_NEVER_ENDED ? 4
+			  : (size_t) packet->status < 4            ? (size_t) packet->status
+								   : 3]++;
+	if (packet->resubmission_of != 0)
+		engine->resubmissions++;
+	if (packet->start_ns != FSA_TIME_NONE && packet->end_ns != FSA_TIME_NONE &&
+	    packet->end_ns >= packet->start_ns)
+		engine->busy_ns += packet->end_ns - packet->start_ns;
+	return FSA_OK;
+}
+
+static bool
+is_example_marker(enum fsa_marker_kind kind)
+{
+	return kind == FSA_MARK_TDR || kind == FSA_MARK_ENGINE_RESET ||
+	       kind == FSA_MARK_PAGE_FAULT || kind == FSA_MARK_DEVICE_LOST;
+}
+
+static fsa_status
+on_marker(void *data, const struct fsa_marker *marker)
+{
+	struct fsa_report *r = data;
+	bool has_duration = marker->kind >= FSA_MARK_PREEMPTION &&
+			    marker->end_ns != FSA_TIME_NONE && marker->end_ns >= marker->begin_ns;
+	uint64_t duration_ns = has_duration ? marker->end_ns - marker->begin_ns : 0;
+	fsa_status status = FSA_OK;
+
+	if ((size_t) marker->kind >= FSA_MARK_KIND_COUNT ||
+	    !in_range(r, marker->begin_ns, marker->end_ns))
+		return FSA_OK;
+	r->marker_count++;
+	r->marker_counts[marker->kind]++;
+	if (has_duration)
+		status =
+		    remember(r, fsa_quantile_add(&r->marker_durations[marker->kind], duration_ns));
+	if (status != FSA_OK)
+		return status;
+
+	struct fsa_queue_acc *queue =
+	    marker->hwqueue_handle != 0 && marker->kind <= FSA_MARK_DOORBELL_DESTROY
+		? get_queue(r, marker->hwqueue_handle)
+	    : marker->hwqueue_handle != 0 && marker->kind == FSA_MARK_DOORBELL_CONNECTED
+		? get_queue(r, marker->hwqueue_handle)
+		: NULL;
+
+	switch (marker->kind) {
+	case FSA_MARK_DOORBELL_RING:
+		if (queue)
+			queue->rings++;
+		break;
+	case FSA_MARK_DOORBELL_CONNECT:
+		if (!queue)
+			break;
+		queue->connects++;
+		/* doorbell_status DISCONNECTED_RETRY = 2, DISCONNECTED_ABORT = 3. */
+		if (marker->code >= 2)
+			queue->failed_connects++;
+		if (marker->latency_ns != FSA_TIME_NONE) {
+			status =
+			    remember(r, fsa_quantile_add(&queue->reconnect, marker->latency_ns));
+			if (status == FSA_OK)
+				status = remember(
+				    r, fsa_quantile_add(&r->reconnect_all, marker->latency_ns));
+		}
+		break;
+	case FSA_MARK_DOORBELL_DISCONNECT:
+		if (queue)
+			queue->disconnects++;
+		break;
+	case FSA_MARK_DOORBELL_VICTIMIZE:
+		if (queue)
+			queue->victimized++;
+		if (marker->other_handle != 0)
+			get_queue(r, marker->other_handle)->victimizer++;
+		break;
+	case FSA_MARK_DOORBELL_CONNECTED:
+		if (queue && has_duration)
+			queue->connected_ns += duration_ns;
+		break;
+	case FSA_MARK_PREEMPTION: {
+		struct fsa_engine_acc *engine =
+		    get_engine(r, marker->adapter_id, marker->engine_id);
+
+		engine->preemptions++;
+		if (marker->code >= 0 && marker->code < 6)
+			engine->preempt_reasons[marker->code]++;
+		if (has_duration)
+			status = remember(r, fsa_quantile_add(&engine->preemption, duration_ns));
+		break;
+	}
+	default:
+		break;
+	}
+	if (is_example_marker(marker->kind) &&
+	    r->marker_example_counts[marker->kind] < r->options.example_count) {
+		r->marker_example_counts[marker->kind]++;
+		g_array_append_val(r->marker_examples, *marker);
+	}
+	return status;
+}
+
+static fsa_status
+on_loss(void *data, const struct fsa_loss *loss)
+{
+	struct fsa_report *r = data;
+
+	if ((size_t) loss->kind >= 3 || !in_range(r, loss->begin_ns, loss->end_ns))
+		return FSA_OK;
+	r->loss_count++;
+	r->lost_by_kind[loss->kind] += loss->count;
+	r->loss_records_by_kind[loss->kind]++;
+	if (r->losses->len < r->options.loss_list_count)
+		g_array_append_val(r->losses, *loss);
+
+	bool is_overrun = loss->kind == FSA_LOSS_LOG_OVERRUN;
+	struct fsa_loss_total *total = NULL;
+
+	for (size_t i = 0; i < r->loss_totals->len; i++) {
+		struct fsa_loss_total *t = &g_array_index(r->loss_totals, struct fsa_loss_total, i);
+
+		if (t->kind == loss->kind &&
+		    (is_overrun ? t->hwqueue_handle == loss->hwqueue_handle &&
+				      t->log_type == loss->log_type
+				: t->stream_id == loss->stream_id)) {
+			total = t;
+			break;
+		}
+	}
+	if (!total) {
+		struct fsa_loss_total t = {
+		    .kind = loss->kind,
+		    .hwqueue_handle = is_overrun ? loss->hwqueue_handle : 0,
+		    .stream_id = is_overrun ? 0 : loss->stream_id,
+		    .log_type = is_overrun ? loss->log_type : 0,
+		    .first_begin_ns = FSA_TIME_NONE,
+		    .last_end_ns = FSA_TIME_NONE,
+		};
+
+		g_array_append_val(r->loss_totals, t);
+		total =
+		    &g_array_index(r->loss_totals, struct fsa_loss_total, r->loss_totals->len - 1);
+	}
+	total->records++;
+	total->lost += loss->count;
+	total->inferred_ops += loss->inferred_ops;
+	if (loss->begin_ns != FSA_TIME_NONE &&
+	    (total->first_begin_ns == FSA_TIME_NONE || loss->begin_ns < total->first_begin_ns))
+		total->first_begin_ns = loss->begin_ns;
+	if (loss->end_ns != FSA_TIME_NONE &&
+	    (total->last_end_ns == FSA_TIME_NONE || loss->end_ns > total->last_end_ns))
+		total->last_end_ns = loss->end_ns;
+
+	if (is_overrun && loss->hwqueue_handle != 0 && loss->log_type < 2) {
+		struct fsa_queue_acc *queue = get_queue(r, loss->hwqueue_handle);
+
+		queue->overruns[loss->log_type]++;
+		queue->entries_lost[loss->log_type] += loss->count;
+		queue->inferred_ops[loss->log_type] += loss->inferred_ops;
+	}
+	return FSA_OK;
+}
+
+static fsa_status
+on_anomaly(void *data, const struct fsa_anomaly *anomaly)
+{
+	struct fsa_report *r = data;
+
+	if ((size_t) anomaly->kind >= FSA_ANOM_KIND_COUNT ||
+	    !in_range(r, anomaly->ts_ns, anomaly->ts_ns))
+		return FSA_OK;
+	r->anomaly_total++;
+	if (r->anomaly_counts[anomaly->kind]++ < r->options.example_count)
+		g_array_append_val(r->anomaly_examples, *anomaly);
+	return FSA_OK;
+}
+
+/* --- Life cycle ------------------------------------------------------------------------------- */
+
+struct fsa_report *
+fsa_report_create(const struct fsa_report_options *options)
+{
+	struct fsa_report *r = g_new0(struct fsa_report, 1);
+
+	if (options)
+		r->options = *options;
+	if (!r->options.sections)
+		r->options.sections = FSA_REPORT_ALL_SECTIONS;
+	if (!r->options.longest_count)
+		r->options.longest_count = 10;
+	if (!r->options.example_count)
+		r->options.example_count = 5;
+	if (!r->options.loss_list_count)
+		r->options.loss_list_count = 100;
+	r->sink = (struct fsa_model_sink){
+	    .data = r,
+	    .op = on_op,
+	    .edge = on_edge,
+	    .packet = on_packet,
+	    .marker = on_marker,
+	    .loss = on_loss,
+	    .anomaly = on_anomaly,
+	};
+	latency_init(&r->overall);
+	fsa_quantile_init(&r->reconnect_all);
+	r->queues = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, queue_free);
+	r->fences = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, fence_free);
+	r->processes = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, process_free);
+	r->engines = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, engine_free);
+	for (size_t i = 0; i < FSA_MARK_KIND_COUNT; i++)
+		fsa_quantile_init(&r->marker_durations[i]);
+	r->marker_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_marker));
+	r->longest = g_new0(struct fsa_long_wait, r->options.longest_count);
+	r->pending_edges = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	r->pending_order = g_new0(uint64_t, FSA_REPORT_EDGE_MEMORY);
+	r->losses = g_array_new(FALSE, FALSE, sizeof(struct fsa_loss));
+	r->loss_totals = g_array_new(FALSE, FALSE, sizeof(struct fsa_loss_total));
+	r->anomaly_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_anomaly));
+	r->thresholds = g_ptr_array_new_with_free_func((GDestroyNotify) fsa_threshold_destroy);
+	r->failures = g_ptr_array_new_with_free_func(g_free);
+	r->threshold_messages = g_ptr_array_new_with_free_func(g_free);
+	r->threshold_failed = g_array_new(FALSE, FALSE, sizeof(gboolean));
+	return r;
+}
+
+void
+fsa_report_destroy(struct fsa_report *r)
+{
+	if (!r)
+		return;
+	latency_fini(&r->overall);
+	fsa_quantile_fini(&r->reconnect_all);
+	g_hash_table_destroy(r->queues);
+	g_hash_table_destroy(r->fences);
+	g_hash_table_destroy(r->processes);
+	g_hash_table_destroy(r->engines);
+	for (size_t i = 0; i < FSA_MARK_KIND_COUNT; i++)
+		fsa_quantile_fini(&r->marker_durations[i]);
+	g_array_free(r->marker_examples, TRUE);
+	g_free(r->longest);
+	g_hash_table_destroy(r->pending_edges);
+	g_free(r->pending_order);
+	g_array_free(r->losses, TRUE);
+	g_array_free(r->loss_totals, TRUE);
+	g_array_free(r->anomaly_examples, TRUE);
+	g_ptr_array_free(r->thresholds, TRUE);
+	g_ptr_array_free(r->failures, TRUE);
+	g_ptr_array_free(r->threshold_messages, TRUE);
+	g_array_free(r->threshold_failed, TRUE);
+	g_free(r->partial_reason);
+	g_free(r);
+}
+
+const struct fsa_model_sink *
+fsa_report_borrow_sink(struct fsa_report *report)
+{
+	return &report->sink;
+}
+
+void
+fsa_report_set_model(struct fsa_report *report, const struct fsa_model *model)
+{
+	report->model = model;
+}
+
+fsa_status
+fsa_report_add_threshold(struct fsa_report *report, const char *expression, char **error_message)
+{
+	struct fsa_threshold *threshold = NULL;
+	fsa_status status = fsa_threshold_parse(expression, &threshold, error_message);
+
+	if (status == FSA_OK)
+		g_ptr_array_add(report->thresholds, threshold);
+	return status;
+}
+
+fsa_status
+fsa_report_set_partial(struct fsa_report *report, const char *reason)
+{
+	g_free(report->partial_reason);
+	report->partial_reason =
+	    g_strdup(reason ? reason : "the trace could not be read to its end");
+	return FSA_OK;
+}
+
+fsa_status
+fsa_report_finish(struct fsa_report *report)
+{
+	resolve_range(report);
+	g_ptr_array_set_size(report->failures, 0);
+	if (report->options.is_fail_on_loss && report->loss_count > 0) {
+		g_ptr_array_add(report->failures,
+				g_strdup_printf("--fail-on-loss: %" G_GUINT64_FORMAT
+						" fence log entries lost in %" G_GUINT64_FORMAT
+						" overruns, %" G_GUINT64_FORMAT
+						" events and %" G_GUINT64_FORMAT
+						" packets discarded by the tracer",
+						report->lost_by_kind[FSA_LOSS_LOG_OVERRUN],
+						report->loss_records_by_kind[FSA_LOSS_LOG_OVERRUN],
+						report->lost_by_kind[FSA_LOSS_TRACER_EVENTS],
+						report->lost_by_kind[FSA_LOSS_TRACER_PACKETS]));
+	}
+	g_ptr_array_set_size(report->threshold_messages, 0);
+	g_array_set_size(report->threshold_failed, 0);
+	for (size_t i = 0; i < report->thresholds->len; i++) {
+		char *message = NULL;
+		gboolean is_failed =
+		    fsa_threshold_check(report->thresholds->pdata[i], report, &message);
+
+		if (is_failed)
+			g_ptr_array_add(report->failures, g_strdup(message));
+		g_ptr_array_add(report->threshold_messages, message);
+		g_array_append_val(report->threshold_failed, is_failed);
+	}
+	report->is_finished = true;
+	return report->status;
+}
+
+size_t
+fsa_report_failure_count(const struct fsa_report *report)
+{
+	return report->failures->len;
+}
+
+const char *
+fsa_report_borrow_failure(const struct fsa_report *report, size_t index)
+{
+	return index < report->failures->len ? report->failures->pdata[index] : NULL;
+}
+
+fsa_status
+fsa_report_write(struct fsa_report *report, enum fsa_report_format format, FILE *out)
+{
+	fsa_status status;
+
+	if (!report->is_finished) {
+		status = fsa_report_finish(report);
+		if (status != FSA_OK)
+			return status;
+	}
+	GPtrArray *tables = fsa_report_build_tables(report);
+
+	switch (format) {
+	case FSA_REPORT_FORMAT_JSON:
+		status = fsa_report_write_json(report, tables, out);
+		break;
+	case FSA_REPORT_FORMAT_CSV:
+		status = fsa_report_write_csv(report, tables, out);
+		break;
+	case FSA_REPORT_FORMAT_TEXT:
+	default:
+		status = fsa_report_write_text(report, tables, out);
+		break;
+	}
+	g_ptr_array_free(tables, TRUE);
+	if (status == FSA_OK && (fflush(out) != 0 || ferror(out)))
+		status = FSA_ERR_IO;
+	return status;
+}

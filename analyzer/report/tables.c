@@ -1,0 +1,947 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The finished report as tables: every section is one or more tables of typed cells, built once
+ * here and then only formatted by write-text.c, write-json.c and write-csv.c, so the three
+ * formats carry the same numbers. Rows are sorted by stable keys (handles, ids, names), never by
+ * hash order, so the output of a trace is the same byte for byte on every run (golden tests).
+ * The columns are the schema: docs/report-schema.md lists each one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-private.h"
+
+#define COLUMNS(array) (array), (sizeof(array) / sizeof((array)[0]))
+
+static void
+table_free(gpointer data)
+{
+	struct fsa_table *table = data;
+	size_t rows = fsa_table_row_count(table);
+
+	for (size_t r = 0; r < rows; r++)
+		for (size_t c = 0; c < table->column_count; c++)
+			if (table->columns[c].type == FSA_CELL_STRING)
+				g_free(g_array_index(table->cells, struct fsa_cell,
+						     r * table->column_count + c)
+					   .s);
+	g_array_free(table->cells, TRUE);
+	g_free(table);
+}
+
+size_t
+fsa_table_row_count(const struct fsa_table *table)
+{
+	return table->cells->len / table->column_count;
+}
+
+const struct fsa_cell *
+fsa_table_cell(const struct fsa_table *table, size_t row, size_t column)
+{
+	return &g_array_index(table->cells, struct fsa_cell, row * table->column_count + column);
+}
+
+static struct fsa_table *
+table_new(GPtrArray *tables, const char *section, const char *name, const char *title,
+	  bool is_record, const struct fsa_column *columns, size_t column_count,
+	  const char *empty_text)
+{
+	struct fsa_table *table = g_new0(struct fsa_table, 1);
+
+	table->section = section;
+	table->name = name;
+	table->title = title;
+	table->is_record = is_record;
+	table->columns = columns;
+	table->column_count = column_count;
+	table->cells = g_array_new(FALSE, TRUE, sizeof(struct fsa_cell));
+	table->empty_text = empty_text;
+	g_ptr_array_add(tables, table);
+	return table;
+}
+
+static void
+add_u64(struct fsa_table *t, uint64_t value)
+{
+	struct fsa_cell cell = {.u = value};
+
+	g_array_append_val(t->cells, cell);
+}
+
+/* A u64 where FSA_TIME_NONE (or UINT32_MAX for ids) means "not known". */
+static void
+add_opt(struct fsa_table *t, uint64_t value, uint64_t none)
+{
+	struct fsa_cell cell = {.is_null = value == none, .u = value};
+
+	g_array_append_val(t->cells, cell);
+}
+
+static void
+add_null(struct fsa_table *t)
+{
+	struct fsa_cell cell = {.is_null = true};
+
+	g_array_append_val(t->cells, cell);
+}
+
+static void
+add_i64(struct fsa_table *t, int64_t value)
+{
+	struct fsa_cell cell = {.i = value};
+
+	g_array_append_val(t->cells, cell);
+}
+
+static void
+add_f64(struct fsa_table *t, double value)
+{
+	struct fsa_cell cell = {.f = value};
+
+	g_array_append_val(t->cells, cell);
+}
+
+static void
+add_bool(struct fsa_table *t, bool value)
+{
+	struct fsa_cell cell = {.b = value};
+
+	g_array_append_val(t->cells, cell);
+}
+
+static void
+add_str(struct fsa_table *t, const char *value)
+{
+	struct fsa_cell cell = {.is_null = value == NULL, .s = g_strdup(value)};
+
+	g_array_append_val(t->cells, cell);
+}
+
+/* --- Shared column sets ----------------------------------------------------------------------- */
+
+#define STAT_COLUMNS                                                                               \
+	{"count", "count", FSA_CELL_U64}, {"min_ns", "min", FSA_CELL_DURATION},                    \
+	    {"p50_ns", "p50", FSA_CELL_DURATION}, {"p95_ns", "p95", FSA_CELL_DURATION},            \
+	    {"p99_ns", "p99", FSA_CELL_DURATION}, {"max_ns", "max", FSA_CELL_DURATION},            \
+	    {"total_ns", "total", FSA_CELL_DURATION},                                              \
+	{                                                                                          \
+		"is_exact", "exact", FSA_CELL_BOOL                                                 \
+	}
+
+/* The statistic's columns; `count` may differ from the samples (markers without a duration). */
+static void
+add_stats_count(struct fsa_table *t, struct fsa_quantile *q, uint64_t count)
+{
+	add_u64(t, count);
+	if (q->count == 0) {
+		for (int i = 0; i < 5; i++)
+			add_null(t);
+	} else {
+		add_u64(t, q->min);
+		add_u64(t, fsa_quantile_value(q, 0.50));
+		add_u64(t, fsa_quantile_value(q, 0.95));
+		add_u64(t, fsa_quantile_value(q, 0.99));
+		add_u64(t, q->max);
+	}
+	add_u64(t, q->total);
+	add_bool(t, fsa_quantile_is_exact(q));
+}
+
+static void
+add_stats(struct fsa_table *t, struct fsa_quantile *q)
+{
+	add_stats_count(t, q, q->count);
+}
+
+static int
+compare_key(const void *a, const void *b)
+{
+	uint64_t x = **(const uint64_t *const *) a, y = **(const uint64_t *const *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The values of a hash table whose structs start with their u64 key, sorted by key. */
+static GPtrArray *
+sorted_values(GHashTable *table)
+{
+	GPtrArray *values = g_ptr_array_sized_new(g_hash_table_size(table));
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, table);
+	while (g_hash_table_iter_next(&iter, NULL, &value))
+		g_ptr_array_add(values, value);
+	qsort(values->pdata, values->len, sizeof(gpointer), compare_key);
+	return values;
+}
+
+/* g_ptr_array_sort passes pointers to the elements. */
+static gint
+compare_name(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+static const char *
+mode_name(enum fsa_op_source source)
+{
+	return fsa_op_source_name(source);
+}
+
+static const char *
+clock_mode_name(uint8_t mode)
+{
+	return mode == 0 ? "sim" : mode == 1 ? "realtime" : "unknown";
+}
+
+static const char *
+log_type_name(uint8_t log_type)
+{
+	return log_type == 0 ? "waits" : log_type == 1 ? "signals" : "unknown";
+}
+
+/* --- Sections --------------------------------------------------------------------------------- */
+
+static const struct fsa_column summary_columns[] = {
+    {"format_version", "trace format", FSA_CELL_STRING},
+    {"has_trace_info", "has trace_info", FSA_CELL_BOOL},
+    {"clock_mode", "clock", FSA_CELL_STRING},
+    {"runtime_version", "runtime", FSA_CELL_STRING},
+    {"first_ns", "first event", FSA_CELL_TIME},
+    {"last_ns", "last event", FSA_CELL_TIME},
+    {"duration_ns", "duration", FSA_CELL_DURATION},
+    {"filter_begin_ns", "filter begin", FSA_CELL_TIME},
+    {"filter_end_ns", "filter end", FSA_CELL_TIME},
+    {"is_partial", "partial", FSA_CELL_BOOL},
+    {"partial_reason", "partial because", FSA_CELL_STRING},
+    {"events", "events", FSA_CELL_U64},
+    {"queues", "queues", FSA_CELL_U64},
+    {"fences", "fences", FSA_CELL_U64},
+    {"processes", "processes", FSA_CELL_U64},
+    {"user_mode_waits", "user-mode waits", FSA_CELL_U64},
+    {"user_mode_signals", "user-mode signals", FSA_CELL_U64},
+    {"kernel_mode_waits", "kernel-mode waits", FSA_CELL_U64},
+    {"kernel_mode_signals", "kernel-mode signals", FSA_CELL_U64},
+    {"cpu_waits", "CPU waits", FSA_CELL_U64},
+    {"cpu_signals", "CPU signals", FSA_CELL_U64},
+    {"observed_ops", "observed ops", FSA_CELL_U64},
+    {"inferred_ops", "inferred ops", FSA_CELL_U64},
+    {"never_completed_ops", "never completed ops", FSA_CELL_U64},
+    {"unqueued_ops", "unqueued ops", FSA_CELL_U64},
+    {"edges", "signal→wait edges", FSA_CELL_U64},
+    {"packets", "packets", FSA_CELL_U64},
+    {"log_entries_read", "log entries read", FSA_CELL_U64},
+    {"log_entries_lost", "log entries lost", FSA_CELL_U64},
+    {"overruns", "log overruns", FSA_CELL_U64},
+    {"tracer_discarded_events", "tracer discarded events", FSA_CELL_U64},
+    {"tracer_discarded_packets", "tracer discarded packets", FSA_CELL_U64},
+    {"anomalies", "anomalies", FSA_CELL_U64},
+};
+
+static const struct fsa_column event_columns[] = {
+    {"event", "event", FSA_CELL_STRING},
+    {"count", "count", FSA_CELL_U64},
+};
+
+static const struct fsa_column queue_columns[] = {
+    {"hwqueue_handle", "queue", FSA_CELL_HANDLE},
+    {"process_id", "process", FSA_CELL_U64},
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"engine_id", "engine", FSA_CELL_U64},
+    {"mode", "mode", FSA_CELL_STRING},
+    {"waits", "waits", FSA_CELL_U64},
+    {"signals", "signals", FSA_CELL_U64},
+    {"observed", "observed", FSA_CELL_U64},
+    {"inferred", "inferred", FSA_CELL_U64},
+    {"never_completed", "never completed", FSA_CELL_U64},
+    {"unqueued", "unqueued", FSA_CELL_U64},
+};
+
+static void
+build_summary(struct fsa_report *r, GPtrArray *tables)
+{
+	const struct fsa_summary *s = r->model ? fsa_model_borrow_summary(r->model) : NULL;
+	struct fsa_table *t =
+	    table_new(tables, "summary", "trace", "Summary", true, COLUMNS(summary_columns), NULL);
+	char version[32];
+
+	if (s && s->has_trace_info) {
+		snprintf(version, sizeof(version), "%u.%u", s->format_major, s->format_minor);
+		add_str(t, version);
+	} else {
+		add_str(t, NULL);
+	}
+	add_bool(t, s && s->has_trace_info);
+	add_str(t, s && s->has_trace_info ? clock_mode_name(s->clock_mode) : NULL);
+	add_str(t, s && s->runtime_version && s->runtime_version[0] ? s->runtime_version : NULL);
+	uint64_t first = s ? s->first_ns : FSA_TIME_NONE, last = s ? s->last_ns : FSA_TIME_NONE;
+
+	add_opt(t, first, FSA_TIME_NONE);
+	add_opt(t, last, FSA_TIME_NONE);
+	add_opt(t, first != FSA_TIME_NONE && last != FSA_TIME_NONE ? last - first : FSA_TIME_NONE,
+		FSA_TIME_NONE);
+	add_opt(t, r->options.begin.is_set ? r->begin_ns : FSA_TIME_NONE, FSA_TIME_NONE);
+	add_opt(t, r->end_ns, FSA_TIME_NONE);
+	add_bool(t, r->partial_reason != NULL);
+	add_str(t, r->partial_reason);
+	add_u64(t, s ? s->event_count : 0);
+	add_u64(t, r->model ? fsa_model_queue_count(r->model) : g_hash_table_size(r->queues));
+	add_u64(t, r->model ? fsa_model_fence_count(r->model) : g_hash_table_size(r->fences));
+	add_u64(t, r->model ? fsa_model_process_count(r->model) : g_hash_table_size(r->processes));
+	add_u64(t, r->op_counts[FSA_SRC_USER_MODE_QUEUE][FSA_OP_WAIT]);
+	add_u64(t, r->op_counts[FSA_SRC_USER_MODE_QUEUE][FSA_OP_SIGNAL]);
+	add_u64(t, r->op_counts[FSA_SRC_KERNEL_MODE_QUEUE][FSA_OP_WAIT]);
+	add_u64(t, r->op_counts[FSA_SRC_KERNEL_MODE_QUEUE][FSA_OP_SIGNAL]);
+	add_u64(t, r->op_counts[FSA_SRC_CPU][FSA_OP_WAIT]);
+	add_u64(t, r->op_counts[FSA_SRC_CPU][FSA_OP_SIGNAL]);
+	for (int state = 0; state < 4; state++)
+		add_u64(t, r->state_counts[state]);
+	add_u64(t, r->edge_count);
+	add_u64(t, r->packet_count);
+	add_u64(t, s ? s->log_entries_read : 0);
+	add_u64(t, r->lost_by_kind[FSA_LOSS_LOG_OVERRUN]);
+	add_u64(t, r->loss_records_by_kind[FSA_LOSS_LOG_OVERRUN]);
+	add_u64(t, r->lost_by_kind[FSA_LOSS_TRACER_EVENTS]);
+	add_u64(t, r->lost_by_kind[FSA_LOSS_TRACER_PACKETS]);
+	add_u64(t, r->anomaly_total);
+
+	t = table_new(tables, "summary", "events", "Events by type (whole trace)", false,
+		      COLUMNS(event_columns), "no events");
+	if (s) {
+		/* Sorted by name: the contract's order is not alphabetical. */
+		GPtrArray *names = g_ptr_array_new();
+
+		for (int type = 1; type < FSA_EV_COUNT; type++)
+			if (s->event_counts[type])
+				g_ptr_array_add(names, (gpointer) fsa_event_type_name(type));
+		g_ptr_array_sort(names, compare_name);
+		for (size_t i = 0; i < names->len; i++) {
+			const char *name = names->pdata[i];
+
+			add_str(t, name);
+			add_u64(t, s->event_counts[fsa_event_type_from_name(name)]);
+		}
+		if (s->event_counts[FSA_EV_UNKNOWN]) {
+			add_str(t, "(other providers)");
+			add_u64(t, s->event_counts[FSA_EV_UNKNOWN]);
+		}
+		g_ptr_array_free(names, TRUE);
+	}
+
+	t = table_new(tables, "summary", "queues", "Hardware queues", false, COLUMNS(queue_columns),
+		      "no hardware queue");
+	GPtrArray *queues = sorted_values(r->queues);
+
+	for (size_t i = 0; i < queues->len; i++) {
+		const struct fsa_queue_acc *q = queues->pdata[i];
+		const struct fsa_queue_info *info =
+		    r->model ? fsa_model_find_queue(r->model, q->hwqueue_handle) : NULL;
+		uint64_t waits = 0, signals = 0;
+
+		for (int state = 0; state < 4; state++) {
+			waits += q->op_states[FSA_OP_WAIT][state];
+			signals += q->op_states[FSA_OP_SIGNAL][state];
+		}
+		add_u64(t, q->hwqueue_handle);
+		add_opt(t, info ? info->process_id : q->process_id, UINT32_MAX);
+		add_opt(t, info ? info->adapter_id : q->adapter_id, UINT32_MAX);
+		add_opt(t, info ? info->engine_id : q->engine_id, UINT32_MAX);
+		add_str(t, mode_name(info ? (info->is_user_mode ? FSA_SRC_USER_MODE_QUEUE
+								: FSA_SRC_KERNEL_MODE_QUEUE)
+					  : q->source));
+		add_u64(t, waits);
+		add_u64(t, signals);
+		for (int state = 0; state < 4; state++)
+			add_u64(t, q->op_states[0][state] + q->op_states[1][state]);
+	}
+	g_ptr_array_free(queues, TRUE);
+}
+
+static const struct fsa_column overall_columns[] = {
+    {"metric", "metric", FSA_CELL_STRING},
+    STAT_COLUMNS,
+};
+
+static const struct fsa_column latency_queue_columns[] = {
+    {"hwqueue_handle", "queue", FSA_CELL_HANDLE},
+    {"process_id", "process", FSA_CELL_U64},
+    {"metric", "metric", FSA_CELL_STRING},
+    STAT_COLUMNS,
+};
+
+static const struct fsa_column latency_fence_columns[] = {
+    {"fence_global_handle", "fence", FSA_CELL_HANDLE},
+    {"metric", "metric", FSA_CELL_STRING},
+    STAT_COLUMNS,
+};
+
+static const struct fsa_column latency_process_columns[] = {
+    {"process_id", "process", FSA_CELL_U64},
+    {"name", "name", FSA_CELL_STRING},
+    {"metric", "metric", FSA_CELL_STRING},
+    STAT_COLUMNS,
+};
+
+static void
+build_latency(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_table *t = table_new(tables, "latency", "overall", "Latency, all operations",
+					false, COLUMNS(overall_columns), NULL);
+
+	for (int m = 0; m < FSA_METRIC_COUNT; m++) {
+		add_str(t, fsa_metric_name(m));
+		add_stats(t, &r->overall.q[m]);
+	}
+
+	t = table_new(tables, "latency", "queues", "Latency per hardware queue", false,
+		      COLUMNS(latency_queue_columns), "no queue operation with a duration");
+	GPtrArray *values = sorted_values(r->queues);
+
+	for (size_t i = 0; i < values->len; i++) {
+		struct fsa_queue_acc *q = values->pdata[i];
+		const struct fsa_queue_info *info =
+		    r->model ? fsa_model_find_queue(r->model, q->hwqueue_handle) : NULL;
+
+		for (int m = 0; m < FSA_METRIC_COUNT; m++) {
+			if (!q->latency.q[m].count)
+				continue;
+			add_u64(t, q->hwqueue_handle);
+			add_opt(t, info ? info->process_id : q->process_id, UINT32_MAX);
+			add_str(t, fsa_metric_name(m));
+			add_stats(t, &q->latency.q[m]);
+		}
+	}
+	g_ptr_array_free(values, TRUE);
+
+	t = table_new(tables, "latency", "fences", "Latency per fence", false,
+		      COLUMNS(latency_fence_columns), "no fence operation with a duration");
+	values = sorted_values(r->fences);
+	for (size_t i = 0; i < values->len; i++) {
+		struct fsa_fence_acc *f = values->pdata[i];
+
+		for (int m = 0; m < FSA_METRIC_COUNT; m++) {
+			if (!f->latency.q[m].count)
+				continue;
+			add_u64(t, f->fence_global_handle);
+			add_str(t, fsa_metric_name(m));
+			add_stats(t, &f->latency.q[m]);
+		}
+	}
+	g_ptr_array_free(values, TRUE);
+
+	t = table_new(tables, "latency", "processes", "Latency per process", false,
+		      COLUMNS(latency_process_columns), "no process operation with a duration");
+	values = sorted_values(r->processes);
+	for (size_t i = 0; i < values->len; i++) {
+		struct fsa_process_acc *p = values->pdata[i];
+		const struct fsa_process_info *info =
+		    r->model ? fsa_model_find_process(r->model, (uint32_t) p->process_id) : NULL;
+
+		for (int m = 0; m < FSA_METRIC_COUNT; m++) {
+			if (!p->latency.q[m].count)
+				continue;
+			add_u64(t, p->process_id);
+			add_str(t, info && info->name && info->name[0] ? info->name : NULL);
+			add_str(t, fsa_metric_name(m));
+			add_stats(t, &p->latency.q[m]);
+		}
+	}
+	g_ptr_array_free(values, TRUE);
+}
+
+static const struct fsa_column longest_columns[] = {
+    {"rank", "#", FSA_CELL_U64},
+    {"duration_ns", "duration", FSA_CELL_DURATION},
+    {"source", "source", FSA_CELL_STRING},
+    {"hwqueue_handle", "queue", FSA_CELL_HANDLE},
+    {"process_id", "process", FSA_CELL_U64},
+    {"fence_global_handle", "fence", FSA_CELL_HANDLE},
+    {"fence_value", "value", FSA_CELL_U64},
+    {"queued_ns", "queued at", FSA_CELL_TIME},
+    {"end_ns", "unblocked at", FSA_CELL_TIME},
+    {"queued_phase_ns", "queued", FSA_CELL_DURATION},
+    {"stalled_phase_ns", "stalled", FSA_CELL_DURATION},
+    {"signal_source", "signalled by", FSA_CELL_STRING},
+    {"signal_hwqueue_handle", "signal queue", FSA_CELL_HANDLE},
+    {"signal_process_id", "signal process", FSA_CELL_U64},
+    {"signal_end_ns", "signalled at", FSA_CELL_TIME},
+    {"op_id", "op", FSA_CELL_U64},
+};
+
+static int
+compare_long_wait(const void *a, const void *b)
+{
+	const struct fsa_long_wait *x = a, *y = b;
+
+	if (x->duration_ns != y->duration_ns)
+		return x->duration_ns > y->duration_ns ? -1 : 1;
+	return x->op.id < y->op.id ? -1 : x->op.id > y->op.id;
+}
+
+static void
+build_longest(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_table *t = table_new(tables, "longest", "waits", "Longest waits", false,
+					COLUMNS(longest_columns), "no completed wait");
+	struct fsa_long_wait *sorted = g_memdup2(r->longest, r->longest_len * sizeof(*sorted));
+
+	qsort(sorted, r->longest_len, sizeof(*sorted), compare_long_wait);
+	for (size_t i = 0; i < r->longest_len; i++) {
+		const struct fsa_long_wait *w = &sorted[i];
+		const struct fsa_op *op = &w->op;
+		bool has_phases = op->observed_ns != FSA_TIME_NONE &&
+				  op->observed_ns >= op->queued_ns && op->observed_ns <= op->end_ns;
+
+		add_u64(t, i + 1);
+		add_u64(t, w->duration_ns);
+		add_str(t, fsa_op_source_name(op->source));
+		add_opt(t, op->hwqueue_handle, 0);
+		add_u64(t, op->process_id);
+		add_u64(t, op->fence_global_handle);
+		add_u64(t, op->fence_value);
+		add_u64(t, op->queued_ns);
+		add_u64(t, op->end_ns);
+		add_opt(t, has_phases ? op->observed_ns - op->queued_ns : FSA_TIME_NONE,
+			FSA_TIME_NONE);
+		add_opt(t, has_phases ? op->end_ns - op->observed_ns : FSA_TIME_NONE,
+			FSA_TIME_NONE);
+		add_str(t, w->has_signaller ? fsa_op_source_name(w->signal_source) : NULL);
+		add_opt(t, w->has_signaller ? w->signal_hwqueue_handle : 0, 0);
+		add_opt(t, w->has_signaller ? w->signal_process_id : UINT32_MAX, UINT32_MAX);
+		add_opt(t, w->has_signaller ? w->signal_end_ns : FSA_TIME_NONE, FSA_TIME_NONE);
+		add_u64(t, op->id);
+	}
+	g_free(sorted);
+}
+
+static const struct fsa_column doorbell_columns[] = {
+    {"hwqueue_handle", "queue", FSA_CELL_HANDLE},
+    {"process_id", "process", FSA_CELL_U64},
+    {"rings", "rings", FSA_CELL_U64},
+    {"connects", "connects", FSA_CELL_U64},
+    {"failed_connects", "failed connects", FSA_CELL_U64},
+    {"disconnects", "disconnects", FSA_CELL_U64},
+    {"victimized", "victimized", FSA_CELL_U64},
+    {"victimizer", "victimizer", FSA_CELL_U64},
+    {"connected_ns", "connected", FSA_CELL_DURATION},
+    {"reconnects", "reconnects", FSA_CELL_U64},
+    {"reconnect_min_ns", "reconnect min", FSA_CELL_DURATION},
+    {"reconnect_p50_ns", "p50", FSA_CELL_DURATION},
+    {"reconnect_p99_ns", "p99", FSA_CELL_DURATION},
+    {"reconnect_max_ns", "max", FSA_CELL_DURATION},
+};
+
+static const struct fsa_column reconnect_columns[] = {
+    {"metric", "metric", FSA_CELL_STRING},
+    STAT_COLUMNS,
+};
+
+static void
+add_short_stats(struct fsa_table *t, struct fsa_quantile *q)
+{
+	add_u64(t, q->count);
+	if (!q->count) {
+		for (int i = 0; i < 4; i++)
+			add_null(t);
+		return;
+	}
+	add_u64(t, q->min);
+	add_u64(t, fsa_quantile_value(q, 0.50));
+	add_u64(t, fsa_quantile_value(q, 0.99));
+	add_u64(t, q->max);
+}
+
+static void
+build_doorbells(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_table *t = table_new(tables, "doorbells", "queues", "Doorbells per queue", false,
+					COLUMNS(doorbell_columns), "no doorbell activity");
+	GPtrArray *values = sorted_values(r->queues);
+
+	for (size_t i = 0; i < values->len; i++) {
+		struct fsa_queue_acc *q = values->pdata[i];
+		const struct fsa_queue_info *info =
+		    r->model ? fsa_model_find_queue(r->model, q->hwqueue_handle) : NULL;
+
+		if (!q->rings && !q->connects && !q->disconnects && !q->victimized &&
+		    !q->victimizer)
+			continue;
+		add_u64(t, q->hwqueue_handle);
+		add_opt(t, info ? info->process_id : q->process_id, UINT32_MAX);
+		add_u64(t, q->rings);
+		add_u64(t, q->connects);
+		add_u64(t, q->failed_connects);
+		add_u64(t, q->disconnects);
+		add_u64(t, q->victimized);
+		add_u64(t, q->victimizer);
+		add_u64(t, q->connected_ns);
+		add_short_stats(t, &q->reconnect);
+	}
+	g_ptr_array_free(values, TRUE);
+
+	t = table_new(tables, "doorbells", "reconnect", "Doorbell reconnect latency, all queues",
+		      false, COLUMNS(reconnect_columns), NULL);
+	add_str(t, "reconnect");
+	add_stats(t, &r->reconnect_all);
+}
+
+static const struct fsa_column engine_columns[] = {
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"engine_id", "engine", FSA_CELL_U64},
+    {"packets", "packets", FSA_CELL_U64},
+    {"completed", "completed", FSA_CELL_U64},
+    {"preempted", "preempted", FSA_CELL_U64},
+    {"faulted", "faulted", FSA_CELL_U64},
+    {"aborted", "aborted", FSA_CELL_U64},
+    {"never_ended", "never ended", FSA_CELL_U64},
+    {"resubmissions", "resubmissions", FSA_CELL_U64},
+    {"busy_ns", "busy", FSA_CELL_DURATION},
+};
+
+static const struct fsa_column preemption_columns[] = {
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"engine_id", "engine", FSA_CELL_U64},
+    {"time_slice", "time slice", FSA_CELL_U64},
+    {"priority", "priority", FSA_CELL_U64},
+    {"suspend", "suspend", FSA_CELL_U64},
+    {"tdr", "tdr", FSA_CELL_U64},
+    {"termination", "termination", FSA_CELL_U64},
+    {"power", "power", FSA_CELL_U64},
+    STAT_COLUMNS,
+};
+
+static const struct fsa_column marker_columns[] = {
+    {"kind", "kind", FSA_CELL_STRING},
+    STAT_COLUMNS,
+};
+
+static const struct fsa_column marker_example_columns[] = {
+    {"kind", "kind", FSA_CELL_STRING},
+    {"begin_ns", "begin", FSA_CELL_TIME},
+    {"end_ns", "end", FSA_CELL_TIME},
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"engine_id", "engine", FSA_CELL_U64},
+    {"process_id", "process", FSA_CELL_U64},
+    {"hwqueue_handle", "queue", FSA_CELL_HANDLE},
+    {"value", "value", FSA_CELL_HANDLE},
+    {"code", "code", FSA_CELL_I64},
+};
+
+static void
+build_preemption(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_table *t = table_new(tables, "preemption", "engines", "Packets per engine",
+					false, COLUMNS(engine_columns), "no packet");
+	GPtrArray *values = sorted_values(r->engines);
+
+	for (size_t i = 0; i < values->len; i++) {
+		struct fsa_engine_acc *e = values->pdata[i];
+
+		if (!e->packets)
+			continue;
+		add_opt(t, e->adapter_id, UINT32_MAX);
+		add_opt(t, e->engine_id, UINT32_MAX);
+		add_u64(t, e->packets);
+		for (int s = 0; s < 5; s++)
+			add_u64(t, e->by_status[s]);
+		add_u64(t, e->resubmissions);
+		add_u64(t, e->busy_ns);
+	}
+
+	t = table_new(tables, "preemption", "preemptions", "Preemptions per engine (by reason)",
+		      false, COLUMNS(preemption_columns), "no preemption");
+	for (size_t i = 0; i < values->len; i++) {
+		struct fsa_engine_acc *e = values->pdata[i];
+
+		if (!e->preemptions)
+			continue;
+		add_opt(t, e->adapter_id, UINT32_MAX);
+		add_opt(t, e->engine_id, UINT32_MAX);
+		for (int reason = 0; reason < 6; reason++)
+			add_u64(t, e->preempt_reasons[reason]);
+		add_stats(t, &e->preemption);
+	}
+	g_ptr_array_free(values, TRUE);
+
+	static const enum fsa_marker_kind kinds[] = {
+	    FSA_MARK_PREEMPTION,  FSA_MARK_TDR,         FSA_MARK_ENGINE_RESET,
+	    FSA_MARK_PAGE_FAULT,  FSA_MARK_DEVICE_LOST, FSA_MARK_CONTEXT_SUSPENDED,
+	    FSA_MARK_ENGINE_F1,   FSA_MARK_DEVICE_D3,   FSA_MARK_LOG_RESIZE,
+	    FSA_MARK_CALL_FAILED,
+	};
+
+	t = table_new(tables, "preemption", "markers",
+		      "Preemption, TDR, resets, faults, suspend and power (durations of intervals)",
+		      false, COLUMNS(marker_columns), "none");
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		struct fsa_quantile *q = &r->marker_durations[kinds[i]];
+
+		if (!r->marker_counts[kinds[i]])
+			continue;
+
+		add_str(t, fsa_marker_kind_name(kinds[i]));
+		/* Instants and intervals still open have no duration: count them all. */
+		add_stats_count(t, q, r->marker_counts[kinds[i]]);
+	}
+
+	t = table_new(tables, "preemption", "examples",
+		      "First TDRs, engine resets, page faults and device losses", false,
+		      COLUMNS(marker_example_columns), "none");
+	for (size_t i = 0; i < r->marker_examples->len; i++) {
+		const struct fsa_marker *m =
+		    &g_array_index(r->marker_examples, struct fsa_marker, i);
+
+		add_str(t, fsa_marker_kind_name(m->kind));
+		add_u64(t, m->begin_ns);
+		add_opt(t, m->end_ns, FSA_TIME_NONE);
+		add_opt(t, m->adapter_id, UINT32_MAX);
+		add_opt(t, m->engine_id, UINT32_MAX);
+		add_opt(t, m->process_id, UINT32_MAX);
+		add_opt(t, m->hwqueue_handle, 0);
+		add_u64(t, m->value);
+		add_i64(t, m->code);
+	}
+}
+
+static const struct fsa_column loss_summary_columns[] = {
+    {"log_entries_lost", "log entries lost", FSA_CELL_U64},
+    {"overruns", "log overruns", FSA_CELL_U64},
+    {"inferred_ops", "inferred operations", FSA_CELL_U64},
+    {"tracer_discarded_events", "tracer discarded events", FSA_CELL_U64},
+    {"tracer_discarded_event_records", "discarded-events messages", FSA_CELL_U64},
+    {"tracer_discarded_packets", "tracer discarded packets", FSA_CELL_U64},
+    {"tracer_discarded_packet_records", "discarded-packets messages", FSA_CELL_U64},
+    {"records_listed", "records listed", FSA_CELL_U64},
+    {"records_not_listed", "records not listed", FSA_CELL_U64},
+};
+
+static const struct fsa_column loss_total_columns[] = {
+    {"kind", "kind", FSA_CELL_STRING},
+    {"hwqueue_handle", "queue", FSA_CELL_HANDLE},
+    {"log_type", "log", FSA_CELL_STRING},
+    {"stream_id", "stream", FSA_CELL_U64},
+    {"records", "records", FSA_CELL_U64},
+    {"lost", "lost", FSA_CELL_U64},
+    {"inferred_ops", "inferred ops", FSA_CELL_U64},
+    {"first_begin_ns", "first from", FSA_CELL_TIME},
+    {"last_end_ns", "last to", FSA_CELL_TIME},
+};
+
+static const struct fsa_column loss_record_columns[] = {
+    {"kind", "kind", FSA_CELL_STRING},         {"count", "lost", FSA_CELL_U64},
+    {"begin_ns", "from", FSA_CELL_TIME},       {"end_ns", "to", FSA_CELL_TIME},
+    {"adapter_id", "adapter", FSA_CELL_U64},   {"hwqueue_handle", "queue", FSA_CELL_HANDLE},
+    {"log_type", "log", FSA_CELL_STRING},      {"cached_position", "cached pos", FSA_CELL_U64},
+    {"new_position", "new pos", FSA_CELL_U64}, {"inferred_ops", "inferred ops", FSA_CELL_U64},
+    {"stream_id", "stream", FSA_CELL_U64},     {"cpu_id", "cpu", FSA_CELL_U64},
+};
+
+static int
+compare_loss_total(const void *a, const void *b)
+{
+	const struct fsa_loss_total *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->hwqueue_handle != y->hwqueue_handle)
+		return x->hwqueue_handle < y->hwqueue_handle ? -1 : 1;
+	if (x->log_type != y->log_type)
+		return x->log_type < y->log_type ? -1 : 1;
+	return x->stream_id < y->stream_id ? -1 : x->stream_id > y->stream_id;
+}
+
+static void
+build_losses(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_table *t = table_new(tables, "losses", "summary", "Lost data", true,
+					COLUMNS(loss_summary_columns), NULL);
+
+	add_u64(t, r->lost_by_kind[FSA_LOSS_LOG_OVERRUN]);
+	add_u64(t, r->loss_records_by_kind[FSA_LOSS_LOG_OVERRUN]);
+	add_u64(t, r->state_counts[FSA_OP_INFERRED]);
+	add_u64(t, r->lost_by_kind[FSA_LOSS_TRACER_EVENTS]);
+	add_u64(t, r->loss_records_by_kind[FSA_LOSS_TRACER_EVENTS]);
+	add_u64(t, r->lost_by_kind[FSA_LOSS_TRACER_PACKETS]);
+	add_u64(t, r->loss_records_by_kind[FSA_LOSS_TRACER_PACKETS]);
+	add_u64(t, r->losses->len);
+	add_u64(t, r->loss_count - r->losses->len);
+
+	t = table_new(tables, "losses", "totals", "Losses per queue and log, or per stream", false,
+		      COLUMNS(loss_total_columns), "no data lost");
+	GArray *totals = g_array_copy(r->loss_totals);
+
+	g_array_sort(totals, compare_loss_total);
+	for (size_t i = 0; i < totals->len; i++) {
+		const struct fsa_loss_total *l = &g_array_index(totals, struct fsa_loss_total, i);
+		bool is_overrun = l->kind == FSA_LOSS_LOG_OVERRUN;
+
+		add_str(t, fsa_loss_kind_name(l->kind));
+		add_opt(t, is_overrun ? l->hwqueue_handle : 0, 0);
+		add_str(t, is_overrun ? log_type_name(l->log_type) : NULL);
+		add_opt(t, is_overrun ? FSA_TIME_NONE : l->stream_id, FSA_TIME_NONE);
+		add_u64(t, l->records);
+		add_u64(t, l->lost);
+		add_u64(t, l->inferred_ops);
+		add_opt(t, l->first_begin_ns, FSA_TIME_NONE);
+		add_opt(t, l->last_end_ns, FSA_TIME_NONE);
+	}
+	g_array_free(totals, TRUE);
+
+	t = table_new(tables, "losses", "records", "Loss records (in trace order)", false,
+		      COLUMNS(loss_record_columns), "no data lost");
+	for (size_t i = 0; i < r->losses->len; i++) {
+		const struct fsa_loss *l = &g_array_index(r->losses, struct fsa_loss, i);
+		bool is_overrun = l->kind == FSA_LOSS_LOG_OVERRUN;
+
+		add_str(t, fsa_loss_kind_name(l->kind));
+		add_u64(t, l->count);
+		add_opt(t, l->begin_ns, FSA_TIME_NONE);
+		add_opt(t, l->end_ns, FSA_TIME_NONE);
+		add_opt(t, is_overrun ? l->adapter_id : UINT32_MAX, UINT32_MAX);
+		add_opt(t, is_overrun ? l->hwqueue_handle : 0, 0);
+		add_str(t, is_overrun ? log_type_name(l->log_type) : NULL);
+		add_opt(t, is_overrun ? l->cached_position : FSA_TIME_NONE, FSA_TIME_NONE);
+		add_opt(t, is_overrun ? l->new_position : FSA_TIME_NONE, FSA_TIME_NONE);
+		add_u64(t, l->inferred_ops);
+		add_opt(t, is_overrun ? FSA_TIME_NONE : l->stream_id, FSA_TIME_NONE);
+		add_opt(t, is_overrun ? UINT32_MAX : l->cpu_id, UINT32_MAX);
+	}
+}
+
+static const struct fsa_column anomaly_count_columns[] = {
+    {"kind", "kind", FSA_CELL_STRING},
+    {"count", "count", FSA_CELL_U64},
+};
+
+static const struct fsa_column anomaly_example_columns[] = {
+    {"kind", "kind", FSA_CELL_STRING},
+    {"ts_ns", "at", FSA_CELL_TIME},
+    {"process_id", "process", FSA_CELL_U64},
+    {"hwqueue_handle", "queue", FSA_CELL_HANDLE},
+    {"fence_handle", "fence (local)", FSA_CELL_HANDLE},
+    {"fence_global_handle", "fence", FSA_CELL_HANDLE},
+    {"fence_value", "value", FSA_CELL_U64},
+    {"op_id", "op", FSA_CELL_U64},
+    {"a", "a", FSA_CELL_U64},
+    {"b", "b", FSA_CELL_U64},
+};
+
+static void
+build_anomalies(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_table *t = table_new(tables, "anomalies", "counts", "Anomalies", false,
+					COLUMNS(anomaly_count_columns), NULL);
+
+	for (int kind = 0; kind < FSA_ANOM_KIND_COUNT; kind++) {
+		add_str(t, fsa_anomaly_kind_name(kind));
+		add_u64(t, r->anomaly_counts[kind]);
+	}
+	t = table_new(tables, "anomalies", "examples", "First anomalies of each kind", false,
+		      COLUMNS(anomaly_example_columns), "no anomaly");
+	for (size_t i = 0; i < r->anomaly_examples->len; i++) {
+		const struct fsa_anomaly *a =
+		    &g_array_index(r->anomaly_examples, struct fsa_anomaly, i);
+
+		add_str(t, fsa_anomaly_kind_name(a->kind));
+		add_opt(t, a->ts_ns, FSA_TIME_NONE);
+		add_opt(t, a->process_id, UINT32_MAX);
+		add_opt(t, a->hwqueue_handle, 0);
+		add_opt(t, a->fence_handle, 0);
+		add_opt(t, a->fence_global_handle, 0);
+		add_u64(t, a->fence_value);
+		add_opt(t, a->op_id, 0);
+		add_u64(t, a->a);
+		add_u64(t, a->b);
+	}
+}
+
+static const struct fsa_column clock_columns[] = {
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"pairs", "pairs", FSA_CELL_U64},
+    {"nominal_hz", "nominal Hz", FSA_CELL_U64},
+    {"offset_ns", "offset ns", FSA_CELL_F64},
+    {"ns_per_tick", "ns per tick", FSA_CELL_F64},
+    {"residual_rms_ns", "residual rms ns", FSA_CELL_F64},
+    {"residual_max_ns", "residual max ns", FSA_CELL_F64},
+};
+
+static void
+build_clocks(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_table *t = table_new(tables, "clocks", "fits", "GPU clock → trace clock", false,
+					COLUMNS(clock_columns), "no clock correlation");
+	size_t count = r->model ? fsa_model_clock_fit_count(r->model) : 0;
+
+	for (size_t i = 0; i < count; i++) {
+		const struct fsa_clock_fit *fit = fsa_model_borrow_clock_fit(r->model, i);
+
+		add_u64(t, fit->adapter_id);
+		add_u64(t, fit->pair_count);
+		add_u64(t, fit->nominal_hz);
+		add_f64(t, fit->offset_ns);
+		add_f64(t, fit->ns_per_tick);
+		add_f64(t, fit->residual_rms_ns);
+		add_f64(t, fit->residual_max_ns);
+	}
+}
+
+static const struct fsa_column threshold_columns[] = {
+    {"expression", "threshold", FSA_CELL_STRING},
+    {"result", "measured", FSA_CELL_STRING},
+    {"is_failed", "failed", FSA_CELL_BOOL},
+};
+
+static void
+build_thresholds(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_table *t = table_new(tables, "thresholds", "results", "Thresholds", false,
+					COLUMNS(threshold_columns), NULL);
+
+	if (r->options.is_fail_on_loss) {
+		add_str(t, "--fail-on-loss");
+		char *text = g_strdup_printf("%" G_GUINT64_FORMAT " loss records", r->loss_count);
+
+		add_str(t, text);
+		g_free(text);
+		add_bool(t, r->loss_count > 0);
+	}
+	for (size_t i = 0; i < r->thresholds->len; i++) {
+		const char *message = r->threshold_messages->pdata[i];
+		const char *expression = fsa_threshold_expression(r->thresholds->pdata[i]);
+		size_t prefix = strlen(expression) + 2;
+
+		add_str(t, expression);
+		add_str(t, message && strlen(message) > prefix
+			       ? message + prefix + strlen("measured ")
+			       : "no data");
+		add_bool(t, g_array_index(r->threshold_failed, gboolean, i));
+	}
+}
+
+GPtrArray *
+fsa_report_build_tables(struct fsa_report *r)
+{
+	GPtrArray *tables = g_ptr_array_new_with_free_func(table_free);
+	unsigned sections = r->options.sections;
+
+	if (sections & FSA_REPORT_SUMMARY)
+		build_summary(r, tables);
+	if (sections & FSA_REPORT_LATENCY)
+		build_latency(r, tables);
+	if (sections & FSA_REPORT_LONGEST)
+		build_longest(r, tables);
+	if (sections & FSA_REPORT_DOORBELLS)
+		build_doorbells(r, tables);
+	if (sections & FSA_REPORT_PREEMPTION)
+		build_preemption(r, tables);
+	if (sections & FSA_REPORT_LOSSES)
+		build_losses(r, tables);
+	if (sections & FSA_REPORT_ANOMALIES)
+		build_anomalies(r, tables);
+	if (sections & FSA_REPORT_CLOCKS)
+		build_clocks(r, tables);
+	if (r->thresholds->len || r->options.is_fail_on_loss)
+		build_thresholds(r, tables);
+	return tables;
+}

@@ -1,0 +1,536 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --fail-if thresholds: "STAT(METRIC[, SCOPE=VALUE]) OP NUMBER[UNIT]", checked against the
+ * finished report so CI can fail a build on a latency regression or on lost data. The grammar is
+ * documented in docs/report-schema.md ("Thresholds"); every parse error names what was wrong in
+ * one line.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-private.h"
+
+enum stat_kind { STAT_COUNT, STAT_MIN, STAT_MAX, STAT_TOTAL, STAT_MEAN, STAT_QUANTILE, STAT_LOST };
+
+enum target {
+	TARGET_LATENCY,    /* metric: enum fsa_metric */
+	TARGET_RECONNECT,  /* doorbell reconnect latency */
+	TARGET_PREEMPTION, /* preemption durations */
+	TARGET_TDR,        /* TDR durations */
+	TARGET_ANOMALY,    /* count only */
+	TARGET_STATE,      /* count only: ops in a state (metric: enum fsa_op_state) */
+	TARGET_OVERRUN,    /* count only: overrun records */
+	TARGET_LOSS,       /* count only: loss records of every kind */
+	TARGET_LOST,       /* lost(): metric 0 log, 1 events, 2 packets, 3 any */
+};
+
+enum compare { CMP_GT, CMP_GE, CMP_LT, CMP_LE, CMP_EQ, CMP_NE };
+
+struct fsa_threshold {
+	char *expression;
+	enum stat_kind stat;
+	double p; /* STAT_QUANTILE, in [0, 1] */
+	enum target target;
+	int metric;
+	char scope; /* 'a' all, 'q' queue, 'f' fence, 'p' process */
+	uint64_t scope_key;
+	int anomaly_kind; /* -1: all */
+	enum compare compare;
+	double value; /* ns for durations, else a count */
+	bool is_duration;
+};
+
+static const char *const compare_names[] = {">", ">=", "<", "<=", "==", "!="};
+
+const char *
+fsa_threshold_expression(const struct fsa_threshold *threshold)
+{
+	return threshold->expression;
+}
+
+void
+fsa_threshold_destroy(struct fsa_threshold *threshold)
+{
+	if (!threshold)
+		return;
+	free(threshold->expression);
+	free(threshold);
+}
+
+static void
+skip_space(const char **p)
+{
+	while (isspace((unsigned char) **p))
+		(*p)++;
+}
+
+/* A word of letters, digits, '_' and '.'; returns its length. */
+static size_t
+word_length(const char *p)
+{
+	size_t n = 0;
+
+	while (isalnum((unsigned char) p[n]) || p[n] == '_' || p[n] == '.')
+		n++;
+	return n;
+}
+
+static bool
+word_is(const char *word, size_t len, const char *name)
+{
+	return strlen(name) == len && strncmp(word, name, len) == 0;
+}
+
+static fsa_status
+parse_stat(struct fsa_threshold *t, const char *word, size_t len)
+{
+	static const struct {
+		const char *name;
+		enum stat_kind stat;
+	} stats[] = {
+	    {"count", STAT_COUNT}, {"min", STAT_MIN},   {"max", STAT_MAX},
+	    {"total", STAT_TOTAL}, {"mean", STAT_MEAN}, {"lost", STAT_LOST},
+	};
+
+	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+		if (word_is(word, len, stats[i].name)) {
+			t->stat = stats[i].stat;
+			return FSA_OK;
+		}
+	}
+	if (len >= 2 && word[0] == 'p' && isdigit((unsigned char) word[1])) {
+		char buf[32];
+		char *end = NULL;
+
+		if (len - 1 >= sizeof(buf))
+			return FSA_ERR_INVALID;
+		memcpy(buf, word + 1, len - 1);
+		buf[len - 1] = '\0';
+		errno = 0;
+		double p = strtod(buf, &end);
+
+		if (errno || *end || !(p > 0 && p <= 100))
+			return FSA_ERR_INVALID;
+		t->stat = STAT_QUANTILE;
+		t->p = p / 100;
+		return FSA_OK;
+	}
+	return FSA_ERR_INVALID;
+}
+
+static fsa_status
+parse_target(struct fsa_threshold *t, const char *word, size_t len, char **error_message)
+{
+	static const struct {
+		const char *name;
+		enum target target;
+		int metric;
+	} targets[] = {
+	    {"wait", TARGET_LATENCY, FSA_METRIC_WAIT},
+	    {"wait_queued", TARGET_LATENCY, FSA_METRIC_WAIT_QUEUED},
+	    {"wait_stalled", TARGET_LATENCY, FSA_METRIC_WAIT_STALLED},
+	    {"signal", TARGET_LATENCY, FSA_METRIC_SIGNAL},
+	    {"cpu_wait", TARGET_LATENCY, FSA_METRIC_CPU_WAIT},
+	    {"reconnect", TARGET_RECONNECT, 0},
+	    {"preemption", TARGET_PREEMPTION, 0},
+	    {"tdr", TARGET_TDR, 0},
+	    {"anomaly", TARGET_ANOMALY, 0},
+	    {"inferred", TARGET_STATE, FSA_OP_INFERRED},
+	    {"never_completed", TARGET_STATE, FSA_OP_NEVER_COMPLETED},
+	    {"unqueued", TARGET_STATE, FSA_OP_UNQUEUED},
+	    {"overrun", TARGET_OVERRUN, 0},
+	    {"loss", TARGET_LOSS, 0},
+	};
+	static const char *const lost_names[] = {"log", "events", "packets", "any"};
+
+	if (t->stat == STAT_LOST) {
+		for (size_t i = 0; i < 4; i++) {
+			if (word_is(word, len, lost_names[i])) {
+				t->target = TARGET_LOST;
+				t->metric = (int) i;
+				return FSA_OK;
+			}
+		}
+		fsa_report_set_error(error_message,
+				     "'%s': lost() takes log, events, packets or any, not '%.*s'",
+				     t->expression, (int) len, word);
+		return FSA_ERR_INVALID;
+	}
+	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+		if (!word_is(word, len, targets[i].name))
+			continue;
+		t->target = targets[i].target;
+		t->metric = targets[i].metric;
+		bool is_count_only = t->target >= TARGET_ANOMALY;
+
+		if (is_count_only && t->stat != STAT_COUNT) {
+			fsa_report_set_error(error_message, "'%s': %.*s only has count()",
+					     t->expression, (int) len, word);
+			return FSA_ERR_INVALID;
+		}
+		return FSA_OK;
+	}
+	fsa_report_set_error(
+	    error_message,
+	    "'%s': unknown metric '%.*s' (wait, wait_queued, wait_stalled, signal, "
+	    "cpu_wait, reconnect, preemption, tdr, anomaly, inferred, "
+	    "never_completed, unqueued, overrun, loss)",
+	    t->expression, (int) len, word);
+	return FSA_ERR_INVALID;
+}
+
+static fsa_status
+parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
+{
+	const char *p = *pp;
+	size_t len = word_length(p);
+	const char *name = p;
+
+	p += len;
+	skip_space(&p);
+	if (!len || *p != '=') {
+		fsa_report_set_error(error_message, "'%s': expected SCOPE=VALUE after ','",
+				     t->expression);
+		return FSA_ERR_INVALID;
+	}
+	p++;
+	skip_space(&p);
+	size_t value_len = word_length(p);
+	const char *value = p;
+
+	if (!value_len) {
+		fsa_report_set_error(error_message, "'%s': '%.*s=' needs a value", t->expression,
+				     (int) len, name);
+		return FSA_ERR_INVALID;
+	}
+	*pp = p + value_len;
+	if (word_is(name, len, "kind")) {
+		if (t->target != TARGET_ANOMALY) {
+			fsa_report_set_error(error_message, "'%s': kind= only applies to anomaly",
+					     t->expression);
+			return FSA_ERR_INVALID;
+		}
+		for (int k = 0; k < FSA_ANOM_KIND_COUNT; k++) {
+			if (word_is(value, value_len, fsa_anomaly_kind_name(k))) {
+				t->anomaly_kind = k;
+				return FSA_OK;
+			}
+		}
+		fsa_report_set_error(error_message, "'%s': '%.*s' is not an anomaly kind",
+				     t->expression, (int) value_len, value);
+		return FSA_ERR_INVALID;
+	}
+	char scope = word_is(name, len, "queue")     ? 'q'
+		     : word_is(name, len, "fence")   ? 'f'
+		     : word_is(name, len, "process") ? 'p'
+						     : 0;
+
+	if (!scope) {
+		fsa_report_set_error(error_message,
+				     "'%s': unknown scope '%.*s' (queue, fence, process or kind)",
+				     t->expression, (int) len, name);
+		return FSA_ERR_INVALID;
+	}
+	bool is_allowed =
+	    t->target == TARGET_LATENCY ||
+	    (scope == 'q' &&
+	     (t->target == TARGET_RECONNECT || t->target == TARGET_STATE ||
+	      t->target == TARGET_OVERRUN || (t->target == TARGET_LOST && t->metric == 0)));
+
+	if (!is_allowed) {
+		fsa_report_set_error(error_message, "'%s': this metric has no %.*s= scope",
+				     t->expression, (int) len, name);
+		return FSA_ERR_INVALID;
+	}
+	char buf[32];
+	char *end = NULL;
+
+	if (value_len >= sizeof(buf)) {
+		fsa_report_set_error(error_message, "'%s': '%.*s' is not a number", t->expression,
+				     (int) value_len, value);
+		return FSA_ERR_INVALID;
+	}
+	memcpy(buf, value, value_len);
+	buf[value_len] = '\0';
+	errno = 0;
+	t->scope_key = strtoull(buf, &end, 0);
+	if (errno || *end || buf[0] == '-') {
+		fsa_report_set_error(error_message, "'%s': '%s' is not a number (decimal or 0x…)",
+				     t->expression, buf);
+		return FSA_ERR_INVALID;
+	}
+	t->scope = scope;
+	return FSA_OK;
+}
+
+fsa_status
+fsa_threshold_parse(const char *expression, struct fsa_threshold **threshold, char **error_message)
+{
+	/* Two-character operators first. */
+	static const enum compare order[] = {CMP_GE, CMP_LE, CMP_EQ, CMP_NE, CMP_GT, CMP_LT};
+	struct fsa_threshold *t = calloc(1, sizeof(*t));
+	fsa_status status = FSA_ERR_INVALID;
+	const char *p = expression ? expression : "";
+	bool has_compare = false, has_unit = false;
+	double number = 0, unit_ns = 1;
+	const char *unit_end = NULL, *stat_word = NULL;
+	size_t len;
+
+	if (!t)
+		return FSA_ERR_NOMEM;
+	t->expression = strdup(p);
+	t->scope = 'a';
+	t->anomaly_kind = -1;
+	if (!t->expression) {
+		status = FSA_ERR_NOMEM;
+		goto end;
+	}
+	skip_space(&p);
+	len = word_length(p);
+	if (!len || parse_stat(t, p, len) != FSA_OK) {
+		fsa_report_set_error(error_message,
+				     "'%s': expected count, min, max, total, mean, pNN or lost "
+				     "followed by '('",
+				     t->expression);
+		goto end;
+	}
+	stat_word = p;
+	p += len;
+	skip_space(&p);
+	if (*p != '(') {
+		fsa_report_set_error(error_message, "'%s': expected '(' after '%.*s'",
+				     t->expression, (int) len, stat_word);
+		goto end;
+	}
+	p++;
+	skip_space(&p);
+	len = word_length(p);
+	if (parse_target(t, p, len, error_message) != FSA_OK)
+		goto end;
+	p += len;
+	skip_space(&p);
+	if (*p == ',') {
+		p++;
+		skip_space(&p);
+		if (parse_scope(t, &p, error_message) != FSA_OK)
+			goto end;
+		skip_space(&p);
+	}
+	if (*p != ')') {
+		fsa_report_set_error(error_message, "'%s': expected ')' at '%s'", t->expression, p);
+		goto end;
+	}
+	p++;
+	skip_space(&p);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		size_t n = strlen(compare_names[order[i]]);
+
+		if (strncmp(p, compare_names[order[i]], n) == 0) {
+			t->compare = order[i];
+			p += n;
+			has_compare = true;
+			break;
+		}
+	}
+	if (!has_compare) {
+		fsa_report_set_error(error_message,
+				     "'%s': expected a comparison (>, >=, <, <=, ==, !=) at '%s'",
+				     t->expression, p);
+		goto end;
+	}
+	skip_space(&p);
+	t->is_duration = t->stat != STAT_COUNT && t->stat != STAT_LOST;
+	if (fsa_report_parse_number_unit(p, &number, &unit_end, &unit_ns, &has_unit) != FSA_OK) {
+		fsa_report_set_error(error_message, "'%s': expected a number at '%s'",
+				     t->expression, p);
+		goto end;
+	}
+	skip_space(&unit_end);
+	if (*unit_end != '\0') {
+		fsa_report_set_error(error_message, "'%s': unexpected '%s' at the end",
+				     t->expression, unit_end);
+		goto end;
+	}
+	if (has_unit && !t->is_duration) {
+		fsa_report_set_error(error_message, "'%s': a count takes no time unit",
+				     t->expression);
+		goto end;
+	}
+	t->value = number * unit_ns;
+	*threshold = t;
+	t = NULL;
+	status = FSA_OK;
+end:
+	fsa_threshold_destroy(t);
+	return status;
+}
+
+static bool
+compare(enum compare c, double measured, double limit)
+{
+	switch (c) {
+	case CMP_GT:
+		return measured > limit;
+	case CMP_GE:
+		return measured >= limit;
+	case CMP_LT:
+		return measured < limit;
+	case CMP_LE:
+		return measured <= limit;
+	case CMP_EQ:
+		return measured == limit;
+	case CMP_NE:
+		return measured != limit;
+	}
+	return false;
+}
+
+/* The statistic's value, or false when an empty statistic has none (min, max, mean, pNN). */
+static bool
+quantile_stat(const struct fsa_threshold *t, struct fsa_quantile *q, double *value)
+{
+	if (!q) {
+		*value = 0;
+		return t->stat == STAT_COUNT || t->stat == STAT_TOTAL;
+	}
+	switch (t->stat) {
+	case STAT_COUNT:
+		*value = (double) q->count;
+		return true;
+	case STAT_TOTAL:
+		*value = (double) q->total;
+		return true;
+	default:
+		break;
+	}
+	if (q->count == 0)
+		return false;
+	switch (t->stat) {
+	case STAT_MIN:
+		*value = (double) q->min;
+		break;
+	case STAT_MAX:
+		*value = (double) q->max;
+		break;
+	case STAT_MEAN:
+		*value = (double) q->total / (double) q->count;
+		break;
+	default:
+		*value = (double) fsa_quantile_value(q, t->p);
+		break;
+	}
+	return true;
+}
+
+static uint64_t
+sum_queues(struct fsa_report *r, const struct fsa_threshold *t,
+	   uint64_t (*get)(const struct fsa_queue_acc *queue, int metric))
+{
+	GHashTableIter iter;
+	gpointer value;
+	uint64_t sum = 0;
+
+	g_hash_table_iter_init(&iter, r->queues);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		const struct fsa_queue_acc *queue = value;
+
+		if (t->scope == 'a' || queue->hwqueue_handle == t->scope_key)
+			sum += get(queue, t->metric);
+	}
+	return sum;
+}
+
+static uint64_t
+queue_state_count(const struct fsa_queue_acc *queue, int state)
+{
+	return queue->op_states[0][state] + queue->op_states[1][state];
+}
+
+static uint64_t
+queue_overruns(const struct fsa_queue_acc *queue, int metric)
+{
+	(void) metric;
+	return queue->overruns[0] + queue->overruns[1];
+}
+
+static uint64_t
+queue_entries_lost(const struct fsa_queue_acc *queue, int metric)
+{
+	(void) metric;
+	return queue->entries_lost[0] + queue->entries_lost[1];
+}
+
+bool
+fsa_threshold_check(const struct fsa_threshold *t, struct fsa_report *r, char **failure)
+{
+	double measured = 0;
+	bool has_value = true;
+
+	switch (t->target) {
+	case TARGET_LATENCY: {
+		struct fsa_latency *latency = fsa_report_find_latency(r, t->scope, t->scope_key);
+
+		has_value = quantile_stat(t, latency ? &latency->q[t->metric] : NULL, &measured);
+		break;
+	}
+	case TARGET_RECONNECT:
+		if (t->scope == 'q') {
+			struct fsa_queue_acc *queue = fsa_report_find_queue(r, t->scope_key);
+
+			has_value = quantile_stat(t, queue ? &queue->reconnect : NULL, &measured);
+		} else {
+			has_value = quantile_stat(t, &r->reconnect_all, &measured);
+		}
+		break;
+	case TARGET_PREEMPTION:
+		has_value = quantile_stat(t, &r->marker_durations[FSA_MARK_PREEMPTION], &measured);
+		if (t->stat == STAT_COUNT)
+			measured = (double) r->marker_counts[FSA_MARK_PREEMPTION];
+		break;
+	case TARGET_TDR:
+		has_value = quantile_stat(t, &r->marker_durations[FSA_MARK_TDR], &measured);
+		if (t->stat == STAT_COUNT)
+			measured = (double) r->marker_counts[FSA_MARK_TDR];
+		break;
+	case TARGET_ANOMALY:
+		measured = (double) (t->anomaly_kind < 0 ? r->anomaly_total
+							 : r->anomaly_counts[t->anomaly_kind]);
+		break;
+	case TARGET_STATE:
+		measured = (double) (t->scope == 'a' ? r->state_counts[t->metric]
+						     : sum_queues(r, t, queue_state_count));
+		break;
+	case TARGET_OVERRUN:
+		measured = (double) (t->scope == 'a' ? r->loss_records_by_kind[FSA_LOSS_LOG_OVERRUN]
+						     : sum_queues(r, t, queue_overruns));
+		break;
+	case TARGET_LOSS:
+		measured = (double) r->loss_count;
+		break;
+	case TARGET_LOST:
+		if (t->metric == 3)
+			measured =
+			    (double) (r->lost_by_kind[0] + r->lost_by_kind[1] + r->lost_by_kind[2]);
+		else if (t->metric == 0 && t->scope == 'q')
+			measured = (double) sum_queues(r, t, queue_entries_lost);
+		else
+			measured = (double) r->lost_by_kind[t->metric];
+		break;
+	}
+	if (!has_value) {
+		*failure = NULL;
+		return false;
+	}
+	char text[64];
+
+	if (t->is_duration)
+		fsa_format_duration(text, sizeof(text), (uint64_t) llround(measured));
+	else
+		snprintf(text, sizeof(text), "%.0f", measured);
+	*failure = g_strdup_printf("%s: measured %s", t->expression, text);
+	return compare(t->compare, measured, t->value);
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The text report: aligned tables for a human, durations with an adaptive unit (850 ns,
+ * 1.23 us, 4.56 ms, 1.234 s), trace times in seconds, handles in hex. Scripts should read the
+ * JSON or CSV instead: this layout may change between releases.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report-private.h"
+
+void
+fsa_format_duration(char *buf, size_t size, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, size, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, size, "%.2f us", (double) ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, size, "%.2f ms", (double) ns / 1e6);
+	else
+		snprintf(buf, size, "%.3f s", (double) ns / 1e9);
+}
+
+static char *
+cell_text(const struct fsa_column *column, const struct fsa_cell *cell)
+{
+	char buf[64];
+
+	if (cell->is_null)
+		return g_strdup("-");
+	switch (column->type) {
+	case FSA_CELL_U64:
+		return g_strdup_printf("%" PRIu64, cell->u);
+	case FSA_CELL_I64:
+		return g_strdup_printf("%" PRId64, cell->i);
+	case FSA_CELL_DURATION:
+		fsa_format_duration(buf, sizeof(buf), cell->u);
+		return g_strdup(buf);
+	case FSA_CELL_TIME:
+		return g_strdup_printf("%" PRIu64 ".%09" PRIu64 " s", cell->u / 1000000000,
+				       cell->u % 1000000000);
+	case FSA_CELL_HANDLE:
+		return g_strdup_printf("0x%" PRIx64, cell->u);
+	case FSA_CELL_F64:
+		return g_strdup_printf("%.6g", cell->f);
+	case FSA_CELL_BOOL:
+		return g_strdup(cell->b ? "yes" : "no");
+	case FSA_CELL_STRING:
+		return g_strdup(cell->s);
+	}
+	return g_strdup("?");
+}
+
+static bool
+is_left_aligned(const struct fsa_column *column)
+{
+	return column->type == FSA_CELL_STRING || column->type == FSA_CELL_BOOL;
+}
+
+/* Display width: UTF-8 continuation bytes take no column. */
+static size_t
+text_width(const char *s)
+{
+	return g_utf8_strlen(s, -1);
+}
+
+static void
+print_padded(FILE *out, const char *text, size_t width, bool is_left)
+{
+	size_t len = text_width(text);
+	size_t pad = width > len ? width - len : 0;
+
+	if (!is_left)
+		fprintf(out, "%*s", (int) pad, "");
+	fputs(text, out);
+	if (is_left)
+		fprintf(out, "%*s", (int) pad, "");
+}
+
+static void
+print_heading(FILE *out, const char *title, char underline)
+{
+	size_t width = text_width(title);
+
+	fprintf(out, "%s\n", title);
+	for (size_t i = 0; i < width; i++)
+		fputc(underline, out);
+	fputc('\n', out);
+}
+
+static void
+print_record(FILE *out, const struct fsa_table *t)
+{
+	size_t width = 0;
+
+	for (size_t c = 0; c < t->column_count; c++)
+		width = MAX(width, text_width(t->columns[c].title));
+	for (size_t c = 0; c < t->column_count; c++) {
+		char *text = cell_text(&t->columns[c], fsa_table_cell(t, 0, c));
+
+		fputs("  ", out);
+		print_padded(out, t->columns[c].title, width, true);
+		fprintf(out, "  %s\n", text);
+		g_free(text);
+	}
+}
+
+static void
+print_table(FILE *out, const struct fsa_table *t)
+{
+	size_t rows = fsa_table_row_count(t);
+	size_t *widths = g_new0(size_t, t->column_count);
+	char **texts = g_new0(char *, rows * t->column_count);
+
+	if (rows == 0) {
+		fprintf(out, "  (%s)\n", t->empty_text ? t->empty_text : "none");
+		g_free(widths);
+		g_free(texts);
+		return;
+	}
+	for (size_t c = 0; c < t->column_count; c++)
+		widths[c] = text_width(t->columns[c].title);
+	for (size_t r = 0; r < rows; r++) {
+		for (size_t c = 0; c < t->column_count; c++) {
+			char *text = cell_text(&t->columns[c], fsa_table_cell(t, r, c));
+
+			texts[r * t->column_count + c] = text;
+			widths[c] = MAX(widths[c], text_width(text));
+		}
+	}
+	fputs(" ", out);
+	for (size_t c = 0; c < t->column_count; c++) {
+		fputc(' ', out);
+		print_padded(out, t->columns[c].title, widths[c], is_left_aligned(&t->columns[c]));
+	}
+	fputc('\n', out);
+	for (size_t r = 0; r < rows; r++) {
+		fputs(" ", out);
+		for (size_t c = 0; c < t->column_count; c++) {
+			fputc(' ', out);
+			print_padded(out, texts[r * t->column_count + c], widths[c],
+				     is_left_aligned(&t->columns[c]));
+		}
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < rows * t->column_count; i++)
+		g_free(texts[i]);
+	g_free(texts);
+	g_free(widths);
+}
+
+fsa_status
+fsa_report_write_text(struct fsa_report *report, GPtrArray *tables, FILE *out)
+{
+	const char *section = NULL;
+
+	fprintf(out, "fencescope report\n");
+	if (report->partial_reason)
+		fprintf(out, "PARTIAL: %s\n", report->partial_reason);
+	for (size_t i = 0; i < tables->len; i++) {
+		const struct fsa_table *t = tables->pdata[i];
+
+		if (!section || strcmp(section, t->section) != 0) {
+			char *upper = g_ascii_strup(t->section, -1);
+
+			fprintf(out, "\n");
+			print_heading(out, upper, '=');
+			g_free(upper);
+			section = t->section;
+		}
+		fprintf(out, "\n");
+		print_heading(out, t->title, '-');
+		if (t->is_record)
+			print_record(out, t);
+		else
+			print_table(out, t);
+	}
+	return ferror(out) ? FSA_ERR_IO : FSA_OK;
+}

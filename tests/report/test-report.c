@@ -1,0 +1,572 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The report built from synthetic sink calls (no trace, no model): each section's numbers are
+ * checked in the JSON output, and the text and CSV outputs are checked to carry the same ones.
+ * The operations below are small enough to compute every expected value by hand.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <json-glib/json-glib.h>
+
+#include "fsa/report.h"
+
+#define NONE FSA_TIME_NONE
+
+static struct fsa_op
+make_op(uint64_t id, enum fsa_op_kind kind, enum fsa_op_source source, uint64_t queue,
+	uint32_t process, uint64_t fence, uint64_t queued, uint64_t observed, uint64_t end)
+{
+	return (struct fsa_op){
+	    .id = id,
+	    .kind = kind,
+	    .source = source,
+	    .state = FSA_OP_OBSERVED,
+	    .hwqueue_handle = queue,
+	    .process_id = process,
+	    .adapter_id = 0,
+	    .engine_id = source == FSA_SRC_CPU ? UINT32_MAX : 1,
+	    .fence_handle = 1,
+	    .fence_global_handle = fence,
+	    .fence_value = id,
+	    .queued_ns = queued,
+	    .observed_ns = observed,
+	    .end_ns = end,
+	    .inferred_begin_ns = NONE,
+	    .inferred_end_ns = NONE,
+	    .log_position = UINT64_MAX,
+	};
+}
+
+static struct fsa_edge
+make_edge(uint64_t signal_op, uint64_t wait_op, uint64_t signal_queue, uint32_t signal_process,
+	  uint64_t signal_end, uint64_t wait_end)
+{
+	return (struct fsa_edge){
+	    .signal_op_id = signal_op,
+	    .wait_op_id = wait_op,
+	    .fence_global_handle = 0xf1,
+	    .signal_source = FSA_SRC_USER_MODE_QUEUE,
+	    .wait_source = FSA_SRC_USER_MODE_QUEUE,
+	    .signal_hwqueue_handle = signal_queue,
+	    .signal_process_id = signal_process,
+	    .signal_end_ns = signal_end,
+	    .wait_end_ns = wait_end,
+	};
+}
+
+static struct fsa_marker
+make_marker(enum fsa_marker_kind kind, uint64_t queue, uint64_t begin, uint64_t end)
+{
+	return (struct fsa_marker){
+	    .kind = kind,
+	    .begin_ns = begin,
+	    .end_ns = end,
+	    .adapter_id = 0,
+	    .engine_id = 1,
+	    .process_id = 1,
+	    .hwqueue_handle = queue,
+	    .latency_ns = NONE,
+	};
+}
+
+/* The operations of the hand-computed example; see the expected values in each test. */
+static void
+feed(struct fsa_report *report)
+{
+	const struct fsa_model_sink *sink = fsa_report_borrow_sink(report);
+	void *d = sink->data;
+
+	/* Wait 1 on 0x10: 1000 → 3000, reached by the GPU at 1500 (queued 500, stalled 1500). */
+	struct fsa_op op1 =
+	    make_op(1, FSA_OP_WAIT, FSA_SRC_USER_MODE_QUEUE, 0x10, 1, 0xf1, 1000, 1500, 3000);
+	/* Wait 2 on 0x10: 2000 → 2100, one phase. Its edge comes first (from queue 0x30). */
+	struct fsa_op op2 =
+	    make_op(2, FSA_OP_WAIT, FSA_SRC_USER_MODE_QUEUE, 0x10, 1, 0xf1, 2000, NONE, 2100);
+	/* Signal 3 on 0x20 (process 2): 500 → 2900. */
+	struct fsa_op op3 =
+	    make_op(3, FSA_OP_SIGNAL, FSA_SRC_USER_MODE_QUEUE, 0x20, 2, 0xf1, 500, NONE, 2900);
+	/* CPU wait 4 of process 1: 100 → 5000. */
+	struct fsa_op op4 = make_op(4, FSA_OP_WAIT, FSA_SRC_CPU, 0, 1, 0xf1, 100, NONE, 5000);
+	/* Wait 5 on 0x10 never unblocked; signal 6 on 0x20 inferred between 3000 and 3500. */
+	struct fsa_op op5 =
+	    make_op(5, FSA_OP_WAIT, FSA_SRC_USER_MODE_QUEUE, 0x10, 1, 0xf2, 4000, NONE, NONE);
+	struct fsa_op op6 =
+	    make_op(6, FSA_OP_SIGNAL, FSA_SRC_USER_MODE_QUEUE, 0x20, 2, 0xf2, 2500, NONE, NONE);
+	struct fsa_edge edge2 = make_edge(9, 2, 0x30, 3, 2050, 2100);
+	struct fsa_edge edge1 = make_edge(3, 1, 0x20, 2, 2900, 3000);
+
+	op5.state = FSA_OP_NEVER_COMPLETED;
+	op6.state = FSA_OP_INFERRED;
+	op6.inferred_begin_ns = 3000;
+	op6.inferred_end_ns = 3500;
+
+	cr_assert_eq(sink->op(d, &op3), FSA_OK);
+	cr_assert_eq(sink->op(d, &op1), FSA_OK);
+	cr_assert_eq(sink->edge(d, &edge1), FSA_OK);
+	cr_assert_eq(sink->edge(d, &edge2), FSA_OK);
+	cr_assert_eq(sink->op(d, &op2), FSA_OK);
+	cr_assert_eq(sink->op(d, &op4), FSA_OK);
+	cr_assert_eq(sink->op(d, &op5), FSA_OK);
+	cr_assert_eq(sink->op(d, &op6), FSA_OK);
+
+	/* Doorbells of 0x10: three rings, a reconnect after 7 us, victimized by 0x20. */
+	struct fsa_marker m = make_marker(FSA_MARK_DOORBELL_RING, 0x10, 1100, 1100);
+
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(sink->marker(d, &m), FSA_OK);
+	m = make_marker(FSA_MARK_DOORBELL_CONNECT, 0x10, 1200, 1200);
+	m.latency_ns = 7000;
+	sink->marker(d, &m);
+	m = make_marker(FSA_MARK_DOORBELL_VICTIMIZE, 0x10, 1300, 1300);
+	m.other_handle = 0x20;
+	sink->marker(d, &m);
+	m = make_marker(FSA_MARK_DOORBELL_DISCONNECT, 0x10, 1300, 1300);
+	sink->marker(d, &m);
+	/* A 500 ns time-slice preemption of engine 1, a 2 us TDR, a page fault. */
+	m = make_marker(FSA_MARK_PREEMPTION, 0, 100, 600);
+	m.code = 0;
+	sink->marker(d, &m);
+	m = make_marker(FSA_MARK_TDR, 0, 1000, 3000);
+	sink->marker(d, &m);
+	m = make_marker(FSA_MARK_PAGE_FAULT, 0x10, 1800, 1800);
+	m.value = 0xdead000;
+	sink->marker(d, &m);
+
+	struct fsa_packet packet = {
+	    .adapter_id = 0,
+	    .engine_id = 1,
+	    .hwqueue_handle = 0x10,
+	    .packet_id = 1,
+	    .queued_ns = 50,
+	    .start_ns = 100,
+	    .end_ns = 900,
+	    .status = FSA_PACKET_PREEMPTED,
+	};
+	sink->packet(d, &packet);
+	packet.resubmission_of = 1;
+	packet.packet_id = 2;
+	packet.start_ns = 1000;
+	packet.end_ns = 1200;
+	packet.status = FSA_PACKET_COMPLETED;
+	sink->packet(d, &packet);
+
+	/* 24 signal-log entries of 0x20 overwritten, one op inferred; 5 events discarded. */
+	struct fsa_loss overrun = {
+	    .kind = FSA_LOSS_LOG_OVERRUN,
+	    .count = 24,
+	    .begin_ns = 1000,
+	    .end_ns = 2000,
+	    .hwqueue_handle = 0x20,
+	    .log_type = 1,
+	    .cached_position = 16,
+	    .new_position = 56,
+	    .inferred_ops = 1,
+	};
+	struct fsa_loss discard = {
+	    .kind = FSA_LOSS_TRACER_EVENTS,
+	    .count = 5,
+	    .begin_ns = 400,
+	    .end_ns = 450,
+	    .stream_id = 3,
+	    .cpu_id = 1,
+	};
+
+	cr_assert_eq(sink->loss(d, &overrun), FSA_OK);
+	cr_assert_eq(sink->loss(d, &discard), FSA_OK);
+
+	/* Seven hang candidates: all counted, the first five listed. */
+	for (uint64_t i = 0; i < 7; i++) {
+		struct fsa_anomaly a = {
+		    .kind = FSA_ANOM_WAIT_NEVER_UNBLOCKED,
+		    .ts_ns = 4000 + i,
+		    .process_id = 1,
+		    .hwqueue_handle = 0x10,
+		    .op_id = 5,
+		};
+		cr_assert_eq(sink->anomaly(d, &a), FSA_OK);
+	}
+}
+
+static char *
+write_report(struct fsa_report *report, enum fsa_report_format format)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	cr_assert_eq(fsa_report_write(report, format, out), FSA_OK);
+	fclose(out);
+	return text;
+}
+
+static JsonNode *
+json_report(struct fsa_report *report)
+{
+	char *text = write_report(report, FSA_REPORT_FORMAT_JSON);
+	GError *error = NULL;
+	JsonNode *root = json_from_string(text, &error);
+
+	cr_assert_not_null(root, "%s", error ? error->message : "");
+	free(text);
+	return root;
+}
+
+/* The one value at PATH (JSONPath), as an integer; fails the test unless exactly one matches. */
+static gint64
+int_at(JsonNode *root, const char *path)
+{
+	GError *error = NULL;
+	JsonNode *result = json_path_query(path, root, &error);
+	JsonArray *array = json_node_get_array(result);
+
+	cr_assert_eq(json_array_get_length(array), 1, "%s matched %u values", path,
+		     json_array_get_length(array));
+	cr_assert_eq(json_node_get_value_type(json_array_get_element(array, 0)), G_TYPE_INT64,
+		     "%s is not an integer", path);
+	gint64 value = json_array_get_int_element(array, 0);
+
+	json_node_unref(result);
+	return value;
+}
+
+static char *
+string_at(JsonNode *root, const char *path)
+{
+	JsonNode *result = json_path_query(path, root, NULL);
+	JsonArray *array = json_node_get_array(result);
+
+	cr_assert_eq(json_array_get_length(array), 1, "%s matched %u values", path,
+		     json_array_get_length(array));
+	char *value = g_strdup(json_array_get_string_element(array, 0));
+
+	json_node_unref(result);
+	return value;
+}
+
+static bool
+is_null_at(JsonNode *root, const char *path)
+{
+	JsonNode *result = json_path_query(path, root, NULL);
+	JsonArray *array = json_node_get_array(result);
+	bool is_null = json_array_get_length(array) == 1 && json_array_get_null_element(array, 0);
+
+	json_node_unref(result);
+	return is_null;
+}
+
+static size_t
+count_at(JsonNode *root, const char *path)
+{
+	JsonNode *result = json_path_query(path, root, NULL);
+	size_t n = json_array_get_length(json_node_get_array(result));
+
+	json_node_unref(result);
+	return n;
+}
+
+static struct fsa_report *
+fed_report(const struct fsa_report_options *options)
+{
+	struct fsa_report *report = fsa_report_create(options);
+
+	cr_assert_not_null(report);
+	feed(report);
+	cr_assert_eq(fsa_report_finish(report), FSA_OK);
+	return report;
+}
+
+Test(report, schema_version_and_summary_counts)
+{
+	struct fsa_report *report = fed_report(NULL);
+	JsonNode *root = json_report(report);
+	char *version = string_at(root, "$.schema_version");
+
+	cr_assert_str_eq(version, FSA_REPORT_SCHEMA_VERSION);
+	g_free(version);
+	cr_assert_eq(int_at(root, "$.summary.trace.user_mode_waits"), 3);
+	cr_assert_eq(int_at(root, "$.summary.trace.user_mode_signals"), 2);
+	cr_assert_eq(int_at(root, "$.summary.trace.cpu_waits"), 1);
+	cr_assert_eq(int_at(root, "$.summary.trace.observed_ops"), 4);
+	cr_assert_eq(int_at(root, "$.summary.trace.inferred_ops"), 1);
+	cr_assert_eq(int_at(root, "$.summary.trace.never_completed_ops"), 1);
+	cr_assert_eq(int_at(root, "$.summary.trace.edges"), 2);
+	cr_assert_eq(int_at(root, "$.summary.trace.packets"), 2);
+	cr_assert_eq(int_at(root, "$.summary.trace.log_entries_lost"), 24);
+	cr_assert_eq(int_at(root, "$.summary.trace.tracer_discarded_events"), 5);
+	cr_assert_eq(int_at(root, "$.summary.trace.anomalies"), 7);
+	/* Queues sorted by handle, with their operations by state. */
+	cr_assert_eq(count_at(root, "$.summary.queues[*]"), 2);
+	char *handle = string_at(root, "$.summary.queues[0].hwqueue_handle");
+
+	cr_assert_str_eq(handle, "0x10");
+	g_free(handle);
+	cr_assert_eq(int_at(root, "$.summary.queues[0].waits"), 3);
+	cr_assert_eq(int_at(root, "$.summary.queues[0].never_completed"), 1);
+	cr_assert_eq(int_at(root, "$.summary.queues[1].inferred"), 1);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+}
+
+Test(report, latency_overall_per_queue_fence_process)
+{
+	struct fsa_report *report = fed_report(NULL);
+	JsonNode *root = json_report(report);
+
+	/* overall rows: wait, wait_queued, wait_stalled, signal, cpu_wait. */
+	cr_assert_eq(int_at(root, "$.latency.overall[0].count"), 2);
+	cr_assert_eq(int_at(root, "$.latency.overall[0].min_ns"), 100);
+	cr_assert_eq(int_at(root, "$.latency.overall[0].p50_ns"), 100);
+	cr_assert_eq(int_at(root, "$.latency.overall[0].p99_ns"), 2000);
+	cr_assert_eq(int_at(root, "$.latency.overall[0].max_ns"), 2000);
+	cr_assert_eq(int_at(root, "$.latency.overall[0].total_ns"), 2100);
+	cr_assert_eq(int_at(root, "$.latency.overall[1].total_ns"), 500);
+	cr_assert_eq(int_at(root, "$.latency.overall[2].total_ns"), 1500);
+	cr_assert_eq(int_at(root, "$.latency.overall[3].max_ns"), 2400);
+	cr_assert_eq(int_at(root, "$.latency.overall[4].max_ns"), 4900);
+	/* Queue 0x10: wait, wait_queued, wait_stalled; queue 0x20: signal. */
+	cr_assert_eq(count_at(root, "$.latency.queues[*]"), 4);
+	cr_assert_eq(int_at(root, "$.latency.queues[0].count"), 2);
+	cr_assert_eq(int_at(root, "$.latency.queues[3].total_ns"), 2400);
+	cr_assert_eq(int_at(root, "$.latency.queues[3].process_id"), 2);
+	/* Fence 0xf1: wait (2), wait_queued, wait_stalled, signal, cpu_wait. */
+	cr_assert_eq(count_at(root, "$.latency.fences[*]"), 5);
+	cr_assert_eq(int_at(root, "$.latency.fences[4].total_ns"), 4900);
+	/* Process 1: wait, wait_queued, wait_stalled, cpu_wait; process 2: signal. */
+	cr_assert_eq(count_at(root, "$.latency.processes[*]"), 5);
+	cr_assert_eq(int_at(root, "$.latency.processes[4].process_id"), 2);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+}
+
+Test(report, longest_waits_name_their_signaller)
+{
+	struct fsa_report *report = fed_report(NULL);
+	JsonNode *root = json_report(report);
+
+	cr_assert_eq(count_at(root, "$.longest.waits[*]"), 3);
+	cr_assert_eq(int_at(root, "$.longest.waits[0].duration_ns"), 4900);
+	cr_assert(is_null_at(root, "$.longest.waits[0].signal_hwqueue_handle"));
+	cr_assert_eq(int_at(root, "$.longest.waits[1].op_id"), 1);
+	cr_assert_eq(int_at(root, "$.longest.waits[1].queued_phase_ns"), 500);
+	cr_assert_eq(int_at(root, "$.longest.waits[1].stalled_phase_ns"), 1500);
+	char *queue = string_at(root, "$.longest.waits[1].signal_hwqueue_handle");
+
+	cr_assert_str_eq(queue, "0x20");
+	g_free(queue);
+	/* The edge of wait 2 came before the wait itself. */
+	queue = string_at(root, "$.longest.waits[2].signal_hwqueue_handle");
+	cr_assert_str_eq(queue, "0x30");
+	g_free(queue);
+	cr_assert_eq(int_at(root, "$.longest.waits[2].signal_process_id"), 3);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+}
+
+Test(report, longest_keeps_only_the_top_n)
+{
+	struct fsa_report_options options = {.longest_count = 3};
+	struct fsa_report *report = fsa_report_create(&options);
+	const struct fsa_model_sink *sink = fsa_report_borrow_sink(report);
+
+	/* Durations 1..1000 in a scrambled order: the top three are 1000, 999, 998. */
+	for (uint64_t i = 0; i < 1000; i++) {
+		uint64_t duration = (i * 7919) % 1000 + 1;
+		struct fsa_op op = make_op(i + 1, FSA_OP_WAIT, FSA_SRC_KERNEL_MODE_QUEUE, 0x10, 1,
+					   0xf1, 10000, NONE, 10000 + duration);
+
+		sink->op(sink->data, &op);
+	}
+	fsa_report_finish(report);
+	JsonNode *root = json_report(report);
+
+	cr_assert_eq(count_at(root, "$.longest.waits[*]"), 3);
+	cr_assert_eq(int_at(root, "$.longest.waits[0].duration_ns"), 1000);
+	cr_assert_eq(int_at(root, "$.longest.waits[1].duration_ns"), 999);
+	cr_assert_eq(int_at(root, "$.longest.waits[2].duration_ns"), 998);
+	cr_assert_eq(int_at(root, "$.latency.overall[0].count"), 1000);
+	cr_assert_eq(int_at(root, "$.latency.overall[0].p50_ns"), 500);
+	cr_assert_eq(int_at(root, "$.latency.overall[0].p95_ns"), 950);
+	cr_assert_eq(int_at(root, "$.latency.overall[0].p99_ns"), 990);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+}
+
+Test(report, doorbells_preemption_and_faults)
+{
+	struct fsa_report *report = fed_report(NULL);
+	JsonNode *root = json_report(report);
+
+	cr_assert_eq(count_at(root, "$.doorbells.queues[*]"), 2);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].rings"), 3);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].connects"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].victimized"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].disconnects"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].reconnect_max_ns"), 7000);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[1].victimizer"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.reconnect[0].count"), 1);
+	cr_assert_eq(int_at(root, "$.preemption.engines[0].packets"), 2);
+	cr_assert_eq(int_at(root, "$.preemption.engines[0].preempted"), 1);
+	cr_assert_eq(int_at(root, "$.preemption.engines[0].resubmissions"), 1);
+	cr_assert_eq(int_at(root, "$.preemption.engines[0].busy_ns"), 1000);
+	cr_assert_eq(int_at(root, "$.preemption.preemptions[0].time_slice"), 1);
+	cr_assert_eq(int_at(root, "$.preemption.preemptions[0].max_ns"), 500);
+	/* Marker rows: preemption, tdr, page_fault (an instant: counted, no duration). */
+	cr_assert_eq(count_at(root, "$.preemption.markers[*]"), 3);
+	cr_assert_eq(int_at(root, "$.preemption.markers[1].total_ns"), 2000);
+	cr_assert_eq(int_at(root, "$.preemption.markers[2].count"), 1);
+	cr_assert(is_null_at(root, "$.preemption.markers[2].max_ns"));
+	cr_assert_eq(count_at(root, "$.preemption.examples[*]"), 2);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+}
+
+Test(report, losses_and_anomalies)
+{
+	struct fsa_report *report = fed_report(NULL);
+	JsonNode *root = json_report(report);
+
+	cr_assert_eq(int_at(root, "$.losses.summary.log_entries_lost"), 24);
+	cr_assert_eq(int_at(root, "$.losses.summary.overruns"), 1);
+	cr_assert_eq(int_at(root, "$.losses.summary.inferred_ops"), 1);
+	cr_assert_eq(int_at(root, "$.losses.summary.tracer_discarded_events"), 5);
+	cr_assert_eq(count_at(root, "$.losses.totals[*]"), 2);
+	char *log = string_at(root, "$.losses.totals[0].log_type");
+
+	cr_assert_str_eq(log, "signals");
+	g_free(log);
+	cr_assert_eq(int_at(root, "$.losses.totals[1].stream_id"), 3);
+	cr_assert_eq(count_at(root, "$.losses.records[*]"), 2);
+	cr_assert_eq(int_at(root, "$.losses.records[0].new_position"), 56);
+	cr_assert_eq(int_at(root, "$.losses.records[0].inferred_ops"), 1);
+	cr_assert_eq(count_at(root, "$.anomalies.counts[*]"), FSA_ANOM_KIND_COUNT);
+	cr_assert_eq(int_at(root, "$.anomalies.counts[4].count"), 7);
+	cr_assert_eq(count_at(root, "$.anomalies.examples[*]"), 5);
+	cr_assert_eq(int_at(root, "$.anomalies.examples[4].ts_ns"), 4004);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+}
+
+Test(report, time_filter_counts_overlapping_operations)
+{
+	struct fsa_report_options options = {
+	    .begin = {.is_set = true, .ns = 2500},
+	};
+	struct fsa_report *report = fed_report(&options);
+	JsonNode *root = json_report(report);
+
+	/* Wait 1 (1000 → 3000) overlaps, wait 2 (2000 → 2100) does not. */
+	cr_assert_eq(int_at(root, "$.latency.overall[0].count"), 1);
+	cr_assert_eq(int_at(root, "$.latency.overall[0].total_ns"), 2000);
+	cr_assert_eq(int_at(root, "$.summary.trace.filter_begin_ns"), 2500);
+	cr_assert(is_null_at(root, "$.summary.trace.filter_end_ns"));
+	/* The overrun (1000 → 2000) and the discard (400 → 450) lie before the range. */
+	cr_assert_eq(int_at(root, "$.losses.summary.log_entries_lost"), 0);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+
+	options = (struct fsa_report_options){
+	    .end = {.is_set = true, .ns = 1200},
+	};
+	report = fed_report(&options);
+	root = json_report(report);
+	/* Only the CPU wait (100 → 5000) and wait 1 (1000 → 3000) start by 1200. */
+	cr_assert_eq(int_at(root, "$.latency.overall[0].count"), 1);
+	cr_assert_eq(int_at(root, "$.latency.overall[4].count"), 1);
+	cr_assert_eq(int_at(root, "$.latency.overall[3].count"), 1);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+}
+
+Test(report, sections_select_what_is_written)
+{
+	struct fsa_report_options options = {.sections = FSA_REPORT_LOSSES};
+	struct fsa_report *report = fed_report(&options);
+	JsonNode *root = json_report(report);
+
+	cr_assert_eq(count_at(root, "$.losses"), 1);
+	cr_assert_eq(count_at(root, "$.summary"), 0);
+	cr_assert_eq(count_at(root, "$.latency"), 0);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+}
+
+Test(report, thresholds_fail_and_pass)
+{
+	struct fsa_report_options options = {.is_fail_on_loss = true};
+	struct fsa_report *report = fsa_report_create(&options);
+	static const char *const failing[] = {
+	    "p99(wait)>1us",
+	    "count(anomaly)>0",
+	    "lost(log)>0",
+	    "count(anomaly, kind=wait_never_unblocked)>=7",
+	    "max(cpu_wait, process=1)==4900",
+	    "count(inferred, queue=0x20)>0",
+	    "lost(log, queue=0x20)==24",
+	};
+	static const char *const passing[] = {
+	    "max(signal)>=5ms",          "p95(wait, queue=0x10)>1ms",
+	    "count(wait, queue=0x99)>0", "p99(wait, queue=0x99)>0",
+	    "lost(packets)>0",           "count(anomaly, kind=value_regression)>0",
+	};
+
+	for (size_t i = 0; i < sizeof(failing) / sizeof(failing[0]); i++)
+		cr_assert_eq(fsa_report_add_threshold(report, failing[i], NULL), FSA_OK);
+	for (size_t i = 0; i < sizeof(passing) / sizeof(passing[0]); i++)
+		cr_assert_eq(fsa_report_add_threshold(report, passing[i], NULL), FSA_OK);
+	feed(report);
+	cr_assert_eq(fsa_report_finish(report), FSA_OK);
+	/* --fail-on-loss first, then the failing thresholds in the order given. */
+	cr_assert_eq(fsa_report_failure_count(report), 1 + sizeof(failing) / sizeof(failing[0]));
+	cr_assert(strstr(fsa_report_borrow_failure(report, 0), "--fail-on-loss: 24 fence log"));
+	cr_assert_str_eq(fsa_report_borrow_failure(report, 1), "p99(wait)>1us: measured 2.00 us");
+	cr_assert_str_eq(fsa_report_borrow_failure(report, 3), "lost(log)>0: measured 24");
+	JsonNode *root = json_report(report);
+
+	cr_assert_eq(count_at(root, "$.thresholds.results[*]"), 14);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+}
+
+Test(report, text_and_csv_carry_the_same_numbers)
+{
+	struct fsa_report *report = fed_report(NULL);
+	char *text = write_report(report, FSA_REPORT_FORMAT_TEXT);
+	char *csv = write_report(report, FSA_REPORT_FORMAT_CSV);
+
+	cr_assert(strstr(text, "LATENCY\n=======\n"), "%s", text);
+	cr_assert(strstr(text, "4.90 us"), "%s", text);
+	cr_assert(strstr(text, "0x20"), "%s", text);
+	cr_assert(strstr(csv, "section,table,metric,count,min_ns,p50_ns,p95_ns,p99_ns,max_ns,"
+			      "total_ns,is_exact\n"),
+		  "%s", csv);
+	cr_assert(strstr(csv, "\nlatency,overall,wait,2,100,100,2000,2000,2000,2100,true\n"), "%s",
+		  csv);
+	cr_assert(
+	    strstr(csv, "\nlosses,records,log_overrun,24,1000,2000,0,0x20,signals,16,56,1,,\n"),
+	    "%s", csv);
+	free(text);
+	free(csv);
+	fsa_report_destroy(report);
+}
+
+Test(report, empty_report_is_well_formed)
+{
+	struct fsa_report *report = fsa_report_create(NULL);
+
+	cr_assert_eq(fsa_report_finish(report), FSA_OK);
+	JsonNode *root = json_report(report);
+
+	cr_assert_eq(int_at(root, "$.latency.overall[0].count"), 0);
+	cr_assert(is_null_at(root, "$.latency.overall[0].p99_ns"));
+	cr_assert_eq(count_at(root, "$.longest.waits[*]"), 0);
+	json_node_unref(root);
+	char *text = write_report(report, FSA_REPORT_FORMAT_TEXT);
+
+	cr_assert(strstr(text, "(no completed wait)"), "%s", text);
+	free(text);
+	fsa_report_destroy(report);
+}
