@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyzer/model on synthetic event sequences: every box, edge, loss and anomaly rule of
+ * docs/trace-format.md "How a fence box is rebuilt", with exact numbers. GPU tick g is trace time
+ * 10 g ns (the fixture's 100 MHz counter and its correlation pairs).
+ */
+#include <stdlib.h>
+
+#include <criterion/criterion.h>
+
+#include "model-fixture.h"
+
+#define U(x) ((uint64_t) (x))
+#define T0   UINT64_C(1000000)
+
+#define WAIT_QUEUED(ts, q, f, v, p)                                                                \
+	feed_ok("fence_wait_queued", U(ts), "process_id", U(PID), "hwqueue_handle", U(q),          \
+		"fence_handle", U(f), "fence_value", U(v), "progress_value", U(p), NULL)
+#define SIGNAL_QUEUED(ts, q, f, v, p)                                                              \
+	feed_ok("fence_signal_queued", U(ts), "process_id", U(PID), "hwqueue_handle", U(q),        \
+		"fence_handle", U(f), "fence_value", U(v), "progress_value", U(p), NULL)
+#define ENTRY(ts, q, pos, f, fg, v, op, obs, end)                                                  \
+	feed_ok("fence_log_entry", U(ts), "hwqueue_handle", U(q), "log_type",                      \
+		U((op) == FSTP_LOG_OPERATION_WAIT_UNBLOCKED ? FSTP_LOG_TYPE_WAITS                  \
+							    : FSTP_LOG_TYPE_SIGNALS),              \
+		"entry_position", U(pos), "fence_handle", U(f), "fence_global_handle", U(fg),      \
+		"fence_value", U(v), "operation", U(op), "observed_gpu_ts", U(obs), "end_gpu_ts",  \
+		U(end), NULL)
+#define WAIT_ENTRY(ts, q, pos, f, fg, v, obs, end)                                                 \
+	ENTRY(ts, q, pos, f, fg, v, FSTP_LOG_OPERATION_WAIT_UNBLOCKED, obs, end)
+#define SIGNAL_ENTRY(ts, q, pos, f, fg, v, end)                                                    \
+	ENTRY(ts, q, pos, f, fg, v, FSTP_LOG_OPERATION_SIGNAL_EXECUTED, 0, end)
+#define PAIR(ts, gpu)                                                                              \
+	feed_ok("clock_correlation", U(ts), "adapter_id", U(0), "cpu_ts_ns", U(ts), "gpu_ts",      \
+		U(gpu), "gpu_ts_frequency_hz", U(100000000), NULL)
+
+static void
+setup(void)
+{
+	fixture_setup();
+	fixture_objects(T0);
+}
+
+TestSuite(model, .init = setup, .fini = fixture_teardown);
+
+Test(model, gpv_02_wait_box_opens_at_queued_and_splits_at_observed)
+{
+	const struct fsa_op *op;
+
+	WAIT_QUEUED(T0 + 1000, UQ, FA, 1, 1);
+	/* The GPU reached the wait at tick 100300 (1.003 ms) and was released at 100800. */
+	WAIT_ENTRY(T0 + 20000, UQ, 0, FA, FA_G, 1, 100300, 100800);
+	cr_assert_eq(finish(), FSA_OK);
+
+	op = find_op(FSA_OP_WAIT, UQ, 1);
+	cr_assert_not_null(op);
+	cr_assert_eq(op->state, FSA_OP_OBSERVED);
+	cr_assert_eq(op->source, FSA_SRC_USER_MODE_QUEUE);
+	cr_assert_eq(op->queued_ns, T0 + 1000);
+	cr_assert_eq(op->observed_ns, 1003000);
+	cr_assert_eq(op->end_ns, 1008000);
+	cr_assert_eq(op->observed_gpu_ts, 100300);
+	cr_assert_eq(op->end_gpu_ts, 100800);
+	cr_assert_eq(op->fence_global_handle, FA_G);
+	cr_assert_eq(op->log_position, 0);
+}
+
+Test(model, gpv_06_signal_box_closes_at_its_log_entry)
+{
+	const struct fsa_op *op;
+
+	SIGNAL_QUEUED(T0 + 500, UQ, FB, 7, 1);
+	SIGNAL_ENTRY(T0 + 9000, UQ, 0, FB, FB_G, 7, 100600);
+	cr_assert_eq(finish(), FSA_OK);
+	op = find_op(FSA_OP_SIGNAL, UQ, 7);
+	cr_assert_not_null(op);
+	cr_assert_eq(op->queued_ns, T0 + 500);
+	cr_assert_eq(op->end_ns, 1006000);
+	cr_assert_eq(op->observed_ns, FSA_TIME_NONE, "signals have one phase");
+	cr_assert_eq(fsa_model_find_fence(model, FB_G)->last_value, 7);
+}
+
+Test(model, gpv_05_boxes_match_by_key_not_by_order)
+{
+	WAIT_QUEUED(T0 + 100, UQ, FA, 1, 1);
+	WAIT_QUEUED(T0 + 200, UQ, FA, 2, 1);
+	WAIT_QUEUED(T0 + 300, UQ, FB, 1, 1);
+	/* Entries come back in another order than queued. */
+	WAIT_ENTRY(T0 + 9000, UQ, 0, FB, FB_G, 1, 0, 100500);
+	WAIT_ENTRY(T0 + 9000, UQ, 1, FA, FA_G, 2, 0, 100600);
+	WAIT_ENTRY(T0 + 9000, UQ, 2, FA, FA_G, 1, 0, 100700);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(got.op_count, 3);
+	for (size_t i = 0; i < got.op_count; i++) {
+		const struct fsa_op *op = &got.ops[i];
+		uint64_t queued = op->fence_handle == FB ? T0 + 300 : T0 + 100 * op->fence_value;
+
+		cr_assert_eq(op->queued_ns, queued, "op %zu", i);
+		cr_assert_eq(op->observed_ns, FSA_TIME_NONE, "observed 0: one phase");
+	}
+}
+
+Test(model, log_02_kernel_mode_boxes_close_at_the_os_software_command)
+{
+	const struct fsa_op *wait, *signal;
+
+	WAIT_QUEUED(T0 + 10, KQ, FA, 3, 1);
+	SIGNAL_QUEUED(T0 + 20, KQ, FB, 4, 1);
+	feed_ok("km_fence_wait_unblocked", T0 + 5000, "process_id", U(PID), "hwqueue_handle", KQ,
+		"fence_handle", FA, "fence_value", U(3), NULL);
+	feed_ok("km_fence_signal_executed", T0 + 7000, "process_id", U(PID), "hwqueue_handle", KQ,
+		"fence_handle", FB, "fence_value", U(4), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	wait = find_op(FSA_OP_WAIT, KQ, 3);
+	signal = find_op(FSA_OP_SIGNAL, KQ, 4);
+	cr_assert(wait && signal);
+	cr_assert_eq(wait->source, FSA_SRC_KERNEL_MODE_QUEUE);
+	cr_assert_eq(wait->end_ns - wait->queued_ns, 4990);
+	cr_assert_eq(signal->end_ns - signal->queued_ns, 6980);
+}
+
+Test(model, gpv_07_edge_joins_signal_and_wait_across_queues)
+{
+	const struct fsa_op *wait, *signal;
+
+	SIGNAL_QUEUED(T0 + 100, UQ, FA, 5, 1);
+	WAIT_QUEUED(T0 + 200, UQ2, FA, 5, 1);
+	/* The waiting queue's log is read first; the edge must still be found. */
+	WAIT_ENTRY(T0 + 9000, UQ2, 0, FA, FA_G, 5, 100050, 100400);
+	SIGNAL_ENTRY(T0 + 9500, UQ, 0, FA, FA_G, 5, 100390);
+	cr_assert_eq(finish(), FSA_OK);
+	wait = find_op(FSA_OP_WAIT, UQ2, 5);
+	signal = find_op(FSA_OP_SIGNAL, UQ, 5);
+	cr_assert(wait && signal);
+	cr_assert_eq(wait->signal_op_id, signal->id);
+	cr_assert_eq(got.edge_count, 1);
+	cr_assert_eq(got.edges[0].signal_op_id, signal->id);
+	cr_assert_eq(got.edges[0].wait_op_id, wait->id);
+	cr_assert_eq(got.edges[0].signal_hwqueue_handle, UQ);
+	cr_assert_eq(got.edges[0].wait_hwqueue_handle, UQ2);
+	cr_assert_eq(got.edges[0].fence_global_handle, FA_G);
+	/* The signal is given out before the wait it released. */
+	cr_assert_lt(signal - got.ops, wait - got.ops);
+}
+
+Test(model, gpv_07_wait_is_released_by_the_first_signal_reaching_its_value)
+{
+	const struct fsa_op *wait;
+
+	SIGNAL_QUEUED(T0 + 100, UQ, FA, 2, 1);
+	SIGNAL_QUEUED(T0 + 110, UQ, FA, 4, 2);
+	SIGNAL_QUEUED(T0 + 120, UQ, FA, 6, 3);
+	WAIT_QUEUED(T0 + 200, UQ2, FA, 3, 1);
+	SIGNAL_ENTRY(T0 + 9000, UQ, 0, FA, FA_G, 2, 100300);
+	SIGNAL_ENTRY(T0 + 9000, UQ, 1, FA, FA_G, 4, 100400);
+	SIGNAL_ENTRY(T0 + 9000, UQ, 2, FA, FA_G, 6, 100500);
+	WAIT_ENTRY(T0 + 9000, UQ2, 0, FA, FA_G, 3, 100100, 100410);
+	cr_assert_eq(finish(), FSA_OK);
+	wait = find_op(FSA_OP_WAIT, UQ2, 3);
+	cr_assert_not_null(wait);
+	cr_assert_eq(wait->signal_op_id, find_op(FSA_OP_SIGNAL, UQ, 4)->id);
+}
+
+Test(model, nfv_13_cpu_signal_releases_a_cpu_wait)
+{
+	const struct fsa_op *wait = NULL;
+
+	feed_ok("cpu_wait_begin", T0 + 100, "process_id", U(PID), "waiter_id", U(9), "fence_handle",
+		FB, "fence_value", U(2), NULL);
+	feed_ok("cpu_signal", T0 + 400, "process_id", U(PID), "fence_handle", FB, "fence_value",
+		U(2), NULL);
+	feed_ok("cpu_wait_end", T0 + 450, "process_id", U(PID), "waiter_id", U(9), "fence_handle",
+		FB, "fence_value", U(2), "result", U(FSTP_CPU_WAIT_RESULT_SATISFIED),
+		"observed_value", U(2), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	for (size_t i = 0; i < got.op_count; i++)
+		if (got.ops[i].kind == FSA_OP_WAIT)
+			wait = &got.ops[i];
+	cr_assert_not_null(wait);
+	cr_assert_eq(wait->source, FSA_SRC_CPU);
+	cr_assert_eq(wait->end_ns - wait->queued_ns, 350);
+	cr_assert_eq(got.edge_count, 1);
+	cr_assert_eq(got.edges[0].signal_source, FSA_SRC_CPU);
+}
+
+Test(model, gpv_04_gpu_time_maps_piecewise_between_pairs)
+{
+	const struct fsa_op *op;
+	const struct fsa_clock_fit *fit;
+
+	/* The counter drifts: 10 ns per tick up to 2 ms, then 10.01 ns per tick. */
+	PAIR(2000000, 200000);
+	PAIR(3001000, 300000);
+	SIGNAL_QUEUED(T0 + 100, UQ, FA, 1, 1);
+	SIGNAL_ENTRY(T0 + 9000, UQ, 0, FA, FA_G, 1, 250000);
+	PAIR(4002000, 400000);
+	cr_assert_eq(finish(), FSA_OK);
+	op = find_op(FSA_OP_SIGNAL, UQ, 1);
+	cr_assert_not_null(op);
+	cr_assert_eq(op->end_ns, 2500500, "halfway between the pairs: %llu",
+		     (unsigned long long) op->end_ns);
+	cr_assert_eq(fsa_model_gpu_to_trace(model, 0, 150000), 1500000);
+	cr_assert_eq(fsa_model_clock_fit_count(model), 1);
+	fit = fsa_model_borrow_clock_fit(model, 0);
+	cr_assert_eq(fit->pair_count, 4);
+	cr_assert_gt(fit->residual_max_ns, 0.0, "a drifting counter leaves a residual");
+	cr_assert_lt(fit->residual_max_ns, 2000.0);
+	cr_assert_float_eq(fit->ns_per_tick, 10.0, 0.01);
+}
+
+/*
+ * LOG-16..18, GPV-08: a signal log of capacity 4 with 10 signals queued. The OS read entries 0
+ * and 1, then found the header at position 10: 10 - 2 - 4 = 4 entries (positions 2..5) lost. It
+ * reads positions 6..9 and the scan finds the fence at 10: the four lost signals are inferred,
+ * never drawn as observed, between the last entry read before and the first entry after.
+ */
+Test(model, log_17_overrun_counts_exactly_and_marks_the_lost_operations_inferred)
+{
+	const struct fsa_loss *loss;
+	size_t inferred = 0, observed = 0;
+
+	for (unsigned v = 1; v <= 10; v++)
+		SIGNAL_QUEUED(T0 + v, UQ, FA, v, v);
+	SIGNAL_ENTRY(T0 + 5000, UQ, 0, FA, FA_G, 1, 100100);
+	SIGNAL_ENTRY(T0 + 5000, UQ, 1, FA, FA_G, 2, 100200);
+	feed_ok("fence_log_overrun", T0 + 20000, "adapter_id", U(0), "hwqueue_handle", UQ,
+		"log_type", U(FSTP_LOG_TYPE_SIGNALS), "entries_lost", U(4), "capacity_entries",
+		U(4), "cached_position", U(2), "new_position", U(10), NULL);
+	for (unsigned v = 7; v <= 10; v++)
+		SIGNAL_ENTRY(T0 + 20000, UQ, v - 1, FA, FA_G, v, 100000 + 100 * v);
+	feed_ok("fence_scan_value", T0 + 20000, "adapter_id", U(0), "fence_global_handle", FA_G,
+		"current_value", U(10), NULL);
+	feed_ok("fence_scan", T0 + 20000, "adapter_id", U(0), "device_handle", DEV, "reason",
+		U(FSTP_SCAN_REASON_LOG_OVERRUN), "fences_scanned", U(2), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+
+	cr_assert_eq(got.loss_count, 1);
+	loss = &got.losses[0];
+	cr_assert_eq(loss->kind, FSA_LOSS_LOG_OVERRUN);
+	cr_assert_eq(loss->count, 4);
+	cr_assert_eq(loss->hwqueue_handle, UQ);
+	cr_assert_eq(loss->log_type, FSTP_LOG_TYPE_SIGNALS);
+	cr_assert_eq(loss->inferred_ops, 4);
+	cr_assert_eq(loss->begin_ns, 1002000, "after the last entry read before the overrun");
+	cr_assert_eq(loss->end_ns, 1007000, "before the first entry read after it");
+	for (size_t i = 0; i < got.op_count; i++) {
+		const struct fsa_op *op = &got.ops[i];
+
+		if (op->state == FSA_OP_INFERRED) {
+			inferred++;
+			cr_assert(op->fence_value >= 3 && op->fence_value <= 6, "value %llu",
+				  (unsigned long long) op->fence_value);
+			cr_assert_eq(op->end_ns, FSA_TIME_NONE,
+				     "inferred ops have no observed end");
+			cr_assert_eq(op->inferred_begin_ns, 1002000);
+			cr_assert_eq(op->inferred_end_ns, 1007000);
+		} else {
+			observed++;
+			cr_assert_eq(op->state, FSA_OP_OBSERVED);
+		}
+	}
+	cr_assert_eq(inferred, 4);
+	cr_assert_eq(observed, 6);
+	cr_assert_eq(fsa_model_borrow_summary(model)->log_entries_lost, 4);
+	cr_assert_eq(fsa_model_borrow_summary(model)->inferred_ops, 4);
+	cr_assert_eq(count_anomalies(FSA_ANOM_SIGNAL_NEVER_EXECUTED), 0);
+}
+
+Test(model, log_18_scan_below_the_value_leaves_the_operation_open)
+{
+	SIGNAL_QUEUED(T0 + 1, UQ, FA, 1, 1);
+	SIGNAL_QUEUED(T0 + 2, UQ, FA, 2, 2);
+	feed_ok("fence_log_overrun", T0 + 20000, "adapter_id", U(0), "hwqueue_handle", UQ,
+		"log_type", U(FSTP_LOG_TYPE_SIGNALS), "entries_lost", U(1), "capacity_entries",
+		U(4), "cached_position", U(0), "new_position", U(5), NULL);
+	feed_ok("fence_scan_value", T0 + 20000, "adapter_id", U(0), "fence_global_handle", FA_G,
+		"current_value", U(1), NULL);
+	feed_ok("fence_scan", T0 + 20000, "adapter_id", U(0), "device_handle", DEV, "reason",
+		U(FSTP_SCAN_REASON_LOG_OVERRUN), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(find_op(FSA_OP_SIGNAL, UQ, 1)->state, FSA_OP_INFERRED);
+	cr_assert_eq(find_op(FSA_OP_SIGNAL, UQ, 2)->state, FSA_OP_NEVER_COMPLETED);
+	cr_assert_eq(got.losses[0].inferred_ops, 1);
+	cr_assert_eq(count_anomalies(FSA_ANOM_SIGNAL_NEVER_EXECUTED), 1);
+}
+
+Test(model, tracer_discarded_events_become_a_loss_with_its_range)
+{
+	struct fsa_discard discard = {
+	    .kind = FSA_DISCARD_EVENTS,
+	    .count = 123,
+	    .begin_ns = T0 + 10,
+	    .end_ns = T0 + 90,
+	    .has_range = true,
+	    .stream_id = 2,
+	    .cpu_id = 1,
+	};
+
+	cr_assert_eq(fsa_model_add_discard(model, &discard), FSA_OK);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(got.loss_count, 1);
+	cr_assert_eq(got.losses[0].kind, FSA_LOSS_TRACER_EVENTS);
+	cr_assert_eq(got.losses[0].count, 123);
+	cr_assert_eq(got.losses[0].begin_ns, T0 + 10);
+	cr_assert_eq(got.losses[0].end_ns, T0 + 90);
+	cr_assert_eq(got.losses[0].cpu_id, 1);
+	cr_assert_eq(fsa_model_borrow_summary(model)->tracer_discarded_events, 123);
+}
+
+Test(model, hang_candidate_wait_never_unblocked)
+{
+	const struct fsa_op *op;
+
+	WAIT_QUEUED(T0 + 100, UQ, FA, 99, 1);
+	feed_ok("cpu_wait_begin", T0 + 200, "process_id", U(PID), "waiter_id", U(4), "fence_handle",
+		FA, "fence_value", U(99), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	op = find_op(FSA_OP_WAIT, UQ, 99);
+	cr_assert_eq(op->state, FSA_OP_NEVER_COMPLETED);
+	cr_assert_eq(op->end_ns, FSA_TIME_NONE);
+	cr_assert_eq(count_anomalies(FSA_ANOM_WAIT_NEVER_UNBLOCKED), 2, "GPU and CPU waits");
+}
+
+Test(model, queued_without_log_entry_when_its_buffer_completed)
+{
+	SIGNAL_QUEUED(T0 + 100, UQ, FA, 1, 1);
+	feed_ok("packet_start", T0 + 200, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		UQ, "packet_id", U(1), "progress_value", U(1), "gpu_ts", U(100020), NULL);
+	feed_ok("packet_end", T0 + 300, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle", UQ,
+		"packet_id", U(1), "progress_value", U(1), "gpu_ts", U(100030), "status",
+		U(FSTP_PACKET_STATUS_COMPLETED), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(count_anomalies(FSA_ANOM_QUEUED_WITHOUT_LOG_ENTRY), 1);
+	cr_assert_eq(count_anomalies(FSA_ANOM_SIGNAL_NEVER_EXECUTED), 0);
+}
+
+Test(model, log_entry_without_queued_event_is_an_unqueued_box)
+{
+	const struct fsa_op *op;
+
+	SIGNAL_ENTRY(T0 + 100, UQ, 0, FA, FA_G, 3, 100050);
+	cr_assert_eq(finish(), FSA_OK);
+	op = find_op(FSA_OP_SIGNAL, UQ, 3);
+	cr_assert_eq(op->state, FSA_OP_UNQUEUED);
+	cr_assert_eq(op->queued_ns, FSA_TIME_NONE);
+	cr_assert_eq(op->end_ns, 1000500);
+	cr_assert_eq(count_anomalies(FSA_ANOM_LOG_ENTRY_WITHOUT_QUEUED), 1);
+}
+
+Test(model, log_21_22_zero_and_backwards_gpu_timestamps)
+{
+	SIGNAL_QUEUED(T0 + 1, UQ, FA, 1, 1);
+	SIGNAL_QUEUED(T0 + 2, UQ, FA, 2, 1);
+	SIGNAL_QUEUED(T0 + 3, UQ, FA, 3, 1);
+	SIGNAL_ENTRY(T0 + 9000, UQ, 0, FA, FA_G, 1, 100500);
+	SIGNAL_ENTRY(T0 + 9000, UQ, 1, FA, FA_G, 2, 0);
+	SIGNAL_ENTRY(T0 + 9000, UQ, 2, FA, FA_G, 3, 100400);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(count_anomalies(FSA_ANOM_ZERO_TIMESTAMP), 1);
+	cr_assert_eq(count_anomalies(FSA_ANOM_GPU_TIMESTAMP_BACKWARDS), 1, "zero is left out");
+	cr_assert_eq(find_op(FSA_OP_SIGNAL, UQ, 2)->end_ns, T0 + 9000,
+		     "a zero timestamp ends the box at its read");
+}
+
+Test(model, trace_timestamps_going_backwards_and_zero)
+{
+	feed_ok("cpu_signal", T0 + 500, "process_id", U(PID), "fence_handle", FA, "fence_value",
+		U(1), NULL);
+	feed_ok("cpu_signal", T0 + 400, "process_id", U(PID), "fence_handle", FA, "fence_value",
+		U(2), NULL);
+	feed_ok("cpu_signal", 0, "process_id", U(PID), "fence_handle", FA, "fence_value", U(3),
+		NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(count_anomalies(FSA_ANOM_TIMESTAMP_BACKWARDS), 1);
+	cr_assert_eq(count_anomalies(FSA_ANOM_ZERO_TIMESTAMP), 1);
+}
+
+Test(model, fence_value_regression)
+{
+	feed_ok("cpu_signal", T0 + 100, "process_id", U(PID), "fence_handle", FA, "fence_value",
+		U(5), NULL);
+	feed_ok("cpu_signal", T0 + 200, "process_id", U(PID), "fence_handle", FA, "fence_value",
+		U(3), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(count_anomalies(FSA_ANOM_VALUE_REGRESSION), 1);
+	for (size_t i = 0; i < got.anomaly_count; i++) {
+		if (got.anomalies[i].kind != FSA_ANOM_VALUE_REGRESSION)
+			continue;
+		cr_assert_eq(got.anomalies[i].a, 5);
+		cr_assert_eq(got.anomalies[i].b, 3);
+	}
+}
+
+Test(model, operations_on_destroyed_or_unknown_fences)
+{
+	feed_ok("fence_close", T0 + 10, "process_id", U(PID), "fence_global_handle", FB_G,
+		"fence_handle", FB, NULL);
+	feed_ok("fence_destroy", T0 + 11, "fence_global_handle", FB_G, "final_value", U(0), NULL);
+	SIGNAL_QUEUED(T0 + 20, UQ, FB, 1, 1);
+	SIGNAL_QUEUED(T0 + 30, UQ, UINT64_C(0x999), 1, 1);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(count_anomalies(FSA_ANOM_OP_ON_DESTROYED_FENCE), 1);
+	cr_assert_eq(count_anomalies(FSA_ANOM_UNKNOWN_FENCE), 1);
+	cr_assert_eq(fsa_model_find_fence(model, FB_G)->destroyed_ns, T0 + 11);
+}
+
+Test(model, gpu_end_mapping_before_the_queued_time_is_reported_not_clamped)
+{
+	SIGNAL_QUEUED(T0 + 50000, UQ, FA, 1, 1);
+	SIGNAL_ENTRY(T0 + 90000, UQ, 0, FA, FA_G, 1, 100100); /* 1.001 ms < 1.05 ms */
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(count_anomalies(FSA_ANOM_END_BEFORE_QUEUED), 1);
+	cr_assert_eq(find_op(FSA_OP_SIGNAL, UQ, 1)->end_ns, 1001000);
+}
+
+Test(model, refuses_a_newer_format_major_version)
+{
+	cr_assert_eq(feed("trace_info", T0 + 1, "format_major", U(FSTP_FORMAT_MAJOR + 1),
+			  "format_minor", U(0), NULL),
+		     FSA_ERR_FORMAT_VERSION);
+	cr_assert_eq(feed("cpu_signal", T0 + 2, "process_id", U(PID), "fence_handle", FA,
+			  "fence_value", U(1), NULL),
+		     FSA_ERR_FORMAT_VERSION, "the model refuses further events");
+}
+
+Test(model, accepts_a_newer_minor_version)
+{
+	cr_assert_eq(feed("trace_info", T0 + 1, "format_major", U(FSTP_FORMAT_MAJOR),
+			  "format_minor", U(FSTP_FORMAT_MINOR + 7), NULL),
+		     FSA_OK);
+}
+
+Test(model, gpv_09_packets_per_engine_with_preempted_pieces)
+{
+	feed_ok("submit_command", T0 + 10, "process_id", U(PID), "hwqueue_handle", KQ, "packet_id",
+		U(1), "progress_value", U(1), NULL);
+	feed_ok("packet_queued", T0 + 20, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		KQ, "packet_id", U(1), NULL);
+	feed_ok("packet_start", T0 + 30, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		KQ, "packet_id", U(1), "progress_value", U(1), "gpu_ts", U(100010), NULL);
+	feed_ok("preempt_request", T0 + 40, "adapter_id", U(0), "engine_id", U(0), "context_handle",
+		CTX, "request_id", U(77), "reason", U(FSTP_PREEMPT_REASON_TIME_SLICE), NULL);
+	feed_ok("packet_end", T0 + 60, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle", KQ,
+		"packet_id", U(1), "progress_value", U(1), "gpu_ts", U(100050), "status",
+		U(FSTP_PACKET_STATUS_PREEMPTED), NULL);
+	feed_ok("preempt_complete", T0 + 60, "adapter_id", U(0), "engine_id", U(0),
+		"context_handle", CTX, "request_id", U(77), "packet_id", U(1), "gpu_ts", U(100050),
+		NULL);
+	feed_ok("packet_queued", T0 + 70, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		KQ, "packet_id", U(2), "resubmission_of", U(1), NULL);
+	feed_ok("packet_start", T0 + 80, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		KQ, "packet_id", U(2), "progress_value", U(1), "gpu_ts", U(100080), NULL);
+	feed_ok("packet_end", T0 + 100, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle", KQ,
+		"packet_id", U(2), "progress_value", U(1), "gpu_ts", U(100100), "status",
+		U(FSTP_PACKET_STATUS_COMPLETED), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(got.packet_count, 2);
+	cr_assert_eq(got.packets[0].queued_ns, T0 + 10, "SubmitCommand opens it");
+	cr_assert_eq(got.packets[0].start_ns, 1000100);
+	cr_assert_eq(got.packets[0].end_ns, 1000500);
+	cr_assert_eq(got.packets[0].status, FSA_PACKET_PREEMPTED);
+	cr_assert_eq(got.packets[1].resubmission_of, 1);
+	cr_assert_eq(got.packets[1].status, FSA_PACKET_COMPLETED);
+	cr_assert_eq(got.marker_count, 1);
+	cr_assert_eq(got.markers[0].kind, FSA_MARK_PREEMPTION);
+	cr_assert_eq(got.markers[0].end_ns - got.markers[0].begin_ns, 20);
+	cr_assert_eq(got.markers[0].value, 1);
+}
+
+Test(model, ums_doorbell_timeline_and_reconnect_latency)
+{
+	const uint64_t db = UINT64_C(0x8005000000000001);
+	const struct fsa_marker *connect2 = NULL, *connected = NULL;
+
+	feed_ok("doorbell_create", T0 + 1, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "status", U(FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY), NULL);
+	feed_ok("doorbell_connect", T0 + 2, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "physical_doorbell", U(3), "status",
+		U(FSTP_DOORBELL_STATUS_CONNECTED), NULL);
+	feed_ok("doorbell_ring", T0 + 3, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "write_ptr_bytes", U(64), "status",
+		U(FSTP_DOORBELL_STATUS_CONNECTED), NULL);
+	feed_ok("doorbell_victimize", T0 + 4, "adapter_id", U(0), "victim_hwqueue_handle", UQ,
+		"victim_doorbell_handle", db, "connecting_hwqueue_handle", UQ2, "physical_doorbell",
+		U(3), NULL);
+	feed_ok("doorbell_disconnect", T0 + 4, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "physical_doorbell", U(3), "status",
+		U(FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY), "reason",
+		U(FSTP_DISCONNECT_REASON_VICTIMIZED), NULL);
+	feed_ok("doorbell_connect", T0 + 1004, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "physical_doorbell", U(5), "status",
+		U(FSTP_DOORBELL_STATUS_CONNECTED), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	for (size_t i = 0; i < got.marker_count; i++) {
+		const struct fsa_marker *m = &got.markers[i];
+
+		if (m->kind == FSA_MARK_DOORBELL_CONNECT && m->begin_ns == T0 + 1004)
+			connect2 = m;
+		if (m->kind == FSA_MARK_DOORBELL_CONNECTED && m->begin_ns == T0 + 2)
+			connected = m;
+	}
+	cr_assert_not_null(connect2);
+	cr_assert_eq(connect2->latency_ns, 1000, "reconnect 1 us after the victimization");
+	cr_assert_not_null(connected);
+	cr_assert_eq(connected->end_ns, T0 + 4);
+	cr_assert_eq(got.marker_count, 8,
+		     "create, connect, ring, victimize, disconnect, "
+		     "connect, two connected intervals");
+}
+
+Test(model, tdr_suspend_and_power_intervals_open_at_the_end_stay_open)
+{
+	size_t tdr = 0, open_f1 = 0, suspended = 0;
+
+	feed_ok("tdr_begin", T0 + 10, "adapter_id", U(0), "engine_id", U(0), "reason",
+		U(FSTP_LOSS_REASON_TIMEOUT), NULL);
+	feed_ok("engine_reset", T0 + 15, "adapter_id", U(0), "engine_id", U(0), "is_success", U(1),
+		NULL);
+	feed_ok("tdr_end", T0 + 20, "adapter_id", U(0), "engine_id", U(0), "result",
+		U(FSTP_TDR_RESULT_ENGINE_RESET), NULL);
+	feed_ok("context_suspend", T0 + 30, "adapter_id", U(0), "context_handle", CTX,
+		"hwqueue_count", U(2), NULL);
+	feed_ok("context_resume", T0 + 45, "adapter_id", U(0), "context_handle", CTX,
+		"hwqueue_count", U(2), NULL);
+	feed_ok("engine_power", T0 + 50, "adapter_id", U(0), "engine_id", U(1), "old_state",
+		U(FSTP_ENGINE_POWER_F0), "new_state", U(FSTP_ENGINE_POWER_F1), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	for (size_t i = 0; i < got.marker_count; i++) {
+		const struct fsa_marker *m = &got.markers[i];
+
+		if (m->kind == FSA_MARK_TDR) {
+			tdr++;
+			cr_assert_eq(m->end_ns - m->begin_ns, 10);
+			cr_assert_eq(m->code, FSTP_TDR_RESULT_ENGINE_RESET);
+		} else if (m->kind == FSA_MARK_ENGINE_F1) {
+			open_f1++;
+			cr_assert_eq(m->end_ns, FSA_TIME_NONE);
+		} else if (m->kind == FSA_MARK_CONTEXT_SUSPENDED) {
+			suspended++;
+			cr_assert_eq(m->end_ns - m->begin_ns, 15);
+		}
+	}
+	cr_assert_eq(tdr, 1);
+	cr_assert_eq(open_f1, 1);
+	cr_assert_eq(suspended, 1);
+}
+
+/* Streaming: a long run of boxes leaves nothing behind in the model. */
+Test(model, memory_follows_live_objects_not_trace_length)
+{
+	uint64_t ts = T0;
+
+	for (unsigned v = 1; v <= 20000; v++) {
+		ts += 1000;
+		SIGNAL_QUEUED(ts, UQ, FA, v, v);
+		WAIT_QUEUED(ts, UQ2, FA, v, v);
+		if (v % 100 == 0)
+			PAIR(ts, ts / 10);
+		SIGNAL_ENTRY(ts + 500, UQ, v - 1, FA, FA_G, v, (ts + 100) / 10);
+		WAIT_ENTRY(ts + 500, UQ2, v - 1, FA, FA_G, v, ts / 10, (ts + 200) / 10);
+		cr_assert_eq(fsa_model_borrow_summary(model)
+				 ->op_counts[FSA_SRC_USER_MODE_QUEUE][FSA_OP_SIGNAL],
+			     v, "every signal goes out as soon as it is read");
+	}
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(fsa_model_borrow_summary(model)->edge_count, 20000);
+}
