@@ -14,17 +14,45 @@
 #include <babeltrace2/babeltrace.h>
 
 #include <assert.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "decoder.h"
 #include "fsa/ingest.h"
 #include "ingest-private.h"
 
-#define INGEST_LOG_LEVEL      BT_LOGGING_LEVEL_NONE
 #define INGEST_PROGRESS_EVERY 65536
+
+/*
+ * Components stay quiet: their causes reach the one-line message. FENCESCOPE_BT_LOG=1 (or a
+ * Babeltrace level letter, T D I W E) lets them log to stderr, to see why a trace was refused.
+ */
+static bt_logging_level
+ingest_log_level(void)
+{
+	const char *env = getenv("FENCESCOPE_BT_LOG");
+
+	if (!env || !*env || strcmp(env, "0") == 0)
+		return BT_LOGGING_LEVEL_NONE;
+	switch (env[0]) {
+	case 'T':
+		return BT_LOGGING_LEVEL_TRACE;
+	case 'D':
+		return BT_LOGGING_LEVEL_DEBUG;
+	case 'I':
+		return BT_LOGGING_LEVEL_INFO;
+	case 'E':
+		return BT_LOGGING_LEVEL_ERROR;
+	default:
+		return BT_LOGGING_LEVEL_WARNING;
+	}
+}
 
 struct ingest_run {
 	const struct fsa_ingest_callbacks *callbacks;
@@ -37,6 +65,65 @@ struct ingest_run {
 	bool has_range;
 	uint64_t range_begin, range_end;
 };
+
+/*
+ * libbabeltrace2 2.0.4's CTF decoder crashes (SIGSEGV, after a GLib critical) on some corrupted
+ * stream bytes, such as a sequence length above 2^31 — `babeltrace2 -o dummy` crashes the same
+ * way. Its state is garbage by then, so nothing can be recovered in-process; what we can do is
+ * die with one clear line instead of a core dump. The handler acts only while this thread is
+ * inside the CTF source (bt_message_iterator_next); any other fault goes to the handler that was
+ * there before (or the default action), unchanged.
+ */
+static _Thread_local volatile sig_atomic_t ingest_inside_bt;
+static _Thread_local const char *volatile ingest_guard_trace;
+static struct sigaction ingest_old_segv, ingest_old_bus;
+static atomic_flag ingest_guard_installed = ATOMIC_FLAG_INIT;
+
+static void
+ingest_guard_write(const char *s)
+{
+	size_t len = strlen(s);
+
+	while (len > 0) {
+		ssize_t n = write(STDERR_FILENO, s, len);
+
+		if (n <= 0 && errno != EINTR)
+			return;
+		if (n > 0) {
+			s += n;
+			len -= (size_t) n;
+		}
+	}
+}
+
+static void
+ingest_guard_handler(int sig)
+{
+	if (ingest_inside_bt) {
+		ingest_guard_write(program_invocation_short_name);
+		ingest_guard_write(": ");
+		ingest_guard_write(ingest_guard_trace ? ingest_guard_trace : "trace");
+		ingest_guard_write(
+		    ": libbabeltrace2 crashed while decoding the trace (a stream file "
+		    "is corrupted)\n");
+		_exit(1);
+	}
+	/* Not ours: put the previous action back and let the fault happen again under it. */
+	sigaction(sig, sig == SIGSEGV ? &ingest_old_segv : &ingest_old_bus, NULL);
+}
+
+static void
+ingest_guard_install(void)
+{
+	struct sigaction sa = {.sa_handler = ingest_guard_handler};
+
+	if (atomic_flag_test_and_set(&ingest_guard_installed))
+		return;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_NODEFER | SA_RESETHAND;
+	sigaction(SIGSEGV, &sa, &ingest_old_segv);
+	sigaction(SIGBUS, &sa, &ingest_old_bus);
+}
 
 /* Moves the thread's Babeltrace error into *error: its first cause, the one closest to the
  * failure, after `what`. The thread's error is always released. */
@@ -109,7 +196,12 @@ ingest_sink_consume(bt_message_iterator *iterator, void *user_data)
 	bt_message_array_const msgs;
 	uint64_t count = 0;
 
-	switch (bt_message_iterator_next(iterator, &msgs, &count)) {
+	bt_message_iterator_next_status next_status;
+
+	ingest_inside_bt = 1;
+	next_status = bt_message_iterator_next(iterator, &msgs, &count);
+	ingest_inside_bt = 0;
+	switch (next_status) {
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
 		break;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
@@ -294,7 +386,7 @@ ingest_source_add(bt_graph *graph, const bt_component_class_source *source_class
 	uint64_t count;
 
 	snprintf(name, sizeof(name), "source-%zu", index);
-	if (bt_graph_add_source_component(graph, source_class, name, params, INGEST_LOG_LEVEL,
+	if (bt_graph_add_source_component(graph, source_class, name, params, ingest_log_level(),
 					  &source) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		ingest_error_take_bt(error, "cannot read the trace");
 		return FSA_ERR_TRACE;
@@ -446,7 +538,7 @@ ingest_graph_build(struct ingest_run *run, bt_graph *graph, const char *trace,
 		ingest_error_set(error, "babeltrace2 plugin \"utils\" has no filter \"muxer\"");
 		goto end;
 	}
-	if (bt_graph_add_filter_component(graph, muxer_class, "muxer", NULL, INGEST_LOG_LEVEL,
+	if (bt_graph_add_filter_component(graph, muxer_class, "muxer", NULL, ingest_log_level(),
 					  &muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		ingest_error_take_bt(error, "cannot create flt.utils.muxer");
 		goto end;
@@ -498,6 +590,10 @@ ingest_graph_run(struct ingest_run *run, bt_graph *graph, bool is_live, char **e
 		bt_current_thread_clear_error();
 		ingest_error_set(error, "out of memory");
 		return FSA_ERR_NOMEM;
+	}
+	if (is_live) {
+		ingest_error_take_bt(error, "cannot read the live session");
+		return FSA_ERR_IO;
 	}
 	ingest_error_take_bt(error, "cannot decode the trace");
 	return FSA_ERR_TRACE;
@@ -553,8 +649,12 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 	}
 	status =
 	    ingest_graph_build(&run, graph, trace, is_live ? NULL : &dirs, &trace_count, &error);
-	if (status == FSA_OK)
+	if (status == FSA_OK) {
+		ingest_guard_install();
+		ingest_guard_trace = trace;
 		status = ingest_graph_run(&run, graph, is_live, &error);
+		ingest_guard_trace = NULL;
+	}
 	if (status == FSA_OK && run.callbacks->progress)
 		run.callbacks->progress(run.callbacks->data,
 					fsa_decoder_borrow_stats(run.decoder)->events,
@@ -571,8 +671,11 @@ end:
 		run.error = NULL;
 	}
 	if (status != FSA_OK && error_message) {
-		if (asprintf(error_message, "%s: %s", trace ? trace : "(null)",
-			     error ? error : fsa_status_string(status)) < 0)
+		if (asprintf(error_message, "%s: %s%s", trace ? trace : "(null)",
+			     error ? error : fsa_status_string(status),
+			     status == FSA_ERR_TRACE && ingest_log_level() == BT_LOGGING_LEVEL_NONE
+				 ? " (FENCESCOPE_BT_LOG=1 shows Babeltrace's log)"
+				 : "") < 0)
 			*error_message = NULL;
 	}
 	free(error);

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyzer/ingest over the checked-in traces (traces/): every event the independent test reader
+ * (tests/common/trace-reader.c, also libbabeltrace2) sees arrives, in the same order, with the
+ * same type, timestamp and field values; the totals the runs printed are in the events; traces
+ * are found from a session folder, a nested folder or a folder of several traces; and a path
+ * that is not a trace gives a one-line error.
+ */
+#define _GNU_SOURCE
+
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fencescope-tp-enums.h"
+#include "ingest-collect.h"
+#include "lttng-harness.h"
+#include "trace-reader.h"
+
+#define TRACE(name) FSTI_TRACES "/" name
+
+TestSuite(ingest, .timeout = 60);
+
+static uint64_t
+totals_get(const char *trace, const char *key)
+{
+	char *path = NULL;
+	char line[256];
+	uint64_t value = UINT64_MAX;
+	FILE *f;
+
+	cr_assert_geq(asprintf(&path, "%s/totals.txt", trace), 0);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		size_t len = strlen(key);
+
+		if (strncmp(line, key, len) == 0 && line[len] == ':')
+			value = strtoull(line + len + 1, NULL, 10);
+	}
+	fclose(f);
+	free(path);
+	cr_assert_neq(value, UINT64_MAX, "%s has no %s", trace, key);
+	return value;
+}
+
+static void
+expect_field(const struct fsti_event *got, const struct fst_event *want, const struct fst_field *f,
+	     size_t index)
+{
+	int slot = fsa_field_from_name(f->name);
+
+	if (strcmp(f->name, "fence_handles") == 0) {
+		cr_assert_eq(got->ev.fence_handle_count, f->array_len, "event %zu: fence_handles",
+			     index);
+		for (size_t k = 0; k < f->array_len; k++)
+			cr_expect_eq(got->fence_handles[k], f->array[k]);
+		return;
+	}
+	if (f->kind == FST_FIELD_STRING) {
+		const char *s = strcmp(f->name, "runtime_version") == 0
+				    ? got->s[FSA_S_RUNTIME_VERSION]
+				: strcmp(f->name, "name") == 0 ? got->s[FSA_S_NAME]
+				: strcmp(f->name, "call") == 0 ? got->s[FSA_S_CALL]
+							       : NULL;
+
+		cr_assert_not_null(s, "event %zu (%s): string %s not delivered", index, want->name,
+				   f->name);
+		cr_expect_str_eq(s, f->str);
+		return;
+	}
+	if (slot < 0) {
+		/* Only LTTng's own sequence lengths are not contract fields. */
+		cr_expect_eq(f->name[0], '_', "event %zu (%s): unknown field %s", index, want->name,
+			     f->name);
+		return;
+	}
+	cr_assert(fsa_event_has(&got->ev, slot), "event %zu (%s): %s not present", index,
+		  want->name, f->name);
+	if (f->kind == FST_FIELD_SIGNED)
+		cr_expect_eq(got->ev.u[slot], (uint64_t) f->s, "event %zu (%s): %s", index,
+			     want->name, f->name);
+	else
+		cr_expect_eq(got->ev.u[slot], f->u, "event %zu (%s): %s", index, want->name,
+			     f->name);
+}
+
+/* The whole trace, event by event, against the reference reader. */
+static void
+expect_same_as_reader(const char *trace)
+{
+	struct fsti_result r;
+	struct fst_trace *ref = NULL;
+	char *error = NULL;
+
+	cr_assert_eq(fst_trace_read(trace, &ref, &error), 0, "reference reader: %s", error);
+	fsti_collect(trace, &r);
+	cr_assert_eq(r.status, FSA_OK, "%s", r.error);
+	cr_assert_eq(r.event_count, ref->event_count);
+	cr_expect_eq(r.stats.events, ref->event_count);
+	cr_expect_eq(r.stats.fencescope_events, ref->event_count);
+	cr_expect_eq(r.stats.other_events, 0);
+	cr_expect_eq(r.stats.trace_count, 1);
+	for (size_t i = 0; i < ref->event_count; i++) {
+		const struct fst_event *want = &ref->events[i];
+		const struct fsti_event *got = &r.events[i];
+		int present = 0, expected = 0;
+
+		cr_assert_str_eq(fsa_event_type_name(got->ev.type), want->name, "event %zu", i);
+		cr_assert_eq(got->ev.ts_ns, (uint64_t) want->ts_ns, "event %zu", i);
+		/* Every stream of an LTTng trace names its CPU in the packet context. */
+		cr_expect_neq(got->ev.cpu_id, UINT32_MAX, "event %zu", i);
+		for (size_t k = 0; k < want->field_count; k++) {
+			expect_field(got, want, &want->fields[k], i);
+			expected += fsa_field_from_name(want->fields[k].name) >= 0;
+		}
+		/* No slot is left over from an earlier event. */
+		for (int slot = 0; slot < FSA_F_COUNT; slot++)
+			present += fsa_event_has(&got->ev, slot);
+		cr_expect_eq(present, expected, "event %zu (%s)", i, want->name);
+	}
+	cr_expect_eq(r.discard_count, 0);
+	fst_trace_destroy(ref);
+	fsti_result_fini(&r);
+}
+
+Test(ingest, frame_pipeline_is_read_event_by_event_as_the_reference_reader_reads_it)
+{
+	expect_same_as_reader(TRACE("frame-pipeline"));
+}
+
+Test(ingest, producer_consumer_is_read_event_by_event_as_the_reference_reader_reads_it)
+{
+	expect_same_as_reader(TRACE("producer-consumer"));
+}
+
+Test(ingest, log_overrun_is_read_event_by_event_as_the_reference_reader_reads_it)
+{
+	expect_same_as_reader(TRACE("log-overrun"));
+}
+
+Test(ingest, cpu_waiters_is_read_event_by_event_as_the_reference_reader_reads_it)
+{
+	expect_same_as_reader(TRACE("cpu-waiters"));
+}
+
+Test(ingest, stress_is_read_event_by_event_as_the_reference_reader_reads_it)
+{
+	expect_same_as_reader(TRACE("stress"));
+}
+
+/* The totals each run printed (totals.txt) that are plain event counts or sums. */
+static void
+expect_totals(const char *trace)
+{
+	struct fsti_result r;
+	uint64_t lost = 0;
+
+	fsti_collect(trace, &r);
+	cr_assert_eq(r.status, FSA_OK, "%s", r.error);
+	cr_expect_eq(r.stats.fencescope_events, totals_get(trace, "events"), "%s", trace);
+	cr_expect_eq(fsti_count(&r, FSA_EV_FENCE_LOG_ENTRY), totals_get(trace, "log_entries_read"),
+		     "%s", trace);
+	for (size_t i = 0; i < r.event_count; i++) {
+		if (r.events[i].ev.type == FSA_EV_FENCE_LOG_OVERRUN)
+			lost += r.events[i].ev.u[FSA_F_ENTRIES_LOST];
+	}
+	cr_expect_eq(lost, totals_get(trace, "log_entries_lost"), "%s", trace);
+	fsti_result_fini(&r);
+}
+
+Test(ingest, every_sample_trace_has_the_totals_its_run_printed)
+{
+	expect_totals(TRACE("frame-pipeline"));
+	expect_totals(TRACE("producer-consumer"));
+	expect_totals(TRACE("log-overrun"));
+	expect_totals(TRACE("cpu-waiters"));
+	expect_totals(TRACE("stress"));
+}
+
+Test(ingest, trace_info_carries_the_format_version_and_strings)
+{
+	struct fsti_result r;
+	const struct fsti_event *info;
+
+	fsti_collect(TRACE("frame-pipeline"), &r);
+	cr_assert_eq(r.status, FSA_OK, "%s", r.error);
+	cr_assert_gt(r.event_count, 0);
+	info = &r.events[0];
+	cr_assert_eq(info->ev.type, FSA_EV_TRACE_INFO);
+	cr_expect_eq(info->ev.u[FSA_F_FORMAT_MAJOR], FSTP_FORMAT_MAJOR);
+	cr_expect_eq(info->ev.u[FSA_F_CLOCK_MODE], FSTP_CLOCK_MODE_SIM);
+	cr_assert_not_null(info->s[FSA_S_RUNTIME_VERSION]);
+	cr_expect_gt(strlen(info->s[FSA_S_RUNTIME_VERSION]), 0);
+	cr_expect_eq(info->ev.cpu_id, 0);
+	/* Progress ends at the whole trace. */
+	cr_expect_gt(r.progress_calls, 0);
+	cr_expect_eq(r.last_fraction, 1.0);
+	fsti_result_fini(&r);
+}
+
+Test(ingest, a_nested_trace_folder_and_a_trailing_slash_read_the_same_trace)
+{
+	struct fsti_result whole, nested, slash;
+
+	fsti_collect(TRACE("producer-consumer"), &whole);
+	fsti_collect(TRACE("producer-consumer/ust/uid/0/64-bit"), &nested);
+	fsti_collect(TRACE("producer-consumer/"), &slash);
+	cr_assert_eq(whole.status, FSA_OK, "%s", whole.error);
+	cr_assert_eq(nested.status, FSA_OK, "%s", nested.error);
+	cr_assert_eq(slash.status, FSA_OK, "%s", slash.error);
+	cr_expect_eq(nested.event_count, whole.event_count);
+	cr_expect_eq(slash.event_count, whole.event_count);
+	cr_expect_eq(nested.events[nested.event_count - 1].ev.ts_ns,
+		     whole.events[whole.event_count - 1].ev.ts_ns);
+	fsti_result_fini(&whole);
+	fsti_result_fini(&nested);
+	fsti_result_fini(&slash);
+}
+
+/* traces/ holds five traces of five UUIDs: one source each, merged in time order. */
+Test(ingest, a_folder_of_several_traces_reads_them_all_merged_in_time_order)
+{
+	const char *const names[] = {"frame-pipeline", "producer-consumer", "log-overrun",
+				     "cpu-waiters", "stress"};
+	struct fsti_result r;
+	uint64_t expected = 0;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *path = NULL;
+
+		cr_assert_geq(asprintf(&path, "%s/%s", FSTI_TRACES, names[i]), 0);
+		expected += totals_get(path, "events");
+		free(path);
+	}
+	fsti_collect(FSTI_TRACES, &r);
+	cr_assert_eq(r.status, FSA_OK, "%s", r.error);
+	cr_expect_eq(r.stats.trace_count, 5);
+	cr_expect_eq(r.stats.fencescope_events, expected);
+	cr_expect_eq(fsti_count(&r, FSA_EV_TRACE_INFO), 5);
+	for (size_t i = 1; i < r.event_count; i++)
+		cr_assert_geq(r.events[i].ev.ts_ns, r.events[i - 1].ev.ts_ns, "event %zu", i);
+	fsti_result_fini(&r);
+}
+
+static void
+expect_one_line_error(const struct fsti_result *r, fsa_status status, const char *path,
+		      const char *needle)
+{
+	cr_expect_eq(r->status, status, "status %d (%s)", r->status, r->error);
+	cr_assert_not_null(r->error);
+	cr_expect_eq(strncmp(r->error, path, strlen(path)), 0, "message: %s", r->error);
+	cr_expect_null(strchr(r->error, '\n'), "message: %s", r->error);
+	if (needle)
+		cr_expect_not_null(strstr(r->error, needle), "message: %s", r->error);
+}
+
+Test(ingest, a_missing_path_is_an_io_error_that_names_it)
+{
+	struct fsti_result r;
+
+	fsti_collect("/nonexistent/fencescope-trace", &r);
+	expect_one_line_error(&r, FSA_ERR_IO, "/nonexistent/fencescope-trace",
+			      "No such file or directory");
+	cr_expect_eq(r.event_count, 0);
+	fsti_result_fini(&r);
+}
+
+Test(ingest, a_regular_file_is_an_io_error)
+{
+	struct fsti_result r;
+
+	fsti_collect(TRACE("frame-pipeline/totals.txt"), &r);
+	expect_one_line_error(&r, FSA_ERR_IO, TRACE("frame-pipeline/totals.txt"), "not a folder");
+	fsti_result_fini(&r);
+}
+
+Test(ingest, an_empty_folder_has_no_ctf_trace)
+{
+	char dir[] = "/tmp/fsti-empty-XXXXXX";
+	struct fsti_result r;
+
+	cr_assert_not_null(mkdtemp(dir));
+	fsti_collect(dir, &r);
+	expect_one_line_error(&r, FSA_ERR_IO, dir, "no CTF trace found");
+	fsti_result_fini(&r);
+	rmdir(dir);
+}
+
+Test(ingest, a_folder_of_other_files_has_no_ctf_trace)
+{
+	char dir[] = "/tmp/fsti-other-XXXXXX";
+	char *file = NULL, *sub = NULL;
+	struct fsti_result r;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_geq(asprintf(&sub, "%s/sub", dir), 0);
+	cr_assert_eq(mkdir(sub, 0700), 0);
+	cr_assert_geq(asprintf(&file, "%s/notes.txt", sub), 0);
+	f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fputs("not a trace\n", f);
+	fclose(f);
+	fsti_collect(dir, &r);
+	expect_one_line_error(&r, FSA_ERR_IO, dir, "no CTF trace found");
+	fsti_result_fini(&r);
+	fst_remove_tree(dir);
+	free(file);
+	free(sub);
+}
+
+Test(ingest, a_net_url_without_a_relay_daemon_is_an_error_not_a_hang)
+{
+	struct fsti_result r;
+
+	/* Port 9 (discard) on localhost: nothing listens there. */
+	fsti_collect("net://127.0.0.1:9/host/nohost/nosession", &r);
+	cr_expect_neq(r.status, FSA_OK);
+	cr_assert_not_null(r.error);
+	cr_expect_null(strchr(r.error, '\n'), "message: %s", r.error);
+	fsti_result_fini(&r);
+}
+
+Test(ingest, into_model_counts_every_event)
+{
+	struct fsa_model *model = fsa_model_create(NULL);
+	struct fsa_ingest_stats stats;
+	char *error = NULL;
+
+	cr_assert_not_null(model);
+	cr_assert_eq(fsa_ingest_into_model(TRACE("stress"), model, NULL, NULL, &stats, &error),
+		     FSA_OK, "%s", error);
+	cr_expect_eq(stats.fencescope_events, totals_get(TRACE("stress"), "events"));
+	cr_expect_eq(fsa_model_borrow_summary(model)->event_count, stats.fencescope_events);
+	fsa_model_destroy(model);
+}
+
+static fsa_status
+stop_at_tenth(void *data, const struct fsa_event *event)
+{
+	int *seen = data;
+
+	(void) event;
+	return ++*seen == 10 ? FSA_ERR_INVALID : FSA_OK;
+}
+
+Test(ingest, a_callback_status_stops_the_reading_and_is_returned)
+{
+	int seen = 0;
+	const struct fsa_ingest_callbacks callbacks = {.data = &seen, .event = stop_at_tenth};
+	char *error = NULL;
+
+	cr_expect_eq(fsa_ingest_run(TRACE("stress"), &callbacks, NULL, &error), FSA_ERR_INVALID);
+	cr_expect_eq(seen, 10);
+	free(error);
+}
