@@ -16,6 +16,9 @@ int fs_run_main(int argc, char **argv);
 /* `fencescope record`: records a scenario or a command in a real LTTng session. */
 int fs_record_main(int argc, char **argv);
 
+/* `fencescope export`: writes a trace's timeline to SQLite or Perfetto JSON (docs/export.md). */
+int fs_export_main(int argc, char **argv);
+
 /* Prints "fencescope SUBCOMMAND: message" on stderr (printf-style). */
 void fs_error(const char *subcommand, const char *format, ...)
     __attribute__((format(printf, 2, 3)));

@@ -42,6 +42,7 @@ fsa_export_file_begin(struct fsa_export_file *file, const char *path, bool is_ov
 {
 	fsa_status status = FSA_OK;
 	struct stat st;
+	mode_t mask;
 	int fd;
 
 	*file = (struct fsa_export_file){.is_overwrite = is_overwrite};
@@ -81,6 +82,10 @@ fsa_export_file_begin(struct fsa_export_file *file, const char *path, bool is_ov
 		status = FSA_ERR_IO;
 		goto end;
 	}
+	/* mkstemp makes the file 0600; the output gets the mode any new file would get. */
+	mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
 	close(fd);
 end:
 	if (status != FSA_OK)

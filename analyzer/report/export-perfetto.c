@@ -101,6 +101,10 @@ struct fsa_perfetto_writer {
 	uint32_t next_tid;
 
 	uint64_t max_ts; /* the latest time seen, to draw what never ended */
+	/* Event times are written relative to this (fsa_perfetto_writer_set_time_base). */
+	uint64_t time_base_ns;
+	bool is_time_base_set;
+	const struct fsa_model *model;
 
 	struct cached_op *op_cache;
 	bool has_op;
@@ -261,6 +265,13 @@ arg_bool(struct fsa_perfetto_writer *w, const char *key, bool v)
 	fprintf(w->out, ",\"%s\":%s", key, v ? "true" : "false");
 }
 
+/* A time as the viewer sees it: relative to the time base, never negative. */
+static void
+put_ts(struct fsa_perfetto_writer *w, uint64_t ns)
+{
+	put_us(w, ns > w->time_base_ns ? ns - w->time_base_ns : 0);
+}
+
 static void
 begin_event(struct fsa_perfetto_writer *w)
 {
@@ -277,7 +288,7 @@ begin_slice(struct fsa_perfetto_writer *w, const char *name, const char *cat, ch
 	put(w, "\"name\":");
 	put_string(w, name);
 	fprintf(w->out, ",\"cat\":\"%s\",\"ph\":\"%c\",\"ts\":", cat, ph);
-	put_us(w, ts);
+	put_ts(w, ts);
 	if (ph == 'X') {
 		put(w, ",\"dur\":");
 		put_us(w, dur);
@@ -407,6 +418,14 @@ first_lane(struct fsa_perfetto_writer *w, struct track *t, uint64_t ts)
 static void
 see_time(struct fsa_perfetto_writer *w, uint64_t ns)
 {
+	if (!w->is_time_base_set) {
+		const struct fsa_summary *summary =
+		    w->model ? fsa_model_borrow_summary(w->model) : NULL;
+
+		if (summary && summary->first_ns != FSA_TIME_NONE)
+			w->time_base_ns = summary->first_ns - summary->first_ns % 1000000000;
+		w->is_time_base_set = true;
+	}
 	if (ns != FSA_TIME_NONE && ns > w->max_ts)
 		w->max_ts = ns;
 }
@@ -448,7 +467,7 @@ put_flow(struct fsa_perfetto_writer *w, char ph, uint64_t id, const struct cache
 	if (ph == 'f')
 		put(w, "\"bp\":\"e\",");
 	fprintf(w->out, "\"id\":%" PRIu64 ",\"ts\":", id);
-	put_us(w, c->flow_ts);
+	put_ts(w, c->flow_ts);
 	fprintf(w->out, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 "}", c->pid, c->tid);
 }
 
@@ -799,10 +818,13 @@ on_anomaly(void *data, const struct fsa_anomaly *a)
 {
 	struct fsa_perfetto_writer *w = data;
 	const char *kind = fsa_anomaly_kind_name(a->kind);
-	uint64_t ts = a->ts_ns != FSA_TIME_NONE ? a->ts_ns : w->max_ts;
+	uint64_t ts;
 	struct track *t = get_track(w, TRACK_ANOMALY, a->kind, 0, PID_ANOMALIES);
-	uint32_t tid = t ? first_lane(w, t, ts) : 0;
+	uint32_t tid;
 
+	see_time(w, a->ts_ns);
+	ts = a->ts_ns != FSA_TIME_NONE ? a->ts_ns : w->max_ts;
+	tid = t ? first_lane(w, t, ts) : 0;
 	if (!tid)
 		return out_of_memory(w);
 	begin_slice(w, kind, "anomaly", 'i', ts, 0, PID_ANOMALIES, tid);
@@ -961,6 +983,19 @@ fsa_perfetto_writer_add_process(struct fsa_perfetto_writer *w, const struct fsa_
 	}
 	w->processes[w->process_count++] = (struct process_name){p->process_id, name};
 	return FSA_OK;
+}
+
+void
+fsa_perfetto_writer_set_time_base(struct fsa_perfetto_writer *w, uint64_t base_ns)
+{
+	w->time_base_ns = base_ns;
+	w->is_time_base_set = true;
+}
+
+void
+fsa_perfetto_writer_set_model(struct fsa_perfetto_writer *w, const struct fsa_model *model)
+{
+	w->model = model;
 }
 
 fsa_status
@@ -1178,6 +1213,7 @@ fsa_perfetto_writer_finish(struct fsa_perfetto_writer *w, char **error_message)
 		arg_str(w, "trace_path", w->trace_path);
 	if (w->partial)
 		arg_str(w, "partial", w->partial);
+	arg_u64(w, "time_base_ns", w->time_base_ns);
 	arg_u64(w, "dependency_arrows", w->flow_count);
 	arg_u64(w, "dependency_edges_without_arrow", w->unbound_edge_count);
 	put(w, "}}\n");

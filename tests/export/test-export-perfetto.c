@@ -486,6 +486,26 @@ Test(export_perfetto, every_event_has_a_valid_time_and_track)
 	g_ptr_array_unref(x);
 }
 
+Test(export_perfetto, times_are_relative_to_the_time_base_and_args_stay_exact)
+{
+	const struct fsa_model_sink *sink = start();
+	/* Epoch-based trace times need 61 bits: a double of µs cannot hold their ns. */
+	uint64_t base = UINT64_C(1795306066000000000);
+	struct fsa_op op = fst_op(1, FSA_OP_SIGNAL, base + 865228219, base + 865229219);
+	JsonArray *all;
+	JsonObject *e, *args;
+
+	fsa_perfetto_writer_set_time_base(writer, base);
+	cr_assert_eq(sink->op(sink->data, &op), FSA_OK);
+	all = finish_and_parse();
+	e = slice_of(all, 1);
+	cr_assert_eq(ns(e, "ts"), 865228219);
+	cr_assert_eq(ns(e, "dur"), 1000);
+	args = json_object_get_object_member(e, "args");
+	cr_assert_str_eq(str(args, "queued_ns"), "1795306066865228219", "too big for a JS number");
+	cr_assert_str_eq(str(other_data(), "time_base_ns"), "1795306066000000000");
+}
+
 Test(export_perfetto, file_appears_only_when_finished_and_is_never_replaced)
 {
 	struct fsa_perfetto_writer *other = NULL;

@@ -104,6 +104,18 @@ FSA_API fsa_status fsa_perfetto_writer_set_partial(struct fsa_perfetto_writer *w
 						   const char *reason);
 
 /*
+ * Viewers read "ts" as a double of microseconds, which holds nanoseconds only up to about 2^53
+ * ns; trace clocks count from the epoch (about 2^61 ns). So event times are written relative to
+ * a time base (otherData.time_base_ns; the args keep absolute trace ns). set_time_base sets it;
+ * set_model makes the writer take, when the first item comes, the model's first event time
+ * rounded down to a whole second. Without either, the base is 0. Call before the first item.
+ */
+FSA_API void fsa_perfetto_writer_set_time_base(struct fsa_perfetto_writer *writer,
+					       uint64_t base_ns);
+FSA_API void fsa_perfetto_writer_set_model(struct fsa_perfetto_writer *writer,
+					   const struct fsa_model *model);
+
+/*
  * Writes the track names and the closing of the document, and renames the temporary file to
  * PATH. Returns FSA_OK or an error with a one-line message in *error_message.
  */

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `fencescope export TRACE --sqlite FILE --perfetto FILE`: reads a trace once and writes the
+ * model's timeline to an SQLite file, a Chrome trace-event JSON file for the Perfetto UI, or
+ * both (docs/export.md). The writers are model sinks; this command only wires them to the
+ * trace (fsa_ingest_into_model), fans the model's items out to both, and reports errors. It
+ * computes nothing itself: that is `fencescope report`, or a query on the SQLite file.
+ *
+ * Exit status: 0 written; 1 the trace is damaged (what was read before the damage is written,
+ * marked partial) or an output could not be written; 2 bad usage, an unreadable trace, or an
+ * output that exists without --force.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include <fencescope/runtime.h>
+
+#include "fsa/export-writers.h"
+#include "fsa/ingest.h"
+#include "fsa/model.h"
+
+#include "cli.h"
+
+#define EXPORT_COMMAND "export"
+
+/* The model has one sink: this one hands each item to every writer. */
+struct export_fanout {
+	const struct fsa_model_sink *sinks[2];
+	size_t count;
+};
+
+#define FANOUT(callback, type)                                                                     \
+	static fsa_status fanout_##callback(void *data, const type *item)                          \
+	{                                                                                          \
+		struct export_fanout *f = data;                                                    \
+		for (size_t i = 0; i < f->count; i++) {                                            \
+			fsa_status status = f->sinks[i]->callback(f->sinks[i]->data, item);        \
+			if (status != FSA_OK)                                                      \
+				return status;                                                     \
+		}                                                                                  \
+		return FSA_OK;                                                                     \
+	}
+FANOUT(op, struct fsa_op)
+FANOUT(edge, struct fsa_edge)
+FANOUT(packet, struct fsa_packet)
+FANOUT(marker, struct fsa_marker)
+FANOUT(loss, struct fsa_loss)
+FANOUT(anomaly, struct fsa_anomaly)
+#undef FANOUT
+
+struct export_progress {
+	bool is_shown;
+	gint64 last_us;
+};
+
+/* On a terminal, a one-line progress count on stderr at most 5 times a second. */
+static bool
+show_progress(void *data, uint64_t events, double fraction)
+{
+	struct export_progress *p = data;
+	gint64 now = g_get_monotonic_time();
+
+	if (now - p->last_us < 200000)
+		return false;
+	p->last_us = now;
+	p->is_shown = true;
+	if (fraction >= 0)
+		fprintf(stderr, "\rfencescope export: %" PRIu64 " events (%.0f%%)   ", events,
+			fraction * 100);
+	else
+		fprintf(stderr, "\rfencescope export: %" PRIu64 " events   ", events);
+	fflush(stderr);
+	return false;
+}
+
+/* Everything one export holds, released by export_clear. */
+struct export_run {
+	struct fsa_sqlite_writer *sqlite;
+	struct fsa_perfetto_writer *perfetto;
+	struct fsa_model *model;
+};
+
+static void
+export_clear(struct export_run *run)
+{
+	fsa_model_destroy(run->model);
+	fsa_sqlite_writer_destroy(run->sqlite);
+	fsa_perfetto_writer_destroy(run->perfetto);
+}
+
+/* The writers' own account of a failure in one of their callbacks, if any. */
+static const char *
+writer_error(const struct export_run *run)
+{
+	const char *error = run->sqlite ? fsa_sqlite_writer_borrow_error(run->sqlite) : NULL;
+
+	if (!error && run->perfetto)
+		error = fsa_perfetto_writer_borrow_error(run->perfetto);
+	return error;
+}
+
+static int
+export_trace(const char *trace, const char *sqlite_path, const char *perfetto_path,
+	     gboolean is_force, gboolean is_quiet)
+{
+	struct export_run run = {0};
+	struct export_fanout fanout = {0};
+	struct export_progress progress = {0};
+	struct fsa_export_info info = {.trace_path = trace, .fencescope_version = FSR_VERSION};
+	struct fsa_model_sink sink = {
+	    .data = &fanout,
+	    .op = fanout_op,
+	    .edge = fanout_edge,
+	    .packet = fanout_packet,
+	    .marker = fanout_marker,
+	    .loss = fanout_loss,
+	    .anomaly = fanout_anomaly,
+	};
+	struct fsa_ingest_stats stats = {0};
+	bool is_terminal = !is_quiet && isatty(STDERR_FILENO);
+	char *message = NULL;
+	char *partial = NULL;
+	fsa_status status;
+	int exit_status = FS_EXIT_FAILURE;
+
+	if (sqlite_path) {
+		status =
+		    fsa_sqlite_writer_create(sqlite_path, is_force, &info, &run.sqlite, &message);
+		if (status != FSA_OK) {
+			fs_error(EXPORT_COMMAND, "%s",
+				 message ? message : fsa_status_string(status));
+			exit_status = status == FSA_ERR_NOMEM ? FS_EXIT_FAILURE : FS_EXIT_USAGE;
+			goto end;
+		}
+		fanout.sinks[fanout.count++] = fsa_sqlite_writer_borrow_sink(run.sqlite);
+	}
+	if (perfetto_path) {
+		status = fsa_perfetto_writer_create(perfetto_path, is_force, &info, &run.perfetto,
+						    &message);
+		if (status != FSA_OK) {
+			fs_error(EXPORT_COMMAND, "%s",
+				 message ? message : fsa_status_string(status));
+			exit_status = status == FSA_ERR_NOMEM ? FS_EXIT_FAILURE : FS_EXIT_USAGE;
+			goto end;
+		}
+		fanout.sinks[fanout.count++] = fsa_perfetto_writer_borrow_sink(run.perfetto);
+	}
+	run.model = fsa_model_create(&sink);
+	if (!run.model) {
+		fs_error(EXPORT_COMMAND, "out of memory");
+		goto end;
+	}
+	if (run.perfetto)
+		fsa_perfetto_writer_set_model(run.perfetto, run.model);
+
+	status = fsa_ingest_into_model(trace, run.model, is_terminal ? show_progress : NULL,
+				       &progress, &stats, &message);
+	if (progress.is_shown)
+		fputs("\r\033[K", stderr);
+	switch (status) {
+	case FSA_OK:
+		break;
+	case FSA_ERR_TRACE:
+		/* What was read before the damage is exported, and says so. */
+		partial = g_strdup_printf("%s", message ? message : fsa_status_string(status));
+		fs_error(EXPORT_COMMAND,
+			 "%s: %s; exporting what was read before it (%" PRIu64 " events)", trace,
+			 partial, stats.events);
+		break;
+	case FSA_ERR_IO:
+	case FSA_ERR_FORMAT_VERSION:
+	case FSA_ERR_INVALID:
+		fs_error(EXPORT_COMMAND, "%s: %s", trace,
+			 message ? message : fsa_status_string(status));
+		exit_status = FS_EXIT_USAGE;
+		goto end;
+	default: {
+		const char *why = writer_error(&run);
+
+		if (why)
+			fs_error(EXPORT_COMMAND, "%s", why);
+		else
+			fs_error(EXPORT_COMMAND, "%s: %s", trace,
+				 message ? message : fsa_status_string(status));
+		goto end;
+	}
+	}
+	free(message);
+	message = NULL;
+
+	if (run.sqlite) {
+		status = fsa_sqlite_writer_add_model(run.sqlite, run.model);
+		if (status == FSA_OK && partial)
+			status = fsa_sqlite_writer_set_partial(run.sqlite, partial);
+		if (status == FSA_OK)
+			status = fsa_sqlite_writer_finish(run.sqlite, &message);
+		if (status != FSA_OK) {
+			const char *why =
+			    message ? message : fsa_sqlite_writer_borrow_error(run.sqlite);
+
+			fs_error(EXPORT_COMMAND, "%s", why ? why : fsa_status_string(status));
+			goto end;
+		}
+	}
+	if (run.perfetto) {
+		status = fsa_perfetto_writer_add_model(run.perfetto, run.model);
+		if (status == FSA_OK && partial)
+			status = fsa_perfetto_writer_set_partial(run.perfetto, partial);
+		if (status == FSA_OK)
+			status = fsa_perfetto_writer_finish(run.perfetto, &message);
+		if (status != FSA_OK) {
+			const char *why =
+			    message ? message : fsa_perfetto_writer_borrow_error(run.perfetto);
+
+			fs_error(EXPORT_COMMAND, "%s", why ? why : fsa_status_string(status));
+			goto end;
+		}
+		if (fsa_perfetto_writer_unbound_edge_count(run.perfetto) && !is_quiet)
+			fprintf(stderr,
+				"fencescope export: %" PRIu64
+				" dependencies have no arrow in %s (their operations were too far "
+				"apart; docs/export.md)\n",
+				fsa_perfetto_writer_unbound_edge_count(run.perfetto),
+				perfetto_path);
+	}
+	exit_status = partial ? FS_EXIT_FAILURE : FS_EXIT_OK;
+end:
+	free(message);
+	g_free(partial);
+	export_clear(&run);
+	return exit_status;
+}
+
+int
+fs_export_main(int argc, char **argv)
+{
+	g_autofree char *sqlite_path = NULL;
+	g_autofree char *perfetto_path = NULL;
+	gboolean is_force = FALSE, is_quiet = FALSE;
+	g_auto(GStrv) rest = NULL;
+	g_autoptr(GOptionContext) context = NULL;
+	g_autoptr(GError) error = NULL;
+	const GOptionEntry entries[] = {
+	    {"sqlite", 0, 0, G_OPTION_ARG_FILENAME, &sqlite_path,
+	     "Write an SQLite database (tables in docs/export.md)", "FILE"},
+	    {"perfetto", 0, 0, G_OPTION_ARG_FILENAME, &perfetto_path,
+	     "Write Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing", "FILE"},
+	    {"force", 'f', 0, G_OPTION_ARG_NONE, &is_force, "Replace output files that exist",
+	     NULL},
+	    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &is_quiet, "No progress and no notes on stderr",
+	     NULL},
+	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "TRACE"},
+	    {NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+
+	context = g_option_context_new("TRACE — export a trace's fence timeline");
+	g_set_prgname("fencescope " EXPORT_COMMAND);
+	g_option_context_set_summary(
+	    context, "Reads TRACE (a trace folder, an lttng session folder, or a net:// live URL)\n"
+		     "once and writes one or both outputs. Each output is written to a temporary\n"
+		     "file and renamed when complete.");
+	g_option_context_add_main_entries(context, entries, NULL);
+	if (!g_option_context_parse(context, &argc, &argv, &error)) {
+		fs_error(EXPORT_COMMAND, "%s", error->message);
+		return FS_EXIT_USAGE;
+	}
+	if (!rest || !rest[0] || rest[1]) {
+		fs_error(EXPORT_COMMAND, "give exactly one TRACE; see 'fencescope export --help'");
+		return FS_EXIT_USAGE;
+	}
+	if (!sqlite_path && !perfetto_path) {
+		fs_error(EXPORT_COMMAND, "nothing to write: give --sqlite FILE, --perfetto FILE "
+					 "or both");
+		return FS_EXIT_USAGE;
+	}
+	if (sqlite_path && perfetto_path && strcmp(sqlite_path, perfetto_path) == 0) {
+		fs_error(EXPORT_COMMAND, "%s: --sqlite and --perfetto need different files",
+			 sqlite_path);
+		return FS_EXIT_USAGE;
+	}
+	return export_trace(rest[0], sqlite_path, perfetto_path, is_force, is_quiet);
+}
