@@ -9,6 +9,8 @@
 #define FS_EXIT_OK      0
 #define FS_EXIT_FAILURE 1
 #define FS_EXIT_USAGE   2
+/* `fencescope report`: a --fail-if threshold or --fail-on-loss failed. */
+#define FS_EXIT_THRESHOLD 3
 
 /* `fencescope run`: runs a built-in scenario or a scenario file on the reference runtime. */
 int fs_run_main(int argc, char **argv);
@@ -18,6 +20,9 @@ int fs_record_main(int argc, char **argv);
 
 /* `fencescope export`: writes a trace's timeline to SQLite or Perfetto JSON (docs/export.md). */
 int fs_export_main(int argc, char **argv);
+
+/* `fencescope report`: analyzes a trace into a text, JSON or CSV report (docs/report-schema.md). */
+int fs_report_main(int argc, char **argv);
 
 /* Prints "fencescope SUBCOMMAND: message" on stderr (printf-style). */
 void fs_error(const char *subcommand, const char *format, ...)

@@ -21,6 +21,7 @@ static const struct {
 } subcommands[] = {
     {"run", fs_run_main, "run a built-in scenario or a scenario file on the reference runtime"},
     {"record", fs_record_main, "record a scenario or a command in a real LTTng session"},
+    {"report", fs_report_main, "analyze a trace: latency, longest waits, losses, anomalies"},
     {"export", fs_export_main, "write a trace's fence timeline to SQLite or Perfetto JSON"},
 };
 

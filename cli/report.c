@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `fencescope report [OPTIONS] TRACE`: reads a trace once through the model into a report
+ * (fsa/report.h) and prints it as text, JSON or CSV (docs/report-schema.md). The command only
+ * parses options, wires ingest → model → report, shows progress on a terminal and turns the
+ * result into an exit status; every number is computed in analyzer/report.
+ *
+ * Exit status: 0 success; 1 the trace cannot be read (a damaged trace still prints the partial
+ * report, marked so) or the output cannot be written; 2 bad usage; 3 a --fail-if threshold or
+ * --fail-on-loss failed (each failure is named on stderr).
+ */
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "fsa/ingest.h"
+#include "fsa/model.h"
+#include "fsa/report.h"
+
+#include "cli.h"
+
+#define REPORT_COMMAND "report"
+
+struct report_args {
+	gchar *format;
+	gchar *sections;
+	gchar *begin;
+	gchar *end;
+	gchar **fail_if;
+	gboolean is_fail_on_loss;
+	gint top;
+	gint examples;
+	gchar *output;
+	gchar **rest;
+};
+
+static void
+report_args_clear(struct report_args *args)
+{
+	g_free(args->format);
+	g_free(args->sections);
+	g_free(args->begin);
+	g_free(args->end);
+	g_strfreev(args->fail_if);
+	g_free(args->output);
+	g_strfreev(args->rest);
+}
+
+struct progress {
+	bool is_shown;
+	gint64 last_us;
+};
+
+/* On a terminal only: a line rewritten in place, at most five times a second. */
+static bool
+show_progress(void *data, uint64_t events, double fraction)
+{
+	struct progress *p = data;
+	gint64 now = g_get_monotonic_time();
+
+	if (now - p->last_us < 200000)
+		return false;
+	p->last_us = now;
+	if (fraction >= 0)
+		fprintf(stderr, "\rfencescope report: %" G_GUINT64_FORMAT " events (%.0f%%)", events,
+			fraction * 100);
+	else
+		fprintf(stderr, "\rfencescope report: %" G_GUINT64_FORMAT " events", events);
+	p->is_shown = true;
+	return false;
+}
+
+static void
+end_progress(struct progress *p)
+{
+	if (p->is_shown)
+		fprintf(stderr, "\r\033[K");
+	p->is_shown = false;
+}
+
+/* Parses the options into report options; returns FS_EXIT_OK or FS_EXIT_USAGE (message printed). */
+static int
+build_options(const struct report_args *args, struct fsa_report_options *options,
+	      enum fsa_report_format *format)
+{
+	char *error = NULL;
+	fsa_status status = FSA_OK;
+
+	*options = (struct fsa_report_options){.is_fail_on_loss = args->is_fail_on_loss};
+	*format = FSA_REPORT_FORMAT_TEXT;
+	if (args->format)
+		status = fsa_report_parse_format(args->format, format, &error);
+	if (status == FSA_OK && args->sections)
+		status = fsa_report_parse_sections(args->sections, &options->sections, &error);
+	if (status == FSA_OK && args->begin)
+		status = fsa_report_parse_time(args->begin, &options->begin, &error);
+	if (status == FSA_OK && args->end)
+		status = fsa_report_parse_time(args->end, &options->end, &error);
+	if (status == FSA_OK && (args->top < 0 || args->examples < 0)) {
+		error = strdup("--top and --examples take a positive number");
+		status = FSA_ERR_INVALID;
+	}
+	if (status != FSA_OK) {
+		fs_error(REPORT_COMMAND, "%s", error ? error : "invalid option");
+		free(error);
+		return FS_EXIT_USAGE;
+	}
+	options->longest_count = (size_t) args->top;
+	options->example_count = (size_t) args->examples;
+	if (options->begin.is_set && options->end.is_set &&
+	    options->begin.is_relative == options->end.is_relative &&
+	    options->end.ns < options->begin.ns) {
+		fs_error(REPORT_COMMAND, "--end %s is before --begin %s", args->end, args->begin);
+		return FS_EXIT_USAGE;
+	}
+	return FS_EXIT_OK;
+}
+
+static int
+write_output(struct fsa_report *report, enum fsa_report_format format, const char *path)
+{
+	FILE *out = path ? fopen(path, "w") : stdout;
+	fsa_status status;
+
+	if (!out) {
+		fs_error(REPORT_COMMAND, "%s: %s", path, g_strerror(errno));
+		return FS_EXIT_FAILURE;
+	}
+	status = fsa_report_write(report, format, out);
+	if (path && fclose(out) != 0)
+		status = FSA_ERR_IO;
+	if (status != FSA_OK) {
+		fs_error(REPORT_COMMAND, "%s: %s", path ? path : "standard output",
+			 status == FSA_ERR_IO ? "cannot write the report"
+					      : fsa_status_string(status));
+		return FS_EXIT_FAILURE;
+	}
+	return FS_EXIT_OK;
+}
+
+static int
+run_report(const char *trace, const struct report_args *args,
+	   const struct fsa_report_options *options, enum fsa_report_format format)
+{
+	struct fsa_report *report = fsa_report_create(options);
+	struct fsa_model *model = NULL;
+	struct progress progress = {0};
+	struct fsa_ingest_stats stats = {0};
+	char *error = NULL;
+	int exit_status = FS_EXIT_OK;
+	fsa_status status;
+
+	if (!report) {
+		fs_error(REPORT_COMMAND, "out of memory");
+		return FS_EXIT_FAILURE;
+	}
+	for (size_t i = 0; args->fail_if && args->fail_if[i]; i++) {
+		if (fsa_report_add_threshold(report, args->fail_if[i], &error) != FSA_OK) {
+			fs_error(REPORT_COMMAND, "--fail-if %s", error ? error : args->fail_if[i]);
+			free(error);
+			fsa_report_destroy(report);
+			return FS_EXIT_USAGE;
+		}
+	}
+	model = fsa_model_create(fsa_report_borrow_sink(report));
+	if (!model) {
+		fs_error(REPORT_COMMAND, "out of memory");
+		fsa_report_destroy(report);
+		return FS_EXIT_FAILURE;
+	}
+	fsa_report_set_model(report, model);
+	status = fsa_ingest_into_model(trace, model, isatty(STDERR_FILENO) ? show_progress : NULL,
+				       &progress, &stats, &error);
+	end_progress(&progress);
+	if (status == FSA_ERR_TRACE) {
+		/* What was read before the damage is still worth a report, marked partial. */
+		char *reason = g_strdup_printf("the trace is damaged after %" G_GUINT64_FORMAT
+					       " events: %s",
+					       stats.events, error ? error : "cannot decode it");
+
+		fsa_report_set_partial(report, reason);
+		g_free(reason);
+	} else if (status != FSA_OK) {
+		fs_error(REPORT_COMMAND, "%s: %s", trace, error ? error : fsa_status_string(status));
+		exit_status = FS_EXIT_FAILURE;
+		goto end;
+	}
+	status = fsa_report_finish(report);
+	if (status != FSA_OK) {
+		fs_error(REPORT_COMMAND, "%s: %s", trace, fsa_status_string(status));
+		exit_status = FS_EXIT_FAILURE;
+		goto end;
+	}
+	exit_status = write_output(report, format, args->output);
+	if (exit_status != FS_EXIT_OK)
+		goto end;
+	if (error) {
+		/* The damaged trace: the partial report is out, the run still failed. */
+		fs_error(REPORT_COMMAND, "%s: %s (the report covers what was read before)", trace,
+			 error);
+		exit_status = FS_EXIT_FAILURE;
+		goto end;
+	}
+	for (size_t i = 0; i < fsa_report_failure_count(report); i++) {
+		fs_error(REPORT_COMMAND, "threshold failed: %s",
+			 fsa_report_borrow_failure(report, i));
+		exit_status = FS_EXIT_THRESHOLD;
+	}
+end:
+	free(error);
+	fsa_model_destroy(model);
+	fsa_report_destroy(report);
+	return exit_status;
+}
+
+int
+fs_report_main(int argc, char **argv)
+{
+	struct report_args args = {0};
+	const GOptionEntry entries[] = {
+	    {"format", 'f', 0, G_OPTION_ARG_STRING, &args.format, "text (default), json or csv",
+	     "FORMAT"},
+	    {"sections", 's', 0, G_OPTION_ARG_STRING, &args.sections,
+	     "comma-separated: summary, latency, longest, doorbells, preemption, losses, "
+	     "anomalies, clocks (default: all)",
+	     "LIST"},
+	    {"begin", 0, 0, G_OPTION_ARG_STRING, &args.begin,
+	     "only what overlaps from TIME on (ns, 1.5s, 200ms; +TIME from the trace's start)",
+	     "TIME"},
+	    {"end", 0, 0, G_OPTION_ARG_STRING, &args.end, "only what overlaps up to TIME", "TIME"},
+	    {"fail-if", 0, 0, G_OPTION_ARG_STRING_ARRAY, &args.fail_if,
+	     "exit 3 when EXPR holds, e.g. 'p99(wait)>2ms' (repeatable; docs/report-schema.md)",
+	     "EXPR"},
+	    {"fail-on-loss", 0, 0, G_OPTION_ARG_NONE, &args.is_fail_on_loss,
+	     "exit 3 when fence log entries or tracer events were lost", NULL},
+	    {"top", 0, 0, G_OPTION_ARG_INT, &args.top, "longest waits listed (default 10)", "N"},
+	    {"examples", 0, 0, G_OPTION_ARG_INT, &args.examples,
+	     "examples listed per anomaly kind (default 5)", "N"},
+	    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &args.output,
+	     "write the report to FILE instead of standard output", "FILE"},
+	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args.rest, NULL, "TRACE"},
+	    {NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+	GOptionContext *context = g_option_context_new("TRACE");
+	GError *error = NULL;
+	struct fsa_report_options options;
+	enum fsa_report_format format;
+	int exit_status;
+
+	g_option_context_set_summary(
+	    context, "Analyze a fencescope trace (a folder, an LTTng session folder or net:// URL):\n"
+		     "fence wait and signal latency, longest waits, doorbells, preemption, lost "
+		     "data,\nanomalies. Exit status: 0 ok, 1 error, 2 usage, 3 a threshold failed.");
+	g_option_context_add_main_entries(context, entries, NULL);
+	g_set_prgname("fencescope report");
+	if (!g_option_context_parse(context, &argc, &argv, &error)) {
+		fs_error(REPORT_COMMAND, "%s", error->message);
+		g_error_free(error);
+		exit_status = FS_EXIT_USAGE;
+		goto end;
+	}
+	if (!args.rest || !args.rest[0] || args.rest[1]) {
+		fs_error(REPORT_COMMAND, "give one TRACE; see 'fencescope report --help'");
+		exit_status = FS_EXIT_USAGE;
+		goto end;
+	}
+	exit_status = build_options(&args, &options, &format);
+	if (exit_status == FS_EXIT_OK)
+		exit_status = run_report(args.rest[0], &args, &options, format);
+end:
+	g_option_context_free(context);
+	report_args_clear(&args);
+	return exit_status;
+}

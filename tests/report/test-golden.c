@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Golden reports: `fencescope report --format text|json` over each trace in traces/ must print
+ * exactly traces/<name>/expected.txt and expected.json, as babeltrace's tests compare with their
+ * .expect files. After a deliberate change, regenerate them with scripts/regen-golden and review
+ * the difference.
+ */
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <glib.h>
+
+#include "report-run.h"
+
+static void
+check(const char *scenario, const char *format, const char *expected_name)
+{
+	char *trace = g_build_filename(FS_TRACES, scenario, NULL);
+	char *expected_path = g_build_filename(trace, expected_name, NULL);
+	char *expected = NULL;
+	const char *args[] = {"report", "--format", format, trace, NULL};
+	struct fst_run run;
+
+	cr_assert(g_file_get_contents(expected_path, &expected, NULL, NULL),
+		  "%s is missing: run scripts/regen-golden", expected_path);
+	fst_run_fencescope(args, &run);
+	cr_assert_eq(run.exit_status, 0, "fencescope report %s: %s", trace, run.err);
+	if (strcmp(run.out, expected) != 0) {
+		/* Name the first line that differs: the whole file is too long for a message. */
+		char **want = g_strsplit(expected, "\n", -1), **got = g_strsplit(run.out, "\n", -1);
+		size_t line = 0;
+
+		while (want[line] && got[line] && strcmp(want[line], got[line]) == 0)
+			line++;
+		cr_assert(false, "%s differs from %s at line %zu:\n  expected: %s\n  got:      %s",
+			  trace, expected_path, line + 1, want[line] ? want[line] : "(end)",
+			  got[line] ? got[line] : "(end)");
+		g_strfreev(want);
+		g_strfreev(got);
+	}
+	fst_run_clear(&run);
+	g_free(expected);
+	g_free(expected_path);
+	g_free(trace);
+}
+
+Test(golden, frame_pipeline_text)
+{
+	check("frame-pipeline", "text", "expected.txt");
+}
+
+Test(golden, frame_pipeline_json)
+{
+	check("frame-pipeline", "json", "expected.json");
+}
+
+Test(golden, producer_consumer_text)
+{
+	check("producer-consumer", "text", "expected.txt");
+}
+
+Test(golden, producer_consumer_json)
+{
+	check("producer-consumer", "json", "expected.json");
+}
+
+Test(golden, log_overrun_text)
+{
+	check("log-overrun", "text", "expected.txt");
+}
+
+Test(golden, log_overrun_json)
+{
+	check("log-overrun", "json", "expected.json");
+}
+
+Test(golden, cpu_waiters_text)
+{
+	check("cpu-waiters", "text", "expected.txt");
+}
+
+Test(golden, cpu_waiters_json)
+{
+	check("cpu-waiters", "json", "expected.json");
+}
+
+Test(golden, stress_text)
+{
+	check("stress", "text", "expected.txt");
+}
+
+Test(golden, stress_json)
+{
+	check("stress", "json", "expected.json");
+}
