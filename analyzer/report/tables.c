@@ -672,8 +672,8 @@ build_preemption(struct fsa_report *r, GPtrArray *tables)
 	};
 
 	t = table_new(tables, "preemption", "markers",
-		      "Preemption, TDR, resets, faults, suspend and power (durations of intervals)",
-		      false, COLUMNS(marker_columns), "none");
+		      "Preemption, TDR, resets, faults, suspend, power and other markers", false,
+		      COLUMNS(marker_columns), "none");
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		struct fsa_quantile *q = &r->marker_durations[kinds[i]];
 

@@ -43,7 +43,7 @@ cell_text(const struct fsa_column *column, const struct fsa_cell *cell)
 	case FSA_CELL_HANDLE:
 		return g_strdup_printf("0x%" PRIx64, cell->u);
 	case FSA_CELL_F64:
-		return g_strdup_printf("%.6g", cell->f);
+		return g_strdup_printf("%.3f", cell->f);
 	case FSA_CELL_BOOL:
 		return g_strdup(cell->b ? "yes" : "no");
 	case FSA_CELL_STRING:
@@ -65,8 +65,9 @@ text_width(const char *s)
 	return g_utf8_strlen(s, -1);
 }
 
+/* A left-aligned last column is not padded: no line ends in spaces. */
 static void
-print_padded(FILE *out, const char *text, size_t width, bool is_left)
+print_padded(FILE *out, const char *text, size_t width, bool is_left, bool is_last)
 {
 	size_t len = text_width(text);
 	size_t pad = width > len ? width - len : 0;
@@ -74,7 +75,7 @@ print_padded(FILE *out, const char *text, size_t width, bool is_left)
 	if (!is_left)
 		fprintf(out, "%*s", (int) pad, "");
 	fputs(text, out);
-	if (is_left)
+	if (is_left && !is_last)
 		fprintf(out, "%*s", (int) pad, "");
 }
 
@@ -100,7 +101,7 @@ print_record(FILE *out, const struct fsa_table *t)
 		char *text = cell_text(&t->columns[c], fsa_table_cell(t, 0, c));
 
 		fputs("  ", out);
-		print_padded(out, t->columns[c].title, width, true);
+		print_padded(out, t->columns[c].title, width, true, false);
 		fprintf(out, "  %s\n", text);
 		g_free(text);
 	}
@@ -132,7 +133,8 @@ print_table(FILE *out, const struct fsa_table *t)
 	fputs(" ", out);
 	for (size_t c = 0; c < t->column_count; c++) {
 		fputc(' ', out);
-		print_padded(out, t->columns[c].title, widths[c], is_left_aligned(&t->columns[c]));
+		print_padded(out, t->columns[c].title, widths[c], is_left_aligned(&t->columns[c]),
+			     c + 1 == t->column_count);
 	}
 	fputc('\n', out);
 	for (size_t r = 0; r < rows; r++) {
@@ -140,7 +142,7 @@ print_table(FILE *out, const struct fsa_table *t)
 		for (size_t c = 0; c < t->column_count; c++) {
 			fputc(' ', out);
 			print_padded(out, texts[r * t->column_count + c], widths[c],
-				     is_left_aligned(&t->columns[c]));
+				     is_left_aligned(&t->columns[c]), c + 1 == t->column_count);
 		}
 		fputc('\n', out);
 	}
