@@ -107,6 +107,15 @@ writer_error(const struct export_run *run)
 	return error;
 }
 
+/* "TRACE: problem": ingest's messages name the trace already. Returns: (transfer full). */
+static char *
+trace_message(const char *trace, const char *message, fsa_status status)
+{
+	if (message && g_str_has_prefix(message, trace))
+		return g_strdup(message);
+	return g_strdup_printf("%s: %s", trace, message ? message : fsa_status_string(status));
+}
+
 static int
 export_trace(const char *trace, const char *sqlite_path, const char *perfetto_path,
 	     gboolean is_force, gboolean is_quiet)
@@ -170,16 +179,16 @@ export_trace(const char *trace, const char *sqlite_path, const char *perfetto_pa
 		break;
 	case FSA_ERR_TRACE:
 		/* What was read before the damage is exported, and says so. */
-		partial = g_strdup_printf("%s", message ? message : fsa_status_string(status));
+		partial = trace_message(trace, message, status);
 		fs_error(EXPORT_COMMAND,
-			 "%s: %s; exporting what was read before it (%" PRIu64 " events)", trace,
-			 partial, stats.events);
+			 "%s; exporting what was read before it (%" PRIu64 " events)", partial,
+			 stats.events);
 		break;
 	case FSA_ERR_IO:
 	case FSA_ERR_FORMAT_VERSION:
 	case FSA_ERR_INVALID:
-		fs_error(EXPORT_COMMAND, "%s: %s", trace,
-			 message ? message : fsa_status_string(status));
+		partial = trace_message(trace, message, status);
+		fs_error(EXPORT_COMMAND, "%s", partial);
 		exit_status = FS_EXIT_USAGE;
 		goto end;
 	default: {

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `fencescope export` end to end over the recorded sample traces (traces/): the SQLite rows and
+ * the Perfetto events agree with the run's totals (totals.txt) and with the report's golden
+ * counts (expected.json), and bad input gives one line on stderr and the documented exit
+ * status, never a half-written file.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <json-glib/json-glib.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "export-test-util.h"
+
+static sqlite3 *db;
+static JsonParser *parser;
+
+static void
+setup(void)
+{
+	fst_make_dir();
+}
+
+static void
+teardown(void)
+{
+	if (db)
+		sqlite3_close(db);
+	if (parser)
+		g_object_unref(parser);
+	/* A copied trace, if any, then the outputs. */
+	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", fst_dir);
+
+	if (system(cmd) != 0)
+		fst_remove_dir();
+}
+
+TestSuite(export_cli, .init = setup, .fini = teardown);
+
+struct run {
+	int status;
+	char *err;
+};
+
+/* Runs fencescope with ARGS (NULL-terminated); returns its exit status and stderr. */
+static struct run
+fencescope(const char *first, ...)
+{
+	GPtrArray *argv = g_ptr_array_new();
+	struct run r = {0};
+	g_autoptr(GError) error = NULL;
+	int wait_status;
+	va_list args;
+
+	g_ptr_array_add(argv, (char *) FST_FENCESCOPE);
+	va_start(args, first);
+	for (const char *a = first; a; a = va_arg(args, const char *))
+		g_ptr_array_add(argv, (char *) a);
+	va_end(args);
+	g_ptr_array_add(argv, NULL);
+	cr_assert(g_spawn_sync(NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+			       NULL, NULL, &r.err, &wait_status, &error),
+		  "%s", error ? error->message : "");
+	g_ptr_array_unref(argv);
+	r.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128;
+	return r;
+}
+
+static int64_t
+query_int(const char *sql)
+{
+	sqlite3_stmt *s;
+	int64_t v;
+
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(db));
+	cr_assert_eq(sqlite3_step(s), SQLITE_ROW, "%s: no row", sql);
+	v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* "key: value" of traces/NAME/totals.txt. */
+static int64_t
+total(const char *trace, const char *key)
+{
+	g_autofree char *path = g_strdup_printf("%s/%s/totals.txt", FST_TRACES, trace);
+	g_autofree char *text = NULL;
+	g_autofree char *needle = g_strdup_printf("\n%s: ", key);
+	const char *hit;
+
+	cr_assert(g_file_get_contents(path, &text, NULL, NULL), "%s", path);
+	hit = strstr(text, needle);
+	cr_assert_not_null(hit, "%s has no %s", path, key);
+	return g_ascii_strtoll(hit + strlen(needle), NULL, 10);
+}
+
+/* summary.trace.KEY of traces/NAME/expected.json, the report's golden file. */
+static int64_t
+golden(JsonObject *trace, const char *key)
+{
+	cr_assert(json_object_has_member(trace, key), "expected.json has no summary.trace.%s", key);
+	return json_object_get_int_member(trace, key);
+}
+
+static JsonObject *
+golden_summary(const char *name)
+{
+	g_autofree char *path = g_strdup_printf("%s/%s/expected.json", FST_TRACES, name);
+	g_autoptr(GError) error = NULL;
+	JsonParser *p = json_parser_new();
+	JsonObject *root;
+
+	cr_assert(json_parser_load_from_file(p, path, &error), "%s", error ? error->message : "");
+	root = json_node_get_object(json_parser_get_root(p));
+	/* The objects live as long as the parser: the test's length. */
+	if (parser)
+		g_object_unref(parser);
+	parser = p;
+	return json_object_get_object_member(json_object_get_object_member(root, "summary"),
+					     "trace");
+}
+
+Test(export_cli, frame_pipeline_rows_match_the_run_and_the_report)
+{
+	const char *trace = FST_TRACES "/frame-pipeline";
+	g_autofree char *db_path = g_strdup(fst_path("fp.db"));
+	g_autofree char *json_path = g_strdup(fst_path("fp.json"));
+	struct run r =
+	    fencescope("export", trace, "--sqlite", db_path, "--perfetto", json_path, NULL);
+	JsonObject *g = golden_summary("frame-pipeline");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_assert_eq(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+
+	/* The run's own totals: what the runtime did. */
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM operations WHERE source = 'user_mode' AND "
+			       "kind = 'wait'"),
+		     total("frame-pipeline", "gpu_waits"));
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM operations WHERE source = 'user_mode' AND "
+			       "kind = 'signal'"),
+		     total("frame-pipeline", "gpu_signals"));
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM operations WHERE source = 'kernel_mode' AND "
+			       "kind = 'wait'"),
+		     total("frame-pipeline", "kernel_waits"));
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM operations WHERE source = 'kernel_mode' AND "
+			       "kind = 'signal'"),
+		     total("frame-pipeline", "kernel_signals"));
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM packets"),
+		     total("frame-pipeline", "submissions"));
+	cr_expect_eq(query_int("SELECT value FROM summary WHERE key = 'event_count'"),
+		     total("frame-pipeline", "events"));
+	cr_expect_eq(query_int("SELECT value FROM summary WHERE key = 'log_entries_read'"),
+		     total("frame-pipeline", "log_entries_read"));
+
+	/* The report's golden counts: the same analysis, another writer. */
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM operations WHERE source = 'cpu' AND kind = "
+			       "'wait'"),
+		     golden(g, "cpu_waits"));
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM operations WHERE state = 'observed'"),
+		     golden(g, "observed_ops"));
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM edges"), golden(g, "edges"));
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM queues"), golden(g, "queues"));
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM fences"), golden(g, "fences"));
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM processes"), golden(g, "processes"));
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM anomalies"), golden(g, "anomalies"));
+	cr_expect_eq(query_int("SELECT value FROM summary WHERE key = 'first_ns'"),
+		     golden(g, "first_ns"));
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM wait_dependencies WHERE signal_op_id IS NOT "
+			       "NULL"),
+		     golden(g, "edges"));
+
+	/* Perfetto: one box per operation, one arrow per edge, each arrow paired. */
+	{
+		g_autoptr(JsonParser) p = json_parser_new();
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GHashTable) starts = g_hash_table_new(g_int64_hash, g_int64_equal);
+		g_autoptr(GHashTable) finishes = g_hash_table_new(g_int64_hash, g_int64_equal);
+		g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
+		JsonArray *events;
+		int64_t boxes = 0;
+
+		cr_assert(json_parser_load_from_file(p, json_path, &error), "%s",
+			  error ? error->message : "");
+		events = json_object_get_array_member(json_node_get_object(json_parser_get_root(p)),
+						      "traceEvents");
+		for (guint i = 0; i < json_array_get_length(events); i++) {
+			JsonObject *e = json_array_get_object_element(events, i);
+			const char *ph = json_object_get_string_member(e, "ph");
+			const char *cat = json_object_get_string_member_with_default(e, "cat", "");
+
+			if (strcmp(ph, "X") == 0 &&
+			    (g_str_has_prefix(cat, "wait") || g_str_has_prefix(cat, "signal")) &&
+			    strcmp(cat, "wait.stalled") != 0)
+				boxes++;
+			if (strcmp(ph, "s") == 0 || strcmp(ph, "f") == 0) {
+				gint64 id = json_object_get_int_member(e, "id");
+
+				g_array_append_val(ids, id);
+				g_hash_table_add(ph[0] == 's' ? starts : finishes,
+						 &g_array_index(ids, gint64, ids->len - 1));
+			}
+		}
+		cr_expect_eq(boxes, query_int("SELECT COUNT(*) FROM operations"));
+		cr_expect_eq(g_hash_table_size(starts), (guint) golden(g, "edges"));
+		cr_expect_eq(g_hash_table_size(finishes), (guint) golden(g, "edges"));
+	}
+}
+
+Test(export_cli, log_overrun_losses_and_inferred_operations)
+{
+	g_autofree char *db_path = g_strdup(fst_path("lo.db"));
+	struct run r = fencescope("export", FST_TRACES "/log-overrun", "--sqlite", db_path, NULL);
+	JsonObject *g = golden_summary("log-overrun");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_assert_eq(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	cr_expect_eq(query_int("SELECT COALESCE(SUM(count), 0) FROM losses WHERE kind = "
+			       "'log_overrun'"),
+		     total("log-overrun", "log_entries_lost"));
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM operations WHERE state = 'inferred'"),
+		     golden(g, "inferred_ops"));
+	cr_expect_eq(query_int("SELECT COALESCE(SUM(inferred_ops), 0) FROM losses"),
+		     golden(g, "inferred_ops"));
+}
+
+Test(export_cli, bad_input_is_one_line_and_exit_status_2)
+{
+	g_autofree char *out = g_strdup(fst_path("x.db"));
+	struct run r;
+
+	r = fencescope("export", FST_TRACES "/frame-pipeline", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(g_str_has_prefix(r.err, "fencescope export: "), "%s", r.err);
+	g_free(r.err);
+
+	r = fencescope("export", "/nonexistent/trace", "--sqlite", out, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(g_str_has_prefix(r.err, "fencescope export: /nonexistent/trace"), "%s", r.err);
+	cr_expect_eq(strchr(r.err, '\n'), r.err + strlen(r.err) - 1, "one line: %s", r.err);
+	g_free(r.err);
+	cr_expect_eq(fst_dir_file_count(), 0, "nothing is left behind");
+
+	cr_assert(g_file_set_contents(out, "keep", -1, NULL));
+	r = fencescope("export", FST_TRACES "/frame-pipeline", "--sqlite", out, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "exists"), "%s", r.err);
+	g_free(r.err);
+	r = fencescope("export", FST_TRACES "/frame-pipeline", "--sqlite", out, "--force", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(fst_dir_file_count(), 1);
+}
+
+Test(export_cli, damaged_trace_gives_a_partial_export_that_says_so)
+{
+	g_autofree char *copy = g_strdup(fst_path("trace"));
+	g_autofree char *cmd = g_strdup_printf("cp -r '%s/frame-pipeline' '%s'", FST_TRACES, copy);
+	g_autofree char *stream = g_strdup_printf("%s/ust/uid/0/64-bit/fencescope_0", copy);
+	g_autofree char *db_path = g_strdup(fst_path("partial.db"));
+	struct stat st;
+	struct run r;
+	sqlite3_stmt *s;
+
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(stat(stream, &st), 0);
+	cr_assert_eq(truncate(stream, st.st_size / 2), 0);
+	r = fencescope("export", copy, "--sqlite", db_path, NULL);
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "exporting what was read"), "%s", r.err);
+	g_free(r.err);
+	cr_assert_eq(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	cr_assert_eq(
+	    sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'partial'", -1, &s, NULL),
+	    SQLITE_OK);
+	cr_assert_eq(sqlite3_step(s), SQLITE_ROW, "meta.partial is set");
+	cr_expect(strstr((const char *) sqlite3_column_text(s, 0), "fencescope_0"), "%s",
+		  sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	/* Babeltrace indexes stream files before the first message, so here "what was read" is
+	 * nothing: the export is still a complete, valid database of it. */
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM summary WHERE key = 'event_count'"), 1);
+}
