@@ -26,21 +26,100 @@
 #include "fsa/export-writers.h"
 #include "fsa/ingest.h"
 #include "fsa/model.h"
+#include "fsa/report.h"
 
 #include "cli.h"
 
 #define EXPORT_COMMAND "export"
 
-/* The model has one sink: this one hands each item to every writer. */
+/* The model has one sink: this one hands each item to every writer, if it is in the time
+ * filter. */
 struct export_fanout {
 	const struct fsa_model_sink *sinks[2];
 	size_t count;
+	/* --begin / --end, as `fencescope report` reads them (docs/report-schema.md "Time
+	 * filter"); relative times count from the model's first event. */
+	struct fsa_report_time begin, end;
+	const struct fsa_model *model;
 };
+
+static uint64_t
+resolve(const struct export_fanout *f, const struct fsa_report_time *t, uint64_t unset)
+{
+	const struct fsa_summary *summary;
+
+	if (!t->is_set)
+		return unset;
+	if (!t->is_relative)
+		return t->ns;
+	summary = fsa_model_borrow_summary(f->model);
+	return (summary->first_ns == FSA_TIME_NONE ? 0 : summary->first_ns) + t->ns;
+}
+
+/* Whether [begin, end] overlaps the filter; FSA_TIME_NONE as end: open to the end of the trace,
+ * as begin: the same as end. */
+static bool
+is_in(const struct export_fanout *f, uint64_t begin, uint64_t end)
+{
+	if (!f->begin.is_set && !f->end.is_set)
+		return true;
+	if (begin == FSA_TIME_NONE)
+		begin = end;
+	if (begin == FSA_TIME_NONE)
+		return true; /* no time at all: nothing to filter on */
+	return (end == FSA_TIME_NONE || end >= resolve(f, &f->begin, 0)) &&
+	       begin <= resolve(f, &f->end, UINT64_MAX);
+}
+
+static bool
+keep_op(const struct export_fanout *f, const struct fsa_op *op)
+{
+	if (op->state == FSA_OP_INFERRED)
+		return is_in(f, op->inferred_begin_ns, op->inferred_end_ns);
+	if (op->state == FSA_OP_UNQUEUED)
+		return is_in(f, op->observed_ns != FSA_TIME_NONE ? op->observed_ns : op->end_ns,
+			     op->end_ns);
+	return is_in(f, op->queued_ns, op->end_ns);
+}
+
+/* An edge is kept when the wait it released is: its end time is the wait's. */
+static bool
+keep_edge(const struct export_fanout *f, const struct fsa_edge *e)
+{
+	return is_in(f, e->signal_end_ns, e->wait_end_ns);
+}
+
+static bool
+keep_packet(const struct export_fanout *f, const struct fsa_packet *p)
+{
+	return is_in(f, p->start_ns, p->end_ns);
+}
+
+static bool
+keep_marker(const struct export_fanout *f, const struct fsa_marker *m)
+{
+	return is_in(f, m->begin_ns, m->end_ns);
+}
+
+/* A loss without a time range always counts. */
+static bool
+keep_loss(const struct export_fanout *f, const struct fsa_loss *l)
+{
+	return l->begin_ns == FSA_TIME_NONE || is_in(f, l->begin_ns, l->end_ns);
+}
+
+static bool
+keep_anomaly(const struct export_fanout *f, const struct fsa_anomaly *a)
+{
+	return a->ts_ns == FSA_TIME_NONE || is_in(f, a->ts_ns, a->ts_ns);
+}
 
 #define FANOUT(callback, type)                                                                     \
 	static fsa_status fanout_##callback(void *data, const type *item)                          \
 	{                                                                                          \
 		struct export_fanout *f = data;                                                    \
+		if (!keep_##callback(f, item))                                                     \
+			return FSA_OK;                                                             \
 		for (size_t i = 0; i < f->count; i++) {                                            \
 			fsa_status status = f->sinks[i]->callback(f->sinks[i]->data, item);        \
 			if (status != FSA_OK)                                                      \
@@ -118,7 +197,8 @@ trace_message(const char *trace, const char *message, fsa_status status)
 
 static int
 export_trace(const char *trace, const char *sqlite_path, const char *perfetto_path,
-	     gboolean is_force, gboolean is_quiet)
+	     gboolean is_force, gboolean is_quiet, const struct fsa_report_time *begin,
+	     const struct fsa_report_time *end)
 {
 	struct export_run run = {0};
 	struct export_fanout fanout = {0};
@@ -169,6 +249,9 @@ export_trace(const char *trace, const char *sqlite_path, const char *perfetto_pa
 	}
 	if (run.perfetto)
 		fsa_perfetto_writer_set_model(run.perfetto, run.model);
+	fanout.model = run.model;
+	fanout.begin = *begin;
+	fanout.end = *end;
 
 	status = fsa_ingest_into_model(trace, run.model, is_terminal ? show_progress : NULL,
 				       &progress, &stats, &message);
@@ -253,7 +336,10 @@ fs_export_main(int argc, char **argv)
 {
 	g_autofree char *sqlite_path = NULL;
 	g_autofree char *perfetto_path = NULL;
+	g_autofree char *begin_text = NULL;
+	g_autofree char *end_text = NULL;
 	gboolean is_force = FALSE, is_quiet = FALSE;
+	struct fsa_report_time begin = {0}, end = {0};
 	g_auto(GStrv) rest = NULL;
 	g_autoptr(GOptionContext) context = NULL;
 	g_autoptr(GError) error = NULL;
@@ -262,6 +348,11 @@ fs_export_main(int argc, char **argv)
 	     "Write an SQLite database (tables in docs/export.md)", "FILE"},
 	    {"perfetto", 0, 0, G_OPTION_ARG_FILENAME, &perfetto_path,
 	     "Write Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing", "FILE"},
+	    {"begin", 0, 0, G_OPTION_ARG_STRING, &begin_text,
+	     "Only what overlaps [TIME, …]: trace ns, a duration (2.5ms), or +DURATION from the "
+	     "first event",
+	     "TIME"},
+	    {"end", 0, 0, G_OPTION_ARG_STRING, &end_text, "Only what overlaps […, TIME]", "TIME"},
 	    {"force", 'f', 0, G_OPTION_ARG_NONE, &is_force, "Replace output files that exist",
 	     NULL},
 	    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &is_quiet, "No progress and no notes on stderr",
@@ -295,5 +386,16 @@ fs_export_main(int argc, char **argv)
 			 sqlite_path);
 		return FS_EXIT_USAGE;
 	}
-	return export_trace(rest[0], sqlite_path, perfetto_path, is_force, is_quiet);
+	for (int i = 0; i < 2; i++) {
+		const char *text = i == 0 ? begin_text : end_text;
+		char *why = NULL;
+
+		if (text && fsa_report_parse_time(text, i == 0 ? &begin : &end, &why) != FSA_OK) {
+			fs_error(EXPORT_COMMAND, "--%s %s: %s", i == 0 ? "begin" : "end", text,
+				 why ? why : "not a time");
+			free(why);
+			return FS_EXIT_USAGE;
+		}
+	}
+	return export_trace(rest[0], sqlite_path, perfetto_path, is_force, is_quiet, &begin, &end);
 }

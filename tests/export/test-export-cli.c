@@ -229,6 +229,39 @@ Test(export_cli, log_overrun_losses_and_inferred_operations)
 		     golden(g, "inferred_ops"));
 }
 
+Test(export_cli, time_filter_keeps_what_overlaps_it)
+{
+	g_autofree char *all_path = g_strdup(fst_path("all.db"));
+	g_autofree char *part_path = g_strdup(fst_path("part.db"));
+	struct run r =
+	    fencescope("export", FST_TRACES "/frame-pipeline", "--sqlite", all_path, NULL);
+	int64_t first, all_ops, expected;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	r = fencescope("export", FST_TRACES "/frame-pipeline", "--sqlite", part_path, "--begin",
+		       "+500ms", "--end", "+1s", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+
+	cr_assert_eq(sqlite3_open_v2(all_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	first = query_int("SELECT value FROM summary WHERE key = 'first_ns'");
+	all_ops = query_int("SELECT COUNT(*) FROM operations");
+	{
+		g_autofree char *sql = g_strdup_printf(
+		    "SELECT COUNT(*) FROM operations WHERE end_ns >= %" G_GINT64_FORMAT
+		    " AND queued_ns <= %" G_GINT64_FORMAT,
+		    first + 500000000, first + 1000000000);
+
+		expected = query_int(sql);
+	}
+	sqlite3_close(db);
+	cr_assert_eq(sqlite3_open_v2(part_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM operations"), expected);
+	cr_expect_gt(expected, 0);
+	cr_expect_lt(expected, all_ops);
+}
+
 Test(export_cli, bad_input_is_one_line_and_exit_status_2)
 {
 	g_autofree char *out = g_strdup(fst_path("x.db"));
