@@ -172,7 +172,8 @@ sorted_values(GHashTable *table)
 	g_hash_table_iter_init(&iter, table);
 	while (g_hash_table_iter_next(&iter, NULL, &value))
 		g_ptr_array_add(values, value);
-	qsort(values->pdata, values->len, sizeof(gpointer), compare_key);
+	if (values->len > 1)
+		qsort(values->pdata, values->len, sizeof(gpointer), compare_key);
 	return values;
 }
 
@@ -486,7 +487,8 @@ build_longest(struct fsa_report *r, GPtrArray *tables)
 					COLUMNS(longest_columns), "no completed wait");
 	struct fsa_long_wait *sorted = g_memdup2(r->longest, r->longest_len * sizeof(*sorted));
 
-	qsort(sorted, r->longest_len, sizeof(*sorted), compare_long_wait);
+	if (r->longest_len > 1)
+		qsort(sorted, r->longest_len, sizeof(*sorted), compare_long_wait);
 	for (size_t i = 0; i < r->longest_len; i++) {
 		const struct fsa_long_wait *w = &sorted[i];
 		const struct fsa_op *op = &w->op;
