@@ -10,6 +10,7 @@
  * --fail-on-loss failed (each failure is named on stderr).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,8 +69,8 @@ show_progress(void *data, uint64_t events, double fraction)
 		return false;
 	p->last_us = now;
 	if (fraction >= 0)
-		fprintf(stderr, "\rfencescope report: %" G_GUINT64_FORMAT " events (%.0f%%)", events,
-			fraction * 100);
+		fprintf(stderr, "\rfencescope report: %" G_GUINT64_FORMAT " events (%.0f%%)",
+			events, fraction * 100);
 	else
 		fprintf(stderr, "\rfencescope report: %" G_GUINT64_FORMAT " events", events);
 	p->is_shown = true;
@@ -180,14 +181,15 @@ run_report(const char *trace, const struct report_args *args,
 	end_progress(&progress);
 	if (status == FSA_ERR_TRACE) {
 		/* What was read before the damage is still worth a report, marked partial. */
-		char *reason = g_strdup_printf("the trace is damaged after %" G_GUINT64_FORMAT
-					       " events: %s",
-					       stats.events, error ? error : "cannot decode it");
+		char *reason =
+		    g_strdup_printf("the trace is damaged after %" G_GUINT64_FORMAT " events: %s",
+				    stats.events, error ? error : "cannot decode it");
 
 		fsa_report_set_partial(report, reason);
 		g_free(reason);
 	} else if (status != FSA_OK) {
-		fs_error(REPORT_COMMAND, "%s: %s", trace, error ? error : fsa_status_string(status));
+		fs_error(REPORT_COMMAND, "%s: %s", trace,
+			 error ? error : fsa_status_string(status));
 		exit_status = FS_EXIT_FAILURE;
 		goto end;
 	}
@@ -254,9 +256,10 @@ fs_report_main(int argc, char **argv)
 	int exit_status;
 
 	g_option_context_set_summary(
-	    context, "Analyze a fencescope trace (a folder, an LTTng session folder or net:// URL):\n"
-		     "fence wait and signal latency, longest waits, doorbells, preemption, lost "
-		     "data,\nanomalies. Exit status: 0 ok, 1 error, 2 usage, 3 a threshold failed.");
+	    context,
+	    "Analyze a fencescope trace (a folder, an LTTng session folder or net:// URL):\n"
+	    "fence wait and signal latency, longest waits, doorbells, preemption, lost "
+	    "data,\nanomalies. Exit status: 0 ok, 1 error, 2 usage, 3 a threshold failed.");
 	g_option_context_add_main_entries(context, entries, NULL);
 	g_set_prgname("fencescope report");
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
