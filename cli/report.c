@@ -249,7 +249,7 @@ fs_report_main(int argc, char **argv)
 	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args.rest, NULL, "TRACE"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
-	GOptionContext *context = g_option_context_new("TRACE");
+	GOptionContext *context = g_option_context_new(NULL);
 	GError *error = NULL;
 	struct fsa_report_options options;
 	enum fsa_report_format format;
