@@ -430,6 +430,18 @@ see_time(struct fsa_perfetto_writer *w, uint64_t ns)
 		w->max_ts = ns;
 }
 
+/* Where what never ended is drawn to: the trace's last event when the model is known, else the
+ * latest time the writer has seen. */
+static uint64_t
+trace_end(const struct fsa_perfetto_writer *w)
+{
+	const struct fsa_summary *summary = w->model ? fsa_model_borrow_summary(w->model) : NULL;
+
+	if (summary && summary->last_ns != FSA_TIME_NONE && summary->last_ns > w->max_ts)
+		return summary->last_ns;
+	return w->max_ts;
+}
+
 static fsa_status
 out_of_memory(struct fsa_perfetto_writer *w)
 {
@@ -558,7 +570,7 @@ on_op(void *data, const struct fsa_op *op)
 		prefix = "inferred ";
 		break;
 	case FSA_OP_NEVER_COMPLETED:
-		end = w->max_ts;
+		end = trace_end(w);
 		prefix = op->kind == FSA_OP_WAIT ? "never unblocked " : "never executed ";
 		break;
 	case FSA_OP_UNQUEUED:
@@ -674,7 +686,7 @@ on_packet(void *data, const struct fsa_packet *p)
 	see_time(w, p->start_ns);
 	see_time(w, p->end_ns);
 	if (end == FSA_TIME_NONE)
-		end = w->max_ts;
+		end = trace_end(w);
 	if (begin == FSA_TIME_NONE)
 		begin = end;
 	if (begin == FSA_TIME_NONE)
@@ -730,7 +742,7 @@ on_marker(void *data, const struct fsa_marker *m)
 	if (begin == FSA_TIME_NONE)
 		return FSA_OK;
 	if (end == FSA_TIME_NONE || end < begin)
-		end = is_interval ? w->max_ts : begin; /* still open at the end of the trace */
+		end = is_interval ? trace_end(w) : begin; /* still open at the end of the trace */
 	if (m->kind <= FSA_MARK_DOORBELL_DESTROY || m->kind == FSA_MARK_DOORBELL_CONNECTED)
 		t = m->hwqueue_handle
 			? get_track(w, TRACK_QUEUE_DOORBELL, m->hwqueue_handle, 0, pid)
