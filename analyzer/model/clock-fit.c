@@ -135,12 +135,13 @@ fsa_clock_finish(struct clock_state *clock)
 
 	if (!clock->pair_count)
 		return;
-	/* Centred on the first pair: the raw values are too large for doubles' sums of squares. */
+	/* Relative to the first pair, subtracted as integers: trace times near 2^60 ns have a
+	 * 256 ns step as doubles. */
 	x0 = (double) clock->pairs[0].gpu_ts;
 	y0 = (double) clock->pairs[0].cpu_ns;
 	for (size_t i = 0; i < clock->pair_count; i++) {
-		double x = (double) clock->pairs[i].gpu_ts - x0;
-		double y = (double) clock->pairs[i].cpu_ns - y0;
+		double x = (double) (int64_t) (clock->pairs[i].gpu_ts - clock->pairs[0].gpu_ts);
+		double y = (double) (int64_t) (clock->pairs[i].cpu_ns - clock->pairs[0].cpu_ns);
 
 		sx += x;
 		sy += y;
@@ -157,8 +158,10 @@ fsa_clock_finish(struct clock_state *clock)
 		double a_c = (sy - b * sx) / n; /* intercept in centred coordinates */
 
 		for (size_t i = 0; i < clock->pair_count; i++) {
-			double x = (double) clock->pairs[i].gpu_ts - x0;
-			double y = (double) clock->pairs[i].cpu_ns - y0;
+			double x =
+			    (double) (int64_t) (clock->pairs[i].gpu_ts - clock->pairs[0].gpu_ts);
+			double y =
+			    (double) (int64_t) (clock->pairs[i].cpu_ns - clock->pairs[0].cpu_ns);
 			double r = y - (a_c + b * x);
 
 			sse += r * r;

@@ -202,14 +202,14 @@ enum fsa_event_type {
 #define FSA_X(layer, name, NAME) FSA_EV_##NAME,
 	FSA_EVENT_TYPES(FSA_X)
 #undef FSA_X
-	FSA_EV_COUNT,
+	    FSA_EV_COUNT,
 };
 
 enum fsa_field {
 #define FSA_X(name, NAME) FSA_F_##NAME,
 	FSA_FIELDS(FSA_X)
 #undef FSA_X
-	FSA_F_COUNT,
+	    FSA_F_COUNT,
 };
 
 /* The string fields, kept apart: they are borrowed, not copied. */
@@ -224,7 +224,7 @@ enum fsa_string_field {
 
 struct fsa_event {
 	enum fsa_event_type type;
-	/* Trace clock, nanoseconds from the clock's origin (CLOCK_MONOTONIC or sim virtual time). */
+	/* Trace clock: ns from the clock's origin (CLOCK_MONOTONIC or sim virtual time). */
 	uint64_t ts_ns;
 	/* The CPU the event was recorded on, UINT32_MAX when the trace does not say. */
 	uint32_t cpu_id;

@@ -29,7 +29,7 @@ struct fsa_ingest_callbacks {
 };
 
 struct fsa_ingest_stats {
-	uint64_t events;           /* every event message, fencescope or not */
+	uint64_t events; /* every event message, fencescope or not */
 	uint64_t fencescope_events;
 	uint64_t other_events;     /* events of other providers (ignored) */
 	uint64_t discarded_events; /* summed over discarded-events messages */
