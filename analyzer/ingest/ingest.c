@@ -592,8 +592,11 @@ ingest_graph_run(struct ingest_run *run, bt_graph *graph, bool is_live, char **e
 		return FSA_ERR_NOMEM;
 	}
 	if (is_live) {
+		/* Nothing read: the session cannot be reached (IO). Something read: the stream
+		 * broke (a relay daemon that stops before its viewers saw the end), a partial
+		 * trace. */
 		ingest_error_take_bt(error, "cannot read the live session");
-		return FSA_ERR_IO;
+		return fsa_decoder_borrow_stats(run->decoder)->events ? FSA_ERR_TRACE : FSA_ERR_IO;
 	}
 	ingest_error_take_bt(error, "cannot decode the trace");
 	return FSA_ERR_TRACE;
