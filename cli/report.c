@@ -188,8 +188,11 @@ run_report(const char *trace, const struct report_args *args,
 		fsa_report_set_partial(report, reason);
 		g_free(reason);
 	} else if (status != FSA_OK) {
-		fs_error(REPORT_COMMAND, "%s: %s", trace,
-			 error ? error : fsa_status_string(status));
+		/* Ingest's messages already start with the trace's path. */
+		if (error)
+			fs_error(REPORT_COMMAND, "%s", error);
+		else
+			fs_error(REPORT_COMMAND, "%s: %s", trace, fsa_status_string(status));
 		exit_status = FS_EXIT_FAILURE;
 		goto end;
 	}
@@ -204,8 +207,7 @@ run_report(const char *trace, const struct report_args *args,
 		goto end;
 	if (error) {
 		/* The damaged trace: the partial report is out, the run still failed. */
-		fs_error(REPORT_COMMAND, "%s: %s (the report covers what was read before)", trace,
-			 error);
+		fs_error(REPORT_COMMAND, "%s (the report covers what was read before)", error);
 		exit_status = FS_EXIT_FAILURE;
 		goto end;
 	}
