@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewer/core: the timeline's drawing, with cairo only, so the GTK widget (through
+ * gtk_snapshot_append_cairo), `fencescope render` (image, SVG and PDF surfaces) and the tests
+ * draw the same pixels. It reads an FsvTrace through an FsvView and draws: the time ruler with
+ * adaptive units, the row labels, packets, fence wait boxes (light pink, with their queued and
+ * stalled-on-GPU phases) and signal boxes (dark pink), inferred and never-completed operations
+ * (hatched / outlined), doorbell ticks, preemption / TDR / reset / page-fault markers, hatched
+ * overlays where data was lost, CurrentValue steps on fence rows, the selection with its
+ * dependency arrows, a range selection, a measurement and the legend.
+ *
+ * Every visible row costs O(pixels), not O(items): far zooms draw the level-of-detail
+ * aggregates (fsv-lod.h), never hiding an item a full draw would show as a pixel.
+ *
+ * It keeps no state between calls and changes nothing in the view.
+ */
+#ifndef FSV_RENDER_H
+#define FSV_RENDER_H
+
+#include <stdbool.h>
+
+#include <cairo.h>
+#include <glib.h>
+
+#include "fsv-trace.h"
+#include "fsv-view.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+	/* The selected item (kind FSV_ITEM_NONE: nothing): highlighted, with arrows from a
+	 * selected signal to the waits it released and from a selected wait to its signal. */
+	FsvItem selection;
+	/* A range selection, drawn shaded (has_range false: none). */
+	bool has_range;
+	guint64 range_begin_ns, range_end_ns;
+	/* A measurement between two times, drawn as a bracket with its duration. */
+	bool has_measure;
+	guint64 measure_a_ns, measure_b_ns;
+	/* Ops not matching an active filter are drawn faded. */
+	FsvFilter filter;
+	/* The item under the pointer, outlined (kind FSV_ITEM_NONE: none). */
+	FsvItem hover;
+	bool show_legend;     /* the legend box in the bottom-right corner */
+	bool show_ruler_grid; /* faint vertical lines at the ruler's major ticks */
+	/* Draws every item one by one, without level-of-detail (tests compare both). */
+	bool no_lod;
+	/* Font family for every text; NULL: "DejaVu Sans" (stable across machines: renders
+	 * compared in tests must not depend on fontconfig's default). */
+	const char *font_family;
+} FsvRenderOptions;
+
+/* Options with their defaults: nothing selected, legend and grid shown. */
+void fsv_render_options_init(FsvRenderOptions *options);
+
+/* What one draw did, for benchmarks and tests. */
+typedef struct {
+	guint64 items_drawn;   /* ops, packets, markers drawn one by one */
+	guint64 buckets_drawn; /* level-of-detail aggregates drawn */
+} FsvRenderStats;
+
+/*
+ * Draws the timeline of VIEW (its trace, size, viewport and layout) on CR, whose user space
+ * must map (0, 0) – (width, height) of the view onto the surface. Paints the background
+ * itself. STATS may be NULL.
+ */
+void fsv_render_draw(cairo_t *cr, FsvTrace *trace, const FsvView *view,
+		     const FsvRenderOptions *options);
+void fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
+				const FsvRenderOptions *options, FsvRenderStats *stats);
+
+typedef enum {
+	FSV_RENDER_FORMAT_PNG,
+	FSV_RENDER_FORMAT_SVG,
+	FSV_RENDER_FORMAT_PDF,
+} FsvRenderFormat;
+
+/* The format a file name asks for by its extension (.png, .svg, .pdf); false for others. */
+bool fsv_render_format_from_path(const char *path, FsvRenderFormat *format);
+
+/*
+ * Draws VIEW into a PNG, SVG or PDF file (what `fencescope render` does). Returns false with
+ * *error set (G_IO_ERROR_*) when the file cannot be written.
+ */
+bool fsv_render_to_file(FsvTrace *trace, const FsvView *view, const FsvRenderOptions *options,
+			FsvRenderFormat format, const char *path, GError **error);
+
+/* Colours of the timeline, for the GTK legend or details panel to match: r, g, b in [0, 1]. */
+typedef enum {
+	FSV_COLOR_WAIT_QUEUED,  /* light pink, the queued phase of a wait */
+	FSV_COLOR_WAIT_STALLED, /* a deeper light pink, the stalled-on-GPU phase */
+	FSV_COLOR_SIGNAL,       /* dark pink */
+	FSV_COLOR_PACKET,
+	FSV_COLOR_PACKET_PREEMPTED,
+	FSV_COLOR_PACKET_FAULTED,
+	FSV_COLOR_DOORBELL,
+	FSV_COLOR_PREEMPTION,
+	FSV_COLOR_TDR,
+	FSV_COLOR_RESET,
+	FSV_COLOR_PAGE_FAULT,
+	FSV_COLOR_LOSS,
+	FSV_COLOR_SELECTION,
+	FSV_COLOR_ARROW,
+	FSV_COLOR_COUNT,
+} FsvColor;
+
+void fsv_render_get_color(FsvColor color, double rgb[3]);
+
+G_END_DECLS
+
+#endif /* FSV_RENDER_H */

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewer/core: FsvTrace, the whole-trace index the timeline draws from. It is built once, from
+ * the analyzer model's sink (fsa/model.h) fed by analyzer/ingest, and is read-only afterwards:
+ * rows (adapter → engine → HWQueue, CPU processes, fences), per row the fence operation boxes,
+ * packets and markers sorted by time with their level-of-detail indexes, lost data, signal ↔
+ * wait edges, anomalies, the summary and the clock fits. It never re-reads the trace.
+ *
+ * It is not a model: it decides nothing about fences. What a box is, when it starts and why it
+ * is inferred are the analyzer's answers (docs/analyzer.md); FsvTrace only stores them compactly
+ * (a 10 M event trace must open) and answers "what lies in this time range of this row".
+ *
+ * A plain, thread-safe ref-counted struct, not a GObject: fsv_trace_load() runs in a worker
+ * thread (GTask) and hands the finished trace to the UI thread. Everything returned by the
+ * accessors is borrowed and lives as long as the trace.
+ *
+ * Times are trace-clock nanoseconds; FSV_TIME_NONE (= FSA_TIME_NONE) means "not known".
+ */
+#ifndef FSV_TRACE_H
+#define FSV_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <gio/gio.h>
+#include <glib.h>
+
+#include "fsa/ingest.h"
+#include "fsa/model.h"
+
+G_BEGIN_DECLS
+
+#define FSV_TIME_NONE UINT64_MAX
+/* Row and item indexes: "none". */
+#define FSV_INDEX_NONE UINT32_MAX
+
+#define FSV_TRACE_ERROR (fsv_trace_error_quark())
+typedef enum {
+	FSV_TRACE_ERROR_IO,        /* no such path, no CTF trace under it */
+	FSV_TRACE_ERROR_TRACE,     /* the trace cannot be decoded (what was read is kept) */
+	FSV_TRACE_ERROR_FORMAT,    /* the trace's format major version is too new */
+	FSV_TRACE_ERROR_CANCELLED, /* the GCancellable was cancelled (G_IO_ERROR_CANCELLED too) */
+	FSV_TRACE_ERROR_NOMEM,
+} FsvTraceError;
+
+GQuark fsv_trace_error_quark(void);
+
+typedef enum {
+	FSV_ROW_ADAPTER,     /* group header: one GPU adapter */
+	FSV_ROW_ENGINE,      /* group header of its queues; its own lane shows packets */
+	FSV_ROW_QUEUE,       /* one HWQueue: fence wait and signal boxes, doorbell ticks */
+	FSV_ROW_CPU_GROUP,   /* group header of the CPU process rows */
+	FSV_ROW_CPU_PROCESS, /* CPU waits and signals of one process (no queue) */
+	FSV_ROW_FENCE_GROUP, /* group header of the fence rows (collapsed by default) */
+	FSV_ROW_FENCE,       /* one fence: its CurrentValue as steps */
+} FsvRowKind;
+
+/* One timeline row. Rows are stored in display order (a parent before its children). */
+typedef struct {
+	FsvRowKind kind;
+	guint32 parent; /* row index of the group it belongs to, FSV_INDEX_NONE at top level */
+	guint depth;    /* 0 for top-level rows */
+	char *label;    /* e.g. "HWQueue 0x1001 · pid 42 game · ctx 0x20" */
+	char *sublabel; /* a second, shorter line (engine type, counts), "" when none */
+	guint32 adapter_id, engine_id, process_id; /* UINT32_MAX when not applicable */
+	guint64 hwqueue_handle, context_handle, fence_global_handle; /* 0 when not applicable */
+	/* Boxes of one row may overlap in time (a queue holds many queued operations at once):
+	 * they are spread over lane_count lanes (1 ≤ lane_count ≤ FSV_MAX_LANES), the last lane
+	 * taking the overflow. */
+	guint lane_count;
+	guint32 op_count, packet_count, marker_count;
+} FsvRow;
+
+#define FSV_MAX_LANES 4
+
+/* Which kind of thing an index names. */
+typedef enum {
+	FSV_ITEM_NONE,
+	FSV_ITEM_OP,         /* fence wait or signal box: fsv_trace_get_op() */
+	FSV_ITEM_PACKET,     /* fsv_trace_get_packet() */
+	FSV_ITEM_MARKER,     /* fsv_trace_get_marker() */
+	FSV_ITEM_LOSS,       /* fsv_trace_get_loss() */
+	FSV_ITEM_FENCE_STEP, /* a CurrentValue step on a fence row: index into that row's steps */
+	FSV_ITEM_ROW,        /* a row label (index is the row) */
+} FsvItemKind;
+
+typedef struct {
+	FsvItemKind kind;
+	guint32 index;
+	guint32 row; /* the row it is drawn on, FSV_INDEX_NONE for whole-width items */
+} FsvItem;
+
+/*
+ * One fence operation, as the analyzer closed it (struct fsa_op, compacted). begin_ns/end_ns is
+ * the span the timeline draws: [queued, end] for observed boxes; [inferred_begin, inferred_end]
+ * for inferred ones; [queued, last event of the trace] for never-completed ones; [observed or
+ * end, end] for unqueued ones.
+ */
+typedef struct {
+	guint64 begin_ns, end_ns;
+	guint64 queued_ns, observed_ns, op_end_ns; /* the model's queued_ns, observed_ns, end_ns */
+	guint64 fence_handle, fence_global_handle, fence_value;
+	guint64 progress_value;
+	guint64 observed_gpu_ts, end_gpu_ts, log_position;
+	guint64 observed_value; /* CPU waits */
+	guint64 id;             /* the analyzer's op id */
+	guint64 hwqueue_handle;
+	guint32 signal_op; /* waits: index of the signal that released it, FSV_INDEX_NONE */
+	guint32 row;       /* its row (queue or CPU process) */
+	guint32 process_id;
+	guint32 adapter_id, engine_id;
+	guint8 kind;            /* enum fsa_op_kind */
+	guint8 source;          /* enum fsa_op_source */
+	guint8 state;           /* enum fsa_op_state */
+	guint8 cpu_wait_result; /* FSTP_CPU_WAIT_RESULT_* */
+	guint8 lane;
+} FsvOp;
+
+typedef struct {
+	guint64 queued_ns, start_ns, end_ns; /* end_ns: end of trace when it never ended */
+	guint64 start_gpu_ts, end_gpu_ts;
+	guint64 packet_id, resubmission_of, progress_value;
+	guint64 hwqueue_handle;
+	guint32 row; /* the engine row */
+	guint32 adapter_id, engine_id;
+	guint8 status; /* enum fsa_packet_status */
+	bool is_user_mode, is_paging;
+	guint8 lane;
+} FsvPacket;
+
+typedef struct {
+	guint64 begin_ns, end_ns; /* end_ns: end of trace for an interval still open */
+	guint64 hwqueue_handle, context_handle, doorbell_handle, other_handle;
+	guint64 value;
+	gint64 code;
+	guint64 latency_ns;
+	guint32 row; /* queue row, else engine row, else adapter row */
+	guint32 adapter_id, engine_id, process_id;
+	guint8 kind;  /* enum fsa_marker_kind */
+	bool is_open; /* the model gave FSA_TIME_NONE as its end */
+} FsvMarker;
+
+typedef struct {
+	struct fsa_loss loss; /* as the model reported it */
+	/* The queue row of an overrun, FSV_INDEX_NONE for tracer discards (drawn across every
+	 * row). begin_ns/end_ns: the range drawn hatched (the whole trace when unknown). */
+	guint32 row;
+	guint64 begin_ns, end_ns;
+} FsvLoss;
+
+/* A point of a fence's CurrentValue: from ns on, the fence is known to be at value. */
+typedef struct {
+	guint64 ns;
+	guint64 value;
+	guint32
+	    op; /* the signal or CPU wait that showed it, FSV_INDEX_NONE for the initial value */
+} FsvFenceStep;
+
+typedef struct _FsvTrace FsvTrace;
+
+/*
+ * Progress of fsv_trace_load(): events read so far and the fraction in [0, 1] (negative when
+ * the reader cannot tell). Called from the loading thread, about every 64k events.
+ */
+typedef void (*FsvTraceProgressFunc)(guint64 events, double fraction, gpointer user_data);
+
+/*
+ * Reads PATH (a trace folder, a folder above traces, or net:// URL) and builds the index.
+ * Thread-safe: call it from a worker thread. Cancelling CANCELLABLE stops reading at the next
+ * progress point and returns NULL with G_IO_ERROR_CANCELLED.
+ *
+ * A damaged trace (FSV_TRACE_ERROR_TRACE) still yields a trace: what was read before the damage
+ * is returned with the error set in fsv_trace_get_partial_error() and *error left unset.
+ *
+ * Returns: (transfer full) (nullable): the trace, or NULL with *error set (one line, starting
+ * with the path).
+ */
+FsvTrace *fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_data,
+			 GCancellable *cancellable, GError **error);
+
+FsvTrace *fsv_trace_ref(FsvTrace *trace);
+void fsv_trace_unref(FsvTrace *trace);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(FsvTrace, fsv_trace_unref)
+
+/* Returns: (transfer none): the path given to fsv_trace_load(). */
+const char *fsv_trace_get_path(const FsvTrace *trace);
+/* Returns: (transfer none): a short name for titles (the trace folder's base name). */
+const char *fsv_trace_get_name(const FsvTrace *trace);
+/* Returns: (transfer none) (nullable): why the trace is partial (damaged), NULL when whole. */
+const char *fsv_trace_get_partial_error(const FsvTrace *trace);
+
+/* First and last event of the trace (0, 0 for a trace without events). */
+guint64 fsv_trace_get_begin_ns(const FsvTrace *trace);
+guint64 fsv_trace_get_end_ns(const FsvTrace *trace);
+
+/* Returns: (transfer none): the model's summary, copied (runtime_version owned by the trace). */
+const struct fsa_summary *fsv_trace_get_summary(const FsvTrace *trace);
+/* The ingest's counts (events read, traces found). */
+const struct fsa_ingest_stats *fsv_trace_get_ingest_stats(const FsvTrace *trace);
+
+guint fsv_trace_get_row_count(const FsvTrace *trace);
+const FsvRow *fsv_trace_get_row(const FsvTrace *trace, guint32 row);
+/* The queue row of a HWQueue handle, FSV_INDEX_NONE when the trace has no such queue. */
+guint32 fsv_trace_find_queue_row(const FsvTrace *trace, guint64 hwqueue_handle);
+/* The fence row of a global fence handle, FSV_INDEX_NONE when none. */
+guint32 fsv_trace_find_fence_row(const FsvTrace *trace, guint64 fence_global_handle);
+
+guint fsv_trace_get_op_count(const FsvTrace *trace);
+const FsvOp *fsv_trace_get_op(const FsvTrace *trace, guint32 op);
+/* The index of the analyzer op id, FSV_INDEX_NONE when none. */
+guint32 fsv_trace_find_op_by_id(const FsvTrace *trace, guint64 op_id);
+/* Operations of a row sorted by begin_ns. Returns: (transfer none): *n_ops indexes. */
+const guint32 *fsv_trace_get_row_ops(const FsvTrace *trace, guint32 row, guint *n_ops);
+
+guint fsv_trace_get_packet_count(const FsvTrace *trace);
+const FsvPacket *fsv_trace_get_packet(const FsvTrace *trace, guint32 packet);
+/* Packets of an engine row, sorted by start_ns. */
+const guint32 *fsv_trace_get_row_packets(const FsvTrace *trace, guint32 row, guint *n_packets);
+
+guint fsv_trace_get_marker_count(const FsvTrace *trace);
+const FsvMarker *fsv_trace_get_marker(const FsvTrace *trace, guint32 marker);
+/* Markers of a row sorted by begin_ns. */
+const guint32 *fsv_trace_get_row_markers(const FsvTrace *trace, guint32 row, guint *n_markers);
+
+guint fsv_trace_get_loss_count(const FsvTrace *trace);
+const FsvLoss *fsv_trace_get_loss(const FsvTrace *trace, guint32 loss);
+
+/* CurrentValue steps of a fence row, sorted by time. */
+const FsvFenceStep *fsv_trace_get_fence_steps(const FsvTrace *trace, guint32 row, guint *n_steps);
+
+/* Signal → wait edges. For a signal: the waits it released; for a wait: its signal (at most
+ * one). Returns: (transfer none): *n op indexes. */
+const guint32 *fsv_trace_get_op_edges(const FsvTrace *trace, guint32 op, guint *n);
+
+guint fsv_trace_get_anomaly_count(const FsvTrace *trace);
+const struct fsa_anomaly *fsv_trace_get_anomaly(const FsvTrace *trace, guint32 anomaly);
+
+guint fsv_trace_get_process_count(const FsvTrace *trace);
+const struct fsa_process_info *fsv_trace_get_process(const FsvTrace *trace, guint index);
+const struct fsa_process_info *fsv_trace_find_process(const FsvTrace *trace, guint32 process_id);
+const struct fsa_queue_info *fsv_trace_find_queue(const FsvTrace *trace, guint64 hwqueue_handle);
+const struct fsa_fence_info *fsv_trace_find_fence(const FsvTrace *trace,
+						  guint64 fence_global_handle);
+guint fsv_trace_get_clock_fit_count(const FsvTrace *trace);
+const struct fsa_clock_fit *fsv_trace_get_clock_fit(const FsvTrace *trace, guint index);
+
+/*
+ * Trace ns → GPU ticks of an adapter (the inverse of the least-squares fit). Returns false
+ * without a clock fit for the adapter.
+ */
+bool fsv_trace_trace_to_gpu(const FsvTrace *trace, guint32 adapter_id, guint64 ns, guint64 *gpu_ts);
+
+/*
+ * Every field of an item, for a details panel or a tooltip: a NULL-terminated array of
+ * alternating names and values ("Kind", "wait", "Queued", "1.234 567 ms (GPU 123456)", …),
+ * durations and both trace and GPU times included.
+ *
+ * Returns: (transfer full): free with g_strfreev().
+ */
+char **fsv_trace_describe_item(const FsvTrace *trace, const FsvItem *item);
+/* Returns: (transfer full): a one-line title for an item ("Wait fence 0x12 ≥ 5"). */
+char *fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item);
+
+/*
+ * Search and filter. A filter field is used when its has_ flag is set; an op matches when
+ * every used field matches (fence: the local or the global handle).
+ */
+typedef struct {
+	bool has_fence_handle, has_fence_value, has_hwqueue, has_process;
+	guint64 fence_handle, fence_value, hwqueue_handle;
+	guint32 process_id;
+} FsvFilter;
+
+bool fsv_filter_is_active(const FsvFilter *filter);
+bool fsv_filter_match_op(const FsvFilter *filter, const FsvOp *op);
+/*
+ * Parses a search text: space-separated terms "fence=0x12", "value=5", "queue=0x1001",
+ * "pid=42", or a bare number (matched as a fence handle). Returns false with *error set
+ * (G_IO_ERROR_INVALID_ARGUMENT) on a term it cannot read.
+ */
+bool fsv_filter_parse(const char *text, FsvFilter *filter, GError **error);
+/* Indexes of the ops matching FILTER in [begin_ns, end_ns], in time order, at most MAX
+ * (0: no limit). Returns: (transfer full): a GArray of guint32. */
+GArray *fsv_trace_find_ops(const FsvTrace *trace, const FsvFilter *filter, guint64 begin_ns,
+			   guint64 end_ns, guint max);
+
+/*
+ * Formats a duration with an adaptive unit ("850 ns", "12.5 µs", "3.210 ms", "1.500 s").
+ * Returns: (transfer full).
+ */
+char *fsv_format_duration(guint64 ns);
+/* Formats a trace time relative to the trace's begin ("+1.234 567 ms"). Returns: (transfer
+ * full). */
+char *fsv_trace_format_time(const FsvTrace *trace, guint64 ns);
+
+G_END_DECLS
+
+#endif /* FSV_TRACE_H */

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewer/core: FsvView, where the timeline looks. It holds the viewport (the trace time at the
+ * left edge of the time area, nanoseconds per pixel, the size in pixels, the vertical scroll),
+ * the row layout (which groups are expanded, which optional rows are shown, each visible row's
+ * y and height) and answers the geometric questions: time ↔ pixel, which row is at y, which
+ * item is under (x, y), and the statistics of a time range.
+ *
+ * It draws nothing (fsv-render.h does) and knows no GTK: the widget forwards its size, scroll,
+ * zoom and clicks here, and the headless renderer and the tests use the same object.
+ *
+ * Geometry: x = 0 is the left edge of the drawing; the row labels take the first label_width
+ * pixels, the time area the rest. y = 0 is the top; the time ruler takes the first
+ * ruler_height pixels, the rows the rest, scrolled by scroll_y.
+ */
+#ifndef FSV_VIEW_H
+#define FSV_VIEW_H
+
+#include <stdbool.h>
+
+#include <glib.h>
+
+#include "fsv-trace.h"
+
+G_BEGIN_DECLS
+
+typedef struct _FsvView FsvView;
+
+/* Returns: (transfer full): a view of TRACE (referenced) showing the whole trace at 1024x768. */
+FsvView *fsv_view_new(FsvTrace *trace);
+void fsv_view_free(FsvView *view);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(FsvView, fsv_view_free)
+
+/* Returns: (transfer none). */
+FsvTrace *fsv_view_get_trace(const FsvView *view);
+
+/* Size of the whole drawing (labels and ruler included), in pixels. Keeps begin and
+ * ns_per_px: a wider window shows more time. */
+void fsv_view_set_size(FsvView *view, int width, int height);
+int fsv_view_get_width(const FsvView *view);
+int fsv_view_get_height(const FsvView *view);
+int fsv_view_get_label_width(const FsvView *view);
+void fsv_view_set_label_width(FsvView *view, int label_width);
+int fsv_view_get_ruler_height(const FsvView *view);
+/* Width of the time area: width − label_width (at least 1). */
+int fsv_view_get_time_width(const FsvView *view);
+
+/* --- The horizontal viewport ------------------------------------------------------------ */
+
+guint64 fsv_view_get_begin_ns(const FsvView *view);
+/* Time at the right edge of the time area. */
+guint64 fsv_view_get_end_ns(const FsvView *view);
+double fsv_view_get_ns_per_px(const FsvView *view);
+/* Shows [begin_ns, end_ns] across the time area (end > begin; clamped to sensible zoom
+ * limits: at most 100 px per ns, at least the whole trace plus margins). */
+void fsv_view_set_range(FsvView *view, guint64 begin_ns, guint64 end_ns);
+/* Shows the whole trace with a small margin (the F key). */
+void fsv_view_fit(FsvView *view);
+/* Zooms by FACTOR (> 1 zooms in) keeping the time under pixel X (drawing coordinates) in
+ * place: the mouse wheel, or W/S with X at the centre. */
+void fsv_view_zoom(FsvView *view, double factor, double x);
+/* Moves the viewport by DX pixels (positive: later times), as a drag or A/D. */
+void fsv_view_pan(FsvView *view, double dx);
+
+/* Drawing x of a trace time (may lie outside the drawing). */
+double fsv_view_time_to_x(const FsvView *view, guint64 ns);
+/* Trace time at drawing x (clamped to [0, UINT64_MAX − 1]). */
+guint64 fsv_view_x_to_time(const FsvView *view, double x);
+
+/* --- Rows ------------------------------------------------------------------------------- */
+
+/* Vertical scroll in pixels (clamped to [0, content height − visible height]). */
+void fsv_view_set_scroll_y(FsvView *view, double scroll_y);
+double fsv_view_get_scroll_y(const FsvView *view);
+/* Height of every visible row together (without the ruler). */
+int fsv_view_get_content_height(const FsvView *view);
+
+/* Group rows (adapters, engines, the CPU and fence groups) can be collapsed; a collapsed
+ * group hides its descendants. Every group starts expanded except the fence group. */
+void fsv_view_set_row_expanded(FsvView *view, guint32 row, bool is_expanded);
+bool fsv_view_is_row_expanded(const FsvView *view, guint32 row);
+bool fsv_view_row_has_children(const FsvView *view, guint32 row);
+/* Whether the fence rows are shown at all (default: shown, in a collapsed group). */
+void fsv_view_set_show_fence_rows(FsvView *view, bool is_shown);
+/* Hides or shows one row (a filter by queue or process), and its children. */
+void fsv_view_set_row_hidden(FsvView *view, guint32 row, bool is_hidden);
+
+/* Rows currently laid out, top to bottom. */
+guint fsv_view_get_visible_row_count(const FsvView *view);
+/* The I-th laid-out row: its index in the trace and its y (content coordinates, before
+ * scrolling: add ruler_height − scroll_y for drawing coordinates) and height. */
+guint32 fsv_view_get_visible_row(const FsvView *view, guint i, int *y, int *height);
+/* Drawing y and height of a row; false when the row is not laid out (collapsed or hidden). */
+bool fsv_view_get_row_geometry(const FsvView *view, guint32 row, double *y, double *height);
+/* Drawing y of the middle of a lane of a row; false when not laid out. */
+bool fsv_view_get_lane_geometry(const FsvView *view, guint32 row, guint lane, double *y,
+				double *height);
+/* The row at drawing y, FSV_INDEX_NONE over the ruler or below the last row. */
+guint32 fsv_view_row_at_y(const FsvView *view, double y);
+
+/* --- Hit testing ------------------------------------------------------------------------ */
+
+/*
+ * What is drawn at (x, y): a box, packet, marker, fence step, loss overlay, or a row label
+ * (x < label_width). A pixel covered by a level-of-detail aggregate answers the most
+ * significant item aggregated there. Boxes narrower than 3 px are hit within ±2 px. Returns
+ * false (hit->kind = FSV_ITEM_NONE) over nothing.
+ */
+bool fsv_view_hit_test(const FsvView *view, double x, double y, FsvItem *hit);
+
+/* --- Range statistics ------------------------------------------------------------------- */
+
+typedef struct {
+	guint32 row;
+	guint64 wait_count, signal_count, inferred_count, never_completed_count;
+	guint64 packet_count, marker_count;
+	/* Latency (end − begin) of the observed ops overlapping the range, ns; 0 when none. */
+	guint64 latency_min_ns, latency_p50_ns, latency_p99_ns, latency_max_ns;
+	double latency_mean_ns;
+	/* Waits only: total time stalled on the GPU (observed → end) inside the range. */
+	guint64 stalled_ns;
+} FsvRowStats;
+
+typedef struct {
+	guint64 begin_ns, end_ns;
+	FsvRowStats total;    /* row = FSV_INDEX_NONE */
+	GArray *rows;         /* FsvRowStats of the rows with anything in the range, in row order */
+	guint64 lost_entries; /* log entries lost in overruns overlapping the range */
+	guint64 discarded_events;
+} FsvRangeStats;
+
+/* Statistics of every op, packet and marker overlapping [begin_ns, end_ns] (rows hidden by
+ * the layout included). Free with fsv_range_stats_clear(). */
+void fsv_trace_range_stats(const FsvTrace *trace, guint64 begin_ns, guint64 end_ns,
+			   FsvRangeStats *stats);
+void fsv_range_stats_clear(FsvRangeStats *stats);
+
+G_END_DECLS
+
+#endif /* FSV_VIEW_H */
