@@ -46,6 +46,8 @@ struct decoder_class {
 	uint16_t *slots;
 	uint32_t slot_count;
 	uint64_t present[FSA_FIELD_WORDS];
+	/* The consumer does not need this type's fields (fsa_decoder_set_payload_filter). */
+	bool skips_payload;
 };
 
 /* Streams → the `cpu_id` of their current packet, for discarded-events messages. */
@@ -69,6 +71,11 @@ struct fsa_decoder {
 	size_t stream_count, stream_capacity;
 	struct fsa_ingest_stats stats;
 	uint64_t last_ts;
+	bool (*needs_payload)(enum fsa_event_type type);
+	/* The packet whose `cpu_id` was read last (only compared, never dereferenced). */
+	const bt_packet *cpu_packet;
+	int64_t cpu_index;
+	uint32_t cpu_id;
 };
 
 static const char *const string_field_names[FSA_S_COUNT] = {
@@ -128,6 +135,13 @@ fsa_decoder_destroy(struct fsa_decoder *decoder)
 	free(decoder->fence_handles);
 	free(decoder->streams);
 	free(decoder);
+}
+
+void
+fsa_decoder_set_payload_filter(struct fsa_decoder *decoder,
+			       bool (*needs_payload)(enum fsa_event_type type))
+{
+	decoder->needs_payload = needs_payload;
 }
 
 const struct fsa_ingest_stats *
@@ -322,6 +336,13 @@ decoder_class_find(struct fsa_decoder *decoder, const bt_event_class *event_clas
 	status = decoder_class_build(event_class, out);
 	if (status != FSA_OK)
 		return status;
+	/* trace_info is always read: the version check needs it. */
+	if (decoder->needs_payload && (*out)->type != FSA_EV_UNKNOWN &&
+	    (*out)->type != FSA_EV_TRACE_INFO && !decoder->needs_payload((*out)->type)) {
+		(*out)->skips_payload = true;
+		(*out)->slot_count = 0;
+		memset((*out)->present, 0, sizeof((*out)->present));
+	}
 	status = decoder_table_insert(decoder, *out);
 	if (status != FSA_OK) {
 		decoder_class_destroy(*out);
@@ -418,14 +439,23 @@ decoder_event_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fs
 		: 0;
 	if (cls->cpu_id_index >= 0) {
 		const bt_packet *packet = bt_event_borrow_packet_const(event);
-		const bt_field *ctx = packet ? bt_packet_borrow_context_field_const(packet) : NULL;
 
-		if (ctx)
-			ev->cpu_id = (uint32_t) bt_field_integer_unsigned_get_value(
-			    bt_field_structure_borrow_member_field_by_index_const(
-				ctx, (uint64_t) cls->cpu_id_index));
+		/* Consecutive events mostly share a packet: read its context once. */
+		if (packet != decoder->cpu_packet || cls->cpu_id_index != decoder->cpu_index) {
+			const bt_field *ctx =
+			    packet ? bt_packet_borrow_context_field_const(packet) : NULL;
+
+			decoder->cpu_packet = packet;
+			decoder->cpu_index = cls->cpu_id_index;
+			decoder->cpu_id =
+			    ctx ? (uint32_t) bt_field_integer_unsigned_get_value(
+				      bt_field_structure_borrow_member_field_by_index_const(
+					  ctx, (uint64_t) cls->cpu_id_index))
+				: UINT32_MAX;
+		}
+		ev->cpu_id = decoder->cpu_id;
 	}
-	payload = bt_event_borrow_payload_field_const(event);
+	payload = cls->skips_payload ? NULL : bt_event_borrow_payload_field_const(event);
 	for (uint64_t i = 0; payload && i < cls->member_count; i++) {
 		const struct decoder_member m = cls->members[i];
 		const bt_field *field;
@@ -493,6 +523,9 @@ decoder_packet_begin(struct fsa_decoder *decoder, const bt_message *msg)
 	const bt_field *cpu =
 	    ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "cpu_id") : NULL;
 	struct decoder_stream *entry = decoder_stream_find(decoder, stream);
+
+	/* A new packet may reuse the address of one that ended: forget the cached CPU. */
+	decoder->cpu_packet = NULL;
 
 	if (!entry) {
 		if (decoder->stream_count == decoder->stream_capacity) {

@@ -31,6 +31,13 @@ enum fsa_decoded {
 /* Returns: (transfer full) (nullable: out of memory). */
 struct fsa_decoder *fsa_decoder_create(void);
 void fsa_decoder_destroy(struct fsa_decoder *decoder);
+/*
+ * Events of a type for which `needs_payload` returns false are given out with their type,
+ * timestamp and CPU only, no field read (the model counts them and nothing more). NULL, the
+ * default, reads every field. Set it before the first message.
+ */
+void fsa_decoder_set_payload_filter(struct fsa_decoder *decoder,
+				    bool (*needs_payload)(enum fsa_event_type type));
 
 /*
  * Decodes `msg`. On FSA_DECODED_EVENT, *event points to the decoder's own event, valid (with its

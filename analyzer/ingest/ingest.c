@@ -643,6 +643,9 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 		}
 	}
 	run.decoder = fsa_decoder_create();
+	if (run.decoder)
+		fsa_decoder_set_payload_filter(run.decoder,
+					       callbacks ? callbacks->needs_payload : NULL);
 	graph = bt_graph_create(0);
 	if (!run.decoder || !graph) {
 		bt_current_thread_clear_error();
@@ -725,6 +728,7 @@ fsa_ingest_into_model(const char *trace, struct fsa_model *model,
 	    .event = ingest_model_event,
 	    .discard = ingest_model_discard,
 	    .progress = ingest_model_progress,
+	    .needs_payload = fsa_model_needs_payload,
 	};
 	fsa_status status, finish_status;
 

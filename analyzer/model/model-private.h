@@ -110,6 +110,7 @@ struct op_rec {
 	struct op_rec *prev, *next;           /* the pending list */
 	struct op_rec *held_prev, *held_next; /* the fence's held waits */
 	bool is_held;
+	bool is_free;       /* on the model's free list */
 	uint64_t closed_ns; /* trace time it was closed (edge lag) */
 	bool needs_mapping;
 };
@@ -146,6 +147,7 @@ struct fsa_model {
 	/* Pending output: closed operations and ended packets not given out yet. */
 	struct op_rec *pending_head, *pending_tail;
 	size_t pending_count;
+	struct op_rec *free_ops; /* recycled boxes, chained by `next` */
 	struct packet_rec *pending_packets_head, *pending_packets_tail;
 	struct fsa_hmap packets;       /* key2(adapter, packet_id) → packet_rec (started) */
 	struct fsa_hmap packet_queued; /* key2(adapter, packet_id) → queued ns + 1 (KM) */

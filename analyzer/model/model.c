@@ -1028,6 +1028,38 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	}
 }
 
+bool
+fsa_model_needs_payload(enum fsa_event_type type)
+{
+	switch (type) {
+	case FSA_EV_NOTIFY_WORK_SUBMISSION:
+	case FSA_EV_DEVICE_DESTROY:
+	case FSA_EV_CONTEXT_DESTROY:
+	case FSA_EV_ALLOCATION_CREATE:
+	case FSA_EV_ALLOCATION_DESTROY:
+	case FSA_EV_ALLOCATION_RESIDENCY:
+	case FSA_EV_VA_MAP:
+	case FSA_EV_VA_UNMAP:
+	case FSA_EV_INTERRUPT_HANDLED:
+	case FSA_EV_FENCE_LOG_READ:
+	case FSA_EV_FENCE_LOG_ANOMALY:
+	case FSA_EV_FENCE_PROPAGATE:
+	case FSA_EV_SET_FENCE_LOG_BUFFER:
+	case FSA_EV_UPDATE_CURRENT_VALUE:
+	case FSA_EV_PAGE_TABLE_UPDATE:
+	case FSA_EV_RING_FETCH:
+	case FSA_EV_FENCE_VALUE_WRITE:
+	case FSA_EV_GPU_WAIT_BEGIN:
+	case FSA_EV_GPU_WAIT_END:
+	case FSA_EV_INTERRUPT_RAISE:
+	case FSA_EV_ENGINE_STATE_CHANGE:
+		/* dispatch() ignores them: counted in the summary only. */
+		return false;
+	default:
+		return true;
+	}
+}
+
 fsa_status
 fsa_model_add_event(struct fsa_model *model, const struct fsa_event *ev)
 {

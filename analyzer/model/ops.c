@@ -12,6 +12,7 @@
  * What this file does not do: packets, markers and object lifetimes (model.c).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "model-private.h"
 
@@ -21,11 +22,26 @@ open_key(uint64_t fence_handle, uint64_t value, enum fsa_op_kind kind)
 	return fsa_hmap_key2(fence_handle, value * 2 + (uint64_t) kind);
 }
 
+/* Boxes are made and dropped millions of times: recycled through a free list. */
+static void
+op_free(struct fsa_model *model, struct op_rec *rec)
+{
+	rec->is_free = true;
+	rec->next = model->free_ops;
+	model->free_ops = rec;
+}
+
 static struct op_rec *
 op_new(struct fsa_model *model, enum fsa_op_kind kind, enum fsa_op_source source)
 {
-	struct op_rec *rec = calloc(1, sizeof(*rec));
+	struct op_rec *rec = model->free_ops;
 
+	if (rec) {
+		model->free_ops = rec->next;
+		memset(rec, 0, sizeof(*rec));
+	} else {
+		rec = calloc(1, sizeof(*rec));
+	}
 	if (!rec) {
 		model->failed = FSA_ERR_NOMEM;
 		return NULL;
@@ -117,7 +133,7 @@ fsa_ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_
 	tail = fsa_hmap_get(&queue->open, key);
 	if (!tail) {
 		if (!fsa_hmap_put(&queue->open, key, rec)) {
-			free(rec);
+			op_free(model, rec);
 			return model->failed = FSA_ERR_NOMEM;
 		}
 	} else {
@@ -455,7 +471,7 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 	}
 	pending_unlink(model, rec);
 	status = emit(model, rec, release);
-	free(rec);
+	op_free(model, rec);
 	return status;
 }
 
@@ -509,8 +525,11 @@ fsa_ops_flush(struct fsa_model *model, bool is_final)
 	}
 	if (!status && count > 1)
 		qsort(ready, count, sizeof(*ready), compare_by_end);
+	/* A signal given out gives out the waits it released at once: those may be further
+	 * down `ready` already recycled, and are skipped. */
 	for (size_t i = 0; i < count && !status; i++)
-		status = try_emit(model, ready[i], is_final);
+		if (!ready[i]->is_free)
+			status = try_emit(model, ready[i], is_final);
 	free(ready);
 	return status;
 }
@@ -569,7 +588,7 @@ fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 			queue->overrun[log].first_end_gpu_ts_after = end;
 	}
 	if (status) {
-		free(rec);
+		op_free(model, rec);
 		return model->failed = status;
 	}
 	return close_op(model, rec, ev->ts_ns);
@@ -600,7 +619,7 @@ fsa_ops_km_closed(struct fsa_model *model, const struct fsa_event *ev, enum fsa_
 			status = anomaly_for(model, FSA_ANOM_LOG_ENTRY_WITHOUT_QUEUED, rec,
 					     ev->ts_ns, 0, 0);
 		if (status) {
-			free(rec);
+			op_free(model, rec);
 			return model->failed = status;
 		}
 	}
@@ -621,10 +640,12 @@ fsa_ops_cpu_wait_begin(struct fsa_model *model, const struct fsa_event *ev)
 	rec->op.queued_ns = ev->ts_ns;
 	old = fsa_hmap_get(&model->cpu_waits, ev->u[FSA_F_WAITER_ID]);
 	if (!fsa_hmap_put(&model->cpu_waits, ev->u[FSA_F_WAITER_ID], rec)) {
-		free(rec);
+		op_free(model, rec);
 		return model->failed = FSA_ERR_NOMEM;
 	}
-	free(old); /* a waiter id reused without an end: the trace lost that end */
+	if (old)
+		op_free(model,
+			old); /* a waiter id reused without an end: the trace lost that end */
 	return attach_fence(model, rec, ev->ts_ns);
 }
 
@@ -645,7 +666,7 @@ fsa_ops_cpu_wait_end(struct fsa_model *model, const struct fsa_event *ev)
 		rec->op.fence_value = ev->u[FSA_F_FENCE_VALUE];
 		status = attach_fence(model, rec, ev->ts_ns);
 		if (status) {
-			free(rec);
+			op_free(model, rec);
 			return model->failed = status;
 		}
 	}
@@ -672,7 +693,7 @@ fsa_ops_cpu_signal(struct fsa_model *model, const struct fsa_event *ev)
 	rec->op.end_ns = ev->ts_ns;
 	status = attach_fence(model, rec, ev->ts_ns);
 	if (status) {
-		free(rec);
+		op_free(model, rec);
 		return model->failed = status;
 	}
 	return close_op(model, rec, ev->ts_ns);
@@ -875,7 +896,7 @@ close_never_completed(struct fsa_model *model, struct queue_state *queue)
 
 		rec->next_open = NULL;
 		if (status) {
-			free(rec);
+			op_free(model, rec);
 			continue;
 		}
 		rec->op.state = FSA_OP_NEVER_COMPLETED;
@@ -888,7 +909,7 @@ close_never_completed(struct fsa_model *model, struct queue_state *queue)
 		rec->op.id = ++model->next_op_id;
 		status = anomaly_for(model, kind, rec, model->last_ts, rec->op.queued_ns, 0);
 		if (status) {
-			free(rec);
+			op_free(model, rec);
 			continue;
 		}
 		pending_append(model, rec);
@@ -934,7 +955,7 @@ fsa_ops_finish(struct fsa_model *model)
 			struct op_rec *rec = all[i];
 
 			if (status) {
-				free(rec);
+				op_free(model, rec);
 				continue;
 			}
 			rec->op.state = FSA_OP_NEVER_COMPLETED;
@@ -942,7 +963,7 @@ fsa_ops_finish(struct fsa_model *model)
 			status = anomaly_for(model, FSA_ANOM_WAIT_NEVER_UNBLOCKED, rec,
 					     model->last_ts, rec->op.queued_ns, 0);
 			if (status) {
-				free(rec);
+				op_free(model, rec);
 				continue;
 			}
 			pending_append(model, rec);
@@ -979,4 +1000,10 @@ fsa_ops_free(struct fsa_model *model)
 	for (size_t i = 0; fsa_hmap_next(&model->cpu_waits, &i, &key, &value);)
 		free(value);
 	fsa_hmap_fini(&model->cpu_waits);
+	while (model->free_ops) {
+		struct op_rec *rec = model->free_ops;
+
+		model->free_ops = rec->next;
+		free(rec);
+	}
 }

@@ -26,6 +26,9 @@ struct fsa_ingest_callbacks {
 	/* Called now and then (about every 64k events); fraction in [0, 1] when the reader can
 	 * tell (bytes of stream files read so far), else negative. Returning true cancels. */
 	bool (*progress)(void *data, uint64_t events, double fraction);
+	/* Optional: events of a type it says no to come without fields (type, time and CPU
+	 * only), which saves decoding them. NULL: every field of every event. */
+	bool (*needs_payload)(enum fsa_event_type type);
 };
 
 struct fsa_ingest_stats {

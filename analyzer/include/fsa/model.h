@@ -305,6 +305,9 @@ FSA_API void fsa_model_destroy(struct fsa_model *model);
  * status, or FSA_OK. Malformed input is an anomaly, never an error.
  */
 FSA_API fsa_status fsa_model_add_event(struct fsa_model *model, const struct fsa_event *event);
+/* False for the event types the model only counts (allocations, interrupts, the emulator's
+ * ground truth, …): a reader may give those without fields (fsa_ingest_callbacks). */
+FSA_API bool fsa_model_needs_payload(enum fsa_event_type type);
 FSA_API fsa_status fsa_model_add_discard(struct fsa_model *model,
 					 const struct fsa_discard *discard);
 /* End of trace: flushes every open item (never completed, inferred, open intervals). */
