@@ -565,3 +565,45 @@ Test(model, memory_follows_live_objects_not_trace_length)
 	cr_assert_eq(finish(), FSA_OK);
 	cr_assert_eq(fsa_model_borrow_summary(model)->edge_count, 20000);
 }
+
+/* Everything the model tells a reader it need not decode really leaves no trace but a count. */
+static size_t
+items_after_event(enum fsa_event_type type, bool with_fields)
+{
+	struct fsa_event ev;
+
+	fixture_setup();
+	fixture_objects(T0);
+	fsa_event_clear(&ev);
+	ev.type = type;
+	ev.ts_ns = T0 + 100;
+	if (with_fields)
+		for (int f = 0; f < FSA_F_COUNT; f++)
+			fsa_event_set(&ev, (enum fsa_field) f, f == FSA_F_FORMAT_MAJOR ? 1 : 5);
+	cr_assert_eq(fsa_model_add_event(model, &ev), FSA_OK);
+	cr_assert_eq(finish(), FSA_OK);
+	return got.op_count + got.edge_count + got.packet_count + got.marker_count +
+	       got.loss_count + got.anomaly_count + fsa_model_queue_count(model) +
+	       fsa_model_fence_count(model) + fsa_model_process_count(model);
+}
+
+Test(model_payload, types_read_without_fields_change_nothing_but_counts)
+{
+	size_t skipped = 0;
+
+	for (int type = 1; type < FSA_EV_COUNT; type++) {
+		size_t with, without;
+
+		if (fsa_model_needs_payload((enum fsa_event_type) type))
+			continue;
+		skipped++;
+		with = items_after_event((enum fsa_event_type) type, true);
+		fixture_teardown();
+		without = items_after_event((enum fsa_event_type) type, false);
+		fixture_teardown();
+		cr_expect_eq(with, without, "%s", fsa_event_type_name((enum fsa_event_type) type));
+	}
+	cr_assert_gt(skipped, 10);
+	cr_assert(fsa_model_needs_payload(FSA_EV_FENCE_LOG_ENTRY));
+	cr_assert(fsa_model_needs_payload(FSA_EV_CLOCK_CORRELATION));
+}
