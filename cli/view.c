@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `fencescope view [TRACE]`: opens the GTK viewer. It only finds `fencescope-view` and execs it:
+ * next to this binary (an installed bindir), in the build tree (build/cli/ → build/viewer/app/),
+ * in the configured bindir, then on PATH. A TRACE that does not exist is refused here with one
+ * line, so a typo never opens an empty window.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "cli.h"
+
+#define VIEW_COMMAND "view"
+#define VIEW_EXE     "fencescope-view"
+
+/* Returns: (transfer full) (nullable): the viewer's path, NULL when it is nowhere. */
+static char *
+find_viewer(void)
+{
+	g_autofree char *self_dir = g_path_get_dirname(fs_self_path());
+	char *candidates[] = {
+	    g_build_filename(self_dir, VIEW_EXE, NULL),
+	    g_build_filename(self_dir, "..", "viewer", "app", VIEW_EXE, NULL),
+	    g_build_filename(FS_BINDIR, VIEW_EXE, NULL),
+	    g_find_program_in_path(VIEW_EXE),
+	};
+	char *found = NULL;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(candidates); i++) {
+		if (!found && candidates[i] &&
+		    g_file_test(candidates[i], G_FILE_TEST_IS_EXECUTABLE))
+			found = g_steal_pointer(&candidates[i]);
+		g_free(candidates[i]);
+	}
+	return found;
+}
+
+int
+fs_view_main(int argc, char **argv)
+{
+	g_auto(GStrv) rest = NULL;
+	g_autoptr(GOptionContext) context = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree char *viewer = NULL;
+	const GOptionEntry entries[] = {
+	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "[TRACE]"},
+	    {NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+	char *exec_argv[3] = {NULL, NULL, NULL};
+
+	context = g_option_context_new("[TRACE] — open a trace in the GTK viewer");
+	g_set_prgname("fencescope " VIEW_COMMAND);
+	g_option_context_set_summary(
+	    context, "Opens TRACE (a trace folder or an lttng session folder) in fencescope-view,\n"
+		     "or an empty viewer window that says how to record one. Keys and mouse:\n"
+		     "docs/user-guide.md \"Using the viewer\", or Ctrl+? in the window.");
+	g_option_context_add_main_entries(context, entries, NULL);
+	if (!g_option_context_parse(context, &argc, &argv, &error)) {
+		fs_error(VIEW_COMMAND, "%s", error->message);
+		return FS_EXIT_USAGE;
+	}
+	if (rest && rest[0] && rest[1]) {
+		fs_error(VIEW_COMMAND, "give at most one TRACE; see 'fencescope view --help'");
+		return FS_EXIT_USAGE;
+	}
+	if (rest && rest[0] && !g_file_test(rest[0], G_FILE_TEST_EXISTS)) {
+		fs_error(VIEW_COMMAND, "%s: no such file or folder", rest[0]);
+		return FS_EXIT_USAGE;
+	}
+	viewer = find_viewer();
+	if (viewer == NULL) {
+		fs_error(VIEW_COMMAND, "%s is not installed (build it with meson: it needs GTK 4)",
+			 VIEW_EXE);
+		return FS_EXIT_FAILURE;
+	}
+	exec_argv[0] = viewer;
+	exec_argv[1] = rest ? rest[0] : NULL;
+	execv(viewer, exec_argv);
+	fs_error(VIEW_COMMAND, "%s: %s", viewer, strerror(errno));
+	return FS_EXIT_FAILURE;
+}

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * UI tests of FsvWindow (suite ui, under Xvfb): the real window opens traces/frame-pipeline in
+ * its worker thread, zooms with the timeline's actions (the W/S/A/D/F keys are bindings to
+ * them), selects a fence wait through the hit test as a click does, and the details pane and
+ * the dependency arrows are checked, also in the pixels: a screenshot of the window is written
+ * to the build folder (window-selected.png) and must show the arrow colour. Failing opens
+ * keep the trace shown, and a cancelled load leaves no half-loaded trace.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <gtk/gtk.h>
+
+#include "fsv-window-private.h"
+
+#define LOAD_TIMEOUT_US (60 * G_USEC_PER_SEC)
+
+static FsvWindow *window;
+
+static void
+spin_until(gboolean (*done)(void), gint64 timeout_us)
+{
+	gint64 deadline = g_get_monotonic_time() + timeout_us;
+
+	while (!done() && g_get_monotonic_time() < deadline)
+		g_main_context_iteration(NULL, FALSE);
+	cr_assert(done(), "timed out waiting for the window");
+}
+
+static gboolean
+is_loaded(void)
+{
+	return !_fsv_window_is_loading(window);
+}
+
+static gboolean
+is_allocated(void)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	const FsvView *view = fsv_timeline_get_view(timeline);
+
+	return gtk_widget_get_mapped(GTK_WIDGET(timeline)) && view &&
+	       gtk_widget_get_width(GTK_WIDGET(timeline)) > 100 &&
+	       fsv_view_get_width(view) == gtk_widget_get_width(GTK_WIDGET(timeline));
+}
+
+/* Lets GTK lay out and draw what changed. */
+static void
+settle(void)
+{
+	for (int i = 0; i < 50; i++)
+		g_main_context_iteration(NULL, FALSE);
+	g_usleep(20000);
+	for (int i = 0; i < 50; i++)
+		g_main_context_iteration(NULL, FALSE);
+}
+
+static void
+open_trace(const char *name)
+{
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", name, NULL);
+	g_autoptr(GFile) file = g_file_new_for_path(path);
+
+	fsv_window_open(window, file);
+	cr_assert(_fsv_window_is_loading(window));
+	spin_until(is_loaded, LOAD_TIMEOUT_US);
+}
+
+static void
+make_window(void)
+{
+	gtk_init();
+	window = fsv_window_new(NULL);
+	gtk_window_set_default_size(GTK_WINDOW(window), 1600, 900);
+	gtk_window_present(GTK_WINDOW(window));
+	open_trace("frame-pipeline");
+	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
+	spin_until(is_allocated, LOAD_TIMEOUT_US);
+	settle();
+}
+
+static void
+destroy_window(void)
+{
+	gtk_window_destroy(GTK_WINDOW(window));
+	settle();
+}
+
+/* Renders the whole window as the compositor would get it. Returns: (transfer full). */
+static GdkTexture *
+screenshot(void)
+{
+	g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new(GTK_WIDGET(window));
+	g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new();
+	g_autoptr(GskRenderNode) node = NULL;
+	int width = gtk_widget_get_width(GTK_WIDGET(window));
+	int height = gtk_widget_get_height(GTK_WIDGET(window));
+	GskRenderer *renderer = gtk_native_get_renderer(GTK_NATIVE(window));
+
+	gdk_paintable_snapshot(paintable, snapshot, width, height);
+	node = gtk_snapshot_free_to_node(g_steal_pointer(&snapshot));
+	cr_assert_not_null(node);
+	return gsk_renderer_render_texture(renderer, node,
+					   &GRAPHENE_RECT_INIT(0, 0, width, height));
+}
+
+/* Pixels of TEXTURE within DISTANCE of a colour, in the rectangle [x0, x1) × [y0, y1). */
+static guint
+count_colour(GdkTexture *texture, const double rgb[3], int distance, int x0, int y0, int x1, int y1)
+{
+	int width = gdk_texture_get_width(texture), height = gdk_texture_get_height(texture);
+	gsize stride = (gsize) width * 4;
+	g_autofree guchar *data = g_malloc(stride * (gsize) height);
+	guint count = 0;
+
+	gdk_texture_download(texture, data, stride);
+	for (int y = MAX(y0, 0); y < MIN(y1, height); y++) {
+		for (int x = MAX(x0, 0); x < MIN(x1, width); x++) {
+			/* GDK_MEMORY_DEFAULT is B8G8R8A8 premultiplied: opaque here. */
+			const guchar *p = data + (gsize) y * stride + (gsize) x * 4;
+
+			if (abs(p[2] - (int) lround(rgb[0] * 255)) <= distance &&
+			    abs(p[1] - (int) lround(rgb[1] * 255)) <= distance &&
+			    abs(p[0] - (int) lround(rgb[2] * 255)) <= distance)
+				count++;
+		}
+	}
+	return count;
+}
+
+/* A wait on a user-mode queue that a signal released: the kind of box the test clicks. */
+static guint32
+find_released_wait(FsvTrace *trace)
+{
+	guint32 best = FSV_INDEX_NONE;
+	guint64 best_len = 0;
+
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
+		const FsvOp *op = fsv_trace_get_op(trace, i);
+		guint n = 0;
+
+		if (op->kind != FSA_OP_WAIT || op->state != FSA_OP_OBSERVED ||
+		    op->signal_op == FSV_INDEX_NONE || op->source == FSA_SRC_CPU)
+			continue;
+		fsv_trace_get_op_edges(trace, i, &n);
+		if (n == 0)
+			continue;
+		if (op->end_ns - op->begin_ns > best_len) {
+			best = i;
+			best_len = op->end_ns - op->begin_ns;
+		}
+	}
+	return best;
+}
+
+TestSuite(window, .init = make_window, .fini = destroy_window, .timeout = 120);
+
+Test(window, opens_trace_with_its_name_in_the_title)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvTrace *trace = fsv_timeline_get_trace(timeline);
+	g_autofree char *details = _fsv_window_dup_details_text(window);
+
+	cr_assert_not_null(trace);
+	cr_assert_not_null(strstr(gtk_window_get_title(GTK_WINDOW(window)), "frame-pipeline"),
+			   "title: %s", gtk_window_get_title(GTK_WINDOW(window)));
+	cr_assert_gt(fsv_trace_get_op_count(trace), 0);
+	/* With nothing selected the pane summarizes the trace. */
+	cr_assert_not_null(strstr(details, "Fence waits:"), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "Events: 5406"), "details:\n%s", details);
+}
+
+Test(window, zoom_and_pan_actions_move_the_viewport)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	const FsvView *view = fsv_timeline_get_view(timeline);
+	double fitted = fsv_view_get_ns_per_px(view);
+	guint64 begin;
+
+	cr_assert(gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.zoom-in", NULL));
+	cr_assert_float_eq(fsv_view_get_ns_per_px(view), fitted / 1.25, fitted * 1e-6);
+	cr_assert(gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.zoom-out", NULL));
+	cr_assert_float_eq(fsv_view_get_ns_per_px(view), fitted, fitted * 1e-6);
+	for (int i = 0; i < 8; i++)
+		gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.zoom-in", NULL);
+	begin = fsv_view_get_begin_ns(view);
+	cr_assert(gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.pan-right", NULL));
+	cr_assert_gt(fsv_view_get_begin_ns(view), begin);
+	cr_assert(gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.pan-left", NULL));
+	cr_assert_lt(llabs((long long) (fsv_view_get_begin_ns(view) - begin)),
+		     2 * (long long) ceil(fsv_view_get_ns_per_px(view)) + 2);
+	/* The mouse wheel's zoom keeps the time under the pointer in place. */
+	{
+		double x = fsv_view_get_label_width(view) + 300;
+		guint64 t = fsv_view_x_to_time(view, x);
+
+		fsv_timeline_zoom(timeline, 2.0, x);
+		cr_assert_lt(fabs(fsv_view_time_to_x(view, t) - x), 1.0);
+	}
+	cr_assert(gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.fit", NULL));
+	cr_assert_float_eq(fsv_view_get_ns_per_px(view), fitted, fitted * 1e-6);
+}
+
+Test(window, click_on_a_wait_shows_its_details_and_arrows)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvTrace *trace = fsv_timeline_get_trace(timeline);
+	const FsvView *view = fsv_timeline_get_view(timeline);
+	guint32 wait = find_released_wait(trace);
+	const FsvOp *op, *signal;
+	const guint32 *targets;
+	guint n = 0;
+	FsvItem selection;
+	double y, h, x, sy, sh;
+	g_autofree char *details = NULL;
+	g_autofree char *shot = NULL;
+	g_autoptr(GdkTexture) texture = NULL;
+	double arrow[3];
+	guint arrow_pixels;
+	guint64 span;
+
+	cr_assert_neq(wait, FSV_INDEX_NONE, "frame-pipeline has no released GPU wait");
+	op = fsv_trace_get_op(trace, wait);
+	signal = fsv_trace_get_op(trace, op->signal_op);
+	/* Zoom so the wait and its signal both show, as a user would with the wheel. */
+	span = MAX(op->end_ns, signal->end_ns) - MIN(op->begin_ns, signal->begin_ns);
+	fsv_timeline_set_visible_range(timeline, MIN(op->begin_ns, signal->begin_ns) - span / 2,
+				       MAX(op->end_ns, signal->end_ns) + span / 2);
+	settle();
+	cr_assert(fsv_view_get_lane_geometry(view, op->row, op->lane, &y, &h),
+		  "the wait's row is not laid out");
+	x = (fsv_view_time_to_x(view, op->begin_ns) + fsv_view_time_to_x(view, op->end_ns)) / 2;
+
+	cr_assert(fsv_timeline_select_at(timeline, x, y + h / 2), "nothing at (%.0f, %.0f)", x,
+		  y + h / 2);
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_OP);
+	cr_assert_eq(fsv_trace_get_op(trace, selection.index)->kind, FSA_OP_WAIT);
+	wait = selection.index;
+	op = fsv_trace_get_op(trace, wait);
+
+	/* The details pane: every field, both time bases, the phases, the releasing signal. */
+	details = _fsv_window_dup_details_text(window);
+	cr_assert_not_null(strstr(details, "Operation: wait"), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "State: observed"), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "HWQueue: 0x"), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "Fence: 0x"), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "Value: "), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "Queued: "), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "Unblocked: "), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "GPU"), "no GPU time in:\n%s", details);
+	cr_assert_not_null(strstr(details, "Duration: "), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "Released by: signal op"), "details:\n%s", details);
+
+	/* The arrows: from the wait back to the signal that released it. */
+	targets = fsv_timeline_get_arrow_targets(timeline, &n);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(targets[0], op->signal_op);
+
+	/* And in the pixels: the arrow colour appears between the two boxes. */
+	settle();
+	texture = screenshot();
+	shot = g_build_filename(FST_BUILD_DIR, "window-selected.png", NULL);
+	cr_assert(gdk_texture_save_to_png(texture, shot));
+	signal = fsv_trace_get_op(trace, op->signal_op);
+	cr_assert(fsv_view_get_lane_geometry(view, signal->row, signal->lane, &sy, &sh));
+	{
+		graphene_point_t origin;
+		double x0 = MIN(fsv_view_time_to_x(view, signal->begin_ns),
+				fsv_view_time_to_x(view, op->begin_ns));
+		double x1 = MAX(fsv_view_time_to_x(view, signal->end_ns),
+				fsv_view_time_to_x(view, op->end_ns));
+
+		cr_assert(gtk_widget_compute_point(GTK_WIDGET(timeline), GTK_WIDGET(window),
+						   &GRAPHENE_POINT_INIT(0, 0), &origin));
+		fsv_render_get_color(FSV_COLOR_ARROW, arrow);
+		arrow_pixels =
+		    count_colour(texture, arrow, 24, (int) (origin.x + x0) - 20,
+				 (int) (origin.y + MIN(sy, y)) - 20, (int) (origin.x + x1) + 20,
+				 (int) (origin.y + MAX(sy + sh, y + h)) + 20);
+	}
+	cr_assert_gt(arrow_pixels, 10, "no arrow drawn (%u pixels of its colour); see %s",
+		     arrow_pixels, shot);
+
+	/* Escape clears: no selection, no arrows. */
+	cr_assert(gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.clear", NULL));
+	fsv_timeline_get_arrow_targets(timeline, &n);
+	cr_assert_eq(n, 0);
+}
+
+Test(window, range_selection_shows_statistics_and_measure_shows_delta)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvTrace *trace = fsv_timeline_get_trace(timeline);
+	guint64 begin = fsv_trace_get_begin_ns(trace), end = fsv_trace_get_end_ns(trace);
+	g_autofree char *details = NULL;
+
+	fsv_timeline_set_range(timeline, TRUE, begin, begin + (end - begin) / 2);
+	details = _fsv_window_dup_details_text(window);
+	cr_assert_not_null(strstr(details, "Range"), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "Waits: "), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "Latency p50: "), "details:\n%s", details);
+	cr_assert(
+	    gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.zoom-selection", NULL));
+	cr_assert_lt(fsv_view_get_end_ns(fsv_timeline_get_view(timeline)), end);
+
+	fsv_timeline_add_measure_point(timeline, begin + 1000);
+	cr_assert_null(strstr(_fsv_window_get_status(window), "Δt"));
+	fsv_timeline_add_measure_point(timeline, begin + 1001000);
+	cr_assert_not_null(strstr(_fsv_window_get_status(window), "Δt = 1.000 ms"), "status: %s",
+			   _fsv_window_get_status(window));
+}
+
+Test(window, search_filters_by_fence_and_rejects_bad_terms)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvTrace *trace = fsv_timeline_get_trace(timeline);
+	guint32 wait = find_released_wait(trace);
+	g_autofree char *text =
+	    g_strdup_printf("fence=0x%" G_GINT64_MODIFIER "x value=%" G_GUINT64_FORMAT,
+			    fsv_trace_get_op(trace, wait)->fence_handle,
+			    fsv_trace_get_op(trace, wait)->fence_value);
+	FsvItem selection;
+	const FsvOp *found;
+
+	/* Typing filters (non-matching ops fade); Enter selects the first match. */
+	_fsv_window_set_search_text(window, text);
+	cr_assert_not(_fsv_window_search_has_error(window));
+	_fsv_window_activate_search(window);
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_OP);
+	found = fsv_trace_get_op(trace, selection.index);
+	cr_assert_eq(found->fence_handle, fsv_trace_get_op(trace, wait)->fence_handle);
+	cr_assert_eq(found->fence_value, fsv_trace_get_op(trace, wait)->fence_value);
+
+	_fsv_window_set_search_text(window, "colour=blue");
+	cr_assert(_fsv_window_search_has_error(window));
+	_fsv_window_set_search_text(window, "");
+	cr_assert_not(_fsv_window_search_has_error(window));
+}
+
+Test(window, failed_open_keeps_the_trace_and_says_why_in_one_line)
+{
+	FsvTrace *before = fsv_timeline_get_trace(_fsv_window_get_timeline(window));
+	g_autoptr(GFile) missing = g_file_new_for_path("/nonexistent/fencescope-trace");
+	const char *error;
+
+	fsv_window_open(window, missing);
+	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	error = _fsv_window_get_error(window);
+	cr_assert_not_null(error);
+	cr_assert_not_null(strstr(error, "/nonexistent/fencescope-trace"), "error: %s", error);
+	cr_assert_null(strchr(error, '\n'), "error: %s", error);
+	cr_assert_eq(fsv_timeline_get_trace(_fsv_window_get_timeline(window)), before);
+}
+
+Test(window, cancelled_load_keeps_the_previous_trace)
+{
+	FsvTrace *before = fsv_timeline_get_trace(_fsv_window_get_timeline(window));
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "stress", NULL);
+	g_autoptr(GFile) file = g_file_new_for_path(path);
+
+	fsv_window_open(window, file);
+	cr_assert(_fsv_window_is_loading(window));
+	cr_assert(gtk_widget_activate_action(GTK_WIDGET(window), "win.cancel-load", NULL));
+	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
+	cr_assert_eq(fsv_timeline_get_trace(_fsv_window_get_timeline(window)), before);
+	cr_assert_not_null(strstr(gtk_window_get_title(GTK_WINDOW(window)), "frame-pipeline"));
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * FsvApplication: activation opens an empty window (which says how to record a trace), "open"
+ * opens one window per trace folder given on the command line. Windows are not unique per
+ * trace: comparing two recordings side by side is a normal thing to do.
+ */
+#include "fsv-config.h"
+
+#include "fsv-application.h"
+#include "fsv-window.h"
+
+struct _FsvApplication {
+	GtkApplication parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE(FsvApplication, fsv_application, GTK_TYPE_APPLICATION)
+
+static void
+fsv_application_activate(GApplication *app)
+{
+	GtkWindow *window = gtk_application_get_active_window(GTK_APPLICATION(app));
+
+	if (window == NULL)
+		window = GTK_WINDOW(fsv_window_new(GTK_APPLICATION(app)));
+	gtk_window_present(window);
+}
+
+static void
+fsv_application_open(GApplication *app, GFile **files, gint n_files, const gchar *hint)
+{
+	(void) hint;
+	for (gint i = 0; i < n_files; i++) {
+		FsvWindow *window = fsv_window_new(GTK_APPLICATION(app));
+
+		fsv_window_open(window, files[i]);
+		gtk_window_present(GTK_WINDOW(window));
+	}
+}
+
+static void
+quit_activated(GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+	(void) action;
+	(void) parameter;
+	g_application_quit(G_APPLICATION(user_data));
+}
+
+static void
+about_activated(GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+	static const char *authors[] = {"The fencescope authors", NULL};
+	GtkWindow *parent = gtk_application_get_active_window(GTK_APPLICATION(user_data));
+
+	(void) action;
+	(void) parameter;
+	gtk_show_about_dialog(parent, "program-name", "fencescope viewer", "logo-icon-name",
+			      FSV_APPLICATION_ID, "version", FSV_VERSION, "comments",
+			      "GPU fence waits, signals, packets and lost data on a timeline",
+			      "license-type", GTK_LICENSE_MIT_X11, "authors", authors, NULL);
+}
+
+static void
+fsv_application_startup(GApplication *app)
+{
+	static const GActionEntry entries[] = {
+	    {.name = "quit", .activate = quit_activated},
+	    {.name = "about", .activate = about_activated},
+	};
+	static const char *quit_accels[] = {"<Control>q", NULL};
+	static const char *open_accels[] = {"<Control>o", NULL};
+	static const char *find_accels[] = {"<Control>f", NULL};
+	static const char *close_accels[] = {"<Control>w", NULL};
+
+	G_APPLICATION_CLASS(fsv_application_parent_class)->startup(app);
+	g_action_map_add_action_entries(G_ACTION_MAP(app), entries, G_N_ELEMENTS(entries), app);
+	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "app.quit", quit_accels);
+	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.open", open_accels);
+	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.close", close_accels);
+	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.find", find_accels);
+	/* Single letters (W A S D F Z M) are the timeline's own shortcuts, active only while it
+	 * has the focus, so typing them in the search entry never zooms. */
+	gtk_window_set_default_icon_name(FSV_APPLICATION_ID);
+}
+
+static void
+fsv_application_class_init(FsvApplicationClass *klass)
+{
+	GApplicationClass *app_class = G_APPLICATION_CLASS(klass);
+
+	app_class->activate = fsv_application_activate;
+	app_class->open = fsv_application_open;
+	app_class->startup = fsv_application_startup;
+}
+
+static void
+fsv_application_init(FsvApplication *self)
+{
+	(void) self;
+}
+
+FsvApplication *
+fsv_application_new(void)
+{
+	return g_object_new(FSV_TYPE_APPLICATION, "application-id", FSV_APPLICATION_ID, "flags",
+			    G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE,
+			    "resource-base-path", "/org/fencescope/Viewer", NULL);
+}

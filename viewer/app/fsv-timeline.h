@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * FsvTimeline: the timeline widget. It owns an FsvView of an FsvTrace (viewer/core), draws it
+ * with the core's fsv_render_draw() through gtk_snapshot_append_cairo(), and turns input into
+ * view changes: the wheel zooms about the pointer, a drag pans, Shift+drag or a right-button
+ * drag selects a time range, a click selects a box (or collapses a group when it lands on a
+ * group label), Ctrl+click or M places measurement points; W/S zoom, A/D pan, F fits, Z zooms to
+ * the selection, Escape clears. It is a GtkScrollable, so a GtkScrolledWindow gives it
+ * scrollbars (horizontal: time, vertical: rows).
+ *
+ * It draws nothing itself and decides nothing about the trace: geometry, hit testing and
+ * drawing are the core's, so what the window shows is what `fencescope render` writes.
+ */
+#ifndef FSV_TIMELINE_H
+#define FSV_TIMELINE_H
+
+#include <gtk/gtk.h>
+
+#include "fsv-render.h"
+#include "fsv-trace.h"
+#include "fsv-view.h"
+
+G_BEGIN_DECLS
+
+#define FSV_TYPE_TIMELINE (fsv_timeline_get_type())
+
+G_DECLARE_FINAL_TYPE(FsvTimeline, fsv_timeline, FSV, TIMELINE, GtkWidget)
+
+GtkWidget *fsv_timeline_new(void);
+
+/* Shows TRACE (referenced; NULL shows nothing), fitted, with no selection. */
+void fsv_timeline_set_trace(FsvTimeline *self, FsvTrace *trace);
+/* Returns: (transfer none) (nullable). */
+FsvTrace *fsv_timeline_get_trace(FsvTimeline *self);
+/* Returns: (transfer none) (nullable): the view, for reading geometry (tests, the window). */
+const FsvView *fsv_timeline_get_view(FsvTimeline *self);
+
+/* --- Navigation (also the timeline.* actions) -------------------------------------------- */
+
+void fsv_timeline_zoom(FsvTimeline *self, double factor, double x);
+void fsv_timeline_pan(FsvTimeline *self, double dx);
+void fsv_timeline_fit(FsvTimeline *self);
+void fsv_timeline_set_visible_range(FsvTimeline *self, guint64 begin_ns, guint64 end_ns);
+/* Zooms to the range selection, else to the selected item; false when there is neither. */
+gboolean fsv_timeline_zoom_to_selection(FsvTimeline *self);
+
+/* --- Selection ----------------------------------------------------------------------------- */
+
+/* Selects ITEM (NULL or kind FSV_ITEM_NONE clears) and emits "selection-changed". */
+void fsv_timeline_set_selection(FsvTimeline *self, const FsvItem *item);
+/* The selected item (kind FSV_ITEM_NONE when nothing is). */
+void fsv_timeline_get_selection(FsvTimeline *self, FsvItem *item);
+/* Hit tests widget point (X, Y) like a click: selects what is there (a row label toggles its
+ * group instead). Returns whether something was selected. */
+gboolean fsv_timeline_select_at(FsvTimeline *self, double x, double y);
+/* Selects op OP (an FsvTrace op index) and scrolls its row into view. */
+void fsv_timeline_select_op(FsvTimeline *self, guint32 op);
+/*
+ * The dependency arrows drawn for the selection: op indexes at the other end of each arrow
+ * (for a selected signal, the waits it released; for a wait, its signal). Returns:
+ * (transfer none): *n indexes, NULL and 0 when the selection is not an op or has none.
+ */
+const guint32 *fsv_timeline_get_arrow_targets(FsvTimeline *self, guint *n);
+
+/* A range selection [begin, end] (emits "range-changed"); clear with has_range false. */
+void fsv_timeline_set_range(FsvTimeline *self, gboolean has_range, guint64 begin_ns,
+			    guint64 end_ns);
+gboolean fsv_timeline_get_range(FsvTimeline *self, guint64 *begin_ns, guint64 *end_ns);
+
+/* Places a measurement point at trace time NS: the first sets A, the second B (then Δt is
+ * shown), a third starts over. Emits "measure-changed". */
+void fsv_timeline_add_measure_point(FsvTimeline *self, guint64 ns);
+/* Whether both points are placed, and where. */
+gboolean fsv_timeline_get_measure(FsvTimeline *self, guint64 *a_ns, guint64 *b_ns);
+
+/* Fades ops that do not match FILTER (NULL: no filter). */
+void fsv_timeline_set_filter(FsvTimeline *self, const FsvFilter *filter);
+
+/* Selection, range and measurement all cleared (Escape). */
+void fsv_timeline_clear(FsvTimeline *self);
+
+/* Returns: (transfer none): one line on what is under the pointer ("status" property). */
+const char *fsv_timeline_get_status(FsvTimeline *self);
+
+G_END_DECLS
+
+#endif /* FSV_TIMELINE_H */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the UI tests read of an FsvWindow: its timeline, whether a load is running, the error
+ * shown, and the details pane as text. Not for the application's own use.
+ */
+#ifndef FSV_WINDOW_PRIVATE_H
+#define FSV_WINDOW_PRIVATE_H
+
+#include "fsv-timeline.h"
+#include "fsv-window.h"
+
+G_BEGIN_DECLS
+
+/* Returns: (transfer none). */
+FsvTimeline *_fsv_window_get_timeline(FsvWindow *self);
+gboolean _fsv_window_is_loading(FsvWindow *self);
+/* Returns: (transfer none) (nullable): the one-line error shown, NULL when none. */
+const char *_fsv_window_get_error(FsvWindow *self);
+/* Returns: (transfer full): the details pane, "Title\nname: value\n…". */
+char *_fsv_window_dup_details_text(FsvWindow *self);
+/* Returns: (transfer none): the status line under the timeline. */
+const char *_fsv_window_get_status(FsvWindow *self);
+/* Sets the search entry's text (as typing would), and presses Enter in it. */
+void _fsv_window_set_search_text(FsvWindow *self, const char *text);
+void _fsv_window_activate_search(FsvWindow *self);
+/* Whether the search entry shows its text as an error (a term the filter cannot read). */
+gboolean _fsv_window_search_has_error(FsvWindow *self);
+
+G_END_DECLS
+
+#endif /* FSV_WINDOW_PRIVATE_H */

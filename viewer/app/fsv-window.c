@@ -1,0 +1,862 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * FsvWindow: opening traces (file chooser, recent traces, drag and drop), loading one in a
+ * worker thread with progress and Cancel, and the panes around the timeline: the details of
+ * the selection, the statistics of a range, the measurement and the status line.
+ *
+ * Loading runs fsv_trace_load() in a GTask thread. The thread only writes the progress counters
+ * (under a mutex); a 100 ms timeout on the UI thread reads them, so the UI never waits on the
+ * reader and the reader never touches a widget. A newer open cancels an older load, and a load
+ * that failed leaves the trace shown so far in place.
+ */
+#include "fsv-config.h"
+
+#include "fsv-window-private.h"
+
+#define RECENT_APP_NAME "fencescope-view"
+#define RECENT_MAX      10
+#define SEARCH_BATCH    256 /* ops fetched per "next match" look-up */
+
+struct _FsvWindow {
+	GtkApplicationWindow parent_instance;
+
+	/* Template children. */
+	GtkMenuButton *recent_button;
+	GtkSearchEntry *search_entry;
+	GtkRevealer *progress_revealer;
+	GtkLabel *progress_label;
+	GtkProgressBar *progress_bar;
+	GtkRevealer *error_revealer;
+	GtkLabel *error_label;
+	GtkStack *stack;
+	FsvTimeline *timeline;
+	GtkLabel *status_label;
+	GtkGrid *details_grid;
+
+	guint details_rows;
+	FsvTrace *trace; /* the trace shown, NULL before the first load */
+	GTask *load_task;
+	GCancellable *load_cancellable;
+	guint progress_source;
+	GtkFileChooserNative *chooser;
+	FsvFilter filter;
+};
+
+G_DEFINE_FINAL_TYPE(FsvWindow, fsv_window, GTK_TYPE_APPLICATION_WINDOW)
+
+/* --- Loading ------------------------------------------------------------------------------- */
+
+/* Shared by the loading thread (writer) and the UI's progress timeout (reader). */
+typedef struct {
+	char *path;
+	GMutex lock;
+	guint64 events;
+	double fraction;
+} LoadData;
+
+static void
+load_data_free(gpointer data)
+{
+	LoadData *load = data;
+
+	g_mutex_clear(&load->lock);
+	g_free(load->path);
+	g_free(load);
+}
+
+static void
+load_progress(guint64 events, double fraction, gpointer user_data)
+{
+	LoadData *load = user_data;
+
+	g_mutex_lock(&load->lock);
+	load->events = events;
+	load->fraction = fraction;
+	g_mutex_unlock(&load->lock);
+}
+
+static void
+load_thread(GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
+{
+	LoadData *load = task_data;
+	g_autoptr(GError) error = NULL;
+	FsvTrace *trace;
+
+	(void) source_object;
+	trace = fsv_trace_load(load->path, load_progress, load, cancellable, &error);
+	if (trace == NULL)
+		g_task_return_error(task, g_steal_pointer(&error));
+	else
+		g_task_return_pointer(task, trace, (GDestroyNotify) fsv_trace_unref);
+}
+
+static gboolean
+progress_tick(gpointer user_data)
+{
+	FsvWindow *self = user_data;
+	LoadData *load;
+	guint64 events;
+	double fraction;
+	g_autofree char *text = NULL;
+
+	if (self->load_task == NULL) {
+		self->progress_source = 0;
+		return G_SOURCE_REMOVE;
+	}
+	load = g_task_get_task_data(self->load_task);
+	g_mutex_lock(&load->lock);
+	events = load->events;
+	fraction = load->fraction;
+	g_mutex_unlock(&load->lock);
+	if (fraction >= 0) {
+		gtk_progress_bar_set_fraction(self->progress_bar, CLAMP(fraction, 0.0, 1.0));
+		text = g_strdup_printf("%" G_GUINT64_FORMAT " events · %.0f %%", events,
+				       100.0 * CLAMP(fraction, 0.0, 1.0));
+	} else {
+		gtk_progress_bar_pulse(self->progress_bar);
+		text = g_strdup_printf("%" G_GUINT64_FORMAT " events", events);
+	}
+	gtk_progress_bar_set_text(self->progress_bar, text);
+	return G_SOURCE_CONTINUE;
+}
+
+static void
+show_error(FsvWindow *self, const char *message)
+{
+	gtk_label_set_text(self->error_label, message ? message : "");
+	gtk_revealer_set_reveal_child(self->error_revealer, message != NULL);
+}
+
+static void
+stop_progress(FsvWindow *self)
+{
+	g_clear_handle_id(&self->progress_source, g_source_remove);
+	gtk_revealer_set_reveal_child(self->progress_revealer, FALSE);
+}
+
+static void
+add_recent(FsvTrace *trace)
+{
+	g_autoptr(GFile) file = g_file_new_for_path(fsv_trace_get_path(trace));
+	g_autofree char *uri = g_file_get_uri(file);
+	g_autofree char *display_name = g_strdup(fsv_trace_get_name(trace));
+	char *groups[] = {(char *) "fencescope", NULL};
+	GtkRecentData data = {
+	    .display_name = display_name,
+	    .mime_type = (char *) "inode/directory",
+	    .app_name = (char *) RECENT_APP_NAME,
+	    .app_exec = (char *) RECENT_APP_NAME " %u",
+	    .groups = groups,
+	};
+
+	gtk_recent_manager_add_full(gtk_recent_manager_get_default(), uri, &data);
+}
+
+static void
+show_trace(FsvWindow *self, FsvTrace *trace)
+{
+	g_autofree char *title = NULL;
+
+	g_clear_pointer(&self->trace, fsv_trace_unref);
+	self->trace = fsv_trace_ref(trace);
+	fsv_timeline_set_trace(self->timeline, trace);
+	fsv_timeline_set_filter(self->timeline, &self->filter);
+	title = g_strdup_printf("%s — fencescope viewer", fsv_trace_get_name(trace));
+	gtk_window_set_title(GTK_WINDOW(self), title);
+	gtk_stack_set_visible_child_name(self->stack, "trace");
+	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+}
+
+static void
+load_done(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+	FsvWindow *self = FSV_WINDOW(source);
+	g_autoptr(FsvTrace) trace = NULL;
+	g_autoptr(GError) error = NULL;
+
+	(void) user_data;
+	trace = g_task_propagate_pointer(G_TASK(result), &error);
+	if (G_TASK(result) != self->load_task)
+		return; /* a newer open replaced this load */
+	g_clear_object(&self->load_task);
+	g_clear_object(&self->load_cancellable);
+	stop_progress(self);
+	if (trace == NULL) {
+		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
+		    g_error_matches(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_CANCELLED))
+			show_error(self, NULL);
+		else
+			show_error(self, error->message);
+		return;
+	}
+	/* A damaged trace opens with what could be read, and says so. */
+	show_error(self, fsv_trace_get_partial_error(trace));
+	show_trace(self, trace);
+	add_recent(trace);
+}
+
+void
+fsv_window_open(FsvWindow *self, GFile *file)
+{
+	g_autoptr(GTask) task = NULL;
+	g_autofree char *name = NULL;
+	g_autofree char *label = NULL;
+	LoadData *load;
+
+	g_return_if_fail(FSV_IS_WINDOW(self));
+	g_return_if_fail(G_IS_FILE(file));
+	if (self->load_cancellable)
+		g_cancellable_cancel(self->load_cancellable);
+	g_clear_object(&self->load_cancellable);
+	g_clear_object(&self->load_task);
+
+	load = g_new0(LoadData, 1);
+	g_mutex_init(&load->lock);
+	load->path = g_file_get_path(file);
+	load->fraction = -1;
+	if (load->path == NULL) {
+		g_autofree char *uri = g_file_get_uri(file);
+		g_autofree char *message = g_strdup_printf("%s: not a local folder", uri);
+
+		load_data_free(load);
+		show_error(self, message);
+		return;
+	}
+	self->load_cancellable = g_cancellable_new();
+	task = g_task_new(self, self->load_cancellable, load_done, NULL);
+	g_task_set_task_data(task, load, load_data_free);
+	g_task_set_return_on_cancel(task, FALSE);
+	self->load_task = g_object_ref(task);
+
+	name = g_file_get_basename(file);
+	label = g_strdup_printf("Loading %s…", name);
+	gtk_label_set_text(self->progress_label, label);
+	gtk_progress_bar_set_fraction(self->progress_bar, 0);
+	gtk_progress_bar_set_text(self->progress_bar, "");
+	gtk_revealer_set_reveal_child(self->progress_revealer, TRUE);
+	show_error(self, NULL);
+	if (self->progress_source == 0)
+		self->progress_source = g_timeout_add(100, progress_tick, self);
+	g_task_run_in_thread(task, load_thread);
+}
+
+static void
+on_cancel_clicked(FsvWindow *self)
+{
+	if (self->load_cancellable)
+		g_cancellable_cancel(self->load_cancellable);
+}
+
+static void
+on_error_dismissed(FsvWindow *self)
+{
+	show_error(self, NULL);
+}
+
+/* --- Details pane -------------------------------------------------------------------------- */
+
+static void
+details_clear(FsvWindow *self)
+{
+	GtkWidget *child;
+
+	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->details_grid))))
+		gtk_grid_remove(self->details_grid, child);
+	self->details_rows = 0;
+}
+
+static void
+details_add(FsvWindow *self, const char *name, const char *value)
+{
+	GtkWidget *key = gtk_label_new(name);
+	GtkWidget *val = gtk_label_new(value);
+
+	gtk_label_set_xalign(GTK_LABEL(key), 0);
+	gtk_label_set_yalign(GTK_LABEL(key), 0);
+	gtk_widget_add_css_class(key, "fsv-details-key");
+	gtk_label_set_xalign(GTK_LABEL(val), 0);
+	gtk_label_set_wrap(GTK_LABEL(val), TRUE);
+	gtk_label_set_wrap_mode(GTK_LABEL(val), PANGO_WRAP_WORD_CHAR);
+	gtk_label_set_selectable(GTK_LABEL(val), TRUE);
+	gtk_label_set_max_width_chars(GTK_LABEL(val), 36);
+	gtk_widget_set_hexpand(val, TRUE);
+	gtk_grid_attach(self->details_grid, key, 0, (int) self->details_rows, 1, 1);
+	gtk_grid_attach(self->details_grid, val, 1, (int) self->details_rows, 1, 1);
+	self->details_rows++;
+}
+
+static void
+details_heading(FsvWindow *self, const char *text)
+{
+	GtkWidget *label = gtk_label_new(text);
+
+	gtk_label_set_xalign(GTK_LABEL(label), 0);
+	gtk_widget_add_css_class(label, "heading");
+	gtk_widget_set_margin_top(label, self->details_rows ? 12 : 0);
+	gtk_grid_attach(self->details_grid, label, 0, (int) self->details_rows, 2, 1);
+	self->details_rows++;
+}
+
+static void
+details_add_count(FsvWindow *self, const char *name, guint64 value)
+{
+	g_autofree char *text = g_strdup_printf("%" G_GUINT64_FORMAT, value);
+
+	details_add(self, name, text);
+}
+
+static void
+details_add_duration(FsvWindow *self, const char *name, guint64 ns)
+{
+	g_autofree char *text = fsv_format_duration(ns);
+
+	details_add(self, name, text);
+}
+
+static void
+details_add_selection(FsvWindow *self, const FsvItem *item)
+{
+	g_autofree char *title = fsv_trace_dup_item_title(self->trace, item);
+	g_auto(GStrv) fields = fsv_trace_describe_item(self->trace, item);
+
+	details_heading(self, title);
+	for (guint i = 0; fields[i] && fields[i + 1]; i += 2)
+		details_add(self, fields[i], fields[i + 1]);
+}
+
+static void
+details_add_range(FsvWindow *self, guint64 begin, guint64 end)
+{
+	FsvRangeStats stats;
+	const FsvRowStats *t = &stats.total;
+	g_autofree char *from = fsv_trace_format_time(self->trace, begin);
+	g_autofree char *to = fsv_trace_format_time(self->trace, end);
+	g_autofree char *span = g_strdup_printf("%s → %s", from, to);
+
+	fsv_trace_range_stats(self->trace, begin, end, &stats);
+	details_heading(self, "Range");
+	details_add(self, "Span", span);
+	details_add_duration(self, "Duration", end - begin);
+	details_add_count(self, "Waits", t->wait_count);
+	details_add_count(self, "Signals", t->signal_count);
+	details_add_count(self, "Inferred", t->inferred_count);
+	details_add_count(self, "Never completed", t->never_completed_count);
+	details_add_count(self, "Packets", t->packet_count);
+	details_add_count(self, "Markers", t->marker_count);
+	if (t->wait_count + t->signal_count > 0) {
+		g_autofree char *mean = fsv_format_duration((guint64) t->latency_mean_ns);
+
+		details_add_duration(self, "Latency min", t->latency_min_ns);
+		details_add_duration(self, "Latency p50", t->latency_p50_ns);
+		details_add_duration(self, "Latency p99", t->latency_p99_ns);
+		details_add_duration(self, "Latency max", t->latency_max_ns);
+		details_add(self, "Latency mean", mean);
+		details_add_duration(self, "Stalled on GPU", t->stalled_ns);
+	}
+	if (stats.lost_entries)
+		details_add_count(self, "Log entries lost", stats.lost_entries);
+	if (stats.discarded_events)
+		details_add_count(self, "Events discarded", stats.discarded_events);
+	for (guint i = 0; stats.rows && i < stats.rows->len; i++) {
+		const FsvRowStats *r = &g_array_index(stats.rows, FsvRowStats, i);
+		const FsvRow *row = fsv_trace_get_row(self->trace, r->row);
+		g_autofree char *p50 = fsv_format_duration(r->latency_p50_ns);
+		g_autofree char *text =
+		    g_strdup_printf("%" G_GUINT64_FORMAT " waits, %" G_GUINT64_FORMAT
+				    " signals, %" G_GUINT64_FORMAT " packets; p50 %s",
+				    r->wait_count, r->signal_count, r->packet_count, p50);
+
+		details_add(self, row->label, text);
+	}
+	fsv_range_stats_clear(&stats);
+}
+
+static void
+details_add_summary(FsvWindow *self)
+{
+	const struct fsa_summary *summary = fsv_trace_get_summary(self->trace);
+	guint64 waits = 0, signals = 0;
+
+	for (int s = 0; s < 3; s++) {
+		waits += summary->op_counts[s][FSA_OP_WAIT];
+		signals += summary->op_counts[s][FSA_OP_SIGNAL];
+	}
+	details_heading(self, fsv_trace_get_name(self->trace));
+	details_add(self, "Path", fsv_trace_get_path(self->trace));
+	details_add_count(self, "Events", summary->event_count);
+	details_add_duration(self, "Duration",
+			     fsv_trace_get_end_ns(self->trace) -
+				 fsv_trace_get_begin_ns(self->trace));
+	details_add_count(self, "Fence waits", waits);
+	details_add_count(self, "Fence signals", signals);
+	details_add_count(self, "Inferred", summary->inferred_ops);
+	details_add_count(self, "Never completed", summary->never_completed_ops);
+	details_add_count(self, "Packets", summary->packet_count);
+	details_add_count(self, "Dependencies", summary->edge_count);
+	details_add_count(self, "Log entries lost", summary->log_entries_lost);
+	details_add_count(self, "Events discarded", summary->tracer_discarded_events);
+	details_heading(self, "Tip");
+	details_add(self, "Click", "a box for its details and dependency arrows");
+	details_add(self, "Shift+drag", "a range for its statistics");
+	details_add(self, "Ctrl+click", "twice (or M twice) to measure");
+}
+
+/* The pane shows, in order: the selection, the range, and the trace's summary when there is
+ * neither. */
+static void
+details_update(FsvWindow *self)
+{
+	FsvItem item;
+	guint64 begin, end;
+	gboolean has_range;
+
+	details_clear(self);
+	if (self->trace == NULL)
+		return;
+	fsv_timeline_get_selection(self->timeline, &item);
+	has_range = fsv_timeline_get_range(self->timeline, &begin, &end);
+	if (item.kind != FSV_ITEM_NONE)
+		details_add_selection(self, &item);
+	if (has_range)
+		details_add_range(self, begin, end);
+	if (item.kind == FSV_ITEM_NONE && !has_range)
+		details_add_summary(self);
+}
+
+static void
+on_selection_changed(FsvWindow *self)
+{
+	details_update(self);
+}
+
+static void
+on_range_changed(FsvWindow *self)
+{
+	details_update(self);
+}
+
+static void
+status_update(FsvWindow *self)
+{
+	guint64 a, b;
+	g_autofree char *text = NULL;
+	const char *status = fsv_timeline_get_status(self->timeline);
+
+	if (self->trace && fsv_timeline_get_measure(self->timeline, &a, &b)) {
+		g_autofree char *dt = fsv_format_duration(a > b ? a - b : b - a);
+		g_autofree char *ta = fsv_trace_format_time(self->trace, MIN(a, b));
+		g_autofree char *tb = fsv_trace_format_time(self->trace, MAX(a, b));
+
+		text = g_strdup_printf("Δt = %s (%s → %s)%s%s", dt, ta, tb, *status ? "    " : "",
+				       status);
+	} else {
+		text = g_strdup(*status ? status
+					: "Scroll: zoom · drag: pan · shift+drag: range · "
+					  "ctrl+click or M: measure · ? : shortcuts");
+	}
+	gtk_label_set_text(self->status_label, text);
+}
+
+static void
+on_measure_changed(FsvWindow *self)
+{
+	status_update(self);
+}
+
+static void
+on_timeline_status(FsvWindow *self)
+{
+	status_update(self);
+}
+
+/* --- Search -------------------------------------------------------------------------------- */
+
+static void
+on_search_changed(FsvWindow *self)
+{
+	const char *text = gtk_editable_get_text(GTK_EDITABLE(self->search_entry));
+	g_autoptr(GError) error = NULL;
+	FsvFilter filter = {0};
+
+	if (*text && !fsv_filter_parse(text, &filter, &error)) {
+		gtk_widget_add_css_class(GTK_WIDGET(self->search_entry), "error");
+		gtk_widget_set_tooltip_text(GTK_WIDGET(self->search_entry), error->message);
+		return;
+	}
+	gtk_widget_remove_css_class(GTK_WIDGET(self->search_entry), "error");
+	gtk_widget_set_tooltip_text(
+	    GTK_WIDGET(self->search_entry),
+	    "Filter (Ctrl+F): fence=HANDLE value=N queue=HANDLE pid=N, or a "
+	    "bare fence handle; Enter selects the next match");
+	self->filter = filter;
+	fsv_timeline_set_filter(self->timeline, &filter);
+}
+
+static void
+on_search_stopped(FsvWindow *self)
+{
+	gtk_editable_set_text(GTK_EDITABLE(self->search_entry), "");
+	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+}
+
+/* Enter: selects the next op matching the filter after the selected one, wrapping around, and
+ * brings it into view at the current zoom. */
+static void
+on_search_activate(FsvWindow *self)
+{
+	FsvItem selection;
+	guint64 from;
+	guint32 next = FSV_INDEX_NONE;
+	g_autoptr(GArray) found = NULL;
+	const FsvOp *op;
+	const FsvView *view;
+	guint64 span, centre;
+
+	if (self->trace == NULL || !fsv_filter_is_active(&self->filter))
+		return;
+	fsv_timeline_get_selection(self->timeline, &selection);
+	from = fsv_trace_get_begin_ns(self->trace);
+	if (selection.kind == FSV_ITEM_OP)
+		from = fsv_trace_get_op(self->trace, selection.index)->begin_ns;
+	found = fsv_trace_find_ops(self->trace, &self->filter, from, G_MAXUINT64 - 1, SEARCH_BATCH);
+	for (guint i = 0; i < found->len && next == FSV_INDEX_NONE; i++) {
+		guint32 candidate = g_array_index(found, guint32, i);
+
+		if (selection.kind != FSV_ITEM_OP)
+			next = candidate;
+		else if (candidate == selection.index && i + 1 < found->len)
+			next = g_array_index(found, guint32, i + 1);
+	}
+	if (next == FSV_INDEX_NONE && found->len > 0 &&
+	    (selection.kind != FSV_ITEM_OP || g_array_index(found, guint32, 0) != selection.index))
+		next = g_array_index(found, guint32, 0);
+	if (next == FSV_INDEX_NONE) {
+		g_clear_pointer(&found, g_array_unref);
+		found = fsv_trace_find_ops(self->trace, &self->filter, 0, G_MAXUINT64 - 1, 1);
+		if (found->len == 0) {
+			gtk_widget_error_bell(GTK_WIDGET(self));
+			return;
+		}
+		next = g_array_index(found, guint32, 0);
+	}
+	fsv_timeline_select_op(self->timeline, next);
+	op = fsv_trace_get_op(self->trace, next);
+	view = fsv_timeline_get_view(self->timeline);
+	if (op->begin_ns < fsv_view_get_begin_ns(view) ||
+	    op->begin_ns > fsv_view_get_end_ns(view)) {
+		span = fsv_view_get_end_ns(view) - fsv_view_get_begin_ns(view);
+		centre = op->begin_ns / 2 + op->end_ns / 2;
+		fsv_timeline_set_visible_range(self->timeline,
+					       centre > span / 2 ? centre - span / 2 : 0,
+					       (centre > span / 2 ? centre - span / 2 : 0) + span);
+	}
+}
+
+/* --- Actions ------------------------------------------------------------------------------- */
+
+static void
+chooser_response(GtkNativeDialog *dialog, int response, FsvWindow *self)
+{
+	if (response == GTK_RESPONSE_ACCEPT) {
+		g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+
+		if (file)
+			fsv_window_open(self, file);
+	}
+	g_clear_object(&self->chooser);
+}
+
+static void
+open_activated(GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+	FsvWindow *self = user_data;
+
+	(void) action;
+	(void) parameter;
+	if (self->chooser)
+		return;
+	/* GTK 4.8 has no GtkFileDialog (4.10); the native chooser uses the portal when there
+	 * is one. */
+	self->chooser =
+	    gtk_file_chooser_native_new("Open Trace Folder", GTK_WINDOW(self),
+					GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Open", "_Cancel");
+	g_signal_connect(self->chooser, "response", G_CALLBACK(chooser_response), self);
+	gtk_native_dialog_show(GTK_NATIVE_DIALOG(self->chooser));
+}
+
+static void
+open_recent_activated(GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+	g_autoptr(GFile) file = g_file_new_for_uri(g_variant_get_string(parameter, NULL));
+
+	(void) action;
+	fsv_window_open(FSV_WINDOW(user_data), file);
+}
+
+static void
+fit_activated(GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+	(void) action;
+	(void) parameter;
+	fsv_timeline_fit(FSV_WINDOW(user_data)->timeline);
+}
+
+static void
+find_activated(GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+	(void) action;
+	(void) parameter;
+	gtk_widget_grab_focus(GTK_WIDGET(FSV_WINDOW(user_data)->search_entry));
+}
+
+static void
+cancel_load_activated(GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+	(void) action;
+	(void) parameter;
+	on_cancel_clicked(FSV_WINDOW(user_data));
+}
+
+static void
+close_activated(GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+	(void) action;
+	(void) parameter;
+	gtk_window_close(GTK_WINDOW(user_data));
+}
+
+static gint
+compare_recent(gconstpointer a, gconstpointer b)
+{
+	GDateTime *ta = gtk_recent_info_get_modified((GtkRecentInfo *) a);
+	GDateTime *tb = gtk_recent_info_get_modified((GtkRecentInfo *) b);
+
+	return -g_date_time_compare(ta, tb);
+}
+
+/* The recent menu is rebuilt each time it opens: the recent list is shared by every window and
+ * every run. */
+static void
+recent_menu_create(GtkMenuButton *button, gpointer user_data)
+{
+	g_autoptr(GMenu) menu = g_menu_new();
+	GList *items = gtk_recent_manager_get_items(gtk_recent_manager_get_default());
+	guint n = 0;
+
+	(void) user_data;
+	items = g_list_sort(items, compare_recent);
+	for (GList *l = items; l && n < RECENT_MAX; l = l->next) {
+		GtkRecentInfo *info = l->data;
+		g_autoptr(GMenuItem) item = NULL;
+		g_autofree char *label = NULL;
+
+		if (!gtk_recent_info_has_application(info, RECENT_APP_NAME) ||
+		    !gtk_recent_info_exists(info))
+			continue;
+		label = g_strdup(gtk_recent_info_get_display_name(info));
+		item = g_menu_item_new(label, NULL);
+		g_menu_item_set_action_and_target(item, "win.open-recent", "s",
+						  gtk_recent_info_get_uri(info));
+		g_menu_append_item(menu, item);
+		n++;
+	}
+	g_list_free_full(items, (GDestroyNotify) gtk_recent_info_unref);
+	if (n == 0)
+		g_menu_append(menu, "No recent traces", "win.no-recent");
+	gtk_menu_button_set_menu_model(button, G_MENU_MODEL(menu));
+}
+
+/* --- Drag and drop ------------------------------------------------------------------------- */
+
+static gboolean
+on_drop(GtkDropTarget *target, const GValue *value, double x, double y, FsvWindow *self)
+{
+	GFile *file = NULL;
+
+	(void) target;
+	(void) x;
+	(void) y;
+	if (G_VALUE_HOLDS(value, GDK_TYPE_FILE_LIST)) {
+		GSList *files = gdk_file_list_get_files(g_value_get_boxed(value));
+
+		file = files ? files->data : NULL;
+		g_slist_free(files);
+	} else if (G_VALUE_HOLDS(value, G_TYPE_FILE)) {
+		file = g_value_get_object(value);
+	}
+	if (file == NULL)
+		return FALSE;
+	fsv_window_open(self, file);
+	return TRUE;
+}
+
+/* --- Test accessors ------------------------------------------------------------------------ */
+
+FsvTimeline *
+_fsv_window_get_timeline(FsvWindow *self)
+{
+	return self->timeline;
+}
+
+gboolean
+_fsv_window_is_loading(FsvWindow *self)
+{
+	return self->load_task != NULL;
+}
+
+const char *
+_fsv_window_get_error(FsvWindow *self)
+{
+	if (!gtk_revealer_get_reveal_child(self->error_revealer))
+		return NULL;
+	return gtk_label_get_text(self->error_label);
+}
+
+char *
+_fsv_window_dup_details_text(FsvWindow *self)
+{
+	GString *text = g_string_new(NULL);
+
+	for (guint row = 0; row < self->details_rows; row++) {
+		GtkWidget *key = gtk_grid_get_child_at(self->details_grid, 0, (int) row);
+		GtkWidget *value = gtk_grid_get_child_at(self->details_grid, 1, (int) row);
+
+		if (key && value && key != value)
+			g_string_append_printf(text, "%s: %s\n", gtk_label_get_text(GTK_LABEL(key)),
+					       gtk_label_get_text(GTK_LABEL(value)));
+		else if (key)
+			g_string_append_printf(text, "%s\n", gtk_label_get_text(GTK_LABEL(key)));
+	}
+	return g_string_free(text, FALSE);
+}
+
+const char *
+_fsv_window_get_status(FsvWindow *self)
+{
+	return gtk_label_get_text(self->status_label);
+}
+
+void
+_fsv_window_set_search_text(FsvWindow *self, const char *text)
+{
+	gtk_editable_set_text(GTK_EDITABLE(self->search_entry), text);
+	on_search_changed(self);
+}
+
+void
+_fsv_window_activate_search(FsvWindow *self)
+{
+	on_search_activate(self);
+}
+
+gboolean
+_fsv_window_search_has_error(FsvWindow *self)
+{
+	return gtk_widget_has_css_class(GTK_WIDGET(self->search_entry), "error");
+}
+
+/* --- GObject ------------------------------------------------------------------------------- */
+
+FsvWindow *
+fsv_window_new(GtkApplication *application)
+{
+	return g_object_new(FSV_TYPE_WINDOW, "application", application, NULL);
+}
+
+static void
+fsv_window_dispose(GObject *object)
+{
+	FsvWindow *self = FSV_WINDOW(object);
+
+	if (self->load_cancellable)
+		g_cancellable_cancel(self->load_cancellable);
+	g_clear_object(&self->load_cancellable);
+	g_clear_object(&self->load_task);
+	g_clear_handle_id(&self->progress_source, g_source_remove);
+	if (self->chooser)
+		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
+	g_clear_object(&self->chooser);
+	g_clear_pointer(&self->trace, fsv_trace_unref);
+	gtk_widget_dispose_template(GTK_WIDGET(self), FSV_TYPE_WINDOW);
+	G_OBJECT_CLASS(fsv_window_parent_class)->dispose(object);
+}
+
+static void
+fsv_window_class_init(FsvWindowClass *klass)
+{
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+
+	object_class->dispose = fsv_window_dispose;
+	g_type_ensure(FSV_TYPE_TIMELINE);
+	gtk_widget_class_set_template_from_resource(widget_class,
+						    "/org/fencescope/Viewer/fsv-window.ui");
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, recent_button);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, search_entry);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, progress_revealer);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, progress_label);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, progress_bar);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, error_revealer);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, error_label);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, stack);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, timeline);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, status_label);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, details_grid);
+	gtk_widget_class_bind_template_callback(widget_class, on_cancel_clicked);
+	gtk_widget_class_bind_template_callback(widget_class, on_error_dismissed);
+	gtk_widget_class_bind_template_callback(widget_class, on_selection_changed);
+	gtk_widget_class_bind_template_callback(widget_class, on_range_changed);
+	gtk_widget_class_bind_template_callback(widget_class, on_measure_changed);
+	gtk_widget_class_bind_template_callback(widget_class, on_timeline_status);
+	gtk_widget_class_bind_template_callback(widget_class, on_search_changed);
+	gtk_widget_class_bind_template_callback(widget_class, on_search_stopped);
+	gtk_widget_class_bind_template_callback(widget_class, on_search_activate);
+}
+
+static void
+load_style_once(void)
+{
+	static gsize once;
+
+	if (g_once_init_enter(&once)) {
+		g_autoptr(GtkCssProvider) provider = gtk_css_provider_new();
+
+		gtk_css_provider_load_from_resource(provider, "/org/fencescope/Viewer/style.css");
+		gtk_style_context_add_provider_for_display(gdk_display_get_default(),
+							   GTK_STYLE_PROVIDER(provider),
+							   GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+		gtk_icon_theme_add_resource_path(
+		    gtk_icon_theme_get_for_display(gdk_display_get_default()),
+		    "/org/fencescope/Viewer/icons");
+		g_once_init_leave(&once, 1);
+	}
+}
+
+static void
+fsv_window_init(FsvWindow *self)
+{
+	static const GActionEntry entries[] = {
+	    {.name = "open", .activate = open_activated},
+	    {.name = "open-recent", .activate = open_recent_activated, .parameter_type = "s"},
+	    {.name = "fit", .activate = fit_activated},
+	    {.name = "find", .activate = find_activated},
+	    {.name = "close", .activate = close_activated},
+	    {.name = "cancel-load", .activate = cancel_load_activated},
+	};
+	GtkDropTarget *drop;
+	GType types[] = {GDK_TYPE_FILE_LIST, G_TYPE_FILE};
+
+	load_style_once();
+	gtk_widget_init_template(GTK_WIDGET(self));
+	g_action_map_add_action_entries(G_ACTION_MAP(self), entries, G_N_ELEMENTS(entries), self);
+	gtk_menu_button_set_create_popup_func(self->recent_button, recent_menu_create, NULL, NULL);
+	gtk_search_entry_set_key_capture_widget(self->search_entry, NULL);
+
+	drop = gtk_drop_target_new(G_TYPE_INVALID, GDK_ACTION_COPY);
+	gtk_drop_target_set_gtypes(drop, types, G_N_ELEMENTS(types));
+	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
+	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));
+
+	gtk_stack_set_visible_child_name(self->stack, "empty");
+	status_update(self);
+}
