@@ -24,6 +24,9 @@ int fs_export_main(int argc, char **argv);
 /* `fencescope report`: analyzes a trace into a text, JSON or CSV report (docs/report-schema.md). */
 int fs_report_main(int argc, char **argv);
 
+/* `fencescope render`: draws the viewer's timeline to PNG, SVG or PDF (docs/viewer.md). */
+int fs_render_main(int argc, char **argv);
+
 /* Prints "fencescope SUBCOMMAND: message" on stderr (printf-style). */
 void fs_error(const char *subcommand, const char *format, ...)
     __attribute__((format(printf, 2, 3)));

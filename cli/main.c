@@ -23,6 +23,7 @@ static const struct {
     {"record", fs_record_main, "record a scenario or a command in a real LTTng session"},
     {"report", fs_report_main, "analyze a trace: latency, longest waits, losses, anomalies"},
     {"export", fs_export_main, "write a trace's fence timeline to SQLite or Perfetto JSON"},
+    {"render", fs_render_main, "draw a trace's timeline to PNG, SVG or PDF, without a display"},
 };
 
 void

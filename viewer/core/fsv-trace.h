@@ -65,8 +65,8 @@ typedef struct {
 	guint32 adapter_id, engine_id, process_id; /* UINT32_MAX when not applicable */
 	guint64 hwqueue_handle, context_handle, fence_global_handle; /* 0 when not applicable */
 	/* Boxes of one row may overlap in time (a queue holds many queued operations at once):
-	 * they are spread over lane_count lanes (1 ≤ lane_count ≤ FSV_MAX_LANES), the last lane
-	 * taking the overflow. */
+	 * they are spread over lane_count lanes (1 ≤ lane_count ≤ FSV_MAX_LANES); when every lane
+	 * is busy, the lane that frees first takes the item (boxes then overlap in that lane). */
 	guint lane_count;
 	guint32 op_count, packet_count, marker_count;
 } FsvRow;

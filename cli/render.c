@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `fencescope render TRACE -o out.png|svg|pdf`: draws the viewer's timeline without a display,
+ * with the same code the GTK viewer draws with (viewer/core fsv_render_draw) on a cairo image,
+ * SVG or PDF surface — for reports and CI. The format follows the output's extension.
+ *
+ * Exit status: 0 written; 1 the trace is damaged (what was read is drawn, marked partial) or
+ * the file cannot be written; 2 bad usage or an unreadable trace.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "fsa/report.h"
+#include "fsv-render.h"
+#include "fsv-trace.h"
+#include "fsv-view.h"
+
+#include "cli.h"
+
+#define RENDER_COMMAND "render"
+
+static void
+on_progress(guint64 events, double fraction, gpointer user_data)
+{
+	(void) user_data;
+	if (fraction >= 0)
+		fprintf(stderr, "\rfencescope render: reading… %3.0f%% (%" PRIu64 " events)",
+			fraction * 100, events);
+	else
+		fprintf(stderr, "\rfencescope render: reading… %" PRIu64 " events", events);
+}
+
+static guint64
+resolve(const FsvTrace *trace, const struct fsa_report_time *t, guint64 unset)
+{
+	if (!t->is_set)
+		return unset;
+	return t->is_relative ? fsv_trace_get_begin_ns(trace) + t->ns : t->ns;
+}
+
+int
+fs_render_main(int argc, char **argv)
+{
+	g_autofree char *out_path = NULL;
+	g_autofree char *begin_text = NULL;
+	g_autofree char *end_text = NULL;
+	g_autofree char *filter_text = NULL;
+	gint width = 1600, height = 0;
+	gint64 select_op = -1;
+	gboolean is_quiet = FALSE, show_fences = FALSE, no_legend = FALSE;
+	struct fsa_report_time begin = {0}, end = {0};
+	g_auto(GStrv) rest = NULL;
+	g_autoptr(GOptionContext) context = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FsvTrace) trace = NULL;
+	g_autoptr(FsvView) view = NULL;
+	FsvRenderOptions options;
+	FsvRenderFormat format;
+	guint64 b, e;
+	const GOptionEntry entries[] = {
+	    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out_path,
+	     "Write FILE; .png, .svg or .pdf chooses the format", "FILE"},
+	    {"begin", 0, 0, G_OPTION_ARG_STRING, &begin_text,
+	     "Left edge: trace ns, a duration (2.5ms), or +DURATION from the first event "
+	     "(default: the trace's start)",
+	     "TIME"},
+	    {"end", 0, 0, G_OPTION_ARG_STRING, &end_text, "Right edge (default: the trace's end)",
+	     "TIME"},
+	    {"width", 'W', 0, G_OPTION_ARG_INT, &width, "Width in pixels (default 1600)", "PX"},
+	    {"height", 'H', 0, G_OPTION_ARG_INT, &height,
+	     "Height in pixels (default: every row, at most 4000)", "PX"},
+	    {"select-op", 0, 0, G_OPTION_ARG_INT64, &select_op,
+	     "Select the fence operation with this analyzer op id: highlight it and draw its "
+	     "dependency arrows",
+	     "ID"},
+	    {"filter", 0, 0, G_OPTION_ARG_STRING, &filter_text,
+	     "Fade operations not matching 'fence=H value=V queue=H pid=P'", "TERMS"},
+	    {"fences", 0, 0, G_OPTION_ARG_NONE, &show_fences,
+	     "Expand the fence rows (CurrentValue steps)", NULL},
+	    {"no-legend", 0, 0, G_OPTION_ARG_NONE, &no_legend, "Leave the legend out", NULL},
+	    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &is_quiet, "No progress on stderr", NULL},
+	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "TRACE"},
+	    {NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+
+	context = g_option_context_new("TRACE — draw a trace's timeline to PNG, SVG or PDF");
+	g_set_prgname("fencescope " RENDER_COMMAND);
+	g_option_context_set_summary(
+	    context, "Draws the timeline the viewer shows (fencescope-view) without a display:\n"
+		     "hardware queues with their fence wait and signal boxes, packets, doorbell\n"
+		     "rings, preemption / TDR / fault markers and lost data (docs/viewer.md).");
+	g_option_context_add_main_entries(context, entries, NULL);
+	if (!g_option_context_parse(context, &argc, &argv, &error)) {
+		fs_error(RENDER_COMMAND, "%s", error->message);
+		return FS_EXIT_USAGE;
+	}
+	if (!rest || !rest[0] || rest[1]) {
+		fs_error(RENDER_COMMAND, "give exactly one TRACE; see 'fencescope render --help'");
+		return FS_EXIT_USAGE;
+	}
+	if (!out_path) {
+		fs_error(RENDER_COMMAND, "give -o FILE (.png, .svg or .pdf)");
+		return FS_EXIT_USAGE;
+	}
+	if (!fsv_render_format_from_path(out_path, &format)) {
+		fs_error(RENDER_COMMAND, "%s: the name must end in .png, .svg or .pdf", out_path);
+		return FS_EXIT_USAGE;
+	}
+	if (width < 320 || width > 16384 || (height != 0 && (height < 100 || height > 16384))) {
+		fs_error(RENDER_COMMAND, "--width must be 320…16384 and --height 100…16384 pixels");
+		return FS_EXIT_USAGE;
+	}
+	for (int i = 0; i < 2; i++) {
+		const char *text = i == 0 ? begin_text : end_text;
+		char *why = NULL;
+
+		if (text && fsa_report_parse_time(text, i == 0 ? &begin : &end, &why) != FSA_OK) {
+			fs_error(RENDER_COMMAND, "--%s %s: %s", i == 0 ? "begin" : "end", text,
+				 why ? why : "not a time");
+			free(why);
+			return FS_EXIT_USAGE;
+		}
+	}
+	fsv_render_options_init(&options);
+	if (filter_text && !fsv_filter_parse(filter_text, &options.filter, &error)) {
+		fs_error(RENDER_COMMAND, "--filter: %s", error->message);
+		return FS_EXIT_USAGE;
+	}
+
+	trace = fsv_trace_load(rest[0], !is_quiet && isatty(STDERR_FILENO) ? on_progress : NULL,
+			       NULL, NULL, &error);
+	if (!is_quiet && isatty(STDERR_FILENO))
+		fputs("\r\033[K", stderr);
+	if (!trace) {
+		fs_error(RENDER_COMMAND, "%s", error->message);
+		return FS_EXIT_USAGE;
+	}
+	b = resolve(trace, &begin, fsv_trace_get_begin_ns(trace));
+	e = resolve(trace, &end, fsv_trace_get_end_ns(trace));
+	if (e <= b) {
+		fs_error(RENDER_COMMAND, "--end must be after --begin");
+		return FS_EXIT_USAGE;
+	}
+	view = fsv_view_new(trace);
+	for (guint32 r = 0; show_fences && r < fsv_trace_get_row_count(trace); r++)
+		if (fsv_trace_get_row(trace, r)->kind == FSV_ROW_FENCE_GROUP)
+			fsv_view_set_row_expanded(view, r, true);
+	if (height == 0)
+		height = CLAMP(fsv_view_get_ruler_height(view) + fsv_view_get_content_height(view) +
+				   (no_legend ? 8 : 150),
+			       240, 4000);
+	fsv_view_set_size(view, width, height);
+	if (begin.is_set || end.is_set)
+		fsv_view_set_range(view, b, e);
+	else
+		fsv_view_fit(view);
+	if (select_op >= 0) {
+		guint32 op = fsv_trace_find_op_by_id(trace, (guint64) select_op);
+
+		if (op == FSV_INDEX_NONE) {
+			fs_error(RENDER_COMMAND,
+				 "--select-op %" G_GINT64_FORMAT ": no such op in %s", select_op,
+				 rest[0]);
+			return FS_EXIT_USAGE;
+		}
+		options.selection = (FsvItem){FSV_ITEM_OP, op, fsv_trace_get_op(trace, op)->row};
+	}
+	options.show_legend = !no_legend;
+	if (!fsv_render_to_file(trace, view, &options, format, out_path, &error)) {
+		fs_error(RENDER_COMMAND, "%s", error->message);
+		return FS_EXIT_FAILURE;
+	}
+	if (fsv_trace_get_partial_error(trace)) {
+		fs_error(RENDER_COMMAND, "%s (drawn up to the damage)",
+			 fsv_trace_get_partial_error(trace));
+		return FS_EXIT_FAILURE;
+	}
+	return FS_EXIT_OK;
+}

@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewer/core: words for what the timeline shows — every field of an op, packet, marker, loss
+ * or fence step for the details panel and tooltips (with durations, and times both on the trace
+ * clock and in GPU ticks), one-line titles, duration formatting with adaptive units, and the
+ * search filter (fsv-trace.h). It only reads a loaded FsvTrace.
+ */
+#include "fsv-trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fencescope-tp-enums.h"
+
+char *
+fsv_format_duration(guint64 ns)
+{
+	if (ns == FSV_TIME_NONE)
+		return g_strdup("—");
+	if (ns < 1000)
+		return g_strdup_printf("%" PRIu64 " ns", ns);
+	if (ns < 1000000)
+		return g_strdup_printf("%.3f µs", (double) ns / 1e3);
+	if (ns < 1000000000)
+		return g_strdup_printf("%.3f ms", (double) ns / 1e6);
+	return g_strdup_printf("%.3f s", (double) ns / 1e9);
+}
+
+char *
+fsv_trace_format_time(const FsvTrace *trace, guint64 ns)
+{
+	guint64 base = fsv_trace_get_begin_ns(trace);
+	g_autofree char *d = NULL;
+
+	if (ns == FSV_TIME_NONE)
+		return g_strdup("—");
+	if (ns < base)
+		return g_strdup_printf("−%s", (d = fsv_format_duration(base - ns)));
+	return g_strdup_printf("+%s", (d = fsv_format_duration(ns - base)));
+}
+
+/* Names and values, appended in pairs. */
+static void
+add(GPtrArray *out, const char *name, char *value)
+{
+	g_ptr_array_add(out, g_strdup(name));
+	g_ptr_array_add(out, value);
+}
+
+/* "+1.234 ms (1234567890 ns, GPU 123456)": relative, absolute and GPU ticks when known. */
+static char *
+format_time_full(const FsvTrace *t, guint64 ns, guint32 adapter_id, guint64 raw_gpu)
+{
+	g_autofree char *rel = NULL;
+	guint64 gpu = 0;
+
+	if (ns == FSV_TIME_NONE)
+		return g_strdup("unknown");
+	rel = fsv_trace_format_time(t, ns);
+	if (raw_gpu != 0)
+		return g_strdup_printf("%s (%" PRIu64 " ns; GPU %" PRIu64 " ticks)", rel, ns,
+				       raw_gpu);
+	if (adapter_id != UINT32_MAX && fsv_trace_trace_to_gpu(t, adapter_id, ns, &gpu))
+		return g_strdup_printf("%s (%" PRIu64 " ns; GPU ≈%" PRIu64 " ticks)", rel, ns, gpu);
+	return g_strdup_printf("%s (%" PRIu64 " ns)", rel, ns);
+}
+
+static void
+add_time(GPtrArray *out, const FsvTrace *t, const char *name, guint64 ns, guint32 adapter_id,
+	 guint64 raw_gpu)
+{
+	if (ns != FSV_TIME_NONE)
+		add(out, name, format_time_full(t, ns, adapter_id, raw_gpu));
+}
+
+static void
+add_duration(GPtrArray *out, const char *name, guint64 a, guint64 b)
+{
+	if (a != FSV_TIME_NONE && b != FSV_TIME_NONE && b >= a)
+		add(out, name, fsv_format_duration(b - a));
+}
+
+static const char *
+cpu_wait_result_name(guint8 r)
+{
+	switch (r) {
+	case FSTP_CPU_WAIT_RESULT_SATISFIED:
+		return "satisfied";
+	case FSTP_CPU_WAIT_RESULT_TIMEOUT:
+		return "timeout";
+	case FSTP_CPU_WAIT_RESULT_DEVICE_LOST:
+		return "device lost";
+	case FSTP_CPU_WAIT_RESULT_FENCE_DESTROYED:
+		return "fence destroyed";
+	case FSTP_CPU_WAIT_RESULT_CANCELLED:
+		return "cancelled";
+	default:
+		return "unknown";
+	}
+}
+
+static char *
+process_name(const FsvTrace *t, guint32 pid)
+{
+	const struct fsa_process_info *p = fsv_trace_find_process(t, pid);
+
+	if (p && p->name && p->name[0])
+		return g_strdup_printf("%" PRIu32 " (%s)", pid, p->name);
+	return g_strdup_printf("%" PRIu32, pid);
+}
+
+static void
+describe_op(const FsvTrace *t, guint32 index, GPtrArray *out)
+{
+	const FsvOp *o = fsv_trace_get_op(t, index);
+	guint n = 0;
+	const guint32 *edges = fsv_trace_get_op_edges(t, index, &n);
+	bool is_wait = o->kind == FSA_OP_WAIT;
+
+	add(out, "Operation", g_strdup(fsa_op_kind_name(o->kind)));
+	add(out, "State", g_strdup(fsa_op_state_name(o->state)));
+	add(out, "Source", g_strdup(fsa_op_source_name(o->source)));
+	add(out, "Op id", g_strdup_printf("%" PRIu64, o->id));
+	if (o->hwqueue_handle)
+		add(out, "HWQueue", g_strdup_printf("0x%" PRIx64, o->hwqueue_handle));
+	add(out, "Process", process_name(t, o->process_id));
+	if (o->adapter_id != UINT32_MAX)
+		add(out, "Adapter", g_strdup_printf("%" PRIu32, o->adapter_id));
+	if (o->engine_id != UINT32_MAX)
+		add(out, "Engine", g_strdup_printf("%" PRIu32, o->engine_id));
+	add(out, "Fence",
+	    g_strdup_printf("0x%" PRIx64 " (global 0x%" PRIx64 ")", o->fence_handle,
+			    o->fence_global_handle));
+	add(out, "Value", g_strdup_printf("%" PRIu64, o->fence_value));
+	if (o->source != FSA_SRC_CPU)
+		add(out, "Progress value", g_strdup_printf("%" PRIu64, o->progress_value));
+	add_time(out, t, "Queued", o->queued_ns, o->adapter_id, 0);
+	if (is_wait && o->observed_ns != FSV_TIME_NONE)
+		add_time(out, t, "Reached on GPU", o->observed_ns, o->adapter_id,
+			 o->observed_gpu_ts);
+	add_time(out, t, is_wait ? "Unblocked" : "Executed", o->op_end_ns, o->adapter_id,
+		 o->end_gpu_ts);
+	if (o->state == FSA_OP_INFERRED) {
+		add_time(out, t, "Inferred after", o->begin_ns, o->adapter_id, 0);
+		add_time(out, t, "Inferred before", o->end_ns, o->adapter_id, 0);
+	}
+	if (o->state == FSA_OP_OBSERVED || o->state == FSA_OP_UNQUEUED) {
+		add_duration(out, "Duration", o->queued_ns, o->op_end_ns);
+		if (is_wait && o->observed_ns != FSV_TIME_NONE) {
+			add_duration(out, "Queued phase", o->queued_ns, o->observed_ns);
+			add_duration(out, "Stalled on GPU", o->observed_ns, o->op_end_ns);
+		}
+	} else if (o->state == FSA_OP_NEVER_COMPLETED) {
+		add(out, "Duration", g_strdup("never completed (open at the end of the trace)"));
+	}
+	if (o->log_position != UINT64_MAX && o->source == FSA_SRC_USER_MODE_QUEUE)
+		add(out, "Log position", g_strdup_printf("%" PRIu64, o->log_position));
+	if (o->source == FSA_SRC_CPU && is_wait) {
+		add(out, "Wait result", g_strdup(cpu_wait_result_name(o->cpu_wait_result)));
+		add(out, "Observed value", g_strdup_printf("%" PRIu64, o->observed_value));
+	}
+	if (is_wait) {
+		if (o->signal_op != FSV_INDEX_NONE) {
+			const FsvOp *s = fsv_trace_get_op(t, o->signal_op);
+
+			add(out, "Released by",
+			    g_strdup_printf("signal op %" PRIu64 " (value %" PRIu64 ")", s->id,
+					    s->fence_value));
+		} else {
+			add(out, "Released by", g_strdup("unknown"));
+		}
+	} else {
+		add(out, "Waits released", g_strdup_printf("%u", n));
+		for (guint i = 0; i < n && i < 8; i++) {
+			const FsvOp *w = fsv_trace_get_op(t, edges[i]);
+
+			add(out, "  Wait",
+			    g_strdup_printf("op %" PRIu64 " on 0x%" PRIx64 " (≥ %" PRIu64 ")",
+					    w->id, w->hwqueue_handle, w->fence_value));
+		}
+	}
+}
+
+static void
+describe_packet(const FsvTrace *t, guint32 index, GPtrArray *out)
+{
+	const FsvPacket *p = fsv_trace_get_packet(t, index);
+
+	add(out, "Packet", g_strdup_printf("%" PRIu64, p->packet_id));
+	add(out, "Status", g_strdup(fsa_packet_status_name(p->status)));
+	add(out, "Kind",
+	    g_strdup(p->is_paging      ? "paging"
+		     : p->is_user_mode ? "ring submission (user mode)"
+				       : "DMA packet"));
+	if (p->hwqueue_handle)
+		add(out, "HWQueue", g_strdup_printf("0x%" PRIx64, p->hwqueue_handle));
+	add(out, "Adapter", g_strdup_printf("%" PRIu32, p->adapter_id));
+	add(out, "Engine", g_strdup_printf("%" PRIu32, p->engine_id));
+	add(out, "Progress value", g_strdup_printf("%" PRIu64, p->progress_value));
+	if (p->resubmission_of)
+		add(out, "Resubmission of", g_strdup_printf("%" PRIu64, p->resubmission_of));
+	add_time(out, t, "Queued", p->queued_ns, p->adapter_id, 0);
+	add_time(out, t, "Started", p->start_ns, p->adapter_id, p->start_gpu_ts);
+	add_time(out, t, "Ended", p->end_ns, p->adapter_id, p->end_gpu_ts);
+	add_duration(out, "Waited before start", p->queued_ns, p->start_ns);
+	add_duration(out, "Ran for", p->start_ns, p->end_ns);
+}
+
+static void
+describe_marker(const FsvTrace *t, guint32 index, GPtrArray *out)
+{
+	const FsvMarker *m = fsv_trace_get_marker(t, index);
+
+	add(out, "Marker", g_strdup(fsa_marker_kind_name(m->kind)));
+	add_time(out, t, "Begin", m->begin_ns, m->adapter_id, 0);
+	if (m->end_ns != m->begin_ns || m->is_open) {
+		add_time(out, t, "End", m->end_ns, m->adapter_id, 0);
+		if (m->is_open)
+			add(out, "Duration", g_strdup("still open at the end of the trace"));
+		else
+			add_duration(out, "Duration", m->begin_ns, m->end_ns);
+	}
+	if (m->hwqueue_handle)
+		add(out, "HWQueue", g_strdup_printf("0x%" PRIx64, m->hwqueue_handle));
+	if (m->context_handle)
+		add(out, "Context", g_strdup_printf("0x%" PRIx64, m->context_handle));
+	if (m->doorbell_handle)
+		add(out, "Doorbell", g_strdup_printf("0x%" PRIx64, m->doorbell_handle));
+	if (m->other_handle)
+		add(out, "Other handle", g_strdup_printf("0x%" PRIx64, m->other_handle));
+	if (m->adapter_id != UINT32_MAX)
+		add(out, "Adapter", g_strdup_printf("%" PRIu32, m->adapter_id));
+	if (m->engine_id != UINT32_MAX)
+		add(out, "Engine", g_strdup_printf("%" PRIu32, m->engine_id));
+	if (m->process_id != UINT32_MAX)
+		add(out, "Process", process_name(t, m->process_id));
+	add(out, "Value", g_strdup_printf("%" PRIu64 " (0x%" PRIx64 ")", m->value, m->value));
+	add(out, "Code", g_strdup_printf("%" PRId64, m->code));
+	if (m->latency_ns != FSV_TIME_NONE && m->kind == FSA_MARK_DOORBELL_CONNECT)
+		add(out, "Reconnect latency", fsv_format_duration(m->latency_ns));
+}
+
+static void
+describe_loss(const FsvTrace *t, guint32 index, GPtrArray *out)
+{
+	const FsvLoss *l = fsv_trace_get_loss(t, index);
+	const struct fsa_loss *x = &l->loss;
+
+	add(out, "Lost data", g_strdup(fsa_loss_kind_name(x->kind)));
+	switch (x->kind) {
+	case FSA_LOSS_LOG_OVERRUN:
+		add(out, "Entries lost", g_strdup_printf("%" PRIu64, x->count));
+		add(out, "HWQueue", g_strdup_printf("0x%" PRIx64, x->hwqueue_handle));
+		add(out, "Log", g_strdup(x->log_type == FSTP_LOG_TYPE_WAITS ? "waits" : "signals"));
+		add(out, "Positions",
+		    g_strdup_printf("%" PRIu64 " → %" PRIu64, x->cached_position, x->new_position));
+		add(out, "Ops inferred", g_strdup_printf("%" PRIu64, x->inferred_ops));
+		break;
+	case FSA_LOSS_TRACER_EVENTS:
+	case FSA_LOSS_TRACER_PACKETS:
+		add(out,
+		    x->kind == FSA_LOSS_TRACER_EVENTS ? "Events discarded" : "Packets discarded",
+		    x->count ? g_strdup_printf("%" PRIu64, x->count) : g_strdup("unknown"));
+		add(out, "Stream",
+		    g_strdup_printf("%" PRIu64 " (CPU %" PRIu32 ")", x->stream_id, x->cpu_id));
+		break;
+	}
+	add_time(out, t, "From", x->begin_ns, UINT32_MAX, 0);
+	add_time(out, t, "To", x->end_ns, UINT32_MAX, 0);
+	add_duration(out, "Range", x->begin_ns, x->end_ns);
+}
+
+static void
+describe_step(const FsvTrace *t, guint32 row, guint32 index, GPtrArray *out)
+{
+	guint n = 0;
+	const FsvFenceStep *steps = fsv_trace_get_fence_steps(t, row, &n);
+	const FsvRow *r = fsv_trace_get_row(t, row);
+
+	if (index >= n)
+		return;
+	add(out, "Fence", g_strdup_printf("0x%" PRIx64, r->fence_global_handle));
+	add(out, "CurrentValue", g_strdup_printf("%" PRIu64, steps[index].value));
+	add_time(out, t, "From", steps[index].ns, r->adapter_id, 0);
+	if (steps[index].op != FSV_INDEX_NONE)
+		add(out, "Shown by",
+		    g_strdup_printf("op %" PRIu64, fsv_trace_get_op(t, steps[index].op)->id));
+	else
+		add(out, "Shown by", g_strdup("initial value"));
+}
+
+static void
+describe_row(const FsvTrace *t, guint32 index, GPtrArray *out)
+{
+	const FsvRow *r = fsv_trace_get_row(t, index);
+
+	add(out, "Row", g_strdup(r->label));
+	if (r->sublabel[0])
+		add(out, "", g_strdup(r->sublabel));
+	if (r->kind == FSV_ROW_QUEUE) {
+		const struct fsa_queue_info *q = fsv_trace_find_queue(t, r->hwqueue_handle);
+
+		if (q) {
+			add(out, "Waits", g_strdup_printf("%" PRIu64, q->wait_count));
+			add(out, "Signals", g_strdup_printf("%" PRIu64, q->signal_count));
+			add(out, "Packets", g_strdup_printf("%" PRIu64, q->packet_count));
+			add(out, "Ring size",
+			    g_strdup_printf("%" PRIu32 " bytes", q->ring_size_bytes));
+			add(out, "Progress fence",
+			    g_strdup_printf("0x%" PRIx64, q->progress_fence_handle));
+			add_time(out, t, "Created", q->created_ns, UINT32_MAX, 0);
+			add_time(out, t, "Destroyed", q->destroyed_ns, UINT32_MAX, 0);
+		}
+	} else if (r->kind == FSV_ROW_FENCE) {
+		const struct fsa_fence_info *f = fsv_trace_find_fence(t, r->fence_global_handle);
+
+		if (f) {
+			add(out, "Initial value", g_strdup_printf("%" PRIu64, f->initial_value));
+			add(out, "Final value", g_strdup_printf("%" PRIu64, f->final_value));
+			add(out, "Waits", g_strdup_printf("%" PRIu64, f->wait_count));
+			add(out, "Signals", g_strdup_printf("%" PRIu64, f->signal_count));
+		}
+	}
+	add(out, "Operations", g_strdup_printf("%" PRIu32, r->op_count));
+	if (r->packet_count)
+		add(out, "Packets drawn", g_strdup_printf("%" PRIu32, r->packet_count));
+	if (r->marker_count)
+		add(out, "Markers", g_strdup_printf("%" PRIu32, r->marker_count));
+}
+
+char **
+fsv_trace_describe_item(const FsvTrace *trace, const FsvItem *item)
+{
+	g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+
+	g_return_val_if_fail(trace != NULL && item != NULL, NULL);
+	switch (item->kind) {
+	case FSV_ITEM_OP:
+		if (item->index < fsv_trace_get_op_count(trace))
+			describe_op(trace, item->index, out);
+		break;
+	case FSV_ITEM_PACKET:
+		if (item->index < fsv_trace_get_packet_count(trace))
+			describe_packet(trace, item->index, out);
+		break;
+	case FSV_ITEM_MARKER:
+		if (item->index < fsv_trace_get_marker_count(trace))
+			describe_marker(trace, item->index, out);
+		break;
+	case FSV_ITEM_LOSS:
+		if (item->index < fsv_trace_get_loss_count(trace))
+			describe_loss(trace, item->index, out);
+		break;
+	case FSV_ITEM_FENCE_STEP:
+		if (item->row < fsv_trace_get_row_count(trace))
+			describe_step(trace, item->row, item->index, out);
+		break;
+	case FSV_ITEM_ROW:
+		if (item->index < fsv_trace_get_row_count(trace))
+			describe_row(trace, item->index, out);
+		break;
+	case FSV_ITEM_NONE:
+	default:
+		break;
+	}
+	g_ptr_array_set_free_func(out, NULL);
+	g_ptr_array_add(out, NULL);
+	return (char **) g_ptr_array_free(g_steal_pointer(&out), FALSE);
+}
+
+char *
+fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
+{
+	g_return_val_if_fail(trace != NULL && item != NULL, NULL);
+	switch (item->kind) {
+	case FSV_ITEM_OP:
+		if (item->index < fsv_trace_get_op_count(trace)) {
+			const FsvOp *o = fsv_trace_get_op(trace, item->index);
+			const char *state = o->state == FSA_OP_OBSERVED   ? ""
+					    : o->state == FSA_OP_INFERRED ? " (inferred)"
+					    : o->state == FSA_OP_UNQUEUED ? " (unqueued)"
+									  : " (never completed)";
+
+			return o->kind == FSA_OP_WAIT
+				   ? g_strdup_printf("Wait fence 0x%" PRIx64 " ≥ %" PRIu64 "%s",
+						     o->fence_handle, o->fence_value, state)
+				   : g_strdup_printf("Signal fence 0x%" PRIx64 " = %" PRIu64 "%s",
+						     o->fence_handle, o->fence_value, state);
+		}
+		break;
+	case FSV_ITEM_PACKET:
+		if (item->index < fsv_trace_get_packet_count(trace)) {
+			const FsvPacket *p = fsv_trace_get_packet(trace, item->index);
+
+			return g_strdup_printf("Packet %" PRIu64 " (%s)", p->packet_id,
+					       fsa_packet_status_name(p->status));
+		}
+		break;
+	case FSV_ITEM_MARKER:
+		if (item->index < fsv_trace_get_marker_count(trace))
+			return g_strdup(
+			    fsa_marker_kind_name(fsv_trace_get_marker(trace, item->index)->kind));
+		break;
+	case FSV_ITEM_LOSS:
+		if (item->index < fsv_trace_get_loss_count(trace)) {
+			const FsvLoss *l = fsv_trace_get_loss(trace, item->index);
+
+			if (l->loss.kind == FSA_LOSS_LOG_OVERRUN)
+				return g_strdup_printf(
+				    "Fence log overrun: %" PRIu64 " entries lost", l->loss.count);
+			return g_strdup_printf("Tracer discarded %" PRIu64 " %s", l->loss.count,
+					       l->loss.kind == FSA_LOSS_TRACER_EVENTS ? "events"
+										      : "packets");
+		}
+		break;
+	case FSV_ITEM_FENCE_STEP:
+		return g_strdup("CurrentValue");
+	case FSV_ITEM_ROW:
+		if (item->index < fsv_trace_get_row_count(trace))
+			return g_strdup(fsv_trace_get_row(trace, item->index)->label);
+		break;
+	case FSV_ITEM_NONE:
+	default:
+		break;
+	}
+	return g_strdup("");
+}
+
+/* ---- Filter ---------------------------------------------------------------------------- */
+
+bool
+fsv_filter_is_active(const FsvFilter *f)
+{
+	return f && (f->has_fence_handle || f->has_fence_value || f->has_hwqueue || f->has_process);
+}
+
+bool
+fsv_filter_match_op(const FsvFilter *f, const FsvOp *op)
+{
+	if (!fsv_filter_is_active(f))
+		return true;
+	if (f->has_fence_handle && op->fence_handle != f->fence_handle &&
+	    op->fence_global_handle != f->fence_handle)
+		return false;
+	if (f->has_fence_value && op->fence_value != f->fence_value)
+		return false;
+	if (f->has_hwqueue && op->hwqueue_handle != f->hwqueue_handle)
+		return false;
+	if (f->has_process && op->process_id != f->process_id)
+		return false;
+	return true;
+}
+
+static bool
+parse_u64(const char *text, guint64 *out)
+{
+	char *end = NULL;
+
+	if (!text[0] || text[0] == '-')
+		return false;
+	errno = 0;
+	*out = g_ascii_strtoull(text, &end, 0);
+	return errno == 0 && end && *end == '\0';
+}
+
+bool
+fsv_filter_parse(const char *text, FsvFilter *filter, GError **error)
+{
+	g_auto(GStrv) terms = NULL;
+	FsvFilter f = {0};
+
+	g_return_val_if_fail(text != NULL && filter != NULL, false);
+	terms = g_strsplit_set(text, " \t,", -1);
+	for (guint i = 0; terms[i]; i++) {
+		const char *term = terms[i], *eq = strchr(term, '=');
+		g_autofree char *key = NULL;
+		guint64 v;
+
+		if (!term[0])
+			continue;
+		key = eq ? g_ascii_strdown(term, eq - term) : g_strdup("fence");
+		if (!parse_u64(eq ? eq + 1 : term, &v)) {
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+				    "'%s': not a number (decimal or 0x hex)", term);
+			return false;
+		}
+		if (strcmp(key, "fence") == 0 || strcmp(key, "handle") == 0) {
+			f.has_fence_handle = true;
+			f.fence_handle = v;
+		} else if (strcmp(key, "value") == 0) {
+			f.has_fence_value = true;
+			f.fence_value = v;
+		} else if (strcmp(key, "queue") == 0 || strcmp(key, "hwqueue") == 0) {
+			f.has_hwqueue = true;
+			f.hwqueue_handle = v;
+		} else if (strcmp(key, "pid") == 0 || strcmp(key, "process") == 0) {
+			if (v > UINT32_MAX) {
+				g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+					    "'%s': a process id is at most %u", term, UINT32_MAX);
+				return false;
+			}
+			f.has_process = true;
+			f.process_id = (guint32) v;
+		} else {
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+				    "'%s': unknown term (fence=, value=, queue=, pid=)", term);
+			return false;
+		}
+	}
+	*filter = f;
+	return true;
+}
+
+static int
+compare_op_begin(const void *a, const void *b, void *data)
+{
+	const FsvTrace *t = data;
+	const FsvOp *x = fsv_trace_get_op(t, *(const guint32 *) a);
+	const FsvOp *y = fsv_trace_get_op(t, *(const guint32 *) b);
+
+	if (x->begin_ns != y->begin_ns)
+		return x->begin_ns < y->begin_ns ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+GArray *
+fsv_trace_find_ops(const FsvTrace *trace, const FsvFilter *filter, guint64 begin_ns, guint64 end_ns,
+		   guint max)
+{
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(guint32));
+
+	g_return_val_if_fail(trace != NULL, out);
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
+		const FsvOp *o = fsv_trace_get_op(trace, i);
+
+		if (o->end_ns < begin_ns || o->begin_ns > end_ns || !fsv_filter_match_op(filter, o))
+			continue;
+		g_array_append_val(out, i);
+	}
+	g_qsort_with_data(out->data, (gint) out->len, sizeof(guint32), compare_op_begin,
+			  (gpointer) trace);
+	if (max > 0 && out->len > max)
+		g_array_set_size(out, max);
+	return out;
+}

@@ -1,0 +1,1584 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewer/core: the timeline's drawing (fsv-render.h). One pass, back to front: background and
+ * row stripes, lost-data overlays, per row its packets / boxes / markers / fence steps, the
+ * selection with its dependency arrows, range and measurement, the row labels (drawn last so
+ * boxes never cover them), the ruler, the legend.
+ *
+ * Speed: a row's lane is walked through its level-of-detail index (fsv-lod.h), and the
+ * rectangles are not filled one by one but batched per colour and merged when they touch
+ * (adjacent sub-pixel boxes and buckets become one run), then filled with one cairo_fill() per
+ * colour per lane. Outlines and labels are only drawn for boxes wide enough to show them, so
+ * their number is bounded by the pixels too.
+ *
+ * Colours follow GPUView: fence waits light pink (the stalled-on-GPU phase a deeper pink than
+ * the queued phase), signals dark pink; inferred operations are hatched, never-completed ones
+ * outlined and open to the right, unqueued ones have a dashed left edge.
+ */
+#include "fsv-render.h"
+#include "fsv-trace-private.h"
+#include "fsv-view-private.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "fencescope-tp-enums.h"
+
+static const double colors[FSV_COLOR_COUNT][3] = {
+    [FSV_COLOR_WAIT_QUEUED] = {1.00, 0.80, 0.86},      /* #ffccdb light pink */
+    [FSV_COLOR_WAIT_STALLED] = {0.96, 0.58, 0.71},     /* #f594b5 */
+    [FSV_COLOR_SIGNAL] = {0.76, 0.09, 0.36},           /* #c2175c dark pink */
+    [FSV_COLOR_PACKET] = {0.35, 0.55, 0.85},           /* #598cd9 */
+    [FSV_COLOR_PACKET_PREEMPTED] = {0.96, 0.62, 0.04}, /* #f59e0b */
+    [FSV_COLOR_PACKET_FAULTED] = {0.86, 0.15, 0.15},   /* #dc2626 */
+    [FSV_COLOR_DOORBELL] = {0.29, 0.33, 0.41},         /* #4a5568 */
+    [FSV_COLOR_PREEMPTION] = {0.92, 0.55, 0.05},
+    [FSV_COLOR_TDR] = {0.86, 0.15, 0.15},
+    [FSV_COLOR_RESET] = {0.49, 0.23, 0.93}, /* #7c3aed */
+    [FSV_COLOR_PAGE_FAULT] = {0.73, 0.11, 0.11},
+    [FSV_COLOR_LOSS] = {0.90, 0.24, 0.24},
+    [FSV_COLOR_SELECTION] = {0.12, 0.40, 0.96}, /* #1e66f5 */
+    [FSV_COLOR_ARROW] = {0.12, 0.40, 0.96},
+};
+
+/* Packets take the colour of their queue's process, as GPUView colours them. */
+static const double packet_palette[][3] = {
+    {0.35, 0.55, 0.85}, {0.30, 0.66, 0.52}, {0.55, 0.45, 0.80}, {0.28, 0.63, 0.72},
+    {0.45, 0.52, 0.68}, {0.50, 0.66, 0.36}, {0.42, 0.40, 0.70}, {0.24, 0.50, 0.62},
+};
+#define PACKET_COLORS ((guint) G_N_ELEMENTS(packet_palette))
+
+void
+fsv_render_get_color(FsvColor color, double rgb[3])
+{
+	g_return_if_fail(color < FSV_COLOR_COUNT);
+	memcpy(rgb, colors[color], sizeof(colors[color]));
+}
+
+void
+fsv_render_options_init(FsvRenderOptions *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->selection.kind = FSV_ITEM_NONE;
+	o->selection.index = o->selection.row = FSV_INDEX_NONE;
+	o->hover = o->selection;
+	o->show_legend = true;
+	o->show_ruler_grid = true;
+}
+
+/* ---- Batches of rectangles ------------------------------------------------------------- */
+
+enum batch_style {
+	B_WAIT_QUEUED,
+	B_WAIT_STALLED,
+	B_SIGNAL,
+	B_FADED_WAIT,
+	B_FADED_SIGNAL,
+	B_PACKET0, /* + palette index */
+	B_PACKET_PREEMPTED = B_PACKET0 + 8,
+	B_PACKET_FAULTED,
+	B_TICK,
+	B_COUNT,
+};
+
+typedef struct {
+	GArray *rects; /* double[4]: x0, y, x1, h; the last one is the open run */
+} Batch;
+
+typedef struct {
+	cairo_t *cr;
+	FsvTrace *trace;
+	const FsvView *view;
+	const FsvRenderOptions *opt;
+	FsvRenderStats *stats;
+	double x_min, x_max; /* the time area */
+	double lane_y, lane_h;
+	guint32 row;
+	Batch batches[B_COUNT];
+	GArray *details;  /* guint32 ids of items wide enough for an outline/label */
+	GArray *specials; /* guint32 ids of inferred / never-completed / unqueued ops */
+	bool has_filter;
+	const char *font;
+	double label_end; /* right edge of the last box labelled in this lane */
+} Ctx;
+
+static void
+batch_add(Ctx *c, enum batch_style s, double x0, double x1, double y, double h)
+{
+	GArray *a = c->batches[s].rects;
+
+	x0 = MAX(x0, c->x_min - 1);
+	x1 = MIN(x1, c->x_max + 1);
+	if (x1 - x0 < 1.0) {
+		/* Every item shows as one pixel at least: the LOD invariant's other half. */
+		x0 = floor(x0);
+		x1 = x0 + 1.0;
+	}
+	if (a->len > 0) {
+		double *last = &g_array_index(a, double, a->len - 4);
+
+		if (last[1] == y && last[3] == h && x0 <= last[2] + 0.5 && x1 >= last[0] - 0.5) {
+			last[0] = MIN(last[0], x0);
+			last[2] = MAX(last[2], x1);
+			return;
+		}
+	}
+	{
+		double r[4] = {x0, y, x1, h};
+
+		g_array_append_vals(a, r, 4);
+	}
+}
+
+static void
+set_rgb(cairo_t *cr, const double rgb[3], double alpha)
+{
+	cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], alpha);
+}
+
+static void
+batch_style_source(cairo_t *cr, enum batch_style s)
+{
+	switch (s) {
+	case B_WAIT_QUEUED:
+		set_rgb(cr, colors[FSV_COLOR_WAIT_QUEUED], 1);
+		break;
+	case B_WAIT_STALLED:
+		set_rgb(cr, colors[FSV_COLOR_WAIT_STALLED], 1);
+		break;
+	case B_SIGNAL:
+		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 1);
+		break;
+	case B_FADED_WAIT:
+		set_rgb(cr, colors[FSV_COLOR_WAIT_QUEUED], 0.3);
+		break;
+	case B_FADED_SIGNAL:
+		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.2);
+		break;
+	case B_PACKET_PREEMPTED:
+		set_rgb(cr, colors[FSV_COLOR_PACKET_PREEMPTED], 1);
+		break;
+	case B_PACKET_FAULTED:
+		set_rgb(cr, colors[FSV_COLOR_PACKET_FAULTED], 1);
+		break;
+	case B_TICK:
+		set_rgb(cr, colors[FSV_COLOR_DOORBELL], 0.85);
+		break;
+	default:
+		set_rgb(cr, packet_palette[s - B_PACKET0], 1);
+		break;
+	}
+}
+
+static void
+batch_flush(Ctx *c)
+{
+	for (guint s = 0; s < B_COUNT; s++) {
+		GArray *a = c->batches[s].rects;
+
+		if (a->len == 0)
+			continue;
+		for (guint i = 0; i < a->len; i += 4) {
+			const double *r = &g_array_index(a, double, i);
+
+			cairo_rectangle(c->cr, r[0], r[1], r[2] - r[0], r[3]);
+		}
+		batch_style_source(c->cr, s);
+		cairo_fill(c->cr);
+		g_array_set_size(a, 0);
+	}
+}
+
+/* ---- Text ------------------------------------------------------------------------------ */
+
+static void
+font(Ctx *c, double size, bool is_bold)
+{
+	cairo_select_font_face(c->cr, c->font, CAIRO_FONT_SLANT_NORMAL,
+			       is_bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(c->cr, size);
+}
+
+/* Draws TEXT with its baseline at (x, y), cut with "…" to fit MAX_WIDTH. */
+static void
+text_fit(cairo_t *cr, double x, double y, const char *text, double max_width)
+{
+	cairo_text_extents_t e;
+	g_autofree char *buf = NULL;
+	glong n;
+
+	cairo_text_extents(cr, text, &e);
+	if (e.x_advance <= max_width) {
+		cairo_move_to(cr, x, y);
+		cairo_show_text(cr, text);
+		return;
+	}
+	n = g_utf8_strlen(text, -1);
+	while (n > 0) {
+		g_autofree char *cut = g_utf8_substring(text, 0, --n);
+
+		g_free(buf);
+		buf = g_strconcat(cut, "…", NULL);
+		cairo_text_extents(cr, buf, &e);
+		if (e.x_advance <= max_width)
+			break;
+	}
+	if (n > 0) {
+		cairo_move_to(cr, x, y);
+		cairo_show_text(cr, buf);
+	}
+}
+
+static double
+text_width(cairo_t *cr, const char *text)
+{
+	cairo_text_extents_t e;
+
+	cairo_text_extents(cr, text, &e);
+	return e.x_advance;
+}
+
+/* ---- Patterns -------------------------------------------------------------------------- */
+
+/* Diagonal hatching in RGB over a translucent fill of the same colour. */
+static void
+fill_hatched(cairo_t *cr, double x, double y, double w, double h, const double rgb[3],
+	     double fill_alpha, double line_alpha)
+{
+	cairo_save(cr);
+	cairo_rectangle(cr, x, y, w, h);
+	cairo_clip(cr);
+	set_rgb(cr, rgb, fill_alpha);
+	cairo_paint(cr);
+	set_rgb(cr, rgb, line_alpha);
+	cairo_set_line_width(cr, 1.0);
+	for (double k = floor((x - h) / 6.0) * 6.0; k < x + w; k += 6.0) {
+		cairo_move_to(cr, k, y + h);
+		cairo_line_to(cr, k + h, y);
+	}
+	cairo_stroke(cr);
+	cairo_restore(cr);
+}
+
+/* ---- Ops ------------------------------------------------------------------------------- */
+
+static bool
+op_is_faded(const Ctx *c, const FsvOp *o)
+{
+	return c->has_filter && !fsv_filter_match_op(&c->opt->filter, o);
+}
+
+static bool
+draw_op_item(const FsvLodItem *item, gpointer data)
+{
+	Ctx *c = data;
+	const FsvOp *o = fsv_trace_get_op(c->trace, item->id);
+	double x0 = fsv_view_time_to_x(c->view, o->begin_ns);
+	double x1 = fsv_view_time_to_x(c->view, o->end_ns);
+	bool is_faded = op_is_faded(c, o);
+
+	c->stats->items_drawn++;
+	if (o->state != FSA_OP_OBSERVED) {
+		g_array_append_val(c->specials, item->id);
+		return true;
+	}
+	if (is_faded) {
+		batch_add(c, o->kind == FSA_OP_WAIT ? B_FADED_WAIT : B_FADED_SIGNAL, x0, x1,
+			  c->lane_y, c->lane_h);
+	} else if (o->kind == FSA_OP_SIGNAL) {
+		batch_add(c, B_SIGNAL, x0, x1, c->lane_y, c->lane_h);
+	} else if (o->observed_ns != FSV_TIME_NONE && o->observed_ns >= o->begin_ns &&
+		   o->observed_ns <= o->end_ns) {
+		double xm = fsv_view_time_to_x(c->view, o->observed_ns);
+
+		if (xm - x0 >= 1.0 || x1 - xm < 1.0)
+			batch_add(c, B_WAIT_QUEUED, x0, MAX(xm, x0), c->lane_y, c->lane_h);
+		if (x1 - xm >= 0.5 || xm - x0 < 1.0)
+			batch_add(c, B_WAIT_STALLED, xm, x1, c->lane_y, c->lane_h);
+	} else {
+		batch_add(c, B_WAIT_QUEUED, x0, x1, c->lane_y, c->lane_h);
+	}
+	if (x1 - x0 >= 4.0 && !is_faded)
+		g_array_append_val(c->details, item->id);
+	return true;
+}
+
+static bool
+draw_op_bucket(const FsvLodBucket *b, gpointer data)
+{
+	Ctx *c = data;
+	const FsvOp *o = fsv_trace_get_op(c->trace, b->top);
+	bool is_faded = op_is_faded(c, o);
+	enum batch_style s;
+
+	c->stats->buckets_drawn++;
+	if (o->kind == FSA_OP_SIGNAL)
+		s = is_faded ? B_FADED_SIGNAL : B_SIGNAL;
+	else
+		s = is_faded ? B_FADED_WAIT : B_WAIT_STALLED;
+	batch_add(c, s, fsv_view_time_to_x(c->view, b->begin_ns),
+		  fsv_view_time_to_x(c->view, b->end_ns), c->lane_y, c->lane_h);
+	return true;
+}
+
+static void
+draw_special_op(Ctx *c, const FsvOp *o)
+{
+	cairo_t *cr = c->cr;
+	double x0 = MAX(fsv_view_time_to_x(c->view, o->begin_ns), c->x_min - 2);
+	double x1 = MIN(fsv_view_time_to_x(c->view, o->end_ns), c->x_max + 2);
+	double y = c->lane_y, h = c->lane_h;
+	const double *rgb =
+	    colors[o->kind == FSA_OP_WAIT ? FSV_COLOR_WAIT_STALLED : FSV_COLOR_SIGNAL];
+	double alpha = op_is_faded(c, o) ? 0.25 : 1.0;
+
+	if (x1 - x0 < 1.0)
+		x1 = x0 + 1.0;
+	switch (o->state) {
+	case FSA_OP_INFERRED:
+		/* Happened somewhere in this range: hatched, never a solid box (GPV-08). */
+		fill_hatched(cr, x0, y, x1 - x0, h, rgb, 0.15 * alpha, 0.9 * alpha);
+		set_rgb(cr, rgb, alpha);
+		cairo_set_line_width(cr, 1.0);
+		cairo_rectangle(cr, x0 + 0.5, y + 0.5, x1 - x0 - 1, h - 1);
+		cairo_stroke(cr);
+		break;
+	case FSA_OP_NEVER_COMPLETED: {
+		const double dash[] = {3.0, 2.0};
+
+		set_rgb(cr, rgb, 0.25 * alpha);
+		cairo_rectangle(cr, x0, y, x1 - x0, h);
+		cairo_fill(cr);
+		set_rgb(cr, rgb, alpha);
+		cairo_set_line_width(cr, 1.5);
+		cairo_move_to(cr, x1, y + 0.75);
+		cairo_line_to(cr, x0 + 0.75, y + 0.75);
+		cairo_line_to(cr, x0 + 0.75, y + h - 0.75);
+		cairo_line_to(cr, x1, y + h - 0.75);
+		cairo_set_dash(cr, dash, 2, 0);
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+		break;
+	}
+	case FSA_OP_UNQUEUED:
+	default: {
+		const double dash[] = {2.0, 2.0};
+
+		set_rgb(cr,
+			colors[o->kind == FSA_OP_WAIT ? FSV_COLOR_WAIT_QUEUED : FSV_COLOR_SIGNAL],
+			alpha);
+		cairo_rectangle(cr, x0, y, x1 - x0, h);
+		cairo_fill(cr);
+		set_rgb(cr, rgb, alpha);
+		cairo_set_line_width(cr, 1.0);
+		cairo_set_dash(cr, dash, 2, 0);
+		cairo_move_to(cr, x0 + 0.5, y);
+		cairo_line_to(cr, x0 + 0.5, y + h);
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+		break;
+	}
+	}
+}
+
+/* Outline and label of a box wide enough to carry them. */
+static void
+draw_op_detail(Ctx *c, const FsvOp *o)
+{
+	cairo_t *cr = c->cr;
+	double x0 = fsv_view_time_to_x(c->view, o->begin_ns);
+	double x1 = fsv_view_time_to_x(c->view, o->end_ns);
+	double vx0 = MAX(x0, c->x_min), vx1 = MIN(x1, c->x_max);
+	char label[64];
+
+	if (vx0 < c->label_end) {
+		/* Overlaps the previous labelled box of this lane: its label would cover ours. */
+		vx0 = c->label_end;
+	}
+	cairo_set_line_width(cr, 1.0);
+	if (o->kind == FSA_OP_WAIT)
+		cairo_set_source_rgba(cr, 0.78, 0.35, 0.50, 0.9);
+	else
+		cairo_set_source_rgba(cr, 0.45, 0.03, 0.20, 0.9);
+	cairo_rectangle(cr, floor(x0) + 0.5, c->lane_y + 0.5, MAX(floor(x1) - floor(x0), 1.0),
+			c->lane_h - 1);
+	cairo_stroke(cr);
+	if (vx1 - vx0 < 36)
+		return;
+	c->label_end = vx1;
+	if (o->kind == FSA_OP_WAIT)
+		g_snprintf(label, sizeof(label), "W 0x%" PRIx64 " ≥ %" PRIu64, o->fence_handle,
+			   o->fence_value);
+	else
+		g_snprintf(label, sizeof(label), "S 0x%" PRIx64 " = %" PRIu64, o->fence_handle,
+			   o->fence_value);
+	if (o->kind == FSA_OP_WAIT)
+		cairo_set_source_rgb(cr, 0.35, 0.05, 0.18);
+	else
+		cairo_set_source_rgb(cr, 1, 1, 1);
+	text_fit(cr, vx0 + 3, c->lane_y + c->lane_h - 4, label, vx1 - vx0 - 6);
+}
+
+/* ---- Packets --------------------------------------------------------------------------- */
+
+static enum batch_style
+packet_style(const FsvPacket *p)
+{
+	if (p->status == FSA_PACKET_PREEMPTED)
+		return B_PACKET_PREEMPTED;
+	if (p->status == FSA_PACKET_FAULTED || p->status == FSA_PACKET_ABORTED)
+		return B_PACKET_FAULTED;
+	return B_PACKET0 + (guint) (p->hwqueue_handle * 2654435761u >> 8) % PACKET_COLORS;
+}
+
+static bool
+draw_packet_item(const FsvLodItem *item, gpointer data)
+{
+	Ctx *c = data;
+	const FsvPacket *p = fsv_trace_get_packet(c->trace, item->id);
+	double x0 = fsv_view_time_to_x(c->view, p->start_ns);
+	double x1 = fsv_view_time_to_x(c->view, p->end_ns);
+
+	c->stats->items_drawn++;
+	batch_add(c, packet_style(p), x0, x1, c->lane_y, c->lane_h);
+	if (x1 - x0 >= 4.0)
+		g_array_append_val(c->details, item->id);
+	return true;
+}
+
+static bool
+draw_packet_bucket(const FsvLodBucket *b, gpointer data)
+{
+	Ctx *c = data;
+
+	c->stats->buckets_drawn++;
+	batch_add(c, packet_style(fsv_trace_get_packet(c->trace, b->top)),
+		  fsv_view_time_to_x(c->view, b->begin_ns), fsv_view_time_to_x(c->view, b->end_ns),
+		  c->lane_y, c->lane_h);
+	return true;
+}
+
+static void
+draw_packet_detail(Ctx *c, const FsvPacket *p)
+{
+	cairo_t *cr = c->cr;
+	double x0 = fsv_view_time_to_x(c->view, p->start_ns);
+	double x1 = fsv_view_time_to_x(c->view, p->end_ns);
+	double vx0 = MAX(x0, c->x_min), vx1 = MIN(x1, c->x_max);
+	char label[48];
+
+	cairo_set_source_rgba(cr, 0, 0, 0, 0.35);
+	cairo_set_line_width(cr, 1.0);
+	cairo_rectangle(cr, floor(x0) + 0.5, c->lane_y + 0.5, MAX(floor(x1) - floor(x0), 1.0),
+			c->lane_h - 1);
+	cairo_stroke(cr);
+	if (vx1 - vx0 < 30)
+		return;
+	g_snprintf(label, sizeof(label), "%" PRIu64, p->packet_id);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	text_fit(cr, vx0 + 3, c->lane_y + c->lane_h - 3, label, vx1 - vx0 - 6);
+}
+
+/* ---- Markers --------------------------------------------------------------------------- */
+
+static bool
+is_instant(guint8 kind)
+{
+	return kind < FSA_MARK_PREEMPTION;
+}
+
+static FsvColor
+marker_color(guint8 kind)
+{
+	switch (kind) {
+	case FSA_MARK_PREEMPTION:
+		return FSV_COLOR_PREEMPTION;
+	case FSA_MARK_TDR:
+	case FSA_MARK_DEVICE_LOST:
+		return FSV_COLOR_TDR;
+	case FSA_MARK_ENGINE_RESET:
+		return FSV_COLOR_RESET;
+	case FSA_MARK_PAGE_FAULT:
+		return FSV_COLOR_PAGE_FAULT;
+	default:
+		return FSV_COLOR_DOORBELL;
+	}
+}
+
+typedef struct {
+	Ctx *c;
+	double row_y, row_h;
+} MarkerCtx;
+
+static void
+draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, double bx1)
+{
+	Ctx *c = m->c;
+	cairo_t *cr = c->cr;
+	double x0 = is_bucket ? bx0 : fsv_view_time_to_x(c->view, mk->begin_ns);
+	double x1 = is_bucket ? bx1 : fsv_view_time_to_x(c->view, mk->end_ns);
+	double tick_y = m->row_y + m->row_h - FSV_ROW_PAD_BOTTOM - FSV_TICK_HEIGHT;
+	const double *rgb = colors[marker_color(mk->kind)];
+
+	x0 = MAX(x0, c->x_min - 2);
+	x1 = MIN(x1, c->x_max + 2);
+	switch (mk->kind) {
+	case FSA_MARK_DOORBELL_RING:
+		batch_add(c, B_TICK, x0, MAX(x1, x0 + 1), tick_y + 1, FSV_TICK_HEIGHT - 1);
+		break;
+	case FSA_MARK_DOORBELL_CREATE:
+	case FSA_MARK_DOORBELL_CONNECT:
+	case FSA_MARK_DOORBELL_DISCONNECT:
+	case FSA_MARK_DOORBELL_VICTIMIZE:
+	case FSA_MARK_DOORBELL_DESTROY:
+	case FSA_MARK_LOG_RESIZE:
+	case FSA_MARK_CALL_FAILED: {
+		static const double connect[3] = {0.13, 0.60, 0.33}, cut[3] = {0.85, 0.45, 0.10};
+		const double *tc =
+		    mk->kind == FSA_MARK_DOORBELL_CONNECT || mk->kind == FSA_MARK_DOORBELL_CREATE
+			? connect
+		    : mk->kind == FSA_MARK_CALL_FAILED ? colors[FSV_COLOR_TDR]
+						       : cut;
+
+		set_rgb(cr, tc, 1);
+		cairo_move_to(cr, floor(x0) + 0.5 - 3, tick_y + FSV_TICK_HEIGHT);
+		cairo_line_to(cr, floor(x0) + 0.5 + 3, tick_y + FSV_TICK_HEIGHT);
+		cairo_line_to(cr, floor(x0) + 0.5, tick_y);
+		cairo_close_path(cr);
+		cairo_fill(cr);
+		break;
+	}
+	case FSA_MARK_PAGE_FAULT:
+	case FSA_MARK_DEVICE_LOST: {
+		/* A downward triangle at the top of the row, and a hairline through it. */
+		double x = floor(x0) + 0.5;
+
+		set_rgb(cr, rgb, 0.6);
+		cairo_set_line_width(cr, 1);
+		cairo_move_to(cr, x, m->row_y);
+		cairo_line_to(cr, x, m->row_y + m->row_h);
+		cairo_stroke(cr);
+		set_rgb(cr, rgb, 1);
+		cairo_move_to(cr, x - 4.5, m->row_y + 1);
+		cairo_line_to(cr, x + 4.5, m->row_y + 1);
+		cairo_line_to(cr, x, m->row_y + 8);
+		cairo_close_path(cr);
+		cairo_fill(cr);
+		break;
+	}
+	case FSA_MARK_ENGINE_RESET: {
+		double x = floor(x0) + 0.5;
+
+		set_rgb(cr, rgb, 1);
+		cairo_set_line_width(cr, 2);
+		cairo_move_to(cr, x, m->row_y + 1);
+		cairo_line_to(cr, x, m->row_y + m->row_h - 1);
+		cairo_stroke(cr);
+		font(c, 9, true);
+		cairo_move_to(cr, x + 3, m->row_y + 10);
+		cairo_show_text(cr, "RESET");
+		break;
+	}
+	case FSA_MARK_PREEMPTION:
+		/* A bracket above the lanes: request → complete. */
+		set_rgb(cr, rgb, 0.9);
+		cairo_rectangle(cr, x0, m->row_y + 1, MAX(x1 - x0, 2.0), 3);
+		cairo_fill(cr);
+		cairo_rectangle(cr, x0, m->row_y + 1, 1.5, m->row_h - 2);
+		cairo_fill(cr);
+		break;
+	case FSA_MARK_TDR:
+		set_rgb(cr, rgb, 0.18);
+		cairo_rectangle(cr, x0, m->row_y, MAX(x1 - x0, 2.0), m->row_h);
+		cairo_fill(cr);
+		set_rgb(cr, rgb, 1);
+		cairo_rectangle(cr, x0, m->row_y, MAX(x1 - x0, 2.0), 3);
+		cairo_fill(cr);
+		if (x1 - x0 > 30) {
+			font(c, 9, true);
+			cairo_move_to(cr, x0 + 3, m->row_y + 13);
+			cairo_show_text(cr, "TDR");
+		}
+		break;
+	case FSA_MARK_CONTEXT_SUSPENDED:
+	case FSA_MARK_ENGINE_F1:
+	case FSA_MARK_DEVICE_D3: {
+		static const double grey[3] = {0.45, 0.48, 0.55};
+
+		fill_hatched(cr, x0, tick_y, MAX(x1 - x0, 1.0), FSV_TICK_HEIGHT, grey, 0.12, 0.35);
+		break;
+	}
+	case FSA_MARK_DOORBELL_CONNECTED:
+		cairo_set_source_rgba(cr, 0.13, 0.60, 0.33, 0.7);
+		cairo_rectangle(cr, x0, tick_y + FSV_TICK_HEIGHT, MAX(x1 - x0, 1.0), 1.5);
+		cairo_fill(cr);
+		break;
+	default:
+		break;
+	}
+}
+
+static bool
+draw_marker_item(const FsvLodItem *item, gpointer data)
+{
+	MarkerCtx *m = data;
+
+	m->c->stats->items_drawn++;
+	draw_marker(m, fsv_trace_get_marker(m->c->trace, item->id), false, 0, 0);
+	return true;
+}
+
+static bool
+draw_marker_bucket(const FsvLodBucket *b, gpointer data)
+{
+	MarkerCtx *m = data;
+	const FsvMarker *mk = fsv_trace_get_marker(m->c->trace, b->top);
+
+	m->c->stats->buckets_drawn++;
+	draw_marker(m, mk, true, fsv_view_time_to_x(m->c->view, b->begin_ns),
+		    fsv_view_time_to_x(m->c->view, b->end_ns));
+	(void) is_instant;
+	return true;
+}
+
+/* ---- Rows ------------------------------------------------------------------------------ */
+
+static int
+compare_op_begin(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const FsvOp *x = fsv_trace_get_op(data, *(const guint32 *) a);
+	const FsvOp *y = fsv_trace_get_op(data, *(const guint32 *) b);
+
+	return x->begin_ns < y->begin_ns ? -1 : x->begin_ns > y->begin_ns;
+}
+
+static void
+draw_lane_items(Ctx *c, const FsvLod *lod, bool is_packets)
+{
+	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
+	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
+
+	if (!lod)
+		return;
+	g_array_set_size(c->details, 0);
+	g_array_set_size(c->specials, 0);
+	if (is_packets)
+		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), draw_packet_item,
+			      c->opt->no_lod ? NULL : draw_packet_bucket, c);
+	else
+		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), draw_op_item,
+			      c->opt->no_lod ? NULL : draw_op_bucket, c);
+	batch_flush(c);
+	for (guint i = 0; i < c->specials->len; i++)
+		draw_special_op(c,
+				fsv_trace_get_op(c->trace, g_array_index(c->specials, guint32, i)));
+	font(c, 9, false);
+	c->label_end = -1e9;
+	if (!is_packets)
+		g_array_sort_with_data(c->details, compare_op_begin, c->trace);
+	/* Outlines only where they stay readable: at most one per 4 pixels. */
+	if (c->details->len <= (guint) (c->x_max - c->x_min) / 4)
+		for (guint i = 0; i < c->details->len; i++) {
+			guint32 id = g_array_index(c->details, guint32, i);
+
+			if (is_packets)
+				draw_packet_detail(c, fsv_trace_get_packet(c->trace, id));
+			else
+				draw_op_detail(c, fsv_trace_get_op(c->trace, id));
+		}
+}
+
+static void
+draw_fence_steps(Ctx *c, guint32 row, double y, double h)
+{
+	cairo_t *cr = c->cr;
+	guint n = 0;
+	const FsvFenceStep *s = fsv_trace_get_fence_steps(c->trace, row, &n);
+	guint64 vmin = UINT64_MAX, vmax = 0;
+	guint64 tb = fsv_view_x_to_time(c->view, c->x_min),
+		te = fsv_view_x_to_time(c->view, c->x_max);
+	guint lo = 0, hi = n, i;
+	double top = y + 4, bottom = y + h - 5, last_label_x = -1e9;
+	const double *rgb = colors[FSV_COLOR_SIGNAL];
+
+	if (n == 0)
+		return;
+	for (guint k = 0; k < n; k++) {
+		vmin = MIN(vmin, s[k].value);
+		vmax = MAX(vmax, s[k].value);
+	}
+	/* The step in force at the left edge. */
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (s[mid].ns <= tb)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	i = lo > 0 ? lo - 1 : 0;
+#define VY(v)                                                                                      \
+	(vmax == vmin ? (top + bottom) / 2                                                         \
+		      : bottom - (double) ((v) -vmin) / (double) (vmax - vmin) * (bottom - top))
+	set_rgb(cr, rgb, 0.12);
+	cairo_move_to(cr, MAX(fsv_view_time_to_x(c->view, s[i].ns), c->x_min), bottom + 1);
+	{
+		double x = MAX(fsv_view_time_to_x(c->view, s[i].ns), c->x_min);
+		double yy = VY(s[i].value);
+		guint k = i;
+
+		cairo_line_to(cr, x, yy);
+		/* One vertex per pixel column at most: jump to the last step before the next
+		 * column. */
+		while (k + 1 < n && s[k + 1].ns <= te) {
+			guint next = k + 1;
+			guint64 col_end = fsv_view_x_to_time(
+			    c->view, floor(fsv_view_time_to_x(c->view, s[next].ns)) + 1);
+			guint l2 = next, h2 = n;
+
+			while (l2 < h2) {
+				guint mid = l2 + (h2 - l2) / 2;
+
+				if (s[mid].ns < col_end)
+					l2 = mid + 1;
+				else
+					h2 = mid;
+			}
+			next = l2 - 1;
+			x = fsv_view_time_to_x(c->view, s[next].ns);
+			cairo_line_to(cr, x, yy);
+			yy = VY(s[next].value);
+			cairo_line_to(cr, x, yy);
+			c->stats->items_drawn++;
+			k = next;
+		}
+		cairo_line_to(cr, c->x_max, yy);
+		cairo_line_to(cr, c->x_max, bottom + 1);
+		cairo_close_path(cr);
+		cairo_fill_preserve(cr);
+		cairo_new_path(cr);
+	}
+	/* The line itself, and value labels where there is room. */
+	set_rgb(cr, rgb, 0.9);
+	cairo_set_line_width(cr, 1.25);
+	font(c, 9, false);
+	{
+		double x = MAX(fsv_view_time_to_x(c->view, s[i].ns), c->x_min);
+		double yy = VY(s[i].value);
+		guint k = i;
+
+		cairo_move_to(cr, x, yy);
+		while (k + 1 < n && s[k + 1].ns <= te) {
+			guint next = k + 1;
+			guint64 col_end = fsv_view_x_to_time(
+			    c->view, floor(fsv_view_time_to_x(c->view, s[next].ns)) + 1);
+			guint l2 = next, h2 = n;
+
+			while (l2 < h2) {
+				guint mid = l2 + (h2 - l2) / 2;
+
+				if (s[mid].ns < col_end)
+					l2 = mid + 1;
+				else
+					h2 = mid;
+			}
+			next = l2 - 1;
+			x = fsv_view_time_to_x(c->view, s[next].ns);
+			cairo_line_to(cr, x, yy);
+			yy = VY(s[next].value);
+			cairo_line_to(cr, x, yy);
+			k = next;
+		}
+		cairo_line_to(cr, c->x_max, yy);
+		cairo_stroke(cr);
+		/* Labels: a second walk, only steps at least 40 px apart. */
+		for (k = i; k < n && s[k].ns <= te; k++) {
+			char v[32];
+			double lx = fsv_view_time_to_x(c->view, s[k].ns);
+
+			if (lx < c->x_min || lx - last_label_x < 40)
+				continue;
+			if (k + 1 < n && fsv_view_time_to_x(c->view, s[k + 1].ns) - lx < 40)
+				continue;
+			g_snprintf(v, sizeof(v), "%" PRIu64, s[k].value);
+			cairo_set_source_rgb(cr, 0.35, 0.05, 0.18);
+			cairo_move_to(cr, lx + 2, MAX(VY(s[k].value) - 2, y + 10));
+			cairo_show_text(cr, v);
+			last_label_x = lx;
+		}
+	}
+#undef VY
+}
+
+static void
+draw_row_content(Ctx *c, guint32 row, double y, double h)
+{
+	const FsvRow *r = fsv_trace_get_row(c->trace, row);
+	MarkerCtx m = {c, y, h};
+
+	c->row = row;
+	if (r->kind == FSV_ROW_FENCE) {
+		draw_fence_steps(c, row, y, h);
+		return;
+	}
+	for (guint lane = 0; lane < r->lane_count; lane++) {
+		const FsvLod *ops = _fsv_trace_get_op_lod(c->trace, row, lane);
+		const FsvLod *packets = _fsv_trace_get_packet_lod(c->trace, row, lane);
+
+		if (!fsv_view_get_lane_geometry(c->view, row, lane, &c->lane_y, &c->lane_h))
+			continue;
+		if (ops)
+			draw_lane_items(c, ops, false);
+		else if (packets)
+			draw_lane_items(c, packets, true);
+	}
+	if (_fsv_trace_get_marker_lod(c->trace, row)) {
+		guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
+		guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
+
+		fsv_lod_visit(_fsv_trace_get_marker_lod(c->trace, row), b, e,
+			      fsv_view_get_ns_per_px(c->view), draw_marker_item,
+			      c->opt->no_lod ? NULL : draw_marker_bucket, &m);
+		batch_flush(c);
+	}
+}
+
+static void
+draw_row_label(Ctx *c, guint32 row, double y, double h)
+{
+	cairo_t *cr = c->cr;
+	const FsvRow *r = fsv_trace_get_row(c->trace, row);
+	bool is_group = fsv_view_row_has_children(c->view, row);
+	double x = 8 + r->depth * 14, lw = fsv_view_get_label_width(c->view);
+	bool is_header = r->kind == FSV_ROW_ADAPTER || r->kind == FSV_ROW_CPU_GROUP ||
+			 r->kind == FSV_ROW_FENCE_GROUP;
+
+	if (is_header)
+		cairo_set_source_rgb(cr, 0.89, 0.91, 0.94);
+	else
+		cairo_set_source_rgb(cr, 0.965, 0.97, 0.98);
+	cairo_rectangle(cr, 0, y, lw, h);
+	cairo_fill(cr);
+	if (c->opt->selection.kind == FSV_ITEM_ROW && c->opt->selection.index == row) {
+		set_rgb(cr, colors[FSV_COLOR_SELECTION], 0.15);
+		cairo_rectangle(cr, 0, y, lw, h);
+		cairo_fill(cr);
+	}
+	if (is_group) {
+		/* Disclosure triangle: ▾ expanded, ▸ collapsed. */
+		double cx = x + 4, cy = y + (is_header ? h / 2 : 11);
+
+		cairo_set_source_rgb(cr, 0.35, 0.38, 0.45);
+		if (fsv_view_is_row_expanded(c->view, row)) {
+			cairo_move_to(cr, cx - 4, cy - 2);
+			cairo_line_to(cr, cx + 4, cy - 2);
+			cairo_line_to(cr, cx, cy + 3);
+		} else {
+			cairo_move_to(cr, cx - 2, cy - 4);
+			cairo_line_to(cr, cx - 2, cy + 4);
+			cairo_line_to(cr, cx + 3, cy);
+		}
+		cairo_close_path(cr);
+		cairo_fill(cr);
+	}
+	x += 12;
+	cairo_set_source_rgb(cr, 0.12, 0.14, 0.18);
+	font(c, 11, is_header || r->kind == FSV_ROW_ENGINE);
+	if (is_header) {
+		g_autofree char *full = r->sublabel[0] ? g_strdup_printf("%s", r->label) : NULL;
+
+		text_fit(cr, x, y + h / 2 + 4, r->label, lw - x - 6);
+		(void) full;
+		if (r->sublabel[0]) {
+			double w = text_width(cr, r->label) + 8;
+
+			font(c, 9.5, false);
+			cairo_set_source_rgb(cr, 0.42, 0.45, 0.52);
+			text_fit(cr, x + w, y + h / 2 + 4, r->sublabel, lw - x - w - 6);
+		}
+	} else {
+		text_fit(cr, x, y + 14, r->label, lw - x - 6);
+		if (r->sublabel[0] && h >= 26) {
+			font(c, 9.5, false);
+			cairo_set_source_rgb(cr, 0.42, 0.45, 0.52);
+			text_fit(cr, x, y + 25, r->sublabel, lw - x - 6);
+		}
+	}
+	cairo_set_source_rgb(cr, 0.82, 0.84, 0.88);
+	cairo_rectangle(cr, 0, y + h - 1, lw, 1);
+	cairo_fill(cr);
+}
+
+/* ---- Ruler ----------------------------------------------------------------------------- */
+
+/* A "nice" step (1, 2, 5 × 10^k ns) at least MIN_PX apart. */
+static guint64
+nice_step(double ns_per_px, double min_px)
+{
+	double want = ns_per_px * min_px;
+	guint64 step = 1;
+
+	while ((double) step < want && step < UINT64_MAX / 10) {
+		if ((double) (step * 2) >= want)
+			return step * 2;
+		if ((double) (step * 5) >= want)
+			return step * 5;
+		step *= 10;
+	}
+	return step;
+}
+
+/* "+1.5 ms" with the unit the step calls for and as many decimals as it needs. */
+static void
+format_tick(char *buf, gsize size, guint64 rel, guint64 step)
+{
+	static const struct {
+		guint64 div;
+		const char *unit;
+	} units[] = {{1000000000, "s"}, {1000000, "ms"}, {1000, "µs"}, {1, "ns"}};
+	guint u = 0;
+	int decimals = 0;
+
+	while (u + 1 < G_N_ELEMENTS(units) && step < units[u].div)
+		u++;
+	for (guint64 d = units[u].div; d > step && decimals < 9; d /= 10)
+		decimals++;
+	if (step % (units[u].div / (decimals ? (guint64) pow(10, decimals) : 1)) != 0)
+		decimals++;
+	if (rel == 0)
+		g_snprintf(buf, size, "0");
+	else
+		g_snprintf(buf, size, "+%.*f %s", decimals, (double) rel / (double) units[u].div,
+			   units[u].unit);
+}
+
+static void
+draw_ruler(Ctx *c)
+{
+	cairo_t *cr = c->cr;
+	int rh = fsv_view_get_ruler_height(c->view), w = fsv_view_get_width(c->view);
+	double p = fsv_view_get_ns_per_px(c->view);
+	guint64 base = fsv_trace_get_begin_ns(c->trace);
+	guint64 step = nice_step(p, 90), minor = step / (step % 5 == 0 && step >= 5 ? 5 : 2);
+	guint64 tb = fsv_view_x_to_time(c->view, c->x_min),
+		te = fsv_view_x_to_time(c->view, c->x_max);
+	guint64 first;
+
+	cairo_set_source_rgb(cr, 0.93, 0.94, 0.96);
+	cairo_rectangle(cr, 0, 0, w, rh);
+	cairo_fill(cr);
+	cairo_set_source_rgb(cr, 0.75, 0.77, 0.82);
+	cairo_rectangle(cr, 0, rh - 1, w, 1);
+	cairo_fill(cr);
+	if (minor == 0)
+		minor = step;
+	/* Ticks count from the trace's first event, so "0" is where the trace begins. */
+	first = tb > base ? base + (tb - base) / minor * minor : base - (base - tb) / minor * minor;
+	cairo_set_line_width(cr, 1);
+	font(c, 10, false);
+	for (guint64 t = first; t <= te + minor && t >= first; t += minor) {
+		double x = floor(fsv_view_time_to_x(c->view, t)) + 0.5;
+		guint64 rel = t >= base ? t - base : base - t;
+		bool is_major = rel % step == 0;
+
+		if (x < c->x_min || x > c->x_max)
+			continue;
+		cairo_set_source_rgb(cr, 0.45, 0.48, 0.55);
+		cairo_move_to(cr, x, rh - (is_major ? 10 : 4));
+		cairo_line_to(cr, x, rh - 1);
+		cairo_stroke(cr);
+		if (is_major) {
+			char label[48];
+
+			format_tick(label, sizeof(label), rel, step);
+			if (t < base)
+				label[0] = '-';
+			cairo_set_source_rgb(cr, 0.20, 0.22, 0.27);
+			cairo_move_to(cr, x + 3, rh - 13);
+			cairo_show_text(cr, label);
+		}
+	}
+	/* Scale note in the corner above the labels: what one major step is. */
+	{
+		g_autofree char *d = fsv_format_duration(step);
+		g_autofree char *name = g_strdup_printf("%s", fsv_trace_get_name(c->trace));
+		g_autofree char *note = g_strdup_printf("%s / division", d);
+
+		cairo_set_source_rgb(cr, 0.12, 0.14, 0.18);
+		font(c, 11, true);
+		text_fit(cr, 8, 14, name, fsv_view_get_label_width(c->view) - 12);
+		font(c, 9.5, false);
+		cairo_set_source_rgb(cr, 0.42, 0.45, 0.52);
+		text_fit(cr, 8, 27, note, fsv_view_get_label_width(c->view) - 12);
+	}
+}
+
+static void
+draw_grid(Ctx *c, double top, double bottom)
+{
+	cairo_t *cr = c->cr;
+	double p = fsv_view_get_ns_per_px(c->view);
+	guint64 base = fsv_trace_get_begin_ns(c->trace), step = nice_step(p, 90);
+	guint64 tb = fsv_view_x_to_time(c->view, c->x_min),
+		te = fsv_view_x_to_time(c->view, c->x_max);
+	guint64 first =
+	    tb > base ? base + (tb - base) / step * step : base - (base - tb) / step * step;
+
+	cairo_set_source_rgba(cr, 0.2, 0.25, 0.35, 0.07);
+	cairo_set_line_width(cr, 1);
+	for (guint64 t = first; t <= te && t >= first; t += step) {
+		double x = floor(fsv_view_time_to_x(c->view, t)) + 0.5;
+
+		if (x < c->x_min)
+			continue;
+		cairo_move_to(cr, x, top);
+		cairo_line_to(cr, x, bottom);
+	}
+	cairo_stroke(cr);
+}
+
+/* ---- Losses, selection, arrows, range, legend ------------------------------------------- */
+
+static void
+draw_losses(Ctx *c, double top, double bottom)
+{
+	cairo_t *cr = c->cr;
+
+	for (guint32 i = 0; i < fsv_trace_get_loss_count(c->trace); i++) {
+		const FsvLoss *l = fsv_trace_get_loss(c->trace, i);
+		double x0 = MAX(fsv_view_time_to_x(c->view, l->begin_ns), c->x_min);
+		double x1 = MIN(fsv_view_time_to_x(c->view, l->end_ns), c->x_max);
+		double y = top, h = bottom - top;
+		char label[64];
+
+		if (x1 < c->x_min || x0 > c->x_max)
+			continue;
+		if (x1 - x0 < 3) {
+			x0 = (x0 + x1) / 2 - 1.5;
+			x1 = x0 + 3;
+		}
+		if (l->row != FSV_INDEX_NONE && !fsv_view_get_row_geometry(c->view, l->row, &y, &h))
+			continue;
+		fill_hatched(cr, x0, y, x1 - x0, h, colors[FSV_COLOR_LOSS], 0.10, 0.55);
+		set_rgb(cr, colors[FSV_COLOR_LOSS], 0.9);
+		cairo_rectangle(cr, x0, y, 1.5, h);
+		cairo_rectangle(cr, x1 - 1.5, y, 1.5, h);
+		cairo_fill(cr);
+		if (l->loss.kind == FSA_LOSS_LOG_OVERRUN)
+			g_snprintf(label, sizeof(label), "%" PRIu64 " log entries lost",
+				   l->loss.count);
+		else
+			g_snprintf(label, sizeof(label), "%" PRIu64 " %s discarded", l->loss.count,
+				   l->loss.kind == FSA_LOSS_TRACER_EVENTS ? "events" : "packets");
+		font(c, 9.5, true);
+		if (x1 - x0 > text_width(cr, label) + 8) {
+			double ty = y + MIN(h - 3, 12);
+
+			cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+			cairo_rectangle(cr, x0 + 3, ty - 9, text_width(cr, label) + 4, 12);
+			cairo_fill(cr);
+			set_rgb(cr, colors[FSV_COLOR_LOSS], 1);
+			cairo_move_to(cr, x0 + 5, ty);
+			cairo_show_text(cr, label);
+		}
+	}
+}
+
+/* Where an item sits: x range and lane rectangle. False when its row is not laid out. */
+static bool
+item_rect(Ctx *c, const FsvItem *it, double *x0, double *x1, double *y, double *h)
+{
+	switch (it->kind) {
+	case FSV_ITEM_OP: {
+		const FsvOp *o;
+
+		if (it->index >= fsv_trace_get_op_count(c->trace))
+			return false;
+		o = fsv_trace_get_op(c->trace, it->index);
+		*x0 = fsv_view_time_to_x(c->view, o->begin_ns);
+		*x1 = fsv_view_time_to_x(c->view, o->end_ns);
+		return o->row != FSV_INDEX_NONE &&
+		       fsv_view_get_lane_geometry(c->view, o->row, o->lane, y, h);
+	}
+	case FSV_ITEM_PACKET: {
+		const FsvPacket *p;
+
+		if (it->index >= fsv_trace_get_packet_count(c->trace))
+			return false;
+		p = fsv_trace_get_packet(c->trace, it->index);
+		*x0 = fsv_view_time_to_x(c->view, p->start_ns);
+		*x1 = fsv_view_time_to_x(c->view, p->end_ns);
+		return p->row != FSV_INDEX_NONE &&
+		       fsv_view_get_lane_geometry(c->view, p->row, p->lane, y, h);
+	}
+	case FSV_ITEM_MARKER: {
+		const FsvMarker *m;
+
+		if (it->index >= fsv_trace_get_marker_count(c->trace))
+			return false;
+		m = fsv_trace_get_marker(c->trace, it->index);
+		*x0 = fsv_view_time_to_x(c->view, m->begin_ns) - 2;
+		*x1 = fsv_view_time_to_x(c->view, m->end_ns) + 2;
+		return m->row != FSV_INDEX_NONE && fsv_view_get_row_geometry(c->view, m->row, y, h);
+	}
+	default:
+		return false;
+	}
+}
+
+static void
+outline_item(Ctx *c, const FsvItem *it, const double rgb[3], double width)
+{
+	double x0, x1, y, h;
+
+	if (!item_rect(c, it, &x0, &x1, &y, &h))
+		return;
+	if (x1 - x0 < 3) {
+		x0 = (x0 + x1) / 2 - 1.5;
+		x1 = x0 + 3;
+	}
+	set_rgb(c->cr, rgb, 1);
+	cairo_set_line_width(c->cr, width);
+	cairo_rectangle(c->cr, floor(x0) - 0.5, y - 1.5, floor(x1) - floor(x0) + 2, h + 3);
+	cairo_stroke(c->cr);
+}
+
+/* An arrow from the end of a signal box to the end (unblock) of a wait box. */
+static void
+arrow(Ctx *c, double xa, double ya, double xb, double yb)
+{
+	cairo_t *cr = c->cr;
+	double dx = MAX(fabs(xb - xa) * 0.4, 20), ang;
+
+	set_rgb(cr, colors[FSV_COLOR_ARROW], 0.9);
+	cairo_set_line_width(cr, 1.5);
+	cairo_move_to(cr, xa, ya);
+	cairo_curve_to(cr, xa + dx, ya, xb - dx, yb, xb, yb);
+	cairo_stroke(cr);
+	ang = atan2(yb - yb, xb - (xb - dx));
+	cairo_move_to(cr, xb, yb);
+	cairo_line_to(cr, xb - 7 * cos(ang - 0.45), yb - 7 * sin(ang - 0.45));
+	cairo_line_to(cr, xb - 7 * cos(ang + 0.45), yb - 7 * sin(ang + 0.45));
+	cairo_close_path(cr);
+	cairo_fill(cr);
+	cairo_arc(cr, xa, ya, 2.5, 0, 2 * G_PI);
+	cairo_fill(cr);
+}
+
+static bool
+op_anchor(Ctx *c, guint32 op, double *x, double *y)
+{
+	const FsvOp *o = fsv_trace_get_op(c->trace, op);
+	double ly, lh;
+
+	if (o->row == FSV_INDEX_NONE ||
+	    !fsv_view_get_lane_geometry(c->view, o->row, o->lane, &ly, &lh))
+		return false;
+	*x = fsv_view_time_to_x(c->view, o->end_ns);
+	*y = ly + lh / 2;
+	return true;
+}
+
+static void
+draw_selection(Ctx *c)
+{
+	const FsvItem *sel = &c->opt->selection;
+
+	if (c->opt->hover.kind != FSV_ITEM_NONE)
+		outline_item(c, &c->opt->hover, (const double[3]){0.3, 0.3, 0.35}, 1);
+	if (sel->kind == FSV_ITEM_NONE)
+		return;
+	if (sel->kind == FSV_ITEM_OP && sel->index < fsv_trace_get_op_count(c->trace)) {
+		guint n = 0;
+		const guint32 *edges = fsv_trace_get_op_edges(c->trace, sel->index, &n);
+		const FsvOp *o = fsv_trace_get_op(c->trace, sel->index);
+		double sx, sy, wx, wy;
+
+		/* Signal → the waits it released; wait → its signal (the arrow still points from
+		 * the signal to the wait). Capped: a signal can release thousands of waits. */
+		for (guint i = 0; i < n && i < 256; i++) {
+			guint32 other = edges[i];
+			guint32 s = o->kind == FSA_OP_SIGNAL ? sel->index : other;
+			guint32 w = o->kind == FSA_OP_SIGNAL ? other : sel->index;
+
+			if (op_anchor(c, s, &sx, &sy) && op_anchor(c, w, &wx, &wy)) {
+				arrow(c, sx, sy, wx, wy);
+				outline_item(c, &(FsvItem){FSV_ITEM_OP, other, FSV_INDEX_NONE},
+					     colors[FSV_COLOR_ARROW], 1);
+			}
+		}
+	}
+	outline_item(c, sel, colors[FSV_COLOR_SELECTION], 2);
+}
+
+static void
+draw_range_and_measure(Ctx *c, double top, double bottom)
+{
+	cairo_t *cr = c->cr;
+	const FsvRenderOptions *o = c->opt;
+
+	if (o->has_range) {
+		guint64 a = MIN(o->range_begin_ns, o->range_end_ns),
+			b = MAX(o->range_begin_ns, o->range_end_ns);
+		double x0 = MAX(fsv_view_time_to_x(c->view, a), c->x_min);
+		double x1 = MIN(fsv_view_time_to_x(c->view, b), c->x_max);
+		g_autofree char *d = fsv_format_duration(b - a);
+
+		if (x1 >= x0) {
+			set_rgb(cr, colors[FSV_COLOR_SELECTION], 0.10);
+			cairo_rectangle(cr, x0, 0, MAX(x1 - x0, 1), bottom);
+			cairo_fill(cr);
+			set_rgb(cr, colors[FSV_COLOR_SELECTION], 0.8);
+			cairo_rectangle(cr, x0, 0, 1, bottom);
+			cairo_rectangle(cr, x1 - 1, 0, 1, bottom);
+			cairo_fill(cr);
+			font(c, 10, true);
+			cairo_move_to(cr, (x0 + x1) / 2 - text_width(cr, d) / 2, 11);
+			cairo_show_text(cr, d);
+		}
+	}
+	if (o->has_measure) {
+		guint64 a = MIN(o->measure_a_ns, o->measure_b_ns),
+			b = MAX(o->measure_a_ns, o->measure_b_ns);
+		double x0 = fsv_view_time_to_x(c->view, a), x1 = fsv_view_time_to_x(c->view, b);
+		double y = top + 14;
+		g_autofree char *d = fsv_format_duration(b - a);
+		double tw;
+
+		cairo_set_source_rgba(cr, 0.05, 0.55, 0.45, 0.95);
+		cairo_set_line_width(cr, 1);
+		cairo_move_to(cr, floor(x0) + 0.5, top);
+		cairo_line_to(cr, floor(x0) + 0.5, bottom);
+		cairo_move_to(cr, floor(x1) + 0.5, top);
+		cairo_line_to(cr, floor(x1) + 0.5, bottom);
+		cairo_stroke(cr);
+		cairo_set_line_width(cr, 1.5);
+		cairo_move_to(cr, x0, y);
+		cairo_line_to(cr, x1, y);
+		cairo_stroke(cr);
+		font(c, 10, true);
+		tw = text_width(cr, d);
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
+		cairo_rectangle(cr, (x0 + x1) / 2 - tw / 2 - 3, y - 12, tw + 6, 13);
+		cairo_fill(cr);
+		cairo_set_source_rgba(cr, 0.05, 0.45, 0.38, 1);
+		cairo_move_to(cr, (x0 + x1) / 2 - tw / 2, y - 2);
+		cairo_show_text(cr, d);
+	}
+}
+
+typedef enum {
+	SW_SOLID,
+	SW_SPLIT,
+	SW_HATCH,
+	SW_OPEN,
+	SW_TICK,
+	SW_TRIANGLE,
+	SW_BAR,
+} SwatchKind;
+
+static void
+draw_legend(Ctx *c)
+{
+	static const struct {
+		const char *text;
+		SwatchKind kind;
+		FsvColor color;
+	} entries[] = {
+	    {"Wait: queued | stalled on GPU", SW_SPLIT, FSV_COLOR_WAIT_QUEUED},
+	    {"Signal", SW_SOLID, FSV_COLOR_SIGNAL},
+	    {"Inferred (log entry lost)", SW_HATCH, FSV_COLOR_WAIT_STALLED},
+	    {"Never completed", SW_OPEN, FSV_COLOR_WAIT_STALLED},
+	    {"Packet / ring submission", SW_SOLID, FSV_COLOR_PACKET},
+	    {"Preempted packet", SW_SOLID, FSV_COLOR_PACKET_PREEMPTED},
+	    {"Doorbell ring", SW_TICK, FSV_COLOR_DOORBELL},
+	    {"Preemption", SW_BAR, FSV_COLOR_PREEMPTION},
+	    {"TDR / reset", SW_BAR, FSV_COLOR_TDR},
+	    {"Page fault", SW_TRIANGLE, FSV_COLOR_PAGE_FAULT},
+	    {"Data lost", SW_HATCH, FSV_COLOR_LOSS},
+	    {"Dependency (signal → wait)", SW_BAR, FSV_COLOR_ARROW},
+	};
+	cairo_t *cr = c->cr;
+	guint n = G_N_ELEMENTS(entries), rows = (n + 1) / 2;
+	double col_w = 178, w = 2 * col_w + 16, h = rows * 16 + 30;
+	double x = fsv_view_get_width(c->view) - w - 12, y = fsv_view_get_height(c->view) - h - 12;
+
+	if (x < fsv_view_get_label_width(c->view) || y < fsv_view_get_ruler_height(c->view))
+		return;
+	cairo_set_source_rgba(cr, 1, 1, 1, 0.93);
+	cairo_rectangle(cr, x, y, w, h);
+	cairo_fill_preserve(cr);
+	cairo_set_source_rgba(cr, 0.55, 0.58, 0.65, 0.8);
+	cairo_set_line_width(cr, 1);
+	cairo_stroke(cr);
+	font(c, 10, true);
+	cairo_set_source_rgb(cr, 0.12, 0.14, 0.18);
+	cairo_move_to(cr, x + 8, y + 15);
+	cairo_show_text(cr, "Legend");
+	font(c, 9.5, false);
+	for (guint i = 0; i < n; i++) {
+		double ex = x + 8 + (i / rows) * col_w, ey = y + 22 + (i % rows) * 16;
+		const double *rgb = colors[entries[i].color];
+
+		switch (entries[i].kind) {
+		case SW_SPLIT:
+			set_rgb(cr, colors[FSV_COLOR_WAIT_QUEUED], 1);
+			cairo_rectangle(cr, ex, ey, 11, 10);
+			cairo_fill(cr);
+			set_rgb(cr, colors[FSV_COLOR_WAIT_STALLED], 1);
+			cairo_rectangle(cr, ex + 11, ey, 11, 10);
+			cairo_fill(cr);
+			break;
+		case SW_SOLID:
+			set_rgb(cr, rgb, 1);
+			cairo_rectangle(cr, ex, ey, 22, 10);
+			cairo_fill(cr);
+			break;
+		case SW_HATCH:
+			fill_hatched(cr, ex, ey, 22, 10, rgb, 0.15, 0.9);
+			break;
+		case SW_OPEN:
+			set_rgb(cr, rgb, 0.25);
+			cairo_rectangle(cr, ex, ey, 22, 10);
+			cairo_fill(cr);
+			set_rgb(cr, rgb, 1);
+			cairo_move_to(cr, ex + 22, ey + 0.5);
+			cairo_line_to(cr, ex + 0.5, ey + 0.5);
+			cairo_line_to(cr, ex + 0.5, ey + 9.5);
+			cairo_line_to(cr, ex + 22, ey + 9.5);
+			cairo_stroke(cr);
+			break;
+		case SW_TICK:
+			set_rgb(cr, rgb, 1);
+			for (int k = 0; k < 4; k++)
+				cairo_rectangle(cr, ex + 2 + k * 6, ey + 2, 1, 8);
+			cairo_fill(cr);
+			break;
+		case SW_TRIANGLE:
+			set_rgb(cr, rgb, 1);
+			cairo_move_to(cr, ex + 6, ey);
+			cairo_line_to(cr, ex + 16, ey);
+			cairo_line_to(cr, ex + 11, ey + 8);
+			cairo_close_path(cr);
+			cairo_fill(cr);
+			break;
+		case SW_BAR:
+		default:
+			set_rgb(cr, rgb, 1);
+			cairo_rectangle(cr, ex, ey + 3, 22, 4);
+			cairo_fill(cr);
+			break;
+		}
+		cairo_set_source_rgb(cr, 0.20, 0.22, 0.27);
+		cairo_move_to(cr, ex + 28, ey + 9);
+		cairo_show_text(cr, entries[i].text);
+	}
+}
+
+/* ---- Entry points ---------------------------------------------------------------------- */
+
+void
+fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
+			   const FsvRenderOptions *options, FsvRenderStats *stats)
+{
+	FsvRenderOptions defaults;
+	FsvRenderStats local = {0};
+	Ctx c = {0};
+	int w = fsv_view_get_width(view), h = fsv_view_get_height(view);
+	int rh = fsv_view_get_ruler_height(view), lw = fsv_view_get_label_width(view);
+	guint n_visible = fsv_view_get_visible_row_count(view);
+
+	g_return_if_fail(cr != NULL && trace != NULL && view != NULL);
+	if (!options) {
+		fsv_render_options_init(&defaults);
+		options = &defaults;
+	}
+	c.cr = cr;
+	c.trace = trace;
+	c.view = view;
+	c.opt = options;
+	c.stats = stats ? stats : &local;
+	memset(c.stats, 0, sizeof(*c.stats));
+	c.x_min = lw;
+	c.x_max = w;
+	c.has_filter = fsv_filter_is_active(&options->filter);
+	c.font = options->font_family ? options->font_family : "DejaVu Sans";
+	for (guint s = 0; s < B_COUNT; s++)
+		c.batches[s].rects = g_array_new(FALSE, FALSE, sizeof(double));
+	c.details = g_array_new(FALSE, FALSE, sizeof(guint32));
+	c.specials = g_array_new(FALSE, FALSE, sizeof(guint32));
+
+	cairo_save(cr);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_rectangle(cr, 0, 0, w, h);
+	cairo_fill(cr);
+
+	/* Row stripes and contents, clipped to the time area under the ruler. */
+	cairo_save(cr);
+	cairo_rectangle(cr, lw, rh, w - lw, h - rh);
+	cairo_clip(cr);
+	for (guint i = 0; i < n_visible; i++) {
+		double y, rowh;
+		guint32 row = fsv_view_get_visible_row(view, i, NULL, NULL);
+		const FsvRow *r = fsv_trace_get_row(trace, row);
+
+		fsv_view_get_row_geometry(view, row, &y, &rowh);
+		if (y + rowh < rh || y > h)
+			continue;
+		if (r->kind == FSV_ROW_ADAPTER || r->kind == FSV_ROW_CPU_GROUP ||
+		    r->kind == FSV_ROW_FENCE_GROUP)
+			cairo_set_source_rgb(cr, 0.955, 0.96, 0.97);
+		else if (i % 2)
+			cairo_set_source_rgb(cr, 0.985, 0.987, 0.99);
+		else
+			cairo_set_source_rgb(cr, 1, 1, 1);
+		cairo_rectangle(cr, lw, y, w - lw, rowh);
+		cairo_fill(cr);
+		cairo_set_source_rgb(cr, 0.91, 0.92, 0.94);
+		cairo_rectangle(cr, lw, y + rowh - 1, w - lw, 1);
+		cairo_fill(cr);
+	}
+	if (options->show_ruler_grid)
+		draw_grid(&c, rh, h);
+	for (guint i = 0; i < n_visible; i++) {
+		double y, rowh;
+		guint32 row = fsv_view_get_visible_row(view, i, NULL, NULL);
+
+		fsv_view_get_row_geometry(view, row, &y, &rowh);
+		if (y + rowh < rh || y > h)
+			continue;
+		draw_row_content(&c, row, y, rowh);
+	}
+	draw_losses(
+	    &c, rh,
+	    MIN((double) h, rh + fsv_view_get_content_height(view) - fsv_view_get_scroll_y(view)));
+	draw_selection(&c);
+	cairo_restore(cr);
+
+	/* Labels, drawn after the content so nothing covers them. */
+	cairo_save(cr);
+	cairo_rectangle(cr, 0, rh, lw, h - rh);
+	cairo_clip(cr);
+	cairo_set_source_rgb(cr, 0.965, 0.97, 0.98);
+	cairo_rectangle(cr, 0, rh, lw, h - rh);
+	cairo_fill(cr);
+	for (guint i = 0; i < n_visible; i++) {
+		double y, rowh;
+		guint32 row = fsv_view_get_visible_row(view, i, NULL, NULL);
+
+		fsv_view_get_row_geometry(view, row, &y, &rowh);
+		if (y + rowh < rh || y > h)
+			continue;
+		draw_row_label(&c, row, y, rowh);
+	}
+	cairo_restore(cr);
+	cairo_set_source_rgb(cr, 0.75, 0.77, 0.82);
+	cairo_rectangle(cr, lw - 1, 0, 1, h);
+	cairo_fill(cr);
+
+	draw_ruler(&c);
+	cairo_save(cr);
+	cairo_rectangle(cr, lw, 0, w - lw, h);
+	cairo_clip(cr);
+	draw_range_and_measure(&c, rh, h);
+	cairo_restore(cr);
+
+	if (n_visible == 0) {
+		const char *msg = "No GPU queues, fences or packets in this trace";
+
+		font(&c, 13, false);
+		cairo_set_source_rgb(cr, 0.42, 0.45, 0.52);
+		cairo_move_to(cr, lw + (w - lw) / 2.0 - text_width(cr, msg) / 2, rh + 60);
+		cairo_show_text(cr, msg);
+	}
+	if (fsv_trace_get_partial_error(trace)) {
+		g_autofree char *msg =
+		    g_strdup_printf("Partial trace: %s", fsv_trace_get_partial_error(trace));
+
+		font(&c, 10, true);
+		set_rgb(cr, colors[FSV_COLOR_LOSS], 1);
+		text_fit(cr, lw + 8, h - 8, msg, w - lw - 16);
+	}
+	if (options->show_legend)
+		draw_legend(&c);
+	cairo_restore(cr);
+
+	for (guint s = 0; s < B_COUNT; s++)
+		g_array_unref(c.batches[s].rects);
+	g_array_unref(c.details);
+	g_array_unref(c.specials);
+}
+
+void
+fsv_render_draw(cairo_t *cr, FsvTrace *trace, const FsvView *view, const FsvRenderOptions *options)
+{
+	fsv_render_draw_with_stats(cr, trace, view, options, NULL);
+}
+
+bool
+fsv_render_format_from_path(const char *path, FsvRenderFormat *format)
+{
+	const char *dot = path ? strrchr(path, '.') : NULL;
+
+	if (!dot)
+		return false;
+	if (g_ascii_strcasecmp(dot, ".png") == 0)
+		*format = FSV_RENDER_FORMAT_PNG;
+	else if (g_ascii_strcasecmp(dot, ".svg") == 0)
+		*format = FSV_RENDER_FORMAT_SVG;
+	else if (g_ascii_strcasecmp(dot, ".pdf") == 0)
+		*format = FSV_RENDER_FORMAT_PDF;
+	else
+		return false;
+	return true;
+}
+
+bool
+fsv_render_to_file(FsvTrace *trace, const FsvView *view, const FsvRenderOptions *options,
+		   FsvRenderFormat format, const char *path, GError **error)
+{
+	int w = fsv_view_get_width(view), h = fsv_view_get_height(view);
+	cairo_surface_t *surface;
+	cairo_status_t status;
+	cairo_t *cr;
+
+	g_return_val_if_fail(trace && view && path, false);
+	switch (format) {
+	case FSV_RENDER_FORMAT_SVG:
+		surface = cairo_svg_surface_create(path, w, h);
+		break;
+	case FSV_RENDER_FORMAT_PDF:
+		surface = cairo_pdf_surface_create(path, w, h);
+		break;
+	case FSV_RENDER_FORMAT_PNG:
+	default:
+		surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+		break;
+	}
+	status = cairo_surface_status(surface);
+	if (status != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(surface);
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s", path,
+			    cairo_status_to_string(status));
+		return false;
+	}
+	cr = cairo_create(surface);
+	fsv_render_draw(cr, trace, view, options);
+	status = cairo_status(cr);
+	cairo_destroy(cr);
+	if (status == CAIRO_STATUS_SUCCESS && format == FSV_RENDER_FORMAT_PNG)
+		status = cairo_surface_write_to_png(surface, path);
+	cairo_surface_finish(surface);
+	if (status == CAIRO_STATUS_SUCCESS)
+		status = cairo_surface_status(surface);
+	cairo_surface_destroy(surface);
+	if (status != CAIRO_STATUS_SUCCESS) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot write: %s", path,
+			    cairo_status_to_string(status));
+		return false;
+	}
+	return true;
+}

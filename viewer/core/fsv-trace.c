@@ -1,0 +1,1328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewer/core: FsvTrace (fsv-trace.h). fsv_trace_load() runs analyzer/ingest into an analyzer
+ * model whose sink appends every finished item to compact arrays; when the model is finished it
+ * copies the queues, fences, processes, clock fits and summary (the model is then destroyed),
+ * lays out the rows, gives each item its row and lane, resolves op ids to indexes, and builds
+ * the per-row sorted lists and level-of-detail indexes. After that the trace never changes.
+ *
+ * Descriptions for the details panel (fsv_trace_describe_item) live here too: they only read
+ * the stored items.
+ */
+#include "fsv-trace.h"
+#include "fsv-trace-private.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "fencescope-tp-enums.h"
+
+G_DEFINE_QUARK(fsv - trace - error - quark, fsv_trace_error)
+
+typedef struct {
+	GArray *ops;     /* guint32 op indexes, sorted by begin_ns */
+	GArray *packets; /* guint32 */
+	GArray *markers; /* guint32 */
+	GArray *steps;   /* FsvFenceStep */
+	FsvLod *lods[FSV_MAX_LANES];
+	FsvLod *marker_lod;
+} RowData;
+
+struct _FsvTrace {
+	gint ref_count;
+	char *path, *name, *partial_error;
+	struct fsa_summary summary;
+	char *runtime_version;
+	struct fsa_ingest_stats stats;
+	guint64 begin_ns, end_ns;
+
+	GArray *rows;      /* FsvRow */
+	RowData *row_data; /* one per row */
+	GArray *ops;       /* FsvOp, in the analyzer's close order (op id order) */
+	GArray *packets;   /* FsvPacket */
+	GArray *markers;   /* FsvMarker */
+	GArray *losses;    /* FsvLoss */
+	GArray *anomalies; /* struct fsa_anomaly */
+	GArray *edge_ids;  /* pairs of guint64 op ids (signal, wait), while loading */
+	guint32 *edge_start, *edge_ops;
+
+	GArray *processes; /* struct fsa_process_info, names owned */
+	GArray *queues;    /* struct fsa_queue_info */
+	GArray *fences;    /* struct fsa_fence_info */
+	GArray *clock_fits;
+	GHashTable *queue_rows; /* hwqueue handle → row + 1 */
+	GHashTable *fence_rows; /* global fence handle → row + 1 */
+};
+
+/* ---- Loading: the model's sink ---------------------------------------------------------- */
+
+static fsa_status
+sink_op(void *data, const struct fsa_op *op)
+{
+	FsvTrace *t = data;
+	FsvOp o = {0};
+
+	o.queued_ns = op->queued_ns;
+	o.observed_ns = op->observed_ns;
+	o.op_end_ns = op->end_ns;
+	switch (op->state) {
+	case FSA_OP_INFERRED:
+		o.begin_ns = op->inferred_begin_ns;
+		o.end_ns = op->inferred_end_ns;
+		break;
+	case FSA_OP_UNQUEUED:
+		o.begin_ns = op->observed_ns != FSA_TIME_NONE ? op->observed_ns : op->end_ns;
+		o.end_ns = op->end_ns;
+		break;
+	case FSA_OP_NEVER_COMPLETED:
+		o.begin_ns = op->queued_ns;
+		o.end_ns = FSV_TIME_NONE; /* the end of the trace, known at the end */
+		break;
+	case FSA_OP_OBSERVED:
+	default:
+		o.begin_ns = op->queued_ns;
+		o.end_ns = op->end_ns;
+		break;
+	}
+	o.fence_handle = op->fence_handle;
+	o.fence_global_handle = op->fence_global_handle;
+	o.fence_value = op->fence_value;
+	o.progress_value = op->progress_value;
+	o.observed_gpu_ts = op->observed_gpu_ts;
+	o.end_gpu_ts = op->end_gpu_ts;
+	o.log_position = op->log_position;
+	o.observed_value = op->observed_value;
+	o.id = op->id;
+	o.hwqueue_handle = op->hwqueue_handle;
+	/* Until the end of loading, signal_op holds nothing: waits find their signal through the
+	 * edges (and signal_op_id, kept in log_position's neighbour below). */
+	o.signal_op = FSV_INDEX_NONE;
+	o.row = FSV_INDEX_NONE;
+	o.process_id = op->process_id;
+	o.adapter_id = op->adapter_id;
+	o.engine_id = op->engine_id;
+	o.kind = (guint8) op->kind;
+	o.source = (guint8) op->source;
+	o.state = (guint8) op->state;
+	o.cpu_wait_result = op->cpu_wait_result;
+	g_array_append_val(t->ops, o);
+	if (op->kind == FSA_OP_WAIT && op->signal_op_id != 0) {
+		guint64 pair[2] = {op->signal_op_id, op->id};
+
+		g_array_append_vals(t->edge_ids, pair, 2);
+	}
+	return FSA_OK;
+}
+
+/* Edges come twice (the wait's signal_op_id and the edge itself); the edge callback is the
+ * authority for waits the model closed before their signal was known. Duplicates are removed
+ * when the edges are indexed. */
+static fsa_status
+sink_edge(void *data, const struct fsa_edge *edge)
+{
+	FsvTrace *t = data;
+	guint64 pair[2] = {edge->signal_op_id, edge->wait_op_id};
+
+	g_array_append_vals(t->edge_ids, pair, 2);
+	return FSA_OK;
+}
+
+static fsa_status
+sink_packet(void *data, const struct fsa_packet *packet)
+{
+	FsvTrace *t = data;
+	FsvPacket p = {0};
+
+	p.queued_ns = packet->queued_ns;
+	p.start_ns = packet->start_ns;
+	p.end_ns = packet->end_ns;
+	p.start_gpu_ts = packet->start_gpu_ts;
+	p.end_gpu_ts = packet->end_gpu_ts;
+	p.packet_id = packet->packet_id;
+	p.resubmission_of = packet->resubmission_of;
+	p.progress_value = packet->progress_value;
+	p.hwqueue_handle = packet->hwqueue_handle;
+	p.row = FSV_INDEX_NONE;
+	p.adapter_id = packet->adapter_id;
+	p.engine_id = packet->engine_id;
+	p.status = (guint8) packet->status;
+	p.is_user_mode = packet->is_user_mode;
+	p.is_paging = packet->is_paging;
+	g_array_append_val(t->packets, p);
+	return FSA_OK;
+}
+
+static fsa_status
+sink_marker(void *data, const struct fsa_marker *marker)
+{
+	FsvTrace *t = data;
+	FsvMarker m = {0};
+
+	m.begin_ns = marker->begin_ns;
+	m.end_ns = marker->end_ns;
+	m.is_open = marker->end_ns == FSA_TIME_NONE;
+	m.hwqueue_handle = marker->hwqueue_handle;
+	m.context_handle = marker->context_handle;
+	m.doorbell_handle = marker->doorbell_handle;
+	m.other_handle = marker->other_handle;
+	m.value = marker->value;
+	m.code = marker->code;
+	m.latency_ns = marker->latency_ns;
+	m.row = FSV_INDEX_NONE;
+	m.adapter_id = marker->adapter_id;
+	m.engine_id = marker->engine_id;
+	m.process_id = marker->process_id;
+	m.kind = (guint8) marker->kind;
+	g_array_append_val(t->markers, m);
+	return FSA_OK;
+}
+
+static fsa_status
+sink_loss(void *data, const struct fsa_loss *loss)
+{
+	FsvTrace *t = data;
+	FsvLoss l = {.loss = *loss, .row = FSV_INDEX_NONE};
+
+	g_array_append_val(t->losses, l);
+	return FSA_OK;
+}
+
+static fsa_status
+sink_anomaly(void *data, const struct fsa_anomaly *anomaly)
+{
+	FsvTrace *t = data;
+
+	g_array_append_val(t->anomalies, *anomaly);
+	return FSA_OK;
+}
+
+typedef struct {
+	FsvTraceProgressFunc func;
+	gpointer user_data;
+	GCancellable *cancellable;
+} LoadProgress;
+
+static bool
+on_progress(void *data, uint64_t events, double fraction)
+{
+	LoadProgress *p = data;
+
+	if (p->func)
+		p->func(events, fraction, p->user_data);
+	return p->cancellable && g_cancellable_is_cancelled(p->cancellable);
+}
+
+/* ---- Loading: rows --------------------------------------------------------------------- */
+
+static const char *
+engine_type_name(guint8 type)
+{
+	switch (type) {
+	case FSTP_ENGINE_TYPE_GRAPHICS_3D:
+		return "3D";
+	case FSTP_ENGINE_TYPE_COMPUTE:
+		return "Compute";
+	case FSTP_ENGINE_TYPE_COPY:
+		return "Copy";
+	case FSTP_ENGINE_TYPE_VIDEO:
+		return "Video";
+	default:
+		return NULL;
+	}
+}
+
+static const struct fsa_process_info *
+find_process(const FsvTrace *t, guint32 pid)
+{
+	for (guint i = 0; i < t->processes->len; i++) {
+		const struct fsa_process_info *p =
+		    &g_array_index(t->processes, struct fsa_process_info, i);
+
+		if (p->process_id == pid)
+			return p;
+	}
+	return NULL;
+}
+
+/* Row lookups by handle: the keys are copies (rows move when t->rows grows). */
+static void
+insert_row_key(GHashTable *table, guint64 handle, guint32 row)
+{
+	g_hash_table_insert(table, g_memdup2(&handle, sizeof(handle)), GUINT_TO_POINTER(row + 1));
+}
+
+static guint32
+add_row(FsvTrace *t, FsvRowKind kind, guint32 parent, char *label, char *sublabel)
+{
+	FsvRow row = {0};
+
+	row.kind = kind;
+	row.parent = parent;
+	row.depth = parent == FSV_INDEX_NONE ? 0 : g_array_index(t->rows, FsvRow, parent).depth + 1;
+	row.label = label;
+	row.sublabel = sublabel ? sublabel : g_strdup("");
+	row.adapter_id = row.engine_id = row.process_id = UINT32_MAX;
+	row.lane_count = 1;
+	g_array_append_val(t->rows, row);
+	return t->rows->len - 1;
+}
+
+static FsvRow *
+row_at(FsvTrace *t, guint32 row)
+{
+	return &g_array_index(t->rows, FsvRow, row);
+}
+
+/* Adapters and engines named anywhere (queues, packets, markers), sorted. */
+static int
+compare_u64(const void *a, const void *b)
+{
+	guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+compare_op_id(const void *a, const void *b)
+{
+	const FsvOp *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static guint32
+find_engine_row(const FsvTrace *t, guint32 adapter_id, guint32 engine_id)
+{
+	for (guint32 r = 0; r < t->rows->len; r++) {
+		const FsvRow *row = &g_array_index(t->rows, FsvRow, r);
+
+		if (row->kind == FSV_ROW_ENGINE && row->adapter_id == adapter_id &&
+		    row->engine_id == engine_id)
+			return r;
+	}
+	return FSV_INDEX_NONE;
+}
+
+static guint32
+find_adapter_row(const FsvTrace *t, guint32 adapter_id)
+{
+	for (guint32 r = 0; r < t->rows->len; r++) {
+		const FsvRow *row = &g_array_index(t->rows, FsvRow, r);
+
+		if (row->kind == FSV_ROW_ADAPTER && row->adapter_id == adapter_id)
+			return r;
+	}
+	return FSV_INDEX_NONE;
+}
+
+static char *
+process_label(const FsvTrace *t, guint32 pid)
+{
+	const struct fsa_process_info *p = find_process(t, pid);
+
+	if (p && p->name && p->name[0])
+		return g_strdup_printf("pid %" PRIu32 " %s", pid, p->name);
+	return g_strdup_printf("pid %" PRIu32, pid);
+}
+
+static void
+layout_rows(FsvTrace *t)
+{
+	g_autoptr(GArray) engines = g_array_new(FALSE, FALSE, sizeof(guint64));
+	guint32 cpu_group = FSV_INDEX_NONE, fence_group = FSV_INDEX_NONE;
+	g_autoptr(GArray) cpu_pids = g_array_new(FALSE, FALSE, sizeof(guint64));
+
+	/* (adapter, engine) pairs, engine UINT32_MAX when a queue's engine is unknown. */
+	for (guint i = 0; i < t->queues->len; i++) {
+		const struct fsa_queue_info *q =
+		    &g_array_index(t->queues, struct fsa_queue_info, i);
+		guint64 key = (guint64) q->adapter_id << 32 | q->engine_id;
+
+		g_array_append_val(engines, key);
+	}
+	for (guint i = 0; i < t->packets->len; i++) {
+		const FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+		guint64 key = (guint64) p->adapter_id << 32 | p->engine_id;
+
+		if (engines->len == 0 || g_array_index(engines, guint64, engines->len - 1) != key)
+			g_array_append_val(engines, key);
+	}
+	for (guint i = 0; i < t->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+
+		if (m->adapter_id != UINT32_MAX) {
+			guint64 key = (guint64) m->adapter_id << 32 | m->engine_id;
+
+			if (m->engine_id == UINT32_MAX)
+				key = (guint64) m->adapter_id << 32 | UINT32_MAX;
+			g_array_append_val(engines, key);
+		}
+	}
+	g_array_sort(engines, (GCompareFunc) compare_u64);
+
+	for (guint i = 0; i < engines->len; i++) {
+		guint64 key = g_array_index(engines, guint64, i);
+		guint32 adapter_id = (guint32) (key >> 32), engine_id = (guint32) key;
+		guint32 adapter_row, engine_row;
+		const char *type = NULL;
+
+		if (i > 0 && g_array_index(engines, guint64, i - 1) == key)
+			continue;
+		adapter_row = find_adapter_row(t, adapter_id);
+		if (adapter_row == FSV_INDEX_NONE) {
+			adapter_row =
+			    add_row(t, FSV_ROW_ADAPTER, FSV_INDEX_NONE,
+				    g_strdup_printf("Adapter %" PRIu32, adapter_id), NULL);
+			row_at(t, adapter_row)->adapter_id = adapter_id;
+		}
+		if (engine_id == UINT32_MAX)
+			continue; /* adapter-wide markers only */
+		for (guint q = 0; q < t->queues->len && !type; q++) {
+			const struct fsa_queue_info *qi =
+			    &g_array_index(t->queues, struct fsa_queue_info, q);
+
+			if (qi->adapter_id == adapter_id && qi->engine_id == engine_id)
+				type = engine_type_name(qi->engine_type);
+		}
+		engine_row =
+		    add_row(t, FSV_ROW_ENGINE, adapter_row,
+			    type ? g_strdup_printf("Engine %" PRIu32 " · %s", engine_id, type)
+				 : g_strdup_printf("Engine %" PRIu32, engine_id),
+			    NULL);
+		row_at(t, engine_row)->adapter_id = adapter_id;
+		row_at(t, engine_row)->engine_id = engine_id;
+		for (guint q = 0; q < t->queues->len; q++) {
+			const struct fsa_queue_info *qi =
+			    &g_array_index(t->queues, struct fsa_queue_info, q);
+			g_autofree char *proc = NULL;
+			guint32 r;
+
+			if (qi->adapter_id != adapter_id || qi->engine_id != engine_id)
+				continue;
+			proc = process_label(t, qi->process_id);
+			r = add_row(
+			    t, FSV_ROW_QUEUE, engine_row,
+			    g_strdup_printf("HWQueue 0x%" PRIx64, qi->hwqueue_handle),
+			    g_strdup_printf("%s · ctx 0x%" PRIx64 " · %s", proc, qi->context_handle,
+					    qi->is_user_mode ? "user mode" : "kernel mode"));
+			row_at(t, r)->adapter_id = adapter_id;
+			row_at(t, r)->engine_id = engine_id;
+			row_at(t, r)->process_id = qi->process_id;
+			row_at(t, r)->hwqueue_handle = qi->hwqueue_handle;
+			row_at(t, r)->context_handle = qi->context_handle;
+			insert_row_key(t->queue_rows, qi->hwqueue_handle, r);
+		}
+	}
+	/* Queues the trace never created but ops name (an anomaly): a row each at the end, so
+	 * their boxes are not lost. */
+	for (guint i = 0; i < t->ops->len; i++) {
+		const FsvOp *o = &g_array_index(t->ops, FsvOp, i);
+
+		if (o->source == FSA_SRC_CPU) {
+			guint64 pid = o->process_id;
+
+			g_array_append_val(cpu_pids, pid);
+		} else if (!g_hash_table_contains(t->queue_rows, &o->hwqueue_handle)) {
+			guint32 r = add_row(
+			    t, FSV_ROW_QUEUE, FSV_INDEX_NONE,
+			    g_strdup_printf("HWQueue 0x%" PRIx64 " (unknown)", o->hwqueue_handle),
+			    process_label(t, o->process_id));
+
+			row_at(t, r)->hwqueue_handle = o->hwqueue_handle;
+			row_at(t, r)->process_id = o->process_id;
+			insert_row_key(t->queue_rows, o->hwqueue_handle, r);
+		}
+	}
+	g_array_sort(cpu_pids, (GCompareFunc) compare_u64);
+	for (guint i = 0; i < cpu_pids->len; i++) {
+		guint32 pid = (guint32) g_array_index(cpu_pids, guint64, i);
+		guint32 r;
+
+		if (i > 0 && g_array_index(cpu_pids, guint64, i - 1) == pid)
+			continue;
+		if (cpu_group == FSV_INDEX_NONE)
+			cpu_group = add_row(t, FSV_ROW_CPU_GROUP, FSV_INDEX_NONE, g_strdup("CPU"),
+					    g_strdup("waits and signals outside queues"));
+		r = add_row(t, FSV_ROW_CPU_PROCESS, cpu_group, process_label(t, pid), NULL);
+		row_at(t, r)->process_id = pid;
+	}
+	for (guint i = 0; i < t->fences->len; i++) {
+		const struct fsa_fence_info *f =
+		    &g_array_index(t->fences, struct fsa_fence_info, i);
+		guint32 r;
+
+		if (f->fence_global_handle == 0 ||
+		    g_hash_table_contains(t->fence_rows, &f->fence_global_handle))
+			continue;
+		if (fence_group == FSV_INDEX_NONE)
+			fence_group = add_row(t, FSV_ROW_FENCE_GROUP, FSV_INDEX_NONE,
+					      g_strdup("Fences"), g_strdup("CurrentValue"));
+		r = add_row(t, FSV_ROW_FENCE, fence_group,
+			    g_strdup_printf("Fence 0x%" PRIx64, f->fence_global_handle),
+			    g_strdup_printf("%s%s%s", f->is_progress_fence ? "progress fence" : "",
+					    f->is_progress_fence && f->is_shared ? " · " : "",
+					    f->is_shared ? "shared" : ""));
+		row_at(t, r)->adapter_id = f->adapter_id;
+		row_at(t, r)->process_id = f->creator_process_id;
+		row_at(t, r)->fence_global_handle = f->fence_global_handle;
+		insert_row_key(t->fence_rows, f->fence_global_handle, r);
+	}
+	/* An empty trace still draws one row, so the empty timeline has a place to say so. */
+	if (t->rows->len == 0 && (t->markers->len > 0 || t->losses->len > 0))
+		add_row(t, FSV_ROW_ADAPTER, FSV_INDEX_NONE, g_strdup("Trace"), NULL);
+}
+
+static guint32
+find_cpu_row(const FsvTrace *t, guint32 pid)
+{
+	for (guint32 r = 0; r < t->rows->len; r++) {
+		const FsvRow *row = &g_array_index(t->rows, FsvRow, r);
+
+		if (row->kind == FSV_ROW_CPU_PROCESS && row->process_id == pid)
+			return r;
+	}
+	return FSV_INDEX_NONE;
+}
+
+/* The row a marker is drawn on: its queue, else its engine, else its adapter, else the
+ * first row. */
+static guint32
+marker_row(const FsvTrace *t, const FsvMarker *m)
+{
+	guint32 r = FSV_INDEX_NONE;
+
+	if (m->hwqueue_handle != 0)
+		r = fsv_trace_find_queue_row(t, m->hwqueue_handle);
+	if (r == FSV_INDEX_NONE && m->adapter_id != UINT32_MAX && m->engine_id != UINT32_MAX)
+		r = find_engine_row(t, m->adapter_id, m->engine_id);
+	if (r == FSV_INDEX_NONE && m->adapter_id != UINT32_MAX)
+		r = find_adapter_row(t, m->adapter_id);
+	if (r == FSV_INDEX_NONE && t->rows->len > 0)
+		r = 0;
+	return r;
+}
+
+/* Sort helpers for per-row index lists: by the item's begin time (a thread-unsafe global
+ * would do, but the loader may run in several threads at once). */
+typedef struct {
+	const FsvTrace *trace;
+	int what; /* 0 ops, 1 packets, 2 markers */
+} SortCtx;
+
+static guint64
+item_begin(const SortCtx *c, guint32 i)
+{
+	switch (c->what) {
+	case 0:
+		return g_array_index(c->trace->ops, FsvOp, i).begin_ns;
+	case 1:
+		return g_array_index(c->trace->packets, FsvPacket, i).start_ns;
+	default:
+		return g_array_index(c->trace->markers, FsvMarker, i).begin_ns;
+	}
+}
+
+static int
+compare_by_begin(const void *a, const void *b, void *data)
+{
+	const SortCtx *c = data;
+	guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+	guint64 bx = item_begin(c, x), by = item_begin(c, y);
+
+	if (bx != by)
+		return bx < by ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void
+sort_row_list(const FsvTrace *t, GArray *list, int what)
+{
+	SortCtx c = {t, what};
+
+	g_qsort_with_data(list->data, (gint) list->len, sizeof(guint32), compare_by_begin, &c);
+}
+
+/* Greedy lanes: each item goes to the first lane free at its start; the last lane takes the
+ * overflow (its items may then overlap). */
+static guint
+assign_lanes(GArray *list, guint64 (*span)(FsvTrace *, guint32, guint64 *),
+	     void (*set_lane)(FsvTrace *, guint32, guint8), FsvTrace *t)
+{
+	guint64 lane_end[FSV_MAX_LANES] = {0};
+	guint used = 1;
+
+	for (guint i = 0; i < list->len; i++) {
+		guint32 idx = g_array_index(list, guint32, i);
+		guint64 end, begin = span(t, idx, &end);
+		guint lane = FSV_INDEX_NONE;
+
+		for (guint l = 0; l < FSV_MAX_LANES && lane == FSV_INDEX_NONE; l++)
+			if (lane_end[l] <= begin || (l >= used && lane_end[l] == 0))
+				lane = l;
+		/* Every lane busy: the one that frees first, so a deep queue shows as a staircase
+		 * over every lane rather than one solid overflow bar. */
+		if (lane == FSV_INDEX_NONE) {
+			lane = 0;
+			for (guint l = 1; l < FSV_MAX_LANES; l++)
+				if (lane_end[l] < lane_end[lane])
+					lane = l;
+		}
+		lane_end[lane] = MAX(lane_end[lane], end == begin ? end + 1 : end);
+		used = MAX(used, lane + 1);
+		set_lane(t, idx, (guint8) lane);
+	}
+	return used;
+}
+
+static guint64
+op_span(FsvTrace *t, guint32 i, guint64 *end)
+{
+	const FsvOp *o = &g_array_index(t->ops, FsvOp, i);
+
+	*end = o->end_ns;
+	return o->begin_ns;
+}
+
+static void
+op_set_lane(FsvTrace *t, guint32 i, guint8 lane)
+{
+	g_array_index(t->ops, FsvOp, i).lane = lane;
+}
+
+static guint64
+packet_span(FsvTrace *t, guint32 i, guint64 *end)
+{
+	const FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+
+	*end = p->end_ns;
+	return p->start_ns;
+}
+
+static void
+packet_set_lane(FsvTrace *t, guint32 i, guint8 lane)
+{
+	g_array_index(t->packets, FsvPacket, i).lane = lane;
+}
+
+static int
+compare_steps(const void *a, const void *b)
+{
+	const FsvFenceStep *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return x->op < y->op ? -1 : x->op > y->op;
+}
+
+static int
+compare_edge_pairs(const void *a, const void *b)
+{
+	const guint32 *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* Edges as CSR, both directions: edge_ops[edge_start[op] .. edge_start[op + 1]) are the waits
+ * a signal released, or the signal of a wait. */
+static void
+index_edges(FsvTrace *t)
+{
+	guint n_ops = t->ops->len;
+	g_autoptr(GArray) pairs = g_array_new(FALSE, FALSE, sizeof(guint32) * 2);
+	guint32 *fill;
+
+	for (guint i = 0; i + 1 < t->edge_ids->len; i += 2) {
+		guint32 s = fsv_trace_find_op_by_id(t, g_array_index(t->edge_ids, guint64, i));
+		guint32 w = fsv_trace_find_op_by_id(t, g_array_index(t->edge_ids, guint64, i + 1));
+		guint32 ab[2] = {s, w}, ba[2] = {w, s};
+
+		if (s == FSV_INDEX_NONE || w == FSV_INDEX_NONE)
+			continue;
+		g_array_append_val(pairs, ab);
+		g_array_append_val(pairs, ba);
+	}
+	g_array_set_size(t->edge_ids, 0);
+	qsort(pairs->data, pairs->len, sizeof(guint32) * 2, compare_edge_pairs);
+	t->edge_start = g_new0(guint32, n_ops + 1);
+	t->edge_ops = g_new(guint32, MAX(pairs->len, 1));
+	fill = t->edge_start;
+	{
+		guint n = 0;
+
+		for (guint i = 0; i < pairs->len; i++) {
+			const guint32 *p = &((const guint32 *) pairs->data)[2 * i];
+
+			if (n > 0 && p[0] == ((const guint32 *) pairs->data)[2 * (i - 1)] &&
+			    p[1] == ((const guint32 *) pairs->data)[2 * (i - 1) + 1])
+				continue; /* duplicate */
+			t->edge_ops[n++] = p[1];
+			fill[p[0] + 1]++;
+		}
+	}
+	for (guint i = 0; i < n_ops; i++)
+		fill[i + 1] += fill[i];
+	for (guint i = 0; i < n_ops; i++) {
+		FsvOp *o = &g_array_index(t->ops, FsvOp, i);
+
+		if (o->kind == FSA_OP_WAIT && t->edge_start[i + 1] > t->edge_start[i])
+			o->signal_op = t->edge_ops[t->edge_start[i]];
+	}
+}
+
+static void
+build_index(FsvTrace *t)
+{
+	guint n_rows;
+
+	/* The span of the trace: the model's, widened by anything that reaches further. */
+	t->begin_ns = t->summary.first_ns != FSA_TIME_NONE ? t->summary.first_ns : 0;
+	t->end_ns = t->summary.last_ns != FSA_TIME_NONE ? t->summary.last_ns : t->begin_ns;
+
+	/* Ops arrive in id order; sort defensively if they did not. */
+	for (guint i = 1; i < t->ops->len; i++)
+		if (g_array_index(t->ops, FsvOp, i - 1).id > g_array_index(t->ops, FsvOp, i).id) {
+			g_array_sort(t->ops, compare_op_id);
+			break;
+		}
+
+	layout_rows(t);
+	n_rows = t->rows->len;
+	t->row_data = g_new0(RowData, MAX(n_rows, 1));
+	for (guint r = 0; r < n_rows; r++) {
+		t->row_data[r].ops = g_array_new(FALSE, FALSE, sizeof(guint32));
+		t->row_data[r].packets = g_array_new(FALSE, FALSE, sizeof(guint32));
+		t->row_data[r].markers = g_array_new(FALSE, FALSE, sizeof(guint32));
+		t->row_data[r].steps = g_array_new(FALSE, FALSE, sizeof(FsvFenceStep));
+	}
+
+	for (guint32 i = 0; i < t->ops->len; i++) {
+		FsvOp *o = &g_array_index(t->ops, FsvOp, i);
+		guint32 fr;
+
+		if (o->end_ns == FSV_TIME_NONE || o->end_ns < o->begin_ns)
+			o->end_ns = MAX(t->end_ns, o->begin_ns == FSV_TIME_NONE ? 0 : o->begin_ns);
+		if (o->begin_ns == FSV_TIME_NONE)
+			o->begin_ns = o->end_ns;
+		o->row = o->source == FSA_SRC_CPU ? find_cpu_row(t, o->process_id)
+						  : fsv_trace_find_queue_row(t, o->hwqueue_handle);
+		if (o->row != FSV_INDEX_NONE)
+			g_array_append_val(t->row_data[o->row].ops, i);
+		/* CurrentValue steps: a signal's value from its end; a CPU wait's observed value.
+		 */
+		fr = o->fence_global_handle ? fsv_trace_find_fence_row(t, o->fence_global_handle)
+					    : FSV_INDEX_NONE;
+		if (fr != FSV_INDEX_NONE && o->state != FSA_OP_NEVER_COMPLETED) {
+			FsvFenceStep s = {o->end_ns, o->fence_value, i};
+
+			if (o->kind == FSA_OP_SIGNAL) {
+				g_array_append_val(t->row_data[fr].steps, s);
+			} else if (o->source == FSA_SRC_CPU && o->op_end_ns != FSA_TIME_NONE &&
+				   o->cpu_wait_result == FSTP_CPU_WAIT_RESULT_SATISFIED) {
+				s.value = o->observed_value;
+				g_array_append_val(t->row_data[fr].steps, s);
+			}
+		}
+	}
+	for (guint i = 0; i < t->fences->len; i++) {
+		const struct fsa_fence_info *f =
+		    &g_array_index(t->fences, struct fsa_fence_info, i);
+		guint32 fr = f->fence_global_handle
+				 ? fsv_trace_find_fence_row(t, f->fence_global_handle)
+				 : FSV_INDEX_NONE;
+		FsvFenceStep s = {f->created_ns != FSA_TIME_NONE ? f->created_ns : t->begin_ns,
+				  f->initial_value, FSV_INDEX_NONE};
+
+		if (fr != FSV_INDEX_NONE)
+			g_array_prepend_val(t->row_data[fr].steps, s);
+	}
+	for (guint32 i = 0; i < t->packets->len; i++) {
+		FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+
+		if (p->start_ns == FSV_TIME_NONE)
+			p->start_ns = p->queued_ns != FSV_TIME_NONE ? p->queued_ns : t->begin_ns;
+		if (p->end_ns == FSV_TIME_NONE || p->end_ns < p->start_ns)
+			p->end_ns = MAX(t->end_ns, p->start_ns);
+		p->row = find_engine_row(t, p->adapter_id, p->engine_id);
+		if (p->row != FSV_INDEX_NONE)
+			g_array_append_val(t->row_data[p->row].packets, i);
+	}
+	for (guint32 i = 0; i < t->markers->len; i++) {
+		FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+
+		if (m->begin_ns == FSV_TIME_NONE)
+			m->begin_ns = t->begin_ns;
+		if (m->end_ns == FSV_TIME_NONE || m->end_ns < m->begin_ns)
+			m->end_ns = MAX(t->end_ns, m->begin_ns);
+		m->row = marker_row(t, m);
+		if (m->row != FSV_INDEX_NONE)
+			g_array_append_val(t->row_data[m->row].markers, i);
+	}
+	for (guint i = 0; i < t->losses->len; i++) {
+		FsvLoss *l = &g_array_index(t->losses, FsvLoss, i);
+
+		l->row = l->loss.kind == FSA_LOSS_LOG_OVERRUN
+			     ? fsv_trace_find_queue_row(t, l->loss.hwqueue_handle)
+			     : FSV_INDEX_NONE;
+		l->begin_ns = l->loss.begin_ns != FSA_TIME_NONE ? l->loss.begin_ns : t->begin_ns;
+		l->end_ns = l->loss.end_ns != FSA_TIME_NONE ? l->loss.end_ns : t->end_ns;
+		if (l->end_ns < l->begin_ns)
+			l->end_ns = l->begin_ns;
+	}
+
+	for (guint r = 0; r < n_rows; r++) {
+		RowData *d = &t->row_data[r];
+		FsvRow *row = row_at(t, r);
+		g_autoptr(GArray) items = g_array_new(FALSE, FALSE, sizeof(FsvLodItem));
+
+		sort_row_list(t, d->ops, 0);
+		sort_row_list(t, d->packets, 1);
+		sort_row_list(t, d->markers, 2);
+		qsort(d->steps->data, d->steps->len, sizeof(FsvFenceStep), compare_steps);
+		row->op_count = d->ops->len;
+		row->packet_count = d->packets->len;
+		row->marker_count = d->markers->len;
+		if (d->ops->len > 0)
+			row->lane_count = assign_lanes(d->ops, op_span, op_set_lane, t);
+		else if (d->packets->len > 0)
+			row->lane_count = assign_lanes(d->packets, packet_span, packet_set_lane, t);
+		for (guint lane = 0; lane < row->lane_count; lane++) {
+			g_array_set_size(items, 0);
+			for (guint i = 0; i < d->ops->len; i++) {
+				guint32 idx = g_array_index(d->ops, guint32, i);
+				const FsvOp *o = &g_array_index(t->ops, FsvOp, idx);
+				FsvLodItem it = {o->begin_ns, o->end_ns, idx};
+
+				if (o->lane == lane)
+					g_array_append_val(items, it);
+			}
+			for (guint i = 0; i < d->packets->len; i++) {
+				guint32 idx = g_array_index(d->packets, guint32, i);
+				const FsvPacket *p = &g_array_index(t->packets, FsvPacket, idx);
+				FsvLodItem it = {p->start_ns, p->end_ns, idx};
+
+				if (p->lane == lane && d->ops->len == 0)
+					g_array_append_val(items, it);
+			}
+			if (items->len > 0)
+				d->lods[lane] =
+				    fsv_lod_new((const FsvLodItem *) items->data, items->len);
+		}
+		g_array_set_size(items, 0);
+		for (guint i = 0; i < d->markers->len; i++) {
+			guint32 idx = g_array_index(d->markers, guint32, i);
+			const FsvMarker *m = &g_array_index(t->markers, FsvMarker, idx);
+			FsvLodItem it = {m->begin_ns, m->end_ns, idx};
+
+			g_array_append_val(items, it);
+		}
+		if (items->len > 0)
+			d->marker_lod = fsv_lod_new((const FsvLodItem *) items->data, items->len);
+	}
+	index_edges(t);
+}
+
+static void
+copy_model(FsvTrace *t, const struct fsa_model *model)
+{
+	const struct fsa_summary *s = fsa_model_borrow_summary(model);
+
+	t->summary = *s;
+	t->runtime_version = g_strdup(s->runtime_version ? s->runtime_version : "");
+	t->summary.runtime_version = t->runtime_version;
+	for (size_t i = 0; i < fsa_model_process_count(model); i++) {
+		struct fsa_process_info p = *fsa_model_borrow_process(model, i);
+
+		p.name = g_strdup(p.name ? p.name : "");
+		g_array_append_val(t->processes, p);
+	}
+	for (size_t i = 0; i < fsa_model_queue_count(model); i++)
+		g_array_append_val(t->queues, *fsa_model_borrow_queue(model, i));
+	for (size_t i = 0; i < fsa_model_fence_count(model); i++)
+		g_array_append_val(t->fences, *fsa_model_borrow_fence(model, i));
+	for (size_t i = 0; i < fsa_model_clock_fit_count(model); i++)
+		g_array_append_val(t->clock_fits, *fsa_model_borrow_clock_fit(model, i));
+}
+
+static FsvTrace *
+trace_new(const char *path)
+{
+	FsvTrace *t = g_new0(FsvTrace, 1);
+	g_autofree char *clean = g_strdup(path);
+	gsize len = strlen(clean);
+
+	while (len > 1 && clean[len - 1] == '/')
+		clean[--len] = '\0';
+	t->ref_count = 1;
+	t->path = g_strdup(path);
+	t->name = g_path_get_basename(clean);
+	t->rows = g_array_new(FALSE, FALSE, sizeof(FsvRow));
+	t->ops = g_array_new(FALSE, FALSE, sizeof(FsvOp));
+	t->packets = g_array_new(FALSE, FALSE, sizeof(FsvPacket));
+	t->markers = g_array_new(FALSE, FALSE, sizeof(FsvMarker));
+	t->losses = g_array_new(FALSE, FALSE, sizeof(FsvLoss));
+	t->anomalies = g_array_new(FALSE, FALSE, sizeof(struct fsa_anomaly));
+	t->edge_ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+	t->processes = g_array_new(FALSE, FALSE, sizeof(struct fsa_process_info));
+	t->queues = g_array_new(FALSE, FALSE, sizeof(struct fsa_queue_info));
+	t->fences = g_array_new(FALSE, FALSE, sizeof(struct fsa_fence_info));
+	t->clock_fits = g_array_new(FALSE, FALSE, sizeof(struct fsa_clock_fit));
+	t->queue_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	t->fence_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	return t;
+}
+
+FsvTrace *
+fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_data,
+	       GCancellable *cancellable, GError **error)
+{
+	g_autoptr(FsvTrace) t = NULL;
+	struct fsa_model *model;
+	struct fsa_model_sink sink = {0};
+	LoadProgress lp = {progress, user_data, cancellable};
+	char *message = NULL;
+	fsa_status status;
+
+	g_return_val_if_fail(path != NULL, NULL);
+	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+
+	t = trace_new(path);
+	sink.data = t;
+	sink.op = sink_op;
+	sink.edge = sink_edge;
+	sink.packet = sink_packet;
+	sink.marker = sink_marker;
+	sink.loss = sink_loss;
+	sink.anomaly = sink_anomaly;
+	model = fsa_model_create(&sink);
+	if (!model) {
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_NOMEM, "%s: out of memory",
+			    path);
+		return NULL;
+	}
+	status = fsa_ingest_into_model(path, model, on_progress, &lp, &t->stats, &message);
+	if (status == FSA_OK || status == FSA_ERR_TRACE)
+		copy_model(t, model);
+	fsa_model_destroy(model);
+	if (status == FSA_ERR_CANCELLED ||
+	    (status != FSA_OK && cancellable && g_cancellable_is_cancelled(cancellable))) {
+		free(message);
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: loading cancelled", path);
+		return NULL;
+	}
+	if (status == FSA_ERR_TRACE) {
+		t->partial_error = g_strdup(message ? message : "the trace is damaged");
+	} else if (status != FSA_OK) {
+		int code = status == FSA_ERR_IO               ? FSV_TRACE_ERROR_IO
+			   : status == FSA_ERR_FORMAT_VERSION ? FSV_TRACE_ERROR_FORMAT
+			   : status == FSA_ERR_NOMEM          ? FSV_TRACE_ERROR_NOMEM
+							      : FSV_TRACE_ERROR_TRACE;
+
+		if (message)
+			g_set_error_literal(error, FSV_TRACE_ERROR, code, message);
+		else
+			g_set_error(error, FSV_TRACE_ERROR, code, "%s: %s", path,
+				    fsa_status_string(status));
+		free(message);
+		return NULL;
+	}
+	free(message);
+	build_index(t);
+	return g_steal_pointer(&t);
+}
+
+FsvTrace *
+fsv_trace_ref(FsvTrace *trace)
+{
+	g_return_val_if_fail(trace != NULL, NULL);
+	g_atomic_int_inc(&trace->ref_count);
+	return trace;
+}
+
+void
+fsv_trace_unref(FsvTrace *t)
+{
+	if (!t || !g_atomic_int_dec_and_test(&t->ref_count))
+		return;
+	for (guint r = 0; r < t->rows->len; r++) {
+		FsvRow *row = row_at(t, r);
+
+		g_free(row->label);
+		g_free(row->sublabel);
+		if (t->row_data) {
+			RowData *d = &t->row_data[r];
+
+			g_array_unref(d->ops);
+			g_array_unref(d->packets);
+			g_array_unref(d->markers);
+			g_array_unref(d->steps);
+			for (guint l = 0; l < FSV_MAX_LANES; l++)
+				fsv_lod_free(d->lods[l]);
+			fsv_lod_free(d->marker_lod);
+		}
+	}
+	for (guint i = 0; i < t->processes->len; i++)
+		g_free((char *) g_array_index(t->processes, struct fsa_process_info, i).name);
+	g_free(t->row_data);
+	g_array_unref(t->rows);
+	g_array_unref(t->ops);
+	g_array_unref(t->packets);
+	g_array_unref(t->markers);
+	g_array_unref(t->losses);
+	g_array_unref(t->anomalies);
+	g_array_unref(t->edge_ids);
+	g_array_unref(t->processes);
+	g_array_unref(t->queues);
+	g_array_unref(t->fences);
+	g_array_unref(t->clock_fits);
+	g_hash_table_unref(t->queue_rows);
+	g_hash_table_unref(t->fence_rows);
+	g_free(t->edge_start);
+	g_free(t->edge_ops);
+	g_free(t->runtime_version);
+	g_free(t->path);
+	g_free(t->name);
+	g_free(t->partial_error);
+	g_free(t);
+}
+
+/* ---- Accessors ------------------------------------------------------------------------- */
+
+const char *
+fsv_trace_get_path(const FsvTrace *trace)
+{
+	return trace->path;
+}
+
+const char *
+fsv_trace_get_name(const FsvTrace *trace)
+{
+	return trace->name;
+}
+
+const char *
+fsv_trace_get_partial_error(const FsvTrace *trace)
+{
+	return trace->partial_error;
+}
+
+guint64
+fsv_trace_get_begin_ns(const FsvTrace *trace)
+{
+	return trace->begin_ns;
+}
+
+guint64
+fsv_trace_get_end_ns(const FsvTrace *trace)
+{
+	return trace->end_ns;
+}
+
+const struct fsa_summary *
+fsv_trace_get_summary(const FsvTrace *trace)
+{
+	return &trace->summary;
+}
+
+const struct fsa_ingest_stats *
+fsv_trace_get_ingest_stats(const FsvTrace *trace)
+{
+	return &trace->stats;
+}
+
+guint
+fsv_trace_get_row_count(const FsvTrace *trace)
+{
+	return trace->rows->len;
+}
+
+const FsvRow *
+fsv_trace_get_row(const FsvTrace *trace, guint32 row)
+{
+	g_return_val_if_fail(row < trace->rows->len, NULL);
+	return &g_array_index(trace->rows, FsvRow, row);
+}
+
+guint32
+fsv_trace_find_queue_row(const FsvTrace *trace, guint64 hwqueue_handle)
+{
+	gpointer v = g_hash_table_lookup(trace->queue_rows, &hwqueue_handle);
+
+	return v ? GPOINTER_TO_UINT(v) - 1 : FSV_INDEX_NONE;
+}
+
+guint32
+fsv_trace_find_fence_row(const FsvTrace *trace, guint64 fence_global_handle)
+{
+	gpointer v = g_hash_table_lookup(trace->fence_rows, &fence_global_handle);
+
+	return v ? GPOINTER_TO_UINT(v) - 1 : FSV_INDEX_NONE;
+}
+
+guint
+fsv_trace_get_op_count(const FsvTrace *trace)
+{
+	return trace->ops->len;
+}
+
+const FsvOp *
+fsv_trace_get_op(const FsvTrace *trace, guint32 op)
+{
+	g_return_val_if_fail(op < trace->ops->len, NULL);
+	return &g_array_index(trace->ops, FsvOp, op);
+}
+
+guint32
+fsv_trace_find_op_by_id(const FsvTrace *trace, guint64 op_id)
+{
+	guint lo = 0, hi = trace->ops->len;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		guint64 id = g_array_index(trace->ops, FsvOp, mid).id;
+
+		if (id == op_id)
+			return mid;
+		if (id < op_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return FSV_INDEX_NONE;
+}
+
+static const guint32 *
+row_list(const FsvTrace *trace, guint32 row, GArray *(*pick)(RowData *), guint *n)
+{
+	GArray *a;
+
+	*n = 0;
+	g_return_val_if_fail(row < trace->rows->len, NULL);
+	a = pick(&trace->row_data[row]);
+	*n = a->len;
+	return (const guint32 *) a->data;
+}
+
+static GArray *
+pick_ops(RowData *d)
+{
+	return d->ops;
+}
+
+static GArray *
+pick_packets(RowData *d)
+{
+	return d->packets;
+}
+
+static GArray *
+pick_markers(RowData *d)
+{
+	return d->markers;
+}
+
+const guint32 *
+fsv_trace_get_row_ops(const FsvTrace *trace, guint32 row, guint *n_ops)
+{
+	return row_list(trace, row, pick_ops, n_ops);
+}
+
+guint
+fsv_trace_get_packet_count(const FsvTrace *trace)
+{
+	return trace->packets->len;
+}
+
+const FsvPacket *
+fsv_trace_get_packet(const FsvTrace *trace, guint32 packet)
+{
+	g_return_val_if_fail(packet < trace->packets->len, NULL);
+	return &g_array_index(trace->packets, FsvPacket, packet);
+}
+
+const guint32 *
+fsv_trace_get_row_packets(const FsvTrace *trace, guint32 row, guint *n_packets)
+{
+	return row_list(trace, row, pick_packets, n_packets);
+}
+
+guint
+fsv_trace_get_marker_count(const FsvTrace *trace)
+{
+	return trace->markers->len;
+}
+
+const FsvMarker *
+fsv_trace_get_marker(const FsvTrace *trace, guint32 marker)
+{
+	g_return_val_if_fail(marker < trace->markers->len, NULL);
+	return &g_array_index(trace->markers, FsvMarker, marker);
+}
+
+const guint32 *
+fsv_trace_get_row_markers(const FsvTrace *trace, guint32 row, guint *n_markers)
+{
+	return row_list(trace, row, pick_markers, n_markers);
+}
+
+guint
+fsv_trace_get_loss_count(const FsvTrace *trace)
+{
+	return trace->losses->len;
+}
+
+const FsvLoss *
+fsv_trace_get_loss(const FsvTrace *trace, guint32 loss)
+{
+	g_return_val_if_fail(loss < trace->losses->len, NULL);
+	return &g_array_index(trace->losses, FsvLoss, loss);
+}
+
+const FsvFenceStep *
+fsv_trace_get_fence_steps(const FsvTrace *trace, guint32 row, guint *n_steps)
+{
+	*n_steps = 0;
+	g_return_val_if_fail(row < trace->rows->len, NULL);
+	*n_steps = trace->row_data[row].steps->len;
+	return (const FsvFenceStep *) trace->row_data[row].steps->data;
+}
+
+const guint32 *
+fsv_trace_get_op_edges(const FsvTrace *trace, guint32 op, guint *n)
+{
+	*n = 0;
+	g_return_val_if_fail(op < trace->ops->len, NULL);
+	*n = trace->edge_start[op + 1] - trace->edge_start[op];
+	return trace->edge_ops + trace->edge_start[op];
+}
+
+guint
+fsv_trace_get_anomaly_count(const FsvTrace *trace)
+{
+	return trace->anomalies->len;
+}
+
+const struct fsa_anomaly *
+fsv_trace_get_anomaly(const FsvTrace *trace, guint32 anomaly)
+{
+	g_return_val_if_fail(anomaly < trace->anomalies->len, NULL);
+	return &g_array_index(trace->anomalies, struct fsa_anomaly, anomaly);
+}
+
+guint
+fsv_trace_get_process_count(const FsvTrace *trace)
+{
+	return trace->processes->len;
+}
+
+const struct fsa_process_info *
+fsv_trace_get_process(const FsvTrace *trace, guint index)
+{
+	g_return_val_if_fail(index < trace->processes->len, NULL);
+	return &g_array_index(trace->processes, struct fsa_process_info, index);
+}
+
+const struct fsa_process_info *
+fsv_trace_find_process(const FsvTrace *trace, guint32 process_id)
+{
+	return find_process(trace, process_id);
+}
+
+const struct fsa_queue_info *
+fsv_trace_find_queue(const FsvTrace *trace, guint64 hwqueue_handle)
+{
+	for (guint i = 0; i < trace->queues->len; i++)
+		if (g_array_index(trace->queues, struct fsa_queue_info, i).hwqueue_handle ==
+		    hwqueue_handle)
+			return &g_array_index(trace->queues, struct fsa_queue_info, i);
+	return NULL;
+}
+
+const struct fsa_fence_info *
+fsv_trace_find_fence(const FsvTrace *trace, guint64 fence_global_handle)
+{
+	for (guint i = 0; i < trace->fences->len; i++)
+		if (g_array_index(trace->fences, struct fsa_fence_info, i).fence_global_handle ==
+		    fence_global_handle)
+			return &g_array_index(trace->fences, struct fsa_fence_info, i);
+	return NULL;
+}
+
+guint
+fsv_trace_get_clock_fit_count(const FsvTrace *trace)
+{
+	return trace->clock_fits->len;
+}
+
+const struct fsa_clock_fit *
+fsv_trace_get_clock_fit(const FsvTrace *trace, guint index)
+{
+	g_return_val_if_fail(index < trace->clock_fits->len, NULL);
+	return &g_array_index(trace->clock_fits, struct fsa_clock_fit, index);
+}
+
+bool
+fsv_trace_trace_to_gpu(const FsvTrace *trace, guint32 adapter_id, guint64 ns, guint64 *gpu_ts)
+{
+	for (guint i = 0; i < trace->clock_fits->len; i++) {
+		const struct fsa_clock_fit *f =
+		    &g_array_index(trace->clock_fits, struct fsa_clock_fit, i);
+		double ticks;
+
+		if (f->adapter_id != adapter_id || f->ns_per_tick <= 0.0)
+			continue;
+		ticks = ((double) ns - f->offset_ns) / f->ns_per_tick;
+		*gpu_ts = ticks <= 0.0 ? 0 : (guint64) llround(ticks);
+		return true;
+	}
+	return false;
+}
+
+const FsvLod *
+_fsv_trace_get_op_lod(const FsvTrace *trace, guint32 row, guint lane)
+{
+	const FsvRow *r = &g_array_index(trace->rows, FsvRow, row);
+
+	if (lane >= FSV_MAX_LANES || r->op_count == 0)
+		return NULL;
+	return trace->row_data[row].lods[lane];
+}
+
+const FsvLod *
+_fsv_trace_get_packet_lod(const FsvTrace *trace, guint32 row, guint lane)
+{
+	const FsvRow *r = &g_array_index(trace->rows, FsvRow, row);
+
+	if (lane >= FSV_MAX_LANES || r->op_count != 0)
+		return NULL;
+	return trace->row_data[row].lods[lane];
+}
+
+const FsvLod *
+_fsv_trace_get_marker_lod(const FsvTrace *trace, guint32 row)
+{
+	return trace->row_data[row].marker_lod;
+}
+
+gsize
+_fsv_trace_get_memory_size(const FsvTrace *t)
+{
+	gsize size = t->ops->len * sizeof(FsvOp) + t->packets->len * sizeof(FsvPacket) +
+		     t->markers->len * sizeof(FsvMarker) +
+		     t->anomalies->len * sizeof(struct fsa_anomaly);
+
+	for (guint r = 0; r < t->rows->len; r++) {
+		const RowData *d = &t->row_data[r];
+
+		size += (d->ops->len + d->packets->len + d->markers->len) * sizeof(guint32) +
+			d->steps->len * sizeof(FsvFenceStep);
+		for (guint l = 0; l < FSV_MAX_LANES; l++)
+			if (d->lods[l])
+				size += fsv_lod_get_size(d->lods[l]);
+		if (d->marker_lod)
+			size += fsv_lod_get_size(d->marker_lod);
+	}
+	return size + (t->ops->len + 1) * sizeof(guint32) * 2;
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewer/core: the layout's metrics, shared by fsv-view.c (row heights, hit testing) and
+ * fsv-render.c (where to draw), so drawing and hit testing agree to the pixel.
+ */
+#ifndef FSV_VIEW_PRIVATE_H
+#define FSV_VIEW_PRIVATE_H
+
+#define FSV_DEFAULT_LABEL_WIDTH 240
+#define FSV_RULER_HEIGHT        32
+#define FSV_GROUP_HEIGHT        24
+#define FSV_ROW_PAD_TOP         5
+#define FSV_ROW_PAD_BOTTOM      3
+#define FSV_LANE_HEIGHT         16
+#define FSV_PACKET_LANE_HEIGHT  14
+/* The strip under a queue's lanes where doorbell rings and other instants are ticked. */
+#define FSV_TICK_HEIGHT      7
+#define FSV_FENCE_ROW_HEIGHT 30
+
+#endif /* FSV_VIEW_PRIVATE_H */

@@ -1,0 +1,689 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewer/core: FsvView (fsv-view.h) — the viewport, the row layout and the geometric queries.
+ * The layout is recomputed eagerly whenever a row is expanded, collapsed, hidden or shown, so
+ * every getter is a lookup. Row heights depend on the row's kind and lane count only; the
+ * renderer (fsv-render.c) asks fsv_view_get_lane_geometry() where to draw, so drawing and hit
+ * testing can never disagree about where a box is.
+ */
+#include "fsv-view.h"
+#include "fsv-view-private.h"
+#include "fsv-trace-private.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+	guint32 row;
+	int y, height; /* content coordinates */
+} LayoutRow;
+
+struct _FsvView {
+	FsvTrace *trace;
+	int width, height, label_width, ruler_height;
+	guint64 begin_ns;
+	double ns_per_px;
+	double scroll_y;
+	guint8 *is_collapsed; /* per row */
+	guint8 *is_hidden;    /* per row */
+	bool show_fence_rows;
+	GArray *layout;    /* LayoutRow, visible rows top to bottom */
+	guint32 *row_slot; /* row → index in layout + 1, 0 when not laid out */
+	int content_height;
+};
+
+static int
+row_height(const FsvRow *row)
+{
+	switch (row->kind) {
+	case FSV_ROW_ADAPTER:
+	case FSV_ROW_CPU_GROUP:
+	case FSV_ROW_FENCE_GROUP:
+		return FSV_GROUP_HEIGHT;
+	case FSV_ROW_ENGINE:
+		return FSV_ROW_PAD_TOP + (int) row->lane_count * FSV_PACKET_LANE_HEIGHT +
+		       FSV_ROW_PAD_BOTTOM;
+	case FSV_ROW_FENCE:
+		return FSV_FENCE_ROW_HEIGHT;
+	case FSV_ROW_QUEUE:
+	case FSV_ROW_CPU_PROCESS:
+	default:
+		return FSV_ROW_PAD_TOP + (int) row->lane_count * FSV_LANE_HEIGHT + FSV_TICK_HEIGHT +
+		       FSV_ROW_PAD_BOTTOM;
+	}
+}
+
+static void
+relayout(FsvView *v)
+{
+	guint n = fsv_trace_get_row_count(v->trace);
+	int y = 0;
+
+	g_array_set_size(v->layout, 0);
+	memset(v->row_slot, 0, sizeof(guint32) * MAX(n, 1));
+	for (guint32 r = 0; r < n; r++) {
+		const FsvRow *row = fsv_trace_get_row(v->trace, r);
+		bool is_visible = !v->is_hidden[r];
+		LayoutRow lr;
+
+		if (!v->show_fence_rows &&
+		    (row->kind == FSV_ROW_FENCE || row->kind == FSV_ROW_FENCE_GROUP))
+			is_visible = false;
+		for (guint32 p = row->parent; is_visible && p != FSV_INDEX_NONE;
+		     p = fsv_trace_get_row(v->trace, p)->parent)
+			if (v->is_collapsed[p] || v->is_hidden[p])
+				is_visible = false;
+		if (!is_visible)
+			continue;
+		lr.row = r;
+		lr.y = y;
+		lr.height = row_height(row);
+		y += lr.height;
+		g_array_append_val(v->layout, lr);
+		v->row_slot[r] = v->layout->len;
+	}
+	v->content_height = y;
+	fsv_view_set_scroll_y(v, v->scroll_y);
+}
+
+FsvView *
+fsv_view_new(FsvTrace *trace)
+{
+	FsvView *v;
+	guint n;
+
+	g_return_val_if_fail(trace != NULL, NULL);
+	v = g_new0(FsvView, 1);
+	n = fsv_trace_get_row_count(trace);
+	v->trace = fsv_trace_ref(trace);
+	v->width = 1024;
+	v->height = 768;
+	v->label_width = FSV_DEFAULT_LABEL_WIDTH;
+	v->ruler_height = FSV_RULER_HEIGHT;
+	v->is_collapsed = g_new0(guint8, MAX(n, 1));
+	v->is_hidden = g_new0(guint8, MAX(n, 1));
+	v->row_slot = g_new0(guint32, MAX(n, 1));
+	v->layout = g_array_new(FALSE, FALSE, sizeof(LayoutRow));
+	v->show_fence_rows = true;
+	for (guint32 r = 0; r < n; r++)
+		if (fsv_trace_get_row(trace, r)->kind == FSV_ROW_FENCE_GROUP)
+			v->is_collapsed[r] = true;
+	relayout(v);
+	fsv_view_fit(v);
+	return v;
+}
+
+void
+fsv_view_free(FsvView *v)
+{
+	if (!v)
+		return;
+	fsv_trace_unref(v->trace);
+	g_free(v->is_collapsed);
+	g_free(v->is_hidden);
+	g_free(v->row_slot);
+	g_array_unref(v->layout);
+	g_free(v);
+}
+
+FsvTrace *
+fsv_view_get_trace(const FsvView *v)
+{
+	return v->trace;
+}
+
+void
+fsv_view_set_size(FsvView *v, int width, int height)
+{
+	v->width = MAX(width, 1);
+	v->height = MAX(height, 1);
+	fsv_view_set_scroll_y(v, v->scroll_y);
+}
+
+int
+fsv_view_get_width(const FsvView *v)
+{
+	return v->width;
+}
+
+int
+fsv_view_get_height(const FsvView *v)
+{
+	return v->height;
+}
+
+int
+fsv_view_get_label_width(const FsvView *v)
+{
+	return v->label_width;
+}
+
+void
+fsv_view_set_label_width(FsvView *v, int label_width)
+{
+	v->label_width = CLAMP(label_width, 0, v->width - 1);
+}
+
+int
+fsv_view_get_ruler_height(const FsvView *v)
+{
+	return v->ruler_height;
+}
+
+int
+fsv_view_get_time_width(const FsvView *v)
+{
+	return MAX(v->width - v->label_width, 1);
+}
+
+guint64
+fsv_view_get_begin_ns(const FsvView *v)
+{
+	return v->begin_ns;
+}
+
+guint64
+fsv_view_get_end_ns(const FsvView *v)
+{
+	return fsv_view_x_to_time(v, v->width);
+}
+
+double
+fsv_view_get_ns_per_px(const FsvView *v)
+{
+	return v->ns_per_px;
+}
+
+/* Zoom limits: 100 px per ns at most; at least the trace (or 1 ms) over 4 widths. */
+static double
+max_ns_per_px(const FsvView *v)
+{
+	double span = (double) (fsv_trace_get_end_ns(v->trace) - fsv_trace_get_begin_ns(v->trace));
+
+	return MAX(span, 1e6) * 4.0 / fsv_view_get_time_width(v);
+}
+
+static void
+set_viewport(FsvView *v, double begin, double ns_per_px)
+{
+	ns_per_px = CLAMP(ns_per_px, 0.01, max_ns_per_px(v));
+	begin = CLAMP(begin, 0.0, 1.8e19);
+	v->ns_per_px = ns_per_px;
+	v->begin_ns = (guint64) llround(begin);
+}
+
+void
+fsv_view_set_range(FsvView *v, guint64 begin_ns, guint64 end_ns)
+{
+	if (end_ns <= begin_ns)
+		end_ns = begin_ns + 1;
+	set_viewport(v, (double) begin_ns,
+		     (double) (end_ns - begin_ns) / fsv_view_get_time_width(v));
+}
+
+void
+fsv_view_fit(FsvView *v)
+{
+	guint64 b = fsv_trace_get_begin_ns(v->trace), e = fsv_trace_get_end_ns(v->trace);
+	guint64 span = e > b ? e - b : 1000, margin = span / 50 + 1;
+
+	fsv_view_set_range(v, b > margin ? b - margin : 0, e + margin);
+}
+
+void
+fsv_view_zoom(FsvView *v, double factor, double x)
+{
+	double t, p;
+
+	if (!(factor > 0.0))
+		return;
+	t = (double) v->begin_ns + (x - v->label_width) * v->ns_per_px;
+	p = CLAMP(v->ns_per_px / factor, 0.01, max_ns_per_px(v));
+	set_viewport(v, t - (x - v->label_width) * p, p);
+}
+
+void
+fsv_view_pan(FsvView *v, double dx)
+{
+	set_viewport(v, (double) v->begin_ns + dx * v->ns_per_px, v->ns_per_px);
+}
+
+double
+fsv_view_time_to_x(const FsvView *v, guint64 ns)
+{
+	double d = ns >= v->begin_ns ? (double) (ns - v->begin_ns) : -(double) (v->begin_ns - ns);
+
+	return v->label_width + d / v->ns_per_px;
+}
+
+guint64
+fsv_view_x_to_time(const FsvView *v, double x)
+{
+	double t = (double) v->begin_ns + (x - v->label_width) * v->ns_per_px;
+
+	if (t <= 0.0)
+		return 0;
+	if (t >= 1.8e19)
+		return UINT64_MAX - 1;
+	return (guint64) llround(t);
+}
+
+/* ---- Rows ------------------------------------------------------------------------------ */
+
+void
+fsv_view_set_scroll_y(FsvView *v, double scroll_y)
+{
+	double max = MAX(0.0, (double) v->content_height - (v->height - v->ruler_height));
+
+	v->scroll_y = CLAMP(scroll_y, 0.0, max);
+}
+
+double
+fsv_view_get_scroll_y(const FsvView *v)
+{
+	return v->scroll_y;
+}
+
+int
+fsv_view_get_content_height(const FsvView *v)
+{
+	return v->content_height;
+}
+
+void
+fsv_view_set_row_expanded(FsvView *v, guint32 row, bool is_expanded)
+{
+	g_return_if_fail(row < fsv_trace_get_row_count(v->trace));
+	v->is_collapsed[row] = !is_expanded;
+	relayout(v);
+}
+
+bool
+fsv_view_is_row_expanded(const FsvView *v, guint32 row)
+{
+	g_return_val_if_fail(row < fsv_trace_get_row_count(v->trace), false);
+	return !v->is_collapsed[row];
+}
+
+bool
+fsv_view_row_has_children(const FsvView *v, guint32 row)
+{
+	guint n = fsv_trace_get_row_count(v->trace);
+
+	g_return_val_if_fail(row < n, false);
+	return row + 1 < n && fsv_trace_get_row(v->trace, row + 1)->parent == row;
+}
+
+void
+fsv_view_set_show_fence_rows(FsvView *v, bool is_shown)
+{
+	v->show_fence_rows = is_shown;
+	relayout(v);
+}
+
+void
+fsv_view_set_row_hidden(FsvView *v, guint32 row, bool is_hidden)
+{
+	g_return_if_fail(row < fsv_trace_get_row_count(v->trace));
+	v->is_hidden[row] = is_hidden;
+	relayout(v);
+}
+
+guint
+fsv_view_get_visible_row_count(const FsvView *v)
+{
+	return v->layout->len;
+}
+
+guint32
+fsv_view_get_visible_row(const FsvView *v, guint i, int *y, int *height)
+{
+	const LayoutRow *lr;
+
+	g_return_val_if_fail(i < v->layout->len, FSV_INDEX_NONE);
+	lr = &g_array_index(v->layout, LayoutRow, i);
+	if (y)
+		*y = lr->y;
+	if (height)
+		*height = lr->height;
+	return lr->row;
+}
+
+bool
+fsv_view_get_row_geometry(const FsvView *v, guint32 row, double *y, double *height)
+{
+	const LayoutRow *lr;
+
+	if (row >= fsv_trace_get_row_count(v->trace) || v->row_slot[row] == 0)
+		return false;
+	lr = &g_array_index(v->layout, LayoutRow, v->row_slot[row] - 1);
+	*y = lr->y + v->ruler_height - v->scroll_y;
+	*height = lr->height;
+	return true;
+}
+
+bool
+fsv_view_get_lane_geometry(const FsvView *v, guint32 row, guint lane, double *y, double *height)
+{
+	double ry, rh;
+	const FsvRow *r;
+
+	if (!fsv_view_get_row_geometry(v, row, &ry, &rh))
+		return false;
+	r = fsv_trace_get_row(v->trace, row);
+	lane = MIN(lane, r->lane_count ? r->lane_count - 1 : 0);
+	switch (r->kind) {
+	case FSV_ROW_ENGINE:
+		*y = ry + FSV_ROW_PAD_TOP + lane * FSV_PACKET_LANE_HEIGHT;
+		*height = FSV_PACKET_LANE_HEIGHT - 2;
+		return true;
+	case FSV_ROW_QUEUE:
+	case FSV_ROW_CPU_PROCESS:
+		*y = ry + FSV_ROW_PAD_TOP + lane * FSV_LANE_HEIGHT;
+		*height = FSV_LANE_HEIGHT - 2;
+		return true;
+	default:
+		*y = ry + 2;
+		*height = rh - 4;
+		return true;
+	}
+}
+
+guint32
+fsv_view_row_at_y(const FsvView *v, double y)
+{
+	double cy = y - v->ruler_height + v->scroll_y;
+	guint lo = 0, hi = v->layout->len;
+
+	if (y < v->ruler_height || cy < 0)
+		return FSV_INDEX_NONE;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		const LayoutRow *lr = &g_array_index(v->layout, LayoutRow, mid);
+
+		if (cy < lr->y)
+			hi = mid;
+		else if (cy >= lr->y + lr->height)
+			lo = mid + 1;
+		else
+			return lr->row;
+	}
+	return FSV_INDEX_NONE;
+}
+
+/* ---- Hit testing ----------------------------------------------------------------------- */
+
+typedef struct {
+	guint64 t, slack;
+	guint32 best;
+	guint64 best_distance; /* 0 inside; else ns to the nearer edge */
+	guint64 best_length;
+} HitSearch;
+
+static void
+hit_consider(HitSearch *h, guint32 id, guint64 begin, guint64 end)
+{
+	guint64 d = h->t < begin ? begin - h->t : h->t > end ? h->t - end : 0;
+
+	if (d > h->slack)
+		return;
+	/* Inside beats near; among insides, the shortest (it sits on top visually). */
+	if (h->best == FSV_INDEX_NONE || d < h->best_distance ||
+	    (d == h->best_distance && end - begin < h->best_length)) {
+		h->best = id;
+		h->best_distance = d;
+		h->best_length = end - begin;
+	}
+}
+
+static bool
+hit_item(const FsvLodItem *item, gpointer data)
+{
+	hit_consider(data, item->id, item->begin_ns, item->end_ns);
+	return true;
+}
+
+static bool
+hit_bucket(const FsvLodBucket *b, gpointer data)
+{
+	hit_consider(data, b->top, b->begin_ns, b->end_ns);
+	return true;
+}
+
+static guint32
+hit_lod(const FsvView *v, const FsvLod *lod, guint64 t, double slack_px)
+{
+	HitSearch h = {t, (guint64) (slack_px * v->ns_per_px), FSV_INDEX_NONE, 0, 0};
+
+	if (!lod)
+		return FSV_INDEX_NONE;
+	fsv_lod_visit(lod, t > h.slack ? t - h.slack : 0, t + h.slack, v->ns_per_px, hit_item,
+		      hit_bucket, &h);
+	return h.best;
+}
+
+bool
+fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
+{
+	guint32 row = fsv_view_row_at_y(v, y);
+	const FsvRow *r;
+	guint64 t;
+	double ry, rh;
+
+	*hit = (FsvItem){FSV_ITEM_NONE, FSV_INDEX_NONE, FSV_INDEX_NONE};
+	if (row == FSV_INDEX_NONE)
+		return false;
+	if (x < v->label_width) {
+		*hit = (FsvItem){FSV_ITEM_ROW, row, row};
+		return true;
+	}
+	r = fsv_trace_get_row(v->trace, row);
+	t = fsv_view_x_to_time(v, x);
+	fsv_view_get_row_geometry(v, row, &ry, &rh);
+
+	if (r->kind == FSV_ROW_QUEUE || r->kind == FSV_ROW_CPU_PROCESS ||
+	    r->kind == FSV_ROW_ENGINE) {
+		double ly, lh;
+		int lane_h = r->kind == FSV_ROW_ENGINE ? FSV_PACKET_LANE_HEIGHT : FSV_LANE_HEIGHT;
+		int lane = (int) floor((y - ry - FSV_ROW_PAD_TOP) / lane_h);
+
+		if (lane >= 0 && lane < (int) r->lane_count &&
+		    fsv_view_get_lane_geometry(v, row, (guint) lane, &ly, &lh) && y >= ly &&
+		    y < ly + lh + 2) {
+			const FsvLod *lod = r->kind == FSV_ROW_ENGINE
+						? _fsv_trace_get_packet_lod(v->trace, row, lane)
+						: _fsv_trace_get_op_lod(v->trace, row, lane);
+			guint32 id = hit_lod(v, lod, t, 2.0);
+
+			if (id != FSV_INDEX_NONE) {
+				*hit = (FsvItem){r->kind == FSV_ROW_ENGINE ? FSV_ITEM_PACKET
+									   : FSV_ITEM_OP,
+						 id, row};
+				return true;
+			}
+		}
+	}
+	if (r->kind == FSV_ROW_FENCE) {
+		guint n = 0;
+		const FsvFenceStep *steps = fsv_trace_get_fence_steps(v->trace, row, &n);
+		guint lo = 0, hi = n;
+
+		while (lo < hi) {
+			guint mid = lo + (hi - lo) / 2;
+
+			if (steps[mid].ns <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0) {
+			*hit = (FsvItem){FSV_ITEM_FENCE_STEP, lo - 1, row};
+			return true;
+		}
+	}
+	{
+		guint32 id = hit_lod(v, _fsv_trace_get_marker_lod(v->trace, row), t, 2.0);
+
+		if (id != FSV_INDEX_NONE) {
+			*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
+			return true;
+		}
+	}
+	for (guint32 i = 0; i < fsv_trace_get_loss_count(v->trace); i++) {
+		const FsvLoss *l = fsv_trace_get_loss(v->trace, i);
+		guint64 slack = (guint64) (2.0 * v->ns_per_px);
+
+		if ((l->row == row || l->row == FSV_INDEX_NONE) && t + slack >= l->begin_ns &&
+		    t <= l->end_ns + slack) {
+			*hit = (FsvItem){FSV_ITEM_LOSS, i, l->row};
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- Range statistics ------------------------------------------------------------------ */
+
+typedef struct {
+	const FsvTrace *trace;
+	guint64 begin, end;
+	FsvRowStats *row;
+	GArray *latencies; /* guint64, this row */
+} StatsWalk;
+
+static bool
+stats_op(const FsvLodItem *item, gpointer data)
+{
+	StatsWalk *w = data;
+	const FsvOp *o = fsv_trace_get_op(w->trace, item->id);
+
+	if (o->kind == FSA_OP_WAIT)
+		w->row->wait_count++;
+	else
+		w->row->signal_count++;
+	if (o->state == FSA_OP_INFERRED)
+		w->row->inferred_count++;
+	else if (o->state == FSA_OP_NEVER_COMPLETED)
+		w->row->never_completed_count++;
+	if (o->state == FSA_OP_OBSERVED && o->queued_ns != FSV_TIME_NONE &&
+	    o->op_end_ns != FSV_TIME_NONE && o->op_end_ns >= o->queued_ns) {
+		guint64 lat = o->op_end_ns - o->queued_ns;
+
+		g_array_append_val(w->latencies, lat);
+	}
+	if (o->kind == FSA_OP_WAIT && o->observed_ns != FSV_TIME_NONE &&
+	    o->op_end_ns != FSV_TIME_NONE) {
+		guint64 a = MAX(o->observed_ns, w->begin), b = MIN(o->op_end_ns, w->end);
+
+		if (b > a)
+			w->row->stalled_ns += b - a;
+	}
+	return true;
+}
+
+static bool
+stats_packet(const FsvLodItem *item, gpointer data)
+{
+	(void) item;
+	((StatsWalk *) data)->row->packet_count++;
+	return true;
+}
+
+static bool
+stats_marker(const FsvLodItem *item, gpointer data)
+{
+	(void) item;
+	((StatsWalk *) data)->row->marker_count++;
+	return true;
+}
+
+static int
+compare_u64(const void *a, const void *b)
+{
+	guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+finish_latency(FsvRowStats *s, GArray *lat)
+{
+	const guint64 *l;
+	double sum = 0;
+
+	if (lat->len == 0)
+		return;
+	qsort(lat->data, lat->len, sizeof(guint64), compare_u64);
+	l = (const guint64 *) lat->data;
+	for (guint i = 0; i < lat->len; i++)
+		sum += (double) l[i];
+	s->latency_min_ns = l[0];
+	s->latency_max_ns = l[lat->len - 1];
+	/* Nearest rank. */
+	s->latency_p50_ns = l[(guint) ceil(0.50 * lat->len) - 1];
+	s->latency_p99_ns = l[(guint) ceil(0.99 * lat->len) - 1];
+	s->latency_mean_ns = sum / lat->len;
+}
+
+void
+fsv_trace_range_stats(const FsvTrace *trace, guint64 begin_ns, guint64 end_ns, FsvRangeStats *stats)
+{
+	g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(guint64));
+	g_autoptr(GArray) lat = g_array_new(FALSE, FALSE, sizeof(guint64));
+
+	memset(stats, 0, sizeof(*stats));
+	stats->begin_ns = begin_ns;
+	stats->end_ns = end_ns;
+	stats->total.row = FSV_INDEX_NONE;
+	stats->rows = g_array_new(FALSE, TRUE, sizeof(FsvRowStats));
+	for (guint32 r = 0; r < fsv_trace_get_row_count(trace); r++) {
+		const FsvRow *row = fsv_trace_get_row(trace, r);
+		FsvRowStats rs = {.row = r};
+		StatsWalk w = {trace, begin_ns, end_ns, &rs, lat};
+
+		g_array_set_size(lat, 0);
+		for (guint lane = 0; lane < row->lane_count; lane++) {
+			const FsvLod *ops = _fsv_trace_get_op_lod(trace, r, lane);
+			const FsvLod *packets = _fsv_trace_get_packet_lod(trace, r, lane);
+
+			if (ops)
+				fsv_lod_visit(ops, begin_ns, end_ns, 0, stats_op, NULL, &w);
+			if (packets)
+				fsv_lod_visit(packets, begin_ns, end_ns, 0, stats_packet, NULL, &w);
+		}
+		if (_fsv_trace_get_marker_lod(trace, r))
+			fsv_lod_visit(_fsv_trace_get_marker_lod(trace, r), begin_ns, end_ns, 0,
+				      stats_marker, NULL, &w);
+		if (rs.wait_count + rs.signal_count + rs.packet_count + rs.marker_count == 0)
+			continue;
+		g_array_append_vals(all, lat->data, lat->len);
+		finish_latency(&rs, lat);
+		stats->total.wait_count += rs.wait_count;
+		stats->total.signal_count += rs.signal_count;
+		stats->total.inferred_count += rs.inferred_count;
+		stats->total.never_completed_count += rs.never_completed_count;
+		stats->total.packet_count += rs.packet_count;
+		stats->total.marker_count += rs.marker_count;
+		stats->total.stalled_ns += rs.stalled_ns;
+		g_array_append_val(stats->rows, rs);
+	}
+	finish_latency(&stats->total, all);
+	for (guint32 i = 0; i < fsv_trace_get_loss_count(trace); i++) {
+		const FsvLoss *l = fsv_trace_get_loss(trace, i);
+
+		if (l->end_ns < begin_ns || l->begin_ns > end_ns)
+			continue;
+		if (l->loss.kind == FSA_LOSS_LOG_OVERRUN)
+			stats->lost_entries += l->loss.count;
+		else if (l->loss.kind == FSA_LOSS_TRACER_EVENTS)
+			stats->discarded_events += l->loss.count;
+	}
+}
+
+void
+fsv_range_stats_clear(FsvRangeStats *stats)
+{
+	if (stats->rows)
+		g_array_unref(stats->rows);
+	stats->rows = NULL;
+}
