@@ -130,12 +130,14 @@ count_colour(GdkTexture *texture, const double rgb[3], int distance, int x0, int
 	return count;
 }
 
-/* A wait on a user-mode queue that a signal released: the kind of box the test clicks. */
+/* The longest wait on a GPU queue that a signal released, on a user-mode queue (two phases,
+ * GPU timestamps) when there is one: the kind of box the test clicks. */
 static guint32
 find_released_wait(FsvTrace *trace)
 {
 	guint32 best = FSV_INDEX_NONE;
 	guint64 best_len = 0;
+	gboolean best_user = FALSE;
 
 	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
 		const FsvOp *op = fsv_trace_get_op(trace, i);
@@ -147,9 +149,13 @@ find_released_wait(FsvTrace *trace)
 		fsv_trace_get_op_edges(trace, i, &n);
 		if (n == 0)
 			continue;
-		if (op->end_ns - op->begin_ns > best_len) {
+		gboolean user = op->source == FSA_SRC_USER_MODE_QUEUE;
+
+		if ((user && !best_user) ||
+		    (user == best_user && op->end_ns - op->begin_ns > best_len)) {
 			best = i;
 			best_len = op->end_ns - op->begin_ns;
+			best_user = user;
 		}
 	}
 	return best;
@@ -167,6 +173,19 @@ Test(window, opens_trace_with_its_name_in_the_title)
 	cr_assert_not_null(strstr(gtk_window_get_title(GTK_WINDOW(window)), "frame-pipeline"),
 			   "title: %s", gtk_window_get_title(GTK_WINDOW(window)));
 	cr_assert_gt(fsv_trace_get_op_count(trace), 0);
+	/* The trace joins the recent traces the header bar's menu lists. */
+	{
+		g_autofree char *path =
+		    g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+		g_autoptr(GFile) file = g_file_new_for_path(path);
+		g_autofree char *uri = g_file_get_uri(file);
+		GtkRecentInfo *info =
+		    gtk_recent_manager_lookup_item(gtk_recent_manager_get_default(), uri, NULL);
+
+		cr_assert_not_null(info, "%s is not in the recent traces", uri);
+		cr_assert(gtk_recent_info_has_application(info, "fencescope-view"));
+		gtk_recent_info_unref(info);
+	}
 	/* With nothing selected the pane summarizes the trace. */
 	cr_assert_not_null(strstr(details, "Fence waits:"), "details:\n%s", details);
 	cr_assert_not_null(strstr(details, "Events: 5406"), "details:\n%s", details);
@@ -253,6 +272,12 @@ Test(window, click_on_a_wait_shows_its_details_and_arrows)
 	cr_assert_not_null(strstr(details, "GPU"), "no GPU time in:\n%s", details);
 	cr_assert_not_null(strstr(details, "Duration: "), "details:\n%s", details);
 	cr_assert_not_null(strstr(details, "Released by: signal op"), "details:\n%s", details);
+	if (op->source == FSA_SRC_USER_MODE_QUEUE && op->observed_ns != FSV_TIME_NONE) {
+		/* The wait's phases: queued behind other work, then stalled on the GPU. */
+		cr_assert_not_null(strstr(details, "Reached on GPU: "), "details:\n%s", details);
+		cr_assert_not_null(strstr(details, "Queued phase: "), "details:\n%s", details);
+		cr_assert_not_null(strstr(details, "Stalled on GPU: "), "details:\n%s", details);
+	}
 
 	/* The arrows: from the wait back to the signal that released it. */
 	targets = fsv_timeline_get_arrow_targets(timeline, &n);
@@ -369,4 +394,22 @@ Test(window, cancelled_load_keeps_the_previous_trace)
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
 	cr_assert_eq(fsv_timeline_get_trace(_fsv_window_get_timeline(window)), before);
 	cr_assert_not_null(strstr(gtk_window_get_title(GTK_WINDOW(window)), "frame-pipeline"));
+}
+
+Test(window, shortcuts_window_lists_the_timeline_keys)
+{
+	g_autoptr(GtkBuilder) builder =
+	    gtk_builder_new_from_resource("/org/fencescope/Viewer/gtk/help-overlay.ui");
+	GObject *overlay = gtk_builder_get_object(builder, "help_overlay");
+	g_autofree char *ui = NULL;
+	g_autoptr(GBytes) bytes =
+	    g_resources_lookup_data("/org/fencescope/Viewer/gtk/help-overlay.ui", 0, NULL);
+
+	cr_assert(GTK_IS_SHORTCUTS_WINDOW(overlay));
+	ui = g_strndup(g_bytes_get_data(bytes, NULL), g_bytes_get_size(bytes));
+	for (const char *const *key =
+		 (const char *const[]){">w<", ">s<", ">a<", ">d<", ">f<", ">z<", ">m<", NULL};
+	     *key; key++)
+		cr_assert_not_null(strstr(ui, *key), "no %s in the shortcuts window", *key);
+	gtk_window_destroy(GTK_WINDOW(overlay));
 }

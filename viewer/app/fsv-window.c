@@ -324,6 +324,50 @@ details_add_selection(FsvWindow *self, const FsvItem *item)
 		details_add(self, fields[i], fields[i + 1]);
 }
 
+/* One row's share of a range: its label on one line, what it did on the next, across both
+ * columns (a queue label is too long for the name column). */
+static void
+details_add_row_stats(FsvWindow *self, const FsvRowStats *r)
+{
+	const FsvRow *row = fsv_trace_get_row(self->trace, r->row);
+	g_autoptr(GString) text = g_string_new(row->label);
+	const char *sep = "\n";
+	GtkWidget *label;
+
+	if (r->wait_count) {
+		g_string_append_printf(text, "%s%" G_GUINT64_FORMAT " waits", sep, r->wait_count);
+		sep = " · ";
+	}
+	if (r->signal_count) {
+		g_string_append_printf(text, "%s%" G_GUINT64_FORMAT " signals", sep,
+				       r->signal_count);
+		sep = " · ";
+	}
+	if (r->packet_count) {
+		g_string_append_printf(text, "%s%" G_GUINT64_FORMAT " packets", sep,
+				       r->packet_count);
+		sep = " · ";
+	}
+	if (r->marker_count) {
+		g_string_append_printf(text, "%s%" G_GUINT64_FORMAT " markers", sep,
+				       r->marker_count);
+		sep = " · ";
+	}
+	if (r->wait_count + r->signal_count > 0) {
+		g_autofree char *p50 = fsv_format_duration(r->latency_p50_ns);
+		g_autofree char *max = fsv_format_duration(r->latency_max_ns);
+
+		g_string_append_printf(text, "%sp50 %s, max %s", sep, p50, max);
+	}
+	label = gtk_label_new(text->str);
+	gtk_label_set_xalign(GTK_LABEL(label), 0);
+	gtk_label_set_wrap(GTK_LABEL(label), TRUE);
+	gtk_label_set_selectable(GTK_LABEL(label), TRUE);
+	gtk_widget_set_margin_top(label, 4);
+	gtk_grid_attach(self->details_grid, label, 0, (int) self->details_rows, 2, 1);
+	self->details_rows++;
+}
+
 static void
 details_add_range(FsvWindow *self, guint64 begin, guint64 end)
 {
@@ -357,17 +401,10 @@ details_add_range(FsvWindow *self, guint64 begin, guint64 end)
 		details_add_count(self, "Log entries lost", stats.lost_entries);
 	if (stats.discarded_events)
 		details_add_count(self, "Events discarded", stats.discarded_events);
-	for (guint i = 0; stats.rows && i < stats.rows->len; i++) {
-		const FsvRowStats *r = &g_array_index(stats.rows, FsvRowStats, i);
-		const FsvRow *row = fsv_trace_get_row(self->trace, r->row);
-		g_autofree char *p50 = fsv_format_duration(r->latency_p50_ns);
-		g_autofree char *text =
-		    g_strdup_printf("%" G_GUINT64_FORMAT " waits, %" G_GUINT64_FORMAT
-				    " signals, %" G_GUINT64_FORMAT " packets; p50 %s",
-				    r->wait_count, r->signal_count, r->packet_count, p50);
-
-		details_add(self, row->label, text);
-	}
+	if (stats.rows && stats.rows->len > 0)
+		details_heading(self, "Rows in the range");
+	for (guint i = 0; stats.rows && i < stats.rows->len; i++)
+		details_add_row_stats(self, &g_array_index(stats.rows, FsvRowStats, i));
 	fsv_range_stats_clear(&stats);
 }
 
