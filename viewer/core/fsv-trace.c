@@ -888,6 +888,9 @@ fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_da
 	g_return_val_if_fail(path != NULL, NULL);
 	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
+	/* Cancelled before it starts (as GIO's calls do), or while reading (progress). */
+	if (g_cancellable_set_error_if_cancelled(cancellable, error))
+		return NULL;
 	t = trace_new(path);
 	sink.data = t;
 	sink.op = sink_op;
@@ -929,6 +932,8 @@ fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_da
 		return NULL;
 	}
 	free(message);
+	if (g_cancellable_set_error_if_cancelled(cancellable, error))
+		return NULL;
 	build_index(t);
 	return g_steal_pointer(&t);
 }

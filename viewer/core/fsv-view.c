@@ -22,6 +22,7 @@ struct _FsvView {
 	FsvTrace *trace;
 	int width, height, label_width, ruler_height;
 	guint64 begin_ns;
+	double begin_frac; /* the left edge is begin_ns + begin_frac */
 	double ns_per_px;
 	double scroll_y;
 	guint8 *is_collapsed; /* per row */
@@ -203,13 +204,22 @@ max_ns_per_px(const FsvView *v)
 	return MAX(span, 1e6) * 4.0 / fsv_view_get_time_width(v);
 }
 
+/* The viewport moves to BASE + DELTA ns. Trace times are near 2^60 ns, where a double steps
+ * by 256 ns: the left edge is kept as an integer plus a fraction in [0, 1), and only offsets
+ * from it are computed in floating point. */
 static void
-set_viewport(FsvView *v, double begin, double ns_per_px)
+set_viewport(FsvView *v, guint64 base, double delta, double ns_per_px)
 {
-	ns_per_px = CLAMP(ns_per_px, 0.01, max_ns_per_px(v));
-	begin = CLAMP(begin, 0.0, 1.8e19);
-	v->ns_per_px = ns_per_px;
-	v->begin_ns = (guint64) llround(begin);
+	double whole = floor(delta), frac = delta - whole;
+
+	v->ns_per_px = CLAMP(ns_per_px, 0.01, max_ns_per_px(v));
+	if (whole < 0 && (guint64) (-whole) > base) {
+		v->begin_ns = 0;
+		v->begin_frac = 0;
+		return;
+	}
+	v->begin_ns = whole < 0 ? base - (guint64) (-whole) : base + (guint64) whole;
+	v->begin_frac = frac;
 }
 
 void
@@ -217,8 +227,7 @@ fsv_view_set_range(FsvView *v, guint64 begin_ns, guint64 end_ns)
 {
 	if (end_ns <= begin_ns)
 		end_ns = begin_ns + 1;
-	set_viewport(v, (double) begin_ns,
-		     (double) (end_ns - begin_ns) / fsv_view_get_time_width(v));
+	set_viewport(v, begin_ns, 0, (double) (end_ns - begin_ns) / fsv_view_get_time_width(v));
 }
 
 void
@@ -233,19 +242,20 @@ fsv_view_fit(FsvView *v)
 void
 fsv_view_zoom(FsvView *v, double factor, double x)
 {
-	double t, p;
+	double off, p;
 
 	if (!(factor > 0.0))
 		return;
-	t = (double) v->begin_ns + (x - v->label_width) * v->ns_per_px;
+	/* The time under x stays under x: it is begin + off before and begin' + off' after. */
+	off = v->begin_frac + (x - v->label_width) * v->ns_per_px;
 	p = CLAMP(v->ns_per_px / factor, 0.01, max_ns_per_px(v));
-	set_viewport(v, t - (x - v->label_width) * p, p);
+	set_viewport(v, v->begin_ns, off - (x - v->label_width) * p, p);
 }
 
 void
 fsv_view_pan(FsvView *v, double dx)
 {
-	set_viewport(v, (double) v->begin_ns + dx * v->ns_per_px, v->ns_per_px);
+	set_viewport(v, v->begin_ns, v->begin_frac + dx * v->ns_per_px, v->ns_per_px);
 }
 
 double
@@ -253,19 +263,19 @@ fsv_view_time_to_x(const FsvView *v, guint64 ns)
 {
 	double d = ns >= v->begin_ns ? (double) (ns - v->begin_ns) : -(double) (v->begin_ns - ns);
 
-	return v->label_width + d / v->ns_per_px;
+	return v->label_width + (d - v->begin_frac) / v->ns_per_px;
 }
 
 guint64
 fsv_view_x_to_time(const FsvView *v, double x)
 {
-	double t = (double) v->begin_ns + (x - v->label_width) * v->ns_per_px;
+	double off = floor(v->begin_frac + (x - v->label_width) * v->ns_per_px + 0.5);
 
-	if (t <= 0.0)
-		return 0;
-	if (t >= 1.8e19)
+	if (off < 0)
+		return (guint64) (-off) >= v->begin_ns ? 0 : v->begin_ns - (guint64) (-off);
+	if (off >= (double) (UINT64_MAX - 1 - v->begin_ns))
 		return UINT64_MAX - 1;
-	return (guint64) llround(t);
+	return v->begin_ns + (guint64) off;
 }
 
 /* ---- Rows ------------------------------------------------------------------------------ */

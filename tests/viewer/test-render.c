@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Rendered timelines (suite golden): `fencescope render` of each traces/NAME compared with
+ * traces/NAME/expected.png (scripts/regen-renders) within a tolerance — at most 0.5% of the
+ * pixels may differ by more than 48 in a channel, for font rasterization that varies between
+ * machines — plus SVG and PDF output, the level-of-detail draw against a full draw, the
+ * selection's dependency arrows, and the command's errors.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cairo.h>
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "fsv-render.h"
+#include "fsv-trace.h"
+#include "fsv-view.h"
+
+#define MAX_DIFF_FRACTION 0.005
+#define CHANNEL_THRESHOLD 48
+
+typedef struct {
+	int status;
+	char *err;
+} Run;
+
+static Run
+run(const char *const *args)
+{
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	g_autoptr(GError) error = NULL;
+	int wait_status = 0;
+	Run r = {0};
+
+	g_ptr_array_add(argv, (gpointer) FS_FENCESCOPE);
+	for (size_t i = 0; args[i]; i++)
+		g_ptr_array_add(argv, (gpointer) args[i]);
+	g_ptr_array_add(argv, NULL);
+	cr_assert(g_spawn_sync(NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+			       NULL, NULL, &r.err, &wait_status, &error),
+		  "%s", error ? error->message : "");
+	r.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
+	return r;
+}
+
+/* Fraction of pixels differing by more than CHANNEL_THRESHOLD in any channel. */
+static double
+diff_fraction(cairo_surface_t *a, cairo_surface_t *b)
+{
+	int w = cairo_image_surface_get_width(a), h = cairo_image_surface_get_height(a);
+	int sa = cairo_image_surface_get_stride(a), sb = cairo_image_surface_get_stride(b);
+	const unsigned char *pa, *pb;
+	long differ = 0;
+
+	cairo_surface_flush(a);
+	cairo_surface_flush(b);
+	pa = cairo_image_surface_get_data(a);
+	pb = cairo_image_surface_get_data(b);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			for (int c = 0; c < 4; c++)
+				if (abs(pa[y * sa + 4 * x + c] - pb[y * sb + 4 * x + c]) >
+				    CHANNEL_THRESHOLD) {
+					differ++;
+					break;
+				}
+	return (double) differ / ((double) w * h);
+}
+
+static void
+check_golden(const char *name)
+{
+	g_autofree char *trace = g_build_filename(FST_TRACES, name, NULL);
+	g_autofree char *expected = g_build_filename(trace, "expected.png", NULL);
+	g_autofree char *out = g_strdup_printf("%s/render-%s.png", FST_OUT_DIR, name);
+	const char *args[] = {"render", trace, "-o", out, "-q", NULL};
+	Run r = run(args);
+	cairo_surface_t *got, *want;
+	double frac;
+
+	cr_assert_eq(r.status, 0, "fencescope render %s: %s", name, r.err);
+	g_free(r.err);
+	got = cairo_image_surface_create_from_png(out);
+	want = cairo_image_surface_create_from_png(expected);
+	cr_assert_eq(cairo_surface_status(got), CAIRO_STATUS_SUCCESS);
+	cr_assert_eq(cairo_surface_status(want), CAIRO_STATUS_SUCCESS,
+		     "%s: missing or unreadable; run scripts/regen-renders", expected);
+	cr_assert_eq(cairo_image_surface_get_width(got), cairo_image_surface_get_width(want));
+	cr_assert_eq(cairo_image_surface_get_height(got), cairo_image_surface_get_height(want),
+		     "%s: the layout's height changed", name);
+	frac = diff_fraction(got, want);
+	cr_assert_leq(frac, MAX_DIFF_FRACTION,
+		      "%s: %.3f%% of the pixels differ from %s (kept: %s); if the change is "
+		      "deliberate, run scripts/regen-renders and review the images",
+		      name, frac * 100, expected, out);
+	cairo_surface_destroy(got);
+	cairo_surface_destroy(want);
+}
+
+TestSuite(render);
+
+Test(render, frame_pipeline_matches_reference)
+{
+	check_golden("frame-pipeline");
+}
+
+Test(render, log_overrun_matches_reference)
+{
+	check_golden("log-overrun");
+}
+
+Test(render, producer_consumer_matches_reference)
+{
+	check_golden("producer-consumer");
+}
+
+Test(render, cpu_waiters_matches_reference)
+{
+	check_golden("cpu-waiters");
+}
+
+Test(render, stress_matches_reference)
+{
+	check_golden("stress");
+}
+
+static void
+check_magic(const char *ext, const char *magic)
+{
+	g_autofree char *trace = g_build_filename(FST_TRACES, "frame-pipeline", NULL);
+	g_autofree char *out = g_strdup_printf("%s/render-frame-pipeline.%s", FST_OUT_DIR, ext);
+	const char *args[] = {"render",  trace,   "-o",    out,     "--width", "1200",
+			      "--begin", "+10ms", "--end", "+60ms", "-q",      NULL};
+	g_autofree char *data = NULL;
+	gsize len = 0;
+	Run r = run(args);
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_assert(g_file_get_contents(out, &data, &len, NULL));
+	cr_assert_gt(len, 1000);
+	cr_assert(strncmp(data, magic, strlen(magic)) == 0, "%s does not start with %s", out,
+		  magic);
+}
+
+Test(render, svg_and_pdf_are_written)
+{
+	check_magic("svg", "<?xml");
+	check_magic("pdf", "%PDF");
+}
+
+static cairo_surface_t *
+draw(FsvTrace *trace, const FsvView *view, const FsvRenderOptions *o)
+{
+	cairo_surface_t *s = cairo_image_surface_create(
+	    CAIRO_FORMAT_ARGB32, fsv_view_get_width(view), fsv_view_get_height(view));
+	cairo_t *cr = cairo_create(s);
+
+	fsv_render_draw(cr, trace, view, o);
+	cairo_destroy(cr);
+	return s;
+}
+
+Test(render, level_of_detail_draws_what_a_full_draw_draws)
+{
+	g_autofree char *path = g_build_filename(FST_TRACES, "stress", NULL);
+	g_autoptr(FsvTrace) trace = fsv_trace_load(path, NULL, NULL, NULL, NULL);
+	g_autoptr(FsvView) view = NULL;
+	FsvRenderOptions lod, full;
+
+	cr_assert_not_null(trace);
+	view = fsv_view_new(trace);
+	fsv_view_set_size(view, 800, 700);
+	fsv_render_options_init(&lod);
+	lod.show_legend = false;
+	full = lod;
+	full.no_lod = true;
+	/* Whole trace (buckets in use) and two zooms. */
+	for (int z = 0; z < 3; z++) {
+		cairo_surface_t *a, *b;
+		double frac;
+
+		if (z > 0)
+			fsv_view_zoom(view, z == 1 ? 8 : 200, 500);
+		a = draw(trace, view, &lod);
+		b = draw(trace, view, &full);
+		frac = diff_fraction(a, b);
+		cr_assert_leq(frac, 0.02, "zoom %d: LOD and full draws differ on %.2f%%", z,
+			      frac * 100);
+		cairo_surface_destroy(a);
+		cairo_surface_destroy(b);
+	}
+}
+
+static long
+count_color(cairo_surface_t *s, int r, int g, int b)
+{
+	int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+	int stride = cairo_image_surface_get_stride(s);
+	const unsigned char *p;
+	long n = 0;
+
+	cairo_surface_flush(s);
+	p = cairo_image_surface_get_data(s);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			const unsigned char *px = p + y * stride + 4 * x; /* BGRA */
+
+			n += abs(px[2] - r) < 20 && abs(px[1] - g) < 20 && abs(px[0] - b) < 20;
+		}
+	return n;
+}
+
+Test(render, selected_signal_draws_arrows_to_its_waits)
+{
+	g_autofree char *path = g_build_filename(FST_TRACES, "frame-pipeline", NULL);
+	g_autoptr(FsvTrace) trace = fsv_trace_load(path, NULL, NULL, NULL, NULL);
+	g_autoptr(FsvView) view = NULL;
+	FsvRenderOptions o;
+	guint32 signal = FSV_INDEX_NONE;
+	cairo_surface_t *plain, *selected;
+	double rgb[3];
+	int r, g, b;
+
+	cr_assert_not_null(trace);
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace) && signal == FSV_INDEX_NONE; i++) {
+		guint n = 0;
+
+		fsv_trace_get_op_edges(trace, i, &n);
+		if (fsv_trace_get_op(trace, i)->kind == FSA_OP_SIGNAL && n > 0)
+			signal = i;
+	}
+	cr_assert_neq(signal, FSV_INDEX_NONE);
+	view = fsv_view_new(trace);
+	fsv_view_set_size(view, 1200, 600);
+	{
+		const FsvOp *s = fsv_trace_get_op(trace, signal);
+		guint n = 0;
+		const guint32 *w = fsv_trace_get_op_edges(trace, signal, &n);
+		guint64 b0 = s->begin_ns, e0 = fsv_trace_get_op(trace, w[0])->end_ns;
+
+		fsv_view_set_range(view, MIN(b0, e0) - 100000, MAX(s->end_ns, e0) + 100000);
+	}
+	fsv_render_options_init(&o);
+	o.show_legend = false;
+	plain = draw(trace, view, &o);
+	o.selection = (FsvItem){FSV_ITEM_OP, signal, fsv_trace_get_op(trace, signal)->row};
+	selected = draw(trace, view, &o);
+	fsv_render_get_color(FSV_COLOR_ARROW, rgb);
+	r = (int) (rgb[0] * 255 + 0.5);
+	g = (int) (rgb[1] * 255 + 0.5);
+	b = (int) (rgb[2] * 255 + 0.5);
+	cr_assert_gt(count_color(selected, r, g, b), count_color(plain, r, g, b) + 40,
+		     "the selection adds arrow-coloured pixels");
+	cairo_surface_destroy(plain);
+	cairo_surface_destroy(selected);
+}
+
+static void
+check_error(const char *const *args, int status, const char *needle)
+{
+	Run r = run(args);
+
+	cr_assert_eq(r.status, status, "exit %d, wanted %d: %s", r.status, status, r.err);
+	cr_assert(g_str_has_prefix(r.err, "fencescope render: "), "%s", r.err);
+	cr_assert(strstr(r.err, needle), "'%s' not in: %s", needle, r.err);
+	cr_assert_eq(strchr(r.err, '\n'), r.err + strlen(r.err) - 1, "one line: %s", r.err);
+	g_free(r.err);
+}
+
+Test(render, bad_input_is_a_one_line_error)
+{
+	g_autofree char *trace = g_build_filename(FST_TRACES, "frame-pipeline", NULL);
+	g_autofree char *out = g_strdup_printf("%s/render-error.png", FST_OUT_DIR);
+	const char *missing[] = {"render", "/nonexistent/trace", "-o", out, NULL};
+	const char *ext[] = {"render", trace, "-o", "out.gif", NULL};
+	const char *no_out[] = {"render", trace, NULL};
+	const char *order[] = {"render", trace,   "-o",   out, "--begin",
+			       "+5ms",   "--end", "+1ms", NULL};
+	const char *bad_time[] = {"render", trace, "-o", out, "--begin", "soon", NULL};
+	const char *unwritable[] = {"render", trace, "-o", "/nonexistent/dir/x.png", NULL};
+	const char *bad_op[] = {"render", trace, "-o", out, "--select-op", "999999999", NULL};
+
+	check_error(missing, 2, "/nonexistent/trace");
+	check_error(ext, 2, ".png, .svg or .pdf");
+	check_error(no_out, 2, "-o FILE");
+	check_error(order, 2, "--end must be after --begin");
+	check_error(bad_time, 2, "--begin soon");
+	check_error(unwritable, 1, "/nonexistent/dir/x.png");
+	check_error(bad_op, 2, "no such op");
+}

@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewer/core FsvTrace and FsvView over the sample traces (suite unit): the index holds what
+ * the analyzer reported, rows are laid out contiguously and collapse, time ↔ pixel mapping
+ * round-trips and zooms about the pointer, hit testing finds the box drawn under a point, edges
+ * go both ways, range statistics add up, and bad input is a clear error.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <glib.h>
+
+#include "fsv-trace.h"
+#include "fsv-view.h"
+
+static FsvTrace *trace;
+static FsvView *view;
+
+static FsvTrace *
+load(const char *name)
+{
+	g_autofree char *path = g_build_filename(FST_TRACES, name, NULL);
+	g_autoptr(GError) error = NULL;
+	FsvTrace *t = fsv_trace_load(path, NULL, NULL, NULL, &error);
+
+	cr_assert_not_null(t, "%s: %s", path, error ? error->message : "");
+	return t;
+}
+
+static void
+open_frame_pipeline(void)
+{
+	trace = load("frame-pipeline");
+	view = fsv_view_new(trace);
+	fsv_view_set_size(view, 1600, 900);
+}
+
+static void
+close_trace(void)
+{
+	fsv_view_free(view);
+	fsv_trace_unref(trace);
+	view = NULL;
+	trace = NULL;
+}
+
+TestSuite(view, .init = open_frame_pipeline, .fini = close_trace);
+
+Test(view, index_holds_every_operation_the_analyzer_reported)
+{
+	const struct fsa_summary *s = fsv_trace_get_summary(trace);
+	guint64 ops = 0, on_rows = 0;
+
+	for (int src = 0; src < 3; src++)
+		ops += s->op_counts[src][0] + s->op_counts[src][1];
+	cr_assert_eq(fsv_trace_get_op_count(trace), ops);
+	cr_assert_eq(fsv_trace_get_packet_count(trace), s->packet_count);
+	for (guint32 r = 0; r < fsv_trace_get_row_count(trace); r++) {
+		guint n = 0;
+		const guint32 *list = fsv_trace_get_row_ops(trace, r, &n);
+
+		on_rows += n;
+		for (guint i = 1; i < n; i++)
+			cr_assert_leq(fsv_trace_get_op(trace, list[i - 1])->begin_ns,
+				      fsv_trace_get_op(trace, list[i])->begin_ns,
+				      "row %u is not sorted", r);
+		for (guint i = 0; i < n; i++)
+			cr_assert_eq(fsv_trace_get_op(trace, list[i])->row, r);
+	}
+	cr_assert_eq(on_rows, ops, "every op is on a row");
+	cr_assert_gt(fsv_trace_get_end_ns(trace), fsv_trace_get_begin_ns(trace));
+	cr_assert_str_eq(fsv_trace_get_name(trace), "frame-pipeline");
+	cr_assert_null(fsv_trace_get_partial_error(trace));
+}
+
+Test(view, rows_nest_adapter_engine_queue_with_process_in_the_label)
+{
+	guint queues = 0;
+
+	for (guint32 r = 0; r < fsv_trace_get_row_count(trace); r++) {
+		const FsvRow *row = fsv_trace_get_row(trace, r);
+
+		if (row->parent != FSV_INDEX_NONE)
+			cr_assert_lt(row->parent, r, "a parent comes before its children");
+		if (row->kind != FSV_ROW_QUEUE)
+			continue;
+		queues++;
+		cr_assert_eq(fsv_trace_get_row(trace, row->parent)->kind, FSV_ROW_ENGINE);
+		cr_assert_eq(
+		    fsv_trace_get_row(trace, fsv_trace_get_row(trace, row->parent)->parent)->kind,
+		    FSV_ROW_ADAPTER);
+		cr_assert(strstr(row->sublabel, "pid ") && strstr(row->sublabel, "ctx 0x"),
+			  "label: %s / %s", row->label, row->sublabel);
+		cr_assert_eq(fsv_trace_find_queue_row(trace, row->hwqueue_handle), r);
+		cr_assert(row->lane_count >= 1 && row->lane_count <= FSV_MAX_LANES);
+	}
+	cr_assert_gt(queues, 0);
+}
+
+Test(view, time_and_pixels_round_trip)
+{
+	fsv_view_set_range(view, 1000000, 2000000);
+	cr_assert_float_eq(fsv_view_get_ns_per_px(view), 1e6 / fsv_view_get_time_width(view), 1e-9);
+	cr_assert_eq(fsv_view_get_begin_ns(view), 1000000);
+	cr_assert_float_eq(fsv_view_time_to_x(view, 1000000), fsv_view_get_label_width(view), 1e-9);
+	cr_assert_float_eq(fsv_view_time_to_x(view, 2000000), fsv_view_get_width(view), 1e-6);
+	for (double x = 0; x < 1600; x += 37.5) {
+		guint64 t = fsv_view_x_to_time(view, x);
+
+		cr_assert_float_eq(fsv_view_time_to_x(view, t), x, 1e-3);
+	}
+	/* Before the viewport: negative x, no wrap-around. */
+	cr_assert_lt(fsv_view_time_to_x(view, 0), 0);
+	cr_assert_eq(fsv_view_x_to_time(view, -1e12), 0);
+}
+
+Test(view, zoom_keeps_the_time_under_the_pointer)
+{
+	double x = 900;
+	guint64 before = fsv_view_x_to_time(view, x);
+	double p = fsv_view_get_ns_per_px(view);
+
+	fsv_view_zoom(view, 2.0, x);
+	cr_assert_float_eq(fsv_view_get_ns_per_px(view), p / 2, p * 1e-9);
+	cr_assert_leq(llabs((long long) fsv_view_x_to_time(view, x) - (long long) before), 1);
+	fsv_view_zoom(view, 1e9, x); /* clamped: at most 100 px per ns */
+	cr_assert_geq(fsv_view_get_ns_per_px(view), 0.01);
+	fsv_view_fit(view);
+	cr_assert_leq(fsv_view_get_begin_ns(view), fsv_trace_get_begin_ns(trace));
+	cr_assert_geq(fsv_view_get_end_ns(view), fsv_trace_get_end_ns(trace));
+	{
+		guint64 b = fsv_view_get_begin_ns(view);
+
+		fsv_view_pan(view, 100);
+		cr_assert_float_eq((double) (fsv_view_get_begin_ns(view) - b),
+				   100 * fsv_view_get_ns_per_px(view), 1.0);
+	}
+}
+
+Test(view, layout_is_contiguous_and_collapses)
+{
+	guint n = fsv_view_get_visible_row_count(view);
+	int y_expect = 0, full = fsv_view_get_content_height(view);
+	guint32 adapter = FSV_INDEX_NONE, fence_group = FSV_INDEX_NONE;
+
+	cr_assert_gt(n, 0);
+	for (guint i = 0; i < n; i++) {
+		int y, h;
+		double dy, dh;
+		guint32 row = fsv_view_get_visible_row(view, i, &y, &h);
+
+		cr_assert_eq(y, y_expect);
+		cr_assert_gt(h, 0);
+		y_expect += h;
+		cr_assert(fsv_view_get_row_geometry(view, row, &dy, &dh));
+		cr_assert_eq(fsv_view_row_at_y(view, dy + dh / 2), row);
+		cr_assert_eq(fsv_view_row_at_y(view, dy), row);
+		cr_assert_eq(fsv_view_row_at_y(view, dy + dh - 0.01), row);
+		if (fsv_trace_get_row(trace, row)->kind == FSV_ROW_ADAPTER)
+			adapter = row;
+		if (fsv_trace_get_row(trace, row)->kind == FSV_ROW_FENCE_GROUP)
+			fence_group = row;
+		cr_assert_neq(fsv_trace_get_row(trace, row)->kind, FSV_ROW_FENCE,
+			      "fence rows start collapsed");
+	}
+	cr_assert_eq(y_expect, full);
+	cr_assert_eq(fsv_view_row_at_y(view, 5), FSV_INDEX_NONE, "the ruler is no row");
+	cr_assert_neq(adapter, FSV_INDEX_NONE);
+	cr_assert_neq(fence_group, FSV_INDEX_NONE);
+
+	fsv_view_set_row_expanded(view, adapter, false);
+	cr_assert_lt(fsv_view_get_content_height(view), full);
+	for (guint i = 0; i < fsv_view_get_visible_row_count(view); i++) {
+		guint32 row = fsv_view_get_visible_row(view, i, NULL, NULL);
+
+		cr_assert_neq(fsv_trace_get_row(trace, row)->parent, adapter);
+		cr_assert_neq(fsv_trace_get_row(trace, row)->kind, FSV_ROW_QUEUE);
+	}
+	fsv_view_set_row_expanded(view, adapter, true);
+	cr_assert_eq(fsv_view_get_content_height(view), full);
+	fsv_view_set_row_expanded(view, fence_group, true);
+	cr_assert_gt(fsv_view_get_content_height(view), full, "fence rows appear");
+	fsv_view_set_show_fence_rows(view, false);
+	cr_assert_lt(fsv_view_get_content_height(view), full, "fence group hidden too");
+}
+
+/* A wait with a known signal, on a visible row. */
+static guint32
+find_released_wait(void)
+{
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
+		const FsvOp *o = fsv_trace_get_op(trace, i);
+
+		if (o->kind == FSA_OP_WAIT && o->state == FSA_OP_OBSERVED &&
+		    o->source == FSA_SRC_USER_MODE_QUEUE && o->signal_op != FSV_INDEX_NONE &&
+		    o->end_ns > o->begin_ns)
+			return i;
+	}
+	return FSV_INDEX_NONE;
+}
+
+Test(view, hit_test_finds_the_box_under_the_point)
+{
+	guint32 w = find_released_wait();
+	const FsvOp *o;
+	double y, h, x;
+	FsvItem hit;
+
+	cr_assert_neq(w, FSV_INDEX_NONE);
+	o = fsv_trace_get_op(trace, w);
+	/* Zoom so the box is 400 px wide, centred. */
+	fsv_view_set_range(view, o->begin_ns - (o->end_ns - o->begin_ns),
+			   o->end_ns + (o->end_ns - o->begin_ns));
+	cr_assert(fsv_view_get_lane_geometry(view, o->row, o->lane, &y, &h));
+	x = (fsv_view_time_to_x(view, o->begin_ns) + fsv_view_time_to_x(view, o->end_ns)) / 2;
+	cr_assert(fsv_view_hit_test(view, x, y + h / 2, &hit));
+	cr_assert_eq(hit.kind, FSV_ITEM_OP);
+	cr_assert_eq(hit.row, o->row);
+	{
+		/* Another op may overlap in the same lane; the hit one contains the point. */
+		const FsvOp *got = fsv_trace_get_op(trace, hit.index);
+
+		cr_assert_eq(got->lane, o->lane);
+		cr_assert_leq(got->begin_ns, fsv_view_x_to_time(view, x) + 1);
+		cr_assert_geq(got->end_ns + 1, fsv_view_x_to_time(view, x));
+	}
+	cr_assert(fsv_view_hit_test(view, 10, y + h / 2, &hit));
+	cr_assert_eq(hit.kind, FSV_ITEM_ROW);
+	cr_assert_eq(hit.index, o->row);
+	cr_assert_not(fsv_view_hit_test(view, x, 3, &hit), "the ruler holds no item");
+	cr_assert_eq(hit.kind, FSV_ITEM_NONE);
+}
+
+Test(view, edges_go_from_signal_to_waits_and_back)
+{
+	guint checked = 0;
+
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
+		const FsvOp *o = fsv_trace_get_op(trace, i);
+		guint n = 0, m = 0;
+		const guint32 *e;
+		bool found = false;
+
+		if (o->kind != FSA_OP_WAIT || o->signal_op == FSV_INDEX_NONE)
+			continue;
+		e = fsv_trace_get_op_edges(trace, i, &n);
+		cr_assert_eq(n, 1, "a wait has one signal");
+		cr_assert_eq(e[0], o->signal_op);
+		cr_assert_eq(fsv_trace_get_op(trace, o->signal_op)->kind, FSA_OP_SIGNAL);
+		cr_assert_eq(fsv_trace_get_op(trace, o->signal_op)->fence_global_handle,
+			     o->fence_global_handle);
+		e = fsv_trace_get_op_edges(trace, o->signal_op, &m);
+		for (guint k = 0; k < m; k++)
+			found |= e[k] == i;
+		cr_assert(found, "the signal lists the wait it released");
+		checked++;
+	}
+	cr_assert_gt(checked, 0);
+	cr_assert_eq(checked, fsv_trace_get_summary(trace)->edge_count);
+}
+
+Test(view, range_statistics_add_up)
+{
+	FsvRangeStats all, none;
+	guint64 rows_ops = 0;
+	const struct fsa_summary *s = fsv_trace_get_summary(trace);
+
+	fsv_trace_range_stats(trace, 0, UINT64_MAX - 1, &all);
+	cr_assert_eq(all.total.wait_count + all.total.signal_count, fsv_trace_get_op_count(trace));
+	cr_assert_eq(all.total.packet_count, s->packet_count);
+	for (guint i = 0; i < all.rows->len; i++) {
+		const FsvRowStats *r = &g_array_index(all.rows, FsvRowStats, i);
+
+		rows_ops += r->wait_count + r->signal_count;
+		cr_assert_leq(r->latency_min_ns, r->latency_p50_ns);
+		cr_assert_leq(r->latency_p50_ns, r->latency_p99_ns);
+		cr_assert_leq(r->latency_p99_ns, r->latency_max_ns);
+	}
+	cr_assert_eq(rows_ops, fsv_trace_get_op_count(trace));
+	cr_assert_gt(all.total.latency_max_ns, 0);
+	fsv_range_stats_clear(&all);
+
+	/* Before the trace: nothing. */
+	fsv_trace_range_stats(trace, 0, fsv_trace_get_begin_ns(trace) / 2, &none);
+	cr_assert_eq(none.total.wait_count + none.total.signal_count + none.total.packet_count, 0);
+	cr_assert_eq(none.rows->len, 0);
+	fsv_range_stats_clear(&none);
+}
+
+Test(view, every_item_has_a_description)
+{
+	guint32 w = find_released_wait();
+	FsvItem item = {FSV_ITEM_OP, w, fsv_trace_get_op(trace, w)->row};
+	g_auto(GStrv) fields = fsv_trace_describe_item(trace, &item);
+	g_autofree char *title = fsv_trace_dup_item_title(trace, &item);
+	bool has_stalled = false, has_gpu = false;
+	guint n = g_strv_length(fields);
+
+	cr_assert_eq(n % 2, 0, "names and values in pairs");
+	cr_assert_str_eq(fields[0], "Operation");
+	cr_assert_str_eq(fields[1], "wait");
+	for (guint i = 0; i < n; i += 2) {
+		has_stalled |= strcmp(fields[i], "Stalled on GPU") == 0;
+		has_gpu |= strstr(fields[i + 1], "GPU") != NULL;
+	}
+	cr_assert(has_gpu, "times are given in GPU ticks too");
+	(void) has_stalled;
+	cr_assert(g_str_has_prefix(title, "Wait fence 0x"), "%s", title);
+	if (fsv_trace_get_packet_count(trace) > 0) {
+		FsvItem p = {FSV_ITEM_PACKET, 0, 0};
+		g_auto(GStrv) pf = fsv_trace_describe_item(trace, &p);
+
+		cr_assert_str_eq(pf[0], "Packet");
+	}
+}
+
+Test(view, filter_parses_and_matches)
+{
+	FsvFilter f;
+	g_autoptr(GError) error = NULL;
+	FsvOp op = {.fence_handle = 0x12,
+		    .fence_global_handle = 0x99,
+		    .fence_value = 5,
+		    .hwqueue_handle = 0x1001,
+		    .process_id = 42};
+
+	cr_assert(fsv_filter_parse("fence=0x12 value=5", &f, &error));
+	cr_assert(fsv_filter_is_active(&f));
+	cr_assert(fsv_filter_match_op(&f, &op));
+	cr_assert(fsv_filter_parse("0x99 pid=42 queue=4097", &f, &error));
+	cr_assert(fsv_filter_match_op(&f, &op));
+	cr_assert(fsv_filter_parse("value=6", &f, &error));
+	cr_assert_not(fsv_filter_match_op(&f, &op));
+	cr_assert(fsv_filter_parse("", &f, &error));
+	cr_assert_not(fsv_filter_is_active(&f));
+	cr_assert_not(fsv_filter_parse("colour=red", &f, &error));
+	cr_assert_not_null(error);
+	g_clear_error(&error);
+	cr_assert_not(fsv_filter_parse("value=five", &f, &error));
+	cr_assert_not_null(error);
+}
+
+Test(view, find_ops_returns_matches_in_time_order)
+{
+	guint32 w = find_released_wait();
+	const FsvOp *o = fsv_trace_get_op(trace, w);
+	FsvFilter f = {.has_fence_handle = true, .fence_handle = o->fence_handle};
+	g_autoptr(GArray) found = fsv_trace_find_ops(trace, &f, 0, UINT64_MAX - 1, 0);
+	bool has_w = false;
+
+	cr_assert_gt(found->len, 0);
+	for (guint i = 0; i < found->len; i++) {
+		guint32 idx = g_array_index(found, guint32, i);
+
+		has_w |= idx == w;
+		cr_assert(fsv_filter_match_op(&f, fsv_trace_get_op(trace, idx)));
+		if (i > 0)
+			cr_assert_leq(
+			    fsv_trace_get_op(trace, g_array_index(found, guint32, i - 1))->begin_ns,
+			    fsv_trace_get_op(trace, idx)->begin_ns);
+	}
+	cr_assert(has_w);
+}
+
+Test(trace, log_overrun_shows_lost_entries_and_inferred_ops)
+{
+	g_autoptr(FsvTrace) t = load("log-overrun");
+	guint64 lost = 0, inferred = 0;
+
+	cr_assert_gt(fsv_trace_get_loss_count(t), 0);
+	for (guint32 i = 0; i < fsv_trace_get_loss_count(t); i++) {
+		const FsvLoss *l = fsv_trace_get_loss(t, i);
+
+		cr_assert_eq(l->loss.kind, FSA_LOSS_LOG_OVERRUN);
+		cr_assert_neq(l->row, FSV_INDEX_NONE, "an overrun is drawn on its queue");
+		cr_assert_eq(fsv_trace_get_row(t, l->row)->hwqueue_handle, l->loss.hwqueue_handle);
+		cr_assert_leq(l->begin_ns, l->end_ns);
+		lost += l->loss.count;
+	}
+	for (guint32 i = 0; i < fsv_trace_get_op_count(t); i++)
+		inferred += fsv_trace_get_op(t, i)->state == FSA_OP_INFERRED;
+	cr_assert_eq(lost, fsv_trace_get_summary(t)->log_entries_lost);
+	cr_assert_eq(inferred, fsv_trace_get_summary(t)->inferred_ops);
+	cr_assert_gt(inferred, 0);
+}
+
+Test(trace, fence_rows_step_through_current_value)
+{
+	g_autoptr(FsvTrace) t = load("producer-consumer");
+	guint fences = 0;
+
+	for (guint32 r = 0; r < fsv_trace_get_row_count(t); r++) {
+		guint n = 0;
+		const FsvFenceStep *s;
+
+		if (fsv_trace_get_row(t, r)->kind != FSV_ROW_FENCE)
+			continue;
+		s = fsv_trace_get_fence_steps(t, r, &n);
+		cr_assert_gt(n, 0);
+		cr_assert_eq(s[0].op, FSV_INDEX_NONE, "the first step is the initial value");
+		for (guint i = 1; i < n; i++)
+			cr_assert_leq(s[i - 1].ns, s[i].ns);
+		fences++;
+	}
+	cr_assert_gt(fences, 0);
+}
+
+Test(trace, missing_path_is_a_one_line_error)
+{
+	g_autoptr(GError) error = NULL;
+	FsvTrace *t = fsv_trace_load("/nonexistent/trace", NULL, NULL, NULL, &error);
+
+	cr_assert_null(t);
+	cr_assert_not_null(error);
+	cr_assert(g_error_matches(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO), "%s",
+		  error->message);
+	cr_assert(g_str_has_prefix(error->message, "/nonexistent/trace"), "%s", error->message);
+	cr_assert_null(strchr(error->message, '\n'));
+}
+
+static void
+count_progress(guint64 events, double fraction, gpointer data)
+{
+	(void) events;
+	(void) fraction;
+	(*(int *) data)++;
+}
+
+Test(trace, cancelled_load_returns_cancelled)
+{
+	g_autoptr(GCancellable) cancellable = g_cancellable_new();
+	g_autoptr(GError) error = NULL;
+	g_autofree char *path = g_build_filename(FST_TRACES, "stress", NULL);
+	int calls = 0;
+	FsvTrace *t;
+
+	g_cancellable_cancel(cancellable);
+	t = fsv_trace_load(path, count_progress, &calls, cancellable, &error);
+	cr_assert_null(t, "no half-made trace escapes a cancelled load");
+	cr_assert(g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED), "%s",
+		  error ? error->message : "no error");
+	cr_assert_eq(calls, 0);
+}
