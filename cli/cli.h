@@ -24,6 +24,9 @@ int fs_export_main(int argc, char **argv);
 /* `fencescope report`: analyzes a trace into a text, JSON or CSV report (docs/report-schema.md). */
 int fs_report_main(int argc, char **argv);
 
+/* `fencescope view`: opens a trace in the GTK viewer (execs fencescope-view). */
+int fs_view_main(int argc, char **argv);
+
 /* `fencescope render`: draws the viewer's timeline to PNG, SVG or PDF (docs/viewer.md). */
 int fs_render_main(int argc, char **argv);
 

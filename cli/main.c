@@ -24,6 +24,7 @@ static const struct {
     {"report", fs_report_main, "analyze a trace: latency, longest waits, losses, anomalies"},
     {"export", fs_export_main, "write a trace's fence timeline to SQLite or Perfetto JSON"},
     {"render", fs_render_main, "draw a trace's timeline to PNG, SVG or PDF, without a display"},
+    {"view", fs_view_main, "open a trace in the GTK timeline viewer (fencescope-view)"},
 };
 
 void

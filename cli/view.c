@@ -52,7 +52,9 @@ fs_view_main(int argc, char **argv)
 	};
 	char *exec_argv[3] = {NULL, NULL, NULL};
 
-	context = g_option_context_new("[TRACE] — open a trace in the GTK viewer");
+	/* G_OPTION_REMAINING names [TRACE] in the usage line; the parameter string would name it
+	 * twice. */
+	context = g_option_context_new(NULL);
 	g_set_prgname("fencescope " VIEW_COMMAND);
 	g_option_context_set_summary(
 	    context, "Opens TRACE (a trace folder or an lttng session folder) in fencescope-view,\n"

@@ -49,6 +49,8 @@ G_DEFINE_FINAL_TYPE(FsvWindow, fsv_window, GTK_TYPE_APPLICATION_WINDOW)
 /* Shared by the loading thread (writer) and the UI's progress timeout (reader). */
 typedef struct {
 	char *path;
+	/* Held while the thread runs: quitting then would tear libbabeltrace2 down under it. */
+	GApplication *held;
 	GMutex lock;
 	guint64 events;
 	double fraction;
@@ -60,6 +62,10 @@ load_data_free(gpointer data)
 	LoadData *load = data;
 
 	g_mutex_clear(&load->lock);
+	if (load->held) {
+		g_application_release(load->held);
+		g_object_unref(load->held);
+	}
 	g_free(load->path);
 	g_free(load);
 }
@@ -221,6 +227,11 @@ fsv_window_open(FsvWindow *self, GFile *file)
 		load_data_free(load);
 		show_error(self, message);
 		return;
+	}
+	if (gtk_window_get_application(GTK_WINDOW(self))) {
+		load->held =
+		    G_APPLICATION(g_object_ref(gtk_window_get_application(GTK_WINDOW(self))));
+		g_application_hold(load->held);
 	}
 	self->load_cancellable = g_cancellable_new();
 	task = g_task_new(self, self->load_cancellable, load_done, NULL);
