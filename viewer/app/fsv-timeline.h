@@ -5,8 +5,9 @@
  * view changes: the wheel zooms about the pointer, a drag pans, Shift+drag or a right-button
  * drag selects a time range, a click selects a box (or collapses a group when it lands on a
  * group label), Ctrl+click or M places measurement points; W/S zoom, A/D pan, F fits, Z zooms to
- * the selection, Escape clears. It is a GtkScrollable, so a GtkScrolledWindow gives it
- * scrollbars (horizontal: time, vertical: rows).
+ * the selection, Escape clears. It is a GtkScrollable: scrollbars given its adjustments
+ * follow it (horizontal: time, vertical: rows). Prefer plain GtkScrollbars to a
+ * GtkScrolledWindow, whose capture-phase scroll handler takes touchpad scrolling first.
  *
  * It draws nothing itself and decides nothing about the trace: geometry, hit testing and
  * drawing are the core's, so what the window shows is what `fencescope render` writes.

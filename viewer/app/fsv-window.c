@@ -30,6 +30,7 @@ struct _FsvWindow {
 	GtkLabel *error_label;
 	GtkStack *stack;
 	FsvTimeline *timeline;
+	GtkScrollbar *vscrollbar, *hscrollbar;
 	GtkLabel *status_label;
 	GtkGrid *details_grid;
 
@@ -714,6 +715,15 @@ recent_menu_create(GtkMenuButton *button, gpointer user_data)
 	gtk_menu_button_set_menu_model(button, G_MENU_MODEL(menu));
 }
 
+/* A scrollbar only while there is something out of sight on its axis. */
+static void
+on_adjustment_changed(GtkAdjustment *adjustment, GtkWidget *scrollbar)
+{
+	gtk_widget_set_visible(scrollbar, gtk_adjustment_get_upper(adjustment) -
+						  gtk_adjustment_get_lower(adjustment) >
+					      gtk_adjustment_get_page_size(adjustment) + 0.5);
+}
+
 /* --- Drag and drop ------------------------------------------------------------------------- */
 
 static gboolean
@@ -848,6 +858,8 @@ fsv_window_class_init(FsvWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, error_label);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, stack);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, timeline);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, vscrollbar);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, hscrollbar);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, status_label);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, details_grid);
 	gtk_widget_class_bind_template_callback(widget_class, on_cancel_clicked);
@@ -905,6 +917,10 @@ fsv_window_init(FsvWindow *self)
 	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
 	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));
 
+	g_signal_connect_object(gtk_scrollbar_get_adjustment(self->vscrollbar), "changed",
+				G_CALLBACK(on_adjustment_changed), self->vscrollbar, 0);
+	g_signal_connect_object(gtk_scrollbar_get_adjustment(self->hscrollbar), "changed",
+				G_CALLBACK(on_adjustment_changed), self->hscrollbar, 0);
 	gtk_stack_set_visible_child_name(self->stack, "empty");
 	status_update(self);
 }
