@@ -413,3 +413,38 @@ Test(window, shortcuts_window_lists_the_timeline_keys)
 		cr_assert_not_null(strstr(ui, *key), "no %s in the shortcuts window", *key);
 	gtk_window_destroy(GTK_WINDOW(overlay));
 }
+
+Test(window, click_on_a_group_label_folds_and_unfolds_it)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvTrace *trace = fsv_timeline_get_trace(timeline);
+	const FsvView *view = fsv_timeline_get_view(timeline);
+	guint32 adapter = FSV_INDEX_NONE;
+	guint before = fsv_view_get_visible_row_count(view);
+	FsvItem selection;
+	double y, h;
+
+	for (guint32 row = 0; row < fsv_trace_get_row_count(trace); row++)
+		if (fsv_trace_get_row(trace, row)->kind == FSV_ROW_ADAPTER) {
+			adapter = row;
+			break;
+		}
+	cr_assert_neq(adapter, FSV_INDEX_NONE);
+	cr_assert(fsv_view_get_row_geometry(view, adapter, &y, &h));
+	/* A click on the label selects nothing and folds the adapter's engines and queues. */
+	cr_assert_not(fsv_timeline_select_at(timeline, 10, y + h / 2));
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_NONE);
+	cr_assert_not(fsv_view_is_row_expanded(view, adapter));
+	cr_assert_lt(fsv_view_get_visible_row_count(view), before);
+	cr_assert_not(fsv_view_get_row_geometry(
+	    view,
+	    fsv_trace_find_queue_row(
+		trace, fsv_trace_get_op(trace, find_released_wait(trace))->hwqueue_handle),
+	    &y, &h));
+	/* A second click unfolds it. */
+	cr_assert(fsv_view_get_row_geometry(view, adapter, &y, &h));
+	fsv_timeline_select_at(timeline, 10, y + h / 2);
+	cr_assert(fsv_view_is_row_expanded(view, adapter));
+	cr_assert_eq(fsv_view_get_visible_row_count(view), before);
+}
