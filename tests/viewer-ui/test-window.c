@@ -448,3 +448,38 @@ Test(window, click_on_a_group_label_folds_and_unfolds_it)
 	cr_assert(fsv_view_is_row_expanded(view, adapter));
 	cr_assert_eq(fsv_view_get_visible_row_count(view), before);
 }
+
+Test(window, dropping_a_trace_folder_opens_it)
+{
+	g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(GTK_WIDGET(window));
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "log-overrun", NULL);
+	g_autoptr(GFile) file = g_file_new_for_path(path);
+	GSList files = {.data = file, .next = NULL};
+	GtkDropTarget *target = NULL;
+	GValue value = G_VALUE_INIT;
+	gboolean is_accepted = FALSE;
+
+	for (guint i = 0; i < g_list_model_get_n_items(controllers) && !target; i++) {
+		g_autoptr(GObject) controller = g_list_model_get_item(controllers, i);
+
+		if (GTK_IS_DROP_TARGET(controller))
+			target = GTK_DROP_TARGET(controller);
+	}
+	cr_assert_not_null(target, "the window takes no drops");
+	g_value_init(&value, GDK_TYPE_FILE_LIST);
+	g_value_take_boxed(&value, gdk_file_list_new_from_list(&files));
+	g_signal_emit_by_name(target, "drop", &value, 100.0, 100.0, &is_accepted);
+	g_value_unset(&value);
+	cr_assert(is_accepted);
+	cr_assert(_fsv_window_is_loading(window));
+	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
+	cr_assert_not_null(strstr(gtk_window_get_title(GTK_WINDOW(window)), "log-overrun"));
+	/* That trace lost log entries: its summary says how many. */
+	{
+		g_autofree char *details = _fsv_window_dup_details_text(window);
+
+		cr_assert_not_null(strstr(details, "Log entries lost: 240"), "details:\n%s",
+				   details);
+	}
+}

@@ -910,7 +910,6 @@ fsv_window_init(FsvWindow *self)
 	gtk_widget_init_template(GTK_WIDGET(self));
 	g_action_map_add_action_entries(G_ACTION_MAP(self), entries, G_N_ELEMENTS(entries), self);
 	gtk_menu_button_set_create_popup_func(self->recent_button, recent_menu_create, NULL, NULL);
-	gtk_search_entry_set_key_capture_widget(self->search_entry, NULL);
 
 	drop = gtk_drop_target_new(G_TYPE_INVALID, GDK_ACTION_COPY);
 	gtk_drop_target_set_gtypes(drop, types, G_N_ELEMENTS(types));
