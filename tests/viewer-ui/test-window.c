@@ -218,6 +218,21 @@ Test(window, zoom_and_pan_actions_move_the_viewport)
 		fsv_timeline_zoom(timeline, 2.0, x);
 		cr_assert_lt(fabs(fsv_view_time_to_x(view, t) - x), 1.0);
 	}
+	/* The horizontal scrollbar pans without changing the zoom. */
+	{
+		g_autoptr(GtkAdjustment) hadjustment = NULL;
+		double ns_per_px = fsv_view_get_ns_per_px(view);
+		guint64 before = fsv_view_get_begin_ns(view);
+
+		g_object_get(timeline, "hadjustment", &hadjustment, NULL);
+		cr_assert_gt(gtk_adjustment_get_upper(hadjustment),
+			     gtk_adjustment_get_page_size(hadjustment));
+		gtk_adjustment_set_value(hadjustment, gtk_adjustment_get_value(hadjustment) + 100);
+		cr_assert_eq(fsv_view_get_ns_per_px(view), ns_per_px);
+		cr_assert_lt(
+		    fabs((double) (fsv_view_get_begin_ns(view) - before) - 100 * ns_per_px),
+		    2 * ns_per_px + 2);
+	}
 	cr_assert(gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.fit", NULL));
 	cr_assert_float_eq(fsv_view_get_ns_per_px(view), fitted, fitted * 1e-6);
 }

@@ -80,7 +80,20 @@ G_DEFINE_FINAL_TYPE_WITH_CODE(FsvTimeline, fsv_timeline, GTK_TYPE_WIDGET,
 /* --- Scrollbars ---------------------------------------------------------------------------- */
 
 /* The horizontal adjustment counts pixels at the current zoom from the trace's first event;
- * the vertical one is the view's scroll_y over the rows' content height. */
+ * the vertical one is the view's scroll_y over the rows' content height. Times are subtracted
+ * as integers before they become doubles: trace times near 2^60 ns have a 256 ns step as
+ * doubles, which is many pixels at the deepest zoom. */
+/* Pixels from the trace's first event to the left edge of the time area. */
+static double
+view_offset_px(FsvTimeline *self)
+{
+	guint64 t0 = fsv_trace_get_begin_ns(self->trace);
+	guint64 begin = fsv_view_get_begin_ns(self->view);
+
+	return (begin >= t0 ? (double) (begin - t0) : -(double) (t0 - begin)) /
+	       fsv_view_get_ns_per_px(self->view);
+}
+
 static void
 sync_adjustments(FsvTimeline *self)
 {
@@ -89,12 +102,10 @@ sync_adjustments(FsvTimeline *self)
 	self->is_syncing_adjustments = TRUE;
 	if (self->hadjustment) {
 		if (self->view) {
-			double ns_per_px = fsv_view_get_ns_per_px(self->view);
-			double t0 = (double) fsv_trace_get_begin_ns(self->trace);
-			double total =
-			    ((double) fsv_trace_get_end_ns(self->trace) - t0) / ns_per_px;
-			double value =
-			    ((double) fsv_view_get_begin_ns(self->view) - t0) / ns_per_px;
+			double total = (double) (fsv_trace_get_end_ns(self->trace) -
+						 fsv_trace_get_begin_ns(self->trace)) /
+				       fsv_view_get_ns_per_px(self->view);
+			double value = view_offset_px(self);
 			double page = fsv_view_get_time_width(self->view);
 
 			gtk_adjustment_configure(self->hadjustment, value, MIN(0.0, value),
@@ -128,19 +139,13 @@ view_changed(FsvTimeline *self)
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
+/* The scrollbar moved: pan by the difference, which keeps the zoom exactly. */
 static void
 hadjustment_value_changed(GtkAdjustment *adjustment, FsvTimeline *self)
 {
-	double ns_per_px, begin;
-
 	if (self->is_syncing_adjustments || self->view == NULL)
 		return;
-	ns_per_px = fsv_view_get_ns_per_px(self->view);
-	begin = (double) fsv_trace_get_begin_ns(self->trace) +
-		gtk_adjustment_get_value(adjustment) * ns_per_px;
-	begin = MAX(begin, 0.0);
-	fsv_view_set_range(self->view, (guint64) begin,
-			   (guint64) (begin + fsv_view_get_time_width(self->view) * ns_per_px));
+	fsv_view_pan(self->view, gtk_adjustment_get_value(adjustment) - view_offset_px(self));
 	view_changed(self);
 }
 
