@@ -4,13 +4,19 @@
  * its worker thread, zooms with the timeline's actions (the W/S/A/D/F keys are bindings to
  * them), selects a fence wait through the hit test as a click does, and the details pane and
  * the dependency arrows are checked, also in the pixels: a screenshot of the window is written
- * to the build folder (window-selected.png) and must show the arrow colour. Failing opens
- * keep the trace shown, and a cancelled load leaves no half-loaded trace.
+ * to the build folder (window-selected.png) and must show the arrow colour. Range statistics,
+ * measurement, search, folding a group, dropping a folder and the shortcuts window are checked
+ * too. Failing opens (a missing folder, a truncated stream file) say why in one line and keep
+ * a trace shown, and a cancelled load leaves no half-loaded trace.
  */
+#define _DEFAULT_SOURCE /* truncate() */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
 #include "fsv-window-private.h"
@@ -497,4 +503,34 @@ Test(window, dropping_a_trace_folder_opens_it)
 		cr_assert_not_null(strstr(details, "Log entries lost: 240"), "details:\n%s",
 				   details);
 	}
+}
+
+Test(window, damaged_trace_is_named_in_a_one_line_error)
+{
+	g_autofree char *work = g_dir_make_tmp("fsv-ui-XXXXXX", NULL);
+	g_autofree char *sample =
+	    g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	g_autofree char *copy = g_build_filename(work, "damaged", NULL);
+	g_autofree char *stream =
+	    g_build_filename(copy, "ust", "uid", "0", "64-bit", "fencescope_0", NULL);
+	g_autofree char *cp = g_strdup_printf("cp -r '%s' '%s'", sample, copy);
+	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", work);
+	g_autoptr(GFile) file = g_file_new_for_path(copy);
+	GStatBuf st;
+	const char *error;
+
+	cr_assert_not_null(work);
+	cr_assert_eq(system(cp), 0, "%s", cp);
+	cr_assert_eq(g_stat(stream, &st), 0, "%s", stream);
+	cr_assert_eq(truncate(stream, st.st_size / 2), 0);
+
+	fsv_window_open(window, file);
+	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	error = _fsv_window_get_error(window);
+	cr_assert_not_null(error, "a truncated stream file opened without a word");
+	cr_assert_not_null(strstr(error, "fencescope_0"), "error: %s", error);
+	cr_assert_null(strchr(error, '\n'), "error: %s", error);
+	/* Whatever was shown stays usable. */
+	cr_assert_not_null(fsv_timeline_get_trace(_fsv_window_get_timeline(window)));
+	cr_assert_eq(system(rm), 0);
 }
