@@ -139,6 +139,8 @@ fsa_clock_finish(struct clock_state *clock)
 	 * 256 ns step as doubles. */
 	x0 = (double) clock->pairs[0].gpu_ts;
 	y0 = (double) clock->pairs[0].cpu_ns;
+	fit->anchor_gpu_ts = clock->pairs[0].gpu_ts;
+	fit->anchor_cpu_ns = clock->pairs[0].cpu_ns;
 	for (size_t i = 0; i < clock->pair_count; i++) {
 		double x = (double) (int64_t) (clock->pairs[i].gpu_ts - clock->pairs[0].gpu_ts);
 		double y = (double) (int64_t) (clock->pairs[i].cpu_ns - clock->pairs[0].cpu_ns);

@@ -89,6 +89,11 @@ struct fsa_clock_fit {
 	/* Residuals of the pairs against that line. Mapping itself is piecewise between pairs. */
 	double residual_rms_ns;
 	double residual_max_ns;
+	/* The first pair, exactly: map relative to it (trace_ns = anchor_cpu_ns + ns_per_tick ×
+	 * (gpu_ts − anchor_gpu_ts)) to keep nanoseconds, which offset_ns as a double near 2^60
+	 * cannot (its step is 256 ns). */
+	uint64_t anchor_cpu_ns;
+	uint64_t anchor_gpu_ts;
 };
 
 enum fsa_op_kind {
