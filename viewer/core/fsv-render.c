@@ -81,6 +81,8 @@ enum batch_style {
 	B_PACKET_PREEMPTED = B_PACKET0 + 8,
 	B_PACKET_FAULTED,
 	B_TICK,
+	B_STEP_FILL,
+	B_STEP_LINE,
 	B_COUNT,
 };
 
@@ -103,6 +105,8 @@ typedef struct {
 	bool has_filter;
 	const char *font;
 	double label_end; /* right edge of the last box labelled in this lane */
+	/* Outlines are drawn only for at most one box per 4 px; past that, collecting stops. */
+	guint details_cap;
 } Ctx;
 
 static void
@@ -110,13 +114,13 @@ batch_add(Ctx *c, enum batch_style s, double x0, double x1, double y, double h)
 {
 	GArray *a = c->batches[s].rects;
 
-	x0 = MAX(x0, c->x_min - 1);
-	x1 = MIN(x1, c->x_max + 1);
-	if (x1 - x0 < 1.0) {
-		/* Every item shows as one pixel at least: the LOD invariant's other half. */
-		x0 = floor(x0);
+	/* Whole pixels: cairo fills pixel-aligned boxes without antialiasing work, and a box
+	 * covers exactly the columns [floor(x0), ceil(x1)) the LOD invariant speaks of. Every
+	 * item shows as one pixel at least: the invariant's other half. */
+	x0 = floor(MAX(x0, c->x_min - 1));
+	x1 = ceil(MIN(x1, c->x_max + 1));
+	if (x1 - x0 < 1.0)
 		x1 = x0 + 1.0;
-	}
 	if (a->len > 0) {
 		double *last = &g_array_index(a, double, a->len - 4);
 
@@ -167,6 +171,12 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 	case B_TICK:
 		set_rgb(cr, colors[FSV_COLOR_DOORBELL], 0.85);
 		break;
+	case B_STEP_FILL:
+		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.12);
+		break;
+	case B_STEP_LINE:
+		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.9);
+		break;
 	default:
 		set_rgb(cr, packet_palette[s - B_PACKET0], 1);
 		break;
@@ -202,14 +212,17 @@ font(Ctx *c, double size, bool is_bold)
 	cairo_set_font_size(c->cr, size);
 }
 
-/* Draws TEXT with its baseline at (x, y), cut with "…" to fit MAX_WIDTH. */
+/* Draws TEXT with its baseline at (x, y), cut with "…" to fit MAX_WIDTH. Measuring is what
+ * costs (hundreds of labels per frame): one measure of the whole text, then a cut estimated
+ * from its average glyph width, corrected by a few measures at most. */
 static void
 text_fit(cairo_t *cr, double x, double y, const char *text, double max_width)
 {
 	cairo_text_extents_t e;
-	g_autofree char *buf = NULL;
-	glong n;
+	glong n, keep;
 
+	if (max_width < 8)
+		return;
 	cairo_text_extents(cr, text, &e);
 	if (e.x_advance <= max_width) {
 		cairo_move_to(cr, x, y);
@@ -217,18 +230,17 @@ text_fit(cairo_t *cr, double x, double y, const char *text, double max_width)
 		return;
 	}
 	n = g_utf8_strlen(text, -1);
-	while (n > 0) {
-		g_autofree char *cut = g_utf8_substring(text, 0, --n);
+	keep = (glong) ((double) n * (max_width / e.x_advance)) - 1;
+	for (int tries = 0; keep > 0 && tries < 4; tries++, keep--) {
+		g_autofree char *cut = g_utf8_substring(text, 0, keep);
+		g_autofree char *buf = g_strconcat(cut, "…", NULL);
 
-		g_free(buf);
-		buf = g_strconcat(cut, "…", NULL);
 		cairo_text_extents(cr, buf, &e);
-		if (e.x_advance <= max_width)
-			break;
-	}
-	if (n > 0) {
-		cairo_move_to(cr, x, y);
-		cairo_show_text(cr, buf);
+		if (e.x_advance <= max_width) {
+			cairo_move_to(cr, x, y);
+			cairo_show_text(cr, buf);
+			return;
+		}
 	}
 }
 
@@ -301,7 +313,7 @@ draw_op_item(const FsvLodItem *item, gpointer data)
 	} else {
 		batch_add(c, B_WAIT_QUEUED, x0, x1, c->lane_y, c->lane_h);
 	}
-	if (x1 - x0 >= 4.0 && !is_faded)
+	if (x1 - x0 >= 4.0 && !is_faded && c->details->len <= c->details_cap)
 		g_array_append_val(c->details, item->id);
 	return true;
 }
@@ -415,11 +427,15 @@ draw_op_detail(Ctx *c, const FsvOp *o)
 	else
 		g_snprintf(label, sizeof(label), "S 0x%" PRIx64 " = %" PRIu64, o->fence_handle,
 			   o->fence_value);
+	/* Whole labels only: "S 0x4…" tells nothing and clutters a dense lane. */
+	if (text_width(cr, label) > vx1 - vx0 - 6)
+		return;
 	if (o->kind == FSA_OP_WAIT)
 		cairo_set_source_rgb(cr, 0.35, 0.05, 0.18);
 	else
 		cairo_set_source_rgb(cr, 1, 1, 1);
-	text_fit(cr, vx0 + 3, c->lane_y + c->lane_h - 4, label, vx1 - vx0 - 6);
+	cairo_move_to(cr, vx0 + 3, c->lane_y + c->lane_h - 4);
+	cairo_show_text(cr, label);
 }
 
 /* ---- Packets --------------------------------------------------------------------------- */
@@ -444,7 +460,7 @@ draw_packet_item(const FsvLodItem *item, gpointer data)
 
 	c->stats->items_drawn++;
 	batch_add(c, packet_style(p), x0, x1, c->lane_y, c->lane_h);
-	if (x1 - x0 >= 4.0)
+	if (x1 - x0 >= 4.0 && c->details->len <= c->details_cap)
 		g_array_append_val(c->details, item->id);
 	return true;
 }
@@ -677,10 +693,10 @@ draw_lane_items(Ctx *c, const FsvLod *lod, bool is_packets)
 				fsv_trace_get_op(c->trace, g_array_index(c->specials, guint32, i)));
 	font(c, 9, false);
 	c->label_end = -1e9;
-	if (!is_packets)
-		g_array_sort_with_data(c->details, compare_op_begin, c->trace);
 	/* Outlines only where they stay readable: at most one per 4 pixels. */
-	if (c->details->len <= (guint) (c->x_max - c->x_min) / 4)
+	if (c->details->len <= c->details_cap && !is_packets)
+		g_array_sort_with_data(c->details, compare_op_begin, c->trace);
+	if (c->details->len <= c->details_cap)
 		for (guint i = 0; i < c->details->len; i++) {
 			guint32 id = g_array_index(c->details, guint32, i);
 
@@ -691,125 +707,82 @@ draw_lane_items(Ctx *c, const FsvLod *lod, bool is_packets)
 		}
 }
 
+/* The index of the first step at or after NS, from FROM on. */
+static guint
+step_at_or_after(const FsvFenceStep *s, guint from, guint n, guint64 ns)
+{
+	guint lo = from, hi = n;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (s[mid].ns < ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A fence's CurrentValue as steps: an area under a line, built from pixel-aligned rectangles
+ * (one segment per pixel column at most: crowded steps are jumped over by binary search), so a
+ * fence signalled a million times costs what its pixels cost. */
 static void
 draw_fence_steps(Ctx *c, guint32 row, double y, double h)
 {
 	cairo_t *cr = c->cr;
 	guint n = 0;
 	const FsvFenceStep *s = fsv_trace_get_fence_steps(c->trace, row, &n);
-	guint64 vmin = UINT64_MAX, vmax = 0;
-	guint64 tb = fsv_view_x_to_time(c->view, c->x_min),
-		te = fsv_view_x_to_time(c->view, c->x_max);
-	guint lo = 0, hi = n, i;
-	double top = y + 4, bottom = y + h - 5, last_label_x = -1e9;
-	const double *rgb = colors[FSV_COLOR_SIGNAL];
+	const FsvRow *r = fsv_trace_get_row(c->trace, row);
+	guint64 vmin = r->value_min, vmax = r->value_max;
+	guint64 tb = fsv_view_x_to_time(c->view, c->x_min);
+	guint64 te = fsv_view_x_to_time(c->view, c->x_max);
+	double top = y + 6, bottom = y + h - 4, last_label_x = -1e9;
+	guint k;
 
 	if (n == 0)
 		return;
-	for (guint k = 0; k < n; k++) {
-		vmin = MIN(vmin, s[k].value);
-		vmax = MAX(vmax, s[k].value);
-	}
-	/* The step in force at the left edge. */
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-
-		if (s[mid].ns <= tb)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	i = lo > 0 ? lo - 1 : 0;
 #define VY(v)                                                                                      \
-	(vmax == vmin ? (top + bottom) / 2                                                         \
-		      : bottom - (double) ((v) -vmin) / (double) (vmax - vmin) * (bottom - top))
-	set_rgb(cr, rgb, 0.12);
-	cairo_move_to(cr, MAX(fsv_view_time_to_x(c->view, s[i].ns), c->x_min), bottom + 1);
-	{
-		double x = MAX(fsv_view_time_to_x(c->view, s[i].ns), c->x_min);
-		double yy = VY(s[i].value);
-		guint k = i;
-
-		cairo_line_to(cr, x, yy);
-		/* One vertex per pixel column at most: jump to the last step before the next
-		 * column. */
-		while (k + 1 < n && s[k + 1].ns <= te) {
-			guint next = k + 1;
-			guint64 col_end = fsv_view_x_to_time(
-			    c->view, floor(fsv_view_time_to_x(c->view, s[next].ns)) + 1);
-			guint l2 = next, h2 = n;
-
-			while (l2 < h2) {
-				guint mid = l2 + (h2 - l2) / 2;
-
-				if (s[mid].ns < col_end)
-					l2 = mid + 1;
-				else
-					h2 = mid;
-			}
-			next = l2 - 1;
-			x = fsv_view_time_to_x(c->view, s[next].ns);
-			cairo_line_to(cr, x, yy);
-			yy = VY(s[next].value);
-			cairo_line_to(cr, x, yy);
-			c->stats->items_drawn++;
-			k = next;
-		}
-		cairo_line_to(cr, c->x_max, yy);
-		cairo_line_to(cr, c->x_max, bottom + 1);
-		cairo_close_path(cr);
-		cairo_fill_preserve(cr);
-		cairo_new_path(cr);
-	}
-	/* The line itself, and value labels where there is room. */
-	set_rgb(cr, rgb, 0.9);
-	cairo_set_line_width(cr, 1.25);
+	floor(vmax == vmin                                                                         \
+		  ? (top + bottom) / 2                                                             \
+		  : bottom - (double) ((v) -vmin) / (double) (vmax - vmin) * (bottom - top))
+	/* The step in force at the left edge. */
+	k = step_at_or_after(s, 0, n, tb + 1);
+	k = k > 0 ? k - 1 : 0;
 	font(c, 9, false);
-	{
-		double x = MAX(fsv_view_time_to_x(c->view, s[i].ns), c->x_min);
-		double yy = VY(s[i].value);
-		guint k = i;
+	while (k < n && s[k].ns <= te) {
+		double x0 = MAX(floor(fsv_view_time_to_x(c->view, s[k].ns)), c->x_min);
+		guint next = step_at_or_after(s, k + 1, n, fsv_view_x_to_time(c->view, x0 + 1) + 1);
+		double x1, vy = VY(s[k].value);
 
-		cairo_move_to(cr, x, yy);
-		while (k + 1 < n && s[k + 1].ns <= te) {
-			guint next = k + 1;
-			guint64 col_end = fsv_view_x_to_time(
-			    c->view, floor(fsv_view_time_to_x(c->view, s[next].ns)) + 1);
-			guint l2 = next, h2 = n;
-
-			while (l2 < h2) {
-				guint mid = l2 + (h2 - l2) / 2;
-
-				if (s[mid].ns < col_end)
-					l2 = mid + 1;
-				else
-					h2 = mid;
-			}
-			next = l2 - 1;
-			x = fsv_view_time_to_x(c->view, s[next].ns);
-			cairo_line_to(cr, x, yy);
-			yy = VY(s[next].value);
-			cairo_line_to(cr, x, yy);
-			k = next;
+		/* Steps inside the same pixel column: the last of them shows. */
+		if (next > k + 1)
+			next = MAX(next - 1, k + 1);
+		if (next > k + 1 && next < n) {
+			vy = VY(s[next - 1].value);
 		}
-		cairo_line_to(cr, c->x_max, yy);
-		cairo_stroke(cr);
-		/* Labels: a second walk, only steps at least 40 px apart. */
-		for (k = i; k < n && s[k].ns <= te; k++) {
-			char v[32];
-			double lx = fsv_view_time_to_x(c->view, s[k].ns);
+		x1 = next < n ? MAX(floor(fsv_view_time_to_x(c->view, s[next].ns)), x0 + 1)
+			      : c->x_max;
+		batch_add(c, B_STEP_FILL, x0, x1, vy, bottom - vy + 1);
+		batch_add(c, B_STEP_LINE, x0, x1, vy - 1, 2);
+		if (next < n && s[next].ns <= te) {
+			double ny = VY(s[next].value);
 
-			if (lx < c->x_min || lx - last_label_x < 40)
-				continue;
-			if (k + 1 < n && fsv_view_time_to_x(c->view, s[k + 1].ns) - lx < 40)
-				continue;
+			batch_add(c, B_STEP_LINE, x1, x1 + 1, MIN(ny, vy) - 1, fabs(ny - vy) + 2);
+		}
+		c->stats->items_drawn++;
+		if (x1 - x0 >= 40 && x0 - last_label_x >= 40) {
+			char v[32];
+
 			g_snprintf(v, sizeof(v), "%" PRIu64, s[k].value);
 			cairo_set_source_rgb(cr, 0.35, 0.05, 0.18);
-			cairo_move_to(cr, lx + 2, MAX(VY(s[k].value) - 2, y + 10));
+			cairo_move_to(cr, x0 + 3, MAX(vy - 3, y + 9));
 			cairo_show_text(cr, v);
-			last_label_x = lx;
+			last_label_x = x0;
 		}
+		k = next;
 	}
+	batch_flush(c);
 #undef VY
 }
 
@@ -1405,6 +1378,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	c.x_min = lw;
 	c.x_max = w;
 	c.has_filter = fsv_filter_is_active(&options->filter);
+	c.details_cap = (guint) MAX((w - lw) / 4, 1);
 	c.font = options->font_family ? options->font_family : "DejaVu Sans";
 	for (guint s = 0; s < B_COUNT; s++)
 		c.batches[s].rects = g_array_new(FALSE, FALSE, sizeof(double));

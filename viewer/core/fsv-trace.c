@@ -547,30 +547,34 @@ sort_row_list(const FsvTrace *t, GArray *list, int what)
  * overflow (its items may then overlap). */
 static guint
 assign_lanes(GArray *list, guint64 (*span)(FsvTrace *, guint32, guint64 *),
-	     void (*set_lane)(FsvTrace *, guint32, guint8), FsvTrace *t)
+	     void (*set_lane)(FsvTrace *, guint32, guint8), FsvTrace *t, int kind, guint cap,
+	     guint offset)
 {
 	guint64 lane_end[FSV_MAX_LANES] = {0};
-	guint used = 1;
+	guint used = 0;
 
 	for (guint i = 0; i < list->len; i++) {
 		guint32 idx = g_array_index(list, guint32, i);
-		guint64 end, begin = span(t, idx, &end);
+		guint64 end, begin;
 		guint lane = FSV_INDEX_NONE;
 
-		for (guint l = 0; l < FSV_MAX_LANES && lane == FSV_INDEX_NONE; l++)
+		if (kind >= 0 && g_array_index(t->ops, FsvOp, idx).kind != kind)
+			continue;
+		begin = span(t, idx, &end);
+		for (guint l = 0; l < cap && lane == FSV_INDEX_NONE; l++)
 			if (lane_end[l] <= begin || (l >= used && lane_end[l] == 0))
 				lane = l;
 		/* Every lane busy: the one that frees first, so a deep queue shows as a staircase
 		 * over every lane rather than one solid overflow bar. */
 		if (lane == FSV_INDEX_NONE) {
 			lane = 0;
-			for (guint l = 1; l < FSV_MAX_LANES; l++)
+			for (guint l = 1; l < cap; l++)
 				if (lane_end[l] < lane_end[lane])
 					lane = l;
 		}
 		lane_end[lane] = MAX(lane_end[lane], end == begin ? end + 1 : end);
 		used = MAX(used, lane + 1);
-		set_lane(t, idx, (guint8) lane);
+		set_lane(t, idx, (guint8) (offset + lane));
 	}
 	return used;
 }
@@ -645,7 +649,9 @@ index_edges(FsvTrace *t)
 		g_array_append_val(pairs, ba);
 	}
 	g_array_set_size(t->edge_ids, 0);
-	qsort(pairs->data, pairs->len, sizeof(guint32) * 2, compare_edge_pairs);
+	/* qsort's base must not be NULL, even for no elements (UBSan). */
+	if (pairs->len > 0)
+		qsort(pairs->data, pairs->len, sizeof(guint32) * 2, compare_edge_pairs);
 	t->edge_start = g_new0(guint32, n_ops + 1);
 	t->edge_ops = g_new(guint32, MAX(pairs->len, 1));
 	fill = t->edge_start;
@@ -780,14 +786,40 @@ build_index(FsvTrace *t)
 		sort_row_list(t, d->ops, 0);
 		sort_row_list(t, d->packets, 1);
 		sort_row_list(t, d->markers, 2);
-		qsort(d->steps->data, d->steps->len, sizeof(FsvFenceStep), compare_steps);
+		if (d->steps->len > 0)
+			qsort(d->steps->data, d->steps->len, sizeof(FsvFenceStep), compare_steps);
+		row->value_min = d->steps->len ? UINT64_MAX : 0;
+		for (guint i = 0; i < d->steps->len; i++) {
+			guint64 v = g_array_index(d->steps, FsvFenceStep, i).value;
+
+			row->value_min = MIN(row->value_min, v);
+			row->value_max = MAX(row->value_max, v);
+		}
 		row->op_count = d->ops->len;
 		row->packet_count = d->packets->len;
 		row->marker_count = d->markers->len;
-		if (d->ops->len > 0)
-			row->lane_count = assign_lanes(d->ops, op_span, op_set_lane, t);
-		else if (d->packets->len > 0)
-			row->lane_count = assign_lanes(d->packets, packet_span, packet_set_lane, t);
+		if (d->ops->len > 0) {
+			/* Waits in the upper lanes, signals in the lower ones: overlapping boxes of
+			 * a deep queue never hide the other kind. */
+			guint waits = 0, signals = 0, w;
+
+			for (guint i = 0; i < d->ops->len; i++) {
+				if (g_array_index(t->ops, FsvOp, g_array_index(d->ops, guint32, i))
+					.kind == FSA_OP_WAIT)
+					waits++;
+				else
+					signals++;
+			}
+			w = assign_lanes(d->ops, op_span, op_set_lane, t, FSA_OP_WAIT,
+					 signals ? FSV_MAX_LANES / 2 : FSV_MAX_LANES, 0);
+			row->lane_count =
+			    w + assign_lanes(d->ops, op_span, op_set_lane, t, FSA_OP_SIGNAL,
+					     waits ? FSV_MAX_LANES / 2 : FSV_MAX_LANES, w);
+		} else if (d->packets->len > 0) {
+			row->lane_count = assign_lanes(d->packets, packet_span, packet_set_lane, t,
+						       -1, FSV_MAX_LANES, 0);
+		}
+		row->lane_count = MAX(row->lane_count, 1);
 		for (guint lane = 0; lane < row->lane_count; lane++) {
 			g_array_set_size(items, 0);
 			for (guint i = 0; i < d->ops->len; i++) {

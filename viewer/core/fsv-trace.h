@@ -65,13 +65,16 @@ typedef struct {
 	guint32 adapter_id, engine_id, process_id; /* UINT32_MAX when not applicable */
 	guint64 hwqueue_handle, context_handle, fence_global_handle; /* 0 when not applicable */
 	/* Boxes of one row may overlap in time (a queue holds many queued operations at once):
-	 * they are spread over lane_count lanes (1 ≤ lane_count ≤ FSV_MAX_LANES); when every lane
-	 * is busy, the lane that frees first takes the item (boxes then overlap in that lane). */
+	 * they are spread over lane_count lanes (1 ≤ lane_count ≤ FSV_MAX_LANES), waits in the
+	 * upper half and signals in the lower half when a row has both; when every lane of its
+	 * half is busy, the lane that frees first takes the item (boxes then overlap there). */
 	guint lane_count;
 	guint32 op_count, packet_count, marker_count;
+	/* Fence rows: the smallest and largest CurrentValue of their steps. */
+	guint64 value_min, value_max;
 } FsvRow;
 
-#define FSV_MAX_LANES 4
+#define FSV_MAX_LANES 6
 
 /* Which kind of thing an index names. */
 typedef enum {
