@@ -351,7 +351,11 @@ draw_special_op(Ctx *c, const FsvOp *o)
 		x1 = x0 + 1.0;
 	switch (o->state) {
 	case FSA_OP_INFERRED:
-		/* Happened somewhere in this range: hatched, never a solid box (GPV-08). */
+		/* Happened somewhere in this range: hatched on white, never a solid box
+		 * (GPV-08), so it stands out from the observed boxes it overlaps. */
+		cairo_set_source_rgba(cr, 1, 1, 1, alpha);
+		cairo_rectangle(cr, x0, y, x1 - x0, h);
+		cairo_fill(cr);
 		fill_hatched(cr, x0, y, x1 - x0, h, rgb, 0.15 * alpha, 0.9 * alpha);
 		set_rgb(cr, rgb, alpha);
 		cairo_set_line_width(cr, 1.0);
