@@ -919,11 +919,13 @@ format_tick(char *buf, gsize size, guint64 rel, guint64 step)
 	guint u = 0;
 	int decimals = 0;
 
-	while (u + 1 < G_N_ELEMENTS(units) && step < units[u].div)
+	/* The unit of the value itself ("+766.5 ms", not "+766500 µs"), but never more than
+	 * three decimal digits finer than the step, so labels stay short. */
+	while (u + 1 < G_N_ELEMENTS(units) &&
+	       (units[u].div > MAX(rel, step) || units[u].div / 1000 > step))
 		u++;
-	for (guint64 d = units[u].div; d > step && decimals < 9; d /= 10)
-		decimals++;
-	if (step % (units[u].div / (decimals ? (guint64) pow(10, decimals) : 1)) != 0)
+	/* As many decimals as the step needs in that unit. */
+	for (guint64 d = units[u].div; d > 1 && step % d != 0 && decimals < 9; d /= 10)
 		decimals++;
 	if (rel == 0)
 		g_snprintf(buf, size, "0");
