@@ -361,7 +361,7 @@ fs_export_main(int argc, char **argv)
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 
-	context = g_option_context_new("TRACE — export a trace's fence timeline");
+	context = g_option_context_new(NULL);
 	g_set_prgname("fencescope " EXPORT_COMMAND);
 	g_option_context_set_summary(
 	    context, "Reads TRACE (a trace folder, an lttng session folder, or a net:// live URL)\n"

@@ -89,7 +89,7 @@ fs_render_main(int argc, char **argv)
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 
-	context = g_option_context_new("TRACE — draw a trace's timeline to PNG, SVG or PDF");
+	context = g_option_context_new(NULL);
 	g_set_prgname("fencescope " RENDER_COMMAND);
 	g_option_context_set_summary(
 	    context, "Draws the timeline the viewer shows (fencescope-view) without a display:\n"

@@ -1310,7 +1310,10 @@ fsv_trace_trace_to_gpu(const FsvTrace *trace, guint32 adapter_id, guint64 ns, gu
 
 		if (f->adapter_id != adapter_id || f->ns_per_tick <= 0.0)
 			continue;
-		ticks = ((double) ns - f->offset_ns) / f->ns_per_tick;
+		/* Relative to the exact first pair: the difference is small enough for a double to
+		 * keep every nanosecond, which absolute times near 2^60 ns are not. */
+		ticks = (double) f->anchor_gpu_ts +
+			(double) ((gint64) (ns - f->anchor_cpu_ns)) / f->ns_per_tick;
 		*gpu_ts = ticks <= 0.0 ? 0 : (guint64) llround(ticks);
 		return true;
 	}
