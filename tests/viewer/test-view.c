@@ -138,6 +138,61 @@ Test(view, zoom_keeps_the_time_under_the_pointer)
 	}
 }
 
+/* Panning far past either end of time stops there: the left edge neither wraps around to the
+ * other end of the guint64 range nor takes a double past 2^64 for an integer. */
+Test(view, pan_past_either_end_of_time_stops_there)
+{
+	const guint64 far = G_MAXUINT64 - 1;
+
+	fsv_view_set_range(view, far - 100000, far - 99000);
+	fsv_view_zoom(view, 1e9, 1599);
+	cr_assert_float_eq(fsv_view_get_ns_per_px(view), 0.01, 1e-12);
+	fsv_view_pan(view, 1e8); /* 1 ms to the right: past UINT64_MAX − 1 */
+	cr_assert_gt(fsv_view_get_begin_ns(view), far - 100000, "wrapped to %" G_GUINT64_FORMAT,
+		     fsv_view_get_begin_ns(view));
+	cr_assert_geq(fsv_view_get_end_ns(view), fsv_view_get_begin_ns(view));
+	cr_assert_eq(fsv_view_get_end_ns(view), far,
+		     "end %" G_GUINT64_FORMAT " begin %" G_GUINT64_FORMAT " p %g",
+		     fsv_view_get_end_ns(view), fsv_view_get_begin_ns(view),
+		     fsv_view_get_ns_per_px(view));
+	fsv_view_pan(view, 1e30);
+	cr_assert_eq(fsv_view_get_end_ns(view), far);
+	fsv_view_pan(view, -1e30);
+	cr_assert_eq(fsv_view_get_begin_ns(view), 0);
+	cr_assert_float_eq(fsv_view_time_to_x(view, 0), fsv_view_get_label_width(view), 1e-9);
+	/* Zoomed out as far as it goes, at the top of time, a pan right still stops. */
+	fsv_view_set_range(view, far - 1000, far);
+	fsv_view_zoom(view, 1e-30, 800);
+	fsv_view_pan(view, 1e30);
+	cr_assert_geq(fsv_view_get_end_ns(view), fsv_view_get_begin_ns(view));
+	cr_assert_gt(fsv_view_get_begin_ns(view), far / 2);
+	/* And at the deepest zoom near 2^60 ns (real traces' epoch times), pixels still map to
+	 * distinct nanoseconds in order. */
+	fsv_view_set_range(view, (guint64) 1 << 60, ((guint64) 1 << 60) + 100);
+	fsv_view_zoom(view, 1e9, 900);
+	for (double x = 240; x < 1600; x += 100)
+		cr_assert_lt(fsv_view_x_to_time(view, x), fsv_view_x_to_time(view, x + 100));
+}
+
+/* A drawing narrower than the labels (a pane dragged small) keeps a time area of at least a
+ * pixel: the right edge never comes before the left one, and the labels come back when the
+ * drawing is wide again. */
+Test(view, narrow_drawing_keeps_end_after_begin)
+{
+	int labels = fsv_view_get_label_width(view);
+
+	for (int width = 0; width < 300; width += 7) {
+		fsv_view_set_size(view, width, 300);
+		cr_assert_lt(fsv_view_get_label_width(view), MAX(width, 1));
+		cr_assert_geq(fsv_view_get_end_ns(view), fsv_view_get_begin_ns(view),
+			      "width %d: end before begin", width);
+		cr_assert_eq(fsv_view_get_time_width(view),
+			     MAX(width, 1) - fsv_view_get_label_width(view));
+	}
+	fsv_view_set_size(view, 1600, 900);
+	cr_assert_eq(fsv_view_get_label_width(view), labels);
+}
+
 Test(view, layout_is_contiguous_and_collapses)
 {
 	guint n = fsv_view_get_visible_row_count(view);

@@ -21,6 +21,9 @@ typedef struct {
 struct _FsvView {
 	FsvTrace *trace;
 	int width, height, label_width, ruler_height;
+	/* The label width asked for; label_width is it clamped to width − 1, so the time area
+	 * keeps a pixel and its right edge never lies left of its left edge. */
+	int wanted_label_width;
 	guint64 begin_ns;
 	double begin_frac; /* the left edge is begin_ns + begin_frac */
 	double ns_per_px;
@@ -99,7 +102,7 @@ fsv_view_new(FsvTrace *trace)
 	v->trace = fsv_trace_ref(trace);
 	v->width = 1024;
 	v->height = 768;
-	v->label_width = FSV_DEFAULT_LABEL_WIDTH;
+	v->label_width = v->wanted_label_width = FSV_DEFAULT_LABEL_WIDTH;
 	v->ruler_height = FSV_RULER_HEIGHT;
 	v->is_collapsed = g_new0(guint8, MAX(n, 1));
 	v->is_hidden = g_new0(guint8, MAX(n, 1));
@@ -138,6 +141,7 @@ fsv_view_set_size(FsvView *v, int width, int height)
 {
 	v->width = MAX(width, 1);
 	v->height = MAX(height, 1);
+	v->label_width = CLAMP(v->wanted_label_width, 0, v->width - 1);
 	fsv_view_set_scroll_y(v, v->scroll_y);
 }
 
@@ -162,6 +166,7 @@ fsv_view_get_label_width(const FsvView *v)
 void
 fsv_view_set_label_width(FsvView *v, int label_width)
 {
+	v->wanted_label_width = MAX(label_width, 0);
 	v->label_width = CLAMP(label_width, 0, v->width - 1);
 }
 
@@ -206,15 +211,28 @@ max_ns_per_px(const FsvView *v)
 
 /* The viewport moves to BASE + DELTA ns. Trace times are near 2^60 ns, where a double steps
  * by 256 ns: the left edge is kept as an integer plus a fraction in [0, 1), and only offsets
- * from it are computed in floating point. */
+ * from it are computed in floating point. The whole time area stays inside [0, UINT64_MAX − 1]
+ * (a pan past either end stops there): an integer that wrapped around would jump the view to
+ * the other end of time, and a double past 2^64 has no guint64 value at all. */
+#define TWO_POW_64 18446744073709551616.0
+
 static void
 set_viewport(FsvView *v, guint64 base, double delta, double ns_per_px)
 {
-	double whole = floor(delta), frac = delta - whole;
+	double whole = floor(delta), frac = delta - whole, span;
+	guint64 last_begin;
 
 	v->ns_per_px = CLAMP(ns_per_px, 0.01, max_ns_per_px(v));
-	if (whole < 0 && (guint64) (-whole) > base) {
+	span = ceil(v->ns_per_px * fsv_view_get_time_width(v));
+	last_begin = span >= (double) (UINT64_MAX - 1) ? 0 : UINT64_MAX - 1 - (guint64) span;
+	if (whole < 0 && (-whole >= TWO_POW_64 || (guint64) (-whole) > base)) {
 		v->begin_ns = 0;
+		v->begin_frac = 0;
+		return;
+	}
+	if (whole > 0 &&
+	    (base >= last_begin || whole >= TWO_POW_64 || (guint64) whole > last_begin - base)) {
+		v->begin_ns = MAX(last_begin, MIN(base, UINT64_MAX - 1));
 		v->begin_frac = 0;
 		return;
 	}

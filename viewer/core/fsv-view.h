@@ -39,6 +39,8 @@ FsvTrace *fsv_view_get_trace(const FsvView *view);
 void fsv_view_set_size(FsvView *view, int width, int height);
 int fsv_view_get_width(const FsvView *view);
 int fsv_view_get_height(const FsvView *view);
+/* The labels' width: as set (default 240), but at most width − 1 while the drawing is
+ * narrower than that, so the time area always keeps a pixel. */
 int fsv_view_get_label_width(const FsvView *view);
 void fsv_view_set_label_width(FsvView *view, int label_width);
 int fsv_view_get_ruler_height(const FsvView *view);
