@@ -259,6 +259,58 @@ Test(render, selected_signal_draws_arrows_to_its_waits)
 	cairo_surface_destroy(selected);
 }
 
+/* Dark (text) pixels in [x0, x1) × [y0, y1). */
+static long
+count_label_pixels(cairo_surface_t *s, int x0, int x1, int y0, int y1)
+{
+	int stride = cairo_image_surface_get_stride(s);
+	const unsigned char *p;
+	long n = 0;
+
+	cairo_surface_flush(s);
+	p = cairo_image_surface_get_data(s);
+	for (int y = y0; y < y1; y++)
+		for (int x = x0; x < x1; x++) {
+			const unsigned char *px = p + y * stride + 4 * x; /* BGRA */
+
+			n += px[2] < 160 && px[1] < 160 && px[0] < 160;
+		}
+	return n;
+}
+
+/* A major tick 10 px from the right edge: its label would not fit, and a cut label ("+2.0"
+ * for "+2.0 s", or a bare "+") reads as another value, so none is drawn there. */
+Test(render, ruler_draws_no_label_the_right_edge_would_cut)
+{
+	g_autofree char *path = g_build_filename(FST_TRACES, "frame-pipeline", NULL);
+	g_autoptr(FsvTrace) trace = fsv_trace_load(path, NULL, NULL, NULL, NULL);
+	g_autoptr(FsvView) view = NULL;
+	FsvRenderOptions o;
+	cairo_surface_t *s;
+	guint64 base;
+	int rh;
+
+	cr_assert_not_null(trace);
+	base = fsv_trace_get_begin_ns(trace);
+	view = fsv_view_new(trace);
+	fsv_view_set_size(view, 1600, 300);
+	/* 1000 ns per pixel: a major tick every 100 µs = 100 px; the one at +2 ms lands on
+	 * x = 240 + 1350 = 1590. */
+	fsv_view_set_range(view, base + 650000, base + 650000 + 1360 * 1000);
+	cr_assert_float_eq(fsv_view_time_to_x(view, base + 2000000), 1590, 1e-6);
+	fsv_render_options_init(&o);
+	o.show_legend = false;
+	o.show_ruler_grid = false;
+	s = draw(trace, view, &o);
+	rh = fsv_view_get_ruler_height(view);
+	/* The tick at 1590 is drawn; the label text would start at 1593. */
+	cr_assert_gt(count_label_pixels(s, 1500, 1580, rh - 24, rh - 11), 0,
+		     "the label of the tick at 1490 is drawn");
+	cr_assert_eq(count_label_pixels(s, 1592, 1600, rh - 24, rh - 11), 0,
+		     "a cut label is drawn at the right edge");
+	cairo_surface_destroy(s);
+}
+
 static void
 check_error(const char *const *args, int status, const char *needle)
 {

@@ -975,6 +975,10 @@ draw_ruler(Ctx *c)
 			format_tick(label, sizeof(label), rel, step);
 			if (t < base)
 				label[0] = '-';
+			/* A label the right edge would cut ("+2.0" of "+2.0 s", or a bare "+")
+			 * misreads: only whole labels. */
+			if (x + 3 + text_width(cr, label) > c->x_max)
+				continue;
 			cairo_set_source_rgb(cr, 0.20, 0.22, 0.27);
 			cairo_move_to(cr, x + 3, rh - 13);
 			cairo_show_text(cr, label);
