@@ -396,6 +396,34 @@ Test(view, filter_parses_and_matches)
 	cr_assert_not_null(error);
 }
 
+/* Numbers are decimal, or hex after 0x: a leading zero is not octal ("value=010" is ten, not
+ * eight; "pid=09" is nine), and signs, spaces and an empty hex number are refused. */
+Test(view, filter_numbers_are_decimal_or_hex_never_octal)
+{
+	FsvFilter f;
+	static const char *const bad[] = {"value=0x",    "value=+5",   "value=-5",
+					  "value=",      "fence=0x-1", "value=5x",
+					  "pid=0x1g",    "value=0b1",  "value=18446744073709551616",
+					  "fence=0x12=3"};
+
+	cr_assert(fsv_filter_parse("value=010", &f, NULL));
+	cr_assert_eq(f.fence_value, 10);
+	cr_assert(fsv_filter_parse("pid=09", &f, NULL));
+	cr_assert_eq(f.process_id, 9);
+	cr_assert(fsv_filter_parse("fence=0X1F queue=0x0010", &f, NULL));
+	cr_assert_eq(f.fence_handle, 0x1f);
+	cr_assert_eq(f.hwqueue_handle, 0x10);
+	cr_assert(fsv_filter_parse("value=18446744073709551615", &f, NULL));
+	cr_assert_eq(f.fence_value, G_MAXUINT64);
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autoptr(GError) error = NULL;
+
+		cr_assert_not(fsv_filter_parse(bad[i], &f, &error), "'%s' accepted", bad[i]);
+		cr_assert_not_null(error);
+		cr_assert_null(strchr(error->message, '\n'));
+	}
+}
+
 Test(view, find_ops_returns_matches_in_time_order)
 {
 	guint32 w = find_released_wait();

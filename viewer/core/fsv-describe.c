@@ -453,15 +453,22 @@ fsv_filter_match_op(const FsvFilter *f, const FsvOp *op)
 	return true;
 }
 
+/* Decimal, or hexadecimal after 0x. Not strtoull's base 0: it reads a leading zero as octal,
+ * so "value=010" would match 8 and "pid=09" would be refused. */
 static bool
 parse_u64(const char *text, guint64 *out)
 {
 	char *end = NULL;
+	guint base = 10;
 
-	if (!text[0] || text[0] == '-')
+	if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+		text += 2;
+		base = 16;
+	}
+	if (!g_ascii_isxdigit(text[0]) || (base == 10 && !g_ascii_isdigit(text[0])))
 		return false;
 	errno = 0;
-	*out = g_ascii_strtoull(text, &end, 0);
+	*out = g_ascii_strtoull(text, &end, base);
 	return errno == 0 && end && *end == '\0';
 }
 
