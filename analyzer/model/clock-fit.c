@@ -83,8 +83,14 @@ static uint64_t
 map_on(const struct clock_pair *a, uint64_t gpu_ts, i128 num, i128 den)
 {
 	i128 delta = (i128) gpu_ts - (i128) a->gpu_ts;
-	i128 t = (i128) a->cpu_ns + (delta * num) / den;
+	i128 product, t;
 
+	/* Both factors come from the trace and can be near 2^64 each: a product past 2^127 is
+	 * off the trace clock either way, so it saturates instead of overflowing. */
+	if (__builtin_mul_overflow(delta, num, &product))
+		return (delta < 0) != (num < 0) ? 0 : UINT64_MAX - 1;
+	if (__builtin_add_overflow((i128) a->cpu_ns, product / den, &t))
+		return UINT64_MAX - 1;
 	if (t < 0)
 		return 0;
 	if (t >= (i128) UINT64_MAX)

@@ -47,6 +47,12 @@ fsa_hmap_put(struct fsa_hmap *map, uint64_t key, void *value)
 {
 	size_t i;
 
+	/* Callers store trace values + 1 (a time, a value), which wraps to NULL at UINT64_MAX: an
+	 * empty slot's mark. Storing it would break the key's probe run; it means "nothing". */
+	if (!value) {
+		fsa_hmap_remove(map, key);
+		return true;
+	}
 	if ((map->count + 1) * 4 > (map->mask + 1) * 3 || !map->mask)
 		if (!grow(map))
 			return false;

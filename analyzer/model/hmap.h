@@ -23,7 +23,8 @@ struct fsa_hmap {
 };
 
 void fsa_hmap_fini(struct fsa_hmap *map);
-/* Returns false when out of memory. Replaces the value of a present key. value != NULL. */
+/* Returns false when out of memory. Replaces the value of a present key. A NULL value removes
+ * the key. */
 bool fsa_hmap_put(struct fsa_hmap *map, uint64_t key, void *value);
 void *fsa_hmap_get(const struct fsa_hmap *map, uint64_t key);
 /* Returns the removed value, NULL if absent. */
