@@ -534,3 +534,136 @@ Test(window, damaged_trace_is_named_in_a_one_line_error)
 	cr_assert_not_null(fsv_timeline_get_trace(_fsv_window_get_timeline(window)));
 	cr_assert_eq(system(rm), 0);
 }
+
+/* Opening a second trace while the first loads: the first load is cancelled, and whichever
+ * thread ends first, the window ends on the trace opened last. */
+Test(window, opening_another_trace_while_one_loads_shows_the_last_one)
+{
+	g_autofree char *stress = g_build_filename(FST_SOURCE_ROOT, "traces", "stress", NULL);
+	g_autofree char *cpu = g_build_filename(FST_SOURCE_ROOT, "traces", "cpu-waiters", NULL);
+	g_autoptr(GFile) first = g_file_new_for_path(stress);
+	g_autoptr(GFile) last = g_file_new_for_path(cpu);
+
+	fsv_window_open(window, first);
+	fsv_window_open(window, last);
+	fsv_window_open(window, first);
+	fsv_window_open(window, last);
+	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	settle();
+	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
+	cr_assert_not(_fsv_window_is_progress_shown(window));
+	cr_assert_str_eq(
+	    fsv_trace_get_name(fsv_timeline_get_trace(_fsv_window_get_timeline(window))),
+	    "cpu-waiters");
+	cr_assert_not_null(strstr(gtk_window_get_title(GTK_WINDOW(window)), "cpu-waiters"));
+}
+
+/* An open the window cannot read (not a local folder) while a load runs: that load is
+ * cancelled, so its loading bar goes too; the error says why and the trace shown stays. */
+Test(window, unreadable_open_during_a_load_leaves_no_loading_bar)
+{
+	FsvTrace *before = fsv_timeline_get_trace(_fsv_window_get_timeline(window));
+	g_autofree char *stress = g_build_filename(FST_SOURCE_ROOT, "traces", "stress", NULL);
+	g_autoptr(GFile) file = g_file_new_for_path(stress);
+	g_autoptr(GFile) remote = g_file_new_for_uri("sftp://example.invalid/trace");
+	const char *error;
+
+	fsv_window_open(window, file);
+	cr_assert(_fsv_window_is_progress_shown(window));
+	fsv_window_open(window, remote);
+	cr_assert_not(_fsv_window_is_loading(window));
+	cr_assert_not(_fsv_window_is_progress_shown(window), "the cancelled load's bar stayed");
+	error = _fsv_window_get_error(window);
+	cr_assert_not_null(error);
+	cr_assert_not_null(strstr(error, "not a local folder"), "error: %s", error);
+	settle();
+	cr_assert_eq(fsv_timeline_get_trace(_fsv_window_get_timeline(window)), before);
+}
+
+static gpointer closed_window;
+
+static gboolean
+is_closed_window_finalized(void)
+{
+	return closed_window == NULL;
+}
+
+/* Closing a window while its trace loads: the load is cancelled, its thread ends, and the
+ * window is finalized (the GTask's reference is the last one), with nothing touching it after. */
+Test(window, closing_a_window_while_it_loads_frees_it)
+{
+	g_autofree char *stress = g_build_filename(FST_SOURCE_ROOT, "traces", "stress", NULL);
+	g_autoptr(GFile) file = g_file_new_for_path(stress);
+	FsvWindow *other = fsv_window_new(NULL);
+
+	gtk_window_present(GTK_WINDOW(other));
+	settle();
+	fsv_window_open(other, file);
+	cr_assert(_fsv_window_is_loading(other));
+	closed_window = other;
+	g_object_add_weak_pointer(G_OBJECT(other), &closed_window);
+	gtk_window_destroy(GTK_WINDOW(other));
+	spin_until(is_closed_window_finalized, LOAD_TIMEOUT_US);
+	settle();
+	/* The other window is untouched. */
+	cr_assert_not_null(fsv_timeline_get_trace(_fsv_window_get_timeline(window)));
+}
+
+/* Collects the buttons, menu buttons and search entries under WIDGET, the window's own ones
+ * (not the inner button of a menu button, nor the title bar's window controls). */
+static void
+collect_controls(GtkWidget *widget, GPtrArray *out)
+{
+	if (GTK_IS_WINDOW_CONTROLS(widget))
+		return;
+	if (GTK_IS_MENU_BUTTON(widget) || GTK_IS_SEARCH_ENTRY(widget) || GTK_IS_BUTTON(widget)) {
+		g_ptr_array_add(out, widget);
+		if (GTK_IS_MENU_BUTTON(widget))
+			return;
+	}
+	for (GtkWidget *child = gtk_widget_get_first_child(widget); child;
+	     child = gtk_widget_get_next_sibling(child))
+		collect_controls(child, out);
+}
+
+/* Accessibility basics: every control says what it is to a screen reader (a label, its own
+ * or an accessible one), and so does the timeline, a focusable drawing. */
+Test(window, controls_and_timeline_have_accessible_labels)
+{
+	g_autoptr(GPtrArray) controls = g_ptr_array_new();
+
+	collect_controls(GTK_WIDGET(window), controls);
+	cr_assert_gt(controls->len, 4);
+	for (guint i = 0; i < controls->len; i++) {
+		GtkWidget *w = controls->pdata[i];
+		const char *text = GTK_IS_BUTTON(w) ? gtk_button_get_label(GTK_BUTTON(w)) : NULL;
+
+		cr_assert(text || gtk_test_accessible_has_property(GTK_ACCESSIBLE(w),
+								   GTK_ACCESSIBLE_PROPERTY_LABEL),
+			  "a %s (tooltip '%s') has no accessible label", G_OBJECT_TYPE_NAME(w),
+			  gtk_widget_get_tooltip_text(w));
+	}
+	cr_assert(gtk_test_accessible_has_property(GTK_ACCESSIBLE(_fsv_window_get_timeline(window)),
+						   GTK_ACCESSIBLE_PROPERTY_LABEL));
+	cr_assert(gtk_test_accessible_has_property(GTK_ACCESSIBLE(_fsv_window_get_timeline(window)),
+						   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION));
+}
+
+/* The status line's hint names the key that opens the shortcuts window (Ctrl+?, as the
+ * shortcuts window itself says), not a bare '?' that does nothing. */
+Test(window, status_hint_names_the_shortcuts_key_that_works)
+{
+	g_autoptr(GBytes) bytes =
+	    g_resources_lookup_data("/org/fencescope/Viewer/gtk/help-overlay.ui", 0, NULL);
+	g_autofree char *ui = g_strndup(g_bytes_get_data(bytes, NULL), g_bytes_get_size(bytes));
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	const char *status;
+
+	/* The hint shows while the pointer is over nothing: reopening the trace clears what
+	 * the pointer (wherever Xvfb put it) last hovered. */
+	fsv_timeline_set_trace(timeline, fsv_timeline_get_trace(timeline));
+	status = _fsv_window_get_status(window);
+	cr_assert_not_null(strstr(ui, "&lt;Control&gt;question"));
+	cr_assert_not_null(strstr(status, "Ctrl+?: shortcuts"), "status: %s", status);
+	cr_assert_null(strstr(status, " ? :"), "status: %s", status);
+}

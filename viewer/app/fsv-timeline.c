@@ -939,6 +939,14 @@ fsv_timeline_init(FsvTimeline *self)
 	fsv_render_options_init(&self->options);
 	gtk_widget_set_focusable(GTK_WIDGET(self), TRUE);
 	gtk_widget_set_has_tooltip(GTK_WIDGET(self), TRUE);
+	/* A focusable drawing says what it is and how to drive it from the keyboard. */
+	gtk_accessible_update_property(
+	    GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, "Timeline",
+	    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+	    "Hardware queues with their fence waits, signals and packets over time. W and S zoom, "
+	    "A and D pan, F fits the whole trace, Z zooms to the selection, M measures, Escape "
+	    "clears.",
+	    -1);
 	gtk_widget_set_overflow(GTK_WIDGET(self), GTK_OVERFLOW_HIDDEN);
 
 	scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);

@@ -14,6 +14,8 @@ G_BEGIN_DECLS
 /* Returns: (transfer none). */
 FsvTimeline *_fsv_window_get_timeline(FsvWindow *self);
 gboolean _fsv_window_is_loading(FsvWindow *self);
+/* Whether the loading bar (progress and Cancel) is shown. */
+gboolean _fsv_window_is_progress_shown(FsvWindow *self);
 /* Returns: (transfer none) (nullable): the one-line error shown, NULL when none. */
 const char *_fsv_window_get_error(FsvWindow *self);
 /* Returns: (transfer full): the details pane, "Title\nname: value\n…". */

@@ -225,7 +225,9 @@ fsv_window_open(FsvWindow *self, GFile *file)
 		g_autofree char *uri = g_file_get_uri(file);
 		g_autofree char *message = g_strdup_printf("%s: not a local folder", uri);
 
+		/* A load this open cancelled is over too: no progress bar is left behind. */
 		load_data_free(load);
+		stop_progress(self);
 		show_error(self, message);
 		return;
 	}
@@ -501,7 +503,7 @@ status_update(FsvWindow *self)
 	} else {
 		text = g_strdup(*status ? status
 					: "Scroll: zoom · drag: pan · shift+drag: range · "
-					  "ctrl+click or M: measure · ? : shortcuts");
+					  "ctrl+click or M: measure · Ctrl+?: shortcuts");
 	}
 	gtk_label_set_text(self->status_label, text);
 }
@@ -760,6 +762,12 @@ gboolean
 _fsv_window_is_loading(FsvWindow *self)
 {
 	return self->load_task != NULL;
+}
+
+gboolean
+_fsv_window_is_progress_shown(FsvWindow *self)
+{
+	return gtk_revealer_get_reveal_child(self->progress_revealer);
 }
 
 const char *
