@@ -73,6 +73,44 @@ fsa_report_parse_number_unit(const char *text, double *number, const char **unit
 	return FSA_OK;
 }
 
+/* -Wpedantic: 128-bit integers are a GNU extension, which gcc and clang both have. */
+__extension__ typedef unsigned __int128 u128;
+
+/*
+ * The decimal at the start of `text` (digits, at most one '.', as fsa_report_parse_number_unit
+ * checked) times `unit_ns`, rounded to the nearest ns, in integers: an absolute trace time near
+ * 2^60 ns needs every digit, and a double's step there is 256 ns. False when it is 2^64 or more.
+ */
+static bool
+decimal_to_ns(const char *text, uint64_t unit_ns, uint64_t *ns)
+{
+	const char *p = text;
+	u128 whole = 0, fraction = 0, scale = 1, value;
+
+	while (isspace((unsigned char) *p))
+		p++;
+	for (; isdigit((unsigned char) *p); p++) {
+		whole = whole * 10 + (unsigned) (*p - '0');
+		if (whole > UINT64_MAX)
+			return false;
+	}
+	if (*p == '.') {
+		/* 19 fraction digits are far below a nanosecond in any unit: the rest is dropped.
+		 */
+		for (p++; isdigit((unsigned char) *p); p++) {
+			if (scale < UINT64_C(10000000000000000000)) {
+				fraction = fraction * 10 + (unsigned) (*p - '0');
+				scale *= 10;
+			}
+		}
+	}
+	value = whole * unit_ns + (fraction * unit_ns * 2 + scale) / (scale * 2);
+	if (value > UINT64_MAX)
+		return false;
+	*ns = (uint64_t) value;
+	return true;
+}
+
 fsa_status
 fsa_report_parse_duration(const char *text, uint64_t *ns, char **error_message)
 {
@@ -95,13 +133,11 @@ fsa_report_parse_duration(const char *text, uint64_t *ns, char **error_message)
 				     text, end);
 		return FSA_ERR_INVALID;
 	}
-	double value = round(number * unit_ns);
-
-	if (value >= 18446744073709551615.0) {
+	(void) number;
+	if (!decimal_to_ns(text, (uint64_t) unit_ns, ns)) {
 		fsa_report_set_error(error_message, "'%s' is too long a duration", text);
 		return FSA_ERR_INVALID;
 	}
-	*ns = (uint64_t) value;
 	return FSA_OK;
 }
 

@@ -192,8 +192,15 @@ resolve_range(struct fsa_report *r)
 	}
 	const struct fsa_report_time *begin = &r->options.begin, *end = &r->options.end;
 
-	r->begin_ns = !begin->is_set ? 0 : begin->is_relative ? origin + begin->ns : begin->ns;
-	r->end_ns = !end->is_set ? FSA_TIME_NONE : end->is_relative ? origin + end->ns : end->ns;
+	/* A relative time past the end of the clock saturates rather than wrapping to its start. */
+	r->begin_ns = !begin->is_set ? 0
+		      : begin->is_relative
+			  ? (begin->ns > UINT64_MAX - origin ? UINT64_MAX : origin + begin->ns)
+			  : begin->ns;
+	r->end_ns = !end->is_set ? FSA_TIME_NONE
+		    : end->is_relative
+			? (end->ns > UINT64_MAX - origin ? FSA_TIME_NONE : origin + end->ns)
+			: end->ns;
 	r->is_range_resolved = true;
 }
 

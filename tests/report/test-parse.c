@@ -45,6 +45,25 @@ Test(parse, durations_with_units)
 	cr_assert_eq(duration("3µs"), 3000);
 }
 
+/* Regression: durations went through a double, whose step near 2^60 is 256 ns, so an absolute
+ * trace time copied from a report (sim-mode traces start near 1.8e18 ns) moved --begin/--end by up
+ * to 128 ns and let boxes that end or start just outside the range in. */
+Test(parse, absolute_trace_times_keep_every_nanosecond)
+{
+	cr_assert_eq(duration("1795306068205976793"), UINT64_C(1795306068205976793));
+	cr_assert_eq(duration("1795306068205976792ns"), UINT64_C(1795306068205976792));
+	cr_assert_eq(duration("1795306068.205976793s"), UINT64_C(1795306068205976793));
+	cr_assert_eq(duration("1795306068205976.793us"), UINT64_C(1795306068205976793));
+	cr_assert_eq(duration("18446744073709551615"), UINT64_MAX);
+	cr_assert_eq(duration("0.5ns"), 1);
+	cr_assert_eq(duration("0.4ns"), 0);
+	cr_assert_eq(duration("1.0000000004999999999999s"), 1000000000);
+	cr_assert_eq(duration(".25us"), 250);
+	free(duration_error("18446744073709551616"));
+	free(duration_error("18446744073.709551616s"));
+	free(duration_error("99999999999999999999999999999s"));
+}
+
 Test(parse, bad_durations)
 {
 	char *error = duration_error("1.5 parsecs");

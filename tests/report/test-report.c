@@ -481,6 +481,36 @@ Test(report, time_filter_counts_overlapping_operations)
 	fsa_report_destroy(report);
 }
 
+/* Regression: a relative --end past the end of the trace clock wrapped around to before the
+ * trace's start, so it filtered out what it should have kept. */
+Test(report, relative_time_past_the_clock_end_saturates)
+{
+	struct fsa_report_options options = {
+	    .end = {.is_set = true, .is_relative = true, .ns = UINT64_MAX - 500},
+	};
+	struct fsa_report *report = fsa_report_create(&options);
+	struct fsa_model *model = fsa_model_create(NULL);
+	struct fsa_event ev;
+	JsonNode *root;
+
+	cr_assert_not_null(report);
+	cr_assert_not_null(model);
+	/* The trace starts at 1000: origin + end would wrap to 499. */
+	fsa_event_clear(&ev);
+	ev.type = FSA_EV_PROCESS_CREATE;
+	ev.ts_ns = 1000;
+	cr_assert_eq(fsa_model_add_event(model, &ev), FSA_OK);
+	fsa_report_set_model(report, model);
+	feed(report);
+	cr_assert_eq(fsa_report_finish(report), FSA_OK);
+	root = json_report(report);
+	cr_assert_eq(int_at(root, "$.latency.overall[0].count"), 2, "waits 1 and 2 are in range");
+	cr_assert(is_null_at(root, "$.summary.trace.filter_end_ns"));
+	json_node_unref(root);
+	fsa_report_destroy(report);
+	fsa_model_destroy(model);
+}
+
 Test(report, sections_select_what_is_written)
 {
 	struct fsa_report_options options = {.sections = FSA_REPORT_LOSSES};
