@@ -667,3 +667,52 @@ Test(window, status_hint_names_the_shortcuts_key_that_works)
 	cr_assert_not_null(strstr(status, "Ctrl+?: shortcuts"), "status: %s", status);
 	cr_assert_null(strstr(status, " ? :"), "status: %s", status);
 }
+
+/* Enter in the search entry walks the matches in time order, each once, then wraps: even where
+ * hundreds of matching operations that began earlier are still open (a deep queue, waits that
+ * never completed), which once made it jump back and cycle. */
+Test(window, search_enter_visits_each_match_once_in_time_order)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvTrace *trace;
+	FsvFilter filter;
+	guint matches = 0, steps;
+	g_autofree guint8 *seen = NULL;
+	FsvItem selection;
+	guint32 previous = FSV_INDEX_NONE, first;
+
+	open_trace("stress");
+	trace = fsv_timeline_get_trace(timeline);
+	cr_assert(fsv_filter_parse("pid=1", &filter, NULL));
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++)
+		matches += fsv_filter_match_op(&filter, fsv_trace_get_op(trace, i));
+	cr_assert_gt(matches, 1000);
+	seen = g_new0(guint8, fsv_trace_get_op_count(trace));
+	_fsv_window_set_search_text(window, "pid=1");
+	fsv_timeline_set_selection(timeline, NULL);
+	for (steps = 0; steps < matches; steps++) {
+		const FsvOp *op;
+
+		_fsv_window_activate_search(window);
+		fsv_timeline_get_selection(timeline, &selection);
+		cr_assert_eq(selection.kind, FSV_ITEM_OP);
+		cr_assert_not(seen[selection.index], "step %u: op %u again", steps,
+			      selection.index);
+		seen[selection.index] = 1;
+		op = fsv_trace_get_op(trace, selection.index);
+		if (previous != FSV_INDEX_NONE) {
+			const FsvOp *p = fsv_trace_get_op(trace, previous);
+
+			cr_assert(p->begin_ns < op->begin_ns ||
+				      (p->begin_ns == op->begin_ns && previous < selection.index),
+				  "step %u went back in time", steps);
+		}
+		previous = selection.index;
+	}
+	/* One more wraps to the first match. */
+	first = fsv_trace_find_next_op(trace, &filter, FSV_INDEX_NONE);
+	_fsv_window_activate_search(window);
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.index, first);
+	_fsv_window_set_search_text(window, "");
+}

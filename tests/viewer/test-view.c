@@ -446,6 +446,27 @@ Test(view, find_ops_returns_matches_in_time_order)
 	cr_assert(has_w);
 }
 
+/* The next match after an op, in (begin, index) order, wrapping: stepping from the first
+ * match visits every match once, whatever overlaps what. */
+Test(view, find_next_op_steps_through_every_match_in_time_order)
+{
+	FsvFilter none = {0}, nothing = {.has_fence_value = true, .fence_value = G_MAXUINT64};
+	guint n = fsv_trace_get_op_count(trace), steps = 0;
+	g_autoptr(GArray) all = fsv_trace_find_ops(trace, &none, 0, UINT64_MAX - 1, 0);
+	guint32 op = fsv_trace_find_next_op(trace, &none, FSV_INDEX_NONE);
+
+	cr_assert_gt(n, 1);
+	cr_assert_eq(all->len, n);
+	do {
+		cr_assert_eq(op, g_array_index(all, guint32, steps), "step %u", steps);
+		op = fsv_trace_find_next_op(trace, &none, op);
+		steps++;
+	} while (steps < n);
+	cr_assert_eq(op, g_array_index(all, guint32, 0), "wraps to the first");
+	cr_assert_eq(fsv_trace_find_next_op(trace, &nothing, FSV_INDEX_NONE), FSV_INDEX_NONE);
+	cr_assert_eq(fsv_trace_find_next_op(trace, &nothing, 0), FSV_INDEX_NONE);
+}
+
 Test(trace, log_overrun_shows_lost_entries_and_inferred_ops)
 {
 	g_autoptr(FsvTrace) t = load("log-overrun");

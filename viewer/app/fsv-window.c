@@ -15,7 +15,6 @@
 
 #define RECENT_APP_NAME "fencescope-view"
 #define RECENT_MAX      10
-#define SEARCH_BATCH    256 /* ops fetched per "next match" look-up */
 
 struct _FsvWindow {
 	GtkApplicationWindow parent_instance;
@@ -556,9 +555,7 @@ static void
 on_search_activate(FsvWindow *self)
 {
 	FsvItem selection;
-	guint64 from;
-	guint32 next = FSV_INDEX_NONE;
-	g_autoptr(GArray) found = NULL;
+	guint32 next;
 	const FsvOp *op;
 	const FsvView *view;
 	guint64 span, centre;
@@ -566,29 +563,14 @@ on_search_activate(FsvWindow *self)
 	if (self->trace == NULL || !fsv_filter_is_active(&self->filter))
 		return;
 	fsv_timeline_get_selection(self->timeline, &selection);
-	from = fsv_trace_get_begin_ns(self->trace);
-	if (selection.kind == FSV_ITEM_OP)
-		from = fsv_trace_get_op(self->trace, selection.index)->begin_ns;
-	found = fsv_trace_find_ops(self->trace, &self->filter, from, G_MAXUINT64 - 1, SEARCH_BATCH);
-	for (guint i = 0; i < found->len && next == FSV_INDEX_NONE; i++) {
-		guint32 candidate = g_array_index(found, guint32, i);
-
-		if (selection.kind != FSV_ITEM_OP)
-			next = candidate;
-		else if (candidate == selection.index && i + 1 < found->len)
-			next = g_array_index(found, guint32, i + 1);
-	}
-	if (next == FSV_INDEX_NONE && found->len > 0 &&
-	    (selection.kind != FSV_ITEM_OP || g_array_index(found, guint32, 0) != selection.index))
-		next = g_array_index(found, guint32, 0);
+	/* One pass over the ops: a batch of the matches overlapping the selection's start
+	 * could be all earlier ops still open, and the search then cycled over them. */
+	next = fsv_trace_find_next_op(self->trace, &self->filter,
+				      selection.kind == FSV_ITEM_OP ? selection.index
+								    : FSV_INDEX_NONE);
 	if (next == FSV_INDEX_NONE) {
-		g_clear_pointer(&found, g_array_unref);
-		found = fsv_trace_find_ops(self->trace, &self->filter, 0, G_MAXUINT64 - 1, 1);
-		if (found->len == 0) {
-			gtk_widget_error_bell(GTK_WIDGET(self));
-			return;
-		}
-		next = g_array_index(found, guint32, 0);
+		gtk_widget_error_bell(GTK_WIDGET(self));
+		return;
 	}
 	fsv_timeline_select_op(self->timeline, next);
 	op = fsv_trace_get_op(self->trace, next);

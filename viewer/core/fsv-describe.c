@@ -552,3 +552,32 @@ fsv_trace_find_ops(const FsvTrace *trace, const FsvFilter *filter, guint64 begin
 		g_array_set_size(out, max);
 	return out;
 }
+
+/* (begin_ns, index) of A before that of B. */
+static bool
+op_is_before(const FsvTrace *t, guint32 a, guint32 b)
+{
+	guint64 ba = fsv_trace_get_op(t, a)->begin_ns, bb = fsv_trace_get_op(t, b)->begin_ns;
+
+	return ba < bb || (ba == bb && a < b);
+}
+
+guint32
+fsv_trace_find_next_op(const FsvTrace *trace, const FsvFilter *filter, guint32 after)
+{
+	guint32 next = FSV_INDEX_NONE, first = FSV_INDEX_NONE;
+
+	g_return_val_if_fail(trace != NULL, FSV_INDEX_NONE);
+	if (after >= fsv_trace_get_op_count(trace))
+		after = FSV_INDEX_NONE;
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
+		if (!fsv_filter_match_op(filter, fsv_trace_get_op(trace, i)))
+			continue;
+		if (first == FSV_INDEX_NONE || op_is_before(trace, i, first))
+			first = i;
+		if (after != FSV_INDEX_NONE && op_is_before(trace, after, i) &&
+		    (next == FSV_INDEX_NONE || op_is_before(trace, i, next)))
+			next = i;
+	}
+	return next != FSV_INDEX_NONE ? next : first;
+}

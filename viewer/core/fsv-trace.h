@@ -286,6 +286,10 @@ bool fsv_filter_parse(const char *text, FsvFilter *filter, GError **error);
  * (0: no limit). Returns: (transfer full): a GArray of guint32. */
 GArray *fsv_trace_find_ops(const FsvTrace *trace, const FsvFilter *filter, guint64 begin_ns,
 			   guint64 end_ns, guint max);
+/* The op matching FILTER that comes next after op AFTER in time order (begin_ns, then op index
+ * as a tie-break), wrapping around to the first match; the first match when AFTER is
+ * FSV_INDEX_NONE. FSV_INDEX_NONE when nothing matches. One pass over the ops, no sort. */
+guint32 fsv_trace_find_next_op(const FsvTrace *trace, const FsvFilter *filter, guint32 after);
 
 /*
  * Formats a duration with an adaptive unit ("850 ns", "12.5 µs", "3.210 ms", "1.500 s").
