@@ -36,12 +36,21 @@ on_progress(guint64 events, double fraction, gpointer user_data)
 		fprintf(stderr, "\rfencescope render: reading… %" PRIu64 " events", events);
 }
 
-static guint64
-resolve(const FsvTrace *trace, const struct fsa_report_time *t, guint64 unset)
+/* Returns false when +DURATION from the trace's start lies past the last representable time
+ * (the sum would wrap around to an early time and draw something else than asked). */
+static bool
+resolve(const FsvTrace *trace, const struct fsa_report_time *t, guint64 unset, guint64 *ns)
 {
-	if (!t->is_set)
-		return unset;
-	return t->is_relative ? fsv_trace_get_begin_ns(trace) + t->ns : t->ns;
+	guint64 base = fsv_trace_get_begin_ns(trace);
+
+	if (!t->is_set) {
+		*ns = unset;
+		return true;
+	}
+	if (t->is_relative && t->ns > G_MAXUINT64 - 1 - base)
+		return false;
+	*ns = t->is_relative ? base + t->ns : t->ns;
+	return true;
 }
 
 int
@@ -52,7 +61,8 @@ fs_render_main(int argc, char **argv)
 	g_autofree char *end_text = NULL;
 	g_autofree char *filter_text = NULL;
 	gint width = 1600, height = 0;
-	gint64 select_op = -1;
+	/* G_MININT64: not given (any negative id given is refused). */
+	gint64 select_op = G_MININT64;
 	gboolean is_quiet = FALSE, show_fences = FALSE, no_legend = FALSE;
 	struct fsa_report_time begin = {0}, end = {0};
 	g_auto(GStrv) rest = NULL;
@@ -127,6 +137,11 @@ fs_render_main(int argc, char **argv)
 			return FS_EXIT_USAGE;
 		}
 	}
+	if (select_op != G_MININT64 && select_op < 0) {
+		fs_error(RENDER_COMMAND,
+			 "--select-op %" G_GINT64_FORMAT ": an op id is not negative", select_op);
+		return FS_EXIT_USAGE;
+	}
 	fsv_render_options_init(&options);
 	if (filter_text && !fsv_filter_parse(filter_text, &options.filter, &error)) {
 		fs_error(RENDER_COMMAND, "--filter: %s", error->message);
@@ -141,10 +156,27 @@ fs_render_main(int argc, char **argv)
 		fs_error(RENDER_COMMAND, "%s", error->message);
 		return FS_EXIT_USAGE;
 	}
-	b = resolve(trace, &begin, fsv_trace_get_begin_ns(trace));
-	e = resolve(trace, &end, fsv_trace_get_end_ns(trace));
+	for (int i = 0; i < 2; i++) {
+		bool is_begin = i == 0;
+		guint64 unset =
+		    is_begin ? fsv_trace_get_begin_ns(trace) : fsv_trace_get_end_ns(trace);
+
+		if (!resolve(trace, is_begin ? &begin : &end, unset, is_begin ? &b : &e)) {
+			fs_error(RENDER_COMMAND, "--%s %s: too far after the trace's start",
+				 is_begin ? "begin" : "end", is_begin ? begin_text : end_text);
+			return FS_EXIT_USAGE;
+		}
+	}
 	if (e <= b) {
-		fs_error(RENDER_COMMAND, "--end must be after --begin");
+		/* Name the option the user gave: the other edge is the trace's own. */
+		if (!end.is_set)
+			fs_error(RENDER_COMMAND, "--begin %s: at or after the trace's end",
+				 begin_text);
+		else if (!begin.is_set)
+			fs_error(RENDER_COMMAND, "--end %s: at or before the trace's start",
+				 end_text);
+		else
+			fs_error(RENDER_COMMAND, "--end must be after --begin");
 		return FS_EXIT_USAGE;
 	}
 	view = fsv_view_new(trace);

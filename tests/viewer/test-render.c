@@ -344,3 +344,30 @@ Test(render, bad_input_is_a_one_line_error)
 	check_error(unwritable, 1, "/nonexistent/dir/x.png");
 	check_error(bad_op, 2, "no such op");
 }
+
+/* Options that once drew something else than asked, or blamed an option not given: a
+ * +DURATION past the end of time wrapped around to an early time (exit 0), a negative op id
+ * was silently ignored, and a --begin after the trace's end alone said '--end must be after
+ * --begin'. */
+Test(render, out_of_range_options_are_refused_by_name)
+{
+	g_autofree char *trace = g_build_filename(FST_TRACES, "frame-pipeline", NULL);
+	g_autofree char *out = g_strdup_printf("%s/render-range.png", FST_OUT_DIR);
+	const char *wrap[] = {"render", trace,           "-o", out, "--begin", "+18000000000s",
+			      "--end",  "+18000000001s", NULL};
+	const char *wrap_end[] = {"render", trace, "-o", out, "--end", "+18000000000s", NULL};
+	const char *negative_op[] = {"render", trace, "-o", out, "--select-op", "-5", NULL};
+	const char *late_begin[] = {"render", trace, "-o", out, "--begin", "+3s", NULL};
+	const char *early_end[] = {"render", trace, "-o", out, "--end", "5", NULL};
+	const char *fine[] = {"render", trace, "-o", out, "-q", "--begin", "+1s", NULL};
+	Run r;
+
+	check_error(wrap, 2, "--begin +18000000000s: too far after the trace's start");
+	check_error(wrap_end, 2, "--end +18000000000s: too far after the trace's start");
+	check_error(negative_op, 2, "--select-op -5: an op id is not negative");
+	check_error(late_begin, 2, "--begin +3s: at or after the trace's end");
+	check_error(early_end, 2, "--end 5: at or before the trace's start");
+	r = run(fine);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+}
