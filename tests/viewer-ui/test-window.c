@@ -716,3 +716,25 @@ Test(window, search_enter_visits_each_match_once_in_time_order)
 	cr_assert_eq(selection.index, first);
 	_fsv_window_set_search_text(window, "");
 }
+
+/* A window made narrow keeps the timeline whole: the pane does not squeeze it under its
+ * minimum width, which cut the row labels and the ruler's corner off on the left. */
+Test(window, narrow_window_keeps_the_timeline_labels_whole)
+{
+	GtkWidget *timeline = GTK_WIDGET(_fsv_window_get_timeline(window));
+	int minimum = 0;
+	graphene_rect_t bounds;
+
+	gtk_window_set_default_size(GTK_WINDOW(window), 400, 400);
+	gtk_window_unmaximize(GTK_WINDOW(window));
+	settle();
+	settle();
+	gtk_widget_measure(timeline, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+	cr_assert_geq(gtk_widget_get_width(timeline), minimum, "timeline %d px < its minimum %d",
+		      gtk_widget_get_width(timeline), minimum);
+	cr_assert(gtk_widget_compute_bounds(timeline, GTK_WIDGET(window), &bounds));
+	cr_assert_geq(bounds.origin.x, 0, "the timeline starts %g px left of the window",
+		      bounds.origin.x);
+	cr_assert_leq(fsv_view_get_label_width(fsv_timeline_get_view(FSV_TIMELINE(timeline))),
+		      gtk_widget_get_width(timeline) - 1);
+}
