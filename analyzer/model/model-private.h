@@ -29,6 +29,20 @@
 #define FSA_CLOCK_TOLERANCE_NS UINT64_C(1000)
 /* How far past the last clock correlation pair a GPU time is extrapolated (clock-fit.c). */
 #define FSA_CLOCK_HORIZON_NS 20000000.0
+/*
+ * How long, in trace time, a closed box or an ended packet waits for a clock correlation pair
+ * that covers its GPU times before it is mapped with the pairs known (or placed at its read
+ * without any). Without this bound, a trace whose pairs stop (the tracer discarded them) or never
+ * come kept every later box until the end: memory grew with the trace, and each flush walked it.
+ */
+#define FSA_CLOCK_WAIT_NS UINT64_C(1000000000)
+
+static inline bool
+fsa_clock_has_waited(uint64_t closed_ns, uint64_t now_ns)
+{
+	return now_ns != FSA_TIME_NONE && now_ns > closed_ns &&
+	       now_ns - closed_ns >= FSA_CLOCK_WAIT_NS;
+}
 
 struct clock_pair {
 	uint64_t gpu_ts;
@@ -107,6 +121,7 @@ struct op_rec {
 	struct queue_state *queue;            /* NULL for CPU operations */
 	struct fence_state *fence;            /* NULL when the handle is unknown */
 	struct op_rec *next_open;             /* chain of one open key */
+	struct op_rec *open_tail;             /* the chain's last, kept in its head only */
 	struct op_rec *prev, *next;           /* the pending list */
 	struct op_rec *held_prev, *held_next; /* the fence's held waits */
 	bool is_held;
@@ -161,6 +176,9 @@ struct fsa_model {
 };
 
 /* model.c */
+/* Sorts `items` by the time `time_of` gives, stably (ties keep their order), in O(n log n): the
+ * items left open at the end of a hostile trace can be millions. False when out of memory. */
+bool fsa_model_sort_by_time(void **items, size_t count, uint64_t (*time_of)(const void *item));
 struct queue_state *fsa_model_queue_get(struct fsa_model *model, uint64_t handle, uint64_t ts);
 struct fence_state *fsa_model_fence_of(struct fsa_model *model, uint32_t process_id,
 				       uint64_t fence_handle, uint64_t ts, bool *is_closed);

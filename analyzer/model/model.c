@@ -34,6 +34,54 @@ list_push(void ***list, size_t *count, size_t *capacity, void *item)
 	return true;
 }
 
+struct timed_item {
+	uint64_t ns;
+	size_t order;
+	void *item;
+};
+
+static int
+compare_timed(const void *a, const void *b)
+{
+	const struct timed_item *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+bool
+fsa_model_sort_by_time(void **items, size_t count, uint64_t (*time_of)(const void *item))
+{
+	struct timed_item *timed;
+
+	if (count < 2)
+		return true;
+	timed = malloc(count * sizeof(*timed));
+	if (!timed)
+		return false;
+	for (size_t i = 0; i < count; i++)
+		timed[i] =
+		    (struct timed_item){.ns = time_of(items[i]), .order = i, .item = items[i]};
+	qsort(timed, count, sizeof(*timed), compare_timed);
+	for (size_t i = 0; i < count; i++)
+		items[i] = timed[i].item;
+	free(timed);
+	return true;
+}
+
+static uint64_t
+marker_begin_of(const void *item)
+{
+	return ((const struct fsa_marker *) item)->begin_ns;
+}
+
+static uint64_t
+packet_start_of(const void *item)
+{
+	return ((const struct packet_rec *) item)->packet.start_ns;
+}
+
 struct fsa_model *
 fsa_model_create(const struct fsa_model_sink *sink)
 {
@@ -494,7 +542,9 @@ emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 			      : rec->packet.start_gpu_ts;
 	fsa_status status = FSA_OK;
 
-	if (!is_final && !fsa_clock_is_final(clock, latest))
+	/* Until mapped, end_ns is the trace time of the packet_end event. */
+	if (!is_final && !fsa_clock_is_final(clock, latest) &&
+	    !fsa_clock_has_waited(rec->packet.end_ns, model->last_ts))
 		return FSA_OK;
 	if (rec->packet.start_gpu_ts)
 		rec->packet.start_ns = fsa_clock_map(clock, rec->packet.start_gpu_ts);
@@ -1095,9 +1145,12 @@ fsa_model_add_event(struct fsa_model *model, const struct fsa_event *ev)
 	if (status)
 		return model->failed = status;
 	/* Waits held for their signal are let go once the lag has passed. */
-	if (++model->events_since_flush >= 4096 && model->pending_head) {
+	if (++model->events_since_flush >= 4096 &&
+	    (model->pending_head || model->pending_packets_head)) {
 		model->events_since_flush = 0;
 		status = fsa_ops_flush(model, false);
+		if (!status)
+			status = flush_packets(model, false);
 	}
 	return status;
 }
@@ -1143,14 +1196,8 @@ close_open_intervals(struct fsa_model *model, struct fsa_hmap *map)
 		all[count++] = value;
 	fsa_hmap_fini(map);
 	/* Deterministic output: by start time. */
-	for (size_t i = 1; i < count; i++) {
-		struct fsa_marker *m = all[i];
-		size_t j = i;
-
-		for (; j > 0 && all[j - 1]->begin_ns > m->begin_ns; j--)
-			all[j] = all[j - 1];
-		all[j] = m;
-	}
+	if (!fsa_model_sort_by_time((void **) all, count, marker_begin_of))
+		status = model->failed = FSA_ERR_NOMEM;
 	for (size_t i = 0; i < count; i++) {
 		if (!status)
 			status = emit_marker(model, all[i]); /* end_ns stays FSA_TIME_NONE */
@@ -1185,14 +1232,8 @@ fsa_model_finish(struct fsa_model *model)
 		for (size_t i = 0; fsa_hmap_next(&model->packets, &i, &key, &value);)
 			all[count++] = value;
 		fsa_hmap_fini(&model->packets);
-		for (size_t i = 1; i < count; i++) {
-			struct packet_rec *rec = all[i];
-			size_t j = i;
-
-			for (; j > 0 && all[j - 1]->packet.start_ns > rec->packet.start_ns; j--)
-				all[j] = all[j - 1];
-			all[j] = rec;
-		}
+		if (!fsa_model_sort_by_time((void **) all, count, packet_start_of))
+			status = model->failed = FSA_ERR_NOMEM;
 		for (size_t i = 0; i < count; i++) {
 			all[i]->prev = model->pending_packets_tail;
 			all[i]->next = NULL;
@@ -1203,7 +1244,8 @@ fsa_model_finish(struct fsa_model *model)
 			model->pending_packets_tail = all[i];
 		}
 		free(all);
-		status = flush_packets(model, true);
+		if (!status)
+			status = flush_packets(model, true);
 	}
 	if (!status)
 		status = close_open_intervals(model, &model->preemptions);

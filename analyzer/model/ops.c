@@ -113,7 +113,7 @@ fsa_ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_
 {
 	struct queue_state *queue =
 	    fsa_model_queue_get(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
-	struct op_rec *rec, *tail;
+	struct op_rec *rec, *head;
 	uint64_t key;
 
 	if (!queue)
@@ -130,16 +130,17 @@ fsa_ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_
 	rec->op.progress_value = ev->u[FSA_F_PROGRESS_VALUE];
 	rec->op.queued_ns = ev->ts_ns;
 	key = open_key(rec->op.fence_handle, rec->op.fence_value, kind);
-	tail = fsa_hmap_get(&queue->open, key);
-	if (!tail) {
+	head = fsa_hmap_get(&queue->open, key);
+	if (!head) {
 		if (!fsa_hmap_put(&queue->open, key, rec)) {
 			op_free(model, rec);
 			return model->failed = FSA_ERR_NOMEM;
 		}
+		rec->open_tail = rec;
 	} else {
-		while (tail->next_open)
-			tail = tail->next_open;
-		tail->next_open = rec;
+		/* The same key queued again and again, never closed, must not cost a walk each. */
+		head->open_tail->next_open = rec;
+		head->open_tail = rec;
 	}
 	queue->open_count++;
 	return attach_fence(model, rec, ev->ts_ns);
@@ -150,15 +151,23 @@ static struct op_rec *
 take_open(struct queue_state *queue, uint64_t fence_handle, uint64_t value, enum fsa_op_kind kind)
 {
 	uint64_t key = open_key(fence_handle, value, kind);
-	struct op_rec *head = fsa_hmap_get(&queue->open, key), *rec, **link = &head;
+	struct op_rec *head = fsa_hmap_get(&queue->open, key), *rec, *prev = NULL;
 
-	for (rec = head; rec; link = &rec->next_open, rec = rec->next_open)
+	for (rec = head; rec; prev = rec, rec = rec->next_open)
 		if (rec->op.fence_handle == fence_handle && rec->op.fence_value == value &&
 		    rec->op.kind == kind)
 			break;
 	if (!rec)
 		return NULL;
-	*link = rec->next_open;
+	if (prev) {
+		prev->next_open = rec->next_open;
+		if (head->open_tail == rec)
+			head->open_tail = prev;
+	} else {
+		head = rec->next_open;
+		if (head)
+			head->open_tail = rec->open_tail;
+	}
 	rec->next_open = NULL;
 	if (head)
 		fsa_hmap_put(&queue->open, key, head); /* replaces: never grows the map */
@@ -229,7 +238,8 @@ map_times(struct fsa_model *model, struct op_rec *rec, bool is_final, bool *is_m
 	fsa_status status = FSA_OK;
 
 	*is_mapped = false;
-	if (!is_final && !fsa_clock_is_final(clock, latest)) {
+	if (!is_final && !fsa_clock_is_final(clock, latest) &&
+	    !fsa_clock_has_waited(rec->closed_ns, model->last_ts)) {
 		/* Without any pair yet, a box waits; at the end it is placed at its read. */
 		return FSA_OK;
 	}
@@ -761,6 +771,12 @@ fsa_ops_scan_value(struct fsa_model *model, const struct fsa_event *ev)
 	return FSA_OK;
 }
 
+static uint64_t
+queued_of(const void *item)
+{
+	return ((const struct op_rec *) item)->op.queued_ns;
+}
+
 /* Marks the open boxes of one overrun log inferred when the scan proves their value reached. */
 static fsa_status
 infer_overrun(struct fsa_model *model, struct queue_state *queue, unsigned log, uint64_t scan_ns)
@@ -807,13 +823,9 @@ infer_overrun(struct fsa_model *model, struct queue_state *queue, unsigned log, 
 		}
 	}
 	/* Oldest first, so that ids follow the order the operations were queued. */
-	for (size_t i = 1; i < count; i++) {
-		struct op_rec *rec = found[i];
-		size_t j = i;
-
-		for (; j > 0 && found[j - 1]->op.queued_ns > rec->op.queued_ns; j--)
-			found[j] = found[j - 1];
-		found[j] = rec;
+	if (!fsa_model_sort_by_time((void **) found, count, queued_of)) {
+		free(found);
+		return model->failed = FSA_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < count && !status; i++) {
 		struct op_rec *rec =

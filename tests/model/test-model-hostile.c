@@ -103,3 +103,171 @@ Test(model_hostile, hmap_put_of_null_removes_the_key_and_keeps_the_others)
 	cr_assert_eq(map.count, 64 - 22);
 	fsa_hmap_fini(&map);
 }
+
+static void
+filler_events(uint64_t from_ns, uint64_t to_ns, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		feed_ok("process_terminate", from_ns + (to_ns - from_ns) / count * (i + 1),
+			"process_id", U(99), NULL);
+}
+
+/* ops.c fsa_ops_queued walked the chain of its key to append: the same (fence, value) queued
+ * again and again without a close cost O(n) each, O(n²) in all (80 000 took 24 s). The chain keeps
+ * its tail now; the oldest open box of a key is still the one a log entry closes. */
+Test(model_hostile, same_key_queued_again_and_again_closes_oldest_first)
+{
+	uint64_t queued[4] = {T0 + 10, T0 + 20, T0 + 30, T0 + 40};
+
+	for (int i = 0; i < 3; i++)
+		feed_ok("fence_wait_queued", queued[i], "process_id", U(PID), "hwqueue_handle", KQ,
+			"fence_handle", FA, "fence_value", U(1), "progress_value", U(1), NULL);
+	feed_ok("km_fence_wait_unblocked", T0 + 35, "process_id", U(PID), "hwqueue_handle", KQ,
+		"fence_handle", FA, "fence_value", U(1), NULL);
+	feed_ok("fence_wait_queued", queued[3], "process_id", U(PID), "hwqueue_handle", KQ,
+		"fence_handle", FA, "fence_value", U(1), "progress_value", U(1), NULL);
+	for (int i = 0; i < 3; i++)
+		feed_ok("km_fence_wait_unblocked", T0 + 50 + (uint64_t) i, "process_id", U(PID),
+			"hwqueue_handle", KQ, "fence_handle", FA, "fence_value", U(1), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(got.op_count, 4);
+	for (size_t i = 0; i < 4; i++) {
+		cr_assert_eq(got.ops[i].state, FSA_OP_OBSERVED);
+		cr_assert_eq(got.ops[i].queued_ns, queued[i], "box %zu queued %llu", i,
+			     (unsigned long long) got.ops[i].queued_ns);
+	}
+}
+
+static uint64_t never_completed;
+
+static fsa_status
+count_never_completed(void *data, const struct fsa_op *op)
+{
+	(void) data;
+	never_completed += op->state == FSA_OP_NEVER_COMPLETED;
+	return FSA_OK;
+}
+
+Test(model_hostile, same_key_queued_again_and_again_stays_linear, .timeout = 60)
+{
+	struct fsa_model_sink sink = {.op = count_never_completed};
+	struct fsa_model *m = fsa_model_create(&sink);
+	const uint64_t n = 200000;
+	struct fsa_event ev;
+
+	cr_assert_not_null(m);
+	for (uint64_t i = 0; i < n; i++) {
+		fsa_event_clear(&ev);
+		ev.type = FSA_EV_FENCE_WAIT_QUEUED;
+		ev.ts_ns = T0 + i;
+		fsa_event_set(&ev, FSA_F_HWQUEUE_HANDLE, KQ);
+		fsa_event_set(&ev, FSA_F_FENCE_HANDLE, FA);
+		fsa_event_set(&ev, FSA_F_FENCE_VALUE, 1);
+		cr_assert_eq(fsa_model_add_event(m, &ev), FSA_OK);
+	}
+	never_completed = 0;
+	cr_assert_eq(fsa_model_finish(m), FSA_OK);
+	cr_assert_eq(never_completed, n);
+	fsa_model_destroy(m);
+}
+
+static uint64_t last_begin, out_of_order, given;
+
+static fsa_status
+check_packet_order(void *data, const struct fsa_packet *packet)
+{
+	(void) data;
+	out_of_order += packet->start_ns < last_begin;
+	last_begin = packet->start_ns;
+	given++;
+	return FSA_OK;
+}
+
+static fsa_status
+check_marker_order(void *data, const struct fsa_marker *marker)
+{
+	(void) data;
+	out_of_order += marker->begin_ns < last_begin;
+	last_begin = marker->begin_ns;
+	given++;
+	return FSA_OK;
+}
+
+/* model.c fsa_model_finish sorted the packets that never ended, and every kind of interval still
+ * open, by insertion: O(n²) for a trace that leaves many open (80 000 took 2.7 s, a million
+ * minutes). They are sorted in O(n log n) now, still by start time, ties in the same order. */
+Test(model_hostile, many_items_open_at_the_end_are_given_out_by_start_time, .timeout = 60)
+{
+	struct fsa_model_sink sink = {.packet = check_packet_order};
+	struct fsa_model *m = fsa_model_create(&sink);
+	const size_t n = 300000;
+	struct fsa_event ev;
+
+	cr_assert_not_null(m);
+	for (size_t i = 0; i < n; i++) {
+		fsa_event_clear(&ev);
+		ev.type = FSA_EV_PACKET_START;
+		/* Descending start times, the worst case of an insertion sort. */
+		ev.ts_ns = T0 + (n - i) * 10;
+		fsa_event_set(&ev, FSA_F_PACKET_ID, i + 1);
+		fsa_event_set(&ev, FSA_F_HWQUEUE_HANDLE, KQ);
+		cr_assert_eq(fsa_model_add_event(m, &ev), FSA_OK);
+	}
+	last_begin = given = out_of_order = 0;
+	cr_assert_eq(fsa_model_finish(m), FSA_OK);
+	cr_assert_eq(given, n);
+	cr_assert_eq(out_of_order, 0);
+	fsa_model_destroy(m);
+
+	sink = (struct fsa_model_sink){.marker = check_marker_order};
+	m = fsa_model_create(&sink);
+	cr_assert_not_null(m);
+	for (size_t i = 0; i < n; i++) {
+		fsa_event_clear(&ev);
+		ev.type = FSA_EV_PREEMPT_REQUEST;
+		ev.ts_ns = T0 + (n - i) * 10;
+		fsa_event_set(&ev, FSA_F_REQUEST_ID, i + 1);
+		cr_assert_eq(fsa_model_add_event(m, &ev), FSA_OK);
+	}
+	last_begin = given = out_of_order = 0;
+	cr_assert_eq(fsa_model_finish(m), FSA_OK);
+	cr_assert_eq(given, n);
+	cr_assert_eq(out_of_order, 0);
+	fsa_model_destroy(m);
+}
+
+/* A box and a packet whose GPU times lie past the clock horizon waited for a correlation pair
+ * until the end of the trace: when the pairs stop (a tracer discard) every later box was kept,
+ * memory grew with the trace and each flush walked all of them. They wait one second of trace
+ * time now, then map with the pairs known (here the single pair and the nominal frequency). */
+Test(model_hostile, boxes_and_packets_wait_for_a_clock_pair_one_second_at_most)
+{
+	/* 100 ms past the only pair, beyond the 20 ms horizon. */
+	uint64_t gpu_end = T0 / 10 + 10000000;
+
+	feed_ok("fence_wait_queued", T0 + 1000, "process_id", U(PID), "hwqueue_handle", UQ,
+		"fence_handle", FA, "fence_value", U(1), "progress_value", U(1), NULL);
+	feed_ok("fence_log_entry", T0 + 100001000, "hwqueue_handle", UQ, "log_type",
+		U(FSTP_LOG_TYPE_WAITS), "entry_position", U(0), "fence_handle", FA,
+		"fence_global_handle", FA_G, "fence_value", U(1), "operation",
+		U(FSTP_LOG_OPERATION_WAIT_UNBLOCKED), "observed_gpu_ts", U(0), "end_gpu_ts",
+		gpu_end, NULL);
+	feed_ok("packet_start", T0 + 100002000, "adapter_id", U(0), "engine_id", U(0),
+		"hwqueue_handle", KQ, "packet_id", U(7), "progress_value", U(1), "gpu_ts", gpu_end,
+		NULL);
+	feed_ok("packet_end", T0 + 100003000, "adapter_id", U(0), "engine_id", U(0),
+		"hwqueue_handle", KQ, "packet_id", U(7), "progress_value", U(1), "gpu_ts",
+		gpu_end + 100, "status", U(FSTP_PACKET_STATUS_COMPLETED), NULL);
+	/* Nearly a second later: both still wait. */
+	filler_events(T0 + 100003000, T0 + 1000000000, 5000);
+	cr_assert_eq(got.op_count, 0);
+	cr_assert_eq(got.packet_count, 0);
+	/* Past a second: out, before the end of the trace. */
+	filler_events(T0 + 1000000000, T0 + 1200000000, 5000);
+	cr_assert_eq(got.op_count, 1);
+	cr_assert_eq(got.packet_count, 1);
+	cr_assert_eq(got.ops[0].end_ns, T0 + 100000000);
+	cr_assert_eq(got.packets[0].start_ns, T0 + 100000000);
+	cr_assert_eq(got.packets[0].end_ns, T0 + 100001000);
+	cr_assert_eq(finish(), FSA_OK);
+}
