@@ -438,6 +438,13 @@ Test(report, losses_and_anomalies)
 
 	cr_assert_str_eq(log, "signals");
 	g_free(log);
+	/* The loss kinds are the names docs/report-schema.md lists (it said tracer_events). */
+	log = string_at(root, "$.losses.totals[0].kind");
+	cr_assert_str_eq(log, "log_overrun");
+	g_free(log);
+	log = string_at(root, "$.losses.totals[1].kind");
+	cr_assert_str_eq(log, "tracer_discarded_events");
+	g_free(log);
 	cr_assert_eq(int_at(root, "$.losses.totals[1].stream_id"), 3);
 	cr_assert_eq(count_at(root, "$.losses.records[*]"), 2);
 	cr_assert_eq(int_at(root, "$.losses.records[0].new_position"), 56);
