@@ -175,6 +175,14 @@ struct fsa_model {
 	char runtime_version[64];
 };
 
+/* Counts from the trace (entries lost, events discarded) can be anything up to UINT64_MAX: their
+ * sums saturate rather than wrap to a small, plausible-looking number. */
+static inline uint64_t
+fsa_add_saturating(uint64_t a, uint64_t b)
+{
+	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
 /* model.c */
 /* Sorts `items` by the time `time_of` gives, stably (ties keep their order), in O(n log n): the
  * items left open at the end of a hostile trace can be millions. False when out of memory. */

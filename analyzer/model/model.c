@@ -1172,9 +1172,11 @@ fsa_model_add_discard(struct fsa_model *model, const struct fsa_discard *discard
 	if (model->failed)
 		return model->failed;
 	if (discard->kind == FSA_DISCARD_EVENTS)
-		model->summary.tracer_discarded_events += discard->count;
+		model->summary.tracer_discarded_events =
+		    fsa_add_saturating(model->summary.tracer_discarded_events, discard->count);
 	else
-		model->summary.tracer_discarded_packets += discard->count;
+		model->summary.tracer_discarded_packets =
+		    fsa_add_saturating(model->summary.tracer_discarded_packets, discard->count);
 	return fsa_model_emit_loss(model, &loss);
 }
 

@@ -722,10 +722,12 @@ fsa_ops_overrun(struct fsa_model *model, const struct fsa_event *ev)
 		return model->failed;
 	overrun = &queue->overrun[log];
 	model->summary.overrun_count++;
-	model->summary.log_entries_lost += ev->u[FSA_F_ENTRIES_LOST];
+	model->summary.log_entries_lost =
+	    fsa_add_saturating(model->summary.log_entries_lost, ev->u[FSA_F_ENTRIES_LOST]);
 	if (overrun->is_pending) {
 		/* A second overrun before any scan: one loss covering both. */
-		overrun->loss.count += ev->u[FSA_F_ENTRIES_LOST];
+		overrun->loss.count =
+		    fsa_add_saturating(overrun->loss.count, ev->u[FSA_F_ENTRIES_LOST]);
 		overrun->loss.new_position = ev->u[FSA_F_NEW_POSITION];
 		overrun->loss.end_ns = ev->ts_ns;
 		return FSA_OK;

@@ -111,7 +111,8 @@ fsa_quantile_add(struct fsa_quantile *q, uint64_t value)
 	if (status != FSA_OK)
 		return status;
 	q->count++;
-	q->total += value;
+	/* Durations from a hostile trace can be near 2^64: the sum saturates, it never wraps. */
+	q->total = value > UINT64_MAX - q->total ? UINT64_MAX : q->total + value;
 	if (value < q->min)
 		q->min = value;
 	if (value > q->max)

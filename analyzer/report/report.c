@@ -221,6 +221,13 @@ in_range(struct fsa_report *r, uint64_t begin_ns, uint64_t end_ns)
 
 /* --- Callbacks -------------------------------------------------------------------------------- */
 
+/* Loss counts come from the trace: their sums saturate rather than wrap. */
+static uint64_t
+add_saturating(uint64_t a, uint64_t b)
+{
+	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
 static fsa_status
 remember(struct fsa_report *r, fsa_status status)
 {
@@ -545,7 +552,7 @@ on_loss(void *data, const struct fsa_loss *loss)
 	if ((size_t) loss->kind >= 3 || !in_range(r, loss->begin_ns, loss->end_ns))
 		return FSA_OK;
 	r->loss_count++;
-	r->lost_by_kind[loss->kind] += loss->count;
+	r->lost_by_kind[loss->kind] = add_saturating(r->lost_by_kind[loss->kind], loss->count);
 	r->loss_records_by_kind[loss->kind]++;
 	if (r->losses->len < r->options.loss_list_count)
 		g_array_append_val(r->losses, *loss);
@@ -579,7 +586,7 @@ on_loss(void *data, const struct fsa_loss *loss)
 		    &g_array_index(r->loss_totals, struct fsa_loss_total, r->loss_totals->len - 1);
 	}
 	total->records++;
-	total->lost += loss->count;
+	total->lost = add_saturating(total->lost, loss->count);
 	total->inferred_ops += loss->inferred_ops;
 	if (loss->begin_ns != FSA_TIME_NONE &&
 	    (total->first_begin_ns == FSA_TIME_NONE || loss->begin_ns < total->first_begin_ns))
@@ -592,7 +599,8 @@ on_loss(void *data, const struct fsa_loss *loss)
 		struct fsa_queue_acc *queue = get_queue(r, loss->hwqueue_handle);
 
 		queue->overruns[loss->log_type]++;
-		queue->entries_lost[loss->log_type] += loss->count;
+		queue->entries_lost[loss->log_type] =
+		    add_saturating(queue->entries_lost[loss->log_type], loss->count);
 		queue->inferred_ops[loss->log_type] += loss->inferred_ops;
 	}
 	return FSA_OK;

@@ -271,3 +271,29 @@ Test(model_hostile, boxes_and_packets_wait_for_a_clock_pair_one_second_at_most)
 	cr_assert_eq(got.packets[0].end_ns, T0 + 100001000);
 	cr_assert_eq(finish(), FSA_OK);
 }
+
+/* Counts the trace gives (entries lost, events discarded) were summed with wrap-around: an
+ * overrun claiming UINT64_MAX entries plus one more entry read as 4 lost in all. They saturate
+ * now, in the summary and in the loss record. */
+Test(model_hostile, lost_counts_saturate_instead_of_wrapping)
+{
+	const struct fsa_summary *sum;
+	struct fsa_discard discard = {.kind = FSA_DISCARD_EVENTS, .count = UINT64_MAX - 1};
+
+	for (int i = 0; i < 2; i++)
+		feed_ok("fence_log_overrun", T0 + 20000 + (uint64_t) i, "adapter_id", U(0),
+			"hwqueue_handle", UQ, "log_type", U(FSTP_LOG_TYPE_SIGNALS), "entries_lost",
+			i ? U(5) : UINT64_MAX, "capacity_entries", U(4), "cached_position", U(2),
+			"new_position", U(10), NULL);
+	cr_assert_eq(fsa_model_add_discard(model, &discard), FSA_OK);
+	discard.count = 3;
+	cr_assert_eq(fsa_model_add_discard(model, &discard), FSA_OK);
+	cr_assert_eq(finish(), FSA_OK);
+	sum = fsa_model_borrow_summary(model);
+	cr_assert_eq(sum->log_entries_lost, UINT64_MAX);
+	cr_assert_eq(sum->tracer_discarded_events, UINT64_MAX);
+	cr_assert_eq(got.loss_count, 3);
+	for (size_t i = 0; i < got.loss_count; i++)
+		if (got.losses[i].kind == FSA_LOSS_LOG_OVERRUN)
+			cr_assert_eq(got.losses[i].count, UINT64_MAX);
+}

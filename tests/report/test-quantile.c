@@ -147,3 +147,18 @@ Test(quantile, constant_values_are_exact_in_the_histogram)
 	cr_assert_eq(fsa_quantile_value(&q, 0.99), 1234567);
 	fsa_quantile_fini(&q);
 }
+
+/* Regression: total_ns wrapped around past 2^64 (two durations of a hostile trace), so the
+ * report's "exact sum" and mean() thresholds were wrong. It saturates now. */
+Test(quantile, total_saturates_instead_of_wrapping)
+{
+	struct fsa_quantile q;
+
+	fsa_quantile_init(&q);
+	cr_assert_eq(fsa_quantile_add(&q, UINT64_MAX - 10), FSA_OK);
+	cr_assert_eq(fsa_quantile_add(&q, 100), FSA_OK);
+	cr_assert_eq(q.total, UINT64_MAX);
+	cr_assert_eq(q.max, UINT64_MAX - 10);
+	cr_assert_eq(fsa_quantile_value(&q, 0.99), UINT64_MAX - 10);
+	fsa_quantile_fini(&q);
+}
