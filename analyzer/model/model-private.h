@@ -74,8 +74,8 @@ struct fence_state {
 	bool has_signal;
 	/* The highest-valued signals given out, for GPV-07 matching; when full, the lowest
 	 * value is forgotten. */
-	struct signal_memory history[FSA_SIGNAL_HISTORY];
-	unsigned history_count;
+	struct signal_memory *history; /* grown up to FSA_SIGNAL_HISTORY: most fences see few */
+	unsigned history_count, history_capacity;
 	/* Largest value of a forgotten signal: waits at or below it cannot be matched for
 	 * sure. */
 	uint64_t evicted_max_value;

@@ -131,8 +131,10 @@ fsa_model_destroy(struct fsa_model *model)
 	}
 	free(model->queue_list);
 	fsa_hmap_fini(&model->queues);
-	for (size_t i = 0; i < model->fence_count; i++)
+	for (size_t i = 0; i < model->fence_count; i++) {
+		free(model->fence_list[i]->history);
 		free(model->fence_list[i]);
+	}
 	free(model->fence_list);
 	fsa_hmap_fini(&model->fences);
 	for (size_t i = 0; i < model->clock_count; i++)

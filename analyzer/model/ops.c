@@ -305,11 +305,27 @@ find_release(const struct fence_state *fence, uint64_t value)
 	return best;
 }
 
-static void
+/* False when out of memory. */
+static bool
 remember_signal(struct fence_state *fence, const struct fsa_op *op)
 {
 	struct signal_memory *slot;
 
+	/* A fence is kept for the whole run, and a trace may create and destroy fences by the
+	 * million: the history grows as used rather than taking 3 KiB for each. */
+	if (fence->history_count == fence->history_capacity &&
+	    fence->history_capacity < FSA_SIGNAL_HISTORY) {
+		unsigned capacity = fence->history_capacity ? fence->history_capacity * 4 : 4;
+		struct signal_memory *grown;
+
+		if (capacity > FSA_SIGNAL_HISTORY)
+			capacity = FSA_SIGNAL_HISTORY;
+		grown = realloc(fence->history, capacity * sizeof(*grown));
+		if (!grown)
+			return false;
+		fence->history = grown;
+		fence->history_capacity = capacity;
+	}
 	if (fence->history_count == FSA_SIGNAL_HISTORY) {
 		unsigned lowest = 0;
 
@@ -321,7 +337,7 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op)
 			if (!fence->has_evicted || op->fence_value > fence->evicted_max_value)
 				fence->evicted_max_value = op->fence_value;
 			fence->has_evicted = true;
-			return;
+			return true;
 		}
 		if (!fence->has_evicted || fence->history[lowest].value > fence->evicted_max_value)
 			fence->evicted_max_value = fence->history[lowest].value;
@@ -338,6 +354,7 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op)
 	    .hwqueue_handle = op->hwqueue_handle,
 	    .process_id = op->process_id,
 	};
+	return true;
 }
 
 static fsa_status
@@ -389,7 +406,10 @@ emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *re
 			fence->has_signal = true;
 			if (op->fence_value > fence->info.last_value)
 				fence->info.last_value = op->fence_value;
-			remember_signal(fence, op);
+			if (!remember_signal(fence, op)) {
+				status = FSA_ERR_NOMEM;
+				goto end;
+			}
 		}
 	}
 	if (model->sink.op) {
