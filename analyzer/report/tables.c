@@ -112,7 +112,10 @@ add_bool(struct fsa_table *t, bool value)
 static void
 add_str(struct fsa_table *t, const char *value)
 {
-	struct fsa_cell cell = {.is_null = value == NULL, .s = g_strdup(value)};
+	/* Names come from the trace: bytes that are not UTF-8 would make the JSON invalid and the
+	 * text writer's width count (g_utf8_strlen) read past the end; they become U+FFFD. */
+	struct fsa_cell cell = {.is_null = value == NULL,
+				.s = value ? g_utf8_make_valid(value, -1) : NULL};
 
 	g_array_append_val(t->cells, cell);
 }

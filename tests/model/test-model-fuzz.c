@@ -14,6 +14,7 @@
 
 #include "fencescope-tp-enums.h"
 #include "fsa/model.h"
+#include "fsa/report.h"
 
 /* xorshift64*: the same sequence on every machine, so a failure names a reproducible seed. */
 static uint64_t
@@ -139,9 +140,10 @@ count_anomaly(void *data, const struct fsa_anomaly *anomaly)
 	return FSA_OK;
 }
 
-/* Feeds `event_count` random events from `seed`, then checks the model counted them all. */
+/* Feeds `event_count` random events from `seed`, then checks the model counted them all. With
+ * `report`, the model's items go to that report instead of being counted. */
 static void
-run_fuzz(uint64_t seed, size_t event_count, bool with_trace_info)
+run_fuzz(uint64_t seed, size_t event_count, bool with_trace_info, struct fsa_report *report)
 {
 	struct fuzz_counts counts = {0};
 	struct fsa_model_sink sink = {
@@ -153,7 +155,7 @@ run_fuzz(uint64_t seed, size_t event_count, bool with_trace_info)
 	    .loss = count_loss,
 	    .anomaly = count_anomaly,
 	};
-	struct fsa_model *m = fsa_model_create(&sink);
+	struct fsa_model *m = fsa_model_create(report ? fsa_report_borrow_sink(report) : &sink);
 	uint64_t state = seed * UINT64_C(0x9E3779B97F4A7C15) + 1;
 	uint64_t now = 1000;
 	uint64_t accepted = 0;
@@ -161,6 +163,8 @@ run_fuzz(uint64_t seed, size_t event_count, bool with_trace_info)
 	const struct fsa_summary *summary;
 
 	cr_assert_not_null(m);
+	if (report)
+		fsa_report_set_model(report, m);
 	if (with_trace_info) {
 		struct fsa_event ev;
 
@@ -214,9 +218,17 @@ run_fuzz(uint64_t seed, size_t event_count, bool with_trace_info)
 			ev.fence_handles = ev.fence_handle_count ? handles : NULL;
 		}
 		if (next_random(&state) % 2) {
-			ev.s[FSA_S_NAME] = next_random(&state) % 2 ? "" : "proc";
+			/* Strings from the trace: quotes, control characters, a comma, bytes that
+			 * are not UTF-8 (a lead byte right before the end). */
+			static const char *const names[] = {
+			    "",      "proc",     "a\"b\\c\n\x01,d", "\xf0",
+			    "x\xc3", "\xff\xfe", "caf\xc3\xa9"};
+
+			ev.s[FSA_S_NAME] =
+			    names[next_random(&state) % (sizeof(names) / sizeof(names[0]))];
 			ev.s[FSA_S_CALL] = "call";
-			ev.s[FSA_S_RUNTIME_VERSION] = "9.9";
+			ev.s[FSA_S_RUNTIME_VERSION] =
+			    names[next_random(&state) % (sizeof(names) / sizeof(names[0]))];
 		}
 		status = fsa_model_add_event(m, &ev);
 		cr_assert_eq(status, FSA_OK, "seed %llu event %zu (type %d): %s",
@@ -239,6 +251,18 @@ run_fuzz(uint64_t seed, size_t event_count, bool with_trace_info)
 	for (size_t c = 0; c < fsa_model_clock_fit_count(m); c++)
 		(void) fsa_model_gpu_to_trace(m, fsa_model_borrow_clock_fit(m, c)->adapter_id,
 					      random_value(&state));
+	if (report) {
+		FILE *out = tmpfile();
+
+		cr_assert_not_null(out);
+		cr_assert_eq(fsa_report_finish(report), FSA_OK, "seed %llu",
+			     (unsigned long long) seed);
+		for (int f = FSA_REPORT_FORMAT_TEXT; f <= FSA_REPORT_FORMAT_CSV; f++)
+			cr_assert_eq(fsa_report_write(report, (enum fsa_report_format) f, out),
+				     FSA_OK, "seed %llu format %d", (unsigned long long) seed, f);
+		cr_assert_gt(ftell(out), 0);
+		fclose(out);
+	}
 	fsa_model_destroy(m);
 }
 
@@ -247,10 +271,53 @@ TestSuite(model_fuzz, .timeout = 120);
 Test(model_fuzz, random_events_of_every_type_never_crash_and_all_count)
 {
 	for (uint64_t seed = 1; seed <= 200; seed++)
-		run_fuzz(seed, 2000, seed % 2);
+		run_fuzz(seed, 2000, seed % 2, NULL);
 }
 
 Test(model_fuzz, long_random_sequence_finishes)
 {
-	run_fuzz(424242, 200000, true);
+	run_fuzz(424242, 200000, true, NULL);
+}
+
+/* The report takes what the model makes of hostile input (huge durations, unknown handles, loss
+ * counts near 2^64) and must finish and write every format; a random time filter and thresholds
+ * of every kind run too. */
+Test(model_fuzz, random_events_through_the_report_never_crash)
+{
+	static const char *const thresholds[] = {
+	    "p99(wait)>2ms",
+	    "max(signal, queue=0x8003000000000005)>=1",
+	    "mean(cpu_wait, process=1)<5",
+	    "count(anomaly)>0",
+	    "lost(any)>0",
+	    "lost(log, queue=0x8003000000000007)>0",
+	    "total(reconnect)>1s",
+	    "p50(preemption)>1",
+	    "count(never_completed)>0",
+	    "p99.9(wait_stalled, fence=0x8004000000000010)>1us",
+	};
+
+	for (uint64_t seed = 1; seed <= 60; seed++) {
+		struct fsa_report_options options = {
+		    .is_fail_on_loss = seed % 2,
+		    .longest_count = seed % 4,
+		    .example_count = seed % 3,
+		    .loss_list_count = seed % 5,
+		};
+		struct fsa_report *report;
+
+		if (seed % 3 == 0)
+			options.begin = (struct fsa_report_time){
+			    .is_set = true, .is_relative = seed % 2, .ns = seed * 1000};
+		if (seed % 5 == 0)
+			options.end =
+			    (struct fsa_report_time){.is_set = true, .ns = UINT64_MAX - seed};
+		report = fsa_report_create(&options);
+		cr_assert_not_null(report);
+		for (size_t t = 0; t < sizeof(thresholds) / sizeof(thresholds[0]); t++)
+			cr_assert_eq(fsa_report_add_threshold(report, thresholds[t], NULL), FSA_OK,
+				     "%s", thresholds[t]);
+		run_fuzz(seed, 3000, seed % 2, report);
+		fsa_report_destroy(report);
+	}
 }

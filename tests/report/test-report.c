@@ -518,6 +518,41 @@ Test(report, relative_time_past_the_clock_end_saturates)
 	fsa_model_destroy(model);
 }
 
+/* Regression: a process name that is not UTF-8 (it comes from the trace) went into the JSON as
+ * is, and strict parsers rejected the whole report; the text writer counted its width with
+ * g_utf8_strlen, which reads past the end of such a string. Such bytes become U+FFFD. */
+Test(report, names_that_are_not_utf8_are_replaced)
+{
+	struct fsa_report *report = fsa_report_create(NULL);
+	struct fsa_model *model = fsa_model_create(NULL);
+	struct fsa_event ev;
+	JsonNode *root;
+	char *name, *text;
+
+	cr_assert_not_null(report);
+	cr_assert_not_null(model);
+	fsa_event_clear(&ev);
+	ev.type = FSA_EV_PROCESS_CREATE;
+	ev.ts_ns = 10;
+	fsa_event_set(&ev, FSA_F_PROCESS_ID, 1);
+	ev.s[FSA_S_NAME] = "ab\xf0";
+	cr_assert_eq(fsa_model_add_event(model, &ev), FSA_OK);
+	cr_assert_eq(fsa_model_finish(model), FSA_OK);
+	fsa_report_set_model(report, model);
+	feed(report);
+	cr_assert_eq(fsa_report_finish(report), FSA_OK);
+	text = write_report(report, FSA_REPORT_FORMAT_TEXT);
+	cr_assert(g_utf8_validate(text, -1, NULL));
+	free(text);
+	root = json_report(report);
+	name = string_at(root, "$.latency.processes[0].name");
+	cr_assert_str_eq(name, "ab\xef\xbf\xbd");
+	g_free(name);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+	fsa_model_destroy(model);
+}
+
 Test(report, sections_select_what_is_written)
 {
 	struct fsa_report_options options = {.sections = FSA_REPORT_LOSSES};
