@@ -401,11 +401,13 @@ layout_rows(FsvTrace *t)
 			if (qi->adapter_id != adapter_id || qi->engine_id != engine_id)
 				continue;
 			proc = process_label(t, qi->process_id);
-			r = add_row(
-			    t, FSV_ROW_QUEUE, engine_row,
-			    g_strdup_printf("HWQueue 0x%" PRIx64, qi->hwqueue_handle),
-			    g_strdup_printf("%s · ctx 0x%" PRIx64 " · %s", proc, qi->context_handle,
-					    qi->is_user_mode ? "user mode" : "kernel mode"));
+			r = add_row(t, FSV_ROW_QUEUE, engine_row,
+				    g_strdup_printf("HWQueue 0x%" PRIx64, qi->hwqueue_handle),
+				    /* The mode first: a narrow label column cuts the end, and the
+				     * context handle is the least telling part. */
+				    g_strdup_printf("%s · %s · ctx 0x%" PRIx64,
+						    qi->is_user_mode ? "user mode" : "kernel mode",
+						    proc, qi->context_handle));
 			row_at(t, r)->adapter_id = adapter_id;
 			row_at(t, r)->engine_id = engine_id;
 			row_at(t, r)->process_id = qi->process_id;
