@@ -119,3 +119,24 @@ fsa_hmap_next(const struct fsa_hmap *map, size_t *cursor, uint64_t *key, void **
 	}
 	return false;
 }
+
+bool
+fsa_hmap_take_values(struct fsa_hmap *map, void ***values, size_t *count)
+{
+	void **all = NULL;
+	uint64_t key;
+	void *value;
+
+	*values = NULL;
+	*count = 0;
+	if (!map->count)
+		return true;
+	all = malloc(map->count * sizeof(*all));
+	if (!all)
+		return false;
+	for (size_t i = 0; fsa_hmap_next(map, &i, &key, &value);)
+		all[(*count)++] = value;
+	fsa_hmap_fini(map);
+	*values = all;
+	return true;
+}

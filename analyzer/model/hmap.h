@@ -29,6 +29,11 @@ bool fsa_hmap_put(struct fsa_hmap *map, uint64_t key, void *value);
 void *fsa_hmap_get(const struct fsa_hmap *map, uint64_t key);
 /* Returns the removed value, NULL if absent. */
 void *fsa_hmap_remove(struct fsa_hmap *map, uint64_t key);
+/*
+ * Empties the map into a new array of its values (transfer full, free(); NULL when the map was
+ * empty). Returns false when out of memory, and then leaves the map as it was.
+ */
+bool fsa_hmap_take_values(struct fsa_hmap *map, void ***values, size_t *count);
 /* for (size_t i = 0; fsa_hmap_next(map, &i, &key, &value);) — do not modify while iterating. */
 bool fsa_hmap_next(const struct fsa_hmap *map, size_t *cursor, uint64_t *key, void **value);
 

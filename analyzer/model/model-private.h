@@ -188,6 +188,8 @@ fsa_add_saturating(uint64_t a, uint64_t b)
  * items left open at the end of a hostile trace can be millions. False when out of memory. */
 bool fsa_model_sort_by_time(void **items, size_t count, uint64_t (*time_of)(const void *item));
 struct queue_state *fsa_model_queue_get(struct fsa_model *model, uint64_t handle, uint64_t ts);
+/* The same for a queue an event uses: one the trace never created is reported (once). */
+struct queue_state *fsa_model_queue_used(struct fsa_model *model, uint64_t handle, uint64_t ts);
 struct fence_state *fsa_model_fence_of(struct fsa_model *model, uint32_t process_id,
 				       uint64_t fence_handle, uint64_t ts, bool *is_closed);
 fsa_status fsa_model_emit_anomaly(struct fsa_model *model, struct fsa_anomaly *anomaly);

@@ -111,9 +111,6 @@ free_markers(struct fsa_hmap *map)
 void
 fsa_model_destroy(struct fsa_model *model)
 {
-	uint64_t key;
-	void *value;
-
 	if (!model)
 		return;
 	fsa_ops_free(model);
@@ -158,8 +155,6 @@ fsa_model_destroy(struct fsa_model *model)
 	free_markers(&model->device_d3);
 	free_markers(&model->doorbells);
 	fsa_hmap_fini(&model->scan_values);
-	(void) key;
-	(void) value;
 	free(model);
 }
 
@@ -315,13 +310,15 @@ fsa_model_queue_get(struct fsa_model *model, uint64_t handle, uint64_t ts)
 }
 
 /* A queue named before (or without) its hwqueue_create is reported once. */
-static struct queue_state *
-queue_used(struct fsa_model *model, uint64_t handle, uint64_t ts)
+struct queue_state *
+fsa_model_queue_used(struct fsa_model *model, uint64_t handle, uint64_t ts)
 {
-	bool is_new = !fsa_hmap_get(&model->queues, handle);
-	struct queue_state *queue = fsa_model_queue_get(model, handle, ts);
+	struct queue_state *queue = fsa_hmap_get(&model->queues, handle);
 
-	if (queue && is_new) {
+	if (queue)
+		return queue;
+	queue = fsa_model_queue_get(model, handle, ts);
+	if (queue) {
 		struct fsa_anomaly anomaly = {
 		    .kind = FSA_ANOM_UNKNOWN_QUEUE, .ts_ns = ts, .hwqueue_handle = handle};
 
@@ -535,6 +532,19 @@ struct packet_queued_info {
 	bool is_paging;
 };
 
+/* Ended packets wait here, in the order they ended, for their GPU times to be mapped. */
+static void
+pending_packet_append(struct fsa_model *model, struct packet_rec *rec)
+{
+	rec->prev = model->pending_packets_tail;
+	rec->next = NULL;
+	if (model->pending_packets_tail)
+		model->pending_packets_tail->next = rec;
+	else
+		model->pending_packets_head = rec;
+	model->pending_packets_tail = rec;
+}
+
 static fsa_status
 emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 {
@@ -614,7 +624,8 @@ on_packet_start(struct fsa_model *model, const struct fsa_event *ev)
 {
 	uint32_t adapter = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
 	uint64_t key = fsa_hmap_key2(adapter, ev->u[FSA_F_PACKET_ID]);
-	struct queue_state *queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	struct queue_state *queue =
+	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 	struct packet_queued_info *info = fsa_hmap_remove(&model->packet_queued, key);
 	struct packet_rec *rec = calloc(1, sizeof(*rec)), *old;
 
@@ -669,7 +680,8 @@ on_packet_end(struct fsa_model *model, const struct fsa_event *ev)
 	uint32_t adapter = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
 	uint64_t key = fsa_hmap_key2(adapter, ev->u[FSA_F_PACKET_ID]);
 	struct packet_rec *rec = fsa_hmap_remove(&model->packets, key);
-	struct queue_state *queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	struct queue_state *queue =
+	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 
 	if (!queue)
 		return model->failed;
@@ -694,12 +706,7 @@ on_packet_end(struct fsa_model *model, const struct fsa_event *ev)
 	if (rec->packet.status == FSA_PACKET_COMPLETED &&
 	    rec->packet.progress_value > queue->completed_progress)
 		queue->completed_progress = rec->packet.progress_value;
-	rec->prev = model->pending_packets_tail;
-	if (model->pending_packets_tail)
-		model->pending_packets_tail->next = rec;
-	else
-		model->pending_packets_head = rec;
-	model->pending_packets_tail = rec;
+	pending_packet_append(model, rec);
 	return emit_packet(model, rec, false);
 }
 
@@ -718,7 +725,7 @@ on_doorbell(struct fsa_model *model, const struct fsa_event *ev)
 	m.doorbell_handle = doorbell;
 	m.code = (int64_t) ev->u[FSA_F_STATUS];
 	if (m.hwqueue_handle) {
-		queue = queue_used(model, m.hwqueue_handle, ev->ts_ns);
+		queue = fsa_model_queue_used(model, m.hwqueue_handle, ev->ts_ns);
 		if (!queue)
 			return model->failed;
 		m.adapter_id = queue->info.adapter_id;
@@ -950,7 +957,7 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	case FSA_EV_HWQUEUE_CREATE:
 		return on_hwqueue_create(model, ev);
 	case FSA_EV_HWQUEUE_DESTROY:
-		queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+		queue = fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 		if (!queue)
 			return model->failed;
 		queue->info.destroyed_ns = ev->ts_ns;
@@ -966,21 +973,13 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	case FSA_EV_FENCE_DESTROY:
 		return on_fence_destroy(model, ev);
 	case FSA_EV_FENCE_WAIT_QUEUED:
-		if (!queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns))
-			return model->failed;
 		return fsa_ops_queued(model, ev, FSA_OP_WAIT);
 	case FSA_EV_FENCE_SIGNAL_QUEUED:
-		if (!queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns))
-			return model->failed;
 		return fsa_ops_queued(model, ev, FSA_OP_SIGNAL);
 	case FSA_EV_FENCE_LOG_ENTRY:
-		if (!queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns))
-			return model->failed;
 		return fsa_ops_log_entry(model, ev);
 	case FSA_EV_KM_FENCE_WAIT_UNBLOCKED:
 	case FSA_EV_KM_FENCE_SIGNAL_EXECUTED:
-		if (!queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns))
-			return model->failed;
 		return fsa_ops_km_closed(
 		    model, ev,
 		    ev->type == FSA_EV_KM_FENCE_WAIT_UNBLOCKED ? FSA_OP_WAIT : FSA_OP_SIGNAL);
@@ -991,8 +990,6 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	case FSA_EV_CPU_SIGNAL:
 		return fsa_ops_cpu_signal(model, ev);
 	case FSA_EV_FENCE_LOG_OVERRUN:
-		if (!queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns))
-			return model->failed;
 		return fsa_ops_overrun(model, ev);
 	case FSA_EV_FENCE_SCAN_VALUE:
 		return fsa_ops_scan_value(model, ev);
@@ -1026,7 +1023,7 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 			return model->failed = FSA_ERR_NOMEM;
 		return FSA_OK;
 	case FSA_EV_RING_WRITE:
-		queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+		queue = fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 		if (!queue)
 			return model->failed;
 		if (!fsa_hmap_put(&queue->ring_writes, ev->u[FSA_F_PROGRESS_VALUE],
@@ -1040,7 +1037,7 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	case FSA_EV_PACKET_END:
 		return on_packet_end(model, ev);
 	case FSA_EV_PACKET_COMPLETE:
-		queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+		queue = fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 		if (!queue)
 			return model->failed;
 		if (ev->u[FSA_F_PROGRESS_VALUE] > queue->completed_progress)
@@ -1186,19 +1183,11 @@ static fsa_status
 close_open_intervals(struct fsa_model *model, struct fsa_hmap *map)
 {
 	struct fsa_marker **all;
-	size_t count = 0;
-	uint64_t key;
-	void *value;
+	size_t count;
 	fsa_status status = FSA_OK;
 
-	if (!map->count)
-		return FSA_OK;
-	all = malloc(map->count * sizeof(*all));
-	if (!all)
+	if (!fsa_hmap_take_values(map, (void ***) &all, &count))
 		return model->failed = FSA_ERR_NOMEM;
-	for (size_t i = 0; fsa_hmap_next(map, &i, &key, &value);)
-		all[count++] = value;
-	fsa_hmap_fini(map);
 	/* Deterministic output: by start time. */
 	if (!fsa_model_sort_by_time((void **) all, count, marker_begin_of))
 		status = model->failed = FSA_ERR_NOMEM;
@@ -1215,8 +1204,6 @@ fsa_status
 fsa_model_finish(struct fsa_model *model)
 {
 	fsa_status status;
-	uint64_t key;
-	void *value;
 
 	if (model->failed)
 		return model->failed;
@@ -1228,25 +1215,15 @@ fsa_model_finish(struct fsa_model *model)
 		status = flush_packets(model, true);
 	/* Packets that started and never ended. */
 	if (!status && model->packets.count) {
-		struct packet_rec **all = malloc(model->packets.count * sizeof(*all));
-		size_t count = 0;
+		struct packet_rec **all;
+		size_t count;
 
-		if (!all)
+		if (!fsa_hmap_take_values(&model->packets, (void ***) &all, &count))
 			return model->failed = FSA_ERR_NOMEM;
-		for (size_t i = 0; fsa_hmap_next(&model->packets, &i, &key, &value);)
-			all[count++] = value;
-		fsa_hmap_fini(&model->packets);
 		if (!fsa_model_sort_by_time((void **) all, count, packet_start_of))
 			status = model->failed = FSA_ERR_NOMEM;
-		for (size_t i = 0; i < count; i++) {
-			all[i]->prev = model->pending_packets_tail;
-			all[i]->next = NULL;
-			if (model->pending_packets_tail)
-				model->pending_packets_tail->next = all[i];
-			else
-				model->pending_packets_head = all[i];
-			model->pending_packets_tail = all[i];
-		}
+		for (size_t i = 0; i < count; i++)
+			pending_packet_append(model, all[i]);
 		free(all);
 		if (!status)
 			status = flush_packets(model, true);

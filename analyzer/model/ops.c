@@ -112,7 +112,7 @@ fsa_status
 fsa_ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_kind kind)
 {
 	struct queue_state *queue =
-	    fsa_model_queue_get(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 	struct op_rec *rec, *head;
 	uint64_t key;
 
@@ -568,7 +568,7 @@ fsa_status
 fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 {
 	struct queue_state *queue =
-	    fsa_model_queue_get(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 	unsigned log = ev->u[FSA_F_LOG_TYPE] ? 1 : 0;
 	enum fsa_op_kind kind = ev->u[FSA_F_OPERATION] == FSTP_LOG_OPERATION_WAIT_UNBLOCKED
 				    ? FSA_OP_WAIT
@@ -628,7 +628,7 @@ fsa_status
 fsa_ops_km_closed(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_kind kind)
 {
 	struct queue_state *queue =
-	    fsa_model_queue_get(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 	struct op_rec *rec;
 	fsa_status status = FSA_OK;
 
@@ -734,7 +734,7 @@ fsa_status
 fsa_ops_overrun(struct fsa_model *model, const struct fsa_event *ev)
 {
 	struct queue_state *queue =
-	    fsa_model_queue_get(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 	unsigned log = ev->u[FSA_F_LOG_TYPE] ? 1 : 0;
 	struct overrun_state *overrun;
 
@@ -901,6 +901,23 @@ compare_open(const void *a, const void *b)
 	return (int) x->op.kind - (int) y->op.kind;
 }
 
+/* A box still open at the end: it gets its id and its anomaly, then goes out (freed on error). */
+static fsa_status
+give_out_never_completed(struct fsa_model *model, struct op_rec *rec, enum fsa_anomaly_kind kind)
+{
+	fsa_status status;
+
+	rec->op.state = FSA_OP_NEVER_COMPLETED;
+	rec->op.id = ++model->next_op_id;
+	status = anomaly_for(model, kind, rec, model->last_ts, rec->op.queued_ns, 0);
+	if (status) {
+		op_free(model, rec);
+		return status;
+	}
+	pending_append(model, rec);
+	return try_emit(model, rec, true);
+}
+
 /* End of trace: what is still open never completed (or, after an overrun, stays unknown). */
 static fsa_status
 close_never_completed(struct fsa_model *model, struct queue_state *queue)
@@ -933,21 +950,13 @@ close_never_completed(struct fsa_model *model, struct queue_state *queue)
 			op_free(model, rec);
 			continue;
 		}
-		rec->op.state = FSA_OP_NEVER_COMPLETED;
 		if (rec->op.source == FSA_SRC_USER_MODE_QUEUE && rec->op.progress_value &&
 		    rec->op.progress_value <= queue->completed_progress)
 			kind = FSA_ANOM_QUEUED_WITHOUT_LOG_ENTRY; /* its buffer completed */
 		else
 			kind = rec->op.kind == FSA_OP_WAIT ? FSA_ANOM_WAIT_NEVER_UNBLOCKED
 							   : FSA_ANOM_SIGNAL_NEVER_EXECUTED;
-		rec->op.id = ++model->next_op_id;
-		status = anomaly_for(model, kind, rec, model->last_ts, rec->op.queued_ns, 0);
-		if (status) {
-			op_free(model, rec);
-			continue;
-		}
-		pending_append(model, rec);
-		status = try_emit(model, rec, true);
+		status = give_out_never_completed(model, rec, kind);
 	}
 	free(all);
 	return status;
@@ -957,8 +966,6 @@ fsa_status
 fsa_ops_finish(struct fsa_model *model)
 {
 	fsa_status status = FSA_OK;
-	uint64_t key;
-	void *value;
 
 	for (size_t i = 0; i < model->queue_count && !status; i++) {
 		struct queue_state *queue = model->queue_list[i];
@@ -976,32 +983,18 @@ fsa_ops_finish(struct fsa_model *model)
 	for (size_t i = 0; i < model->queue_count && !status; i++)
 		status = close_never_completed(model, model->queue_list[i]);
 	if (!status && model->cpu_waits.count) {
-		struct op_rec **all = malloc(model->cpu_waits.count * sizeof(*all));
-		size_t count = 0;
+		struct op_rec **all;
+		size_t count;
 
-		if (!all)
+		if (!fsa_hmap_take_values(&model->cpu_waits, (void ***) &all, &count))
 			return model->failed = FSA_ERR_NOMEM;
-		for (size_t i = 0; fsa_hmap_next(&model->cpu_waits, &i, &key, &value);)
-			all[count++] = value;
-		fsa_hmap_fini(&model->cpu_waits);
 		qsort(all, count, sizeof(*all), compare_open);
 		for (size_t i = 0; i < count; i++) {
-			struct op_rec *rec = all[i];
-
-			if (status) {
-				op_free(model, rec);
-				continue;
-			}
-			rec->op.state = FSA_OP_NEVER_COMPLETED;
-			rec->op.id = ++model->next_op_id;
-			status = anomaly_for(model, FSA_ANOM_WAIT_NEVER_UNBLOCKED, rec,
-					     model->last_ts, rec->op.queued_ns, 0);
-			if (status) {
-				op_free(model, rec);
-				continue;
-			}
-			pending_append(model, rec);
-			status = try_emit(model, rec, true);
+			if (status)
+				op_free(model, all[i]);
+			else
+				status = give_out_never_completed(model, all[i],
+								  FSA_ANOM_WAIT_NEVER_UNBLOCKED);
 		}
 		free(all);
 	}
