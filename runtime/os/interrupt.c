@@ -293,6 +293,8 @@ os_step(struct rt_actor *actor, uint64_t now)
 	bool is_weak = true;
 
 	rt_lock(runtime);
+	/* Realtime: `now` was read before the lock; what this step stamps happens now. */
+	now = rt_clock_now(runtime);
 	while (runtime->interrupts_head) {
 		struct hw_interrupt *interrupt = runtime->interrupts_head;
 
