@@ -100,6 +100,12 @@ void rt_clock_add_actor(struct fsr_runtime *runtime, struct rt_actor *actor);
 fsr_status rt_clock_start(struct fsr_runtime *runtime);
 void rt_clock_stop(struct fsr_runtime *runtime);
 uint64_t rt_clock_now(struct fsr_runtime *runtime);
+/*
+ * Sim mode recording through the sim clock plugin: the event just fired took the instant
+ * now_ns, so virtual time moves on by one nanosecond and the next event gets another. Called by
+ * FSR_TRACE only when clock->trace_clock is set.
+ */
+void rt_clock_tick_after_event(struct rt_clock *clock);
 /* Runs `actor` at `at_ns` at the latest (now if in the past). Any thread, lock held or not. */
 void rt_clock_kick(struct fsr_runtime *runtime, struct rt_actor *actor, uint64_t at_ns);
 /* As rt_clock_kick, for housekeeping that does not keep the runtime busy. */
