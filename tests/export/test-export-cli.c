@@ -262,7 +262,7 @@ Test(export_cli, time_filter_keeps_what_overlaps_it)
 	cr_expect_lt(expected, all_ops);
 }
 
-Test(export_cli, bad_input_is_one_line_and_exit_status_2)
+Test(export_cli, bad_input_is_one_line_and_exit_status_2_and_an_existing_output_4)
 {
 	g_autofree char *out = g_strdup(fst_path("x.db"));
 	struct run r;
@@ -280,8 +280,9 @@ Test(export_cli, bad_input_is_one_line_and_exit_status_2)
 	cr_expect_eq(fst_dir_file_count(), 0, "nothing is left behind");
 
 	cr_assert(g_file_set_contents(out, "keep", -1, NULL));
+	/* An output that exists is the output's failure (4), not bad usage. */
 	r = fencescope("export", FST_TRACES "/frame-pipeline", "--sqlite", out, NULL);
-	cr_expect_eq(r.status, 2);
+	cr_expect_eq(r.status, 4);
 	cr_expect(strstr(r.err, "exists"), "%s", r.err);
 	g_free(r.err);
 	r = fencescope("export", FST_TRACES "/frame-pipeline", "--sqlite", out, "--force", NULL);

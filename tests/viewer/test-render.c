@@ -341,7 +341,7 @@ Test(render, bad_input_is_a_one_line_error)
 	check_error(no_out, 2, "-o FILE");
 	check_error(order, 2, "--end must be after --begin");
 	check_error(bad_time, 2, "--begin soon");
-	check_error(unwritable, 1, "/nonexistent/dir/x.png");
+	check_error(unwritable, 4, "/nonexistent/dir/x.png");
 	check_error(bad_op, 2, "no such op");
 }
 
