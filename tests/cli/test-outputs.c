@@ -369,3 +369,47 @@ Test(outputs, report_to_dev_null_still_works)
 	cr_expect_eq(o.status, 0, "%s", o.err);
 	outcome_clear(&o);
 }
+
+/* Regression: `run --json` printed the scenario's name between quotes as it was, so a name
+ * with a quote or a control character made the line invalid JSON. */
+Test(outputs, run_json_escapes_the_scenario_name)
+{
+	g_autofree char *scenario = g_build_filename(base, "odd.json", NULL);
+	g_autofree char *text = NULL, *out = NULL, *err = NULL;
+	const char *check[] = {"python3", "-c",
+			       "import json, sys; print(json.load(sys.stdin)['scenario'] == "
+			       "'odd \"name\"\\x1f\\\\')",
+			       NULL};
+	int status = -1;
+
+	cr_assert(g_file_get_contents(FS_SOURCE_DIR "/docs/examples/producer-consumer.json", &text,
+				      NULL, NULL));
+	/* The file's name member, replaced by one that needs escaping. */
+	char *at = strstr(text, "\"producer-consumer-file\"");
+	cr_assert(at);
+	*at = '\0';
+	g_autofree char *odd = g_strdup_printf("%s\"odd \\\"name\\\"\\u001f\\\\\"%s", text,
+					       at + strlen("\"producer-consumer-file\""));
+	cr_assert(g_file_set_contents(scenario, odd, -1, NULL));
+
+	const char *run_argv[] = {FS_FENCESCOPE, "run", "--json", scenario, NULL};
+	cr_assert(
+	    g_spawn_sync(NULL, (char **) run_argv, NULL, 0, NULL, NULL, &out, &err, &status, NULL));
+	cr_assert(g_spawn_check_wait_status(status, NULL), "run failed: %s", err);
+	g_free(err);
+	err = NULL;
+	GPid pid;
+	int in_fd, out_fd;
+	cr_assert(g_spawn_async_with_pipes(NULL, (char **) check, NULL,
+					   G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL,
+					   NULL, &pid, &in_fd, &out_fd, NULL, NULL));
+	cr_assert(write(in_fd, out, strlen(out)) == (ssize_t) strlen(out));
+	close(in_fd);
+	FILE *f = fdopen(out_fd, "r");
+	char line[64] = "";
+	cr_assert(fgets(line, sizeof(line), f) || true);
+	fclose(f);
+	waitpid(pid, &status, 0);
+	g_spawn_close_pid(pid);
+	cr_expect_str_eq(line, "True\n", "python3 read %s from: %s", line, out);
+}
