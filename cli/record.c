@@ -381,9 +381,14 @@ options_set_command(RecordOptions *o, char **command, GError **error)
 
 	if (!command[0] || !command[0][0])
 		return fail(error, FS_RECORD_ERROR_USAGE, "missing command after '--'");
-	if (o->clock || o->seed || o->scale)
+	if (o->seed || o->scale)
 		return fail(error, FS_RECORD_ERROR_USAGE,
-			    "--clock, --seed and --scale apply to a scenario, not to a command");
+			    "--seed and --scale apply to a scenario, not to a command");
+	if (o->clock && strcmp(o->clock, "sim") && strcmp(o->clock, "realtime"))
+		return fail(error, FS_RECORD_ERROR_USAGE, "--clock %s: expected sim or realtime",
+			    o->clock);
+	/* The program learns the clock from FENCESCOPE_CLOCK (recorder_spawn_program). */
+	o->uses_sim_clock = o->clock && strcmp(o->clock, "sim") == 0;
 	path = g_find_program_in_path(command[0]);
 	if (!path)
 		return fail(error, FS_RECORD_ERROR_USAGE, "cannot execute %s: no such program%s",
@@ -435,7 +440,9 @@ options_new_context(RecordOptions *o)
 	     "Record only events at LEVEL or more severe (LTTng-UST levels, EMERG ... DEBUG)",
 	     "LEVEL"},
 	    {"clock", 0, 0, G_OPTION_ARG_STRING, &o->clock,
-	     "Scenario clock: sim (virtual time) or realtime", "sim|realtime"},
+	     "Clock: sim (virtual time) or realtime; a command gets it in FENCESCOPE_CLOCK "
+	     "(default realtime)",
+	     "sim|realtime"},
 	    {"seed", 0, 0, G_OPTION_ARG_STRING, &o->seed, "Scenario random seed", "N"},
 	    {"scale", 0, 0, G_OPTION_ARG_STRING, &o->scale, "Scenario size (rounds or frames)",
 	     "N"},
@@ -1295,6 +1302,9 @@ recorder_spawn_program(Recorder *r, GError **error)
 	/* The program's clock must be the daemon's: the sim clock plugin, or LTTng's own. */
 	if (!r->options.uses_sim_clock)
 		environment = g_environ_unsetenv(environment, "LTTNG_UST_CLOCK_PLUGIN");
+	/* A program of one's own runs its runtime in this clock mode (docs/recording.md). */
+	environment = g_environ_setenv(environment, "FENCESCOPE_CLOCK",
+				       r->options.uses_sim_clock ? "sim" : "realtime", TRUE);
 
 	if (g_spawn_async(NULL, r->options.command, environment,
 			  G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
