@@ -595,7 +595,7 @@ Test(report, thresholds_fail_and_pass)
 	/* --fail-on-loss first, then the failing thresholds in the order given. */
 	cr_assert_eq(fsa_report_failure_count(report), 1 + sizeof(failing) / sizeof(failing[0]));
 	cr_assert(strstr(fsa_report_borrow_failure(report, 0), "--fail-on-loss: 24 fence log"));
-	cr_assert_str_eq(fsa_report_borrow_failure(report, 1), "p99(wait)>1us: measured 2.00 us");
+	cr_assert_str_eq(fsa_report_borrow_failure(report, 1), "p99(wait)>1us: measured 2.000 µs");
 	cr_assert_str_eq(fsa_report_borrow_failure(report, 3), "lost(log)>0: measured 24");
 	JsonNode *root = json_report(report);
 
@@ -611,7 +611,7 @@ Test(report, text_and_csv_carry_the_same_numbers)
 	char *csv = write_report(report, FSA_REPORT_FORMAT_CSV);
 
 	cr_assert(strstr(text, "LATENCY\n=======\n"), "%s", text);
-	cr_assert(strstr(text, "4.90 us"), "%s", text);
+	cr_assert(strstr(text, "4.900 µs"), "%s", text);
 	cr_assert(strstr(text, "0x20"), "%s", text);
 	cr_assert(strstr(csv, "section,table,metric,count,min_ns,p50_ns,p95_ns,p99_ns,max_ns,"
 			      "total_ns,is_exact\n"),
