@@ -3,7 +3,7 @@
  * `fencescope run`: runs a built-in scenario or a scenario file on the reference runtime,
  * tracing into whatever LTTng session is active, and prints the totals the run produced —
  * the numbers a recording of it must show. `--json` prints them as strict JSON (fsa/json.h:
- * the name escaped, integers above 2^53 as decimal strings).
+ * the name escaped, integers of 2^53 and above as decimal strings).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -87,7 +87,7 @@ fsa_json_write_string(FILE *out, const char *s)
 void
 fsa_json_write_u64(FILE *out, uint64_t v)
 {
-	if (v <= FSA_JSON_MAX_EXACT_INTEGER)
+	if (v <= FSA_JSON_MAX_SAFE_INTEGER)
 		fprintf(out, "%" PRIu64, v);
 	else
 		fprintf(out, "\"%" PRIu64 "\"", v);
@@ -98,7 +98,7 @@ fsa_json_write_i64(FILE *out, int64_t v)
 {
 	uint64_t magnitude = v < 0 ? 0 - (uint64_t) v : (uint64_t) v;
 
-	if (magnitude <= FSA_JSON_MAX_EXACT_INTEGER)
+	if (magnitude <= FSA_JSON_MAX_SAFE_INTEGER)
 		fprintf(out, "%" PRId64, v);
 	else
 		fprintf(out, "\"%" PRId64 "\"", v);

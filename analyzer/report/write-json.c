@@ -3,7 +3,7 @@
  * The JSON report (docs/report-schema.md): {"schema_version": "1.0", SECTION: {TABLE: …}}, where
  * a one-row table is an object and any other table an array of objects keyed by column name.
  * Times and durations are integer nanoseconds, handles "0x…" strings, unknown values null;
- * integers above 2^53 are decimal strings and every control character is escaped (fsa/json.h),
+ * integers of 2^53 and above are decimal strings and every control character is escaped (fsa/json.h),
  * so the report is strict JSON that jq and Python read exactly. Written straight to the stream,
  * two spaces of indent per level.
  */

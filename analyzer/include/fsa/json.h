@@ -3,7 +3,8 @@
  * Strict JSON scalars, as every JSON output of fencescope writes them (the JSON report, `run
  * --json`; the Perfetto export follows the same rules): docs/report-schema.md "JSON numbers and
  * strings".
- * - An integer is a JSON number when an IEEE double holds it exactly (|n| ≤ 2^53), else a
+ * - An integer is a JSON number when it is a safe integer (|n| ≤ 2^53 − 1, JavaScript's
+ *   Number.MAX_SAFE_INTEGER: a double holds it and no other integer rounds to it), else a
  *   string of its decimal digits ("1795306066865228219"), so that JavaScript, jq and Python's
  *   json module never round it; readers take either (Python: int(v); jq: v|tostring).
  * - A string escapes '"', '\\' and every control character (U+0000–U+001F, and U+007F), and
@@ -19,8 +20,8 @@
 
 #include "fsa/export.h"
 
-/* The largest integer a double holds exactly, with every smaller one: 2^53. */
-#define FSA_JSON_MAX_EXACT_INTEGER 9007199254740992ULL
+/* The largest integer written as a JSON number: 2^53 − 1 (Number.MAX_SAFE_INTEGER). */
+#define FSA_JSON_MAX_SAFE_INTEGER 9007199254740991ULL
 
 FSA_API void fsa_json_write_string(FILE *out, const char *s);
 FSA_API void fsa_json_write_u64(FILE *out, uint64_t v);
