@@ -771,11 +771,11 @@ end_process(pid_t pid, int timeout_ms)
 }
 
 /*
- * The watchdog's life: reads "P pid" (the program), "S pid" / "R pid" (a session or relay
- * daemon `record` started), "N name" (the session), "H dir" (the LTTNG_HOME of a private
- * daemon) and "D" (done: `record` cleans up itself)
- * from fd. When the pipe closes without "D", `record` was killed: it ends the program, stops
- * and destroys the session (what was recorded is written), then stops the daemons.
+ * The watchdog's life: reads from fd "P pid" (the program), "S pid" / "R pid" (a session or
+ * relay daemon `record` started), "N name" (the session), "H dir" (the LTTNG_HOME of a private
+ * daemon) and "D" (done: `record` cleans up itself). When the pipe closes without "D",
+ * `record` was killed: it ends the program, stops and destroys the session (what was recorded
+ * is written), then stops the daemons.
  */
 static _Noreturn void
 watchdog_main(int fd)
