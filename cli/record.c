@@ -16,7 +16,8 @@
  * the watchdog ends the program, destroys the session (the trace so far is kept) and stops
  * those daemons. As root, where every recording shares the one root session daemon, a lock
  * (/var/run/lttng/fencescope-record.lock) lets one `record` at a time use it; a second one
- * refuses with the first one's pid, so that neither stops the daemon under the other.
+ * refuses with the first one's pid, so that neither stops the daemon under the other. Sim-clock
+ * recordings of one user share the sim clock word, and take a lock next to it likewise.
  *
  * Signals are blocked for the whole command and taken synchronously (sigtimedwait) rather
  * than by asynchronous handlers: an interruption then never lands in the middle of a
@@ -79,6 +80,7 @@
 /* The program fired no fencescope event: nothing was recorded. */
 #define EXIT_NOTHING_RECORDED 3
 #define ROOT_LOCK_PATH        "/var/run/lttng/fencescope-record.lock"
+#define SIM_LOCK_FORMAT       "/dev/shm/fencescope-sim-clock-%u.lock"
 #define WATCHDOG_PROGRAM_MS   2000
 
 typedef enum {
@@ -161,8 +163,10 @@ typedef struct {
 	/* The write end of the watchdog's pipe, and the watchdog; -1 when there is none. */
 	int watchdog_fd;
 	pid_t watchdog_pid;
-	/* Held (flock) while a root `record` uses the root session daemon; -1 otherwise. */
+	/* Held (flock) while a root `record` uses the root session daemon, and while a sim-clock
+	 * recording uses the user's sim clock word; -1 otherwise. */
 	int root_lock_fd;
+	int sim_lock_fd;
 } Recorder;
 
 static void
@@ -875,39 +879,63 @@ recorder_stop_watchdog(Recorder *r)
 }
 
 /*
- * As root every recording shares the root session daemon (/var/run/lttng): one `record` at a
- * time may use it, or the first to end would stop the daemon, or destroy buffers, under the
- * other. The lock is released when the process (and its watchdog) ends, also on kill -9.
+ * Takes an exclusive lock on PATH for as long as this process (and its watchdog) lives, and
+ * writes our pid into it; *fd is the lock. When another process holds it, fails with WHY and
+ * that process's pid ("another fencescope record (pid N) WHY").
  */
 static gboolean
-recorder_lock_root_daemon(Recorder *r, GError **error)
+take_lock(const char *path, const char *why, int *fd, GError **error)
 {
 	g_autofree char *holder = NULL;
 	char pid_text[32];
-	int fd;
+	int lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
+	if (lock_fd < 0)
+		return fail(error, FS_RECORD_ERROR_FAILED, "cannot open %s: %s", path,
+			    g_strerror(errno));
+	if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		close(lock_fd);
+		g_file_get_contents(path, &holder, NULL, NULL);
+		return fail(error, FS_RECORD_ERROR_FAILED, "another fencescope record (pid %s) %s",
+			    holder && holder[0] ? g_strstrip(holder) : "unknown", why);
+	}
+	snprintf(pid_text, sizeof(pid_text), "%ld\n", (long) getpid());
+	if (ftruncate(lock_fd, 0) != 0 || pwrite(lock_fd, pid_text, strlen(pid_text), 0) < 0) {
+		/* The pid is only for the message of a second `record`. */
+	}
+	*fd = lock_fd;
+	return TRUE;
+}
+
+/*
+ * Two recordings must not share what would mix their events up (the locks are released when
+ * the process and its watchdog end, also on kill -9):
+ * - a sim-clock recording: every sim runtime and clock plugin of one user reads and advances
+ *   the same clock word (/dev/shm/fencescope-sim-clock-UID), so two at once would stamp each
+ *   other's events; one at a time per user (lock next to the word);
+ * - as root, the one root session daemon (/var/run/lttng): the `record` that started it would
+ *   stop it at its end under the other; one at a time.
+ */
+static gboolean
+recorder_take_locks(Recorder *r, GError **error)
+{
+	g_autofree char *sim_lock = NULL;
+
+	if (r->options.uses_sim_clock) {
+		sim_lock = g_strdup_printf(SIM_LOCK_FORMAT, (unsigned int) getuid());
+		if (!take_lock(sim_lock,
+			       "is recording on the sim clock, which all sim recordings of a user "
+			       "share; wait until it ends, or record with --clock realtime",
+			       &r->sim_lock_fd, error))
+			return FALSE;
+	}
 	if (geteuid() != 0)
 		return TRUE;
 	g_mkdir_with_parents("/var/run/lttng", 0755);
-	fd = open(ROOT_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return fail(error, FS_RECORD_ERROR_FAILED, "cannot open %s: %s", ROOT_LOCK_PATH,
-			    g_strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		close(fd);
-		g_file_get_contents(ROOT_LOCK_PATH, &holder, NULL, NULL);
-		return fail(error, FS_RECORD_ERROR_FAILED,
-			    "another fencescope record (pid %s) is recording with the root session "
-			    "daemon; wait until it ends, or record as a user other than root (each "
-			    "gets a session daemon of its own)",
-			    holder && holder[0] ? g_strstrip(holder) : "unknown");
-	}
-	snprintf(pid_text, sizeof(pid_text), "%ld\n", (long) getpid());
-	if (ftruncate(fd, 0) != 0 || pwrite(fd, pid_text, strlen(pid_text), 0) < 0) {
-		/* The pid is only for the message of a second `record`. */
-	}
-	r->root_lock_fd = fd;
-	return TRUE;
+	return take_lock(ROOT_LOCK_PATH,
+			 "is recording with the root session daemon; wait until it ends, or "
+			 "record as a user other than root (each gets a session daemon of its own)",
+			 &r->root_lock_fd, error);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1554,8 +1582,8 @@ recorder_record(Recorder *r)
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	r->session_name = g_strdup_printf("fencescope-%ld-%ld", (long) getpid(), (long) time(NULL));
 	r->show_progress = isatty(STDERR_FILENO);
-	/* The watchdog shares the root lock: it holds it while it cleans up after a kill -9. */
-	if (recorder_check_interrupt(r, &error) && recorder_lock_root_daemon(r, &error)) {
+	/* The watchdog shares the locks: it holds them while it cleans up after a kill -9. */
+	if (recorder_check_interrupt(r, &error) && recorder_take_locks(r, &error)) {
 		recorder_start_watchdog(r);
 		if (recorder_set_up(r, &error))
 			recorder_trace_program(r, &error);
@@ -1564,7 +1592,9 @@ recorder_record(Recorder *r)
 	recorder_stop_watchdog(r);
 	if (r->root_lock_fd >= 0)
 		close(r->root_lock_fd);
-	r->root_lock_fd = -1;
+	if (r->sim_lock_fd >= 0)
+		close(r->sim_lock_fd);
+	r->root_lock_fd = r->sim_lock_fd = -1;
 	if (!error || error->code != FS_RECORD_ERROR_USAGE)
 		recorder_check_trace(r, &error);
 	return recorder_report(r, error);
@@ -1579,6 +1609,7 @@ fs_record_main(int argc, char **argv)
 	    .watchdog_fd = -1,
 	    .watchdog_pid = -1,
 	    .root_lock_fd = -1,
+	    .sim_lock_fd = -1,
 	};
 	g_autoptr(GError) error = NULL;
 

@@ -54,8 +54,9 @@ struct sandbox {
 		char name[32];
 	} seen[FSCT_MAX_DAEMONS];
 	size_t seen_count;
-	/* options->second_args running, or -1. */
+	/* options->second_args running, or -1; whether it was started (it runs once). */
 	pid_t second;
+	bool has_started_second;
 };
 
 typedef void (*process_visitor)(struct sandbox *sb, pid_t pid, const char *name, void *data);
@@ -530,9 +531,10 @@ watch_record(struct sandbox *sb, pid_t record)
 			signalled_at = now_s();
 		}
 		/* The first `record` ends once the second one's program runs (or it ended). */
-		if (options->second_args && sb->second < 0 && !access(ready_path, F_OK) &&
-		    access(second_ready_path, F_OK))
+		if (options->second_args && !sb->has_started_second && !access(ready_path, F_OK)) {
+			sb->has_started_second = true;
 			start_second(sb);
+		}
 		if (options->second_args && !access(ready_path, F_OK) &&
 		    (!access(second_ready_path, F_OK) || has_second_ended(sb, false)))
 			write_work_file(sb, FSCT_DONE_FILE, "");

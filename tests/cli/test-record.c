@@ -518,3 +518,33 @@ Test(record, two_records_at_once_both_succeed_or_one_refuses_clearly)
 	free(first_path);
 	fsct_outcome_clear(&outcome);
 }
+
+/* Two sim-clock recordings of one user would share the user's sim clock word and stamp each
+ * other's events (also with a private daemon each, as a normal user): the second one refuses,
+ * naming the first; the first is complete. */
+Test(record, second_sim_clock_recording_of_a_user_refuses_clearly)
+{
+	const char *const args[] = {"record", "--clock", "sim", "-o",           "first",
+				    "--",     "/bin/sh", "-c",  FIRE_THEN_WAIT, NULL};
+	const char *const second[] = {"record", "--clock", "sim",         "-o",
+				      "second", "--",      FSCT_FIRE_ALL, NULL};
+	struct fsct_outcome outcome;
+	char *first_path, *second_path;
+
+	record_in_sandbox_with((struct fsct_sandbox_options){.args = args, .second_args = second},
+			       &outcome);
+	cr_expect_eq(outcome.exit_status, 0, "first: exit %d, stderr: %s", outcome.exit_status,
+		     outcome.err);
+	first_path = dup_work_path(&outcome, "first");
+	expect_contract_trace(first_path);
+	cr_expect_eq(outcome.second_exit_status, 1, "second: exit %d, stderr: %s",
+		     outcome.second_exit_status, outcome.second_err);
+	cr_expect_not_null(strstr(outcome.second_err, "is recording on the sim clock"),
+			   "second: %s", outcome.second_err);
+	second_path = dup_work_path(&outcome, "second");
+	cr_expect_neq(access(second_path, F_OK), 0, "the refused recording left %s", second_path);
+	expect_nothing_left(&outcome);
+	free(first_path);
+	free(second_path);
+	fsct_outcome_clear(&outcome);
+}
