@@ -283,7 +283,8 @@ fs_report_main(int argc, char **argv)
 	    context,
 	    "Analyze a fencescope trace (a folder, an LTTng session folder or net:// URL):\n"
 	    "fence wait and signal latency, longest waits, doorbells, preemption, lost "
-	    "data,\nanomalies. Exit status: 0 ok, 1 error, 2 usage, 3 a threshold failed.");
+	    "data,\nanomalies. Exit status: 0 ok, 1 error, 2 usage, 3 a threshold failed, 4 the "
+	    "-o\nfile cannot be written.");
 	g_option_context_add_main_entries(context, entries, NULL);
 	g_set_prgname("fencescope report");
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
