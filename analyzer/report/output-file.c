@@ -182,10 +182,11 @@ fsa_output_file_begin(struct fsa_output_file *file, const char *path, unsigned f
 		status = FSA_ERR_IO;
 		goto end;
 	}
-	/* mkstemp makes the file 0600; the output gets the mode any new file would get. */
+	/* mkstemp makes the file 0600; the output gets the mode of the file it replaces, or the
+	 * mode any new file would get. */
 	mask = umask(0);
 	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0) {
+	if (fchmod(fd, stat(file->path, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask) != 0) {
 		/* Not worth failing for: the file stays private to its owner. */
 	}
 	close(fd);
