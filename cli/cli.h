@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The subcommands of `fencescope` and what they share. Each subcommand parses its own options
- * and returns the process's exit status: 0 success, 1 failure, 2 bad usage or input.
+ * and returns the process's exit status: 0 success, 1 failure, 2 bad usage or input, 4 an output
+ * file could not be created or written (the trace itself was fine).
  */
 #ifndef FENCESCOPE_CLI_H
 #define FENCESCOPE_CLI_H
@@ -11,6 +12,9 @@
 #define FS_EXIT_USAGE   2
 /* `fencescope report`: a --fail-if threshold or --fail-on-loss failed. */
 #define FS_EXIT_THRESHOLD 3
+/* `report -o`, `export`, `render -o`: an output could not be created or written (no such folder,
+ * full disk, exists without --force, not a regular file); nothing was left under its name. */
+#define FS_EXIT_OUTPUT 4
 
 /* `fencescope run`: runs a built-in scenario or a scenario file on the reference runtime. */
 int fs_run_main(int argc, char **argv);
@@ -33,6 +37,13 @@ int fs_render_main(int argc, char **argv);
 /* Prints "fencescope SUBCOMMAND: message" on stderr (printf-style). */
 void fs_error(const char *subcommand, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * Makes SIGINT, SIGTERM and SIGHUP remove the temporary files of outputs being written
+ * (fsa/output-file.h) before the process ends by the same signal. For the commands that write
+ * output files; `record` has its own handling.
+ */
+void fs_remove_outputs_on_signals(void);
 
 /* The path of this executable, to re-run it (record runs `fencescope run` under a session). */
 const char *fs_self_path(void);

@@ -7,8 +7,9 @@
  * computes nothing itself: that is `fencescope report`, or a query on the SQLite file.
  *
  * Exit status: 0 written; 1 the trace is damaged (what was read before the damage is written,
- * marked partial) or an output could not be written; 2 bad usage, an unreadable trace, or an
- * output that exists without --force.
+ * marked partial); 2 bad usage or an unreadable trace; 4 an output could not be created or
+ * written (exists without --force, not a regular file, no such folder, full disk): then no
+ * output is left under its name.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -26,6 +27,7 @@
 #include "fsa/export-writers.h"
 #include "fsa/ingest.h"
 #include "fsa/model.h"
+#include "fsa/output-file.h"
 #include "fsa/report.h"
 
 #include "cli.h"
@@ -226,7 +228,7 @@ export_trace(const char *trace, const char *sqlite_path, const char *perfetto_pa
 		if (status != FSA_OK) {
 			fs_error(EXPORT_COMMAND, "%s",
 				 message ? message : fsa_status_string(status));
-			exit_status = status == FSA_ERR_NOMEM ? FS_EXIT_FAILURE : FS_EXIT_USAGE;
+			exit_status = status == FSA_ERR_NOMEM ? FS_EXIT_FAILURE : FS_EXIT_OUTPUT;
 			goto end;
 		}
 		fanout.sinks[fanout.count++] = fsa_sqlite_writer_borrow_sink(run.sqlite);
@@ -237,7 +239,7 @@ export_trace(const char *trace, const char *sqlite_path, const char *perfetto_pa
 		if (status != FSA_OK) {
 			fs_error(EXPORT_COMMAND, "%s",
 				 message ? message : fsa_status_string(status));
-			exit_status = status == FSA_ERR_NOMEM ? FS_EXIT_FAILURE : FS_EXIT_USAGE;
+			exit_status = status == FSA_ERR_NOMEM ? FS_EXIT_FAILURE : FS_EXIT_OUTPUT;
 			goto end;
 		}
 		fanout.sinks[fanout.count++] = fsa_perfetto_writer_borrow_sink(run.perfetto);
@@ -257,6 +259,12 @@ export_trace(const char *trace, const char *sqlite_path, const char *perfetto_pa
 				       &progress, &stats, &message);
 	if (progress.is_shown)
 		fputs("\r\033[K", stderr);
+	if (status != FSA_OK && writer_error(&run)) {
+		/* A writer failed (a full disk…): the output is what failed, not the trace. */
+		fs_error(EXPORT_COMMAND, "%s", writer_error(&run));
+		exit_status = FS_EXIT_OUTPUT;
+		goto end;
+	}
 	switch (status) {
 	case FSA_OK:
 		break;
@@ -299,6 +307,7 @@ export_trace(const char *trace, const char *sqlite_path, const char *perfetto_pa
 			    message ? message : fsa_sqlite_writer_borrow_error(run.sqlite);
 
 			fs_error(EXPORT_COMMAND, "%s", why ? why : fsa_status_string(status));
+			exit_status = status == FSA_ERR_NOMEM ? FS_EXIT_FAILURE : FS_EXIT_OUTPUT;
 			goto end;
 		}
 	}
@@ -313,6 +322,7 @@ export_trace(const char *trace, const char *sqlite_path, const char *perfetto_pa
 			    message ? message : fsa_perfetto_writer_borrow_error(run.perfetto);
 
 			fs_error(EXPORT_COMMAND, "%s", why ? why : fsa_status_string(status));
+			exit_status = status == FSA_ERR_NOMEM ? FS_EXIT_FAILURE : FS_EXIT_OUTPUT;
 			goto end;
 		}
 		if (fsa_perfetto_writer_unbound_edge_count(run.perfetto) && !is_quiet)
@@ -381,9 +391,10 @@ fs_export_main(int argc, char **argv)
 					 "or both");
 		return FS_EXIT_USAGE;
 	}
-	if (sqlite_path && perfetto_path && strcmp(sqlite_path, perfetto_path) == 0) {
-		fs_error(EXPORT_COMMAND, "%s: --sqlite and --perfetto need different files",
-			 sqlite_path);
+	/* The same file under two names (a.db, ./a.db, a link) is caught too. */
+	if (sqlite_path && perfetto_path && fsa_output_paths_are_same(sqlite_path, perfetto_path)) {
+		fs_error(EXPORT_COMMAND, "%s and %s: --sqlite and --perfetto need different files",
+			 sqlite_path, perfetto_path);
 		return FS_EXIT_USAGE;
 	}
 	for (int i = 0; i < 2; i++) {
@@ -397,5 +408,6 @@ fs_export_main(int argc, char **argv)
 			return FS_EXIT_USAGE;
 		}
 	}
+	fs_remove_outputs_on_signals();
 	return export_trace(rest[0], sqlite_path, perfetto_path, is_force, is_quiet, &begin, &end);
 }

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `fencescope`: dispatches to a subcommand, perf-style (`fencescope run`, `fencescope record`).
- * Exit status: 0 success, 1 failure, 2 bad usage or input.
+ * Exit status: 0 success, 1 failure, 2 bad usage or input (cli.h has the others).
  */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <fencescope/runtime.h>
+
+#include "fsa/output-file.h"
 
 #include "cli.h"
 
@@ -37,6 +40,27 @@ fs_error(const char *subcommand, const char *format, ...)
 	vfprintf(stderr, format, args);
 	va_end(args);
 	fputc('\n', stderr);
+}
+
+static void
+remove_outputs_and_die(int sig)
+{
+	fsa_output_files_remove_temporary();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void
+fs_remove_outputs_on_signals(void)
+{
+	static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction action = {.sa_handler = remove_outputs_and_die};
+
+	sigemptyset(&action.sa_mask);
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		sigaddset(&action.sa_mask, signals[i]);
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		sigaction(signals[i], &action, NULL);
 }
 
 const char *

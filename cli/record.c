@@ -5,8 +5,19 @@
  * the session daemon itself when none is reachable (with a private LTTNG_HOME when not root)
  * and, for live sessions, a relay daemon; it stops exactly the daemons it started, and
  * destroys its session whatever happens: program crash, Ctrl-C, SIGTERM or a failed step. It
- * prints where the trace is on stdout and the tracer's discarded-event count on stderr. It
- * does not read or check the trace: that is `fencescope report`'s business.
+ * prints where the trace is on stdout and the tracer's discarded-event count on stderr. At the
+ * end it opens the trace and reads up to its first fencescope event: a trace that cannot be
+ * read (its file system filled up) or that holds no event fails; the analysis itself is
+ * `fencescope report`'s business.
+ *
+ * What it starts ends with it, also when `record` itself is killed (kill -9): a small watchdog
+ * process, forked first, learns the pids of the program and of the daemons `record` started
+ * and the session's name through a pipe; if the pipe closes before `record` said it is done,
+ * the watchdog ends the program, destroys the session (the trace so far is kept) and stops
+ * those daemons. As root, where every recording shares the one root session daemon, a lock
+ * (/var/run/lttng/fencescope-record.lock) lets one `record` at a time use it; a second one
+ * refuses with the first one's pid, so that neither stops the daemon under the other. Sim-clock
+ * recordings of one user share the sim clock word, and take a lock next to it likewise.
  *
  * Signals are blocked for the whole command and taken synchronously (sigtimedwait) rather
  * than by asynchronous handlers: an interruption then never lands in the middle of a
@@ -14,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -23,8 +35,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 
 #include <glib.h>
@@ -32,6 +46,8 @@
 #include <lttng/lttng.h>
 
 #include <fencescope/scenario.h>
+
+#include "fsa/ingest.h"
 
 #include "cli.h"
 
@@ -61,6 +77,11 @@
 #define DAEMON_TERM_MS    10000
 #define DAEMON_KILL_MS    5000
 #define EXIT_INTERRUPTED  130
+/* The program fired no fencescope event: nothing was recorded. */
+#define EXIT_NOTHING_RECORDED 3
+#define ROOT_LOCK_PATH        "/var/run/lttng/fencescope-record.lock"
+#define SIM_LOCK_FORMAT       "/dev/shm/fencescope-sim-clock-%u.lock"
+#define WATCHDOG_PROGRAM_MS   2000
 
 typedef enum {
 	/* Bad usage or input: exit status 2. */
@@ -69,6 +90,10 @@ typedef enum {
 	FS_RECORD_ERROR_FAILED,
 	/* SIGINT, SIGTERM or SIGHUP: the recording was cut short on purpose (exit status 130). */
 	FS_RECORD_ERROR_INTERRUPTED,
+	/* The trace could not be written whole (a full file system): exit status 4. */
+	FS_RECORD_ERROR_INCOMPLETE,
+	/* The program fired no fencescope event: exit status 3. */
+	FS_RECORD_ERROR_NOTHING_RECORDED,
 } FsRecordError;
 
 #define FS_RECORD_ERROR fs_record_error_quark()
@@ -135,6 +160,13 @@ typedef struct {
 	uint64_t discarded_events;
 	/* A trace was written: its path (or relay daemon URL) is printed at the end. */
 	gboolean has_trace;
+	/* The write end of the watchdog's pipe, and the watchdog; -1 when there is none. */
+	int watchdog_fd;
+	pid_t watchdog_pid;
+	/* Held (flock) while a root `record` uses the root session daemon, and while a sim-clock
+	 * recording uses the user's sim clock word; -1 otherwise. */
+	int root_lock_fd;
+	int sim_lock_fd;
 } Recorder;
 
 static void
@@ -353,9 +385,14 @@ options_set_command(RecordOptions *o, char **command, GError **error)
 
 	if (!command[0] || !command[0][0])
 		return fail(error, FS_RECORD_ERROR_USAGE, "missing command after '--'");
-	if (o->clock || o->seed || o->scale)
+	if (o->seed || o->scale)
 		return fail(error, FS_RECORD_ERROR_USAGE,
-			    "--clock, --seed and --scale apply to a scenario, not to a command");
+			    "--seed and --scale apply to a scenario, not to a command");
+	if (o->clock && strcmp(o->clock, "sim") && strcmp(o->clock, "realtime"))
+		return fail(error, FS_RECORD_ERROR_USAGE, "--clock %s: expected sim or realtime",
+			    o->clock);
+	/* The program learns the clock from FENCESCOPE_CLOCK (recorder_spawn_program). */
+	o->uses_sim_clock = o->clock && strcmp(o->clock, "sim") == 0;
 	path = g_find_program_in_path(command[0]);
 	if (!path)
 		return fail(error, FS_RECORD_ERROR_USAGE, "cannot execute %s: no such program%s",
@@ -407,7 +444,9 @@ options_new_context(RecordOptions *o)
 	     "Record only events at LEVEL or more severe (LTTng-UST levels, EMERG ... DEBUG)",
 	     "LEVEL"},
 	    {"clock", 0, 0, G_OPTION_ARG_STRING, &o->clock,
-	     "Scenario clock: sim (virtual time) or realtime", "sim|realtime"},
+	     "Clock: sim (virtual time) or realtime; a command gets it in FENCESCOPE_CLOCK "
+	     "(default realtime)",
+	     "sim|realtime"},
 	    {"seed", 0, 0, G_OPTION_ARG_STRING, &o->seed, "Scenario random seed", "N"},
 	    {"scale", 0, 0, G_OPTION_ARG_STRING, &o->scale, "Scenario size (rounds or frames)",
 	     "N"},
@@ -425,7 +464,8 @@ options_new_context(RecordOptions *o)
 		     "trace is on stdout (its last line) and the discarded-event count on stderr.");
 	g_option_context_set_description(
 	    context, "Exit status: 0 recorded, 1 failure (also when the program failed), 2 bad "
-		     "usage, 130 interrupted.\nSee docs/recording.md.");
+		     "usage, 3 nothing recorded\n(no fencescope event), 4 the trace is incomplete "
+		     "(full file system), 130 interrupted.\nSee docs/recording.md.");
 	return context;
 }
 
@@ -699,6 +739,206 @@ stop_daemon(const char *name, pid_t *pid, GError **error)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* The watchdog */
+
+/* Whether pid still runs (for a process that is not, or no longer, our child). */
+static gboolean
+is_alive(pid_t pid)
+{
+	g_autofree char *path = g_strdup_printf("/proc/%ld/stat", (long) pid);
+	g_autofree char *stat = NULL;
+	const char *close;
+
+	if (pid <= 0)
+		return FALSE;
+	waitpid(pid, NULL, WNOHANG); /* reaps it if it is our child */
+	if (kill(pid, 0) != 0)
+		return FALSE;
+	/* A zombie that is not ours has ended: its new parent reaps it. */
+	if (g_file_get_contents(path, &stat, NULL, NULL) && (close = strrchr(stat, ')')) &&
+	    close[1] == ' ' && close[2] == 'Z')
+		return FALSE;
+	return TRUE;
+}
+
+/* SIGTERM, up to timeout_ms for it to end, then SIGKILL. */
+static void
+end_process(pid_t pid, int timeout_ms)
+{
+	if (pid <= 0 || !is_alive(pid))
+		return;
+	kill(pid, SIGTERM);
+	for (int waited = 0; waited < timeout_ms && is_alive(pid); waited += 20)
+		g_usleep(20 * 1000);
+	if (is_alive(pid))
+		kill(pid, SIGKILL);
+}
+
+/*
+ * The watchdog's life: reads from fd "P pid" (the program), "S pid" / "R pid" (a session or
+ * relay daemon `record` started), "N name" (the session), "H dir" (the LTTNG_HOME of a private
+ * daemon) and "D" (done: `record` cleans up itself). When the pipe closes without "D",
+ * `record` was killed: it ends the program, stops and destroys the session (what was recorded
+ * is written), then stops the daemons.
+ */
+static _Noreturn void
+watchdog_main(int fd)
+{
+	FILE *in = fdopen(fd, "r");
+	char line[256];
+	pid_t program = -1, sessiond = -1, relayd = -1;
+	char session[200] = "";
+	gboolean is_done = FALSE;
+	int null_fd = open("/dev/null", O_RDWR);
+
+	/* Holding record's stdout or stderr open would keep a reader of them waiting. */
+	if (null_fd >= 0) {
+		dup2(null_fd, STDIN_FILENO);
+		dup2(null_fd, STDOUT_FILENO);
+		dup2(null_fd, STDERR_FILENO);
+	}
+	while (in && fgets(line, sizeof(line), in)) {
+		long pid = strtol(line + 1, NULL, 10);
+
+		g_strchomp(line);
+		if (line[0] == 'P')
+			program = (pid_t) pid;
+		else if (line[0] == 'S')
+			sessiond = (pid_t) pid;
+		else if (line[0] == 'R')
+			relayd = (pid_t) pid;
+		else if (line[0] == 'N' && line[1] == ' ')
+			g_strlcpy(session, line + 2, sizeof(session));
+		else if (line[0] == 'H' && line[1] == ' ')
+			g_setenv("LTTNG_HOME", line + 2, TRUE);
+		else if (line[0] == 'D')
+			is_done = TRUE;
+	}
+	if (is_done)
+		_exit(0);
+	end_process(program, WATCHDOG_PROGRAM_MS);
+	if (session[0]) {
+		lttng_stop_tracing(session);
+		lttng_destroy_session(session);
+	}
+	end_process(relayd, DAEMON_TERM_MS);
+	end_process(sessiond, DAEMON_TERM_MS);
+	_exit(0);
+}
+
+/* Forks the watchdog. Without one (fork failed), `record` still works, unguarded. */
+static void
+recorder_start_watchdog(Recorder *r)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		close(fds[1]);
+		watchdog_main(fds[0]);
+	}
+	close(fds[0]);
+	if (pid < 0) {
+		close(fds[1]);
+		return;
+	}
+	r->watchdog_fd = fds[1];
+	r->watchdog_pid = pid;
+}
+
+static void watchdog_tell(const Recorder *r, const char *format, ...) G_GNUC_PRINTF(2, 3);
+
+static void
+watchdog_tell(const Recorder *r, const char *format, ...)
+{
+	va_list args;
+
+	if (r->watchdog_fd < 0)
+		return;
+	va_start(args, format);
+	if (vdprintf(r->watchdog_fd, format, args) < 0) {
+		/* A watchdog gone is no reason to stop recording. */
+	}
+	va_end(args);
+}
+
+/* `record` ends normally: the watchdog exits without touching anything. */
+static void
+recorder_stop_watchdog(Recorder *r)
+{
+	if (r->watchdog_fd < 0)
+		return;
+	watchdog_tell(r, "D\n");
+	close(r->watchdog_fd);
+	r->watchdog_fd = -1;
+	waitpid(r->watchdog_pid, NULL, 0);
+	r->watchdog_pid = -1;
+}
+
+/*
+ * Takes an exclusive lock on PATH for as long as this process (and its watchdog) lives, and
+ * writes our pid into it; *fd is the lock. When another process holds it, fails with WHY and
+ * that process's pid ("another fencescope record (pid N) WHY").
+ */
+static gboolean
+take_lock(const char *path, const char *why, int *fd, GError **error)
+{
+	g_autofree char *holder = NULL;
+	char pid_text[32];
+	int lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (lock_fd < 0)
+		return fail(error, FS_RECORD_ERROR_FAILED, "cannot open %s: %s", path,
+			    g_strerror(errno));
+	if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		close(lock_fd);
+		g_file_get_contents(path, &holder, NULL, NULL);
+		return fail(error, FS_RECORD_ERROR_FAILED, "another fencescope record (pid %s) %s",
+			    holder && holder[0] ? g_strstrip(holder) : "unknown", why);
+	}
+	snprintf(pid_text, sizeof(pid_text), "%ld\n", (long) getpid());
+	if (ftruncate(lock_fd, 0) != 0 || pwrite(lock_fd, pid_text, strlen(pid_text), 0) < 0) {
+		/* The pid is only for the message of a second `record`. */
+	}
+	*fd = lock_fd;
+	return TRUE;
+}
+
+/*
+ * Two recordings must not share what would mix their events up (the locks are released when
+ * the process and its watchdog end, also on kill -9):
+ * - a sim-clock recording: every sim runtime and clock plugin of one user reads and advances
+ *   the same clock word (/dev/shm/fencescope-sim-clock-UID), so two at once would stamp each
+ *   other's events; one at a time per user (lock next to the word);
+ * - as root, the one root session daemon (/var/run/lttng): the `record` that started it would
+ *   stop it at its end under the other; one at a time.
+ */
+static gboolean
+recorder_take_locks(Recorder *r, GError **error)
+{
+	g_autofree char *sim_lock = NULL;
+
+	if (r->options.uses_sim_clock) {
+		sim_lock = g_strdup_printf(SIM_LOCK_FORMAT, (unsigned int) getuid());
+		if (!take_lock(sim_lock,
+			       "is recording on the sim clock, which all sim recordings of a user "
+			       "share; wait until it ends, or record with --clock realtime",
+			       &r->sim_lock_fd, error))
+			return FALSE;
+	}
+	if (geteuid() != 0)
+		return TRUE;
+	g_mkdir_with_parents("/var/run/lttng", 0755);
+	return take_lock(ROOT_LOCK_PATH,
+			 "is recording with the root session daemon; wait until it ends, or "
+			 "record as a user other than root (each gets a session daemon of its own)",
+			 &r->root_lock_fd, error);
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* Daemons */
 
 static gboolean
@@ -768,8 +1008,10 @@ recorder_ensure_sessiond(Recorder *r, GError **error)
 		else
 			r->options.uses_sim_clock = FALSE;
 	}
-	if (geteuid() != 0)
+	if (geteuid() != 0) {
 		g_setenv("LTTNG_HOME", r->private_dir, TRUE);
+		watchdog_tell(r, "H %s\n", r->private_dir);
+	}
 	load_arg = g_strdup_printf("--load=%s/%s", r->private_dir, EMPTY_LOAD_DIR_NAME);
 	recorder_progress(r, "starting lttng-sessiond");
 	if (!spawn_daemon((const char *const[]){"lttng-sessiond", "--daemonize", "--no-kernel",
@@ -777,6 +1019,7 @@ recorder_ensure_sessiond(Recorder *r, GError **error)
 			  "", error))
 		return FALSE;
 	r->sessiond_pid = read_sessiond_pid(r);
+	watchdog_tell(r, "S %ld\n", (long) r->sessiond_pid);
 	if (r->sessiond_pid <= 0 || lttng_session_daemon_alive() != 1)
 		return fail(error, FS_RECORD_ERROR_FAILED, "lttng-sessiond started but %s",
 			    r->sessiond_pid <= 0 ? "its pid is unknown" : "it is not reachable");
@@ -828,6 +1071,7 @@ recorder_start_relayd(Recorder *r, GError **error)
 			  " (is another relay daemon using ports 5342 to 5344?)", error))
 		return FALSE;
 	r->relayd_pid = find_child_named("lttng-relayd");
+	watchdog_tell(r, "R %ld\n", (long) r->relayd_pid);
 	if (r->relayd_pid <= 0)
 		return fail(error, FS_RECORD_ERROR_FAILED,
 			    "lttng-relayd started but its pid is unknown");
@@ -884,6 +1128,7 @@ recorder_create_session(Recorder *r, GError **error)
 	if (!descriptor)
 		return fail(error, FS_RECORD_ERROR_USAGE, "invalid relay daemon URL %s",
 			    r->relayd_url ? r->relayd_url : "");
+	watchdog_tell(r, "N %s\n", r->session_name);
 	code = lttng_create_session_ext(descriptor);
 	if (code != LTTNG_OK)
 		return fail_lttng(error, (int) code, "cannot create the session");
@@ -1085,12 +1330,17 @@ recorder_spawn_program(Recorder *r, GError **error)
 	/* The program's clock must be the daemon's: the sim clock plugin, or LTTng's own. */
 	if (!r->options.uses_sim_clock)
 		environment = g_environ_unsetenv(environment, "LTTNG_UST_CLOCK_PLUGIN");
+	/* A program of one's own runs its runtime in this clock mode (docs/recording.md). */
+	environment = g_environ_setenv(environment, "FENCESCOPE_CLOCK",
+				       r->options.uses_sim_clock ? "sim" : "realtime", TRUE);
 
 	if (g_spawn_async(NULL, r->options.command, environment,
 			  G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
 			      G_SPAWN_CHILD_INHERITS_STDIN,
-			  child_restore_signals, NULL, &r->program_pid, &spawn_error))
+			  child_restore_signals, NULL, &r->program_pid, &spawn_error)) {
+		watchdog_tell(r, "P %ld\n", (long) r->program_pid);
 		return TRUE;
+	}
 	return fail(error, FS_RECORD_ERROR_FAILED, "%s", spawn_error->message);
 }
 
@@ -1213,6 +1463,78 @@ recorder_dup_trace_path(const Recorder *r)
 	return host_dir ? dup_new_entry(host_dir, NULL) : NULL;
 }
 
+static fsa_status
+stop_at_first_event(void *data, const struct fsa_event *event)
+{
+	(void) event;
+	*(gboolean *) data = TRUE;
+	return FSA_ERR_CANCELLED;
+}
+
+/*
+ * After the session is gone: a local trace is opened and read up to its first fencescope event
+ * (Babeltrace indexes every packet of every stream first, so a stream cut short by a full file
+ * system fails here), and its file system must have room left. A trace with no event at all
+ * means the program fired none. Keeps the first error.
+ */
+static void
+recorder_check_trace(Recorder *r, GError **error)
+{
+	g_autofree char *path = NULL;
+	g_autofree char *why = NULL;
+	struct fsa_ingest_callbacks callbacks = {0};
+	struct fsa_ingest_stats stats = {0};
+	gboolean has_event = FALSE;
+	struct statvfs fs;
+	fsa_status status;
+
+	if (r->options.is_snapshot || !r->output_dir || (*error && !r->has_trace))
+		return;
+	if (!r->has_trace) {
+		fail(error, FS_RECORD_ERROR_NOTHING_RECORDED,
+		     "nothing was recorded: %s fired no fencescope event (is it built with the "
+		     "runtime, docs/recording.md \"Recording your own program\"?)",
+		     r->options.label);
+		return;
+	}
+	path = recorder_dup_trace_path(r);
+	if (!path)
+		return;
+	callbacks.data = &has_event;
+	callbacks.event = stop_at_first_event;
+	status = fsa_ingest_run(path, &callbacks, &stats, &why);
+	if (status != FSA_OK && status != FSA_ERR_CANCELLED) {
+		keep_first_error(error, g_error_new(FS_RECORD_ERROR, FS_RECORD_ERROR_INCOMPLETE,
+						    "the trace is incomplete and cannot be read "
+						    "(%s)",
+						    why ? why : fsa_status_string(status)));
+		free(why);
+		why = NULL;
+		return;
+	}
+	free(why);
+	why = NULL;
+	if (statvfs(r->output_dir, &fs) == 0 &&
+	    (uint64_t) fs.f_bavail * fs.f_frsize < r->options.subbuf_size) {
+		keep_first_error(
+		    error, g_error_new(FS_RECORD_ERROR, FS_RECORD_ERROR_INCOMPLETE,
+				       "the trace is incomplete: the file system of %s is full "
+				       "(%" G_GUINT64_FORMAT " bytes left, less than a sub-buffer)",
+				       r->output_dir, (guint64) fs.f_bavail * fs.f_frsize));
+		return;
+	}
+	if (has_event)
+		return;
+	keep_first_error(error, g_error_new(FS_RECORD_ERROR, FS_RECORD_ERROR_NOTHING_RECORDED,
+					    "nothing was recorded: %s fired no fencescope event",
+					    r->options.label));
+	/* A trace without an event is no trace: the directory this `record` made goes. */
+	if (r->has_created_output_dir) {
+		nftw(r->output_dir, remove_tree_entry, 16, FTW_DEPTH | FTW_PHYS);
+		r->has_trace = FALSE;
+	}
+}
+
 /* Prints the outcome and returns the exit status. */
 static int
 recorder_report(const Recorder *r, const GError *error)
@@ -1224,9 +1546,6 @@ recorder_report(const Recorder *r, const GError *error)
 		printf("%s\n", path ? path : r->output_dir);
 		fflush(stdout);
 	}
-	if (!error && !r->has_trace)
-		fs_error(RECORD_COMMAND, "warning: no event was recorded (does the program fire "
-					 "fencescope tracepoints?)");
 	if (r->has_discarded_count) {
 		fprintf(stderr, "discarded events: %" G_GUINT64_FORMAT "\n", r->discarded_events);
 		if (r->discarded_events)
@@ -1238,6 +1557,10 @@ recorder_report(const Recorder *r, const GError *error)
 		fs_error(RECORD_COMMAND, "%s", error->message);
 		if (error->code == FS_RECORD_ERROR_INTERRUPTED)
 			return EXIT_INTERRUPTED;
+		if (error->code == FS_RECORD_ERROR_INCOMPLETE)
+			return FS_EXIT_OUTPUT;
+		if (error->code == FS_RECORD_ERROR_NOTHING_RECORDED)
+			return EXIT_NOTHING_RECORDED;
 		return error->code == FS_RECORD_ERROR_USAGE ? FS_EXIT_USAGE : FS_EXIT_FAILURE;
 	}
 	if (r->discarded_events && r->options.fail_on_loss)
@@ -1259,16 +1582,35 @@ recorder_record(Recorder *r)
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	r->session_name = g_strdup_printf("fencescope-%ld-%ld", (long) getpid(), (long) time(NULL));
 	r->show_progress = isatty(STDERR_FILENO);
-	if (recorder_set_up(r, &error))
-		recorder_trace_program(r, &error);
+	/* The watchdog shares the locks: it holds them while it cleans up after a kill -9. */
+	if (recorder_check_interrupt(r, &error) && recorder_take_locks(r, &error)) {
+		recorder_start_watchdog(r);
+		if (recorder_set_up(r, &error))
+			recorder_trace_program(r, &error);
+	}
 	recorder_tear_down(r, &error);
+	recorder_stop_watchdog(r);
+	if (r->root_lock_fd >= 0)
+		close(r->root_lock_fd);
+	if (r->sim_lock_fd >= 0)
+		close(r->sim_lock_fd);
+	r->root_lock_fd = r->sim_lock_fd = -1;
+	if (!error || error->code != FS_RECORD_ERROR_USAGE)
+		recorder_check_trace(r, &error);
 	return recorder_report(r, error);
 }
 
 int
 fs_record_main(int argc, char **argv)
 {
-	g_auto(Recorder) r = {.sessiond_pid = -1, .relayd_pid = -1};
+	g_auto(Recorder) r = {
+	    .sessiond_pid = -1,
+	    .relayd_pid = -1,
+	    .watchdog_fd = -1,
+	    .watchdog_pid = -1,
+	    .root_lock_fd = -1,
+	    .sim_lock_fd = -1,
+	};
 	g_autoptr(GError) error = NULL;
 
 	if (!record_options_parse(&r.options, argc, argv, &error) ||

@@ -4,8 +4,9 @@
  * with the same code the GTK viewer draws with (viewer/core fsv_render_draw) on a cairo image,
  * SVG or PDF surface — for reports and CI. The format follows the output's extension.
  *
- * Exit status: 0 written; 1 the trace is damaged (what was read is drawn, marked partial) or
- * the file cannot be written; 2 bad usage or an unreadable trace.
+ * Exit status: 0 written; 1 the trace is damaged (what was read is drawn, marked partial);
+ * 2 bad usage or an unreadable trace; 4 the -o file cannot be created (checked before the trace
+ * is read) or written. The image appears under its name only once complete (fsa/output-file.h).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 
 #include <glib.h>
 
+#include "fsa/output-file.h"
 #include "fsa/report.h"
 #include "fsv-render.h"
 #include "fsv-trace.h"
@@ -24,6 +26,12 @@
 #include "cli.h"
 
 #define RENDER_COMMAND "render"
+
+static void
+output_file_clear(struct fsa_output_file *file)
+{
+	fsa_output_file_end(file);
+}
 
 static void
 on_progress(guint64 events, double fraction, gpointer user_data)
@@ -72,6 +80,8 @@ fs_render_main(int argc, char **argv)
 	g_autoptr(FsvView) view = NULL;
 	FsvRenderOptions options;
 	FsvRenderFormat format;
+	__attribute__((cleanup(output_file_clear))) struct fsa_output_file output = {0};
+	char *output_error = NULL;
 	guint64 b, e;
 	const GOptionEntry entries[] = {
 	    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out_path,
@@ -147,6 +157,14 @@ fs_render_main(int argc, char **argv)
 		fs_error(RENDER_COMMAND, "--filter: %s", error->message);
 		return FS_EXIT_USAGE;
 	}
+	/* Before the trace is read: a wrong -o fails at once. */
+	fs_remove_outputs_on_signals();
+	if (fsa_output_file_begin(&output, out_path, FSA_OUTPUT_REPLACE | FSA_OUTPUT_INTO_SPECIAL,
+				  &output_error) != FSA_OK) {
+		fs_error(RENDER_COMMAND, "%s", output_error ? output_error : out_path);
+		free(output_error);
+		return FS_EXIT_OUTPUT;
+	}
 
 	trace = fsv_trace_load(rest[0], !is_quiet && isatty(STDERR_FILENO) ? on_progress : NULL,
 			       NULL, NULL, &error);
@@ -204,9 +222,15 @@ fs_render_main(int argc, char **argv)
 		options.selection = (FsvItem){FSV_ITEM_OP, op, fsv_trace_get_op(trace, op)->row};
 	}
 	options.show_legend = !no_legend;
-	if (!fsv_render_to_file(trace, view, &options, format, out_path, &error)) {
-		fs_error(RENDER_COMMAND, "%s", error->message);
-		return FS_EXIT_FAILURE;
+	if (!fsv_render_to_file(trace, view, &options, format, output.tmp_path, &error)) {
+		/* The message names the temporary file: name the output instead. */
+		fs_error(RENDER_COMMAND, "%s: cannot write the image", output.path);
+		return FS_EXIT_OUTPUT;
+	}
+	if (fsa_output_file_commit(&output, &output_error) != FSA_OK) {
+		fs_error(RENDER_COMMAND, "%s", output_error ? output_error : out_path);
+		free(output_error);
+		return FS_EXIT_OUTPUT;
 	}
 	if (fsv_trace_get_partial_error(trace)) {
 		fs_error(RENDER_COMMAND, "%s (drawn up to the damage)",

@@ -6,8 +6,9 @@
  * result into an exit status; every number is computed in analyzer/report.
  *
  * Exit status: 0 success; 1 the trace cannot be read (a damaged trace still prints the partial
- * report, marked so) or the output cannot be written; 2 bad usage; 3 a --fail-if threshold or
- * --fail-on-loss failed (each failure is named on stderr).
+ * report, marked so); 2 bad usage; 3 a --fail-if threshold or --fail-on-loss failed (each
+ * failure is named on stderr); 4 the -o file cannot be created or written (checked before the
+ * trace is read; the report appears under its name only once complete, fsa/output-file.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +23,7 @@
 
 #include "fsa/ingest.h"
 #include "fsa/model.h"
+#include "fsa/output-file.h"
 #include "fsa/report.h"
 
 #include "cli.h"
@@ -123,24 +125,31 @@ build_options(const struct report_args *args, struct fsa_report_options *options
 	return FS_EXIT_OK;
 }
 
+/* Writes the report to standard output, or to OUTPUT's temporary file and renames it. */
 static int
-write_output(struct fsa_report *report, enum fsa_report_format format, const char *path)
+write_output(struct fsa_report *report, enum fsa_report_format format,
+	     struct fsa_output_file *output)
 {
-	FILE *out = path ? fopen(path, "w") : stdout;
+	FILE *out = output ? fopen(output->tmp_path, "w") : stdout;
 	fsa_status status;
+	char *why = NULL;
 
 	if (!out) {
-		fs_error(REPORT_COMMAND, "%s: %s", path, g_strerror(errno));
-		return FS_EXIT_FAILURE;
+		fs_error(REPORT_COMMAND, "%s: %s", output->path, g_strerror(errno));
+		return FS_EXIT_OUTPUT;
 	}
 	status = fsa_report_write(report, format, out);
-	if (path && fclose(out) != 0)
+	if (output ? fclose(out) != 0 : fflush(out) != 0)
 		status = FSA_ERR_IO;
+	if (status == FSA_OK && output)
+		status = fsa_output_file_commit(output, &why);
 	if (status != FSA_OK) {
-		fs_error(REPORT_COMMAND, "%s: %s", path ? path : "standard output",
-			 status == FSA_ERR_IO ? "cannot write the report"
-					      : fsa_status_string(status));
-		return FS_EXIT_FAILURE;
+		fs_error(REPORT_COMMAND, "%s: %s", output ? output->path : "standard output",
+			 why                    ? why
+			 : status == FSA_ERR_IO ? "cannot write the report"
+						: fsa_status_string(status));
+		free(why);
+		return status == FSA_ERR_IO ? FS_EXIT_OUTPUT : FS_EXIT_FAILURE;
 	}
 	return FS_EXIT_OK;
 }
@@ -153,6 +162,7 @@ run_report(const char *trace, const struct report_args *args,
 	struct fsa_model *model = NULL;
 	struct progress progress = {0};
 	struct fsa_ingest_stats stats = {0};
+	struct fsa_output_file output = {0};
 	char *error = NULL;
 	int exit_status = FS_EXIT_OK;
 	fsa_status status;
@@ -161,10 +171,20 @@ run_report(const char *trace, const struct report_args *args,
 		fs_error(REPORT_COMMAND, "out of memory");
 		return FS_EXIT_FAILURE;
 	}
+	/* Before the trace is read: a wrong -o fails at once. */
+	if (args->output &&
+	    fsa_output_file_begin(&output, args->output,
+				  FSA_OUTPUT_REPLACE | FSA_OUTPUT_INTO_SPECIAL, &error) != FSA_OK) {
+		fs_error(REPORT_COMMAND, "%s", error ? error : args->output);
+		free(error);
+		fsa_report_destroy(report);
+		return FS_EXIT_OUTPUT;
+	}
 	for (size_t i = 0; args->fail_if && args->fail_if[i]; i++) {
 		if (fsa_report_add_threshold(report, args->fail_if[i], &error) != FSA_OK) {
 			fs_error(REPORT_COMMAND, "--fail-if %s", error ? error : args->fail_if[i]);
 			free(error);
+			fsa_output_file_end(&output);
 			fsa_report_destroy(report);
 			return FS_EXIT_USAGE;
 		}
@@ -172,6 +192,7 @@ run_report(const char *trace, const struct report_args *args,
 	model = fsa_model_create(fsa_report_borrow_sink(report));
 	if (!model) {
 		fs_error(REPORT_COMMAND, "out of memory");
+		fsa_output_file_end(&output);
 		fsa_report_destroy(report);
 		return FS_EXIT_FAILURE;
 	}
@@ -202,7 +223,7 @@ run_report(const char *trace, const struct report_args *args,
 		exit_status = FS_EXIT_FAILURE;
 		goto end;
 	}
-	exit_status = write_output(report, format, args->output);
+	exit_status = write_output(report, format, args->output ? &output : NULL);
 	if (exit_status != FS_EXIT_OK)
 		goto end;
 	if (error) {
@@ -217,6 +238,7 @@ run_report(const char *trace, const struct report_args *args,
 		exit_status = FS_EXIT_THRESHOLD;
 	}
 end:
+	fsa_output_file_end(&output);
 	free(error);
 	fsa_model_destroy(model);
 	fsa_report_destroy(report);
@@ -261,7 +283,8 @@ fs_report_main(int argc, char **argv)
 	    context,
 	    "Analyze a fencescope trace (a folder, an LTTng session folder or net:// URL):\n"
 	    "fence wait and signal latency, longest waits, doorbells, preemption, lost "
-	    "data,\nanomalies. Exit status: 0 ok, 1 error, 2 usage, 3 a threshold failed.");
+	    "data,\nanomalies. Exit status: 0 ok, 1 error, 2 usage, 3 a threshold failed, 4 the "
+	    "-o\nfile cannot be written.");
 	g_option_context_add_main_entries(context, entries, NULL);
 	g_set_prgname("fencescope report");
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
@@ -276,8 +299,10 @@ fs_report_main(int argc, char **argv)
 		goto end;
 	}
 	exit_status = build_options(&args, &options, &format);
-	if (exit_status == FS_EXIT_OK)
+	if (exit_status == FS_EXIT_OK) {
+		fs_remove_outputs_on_signals();
 		exit_status = run_report(args.rest[0], &args, &options, format);
+	}
 end:
 	g_option_context_free(context);
 	report_args_clear(&args);

@@ -2,7 +2,8 @@
 /*
  * `fencescope run`: runs a built-in scenario or a scenario file on the reference runtime,
  * tracing into whatever LTTng session is active, and prints the totals the run produced —
- * the numbers a recording of it must show.
+ * the numbers a recording of it must show. `--json` prints them as strict JSON (fsa/json.h:
+ * the name escaped, integers of 2^53 and above as decimal strings).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 #include <glib.h>
 
 #include <fencescope/scenario.h>
+
+#include "fsa/json.h"
 
 #include "cli.h"
 
@@ -65,9 +68,12 @@ print_totals(const struct fsr_scenario *scenario, const struct fsr_scenario_tota
 	size_t count = sizeof(rows) / sizeof(rows[0]);
 
 	if (is_json) {
-		printf("{\"scenario\": \"%s\"", scenario->name);
-		for (size_t i = 0; i < count; i++)
-			printf(", \"%s\": %llu", rows[i].key, (unsigned long long) rows[i].value);
+		fputs("{\"scenario\": ", stdout);
+		fsa_json_write_string(stdout, scenario->name);
+		for (size_t i = 0; i < count; i++) {
+			printf(", \"%s\": ", rows[i].key);
+			fsa_json_write_u64(stdout, rows[i].value);
+		}
 		printf("}\n");
 		return;
 	}

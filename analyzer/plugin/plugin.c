@@ -10,7 +10,9 @@
  * Parameters, as `fencescope report`'s options:
  *
  *     format        "text" (default), "json" or "csv"
- *     path          write the report to this file (default: standard output)
+ *     path          write the report to this file (default: standard output); it is checked
+ *                   when the component is created and appears under its name only once
+ *                   complete (fsa/output-file.h): an interrupted run leaves no file
  *     sections      "summary,latency,…" or "all"
  *     begin, end    time filters, "1.5s", "+200ms", …
  *     fail-if       a threshold expression, or an array of them: a failed one makes the sink fail
@@ -31,6 +33,7 @@
 
 #include "decoder.h"
 #include "fsa/model.h"
+#include "fsa/output-file.h"
 #include "fsa/report.h"
 
 struct report_sink {
@@ -41,6 +44,7 @@ struct report_sink {
 	struct fsa_model *model;
 	enum fsa_report_format format;
 	char *path;
+	struct fsa_output_file output; /* begun when path is given */
 	bool is_done;
 };
 
@@ -56,6 +60,7 @@ report_sink_destroy(struct report_sink *sink)
 	fsa_model_destroy(sink->model);
 	fsa_report_destroy(sink->report);
 	fsa_decoder_destroy(sink->decoder);
+	fsa_output_file_end(&sink->output);
 	free(sink->path);
 	free(sink);
 }
@@ -148,6 +153,18 @@ report_options_parse(struct report_sink *sink, const bt_value *params,
 	if (path && !(sink->path = strdup(path))) {
 		REPORT_ERROR(sink, "out of memory");
 		return false;
+	}
+	if (path) {
+		/* Before any message: a wrong path fails at once. */
+		char *why = NULL;
+
+		if (fsa_output_file_begin(&sink->output, path,
+					  FSA_OUTPUT_REPLACE | FSA_OUTPUT_INTO_SPECIAL,
+					  &why) != FSA_OK) {
+			REPORT_ERROR(sink, "%s", why ? why : path);
+			free(why);
+			return false;
+		}
 	}
 	return true;
 }
@@ -274,13 +291,22 @@ report_write(struct report_sink *sink, const char *partial)
 		REPORT_ERROR(sink, "cannot finish the analysis: %s", fsa_status_string(status));
 		return false;
 	}
-	if (sink->path && !(out = fopen(sink->path, "w"))) {
+	if (sink->path && !(out = fopen(sink->output.tmp_path, "w"))) {
 		REPORT_ERROR(sink, "%s: %s", sink->path, strerror(errno));
 		return false;
 	}
 	status = fsa_report_write(sink->report, sink->format, out);
 	if (sink->path ? fclose(out) != 0 : fflush(out) != 0)
 		status = FSA_ERR_IO;
+	if (status == FSA_OK && sink->path) {
+		char *why = NULL;
+
+		if (fsa_output_file_commit(&sink->output, &why) != FSA_OK) {
+			REPORT_ERROR(sink, "%s", why ? why : sink->path);
+			free(why);
+			return false;
+		}
+	}
 	if (status != FSA_OK) {
 		REPORT_ERROR(sink, "%s: cannot write the report",
 			     sink->path ? sink->path : "standard output");

@@ -86,7 +86,7 @@ struct process_name {
 
 struct fsa_perfetto_writer {
 	struct fsa_model_sink sink;
-	struct fsa_export_file file;
+	struct fsa_output_file file;
 	FILE *out;
 	char *error;
 	bool is_first_event;
@@ -871,7 +871,8 @@ fsa_perfetto_writer_create(const char *path, bool is_overwrite, const struct fsa
 		status = FSA_ERR_NOMEM;
 		goto end;
 	}
-	status = fsa_export_file_begin(&w->file, path, is_overwrite, error_message);
+	status = fsa_output_file_begin(&w->file, path, is_overwrite ? FSA_OUTPUT_REPLACE : 0,
+				       error_message);
 	if (status != FSA_OK)
 		goto end;
 	status = FSA_ERR_NOMEM;
@@ -922,7 +923,7 @@ fsa_perfetto_writer_destroy(struct fsa_perfetto_writer *w)
 		return;
 	if (w->out)
 		fclose(w->out);
-	fsa_export_file_end(&w->file);
+	fsa_output_file_end(&w->file);
 	for (size_t i = 0; i < w->track_count; i++)
 		free(w->tracks[i].lanes);
 	free(w->tracks);
@@ -1241,5 +1242,5 @@ fsa_perfetto_writer_finish(struct fsa_perfetto_writer *w, char **error_message)
 		fsa_set_error_message(error_message, w->error);
 		return status;
 	}
-	return fsa_export_file_commit(&w->file, error_message);
+	return fsa_output_file_commit(&w->file, error_message);
 }

@@ -4,7 +4,7 @@
  * whose tables, units and views docs/export.md documents, so that any further report is one SQL
  * query away. Rows go in as the model streams them, through prepared statements in one
  * transaction; indexes and views are created at the end, when building them is cheapest. The
- * file is written under a temporary name and renamed when complete (export-file.c).
+ * file is written under a temporary name and renamed when complete (fsa/output-file.h).
  *
  * It computes no statistics: the views do, in SQL. Unknown values (FSA_TIME_NONE, UINT32_MAX
  * ids, absent handles) are NULL, so aggregates skip them.
@@ -158,7 +158,7 @@ static const char *const stmt_sql[STMT_COUNT] = {
 
 struct fsa_sqlite_writer {
 	struct fsa_model_sink sink;
-	struct fsa_export_file file;
+	struct fsa_output_file file;
 	sqlite3 *db;
 	sqlite3_stmt *stmts[STMT_COUNT];
 	bool is_in_transaction;
@@ -486,7 +486,8 @@ fsa_sqlite_writer_create(const char *path, bool is_overwrite, const struct fsa_e
 		status = FSA_ERR_NOMEM;
 		goto end;
 	}
-	status = fsa_export_file_begin(&w->file, path, is_overwrite, error_message);
+	status = fsa_output_file_begin(&w->file, path, is_overwrite ? FSA_OUTPUT_REPLACE : 0,
+				       error_message);
 	if (status != FSA_OK)
 		goto end;
 	status = FSA_ERR_IO;
@@ -548,7 +549,7 @@ fsa_sqlite_writer_destroy(struct fsa_sqlite_writer *w)
 	for (int i = 0; i < STMT_COUNT; i++)
 		sqlite3_finalize(w->stmts[i]);
 	sqlite3_close(w->db);
-	fsa_export_file_end(&w->file);
+	fsa_output_file_end(&w->file);
 	free(w->error);
 	free(w);
 }
@@ -747,7 +748,7 @@ fsa_sqlite_writer_finish(struct fsa_sqlite_writer *w, char **error_message)
 		goto end;
 	}
 	w->db = NULL;
-	status = fsa_export_file_commit(&w->file, error_message);
+	status = fsa_output_file_commit(&w->file, error_message);
 	return status;
 end:
 	fsa_set_error_message(error_message, w->error);

@@ -164,8 +164,8 @@ const char *fsa_threshold_expression(const struct fsa_threshold *threshold);
 struct fsa_latency *fsa_report_find_latency(struct fsa_report *report, char scope, uint64_t key);
 struct fsa_queue_acc *fsa_report_find_queue(struct fsa_report *report, uint64_t hwqueue_handle);
 
-/* Formats a duration with an adaptive unit ("850 ns", "1.23 us", "4.56 ms", "1.234 s"). */
-void fsa_format_duration(char *buf, size_t size, uint64_t ns);
+/* Durations for humans: fsa_format_duration() in fsa/duration.h, shared with the viewer. */
+#include "fsa/duration.h"
 
 /* tables.c: the report as tables, for the writers. */
 enum fsa_cell_type {

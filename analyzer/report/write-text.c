@@ -1,26 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The text report: aligned tables for a human, durations with an adaptive unit (850 ns,
- * 1.23 us, 4.56 ms, 1.234 s), trace times in seconds, handles in hex. Scripts should read the
+ * The text report: aligned tables for a human, durations with an adaptive unit (fsa/duration.h:
+ * 850 ns, 1.230 µs, 4.560 ms, 1.234 s, as the viewer writes them), trace times in seconds,
+ * handles in hex. Scripts should read the
  * JSON or CSV instead: this layout may change between releases.
  */
 #include <inttypes.h>
 #include <string.h>
 
+#include "fsa/duration.h"
 #include "report-private.h"
-
-void
-fsa_format_duration(char *buf, size_t size, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, size, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, size, "%.2f us", (double) ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, size, "%.2f ms", (double) ns / 1e6);
-	else
-		snprintf(buf, size, "%.3f s", (double) ns / 1e9);
-}
 
 static char *
 cell_text(const struct fsa_column *column, const struct fsa_cell *cell)

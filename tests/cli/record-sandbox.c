@@ -54,6 +54,9 @@ struct sandbox {
 		char name[32];
 	} seen[FSCT_MAX_DAEMONS];
 	size_t seen_count;
+	/* options->second_args running, or -1; whether it was started (it runs once). */
+	pid_t second;
+	bool has_started_second;
 };
 
 typedef void (*process_visitor)(struct sandbox *sb, pid_t pid, const char *name, void *data);
@@ -436,6 +439,75 @@ stop_pid(pid_t pid)
 	kill(pid, SIGKILL);
 }
 
+/* Starts options->second_args; its output goes to the second-* files. */
+static void
+start_second(struct sandbox *sb)
+{
+	const char *argv[64] = {"fencescope"};
+	size_t argc = 1;
+
+	for (; sb->options->second_args[argc - 1] && argc + 1 < sizeof(argv) / sizeof(argv[0]);
+	     argc++)
+		argv[argc] = sb->options->second_args[argc - 1];
+	argv[argc] = NULL;
+	sb->second = sandbox_spawn(sb, FS_FENCESCOPE, argv, "second-out", "second-err");
+}
+
+/* Whether the second run has ended (waiting up to timeout_s with is_waiting); its exit status
+ * goes to the second-status file. */
+static bool
+has_second_ended(struct sandbox *sb, bool is_waiting)
+{
+	double deadline = now_s() + (is_waiting ? sb->options->timeout_s : 0);
+	int wait_status = 0;
+
+	if (sb->second <= 0)
+		return true;
+	for (;;) {
+		visit_lttng_processes(sb, remember_daemon, NULL);
+		if (waitpid(sb->second, &wait_status, WNOHANG) == sb->second) {
+			write_work_file(sb, "second-status", "%d",
+					wait_status_to_exit(wait_status));
+			sb->second = -1;
+			return true;
+		}
+		if (now_s() >= deadline)
+			break;
+		sleep_ms(FSCT_POLL_MS);
+	}
+	if (is_waiting) {
+		kill(sb->second, SIGKILL);
+		waitpid(sb->second, NULL, 0);
+		write_work_file(sb, "second-status", "-1");
+		sb->second = -1;
+	}
+	return false;
+}
+
+static void
+count_others(struct sandbox *sb, pid_t pid, const char *name, void *data)
+{
+	(void) name;
+	if (pid != sb->own_daemons[0] && pid != sb->own_daemons[1])
+		(*(int *) data)++;
+}
+
+/* Waits up to options->settle_s for the LTTng processes other than the sandbox's to end. */
+static void
+settle(struct sandbox *sb)
+{
+	double deadline = now_s() + sb->options->settle_s;
+
+	while (now_s() < deadline) {
+		int count = 0;
+
+		visit_lttng_processes(sb, count_others, &count);
+		if (!count)
+			break;
+		sleep_ms(FSCT_POLL_MS);
+	}
+}
+
 /* Runs `record` to its end (or the timeout), watching daemons and sending the signal. */
 static int
 watch_record(struct sandbox *sb, pid_t record)
@@ -444,11 +516,13 @@ watch_record(struct sandbox *sb, pid_t record)
 	double deadline = now_s() + options->timeout_s;
 	double signalled_at = 0;
 	char ready_path[PATH_MAX];
+	char second_ready_path[PATH_MAX];
 	char out_path[PATH_MAX];
 	struct stat info;
 	int wait_status = 0;
 
 	work_path(sb, FSCT_READY_FILE, ready_path, sizeof(ready_path));
+	work_path(sb, FSCT_SECOND_READY_FILE, second_ready_path, sizeof(second_ready_path));
 	work_path(sb, "out", out_path, sizeof(out_path));
 	while (waitpid(record, &wait_status, WNOHANG) != record) {
 		visit_lttng_processes(sb, remember_daemon, NULL);
@@ -456,6 +530,14 @@ watch_record(struct sandbox *sb, pid_t record)
 			kill(record, options->signal_on_ready);
 			signalled_at = now_s();
 		}
+		/* The first `record` ends once the second one's program runs (or it ended). */
+		if (options->second_args && !sb->has_started_second && !access(ready_path, F_OK)) {
+			sb->has_started_second = true;
+			start_second(sb);
+		}
+		if (options->second_args && !access(ready_path, F_OK) &&
+		    (!access(second_ready_path, F_OK) || has_second_ended(sb, false)))
+			write_work_file(sb, FSCT_DONE_FILE, "");
 		if (signalled_at && ((!stat(out_path, &info) && info.st_size > 0) ||
 				     now_s() > signalled_at + FSCT_DONE_AFTER_S))
 			write_work_file(sb, FSCT_DONE_FILE, "");
@@ -498,7 +580,8 @@ report_after_record(struct sandbox *sb)
 static _Noreturn void
 sandbox_main(const struct fsct_sandbox_options *options, const char *work_dir)
 {
-	struct sandbox sb = {.options = options, .work_dir = work_dir, .own_daemons = {-1, -1}};
+	struct sandbox sb = {
+	    .options = options, .work_dir = work_dir, .own_daemons = {-1, -1}, .second = -1};
 	const char *argv[64] = {"fencescope"};
 	char home[PATH_MAX];
 	size_t argc = 1;
@@ -509,6 +592,19 @@ sandbox_main(const struct fsct_sandbox_options *options, const char *work_dir)
 		_exit(1);
 	snprintf(home, sizeof(home), "%s/home", work_dir);
 	setenv("LTTNG_HOME", home, 1);
+	if (options->small_tmpfs_size) {
+		char small[PATH_MAX], mount_options[64];
+
+		snprintf(small, sizeof(small), "%s/small", work_dir);
+		snprintf(mount_options, sizeof(mount_options), "size=%s",
+			 options->small_tmpfs_size);
+		if ((mkdir(small, 0755) && errno != EEXIST) ||
+		    mount("tmpfs", small, "tmpfs", 0, mount_options)) {
+			write_work_file(&sb, "setup-error", "tmpfs on %s: %s", small,
+					strerror(errno));
+			_exit(1);
+		}
+	}
 	if ((options->has_sessiond && start_own_sessiond(&sb)) ||
 	    (options->has_relayd && start_own_relayd(&sb)))
 		_exit(1);
@@ -517,6 +613,8 @@ sandbox_main(const struct fsct_sandbox_options *options, const char *work_dir)
 	argv[argc] = NULL;
 	record = sandbox_spawn(&sb, FS_FENCESCOPE, argv, "out", "err");
 	write_work_file(&sb, "status", "%d", record < 0 ? -1 : watch_record(&sb, record));
+	has_second_ended(&sb, true);
+	settle(&sb);
 	report_after_record(&sb);
 	_exit(0);
 }
@@ -546,7 +644,13 @@ outcome_read(struct fsct_outcome *outcome)
 	char *status = read_work_file(outcome->work_dir, "status");
 	char *daemons = read_work_file(outcome->work_dir, "daemons");
 
+	char *second_status = read_work_file(outcome->work_dir, "second-status");
+
 	outcome->exit_status = status[0] ? (int) strtol(status, NULL, 10) : -1;
+	outcome->second_exit_status = second_status[0] ? (int) strtol(second_status, NULL, 10) : -1;
+	free(second_status);
+	outcome->second_out = read_work_file(outcome->work_dir, "second-out");
+	outcome->second_err = read_work_file(outcome->work_dir, "second-err");
 	outcome->out = read_work_file(outcome->work_dir, "out");
 	outcome->err = read_work_file(outcome->work_dir, "err");
 	outcome->seen_daemons = read_work_file(outcome->work_dir, "seen");
@@ -615,6 +719,8 @@ fsct_outcome_clear(struct fsct_outcome *outcome)
 	free(outcome->leftovers);
 	free(outcome->session_list);
 	free(outcome->setup_error);
+	free(outcome->second_out);
+	free(outcome->second_err);
 	memset(outcome, 0, sizeof(*outcome));
 }
 

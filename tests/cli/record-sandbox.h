@@ -15,6 +15,8 @@
 
 /* Created in the sandbox's work directory by the traced program, read by the sandbox. */
 #define FSCT_READY_FILE "ready"
+/* Created in the work directory by the second run's program (options->second_args). */
+#define FSCT_SECOND_READY_FILE "second-ready"
 /* Created by the sandbox once the signal was sent and `record` printed a line on stdout. */
 #define FSCT_DONE_FILE "done"
 
@@ -35,6 +37,19 @@ struct fsct_sandbox_options {
 	int signal_on_ready;
 	/* Limit for `record` in seconds; it is killed after it. */
 	int timeout_s;
+	/* A tmpfs of this size (mount's size=, such as "2m") on WORK_DIR/small, for a full disk. */
+	const char *small_tmpfs_size;
+	/*
+	 * A second `fencescope` run (arguments as args) started once the work directory holds
+	 * FSCT_READY_FILE, while the first one still runs; FSCT_DONE_FILE (which ends the first
+	 * one's program) is written once the second one's program created FSCT_SECOND_READY_FILE,
+	 * or the second run ended. It is waited for; its exit status and output go to
+	 * outcome->second_*.
+	 */
+	const char *const *second_args;
+	/* Seconds to wait after `record` exited for the LTTng processes to end before listing the
+	 * leftovers (what a killed `record` leaves to its watchdog); 0: list them at once. */
+	int settle_s;
 };
 
 struct fsct_outcome {
@@ -55,6 +70,10 @@ struct fsct_outcome {
 	bool have_daemons_survived;
 	/* The sandbox could not be set up: why (the other members are then empty). */
 	char *setup_error;
+	/* With options->second_args: its exit status (as exit_status), stdout and stderr. */
+	int second_exit_status;
+	char *second_out;
+	char *second_err;
 };
 
 /*

@@ -389,3 +389,162 @@ Test(record, fail_on_loss_fails_when_the_tracer_discarded_events)
 	free(path);
 	fsct_outcome_clear(&outcome);
 }
+
+/* Regression: `record -- /bin/true` printed a trace path and exited 0 although nothing was
+ * recorded. */
+Test(record, program_that_fires_no_event_exits_3_and_leaves_no_trace)
+{
+	const char *const args[] = {"record", "-o", "trace", "--", "/bin/true", NULL};
+	struct fsct_outcome outcome;
+	char *trace;
+
+	record_in_sandbox(args, &outcome);
+	cr_expect_eq(outcome.exit_status, 3, "exit status %d, stderr: %s", outcome.exit_status,
+		     outcome.err);
+	cr_expect_not_null(strstr(outcome.err, "nothing was recorded"), "stderr: %s", outcome.err);
+	cr_expect_str_empty(outcome.out, "no trace path is printed: %s", outcome.out);
+	trace = dup_work_path(&outcome, "trace");
+	cr_expect_neq(access(trace, F_OK), 0, "%s is left", trace);
+	expect_nothing_left(&outcome);
+	free(trace);
+	fsct_outcome_clear(&outcome);
+}
+
+/* Regression: recording into a full file system exited 0 with "discarded events: 0" and left
+ * a trace that cannot be read. */
+Test(record, full_file_system_fails_with_status_4_and_says_the_trace_is_incomplete)
+{
+	const char *const args[] = {"record",  "-o",   "small/trace", "stress",
+				    "--scale", "2000", NULL};
+	struct fsct_outcome outcome;
+
+	record_in_sandbox_with(
+	    (struct fsct_sandbox_options){.args = args, .small_tmpfs_size = "2m"}, &outcome);
+	cr_expect_eq(outcome.exit_status, 4, "exit status %d, stderr: %s", outcome.exit_status,
+		     outcome.err);
+	cr_expect_not_null(strstr(outcome.err, "the trace is incomplete"), "stderr: %s",
+			   outcome.err);
+	expect_nothing_left(&outcome);
+	fsct_outcome_clear(&outcome);
+}
+
+/* Regression: a `record` killed with SIGKILL left the program, lttng-sessiond and the
+ * consumer daemon running and writing. Its watchdog now ends them, and keeps the trace. */
+Test(record, kill_9_of_record_ends_the_program_the_session_and_the_daemons)
+{
+	const char *const args[] = {"record",
+				    "-o",
+				    "trace",
+				    "--",
+				    "/bin/sh",
+				    "-c",
+				    FSCT_FIRE_ALL
+				    " && echo $$ > program.pid && touch " FSCT_READY_FILE
+				    " && while :; do sleep 0.05; done",
+				    NULL};
+	struct fsct_outcome outcome;
+	char *pid_path, *pid_text = NULL, *trace;
+	size_t size = 0;
+	FILE *file;
+	long pid = 0;
+
+	record_in_sandbox_with(
+	    (struct fsct_sandbox_options){.args = args, .signal_on_ready = SIGKILL, .settle_s = 30},
+	    &outcome);
+	cr_expect_eq(outcome.exit_status, 128 + SIGKILL);
+	expect_started_daemon(&outcome, "lttng-sessiond");
+	cr_expect_str_empty(outcome.leftovers, "left running:\n%s", outcome.leftovers);
+	pid_path = dup_work_path(&outcome, "program.pid");
+	file = fopen(pid_path, "r");
+	cr_assert_not_null(file, "the program did not start");
+	cr_assert_gt(getline(&pid_text, &size, file), 0);
+	fclose(file);
+	pid = strtol(pid_text, NULL, 10);
+	cr_assert_gt(pid, 0);
+	for (int i = 0; i < 100 && kill((pid_t) pid, 0) == 0; i++)
+		usleep(50000);
+	cr_expect_neq(kill((pid_t) pid, 0), 0, "the program (pid %ld) still runs", pid);
+	if (kill((pid_t) pid, 0) == 0)
+		kill((pid_t) pid, SIGKILL);
+	/* The session was destroyed, not just dropped: what was recorded is readable. */
+	trace = dup_work_path(&outcome, "trace");
+	expect_contract_trace(trace);
+	free(trace);
+	free(pid_path);
+	free(pid_text);
+	fsct_outcome_clear(&outcome);
+}
+
+/* Regression: two `record` at once as root shared the root session daemon, and the first to
+ * end stopped it under the other (5.3 M of 19.1 M events kept, reported complete). Now both
+ * succeed (each with a daemon of its own, not as root) or the second refuses clearly; the
+ * first is complete either way. */
+Test(record, two_records_at_once_both_succeed_or_one_refuses_clearly)
+{
+	const char *const args[] = {"record",  "-o", "first",        "--",
+				    "/bin/sh", "-c", FIRE_THEN_WAIT, NULL};
+	/* The second program fires its events after the first `record` has ended. */
+	const char *const second[] = {"record",
+				      "-o",
+				      "second",
+				      "--",
+				      "/bin/sh",
+				      "-c",
+				      "touch " FSCT_SECOND_READY_FILE
+				      " && while [ ! -e " FSCT_DONE_FILE
+				      " ]; do sleep 0.05; done && sleep 2 && " FSCT_FIRE_ALL,
+				      NULL};
+	struct fsct_outcome outcome;
+	char *first_path, *second_path;
+
+	record_in_sandbox_with((struct fsct_sandbox_options){.args = args, .second_args = second},
+			       &outcome);
+	cr_expect_eq(outcome.exit_status, 0, "first: exit %d, stderr: %s", outcome.exit_status,
+		     outcome.err);
+	first_path = dup_work_path(&outcome, "first");
+	expect_contract_trace(first_path);
+	if (outcome.second_exit_status == 0) {
+		second_path = dup_work_path(&outcome, "second");
+		expect_contract_trace(second_path);
+		free(second_path);
+	} else {
+		cr_expect_eq(outcome.second_exit_status, 1, "second: exit %d, stderr: %s",
+			     outcome.second_exit_status, outcome.second_err);
+		cr_expect_not_null(strstr(outcome.second_err, "another fencescope record (pid "),
+				   "second: %s", outcome.second_err);
+		cr_expect_str_empty(outcome.second_out, "%s", outcome.second_out);
+	}
+	expect_nothing_left(&outcome);
+	free(first_path);
+	fsct_outcome_clear(&outcome);
+}
+
+/* Two sim-clock recordings of one user would share the user's sim clock word and stamp each
+ * other's events (also with a private daemon each, as a normal user): the second one refuses,
+ * naming the first; the first is complete. */
+Test(record, second_sim_clock_recording_of_a_user_refuses_clearly)
+{
+	const char *const args[] = {"record", "--clock", "sim", "-o",           "first",
+				    "--",     "/bin/sh", "-c",  FIRE_THEN_WAIT, NULL};
+	const char *const second[] = {"record", "--clock", "sim",         "-o",
+				      "second", "--",      FSCT_FIRE_ALL, NULL};
+	struct fsct_outcome outcome;
+	char *first_path, *second_path;
+
+	record_in_sandbox_with((struct fsct_sandbox_options){.args = args, .second_args = second},
+			       &outcome);
+	cr_expect_eq(outcome.exit_status, 0, "first: exit %d, stderr: %s", outcome.exit_status,
+		     outcome.err);
+	first_path = dup_work_path(&outcome, "first");
+	expect_contract_trace(first_path);
+	cr_expect_eq(outcome.second_exit_status, 1, "second: exit %d, stderr: %s",
+		     outcome.second_exit_status, outcome.second_err);
+	cr_expect_not_null(strstr(outcome.second_err, "is recording on the sim clock"),
+			   "second: %s", outcome.second_err);
+	second_path = dup_work_path(&outcome, "second");
+	cr_expect_neq(access(second_path, F_OK), 0, "the refused recording left %s", second_path);
+	expect_nothing_left(&outcome);
+	free(first_path);
+	free(second_path);
+	fsct_outcome_clear(&outcome);
+}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <json-glib/json-glib.h>
@@ -594,7 +595,7 @@ Test(report, thresholds_fail_and_pass)
 	/* --fail-on-loss first, then the failing thresholds in the order given. */
 	cr_assert_eq(fsa_report_failure_count(report), 1 + sizeof(failing) / sizeof(failing[0]));
 	cr_assert(strstr(fsa_report_borrow_failure(report, 0), "--fail-on-loss: 24 fence log"));
-	cr_assert_str_eq(fsa_report_borrow_failure(report, 1), "p99(wait)>1us: measured 2.00 us");
+	cr_assert_str_eq(fsa_report_borrow_failure(report, 1), "p99(wait)>1us: measured 2.000 µs");
 	cr_assert_str_eq(fsa_report_borrow_failure(report, 3), "lost(log)>0: measured 24");
 	JsonNode *root = json_report(report);
 
@@ -610,7 +611,7 @@ Test(report, text_and_csv_carry_the_same_numbers)
 	char *csv = write_report(report, FSA_REPORT_FORMAT_CSV);
 
 	cr_assert(strstr(text, "LATENCY\n=======\n"), "%s", text);
-	cr_assert(strstr(text, "4.90 us"), "%s", text);
+	cr_assert(strstr(text, "4.900 µs"), "%s", text);
 	cr_assert(strstr(text, "0x20"), "%s", text);
 	cr_assert(strstr(csv, "section,table,metric,count,min_ns,p50_ns,p95_ns,p99_ns,max_ns,"
 			      "total_ns,is_exact\n"),
@@ -641,4 +642,93 @@ Test(report, empty_report_is_well_formed)
 	cr_assert(strstr(text, "(no completed wait)"), "%s", text);
 	free(text);
 	fsa_report_destroy(report);
+}
+
+/* Runs one reader (argv, with "FILE" as the report's path) over TEXT, a JSON report, and
+ * returns what it printed. */
+static char *
+read_with(const char *text, const char *const *argv)
+{
+	char path[] = "/tmp/fst-report-json-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	GPtrArray *args = g_ptr_array_new();
+	char *out = NULL, *err = NULL;
+	int status = -1;
+
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	for (size_t i = 0; argv[i]; i++)
+		g_ptr_array_add(args, strcmp(argv[i], "FILE") == 0 ? path : (char *) argv[i]);
+	g_ptr_array_add(args, NULL);
+	cr_assert(g_spawn_sync(NULL, (char **) args->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+			       &out, &err, &status, NULL));
+	cr_expect(g_spawn_check_wait_status(status, NULL), "%s rejected the report: %s", argv[0],
+		  err);
+	g_ptr_array_unref(args);
+	g_free(err);
+	unlink(path);
+	return out;
+}
+
+/* Regression: json-glib wrote a U+001F in a process name raw (python's json and jq reject the
+ * whole report), u64 values above 2^63 as negative numbers, and times above 2^53 as numbers
+ * that every double-based reader rounds. Integers above 2^53 are now decimal strings and every
+ * control character is escaped. */
+Test(report, json_is_strict_and_readers_get_every_integer_exactly)
+{
+	struct fsa_report *report = fsa_report_create(NULL);
+	struct fsa_model *model = fsa_model_create(NULL);
+	const struct fsa_model_sink *sink = fsa_report_borrow_sink(report);
+	const uint64_t t0 = 1795306066865228219ULL; /* a trace time: above 2^53 */
+	struct fsa_event ev;
+	struct fsa_op op;
+	char *text;
+
+	fsa_event_clear(&ev);
+	ev.type = FSA_EV_PROCESS_CREATE;
+	ev.ts_ns = t0;
+	fsa_event_set(&ev, FSA_F_PROCESS_ID, 1);
+	ev.s[FSA_S_NAME] = "a\x1f"
+			   "b\x01\x7f\"\\";
+	cr_assert_eq(fsa_model_add_event(model, &ev), FSA_OK);
+	cr_assert_eq(fsa_model_finish(model), FSA_OK);
+	fsa_report_set_model(report, model);
+	op = make_op(1, FSA_OP_WAIT, FSA_SRC_USER_MODE_QUEUE, 0x10, 1, 0xf1, t0 + 1, NONE, t0 + 3);
+	op.fence_value = 9223372036854775813ULL; /* 2^63 + 5 */
+	cr_assert_eq(sink->op(sink->data, &op), FSA_OK);
+	op = make_op(2, FSA_OP_WAIT, FSA_SRC_USER_MODE_QUEUE, 0x10, 1, 0xf1, t0 + 2, NONE, t0 + 3);
+	op.fence_value = 9007199254740993ULL; /* 2^53 + 1 */
+	cr_assert_eq(sink->op(sink->data, &op), FSA_OK);
+	cr_assert_eq(fsa_report_finish(report), FSA_OK);
+	text = write_report(report, FSA_REPORT_FORMAT_JSON);
+	/* python's json.load is strict by default: a raw control character is an error. */
+	const char *python[] = {"python3", "-c",
+				"import json, sys\n"
+				"r = json.load(open(sys.argv[1]))\n"
+				"w = r[\"longest\"][\"waits\"]\n"
+				"print(str(r[\"latency\"][\"processes\"][0][\"name\"] == "
+				"\"a\\x1fb\\x01\\x7f\\\"\\\\\").lower())\n"
+				"print(int(w[0][\"queued_ns\"]), int(w[0][\"fence_value\"]), "
+				"int(w[1][\"fence_value\"]), "
+				"w[0][\"duration_ns\"], sep=\"\\n\")\n",
+				"FILE", NULL};
+	const char *jq[] = {"jq", "-r",
+			    "(.latency.processes[0].name == \"a\\u001fb\\u0001\\u007f\\\"\\\\\"), "
+			    "(.longest.waits[0] | .queued_ns, .fence_value), "
+			    ".longest.waits[1].fence_value, .longest.waits[0].duration_ns",
+			    "FILE", NULL};
+	const char *expected = "true\n1795306066865228220\n9223372036854775813\n"
+			       "9007199254740993\n2\n";
+	char *out = read_with(text, python);
+
+	cr_expect_str_eq(out, expected, "python3 read:\n%s", out);
+	g_free(out);
+	out = read_with(text, jq);
+	cr_expect_str_eq(out, expected, "jq read:\n%s", out);
+	g_free(out);
+	free(text);
+	fsa_report_destroy(report);
+	fsa_model_destroy(model);
 }

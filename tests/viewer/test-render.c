@@ -341,7 +341,7 @@ Test(render, bad_input_is_a_one_line_error)
 	check_error(no_out, 2, "-o FILE");
 	check_error(order, 2, "--end must be after --begin");
 	check_error(bad_time, 2, "--begin soon");
-	check_error(unwritable, 1, "/nonexistent/dir/x.png");
+	check_error(unwritable, 4, "/nonexistent/dir/x.png");
 	check_error(bad_op, 2, "no such op");
 }
 
@@ -370,4 +370,30 @@ Test(render, out_of_range_options_are_refused_by_name)
 	r = run(fine);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	g_free(r.err);
+}
+
+/* Regression: the report wrote "13.05 ms" where the viewer's details pane wrote "13.049 ms"
+ * (and "1.23 us" against "1.230 µs"): one formatter (fsa/duration.h) now writes both. The
+ * longest wait of frame-pipeline (op 124) is checked in the text report against the viewer. */
+Test(render, report_and_viewer_write_a_duration_the_same_way)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *path = g_build_filename(FST_TRACES, "frame-pipeline", NULL);
+	g_autoptr(FsvTrace) t = fsv_trace_load(path, NULL, NULL, NULL, &error);
+	g_autofree char *out = NULL, *text = NULL, *cmd = NULL;
+	const FsvOp *op;
+	guint32 index;
+	int status = -1;
+
+	cr_assert_not_null(t, "%s", error ? error->message : "");
+	index = fsv_trace_find_op_by_id(t, 124);
+	cr_assert_neq(index, FSV_INDEX_NONE);
+	op = fsv_trace_get_op(t, index);
+	text = fsv_format_duration(op->op_end_ns - op->queued_ns);
+	cmd = g_strdup_printf("'%s' report -s longest '%s'", FS_FENCESCOPE, path);
+	cr_assert(g_spawn_command_line_sync(cmd, &out, NULL, &status, NULL));
+	cr_assert(g_spawn_check_wait_status(status, NULL));
+	/* Row 1 of "Longest waits" is op 124: "   1 DURATION kernel_mode …". */
+	g_autofree char *row = g_strdup_printf("\n   1 %s ", text);
+	cr_expect(strstr(out, row), "the viewer's \"%s\" is not the report's:\n%s", text, out);
 }

@@ -13,19 +13,18 @@
 #include <string.h>
 
 #include "fencescope-tp-enums.h"
+#include "fsa/duration.h"
 
 char *
 fsv_format_duration(guint64 ns)
 {
+	char text[FSA_DURATION_TEXT_MAX];
+
 	if (ns == FSV_TIME_NONE)
 		return g_strdup("—");
-	if (ns < 1000)
-		return g_strdup_printf("%" PRIu64 " ns", ns);
-	if (ns < 1000000)
-		return g_strdup_printf("%.3f µs", (double) ns / 1e3);
-	if (ns < 1000000000)
-		return g_strdup_printf("%.3f ms", (double) ns / 1e6);
-	return g_strdup_printf("%.3f s", (double) ns / 1e9);
+	/* The report's formatter: one duration reads the same in both. */
+	fsa_format_duration(text, sizeof(text), ns);
+	return g_strdup(text);
 }
 
 char *
