@@ -59,7 +59,8 @@ struct clock_state {
 struct signal_memory {
 	uint64_t op_id;
 	uint64_t value;
-	uint64_t end_ns;
+	/* When it ran: begin_ns == end_ns when observed, the range of an inferred signal. */
+	uint64_t begin_ns, end_ns;
 	enum fsa_op_source source;
 	uint64_t hwqueue_handle;
 	uint32_t process_id;
@@ -72,14 +73,20 @@ struct fence_state {
 	uint64_t max_signal_value;
 	uint64_t max_signal_end_ns;
 	bool has_signal;
-	/* The highest-valued signals given out, for GPV-07 matching; when full, the lowest
-	 * value is forgotten. */
+	/* The latest signals given out, in the order they ended (a step function of the fence's
+	 * value over time), for GPV-07 matching; when full, the oldest is forgotten. */
 	struct signal_memory *history; /* grown up to FSA_SIGNAL_HISTORY: most fences see few */
 	unsigned history_count, history_capacity;
-	/* Largest value of a forgotten signal: waits at or below it cannot be matched for
-	 * sure. */
-	uint64_t evicted_max_value;
-	bool has_evicted;
+	/* Signals forgotten: the latest end among them and the value the newest of them left
+	 * the fence at (where the remembered steps start from instead of the initial value). */
+	uint64_t forgotten_until_ns;
+	uint64_t forgotten_value;
+	bool has_forgotten;
+	/* A signal ending at forgotten_until_ns came later: the value there is not known. */
+	bool is_forgotten_value_unknown;
+	/* Queued signals not closed yet, oldest queued first: one may have run before a wait
+	 * ended without its entry read yet (GPV-07 waits for it). */
+	struct op_rec *open_signals_head, *open_signals_tail;
 	/* Closed waits held until the signal that released them is given out. */
 	struct op_rec *held;
 };
@@ -124,7 +131,9 @@ struct op_rec {
 	struct op_rec *open_tail;             /* the chain's last, kept in its head only */
 	struct op_rec *prev, *next;           /* the pending list */
 	struct op_rec *held_prev, *held_next; /* the fence's held waits */
+	struct op_rec *open_signal_prev, *open_signal_next; /* the fence's open signals */
 	bool is_held;
+	bool is_open_signal;
 	bool is_free;       /* on the model's free list */
 	uint64_t closed_ns; /* trace time it was closed (edge lag) */
 	bool needs_mapping;

@@ -545,6 +545,41 @@ pending_packet_append(struct fsa_model *model, struct packet_rec *rec)
 	model->pending_packets_tail = rec;
 }
 
+/*
+ * A packet cannot start before it was queued nor end before it started. Mapped GPU times within
+ * the tolerance of that are moved and counted; further off they stay and are reported
+ * (docs/analyzer.md "Tolerance").
+ */
+static fsa_status
+keep_packet_causal(struct fsa_model *model, struct fsa_packet *packet)
+{
+	uint64_t queued = packet->queued_ns;
+
+	if (queued != FSA_TIME_NONE && packet->start_ns != FSA_TIME_NONE &&
+	    packet->start_ns < queued) {
+		if (queued - packet->start_ns > FSA_CLOCK_TOLERANCE_NS) {
+			struct fsa_anomaly anomaly = {
+			    .kind = FSA_ANOM_END_BEFORE_QUEUED,
+			    .ts_ns = packet->start_ns,
+			    .hwqueue_handle = packet->hwqueue_handle,
+			    .a = queued,
+			    .b = packet->start_ns,
+			};
+
+			return fsa_model_emit_anomaly(model, &anomaly);
+		}
+		packet->start_ns = queued;
+		model->summary.clamped_times++;
+	}
+	if (packet->start_ns != FSA_TIME_NONE && packet->end_ns != FSA_TIME_NONE &&
+	    packet->end_ns < packet->start_ns &&
+	    packet->start_ns - packet->end_ns <= FSA_CLOCK_TOLERANCE_NS) {
+		packet->end_ns = packet->start_ns;
+		model->summary.clamped_times++;
+	}
+	return FSA_OK;
+}
+
 static fsa_status
 emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 {
@@ -562,6 +597,7 @@ emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 		rec->packet.start_ns = fsa_clock_map(clock, rec->packet.start_gpu_ts);
 	if (rec->packet.end_gpu_ts)
 		rec->packet.end_ns = fsa_clock_map(clock, rec->packet.end_gpu_ts);
+	status = keep_packet_causal(model, &rec->packet);
 	if (rec->prev)
 		rec->prev->next = rec->next;
 	else
@@ -578,7 +614,7 @@ emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 		if (queue)
 			queue->info.packet_count++;
 	}
-	if (model->sink.packet)
+	if (!status && model->sink.packet)
 		status = model->sink.packet(model->sink.data, &rec->packet);
 	free(rec);
 	if (status)

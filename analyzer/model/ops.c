@@ -22,10 +22,14 @@ open_key(uint64_t fence_handle, uint64_t value, enum fsa_op_kind kind)
 	return fsa_hmap_key2(fence_handle, value * 2 + (uint64_t) kind);
 }
 
+static void open_signal_link(struct op_rec *rec);
+static void open_signal_unlink(struct op_rec *rec);
+
 /* Boxes are made and dropped millions of times: recycled through a free list. */
 static void
 op_free(struct fsa_model *model, struct op_rec *rec)
 {
+	open_signal_unlink(rec);
 	rec->is_free = true;
 	rec->next = model->free_ops;
 	model->free_ops = rec;
@@ -115,6 +119,7 @@ fsa_ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_
 	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 	struct op_rec *rec, *head;
 	uint64_t key;
+	fsa_status status;
 
 	if (!queue)
 		return model->failed;
@@ -143,7 +148,10 @@ fsa_ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_
 		head->open_tail = rec;
 	}
 	queue->open_count++;
-	return attach_fence(model, rec, ev->ts_ns);
+	status = attach_fence(model, rec, ev->ts_ns);
+	if (kind == FSA_OP_SIGNAL && rec->fence)
+		open_signal_link(rec);
+	return status;
 }
 
 /* Unlinks the oldest open operation with this key (hash collisions are checked). */
@@ -267,50 +275,188 @@ map_times(struct fsa_model *model, struct op_rec *rec, bool is_final, bool *is_m
 		/* Within the mapping's tolerance, GPU times snap to the CPU time they cannot
 		 * precede; further off, the box is reported, not clamped (trace-format.md). */
 		if (rec->op.observed_ns < queued &&
-		    queued - rec->op.observed_ns <= FSA_CLOCK_TOLERANCE_NS)
+		    queued - rec->op.observed_ns <= FSA_CLOCK_TOLERANCE_NS) {
 			rec->op.observed_ns = queued;
-		if (rec->op.end_ns < queued && queued - rec->op.end_ns <= FSA_CLOCK_TOLERANCE_NS)
+			model->summary.clamped_times++;
+		}
+		if (rec->op.end_ns < queued && queued - rec->op.end_ns <= FSA_CLOCK_TOLERANCE_NS) {
 			rec->op.end_ns = queued;
+			model->summary.clamped_times++;
+		}
 		if (rec->op.end_ns < queued)
 			status = anomaly_for(model, FSA_ANOM_END_BEFORE_QUEUED, rec, rec->closed_ns,
 					     queued, rec->op.end_ns);
 	}
 	if (rec->op.observed_ns != FSA_TIME_NONE && rec->op.observed_ns > rec->op.end_ns &&
-	    rec->op.observed_ns - rec->op.end_ns <= FSA_CLOCK_TOLERANCE_NS)
+	    rec->op.observed_ns - rec->op.end_ns <= FSA_CLOCK_TOLERANCE_NS) {
 		rec->op.observed_ns = rec->op.end_ns;
+		model->summary.clamped_times++;
+	}
 	return status;
 }
 
-/*
- * GPV-07: a wait for (fence, V) was released by the first signal that brought the fence to a
- * value ≥ V. Fence values only grow, so that is the remembered signal with the smallest value
- * ≥ V. Returns NULL when none is remembered, or when a signal that could be it was forgotten.
- */
-static const struct signal_memory *
-find_release(const struct fence_state *fence, uint64_t value)
+/* The fence's value just before its remembered steps; false when it is not known. */
+static bool
+value_before_history(const struct fence_state *fence, uint64_t *value)
 {
-	const struct signal_memory *best = NULL;
-
-	if (fence->has_evicted && fence->evicted_max_value >= value)
-		return NULL;
-	for (unsigned i = 0; i < fence->history_count; i++) {
-		const struct signal_memory *s = &fence->history[i];
-
-		if (s->value < value)
-			continue;
-		if (!best || s->value < best->value ||
-		    (s->value == best->value && s->end_ns < best->end_ns))
-			best = s;
+	if (!fence->has_forgotten) {
+		*value = fence->info.initial_value;
+		return true;
 	}
-	return best;
+	*value = fence->forgotten_value;
+	return !fence->is_forgotten_value_unknown;
 }
 
-/* False when out of memory. */
+/*
+ * GPV-07: a wait for (fence, V) was released by the signal that first brought the fence to a
+ * value ≥ V. Values do not only grow — a CPU signal can overtake a slower GPU signal, and a
+ * signal can regress the fence — so this is not the smallest signal ≥ V: the remembered signals
+ * are the fence's value over time, and the release is the last step, at or before the wait
+ * ended, that took the fence from below V to V or more. A wait that ended in [lo, hi] (an exact
+ * end: lo == hi; an inferred wait: its range) gets it only when the steps leave no doubt.
+ * Returns NULL for "no edge": the fence was at V or more from its initial value on (a wait at or
+ * below it, and no regression below V since), a step that could be it was forgotten, or the
+ * steps in [lo, hi] leave two candidates.
+ */
+static const struct signal_memory *
+find_release(const struct fence_state *fence, uint64_t value, uint64_t lo, uint64_t hi)
+{
+	const struct signal_memory *crossing = NULL, *later = NULL;
+	unsigned later_count = 0, i;
+	uint64_t current;
+	bool is_known = value_before_history(fence, &current), is_ambiguous = false;
+
+	for (i = 0; i < fence->history_count && fence->history[i].end_ns <= lo; i++) {
+		const struct signal_memory *s = &fence->history[i];
+
+		if (s->value >= value) {
+			if (!is_known)
+				is_ambiguous = true;
+			else if (current < value)
+				crossing = s;
+		} else {
+			crossing = NULL;
+			is_ambiguous = false;
+		}
+		current = s->value;
+		is_known = true;
+	}
+	if (!is_known || is_ambiguous)
+		return NULL;
+	if (current >= value) {
+		/* Reached by lo: a drop below V later in the range would leave two candidates. */
+		for (; i < fence->history_count && fence->history[i].begin_ns <= hi; i++)
+			if (fence->history[i].value < value)
+				return NULL;
+		return crossing;
+	}
+	/* Below V at lo: exactly one step that may lie in the range (within the tolerance, for a
+	 * mapped end a little early) may bring it to V. */
+	for (; i < fence->history_count; i++) {
+		const struct signal_memory *s = &fence->history[i];
+
+		if (s->begin_ns > hi + FSA_CLOCK_TOLERANCE_NS)
+			continue;
+		if (s->value >= value && current < value && later_count++ == 0)
+			later = s;
+		current = s->value;
+	}
+	return later_count == 1 ? later : NULL;
+}
+
+/*
+ * Whether a signal of this fence not given out yet may have ended by `hi` (GPV-07 must then wait
+ * for it). A closed one is pending its clock pair; an open one may have run with its entry not
+ * read yet — unless its queue's signal log was already read past `hi` (entries of one log are read
+ * in order, LOG-13, LOG-22) or, for a kernel-mode queue or the CPU, the trace itself is past it.
+ */
+static bool
+has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fence, uint64_t hi)
+{
+	uint64_t limit =
+	    hi > UINT64_MAX - FSA_CLOCK_TOLERANCE_NS ? UINT64_MAX : hi + FSA_CLOCK_TOLERANCE_NS;
+
+	for (const struct op_rec *rec = fence->open_signals_head; rec;
+	     rec = rec->open_signal_next) {
+		const struct queue_state *queue = rec->queue;
+		uint64_t read;
+
+		if (rec->op.id) {
+			/* Closed, not given out yet. */
+			if (rec->needs_mapping)
+				return true;
+			if ((rec->op.state == FSA_OP_INFERRED ? rec->op.inferred_begin_ns
+							      : rec->op.end_ns) <= limit)
+				return true;
+			continue;
+		}
+		if (rec->op.queued_ns != FSA_TIME_NONE && rec->op.queued_ns > limit)
+			continue;
+		if (!queue || !queue->info.is_user_mode) {
+			if (model->last_ts == FSA_TIME_NONE || model->last_ts <= limit)
+				return true;
+			continue;
+		}
+		read = queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS]
+			   ? fsa_model_gpu_to_trace(model, queue->info.adapter_id,
+						    queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS])
+			   : FSA_TIME_NONE;
+		if (read == FSA_TIME_NONE || read <= limit)
+			return true;
+	}
+	return false;
+}
+
+static void
+open_signal_link(struct op_rec *rec)
+{
+	struct fence_state *fence = rec->fence;
+
+	rec->is_open_signal = true;
+	rec->open_signal_next = NULL;
+	rec->open_signal_prev = fence->open_signals_tail;
+	if (fence->open_signals_tail)
+		fence->open_signals_tail->open_signal_next = rec;
+	else
+		fence->open_signals_head = rec;
+	fence->open_signals_tail = rec;
+}
+
+static void
+open_signal_unlink(struct op_rec *rec)
+{
+	struct fence_state *fence = rec->fence;
+
+	if (!rec->is_open_signal)
+		return;
+	if (rec->open_signal_prev)
+		rec->open_signal_prev->open_signal_next = rec->open_signal_next;
+	else
+		fence->open_signals_head = rec->open_signal_next;
+	if (rec->open_signal_next)
+		rec->open_signal_next->open_signal_prev = rec->open_signal_prev;
+	else
+		fence->open_signals_tail = rec->open_signal_prev;
+	rec->is_open_signal = false;
+}
+
+/* False when out of memory. The history stays in the order signals ended. */
 static bool
 remember_signal(struct fence_state *fence, const struct fsa_op *op)
 {
-	struct signal_memory *slot;
+	uint64_t end = op->state == FSA_OP_INFERRED ? op->inferred_end_ns : op->end_ns;
+	uint64_t begin = op->state == FSA_OP_INFERRED ? op->inferred_begin_ns : end;
+	unsigned at;
 
+	if (end == FSA_TIME_NONE)
+		return true;
+	if (fence->has_forgotten && end <= fence->forgotten_until_ns) {
+		/* Older than what was already forgotten: forgotten too. At the very instant of
+		 * the newest forgotten step, which of the two came last is not known. */
+		if (end == fence->forgotten_until_ns && op->fence_value != fence->forgotten_value)
+			fence->is_forgotten_value_unknown = true;
+		return true;
+	}
 	/* A fence is kept for the whole run, and a trace may create and destroy fences by the
 	 * million: the history grows as used rather than taking 3 KiB for each. */
 	if (fence->history_count == fence->history_capacity &&
@@ -326,30 +472,33 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op)
 		fence->history = grown;
 		fence->history_capacity = capacity;
 	}
+	for (at = fence->history_count; at > 0 && fence->history[at - 1].end_ns > end; at--)
+		;
 	if (fence->history_count == FSA_SIGNAL_HISTORY) {
-		unsigned lowest = 0;
+		/* Full: the oldest step is forgotten (or this one, when it is the oldest). */
+		const struct signal_memory *oldest = at ? &fence->history[0] : NULL;
+		uint64_t oldest_end = oldest ? oldest->end_ns : end;
+		uint64_t oldest_value = oldest ? oldest->value : op->fence_value;
 
-		for (unsigned i = 1; i < FSA_SIGNAL_HISTORY; i++)
-			if (fence->history[i].value < fence->history[lowest].value)
-				lowest = i;
-		if (fence->history[lowest].value > op->fence_value) {
-			/* Lower than everything remembered: it is the one forgotten. */
-			if (!fence->has_evicted || op->fence_value > fence->evicted_max_value)
-				fence->evicted_max_value = op->fence_value;
-			fence->has_evicted = true;
+		fence->has_forgotten = true;
+		fence->forgotten_until_ns = oldest_end;
+		fence->forgotten_value = oldest_value;
+		fence->is_forgotten_value_unknown = false;
+		if (!at)
 			return true;
-		}
-		if (!fence->has_evicted || fence->history[lowest].value > fence->evicted_max_value)
-			fence->evicted_max_value = fence->history[lowest].value;
-		fence->has_evicted = true;
-		slot = &fence->history[lowest];
+		memmove(&fence->history[0], &fence->history[1],
+			(at - 1) * sizeof(fence->history[0]));
+		at--;
 	} else {
-		slot = &fence->history[fence->history_count++];
+		memmove(&fence->history[at + 1], &fence->history[at],
+			(fence->history_count - at) * sizeof(fence->history[0]));
+		fence->history_count++;
 	}
-	*slot = (struct signal_memory){
+	fence->history[at] = (struct signal_memory){
 	    .op_id = op->id,
 	    .value = op->fence_value,
-	    .end_ns = op->state == FSA_OP_INFERRED ? op->inferred_end_ns : op->end_ns,
+	    .begin_ns = begin,
+	    .end_ns = end,
 	    .source = op->source,
 	    .hwqueue_handle = op->hwqueue_handle,
 	    .process_id = op->process_id,
@@ -404,6 +553,7 @@ emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *re
 				fence->max_signal_end_ns = end;
 			}
 			fence->has_signal = true;
+			open_signal_unlink(rec);
 			if (op->fence_value > fence->info.last_value)
 				fence->info.last_value = op->fence_value;
 			if (!remember_signal(fence, op)) {
@@ -417,12 +567,12 @@ emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *re
 		if (status)
 			goto end;
 	}
-	/* The waits this signal may have released go out now, after it. */
+	/* The waits this signal may have released, or that waited to know whether it came
+	 * before them, go out now, after it. */
 	if (op->kind == FSA_OP_SIGNAL && rec->fence) {
 		for (struct op_rec *wait = rec->fence->held, *next; wait && !status; wait = next) {
 			next = wait->held_next;
-			if (wait->op.fence_value <= op->fence_value)
-				status = try_emit(model, wait, false);
+			status = try_emit(model, wait, false);
 		}
 		if (status)
 			goto end;
@@ -471,14 +621,21 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 	if (rec->op.kind == FSA_OP_WAIT && rec->fence && rec->op.state != FSA_OP_NEVER_COMPLETED &&
 	    !(rec->op.source == FSA_SRC_CPU &&
 	      rec->op.cpu_wait_result != FSTP_CPU_WAIT_RESULT_SATISFIED)) {
-		release = find_release(rec->fence, rec->op.fence_value);
-		/* A signal that ran after the wait ended cannot have released it. */
-		if (release && release->end_ns != FSA_TIME_NONE &&
-		    rec->op.end_ns != FSA_TIME_NONE &&
-		    release->end_ns > rec->op.end_ns + FSA_CLOCK_TOLERANCE_NS)
-			release = NULL;
-		if (!release && rec->op.fence_value > rec->fence->info.initial_value && !is_final &&
-		    model->last_ts < rec->closed_ns + FSA_EDGE_LAG_NS) {
+		uint64_t lo =
+		    rec->op.state == FSA_OP_INFERRED ? rec->op.inferred_begin_ns : rec->op.end_ns;
+		uint64_t hi =
+		    rec->op.state == FSA_OP_INFERRED ? rec->op.inferred_end_ns : rec->op.end_ns;
+		bool is_unsure = false;
+
+		if (lo != FSA_TIME_NONE && hi != FSA_TIME_NONE) {
+			/* At the end of the trace, what is still open never ran. */
+			is_unsure = !is_final && has_unknown_signal_before(model, rec->fence, hi);
+			if (!is_unsure)
+				release = find_release(rec->fence, rec->op.fence_value, lo, hi);
+		}
+		if ((is_unsure ||
+		     (!release && rec->op.fence_value > rec->fence->info.initial_value)) &&
+		    !is_final && model->last_ts < rec->closed_ns + FSA_EDGE_LAG_NS) {
 			if (!rec->is_held) {
 				rec->is_held = true;
 				rec->held_prev = NULL;
@@ -488,6 +645,13 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 				rec->fence->held = rec;
 			}
 			return FSA_OK;
+		}
+		/* A signal that ended a little after the wait it released (within the mapping's
+		 * tolerance): the wait's end moves to it, and is counted (docs/analyzer.md). */
+		if (release && release->begin_ns == release->end_ns &&
+		    rec->op.state != FSA_OP_INFERRED && release->end_ns > rec->op.end_ns) {
+			rec->op.end_ns = release->end_ns;
+			model->summary.clamped_times++;
 		}
 	}
 	if (rec->is_held) {
@@ -598,6 +762,8 @@ fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 		rec->fence = fsa_hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
 		rec->op.fence_global_handle = ev->u[FSA_F_FENCE_GLOBAL_HANDLE];
 	}
+	if (kind == FSA_OP_SIGNAL && rec->fence && !rec->is_open_signal)
+		open_signal_link(rec); /* unqueued: given out once mapped */
 	rec->op.end_gpu_ts = end;
 	rec->op.observed_gpu_ts = observed;
 	rec->op.log_position = ev->u[FSA_F_ENTRY_POSITION];

@@ -685,6 +685,7 @@ fsa_sqlite_writer_set_summary(struct fsa_sqlite_writer *w, const struct fsa_summ
 	PUT("overrun_count", sum->overrun_count);
 	PUT("tracer_discarded_events", sum->tracer_discarded_events);
 	PUT("tracer_discarded_packets", sum->tracer_discarded_packets);
+	PUT("clamped_times", sum->clamped_times);
 	for (int i = 0; i < FSA_ANOM_KIND_COUNT; i++) {
 		snprintf(text, sizeof(text), "anomalies.%s",
 			 fsa_anomaly_kind_name((enum fsa_anomaly_kind) i));

@@ -241,6 +241,7 @@ static const struct fsa_column summary_columns[] = {
     {"tracer_discarded_events", "tracer discarded events", FSA_CELL_U64},
     {"tracer_discarded_packets", "tracer discarded packets", FSA_CELL_U64},
     {"anomalies", "anomalies", FSA_CELL_U64},
+    {"clamped_times", "times clamped", FSA_CELL_U64},
 };
 
 static const struct fsa_column event_columns[] = {
@@ -309,6 +310,7 @@ build_summary(struct fsa_report *r, GPtrArray *tables)
 	add_u64(t, r->lost_by_kind[FSA_LOSS_TRACER_EVENTS]);
 	add_u64(t, r->lost_by_kind[FSA_LOSS_TRACER_PACKETS]);
 	add_u64(t, r->anomaly_total);
+	add_u64(t, s ? s->clamped_times : 0);
 
 	t = table_new(tables, "summary", "events", "Events by type (whole trace)", false,
 		      COLUMNS(event_columns), "no events");

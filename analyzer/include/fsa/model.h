@@ -282,6 +282,10 @@ struct fsa_summary {
 	uint64_t log_entries_read, log_entries_lost, overrun_count;
 	uint64_t tracer_discarded_events, tracer_discarded_packets;
 	uint64_t anomaly_counts[FSA_ANOM_KIND_COUNT];
+	/* Mapped times moved by at most FSA_CLOCK_TOLERANCE (1 µs) to respect causality: a box's
+	 * observed or end time before its queued time, a packet's start before its queued time or
+	 * its end before its start, a wait's end before the signal that released it. */
+	uint64_t clamped_times;
 };
 
 /*

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyzer/model: which signal released which wait (GPV-07) when fence values do not only grow —
+ * waits at or below the initial value, value regressions, CPU signals overtaking slower GPU
+ * signals, signals whose entries are read after the wait's — and the causality of mapped times
+ * (docs/analyzer.md "Dependencies", "Tolerance"). GPU tick g is trace time 10 g ns.
+ */
+#include <criterion/criterion.h>
+
+#include "model-fixture.h"
+
+#define U(x) ((uint64_t) (x))
+#define T0   UINT64_C(1000000)
+#define FC   UINT64_C(0xc0) /* local handle of fence C, initial value 5 */
+#define FC_G UINT64_C(0x8004000000000030)
+
+#define WAIT_QUEUED(ts, q, f, v, p)                                                                \
+	feed_ok("fence_wait_queued", U(ts), "process_id", U(PID), "hwqueue_handle", U(q),          \
+		"fence_handle", U(f), "fence_value", U(v), "progress_value", U(p), NULL)
+#define SIGNAL_QUEUED(ts, q, f, v, p)                                                              \
+	feed_ok("fence_signal_queued", U(ts), "process_id", U(PID), "hwqueue_handle", U(q),        \
+		"fence_handle", U(f), "fence_value", U(v), "progress_value", U(p), NULL)
+#define ENTRY(ts, q, pos, f, fg, v, op, obs, end)                                                  \
+	feed_ok("fence_log_entry", U(ts), "hwqueue_handle", U(q), "log_type",                      \
+		U((op) == FSTP_LOG_OPERATION_WAIT_UNBLOCKED ? FSTP_LOG_TYPE_WAITS                  \
+							    : FSTP_LOG_TYPE_SIGNALS),              \
+		"entry_position", U(pos), "fence_handle", U(f), "fence_global_handle", U(fg),      \
+		"fence_value", U(v), "operation", U(op), "observed_gpu_ts", U(obs), "end_gpu_ts",  \
+		U(end), NULL)
+#define WAIT_ENTRY(ts, q, pos, f, fg, v, obs, end)                                                 \
+	ENTRY(ts, q, pos, f, fg, v, FSTP_LOG_OPERATION_WAIT_UNBLOCKED, obs, end)
+#define SIGNAL_ENTRY(ts, q, pos, f, fg, v, end)                                                    \
+	ENTRY(ts, q, pos, f, fg, v, FSTP_LOG_OPERATION_SIGNAL_EXECUTED, 0, end)
+#define CPU_SIGNAL(ts, f, v)                                                                       \
+	feed_ok("cpu_signal", U(ts), "process_id", U(PID), "fence_handle", U(f), "fence_value",    \
+		U(v), NULL)
+#define CPU_WAIT(begin, end, id, f, v, observed)                                                   \
+	do {                                                                                       \
+		feed_ok("cpu_wait_begin", U(begin), "process_id", U(PID), "waiter_id", U(id),      \
+			"fence_handle", U(f), "fence_value", U(v), NULL);                          \
+		feed_ok("cpu_wait_end", U(end), "process_id", U(PID), "waiter_id", U(id),          \
+			"fence_handle", U(f), "fence_value", U(v), "result",                       \
+			U(FSTP_CPU_WAIT_RESULT_SATISFIED), "observed_value", U(observed), NULL);   \
+	} while (0)
+
+static void
+setup(void)
+{
+	fixture_setup();
+	fixture_objects(T0);
+	feed_ok("fence_create", T0, "process_id", U(PID), "adapter_id", U(0), "fence_global_handle",
+		FC_G, "fence_handle", FC, "initial_value", U(5), NULL);
+}
+
+TestSuite(edges, .init = setup, .fini = fixture_teardown);
+
+static const struct fsa_op *
+find_source_op(enum fsa_op_kind kind, enum fsa_op_source source, uint64_t fence_global,
+	       uint64_t value)
+{
+	for (size_t i = 0; i < got.op_count; i++)
+		if (got.ops[i].kind == kind && got.ops[i].source == source &&
+		    got.ops[i].fence_global_handle == fence_global &&
+		    got.ops[i].fence_value == value)
+			return &got.ops[i];
+	return NULL;
+}
+
+/* Every edge names the wait's own signal_op_id, and there is one edge per released wait. */
+static void
+assert_edges_agree_with_ops(void)
+{
+	size_t released = 0;
+
+	for (size_t i = 0; i < got.op_count; i++)
+		if (got.ops[i].kind == FSA_OP_WAIT && got.ops[i].signal_op_id)
+			released++;
+	cr_assert_eq(got.edge_count, released);
+	for (size_t e = 0; e < got.edge_count; e++)
+		for (size_t i = 0; i < got.op_count; i++)
+			if (got.ops[i].id == got.edges[e].wait_op_id)
+				cr_assert_eq(got.ops[i].signal_op_id, got.edges[e].signal_op_id);
+}
+
+Test(edges, gpv_07_a_wait_at_or_below_the_initial_value_has_no_edge)
+{
+	/* Fence C starts at 5: waits for 4 and 5 are satisfied before any signal. */
+	CPU_SIGNAL(T0 + 100, FC, 6);
+	CPU_WAIT(T0 + 200, T0 + 300, 1, FC, 4, 6);
+	WAIT_QUEUED(T0 + 400, UQ2, FC, 5, 1);
+	WAIT_ENTRY(T0 + 9000, UQ2, 0, FC, FC_G, 5, 100050, 100060);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(got.edge_count, 0,
+		     "a wait at or below the initial value: no signal released it");
+	cr_assert_eq(find_source_op(FSA_OP_WAIT, FSA_SRC_CPU, FC_G, 4)->signal_op_id, 0);
+	cr_assert_eq(find_op(FSA_OP_WAIT, UQ2, 5)->signal_op_id, 0);
+}
+
+Test(edges, gpv_07_a_regression_is_never_the_release_of_a_wait_it_did_not_bring_to_its_value)
+{
+	/* 0 → 6 → 3 (a regression): the wait for 2 was released by 6, not by the smaller 3. */
+	CPU_SIGNAL(T0 + 100, FA, 6);
+	CPU_SIGNAL(T0 + 200, FA, 3);
+	CPU_WAIT(T0 + 50, T0 + 150, 1, FA, 2, 6);
+	CPU_WAIT(T0 + 300, T0 + 310, 2, FA, 2, 3);
+	cr_assert_eq(finish(), FSA_OK);
+	for (size_t i = 0; i < got.op_count; i++)
+		if (got.ops[i].kind == FSA_OP_WAIT)
+			cr_assert_eq(got.ops[i].signal_op_id,
+				     find_source_op(FSA_OP_SIGNAL, FSA_SRC_CPU, FA_G, 6)->id);
+	assert_edges_agree_with_ops();
+}
+
+Test(edges, gpv_07_after_a_regression_below_the_value_the_signal_that_brought_it_back_releases)
+{
+	/* 0 → 6 → 3 → 10: a wait for 5 that began at 3 was released by 10, not by the smaller 6. */
+	CPU_SIGNAL(T0 + 100, FA, 6);
+	CPU_SIGNAL(T0 + 200, FA, 3);
+	feed_ok("cpu_wait_begin", T0 + 250, "process_id", U(PID), "waiter_id", U(1), "fence_handle",
+		FA, "fence_value", U(5), NULL);
+	CPU_SIGNAL(T0 + 300, FA, 10);
+	feed_ok("cpu_wait_end", T0 + 320, "process_id", U(PID), "waiter_id", U(1), "fence_handle",
+		FA, "fence_value", U(5), "result", U(FSTP_CPU_WAIT_RESULT_SATISFIED),
+		"observed_value", U(10), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(find_source_op(FSA_OP_WAIT, FSA_SRC_CPU, FA_G, 5)->signal_op_id,
+		     find_source_op(FSA_OP_SIGNAL, FSA_SRC_CPU, FA_G, 10)->id);
+	assert_edges_agree_with_ops();
+}
+
+Test(edges, gpv_07_release_is_first_signal_in_time_to_reach_value)
+{
+	const struct fsa_op *wait;
+
+	/* A GPU signal to 5 is queued first, but a CPU signal to 7 overtakes it (1.001 ms); the GPU
+	 * signal then runs at 1.003 ms, a regression to 5. The GPU reaches a wait for 5 at
+	 * 1.0035 ms: the fence had reached 5 at 1.001 ms and never went below since. */
+	SIGNAL_QUEUED(T0 + 100, UQ, FA, 5, 1);
+	WAIT_QUEUED(T0 + 200, UQ2, FA, 5, 1);
+	CPU_SIGNAL(T0 + 1000, FA, 7);
+	SIGNAL_ENTRY(T0 + 9000, UQ, 0, FA, FA_G, 5, 100300);
+	WAIT_ENTRY(T0 + 9000, UQ2, 0, FA, FA_G, 5, 100350, 100360);
+	cr_assert_eq(finish(), FSA_OK);
+	wait = find_op(FSA_OP_WAIT, UQ2, 5);
+	cr_assert_not_null(wait);
+	cr_assert_eq(wait->signal_op_id, find_source_op(FSA_OP_SIGNAL, FSA_SRC_CPU, FA_G, 7)->id);
+	cr_assert_eq(count_anomalies(FSA_ANOM_VALUE_REGRESSION), 1);
+	assert_edges_agree_with_ops();
+}
+
+Test(edges, gpv_07_a_wait_waits_for_an_earlier_signal_whose_entry_is_read_later)
+{
+	const struct fsa_op *wait;
+
+	/* The GPU signal to 5 ran first (1.003 ms) but its log is read after the waiting queue's;
+	 * the CPU signal to 7 (1.004 ms) is known at once. The wait for 3 ended at 1.0045 ms. */
+	SIGNAL_QUEUED(T0 + 100, UQ, FA, 5, 1);
+	WAIT_QUEUED(T0 + 200, UQ2, FA, 3, 1);
+	CPU_SIGNAL(T0 + 4000, FA, 7);
+	WAIT_ENTRY(T0 + 9000, UQ2, 0, FA, FA_G, 3, 100250, 100450);
+	SIGNAL_ENTRY(T0 + 12000, UQ, 0, FA, FA_G, 5, 100300);
+	cr_assert_eq(finish(), FSA_OK);
+	wait = find_op(FSA_OP_WAIT, UQ2, 3);
+	cr_assert_not_null(wait);
+	cr_assert_eq(wait->signal_op_id, find_op(FSA_OP_SIGNAL, UQ, 5)->id);
+	assert_edges_agree_with_ops();
+}
+
+Test(edges, gpv_07_signals_queued_ahead_do_not_hold_a_wait_once_their_log_is_read_past_it)
+{
+	/* A signal to 2 is queued long before it runs. The wait for 1 is held only until the log
+	 * of UQ shows that signal ran after the wait ended; its release is the CPU signal to 1. */
+	SIGNAL_QUEUED(T0 + 100, UQ, FA, 2, 1);
+	CPU_SIGNAL(T0 + 1000, FA, 1);
+	WAIT_QUEUED(T0 + 200, UQ2, FA, 1, 1);
+	WAIT_ENTRY(T0 + 9000, UQ2, 0, FA, FA_G, 1, 100050, 100110);
+	SIGNAL_QUEUED(T0 + 9500, UQ, FA, 3, 2);
+	SIGNAL_ENTRY(T0 + 10000, UQ, 0, FA, FA_G, 2, 100900);
+	/* The wait went out when the log of UQ was read past its end, before the end of trace. */
+	cr_assert_eq(got.edge_count, 1);
+	cr_assert_eq(find_op(FSA_OP_WAIT, UQ2, 1)->signal_op_id,
+		     find_source_op(FSA_OP_SIGNAL, FSA_SRC_CPU, FA_G, 1)->id);
+	cr_assert_eq(finish(), FSA_OK);
+}
+
+Test(edges, gpv_07_a_signal_within_the_tolerance_after_its_wait_moves_the_wait_end_and_is_counted)
+{
+	const struct fsa_op *wait, *signal;
+
+	/* The signal maps 50 ns after the wait it released (within 1 µs). */
+	SIGNAL_QUEUED(T0 + 100, UQ, FA, 5, 1);
+	WAIT_QUEUED(T0 + 200, UQ2, FA, 5, 1);
+	SIGNAL_ENTRY(T0 + 9000, UQ, 0, FA, FA_G, 5, 100405);
+	WAIT_ENTRY(T0 + 9000, UQ2, 0, FA, FA_G, 5, 100100, 100400);
+	cr_assert_eq(finish(), FSA_OK);
+	wait = find_op(FSA_OP_WAIT, UQ2, 5);
+	signal = find_op(FSA_OP_SIGNAL, UQ, 5);
+	cr_assert_eq(wait->signal_op_id, signal->id);
+	cr_assert_geq(wait->end_ns, signal->end_ns, "the wait ends no earlier than its signal");
+	cr_assert_eq(got.edges[0].wait_end_ns, wait->end_ns);
+	cr_assert_eq(fsa_model_borrow_summary(model)->clamped_times, 1);
+}
