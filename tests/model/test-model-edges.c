@@ -200,3 +200,31 @@ Test(edges, gpv_07_a_signal_within_the_tolerance_after_its_wait_moves_the_wait_e
 	cr_assert_eq(got.edges[0].wait_end_ns, wait->end_ns);
 	cr_assert_eq(fsa_model_borrow_summary(model)->clamped_times, 1);
 }
+
+Test(edges, a_packet_mapped_just_before_its_ring_write_starts_at_it_and_is_counted)
+{
+	/* Ring write at 1.000105 ms; the GPU start maps to 1.0001 ms, 5 ns before (within 1 µs). A
+	 * second packet maps 3 µs before its write: kept, and reported. */
+	feed_ok("ring_write", T0 + 105, "process_id", U(PID), "hwqueue_handle", UQ,
+		"progress_value", U(1), NULL);
+	feed_ok("packet_start", T0 + 200, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		UQ, "packet_id", U(1), "progress_value", U(1), "gpu_ts", U(100010), NULL);
+	feed_ok("packet_end", T0 + 300, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle", UQ,
+		"packet_id", U(1), "progress_value", U(1), "gpu_ts", U(100020), "status",
+		U(FSTP_PACKET_STATUS_COMPLETED), NULL);
+	feed_ok("ring_write", T0 + 5000, "process_id", U(PID), "hwqueue_handle", UQ,
+		"progress_value", U(2), NULL);
+	feed_ok("packet_start", T0 + 5100, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		UQ, "packet_id", U(2), "progress_value", U(2), "gpu_ts", U(100200), NULL);
+	feed_ok("packet_end", T0 + 5200, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		UQ, "packet_id", U(2), "progress_value", U(2), "gpu_ts", U(100600), "status",
+		U(FSTP_PACKET_STATUS_COMPLETED), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(got.packet_count, 2);
+	cr_assert_eq(got.packets[0].queued_ns, T0 + 105);
+	cr_assert_eq(got.packets[0].start_ns, T0 + 105, "moved to its queued time");
+	cr_assert_eq(got.packets[0].end_ns, 1000200);
+	cr_assert_eq(got.packets[1].start_ns, 1002000, "3 µs off: not moved");
+	cr_assert_eq(count_anomalies(FSA_ANOM_END_BEFORE_QUEUED), 1);
+	cr_assert_eq(fsa_model_borrow_summary(model)->clamped_times, 1);
+}
