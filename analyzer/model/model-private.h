@@ -116,6 +116,10 @@ struct queue_state {
 	/* Per log type: last non-zero end_gpu_ts read, for LOG-22 and the inferred ranges. */
 	uint64_t last_end_gpu_ts[2];
 	struct overrun_state overrun[2];
+	/* Per log type: the entry_position expected next (after the last entry read, or after
+	 * the entries an overrun lost), known once the queue's creation or an entry was seen. */
+	uint64_t next_position[2];
+	bool has_position[2];
 	/* Ring writes waiting for their packet_start: progress value → queued ns (+1). */
 	struct fsa_hmap ring_writes;
 	/* Highest progress value known complete (packet_end, packet_complete, destroy). */

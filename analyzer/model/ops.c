@@ -728,6 +728,109 @@ fsa_ops_flush(struct fsa_model *model, bool is_final)
 	return status;
 }
 
+static uint64_t
+queued_of(const void *item)
+{
+	return ((const struct op_rec *) item)->op.queued_ns;
+}
+
+/* Appends to a growing array of boxes; false when out of memory. */
+static bool
+found_push(struct op_rec ***found, size_t *count, size_t *capacity, struct op_rec *rec)
+{
+	if (*count == *capacity) {
+		size_t n = *capacity ? *capacity * 2 : 64;
+		struct op_rec **grown = realloc(*found, n * sizeof(*grown));
+
+		if (!grown)
+			return false;
+		*found = grown;
+		*capacity = n;
+	}
+	(*found)[(*count)++] = rec;
+	return true;
+}
+
+/*
+ * LOG-11, LOG-13: every operation a queue executes writes one entry, at the next position of its
+ * log. Entries missing between two read (a gap in entry_position that no overrun explains: the
+ * tracer discarded them) are a loss. The queue runs its command buffers in order, so the open
+ * boxes of that log whose buffer came before the one of the entry read after the gap (a lower
+ * progress value) ran before it: their entries are among the missing ones, and they are marked
+ * inferred between the entry before the gap and the one after (GPV-08), oldest queued first and
+ * never more than the gap holds.
+ */
+static fsa_status
+log_gap(struct fsa_model *model, struct queue_state *queue, unsigned log,
+	const struct op_rec *after, uint64_t first_missing, uint64_t position, uint64_t read_ns)
+{
+	enum fsa_op_kind kind = log == FSTP_LOG_TYPE_WAITS ? FSA_OP_WAIT : FSA_OP_SIGNAL;
+	uint64_t missing = position - first_missing;
+	struct fsa_loss loss = {
+	    .kind = FSA_LOSS_LOG_GAP,
+	    .count = missing,
+	    .adapter_id = queue->info.adapter_id,
+	    .hwqueue_handle = queue->info.hwqueue_handle,
+	    .log_type = (uint8_t) log,
+	    .cached_position = first_missing,
+	    .new_position = position,
+	    .begin_ns = queue->last_end_gpu_ts[log]
+			    ? fsa_model_gpu_to_trace(model, queue->info.adapter_id,
+						     queue->last_end_gpu_ts[log])
+			    : queue->info.created_ns,
+	    .end_ns = after->op.end_gpu_ts ? fsa_model_gpu_to_trace(model, queue->info.adapter_id,
+								    after->op.end_gpu_ts)
+					   : read_ns,
+	    .stream_id = UINT64_MAX,
+	    .cpu_id = UINT32_MAX,
+	};
+	struct op_rec **found = NULL;
+	size_t count = 0, capacity = 0;
+	uint64_t key;
+	void *value;
+	fsa_status status = FSA_OK;
+
+	if (loss.end_ns == FSA_TIME_NONE || loss.end_ns > read_ns)
+		loss.end_ns = read_ns;
+	if (loss.begin_ns != FSA_TIME_NONE && loss.begin_ns > loss.end_ns)
+		loss.begin_ns = loss.end_ns;
+	model->summary.log_entries_missing =
+	    fsa_add_saturating(model->summary.log_entries_missing, missing);
+	for (size_t i = 0;
+	     after->op.progress_value && fsa_hmap_next(&queue->open, &i, &key, &value);)
+		for (struct op_rec *rec = value; rec; rec = rec->next_open)
+			if (rec->op.kind == kind && rec->op.progress_value &&
+			    rec->op.progress_value < after->op.progress_value &&
+			    rec->op.queued_ns <= loss.end_ns &&
+			    !found_push(&found, &count, &capacity, rec)) {
+				free(found);
+				return model->failed = FSA_ERR_NOMEM;
+			}
+	if (!fsa_model_sort_by_time((void **) found, count, queued_of)) {
+		free(found);
+		return model->failed = FSA_ERR_NOMEM;
+	}
+	if (count > missing)
+		count = 0; /* more candidates than missing entries: which ran is not provable */
+	for (size_t i = 0; i < count && !status; i++) {
+		struct op_rec *rec =
+		    take_open(queue, found[i]->op.fence_handle, found[i]->op.fence_value, kind);
+		uint64_t begin = loss.begin_ns;
+
+		if (begin == FSA_TIME_NONE || rec->op.queued_ns > begin)
+			begin = rec->op.queued_ns;
+		rec->op.state = FSA_OP_INFERRED;
+		rec->op.inferred_begin_ns = begin < loss.end_ns ? begin : loss.end_ns;
+		rec->op.inferred_end_ns = loss.end_ns;
+		status = close_op(model, rec, read_ns);
+	}
+	free(found);
+	if (status)
+		return status;
+	loss.inferred_ops = count;
+	return fsa_model_emit_loss(model, &loss);
+}
+
 fsa_status
 fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 {
@@ -778,6 +881,18 @@ fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 	if (!status && end && observed > end)
 		status =
 		    anomaly_for(model, FSA_ANOM_OBSERVED_AFTER_END, rec, ev->ts_ns, observed, end);
+	if (!status && (queue->is_known || queue->has_position[log])) {
+		uint64_t expected = queue->has_position[log] ? queue->next_position[log] : 0;
+
+		if (rec->op.log_position > expected && rec->op.log_position != UINT64_MAX)
+			status = log_gap(model, queue, log, rec, expected, rec->op.log_position,
+					 ev->ts_ns);
+	}
+	if (rec->op.log_position != UINT64_MAX) {
+		/* A position that goes back (a log re-created, LOG-04) starts over from it. */
+		queue->has_position[log] = true;
+		queue->next_position[log] = rec->op.log_position + 1;
+	}
 	if (end) {
 		queue->last_end_gpu_ts[log] = end;
 		if (queue->overrun[log].is_pending && !queue->overrun[log].first_end_gpu_ts_after)
@@ -908,6 +1023,10 @@ fsa_ops_overrun(struct fsa_model *model, const struct fsa_event *ev)
 		return model->failed;
 	overrun = &queue->overrun[log];
 	model->summary.overrun_count++;
+	/* The entries read next start after the lost ones (LOG-17). */
+	queue->has_position[log] = true;
+	queue->next_position[log] =
+	    fsa_add_saturating(ev->u[FSA_F_CACHED_POSITION], ev->u[FSA_F_ENTRIES_LOST]);
 	model->summary.log_entries_lost =
 	    fsa_add_saturating(model->summary.log_entries_lost, ev->u[FSA_F_ENTRIES_LOST]);
 	if (overrun->is_pending) {
@@ -957,12 +1076,6 @@ fsa_ops_scan_value(struct fsa_model *model, const struct fsa_event *ev)
 						    : ev->u[FSA_F_CURRENT_VALUE] + 1)))
 		return model->failed = FSA_ERR_NOMEM;
 	return FSA_OK;
-}
-
-static uint64_t
-queued_of(const void *item)
-{
-	return ((const struct op_rec *) item)->op.queued_ns;
 }
 
 /* Marks the open boxes of one overrun log inferred when the scan proves their value reached. */

@@ -228,3 +228,60 @@ Test(edges, a_packet_mapped_just_before_its_ring_write_starts_at_it_and_is_count
 	cr_assert_eq(count_anomalies(FSA_ANOM_END_BEFORE_QUEUED), 1);
 	cr_assert_eq(fsa_model_borrow_summary(model)->clamped_times, 1);
 }
+
+TestSuite(log_gap, .init = setup, .fini = fixture_teardown);
+
+Test(log_gap, log_13_entries_missing_between_two_read_are_a_loss_and_their_ops_inferred)
+{
+	const struct fsa_loss *loss;
+	size_t inferred = 0;
+
+	/* Four signals in four command buffers; the tracer dropped the entries at positions 1
+	 * and 2 (no overrun says so): signals 2 and 3 ran before signal 4, between 1.001 and
+	 * 1.004 ms. A fifth signal, queued in a later buffer, stays open. */
+	for (unsigned v = 1; v <= 5; v++)
+		SIGNAL_QUEUED(T0 + v, UQ, FA, v, v);
+	SIGNAL_ENTRY(T0 + 5000, UQ, 0, FA, FA_G, 1, 100100);
+	SIGNAL_ENTRY(T0 + 6000, UQ, 3, FA, FA_G, 4, 100400);
+	cr_assert_eq(finish(), FSA_OK);
+
+	cr_assert_eq(got.loss_count, 1);
+	loss = &got.losses[0];
+	cr_assert_eq(loss->kind, FSA_LOSS_LOG_GAP);
+	cr_assert_str_eq(fsa_loss_kind_name(loss->kind), "log_gap");
+	cr_assert_eq(loss->count, 2);
+	cr_assert_eq(loss->hwqueue_handle, UQ);
+	cr_assert_eq(loss->log_type, FSTP_LOG_TYPE_SIGNALS);
+	cr_assert_eq(loss->cached_position, 1, "the first missing position");
+	cr_assert_eq(loss->new_position, 3, "the entry read after the gap");
+	cr_assert_eq(loss->begin_ns, 1001000);
+	cr_assert_eq(loss->end_ns, 1004000);
+	cr_assert_eq(loss->inferred_ops, 2);
+	for (size_t i = 0; i < got.op_count; i++) {
+		if (got.ops[i].state != FSA_OP_INFERRED)
+			continue;
+		inferred++;
+		cr_assert(got.ops[i].fence_value == 2 || got.ops[i].fence_value == 3);
+		cr_assert_eq(got.ops[i].inferred_begin_ns, 1001000);
+		cr_assert_eq(got.ops[i].inferred_end_ns, 1004000);
+	}
+	cr_assert_eq(inferred, 2);
+	cr_assert_eq(find_op(FSA_OP_SIGNAL, UQ, 5)->state, FSA_OP_NEVER_COMPLETED);
+	cr_assert_eq(fsa_model_borrow_summary(model)->log_entries_missing, 2);
+	cr_assert_eq(fsa_model_borrow_summary(model)->log_entries_lost, 0, "no overrun");
+}
+
+Test(log_gap, a_gap_with_more_candidates_than_missing_entries_infers_nothing)
+{
+	/* One entry missing, two buffers before the entry read after it: which one ran first is
+	 * not in the trace, so neither is inferred. */
+	SIGNAL_QUEUED(T0 + 1, UQ, FA, 1, 1);
+	SIGNAL_QUEUED(T0 + 2, UQ, FA, 2, 2);
+	SIGNAL_QUEUED(T0 + 3, UQ, FA, 3, 3);
+	SIGNAL_ENTRY(T0 + 6000, UQ, 1, FA, FA_G, 3, 100400);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(got.loss_count, 1);
+	cr_assert_eq(got.losses[0].count, 1);
+	cr_assert_eq(got.losses[0].inferred_ops, 0);
+	cr_assert_eq(fsa_model_borrow_summary(model)->inferred_ops, 0);
+}

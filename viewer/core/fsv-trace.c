@@ -771,7 +771,7 @@ build_index(FsvTrace *t)
 	for (guint i = 0; i < t->losses->len; i++) {
 		FsvLoss *l = &g_array_index(t->losses, FsvLoss, i);
 
-		l->row = l->loss.kind == FSA_LOSS_LOG_OVERRUN
+		l->row = fsa_loss_is_per_log(l->loss.kind)
 			     ? fsv_trace_find_queue_row(t, l->loss.hwqueue_handle)
 			     : FSV_INDEX_NONE;
 		l->begin_ns = l->loss.begin_ns != FSA_TIME_NONE ? l->loss.begin_ns : t->begin_ns;
