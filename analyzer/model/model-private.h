@@ -124,6 +124,8 @@ struct queue_state {
 	struct fsa_hmap ring_writes;
 	/* Highest progress value known complete (packet_end, packet_complete, destroy). */
 	uint64_t completed_progress;
+	/* Highest progress value given out as a step of the progress fence (fsa_fence_value). */
+	uint64_t progress_stepped;
 	uint64_t last_disconnect_ns;
 };
 

@@ -580,6 +580,28 @@ keep_packet_causal(struct fsa_model *model, struct fsa_packet *packet)
 	return FSA_OK;
 }
 
+/* HPF-02: the queue's progress fence reached the progress value of a buffer that completed. */
+static fsa_status
+step_progress(struct fsa_model *model, struct queue_state *queue, uint64_t value, uint64_t ts,
+	      uint64_t packet_id)
+{
+	struct fence_state *fence = fsa_hmap_get(&model->fences, queue->info.progress_fence_handle);
+	struct fsa_fence_value step = {
+	    .fence_global_handle = queue->info.progress_fence_handle,
+	    .value = value,
+	    .ts_ns = ts,
+	    .hwqueue_handle = queue->info.hwqueue_handle,
+	    .packet_id = packet_id,
+	};
+
+	if (!fence || value <= queue->progress_stepped || ts == FSA_TIME_NONE)
+		return FSA_OK;
+	queue->progress_stepped = value;
+	if (value > fence->info.last_value)
+		fence->info.last_value = value;
+	return model->sink.fence_value ? model->sink.fence_value(model->sink.data, &step) : FSA_OK;
+}
+
 static fsa_status
 emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 {
@@ -613,6 +635,10 @@ emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 
 		if (queue)
 			queue->info.packet_count++;
+		if (!status && queue && queue->info.is_user_mode &&
+		    rec->packet.status == FSA_PACKET_COMPLETED)
+			status = step_progress(model, queue, rec->packet.progress_value,
+					       rec->packet.end_ns, rec->packet.packet_id);
 	}
 	if (!status && model->sink.packet)
 		status = model->sink.packet(model->sink.data, &rec->packet);
@@ -1078,7 +1104,12 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 			return model->failed;
 		if (ev->u[FSA_F_PROGRESS_VALUE] > queue->completed_progress)
 			queue->completed_progress = ev->u[FSA_F_PROGRESS_VALUE];
-		return FSA_OK;
+		/* The OS writes a kernel-mode queue's progress fence once it saw the packet
+		 * complete. */
+		if (queue->info.is_user_mode)
+			return FSA_OK;
+		return model->failed = step_progress(model, queue, ev->u[FSA_F_PROGRESS_VALUE],
+						     ev->ts_ns, ev->u[FSA_F_PACKET_ID]);
 	case FSA_EV_DOORBELL_RING:
 	case FSA_EV_DOORBELL_CREATE:
 	case FSA_EV_DOORBELL_CONNECT:

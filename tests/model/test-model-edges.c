@@ -285,3 +285,42 @@ Test(log_gap, a_gap_with_more_candidates_than_missing_entries_infers_nothing)
 	cr_assert_eq(got.losses[0].inferred_ops, 0);
 	cr_assert_eq(fsa_model_borrow_summary(model)->inferred_ops, 0);
 }
+
+TestSuite(progress, .init = setup, .fini = fixture_teardown);
+
+Test(progress, hpf_02_progress_fence_steps_to_each_completed_buffer_value)
+{
+	/* UQ's progress fence is 0x8004000000000001, KQ's 0x8004000000000002 (the fixture's). */
+	for (unsigned v = 1; v <= 3; v++) {
+		feed_ok("packet_start", T0 + 100 * v, "adapter_id", U(0), "engine_id", U(0),
+			"hwqueue_handle", UQ, "packet_id", U(v), "progress_value", U(v), "gpu_ts",
+			U(100000 + 10 * v), NULL);
+		feed_ok("packet_end", T0 + 100 * v + 50, "adapter_id", U(0), "engine_id", U(0),
+			"hwqueue_handle", UQ, "packet_id", U(v), "progress_value", U(v), "gpu_ts",
+			U(100000 + 10 * v + 5), "status", U(FSTP_PACKET_STATUS_COMPLETED), NULL);
+	}
+	/* A preempted piece completes nothing. */
+	feed_ok("packet_start", T0 + 600, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		UQ, "packet_id", U(4), "progress_value", U(4), "gpu_ts", U(100060), NULL);
+	feed_ok("packet_end", T0 + 650, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle", UQ,
+		"packet_id", U(4), "progress_value", U(4), "gpu_ts", U(100065), "status",
+		U(FSTP_PACKET_STATUS_PREEMPTED), NULL);
+	feed_ok("packet_complete", T0 + 700, "adapter_id", U(0), "engine_id", U(0),
+		"hwqueue_handle", KQ, "packet_id", U(9), "progress_value", U(7), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+
+	cr_assert_eq(got.fence_value_count, 4);
+	for (unsigned v = 1; v <= 3; v++) {
+		const struct fsa_fence_value *s = &got.fence_values[v - 1];
+
+		cr_assert_eq(s->fence_global_handle, UINT64_C(0x8004000000000001));
+		cr_assert_eq(s->value, v);
+		cr_assert_eq(s->ts_ns, 1000000 + 100 * v + 50, "at the packet's GPU end");
+		cr_assert_eq(s->hwqueue_handle, UQ);
+		cr_assert_eq(s->packet_id, v);
+	}
+	cr_assert_eq(got.fence_values[3].fence_global_handle, UINT64_C(0x8004000000000002));
+	cr_assert_eq(got.fence_values[3].value, 7);
+	cr_assert_eq(got.fence_values[3].ts_ns, T0 + 700, "when the OS saw it complete");
+	cr_assert_eq(fsa_model_find_fence(model, UINT64_C(0x8004000000000001))->last_value, 3);
+}

@@ -287,7 +287,9 @@ describe_step(const FsvTrace *t, guint32 row, guint32 index, GPtrArray *out)
 	add(out, "Fence", g_strdup_printf("0x%" PRIx64, r->fence_global_handle));
 	add(out, "CurrentValue", g_strdup_printf("%" PRIu64, steps[index].value));
 	add_time(out, t, "From", steps[index].ns, r->adapter_id, 0);
-	if (steps[index].op != FSV_INDEX_NONE)
+	if (steps[index].op == FSV_STEP_BUFFER_COMPLETED)
+		add(out, "Shown by", g_strdup("command buffer completed"));
+	else if (steps[index].op != FSV_INDEX_NONE)
 		add(out, "Shown by",
 		    g_strdup_printf("op %" PRIu64, fsv_trace_get_op(t, steps[index].op)->id));
 	else

@@ -303,6 +303,20 @@ struct fsa_summary {
 };
 
 /*
+ * A fence's CurrentValue seen to change without a fence operation box: a queue's progress fence
+ * reaching the progress value of a command buffer that completed (HPF-02) — at the packet's GPU
+ * end for a user-mode queue (packet_end COMPLETED), when the OS saw it complete for a kernel-mode
+ * queue (packet_complete). One per new value, in the order the model learns them.
+ */
+struct fsa_fence_value {
+	uint64_t fence_global_handle;
+	uint64_t value;
+	uint64_t ts_ns;
+	uint64_t hwqueue_handle; /* the queue whose progress fence it is */
+	uint64_t packet_id;      /* the packet that completed */
+};
+
+/*
  * Callbacks get borrowed items, valid during the call. Any may be NULL. A callback that returns
  * non-FSA_OK stops the analysis: fsa_model_add_event() returns that status.
  */
@@ -314,6 +328,7 @@ struct fsa_model_sink {
 	fsa_status (*marker)(void *data, const struct fsa_marker *marker);
 	fsa_status (*loss)(void *data, const struct fsa_loss *loss);
 	fsa_status (*anomaly)(void *data, const struct fsa_anomaly *anomaly);
+	fsa_status (*fence_value)(void *data, const struct fsa_fence_value *step);
 };
 
 struct fsa_model;
