@@ -73,17 +73,14 @@ struct fence_state {
 	uint64_t max_signal_value;
 	uint64_t max_signal_end_ns;
 	bool has_signal;
-	/* The latest signals given out, in the order they ended (a step function of the fence's
-	 * value over time), for GPV-07 matching; when full, the oldest is forgotten. */
+	/* The latest signals given out, in the order they ended, for GPV-07 matching; when full,
+	 * the oldest is forgotten, so every forgotten signal ended before every remembered one. */
 	struct signal_memory *history; /* grown up to FSA_SIGNAL_HISTORY: most fences see few */
 	unsigned history_count, history_capacity;
-	/* Signals forgotten: the latest end among them and the value the newest of them left
-	 * the fence at (where the remembered steps start from instead of the initial value). */
-	uint64_t forgotten_until_ns;
-	uint64_t forgotten_value;
+	/* The highest value of a forgotten signal: the fence was at least there before the
+	 * remembered ones. */
+	uint64_t forgotten_max_value;
 	bool has_forgotten;
-	/* A signal ending at forgotten_until_ns came later: the value there is not known. */
-	bool is_forgotten_value_unknown;
 	/* Queued signals not closed yet, oldest queued first: one may have run before a wait
 	 * ended without its entry read yet (GPV-07 waits for it). */
 	struct op_rec *open_signals_head, *open_signals_tail;

@@ -295,73 +295,40 @@ map_times(struct fsa_model *model, struct op_rec *rec, bool is_final, bool *is_m
 	return status;
 }
 
-/* The fence's value just before its remembered steps; false when it is not known. */
-static bool
-value_before_history(const struct fence_state *fence, uint64_t *value)
-{
-	if (!fence->has_forgotten) {
-		*value = fence->info.initial_value;
-		return true;
-	}
-	*value = fence->forgotten_value;
-	return !fence->is_forgotten_value_unknown;
-}
-
 /*
  * GPV-07: a wait for (fence, V) was released by the signal that first brought the fence to a
- * value ≥ V. Values do not only grow — a CPU signal can overtake a slower GPU signal, and a
- * signal can regress the fence — so this is not the smallest signal ≥ V: the remembered signals
- * are the fence's value over time, and the release is the last step, at or before the wait
- * ended, that took the fence from below V to V or more. A wait that ended in [lo, hi] (an exact
- * end: lo == hi; an inferred wait: its range) gets it only when the steps leave no doubt.
- * Returns NULL for "no edge": the fence was at V or more from its initial value on (a wait at or
- * below it, and no regression below V since), a step that could be it was forgotten, or the
- * steps in [lo, hi] leave two candidates.
+ * value ≥ V. Signals do not end in the order of their values — a CPU signal can overtake a slower
+ * GPU signal, a signal can be below a value already reached (`value_regression`) — so this is not
+ * the smallest signal ≥ V but the first in time. CurrentValue itself only grows (a signal below it
+ * leaves it, spec/rules.md notes), so the fence was below V until that signal and at V or more
+ * after it. A wait that ended in [lo, hi] (an exact end: lo == hi; an inferred wait: its range)
+ * gets it when it may have ended by hi, within the tolerance. Returns NULL for "no edge": the fence
+ * was at V or more before any remembered signal (a wait at or below the initial value, or the
+ * release was forgotten), or no remembered signal reached V by then.
  */
 static const struct signal_memory *
-find_release(const struct fence_state *fence, uint64_t value, uint64_t lo, uint64_t hi)
+find_release(const struct fence_state *fence, uint64_t value, uint64_t hi)
 {
-	const struct signal_memory *crossing = NULL, *later = NULL;
-	unsigned later_count = 0, i;
-	uint64_t current;
-	bool is_known = value_before_history(fence, &current), is_ambiguous = false;
+	uint64_t limit =
+	    hi > UINT64_MAX - FSA_CLOCK_TOLERANCE_NS ? UINT64_MAX : hi + FSA_CLOCK_TOLERANCE_NS;
 
-	for (i = 0; i < fence->history_count && fence->history[i].end_ns <= lo; i++) {
-		const struct signal_memory *s = &fence->history[i];
-
-		if (s->value >= value) {
-			if (!is_known)
-				is_ambiguous = true;
-			else if (current < value)
-				crossing = s;
-		} else {
-			crossing = NULL;
-			is_ambiguous = false;
-		}
-		current = s->value;
-		is_known = true;
-	}
-	if (!is_known || is_ambiguous)
+	if (fence->info.initial_value >= value ||
+	    (fence->has_forgotten && fence->forgotten_max_value >= value))
 		return NULL;
-	if (current >= value) {
-		/* Reached by lo: a drop below V later in the range would leave two candidates. */
-		for (; i < fence->history_count && fence->history[i].begin_ns <= hi; i++)
-			if (fence->history[i].value < value)
-				return NULL;
-		return crossing;
-	}
-	/* Below V at lo: exactly one step that may lie in the range (within the tolerance, for a
-	 * mapped end a little early) may bring it to V. */
-	for (; i < fence->history_count; i++) {
+	for (unsigned i = 0; i < fence->history_count; i++) {
 		const struct signal_memory *s = &fence->history[i];
 
-		if (s->begin_ns > hi + FSA_CLOCK_TOLERANCE_NS)
+		if (s->value < value)
 			continue;
-		if (s->value >= value && current < value && later_count++ == 0)
-			later = s;
-		current = s->value;
+		/* The first to reach V — unless an inferred signal that ended later may have run
+		 * before it (its range starts earlier): then which came first is not known. */
+		for (unsigned j = i + 1; j < fence->history_count; j++)
+			if (fence->history[j].value >= value &&
+			    fence->history[j].begin_ns < s->end_ns)
+				return NULL;
+		return s->begin_ns <= limit ? s : NULL;
 	}
-	return later_count == 1 ? later : NULL;
+	return NULL;
 }
 
 /*
@@ -440,6 +407,15 @@ open_signal_unlink(struct op_rec *rec)
 	rec->is_open_signal = false;
 }
 
+/* The oldest remembered signal, or `op` itself when it is older, is forgotten. */
+static void
+forget(struct fence_state *fence, uint64_t value)
+{
+	if (!fence->has_forgotten || value > fence->forgotten_max_value)
+		fence->forgotten_max_value = value;
+	fence->has_forgotten = true;
+}
+
 /* False when out of memory. The history stays in the order signals ended. */
 static bool
 remember_signal(struct fence_state *fence, const struct fsa_op *op)
@@ -450,13 +426,6 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op)
 
 	if (end == FSA_TIME_NONE)
 		return true;
-	if (fence->has_forgotten && end <= fence->forgotten_until_ns) {
-		/* Older than what was already forgotten: forgotten too. At the very instant of
-		 * the newest forgotten step, which of the two came last is not known. */
-		if (end == fence->forgotten_until_ns && op->fence_value != fence->forgotten_value)
-			fence->is_forgotten_value_unknown = true;
-		return true;
-	}
 	/* A fence is kept for the whole run, and a trace may create and destroy fences by the
 	 * million: the history grows as used rather than taking 3 KiB for each. */
 	if (fence->history_count == fence->history_capacity &&
@@ -475,17 +444,11 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op)
 	for (at = fence->history_count; at > 0 && fence->history[at - 1].end_ns > end; at--)
 		;
 	if (fence->history_count == FSA_SIGNAL_HISTORY) {
-		/* Full: the oldest step is forgotten (or this one, when it is the oldest). */
-		const struct signal_memory *oldest = at ? &fence->history[0] : NULL;
-		uint64_t oldest_end = oldest ? oldest->end_ns : end;
-		uint64_t oldest_value = oldest ? oldest->value : op->fence_value;
-
-		fence->has_forgotten = true;
-		fence->forgotten_until_ns = oldest_end;
-		fence->forgotten_value = oldest_value;
-		fence->is_forgotten_value_unknown = false;
-		if (!at)
+		if (!at) {
+			forget(fence, op->fence_value);
 			return true;
+		}
+		forget(fence, fence->history[0].value);
 		memmove(&fence->history[0], &fence->history[1],
 			(at - 1) * sizeof(fence->history[0]));
 		at--;
@@ -631,7 +594,7 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 			/* At the end of the trace, what is still open never ran. */
 			is_unsure = !is_final && has_unknown_signal_before(model, rec->fence, hi);
 			if (!is_unsure)
-				release = find_release(rec->fence, rec->op.fence_value, lo, hi);
+				release = find_release(rec->fence, rec->op.fence_value, hi);
 		}
 		if ((is_unsure ||
 		     (!release && rec->op.fence_value > rec->fence->info.initial_value)) &&

@@ -111,9 +111,10 @@ Test(edges, gpv_07_a_regression_is_never_the_release_of_a_wait_it_did_not_bring_
 	assert_edges_agree_with_ops();
 }
 
-Test(edges, gpv_07_after_a_regression_below_the_value_the_signal_that_brought_it_back_releases)
+Test(edges, gpv_07_a_signal_below_the_fence_value_leaves_it_so_the_first_to_reach_releases)
 {
-	/* 0 → 6 → 3 → 10: a wait for 5 that began at 3 was released by 10, not by the smaller 6. */
+	/* 0 → 6, then a signal of 3 (a regression: CurrentValue stays at 6, spec/rules.md notes),
+	 * then 10. A wait for 5 that began after the 3 was released by 6, not by 10. */
 	CPU_SIGNAL(T0 + 100, FA, 6);
 	CPU_SIGNAL(T0 + 200, FA, 3);
 	feed_ok("cpu_wait_begin", T0 + 250, "process_id", U(PID), "waiter_id", U(1), "fence_handle",
@@ -124,7 +125,22 @@ Test(edges, gpv_07_after_a_regression_below_the_value_the_signal_that_brought_it
 		"observed_value", U(10), NULL);
 	cr_assert_eq(finish(), FSA_OK);
 	cr_assert_eq(find_source_op(FSA_OP_WAIT, FSA_SRC_CPU, FA_G, 5)->signal_op_id,
-		     find_source_op(FSA_OP_SIGNAL, FSA_SRC_CPU, FA_G, 10)->id);
+		     find_source_op(FSA_OP_SIGNAL, FSA_SRC_CPU, FA_G, 6)->id);
+	assert_edges_agree_with_ops();
+}
+
+Test(edges, gpv_07_a_wait_whose_release_was_forgotten_gets_no_edge)
+{
+	/* 70 signals: the first ones are forgotten (64 are remembered). A wait for 1 that ends
+	 * after them was released by the first, which is no longer known. */
+	for (unsigned v = 1; v <= 70; v++)
+		CPU_SIGNAL(T0 + 10 * v, FA, v);
+	CPU_WAIT(T0 + 1000, T0 + 1010, 1, FA, 1, 70);
+	CPU_WAIT(T0 + 1020, T0 + 1030, 2, FA, 69, 70);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(find_source_op(FSA_OP_WAIT, FSA_SRC_CPU, FA_G, 1)->signal_op_id, 0);
+	cr_assert_eq(find_source_op(FSA_OP_WAIT, FSA_SRC_CPU, FA_G, 69)->signal_op_id,
+		     find_source_op(FSA_OP_SIGNAL, FSA_SRC_CPU, FA_G, 69)->id);
 	assert_edges_agree_with_ops();
 }
 
