@@ -335,7 +335,8 @@ find_release(const struct fence_state *fence, uint64_t value, uint64_t hi)
  * Whether a signal of this fence not given out yet may have ended by `hi` (GPV-07 must then wait
  * for it). A closed one is pending its clock pair; an open one may have run with its entry not
  * read yet — unless its queue's signal log was already read past `hi` (entries of one log are read
- * in order, LOG-13, LOG-22) or, for a kernel-mode queue or the CPU, the trace itself is past it.
+ * in order, LOG-13, LOG-22) and lost none still unaccounted for (an overrun waiting for its scan),
+ * or, for a kernel-mode queue or the CPU, the trace itself is past it.
  */
 static bool
 has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fence, uint64_t hi)
@@ -364,6 +365,9 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 				return true;
 			continue;
 		}
+		/* Entries lost to an overrun are known only at the fallback scan (LOG-18). */
+		if (queue->overrun[FSTP_LOG_TYPE_SIGNALS].is_pending)
+			return true;
 		read = queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS]
 			   ? fsa_model_gpu_to_trace(model, queue->info.adapter_id,
 						    queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS])

@@ -199,6 +199,31 @@ Test(edges, gpv_07_signals_queued_ahead_do_not_hold_a_wait_once_their_log_is_rea
 	cr_assert_eq(finish(), FSA_OK);
 }
 
+Test(edges, gpv_07_a_signal_lost_to_an_overrun_may_be_the_release_so_no_edge_is_given)
+{
+	/* A GPU signal to 5 ran somewhere before 1.006 ms, but its entry was overwritten; a CPU
+	 * signal to 7 at 1.003 ms. The wait for 5 ended at 1.0035 ms: either may have released it,
+	 * so it gets no edge — and certainly not the CPU signal before the scan has spoken. */
+	SIGNAL_QUEUED(T0 + 100, UQ, FA, 5, 1);
+	SIGNAL_QUEUED(T0 + 110, UQ, FA, 6, 2);
+	WAIT_QUEUED(T0 + 200, UQ2, FA, 5, 1);
+	CPU_SIGNAL(T0 + 3000, FA, 7);
+	feed_ok("fence_log_overrun", T0 + 8000, "adapter_id", U(0), "hwqueue_handle", UQ,
+		"log_type", U(FSTP_LOG_TYPE_SIGNALS), "entries_lost", U(1), "capacity_entries",
+		U(1), "cached_position", U(0), "new_position", U(2), NULL);
+	SIGNAL_ENTRY(T0 + 8000, UQ, 1, FA, FA_G, 6, 100600);
+	WAIT_ENTRY(T0 + 9000, UQ2, 0, FA, FA_G, 5, 100250, 100350);
+	cr_assert_eq(got.edge_count, 0, "no edge before the fallback scan");
+	feed_ok("fence_scan_value", T0 + 10000, "adapter_id", U(0), "fence_global_handle", FA_G,
+		"current_value", U(7), NULL);
+	feed_ok("fence_scan", T0 + 10000, "adapter_id", U(0), "device_handle", DEV, "reason",
+		U(FSTP_SCAN_REASON_LOG_OVERRUN), "fences_scanned", U(2), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(find_op(FSA_OP_SIGNAL, UQ, 5)->state, FSA_OP_INFERRED);
+	cr_assert_eq(find_op(FSA_OP_WAIT, UQ2, 5)->signal_op_id, 0);
+	assert_edges_agree_with_ops();
+}
+
 Test(edges, gpv_07_a_signal_within_the_tolerance_after_its_wait_moves_the_wait_end_and_is_counted)
 {
 	const struct fsa_op *wait, *signal;
