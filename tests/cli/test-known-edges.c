@@ -210,10 +210,25 @@ struct verdict {
 	size_t unmatched_signals, unmatched_waits, inferred_ops, cpu_releases;
 };
 
+static struct verdict check_recording(const char *name, const char *what);
+
+/* A file of tests/cli/hard/. */
 static struct verdict
 check(const char *name)
 {
-	char *args_scenario = NULL;
+	char *file = NULL;
+	struct verdict v;
+
+	cr_assert(asprintf(&file, "%s/tests/cli/hard/%s.json", FSCT_SOURCE_DIR, name) > 0);
+	v = check_recording(name, file);
+	free(file);
+	return v;
+}
+
+/* Records `what` (a built-in scenario or a file) in sim mode and checks it. */
+static struct verdict
+check_recording(const char *name, const char *what)
+{
 	struct fsct_outcome outcome = {0};
 	struct fst_trace *trace = NULL;
 	struct rebuilt r = {0};
@@ -223,10 +238,9 @@ check(const char *name)
 	struct truths writes, releases;
 	struct verdict v = {0};
 
-	cr_assert(asprintf(&args_scenario, "%s/tests/cli/hard/%s.json", FSCT_SOURCE_DIR, name) > 0);
 	{
 		struct fsct_sandbox_options options = {
-		    .args = (const char *const[]){"record", "-o", "trace", args_scenario, NULL},
+		    .args = (const char *const[]){"record", "-o", "trace", what, NULL},
 		    .timeout_s = 200,
 		};
 
@@ -341,7 +355,6 @@ check(const char *name)
 	free(r.ops);
 	fsa_model_destroy(model);
 	free(path);
-	free(args_scenario);
 	fst_trace_destroy(trace);
 	fsct_outcome_clear(&outcome);
 	return v;
@@ -399,4 +412,35 @@ Test(known_edges, gpv_08_overruns_of_both_logs_infer_and_never_mislead, .timeout
 
 	expect_exact(&v);
 	cr_expect_gt(v.inferred_ops, 0, "the file overruns its logs");
+}
+
+/* The built-in scenarios and the example files of docs/scenarios.md: nothing hard on purpose,
+ * and nothing may be wrong either. */
+Test(known_edges, gpv_07_built_in_scenarios_and_examples, .timeout = 600)
+{
+	static const char *const builtins[] = {"producer-consumer", "frame-pipeline", "log-overrun",
+					       "cpu-waiters", "stress"};
+	static const char *const examples[] = {"producer-consumer", "shared-fence"};
+
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++) {
+		struct verdict v = check_recording(builtins[i], builtins[i]);
+
+		cr_expect_eq(v.wrong, 0, "%s: no wrong edge", builtins[i]);
+		cr_expect_eq(v.missing, 0, "%s: no missing edge", builtins[i]);
+		cr_expect_eq(v.unmatched_signals + v.unmatched_waits, 0, "%s", builtins[i]);
+		cr_expect_gt(v.edges, 0, "%s", builtins[i]);
+	}
+	for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
+		char *file = NULL;
+		struct verdict v;
+
+		cr_assert(
+		    asprintf(&file, "%s/docs/examples/%s.json", FSCT_SOURCE_DIR, examples[i]) > 0);
+		v = check_recording(examples[i], file);
+		cr_expect_eq(v.wrong, 0, "%s: no wrong edge", file);
+		cr_expect_eq(v.missing, 0, "%s: no missing edge", file);
+		cr_expect_eq(v.unmatched_signals + v.unmatched_waits, 0, "%s", file);
+		cr_expect_gt(v.edges, 0, "%s", file);
+		free(file);
+	}
 }
