@@ -286,6 +286,9 @@ map_times(struct fsa_model *model, struct op_rec *rec, bool is_final, bool *is_m
 		if (rec->op.end_ns < queued)
 			status = anomaly_for(model, FSA_ANOM_END_BEFORE_QUEUED, rec, rec->closed_ns,
 					     queued, rec->op.end_ns);
+		else if (rec->op.observed_ns < queued)
+			status = anomaly_for(model, FSA_ANOM_END_BEFORE_QUEUED, rec, rec->closed_ns,
+					     queued, rec->op.observed_ns);
 	}
 	if (rec->op.observed_ns != FSA_TIME_NONE && rec->op.observed_ns > rec->op.end_ns &&
 	    rec->op.observed_ns - rec->op.end_ns <= FSA_CLOCK_TOLERANCE_NS) {

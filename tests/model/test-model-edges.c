@@ -365,3 +365,13 @@ Test(progress, hpf_02_progress_fence_steps_to_each_completed_buffer_value)
 	cr_assert_eq(got.fence_values[3].ts_ns, T0 + 700, "when the OS saw it complete");
 	cr_assert_eq(fsa_model_find_fence(model, UINT64_C(0x8004000000000001))->last_value, 3);
 }
+
+Test(edges, a_wait_observed_well_before_it_was_queued_is_reported_not_left_inverted)
+{
+	/* Observed at 1.001 ms, queued at 1.005 ms (4 µs later), released at 1.008 ms. */
+	WAIT_QUEUED(T0 + 5000, UQ, FA, 1, 1);
+	WAIT_ENTRY(T0 + 20000, UQ, 0, FA, FA_G, 1, 100100, 100800);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(count_anomalies(FSA_ANOM_END_BEFORE_QUEUED), 1);
+	cr_assert_eq(find_op(FSA_OP_WAIT, UQ, 1)->observed_ns, 1001000, "kept, and reported");
+}
