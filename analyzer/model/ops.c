@@ -7,7 +7,10 @@
  * in the pending list until their GPU times can be interpolated between clock correlation pairs
  * and, for waits, until the signal that released them (GPV-07) has been given out, then go to
  * the sink. After a fence log overrun, the open boxes of that queue and log whose fence the
- * fallback scan shows at or past their value are marked inferred (LOG-18, GPV-08).
+ * fallback scan shows at or past their value are marked inferred (LOG-18, GPV-08); entries
+ * missing between two read (a gap in entry_position) are a loss too, and the boxes that provably
+ * wrote them are inferred. Mapped times are kept causal within the clock's tolerance, and every
+ * move is counted (summary.clamped_times).
  *
  * What this file does not do: packets, markers and object lifetimes (model.c).
  */
