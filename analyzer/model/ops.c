@@ -338,14 +338,15 @@ find_release(const struct fence_state *fence, uint64_t value, uint64_t hi)
 }
 
 /*
- * Whether a signal of this fence not given out yet may have ended by `hi` (GPV-07 must then wait
- * for it). A closed one is pending its clock pair; an open one may have run with its entry not
- * read yet — unless its queue's signal log was already read past `hi` (entries of one log are read
- * in order, LOG-13, LOG-22) and lost none still unaccounted for (an overrun waiting for its scan),
- * or, for a kernel-mode queue or the CPU, the trace itself is past it.
+ * Whether a signal of this fence to `value` or more, not given out yet, may have ended by `hi`
+ * (GPV-07 must then wait for it). A closed one is pending its clock pair; an open one may have run
+ * with its entry not read yet — unless its queue's signal log was already read past `hi` (entries
+ * of one log are read in order, LOG-13, LOG-22) and lost none still unaccounted for (an overrun
+ * waiting for its scan), or, for a kernel-mode queue or the CPU, the trace itself is past it.
  */
 static bool
-has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fence, uint64_t hi)
+has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fence, uint64_t value,
+			  uint64_t hi)
 {
 	uint64_t limit =
 	    hi > UINT64_MAX - FSA_CLOCK_TOLERANCE_NS ? UINT64_MAX : hi + FSA_CLOCK_TOLERANCE_NS;
@@ -355,6 +356,8 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 		const struct queue_state *queue = rec->queue;
 		uint64_t read;
 
+		if (rec->op.fence_value < value)
+			continue; /* below V: never the first to reach it */
 		if (rec->op.id) {
 			/* Closed, not given out yet. */
 			if (rec->needs_mapping)
@@ -602,7 +605,8 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 
 		if (lo != FSA_TIME_NONE && hi != FSA_TIME_NONE) {
 			/* At the end of the trace, what is still open never ran. */
-			is_unsure = !is_final && has_unknown_signal_before(model, rec->fence, hi);
+			is_unsure = !is_final && has_unknown_signal_before(model, rec->fence,
+									   rec->op.fence_value, hi);
 			if (!is_unsure)
 				release = find_release(rec->fence, rec->op.fence_value, hi);
 		}
