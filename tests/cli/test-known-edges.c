@@ -15,7 +15,9 @@
  * - a released wait has its edge, unless the data to prove it was lost (the wait or the
  *   releasing signal is inferred, or the signal's entry is gone);
  * - every observed user-mode box ends on its ground-truth event, and every inferred one has it
- *   inside its range (within the mapping's tolerance, FSA_CLOCK_TOLERANCE_NS = 1 µs).
+ *   inside its range (within the mapping's tolerance, FSA_CLOCK_TOLERANCE_NS = 1 µs);
+ * - every value step of a progress fence (fsa_fence_value, HPF-02) lands on a write of that
+ *   value within the same tolerance.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -36,7 +38,23 @@
 struct rebuilt {
 	struct fsa_op *ops;
 	size_t op_count, op_capacity;
+	struct fsa_fence_value *steps; /* progress fences' value steps */
+	size_t step_count, step_capacity;
 };
+
+static fsa_status
+keep_step(void *data, const struct fsa_fence_value *step)
+{
+	struct rebuilt *r = data;
+
+	if (r->step_count == r->step_capacity) {
+		r->step_capacity = r->step_capacity ? r->step_capacity * 2 : 256;
+		r->steps = realloc(r->steps, r->step_capacity * sizeof(*r->steps));
+		cr_assert_not_null(r->steps);
+	}
+	r->steps[r->step_count++] = *step;
+	return FSA_OK;
+}
 
 static fsa_status
 keep_op(void *data, const struct fsa_op *op)
@@ -208,7 +226,37 @@ truth_release(const struct truths *writes, const struct fsa_fence_info *fence, u
 struct verdict {
 	size_t waits, released, edges, right, wrong, missing, excused, unreleased_right;
 	size_t unmatched_signals, unmatched_waits, inferred_ops, cpu_releases;
+	size_t steps, unmatched_steps;
 };
+
+/* HPF-02: each progress fence step the model gave lands on a write of that value (the GPU's at
+ * the end of a user-mode buffer, the OS's for a kernel-mode one). */
+static size_t
+check_steps(const struct rebuilt *r, const struct truths *writes, const char *scenario)
+{
+	size_t unmatched = 0;
+
+	for (size_t i = 0; i < r->step_count; i++) {
+		const struct fsa_fence_value *step = &r->steps[i];
+		bool is_found = false;
+
+		for (size_t j = 0; j < writes->count && !is_found; j++) {
+			const struct truth *w = &writes->items[j];
+
+			is_found =
+			    w->fence_global_handle == step->fence_global_handle &&
+			    w->value == step->value &&
+			    llabs((long long) (w->ts_ns - (int64_t) step->ts_ns)) <= TOLERANCE_NS;
+		}
+		if (!is_found) {
+			unmatched++;
+			cr_log_error("%s: progress fence 0x%" PRIx64 " step to %" PRIu64
+				     " at %" PRIu64 " has no write of that value within 1 us",
+				     scenario, step->fence_global_handle, step->value, step->ts_ns);
+		}
+	}
+	return unmatched;
+}
 
 static struct verdict check_recording(const char *name, const char *what);
 
@@ -232,7 +280,7 @@ check_recording(const char *name, const char *what)
 	struct fsct_outcome outcome = {0};
 	struct fst_trace *trace = NULL;
 	struct rebuilt r = {0};
-	struct fsa_model_sink sink = {.data = &r, .op = keep_op};
+	struct fsa_model_sink sink = {.data = &r, .op = keep_op, .fence_value = keep_step};
 	struct fsa_model *model = fsa_model_create(&sink);
 	char *error = NULL, *path;
 	struct truths writes, releases;
@@ -259,6 +307,8 @@ check_recording(const char *name, const char *what)
 	cr_assert_gt(writes.count, 0);
 	v.unmatched_signals = match(&r, &writes, FSA_OP_SIGNAL, name);
 	v.unmatched_waits = match(&r, &releases, FSA_OP_WAIT, name);
+	v.steps = r.step_count;
+	v.unmatched_steps = check_steps(&r, &writes, name);
 
 	for (size_t i = 0; i < r.op_count; i++) {
 		const struct fsa_op *wait = &r.ops[i];
@@ -345,14 +395,16 @@ check_recording(const char *name, const char *what)
 		"known-edges %s: %zu waits, %zu released (%zu by a CPU or kernel-mode signal), "
 		"%zu edges: %zu right, %zu wrong, %zu missing, %zu without edge for lost data; "
 		"%zu waits at or below the value before any signal, rightly without edge; "
-		"%zu inferred ops; unmatched boxes: %zu signals, %zu waits\n",
+		"%zu inferred ops; unmatched boxes: %zu signals, %zu waits; progress steps: %zu, "
+		"%zu off the ground truth\n",
 		name, v.waits, v.released, v.cpu_releases, v.edges, v.right, v.wrong, v.missing,
 		v.excused, v.unreleased_right, v.inferred_ops, v.unmatched_signals,
-		v.unmatched_waits);
+		v.unmatched_waits, v.steps, v.unmatched_steps);
 
 	free(writes.items);
 	free(releases.items);
 	free(r.ops);
+	free(r.steps);
 	fsa_model_destroy(model);
 	free(path);
 	fst_trace_destroy(trace);
@@ -368,6 +420,8 @@ expect_exact(const struct verdict *v)
 	cr_expect_eq(v->unmatched_signals, 0, "every signal box is on its ground truth");
 	cr_expect_eq(v->unmatched_waits, 0, "every wait box is on its ground truth");
 	cr_expect_eq(v->right, v->edges);
+	cr_expect_gt(v->steps, 0, "progress fences step (HPF-02)");
+	cr_expect_eq(v->unmatched_steps, 0, "every progress step is on a write of its value");
 }
 
 Test(known_edges, gpv_07_waits_at_or_below_the_initial_value_and_value_regressions, .timeout = 240)
@@ -429,6 +483,7 @@ Test(known_edges, gpv_07_built_in_scenarios_and_examples, .timeout = 600)
 		cr_expect_eq(v.missing, 0, "%s: no missing edge", builtins[i]);
 		cr_expect_eq(v.unmatched_signals + v.unmatched_waits, 0, "%s", builtins[i]);
 		cr_expect_gt(v.edges, 0, "%s", builtins[i]);
+		cr_expect_eq(v.unmatched_steps, 0, "%s", builtins[i]);
 	}
 	for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
 		char *file = NULL;
@@ -441,6 +496,7 @@ Test(known_edges, gpv_07_built_in_scenarios_and_examples, .timeout = 600)
 		cr_expect_eq(v.missing, 0, "%s: no missing edge", file);
 		cr_expect_eq(v.unmatched_signals + v.unmatched_waits, 0, "%s", file);
 		cr_expect_gt(v.edges, 0, "%s", file);
+		cr_expect_eq(v.unmatched_steps, 0, "%s", file);
 		free(file);
 	}
 }
