@@ -346,7 +346,7 @@ find_release(const struct fence_state *fence, uint64_t value, uint64_t hi)
  */
 static bool
 has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fence, uint64_t value,
-			  uint64_t hi)
+			  uint64_t hi, bool is_final)
 {
 	uint64_t limit =
 	    hi > UINT64_MAX - FSA_CLOCK_TOLERANCE_NS ? UINT64_MAX : hi + FSA_CLOCK_TOLERANCE_NS;
@@ -367,7 +367,8 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 				return true;
 			continue;
 		}
-		if (rec->op.queued_ns != FSA_TIME_NONE && rec->op.queued_ns > limit)
+		/* At the end of the trace, what is still open never ran. */
+		if (is_final || (rec->op.queued_ns != FSA_TIME_NONE && rec->op.queued_ns > limit))
 			continue;
 		if (!queue || !queue->info.is_user_mode) {
 			if (model->last_ts == FSA_TIME_NONE || model->last_ts <= limit)
@@ -587,6 +588,8 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 	const struct signal_memory *release = NULL;
 	fsa_status status;
 
+	/* Once the trace has ended, a wait retried when a signal goes out is final too. */
+	is_final = is_final || model->is_finished;
 	if (rec->needs_mapping) {
 		bool is_mapped;
 
@@ -604,15 +607,18 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 		bool is_unsure = false;
 
 		if (lo != FSA_TIME_NONE && hi != FSA_TIME_NONE) {
-			/* At the end of the trace, what is still open never ran. */
-			is_unsure = !is_final && has_unknown_signal_before(model, rec->fence,
-									   rec->op.fence_value, hi);
+			is_unsure = has_unknown_signal_before(model, rec->fence,
+							      rec->op.fence_value, hi, is_final);
 			if (!is_unsure)
 				release = find_release(rec->fence, rec->op.fence_value, hi);
 		}
-		if ((is_unsure ||
-		     (!release && rec->op.fence_value > rec->fence->info.initial_value)) &&
-		    !is_final && model->last_ts < rec->closed_ns + FSA_EDGE_LAG_NS) {
+		/* At the end, only a closed signal still to go out in this flush holds a wait: it
+		 * gives the wait out when it goes. */
+		if ((is_final && is_unsure) ||
+		    (!is_final &&
+		     (is_unsure ||
+		      (!release && rec->op.fence_value > rec->fence->info.initial_value)) &&
+		     model->last_ts < rec->closed_ns + FSA_EDGE_LAG_NS)) {
 			if (!rec->is_held) {
 				rec->is_held = true;
 				rec->held_prev = NULL;
