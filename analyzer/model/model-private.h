@@ -59,7 +59,8 @@ struct clock_state {
 struct signal_memory {
 	uint64_t op_id;
 	uint64_t value;
-	uint64_t end_ns;
+	/* When it ran: begin_ns == end_ns when observed, the range of an inferred signal. */
+	uint64_t begin_ns, end_ns;
 	enum fsa_op_source source;
 	uint64_t hwqueue_handle;
 	uint32_t process_id;
@@ -72,14 +73,17 @@ struct fence_state {
 	uint64_t max_signal_value;
 	uint64_t max_signal_end_ns;
 	bool has_signal;
-	/* The highest-valued signals given out, for GPV-07 matching; when full, the lowest
-	 * value is forgotten. */
+	/* The latest signals given out, in the order they ended, for GPV-07 matching; when full,
+	 * the oldest is forgotten, so every forgotten signal ended before every remembered one. */
 	struct signal_memory *history; /* grown up to FSA_SIGNAL_HISTORY: most fences see few */
 	unsigned history_count, history_capacity;
-	/* Largest value of a forgotten signal: waits at or below it cannot be matched for
-	 * sure. */
-	uint64_t evicted_max_value;
-	bool has_evicted;
+	/* The highest value of a forgotten signal: the fence was at least there before the
+	 * remembered ones. */
+	uint64_t forgotten_max_value;
+	bool has_forgotten;
+	/* Queued signals not closed yet, oldest queued first: one may have run before a wait
+	 * ended without its entry read yet (GPV-07 waits for it). */
+	struct op_rec *open_signals_head, *open_signals_tail;
 	/* Closed waits held until the signal that released them is given out. */
 	struct op_rec *held;
 };
@@ -109,10 +113,16 @@ struct queue_state {
 	/* Per log type: last non-zero end_gpu_ts read, for LOG-22 and the inferred ranges. */
 	uint64_t last_end_gpu_ts[2];
 	struct overrun_state overrun[2];
+	/* Per log type: the entry_position expected next (after the last entry read, or after
+	 * the entries an overrun lost), known once the queue's creation or an entry was seen. */
+	uint64_t next_position[2];
+	bool has_position[2];
 	/* Ring writes waiting for their packet_start: progress value → queued ns (+1). */
 	struct fsa_hmap ring_writes;
 	/* Highest progress value known complete (packet_end, packet_complete, destroy). */
 	uint64_t completed_progress;
+	/* Highest progress value given out as a step of the progress fence (fsa_fence_value). */
+	uint64_t progress_stepped;
 	uint64_t last_disconnect_ns;
 };
 
@@ -124,7 +134,9 @@ struct op_rec {
 	struct op_rec *open_tail;             /* the chain's last, kept in its head only */
 	struct op_rec *prev, *next;           /* the pending list */
 	struct op_rec *held_prev, *held_next; /* the fence's held waits */
+	struct op_rec *open_signal_prev, *open_signal_next; /* the fence's open signals */
 	bool is_held;
+	bool is_open_signal;
 	bool is_free;       /* on the model's free list */
 	uint64_t closed_ns; /* trace time it was closed (edge lag) */
 	bool needs_mapping;

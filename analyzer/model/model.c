@@ -545,6 +545,63 @@ pending_packet_append(struct fsa_model *model, struct packet_rec *rec)
 	model->pending_packets_tail = rec;
 }
 
+/*
+ * A packet cannot start before it was queued nor end before it started. Mapped GPU times within
+ * the tolerance of that are moved and counted; further off they stay and are reported
+ * (docs/analyzer.md "Tolerance").
+ */
+static fsa_status
+keep_packet_causal(struct fsa_model *model, struct fsa_packet *packet)
+{
+	uint64_t queued = packet->queued_ns;
+
+	if (queued != FSA_TIME_NONE && packet->start_ns != FSA_TIME_NONE &&
+	    packet->start_ns < queued) {
+		if (queued - packet->start_ns > FSA_CLOCK_TOLERANCE_NS) {
+			struct fsa_anomaly anomaly = {
+			    .kind = FSA_ANOM_END_BEFORE_QUEUED,
+			    .ts_ns = packet->start_ns,
+			    .hwqueue_handle = packet->hwqueue_handle,
+			    .a = queued,
+			    .b = packet->start_ns,
+			};
+
+			return fsa_model_emit_anomaly(model, &anomaly);
+		}
+		packet->start_ns = queued;
+		model->summary.clamped_times++;
+	}
+	if (packet->start_ns != FSA_TIME_NONE && packet->end_ns != FSA_TIME_NONE &&
+	    packet->end_ns < packet->start_ns &&
+	    packet->start_ns - packet->end_ns <= FSA_CLOCK_TOLERANCE_NS) {
+		packet->end_ns = packet->start_ns;
+		model->summary.clamped_times++;
+	}
+	return FSA_OK;
+}
+
+/* HPF-02: the queue's progress fence reached the progress value of a buffer that completed. */
+static fsa_status
+step_progress(struct fsa_model *model, struct queue_state *queue, uint64_t value, uint64_t ts,
+	      uint64_t packet_id)
+{
+	struct fence_state *fence = fsa_hmap_get(&model->fences, queue->info.progress_fence_handle);
+	struct fsa_fence_value step = {
+	    .fence_global_handle = queue->info.progress_fence_handle,
+	    .value = value,
+	    .ts_ns = ts,
+	    .hwqueue_handle = queue->info.hwqueue_handle,
+	    .packet_id = packet_id,
+	};
+
+	if (!fence || value <= queue->progress_stepped || ts == FSA_TIME_NONE)
+		return FSA_OK;
+	queue->progress_stepped = value;
+	if (value > fence->info.last_value)
+		fence->info.last_value = value;
+	return model->sink.fence_value ? model->sink.fence_value(model->sink.data, &step) : FSA_OK;
+}
+
 static fsa_status
 emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 {
@@ -562,6 +619,7 @@ emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 		rec->packet.start_ns = fsa_clock_map(clock, rec->packet.start_gpu_ts);
 	if (rec->packet.end_gpu_ts)
 		rec->packet.end_ns = fsa_clock_map(clock, rec->packet.end_gpu_ts);
+	status = keep_packet_causal(model, &rec->packet);
 	if (rec->prev)
 		rec->prev->next = rec->next;
 	else
@@ -577,8 +635,12 @@ emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 
 		if (queue)
 			queue->info.packet_count++;
+		if (!status && queue && queue->info.is_user_mode &&
+		    rec->packet.status == FSA_PACKET_COMPLETED)
+			status = step_progress(model, queue, rec->packet.progress_value,
+					       rec->packet.end_ns, rec->packet.packet_id);
 	}
-	if (model->sink.packet)
+	if (!status && model->sink.packet)
 		status = model->sink.packet(model->sink.data, &rec->packet);
 	free(rec);
 	if (status)
@@ -1042,7 +1104,12 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 			return model->failed;
 		if (ev->u[FSA_F_PROGRESS_VALUE] > queue->completed_progress)
 			queue->completed_progress = ev->u[FSA_F_PROGRESS_VALUE];
-		return FSA_OK;
+		/* The OS writes a kernel-mode queue's progress fence once it saw the packet
+		 * complete. */
+		if (queue->info.is_user_mode)
+			return FSA_OK;
+		return model->failed = step_progress(model, queue, ev->u[FSA_F_PROGRESS_VALUE],
+						     ev->ts_ns, ev->u[FSA_F_PACKET_ID]);
 	case FSA_EV_DOORBELL_RING:
 	case FSA_EV_DOORBELL_CREATE:
 	case FSA_EV_DOORBELL_CONNECT:

@@ -97,6 +97,7 @@ fsa_loss_kind_name(enum fsa_loss_kind kind)
 	    [FSA_LOSS_LOG_OVERRUN] = "log_overrun",
 	    [FSA_LOSS_TRACER_EVENTS] = "tracer_discarded_events",
 	    [FSA_LOSS_TRACER_PACKETS] = "tracer_discarded_packets",
+	    [FSA_LOSS_LOG_GAP] = "log_gap",
 	};
 
 	return NAME_OR(names, kind, "unknown");

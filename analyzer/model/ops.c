@@ -7,7 +7,10 @@
  * in the pending list until their GPU times can be interpolated between clock correlation pairs
  * and, for waits, until the signal that released them (GPV-07) has been given out, then go to
  * the sink. After a fence log overrun, the open boxes of that queue and log whose fence the
- * fallback scan shows at or past their value are marked inferred (LOG-18, GPV-08).
+ * fallback scan shows at or past their value are marked inferred (LOG-18, GPV-08); entries
+ * missing between two read (a gap in entry_position) are a loss too, and the boxes that provably
+ * wrote them are inferred. Mapped times are kept causal within the clock's tolerance, and every
+ * move is counted (summary.clamped_times).
  *
  * What this file does not do: packets, markers and object lifetimes (model.c).
  */
@@ -22,10 +25,14 @@ open_key(uint64_t fence_handle, uint64_t value, enum fsa_op_kind kind)
 	return fsa_hmap_key2(fence_handle, value * 2 + (uint64_t) kind);
 }
 
+static void open_signal_link(struct op_rec *rec);
+static void open_signal_unlink(struct op_rec *rec);
+
 /* Boxes are made and dropped millions of times: recycled through a free list. */
 static void
 op_free(struct fsa_model *model, struct op_rec *rec)
 {
+	open_signal_unlink(rec);
 	rec->is_free = true;
 	rec->next = model->free_ops;
 	model->free_ops = rec;
@@ -115,6 +122,7 @@ fsa_ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_
 	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 	struct op_rec *rec, *head;
 	uint64_t key;
+	fsa_status status;
 
 	if (!queue)
 		return model->failed;
@@ -143,7 +151,10 @@ fsa_ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_
 		head->open_tail = rec;
 	}
 	queue->open_count++;
-	return attach_fence(model, rec, ev->ts_ns);
+	status = attach_fence(model, rec, ev->ts_ns);
+	if (kind == FSA_OP_SIGNAL && rec->fence)
+		open_signal_link(rec);
+	return status;
 }
 
 /* Unlinks the oldest open operation with this key (hash collisions are checked). */
@@ -267,50 +278,168 @@ map_times(struct fsa_model *model, struct op_rec *rec, bool is_final, bool *is_m
 		/* Within the mapping's tolerance, GPU times snap to the CPU time they cannot
 		 * precede; further off, the box is reported, not clamped (trace-format.md). */
 		if (rec->op.observed_ns < queued &&
-		    queued - rec->op.observed_ns <= FSA_CLOCK_TOLERANCE_NS)
+		    queued - rec->op.observed_ns <= FSA_CLOCK_TOLERANCE_NS) {
 			rec->op.observed_ns = queued;
-		if (rec->op.end_ns < queued && queued - rec->op.end_ns <= FSA_CLOCK_TOLERANCE_NS)
+			model->summary.clamped_times++;
+		}
+		if (rec->op.end_ns < queued && queued - rec->op.end_ns <= FSA_CLOCK_TOLERANCE_NS) {
 			rec->op.end_ns = queued;
+			model->summary.clamped_times++;
+		}
 		if (rec->op.end_ns < queued)
 			status = anomaly_for(model, FSA_ANOM_END_BEFORE_QUEUED, rec, rec->closed_ns,
 					     queued, rec->op.end_ns);
+		else if (rec->op.observed_ns < queued)
+			status = anomaly_for(model, FSA_ANOM_END_BEFORE_QUEUED, rec, rec->closed_ns,
+					     queued, rec->op.observed_ns);
 	}
 	if (rec->op.observed_ns != FSA_TIME_NONE && rec->op.observed_ns > rec->op.end_ns &&
-	    rec->op.observed_ns - rec->op.end_ns <= FSA_CLOCK_TOLERANCE_NS)
+	    rec->op.observed_ns - rec->op.end_ns <= FSA_CLOCK_TOLERANCE_NS) {
 		rec->op.observed_ns = rec->op.end_ns;
+		model->summary.clamped_times++;
+	}
 	return status;
 }
 
 /*
- * GPV-07: a wait for (fence, V) was released by the first signal that brought the fence to a
- * value ≥ V. Fence values only grow, so that is the remembered signal with the smallest value
- * ≥ V. Returns NULL when none is remembered, or when a signal that could be it was forgotten.
+ * GPV-07: a wait for (fence, V) was released by the signal that first brought the fence to a
+ * value ≥ V. Signals do not end in the order of their values — a CPU signal can overtake a slower
+ * GPU signal, a signal can be below a value already reached (`value_regression`) — so this is not
+ * the smallest signal ≥ V but the first in time. CurrentValue itself only grows (a signal below it
+ * leaves it, spec/rules.md notes), so the fence was below V until that signal and at V or more
+ * after it. A wait that ended in [lo, hi] (an exact end: lo == hi; an inferred wait: its range)
+ * gets it when it may have ended by hi, within the tolerance. Returns NULL for "no edge": the fence
+ * was at V or more before any remembered signal (a wait at or below the initial value, or the
+ * release was forgotten), or no remembered signal reached V by then.
  */
 static const struct signal_memory *
-find_release(const struct fence_state *fence, uint64_t value)
+find_release(const struct fence_state *fence, uint64_t value, uint64_t hi)
 {
-	const struct signal_memory *best = NULL;
+	uint64_t limit =
+	    hi > UINT64_MAX - FSA_CLOCK_TOLERANCE_NS ? UINT64_MAX : hi + FSA_CLOCK_TOLERANCE_NS;
 
-	if (fence->has_evicted && fence->evicted_max_value >= value)
+	if (fence->info.initial_value >= value ||
+	    (fence->has_forgotten && fence->forgotten_max_value >= value))
 		return NULL;
 	for (unsigned i = 0; i < fence->history_count; i++) {
 		const struct signal_memory *s = &fence->history[i];
 
 		if (s->value < value)
 			continue;
-		if (!best || s->value < best->value ||
-		    (s->value == best->value && s->end_ns < best->end_ns))
-			best = s;
+		/* The first to reach V — unless an inferred signal that ended later may have run
+		 * before it (its range starts earlier): then which came first is not known. */
+		for (unsigned j = i + 1; j < fence->history_count; j++)
+			if (fence->history[j].value >= value &&
+			    fence->history[j].begin_ns < s->end_ns)
+				return NULL;
+		return s->begin_ns <= limit ? s : NULL;
 	}
-	return best;
+	return NULL;
 }
 
-/* False when out of memory. */
+/*
+ * Whether a signal of this fence to `value` or more, not given out yet, may have ended by `hi`
+ * (GPV-07 must then wait for it). A closed one is pending its clock pair; an open one may have run
+ * with its entry not read yet — unless its queue's signal log was already read past `hi` (entries
+ * of one log are read in order, LOG-13, LOG-22) and lost none still unaccounted for (an overrun
+ * waiting for its scan), or, for a kernel-mode queue or the CPU, the trace itself is past it.
+ */
+static bool
+has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fence, uint64_t value,
+			  uint64_t hi, bool is_final)
+{
+	uint64_t limit =
+	    hi > UINT64_MAX - FSA_CLOCK_TOLERANCE_NS ? UINT64_MAX : hi + FSA_CLOCK_TOLERANCE_NS;
+
+	for (const struct op_rec *rec = fence->open_signals_head; rec;
+	     rec = rec->open_signal_next) {
+		const struct queue_state *queue = rec->queue;
+		uint64_t read;
+
+		if (rec->op.fence_value < value)
+			continue; /* below V: never the first to reach it */
+		if (rec->op.id) {
+			/* Closed, not given out yet. */
+			if (rec->needs_mapping)
+				return true;
+			if ((rec->op.state == FSA_OP_INFERRED ? rec->op.inferred_begin_ns
+							      : rec->op.end_ns) <= limit)
+				return true;
+			continue;
+		}
+		/* At the end of the trace, what is still open never ran. */
+		if (is_final || (rec->op.queued_ns != FSA_TIME_NONE && rec->op.queued_ns > limit))
+			continue;
+		if (!queue || !queue->info.is_user_mode) {
+			if (model->last_ts == FSA_TIME_NONE || model->last_ts <= limit)
+				return true;
+			continue;
+		}
+		/* Entries lost to an overrun are known only at the fallback scan (LOG-18). */
+		if (queue->overrun[FSTP_LOG_TYPE_SIGNALS].is_pending)
+			return true;
+		read = queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS]
+			   ? fsa_model_gpu_to_trace(model, queue->info.adapter_id,
+						    queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS])
+			   : FSA_TIME_NONE;
+		if (read == FSA_TIME_NONE || read <= limit)
+			return true;
+	}
+	return false;
+}
+
+static void
+open_signal_link(struct op_rec *rec)
+{
+	struct fence_state *fence = rec->fence;
+
+	rec->is_open_signal = true;
+	rec->open_signal_next = NULL;
+	rec->open_signal_prev = fence->open_signals_tail;
+	if (fence->open_signals_tail)
+		fence->open_signals_tail->open_signal_next = rec;
+	else
+		fence->open_signals_head = rec;
+	fence->open_signals_tail = rec;
+}
+
+static void
+open_signal_unlink(struct op_rec *rec)
+{
+	struct fence_state *fence = rec->fence;
+
+	if (!rec->is_open_signal)
+		return;
+	if (rec->open_signal_prev)
+		rec->open_signal_prev->open_signal_next = rec->open_signal_next;
+	else
+		fence->open_signals_head = rec->open_signal_next;
+	if (rec->open_signal_next)
+		rec->open_signal_next->open_signal_prev = rec->open_signal_prev;
+	else
+		fence->open_signals_tail = rec->open_signal_prev;
+	rec->is_open_signal = false;
+}
+
+/* The oldest remembered signal, or `op` itself when it is older, is forgotten. */
+static void
+forget(struct fence_state *fence, uint64_t value)
+{
+	if (!fence->has_forgotten || value > fence->forgotten_max_value)
+		fence->forgotten_max_value = value;
+	fence->has_forgotten = true;
+}
+
+/* False when out of memory. The history stays in the order signals ended. */
 static bool
 remember_signal(struct fence_state *fence, const struct fsa_op *op)
 {
-	struct signal_memory *slot;
+	uint64_t end = op->state == FSA_OP_INFERRED ? op->inferred_end_ns : op->end_ns;
+	uint64_t begin = op->state == FSA_OP_INFERRED ? op->inferred_begin_ns : end;
+	unsigned at;
 
+	if (end == FSA_TIME_NONE)
+		return true;
 	/* A fence is kept for the whole run, and a trace may create and destroy fences by the
 	 * million: the history grows as used rather than taking 3 KiB for each. */
 	if (fence->history_count == fence->history_capacity &&
@@ -326,30 +455,27 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op)
 		fence->history = grown;
 		fence->history_capacity = capacity;
 	}
+	for (at = fence->history_count; at > 0 && fence->history[at - 1].end_ns > end; at--)
+		;
 	if (fence->history_count == FSA_SIGNAL_HISTORY) {
-		unsigned lowest = 0;
-
-		for (unsigned i = 1; i < FSA_SIGNAL_HISTORY; i++)
-			if (fence->history[i].value < fence->history[lowest].value)
-				lowest = i;
-		if (fence->history[lowest].value > op->fence_value) {
-			/* Lower than everything remembered: it is the one forgotten. */
-			if (!fence->has_evicted || op->fence_value > fence->evicted_max_value)
-				fence->evicted_max_value = op->fence_value;
-			fence->has_evicted = true;
+		if (!at) {
+			forget(fence, op->fence_value);
 			return true;
 		}
-		if (!fence->has_evicted || fence->history[lowest].value > fence->evicted_max_value)
-			fence->evicted_max_value = fence->history[lowest].value;
-		fence->has_evicted = true;
-		slot = &fence->history[lowest];
+		forget(fence, fence->history[0].value);
+		memmove(&fence->history[0], &fence->history[1],
+			(at - 1) * sizeof(fence->history[0]));
+		at--;
 	} else {
-		slot = &fence->history[fence->history_count++];
+		memmove(&fence->history[at + 1], &fence->history[at],
+			(fence->history_count - at) * sizeof(fence->history[0]));
+		fence->history_count++;
 	}
-	*slot = (struct signal_memory){
+	fence->history[at] = (struct signal_memory){
 	    .op_id = op->id,
 	    .value = op->fence_value,
-	    .end_ns = op->state == FSA_OP_INFERRED ? op->inferred_end_ns : op->end_ns,
+	    .begin_ns = begin,
+	    .end_ns = end,
 	    .source = op->source,
 	    .hwqueue_handle = op->hwqueue_handle,
 	    .process_id = op->process_id,
@@ -404,6 +530,7 @@ emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *re
 				fence->max_signal_end_ns = end;
 			}
 			fence->has_signal = true;
+			open_signal_unlink(rec);
 			if (op->fence_value > fence->info.last_value)
 				fence->info.last_value = op->fence_value;
 			if (!remember_signal(fence, op)) {
@@ -417,12 +544,12 @@ emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *re
 		if (status)
 			goto end;
 	}
-	/* The waits this signal may have released go out now, after it. */
+	/* The waits this signal may have released, or that waited to know whether it came
+	 * before them, go out now, after it. */
 	if (op->kind == FSA_OP_SIGNAL && rec->fence) {
 		for (struct op_rec *wait = rec->fence->held, *next; wait && !status; wait = next) {
 			next = wait->held_next;
-			if (wait->op.fence_value <= op->fence_value)
-				status = try_emit(model, wait, false);
+			status = try_emit(model, wait, false);
 		}
 		if (status)
 			goto end;
@@ -461,6 +588,8 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 	const struct signal_memory *release = NULL;
 	fsa_status status;
 
+	/* Once the trace has ended, a wait retried when a signal goes out is final too. */
+	is_final = is_final || model->is_finished;
 	if (rec->needs_mapping) {
 		bool is_mapped;
 
@@ -471,14 +600,25 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 	if (rec->op.kind == FSA_OP_WAIT && rec->fence && rec->op.state != FSA_OP_NEVER_COMPLETED &&
 	    !(rec->op.source == FSA_SRC_CPU &&
 	      rec->op.cpu_wait_result != FSTP_CPU_WAIT_RESULT_SATISFIED)) {
-		release = find_release(rec->fence, rec->op.fence_value);
-		/* A signal that ran after the wait ended cannot have released it. */
-		if (release && release->end_ns != FSA_TIME_NONE &&
-		    rec->op.end_ns != FSA_TIME_NONE &&
-		    release->end_ns > rec->op.end_ns + FSA_CLOCK_TOLERANCE_NS)
-			release = NULL;
-		if (!release && rec->op.fence_value > rec->fence->info.initial_value && !is_final &&
-		    model->last_ts < rec->closed_ns + FSA_EDGE_LAG_NS) {
+		uint64_t lo =
+		    rec->op.state == FSA_OP_INFERRED ? rec->op.inferred_begin_ns : rec->op.end_ns;
+		uint64_t hi =
+		    rec->op.state == FSA_OP_INFERRED ? rec->op.inferred_end_ns : rec->op.end_ns;
+		bool is_unsure = false;
+
+		if (lo != FSA_TIME_NONE && hi != FSA_TIME_NONE) {
+			is_unsure = has_unknown_signal_before(model, rec->fence,
+							      rec->op.fence_value, hi, is_final);
+			if (!is_unsure)
+				release = find_release(rec->fence, rec->op.fence_value, hi);
+		}
+		/* At the end, only a closed signal still to go out in this flush holds a wait: it
+		 * gives the wait out when it goes. */
+		if ((is_final && is_unsure) ||
+		    (!is_final &&
+		     (is_unsure ||
+		      (!release && rec->op.fence_value > rec->fence->info.initial_value)) &&
+		     model->last_ts < rec->closed_ns + FSA_EDGE_LAG_NS)) {
 			if (!rec->is_held) {
 				rec->is_held = true;
 				rec->held_prev = NULL;
@@ -488,6 +628,13 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 				rec->fence->held = rec;
 			}
 			return FSA_OK;
+		}
+		/* A signal that ended a little after the wait it released (within the mapping's
+		 * tolerance): the wait's end moves to it, and is counted (docs/analyzer.md). */
+		if (release && release->begin_ns == release->end_ns &&
+		    rec->op.state != FSA_OP_INFERRED && release->end_ns > rec->op.end_ns) {
+			rec->op.end_ns = release->end_ns;
+			model->summary.clamped_times++;
 		}
 	}
 	if (rec->is_held) {
@@ -564,6 +711,109 @@ fsa_ops_flush(struct fsa_model *model, bool is_final)
 	return status;
 }
 
+static uint64_t
+queued_of(const void *item)
+{
+	return ((const struct op_rec *) item)->op.queued_ns;
+}
+
+/* Appends to a growing array of boxes; false when out of memory. */
+static bool
+found_push(struct op_rec ***found, size_t *count, size_t *capacity, struct op_rec *rec)
+{
+	if (*count == *capacity) {
+		size_t n = *capacity ? *capacity * 2 : 64;
+		struct op_rec **grown = realloc(*found, n * sizeof(*grown));
+
+		if (!grown)
+			return false;
+		*found = grown;
+		*capacity = n;
+	}
+	(*found)[(*count)++] = rec;
+	return true;
+}
+
+/*
+ * LOG-11, LOG-13: every operation a queue executes writes one entry, at the next position of its
+ * log. Entries missing between two read (a gap in entry_position that no overrun explains: the
+ * tracer discarded them) are a loss. The queue runs its command buffers in order, so the open
+ * boxes of that log whose buffer came before the one of the entry read after the gap (a lower
+ * progress value) ran before it: their entries are among the missing ones, and they are marked
+ * inferred between the entry before the gap and the one after (GPV-08), oldest queued first and
+ * never more than the gap holds.
+ */
+static fsa_status
+log_gap(struct fsa_model *model, struct queue_state *queue, unsigned log,
+	const struct op_rec *after, uint64_t first_missing, uint64_t position, uint64_t read_ns)
+{
+	enum fsa_op_kind kind = log == FSTP_LOG_TYPE_WAITS ? FSA_OP_WAIT : FSA_OP_SIGNAL;
+	uint64_t missing = position - first_missing;
+	struct fsa_loss loss = {
+	    .kind = FSA_LOSS_LOG_GAP,
+	    .count = missing,
+	    .adapter_id = queue->info.adapter_id,
+	    .hwqueue_handle = queue->info.hwqueue_handle,
+	    .log_type = (uint8_t) log,
+	    .cached_position = first_missing,
+	    .new_position = position,
+	    .begin_ns = queue->last_end_gpu_ts[log]
+			    ? fsa_model_gpu_to_trace(model, queue->info.adapter_id,
+						     queue->last_end_gpu_ts[log])
+			    : queue->info.created_ns,
+	    .end_ns = after->op.end_gpu_ts ? fsa_model_gpu_to_trace(model, queue->info.adapter_id,
+								    after->op.end_gpu_ts)
+					   : read_ns,
+	    .stream_id = UINT64_MAX,
+	    .cpu_id = UINT32_MAX,
+	};
+	struct op_rec **found = NULL;
+	size_t count = 0, capacity = 0;
+	uint64_t key;
+	void *value;
+	fsa_status status = FSA_OK;
+
+	if (loss.end_ns == FSA_TIME_NONE || loss.end_ns > read_ns)
+		loss.end_ns = read_ns;
+	if (loss.begin_ns != FSA_TIME_NONE && loss.begin_ns > loss.end_ns)
+		loss.begin_ns = loss.end_ns;
+	model->summary.log_entries_missing =
+	    fsa_add_saturating(model->summary.log_entries_missing, missing);
+	for (size_t i = 0;
+	     after->op.progress_value && fsa_hmap_next(&queue->open, &i, &key, &value);)
+		for (struct op_rec *rec = value; rec; rec = rec->next_open)
+			if (rec->op.kind == kind && rec->op.progress_value &&
+			    rec->op.progress_value < after->op.progress_value &&
+			    rec->op.queued_ns <= loss.end_ns &&
+			    !found_push(&found, &count, &capacity, rec)) {
+				free(found);
+				return model->failed = FSA_ERR_NOMEM;
+			}
+	if (!fsa_model_sort_by_time((void **) found, count, queued_of)) {
+		free(found);
+		return model->failed = FSA_ERR_NOMEM;
+	}
+	if (count > missing)
+		count = 0; /* more candidates than missing entries: which ran is not provable */
+	for (size_t i = 0; i < count && !status; i++) {
+		struct op_rec *rec =
+		    take_open(queue, found[i]->op.fence_handle, found[i]->op.fence_value, kind);
+		uint64_t begin = loss.begin_ns;
+
+		if (begin == FSA_TIME_NONE || rec->op.queued_ns > begin)
+			begin = rec->op.queued_ns;
+		rec->op.state = FSA_OP_INFERRED;
+		rec->op.inferred_begin_ns = begin < loss.end_ns ? begin : loss.end_ns;
+		rec->op.inferred_end_ns = loss.end_ns;
+		status = close_op(model, rec, read_ns);
+	}
+	free(found);
+	if (status)
+		return status;
+	loss.inferred_ops = count;
+	return fsa_model_emit_loss(model, &loss);
+}
+
 fsa_status
 fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 {
@@ -598,6 +848,8 @@ fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 		rec->fence = fsa_hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
 		rec->op.fence_global_handle = ev->u[FSA_F_FENCE_GLOBAL_HANDLE];
 	}
+	if (kind == FSA_OP_SIGNAL && rec->fence && !rec->is_open_signal)
+		open_signal_link(rec); /* unqueued: given out once mapped */
 	rec->op.end_gpu_ts = end;
 	rec->op.observed_gpu_ts = observed;
 	rec->op.log_position = ev->u[FSA_F_ENTRY_POSITION];
@@ -612,6 +864,18 @@ fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 	if (!status && end && observed > end)
 		status =
 		    anomaly_for(model, FSA_ANOM_OBSERVED_AFTER_END, rec, ev->ts_ns, observed, end);
+	if (!status && (queue->is_known || queue->has_position[log])) {
+		uint64_t expected = queue->has_position[log] ? queue->next_position[log] : 0;
+
+		if (rec->op.log_position > expected && rec->op.log_position != UINT64_MAX)
+			status = log_gap(model, queue, log, rec, expected, rec->op.log_position,
+					 ev->ts_ns);
+	}
+	if (rec->op.log_position != UINT64_MAX) {
+		/* A position that goes back (a log re-created, LOG-04) starts over from it. */
+		queue->has_position[log] = true;
+		queue->next_position[log] = rec->op.log_position + 1;
+	}
 	if (end) {
 		queue->last_end_gpu_ts[log] = end;
 		if (queue->overrun[log].is_pending && !queue->overrun[log].first_end_gpu_ts_after)
@@ -742,6 +1006,10 @@ fsa_ops_overrun(struct fsa_model *model, const struct fsa_event *ev)
 		return model->failed;
 	overrun = &queue->overrun[log];
 	model->summary.overrun_count++;
+	/* The entries read next start after the lost ones (LOG-17). */
+	queue->has_position[log] = true;
+	queue->next_position[log] =
+	    fsa_add_saturating(ev->u[FSA_F_CACHED_POSITION], ev->u[FSA_F_ENTRIES_LOST]);
 	model->summary.log_entries_lost =
 	    fsa_add_saturating(model->summary.log_entries_lost, ev->u[FSA_F_ENTRIES_LOST]);
 	if (overrun->is_pending) {
@@ -791,12 +1059,6 @@ fsa_ops_scan_value(struct fsa_model *model, const struct fsa_event *ev)
 						    : ev->u[FSA_F_CURRENT_VALUE] + 1)))
 		return model->failed = FSA_ERR_NOMEM;
 	return FSA_OK;
-}
-
-static uint64_t
-queued_of(const void *item)
-{
-	return ((const struct op_rec *) item)->op.queued_ns;
 }
 
 /* Marks the open boxes of one overrun log inferred when the scan proves their value reached. */

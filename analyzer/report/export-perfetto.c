@@ -779,7 +779,7 @@ static fsa_status
 on_loss(void *data, const struct fsa_loss *l)
 {
 	struct fsa_perfetto_writer *w = data;
-	bool is_overrun = l->kind == FSA_LOSS_LOG_OVERRUN;
+	bool is_overrun = fsa_loss_is_per_log(l->kind);
 	uint32_t pid = is_overrun ? adapter_pid(l->adapter_id) : PID_TRACER, tid;
 	uint64_t begin = l->begin_ns, end = l->end_ns;
 	bool is_range_known = begin != FSA_TIME_NONE && end != FSA_TIME_NONE && end >= begin;
@@ -799,7 +799,8 @@ on_loss(void *data, const struct fsa_loss *l)
 	if (!tid)
 		return out_of_memory(w);
 	if (is_overrun)
-		snprintf(name, sizeof(name), "log overrun: %" PRIu64 " %s entries lost", l->count,
+		snprintf(name, sizeof(name), "%s: %" PRIu64 " %s entries lost",
+			 l->kind == FSA_LOSS_LOG_GAP ? "log gap" : "log overrun", l->count,
 			 l->log_type == FSTP_LOG_TYPE_WAITS ? "wait" : "signal");
 	else
 		snprintf(name, sizeof(name), "tracer discarded %" PRIu64 " %s", l->count,

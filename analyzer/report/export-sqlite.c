@@ -394,7 +394,7 @@ on_loss(void *data, const struct fsa_loss *l)
 {
 	struct fsa_sqlite_writer *w = data;
 	sqlite3_stmt *s = w->stmts[STMT_LOSS];
-	bool is_overrun = l->kind == FSA_LOSS_LOG_OVERRUN;
+	bool is_overrun = fsa_loss_is_per_log(l->kind);
 
 	bind_text(s, 2, fsa_loss_kind_name(l->kind));
 	bind_u64(s, 3, l->count);
@@ -686,6 +686,8 @@ fsa_sqlite_writer_set_summary(struct fsa_sqlite_writer *w, const struct fsa_summ
 	PUT("overrun_count", sum->overrun_count);
 	PUT("tracer_discarded_events", sum->tracer_discarded_events);
 	PUT("tracer_discarded_packets", sum->tracer_discarded_packets);
+	PUT("log_entries_missing", sum->log_entries_missing);
+	PUT("clamped_times", sum->clamped_times);
 	for (int i = 0; i < FSA_ANOM_KIND_COUNT; i++) {
 		snprintf(text, sizeof(text), "anomalies.%s",
 			 fsa_anomaly_kind_name((enum fsa_anomaly_kind) i));

@@ -127,7 +127,7 @@ struct fsa_report {
 
 	GArray *losses;      /* struct fsa_loss, the first options.loss_list_count */
 	GArray *loss_totals; /* struct fsa_loss_total */
-	uint64_t lost_by_kind[3], loss_records_by_kind[3];
+	uint64_t lost_by_kind[FSA_LOSS_KIND_COUNT], loss_records_by_kind[FSA_LOSS_KIND_COUNT];
 
 	uint64_t anomaly_counts[FSA_ANOM_KIND_COUNT];
 	GArray *anomaly_examples; /* struct fsa_anomaly, options.example_count per kind */

@@ -549,7 +549,8 @@ on_loss(void *data, const struct fsa_loss *loss)
 {
 	struct fsa_report *r = data;
 
-	if ((size_t) loss->kind >= 3 || !in_range(r, loss->begin_ns, loss->end_ns))
+	if ((size_t) loss->kind >= FSA_LOSS_KIND_COUNT ||
+	    !in_range(r, loss->begin_ns, loss->end_ns))
 		return FSA_OK;
 	r->loss_count++;
 	r->lost_by_kind[loss->kind] = add_saturating(r->lost_by_kind[loss->kind], loss->count);
@@ -557,7 +558,7 @@ on_loss(void *data, const struct fsa_loss *loss)
 	if (r->losses->len < r->options.loss_list_count)
 		g_array_append_val(r->losses, *loss);
 
-	bool is_overrun = loss->kind == FSA_LOSS_LOG_OVERRUN;
+	bool is_overrun = fsa_loss_is_per_log(loss->kind);
 	struct fsa_loss_total *total = NULL;
 
 	for (size_t i = 0; i < r->loss_totals->len; i++) {
@@ -595,7 +596,7 @@ on_loss(void *data, const struct fsa_loss *loss)
 	    (total->last_end_ns == FSA_TIME_NONE || loss->end_ns > total->last_end_ns))
 		total->last_end_ns = loss->end_ns;
 
-	if (is_overrun && loss->hwqueue_handle != 0 && loss->log_type < 2) {
+	if (loss->kind == FSA_LOSS_LOG_OVERRUN && loss->hwqueue_handle != 0 && loss->log_type < 2) {
 		struct fsa_queue_acc *queue = get_queue(r, loss->hwqueue_handle);
 
 		queue->overruns[loss->log_type]++;

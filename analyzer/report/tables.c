@@ -241,6 +241,7 @@ static const struct fsa_column summary_columns[] = {
     {"tracer_discarded_events", "tracer discarded events", FSA_CELL_U64},
     {"tracer_discarded_packets", "tracer discarded packets", FSA_CELL_U64},
     {"anomalies", "anomalies", FSA_CELL_U64},
+    {"clamped_times", "times clamped", FSA_CELL_U64},
 };
 
 static const struct fsa_column event_columns[] = {
@@ -309,6 +310,7 @@ build_summary(struct fsa_report *r, GPtrArray *tables)
 	add_u64(t, r->lost_by_kind[FSA_LOSS_TRACER_EVENTS]);
 	add_u64(t, r->lost_by_kind[FSA_LOSS_TRACER_PACKETS]);
 	add_u64(t, r->anomaly_total);
+	add_u64(t, s ? s->clamped_times : 0);
 
 	t = table_new(tables, "summary", "events", "Events by type (whole trace)", false,
 		      COLUMNS(event_columns), "no events");
@@ -717,6 +719,8 @@ static const struct fsa_column loss_summary_columns[] = {
     {"tracer_discarded_event_records", "discarded-events messages", FSA_CELL_U64},
     {"tracer_discarded_packets", "tracer discarded packets", FSA_CELL_U64},
     {"tracer_discarded_packet_records", "discarded-packets messages", FSA_CELL_U64},
+    {"log_entries_missing", "log entries missing", FSA_CELL_U64},
+    {"log_gaps", "log gaps", FSA_CELL_U64},
     {"records_listed", "records listed", FSA_CELL_U64},
     {"records_not_listed", "records not listed", FSA_CELL_U64},
 };
@@ -769,6 +773,8 @@ build_losses(struct fsa_report *r, GPtrArray *tables)
 	add_u64(t, r->loss_records_by_kind[FSA_LOSS_TRACER_EVENTS]);
 	add_u64(t, r->lost_by_kind[FSA_LOSS_TRACER_PACKETS]);
 	add_u64(t, r->loss_records_by_kind[FSA_LOSS_TRACER_PACKETS]);
+	add_u64(t, r->lost_by_kind[FSA_LOSS_LOG_GAP]);
+	add_u64(t, r->loss_records_by_kind[FSA_LOSS_LOG_GAP]);
 	add_u64(t, r->losses->len);
 	add_u64(t, r->loss_count - r->losses->len);
 
@@ -779,7 +785,7 @@ build_losses(struct fsa_report *r, GPtrArray *tables)
 	g_array_sort(totals, compare_loss_total);
 	for (size_t i = 0; i < totals->len; i++) {
 		const struct fsa_loss_total *l = &g_array_index(totals, struct fsa_loss_total, i);
-		bool is_overrun = l->kind == FSA_LOSS_LOG_OVERRUN;
+		bool is_overrun = fsa_loss_is_per_log(l->kind);
 
 		add_str(t, fsa_loss_kind_name(l->kind));
 		add_opt(t, is_overrun ? l->hwqueue_handle : 0, 0);
@@ -797,7 +803,7 @@ build_losses(struct fsa_report *r, GPtrArray *tables)
 		      COLUMNS(loss_record_columns), "no data lost");
 	for (size_t i = 0; i < r->losses->len; i++) {
 		const struct fsa_loss *l = &g_array_index(r->losses, struct fsa_loss, i);
-		bool is_overrun = l->kind == FSA_LOSS_LOG_OVERRUN;
+		bool is_overrun = fsa_loss_is_per_log(l->kind);
 
 		add_str(t, fsa_loss_kind_name(l->kind));
 		add_u64(t, l->count);

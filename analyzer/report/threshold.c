@@ -514,7 +514,8 @@ fsa_threshold_check(const struct fsa_threshold *t, struct fsa_report *r, char **
 	case TARGET_LOST:
 		if (t->metric == 3)
 			measured = (double) r->lost_by_kind[0] + (double) r->lost_by_kind[1] +
-				   (double) r->lost_by_kind[2]; /* as doubles: never wraps */
+				   (double) r->lost_by_kind[2] +
+				   (double) r->lost_by_kind[FSA_LOSS_LOG_GAP]; /* never wraps */
 		else if (t->metric == 0 && t->scope == 'q')
 			measured = (double) sum_queues(r, t, queue_entries_lost);
 		else

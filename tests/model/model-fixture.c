@@ -64,6 +64,15 @@ on_anomaly(void *data, const struct fsa_anomaly *anomaly)
 	return FSA_OK;
 }
 
+static fsa_status
+on_fence_value(void *data, const struct fsa_fence_value *step)
+{
+	(void) data;
+	cr_assert_lt(got.fence_value_count, sizeof(got.fence_values) / sizeof(got.fence_values[0]));
+	got.fence_values[got.fence_value_count++] = *step;
+	return FSA_OK;
+}
+
 void
 fixture_setup(void)
 {
@@ -74,6 +83,7 @@ fixture_setup(void)
 	    .marker = on_marker,
 	    .loss = on_loss,
 	    .anomaly = on_anomaly,
+	    .fence_value = on_fence_value,
 	};
 
 	memset(&got, 0, sizeof(got));

@@ -37,6 +37,8 @@ struct collected {
 	size_t loss_count;
 	struct fsa_anomaly anomalies[256];
 	size_t anomaly_count;
+	struct fsa_fence_value fence_values[256];
+	size_t fence_value_count;
 };
 
 extern struct collected got;

@@ -510,6 +510,44 @@ Test(trace, fence_rows_step_through_current_value)
 	cr_assert_gt(fences, 0);
 }
 
+/* HPF-02: a progress fence steps to each completed command buffer's value through the trace;
+ * it used to stay at 0 and jump at the end (the OS's teardown wait was its only step). */
+Test(trace, hpf_02_progress_fence_rows_step_with_each_completed_buffer)
+{
+	g_autoptr(FsvTrace) t = load("frame-pipeline");
+	guint progress_rows = 0;
+	guint64 span = fsv_trace_get_end_ns(t) - fsv_trace_get_begin_ns(t);
+
+	for (guint32 r = 0; r < fsv_trace_get_row_count(t); r++) {
+		const FsvRow *row = fsv_trace_get_row(t, r);
+		const struct fsa_fence_info *f;
+		const FsvFenceStep *s;
+		guint n = 0, buffers = 0;
+		guint64 half_value = 0;
+
+		if (row->kind != FSV_ROW_FENCE)
+			continue;
+		f = fsv_trace_find_fence(t, row->fence_global_handle);
+		if (!f || !f->is_progress_fence || f->last_value < 10)
+			continue;
+		s = fsv_trace_get_fence_steps(t, r, &n);
+		for (guint i = 0; i < n; i++) {
+			if (s[i].op == FSV_STEP_BUFFER_COMPLETED) {
+				buffers++;
+				cr_assert_geq(s[i].value, i > 0 ? s[i - 1].value : 0,
+					      "progress only grows");
+			}
+			if (s[i].ns <= fsv_trace_get_begin_ns(t) + span / 2)
+				half_value = s[i].value;
+		}
+		cr_assert_geq(buffers, 10, "%s: %u steps of completed buffers", row->label,
+			      buffers);
+		cr_assert_gt(half_value, 0, "%s: still at 0 halfway through the trace", row->label);
+		progress_rows++;
+	}
+	cr_assert_gt(progress_rows, 0);
+}
+
 Test(trace, missing_path_is_a_one_line_error)
 {
 	g_autoptr(GError) error = NULL;

@@ -250,6 +250,7 @@ describe_loss(const FsvTrace *t, guint32 index, GPtrArray *out)
 	add(out, "Lost data", g_strdup(fsa_loss_kind_name(x->kind)));
 	switch (x->kind) {
 	case FSA_LOSS_LOG_OVERRUN:
+	case FSA_LOSS_LOG_GAP:
 		add(out, "Entries lost", g_strdup_printf("%" PRIu64, x->count));
 		add(out, "HWQueue", g_strdup_printf("0x%" PRIx64, x->hwqueue_handle));
 		add(out, "Log", g_strdup(x->log_type == FSTP_LOG_TYPE_WAITS ? "waits" : "signals"));
@@ -264,6 +265,8 @@ describe_loss(const FsvTrace *t, guint32 index, GPtrArray *out)
 		    x->count ? g_strdup_printf("%" PRIu64, x->count) : g_strdup("unknown"));
 		add(out, "Stream",
 		    g_strdup_printf("%" PRIu64 " (CPU %" PRIu32 ")", x->stream_id, x->cpu_id));
+		break;
+	case FSA_LOSS_KIND_COUNT:
 		break;
 	}
 	add_time(out, t, "From", x->begin_ns, UINT32_MAX, 0);
@@ -283,7 +286,9 @@ describe_step(const FsvTrace *t, guint32 row, guint32 index, GPtrArray *out)
 	add(out, "Fence", g_strdup_printf("0x%" PRIx64, r->fence_global_handle));
 	add(out, "CurrentValue", g_strdup_printf("%" PRIu64, steps[index].value));
 	add_time(out, t, "From", steps[index].ns, r->adapter_id, 0);
-	if (steps[index].op != FSV_INDEX_NONE)
+	if (steps[index].op == FSV_STEP_BUFFER_COMPLETED)
+		add(out, "Shown by", g_strdup("command buffer completed"));
+	else if (steps[index].op != FSV_INDEX_NONE)
 		add(out, "Shown by",
 		    g_strdup_printf("op %" PRIu64, fsv_trace_get_op(t, steps[index].op)->id));
 	else
@@ -406,9 +411,11 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 		if (item->index < fsv_trace_get_loss_count(trace)) {
 			const FsvLoss *l = fsv_trace_get_loss(trace, item->index);
 
-			if (l->loss.kind == FSA_LOSS_LOG_OVERRUN)
-				return g_strdup_printf(
-				    "Fence log overrun: %" PRIu64 " entries lost", l->loss.count);
+			if (fsa_loss_is_per_log(l->loss.kind))
+				return g_strdup_printf("Fence log %s: %" PRIu64 " entries lost",
+						       l->loss.kind == FSA_LOSS_LOG_GAP ? "gap"
+											: "overrun",
+						       l->loss.count);
 			return g_strdup_printf("Tracer discarded %" PRIu64 " %s", l->loss.count,
 					       l->loss.kind == FSA_LOSS_TRACER_EVENTS ? "events"
 										      : "packets");

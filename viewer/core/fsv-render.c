@@ -1050,7 +1050,7 @@ draw_losses(Ctx *c, double top, double bottom)
 		cairo_rectangle(cr, x0, y, 1.5, h);
 		cairo_rectangle(cr, x1 - 1.5, y, 1.5, h);
 		cairo_fill(cr);
-		if (l->loss.kind == FSA_LOSS_LOG_OVERRUN)
+		if (fsa_loss_is_per_log(l->loss.kind))
 			g_snprintf(label, sizeof(label), "%" PRIu64 " log entries lost",
 				   l->loss.count);
 		else

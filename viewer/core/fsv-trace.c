@@ -44,7 +44,9 @@ struct _FsvTrace {
 	GArray *markers;   /* FsvMarker */
 	GArray *losses;    /* FsvLoss */
 	GArray *anomalies; /* struct fsa_anomaly */
-	GArray *edge_ids;  /* pairs of guint64 op ids (signal, wait), while loading */
+	/* struct fsa_fence_value: CurrentValue steps without an operation (progress fences) */
+	GArray *fence_values;
+	GArray *edge_ids; /* pairs of guint64 op ids (signal, wait), while loading */
 	guint32 *edge_start, *edge_ops;
 
 	GArray *processes; /* struct fsa_process_info, names owned */
@@ -185,6 +187,15 @@ sink_loss(void *data, const struct fsa_loss *loss)
 	FsvLoss l = {.loss = *loss, .row = FSV_INDEX_NONE};
 
 	g_array_append_val(t->losses, l);
+	return FSA_OK;
+}
+
+static fsa_status
+sink_fence_value(void *data, const struct fsa_fence_value *step)
+{
+	FsvTrace *t = data;
+
+	g_array_append_val(t->fence_values, *step);
 	return FSA_OK;
 }
 
@@ -746,6 +757,17 @@ build_index(FsvTrace *t)
 		if (fr != FSV_INDEX_NONE)
 			g_array_prepend_val(t->row_data[fr].steps, s);
 	}
+	/* Values the analyzer saw a fence take without an operation: a progress fence reaching
+	 * each completed command buffer's value. */
+	for (guint i = 0; i < t->fence_values->len; i++) {
+		const struct fsa_fence_value *v =
+		    &g_array_index(t->fence_values, struct fsa_fence_value, i);
+		guint32 fr = fsv_trace_find_fence_row(t, v->fence_global_handle);
+		FsvFenceStep s = {v->ts_ns, v->value, FSV_STEP_BUFFER_COMPLETED};
+
+		if (fr != FSV_INDEX_NONE)
+			g_array_append_val(t->row_data[fr].steps, s);
+	}
 	for (guint32 i = 0; i < t->packets->len; i++) {
 		FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
 
@@ -771,7 +793,7 @@ build_index(FsvTrace *t)
 	for (guint i = 0; i < t->losses->len; i++) {
 		FsvLoss *l = &g_array_index(t->losses, FsvLoss, i);
 
-		l->row = l->loss.kind == FSA_LOSS_LOG_OVERRUN
+		l->row = fsa_loss_is_per_log(l->loss.kind)
 			     ? fsv_trace_find_queue_row(t, l->loss.hwqueue_handle)
 			     : FSV_INDEX_NONE;
 		l->begin_ns = l->loss.begin_ns != FSA_TIME_NONE ? l->loss.begin_ns : t->begin_ns;
@@ -898,6 +920,7 @@ trace_new(const char *path)
 	t->markers = g_array_new(FALSE, FALSE, sizeof(FsvMarker));
 	t->losses = g_array_new(FALSE, FALSE, sizeof(FsvLoss));
 	t->anomalies = g_array_new(FALSE, FALSE, sizeof(struct fsa_anomaly));
+	t->fence_values = g_array_new(FALSE, FALSE, sizeof(struct fsa_fence_value));
 	t->edge_ids = g_array_new(FALSE, FALSE, sizeof(guint64));
 	t->processes = g_array_new(FALSE, FALSE, sizeof(struct fsa_process_info));
 	t->queues = g_array_new(FALSE, FALSE, sizeof(struct fsa_queue_info));
@@ -933,6 +956,7 @@ fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_da
 	sink.marker = sink_marker;
 	sink.loss = sink_loss;
 	sink.anomaly = sink_anomaly;
+	sink.fence_value = sink_fence_value;
 	model = fsa_model_create(&sink);
 	if (!model) {
 		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_NOMEM, "%s: out of memory",
@@ -1011,6 +1035,7 @@ fsv_trace_unref(FsvTrace *t)
 	g_array_unref(t->markers);
 	g_array_unref(t->losses);
 	g_array_unref(t->anomalies);
+	g_array_unref(t->fence_values);
 	g_array_unref(t->edge_ids);
 	g_array_unref(t->processes);
 	g_array_unref(t->queues);
@@ -1353,7 +1378,8 @@ _fsv_trace_get_memory_size(const FsvTrace *t)
 {
 	gsize size = t->ops->len * sizeof(FsvOp) + t->packets->len * sizeof(FsvPacket) +
 		     t->markers->len * sizeof(FsvMarker) +
-		     t->anomalies->len * sizeof(struct fsa_anomaly);
+		     t->anomalies->len * sizeof(struct fsa_anomaly) +
+		     t->fence_values->len * sizeof(struct fsa_fence_value);
 
 	for (guint r = 0; r < t->rows->len; r++) {
 		const RowData *d = &t->row_data[r];

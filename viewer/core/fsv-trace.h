@@ -151,12 +151,16 @@ typedef struct {
 	guint64 begin_ns, end_ns;
 } FsvLoss;
 
+/* FsvFenceStep.op of a progress fence's step to a completed command buffer's value. */
+#define FSV_STEP_BUFFER_COMPLETED (FSV_INDEX_NONE - 1)
+
 /* A point of a fence's CurrentValue: from ns on, the fence is known to be at value. */
 typedef struct {
 	guint64 ns;
 	guint64 value;
-	guint32
-	    op; /* the signal or CPU wait that showed it, FSV_INDEX_NONE for the initial value */
+	/* The signal or CPU wait that showed it, FSV_STEP_BUFFER_COMPLETED for a progress fence's
+	 * command buffer that completed, FSV_INDEX_NONE for the initial value. */
+	guint32 op;
 } FsvFenceStep;
 
 typedef struct _FsvTrace FsvTrace;

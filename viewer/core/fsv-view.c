@@ -701,7 +701,7 @@ fsv_trace_range_stats(const FsvTrace *trace, guint64 begin_ns, guint64 end_ns, F
 
 		if (l->end_ns < begin_ns || l->begin_ns > end_ns)
 			continue;
-		if (l->loss.kind == FSA_LOSS_LOG_OVERRUN)
+		if (fsa_loss_is_per_log(l->loss.kind))
 			stats->lost_entries += l->loss.count;
 		else if (l->loss.kind == FSA_LOSS_TRACER_EVENTS)
 			stats->discarded_events += l->loss.count;

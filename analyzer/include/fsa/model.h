@@ -220,7 +220,18 @@ enum fsa_loss_kind {
 	FSA_LOSS_LOG_OVERRUN,    /* fence log entries overwritten before the OS read them */
 	FSA_LOSS_TRACER_EVENTS,  /* discarded-events message */
 	FSA_LOSS_TRACER_PACKETS, /* discarded-packets message */
+	/* Fence log entries missing between two entries read (a hole in entry_position that no
+	 * overrun explains: the tracer discarded them, or the reader skipped them). */
+	FSA_LOSS_LOG_GAP,
+	FSA_LOSS_KIND_COUNT,
 };
+
+/* Losses of one fence log of one queue (hwqueue_handle, log_type and the positions are set). */
+static inline bool
+fsa_loss_is_per_log(enum fsa_loss_kind kind)
+{
+	return kind == FSA_LOSS_LOG_OVERRUN || kind == FSA_LOSS_LOG_GAP;
+}
 
 struct fsa_loss {
 	enum fsa_loss_kind kind;
@@ -229,10 +240,12 @@ struct fsa_loss {
 	 * read before it to the overrun's read). FSA_TIME_NONE when unknown. */
 	uint64_t begin_ns, end_ns;
 	uint32_t adapter_id;
-	uint64_t hwqueue_handle; /* overrun */
-	uint8_t log_type;        /* overrun: FSTP_LOG_TYPE_* */
+	uint64_t hwqueue_handle; /* overrun, gap */
+	uint8_t log_type;        /* overrun, gap: FSTP_LOG_TYPE_* */
+	/* Overrun: the position read up to and the header's. Gap: the first missing position and
+	 * the position of the entry read after the gap. */
 	uint64_t cached_position, new_position;
-	/* Overrun: fence operations of that queue and log marked inferred because of it. */
+	/* Overrun, gap: fence operations of that queue and log marked inferred because of it. */
 	uint64_t inferred_ops;
 	/* Tracer: the stream and CPU. */
 	uint64_t stream_id;
@@ -280,8 +293,27 @@ struct fsa_summary {
 	uint64_t inferred_ops, never_completed_ops, unqueued_ops;
 	uint64_t edge_count, packet_count;
 	uint64_t log_entries_read, log_entries_lost, overrun_count;
+	uint64_t log_entries_missing; /* in gaps of entry_position (FSA_LOSS_LOG_GAP) */
 	uint64_t tracer_discarded_events, tracer_discarded_packets;
 	uint64_t anomaly_counts[FSA_ANOM_KIND_COUNT];
+	/* Mapped times moved by at most FSA_CLOCK_TOLERANCE (1 µs) to respect causality: a box's
+	 * observed or end time before its queued time, a packet's start before its queued time or
+	 * its end before its start, a wait's end before the signal that released it. */
+	uint64_t clamped_times;
+};
+
+/*
+ * A fence's CurrentValue seen to change without a fence operation box: a queue's progress fence
+ * reaching the progress value of a command buffer that completed (HPF-02) — at the packet's GPU
+ * end for a user-mode queue (packet_end COMPLETED), when the OS saw it complete for a kernel-mode
+ * queue (packet_complete). One per new value, in the order the model learns them.
+ */
+struct fsa_fence_value {
+	uint64_t fence_global_handle;
+	uint64_t value;
+	uint64_t ts_ns;
+	uint64_t hwqueue_handle; /* the queue whose progress fence it is */
+	uint64_t packet_id;      /* the packet that completed */
 };
 
 /*
@@ -296,6 +328,7 @@ struct fsa_model_sink {
 	fsa_status (*marker)(void *data, const struct fsa_marker *marker);
 	fsa_status (*loss)(void *data, const struct fsa_loss *loss);
 	fsa_status (*anomaly)(void *data, const struct fsa_anomaly *anomaly);
+	fsa_status (*fence_value)(void *data, const struct fsa_fence_value *step);
 };
 
 struct fsa_model;

@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Known edges: each scenario file of tests/cli/hard/ — written to break the reading of a trace:
+ * waits at or below a fence's initial value, value regressions, CPU signals overtaking GPU
+ * signals, shared fences opened by other processes, two adapters, overruns of both logs — is
+ * recorded in sim mode with `fencescope record` in a sandboxed lttng-sessiond, and analyzer/ingest
+ * + analyzer/model rebuild it. The emulator's ground truth is in the same trace, and the analyzer
+ * never reads it: every CurrentValue write (fencescope_hw:fence_value_write for GPU signals,
+ * fencescope_kmd:update_current_value for CPU and kernel-mode signals) and every GPU wait's
+ * release (fencescope_hw:gpu_wait_end). From it the test derives which write released each wait
+ * (GPV-07: the first in time to bring the fence to its value or more; none for a wait at or below
+ * the initial value) and checks:
+ *
+ * - every rebuilt edge names the signal of that write — never a wrong one;
+ * - a released wait has its edge, unless the data to prove it was lost (the wait or the
+ *   releasing signal is inferred, or the signal's entry is gone);
+ * - every observed user-mode box ends on its ground-truth event, and every inferred one has it
+ *   inside its range (within the mapping's tolerance, FSA_CLOCK_TOLERANCE_NS = 1 µs);
+ * - every value step of a progress fence (fsa_fence_value, HPF-02) lands on a write of that
+ *   value within the same tolerance.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "fencescope-tp-enums.h"
+#include "fsa/ingest.h"
+#include "fsa/model.h"
+#include "record-sandbox.h"
+#include "trace-reader.h"
+
+#define TOLERANCE_NS 1000
+
+struct rebuilt {
+	struct fsa_op *ops;
+	size_t op_count, op_capacity;
+	struct fsa_fence_value *steps; /* progress fences' value steps */
+	size_t step_count, step_capacity;
+};
+
+static fsa_status
+keep_step(void *data, const struct fsa_fence_value *step)
+{
+	struct rebuilt *r = data;
+
+	if (r->step_count == r->step_capacity) {
+		r->step_capacity = r->step_capacity ? r->step_capacity * 2 : 256;
+		r->steps = realloc(r->steps, r->step_capacity * sizeof(*r->steps));
+		cr_assert_not_null(r->steps);
+	}
+	r->steps[r->step_count++] = *step;
+	return FSA_OK;
+}
+
+static fsa_status
+keep_op(void *data, const struct fsa_op *op)
+{
+	struct rebuilt *r = data;
+
+	if (r->op_count == r->op_capacity) {
+		r->op_capacity = r->op_capacity ? r->op_capacity * 2 : 256;
+		r->ops = realloc(r->ops, r->op_capacity * sizeof(*r->ops));
+		cr_assert_not_null(r->ops);
+	}
+	r->ops[r->op_count++] = *op;
+	return FSA_OK;
+}
+
+static const struct fsa_op *
+op_by_id(const struct rebuilt *r, uint64_t id)
+{
+	for (size_t i = 0; i < r->op_count; i++)
+		if (r->ops[i].id == id)
+			return &r->ops[i];
+	return NULL;
+}
+
+/* A ground-truth event: a CurrentValue write or a GPU wait's release. */
+struct truth {
+	bool is_gpu;             /* fence_value_write / gpu_wait_end, else update_current_value */
+	uint64_t hwqueue_handle; /* GPU events */
+	uint64_t fence_global_handle, value;
+	int64_t ts_ns;
+	const struct fsa_op *op; /* the rebuilt box matched to it */
+};
+
+struct truths {
+	struct truth *items;
+	size_t count;
+};
+
+static uint64_t
+field(const struct fst_event *event, const char *name)
+{
+	const struct fst_field *f = fst_event_find_field(event, name);
+
+	cr_assert_not_null(f, "%s has no %s", event->name, name);
+	return f->u;
+}
+
+/* Writes (is_write) or GPU wait releases, in trace order. */
+static struct truths
+collect(const struct fst_trace *trace, bool is_write)
+{
+	struct truths t = {calloc(trace->event_count + 1, sizeof(struct truth)), 0};
+
+	for (size_t i = 0; i < trace->event_count; i++) {
+		const struct fst_event *e = &trace->events[i];
+		bool is_gpu = strcmp(e->name, is_write ? "fencescope_hw:fence_value_write"
+						       : "fencescope_hw:gpu_wait_end") == 0;
+
+		if (!is_gpu &&
+		    !(is_write && strcmp(e->name, "fencescope_kmd:update_current_value") == 0 &&
+		      field(e, "notification_only") == 0))
+			continue;
+		t.items[t.count++] = (struct truth){
+		    .is_gpu = is_gpu,
+		    .hwqueue_handle = is_gpu ? field(e, "hwqueue_handle") : 0,
+		    .fence_global_handle = field(e, "fence_global_handle"),
+		    .value = field(e, "fence_value"),
+		    .ts_ns = e->ts_ns,
+		};
+	}
+	return t;
+}
+
+static bool
+is_time_compatible(const struct fsa_op *op, int64_t ts)
+{
+	if (op->state == FSA_OP_INFERRED)
+		return ts + TOLERANCE_NS >= (int64_t) op->inferred_begin_ns &&
+		       ts <= (int64_t) op->inferred_end_ns + TOLERANCE_NS;
+	if (op->end_ns == FSA_TIME_NONE)
+		return false;
+	return llabs((long long) ((int64_t) op->end_ns - ts)) <= TOLERANCE_NS;
+}
+
+static int64_t
+distance(const struct fsa_op *op, int64_t ts)
+{
+	uint64_t end = op->state == FSA_OP_INFERRED ? op->inferred_end_ns : op->end_ns;
+
+	return llabs((long long) ((int64_t) end - ts));
+}
+
+/* Whether a rebuilt op can be the box of a truth event (same queue, fence and value). */
+static bool
+is_same_operation(const struct fsa_op *op, const struct truth *t, enum fsa_op_kind kind)
+{
+	if (op->kind != kind || op->fence_global_handle != t->fence_global_handle ||
+	    op->fence_value != t->value)
+		return false;
+	if (t->is_gpu)
+		return op->source == FSA_SRC_USER_MODE_QUEUE &&
+		       op->hwqueue_handle == t->hwqueue_handle;
+	return op->source != FSA_SRC_USER_MODE_QUEUE;
+}
+
+/* Matches each truth event with the nearest compatible rebuilt box not matched yet; returns how
+ * many rebuilt observed or inferred user-mode boxes of that kind found no truth. */
+static size_t
+match(struct rebuilt *r, struct truths *t, enum fsa_op_kind kind, const char *scenario)
+{
+	bool *used = calloc(r->op_count + 1, sizeof(bool));
+	size_t unmatched = 0;
+
+	for (size_t i = 0; i < t->count; i++) {
+		const struct fsa_op *best = NULL;
+		size_t best_index = 0;
+
+		for (size_t j = 0; j < r->op_count; j++) {
+			const struct fsa_op *op = &r->ops[j];
+
+			if (used[j] || !is_same_operation(op, &t->items[i], kind) ||
+			    op->state == FSA_OP_NEVER_COMPLETED ||
+			    !is_time_compatible(op, t->items[i].ts_ns))
+				continue;
+			if (!best ||
+			    distance(op, t->items[i].ts_ns) < distance(best, t->items[i].ts_ns)) {
+				best = op;
+				best_index = j;
+			}
+		}
+		if (best) {
+			used[best_index] = true;
+			t->items[i].op = best;
+		}
+	}
+	for (size_t j = 0; j < r->op_count; j++) {
+		const struct fsa_op *op = &r->ops[j];
+
+		if (op->kind != kind || op->source != FSA_SRC_USER_MODE_QUEUE || used[j] ||
+		    op->state == FSA_OP_NEVER_COMPLETED || op->state == FSA_OP_UNQUEUED)
+			continue;
+		unmatched++;
+		cr_log_error("%s: %s op %" PRIu64 " (%s, fence 0x%" PRIx64 " = %" PRIu64
+			     ") has no ground-truth event in its time",
+			     scenario, fsa_op_kind_name(op->kind), op->id,
+			     fsa_op_state_name(op->state), op->fence_global_handle,
+			     op->fence_value);
+	}
+	free(used);
+	return unmatched;
+}
+
+/* GPV-07 on the ground truth: the first write to bring the fence to `value` or more. */
+static const struct truth *
+truth_release(const struct truths *writes, const struct fsa_fence_info *fence, uint64_t value,
+	      int64_t end_ns)
+{
+	if (fence->initial_value >= value)
+		return NULL;
+	for (size_t i = 0; i < writes->count; i++) {
+		const struct truth *w = &writes->items[i];
+
+		if (w->fence_global_handle == fence->fence_global_handle && w->value >= value)
+			return w->ts_ns <= end_ns + TOLERANCE_NS ? w : NULL;
+	}
+	return NULL;
+}
+
+struct verdict {
+	size_t waits, released, edges, right, wrong, missing, excused, unreleased_right;
+	size_t unmatched_signals, unmatched_waits, inferred_ops, cpu_releases;
+	size_t steps, unmatched_steps;
+};
+
+/* HPF-02: each progress fence step the model gave lands on a write of that value (the GPU's at
+ * the end of a user-mode buffer, the OS's for a kernel-mode one). */
+static size_t
+check_steps(const struct rebuilt *r, const struct truths *writes, const char *scenario)
+{
+	size_t unmatched = 0;
+
+	for (size_t i = 0; i < r->step_count; i++) {
+		const struct fsa_fence_value *step = &r->steps[i];
+		bool is_found = false;
+
+		for (size_t j = 0; j < writes->count && !is_found; j++) {
+			const struct truth *w = &writes->items[j];
+
+			is_found =
+			    w->fence_global_handle == step->fence_global_handle &&
+			    w->value == step->value &&
+			    llabs((long long) (w->ts_ns - (int64_t) step->ts_ns)) <= TOLERANCE_NS;
+		}
+		if (!is_found) {
+			unmatched++;
+			cr_log_error("%s: progress fence 0x%" PRIx64 " step to %" PRIu64
+				     " at %" PRIu64 " has no write of that value within 1 us",
+				     scenario, step->fence_global_handle, step->value, step->ts_ns);
+		}
+	}
+	return unmatched;
+}
+
+static struct verdict check_recording(const char *name, const char *what);
+
+/* A file of tests/cli/hard/. */
+static struct verdict
+check(const char *name)
+{
+	char *file = NULL;
+	struct verdict v;
+
+	cr_assert(asprintf(&file, "%s/tests/cli/hard/%s.json", FSCT_SOURCE_DIR, name) > 0);
+	v = check_recording(name, file);
+	free(file);
+	return v;
+}
+
+/* Records `what` (a built-in scenario or a file) in sim mode and checks it. */
+static struct verdict
+check_recording(const char *name, const char *what)
+{
+	struct fsct_outcome outcome = {0};
+	struct fst_trace *trace = NULL;
+	struct rebuilt r = {0};
+	struct fsa_model_sink sink = {.data = &r, .op = keep_op, .fence_value = keep_step};
+	struct fsa_model *model = fsa_model_create(&sink);
+	char *error = NULL, *path;
+	struct truths writes, releases;
+	struct verdict v = {0};
+
+	{
+		struct fsct_sandbox_options options = {
+		    .args = (const char *const[]){"record", "-o", "trace", what, NULL},
+		    .timeout_s = 200,
+		};
+
+		cr_assert_eq(fsct_record_in_sandbox(&options, &outcome), 0, "%s",
+			     outcome.setup_error);
+	}
+	cr_assert_eq(outcome.exit_status, 0, "record %s: %s", name, outcome.err);
+	path = fsct_dup_last_line(outcome.out);
+	cr_assert_eq(fst_trace_read(path, &trace, &error), 0, "%s", error);
+	cr_assert_eq(fsa_ingest_into_model(path, model, NULL, NULL, NULL, &error), FSA_OK, "%s",
+		     error);
+	cr_assert_eq(fsa_model_borrow_summary(model)->clock_mode, 0, "a sim-mode recording");
+
+	writes = collect(trace, true);
+	releases = collect(trace, false);
+	cr_assert_gt(writes.count, 0);
+	v.unmatched_signals = match(&r, &writes, FSA_OP_SIGNAL, name);
+	v.unmatched_waits = match(&r, &releases, FSA_OP_WAIT, name);
+	v.steps = r.step_count;
+	v.unmatched_steps = check_steps(&r, &writes, name);
+
+	for (size_t i = 0; i < r.op_count; i++) {
+		const struct fsa_op *wait = &r.ops[i];
+		const struct fsa_fence_info *fence;
+		const struct truth *release, *truth_end = NULL;
+		const struct fsa_op *signal;
+		int64_t end_ns;
+
+		if (r.ops[i].state == FSA_OP_INFERRED)
+			v.inferred_ops++;
+		if (wait->kind != FSA_OP_WAIT || wait->state == FSA_OP_NEVER_COMPLETED ||
+		    !wait->fence_global_handle)
+			continue;
+		fence = fsa_model_find_fence(model, wait->fence_global_handle);
+		cr_assert_not_null(fence);
+		/* Progress fences have no signal boxes (their value steps are fsa_fence_value). */
+		if (fence->is_progress_fence)
+			continue;
+		if (wait->source == FSA_SRC_CPU &&
+		    wait->cpu_wait_result != FSTP_CPU_WAIT_RESULT_SATISFIED)
+			continue;
+		if (wait->source == FSA_SRC_USER_MODE_QUEUE) {
+			for (size_t j = 0; j < releases.count; j++)
+				if (releases.items[j].op == wait)
+					truth_end = &releases.items[j];
+			if (!truth_end)
+				continue; /* counted in unmatched_waits */
+			end_ns = truth_end->ts_ns;
+		} else {
+			end_ns =
+			    (int64_t) wait->end_ns; /* the OS's own event: its time is the truth */
+		}
+		v.waits++;
+		release = truth_release(&writes, fence, wait->fence_value, end_ns);
+		signal = wait->signal_op_id ? op_by_id(&r, wait->signal_op_id) : NULL;
+		if (signal)
+			v.edges++;
+		if (!release) {
+			if (signal) {
+				v.wrong++;
+				cr_log_error(
+				    "%s: wait op %" PRIu64 " (fence 0x%" PRIx64 " >= %" PRIu64
+				    ", initial %" PRIu64 ") was released by no signal, "
+				    "rebuilt: signal op %" PRIu64 " = %" PRIu64,
+				    name, wait->id, fence->fence_global_handle, wait->fence_value,
+				    fence->initial_value, signal->id, signal->fence_value);
+			} else {
+				v.unreleased_right++;
+			}
+			continue;
+		}
+		v.released++;
+		if (!release->is_gpu)
+			v.cpu_releases++;
+		if (!signal) {
+			if (wait->state != FSA_OP_OBSERVED || !release->op ||
+			    release->op->state != FSA_OP_OBSERVED) {
+				v.excused++;
+			} else {
+				v.missing++;
+				cr_log_error("%s: wait op %" PRIu64 " (fence 0x%" PRIx64
+					     " >= %" PRIu64
+					     ") has no edge; released by signal op %" PRIu64,
+					     name, wait->id, fence->fence_global_handle,
+					     wait->fence_value, release->op->id);
+			}
+			continue;
+		}
+		if (release->op == signal) {
+			v.right++;
+		} else {
+			v.wrong++;
+			cr_log_error("%s: wait op %" PRIu64 " (fence 0x%" PRIx64 " >= %" PRIu64
+				     "): rebuilt signal op %" PRIu64 " = %" PRIu64 " at %" PRIu64
+				     ", truth a %s write of %" PRIu64 " at %" PRId64 " (op %" PRIu64
+				     ")",
+				     name, wait->id, fence->fence_global_handle, wait->fence_value,
+				     signal->id, signal->fence_value, signal->end_ns,
+				     release->is_gpu ? "GPU" : "CPU/kernel-mode", release->value,
+				     release->ts_ns, release->op ? release->op->id : 0);
+		}
+	}
+	fprintf(stderr,
+		"known-edges %s: %zu waits, %zu released (%zu by a CPU or kernel-mode signal), "
+		"%zu edges: %zu right, %zu wrong, %zu missing, %zu without edge for lost data; "
+		"%zu waits at or below the value before any signal, rightly without edge; "
+		"%zu inferred ops; unmatched boxes: %zu signals, %zu waits; progress steps: %zu, "
+		"%zu off the ground truth\n",
+		name, v.waits, v.released, v.cpu_releases, v.edges, v.right, v.wrong, v.missing,
+		v.excused, v.unreleased_right, v.inferred_ops, v.unmatched_signals,
+		v.unmatched_waits, v.steps, v.unmatched_steps);
+
+	free(writes.items);
+	free(releases.items);
+	free(r.ops);
+	free(r.steps);
+	fsa_model_destroy(model);
+	free(path);
+	fst_trace_destroy(trace);
+	fsct_outcome_clear(&outcome);
+	return v;
+}
+
+static void
+expect_exact(const struct verdict *v)
+{
+	cr_expect_eq(v->wrong, 0, "no wrong edge");
+	cr_expect_eq(v->missing, 0, "no missing edge");
+	cr_expect_eq(v->unmatched_signals, 0, "every signal box is on its ground truth");
+	cr_expect_eq(v->unmatched_waits, 0, "every wait box is on its ground truth");
+	cr_expect_eq(v->right, v->edges);
+	cr_expect_gt(v->steps, 0, "progress fences step (HPF-02)");
+	cr_expect_eq(v->unmatched_steps, 0, "every progress step is on a write of its value");
+}
+
+Test(known_edges, gpv_07_waits_at_or_below_the_initial_value_and_value_regressions, .timeout = 240)
+{
+	struct verdict v = check("initial-and-regressions");
+
+	expect_exact(&v);
+	cr_expect_gt(v.unreleased_right, 0, "the file has waits at or below the initial value");
+	cr_expect_eq(v.excused, 0);
+}
+
+Test(known_edges, gpv_07_cpu_signals_overtaking_gpu_signals, .timeout = 240)
+{
+	struct verdict v = check("cpu-overtakes-gpu");
+
+	expect_exact(&v);
+	cr_expect_gt(v.cpu_releases, 0, "the file has waits released by the overtaking CPU signal");
+	cr_expect_eq(v.excused, 0);
+}
+
+Test(known_edges, gpv_07_shared_fences_opened_by_other_processes, .timeout = 240)
+{
+	struct verdict v = check("shared-fence-opened");
+
+	expect_exact(&v);
+	cr_expect_gt(v.edges, 0);
+	cr_expect_eq(v.excused, 0);
+}
+
+Test(known_edges, gpv_07_two_adapters_with_their_own_counters, .timeout = 240)
+{
+	struct verdict v = check("two-adapters");
+
+	expect_exact(&v);
+	cr_expect_gt(v.edges, 0);
+	cr_expect_eq(v.excused, 0);
+}
+
+Test(known_edges, gpv_08_overruns_of_both_logs_infer_and_never_mislead, .timeout = 240)
+{
+	struct verdict v = check("overrun-both-logs");
+
+	expect_exact(&v);
+	cr_expect_gt(v.inferred_ops, 0, "the file overruns its logs");
+}
+
+/* The built-in scenarios and the example files of docs/scenarios.md: nothing hard on purpose,
+ * and nothing may be wrong either. */
+Test(known_edges, gpv_07_built_in_scenarios_and_examples, .timeout = 600)
+{
+	static const char *const builtins[] = {"producer-consumer", "frame-pipeline", "log-overrun",
+					       "cpu-waiters", "stress"};
+	static const char *const examples[] = {"producer-consumer", "shared-fence"};
+
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++) {
+		struct verdict v = check_recording(builtins[i], builtins[i]);
+
+		cr_expect_eq(v.wrong, 0, "%s: no wrong edge", builtins[i]);
+		cr_expect_eq(v.missing, 0, "%s: no missing edge", builtins[i]);
+		cr_expect_eq(v.unmatched_signals + v.unmatched_waits, 0, "%s", builtins[i]);
+		cr_expect_gt(v.edges, 0, "%s", builtins[i]);
+		cr_expect_eq(v.unmatched_steps, 0, "%s", builtins[i]);
+	}
+	for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
+		char *file = NULL;
+		struct verdict v;
+
+		cr_assert(
+		    asprintf(&file, "%s/docs/examples/%s.json", FSCT_SOURCE_DIR, examples[i]) > 0);
+		v = check_recording(examples[i], file);
+		cr_expect_eq(v.wrong, 0, "%s: no wrong edge", file);
+		cr_expect_eq(v.missing, 0, "%s: no missing edge", file);
+		cr_expect_eq(v.unmatched_signals + v.unmatched_waits, 0, "%s", file);
+		cr_expect_gt(v.edges, 0, "%s", file);
+		cr_expect_eq(v.unmatched_steps, 0, "%s", file);
+		free(file);
+	}
+}
