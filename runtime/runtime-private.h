@@ -100,6 +100,12 @@ void rt_clock_add_actor(struct fsr_runtime *runtime, struct rt_actor *actor);
 fsr_status rt_clock_start(struct fsr_runtime *runtime);
 void rt_clock_stop(struct fsr_runtime *runtime);
 uint64_t rt_clock_now(struct fsr_runtime *runtime);
+/*
+ * What the trace clock reads at runtime time `now_ns`, on its own raw scale (docs/trace-format.md,
+ * clock_correlation.cpu_ts_ns): in realtime `now_ns` itself (CLOCK_MONOTONIC, LTTng's default
+ * clock); in sim the shared word the clock plugin reads, when this process records through it.
+ */
+uint64_t rt_clock_trace_ns(struct fsr_runtime *runtime, uint64_t now_ns);
 /* Runs `actor` at `at_ns` at the latest (now if in the past). Any thread, lock held or not. */
 void rt_clock_kick(struct fsr_runtime *runtime, struct rt_actor *actor, uint64_t at_ns);
 /* As rt_clock_kick, for housekeeping that does not keep the runtime busy. */

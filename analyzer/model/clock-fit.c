@@ -34,6 +34,76 @@ fsa_clock_get(struct fsa_model *model, uint32_t adapter_id, bool create)
 	return &clocks[model->clock_count++];
 }
 
+/* The clock that the runtime sampled for cpu_ts_ns, as trace_info tells its clock mode. */
+static enum fsa_trace_clock
+sampled_clock(const struct fsa_summary *sum)
+{
+	if (!sum->has_trace_info)
+		return FSA_TRACE_CLOCK_UNSAID; /* another driver's trace: take the contract's word
+						*/
+	return sum->clock_mode == FSTP_CLOCK_MODE_SIM ? FSA_TRACE_CLOCK_SIM
+						      : FSA_TRACE_CLOCK_MONOTONIC;
+}
+
+/*
+ * The CPU side of a pair (docs/trace-format.md "GPU time to trace time"). cpu_ts_ns is a raw
+ * reading of the clock the runtime sampled; ingest converted it with the trace's clock class, so
+ * it lands on the time base of the event timestamps whatever the clock's origin (the clock class
+ * offset: the Unix epoch for LTTng's clocks). When the trace clock is not the clock the runtime
+ * sampled, the pair's own event timestamp is the only instant on the trace clock: good to the
+ * tracer's latency if both clocks run in real time, meaningless if the runtime ran on virtual time
+ * (a sim run recorded without the sim clock plugin), where GPU times are then not placed at all.
+ */
+fsa_status
+fsa_clock_on_correlation(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct fsa_summary *sum = &model->summary;
+	enum fsa_trace_clock sampled = sampled_clock(sum);
+	uint64_t cpu_ns = ev->u[FSA_F_CPU_TS_NS];
+	enum fsa_gpu_time gpu_time = FSA_GPU_TIME_CORRELATED;
+
+	sum->trace_clock = ev->trace_clock;
+	if (ev->trace_clock == FSA_TRACE_CLOCK_UNSAID) {
+		/* Synthetic events: cpu_ts_ns is on the time base of ts_ns already. */
+	} else if ((sampled == FSA_TRACE_CLOCK_UNSAID || sampled == ev->trace_clock) &&
+		   ev->cpu_ts_trace_ns != FSA_TIME_NONE) {
+		cpu_ns = ev->cpu_ts_trace_ns;
+	} else if (sampled == FSA_TRACE_CLOCK_SIM) {
+		gpu_time = FSA_GPU_TIME_UNMAPPED;
+	} else {
+		gpu_time = FSA_GPU_TIME_EVENT_STAMPED;
+		cpu_ns = ev->ts_ns;
+	}
+	if (gpu_time > sum->gpu_time)
+		sum->gpu_time = (uint8_t) gpu_time;
+	if (gpu_time != FSA_GPU_TIME_CORRELATED && !model->is_clock_mismatch_said) {
+		struct fsa_anomaly anomaly = {
+		    .kind = FSA_ANOM_TRACE_CLOCK_MISMATCH,
+		    .ts_ns = ev->ts_ns,
+		    .a = sampled,
+		    .b = ev->trace_clock,
+		};
+
+		model->is_clock_mismatch_said = true;
+		if (fsa_model_emit_anomaly(model, &anomaly))
+			return model->failed;
+	}
+	if (sum->gpu_time == FSA_GPU_TIME_UNMAPPED) {
+		/* The adapter is known, without pairs: its boxes end where the OS read them. */
+		struct clock_state *clock =
+		    fsa_clock_get(model, (uint32_t) ev->u[FSA_F_ADAPTER_ID], true);
+
+		if (!clock)
+			return model->failed = FSA_ERR_NOMEM;
+		clock->is_unmapped = true;
+		return FSA_OK;
+	}
+	if (!fsa_clock_add_pair(model, (uint32_t) ev->u[FSA_F_ADAPTER_ID], cpu_ns,
+				ev->u[FSA_F_GPU_TS], ev->u[FSA_F_GPU_TS_FREQUENCY_HZ]))
+		return model->failed = FSA_ERR_NOMEM;
+	return FSA_OK;
+}
+
 bool
 fsa_clock_add_pair(struct fsa_model *model, uint32_t adapter_id, uint64_t cpu_ns, uint64_t gpu_ts,
 		   uint64_t nominal_hz)
@@ -72,6 +142,8 @@ fsa_clock_is_final(const struct clock_state *clock, uint64_t gpu_ts)
 {
 	uint64_t last, horizon;
 
+	if (clock && clock->is_unmapped)
+		return true; /* nothing will ever map it: its box ends at its read now */
 	if (!clock || !clock->pair_count)
 		return false;
 	last = clock->pairs[clock->pair_count - 1].gpu_ts;
@@ -98,8 +170,40 @@ map_on(const struct clock_pair *a, uint64_t gpu_ts, i128 num, i128 den)
 	return (uint64_t) t;
 }
 
+static uint64_t map_known(const struct clock_state *clock, uint64_t gpu_ts);
+
+/*
+ * A time mapped past the last pair (or before the first) is extrapolated: counted, with its
+ * distance, so the report can bound the error (docs/analyzer.md "GPU time").
+ */
 uint64_t
-fsa_clock_map(const struct clock_state *clock, uint64_t gpu_ts)
+fsa_clock_map(struct clock_state *clock, uint64_t gpu_ts)
+{
+	uint64_t ns = map_known(clock, gpu_ts);
+	uint64_t edge_ns;
+
+	if (!clock || !clock->pair_count || ns == FSA_TIME_NONE)
+		return ns;
+	if (gpu_ts > clock->pairs[clock->pair_count - 1].gpu_ts)
+		edge_ns = clock->pairs[clock->pair_count - 1].cpu_ns;
+	else if (gpu_ts < clock->pairs[0].gpu_ts)
+		edge_ns = clock->pairs[0].cpu_ns;
+	else
+		return ns;
+	clock->fit.extrapolated_count++;
+	if ((ns > edge_ns ? ns - edge_ns : edge_ns - ns) > clock->fit.extrapolated_max_ns)
+		clock->fit.extrapolated_max_ns = ns > edge_ns ? ns - edge_ns : edge_ns - ns;
+	return ns;
+}
+
+uint64_t
+fsa_clock_map_const(const struct clock_state *clock, uint64_t gpu_ts)
+{
+	return map_known(clock, gpu_ts);
+}
+
+static uint64_t
+map_known(const struct clock_state *clock, uint64_t gpu_ts)
 {
 	size_t lo = 0, hi;
 	const struct clock_pair *p;
@@ -180,4 +284,8 @@ fsa_clock_finish(struct clock_state *clock)
 	}
 	fit->residual_rms_ns = sqrt(sse / n);
 	fit->residual_max_ns = max;
+	/* The counter against its nominal frequency, from the fit: ns_per_tick = 1e9 / true Hz. */
+	fit->drift_ppm = clock->pair_count > 1 && fit->nominal_hz && fit->ns_per_tick > 0
+			     ? (1e9 / fit->ns_per_tick / (double) fit->nominal_hz - 1.0) * 1e6
+			     : 0.0;
 }
