@@ -57,6 +57,25 @@ sim_set_now(struct rt_clock *clock, uint64_t now_ns)
 		fsr_sim_clock_advance(clock->trace_clock, now_ns);
 }
 
+/*
+ * Sim-mode recordings: no two events get the same timestamp. LTTng-UST writes an event to the
+ * ring buffer of the CPU the thread runs on, so a thread that migrates puts consecutive events
+ * into two streams; the reader's muxer orders streams by time only, and two events of one
+ * instant in two streams could come out in either order (a log read reordered: a false
+ * overrun count, a loss range ending before it begins, a timestamp going backwards). So each
+ * event takes a nanosecond of virtual time of its own: the event fired at now_ns, and virtual
+ * time, and with it the shared word, moves to now_ns + 1. Only the runtime moves the word; the
+ * plugin and the consumer daemon only read it, so a packet boundary the consumer writes is
+ * never after an event that follows it and never before one that precedes it. Virtual time
+ * and the trace clock stay one clock: GPU timestamps read after an event map onto the next
+ * event's time exactly. A timer due during those nanoseconds runs at the end of them.
+ */
+void
+rt_clock_tick_after_event(struct rt_clock *clock)
+{
+	sim_set_now(clock, clock->now_ns + 1);
+}
+
 static uint64_t
 monotonic_ns(void)
 {
@@ -245,7 +264,9 @@ rt_clock_step(struct fsr_runtime *runtime)
 	actor->is_scheduled = false;
 	if (!actor->is_scheduled_weak)
 		clock->strong_count--;
-	sim_set_now(clock, timer.due_ns);
+	/* Events may have moved virtual time past the due time (rt_clock_tick_after_event). */
+	if (timer.due_ns > clock->now_ns)
+		sim_set_now(clock, timer.due_ns);
 	actor->next_is_weak = false;
 	clock->is_stepping = true;
 	next = actor->step(actor, clock->now_ns);

@@ -106,6 +106,12 @@ uint64_t rt_clock_now(struct fsr_runtime *runtime);
  * clock); in sim the shared word the clock plugin reads, when this process records through it.
  */
 uint64_t rt_clock_trace_ns(struct fsr_runtime *runtime, uint64_t now_ns);
+/*
+ * Sim mode recording through the sim clock plugin: the event just fired took the instant
+ * now_ns, so virtual time moves on by one nanosecond and the next event gets another. Called by
+ * FSR_TRACE only when clock->trace_clock is set.
+ */
+void rt_clock_tick_after_event(struct rt_clock *clock);
 /* Runs `actor` at `at_ns` at the latest (now if in the past). Any thread, lock held or not. */
 void rt_clock_kick(struct fsr_runtime *runtime, struct rt_actor *actor, uint64_t at_ns);
 /* As rt_clock_kick, for housekeeping that does not keep the runtime busy. */

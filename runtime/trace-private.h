@@ -3,7 +3,9 @@
  * How the runtime fires the tracepoints of docs/trace-format.md. FSR_TRACE() fires one
  * through LTTng-UST and also counts it and folds its name and integer fields into
  * `stats.trace_hash` (FNV-1a), so that tests can check that a sim-mode run is deterministic
- * without recording it. Call it with the runtime lock held: the counters are not atomic.
+ * without recording it. In a sim-mode recording each event takes a nanosecond of virtual time
+ * of its own (rt_clock_tick_after_event): no two events share a timestamp. Call it with the
+ * runtime lock held: the counters are not atomic.
  */
 #ifndef FENCESCOPE_TRACE_PRIVATE_H
 #define FENCESCOPE_TRACE_PRIVATE_H
@@ -94,6 +96,8 @@ rt_hash_skip(uint64_t hash, const void *pointer)
 		RT_CAT(RT_EACH_, RT_NARGS_(__VA_ARGS__))(RT_HASH_ARG_, rt_hash_, __VA_ARGS__);     \
 		(runtime)->stats.trace_hash = rt_hash_;                                            \
 		(runtime)->stats.events++;                                                         \
+		if ((runtime)->clock.trace_clock)                                                  \
+			rt_clock_tick_after_event(&(runtime)->clock);                              \
 	} while (0)
 
 /* Whether a session records the fencescope_os provider (the OS grows its logs then, LOG-20). */

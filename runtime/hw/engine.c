@@ -11,6 +11,12 @@
  * MonitoredValue and raise an interrupt iff the new value is greater (INT-02); and the
  * progress fence write that ends each command buffer (HPF-02). Any change of a CurrentValue
  * makes every engine of the adapter look at its blocked waits again.
+ *
+ * Every GPU timestamp (log entries, hw events) is read from the counter at the moment its
+ * operation happens, with the runtime lock held: in realtime mode an engine may wait long for
+ * the lock, and one pass runs many operations, so a time read once per pass would date a wait's
+ * end before the signal that released it. In sim mode the clock stands still during a step and
+ * each read gives the step's instant.
  */
 #include <stdlib.h>
 
@@ -47,6 +53,13 @@ work_ns(struct fsr_adapter *adapter, uint64_t ticks)
 	uint64_t ns = hw_ticks_to_ns(adapter, ticks);
 
 	return ns ? ns : 1;
+}
+
+/* The GPU timestamp counter now: read it where the operation happens, after the lock. */
+static uint64_t
+gpu_now(struct fsr_adapter *adapter)
+{
+	return hw_gpu_ts(adapter, rt_clock_now(adapter->runtime));
 }
 
 static struct hw_engine *
@@ -212,22 +225,23 @@ enum run_result {
 
 /* Runs what a user-mode queue has until something takes time or blocks. */
 static enum run_result
-run_queue(struct hw_engine *engine, struct os_hwqueue *queue, uint64_t now)
+run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 {
 	struct fsr_adapter *adapter = engine->adapter;
 	struct fsr_runtime *runtime = adapter->runtime;
 	uint64_t read_ptr = atomic_load_explicit(&queue->read_ptr_bytes, memory_order_relaxed);
 	uint64_t write_ptr = atomic_load_explicit(&queue->write_ptr_bytes, memory_order_acquire);
 	enum run_result result = RUN_EMPTY;
-	uint64_t gpu_ts = hw_gpu_ts(adapter, now);
 
 	while (read_ptr != write_ptr) {
 		struct hw_packet *packet = rt_ring_slot(queue, read_ptr);
 		struct hw_packet *log = rt_ring_slot(queue, read_ptr + sizeof(*packet));
 		struct fsr_fence *fence;
+		uint64_t gpu_ts;
 
 		switch (packet->type) {
 		case HW_PACKET_BEGIN:
+			gpu_ts = gpu_now(adapter);
 			FSR_TRACE(runtime, fencescope_hw, packet_start, adapter->id, engine->id,
 				  queue->handle, packet->a, packet->b, gpu_ts);
 			read_ptr += sizeof(*packet);
@@ -235,21 +249,24 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue, uint64_t now)
 		case HW_PACKET_WORK:
 			engine->is_busy = true;
 			engine->busy_queue = queue;
-			engine->busy_until_ns = now + work_ns(adapter, packet->a);
+			engine->busy_until_ns = rt_clock_now(runtime) + work_ns(adapter, packet->a);
 			result = RUN_BUSY;
 			goto end;
 		case HW_PACKET_WAIT:
 			fence = rt_map_get(&runtime->fences, packet->a);
 			if (!queue->is_wait_observed) {
 				queue->is_wait_observed = true;
-				queue->wait_observed_gpu_ts = gpu_ts;
+				queue->wait_observed_gpu_ts = gpu_now(adapter);
 				FSR_TRACE(runtime, fencescope_hw, gpu_wait_begin, adapter->id,
-					  engine->id, queue->handle, packet->a, packet->b, gpu_ts);
+					  engine->id, queue->handle, packet->a, packet->b,
+					  queue->wait_observed_gpu_ts);
 			}
 			if (atomic_load(&fence->current_value) < packet->b) {
 				result = RUN_BLOCKED;
 				goto end;
 			}
+			/* The wait ends when the GPU sees the value: read the time after it. */
+			gpu_ts = gpu_now(adapter);
 			FSR_TRACE(runtime, fencescope_hw, gpu_wait_end, adapter->id, engine->id,
 				  queue->handle, packet->a, packet->b, gpu_ts);
 			write_log_entry(queue, log, queue->wait_observed_gpu_ts, gpu_ts);
@@ -258,7 +275,9 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue, uint64_t now)
 			read_ptr += 2 * sizeof(*packet);
 			break;
 		case HW_PACKET_SIGNAL:
+			/* The signal happens when CurrentValue is written: read the time before. */
 			fence = rt_map_get(&runtime->fences, packet->a);
+			gpu_ts = gpu_now(adapter);
 			rt_fence_raise(fence, packet->b);
 			write_log_entry(queue, log, 0, gpu_ts);
 			signal_interrupt_check(engine, queue, fence, packet->b, gpu_ts);
@@ -267,9 +286,12 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue, uint64_t now)
 			break;
 		case HW_PACKET_PROGRESS:
 			/* HPF-02: the buffer's last instruction; its CPU waiters are the OS's. */
+			gpu_ts = gpu_now(adapter);
 			rt_fence_raise(queue->progress_fence, packet->a);
 			signal_interrupt_check(engine, queue, queue->progress_fence, packet->a,
 					       gpu_ts);
+			/* The buffer ends once its interrupt is raised, which may take a while. */
+			gpu_ts = gpu_now(adapter);
 			FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id,
 				  queue->handle, packet->b, packet->a, gpu_ts,
 				  FSTP_PACKET_STATUS_COMPLETED);
@@ -288,10 +310,11 @@ end:
 }
 
 static void
-finish_busy(struct hw_engine *engine, uint64_t now)
+finish_busy(struct hw_engine *engine)
 {
 	struct fsr_adapter *adapter = engine->adapter;
 	struct hw_dma_packet *packet = engine->busy_packet;
+	uint64_t gpu_ts;
 
 	engine->is_busy = false;
 	if (engine->busy_queue) {
@@ -308,21 +331,23 @@ finish_busy(struct hw_engine *engine, uint64_t now)
 			free(packet);
 			return;
 		}
+		gpu_ts = gpu_now(adapter);
 		FSR_TRACE(adapter->runtime, fencescope_hw, packet_end, adapter->id, engine->id,
-			  packet->queue->handle, packet->packet_id, packet->progress_value,
-			  hw_gpu_ts(adapter, now), FSTP_PACKET_STATUS_COMPLETED);
+			  packet->queue->handle, packet->packet_id, packet->progress_value, gpu_ts,
+			  FSTP_PACKET_STATUS_COMPLETED);
 		raise_interrupt(engine, FSTP_INTERRUPT_TYPE_DMA_COMPLETED,
 				FSTP_INTERRUPT_FORM_NOT_FENCE, packet->queue, 0, packet);
 	}
 }
 
 static bool
-start_dma(struct hw_engine *engine, uint64_t now)
+start_dma(struct hw_engine *engine)
 {
 	struct fsr_adapter *adapter = engine->adapter;
 
 	while (engine->dma_head) {
 		struct hw_dma_packet *packet = engine->dma_head;
+		uint64_t now;
 
 		engine->dma_head = packet->next;
 		if (!engine->dma_head)
@@ -331,14 +356,10 @@ start_dma(struct hw_engine *engine, uint64_t now)
 			free(packet);
 			continue;
 		}
+		now = rt_clock_now(adapter->runtime);
 		engine->is_busy = true;
 		engine->busy_packet = packet;
 		engine->busy_until_ns = now + work_ns(adapter, packet->gpu_ticks);
-		/*
-		 * Realtime: `now` was read before the lock, so the submitter may have come after;
-		 * read the clock again for the measurement.
-		 */
-		now = rt_clock_now(adapter->runtime);
 		rt_latency_add(adapter->runtime->stats.submit_to_start,
 			       now > packet->submit_ns ? now - packet->submit_ns : 0);
 		FSR_TRACE(adapter->runtime, fencescope_hw, packet_start, adapter->id, engine->id,
@@ -350,12 +371,12 @@ start_dma(struct hw_engine *engine, uint64_t now)
 }
 
 static uint64_t
-engine_run(struct hw_engine *engine, uint64_t now)
+engine_run(struct hw_engine *engine)
 {
 	size_t count = 0;
 	struct os_hwqueue *queue;
 
-	if (engine->prefer_dma && start_dma(engine, now)) {
+	if (engine->prefer_dma && start_dma(engine)) {
 		engine->prefer_dma = false;
 		return engine->busy_until_ns;
 	}
@@ -364,11 +385,11 @@ engine_run(struct hw_engine *engine, uint64_t now)
 		count++;
 	queue = engine->cursor ? engine->cursor : engine->run_list;
 	for (size_t i = 0; i < count; i++) {
-		if (run_queue(engine, queue, now) == RUN_BUSY)
+		if (run_queue(engine, queue) == RUN_BUSY)
 			return engine->busy_until_ns;
 		queue = queue->next_on_engine ? queue->next_on_engine : engine->run_list;
 	}
-	if (start_dma(engine, now))
+	if (start_dma(engine))
 		return engine->busy_until_ns;
 	return FSR_NEVER;
 }
@@ -381,13 +402,15 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	uint64_t next;
 
 	rt_lock(runtime);
+	/* Realtime: `now` was read before the lock, which may have taken long to get. */
+	now = rt_clock_now(runtime);
 	if (engine->is_busy && now < engine->busy_until_ns) {
 		next = engine->busy_until_ns;
 		goto end;
 	}
 	if (engine->is_busy)
-		finish_busy(engine, now);
-	next = engine_run(engine, now);
+		finish_busy(engine);
+	next = engine_run(engine);
 end:
 	rt_unlock(runtime);
 	return next;

@@ -54,11 +54,14 @@ kmd_update_monitored_value(struct fsr_fence *fence, uint64_t monitored_value, ui
 void
 kmd_update_current_value(struct fsr_fence *fence, uint64_t value, bool notification_only)
 {
-	/* NFV-13: the OS applies a CPU signal through the driver; NFV-01: one 64-bit store. */
-	if (!notification_only)
-		rt_fence_raise(fence, value);
+	/*
+	 * NFV-13: the OS applies a CPU signal through the driver; NFV-01: one 64-bit store. The
+	 * event comes first: a user-mode reader of CurrentValue may act on the store at once.
+	 */
 	FSR_TRACE(fence->adapter->runtime, fencescope_kmd, update_current_value, fence->adapter->id,
 		  fence->global_handle, value, notification_only);
+	if (!notification_only)
+		rt_fence_raise(fence, value);
 	/* The command processor rescans its run list for GPU waits it can now release. */
 	hw_engine_kick_all(fence->adapter);
 }

@@ -293,6 +293,8 @@ os_step(struct rt_actor *actor, uint64_t now)
 	bool is_weak = true;
 
 	rt_lock(runtime);
+	/* Realtime: `now` was read before the lock; what this step stamps happens now. */
+	now = rt_clock_now(runtime);
 	while (runtime->interrupts_head) {
 		struct hw_interrupt *interrupt = runtime->interrupts_head;
 
@@ -307,8 +309,9 @@ os_step(struct rt_actor *actor, uint64_t now)
 		runtime->next_log_read_ns = rt_add_ns(now, runtime->config.log_read_period_ns);
 	}
 	if (now >= runtime->next_correlation_ns) {
+		/* Each pair reads the CPU clock itself: events of this step came before it. */
 		for (uint32_t a = 0; a < runtime->adapter_count; a++)
-			kmd_correlate_clock(runtime->adapters[a], now);
+			kmd_correlate_clock(runtime->adapters[a], rt_clock_now(runtime));
 		runtime->next_correlation_ns =
 		    rt_add_ns(now, runtime->config.clock_correlation_period_ns);
 	}

@@ -585,11 +585,15 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			os_fence_unref_packet(fence);
 			break;
 		case HW_PACKET_SIGNAL:
-			/* XAD-16: applied when it reaches the head, after the work before it. */
+			/*
+			 * XAD-16: applied when it reaches the head, after the work before it. The
+			 * event that closes the signal box comes before the value is written, so no
+			 * wait it releases can be stamped before it (GPV-07).
+			 */
 			fence = rt_map_get(&runtime->fences, packet->a);
-			kmd_update_current_value(fence, packet->b, false);
 			FSR_TRACE(runtime, fencescope_os, km_fence_signal_executed,
 				  queue->process->id, queue->handle, packet->c, packet->b);
+			kmd_update_current_value(fence, packet->b, false);
 			os_fence_release_waiters(fence);
 			os_fence_unref_packet(fence);
 			break;

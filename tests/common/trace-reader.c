@@ -385,6 +385,7 @@ reader_event_convert(const bt_message *msg, struct fst_event *out)
 		const bt_clock_snapshot *snapshot =
 		    bt_message_event_borrow_default_clock_snapshot_const(msg);
 
+		out->clock_value = bt_clock_snapshot_get_value(snapshot);
 		if (bt_clock_snapshot_get_ns_from_origin(snapshot, &out->ts_ns) !=
 		    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_UNKNOWN(

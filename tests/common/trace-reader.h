@@ -62,6 +62,11 @@ struct fst_event {
 	char *name;
 	/* Default clock snapshot in ns from the clock's origin, 0 if none. */
 	int64_t ts_ns;
+	/*
+	 * The same snapshot's raw value in clock cycles, before the clock class's offset is
+	 * added: for LTTng's default clock (1 GHz) the CLOCK_MONOTONIC reading in ns.
+	 */
+	uint64_t clock_value;
 	size_t field_count;
 	/* Top-level payload fields, in declaration order. */
 	struct fst_field *fields;
