@@ -9,6 +9,7 @@
  * sim-mode trace exact to the counter's resolution.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "model-private.h"
@@ -132,23 +133,54 @@ fsa_clock_add_pair(struct fsa_model *model, uint32_t adapter_id, uint64_t cpu_ns
 }
 
 /*
- * A GPU timestamp is mapped for good once a pair at or after it exists, or once it is less than
- * FSA_CLOCK_HORIZON_NS past the last pair: extrapolating the last segment that far costs at most
- * the counter's drift over that time (50 ppm: 1 µs), and it lets boxes go out in about the order
- * they ended instead of waiting for the next correlation (or the end, in a short trace).
+ * A GPU timestamp is mapped for good once a pair at or after it exists: it is then interpolated
+ * between the two pairs around it, which follows a counter's drift exactly as long as the drift is
+ * constant between pairs, whatever its size. Before that, the box waits (for the next pair, one
+ * correlation period later, or the runtime's pair at shutdown; the end of the trace; or
+ * FSA_CLOCK_WAIT_NS) instead of being extrapolated past the last pair, which would cost the drift
+ * over the distance: 800 ppm over a 10 ms period is 8 µs.
  */
 bool
 fsa_clock_is_final(const struct clock_state *clock, uint64_t gpu_ts)
 {
-	uint64_t last, horizon;
-
 	if (clock && clock->is_unmapped)
 		return true; /* nothing will ever map it: its box ends at its read now */
 	if (!clock || !clock->pair_count)
 		return false;
-	last = clock->pairs[clock->pair_count - 1].gpu_ts;
-	horizon = (uint64_t) ((double) clock->fit.nominal_hz * (FSA_CLOCK_HORIZON_NS / 1e9));
-	return gpu_ts <= last || gpu_ts - last <= horizon;
+	return gpu_ts <= clock->pairs[clock->pair_count - 1].gpu_ts;
+}
+
+void
+fsa_clock_unmapped_add(struct fsa_model *model, uint32_t adapter_id, int delta)
+{
+	struct clock_state *clock = fsa_clock_get(model, adapter_id, true);
+
+	if (clock && (delta > 0 || clock->unmapped_count))
+		clock->unmapped_count += (size_t) (ptrdiff_t) delta;
+}
+
+/*
+ * The latest trace time up to which every box that waits for a clock pair is known to end later:
+ * such a box maps after the last pair of its adapter (its GPU time is past that pair's), so items
+ * that ended up to that pair's CPU time can go out without overtaking it. FSA_TIME_NONE when no
+ * box waits; 0 while an adapter with waiting boxes has no pair at all.
+ */
+uint64_t
+fsa_clock_frontier(const struct fsa_model *model)
+{
+	uint64_t frontier = FSA_TIME_NONE;
+
+	for (size_t i = 0; i < model->clock_count; i++) {
+		const struct clock_state *clock = &model->clocks[i];
+		uint64_t edge;
+
+		if (!clock->unmapped_count || clock->is_unmapped)
+			continue;
+		edge = clock->pair_count ? clock->pairs[clock->pair_count - 1].cpu_ns : 0;
+		if (edge < frontier)
+			frontier = edge;
+	}
+	return frontier;
 }
 
 static uint64_t

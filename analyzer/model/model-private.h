@@ -21,8 +21,6 @@
  * little before their CPU start, a signal that seems to end just after the wait it released).
  */
 #define FSA_CLOCK_TOLERANCE_NS UINT64_C(1000)
-/* How far past the last clock correlation pair a GPU time is extrapolated (clock-fit.c). */
-#define FSA_CLOCK_HORIZON_NS 20000000.0
 /*
  * How long, in trace time, a closed box or an ended packet waits for a clock correlation pair
  * that covers its GPU times before it is mapped with the pairs known (or placed at its read
@@ -37,7 +35,7 @@
  * queue's wait log (50 ms), and a GPU signal then waits for the clock pair after it
  * (FSA_CLOCK_WAIT_NS at most).
  */
-#define FSA_EDGE_LAG_NS UINT64_C(50000000)
+#define FSA_EDGE_LAG_NS (UINT64_C(50000000) + FSA_CLOCK_WAIT_NS)
 
 static inline bool
 fsa_clock_has_waited(uint64_t closed_ns, uint64_t now_ns)
@@ -58,6 +56,7 @@ struct clock_state {
 	bool warned; /* NO_CLOCK_CORRELATION reported */
 	/* A sim-mode runtime on a real trace clock: no pair is kept, boxes end at their read. */
 	bool is_unmapped;
+	size_t unmapped_count; /* pending boxes of this adapter waiting for a pair */
 };
 
 struct signal_memory {
@@ -225,6 +224,8 @@ bool fsa_clock_add_pair(struct fsa_model *model, uint32_t adapter_id, uint64_t c
 			uint64_t gpu_ts, uint64_t nominal_hz);
 /* True when gpu_ts can be interpolated (a pair at or after it exists). */
 bool fsa_clock_is_final(const struct clock_state *clock, uint64_t gpu_ts);
+void fsa_clock_unmapped_add(struct fsa_model *model, uint32_t adapter_id, int delta);
+uint64_t fsa_clock_frontier(const struct fsa_model *model);
 /* Maps with the pairs known, counting extrapolations in the fit. */
 uint64_t fsa_clock_map(struct clock_state *clock, uint64_t gpu_ts);
 /* The same, for lookups that must not count (fsa_model_gpu_to_trace). */
