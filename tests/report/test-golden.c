@@ -93,3 +93,15 @@ Test(golden, stress_json)
 {
 	check("stress", "json", "expected.json");
 }
+
+/* Issue 10: a realtime recording (LTTng's monotonic clock, epoch offset) is rebuilt on the trace's
+ * own time base (GPV-04): no end_before_queued, waits and signals counted, edges drawn. */
+Test(golden, realtime_producer_consumer_text)
+{
+	check("realtime-producer-consumer", "text", "expected.txt");
+}
+
+Test(golden, realtime_producer_consumer_json)
+{
+	check("realtime-producer-consumer", "json", "expected.json");
+}

@@ -127,6 +127,12 @@ Test(render, stress_matches_reference)
 	check_golden("stress");
 }
 
+/* Issue 10: a realtime recording draws its boxes where they ran, not across the whole trace. */
+Test(render, realtime_producer_consumer_matches_reference)
+{
+	check_golden("realtime-producer-consumer");
+}
+
 static void
 check_magic(const char *ext, const char *magic)
 {
