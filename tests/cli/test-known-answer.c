@@ -279,3 +279,83 @@ Test(known_answer, gpv_04_every_scenario_in_realtime_lands_on_the_ground_truth, 
 {
 	every_scenario(true);
 }
+
+/*
+ * Plain `lttng` around `fencescope run`, as the README suggests, with a private lttng-sessiond
+ * (own mount namespace, tmpfs on /var/run/lttng and /dev/shm; root only). Returns the trace path.
+ */
+static char *
+record_with_plain_lttng(const char *clock, const char *dir)
+{
+	char *script = NULL, *path = NULL;
+	int status;
+
+	cr_assert_gt(asprintf(&script,
+			      "unshare -m sh -ec '"
+			      "mount -t tmpfs none /var/run/lttng; mount -t tmpfs none /dev/shm; "
+			      "export HOME=%s LTTNG_HOME=%s; "
+			      "lttng-sessiond --daemonize; "
+			      "lttng create plain -o %s/trace >/dev/null; "
+			      "lttng enable-event -u \"fencescope_*\" >/dev/null; "
+			      "lttng start >/dev/null; "
+			      "%s run --clock %s --scale 20 producer-consumer >/dev/null; "
+			      "lttng stop >/dev/null; lttng destroy >/dev/null; "
+			      "kill $(cat %s/.lttng/lttng-sessiond.pid 2>/dev/null || "
+			      "cat /var/run/lttng/lttng-sessiond.pid)'",
+			      dir, dir, dir, FS_FENCESCOPE, clock, dir),
+		     0);
+	status = system(script);
+	free(script);
+	cr_assert_eq(status, 0, "plain lttng recording (%s) failed", clock);
+	cr_assert_gt(asprintf(&path, "%s/trace", dir), 0);
+	return path;
+}
+
+Test(known_answer, gpv_04_a_realtime_run_recorded_with_plain_lttng_lands_on_the_ground_truth,
+     .timeout = 120)
+{
+	char dir[] = "/tmp/fsct-plain-XXXXXX";
+	struct check check = {.label = "plain lttng (realtime)", .is_realtime = true};
+	char *path, *cleanup;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root for a private lttng-sessiond");
+	cr_assert_not_null(mkdtemp(dir));
+	path = record_with_plain_lttng("realtime", dir);
+	check_trace(path, &check);
+	cr_expect_gt(check.checked, 0);
+	cr_log_info("%s: %zu times checked, worst %" PRId64 " ns", check.label, check.checked,
+		    check.worst);
+	cr_assert_gt(asprintf(&cleanup, "rm -rf %s", dir), 0);
+	cr_expect_eq(system(cleanup), 0);
+	free(cleanup);
+	free(path);
+}
+
+/* Issue 10 §2: a sim run under plain lttng has LTTng's clock while trace_info says sim. GPU
+ * times cannot be placed on it; the analysis must say so, not draw boxes at made-up times. */
+Test(known_answer, a_sim_run_recorded_with_plain_lttng_is_reported_unmapped, .timeout = 120)
+{
+	char dir[] = "/tmp/fsct-plain-XXXXXX";
+	struct fsa_model *model = fsa_model_create(&(struct fsa_model_sink){0});
+	const struct fsa_summary *sum;
+	char *path, *error = NULL, *cleanup;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root for a private lttng-sessiond");
+	cr_assert_not_null(mkdtemp(dir));
+	path = record_with_plain_lttng("sim", dir);
+	cr_assert_eq(fsa_ingest_into_model(path, model, NULL, NULL, NULL, &error), FSA_OK, "%s",
+		     error);
+	sum = fsa_model_borrow_summary(model);
+	cr_expect_eq(sum->clock_mode, 0, "trace_info says sim");
+	cr_expect_eq(sum->trace_clock, FSA_TRACE_CLOCK_MONOTONIC);
+	cr_expect_eq(sum->gpu_time, FSA_GPU_TIME_UNMAPPED);
+	cr_expect_eq(sum->anomaly_counts[FSA_ANOM_TRACE_CLOCK_MISMATCH], 1);
+	cr_expect_eq(sum->anomaly_counts[FSA_ANOM_END_BEFORE_QUEUED], 0);
+	fsa_model_destroy(model);
+	cr_assert_gt(asprintf(&cleanup, "rm -rf %s", dir), 0);
+	cr_expect_eq(system(cleanup), 0);
+	free(cleanup);
+	free(path);
+}
