@@ -353,6 +353,8 @@ fsr_runtime_get_stats(struct fsr_runtime *runtime, struct fsr_runtime_stats *sta
 {
 	rt_lock(runtime);
 	*stats = runtime->stats;
+	/* The shutdown pairs are part of the run's trace (fsr_runtime_destroy). */
+	stats->events += runtime->adapter_count;
 	rt_unlock(runtime);
 	stats->steps = atomic_load_explicit(&runtime->clock.steps, memory_order_relaxed);
 }
