@@ -558,9 +558,11 @@ emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 	if (!is_final && !fsa_clock_is_final(clock, latest) &&
 	    !fsa_clock_has_waited(rec->packet.end_ns, model->last_ts))
 		return FSA_OK;
-	if (rec->packet.start_gpu_ts)
+	/* Without any pair (none in the trace, or a sim run on a real clock), a packet stays at the
+	 * trace times of its packet_start and packet_end events instead of FSA_TIME_NONE. */
+	if (rec->packet.start_gpu_ts && clock && clock->pair_count)
 		rec->packet.start_ns = fsa_clock_map(clock, rec->packet.start_gpu_ts);
-	if (rec->packet.end_gpu_ts)
+	if (rec->packet.end_gpu_ts && clock && clock->pair_count)
 		rec->packet.end_ns = fsa_clock_map(clock, rec->packet.end_gpu_ts);
 	if (rec->prev)
 		rec->prev->next = rec->next;

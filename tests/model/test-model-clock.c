@@ -156,6 +156,23 @@ Test(model_clock, a_sim_run_on_a_real_trace_clock_is_said_and_not_mapped)
 	cr_assert_eq(count_anomalies(FSA_ANOM_END_BEFORE_QUEUED), 0);
 }
 
+/* Without any usable pair a packet stays at its own events' times; it used to get
+ * FSA_TIME_NONE for both ends and was drawn across the whole trace. */
+Test(model_clock, a_packet_without_clock_pairs_stays_at_its_events)
+{
+	objects(FSTP_CLOCK_MODE_REALTIME, ORIGIN + RAW0);
+	feed_ok("packet_start", ORIGIN + RAW0 + 1000, "adapter_id", U(0), "engine_id", U(0),
+		"hwqueue_handle", UQ, "packet_id", U(7), "progress_value", U(1), "gpu_ts", U(555),
+		NULL);
+	feed_ok("packet_end", ORIGIN + RAW0 + 3000, "adapter_id", U(0), "engine_id", U(0),
+		"hwqueue_handle", UQ, "packet_id", U(7), "progress_value", U(1), "gpu_ts", U(777),
+		"status", U(FSTP_PACKET_STATUS_COMPLETED), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(got.packet_count, 1);
+	cr_assert_eq(got.packets[0].start_ns, ORIGIN + RAW0 + 1000);
+	cr_assert_eq(got.packets[0].end_ns, ORIGIN + RAW0 + 3000);
+}
+
 /* A realtime runtime under another real clock: the pair's own event time is the best instant on
  * the trace clock. Said, and good to the tracer's latency. */
 Test(model_clock, a_realtime_run_on_another_clock_uses_the_pair_event_times_and_says_so)
