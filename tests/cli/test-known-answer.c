@@ -214,10 +214,14 @@ record_and_check(const char *scenario, bool is_realtime)
 	for (int attempt = 0;; attempt++) {
 		cr_assert_eq(fsct_record_in_sandbox(&options, &outcome), 0, "%s",
 			     outcome.setup_error);
-		/* A realtime run's scenario runner can end its script before a queue drained (a
-		 * runtime race reported in issue 10's notes, not what this test checks): retried
-		 * once, loudly. */
-		if (outcome.exit_status == 0 || attempt == 1 ||
+		/*
+		 * In realtime, fsr_runtime_run_until_idle() can find the OS idle while a queue
+		 * still has a command buffer to finish, and the scenario runner then fails the run
+		 * ("is blocked when the script ends", about one run in four of known-answer.json on
+		 * a busy machine). That runtime race is not what this test checks: retried twice,
+		 * loudly (cr_log_warn).
+		 */
+		if (outcome.exit_status == 0 || attempt == 2 ||
 		    !strstr(outcome.err, "is blocked when the script ends"))
 			break;
 		cr_log_warn("%s: retried: %s", label, outcome.err);
