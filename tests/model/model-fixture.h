@@ -44,7 +44,8 @@ extern struct fsa_model *model;
 
 void fixture_setup(void);
 void fixture_teardown(void);
-/* The objects above, created at trace time `ts`, with a correlation pair (ts, ts / 10). */
+/* The objects above, created at trace time `ts`, with correlation pairs (ts, ts / 10) and
+ * (ts + 10, ts / 10 + 1). */
 void fixture_objects(uint64_t ts);
 
 /* Feeding events: name without provider, then (field, uint64_t value) pairs ending with NULL. */
