@@ -186,6 +186,7 @@ struct fsr_fence {
 	uint32_t packet_refs;      /* queued packets that name it */
 	struct os_waiter *waiters; /* sorted by value, then by arrival */
 	uint32_t waiter_count;
+	uint64_t scan_generation; /* the last fallback scan that read it (LOG-18) */
 	struct fsr_fence *next_in_device;
 };
 
@@ -351,7 +352,8 @@ struct fsr_runtime {
 	uint64_t next_kernel_handle;
 	uint64_t next_global_fence_handle;
 	uint64_t next_waiter_id;
-	struct rt_map fences; /* global handle -> struct fsr_fence * */
+	uint64_t scan_generation; /* fallback scans run, to read each fence once per scan */
+	struct rt_map fences;     /* global handle -> struct fsr_fence * */
 	struct os_hwqueue *km_queues;
 	struct os_waiter *async_waiters; /* with a deadline, for the OS actor to time out */
 	struct os_waiter *done_callbacks;

@@ -86,7 +86,7 @@
 	X(P, OBSERVED_AFTER_END, 2)                                                                \
 	X(P, UNKNOWN_FENCE, 3)
 
-/* Why the OS scanned the CurrentValue of every fence of a device (LOG-18, INT-06). */
+/* Why the OS scanned the CurrentValue of every fence a device has open (LOG-18, INT-06). */
 #define FSTP_SCAN_REASON(X, P)                                                                     \
 	X(P, LOG_OVERRUN, 0)                                                                       \
 	X(P, NULL_FENCE_ARRAY, 1)                                                                  \

@@ -11,7 +11,8 @@
  * Reading a log (SYN-10, LOG-17): read the header, let the driver put its barrier, then read
  * from the position read last time to the header's position. If that advanced by more than
  * the capacity, the GPU overwrote entries nobody read: the OS reports how many, reads what is
- * left, and falls back to reading the CurrentValue of every fence of the device (LOG-18).
+ * left, and falls back to reading the CurrentValue of every fence the device has open,
+ * created or opened (LOG-18).
  */
 #include <stdlib.h>
 
@@ -25,21 +26,50 @@ fence_of_local_handle(struct os_hwqueue *queue, uint32_t native_fence)
 	return object && object->type == RT_OBJECT_FENCE ? object->pointer : NULL;
 }
 
+/* Reads one fence's CurrentValue for a scan, once however many handles name it. */
+static void
+scan_fence(struct fsr_fence *fence, uint64_t generation, uint32_t *scanned, uint32_t *released)
+{
+	struct fsr_runtime *runtime = fence->adapter->runtime;
+
+	if (fence->scan_generation == generation)
+		return;
+	fence->scan_generation = generation;
+	FSR_TRACE(runtime, fencescope_os, fence_scan_value, fence->adapter->id,
+		  fence->global_handle, atomic_load(&fence->current_value));
+	*released += os_fence_release_waiters(fence);
+	(*scanned)++;
+}
+
+/*
+ * LOG-18: the CurrentValue of every fence the device has open — those it created (SHF-01)
+ * and the shared fences its process opened on it (SHF-02), whose entries the lost ones may
+ * have been as well — each read once.
+ */
 static uint32_t
 scan_device(struct os_device *device, enum fstp_scan_reason reason)
 {
 	struct fsr_runtime *runtime = device->adapter->runtime;
+	uint64_t generation = ++runtime->scan_generation;
 	uint32_t scanned = 0;
 	uint32_t released = 0;
 
-	for (struct fsr_fence *fence = device->fences; fence; fence = fence->next_in_device) {
-		FSR_TRACE(runtime, fencescope_os, fence_scan_value, device->adapter->id,
-			  fence->global_handle, atomic_load(&fence->current_value));
-		released += os_fence_release_waiters(fence);
-		scanned++;
+	for (struct fsr_fence *fence = device->fences; fence; fence = fence->next_in_device)
+		scan_fence(fence, generation, &scanned, &released);
+	for (size_t cursor = 0;;) {
+		struct rt_object *object;
+		uint64_t key;
+		void *value;
+
+		if (!rt_map_next(&device->process->handles, &cursor, &key, &value))
+			break;
+		object = value;
+		if (object->type == RT_OBJECT_FENCE && object->device == device)
+			scan_fence(object->pointer, generation, &scanned, &released);
 	}
 	FSR_TRACE(runtime, fencescope_os, fence_scan, device->adapter->id, device->handle, reason,
 		  scanned, released);
+	runtime->stats.fences_scanned += scanned;
 	return released;
 }
 

@@ -59,7 +59,8 @@ struct gpu_map {
 struct fence_signal {
 	uint64_t fence_global;
 	uint64_t value;
-	int64_t time_ns; /* CLOCK_MONOTONIC */
+	int64_t time_ns;      /* CLOCK_MONOTONIC */
+	int64_t tolerance_ns; /* a GPU time mapped onto it is good to a tick */
 	const char *what;
 };
 
@@ -217,11 +218,14 @@ is_km_progress_fence(const struct facts *facts, uint64_t fence_global)
 
 static void
 add_signal(struct facts *facts, uint64_t fence_global, uint64_t value, int64_t time_ns,
-	   const char *what)
+	   int64_t tolerance_ns, const char *what)
 {
 	facts->signals = grow(facts->signals, facts->signal_count, sizeof(*facts->signals));
-	facts->signals[facts->signal_count++] = (struct fence_signal){
-	    .fence_global = fence_global, .value = value, .time_ns = time_ns, .what = what};
+	facts->signals[facts->signal_count++] = (struct fence_signal){.fence_global = fence_global,
+								      .value = value,
+								      .time_ns = time_ns,
+								      .tolerance_ns = tolerance_ns,
+								      .what = what};
 }
 
 static void
@@ -231,27 +235,28 @@ read_signals(const struct fst_trace *trace, struct facts *facts)
 		const struct fst_event *event = &trace->events[i];
 		int64_t stamp = (int64_t) event->clock_value;
 
-		if (is_event(event, "fencescope_hw:fence_value_write"))
+		if (is_event(event, "fencescope_hw:fence_value_write")) {
+			uint32_t adapter_id = (uint32_t) field_u(event, "adapter_id");
+
 			add_signal(facts, field_u(event, "fence_global_handle"),
 				   field_u(event, "fence_value"),
-				   gpu_to_monotonic(facts, (uint32_t) field_u(event, "adapter_id"),
-						    field_u(event, "gpu_ts")),
-				   "GPU signal");
-		else if (is_event(event, "fencescope_os:km_fence_signal_executed"))
+				   gpu_to_monotonic(facts, adapter_id, field_u(event, "gpu_ts")),
+				   (int64_t) facts->maps[adapter_id].tick_ns, "GPU signal");
+		} else if (is_event(event, "fencescope_os:km_fence_signal_executed"))
 			add_signal(facts,
 				   global_of(facts, (uint32_t) field_u(event, "process_id"),
 					     field_u(event, "fence_handle")),
-				   field_u(event, "fence_value"), stamp, "kernel-mode signal");
+				   field_u(event, "fence_value"), stamp, 0, "kernel-mode signal");
 		else if (is_event(event, "fencescope_os:cpu_signal"))
 			add_signal(facts,
 				   global_of(facts, (uint32_t) field_u(event, "process_id"),
 					     field_u(event, "fence_handle")),
-				   field_u(event, "fence_value"), stamp, "CPU signal");
+				   field_u(event, "fence_value"), stamp, 0, "CPU signal");
 		else if (is_event(event, "fencescope_kmd:update_current_value") &&
 			 !field_u(event, "notification_only") &&
 			 is_km_progress_fence(facts, field_u(event, "fence_global_handle")))
 			add_signal(facts, field_u(event, "fence_global_handle"),
-				   field_u(event, "fence_value"), stamp,
+				   field_u(event, "fence_value"), stamp, 0,
 				   "kernel-mode progress write");
 	}
 }
@@ -292,7 +297,7 @@ check_release(const struct facts *facts, struct tally *tally, const char *wait,
 		return;
 	tally->checked++;
 	early = signal->time_ns - end_ns;
-	if (early <= tolerance_ns)
+	if (early <= tolerance_ns + signal->tolerance_ns)
 		return;
 	if (tally->broken < MAX_REPORTED)
 		cr_log_error("%s of fence 0x%" PRIx64 " >= %" PRIu64 " ends %" PRId64

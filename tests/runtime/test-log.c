@@ -270,6 +270,40 @@ Test(log_overrun_hwqueue, log_18_overrun_falls_back_to_the_fence_values_of_the_d
 }
 
 /*
+ * LOG-18 with a shared fence another process created (SHF-02): process B opens it, twice, and
+ * its queue's signals of it overrun B's signals log. B's device created nothing but its queue's
+ * progress fence, so a scan of only the fences it created would never read the shared fence,
+ * and nobody could tell which of the lost operations had happened. Each fence is read once.
+ */
+Test(log_overrun, log_18_scan_covers_opened_shared_fences)
+{
+	struct fsr_process *process_b = NULL;
+	fsr_handle device_b = 0, context_b = 0, queue_b;
+	fsr_handle global_handle = 0, fence_a = 0, fence_b = 0, fence_b_again = 0;
+	uint64_t scanned_before;
+
+	cr_assert_eq(
+	    fsr_fence_create(fx.process, fx.device, 0, FSR_FENCE_SHARED, &fence_a, &global_handle),
+	    FSR_OK);
+	fst_rt_add_process("b", &process_b, &device_b, &context_b);
+	cr_assert_eq(fsr_fence_open(process_b, device_b, global_handle, &fence_b), FSR_OK);
+	cr_assert_eq(fsr_fence_open(process_b, device_b, global_handle, &fence_b_again), FSR_OK);
+	queue_b = fst_queue_new(process_b, context_b, FSR_SUBMIT_USER_MODE);
+	for (uint64_t i = 1; i <= 20; i++)
+		fst_submit_signal(process_b, queue_b, i % 2 ? fence_b : fence_b_again, i);
+	fst_run_until_idle();
+	cr_assert_eq(fst_fence_value(fx.process, fence_a), 20);
+	scanned_before = fst_stats().fences_scanned;
+
+	/* Destroying the queue reads its logs: the signals log lost 20 - SMALL_LOG entries. */
+	cr_assert_eq(fsr_hwqueue_destroy(process_b, queue_b), FSR_OK);
+	cr_expect_eq(fst_stats().log_entries_lost, 20 - SMALL_LOG);
+	cr_expect_eq(fst_stats().fences_scanned - scanned_before, 2,
+		     "the queue's progress fence and the opened shared fence, once");
+	cr_assert_eq(fsr_process_terminate(process_b, false), FSR_OK);
+}
+
+/*
  * LOG-21, LOG-22: entries written behind the GPU's back, as a chained adapter or a faulty one
  * would, with a zero timestamp, a repeated one and one going backwards. The OS accepts them
  * all, reports the zero and the backwards one, and leaves the zero out of the monotonic check.

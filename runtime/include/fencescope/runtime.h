@@ -132,6 +132,7 @@ struct fsr_runtime_stats {
 	uint64_t log_entries_read;    /* fence log entries the OS read */
 	uint64_t log_entries_lost;    /* fence log entries lost to overruns */
 	uint64_t log_anomalies;       /* entries breaking a timestamp rule or naming no fence */
+	uint64_t fences_scanned;      /* fence values read by fallback scans after overruns */
 	uint64_t trace_hash;          /* FNV-1a of every fired event's name and integer fields */
 	/*
 	 * Kernel-mode submit → start on the engine, as a histogram: eight buckets per power of
