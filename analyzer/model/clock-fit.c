@@ -135,19 +135,21 @@ fsa_clock_add_pair(struct fsa_model *model, uint32_t adapter_id, uint64_t cpu_ns
 /*
  * A GPU timestamp is mapped for good once a pair at or after it exists: it is then interpolated
  * between the two pairs around it, which follows a counter's drift exactly as long as the drift is
- * constant between pairs, whatever its size. Past the last pair it is also final within
- * FSA_CLOCK_HORIZON_NS once two pairs have measured the counter's rate: the last segment's slope
- * is then extrapolated, exact for a drift that does not change, off by the change of drift times
- * the distance otherwise (counted in the fit's `extrapolated`), and boxes go out about in the
- * order they ended. With a single pair the rate is only the nominal frequency, wrong by the whole
- * drift (800 ppm: 8 µs over 10 ms): the box waits for the second pair, which comes one
- * correlation period later or with the runtime's pair at shutdown (or the end of the trace, or
- * FSA_CLOCK_WAIT_NS).
+ * constant between pairs, whatever its size. Past the last pair it is also final once two pairs
+ * have measured the counter's rate, if it lies no further past the last pair than the last segment
+ * is long (and FSA_CLOCK_HORIZON_NS at most): the last segment's slope is then extrapolated, exact
+ * for a drift that does not change, and boxes go out about in the order they ended. The segment's
+ * length bounds the error: each pair's GPU side is whole ticks, so the measured rate is off by up
+ * to two ticks over the segment, which extrapolated as far again costs two ticks at most (a
+ * segment of 100 µs extrapolated over 1 ms cost 100 ns). With a single pair the rate is only the
+ * nominal frequency, wrong by the whole drift (800 ppm: 8 µs over 10 ms): the box waits for the
+ * second pair, one correlation period later or the runtime's pair at shutdown (or the end of the
+ * trace, or FSA_CLOCK_WAIT_NS). Extrapolated times are counted in the fit's `extrapolated`.
  */
 bool
 fsa_clock_is_final(const struct clock_state *clock, uint64_t gpu_ts)
 {
-	uint64_t last, horizon;
+	uint64_t last, span, horizon;
 
 	if (clock && clock->is_unmapped)
 		return true; /* nothing will ever map it: its box ends at its read now */
@@ -158,7 +160,10 @@ fsa_clock_is_final(const struct clock_state *clock, uint64_t gpu_ts)
 		return true;
 	if (clock->pair_count < 2)
 		return false;
+	span = last - clock->pairs[clock->pair_count - 2].gpu_ts;
 	horizon = (uint64_t) ((double) clock->fit.nominal_hz * (FSA_CLOCK_HORIZON_NS / 1e9));
+	if (span < horizon)
+		horizon = span;
 	return gpu_ts - last <= horizon;
 }
 

@@ -21,7 +21,8 @@
  * little before their CPU start, a signal that seems to end just after the wait it released).
  */
 #define FSA_CLOCK_TOLERANCE_NS UINT64_C(1000)
-/* How far past the last of two or more clock pairs a GPU time is extrapolated (clock-fit.c). */
+/* How far past the last of two or more clock pairs a GPU time is extrapolated at most (and never
+ * further than the last two pairs lie apart: clock-fit.c). */
 #define FSA_CLOCK_HORIZON_NS 20000000.0
 /*
  * How long, in trace time, a closed box or an ended packet waits for a clock correlation pair

@@ -190,3 +190,34 @@ Test(model_clock, a_realtime_run_on_another_clock_uses_the_pair_event_times_and_
 	cr_assert_eq(count_anomalies(FSA_ANOM_TRACE_CLOCK_MISMATCH), 1);
 	cr_assert_eq(fsa_model_borrow_summary(model)->gpu_time, FSA_GPU_TIME_EVENT_STAMPED);
 }
+
+/* Two pairs close together measure the counter's rate only to a tick over their distance: each
+ * pair's GPU side is whole ticks. Extrapolated 10 times as far, that error grew tenfold (a realtime
+ * log-overrun recording was 100 ns off the counter 1 ms past two pairs 100 µs apart). A GPU time
+ * further past the last pair than the pairs lie apart waits for the next pair instead. */
+Test(model_clock, gpv_04_a_rate_measured_over_a_short_segment_is_not_extrapolated_far)
+{
+	const struct fsa_op *op;
+
+	objects(FSTP_CLOCK_MODE_REALTIME, 1000000);
+	/* A 100 MHz counter, gpu = floor(cpu / 10): the first sample 0.9 tick past its tick. */
+	feed_ok("clock_correlation", 1000009, "adapter_id", U(0), "cpu_ts_ns", U(1000009), "gpu_ts",
+		U(100000), "gpu_ts_frequency_hz", U(100000000), NULL);
+	feed_ok("clock_correlation", 1100000, "adapter_id", U(0), "cpu_ts_ns", U(1100000), "gpu_ts",
+		U(110000), "gpu_ts_frequency_hz", U(100000000), NULL);
+	feed_ok("fence_signal_queued", 1100100, "process_id", U(PID), "hwqueue_handle", UQ,
+		"fence_handle", FA, "fence_value", U(1), "progress_value", U(1), NULL);
+	/* Ran 1 ms past the last pair, ten times the pairs' distance. */
+	feed_ok("fence_log_entry", 2150000, "hwqueue_handle", UQ, "log_type",
+		U(FSTP_LOG_TYPE_SIGNALS), "entry_position", U(0), "fence_handle", FA,
+		"fence_global_handle", FA_G, "fence_value", U(1), "operation",
+		U(FSTP_LOG_OPERATION_SIGNAL_EXECUTED), "observed_gpu_ts", U(0), "end_gpu_ts",
+		U(210000), NULL);
+	cr_assert_eq(got.op_count, 0, "waits for the next pair");
+	feed_ok("clock_correlation", 2200000, "adapter_id", U(0), "cpu_ts_ns", U(2200000), "gpu_ts",
+		U(220000), "gpu_ts_frequency_hz", U(100000000), NULL);
+	cr_assert_eq(got.op_count, 1);
+	op = find_op(FSA_OP_SIGNAL, UQ, 1);
+	cr_assert_eq(op->end_ns, 2100000, "interpolated: %llu", (unsigned long long) op->end_ns);
+	cr_assert_eq(finish(), FSA_OK);
+}

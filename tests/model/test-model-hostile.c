@@ -30,7 +30,7 @@ Test(model_hostile, gpu_time_past_a_huge_clock_segment_saturates)
 
 	/* A third pair one tick after the fixture's two, at the end of the trace clock. */
 	feed_ok("clock_correlation", T0 + 10, "adapter_id", U(0), "cpu_ts_ns", UINT64_MAX, "gpu_ts",
-		U(T0 / 10 + 2), "gpu_ts_frequency_hz", U(100000000), NULL);
+		U((T0 + FIXTURE_PAIR_SPAN_NS) / 10 + 1), "gpu_ts_frequency_hz", U(100000000), NULL);
 	feed_ok("fence_wait_queued", T0 + 20, "process_id", U(PID), "hwqueue_handle", UQ,
 		"fence_handle", FA, "fence_value", U(1), "progress_value", U(1), NULL);
 	feed_ok("fence_log_entry", T0 + 30, "hwqueue_handle", UQ, "log_type",
