@@ -132,6 +132,24 @@ rt_clock_now(struct fsr_runtime *runtime)
 	return monotonic_ns();
 }
 
+uint64_t
+rt_clock_trace_ns(struct fsr_runtime *runtime, uint64_t now_ns)
+{
+	struct rt_clock *clock = &runtime->clock;
+
+	/*
+	 * The word is at least the runtime's virtual time and more only when another sim runtime
+	 * of the same user moved it further: events are then stamped with the word, not with this
+	 * runtime's time, and the pair must say so.
+	 */
+	if (clock->mode == FSR_CLOCK_SIM && clock->trace_clock) {
+		uint64_t word = atomic_load_explicit(clock->trace_clock, memory_order_relaxed);
+
+		return word > now_ns ? word : now_ns;
+	}
+	return now_ns;
+}
+
 /* ---- sim: the timer heap ------------------------------------------------------------------ */
 
 static bool

@@ -101,6 +101,12 @@ fsr_status rt_clock_start(struct fsr_runtime *runtime);
 void rt_clock_stop(struct fsr_runtime *runtime);
 uint64_t rt_clock_now(struct fsr_runtime *runtime);
 /*
+ * What the trace clock reads at runtime time `now_ns`, on its own raw scale (docs/trace-format.md,
+ * clock_correlation.cpu_ts_ns): in realtime `now_ns` itself (CLOCK_MONOTONIC, LTTng's default
+ * clock); in sim the shared word the clock plugin reads, when this process records through it.
+ */
+uint64_t rt_clock_trace_ns(struct fsr_runtime *runtime, uint64_t now_ns);
+/*
  * Sim mode recording through the sim clock plugin: the event just fired took the instant
  * now_ns, so virtual time moves on by one nanosecond and the next event gets another. Called by
  * FSR_TRACE only when clock->trace_clock is set.

@@ -243,6 +243,15 @@ fsr_runtime_destroy(struct fsr_runtime *runtime)
 		fsr_process_terminate(runtime->processes, false);
 	rt_clock_stop(runtime);
 	rt_run_callbacks(runtime);
+	/*
+	 * A last clock pair once the engines have stopped: every GPU time of the run then lies
+	 * between two pairs and maps by interpolation, never by extrapolating a drifting counter
+	 * past the last periodic pair (docs/trace-format.md "GPU time to trace time").
+	 */
+	rt_lock(runtime);
+	for (uint32_t i = 0; i < runtime->adapter_count; i++)
+		kmd_correlate_clock(runtime->adapters[i], rt_clock_now(runtime));
+	rt_unlock(runtime);
 	for (uint32_t i = 0; i < runtime->adapter_count; i++) {
 		struct fsr_adapter *adapter = runtime->adapters[i];
 
@@ -344,6 +353,8 @@ fsr_runtime_get_stats(struct fsr_runtime *runtime, struct fsr_runtime_stats *sta
 {
 	rt_lock(runtime);
 	*stats = runtime->stats;
+	/* The shutdown pairs are part of the run's trace (fsr_runtime_destroy). */
+	stats->events += runtime->adapter_count;
 	rt_unlock(runtime);
 	stats->steps = atomic_load_explicit(&runtime->clock.steps, memory_order_relaxed);
 }

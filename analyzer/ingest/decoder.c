@@ -38,6 +38,9 @@ struct decoder_class {
 	const bt_event_class *event_class;
 	enum fsa_event_type type; /* FSA_EV_UNKNOWN: not ours, skip */
 	bool has_clock;
+	/* The stream class's default clock class (borrowed from the event class) and its kind. */
+	const bt_clock_class *clock_class;
+	uint8_t trace_clock; /* enum fsa_trace_clock */
 	/* Index of `cpu_id` in the packet context, -1 when the stream class has none. */
 	int64_t cpu_id_index;
 	uint64_t member_count;
@@ -262,6 +265,21 @@ decoder_cpu_id_index(const bt_stream_class *stream_class)
 	return -1;
 }
 
+/* Which clock stamped the stream, by its clock class's name (docs/trace-format.md "Time"). */
+static uint8_t
+decoder_trace_clock(const bt_clock_class *clock_class)
+{
+	const char *name = clock_class ? bt_clock_class_get_name(clock_class) : NULL;
+
+	if (!name)
+		return FSA_TRACE_CLOCK_OTHER;
+	if (strcmp(name, "monotonic") == 0)
+		return FSA_TRACE_CLOCK_MONOTONIC;
+	if (strcmp(name, "fencescope_sim") == 0)
+		return FSA_TRACE_CLOCK_SIM;
+	return FSA_TRACE_CLOCK_OTHER;
+}
+
 static fsa_status
 decoder_class_build(const bt_event_class *event_class, struct decoder_class **out)
 {
@@ -277,7 +295,9 @@ decoder_class_build(const bt_event_class *event_class, struct decoder_class **ou
 	cls->event_class = event_class;
 	bt_event_class_get_ref(event_class);
 	cls->cpu_id_index = decoder_cpu_id_index(stream_class);
-	cls->has_clock = bt_stream_class_borrow_default_clock_class_const(stream_class) != NULL;
+	cls->clock_class = bt_stream_class_borrow_default_clock_class_const(stream_class);
+	cls->has_clock = cls->clock_class != NULL;
+	cls->trace_clock = decoder_trace_clock(cls->clock_class);
 	/* Only the fencescope_* providers are ours: another provider's event that happens to be
 	 * called like one of ours must not be taken for it. */
 	if (name && strncmp(name, "fencescope_", strlen("fencescope_")) == 0 && strchr(name, ':'))
@@ -413,6 +433,23 @@ decoder_snapshot_ns(const bt_clock_snapshot *snapshot)
 	return (uint64_t) ns;
 }
 
+/*
+ * clock_correlation.cpu_ts_ns is a raw reading of the trace clock (docs/trace-format.md): the
+ * clock class converts it to ns from origin exactly as it converts the event timestamps.
+ */
+static uint64_t
+decoder_cycles_ns(const bt_clock_class *clock_class, uint64_t cycles)
+{
+	int64_t ns;
+
+	if (!clock_class ||
+	    bt_clock_class_cycles_to_ns_from_origin(clock_class, cycles, &ns) !=
+		BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK ||
+	    ns < 0)
+		return FSA_EVENT_TIME_NONE;
+	return (uint64_t) ns;
+}
+
 static fsa_status
 decoder_event_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fsa_decoded *what,
 		     const struct fsa_event **out, char **error_message)
@@ -486,6 +523,9 @@ decoder_event_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fs
 			break;
 		}
 	}
+	ev->trace_clock = cls->trace_clock;
+	if (cls->type == FSA_EV_CLOCK_CORRELATION)
+		ev->cpu_ts_trace_ns = decoder_cycles_ns(cls->clock_class, ev->u[FSA_F_CPU_TS_NS]);
 	if (cls->type == FSA_EV_TRACE_INFO && fsa_event_has(ev, FSA_F_FORMAT_MAJOR) &&
 	    ev->u[FSA_F_FORMAT_MAJOR] > FSTP_FORMAT_MAJOR) {
 		if (error_message && asprintf(error_message,

@@ -9,6 +9,7 @@
  * sim-mode trace exact to the counter's resolution.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "model-private.h"
@@ -32,6 +33,76 @@ fsa_clock_get(struct fsa_model *model, uint32_t adapter_id, bool create)
 	model->clocks = clocks;
 	clocks[model->clock_count] = (struct clock_state){.fit.adapter_id = adapter_id};
 	return &clocks[model->clock_count++];
+}
+
+/* The clock that the runtime sampled for cpu_ts_ns, as trace_info tells its clock mode. */
+static enum fsa_trace_clock
+sampled_clock(const struct fsa_summary *sum)
+{
+	if (!sum->has_trace_info)
+		return FSA_TRACE_CLOCK_UNSAID; /* another driver's trace: take the contract's word
+						*/
+	return sum->clock_mode == FSTP_CLOCK_MODE_SIM ? FSA_TRACE_CLOCK_SIM
+						      : FSA_TRACE_CLOCK_MONOTONIC;
+}
+
+/*
+ * The CPU side of a pair (docs/trace-format.md "GPU time to trace time"). cpu_ts_ns is a raw
+ * reading of the clock the runtime sampled; ingest converted it with the trace's clock class, so
+ * it lands on the time base of the event timestamps whatever the clock's origin (the clock class
+ * offset: the Unix epoch for LTTng's clocks). When the trace clock is not the clock the runtime
+ * sampled, the pair's own event timestamp is the only instant on the trace clock: good to the
+ * tracer's latency if both clocks run in real time, meaningless if the runtime ran on virtual time
+ * (a sim run recorded without the sim clock plugin), where GPU times are then not placed at all.
+ */
+fsa_status
+fsa_clock_on_correlation(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct fsa_summary *sum = &model->summary;
+	enum fsa_trace_clock sampled = sampled_clock(sum);
+	uint64_t cpu_ns = ev->u[FSA_F_CPU_TS_NS];
+	enum fsa_gpu_time gpu_time = FSA_GPU_TIME_CORRELATED;
+
+	sum->trace_clock = ev->trace_clock;
+	if (ev->trace_clock == FSA_TRACE_CLOCK_UNSAID) {
+		/* Synthetic events: cpu_ts_ns is on the time base of ts_ns already. */
+	} else if ((sampled == FSA_TRACE_CLOCK_UNSAID || sampled == ev->trace_clock) &&
+		   ev->cpu_ts_trace_ns != FSA_TIME_NONE) {
+		cpu_ns = ev->cpu_ts_trace_ns;
+	} else if (sampled == FSA_TRACE_CLOCK_SIM) {
+		gpu_time = FSA_GPU_TIME_UNMAPPED;
+	} else {
+		gpu_time = FSA_GPU_TIME_EVENT_STAMPED;
+		cpu_ns = ev->ts_ns;
+	}
+	if (gpu_time > sum->gpu_time)
+		sum->gpu_time = (uint8_t) gpu_time;
+	if (gpu_time != FSA_GPU_TIME_CORRELATED && !model->is_clock_mismatch_said) {
+		struct fsa_anomaly anomaly = {
+		    .kind = FSA_ANOM_TRACE_CLOCK_MISMATCH,
+		    .ts_ns = ev->ts_ns,
+		    .a = sampled,
+		    .b = ev->trace_clock,
+		};
+
+		model->is_clock_mismatch_said = true;
+		if (fsa_model_emit_anomaly(model, &anomaly))
+			return model->failed;
+	}
+	if (sum->gpu_time == FSA_GPU_TIME_UNMAPPED) {
+		/* The adapter is known, without pairs: its boxes end where the OS read them. */
+		struct clock_state *clock =
+		    fsa_clock_get(model, (uint32_t) ev->u[FSA_F_ADAPTER_ID], true);
+
+		if (!clock)
+			return model->failed = FSA_ERR_NOMEM;
+		clock->is_unmapped = true;
+		return FSA_OK;
+	}
+	if (!fsa_clock_add_pair(model, (uint32_t) ev->u[FSA_F_ADAPTER_ID], cpu_ns,
+				ev->u[FSA_F_GPU_TS], ev->u[FSA_F_GPU_TS_FREQUENCY_HZ]))
+		return model->failed = FSA_ERR_NOMEM;
+	return FSA_OK;
 }
 
 bool
@@ -62,21 +133,71 @@ fsa_clock_add_pair(struct fsa_model *model, uint32_t adapter_id, uint64_t cpu_ns
 }
 
 /*
- * A GPU timestamp is mapped for good once a pair at or after it exists, or once it is less than
- * FSA_CLOCK_HORIZON_NS past the last pair: extrapolating the last segment that far costs at most
- * the counter's drift over that time (50 ppm: 1 µs), and it lets boxes go out in about the order
- * they ended instead of waiting for the next correlation (or the end, in a short trace).
+ * A GPU timestamp is mapped for good once a pair at or after it exists: it is then interpolated
+ * between the two pairs around it, which follows a counter's drift exactly as long as the drift is
+ * constant between pairs, whatever its size. Past the last pair it is also final once two pairs
+ * have measured the counter's rate, if it lies no further past the last pair than the last segment
+ * is long (and FSA_CLOCK_HORIZON_NS at most): the last segment's slope is then extrapolated, exact
+ * for a drift that does not change, and boxes go out about in the order they ended. The segment's
+ * length bounds the error: each pair's GPU side is whole ticks, so the measured rate is off by up
+ * to two ticks over the segment, which extrapolated as far again costs two ticks at most (a
+ * segment of 100 µs extrapolated over 1 ms cost 100 ns). With a single pair the rate is only the
+ * nominal frequency, wrong by the whole drift (800 ppm: 8 µs over 10 ms): the box waits for the
+ * second pair, one correlation period later or the runtime's pair at shutdown (or the end of the
+ * trace, or FSA_CLOCK_WAIT_NS). Extrapolated times are counted in the fit's `extrapolated`.
  */
 bool
 fsa_clock_is_final(const struct clock_state *clock, uint64_t gpu_ts)
 {
-	uint64_t last, horizon;
+	uint64_t last, span, horizon;
 
+	if (clock && clock->is_unmapped)
+		return true; /* nothing will ever map it: its box ends at its read now */
 	if (!clock || !clock->pair_count)
 		return false;
 	last = clock->pairs[clock->pair_count - 1].gpu_ts;
+	if (gpu_ts <= last)
+		return true;
+	if (clock->pair_count < 2)
+		return false;
+	span = last - clock->pairs[clock->pair_count - 2].gpu_ts;
 	horizon = (uint64_t) ((double) clock->fit.nominal_hz * (FSA_CLOCK_HORIZON_NS / 1e9));
-	return gpu_ts <= last || gpu_ts - last <= horizon;
+	if (span < horizon)
+		horizon = span;
+	return gpu_ts - last <= horizon;
+}
+
+void
+fsa_clock_unmapped_add(struct fsa_model *model, uint32_t adapter_id, int delta)
+{
+	struct clock_state *clock = fsa_clock_get(model, adapter_id, true);
+
+	if (clock && (delta > 0 || clock->unmapped_count))
+		clock->unmapped_count += (size_t) (ptrdiff_t) delta;
+}
+
+/*
+ * The latest trace time up to which every box that waits for a clock pair is known to end later:
+ * such a box maps after the last pair of its adapter (its GPU time is past that pair's), so items
+ * that ended up to that pair's CPU time can go out without overtaking it. FSA_TIME_NONE when no
+ * box waits; 0 while an adapter with waiting boxes has no pair at all.
+ */
+uint64_t
+fsa_clock_frontier(const struct fsa_model *model)
+{
+	uint64_t frontier = FSA_TIME_NONE;
+
+	for (size_t i = 0; i < model->clock_count; i++) {
+		const struct clock_state *clock = &model->clocks[i];
+		uint64_t edge;
+
+		if (!clock->unmapped_count || clock->is_unmapped)
+			continue;
+		edge = clock->pair_count ? clock->pairs[clock->pair_count - 1].cpu_ns : 0;
+		if (edge < frontier)
+			frontier = edge;
+	}
+	return frontier;
 }
 
 static uint64_t
@@ -98,8 +219,40 @@ map_on(const struct clock_pair *a, uint64_t gpu_ts, i128 num, i128 den)
 	return (uint64_t) t;
 }
 
+static uint64_t map_known(const struct clock_state *clock, uint64_t gpu_ts);
+
+/*
+ * A time mapped past the last pair (or before the first) is extrapolated: counted, with its
+ * distance, so the report can bound the error (docs/analyzer.md "GPU time").
+ */
 uint64_t
-fsa_clock_map(const struct clock_state *clock, uint64_t gpu_ts)
+fsa_clock_map(struct clock_state *clock, uint64_t gpu_ts)
+{
+	uint64_t ns = map_known(clock, gpu_ts);
+	uint64_t edge_ns;
+
+	if (!clock || !clock->pair_count || ns == FSA_TIME_NONE)
+		return ns;
+	if (gpu_ts > clock->pairs[clock->pair_count - 1].gpu_ts)
+		edge_ns = clock->pairs[clock->pair_count - 1].cpu_ns;
+	else if (gpu_ts < clock->pairs[0].gpu_ts)
+		edge_ns = clock->pairs[0].cpu_ns;
+	else
+		return ns;
+	clock->fit.extrapolated_count++;
+	if ((ns > edge_ns ? ns - edge_ns : edge_ns - ns) > clock->fit.extrapolated_max_ns)
+		clock->fit.extrapolated_max_ns = ns > edge_ns ? ns - edge_ns : edge_ns - ns;
+	return ns;
+}
+
+uint64_t
+fsa_clock_map_const(const struct clock_state *clock, uint64_t gpu_ts)
+{
+	return map_known(clock, gpu_ts);
+}
+
+static uint64_t
+map_known(const struct clock_state *clock, uint64_t gpu_ts)
 {
 	size_t lo = 0, hi;
 	const struct clock_pair *p;
@@ -180,4 +333,8 @@ fsa_clock_finish(struct clock_state *clock)
 	}
 	fit->residual_rms_ns = sqrt(sse / n);
 	fit->residual_max_ns = max;
+	/* The counter against its nominal frequency, from the fit: ns_per_tick = 1e9 / true Hz. */
+	fit->drift_ppm = clock->pair_count > 1 && fit->nominal_hz && fit->ns_per_tick > 0
+			     ? (1e9 / fit->ns_per_tick / (double) fit->nominal_hz - 1.0) * 1e6
+			     : 0.0;
 }

@@ -13,12 +13,6 @@
 #include "fsa/model.h"
 #include "hmap.h"
 
-/*
- * How long, in trace time, a closed wait waits for the signal that released it to be read
- * (another queue's signal log may be read later than this queue's wait log) before it is
- * given out without an edge.
- */
-#define FSA_EDGE_LAG_NS UINT64_C(50000000)
 /* Signals remembered per fence for matching waits (GPV-07). */
 #define FSA_SIGNAL_HISTORY 64
 /*
@@ -27,7 +21,8 @@
  * little before their CPU start, a signal that seems to end just after the wait it released).
  */
 #define FSA_CLOCK_TOLERANCE_NS UINT64_C(1000)
-/* How far past the last clock correlation pair a GPU time is extrapolated (clock-fit.c). */
+/* How far past the last of two or more clock pairs a GPU time is extrapolated at most (and never
+ * further than the last two pairs lie apart: clock-fit.c). */
 #define FSA_CLOCK_HORIZON_NS 20000000.0
 /*
  * How long, in trace time, a closed box or an ended packet waits for a clock correlation pair
@@ -36,6 +31,14 @@
  * come kept every later box until the end: memory grew with the trace, and each flush walked it.
  */
 #define FSA_CLOCK_WAIT_NS UINT64_C(1000000000)
+
+/*
+ * How long, in trace time, a closed wait waits for the signal that released it to be given out
+ * before it goes out without an edge: another queue's signal log may be read later than this
+ * queue's wait log (50 ms), and a GPU signal then waits for the clock pair after it
+ * (FSA_CLOCK_WAIT_NS at most).
+ */
+#define FSA_EDGE_LAG_NS (UINT64_C(50000000) + FSA_CLOCK_WAIT_NS)
 
 static inline bool
 fsa_clock_has_waited(uint64_t closed_ns, uint64_t now_ns)
@@ -54,6 +57,9 @@ struct clock_state {
 	struct clock_pair *pairs; /* every pair, in trace order (16 bytes per correlation) */
 	size_t pair_count, pair_capacity;
 	bool warned; /* NO_CLOCK_CORRELATION reported */
+	/* A sim-mode runtime on a real trace clock: no pair is kept, boxes end at their read. */
+	bool is_unmapped;
+	size_t unmapped_count; /* pending boxes of this adapter waiting for a pair */
 };
 
 struct signal_memory {
@@ -185,6 +191,7 @@ struct fsa_model {
 	struct fsa_hmap scan_values;
 	uint64_t events_since_flush;
 	char runtime_version[64];
+	bool is_clock_mismatch_said; /* TRACE_CLOCK_MISMATCH reported */
 };
 
 /* Counts from the trace (entries lost, events discarded) can be anything up to UINT64_MAX: their
@@ -226,11 +233,18 @@ void fsa_ops_free(struct fsa_model *model);
 
 /* clock-fit.c */
 struct clock_state *fsa_clock_get(struct fsa_model *model, uint32_t adapter_id, bool create);
+/* clock_correlation: a pair on the trace clock, or the mismatch said (sets model->failed). */
+fsa_status fsa_clock_on_correlation(struct fsa_model *model, const struct fsa_event *ev);
 bool fsa_clock_add_pair(struct fsa_model *model, uint32_t adapter_id, uint64_t cpu_ns,
 			uint64_t gpu_ts, uint64_t nominal_hz);
 /* True when gpu_ts can be interpolated (a pair at or after it exists). */
 bool fsa_clock_is_final(const struct clock_state *clock, uint64_t gpu_ts);
-uint64_t fsa_clock_map(const struct clock_state *clock, uint64_t gpu_ts);
+void fsa_clock_unmapped_add(struct fsa_model *model, uint32_t adapter_id, int delta);
+uint64_t fsa_clock_frontier(const struct fsa_model *model);
+/* Maps with the pairs known, counting extrapolations in the fit. */
+uint64_t fsa_clock_map(struct clock_state *clock, uint64_t gpu_ts);
+/* The same, for lookups that must not count (fsa_model_gpu_to_trace). */
+uint64_t fsa_clock_map_const(const struct clock_state *clock, uint64_t gpu_ts);
 void fsa_clock_finish(struct clock_state *clock);
 
 #endif /* FSA_MODEL_PRIVATE_H */

@@ -615,9 +615,11 @@ emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 	if (!is_final && !fsa_clock_is_final(clock, latest) &&
 	    !fsa_clock_has_waited(rec->packet.end_ns, model->last_ts))
 		return FSA_OK;
-	if (rec->packet.start_gpu_ts)
+	/* Without any pair (none in the trace, or a sim run on a real clock), a packet stays at the
+	 * trace times of its packet_start and packet_end events instead of FSA_TIME_NONE. */
+	if (rec->packet.start_gpu_ts && clock && clock->pair_count)
 		rec->packet.start_ns = fsa_clock_map(clock, rec->packet.start_gpu_ts);
-	if (rec->packet.end_gpu_ts)
+	if (rec->packet.end_gpu_ts && clock && clock->pair_count)
 		rec->packet.end_ns = fsa_clock_map(clock, rec->packet.end_gpu_ts);
 	status = keep_packet_causal(model, &rec->packet);
 	if (rec->prev)
@@ -1058,16 +1060,8 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	case FSA_EV_FENCE_SCAN:
 		return fsa_ops_scan(model, ev);
 	case FSA_EV_CLOCK_CORRELATION:
-		/* In sim mode the event's own timestamp is the sampling instant on the trace clock
-		 * exactly, and cpu_ts_ns may be offset from it: the sim clock word that the trace
-		 * clock plugin reads keeps running across recordings (docs/runtime.md). In
-		 * realtime mode cpu_ts_ns is the closer sample. */
-		if (!fsa_clock_add_pair(model, (uint32_t) ev->u[FSA_F_ADAPTER_ID],
-					model->summary.clock_mode == FSTP_CLOCK_MODE_SIM
-					    ? ev->ts_ns
-					    : ev->u[FSA_F_CPU_TS_NS],
-					ev->u[FSA_F_GPU_TS], ev->u[FSA_F_GPU_TS_FREQUENCY_HZ]))
-			return model->failed = FSA_ERR_NOMEM;
+		if (fsa_clock_on_correlation(model, ev))
+			return model->failed;
 		if (fsa_ops_flush(model, false))
 			return model->failed;
 		return flush_packets(model, false);
@@ -1403,6 +1397,6 @@ fsa_model_gpu_to_trace(const struct fsa_model *model, uint32_t adapter_id, uint6
 {
 	for (size_t i = 0; i < model->clock_count; i++)
 		if (model->clocks[i].fit.adapter_id == adapter_id)
-			return fsa_clock_map(&model->clocks[i], gpu_ts);
+			return fsa_clock_map_const(&model->clocks[i], gpu_ts);
 	return FSA_TIME_NONE;
 }

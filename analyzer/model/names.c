@@ -121,6 +121,7 @@ fsa_anomaly_kind_name(enum fsa_anomaly_kind kind)
 	    [FSA_ANOM_UNKNOWN_FENCE] = "unknown_fence",
 	    [FSA_ANOM_UNKNOWN_QUEUE] = "unknown_queue",
 	    [FSA_ANOM_NO_CLOCK_CORRELATION] = "no_clock_correlation",
+	    [FSA_ANOM_TRACE_CLOCK_MISMATCH] = "trace_clock_mismatch",
 	};
 
 	return NAME_OR(names, kind, "unknown");
@@ -142,4 +143,29 @@ fsa_packet_status_name(enum fsa_packet_status status)
 		return "never_ended";
 	}
 	return "unknown";
+}
+
+const char *
+fsa_trace_clock_name(enum fsa_trace_clock clock)
+{
+	static const char *const names[] = {
+	    [FSA_TRACE_CLOCK_UNSAID] = "unknown",
+	    [FSA_TRACE_CLOCK_MONOTONIC] = "monotonic",
+	    [FSA_TRACE_CLOCK_SIM] = "fencescope_sim",
+	    [FSA_TRACE_CLOCK_OTHER] = "other",
+	};
+
+	return NAME_OR(names, clock, "unknown");
+}
+
+const char *
+fsa_gpu_time_name(enum fsa_gpu_time gpu_time)
+{
+	static const char *const names[] = {
+	    [FSA_GPU_TIME_CORRELATED] = "correlated",
+	    [FSA_GPU_TIME_EVENT_STAMPED] = "event_stamped",
+	    [FSA_GPU_TIME_UNMAPPED] = "unmapped",
+	};
+
+	return NAME_OR(names, gpu_time, "unknown");
 }

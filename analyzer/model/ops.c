@@ -271,6 +271,7 @@ map_times(struct fsa_model *model, struct op_rec *rec, bool is_final, bool *is_m
 			rec->op.observed_ns = fsa_clock_map(clock, rec->op.observed_gpu_ts);
 	}
 	rec->needs_mapping = false;
+	fsa_clock_unmapped_add(model, rec->op.adapter_id, -1);
 	*is_mapped = true;
 	if (rec->op.queued_ns != FSA_TIME_NONE) {
 		uint64_t queued = rec->op.queued_ns;
@@ -581,6 +582,14 @@ end:
 	return status;
 }
 
+static uint64_t
+end_of(const struct op_rec *rec)
+{
+	if (rec->op.state == FSA_OP_INFERRED)
+		return rec->op.inferred_end_ns;
+	return rec->op.end_ns != FSA_TIME_NONE ? rec->op.end_ns : rec->closed_ns;
+}
+
 /* Gives a pending box out if it is ready (see the file comment); frees it then. */
 static fsa_status
 try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
@@ -597,6 +606,10 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 		if (status || !is_mapped)
 			return status;
 	}
+	/* Items go out in the order they ended: not before a box still waiting for its clock pair
+	 * that may end earlier (clock-fit.c fsa_clock_frontier). */
+	if (!is_final && end_of(rec) > fsa_clock_frontier(model))
+		return FSA_OK;
 	if (rec->op.kind == FSA_OP_WAIT && rec->fence && rec->op.state != FSA_OP_NEVER_COMPLETED &&
 	    !(rec->op.source == FSA_SRC_CPU &&
 	      rec->op.cpu_wait_result != FSTP_CPU_WAIT_RESULT_SATISFIED)) {
@@ -652,14 +665,6 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 	return status;
 }
 
-static uint64_t
-end_of(const struct op_rec *rec)
-{
-	if (rec->op.state == FSA_OP_INFERRED)
-		return rec->op.inferred_end_ns;
-	return rec->op.end_ns != FSA_TIME_NONE ? rec->op.end_ns : rec->closed_ns;
-}
-
 static int
 compare_by_end(const void *a, const void *b)
 {
@@ -699,6 +704,16 @@ fsa_ops_flush(struct fsa_model *model, bool is_final)
 				continue;
 		}
 		ready[count++] = rec;
+	}
+	/* Past the frontier nothing goes out yet: not worth sorting. */
+	if (!is_final) {
+		uint64_t frontier = fsa_clock_frontier(model);
+		size_t kept = 0;
+
+		for (size_t i = 0; i < count; i++)
+			if (end_of(ready[i]) <= frontier)
+				ready[kept++] = ready[i];
+		count = kept;
 	}
 	if (!status && count > 1)
 		qsort(ready, count, sizeof(*ready), compare_by_end);
@@ -853,6 +868,8 @@ fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 	rec->op.end_gpu_ts = end;
 	rec->op.observed_gpu_ts = observed;
 	rec->op.log_position = ev->u[FSA_F_ENTRY_POSITION];
+	if (!rec->needs_mapping)
+		fsa_clock_unmapped_add(model, rec->op.adapter_id, 1);
 	rec->needs_mapping = true;
 	/* LOG-21: zero is tolerated but recorded; LOG-22: a non-zero timestamp must not go down. */
 	if (!status && !end)

@@ -86,7 +86,7 @@ static const char schema_sql[] =
     " b INTEGER);\n"
     "CREATE TABLE clock_fits (adapter_id INTEGER PRIMARY KEY, pair_count INTEGER,"
     " nominal_hz INTEGER, offset_ns REAL, ns_per_tick REAL, residual_rms_ns REAL,"
-    " residual_max_ns REAL);\n";
+    " residual_max_ns REAL, drift_ppm REAL, extrapolated INTEGER, extrapolated_max_ns INTEGER);\n";
 
 /* Created after the rows are in: an index built once is faster than one kept up per insert. */
 static const char finish_sql[] =
@@ -151,7 +151,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
 		   " ?10, ?11, ?12, ?13, ?14)",
     [STMT_FENCE] = "INSERT OR REPLACE INTO fences VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
 		   " ?10, ?11, ?12, ?13, ?14, ?15)",
-    [STMT_CLOCK_FIT] = "INSERT OR REPLACE INTO clock_fits VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [STMT_CLOCK_FIT] =
+	"INSERT OR REPLACE INTO clock_fits VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     [STMT_META] = "INSERT OR REPLACE INTO meta VALUES (?1, ?2)",
     [STMT_SUMMARY] = "INSERT OR REPLACE INTO summary VALUES (?1, ?2)",
 };
@@ -636,6 +637,9 @@ fsa_sqlite_writer_add_clock_fit(struct fsa_sqlite_writer *w, const struct fsa_cl
 	sqlite3_bind_double(s, 5, c->ns_per_tick);
 	sqlite3_bind_double(s, 6, c->residual_rms_ns);
 	sqlite3_bind_double(s, 7, c->residual_max_ns);
+	sqlite3_bind_double(s, 8, c->drift_ppm);
+	bind_u64(s, 9, c->extrapolated_count);
+	bind_u64(s, 10, c->extrapolated_max_ns);
 	return step(w, STMT_CLOCK_FIT, "cannot insert a clock fit");
 }
 
@@ -652,7 +656,10 @@ fsa_sqlite_writer_set_summary(struct fsa_sqlite_writer *w, const struct fsa_summ
 		     !sum->has_trace_info                          ? NULL
 		     : sum->clock_mode == FSTP_CLOCK_MODE_SIM      ? "sim"
 		     : sum->clock_mode == FSTP_CLOCK_MODE_REALTIME ? "realtime"
-								   : "unknown") != FSA_OK)
+								   : "unknown") != FSA_OK ||
+	    put_meta(w, "trace_clock",
+		     sum->trace_clock ? fsa_trace_clock_name(sum->trace_clock) : NULL) != FSA_OK ||
+	    put_meta(w, "gpu_time", fsa_gpu_time_name(sum->gpu_time)) != FSA_OK)
 		return FSA_ERR_IO;
 
 #define PUT(key, value) (status = status != FSA_OK ? status : put_summary(w, key, value, true))

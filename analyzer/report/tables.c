@@ -211,6 +211,8 @@ static const struct fsa_column summary_columns[] = {
     {"format_version", "trace format", FSA_CELL_STRING},
     {"has_trace_info", "has trace_info", FSA_CELL_BOOL},
     {"clock_mode", "clock", FSA_CELL_STRING},
+    {"trace_clock", "trace clock", FSA_CELL_STRING},
+    {"gpu_time", "GPU time", FSA_CELL_STRING},
     {"runtime_version", "runtime", FSA_CELL_STRING},
     {"first_ns", "first event", FSA_CELL_TIME},
     {"last_ns", "last event", FSA_CELL_TIME},
@@ -279,6 +281,10 @@ build_summary(struct fsa_report *r, GPtrArray *tables)
 	}
 	add_bool(t, s && s->has_trace_info);
 	add_str(t, s && s->has_trace_info ? clock_mode_name(s->clock_mode) : NULL);
+	add_str(t, s && s->trace_clock ? fsa_trace_clock_name(s->trace_clock) : NULL);
+	add_str(t, s && r->model && fsa_model_clock_fit_count(r->model)
+		       ? fsa_gpu_time_name(s->gpu_time)
+		       : NULL);
 	add_str(t, s && s->runtime_version && s->runtime_version[0] ? s->runtime_version : NULL);
 	uint64_t first = s ? s->first_ns : FSA_TIME_NONE, last = s ? s->last_ns : FSA_TIME_NONE;
 
@@ -875,6 +881,9 @@ static const struct fsa_column clock_columns[] = {
     {"ns_per_tick", "ns per tick", FSA_CELL_F64},
     {"residual_rms_ns", "residual rms ns", FSA_CELL_F64},
     {"residual_max_ns", "residual max ns", FSA_CELL_F64},
+    {"drift_ppm", "drift ppm", FSA_CELL_F64},
+    {"extrapolated", "extrapolated", FSA_CELL_U64},
+    {"extrapolated_max_ns", "extrapolated up to", FSA_CELL_DURATION},
 };
 
 static void
@@ -894,6 +903,9 @@ build_clocks(struct fsa_report *r, GPtrArray *tables)
 		add_f64(t, fit->ns_per_tick);
 		add_f64(t, fit->residual_rms_ns);
 		add_f64(t, fit->residual_max_ns);
+		add_f64(t, fit->drift_ppm);
+		add_u64(t, fit->extrapolated_count);
+		add_u64(t, fit->extrapolated_max_ns);
 	}
 }
 

@@ -17,11 +17,17 @@ kmd_describe_engine(struct fsr_adapter *adapter, uint32_t engine_id)
 		  FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY);
 }
 
+/*
+ * GPV-04 (CalibrateGpuClock): one CPU sample and the GPU counter at that instant. The CPU side is
+ * the trace clock's own raw reading (rt_clock_trace_ns), so that the analyzer converts it to
+ * trace time exactly as the tracer converts event timestamps, whatever the clock's origin.
+ */
 void
 kmd_correlate_clock(struct fsr_adapter *adapter, uint64_t cpu_ns)
 {
-	FSR_TRACE(adapter->runtime, fencescope_kmd, clock_correlation, adapter->id, cpu_ns,
-		  hw_gpu_ts(adapter, cpu_ns), adapter->config.gpu_ts_frequency_hz);
+	FSR_TRACE(adapter->runtime, fencescope_kmd, clock_correlation, adapter->id,
+		  rt_clock_trace_ns(adapter->runtime, cpu_ns), hw_gpu_ts(adapter, cpu_ns),
+		  adapter->config.gpu_ts_frequency_hz);
 }
 
 uint64_t

@@ -332,6 +332,8 @@ Test(export_sqlite, model_tables_meta_and_summary)
 	    .process_id = 42, .name = "game", .created_ns = 1, .terminated_ns = FSA_TIME_NONE};
 	struct fsa_clock_fit fit = {.adapter_id = 0,
 				    .pair_count = 3,
+				    .extrapolated_count = 4,
+				    .extrapolated_max_ns = 2500,
 				    .nominal_hz = 1000000000,
 				    .ns_per_tick = 1.0,
 				    .residual_rms_ns = 0.5};
@@ -350,6 +352,7 @@ Test(export_sqlite, model_tables_meta_and_summary)
 	summary.op_counts[FSA_SRC_USER_MODE_QUEUE][FSA_OP_WAIT] = 3;
 	summary.event_counts[FSA_EV_FENCE_WAIT_QUEUED] = 3;
 	summary.anomaly_counts[FSA_ANOM_VALUE_REGRESSION] = 2;
+	summary.gpu_time = FSA_GPU_TIME_UNMAPPED;
 	start();
 	cr_assert_eq(fsa_sqlite_writer_add_queue(writer, &queue), FSA_OK);
 	cr_assert_eq(fsa_sqlite_writer_add_fence(writer, &fence), FSA_OK);
@@ -366,6 +369,9 @@ Test(export_sqlite, model_tables_meta_and_summary)
 	cr_assert_eq(query_int("SELECT destroyed_ns FROM fences"), 900);
 	assert_text("SELECT name FROM processes", "game");
 	cr_assert_eq(query_int("SELECT pair_count FROM clock_fits"), 3);
+	cr_assert_eq(query_int("SELECT extrapolated FROM clock_fits"), 4);
+	cr_assert_eq(query_int("SELECT extrapolated_max_ns FROM clock_fits"), 2500);
+	assert_text("SELECT value FROM meta WHERE key = 'gpu_time'", "unmapped");
 	assert_text("SELECT value FROM meta WHERE key = 'schema_version'", "1");
 	assert_text("SELECT value FROM meta WHERE key = 'format_version'", "1.0");
 	assert_text("SELECT value FROM meta WHERE key = 'clock_mode'", "sim");

@@ -222,22 +222,32 @@ Test(ingest, a_nested_trace_folder_and_a_trailing_slash_read_the_same_trace)
 	fsti_result_fini(&slash);
 }
 
-/* traces/ holds five traces of five UUIDs: one source each, merged in time order. */
+/* A folder of the five sim traces of traces/ (five UUIDs, one clock): one source each, merged in
+ * time order. (traces/ itself also holds a realtime trace, on another clock.) */
 Test(ingest, a_folder_of_several_traces_reads_them_all_merged_in_time_order)
 {
 	const char *const names[] = {"frame-pipeline", "producer-consumer", "log-overrun",
 				     "cpu-waiters", "stress"};
+	char dir[] = "/tmp/fsti-several-XXXXXX";
 	struct fsti_result r;
 	uint64_t expected = 0;
+	char *cleanup = NULL;
 
+	cr_assert_not_null(mkdtemp(dir));
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		char *path = NULL;
+		char *path = NULL, *copy = NULL;
 
 		cr_assert_geq(asprintf(&path, "%s/%s", FSTI_TRACES, names[i]), 0);
+		cr_assert_geq(asprintf(&copy, "cp -r %s %s/", path, dir), 0);
+		cr_assert_eq(system(copy), 0);
 		expected += totals_get(path, "events");
 		free(path);
+		free(copy);
 	}
-	fsti_collect(FSTI_TRACES, &r);
+	fsti_collect(dir, &r);
+	cr_assert_geq(asprintf(&cleanup, "rm -rf %s", dir), 0);
+	cr_expect_eq(system(cleanup), 0);
+	free(cleanup);
 	cr_assert_eq(r.status, FSA_OK, "%s", r.error);
 	cr_expect_eq(r.stats.trace_count, 5);
 	cr_expect_eq(r.stats.fencescope_events, expected);

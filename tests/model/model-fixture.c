@@ -154,6 +154,13 @@ fixture_objects(uint64_t ts)
 		"gpu_ts_frequency_hz", U(100000000), NULL);
 	feed_ok("clock_correlation", ts, "adapter_id", U(0), "cpu_ts_ns", ts, "gpu_ts", ts / 10,
 		"gpu_ts_frequency_hz", U(100000000), NULL);
+	/* A second pair half a millisecond later measures the counter's rate (10 ns per tick):
+	 * GPU times up to there are interpolated and final at once, and up to as far again past it
+	 * extrapolated (docs/analyzer.md "GPU time"), as between the periodic pairs of a real
+	 * trace. */
+	feed_ok("clock_correlation", ts, "adapter_id", U(0), "cpu_ts_ns", ts + FIXTURE_PAIR_SPAN_NS,
+		"gpu_ts", (ts + FIXTURE_PAIR_SPAN_NS) / 10, "gpu_ts_frequency_hz", U(100000000),
+		NULL);
 	feed_ok("process_create", ts, "process_id", U(PID), NULL);
 	feed_ok("device_create", ts, "process_id", U(PID), "adapter_id", U(0), "device_handle", DEV,
 		NULL);

@@ -46,7 +46,11 @@ extern struct fsa_model *model;
 
 void fixture_setup(void);
 void fixture_teardown(void);
-/* The objects above, created at trace time `ts`, with a correlation pair (ts, ts / 10). */
+/* How far after the fixture's first clock pair its second lies (trace ns). */
+#define FIXTURE_PAIR_SPAN_NS UINT64_C(500000)
+
+/* The objects above, created at trace time `ts`, with correlation pairs (ts, ts / 10) and
+ * (ts + FIXTURE_PAIR_SPAN_NS, (ts + FIXTURE_PAIR_SPAN_NS) / 10). */
 void fixture_objects(uint64_t ts);
 
 /* Feeding events: name without provider, then (field, uint64_t value) pairs ending with NULL. */

@@ -28,9 +28,9 @@ Test(model_hostile, gpu_time_past_a_huge_clock_segment_saturates)
 {
 	const struct fsa_op *op;
 
-	/* A second pair one tick after the fixture's, at the end of the trace clock. */
+	/* A third pair one tick after the fixture's two, at the end of the trace clock. */
 	feed_ok("clock_correlation", T0 + 10, "adapter_id", U(0), "cpu_ts_ns", UINT64_MAX, "gpu_ts",
-		U(T0 / 10 + 1), "gpu_ts_frequency_hz", U(100000000), NULL);
+		U((T0 + FIXTURE_PAIR_SPAN_NS) / 10 + 1), "gpu_ts_frequency_hz", U(100000000), NULL);
 	feed_ok("fence_wait_queued", T0 + 20, "process_id", U(PID), "hwqueue_handle", UQ,
 		"fence_handle", FA, "fence_value", U(1), "progress_value", U(1), NULL);
 	feed_ok("fence_log_entry", T0 + 30, "hwqueue_handle", UQ, "log_type",
@@ -262,8 +262,9 @@ Test(model_hostile, boxes_and_packets_wait_for_a_clock_pair_one_second_at_most)
 	filler_events(T0 + 100003000, T0 + 1000000000, 5000);
 	cr_assert_eq(got.op_count, 0);
 	cr_assert_eq(got.packet_count, 0);
-	/* Past a second: out, before the end of the trace. */
-	filler_events(T0 + 1000000000, T0 + 1200000000, 5000);
+	/* Past a second: out, before the end of the trace (the wait, which no signal releases,
+	 * after FSA_EDGE_LAG_NS: 50 ms more than the clock's second). */
+	filler_events(T0 + 1000000000, T0 + 1400000000, 10000);
 	cr_assert_eq(got.op_count, 1);
 	cr_assert_eq(got.packet_count, 1);
 	cr_assert_eq(got.ops[0].end_ns, T0 + 100000000);

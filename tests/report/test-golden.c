@@ -93,3 +93,27 @@ Test(golden, stress_json)
 {
 	check("stress", "json", "expected.json");
 }
+
+/* Issue 10: a realtime recording (LTTng's monotonic clock, epoch offset) is rebuilt on the trace's
+ * own time base (GPV-04): no end_before_queued, waits and signals counted, edges drawn. */
+Test(golden, realtime_producer_consumer_text)
+{
+	check("realtime-producer-consumer", "text", "expected.txt");
+}
+
+Test(golden, realtime_producer_consumer_json)
+{
+	check("realtime-producer-consumer", "json", "expected.json");
+}
+
+/* Issue 10: a sim run recorded with plain lttng (LTTng's clock, trace_info says sim): GPU time
+ * unmapped and said so (summary, trace_clock_mismatch), boxes at their reads, never made up. */
+Test(golden, sim_plain_lttng_text)
+{
+	check("sim-plain-lttng", "text", "expected.txt");
+}
+
+Test(golden, sim_plain_lttng_json)
+{
+	check("sim-plain-lttng", "json", "expected.json");
+}

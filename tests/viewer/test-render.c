@@ -127,6 +127,19 @@ Test(render, stress_matches_reference)
 	check_golden("stress");
 }
 
+/* Issue 10: a sim run recorded with plain lttng says in the drawing why its GPU times are not
+ * placed, and its packets stay at their events. */
+Test(render, sim_plain_lttng_matches_reference)
+{
+	check_golden("sim-plain-lttng");
+}
+
+/* Issue 10: a realtime recording draws its boxes where they ran, not across the whole trace. */
+Test(render, realtime_producer_consumer_matches_reference)
+{
+	check_golden("realtime-producer-consumer");
+}
+
 static void
 check_magic(const char *ext, const char *magic)
 {

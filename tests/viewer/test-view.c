@@ -584,3 +584,16 @@ Test(trace, cancelled_load_returns_cancelled)
 		  error ? error->message : "no error");
 	cr_assert_eq(calls, 0);
 }
+
+/* Issue 10: the viewer says why GPU times are not placed (a sim run recorded with plain lttng),
+ * and says nothing on a trace whose GPU times are correlated. */
+Test(view, a_trace_on_the_wrong_clock_carries_a_clock_warning)
+{
+	g_autoptr(FsvTrace) plain = load("sim-plain-lttng");
+	g_autoptr(FsvTrace) realtime = load("realtime-producer-consumer");
+
+	cr_assert_null(fsv_trace_get_clock_warning(trace));
+	cr_assert_null(fsv_trace_get_clock_warning(realtime));
+	cr_assert_not_null(fsv_trace_get_clock_warning(plain));
+	cr_assert_not_null(strstr(fsv_trace_get_clock_warning(plain), "--clock realtime"));
+}

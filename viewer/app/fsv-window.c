@@ -196,7 +196,8 @@ load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 		return;
 	}
 	/* A damaged trace opens with what could be read, and says so. */
-	show_error(self, fsv_trace_get_partial_error(trace));
+	show_error(self, fsv_trace_get_partial_error(trace) ? fsv_trace_get_partial_error(trace)
+							    : fsv_trace_get_clock_warning(trace));
 	show_trace(self, trace);
 	add_recent(trace);
 }

@@ -1485,6 +1485,10 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		font(&c, 10, true);
 		set_rgb(cr, colors[FSV_COLOR_LOSS], 1);
 		text_fit(cr, lw + 8, h - 8, msg, w - lw - 16);
+	} else if (fsv_trace_get_clock_warning(trace)) {
+		font(&c, 10, true);
+		set_rgb(cr, colors[FSV_COLOR_LOSS], 1);
+		text_fit(cr, lw + 8, h - 8, fsv_trace_get_clock_warning(trace), w - lw - 16);
 	}
 	if (options->show_legend)
 		draw_legend(&c);

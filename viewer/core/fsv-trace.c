@@ -1084,6 +1084,23 @@ fsv_trace_get_end_ns(const FsvTrace *trace)
 	return trace->end_ns;
 }
 
+const char *
+fsv_trace_get_clock_warning(const FsvTrace *trace)
+{
+	switch (trace->summary.gpu_time) {
+	case FSA_GPU_TIME_UNMAPPED:
+		return "GPU times not placed: a sim-mode run recorded with a real clock (record it "
+		       "with fencescope record, or run it with --clock realtime); GPU boxes end at "
+		       "their log read";
+	case FSA_GPU_TIME_EVENT_STAMPED:
+		return "GPU times approximate (a few µs): the trace clock is not the clock the "
+		       "runtime "
+		       "sampled";
+	default:
+		return NULL;
+	}
+}
+
 const struct fsa_summary *
 fsv_trace_get_summary(const FsvTrace *trace)
 {

@@ -195,6 +195,11 @@ const char *fsv_trace_get_path(const FsvTrace *trace);
 const char *fsv_trace_get_name(const FsvTrace *trace);
 /* Returns: (transfer none) (nullable): why the trace is partial (damaged), NULL when whole. */
 const char *fsv_trace_get_partial_error(const FsvTrace *trace);
+/*
+ * Returns: (transfer none) (nullable): why GPU times are not on the trace clock, or only
+ * approximately (docs/analyzer.md "GPU time", mismatched clocks); NULL when they are.
+ */
+const char *fsv_trace_get_clock_warning(const FsvTrace *trace);
 
 /* First and last event of the trace (0, 0 for a trace without events). */
 guint64 fsv_trace_get_begin_ns(const FsvTrace *trace);

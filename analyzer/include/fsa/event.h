@@ -222,10 +222,34 @@ enum fsa_string_field {
 
 #define FSA_FIELD_WORDS ((FSA_F_COUNT + 63) / 64)
 
+/* A time that is not known (the value of FSA_TIME_NONE in fsa/model.h). */
+#define FSA_EVENT_TIME_NONE UINT64_MAX
+
+/*
+ * The clock that stamped an event, told by the name of its stream's clock class
+ * (docs/trace-format.md "Time"). 0 means the reader did not say (synthetic events).
+ */
+enum fsa_trace_clock {
+	FSA_TRACE_CLOCK_UNSAID = 0,
+	FSA_TRACE_CLOCK_MONOTONIC, /* "monotonic", LTTng-UST's default clock: CLOCK_MONOTONIC */
+	FSA_TRACE_CLOCK_SIM,       /* "fencescope_sim", the runtime's sim clock plugin */
+	FSA_TRACE_CLOCK_OTHER,     /* any other clock (another clock plugin) */
+};
+
 struct fsa_event {
 	enum fsa_event_type type;
-	/* Trace clock: ns from the clock's origin (CLOCK_MONOTONIC or sim virtual time). */
+	/* Trace clock: ns from the clock's origin, as Babeltrace gives it (the clock class offset
+	 * included: for LTTng's clocks, ns since the Unix epoch). */
 	uint64_t ts_ns;
+	/* enum fsa_trace_clock: the clock class of the event's stream. */
+	uint8_t trace_clock;
+	/*
+	 * clock_correlation only, when trace_clock is not UNSAID: cpu_ts_ns (a raw reading of the
+	 * trace clock) converted with the event's clock class onto the time base of ts_ns;
+	 * FSA_EVENT_TIME_NONE when it cannot be (out of range). Ingest computes it because the
+	 * model sees no clock class.
+	 */
+	uint64_t cpu_ts_trace_ns;
 	/* The CPU the event was recorded on, UINT32_MAX when the trace does not say. */
 	uint32_t cpu_id;
 	uint64_t u[FSA_F_COUNT];

@@ -94,6 +94,13 @@ struct fsa_clock_fit {
 	 * cannot (its step is 256 ns). */
 	uint64_t anchor_cpu_ns;
 	uint64_t anchor_gpu_ts;
+	/* The counter's drift against nominal_hz, from the fit (0 with a single pair). */
+	double drift_ppm;
+	/* GPU times mapped outside the pairs (past the last or before the first): extrapolated,
+	 * each off by at most its distance × the change in drift. None when the runtime's pair at
+	 * shutdown closes the trace. */
+	uint64_t extrapolated_count;
+	uint64_t extrapolated_max_ns; /* the farthest such distance, trace ns */
 };
 
 enum fsa_op_kind {
@@ -267,6 +274,7 @@ enum fsa_anomaly_kind {
 	FSA_ANOM_UNKNOWN_FENCE,            /* a handle no fence_create/fence_open named */
 	FSA_ANOM_UNKNOWN_QUEUE,            /* a queue no hwqueue_create named */
 	FSA_ANOM_NO_CLOCK_CORRELATION,     /* GPU times of an adapter without any pair */
+	FSA_ANOM_TRACE_CLOCK_MISMATCH,     /* the trace clock is not the one the runtime sampled */
 	FSA_ANOM_KIND_COUNT,
 };
 
@@ -281,10 +289,25 @@ struct fsa_anomaly {
 	uint64_t a, b;
 };
 
+/*
+ * How GPU times were placed on the trace clock (docs/analyzer.md "GPU time"). CORRELATED: with
+ * clock_correlation pairs on the trace clock, exact to the fit. EVENT_STAMPED: the trace clock is
+ * a real clock but not the one the runtime sampled, so each pair's CPU side is its event's own
+ * timestamp, late by the tracer's latency (µs). UNMAPPED: a sim-mode runtime recorded with a
+ * real clock: virtual GPU times have no place on it, and boxes end where the OS read them.
+ */
+enum fsa_gpu_time {
+	FSA_GPU_TIME_CORRELATED,
+	FSA_GPU_TIME_EVENT_STAMPED,
+	FSA_GPU_TIME_UNMAPPED,
+};
+
 struct fsa_summary {
 	uint32_t format_major, format_minor; /* 0.0 when the trace has no trace_info */
 	bool has_trace_info;
-	uint8_t clock_mode; /* FSTP_CLOCK_MODE_* */
+	uint8_t clock_mode;  /* FSTP_CLOCK_MODE_* */
+	uint8_t trace_clock; /* enum fsa_trace_clock of the clock_correlation events */
+	uint8_t gpu_time;    /* enum fsa_gpu_time */
 	const char *runtime_version;
 	uint64_t first_ns, last_ns; /* FSA_TIME_NONE without events */
 	uint64_t event_count;
@@ -385,5 +408,7 @@ FSA_API const char *fsa_marker_kind_name(enum fsa_marker_kind kind); /* "doorbel
 FSA_API const char *fsa_loss_kind_name(enum fsa_loss_kind kind);     /* "log_overrun", … */
 FSA_API const char *fsa_anomaly_kind_name(enum fsa_anomaly_kind kind);
 FSA_API const char *fsa_packet_status_name(enum fsa_packet_status status);
+FSA_API const char *fsa_trace_clock_name(enum fsa_trace_clock clock); /* "monotonic", … */
+FSA_API const char *fsa_gpu_time_name(enum fsa_gpu_time gpu_time);    /* "correlated", … */
 
 #endif /* FSA_MODEL_H */

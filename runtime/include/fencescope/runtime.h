@@ -123,9 +123,11 @@ FSR_API fsr_status fsr_runtime_run_until_idle(struct fsr_runtime *runtime);
 
 /* Counters for tests and benchmarks. */
 struct fsr_runtime_stats {
-	uint64_t steps;      /* actor steps run */
-	uint64_t events;     /* tracepoints fired (whether or not a session records them) */
-	uint64_t interrupts; /* interrupts raised by the emulated GPU */
+	uint64_t steps; /* actor steps run */
+	/* Tracepoints fired (whether or not a session records them), counting the clock pair per
+	 * adapter that fsr_runtime_destroy() fires last, so a trace holds exactly this many. */
+	uint64_t events;
+	uint64_t interrupts;          /* interrupts raised by the emulated GPU */
 	uint64_t spurious_interrupts; /* fence interrupts that released no waiter (SYN-07) */
 	uint64_t log_entries_read;    /* fence log entries the OS read */
 	uint64_t log_entries_lost;    /* fence log entries lost to overruns */
