@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "fsa/ingest.h"
 #include "fsa/model.h"
 
 /* CTF trace folders (each holds a `metadata` file), sorted. */
@@ -32,6 +33,27 @@ fsa_status ingest_dirs_find(const char *path, struct ingest_dirs *dirs, char **e
  * truncated trace would hang instead of failing. Returns FSA_OK or FSA_ERR_TRACE.
  */
 fsa_status ingest_metadata_check(const char *dir, char **error);
+
+/* The trace UUID of a trace folder, read from its metadata file (the first packet header, or
+ * `uuid = "…"` in plain-text metadata), to group folders of one trace without asking Babeltrace
+ * (its queries abort on odd folders). NULL when unknown. (transfer full: free()) */
+char *ingest_metadata_uuid(const char *dir);
+
+/* Replaces heap addresses (0x followed by 8 or more hex digits) in `text` by "0x…", in place
+ * (the result is never longer: "0x…" is 5 bytes, the shortest address 10). */
+void ingest_error_strip_addresses(char *text);
+
+/*
+ * The in-process reader: the libbabeltrace2 graph itself (graph.c), with fsa_ingest_run()'s
+ * contract. Only the decoder helper (decode-main.c) calls it; everyone else goes through
+ * fsa_ingest_run(), which runs the helper in a child process.
+ */
+fsa_status ingest_graph_read(const char *trace, const struct fsa_ingest_callbacks *callbacks,
+			     struct fsa_ingest_stats *stats, char **error_message);
+
+/* Called about once a second while the graph has nothing to give (a live session between
+ * its timer ticks), so that the reader can tell a quiet decoder from a hung one. */
+void ingest_graph_set_heartbeat(void (*heartbeat)(void *data), void *data);
 
 /* Sets *error (when error is non-NULL and *error still NULL) to the formatted one-line text. */
 __attribute__((format(printf, 2, 3))) void ingest_error_set(char **error, const char *fmt, ...);

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The decoder helper's wire format: what `fencescope-decode` (decode-main.c) writes on its pipe
+ * and fsa_ingest_run() (ingest.c) reads back. A stream of records, each a tag byte and a body of
+ * LEB128 varints and a few raw structs; both ends are the same build, so nothing is versioned.
+ *
+ *   'E' event    type, ts delta from the previous event (zigzag), cpu_id + 1, the present
+ *                integer slots (count, then slot delta and value each), the strings (mask, then
+ *                length and bytes each), fence_handles (count, values), and any other bytes of
+ *                struct fsa_event that are not zero (a mask of regions, then their bytes), so a
+ *                member added to the struct passes through without a change here
+ *   'D' discard  struct fsa_discard, raw
+ *   'P' progress events read (all providers), fraction (raw double)
+ *   'H' heartbeat nothing: the decoder is alive but has nothing yet (a live session)
+ *   'Z' end      status (zigzag), struct fsa_ingest_stats raw, error length and bytes
+ *
+ * It is not an interface: no other program should read it.
+ */
+#ifndef FSA_INGEST_WIRE_PRIVATE_H
+#define FSA_INGEST_WIRE_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fsa/event.h"
+#include "fsa/ingest.h"
+
+enum ingest_wire_tag {
+	INGEST_WIRE_EVENT = 'E',
+	INGEST_WIRE_DISCARD = 'D',
+	INGEST_WIRE_PROGRESS = 'P',
+	INGEST_WIRE_HEARTBEAT = 'H',
+	INGEST_WIRE_END = 'Z',
+};
+
+/* The writing end: records are gathered in a buffer and written when it fills. */
+struct ingest_wire_writer {
+	int fd;
+	unsigned char *buf;
+	size_t len, capacity;
+	uint64_t last_ts;
+	bool has_failed; /* a write failed (the reader is gone): nothing more is written */
+};
+
+bool ingest_wire_writer_init(struct ingest_wire_writer *w, int fd);
+void ingest_wire_writer_fini(struct ingest_wire_writer *w);
+/* Each returns false once writing has failed (the reader went away) or memory ran out. */
+bool ingest_wire_put_event(struct ingest_wire_writer *w, const struct fsa_event *event);
+bool ingest_wire_put_discard(struct ingest_wire_writer *w, const struct fsa_discard *discard);
+bool ingest_wire_put_progress(struct ingest_wire_writer *w, uint64_t events, double fraction);
+bool ingest_wire_put_heartbeat(struct ingest_wire_writer *w);
+bool ingest_wire_put_end(struct ingest_wire_writer *w, int status,
+			 const struct fsa_ingest_stats *stats, const char *error);
+bool ingest_wire_flush(struct ingest_wire_writer *w);
+
+/* One record read back. Pointers (event strings, fence handles, error) point into the reader's
+ * buffer and live until the next ingest_wire_reader_fill(). */
+struct ingest_wire_record {
+	enum ingest_wire_tag tag;
+	const struct fsa_event *event;
+	struct fsa_discard discard;
+	uint64_t events;
+	double fraction;
+	int status;
+	struct fsa_ingest_stats stats;
+	char *error; /* 'Z' only: (transfer full: free()), NULL when none */
+};
+
+struct ingest_wire_reader {
+	unsigned char *buf;
+	size_t start, len, capacity;
+	uint64_t last_ts;
+	struct fsa_event event;
+	uint64_t *handles;
+	size_t handle_capacity;
+	/* Strings are copied here with their NUL (the wire bytes have none). */
+	char *strings;
+	size_t string_capacity;
+};
+
+bool ingest_wire_reader_init(struct ingest_wire_reader *r);
+void ingest_wire_reader_fini(struct ingest_wire_reader *r);
+/* Reads what `fd` has (one read()). Returns the byte count, 0 at the end of the stream, -1 on
+ * an error (errno set; EAGAIN/EINTR: try again). */
+long ingest_wire_reader_fill(struct ingest_wire_reader *r, int fd);
+/* Takes the next whole record out of the buffer: 1 done, 0 it has not fully arrived, -1 the
+ * bytes are not a record (a broken helper). */
+int ingest_wire_next(struct ingest_wire_reader *r, struct ingest_wire_record *record);
+/* Bytes of a record that began but did not end (they are dropped). */
+size_t ingest_wire_reader_pending(const struct ingest_wire_reader *r);
+
+#endif /* FSA_INGEST_WIRE_PRIVATE_H */
