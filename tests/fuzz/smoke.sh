@@ -23,7 +23,7 @@ mkdir -p "$work/corpus" "$crash_dir"
 
 status=0
 "$fuzzer" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=3072 -seed=1 \
-	-print_final_stats=1 \
+	-print_final_stats=1 -keep_seed=1 -cross_over_uniform_dist=1 \
 	-error_exitcode=1 -timeout_exitcode=1 -artifact_prefix="$crash_dir/" "$work/corpus" "$@" || status=$?
 if [ "$status" -ne 0 ]; then
 	echo "smoke: $(basename "$fuzzer") broke a property (exit $status); inputs in $crash_dir:" >&2
