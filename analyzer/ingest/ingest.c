@@ -413,10 +413,18 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 				*stats = pump.end_stats;
 				stats = NULL;
 			}
-			if (status != FSA_OK && error_message && pump.end_error) {
+			if (status != FSA_OK && error_message && pump.end_error &&
+			    strncmp(pump.end_error, trace, strlen(trace)) == 0) {
 				/* The graph's message already names the trace. */
 				*error_message = pump.end_error;
 				pump.end_error = NULL;
+			} else if (status != FSA_OK && error_message &&
+				   asprintf(error_message, "%s: %s", trace,
+					    pump.end_error ? pump.end_error
+							   : fsa_status_string(status)) < 0) {
+				/* A helper gone astray sent no message, or one without the trace.
+				 */
+				*error_message = NULL;
 			}
 			goto done;
 		} else if (WIFSIGNALED(wstatus)) {

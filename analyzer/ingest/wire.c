@@ -11,6 +11,7 @@
 #include "wire-private.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -478,6 +479,40 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 	return 1;
 }
 
+/*
+ * The raw structs and numbers of a record come from another process, which a damaged trace may
+ * have sent astray before it died: they are checked here, where they enter, so that no bool
+ * holds a byte other than 0 or 1 (loading one is undefined behaviour), no enum or status is
+ * outside its values, and no message spans lines.
+ */
+static bool
+wire_discard_is_valid(const struct fsa_discard *discard)
+{
+	const unsigned char *bytes = (const unsigned char *) discard;
+	unsigned char has_range = bytes[offsetof(struct fsa_discard, has_range)];
+	enum fsa_discard_kind kind;
+
+	memcpy(&kind, bytes + offsetof(struct fsa_discard, kind), sizeof(kind));
+	return has_range <= 1 && (kind == FSA_DISCARD_EVENTS || kind == FSA_DISCARD_PACKETS);
+}
+
+static bool
+wire_status_is_valid(int status)
+{
+	/* fsa_status: FSA_OK and the errors down to FSA_ERR_CANCELLED, the last one. */
+	return status <= FSA_OK && status >= FSA_ERR_CANCELLED;
+}
+
+/* Control characters (a newline from a corrupted message) become spaces: one line. */
+static void
+wire_message_flatten(char *message)
+{
+	for (unsigned char *p = (unsigned char *) message; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+	}
+}
+
 int
 ingest_wire_next(struct ingest_wire_reader *r, struct ingest_wire_record *record)
 {
@@ -496,11 +531,16 @@ ingest_wire_next(struct ingest_wire_reader *r, struct ingest_wire_record *record
 		}
 		break;
 	case INGEST_WIRE_DISCARD:
-		wire_bytes_get(&c, &record->discard, sizeof(record->discard));
+		if (wire_bytes_get(&c, &record->discard, sizeof(record->discard)) &&
+		    !wire_discard_is_valid(&record->discard))
+			return -1;
 		break;
 	case INGEST_WIRE_PROGRESS:
 		record->events = wire_varint_get(&c);
-		wire_bytes_get(&c, &record->fraction, sizeof(record->fraction));
+		/* A fraction that is no fraction reads as "cannot tell" (negative). */
+		if (wire_bytes_get(&c, &record->fraction, sizeof(record->fraction)) &&
+		    !(record->fraction >= 0.0 && record->fraction <= 1.0))
+			record->fraction = -1.0;
 		break;
 	case INGEST_WIRE_HEARTBEAT:
 		break;
@@ -513,6 +553,8 @@ ingest_wire_next(struct ingest_wire_reader *r, struct ingest_wire_record *record
 		record->error = NULL;
 		if (c.is_short)
 			break;
+		if (!wire_status_is_valid(record->status))
+			return -1;
 		if (len > (size_t) (c.end - c.p) + 1) {
 			c.is_short = true;
 			break;
@@ -521,6 +563,7 @@ ingest_wire_next(struct ingest_wire_reader *r, struct ingest_wire_record *record
 			record->error = strndup((const char *) c.p, len - 1);
 			if (!record->error)
 				return -1;
+			wire_message_flatten(record->error);
 			c.p += len - 1;
 		}
 		break;
