@@ -14,7 +14,7 @@
 void fuzz_fail(const char *format, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* Once per process: a scratch folder (removed at exit), and the environment of every decoder
- * child: its sanitizer reports go to files in the scratch folder, a hang is cut after 10 s.
+ * child: its sanitizer reports go to files in the scratch folder, a hang is cut after 3 s.
  * Returns: (transfer none) the folder. */
 const char *fuzz_setup(void);
 

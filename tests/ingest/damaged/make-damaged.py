@@ -5,7 +5,10 @@
 babeltrace2's sink.ctf.fs). Each folder is one way a trace gets damaged that made libbabeltrace2
 2.0.4 abort or crash inside fencescope (issue 10, section 4); test-damaged-cli.c checks that
 `fencescope report` ends each with a partial report or a one-line error. Run it from anywhere:
-the folders are committed, so it only documents (and can redo) how they were made.
+the folders are committed, so it only documents (and can redo) how they were made. Folders it
+does not make were found by the fuzzer (tests/fuzz, docs/fuzzing.md) and are kept as found:
+stream-that-libbabeltrace2-never-finishes is the frame-pipeline base with a 181-byte stream
+fencescope_1 on which libbabeltrace2 2.0.4 spins forever.
 
 Layout of the base streams (their metadata): packet header = magic u32, uuid[16], stream_id u64,
 stream_instance_id u64 (36 bytes); packet context = packet_size, content_size, timestamp_begin,
