@@ -279,6 +279,41 @@ fuzz_check_child_reports(void)
 	free(entries);
 }
 
+/*
+ * The decoder runs in a child process whose coverage libFuzzer cannot see, and libbabeltrace2 is
+ * not instrumented anyway: what comes back is turned into coverage here, in libFuzzer's extra
+ * counters, so that an input that changes how far decoding got, or why it stopped, counts as new
+ * and is kept. One counter per (status, order of magnitude of the events read), one per shape of
+ * the message (its words, without numbers or the trace's path).
+ */
+enum { FUZZ_OUTCOME_COUNTERS = 256 };
+static uint8_t fuzz_outcome_counters[FUZZ_OUTCOME_COUNTERS]
+    __attribute__((section("__libfuzzer_extra_counters"), used));
+
+static void
+fuzz_note_outcome(fsa_status status, uint64_t events, const char *trace, const char *message)
+{
+	unsigned magnitude = 0;
+	uint32_t hash = 2166136261u;
+
+	while (events) {
+		magnitude++;
+		events >>= 1;
+	}
+	fuzz_outcome_counters[((unsigned) -status * 65u + magnitude) %
+			      (FUZZ_OUTCOME_COUNTERS / 2)]++;
+	if (!message)
+		return;
+	if (strncmp(message, trace, strlen(trace)) == 0)
+		message += strlen(trace);
+	for (const unsigned char *p = (const unsigned char *) message; *p; p++) {
+		if ((*p >= '0' && *p <= '9') || *p == 'x')
+			continue;
+		hash = (hash ^ *p) * 16777619u;
+	}
+	fuzz_outcome_counters[FUZZ_OUTCOME_COUNTERS / 2 + hash % (FUZZ_OUTCOME_COUNTERS / 2)]++;
+}
+
 void
 fuzz_analyze(const char *trace)
 {
@@ -293,6 +328,7 @@ fuzz_analyze(const char *trace)
 	fsa_report_set_model(report, model);
 	status = fsa_ingest_into_model(trace, model, NULL, NULL, &stats, &error);
 	fuzz_check_child_reports();
+	fuzz_note_outcome(status, stats.fencescope_events, trace, error);
 	switch (status) {
 	case FSA_OK:
 		if (error)
