@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,21 +141,75 @@ ingest_signal_name(int sig)
 	}
 }
 
+/* The child's ends of the wire: the ring's memfd, the data pipe's writing end, the room
+ * socket's reading end; ours: the data pipe's reading end and the room socket's writing end. */
+struct ingest_channel {
+	struct ingest_ring *ring;
+	int shm_fd;
+	int data[2];
+	int room[2];
+};
+
+static void
+ingest_channel_close_child_ends(struct ingest_channel *ch)
+{
+	if (ch->shm_fd >= 0)
+		close(ch->shm_fd);
+	if (ch->data[1] >= 0)
+		close(ch->data[1]);
+	if (ch->room[0] >= 0)
+		close(ch->room[0]);
+	ch->shm_fd = ch->data[1] = ch->room[0] = -1;
+}
+
+static void
+ingest_channel_fini(struct ingest_channel *ch)
+{
+	ingest_channel_close_child_ends(ch);
+	if (ch->data[0] >= 0)
+		close(ch->data[0]);
+	if (ch->room[1] >= 0)
+		close(ch->room[1]);
+	ingest_ring_destroy(ch->ring);
+	*ch = (struct ingest_channel){.shm_fd = -1, .data = {-1, -1}, .room = {-1, -1}};
+}
+
 static fsa_status
-ingest_helper_spawn(const char *helper, const char *trace, const char *payload, pid_t *pid,
-		    int *read_fd, char **error)
+ingest_helper_spawn(const char *helper, const char *trace, const char *payload,
+		    struct ingest_channel *ch, pid_t *pid, char **error)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
 	sigset_t signals;
-	bool is_logging = getenv("FENCESCOPE_BT_LOG") && *getenv("FENCESCOPE_BT_LOG") &&
-			  strcmp(getenv("FENCESCOPE_BT_LOG"), "0") != 0;
+	const char *log = getenv("FENCESCOPE_BT_LOG");
+	bool is_logging = log && *log && strcmp(log, "0") != 0;
 	char *argv[8];
-	int argc = 0, fds[2], err;
+	char wire[64];
+	int argc = 0, err;
 
+	if (!ingest_ring_create(&ch->shm_fd, &ch->ring) || pipe2(ch->data, O_CLOEXEC) != 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ch->room) != 0) {
+		ingest_error_set(error, "cannot start the decoder: %s", strerror(errno));
+		return FSA_ERR_IO;
+	}
+	/* The helper's ends get fixed numbers 3, 4, 5; lift ours above them first, so that no
+	 * dup2 lands on a number that is still to be copied (or onto itself, which would keep
+	 * close-on-exec). */
+	for (int i = 0; i < 3; i++) {
+		int *which = i == 0 ? &ch->shm_fd : i == 1 ? &ch->data[1] : &ch->room[0];
+		int moved = fcntl(*which, F_DUPFD_CLOEXEC, 10);
+
+		if (moved < 0) {
+			ingest_error_set(error, "cannot start the decoder: %s", strerror(errno));
+			return FSA_ERR_IO;
+		}
+		close(*which);
+		*which = moved;
+	}
+	snprintf(wire, sizeof(wire), "3,4,5");
 	argv[argc++] = (char *) helper;
-	argv[argc++] = (char *) "--fd";
-	argv[argc++] = (char *) "3";
+	argv[argc++] = (char *) "--wire";
+	argv[argc++] = wire;
 	if (payload) {
 		argv[argc++] = (char *) "--payload";
 		argv[argc++] = (char *) payload;
@@ -163,12 +218,6 @@ ingest_helper_spawn(const char *helper, const char *trace, const char *payload, 
 	argv[argc++] = (char *) trace;
 	argv[argc] = NULL;
 
-	if (pipe2(fds, O_CLOEXEC) != 0) {
-		ingest_error_set(error, "cannot start the decoder: %s", strerror(errno));
-		return FSA_ERR_IO;
-	}
-	/* Fewer wake-ups: the helper writes 256 KiB at a time. Best effort. */
-	(void) fcntl(fds[0], F_SETPIPE_SZ, 1024 * 1024);
 	posix_spawn_file_actions_init(&actions);
 	posix_spawnattr_init(&attr);
 	/* The child starts with no blocked signal and default actions (the viewer's threads may
@@ -186,25 +235,18 @@ ingest_helper_spawn(const char *helper, const char *trace, const char *payload, 
 	 * in the end record or as the child's fate. FENCESCOPE_BT_LOG=1 shows them. */
 	if (!is_logging)
 		posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-	/* dup2 onto itself would keep close-on-exec: go through another number first. */
-	if (fds[1] == 3) {
-		int moved = fcntl(fds[1], F_DUPFD_CLOEXEC, 10);
-
-		close(fds[1]);
-		fds[1] = moved;
-	}
-	posix_spawn_file_actions_adddup2(&actions, fds[1], 3);
-	err = fds[1] < 0 ? errno : posix_spawn(pid, helper, &actions, &attr, argv, environ);
+	posix_spawn_file_actions_adddup2(&actions, ch->shm_fd, 3);
+	posix_spawn_file_actions_adddup2(&actions, ch->data[1], 4);
+	posix_spawn_file_actions_adddup2(&actions, ch->room[0], 5);
+	err = posix_spawn(pid, helper, &actions, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
-	if (fds[1] >= 0)
-		close(fds[1]);
+	/* Only the child keeps its ends: our data pipe then sees the end of file when it dies. */
+	ingest_channel_close_child_ends(ch);
 	if (err != 0) {
-		close(fds[0]);
 		ingest_error_set(error, "cannot start the decoder %s: %s", helper, strerror(err));
 		return FSA_ERR_IO;
 	}
-	*read_fd = fds[0];
 	return FSA_OK;
 }
 
@@ -302,7 +344,8 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 	struct ingest_wire_reader reader = {0};
 	struct ingest_dirs dirs = {0};
 	char *helper = NULL, *payload = NULL, *error = NULL;
-	int fd = -1, timeout_s = ingest_timeout_s();
+	struct ingest_channel channel = {.shm_fd = -1, .data = {-1, -1}, .room = {-1, -1}};
+	int timeout_s = ingest_timeout_s();
 	bool is_live, is_killed = false, is_timeout = false, is_garbage = false;
 	uint64_t last_data_ms;
 	pid_t pid = -1;
@@ -338,23 +381,46 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 		status = FSA_ERR_NOMEM;
 		goto end;
 	}
-	status = ingest_helper_spawn(helper, trace, payload, &pid, &fd, &error);
+	status = ingest_helper_spawn(helper, trace, payload, &channel, &pid, &error);
 	if (status != FSA_OK)
 		goto end;
 	last_data_ms = ingest_now_ms();
-	for (;;) {
-		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	for (bool is_eof = false; !is_eof;) {
+		struct pollfd pfd = {.fd = channel.data[0], .events = POLLIN};
 		int ready = poll(&pfd, 1, INGEST_POLL_MS);
-		long n;
+		bool is_writer_waiting = false;
+		size_t taken;
 
 		if (ready < 0 && errno != EINTR) {
-			ingest_error_set(&error, "cannot read from the decoder: %s",
+			ingest_error_set(&error, "cannot wait for the decoder: %s",
 					 strerror(errno));
 			status = FSA_ERR_IO;
 			is_killed = true;
 			break;
 		}
-		if (ready <= 0) {
+		if (ready > 0) {
+			char bytes[256];
+			ssize_t n = read(channel.data[0], bytes, sizeof(bytes));
+
+			/* The end of file: the helper is gone (done or dead); what it published is
+			 * still in the ring. */
+			is_eof = n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN);
+		}
+		/* Drain the ring, waking the writer when it waits for room. */
+		do {
+			taken = ingest_wire_reader_take(&reader, channel.ring, &is_writer_waiting);
+			if (is_writer_waiting)
+				(void) send(channel.room[1], "", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+			status = ingest_pump_records(&pump, &reader);
+		} while (status == FSA_OK && taken > 0);
+		if (status != FSA_OK) {
+			is_garbage = status == FSA_ERR_TRACE;
+			is_killed = true;
+			break;
+		}
+		if (ready > 0 || taken > 0) {
+			last_data_ms = ingest_now_ms();
+		} else if (!is_eof) {
 			/* Quiet: let the caller cancel, and cut a decoder that hangs. */
 			if (pump.cb->progress &&
 			    pump.cb->progress(pump.cb->data, pump.events_read, pump.fraction)) {
@@ -367,29 +433,8 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 				is_timeout = is_killed = true;
 				break;
 			}
-			continue;
-		}
-		n = ingest_wire_reader_fill(&reader, fd);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0) {
-			ingest_error_set(&error, "cannot read from the decoder: %s",
-					 strerror(errno));
-			status = errno == ENOMEM ? FSA_ERR_NOMEM : FSA_ERR_IO;
-			is_killed = true;
-			break;
-		}
-		if (n == 0)
-			break;
-		last_data_ms = ingest_now_ms();
-		status = ingest_pump_records(&pump, &reader);
-		if (status != FSA_OK) {
-			is_garbage = status == FSA_ERR_TRACE;
-			is_killed = true;
-			break;
 		}
 	}
-	close(fd);
 	{
 		int wstatus = ingest_helper_reap(pid, is_killed);
 
@@ -425,14 +470,12 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 			if (name)
 				ingest_error_set(
 				    &error,
-				    "libbabeltrace2 crashed (%s) while decoding, after "
-				    "%" PRIu64 " events (the trace is damaged)",
-				    name, pump.seen.fencescope_events);
+				    "libbabeltrace2 crashed (%s) while decoding the trace "
+				    "(a damaged stream file?)",
+				    name);
 			else
-				ingest_error_set(&error,
-						 "the decoder was ended by signal %d after %" PRIu64
-						 " events",
-						 WTERMSIG(wstatus), pump.seen.fencescope_events);
+				ingest_error_set(&error, "the decoder was ended by signal %d",
+						 WTERMSIG(wstatus));
 			status = FSA_ERR_TRACE;
 		} else {
 			ingest_error_set(&error,
@@ -464,6 +507,7 @@ done:
 	free(helper);
 	free(payload);
 	ingest_wire_reader_fini(&reader);
+	ingest_channel_fini(&channel);
 	ingest_dirs_fini(&dirs);
 	return status;
 }
