@@ -34,6 +34,11 @@ fsa_status ingest_dirs_find(const char *path, struct ingest_dirs *dirs, char **e
  */
 fsa_status ingest_metadata_check(const char *dir, char **error);
 
+/* Refuses a trace folder holding a file that is not a CTF stream (a notes.txt beside the
+ * streams): src.ctf.fs refuses the whole folder then, with a cause that names only its own
+ * state. Returns FSA_OK or FSA_ERR_IO with a message naming the file. */
+fsa_status ingest_dirs_check_streams(const struct ingest_dirs *dirs, char **error);
+
 /* The trace UUID of a trace folder, read from its metadata file (the first packet header, or
  * `uuid = "…"` in plain-text metadata), to group folders of one trace without asking Babeltrace
  * (its queries abort on odd folders). NULL when unknown. (transfer full: free()) */

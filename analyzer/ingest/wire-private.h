@@ -52,10 +52,11 @@ struct ingest_ring {
 };
 
 #define INGEST_RING_DATA_OFFSET 4096
-#define INGEST_RING_SIZE        (4 * 1024 * 1024)
+#define INGEST_RING_SIZE        (1024 * 1024)
+#define INGEST_RING_SIZE_MIN    (16 * 1024)
 
-/* The reader's side: creates the memfd (close-on-exec) and maps it. */
-bool ingest_ring_create(int *shm_fd, struct ingest_ring **ring);
+/* The reader's side: creates the memfd (close-on-exec) with `size` data bytes and maps it. */
+bool ingest_ring_create(size_t size, int *shm_fd, struct ingest_ring **ring);
 void ingest_ring_destroy(struct ingest_ring *ring);
 
 /* The writing end: each record is encoded in a scratch buffer, then published to the ring. */

@@ -85,9 +85,9 @@ wire_unzigzag(uint64_t v)
 }
 
 bool
-ingest_ring_create(int *shm_fd, struct ingest_ring **ring)
+ingest_ring_create(size_t size, int *shm_fd, struct ingest_ring **ring)
 {
-	size_t total = INGEST_RING_DATA_OFFSET + INGEST_RING_SIZE;
+	size_t total = INGEST_RING_DATA_OFFSET + size;
 	int fd = memfd_create("fencescope-decode", MFD_CLOEXEC);
 	void *map;
 
@@ -103,7 +103,7 @@ ingest_ring_create(int *shm_fd, struct ingest_ring **ring)
 		return false;
 	}
 	*ring = map;
-	(*ring)->size = INGEST_RING_SIZE;
+	(*ring)->size = size;
 	*shm_fd = fd;
 	return true;
 }
@@ -124,7 +124,7 @@ ingest_wire_writer_init(struct ingest_wire_writer *w, int shm_fd, int data_fd, i
 	*w = (struct ingest_wire_writer){
 	    .data_fd = data_fd, .room_fd = room_fd, .capacity = WIRE_SCRATCH_SIZE};
 	if (pread(shm_fd, &probe, sizeof(probe), 0) != (ssize_t) sizeof(probe) ||
-	    probe.size != INGEST_RING_SIZE)
+	    probe.size < INGEST_RING_SIZE_MIN || probe.size > (UINT64_C(1) << 30))
 		return false;
 	map = mmap(NULL, INGEST_RING_DATA_OFFSET + probe.size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   shm_fd, 0);

@@ -153,6 +153,15 @@ Test(ingest, stress_is_read_event_by_event_as_the_reference_reader_reads_it)
 	expect_same_as_reader(TRACE("stress"));
 }
 
+/* The decoder helper's ring at its smallest: the stream wraps around it many times and the
+ * helper waits for room again and again, and still every event arrives whole and in order. */
+Test(ingest, stress_is_read_event_by_event_through_a_ring_many_times_smaller_than_it)
+{
+	cr_assert_eq(setenv("FENCESCOPE_DECODE_RING_KIB", "16", 1), 0);
+	expect_same_as_reader(TRACE("stress"));
+	cr_assert_eq(unsetenv("FENCESCOPE_DECODE_RING_KIB"), 0);
+}
+
 /* The totals each run printed (totals.txt) that are plain event counts or sums. */
 static void
 expect_totals(const char *trace)
