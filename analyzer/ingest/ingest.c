@@ -348,6 +348,240 @@ ingest_now_ms(void)
 	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
 }
 
+/* `message` with the view's folders put back as the trace's: view/dN → dirs->paths[N], then
+ * view → trace. (transfer full; takes `message`) */
+static char *
+ingest_message_unview(char *message, const char *view, const struct ingest_dirs *dirs,
+		      const char *trace)
+{
+	for (size_t i = dirs->count + 1; message && view && i-- > 0;) {
+		char *from = NULL, *at;
+		const char *to = i < dirs->count ? dirs->paths[i] : trace;
+
+		if ((i < dirs->count ? asprintf(&from, "%s/d%zu", view, i)
+				     : asprintf(&from, "%s", view)) < 0)
+			break;
+		while ((at = strstr(message, from))) {
+			char *next = NULL;
+
+			if (asprintf(&next, "%.*s%s%s", (int) (at - message), message, to,
+				     at + strlen(from)) < 0) {
+				free(from);
+				return message;
+			}
+			free(message);
+			message = next;
+		}
+		free(from);
+	}
+	return message;
+}
+
+/* The recordings under a path: each one's id (ingest_recording_id) and the deepest folder that
+ * holds all its trace folders. */
+struct ingest_recording {
+	char *id;
+	char *folder;
+};
+
+struct ingest_recordings {
+	struct ingest_recording *items;
+	size_t count;
+};
+
+static void
+ingest_recordings_fini(struct ingest_recordings *r)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		free(r->items[i].id);
+		free(r->items[i].folder);
+	}
+	free(r->items);
+	*r = (struct ingest_recordings){0};
+}
+
+/* The longest common folder of `a` and `b` (both without a trailing slash). */
+static size_t
+ingest_common_folder(const char *a, const char *b)
+{
+	size_t len = 0, i = 0;
+
+	for (; a[i] && a[i] == b[i]; i++) {
+		if (a[i] == '/')
+			len = i;
+	}
+	if ((!a[i] || a[i] == '/') && (!b[i] || b[i] == '/'))
+		len = i;
+	return len;
+}
+
+/* Widens each recording's folder up to the highest folder under `root` that holds no other
+ * recording ("two/a" rather than "two/a/ust/uid/0/64-bit"). */
+static void
+ingest_recordings_widen(struct ingest_recordings *r, const struct ingest_dirs *dirs,
+			const char *root)
+{
+	size_t root_len = strlen(root);
+
+	while (root_len > 1 && root[root_len - 1] == '/')
+		root_len--;
+	for (size_t i = 0; i < r->count; i++) {
+		char *folder = r->items[i].folder;
+
+		for (;;) {
+			char *slash = strrchr(folder, '/');
+			size_t len = slash ? (size_t) (slash - folder) : 0;
+			bool is_alone = true;
+
+			if (!slash || len <= root_len || strncmp(folder, root, root_len) != 0)
+				break;
+			for (size_t d = 0; d < dirs->count && is_alone; d++) {
+				char *id = NULL;
+
+				if (strncmp(dirs->paths[d], folder, len) != 0 ||
+				    dirs->paths[d][len] != '/')
+					continue;
+				id = ingest_recording_id(dirs->paths[d]);
+				is_alone = id && strcmp(id, r->items[i].id) == 0;
+				free(id);
+			}
+			if (!is_alone)
+				break;
+			*slash = '\0';
+		}
+	}
+}
+
+static fsa_status
+ingest_recordings_find(const struct ingest_dirs *dirs, struct ingest_recordings *out)
+{
+	*out = (struct ingest_recordings){0};
+	out->items = calloc(dirs->count ? dirs->count : 1, sizeof(*out->items));
+	if (!out->items)
+		return FSA_ERR_NOMEM;
+	for (size_t i = 0; i < dirs->count; i++) {
+		char *id = ingest_recording_id(dirs->paths[i]);
+		size_t r = 0;
+
+		if (!id)
+			return FSA_ERR_NOMEM;
+		while (r < out->count && strcmp(out->items[r].id, id) != 0)
+			r++;
+		if (r == out->count) {
+			out->items[out->count].id = id;
+			out->items[out->count++].folder = strdup(dirs->paths[i]);
+			if (!out->items[r].folder)
+				return FSA_ERR_NOMEM;
+			continue;
+		}
+		free(id);
+		out->items[r].folder[ingest_common_folder(out->items[r].folder, dirs->paths[i])] =
+		    '\0';
+	}
+	return FSA_OK;
+}
+
+/* "ID in FOLDER; ID in FOLDER…" (transfer full) */
+static char *
+ingest_recordings_list(const struct ingest_recordings *r)
+{
+	char *list = NULL;
+
+	for (size_t i = 0; i < r->count; i++) {
+		char *next = NULL;
+
+		if (asprintf(&next, "%s%s%s in %s", list ? list : "", list ? "; " : "",
+			     r->items[i].id, r->items[i].folder) < 0)
+			next = NULL;
+		free(list);
+		list = next;
+	}
+	return list;
+}
+
+/* Refuses a folder that holds several recordings (their queue handles would collide). */
+static fsa_status
+ingest_recordings_check(const struct ingest_dirs *dirs, const char *root, char **error)
+{
+	struct ingest_recordings r;
+	fsa_status status = ingest_recordings_find(dirs, &r);
+
+	if (status == FSA_OK && r.count > 1) {
+		ingest_recordings_widen(&r, dirs, root);
+		char *list = ingest_recordings_list(&r);
+
+		ingest_error_set(error,
+				 "the folder holds %zu recordings, and fencescope never merges "
+				 "recordings: %s. Give one recording's folder, or pick one with "
+				 "--recording NAME",
+				 r.count, list ? list : "");
+		free(list);
+		status = FSA_ERR_IO;
+	} else if (status == FSA_ERR_NOMEM) {
+		ingest_error_set(error, "out of memory");
+	}
+	ingest_recordings_fini(&r);
+	return status;
+}
+
+fsa_status
+fsa_ingest_pick_recording(const char *trace, const char *recording, char **path,
+			  char **error_message)
+{
+	struct ingest_dirs dirs = {0};
+	struct ingest_recordings r = {0};
+	char *error = NULL;
+	size_t found = SIZE_MAX, matches = 0;
+	fsa_status status;
+
+	*path = NULL;
+	if (error_message)
+		*error_message = NULL;
+	status = ingest_dirs_find(trace, &dirs, &error);
+	if (status == FSA_OK)
+		status = ingest_recordings_find(&dirs, &r);
+	if (status == FSA_OK)
+		ingest_recordings_widen(&r, &dirs, trace);
+	for (size_t i = 0; status == FSA_OK && i < r.count; i++) {
+		const char *id = r.items[i].id;
+		size_t name_len = strcspn(id, " ");
+		const char *folder = r.items[i].folder;
+		size_t trace_len = strlen(trace);
+
+		/* NAME: the trace name, the whole id, or the folder (as listed, or relative to
+		 * TRACE). */
+		while (trace_len > 1 && trace[trace_len - 1] == '/')
+			trace_len--;
+		if ((strlen(recording) == name_len && strncmp(id, recording, name_len) == 0) ||
+		    strcmp(id, recording) == 0 || strcmp(folder, recording) == 0 ||
+		    (strncmp(folder, trace, trace_len) == 0 && folder[trace_len] == '/' &&
+		     strcmp(folder + trace_len + 1, recording) == 0)) {
+			found = i;
+			matches++;
+		}
+	}
+	if (status == FSA_OK && matches == 1) {
+		*path = strdup(r.items[found].folder);
+		if (!*path)
+			status = FSA_ERR_NOMEM;
+	} else if (status == FSA_OK) {
+		char *list = ingest_recordings_list(&r);
+
+		ingest_error_set(&error, "%s recording is called \"%s\" (%s: %s)",
+				 matches ? "more than one" : "no", recording,
+				 r.count ? "there are" : "no recording at all", list ? list : "");
+		free(list);
+		status = FSA_ERR_IO;
+	}
+	if (status != FSA_OK && error_message &&
+	    asprintf(error_message, "%s: %s", trace, error ? error : fsa_status_string(status)) < 0)
+		*error_message = NULL;
+	free(error);
+	ingest_recordings_fini(&r);
+	ingest_dirs_fini(&dirs);
+	return status;
+}
+
 fsa_status
 fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 	       struct fsa_ingest_stats *stats, char **error_message)
@@ -356,10 +590,13 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 	struct ingest_pump pump = {.cb = callbacks ? callbacks : &no_callbacks};
 	struct ingest_wire_reader reader = {0};
 	struct ingest_dirs dirs = {0};
-	char *helper = NULL, *payload = NULL, *error = NULL;
+	struct ingest_truncations cuts = {0};
 	struct ingest_channel channel = {.shm_fd = -1, .data = {-1, -1}, .room = {-1, -1}};
+	struct fsa_ingest_stats result = {0};
+	char *helper = NULL, *payload = NULL, *error = NULL, *message = NULL, *view = NULL;
 	int timeout_s = ingest_timeout_s();
-	bool is_live, is_killed = false, is_timeout = false, is_garbage = false;
+	bool is_live = false, is_killed = false, is_timeout = false, is_garbage = false;
+	bool is_stopped_by_us = false;
 	uint64_t last_data_ms;
 	pid_t pid = -1;
 	fsa_status status = FSA_OK;
@@ -375,7 +612,7 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 	}
 	is_live = strncmp(trace, "net://", 6) == 0 || strncmp(trace, "net4://", 7) == 0 ||
 		  strncmp(trace, "net6://", 7) == 0;
-	/* Path errors are found here, without starting anything. */
+	/* Path errors, several recordings and cut streams are found here, without Babeltrace. */
 	if (!is_live) {
 		status = ingest_dirs_find(trace, &dirs, &error);
 		if (status == FSA_OK && dirs.count == 0) {
@@ -385,6 +622,12 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 		}
 		if (status == FSA_OK)
 			status = ingest_dirs_check_streams(&dirs, &error);
+		if (status == FSA_OK)
+			status = ingest_recordings_check(&dirs, trace, &error);
+		if (status == FSA_OK)
+			status = ingest_truncations_find(&dirs, &cuts);
+		if (status == FSA_OK && cuts.count > 0)
+			status = ingest_view_create(&dirs, &cuts, &view, &error);
 		if (status != FSA_OK)
 			goto end;
 	}
@@ -396,7 +639,7 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 		status = FSA_ERR_NOMEM;
 		goto end;
 	}
-	status = ingest_helper_spawn(helper, trace, payload, &channel, &pid, &error);
+	status = ingest_helper_spawn(helper, view ? view : trace, payload, &channel, &pid, &error);
 	if (status != FSA_OK)
 		goto end;
 	last_data_ms = ingest_now_ms();
@@ -453,8 +696,9 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 	{
 		int wstatus = ingest_helper_reap(pid, is_killed);
 
-		if (is_killed && !is_timeout && !is_garbage) {
-			/* Stopped by us: a callback's status, a cancel or a read error. */
+		is_stopped_by_us = is_killed && !is_timeout && !is_garbage;
+		if (is_stopped_by_us) {
+			/* A callback's status, a cancel or a read error: nothing to add. */
 		} else if (is_timeout) {
 			ingest_error_set(&error,
 					 "the decoder sent nothing for %d s and was stopped "
@@ -462,23 +706,14 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 					 timeout_s);
 			status = FSA_ERR_TRACE;
 		} else if (is_garbage) {
-			ingest_error_set(&error,
-					 "the decoder sent bytes that are not records after "
-					 "%" PRIu64 " events",
-					 pump.seen.fencescope_events);
+			ingest_error_set(&error, "the decoder sent bytes that are not records");
 			status = FSA_ERR_TRACE;
 		} else if (pump.has_end) {
 			status = (fsa_status) pump.end_status;
-			if (stats) {
-				*stats = pump.end_stats;
-				stats = NULL;
-			}
-			if (status != FSA_OK && error_message && pump.end_error) {
-				/* The graph's message already names the trace. */
-				*error_message = pump.end_error;
-				pump.end_error = NULL;
-			}
-			goto done;
+			result = pump.end_stats;
+			/* The graph's message already names the trace. */
+			message = pump.end_error;
+			pump.end_error = NULL;
 		} else if (WIFSIGNALED(wstatus)) {
 			const char *name = ingest_signal_name(WTERMSIG(wstatus));
 
@@ -494,35 +729,75 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 			status = FSA_ERR_TRACE;
 		} else {
 			ingest_error_set(&error,
-					 "the decoder %s exited with status %d after %" PRIu64
-					 " events without finishing",
-					 helper, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
-					 pump.seen.fencescope_events);
+					 "the decoder %s exited with status %d without finishing",
+					 helper, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
 			status = FSA_ERR_TRACE;
 		}
 	}
-	pump.seen.events = pump.events_read > pump.seen.fencescope_events
-			       ? pump.events_read
-			       : pump.seen.fencescope_events;
-	pump.seen.trace_count = (uint32_t) (is_live ? 1 : dirs.count);
+	if (!pump.has_end) {
+		result = pump.seen;
+		result.events = pump.events_read > pump.seen.fencescope_events
+				    ? pump.events_read
+				    : pump.seen.fencescope_events;
+		result.trace_count = (uint32_t) (is_live ? 1 : dirs.count);
+	}
+	/* What the cuts lost: one loss per stream, after everything that was read. */
+	for (size_t i = 0; i < cuts.count && !is_stopped_by_us; i++) {
+		const struct ingest_truncation *cut = &cuts.items[i];
+		const struct fsa_discard loss = {
+		    .kind = FSA_DISCARD_PACKETS,
+		    .count = cut->packets_lost,
+		    .begin_ns = cut->has_range ? cut->begin_ns : 0,
+		    .end_ns = cut->has_range ? cut->end_ns : 0,
+		    .has_range = cut->has_range,
+		    .stream_id = cut->stream_id,
+		    .cpu_id = cut->cpu_id,
+		};
+
+		result.discarded_packets += cut->packets_lost;
+		if (pump.cb->discard && pump.cb->discard(pump.cb->data, &loss) != FSA_OK)
+			break;
+	}
+	if (cuts.count > 0 && (status == FSA_OK || status == FSA_ERR_TRACE) && !message) {
+		const struct ingest_truncation *cut = &cuts.items[0];
+
+		ingest_error_set(&error,
+				 "stream file %s is cut short: %" PRIu64 " of its %" PRIu64
+				 " packets are missing or incomplete (%" PRIu64
+				 " bytes in the file, whole packets up to byte %" PRIu64
+				 "); the packets before the cut were read%s",
+				 cut->file, cut->packets_lost, cut->packets, cut->file_bytes,
+				 cut->kept_bytes,
+				 cuts.count > 1 ? ", and other streams are cut too" : "");
+		status = FSA_ERR_TRACE;
+	} else if (cuts.count > 0 && status == FSA_OK) {
+		status = FSA_ERR_TRACE;
+	}
 	if (stats)
-		*stats = pump.seen;
+		*stats = result;
 	stats = NULL;
 end:
 	if (stats)
 		*stats = pump.seen;
-	if (status != FSA_OK && error_message && !*error_message) {
-		if (asprintf(error_message, "%s: %s", trace ? trace : "(null)",
+	if (status != FSA_OK && !message) {
+		if (asprintf(&message, "%s: %s", trace ? trace : "(null)",
 			     error ? error : fsa_status_string(status)) < 0)
-			*error_message = NULL;
+			message = NULL;
 	}
-done:
+	message = ingest_message_unview(message, view, &dirs, trace);
+	if (status != FSA_OK && error_message) {
+		*error_message = message;
+		message = NULL;
+	}
+	free(message);
 	free(pump.end_error);
 	free(error);
 	free(helper);
 	free(payload);
 	ingest_wire_reader_fini(&reader);
 	ingest_channel_fini(&channel);
+	ingest_view_remove(view);
+	ingest_truncations_fini(&cuts);
 	ingest_dirs_fini(&dirs);
 	return status;
 }

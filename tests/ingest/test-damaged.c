@@ -9,6 +9,7 @@
 
 #include <criterion/criterion.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -516,4 +517,104 @@ Test(ingest_damage, a_decoder_that_hangs_is_stopped_after_the_timeout)
 	fsti_result_fini(&r);
 	free(url);
 	close(listener);
+}
+
+/* Events of the intact sample recorded on `cpu`. */
+static size_t
+sample_events_on_cpu(uint32_t cpu)
+{
+	char *sample = NULL;
+	struct fsti_result r;
+	size_t count = 0;
+
+	cr_assert_geq(asprintf(&sample, "%s/frame-pipeline", FSTI_TRACES), 0);
+	fsti_collect(sample, &r);
+	cr_assert_eq(r.status, FSA_OK, "%s", r.error);
+	for (size_t i = 0; i < r.event_count; i++)
+		count += r.events[i].ev.cpu_id == cpu;
+	fsti_result_fini(&r);
+	free(sample);
+	return count;
+}
+
+/* The view of a truncated trace is made in TMPDIR: point it at the test's folder, to see it go. */
+static char *
+tmpdir_in_work(void)
+{
+	char *tmp = NULL;
+
+	cr_assert_geq(asprintf(&tmp, "%s/tmp", work), 0);
+	cr_assert_eq(mkdir(tmp, 0700), 0);
+	cr_assert_eq(setenv("TMPDIR", tmp, 1), 0);
+	return tmp;
+}
+
+static void
+expect_empty_dir(const char *path)
+{
+	DIR *dir = opendir(path);
+	struct dirent *entry;
+
+	cr_assert_not_null(dir);
+	while ((entry = readdir(dir)))
+		cr_expect(strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0,
+			  "%s left in %s", entry->d_name, path);
+	closedir(dir);
+}
+
+static void
+expect_cut_loss(const struct fsti_result *r, uint32_t cpu)
+{
+	cr_assert_eq(r->discard_count, 1);
+	cr_expect_eq(r->discards[0].kind, FSA_DISCARD_PACKETS);
+	cr_expect_eq(r->discards[0].count, 1);
+	cr_expect_eq(r->discards[0].cpu_id, cpu);
+	cr_expect(r->discards[0].has_range);
+	cr_expect_lt(r->discards[0].begin_ns, r->discards[0].end_ns);
+	cr_expect_eq(r->stats.discarded_packets, 1);
+}
+
+/* libbabeltrace2 refuses a stream cut inside a packet, and every other stream with it (0 events
+ * were kept). The other stream (all of the sample's events: CPU 1's only packet is empty) is
+ * read, the cut one is named, and its lost packet is a loss. */
+Test(ingest_damage, a_stream_cut_inside_a_packet_keeps_the_other_streams_and_names_the_cut_one)
+{
+	size_t on_cpu_0 = sample_events_on_cpu(0);
+	char *tmp = tmpdir_in_work();
+	struct fsti_result r;
+
+	file_truncate("fencescope_1", 0.5);
+	fsti_collect(trace_dir, &r);
+	unsetenv("TMPDIR");
+	expect_trace_error(&r, "fencescope_1 is cut short: 1 of its 1 packets");
+	cr_expect_gt(on_cpu_0, 100);
+	cr_expect_eq(r.event_count, on_cpu_0);
+	for (size_t i = 0; i < r.event_count; i++)
+		cr_assert_eq(r.events[i].ev.cpu_id, 0, "event %zu", i);
+	expect_cut_loss(&r, 1);
+	/* The view through which it was read is gone, and no message names it. */
+	expect_empty_dir(tmp);
+	cr_expect_null(strstr(r.error, "fencescope-view"), "%s", r.error);
+	fsti_result_fini(&r);
+	free(tmp);
+}
+
+/* A stream cut at a packet boundary (here before its only packet) was read without a word. */
+Test(ingest_damage, a_stream_cut_at_a_packet_boundary_is_named_and_counted_as_lost)
+{
+	size_t on_cpu_0 = sample_events_on_cpu(0);
+	char *tmp = tmpdir_in_work();
+	char *path = file_path("fencescope_1");
+	struct fsti_result r;
+
+	cr_assert_eq(truncate(path, 0), 0);
+	fsti_collect(trace_dir, &r);
+	unsetenv("TMPDIR");
+	expect_trace_error(&r, "fencescope_1 is cut short");
+	cr_expect_eq(r.event_count, on_cpu_0);
+	expect_cut_loss(&r, 1);
+	expect_empty_dir(tmp);
+	fsti_result_fini(&r);
+	free(path);
+	free(tmp);
 }
