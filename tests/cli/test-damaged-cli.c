@@ -170,3 +170,56 @@ Test(damaged_cli, render_draws_what_was_read_and_leaves_no_temporary_file)
 	expect_only(out, names);
 	run_fini(&r);
 }
+
+/* traces/ holds five recordings: merged, they gave 1212 false anomalies. */
+TestSuite(recordings_cli, .timeout = 120);
+
+Test(recordings_cli, report_refuses_a_folder_of_several_recordings_and_lists_them)
+{
+	g_autofree char *traces = g_build_filename(FST_SOURCE_ROOT, "traces", NULL);
+	const char *args[] = {"report", traces, NULL};
+	struct run r = fencescope(args);
+
+	cr_expect_eq(r.status, 1, "status %d, stderr: %s", r.status, r.err);
+	cr_expect_str_eq(r.out, "");
+	cr_expect_not_null(strstr(r.err, "holds 5 recordings"), "stderr: %s", r.err);
+	cr_expect_not_null(strstr(r.err, "/traces/log-overrun;"), "stderr: %s", r.err);
+	cr_expect_not_null(strstr(r.err, "--recording NAME"), "stderr: %s", r.err);
+	run_fini(&r);
+}
+
+Test(recordings_cli, report_export_and_render_read_the_one_recording_picked)
+{
+	g_autofree char *traces = g_build_filename(FST_SOURCE_ROOT, "traces", NULL);
+	g_autofree char *golden = g_build_filename(traces, "stress", "expected.txt", NULL);
+	g_autofree char *out = g_dir_make_tmp("fst-recording-XXXXXX", NULL);
+	g_autofree char *db = g_build_filename(out, "a.db", NULL);
+	g_autofree char *png = g_build_filename(out, "a.png", NULL);
+	g_autofree char *expected = NULL;
+	const char *report[] = {"report", traces, "--recording", "stress", NULL};
+	const char *export[] = {"export", traces, "--recording", "stress", "--sqlite", db, NULL};
+	const char *render[] = {"render", traces, "--recording", "stress", "-o", png, NULL};
+	const char *unknown[] = {"report", traces, "--recording", "no-such", NULL};
+	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", out);
+	struct run r;
+
+	cr_assert(g_file_get_contents(golden, &expected, NULL, NULL));
+	r = fencescope(report);
+	cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+	cr_expect_str_eq(r.out, expected);
+	run_fini(&r);
+	r = fencescope(export);
+	cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+	cr_expect(g_file_test(db, G_FILE_TEST_IS_REGULAR));
+	run_fini(&r);
+	r = fencescope(render);
+	cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+	cr_expect(g_file_test(png, G_FILE_TEST_IS_REGULAR));
+	run_fini(&r);
+	r = fencescope(unknown);
+	cr_expect_eq(r.status, 1, "stderr: %s", r.err);
+	cr_expect_not_null(strstr(r.err, "no recording is called \"no-such\""), "stderr: %s",
+			   r.err);
+	run_fini(&r);
+	cr_expect_eq(system(rm), 0);
+}
