@@ -34,6 +34,11 @@ int fs_render_main(int argc, char **argv);
 void fs_error(const char *subcommand, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* --recording NAME of report, export, render and view: the folder of that recording under
+ * TRACE (fsa_ingest_pick_recording), or NULL after saying why on stderr. (transfer full:
+ * g_free()) */
+char *fs_recording_pick(const char *subcommand, const char *trace, const char *recording);
+
 /* The path of this executable, to re-run it (record runs `fencescope run` under a session). */
 const char *fs_self_path(void);
 

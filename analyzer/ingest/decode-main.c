@@ -3,9 +3,12 @@
  * fencescope-decode: the decoder helper. fsa_ingest_run() runs it in a child process so that
  * libbabeltrace2, which aborts or crashes on some damaged traces, can take only this process
  * down; it reads the trace with the in-process graph (graph.c) and writes every normalized
- * event, loss and progress step to file descriptor FD in the wire format (wire-private.h).
+ * event, loss and progress step to the shared ring of the wire (wire-private.h).
  *
- *   fencescope-decode --fd FD [--payload HEX] TRACE
+ *   fencescope-decode --wire SHM,DATA,ROOM [--payload HEX] -- TRACE
+ *
+ * SHM is the ring's memfd, DATA the "there is data" pipe's writing end, ROOM the "there is room"
+ * socket's reading end (file descriptor numbers).
  *
  * --payload: the event types whose fields the reader needs, as a bit set in hexadecimal (bit i
  * for enum fsa_event_type i, lowest first); without it, every field of every type. It is not a
@@ -95,30 +98,31 @@ main(int argc, char **argv)
 	struct fsa_ingest_stats stats = {0};
 	const char *trace = NULL;
 	char *error = NULL;
-	int fd = -1;
+	int shm_fd = -1, data_fd = -1, room_fd = -1;
 	fsa_status status;
 
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--fd") == 0 && i + 1 < argc) {
-			fd = atoi(argv[++i]);
+		if (strcmp(argv[i], "--wire") == 0 && i + 1 < argc) {
+			if (sscanf(argv[++i], "%d,%d,%d", &shm_fd, &data_fd, &room_fd) != 3)
+				shm_fd = -1;
 		} else if (strcmp(argv[i], "--payload") == 0 && i + 1 < argc) {
 			if (!decode_payload_parse(argv[++i]))
-				trace = NULL, fd = -1, i = argc;
+				trace = NULL, i = argc;
 			callbacks.needs_payload = decode_needs_payload;
 		} else if (strcmp(argv[i], "--") == 0 && i + 2 == argc) {
 			trace = argv[++i];
 		} else if (!trace && argv[i][0] != '-') {
 			trace = argv[i];
 		} else {
-			fd = -1;
+			trace = NULL;
 			break;
 		}
 	}
-	if (fd < 0 || !trace) {
-		fprintf(
-		    stderr,
-		    "usage: %s --fd FD [--payload HEX] TRACE (run by fencescope, not by hand)\n",
-		    argv[0]);
+	if (shm_fd < 0 || data_fd < 0 || room_fd < 0 || !trace) {
+		fprintf(stderr,
+			"usage: %s --wire SHM,DATA,ROOM [--payload HEX] -- TRACE (run by "
+			"fencescope, not by hand)\n",
+			argv[0]);
 		return 1;
 	}
 	/* A reader that went away is a failed write, not a signal; a reader that died (even by
@@ -127,7 +131,7 @@ main(int argc, char **argv)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
 		return 1;
-	if (!ingest_wire_writer_init(&writer, fd))
+	if (!ingest_wire_writer_init(&writer, shm_fd, data_fd, room_fd))
 		return 1;
 	callbacks.data = &writer;
 	ingest_graph_set_heartbeat(decode_heartbeat, &writer);

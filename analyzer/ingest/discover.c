@@ -328,3 +328,57 @@ ingest_error_strip_addresses(char *text)
 	if (out)
 		*out = '\0';
 }
+
+#define INGEST_CTF_MAGIC UINT32_C(0xc1fc1fc1)
+
+fsa_status
+ingest_dirs_check_streams(const struct ingest_dirs *dirs, char **error)
+{
+	for (size_t i = 0; i < dirs->count; i++) {
+		DIR *stream = opendir(dirs->paths[i]);
+		struct dirent *entry;
+		fsa_status status = FSA_OK;
+
+		if (!stream)
+			continue; /* the decoder says why */
+		while (status == FSA_OK && (entry = readdir(stream))) {
+			unsigned char magic[4];
+			struct stat st;
+			ssize_t n = -1;
+			char *path = NULL;
+			int fd;
+
+			/* src.ctf.fs skips `metadata`, hidden files and folders (index/). */
+			if (entry->d_name[0] == '.' || strcmp(entry->d_name, "metadata") == 0)
+				continue;
+			if (asprintf(&path, "%s/%s", dirs->paths[i], entry->d_name) < 0) {
+				ingest_error_set(error, "out of memory");
+				status = FSA_ERR_NOMEM;
+				break;
+			}
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+			    st.st_size > 0) {
+				n = pread(fd, magic, sizeof(magic), 0);
+				if (n != (ssize_t) sizeof(magic) ||
+				    (ingest_u32_read(magic, false) != INGEST_CTF_MAGIC &&
+				     ingest_u32_read(magic, true) != INGEST_CTF_MAGIC)) {
+					ingest_error_set(
+					    error,
+					    "%s is not a CTF stream file, and "
+					    "libbabeltrace2 refuses a trace folder that "
+					    "holds one: move it out of the folder",
+					    path);
+					status = FSA_ERR_IO;
+				}
+			}
+			if (fd >= 0)
+				close(fd);
+			free(path);
+		}
+		closedir(stream);
+		if (status != FSA_OK)
+			return status;
+	}
+	return FSA_OK;
+}

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,6 +92,18 @@ ingest_timeout_s(void)
 	return INGEST_TIMEOUT_DEFAULT_S;
 }
 
+/* FENCESCOPE_DECODE_RING_KIB: a smaller ring, for tests (wrap-around, a writer that waits). */
+static size_t
+ingest_ring_size(void)
+{
+	const char *env = getenv("FENCESCOPE_DECODE_RING_KIB");
+	long kib = env && *env ? strtol(env, NULL, 10) : 0;
+
+	if (kib * 1024 >= INGEST_RING_SIZE_MIN && kib <= 1024 * 1024)
+		return (size_t) kib * 1024;
+	return INGEST_RING_SIZE;
+}
+
 /* The event types whose fields the caller needs, as decode-main.c's --payload reads them. */
 static char *
 ingest_payload_hex(bool (*needs_payload)(enum fsa_event_type type))
@@ -140,21 +153,76 @@ ingest_signal_name(int sig)
 	}
 }
 
+/* The child's ends of the wire: the ring's memfd, the data pipe's writing end, the room
+ * socket's reading end; ours: the data pipe's reading end and the room socket's writing end. */
+struct ingest_channel {
+	struct ingest_ring *ring;
+	int shm_fd;
+	int data[2];
+	int room[2];
+};
+
+static void
+ingest_channel_close_child_ends(struct ingest_channel *ch)
+{
+	if (ch->shm_fd >= 0)
+		close(ch->shm_fd);
+	if (ch->data[1] >= 0)
+		close(ch->data[1]);
+	if (ch->room[0] >= 0)
+		close(ch->room[0]);
+	ch->shm_fd = ch->data[1] = ch->room[0] = -1;
+}
+
+static void
+ingest_channel_fini(struct ingest_channel *ch)
+{
+	ingest_channel_close_child_ends(ch);
+	if (ch->data[0] >= 0)
+		close(ch->data[0]);
+	if (ch->room[1] >= 0)
+		close(ch->room[1]);
+	ingest_ring_destroy(ch->ring);
+	*ch = (struct ingest_channel){.shm_fd = -1, .data = {-1, -1}, .room = {-1, -1}};
+}
+
 static fsa_status
-ingest_helper_spawn(const char *helper, const char *trace, const char *payload, pid_t *pid,
-		    int *read_fd, char **error)
+ingest_helper_spawn(const char *helper, const char *trace, const char *payload,
+		    struct ingest_channel *ch, pid_t *pid, char **error)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
 	sigset_t signals;
-	bool is_logging = getenv("FENCESCOPE_BT_LOG") && *getenv("FENCESCOPE_BT_LOG") &&
-			  strcmp(getenv("FENCESCOPE_BT_LOG"), "0") != 0;
+	const char *log = getenv("FENCESCOPE_BT_LOG");
+	bool is_logging = log && *log && strcmp(log, "0") != 0;
 	char *argv[8];
-	int argc = 0, fds[2], err;
+	char wire[64];
+	int argc = 0, err;
 
+	if (!ingest_ring_create(ingest_ring_size(), &ch->shm_fd, &ch->ring) ||
+	    pipe2(ch->data, O_CLOEXEC) != 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ch->room) != 0) {
+		ingest_error_set(error, "cannot start the decoder: %s", strerror(errno));
+		return FSA_ERR_IO;
+	}
+	/* The helper's ends get fixed numbers 3, 4, 5; lift ours above them first, so that no
+	 * dup2 lands on a number that is still to be copied (or onto itself, which would keep
+	 * close-on-exec). */
+	for (int i = 0; i < 3; i++) {
+		int *which = i == 0 ? &ch->shm_fd : i == 1 ? &ch->data[1] : &ch->room[0];
+		int moved = fcntl(*which, F_DUPFD_CLOEXEC, 10);
+
+		if (moved < 0) {
+			ingest_error_set(error, "cannot start the decoder: %s", strerror(errno));
+			return FSA_ERR_IO;
+		}
+		close(*which);
+		*which = moved;
+	}
+	snprintf(wire, sizeof(wire), "3,4,5");
 	argv[argc++] = (char *) helper;
-	argv[argc++] = (char *) "--fd";
-	argv[argc++] = (char *) "3";
+	argv[argc++] = (char *) "--wire";
+	argv[argc++] = wire;
 	if (payload) {
 		argv[argc++] = (char *) "--payload";
 		argv[argc++] = (char *) payload;
@@ -163,12 +231,6 @@ ingest_helper_spawn(const char *helper, const char *trace, const char *payload, 
 	argv[argc++] = (char *) trace;
 	argv[argc] = NULL;
 
-	if (pipe2(fds, O_CLOEXEC) != 0) {
-		ingest_error_set(error, "cannot start the decoder: %s", strerror(errno));
-		return FSA_ERR_IO;
-	}
-	/* Fewer wake-ups: the helper writes 256 KiB at a time. Best effort. */
-	(void) fcntl(fds[0], F_SETPIPE_SZ, 1024 * 1024);
 	posix_spawn_file_actions_init(&actions);
 	posix_spawnattr_init(&attr);
 	/* The child starts with no blocked signal and default actions (the viewer's threads may
@@ -186,25 +248,18 @@ ingest_helper_spawn(const char *helper, const char *trace, const char *payload, 
 	 * in the end record or as the child's fate. FENCESCOPE_BT_LOG=1 shows them. */
 	if (!is_logging)
 		posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-	/* dup2 onto itself would keep close-on-exec: go through another number first. */
-	if (fds[1] == 3) {
-		int moved = fcntl(fds[1], F_DUPFD_CLOEXEC, 10);
-
-		close(fds[1]);
-		fds[1] = moved;
-	}
-	posix_spawn_file_actions_adddup2(&actions, fds[1], 3);
-	err = fds[1] < 0 ? errno : posix_spawn(pid, helper, &actions, &attr, argv, environ);
+	posix_spawn_file_actions_adddup2(&actions, ch->shm_fd, 3);
+	posix_spawn_file_actions_adddup2(&actions, ch->data[1], 4);
+	posix_spawn_file_actions_adddup2(&actions, ch->room[0], 5);
+	err = posix_spawn(pid, helper, &actions, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
-	if (fds[1] >= 0)
-		close(fds[1]);
+	/* Only the child keeps its ends: our data pipe then sees the end of file when it dies. */
+	ingest_channel_close_child_ends(ch);
 	if (err != 0) {
-		close(fds[0]);
 		ingest_error_set(error, "cannot start the decoder %s: %s", helper, strerror(err));
 		return FSA_ERR_IO;
 	}
-	*read_fd = fds[0];
 	return FSA_OK;
 }
 
@@ -293,6 +348,240 @@ ingest_now_ms(void)
 	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
 }
 
+/* `message` with the view's folders put back as the trace's: view/dN → dirs->paths[N], then
+ * view → trace. (transfer full; takes `message`) */
+static char *
+ingest_message_unview(char *message, const char *view, const struct ingest_dirs *dirs,
+		      const char *trace)
+{
+	for (size_t i = dirs->count + 1; message && view && i-- > 0;) {
+		char *from = NULL, *at;
+		const char *to = i < dirs->count ? dirs->paths[i] : trace;
+
+		if ((i < dirs->count ? asprintf(&from, "%s/d%zu", view, i)
+				     : asprintf(&from, "%s", view)) < 0)
+			break;
+		while ((at = strstr(message, from))) {
+			char *next = NULL;
+
+			if (asprintf(&next, "%.*s%s%s", (int) (at - message), message, to,
+				     at + strlen(from)) < 0) {
+				free(from);
+				return message;
+			}
+			free(message);
+			message = next;
+		}
+		free(from);
+	}
+	return message;
+}
+
+/* The recordings under a path: each one's id (ingest_recording_id) and the deepest folder that
+ * holds all its trace folders. */
+struct ingest_recording {
+	char *id;
+	char *folder;
+};
+
+struct ingest_recordings {
+	struct ingest_recording *items;
+	size_t count;
+};
+
+static void
+ingest_recordings_fini(struct ingest_recordings *r)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		free(r->items[i].id);
+		free(r->items[i].folder);
+	}
+	free(r->items);
+	*r = (struct ingest_recordings){0};
+}
+
+/* The longest common folder of `a` and `b` (both without a trailing slash). */
+static size_t
+ingest_common_folder(const char *a, const char *b)
+{
+	size_t len = 0, i = 0;
+
+	for (; a[i] && a[i] == b[i]; i++) {
+		if (a[i] == '/')
+			len = i;
+	}
+	if ((!a[i] || a[i] == '/') && (!b[i] || b[i] == '/'))
+		len = i;
+	return len;
+}
+
+/* Widens each recording's folder up to the highest folder under `root` that holds no other
+ * recording ("two/a" rather than "two/a/ust/uid/0/64-bit"). */
+static void
+ingest_recordings_widen(struct ingest_recordings *r, const struct ingest_dirs *dirs,
+			const char *root)
+{
+	size_t root_len = strlen(root);
+
+	while (root_len > 1 && root[root_len - 1] == '/')
+		root_len--;
+	for (size_t i = 0; i < r->count; i++) {
+		char *folder = r->items[i].folder;
+
+		for (;;) {
+			char *slash = strrchr(folder, '/');
+			size_t len = slash ? (size_t) (slash - folder) : 0;
+			bool is_alone = true;
+
+			if (!slash || len <= root_len || strncmp(folder, root, root_len) != 0)
+				break;
+			for (size_t d = 0; d < dirs->count && is_alone; d++) {
+				char *id = NULL;
+
+				if (strncmp(dirs->paths[d], folder, len) != 0 ||
+				    dirs->paths[d][len] != '/')
+					continue;
+				id = ingest_recording_id(dirs->paths[d]);
+				is_alone = id && strcmp(id, r->items[i].id) == 0;
+				free(id);
+			}
+			if (!is_alone)
+				break;
+			*slash = '\0';
+		}
+	}
+}
+
+static fsa_status
+ingest_recordings_find(const struct ingest_dirs *dirs, struct ingest_recordings *out)
+{
+	*out = (struct ingest_recordings){0};
+	out->items = calloc(dirs->count ? dirs->count : 1, sizeof(*out->items));
+	if (!out->items)
+		return FSA_ERR_NOMEM;
+	for (size_t i = 0; i < dirs->count; i++) {
+		char *id = ingest_recording_id(dirs->paths[i]);
+		size_t r = 0;
+
+		if (!id)
+			return FSA_ERR_NOMEM;
+		while (r < out->count && strcmp(out->items[r].id, id) != 0)
+			r++;
+		if (r == out->count) {
+			out->items[out->count].id = id;
+			out->items[out->count++].folder = strdup(dirs->paths[i]);
+			if (!out->items[r].folder)
+				return FSA_ERR_NOMEM;
+			continue;
+		}
+		free(id);
+		out->items[r].folder[ingest_common_folder(out->items[r].folder, dirs->paths[i])] =
+		    '\0';
+	}
+	return FSA_OK;
+}
+
+/* "ID in FOLDER; ID in FOLDER…" (transfer full) */
+static char *
+ingest_recordings_list(const struct ingest_recordings *r)
+{
+	char *list = NULL;
+
+	for (size_t i = 0; i < r->count; i++) {
+		char *next = NULL;
+
+		if (asprintf(&next, "%s%s%s in %s", list ? list : "", list ? "; " : "",
+			     r->items[i].id, r->items[i].folder) < 0)
+			next = NULL;
+		free(list);
+		list = next;
+	}
+	return list;
+}
+
+/* Refuses a folder that holds several recordings (their queue handles would collide). */
+static fsa_status
+ingest_recordings_check(const struct ingest_dirs *dirs, const char *root, char **error)
+{
+	struct ingest_recordings r;
+	fsa_status status = ingest_recordings_find(dirs, &r);
+
+	if (status == FSA_OK && r.count > 1) {
+		ingest_recordings_widen(&r, dirs, root);
+		char *list = ingest_recordings_list(&r);
+
+		ingest_error_set(error,
+				 "the folder holds %zu recordings, and fencescope never merges "
+				 "recordings: %s. Give one recording's folder, or pick one with "
+				 "--recording NAME",
+				 r.count, list ? list : "");
+		free(list);
+		status = FSA_ERR_IO;
+	} else if (status == FSA_ERR_NOMEM) {
+		ingest_error_set(error, "out of memory");
+	}
+	ingest_recordings_fini(&r);
+	return status;
+}
+
+fsa_status
+fsa_ingest_pick_recording(const char *trace, const char *recording, char **path,
+			  char **error_message)
+{
+	struct ingest_dirs dirs = {0};
+	struct ingest_recordings r = {0};
+	char *error = NULL;
+	size_t found = SIZE_MAX, matches = 0;
+	fsa_status status;
+
+	*path = NULL;
+	if (error_message)
+		*error_message = NULL;
+	status = ingest_dirs_find(trace, &dirs, &error);
+	if (status == FSA_OK)
+		status = ingest_recordings_find(&dirs, &r);
+	if (status == FSA_OK)
+		ingest_recordings_widen(&r, &dirs, trace);
+	for (size_t i = 0; status == FSA_OK && i < r.count; i++) {
+		const char *id = r.items[i].id;
+		size_t name_len = strcspn(id, " ");
+		const char *folder = r.items[i].folder;
+		size_t trace_len = strlen(trace);
+
+		/* NAME: the trace name, the whole id, or the folder (as listed, or relative to
+		 * TRACE). */
+		while (trace_len > 1 && trace[trace_len - 1] == '/')
+			trace_len--;
+		if ((strlen(recording) == name_len && strncmp(id, recording, name_len) == 0) ||
+		    strcmp(id, recording) == 0 || strcmp(folder, recording) == 0 ||
+		    (strncmp(folder, trace, trace_len) == 0 && folder[trace_len] == '/' &&
+		     strcmp(folder + trace_len + 1, recording) == 0)) {
+			found = i;
+			matches++;
+		}
+	}
+	if (status == FSA_OK && matches == 1) {
+		*path = strdup(r.items[found].folder);
+		if (!*path)
+			status = FSA_ERR_NOMEM;
+	} else if (status == FSA_OK) {
+		char *list = ingest_recordings_list(&r);
+
+		ingest_error_set(&error, "%s recording is called \"%s\" (%s: %s)",
+				 matches ? "more than one" : "no", recording,
+				 r.count ? "there are" : "no recording at all", list ? list : "");
+		free(list);
+		status = FSA_ERR_IO;
+	}
+	if (status != FSA_OK && error_message &&
+	    asprintf(error_message, "%s: %s", trace, error ? error : fsa_status_string(status)) < 0)
+		*error_message = NULL;
+	free(error);
+	ingest_recordings_fini(&r);
+	ingest_dirs_fini(&dirs);
+	return status;
+}
+
 fsa_status
 fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 	       struct fsa_ingest_stats *stats, char **error_message)
@@ -301,9 +590,13 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 	struct ingest_pump pump = {.cb = callbacks ? callbacks : &no_callbacks};
 	struct ingest_wire_reader reader = {0};
 	struct ingest_dirs dirs = {0};
-	char *helper = NULL, *payload = NULL, *error = NULL;
-	int fd = -1, timeout_s = ingest_timeout_s();
-	bool is_live, is_killed = false, is_timeout = false, is_garbage = false;
+	struct ingest_truncations cuts = {0};
+	struct ingest_channel channel = {.shm_fd = -1, .data = {-1, -1}, .room = {-1, -1}};
+	struct fsa_ingest_stats result = {0};
+	char *helper = NULL, *payload = NULL, *error = NULL, *message = NULL, *view = NULL;
+	int timeout_s = ingest_timeout_s();
+	bool is_live = false, is_killed = false, is_timeout = false, is_garbage = false;
+	bool is_stopped_by_us = false;
 	uint64_t last_data_ms;
 	pid_t pid = -1;
 	fsa_status status = FSA_OK;
@@ -319,7 +612,7 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 	}
 	is_live = strncmp(trace, "net://", 6) == 0 || strncmp(trace, "net4://", 7) == 0 ||
 		  strncmp(trace, "net6://", 7) == 0;
-	/* Path errors are found here, without starting anything. */
+	/* Path errors, several recordings and cut streams are found here, without Babeltrace. */
 	if (!is_live) {
 		status = ingest_dirs_find(trace, &dirs, &error);
 		if (status == FSA_OK && dirs.count == 0) {
@@ -327,6 +620,14 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 					 "no CTF trace found (no folder with a metadata file)");
 			status = FSA_ERR_IO;
 		}
+		if (status == FSA_OK)
+			status = ingest_dirs_check_streams(&dirs, &error);
+		if (status == FSA_OK)
+			status = ingest_recordings_check(&dirs, trace, &error);
+		if (status == FSA_OK)
+			status = ingest_truncations_find(&dirs, &cuts);
+		if (status == FSA_OK && cuts.count > 0)
+			status = ingest_view_create(&dirs, &cuts, &view, &error);
 		if (status != FSA_OK)
 			goto end;
 	}
@@ -338,23 +639,46 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 		status = FSA_ERR_NOMEM;
 		goto end;
 	}
-	status = ingest_helper_spawn(helper, trace, payload, &pid, &fd, &error);
+	status = ingest_helper_spawn(helper, view ? view : trace, payload, &channel, &pid, &error);
 	if (status != FSA_OK)
 		goto end;
 	last_data_ms = ingest_now_ms();
-	for (;;) {
-		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	for (bool is_eof = false; !is_eof;) {
+		struct pollfd pfd = {.fd = channel.data[0], .events = POLLIN};
 		int ready = poll(&pfd, 1, INGEST_POLL_MS);
-		long n;
+		bool is_writer_waiting = false;
+		size_t taken;
 
 		if (ready < 0 && errno != EINTR) {
-			ingest_error_set(&error, "cannot read from the decoder: %s",
+			ingest_error_set(&error, "cannot wait for the decoder: %s",
 					 strerror(errno));
 			status = FSA_ERR_IO;
 			is_killed = true;
 			break;
 		}
-		if (ready <= 0) {
+		if (ready > 0) {
+			char bytes[256];
+			ssize_t n = read(channel.data[0], bytes, sizeof(bytes));
+
+			/* The end of file: the helper is gone (done or dead); what it published is
+			 * still in the ring. */
+			is_eof = n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN);
+		}
+		/* Drain the ring, waking the writer when it waits for room. */
+		do {
+			taken = ingest_wire_reader_take(&reader, channel.ring, &is_writer_waiting);
+			if (is_writer_waiting)
+				(void) send(channel.room[1], "", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+			status = ingest_pump_records(&pump, &reader);
+		} while (status == FSA_OK && taken > 0);
+		if (status != FSA_OK) {
+			is_garbage = status == FSA_ERR_TRACE;
+			is_killed = true;
+			break;
+		}
+		if (ready > 0 || taken > 0) {
+			last_data_ms = ingest_now_ms();
+		} else if (!is_eof) {
 			/* Quiet: let the caller cancel, and cut a decoder that hangs. */
 			if (pump.cb->progress &&
 			    pump.cb->progress(pump.cb->data, pump.events_read, pump.fraction)) {
@@ -367,111 +691,120 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 				is_timeout = is_killed = true;
 				break;
 			}
-			continue;
-		}
-		n = ingest_wire_reader_fill(&reader, fd);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0) {
-			ingest_error_set(&error, "cannot read from the decoder: %s",
-					 strerror(errno));
-			status = errno == ENOMEM ? FSA_ERR_NOMEM : FSA_ERR_IO;
-			is_killed = true;
-			break;
-		}
-		if (n == 0)
-			break;
-		last_data_ms = ingest_now_ms();
-		status = ingest_pump_records(&pump, &reader);
-		if (status != FSA_OK) {
-			is_garbage = status == FSA_ERR_TRACE;
-			is_killed = true;
-			break;
 		}
 	}
-	close(fd);
 	{
 		int wstatus = ingest_helper_reap(pid, is_killed);
 
-		if (is_killed && !is_timeout && !is_garbage) {
-			/* Stopped by us: a callback's status, a cancel or a read error. */
+		is_stopped_by_us = is_killed && !is_timeout && !is_garbage;
+		if (is_stopped_by_us) {
+			/* A callback's status, a cancel or a read error: nothing to add. */
 		} else if (is_timeout) {
 			ingest_error_set(&error,
-					 "the decoder sent nothing for %d s after %" PRIu64
-					 " events and was stopped (FENCESCOPE_DECODE_TIMEOUT)",
-					 timeout_s, pump.seen.fencescope_events);
+					 "the decoder sent nothing for %d s and was stopped "
+					 "(FENCESCOPE_DECODE_TIMEOUT sets the limit)",
+					 timeout_s);
 			status = FSA_ERR_TRACE;
 		} else if (is_garbage) {
-			ingest_error_set(&error,
-					 "the decoder sent bytes that are not records after "
-					 "%" PRIu64 " events",
-					 pump.seen.fencescope_events);
+			ingest_error_set(&error, "the decoder sent bytes that are not records");
 			status = FSA_ERR_TRACE;
 		} else if (pump.has_end) {
+			const char *named = view ? view : trace;
+
 			status = (fsa_status) pump.end_status;
-			if (stats) {
-				*stats = pump.end_stats;
-				stats = NULL;
-			}
-			if (status != FSA_OK && error_message && pump.end_error &&
-			    strncmp(pump.end_error, trace, strlen(trace)) == 0) {
-				/* The graph's message already names the trace. */
-				*error_message = pump.end_error;
+			result = pump.end_stats;
+			/* The graph's message already names the trace. A helper gone astray may
+			 * send one that does not, or none: it gets the trace's path below. */
+			if (pump.end_error && strncmp(pump.end_error, named, strlen(named)) == 0) {
+				message = pump.end_error;
 				pump.end_error = NULL;
-			} else if (status != FSA_OK && error_message &&
-				   asprintf(error_message, "%s: %s", trace,
-					    pump.end_error ? pump.end_error
-							   : fsa_status_string(status)) < 0) {
-				/* A helper gone astray sent no message, or one without the trace.
-				 */
-				*error_message = NULL;
+			} else if (pump.end_error) {
+				ingest_error_set(&error, "%s", pump.end_error);
 			}
-			goto done;
 		} else if (WIFSIGNALED(wstatus)) {
 			const char *name = ingest_signal_name(WTERMSIG(wstatus));
 
 			if (name)
 				ingest_error_set(
 				    &error,
-				    "libbabeltrace2 crashed (%s) while decoding, after "
-				    "%" PRIu64 " events (the trace is damaged)",
-				    name, pump.seen.fencescope_events);
+				    "libbabeltrace2 crashed (%s) while decoding the trace "
+				    "(a damaged stream file?)",
+				    name);
 			else
-				ingest_error_set(&error,
-						 "the decoder was ended by signal %d after %" PRIu64
-						 " events",
-						 WTERMSIG(wstatus), pump.seen.fencescope_events);
+				ingest_error_set(&error, "the decoder was ended by signal %d",
+						 WTERMSIG(wstatus));
 			status = FSA_ERR_TRACE;
 		} else {
 			ingest_error_set(&error,
-					 "the decoder %s exited with status %d after %" PRIu64
-					 " events without finishing",
-					 helper, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
-					 pump.seen.fencescope_events);
+					 "the decoder %s exited with status %d without finishing",
+					 helper, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
 			status = FSA_ERR_TRACE;
 		}
 	}
-	pump.seen.events = pump.events_read > pump.seen.fencescope_events
-			       ? pump.events_read
-			       : pump.seen.fencescope_events;
-	pump.seen.trace_count = (uint32_t) (is_live ? 1 : dirs.count);
+	if (!pump.has_end) {
+		result = pump.seen;
+		result.events = pump.events_read > pump.seen.fencescope_events
+				    ? pump.events_read
+				    : pump.seen.fencescope_events;
+		result.trace_count = (uint32_t) (is_live ? 1 : dirs.count);
+	}
+	/* What the cuts lost: one loss per stream, after everything that was read. */
+	for (size_t i = 0; i < cuts.count && !is_stopped_by_us; i++) {
+		const struct ingest_truncation *cut = &cuts.items[i];
+		const struct fsa_discard loss = {
+		    .kind = FSA_DISCARD_PACKETS,
+		    .count = cut->packets_lost,
+		    .begin_ns = cut->has_range ? cut->begin_ns : 0,
+		    .end_ns = cut->has_range ? cut->end_ns : 0,
+		    .has_range = cut->has_range,
+		    .stream_id = cut->stream_id,
+		    .cpu_id = cut->cpu_id,
+		};
+
+		result.discarded_packets += cut->packets_lost;
+		if (pump.cb->discard && pump.cb->discard(pump.cb->data, &loss) != FSA_OK)
+			break;
+	}
+	if (cuts.count > 0 && (status == FSA_OK || status == FSA_ERR_TRACE) && !message) {
+		const struct ingest_truncation *cut = &cuts.items[0];
+
+		ingest_error_set(&error,
+				 "stream file %s is cut short: %" PRIu64 " of its %" PRIu64
+				 " packets are missing or incomplete (%" PRIu64
+				 " bytes in the file, whole packets up to byte %" PRIu64
+				 "); the packets before the cut were read%s",
+				 cut->file, cut->packets_lost, cut->packets, cut->file_bytes,
+				 cut->kept_bytes,
+				 cuts.count > 1 ? ", and other streams are cut too" : "");
+		status = FSA_ERR_TRACE;
+	} else if (cuts.count > 0 && status == FSA_OK) {
+		status = FSA_ERR_TRACE;
+	}
 	if (stats)
-		*stats = pump.seen;
+		*stats = result;
 	stats = NULL;
 end:
 	if (stats)
 		*stats = pump.seen;
-	if (status != FSA_OK && error_message && !*error_message) {
-		if (asprintf(error_message, "%s: %s", trace ? trace : "(null)",
+	if (status != FSA_OK && !message) {
+		if (asprintf(&message, "%s: %s", trace ? trace : "(null)",
 			     error ? error : fsa_status_string(status)) < 0)
-			*error_message = NULL;
+			message = NULL;
 	}
-done:
+	message = ingest_message_unview(message, view, &dirs, trace);
+	if (status != FSA_OK && error_message) {
+		*error_message = message;
+		message = NULL;
+	}
+	free(message);
 	free(pump.end_error);
 	free(error);
 	free(helper);
 	free(payload);
 	ingest_wire_reader_fini(&reader);
+	ingest_channel_fini(&channel);
+	ingest_view_remove(view);
+	ingest_truncations_fini(&cuts);
 	ingest_dirs_fini(&dirs);
 	return status;
 }

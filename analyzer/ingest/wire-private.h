@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The decoder helper's wire format: what `fencescope-decode` (decode-main.c) writes on its pipe
- * and fsa_ingest_run() (ingest.c) reads back. A stream of records, each a tag byte and a body of
- * LEB128 varints and a few raw structs; both ends are the same build, so nothing is versioned.
+ * The decoder helper's wire: what `fencescope-decode` (decode-main.c) writes and
+ * fsa_ingest_run() (ingest.c) reads back. The bytes go through a ring in shared memory (a memfd
+ * the reader creates), so that every record the helper finished is there to read even when
+ * libbabeltrace2 crashes the helper a moment later; two pipes only wake the other side up
+ * ("there is data" every 64 KiB and at the end, "there is room" when the writer waits), and the
+ * first one's end of file says that the helper is gone.
+ *
+ * A stream of records, each a tag byte and a body of LEB128 varints and a few raw structs; both
+ * ends are the same build, so nothing is versioned.
  *
  *   'E' event    type, ts delta from the previous event (zigzag), cpu_id + 1, the present
  *                integer slots (count, then slot delta and value each), the strings (mask, then
@@ -19,6 +25,7 @@
 #ifndef FSA_INGEST_WIRE_PRIVATE_H
 #define FSA_INGEST_WIRE_PRIVATE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,16 +41,38 @@ enum ingest_wire_tag {
 	INGEST_WIRE_END = 'Z',
 };
 
-/* The writing end: records are gathered in a buffer and written when it fills. */
+/* The shared ring's header, at the start of the memfd; the data follows at
+ * INGEST_RING_DATA_OFFSET. head and tail count bytes since the start, never wrap. */
+struct ingest_ring {
+	_Atomic uint64_t head;           /* written and complete (the writer's) */
+	_Atomic uint64_t tail;           /* taken by the reader (the reader's) */
+	_Atomic uint32_t writer_waiting; /* the writer waits for room on the room pipe */
+	uint32_t reserved;
+	uint64_t size; /* data bytes */
+};
+
+#define INGEST_RING_DATA_OFFSET 4096
+#define INGEST_RING_SIZE        (1024 * 1024)
+#define INGEST_RING_SIZE_MIN    (16 * 1024)
+
+/* The reader's side: creates the memfd (close-on-exec) with `size` data bytes and maps it. */
+bool ingest_ring_create(size_t size, int *shm_fd, struct ingest_ring **ring);
+void ingest_ring_destroy(struct ingest_ring *ring);
+
+/* The writing end: each record is encoded in a scratch buffer, then published to the ring. */
 struct ingest_wire_writer {
-	int fd;
+	struct ingest_ring *ring;
+	unsigned char *data;
+	int data_fd; /* "there is data": one byte per 64 KiB published, and at the end */
+	int room_fd; /* "there is room": read when the ring is full */
+	uint64_t unnotified;
 	unsigned char *buf;
 	size_t len, capacity;
 	uint64_t last_ts;
-	bool has_failed; /* a write failed (the reader is gone): nothing more is written */
+	bool has_failed; /* the reader is gone: nothing more is written */
 };
 
-bool ingest_wire_writer_init(struct ingest_wire_writer *w, int fd);
+bool ingest_wire_writer_init(struct ingest_wire_writer *w, int shm_fd, int data_fd, int room_fd);
 void ingest_wire_writer_fini(struct ingest_wire_writer *w);
 /* Each returns false once writing has failed (the reader went away) or memory ran out. */
 bool ingest_wire_put_event(struct ingest_wire_writer *w, const struct fsa_event *event);
@@ -52,10 +81,9 @@ bool ingest_wire_put_progress(struct ingest_wire_writer *w, uint64_t events, dou
 bool ingest_wire_put_heartbeat(struct ingest_wire_writer *w);
 bool ingest_wire_put_end(struct ingest_wire_writer *w, int status,
 			 const struct fsa_ingest_stats *stats, const char *error);
-bool ingest_wire_flush(struct ingest_wire_writer *w);
 
-/* One record read back. Pointers (event strings, fence handles, error) point into the reader's
- * buffer and live until the next ingest_wire_reader_fill(). */
+/* One record read back. Pointers (event strings, fence handles) point into the reader's
+ * buffers and live until the next ingest_wire_next(). */
 struct ingest_wire_record {
 	enum ingest_wire_tag tag;
 	const struct fsa_event *event;
@@ -81,9 +109,10 @@ struct ingest_wire_reader {
 
 bool ingest_wire_reader_init(struct ingest_wire_reader *r);
 void ingest_wire_reader_fini(struct ingest_wire_reader *r);
-/* Reads what `fd` has (one read()). Returns the byte count, 0 at the end of the stream, -1 on
- * an error (errno set; EAGAIN/EINTR: try again). */
-long ingest_wire_reader_fill(struct ingest_wire_reader *r, int fd);
+/* Takes what the ring holds into the reader's buffer and makes room in the ring. Returns the byte
+ * count; *is_writer_waiting tells that the writer waits for room (say so on the room pipe). */
+size_t ingest_wire_reader_take(struct ingest_wire_reader *r, struct ingest_ring *ring,
+			       bool *is_writer_waiting);
 /* Takes the next whole record out of the buffer: 1 done, 0 it has not fully arrived, -1 the
  * bytes are not a record (a broken helper). */
 int ingest_wire_next(struct ingest_wire_reader *r, struct ingest_wire_record *record);

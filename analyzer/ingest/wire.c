@@ -14,9 +14,13 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
-#define WIRE_BUFFER_SIZE (256 * 1024)
+#define WIRE_SCRATCH_SIZE (64 * 1024)
+#define WIRE_BUFFER_SIZE  (256 * 1024)
+/* "There is data" once per this many bytes: the reader wakes up about 50 times per second. */
+#define WIRE_NOTIFY_EVERY (64 * 1024)
 
 /*
  * The bytes of struct fsa_event that the encoding does not know member by member: padding
@@ -82,9 +86,53 @@ wire_unzigzag(uint64_t v)
 }
 
 bool
-ingest_wire_writer_init(struct ingest_wire_writer *w, int fd)
+ingest_ring_create(size_t size, int *shm_fd, struct ingest_ring **ring)
 {
-	*w = (struct ingest_wire_writer){.fd = fd, .capacity = WIRE_BUFFER_SIZE};
+	size_t total = INGEST_RING_DATA_OFFSET + size;
+	int fd = memfd_create("fencescope-decode", MFD_CLOEXEC);
+	void *map;
+
+	if (fd < 0)
+		return false;
+	if (ftruncate(fd, (off_t) total) != 0) {
+		close(fd);
+		return false;
+	}
+	map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		close(fd);
+		return false;
+	}
+	*ring = map;
+	(*ring)->size = size;
+	*shm_fd = fd;
+	return true;
+}
+
+void
+ingest_ring_destroy(struct ingest_ring *ring)
+{
+	if (ring)
+		munmap(ring, INGEST_RING_DATA_OFFSET + ring->size);
+}
+
+bool
+ingest_wire_writer_init(struct ingest_wire_writer *w, int shm_fd, int data_fd, int room_fd)
+{
+	struct ingest_ring probe;
+	void *map;
+
+	*w = (struct ingest_wire_writer){
+	    .data_fd = data_fd, .room_fd = room_fd, .capacity = WIRE_SCRATCH_SIZE};
+	if (pread(shm_fd, &probe, sizeof(probe), 0) != (ssize_t) sizeof(probe) ||
+	    probe.size < INGEST_RING_SIZE_MIN || probe.size > (UINT64_C(1) << 30))
+		return false;
+	map = mmap(NULL, INGEST_RING_DATA_OFFSET + probe.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   shm_fd, 0);
+	if (map == MAP_FAILED)
+		return false;
+	w->ring = map;
+	w->data = (unsigned char *) map + INGEST_RING_DATA_OFFSET;
 	w->buf = malloc(w->capacity);
 	return w->buf != NULL;
 }
@@ -94,32 +142,89 @@ ingest_wire_writer_fini(struct ingest_wire_writer *w)
 {
 	free(w->buf);
 	w->buf = NULL;
+	if (w->ring)
+		munmap(w->ring, INGEST_RING_DATA_OFFSET + w->ring->size);
+	w->ring = NULL;
 }
 
-bool
-ingest_wire_flush(struct ingest_wire_writer *w)
+static bool
+wire_byte_write(struct ingest_wire_writer *w, int fd)
 {
-	size_t done = 0;
+	for (;;) {
+		ssize_t n = write(fd, "", 1);
 
-	while (!w->has_failed && done < w->len) {
-		ssize_t n = write(w->fd, w->buf + done, w->len - done);
-
-		if (n > 0)
-			done += (size_t) n;
-		else if (n < 0 && errno != EINTR)
+		if (n == 1)
+			return true;
+		if (n < 0 && errno != EINTR) {
 			w->has_failed = true;
+			return false;
+		}
 	}
-	w->len = 0;
-	return !w->has_failed;
 }
 
-/* Room for `need` more bytes: flushes, then grows for a record larger than the buffer. */
+/* Waits until the ring has `need` free bytes. */
+static bool
+wire_room_wait(struct ingest_wire_writer *w, size_t need)
+{
+	struct ingest_ring *ring = w->ring;
+	uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+
+	while (head - atomic_load(&ring->tail) + need > ring->size) {
+		char byte;
+		ssize_t n;
+
+		atomic_store(&ring->writer_waiting, 1);
+		if (head - atomic_load(&ring->tail) + need <= ring->size)
+			break;
+		/* The reader may be asleep: wake it, then sleep until it took something. */
+		if (!wire_byte_write(w, w->data_fd))
+			return false;
+		w->unnotified = 0;
+		n = read(w->room_fd, &byte, 1);
+		if (n == 0 || (n < 0 && errno != EINTR)) {
+			w->has_failed = true;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Copies the scratch record into the ring and makes it visible: once this returns, the record
+ * is the reader's, whatever happens to this process. */
+static bool
+wire_publish(struct ingest_wire_writer *w, bool is_urgent)
+{
+	struct ingest_ring *ring = w->ring;
+	uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+	size_t at, first;
+
+	if (w->has_failed)
+		return false;
+	if (w->len > ring->size) {
+		w->has_failed = true;
+		return false;
+	}
+	if (!wire_room_wait(w, w->len))
+		return false;
+	at = (size_t) (head % ring->size);
+	first = ring->size - at < w->len ? ring->size - at : w->len;
+	memcpy(w->data + at, w->buf, first);
+	memcpy(w->data, w->buf + first, w->len - first);
+	atomic_store_explicit(&ring->head, head + w->len, memory_order_release);
+	w->unnotified += w->len;
+	w->len = 0;
+	if (is_urgent || w->unnotified >= WIRE_NOTIFY_EVERY) {
+		w->unnotified = 0;
+		return wire_byte_write(w, w->data_fd);
+	}
+	return true;
+}
+
+/* Room for a record of up to `need` bytes in the scratch buffer. */
 static unsigned char *
 wire_reserve(struct ingest_wire_writer *w, size_t need)
 {
 	if (w->has_failed)
-		return NULL;
-	if (w->len + need > w->capacity && !ingest_wire_flush(w))
 		return NULL;
 	if (need > w->capacity) {
 		unsigned char *buf = realloc(w->buf, need);
@@ -131,14 +236,15 @@ wire_reserve(struct ingest_wire_writer *w, size_t need)
 		w->buf = buf;
 		w->capacity = need;
 	}
-	return w->buf + w->len;
+	w->len = 0;
+	return w->buf;
 }
 
 static bool
-wire_commit(struct ingest_wire_writer *w, unsigned char *end)
+wire_commit(struct ingest_wire_writer *w, unsigned char *end, bool is_urgent)
 {
 	w->len = (size_t) (end - w->buf);
-	return w->len < w->capacity || ingest_wire_flush(w);
+	return wire_publish(w, is_urgent);
 }
 
 static bool
@@ -219,7 +325,7 @@ ingest_wire_put_event(struct ingest_wire_writer *w, const struct fsa_event *ev)
 			p += wire_regions[i].len;
 		}
 	}
-	return wire_commit(w, p);
+	return wire_commit(w, p, false);
 }
 
 bool
@@ -231,7 +337,7 @@ ingest_wire_put_discard(struct ingest_wire_writer *w, const struct fsa_discard *
 		return false;
 	*p++ = INGEST_WIRE_DISCARD;
 	memcpy(p, discard, sizeof(*discard));
-	return wire_commit(w, p + sizeof(*discard));
+	return wire_commit(w, p + sizeof(*discard), false);
 }
 
 bool
@@ -244,7 +350,7 @@ ingest_wire_put_progress(struct ingest_wire_writer *w, uint64_t events, double f
 	*p++ = INGEST_WIRE_PROGRESS;
 	p = wire_varint_put(p, events);
 	memcpy(p, &fraction, sizeof(fraction));
-	return wire_commit(w, p + sizeof(fraction));
+	return wire_commit(w, p + sizeof(fraction), false);
 }
 
 bool
@@ -255,7 +361,7 @@ ingest_wire_put_heartbeat(struct ingest_wire_writer *w)
 	if (!p)
 		return false;
 	*p++ = INGEST_WIRE_HEARTBEAT;
-	return wire_commit(w, p) && ingest_wire_flush(w);
+	return wire_commit(w, p, true);
 }
 
 bool
@@ -274,7 +380,7 @@ ingest_wire_put_end(struct ingest_wire_writer *w, int status, const struct fsa_i
 	/* 0: no message; else its length + 1. */
 	p = wire_varint_put(p, error ? len + 1 : 0);
 	memcpy(p, error ? error : "", len);
-	return wire_commit(w, p + len) && ingest_wire_flush(w);
+	return wire_commit(w, p + len, true);
 }
 
 bool
@@ -295,30 +401,38 @@ ingest_wire_reader_fini(struct ingest_wire_reader *r)
 	*r = (struct ingest_wire_reader){0};
 }
 
-long
-ingest_wire_reader_fill(struct ingest_wire_reader *r, int fd)
+size_t
+ingest_wire_reader_take(struct ingest_wire_reader *r, struct ingest_ring *ring,
+			bool *is_writer_waiting)
 {
-	ssize_t n;
+	const unsigned char *data = (const unsigned char *) ring + INGEST_RING_DATA_OFFSET;
+	uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
+	uint64_t avail = atomic_load_explicit(&ring->head, memory_order_acquire) - tail;
+	size_t take, at, first;
 
 	if (r->start > 0) {
 		memmove(r->buf, r->buf + r->start, r->len - r->start);
 		r->len -= r->start;
 		r->start = 0;
 	}
+	/* A record longer than the buffer: grow it. */
 	if (r->len == r->capacity) {
 		unsigned char *buf = realloc(r->buf, r->capacity * 2);
 
-		if (!buf) {
-			errno = ENOMEM;
-			return -1;
+		if (buf) {
+			r->buf = buf;
+			r->capacity *= 2;
 		}
-		r->buf = buf;
-		r->capacity *= 2;
 	}
-	n = read(fd, r->buf + r->len, r->capacity - r->len);
-	if (n > 0)
-		r->len += (size_t) n;
-	return (long) n;
+	take = avail < r->capacity - r->len ? (size_t) avail : r->capacity - r->len;
+	at = (size_t) (tail % ring->size);
+	first = ring->size - at < take ? ring->size - at : take;
+	memcpy(r->buf + r->len, data + at, first);
+	memcpy(r->buf + r->len + first, data, take - first);
+	r->len += take;
+	atomic_store(&ring->tail, tail + take);
+	*is_writer_waiting = atomic_exchange(&ring->writer_waiting, 0) != 0;
+	return take;
 }
 
 size_t

@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-wire-helper: stands in for the decoder helper `fencescope-decode` under fuzz-wire.c. It
- * takes the helper's command line (--fd N … TRACE) and ignores the trace: it writes the input
- * named by FENCESCOPE_FUZZ_WIRE_INPUT to fd N as if it had decoded it, then meets the end the
- * input's first byte asks for, so that the reading side sees every way a decoder can end.
+ * takes the helper's command line (--wire SHM,DATA,ROOM … -- TRACE) and ignores the trace: it
+ * publishes the input named by FENCESCOPE_FUZZ_WIRE_INPUT to the shared ring as if it had
+ * decoded it (wire-private.h), then meets the end the input asks for, so that the reading side
+ * sees every way a decoder can end — and, as a helper that libbabeltrace2 sent astray could,
+ * scribbles on the ring's shared header.
  *
- * Input: byte 0 bits 0-1 the end (0 exit 0, 1 exit 1, 2 abort(), 3 SIGKILL), bits 2-7 the size
- * of each write (k: 1 + 61·k bytes, 0: everything in one write); then the bytes to send.
+ * Input: byte 0: bits 0-1 the end (0 exit 0, 1 exit 1, 2 abort(), 3 SIGKILL); bits 2-6 the
+ * size of each publication (k: 1 + 61·k bytes, 0: everything at once); bit 7: the next 16 bytes
+ * are not sent but scribbled once everything is published: a u64 added to the ring's head and
+ * a u64 xored into its size (little-endian). Then the bytes to send.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+#include "wire-private.h"
 
 static unsigned char *
 helper_read(const char *path, size_t *size)
@@ -34,37 +42,92 @@ helper_read(const char *path, size_t *size)
 	return bytes;
 }
 
+static void
+helper_notify(int fd)
+{
+	while (write(fd, "", 1) < 0 && errno == EINTR)
+		;
+}
+
+/* Publishes LEN bytes as the real writer does: wait for room, copy with the wrap, move head. */
+static void
+helper_publish(struct ingest_ring *ring, uint64_t size, int data_fd, int room_fd,
+	       const unsigned char *bytes, size_t len)
+{
+	unsigned char *data = (unsigned char *) ring + INGEST_RING_DATA_OFFSET;
+	uint64_t head = atomic_load(&ring->head);
+	size_t at, first;
+	char byte;
+
+	while (head - atomic_load(&ring->tail) + len > size) {
+		atomic_store(&ring->writer_waiting, 1);
+		if (head - atomic_load(&ring->tail) + len <= size)
+			break;
+		helper_notify(data_fd);
+		if (read(room_fd, &byte, 1) <= 0)
+			exit(1); /* the reader is gone */
+	}
+	at = (size_t) (head % size);
+	first = size - at < len ? size - at : len;
+	memcpy(data + at, bytes, first);
+	memcpy(data, bytes + first, len - first);
+	atomic_store(&ring->head, head + len);
+	helper_notify(data_fd);
+}
+
+static uint64_t
+helper_u64(const unsigned char *bytes)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | bytes[i];
+	return v;
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *input = getenv("FENCESCOPE_FUZZ_WIRE_INPUT");
-	unsigned char *bytes;
-	size_t size, chunk, sent = 1;
-	int fd = -1, end;
+	int shm_fd = -1, data_fd = -1, room_fd = -1, end;
+	unsigned char *bytes, *send;
+	size_t size, chunk, sent = 0, send_size;
+	struct ingest_ring probe, *ring;
+	bool is_scribble;
 
 	for (int i = 1; i + 1 < argc; i++) {
-		if (strcmp(argv[i], "--fd") == 0)
-			fd = atoi(argv[i + 1]);
+		if (strcmp(argv[i], "--wire") == 0 &&
+		    sscanf(argv[i + 1], "%d,%d,%d", &shm_fd, &data_fd, &room_fd) != 3)
+			return 1;
 	}
-	if (fd < 0 || !input)
+	if (shm_fd < 0 || !input)
+		return 1;
+	if (pread(shm_fd, &probe, sizeof(probe), 0) != (ssize_t) sizeof(probe))
+		return 1;
+	ring = mmap(NULL, INGEST_RING_DATA_OFFSET + probe.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    shm_fd, 0);
+	if (ring == MAP_FAILED)
 		return 1;
 	bytes = helper_read(input, &size);
 	if (size == 0) {
 		free(bytes);
 		return 0;
 	}
-	chunk = (bytes[0] >> 2) ? 1 + 61 * (size_t) (bytes[0] >> 2) : size;
-	while (sent < size) {
-		size_t len = size - sent < chunk ? size - sent : chunk;
-		ssize_t n = write(fd, bytes + sent, len);
+	is_scribble = (bytes[0] & 0x80) && size >= 17;
+	send = bytes + (is_scribble ? 17 : 1);
+	send_size = size - (size_t) (send - bytes);
+	chunk = (bytes[0] >> 2) & 0x1f ? 1 + 61 * (size_t) ((bytes[0] >> 2) & 0x1f) : send_size;
+	while (sent < send_size) {
+		size_t len = send_size - sent < chunk ? send_size - sent : chunk;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break; /* the reader went away */
-		sent += (size_t) n;
+		helper_publish(ring, probe.size, data_fd, room_fd, send + sent, len);
+		sent += len;
 	}
-	close(fd);
+	if (is_scribble) {
+		atomic_fetch_add(&ring->head, helper_u64(bytes + 1));
+		ring->size ^= helper_u64(bytes + 9);
+		helper_notify(data_fd);
+	}
 	end = bytes[0] & 3;
 	free(bytes);
 	switch (end) {

@@ -12,6 +12,8 @@ the order the targets use).
       after a first byte that says how fuzz-wire-helper ends (0: exits 0, in one write), and
       the same bytes cut in the middle, sent in small writes by a helper that then aborts."""
 import os
+import socket
+import struct
 import subprocess
 import sys
 
@@ -38,18 +40,41 @@ def trace_seeds(base, out):
               bytes([(index << 2 | 3) & 0xFF]) + b"notes about this recording\n")
 
 
+def decode(helper, trace):
+    """What HELPER publishes for TRACE: the wire of wire-private.h, through a ring in a memfd
+    whose header (head, tail, writer_waiting, reserved, size) the reader sets up. The ring is
+    big enough for a whole base trace, so it is read once, at the end."""
+    data_offset, size = 4096, 4 * 1024 * 1024
+    shm = os.memfd_create("fencescope-seed", 0)
+    os.ftruncate(shm, data_offset + size)
+    os.pwrite(shm, struct.pack("<QQIIQ", 0, 0, 0, 0, size), 0)
+    data_read, data_write = os.pipe()
+    room_read, room_write = socket.socketpair()
+    fds = [shm, data_write, room_read.fileno()]
+    child = subprocess.Popen([helper, "--wire", ",".join(map(str, fds)), "--", trace],
+                             pass_fds=fds, stdout=subprocess.DEVNULL)
+    os.close(data_write)
+    room_read.close()
+    while os.read(data_read, 4096):
+        pass
+    if child.wait() != 0:
+        raise SystemExit("make-seeds: %s failed on %s" % (helper, trace))
+    head, = struct.unpack("<Q", os.pread(shm, 8, 0))
+    if head == 0 or head > size:
+        raise SystemExit("make-seeds: %s published %d bytes for %s" % (helper, head, trace))
+    sent = os.pread(shm, head, data_offset)
+    for fd in (shm, data_read):
+        os.close(fd)
+    room_write.close()
+    return sent
+
+
 def wire_seeds(base, out, helper):
     for name in bases(base):
-        read_fd, write_fd = os.pipe()
-        child = subprocess.Popen([helper, "--fd", str(write_fd), "--", os.path.join(base, name)],
-                                 pass_fds=[write_fd], stdout=subprocess.DEVNULL)
-        os.close(write_fd)
-        with os.fdopen(read_fd, "rb") as f:
-            sent = f.read()
-        if child.wait() != 0 or not sent:
-            raise SystemExit("make-seeds: %s failed on %s" % (helper, name))
+        sent = decode(helper, os.path.join(base, name))
         write(out, "%s-wire" % name, bytes([0]) + sent)
-        # The same bytes cut inside a record, sent 62 bytes at a time (bits 2-7 = 1), then abort.
+        # The same bytes cut inside a record, published 62 bytes at a time (bits 2-6 = 1), then
+        # abort.
         write(out, "%s-wire-cut-abort" % name, bytes([1 << 2 | 2]) + sent[:len(sent) // 2 + 3])
 
 
