@@ -157,6 +157,7 @@ ingest_signal_name(int sig)
  * socket's reading end; ours: the data pipe's reading end and the room socket's writing end. */
 struct ingest_channel {
 	struct ingest_ring *ring;
+	size_t ring_size; /* ours: the shared header's size is the helper's to scribble on */
 	int shm_fd;
 	int data[2];
 	int room[2];
@@ -182,7 +183,7 @@ ingest_channel_fini(struct ingest_channel *ch)
 		close(ch->data[0]);
 	if (ch->room[1] >= 0)
 		close(ch->room[1]);
-	ingest_ring_destroy(ch->ring);
+	ingest_ring_destroy(ch->ring, ch->ring_size);
 	*ch = (struct ingest_channel){.shm_fd = -1, .data = {-1, -1}, .room = {-1, -1}};
 }
 
@@ -199,7 +200,8 @@ ingest_helper_spawn(const char *helper, const char *trace, const char *payload,
 	char wire[64];
 	int argc = 0, err;
 
-	if (!ingest_ring_create(ingest_ring_size(), &ch->shm_fd, &ch->ring) ||
+	ch->ring_size = ingest_ring_size();
+	if (!ingest_ring_create(ch->ring_size, &ch->shm_fd, &ch->ring) ||
 	    pipe2(ch->data, O_CLOEXEC) != 0 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ch->room) != 0) {
 		ingest_error_set(error, "cannot start the decoder: %s", strerror(errno));
@@ -666,7 +668,8 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 		}
 		/* Drain the ring, waking the writer when it waits for room. */
 		do {
-			taken = ingest_wire_reader_take(&reader, channel.ring, &is_writer_waiting);
+			taken = ingest_wire_reader_take(&reader, channel.ring, channel.ring_size,
+							&is_writer_waiting);
 			if (is_writer_waiting)
 				(void) send(channel.room[1], "", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 			status = ingest_pump_records(&pump, &reader);

@@ -55,9 +55,11 @@ struct ingest_ring {
 #define INGEST_RING_SIZE        (1024 * 1024)
 #define INGEST_RING_SIZE_MIN    (16 * 1024)
 
-/* The reader's side: creates the memfd (close-on-exec) with `size` data bytes and maps it. */
+/* The reader's side: creates the memfd (close-on-exec) with `size` data bytes and maps it.
+ * The reader keeps `size` itself: the header is shared, and a helper gone astray may write any
+ * of it (its size included), so the reader never reads back more than `head`. */
 bool ingest_ring_create(size_t size, int *shm_fd, struct ingest_ring **ring);
-void ingest_ring_destroy(struct ingest_ring *ring);
+void ingest_ring_destroy(struct ingest_ring *ring, size_t size);
 
 /* The writing end: each record is encoded in a scratch buffer, then published to the ring. */
 struct ingest_wire_writer {
@@ -105,13 +107,19 @@ struct ingest_wire_reader {
 	/* Strings are copied here with their NUL (the wire bytes have none). */
 	char *strings;
 	size_t string_capacity;
+	/* The bytes taken from the ring so far: the shared tail is written, never read back. */
+	uint64_t tail;
+	/* The ring's head said more than the ring holds: nothing more is a record. */
+	bool is_broken;
 };
 
 bool ingest_wire_reader_init(struct ingest_wire_reader *r);
 void ingest_wire_reader_fini(struct ingest_wire_reader *r);
-/* Takes what the ring holds into the reader's buffer and makes room in the ring. Returns the byte
- * count; *is_writer_waiting tells that the writer waits for room (say so on the room pipe). */
-size_t ingest_wire_reader_take(struct ingest_wire_reader *r, struct ingest_ring *ring,
+/* Takes what the ring of `size` data bytes holds into the reader's buffer and makes room in the
+ * ring. Returns the byte count; *is_writer_waiting tells that the writer waits for room (say so
+ * on the room pipe). A head that claims more than the ring holds breaks the reader: from then on
+ * ingest_wire_next() returns -1. */
+size_t ingest_wire_reader_take(struct ingest_wire_reader *r, struct ingest_ring *ring, size_t size,
 			       bool *is_writer_waiting);
 /* Takes the next whole record out of the buffer: 1 done, 0 it has not fully arrived, -1 the
  * bytes are not a record (a broken helper). */

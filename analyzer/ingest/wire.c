@@ -110,10 +110,10 @@ ingest_ring_create(size_t size, int *shm_fd, struct ingest_ring **ring)
 }
 
 void
-ingest_ring_destroy(struct ingest_ring *ring)
+ingest_ring_destroy(struct ingest_ring *ring, size_t size)
 {
 	if (ring)
-		munmap(ring, INGEST_RING_DATA_OFFSET + ring->size);
+		munmap(ring, INGEST_RING_DATA_OFFSET + size);
 }
 
 bool
@@ -402,13 +402,22 @@ ingest_wire_reader_fini(struct ingest_wire_reader *r)
 }
 
 size_t
-ingest_wire_reader_take(struct ingest_wire_reader *r, struct ingest_ring *ring,
+ingest_wire_reader_take(struct ingest_wire_reader *r, struct ingest_ring *ring, size_t size,
 			bool *is_writer_waiting)
 {
 	const unsigned char *data = (const unsigned char *) ring + INGEST_RING_DATA_OFFSET;
-	uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
+	uint64_t tail = r->tail;
 	uint64_t avail = atomic_load_explicit(&ring->head, memory_order_acquire) - tail;
 	size_t take, at, first;
+
+	*is_writer_waiting = false;
+	if (r->is_broken)
+		return 0;
+	if (avail > size) {
+		/* Only a helper gone astray moves head back or past a whole ring. */
+		r->is_broken = true;
+		return 0;
+	}
 
 	if (r->start > 0) {
 		memmove(r->buf, r->buf + r->start, r->len - r->start);
@@ -425,12 +434,13 @@ ingest_wire_reader_take(struct ingest_wire_reader *r, struct ingest_ring *ring,
 		}
 	}
 	take = avail < r->capacity - r->len ? (size_t) avail : r->capacity - r->len;
-	at = (size_t) (tail % ring->size);
-	first = ring->size - at < take ? ring->size - at : take;
+	at = (size_t) (tail % size);
+	first = size - at < take ? size - at : take;
 	memcpy(r->buf + r->len, data + at, first);
 	memcpy(r->buf + r->len + first, data, take - first);
 	r->len += take;
-	atomic_store(&ring->tail, tail + take);
+	r->tail = tail + take;
+	atomic_store(&ring->tail, r->tail);
 	*is_writer_waiting = atomic_exchange(&ring->writer_waiting, 0) != 0;
 	return take;
 }
@@ -633,6 +643,8 @@ ingest_wire_next(struct ingest_wire_reader *r, struct ingest_wire_record *record
 	struct wire_cursor c = {r->buf + r->start, r->buf + r->len, false};
 	int result = 1;
 
+	if (r->is_broken)
+		return -1;
 	if (c.p == c.end)
 		return 0;
 	record->tag = (enum ingest_wire_tag) * c.p++;
