@@ -9,8 +9,9 @@ the order the targets use).
       stray notes.txt), its other bits the base.
   make-seeds.py wire BASE OUT HELPER
       fuzz-wire: what the real decoder helper (HELPER, fencescope-decode) sends for each base,
-      after a first byte that says how fuzz-wire-helper ends (0: exits 0, in one write), and
-      the same bytes cut in the middle, sent in small writes by a helper that then aborts."""
+      after a first byte that says how fuzz-wire-helper ends (0: exits 0, in one write); the
+      same bytes cut in the middle, sent in small writes by a helper that then aborts; and the
+      same bytes with a header scribble that changes nothing, for mutations to work on."""
 import os
 import socket
 import struct
@@ -76,6 +77,9 @@ def wire_seeds(base, out, helper):
         # The same bytes cut inside a record, published 62 bytes at a time (bits 2-6 = 1), then
         # abort.
         write(out, "%s-wire-cut-abort" % name, bytes([1 << 2 | 2]) + sent[:len(sent) // 2 + 3])
+        # Bit 7: the stand-in scribbles on the ring's shared header (here: adds 0 to head and
+        # xors 0 into size) for mutations to change.
+        write(out, "%s-wire-scribble" % name, bytes([0x80]) + bytes(16) + sent)
 
 
 def main():
