@@ -100,6 +100,7 @@ struct ingest_wire_reader {
 	size_t start, len, capacity;
 	uint64_t last_ts;
 	struct fsa_event event;
+	uint64_t region_mask; /* the raw regions the last event set */
 	uint64_t *handles;
 	size_t handle_capacity;
 	/* Strings are copied here with their NUL (the wire bytes have none). */
