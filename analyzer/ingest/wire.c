@@ -18,8 +18,8 @@
 
 #define WIRE_SCRATCH_SIZE (64 * 1024)
 #define WIRE_BUFFER_SIZE  (256 * 1024)
-/* "There is data" once per this many bytes: the reader wakes up about 50 times per second. */
-#define WIRE_NOTIFY_EVERY (64 * 1024)
+/* "There is data" once per this many bytes: a few hundred wake-ups a second at full speed. */
+#define WIRE_NOTIFY_EVERY (256 * 1024)
 
 /*
  * The bytes of struct fsa_event that the encoding does not know member by member: padding
