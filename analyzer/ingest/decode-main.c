@@ -6,6 +6,7 @@
  * event, loss and progress step to the shared ring of the wire (wire-private.h).
  *
  *   fencescope-decode --wire SHM,DATA,ROOM [--payload HEX] -- TRACE
+ *   fencescope-decode --discard TRACE
  *
  * SHM is the ring's memfd, DATA the "there is data" pipe's writing end, ROOM the "there is room"
  * socket's reading end (file descriptor numbers).
@@ -13,8 +14,10 @@
  * --payload: the event types whose fields the reader needs, as a bit set in hexadecimal (bit i
  * for enum fsa_event_type i, lowest first); without it, every field of every type. It is not a
  * command for users: it is installed in LIBEXECDIR/fencescope and its interface may change.
- * Exit status: 0 the end record was written (whatever the trace), 1 the reader went away or the
- * command line is wrong.
+ * --discard decodes every field of every event and throws it away: for fuzzers and by hand, it
+ * prints the one-line error of a trace that cannot be read and exits 1 (a crash of
+ * libbabeltrace2 is a crash of this process). With --wire, exit status 0: the end record was
+ * written (whatever the trace), 1: the reader went away or the command line is wrong.
  */
 #define _GNU_SOURCE
 
@@ -102,6 +105,17 @@ main(int argc, char **argv)
 	fsa_status status;
 
 	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--discard") == 0 && i + 2 == argc) {
+			struct fsa_ingest_stats discard_stats;
+			fsa_status discard_status =
+			    ingest_graph_read(argv[i + 1], NULL, &discard_stats, &error);
+
+			if (discard_status != FSA_OK)
+				fprintf(stderr, "%s\n",
+					error ? error : fsa_status_string(discard_status));
+			free(error);
+			return discard_status == FSA_OK ? 0 : 1;
+		}
 		if (strcmp(argv[i], "--wire") == 0 && i + 1 < argc) {
 			if (sscanf(argv[++i], "%d,%d,%d", &shm_fd, &data_fd, &room_fd) != 3)
 				shm_fd = -1;
@@ -121,16 +135,14 @@ main(int argc, char **argv)
 	if (shm_fd < 0 || data_fd < 0 || room_fd < 0 || !trace) {
 		fprintf(stderr,
 			"usage: %s --wire SHM,DATA,ROOM [--payload HEX] -- TRACE (run by "
-			"fencescope, not by hand)\n",
-			argv[0]);
+			"fencescope), or %s --discard TRACE\n",
+			argv[0], argv[0]);
 		return 1;
 	}
 	/* A reader that went away is a failed write, not a signal; a reader that died (even by
 	 * SIGKILL) takes this process with it. */
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() == 1)
-		return 1;
 	if (!ingest_wire_writer_init(&writer, shm_fd, data_fd, room_fd))
 		return 1;
 	callbacks.data = &writer;

@@ -153,6 +153,52 @@ ingest_signal_name(int sig)
 	}
 }
 
+/*
+ * Our environment for the helper, except under AddressSanitizer: there the helper must die by
+ * the signal libbabeltrace2 raises, as it does in a normal build, instead of ASan reporting the
+ * fault and exiting 1 (ASAN_OPTIONS gets handle_segv=0 and friends; the helper's stderr is
+ * /dev/null anyway). NULL: use `environ` as it is.
+ */
+static char **
+ingest_child_environ(void)
+{
+	static const char add[] = "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0:"
+				  "handle_sigill=0:detect_leaks=0";
+	const char *asan = getenv("ASAN_OPTIONS");
+	size_t count = 0, n = 0;
+	char **env;
+
+	if (!asan)
+		return NULL;
+	while (environ[count])
+		count++;
+	env = calloc(count + 1, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < count; i++) {
+		if (strncmp(environ[i], "ASAN_OPTIONS=", 13) == 0) {
+			if (asprintf(&env[n], "ASAN_OPTIONS=%s%s%s", asan, *asan ? ":" : "", add) <
+			    0)
+				env[n] = NULL;
+			if (env[n])
+				n++;
+		} else {
+			env[n] = strdup(environ[i]);
+			if (env[n])
+				n++;
+		}
+	}
+	return env;
+}
+
+static void
+ingest_child_environ_free(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
 /* The child's ends of the wire: the ring's memfd, the data pipe's writing end, the room
  * socket's reading end; ours: the data pipe's reading end and the room socket's writing end. */
 struct ingest_channel {
@@ -198,6 +244,7 @@ ingest_helper_spawn(const char *helper, const char *trace, const char *payload,
 	bool is_logging = log && *log && strcmp(log, "0") != 0;
 	char *argv[8];
 	char wire[64];
+	char **child_env;
 	int argc = 0, err;
 
 	ch->ring_size = ingest_ring_size();
@@ -253,7 +300,9 @@ ingest_helper_spawn(const char *helper, const char *trace, const char *payload,
 	posix_spawn_file_actions_adddup2(&actions, ch->shm_fd, 3);
 	posix_spawn_file_actions_adddup2(&actions, ch->data[1], 4);
 	posix_spawn_file_actions_adddup2(&actions, ch->room[0], 5);
-	err = posix_spawn(pid, helper, &actions, &attr, argv, environ);
+	child_env = ingest_child_environ();
+	err = posix_spawn(pid, helper, &actions, &attr, argv, child_env ? child_env : environ);
+	ingest_child_environ_free(child_env);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
 	/* Only the child keeps its ends: our data pipe then sees the end of file when it dies. */

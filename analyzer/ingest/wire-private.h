@@ -4,7 +4,7 @@
  * fsa_ingest_run() (ingest.c) reads back. The bytes go through a ring in shared memory (a memfd
  * the reader creates), so that every record the helper finished is there to read even when
  * libbabeltrace2 crashes the helper a moment later; two pipes only wake the other side up
- * ("there is data" every 64 KiB and at the end, "there is room" when the writer waits), and the
+ * ("there is data" every 256 KiB and at the end, "there is room" when the writer waits), and the
  * first one's end of file says that the helper is gone.
  *
  * A stream of records, each a tag byte and a body of LEB128 varints and a few raw structs; both
@@ -52,7 +52,7 @@ struct ingest_ring {
 };
 
 #define INGEST_RING_DATA_OFFSET 4096
-#define INGEST_RING_SIZE        (1024 * 1024)
+#define INGEST_RING_SIZE        (4 * 1024 * 1024)
 #define INGEST_RING_SIZE_MIN    (16 * 1024)
 
 /* The reader's side: creates the memfd (close-on-exec) with `size` data bytes and maps it.
@@ -65,7 +65,7 @@ void ingest_ring_destroy(struct ingest_ring *ring, size_t size);
 struct ingest_wire_writer {
 	struct ingest_ring *ring;
 	unsigned char *data;
-	int data_fd; /* "there is data": one byte per 64 KiB published, and at the end */
+	int data_fd; /* "there is data": one byte per 256 KiB published, and at the end */
 	int room_fd; /* "there is room": read when the ring is full */
 	uint64_t unnotified;
 	unsigned char *buf;
@@ -102,6 +102,7 @@ struct ingest_wire_reader {
 	size_t start, len, capacity;
 	uint64_t last_ts;
 	struct fsa_event event;
+	uint64_t region_mask; /* the raw regions the last event set */
 	uint64_t *handles;
 	size_t handle_capacity;
 	/* Strings are copied here with their NUL (the wire bytes have none). */
