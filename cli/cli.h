@@ -45,6 +45,11 @@ void fs_error(const char *subcommand, const char *format, ...)
  */
 void fs_remove_outputs_on_signals(void);
 
+/* --recording NAME of report, export, render and view: the folder of that recording under
+ * TRACE (fsa_ingest_pick_recording), or NULL after saying why on stderr. (transfer full:
+ * g_free()) */
+char *fs_recording_pick(const char *subcommand, const char *trace, const char *recording);
+
 /* The path of this executable, to re-run it (record runs `fencescope run` under a session). */
 const char *fs_self_path(void);
 

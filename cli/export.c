@@ -348,6 +348,7 @@ fs_export_main(int argc, char **argv)
 	g_autofree char *perfetto_path = NULL;
 	g_autofree char *begin_text = NULL;
 	g_autofree char *end_text = NULL;
+	g_autofree char *recording = NULL;
 	gboolean is_force = FALSE, is_quiet = FALSE;
 	struct fsa_report_time begin = {0}, end = {0};
 	g_auto(GStrv) rest = NULL;
@@ -367,6 +368,10 @@ fs_export_main(int argc, char **argv)
 	     NULL},
 	    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &is_quiet, "No progress and no notes on stderr",
 	     NULL},
+	    {"recording", 0, 0, G_OPTION_ARG_STRING, &recording,
+	     "Of a folder holding several recordings, the one named NAME (its LTTng trace name "
+	     "or its folder)",
+	     "NAME"},
 	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "TRACE"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
@@ -385,6 +390,15 @@ fs_export_main(int argc, char **argv)
 	if (!rest || !rest[0] || rest[1]) {
 		fs_error(EXPORT_COMMAND, "give exactly one TRACE; see 'fencescope export --help'");
 		return FS_EXIT_USAGE;
+	}
+	if (recording) {
+		/* --recording: the folder of that recording replaces TRACE. */
+		char *picked = fs_recording_pick(EXPORT_COMMAND, rest[0], recording);
+
+		if (!picked)
+			return FS_EXIT_FAILURE;
+		g_free(rest[0]);
+		rest[0] = picked;
 	}
 	if (!sqlite_path && !perfetto_path) {
 		fs_error(EXPORT_COMMAND, "nothing to write: give --sqlite FILE, --perfetto FILE "

@@ -12,6 +12,10 @@
 #include <unistd.h>
 
 #include <fencescope/runtime.h>
+#include <glib.h>
+#include <stdlib.h>
+
+#include "fsa/ingest.h"
 
 #include "fsa/output-file.h"
 
@@ -106,4 +110,19 @@ main(int argc, char **argv)
 			return subcommands[i].main(argc - 1, argv + 1);
 	fprintf(stderr, "fencescope: '%s' is not a command; see 'fencescope --help'\n", argv[1]);
 	return FS_EXIT_USAGE;
+}
+
+char *
+fs_recording_pick(const char *subcommand, const char *trace, const char *recording)
+{
+	char *path = NULL, *error = NULL, *picked;
+
+	if (fsa_ingest_pick_recording(trace, recording, &path, &error) != FSA_OK) {
+		fs_error(subcommand, "%s", error ? error : "cannot pick the recording");
+		free(error);
+		return NULL;
+	}
+	picked = g_strdup(path);
+	free(path);
+	return picked;
 }

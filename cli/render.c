@@ -68,6 +68,7 @@ fs_render_main(int argc, char **argv)
 	g_autofree char *begin_text = NULL;
 	g_autofree char *end_text = NULL;
 	g_autofree char *filter_text = NULL;
+	g_autofree char *recording = NULL;
 	gint width = 1600, height = 0;
 	/* G_MININT64: not given (any negative id given is refused). */
 	gint64 select_op = G_MININT64;
@@ -105,6 +106,10 @@ fs_render_main(int argc, char **argv)
 	     "Expand the fence rows (CurrentValue steps)", NULL},
 	    {"no-legend", 0, 0, G_OPTION_ARG_NONE, &no_legend, "Leave the legend out", NULL},
 	    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &is_quiet, "No progress on stderr", NULL},
+	    {"recording", 0, 0, G_OPTION_ARG_STRING, &recording,
+	     "Of a folder holding several recordings, the one named NAME (its LTTng trace name "
+	     "or its folder)",
+	     "NAME"},
 	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "TRACE"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
@@ -123,6 +128,15 @@ fs_render_main(int argc, char **argv)
 	if (!rest || !rest[0] || rest[1]) {
 		fs_error(RENDER_COMMAND, "give exactly one TRACE; see 'fencescope render --help'");
 		return FS_EXIT_USAGE;
+	}
+	if (recording) {
+		/* --recording: the folder of that recording replaces TRACE. */
+		char *picked = fs_recording_pick(RENDER_COMMAND, rest[0], recording);
+
+		if (!picked)
+			return FS_EXIT_FAILURE;
+		g_free(rest[0]);
+		rest[0] = picked;
 	}
 	if (!out_path) {
 		fs_error(RENDER_COMMAND, "give -o FILE (.png, .svg or .pdf)");

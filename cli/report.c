@@ -40,6 +40,7 @@ struct report_args {
 	gint top;
 	gint examples;
 	gchar *output;
+	gchar *recording;
 	gchar **rest;
 };
 
@@ -52,6 +53,7 @@ report_args_clear(struct report_args *args)
 	g_free(args->end);
 	g_strfreev(args->fail_if);
 	g_free(args->output);
+	g_free(args->recording);
 	g_strfreev(args->rest);
 }
 
@@ -270,6 +272,10 @@ fs_report_main(int argc, char **argv)
 	     "examples listed per anomaly kind (default 5)", "N"},
 	    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &args.output,
 	     "write the report to FILE instead of standard output", "FILE"},
+	    {"recording", 0, 0, G_OPTION_ARG_STRING, &args.recording,
+	     "Of a folder holding several recordings, the one named NAME (its LTTng trace name "
+	     "or its folder)",
+	     "NAME"},
 	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args.rest, NULL, "TRACE"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
@@ -299,6 +305,17 @@ fs_report_main(int argc, char **argv)
 		goto end;
 	}
 	exit_status = build_options(&args, &options, &format);
+	if (exit_status == FS_EXIT_OK && args.recording) {
+		/* --recording: the folder of that recording replaces TRACE. */
+		char *picked = fs_recording_pick(REPORT_COMMAND, args.rest[0], args.recording);
+
+		if (picked) {
+			g_free(args.rest[0]);
+			args.rest[0] = picked;
+		} else {
+			exit_status = FS_EXIT_FAILURE;
+		}
+	}
 	if (exit_status == FS_EXIT_OK) {
 		fs_remove_outputs_on_signals();
 		exit_status = run_report(args.rest[0], &args, &options, format);

@@ -43,10 +43,15 @@ int
 fs_view_main(int argc, char **argv)
 {
 	g_auto(GStrv) rest = NULL;
+	g_autofree char *recording = NULL;
 	g_autoptr(GOptionContext) context = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autofree char *viewer = NULL;
 	const GOptionEntry entries[] = {
+	    {"recording", 0, 0, G_OPTION_ARG_STRING, &recording,
+	     "Of a folder holding several recordings, the one named NAME (its LTTng trace name "
+	     "or its folder)",
+	     "NAME"},
 	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "[TRACE]"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
@@ -72,6 +77,15 @@ fs_view_main(int argc, char **argv)
 	if (rest && rest[0] && !g_file_test(rest[0], G_FILE_TEST_EXISTS)) {
 		fs_error(VIEW_COMMAND, "%s: no such file or folder", rest[0]);
 		return FS_EXIT_USAGE;
+	}
+	if (recording) {
+		/* --recording: the folder of that recording replaces TRACE. */
+		char *picked = fs_recording_pick(VIEW_COMMAND, rest[0], recording);
+
+		if (!picked)
+			return FS_EXIT_FAILURE;
+		g_free(rest[0]);
+		rest[0] = picked;
 	}
 	viewer = find_viewer();
 	if (viewer == NULL) {

@@ -6,8 +6,11 @@
 #ifndef FSA_INGEST_PRIVATE_H
 #define FSA_INGEST_PRIVATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "fsa/ingest.h"
 #include "fsa/model.h"
 
 /* CTF trace folders (each holds a `metadata` file), sorted. */
@@ -32,6 +35,70 @@ fsa_status ingest_dirs_find(const char *path, struct ingest_dirs *dirs, char **e
  * truncated trace would hang instead of failing. Returns FSA_OK or FSA_ERR_TRACE.
  */
 fsa_status ingest_metadata_check(const char *dir, char **error);
+
+/* Refuses a trace folder holding a file that is not a CTF stream (a notes.txt beside the
+ * streams): src.ctf.fs refuses the whole folder then, with a cause that names only its own
+ * state. Returns FSA_OK or FSA_ERR_IO with a message naming the file. */
+fsa_status ingest_dirs_check_streams(const struct ingest_dirs *dirs, char **error);
+
+/* The trace UUID of a trace folder, read from its metadata file (the first packet header, or
+ * `uuid = "…"` in plain-text metadata), to group folders of one trace without asking Babeltrace
+ * (its queries abort on odd folders). NULL when unknown. (transfer full: free()) */
+char *ingest_metadata_uuid(const char *dir);
+
+/* Replaces heap addresses (0x followed by 8 or more hex digits) in `text` by "0x…", in place
+ * (the result is never longer: "0x…" is 5 bytes, the shortest address 10). */
+void ingest_error_strip_addresses(char *text);
+
+/*
+ * The in-process reader: the libbabeltrace2 graph itself (graph.c), with fsa_ingest_run()'s
+ * contract. Only the decoder helper (decode-main.c) calls it; everyone else goes through
+ * fsa_ingest_run(), which runs the helper in a child process.
+ */
+fsa_status ingest_graph_read(const char *trace, const struct fsa_ingest_callbacks *callbacks,
+			     struct fsa_ingest_stats *stats, char **error_message);
+
+/* Called about once a second while the graph has nothing to give (a live session between
+ * its timer ticks), so that the reader can tell a quiet decoder from a hung one. */
+void ingest_graph_set_heartbeat(void (*heartbeat)(void *data), void *data);
+
+/* check.c: the metadata's TSDL text (packetized metadata unpacked), NULL when unreadable. */
+char *ingest_metadata_text(const char *dir);
+
+/* Which recording a trace folder belongs to: "TRACE_NAME (CREATION_DATETIME, HOSTNAME)" from
+ * LTTng's metadata env block, or the folder itself when the metadata does not say. All the
+ * folders of one LTTng session (per-UID, per-PID, 32/64-bit) share it. (transfer full) */
+char *ingest_recording_id(const char *dir);
+
+/* A stream file shorter than its index says (LTTng's index/NAME.idx). */
+struct ingest_truncation {
+	char *file;            /* the stream file's path */
+	uint64_t packets;      /* in the index */
+	uint64_t packets_lost; /* not whole in the file */
+	uint64_t kept_bytes;   /* the whole packets before the cut */
+	uint64_t file_bytes;   /* the file's size */
+	bool has_range;        /* begin_ns/end_ns: the lost packets' times, from the index */
+	uint64_t begin_ns, end_ns;
+	uint64_t stream_id;
+	uint32_t cpu_id; /* from the file name (CHANNEL_CPU), UINT32_MAX if not */
+};
+
+struct ingest_truncations {
+	struct ingest_truncation *items;
+	size_t count, capacity;
+};
+
+/* Adds every truncated stream file of the folders. Streams without an index are not checked.
+ * Returns FSA_OK or FSA_ERR_NOMEM. */
+fsa_status ingest_truncations_find(const struct ingest_dirs *dirs, struct ingest_truncations *out);
+void ingest_truncations_fini(struct ingest_truncations *t);
+
+/* A temporary folder (in $TMPDIR or /tmp) in which dN mirrors dirs->paths[N] through symbolic
+ * links, the truncated streams being copied up to their last whole packet. *view: (transfer
+ * full) give it to ingest_view_remove(), which removes the folder and frees the path. */
+fsa_status ingest_view_create(const struct ingest_dirs *dirs, const struct ingest_truncations *t,
+			      char **view, char **error);
+void ingest_view_remove(char *view);
 
 /* Sets *error (when error is non-NULL and *error still NULL) to the formatted one-line text. */
 __attribute__((format(printf, 2, 3))) void ingest_error_set(char **error, const char *fmt, ...);

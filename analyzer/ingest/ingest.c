@@ -1,605 +1,636 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analyzer/ingest's graph: src.ctf.fs (one component per trace UUID, as the babeltrace2 CLI makes
- * them) or src.ctf.lttng-live → flt.utils.muxer → a simple sink that hands each message to the
- * decoder (decoder.c) and what comes out to the caller's callbacks. One pass, in time order,
- * nothing kept but the decoder's per-class tables: memory does not grow with the trace.
+ * fsa_ingest_run(): reads a trace through the decoder helper, `fencescope-decode`, in a child
+ * process, and hands what it sends to the caller's callbacks. libbabeltrace2 2.0.4 aborts or
+ * crashes on some damaged traces; in the child that ends only the child, and the caller keeps
+ * everything that arrived before, with FSA_ERR_TRACE and a cause that is the same on every run.
+ * The child decodes while the caller models, so the two use two cores.
  *
- * It does not interpret events (the model does) nor find trace folders (discover.c). Errors
- * become one line naming the trace; Babeltrace's own cause is quoted, its logging kept quiet so
- * that a damaged trace gives one clear line instead of a page of warnings.
+ * The helper is exec'd (posix_spawn), never forked bare: the viewer calls this from a worker
+ * thread of a GTK process. It is found next to the build tree when the calling program runs from
+ * the build tree, else in LIBEXECDIR/fencescope, else `../libexec/fencescope` beside the
+ * program; FENCESCOPE_DECODE_HELPER names another one.
+ *
+ * Hang policy: a decoder that sends nothing for FENCESCOPE_DECODE_TIMEOUT seconds (default 60,
+ * 0 for never) is killed; a live reader that waits for data says it is alive every second, so
+ * only a stuck one is cut. The wire format is wire.c's; the graph itself is graph.c's.
  */
-#define _GNU_SOURCE /* asprintf */
-
-#include <babeltrace2/babeltrace.h>
+#define _GNU_SOURCE /* asprintf, pipe2, F_SETPIPE_SZ */
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
-#include <stdatomic.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "decoder.h"
 #include "fsa/ingest.h"
 #include "ingest-private.h"
+#include "wire-private.h"
 
-#define INGEST_PROGRESS_EVERY 65536
+extern char **environ;
 
-/*
- * Components stay quiet: their causes reach the one-line message. FENCESCOPE_BT_LOG=1 (or a
- * Babeltrace level letter, T D I W E) lets them log to stderr, to see why a trace was refused.
- */
-static bt_logging_level
-ingest_log_level(void)
+#define INGEST_TIMEOUT_DEFAULT_S 60
+#define INGEST_POLL_MS           250
+
+static char *
+ingest_helper_path(void)
 {
-	const char *env = getenv("FENCESCOPE_BT_LOG");
+	const char *env = getenv("FENCESCOPE_DECODE_HELPER");
+	char exe[PATH_MAX];
+	ssize_t len;
+	char *path = NULL;
 
-	if (!env || !*env || strcmp(env, "0") == 0)
-		return BT_LOGGING_LEVEL_NONE;
-	switch (env[0]) {
-	case 'T':
-		return BT_LOGGING_LEVEL_TRACE;
-	case 'D':
-		return BT_LOGGING_LEVEL_DEBUG;
-	case 'I':
-		return BT_LOGGING_LEVEL_INFO;
-	case 'E':
-		return BT_LOGGING_LEVEL_ERROR;
+	if (env && *env)
+		return strdup(env);
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len > 0) {
+		exe[len] = '\0';
+		if (strncmp(exe, FSA_BUILD_ROOT "/", strlen(FSA_BUILD_ROOT) + 1) == 0 &&
+		    access(FSA_DECODE_BUILD_PATH, X_OK) == 0)
+			return strdup(FSA_DECODE_BUILD_PATH);
+	}
+	if (access(FSA_DECODE_INSTALL_PATH, X_OK) == 0)
+		return strdup(FSA_DECODE_INSTALL_PATH);
+	if (len > 0) {
+		char *slash = strrchr(exe, '/');
+
+		/* A relocated install: PREFIX/bin/program → PREFIX/libexec/fencescope. */
+		if (slash) {
+			*slash = '\0';
+			if (asprintf(&path, "%s/../libexec/fencescope/fencescope-decode", exe) < 0)
+				path = NULL;
+			if (path && access(path, X_OK) == 0)
+				return path;
+			free(path);
+		}
+	}
+	return strdup(FSA_DECODE_INSTALL_PATH);
+}
+
+static int
+ingest_timeout_s(void)
+{
+	const char *env = getenv("FENCESCOPE_DECODE_TIMEOUT");
+
+	if (env && *env) {
+		char *end;
+		long v = strtol(env, &end, 10);
+
+		if (*end == '\0' && v >= 0 && v < INT_MAX / 1000)
+			return (int) v;
+	}
+	return INGEST_TIMEOUT_DEFAULT_S;
+}
+
+/* FENCESCOPE_DECODE_RING_KIB: a smaller ring, for tests (wrap-around, a writer that waits). */
+static size_t
+ingest_ring_size(void)
+{
+	const char *env = getenv("FENCESCOPE_DECODE_RING_KIB");
+	long kib = env && *env ? strtol(env, NULL, 10) : 0;
+
+	if (kib * 1024 >= INGEST_RING_SIZE_MIN && kib <= 1024 * 1024)
+		return (size_t) kib * 1024;
+	return INGEST_RING_SIZE;
+}
+
+/* The event types whose fields the caller needs, as decode-main.c's --payload reads them. */
+static char *
+ingest_payload_hex(bool (*needs_payload)(enum fsa_event_type type))
+{
+	size_t digits = (FSA_EV_COUNT + 3) / 4;
+	char *hex = malloc(digits + 1);
+
+	if (!hex)
+		return NULL;
+	for (size_t d = 0; d < digits; d++) {
+		unsigned v = 0;
+
+		for (unsigned b = 0; b < 4; b++) {
+			size_t type = d * 4 + b;
+
+			if (type < FSA_EV_COUNT && needs_payload((enum fsa_event_type) type))
+				v |= 1u << b;
+		}
+		hex[digits - 1 - d] = "0123456789abcdef"[v];
+	}
+	hex[digits] = '\0';
+	return hex;
+}
+
+static const char *
+ingest_signal_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV:
+		return "SIGSEGV";
+	case SIGABRT:
+		return "SIGABRT";
+	case SIGBUS:
+		return "SIGBUS";
+	case SIGFPE:
+		return "SIGFPE";
+	case SIGILL:
+		return "SIGILL";
+	case SIGKILL:
+		return "SIGKILL";
+	case SIGTERM:
+		return "SIGTERM";
+	case SIGINT:
+		return "SIGINT";
 	default:
-		return BT_LOGGING_LEVEL_WARNING;
+		return NULL;
 	}
 }
 
-struct ingest_run {
-	const struct fsa_ingest_callbacks *callbacks;
-	struct fsa_decoder *decoder;
-	/* The first non-OK status of a callback or the decoder: it stops the graph. */
-	fsa_status status;
-	char *error;
-	uint64_t next_progress;
-	/* Trace time range from the stream indexes, for the progress fraction. */
-	bool has_range;
-	uint64_t range_begin, range_end;
+/*
+ * Our environment for the helper, except under AddressSanitizer: there the helper must die by
+ * the signal libbabeltrace2 raises, as it does in a normal build, instead of ASan reporting the
+ * fault and exiting 1 (ASAN_OPTIONS gets handle_segv=0 and friends; the helper's stderr is
+ * /dev/null anyway). NULL: use `environ` as it is.
+ */
+static char **
+ingest_child_environ(void)
+{
+	static const char add[] = "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0:"
+				  "handle_sigill=0:detect_leaks=0";
+	const char *asan = getenv("ASAN_OPTIONS");
+	size_t count = 0, n = 0;
+	char **env;
+
+	if (!asan)
+		return NULL;
+	while (environ[count])
+		count++;
+	env = calloc(count + 1, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < count; i++) {
+		if (strncmp(environ[i], "ASAN_OPTIONS=", 13) == 0) {
+			if (asprintf(&env[n], "ASAN_OPTIONS=%s%s%s", asan, *asan ? ":" : "", add) <
+			    0)
+				env[n] = NULL;
+			if (env[n])
+				n++;
+		} else {
+			env[n] = strdup(environ[i]);
+			if (env[n])
+				n++;
+		}
+	}
+	return env;
+}
+
+static void
+ingest_child_environ_free(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+/* The child's ends of the wire: the ring's memfd, the data pipe's writing end, the room
+ * socket's reading end; ours: the data pipe's reading end and the room socket's writing end. */
+struct ingest_channel {
+	struct ingest_ring *ring;
+	size_t ring_size; /* ours: the shared header's size is the helper's to scribble on */
+	int shm_fd;
+	int data[2];
+	int room[2];
 };
 
-/*
- * libbabeltrace2 2.0.4's CTF decoder crashes (SIGSEGV, after a GLib critical) on some corrupted
- * stream bytes, such as a sequence length above 2^31 — `babeltrace2 -o dummy` crashes the same
- * way. Its state is garbage by then, so nothing can be recovered in-process; what we can do is
- * die with one clear line instead of a core dump. The handler acts only while this thread is
- * inside the CTF source (bt_message_iterator_next); any other fault goes to the handler that was
- * there before (or the default action), unchanged.
- */
-static _Thread_local volatile sig_atomic_t ingest_inside_bt;
-static _Thread_local const char *volatile ingest_guard_trace;
-static struct sigaction ingest_old_segv, ingest_old_bus;
-static atomic_flag ingest_guard_installed = ATOMIC_FLAG_INIT;
-
 static void
-ingest_guard_write(const char *s)
+ingest_channel_close_child_ends(struct ingest_channel *ch)
 {
-	size_t len = strlen(s);
-
-	while (len > 0) {
-		ssize_t n = write(STDERR_FILENO, s, len);
-
-		if (n <= 0 && errno != EINTR)
-			return;
-		if (n > 0) {
-			s += n;
-			len -= (size_t) n;
-		}
-	}
+	if (ch->shm_fd >= 0)
+		close(ch->shm_fd);
+	if (ch->data[1] >= 0)
+		close(ch->data[1]);
+	if (ch->room[0] >= 0)
+		close(ch->room[0]);
+	ch->shm_fd = ch->data[1] = ch->room[0] = -1;
 }
 
 static void
-ingest_guard_handler(int sig)
+ingest_channel_fini(struct ingest_channel *ch)
 {
-	if (ingest_inside_bt) {
-		ingest_guard_write(program_invocation_short_name);
-		ingest_guard_write(": ");
-		ingest_guard_write(ingest_guard_trace ? ingest_guard_trace : "trace");
-		ingest_guard_write(
-		    ": libbabeltrace2 crashed while decoding the trace (a stream file "
-		    "is corrupted)\n");
-		_exit(1);
-	}
-	/* Not ours: put the previous action back and let the fault happen again under it. */
-	sigaction(sig, sig == SIGSEGV ? &ingest_old_segv : &ingest_old_bus, NULL);
-}
-
-static void
-ingest_guard_install(void)
-{
-	struct sigaction sa = {.sa_handler = ingest_guard_handler};
-
-	if (atomic_flag_test_and_set(&ingest_guard_installed))
-		return;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_NODEFER | SA_RESETHAND;
-	sigaction(SIGSEGV, &sa, &ingest_old_segv);
-	sigaction(SIGBUS, &sa, &ingest_old_bus);
-}
-
-/* Moves the thread's Babeltrace error into *error: its first cause, the one closest to the
- * failure, after `what`. The thread's error is always released. */
-static void
-ingest_error_take_bt(char **error, const char *what)
-{
-	const bt_error *bt_err = bt_current_thread_take_error();
-	const char *cause = NULL;
-
-	if (bt_err && bt_error_get_cause_count(bt_err) > 0)
-		cause = bt_error_cause_get_message(bt_error_borrow_cause_by_index(bt_err, 0));
-	if (cause && *cause)
-		ingest_error_set(error, "%s: %s", what, cause);
-	else
-		ingest_error_set(error, "%s", what);
-	if (bt_err)
-		bt_error_release(bt_err);
-}
-
-static double
-ingest_fraction(const struct ingest_run *run)
-{
-	uint64_t ts = fsa_decoder_last_ts(run->decoder);
-
-	if (!run->has_range || ts == FSA_TIME_NONE || run->range_end <= run->range_begin)
-		return -1.0;
-	if (ts <= run->range_begin)
-		return 0.0;
-	if (ts >= run->range_end)
-		return 1.0;
-	return (double) (ts - run->range_begin) / (double) (run->range_end - run->range_begin);
+	ingest_channel_close_child_ends(ch);
+	if (ch->data[0] >= 0)
+		close(ch->data[0]);
+	if (ch->room[1] >= 0)
+		close(ch->room[1]);
+	ingest_ring_destroy(ch->ring, ch->ring_size);
+	*ch = (struct ingest_channel){.shm_fd = -1, .data = {-1, -1}, .room = {-1, -1}};
 }
 
 static fsa_status
-ingest_message_handle(struct ingest_run *run, const bt_message *msg)
+ingest_helper_spawn(const char *helper, const char *trace, const char *payload,
+		    struct ingest_channel *ch, pid_t *pid, char **error)
 {
-	const struct fsa_ingest_callbacks *cb = run->callbacks;
-	const struct fsa_event *event = NULL;
-	struct fsa_discard discard;
-	enum fsa_decoded what;
-	fsa_status status;
+	posix_spawn_file_actions_t actions;
+	posix_spawnattr_t attr;
+	sigset_t signals;
+	const char *log = getenv("FENCESCOPE_BT_LOG");
+	bool is_logging = log && *log && strcmp(log, "0") != 0;
+	char *argv[8];
+	char wire[64];
+	char **child_env;
+	int argc = 0, err;
 
-	status = fsa_decoder_decode(run->decoder, msg, &what, &event, &discard, &run->error);
-	if (status != FSA_OK)
-		return status;
-	if (what == FSA_DECODED_EVENT) {
-		const struct fsa_ingest_stats *stats = fsa_decoder_borrow_stats(run->decoder);
+	ch->ring_size = ingest_ring_size();
+	if (!ingest_ring_create(ch->ring_size, &ch->shm_fd, &ch->ring) ||
+	    pipe2(ch->data, O_CLOEXEC) != 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ch->room) != 0) {
+		ingest_error_set(error, "cannot start the decoder: %s", strerror(errno));
+		return FSA_ERR_IO;
+	}
+	/* The helper's ends get fixed numbers 3, 4, 5; lift ours above them first, so that no
+	 * dup2 lands on a number that is still to be copied (or onto itself, which would keep
+	 * close-on-exec). */
+	for (int i = 0; i < 3; i++) {
+		int *which = i == 0 ? &ch->shm_fd : i == 1 ? &ch->data[1] : &ch->room[0];
+		int moved = fcntl(*which, F_DUPFD_CLOEXEC, 10);
 
-		if (cb->event) {
-			status = cb->event(cb->data, event);
-			if (status != FSA_OK)
-				return status;
+		if (moved < 0) {
+			ingest_error_set(error, "cannot start the decoder: %s", strerror(errno));
+			return FSA_ERR_IO;
 		}
-		if (stats->events >= run->next_progress) {
-			run->next_progress = stats->events + INGEST_PROGRESS_EVERY;
-			if (cb->progress &&
-			    cb->progress(cb->data, stats->events, ingest_fraction(run)))
-				return FSA_ERR_CANCELLED;
-		}
-	} else if (what == FSA_DECODED_DISCARD && cb->discard) {
-		return cb->discard(cb->data, &discard);
+		close(*which);
+		*which = moved;
+	}
+	snprintf(wire, sizeof(wire), "3,4,5");
+	argv[argc++] = (char *) helper;
+	argv[argc++] = (char *) "--wire";
+	argv[argc++] = wire;
+	if (payload) {
+		argv[argc++] = (char *) "--payload";
+		argv[argc++] = (char *) payload;
+	}
+	argv[argc++] = (char *) "--";
+	argv[argc++] = (char *) trace;
+	argv[argc] = NULL;
+
+	posix_spawn_file_actions_init(&actions);
+	posix_spawnattr_init(&attr);
+	/* The child starts with no blocked signal and default actions (the viewer's threads may
+	 * block some), in our process group so that Ctrl-C ends it with us. */
+	sigemptyset(&signals);
+	posix_spawnattr_setsigmask(&attr, &signals);
+	sigaddset(&signals, SIGPIPE);
+	sigaddset(&signals, SIGINT);
+	sigaddset(&signals, SIGTERM);
+	posix_spawnattr_setsigdefault(&attr, &signals);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+	/* Babeltrace's and GLib's complaints before a crash are noise here; the cause comes back
+	 * in the end record or as the child's fate. FENCESCOPE_BT_LOG=1 shows them. */
+	if (!is_logging)
+		posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&actions, ch->shm_fd, 3);
+	posix_spawn_file_actions_adddup2(&actions, ch->data[1], 4);
+	posix_spawn_file_actions_adddup2(&actions, ch->room[0], 5);
+	child_env = ingest_child_environ();
+	err = posix_spawn(pid, helper, &actions, &attr, argv, child_env ? child_env : environ);
+	ingest_child_environ_free(child_env);
+	posix_spawn_file_actions_destroy(&actions);
+	posix_spawnattr_destroy(&attr);
+	/* Only the child keeps its ends: our data pipe then sees the end of file when it dies. */
+	ingest_channel_close_child_ends(ch);
+	if (err != 0) {
+		ingest_error_set(error, "cannot start the decoder %s: %s", helper, strerror(err));
+		return FSA_ERR_IO;
 	}
 	return FSA_OK;
 }
 
-static bt_graph_simple_sink_component_consume_func_status
-ingest_sink_consume(bt_message_iterator *iterator, void *user_data)
+static int
+ingest_helper_reap(pid_t pid, bool is_kill)
 {
-	struct ingest_run *run = user_data;
-	bt_message_array_const msgs;
-	uint64_t count = 0;
+	int wstatus = 0;
 
-	bt_message_iterator_next_status next_status;
-
-	ingest_inside_bt = 1;
-	next_status = bt_message_iterator_next(iterator, &msgs, &count);
-	ingest_inside_bt = 0;
-	switch (next_status) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
-	default:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
-	}
-	/* Every message reference is ours: put them all, also after a stop. */
-	for (uint64_t i = 0; i < count; i++) {
-		if (run->status == FSA_OK)
-			run->status = ingest_message_handle(run, msgs[i]);
-		bt_message_put_ref(msgs[i]);
-	}
-	/* A stop asked by a callback or the decoder is not Babeltrace's error: no cause. */
-	return run->status == FSA_OK ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK
-				     : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	if (is_kill)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+		;
+	return wstatus;
 }
 
+struct ingest_pump {
+	const struct fsa_ingest_callbacks *cb;
+	struct fsa_ingest_stats seen; /* what arrived, for a decoder that died */
+	uint64_t events_read;         /* from its progress records */
+	double fraction;
+	bool has_end;
+	int end_status;
+	struct fsa_ingest_stats end_stats;
+	char *end_error;
+};
+
+/* Hands the records in the buffer to the callbacks. Returns FSA_OK, a callback's status,
+ * FSA_ERR_CANCELLED, or FSA_ERR_TRACE for bytes that are not records. */
 static fsa_status
-ingest_plugin_find(const char *name, const bt_plugin **plugin, char **error)
+ingest_pump_records(struct ingest_pump *pump, struct ingest_wire_reader *reader)
 {
-	/* fail_on_load_error is false: a broken unrelated plugin must not stop the reading. */
-	bt_plugin_find_status status =
-	    bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, plugin);
-
-	if (status == BT_PLUGIN_FIND_STATUS_OK)
-		return FSA_OK;
-	if (status == BT_PLUGIN_FIND_STATUS_NOT_FOUND) {
-		bt_current_thread_clear_error();
-		ingest_error_set(error,
-				 "babeltrace2 plugin \"%s\" not found (is babeltrace2 "
-				 "installed?)",
-				 name);
-	} else {
-		ingest_error_take_bt(error, "cannot load a babeltrace2 plugin");
-	}
-	return FSA_ERR_IO;
-}
-
-/* Runs query `object` on `source_class` with `params`; *result is NULL when the query fails. */
-static void
-ingest_query(const bt_component_class_source *source_class, const char *object,
-	     const bt_value *params, const bt_value **result)
-{
-	bt_query_executor *executor = bt_query_executor_create(
-	    bt_component_class_source_as_component_class_const(source_class), object, params);
-	bt_query_executor_query_status status;
-
-	*result = NULL;
-	if (!executor || bt_query_executor_set_logging_level(executor, BT_LOGGING_LEVEL_NONE) !=
-			     BT_QUERY_EXECUTOR_SET_LOGGING_LEVEL_STATUS_OK) {
-		bt_current_thread_clear_error();
-		goto end;
-	}
-	do {
-		status = bt_query_executor_query(executor, result);
-	} while (status == BT_QUERY_EXECUTOR_QUERY_STATUS_AGAIN);
-	if (status != BT_QUERY_EXECUTOR_QUERY_STATUS_OK) {
-		*result = NULL;
-		/* The component creation that follows fails with a cause that names the trace. */
-		bt_current_thread_clear_error();
-	}
-end:
-	bt_query_executor_put_ref(executor);
-}
-
-/* The trace's UUID as src.ctf.fs groups it (babeltrace.support-info), or NULL (free()). */
-static char *
-ingest_dir_group(const bt_component_class_source *source_class, const char *dir)
-{
-	bt_value *params = bt_value_map_create();
-	const bt_value *result = NULL;
-	const bt_value *group;
-	char *uuid = NULL;
-
-	if (!params ||
-	    bt_value_map_insert_string_entry(params, "input", dir) !=
-		BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
-	    bt_value_map_insert_string_entry(params, "type", "directory") !=
-		BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK) {
-		bt_current_thread_clear_error();
-		goto end;
-	}
-	ingest_query(source_class, "babeltrace.support-info", params, &result);
-	group = result && bt_value_is_map(result)
-		    ? bt_value_map_borrow_entry_value_const(result, "group")
-		    : NULL;
-	if (group && bt_value_is_string(group))
-		uuid = strdup(bt_value_string_get(group));
-end:
-	bt_value_put_ref(result);
-	bt_value_put_ref(params);
-	return uuid;
-}
-
-static bool
-ingest_value_ns(const bt_value *map, const char *key, uint64_t *ns)
-{
-	const bt_value *v = bt_value_map_borrow_entry_value_const(map, key);
-
-	if (v && bt_value_is_signed_integer(v) && bt_value_integer_signed_get(v) >= 0) {
-		*ns = (uint64_t) bt_value_integer_signed_get(v);
-		return true;
-	}
-	if (v && bt_value_is_unsigned_integer(v)) {
-		*ns = bt_value_integer_unsigned_get(v);
-		return true;
-	}
-	return false;
-}
-
-/* Widens the run's time range with the streams' ranges (babeltrace.trace-infos: from the
- * packet indexes, without decoding events). Only for the progress fraction. */
-static void
-ingest_range_add(struct ingest_run *run, const bt_component_class_source *source_class,
-		 const bt_value *params)
-{
-	const bt_value *traces = NULL;
-
-	ingest_query(source_class, "babeltrace.trace-infos", params, &traces);
-	for (uint64_t t = 0;
-	     traces && bt_value_is_array(traces) && t < bt_value_array_get_length(traces); t++) {
-		const bt_value *trace = bt_value_array_borrow_element_by_index_const(traces, t);
-		const bt_value *streams =
-		    bt_value_is_map(trace)
-			? bt_value_map_borrow_entry_value_const(trace, "stream-infos")
-			: NULL;
-
-		for (uint64_t s = 0; streams && bt_value_is_array(streams) &&
-				     s < bt_value_array_get_length(streams);
-		     s++) {
-			const bt_value *stream =
-			    bt_value_array_borrow_element_by_index_const(streams, s);
-			const bt_value *range =
-			    bt_value_is_map(stream)
-				? bt_value_map_borrow_entry_value_const(stream, "range-ns")
-				: NULL;
-			uint64_t begin, end;
-
-			if (!range || !bt_value_is_map(range) ||
-			    !ingest_value_ns(range, "begin", &begin) ||
-			    !ingest_value_ns(range, "end", &end))
-				continue;
-			if (!run->has_range || begin < run->range_begin)
-				run->range_begin = begin;
-			if (!run->has_range || end > run->range_end)
-				run->range_end = end;
-			run->has_range = true;
-		}
-	}
-	bt_value_put_ref(traces);
-}
-
-/* The muxer adds an input port each time one gets connected: find the free one. */
-static const bt_port_input *
-ingest_muxer_free_port(const bt_component_filter *muxer)
-{
-	uint64_t count = bt_component_filter_get_input_port_count(muxer);
-
-	for (uint64_t i = 0; i < count; i++) {
-		const bt_port_input *port =
-		    bt_component_filter_borrow_input_port_by_index_const(muxer, i);
-
-		if (!bt_port_is_connected(bt_port_input_as_port_const(port)))
-			return port;
-	}
-	return NULL;
-}
-
-/* Adds a source component with `params` and connects each of its ports to the muxer. */
-static fsa_status
-ingest_source_add(bt_graph *graph, const bt_component_class_source *source_class,
-		  const bt_value *params, size_t index, const bt_component_filter *muxer,
-		  char **error)
-{
-	const bt_component_source *source = NULL;
-	char name[32];
-	uint64_t count;
-
-	snprintf(name, sizeof(name), "source-%zu", index);
-	if (bt_graph_add_source_component(graph, source_class, name, params, ingest_log_level(),
-					  &source) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		ingest_error_take_bt(error, "cannot read the trace");
-		return FSA_ERR_TRACE;
-	}
-	count = bt_component_source_get_output_port_count(source);
-	for (uint64_t i = 0; i < count; i++) {
-		const bt_port_output *out =
-		    bt_component_source_borrow_output_port_by_index_const(source, i);
-		const bt_port_input *in = ingest_muxer_free_port(muxer);
-
-		if (!in || bt_graph_connect_ports(graph, out, in, NULL) !=
-			       BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-			ingest_error_take_bt(error, "cannot connect a source to flt.utils.muxer");
-			return FSA_ERR_TRACE;
-		}
-	}
-	return FSA_OK;
-}
-
-/*
- * One src.ctf.fs per trace UUID: libbabeltrace2 2.0's src.ctf.fs refuses inputs whose UUIDs
- * differ, so folders that share a UUID (one trace split over folders) go to one component, and a
- * trace without a UUID gets a component of its own — as the babeltrace2 CLI does it.
- */
-static fsa_status
-ingest_fs_sources_add(struct ingest_run *run, bt_graph *graph, const bt_plugin *ctf,
-		      const struct ingest_dirs *dirs, const bt_component_filter *muxer,
-		      uint32_t *trace_count, char **error)
-{
-	const bt_component_class_source *source_class =
-	    bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
-	bt_value **group_params = NULL;
-	char **group_uuids = NULL;
-	size_t group_count = 0, g;
-	fsa_status status = FSA_ERR_NOMEM;
-
-	if (!source_class) {
-		ingest_error_set(error, "babeltrace2 plugin \"ctf\" has no source class \"fs\"");
-		status = FSA_ERR_IO;
-		goto end;
-	}
-	group_params = calloc(dirs->count, sizeof(*group_params));
-	group_uuids = calloc(dirs->count, sizeof(*group_uuids));
-	if (!group_params || !group_uuids)
-		goto end;
-	for (size_t i = 0; i < dirs->count; i++) {
-		char *uuid;
-		bt_value *inputs;
-
-		status = ingest_metadata_check(dirs->paths[i], error);
-		if (status != FSA_OK)
-			goto end;
-		status = FSA_ERR_NOMEM;
-		uuid = ingest_dir_group(source_class, dirs->paths[i]);
-		for (g = 0; uuid && g < group_count; g++) {
-			if (group_uuids[g] && strcmp(group_uuids[g], uuid) == 0)
-				break;
-		}
-		if (!uuid || g == group_count) {
-			g = group_count++;
-			group_uuids[g] = uuid;
-			uuid = NULL;
-			group_params[g] = bt_value_map_create();
-			if (!group_params[g] || bt_value_map_insert_empty_array_entry(
-						    group_params[g], "inputs", &inputs) !=
-						    BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK)
-				goto end;
-		}
-		free(uuid);
-		inputs = bt_value_map_borrow_entry_value(group_params[g], "inputs");
-		if (bt_value_array_append_string_element(inputs, dirs->paths[i]) !=
-		    BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK)
-			goto end;
-	}
-	for (g = 0; g < group_count; g++) {
-		ingest_range_add(run, source_class, group_params[g]);
-		status = ingest_source_add(graph, source_class, group_params[g], g, muxer, error);
-		if (status != FSA_OK)
-			goto end;
-	}
-	*trace_count = (uint32_t) group_count;
-	status = FSA_OK;
-end:
-	if (status == FSA_ERR_NOMEM) {
-		bt_current_thread_clear_error();
-		ingest_error_set(error, "out of memory");
-	}
-	for (g = 0; g < group_count; g++) {
-		bt_value_put_ref(group_params[g]);
-		free(group_uuids[g]);
-	}
-	free(group_params);
-	free(group_uuids);
-	return status;
-}
-
-static fsa_status
-ingest_live_source_add(bt_graph *graph, const bt_plugin *ctf, const char *url,
-		       const bt_component_filter *muxer, char **error)
-{
-	const bt_component_class_source *source_class =
-	    bt_plugin_borrow_source_component_class_by_name_const(ctf, "lttng-live");
-	bt_value *params = bt_value_map_create();
-	bt_value *inputs = NULL;
-	fsa_status status = FSA_ERR_NOMEM;
-
-	if (!source_class) {
-		ingest_error_set(error,
-				 "babeltrace2 plugin \"ctf\" has no source class \"lttng-live\"");
-		status = FSA_ERR_IO;
-		goto end;
-	}
-	/* End, rather than wait, when the session is not (or no longer) there. */
-	if (!params ||
-	    bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) !=
-		BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
-	    bt_value_array_append_string_element(inputs, url) !=
-		BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK ||
-	    bt_value_map_insert_string_entry(params, "session-not-found-action", "end") !=
-		BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK) {
-		bt_current_thread_clear_error();
-		ingest_error_set(error, "out of memory");
-		goto end;
-	}
-	status = ingest_source_add(graph, source_class, params, 0, muxer, error);
-end:
-	bt_value_put_ref(params);
-	return status;
-}
-
-static fsa_status
-ingest_graph_build(struct ingest_run *run, bt_graph *graph, const char *trace,
-		   const struct ingest_dirs *dirs, uint32_t *trace_count, char **error)
-{
-	const bt_plugin *ctf = NULL, *utils = NULL;
-	const bt_component_class_filter *muxer_class;
-	const bt_component_filter *muxer = NULL;
-	const bt_component_sink *sink = NULL;
+	const struct fsa_ingest_callbacks *cb = pump->cb;
+	struct ingest_wire_record record;
 	fsa_status status;
+	int got;
 
-	status = ingest_plugin_find("ctf", &ctf, error);
-	if (status == FSA_OK)
-		status = ingest_plugin_find("utils", &utils, error);
-	if (status != FSA_OK)
-		goto end;
-	status = FSA_ERR_TRACE;
-	muxer_class = bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
-	if (!muxer_class) {
-		ingest_error_set(error, "babeltrace2 plugin \"utils\" has no filter \"muxer\"");
-		goto end;
-	}
-	if (bt_graph_add_filter_component(graph, muxer_class, "muxer", NULL, ingest_log_level(),
-					  &muxer) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		ingest_error_take_bt(error, "cannot create flt.utils.muxer");
-		goto end;
-	}
-	if (bt_graph_add_simple_sink_component(graph, "fencescope", NULL, ingest_sink_consume, NULL,
-					       run, &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
-	    bt_graph_connect_ports(graph,
-				   bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
-				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-		ingest_error_take_bt(error, "cannot create the sink");
-		goto end;
-	}
-	if (dirs) {
-		status = ingest_fs_sources_add(run, graph, ctf, dirs, muxer, trace_count, error);
-	} else {
-		status = ingest_live_source_add(graph, ctf, trace, muxer, error);
-		*trace_count = 1;
-	}
-end:
-	/* The graph holds its own references to the component classes. */
-	bt_plugin_put_ref(utils);
-	bt_plugin_put_ref(ctf);
-	return status;
-}
-
-static fsa_status
-ingest_graph_run(struct ingest_run *run, bt_graph *graph, bool is_live, char **error)
-{
-	/* AGAIN: a source has nothing yet (lttng-live between timer ticks). */
-	const struct timespec again_delay = {.tv_sec = 0,
-					     .tv_nsec = is_live ? 20 * 1000000 : 1000000};
-	bt_graph_run_status status;
-
-	for (;;) {
-		status = bt_graph_run(graph);
-		if (status == BT_GRAPH_RUN_STATUS_OK)
-			return FSA_OK;
-		if (status != BT_GRAPH_RUN_STATUS_AGAIN)
+	while ((got = ingest_wire_next(reader, &record)) == 1) {
+		switch (record.tag) {
+		case INGEST_WIRE_EVENT:
+			pump->seen.fencescope_events++;
+			if (cb->event) {
+				status = cb->event(cb->data, record.event);
+				if (status != FSA_OK)
+					return status;
+			}
 			break;
-		nanosleep(&again_delay, NULL);
+		case INGEST_WIRE_DISCARD:
+			if (record.discard.kind == FSA_DISCARD_EVENTS)
+				pump->seen.discarded_events +=
+				    record.discard.count ? record.discard.count : 1;
+			else
+				pump->seen.discarded_packets +=
+				    record.discard.count ? record.discard.count : 1;
+			if (cb->discard) {
+				status = cb->discard(cb->data, &record.discard);
+				if (status != FSA_OK)
+					return status;
+			}
+			break;
+		case INGEST_WIRE_PROGRESS:
+			pump->events_read = record.events;
+			pump->fraction = record.fraction;
+			if (cb->progress && cb->progress(cb->data, record.events, record.fraction))
+				return FSA_ERR_CANCELLED;
+			break;
+		case INGEST_WIRE_HEARTBEAT:
+			break;
+		case INGEST_WIRE_END:
+			free(pump->end_error);
+			pump->has_end = true;
+			pump->end_status = record.status;
+			pump->end_stats = record.stats;
+			pump->end_error = record.error;
+			break;
+		}
 	}
-	if (run->status != FSA_OK) {
-		/* Stopped by us: Babeltrace's error only says "the sink failed". */
-		bt_current_thread_clear_error();
-		return run->status;
+	return got < 0 ? FSA_ERR_TRACE : FSA_OK;
+}
+
+static uint64_t
+ingest_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+/* `message` with the view's folders put back as the trace's: view/dN → dirs->paths[N], then
+ * view → trace. (transfer full; takes `message`) */
+static char *
+ingest_message_unview(char *message, const char *view, const struct ingest_dirs *dirs,
+		      const char *trace)
+{
+	for (size_t i = dirs->count + 1; message && view && i-- > 0;) {
+		char *from = NULL, *at;
+		const char *to = i < dirs->count ? dirs->paths[i] : trace;
+
+		if ((i < dirs->count ? asprintf(&from, "%s/d%zu", view, i)
+				     : asprintf(&from, "%s", view)) < 0)
+			break;
+		while ((at = strstr(message, from))) {
+			char *next = NULL;
+
+			if (asprintf(&next, "%.*s%s%s", (int) (at - message), message, to,
+				     at + strlen(from)) < 0) {
+				free(from);
+				return message;
+			}
+			free(message);
+			message = next;
+		}
+		free(from);
 	}
-	if (status == BT_GRAPH_RUN_STATUS_MEMORY_ERROR) {
-		bt_current_thread_clear_error();
-		ingest_error_set(error, "out of memory");
+	return message;
+}
+
+/* The recordings under a path: each one's id (ingest_recording_id) and the deepest folder that
+ * holds all its trace folders. */
+struct ingest_recording {
+	char *id;
+	char *folder;
+};
+
+struct ingest_recordings {
+	struct ingest_recording *items;
+	size_t count;
+};
+
+static void
+ingest_recordings_fini(struct ingest_recordings *r)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		free(r->items[i].id);
+		free(r->items[i].folder);
+	}
+	free(r->items);
+	*r = (struct ingest_recordings){0};
+}
+
+/* The longest common folder of `a` and `b` (both without a trailing slash). */
+static size_t
+ingest_common_folder(const char *a, const char *b)
+{
+	size_t len = 0, i = 0;
+
+	for (; a[i] && a[i] == b[i]; i++) {
+		if (a[i] == '/')
+			len = i;
+	}
+	if ((!a[i] || a[i] == '/') && (!b[i] || b[i] == '/'))
+		len = i;
+	return len;
+}
+
+/* Widens each recording's folder up to the highest folder under `root` that holds no other
+ * recording ("two/a" rather than "two/a/ust/uid/0/64-bit"). */
+static void
+ingest_recordings_widen(struct ingest_recordings *r, const struct ingest_dirs *dirs,
+			const char *root)
+{
+	size_t root_len = strlen(root);
+
+	while (root_len > 1 && root[root_len - 1] == '/')
+		root_len--;
+	for (size_t i = 0; i < r->count; i++) {
+		char *folder = r->items[i].folder;
+
+		for (;;) {
+			char *slash = strrchr(folder, '/');
+			size_t len = slash ? (size_t) (slash - folder) : 0;
+			bool is_alone = true;
+
+			if (!slash || len <= root_len || strncmp(folder, root, root_len) != 0)
+				break;
+			for (size_t d = 0; d < dirs->count && is_alone; d++) {
+				char *id = NULL;
+
+				if (strncmp(dirs->paths[d], folder, len) != 0 ||
+				    dirs->paths[d][len] != '/')
+					continue;
+				id = ingest_recording_id(dirs->paths[d]);
+				is_alone = id && strcmp(id, r->items[i].id) == 0;
+				free(id);
+			}
+			if (!is_alone)
+				break;
+			*slash = '\0';
+		}
+	}
+}
+
+static fsa_status
+ingest_recordings_find(const struct ingest_dirs *dirs, struct ingest_recordings *out)
+{
+	*out = (struct ingest_recordings){0};
+	out->items = calloc(dirs->count ? dirs->count : 1, sizeof(*out->items));
+	if (!out->items)
 		return FSA_ERR_NOMEM;
+	for (size_t i = 0; i < dirs->count; i++) {
+		char *id = ingest_recording_id(dirs->paths[i]);
+		size_t r = 0;
+
+		if (!id)
+			return FSA_ERR_NOMEM;
+		while (r < out->count && strcmp(out->items[r].id, id) != 0)
+			r++;
+		if (r == out->count) {
+			out->items[out->count].id = id;
+			out->items[out->count++].folder = strdup(dirs->paths[i]);
+			if (!out->items[r].folder)
+				return FSA_ERR_NOMEM;
+			continue;
+		}
+		free(id);
+		out->items[r].folder[ingest_common_folder(out->items[r].folder, dirs->paths[i])] =
+		    '\0';
 	}
-	if (is_live) {
-		/* Nothing read: the session cannot be reached (IO). Something read: the stream
-		 * broke (a relay daemon that stops before its viewers saw the end), a partial
-		 * trace. */
-		ingest_error_take_bt(error, "cannot read the live session");
-		return fsa_decoder_borrow_stats(run->decoder)->events ? FSA_ERR_TRACE : FSA_ERR_IO;
+	return FSA_OK;
+}
+
+/* "ID in FOLDER; ID in FOLDER…" (transfer full) */
+static char *
+ingest_recordings_list(const struct ingest_recordings *r)
+{
+	char *list = NULL;
+
+	for (size_t i = 0; i < r->count; i++) {
+		char *next = NULL;
+
+		if (asprintf(&next, "%s%s%s in %s", list ? list : "", list ? "; " : "",
+			     r->items[i].id, r->items[i].folder) < 0)
+			next = NULL;
+		free(list);
+		list = next;
 	}
-	ingest_error_take_bt(error, "cannot decode the trace");
-	return FSA_ERR_TRACE;
+	return list;
+}
+
+/* Refuses a folder that holds several recordings (their queue handles would collide). */
+static fsa_status
+ingest_recordings_check(const struct ingest_dirs *dirs, const char *root, char **error)
+{
+	struct ingest_recordings r;
+	fsa_status status = ingest_recordings_find(dirs, &r);
+
+	if (status == FSA_OK && r.count > 1) {
+		ingest_recordings_widen(&r, dirs, root);
+		char *list = ingest_recordings_list(&r);
+
+		ingest_error_set(error,
+				 "the folder holds %zu recordings, and fencescope never merges "
+				 "recordings: %s. Give one recording's folder, or pick one with "
+				 "--recording NAME",
+				 r.count, list ? list : "");
+		free(list);
+		status = FSA_ERR_IO;
+	} else if (status == FSA_ERR_NOMEM) {
+		ingest_error_set(error, "out of memory");
+	}
+	ingest_recordings_fini(&r);
+	return status;
+}
+
+fsa_status
+fsa_ingest_pick_recording(const char *trace, const char *recording, char **path,
+			  char **error_message)
+{
+	struct ingest_dirs dirs = {0};
+	struct ingest_recordings r = {0};
+	char *error = NULL;
+	size_t found = SIZE_MAX, matches = 0;
+	fsa_status status;
+
+	*path = NULL;
+	if (error_message)
+		*error_message = NULL;
+	status = ingest_dirs_find(trace, &dirs, &error);
+	if (status == FSA_OK)
+		status = ingest_recordings_find(&dirs, &r);
+	if (status == FSA_OK)
+		ingest_recordings_widen(&r, &dirs, trace);
+	for (size_t i = 0; status == FSA_OK && i < r.count; i++) {
+		const char *id = r.items[i].id;
+		size_t name_len = strcspn(id, " ");
+		const char *folder = r.items[i].folder;
+		size_t trace_len = strlen(trace);
+
+		/* NAME: the trace name, the whole id, or the folder (as listed, or relative to
+		 * TRACE). */
+		while (trace_len > 1 && trace[trace_len - 1] == '/')
+			trace_len--;
+		if ((strlen(recording) == name_len && strncmp(id, recording, name_len) == 0) ||
+		    strcmp(id, recording) == 0 || strcmp(folder, recording) == 0 ||
+		    (strncmp(folder, trace, trace_len) == 0 && folder[trace_len] == '/' &&
+		     strcmp(folder + trace_len + 1, recording) == 0)) {
+			found = i;
+			matches++;
+		}
+	}
+	if (status == FSA_OK && matches == 1) {
+		*path = strdup(r.items[found].folder);
+		if (!*path)
+			status = FSA_ERR_NOMEM;
+	} else if (status == FSA_OK) {
+		char *list = ingest_recordings_list(&r);
+
+		ingest_error_set(&error, "%s recording is called \"%s\" (%s: %s)",
+				 matches ? "more than one" : "no", recording,
+				 r.count ? "there are" : "no recording at all", list ? list : "");
+		free(list);
+		status = FSA_ERR_IO;
+	}
+	if (status != FSA_OK && error_message &&
+	    asprintf(error_message, "%s: %s", trace, error ? error : fsa_status_string(status)) < 0)
+		*error_message = NULL;
+	free(error);
+	ingest_recordings_fini(&r);
+	ingest_dirs_fini(&dirs);
+	return status;
 }
 
 fsa_status
@@ -607,16 +638,19 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 	       struct fsa_ingest_stats *stats, char **error_message)
 {
 	static const struct fsa_ingest_callbacks no_callbacks = {0};
-	struct ingest_run run = {
-	    .callbacks = callbacks ? callbacks : &no_callbacks,
-	    .next_progress = INGEST_PROGRESS_EVERY,
-	};
+	struct ingest_pump pump = {.cb = callbacks ? callbacks : &no_callbacks};
+	struct ingest_wire_reader reader = {0};
 	struct ingest_dirs dirs = {0};
-	bool is_live;
-	uint32_t trace_count = 0;
-	bt_graph *graph = NULL;
-	char *error = NULL;
-	fsa_status status = FSA_ERR_NOMEM;
+	struct ingest_truncations cuts = {0};
+	struct ingest_channel channel = {.shm_fd = -1, .data = {-1, -1}, .room = {-1, -1}};
+	struct fsa_ingest_stats result = {0};
+	char *helper = NULL, *payload = NULL, *error = NULL, *message = NULL, *view = NULL;
+	int timeout_s = ingest_timeout_s();
+	bool is_live = false, is_killed = false, is_timeout = false, is_garbage = false;
+	bool is_stopped_by_us = false;
+	uint64_t last_data_ms;
+	pid_t pid = -1;
+	fsa_status status = FSA_OK;
 
 	if (error_message)
 		*error_message = NULL;
@@ -627,66 +661,202 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 		status = FSA_ERR_INVALID;
 		goto end;
 	}
-	/* A cause left by an earlier, unrelated call must not become our message. */
-	bt_current_thread_clear_error();
 	is_live = strncmp(trace, "net://", 6) == 0 || strncmp(trace, "net4://", 7) == 0 ||
 		  strncmp(trace, "net6://", 7) == 0;
+	/* Path errors, several recordings and cut streams are found here, without Babeltrace. */
 	if (!is_live) {
 		status = ingest_dirs_find(trace, &dirs, &error);
-		if (status != FSA_OK)
-			goto end;
-		if (dirs.count == 0) {
+		if (status == FSA_OK && dirs.count == 0) {
 			ingest_error_set(&error,
 					 "no CTF trace found (no folder with a metadata file)");
 			status = FSA_ERR_IO;
-			goto end;
 		}
+		if (status == FSA_OK)
+			status = ingest_dirs_check_streams(&dirs, &error);
+		if (status == FSA_OK)
+			status = ingest_recordings_check(&dirs, trace, &error);
+		if (status == FSA_OK)
+			status = ingest_truncations_find(&dirs, &cuts);
+		if (status == FSA_OK && cuts.count > 0)
+			status = ingest_view_create(&dirs, &cuts, &view, &error);
+		if (status != FSA_OK)
+			goto end;
 	}
-	run.decoder = fsa_decoder_create();
-	if (run.decoder)
-		fsa_decoder_set_payload_filter(run.decoder,
-					       callbacks ? callbacks->needs_payload : NULL);
-	graph = bt_graph_create(0);
-	if (!run.decoder || !graph) {
-		bt_current_thread_clear_error();
+	helper = ingest_helper_path();
+	if (pump.cb->needs_payload)
+		payload = ingest_payload_hex(pump.cb->needs_payload);
+	if (!helper || (pump.cb->needs_payload && !payload) || !ingest_wire_reader_init(&reader)) {
 		ingest_error_set(&error, "out of memory");
 		status = FSA_ERR_NOMEM;
 		goto end;
 	}
-	status =
-	    ingest_graph_build(&run, graph, trace, is_live ? NULL : &dirs, &trace_count, &error);
-	if (status == FSA_OK) {
-		ingest_guard_install();
-		ingest_guard_trace = trace;
-		status = ingest_graph_run(&run, graph, is_live, &error);
-		ingest_guard_trace = NULL;
+	status = ingest_helper_spawn(helper, view ? view : trace, payload, &channel, &pid, &error);
+	if (status != FSA_OK)
+		goto end;
+	last_data_ms = ingest_now_ms();
+	for (bool is_eof = false; !is_eof;) {
+		struct pollfd pfd = {.fd = channel.data[0], .events = POLLIN};
+		int ready = poll(&pfd, 1, INGEST_POLL_MS);
+		bool is_writer_waiting = false;
+		size_t taken;
+
+		if (ready < 0 && errno != EINTR) {
+			ingest_error_set(&error, "cannot wait for the decoder: %s",
+					 strerror(errno));
+			status = FSA_ERR_IO;
+			is_killed = true;
+			break;
+		}
+		if (ready > 0) {
+			char bytes[256];
+			ssize_t n = read(channel.data[0], bytes, sizeof(bytes));
+
+			/* The end of file: the helper is gone (done or dead); what it published is
+			 * still in the ring. */
+			is_eof = n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN);
+		}
+		/* Drain the ring, waking the writer when it waits for room. */
+		do {
+			taken = ingest_wire_reader_take(&reader, channel.ring, channel.ring_size,
+							&is_writer_waiting);
+			if (is_writer_waiting)
+				(void) send(channel.room[1], "", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+			status = ingest_pump_records(&pump, &reader);
+		} while (status == FSA_OK && taken > 0);
+		if (status != FSA_OK) {
+			is_garbage = status == FSA_ERR_TRACE;
+			is_killed = true;
+			break;
+		}
+		if (ready > 0 || taken > 0) {
+			last_data_ms = ingest_now_ms();
+		} else if (!is_eof) {
+			/* Quiet: let the caller cancel, and cut a decoder that hangs. */
+			if (pump.cb->progress &&
+			    pump.cb->progress(pump.cb->data, pump.events_read, pump.fraction)) {
+				status = FSA_ERR_CANCELLED;
+				is_killed = true;
+				break;
+			}
+			if (timeout_s > 0 &&
+			    ingest_now_ms() - last_data_ms >= (uint64_t) timeout_s * 1000) {
+				is_timeout = is_killed = true;
+				break;
+			}
+		}
 	}
-	if (status == FSA_OK && run.callbacks->progress)
-		run.callbacks->progress(run.callbacks->data,
-					fsa_decoder_borrow_stats(run.decoder)->events,
-					is_live ? -1.0 : 1.0);
+	{
+		int wstatus = ingest_helper_reap(pid, is_killed);
+
+		is_stopped_by_us = is_killed && !is_timeout && !is_garbage;
+		if (is_stopped_by_us) {
+			/* A callback's status, a cancel or a read error: nothing to add. */
+		} else if (is_timeout) {
+			ingest_error_set(&error,
+					 "the decoder sent nothing for %d s and was stopped "
+					 "(FENCESCOPE_DECODE_TIMEOUT sets the limit)",
+					 timeout_s);
+			status = FSA_ERR_TRACE;
+		} else if (is_garbage) {
+			ingest_error_set(&error, "the decoder sent bytes that are not records");
+			status = FSA_ERR_TRACE;
+		} else if (pump.has_end) {
+			const char *named = view ? view : trace;
+
+			status = (fsa_status) pump.end_status;
+			result = pump.end_stats;
+			/* The graph's message already names the trace. A helper gone astray may
+			 * send one that does not, or none: it gets the trace's path below. */
+			if (pump.end_error && strncmp(pump.end_error, named, strlen(named)) == 0) {
+				message = pump.end_error;
+				pump.end_error = NULL;
+			} else if (pump.end_error) {
+				ingest_error_set(&error, "%s", pump.end_error);
+			}
+		} else if (WIFSIGNALED(wstatus)) {
+			const char *name = ingest_signal_name(WTERMSIG(wstatus));
+
+			if (name)
+				ingest_error_set(
+				    &error,
+				    "libbabeltrace2 crashed (%s) while decoding the trace "
+				    "(a damaged stream file?)",
+				    name);
+			else
+				ingest_error_set(&error, "the decoder was ended by signal %d",
+						 WTERMSIG(wstatus));
+			status = FSA_ERR_TRACE;
+		} else {
+			ingest_error_set(&error,
+					 "the decoder %s exited with status %d without finishing",
+					 helper, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+			status = FSA_ERR_TRACE;
+		}
+	}
+	if (!pump.has_end) {
+		result = pump.seen;
+		result.events = pump.events_read > pump.seen.fencescope_events
+				    ? pump.events_read
+				    : pump.seen.fencescope_events;
+		result.trace_count = (uint32_t) (is_live ? 1 : dirs.count);
+	}
+	/* What the cuts lost: one loss per stream, after everything that was read. */
+	for (size_t i = 0; i < cuts.count && !is_stopped_by_us; i++) {
+		const struct ingest_truncation *cut = &cuts.items[i];
+		const struct fsa_discard loss = {
+		    .kind = FSA_DISCARD_PACKETS,
+		    .count = cut->packets_lost,
+		    .begin_ns = cut->has_range ? cut->begin_ns : 0,
+		    .end_ns = cut->has_range ? cut->end_ns : 0,
+		    .has_range = cut->has_range,
+		    .stream_id = cut->stream_id,
+		    .cpu_id = cut->cpu_id,
+		};
+
+		result.discarded_packets += cut->packets_lost;
+		if (pump.cb->discard && pump.cb->discard(pump.cb->data, &loss) != FSA_OK)
+			break;
+	}
+	if (cuts.count > 0 && (status == FSA_OK || status == FSA_ERR_TRACE) && !message) {
+		const struct ingest_truncation *cut = &cuts.items[0];
+
+		ingest_error_set(&error,
+				 "stream file %s is cut short: %" PRIu64 " of its %" PRIu64
+				 " packets are missing or incomplete (%" PRIu64
+				 " bytes in the file, whole packets up to byte %" PRIu64
+				 "); the packets before the cut were read%s",
+				 cut->file, cut->packets_lost, cut->packets, cut->file_bytes,
+				 cut->kept_bytes,
+				 cuts.count > 1 ? ", and other streams are cut too" : "");
+		status = FSA_ERR_TRACE;
+	} else if (cuts.count > 0 && status == FSA_OK) {
+		status = FSA_ERR_TRACE;
+	}
+	if (stats)
+		*stats = result;
+	stats = NULL;
 end:
-	if (stats && run.decoder) {
-		*stats = *fsa_decoder_borrow_stats(run.decoder);
-		stats->trace_count = trace_count;
+	if (stats)
+		*stats = pump.seen;
+	if (status != FSA_OK && !message) {
+		if (asprintf(&message, "%s: %s", trace ? trace : "(null)",
+			     error ? error : fsa_status_string(status)) < 0)
+			message = NULL;
 	}
-	/* The decoder's message (format version) is the first one that counts. */
-	if (run.error) {
-		free(error);
-		error = run.error;
-		run.error = NULL;
-	}
+	message = ingest_message_unview(message, view, &dirs, trace);
 	if (status != FSA_OK && error_message) {
-		if (asprintf(error_message, "%s: %s%s", trace ? trace : "(null)",
-			     error ? error : fsa_status_string(status),
-			     status == FSA_ERR_TRACE && ingest_log_level() == BT_LOGGING_LEVEL_NONE
-				 ? " (FENCESCOPE_BT_LOG=1 shows Babeltrace's log)"
-				 : "") < 0)
-			*error_message = NULL;
+		*error_message = message;
+		message = NULL;
 	}
+	free(message);
+	free(pump.end_error);
 	free(error);
-	bt_graph_put_ref(graph);
-	fsa_decoder_destroy(run.decoder);
+	free(helper);
+	free(payload);
+	ingest_wire_reader_fini(&reader);
+	ingest_channel_fini(&channel);
+	ingest_view_remove(view);
+	ingest_truncations_fini(&cuts);
 	ingest_dirs_fini(&dirs);
 	return status;
 }

@@ -9,15 +9,20 @@
 
 #include <criterion/criterion.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "damage.h"
 #include "fencescope-tp-enums.h"
 #include "ingest-collect.h"
 #include "lttng-harness.h"
@@ -402,4 +407,214 @@ Test(ingest_damage, into_model_refuses_a_newer_major_format_too)
 	cr_expect_not_null(strstr(error, "is newer than this fencescope reads"), "%s", error);
 	free(error);
 	fsa_model_destroy(model);
+}
+
+/* No heap address ("0x55d0e60ac7f0") in a message that must be the same on every run. */
+static void
+expect_no_address(const char *message)
+{
+	for (const char *p = message; p && (p = strstr(p, "0x")); p += 2) {
+		size_t digits = strspn(p + 2, "0123456789abcdefABCDEF");
+
+		cr_expect_lt(digits, 8, "an address in: %s", message);
+	}
+}
+
+/*
+ * libbabeltrace2 2.0.4 crashes on a sequence length above 2^31 (babeltrace2 -o dummy too). The
+ * decoder runs in a child process: its crash ends only the child, and everything it decoded
+ * before the damage comes through, with a cause that is the same from run to run.
+ */
+Test(ingest_damage, a_libbabeltrace2_crash_keeps_what_was_read_before_it_with_a_stable_cause)
+{
+	char *stream = file_path("fencescope_0");
+	struct fsti_result r, again;
+
+	cr_assert(fst_damage_until_babeltrace_crashes(trace_dir, stream, 300),
+		  "no damage of %s crashes babeltrace2", stream);
+	fsti_collect(trace_dir, &r);
+	expect_trace_error(&r, "libbabeltrace2 crashed (SIG");
+	cr_expect_gt(r.event_count, 100, "events before the crash: %zu", r.event_count);
+	cr_expect_eq(r.stats.fencescope_events, r.event_count);
+	expect_no_address(r.error);
+	fsti_collect(trace_dir, &again);
+	cr_expect_str_eq(again.error, r.error);
+	cr_expect_eq(again.event_count, r.event_count);
+	fsti_result_fini(&again);
+	fsti_result_fini(&r);
+	free(stream);
+}
+
+/* A packet context that claims exabytes made libbabeltrace2 abort. */
+Test(ingest_damage, a_packet_that_claims_exabytes_is_a_trace_error_not_an_abort)
+{
+	char *stream = file_path("fencescope_0");
+	struct fsti_result r;
+
+	cr_assert(fst_damage_huge_content_size(stream));
+	fsti_collect(trace_dir, &r);
+	expect_trace_error(&r, NULL);
+	expect_no_address(r.error);
+	fsti_result_fini(&r);
+	free(stream);
+}
+
+/* Big-endian metadata over little-endian streams: a Babeltrace query aborted on it. */
+Test(ingest_damage, big_endian_metadata_is_a_trace_error_not_an_abort)
+{
+	struct fsti_result r;
+
+	file_replace("metadata", "byte_order = le", "byte_order = be");
+	fsti_collect(trace_dir, &r);
+	expect_trace_error(&r, "magic");
+	expect_no_address(r.error);
+	fsti_result_fini(&r);
+}
+
+/* src.ctf.fs refuses a folder with a stray file, and a Babeltrace query aborted on it. */
+Test(ingest_damage, a_stray_text_file_in_the_trace_folder_is_refused_with_its_name)
+{
+	char *notes = file_path("notes.txt");
+	const char text[] = "what I recorded, and why\n";
+	struct fsti_result r;
+
+	file_write(notes, (const unsigned char *) text, sizeof(text) - 1);
+	fsti_collect(trace_dir, &r);
+	cr_expect_eq(r.status, FSA_ERR_IO, "status %d: %s", r.status, r.error);
+	cr_assert_not_null(r.error);
+	cr_expect_not_null(strstr(r.error, "notes.txt is not a CTF stream file"), "%s", r.error);
+	cr_expect_null(strchr(r.error, '\n'), "%s", r.error);
+	fsti_result_fini(&r);
+	free(notes);
+}
+
+/*
+ * A decoder that hangs (here the real lttng-live source, waiting forever for a relay daemon that
+ * accepted the connection and never answers) is stopped after FENCESCOPE_DECODE_TIMEOUT seconds.
+ */
+Test(ingest_damage, a_decoder_that_hangs_is_stopped_after_the_timeout)
+{
+	struct sockaddr_in addr = {.sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(addr);
+	int listener = socket(AF_INET, SOCK_STREAM, 0);
+	char *url = NULL;
+	struct fsti_result r;
+
+	cr_assert_geq(listener, 0);
+	cr_assert_eq(bind(listener, (struct sockaddr *) &addr, sizeof(addr)), 0);
+	cr_assert_eq(listen(listener, 4), 0);
+	cr_assert_eq(getsockname(listener, (struct sockaddr *) &addr, &len), 0);
+	cr_assert_geq(asprintf(&url, "net://127.0.0.1:%u/host/nowhere/session",
+			       (unsigned) ntohs(addr.sin_port)),
+		      0);
+	cr_assert_eq(setenv("FENCESCOPE_DECODE_TIMEOUT", "1", 1), 0);
+	fsti_collect(url, &r);
+	cr_assert_eq(unsetenv("FENCESCOPE_DECODE_TIMEOUT"), 0);
+	cr_expect_eq(r.status, FSA_ERR_TRACE, "status %d: %s", r.status, r.error);
+	cr_assert_not_null(r.error);
+	cr_expect_not_null(strstr(r.error, "sent nothing for 1 s"), "%s", r.error);
+	fsti_result_fini(&r);
+	free(url);
+	close(listener);
+}
+
+/* Events of the intact sample recorded on `cpu`. */
+static size_t
+sample_events_on_cpu(uint32_t cpu)
+{
+	char *sample = NULL;
+	struct fsti_result r;
+	size_t count = 0;
+
+	cr_assert_geq(asprintf(&sample, "%s/frame-pipeline", FSTI_TRACES), 0);
+	fsti_collect(sample, &r);
+	cr_assert_eq(r.status, FSA_OK, "%s", r.error);
+	for (size_t i = 0; i < r.event_count; i++)
+		count += r.events[i].ev.cpu_id == cpu;
+	fsti_result_fini(&r);
+	free(sample);
+	return count;
+}
+
+/* The view of a truncated trace is made in TMPDIR: point it at the test's folder, to see it go. */
+static char *
+tmpdir_in_work(void)
+{
+	char *tmp = NULL;
+
+	cr_assert_geq(asprintf(&tmp, "%s/tmp", work), 0);
+	cr_assert_eq(mkdir(tmp, 0700), 0);
+	cr_assert_eq(setenv("TMPDIR", tmp, 1), 0);
+	return tmp;
+}
+
+static void
+expect_empty_dir(const char *path)
+{
+	DIR *dir = opendir(path);
+	struct dirent *entry;
+
+	cr_assert_not_null(dir);
+	while ((entry = readdir(dir)))
+		cr_expect(strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0,
+			  "%s left in %s", entry->d_name, path);
+	closedir(dir);
+}
+
+static void
+expect_cut_loss(const struct fsti_result *r, uint32_t cpu)
+{
+	cr_assert_eq(r->discard_count, 1);
+	cr_expect_eq(r->discards[0].kind, FSA_DISCARD_PACKETS);
+	cr_expect_eq(r->discards[0].count, 1);
+	cr_expect_eq(r->discards[0].cpu_id, cpu);
+	cr_expect(r->discards[0].has_range);
+	cr_expect_lt(r->discards[0].begin_ns, r->discards[0].end_ns);
+	cr_expect_eq(r->stats.discarded_packets, 1);
+}
+
+/* libbabeltrace2 refuses a stream cut inside a packet, and every other stream with it (0 events
+ * were kept). The other stream (all of the sample's events: CPU 1's only packet is empty) is
+ * read, the cut one is named, and its lost packet is a loss. */
+Test(ingest_damage, a_stream_cut_inside_a_packet_keeps_the_other_streams_and_names_the_cut_one)
+{
+	size_t on_cpu_0 = sample_events_on_cpu(0);
+	char *tmp = tmpdir_in_work();
+	struct fsti_result r;
+
+	file_truncate("fencescope_1", 0.5);
+	fsti_collect(trace_dir, &r);
+	unsetenv("TMPDIR");
+	expect_trace_error(&r, "fencescope_1 is cut short: 1 of its 1 packets");
+	cr_expect_gt(on_cpu_0, 100);
+	cr_expect_eq(r.event_count, on_cpu_0);
+	for (size_t i = 0; i < r.event_count; i++)
+		cr_assert_eq(r.events[i].ev.cpu_id, 0, "event %zu", i);
+	expect_cut_loss(&r, 1);
+	/* The view through which it was read is gone, and no message names it. */
+	expect_empty_dir(tmp);
+	cr_expect_null(strstr(r.error, "fencescope-view"), "%s", r.error);
+	fsti_result_fini(&r);
+	free(tmp);
+}
+
+/* A stream cut at a packet boundary (here before its only packet) was read without a word. */
+Test(ingest_damage, a_stream_cut_at_a_packet_boundary_is_named_and_counted_as_lost)
+{
+	size_t on_cpu_0 = sample_events_on_cpu(0);
+	char *tmp = tmpdir_in_work();
+	char *path = file_path("fencescope_1");
+	struct fsti_result r;
+
+	cr_assert_eq(truncate(path, 0), 0);
+	fsti_collect(trace_dir, &r);
+	unsetenv("TMPDIR");
+	expect_trace_error(&r, "fencescope_1 is cut short");
+	cr_expect_eq(r.event_count, on_cpu_0);
+	expect_cut_loss(&r, 1);
+	expect_empty_dir(tmp);
+	fsti_result_fini(&r);
+	free(path);
+	free(tmp);
 }

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 
 #include <criterion/criterion.h>
+#include <glib.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,15 @@ Test(ingest, stress_is_read_event_by_event_as_the_reference_reader_reads_it)
 	expect_same_as_reader(TRACE("stress"));
 }
 
+/* The decoder helper's ring at its smallest: the stream wraps around it many times and the
+ * helper waits for room again and again, and still every event arrives whole and in order. */
+Test(ingest, stress_is_read_event_by_event_through_a_ring_many_times_smaller_than_it)
+{
+	cr_assert_eq(setenv("FENCESCOPE_DECODE_RING_KIB", "16", 1), 0);
+	expect_same_as_reader(TRACE("stress"));
+	cr_assert_eq(unsetenv("FENCESCOPE_DECODE_RING_KIB"), 0);
+}
+
 /* The totals each run printed (totals.txt) that are plain event counts or sums. */
 static void
 expect_totals(const char *trace)
@@ -222,39 +232,146 @@ Test(ingest, a_nested_trace_folder_and_a_trailing_slash_read_the_same_trace)
 	fsti_result_fini(&slash);
 }
 
-/* A folder of the five sim traces of traces/ (five UUIDs, one clock): one source each, merged in
- * time order. (traces/ itself also holds a realtime trace, on another clock.) */
-Test(ingest, a_folder_of_several_traces_reads_them_all_merged_in_time_order)
+/* Five recordings of traces/ in one folder: merged, their handles would collide (1212 false
+ * anomalies). They are refused, each named with its folder. */
+Test(ingest, a_folder_of_several_recordings_is_refused_with_each_one_named)
 {
 	const char *const names[] = {"frame-pipeline", "producer-consumer", "log-overrun",
 				     "cpu-waiters", "stress"};
 	char dir[] = "/tmp/fsti-several-XXXXXX";
-	struct fsti_result r;
-	uint64_t expected = 0;
 	char *cleanup = NULL;
+	struct fsti_result r;
 
 	cr_assert_not_null(mkdtemp(dir));
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		char *path = NULL, *copy = NULL;
+		char *copy = NULL;
 
-		cr_assert_geq(asprintf(&path, "%s/%s", FSTI_TRACES, names[i]), 0);
-		cr_assert_geq(asprintf(&copy, "cp -r %s %s/", path, dir), 0);
+		cr_assert_geq(asprintf(&copy, "cp -r %s/%s %s/", FSTI_TRACES, names[i], dir), 0);
 		cr_assert_eq(system(copy), 0);
-		expected += totals_get(path, "events");
-		free(path);
 		free(copy);
 	}
 	fsti_collect(dir, &r);
 	cr_assert_geq(asprintf(&cleanup, "rm -rf %s", dir), 0);
 	cr_expect_eq(system(cleanup), 0);
 	free(cleanup);
+	cr_expect_eq(r.status, FSA_ERR_IO, "status %d: %s", r.status, r.error);
+	cr_expect_eq(r.event_count, 0);
+	cr_assert_not_null(r.error);
+	cr_expect_not_null(strstr(r.error, "holds 5 recordings"), "%s", r.error);
+	cr_expect_not_null(strstr(r.error, "--recording"), "%s", r.error);
+	cr_expect_null(strchr(r.error, '\n'), "%s", r.error);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *folder = NULL;
+
+		cr_assert_geq(asprintf(&folder, "%s/%s;", dir, names[i]), 0);
+		/* The last one ends the list with a full stop. */
+		if (i == sizeof(names) / sizeof(names[0]) - 1)
+			folder[strlen(folder) - 1] = '.';
+		cr_expect_not_null(strstr(r.error, folder), "%s not named: %s", names[i], r.error);
+		free(folder);
+	}
+	fsti_result_fini(&r);
+}
+
+/* --recording NAME: by its folder under the path, or by its LTTng trace name. */
+Test(ingest, one_recording_of_a_folder_of_several_is_picked_by_folder_or_trace_name)
+{
+	char *path = NULL, *by_name = NULL, *error = NULL, *expected = NULL;
+	struct fsti_result r;
+
+	cr_assert_eq(fsa_ingest_pick_recording(FSTI_TRACES, "stress", &path, &error), FSA_OK, "%s",
+		     error);
+	cr_assert_geq(asprintf(&expected, "%s/stress", FSTI_TRACES), 0);
+	cr_expect_str_eq(path, expected);
+	fsti_collect(path, &r);
 	cr_assert_eq(r.status, FSA_OK, "%s", r.error);
-	cr_expect_eq(r.stats.trace_count, 5);
-	cr_expect_eq(r.stats.fencescope_events, expected);
-	cr_expect_eq(fsti_count(&r, FSA_EV_TRACE_INFO), 5);
+	cr_expect_eq(r.stats.fencescope_events, totals_get(path, "events"));
+	/* By the LTTng trace name (the env block's trace_name), as the refusal lists it. */
+	{
+		struct fsti_result all;
+		const char *start, *end;
+		char *name;
+
+		fsti_collect(FSTI_TRACES, &all);
+		start = strstr(all.error, "; fencescope-");
+		cr_assert_not_null(start, "%s", all.error);
+		start += 2;
+		end = strchr(start, ' ');
+		name = strndup(start, (size_t) (end - start));
+		cr_assert_eq(fsa_ingest_pick_recording(FSTI_TRACES, name, &by_name, &error), FSA_OK,
+			     "%s", error);
+		cr_expect_not_null(strstr(all.error, by_name), "%s in %s", by_name, all.error);
+		free(name);
+		fsti_result_fini(&all);
+	}
+	cr_expect_eq(fsa_ingest_pick_recording(FSTI_TRACES, "nothing-like-it", &path, &error),
+		     FSA_ERR_IO);
+	cr_assert_not_null(error);
+	cr_expect_not_null(strstr(error, "no recording is called \"nothing-like-it\""), "%s",
+			   error);
+	cr_expect_null(path);
+	free(error);
+	free(by_name);
+	free(expected);
+	fsti_result_fini(&r);
+}
+
+/* One LTTng session can be several CTF traces (per-UID or per-PID buffers, 32 and 64 bit):
+ * same trace_name and creation time. Those are still read together, merged in time order. */
+Test(ingest, the_folders_of_one_recording_are_read_merged_in_time_order)
+{
+	char work[] = "/tmp/fsti-one-recording-XXXXXX";
+	char *cmd = NULL, *a = NULL, *b = NULL, *meta_a = NULL, *meta_b = NULL;
+	char *text_a, *text_b;
+	struct fsti_result r;
+	size_t size_a, size_b;
+
+	cr_assert_not_null(mkdtemp(work));
+	cr_assert_geq(asprintf(&a, "%s/ust/uid/0/64-bit", work), 0);
+	cr_assert_geq(asprintf(&b, "%s/ust/uid/1000/64-bit", work), 0);
+	cr_assert_geq(asprintf(&cmd,
+			       "mkdir -p '%s' '%s' && cp -r '%s'/frame-pipeline/ust/uid/0/64-bit/* "
+			       "'%s' && cp -r '%s'/cpu-waiters/ust/uid/0/64-bit/* '%s'",
+			       a, b, FSTI_TRACES, a, FSTI_TRACES, b),
+		      0);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	/* Give b the session of a: its env block's trace_name and creation time. */
+	cr_assert_geq(asprintf(&meta_a, "%s/metadata", a), 0);
+	cr_assert_geq(asprintf(&meta_b, "%s/metadata", b), 0);
+	cr_assert(g_file_get_contents(meta_a, &text_a, &size_a, NULL));
+	cr_assert(g_file_get_contents(meta_b, &text_b, &size_b, NULL));
+	{
+		const char *keys[] = {"trace_name = \"", "trace_creation_datetime = \""};
+
+		for (size_t k = 0; k < 2; k++) {
+			char *va = memmem(text_a, size_a, keys[k], strlen(keys[k]));
+			char *vb = memmem(text_b, size_b, keys[k], strlen(keys[k]));
+			size_t len;
+
+			cr_assert(va && vb);
+			va += strlen(keys[k]);
+			vb += strlen(keys[k]);
+			len = (size_t) (strchr(va, '"') - va);
+			cr_assert_eq(len, (size_t) (strchr(vb, '"') - vb), "%s", keys[k]);
+			memcpy(vb, va, len);
+		}
+	}
+	cr_assert(g_file_set_contents(meta_b, text_b, (gssize) size_b, NULL));
+	fsti_collect(work, &r);
+	cr_assert_eq(r.status, FSA_OK, "%s", r.error);
+	cr_expect_eq(r.stats.trace_count, 2);
+	cr_expect_eq(fsti_count(&r, FSA_EV_TRACE_INFO), 2);
 	for (size_t i = 1; i < r.event_count; i++)
 		cr_assert_geq(r.events[i].ev.ts_ns, r.events[i - 1].ev.ts_ns, "event %zu", i);
 	fsti_result_fini(&r);
+	fst_remove_tree(work);
+	g_free(text_a);
+	g_free(text_b);
+	free(cmd);
+	free(a);
+	free(b);
+	free(meta_a);
+	free(meta_b);
 }
 
 static void

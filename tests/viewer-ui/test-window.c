@@ -19,6 +19,7 @@
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
+#include "damage.h"
 #include "fsv-window-private.h"
 
 #define LOAD_TIMEOUT_US (60 * G_USEC_PER_SEC)
@@ -532,6 +533,42 @@ Test(window, damaged_trace_is_named_in_a_one_line_error)
 	cr_assert_null(strchr(error, '\n'), "error: %s", error);
 	/* Whatever was shown stays usable. */
 	cr_assert_not_null(fsv_timeline_get_trace(_fsv_window_get_timeline(window)));
+	cr_assert_eq(system(rm), 0);
+}
+
+/* libbabeltrace2 crashes on this copy (tests/common/damage.c): the decoder runs in a child
+ * process, so the window lives on, shows what was read before the crash, and says why. */
+Test(window, a_decoder_crash_keeps_the_window_and_shows_the_partial_banner)
+{
+	g_autofree char *work = g_dir_make_tmp("fsv-ui-XXXXXX", NULL);
+	g_autofree char *sample =
+	    g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	g_autofree char *copy = g_build_filename(work, "crashing", NULL);
+	g_autofree char *stream =
+	    g_build_filename(copy, "ust", "uid", "0", "64-bit", "fencescope_0", NULL);
+	g_autofree char *cp = g_strdup_printf("cp -r '%s' '%s'", sample, copy);
+	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", work);
+	g_autoptr(GFile) file = g_file_new_for_path(copy);
+	FsvTrace *trace;
+	const char *error;
+
+	cr_assert_not_null(work);
+	cr_assert_eq(system(cp), 0, "%s", cp);
+	cr_assert(fst_damage_until_babeltrace_crashes(copy, stream, 300),
+		  "no damage of %s crashes babeltrace2", stream);
+
+	fsv_window_open(window, file);
+	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	settle();
+	error = _fsv_window_get_error(window);
+	cr_assert_not_null(error, "a crash of the decoder went without a word");
+	cr_expect_not_null(strstr(error, "libbabeltrace2 crashed (SIG"), "banner: %s", error);
+	cr_expect_null(strchr(error, '\n'), "banner: %s", error);
+	trace = fsv_timeline_get_trace(_fsv_window_get_timeline(window));
+	cr_assert_not_null(trace, "the partial trace is not shown");
+	cr_expect_str_eq(fsv_trace_get_name(trace), "crashing");
+	cr_expect_not_null(fsv_trace_get_partial_error(trace));
+	cr_expect(gtk_widget_get_visible(GTK_WIDGET(window)));
 	cr_assert_eq(system(rm), 0);
 }
 

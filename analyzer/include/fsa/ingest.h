@@ -49,6 +49,18 @@ struct fsa_ingest_stats {
 FSA_API fsa_status fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 				  struct fsa_ingest_stats *stats, char **error_message);
 
+/*
+ * A folder that holds several recordings (LTTng sessions: their metadata differ in trace_name,
+ * trace_creation_datetime or hostname) is never merged: fsa_ingest_run() refuses it with
+ * FSA_ERR_IO and a message that lists them. This finds the folder of one of them: RECORDING is
+ * its trace name, the whole name as listed, or its folder (as listed, or relative to TRACE).
+ * *path: (transfer full, free()) the folder to give to fsa_ingest_run(). Returns FSA_OK,
+ * FSA_ERR_IO (no such path, no or several recordings of that name, with the list in
+ * *error_message) or FSA_ERR_NOMEM.
+ */
+FSA_API fsa_status fsa_ingest_pick_recording(const char *trace, const char *recording, char **path,
+					     char **error_message);
+
 /* Convenience: reads TRACE into a model (fsa_model_add_event / _add_discard / _finish). */
 FSA_API fsa_status fsa_ingest_into_model(const char *trace, struct fsa_model *model,
 					 bool (*progress)(void *data, uint64_t events,

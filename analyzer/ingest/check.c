@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What fsa_ingest_run() checks in a trace folder before the decoder reads it, with plain file
+ * reads (no Babeltrace): which recording each trace folder belongs to (LTTng's metadata `env`
+ * block: trace_name, trace_creation_datetime, hostname), and which stream files are cut short
+ * (LTTng's index files, index/STREAM.idx, list every packet with its offset and size; a stream
+ * file shorter than its index says is truncated).
+ *
+ * libbabeltrace2 2.0.4 reads a stream cut at a packet boundary without a word (it only warns
+ * that the index does not match, and scans the file), and refuses a stream cut inside a packet
+ * outright, losing every other stream too. So a truncated trace is read through a view: a
+ * temporary folder of symbolic links to the intact files, with a copy of the whole packets of
+ * each truncated stream, removed when the reading ends. What was cut off becomes a loss.
+ */
+#define _GNU_SOURCE
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ingest-private.h"
+
+#define CHECK_METADATA_HEADER_SIZE 37
+#define CHECK_TSDL_MAGIC           UINT32_C(0x75d11d57)
+#define CHECK_INDEX_MAGIC          UINT32_C(0xc1f1dcc1)
+
+static uint32_t
+check_u32(const unsigned char *bytes, bool is_big)
+{
+	return is_big ? (uint32_t) bytes[0] << 24 | (uint32_t) bytes[1] << 16 |
+			    (uint32_t) bytes[2] << 8 | bytes[3]
+		      : (uint32_t) bytes[3] << 24 | (uint32_t) bytes[2] << 16 |
+			    (uint32_t) bytes[1] << 8 | bytes[0];
+}
+
+static uint64_t
+check_u64_be(const unsigned char *bytes)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | bytes[i];
+	return v;
+}
+
+static unsigned char *
+check_file_read(const char *path, size_t max, size_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	unsigned char *bytes = NULL;
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+		size_t len = (size_t) st.st_size < max ? (size_t) st.st_size : max;
+
+		bytes = malloc(len + 1);
+		n = bytes ? pread(fd, bytes, len, 0) : -1;
+		if (n < 0) {
+			free(bytes);
+			bytes = NULL;
+		} else {
+			bytes[n] = '\0';
+			*size = (size_t) n;
+		}
+	}
+	close(fd);
+	return bytes;
+}
+
+char *
+ingest_metadata_text(const char *dir)
+{
+	char *path = NULL;
+	unsigned char *bytes;
+	size_t size = 0, offset = 0, len = 0;
+	char *text;
+	bool is_big;
+
+	if (asprintf(&path, "%s/metadata", dir) < 0)
+		return NULL;
+	bytes = check_file_read(path, 64 * 1024 * 1024, &size);
+	free(path);
+	if (!bytes)
+		return NULL;
+	if (size < CHECK_METADATA_HEADER_SIZE || (check_u32(bytes, false) != CHECK_TSDL_MAGIC &&
+						  check_u32(bytes, true) != CHECK_TSDL_MAGIC))
+		return (char *) bytes; /* plain text */
+	is_big = check_u32(bytes, true) == CHECK_TSDL_MAGIC;
+	text = malloc(size + 1);
+	while (text && offset + CHECK_METADATA_HEADER_SIZE <= size) {
+		uint32_t content = check_u32(bytes + offset + 24, is_big) / 8;
+		uint32_t packet = check_u32(bytes + offset + 28, is_big) / 8;
+
+		if (content < CHECK_METADATA_HEADER_SIZE || packet < content ||
+		    offset + content > size)
+			break;
+		memcpy(text + len, bytes + offset + CHECK_METADATA_HEADER_SIZE,
+		       content - CHECK_METADATA_HEADER_SIZE);
+		len += content - CHECK_METADATA_HEADER_SIZE;
+		offset += packet;
+	}
+	if (text)
+		text[len] = '\0';
+	free(bytes);
+	return text;
+}
+
+/* The value of `key = …;` after `block {` in TSDL text: a quoted string without its quotes, or
+ * the bare token. NULL when absent. (transfer full) */
+static char *
+check_tsdl_value(const char *text, const char *block, const char *key)
+{
+	const char *p = text ? strstr(text, block) : NULL;
+	const char *end = p ? strstr(p, "};") : NULL;
+	size_t key_len = strlen(key);
+
+	for (; p && p < end; p++) {
+		const char *v;
+
+		p = strstr(p, key);
+		if (!p || p >= end)
+			return NULL;
+		/* A whole word followed by `=`. */
+		if ((p[-1] != '\t' && p[-1] != ' ' && p[-1] != '\n' && p[-1] != '{') ||
+		    (p[key_len] != ' ' && p[key_len] != '\t' && p[key_len] != '='))
+			continue;
+		v = p + key_len;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (*v++ != '=')
+			continue;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (*v == '"') {
+			const char *q = strchr(v + 1, '"');
+
+			return q ? strndup(v + 1, (size_t) (q - v - 1)) : NULL;
+		}
+		return strndup(v, strcspn(v, "; \t\n"));
+	}
+	return NULL;
+}
+
+char *
+ingest_recording_id(const char *dir)
+{
+	char *text = ingest_metadata_text(dir);
+	char *name = check_tsdl_value(text, "env {", "trace_name");
+	char *date = check_tsdl_value(text, "env {", "trace_creation_datetime");
+	char *host = check_tsdl_value(text, "env {", "hostname");
+	char *id = NULL;
+
+	/* A trace that does not say is a recording of its own folder. */
+	if (name || date) {
+		if (asprintf(&id, "%s (%s%s%s)", name ? name : "?", date ? date : "?",
+			     host ? ", " : "", host ? host : "") < 0)
+			id = NULL;
+	} else if (asprintf(&id, "%s", dir) < 0) {
+		id = NULL;
+	}
+	free(name);
+	free(date);
+	free(host);
+	free(text);
+	return id;
+}
+
+__extension__ typedef __int128 check_i128;
+
+/* The trace clock: ns from origin = offset_s·1e9 + (offset + cycles)·1e9/freq. */
+struct check_clock {
+	bool is_known;
+	uint64_t freq;
+	int64_t offset_s;
+	int64_t offset;
+};
+
+static struct check_clock
+check_clock_read(const char *dir)
+{
+	char *text = ingest_metadata_text(dir);
+	char *freq = check_tsdl_value(text, "clock {", "freq");
+	char *offset_s = check_tsdl_value(text, "clock {", "offset_s");
+	char *offset = check_tsdl_value(text, "clock {", "offset");
+	struct check_clock clock = {0};
+
+	if (freq && strtoull(freq, NULL, 10) > 0) {
+		clock.is_known = true;
+		clock.freq = strtoull(freq, NULL, 10);
+		clock.offset_s = offset_s ? strtoll(offset_s, NULL, 10) : 0;
+		clock.offset = offset ? strtoll(offset, NULL, 10) : 0;
+	}
+	free(freq);
+	free(offset_s);
+	free(offset);
+	free(text);
+	return clock;
+}
+
+static uint64_t
+check_clock_ns(const struct check_clock *clock, uint64_t cycles)
+{
+	check_i128 ns = (check_i128) clock->offset_s * 1000000000 +
+			((check_i128) clock->offset + (check_i128) cycles) * 1000000000 /
+			    (check_i128) clock->freq;
+
+	return ns < 0 ? 0 : ns > (check_i128) UINT64_MAX ? UINT64_MAX : (uint64_t) ns;
+}
+
+void
+ingest_truncations_fini(struct ingest_truncations *t)
+{
+	for (size_t i = 0; i < t->count; i++)
+		free(t->items[i].file);
+	free(t->items);
+	*t = (struct ingest_truncations){0};
+}
+
+/* One stream file against its index. */
+static fsa_status
+check_stream(const char *dir, const char *name, const struct check_clock *clock,
+	     struct ingest_truncations *out)
+{
+	char *file = NULL, *index = NULL;
+	unsigned char *bytes = NULL;
+	size_t size = 0;
+	struct stat st;
+	uint32_t entry_len;
+	uint64_t kept_end = 0, lost = 0, begin = UINT64_MAX, end = 0, stream_id = 0;
+	size_t count;
+	const char *underscore;
+	fsa_status status = FSA_ERR_NOMEM;
+
+	if (asprintf(&file, "%s/%s", dir, name) < 0 ||
+	    asprintf(&index, "%s/index/%s.idx", dir, name) < 0)
+		goto end;
+	status = FSA_OK;
+	if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
+		goto end;
+	bytes = check_file_read(index, 256 * 1024 * 1024, &size);
+	/* Header: magic, major, minor, entry length (big-endian u32s); then the entries: offset,
+	 * packet_size (bits), content_size (bits), timestamp_begin, timestamp_end,
+	 * events_discarded, stream_id (big-endian u64s), and more in index 1.1. */
+	if (!bytes || size < 16 || check_u32(bytes, true) != CHECK_INDEX_MAGIC)
+		goto end;
+	entry_len = check_u32(bytes + 12, true);
+	if (entry_len < 56)
+		goto end;
+	count = (size - 16) / entry_len;
+	for (size_t i = 0; i < count; i++) {
+		const unsigned char *e = bytes + 16 + i * entry_len;
+		uint64_t offset = check_u64_be(e), packet = check_u64_be(e + 8) / 8;
+
+		stream_id = check_u64_be(e + 48);
+		if (offset + packet <= (uint64_t) st.st_size) {
+			if (offset + packet > kept_end)
+				kept_end = offset + packet;
+			continue;
+		}
+		lost++;
+		if (check_u64_be(e + 24) < begin)
+			begin = check_u64_be(e + 24);
+		if (check_u64_be(e + 32) > end)
+			end = check_u64_be(e + 32);
+	}
+	if (lost == 0)
+		goto end;
+	{
+		struct ingest_truncation *item;
+
+		if (out->count == out->capacity) {
+			size_t capacity = out->capacity ? out->capacity * 2 : 4;
+			struct ingest_truncation *items =
+			    realloc(out->items, capacity * sizeof(*items));
+
+			if (!items) {
+				status = FSA_ERR_NOMEM;
+				goto end;
+			}
+			out->items = items;
+			out->capacity = capacity;
+		}
+		item = &out->items[out->count++];
+		*item = (struct ingest_truncation){
+		    .file = file,
+		    .packets_lost = lost,
+		    .packets = count,
+		    .kept_bytes = kept_end,
+		    .file_bytes = (uint64_t) st.st_size,
+		    .stream_id = stream_id,
+		    .cpu_id = UINT32_MAX,
+		};
+		file = NULL;
+		/* LTTng names a per-CPU stream file CHANNEL_CPU. */
+		underscore = strrchr(name, '_');
+		if (underscore && underscore[1] &&
+		    strspn(underscore + 1, "0123456789") == strlen(underscore + 1))
+			item->cpu_id = (uint32_t) strtoul(underscore + 1, NULL, 10);
+		if (clock->is_known && begin <= end) {
+			item->has_range = true;
+			item->begin_ns = check_clock_ns(clock, begin);
+			item->end_ns = check_clock_ns(clock, end);
+		}
+	}
+end:
+	free(bytes);
+	free(index);
+	free(file);
+	return status;
+}
+
+fsa_status
+ingest_truncations_find(const struct ingest_dirs *dirs, struct ingest_truncations *out)
+{
+	for (size_t i = 0; i < dirs->count; i++) {
+		DIR *stream = opendir(dirs->paths[i]);
+		struct check_clock clock;
+		struct dirent *entry;
+
+		if (!stream)
+			continue;
+		clock = check_clock_read(dirs->paths[i]);
+		while ((entry = readdir(stream))) {
+			fsa_status status;
+
+			if (entry->d_name[0] == '.' || strcmp(entry->d_name, "metadata") == 0 ||
+			    strcmp(entry->d_name, "index") == 0)
+				continue;
+			status = check_stream(dirs->paths[i], entry->d_name, &clock, out);
+			if (status != FSA_OK) {
+				closedir(stream);
+				return status;
+			}
+		}
+		closedir(stream);
+	}
+	return FSA_OK;
+}
+
+/* Copies the first `len` bytes of `from` into a new file `to`. */
+static bool
+check_copy_prefix(const char *from, const char *to, uint64_t len)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out = in >= 0 ? open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
+	uint64_t done = 0;
+	bool is_ok = in >= 0 && out >= 0;
+
+	while (is_ok && done < len) {
+		char buf[65536];
+		size_t want = len - done < sizeof(buf) ? (size_t) (len - done) : sizeof(buf);
+		ssize_t n = pread(in, buf, want, (off_t) done);
+
+		is_ok = n > 0 && write(out, buf, (size_t) n) == n;
+		done += n > 0 ? (uint64_t) n : 0;
+	}
+	if (out >= 0 && close(out) != 0)
+		is_ok = false;
+	if (in >= 0)
+		close(in);
+	return is_ok;
+}
+
+static const struct ingest_truncation *
+check_truncation_of(const struct ingest_truncations *t, const char *file)
+{
+	for (size_t i = 0; i < t->count; i++) {
+		if (strcmp(t->items[i].file, file) == 0)
+			return &t->items[i];
+	}
+	return NULL;
+}
+
+/* view/dN mirrors dirs->paths[N]: links to every file but the truncated streams, which are
+ * copied up to their last whole packet (or left out when none is whole). No index: the
+ * decoder scans the packets itself. */
+static fsa_status
+check_view_fill(const char *view, const struct ingest_dirs *dirs,
+		const struct ingest_truncations *t, char **error)
+{
+	for (size_t i = 0; i < dirs->count; i++) {
+		char *sub = NULL;
+		DIR *stream;
+		struct dirent *entry;
+		fsa_status status = FSA_OK;
+
+		if (asprintf(&sub, "%s/d%zu", view, i) < 0 || mkdir(sub, 0700) != 0) {
+			ingest_error_set(error, "cannot make a view of the truncated trace: %s",
+					 strerror(errno));
+			free(sub);
+			return FSA_ERR_IO;
+		}
+		stream = opendir(dirs->paths[i]);
+		while (stream && status == FSA_OK && (entry = readdir(stream))) {
+			char *from = NULL, *to = NULL;
+			const struct ingest_truncation *cut;
+			bool is_ok = true;
+
+			if (entry->d_name[0] == '.' || strcmp(entry->d_name, "index") == 0)
+				continue;
+			if (asprintf(&from, "%s/%s", dirs->paths[i], entry->d_name) < 0 ||
+			    asprintf(&to, "%s/%s", sub, entry->d_name) < 0) {
+				status = FSA_ERR_NOMEM;
+			} else if ((cut = check_truncation_of(t, from))) {
+				if (cut->kept_bytes > 0)
+					is_ok = check_copy_prefix(from, to, cut->kept_bytes);
+			} else {
+				char *absolute = realpath(from, NULL);
+
+				is_ok = absolute && symlink(absolute, to) == 0;
+				free(absolute);
+			}
+			if (!is_ok) {
+				ingest_error_set(
+				    error, "cannot make a view of the truncated trace: %s: %s", to,
+				    strerror(errno));
+				status = FSA_ERR_IO;
+			}
+			free(from);
+			free(to);
+		}
+		if (stream)
+			closedir(stream);
+		free(sub);
+		if (status != FSA_OK)
+			return status;
+	}
+	return FSA_OK;
+}
+
+void
+ingest_view_remove(char *view)
+{
+	DIR *top;
+	struct dirent *entry;
+
+	if (!view)
+		return;
+	top = opendir(view);
+	while (top && (entry = readdir(top))) {
+		char *sub = NULL;
+		DIR *stream;
+		struct dirent *file;
+
+		if (entry->d_name[0] == '.' || asprintf(&sub, "%s/%s", view, entry->d_name) < 0)
+			continue;
+		stream = opendir(sub);
+		while (stream && (file = readdir(stream))) {
+			char *path = NULL;
+
+			if (strcmp(file->d_name, ".") != 0 && strcmp(file->d_name, "..") != 0 &&
+			    asprintf(&path, "%s/%s", sub, file->d_name) >= 0)
+				unlink(path);
+			free(path);
+		}
+		if (stream)
+			closedir(stream);
+		rmdir(sub);
+		free(sub);
+	}
+	if (top)
+		closedir(top);
+	rmdir(view);
+	free(view);
+}
+
+fsa_status
+ingest_view_create(const struct ingest_dirs *dirs, const struct ingest_truncations *t, char **view,
+		   char **error)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *path = NULL;
+	fsa_status status;
+
+	if (asprintf(&path, "%s/fencescope-view-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
+		return FSA_ERR_NOMEM;
+	if (!mkdtemp(path)) {
+		ingest_error_set(error, "cannot make a view of the truncated trace: %s: %s", path,
+				 strerror(errno));
+		free(path);
+		return FSA_ERR_IO;
+	}
+	status = check_view_fill(path, dirs, t, error);
+	if (status != FSA_OK) {
+		ingest_view_remove(path);
+		return status;
+	}
+	*view = path;
+	return FSA_OK;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The decoder helper's wire: what `fencescope-decode` (decode-main.c) writes and
+ * fsa_ingest_run() (ingest.c) reads back. The bytes go through a ring in shared memory (a memfd
+ * the reader creates), so that every record the helper finished is there to read even when
+ * libbabeltrace2 crashes the helper a moment later; two pipes only wake the other side up
+ * ("there is data" every 256 KiB and at the end, "there is room" when the writer waits), and the
+ * first one's end of file says that the helper is gone.
+ *
+ * A stream of records, each a tag byte and a body of LEB128 varints and a few raw structs; both
+ * ends are the same build, so nothing is versioned.
+ *
+ *   'E' event    type, ts delta from the previous event (zigzag), cpu_id + 1, the present
+ *                integer slots (count, then slot delta and value each), the strings (mask, then
+ *                length and bytes each), fence_handles (count, values), and any other bytes of
+ *                struct fsa_event that are not zero (a mask of regions, then their bytes), so a
+ *                member added to the struct passes through without a change here
+ *   'D' discard  struct fsa_discard, raw
+ *   'P' progress events read (all providers), fraction (raw double)
+ *   'H' heartbeat nothing: the decoder is alive but has nothing yet (a live session)
+ *   'Z' end      status (zigzag), struct fsa_ingest_stats raw, error length and bytes
+ *
+ * It is not an interface: no other program should read it.
+ */
+#ifndef FSA_INGEST_WIRE_PRIVATE_H
+#define FSA_INGEST_WIRE_PRIVATE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fsa/event.h"
+#include "fsa/ingest.h"
+
+enum ingest_wire_tag {
+	INGEST_WIRE_EVENT = 'E',
+	INGEST_WIRE_DISCARD = 'D',
+	INGEST_WIRE_PROGRESS = 'P',
+	INGEST_WIRE_HEARTBEAT = 'H',
+	INGEST_WIRE_END = 'Z',
+};
+
+/* The shared ring's header, at the start of the memfd; the data follows at
+ * INGEST_RING_DATA_OFFSET. head and tail count bytes since the start, never wrap. */
+struct ingest_ring {
+	_Atomic uint64_t head;           /* written and complete (the writer's) */
+	_Atomic uint64_t tail;           /* taken by the reader (the reader's) */
+	_Atomic uint32_t writer_waiting; /* the writer waits for room on the room pipe */
+	uint32_t reserved;
+	uint64_t size; /* data bytes */
+};
+
+#define INGEST_RING_DATA_OFFSET 4096
+#define INGEST_RING_SIZE        (4 * 1024 * 1024)
+#define INGEST_RING_SIZE_MIN    (16 * 1024)
+
+/* The reader's side: creates the memfd (close-on-exec) with `size` data bytes and maps it.
+ * The reader keeps `size` itself: the header is shared, and a helper gone astray may write any
+ * of it (its size included), so the reader never reads back more than `head`. */
+bool ingest_ring_create(size_t size, int *shm_fd, struct ingest_ring **ring);
+void ingest_ring_destroy(struct ingest_ring *ring, size_t size);
+
+/* The writing end: each record is encoded in a scratch buffer, then published to the ring. */
+struct ingest_wire_writer {
+	struct ingest_ring *ring;
+	unsigned char *data;
+	int data_fd; /* "there is data": one byte per 256 KiB published, and at the end */
+	int room_fd; /* "there is room": read when the ring is full */
+	uint64_t unnotified;
+	unsigned char *buf;
+	size_t len, capacity;
+	uint64_t last_ts;
+	bool has_failed; /* the reader is gone: nothing more is written */
+};
+
+bool ingest_wire_writer_init(struct ingest_wire_writer *w, int shm_fd, int data_fd, int room_fd);
+void ingest_wire_writer_fini(struct ingest_wire_writer *w);
+/* Each returns false once writing has failed (the reader went away) or memory ran out. */
+bool ingest_wire_put_event(struct ingest_wire_writer *w, const struct fsa_event *event);
+bool ingest_wire_put_discard(struct ingest_wire_writer *w, const struct fsa_discard *discard);
+bool ingest_wire_put_progress(struct ingest_wire_writer *w, uint64_t events, double fraction);
+bool ingest_wire_put_heartbeat(struct ingest_wire_writer *w);
+bool ingest_wire_put_end(struct ingest_wire_writer *w, int status,
+			 const struct fsa_ingest_stats *stats, const char *error);
+
+/* One record read back. Pointers (event strings, fence handles) point into the reader's
+ * buffers and live until the next ingest_wire_next(). */
+struct ingest_wire_record {
+	enum ingest_wire_tag tag;
+	const struct fsa_event *event;
+	struct fsa_discard discard;
+	uint64_t events;
+	double fraction;
+	int status;
+	struct fsa_ingest_stats stats;
+	char *error; /* 'Z' only: (transfer full: free()), NULL when none */
+};
+
+struct ingest_wire_reader {
+	unsigned char *buf;
+	size_t start, len, capacity;
+	uint64_t last_ts;
+	struct fsa_event event;
+	uint64_t region_mask; /* the raw regions the last event set */
+	uint64_t *handles;
+	size_t handle_capacity;
+	/* Strings are copied here with their NUL (the wire bytes have none). */
+	char *strings;
+	size_t string_capacity;
+	/* The bytes taken from the ring so far: the shared tail is written, never read back. */
+	uint64_t tail;
+	/* The ring's head said more than the ring holds: nothing more is a record. */
+	bool is_broken;
+};
+
+bool ingest_wire_reader_init(struct ingest_wire_reader *r);
+void ingest_wire_reader_fini(struct ingest_wire_reader *r);
+/* Takes what the ring of `size` data bytes holds into the reader's buffer and makes room in the
+ * ring. Returns the byte count; *is_writer_waiting tells that the writer waits for room (say so
+ * on the room pipe). A head that claims more than the ring holds breaks the reader: from then on
+ * ingest_wire_next() returns -1. */
+size_t ingest_wire_reader_take(struct ingest_wire_reader *r, struct ingest_ring *ring, size_t size,
+			       bool *is_writer_waiting);
+/* Takes the next whole record out of the buffer: 1 done, 0 it has not fully arrived, -1 the
+ * bytes are not a record (a broken helper). */
+int ingest_wire_next(struct ingest_wire_reader *r, struct ingest_wire_record *record);
+/* Bytes of a record that began but did not end (they are dropped). */
+size_t ingest_wire_reader_pending(const struct ingest_wire_reader *r);
+
+#endif /* FSA_INGEST_WIRE_PRIVATE_H */

@@ -1,0 +1,727 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The decoder helper's wire format (wire-private.h): encoding on the helper's side, decoding on
+ * fsa_ingest_run()'s. Compact because ten million events cross it per benchmark run: an event
+ * is about 30 bytes (its present slots as varints, timestamps as deltas). It knows the event's
+ * layout only through struct fsa_event: new slots pass through as slots, and new members of the
+ * struct through the raw regions below.
+ */
+#define _GNU_SOURCE
+
+#include "wire-private.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define WIRE_SCRATCH_SIZE (64 * 1024)
+#define WIRE_BUFFER_SIZE  (256 * 1024)
+/* "There is data" once per this many bytes: a few hundred wake-ups a second at full speed. */
+#define WIRE_NOTIFY_EVERY (256 * 1024)
+
+/*
+ * The bytes of struct fsa_event that the encoding does not know member by member: padding
+ * today, and whatever member someone adds tomorrow. Each is sent raw when it is not all zero.
+ */
+struct wire_region {
+	size_t offset, len;
+};
+
+#define WIRE_END_OF(member)                                                                        \
+	(offsetof(struct fsa_event, member) + sizeof(((struct fsa_event *) 0)->member))
+#define WIRE_GAP(after, before)                                                                    \
+	{                                                                                          \
+		WIRE_END_OF(after), offsetof(struct fsa_event, before) - WIRE_END_OF(after)        \
+	}
+
+static const struct wire_region wire_regions[] = {
+    {0, offsetof(struct fsa_event, type)},
+    WIRE_GAP(type, ts_ns),
+    WIRE_GAP(ts_ns, cpu_id),
+    WIRE_GAP(cpu_id, u),
+    WIRE_GAP(u, present),
+    WIRE_GAP(present, s),
+    WIRE_GAP(s, fence_handles),
+    WIRE_GAP(fence_handles, fence_handle_count),
+    {WIRE_END_OF(fence_handle_count), sizeof(struct fsa_event) - WIRE_END_OF(fence_handle_count)},
+};
+#define WIRE_REGION_COUNT (sizeof(wire_regions) / sizeof(wire_regions[0]))
+
+/* The known members in this order; a reordering must come with a new table above. */
+_Static_assert(offsetof(struct fsa_event, type) <= offsetof(struct fsa_event, ts_ns) &&
+		   WIRE_END_OF(type) <= offsetof(struct fsa_event, ts_ns) &&
+		   WIRE_END_OF(ts_ns) <= offsetof(struct fsa_event, cpu_id) &&
+		   WIRE_END_OF(cpu_id) <= offsetof(struct fsa_event, u) &&
+		   WIRE_END_OF(u) <= offsetof(struct fsa_event, present) &&
+		   WIRE_END_OF(present) <= offsetof(struct fsa_event, s) &&
+		   WIRE_END_OF(s) <= offsetof(struct fsa_event, fence_handles) &&
+		   WIRE_END_OF(fence_handles) <= offsetof(struct fsa_event, fence_handle_count),
+	       "struct fsa_event's members moved: update wire_regions in wire.c");
+_Static_assert(WIRE_REGION_COUNT <= 16, "the region mask is a varint of 16 bits at most");
+
+static unsigned char *
+wire_varint_put(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char) (v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char) v;
+	return p;
+}
+
+static uint64_t
+wire_zigzag(int64_t v)
+{
+	return ((uint64_t) v << 1) ^ (uint64_t) (v >> 63);
+}
+
+static int64_t
+wire_unzigzag(uint64_t v)
+{
+	return (int64_t) (v >> 1) ^ -(int64_t) (v & 1);
+}
+
+bool
+ingest_ring_create(size_t size, int *shm_fd, struct ingest_ring **ring)
+{
+	size_t total = INGEST_RING_DATA_OFFSET + size;
+	int fd = memfd_create("fencescope-decode", MFD_CLOEXEC);
+	void *map;
+
+	if (fd < 0)
+		return false;
+	if (ftruncate(fd, (off_t) total) != 0) {
+		close(fd);
+		return false;
+	}
+	map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		close(fd);
+		return false;
+	}
+	*ring = map;
+	(*ring)->size = size;
+	*shm_fd = fd;
+	return true;
+}
+
+void
+ingest_ring_destroy(struct ingest_ring *ring, size_t size)
+{
+	if (ring)
+		munmap(ring, INGEST_RING_DATA_OFFSET + size);
+}
+
+bool
+ingest_wire_writer_init(struct ingest_wire_writer *w, int shm_fd, int data_fd, int room_fd)
+{
+	struct ingest_ring probe;
+	void *map;
+
+	*w = (struct ingest_wire_writer){
+	    .data_fd = data_fd, .room_fd = room_fd, .capacity = WIRE_SCRATCH_SIZE};
+	if (pread(shm_fd, &probe, sizeof(probe), 0) != (ssize_t) sizeof(probe) ||
+	    probe.size < INGEST_RING_SIZE_MIN || probe.size > (UINT64_C(1) << 30))
+		return false;
+	map = mmap(NULL, INGEST_RING_DATA_OFFSET + probe.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   shm_fd, 0);
+	if (map == MAP_FAILED)
+		return false;
+	w->ring = map;
+	w->data = (unsigned char *) map + INGEST_RING_DATA_OFFSET;
+	w->buf = malloc(w->capacity);
+	return w->buf != NULL;
+}
+
+void
+ingest_wire_writer_fini(struct ingest_wire_writer *w)
+{
+	free(w->buf);
+	w->buf = NULL;
+	if (w->ring)
+		munmap(w->ring, INGEST_RING_DATA_OFFSET + w->ring->size);
+	w->ring = NULL;
+}
+
+static bool
+wire_byte_write(struct ingest_wire_writer *w, int fd)
+{
+	for (;;) {
+		ssize_t n = write(fd, "", 1);
+
+		if (n == 1)
+			return true;
+		if (n < 0 && errno != EINTR) {
+			w->has_failed = true;
+			return false;
+		}
+	}
+}
+
+/* Waits until the ring has `need` free bytes. */
+static bool
+wire_room_wait(struct ingest_wire_writer *w, size_t need)
+{
+	struct ingest_ring *ring = w->ring;
+	uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+
+	while (head - atomic_load(&ring->tail) + need > ring->size) {
+		char byte;
+		ssize_t n;
+
+		atomic_store(&ring->writer_waiting, 1);
+		if (head - atomic_load(&ring->tail) + need <= ring->size)
+			break;
+		/* The reader may be asleep: wake it, then sleep until it took something. */
+		if (!wire_byte_write(w, w->data_fd))
+			return false;
+		w->unnotified = 0;
+		n = read(w->room_fd, &byte, 1);
+		if (n == 0 || (n < 0 && errno != EINTR)) {
+			w->has_failed = true;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Copies the scratch record into the ring and makes it visible: once this returns, the record
+ * is the reader's, whatever happens to this process. */
+static bool
+wire_publish(struct ingest_wire_writer *w, bool is_urgent)
+{
+	struct ingest_ring *ring = w->ring;
+	uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+	size_t at, first;
+
+	if (w->has_failed)
+		return false;
+	if (w->len > ring->size) {
+		w->has_failed = true;
+		return false;
+	}
+	if (!wire_room_wait(w, w->len))
+		return false;
+	at = (size_t) (head % ring->size);
+	first = ring->size - at < w->len ? ring->size - at : w->len;
+	memcpy(w->data + at, w->buf, first);
+	memcpy(w->data, w->buf + first, w->len - first);
+	atomic_store_explicit(&ring->head, head + w->len, memory_order_release);
+	w->unnotified += w->len;
+	w->len = 0;
+	if (is_urgent || w->unnotified >= WIRE_NOTIFY_EVERY) {
+		w->unnotified = 0;
+		return wire_byte_write(w, w->data_fd);
+	}
+	return true;
+}
+
+/* Room for a record of up to `need` bytes in the scratch buffer. */
+static unsigned char *
+wire_reserve(struct ingest_wire_writer *w, size_t need)
+{
+	if (w->has_failed)
+		return NULL;
+	if (need > w->capacity) {
+		unsigned char *buf = realloc(w->buf, need);
+
+		if (!buf) {
+			w->has_failed = true;
+			return NULL;
+		}
+		w->buf = buf;
+		w->capacity = need;
+	}
+	w->len = 0;
+	return w->buf;
+}
+
+static bool
+wire_commit(struct ingest_wire_writer *w, unsigned char *end, bool is_urgent)
+{
+	w->len = (size_t) (end - w->buf);
+	return wire_publish(w, is_urgent);
+}
+
+static bool
+wire_is_zero(const unsigned char *bytes, size_t len)
+{
+	/* The regions are padding words today: test them as words. */
+	if (len == 4) {
+		uint32_t word;
+
+		memcpy(&word, bytes, 4);
+		return word == 0;
+	}
+	if (len == 8) {
+		uint64_t word;
+
+		memcpy(&word, bytes, 8);
+		return word == 0;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (bytes[i])
+			return false;
+	}
+	return true;
+}
+
+bool
+ingest_wire_put_event(struct ingest_wire_writer *w, const struct fsa_event *ev)
+{
+	size_t strlens[FSA_S_COUNT] = {0};
+	size_t need =
+	    64 + 20 * FSA_F_COUNT + 10 * (size_t) ev->fence_handle_count + sizeof(struct fsa_event);
+	unsigned char *p, *count_at;
+	uint64_t string_mask = 0, region_mask = 0;
+	uint32_t count = 0;
+	int last_slot = -1;
+
+	for (int s = 0; s < FSA_S_COUNT; s++) {
+		if (ev->s[s]) {
+			strlens[s] = strlen(ev->s[s]);
+			need += 10 + strlens[s];
+			string_mask |= UINT64_C(1) << s;
+		}
+	}
+	p = wire_reserve(w, need);
+	if (!p)
+		return false;
+	*p++ = INGEST_WIRE_EVENT;
+	p = wire_varint_put(p, (uint64_t) ev->type);
+	p = wire_varint_put(p, wire_zigzag((int64_t) (ev->ts_ns - w->last_ts)));
+	w->last_ts = ev->ts_ns;
+	p = wire_varint_put(p, (uint64_t) (uint32_t) (ev->cpu_id + 1));
+	/* The slot count is one byte (FSA_F_COUNT < 128), written once known. */
+	_Static_assert(FSA_F_COUNT < 128, "the slot count must fit one varint byte");
+	count_at = p++;
+	for (int word = 0; word < FSA_FIELD_WORDS; word++) {
+		uint64_t bits = ev->present[word];
+
+		while (bits) {
+			int slot = word * 64 + __builtin_ctzll(bits);
+
+			bits &= bits - 1;
+			p = wire_varint_put(p, (uint64_t) (slot - last_slot - 1));
+			p = wire_varint_put(p, ev->u[slot]);
+			last_slot = slot;
+			count++;
+		}
+	}
+	*count_at = (unsigned char) count;
+	p = wire_varint_put(p, string_mask);
+	for (int s = 0; s < FSA_S_COUNT; s++) {
+		if (ev->s[s]) {
+			p = wire_varint_put(p, strlens[s]);
+			memcpy(p, ev->s[s], strlens[s]);
+			p += strlens[s];
+		}
+	}
+	p = wire_varint_put(p, ev->fence_handles ? ev->fence_handle_count : 0);
+	for (uint32_t i = 0; ev->fence_handles && i < ev->fence_handle_count; i++)
+		p = wire_varint_put(p, ev->fence_handles[i]);
+	for (size_t i = 0; i < WIRE_REGION_COUNT; i++) {
+		if (wire_regions[i].len &&
+		    !wire_is_zero((const unsigned char *) ev + wire_regions[i].offset,
+				  wire_regions[i].len))
+			region_mask |= UINT64_C(1) << i;
+	}
+	p = wire_varint_put(p, region_mask);
+	for (uint64_t m = region_mask; m; m &= m - 1) {
+		const struct wire_region *region = &wire_regions[__builtin_ctzll(m)];
+
+		memcpy(p, (const unsigned char *) ev + region->offset, region->len);
+		p += region->len;
+	}
+	return wire_commit(w, p, false);
+}
+
+bool
+ingest_wire_put_discard(struct ingest_wire_writer *w, const struct fsa_discard *discard)
+{
+	unsigned char *p = wire_reserve(w, 1 + sizeof(*discard));
+
+	if (!p)
+		return false;
+	*p++ = INGEST_WIRE_DISCARD;
+	memcpy(p, discard, sizeof(*discard));
+	return wire_commit(w, p + sizeof(*discard), false);
+}
+
+bool
+ingest_wire_put_progress(struct ingest_wire_writer *w, uint64_t events, double fraction)
+{
+	unsigned char *p = wire_reserve(w, 1 + 10 + sizeof(fraction));
+
+	if (!p)
+		return false;
+	*p++ = INGEST_WIRE_PROGRESS;
+	p = wire_varint_put(p, events);
+	memcpy(p, &fraction, sizeof(fraction));
+	return wire_commit(w, p + sizeof(fraction), false);
+}
+
+bool
+ingest_wire_put_heartbeat(struct ingest_wire_writer *w)
+{
+	unsigned char *p = wire_reserve(w, 1);
+
+	if (!p)
+		return false;
+	*p++ = INGEST_WIRE_HEARTBEAT;
+	return wire_commit(w, p, true);
+}
+
+bool
+ingest_wire_put_end(struct ingest_wire_writer *w, int status, const struct fsa_ingest_stats *stats,
+		    const char *error)
+{
+	size_t len = error ? strlen(error) : 0;
+	unsigned char *p = wire_reserve(w, 1 + 10 + sizeof(*stats) + 10 + len);
+
+	if (!p)
+		return false;
+	*p++ = INGEST_WIRE_END;
+	p = wire_varint_put(p, wire_zigzag(status));
+	memcpy(p, stats, sizeof(*stats));
+	p += sizeof(*stats);
+	/* 0: no message; else its length + 1. */
+	p = wire_varint_put(p, error ? len + 1 : 0);
+	memcpy(p, error ? error : "", len);
+	return wire_commit(w, p + len, true);
+}
+
+bool
+ingest_wire_reader_init(struct ingest_wire_reader *r)
+{
+	*r = (struct ingest_wire_reader){.capacity = 4 * WIRE_BUFFER_SIZE};
+	fsa_event_clear(&r->event);
+	r->buf = malloc(r->capacity);
+	return r->buf != NULL;
+}
+
+void
+ingest_wire_reader_fini(struct ingest_wire_reader *r)
+{
+	free(r->buf);
+	free(r->handles);
+	free(r->strings);
+	*r = (struct ingest_wire_reader){0};
+}
+
+size_t
+ingest_wire_reader_take(struct ingest_wire_reader *r, struct ingest_ring *ring, size_t size,
+			bool *is_writer_waiting)
+{
+	const unsigned char *data = (const unsigned char *) ring + INGEST_RING_DATA_OFFSET;
+	uint64_t tail = r->tail;
+	uint64_t avail = atomic_load_explicit(&ring->head, memory_order_acquire) - tail;
+	size_t take, at, first;
+
+	*is_writer_waiting = false;
+	if (r->is_broken)
+		return 0;
+	if (avail > size) {
+		/* Only a helper gone astray moves head back or past a whole ring. */
+		r->is_broken = true;
+		return 0;
+	}
+
+	if (r->start > 0) {
+		memmove(r->buf, r->buf + r->start, r->len - r->start);
+		r->len -= r->start;
+		r->start = 0;
+	}
+	/* A record longer than the buffer: grow it. */
+	if (r->len == r->capacity) {
+		unsigned char *buf = realloc(r->buf, r->capacity * 2);
+
+		if (buf) {
+			r->buf = buf;
+			r->capacity *= 2;
+		}
+	}
+	take = avail < r->capacity - r->len ? (size_t) avail : r->capacity - r->len;
+	at = (size_t) (tail % size);
+	first = size - at < take ? size - at : take;
+	memcpy(r->buf + r->len, data + at, first);
+	memcpy(r->buf + r->len + first, data, take - first);
+	r->len += take;
+	r->tail = tail + take;
+	atomic_store(&ring->tail, r->tail);
+	*is_writer_waiting = atomic_exchange(&ring->writer_waiting, 0) != 0;
+	return take;
+}
+
+size_t
+ingest_wire_reader_pending(const struct ingest_wire_reader *r)
+{
+	return r->len - r->start;
+}
+
+struct wire_cursor {
+	const unsigned char *p, *end;
+	bool is_short;
+};
+
+static inline uint64_t
+wire_varint_get(struct wire_cursor *c)
+{
+	uint64_t v = 0;
+
+	/* Most values are one byte. */
+	if (c->p < c->end && !(*c->p & 0x80))
+		return *c->p++;
+
+	for (unsigned shift = 0; shift < 70; shift += 7) {
+		unsigned char b;
+
+		if (c->p == c->end) {
+			c->is_short = true;
+			return 0;
+		}
+		b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t) (b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	/* Longer than any varint: treat as garbage; the caller's checks stop it. */
+	return UINT64_MAX;
+}
+
+static bool
+wire_bytes_get(struct wire_cursor *c, void *out, size_t len)
+{
+	if ((size_t) (c->end - c->p) < len) {
+		c->is_short = true;
+		return false;
+	}
+	memcpy(out, c->p, len);
+	c->p += len;
+	return true;
+}
+
+/* Returns 1, 0 (short) or -1 (garbage). */
+static int
+wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
+{
+	struct fsa_event *ev = &r->event;
+	size_t string_at[FSA_S_COUNT], string_used = 0;
+	uint64_t type, ts_delta, cpu, count, string_mask, handle_count, region_mask;
+	int slot = -1;
+
+	/* Blank again: only the slots the previous event set are non-zero. */
+	for (int word = 0; word < FSA_FIELD_WORDS; word++) {
+		uint64_t bits = ev->present[word];
+
+		while (bits) {
+			ev->u[word * 64 + __builtin_ctzll(bits)] = 0;
+			bits &= bits - 1;
+		}
+		ev->present[word] = 0;
+	}
+	for (uint64_t m = r->region_mask; m; m &= m - 1) {
+		const struct wire_region *region = &wire_regions[__builtin_ctzll(m)];
+
+		memset((unsigned char *) ev + region->offset, 0, region->len);
+	}
+	r->region_mask = 0;
+
+	type = wire_varint_get(c);
+	ts_delta = wire_varint_get(c);
+	cpu = wire_varint_get(c);
+	count = wire_varint_get(c);
+	if (c->is_short)
+		return 0;
+	if (type >= FSA_EV_COUNT || count > FSA_F_COUNT)
+		return -1;
+	ev->type = (enum fsa_event_type) type;
+	ev->cpu_id = (uint32_t) cpu - 1;
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t delta = wire_varint_get(c), value = wire_varint_get(c);
+
+		if (c->is_short)
+			return 0;
+		if (delta >= FSA_F_COUNT || slot + 1 + (int) delta >= FSA_F_COUNT)
+			return -1;
+		slot += 1 + (int) delta;
+		fsa_event_set(ev, (enum fsa_field) slot, value);
+	}
+	string_mask = wire_varint_get(c);
+	if (c->is_short)
+		return 0;
+	for (int s = 0; s < FSA_S_COUNT; s++) {
+		uint64_t len;
+
+		string_at[s] = SIZE_MAX;
+		if (!(string_mask & (UINT64_C(1) << s)))
+			continue;
+		len = wire_varint_get(c);
+		if (c->is_short)
+			return 0;
+		if (len > (size_t) (c->end - c->p)) {
+			c->is_short = true;
+			return 0;
+		}
+		if (string_used + len + 1 > r->string_capacity) {
+			size_t capacity = (string_used + len + 1) * 2;
+			char *strings = realloc(r->strings, capacity);
+
+			if (!strings)
+				return -1;
+			r->strings = strings;
+			r->string_capacity = capacity;
+		}
+		memcpy(r->strings + string_used, c->p, len);
+		r->strings[string_used + len] = '\0';
+		string_at[s] = string_used;
+		string_used += len + 1;
+		c->p += len;
+	}
+	handle_count = wire_varint_get(c);
+	if (c->is_short)
+		return 0;
+	if (handle_count > UINT32_MAX)
+		return -1;
+	if (handle_count > (size_t) (c->end - c->p)) {
+		/* Every handle takes at least one byte. */
+		c->is_short = true;
+		return 0;
+	}
+	if (handle_count > r->handle_capacity) {
+		uint64_t *handles = realloc(r->handles, handle_count * sizeof(*handles));
+
+		if (!handles)
+			return -1;
+		r->handles = handles;
+		r->handle_capacity = handle_count;
+	}
+	for (uint64_t i = 0; i < handle_count; i++)
+		r->handles[i] = wire_varint_get(c);
+	region_mask = wire_varint_get(c);
+	if (c->is_short)
+		return 0;
+	if (region_mask >> WIRE_REGION_COUNT)
+		return -1;
+	r->region_mask = region_mask;
+	for (uint64_t m = region_mask; m; m &= m - 1) {
+		const struct wire_region *region = &wire_regions[__builtin_ctzll(m)];
+
+		if (!wire_bytes_get(c, (unsigned char *) ev + region->offset, region->len))
+			return 0;
+	}
+	/* Whole: only now does the timestamp base move on. */
+	ev->ts_ns = r->last_ts + (uint64_t) wire_unzigzag(ts_delta);
+	for (int s = 0; s < FSA_S_COUNT; s++)
+		ev->s[s] = string_at[s] == SIZE_MAX ? NULL : r->strings + string_at[s];
+	ev->fence_handles = handle_count ? r->handles : NULL;
+	ev->fence_handle_count = (uint32_t) handle_count;
+	return 1;
+}
+
+/*
+ * The raw structs and numbers of a record come from another process, which a damaged trace may
+ * have sent astray before it died: they are checked here, where they enter, so that no bool
+ * holds a byte other than 0 or 1 (loading one is undefined behaviour), no enum or status is
+ * outside its values, and no message spans lines.
+ */
+static bool
+wire_discard_is_valid(const struct fsa_discard *discard)
+{
+	const unsigned char *bytes = (const unsigned char *) discard;
+	unsigned char has_range = bytes[offsetof(struct fsa_discard, has_range)];
+	enum fsa_discard_kind kind;
+
+	memcpy(&kind, bytes + offsetof(struct fsa_discard, kind), sizeof(kind));
+	return has_range <= 1 && (kind == FSA_DISCARD_EVENTS || kind == FSA_DISCARD_PACKETS);
+}
+
+static bool
+wire_status_is_valid(int status)
+{
+	/* fsa_status: FSA_OK and the errors down to FSA_ERR_CANCELLED, the last one. */
+	return status <= FSA_OK && status >= FSA_ERR_CANCELLED;
+}
+
+/* Control characters (a newline from a corrupted message) become spaces: one line. */
+static void
+wire_message_flatten(char *message)
+{
+	for (unsigned char *p = (unsigned char *) message; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+	}
+}
+
+int
+ingest_wire_next(struct ingest_wire_reader *r, struct ingest_wire_record *record)
+{
+	struct wire_cursor c = {r->buf + r->start, r->buf + r->len, false};
+	int result = 1;
+
+	if (r->is_broken)
+		return -1;
+	if (c.p == c.end)
+		return 0;
+	record->tag = (enum ingest_wire_tag) * c.p++;
+	switch (record->tag) {
+	case INGEST_WIRE_EVENT:
+		result = wire_event_get(r, &c);
+		if (result == 1) {
+			r->last_ts = r->event.ts_ns;
+			record->event = &r->event;
+		}
+		break;
+	case INGEST_WIRE_DISCARD:
+		if (wire_bytes_get(&c, &record->discard, sizeof(record->discard)) &&
+		    !wire_discard_is_valid(&record->discard))
+			return -1;
+		break;
+	case INGEST_WIRE_PROGRESS:
+		record->events = wire_varint_get(&c);
+		/* A fraction that is no fraction reads as "cannot tell" (negative). */
+		if (wire_bytes_get(&c, &record->fraction, sizeof(record->fraction)) &&
+		    !(record->fraction >= 0.0 && record->fraction <= 1.0))
+			record->fraction = -1.0;
+		break;
+	case INGEST_WIRE_HEARTBEAT:
+		break;
+	case INGEST_WIRE_END: {
+		uint64_t len;
+
+		record->status = (int) wire_unzigzag(wire_varint_get(&c));
+		wire_bytes_get(&c, &record->stats, sizeof(record->stats));
+		len = wire_varint_get(&c);
+		record->error = NULL;
+		if (c.is_short)
+			break;
+		if (!wire_status_is_valid(record->status))
+			return -1;
+		if (len > (size_t) (c.end - c.p) + 1) {
+			c.is_short = true;
+			break;
+		}
+		if (len > 0) {
+			record->error = strndup((const char *) c.p, len - 1);
+			if (!record->error)
+				return -1;
+			wire_message_flatten(record->error);
+			c.p += len - 1;
+		}
+		break;
+	}
+	default:
+		return -1;
+	}
+	if (result < 0)
+		return -1;
+	if (c.is_short || result == 0)
+		return 0;
+	r->start = (size_t) (c.p - r->buf);
+	return 1;
+}
