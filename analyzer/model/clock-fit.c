@@ -9,7 +9,6 @@
  * sim-mode trace exact to the counter's resolution.
  */
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 
 #include "model-private.h"
@@ -170,10 +169,14 @@ fsa_clock_is_final(const struct clock_state *clock, uint64_t gpu_ts)
 void
 fsa_clock_unmapped_add(struct fsa_model *model, uint32_t adapter_id, int delta)
 {
-	struct clock_state *clock = fsa_clock_get(model, adapter_id, true);
+	struct clock_state *clock = fsa_clock_get(model, adapter_id, delta > 0);
 
-	if (clock && (delta > 0 || clock->unmapped_count))
-		clock->unmapped_count += (size_t) (ptrdiff_t) delta;
+	if (!clock)
+		return;
+	if (delta > 0)
+		clock->unmapped_count++;
+	else if (clock->unmapped_count)
+		clock->unmapped_count--;
 }
 
 /*
