@@ -292,6 +292,7 @@ Test(ingest, one_recording_of_a_folder_of_several_is_picked_by_folder_or_trace_n
 		free(name);
 		fsti_result_fini(&all);
 	}
+	free(path);
 	cr_expect_eq(fsa_ingest_pick_recording(FSTI_TRACES, "nothing-like-it", &path, &error),
 		     FSA_ERR_IO);
 	cr_assert_not_null(error);
