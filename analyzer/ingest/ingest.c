@@ -306,7 +306,15 @@ ingest_helper_spawn(const char *helper, const char *trace, const char *payload,
 	/* Only the child keeps its ends: our data pipe then sees the end of file when it dies. */
 	ingest_channel_close_child_ends(ch);
 	if (err != 0) {
-		ingest_error_set(error, "cannot start the decoder %s: %s", helper, strerror(err));
+		if (err == ENOENT)
+			ingest_error_set(
+			    error,
+			    "the decoder helper %s is missing (build or install "
+			    "fencescope-decode, or name it in FENCESCOPE_DECODE_HELPER)",
+			    helper);
+		else
+			ingest_error_set(error, "cannot start the decoder %s: %s", helper,
+					 strerror(err));
 		return FSA_ERR_IO;
 	}
 	return FSA_OK;
