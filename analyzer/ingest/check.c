@@ -11,6 +11,10 @@
  * outright, losing every other stream too. So a truncated trace is read through a view: a
  * temporary folder of symbolic links to the intact files, with a copy of the whole packets of
  * each truncated stream, removed when the reading ends. What was cut off becomes a loss.
+ *
+ * Several recordings under one path are never merged (their queue handles would collide):
+ * ingest_recordings_check() refuses them with a list, and fsa_ingest_pick_recording() (public,
+ * for --recording) finds the folder of one.
  */
 #define _GNU_SOURCE
 
@@ -24,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsa/ingest.h"
 #include "ingest-private.h"
 
 #define CHECK_METADATA_HEADER_SIZE 37
@@ -496,4 +501,209 @@ ingest_view_create(const struct ingest_dirs *dirs, const struct ingest_truncatio
 	}
 	*view = path;
 	return FSA_OK;
+}
+
+/* The recordings under a path: each one's id (ingest_recording_id) and the deepest folder that
+ * holds all its trace folders. */
+struct ingest_recording {
+	char *id;
+	char *folder;
+};
+
+struct ingest_recordings {
+	struct ingest_recording *items;
+	size_t count;
+};
+
+static void
+ingest_recordings_fini(struct ingest_recordings *r)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		free(r->items[i].id);
+		free(r->items[i].folder);
+	}
+	free(r->items);
+	*r = (struct ingest_recordings){0};
+}
+
+/* The longest common folder of `a` and `b` (both without a trailing slash). */
+static size_t
+ingest_common_folder(const char *a, const char *b)
+{
+	size_t len = 0, i = 0;
+
+	for (; a[i] && a[i] == b[i]; i++) {
+		if (a[i] == '/')
+			len = i;
+	}
+	if ((!a[i] || a[i] == '/') && (!b[i] || b[i] == '/'))
+		len = i;
+	return len;
+}
+
+/* Widens each recording's folder up to the highest folder under `root` that holds no other
+ * recording ("two/a" rather than "two/a/ust/uid/0/64-bit"). */
+static void
+ingest_recordings_widen(struct ingest_recordings *r, const struct ingest_dirs *dirs,
+			const char *root)
+{
+	size_t root_len = strlen(root);
+
+	while (root_len > 1 && root[root_len - 1] == '/')
+		root_len--;
+	for (size_t i = 0; i < r->count; i++) {
+		char *folder = r->items[i].folder;
+
+		for (;;) {
+			char *slash = strrchr(folder, '/');
+			size_t len = slash ? (size_t) (slash - folder) : 0;
+			bool is_alone = true;
+
+			if (!slash || len <= root_len || strncmp(folder, root, root_len) != 0)
+				break;
+			for (size_t d = 0; d < dirs->count && is_alone; d++) {
+				char *id = NULL;
+
+				if (strncmp(dirs->paths[d], folder, len) != 0 ||
+				    dirs->paths[d][len] != '/')
+					continue;
+				id = ingest_recording_id(dirs->paths[d]);
+				is_alone = id && strcmp(id, r->items[i].id) == 0;
+				free(id);
+			}
+			if (!is_alone)
+				break;
+			*slash = '\0';
+		}
+	}
+}
+
+static fsa_status
+ingest_recordings_find(const struct ingest_dirs *dirs, struct ingest_recordings *out)
+{
+	*out = (struct ingest_recordings){0};
+	out->items = calloc(dirs->count ? dirs->count : 1, sizeof(*out->items));
+	if (!out->items)
+		return FSA_ERR_NOMEM;
+	for (size_t i = 0; i < dirs->count; i++) {
+		char *id = ingest_recording_id(dirs->paths[i]);
+		size_t r = 0;
+
+		if (!id)
+			return FSA_ERR_NOMEM;
+		while (r < out->count && strcmp(out->items[r].id, id) != 0)
+			r++;
+		if (r == out->count) {
+			out->items[out->count].id = id;
+			out->items[out->count++].folder = strdup(dirs->paths[i]);
+			if (!out->items[r].folder)
+				return FSA_ERR_NOMEM;
+			continue;
+		}
+		free(id);
+		out->items[r].folder[ingest_common_folder(out->items[r].folder, dirs->paths[i])] =
+		    '\0';
+	}
+	return FSA_OK;
+}
+
+/* "ID in FOLDER; ID in FOLDER…" (transfer full) */
+static char *
+ingest_recordings_list(const struct ingest_recordings *r)
+{
+	char *list = NULL;
+
+	for (size_t i = 0; i < r->count; i++) {
+		char *next = NULL;
+
+		if (asprintf(&next, "%s%s%s in %s", list ? list : "", list ? "; " : "",
+			     r->items[i].id, r->items[i].folder) < 0)
+			next = NULL;
+		free(list);
+		list = next;
+	}
+	return list;
+}
+
+/* Refuses a folder that holds several recordings (their queue handles would collide). */
+fsa_status
+ingest_recordings_check(const struct ingest_dirs *dirs, const char *root, char **error)
+{
+	struct ingest_recordings r;
+	fsa_status status = ingest_recordings_find(dirs, &r);
+
+	if (status == FSA_OK && r.count > 1) {
+		ingest_recordings_widen(&r, dirs, root);
+		char *list = ingest_recordings_list(&r);
+
+		ingest_error_set(error,
+				 "the folder holds %zu recordings, and fencescope never merges "
+				 "recordings: %s. Give one recording's folder, or pick one with "
+				 "--recording NAME",
+				 r.count, list ? list : "");
+		free(list);
+		status = FSA_ERR_IO;
+	} else if (status == FSA_ERR_NOMEM) {
+		ingest_error_set(error, "out of memory");
+	}
+	ingest_recordings_fini(&r);
+	return status;
+}
+
+fsa_status
+fsa_ingest_pick_recording(const char *trace, const char *recording, char **path,
+			  char **error_message)
+{
+	struct ingest_dirs dirs = {0};
+	struct ingest_recordings r = {0};
+	char *error = NULL;
+	size_t found = SIZE_MAX, matches = 0;
+	fsa_status status;
+
+	*path = NULL;
+	if (error_message)
+		*error_message = NULL;
+	status = ingest_dirs_find(trace, &dirs, &error);
+	if (status == FSA_OK)
+		status = ingest_recordings_find(&dirs, &r);
+	if (status == FSA_OK)
+		ingest_recordings_widen(&r, &dirs, trace);
+	for (size_t i = 0; status == FSA_OK && i < r.count; i++) {
+		const char *id = r.items[i].id;
+		size_t name_len = strcspn(id, " ");
+		const char *folder = r.items[i].folder;
+		size_t trace_len = strlen(trace);
+
+		/* NAME: the trace name, the whole id, or the folder (as listed, or relative to
+		 * TRACE). */
+		while (trace_len > 1 && trace[trace_len - 1] == '/')
+			trace_len--;
+		if ((strlen(recording) == name_len && strncmp(id, recording, name_len) == 0) ||
+		    strcmp(id, recording) == 0 || strcmp(folder, recording) == 0 ||
+		    (strncmp(folder, trace, trace_len) == 0 && folder[trace_len] == '/' &&
+		     strcmp(folder + trace_len + 1, recording) == 0)) {
+			found = i;
+			matches++;
+		}
+	}
+	if (status == FSA_OK && matches == 1) {
+		*path = strdup(r.items[found].folder);
+		if (!*path)
+			status = FSA_ERR_NOMEM;
+	} else if (status == FSA_OK) {
+		char *list = ingest_recordings_list(&r);
+
+		ingest_error_set(&error, "%s recording is called \"%s\" (%s: %s)",
+				 matches ? "more than one" : "no", recording,
+				 r.count ? "there are" : "no recording at all", list ? list : "");
+		free(list);
+		status = FSA_ERR_IO;
+	}
+	if (status != FSA_OK && error_message &&
+	    asprintf(error_message, "%s: %s", trace, error ? error : fsa_status_string(status)) < 0)
+		*error_message = NULL;
+	free(error);
+	ingest_recordings_fini(&r);
+	ingest_dirs_fini(&dirs);
+	return status;
 }

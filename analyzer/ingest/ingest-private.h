@@ -70,6 +70,11 @@ char *ingest_metadata_text(const char *dir);
  * folders of one LTTng session (per-UID, per-PID, 32/64-bit) share it. (transfer full) */
 char *ingest_recording_id(const char *dir);
 
+/* Refuses (FSA_ERR_IO, the list in *error) a set of folders that holds several recordings:
+ * their handles would collide. `root`: the path given, to name each recording by the highest
+ * folder under it that holds nothing else. */
+fsa_status ingest_recordings_check(const struct ingest_dirs *dirs, const char *root, char **error);
+
 /* A stream file shorter than its index says (LTTng's index/NAME.idx). */
 struct ingest_truncation {
 	char *file;            /* the stream file's path */
