@@ -129,13 +129,36 @@ queue_has_packets(struct os_hwqueue *queue)
 	       atomic_load_explicit(&queue->write_ptr_bytes, memory_order_acquire);
 }
 
+/*
+ * A queue is blocked while the GPU wait at its head is unsatisfied (NFV-11). Once a signal has
+ * raised CurrentValue to the value, the queue is runnable even though is_wait_observed still
+ * says it waits: the signal kicked this engine, whose thread (realtime) may not have taken the
+ * lock yet to look again.
+ */
+static bool
+queue_is_blocked(struct hw_engine *engine, struct os_hwqueue *queue)
+{
+	const struct hw_packet *wait;
+	struct fsr_fence *fence;
+
+	if (!queue->is_wait_observed)
+		return false;
+	/* run_queue stops with the read pointer on the wait it observed. */
+	wait =
+	    rt_ring_slot(queue, atomic_load_explicit(&queue->read_ptr_bytes, memory_order_relaxed));
+	fence = rt_map_get(&engine->adapter->runtime->fences, wait->a);
+	FSR_ASSERT_PRE("engine-is-idle:observed-wait-at-head",
+		       wait->type == HW_PACKET_WAIT && fence);
+	return atomic_load(&fence->current_value) < wait->b;
+}
+
 bool
 hw_engine_is_idle(struct hw_engine *engine)
 {
 	if (engine->is_busy || engine->dma_head)
 		return false;
 	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
-		if (queue_has_packets(q) && !q->is_wait_observed)
+		if (queue_has_packets(q) && !queue_is_blocked(engine, q))
 			return false;
 	return true;
 }

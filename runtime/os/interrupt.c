@@ -375,6 +375,11 @@ os_actor_init(struct fsr_runtime *runtime)
 	rt_clock_kick_weak(runtime, &runtime->os_actor, now);
 }
 
+/*
+ * Realtime idle (lock held): no interrupt pending, every engine idle (hw_engine_is_idle: not
+ * busy, no DMA packet, no ring with work it can run), no kernel-mode queue with a buffer that
+ * is not blocked on a software wait. Everything it reads changes only with the lock held.
+ */
 bool
 os_is_idle(struct fsr_runtime *runtime)
 {

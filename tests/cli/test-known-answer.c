@@ -326,22 +326,7 @@ record_and_check(const char *scenario, bool is_realtime)
 	snprintf(label, sizeof(label), "%s (%s)",
 		 strrchr(scenario, '/') ? strrchr(scenario, '/') + 1 : scenario,
 		 is_realtime ? "realtime" : "sim");
-	for (int attempt = 0;; attempt++) {
-		cr_assert_eq(fsct_record_in_sandbox(&options, &outcome), 0, "%s",
-			     outcome.setup_error);
-		/*
-		 * In realtime, fsr_runtime_run_until_idle() can find the OS idle while a queue
-		 * still has a command buffer to finish, and the scenario runner then fails the run
-		 * ("is blocked when the script ends", about one run in four of known-answer.json on
-		 * a busy machine). That runtime race is not what this test checks: retried twice,
-		 * loudly (cr_log_warn).
-		 */
-		if (outcome.exit_status == 0 || attempt == 2 ||
-		    !strstr(outcome.err, "is blocked when the script ends"))
-			break;
-		cr_log_warn("%s: retried: %s", label, outcome.err);
-		fsct_outcome_clear(&outcome);
-	}
+	cr_assert_eq(fsct_record_in_sandbox(&options, &outcome), 0, "%s", outcome.setup_error);
 	cr_assert_eq(outcome.exit_status, 0, "%s: record: %s", label, outcome.err);
 	path = fsct_dup_last_line(outcome.out);
 	load_counters(scenario, check.counters);

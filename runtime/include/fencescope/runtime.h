@@ -118,7 +118,11 @@ FSR_API fsr_status fsr_runtime_step(struct fsr_runtime *runtime, bool *has_run);
 /* Sim mode: runs every step due up to `time_ns` and sets the clock to it. Realtime: sleeps. */
 FSR_API fsr_status fsr_runtime_run_until(struct fsr_runtime *runtime, uint64_t time_ns);
 
-/* Sim mode: runs until nothing is scheduled. Realtime: waits until every queue is idle. */
+/*
+ * Sim mode: runs until nothing is scheduled. Realtime: waits until nothing can run — no
+ * interrupt pending, no engine busy, no queue with work it can run (a GPU wait that a signal
+ * has satisfied can run, even before its engine has looked again).
+ */
 FSR_API fsr_status fsr_runtime_run_until_idle(struct fsr_runtime *runtime);
 
 /* Counters for tests and benchmarks. */
