@@ -28,6 +28,7 @@ enum fsa_metric {
 	FSA_METRIC_COUNT,
 };
 
+/* lookup.c */
 const char *fsa_metric_name(enum fsa_metric metric);
 
 struct fsa_latency {
@@ -160,7 +161,7 @@ bool fsa_threshold_check(const struct fsa_threshold *threshold, struct fsa_repor
 			 char **failure);
 const char *fsa_threshold_expression(const struct fsa_threshold *threshold);
 
-/* report.c: the accumulators thresholds look up; NULL when the key was never seen. */
+/* lookup.c: the accumulators thresholds look up; NULL when the key was never seen. */
 struct fsa_latency *fsa_report_find_latency(struct fsa_report *report, char scope, uint64_t key);
 struct fsa_queue_acc *fsa_report_find_queue(struct fsa_report *report, uint64_t hwqueue_handle);
 

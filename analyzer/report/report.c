@@ -11,20 +11,6 @@
 
 #include "report-private.h"
 
-static const char *const metric_names[FSA_METRIC_COUNT] = {
-    [FSA_METRIC_WAIT] = "wait",
-    [FSA_METRIC_WAIT_QUEUED] = "wait_queued",
-    [FSA_METRIC_WAIT_STALLED] = "wait_stalled",
-    [FSA_METRIC_SIGNAL] = "signal",
-    [FSA_METRIC_CPU_WAIT] = "cpu_wait",
-};
-
-const char *
-fsa_metric_name(enum fsa_metric metric)
-{
-	return (size_t) metric < FSA_METRIC_COUNT ? metric_names[metric] : "unknown";
-}
-
 static void
 latency_init(struct fsa_latency *latency)
 {
@@ -142,37 +128,6 @@ get_engine(struct fsa_report *r, uint32_t adapter_id, uint32_t engine_id)
 		g_hash_table_insert(r->engines, &engine->key, engine);
 	}
 	return engine;
-}
-
-struct fsa_latency *
-fsa_report_find_latency(struct fsa_report *report, char scope, uint64_t key)
-{
-	switch (scope) {
-	case 'a':
-		return &report->overall;
-	case 'q': {
-		struct fsa_queue_acc *queue = g_hash_table_lookup(report->queues, &key);
-
-		return queue ? &queue->latency : NULL;
-	}
-	case 'f': {
-		struct fsa_fence_acc *fence = g_hash_table_lookup(report->fences, &key);
-
-		return fence ? &fence->latency : NULL;
-	}
-	case 'p': {
-		struct fsa_process_acc *process = g_hash_table_lookup(report->processes, &key);
-
-		return process ? &process->latency : NULL;
-	}
-	}
-	return NULL;
-}
-
-struct fsa_queue_acc *
-fsa_report_find_queue(struct fsa_report *report, uint64_t hwqueue_handle)
-{
-	return g_hash_table_lookup(report->queues, &hwqueue_handle);
 }
 
 /* --- The time filter -------------------------------------------------------------------------- */
