@@ -23,6 +23,17 @@ fsa_hmap_fini(struct fsa_hmap *map)
 	*map = (struct fsa_hmap){0};
 }
 
+void
+fsa_hmap_fini_values(struct fsa_hmap *map)
+{
+	uint64_t key;
+	void *value;
+
+	for (size_t i = 0; fsa_hmap_next(map, &i, &key, &value);)
+		free(value);
+	fsa_hmap_fini(map);
+}
+
 static bool
 grow(struct fsa_hmap *map)
 {

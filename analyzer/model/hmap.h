@@ -23,6 +23,8 @@ struct fsa_hmap {
 };
 
 void fsa_hmap_fini(struct fsa_hmap *map);
+/* The same for a map that owns its values: free()s each of them first. */
+void fsa_hmap_fini_values(struct fsa_hmap *map);
 /* Returns false when out of memory. Replaces the value of a present key. A NULL value removes
  * the key. */
 bool fsa_hmap_put(struct fsa_hmap *map, uint64_t key, void *value);

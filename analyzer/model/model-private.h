@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The model's internal state, shared by model.c (dispatch, objects, markers, packets),
- * ops.c (fence operation boxes, edges, overruns) and clock-fit.c (GPU → trace time).
+ * The model's internal state, shared by model.c (the front: dispatch and finish), objects.c
+ * (processes, queues, fences, adapters), ops.c (fence operation boxes, edges, overruns),
+ * packets.c, markers.c, clock-fit.c (GPU → trace time) and emit.c (anomalies and losses to the
+ * sink). Calls go one way: model.c calls the others; ops.c, packets.c and markers.c call
+ * objects.c, clock-fit.c and emit.c; objects.c calls clock-fit.c and emit.c; clock-fit.c calls
+ * emit.c; emit.c calls none of them.
  */
 #ifndef FSA_MODEL_PRIVATE_H
 #define FSA_MODEL_PRIVATE_H
@@ -12,6 +16,9 @@
 #include "fencescope-tp-enums.h"
 #include "fsa/model.h"
 #include "hmap.h"
+
+/* An engine of an adapter as one key: adapter_id << 32 | engine_id. */
+#define ENGINE_KEY(adapter, engine) (((uint64_t) (adapter) << 32) | (uint32_t) (engine))
 
 /* Signals remembered per fence for matching waits (GPV-07). */
 #define FSA_SIGNAL_HISTORY 64
@@ -202,17 +209,61 @@ fsa_add_saturating(uint64_t a, uint64_t b)
 	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
 }
 
-/* model.c */
+/* emit.c */
 /* Sorts `items` by the time `time_of` gives, stably (ties keep their order), in O(n log n): the
  * items left open at the end of a hostile trace can be millions. False when out of memory. */
 bool fsa_model_sort_by_time(void **items, size_t count, uint64_t (*time_of)(const void *item));
-struct queue_state *fsa_model_queue_get(struct fsa_model *model, uint64_t handle, uint64_t ts);
-/* The same for a queue an event uses: one the trace never created is reported (once). */
+fsa_status fsa_model_emit_anomaly(struct fsa_model *model, struct fsa_anomaly *anomaly);
+fsa_status fsa_model_emit_loss(struct fsa_model *model, const struct fsa_loss *loss);
+
+/* objects.c */
+/* The queue an event uses: one the trace never created is made and reported (once). */
 struct queue_state *fsa_model_queue_used(struct fsa_model *model, uint64_t handle, uint64_t ts);
 struct fence_state *fsa_model_fence_of(struct fsa_model *model, uint32_t process_id,
 				       uint64_t fence_handle, uint64_t ts, bool *is_closed);
-fsa_status fsa_model_emit_anomaly(struct fsa_model *model, struct fsa_anomaly *anomaly);
-fsa_status fsa_model_emit_loss(struct fsa_model *model, const struct fsa_loss *loss);
+fsa_status objects_on_process_create(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_process_terminate(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_adapter_create(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_engine_describe(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_device_create(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_context_create(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_hwqueue_create(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_hwqueue_destroy(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_fence_create(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_fence_open(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_fence_close(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_fence_destroy(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_monitored_value(struct fsa_model *model, const struct fsa_event *ev);
+/* Finishes the clock fits and gives fences still alive their final value. */
+void objects_finish(struct fsa_model *model);
+void objects_free(struct fsa_model *model);
+
+/* packets.c */
+fsa_status packets_on_submit_command(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status packets_on_ring_write(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status packets_on_queued(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status packets_on_start(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status packets_on_end(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status packets_on_complete(struct fsa_model *model, const struct fsa_event *ev);
+/* Gives out every ended packet whose times can be mapped; with `is_final`, all of them. */
+fsa_status packets_flush(struct fsa_model *model, bool is_final);
+/* Gives out every ended packet, then those that never ended (by start time). */
+fsa_status packets_finish(struct fsa_model *model);
+void packets_free(struct fsa_model *model);
+
+/* markers.c */
+fsa_status markers_on_doorbell(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status markers_on_victimize(struct fsa_model *model, const struct fsa_event *ev);
+/* Point markers of an engine: resets, page faults, fence log resizes. */
+fsa_status markers_on_engine_event(struct fsa_model *model, const struct fsa_event *ev,
+				   enum fsa_marker_kind kind);
+/* Intervals: preemption, TDR, suspend, engine F1, device D3. */
+fsa_status markers_on_interval(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status markers_on_device_lost(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status markers_on_call_failed(struct fsa_model *model, const struct fsa_event *ev);
+/* Gives out the intervals still open, without an end. */
+fsa_status markers_finish(struct fsa_model *model);
+void markers_free(struct fsa_model *model);
 
 /* ops.c */
 fsa_status fsa_ops_queued(struct fsa_model *model, const struct fsa_event *ev,

@@ -12,7 +12,8 @@
  * wrote them are inferred. Mapped times are kept causal within the clock's tolerance, and every
  * move is counted (summary.clamped_times).
  *
- * What this file does not do: packets, markers and object lifetimes (model.c).
+ * What this file does not do: packets (packets.c), markers (markers.c), the objects it works on
+ * (objects.c).
  */
 #include <stdlib.h>
 #include <string.h>
