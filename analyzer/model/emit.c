@@ -27,7 +27,7 @@ compare_timed(const void *a, const void *b)
 }
 
 bool
-fsa_model_sort_by_time(void **items, size_t count, uint64_t (*time_of)(const void *item))
+sort_by_time(void **items, size_t count, uint64_t (*time_of)(const void *item))
 {
 	struct timed_item *timed;
 
@@ -47,7 +47,7 @@ fsa_model_sort_by_time(void **items, size_t count, uint64_t (*time_of)(const voi
 }
 
 fsa_status
-fsa_model_emit_anomaly(struct fsa_model *model, struct fsa_anomaly *anomaly)
+emit_anomaly(struct fsa_model *model, struct fsa_anomaly *anomaly)
 {
 	fsa_status status = FSA_OK;
 
@@ -60,7 +60,7 @@ fsa_model_emit_anomaly(struct fsa_model *model, struct fsa_anomaly *anomaly)
 }
 
 fsa_status
-fsa_model_emit_loss(struct fsa_model *model, const struct fsa_loss *loss)
+emit_loss(struct fsa_model *model, const struct fsa_loss *loss)
 {
 	fsa_status status = FSA_OK;
 

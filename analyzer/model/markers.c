@@ -47,10 +47,10 @@ marker_at(enum fsa_marker_kind kind, uint64_t ts)
 
 /* Opens an interval marker under `key` (an open one with the same key is closed first). */
 static fsa_status
-interval_open(struct fsa_model *model, struct fsa_hmap *map, uint64_t key,
+interval_open(struct fsa_model *model, struct hmap *map, uint64_t key,
 	      const struct fsa_marker *marker)
 {
-	struct fsa_marker *open = fsa_hmap_get(map, key);
+	struct fsa_marker *open = hmap_get(map, key);
 
 	if (open) {
 		/* Opened twice without a close: the first ends where the second begins. */
@@ -59,7 +59,7 @@ interval_open(struct fsa_model *model, struct fsa_hmap *map, uint64_t key,
 			return model->failed;
 	} else {
 		open = malloc(sizeof(*open));
-		if (!open || !fsa_hmap_put(map, key, open)) {
+		if (!open || !hmap_put(map, key, open)) {
 			free(open);
 			return model->failed = FSA_ERR_NOMEM;
 		}
@@ -71,9 +71,9 @@ interval_open(struct fsa_model *model, struct fsa_hmap *map, uint64_t key,
 
 /* Closes the interval under `key`; returns it (to adjust, then emit) or NULL if none. */
 static struct fsa_marker *
-interval_take(struct fsa_hmap *map, uint64_t key, uint64_t ts)
+interval_take(struct hmap *map, uint64_t key, uint64_t ts)
 {
-	struct fsa_marker *open = fsa_hmap_remove(map, key);
+	struct fsa_marker *open = hmap_remove(map, key);
 
 	if (open)
 		open->end_ns = ts;
@@ -81,7 +81,7 @@ interval_take(struct fsa_hmap *map, uint64_t key, uint64_t ts)
 }
 
 static fsa_status
-interval_close(struct fsa_model *model, struct fsa_hmap *map, uint64_t key, uint64_t ts)
+interval_close(struct fsa_model *model, struct hmap *map, uint64_t key, uint64_t ts)
 {
 	struct fsa_marker *open = interval_take(map, key, ts);
 	fsa_status status = FSA_OK;
@@ -105,7 +105,7 @@ markers_on_doorbell(struct fsa_model *model, const struct fsa_event *ev)
 	m.doorbell_handle = doorbell;
 	m.code = (int64_t) ev->u[FSA_F_STATUS];
 	if (m.hwqueue_handle) {
-		queue = fsa_model_queue_used(model, m.hwqueue_handle, ev->ts_ns);
+		queue = queue_used(model, m.hwqueue_handle, ev->ts_ns);
 		if (!queue)
 			return model->failed;
 		m.adapter_id = queue->info.adapter_id;
@@ -282,16 +282,16 @@ markers_on_call_failed(struct fsa_model *model, const struct fsa_event *ev)
 }
 
 static fsa_status
-close_open_intervals(struct fsa_model *model, struct fsa_hmap *map)
+close_open_intervals(struct fsa_model *model, struct hmap *map)
 {
 	struct fsa_marker **all;
 	size_t count;
 	fsa_status status = FSA_OK;
 
-	if (!fsa_hmap_take_values(map, (void ***) &all, &count))
+	if (!hmap_take_values(map, (void ***) &all, &count))
 		return model->failed = FSA_ERR_NOMEM;
 	/* Deterministic output: by start time. */
-	if (!fsa_model_sort_by_time((void **) all, count, marker_begin_of))
+	if (!sort_by_time((void **) all, count, marker_begin_of))
 		status = model->failed = FSA_ERR_NOMEM;
 	for (size_t i = 0; i < count; i++) {
 		if (!status)
@@ -323,10 +323,10 @@ markers_finish(struct fsa_model *model)
 void
 markers_free(struct fsa_model *model)
 {
-	fsa_hmap_fini_values(&model->preemptions);
-	fsa_hmap_fini_values(&model->tdrs);
-	fsa_hmap_fini_values(&model->suspends);
-	fsa_hmap_fini_values(&model->engine_f1);
-	fsa_hmap_fini_values(&model->device_d3);
-	fsa_hmap_fini_values(&model->doorbells);
+	hmap_fini_values(&model->preemptions);
+	hmap_fini_values(&model->tdrs);
+	hmap_fini_values(&model->suspends);
+	hmap_fini_values(&model->engine_f1);
+	hmap_fini_values(&model->device_d3);
+	hmap_fini_values(&model->doorbells);
 }

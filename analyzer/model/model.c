@@ -35,11 +35,11 @@ fsa_model_destroy(struct fsa_model *model)
 {
 	if (!model)
 		return;
-	fsa_ops_free(model);
+	ops_free(model);
 	objects_free(model);
 	packets_free(model);
 	markers_free(model);
-	fsa_hmap_fini(&model->scan_values);
+	hmap_fini(&model->scan_values);
 	free(model);
 }
 
@@ -69,7 +69,7 @@ on_clock_correlation(struct fsa_model *model, const struct fsa_event *ev)
 {
 	if (fsa_clock_on_correlation(model, ev))
 		return model->failed;
-	if (fsa_ops_flush(model, false))
+	if (ops_flush(model, false))
 		return model->failed;
 	return packets_flush(model, false);
 }
@@ -108,27 +108,27 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	case FSA_EV_UPDATE_MONITORED_VALUE:
 		return objects_on_monitored_value(model, ev);
 	case FSA_EV_FENCE_WAIT_QUEUED:
-		return fsa_ops_queued(model, ev, FSA_OP_WAIT);
+		return ops_queued(model, ev, FSA_OP_WAIT);
 	case FSA_EV_FENCE_SIGNAL_QUEUED:
-		return fsa_ops_queued(model, ev, FSA_OP_SIGNAL);
+		return ops_queued(model, ev, FSA_OP_SIGNAL);
 	case FSA_EV_FENCE_LOG_ENTRY:
-		return fsa_ops_log_entry(model, ev);
+		return ops_log_entry(model, ev);
 	case FSA_EV_KM_FENCE_WAIT_UNBLOCKED:
-		return fsa_ops_km_closed(model, ev, FSA_OP_WAIT);
+		return ops_km_closed(model, ev, FSA_OP_WAIT);
 	case FSA_EV_KM_FENCE_SIGNAL_EXECUTED:
-		return fsa_ops_km_closed(model, ev, FSA_OP_SIGNAL);
+		return ops_km_closed(model, ev, FSA_OP_SIGNAL);
 	case FSA_EV_CPU_WAIT_BEGIN:
-		return fsa_ops_cpu_wait_begin(model, ev);
+		return ops_cpu_wait_begin(model, ev);
 	case FSA_EV_CPU_WAIT_END:
-		return fsa_ops_cpu_wait_end(model, ev);
+		return ops_cpu_wait_end(model, ev);
 	case FSA_EV_CPU_SIGNAL:
-		return fsa_ops_cpu_signal(model, ev);
+		return ops_cpu_signal(model, ev);
 	case FSA_EV_FENCE_LOG_OVERRUN:
-		return fsa_ops_overrun(model, ev);
+		return ops_overrun(model, ev);
 	case FSA_EV_FENCE_SCAN_VALUE:
-		return fsa_ops_scan_value(model, ev);
+		return ops_scan_value(model, ev);
 	case FSA_EV_FENCE_SCAN:
-		return fsa_ops_scan(model, ev);
+		return ops_scan(model, ev);
 	case FSA_EV_CLOCK_CORRELATION:
 		return on_clock_correlation(model, ev);
 	case FSA_EV_SUBMIT_COMMAND:
@@ -231,7 +231,7 @@ fsa_model_add_event(struct fsa_model *model, const struct fsa_event *ev)
 		    .b = ev->ts_ns,
 		};
 
-		status = fsa_model_emit_anomaly(model, &anomaly);
+		status = emit_anomaly(model, &anomaly);
 		if (status)
 			return status;
 	}
@@ -247,7 +247,7 @@ fsa_model_add_event(struct fsa_model *model, const struct fsa_event *ev)
 	if (++model->events_since_flush >= 4096 &&
 	    (model->pending_head || model->pending_packets_head)) {
 		model->events_since_flush = 0;
-		status = fsa_ops_flush(model, false);
+		status = ops_flush(model, false);
 		if (!status)
 			status = packets_flush(model, false);
 	}
@@ -272,11 +272,11 @@ fsa_model_add_discard(struct fsa_model *model, const struct fsa_discard *discard
 		return model->failed;
 	if (discard->kind == FSA_DISCARD_EVENTS)
 		model->summary.tracer_discarded_events =
-		    fsa_add_saturating(model->summary.tracer_discarded_events, discard->count);
+		    add_saturating(model->summary.tracer_discarded_events, discard->count);
 	else
 		model->summary.tracer_discarded_packets =
-		    fsa_add_saturating(model->summary.tracer_discarded_packets, discard->count);
-	return fsa_model_emit_loss(model, &loss);
+		    add_saturating(model->summary.tracer_discarded_packets, discard->count);
+	return emit_loss(model, &loss);
 }
 
 fsa_status
@@ -289,7 +289,7 @@ fsa_model_finish(struct fsa_model *model)
 	if (model->is_finished)
 		return FSA_OK;
 	model->is_finished = true;
-	status = fsa_ops_finish(model);
+	status = ops_finish(model);
 	if (!status)
 		status = packets_finish(model);
 	if (!status)

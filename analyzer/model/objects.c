@@ -34,16 +34,16 @@ list_push(void ***list, size_t *count, size_t *capacity, void *item)
 static struct process_state *
 process_get(struct fsa_model *model, uint32_t process_id, uint64_t ts)
 {
-	struct process_state *process = fsa_hmap_get(&model->processes, process_id);
+	struct process_state *process = hmap_get(&model->processes, process_id);
 
 	if (process)
 		return process;
 	process = calloc(1, sizeof(*process));
-	if (!process || !fsa_hmap_put(&model->processes, process_id, process) ||
+	if (!process || !hmap_put(&model->processes, process_id, process) ||
 	    !list_push((void ***) &model->process_list, &model->process_count,
 		       &model->process_capacity, process)) {
 		if (process)
-			fsa_hmap_remove(&model->processes, process_id);
+			hmap_remove(&model->processes, process_id);
 		free(process);
 		model->failed = FSA_ERR_NOMEM;
 		return NULL;
@@ -58,16 +58,16 @@ process_get(struct fsa_model *model, uint32_t process_id, uint64_t ts)
 static struct queue_state *
 queue_get(struct fsa_model *model, uint64_t handle, uint64_t ts)
 {
-	struct queue_state *queue = fsa_hmap_get(&model->queues, handle);
+	struct queue_state *queue = hmap_get(&model->queues, handle);
 
 	if (queue)
 		return queue;
 	queue = calloc(1, sizeof(*queue));
-	if (!queue || !fsa_hmap_put(&model->queues, handle, queue) ||
+	if (!queue || !hmap_put(&model->queues, handle, queue) ||
 	    !list_push((void ***) &model->queue_list, &model->queue_count, &model->queue_capacity,
 		       queue)) {
 		if (queue)
-			fsa_hmap_remove(&model->queues, handle);
+			hmap_remove(&model->queues, handle);
 		free(queue);
 		model->failed = FSA_ERR_NOMEM;
 		return NULL;
@@ -86,9 +86,9 @@ queue_get(struct fsa_model *model, uint64_t handle, uint64_t ts)
 
 /* A queue named before (or without) its hwqueue_create is reported once. */
 struct queue_state *
-fsa_model_queue_used(struct fsa_model *model, uint64_t handle, uint64_t ts)
+queue_used(struct fsa_model *model, uint64_t handle, uint64_t ts)
 {
-	struct queue_state *queue = fsa_hmap_get(&model->queues, handle);
+	struct queue_state *queue = hmap_get(&model->queues, handle);
 
 	if (queue)
 		return queue;
@@ -97,29 +97,29 @@ fsa_model_queue_used(struct fsa_model *model, uint64_t handle, uint64_t ts)
 		struct fsa_anomaly anomaly = {
 		    .kind = FSA_ANOM_UNKNOWN_QUEUE, .ts_ns = ts, .hwqueue_handle = handle};
 
-		if (fsa_model_emit_anomaly(model, &anomaly))
+		if (emit_anomaly(model, &anomaly))
 			return NULL;
 	}
 	return queue;
 }
 
 struct fence_state *
-fsa_model_fence_of(struct fsa_model *model, uint32_t process_id, uint64_t fence_handle, uint64_t ts,
-		   bool *is_closed)
+fence_of(struct fsa_model *model, uint32_t process_id, uint64_t fence_handle, uint64_t ts,
+	 bool *is_closed)
 {
-	struct process_state *process = fsa_hmap_get(&model->processes, process_id);
-	struct fence_state *fence = process ? fsa_hmap_get(&process->locals, fence_handle) : NULL;
+	struct process_state *process = hmap_get(&model->processes, process_id);
+	struct fence_state *fence = process ? hmap_get(&process->locals, fence_handle) : NULL;
 
 	(void) ts;
 	*is_closed = false;
 	if (fence)
 		return fence;
-	if (process && (fence = fsa_hmap_get(&process->closed, fence_handle))) {
+	if (process && (fence = hmap_get(&process->closed, fence_handle))) {
 		*is_closed = true;
 		return fence;
 	}
 	/* The OS's own waits on a queue's progress fence name its global handle (trace-format). */
-	return fsa_hmap_get(&model->fences, fence_handle);
+	return hmap_get(&model->fences, fence_handle);
 }
 
 fsa_status
@@ -167,9 +167,9 @@ objects_on_adapter_create(struct fsa_model *model, const struct fsa_event *ev)
 fsa_status
 objects_on_engine_describe(struct fsa_model *model, const struct fsa_event *ev)
 {
-	if (!fsa_hmap_put(&model->engine_types,
-			  ENGINE_KEY(ev->u[FSA_F_ADAPTER_ID], ev->u[FSA_F_ENGINE_ID]),
-			  (void *) (uintptr_t) (ev->u[FSA_F_ENGINE_TYPE] + 1)))
+	if (!hmap_put(&model->engine_types,
+		      ENGINE_KEY(ev->u[FSA_F_ADAPTER_ID], ev->u[FSA_F_ENGINE_ID]),
+		      (void *) (uintptr_t) (ev->u[FSA_F_ENGINE_TYPE] + 1)))
 		return model->failed = FSA_ERR_NOMEM;
 	return FSA_OK;
 }
@@ -178,8 +178,8 @@ fsa_status
 objects_on_device_create(struct fsa_model *model, const struct fsa_event *ev)
 {
 	/* Contexts find their adapter through their device: device → adapter + 1. */
-	if (!fsa_hmap_put(&model->context_engines, ~ev->u[FSA_F_DEVICE_HANDLE] ^ 1,
-			  (void *) (uintptr_t) (ev->u[FSA_F_ADAPTER_ID] + 1)))
+	if (!hmap_put(&model->context_engines, ~ev->u[FSA_F_DEVICE_HANDLE] ^ 1,
+		      (void *) (uintptr_t) (ev->u[FSA_F_ADAPTER_ID] + 1)))
 		return model->failed = FSA_ERR_NOMEM;
 	return FSA_OK;
 }
@@ -187,10 +187,9 @@ objects_on_device_create(struct fsa_model *model, const struct fsa_event *ev)
 fsa_status
 objects_on_context_create(struct fsa_model *model, const struct fsa_event *ev)
 {
-	void *adapter = fsa_hmap_get(&model->context_engines, ~ev->u[FSA_F_DEVICE_HANDLE] ^ 1);
+	void *adapter = hmap_get(&model->context_engines, ~ev->u[FSA_F_DEVICE_HANDLE] ^ 1);
 
-	if (adapter &&
-	    !fsa_hmap_put(&model->context_engines, ~ev->u[FSA_F_CONTEXT_HANDLE], adapter))
+	if (adapter && !hmap_put(&model->context_engines, ~ev->u[FSA_F_CONTEXT_HANDLE], adapter))
 		return model->failed = FSA_ERR_NOMEM;
 	return FSA_OK;
 }
@@ -213,23 +212,23 @@ objects_on_hwqueue_create(struct fsa_model *model, const struct fsa_event *ev)
 	queue->info.progress_fence_handle = ev->u[FSA_F_PROGRESS_FENCE_HANDLE];
 	queue->info.created_ns = ev->ts_ns;
 	/* hwqueue_create has no adapter: the context's device knows it. */
-	queue->info.adapter_id = (uint32_t) (uintptr_t) fsa_hmap_get(&model->context_engines,
-								     ~ev->u[FSA_F_CONTEXT_HANDLE]);
+	queue->info.adapter_id =
+	    (uint32_t) (uintptr_t) hmap_get(&model->context_engines, ~ev->u[FSA_F_CONTEXT_HANDLE]);
 	if (queue->info.adapter_id)
 		queue->info.adapter_id--;
-	engine_type = (uintptr_t) fsa_hmap_get(
+	engine_type = (uintptr_t) hmap_get(
 	    &model->engine_types, ENGINE_KEY(queue->info.adapter_id, queue->info.engine_id));
 	queue->info.engine_type = engine_type ? (uint8_t) (engine_type - 1) : UINT8_MAX;
-	progress = fsa_hmap_get(&model->fences, queue->info.progress_fence_handle);
+	progress = hmap_get(&model->fences, queue->info.progress_fence_handle);
 	if (!progress && queue->info.progress_fence_handle) {
 		/* HPF-01: the progress fence has no fence_create of its own; it starts at 0. */
 		progress = calloc(1, sizeof(*progress));
 		if (!progress ||
-		    !fsa_hmap_put(&model->fences, queue->info.progress_fence_handle, progress) ||
+		    !hmap_put(&model->fences, queue->info.progress_fence_handle, progress) ||
 		    !list_push((void ***) &model->fence_list, &model->fence_count,
 			       &model->fence_capacity, progress)) {
 			if (progress)
-				fsa_hmap_remove(&model->fences, queue->info.progress_fence_handle);
+				hmap_remove(&model->fences, queue->info.progress_fence_handle);
 			free(progress);
 			return model->failed = FSA_ERR_NOMEM;
 		}
@@ -249,8 +248,7 @@ objects_on_hwqueue_create(struct fsa_model *model, const struct fsa_event *ev)
 fsa_status
 objects_on_hwqueue_destroy(struct fsa_model *model, const struct fsa_event *ev)
 {
-	struct queue_state *queue =
-	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	struct queue_state *queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 
 	if (!queue)
 		return model->failed;
@@ -264,7 +262,7 @@ fsa_status
 objects_on_fence_create(struct fsa_model *model, const struct fsa_event *ev)
 {
 	uint64_t global = ev->u[FSA_F_FENCE_GLOBAL_HANDLE];
-	struct fence_state *fence = fsa_hmap_get(&model->fences, global);
+	struct fence_state *fence = hmap_get(&model->fences, global);
 	struct process_state *process =
 	    process_get(model, (uint32_t) ev->u[FSA_F_PROCESS_ID], ev->ts_ns);
 
@@ -272,11 +270,11 @@ objects_on_fence_create(struct fsa_model *model, const struct fsa_event *ev)
 		return model->failed;
 	if (!fence) {
 		fence = calloc(1, sizeof(*fence));
-		if (!fence || !fsa_hmap_put(&model->fences, global, fence) ||
+		if (!fence || !hmap_put(&model->fences, global, fence) ||
 		    !list_push((void ***) &model->fence_list, &model->fence_count,
 			       &model->fence_capacity, fence)) {
 			if (fence)
-				fsa_hmap_remove(&model->fences, global);
+				hmap_remove(&model->fences, global);
 			free(fence);
 			return model->failed = FSA_ERR_NOMEM;
 		}
@@ -298,8 +296,8 @@ objects_on_fence_create(struct fsa_model *model, const struct fsa_event *ev)
 	for (size_t i = 0; i < model->queue_count; i++)
 		if (model->queue_list[i]->info.progress_fence_handle == global)
 			fence->info.is_progress_fence = true;
-	fsa_hmap_remove(&process->closed, ev->u[FSA_F_FENCE_HANDLE]);
-	if (!fsa_hmap_put(&process->locals, ev->u[FSA_F_FENCE_HANDLE], fence))
+	hmap_remove(&process->closed, ev->u[FSA_F_FENCE_HANDLE]);
+	if (!hmap_put(&process->locals, ev->u[FSA_F_FENCE_HANDLE], fence))
 		return model->failed = FSA_ERR_NOMEM;
 	return FSA_OK;
 }
@@ -309,7 +307,7 @@ on_fence_handle(struct fsa_model *model, const struct fsa_event *ev, bool is_ope
 {
 	struct process_state *process =
 	    process_get(model, (uint32_t) ev->u[FSA_F_PROCESS_ID], ev->ts_ns);
-	struct fence_state *fence = fsa_hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
+	struct fence_state *fence = hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
 	uint64_t local = ev->u[FSA_F_FENCE_HANDLE];
 
 	if (!process)
@@ -323,15 +321,15 @@ on_fence_handle(struct fsa_model *model, const struct fsa_event *ev, bool is_ope
 		    .fence_global_handle = ev->u[FSA_F_FENCE_GLOBAL_HANDLE],
 		};
 
-		return fsa_model_emit_anomaly(model, &anomaly);
+		return emit_anomaly(model, &anomaly);
 	}
 	if (is_open) {
-		fsa_hmap_remove(&process->closed, local);
-		if (!fsa_hmap_put(&process->locals, local, fence))
+		hmap_remove(&process->closed, local);
+		if (!hmap_put(&process->locals, local, fence))
 			return model->failed = FSA_ERR_NOMEM;
 	} else {
-		fsa_hmap_remove(&process->locals, local);
-		if (!fsa_hmap_put(&process->closed, local, fence))
+		hmap_remove(&process->locals, local);
+		if (!hmap_put(&process->closed, local, fence))
 			return model->failed = FSA_ERR_NOMEM;
 	}
 	return FSA_OK;
@@ -352,7 +350,7 @@ objects_on_fence_close(struct fsa_model *model, const struct fsa_event *ev)
 fsa_status
 objects_on_fence_destroy(struct fsa_model *model, const struct fsa_event *ev)
 {
-	struct fence_state *fence = fsa_hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
+	struct fence_state *fence = hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
 
 	if (!fence)
 		return FSA_OK;
@@ -367,7 +365,7 @@ objects_on_fence_destroy(struct fsa_model *model, const struct fsa_event *ev)
 fsa_status
 objects_on_monitored_value(struct fsa_model *model, const struct fsa_event *ev)
 {
-	struct fence_state *fence = fsa_hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
+	struct fence_state *fence = hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
 
 	if (fence && ev->u[FSA_F_CURRENT_VALUE] > fence->info.last_value)
 		fence->info.last_value = ev->u[FSA_F_CURRENT_VALUE];
@@ -391,30 +389,30 @@ void
 objects_free(struct fsa_model *model)
 {
 	for (size_t i = 0; i < model->process_count; i++) {
-		fsa_hmap_fini(&model->process_list[i]->locals);
-		fsa_hmap_fini(&model->process_list[i]->closed);
+		hmap_fini(&model->process_list[i]->locals);
+		hmap_fini(&model->process_list[i]->closed);
 		free(model->process_list[i]->name);
 		free(model->process_list[i]);
 	}
 	free(model->process_list);
-	fsa_hmap_fini(&model->processes);
+	hmap_fini(&model->processes);
 	for (size_t i = 0; i < model->queue_count; i++) {
-		fsa_hmap_fini(&model->queue_list[i]->ring_writes);
+		hmap_fini(&model->queue_list[i]->ring_writes);
 		free(model->queue_list[i]);
 	}
 	free(model->queue_list);
-	fsa_hmap_fini(&model->queues);
+	hmap_fini(&model->queues);
 	for (size_t i = 0; i < model->fence_count; i++) {
 		free(model->fence_list[i]->history);
 		free(model->fence_list[i]);
 	}
 	free(model->fence_list);
-	fsa_hmap_fini(&model->fences);
+	hmap_fini(&model->fences);
 	for (size_t i = 0; i < model->clock_count; i++)
 		free(model->clocks[i].pairs);
 	free(model->clocks);
-	fsa_hmap_fini(&model->engine_types);
-	fsa_hmap_fini(&model->context_engines);
+	hmap_fini(&model->engine_types);
+	hmap_fini(&model->context_engines);
 }
 
 size_t
@@ -432,7 +430,7 @@ fsa_model_borrow_process(const struct fsa_model *model, size_t index)
 const struct fsa_process_info *
 fsa_model_find_process(const struct fsa_model *model, uint32_t process_id)
 {
-	struct process_state *process = fsa_hmap_get(&model->processes, process_id);
+	struct process_state *process = hmap_get(&model->processes, process_id);
 
 	return process ? &process->info : NULL;
 }
@@ -452,7 +450,7 @@ fsa_model_borrow_queue(const struct fsa_model *model, size_t index)
 const struct fsa_queue_info *
 fsa_model_find_queue(const struct fsa_model *model, uint64_t hwqueue_handle)
 {
-	struct queue_state *queue = fsa_hmap_get(&model->queues, hwqueue_handle);
+	struct queue_state *queue = hmap_get(&model->queues, hwqueue_handle);
 
 	return queue ? &queue->info : NULL;
 }
@@ -472,7 +470,7 @@ fsa_model_borrow_fence(const struct fsa_model *model, size_t index)
 const struct fsa_fence_info *
 fsa_model_find_fence(const struct fsa_model *model, uint64_t fence_global_handle)
 {
-	struct fence_state *fence = fsa_hmap_get(&model->fences, fence_global_handle);
+	struct fence_state *fence = hmap_get(&model->fences, fence_global_handle);
 
 	return fence ? &fence->info : NULL;
 }

@@ -59,7 +59,7 @@ keep_packet_causal(struct fsa_model *model, struct fsa_packet *packet)
 			    .b = packet->start_ns,
 			};
 
-			return fsa_model_emit_anomaly(model, &anomaly);
+			return emit_anomaly(model, &anomaly);
 		}
 		packet->start_ns = queued;
 		model->summary.clamped_times++;
@@ -78,7 +78,7 @@ static fsa_status
 step_progress(struct fsa_model *model, struct queue_state *queue, uint64_t value, uint64_t ts,
 	      uint64_t packet_id)
 {
-	struct fence_state *fence = fsa_hmap_get(&model->fences, queue->info.progress_fence_handle);
+	struct fence_state *fence = hmap_get(&model->fences, queue->info.progress_fence_handle);
 	struct fsa_fence_value step = {
 	    .fence_global_handle = queue->info.progress_fence_handle,
 	    .value = value,
@@ -106,7 +106,7 @@ emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 
 	/* Until mapped, end_ns is the trace time of the packet_end event. */
 	if (!is_final && !fsa_clock_is_final(clock, latest) &&
-	    !fsa_clock_has_waited(rec->packet.end_ns, model->last_ts))
+	    !clock_has_waited(rec->packet.end_ns, model->last_ts))
 		return FSA_OK;
 	/* Without any pair (none in the trace, or a sim run on a real clock), a packet stays at the
 	 * trace times of its packet_start and packet_end events instead of FSA_TIME_NONE. */
@@ -125,8 +125,7 @@ emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 		model->pending_packets_tail = rec->prev;
 	model->summary.packet_count++;
 	{
-		struct queue_state *queue =
-		    fsa_hmap_get(&model->queues, rec->packet.hwqueue_handle);
+		struct queue_state *queue = hmap_get(&model->queues, rec->packet.hwqueue_handle);
 
 		if (queue)
 			queue->info.packet_count++;
@@ -157,14 +156,13 @@ packets_flush(struct fsa_model *model, bool is_final)
 fsa_status
 packets_on_queued(struct fsa_model *model, const struct fsa_event *ev)
 {
-	uint64_t key = fsa_hmap_key2(ev->u[FSA_F_ADAPTER_ID], ev->u[FSA_F_PACKET_ID]);
-	struct packet_queued_info *info = fsa_hmap_get(&model->packet_queued, key);
-	uintptr_t submitted =
-	    (uintptr_t) fsa_hmap_remove(&model->km_packets, ev->u[FSA_F_PACKET_ID]);
+	uint64_t key = hmap_key2(ev->u[FSA_F_ADAPTER_ID], ev->u[FSA_F_PACKET_ID]);
+	struct packet_queued_info *info = hmap_get(&model->packet_queued, key);
+	uintptr_t submitted = (uintptr_t) hmap_remove(&model->km_packets, ev->u[FSA_F_PACKET_ID]);
 
 	if (!info) {
 		info = malloc(sizeof(*info));
-		if (!info || !fsa_hmap_put(&model->packet_queued, key, info)) {
+		if (!info || !hmap_put(&model->packet_queued, key, info)) {
 			free(info);
 			return model->failed = FSA_ERR_NOMEM;
 		}
@@ -180,10 +178,9 @@ fsa_status
 packets_on_start(struct fsa_model *model, const struct fsa_event *ev)
 {
 	uint32_t adapter = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
-	uint64_t key = fsa_hmap_key2(adapter, ev->u[FSA_F_PACKET_ID]);
-	struct queue_state *queue =
-	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
-	struct packet_queued_info *info = fsa_hmap_remove(&model->packet_queued, key);
+	uint64_t key = hmap_key2(adapter, ev->u[FSA_F_PACKET_ID]);
+	struct queue_state *queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	struct packet_queued_info *info = hmap_remove(&model->packet_queued, key);
 	struct packet_rec *rec = calloc(1, sizeof(*rec)), *old;
 
 	if (!queue || !rec) {
@@ -211,19 +208,19 @@ packets_on_start(struct fsa_model *model, const struct fsa_event *ev)
 		free(info);
 	} else if (queue->info.is_user_mode) {
 		uintptr_t written =
-		    (uintptr_t) fsa_hmap_remove(&queue->ring_writes, rec->packet.progress_value);
+		    (uintptr_t) hmap_remove(&queue->ring_writes, rec->packet.progress_value);
 
 		if (written)
 			rec->packet.queued_ns = (uint64_t) written - 1;
 	} else {
 		uintptr_t submitted =
-		    (uintptr_t) fsa_hmap_remove(&model->km_packets, rec->packet.packet_id);
+		    (uintptr_t) hmap_remove(&model->km_packets, rec->packet.packet_id);
 
 		if (submitted)
 			rec->packet.queued_ns = (uint64_t) submitted - 1;
 	}
-	old = fsa_hmap_get(&model->packets, key);
-	if (!fsa_hmap_put(&model->packets, key, rec)) {
+	old = hmap_get(&model->packets, key);
+	if (!hmap_put(&model->packets, key, rec)) {
 		free(rec);
 		return model->failed = FSA_ERR_NOMEM;
 	}
@@ -235,10 +232,9 @@ fsa_status
 packets_on_end(struct fsa_model *model, const struct fsa_event *ev)
 {
 	uint32_t adapter = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
-	uint64_t key = fsa_hmap_key2(adapter, ev->u[FSA_F_PACKET_ID]);
-	struct packet_rec *rec = fsa_hmap_remove(&model->packets, key);
-	struct queue_state *queue =
-	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	uint64_t key = hmap_key2(adapter, ev->u[FSA_F_PACKET_ID]);
+	struct packet_rec *rec = hmap_remove(&model->packets, key);
+	struct queue_state *queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 
 	if (!queue)
 		return model->failed;
@@ -270,8 +266,7 @@ packets_on_end(struct fsa_model *model, const struct fsa_event *ev)
 fsa_status
 packets_on_complete(struct fsa_model *model, const struct fsa_event *ev)
 {
-	struct queue_state *queue =
-	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	struct queue_state *queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 
 	if (!queue)
 		return model->failed;
@@ -287,8 +282,8 @@ packets_on_complete(struct fsa_model *model, const struct fsa_event *ev)
 fsa_status
 packets_on_submit_command(struct fsa_model *model, const struct fsa_event *ev)
 {
-	if (!fsa_hmap_put(&model->km_packets, ev->u[FSA_F_PACKET_ID],
-			  (void *) (uintptr_t) (ev->ts_ns + 1)))
+	if (!hmap_put(&model->km_packets, ev->u[FSA_F_PACKET_ID],
+		      (void *) (uintptr_t) (ev->ts_ns + 1)))
 		return model->failed = FSA_ERR_NOMEM;
 	return FSA_OK;
 }
@@ -296,13 +291,12 @@ packets_on_submit_command(struct fsa_model *model, const struct fsa_event *ev)
 fsa_status
 packets_on_ring_write(struct fsa_model *model, const struct fsa_event *ev)
 {
-	struct queue_state *queue =
-	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	struct queue_state *queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 
 	if (!queue)
 		return model->failed;
-	if (!fsa_hmap_put(&queue->ring_writes, ev->u[FSA_F_PROGRESS_VALUE],
-			  (void *) (uintptr_t) (ev->ts_ns + 1)))
+	if (!hmap_put(&queue->ring_writes, ev->u[FSA_F_PROGRESS_VALUE],
+		      (void *) (uintptr_t) (ev->ts_ns + 1)))
 		return model->failed = FSA_ERR_NOMEM;
 	return FSA_OK;
 }
@@ -317,9 +311,9 @@ packets_finish(struct fsa_model *model)
 		struct packet_rec **all;
 		size_t count;
 
-		if (!fsa_hmap_take_values(&model->packets, (void ***) &all, &count))
+		if (!hmap_take_values(&model->packets, (void ***) &all, &count))
 			return model->failed = FSA_ERR_NOMEM;
-		if (!fsa_model_sort_by_time((void **) all, count, packet_start_of))
+		if (!sort_by_time((void **) all, count, packet_start_of))
 			status = model->failed = FSA_ERR_NOMEM;
 		for (size_t i = 0; i < count; i++)
 			pending_packet_append(model, all[i]);
@@ -339,7 +333,7 @@ packets_free(struct fsa_model *model)
 		model->pending_packets_head = rec->next;
 		free(rec);
 	}
-	fsa_hmap_fini_values(&model->packets);
-	fsa_hmap_fini_values(&model->packet_queued);
-	fsa_hmap_fini(&model->km_packets);
+	hmap_fini_values(&model->packets);
+	hmap_fini_values(&model->packet_queued);
+	hmap_fini(&model->km_packets);
 }
