@@ -17,13 +17,13 @@ static const char *const metric_names[FSA_METRIC_COUNT] = {
 };
 
 const char *
-fsa_metric_name(enum fsa_metric metric)
+metric_name(enum fsa_metric metric)
 {
 	return (size_t) metric < FSA_METRIC_COUNT ? metric_names[metric] : "unknown";
 }
 
 struct fsa_latency *
-fsa_report_find_latency(struct fsa_report *report, char scope, uint64_t key)
+report_find_latency(struct fsa_report *report, char scope, uint64_t key)
 {
 	switch (scope) {
 	case 'a':
@@ -48,7 +48,7 @@ fsa_report_find_latency(struct fsa_report *report, char scope, uint64_t key)
 }
 
 struct fsa_queue_acc *
-fsa_report_find_queue(struct fsa_report *report, uint64_t hwqueue_handle)
+report_find_queue(struct fsa_report *report, uint64_t hwqueue_handle)
 {
 	return g_hash_table_lookup(report->queues, &hwqueue_handle);
 }
