@@ -31,6 +31,24 @@ list_push(void ***list, size_t *count, size_t *capacity, void *item)
 	return true;
 }
 
+/* A new, zeroed object of `size` bytes under `key` in a table's map and at the end of its list
+ * (which keeps the order the accessors give). NULL, with model->failed set, when out of memory. */
+static void *
+table_add(struct fsa_model *model, struct hmap *map, void ***list, size_t *count, size_t *capacity,
+	  uint64_t key, size_t size)
+{
+	void *item = calloc(1, size);
+
+	if (!item || !hmap_put(map, key, item) || !list_push(list, count, capacity, item)) {
+		if (item)
+			hmap_remove(map, key);
+		free(item);
+		model->failed = FSA_ERR_NOMEM;
+		return NULL;
+	}
+	return item;
+}
+
 static struct process_state *
 process_get(struct fsa_model *model, uint32_t process_id, uint64_t ts)
 {
@@ -38,16 +56,11 @@ process_get(struct fsa_model *model, uint32_t process_id, uint64_t ts)
 
 	if (process)
 		return process;
-	process = calloc(1, sizeof(*process));
-	if (!process || !hmap_put(&model->processes, process_id, process) ||
-	    !list_push((void ***) &model->process_list, &model->process_count,
-		       &model->process_capacity, process)) {
-		if (process)
-			hmap_remove(&model->processes, process_id);
-		free(process);
-		model->failed = FSA_ERR_NOMEM;
+	process = table_add(model, &model->processes, (void ***) &model->process_list,
+			    &model->process_count, &model->process_capacity, process_id,
+			    sizeof(*process));
+	if (!process)
 		return NULL;
-	}
 	process->info.process_id = process_id;
 	process->info.name = "";
 	process->info.created_ns = ts;
@@ -62,16 +75,10 @@ queue_get(struct fsa_model *model, uint64_t handle, uint64_t ts)
 
 	if (queue)
 		return queue;
-	queue = calloc(1, sizeof(*queue));
-	if (!queue || !hmap_put(&model->queues, handle, queue) ||
-	    !list_push((void ***) &model->queue_list, &model->queue_count, &model->queue_capacity,
-		       queue)) {
-		if (queue)
-			hmap_remove(&model->queues, handle);
-		free(queue);
-		model->failed = FSA_ERR_NOMEM;
+	queue = table_add(model, &model->queues, (void ***) &model->queue_list, &model->queue_count,
+			  &model->queue_capacity, handle, sizeof(*queue));
+	if (!queue)
 		return NULL;
-	}
 	queue->info.hwqueue_handle = handle;
 	queue->info.adapter_id = 0;
 	queue->info.engine_id = UINT32_MAX;
@@ -82,6 +89,13 @@ queue_get(struct fsa_model *model, uint64_t handle, uint64_t ts)
 	 * user-mode is the only kind that has fence log entries, so assume it until told. */
 	queue->info.is_user_mode = true;
 	return queue;
+}
+
+static struct fence_state *
+fence_add(struct fsa_model *model, uint64_t fence_global_handle)
+{
+	return table_add(model, &model->fences, (void ***) &model->fence_list, &model->fence_count,
+			 &model->fence_capacity, fence_global_handle, sizeof(struct fence_state));
 }
 
 /* A queue named before (or without) its hwqueue_create is reported once. */
@@ -222,16 +236,9 @@ objects_on_hwqueue_create(struct fsa_model *model, const struct fsa_event *ev)
 	progress = hmap_get(&model->fences, queue->info.progress_fence_handle);
 	if (!progress && queue->info.progress_fence_handle) {
 		/* HPF-01: the progress fence has no fence_create of its own; it starts at 0. */
-		progress = calloc(1, sizeof(*progress));
-		if (!progress ||
-		    !hmap_put(&model->fences, queue->info.progress_fence_handle, progress) ||
-		    !list_push((void ***) &model->fence_list, &model->fence_count,
-			       &model->fence_capacity, progress)) {
-			if (progress)
-				hmap_remove(&model->fences, queue->info.progress_fence_handle);
-			free(progress);
-			return model->failed = FSA_ERR_NOMEM;
-		}
+		progress = fence_add(model, queue->info.progress_fence_handle);
+		if (!progress)
+			return model->failed;
 		progress->info = (struct fsa_fence_info){
 		    .fence_global_handle = queue->info.progress_fence_handle,
 		    .adapter_id = queue->info.adapter_id,
@@ -269,15 +276,9 @@ objects_on_fence_create(struct fsa_model *model, const struct fsa_event *ev)
 	if (!process)
 		return model->failed;
 	if (!fence) {
-		fence = calloc(1, sizeof(*fence));
-		if (!fence || !hmap_put(&model->fences, global, fence) ||
-		    !list_push((void ***) &model->fence_list, &model->fence_count,
-			       &model->fence_capacity, fence)) {
-			if (fence)
-				hmap_remove(&model->fences, global);
-			free(fence);
-			return model->failed = FSA_ERR_NOMEM;
-		}
+		fence = fence_add(model, global);
+		if (!fence)
+			return model->failed;
 	}
 	fence->info = (struct fsa_fence_info){
 	    .fence_global_handle = global,
