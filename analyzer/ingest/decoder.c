@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Babeltrace 2 messages → normalized events and tracer losses (see decoder.h). It knows the trace
- * contract only through names: the event name gives the type (fsa_event_type_from_name), each
+ * Babeltrace 2 messages → normalized events and tracer losses (see decoder-private.h). It knows the
+ * trace contract only through names: the event name gives the type (fsa_event_type_from_name), each
  * payload member name gives a slot (fsa_field_from_name), and the field class says which getter
  * reads it. It does not interpret values; the model does. Unknown members are skipped, so a
  * trace of a newer minor version (added fields) reads as far as this version knows it.
  */
 #define _GNU_SOURCE /* asprintf */
 
-#include "decoder.h"
+#include "decoder-private.h"
 
 #include <assert.h>
 #include <inttypes.h>

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "decoder.h"
+#include "decoder-private.h"
 #include "fsa/ingest.h"
 #include "ingest-private.h"
 

@@ -85,7 +85,7 @@ fsa_clock_on_correlation(struct fsa_model *model, const struct fsa_event *ev)
 		};
 
 		model->is_clock_mismatch_said = true;
-		if (fsa_model_emit_anomaly(model, &anomaly))
+		if (emit_anomaly(model, &anomaly))
 			return model->failed;
 	}
 	if (sum->gpu_time == FSA_GPU_TIME_UNMAPPED) {

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The model's hash map (see hmap.h). Keys are mixed before probing because handles share their
- * high bits and values are small consecutive integers.
+ * The model's hash map (see hmap-private.h). Keys are mixed before probing because handles share
+ * their high bits and values are small consecutive integers.
  */
 #include <stdlib.h>
 
-#include "hmap.h"
+#include "hmap-private.h"
 
 static inline size_t
 slot_of(uint64_t key, size_t mask)
@@ -17,18 +17,29 @@ slot_of(uint64_t key, size_t mask)
 }
 
 void
-fsa_hmap_fini(struct fsa_hmap *map)
+hmap_fini(struct hmap *map)
 {
 	free(map->slots);
-	*map = (struct fsa_hmap){0};
+	*map = (struct hmap){0};
+}
+
+void
+hmap_fini_values(struct hmap *map)
+{
+	uint64_t key;
+	void *value;
+
+	for (size_t i = 0; hmap_next(map, &i, &key, &value);)
+		free(value);
+	hmap_fini(map);
 }
 
 static bool
-grow(struct fsa_hmap *map)
+grow(struct hmap *map)
 {
 	size_t capacity = map->mask ? (map->mask + 1) * 2 : 16;
-	struct fsa_hmap_slot *slots = calloc(capacity, sizeof(*slots));
-	struct fsa_hmap old = *map;
+	struct hmap_slot *slots = calloc(capacity, sizeof(*slots));
+	struct hmap old = *map;
 
 	if (!slots)
 		return false;
@@ -37,20 +48,20 @@ grow(struct fsa_hmap *map)
 	map->count = 0;
 	for (size_t i = 0; old.mask && i <= old.mask; i++)
 		if (old.slots[i].value)
-			fsa_hmap_put(map, old.slots[i].key, old.slots[i].value);
+			hmap_put(map, old.slots[i].key, old.slots[i].value);
 	free(old.slots);
 	return true;
 }
 
 bool
-fsa_hmap_put(struct fsa_hmap *map, uint64_t key, void *value)
+hmap_put(struct hmap *map, uint64_t key, void *value)
 {
 	size_t i;
 
 	/* Callers store trace values + 1 (a time, a value), which wraps to NULL at UINT64_MAX: an
 	 * empty slot's mark. Storing it would break the key's probe run; it means "nothing". */
 	if (!value) {
-		fsa_hmap_remove(map, key);
+		hmap_remove(map, key);
 		return true;
 	}
 	if ((map->count + 1) * 4 > (map->mask + 1) * 3 || !map->mask)
@@ -69,7 +80,7 @@ fsa_hmap_put(struct fsa_hmap *map, uint64_t key, void *value)
 }
 
 void *
-fsa_hmap_get(const struct fsa_hmap *map, uint64_t key)
+hmap_get(const struct hmap *map, uint64_t key)
 {
 	if (!map->mask)
 		return NULL;
@@ -80,7 +91,7 @@ fsa_hmap_get(const struct fsa_hmap *map, uint64_t key)
 }
 
 void *
-fsa_hmap_remove(struct fsa_hmap *map, uint64_t key)
+hmap_remove(struct hmap *map, uint64_t key)
 {
 	size_t i, j;
 	void *value;
@@ -102,13 +113,13 @@ fsa_hmap_remove(struct fsa_hmap *map, uint64_t key)
 			i = j;
 		}
 	}
-	map->slots[i] = (struct fsa_hmap_slot){0};
+	map->slots[i] = (struct hmap_slot){0};
 	map->count--;
 	return value;
 }
 
 bool
-fsa_hmap_next(const struct fsa_hmap *map, size_t *cursor, uint64_t *key, void **value)
+hmap_next(const struct hmap *map, size_t *cursor, uint64_t *key, void **value)
 {
 	for (; map->mask && *cursor <= map->mask; (*cursor)++) {
 		if (map->slots[*cursor].value) {
@@ -121,7 +132,7 @@ fsa_hmap_next(const struct fsa_hmap *map, size_t *cursor, uint64_t *key, void **
 }
 
 bool
-fsa_hmap_take_values(struct fsa_hmap *map, void ***values, size_t *count)
+hmap_take_values(struct hmap *map, void ***values, size_t *count)
 {
 	void **all = NULL;
 	uint64_t key;
@@ -134,9 +145,9 @@ fsa_hmap_take_values(struct fsa_hmap *map, void ***values, size_t *count)
 	all = malloc(map->count * sizeof(*all));
 	if (!all)
 		return false;
-	for (size_t i = 0; fsa_hmap_next(map, &i, &key, &value);)
+	for (size_t i = 0; hmap_next(map, &i, &key, &value);)
 		all[(*count)++] = value;
-	fsa_hmap_fini(map);
+	hmap_fini(map);
 	*values = all;
 	return true;
 }

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The model's internal state, shared by model.c (dispatch, objects, markers, packets),
- * ops.c (fence operation boxes, edges, overruns) and clock-fit.c (GPU → trace time).
+ * The model's internal state, shared by model.c (the front: dispatch and finish), objects.c
+ * (processes, queues, fences, adapters), ops.c (fence operation boxes, edges, overruns),
+ * packets.c, markers.c, clock-fit.c (GPU → trace time) and emit.c (anomalies and losses to the
+ * sink). Calls go one way: model.c calls the others; ops.c, packets.c and markers.c call
+ * objects.c, clock-fit.c and emit.c; objects.c calls clock-fit.c and emit.c; clock-fit.c calls
+ * emit.c; emit.c calls none of them.
  */
 #ifndef FSA_MODEL_PRIVATE_H
 #define FSA_MODEL_PRIVATE_H
@@ -11,7 +15,10 @@
 
 #include "fencescope-tp-enums.h"
 #include "fsa/model.h"
-#include "hmap.h"
+#include "hmap-private.h"
+
+/* An engine of an adapter as one key: adapter_id << 32 | engine_id. */
+#define ENGINE_KEY(adapter, engine) (((uint64_t) (adapter) << 32) | (uint32_t) (engine))
 
 /* Signals remembered per fence for matching waits (GPV-07). */
 #define FSA_SIGNAL_HISTORY 64
@@ -41,7 +48,7 @@
 #define FSA_EDGE_LAG_NS (UINT64_C(50000000) + FSA_CLOCK_WAIT_NS)
 
 static inline bool
-fsa_clock_has_waited(uint64_t closed_ns, uint64_t now_ns)
+clock_has_waited(uint64_t closed_ns, uint64_t now_ns)
 {
 	return now_ns != FSA_TIME_NONE && now_ns > closed_ns &&
 	       now_ns - closed_ns >= FSA_CLOCK_WAIT_NS;
@@ -97,8 +104,8 @@ struct fence_state {
 struct process_state {
 	struct fsa_process_info info;
 	char *name;
-	struct fsa_hmap locals; /* local fence handle → struct fence_state */
-	struct fsa_hmap closed; /* local handles closed (value: the fence_state) */
+	struct hmap locals; /* local fence handle → struct fence_state */
+	struct hmap closed; /* local handles closed (value: the fence_state) */
 };
 
 struct op_rec;
@@ -114,7 +121,7 @@ struct queue_state {
 	bool is_known; /* named by hwqueue_create */
 	/* Open operations: key (fence_handle, value, kind) → first op_rec (chained by next_open).
 	 */
-	struct fsa_hmap open;
+	struct hmap open;
 	uint64_t open_count;
 	/* Per log type: last non-zero end_gpu_ts read, for LOG-22 and the inferred ranges. */
 	uint64_t last_end_gpu_ts[2];
@@ -124,7 +131,7 @@ struct queue_state {
 	uint64_t next_position[2];
 	bool has_position[2];
 	/* Ring writes waiting for their packet_start: progress value → queued ns (+1). */
-	struct fsa_hmap ring_writes;
+	struct hmap ring_writes;
 	/* Highest progress value known complete (packet_end, packet_complete, destroy). */
 	uint64_t completed_progress;
 	/* Highest progress value given out as a step of the progress fence (fsa_fence_value). */
@@ -161,34 +168,34 @@ struct fsa_model {
 	uint64_t last_ts;
 	uint64_t next_op_id;
 
-	struct fsa_hmap processes; /* process_id → process_state */
+	struct hmap processes; /* process_id → process_state */
 	struct process_state **process_list;
 	size_t process_count, process_capacity;
-	struct fsa_hmap queues; /* hwqueue_handle → queue_state */
+	struct hmap queues; /* hwqueue_handle → queue_state */
 	struct queue_state **queue_list;
 	size_t queue_count, queue_capacity;
-	struct fsa_hmap fences; /* fence_global_handle → fence_state */
+	struct hmap fences; /* fence_global_handle → fence_state */
 	struct fence_state **fence_list;
 	size_t fence_count, fence_capacity;
 	struct clock_state *clocks; /* indexed by position; found by adapter id */
 	size_t clock_count;
 	/* adapter_id << 32 | engine_id → engine type (+1) */
-	struct fsa_hmap engine_types;
-	struct fsa_hmap context_engines; /* context_handle → engine_id + 1 */
+	struct hmap engine_types;
+	struct hmap context_engines; /* context_handle → engine_id + 1 */
 
-	struct fsa_hmap cpu_waits; /* waiter_id → op_rec */
+	struct hmap cpu_waits; /* waiter_id → op_rec */
 	/* Pending output: closed operations and ended packets not given out yet. */
 	struct op_rec *pending_head, *pending_tail;
 	size_t pending_count;
 	struct op_rec *free_ops; /* recycled boxes, chained by `next` */
 	struct packet_rec *pending_packets_head, *pending_packets_tail;
-	struct fsa_hmap packets;       /* key2(adapter, packet_id) → packet_rec (started) */
-	struct fsa_hmap packet_queued; /* key2(adapter, packet_id) → queued ns + 1 (KM) */
-	struct fsa_hmap km_packets;    /* packet_id → queued ns + 1 (submit_command) */
+	struct hmap packets;       /* key2(adapter, packet_id) → packet_rec (started) */
+	struct hmap packet_queued; /* key2(adapter, packet_id) → queued ns + 1 (KM) */
+	struct hmap km_packets;    /* packet_id → queued ns + 1 (submit_command) */
 	/* Open intervals: key → struct fsa_marker. */
-	struct fsa_hmap preemptions, tdrs, suspends, engine_f1, device_d3, doorbells;
+	struct hmap preemptions, tdrs, suspends, engine_f1, device_d3, doorbells;
 	/* Last fallback scan values, per adapter: key2(adapter, global) → value + 1. */
-	struct fsa_hmap scan_values;
+	struct hmap scan_values;
 	uint64_t events_since_flush;
 	char runtime_version[64];
 	bool is_clock_mismatch_said; /* TRACE_CLOCK_MISMATCH reported */
@@ -197,39 +204,82 @@ struct fsa_model {
 /* Counts from the trace (entries lost, events discarded) can be anything up to UINT64_MAX: their
  * sums saturate rather than wrap to a small, plausible-looking number. */
 static inline uint64_t
-fsa_add_saturating(uint64_t a, uint64_t b)
+add_saturating(uint64_t a, uint64_t b)
 {
 	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
 }
 
-/* model.c */
+/* emit.c */
 /* Sorts `items` by the time `time_of` gives, stably (ties keep their order), in O(n log n): the
  * items left open at the end of a hostile trace can be millions. False when out of memory. */
-bool fsa_model_sort_by_time(void **items, size_t count, uint64_t (*time_of)(const void *item));
-struct queue_state *fsa_model_queue_get(struct fsa_model *model, uint64_t handle, uint64_t ts);
-/* The same for a queue an event uses: one the trace never created is reported (once). */
-struct queue_state *fsa_model_queue_used(struct fsa_model *model, uint64_t handle, uint64_t ts);
-struct fence_state *fsa_model_fence_of(struct fsa_model *model, uint32_t process_id,
-				       uint64_t fence_handle, uint64_t ts, bool *is_closed);
-fsa_status fsa_model_emit_anomaly(struct fsa_model *model, struct fsa_anomaly *anomaly);
-fsa_status fsa_model_emit_loss(struct fsa_model *model, const struct fsa_loss *loss);
+bool sort_by_time(void **items, size_t count, uint64_t (*time_of)(const void *item));
+fsa_status emit_anomaly(struct fsa_model *model, struct fsa_anomaly *anomaly);
+fsa_status emit_loss(struct fsa_model *model, const struct fsa_loss *loss);
+
+/* objects.c */
+/* The queue an event uses: one the trace never created is made and reported (once). */
+struct queue_state *queue_used(struct fsa_model *model, uint64_t handle, uint64_t ts);
+struct fence_state *fence_of(struct fsa_model *model, uint32_t process_id, uint64_t fence_handle,
+			     uint64_t ts, bool *is_closed);
+fsa_status objects_on_process_create(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_process_terminate(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_adapter_create(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_engine_describe(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_device_create(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_context_create(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_hwqueue_create(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_hwqueue_destroy(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_fence_create(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_fence_open(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_fence_close(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_fence_destroy(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_monitored_value(struct fsa_model *model, const struct fsa_event *ev);
+/* Finishes the clock fits and gives fences still alive their final value. */
+void objects_finish(struct fsa_model *model);
+void objects_free(struct fsa_model *model);
+
+/* packets.c */
+fsa_status packets_on_submit_command(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status packets_on_ring_write(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status packets_on_queued(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status packets_on_start(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status packets_on_end(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status packets_on_complete(struct fsa_model *model, const struct fsa_event *ev);
+/* Gives out every ended packet whose times can be mapped; with `is_final`, all of them. */
+fsa_status packets_flush(struct fsa_model *model, bool is_final);
+/* Gives out every ended packet, then those that never ended (by start time). */
+fsa_status packets_finish(struct fsa_model *model);
+void packets_free(struct fsa_model *model);
+
+/* markers.c */
+fsa_status markers_on_doorbell(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status markers_on_victimize(struct fsa_model *model, const struct fsa_event *ev);
+/* Point markers of an engine: resets, page faults, fence log resizes. */
+fsa_status markers_on_engine_event(struct fsa_model *model, const struct fsa_event *ev,
+				   enum fsa_marker_kind kind);
+/* Intervals: preemption, TDR, suspend, engine F1, device D3. */
+fsa_status markers_on_interval(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status markers_on_device_lost(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status markers_on_call_failed(struct fsa_model *model, const struct fsa_event *ev);
+/* Gives out the intervals still open, without an end. */
+fsa_status markers_finish(struct fsa_model *model);
+void markers_free(struct fsa_model *model);
 
 /* ops.c */
-fsa_status fsa_ops_queued(struct fsa_model *model, const struct fsa_event *ev,
-			  enum fsa_op_kind kind);
-fsa_status fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev);
-fsa_status fsa_ops_km_closed(struct fsa_model *model, const struct fsa_event *ev,
-			     enum fsa_op_kind kind);
-fsa_status fsa_ops_cpu_wait_begin(struct fsa_model *model, const struct fsa_event *ev);
-fsa_status fsa_ops_cpu_wait_end(struct fsa_model *model, const struct fsa_event *ev);
-fsa_status fsa_ops_cpu_signal(struct fsa_model *model, const struct fsa_event *ev);
-fsa_status fsa_ops_overrun(struct fsa_model *model, const struct fsa_event *ev);
-fsa_status fsa_ops_scan_value(struct fsa_model *model, const struct fsa_event *ev);
-fsa_status fsa_ops_scan(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_kind kind);
+fsa_status ops_log_entry(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status ops_km_closed(struct fsa_model *model, const struct fsa_event *ev,
+			 enum fsa_op_kind kind);
+fsa_status ops_cpu_wait_begin(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status ops_cpu_wait_end(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status ops_cpu_signal(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status ops_overrun(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status ops_scan_value(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status ops_scan(struct fsa_model *model, const struct fsa_event *ev);
 /* Gives out every pending item that is ready; with `is_final`, all of them. */
-fsa_status fsa_ops_flush(struct fsa_model *model, bool is_final);
-fsa_status fsa_ops_finish(struct fsa_model *model);
-void fsa_ops_free(struct fsa_model *model);
+fsa_status ops_flush(struct fsa_model *model, bool is_final);
+fsa_status ops_finish(struct fsa_model *model);
+void ops_free(struct fsa_model *model);
 
 /* clock-fit.c */
 struct clock_state *fsa_clock_get(struct fsa_model *model, uint32_t adapter_id, bool create);

@@ -12,7 +12,8 @@
  * wrote them are inferred. Mapped times are kept causal within the clock's tolerance, and every
  * move is counted (summary.clamped_times).
  *
- * What this file does not do: packets, markers and object lifetimes (model.c).
+ * What this file does not do: packets (packets.c), markers (markers.c), the objects it works on
+ * (objects.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@
 static uint64_t
 open_key(uint64_t fence_handle, uint64_t value, enum fsa_op_kind kind)
 {
-	return fsa_hmap_key2(fence_handle, value * 2 + (uint64_t) kind);
+	return hmap_key2(fence_handle, value * 2 + (uint64_t) kind);
 }
 
 static void open_signal_link(struct op_rec *rec);
@@ -95,7 +96,7 @@ anomaly_for(struct fsa_model *model, enum fsa_anomaly_kind kind, const struct op
 	    .b = b,
 	};
 
-	return fsa_model_emit_anomaly(model, &anomaly);
+	return emit_anomaly(model, &anomaly);
 }
 
 /* Finds the fence an operation names and reports unknown or closed handles. */
@@ -104,8 +105,7 @@ attach_fence(struct fsa_model *model, struct op_rec *rec, uint64_t ts)
 {
 	bool is_closed = false;
 
-	rec->fence =
-	    fsa_model_fence_of(model, rec->op.process_id, rec->op.fence_handle, ts, &is_closed);
+	rec->fence = fence_of(model, rec->op.process_id, rec->op.fence_handle, ts, &is_closed);
 	if (rec->fence)
 		rec->op.fence_global_handle = rec->fence->info.fence_global_handle;
 	if (is_closed || (rec->fence && rec->fence->is_destroyed))
@@ -116,10 +116,9 @@ attach_fence(struct fsa_model *model, struct op_rec *rec, uint64_t ts)
 }
 
 fsa_status
-fsa_ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_kind kind)
+ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_kind kind)
 {
-	struct queue_state *queue =
-	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	struct queue_state *queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 	struct op_rec *rec, *head;
 	uint64_t key;
 	fsa_status status;
@@ -138,9 +137,9 @@ fsa_ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_
 	rec->op.progress_value = ev->u[FSA_F_PROGRESS_VALUE];
 	rec->op.queued_ns = ev->ts_ns;
 	key = open_key(rec->op.fence_handle, rec->op.fence_value, kind);
-	head = fsa_hmap_get(&queue->open, key);
+	head = hmap_get(&queue->open, key);
 	if (!head) {
-		if (!fsa_hmap_put(&queue->open, key, rec)) {
+		if (!hmap_put(&queue->open, key, rec)) {
 			op_free(model, rec);
 			return model->failed = FSA_ERR_NOMEM;
 		}
@@ -162,7 +161,7 @@ static struct op_rec *
 take_open(struct queue_state *queue, uint64_t fence_handle, uint64_t value, enum fsa_op_kind kind)
 {
 	uint64_t key = open_key(fence_handle, value, kind);
-	struct op_rec *head = fsa_hmap_get(&queue->open, key), *rec, *prev = NULL;
+	struct op_rec *head = hmap_get(&queue->open, key), *rec, *prev = NULL;
 
 	for (rec = head; rec; prev = rec, rec = rec->next_open)
 		if (rec->op.fence_handle == fence_handle && rec->op.fence_value == value &&
@@ -181,9 +180,9 @@ take_open(struct queue_state *queue, uint64_t fence_handle, uint64_t value, enum
 	}
 	rec->next_open = NULL;
 	if (head)
-		fsa_hmap_put(&queue->open, key, head); /* replaces: never grows the map */
+		hmap_put(&queue->open, key, head); /* replaces: never grows the map */
 	else
-		fsa_hmap_remove(&queue->open, key);
+		hmap_remove(&queue->open, key);
 	queue->open_count--;
 	return rec;
 }
@@ -250,7 +249,7 @@ map_times(struct fsa_model *model, struct op_rec *rec, bool is_final, bool *is_m
 
 	*is_mapped = false;
 	if (!is_final && !fsa_clock_is_final(clock, latest) &&
-	    !fsa_clock_has_waited(rec->closed_ns, model->last_ts)) {
+	    !clock_has_waited(rec->closed_ns, model->last_ts)) {
 		/* Without any pair yet, a box waits; at the end it is placed at its read. */
 		return FSA_OK;
 	}
@@ -684,7 +683,7 @@ compare_by_end(const void *a, const void *b)
  * signals that came later cannot push it out of the fence's memory first.
  */
 fsa_status
-fsa_ops_flush(struct fsa_model *model, bool is_final)
+ops_flush(struct fsa_model *model, bool is_final)
 {
 	struct op_rec **ready;
 	size_t count = 0;
@@ -793,9 +792,8 @@ log_gap(struct fsa_model *model, struct queue_state *queue, unsigned log,
 	if (loss.begin_ns != FSA_TIME_NONE && loss.begin_ns > loss.end_ns)
 		loss.begin_ns = loss.end_ns;
 	model->summary.log_entries_missing =
-	    fsa_add_saturating(model->summary.log_entries_missing, missing);
-	for (size_t i = 0;
-	     after->op.progress_value && fsa_hmap_next(&queue->open, &i, &key, &value);)
+	    add_saturating(model->summary.log_entries_missing, missing);
+	for (size_t i = 0; after->op.progress_value && hmap_next(&queue->open, &i, &key, &value);)
 		for (struct op_rec *rec = value; rec; rec = rec->next_open)
 			if (rec->op.kind == kind && rec->op.progress_value &&
 			    rec->op.progress_value < after->op.progress_value &&
@@ -804,7 +802,7 @@ log_gap(struct fsa_model *model, struct queue_state *queue, unsigned log,
 				free(found);
 				return model->failed = FSA_ERR_NOMEM;
 			}
-	if (!fsa_model_sort_by_time((void **) found, count, queued_of)) {
+	if (!sort_by_time((void **) found, count, queued_of)) {
 		free(found);
 		return model->failed = FSA_ERR_NOMEM;
 	}
@@ -826,14 +824,13 @@ log_gap(struct fsa_model *model, struct queue_state *queue, unsigned log,
 	if (status)
 		return status;
 	loss.inferred_ops = count;
-	return fsa_model_emit_loss(model, &loss);
+	return emit_loss(model, &loss);
 }
 
 fsa_status
-fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
+ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 {
-	struct queue_state *queue =
-	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	struct queue_state *queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 	unsigned log = ev->u[FSA_F_LOG_TYPE] ? 1 : 0;
 	enum fsa_op_kind kind = ev->u[FSA_F_OPERATION] == FSTP_LOG_OPERATION_WAIT_UNBLOCKED
 				    ? FSA_OP_WAIT
@@ -854,13 +851,13 @@ fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 		op_set_queue(rec, queue);
 		rec->op.fence_handle = ev->u[FSA_F_FENCE_HANDLE];
 		rec->op.fence_value = ev->u[FSA_F_FENCE_VALUE];
-		rec->fence = fsa_hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
+		rec->fence = hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
 		rec->op.fence_global_handle = ev->u[FSA_F_FENCE_GLOBAL_HANDLE];
 		status = anomaly_for(model, FSA_ANOM_LOG_ENTRY_WITHOUT_QUEUED, rec, ev->ts_ns,
 				     ev->u[FSA_F_ENTRY_POSITION], 0);
 	}
 	if (!rec->fence && ev->u[FSA_F_FENCE_GLOBAL_HANDLE]) {
-		rec->fence = fsa_hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
+		rec->fence = hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
 		rec->op.fence_global_handle = ev->u[FSA_F_FENCE_GLOBAL_HANDLE];
 	}
 	if (kind == FSA_OP_SIGNAL && rec->fence && !rec->is_open_signal)
@@ -906,10 +903,9 @@ fsa_ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 }
 
 fsa_status
-fsa_ops_km_closed(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_kind kind)
+ops_km_closed(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_kind kind)
 {
-	struct queue_state *queue =
-	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	struct queue_state *queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 	struct op_rec *rec;
 	fsa_status status = FSA_OK;
 
@@ -939,7 +935,7 @@ fsa_ops_km_closed(struct fsa_model *model, const struct fsa_event *ev, enum fsa_
 }
 
 fsa_status
-fsa_ops_cpu_wait_begin(struct fsa_model *model, const struct fsa_event *ev)
+ops_cpu_wait_begin(struct fsa_model *model, const struct fsa_event *ev)
 {
 	struct op_rec *rec = op_new(model, FSA_OP_WAIT, FSA_SRC_CPU), *old;
 
@@ -949,8 +945,8 @@ fsa_ops_cpu_wait_begin(struct fsa_model *model, const struct fsa_event *ev)
 	rec->op.fence_handle = ev->u[FSA_F_FENCE_HANDLE];
 	rec->op.fence_value = ev->u[FSA_F_FENCE_VALUE];
 	rec->op.queued_ns = ev->ts_ns;
-	old = fsa_hmap_get(&model->cpu_waits, ev->u[FSA_F_WAITER_ID]);
-	if (!fsa_hmap_put(&model->cpu_waits, ev->u[FSA_F_WAITER_ID], rec)) {
+	old = hmap_get(&model->cpu_waits, ev->u[FSA_F_WAITER_ID]);
+	if (!hmap_put(&model->cpu_waits, ev->u[FSA_F_WAITER_ID], rec)) {
 		op_free(model, rec);
 		return model->failed = FSA_ERR_NOMEM;
 	}
@@ -961,9 +957,9 @@ fsa_ops_cpu_wait_begin(struct fsa_model *model, const struct fsa_event *ev)
 }
 
 fsa_status
-fsa_ops_cpu_wait_end(struct fsa_model *model, const struct fsa_event *ev)
+ops_cpu_wait_end(struct fsa_model *model, const struct fsa_event *ev)
 {
-	struct op_rec *rec = fsa_hmap_remove(&model->cpu_waits, ev->u[FSA_F_WAITER_ID]);
+	struct op_rec *rec = hmap_remove(&model->cpu_waits, ev->u[FSA_F_WAITER_ID]);
 
 	if (!rec) {
 		fsa_status status;
@@ -990,7 +986,7 @@ fsa_ops_cpu_wait_end(struct fsa_model *model, const struct fsa_event *ev)
 }
 
 fsa_status
-fsa_ops_cpu_signal(struct fsa_model *model, const struct fsa_event *ev)
+ops_cpu_signal(struct fsa_model *model, const struct fsa_event *ev)
 {
 	struct op_rec *rec = op_new(model, FSA_OP_SIGNAL, FSA_SRC_CPU);
 	fsa_status status;
@@ -1012,10 +1008,9 @@ fsa_ops_cpu_signal(struct fsa_model *model, const struct fsa_event *ev)
 
 /* LOG-16, LOG-17: entries were overwritten before the OS read them. */
 fsa_status
-fsa_ops_overrun(struct fsa_model *model, const struct fsa_event *ev)
+ops_overrun(struct fsa_model *model, const struct fsa_event *ev)
 {
-	struct queue_state *queue =
-	    fsa_model_queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
+	struct queue_state *queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 	unsigned log = ev->u[FSA_F_LOG_TYPE] ? 1 : 0;
 	struct overrun_state *overrun;
 
@@ -1026,13 +1021,13 @@ fsa_ops_overrun(struct fsa_model *model, const struct fsa_event *ev)
 	/* The entries read next start after the lost ones (LOG-17). */
 	queue->has_position[log] = true;
 	queue->next_position[log] =
-	    fsa_add_saturating(ev->u[FSA_F_CACHED_POSITION], ev->u[FSA_F_ENTRIES_LOST]);
+	    add_saturating(ev->u[FSA_F_CACHED_POSITION], ev->u[FSA_F_ENTRIES_LOST]);
 	model->summary.log_entries_lost =
-	    fsa_add_saturating(model->summary.log_entries_lost, ev->u[FSA_F_ENTRIES_LOST]);
+	    add_saturating(model->summary.log_entries_lost, ev->u[FSA_F_ENTRIES_LOST]);
 	if (overrun->is_pending) {
 		/* A second overrun before any scan: one loss covering both. */
 		overrun->loss.count =
-		    fsa_add_saturating(overrun->loss.count, ev->u[FSA_F_ENTRIES_LOST]);
+		    add_saturating(overrun->loss.count, ev->u[FSA_F_ENTRIES_LOST]);
 		overrun->loss.new_position = ev->u[FSA_F_NEW_POSITION];
 		overrun->loss.end_ns = ev->ts_ns;
 		return FSA_OK;
@@ -1062,18 +1057,18 @@ fsa_ops_overrun(struct fsa_model *model, const struct fsa_event *ev)
 }
 
 fsa_status
-fsa_ops_scan_value(struct fsa_model *model, const struct fsa_event *ev)
+ops_scan_value(struct fsa_model *model, const struct fsa_event *ev)
 {
-	struct fence_state *fence = fsa_hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
-	uint64_t key = fsa_hmap_key2(ev->u[FSA_F_ADAPTER_ID], ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
+	struct fence_state *fence = hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
+	uint64_t key = hmap_key2(ev->u[FSA_F_ADAPTER_ID], ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
 
 	if (fence && ev->u[FSA_F_CURRENT_VALUE] > fence->info.last_value)
 		fence->info.last_value = ev->u[FSA_F_CURRENT_VALUE];
 	/* Stored + 1 so that a value of 0 is not a NULL pointer; UINT64_MAX saturates. */
-	if (!fsa_hmap_put(&model->scan_values, key,
-			  (void *) (uintptr_t) (ev->u[FSA_F_CURRENT_VALUE] == UINT64_MAX
-						    ? UINT64_MAX
-						    : ev->u[FSA_F_CURRENT_VALUE] + 1)))
+	if (!hmap_put(&model->scan_values, key,
+		      (void *) (uintptr_t) (ev->u[FSA_F_CURRENT_VALUE] == UINT64_MAX
+						? UINT64_MAX
+						: ev->u[FSA_F_CURRENT_VALUE] + 1)))
 		return model->failed = FSA_ERR_NOMEM;
 	return FSA_OK;
 }
@@ -1097,16 +1092,15 @@ infer_overrun(struct fsa_model *model, struct queue_state *queue, unsigned log, 
 	if (end_ns == FSA_TIME_NONE || end_ns > scan_ns)
 		end_ns = scan_ns;
 	overrun->loss.end_ns = end_ns;
-	for (size_t i = 0; fsa_hmap_next(&queue->open, &i, &key, &value);) {
+	for (size_t i = 0; hmap_next(&queue->open, &i, &key, &value);) {
 		for (struct op_rec *rec = value; rec; rec = rec->next_open) {
 			uintptr_t scanned;
 
 			if (rec->op.kind != kind || !rec->fence || rec->op.queued_ns > end_ns)
 				continue;
-			scanned = (uintptr_t) fsa_hmap_get(
-			    &model->scan_values,
-			    fsa_hmap_key2(queue->info.adapter_id,
-					  rec->fence->info.fence_global_handle));
+			scanned = (uintptr_t) hmap_get(
+			    &model->scan_values, hmap_key2(queue->info.adapter_id,
+							   rec->fence->info.fence_global_handle));
 			if (!scanned || rec->op.fence_value > (uint64_t) scanned - 1)
 				continue;
 			if (count == capacity) {
@@ -1124,7 +1118,7 @@ infer_overrun(struct fsa_model *model, struct queue_state *queue, unsigned log, 
 		}
 	}
 	/* Oldest first, so that ids follow the order the operations were queued. */
-	if (!fsa_model_sort_by_time((void **) found, count, queued_of)) {
+	if (!sort_by_time((void **) found, count, queued_of)) {
 		free(found);
 		return model->failed = FSA_ERR_NOMEM;
 	}
@@ -1145,12 +1139,12 @@ infer_overrun(struct fsa_model *model, struct queue_state *queue, unsigned log, 
 		return status;
 	overrun->loss.inferred_ops = count;
 	overrun->is_pending = false;
-	return fsa_model_emit_loss(model, &overrun->loss);
+	return emit_loss(model, &overrun->loss);
 }
 
 /* LOG-18: the fallback scan after an overrun (or a NULL interrupt) has read every fence. */
 fsa_status
-fsa_ops_scan(struct fsa_model *model, const struct fsa_event *ev)
+ops_scan(struct fsa_model *model, const struct fsa_event *ev)
 {
 	uint32_t adapter = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
 	fsa_status status = FSA_OK;
@@ -1164,7 +1158,7 @@ fsa_ops_scan(struct fsa_model *model, const struct fsa_event *ev)
 			if (queue->overrun[log].is_pending)
 				status = infer_overrun(model, queue, log, ev->ts_ns);
 	}
-	fsa_hmap_fini(&model->scan_values);
+	hmap_fini(&model->scan_values);
 	return status;
 }
 
@@ -1212,11 +1206,11 @@ close_never_completed(struct fsa_model *model, struct queue_state *queue)
 		if (!all)
 			return model->failed = FSA_ERR_NOMEM;
 	}
-	for (size_t i = 0; fsa_hmap_next(&queue->open, &i, &key, &value);)
+	for (size_t i = 0; hmap_next(&queue->open, &i, &key, &value);)
 		for (struct op_rec *rec = value; rec && count < queue->open_count;
 		     rec = rec->next_open)
 			all[count++] = rec;
-	fsa_hmap_fini(&queue->open);
+	hmap_fini(&queue->open);
 	queue->open_count = 0;
 	if (count)
 		qsort(all, count, sizeof(*all), compare_open);
@@ -1242,7 +1236,7 @@ close_never_completed(struct fsa_model *model, struct queue_state *queue)
 }
 
 fsa_status
-fsa_ops_finish(struct fsa_model *model)
+ops_finish(struct fsa_model *model)
 {
 	fsa_status status = FSA_OK;
 
@@ -1253,19 +1247,19 @@ fsa_ops_finish(struct fsa_model *model)
 			if (!queue->overrun[log].is_pending)
 				continue;
 			queue->overrun[log].is_pending = false;
-			status = fsa_model_emit_loss(model, &queue->overrun[log].loss);
+			status = emit_loss(model, &queue->overrun[log].loss);
 		}
 	}
 	/* What closed is given out before what never did. */
 	if (!status)
-		status = fsa_ops_flush(model, true);
+		status = ops_flush(model, true);
 	for (size_t i = 0; i < model->queue_count && !status; i++)
 		status = close_never_completed(model, model->queue_list[i]);
 	if (!status && model->cpu_waits.count) {
 		struct op_rec **all;
 		size_t count;
 
-		if (!fsa_hmap_take_values(&model->cpu_waits, (void ***) &all, &count))
+		if (!hmap_take_values(&model->cpu_waits, (void ***) &all, &count))
 			return model->failed = FSA_ERR_NOMEM;
 		qsort(all, count, sizeof(*all), compare_open);
 		for (size_t i = 0; i < count; i++) {
@@ -1281,7 +1275,7 @@ fsa_ops_finish(struct fsa_model *model)
 }
 
 void
-fsa_ops_free(struct fsa_model *model)
+ops_free(struct fsa_model *model)
 {
 	uint64_t key;
 	void *value;
@@ -1295,17 +1289,17 @@ fsa_ops_free(struct fsa_model *model)
 	for (size_t i = 0; i < model->queue_count; i++) {
 		struct queue_state *queue = model->queue_list[i];
 
-		for (size_t j = 0; fsa_hmap_next(&queue->open, &j, &key, &value);) {
+		for (size_t j = 0; hmap_next(&queue->open, &j, &key, &value);) {
 			for (struct op_rec *rec = value, *next; rec; rec = next) {
 				next = rec->next_open;
 				free(rec);
 			}
 		}
-		fsa_hmap_fini(&queue->open);
+		hmap_fini(&queue->open);
 	}
-	for (size_t i = 0; fsa_hmap_next(&model->cpu_waits, &i, &key, &value);)
+	for (size_t i = 0; hmap_next(&model->cpu_waits, &i, &key, &value);)
 		free(value);
-	fsa_hmap_fini(&model->cpu_waits);
+	hmap_fini(&model->cpu_waits);
 	while (model->free_ops) {
 		struct op_rec *rec = model->free_ops;
 

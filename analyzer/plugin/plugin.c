@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decoder.h"
+#include "decoder-private.h"
 #include "fsa/model.h"
 #include "fsa/output-file.h"
 #include "fsa/report.h"

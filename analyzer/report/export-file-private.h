@@ -12,9 +12,9 @@
 #include "fsa/output-file.h"
 
 /* Returns: (transfer full) (nullable: out of memory) a formatted string. */
-char *fsa_strdup_printf(const char *format, ...) __attribute__((format(printf, 1, 2)));
+char *strdup_printf(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
 /* Sets *error_message (if not NULL) to a copy of MESSAGE, or to NULL when MESSAGE is NULL. */
-void fsa_set_error_message(char **error_message, const char *message);
+void set_error_message(char **error_message, const char *message);
 
 #endif /* FSA_EXPORT_FILE_PRIVATE_H */

@@ -446,7 +446,7 @@ static fsa_status
 out_of_memory(struct fsa_perfetto_writer *w)
 {
 	free(w->error);
-	w->error = fsa_strdup_printf("%s: out of memory", w->file.path);
+	w->error = strdup_printf("%s: out of memory", w->file.path);
 	return FSA_ERR_NOMEM;
 }
 
@@ -455,7 +455,7 @@ check_output(struct fsa_perfetto_writer *w)
 {
 	if (ferror(w->out)) {
 		free(w->error);
-		w->error = fsa_strdup_printf("%s: cannot write: %s", w->file.path, strerror(errno));
+		w->error = strdup_printf("%s: cannot write: %s", w->file.path, strerror(errno));
 		return FSA_ERR_IO;
 	}
 	return FSA_OK;
@@ -866,7 +866,7 @@ fsa_perfetto_writer_create(const char *path, bool is_overwrite, const struct fsa
 	fsa_status status;
 
 	*writer = NULL;
-	fsa_set_error_message(error_message, NULL);
+	set_error_message(error_message, NULL);
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		status = FSA_ERR_NOMEM;
@@ -887,7 +887,7 @@ fsa_perfetto_writer_create(const char *path, bool is_overwrite, const struct fsa
 	w->out = fopen(w->file.tmp_path, "w");
 	if (!w->out) {
 		if (error_message)
-			*error_message = fsa_strdup_printf("%s: %s", path, strerror(errno));
+			*error_message = strdup_printf("%s: %s", path, strerror(errno));
 		status = FSA_ERR_IO;
 		goto end;
 	}
@@ -1198,9 +1198,9 @@ fsa_perfetto_writer_finish(struct fsa_perfetto_writer *w, char **error_message)
 	fsa_status status;
 	char name[512], lane_name[540];
 
-	fsa_set_error_message(error_message, NULL);
+	set_error_message(error_message, NULL);
 	if (w->is_finished) {
-		fsa_set_error_message(error_message, "the export was already finished");
+		set_error_message(error_message, "the export was already finished");
 		return FSA_ERR_INVALID;
 	}
 	retry_pending(w, true);
@@ -1235,12 +1235,12 @@ fsa_perfetto_writer_finish(struct fsa_perfetto_writer *w, char **error_message)
 	status = check_output(w);
 	if (fclose(w->out) != 0 && status == FSA_OK) {
 		free(w->error);
-		w->error = fsa_strdup_printf("%s: cannot write: %s", w->file.path, strerror(errno));
+		w->error = strdup_printf("%s: cannot write: %s", w->file.path, strerror(errno));
 		status = FSA_ERR_IO;
 	}
 	w->out = NULL;
 	if (status != FSA_OK) {
-		fsa_set_error_message(error_message, w->error);
+		set_error_message(error_message, w->error);
 		return status;
 	}
 	return fsa_output_file_commit(&w->file, error_message);

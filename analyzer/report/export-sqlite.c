@@ -199,8 +199,8 @@ static void
 set_error(struct fsa_sqlite_writer *w, const char *what)
 {
 	free(w->error);
-	w->error = fsa_strdup_printf("%s: %s: %s", w->file.path ? w->file.path : "sqlite", what,
-				     w->db ? sqlite3_errmsg(w->db) : "cannot open");
+	w->error = strdup_printf("%s: %s: %s", w->file.path ? w->file.path : "sqlite", what,
+				 w->db ? sqlite3_errmsg(w->db) : "cannot open");
 }
 
 /* Binding helpers: unknown values become NULL. SQLite integers are signed 64-bit; a u64 above
@@ -480,10 +480,10 @@ fsa_sqlite_writer_create(const char *path, bool is_overwrite, const struct fsa_e
 	char version[16];
 
 	*writer = NULL;
-	fsa_set_error_message(error_message, NULL);
+	set_error_message(error_message, NULL);
 	w = calloc(1, sizeof(*w));
 	if (!w) {
-		fsa_set_error_message(error_message, "out of memory");
+		set_error_message(error_message, "out of memory");
 		status = FSA_ERR_NOMEM;
 		goto end;
 	}
@@ -738,9 +738,9 @@ fsa_sqlite_writer_finish(struct fsa_sqlite_writer *w, char **error_message)
 {
 	fsa_status status = FSA_ERR_IO;
 
-	fsa_set_error_message(error_message, NULL);
+	set_error_message(error_message, NULL);
 	if (!w->is_in_transaction) {
-		fsa_set_error_message(error_message, "the export was already finished");
+		set_error_message(error_message, "the export was already finished");
 		return FSA_ERR_INVALID;
 	}
 	if (exec(w, finish_sql, "cannot create the indexes and views") != FSA_OK)
@@ -760,6 +760,6 @@ fsa_sqlite_writer_finish(struct fsa_sqlite_writer *w, char **error_message)
 	status = fsa_output_file_commit(&w->file, error_message);
 	return status;
 end:
-	fsa_set_error_message(error_message, w->error);
+	set_error_message(error_message, w->error);
 	return status;
 }

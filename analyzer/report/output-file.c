@@ -24,7 +24,7 @@
 #include "export-file-private.h"
 
 char *
-fsa_strdup_printf(const char *format, ...)
+strdup_printf(const char *format, ...)
 {
 	va_list args;
 	char *text = NULL;
@@ -37,7 +37,7 @@ fsa_strdup_printf(const char *format, ...)
 }
 
 void
-fsa_set_error_message(char **error_message, const char *message)
+set_error_message(char **error_message, const char *message)
 {
 	if (error_message)
 		*error_message = message ? strdup(message) : NULL;
@@ -114,7 +114,7 @@ fsa_output_file_begin(struct fsa_output_file *file, const char *path, unsigned f
 	if (error_message)
 		*error_message = NULL;
 	if (!path || !*path) {
-		fsa_set_error_message(error_message, "no output file name");
+		set_error_message(error_message, "no output file name");
 		return FSA_ERR_INVALID;
 	}
 	if (stat(path, &st) == 0) {
@@ -126,22 +126,22 @@ fsa_output_file_begin(struct fsa_output_file *file, const char *path, unsigned f
 			file->tmp_path = strdup(path);
 			if (!file->path || !file->tmp_path) {
 				status = FSA_ERR_NOMEM;
-				fsa_set_error_message(error_message, "out of memory");
+				set_error_message(error_message, "out of memory");
 			}
 			goto end;
 		}
 		if (!S_ISREG(st.st_mode)) {
 			if (error_message)
-				*error_message = fsa_strdup_printf(
-				    "%s: %s (only a regular file is ever replaced)", path,
-				    kind_of(st.st_mode));
+				*error_message =
+				    strdup_printf("%s: %s (only a regular file is ever replaced)",
+						  path, kind_of(st.st_mode));
 			status = FSA_ERR_IO;
 			goto end;
 		}
 		if (!file->is_replace) {
 			if (error_message)
-				*error_message = fsa_strdup_printf(
-				    "%s: exists (use --force to replace it)", path);
+				*error_message =
+				    strdup_printf("%s: exists (use --force to replace it)", path);
 			status = FSA_ERR_IO;
 			goto end;
 		}
@@ -149,16 +149,16 @@ fsa_output_file_begin(struct fsa_output_file *file, const char *path, unsigned f
 		file->path = realpath(path, NULL);
 	} else if (errno != ENOENT) {
 		if (error_message)
-			*error_message = fsa_strdup_printf("%s: %s", path, strerror(errno));
+			*error_message = strdup_printf("%s: %s", path, strerror(errno));
 		status = FSA_ERR_IO;
 		goto end;
 	}
 	if (!file->path)
 		file->path = strdup(path);
-	file->tmp_path = file->path ? fsa_strdup_printf("%s.tmp-XXXXXX", file->path) : NULL;
+	file->tmp_path = file->path ? strdup_printf("%s.tmp-XXXXXX", file->path) : NULL;
 	if (!file->path || !file->tmp_path) {
 		status = FSA_ERR_NOMEM;
-		fsa_set_error_message(error_message, "out of memory");
+		set_error_message(error_message, "out of memory");
 		goto end;
 	}
 	/* Created and remembered with the usual ending signals held, so that a Ctrl-C cannot come
@@ -175,8 +175,8 @@ fsa_output_file_begin(struct fsa_output_file *file, const char *path, unsigned f
 	if (fd < 0) {
 		if (error_message)
 			*error_message =
-			    fsa_strdup_printf("%s: cannot create: %s", path,
-					      errno == ENOENT ? "no such folder" : strerror(errno));
+			    strdup_printf("%s: cannot create: %s", path,
+					  errno == ENOENT ? "no such folder" : strerror(errno));
 		free(file->tmp_path);
 		file->tmp_path = NULL;
 		status = FSA_ERR_IO;
@@ -204,7 +204,7 @@ fsa_output_file_commit(struct fsa_output_file *file, char **error_message)
 	if (error_message)
 		*error_message = NULL;
 	if (!file->tmp_path) {
-		fsa_set_error_message(error_message, "the output was not begun");
+		set_error_message(error_message, "the output was not begun");
 		return FSA_ERR_INVALID;
 	}
 	if (file->is_direct) {
@@ -218,9 +218,9 @@ fsa_output_file_commit(struct fsa_output_file *file, char **error_message)
 		/* A folder, device or FIFO that appeared meanwhile is not replaced either. */
 		if (lstat(file->path, &st) == 0 && !S_ISREG(st.st_mode)) {
 			if (error_message)
-				*error_message = fsa_strdup_printf(
-				    "%s: %s (only a regular file is ever replaced)", file->path,
-				    kind_of(st.st_mode));
+				*error_message =
+				    strdup_printf("%s: %s (only a regular file is ever replaced)",
+						  file->path, kind_of(st.st_mode));
 			return FSA_ERR_IO;
 		}
 		rc = rename(file->tmp_path, file->path);
@@ -243,9 +243,9 @@ fsa_output_file_commit(struct fsa_output_file *file, char **error_message)
 	if (rc != 0) {
 		if (error_message)
 			*error_message =
-			    fsa_strdup_printf("%s: %s", file->path,
-					      errno == EEXIST ? "exists (use --force to replace it)"
-							      : strerror(errno));
+			    strdup_printf("%s: %s", file->path,
+					  errno == EEXIST ? "exists (use --force to replace it)"
+							  : strerror(errno));
 		return FSA_ERR_IO;
 	}
 	forget_temporary(file);
@@ -275,7 +275,7 @@ resolved_name(const char *path)
 	if (copy_dir && copy_base) {
 		dir = realpath(dirname(copy_dir), NULL);
 		if (dir)
-			result = fsa_strdup_printf("%s/%s", dir, basename(copy_base));
+			result = strdup_printf("%s/%s", dir, basename(copy_base));
 		free(dir);
 	}
 	free(copy_dir);

@@ -16,7 +16,7 @@
 #include "report-private.h"
 
 void
-fsa_report_set_error(char **error_message, const char *format, ...)
+report_set_error(char **error_message, const char *format, ...)
 {
 	va_list args;
 	char *message = NULL;
@@ -39,8 +39,8 @@ static const struct {
 };
 
 fsa_status
-fsa_report_parse_number_unit(const char *text, double *number, const char **unit_end,
-			     double *unit_ns, bool *has_unit)
+report_parse_number_unit(const char *text, double *number, const char **unit_end, double *unit_ns,
+			 bool *has_unit)
 {
 	const char *p = text;
 	char *end = NULL;
@@ -77,7 +77,7 @@ fsa_report_parse_number_unit(const char *text, double *number, const char **unit
 __extension__ typedef unsigned __int128 u128;
 
 /*
- * The decimal at the start of `text` (digits, at most one '.', as fsa_report_parse_number_unit
+ * The decimal at the start of `text` (digits, at most one '.', as report_parse_number_unit
  * checked) times `unit_ns`, rounded to the nearest ns, in integers: an absolute trace time near
  * 2^60 ns needs every digit, and a double's step there is 256 ns. False when it is 2^64 or more.
  */
@@ -118,24 +118,23 @@ fsa_report_parse_duration(const char *text, uint64_t *ns, char **error_message)
 	const char *end;
 	bool has_unit;
 
-	if (!text ||
-	    fsa_report_parse_number_unit(text, &number, &end, &unit_ns, &has_unit) != FSA_OK) {
-		fsa_report_set_error(error_message,
-				     "'%s' is not a duration (a number with ns, us, ms or s)",
-				     text ? text : "");
+	if (!text || report_parse_number_unit(text, &number, &end, &unit_ns, &has_unit) != FSA_OK) {
+		report_set_error(error_message,
+				 "'%s' is not a duration (a number with ns, us, ms or s)",
+				 text ? text : "");
 		return FSA_ERR_INVALID;
 	}
 	while (isspace((unsigned char) *end))
 		end++;
 	if (*end != '\0') {
-		fsa_report_set_error(error_message,
-				     "'%s' is not a duration: unknown unit '%s' (ns, us, ms or s)",
-				     text, end);
+		report_set_error(error_message,
+				 "'%s' is not a duration: unknown unit '%s' (ns, us, ms or s)",
+				 text, end);
 		return FSA_ERR_INVALID;
 	}
 	(void) number;
 	if (!decimal_to_ns(text, (uint64_t) unit_ns, ns)) {
-		fsa_report_set_error(error_message, "'%s' is too long a duration", text);
+		report_set_error(error_message, "'%s' is too long a duration", text);
 		return FSA_ERR_INVALID;
 	}
 	return FSA_OK;
@@ -154,10 +153,10 @@ fsa_report_parse_time(const char *text, struct fsa_report_time *time, char **err
 		p++;
 	}
 	if (fsa_report_parse_duration(p, &result.ns, NULL) != FSA_OK) {
-		fsa_report_set_error(error_message,
-				     "'%s' is not a time: give trace nanoseconds, a duration like "
-				     "1.5s or 200ms, or +DURATION from the trace's start",
-				     text ? text : "");
+		report_set_error(error_message,
+				 "'%s' is not a time: give trace nanoseconds, a duration like "
+				 "1.5s or 200ms, or +DURATION from the trace's start",
+				 text ? text : "");
 		return FSA_ERR_INVALID;
 	}
 	*time = result;
@@ -208,11 +207,10 @@ fsa_report_parse_sections(const char *text, unsigned *sections, char **error_mes
 			}
 		}
 		if (!is_known) {
-			fsa_report_set_error(
-			    error_message,
-			    "'%.*s' is not a section (summary, latency, longest, "
-			    "doorbells, preemption, losses, anomalies, clocks, all)",
-			    (int) word_len, word);
+			report_set_error(error_message,
+					 "'%.*s' is not a section (summary, latency, longest, "
+					 "doorbells, preemption, losses, anomalies, clocks, all)",
+					 (int) word_len, word);
 			return FSA_ERR_INVALID;
 		}
 		p += len;
@@ -220,7 +218,7 @@ fsa_report_parse_sections(const char *text, unsigned *sections, char **error_mes
 			p++;
 	}
 	if (!result) {
-		fsa_report_set_error(error_message, "no section named in '%s'", text ? text : "");
+		report_set_error(error_message, "no section named in '%s'", text ? text : "");
 		return FSA_ERR_INVALID;
 	}
 	*sections = result;
@@ -237,8 +235,8 @@ fsa_report_parse_format(const char *text, enum fsa_report_format *format, char *
 	else if (text && strcmp(text, "csv") == 0)
 		*format = FSA_REPORT_FORMAT_CSV;
 	else {
-		fsa_report_set_error(error_message, "'%s' is not a format (text, json or csv)",
-				     text ? text : "");
+		report_set_error(error_message, "'%s' is not a format (text, json or csv)",
+				 text ? text : "");
 		return FSA_ERR_INVALID;
 	}
 	return FSA_OK;

@@ -32,13 +32,13 @@ struct fsa_quantile {
 	uint64_t *octaves[FSA_QUANTILE_OCTAVES];
 };
 
-void fsa_quantile_init(struct fsa_quantile *q);
-void fsa_quantile_fini(struct fsa_quantile *q);
-fsa_status fsa_quantile_add(struct fsa_quantile *q, uint64_t value);
+void quantile_init(struct fsa_quantile *q);
+void quantile_fini(struct fsa_quantile *q);
+fsa_status quantile_add(struct fsa_quantile *q, uint64_t value);
 /* Nearest rank: the smallest value with at least ceil(p × count) values at or below it; p in
  * [0, 1]. FSA_TIME_NONE for an empty statistic. Not const: exact mode sorts its samples. */
-uint64_t fsa_quantile_value(struct fsa_quantile *q, double p);
+uint64_t quantile_value(struct fsa_quantile *q, double p);
 /* True while quantiles are exact (no histogram yet). */
-bool fsa_quantile_is_exact(const struct fsa_quantile *q);
+bool quantile_is_exact(const struct fsa_quantile *q);
 
 #endif /* FSA_REPORT_QUANTILE_PRIVATE_H */

@@ -11,18 +11,18 @@
 #include "quantile-private.h"
 
 void
-fsa_quantile_init(struct fsa_quantile *q)
+quantile_init(struct fsa_quantile *q)
 {
 	*q = (struct fsa_quantile){.min = UINT64_MAX};
 }
 
 void
-fsa_quantile_fini(struct fsa_quantile *q)
+quantile_fini(struct fsa_quantile *q)
 {
 	free(q->samples);
 	for (size_t i = 0; i < FSA_QUANTILE_OCTAVES; i++)
 		free(q->octaves[i]);
-	fsa_quantile_init(q);
+	quantile_init(q);
 }
 
 static void
@@ -84,7 +84,7 @@ switch_to_histogram(struct fsa_quantile *q)
 }
 
 fsa_status
-fsa_quantile_add(struct fsa_quantile *q, uint64_t value)
+quantile_add(struct fsa_quantile *q, uint64_t value)
 {
 	fsa_status status = FSA_OK;
 
@@ -129,7 +129,7 @@ compare_u64(const void *a, const void *b)
 }
 
 uint64_t
-fsa_quantile_value(struct fsa_quantile *q, double p)
+quantile_value(struct fsa_quantile *q, double p)
 {
 	if (q->count == 0)
 		return FSA_TIME_NONE;
@@ -178,7 +178,7 @@ fsa_quantile_value(struct fsa_quantile *q, double p)
 }
 
 bool
-fsa_quantile_is_exact(const struct fsa_quantile *q)
+quantile_is_exact(const struct fsa_quantile *q)
 {
 	return !q->is_histogram;
 }

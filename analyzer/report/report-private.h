@@ -28,7 +28,8 @@ enum fsa_metric {
 	FSA_METRIC_COUNT,
 };
 
-const char *fsa_metric_name(enum fsa_metric metric);
+/* lookup.c */
+const char *metric_name(enum fsa_metric metric);
 
 struct fsa_latency {
 	struct fsa_quantile q[FSA_METRIC_COUNT];
@@ -145,24 +146,24 @@ struct fsa_report {
 #define FSA_REPORT_EDGE_MEMORY 1024
 
 /* parse.c */
-void fsa_report_set_error(char **error_message, const char *format, ...)
+void report_set_error(char **error_message, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
-fsa_status fsa_report_parse_number_unit(const char *text, double *number, const char **unit_end,
-					double *unit_ns, bool *has_unit);
+fsa_status report_parse_number_unit(const char *text, double *number, const char **unit_end,
+				    double *unit_ns, bool *has_unit);
 
 /* threshold.c */
-fsa_status fsa_threshold_parse(const char *expression, struct fsa_threshold **threshold,
-			       char **error_message);
-void fsa_threshold_destroy(struct fsa_threshold *threshold);
+fsa_status threshold_parse(const char *expression, struct fsa_threshold **threshold,
+			   char **error_message);
+void threshold_destroy(struct fsa_threshold *threshold);
 /* Evaluates against a finished report: returns true when it fails, with the message in
  * *failure (transfer full, g_free). Also gives the measured value as text in *measured. */
-bool fsa_threshold_check(const struct fsa_threshold *threshold, struct fsa_report *report,
-			 char **failure);
-const char *fsa_threshold_expression(const struct fsa_threshold *threshold);
+bool threshold_check(const struct fsa_threshold *threshold, struct fsa_report *report,
+		     char **failure);
+const char *threshold_expression(const struct fsa_threshold *threshold);
 
-/* report.c: the accumulators thresholds look up; NULL when the key was never seen. */
-struct fsa_latency *fsa_report_find_latency(struct fsa_report *report, char scope, uint64_t key);
-struct fsa_queue_acc *fsa_report_find_queue(struct fsa_report *report, uint64_t hwqueue_handle);
+/* lookup.c: the accumulators thresholds look up; NULL when the key was never seen. */
+struct fsa_latency *report_find_latency(struct fsa_report *report, char scope, uint64_t key);
+struct fsa_queue_acc *report_find_queue(struct fsa_report *report, uint64_t hwqueue_handle);
 
 /* Durations for humans: fsa_format_duration() in fsa/duration.h, shared with the viewer. */
 #include "fsa/duration.h"
@@ -207,14 +208,14 @@ struct fsa_table {
 	const char *empty_text; /* text shown when there are no rows */
 };
 
-size_t fsa_table_row_count(const struct fsa_table *table);
-const struct fsa_cell *fsa_table_cell(const struct fsa_table *table, size_t row, size_t column);
+size_t table_row_count(const struct fsa_table *table);
+const struct fsa_cell *table_cell(const struct fsa_table *table, size_t row, size_t column);
 
 /* Returns: (transfer full) a GPtrArray of struct fsa_table, in print order, freeing itself. */
-GPtrArray *fsa_report_build_tables(struct fsa_report *report);
+GPtrArray *report_build_tables(struct fsa_report *report);
 
-fsa_status fsa_report_write_text(struct fsa_report *report, GPtrArray *tables, FILE *out);
-fsa_status fsa_report_write_json(struct fsa_report *report, GPtrArray *tables, FILE *out);
-fsa_status fsa_report_write_csv(struct fsa_report *report, GPtrArray *tables, FILE *out);
+fsa_status report_write_text(struct fsa_report *report, GPtrArray *tables, FILE *out);
+fsa_status report_write_json(struct fsa_report *report, GPtrArray *tables, FILE *out);
+fsa_status report_write_csv(struct fsa_report *report, GPtrArray *tables, FILE *out);
 
 #endif /* FSA_REPORT_PRIVATE_H */

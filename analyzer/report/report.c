@@ -11,32 +11,18 @@
 
 #include "report-private.h"
 
-static const char *const metric_names[FSA_METRIC_COUNT] = {
-    [FSA_METRIC_WAIT] = "wait",
-    [FSA_METRIC_WAIT_QUEUED] = "wait_queued",
-    [FSA_METRIC_WAIT_STALLED] = "wait_stalled",
-    [FSA_METRIC_SIGNAL] = "signal",
-    [FSA_METRIC_CPU_WAIT] = "cpu_wait",
-};
-
-const char *
-fsa_metric_name(enum fsa_metric metric)
-{
-	return (size_t) metric < FSA_METRIC_COUNT ? metric_names[metric] : "unknown";
-}
-
 static void
 latency_init(struct fsa_latency *latency)
 {
 	for (size_t i = 0; i < FSA_METRIC_COUNT; i++)
-		fsa_quantile_init(&latency->q[i]);
+		quantile_init(&latency->q[i]);
 }
 
 static void
 latency_fini(struct fsa_latency *latency)
 {
 	for (size_t i = 0; i < FSA_METRIC_COUNT; i++)
-		fsa_quantile_fini(&latency->q[i]);
+		quantile_fini(&latency->q[i]);
 }
 
 static void
@@ -45,7 +31,7 @@ queue_free(gpointer data)
 	struct fsa_queue_acc *queue = data;
 
 	latency_fini(&queue->latency);
-	fsa_quantile_fini(&queue->reconnect);
+	quantile_fini(&queue->reconnect);
 	g_free(queue);
 }
 
@@ -72,7 +58,7 @@ engine_free(gpointer data)
 {
 	struct fsa_engine_acc *engine = data;
 
-	fsa_quantile_fini(&engine->preemption);
+	quantile_fini(&engine->preemption);
 	g_free(engine);
 }
 
@@ -92,7 +78,7 @@ get_queue(struct fsa_report *r, uint64_t hwqueue_handle)
 		queue->adapter_id = queue->engine_id = UINT32_MAX;
 		queue->source = FSA_SRC_USER_MODE_QUEUE;
 		latency_init(&queue->latency);
-		fsa_quantile_init(&queue->reconnect);
+		quantile_init(&queue->reconnect);
 		g_hash_table_insert(r->queues, &queue->hwqueue_handle, queue);
 	}
 	return queue;
@@ -138,41 +124,10 @@ get_engine(struct fsa_report *r, uint32_t adapter_id, uint32_t engine_id)
 		engine->key = key;
 		engine->adapter_id = adapter_id;
 		engine->engine_id = engine_id;
-		fsa_quantile_init(&engine->preemption);
+		quantile_init(&engine->preemption);
 		g_hash_table_insert(r->engines, &engine->key, engine);
 	}
 	return engine;
-}
-
-struct fsa_latency *
-fsa_report_find_latency(struct fsa_report *report, char scope, uint64_t key)
-{
-	switch (scope) {
-	case 'a':
-		return &report->overall;
-	case 'q': {
-		struct fsa_queue_acc *queue = g_hash_table_lookup(report->queues, &key);
-
-		return queue ? &queue->latency : NULL;
-	}
-	case 'f': {
-		struct fsa_fence_acc *fence = g_hash_table_lookup(report->fences, &key);
-
-		return fence ? &fence->latency : NULL;
-	}
-	case 'p': {
-		struct fsa_process_acc *process = g_hash_table_lookup(report->processes, &key);
-
-		return process ? &process->latency : NULL;
-	}
-	}
-	return NULL;
-}
-
-struct fsa_queue_acc *
-fsa_report_find_queue(struct fsa_report *report, uint64_t hwqueue_handle)
-{
-	return g_hash_table_lookup(report->queues, &hwqueue_handle);
 }
 
 /* --- The time filter -------------------------------------------------------------------------- */
@@ -243,7 +198,7 @@ latency_add(struct fsa_report *r, struct fsa_latency *const *targets, size_t cou
 	for (size_t i = 0; i < count; i++) {
 		if (!targets[i])
 			continue;
-		fsa_status status = fsa_quantile_add(&targets[i]->q[metric], value);
+		fsa_status status = quantile_add(&targets[i]->q[metric], value);
 
 		if (status != FSA_OK)
 			return remember(r, status);
@@ -476,8 +431,7 @@ on_marker(void *data, const struct fsa_marker *marker)
 	r->marker_count++;
 	r->marker_counts[marker->kind]++;
 	if (has_duration)
-		status =
-		    remember(r, fsa_quantile_add(&r->marker_durations[marker->kind], duration_ns));
+		status = remember(r, quantile_add(&r->marker_durations[marker->kind], duration_ns));
 	if (status != FSA_OK)
 		return status;
 
@@ -501,11 +455,10 @@ on_marker(void *data, const struct fsa_marker *marker)
 		if (marker->code >= 2)
 			queue->failed_connects++;
 		if (marker->latency_ns != FSA_TIME_NONE) {
-			status =
-			    remember(r, fsa_quantile_add(&queue->reconnect, marker->latency_ns));
+			status = remember(r, quantile_add(&queue->reconnect, marker->latency_ns));
 			if (status == FSA_OK)
 				status = remember(
-				    r, fsa_quantile_add(&r->reconnect_all, marker->latency_ns));
+				    r, quantile_add(&r->reconnect_all, marker->latency_ns));
 		}
 		break;
 	case FSA_MARK_DOORBELL_DISCONNECT:
@@ -530,7 +483,7 @@ on_marker(void *data, const struct fsa_marker *marker)
 		if (marker->code >= 0 && marker->code < 6)
 			engine->preempt_reasons[marker->code]++;
 		if (has_duration)
-			status = remember(r, fsa_quantile_add(&engine->preemption, duration_ns));
+			status = remember(r, quantile_add(&engine->preemption, duration_ns));
 		break;
 	}
 	default:
@@ -648,13 +601,13 @@ fsa_report_create(const struct fsa_report_options *options)
 	    .anomaly = on_anomaly,
 	};
 	latency_init(&r->overall);
-	fsa_quantile_init(&r->reconnect_all);
+	quantile_init(&r->reconnect_all);
 	r->queues = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, queue_free);
 	r->fences = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, fence_free);
 	r->processes = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, process_free);
 	r->engines = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, engine_free);
 	for (size_t i = 0; i < FSA_MARK_KIND_COUNT; i++)
-		fsa_quantile_init(&r->marker_durations[i]);
+		quantile_init(&r->marker_durations[i]);
 	r->marker_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_marker));
 	r->longest = g_new0(struct fsa_long_wait, r->options.longest_count);
 	r->pending_edges = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
@@ -662,7 +615,7 @@ fsa_report_create(const struct fsa_report_options *options)
 	r->losses = g_array_new(FALSE, FALSE, sizeof(struct fsa_loss));
 	r->loss_totals = g_array_new(FALSE, FALSE, sizeof(struct fsa_loss_total));
 	r->anomaly_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_anomaly));
-	r->thresholds = g_ptr_array_new_with_free_func((GDestroyNotify) fsa_threshold_destroy);
+	r->thresholds = g_ptr_array_new_with_free_func((GDestroyNotify) threshold_destroy);
 	r->failures = g_ptr_array_new_with_free_func(g_free);
 	r->threshold_messages = g_ptr_array_new_with_free_func(g_free);
 	r->threshold_failed = g_array_new(FALSE, FALSE, sizeof(gboolean));
@@ -675,13 +628,13 @@ fsa_report_destroy(struct fsa_report *r)
 	if (!r)
 		return;
 	latency_fini(&r->overall);
-	fsa_quantile_fini(&r->reconnect_all);
+	quantile_fini(&r->reconnect_all);
 	g_hash_table_destroy(r->queues);
 	g_hash_table_destroy(r->fences);
 	g_hash_table_destroy(r->processes);
 	g_hash_table_destroy(r->engines);
 	for (size_t i = 0; i < FSA_MARK_KIND_COUNT; i++)
-		fsa_quantile_fini(&r->marker_durations[i]);
+		quantile_fini(&r->marker_durations[i]);
 	g_array_free(r->marker_examples, TRUE);
 	g_free(r->longest);
 	g_hash_table_destroy(r->pending_edges);
@@ -713,7 +666,7 @@ fsa_status
 fsa_report_add_threshold(struct fsa_report *report, const char *expression, char **error_message)
 {
 	struct fsa_threshold *threshold = NULL;
-	fsa_status status = fsa_threshold_parse(expression, &threshold, error_message);
+	fsa_status status = threshold_parse(expression, &threshold, error_message);
 
 	if (status == FSA_OK)
 		g_ptr_array_add(report->thresholds, threshold);
@@ -751,7 +704,7 @@ fsa_report_finish(struct fsa_report *report)
 	for (size_t i = 0; i < report->thresholds->len; i++) {
 		char *message = NULL;
 		gboolean is_failed =
-		    fsa_threshold_check(report->thresholds->pdata[i], report, &message);
+		    threshold_check(report->thresholds->pdata[i], report, &message);
 
 		if (is_failed)
 			g_ptr_array_add(report->failures, g_strdup(message));
@@ -784,18 +737,18 @@ fsa_report_write(struct fsa_report *report, enum fsa_report_format format, FILE 
 		if (status != FSA_OK)
 			return status;
 	}
-	GPtrArray *tables = fsa_report_build_tables(report);
+	GPtrArray *tables = report_build_tables(report);
 
 	switch (format) {
 	case FSA_REPORT_FORMAT_JSON:
-		status = fsa_report_write_json(report, tables, out);
+		status = report_write_json(report, tables, out);
 		break;
 	case FSA_REPORT_FORMAT_CSV:
-		status = fsa_report_write_csv(report, tables, out);
+		status = report_write_csv(report, tables, out);
 		break;
 	case FSA_REPORT_FORMAT_TEXT:
 	default:
-		status = fsa_report_write_text(report, tables, out);
+		status = report_write_text(report, tables, out);
 		break;
 	}
 	g_ptr_array_free(tables, TRUE);

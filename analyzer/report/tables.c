@@ -17,7 +17,7 @@ static void
 table_free(gpointer data)
 {
 	struct fsa_table *table = data;
-	size_t rows = fsa_table_row_count(table);
+	size_t rows = table_row_count(table);
 
 	for (size_t r = 0; r < rows; r++)
 		for (size_t c = 0; c < table->column_count; c++)
@@ -30,13 +30,13 @@ table_free(gpointer data)
 }
 
 size_t
-fsa_table_row_count(const struct fsa_table *table)
+table_row_count(const struct fsa_table *table)
 {
 	return table->cells->len / table->column_count;
 }
 
 const struct fsa_cell *
-fsa_table_cell(const struct fsa_table *table, size_t row, size_t column)
+table_cell(const struct fsa_table *table, size_t row, size_t column)
 {
 	return &g_array_index(table->cells, struct fsa_cell, row * table->column_count + column);
 }
@@ -141,13 +141,13 @@ add_stats_count(struct fsa_table *t, struct fsa_quantile *q, uint64_t count)
 			add_null(t);
 	} else {
 		add_u64(t, q->min);
-		add_u64(t, fsa_quantile_value(q, 0.50));
-		add_u64(t, fsa_quantile_value(q, 0.95));
-		add_u64(t, fsa_quantile_value(q, 0.99));
+		add_u64(t, quantile_value(q, 0.50));
+		add_u64(t, quantile_value(q, 0.95));
+		add_u64(t, quantile_value(q, 0.99));
 		add_u64(t, q->max);
 	}
 	add_u64(t, q->total);
-	add_bool(t, fsa_quantile_is_exact(q));
+	add_bool(t, quantile_is_exact(q));
 }
 
 static void
@@ -402,7 +402,7 @@ build_latency(struct fsa_report *r, GPtrArray *tables)
 					false, COLUMNS(overall_columns), NULL);
 
 	for (int m = 0; m < FSA_METRIC_COUNT; m++) {
-		add_str(t, fsa_metric_name(m));
+		add_str(t, metric_name(m));
 		add_stats(t, &r->overall.q[m]);
 	}
 
@@ -420,7 +420,7 @@ build_latency(struct fsa_report *r, GPtrArray *tables)
 				continue;
 			add_u64(t, q->hwqueue_handle);
 			add_opt(t, info ? info->process_id : q->process_id, UINT32_MAX);
-			add_str(t, fsa_metric_name(m));
+			add_str(t, metric_name(m));
 			add_stats(t, &q->latency.q[m]);
 		}
 	}
@@ -436,7 +436,7 @@ build_latency(struct fsa_report *r, GPtrArray *tables)
 			if (!f->latency.q[m].count)
 				continue;
 			add_u64(t, f->fence_global_handle);
-			add_str(t, fsa_metric_name(m));
+			add_str(t, metric_name(m));
 			add_stats(t, &f->latency.q[m]);
 		}
 	}
@@ -455,7 +455,7 @@ build_latency(struct fsa_report *r, GPtrArray *tables)
 				continue;
 			add_u64(t, p->process_id);
 			add_str(t, info && info->name && info->name[0] ? info->name : NULL);
-			add_str(t, fsa_metric_name(m));
+			add_str(t, metric_name(m));
 			add_stats(t, &p->latency.q[m]);
 		}
 	}
@@ -560,8 +560,8 @@ add_short_stats(struct fsa_table *t, struct fsa_quantile *q)
 		return;
 	}
 	add_u64(t, q->min);
-	add_u64(t, fsa_quantile_value(q, 0.50));
-	add_u64(t, fsa_quantile_value(q, 0.99));
+	add_u64(t, quantile_value(q, 0.50));
+	add_u64(t, quantile_value(q, 0.99));
 	add_u64(t, q->max);
 }
 
@@ -931,7 +931,7 @@ build_thresholds(struct fsa_report *r, GPtrArray *tables)
 	}
 	for (size_t i = 0; i < r->thresholds->len; i++) {
 		const char *message = r->threshold_messages->pdata[i];
-		const char *expression = fsa_threshold_expression(r->thresholds->pdata[i]);
+		const char *expression = threshold_expression(r->thresholds->pdata[i]);
 		size_t prefix = strlen(expression) + 2;
 
 		add_str(t, expression);
@@ -943,7 +943,7 @@ build_thresholds(struct fsa_report *r, GPtrArray *tables)
 }
 
 GPtrArray *
-fsa_report_build_tables(struct fsa_report *r)
+report_build_tables(struct fsa_report *r)
 {
 	GPtrArray *tables = g_ptr_array_new_with_free_func(table_free);
 	unsigned sections = r->options.sections;

@@ -47,13 +47,13 @@ struct fsa_threshold {
 static const char *const compare_names[] = {">", ">=", "<", "<=", "==", "!="};
 
 const char *
-fsa_threshold_expression(const struct fsa_threshold *threshold)
+threshold_expression(const struct fsa_threshold *threshold)
 {
 	return threshold->expression;
 }
 
 void
-fsa_threshold_destroy(struct fsa_threshold *threshold)
+threshold_destroy(struct fsa_threshold *threshold)
 {
 	if (!threshold)
 		return;
@@ -155,9 +155,9 @@ parse_target(struct fsa_threshold *t, const char *word, size_t len, char **error
 				return FSA_OK;
 			}
 		}
-		fsa_report_set_error(error_message,
-				     "'%s': lost() takes log, events, packets or any, not '%.*s'",
-				     t->expression, (int) len, word);
+		report_set_error(error_message,
+				 "'%s': lost() takes log, events, packets or any, not '%.*s'",
+				 t->expression, (int) len, word);
 		return FSA_ERR_INVALID;
 	}
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
@@ -168,18 +168,17 @@ parse_target(struct fsa_threshold *t, const char *word, size_t len, char **error
 		bool is_count_only = t->target >= TARGET_ANOMALY;
 
 		if (is_count_only && t->stat != STAT_COUNT) {
-			fsa_report_set_error(error_message, "'%s': %.*s only has count()",
-					     t->expression, (int) len, word);
+			report_set_error(error_message, "'%s': %.*s only has count()",
+					 t->expression, (int) len, word);
 			return FSA_ERR_INVALID;
 		}
 		return FSA_OK;
 	}
-	fsa_report_set_error(
-	    error_message,
-	    "'%s': unknown metric '%.*s' (wait, wait_queued, wait_stalled, signal, "
-	    "cpu_wait, reconnect, preemption, tdr, anomaly, inferred, "
-	    "never_completed, unqueued, overrun, loss)",
-	    t->expression, (int) len, word);
+	report_set_error(error_message,
+			 "'%s': unknown metric '%.*s' (wait, wait_queued, wait_stalled, signal, "
+			 "cpu_wait, reconnect, preemption, tdr, anomaly, inferred, "
+			 "never_completed, unqueued, overrun, loss)",
+			 t->expression, (int) len, word);
 	return FSA_ERR_INVALID;
 }
 
@@ -193,8 +192,8 @@ parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
 	p += len;
 	skip_space(&p);
 	if (!len || *p != '=') {
-		fsa_report_set_error(error_message, "'%s': expected SCOPE=VALUE after ','",
-				     t->expression);
+		report_set_error(error_message, "'%s': expected SCOPE=VALUE after ','",
+				 t->expression);
 		return FSA_ERR_INVALID;
 	}
 	p++;
@@ -203,15 +202,15 @@ parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
 	const char *value = p;
 
 	if (!value_len) {
-		fsa_report_set_error(error_message, "'%s': '%.*s=' needs a value", t->expression,
-				     (int) len, name);
+		report_set_error(error_message, "'%s': '%.*s=' needs a value", t->expression,
+				 (int) len, name);
 		return FSA_ERR_INVALID;
 	}
 	*pp = p + value_len;
 	if (word_is(name, len, "kind")) {
 		if (t->target != TARGET_ANOMALY) {
-			fsa_report_set_error(error_message, "'%s': kind= only applies to anomaly",
-					     t->expression);
+			report_set_error(error_message, "'%s': kind= only applies to anomaly",
+					 t->expression);
 			return FSA_ERR_INVALID;
 		}
 		for (int k = 0; k < FSA_ANOM_KIND_COUNT; k++) {
@@ -220,8 +219,8 @@ parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
 				return FSA_OK;
 			}
 		}
-		fsa_report_set_error(error_message, "'%s': '%.*s' is not an anomaly kind",
-				     t->expression, (int) value_len, value);
+		report_set_error(error_message, "'%s': '%.*s' is not an anomaly kind",
+				 t->expression, (int) value_len, value);
 		return FSA_ERR_INVALID;
 	}
 	char scope = word_is(name, len, "queue")     ? 'q'
@@ -230,9 +229,9 @@ parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
 						     : 0;
 
 	if (!scope) {
-		fsa_report_set_error(error_message,
-				     "'%s': unknown scope '%.*s' (queue, fence, process or kind)",
-				     t->expression, (int) len, name);
+		report_set_error(error_message,
+				 "'%s': unknown scope '%.*s' (queue, fence, process or kind)",
+				 t->expression, (int) len, name);
 		return FSA_ERR_INVALID;
 	}
 	bool is_allowed =
@@ -242,16 +241,16 @@ parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
 	      t->target == TARGET_OVERRUN || (t->target == TARGET_LOST && t->metric == 0)));
 
 	if (!is_allowed) {
-		fsa_report_set_error(error_message, "'%s': this metric has no %.*s= scope",
-				     t->expression, (int) len, name);
+		report_set_error(error_message, "'%s': this metric has no %.*s= scope",
+				 t->expression, (int) len, name);
 		return FSA_ERR_INVALID;
 	}
 	char buf[32];
 	char *end = NULL;
 
 	if (value_len >= sizeof(buf)) {
-		fsa_report_set_error(error_message, "'%s': '%.*s' is not a number", t->expression,
-				     (int) value_len, value);
+		report_set_error(error_message, "'%s': '%.*s' is not a number", t->expression,
+				 (int) value_len, value);
 		return FSA_ERR_INVALID;
 	}
 	memcpy(buf, value, value_len);
@@ -259,8 +258,8 @@ parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
 	errno = 0;
 	t->scope_key = strtoull(buf, &end, 0);
 	if (errno || *end || buf[0] == '-') {
-		fsa_report_set_error(error_message, "'%s': '%s' is not a number (decimal or 0x…)",
-				     t->expression, buf);
+		report_set_error(error_message, "'%s': '%s' is not a number (decimal or 0x…)",
+				 t->expression, buf);
 		return FSA_ERR_INVALID;
 	}
 	t->scope = scope;
@@ -268,7 +267,7 @@ parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
 }
 
 fsa_status
-fsa_threshold_parse(const char *expression, struct fsa_threshold **threshold, char **error_message)
+threshold_parse(const char *expression, struct fsa_threshold **threshold, char **error_message)
 {
 	/* Two-character operators first. */
 	static const enum compare order[] = {CMP_GE, CMP_LE, CMP_EQ, CMP_NE, CMP_GT, CMP_LT};
@@ -292,18 +291,18 @@ fsa_threshold_parse(const char *expression, struct fsa_threshold **threshold, ch
 	skip_space(&p);
 	len = word_length(p);
 	if (!len || parse_stat(t, p, len) != FSA_OK) {
-		fsa_report_set_error(error_message,
-				     "'%s': expected count, min, max, total, mean, pNN or lost "
-				     "followed by '('",
-				     t->expression);
+		report_set_error(error_message,
+				 "'%s': expected count, min, max, total, mean, pNN or lost "
+				 "followed by '('",
+				 t->expression);
 		goto end;
 	}
 	stat_word = p;
 	p += len;
 	skip_space(&p);
 	if (*p != '(') {
-		fsa_report_set_error(error_message, "'%s': expected '(' after '%.*s'",
-				     t->expression, (int) len, stat_word);
+		report_set_error(error_message, "'%s': expected '(' after '%.*s'", t->expression,
+				 (int) len, stat_word);
 		goto end;
 	}
 	p++;
@@ -321,7 +320,7 @@ fsa_threshold_parse(const char *expression, struct fsa_threshold **threshold, ch
 		skip_space(&p);
 	}
 	if (*p != ')') {
-		fsa_report_set_error(error_message, "'%s': expected ')' at '%s'", t->expression, p);
+		report_set_error(error_message, "'%s': expected ')' at '%s'", t->expression, p);
 		goto end;
 	}
 	p++;
@@ -337,27 +336,26 @@ fsa_threshold_parse(const char *expression, struct fsa_threshold **threshold, ch
 		}
 	}
 	if (!has_compare) {
-		fsa_report_set_error(error_message,
-				     "'%s': expected a comparison (>, >=, <, <=, ==, !=) at '%s'",
-				     t->expression, p);
+		report_set_error(error_message,
+				 "'%s': expected a comparison (>, >=, <, <=, ==, !=) at '%s'",
+				 t->expression, p);
 		goto end;
 	}
 	skip_space(&p);
 	t->is_duration = t->stat != STAT_COUNT && t->stat != STAT_LOST;
-	if (fsa_report_parse_number_unit(p, &number, &unit_end, &unit_ns, &has_unit) != FSA_OK) {
-		fsa_report_set_error(error_message, "'%s': expected a number at '%s'",
-				     t->expression, p);
+	if (report_parse_number_unit(p, &number, &unit_end, &unit_ns, &has_unit) != FSA_OK) {
+		report_set_error(error_message, "'%s': expected a number at '%s'", t->expression,
+				 p);
 		goto end;
 	}
 	skip_space(&unit_end);
 	if (*unit_end != '\0') {
-		fsa_report_set_error(error_message, "'%s': unexpected '%s' at the end",
-				     t->expression, unit_end);
+		report_set_error(error_message, "'%s': unexpected '%s' at the end", t->expression,
+				 unit_end);
 		goto end;
 	}
 	if (has_unit && !t->is_duration) {
-		fsa_report_set_error(error_message, "'%s': a count takes no time unit",
-				     t->expression);
+		report_set_error(error_message, "'%s': a count takes no time unit", t->expression);
 		goto end;
 	}
 	t->value = number * unit_ns;
@@ -365,7 +363,7 @@ fsa_threshold_parse(const char *expression, struct fsa_threshold **threshold, ch
 	t = NULL;
 	status = FSA_OK;
 end:
-	fsa_threshold_destroy(t);
+	threshold_destroy(t);
 	return status;
 }
 
@@ -420,7 +418,7 @@ quantile_stat(const struct fsa_threshold *t, struct fsa_quantile *q, double *val
 		*value = (double) q->total / (double) q->count;
 		break;
 	default:
-		*value = (double) fsa_quantile_value(q, t->p);
+		*value = (double) quantile_value(q, t->p);
 		break;
 	}
 	return true;
@@ -465,21 +463,21 @@ queue_entries_lost(const struct fsa_queue_acc *queue, int metric)
 }
 
 bool
-fsa_threshold_check(const struct fsa_threshold *t, struct fsa_report *r, char **failure)
+threshold_check(const struct fsa_threshold *t, struct fsa_report *r, char **failure)
 {
 	double measured = 0;
 	bool has_value = true;
 
 	switch (t->target) {
 	case TARGET_LATENCY: {
-		struct fsa_latency *latency = fsa_report_find_latency(r, t->scope, t->scope_key);
+		struct fsa_latency *latency = report_find_latency(r, t->scope, t->scope_key);
 
 		has_value = quantile_stat(t, latency ? &latency->q[t->metric] : NULL, &measured);
 		break;
 	}
 	case TARGET_RECONNECT:
 		if (t->scope == 'q') {
-			struct fsa_queue_acc *queue = fsa_report_find_queue(r, t->scope_key);
+			struct fsa_queue_acc *queue = report_find_queue(r, t->scope_key);
 
 			has_value = quantile_stat(t, queue ? &queue->reconnect : NULL, &measured);
 		} else {

@@ -56,7 +56,7 @@ put_cell(FILE *out, const struct fsa_column *column, const struct fsa_cell *cell
 }
 
 fsa_status
-fsa_report_write_csv(struct fsa_report *report, GPtrArray *tables, FILE *out)
+report_write_csv(struct fsa_report *report, GPtrArray *tables, FILE *out)
 {
 	(void) report;
 	for (size_t i = 0; i < tables->len; i++) {
@@ -68,11 +68,11 @@ fsa_report_write_csv(struct fsa_report *report, GPtrArray *tables, FILE *out)
 		for (size_t c = 0; c < t->column_count; c++)
 			fprintf(out, ",%s", t->columns[c].name);
 		fputc('\n', out);
-		for (size_t r = 0; r < fsa_table_row_count(t); r++) {
+		for (size_t r = 0; r < table_row_count(t); r++) {
 			fprintf(out, "%s,%s", t->section, t->name);
 			for (size_t c = 0; c < t->column_count; c++) {
 				fputc(',', out);
-				put_cell(out, &t->columns[c], fsa_table_cell(t, r, c));
+				put_cell(out, &t->columns[c], table_cell(t, r, c));
 			}
 			fputc('\n', out);
 		}

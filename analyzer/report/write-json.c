@@ -3,9 +3,9 @@
  * The JSON report (docs/report-schema.md): {"schema_version": "1.0", SECTION: {TABLE: …}}, where
  * a one-row table is an object and any other table an array of objects keyed by column name.
  * Times and durations are integer nanoseconds, handles "0x…" strings, unknown values null;
- * integers of 2^53 and above are decimal strings and every control character is escaped (fsa/json.h),
- * so the report is strict JSON that jq and Python read exactly. Written straight to the stream,
- * two spaces of indent per level.
+ * integers of 2^53 and above are decimal strings and every control character is escaped
+ * (fsa/json.h), so the report is strict JSON that jq and Python read exactly. Written straight to
+ * the stream, two spaces of indent per level.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -69,14 +69,14 @@ put_row(FILE *out, const struct fsa_table *t, size_t row, int level)
 			fputc(',', out);
 		indent(out, level + 1);
 		put_key(out, t->columns[c].name);
-		put_cell(out, &t->columns[c], fsa_table_cell(t, row, c));
+		put_cell(out, &t->columns[c], table_cell(t, row, c));
 	}
 	indent(out, level);
 	fputc('}', out);
 }
 
 fsa_status
-fsa_report_write_json(struct fsa_report *report, GPtrArray *tables, FILE *out)
+report_write_json(struct fsa_report *report, GPtrArray *tables, FILE *out)
 {
 	const char *section = NULL;
 
@@ -87,7 +87,7 @@ fsa_report_write_json(struct fsa_report *report, GPtrArray *tables, FILE *out)
 	fsa_json_write_string(out, FSA_REPORT_SCHEMA_VERSION);
 	for (size_t i = 0; i < tables->len; i++) {
 		const struct fsa_table *t = tables->pdata[i];
-		size_t rows = fsa_table_row_count(t);
+		size_t rows = table_row_count(t);
 
 		if (!section || strcmp(section, t->section) != 0) {
 			if (section) {

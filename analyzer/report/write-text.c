@@ -87,7 +87,7 @@ print_record(FILE *out, const struct fsa_table *t)
 	for (size_t c = 0; c < t->column_count; c++)
 		width = MAX(width, text_width(t->columns[c].title));
 	for (size_t c = 0; c < t->column_count; c++) {
-		char *text = cell_text(&t->columns[c], fsa_table_cell(t, 0, c));
+		char *text = cell_text(&t->columns[c], table_cell(t, 0, c));
 
 		fputs("  ", out);
 		print_padded(out, t->columns[c].title, width, true, false);
@@ -99,7 +99,7 @@ print_record(FILE *out, const struct fsa_table *t)
 static void
 print_table(FILE *out, const struct fsa_table *t)
 {
-	size_t rows = fsa_table_row_count(t);
+	size_t rows = table_row_count(t);
 	size_t *widths = g_new0(size_t, t->column_count);
 	char **texts = g_new0(char *, rows * t->column_count);
 
@@ -113,7 +113,7 @@ print_table(FILE *out, const struct fsa_table *t)
 		widths[c] = text_width(t->columns[c].title);
 	for (size_t r = 0; r < rows; r++) {
 		for (size_t c = 0; c < t->column_count; c++) {
-			char *text = cell_text(&t->columns[c], fsa_table_cell(t, r, c));
+			char *text = cell_text(&t->columns[c], table_cell(t, r, c));
 
 			texts[r * t->column_count + c] = text;
 			widths[c] = MAX(widths[c], text_width(text));
@@ -142,7 +142,7 @@ print_table(FILE *out, const struct fsa_table *t)
 }
 
 fsa_status
-fsa_report_write_text(struct fsa_report *report, GPtrArray *tables, FILE *out)
+report_write_text(struct fsa_report *report, GPtrArray *tables, FILE *out)
 {
 	const char *section = NULL;
 

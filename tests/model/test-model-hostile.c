@@ -7,7 +7,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "hmap.h"
+#include "hmap-private.h"
 #include "model-fixture.h"
 
 #define U(x) ((uint64_t) (x))
@@ -86,22 +86,22 @@ Test(model_hostile, ring_write_at_the_last_nanosecond_keeps_other_ring_writes)
 
 Test(model_hostile, hmap_put_of_null_removes_the_key_and_keeps_the_others)
 {
-	struct fsa_hmap map = {0};
+	struct hmap map = {0};
 	int values[64];
 
 	for (uint64_t k = 0; k < 64; k++)
-		cr_assert(fsa_hmap_put(&map, k, &values[k]));
+		cr_assert(hmap_put(&map, k, &values[k]));
 	for (uint64_t k = 0; k < 64; k += 3)
-		cr_assert(fsa_hmap_put(&map, k, NULL));
+		cr_assert(hmap_put(&map, k, NULL));
 	for (uint64_t k = 0; k < 64; k++) {
 		if (k % 3 == 0)
-			cr_assert_null(fsa_hmap_get(&map, k), "key %llu", (unsigned long long) k);
+			cr_assert_null(hmap_get(&map, k), "key %llu", (unsigned long long) k);
 		else
-			cr_assert_eq(fsa_hmap_get(&map, k), &values[k], "key %llu",
+			cr_assert_eq(hmap_get(&map, k), &values[k], "key %llu",
 				     (unsigned long long) k);
 	}
 	cr_assert_eq(map.count, 64 - 22);
-	fsa_hmap_fini(&map);
+	hmap_fini(&map);
 }
 
 static void
@@ -112,7 +112,7 @@ filler_events(uint64_t from_ns, uint64_t to_ns, size_t count)
 			"process_id", U(99), NULL);
 }
 
-/* ops.c fsa_ops_queued walked the chain of its key to append: the same (fence, value) queued
+/* ops.c ops_queued walked the chain of its key to append: the same (fence, value) queued
  * again and again without a close cost O(n) each, O(n²) in all (80 000 took 24 s). The chain keeps
  * its tail now; the oldest open box of a key is still the one a log entry closes. */
 Test(model_hostile, same_key_queued_again_and_again_closes_oldest_first)

@@ -146,10 +146,10 @@ threshold_ok(const char *expression)
 	struct fsa_threshold *threshold = NULL;
 	char *error = NULL;
 
-	cr_assert_eq(fsa_threshold_parse(expression, &threshold, &error), FSA_OK, "%s: %s",
-		     expression, error ? error : "");
-	cr_assert_str_eq(fsa_threshold_expression(threshold), expression);
-	fsa_threshold_destroy(threshold);
+	cr_assert_eq(threshold_parse(expression, &threshold, &error), FSA_OK, "%s: %s", expression,
+		     error ? error : "");
+	cr_assert_str_eq(threshold_expression(threshold), expression);
+	threshold_destroy(threshold);
 }
 
 static void
@@ -158,7 +158,7 @@ threshold_bad(const char *expression, const char *expected)
 	struct fsa_threshold *threshold = NULL;
 	char *error = NULL;
 
-	cr_assert_eq(fsa_threshold_parse(expression, &threshold, &error), FSA_ERR_INVALID, "%s",
+	cr_assert_eq(threshold_parse(expression, &threshold, &error), FSA_ERR_INVALID, "%s",
 		     expression);
 	cr_assert_null(threshold);
 	cr_assert_not_null(error);

@@ -47,10 +47,10 @@ Test(quantile, empty_has_no_value)
 {
 	struct fsa_quantile q;
 
-	fsa_quantile_init(&q);
+	quantile_init(&q);
 	cr_assert_eq(q.count, 0);
-	cr_assert_eq(fsa_quantile_value(&q, 0.5), FSA_TIME_NONE);
-	fsa_quantile_fini(&q);
+	cr_assert_eq(quantile_value(&q, 0.5), FSA_TIME_NONE);
+	quantile_fini(&q);
 }
 
 Test(quantile, small_set_is_exact)
@@ -58,19 +58,19 @@ Test(quantile, small_set_is_exact)
 	struct fsa_quantile q;
 	static const uint64_t values[] = {50, 10, 40, 20, 30};
 
-	fsa_quantile_init(&q);
+	quantile_init(&q);
 	for (size_t i = 0; i < 5; i++)
-		cr_assert_eq(fsa_quantile_add(&q, values[i]), FSA_OK);
+		cr_assert_eq(quantile_add(&q, values[i]), FSA_OK);
 	cr_assert_eq(q.count, 5);
 	cr_assert_eq(q.min, 10);
 	cr_assert_eq(q.max, 50);
 	cr_assert_eq(q.total, 150);
-	cr_assert_eq(fsa_quantile_value(&q, 0.5), 30);
-	cr_assert_eq(fsa_quantile_value(&q, 0.2), 10);
-	cr_assert_eq(fsa_quantile_value(&q, 0.21), 20);
-	cr_assert_eq(fsa_quantile_value(&q, 0.95), 50);
-	cr_assert(fsa_quantile_is_exact(&q));
-	fsa_quantile_fini(&q);
+	cr_assert_eq(quantile_value(&q, 0.5), 30);
+	cr_assert_eq(quantile_value(&q, 0.2), 10);
+	cr_assert_eq(quantile_value(&q, 0.21), 20);
+	cr_assert_eq(quantile_value(&q, 0.95), 50);
+	cr_assert(quantile_is_exact(&q));
+	quantile_fini(&q);
 }
 
 Test(quantile, exact_up_to_the_cap)
@@ -79,23 +79,23 @@ Test(quantile, exact_up_to_the_cap)
 	uint64_t *values = malloc(FSA_QUANTILE_SAMPLE_CAP * sizeof(*values));
 	uint64_t state = 42, total = 0;
 
-	fsa_quantile_init(&q);
+	quantile_init(&q);
 	for (size_t i = 0; i < FSA_QUANTILE_SAMPLE_CAP; i++) {
 		values[i] = next_random(&state) % 10000000;
 		total += values[i];
-		fsa_quantile_add(&q, values[i]);
+		quantile_add(&q, values[i]);
 	}
 	qsort(values, FSA_QUANTILE_SAMPLE_CAP, sizeof(*values), compare_u64);
-	cr_assert(fsa_quantile_is_exact(&q));
+	cr_assert(quantile_is_exact(&q));
 	for (size_t i = 0; i < sizeof(quantiles) / sizeof(quantiles[0]); i++)
-		cr_assert_eq(fsa_quantile_value(&q, quantiles[i]),
+		cr_assert_eq(quantile_value(&q, quantiles[i]),
 			     nearest_rank(values, FSA_QUANTILE_SAMPLE_CAP, quantiles[i]), "p=%g",
 			     quantiles[i]);
 	cr_assert_eq(q.total, total);
 	cr_assert_eq(q.min, values[0]);
 	cr_assert_eq(q.max, values[FSA_QUANTILE_SAMPLE_CAP - 1]);
 	free(values);
-	fsa_quantile_fini(&q);
+	quantile_fini(&q);
 }
 
 Test(quantile, within_the_error_bound_past_the_cap)
@@ -105,7 +105,7 @@ Test(quantile, within_the_error_bound_past_the_cap)
 	uint64_t *values = malloc(n * sizeof(*values));
 	uint64_t state = 7, total = 0;
 
-	fsa_quantile_init(&q);
+	quantile_init(&q);
 	for (size_t i = 0; i < n; i++) {
 		/* Log-uniform from 1 ns to about 1 s: every octave of the histogram is used. */
 		unsigned octave = (unsigned) (next_random(&state) % 30);
@@ -113,39 +113,39 @@ Test(quantile, within_the_error_bound_past_the_cap)
 
 		values[i] = base + next_random(&state) % base;
 		total += values[i];
-		cr_assert_eq(fsa_quantile_add(&q, values[i]), FSA_OK);
+		cr_assert_eq(quantile_add(&q, values[i]), FSA_OK);
 	}
 	qsort(values, n, sizeof(*values), compare_u64);
-	cr_assert_not(fsa_quantile_is_exact(&q));
+	cr_assert_not(quantile_is_exact(&q));
 	cr_assert_eq(q.count, n);
 	cr_assert_eq(q.total, total);
 	cr_assert_eq(q.min, values[0]);
 	cr_assert_eq(q.max, values[n - 1]);
 	for (size_t i = 0; i < sizeof(quantiles) / sizeof(quantiles[0]); i++) {
 		double exact = (double) nearest_rank(values, n, quantiles[i]);
-		double estimate = (double) fsa_quantile_value(&q, quantiles[i]);
+		double estimate = (double) quantile_value(&q, quantiles[i]);
 
 		cr_assert_leq(estimate > exact ? estimate - exact : exact - estimate, exact / 256.0,
 			      "p=%g: %g against %g", quantiles[i], estimate, exact);
 	}
-	cr_assert_eq(fsa_quantile_value(&q, 0), values[0]);
-	cr_assert_eq(fsa_quantile_value(&q, 1), values[n - 1]);
+	cr_assert_eq(quantile_value(&q, 0), values[0]);
+	cr_assert_eq(quantile_value(&q, 1), values[n - 1]);
 	free(values);
-	fsa_quantile_fini(&q);
+	quantile_fini(&q);
 }
 
 Test(quantile, constant_values_are_exact_in_the_histogram)
 {
 	struct fsa_quantile q;
 
-	fsa_quantile_init(&q);
+	quantile_init(&q);
 	for (size_t i = 0; i < 3 * FSA_QUANTILE_SAMPLE_CAP; i++)
-		fsa_quantile_add(&q, 1234567);
-	cr_assert_not(fsa_quantile_is_exact(&q));
+		quantile_add(&q, 1234567);
+	cr_assert_not(quantile_is_exact(&q));
 	/* Clamped to [min, max]: a constant never drifts to the bucket's midpoint. */
-	cr_assert_eq(fsa_quantile_value(&q, 0.5), 1234567);
-	cr_assert_eq(fsa_quantile_value(&q, 0.99), 1234567);
-	fsa_quantile_fini(&q);
+	cr_assert_eq(quantile_value(&q, 0.5), 1234567);
+	cr_assert_eq(quantile_value(&q, 0.99), 1234567);
+	quantile_fini(&q);
 }
 
 /* Regression: total_ns wrapped around past 2^64 (two durations of a hostile trace), so the
@@ -154,11 +154,11 @@ Test(quantile, total_saturates_instead_of_wrapping)
 {
 	struct fsa_quantile q;
 
-	fsa_quantile_init(&q);
-	cr_assert_eq(fsa_quantile_add(&q, UINT64_MAX - 10), FSA_OK);
-	cr_assert_eq(fsa_quantile_add(&q, 100), FSA_OK);
+	quantile_init(&q);
+	cr_assert_eq(quantile_add(&q, UINT64_MAX - 10), FSA_OK);
+	cr_assert_eq(quantile_add(&q, 100), FSA_OK);
 	cr_assert_eq(q.total, UINT64_MAX);
 	cr_assert_eq(q.max, UINT64_MAX - 10);
-	cr_assert_eq(fsa_quantile_value(&q, 0.99), UINT64_MAX - 10);
-	fsa_quantile_fini(&q);
+	cr_assert_eq(quantile_value(&q, 0.99), UINT64_MAX - 10);
+	quantile_fini(&q);
 }

@@ -10,8 +10,8 @@
  * the first time the class shows up, and kept in a table keyed by the class; an event then costs
  * a table lookup and one getter per member, with no string comparison and no allocation.
  */
-#ifndef FSA_INGEST_DECODER_H
-#define FSA_INGEST_DECODER_H
+#ifndef FSA_INGEST_DECODER_PRIVATE_H
+#define FSA_INGEST_DECODER_PRIVATE_H
 
 #include <babeltrace2/babeltrace.h>
 
@@ -56,4 +56,4 @@ const struct fsa_ingest_stats *fsa_decoder_borrow_stats(const struct fsa_decoder
 /* Trace time of the last event decoded, FSA_TIME_NONE before the first. */
 uint64_t fsa_decoder_last_ts(const struct fsa_decoder *decoder);
 
-#endif /* FSA_INGEST_DECODER_H */
+#endif /* FSA_INGEST_DECODER_PRIVATE_H */

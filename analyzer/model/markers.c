@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The marker timelines: doorbells (UMS-12..24), preemption (PRE-04, PRE-09), TDR and resets
+ * (TDR-01..06), suspend (SUS-01, SUS-04), power (FST-03, DST-01), page faults (MMU-14), lost
+ * devices and failed calls. A point marker goes to the sink at once; an interval is kept open
+ * under its key until the event that closes it, and one still open at the end goes out without
+ * an end.
+ *
+ * What it is not: packets (packets.c) or fence operations (ops.c); it only reads the queue
+ * table (objects.c) to place a doorbell on its adapter and engine.
+ */
+#include <stdlib.h>
+
+#include "model-private.h"
+
+static uint64_t
+marker_begin_of(const void *item)
+{
+	return ((const struct fsa_marker *) item)->begin_ns;
+}
+
+static fsa_status
+emit_marker(struct fsa_model *model, const struct fsa_marker *marker)
+{
+	fsa_status status = FSA_OK;
+
+	if (model->sink.marker)
+		status = model->sink.marker(model->sink.data, marker);
+	if (status)
+		model->failed = status;
+	return status;
+}
+
+static struct fsa_marker
+marker_at(enum fsa_marker_kind kind, uint64_t ts)
+{
+	return (struct fsa_marker){
+	    .kind = kind,
+	    .begin_ns = ts,
+	    .end_ns = ts,
+	    .adapter_id = UINT32_MAX,
+	    .engine_id = UINT32_MAX,
+	    .process_id = UINT32_MAX,
+	    .latency_ns = FSA_TIME_NONE,
+	};
+}
+
+/* Opens an interval marker under `key` (an open one with the same key is closed first). */
+static fsa_status
+interval_open(struct fsa_model *model, struct hmap *map, uint64_t key,
+	      const struct fsa_marker *marker)
+{
+	struct fsa_marker *open = hmap_get(map, key);
+
+	if (open) {
+		/* Opened twice without a close: the first ends where the second begins. */
+		open->end_ns = marker->begin_ns;
+		if (emit_marker(model, open))
+			return model->failed;
+	} else {
+		open = malloc(sizeof(*open));
+		if (!open || !hmap_put(map, key, open)) {
+			free(open);
+			return model->failed = FSA_ERR_NOMEM;
+		}
+	}
+	*open = *marker;
+	open->end_ns = FSA_TIME_NONE;
+	return FSA_OK;
+}
+
+/* Closes the interval under `key`; returns it (to adjust, then emit) or NULL if none. */
+static struct fsa_marker *
+interval_take(struct hmap *map, uint64_t key, uint64_t ts)
+{
+	struct fsa_marker *open = hmap_remove(map, key);
+
+	if (open)
+		open->end_ns = ts;
+	return open;
+}
+
+static fsa_status
+interval_close(struct fsa_model *model, struct hmap *map, uint64_t key, uint64_t ts)
+{
+	struct fsa_marker *open = interval_take(map, key, ts);
+	fsa_status status = FSA_OK;
+
+	if (open)
+		status = emit_marker(model, open);
+	free(open);
+	return status;
+}
+
+fsa_status
+markers_on_doorbell(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct fsa_marker m = marker_at(FSA_MARK_DOORBELL_RING, ev->ts_ns);
+	struct queue_state *queue = NULL;
+	uint64_t doorbell = ev->u[FSA_F_DOORBELL_HANDLE];
+
+	m.process_id =
+	    fsa_event_has(ev, FSA_F_PROCESS_ID) ? (uint32_t) ev->u[FSA_F_PROCESS_ID] : UINT32_MAX;
+	m.hwqueue_handle = ev->u[FSA_F_HWQUEUE_HANDLE];
+	m.doorbell_handle = doorbell;
+	m.code = (int64_t) ev->u[FSA_F_STATUS];
+	if (m.hwqueue_handle) {
+		queue = queue_used(model, m.hwqueue_handle, ev->ts_ns);
+		if (!queue)
+			return model->failed;
+		m.adapter_id = queue->info.adapter_id;
+		m.engine_id = queue->info.engine_id;
+	}
+	switch (ev->type) {
+	case FSA_EV_DOORBELL_RING:
+		m.value = ev->u[FSA_F_WRITE_PTR_BYTES];
+		break;
+	case FSA_EV_DOORBELL_CREATE:
+		m.kind = FSA_MARK_DOORBELL_CREATE;
+		break;
+	case FSA_EV_DOORBELL_CONNECT:
+		m.kind = FSA_MARK_DOORBELL_CONNECT;
+		m.value = ev->u[FSA_F_PHYSICAL_DOORBELL];
+		if (queue && queue->last_disconnect_ns)
+			m.latency_ns = ev->ts_ns - queue->last_disconnect_ns;
+		if (m.code == FSTP_DOORBELL_STATUS_CONNECTED ||
+		    m.code == FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD) {
+			struct fsa_marker connected = m;
+
+			connected.kind = FSA_MARK_DOORBELL_CONNECTED;
+			connected.latency_ns = FSA_TIME_NONE;
+			if (interval_open(model, &model->doorbells, doorbell, &connected))
+				return model->failed;
+		}
+		break;
+	case FSA_EV_DOORBELL_DISCONNECT:
+		m.kind = FSA_MARK_DOORBELL_DISCONNECT;
+		m.value = ev->u[FSA_F_PHYSICAL_DOORBELL];
+		m.code = (int64_t) ev->u[FSA_F_REASON];
+		if (queue)
+			queue->last_disconnect_ns = ev->ts_ns;
+		if (interval_close(model, &model->doorbells, doorbell, ev->ts_ns))
+			return model->failed;
+		break;
+	case FSA_EV_DOORBELL_DESTROY:
+		m.kind = FSA_MARK_DOORBELL_DESTROY;
+		if (interval_close(model, &model->doorbells, doorbell, ev->ts_ns))
+			return model->failed;
+		break;
+	default:
+		return FSA_OK;
+	}
+	return emit_marker(model, &m);
+}
+
+fsa_status
+markers_on_victimize(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct fsa_marker m = marker_at(FSA_MARK_DOORBELL_VICTIMIZE, ev->ts_ns);
+
+	m.adapter_id = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
+	m.hwqueue_handle = ev->u[FSA_F_VICTIM_HWQUEUE_HANDLE];
+	m.doorbell_handle = ev->u[FSA_F_VICTIM_DOORBELL_HANDLE];
+	m.other_handle = ev->u[FSA_F_CONNECTING_HWQUEUE_HANDLE];
+	m.value = ev->u[FSA_F_PHYSICAL_DOORBELL];
+	return emit_marker(model, &m);
+}
+
+fsa_status
+markers_on_engine_event(struct fsa_model *model, const struct fsa_event *ev,
+			enum fsa_marker_kind kind)
+{
+	struct fsa_marker m = marker_at(kind, ev->ts_ns);
+
+	m.adapter_id = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
+	m.engine_id =
+	    fsa_event_has(ev, FSA_F_ENGINE_ID) ? (uint32_t) ev->u[FSA_F_ENGINE_ID] : UINT32_MAX;
+	switch (ev->type) {
+	case FSA_EV_ENGINE_RESET:
+		m.code = (int64_t) ev->u[FSA_F_IS_SUCCESS];
+		break;
+	case FSA_EV_PAGE_FAULT:
+		m.process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+		m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE];
+		m.value = ev->u[FSA_F_GPU_VA];
+		m.code = (int64_t) ev->u[FSA_F_FAULT_TYPE];
+		break;
+	case FSA_EV_FENCE_LOG_RESIZE:
+		m.hwqueue_handle = ev->u[FSA_F_HWQUEUE_HANDLE];
+		m.value = ev->u[FSA_F_NEW_CAPACITY_ENTRIES];
+		m.code = (int64_t) ev->u[FSA_F_REASON];
+		break;
+	default:
+		break;
+	}
+	return emit_marker(model, &m);
+}
+
+fsa_status
+markers_on_interval(struct fsa_model *model, const struct fsa_event *ev)
+{
+	uint32_t adapter = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
+	uint32_t engine = (uint32_t) ev->u[FSA_F_ENGINE_ID];
+	struct fsa_marker m = marker_at(FSA_MARK_PREEMPTION, ev->ts_ns);
+	struct fsa_marker *open;
+	fsa_status status;
+
+	m.adapter_id = adapter;
+	switch (ev->type) {
+	case FSA_EV_PREEMPT_REQUEST:
+		m.engine_id = engine;
+		m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE];
+		m.code = (int64_t) ev->u[FSA_F_REASON];
+		return interval_open(model, &model->preemptions, ev->u[FSA_F_REQUEST_ID], &m);
+	case FSA_EV_PREEMPT_COMPLETE:
+		open = interval_take(&model->preemptions, ev->u[FSA_F_REQUEST_ID], ev->ts_ns);
+		if (!open)
+			return FSA_OK;
+		open->value = ev->u[FSA_F_PACKET_ID];
+		status = emit_marker(model, open);
+		free(open);
+		return status;
+	case FSA_EV_TDR_BEGIN:
+		m.kind = FSA_MARK_TDR;
+		m.engine_id = engine;
+		m.value = ev->u[FSA_F_REASON];
+		return interval_open(model, &model->tdrs, ENGINE_KEY(adapter, engine), &m);
+	case FSA_EV_TDR_END:
+		open = interval_take(&model->tdrs, ENGINE_KEY(adapter, engine), ev->ts_ns);
+		if (!open)
+			return FSA_OK;
+		open->code = (int64_t) ev->u[FSA_F_RESULT];
+		status = emit_marker(model, open);
+		free(open);
+		return status;
+	case FSA_EV_CONTEXT_SUSPEND:
+		m.kind = FSA_MARK_CONTEXT_SUSPENDED;
+		m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE];
+		m.value = ev->u[FSA_F_HWQUEUE_COUNT];
+		return interval_open(model, &model->suspends, m.context_handle, &m);
+	case FSA_EV_CONTEXT_RESUME:
+		return interval_close(model, &model->suspends, ev->u[FSA_F_CONTEXT_HANDLE],
+				      ev->ts_ns);
+	case FSA_EV_ENGINE_POWER:
+		m.kind = FSA_MARK_ENGINE_F1;
+		m.engine_id = engine;
+		if (ev->u[FSA_F_NEW_STATE] == FSTP_ENGINE_POWER_F1)
+			return interval_open(model, &model->engine_f1, ENGINE_KEY(adapter, engine),
+					     &m);
+		return interval_close(model, &model->engine_f1, ENGINE_KEY(adapter, engine),
+				      ev->ts_ns);
+	case FSA_EV_DEVICE_POWER:
+		m.kind = FSA_MARK_DEVICE_D3;
+		if (ev->u[FSA_F_NEW_STATE] == FSTP_DEVICE_POWER_D3)
+			return interval_open(model, &model->device_d3, adapter, &m);
+		return interval_close(model, &model->device_d3, adapter, ev->ts_ns);
+	default:
+		return FSA_OK;
+	}
+}
+
+fsa_status
+markers_on_device_lost(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct fsa_marker m = marker_at(FSA_MARK_DEVICE_LOST, ev->ts_ns);
+
+	m.process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+	m.other_handle = ev->u[FSA_F_DEVICE_HANDLE];
+	m.code = (int64_t) ev->u[FSA_F_REASON];
+	return emit_marker(model, &m);
+}
+
+fsa_status
+markers_on_call_failed(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct fsa_marker m = marker_at(FSA_MARK_CALL_FAILED, ev->ts_ns);
+
+	m.process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+	m.value = ev->u[FSA_F_HANDLE];
+	m.code = (int64_t) ev->u[FSA_F_STATUS];
+	return emit_marker(model, &m);
+}
+
+static fsa_status
+close_open_intervals(struct fsa_model *model, struct hmap *map)
+{
+	struct fsa_marker **all;
+	size_t count;
+	fsa_status status = FSA_OK;
+
+	if (!hmap_take_values(map, (void ***) &all, &count))
+		return model->failed = FSA_ERR_NOMEM;
+	/* Deterministic output: by start time. */
+	if (!sort_by_time((void **) all, count, marker_begin_of))
+		status = model->failed = FSA_ERR_NOMEM;
+	for (size_t i = 0; i < count; i++) {
+		if (!status)
+			status = emit_marker(model, all[i]); /* end_ns stays FSA_TIME_NONE */
+		free(all[i]);
+	}
+	free(all);
+	return status;
+}
+
+fsa_status
+markers_finish(struct fsa_model *model)
+{
+	fsa_status status = close_open_intervals(model, &model->preemptions);
+
+	if (!status)
+		status = close_open_intervals(model, &model->tdrs);
+	if (!status)
+		status = close_open_intervals(model, &model->suspends);
+	if (!status)
+		status = close_open_intervals(model, &model->engine_f1);
+	if (!status)
+		status = close_open_intervals(model, &model->device_d3);
+	if (!status)
+		status = close_open_intervals(model, &model->doorbells);
+	return status;
+}
+
+void
+markers_free(struct fsa_model *model)
+{
+	hmap_fini_values(&model->preemptions);
+	hmap_fini_values(&model->tdrs);
+	hmap_fini_values(&model->suspends);
+	hmap_fini_values(&model->engine_f1);
+	hmap_fini_values(&model->device_d3);
+	hmap_fini_values(&model->doorbells);
+}
