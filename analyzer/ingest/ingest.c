@@ -567,17 +567,23 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 			message = pump.end_error;
 			pump.end_error = NULL;
 		} else if (WIFSIGNALED(wstatus)) {
-			const char *name = ingest_signal_name(WTERMSIG(wstatus));
+			int sig = WTERMSIG(wstatus);
+			const char *name = ingest_signal_name(sig);
+			/* A fault of its own, or a signal from outside (Ctrl-C, kill). */
+			bool is_fault = sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS ||
+					sig == SIGFPE || sig == SIGILL;
 
-			if (name)
+			if (is_fault)
 				ingest_error_set(
 				    &error,
 				    "libbabeltrace2 crashed (%s) while decoding the trace "
 				    "(a damaged stream file?)",
 				    name);
+			else if (name)
+				ingest_error_set(
+				    &error, "the decoder was stopped by %s from outside", name);
 			else
-				ingest_error_set(&error, "the decoder was ended by signal %d",
-						 WTERMSIG(wstatus));
+				ingest_error_set(&error, "the decoder was ended by signal %d", sig);
 			status = FSA_ERR_TRACE;
 		} else {
 			ingest_error_set(&error,
