@@ -528,6 +528,9 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 			is_killed = true;
 			break;
 		}
+		/* The end record is the last word: do not wait for the helper's exit. */
+		if (pump.has_end)
+			break;
 		if (ready > 0 || taken > 0) {
 			last_data_ms = ingest_now_ms();
 		} else if (!is_eof) {
@@ -546,7 +549,9 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 		}
 	}
 	{
-		int wstatus = ingest_helper_reap(pid, is_killed);
+		/* A helper that said its last word is killed too: it may not hang us on its way
+		 * out (its exit-time work is only freeing memory). */
+		int wstatus = ingest_helper_reap(pid, is_killed || pump.has_end);
 
 		is_stopped_by_us = is_killed && !is_timeout && !is_garbage;
 		if (is_stopped_by_us) {
