@@ -531,6 +531,9 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 			is_killed = true;
 			break;
 		}
+		/* The end record is the last word: do not wait for the helper's exit. */
+		if (pump.has_end)
+			break;
 		if (ready > 0 || taken > 0) {
 			last_data_ms = ingest_now_ms();
 		} else if (!is_eof) {
@@ -549,7 +552,9 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 		}
 	}
 	{
-		int wstatus = ingest_helper_reap(pid, is_killed);
+		/* A helper that said its last word is killed too: it may not hang us on its way
+		 * out (its exit-time work is only freeing memory). */
+		int wstatus = ingest_helper_reap(pid, is_killed || pump.has_end);
 
 		is_stopped_by_us = is_killed && !is_timeout && !is_garbage;
 		if (is_stopped_by_us) {
@@ -577,17 +582,23 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 				ingest_error_set(&error, "%s", pump.end_error);
 			}
 		} else if (WIFSIGNALED(wstatus)) {
-			const char *name = ingest_signal_name(WTERMSIG(wstatus));
+			int sig = WTERMSIG(wstatus);
+			const char *name = ingest_signal_name(sig);
+			/* A fault of its own, or a signal from outside (Ctrl-C, kill). */
+			bool is_fault = sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS ||
+					sig == SIGFPE || sig == SIGILL;
 
-			if (name)
+			if (is_fault)
 				ingest_error_set(
 				    &error,
 				    "libbabeltrace2 crashed (%s) while decoding the trace "
 				    "(a damaged stream file?)",
 				    name);
+			else if (name)
+				ingest_error_set(
+				    &error, "the decoder was stopped by %s from outside", name);
 			else
-				ingest_error_set(&error, "the decoder was ended by signal %d",
-						 WTERMSIG(wstatus));
+				ingest_error_set(&error, "the decoder was ended by signal %d", sig);
 			status = FSA_ERR_TRACE;
 		} else {
 			ingest_error_set(&error,

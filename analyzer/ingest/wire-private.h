@@ -11,14 +11,13 @@
  * ends are the same build, so nothing is versioned.
  *
  *   'E' event    type, ts delta from the previous event (zigzag), cpu_id + 1, the present
- *                integer slots (count, then slot delta and value each), the strings (mask, then
- *                length and bytes each), fence_handles (count, values), and any other bytes of
- *                struct fsa_event that are not zero (a mask of regions, then their bytes), so a
- *                member added to the struct passes through without a change here
- *   'D' discard  struct fsa_discard, raw
- *   'P' progress events read (all providers), fraction (raw double)
- *   'H' heartbeat nothing: the decoder is alive but has nothing yet (a live session)
- *   'Z' end      status (zigzag), struct fsa_ingest_stats raw, error length and bytes
+ *                integer slots (count, then each slot's byte and its raw 8-byte value), the strings
+ * (mask, then length and bytes each), fence_handles (count, values), and any other bytes of struct
+ * fsa_event that are not zero (a mask of regions, then their bytes), so a member added to the
+ * struct passes through without a change here 'D' discard  struct fsa_discard, raw 'P' progress
+ * events read (all providers), fraction (raw double) 'H' heartbeat nothing: the decoder is alive
+ * but has nothing yet (a live session) 'Z' end      status (zigzag), struct fsa_ingest_stats raw,
+ * error length and bytes
  *
  * It is not an interface: no other program should read it.
  */
@@ -68,6 +67,7 @@ struct ingest_wire_writer {
 	int data_fd; /* "there is data": one byte per 256 KiB published, and at the end */
 	int room_fd; /* "there is room": read when the ring is full */
 	uint64_t unnotified;
+	unsigned char *record; /* the record being written in the ring, NULL: in `buf` */
 	unsigned char *buf;
 	size_t len, capacity;
 	uint64_t last_ts;
