@@ -8,9 +8,13 @@
  *
  * libbabeltrace2 2.0.4 reads a stream cut at a packet boundary without a word (it only warns
  * that the index does not match, and scans the file), and refuses a stream cut inside a packet
- * outright, losing every other stream too. So a truncated trace is read through a view: a
- * temporary folder of symbolic links to the intact files, with a copy of the whole packets of
- * each truncated stream, removed when the reading ends. What was cut off becomes a loss.
+ * outright, losing every other stream too; it also refuses a whole folder in which one file does
+ * not start with the CTF packet magic. So such a trace is read through a view: a temporary folder
+ * of symbolic links to the intact files, with a copy of the whole packets of each truncated
+ * stream, removed when the reading ends. What was cut off becomes a loss. A file without the
+ * magic is left out of the view: a damaged stream when its name (CHANNEL_CPU) or an index file
+ * says it is a stream of the trace (all of it is a loss), else a stray file (a notes.txt: skipped
+ * with a note, nothing lost).
  *
  * Several recordings under one path are never merged (their queue handles would collide):
  * ingest_recordings_check() refuses them with a list, and fsa_ingest_pick_recording() (public,
@@ -34,6 +38,7 @@
 #define CHECK_METADATA_HEADER_SIZE 37
 #define CHECK_TSDL_MAGIC           UINT32_C(0x75d11d57)
 #define CHECK_INDEX_MAGIC          UINT32_C(0xc1f1dcc1)
+#define CHECK_CTF_MAGIC            UINT32_C(0xc1fc1fc1)
 
 static uint32_t
 check_u32(const unsigned char *bytes, bool is_big)
@@ -230,7 +235,51 @@ ingest_truncations_fini(struct ingest_truncations *t)
 	*t = (struct ingest_truncations){0};
 }
 
-/* One stream file against its index. */
+static struct ingest_truncation *
+check_item_add(struct ingest_truncations *out)
+{
+	if (out->count == out->capacity) {
+		size_t capacity = out->capacity ? out->capacity * 2 : 4;
+		struct ingest_truncation *items = realloc(out->items, capacity * sizeof(*items));
+
+		if (!items)
+			return NULL;
+		out->items = items;
+		out->capacity = capacity;
+	}
+	return &out->items[out->count++];
+}
+
+/* LTTng names a per-CPU stream file CHANNEL_CPU: the CPU, UINT32_MAX when the name is not so. */
+static uint32_t
+check_cpu_of(const char *name)
+{
+	const char *underscore = strrchr(name, '_');
+
+	if (underscore && underscore != name && underscore[1] &&
+	    strspn(underscore + 1, "0123456789") == strlen(underscore + 1))
+		return (uint32_t) strtoul(underscore + 1, NULL, 10);
+	return UINT32_MAX;
+}
+
+/* Whether a non-empty file starts with the CTF packet magic (either byte order). */
+static bool
+check_has_ctf_magic(const char *file)
+{
+	unsigned char magic[4];
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? pread(fd, magic, sizeof(magic), 0) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return true; /* unreadable: the decoder says why */
+	return n == (ssize_t) sizeof(magic) && (check_u32(magic, false) == CHECK_CTF_MAGIC ||
+						check_u32(magic, true) == CHECK_CTF_MAGIC);
+}
+
+/* One stream file against its index; a file without the CTF magic is a damaged stream or a
+ * stray file (enum ingest_cut_kind says which is which). */
 static fsa_status
 check_stream(const char *dir, const char *name, const struct check_clock *clock,
 	     struct ingest_truncations *out)
@@ -239,10 +288,11 @@ check_stream(const char *dir, const char *name, const struct check_clock *clock,
 	unsigned char *bytes = NULL;
 	size_t size = 0;
 	struct stat st;
-	uint32_t entry_len;
+	uint32_t entry_len = 0;
 	uint64_t kept_end = 0, lost = 0, begin = UINT64_MAX, end = 0, stream_id = 0;
-	size_t count;
-	const char *underscore;
+	size_t count = 0;
+	bool has_index, has_magic;
+	struct ingest_truncation *item;
 	fsa_status status = FSA_ERR_NOMEM;
 
 	if (asprintf(&file, "%s/%s", dir, name) < 0 ||
@@ -251,22 +301,23 @@ check_stream(const char *dir, const char *name, const struct check_clock *clock,
 	status = FSA_OK;
 	if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
 		goto end;
+	/* src.ctf.fs takes an empty file for a stream without packets (its index may say some
+	 * were cut off). */
+	has_magic = st.st_size == 0 || check_has_ctf_magic(file);
 	bytes = check_file_read(index, 256 * 1024 * 1024, &size);
 	/* Header: magic, major, minor, entry length (big-endian u32s); then the entries: offset,
 	 * packet_size (bits), content_size (bits), timestamp_begin, timestamp_end,
 	 * events_discarded, stream_id (big-endian u64s), and more in index 1.1. */
-	if (!bytes || size < 16 || check_u32(bytes, true) != CHECK_INDEX_MAGIC)
-		goto end;
-	entry_len = check_u32(bytes + 12, true);
-	if (entry_len < 56)
-		goto end;
-	count = (size - 16) / entry_len;
+	has_index = bytes && size >= 16 && check_u32(bytes, true) == CHECK_INDEX_MAGIC &&
+		    (entry_len = check_u32(bytes + 12, true)) >= 56;
+	count = has_index ? (size - 16) / entry_len : 0;
 	for (size_t i = 0; i < count; i++) {
 		const unsigned char *e = bytes + 16 + i * entry_len;
 		uint64_t offset = check_u64_be(e), packet = check_u64_be(e + 8) / 8;
 
 		stream_id = check_u64_be(e + 48);
-		if (offset + packet <= (uint64_t) st.st_size) {
+		/* A damaged stream loses every packet; a cut one those past the cut. */
+		if (has_magic && offset + packet <= (uint64_t) st.st_size) {
 			if (offset + packet > kept_end)
 				kept_end = offset + packet;
 			continue;
@@ -277,44 +328,36 @@ check_stream(const char *dir, const char *name, const struct check_clock *clock,
 		if (check_u64_be(e + 32) > end)
 			end = check_u64_be(e + 32);
 	}
-	if (lost == 0)
+	if (has_magic && lost == 0)
 		goto end;
-	{
-		struct ingest_truncation *item;
-
-		if (out->count == out->capacity) {
-			size_t capacity = out->capacity ? out->capacity * 2 : 4;
-			struct ingest_truncation *items =
-			    realloc(out->items, capacity * sizeof(*items));
-
-			if (!items) {
-				status = FSA_ERR_NOMEM;
-				goto end;
-			}
-			out->items = items;
-			out->capacity = capacity;
-		}
-		item = &out->items[out->count++];
-		*item = (struct ingest_truncation){
-		    .file = file,
-		    .packets_lost = lost,
-		    .packets = count,
-		    .kept_bytes = kept_end,
-		    .file_bytes = (uint64_t) st.st_size,
-		    .stream_id = stream_id,
-		    .cpu_id = UINT32_MAX,
-		};
-		file = NULL;
-		/* LTTng names a per-CPU stream file CHANNEL_CPU. */
-		underscore = strrchr(name, '_');
-		if (underscore && underscore[1] &&
-		    strspn(underscore + 1, "0123456789") == strlen(underscore + 1))
-			item->cpu_id = (uint32_t) strtoul(underscore + 1, NULL, 10);
-		if (clock->is_known && begin <= end) {
-			item->has_range = true;
-			item->begin_ns = check_clock_ns(clock, begin);
-			item->end_ns = check_clock_ns(clock, end);
-		}
+	item = check_item_add(out);
+	if (!item) {
+		status = FSA_ERR_NOMEM;
+		goto end;
+	}
+	*item = (struct ingest_truncation){
+	    .kind = has_magic ? INGEST_CUT_SHORT : INGEST_CUT_DAMAGED,
+	    .file = file,
+	    .packets_lost = lost,
+	    .packets = count,
+	    .kept_bytes = kept_end,
+	    .file_bytes = (uint64_t) st.st_size,
+	    .stream_id = stream_id,
+	    .cpu_id = check_cpu_of(name),
+	};
+	file = NULL;
+	if (!has_magic && !bytes && item->cpu_id == UINT32_MAX) {
+		/* Neither its name nor an index file says it is a stream of this trace. */
+		item->kind = INGEST_CUT_STRAY;
+	} else if (!has_magic && !has_index) {
+		/* A stream without an index: its packets cannot be counted, one at least is lost.
+		 */
+		item->packets_lost = 1;
+	}
+	if (clock->is_known && begin <= end) {
+		item->has_range = true;
+		item->begin_ns = check_clock_ns(clock, begin);
+		item->end_ns = check_clock_ns(clock, end);
 	}
 end:
 	free(bytes);
@@ -399,7 +442,7 @@ check_view_fill(const char *view, const struct ingest_dirs *dirs,
 		fsa_status status = FSA_OK;
 
 		if (asprintf(&sub, "%s/d%zu", view, i) < 0 || mkdir(sub, 0700) != 0) {
-			ingest_error_set(error, "cannot make a view of the truncated trace: %s",
+			ingest_error_set(error, "cannot make a view of the trace: %s",
 					 strerror(errno));
 			free(sub);
 			return FSA_ERR_IO;
@@ -416,7 +459,8 @@ check_view_fill(const char *view, const struct ingest_dirs *dirs,
 			    asprintf(&to, "%s/%s", sub, entry->d_name) < 0) {
 				status = FSA_ERR_NOMEM;
 			} else if ((cut = check_truncation_of(t, from))) {
-				if (cut->kept_bytes > 0)
+				/* Damaged streams and stray files are left out. */
+				if (cut->kind == INGEST_CUT_SHORT && cut->kept_bytes > 0)
 					is_ok = check_copy_prefix(from, to, cut->kept_bytes);
 			} else {
 				char *absolute = realpath(from, NULL);
@@ -425,9 +469,8 @@ check_view_fill(const char *view, const struct ingest_dirs *dirs,
 				free(absolute);
 			}
 			if (!is_ok) {
-				ingest_error_set(
-				    error, "cannot make a view of the truncated trace: %s: %s", to,
-				    strerror(errno));
+				ingest_error_set(error, "cannot make a view of the trace: %s: %s",
+						 to, strerror(errno));
 				status = FSA_ERR_IO;
 			}
 			free(from);
@@ -489,7 +532,7 @@ ingest_view_create(const struct ingest_dirs *dirs, const struct ingest_truncatio
 	if (asprintf(&path, "%s/fencescope-view-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
 		return FSA_ERR_NOMEM;
 	if (!mkdtemp(path)) {
-		ingest_error_set(error, "cannot make a view of the truncated trace: %s: %s", path,
+		ingest_error_set(error, "cannot make a view of the trace: %s: %s", path,
 				 strerror(errno));
 		free(path);
 		return FSA_ERR_IO;

@@ -36,11 +36,6 @@ fsa_status ingest_dirs_find(const char *path, struct ingest_dirs *dirs, char **e
  */
 fsa_status ingest_metadata_check(const char *dir, char **error);
 
-/* Refuses a trace folder holding a file that is not a CTF stream (a notes.txt beside the
- * streams): src.ctf.fs refuses the whole folder then, with a cause that names only its own
- * state. Returns FSA_OK or FSA_ERR_IO with a message naming the file. */
-fsa_status ingest_dirs_check_streams(const struct ingest_dirs *dirs, char **error);
-
 /* The trace UUID of a trace folder, read from its metadata file (the first packet header, or
  * `uuid = "…"` in plain-text metadata), to group folders of one trace without asking Babeltrace
  * (its queries abort on odd folders). NULL when unknown. (transfer full: free()) */
@@ -75,9 +70,27 @@ char *ingest_recording_id(const char *dir);
  * folder under it that holds nothing else. */
 fsa_status ingest_recordings_check(const struct ingest_dirs *dirs, const char *root, char **error);
 
-/* A stream file shorter than its index says (LTTng's index/NAME.idx). */
+/*
+ * A file of a trace folder that the decoder must not see as it is. libbabeltrace2 2.0.4 refuses a
+ * whole trace folder when one file in it does not start with the CTF packet magic, so such files
+ * are left out of the view too:
+ * - CUT_SHORT: a stream file shorter than its index says (LTTng's index/NAME.idx); its whole
+ *   packets are read, the rest is a loss.
+ * - DAMAGED: a file that is a stream of this trace by its name (LTTng's CHANNEL_CPU, or a
+ *   matching index/NAME.idx) but whose first packet does not start with the magic: none of it
+ *   can be read, all of it is a loss.
+ * - STRAY: any other file without the magic (a notes.txt, an editor backup): not part of the
+ *   trace, skipped with a note, nothing lost.
+ */
+enum ingest_cut_kind {
+	INGEST_CUT_SHORT,
+	INGEST_CUT_DAMAGED,
+	INGEST_CUT_STRAY,
+};
+
 struct ingest_truncation {
-	char *file;            /* the stream file's path */
+	enum ingest_cut_kind kind;
+	char *file;            /* the file's path */
 	uint64_t packets;      /* in the index */
 	uint64_t packets_lost; /* not whole in the file */
 	uint64_t kept_bytes;   /* the whole packets before the cut */
@@ -93,13 +106,15 @@ struct ingest_truncations {
 	size_t count, capacity;
 };
 
-/* Adds every truncated stream file of the folders. Streams without an index are not checked.
- * Returns FSA_OK or FSA_ERR_NOMEM. */
+/* Adds every file of the folders that the view leaves out or cuts: truncated streams (streams
+ * without an index are not checked for that), damaged streams and stray files. Returns FSA_OK
+ * or FSA_ERR_NOMEM. */
 fsa_status ingest_truncations_find(const struct ingest_dirs *dirs, struct ingest_truncations *out);
 void ingest_truncations_fini(struct ingest_truncations *t);
 
 /* A temporary folder (in $TMPDIR or /tmp) in which dN mirrors dirs->paths[N] through symbolic
- * links, the truncated streams being copied up to their last whole packet. *view: (transfer
+ * links, the truncated streams being copied up to their last whole packet, the damaged streams
+ * and stray files left out. *view: (transfer
  * full) give it to ingest_view_remove(), which removes the folder and frees the path. */
 fsa_status ingest_view_create(const struct ingest_dirs *dirs, const struct ingest_truncations *t,
 			      char **view, char **error);

@@ -436,6 +436,70 @@ ingest_message_unview(char *message, const char *view, const struct ingest_dirs 
 	return message;
 }
 
+/* The loss that names the damage in the message: the first cut or damaged stream. */
+static const struct ingest_truncation *
+ingest_cuts_first_loss(const struct ingest_truncations *cuts)
+{
+	for (size_t i = 0; i < cuts->count; i++) {
+		if (cuts->items[i].kind != INGEST_CUT_STRAY)
+			return &cuts->items[i];
+	}
+	return NULL;
+}
+
+static bool
+ingest_cuts_has_another_loss(const struct ingest_truncations *cuts,
+			     const struct ingest_truncation *first)
+{
+	for (size_t i = 0; i < cuts->count; i++) {
+		if (&cuts->items[i] != first && cuts->items[i].kind != INGEST_CUT_STRAY)
+			return true;
+	}
+	return false;
+}
+
+static void
+ingest_cut_describe(const struct ingest_truncation *cut, bool has_more, char **error)
+{
+	const char *more = has_more ? ", and other streams are damaged or cut too" : "";
+
+	if (cut->kind == INGEST_CUT_DAMAGED)
+		ingest_error_set(error,
+				 "stream file %s cannot be read: it does not start with the CTF "
+				 "packet magic number (a damaged packet header); its events are "
+				 "lost, the other streams were read%s",
+				 cut->file, more);
+	else
+		ingest_error_set(error,
+				 "stream file %s is cut short: %" PRIu64 " of its %" PRIu64
+				 " packets are missing or incomplete (%" PRIu64
+				 " bytes in the file, whole packets up to byte %" PRIu64
+				 "); the packets before the cut were read%s",
+				 cut->file, cut->packets_lost, cut->packets, cut->file_bytes,
+				 cut->kept_bytes, more);
+}
+
+/* One note per stray file: the trace is whole, but the user should know the file was not read. */
+static void
+ingest_strays_note(const struct ingest_pump *pump, const struct ingest_truncations *cuts)
+{
+	for (size_t i = 0; i < cuts->count; i++) {
+		char *text = NULL;
+
+		if (cuts->items[i].kind != INGEST_CUT_STRAY ||
+		    asprintf(&text,
+			     "%s is not a CTF stream file: skipped (the trace was read "
+			     "without it)",
+			     cuts->items[i].file) < 0)
+			continue;
+		if (pump->cb->note)
+			pump->cb->note(pump->cb->data, text);
+		else
+			fprintf(stderr, "fencescope: note: %s\n", text);
+		free(text);
+	}
+}
+
 fsa_status
 fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 	       struct fsa_ingest_stats *stats, char **error_message)
@@ -445,6 +509,7 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 	struct ingest_wire_reader reader = {0};
 	struct ingest_dirs dirs = {0};
 	struct ingest_truncations cuts = {0};
+	const struct ingest_truncation *lost;
 	struct ingest_channel channel = {.shm_fd = -1, .data = {-1, -1}, .room = {-1, -1}};
 	struct fsa_ingest_stats result = {0};
 	char *helper = NULL, *payload = NULL, *error = NULL, *message = NULL, *view = NULL;
@@ -475,8 +540,6 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 			status = FSA_ERR_IO;
 		}
 		if (status == FSA_OK)
-			status = ingest_dirs_check_streams(&dirs, &error);
-		if (status == FSA_OK)
 			status = ingest_recordings_check(&dirs, trace, &error);
 		if (status == FSA_OK)
 			status = ingest_truncations_find(&dirs, &cuts);
@@ -484,6 +547,7 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 			status = ingest_view_create(&dirs, &cuts, &view, &error);
 		if (status != FSA_OK)
 			goto end;
+		ingest_strays_note(&pump, &cuts);
 	}
 	helper = ingest_helper_path();
 	if (pump.cb->needs_payload)
@@ -614,7 +678,8 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 				    : pump.seen.fencescope_events;
 		result.trace_count = (uint32_t) (is_live ? 1 : dirs.count);
 	}
-	/* What the cuts lost: one loss per stream, after everything that was read. */
+	/* What the cut and damaged streams lost: one loss per stream, after everything that was
+	 * read. A stray file lost nothing. */
 	for (size_t i = 0; i < cuts.count && !is_stopped_by_us; i++) {
 		const struct ingest_truncation *cut = &cuts.items[i];
 		const struct fsa_discard loss = {
@@ -627,23 +692,17 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 		    .cpu_id = cut->cpu_id,
 		};
 
+		if (cut->kind == INGEST_CUT_STRAY)
+			continue;
 		result.discarded_packets += cut->packets_lost;
 		if (pump.cb->discard && pump.cb->discard(pump.cb->data, &loss) != FSA_OK)
 			break;
 	}
-	if (cuts.count > 0 && (status == FSA_OK || status == FSA_ERR_TRACE) && !message) {
-		const struct ingest_truncation *cut = &cuts.items[0];
-
-		ingest_error_set(&error,
-				 "stream file %s is cut short: %" PRIu64 " of its %" PRIu64
-				 " packets are missing or incomplete (%" PRIu64
-				 " bytes in the file, whole packets up to byte %" PRIu64
-				 "); the packets before the cut were read%s",
-				 cut->file, cut->packets_lost, cut->packets, cut->file_bytes,
-				 cut->kept_bytes,
-				 cuts.count > 1 ? ", and other streams are cut too" : "");
+	lost = ingest_cuts_first_loss(&cuts);
+	if (lost && (status == FSA_OK || status == FSA_ERR_TRACE) && !message) {
+		ingest_cut_describe(lost, ingest_cuts_has_another_loss(&cuts, lost), &error);
 		status = FSA_ERR_TRACE;
-	} else if (cuts.count > 0 && status == FSA_OK) {
+	} else if (lost && status == FSA_OK) {
 		status = FSA_ERR_TRACE;
 	}
 	if (stats)

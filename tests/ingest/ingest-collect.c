@@ -7,6 +7,7 @@
 
 #include "ingest-collect.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +74,18 @@ collect_progress(void *data, uint64_t events, double fraction)
 	return false;
 }
 
+static void
+collect_note(void *data, const char *text)
+{
+	struct fsti_result *r = data;
+	char *notes = NULL;
+
+	if (asprintf(&notes, "%s%s\n", r->notes ? r->notes : "", text) < 0)
+		abort();
+	free(r->notes);
+	r->notes = notes;
+}
+
 void
 fsti_collect(const char *trace, struct fsti_result *result)
 {
@@ -81,6 +94,7 @@ fsti_collect(const char *trace, struct fsti_result *result)
 	    .event = collect_event,
 	    .discard = collect_discard,
 	    .progress = collect_progress,
+	    .note = collect_note,
 	};
 
 	memset(result, 0, sizeof(*result));
@@ -98,6 +112,7 @@ fsti_result_fini(struct fsti_result *result)
 	free(result->events);
 	free(result->discards);
 	free(result->error);
+	free(result->notes);
 	memset(result, 0, sizeof(*result));
 }
 

@@ -25,6 +25,7 @@ struct fsti_result {
 	size_t event_count, event_capacity;
 	struct fsa_discard *discards;
 	size_t discard_count, discard_capacity;
+	char *notes; /* the notes, one a line, NULL when none */
 	uint64_t progress_calls;
 	double last_fraction;
 };

@@ -471,23 +471,6 @@ Test(ingest_damage, big_endian_metadata_is_a_trace_error_not_an_abort)
 	fsti_result_fini(&r);
 }
 
-/* src.ctf.fs refuses a folder with a stray file, and a Babeltrace query aborted on it. */
-Test(ingest_damage, a_stray_text_file_in_the_trace_folder_is_refused_with_its_name)
-{
-	char *notes = file_path("notes.txt");
-	const char text[] = "what I recorded, and why\n";
-	struct fsti_result r;
-
-	file_write(notes, (const unsigned char *) text, sizeof(text) - 1);
-	fsti_collect(trace_dir, &r);
-	cr_expect_eq(r.status, FSA_ERR_IO, "status %d: %s", r.status, r.error);
-	cr_assert_not_null(r.error);
-	cr_expect_not_null(strstr(r.error, "notes.txt is not a CTF stream file"), "%s", r.error);
-	cr_expect_null(strchr(r.error, '\n'), "%s", r.error);
-	fsti_result_fini(&r);
-	free(notes);
-}
-
 /*
  * A decoder that hangs (here the real lttng-live source, waiting forever for a relay daemon that
  * accepted the connection and never answers) is stopped after FENCESCOPE_DECODE_TIMEOUT seconds.
@@ -616,5 +599,101 @@ Test(ingest_damage, a_stream_cut_at_a_packet_boundary_is_named_and_counted_as_lo
 	expect_empty_dir(tmp);
 	fsti_result_fini(&r);
 	free(path);
+	free(tmp);
+}
+
+/*
+ * src.ctf.fs refuses a whole folder in which one file is not a CTF stream. A file that is not a
+ * stream of the trace by its name (CHANNEL_CPU) nor by an index file is a stray: the trace is read
+ * without it, whole, and a note names it.
+ */
+Test(ingest_damage, a_stray_text_file_in_the_trace_folder_is_skipped_with_a_note)
+{
+	size_t on_cpu_0 = sample_events_on_cpu(0), on_cpu_1 = sample_events_on_cpu(1);
+	char *tmp = tmpdir_in_work();
+	char *notes = file_path("notes.txt");
+	const char text[] = "what I recorded, and why\n";
+	struct fsti_result r;
+
+	file_write(notes, (const unsigned char *) text, sizeof(text) - 1);
+	fsti_collect(trace_dir, &r);
+	unsetenv("TMPDIR");
+	cr_expect_eq(r.status, FSA_OK, "status %d: %s", r.status, r.error);
+	cr_expect_null(r.error, "%s", r.error);
+	cr_expect_gt(on_cpu_0 + on_cpu_1, 100);
+	cr_expect_eq(r.event_count, on_cpu_0 + on_cpu_1);
+	cr_expect_eq(r.discard_count, 0);
+	cr_expect_eq(r.stats.discarded_packets, 0);
+	cr_assert_not_null(r.notes);
+	cr_expect_not_null(strstr(r.notes, "notes.txt is not a CTF stream file: skipped"), "%s",
+			   r.notes);
+	/* One note, one line. */
+	cr_expect_eq(strchr(r.notes, '\n'), r.notes + strlen(r.notes) - 1, "%s", r.notes);
+	expect_empty_dir(tmp);
+	fsti_result_fini(&r);
+	free(notes);
+	free(tmp);
+}
+
+static void
+flip_magic_bit(const char *name)
+{
+	char *path = file_path(name);
+	size_t size;
+	unsigned char *bytes = file_read(path, &size);
+
+	bytes[0] ^= 1;
+	file_write(path, bytes, size);
+	free(bytes);
+	free(path);
+}
+
+/* A stream of the trace (here by its index file) whose first packet's magic is damaged cannot be
+ * read: the other streams are, the damaged one is named, and its packets are a loss. */
+Test(ingest_damage, a_stream_with_a_flipped_magic_bit_is_named_and_the_others_are_read)
+{
+	size_t on_cpu_0 = sample_events_on_cpu(0);
+	char *tmp = tmpdir_in_work();
+	struct fsti_result r;
+
+	flip_magic_bit("fencescope_1");
+	fsti_collect(trace_dir, &r);
+	unsetenv("TMPDIR");
+	expect_trace_error(&r, "stream file ");
+	cr_expect_not_null(strstr(r.error, "fencescope_1 cannot be read"), "%s", r.error);
+	cr_expect_null(strstr(r.error, "fencescope-view"), "%s", r.error);
+	cr_expect_eq(r.event_count, on_cpu_0);
+	for (size_t i = 0; i < r.event_count; i++)
+		cr_assert_eq(r.events[i].ev.cpu_id, 0, "event %zu", i);
+	expect_cut_loss(&r, 1);
+	cr_expect_null(r.notes, "%s", r.notes);
+	expect_empty_dir(tmp);
+	fsti_result_fini(&r);
+	free(tmp);
+}
+
+/* Without an index, the name says it: CHANNEL_CPU is a stream of the trace, damaged, not a stray.
+ * Its packets cannot be counted: one at least is lost. */
+Test(ingest_damage, a_stream_named_channel_cpu_without_index_with_a_flipped_magic_is_damaged)
+{
+	size_t on_cpu_1 = sample_events_on_cpu(1);
+	char *tmp = tmpdir_in_work();
+	char *index = file_path("index");
+	struct fsti_result r;
+
+	fst_remove_tree(index);
+	flip_magic_bit("fencescope_0");
+	fsti_collect(trace_dir, &r);
+	unsetenv("TMPDIR");
+	expect_trace_error(&r, "fencescope_0 cannot be read");
+	cr_expect_eq(r.event_count, on_cpu_1);
+	cr_assert_eq(r.discard_count, 1);
+	cr_expect_eq(r.discards[0].kind, FSA_DISCARD_PACKETS);
+	cr_expect_eq(r.discards[0].count, 1);
+	cr_expect_eq(r.discards[0].cpu_id, 0);
+	cr_expect_null(r.notes, "%s", r.notes);
+	expect_empty_dir(tmp);
+	fsti_result_fini(&r);
+	free(index);
 	free(tmp);
 }

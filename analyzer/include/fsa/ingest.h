@@ -29,6 +29,10 @@ struct fsa_ingest_callbacks {
 	/* Optional: events of a type it says no to come without fields (type, time and CPU
 	 * only), which saves decoding them. NULL: every field of every event. */
 	bool (*needs_payload)(enum fsa_event_type type);
+	/* Optional: a one-line note on something that lost nothing (a file of the trace folder
+	 * that is not a CTF stream, skipped), before the first event. NULL: the note goes to
+	 * stderr, "fencescope: note: …". */
+	void (*note)(void *data, const char *text);
 };
 
 struct fsa_ingest_stats {
