@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "fencescope-tp-enums.h"
+#include "fsa/json.h"
 #include "fsa/export-writers.h"
 
 #include "export-file-private.h"
@@ -127,73 +128,11 @@ put(struct fsa_perfetto_writer *w, const char *text)
 	fputs(text, w->out);
 }
 
-/* Writes a JSON string: escapes quotes, backslashes and control characters, and replaces bytes
- * that are not UTF-8 with U+FFFD so that a strict parser accepts any name a trace carries. */
+/* A JSON string any strict parser accepts, whatever name the trace carries (fsa/json.h). */
 static void
 put_string(struct fsa_perfetto_writer *w, const char *s)
 {
-	const unsigned char *p = (const unsigned char *) (s ? s : "");
-	FILE *out = w->out;
-
-	putc('"', out);
-	while (*p) {
-		unsigned char c = *p;
-		size_t len = 0;
-
-		if (c == '"' || c == '\\') {
-			putc('\\', out);
-			putc(c, out);
-			p++;
-			continue;
-		}
-		if (c < 0x20) {
-			switch (c) {
-			case '\n':
-				fputs("\\n", out);
-				break;
-			case '\t':
-				fputs("\\t", out);
-				break;
-			case '\r':
-				fputs("\\r", out);
-				break;
-			default:
-				fprintf(out, "\\u%04x", c);
-			}
-			p++;
-			continue;
-		}
-		if (c < 0x80) {
-			putc(c, out);
-			p++;
-			continue;
-		}
-		/* The length of a well-formed UTF-8 sequence (RFC 3629), 0 if it is not one. */
-		if (c >= 0xc2 && c <= 0xdf)
-			len = 2;
-		else if (c >= 0xe0 && c <= 0xef)
-			len = 3;
-		else if (c >= 0xf0 && c <= 0xf4)
-			len = 4;
-		for (size_t i = 1; i < len; i++) {
-			if ((p[i] & 0xc0) != 0x80) {
-				len = 0;
-				break;
-			}
-		}
-		if (len == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f)))
-			len = 0; /* overlong, or a UTF-16 surrogate */
-		if (len == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f)))
-			len = 0; /* overlong, or above U+10FFFF */
-		if (len == 0) {
-			fputs("\\ufffd", out);
-			p++;
-			continue;
-		}
-		fwrite(p, 1, len, out);
-		p += len;
-	}
-	putc('"', out);
+	fsa_json_write_string(w->out, s);
 }
 
 /* Microseconds with the nanoseconds as exact decimals: no floating point on the way out. */
