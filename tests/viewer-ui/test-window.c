@@ -569,6 +569,18 @@ Test(window, a_decoder_crash_keeps_the_window_and_shows_the_partial_banner)
 	cr_expect_str_eq(fsv_trace_get_name(trace), "crashing");
 	cr_expect_not_null(fsv_trace_get_partial_error(trace));
 	cr_expect(gtk_widget_get_visible(GTK_WIDGET(window)));
+	{
+		/* For a reader of the build folder: what a user sees after the crash, once the
+		 * banner's revealer has finished sliding in. */
+		g_autoptr(GdkTexture) texture = NULL;
+
+		for (int i = 0; i < 30; i++)
+			settle();
+		texture = screenshot();
+		g_autofree char *shot = g_build_filename(FST_BUILD_DIR, "window-partial.png", NULL);
+
+		cr_expect(gdk_texture_save_to_png(texture, shot));
+	}
 	cr_assert_eq(system(rm), 0);
 }
 
