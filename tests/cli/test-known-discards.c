@@ -70,7 +70,7 @@ struct recording {
 static struct recording *recording;
 
 static fsa_status
-keep_op_or_loss(void *data, const struct fsa_op *op)
+keep_op_of(void *data, const struct fsa_op *op)
 {
 	return fsct_keep_op(&((struct recording *) data)->rebuilt, op);
 }
@@ -81,9 +81,10 @@ keep_loss_of(void *data, const struct fsa_loss *loss)
 	return keep_loss(&((struct recording *) data)->losses, loss);
 }
 
-/* Records the scenario once for all the tests of the suite. */
+/* Records and analyzes the scenario. Criterion runs each test in a process of its own, so each
+ * test checks a recording of its own (about 1 s each). */
 static void
-record_once(void)
+record_and_analyze(void)
 {
 	const char *const args[] = {
 	    "record", "-o",      "trace",    "--subbuf-size",
@@ -95,8 +96,7 @@ record_once(void)
 
 	recording = calloc(1, sizeof(*recording));
 	cr_assert_not_null(recording);
-	sink =
-	    (struct fsa_model_sink){.data = recording, .op = keep_op_or_loss, .loss = keep_loss_of};
+	sink = (struct fsa_model_sink){.data = recording, .op = keep_op_of, .loss = keep_loss_of};
 	cr_assert_eq(fsct_record_in_sandbox(&options, &recording->outcome), 0, "%s",
 		     recording->outcome.setup_error);
 	cr_assert_eq(recording->outcome.exit_status, 0, "record: %s", recording->outcome.err);
@@ -128,7 +128,7 @@ forget_recording(void)
 	recording = NULL;
 }
 
-TestSuite(known_discards, .init = record_once, .fini = forget_recording, .timeout = 180);
+TestSuite(known_discards, .init = record_and_analyze, .fini = forget_recording, .timeout = 180);
 
 static bool
 is_tracer_discard(const struct fsa_loss *loss)
