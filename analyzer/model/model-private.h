@@ -167,6 +167,9 @@ struct fsa_model {
 	bool is_finished;
 	uint64_t last_ts;
 	uint64_t next_op_id;
+	/* The begin of the earliest signal-log gap whose missing entries are not all inferred
+	 * boxes (signals of unknown fence and value ran after it), FSA_TIME_NONE if none. */
+	uint64_t unmatched_signal_gap_begin_ns;
 
 	struct hmap processes; /* process_id → process_state */
 	struct process_state **process_list;

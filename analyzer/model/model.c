@@ -27,6 +27,7 @@ fsa_model_create(const struct fsa_model_sink *sink)
 	model->summary.first_ns = FSA_TIME_NONE;
 	model->summary.last_ns = FSA_TIME_NONE;
 	model->summary.runtime_version = "";
+	model->unmatched_signal_gap_begin_ns = FSA_TIME_NONE;
 	return model;
 }
 

@@ -338,6 +338,21 @@ find_release(const struct fence_state *fence, uint64_t value, uint64_t hi)
 }
 
 /*
+ * Whether a signal lost in a gap of a signal log (one no inferred box accounts for) may have
+ * brought the fence to the wait's value before `release` did. Its fence and value are not in the
+ * trace, and it ran after the entry before its gap: so any such gap that began before `release`
+ * ended may hide the first signal to reach the value (GPV-07). GPV-08: no edge rather than a
+ * wrong one. (A wait's observed time does not prove the fence was still below the value then:
+ * a wait already satisfied has one too.)
+ */
+static bool
+may_release_be_lost(const struct fsa_model *model, const struct signal_memory *release)
+{
+	return model->unmatched_signal_gap_begin_ns != FSA_TIME_NONE &&
+	       model->unmatched_signal_gap_begin_ns < release->end_ns;
+}
+
+/*
  * Whether a signal of this fence to `value` or more, not given out yet, may have ended by `hi`
  * (GPV-07 must then wait for it). A closed one is pending its clock pair; an open one may have run
  * with its entry not read yet — unless its queue's signal log was already read past `hi` (entries
@@ -623,6 +638,8 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 							      rec->op.fence_value, hi, is_final);
 			if (!is_unsure)
 				release = find_release(rec->fence, rec->op.fence_value, hi);
+			if (release && may_release_be_lost(model, release))
+				release = NULL;
 		}
 		/* At the end, only a closed signal still to go out in this flush holds a wait: it
 		 * gives the wait out when it goes. */
@@ -823,6 +840,13 @@ log_gap(struct fsa_model *model, struct queue_state *queue, unsigned log,
 	free(found);
 	if (status)
 		return status;
+	if (count < missing && kind == FSA_OP_SIGNAL) {
+		uint64_t begin = loss.begin_ns == FSA_TIME_NONE ? 0 : loss.begin_ns;
+
+		if (model->unmatched_signal_gap_begin_ns == FSA_TIME_NONE ||
+		    begin < model->unmatched_signal_gap_begin_ns)
+			model->unmatched_signal_gap_begin_ns = begin;
+	}
 	loss.inferred_ops = count;
 	return emit_loss(model, &loss);
 }

@@ -40,56 +40,17 @@
 
 #include "fsa/ingest.h"
 #include "fsa/model.h"
+#include "known-truth.h"
 #include "record-sandbox.h"
 #include "trace-reader.h"
 
-/* Realtime: how late a ground-truth event may be stamped after the instant its GPU time stands
- * for (a thread preempted between the GPU's clock read and its tracepoint: a scheduler slice). */
-#define FSCT_RT_PREEMPT_NS 4000000
-#define FSCT_MAX_ADAPTERS  8
+#define FSCT_MAX_ADAPTERS 8
 
 /* An adapter's GPU timestamp counter as the scenario configures it (runtime/hw/engine.c). */
 struct counter {
 	uint64_t hz;     /* effective: nominal × (1 + drift) */
 	uint64_t offset; /* counter value at CPU time 0 */
 };
-
-struct ops {
-	struct fsa_op *items;
-	size_t count, capacity;
-};
-
-static fsa_status
-keep_op(void *data, const struct fsa_op *op)
-{
-	struct ops *ops = data;
-
-	if (ops->count == ops->capacity) {
-		ops->capacity = ops->capacity ? ops->capacity * 2 : 256;
-		ops->items = realloc(ops->items, ops->capacity * sizeof(*ops->items));
-		cr_assert_not_null(ops->items);
-	}
-	ops->items[ops->count++] = *op;
-	return FSA_OK;
-}
-
-/* The ground-truth event `name` for (queue, fence, value) at GPU tick `gpu_ts`. */
-static const struct fst_event *
-truth(const struct fst_trace *trace, const char *name, const struct fsa_op *op, uint64_t gpu_ts)
-{
-	for (size_t i = 0; i < trace->event_count; i++) {
-		const struct fst_event *event = &trace->events[i];
-
-		if (strcmp(event->name, name) == 0 &&
-		    fst_event_find_field(event, "gpu_ts")->u == gpu_ts &&
-		    fst_event_find_field(event, "fence_value")->u == op->fence_value &&
-		    fst_event_find_field(event, "fence_global_handle")->u ==
-			op->fence_global_handle &&
-		    fst_event_find_field(event, "hwqueue_handle")->u == op->hwqueue_handle)
-			return event;
-	}
-	return NULL;
-}
 
 struct check {
 	const char *label;
@@ -124,11 +85,9 @@ expect_near(struct check *check, uint64_t rebuilt, uint64_t gpu_ts, const struct
 	int64_t delta = event->ts_ns - (int64_t) rebuilt;
 	int64_t exact = (int64_t) rebuilt - counter_answer(check, op->adapter_id, gpu_ts);
 	int64_t tick = (int64_t) (1000000000u / check->counters[op->adapter_id].hz) + 1;
-	/* Realtime: the tracer stamps after the GPU read the clock, never before (a tick and the
-	 * fit's residual aside), and late by little but up to a preemption. */
-	int64_t low = check->is_realtime ? -(tolerance + tick) : -tolerance;
-	int64_t high = check->is_realtime ? tolerance + FSCT_RT_PREEMPT_NS : tolerance;
+	int64_t low, high;
 
+	fsct_truth_window(check->is_realtime, tolerance, tick, &low, &high);
 	check->checked++;
 	if (llabs(delta) > check->worst)
 		check->worst = llabs(delta);
@@ -151,27 +110,13 @@ expect_near(struct check *check, uint64_t rebuilt, uint64_t gpu_ts, const struct
 		  event->ts_ns, delta, tolerance);
 }
 
-static int64_t
-tolerance_of(const struct fsa_model *model, uint32_t adapter_id)
-{
-	for (size_t i = 0; i < fsa_model_clock_fit_count(model); i++) {
-		const struct fsa_clock_fit *fit = fsa_model_borrow_clock_fit(model, i);
-
-		if (fit->adapter_id == adapter_id)
-			return (int64_t) ceil(fit->ns_per_tick) +
-			       (int64_t) ceil(fit->residual_max_ns);
-	}
-	cr_assert_fail("no clock fit for adapter %u", adapter_id);
-	return 0;
-}
-
 /* Analyzes `path` and checks every observed user-mode box against the ground truth. */
 static void
 check_trace(const char *path, struct check *check)
 {
 	struct fst_trace *trace = NULL;
-	struct ops ops = {0};
-	struct fsa_model_sink sink = {.data = &ops, .op = keep_op};
+	struct fsct_rebuilt ops = {0};
+	struct fsa_model_sink sink = {.data = &ops, .op = fsct_keep_op};
 	struct fsa_model *model = fsa_model_create(&sink);
 	const struct fsa_summary *sum;
 	char *error = NULL;
@@ -186,18 +131,19 @@ check_trace(const char *path, struct check *check)
 	cr_assert_eq(sum->clock_mode, check->is_realtime ? 1 : 0, "%s", check->label);
 	cr_expect_eq(sum->gpu_time, FSA_GPU_TIME_CORRELATED, "%s", check->label);
 	cr_expect_eq(sum->anomaly_counts[FSA_ANOM_END_BEFORE_QUEUED], 0, "%s", check->label);
-	for (size_t i = 0; i < ops.count; i++) {
-		const struct fsa_op *op = &ops.items[i];
+	for (size_t i = 0; i < ops.op_count; i++) {
+		const struct fsa_op *op = &ops.ops[i];
 		const struct fst_event *event;
 		int64_t tolerance;
 
 		if (op->source != FSA_SRC_USER_MODE_QUEUE || op->state != FSA_OP_OBSERVED ||
 		    !op->end_gpu_ts)
 			continue;
-		tolerance = tolerance_of(model, op->adapter_id);
+		tolerance = fsct_tolerance_of(model, op->adapter_id);
 		if (op->kind == FSA_OP_SIGNAL) {
 			/* The signal box ends when the GPU wrote the value. */
-			event = truth(trace, "fencescope_hw:fence_value_write", op, op->end_gpu_ts);
+			event = fsct_truth_event(trace, "fencescope_hw:fence_value_write", op,
+						 op->end_gpu_ts);
 			cr_expect_not_null(event, "%s: no value write for signal op %" PRIu64,
 					   check->label, op->id);
 			if (event)
@@ -206,7 +152,7 @@ check_trace(const char *path, struct check *check)
 			continue;
 		}
 		/* The wait box ends when the GPU released the queue... */
-		event = truth(trace, "fencescope_hw:gpu_wait_end", op, op->end_gpu_ts);
+		event = fsct_truth_event(trace, "fencescope_hw:gpu_wait_end", op, op->end_gpu_ts);
 		cr_expect_not_null(event, "%s: no wait end for wait op %" PRIu64, check->label,
 				   op->id);
 		if (event)
@@ -215,11 +161,12 @@ check_trace(const char *path, struct check *check)
 		/* ...and stalled it from when the GPU reached it (a wait already satisfied never
 		 * blocked and has no gpu_wait_begin of its own). */
 		if (op->observed_gpu_ts && op->observed_ns != FSA_TIME_NONE &&
-		    (event = truth(trace, "fencescope_hw:gpu_wait_begin", op, op->observed_gpu_ts)))
+		    (event = fsct_truth_event(trace, "fencescope_hw:gpu_wait_begin", op,
+					      op->observed_gpu_ts)))
 			expect_near(check, op->observed_ns, op->observed_gpu_ts, event, tolerance,
 				    "wait observed", op);
 	}
-	free(ops.items);
+	fsct_rebuilt_clear(&ops);
 	fsa_model_destroy(model);
 	fst_trace_destroy(trace);
 }

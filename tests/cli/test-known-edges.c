@@ -30,103 +30,11 @@
 #include "fencescope-tp-enums.h"
 #include "fsa/ingest.h"
 #include "fsa/model.h"
+#include "known-truth.h"
 #include "record-sandbox.h"
 #include "trace-reader.h"
 
 #define TOLERANCE_NS 1000
-
-struct rebuilt {
-	struct fsa_op *ops;
-	size_t op_count, op_capacity;
-	struct fsa_fence_value *steps; /* progress fences' value steps */
-	size_t step_count, step_capacity;
-};
-
-static fsa_status
-keep_step(void *data, const struct fsa_fence_value *step)
-{
-	struct rebuilt *r = data;
-
-	if (r->step_count == r->step_capacity) {
-		r->step_capacity = r->step_capacity ? r->step_capacity * 2 : 256;
-		r->steps = realloc(r->steps, r->step_capacity * sizeof(*r->steps));
-		cr_assert_not_null(r->steps);
-	}
-	r->steps[r->step_count++] = *step;
-	return FSA_OK;
-}
-
-static fsa_status
-keep_op(void *data, const struct fsa_op *op)
-{
-	struct rebuilt *r = data;
-
-	if (r->op_count == r->op_capacity) {
-		r->op_capacity = r->op_capacity ? r->op_capacity * 2 : 256;
-		r->ops = realloc(r->ops, r->op_capacity * sizeof(*r->ops));
-		cr_assert_not_null(r->ops);
-	}
-	r->ops[r->op_count++] = *op;
-	return FSA_OK;
-}
-
-static const struct fsa_op *
-op_by_id(const struct rebuilt *r, uint64_t id)
-{
-	for (size_t i = 0; i < r->op_count; i++)
-		if (r->ops[i].id == id)
-			return &r->ops[i];
-	return NULL;
-}
-
-/* A ground-truth event: a CurrentValue write or a GPU wait's release. */
-struct truth {
-	bool is_gpu;             /* fence_value_write / gpu_wait_end, else update_current_value */
-	uint64_t hwqueue_handle; /* GPU events */
-	uint64_t fence_global_handle, value;
-	int64_t ts_ns;
-	const struct fsa_op *op; /* the rebuilt box matched to it */
-};
-
-struct truths {
-	struct truth *items;
-	size_t count;
-};
-
-static uint64_t
-field(const struct fst_event *event, const char *name)
-{
-	const struct fst_field *f = fst_event_find_field(event, name);
-
-	cr_assert_not_null(f, "%s has no %s", event->name, name);
-	return f->u;
-}
-
-/* Writes (is_write) or GPU wait releases, in trace order. */
-static struct truths
-collect(const struct fst_trace *trace, bool is_write)
-{
-	struct truths t = {calloc(trace->event_count + 1, sizeof(struct truth)), 0};
-
-	for (size_t i = 0; i < trace->event_count; i++) {
-		const struct fst_event *e = &trace->events[i];
-		bool is_gpu = strcmp(e->name, is_write ? "fencescope_hw:fence_value_write"
-						       : "fencescope_hw:gpu_wait_end") == 0;
-
-		if (!is_gpu &&
-		    !(is_write && strcmp(e->name, "fencescope_kmd:update_current_value") == 0 &&
-		      field(e, "notification_only") == 0))
-			continue;
-		t.items[t.count++] = (struct truth){
-		    .is_gpu = is_gpu,
-		    .hwqueue_handle = is_gpu ? field(e, "hwqueue_handle") : 0,
-		    .fence_global_handle = field(e, "fence_global_handle"),
-		    .value = field(e, "fence_value"),
-		    .ts_ns = e->ts_ns,
-		};
-	}
-	return t;
-}
 
 static bool
 is_time_compatible(const struct fsa_op *op, int64_t ts)
@@ -149,7 +57,7 @@ distance(const struct fsa_op *op, int64_t ts)
 
 /* Whether a rebuilt op can be the box of a truth event (same queue, fence and value). */
 static bool
-is_same_operation(const struct fsa_op *op, const struct truth *t, enum fsa_op_kind kind)
+is_same_operation(const struct fsa_op *op, const struct fsct_truth *t, enum fsa_op_kind kind)
 {
 	if (op->kind != kind || op->fence_global_handle != t->fence_global_handle ||
 	    op->fence_value != t->value)
@@ -163,7 +71,7 @@ is_same_operation(const struct fsa_op *op, const struct truth *t, enum fsa_op_ki
 /* Matches each truth event with the nearest compatible rebuilt box not matched yet; returns how
  * many rebuilt observed or inferred user-mode boxes of that kind found no truth. */
 static size_t
-match(struct rebuilt *r, struct truths *t, enum fsa_op_kind kind, const char *scenario)
+match(struct fsct_rebuilt *r, struct fsct_truths *t, enum fsa_op_kind kind, const char *scenario)
 {
 	bool *used = calloc(r->op_count + 1, sizeof(bool));
 	size_t unmatched = 0;
@@ -207,22 +115,6 @@ match(struct rebuilt *r, struct truths *t, enum fsa_op_kind kind, const char *sc
 	return unmatched;
 }
 
-/* GPV-07 on the ground truth: the first write to bring the fence to `value` or more. */
-static const struct truth *
-truth_release(const struct truths *writes, const struct fsa_fence_info *fence, uint64_t value,
-	      int64_t end_ns)
-{
-	if (fence->initial_value >= value)
-		return NULL;
-	for (size_t i = 0; i < writes->count; i++) {
-		const struct truth *w = &writes->items[i];
-
-		if (w->fence_global_handle == fence->fence_global_handle && w->value >= value)
-			return w->ts_ns <= end_ns + TOLERANCE_NS ? w : NULL;
-	}
-	return NULL;
-}
-
 struct verdict {
 	size_t waits, released, edges, right, wrong, missing, excused, unreleased_right;
 	size_t unmatched_signals, unmatched_waits, inferred_ops, cpu_releases;
@@ -232,7 +124,7 @@ struct verdict {
 /* HPF-02: each progress fence step the model gave lands on a write of that value (the GPU's at
  * the end of a user-mode buffer, the OS's for a kernel-mode one). */
 static size_t
-check_steps(const struct rebuilt *r, const struct truths *writes, const char *scenario)
+check_steps(const struct fsct_rebuilt *r, const struct fsct_truths *writes, const char *scenario)
 {
 	size_t unmatched = 0;
 
@@ -241,7 +133,7 @@ check_steps(const struct rebuilt *r, const struct truths *writes, const char *sc
 		bool is_found = false;
 
 		for (size_t j = 0; j < writes->count && !is_found; j++) {
-			const struct truth *w = &writes->items[j];
+			const struct fsct_truth *w = &writes->items[j];
 
 			is_found =
 			    w->fence_global_handle == step->fence_global_handle &&
@@ -279,11 +171,12 @@ check_recording(const char *name, const char *what)
 {
 	struct fsct_outcome outcome = {0};
 	struct fst_trace *trace = NULL;
-	struct rebuilt r = {0};
-	struct fsa_model_sink sink = {.data = &r, .op = keep_op, .fence_value = keep_step};
+	struct fsct_rebuilt r = {0};
+	struct fsa_model_sink sink = {
+	    .data = &r, .op = fsct_keep_op, .fence_value = fsct_keep_step};
 	struct fsa_model *model = fsa_model_create(&sink);
 	char *error = NULL, *path;
-	struct truths writes, releases;
+	struct fsct_truths writes, releases;
 	struct verdict v = {0};
 
 	{
@@ -302,8 +195,8 @@ check_recording(const char *name, const char *what)
 		     error);
 	cr_assert_eq(fsa_model_borrow_summary(model)->clock_mode, 0, "a sim-mode recording");
 
-	writes = collect(trace, true);
-	releases = collect(trace, false);
+	writes = fsct_truths_collect(trace, true);
+	releases = fsct_truths_collect(trace, false);
 	cr_assert_gt(writes.count, 0);
 	v.unmatched_signals = match(&r, &writes, FSA_OP_SIGNAL, name);
 	v.unmatched_waits = match(&r, &releases, FSA_OP_WAIT, name);
@@ -313,7 +206,7 @@ check_recording(const char *name, const char *what)
 	for (size_t i = 0; i < r.op_count; i++) {
 		const struct fsa_op *wait = &r.ops[i];
 		const struct fsa_fence_info *fence;
-		const struct truth *release, *truth_end = NULL;
+		const struct fsct_truth *release, *truth_end = NULL;
 		const struct fsa_op *signal;
 		int64_t end_ns;
 
@@ -342,8 +235,9 @@ check_recording(const char *name, const char *what)
 			    (int64_t) wait->end_ns; /* the OS's own event: its time is the truth */
 		}
 		v.waits++;
-		release = truth_release(&writes, fence, wait->fence_value, end_ns);
-		signal = wait->signal_op_id ? op_by_id(&r, wait->signal_op_id) : NULL;
+		release =
+		    fsct_truth_release(&writes, fence, wait->fence_value, end_ns, TOLERANCE_NS);
+		signal = wait->signal_op_id ? fsct_rebuilt_find_op(&r, wait->signal_op_id) : NULL;
 		if (signal)
 			v.edges++;
 		if (!release) {
@@ -403,8 +297,7 @@ check_recording(const char *name, const char *what)
 
 	free(writes.items);
 	free(releases.items);
-	free(r.ops);
-	free(r.steps);
+	fsct_rebuilt_clear(&r);
 	fsa_model_destroy(model);
 	free(path);
 	fst_trace_destroy(trace);

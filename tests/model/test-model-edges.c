@@ -331,6 +331,28 @@ Test(log_gap, a_gap_with_more_candidates_than_missing_entries_infers_nothing)
 	cr_assert_eq(fsa_model_borrow_summary(model)->inferred_ops, 0);
 }
 
+Test(log_gap, gpv_08_a_signal_lost_in_a_gap_may_have_released_a_wait_so_it_gets_no_edge)
+{
+	/* Signal 2's queued event and its entry (position 1) were both discarded by the tracer:
+	 * the gap before signal 3's entry has no box to infer. The CPU wait for 2 was released by
+	 * that lost signal, not by signal 3; the wait for 1 by signal 1, before the gap. */
+	SIGNAL_QUEUED(T0 + 1, UQ, FA, 1, 1);
+	SIGNAL_QUEUED(T0 + 3, UQ, FA, 3, 3);
+	CPU_WAIT(T0 + 10, T0 + 1500, 1, FA, 1, 1);
+	SIGNAL_ENTRY(T0 + 5000, UQ, 0, FA, FA_G, 1, 100100);
+	CPU_WAIT(T0 + 20, T0 + 5500, 2, FA, 2, 3);
+	SIGNAL_ENTRY(T0 + 6000, UQ, 2, FA, FA_G, 3, 100400);
+	cr_assert_eq(finish(), FSA_OK);
+
+	cr_assert_eq(got.loss_count, 1);
+	cr_assert_eq(got.losses[0].kind, FSA_LOSS_LOG_GAP);
+	cr_assert_eq(got.losses[0].inferred_ops, 0);
+	cr_assert_eq(find_source_op(FSA_OP_WAIT, FSA_SRC_CPU, FA_G, 1)->signal_op_id,
+		     find_op(FSA_OP_SIGNAL, UQ, 1)->id, "released before the gap began");
+	cr_assert_eq(find_source_op(FSA_OP_WAIT, FSA_SRC_CPU, FA_G, 2)->signal_op_id, 0,
+		     "signal 3 is not provably the first to reach 2");
+}
+
 TestSuite(progress, .init = setup, .fini = fixture_teardown);
 
 Test(progress, hpf_02_progress_fence_steps_to_each_completed_buffer_value)
