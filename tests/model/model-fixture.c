@@ -143,8 +143,6 @@ feed_ok(const char *event, uint64_t ts, ...)
 		     fsa_status_string(status));
 }
 
-#define U(x) ((uint64_t) (x))
-
 void
 fixture_objects(uint64_t ts)
 {

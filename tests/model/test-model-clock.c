@@ -12,7 +12,6 @@
 
 #include "model-fixture.h"
 
-#define U(x) ((uint64_t) (x))
 /* The clock class offset of an LTTng clock: ns since the epoch at the clock's zero. */
 #define ORIGIN UINT64_C(1795460000000000000)
 /* Raw CLOCK_MONOTONIC (or sim word) readings, 100 MHz counter: tick t ↔ raw 10 t. */

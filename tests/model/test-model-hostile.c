@@ -10,9 +10,6 @@
 #include "hmap-private.h"
 #include "model-fixture.h"
 
-#define U(x) ((uint64_t) (x))
-#define T0   UINT64_C(1000000)
-
 static void
 setup(void)
 {

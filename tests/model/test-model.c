@@ -10,30 +10,6 @@
 
 #include "model-fixture.h"
 
-#define U(x) ((uint64_t) (x))
-#define T0   UINT64_C(1000000)
-
-#define WAIT_QUEUED(ts, q, f, v, p)                                                                \
-	feed_ok("fence_wait_queued", U(ts), "process_id", U(PID), "hwqueue_handle", U(q),          \
-		"fence_handle", U(f), "fence_value", U(v), "progress_value", U(p), NULL)
-#define SIGNAL_QUEUED(ts, q, f, v, p)                                                              \
-	feed_ok("fence_signal_queued", U(ts), "process_id", U(PID), "hwqueue_handle", U(q),        \
-		"fence_handle", U(f), "fence_value", U(v), "progress_value", U(p), NULL)
-#define ENTRY(ts, q, pos, f, fg, v, op, obs, end)                                                  \
-	feed_ok("fence_log_entry", U(ts), "hwqueue_handle", U(q), "log_type",                      \
-		U((op) == FSTP_LOG_OPERATION_WAIT_UNBLOCKED ? FSTP_LOG_TYPE_WAITS                  \
-							    : FSTP_LOG_TYPE_SIGNALS),              \
-		"entry_position", U(pos), "fence_handle", U(f), "fence_global_handle", U(fg),      \
-		"fence_value", U(v), "operation", U(op), "observed_gpu_ts", U(obs), "end_gpu_ts",  \
-		U(end), NULL)
-#define WAIT_ENTRY(ts, q, pos, f, fg, v, obs, end)                                                 \
-	ENTRY(ts, q, pos, f, fg, v, FSTP_LOG_OPERATION_WAIT_UNBLOCKED, obs, end)
-#define SIGNAL_ENTRY(ts, q, pos, f, fg, v, end)                                                    \
-	ENTRY(ts, q, pos, f, fg, v, FSTP_LOG_OPERATION_SIGNAL_EXECUTED, 0, end)
-#define PAIR(ts, gpu)                                                                              \
-	feed_ok("clock_correlation", U(ts), "adapter_id", U(0), "cpu_ts_ns", U(ts), "gpu_ts",      \
-		U(gpu), "gpu_ts_frequency_hz", U(100000000), NULL)
-
 static void
 setup(void)
 {
