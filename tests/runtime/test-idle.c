@@ -17,20 +17,10 @@
 
 #include <fencescope/runtime.h>
 
+#include "tap.h"
+
 #define ROUNDS     300
 #define TIMEOUT_NS (UINT64_C(20) * 1000000000u)
-
-static int failed_checks;
-
-/* A setup step that fails makes the rest meaningless. */
-#define SETUP(call)                                                                                \
-	do {                                                                                       \
-		fsr_status status_ = (call);                                                       \
-		if (status_ != FSR_OK) {                                                           \
-			printf("Bail out! %s: %s\n", #call, fsr_status_name(status_));             \
-			exit(EXIT_FAILURE);                                                        \
-		}                                                                                  \
-	} while (0)
 
 /* One adapter, one process: a producer on 3D, consumers on compute (user) and copy (kernel). */
 struct idle_fixture {

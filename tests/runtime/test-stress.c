@@ -17,21 +17,11 @@
 
 #include <fencescope/runtime.h>
 
+#include "tap.h"
+
 #define THREADS    4
 #define ITERATIONS 2000
 #define TIMEOUT_NS (UINT64_C(20) * 1000000000u)
-
-static int failed_checks;
-
-/* A setup step that fails makes the rest meaningless. */
-#define SETUP(call)                                                                                \
-	do {                                                                                       \
-		fsr_status status_ = (call);                                                       \
-		if (status_ != FSR_OK) {                                                           \
-			printf("Bail out! %s: %s\n", #call, fsr_status_name(status_));             \
-			exit(EXIT_FAILURE);                                                        \
-		}                                                                                  \
-	} while (0)
 
 /* Like Criterion's expect: report and go on. */
 #define CHECK(cond, ...)                                                                           \
