@@ -151,6 +151,13 @@ ingest_path_compare(const void *a, const void *b)
 	return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
+bool
+ingest_is_live_url(const char *trace)
+{
+	return strncmp(trace, "net://", 6) == 0 || strncmp(trace, "net4://", 7) == 0 ||
+	       strncmp(trace, "net6://", 7) == 0;
+}
+
 fsa_status
 ingest_dirs_find(const char *path, struct ingest_dirs *dirs, char **error)
 {

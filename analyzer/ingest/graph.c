@@ -560,8 +560,7 @@ ingest_graph_read(const char *trace, const struct fsa_ingest_callbacks *callback
 	}
 	/* A cause left by an earlier, unrelated call must not become our message. */
 	bt_current_thread_clear_error();
-	is_live = strncmp(trace, "net://", 6) == 0 || strncmp(trace, "net4://", 7) == 0 ||
-		  strncmp(trace, "net6://", 7) == 0;
+	is_live = ingest_is_live_url(trace);
 	if (!is_live) {
 		status = ingest_dirs_find(trace, &dirs, &error);
 		if (status != FSA_OK)

@@ -29,6 +29,9 @@ void ingest_dirs_fini(struct ingest_dirs *dirs);
  */
 fsa_status ingest_dirs_find(const char *path, struct ingest_dirs *dirs, char **error);
 
+/* Whether TRACE names an LTTng live session (net://, net4://, net6://) rather than a folder. */
+bool ingest_is_live_url(const char *trace);
+
 /*
  * Refuses a packetized metadata file whose packet claims more bytes than the file holds:
  * libbabeltrace2 2.0.4 retries a zero-byte read at the end of such a file forever, so a

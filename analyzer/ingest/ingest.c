@@ -529,8 +529,7 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 		status = FSA_ERR_INVALID;
 		goto end;
 	}
-	is_live = strncmp(trace, "net://", 6) == 0 || strncmp(trace, "net4://", 7) == 0 ||
-		  strncmp(trace, "net6://", 7) == 0;
+	is_live = ingest_is_live_url(trace);
 	/* Path errors, several recordings and cut streams are found here, without Babeltrace. */
 	if (!is_live) {
 		status = ingest_dirs_find(trace, &dirs, &error);
