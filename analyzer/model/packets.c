@@ -174,6 +174,29 @@ packets_on_queued(struct fsa_model *model, const struct fsa_event *ev)
 	return FSA_OK;
 }
 
+/* A packet record for the packet_start/packet_end EV names, with no times yet. Returns:
+ * (transfer full) (nullable: out of memory). */
+static struct packet_rec *
+packet_rec_new(const struct queue_state *queue, const struct fsa_event *ev)
+{
+	struct packet_rec *rec = calloc(1, sizeof(*rec));
+
+	if (!rec)
+		return NULL;
+	rec->packet = (struct fsa_packet){
+	    .adapter_id = (uint32_t) ev->u[FSA_F_ADAPTER_ID],
+	    .engine_id = (uint32_t) ev->u[FSA_F_ENGINE_ID],
+	    .hwqueue_handle = ev->u[FSA_F_HWQUEUE_HANDLE],
+	    .packet_id = ev->u[FSA_F_PACKET_ID],
+	    .progress_value = ev->u[FSA_F_PROGRESS_VALUE],
+	    .is_user_mode = queue->info.is_user_mode,
+	    .queued_ns = FSA_TIME_NONE,
+	    .start_ns = FSA_TIME_NONE,
+	    .end_ns = FSA_TIME_NONE,
+	};
+	return rec;
+}
+
 fsa_status
 packets_on_start(struct fsa_model *model, const struct fsa_event *ev)
 {
@@ -181,26 +204,15 @@ packets_on_start(struct fsa_model *model, const struct fsa_event *ev)
 	uint64_t key = hmap_key2(adapter, ev->u[FSA_F_PACKET_ID]);
 	struct queue_state *queue = queue_used(model, ev->u[FSA_F_HWQUEUE_HANDLE], ev->ts_ns);
 	struct packet_queued_info *info = hmap_remove(&model->packet_queued, key);
-	struct packet_rec *rec = calloc(1, sizeof(*rec)), *old;
+	struct packet_rec *rec = queue ? packet_rec_new(queue, ev) : NULL, *old;
 
 	if (!queue || !rec) {
-		free(rec);
 		free(info);
 		return model->failed ? model->failed : (model->failed = FSA_ERR_NOMEM);
 	}
-	rec->packet = (struct fsa_packet){
-	    .adapter_id = adapter,
-	    .engine_id = (uint32_t) ev->u[FSA_F_ENGINE_ID],
-	    .hwqueue_handle = ev->u[FSA_F_HWQUEUE_HANDLE],
-	    .packet_id = ev->u[FSA_F_PACKET_ID],
-	    .progress_value = ev->u[FSA_F_PROGRESS_VALUE],
-	    .is_user_mode = queue->info.is_user_mode,
-	    .queued_ns = FSA_TIME_NONE,
-	    .start_ns = ev->ts_ns,
-	    .end_ns = FSA_TIME_NONE,
-	    .start_gpu_ts = ev->u[FSA_F_GPU_TS],
-	    .status = FSA_PACKET_NEVER_ENDED,
-	};
+	rec->packet.start_ns = ev->ts_ns;
+	rec->packet.start_gpu_ts = ev->u[FSA_F_GPU_TS];
+	rec->packet.status = FSA_PACKET_NEVER_ENDED;
 	if (info) {
 		rec->packet.queued_ns = info->queued_ns;
 		rec->packet.resubmission_of = info->resubmission_of;
@@ -239,19 +251,10 @@ packets_on_end(struct fsa_model *model, const struct fsa_event *ev)
 	if (!queue)
 		return model->failed;
 	if (!rec) {
-		rec = calloc(1, sizeof(*rec));
+		/* Its start was not in the trace (or was lost). */
+		rec = packet_rec_new(queue, ev);
 		if (!rec)
 			return model->failed = FSA_ERR_NOMEM;
-		rec->packet = (struct fsa_packet){
-		    .adapter_id = adapter,
-		    .engine_id = (uint32_t) ev->u[FSA_F_ENGINE_ID],
-		    .hwqueue_handle = ev->u[FSA_F_HWQUEUE_HANDLE],
-		    .packet_id = ev->u[FSA_F_PACKET_ID],
-		    .progress_value = ev->u[FSA_F_PROGRESS_VALUE],
-		    .is_user_mode = queue->info.is_user_mode,
-		    .queued_ns = FSA_TIME_NONE,
-		    .start_ns = FSA_TIME_NONE,
-		};
 	}
 	rec->packet.end_ns = ev->ts_ns;
 	rec->packet.end_gpu_ts = ev->u[FSA_F_GPU_TS];
