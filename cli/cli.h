@@ -7,6 +7,8 @@
 #ifndef FENCESCOPE_CLI_H
 #define FENCESCOPE_CLI_H
 
+#include <stdbool.h>
+
 #define FS_EXIT_OK      0
 #define FS_EXIT_FAILURE 1
 #define FS_EXIT_USAGE   2
@@ -45,10 +47,10 @@ void fs_error(const char *subcommand, const char *format, ...)
  */
 void fs_remove_outputs_on_signals(void);
 
-/* --recording NAME of report, export, render and view: the folder of that recording under
- * TRACE (fsa_ingest_pick_recording), or NULL after saying why on stderr. (transfer full:
- * g_free()) */
-char *fs_recording_pick(const char *subcommand, const char *trace, const char *recording);
+/* --recording NAME of report, export, render and view: replaces *TRACE (g_free()'d) with the
+ * folder of that recording under it (fsa_ingest_pick_recording). Does nothing when RECORDING is
+ * NULL. Returns false after saying why on stderr. */
+bool fs_recording_pick(const char *subcommand, char **trace, const char *recording);
 
 /* The path of this executable, to re-run it (record runs `fencescope run` under a session). */
 const char *fs_self_path(void);

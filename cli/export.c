@@ -391,15 +391,8 @@ fs_export_main(int argc, char **argv)
 		fs_error(EXPORT_COMMAND, "give exactly one TRACE; see 'fencescope export --help'");
 		return FS_EXIT_USAGE;
 	}
-	if (recording) {
-		/* --recording: the folder of that recording replaces TRACE. */
-		char *picked = fs_recording_pick(EXPORT_COMMAND, rest[0], recording);
-
-		if (!picked)
-			return FS_EXIT_FAILURE;
-		g_free(rest[0]);
-		rest[0] = picked;
-	}
+	if (!fs_recording_pick(EXPORT_COMMAND, &rest[0], recording))
+		return FS_EXIT_FAILURE;
 	if (!sqlite_path && !perfetto_path) {
 		fs_error(EXPORT_COMMAND, "nothing to write: give --sqlite FILE, --perfetto FILE "
 					 "or both");

@@ -112,17 +112,20 @@ main(int argc, char **argv)
 	return FS_EXIT_USAGE;
 }
 
-char *
-fs_recording_pick(const char *subcommand, const char *trace, const char *recording)
+bool
+fs_recording_pick(const char *subcommand, char **trace, const char *recording)
 {
-	char *path = NULL, *error = NULL, *picked;
+	char *path = NULL, *error = NULL;
 
-	if (fsa_ingest_pick_recording(trace, recording, &path, &error) != FSA_OK) {
+	if (!recording)
+		return true;
+	if (fsa_ingest_pick_recording(*trace, recording, &path, &error) != FSA_OK) {
 		fs_error(subcommand, "%s", error ? error : "cannot pick the recording");
 		free(error);
-		return NULL;
+		return false;
 	}
-	picked = g_strdup(path);
+	g_free(*trace);
+	*trace = g_strdup(path);
 	free(path);
-	return picked;
+	return true;
 }

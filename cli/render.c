@@ -129,15 +129,8 @@ fs_render_main(int argc, char **argv)
 		fs_error(RENDER_COMMAND, "give exactly one TRACE; see 'fencescope render --help'");
 		return FS_EXIT_USAGE;
 	}
-	if (recording) {
-		/* --recording: the folder of that recording replaces TRACE. */
-		char *picked = fs_recording_pick(RENDER_COMMAND, rest[0], recording);
-
-		if (!picked)
-			return FS_EXIT_FAILURE;
-		g_free(rest[0]);
-		rest[0] = picked;
-	}
+	if (!fs_recording_pick(RENDER_COMMAND, &rest[0], recording))
+		return FS_EXIT_FAILURE;
 	if (!out_path) {
 		fs_error(RENDER_COMMAND, "give -o FILE (.png, .svg or .pdf)");
 		return FS_EXIT_USAGE;

@@ -305,17 +305,9 @@ fs_report_main(int argc, char **argv)
 		goto end;
 	}
 	exit_status = build_options(&args, &options, &format);
-	if (exit_status == FS_EXIT_OK && args.recording) {
-		/* --recording: the folder of that recording replaces TRACE. */
-		char *picked = fs_recording_pick(REPORT_COMMAND, args.rest[0], args.recording);
-
-		if (picked) {
-			g_free(args.rest[0]);
-			args.rest[0] = picked;
-		} else {
-			exit_status = FS_EXIT_FAILURE;
-		}
-	}
+	if (exit_status == FS_EXIT_OK &&
+	    !fs_recording_pick(REPORT_COMMAND, &args.rest[0], args.recording))
+		exit_status = FS_EXIT_FAILURE;
 	if (exit_status == FS_EXIT_OK) {
 		fs_remove_outputs_on_signals();
 		exit_status = run_report(args.rest[0], &args, &options, format);

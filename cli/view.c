@@ -78,15 +78,12 @@ fs_view_main(int argc, char **argv)
 		fs_error(VIEW_COMMAND, "%s: no such file or folder", rest[0]);
 		return FS_EXIT_USAGE;
 	}
-	if (recording) {
-		/* --recording: the folder of that recording replaces TRACE. */
-		char *picked = fs_recording_pick(VIEW_COMMAND, rest[0], recording);
-
-		if (!picked)
-			return FS_EXIT_FAILURE;
-		g_free(rest[0]);
-		rest[0] = picked;
+	if (recording && !(rest && rest[0])) {
+		fs_error(VIEW_COMMAND, "--recording picks a recording under a TRACE: give one");
+		return FS_EXIT_USAGE;
 	}
+	if (recording && !fs_recording_pick(VIEW_COMMAND, &rest[0], recording))
+		return FS_EXIT_FAILURE;
 	viewer = find_viewer();
 	if (viewer == NULL) {
 		fs_error(VIEW_COMMAND, "%s is not installed (build it with meson: it needs GTK 4)",
