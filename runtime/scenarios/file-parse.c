@@ -153,7 +153,7 @@ parse_adapter(const SfLoad *load, SfFile *file, JsonNode *node, GError **error)
 	}
 	member = json_object_get_member(object, "log-entries");
 	if (member) {
-		if (!sf_read_uint(load, member, "log-entries", 1, SF_MAX_LOG_ENTRIES, &number,
+		if (!sf_read_uint(load, member, "log-entries", 1, FSR_MAX_LOG_ENTRIES, &number,
 				  error))
 			return FALSE;
 		config->log_capacity_entries = (uint32_t) number;

@@ -30,7 +30,6 @@
 #define SF_PACKET_BYTES       32u
 #define SF_DEFAULT_RING_BYTES (64u * 1024u)
 #define SF_MAX_RING_BYTES     (16u * 1024u * 1024u)
-#define SF_MAX_LOG_ENTRIES    (1u << 20)
 #define SF_MAX_DRIFT_PPM      999999
 
 /* ---- the loaded script ------------------------------------------------------------------- */
