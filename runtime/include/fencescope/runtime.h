@@ -24,12 +24,12 @@
 #include <stdint.h>
 
 #include <fencescope/status.h>
+#include <fencescope/version.h> /* FSR_VERSION */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define FSR_VERSION "0.1.0"
 /* The trace format this runtime writes (docs/trace-format.md). */
 #define FSR_TRACE_FORMAT_MAJOR 1
 #define FSR_TRACE_FORMAT_MINOR 0
