@@ -28,7 +28,6 @@
 #define FSR_MAX_ADAPTERS     8
 #define FSR_LOG_ENTRY_BYTES  32
 #define FSR_DEFAULT_LOG_SIZE 4096
-#define FSR_MAX_LOG_ENTRIES  (UINT32_C(1) << 24)
 #define FSR_MIN_GPU_HZ       UINT64_C(1000)
 #define FSR_MAX_GPU_HZ       UINT64_C(100000000000)
 #define FSR_TRACING_LOG_GROW 16 /* LOG-20: the factor the OS grows logs by when tracing */

@@ -413,3 +413,17 @@ Test(outputs, run_json_escapes_the_scenario_name)
 	g_spawn_close_pid(pid);
 	cr_expect_str_eq(line, "True\n", "python3 read %s from: %s", line, out);
 }
+
+/* The version printed (and written into trace_info and the exports) is project(version:). */
+Test(outputs, version_is_the_meson_project_version)
+{
+	const char *argv[] = {FS_FENCESCOPE, "--version", NULL};
+	g_autofree char *out = NULL, *err = NULL, *expected = NULL;
+	int status = -1;
+
+	cr_assert(
+	    g_spawn_sync(NULL, (char **) argv, NULL, 0, NULL, NULL, &out, &err, &status, NULL));
+	cr_assert(g_spawn_check_wait_status(status, NULL), "--version failed: %s", err);
+	expected = g_strdup_printf("fencescope %s (trace format ", FS_PROJECT_VERSION);
+	cr_expect(g_str_has_prefix(out, expected), "expected \"%s...\", got \"%s\"", expected, out);
+}

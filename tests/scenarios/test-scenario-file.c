@@ -571,3 +571,56 @@ Test(scenario_file, a_command_buffer_larger_than_its_ring_is_refused)
 	    "}\n",
 	    5, "takes 288 bytes of ring, more than the 256");
 }
+
+/*
+ * One limit for the log size (LOG-01): the file's "log-entries" takes what the runtime takes,
+ * FSR_MAX_LOG_ENTRIES, and no more. The maximum is run with a kernel-mode queue only: a
+ * user-mode queue would allocate two logs of 512 MiB (8 GiB grown when tracing, LOG-20),
+ * too much for a test; the adapter is created with the maximum all the same.
+ */
+static const char log_entries_format[] =
+    "{\n"
+    "  \"adapters\": [ { \"name\": \"gpu0\",\n"
+    "    \"log-entries\": %lu } ],\n"
+    "  \"processes\": [ { \"name\": \"app\", \"queues\": [\n"
+    "    { \"name\": \"q\", \"engine\": 0, \"mode\": \"kernel\" } ] } ],\n"
+    "  \"script\": [ { \"submit\": \"q\", \"commands\": [\n"
+    "    { \"work\": 1 } ] } ]\n"
+    "}\n";
+
+Test(scenario_file, log_01_log_entries_above_the_runtime_s_maximum_are_refused)
+{
+	char text[sizeof(log_entries_format) + 32];
+	char fragment[64];
+
+	snprintf(text, sizeof(text), log_entries_format, (unsigned long) FSR_MAX_LOG_ENTRIES + 1);
+	snprintf(fragment, sizeof(fragment), "\"log-entries\" must be between 1 and %lu",
+		 (unsigned long) FSR_MAX_LOG_ENTRIES);
+	expect_load_error(text, 3, fragment);
+}
+
+Test(scenario_file, log_01_the_runtime_s_maximum_of_log_entries_loads_and_runs)
+{
+	char text[sizeof(log_entries_format) + 32];
+	struct fsr_scenario_totals totals;
+
+	snprintf(text, sizeof(text), log_entries_format, (unsigned long) FSR_MAX_LOG_ENTRIES);
+	totals = run_file(write_input(text), 1, 1);
+	cr_expect_eq(totals.submissions, 1);
+}
+
+Test(scenario_file, log_01_the_runtime_refuses_an_adapter_above_the_maximum_too)
+{
+	struct fsr_runtime_config runtime_config = {.clock_mode = FSR_CLOCK_SIM};
+	struct fsr_adapter_config config;
+	struct fsr_runtime *runtime = NULL;
+	uint32_t id;
+
+	cr_assert_eq(fsr_runtime_create(&runtime_config, &runtime), FSR_OK);
+	fsr_adapter_config_init(&config);
+	config.log_capacity_entries = FSR_MAX_LOG_ENTRIES + 1;
+	cr_expect_eq(fsr_adapter_create(runtime, &config, &id), FSR_ERR_INVALID_ARGUMENT);
+	config.log_capacity_entries = FSR_MAX_LOG_ENTRIES;
+	cr_expect_eq(fsr_adapter_create(runtime, &config, &id), FSR_OK);
+	fsr_runtime_destroy(runtime);
+}

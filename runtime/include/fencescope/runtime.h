@@ -24,12 +24,12 @@
 #include <stdint.h>
 
 #include <fencescope/status.h>
+#include <fencescope/version.h> /* FSR_VERSION */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define FSR_VERSION "0.1.0"
 /* The trace format this runtime writes (docs/trace-format.md). */
 #define FSR_TRACE_FORMAT_MAJOR 1
 #define FSR_TRACE_FORMAT_MINOR 0
@@ -37,6 +37,13 @@ extern "C" {
 #define FSR_MAX_ENGINES        8
 #define FSR_NO_MONITORED       UINT64_MAX
 #define FSR_LATENCY_BUCKETS    512
+/*
+ * The most entries a fence log may hold (fsr_adapter_config.log_capacity_entries; scenario
+ * files' "log-entries"), so that a log grown 16 times when tracing starts (LOG-20) still
+ * counts its entries and positions in 32 bits. An entry is 32 bytes: at the maximum a log
+ * takes 512 MiB (8 GiB grown). fsr_adapter_create refuses more.
+ */
+#define FSR_MAX_LOG_ENTRIES (UINT32_C(1) << 24)
 
 typedef uint64_t fsr_handle;
 
@@ -81,7 +88,8 @@ struct fsr_adapter_config {
 	uint64_t gpu_ts_frequency_hz;                       /* 0 means 100 MHz */
 	uint64_t gpu_ts_offset;                             /* counter value at CPU time 0 */
 	int32_t gpu_ts_drift_ppm; /* counter drift against the CPU clock */
-	/* Entries of each fence log of a user-mode queue; 0 means 4 KB worth (LOG-01). */
+	/* Entries of each fence log of a user-mode queue, 1..FSR_MAX_LOG_ENTRIES; 0 means 4 KB
+	 * worth (LOG-01). */
 	uint32_t log_capacity_entries;
 	/* Do not grow the logs when tracing is on (LOG-20), so overruns can be provoked. */
 	bool keep_log_size_when_tracing;
