@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "runtime-private.h"
+#include "os/os-private.h"
 
 #define OS_DEFAULT_RING_BYTES (64u * 1024u)
 
@@ -80,7 +80,7 @@ fsr_device_destroy(struct fsr_process *process, fsr_handle device_handle)
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = rt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
+	status = fsr_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
 	if (status != FSR_OK) {
 		rt_refuse(runtime, process->id, "DestroyDevice", device_handle, status);
 		rt_unlock(runtime);
@@ -126,7 +126,7 @@ fsr_device_destroy(struct fsr_process *process, fsr_handle device_handle)
 	remove_object(process, device_handle);
 	free(device);
 	rt_unlock(runtime);
-	rt_run_callbacks(runtime);
+	os_run_callbacks(runtime);
 	return FSR_OK;
 }
 
@@ -143,7 +143,7 @@ fsr_context_create(struct fsr_process *process, fsr_handle device_handle, uint32
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = rt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
+	status = fsr_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
 	if (status != FSR_OK)
 		goto refuse;
 	device = object->pointer;
@@ -186,7 +186,7 @@ fsr_context_destroy(struct fsr_process *process, fsr_handle context_handle)
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = rt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
+	status = fsr_kmt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
 	if (status != FSR_OK) {
 		rt_refuse(runtime, process->id, "DestroyContext", context_handle, status);
 		rt_unlock(runtime);
@@ -234,8 +234,9 @@ init_logs(struct os_hwqueue *queue)
 	}
 	/* LOG-01, LOG-03: two logs, and SetNativeFenceLogBuffer once for each. */
 	for (int type = 0; type < 2; type++) {
-		hw_fence_log_init(&queue->logs[type], capacity, 1);
-		kmd_set_fence_log_buffer(queue, (enum fstp_log_type) type);
+		rt_fence_log_alloc(&queue->logs[type], capacity, 1);
+		adapter->ddi.DxgkDdiSetNativeFenceLogBuffer(adapter->miniport, queue,
+							    (enum fstp_log_type) type);
 	}
 }
 
@@ -252,7 +253,7 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = rt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
+	status = fsr_kmt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
 	if (status != FSR_OK)
 		goto refuse;
 	context = object->pointer;
@@ -264,7 +265,8 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	}
 	if (config->mode == FSR_SUBMIT_USER_MODE) {
 		/* UMS-05: only on a node that supports user-mode submission. */
-		if (engine->type == FSR_ENGINE_COPY) {
+		if (!context->device->adapter->engine_caps[context->engine_id]
+			 .supports_user_mode_submission) {
 			status = FSR_ERR_NOT_SUPPORTED;
 			goto refuse;
 		}
@@ -306,11 +308,11 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 		  queue->progress_fence->global_handle);
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
 		init_logs(queue);
-		hw_engine_add_queue(engine, queue);
 	} else {
 		queue->next_km = runtime->km_queues;
 		runtime->km_queues = queue;
 	}
+	engine->adapter->ddi.DxgkDdiCreateHwQueue(engine->adapter->miniport, queue);
 	*hwqueue_handle = queue->handle;
 	goto end;
 refuse:
@@ -329,7 +331,7 @@ lookup_queue(struct fsr_process *process, fsr_handle handle, const char *call,
 	     struct os_hwqueue **queue)
 {
 	struct rt_object *object;
-	fsr_status status = rt_lookup(process, handle, RT_OBJECT_HWQUEUE, &object);
+	fsr_status status = fsr_kmt_lookup(process, handle, RT_OBJECT_HWQUEUE, &object);
 
 	if (status != FSR_OK)
 		return rt_refuse(process->runtime, process->id, call, handle, status);
@@ -370,7 +372,7 @@ fsr_hwqueue_wait_progress(struct fsr_process *process, fsr_handle hwqueue, uint6
 				       queue->progress_fence->global_handle, progress_value,
 				       timeout_ns, FSR_WAIT_BLOCKING);
 	rt_unlock(process->runtime);
-	rt_run_callbacks(process->runtime);
+	os_run_callbacks(process->runtime);
 	return status;
 }
 
@@ -427,7 +429,7 @@ os_hwqueue_free(struct os_hwqueue *queue)
 					    &queue->ring[(read_ptr / sizeof(struct hw_packet)) %
 							 queue->ring_entries]);
 		for (int type = 0; type < 2; type++)
-			hw_fence_log_fini(&queue->logs[type]);
+			rt_fence_log_free(&queue->logs[type]);
 	}
 	retire_km_waiter(runtime, queue); /* before the wait packet lets its fence go */
 	while (queue->km_head) {
@@ -482,7 +484,8 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 		if (i->packet && i->packet->queue == queue)
 			i->packet->queue = NULL;
 	}
-	hw_engine_remove_queue(queue->engine, queue); /* its ring, or its DMA packets */
+	/* Its ring, or its DMA packets, leave the engine. */
+	queue->engine->adapter->ddi.DxgkDdiDestroyHwQueue(queue->engine->adapter->miniport, queue);
 	if (queue->mode == FSR_SUBMIT_KERNEL_MODE) {
 		for (struct os_hwqueue **link = &runtime->km_queues; *link;
 		     link = &(*link)->next_km) {
@@ -505,7 +508,7 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 	remove_object(process, hwqueue);
 	os_hwqueue_free(queue);
 	rt_unlock(runtime);
-	rt_run_callbacks(runtime);
+	os_run_callbacks(runtime);
 	return FSR_OK;
 }
 
@@ -564,7 +567,7 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			FSR_TRACE(runtime, fencescope_os, packet_queued, adapter->id,
 				  queue->engine->id, queue->handle, dma->packet_id, 0, 0);
 			queue->is_km_busy = true;
-			hw_engine_push_dma(queue->engine, dma);
+			adapter->ddi.DxgkDdiSubmitCommand(adapter->miniport, dma);
 			break;
 		case HW_PACKET_WAIT:
 			fence = rt_map_get(&runtime->fences, packet->a);
@@ -593,12 +596,14 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			fence = rt_map_get(&runtime->fences, packet->a);
 			FSR_TRACE(runtime, fencescope_os, km_fence_signal_executed,
 				  queue->process->id, queue->handle, packet->c, packet->b);
-			kmd_update_current_value(fence, packet->b, false);
+			adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(adapter->miniport, fence,
+								       packet->b, false);
 			os_fence_release_waiters(fence);
 			os_fence_unref_packet(fence);
 			break;
 		case HW_PACKET_PROGRESS:
-			kmd_update_current_value(queue->progress_fence, packet->a, false);
+			adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(
+			    adapter->miniport, queue->progress_fence, packet->a, false);
 			os_fence_release_waiters(queue->progress_fence);
 			break;
 		default:
@@ -628,4 +633,33 @@ os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
 		queue->is_km_busy = false;
 	}
 	free(packet);
+}
+
+/*
+ * D3DKMTSubmitCommand of a kernel-mode queue (the UMD's thunk): the buffer joins the queue's
+ * software queue; LastQueuedValue first (HPF-03).
+ */
+fsr_status
+fsr_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
+		       uint64_t progress_value, struct hw_packet *packets, size_t count)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct os_km_buffer *buffer = calloc(1, sizeof(*buffer));
+
+	if (!buffer)
+		return FSR_ERR_NO_RESOURCES;
+	buffer->packets = packets;
+	buffer->count = count;
+	buffer->submit_ns = rt_clock_now(runtime);
+	atomic_store_explicit(&queue->last_queued_value, progress_value, memory_order_release);
+	if (queue->km_tail)
+		queue->km_tail->next = buffer;
+	else
+		queue->km_head = buffer;
+	queue->km_tail = buffer;
+	FSR_TRACE(runtime, fencescope_os, submit_command, process->id, queue->handle, packets[0].a,
+		  progress_value, (uint32_t) (count - 2));
+	/* The scheduler's submit path runs in the caller, as a SubmitCommand call would. */
+	os_km_schedule(runtime);
+	return FSR_OK;
 }
