@@ -1,22 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The helpers of the leaf every layer shares (common/common.h): precondition aborts, kernel
- * handles, refusals, latency histograms and the memory of fence logs. Nothing here calls above
+ * The helpers of the leaf every layer shares (common/common.h): kernel handles, refusals,
+ * latency histograms and the memory of fence logs. Nothing here calls above
  * the leaf.
  */
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "common/common.h"
 
 _Static_assert(sizeof(struct hw_log_entry) == FSR_LOG_ENTRY_BYTES, "a log entry is 32 bytes");
-
-void
-rt_abort_precondition(const char *id, const char *cond, const char *file, int line)
-{
-	fprintf(stderr, "fencescope: precondition %s failed: %s (%s:%d)\n", id, cond, file, line);
-	abort();
-}
 
 fsr_handle
 rt_new_kernel_handle(struct fsr_runtime *runtime, enum rt_object_type type)

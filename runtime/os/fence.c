@@ -596,3 +596,21 @@ end:
 	os_run_callbacks(runtime);
 	return status;
 }
+
+void
+os_run_callbacks(struct fsr_runtime *runtime)
+{
+	struct os_waiter *list;
+
+	rt_lock(runtime);
+	list = runtime->done_callbacks;
+	runtime->done_callbacks = NULL;
+	rt_unlock(runtime);
+	while (list) {
+		struct os_waiter *waiter = list;
+
+		list = waiter->next_done;
+		waiter->callback(waiter->status, waiter->observed_value, waiter->user_data);
+		free(waiter);
+	}
+}

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The OS graphics kernel (os/): processes and their handles (process.c), adapters (adapter.c),
- * devices, contexts, hardware queues and the kernel-mode scheduler (queue.c), fences and CPU
- * waits (fence.c), interrupts and housekeeping (interrupt.c), the native fence log reader
- * (log-reader.c). It calls its driver only through the adapter's DDI table
+ * The OS graphics kernel (os/): handle tables (handles.c), processes (process.c), adapters
+ * (adapter.c), devices, contexts, hardware queues and the kernel-mode scheduler (queue.c),
+ * fences and CPU waits (fence.c), interrupts and housekeeping (interrupt.c), the native fence
+ * log reader (log-reader.c). It calls its driver only through the adapter's DDI table
  * (adapter->ddi, common/driver-interface.h) and never the GPU; the driver calls it back only
  * through the callback table of adapter.c. Lock held unless stated.
  */
@@ -39,10 +39,6 @@ FSR_TEST_API fsr_status fsr_adapter_create_with_ddi(struct fsr_runtime *runtime,
 /* At runtime teardown, engines stopped (lock NOT held): the last clock pair, then removal. */
 void os_adapters_remove(struct fsr_runtime *runtime);
 
-/* ---- processes (process.c) ---------------------------------------------------------------- */
-
-/* Runs the callbacks of ended asynchronous waits (lock NOT held). */
-void os_run_callbacks(struct fsr_runtime *runtime);
 
 /* ---- interrupts and housekeeping (interrupt.c) -------------------------------------------- */
 
@@ -55,6 +51,8 @@ bool os_is_idle(struct fsr_runtime *runtime);
 
 /* ---- fences and waits (fence.c) ----------------------------------------------------------- */
 
+/* Runs the callbacks of ended asynchronous waits (lock NOT held; after every clock step). */
+void os_run_callbacks(struct fsr_runtime *runtime);
 fsr_status os_fence_new(struct os_device *device, uint64_t initial_value, bool is_shared,
 			struct fsr_fence **fence);
 void os_fence_unref_packet(struct fsr_fence *fence);

@@ -1,50 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Processes as the OS knows them: their handle tables (a D3DKMT-style lookup the user-mode
- * driver calls, fsr_kmt_lookup), their creation and termination (TRM-01, TRM-04), and the
- * callbacks of ended asynchronous waits, run outside the lock after every step.
+ * Processes as the OS knows them: their creation and termination (TRM-01, TRM-04).
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
 #include "os/os-private.h"
-
-fsr_status
-fsr_kmt_lookup(struct fsr_process *process, fsr_handle handle, enum rt_object_type type,
-	  struct rt_object **object)
-{
-	struct rt_object *found = rt_map_get(&process->handles, handle);
-
-	if (!found) {
-		/* A fence's global handle is not a handle of this process until it opens it. */
-		if (type == RT_OBJECT_FENCE && rt_map_get(&process->runtime->fences, handle))
-			return FSR_ERR_ACCESS_DENIED;
-		return FSR_ERR_INVALID_HANDLE;
-	}
-	if (found->type != type)
-		return FSR_ERR_INVALID_HANDLE;
-	*object = found;
-	return FSR_OK;
-}
-
-void
-os_run_callbacks(struct fsr_runtime *runtime)
-{
-	struct os_waiter *list;
-
-	rt_lock(runtime);
-	list = runtime->done_callbacks;
-	runtime->done_callbacks = NULL;
-	rt_unlock(runtime);
-	while (list) {
-		struct os_waiter *waiter = list;
-
-		list = waiter->next_done;
-		waiter->callback(waiter->status, waiter->observed_value, waiter->user_data);
-		free(waiter);
-	}
-}
 
 /* ---- processes ---------------------------------------------------------------------------- */
 
