@@ -182,6 +182,9 @@ struct hw_fence_log {
 };
 
 struct os_waiter;
+struct os_device;
+struct os_context;
+struct os_km_buffer;
 
 struct fsr_fence {
 	fsr_handle global_handle;
@@ -197,40 +200,6 @@ struct fsr_fence {
 	uint32_t waiter_count;
 	uint64_t scan_generation; /* the last fallback scan that read it (LOG-18) */
 	struct fsr_fence *next_in_device;
-};
-
-enum os_waiter_kind {
-	OS_WAITER_CALLER,   /* a thread blocked in fsr_fence_wait_cpu */
-	OS_WAITER_ASYNC,    /* fsr_fence_wait_cpu_async */
-	OS_WAITER_KM_QUEUE, /* a kernel-mode queue's software wait */
-};
-
-struct os_waiter {
-	uint64_t id;
-	enum os_waiter_kind kind;
-	struct fsr_fence *fence;
-	uint64_t value;
-	uint64_t deadline_ns;
-	uint32_t process_id;
-	fsr_handle fence_handle;  /* local handle in the waiting process */
-	struct os_hwqueue *queue; /* OS_WAITER_KM_QUEUE */
-	_Atomic uint32_t done;
-	fsr_status status;
-	uint64_t observed_value;
-	fsr_wait_callback callback;
-	void *user_data;
-	struct os_waiter *next;       /* in the fence's list */
-	struct os_waiter *next_async; /* in the runtime's async list */
-	struct os_waiter *next_done;  /* callbacks to run */
-};
-
-/* A kernel-mode command buffer in the OS's software queue. */
-struct os_km_buffer {
-	uint64_t submit_ns;
-	struct hw_packet *packets;
-	size_t count;
-	size_t position;
-	struct os_km_buffer *next;
 };
 
 /* A DMA packet handed to an engine for a kernel-mode queue. */
@@ -275,39 +244,6 @@ struct os_hwqueue {
 	struct os_hwqueue *next_in_context;
 	struct os_hwqueue *next_km;        /* runtime's list of kernel-mode queues */
 	struct os_hwqueue *next_on_engine; /* engine's run list (user mode) */
-};
-
-struct os_context {
-	fsr_handle handle;
-	struct os_device *device;
-	uint32_t engine_id;
-	struct os_hwqueue *queues;
-	struct os_context *next_in_device;
-};
-
-struct os_device {
-	fsr_handle handle;
-	struct fsr_process *process;
-	struct fsr_adapter *adapter;
-	struct os_context *contexts;
-	struct fsr_fence *fences; /* created on this device */
-	struct os_device *next_in_process;
-};
-
-struct rt_object {
-	enum rt_object_type type;
-	void *pointer;            /* os_device, os_context, os_hwqueue or fsr_fence */
-	struct os_device *device; /* fences: the device the handle was made on */
-};
-
-struct fsr_process {
-	struct fsr_runtime *runtime;
-	uint32_t id;
-	char *name;
-	struct rt_map handles; /* handle -> struct rt_object * */
-	uint32_t next_local_handle;
-	struct os_device *devices;
-	struct fsr_process *next;
 };
 
 /* ---- emulated GPU ------------------------------------------------------------------------ */
@@ -445,9 +381,6 @@ fsr_handle rt_new_kernel_handle(struct fsr_runtime *runtime, enum rt_object_type
 /* Emits call_failed for a refused call and returns `status` (lock held). */
 fsr_status rt_refuse(struct fsr_runtime *runtime, uint32_t process_id, const char *call,
 		     fsr_handle handle, fsr_status status);
-/* Looks a handle up in a process's table with the expected type (lock held). */
-fsr_status rt_lookup(struct fsr_process *process, fsr_handle handle, enum rt_object_type type,
-		     struct rt_object **object);
 /* Counts one latency sample in a histogram of fsr_runtime_stats (lock held). */
 void rt_latency_add(uint64_t histogram[FSR_LATENCY_BUCKETS], uint64_t latency_ns);
 

@@ -12,6 +12,75 @@
 
 #include "common/common.h"
 
+/* ---- the OS's own objects ---------------------------------------------------------------- */
+
+enum os_waiter_kind {
+	OS_WAITER_CALLER,   /* a thread blocked in fsr_fence_wait_cpu */
+	OS_WAITER_ASYNC,    /* fsr_fence_wait_cpu_async */
+	OS_WAITER_KM_QUEUE, /* a kernel-mode queue's software wait */
+};
+
+struct os_waiter {
+	uint64_t id;
+	enum os_waiter_kind kind;
+	struct fsr_fence *fence;
+	uint64_t value;
+	uint64_t deadline_ns;
+	uint32_t process_id;
+	fsr_handle fence_handle;  /* local handle in the waiting process */
+	struct os_hwqueue *queue; /* OS_WAITER_KM_QUEUE */
+	_Atomic uint32_t done;
+	fsr_status status;
+	uint64_t observed_value;
+	fsr_wait_callback callback;
+	void *user_data;
+	struct os_waiter *next;       /* in the fence's list */
+	struct os_waiter *next_async; /* in the runtime's async list */
+	struct os_waiter *next_done;  /* callbacks to run */
+};
+
+/* A kernel-mode command buffer in the OS's software queue. */
+struct os_km_buffer {
+	uint64_t submit_ns;
+	struct hw_packet *packets;
+	size_t count;
+	size_t position;
+	struct os_km_buffer *next;
+};
+
+struct os_context {
+	fsr_handle handle;
+	struct os_device *device;
+	uint32_t engine_id;
+	struct os_hwqueue *queues;
+	struct os_context *next_in_device;
+};
+
+struct os_device {
+	fsr_handle handle;
+	struct fsr_process *process;
+	struct fsr_adapter *adapter;
+	struct os_context *contexts;
+	struct fsr_fence *fences; /* created on this device */
+	struct os_device *next_in_process;
+};
+
+struct rt_object {
+	enum rt_object_type type;
+	void *pointer;            /* os_device, os_context, os_hwqueue or fsr_fence */
+	struct os_device *device; /* fences: the device the handle was made on */
+};
+
+struct fsr_process {
+	struct fsr_runtime *runtime;
+	uint32_t id;
+	char *name;
+	struct rt_map handles; /* handle -> struct rt_object * */
+	uint32_t next_local_handle;
+	struct os_device *devices;
+	struct fsr_process *next;
+};
+
 /* Exported from the library for tests, declared by no installed header: not public API. */
 #define FSR_TEST_API __attribute__((visibility("default")))
 
