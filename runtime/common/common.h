@@ -216,7 +216,10 @@ struct os_hwqueue {
 	fsr_handle handle;
 	struct fsr_process *process;
 	struct os_context *context;
-	struct hw_engine *engine;
+	struct fsr_adapter *adapter;
+	uint32_t engine_id;
+	/* The engine whose command processor polls the ring (UMS-18): set by CreateHwQueue. */
+	struct rt_actor *poll_actor;
 	enum fsr_submission_mode mode;
 	struct fsr_fence *progress_fence;
 	_Atomic uint64_t last_queued_value; /* HwQueueProgressFenceLastQueuedValue (HPF-08) */
@@ -243,7 +246,8 @@ struct os_hwqueue {
 	bool is_km_blocked; /* a software wait outstanding */
 	struct os_hwqueue *next_in_context;
 	struct os_hwqueue *next_km;        /* runtime's list of kernel-mode queues */
-	struct os_hwqueue *next_on_engine; /* engine's run list (user mode) */
+	struct os_hwqueue *next_on_engine; /* the GPU's run list of the engine (user mode) */
+	struct os_hwqueue *next_user_queue; /* the OS's list of the engine (adapter->user_queues) */
 };
 
 /* ---- emulated GPU ------------------------------------------------------------------------ */
@@ -258,39 +262,15 @@ struct hw_interrupt {
 	struct fsr_fence *retired_fence;
 	enum fstp_interrupt_type type;
 	enum fstp_interrupt_form form;
-	struct hw_engine *engine;
+	struct fsr_adapter *adapter;
+	uint32_t engine_id;
 	struct os_hwqueue *queue;
 	fsr_handle fence;             /* FENCE_ARRAY form: the signalled fence */
 	struct hw_dma_packet *packet; /* DMA_COMPLETED */
 	struct hw_interrupt *next;
 };
 
-struct hw_engine {
-	struct fsr_adapter *adapter;
-	uint32_t id;
-	enum fsr_engine_type type;
-	struct rt_actor actor;
-	struct os_hwqueue *run_list; /* user-mode queues on this engine */
-	struct os_hwqueue *cursor;   /* round robin: next queue to look at */
-	struct hw_dma_packet *dma_head;
-	struct hw_dma_packet *dma_tail;
-	/* what it is busy with until busy_until_ns */
-	bool is_busy;
-	uint64_t busy_until_ns;
-	struct os_hwqueue *busy_queue;     /* user-mode work: its queue, NULL if abandoned */
-	struct hw_dma_packet *busy_packet; /* kernel-mode DMA packet */
-	bool prefer_dma;
-};
 
-/*
- * The GPU's interrupt line, connected by the KMD (DxgkDdiStartDevice) to the interrupt routine
- * the OS handed it (DxgkDdiInterruptRoutine of the adapter's DDI table). The GPU reaches
- * nothing above it but through this line.
- */
-struct hw_line {
-	void (*raise)(void *context, struct hw_interrupt *interrupt);
-	void *context;
-};
 
 /* What DxgkDdiDescribeEngine tells the OS of an engine. */
 struct dxgk_engine_caps {
@@ -302,13 +282,13 @@ struct fsr_adapter {
 	struct fsr_runtime *runtime;
 	uint32_t id;
 	struct fsr_adapter_config config;
-	/* hw: the GPU's engines and its interrupt line */
-	struct hw_engine engines[FSR_MAX_ENGINES];
-	struct hw_line line;
+	/* hw: the GPU's engines and its interrupt line (hw/hw-private.h), the driver's to touch */
+	struct hw_gpu *gpu;
 	/* os: the driver's DDI table, its adapter context, and what it described */
 	struct dxgk_ddi ddi;
 	void *miniport;
 	struct dxgk_engine_caps engine_caps[FSR_MAX_ENGINES];
+	struct os_hwqueue *user_queues[FSR_MAX_ENGINES]; /* per engine, in creation order */
 	uint64_t next_packet_id;
 };
 

@@ -75,7 +75,7 @@ hw_engine_kick_all(struct fsr_adapter *adapter)
 	uint64_t now = rt_clock_now(runtime);
 
 	for (uint32_t e = 0; e < adapter->config.engine_count; e++)
-		rt_clock_kick(runtime, &adapter->engines[e].actor, now);
+		rt_clock_kick(runtime, &adapter->gpu->engines[e].actor, now);
 }
 
 void
@@ -172,7 +172,7 @@ report_retired(struct hw_engine *engine, struct fsr_fence *fence)
 {
 	struct hw_interrupt report = {.is_retirement = true, .retired_fence = fence};
 
-	engine->adapter->line.raise(engine->adapter->line.context, &report);
+	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, &report);
 }
 
 static void
@@ -188,7 +188,8 @@ raise_interrupt(struct hw_engine *engine, enum fstp_interrupt_type type,
 		abort(); /* a lost interrupt is the one thing the model must never do (SYN-06) */
 	*interrupt = (struct hw_interrupt){.type = type,
 					   .form = form,
-					   .engine = engine,
+					   .adapter = engine->adapter,
+					   .engine_id = engine->id,
 					   .queue = queue,
 					   .fence = fence,
 					   .packet = packet};
@@ -196,7 +197,7 @@ raise_interrupt(struct hw_engine *engine, enum fstp_interrupt_type type,
 		  form, queue ? queue->handle : 0,
 		  form == FSTP_INTERRUPT_FORM_FENCE_ARRAY ? 1u : 0u, (const uint64_t *) handles);
 	runtime->stats.interrupts++;
-	engine->adapter->line.raise(engine->adapter->line.context, interrupt);
+	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
 }
 
 /*
@@ -451,11 +452,14 @@ end:
 	return next;
 }
 
-void
+int
 hw_init(struct fsr_adapter *adapter)
 {
+	adapter->gpu = calloc(1, sizeof(*adapter->gpu));
+	if (!adapter->gpu)
+		return -1;
 	for (uint32_t id = 0; id < adapter->config.engine_count; id++) {
-		struct hw_engine *engine = &adapter->engines[id];
+		struct hw_engine *engine = &adapter->gpu->engines[id];
 
 		engine->adapter = adapter;
 		engine->id = id;
@@ -463,21 +467,22 @@ hw_init(struct fsr_adapter *adapter)
 		engine->actor.name = "engine";
 		engine->actor.step = engine_step;
 	}
+	return 0;
 }
 
 void
 hw_start(struct fsr_adapter *adapter, const struct hw_line *line)
 {
-	adapter->line = *line;
+	adapter->gpu->line = *line;
 	for (uint32_t e = 0; e < adapter->config.engine_count; e++)
-		rt_clock_add_actor(adapter->runtime, &adapter->engines[e].actor);
+		rt_clock_add_actor(adapter->runtime, &adapter->gpu->engines[e].actor);
 }
 
 void
 hw_fini(struct fsr_adapter *adapter)
 {
 	for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
-		struct hw_engine *engine = &adapter->engines[e];
+		struct hw_engine *engine = &adapter->gpu->engines[e];
 
 		while (engine->dma_head) {
 			struct hw_dma_packet *packet = engine->dma_head;
@@ -488,4 +493,6 @@ hw_fini(struct fsr_adapter *adapter)
 		free(engine->busy_packet);
 		engine->busy_packet = NULL;
 	}
+	free(adapter->gpu);
+	adapter->gpu = NULL;
 }

@@ -28,7 +28,10 @@ add_adapter(struct fsr_adapter *os_adapter, const struct dxgk_callbacks *callbac
 		return -1;
 	kmd->adapter = os_adapter;
 	kmd->callbacks = callbacks;
-	hw_init(os_adapter);
+	if (hw_init(os_adapter) != 0) {
+		free(kmd);
+		return -1;
+	}
 	*miniport = kmd;
 	return 0;
 }
@@ -114,30 +117,41 @@ read_gpu_timestamp(void *miniport, uint64_t cpu_ns)
 static bool
 query_engine_idle(void *miniport, uint32_t engine_id)
 {
-	return hw_engine_is_idle(&((struct kmd_adapter *) miniport)->adapter->engines[engine_id]);
+	return hw_engine_is_idle(
+	    &((struct kmd_adapter *) miniport)->adapter->gpu->engines[engine_id]);
+}
+
+static struct hw_engine *
+engine_of(void *miniport, uint32_t engine_id)
+{
+	return &((struct kmd_adapter *) miniport)->adapter->gpu->engines[engine_id];
 }
 
 static void
 create_hwqueue(void *miniport, struct os_hwqueue *queue)
 {
-	(void) miniport;
-	/* UMS-05: a user-mode queue's ring joins its engine's run list; kernel mode has none. */
+	struct hw_engine *engine = engine_of(miniport, queue->engine_id);
+
+	/*
+	 * UMS-05: a user-mode queue's ring joins its engine's run list, which the command
+	 * processor polls for new work (UMS-18); kernel mode has none.
+	 */
+	queue->poll_actor = &engine->actor;
 	if (queue->mode == FSR_SUBMIT_USER_MODE)
-		hw_engine_add_queue(queue->engine, queue);
+		hw_engine_add_queue(engine, queue);
 }
 
 static void
 destroy_hwqueue(void *miniport, struct os_hwqueue *queue)
 {
-	(void) miniport;
-	hw_engine_remove_queue(queue->engine, queue); /* its ring, or its DMA packets */
+	/* Its ring, or its DMA packets. */
+	hw_engine_remove_queue(engine_of(miniport, queue->engine_id), queue);
 }
 
 static void
 submit_command(void *miniport, struct hw_dma_packet *packet)
 {
-	(void) miniport;
-	hw_engine_push_dma(packet->queue->engine, packet);
+	hw_engine_push_dma(engine_of(miniport, packet->queue->engine_id), packet);
 }
 
 static uint64_t

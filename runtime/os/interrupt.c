@@ -18,7 +18,7 @@
 static void
 handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 {
-	struct hw_engine *engine = interrupt->engine;
+	struct fsr_adapter *adapter = interrupt->adapter;
 	struct fsr_fence *fence;
 	uint32_t fence_count = 0;
 	uint32_t released = 0;
@@ -55,11 +55,11 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 			if (fence->waiters)
 				released += os_fence_release_waiters(fence);
 		}
-		released += os_read_engine_logs(engine);
+		released += os_read_engine_logs(adapter, interrupt->engine_id);
 		break;
 	case FSTP_INTERRUPT_FORM_HWQUEUE:
 		released += interrupt->queue ? os_read_logs(interrupt->queue) /* INT-11 */
-					     : os_read_engine_logs(engine);      /* INT-12 */
+					     : os_read_engine_logs(adapter, interrupt->engine_id);      /* INT-12 */
 		/* The progress fence writes no log entry: its waiters are checked directly. */
 		if (interrupt->queue)
 			released += os_fence_release_waiters(interrupt->queue->progress_fence);
@@ -70,7 +70,7 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 	if (released == 0)
 		runtime->stats.spurious_interrupts++; /* SYN-07: allowed, and counted */
 end:
-	FSR_TRACE(runtime, fencescope_os, interrupt_handled, engine->adapter->id, engine->id,
+	FSR_TRACE(runtime, fencescope_os, interrupt_handled, adapter->id, interrupt->engine_id,
 		  interrupt->type, interrupt->form, queue_handle, fence_count, released);
 	free(interrupt);
 }

@@ -91,7 +91,7 @@ static void
 report_anomaly(struct os_hwqueue *queue, enum fstp_log_type type, uint64_t position,
 	       enum fstp_log_anomaly anomaly, uint64_t previous_gpu_ts, uint64_t gpu_ts)
 {
-	struct fsr_runtime *runtime = queue->engine->adapter->runtime;
+	struct fsr_runtime *runtime = queue->adapter->runtime;
 
 	FSR_TRACE(runtime, fencescope_os, fence_log_anomaly, queue->handle, type, position, anomaly,
 		  previous_gpu_ts, gpu_ts);
@@ -102,7 +102,7 @@ static uint32_t
 read_log(struct os_hwqueue *queue, enum fstp_log_type type, bool *is_overrun,
 	 bool *has_unknown_fence)
 {
-	struct fsr_adapter *adapter = queue->engine->adapter;
+	struct fsr_adapter *adapter = queue->adapter;
 	struct fsr_runtime *runtime = adapter->runtime;
 	struct hw_fence_log *log = &queue->logs[type];
 	uint64_t header = atomic_load_explicit(&log->header, memory_order_acquire);
@@ -176,7 +176,7 @@ os_read_logs(struct os_hwqueue *queue)
 	if (is_overrun)
 		released += scan_device(queue->context->device, FSTP_SCAN_REASON_LOG_OVERRUN);
 	if (is_overrun || has_unknown_fence)
-		released += release_adapter_waiters(queue->engine->adapter);
+		released += release_adapter_waiters(queue->adapter);
 	return released;
 }
 
@@ -192,11 +192,11 @@ os_read_device_logs(struct os_device *device)
 }
 
 uint32_t
-os_read_engine_logs(struct hw_engine *engine)
+os_read_engine_logs(struct fsr_adapter *adapter, uint32_t engine_id)
 {
 	uint32_t released = 0;
 
-	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
+	for (struct os_hwqueue *q = adapter->user_queues[engine_id]; q; q = q->next_user_queue)
 		released += os_read_logs(q);
 	return released;
 }
@@ -208,6 +208,6 @@ os_read_all_logs(struct fsr_runtime *runtime)
 		struct fsr_adapter *adapter = runtime->adapters[a];
 
 		for (uint32_t e = 0; e < adapter->config.engine_count; e++)
-			os_read_engine_logs(&adapter->engines[e]);
+			os_read_engine_logs(adapter, e);
 	}
 }

@@ -219,7 +219,7 @@ fsr_context_destroy(struct fsr_process *process, fsr_handle context_handle)
 static void
 init_logs(struct os_hwqueue *queue)
 {
-	struct fsr_adapter *adapter = queue->engine->adapter;
+	struct fsr_adapter *adapter = queue->adapter;
 	uint32_t capacity = adapter->config.log_capacity_entries;
 
 	/* LOG-20: with tracing on, the OS first grows the logs so that fewer entries are lost. */
@@ -248,7 +248,6 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	struct os_hwqueue *queue = NULL;
 	struct rt_object *object;
 	struct os_context *context;
-	struct hw_engine *engine;
 	uint32_t ring_bytes = 0;
 	fsr_status status;
 
@@ -257,7 +256,6 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	if (status != FSR_OK)
 		goto refuse;
 	context = object->pointer;
-	engine = &context->device->adapter->engines[context->engine_id];
 	if (!config || !hwqueue_handle ||
 	    (config->mode != FSR_SUBMIT_KERNEL_MODE && config->mode != FSR_SUBMIT_USER_MODE)) {
 		status = FSR_ERR_INVALID_ARGUMENT;
@@ -286,7 +284,8 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	queue->handle = rt_new_kernel_handle(runtime, RT_OBJECT_HWQUEUE);
 	queue->process = process;
 	queue->context = context;
-	queue->engine = engine;
+	queue->adapter = context->device->adapter;
+	queue->engine_id = context->engine_id;
 	queue->mode = config->mode;
 	queue->ring_entries = ring_bytes / sizeof(struct hw_packet);
 	atomic_init(&queue->last_queued_value, 0);
@@ -307,12 +306,17 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 		  queue->handle, context->engine_id, config->mode, ring_bytes,
 		  queue->progress_fence->global_handle);
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
+		struct os_hwqueue **link = &queue->adapter->user_queues[queue->engine_id];
+
 		init_logs(queue);
+		while (*link)
+			link = &(*link)->next_user_queue;
+		*link = queue;
 	} else {
 		queue->next_km = runtime->km_queues;
 		runtime->km_queues = queue;
 	}
-	engine->adapter->ddi.DxgkDdiCreateHwQueue(engine->adapter->miniport, queue);
+	queue->adapter->ddi.DxgkDdiCreateHwQueue(queue->adapter->miniport, queue);
 	*hwqueue_handle = queue->handle;
 	goto end;
 refuse:
@@ -417,7 +421,7 @@ retire_km_waiter(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 void
 os_hwqueue_free(struct os_hwqueue *queue)
 {
-	struct fsr_runtime *runtime = queue->engine->adapter->runtime;
+	struct fsr_runtime *runtime = queue->adapter->runtime;
 
 	/* Abandoned packets (TRM-04) still hold their fences: let them go. */
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
@@ -485,7 +489,14 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 			i->packet->queue = NULL;
 	}
 	/* Its ring, or its DMA packets, leave the engine. */
-	queue->engine->adapter->ddi.DxgkDdiDestroyHwQueue(queue->engine->adapter->miniport, queue);
+	queue->adapter->ddi.DxgkDdiDestroyHwQueue(queue->adapter->miniport, queue);
+	for (struct os_hwqueue **link = &queue->adapter->user_queues[queue->engine_id]; *link;
+	     link = &(*link)->next_user_queue) {
+		if (*link == queue) {
+			*link = queue->next_user_queue;
+			break;
+		}
+	}
 	if (queue->mode == FSR_SUBMIT_KERNEL_MODE) {
 		for (struct os_hwqueue **link = &runtime->km_queues; *link;
 		     link = &(*link)->next_km) {
@@ -537,7 +548,7 @@ km_wait(struct fsr_runtime *runtime, struct os_hwqueue *queue, struct fsr_fence 
 static void
 km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 {
-	struct fsr_adapter *adapter = queue->engine->adapter;
+	struct fsr_adapter *adapter = queue->adapter;
 
 	while (queue->km_head && !queue->is_km_busy && !queue->is_km_blocked) {
 		struct os_km_buffer *buffer = queue->km_head;
@@ -565,7 +576,7 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			dma->progress_value = buffer->packets[0].b;
 			dma->submit_ns = buffer->submit_ns;
 			FSR_TRACE(runtime, fencescope_os, packet_queued, adapter->id,
-				  queue->engine->id, queue->handle, dma->packet_id, 0, 0);
+				  queue->engine_id, queue->handle, dma->packet_id, 0, 0);
 			queue->is_km_busy = true;
 			adapter->ddi.DxgkDdiSubmitCommand(adapter->miniport, dma);
 			break;
@@ -626,9 +637,9 @@ os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
 	struct os_hwqueue *queue = packet->queue;
 
 	if (queue) {
-		struct fsr_adapter *adapter = queue->engine->adapter;
+		struct fsr_adapter *adapter = queue->adapter;
 
-		FSR_TRACE(runtime, fencescope_os, packet_complete, adapter->id, queue->engine->id,
+		FSR_TRACE(runtime, fencescope_os, packet_complete, adapter->id, queue->engine_id,
 			  queue->handle, packet->packet_id, packet->progress_value);
 		queue->is_km_busy = false;
 	}

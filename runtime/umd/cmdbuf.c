@@ -100,7 +100,7 @@ static fsr_status write_ring(struct os_hwqueue *queue, struct fsr_process *proce
 static fsr_status
 submit_empty(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progress_value)
 {
-	uint64_t packet_id = ++queue->engine->adapter->next_packet_id;
+	uint64_t packet_id = ++queue->adapter->next_packet_id;
 	struct hw_packet *packets = malloc(2 * sizeof(*packets));
 	fsr_status status;
 
@@ -236,7 +236,7 @@ record_fence_op(struct fsr_cmdbuf *cmdbuf, fsr_handle fence_handle, uint64_t val
 	if (status != FSR_OK)
 		return rt_refuse(runtime, process->id, call, fence_handle, status);
 	fence = object->pointer;
-	if (fence->adapter != queue->engine->adapter)
+	if (fence->adapter != queue->adapter)
 		return rt_refuse(runtime, process->id, call, fence_handle, FSR_ERR_NOT_SUPPORTED);
 	status = append(cmdbuf,
 			(struct hw_packet){.type = is_wait ? HW_PACKET_WAIT : HW_PACKET_SIGNAL,
@@ -352,7 +352,7 @@ write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progr
 	FSR_TRACE(runtime, fencescope_umd, ring_write, process->id, queue->handle, progress_value,
 		  write_ptr + size, (uint32_t) size);
 	/* Until doorbells exist the command processor polls the write pointers (UMS-18). */
-	rt_clock_kick(runtime, &queue->engine->actor, rt_clock_now(runtime));
+	rt_clock_kick(runtime, queue->poll_actor, rt_clock_now(runtime));
 	return FSR_OK;
 }
 
@@ -391,7 +391,7 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 		goto refuse;
 	}
 	packets[0] = (struct hw_packet){.type = HW_PACKET_BEGIN,
-					.a = ++queue->engine->adapter->next_packet_id,
+					.a = ++queue->adapter->next_packet_id,
 					.b = cmdbuf->progress_value};
 	if (cmdbuf->count > 0) /* an empty buffer has no packet array: memcpy(NULL) is UB */
 		memcpy(&packets[1], cmdbuf->packets, cmdbuf->count * sizeof(*packets));
