@@ -40,6 +40,9 @@
 #define FSR_MAX_GPU_HZ       UINT64_C(100000000000)
 #define FSR_TRACING_LOG_GROW 16 /* LOG-20: the factor the OS grows logs by when tracing */
 
+/* Exported from the library for tests, declared by no installed header: not public API. */
+#define FSR_TEST_API __attribute__((visibility("default")))
+
 #ifndef NDEBUG
 #define FSR_ASSERT_PRE(id, cond)                                                                   \
 	do {                                                                                       \

@@ -11,6 +11,6 @@
 #include "common/common.h"
 
 /* DriverEntry: fills `ddi` with the reference driver's entries (every entry set). */
-void kmd_driver_entry(struct dxgk_ddi *ddi);
+FSR_TEST_API void kmd_driver_entry(struct dxgk_ddi *ddi);
 
 #endif /* FENCESCOPE_RUNTIME_KMD_PRIVATE_H */

@@ -81,9 +81,6 @@ struct fsr_process {
 	struct fsr_process *next;
 };
 
-/* Exported from the library for tests, declared by no installed header: not public API. */
-#define FSR_TEST_API __attribute__((visibility("default")))
-
 /* ---- the D3DKMT-style thunks the user-mode driver calls (umd/) ---------------------------- */
 
 /* Looks a handle up in a process's table with the expected type. */
