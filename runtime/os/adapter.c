@@ -24,7 +24,7 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 	fsr_status status = FSR_OK;
 
 	rt_lock(runtime);
-	if (!config || !adapter_id || config->engine_count == 0 ||
+	if (!config || !ddi || !adapter_id || config->engine_count == 0 ||
 	    config->engine_count > FSR_MAX_ENGINES) {
 		status = rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_INVALID_ARGUMENT);
 		goto end;
