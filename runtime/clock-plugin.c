@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <lttng/ust-clock.h>
 
-#include "common/sim-clock.h"
+#include "common/sim-clock-private.h"
 
 static _Atomic uint64_t *clock_word;
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/common.h"
+#include "common/common-private.h"
 #include "kmd/kmd-private.h"
 #include "os/os-private.h"
 

@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/common.h"
-#include "common/sim-clock.h"
+#include "common/common-private.h"
+#include "common/sim-clock-private.h"
 
 /*
  * When this process records through the sim clock plugin (LTTNG_UST_CLOCK_PLUGIN names

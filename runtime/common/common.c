@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The helpers of the leaf every layer shares (common/common.h): kernel handles, refusals,
+ * The helpers of the leaf every layer shares (common/common-private.h): kernel handles, refusals,
  * latency histograms and the memory of fence logs. Nothing here calls above
  * the leaf.
  */
 #include <stdlib.h>
 
-#include "common/common.h"
+#include "common/common-private.h"
 
 _Static_assert(sizeof(struct hw_log_entry) == FSR_LOG_ENTRY_BYTES, "a log entry is 32 bytes");
 

@@ -7,7 +7,7 @@
 #ifndef FENCESCOPE_RUNTIME_HW_PRIVATE_H
 #define FENCESCOPE_RUNTIME_HW_PRIVATE_H
 
-#include "common/common.h"
+#include "common/common-private.h"
 
 /*
  * The GPU's interrupt line, connected by the KMD (DxgkDdiStartDevice) to the interrupt routine

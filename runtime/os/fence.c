@@ -90,7 +90,7 @@ os_fence_unref_packet(struct fsr_fence *fence)
 }
 
 void
-fsr_kmt_release_fence(struct fsr_fence *fence)
+os_kmt_release_fence(struct fsr_fence *fence)
 {
 	os_fence_unref_packet(fence);
 }
@@ -273,7 +273,7 @@ fsr_fence_create(struct fsr_process *process, fsr_handle device_handle, uint64_t
 				   FSR_ERR_INVALID_ARGUMENT);
 		goto end;
 	}
-	status = fsr_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
+	status = os_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
 	if (status != FSR_OK) {
 		rt_refuse(runtime, process->id, "CreateNativeFence", device_handle, status);
 		goto end;
@@ -309,7 +309,7 @@ fsr_fence_open(struct fsr_process *process, fsr_handle device_handle, fsr_handle
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = fsr_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
+	status = os_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
 	if (status != FSR_OK || !fence_handle) {
 		status = status != FSR_OK ? status : FSR_ERR_INVALID_ARGUMENT;
 		rt_refuse(runtime, process->id, "OpenNativeFence", device_handle, status);
@@ -344,7 +344,7 @@ fsr_fence_close(struct fsr_process *process, fsr_handle fence_handle)
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = fsr_kmt_lookup(process, fence_handle, RT_OBJECT_FENCE, &object);
+	status = os_kmt_lookup(process, fence_handle, RT_OBJECT_FENCE, &object);
 	if (status != FSR_OK) {
 		rt_refuse(runtime, process->id, "DestroySynchronizationObject", fence_handle,
 			  status);
@@ -364,7 +364,7 @@ lookup_fence(struct fsr_process *process, fsr_handle handle, const char *call,
 	     struct fsr_fence **fence)
 {
 	struct rt_object *object;
-	fsr_status status = fsr_kmt_lookup(process, handle, RT_OBJECT_FENCE, &object);
+	fsr_status status = os_kmt_lookup(process, handle, RT_OBJECT_FENCE, &object);
 
 	if (status != FSR_OK)
 		return rt_refuse(process->runtime, process->id, call, handle, status);

@@ -4,13 +4,13 @@
  * (adapter.c), devices, contexts, hardware queues and the kernel-mode scheduler (queue.c),
  * fences and CPU waits (fence.c), interrupts and housekeeping (interrupt.c), the native fence
  * log reader (log-reader.c). It calls its driver only through the adapter's DDI table
- * (adapter->ddi, common/driver-interface.h) and never the GPU; the driver calls it back only
+ * (adapter->ddi, common/driver-interface-private.h) and never the GPU; the driver calls it back only
  * through the callback table of adapter.c. Lock held unless stated.
  */
 #ifndef FENCESCOPE_RUNTIME_OS_PRIVATE_H
 #define FENCESCOPE_RUNTIME_OS_PRIVATE_H
 
-#include "common/common.h"
+#include "common/common-private.h"
 
 /* ---- the OS's own objects ---------------------------------------------------------------- */
 
@@ -84,12 +84,12 @@ struct fsr_process {
 /* ---- the D3DKMT-style thunks the user-mode driver calls (umd/) ---------------------------- */
 
 /* Looks a handle up in a process's table with the expected type. */
-fsr_status fsr_kmt_lookup(struct fsr_process *process, fsr_handle handle, enum rt_object_type type,
+fsr_status os_kmt_lookup(struct fsr_process *process, fsr_handle handle, enum rt_object_type type,
 			  struct rt_object **object);
 /* Drops the reference a recorded, never submitted, fence packet held. */
-void fsr_kmt_release_fence(struct fsr_fence *fence);
+void os_kmt_release_fence(struct fsr_fence *fence);
 /* SubmitCommand of a kernel-mode queue: the buffer (packets, now the OS's) joins its queue. */
-fsr_status fsr_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
+fsr_status os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
 				  uint64_t progress_value, struct hw_packet *packets, size_t count);
 
 /* ---- adapters (adapter.c) ----------------------------------------------------------------- */

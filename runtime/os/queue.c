@@ -80,7 +80,7 @@ fsr_device_destroy(struct fsr_process *process, fsr_handle device_handle)
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = fsr_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
+	status = os_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
 	if (status != FSR_OK) {
 		rt_refuse(runtime, process->id, "DestroyDevice", device_handle, status);
 		rt_unlock(runtime);
@@ -143,7 +143,7 @@ fsr_context_create(struct fsr_process *process, fsr_handle device_handle, uint32
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = fsr_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
+	status = os_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
 	if (status != FSR_OK)
 		goto refuse;
 	device = object->pointer;
@@ -186,7 +186,7 @@ fsr_context_destroy(struct fsr_process *process, fsr_handle context_handle)
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = fsr_kmt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
+	status = os_kmt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
 	if (status != FSR_OK) {
 		rt_refuse(runtime, process->id, "DestroyContext", context_handle, status);
 		rt_unlock(runtime);
@@ -252,7 +252,7 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = fsr_kmt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
+	status = os_kmt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
 	if (status != FSR_OK)
 		goto refuse;
 	context = object->pointer;
@@ -335,7 +335,7 @@ lookup_queue(struct fsr_process *process, fsr_handle handle, const char *call,
 	     struct os_hwqueue **queue)
 {
 	struct rt_object *object;
-	fsr_status status = fsr_kmt_lookup(process, handle, RT_OBJECT_HWQUEUE, &object);
+	fsr_status status = os_kmt_lookup(process, handle, RT_OBJECT_HWQUEUE, &object);
 
 	if (status != FSR_OK)
 		return rt_refuse(process->runtime, process->id, call, handle, status);
@@ -651,7 +651,7 @@ os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
  * software queue; LastQueuedValue first (HPF-03).
  */
 fsr_status
-fsr_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
+os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
 		       uint64_t progress_value, struct hw_packet *packets, size_t count)
 {
 	struct fsr_runtime *runtime = process->runtime;

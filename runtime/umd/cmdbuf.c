@@ -46,7 +46,7 @@ fsr_cmdbuf_create(struct fsr_process *process, fsr_handle hwqueue, struct fsr_cm
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = fsr_kmt_lookup(process, hwqueue, RT_OBJECT_HWQUEUE, &object);
+	status = os_kmt_lookup(process, hwqueue, RT_OBJECT_HWQUEUE, &object);
 	if (status == FSR_OK && !cmdbuf_out)
 		status = FSR_ERR_INVALID_ARGUMENT;
 	if (status == FSR_OK && !(cmdbuf = calloc(1, sizeof(*cmdbuf))))
@@ -79,7 +79,7 @@ release_packets(struct fsr_cmdbuf *cmdbuf)
 			struct fsr_fence *fence = rt_map_get(&runtime->fences, packet->a);
 
 			if (fence)
-				fsr_kmt_release_fence(fence);
+				os_kmt_release_fence(fence);
 		}
 	}
 }
@@ -114,7 +114,7 @@ submit_empty(struct os_hwqueue *queue, struct fsr_process *process, uint64_t pro
 		status = write_ring(queue, process, progress_value, packets, 2);
 		free(packets);
 	} else {
-		status = fsr_kmt_submit_command(queue, process, progress_value, packets, 2);
+		status = os_kmt_submit_command(queue, process, progress_value, packets, 2);
 		if (status != FSR_OK)
 			free(packets);
 	}
@@ -232,7 +232,7 @@ record_fence_op(struct fsr_cmdbuf *cmdbuf, fsr_handle fence_handle, uint64_t val
 	if (!is_queue_alive(cmdbuf))
 		return rt_refuse(runtime, process->id, call, cmdbuf->queue_handle,
 				 FSR_ERR_DESTROYED);
-	status = fsr_kmt_lookup(process, fence_handle, RT_OBJECT_FENCE, &object);
+	status = os_kmt_lookup(process, fence_handle, RT_OBJECT_FENCE, &object);
 	if (status != FSR_OK)
 		return rt_refuse(runtime, process->id, call, fence_handle, status);
 	fence = object->pointer;
@@ -418,7 +418,7 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 		free(packets);
 		packets = NULL;
 	} else {
-		status = fsr_kmt_submit_command(queue, process, cmdbuf->progress_value, packets,
+		status = os_kmt_submit_command(queue, process, cmdbuf->progress_value, packets,
 						count);
 		if (status == FSR_OK)
 			packets = NULL; /* the OS's now */

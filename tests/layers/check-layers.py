@@ -12,7 +12,7 @@ must be one the first may call (docs/driver-interface.md, "Who may call whom"):
 
     common -> common              hw  -> common
     kmd    -> hw, common          os  -> common (the driver only through its DDI table)
-    umd    -> os thunks (fsr_*), common
+    umd    -> os thunks (the public fsr_* API, the internal os_kmt_*), common
     top    -> os, kmd_driver_entry, common
 
 and no two files may call each other, however far round (no circle between files). Prints
@@ -36,7 +36,7 @@ ALLOWED = {
 def symbol_allowed(from_layer, to_layer, name):
     """Rules finer than a layer: which symbols of an allowed layer may be named."""
     if from_layer == "umd" and to_layer == "os":
-        return name.startswith("fsr_")  # the D3DKMT-style thunks, public or fsr_kmt_*
+        return name.startswith(("fsr_", "os_kmt_"))  # the D3DKMT-style thunks
     if from_layer == "top" and to_layer == "kmd":
         return name == "kmd_driver_entry"  # DriverEntry: the table, nothing else
     return True

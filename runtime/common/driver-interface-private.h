@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/trace.h"
+#include "common/trace-private.h"
 
 struct fsr_adapter;
 struct fsr_fence;

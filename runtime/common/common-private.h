@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The leaf every layer of the runtime shares (hw/, kmd/, os/, umd/ and runtime.c): the clock and
- * its actors, handles, refusals, tracing (common/trace.h), the handle map (common/map.h), the
+ * its actors, handles, refusals, tracing (common/trace-private.h), the handle map (common/map-private.h), the
  * words of memory the spec shares between the CPU and the GPU, and the object model the layers
  * hand each other by pointer. Its functions (the .c files of common/) call nothing above it
  * (tests/layers checks that on the built objects).
@@ -13,7 +13,7 @@
  * spec asks for, because user mode reads some of them without the lock (NFV-02, NFV-07).
  *
  * Layer prefixes: hw_ (emulated GPU, hw/hw-private.h), kmd_ and the DxgkDdi* / DxgkCb* tables
- * (kmd/kmd-private.h, common/driver-interface.h), os_ (graphics kernel, os/os-private.h), umd_
+ * (kmd/kmd-private.h, common/driver-interface-private.h), os_ (graphics kernel, os/os-private.h), umd_
  * (user-mode driver); rt_ for this leaf.
  */
 #ifndef FENCESCOPE_RUNTIME_COMMON_H
@@ -27,9 +27,9 @@
 
 #include <fencescope/runtime.h>
 
-#include "common/map.h"
-#include "common/trace.h"
-#include "common/driver-interface.h"
+#include "common/map-private.h"
+#include "common/trace-private.h"
+#include "common/driver-interface-private.h"
 
 #define FSR_NEVER            UINT64_MAX
 #define FSR_MAX_ADAPTERS     8
