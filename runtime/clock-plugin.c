@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <lttng/ust-clock.h>
 
-#include "sim-clock-private.h"
+#include "common/sim-clock-private.h"
 
 static _Atomic uint64_t *clock_word;
 

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime-private.h"
+#include "common/common-private.h"
+#include "kmd/kmd-private.h"
+#include "os/os-private.h"
 
 _Static_assert((int) FSR_ERR_BAD_STATE == (int) FSTP_STATUS_BAD_STATE,
 	       "status values are the contract's");
@@ -21,14 +23,6 @@ _Static_assert((int) FSR_INTERRUPT_HWQUEUE == (int) FSTP_INTERRUPT_FORM_HWQUEUE,
 _Static_assert(FSR_TRACE_FORMAT_MAJOR == FSTP_FORMAT_MAJOR &&
 		   FSR_TRACE_FORMAT_MINOR == FSTP_FORMAT_MINOR,
 	       "one format version");
-_Static_assert(sizeof(struct hw_log_entry) == FSR_LOG_ENTRY_BYTES, "a log entry is 32 bytes");
-
-void
-rt_abort_precondition(const char *id, const char *cond, const char *file, int line)
-{
-	fprintf(stderr, "fencescope: precondition %s failed: %s (%s:%d)\n", id, cond, file, line);
-	abort();
-}
 
 const char *
 fsr_status_name(fsr_status status)
@@ -83,76 +77,8 @@ fsr_runtime_random(struct fsr_runtime *runtime)
 
 /* ---- shared helpers ----------------------------------------------------------------------- */
 
-fsr_handle
-rt_new_kernel_handle(struct fsr_runtime *runtime, enum rt_object_type type)
-{
-	/* Kernel handles: a type byte above a counter, never reused within a run. */
-	return (UINT64_C(0x8) << 60) | ((uint64_t) type << 48) | ++runtime->next_kernel_handle;
-}
-
-fsr_status
-rt_refuse(struct fsr_runtime *runtime, uint32_t process_id, const char *call, fsr_handle handle,
-	  fsr_status status)
-{
-	FSR_TRACE(runtime, fencescope_os, call_failed, process_id, call, handle, (int) status);
-	return status;
-}
-
-fsr_status
-rt_lookup(struct fsr_process *process, fsr_handle handle, enum rt_object_type type,
-	  struct rt_object **object)
-{
-	struct rt_object *found = rt_map_get(&process->handles, handle);
-
-	if (!found) {
-		/* A fence's global handle is not a handle of this process until it opens it. */
-		if (type == RT_OBJECT_FENCE && rt_map_get(&process->runtime->fences, handle))
-			return FSR_ERR_ACCESS_DENIED;
-		return FSR_ERR_INVALID_HANDLE;
-	}
-	if (found->type != type)
-		return FSR_ERR_INVALID_HANDLE;
-	*object = found;
-	return FSR_OK;
-}
-
-void
-rt_run_callbacks(struct fsr_runtime *runtime)
-{
-	struct os_waiter *list;
-
-	rt_lock(runtime);
-	list = runtime->done_callbacks;
-	runtime->done_callbacks = NULL;
-	rt_unlock(runtime);
-	while (list) {
-		struct os_waiter *waiter = list;
-
-		list = waiter->next_done;
-		waiter->callback(waiter->status, waiter->observed_value, waiter->user_data);
-		free(waiter);
-	}
-}
-
 /* ---- latency histograms ------------------------------------------------------------------- */
 
-void
-rt_latency_add(uint64_t histogram[FSR_LATENCY_BUCKETS], uint64_t latency_ns)
-{
-	unsigned int bucket = 0;
-
-	if (latency_ns > 0) {
-		/* Eight buckets per power of two: the top bit, then the three bits below it. */
-		unsigned int top = 63u - (unsigned int) __builtin_clzll(latency_ns);
-		unsigned int fraction = top >= 3 ? (unsigned int) (latency_ns >> (top - 3)) & 7u
-						 : (unsigned int) (latency_ns << (3 - top)) & 7u;
-
-		bucket = top * 8u + fraction;
-	}
-	if (bucket >= FSR_LATENCY_BUCKETS)
-		bucket = FSR_LATENCY_BUCKETS - 1;
-	histogram[bucket]++;
-}
 
 uint64_t
 fsr_latency_percentile(const uint64_t histogram[FSR_LATENCY_BUCKETS], double fraction)
@@ -242,39 +168,8 @@ fsr_runtime_destroy(struct fsr_runtime *runtime)
 	while (runtime->processes)
 		fsr_process_terminate(runtime->processes, false);
 	rt_clock_stop(runtime);
-	rt_run_callbacks(runtime);
-	/*
-	 * A last clock pair once the engines have stopped: every GPU time of the run then lies
-	 * between two pairs and maps by interpolation, never by extrapolating a drifting counter
-	 * past the last periodic pair (docs/trace-format.md "GPU time to trace time").
-	 */
-	rt_lock(runtime);
-	for (uint32_t i = 0; i < runtime->adapter_count; i++)
-		kmd_correlate_clock(runtime->adapters[i], rt_clock_now(runtime));
-	rt_unlock(runtime);
-	for (uint32_t i = 0; i < runtime->adapter_count; i++) {
-		struct fsr_adapter *adapter = runtime->adapters[i];
-
-		for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
-			struct hw_engine *engine = &adapter->engines[e];
-
-			while (engine->dma_head) {
-				struct hw_dma_packet *packet = engine->dma_head;
-
-				engine->dma_head = packet->next;
-				free(packet);
-			}
-			free(engine->busy_packet);
-		}
-		free(adapter);
-	}
-	while (runtime->interrupts_head) {
-		struct hw_interrupt *interrupt = runtime->interrupts_head;
-
-		runtime->interrupts_head = interrupt->next;
-		free(interrupt->packet);
-		free(interrupt);
-	}
+	os_run_callbacks(runtime);
+	os_adapters_remove(runtime);
 	/* Fences still referenced by nothing but the map (all handles are closed by now). */
 	for (size_t cursor = 0;;) {
 		uint64_t key;
@@ -377,183 +272,9 @@ fsr_status
 fsr_adapter_create(struct fsr_runtime *runtime, const struct fsr_adapter_config *config,
 		   uint32_t *adapter_id)
 {
-	struct fsr_adapter *adapter = NULL;
-	fsr_status status = FSR_OK;
+	struct dxgk_ddi ddi;
 
-	rt_lock(runtime);
-	if (!config || !adapter_id || config->engine_count == 0 ||
-	    config->engine_count > FSR_MAX_ENGINES) {
-		status = rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_INVALID_ARGUMENT);
-		goto end;
-	}
-	for (uint32_t e = 0; e < config->engine_count; e++) {
-		if (config->engine_types[e] > FSR_ENGINE_COPY) {
-			status =
-			    rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_INVALID_ARGUMENT);
-			goto end;
-		}
-	}
-	/*
-	 * A counter of at least 1 kHz that drifts by less than 100% (so it runs), and logs small
-	 * enough to grow 16 times (LOG-20) within 32 bits: outside that, times overflow.
-	 */
-	if ((config->gpu_ts_frequency_hz && (config->gpu_ts_frequency_hz < FSR_MIN_GPU_HZ ||
-					     config->gpu_ts_frequency_hz > FSR_MAX_GPU_HZ)) ||
-	    config->gpu_ts_drift_ppm <= -1000000 || config->gpu_ts_drift_ppm >= 1000000 ||
-	    config->log_capacity_entries > FSR_MAX_LOG_ENTRIES ||
-	    (config->interrupt_form && (config->interrupt_form < FSR_INTERRUPT_FENCE_ARRAY ||
-					config->interrupt_form > FSR_INTERRUPT_HWQUEUE))) {
-		status = rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_INVALID_ARGUMENT);
-		goto end;
-	}
-	if (runtime->adapter_count == FSR_MAX_ADAPTERS) {
-		status = rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_NO_RESOURCES);
-		goto end;
-	}
-	adapter = calloc(1, sizeof(*adapter));
-	if (!adapter) {
-		status = FSR_ERR_NO_RESOURCES;
-		goto end;
-	}
-	adapter->runtime = runtime;
-	adapter->id = runtime->adapter_count;
-	adapter->config = *config;
-	if (!adapter->config.gpu_ts_frequency_hz)
-		adapter->config.gpu_ts_frequency_hz = 100000000u;
-	if (!adapter->config.log_capacity_entries)
-		adapter->config.log_capacity_entries = FSR_DEFAULT_LOG_SIZE / FSR_LOG_ENTRY_BYTES;
-	if (!adapter->config.interrupt_form)
-		adapter->config.interrupt_form = FSR_INTERRUPT_FENCE_ARRAY;
-	runtime->adapters[runtime->adapter_count++] = adapter;
-	FSR_TRACE(runtime, fencescope_os, adapter_create, adapter->id, config->engine_count, 0,
-		  FSTP_DOORBELL_MODEL_NONE, adapter->config.gpu_ts_frequency_hz, 1,
-		  adapter->config.interrupt_form == FSR_INTERRUPT_HWQUEUE);
-	for (uint32_t e = 0; e < config->engine_count; e++) {
-		hw_engine_init(adapter, e);
-		kmd_describe_engine(adapter, e);
-	}
-	kmd_correlate_clock(adapter, rt_clock_now(runtime));
-	*adapter_id = adapter->id;
-end:
-	rt_unlock(runtime);
-	/* Engines join the clock outside the lock: in realtime mode they start running. */
-	if (status == FSR_OK) {
-		for (uint32_t e = 0; e < adapter->config.engine_count; e++)
-			rt_clock_add_actor(runtime, &adapter->engines[e].actor);
-	}
-	return status;
-}
-
-fsr_status
-fsr_adapter_read_gpu_ts(struct fsr_runtime *runtime, uint32_t adapter_id, uint64_t *gpu_ts)
-{
-	fsr_status status = FSR_OK;
-
-	rt_lock(runtime);
-	if (adapter_id >= runtime->adapter_count || !gpu_ts)
-		status = FSR_ERR_INVALID_ARGUMENT;
-	else
-		*gpu_ts = hw_gpu_ts(runtime->adapters[adapter_id], rt_clock_now(runtime));
-	rt_unlock(runtime);
-	return status;
-}
-
-/* ---- processes ---------------------------------------------------------------------------- */
-
-fsr_status
-fsr_process_create(struct fsr_runtime *runtime, const char *name, struct fsr_process **process_out)
-{
-	struct fsr_process *process;
-	fsr_status status = FSR_OK;
-
-	rt_lock(runtime);
-	if (!name || !process_out) {
-		status = rt_refuse(runtime, 0, "CreateProcess", 0, FSR_ERR_INVALID_ARGUMENT);
-		goto end;
-	}
-	process = calloc(1, sizeof(*process));
-	if (!process || !(process->name = strdup(name))) {
-		free(process);
-		status = FSR_ERR_NO_RESOURCES;
-		goto end;
-	}
-	process->runtime = runtime;
-	process->id = runtime->next_process_id++;
-	rt_map_init(&process->handles);
-	process->next = runtime->processes;
-	runtime->processes = process;
-	FSR_TRACE(runtime, fencescope_os, process_create, process->id, process->name);
-	*process_out = process;
-end:
-	rt_unlock(runtime);
-	return status;
-}
-
-uint32_t
-fsr_process_get_id(const struct fsr_process *process)
-{
-	return process->id;
-}
-
-fsr_status
-fsr_process_terminate(struct fsr_process *process, bool is_abnormal)
-{
-	struct fsr_runtime *runtime;
-	struct fsr_process **link;
-
-	if (!process)
-		return FSR_ERR_INVALID_ARGUMENT;
-	runtime = process->runtime;
-	rt_lock(runtime);
-	FSR_TRACE(runtime, fencescope_os, process_terminate, process->id,
-		  is_abnormal ? FSTP_TERMINATION_ABNORMAL : FSTP_TERMINATION_NORMAL);
-	rt_unlock(runtime);
-
-	/* TRM-01: normal termination lets every queue finish what it queued; TRM-04: not so. */
-	while (process->devices) {
-		struct os_device *device = process->devices;
-
-		if (!is_abnormal) {
-			for (struct os_context *c = device->contexts; c; c = c->next_in_device) {
-				for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
-					fsr_hwqueue_wait_progress(
-					    process, q->handle, atomic_load(&q->last_queued_value),
-					    FSR_INFINITE);
-			}
-		} else {
-			rt_lock(runtime);
-			for (struct os_context *c = device->contexts; c; c = c->next_in_device)
-				for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
-					q->is_abandoned = true;
-			rt_unlock(runtime);
-		}
-		fsr_device_destroy(process, device->handle);
-	}
-
-	rt_lock(runtime);
-	/* Fence handles not tied to a device that still exists. */
-	for (size_t cursor = 0;;) {
-		uint64_t key;
-		void *value;
-		struct rt_object *object;
-
-		if (!rt_map_next(&process->handles, &cursor, &key, &value))
-			break;
-		object = value;
-		if (object->type == RT_OBJECT_FENCE)
-			os_fence_close_handle(process, key, object->pointer);
-		free(object);
-	}
-	rt_map_fini(&process->handles);
-	for (link = &runtime->processes; *link; link = &(*link)->next) {
-		if (*link == process) {
-			*link = process->next;
-			break;
-		}
-	}
-	rt_unlock(runtime);
-	rt_run_callbacks(runtime);
-	free(process->name);
-	free(process);
-	return FSR_OK;
+	/* The reference driver's DriverEntry, then the OS adds the adapter with its table. */
+	kmd_driver_entry(&ddi);
+	return fsr_adapter_create_with_ddi(runtime, config, &ddi, adapter_id);
 }

@@ -20,7 +20,7 @@
  */
 #include <stdlib.h>
 
-#include "runtime-private.h"
+#include "hw/hw-private.h"
 
 __extension__ typedef unsigned __int128 rt_u128;
 
@@ -75,7 +75,7 @@ hw_engine_kick_all(struct fsr_adapter *adapter)
 	uint64_t now = rt_clock_now(runtime);
 
 	for (uint32_t e = 0; e < adapter->config.engine_count; e++)
-		rt_clock_kick(runtime, &adapter->engines[e].actor, now);
+		rt_clock_kick(runtime, &adapter->gpu->engines[e].actor, now);
 }
 
 void
@@ -163,6 +163,18 @@ hw_engine_is_idle(struct hw_engine *engine)
 	return true;
 }
 
+/*
+ * A wait or signal packet naming `fence` has retired: the GPU reports it up its line, so that
+ * the OS, told by the driver's interrupt routine, drops the reference the packet held.
+ */
+static void
+report_retired(struct hw_engine *engine, struct fsr_fence *fence)
+{
+	struct hw_interrupt report = {.is_retirement = true, .retired_fence = fence};
+
+	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, &report);
+}
+
 static void
 raise_interrupt(struct hw_engine *engine, enum fstp_interrupt_type type,
 		enum fstp_interrupt_form form, struct os_hwqueue *queue, fsr_handle fence,
@@ -176,7 +188,8 @@ raise_interrupt(struct hw_engine *engine, enum fstp_interrupt_type type,
 		abort(); /* a lost interrupt is the one thing the model must never do (SYN-06) */
 	*interrupt = (struct hw_interrupt){.type = type,
 					   .form = form,
-					   .engine = engine,
+					   .adapter = engine->adapter,
+					   .engine_id = engine->id,
 					   .queue = queue,
 					   .fence = fence,
 					   .packet = packet};
@@ -184,7 +197,7 @@ raise_interrupt(struct hw_engine *engine, enum fstp_interrupt_type type,
 		  form, queue ? queue->handle : 0,
 		  form == FSTP_INTERRUPT_FORM_FENCE_ARRAY ? 1u : 0u, (const uint64_t *) handles);
 	runtime->stats.interrupts++;
-	os_raise_interrupt(runtime, interrupt);
+	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
 }
 
 /*
@@ -294,7 +307,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 				  queue->handle, packet->a, packet->b, gpu_ts);
 			write_log_entry(queue, log, queue->wait_observed_gpu_ts, gpu_ts);
 			queue->is_wait_observed = false;
-			os_fence_unref_packet(fence);
+			report_retired(engine, fence);
 			read_ptr += 2 * sizeof(*packet);
 			break;
 		case HW_PACKET_SIGNAL:
@@ -304,7 +317,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			rt_fence_raise(fence, packet->b);
 			write_log_entry(queue, log, 0, gpu_ts);
 			signal_interrupt_check(engine, queue, fence, packet->b, gpu_ts);
-			os_fence_unref_packet(fence);
+			report_retired(engine, fence);
 			read_ptr += 2 * sizeof(*packet);
 			break;
 		case HW_PACKET_PROGRESS:
@@ -439,14 +452,47 @@ end:
 	return next;
 }
 
-void
-hw_engine_init(struct fsr_adapter *adapter, uint32_t id)
+int
+hw_init(struct fsr_adapter *adapter)
 {
-	struct hw_engine *engine = &adapter->engines[id];
+	adapter->gpu = calloc(1, sizeof(*adapter->gpu));
+	if (!adapter->gpu)
+		return -1;
+	for (uint32_t id = 0; id < adapter->config.engine_count; id++) {
+		struct hw_engine *engine = &adapter->gpu->engines[id];
 
-	engine->adapter = adapter;
-	engine->id = id;
-	engine->type = adapter->config.engine_types[id];
-	engine->actor.name = "engine";
-	engine->actor.step = engine_step;
+		engine->adapter = adapter;
+		engine->id = id;
+		engine->type = adapter->config.engine_types[id];
+		engine->actor.name = "engine";
+		engine->actor.step = engine_step;
+	}
+	return 0;
+}
+
+void
+hw_start(struct fsr_adapter *adapter, const struct hw_line *line)
+{
+	adapter->gpu->line = *line;
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++)
+		rt_clock_add_actor(adapter->runtime, &adapter->gpu->engines[e].actor);
+}
+
+void
+hw_fini(struct fsr_adapter *adapter)
+{
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
+		struct hw_engine *engine = &adapter->gpu->engines[e];
+
+		while (engine->dma_head) {
+			struct hw_dma_packet *packet = engine->dma_head;
+
+			engine->dma_head = packet->next;
+			free(packet);
+		}
+		free(engine->busy_packet);
+		engine->busy_packet = NULL;
+	}
+	free(adapter->gpu);
+	adapter->gpu = NULL;
 }

@@ -3,30 +3,10 @@
  * Native fence log buffers as the emulated GPU writes them (LOG-06 to LOG-16): the entry at
  * the index the UMD programmed, then the header's FirstFreeEntryIndex, wrapping to 0 and
  * incrementing WraparoundCount at the capacity. The GPU never waits for the reader (LOG-16):
- * an entry the OS has not read yet is simply overwritten. Reading is the OS's business
- * (os/interrupt.c).
+ * an entry the OS has not read yet is simply overwritten. The OS allocates the memory
+ * (rt_fence_log_alloc) and reads it (os/log-reader.c).
  */
-#include <stdlib.h>
-
-#include "runtime-private.h"
-
-void
-hw_fence_log_init(struct hw_fence_log *log, uint32_t capacity, uint32_t generation)
-{
-	log->entries = calloc(capacity, sizeof(*log->entries));
-	if (!log->entries)
-		abort(); /* logs are small; failing here would leave a queue without its log */
-	log->capacity = capacity;
-	log->generation = generation;
-	atomic_init(&log->header, 0);
-}
-
-void
-hw_fence_log_fini(struct hw_fence_log *log)
-{
-	free(log->entries);
-	log->entries = NULL;
-}
+#include "hw/hw-private.h"
 
 void
 hw_fence_log_write(struct hw_fence_log *log, uint32_t index, const struct hw_log_entry *entry)

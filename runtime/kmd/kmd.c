@@ -1,19 +1,95 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The kernel-mode driver of the emulated GPU: the DDIs the OS calls (spec 001), each one a
- * short function that touches the GPU-visible words with the ordering the spec asks for and
- * fires its fencescope_kmd event. Policy (when to call them) is the OS's.
+ * short function that touches the GPU's registers and the GPU-visible words with the ordering
+ * the spec asks for and fires its fencescope_kmd event. Policy (when to call them) is the OS's.
+ * The OS reaches them only through the table kmd_driver_entry fills; the driver reaches the OS
+ * only through the callbacks DxgkDdiAddAdapter receives (docs/driver-interface.md).
  */
-#include "runtime-private.h"
+#include <stdlib.h>
 
-void
-kmd_describe_engine(struct fsr_adapter *adapter, uint32_t engine_id)
+#include "hw/hw-private.h"
+#include "kmd/kmd-private.h"
+
+/* The driver's adapter context (the "miniport" of every DDI). */
+struct kmd_adapter {
+	struct fsr_adapter *adapter; /* the OS's adapter, which also holds the GPU's engines */
+	const struct dxgk_callbacks *callbacks;
+	dxgk_interrupt_routine isr; /* what the OS connected the line to (DxgkDdiStartDevice) */
+};
+
+static int
+add_adapter(struct fsr_adapter *os_adapter, const struct dxgk_callbacks *callbacks,
+	    void **miniport)
 {
+	struct kmd_adapter *kmd = calloc(1, sizeof(*kmd));
+
+	if (!kmd)
+		return -1;
+	kmd->adapter = os_adapter;
+	kmd->callbacks = callbacks;
+	if (hw_init(os_adapter) != 0) {
+		free(kmd);
+		return -1;
+	}
+	*miniport = kmd;
+	return 0;
+}
+
+/* The GPU's line: calls the interrupt routine the OS connected, with this driver's context. */
+static void
+line_raise(void *context, struct hw_interrupt *interrupt)
+{
+	struct kmd_adapter *kmd = context;
+
+	kmd->isr(kmd, interrupt);
+}
+
+static void
+start_device(void *miniport, dxgk_interrupt_routine isr)
+{
+	struct kmd_adapter *kmd = miniport;
+	struct hw_line line = {.raise = line_raise, .context = kmd};
+
+	kmd->isr = isr;
+	hw_start(kmd->adapter, &line);
+}
+
+static void
+remove_adapter(void *miniport)
+{
+	struct kmd_adapter *kmd = miniport;
+
+	hw_fini(kmd->adapter);
+	free(kmd);
+}
+
+/*
+ * DxgkDdiInterruptRoutine, at interrupt level (lock held): a GPU interrupt goes to the OS as
+ * DxgkCbNotifyInterrupt; a packet's retirement report as DxgkCbReleasePacketFence.
+ */
+static void
+interrupt_routine(void *miniport, struct hw_interrupt *interrupt)
+{
+	struct kmd_adapter *kmd = miniport;
+
+	if (interrupt->is_retirement)
+		kmd->callbacks->DxgkCbReleasePacketFence(kmd->adapter, interrupt->retired_fence);
+	else
+		kmd->callbacks->DxgkCbNotifyInterrupt(kmd->adapter, interrupt);
+}
+
+static void
+describe_engine(void *miniport, uint32_t engine_id, struct dxgk_engine_caps *caps)
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
 	enum fsr_engine_type type = adapter->config.engine_types[engine_id];
 
 	/* UMS-04: 3D and compute nodes can take user-mode submission; copy engines cannot. */
+	caps->type = type;
+	caps->supports_user_mode_submission = type != FSR_ENGINE_COPY;
 	FSR_TRACE(adapter->runtime, fencescope_kmd, engine_describe, adapter->id, engine_id,
-		  (int) type, type != FSR_ENGINE_COPY,
+		  (int) type, caps->supports_user_mode_submission,
 		  FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY);
 }
 
@@ -22,19 +98,69 @@ kmd_describe_engine(struct fsr_adapter *adapter, uint32_t engine_id)
  * the trace clock's own raw reading (rt_clock_trace_ns), so that the analyzer converts it to
  * trace time exactly as the tracer converts event timestamps, whatever the clock's origin.
  */
-void
-kmd_correlate_clock(struct fsr_adapter *adapter, uint64_t cpu_ns)
+static void
+calibrate_gpu_clock(void *miniport, uint64_t cpu_ns)
 {
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+
 	FSR_TRACE(adapter->runtime, fencescope_kmd, clock_correlation, adapter->id,
 		  rt_clock_trace_ns(adapter->runtime, cpu_ns), hw_gpu_ts(adapter, cpu_ns),
 		  adapter->config.gpu_ts_frequency_hz);
 }
 
-uint64_t
-kmd_update_monitored_value(struct fsr_fence *fence, uint64_t monitored_value, uint32_t waiter_count)
+static uint64_t
+read_gpu_timestamp(void *miniport, uint64_t cpu_ns)
+{
+	return hw_gpu_ts(((struct kmd_adapter *) miniport)->adapter, cpu_ns);
+}
+
+static bool
+query_engine_idle(void *miniport, uint32_t engine_id)
+{
+	return hw_engine_is_idle(
+	    &((struct kmd_adapter *) miniport)->adapter->gpu->engines[engine_id]);
+}
+
+static struct hw_engine *
+engine_of(void *miniport, uint32_t engine_id)
+{
+	return &((struct kmd_adapter *) miniport)->adapter->gpu->engines[engine_id];
+}
+
+static void
+create_hwqueue(void *miniport, struct os_hwqueue *queue)
+{
+	struct hw_engine *engine = engine_of(miniport, queue->engine_id);
+
+	/*
+	 * UMS-05: a user-mode queue's ring joins its engine's run list, which the command
+	 * processor polls for new work (UMS-18); kernel mode has none.
+	 */
+	queue->poll_actor = &engine->actor;
+	if (queue->mode == FSR_SUBMIT_USER_MODE)
+		hw_engine_add_queue(engine, queue);
+}
+
+static void
+destroy_hwqueue(void *miniport, struct os_hwqueue *queue)
+{
+	/* Its ring, or its DMA packets. */
+	hw_engine_remove_queue(engine_of(miniport, queue->engine_id), queue);
+}
+
+static void
+submit_command(void *miniport, struct hw_dma_packet *packet)
+{
+	hw_engine_push_dma(engine_of(miniport, packet->queue->engine_id), packet);
+}
+
+static uint64_t
+update_monitored_values(void *miniport, struct fsr_fence *fence, uint64_t monitored_value,
+			uint32_t waiter_count)
 {
 	uint64_t current_value;
 
+	(void) miniport;
 	/*
 	 * SYN-01, SYN-04: the new MonitoredValue, then a full barrier, so that any CurrentValue
 	 * read after this returns was written by a signal that saw it; then the OS resamples
@@ -51,9 +177,11 @@ kmd_update_monitored_value(struct fsr_fence *fence, uint64_t monitored_value, ui
 	return current_value;
 }
 
-void
-kmd_update_current_value(struct fsr_fence *fence, uint64_t value, bool notification_only)
+static void
+update_current_values_from_cpu(void *miniport, struct fsr_fence *fence, uint64_t value,
+			       bool notification_only)
 {
+	(void) miniport;
 	/*
 	 * NFV-13: the OS applies a CPU signal through the driver; NFV-01: one 64-bit store. The
 	 * event comes first: a user-mode reader of CurrentValue may act on the store at once.
@@ -66,19 +194,42 @@ kmd_update_current_value(struct fsr_fence *fence, uint64_t value, bool notificat
 	hw_engine_kick_all(fence->adapter);
 }
 
-void
-kmd_set_fence_log_buffer(struct os_hwqueue *queue, enum fstp_log_type type)
+static void
+set_native_fence_log_buffer(void *miniport, struct os_hwqueue *queue, enum fstp_log_type type)
 {
-	struct fsr_adapter *adapter = queue->engine->adapter;
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
 
 	FSR_TRACE(adapter->runtime, fencescope_kmd, set_fence_log_buffer, adapter->id,
 		  queue->handle, type, queue->logs[type].capacity, queue->logs[type].generation);
 }
 
-void
-kmd_update_native_fence_logs(struct os_hwqueue *queue)
+static void
+update_native_fence_logs(void *miniport, struct os_hwqueue *queue)
 {
+	(void) miniport;
 	(void) queue;
 	/* SYN-10: the barrier that makes every entry below FirstFreeEntryIndex visible. */
 	atomic_thread_fence(memory_order_seq_cst);
+}
+
+void
+kmd_driver_entry(struct dxgk_ddi *ddi)
+{
+	*ddi = (struct dxgk_ddi){
+	    .DxgkDdiAddAdapter = add_adapter,
+	    .DxgkDdiStartDevice = start_device,
+	    .DxgkDdiRemoveAdapter = remove_adapter,
+	    .DxgkDdiDescribeEngine = describe_engine,
+	    .DxgkDdiCalibrateGpuClock = calibrate_gpu_clock,
+	    .DxgkDdiReadGpuTimestamp = read_gpu_timestamp,
+	    .DxgkDdiQueryEngineIdle = query_engine_idle,
+	    .DxgkDdiCreateHwQueue = create_hwqueue,
+	    .DxgkDdiDestroyHwQueue = destroy_hwqueue,
+	    .DxgkDdiSubmitCommand = submit_command,
+	    .DxgkDdiUpdateMonitoredValues = update_monitored_values,
+	    .DxgkDdiUpdateCurrentValuesFromCpu = update_current_values_from_cpu,
+	    .DxgkDdiSetNativeFenceLogBuffer = set_native_fence_log_buffer,
+	    .DxgkDdiUpdateNativeFenceLogs = update_native_fence_logs,
+	    .DxgkDdiInterruptRoutine = interrupt_routine,
+	};
 }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "runtime-private.h"
+#include "os/os-private.h"
 
 #define OS_POLL_INTERVAL_NS 50000u
 
@@ -90,6 +90,12 @@ os_fence_unref_packet(struct fsr_fence *fence)
 }
 
 void
+os_kmt_release_fence(struct fsr_fence *fence)
+{
+	os_fence_unref_packet(fence);
+}
+
+void
 os_fence_close_handle(struct fsr_process *process, fsr_handle handle, struct fsr_fence *fence)
 {
 	struct fsr_runtime *runtime = process->runtime;
@@ -126,7 +132,8 @@ os_fence_close_handle(struct fsr_process *process, fsr_handle handle, struct fsr
 	}
 	/* NFV-05: no waiter left, so a signal still queued must not interrupt for it. */
 	if (atomic_load(&fence->monitored_value) != FSR_NO_MONITORED)
-		kmd_update_monitored_value(fence, FSR_NO_MONITORED, 0);
+		fence->adapter->ddi.DxgkDdiUpdateMonitoredValues(fence->adapter->miniport, fence,
+								 FSR_NO_MONITORED, 0);
 	unlink_from_device(fence);
 	free_if_unused(fence);
 }
@@ -217,7 +224,8 @@ os_fence_release_waiters(struct fsr_fence *fence)
 		monitored = fence->waiters ? fence->waiters->value - 1 : FSR_NO_MONITORED;
 		if (monitored == atomic_load(&fence->monitored_value))
 			break;
-		current_value = kmd_update_monitored_value(fence, monitored, fence->waiter_count);
+		current_value = fence->adapter->ddi.DxgkDdiUpdateMonitoredValues(
+		    fence->adapter->miniport, fence, monitored, fence->waiter_count);
 		/* SYN-05: the resampled value may already satisfy someone: go round again. */
 	}
 	return released;
@@ -265,7 +273,7 @@ fsr_fence_create(struct fsr_process *process, fsr_handle device_handle, uint64_t
 				   FSR_ERR_INVALID_ARGUMENT);
 		goto end;
 	}
-	status = rt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
+	status = os_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
 	if (status != FSR_OK) {
 		rt_refuse(runtime, process->id, "CreateNativeFence", device_handle, status);
 		goto end;
@@ -301,7 +309,7 @@ fsr_fence_open(struct fsr_process *process, fsr_handle device_handle, fsr_handle
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = rt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
+	status = os_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
 	if (status != FSR_OK || !fence_handle) {
 		status = status != FSR_OK ? status : FSR_ERR_INVALID_ARGUMENT;
 		rt_refuse(runtime, process->id, "OpenNativeFence", device_handle, status);
@@ -336,7 +344,7 @@ fsr_fence_close(struct fsr_process *process, fsr_handle fence_handle)
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = rt_lookup(process, fence_handle, RT_OBJECT_FENCE, &object);
+	status = os_kmt_lookup(process, fence_handle, RT_OBJECT_FENCE, &object);
 	if (status != FSR_OK) {
 		rt_refuse(runtime, process->id, "DestroySynchronizationObject", fence_handle,
 			  status);
@@ -347,7 +355,7 @@ fsr_fence_close(struct fsr_process *process, fsr_handle fence_handle)
 	free(object);
 end:
 	rt_unlock(runtime);
-	rt_run_callbacks(runtime);
+	os_run_callbacks(runtime);
 	return status;
 }
 
@@ -356,7 +364,7 @@ lookup_fence(struct fsr_process *process, fsr_handle handle, const char *call,
 	     struct fsr_fence **fence)
 {
 	struct rt_object *object;
-	fsr_status status = rt_lookup(process, handle, RT_OBJECT_FENCE, &object);
+	fsr_status status = os_kmt_lookup(process, handle, RT_OBJECT_FENCE, &object);
 
 	if (status != FSR_OK)
 		return rt_refuse(process->runtime, process->id, call, handle, status);
@@ -410,11 +418,12 @@ fsr_fence_signal_cpu(struct fsr_process *process, fsr_handle fence_handle, uint6
 		goto end;
 	}
 	FSR_TRACE(runtime, fencescope_os, cpu_signal, process->id, fence_handle, value);
-	kmd_update_current_value(fence, value, false);
+	fence->adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(fence->adapter->miniport, fence, value,
+							      false);
 	os_fence_release_waiters(fence);
 end:
 	rt_unlock(runtime);
-	rt_run_callbacks(runtime);
+	os_run_callbacks(runtime);
 	return status;
 }
 
@@ -508,7 +517,7 @@ os_fence_wait(struct fsr_process *process, struct fsr_fence *fence, fsr_handle f
 	os_fence_add_waiter(fence, waiter);
 	os_fence_release_waiters(fence);
 	rt_unlock(runtime);
-	rt_run_callbacks(runtime);
+	os_run_callbacks(runtime);
 
 	status = rt_clock_block(runtime, &waiter->done, waiter->deadline_ns);
 
@@ -543,7 +552,7 @@ fsr_fence_wait_cpu(struct fsr_process *process, fsr_handle fence_handle, uint64_
 	if (status == FSR_OK)
 		status = os_fence_wait(process, fence, fence_handle, value, timeout_ns, mode);
 	rt_unlock(runtime);
-	rt_run_callbacks(runtime);
+	os_run_callbacks(runtime);
 	return status;
 }
 
@@ -584,6 +593,24 @@ fsr_fence_wait_cpu_async(struct fsr_process *process, fsr_handle fence_handle, u
 	os_fence_release_waiters(waiter->fence);
 end:
 	rt_unlock(runtime);
-	rt_run_callbacks(runtime);
+	os_run_callbacks(runtime);
 	return status;
+}
+
+void
+os_run_callbacks(struct fsr_runtime *runtime)
+{
+	struct os_waiter *list;
+
+	rt_lock(runtime);
+	list = runtime->done_callbacks;
+	runtime->done_callbacks = NULL;
+	rt_unlock(runtime);
+	while (list) {
+		struct os_waiter *waiter = list;
+
+		list = waiter->next_done;
+		waiter->callback(waiter->status, waiter->observed_value, waiter->user_data);
+		free(waiter);
+	}
 }

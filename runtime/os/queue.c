@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "runtime-private.h"
+#include "os/os-private.h"
 
 #define OS_DEFAULT_RING_BYTES (64u * 1024u)
 
@@ -80,7 +80,7 @@ fsr_device_destroy(struct fsr_process *process, fsr_handle device_handle)
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = rt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
+	status = os_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
 	if (status != FSR_OK) {
 		rt_refuse(runtime, process->id, "DestroyDevice", device_handle, status);
 		rt_unlock(runtime);
@@ -126,7 +126,7 @@ fsr_device_destroy(struct fsr_process *process, fsr_handle device_handle)
 	remove_object(process, device_handle);
 	free(device);
 	rt_unlock(runtime);
-	rt_run_callbacks(runtime);
+	os_run_callbacks(runtime);
 	return FSR_OK;
 }
 
@@ -143,7 +143,7 @@ fsr_context_create(struct fsr_process *process, fsr_handle device_handle, uint32
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = rt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
+	status = os_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
 	if (status != FSR_OK)
 		goto refuse;
 	device = object->pointer;
@@ -186,7 +186,7 @@ fsr_context_destroy(struct fsr_process *process, fsr_handle context_handle)
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = rt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
+	status = os_kmt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
 	if (status != FSR_OK) {
 		rt_refuse(runtime, process->id, "DestroyContext", context_handle, status);
 		rt_unlock(runtime);
@@ -219,7 +219,7 @@ fsr_context_destroy(struct fsr_process *process, fsr_handle context_handle)
 static void
 init_logs(struct os_hwqueue *queue)
 {
-	struct fsr_adapter *adapter = queue->engine->adapter;
+	struct fsr_adapter *adapter = queue->adapter;
 	uint32_t capacity = adapter->config.log_capacity_entries;
 
 	/* LOG-20: with tracing on, the OS first grows the logs so that fewer entries are lost. */
@@ -234,8 +234,9 @@ init_logs(struct os_hwqueue *queue)
 	}
 	/* LOG-01, LOG-03: two logs, and SetNativeFenceLogBuffer once for each. */
 	for (int type = 0; type < 2; type++) {
-		hw_fence_log_init(&queue->logs[type], capacity, 1);
-		kmd_set_fence_log_buffer(queue, (enum fstp_log_type) type);
+		rt_fence_log_alloc(&queue->logs[type], capacity, 1);
+		adapter->ddi.DxgkDdiSetNativeFenceLogBuffer(adapter->miniport, queue,
+							    (enum fstp_log_type) type);
 	}
 }
 
@@ -247,16 +248,14 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	struct os_hwqueue *queue = NULL;
 	struct rt_object *object;
 	struct os_context *context;
-	struct hw_engine *engine;
 	uint32_t ring_bytes = 0;
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = rt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
+	status = os_kmt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
 	if (status != FSR_OK)
 		goto refuse;
 	context = object->pointer;
-	engine = &context->device->adapter->engines[context->engine_id];
 	if (!config || !hwqueue_handle ||
 	    (config->mode != FSR_SUBMIT_KERNEL_MODE && config->mode != FSR_SUBMIT_USER_MODE)) {
 		status = FSR_ERR_INVALID_ARGUMENT;
@@ -264,7 +263,8 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	}
 	if (config->mode == FSR_SUBMIT_USER_MODE) {
 		/* UMS-05: only on a node that supports user-mode submission. */
-		if (engine->type == FSR_ENGINE_COPY) {
+		if (!context->device->adapter->engine_caps[context->engine_id]
+			 .supports_user_mode_submission) {
 			status = FSR_ERR_NOT_SUPPORTED;
 			goto refuse;
 		}
@@ -284,7 +284,8 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	queue->handle = rt_new_kernel_handle(runtime, RT_OBJECT_HWQUEUE);
 	queue->process = process;
 	queue->context = context;
-	queue->engine = engine;
+	queue->adapter = context->device->adapter;
+	queue->engine_id = context->engine_id;
 	queue->mode = config->mode;
 	queue->ring_entries = ring_bytes / sizeof(struct hw_packet);
 	atomic_init(&queue->last_queued_value, 0);
@@ -305,12 +306,17 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 		  queue->handle, context->engine_id, config->mode, ring_bytes,
 		  queue->progress_fence->global_handle);
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
+		struct os_hwqueue **link = &queue->adapter->user_queues[queue->engine_id];
+
 		init_logs(queue);
-		hw_engine_add_queue(engine, queue);
+		while (*link)
+			link = &(*link)->next_user_queue;
+		*link = queue;
 	} else {
 		queue->next_km = runtime->km_queues;
 		runtime->km_queues = queue;
 	}
+	queue->adapter->ddi.DxgkDdiCreateHwQueue(queue->adapter->miniport, queue);
 	*hwqueue_handle = queue->handle;
 	goto end;
 refuse:
@@ -329,7 +335,7 @@ lookup_queue(struct fsr_process *process, fsr_handle handle, const char *call,
 	     struct os_hwqueue **queue)
 {
 	struct rt_object *object;
-	fsr_status status = rt_lookup(process, handle, RT_OBJECT_HWQUEUE, &object);
+	fsr_status status = os_kmt_lookup(process, handle, RT_OBJECT_HWQUEUE, &object);
 
 	if (status != FSR_OK)
 		return rt_refuse(process->runtime, process->id, call, handle, status);
@@ -370,7 +376,7 @@ fsr_hwqueue_wait_progress(struct fsr_process *process, fsr_handle hwqueue, uint6
 				       queue->progress_fence->global_handle, progress_value,
 				       timeout_ns, FSR_WAIT_BLOCKING);
 	rt_unlock(process->runtime);
-	rt_run_callbacks(process->runtime);
+	os_run_callbacks(process->runtime);
 	return status;
 }
 
@@ -415,7 +421,7 @@ retire_km_waiter(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 void
 os_hwqueue_free(struct os_hwqueue *queue)
 {
-	struct fsr_runtime *runtime = queue->engine->adapter->runtime;
+	struct fsr_runtime *runtime = queue->adapter->runtime;
 
 	/* Abandoned packets (TRM-04) still hold their fences: let them go. */
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
@@ -427,7 +433,7 @@ os_hwqueue_free(struct os_hwqueue *queue)
 					    &queue->ring[(read_ptr / sizeof(struct hw_packet)) %
 							 queue->ring_entries]);
 		for (int type = 0; type < 2; type++)
-			hw_fence_log_fini(&queue->logs[type]);
+			rt_fence_log_free(&queue->logs[type]);
 	}
 	retire_km_waiter(runtime, queue); /* before the wait packet lets its fence go */
 	while (queue->km_head) {
@@ -482,7 +488,15 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 		if (i->packet && i->packet->queue == queue)
 			i->packet->queue = NULL;
 	}
-	hw_engine_remove_queue(queue->engine, queue); /* its ring, or its DMA packets */
+	/* Its ring, or its DMA packets, leave the engine. */
+	queue->adapter->ddi.DxgkDdiDestroyHwQueue(queue->adapter->miniport, queue);
+	for (struct os_hwqueue **link = &queue->adapter->user_queues[queue->engine_id]; *link;
+	     link = &(*link)->next_user_queue) {
+		if (*link == queue) {
+			*link = queue->next_user_queue;
+			break;
+		}
+	}
 	if (queue->mode == FSR_SUBMIT_KERNEL_MODE) {
 		for (struct os_hwqueue **link = &runtime->km_queues; *link;
 		     link = &(*link)->next_km) {
@@ -505,7 +519,7 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 	remove_object(process, hwqueue);
 	os_hwqueue_free(queue);
 	rt_unlock(runtime);
-	rt_run_callbacks(runtime);
+	os_run_callbacks(runtime);
 	return FSR_OK;
 }
 
@@ -534,7 +548,7 @@ km_wait(struct fsr_runtime *runtime, struct os_hwqueue *queue, struct fsr_fence 
 static void
 km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 {
-	struct fsr_adapter *adapter = queue->engine->adapter;
+	struct fsr_adapter *adapter = queue->adapter;
 
 	while (queue->km_head && !queue->is_km_busy && !queue->is_km_blocked) {
 		struct os_km_buffer *buffer = queue->km_head;
@@ -562,9 +576,9 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			dma->progress_value = buffer->packets[0].b;
 			dma->submit_ns = buffer->submit_ns;
 			FSR_TRACE(runtime, fencescope_os, packet_queued, adapter->id,
-				  queue->engine->id, queue->handle, dma->packet_id, 0, 0);
+				  queue->engine_id, queue->handle, dma->packet_id, 0, 0);
 			queue->is_km_busy = true;
-			hw_engine_push_dma(queue->engine, dma);
+			adapter->ddi.DxgkDdiSubmitCommand(adapter->miniport, dma);
 			break;
 		case HW_PACKET_WAIT:
 			fence = rt_map_get(&runtime->fences, packet->a);
@@ -593,12 +607,14 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			fence = rt_map_get(&runtime->fences, packet->a);
 			FSR_TRACE(runtime, fencescope_os, km_fence_signal_executed,
 				  queue->process->id, queue->handle, packet->c, packet->b);
-			kmd_update_current_value(fence, packet->b, false);
+			adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(adapter->miniport, fence,
+								       packet->b, false);
 			os_fence_release_waiters(fence);
 			os_fence_unref_packet(fence);
 			break;
 		case HW_PACKET_PROGRESS:
-			kmd_update_current_value(queue->progress_fence, packet->a, false);
+			adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(
+			    adapter->miniport, queue->progress_fence, packet->a, false);
 			os_fence_release_waiters(queue->progress_fence);
 			break;
 		default:
@@ -621,11 +637,40 @@ os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
 	struct os_hwqueue *queue = packet->queue;
 
 	if (queue) {
-		struct fsr_adapter *adapter = queue->engine->adapter;
+		struct fsr_adapter *adapter = queue->adapter;
 
-		FSR_TRACE(runtime, fencescope_os, packet_complete, adapter->id, queue->engine->id,
+		FSR_TRACE(runtime, fencescope_os, packet_complete, adapter->id, queue->engine_id,
 			  queue->handle, packet->packet_id, packet->progress_value);
 		queue->is_km_busy = false;
 	}
 	free(packet);
+}
+
+/*
+ * D3DKMTSubmitCommand of a kernel-mode queue (the UMD's thunk): the buffer joins the queue's
+ * software queue; LastQueuedValue first (HPF-03).
+ */
+fsr_status
+os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
+		       uint64_t progress_value, struct hw_packet *packets, size_t count)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct os_km_buffer *buffer = calloc(1, sizeof(*buffer));
+
+	if (!buffer)
+		return FSR_ERR_NO_RESOURCES;
+	buffer->packets = packets;
+	buffer->count = count;
+	buffer->submit_ns = rt_clock_now(runtime);
+	atomic_store_explicit(&queue->last_queued_value, progress_value, memory_order_release);
+	if (queue->km_tail)
+		queue->km_tail->next = buffer;
+	else
+		queue->km_head = buffer;
+	queue->km_tail = buffer;
+	FSR_TRACE(runtime, fencescope_os, submit_command, process->id, queue->handle, packets[0].a,
+		  progress_value, (uint32_t) (count - 2));
+	/* The scheduler's submit path runs in the caller, as a SubmitCommand call would. */
+	os_km_schedule(runtime);
+	return FSR_OK;
 }

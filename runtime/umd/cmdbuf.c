@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime-private.h"
+#include "os/os-private.h"
 
 #define UMD_MAX_WORK_TICKS (UINT64_C(1) << 40)
 
@@ -46,7 +46,7 @@ fsr_cmdbuf_create(struct fsr_process *process, fsr_handle hwqueue, struct fsr_cm
 	fsr_status status;
 
 	rt_lock(runtime);
-	status = rt_lookup(process, hwqueue, RT_OBJECT_HWQUEUE, &object);
+	status = os_kmt_lookup(process, hwqueue, RT_OBJECT_HWQUEUE, &object);
 	if (status == FSR_OK && !cmdbuf_out)
 		status = FSR_ERR_INVALID_ARGUMENT;
 	if (status == FSR_OK && !(cmdbuf = calloc(1, sizeof(*cmdbuf))))
@@ -79,7 +79,7 @@ release_packets(struct fsr_cmdbuf *cmdbuf)
 			struct fsr_fence *fence = rt_map_get(&runtime->fences, packet->a);
 
 			if (fence)
-				os_fence_unref_packet(fence);
+				os_kmt_release_fence(fence);
 		}
 	}
 }
@@ -95,15 +95,12 @@ free_cmdbuf(struct fsr_cmdbuf *cmdbuf)
 static fsr_status write_ring(struct os_hwqueue *queue, struct fsr_process *process,
 			     uint64_t progress_value, const struct hw_packet *packets,
 			     size_t count);
-static fsr_status submit_kernel_mode(struct os_hwqueue *queue, struct fsr_process *process,
-				     uint64_t progress_value, struct hw_packet *packets,
-				     size_t count);
 
 /* A command buffer with nothing in it but its progress value: BEGIN, then PROGRESS. */
 static fsr_status
 submit_empty(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progress_value)
 {
-	uint64_t packet_id = ++queue->engine->adapter->next_packet_id;
+	uint64_t packet_id = ++queue->adapter->next_packet_id;
 	struct hw_packet *packets = malloc(2 * sizeof(*packets));
 	fsr_status status;
 
@@ -117,7 +114,7 @@ submit_empty(struct os_hwqueue *queue, struct fsr_process *process, uint64_t pro
 		status = write_ring(queue, process, progress_value, packets, 2);
 		free(packets);
 	} else {
-		status = submit_kernel_mode(queue, process, progress_value, packets, 2);
+		status = os_kmt_submit_command(queue, process, progress_value, packets, 2);
 		if (status != FSR_OK)
 			free(packets);
 	}
@@ -235,11 +232,11 @@ record_fence_op(struct fsr_cmdbuf *cmdbuf, fsr_handle fence_handle, uint64_t val
 	if (!is_queue_alive(cmdbuf))
 		return rt_refuse(runtime, process->id, call, cmdbuf->queue_handle,
 				 FSR_ERR_DESTROYED);
-	status = rt_lookup(process, fence_handle, RT_OBJECT_FENCE, &object);
+	status = os_kmt_lookup(process, fence_handle, RT_OBJECT_FENCE, &object);
 	if (status != FSR_OK)
 		return rt_refuse(runtime, process->id, call, fence_handle, status);
 	fence = object->pointer;
-	if (fence->adapter != queue->engine->adapter)
+	if (fence->adapter != queue->adapter)
 		return rt_refuse(runtime, process->id, call, fence_handle, FSR_ERR_NOT_SUPPORTED);
 	status = append(cmdbuf,
 			(struct hw_packet){.type = is_wait ? HW_PACKET_WAIT : HW_PACKET_SIGNAL,
@@ -355,32 +352,7 @@ write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progr
 	FSR_TRACE(runtime, fencescope_umd, ring_write, process->id, queue->handle, progress_value,
 		  write_ptr + size, (uint32_t) size);
 	/* Until doorbells exist the command processor polls the write pointers (UMS-18). */
-	rt_clock_kick(runtime, &queue->engine->actor, rt_clock_now(runtime));
-	return FSR_OK;
-}
-
-static fsr_status
-submit_kernel_mode(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progress_value,
-		   struct hw_packet *packets, size_t count)
-{
-	struct fsr_runtime *runtime = process->runtime;
-	struct os_km_buffer *buffer = calloc(1, sizeof(*buffer));
-
-	if (!buffer)
-		return FSR_ERR_NO_RESOURCES;
-	buffer->packets = packets;
-	buffer->count = count;
-	buffer->submit_ns = rt_clock_now(runtime);
-	atomic_store_explicit(&queue->last_queued_value, progress_value, memory_order_release);
-	if (queue->km_tail)
-		queue->km_tail->next = buffer;
-	else
-		queue->km_head = buffer;
-	queue->km_tail = buffer;
-	FSR_TRACE(runtime, fencescope_os, submit_command, process->id, queue->handle, packets[0].a,
-		  progress_value, (uint32_t) (count - 2));
-	/* The scheduler's submit path runs in the caller, as a SubmitCommand call would. */
-	os_km_schedule(runtime);
+	rt_clock_kick(runtime, queue->poll_actor, rt_clock_now(runtime));
 	return FSR_OK;
 }
 
@@ -419,7 +391,7 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 		goto refuse;
 	}
 	packets[0] = (struct hw_packet){.type = HW_PACKET_BEGIN,
-					.a = ++queue->engine->adapter->next_packet_id,
+					.a = ++queue->adapter->next_packet_id,
 					.b = cmdbuf->progress_value};
 	if (cmdbuf->count > 0) /* an empty buffer has no packet array: memcpy(NULL) is UB */
 		memcpy(&packets[1], cmdbuf->packets, cmdbuf->count * sizeof(*packets));
@@ -446,7 +418,8 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 		free(packets);
 		packets = NULL;
 	} else {
-		status = submit_kernel_mode(queue, process, cmdbuf->progress_value, packets, count);
+		status = os_kmt_submit_command(queue, process, cmdbuf->progress_value, packets,
+						count);
 		if (status == FSR_OK)
 			packets = NULL; /* the OS's now */
 	}

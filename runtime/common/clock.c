@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime-private.h"
-#include "sim-clock-private.h"
+#include "common/common-private.h"
+#include "common/sim-clock-private.h"
 
 /*
  * When this process records through the sim clock plugin (LTTNG_UST_CLOCK_PLUGIN names
@@ -274,7 +274,8 @@ rt_clock_step(struct fsr_runtime *runtime)
 	if (next != FSR_NEVER)
 		sim_schedule(clock, actor, next, actor->next_is_weak);
 	atomic_fetch_add_explicit(&clock->steps, 1, memory_order_relaxed);
-	rt_run_callbacks(runtime);
+	if (runtime->clock.after_step)
+		runtime->clock.after_step(runtime);
 	return true;
 }
 
@@ -300,7 +301,8 @@ actor_thread(void *data)
 		now = monotonic_ns();
 		next = actor->step(actor, now);
 		atomic_fetch_add_explicit(&runtime->clock.steps, 1, memory_order_relaxed);
-		rt_run_callbacks(runtime);
+		if (runtime->clock.after_step)
+			runtime->clock.after_step(runtime);
 		now = monotonic_ns();
 		if (next != FSR_NEVER && next <= now)
 			continue;

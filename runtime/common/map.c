@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The handle map of util/map.h. Handles are mixed with a 64-bit finalizer before probing,
+ * The handle map of common/map-private.h. Handles are mixed with a 64-bit finalizer before probing,
  * because they are sequential and would otherwise cluster.
  */
 #include <stdlib.h>
 
-#include "map.h"
+#include "common/map-private.h"
 
 #define RT_MAP_REMOVED UINT64_MAX
 

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The leaf every layer of the runtime shares (hw/, kmd/, os/, umd/ and runtime.c): the clock and
+ * its actors, handles, refusals, tracing (common/trace-private.h), the handle map (common/map-private.h), the
+ * words of memory the spec shares between the CPU and the GPU, and the object model the layers
+ * hand each other by pointer. Its functions (the .c files of common/) call nothing above it
+ * (tests/layers checks that on the built objects).
+ *
+ * One lock, `runtime->lock`, stands for the OS's device interrupt level (SYN-03): every model
+ * structure below is read and written with it held, by API calls, by the OS actor and by the
+ * engines. The words the spec shares between the CPU and the GPU (CurrentValue, MonitoredValue,
+ * ring pointers, log headers, progress values) are C11 atomics accessed with the orderings the
+ * spec asks for, because user mode reads some of them without the lock (NFV-02, NFV-07).
+ *
+ * Layer prefixes: hw_ (emulated GPU, hw/hw-private.h), kmd_ and the DxgkDdi* / DxgkCb* tables
+ * (kmd/kmd-private.h, common/driver-interface-private.h), os_ (graphics kernel, os/os-private.h), umd_
+ * (user-mode driver); rt_ for this leaf.
+ */
+#ifndef FENCESCOPE_RUNTIME_COMMON_H
+#define FENCESCOPE_RUNTIME_COMMON_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fencescope/runtime.h>
+
+#include "common/map-private.h"
+#include "common/trace-private.h"
+#include "common/driver-interface-private.h"
+
+#define FSR_NEVER            UINT64_MAX
+#define FSR_MAX_ADAPTERS     8
+#define FSR_LOG_ENTRY_BYTES  32
+#define FSR_DEFAULT_LOG_SIZE 4096
+#define FSR_MIN_GPU_HZ       UINT64_C(1000)
+#define FSR_MAX_GPU_HZ       UINT64_C(100000000000)
+#define FSR_TRACING_LOG_GROW 16 /* LOG-20: the factor the OS grows logs by when tracing */
+
+/* Exported from the library for tests, declared by no installed header: not public API. */
+#define FSR_TEST_API __attribute__((visibility("default")))
+
+#ifndef NDEBUG
+#define FSR_ASSERT_PRE(id, cond)                                                                   \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			rt_abort_precondition(id, #cond, __FILE__, __LINE__);                      \
+	} while (0)
+#else
+#define FSR_ASSERT_PRE(id, cond) ((void) 0)
+#endif
+_Noreturn void rt_abort_precondition(const char *id, const char *cond, const char *file, int line);
+
+/* ---- clock and actors ------------------------------------------------------------------- */
+
+/*
+ * An actor is a state machine of the model (an engine, the OS). Its step runs without the
+ * runtime lock held, does what is due at `now_ns`, and returns when it wants to run again
+ * (FSR_NEVER: only when kicked). A step that sets `next_is_weak` says its next wake-up is
+ * housekeeping (periodic log reads, clock correlation) that does not keep the runtime busy.
+ */
+struct rt_actor {
+	const char *name;
+	uint64_t (*step)(struct rt_actor *actor, uint64_t now_ns);
+	struct fsr_runtime *runtime;
+	bool next_is_weak;
+	/* sim: the one valid timer of this actor */
+	bool is_scheduled;
+	bool is_scheduled_weak;
+	uint64_t due_ns;
+	uint64_t generation;
+	/* realtime */
+	pthread_t thread;
+	bool has_thread;
+	_Atomic uint32_t kick;
+};
+
+struct rt_timer {
+	uint64_t due_ns;
+	uint64_t seq;
+	uint64_t generation;
+	struct rt_actor *actor;
+};
+
+struct rt_clock {
+	enum fsr_clock_mode mode;
+	/* sim */
+	uint64_t now_ns;
+	_Atomic uint64_t *trace_clock; /* the sim clock plugin's shared word, if recording */
+	struct rt_timer *heap;
+	size_t heap_count;
+	size_t heap_capacity;
+	uint64_t seq;
+	size_t strong_count; /* actors whose valid timer is not weak */
+	bool is_stepping;
+	/* Run after every step, lock not held: the OS's callbacks of ended waits (os_run_callbacks). */
+	void (*after_step)(struct fsr_runtime *runtime);
+	/* Steps run, in both modes; counted apart from stats so realtime steps take no lock. */
+	_Atomic uint64_t steps;
+	/* realtime */
+	_Atomic bool is_running;
+	struct rt_actor *actors[FSR_MAX_ADAPTERS * FSR_MAX_ENGINES + 1];
+	size_t actor_count;
+};
+
+void rt_clock_init(struct rt_clock *clock, enum fsr_clock_mode mode);
+void rt_clock_fini(struct rt_clock *clock);
+void rt_clock_add_actor(struct fsr_runtime *runtime, struct rt_actor *actor);
+fsr_status rt_clock_start(struct fsr_runtime *runtime);
+void rt_clock_stop(struct fsr_runtime *runtime);
+uint64_t rt_clock_now(struct fsr_runtime *runtime);
+/*
+ * What the trace clock reads at runtime time `now_ns`, on its own raw scale (docs/trace-format.md,
+ * clock_correlation.cpu_ts_ns): in realtime `now_ns` itself (CLOCK_MONOTONIC, LTTng's default
+ * clock); in sim the shared word the clock plugin reads, when this process records through it.
+ */
+uint64_t rt_clock_trace_ns(struct fsr_runtime *runtime, uint64_t now_ns);
+/*
+ * Sim mode recording through the sim clock plugin: the event just fired took the instant
+ * now_ns, so virtual time moves on by one nanosecond and the next event gets another. Called by
+ * FSR_TRACE only when clock->trace_clock is set.
+ */
+void rt_clock_tick_after_event(struct rt_clock *clock);
+/* Runs `actor` at `at_ns` at the latest (now if in the past). Any thread, lock held or not. */
+void rt_clock_kick(struct fsr_runtime *runtime, struct rt_actor *actor, uint64_t at_ns);
+/* As rt_clock_kick, for housekeeping that does not keep the runtime busy. */
+void rt_clock_kick_weak(struct fsr_runtime *runtime, struct rt_actor *actor, uint64_t at_ns);
+/* Sim: runs one step; false when no timer is left. */
+bool rt_clock_step(struct fsr_runtime *runtime);
+/*
+ * Blocks the caller (lock not held) until *done is non-zero or `deadline_ns`: sim mode runs
+ * the loop meanwhile. Returns FSR_OK, FSR_ERR_TIMEOUT, or (sim) FSR_ERR_BAD_STATE when only
+ * housekeeping is left to run.
+ */
+fsr_status rt_clock_block(struct fsr_runtime *runtime, _Atomic uint32_t *done,
+			  uint64_t deadline_ns);
+void rt_clock_wake(_Atomic uint32_t *done);
+
+/* ---- objects ----------------------------------------------------------------------------- */
+
+enum rt_object_type {
+	RT_OBJECT_DEVICE = 1,
+	RT_OBJECT_CONTEXT,
+	RT_OBJECT_HWQUEUE,
+	RT_OBJECT_FENCE,
+};
+
+/* Packets of command buffers and rings: 32 bytes, as a UMD would lay them out. */
+enum hw_packet_type {
+	HW_PACKET_BEGIN = 1,    /* a: packet id, b: progress value — written by the UMD */
+	HW_PACKET_WORK = 2,     /* a: GPU ticks */
+	HW_PACKET_WAIT = 3,     /* a: global fence handle, b: value, c: local fence handle */
+	HW_PACKET_SIGNAL = 4,   /* a: global fence handle, b: value, c: local fence handle */
+	HW_PACKET_LOG = 5,      /* flags: log type | operation << 8, a: entry index, b: value,
+				   c: local fence handle (LOG-05) */
+	HW_PACKET_PROGRESS = 6, /* a: progress value (HPF-02) */
+};
+
+struct hw_packet {
+	uint32_t type;
+	uint32_t flags;
+	uint64_t a;
+	uint64_t b;
+	uint64_t c;
+};
+
+/* One entry of a native fence log, as the GPU writes it (32 bytes). */
+struct hw_log_entry {
+	uint64_t fence_value;
+	uint32_t native_fence; /* hNativeFence: the queue process's local handle (LOG-10) */
+	uint32_t operation;    /* enum fstp_log_operation */
+	uint64_t observed_gpu_ts;
+	uint64_t end_gpu_ts;
+};
+
+/* A log: header {FirstFreeEntryIndex, WraparoundCount} read as one 64-bit word. */
+struct hw_fence_log {
+	_Atomic uint64_t header; /* low 32 bits: FirstFreeEntryIndex, high: WraparoundCount */
+	uint32_t capacity;
+	uint32_t generation;
+	struct hw_log_entry *entries;
+};
+
+struct os_waiter;
+struct os_device;
+struct os_context;
+struct os_km_buffer;
+
+struct fsr_fence {
+	fsr_handle global_handle;
+	struct fsr_adapter *adapter;
+	struct os_device *device; /* the creating device: its fences are what a scan reads */
+	_Atomic uint64_t current_value;
+	_Atomic uint64_t monitored_value;
+	bool is_shared;
+	bool is_destroyed;
+	uint32_t handle_count;     /* local handles open */
+	uint32_t packet_refs;      /* queued packets that name it */
+	struct os_waiter *waiters; /* sorted by value, then by arrival */
+	uint32_t waiter_count;
+	uint64_t scan_generation; /* the last fallback scan that read it (LOG-18) */
+	struct fsr_fence *next_in_device;
+};
+
+/* A DMA packet handed to an engine for a kernel-mode queue. */
+struct hw_dma_packet {
+	uint64_t packet_id;
+	struct os_hwqueue *queue; /* NULL once the queue is gone: the packet is then dropped */
+	uint64_t gpu_ticks;
+	uint64_t progress_value;
+	uint64_t submit_ns; /* when its command buffer was submitted */
+	struct hw_dma_packet *next;
+};
+
+struct os_hwqueue {
+	fsr_handle handle;
+	struct fsr_process *process;
+	struct os_context *context;
+	struct fsr_adapter *adapter;
+	uint32_t engine_id;
+	/* The engine whose command processor polls the ring (UMS-18): set by CreateHwQueue. */
+	struct rt_actor *poll_actor;
+	enum fsr_submission_mode mode;
+	struct fsr_fence *progress_fence;
+	_Atomic uint64_t last_queued_value; /* HwQueueProgressFenceLastQueuedValue (HPF-08) */
+	uint64_t next_progress_value;       /* the UMD's counter */
+	uint64_t *dropped;                  /* values of buffers dropped unsubmitted (HPF-01) */
+	size_t dropped_count;
+	bool is_abandoned;
+	/* user mode: ring buffer and ring buffer control */
+	struct hw_packet *ring;
+	uint32_t ring_entries;
+	_Atomic uint64_t write_ptr_bytes;
+	_Atomic uint64_t read_ptr_bytes;
+	struct hw_fence_log logs[2]; /* indexed by enum fstp_log_type */
+	uint64_t umd_log_position[2];
+	uint64_t os_log_position[2]; /* what the OS has read up to (LOG-17) */
+	uint64_t os_last_gpu_ts[2];  /* last non-zero end timestamp read (LOG-22) */
+	/* GPU state of the head command */
+	bool is_wait_observed;
+	uint64_t wait_observed_gpu_ts;
+	/* kernel mode: the OS's software queue */
+	struct os_km_buffer *km_head;
+	struct os_km_buffer *km_tail;
+	bool is_km_busy;    /* a DMA packet in flight */
+	bool is_km_blocked; /* a software wait outstanding */
+	struct os_hwqueue *next_in_context;
+	struct os_hwqueue *next_km;        /* runtime's list of kernel-mode queues */
+	struct os_hwqueue *next_on_engine; /* the GPU's run list of the engine (user mode) */
+	struct os_hwqueue *next_user_queue; /* the OS's list of the engine (adapter->user_queues) */
+};
+
+/* ---- emulated GPU ------------------------------------------------------------------------ */
+
+/*
+ * What the GPU sends up its interrupt line: an interrupt (type, form and payload as the spec's
+ * forms, INT-04 to INT-13), or the report that a wait or signal packet naming `retired_fence`
+ * has retired (the reference the queued packet held, HPF-01/TRM-04 bookkeeping).
+ */
+struct hw_interrupt {
+	bool is_retirement;              /* the report, not an interrupt: only retired_fence */
+	struct fsr_fence *retired_fence;
+	enum fstp_interrupt_type type;
+	enum fstp_interrupt_form form;
+	struct fsr_adapter *adapter;
+	uint32_t engine_id;
+	struct os_hwqueue *queue;
+	fsr_handle fence;             /* FENCE_ARRAY form: the signalled fence */
+	struct hw_dma_packet *packet; /* DMA_COMPLETED */
+	struct hw_interrupt *next;
+};
+
+
+
+/* What DxgkDdiDescribeEngine tells the OS of an engine. */
+struct dxgk_engine_caps {
+	enum fsr_engine_type type;
+	bool supports_user_mode_submission; /* UMS-04 */
+};
+
+struct fsr_adapter {
+	struct fsr_runtime *runtime;
+	uint32_t id;
+	struct fsr_adapter_config config;
+	/* hw: the GPU's engines and its interrupt line (hw/hw-private.h), the driver's to touch */
+	struct hw_gpu *gpu;
+	/* os: the driver's DDI table, its adapter context, and what it described */
+	struct dxgk_ddi ddi;
+	void *miniport;
+	struct dxgk_engine_caps engine_caps[FSR_MAX_ENGINES];
+	struct os_hwqueue *user_queues[FSR_MAX_ENGINES]; /* per engine, in creation order */
+	uint64_t next_packet_id;
+};
+
+/* ---- runtime ----------------------------------------------------------------------------- */
+
+struct fsr_runtime {
+	struct fsr_runtime_config config;
+	pthread_mutex_t lock;
+	struct rt_clock clock;
+	uint64_t rng[4];
+	struct fsr_adapter *adapters[FSR_MAX_ADAPTERS];
+	uint32_t adapter_count;
+	struct fsr_process *processes;
+	uint32_t next_process_id;
+	uint64_t next_kernel_handle;
+	uint64_t next_global_fence_handle;
+	uint64_t next_waiter_id;
+	uint64_t scan_generation; /* fallback scans run, to read each fence once per scan */
+	struct rt_map fences;     /* global handle -> struct fsr_fence * */
+	struct os_hwqueue *km_queues;
+	struct os_waiter *async_waiters; /* with a deadline, for the OS actor to time out */
+	struct os_waiter *done_callbacks;
+	struct hw_interrupt *interrupts_head;
+	struct hw_interrupt *interrupts_tail;
+	struct rt_actor os_actor;
+	uint64_t next_correlation_ns;
+	uint64_t next_log_read_ns;
+	struct fsr_runtime_stats stats;
+};
+
+/* NFV-01: CurrentValue only increases; one 64-bit atomic store, never torn. */
+static inline void
+rt_fence_raise(struct fsr_fence *fence, uint64_t value)
+{
+	uint64_t current = atomic_load(&fence->current_value);
+
+	while (current < value &&
+	       !atomic_compare_exchange_weak(&fence->current_value, &current, value))
+		;
+}
+
+/* The ring slot at a byte offset of the ring buffer control's read or write pointer. */
+static inline struct hw_packet *
+rt_ring_slot(struct os_hwqueue *queue, uint64_t ptr_bytes)
+{
+	return &queue->ring[(ptr_bytes / sizeof(struct hw_packet)) % queue->ring_entries];
+}
+
+/* a + b in ns, saturating at FSR_NEVER: "never" plus anything stays never. */
+static inline uint64_t
+rt_add_ns(uint64_t a, uint64_t b)
+{
+	return b >= FSR_NEVER - a ? FSR_NEVER : a + b;
+}
+
+static inline void
+rt_lock(struct fsr_runtime *runtime)
+{
+	pthread_mutex_lock(&runtime->lock);
+}
+
+static inline void
+rt_unlock(struct fsr_runtime *runtime)
+{
+	pthread_mutex_unlock(&runtime->lock);
+}
+
+/* A new kernel handle, unique for the runtime's life (lock held). */
+fsr_handle rt_new_kernel_handle(struct fsr_runtime *runtime, enum rt_object_type type);
+/* Emits call_failed for a refused call and returns `status` (lock held). */
+fsr_status rt_refuse(struct fsr_runtime *runtime, uint32_t process_id, const char *call,
+		     fsr_handle handle, fsr_status status);
+/* Counts one latency sample in a histogram of fsr_runtime_stats (lock held). */
+void rt_latency_add(uint64_t histogram[FSR_LATENCY_BUCKETS], uint64_t latency_ns);
+
+/* ---- shared memory: fence logs --------------------------------------------------------- */
+
+/*
+ * The memory of a native fence log, which the OS allocates and hands to the driver through
+ * SetNativeFenceLogBuffer (LOG-01, LOG-03); the GPU writes it (hw/fence-log.c), the OS reads it
+ * (os/log-reader.c).
+ */
+void rt_fence_log_alloc(struct hw_fence_log *log, uint32_t capacity, uint32_t generation);
+void rt_fence_log_free(struct hw_fence_log *log);
+
+#endif /* FENCESCOPE_RUNTIME_COMMON_H */

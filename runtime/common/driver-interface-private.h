@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The interface between the OS graphics kernel (os/) and a kernel-mode driver (kmd/), as the
+ * WDDM draws it (seeds 000, 001, 003): the OS calls the driver only through the DDI table the
+ * driver fills at DriverEntry (struct dxgk_ddi, as DRIVER_INITIALIZATION_DATA), and the driver
+ * calls the OS only through the callback table the OS hands it when an adapter is added
+ * (struct dxgk_callbacks, as DXGKRNL_INTERFACE). docs/driver-interface.md says, for each entry,
+ * who calls it, in which order, under which lock and which rule ids it carries.
+ *
+ * Every entry runs with the runtime lock held (the OS's device interrupt level, SYN-03) except
+ * DxgkDdiStartDevice and DxgkDdiRemoveAdapter, which the OS calls outside it. `miniport` is the
+ * driver's adapter context (DxgkDdiAddAdapter returns it); `os_adapter` is the OS's.
+ *
+ * A test hands the OS another driver by passing another table to fsr_adapter_create_with_ddi
+ * (os/os-private.h): a faulty variant copies kmd_driver_entry's table and replaces one entry.
+ */
+#ifndef FENCESCOPE_RUNTIME_DRIVER_INTERFACE_H
+#define FENCESCOPE_RUNTIME_DRIVER_INTERFACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/trace-private.h"
+
+struct fsr_adapter;
+struct fsr_fence;
+struct os_hwqueue;
+struct hw_dma_packet;
+struct hw_interrupt;
+struct dxgk_engine_caps;
+
+/* The driver calls the OS through these only (DxgkCb*). */
+struct dxgk_callbacks {
+	/*
+	 * From DxgkDdiInterruptRoutine, at interrupt level (lock held): queue `interrupt` for the
+	 * OS's deferred handling (its DPC, the OS actor), which frees it. INT-01, INT-04..INT-13.
+	 */
+	void (*DxgkCbNotifyInterrupt)(struct fsr_adapter *os_adapter,
+				      struct hw_interrupt *interrupt);
+	/*
+	 * From DxgkDdiInterruptRoutine, at interrupt level (lock held): a wait or signal packet
+	 * naming `fence` has retired on the GPU; the OS drops the reference the queued packet held
+	 * (it frees a destroyed fence nothing names any more, SHF-04).
+	 */
+	void (*DxgkCbReleasePacketFence)(struct fsr_adapter *os_adapter, struct fsr_fence *fence);
+};
+
+/* What the driver's interrupt routine is: the GPU's line calls it with the miniport context. */
+typedef void (*dxgk_interrupt_routine)(void *miniport, struct hw_interrupt *interrupt);
+
+/* The OS calls the driver through these only (DxgkDdi*). */
+struct dxgk_ddi {
+	/* Adapter start: the driver makes its context and initialises the GPU's engines. */
+	int (*DxgkDdiAddAdapter)(struct fsr_adapter *os_adapter,
+				 const struct dxgk_callbacks *callbacks, void **miniport);
+	/* Outside the lock: connects the GPU's interrupt line to `isr` and starts the engines. */
+	void (*DxgkDdiStartDevice)(void *miniport, dxgk_interrupt_routine isr);
+	/* Outside the lock, engines stopped: frees what the GPU still holds and the context. */
+	void (*DxgkDdiRemoveAdapter)(void *miniport);
+	/* UMS-04: an engine's type and whether it takes user-mode submission (engine_describe). */
+	void (*DxgkDdiDescribeEngine)(void *miniport, uint32_t engine_id,
+				      struct dxgk_engine_caps *caps);
+	/* GPV-04: one CPU sample and the GPU counter at that instant (clock_correlation). */
+	void (*DxgkDdiCalibrateGpuClock)(void *miniport, uint64_t cpu_ns);
+	/* The GPU counter at CPU time cpu_ns (fsr_adapter_read_gpu_ts). */
+	uint64_t (*DxgkDdiReadGpuTimestamp)(void *miniport, uint64_t cpu_ns);
+	/* True when the engine has nothing it can run (realtime idle). */
+	bool (*DxgkDdiQueryEngineIdle)(void *miniport, uint32_t engine_id);
+	/* UMS-05: a hardware queue joins its engine (user mode: the engine's run list). */
+	void (*DxgkDdiCreateHwQueue)(void *miniport, struct os_hwqueue *queue);
+	/* TRM-01..04: the queue leaves its engine; work in flight finishes with no effect. */
+	void (*DxgkDdiDestroyHwQueue)(void *miniport, struct os_hwqueue *queue);
+	/* INT-01, PRE-15: a kernel-mode queue's DMA packet to its engine. */
+	void (*DxgkDdiSubmitCommand)(void *miniport, struct hw_dma_packet *packet);
+	/* SYN-01, SYN-04, SYN-05: store MonitoredValue, full barrier, return CurrentValue. */
+	uint64_t (*DxgkDdiUpdateMonitoredValues)(void *miniport, struct fsr_fence *fence,
+						 uint64_t monitored_value, uint32_t waiter_count);
+	/* NFV-01, NFV-13: a CPU signal (or notification) of a native fence. */
+	void (*DxgkDdiUpdateCurrentValuesFromCpu)(void *miniport, struct fsr_fence *fence,
+						  uint64_t value, bool notification_only);
+	/* LOG-01, LOG-03: the OS hands a queue's log buffer to the driver. */
+	void (*DxgkDdiSetNativeFenceLogBuffer)(void *miniport, struct os_hwqueue *queue,
+					       enum fstp_log_type type);
+	/* SYN-10: the barrier before the OS reads log entries. */
+	void (*DxgkDdiUpdateNativeFenceLogs)(void *miniport, struct os_hwqueue *queue);
+	/*
+	 * At interrupt level (lock held): what the GPU's line calls (through DxgkDdiStartDevice's
+	 * connection). Turns a GPU interrupt into DxgkCbNotifyInterrupt, and a packet retirement
+	 * report into DxgkCbReleasePacketFence.
+	 */
+	void (*DxgkDdiInterruptRoutine)(void *miniport, struct hw_interrupt *interrupt);
+};
+
+#endif /* FENCESCOPE_RUNTIME_DRIVER_INTERFACE_H */

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Adapters as the OS adds and removes them. The OS knows its driver only by the DDI table the
+ * driver's DriverEntry filled (common/driver-interface-private.h): adding an adapter hands the driver
+ * the OS's callback table (DxgkDdiAddAdapter), asks it to describe each engine and to calibrate
+ * the GPU clock, then connects the GPU's interrupt line to the driver's interrupt routine
+ * (DxgkDdiStartDevice). fsr_adapter_create_with_ddi takes any table, so that a test can hand
+ * the OS another driver.
+ */
+#include <stdlib.h>
+
+#include "os/os-private.h"
+
+static const struct dxgk_callbacks os_callbacks = {
+    .DxgkCbNotifyInterrupt = os_notify_interrupt,
+    .DxgkCbReleasePacketFence = os_release_packet_fence,
+};
+
+fsr_status
+fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapter_config *config,
+			    const struct dxgk_ddi *ddi, uint32_t *adapter_id)
+{
+	struct fsr_adapter *adapter = NULL;
+	fsr_status status = FSR_OK;
+
+	rt_lock(runtime);
+	if (!config || !ddi || !adapter_id || config->engine_count == 0 ||
+	    config->engine_count > FSR_MAX_ENGINES) {
+		status = rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_INVALID_ARGUMENT);
+		goto end;
+	}
+	for (uint32_t e = 0; e < config->engine_count; e++) {
+		if (config->engine_types[e] > FSR_ENGINE_COPY) {
+			status =
+			    rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_INVALID_ARGUMENT);
+			goto end;
+		}
+	}
+	/*
+	 * A counter of at least 1 kHz that drifts by less than 100% (so it runs), and logs small
+	 * enough to grow 16 times (LOG-20) within 32 bits: outside that, times overflow.
+	 */
+	if ((config->gpu_ts_frequency_hz && (config->gpu_ts_frequency_hz < FSR_MIN_GPU_HZ ||
+					     config->gpu_ts_frequency_hz > FSR_MAX_GPU_HZ)) ||
+	    config->gpu_ts_drift_ppm <= -1000000 || config->gpu_ts_drift_ppm >= 1000000 ||
+	    config->log_capacity_entries > FSR_MAX_LOG_ENTRIES ||
+	    (config->interrupt_form && (config->interrupt_form < FSR_INTERRUPT_FENCE_ARRAY ||
+					config->interrupt_form > FSR_INTERRUPT_HWQUEUE))) {
+		status = rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_INVALID_ARGUMENT);
+		goto end;
+	}
+	if (runtime->adapter_count == FSR_MAX_ADAPTERS) {
+		status = rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_NO_RESOURCES);
+		goto end;
+	}
+	adapter = calloc(1, sizeof(*adapter));
+	if (!adapter) {
+		status = FSR_ERR_NO_RESOURCES;
+		goto end;
+	}
+	adapter->runtime = runtime;
+	adapter->id = runtime->adapter_count;
+	adapter->config = *config;
+	if (!adapter->config.gpu_ts_frequency_hz)
+		adapter->config.gpu_ts_frequency_hz = 100000000u;
+	if (!adapter->config.log_capacity_entries)
+		adapter->config.log_capacity_entries = FSR_DEFAULT_LOG_SIZE / FSR_LOG_ENTRY_BYTES;
+	if (!adapter->config.interrupt_form)
+		adapter->config.interrupt_form = FSR_INTERRUPT_FENCE_ARRAY;
+	adapter->ddi = *ddi;
+	if (adapter->ddi.DxgkDdiAddAdapter(adapter, &os_callbacks, &adapter->miniport) != 0) {
+		free(adapter);
+		status = rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_NO_RESOURCES);
+		goto end;
+	}
+	runtime->adapters[runtime->adapter_count++] = adapter;
+	FSR_TRACE(runtime, fencescope_os, adapter_create, adapter->id, config->engine_count, 0,
+		  FSTP_DOORBELL_MODEL_NONE, adapter->config.gpu_ts_frequency_hz, 1,
+		  adapter->config.interrupt_form == FSR_INTERRUPT_HWQUEUE);
+	for (uint32_t e = 0; e < config->engine_count; e++)
+		adapter->ddi.DxgkDdiDescribeEngine(adapter->miniport, e, &adapter->engine_caps[e]);
+	adapter->ddi.DxgkDdiCalibrateGpuClock(adapter->miniport, rt_clock_now(runtime));
+	*adapter_id = adapter->id;
+end:
+	rt_unlock(runtime);
+	/*
+	 * Outside the lock, as the engines join the clock (in realtime mode they start running):
+	 * the OS connects the GPU's interrupt line to the driver's interrupt routine.
+	 */
+	if (status == FSR_OK)
+		adapter->ddi.DxgkDdiStartDevice(adapter->miniport,
+						adapter->ddi.DxgkDdiInterruptRoutine);
+	return status;
+}
+
+fsr_status
+fsr_adapter_read_gpu_ts(struct fsr_runtime *runtime, uint32_t adapter_id, uint64_t *gpu_ts)
+{
+	fsr_status status = FSR_OK;
+
+	rt_lock(runtime);
+	if (adapter_id >= runtime->adapter_count || !gpu_ts)
+		status = FSR_ERR_INVALID_ARGUMENT;
+	else
+		*gpu_ts = runtime->adapters[adapter_id]->ddi.DxgkDdiReadGpuTimestamp(
+		    runtime->adapters[adapter_id]->miniport, rt_clock_now(runtime));
+	rt_unlock(runtime);
+	return status;
+}
+
+void
+os_adapters_remove(struct fsr_runtime *runtime)
+{
+	/*
+	 * A last clock pair once the engines have stopped: every GPU time of the run then lies
+	 * between two pairs and maps by interpolation, never by extrapolating a drifting counter
+	 * past the last periodic pair (docs/trace-format.md "GPU time to trace time").
+	 */
+	rt_lock(runtime);
+	for (uint32_t i = 0; i < runtime->adapter_count; i++)
+		runtime->adapters[i]->ddi.DxgkDdiCalibrateGpuClock(runtime->adapters[i]->miniport,
+								   rt_clock_now(runtime));
+	rt_unlock(runtime);
+	for (uint32_t i = 0; i < runtime->adapter_count; i++) {
+		struct fsr_adapter *adapter = runtime->adapters[i];
+
+		adapter->ddi.DxgkDdiRemoveAdapter(adapter->miniport);
+		free(adapter);
+	}
+	/* Interrupts the OS never handled: their DMA packets are the OS's to free. */
+	while (runtime->interrupts_head) {
+		struct hw_interrupt *interrupt = runtime->interrupts_head;
+
+		runtime->interrupts_head = interrupt->next;
+		free(interrupt->packet);
+		free(interrupt);
+	}
+}

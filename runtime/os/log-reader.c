@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The OS's reader of native fence logs. Reading a log (SYN-10, LOG-17): read the header, let
+ * the driver put its barrier (DxgkDdiUpdateNativeFenceLogs), then read from the position read
+ * last time to the header's position. If that advanced by more than the capacity, the GPU
+ * overwrote entries nobody read: the OS reports how many, reads what is left, and falls back to
+ * reading the CurrentValue of every fence the device has open, created or opened (LOG-18).
+ */
+#include "os/os-private.h"
+
+static struct fsr_fence *
+fence_of_local_handle(struct os_hwqueue *queue, uint32_t native_fence)
+{
+	struct rt_object *object = rt_map_get(&queue->process->handles, native_fence);
+
+	return object && object->type == RT_OBJECT_FENCE ? object->pointer : NULL;
+}
+
+/* Reads one fence's CurrentValue for a scan, once however many handles name it. */
+static void
+scan_fence(struct fsr_fence *fence, uint64_t generation, uint32_t *scanned, uint32_t *released)
+{
+	struct fsr_runtime *runtime = fence->adapter->runtime;
+
+	if (fence->scan_generation == generation)
+		return;
+	fence->scan_generation = generation;
+	FSR_TRACE(runtime, fencescope_os, fence_scan_value, fence->adapter->id,
+		  fence->global_handle, atomic_load(&fence->current_value));
+	*released += os_fence_release_waiters(fence);
+	(*scanned)++;
+}
+
+/*
+ * LOG-18: the CurrentValue of every fence the device has open — those it created (SHF-01)
+ * and the shared fences its process opened on it (SHF-02), whose entries the lost ones may
+ * have been as well — each read once.
+ */
+static uint32_t
+scan_device(struct os_device *device, enum fstp_scan_reason reason)
+{
+	struct fsr_runtime *runtime = device->adapter->runtime;
+	uint64_t generation = ++runtime->scan_generation;
+	uint32_t scanned = 0;
+	uint32_t released = 0;
+
+	for (struct fsr_fence *fence = device->fences; fence; fence = fence->next_in_device)
+		scan_fence(fence, generation, &scanned, &released);
+	for (size_t cursor = 0;;) {
+		struct rt_object *object;
+		uint64_t key;
+		void *value;
+
+		if (!rt_map_next(&device->process->handles, &cursor, &key, &value))
+			break;
+		object = value;
+		if (object->type == RT_OBJECT_FENCE && object->device == device)
+			scan_fence(object->pointer, generation, &scanned, &released);
+	}
+	FSR_TRACE(runtime, fencescope_os, fence_scan, device->adapter->id, device->handle, reason,
+		  scanned, released);
+	runtime->stats.fences_scanned += scanned;
+	return released;
+}
+
+/*
+ * Releases the waiters of every fence of the adapter that has some: what the OS does when a
+ * log cannot tell it which fences moved — entries lost to an overrun may have named fences of
+ * any device, and an entry may name a handle its process has closed since (INT-06, SYN-06).
+ */
+static uint32_t
+release_adapter_waiters(struct fsr_adapter *adapter)
+{
+	uint32_t released = 0;
+
+	for (size_t cursor = 0;;) {
+		uint64_t key;
+		void *value;
+		struct fsr_fence *fence;
+
+		if (!rt_map_next(&adapter->runtime->fences, &cursor, &key, &value))
+			break;
+		fence = value;
+		if (fence->adapter == adapter && fence->waiters)
+			released += os_fence_release_waiters(fence);
+	}
+	return released;
+}
+
+static void
+report_anomaly(struct os_hwqueue *queue, enum fstp_log_type type, uint64_t position,
+	       enum fstp_log_anomaly anomaly, uint64_t previous_gpu_ts, uint64_t gpu_ts)
+{
+	struct fsr_runtime *runtime = queue->adapter->runtime;
+
+	FSR_TRACE(runtime, fencescope_os, fence_log_anomaly, queue->handle, type, position, anomaly,
+		  previous_gpu_ts, gpu_ts);
+	runtime->stats.log_anomalies++;
+}
+
+static uint32_t
+read_log(struct os_hwqueue *queue, enum fstp_log_type type, bool *is_overrun,
+	 bool *has_unknown_fence)
+{
+	struct fsr_adapter *adapter = queue->adapter;
+	struct fsr_runtime *runtime = adapter->runtime;
+	struct hw_fence_log *log = &queue->logs[type];
+	uint64_t header = atomic_load_explicit(&log->header, memory_order_acquire);
+	uint32_t index = (uint32_t) header;
+	uint32_t wraparound_count = (uint32_t) (header >> 32);
+	uint64_t position = (uint64_t) wraparound_count * log->capacity + index;
+	uint64_t cached = queue->os_log_position[type];
+	uint64_t start = cached;
+	uint32_t released = 0;
+
+	if (position == cached)
+		return 0;
+	adapter->ddi.DxgkDdiUpdateNativeFenceLogs(adapter->miniport, queue);
+	/* LOG-17 as rules.md reads it: lost iff the position moved by more than the capacity. */
+	if (position - cached > log->capacity) {
+		uint64_t lost = position - cached - log->capacity;
+
+		FSR_TRACE(runtime, fencescope_os, fence_log_overrun, adapter->id, queue->handle,
+			  type, lost, log->capacity, cached, position);
+		runtime->stats.log_entries_lost += lost;
+		start = position - log->capacity;
+		*is_overrun = true;
+	}
+	for (uint64_t p = start; p < position; p++) {
+		const struct hw_log_entry *entry = &log->entries[p % log->capacity];
+		struct fsr_fence *fence = fence_of_local_handle(queue, entry->native_fence);
+		uint64_t previous = queue->os_last_gpu_ts[type];
+
+		FSR_TRACE(runtime, fencescope_os, fence_log_entry, queue->handle, type, p,
+			  entry->native_fence, fence ? fence->global_handle : 0, entry->fence_value,
+			  entry->operation, entry->observed_gpu_ts, entry->end_gpu_ts);
+		runtime->stats.log_entries_read++;
+		if (!fence) {
+			report_anomaly(queue, type, p, FSTP_LOG_ANOMALY_UNKNOWN_FENCE, 0, 0);
+			*has_unknown_fence = true;
+		}
+		/* LOG-21: zero timestamps are accepted and left out of the monotonic check. */
+		if (entry->end_gpu_ts == 0) {
+			report_anomaly(queue, type, p, FSTP_LOG_ANOMALY_ZERO_TIMESTAMP, previous,
+				       0);
+		} else {
+			if (entry->end_gpu_ts < previous) /* LOG-22 */
+				report_anomaly(queue, type, p, FSTP_LOG_ANOMALY_TIMESTAMP_BACKWARDS,
+					       previous, entry->end_gpu_ts);
+			queue->os_last_gpu_ts[type] = entry->end_gpu_ts;
+		}
+		if (entry->observed_gpu_ts > entry->end_gpu_ts &&
+		    entry->end_gpu_ts != 0) /* LOG-09 */
+			report_anomaly(queue, type, p, FSTP_LOG_ANOMALY_OBSERVED_AFTER_END,
+				       entry->observed_gpu_ts, entry->end_gpu_ts);
+		if (fence && entry->operation == FSTP_LOG_OPERATION_SIGNAL_EXECUTED)
+			released += os_fence_release_waiters(fence);
+	}
+	FSR_TRACE(runtime, fencescope_os, fence_log_read, adapter->id, queue->handle, type, index,
+		  wraparound_count, (uint32_t) (position - start));
+	queue->os_log_position[type] = position;
+	return released;
+}
+
+uint32_t
+os_read_logs(struct os_hwqueue *queue)
+{
+	bool is_overrun = false;
+	bool has_unknown_fence = false;
+	uint32_t released;
+
+	if (queue->mode != FSR_SUBMIT_USER_MODE)
+		return 0; /* LOG-02 */
+	released = read_log(queue, FSTP_LOG_TYPE_WAITS, &is_overrun, &has_unknown_fence);
+	released += read_log(queue, FSTP_LOG_TYPE_SIGNALS, &is_overrun, &has_unknown_fence);
+	if (is_overrun)
+		released += scan_device(queue->context->device, FSTP_SCAN_REASON_LOG_OVERRUN);
+	if (is_overrun || has_unknown_fence)
+		released += release_adapter_waiters(queue->adapter);
+	return released;
+}
+
+uint32_t
+os_read_device_logs(struct os_device *device)
+{
+	uint32_t released = 0;
+
+	for (struct os_context *c = device->contexts; c; c = c->next_in_device)
+		for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
+			released += os_read_logs(q);
+	return released;
+}
+
+uint32_t
+os_read_engine_logs(struct fsr_adapter *adapter, uint32_t engine_id)
+{
+	uint32_t released = 0;
+
+	for (struct os_hwqueue *q = adapter->user_queues[engine_id]; q; q = q->next_user_queue)
+		released += os_read_logs(q);
+	return released;
+}
+
+void
+os_read_all_logs(struct fsr_runtime *runtime)
+{
+	for (uint32_t a = 0; a < runtime->adapter_count; a++) {
+		struct fsr_adapter *adapter = runtime->adapters[a];
+
+		for (uint32_t e = 0; e < adapter->config.engine_count; e++)
+			os_read_engine_logs(adapter, e);
+	}
+}

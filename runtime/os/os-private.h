@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The OS graphics kernel (os/): handle tables (handles.c), processes (process.c), adapters
+ * (adapter.c), devices, contexts, hardware queues and the kernel-mode scheduler (queue.c),
+ * fences and CPU waits (fence.c), interrupts and housekeeping (interrupt.c), the native fence
+ * log reader (log-reader.c). It calls its driver only through the adapter's DDI table
+ * (adapter->ddi, common/driver-interface-private.h) and never the GPU; the driver calls it back only
+ * through the callback table of adapter.c. Lock held unless stated.
+ */
+#ifndef FENCESCOPE_RUNTIME_OS_PRIVATE_H
+#define FENCESCOPE_RUNTIME_OS_PRIVATE_H
+
+#include "common/common-private.h"
+
+/* ---- the OS's own objects ---------------------------------------------------------------- */
+
+enum os_waiter_kind {
+	OS_WAITER_CALLER,   /* a thread blocked in fsr_fence_wait_cpu */
+	OS_WAITER_ASYNC,    /* fsr_fence_wait_cpu_async */
+	OS_WAITER_KM_QUEUE, /* a kernel-mode queue's software wait */
+};
+
+struct os_waiter {
+	uint64_t id;
+	enum os_waiter_kind kind;
+	struct fsr_fence *fence;
+	uint64_t value;
+	uint64_t deadline_ns;
+	uint32_t process_id;
+	fsr_handle fence_handle;  /* local handle in the waiting process */
+	struct os_hwqueue *queue; /* OS_WAITER_KM_QUEUE */
+	_Atomic uint32_t done;
+	fsr_status status;
+	uint64_t observed_value;
+	fsr_wait_callback callback;
+	void *user_data;
+	struct os_waiter *next;       /* in the fence's list */
+	struct os_waiter *next_async; /* in the runtime's async list */
+	struct os_waiter *next_done;  /* callbacks to run */
+};
+
+/* A kernel-mode command buffer in the OS's software queue. */
+struct os_km_buffer {
+	uint64_t submit_ns;
+	struct hw_packet *packets;
+	size_t count;
+	size_t position;
+	struct os_km_buffer *next;
+};
+
+struct os_context {
+	fsr_handle handle;
+	struct os_device *device;
+	uint32_t engine_id;
+	struct os_hwqueue *queues;
+	struct os_context *next_in_device;
+};
+
+struct os_device {
+	fsr_handle handle;
+	struct fsr_process *process;
+	struct fsr_adapter *adapter;
+	struct os_context *contexts;
+	struct fsr_fence *fences; /* created on this device */
+	struct os_device *next_in_process;
+};
+
+struct rt_object {
+	enum rt_object_type type;
+	void *pointer;            /* os_device, os_context, os_hwqueue or fsr_fence */
+	struct os_device *device; /* fences: the device the handle was made on */
+};
+
+struct fsr_process {
+	struct fsr_runtime *runtime;
+	uint32_t id;
+	char *name;
+	struct rt_map handles; /* handle -> struct rt_object * */
+	uint32_t next_local_handle;
+	struct os_device *devices;
+	struct fsr_process *next;
+};
+
+/* ---- the D3DKMT-style thunks the user-mode driver calls (umd/) ---------------------------- */
+
+/* Looks a handle up in a process's table with the expected type. */
+fsr_status os_kmt_lookup(struct fsr_process *process, fsr_handle handle, enum rt_object_type type,
+			  struct rt_object **object);
+/* Drops the reference a recorded, never submitted, fence packet held. */
+void os_kmt_release_fence(struct fsr_fence *fence);
+/* SubmitCommand of a kernel-mode queue: the buffer (packets, now the OS's) joins its queue. */
+fsr_status os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
+				  uint64_t progress_value, struct hw_packet *packets, size_t count);
+
+/* ---- adapters (adapter.c) ----------------------------------------------------------------- */
+
+/*
+ * fsr_adapter_create with the driver whose DDI table is `ddi` (lock NOT held): what a test
+ * calls to hand the OS another driver, e.g. the reference table with one entry replaced.
+ */
+FSR_TEST_API fsr_status fsr_adapter_create_with_ddi(struct fsr_runtime *runtime,
+						    const struct fsr_adapter_config *config,
+						    const struct dxgk_ddi *ddi,
+						    uint32_t *adapter_id);
+/* At runtime teardown, engines stopped (lock NOT held): the last clock pair, then removal. */
+void os_adapters_remove(struct fsr_runtime *runtime);
+
+
+/* ---- interrupts and housekeeping (interrupt.c) -------------------------------------------- */
+
+void os_actor_init(struct fsr_runtime *runtime);
+/* DxgkCbNotifyInterrupt: queues the interrupt for the OS actor (its DPC). */
+void os_notify_interrupt(struct fsr_adapter *adapter, struct hw_interrupt *interrupt);
+/* DxgkCbReleasePacketFence: a retired packet's reference on `fence` goes. */
+void os_release_packet_fence(struct fsr_adapter *adapter, struct fsr_fence *fence);
+bool os_is_idle(struct fsr_runtime *runtime);
+
+/* ---- fences and waits (fence.c) ----------------------------------------------------------- */
+
+/* Runs the callbacks of ended asynchronous waits (lock NOT held; after every clock step). */
+void os_run_callbacks(struct fsr_runtime *runtime);
+fsr_status os_fence_new(struct os_device *device, uint64_t initial_value, bool is_shared,
+			struct fsr_fence **fence);
+void os_fence_unref_packet(struct fsr_fence *fence);
+void os_fence_close_handle(struct fsr_process *process, fsr_handle handle, struct fsr_fence *fence);
+/* Releases the waiters that CurrentValue satisfies and re-arms MonitoredValue (NFV-09). */
+uint32_t os_fence_release_waiters(struct fsr_fence *fence);
+void os_fence_add_waiter(struct fsr_fence *fence, struct os_waiter *waiter);
+void os_fence_remove_waiter(struct fsr_fence *fence, struct os_waiter *waiter);
+void os_waiter_finish(struct fsr_runtime *runtime, struct os_waiter *waiter, fsr_status status,
+		      uint64_t observed_value);
+/* A blocking or polling CPU wait on a fence (lock held on entry and on return). */
+fsr_status os_fence_wait(struct fsr_process *process, struct fsr_fence *fence,
+			 fsr_handle fence_handle, uint64_t value, uint64_t timeout_ns,
+			 enum fsr_wait_mode mode);
+
+/* ---- the log reader (log-reader.c) -------------------------------------------------------- */
+
+/* Reads both logs of a user-mode queue; returns the CPU waiters released (LOG-17, LOG-18). */
+uint32_t os_read_logs(struct os_hwqueue *queue);
+/* The logs of every queue of a device (INT-10), of an engine (INT-12), of every engine. */
+uint32_t os_read_device_logs(struct os_device *device);
+uint32_t os_read_engine_logs(struct fsr_adapter *adapter, uint32_t engine_id);
+void os_read_all_logs(struct fsr_runtime *runtime);
+
+/* ---- hardware queues and the kernel-mode scheduler (queue.c) ------------------------------ */
+
+void os_km_schedule(struct fsr_runtime *runtime);
+void os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet);
+void os_hwqueue_free(struct os_hwqueue *queue);
+
+#endif /* FENCESCOPE_RUNTIME_OS_PRIVATE_H */

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Processes as the OS knows them: their creation and termination (TRM-01, TRM-04).
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "os/os-private.h"
+
+/* ---- processes ---------------------------------------------------------------------------- */
+
+fsr_status
+fsr_process_create(struct fsr_runtime *runtime, const char *name, struct fsr_process **process_out)
+{
+	struct fsr_process *process;
+	fsr_status status = FSR_OK;
+
+	rt_lock(runtime);
+	if (!name || !process_out) {
+		status = rt_refuse(runtime, 0, "CreateProcess", 0, FSR_ERR_INVALID_ARGUMENT);
+		goto end;
+	}
+	process = calloc(1, sizeof(*process));
+	if (!process || !(process->name = strdup(name))) {
+		free(process);
+		status = FSR_ERR_NO_RESOURCES;
+		goto end;
+	}
+	process->runtime = runtime;
+	process->id = runtime->next_process_id++;
+	rt_map_init(&process->handles);
+	process->next = runtime->processes;
+	runtime->processes = process;
+	FSR_TRACE(runtime, fencescope_os, process_create, process->id, process->name);
+	*process_out = process;
+end:
+	rt_unlock(runtime);
+	return status;
+}
+
+uint32_t
+fsr_process_get_id(const struct fsr_process *process)
+{
+	return process->id;
+}
+
+fsr_status
+fsr_process_terminate(struct fsr_process *process, bool is_abnormal)
+{
+	struct fsr_runtime *runtime;
+	struct fsr_process **link;
+
+	if (!process)
+		return FSR_ERR_INVALID_ARGUMENT;
+	runtime = process->runtime;
+	rt_lock(runtime);
+	FSR_TRACE(runtime, fencescope_os, process_terminate, process->id,
+		  is_abnormal ? FSTP_TERMINATION_ABNORMAL : FSTP_TERMINATION_NORMAL);
+	rt_unlock(runtime);
+
+	/* TRM-01: normal termination lets every queue finish what it queued; TRM-04: not so. */
+	while (process->devices) {
+		struct os_device *device = process->devices;
+
+		if (!is_abnormal) {
+			for (struct os_context *c = device->contexts; c; c = c->next_in_device) {
+				for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
+					fsr_hwqueue_wait_progress(
+					    process, q->handle, atomic_load(&q->last_queued_value),
+					    FSR_INFINITE);
+			}
+		} else {
+			rt_lock(runtime);
+			for (struct os_context *c = device->contexts; c; c = c->next_in_device)
+				for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
+					q->is_abandoned = true;
+			rt_unlock(runtime);
+		}
+		fsr_device_destroy(process, device->handle);
+	}
+
+	rt_lock(runtime);
+	/* Fence handles not tied to a device that still exists. */
+	for (size_t cursor = 0;;) {
+		uint64_t key;
+		void *value;
+		struct rt_object *object;
+
+		if (!rt_map_next(&process->handles, &cursor, &key, &value))
+			break;
+		object = value;
+		if (object->type == RT_OBJECT_FENCE)
+			os_fence_close_handle(process, key, object->pointer);
+		free(object);
+	}
+	rt_map_fini(&process->handles);
+	for (link = &runtime->processes; *link; link = &(*link)->next) {
+		if (*link == process) {
+			*link = process->next;
+			break;
+		}
+	}
+	rt_unlock(runtime);
+	os_run_callbacks(runtime);
+	free(process->name);
+	free(process);
+	return FSR_OK;
+}
