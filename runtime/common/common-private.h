@@ -41,6 +41,7 @@
 
 /* Exported from the library for tests, declared by no installed header: not public API. */
 #define FSR_TEST_API __attribute__((visibility("default")))
+#include "test-api/fencescope-test.h" /* declared there, so that the definitions are checked against it */
 
 #ifndef NDEBUG
 #define FSR_ASSERT_PRE(id, cond)                                                                   \
@@ -319,6 +320,7 @@ struct fsr_runtime {
 	uint64_t next_correlation_ns;
 	uint64_t next_log_read_ns;
 	struct fsr_runtime_stats stats;
+	struct rt_event_tap event_tap; /* tests only (FSR_TRACE) */
 };
 
 /* NFV-01: CurrentValue only increases; one 64-bit atomic store, never torn. */

@@ -60,3 +60,12 @@ rt_fence_log_free(struct hw_fence_log *log)
 	free(log->entries);
 	log->entries = NULL;
 }
+
+void
+fsr_runtime_set_event_tap(struct fsr_runtime *runtime, fsr_event_tap tap, void *user_data)
+{
+	rt_lock(runtime);
+	runtime->event_tap.tap = tap;
+	runtime->event_tap.user_data = user_data;
+	rt_unlock(runtime);
+}

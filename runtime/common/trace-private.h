@@ -88,10 +88,53 @@ rt_hash_skip(uint64_t hash, const void *pointer)
 	m(h, x);                                                                                   \
 	RT_EACH_9(m, h, __VA_ARGS__)
 
+/* The event tap's view of a field: integers by value, strings and sequences as 0. */
+static inline uint64_t
+rt_tap_u64(uint64_t value)
+{
+	return value;
+}
+
+static inline uint64_t
+rt_tap_none(const void *pointer)
+{
+	(void) pointer;
+	return 0;
+}
+
+#define RT_TAP_ARG_(fields, x)                                                                     \
+	(fields)[rt_tap_n_++] = _Generic((x),                                                      \
+		char *: rt_tap_none,                                                               \
+		const char *: rt_tap_none,                                                         \
+		uint64_t *: rt_tap_none,                                                           \
+		const uint64_t *: rt_tap_none,                                                     \
+		default: rt_tap_u64)(x)
+
+/* The tap a test registered (fsr_runtime_set_event_tap), if any: a member of struct fsr_runtime. */
+struct rt_event_tap {
+	void (*tap)(void *user_data, const char *name, const uint64_t *fields,
+		    uint32_t field_count);
+	void *user_data;
+};
+
+#define RT_TAP_FIRE_(runtime, provider, event, ...)                                                \
+	do {                                                                                       \
+		if ((runtime)->event_tap.tap) {                                                    \
+			uint64_t rt_tap_fields_[10];                                               \
+			uint32_t rt_tap_n_ = 0;                                                    \
+			RT_CAT(RT_EACH_, RT_NARGS_(__VA_ARGS__))(RT_TAP_ARG_, rt_tap_fields_,       \
+								  __VA_ARGS__);                    \
+			(runtime)->event_tap.tap((runtime)->event_tap.user_data,                   \
+						 #provider ":" #event, rt_tap_fields_,             \
+						 rt_tap_n_);                                       \
+		}                                                                                  \
+	} while (0)
+
 #define FSR_TRACE(runtime, provider, event, ...)                                                   \
 	do {                                                                                       \
 		uint64_t rt_hash_ = (runtime)->stats.trace_hash;                                   \
 		lttng_ust_tracepoint(provider, event, __VA_ARGS__);                                \
+		RT_TAP_FIRE_(runtime, provider, event, __VA_ARGS__);                               \
 		rt_hash_ = rt_hash_str(rt_hash_, #provider ":" #event);                            \
 		RT_CAT(RT_EACH_, RT_NARGS_(__VA_ARGS__))(RT_HASH_ARG_, rt_hash_, __VA_ARGS__);     \
 		(runtime)->stats.trace_hash = rt_hash_;                                            \

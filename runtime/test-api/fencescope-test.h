@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runtime's test-only API: what a test needs to hand the OS another driver and to watch
+ * every event the runtime fires, without LTTng. Exported from libfencescope-runtime
+ * (FSR_TEST_API) but installed nowhere and not part of the public API of
+ * include/fencescope/runtime.h: it may change with the runtime. The conformance suite
+ * (tests/conformance/, docs/driver-interface.md "Checking your driver") is written against this
+ * header and the public API only.
+ */
+#ifndef FENCESCOPE_TEST_API_H
+#define FENCESCOPE_TEST_API_H
+
+#include <stdint.h>
+
+#include <fencescope/runtime.h>
+
+#ifndef FSR_TEST_API
+#define FSR_TEST_API
+#endif
+
+/* A kernel-mode driver's DDI table (the runtime's common/driver-interface-private.h). */
+struct dxgk_ddi;
+
+/* The most fields an event of docs/trace-format.md has. */
+#define FSR_EVENT_TAP_MAX_FIELDS 10
+
+/*
+ * Called for every event the runtime fires (FSR_TRACE), in firing order, whether or not an
+ * LTTng session records it. `name` is "provider:event" (a string literal: it outlives the
+ * call); `fields` holds the event's fields in the order docs/trace-format.md lists them, each
+ * integer converted to uint64_t (enums and booleans too); a string or sequence field is 0 in
+ * its place. `fields` is valid only during the call.
+ *
+ * The tap runs inside the runtime with its lock held, from whatever thread fired the event
+ * (in realtime mode an engine's or the OS's thread): it must not call the runtime.
+ */
+typedef void (*fsr_event_tap)(void *user_data, const char *name, const uint64_t *fields,
+			      uint32_t field_count);
+
+/*
+ * Sets the runtime's one tap (NULL removes it). Takes the runtime lock: call it from a thread
+ * that does not hold it (not from a tap or a wait callback). With no tap set, firing an event
+ * costs one more branch.
+ */
+FSR_TEST_API void fsr_runtime_set_event_tap(struct fsr_runtime *runtime, fsr_event_tap tap,
+					    void *user_data);
+
+/* The reference driver's DriverEntry: fills `ddi` with its table. */
+FSR_TEST_API void kmd_driver_entry(struct dxgk_ddi *ddi);
+
+/*
+ * As fsr_adapter_create, with the driver whose table is `ddi` (copied): the OS calls that driver
+ * only through it. FSR_ERR_INVALID_ARGUMENT for a NULL table.
+ */
+FSR_TEST_API fsr_status fsr_adapter_create_with_ddi(struct fsr_runtime *runtime,
+						    const struct fsr_adapter_config *config,
+						    const struct dxgk_ddi *ddi,
+						    uint32_t *adapter_id);
+
+#endif /* FENCESCOPE_TEST_API_H */
