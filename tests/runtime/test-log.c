@@ -335,3 +335,28 @@ Test(log, log_21_log_22_zero_and_backward_timestamps_are_read_and_reported)
 	cr_expect_eq(after.log_anomalies - before.log_anomalies, 2);
 	cr_expect_eq(after.log_entries_lost, before.log_entries_lost);
 }
+
+/*
+ * LOG-22: a zero timestamp (allowed, LOG-21) says nothing of time, so it must not become the
+ * baseline the next entry is checked against: 900 after 1000 and a zero still goes backwards.
+ */
+Test(log, log_22_zero_timestamp_does_not_reset_the_monotonic_baseline)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+	struct hw_fence_log *log = &borrow_queue(queue)->logs[FSTP_LOG_TYPE_SIGNALS];
+	const uint64_t end_gpu_ts[] = {1000, 0, 900};
+	struct fsr_runtime_stats before = fst_stats();
+
+	for (uint32_t i = 0; i < 3; i++)
+		log->entries[i] = (struct hw_log_entry){
+		    .fence_value = i + 1,
+		    .native_fence = (uint32_t) fence,
+		    .operation = FSTP_LOG_OPERATION_SIGNAL_EXECUTED,
+		    .end_gpu_ts = end_gpu_ts[i],
+		};
+	atomic_store(&log->header, 3);
+	cr_assert_eq(fsr_hwqueue_destroy(fx.process, queue), FSR_OK); /* the last read */
+	cr_expect_eq(fst_stats().log_anomalies - before.log_anomalies, 2,
+		     "the zero, and 900 going back from 1000");
+}
