@@ -98,6 +98,34 @@ Test(int_fence_array, int_02_signal_above_monitored_value_interrupts_and_release
 	expect_released(&result, 1, 2);
 }
 
+/*
+ * INT-04, INT-14: without the OptimizedNativeFenceSignaledInterrupt cap, an adapter of the
+ * fence-array form names the signalled fence in each native fence interrupt, never a HWQueue.
+ */
+Test(int_fence_array, int_04_int_14_without_the_cap_interrupts_name_the_fence)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle fences[2] = {fst_fence_new(fx.process, fx.device, 0),
+				fst_fence_new(fx.process, fx.device, 0)};
+	struct fst_wait_result results[2] = {{0}};
+	size_t mark = fsc_event_count();
+	size_t handled_count = 0;
+
+	wait_then_signal(queue, fences, results, 2, 1);
+	fst_run_until_idle();
+	for (size_t i = fsc_find(mark, "fencescope_os:interrupt_handled", HANDLED_TYPE,
+				 FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED);
+	     i != FSC_NONE; i = fsc_find(i + 1, "fencescope_os:interrupt_handled", HANDLED_TYPE,
+					 FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED)) {
+		handled_count++;
+		cr_expect_eq(fsc_event_at(i)->fields[HANDLED_FORM], FSTP_INTERRUPT_FORM_FENCE_ARRAY,
+			     "event %zu: a fence array", i);
+		cr_expect_eq(fsc_event_at(i)->fields[5], 1, "event %zu: of one fence", i);
+	}
+	cr_expect_eq(handled_count, 2, "one per signal above MonitoredValue");
+	expect_released(results, 2, 1);
+}
+
 Test(int_fence_array, int_01_kernel_mode_work_completes_through_dma_completed_interrupts)
 {
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);

@@ -90,3 +90,33 @@ Test(log_small, log_17_advance_of_one_more_than_the_capacity_loses_one)
 	cr_expect_eq(fsc_count(mark, "fencescope_os:fence_log_overrun", FSC_ANY, 0), 1);
 	cr_expect_eq(fst_stats().log_entries_lost, 1);
 }
+
+/*
+ * LOG-01: a log holds 4 KB of entries, as many as the OS handed the driver: 128 signals nobody
+ * reads until the queue's last read lose nothing, 129 lose one.
+ */
+Test(log, log_01_a_log_holds_the_4_kb_the_os_gave_it)
+{
+	const uint64_t capacity = 4096 / 32;
+
+	for (uint64_t extra = 0; extra < 2; extra++) {
+		fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+		fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+		struct fsr_cmdbuf *cmdbuf = NULL;
+		uint64_t lost = fst_stats().log_entries_lost;
+		size_t mark;
+
+		cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
+		for (uint64_t i = 1; i <= capacity + extra; i++)
+			cr_assert_eq(fsr_cmdbuf_signal(cmdbuf, fence, i), FSR_OK);
+		cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
+		fst_run_until_idle();
+		mark = fsc_event_count();
+		cr_assert_eq(fsr_hwqueue_destroy(fx.process, queue), FSR_OK);
+		cr_expect_eq(fst_stats().log_entries_lost - lost, extra,
+			     "%llu signals", (unsigned long long) (capacity + extra));
+		cr_expect_eq(fsc_count(mark, "fencescope_os:fence_log_entry", 1,
+				       FSTP_LOG_TYPE_SIGNALS),
+			     capacity);
+	}
+}
