@@ -88,14 +88,25 @@ Test(int_fence_array, int_02_signal_above_monitored_value_interrupts_and_release
 	cr_expect_eq(fsc_count(mark, "fencescope_hw:interrupt_raise", FSC_ANY, 0), 0,
 		     "no waiter: MonitoredValue is UINT64_MAX, no interrupt");
 
+	/* A waiter for 3: MonitoredValue is 2, and a signal of 2 is not above it. */
+	cr_assert_eq(
+	    fsr_fence_wait_cpu_async(fx.process, fence, 3, FSR_INFINITE, fst_wait_record, &result),
+	    FSR_OK);
 	mark = fsc_event_count();
-	wait_then_signal(queue, &fence, &result, 1, 2);
+	fst_submit_signal(fx.process, queue, fence, 2);
+	fst_run_until_idle();
+	cr_expect_eq(fsc_count(mark, "fencescope_hw:interrupt_raise", FSC_ANY, 0), 0,
+		     "a signal equal to MonitoredValue raises none");
+	cr_expect_eq(result.call_count, 0);
+
+	mark = fsc_event_count();
+	fst_submit_signal(fx.process, queue, fence, 3);
 	fst_run_until_idle();
 	cr_expect_eq(fsc_count(mark, "fencescope_hw:interrupt_raise", FSC_ANY, 0), 1);
 	cr_expect_eq(fsc_count(mark, "fencescope_os:interrupt_handled", HANDLED_TYPE,
 			       FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED),
 		     1, "the interrupt reached the OS through the driver's routine");
-	expect_released(&result, 1, 2);
+	expect_released(&result, 1, 3);
 }
 
 /*
