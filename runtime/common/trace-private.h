@@ -122,11 +122,10 @@ struct rt_event_tap {
 		if ((runtime)->event_tap.tap) {                                                    \
 			uint64_t rt_tap_fields_[10];                                               \
 			uint32_t rt_tap_n_ = 0;                                                    \
-			RT_CAT(RT_EACH_, RT_NARGS_(__VA_ARGS__))(RT_TAP_ARG_, rt_tap_fields_,       \
-								  __VA_ARGS__);                    \
+			RT_CAT(RT_EACH_, RT_NARGS_(__VA_ARGS__))                                   \
+			(RT_TAP_ARG_, rt_tap_fields_, __VA_ARGS__);                                \
 			(runtime)->event_tap.tap((runtime)->event_tap.user_data,                   \
-						 #provider ":" #event, rt_tap_fields_,             \
-						 rt_tap_n_);                                       \
+						 #provider ":" #event, rt_tap_fields_, rt_tap_n_); \
 		}                                                                                  \
 	} while (0)
 

@@ -101,7 +101,8 @@ matches(const struct fsc_event *event, const char *name, int field, uint64_t val
 {
 	if (strcmp(event->name, name) != 0)
 		return false;
-	return field == FSC_ANY || ((uint32_t) field < event->field_count && event->fields[field] == value);
+	return field == FSC_ANY ||
+	       ((uint32_t) field < event->field_count && event->fields[field] == value);
 }
 
 size_t

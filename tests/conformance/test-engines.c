@@ -18,7 +18,8 @@ Test(ums, ums_04_every_engine_is_described_as_the_gpu_has_it)
 	struct fsr_adapter_config config;
 
 	fsc_config_init(&runtime_config, &config);
-	cr_assert_eq(fsc_count(0, "fencescope_kmd:engine_describe", FSC_ANY, 0), config.engine_count);
+	cr_assert_eq(fsc_count(0, "fencescope_kmd:engine_describe", FSC_ANY, 0),
+		     config.engine_count);
 	for (uint32_t e = 0; e < config.engine_count; e++) {
 		size_t at = fsc_find(0, "fencescope_kmd:engine_describe", 1, e);
 		const struct fsc_event *describe;
@@ -26,7 +27,8 @@ Test(ums, ums_04_every_engine_is_described_as_the_gpu_has_it)
 		cr_assert_neq(at, FSC_NONE, "engine %u described", e);
 		describe = fsc_event_at(at);
 		cr_expect_eq(describe->fields[0], fx.adapter_id);
-		cr_expect_eq(describe->fields[2], (uint64_t) config.engine_types[e], "engine %u type", e);
+		cr_expect_eq(describe->fields[2], (uint64_t) config.engine_types[e],
+			     "engine %u type", e);
 		cr_expect_eq(describe->fields[3], config.engine_types[e] != FSR_ENGINE_COPY,
 			     "engine %u: UserModeSubmissionSupported", e);
 	}

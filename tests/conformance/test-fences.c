@@ -44,7 +44,8 @@ Test(nfv, nfv_13_cpu_signal_is_applied_through_update_current_values_from_cpu)
 	if (signal == FSC_NONE || update == FSC_NONE || released == FSC_NONE)
 		fsc_dump_events(mark);
 	cr_assert_neq(signal, FSC_NONE);
-	cr_assert_neq(update, FSC_NONE, "the CPU signal went past DxgkDdiUpdateCurrentValuesFromCpu");
+	cr_assert_neq(update, FSC_NONE,
+		      "the CPU signal went past DxgkDdiUpdateCurrentValuesFromCpu");
 	cr_assert_neq(released, FSC_NONE);
 	cr_expect_lt(signal, update);
 	cr_expect_lt(update, released, "waiters are released after the driver applied the value");
@@ -126,7 +127,8 @@ Test(shf, shf_04_last_close_comes_before_destroy)
 		fsc_dump_events(mark);
 	cr_assert_neq(close_b, FSC_NONE);
 	cr_assert_neq(destroy, FSC_NONE);
-	cr_expect_lt(close_b, destroy, "SHF-04: close the local handle, then destroy the global one");
+	cr_expect_lt(close_b, destroy,
+		     "SHF-04: close the local handle, then destroy the global one");
 	cr_expect_eq(fsc_count(mark, "fencescope_os:fence_destroy", 0, global), 1, "SHF-05: once");
 	cr_assert_eq(fsr_process_terminate(process_b, false), FSR_OK);
 }

@@ -209,7 +209,8 @@ Test(int_hwqueue, int_11_int_14_interrupts_name_the_hwqueue_under_the_optimized_
 		handled_count++;
 		cr_expect_eq(handled->fields[HANDLED_FORM], FSTP_INTERRUPT_FORM_HWQUEUE,
 			     "event %zu: the HWQueue form", i);
-		cr_expect_eq(handled->fields[HANDLED_QUEUE], queue, "event %zu: names the queue", i);
+		cr_expect_eq(handled->fields[HANDLED_QUEUE], queue, "event %zu: names the queue",
+			     i);
 	}
 	cr_expect_geq(handled_count, 1);
 	cr_expect_geq(fsc_count(mark, "fencescope_os:fence_log_read", 1, queue), 1);

@@ -32,7 +32,8 @@ Test(log, log_01_log_03_each_user_mode_queue_hands_the_driver_two_logs)
 {
 	size_t mark = fsc_event_count();
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
-	size_t waits = fsc_find(mark, "fencescope_kmd:set_fence_log_buffer", 2, FSTP_LOG_TYPE_WAITS);
+	size_t waits =
+	    fsc_find(mark, "fencescope_kmd:set_fence_log_buffer", 2, FSTP_LOG_TYPE_WAITS);
 	size_t signals =
 	    fsc_find(mark, "fencescope_kmd:set_fence_log_buffer", 2, FSTP_LOG_TYPE_SIGNALS);
 
@@ -113,10 +114,10 @@ Test(log, log_01_a_log_holds_the_4_kb_the_os_gave_it)
 		fst_run_until_idle();
 		mark = fsc_event_count();
 		cr_assert_eq(fsr_hwqueue_destroy(fx.process, queue), FSR_OK);
-		cr_expect_eq(fst_stats().log_entries_lost - lost, extra,
-			     "%llu signals", (unsigned long long) (capacity + extra));
-		cr_expect_eq(fsc_count(mark, "fencescope_os:fence_log_entry", 1,
-				       FSTP_LOG_TYPE_SIGNALS),
-			     capacity);
+		cr_expect_eq(fst_stats().log_entries_lost - lost, extra, "%llu signals",
+			     (unsigned long long) (capacity + extra));
+		cr_expect_eq(
+		    fsc_count(mark, "fencescope_os:fence_log_entry", 1, FSTP_LOG_TYPE_SIGNALS),
+		    capacity);
 	}
 }
