@@ -198,6 +198,7 @@ struct fsr_fence {
 	bool is_destroyed;
 	uint32_t handle_count;     /* local handles open */
 	uint32_t packet_refs;      /* queued packets that name it */
+	uint32_t interrupt_refs;   /* queued interrupts that name it, until handled (INT-05) */
 	struct os_waiter *waiters; /* sorted by value, then by arrival */
 	uint32_t waiter_count;
 	uint64_t scan_generation; /* the last fallback scan that read it (LOG-18) */
@@ -268,6 +269,7 @@ struct hw_interrupt {
 	uint32_t engine_id;
 	struct os_hwqueue *queue;
 	fsr_handle fence;             /* FENCE_ARRAY form: the signalled fence */
+	bool is_fence_held;           /* os: the queued interrupt holds `fence` alive (INT-05) */
 	struct hw_dma_packet *packet; /* DMA_COMPLETED */
 	struct hw_interrupt *next;
 };

@@ -122,6 +122,8 @@ void os_run_callbacks(struct fsr_runtime *runtime);
 fsr_status os_fence_new(struct os_device *device, uint64_t initial_value, bool is_shared,
 			struct fsr_fence **fence);
 void os_fence_unref_packet(struct fsr_fence *fence);
+/* Drops the reference a queued interrupt held (INT-05); frees a destroyed, unnamed fence. */
+void os_fence_unref_interrupt(struct fsr_fence *fence);
 void os_fence_close_handle(struct fsr_process *process, fsr_handle handle, struct fsr_fence *fence);
 /* Releases the waiters that CurrentValue satisfies and re-arms MonitoredValue (NFV-09). */
 uint32_t os_fence_release_waiters(struct fsr_fence *fence);
