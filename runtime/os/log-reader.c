@@ -3,9 +3,10 @@
  * The OS's reader of native fence logs. One read (an interrupt's, a queue destruction's) covers
  * a set of queues (SYN-10, LOG-17): read every log's header, let the driver put its barrier
  * once for every queue with new entries (DxgkDdiUpdateNativeFenceLogs), then read each log
- * from the position read last time to the header's position. If that advanced by more than the capacity, the GPU
- * overwrote entries nobody read: the OS reports how many, reads what is left, and falls back to
- * reading the CurrentValue of every fence the device has open, created or opened (LOG-18).
+ * from the position read last time to the header's position. If that advanced by more than the
+ * capacity, the GPU overwrote entries nobody read: the OS reports how many, reads what is left, and
+ * falls back to reading the CurrentValue of every fence the device has open, created or opened
+ * (LOG-18).
  */
 #include <stdlib.h>
 
@@ -232,7 +233,7 @@ queue_list_add(struct queue_list *list, struct os_hwqueue *queue)
 static uint32_t
 read_queue_list(struct fsr_adapter *adapter, struct queue_list *list)
 {
-	struct log_header (*headers)[2] = NULL;
+	struct log_header(*headers)[2] = NULL;
 	struct os_hwqueue **moved = NULL;
 	uint32_t moved_count = 0;
 	uint32_t released = 0;

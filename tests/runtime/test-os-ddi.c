@@ -126,8 +126,8 @@ recording_update_logs(void *miniport, struct os_hwqueue *const *queues, uint32_t
 	for (uint32_t q = 0; q < queue_count; q++)
 		for (int type = FSTP_LOG_TYPE_WAITS; type <= FSTP_LOG_TYPE_SIGNALS; type++) {
 			uint64_t header = atomic_load(&queues[q]->logs[type].header);
-			uint64_t position = (header >> 32) * queues[q]->logs[type].capacity +
-					    (uint32_t) header;
+			uint64_t position =
+			    (header >> 32) * queues[q]->logs[type].capacity + (uint32_t) header;
 
 			/* A log whose header moved has been read up to the old position only. */
 			if (queues[q]->os_log_position[type] == position && position != 0 &&
@@ -218,10 +218,11 @@ Test(os_ddi, syn_10_one_update_native_fence_logs_per_interrupt_for_all_moved_log
 	fst_submit_signal(fx.process, queue_compute, fence_b, 1);
 	fst_submit_signal(fx.process, queue_3d, fence_a, 1);
 	fst_run_until_idle();
-	cr_assert_eq(count_calls(CALL_UPDATE_LOGS, 0), 0, "no interrupt yet, no read (no periodic read)");
-	cr_assert_eq(
-	    fsr_fence_wait_cpu_async(fx.process, fence_c, 1, FSR_INFINITE, fst_wait_record, &result),
-	    FSR_OK);
+	cr_assert_eq(count_calls(CALL_UPDATE_LOGS, 0), 0,
+		     "no interrupt yet, no read (no periodic read)");
+	cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, fence_c, 1, FSR_INFINITE, fst_wait_record,
+					      &result),
+		     FSR_OK);
 	fst_submit_signal(fx.process, queue_3d, fence_c, 1);
 	fst_run_until_idle();
 	cr_assert_eq(result.call_count, 1);
