@@ -407,9 +407,10 @@ fsr_fence_read(struct fsr_process *process, fsr_handle fence_handle, uint64_t *c
 	return status;
 }
 
+/* NFV-03: kernel-only, so a test-only accessor, not part of the public API (os-private.h). */
 fsr_status
-fsr_fence_read_monitored(struct fsr_process *process, fsr_handle fence_handle,
-			 uint64_t *monitored_value)
+fsr_test_fence_read_monitored(struct fsr_process *process, fsr_handle fence_handle,
+			      uint64_t *monitored_value)
 {
 	struct fsr_fence *fence = NULL;
 	fsr_status status;

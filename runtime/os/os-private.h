@@ -102,6 +102,14 @@ FSR_TEST_API fsr_status fsr_adapter_create_with_ddi(struct fsr_runtime *runtime,
 						    const struct fsr_adapter_config *config,
 						    const struct dxgk_ddi *ddi,
 						    uint32_t *adapter_id);
+/*
+ * MonitoredValue of a fence of `process`, for white-box tests only (lock NOT held): the spec
+ * gives user mode no access to it at all (NFV-03), so the public API has no call that reads it;
+ * a tool sees it in fencescope_kmd:update_monitored_value.
+ */
+FSR_TEST_API fsr_status fsr_test_fence_read_monitored(struct fsr_process *process,
+						      fsr_handle fence_handle,
+						      uint64_t *monitored_value);
 /* At runtime teardown, engines stopped (lock NOT held): the last clock pair, then removal. */
 void os_adapters_remove(struct fsr_runtime *runtime);
 
