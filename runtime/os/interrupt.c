@@ -4,9 +4,10 @@
  *
  * A native fence signaled interrupt is handled in the form the GPU raised it (INT-04 to
  * INT-13): with a fence named, the OS releases that fence's waiters and reads the logs of the
- * queues of the fence's device (INT-10); with a NULL array it scans every waiter (INT-06);
- * with a queue named, it reads that queue's logs (INT-11) and releases the waiters of every
- * fence they name, which covers signals that raised no interrupt themselves (INT-13).
+ * queues of every device that has the fence open (INT-10); with a NULL array it scans every
+ * waiter (INT-06); with a queue named, it reads that queue's logs (INT-11) and releases the
+ * waiters of every fence they name, which covers signals that raised no interrupt themselves
+ * (INT-13).
  *
  * Interrupts reach the OS only from the driver's interrupt routine, as DxgkCbNotifyInterrupt
  * (os_notify_interrupt); the logs are read by os/log-reader.c.
@@ -64,8 +65,8 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 			break;
 		}
 		released += os_fence_release_waiters(fence);
-		if (fence->device)
-			released += os_read_device_logs(fence->device);
+		/* INT-10: and the logs of every queue that could have signalled it. */
+		released += os_read_fence_logs(fence);
 		break;
 	case FSTP_INTERRUPT_FORM_NULL_ARRAY:
 		/* INT-06: scan every outstanding waiter. */

@@ -278,15 +278,46 @@ os_read_logs(struct os_hwqueue *queue)
 	return read_queue_list(queue->adapter, &list);
 }
 
-uint32_t
-os_read_device_logs(struct os_device *device)
+static void
+queue_list_add_device(struct queue_list *list, struct os_device *device)
 {
-	struct queue_list list = {0};
-
+	for (uint32_t i = 0; i < list->count; i++)
+		if (list->queues[i]->context->device == device)
+			return; /* its queues are in already */
 	for (struct os_context *c = device->contexts; c; c = c->next_in_device)
 		for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
-			queue_list_add(&list, q);
-	return read_queue_list(device->adapter, &list);
+			queue_list_add(list, q);
+}
+
+/*
+ * INT-10: the logs of every HWQueue that could have signalled `fence`: the queues of its
+ * parent device, and, for a shared fence, of every device a process opened it on (SHF-02) —
+ * a queue of another process signals the fence through its own handle, in its own log.
+ */
+uint32_t
+os_read_fence_logs(struct fsr_fence *fence)
+{
+	struct fsr_runtime *runtime = fence->adapter->runtime;
+	struct queue_list list = {0};
+
+	if (fence->device)
+		queue_list_add_device(&list, fence->device);
+	for (struct fsr_process *process = fence->is_shared ? runtime->processes : NULL; process;
+	     process = process->next) {
+		for (size_t cursor = 0;;) {
+			struct rt_object *object;
+			uint64_t key;
+			void *value;
+
+			if (!rt_map_next(&process->handles, &cursor, &key, &value))
+				break;
+			object = value;
+			if (object->type == RT_OBJECT_FENCE && object->pointer == fence &&
+			    object->device)
+				queue_list_add_device(&list, object->device);
+		}
+	}
+	return read_queue_list(fence->adapter, &list);
 }
 
 uint32_t

@@ -149,7 +149,8 @@ fsr_status os_fence_wait(struct fsr_process *process, struct fsr_fence *fence,
 /* Reads both logs of a user-mode queue; returns the CPU waiters released (LOG-17, LOG-18). */
 uint32_t os_read_logs(struct os_hwqueue *queue);
 /* The logs of every queue of a device (INT-10), of an engine (INT-12), of every engine. */
-uint32_t os_read_device_logs(struct os_device *device);
+/* INT-10: the logs of the queues of every device that has `fence` open (one read). */
+uint32_t os_read_fence_logs(struct fsr_fence *fence);
 uint32_t os_read_engine_logs(struct fsr_adapter *adapter, uint32_t engine_id);
 void os_read_all_logs(struct fsr_runtime *runtime);
 

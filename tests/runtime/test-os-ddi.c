@@ -64,7 +64,11 @@ struct call {
 	uint32_t queue_count;
 	bool has_queue_read_entries; /* UPDATE_LOGS: the OS had read an entry already */
 	bool is_named_by_interrupt;  /* DESTROY: a queued interrupt still named the fence */
+	bool has_watched_queue;      /* UPDATE_LOGS: names a queue of watched_process_id */
 };
+
+/* UPDATE_LOGS calls note whether they name a queue of this process. */
+static uint32_t watched_process_id;
 
 static struct call calls[256];
 static unsigned int call_count;
@@ -123,6 +127,9 @@ recording_update_logs(void *miniport, struct os_hwqueue *const *queues, uint32_t
 {
 	struct call call = {.kind = CALL_UPDATE_LOGS, .queue_count = queue_count};
 
+	for (uint32_t q = 0; q < queue_count; q++)
+		if (queues[q]->process->id == watched_process_id)
+			call.has_watched_queue = true;
 	for (uint32_t q = 0; q < queue_count; q++)
 		for (int type = FSTP_LOG_TYPE_WAITS; type <= FSTP_LOG_TYPE_SIGNALS; type++) {
 			uint64_t header = atomic_load(&queues[q]->logs[type].header);
@@ -282,5 +289,42 @@ Test(os_ddi, shf_01_shf_04_native_fence_ddis_come_in_the_spec_order)
 	cr_expect_eq(calls[first + 5].kind, CALL_DESTROY, "SHF-04: then DestroyNativeFence");
 	cr_expect_eq(calls[first + 5].global_handle, global);
 	cr_expect_eq(count_calls(CALL_DESTROY, global), 1, "SHF-05: once");
+	cr_expect_eq(fsr_process_terminate(b, false), FSR_OK);
+}
+
+/*
+ * INT-10: B opened A's shared fence and signals it from B's queue, while A waits on the CPU.
+ * The interrupt names the fence; the OS reads the logs of the queues that could have
+ * signalled it — B's device's too, not only the device the fence was created on.
+ */
+Test(os_ddi, int_10_shared_fence_interrupt_reads_the_logs_of_the_opening_devices)
+{
+	struct dxgk_ddi ddi = recording_ddi();
+	struct fsr_process *b;
+	fsr_handle b_device, b_context, b_queue, global, a_fence, b_fence;
+	struct fst_wait_result result = {0};
+	bool has_read_b = false;
+
+	setup_with_ddi(&ddi, FSR_INTERRUPT_FENCE_ARRAY);
+	fst_rt_add_process("b", &b, &b_device, &b_context);
+	watched_process_id = fsr_process_get_id(b);
+	fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE); /* A's, idle */
+	b_queue = fst_queue_new(b, b_context, FSR_SUBMIT_USER_MODE);
+	cr_assert_eq(
+	    fsr_fence_create(fx.process, fx.device, 0, FSR_FENCE_SHARED, &a_fence, &global),
+	    FSR_OK);
+	cr_assert_eq(fsr_fence_open(b, b_device, global, &b_fence), FSR_OK);
+	cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, a_fence, 1, FSR_INFINITE,
+					      fst_wait_record, &result),
+		     FSR_OK);
+	fst_submit_signal(b, b_queue, b_fence, 1);
+	fst_run_until_idle();
+	cr_assert_eq(result.call_count, 1, "the interrupt released A's waiter");
+
+	/* Before any queue is destroyed (which reads its logs anyway). */
+	for (unsigned int i = 0; i < call_count; i++)
+		if (calls[i].kind == CALL_UPDATE_LOGS && calls[i].has_watched_queue)
+			has_read_b = true;
+	cr_expect(has_read_b, "the interrupt read B's queue's log, where the signal is");
 	cr_expect_eq(fsr_process_terminate(b, false), FSR_OK);
 }
