@@ -320,6 +320,9 @@ struct fsr_runtime {
 	struct rt_actor os_actor;
 	uint64_t next_correlation_ns;
 	uint64_t next_log_read_ns;
+	/* os: every user-mode queue's logs are grown for tracing (LOG-04, LOG-20) */
+	bool are_logs_grown_for_tracing;
+	bool is_tracing_forced; /* os: tests only (fsr_test_force_tracing) */
 	struct fsr_runtime_stats stats;
 };
 

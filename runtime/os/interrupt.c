@@ -168,6 +168,8 @@ os_step(struct rt_actor *actor, uint64_t now)
 		handle_interrupt(runtime, interrupt);
 	}
 	expire_async_waiters(runtime, now);
+	/* LOG-04: tracing may have started since the last step; the logs then grow. */
+	os_grow_logs_for_tracing(runtime);
 	if (now >= runtime->next_log_read_ns) {
 		/* Not in spec 001: the opt-in periodic read (fsr_runtime_config.log_read_period_ns). */
 		os_read_all_logs(runtime);

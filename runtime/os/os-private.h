@@ -110,6 +110,11 @@ FSR_TEST_API fsr_status fsr_adapter_create_with_ddi(struct fsr_runtime *runtime,
 FSR_TEST_API fsr_status fsr_test_fence_read_monitored(struct fsr_process *process,
 						      fsr_handle fence_handle,
 						      uint64_t *monitored_value);
+/*
+ * Tests only (lock NOT held): makes the OS take tracing as on (`is_tracing`) whether or not a
+ * session records it, as if a session had started (LOG-04, LOG-20).
+ */
+FSR_TEST_API void fsr_test_force_tracing(struct fsr_runtime *runtime, bool is_tracing);
 /* At runtime teardown, engines stopped (lock NOT held): the last clock pair, then removal. */
 void os_adapters_remove(struct fsr_runtime *runtime);
 
@@ -147,6 +152,13 @@ fsr_status os_fence_wait(struct fsr_process *process, struct fsr_fence *fence,
 /* ---- the log reader (log-reader.c) -------------------------------------------------------- */
 
 /* Reads both logs of a user-mode queue; returns the CPU waiters released (LOG-17, LOG-18). */
+/* Whether a session records the OS's events (or a test says so): LOG-20 grows the logs then. */
+bool os_is_tracing(struct fsr_runtime *runtime);
+/*
+ * The OS actor's step (lock held): once tracing is on, re-creates the logs of every running
+ * user-mode queue grown (LOG-04, LOG-20), each when it is idle.
+ */
+void os_grow_logs_for_tracing(struct fsr_runtime *runtime);
 uint32_t os_read_logs(struct os_hwqueue *queue);
 /* The logs of every queue of a device (INT-10), of an engine (INT-12), of every engine. */
 /* INT-10: the logs of the queues of every device that has `fence` open (one read). */

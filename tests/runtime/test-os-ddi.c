@@ -16,7 +16,8 @@ static struct dxgk_ddi reference;
 
 /* The fixture, with an adapter whose driver is `ddi`, interrupts handled after 1 ms. */
 static void
-setup_with_ddi(const struct dxgk_ddi *ddi, enum fsr_interrupt_form form)
+setup_with_ddi_logs(const struct dxgk_ddi *ddi, enum fsr_interrupt_form form,
+		    uint32_t log_capacity_entries)
 {
 	struct fsr_runtime_config runtime_config;
 	struct fsr_adapter_config adapter_config;
@@ -24,6 +25,10 @@ setup_with_ddi(const struct dxgk_ddi *ddi, enum fsr_interrupt_form form)
 	fst_rt_config_init(&runtime_config, &adapter_config);
 	runtime_config.interrupt_latency_ns = 1000000;
 	adapter_config.interrupt_form = form;
+	if (log_capacity_entries) {
+		adapter_config.log_capacity_entries = log_capacity_entries;
+		adapter_config.keep_log_size_when_tracing = false;
+	}
 	fx = (struct fst_rt){0};
 	cr_assert_eq(fsr_runtime_create(&runtime_config, &fx.runtime), FSR_OK);
 	cr_assert_eq(fsr_adapter_create_with_ddi(fx.runtime, &adapter_config, ddi, &fx.adapter_id),
@@ -32,6 +37,12 @@ setup_with_ddi(const struct dxgk_ddi *ddi, enum fsr_interrupt_form form)
 	cr_assert_eq(fsr_device_create(fx.process, fx.adapter_id, &fx.device), FSR_OK);
 	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &fx.context_3d), FSR_OK);
 	cr_assert_eq(fsr_context_create(fx.process, fx.device, 1, &fx.context_compute), FSR_OK);
+}
+
+static void
+setup_with_ddi(const struct dxgk_ddi *ddi, enum fsr_interrupt_form form)
+{
+	setup_with_ddi_logs(ddi, form, 0);
 }
 
 static void
@@ -54,7 +65,7 @@ step_until_interrupt_queued(void)
 }
 
 /* What the recording driver saw, in order. */
-enum call_kind { CALL_CREATE, CALL_OPEN, CALL_CLOSE, CALL_DESTROY, CALL_UPDATE_LOGS };
+enum call_kind { CALL_CREATE, CALL_OPEN, CALL_CLOSE, CALL_DESTROY, CALL_UPDATE_LOGS, CALL_SET_LOG };
 
 struct call {
 	enum call_kind kind;
@@ -65,6 +76,8 @@ struct call {
 	bool has_queue_read_entries; /* UPDATE_LOGS: the OS had read an entry already */
 	bool is_named_by_interrupt;  /* DESTROY: a queued interrupt still named the fence */
 	bool has_watched_queue;      /* UPDATE_LOGS: names a queue of watched_process_id */
+	uint32_t capacity;           /* SET_LOG: the log's capacity and generation */
+	uint32_t generation;
 };
 
 /* UPDATE_LOGS calls note whether they name a queue of this process. */
@@ -145,11 +158,21 @@ recording_update_logs(void *miniport, struct os_hwqueue *const *queues, uint32_t
 	reference.DxgkDdiUpdateNativeFenceLogs(miniport, queues, queue_count);
 }
 
+static void
+recording_set_log(void *miniport, struct os_hwqueue *queue, enum fstp_log_type type)
+{
+	record((struct call){.kind = CALL_SET_LOG,
+			     .capacity = queue->logs[type].capacity,
+			     .generation = queue->logs[type].generation});
+	reference.DxgkDdiSetNativeFenceLogBuffer(miniport, queue, type);
+}
+
 static struct dxgk_ddi
 recording_ddi(void)
 {
 	struct dxgk_ddi ddi = reference;
 
+	ddi.DxgkDdiSetNativeFenceLogBuffer = recording_set_log;
 	ddi.DxgkDdiCreateNativeFence = recording_create;
 	ddi.DxgkDdiOpenNativeFence = recording_open;
 	ddi.DxgkDdiCloseNativeFence = recording_close;
@@ -327,4 +350,62 @@ Test(os_ddi, int_10_shared_fence_interrupt_reads_the_logs_of_the_opening_devices
 			has_read_b = true;
 	cr_expect(has_read_b, "the interrupt read B's queue's log, where the signal is");
 	cr_expect_eq(fsr_process_terminate(b, false), FSR_OK);
+}
+
+/*
+ * LOG-04, LOG-20: tracing starts on a running runtime. The OS reads what the old logs hold,
+ * re-creates them 16 times larger and calls SetNativeFenceLogBuffer again for each; later
+ * entries are written to the new logs and read from there.
+ */
+Test(os_ddi, log_04_tracing_start_recreates_the_logs_grown_after_reading_them)
+{
+	struct dxgk_ddi ddi = recording_ddi();
+	fsr_handle queue, fence, waited;
+	struct fst_wait_result result = {0};
+	struct fsr_runtime_stats before, after;
+	unsigned int first, set_logs = 0, updates_before_set = 0;
+
+	setup_with_ddi_logs(&ddi, FSR_INTERRUPT_FENCE_ARRAY, 8);
+	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fence = fst_fence_new(fx.process, fx.device, 0);
+	waited = fst_fence_new(fx.process, fx.device, 0);
+	cr_assert_eq(count_calls(CALL_SET_LOG, 0), 2, "LOG-03: one per log at creation");
+	for (unsigned int i = 0; i < call_count; i++)
+		if (calls[i].kind == CALL_SET_LOG)
+			cr_expect_eq(calls[i].capacity, 8, "not tracing yet: the configured size");
+	for (uint64_t v = 1; v <= 3; v++)
+		fst_submit_signal(fx.process, queue, fence, v); /* no waiter: logged, unread */
+	fst_run_until_idle();
+	before = fst_stats();
+
+	fsr_test_force_tracing(fx.runtime, true);
+	first = call_count;
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, fsr_runtime_now_ns(fx.runtime) + 20000000),
+		     FSR_OK);
+	for (unsigned int i = first; i < call_count; i++) {
+		if (calls[i].kind == CALL_UPDATE_LOGS && set_logs == 0)
+			updates_before_set++;
+		if (calls[i].kind != CALL_SET_LOG)
+			continue;
+		set_logs++;
+		cr_expect_eq(calls[i].capacity, 8 * 16, "LOG-20: grown 16 times");
+		cr_expect_eq(calls[i].generation, 2, "re-created once");
+	}
+	cr_assert_eq(set_logs, 2, "LOG-04: SetNativeFenceLogBuffer again for each log");
+	cr_expect_eq(updates_before_set, 1, "the unread entries were read first");
+	after = fst_stats();
+	cr_expect_eq(after.log_entries_read - before.log_entries_read, 3,
+		     "the three signal entries of the old log were read");
+
+	/* Later entries go to the new logs, and an interrupt reads them from there. */
+	cr_assert_eq(
+	    fsr_fence_wait_cpu_async(fx.process, waited, 1, FSR_INFINITE, fst_wait_record, &result),
+	    FSR_OK);
+	fst_submit_signal(fx.process, queue, fence, 4);
+	fst_submit_signal(fx.process, queue, waited, 1);
+	fst_run_until_idle();
+	cr_assert_eq(result.call_count, 1);
+	cr_expect_eq(fst_stats().log_anomalies, before.log_anomalies, "no unknown or zero entry");
+	cr_expect_eq(fst_stats().log_entries_lost, 0);
+	cr_expect_eq(count_calls(CALL_SET_LOG, 0), 4, "and no re-creation after");
 }
