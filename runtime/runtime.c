@@ -131,8 +131,9 @@ fsr_runtime_create(const struct fsr_runtime_config *config, struct fsr_runtime *
 		runtime->config.clock_correlation_period_ns = 10000000u;
 	if (!runtime->config.interrupt_latency_ns)
 		runtime->config.interrupt_latency_ns = 2000u;
+	/* Spec 001 has no periodic log read: off unless asked for (0 and FSR_INFINITE alike). */
 	if (!runtime->config.log_read_period_ns)
-		runtime->config.log_read_period_ns = 1000000u;
+		runtime->config.log_read_period_ns = FSR_INFINITE;
 	pthread_mutex_init(&runtime->lock, NULL);
 	rt_clock_init(&runtime->clock, config->clock_mode);
 	rt_map_init(&runtime->fences);

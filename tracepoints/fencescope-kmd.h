@@ -150,6 +150,57 @@ LTTNG_UST_TRACEPOINT_EVENT(fencescope_kmd, update_current_value,
 		lttng_ust_field_integer(uint8_t, notification_only, notification_only)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_kmd, update_current_value, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
+/* create_native_fence (SHF-01, INT-05) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_kmd, create_native_fence,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint64_t, fence_global_handle,
+	                  uint64_t, initial_value),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer_hex(uint64_t, fence_global_handle, fence_global_handle)
+		lttng_ust_field_integer(uint64_t, initial_value, initial_value)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_kmd, create_native_fence, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
+
+/* Shared layout of open_native_fence, close_native_fence. */
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(fencescope_kmd, native_fence_handle,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, process_id,
+	                  uint64_t, fence_global_handle, uint64_t, fence_handle),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, fence_global_handle, fence_global_handle)
+		lttng_ust_field_integer_hex(uint64_t, fence_handle, fence_handle)))
+
+/* open_native_fence (SHF-01, SHF-02) */
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(fencescope_kmd, native_fence_handle, fencescope_kmd, open_native_fence,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, process_id,
+	                  uint64_t, fence_global_handle, uint64_t, fence_handle))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_kmd, open_native_fence, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
+
+/* close_native_fence (SHF-03, SHF-04) */
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(fencescope_kmd, native_fence_handle, fencescope_kmd, close_native_fence,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, process_id,
+	                  uint64_t, fence_global_handle, uint64_t, fence_handle))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_kmd, close_native_fence, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
+
+/* destroy_native_fence (SHF-04, SHF-05, INT-05) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_kmd, destroy_native_fence,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint64_t, fence_global_handle,
+	                  uint64_t, final_value),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer_hex(uint64_t, fence_global_handle, fence_global_handle)
+		lttng_ust_field_integer(uint64_t, final_value, final_value)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_kmd, destroy_native_fence, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
+
+/* update_native_fence_logs (SYN-10) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_kmd, update_native_fence_logs,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, hwqueue_handles_count,
+	                  const uint64_t *, hwqueue_handles),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_sequence(uint64_t, hwqueue_handles, hwqueue_handles, uint32_t, hwqueue_handles_count)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_kmd, update_native_fence_logs, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
+
 /* Shared layout of context_suspend, context_resume. */
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(fencescope_kmd, context_run_list,
 	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint64_t, context_handle,

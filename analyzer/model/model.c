@@ -203,6 +203,11 @@ fsa_model_needs_payload(enum fsa_event_type type)
 	case FSA_EV_GPU_WAIT_END:
 	case FSA_EV_INTERRUPT_RAISE:
 	case FSA_EV_ENGINE_STATE_CHANGE:
+	case FSA_EV_CREATE_NATIVE_FENCE:
+	case FSA_EV_OPEN_NATIVE_FENCE:
+	case FSA_EV_CLOSE_NATIVE_FENCE:
+	case FSA_EV_DESTROY_NATIVE_FENCE:
+	case FSA_EV_UPDATE_NATIVE_FENCE_LOGS:
 		/* dispatch() ignores them: counted in the summary only. */
 		return false;
 	default:

@@ -199,6 +199,7 @@ struct fsr_fence {
 	bool is_destroyed;
 	uint32_t handle_count;     /* local handles open */
 	uint32_t packet_refs;      /* queued packets that name it */
+	uint32_t interrupt_refs;   /* queued interrupts that name it, until handled (INT-05) */
 	struct os_waiter *waiters; /* sorted by value, then by arrival */
 	uint32_t waiter_count;
 	uint64_t scan_generation; /* the last fallback scan that read it (LOG-18) */
@@ -269,6 +270,7 @@ struct hw_interrupt {
 	uint32_t engine_id;
 	struct os_hwqueue *queue;
 	fsr_handle fence;             /* FENCE_ARRAY form: the signalled fence */
+	bool is_fence_held;           /* os: the queued interrupt holds `fence` alive (INT-05) */
 	struct hw_dma_packet *packet; /* DMA_COMPLETED */
 	struct hw_interrupt *next;
 };
@@ -319,6 +321,9 @@ struct fsr_runtime {
 	struct rt_actor os_actor;
 	uint64_t next_correlation_ns;
 	uint64_t next_log_read_ns;
+	/* os: every user-mode queue's logs are grown for tracing (LOG-04, LOG-20) */
+	bool are_logs_grown_for_tracing;
+	bool is_tracing_forced; /* os: tests only (fsr_test_force_tracing) */
 	struct fsr_runtime_stats stats;
 	struct rt_event_tap event_tap; /* tests only (FSR_TRACE) */
 };

@@ -81,8 +81,25 @@ struct dxgk_ddi {
 	/* LOG-01, LOG-03: the OS hands a queue's log buffer to the driver. */
 	void (*DxgkDdiSetNativeFenceLogBuffer)(void *miniport, struct os_hwqueue *queue,
 					       enum fstp_log_type type);
-	/* SYN-10: the barrier before the OS reads log entries. */
-	void (*DxgkDdiUpdateNativeFenceLogs)(void *miniport, struct os_hwqueue *queue);
+	/*
+	 * SYN-10: the barrier before the OS reads log entries, once per read for every HWQueue
+	 * whose logs have new entries (`queues`, `queue_count` >= 1).
+	 */
+	void (*DxgkDdiUpdateNativeFenceLogs)(void *miniport, struct os_hwqueue *const *queues,
+					     uint32_t queue_count);
+	/* SHF-01: a global native fence now exists; its handle is live until Destroy (INT-05). */
+	void (*DxgkDdiCreateNativeFence)(void *miniport, struct fsr_fence *fence);
+	/* SHF-01, SHF-02: process `process_id` has local handle `local_handle` of `fence`. */
+	void (*DxgkDdiOpenNativeFence)(void *miniport, struct fsr_fence *fence, uint32_t process_id,
+				       uint64_t local_handle);
+	/* SHF-03, SHF-04: process `process_id` closed `local_handle`. */
+	void (*DxgkDdiCloseNativeFence)(void *miniport, struct fsr_fence *fence,
+					uint32_t process_id, uint64_t local_handle);
+	/*
+	 * SHF-04, SHF-05: the global fence is gone, after its last close and once no packet and
+	 * no queued interrupt names it (INT-05). The OS frees `fence` right after.
+	 */
+	void (*DxgkDdiDestroyNativeFence)(void *miniport, struct fsr_fence *fence);
 	/*
 	 * At interrupt level (lock held): what the GPU's line calls (through DxgkDdiStartDevice's
 	 * connection). Turns a GPU interrupt into DxgkCbNotifyInterrupt, and a packet retirement

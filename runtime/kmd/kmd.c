@@ -204,12 +204,63 @@ set_native_fence_log_buffer(void *miniport, struct os_hwqueue *queue, enum fstp_
 }
 
 static void
-update_native_fence_logs(void *miniport, struct os_hwqueue *queue)
+update_native_fence_logs(void *miniport, struct os_hwqueue *const *queues, uint32_t queue_count)
 {
-	(void) miniport;
-	(void) queue;
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+	uint64_t stack_handles[16];
+	uint64_t *handles = stack_handles;
+
 	/* SYN-10: the barrier that makes every entry below FirstFreeEntryIndex visible. */
 	atomic_thread_fence(memory_order_seq_cst);
+	if (queue_count > 16)
+		handles = malloc(queue_count * sizeof(*handles));
+	if (!handles)
+		abort();
+	for (uint32_t i = 0; i < queue_count; i++)
+		handles[i] = queues[i]->handle;
+	FSR_TRACE(adapter->runtime, fencescope_kmd, update_native_fence_logs, adapter->id,
+		  queue_count, (const uint64_t *) handles);
+	if (handles != stack_handles)
+		free(handles);
+}
+
+/* SHF-01: the driver has no per-fence state of its own; the DDIs leave their events. */
+static void
+create_native_fence(void *miniport, struct fsr_fence *fence)
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+
+	FSR_TRACE(adapter->runtime, fencescope_kmd, create_native_fence, adapter->id,
+		  fence->global_handle, atomic_load(&fence->current_value));
+}
+
+static void
+open_native_fence(void *miniport, struct fsr_fence *fence, uint32_t process_id,
+		  uint64_t local_handle)
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+
+	FSR_TRACE(adapter->runtime, fencescope_kmd, open_native_fence, adapter->id, process_id,
+		  fence->global_handle, local_handle);
+}
+
+static void
+close_native_fence(void *miniport, struct fsr_fence *fence, uint32_t process_id,
+		   uint64_t local_handle)
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+
+	FSR_TRACE(adapter->runtime, fencescope_kmd, close_native_fence, adapter->id, process_id,
+		  fence->global_handle, local_handle);
+}
+
+static void
+destroy_native_fence(void *miniport, struct fsr_fence *fence)
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+
+	FSR_TRACE(adapter->runtime, fencescope_kmd, destroy_native_fence, adapter->id,
+		  fence->global_handle, atomic_load(&fence->current_value));
 }
 
 void
@@ -230,6 +281,10 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiUpdateCurrentValuesFromCpu = update_current_values_from_cpu,
 	    .DxgkDdiSetNativeFenceLogBuffer = set_native_fence_log_buffer,
 	    .DxgkDdiUpdateNativeFenceLogs = update_native_fence_logs,
+	    .DxgkDdiCreateNativeFence = create_native_fence,
+	    .DxgkDdiOpenNativeFence = open_native_fence,
+	    .DxgkDdiCloseNativeFence = close_native_fence,
+	    .DxgkDdiDestroyNativeFence = destroy_native_fence,
 	    .DxgkDdiInterruptRoutine = interrupt_routine,
 	};
 }

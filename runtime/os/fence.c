@@ -53,6 +53,8 @@ os_fence_new(struct os_device *device, uint64_t initial_value, bool is_shared,
 	}
 	fence->next_in_device = device->fences;
 	device->fences = fence;
+	/* SHF-01: the global fence first; a process's local handle comes with OpenNativeFence. */
+	fence->adapter->ddi.DxgkDdiCreateNativeFence(fence->adapter->miniport, fence);
 	*fence_out = fence;
 	return FSR_OK;
 }
@@ -75,8 +77,14 @@ unlink_from_device(struct fsr_fence *fence)
 static void
 free_if_unused(struct fsr_fence *fence)
 {
-	if (fence->handle_count > 0 || fence->packet_refs > 0)
+	/*
+	 * INT-05: the global handle stays live while a queued interrupt names it; the OS must
+	 * never meet a destroyed fence's handle in an interrupt it handles.
+	 */
+	if (fence->handle_count > 0 || fence->packet_refs > 0 || fence->interrupt_refs > 0)
 		return;
+	/* SHF-04: after the last CloseNativeFence; nothing can name the global handle now. */
+	fence->adapter->ddi.DxgkDdiDestroyNativeFence(fence->adapter->miniport, fence);
 	rt_map_remove(&fence->adapter->runtime->fences, fence->global_handle);
 	unlink_from_device(fence);
 	free(fence);
@@ -86,6 +94,13 @@ void
 os_fence_unref_packet(struct fsr_fence *fence)
 {
 	fence->packet_refs--;
+	free_if_unused(fence);
+}
+
+void
+os_fence_unref_interrupt(struct fsr_fence *fence)
+{
+	fence->interrupt_refs--;
 	free_if_unused(fence);
 }
 
@@ -101,6 +116,9 @@ os_fence_close_handle(struct fsr_process *process, fsr_handle handle, struct fsr
 	struct fsr_runtime *runtime = process->runtime;
 
 	FSR_TRACE(runtime, fencescope_os, fence_close, process->id, fence->global_handle, handle);
+	/* SHF-03, SHF-04: the driver cleans up this process's handle first. */
+	fence->adapter->ddi.DxgkDdiCloseNativeFence(fence->adapter->miniport, fence, process->id,
+						    handle);
 	/* The waits made through this handle end with it, whoever else holds the fence. */
 	for (struct os_waiter **link = &fence->waiters; *link;) {
 		struct os_waiter *waiter = *link;
@@ -255,6 +273,9 @@ add_fence_handle(struct fsr_process *process, struct fsr_fence *fence, struct os
 		return FSR_ERR_NO_RESOURCES;
 	}
 	fence->handle_count++;
+	/* SHF-01 (the creator's handle, after CreateNativeFence), SHF-02 (another process's). */
+	fence->adapter->ddi.DxgkDdiOpenNativeFence(fence->adapter->miniport, fence, process->id,
+						   *handle);
 	return FSR_OK;
 }
 
@@ -386,9 +407,10 @@ fsr_fence_read(struct fsr_process *process, fsr_handle fence_handle, uint64_t *c
 	return status;
 }
 
+/* NFV-03: kernel-only, so a test-only accessor, not part of the public API (os-private.h). */
 fsr_status
-fsr_fence_read_monitored(struct fsr_process *process, fsr_handle fence_handle,
-			 uint64_t *monitored_value)
+fsr_test_fence_read_monitored(struct fsr_process *process, fsr_handle fence_handle,
+			      uint64_t *monitored_value)
 {
 	struct fsr_fence *fence = NULL;
 	fsr_status status;

@@ -4,9 +4,10 @@
  *
  * A native fence signaled interrupt is handled in the form the GPU raised it (INT-04 to
  * INT-13): with a fence named, the OS releases that fence's waiters and reads the logs of the
- * queues of the fence's device (INT-10); with a NULL array it scans every waiter (INT-06);
- * with a queue named, it reads that queue's logs (INT-11) and releases the waiters of every
- * fence they name, which covers signals that raised no interrupt themselves (INT-13).
+ * queues of every device that has the fence open (INT-10); with a NULL array it scans every
+ * waiter (INT-06); with a queue named, it reads that queue's logs (INT-11) and releases the
+ * waiters of every fence they name, which covers signals that raised no interrupt themselves
+ * (INT-13).
  *
  * Interrupts reach the OS only from the driver's interrupt routine, as DxgkCbNotifyInterrupt
  * (os_notify_interrupt); the logs are read by os/log-reader.c.
@@ -14,6 +15,30 @@
 #include <stdlib.h>
 
 #include "os/os-private.h"
+
+/*
+ * INT-05: every fence an interrupt names stays live from the moment the driver queues it
+ * (DxgkCbNotifyInterrupt) until the OS has handled it, so a fence whose last handle closes
+ * while its interrupt is in flight is freed (and its global handle retired) only afterwards.
+ * A handle that names no live fence at queueing time is the driver's bug: it takes no
+ * reference, and handle_interrupt refuses it.
+ */
+static void
+hold_interrupt_fences(struct fsr_runtime *runtime, struct hw_interrupt *interrupt, bool is_hold)
+{
+	struct fsr_fence *fence;
+
+	if (interrupt->type != FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED ||
+	    interrupt->form != FSTP_INTERRUPT_FORM_FENCE_ARRAY || !interrupt->is_fence_held)
+		return;
+	fence = rt_map_get(&runtime->fences, interrupt->fence);
+	if (is_hold) {
+		fence->interrupt_refs++;
+		return;
+	}
+	interrupt->is_fence_held = false;
+	os_fence_unref_interrupt(fence);
+}
 
 static void
 handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
@@ -40,8 +65,8 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 			break;
 		}
 		released += os_fence_release_waiters(fence);
-		if (fence->device)
-			released += os_read_device_logs(fence->device);
+		/* INT-10: and the logs of every queue that could have signalled it. */
+		released += os_read_fence_logs(fence);
 		break;
 	case FSTP_INTERRUPT_FORM_NULL_ARRAY:
 		/* INT-06: scan every outstanding waiter. */
@@ -72,6 +97,7 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 end:
 	FSR_TRACE(runtime, fencescope_os, interrupt_handled, adapter->id, interrupt->engine_id,
 		  interrupt->type, interrupt->form, queue_handle, fence_count, released);
+	hold_interrupt_fences(runtime, interrupt, false);
 	free(interrupt);
 }
 
@@ -81,6 +107,10 @@ os_notify_interrupt(struct fsr_adapter *adapter, struct hw_interrupt *interrupt)
 {
 	struct fsr_runtime *runtime = adapter->runtime;
 
+	interrupt->is_fence_held = interrupt->type == FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED &&
+				   interrupt->form == FSTP_INTERRUPT_FORM_FENCE_ARRAY &&
+				   rt_map_get(&runtime->fences, interrupt->fence) != NULL;
+	hold_interrupt_fences(runtime, interrupt, true);
 	interrupt->next = NULL;
 	if (runtime->interrupts_tail)
 		runtime->interrupts_tail->next = interrupt;
@@ -138,7 +168,10 @@ os_step(struct rt_actor *actor, uint64_t now)
 		handle_interrupt(runtime, interrupt);
 	}
 	expire_async_waiters(runtime, now);
+	/* LOG-04: tracing may have started since the last step; the logs then grow. */
+	os_grow_logs_for_tracing(runtime);
 	if (now >= runtime->next_log_read_ns) {
+		/* Not in spec 001: the opt-in periodic read (fsr_runtime_config.log_read_period_ns). */
 		os_read_all_logs(runtime);
 		runtime->next_log_read_ns = rt_add_ns(now, runtime->config.log_read_period_ns);
 	}
@@ -174,7 +207,8 @@ os_actor_init(struct fsr_runtime *runtime)
 
 	runtime->os_actor.name = "os";
 	runtime->os_actor.step = os_step;
-	runtime->next_log_read_ns = now;
+	runtime->next_log_read_ns =
+	    runtime->config.log_read_period_ns == FSR_INFINITE ? FSR_NEVER : now;
 	runtime->next_correlation_ns = rt_add_ns(now, runtime->config.clock_correlation_period_ns);
 	runtime->clock.after_step = os_run_callbacks;
 	rt_clock_add_actor(runtime, &runtime->os_actor);

@@ -102,6 +102,19 @@ FSR_TEST_API fsr_status fsr_adapter_create_with_ddi(struct fsr_runtime *runtime,
 						    const struct fsr_adapter_config *config,
 						    const struct dxgk_ddi *ddi,
 						    uint32_t *adapter_id);
+/*
+ * MonitoredValue of a fence of `process`, for white-box tests only (lock NOT held): the spec
+ * gives user mode no access to it at all (NFV-03), so the public API has no call that reads it;
+ * a tool sees it in fencescope_kmd:update_monitored_value.
+ */
+FSR_TEST_API fsr_status fsr_test_fence_read_monitored(struct fsr_process *process,
+						      fsr_handle fence_handle,
+						      uint64_t *monitored_value);
+/*
+ * Tests only (lock NOT held): makes the OS take tracing as on (`is_tracing`) whether or not a
+ * session records it, as if a session had started (LOG-04, LOG-20).
+ */
+FSR_TEST_API void fsr_test_force_tracing(struct fsr_runtime *runtime, bool is_tracing);
 /* At runtime teardown, engines stopped (lock NOT held): the last clock pair, then removal. */
 void os_adapters_remove(struct fsr_runtime *runtime);
 
@@ -122,6 +135,8 @@ void os_run_callbacks(struct fsr_runtime *runtime);
 fsr_status os_fence_new(struct os_device *device, uint64_t initial_value, bool is_shared,
 			struct fsr_fence **fence);
 void os_fence_unref_packet(struct fsr_fence *fence);
+/* Drops the reference a queued interrupt held (INT-05); frees a destroyed, unnamed fence. */
+void os_fence_unref_interrupt(struct fsr_fence *fence);
 void os_fence_close_handle(struct fsr_process *process, fsr_handle handle, struct fsr_fence *fence);
 /* Releases the waiters that CurrentValue satisfies and re-arms MonitoredValue (NFV-09). */
 uint32_t os_fence_release_waiters(struct fsr_fence *fence);
@@ -137,9 +152,17 @@ fsr_status os_fence_wait(struct fsr_process *process, struct fsr_fence *fence,
 /* ---- the log reader (log-reader.c) -------------------------------------------------------- */
 
 /* Reads both logs of a user-mode queue; returns the CPU waiters released (LOG-17, LOG-18). */
+/* Whether a session records the OS's events (or a test says so): LOG-20 grows the logs then. */
+bool os_is_tracing(struct fsr_runtime *runtime);
+/*
+ * The OS actor's step (lock held): once tracing is on, re-creates the logs of every running
+ * user-mode queue grown (LOG-04, LOG-20), each when it is idle.
+ */
+void os_grow_logs_for_tracing(struct fsr_runtime *runtime);
 uint32_t os_read_logs(struct os_hwqueue *queue);
 /* The logs of every queue of a device (INT-10), of an engine (INT-12), of every engine. */
-uint32_t os_read_device_logs(struct os_device *device);
+/* INT-10: the logs of the queues of every device that has `fence` open (one read). */
+uint32_t os_read_fence_logs(struct fsr_fence *fence);
 uint32_t os_read_engine_logs(struct fsr_adapter *adapter, uint32_t engine_id);
 void os_read_all_logs(struct fsr_runtime *runtime);
 

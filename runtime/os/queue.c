@@ -216,6 +216,20 @@ fsr_context_destroy(struct fsr_process *process, fsr_handle context_handle)
 
 /* ---- hardware queues ---------------------------------------------------------------------- */
 
+bool
+os_is_tracing(struct fsr_runtime *runtime)
+{
+	return runtime->is_tracing_forced || FSR_IS_TRACING();
+}
+
+void
+fsr_test_force_tracing(struct fsr_runtime *runtime, bool is_tracing)
+{
+	rt_lock(runtime);
+	runtime->is_tracing_forced = is_tracing;
+	rt_unlock(runtime);
+}
+
 static void
 init_logs(struct os_hwqueue *queue)
 {
@@ -223,7 +237,9 @@ init_logs(struct os_hwqueue *queue)
 	uint32_t capacity = adapter->config.log_capacity_entries;
 
 	/* LOG-20: with tracing on, the OS first grows the logs so that fewer entries are lost. */
-	if (FSR_IS_TRACING() && !adapter->config.keep_log_size_when_tracing) {
+	if (!os_is_tracing(adapter->runtime))
+		adapter->runtime->are_logs_grown_for_tracing = false; /* this queue's are not */
+	if (os_is_tracing(adapter->runtime) && !adapter->config.keep_log_size_when_tracing) {
 		uint32_t grown = capacity * FSR_TRACING_LOG_GROW;
 
 		for (int type = 0; type < 2; type++)
@@ -238,6 +254,62 @@ init_logs(struct os_hwqueue *queue)
 		adapter->ddi.DxgkDdiSetNativeFenceLogBuffer(adapter->miniport, queue,
 							    (enum fstp_log_type) type);
 	}
+}
+
+/*
+ * LOG-04, LOG-20 on a running queue: re-creates both logs grown for tracing and hands them to
+ * the driver again. Only when the queue is idle — every submitted buffer complete — since the
+ * UMD has programmed the log index of each queued entry into the buffers (LOG-12) and those
+ * would point into the old log. The entries not read yet are read first, so nothing written to
+ * the old logs is lost; the new logs start empty at generation + 1.
+ */
+static bool
+regrow_logs_for_tracing(struct os_hwqueue *queue)
+{
+	struct fsr_adapter *adapter = queue->adapter;
+	uint32_t capacity = adapter->config.log_capacity_entries;
+	uint32_t grown = capacity * FSR_TRACING_LOG_GROW;
+
+	if (adapter->config.keep_log_size_when_tracing || queue->logs[0].capacity >= grown)
+		return true;
+	if (atomic_load(&queue->last_queued_value) >
+	    atomic_load(&queue->progress_fence->current_value))
+		return false; /* not yet: a later OS step tries again */
+	os_read_logs(queue);
+	for (int type = 0; type < 2; type++) {
+		struct hw_fence_log *log = &queue->logs[type];
+		uint32_t generation = log->generation + 1;
+
+		FSR_TRACE(adapter->runtime, fencescope_os, fence_log_resize, adapter->id,
+			  queue->handle, type, log->capacity, grown,
+			  FSTP_LOG_RESIZE_REASON_TRACING_ENABLED);
+		rt_fence_log_free(log);
+		rt_fence_log_alloc(log, grown, generation);
+		queue->os_log_position[type] = 0;
+		queue->umd_log_position[type] = 0;
+		adapter->ddi.DxgkDdiSetNativeFenceLogBuffer(adapter->miniport, queue,
+							    (enum fstp_log_type) type);
+	}
+	return true;
+}
+
+void
+os_grow_logs_for_tracing(struct fsr_runtime *runtime)
+{
+	bool are_all_grown = true;
+
+	if (runtime->are_logs_grown_for_tracing || !os_is_tracing(runtime))
+		return;
+	for (uint32_t a = 0; a < runtime->adapter_count; a++) {
+		struct fsr_adapter *adapter = runtime->adapters[a];
+
+		for (uint32_t e = 0; e < adapter->config.engine_count; e++)
+			for (struct os_hwqueue *q = adapter->user_queues[e]; q;
+			     q = q->next_user_queue)
+				if (!regrow_logs_for_tracing(q))
+					are_all_grown = false;
+	}
+	runtime->are_logs_grown_for_tracing = are_all_grown;
 }
 
 fsr_status

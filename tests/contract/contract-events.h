@@ -397,6 +397,32 @@
 		FSTC_U64(fence_value, UINT64_C(0xf5c000000039025a)) \
 		FSTC_U8(notification_only, 1) \
 	) \
+	FSTC_EVENT(fencescope_kmd, create_native_fence, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000a000)) \
+		FSTC_HEX(fence_global_handle, UINT64_C(0xf5c0000000a001a5)) \
+		FSTC_U64(initial_value, UINT64_C(0xf5c0000000a0025a)) \
+	) \
+	FSTC_EVENT(fencescope_kmd, open_native_fence, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000a100)) \
+		FSTC_U32(process_id, UINT32_C(0xc000a101)) \
+		FSTC_HEX(fence_global_handle, UINT64_C(0xf5c0000000a102a5)) \
+		FSTC_HEX(fence_handle, UINT64_C(0xf5c0000000a103a5)) \
+	) \
+	FSTC_EVENT(fencescope_kmd, close_native_fence, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000a200)) \
+		FSTC_U32(process_id, UINT32_C(0xc000a201)) \
+		FSTC_HEX(fence_global_handle, UINT64_C(0xf5c0000000a202a5)) \
+		FSTC_HEX(fence_handle, UINT64_C(0xf5c0000000a203a5)) \
+	) \
+	FSTC_EVENT(fencescope_kmd, destroy_native_fence, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000a300)) \
+		FSTC_HEX(fence_global_handle, UINT64_C(0xf5c0000000a301a5)) \
+		FSTC_U64(final_value, UINT64_C(0xf5c0000000a3025a)) \
+	) \
+	FSTC_EVENT(fencescope_kmd, update_native_fence_logs, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000a400)) \
+		FSTC_SEQ(hwqueue_handles, 2, UINT64_C(0xf5c1000000a40000), UINT64_C(0xf5c1000000a40001)) \
+	) \
 	FSTC_EVENT(fencescope_kmd, context_suspend, \
 		FSTC_U32(adapter_id, UINT32_C(0xc0003a00)) \
 		FSTC_HEX(context_handle, UINT64_C(0xf5c00000003a01a5)) \

@@ -39,8 +39,6 @@ Test(bad_input, unknown_handles_are_invalid)
 	uint64_t value = 0;
 
 	cr_expect_eq(fsr_fence_read(fx.process, BOGUS_HANDLE, &value), FSR_ERR_INVALID_HANDLE);
-	cr_expect_eq(fsr_fence_read_monitored(fx.process, BOGUS_HANDLE, &value),
-		     FSR_ERR_INVALID_HANDLE);
 	cr_expect_eq(fsr_fence_signal_cpu(fx.process, BOGUS_HANDLE, 1), FSR_ERR_INVALID_HANDLE);
 	cr_expect_eq(fsr_fence_wait_cpu(fx.process, BOGUS_HANDLE, 1, 0, FSR_WAIT_BLOCKING),
 		     FSR_ERR_INVALID_HANDLE);

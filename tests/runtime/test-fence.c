@@ -6,11 +6,24 @@
  * asynchronous) end as fence.h says — satisfied, timed out, destroyed, or refused in sim mode
  * when nothing left could satisfy them. Interrupts and shared handles have their own files.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+
 #include <criterion/criterion.h>
 
 #include "runtime-fixture.h"
 
 TestSuite(fence, .init = fst_rt_setup, .fini = fst_rt_teardown);
+
+/*
+ * NFV-03: user mode has no access to MonitoredValue at all, so the library exports no call
+ * that reads it (tests read it through the test-only accessor of os/os-private.h).
+ */
+Test(fence, nfv_03_user_mode_has_no_call_that_reads_monitored_value)
+{
+	cr_expect_null(dlsym(RTLD_DEFAULT, "fsr_fence_read_monitored"));
+	cr_expect_not_null(dlsym(RTLD_DEFAULT, "fsr_fence_read"), "the library is loaded");
+}
 
 Test(fence, current_value_keeps_the_higher_of_two_gpu_signals)
 {

@@ -39,6 +39,79 @@ record(const char *seed, char *dir)
 	return trace;
 }
 
+static uint64_t
+field_u64(const struct fst_event *event, const char *name)
+{
+	for (size_t f = 0; f < event->field_count; f++)
+		if (strcmp(event->fields[f].name, name) == 0)
+			return event->fields[f].u;
+	cr_assert_fail("%s has no field %s", event->name, name);
+	return 0;
+}
+
+/* One global fence as the driver's events show it. */
+struct traced_fence {
+	uint64_t global_handle;
+	unsigned int open_handles;
+	bool has_been_opened;
+	bool is_destroyed;
+};
+
+/*
+ * SHF-01, SHF-04, SHF-05 read from the recorded trace: CreateNativeFence before any open of
+ * the fence, OpenNativeFence of the creator right after it; DestroyNativeFence once, after
+ * every handle's CloseNativeFence; nothing names a fence after its destruction.
+ */
+static void
+expect_native_fence_ddi_order(const struct fst_trace *trace)
+{
+	struct traced_fence fences[4096];
+	size_t fence_count = 0;
+	size_t destroyed = 0;
+
+	for (size_t i = 0; i < trace->event_count; i++) {
+		const struct fst_event *event = &trace->events[i];
+		struct traced_fence *fence = NULL;
+		uint64_t global;
+
+		if (strncmp(event->name, "fencescope_kmd:", 15) != 0 ||
+		    !strstr(event->name, "_native_fence") || strstr(event->name, "logs"))
+			continue;
+		global = field_u64(event, "fence_global_handle");
+		for (size_t f = 0; f < fence_count; f++)
+			if (fences[f].global_handle == global)
+				fence = &fences[f];
+		if (strcmp(event->name, "fencescope_kmd:create_native_fence") == 0) {
+			cr_assert_null(fence, "0x%llx created twice", (unsigned long long) global);
+			cr_assert_lt(fence_count, sizeof(fences) / sizeof(fences[0]));
+			fences[fence_count++] = (struct traced_fence){.global_handle = global};
+			continue;
+		}
+		cr_assert_not_null(fence, "%s of 0x%llx before its create_native_fence (SHF-01)",
+				   event->name, (unsigned long long) global);
+		cr_assert_not(fence->is_destroyed, "%s of 0x%llx after its destruction",
+			      event->name, (unsigned long long) global);
+		if (strcmp(event->name, "fencescope_kmd:open_native_fence") == 0) {
+			if (!fence->has_been_opened)
+				cr_expect_str_eq(trace->events[i - 1].name,
+						 "fencescope_kmd:create_native_fence",
+						 "SHF-01: the creator's open follows the create");
+			fence->has_been_opened = true;
+			fence->open_handles++;
+		} else if (strcmp(event->name, "fencescope_kmd:close_native_fence") == 0) {
+			cr_assert_gt(fence->open_handles, 0, "a close without an open");
+			fence->open_handles--;
+		} else if (strcmp(event->name, "fencescope_kmd:destroy_native_fence") == 0) {
+			cr_expect_eq(fence->open_handles, 0,
+				     "SHF-04: DestroyNativeFence after every CloseNativeFence");
+			fence->is_destroyed = true;
+			destroyed++;
+		}
+	}
+	cr_expect_gt(fence_count, 0, "the workload creates fences");
+	cr_expect_gt(destroyed, 0, "and destroys some while the runtime runs");
+}
+
 Test(runtime_record, every_fence_operation_is_queued_and_logged_or_counted_lost, .timeout = 120)
 {
 	char dir[] = "/tmp/fsrt-trace-XXXXXX";
@@ -81,6 +154,10 @@ Test(runtime_record, every_fence_operation_is_queued_and_logged_or_counted_lost,
 	cr_expect_geq(fst_trace_count(trace, "fencescope_kmd:clock_correlation", NULL, NULL), 1);
 	cr_expect_geq(fst_trace_count(trace, "fencescope_kmd:update_monitored_value", NULL, NULL),
 		      2);
+
+	expect_native_fence_ddi_order(trace);
+	cr_expect_geq(fst_trace_count(trace, "fencescope_kmd:update_native_fence_logs", NULL, NULL),
+		      1, "SYN-10: the barrier before log entries are read");
 
 	fst_trace_destroy(trace);
 	fst_remove_tree(dir);

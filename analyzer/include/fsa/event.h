@@ -18,7 +18,10 @@
 
 #include "fsa/export.h"
 
-/* The events of trace format 1.x, in the order of docs/trace-format.md. */
+/*
+ * The events of trace format 1.x, in the order of docs/trace-format.md for 1.0's; the events 1.1
+ * added come last, so that the numbers of 1.0's stay.
+ */
 /* clang-format off */
 #define FSA_EVENT_TYPES(X) \
 	X(umd, fence_wait_queued, FENCE_WAIT_QUEUED) \
@@ -92,7 +95,12 @@
 	X(hw, interrupt_raise, INTERRUPT_RAISE) \
 	X(hw, engine_state_change, ENGINE_STATE_CHANGE) \
 	X(hw, preempt_complete, PREEMPT_COMPLETE) \
-	X(hw, page_fault, PAGE_FAULT)
+	X(hw, page_fault, PAGE_FAULT) \
+	X(kmd, create_native_fence, CREATE_NATIVE_FENCE) \
+	X(kmd, open_native_fence, OPEN_NATIVE_FENCE) \
+	X(kmd, close_native_fence, CLOSE_NATIVE_FENCE) \
+	X(kmd, destroy_native_fence, DESTROY_NATIVE_FENCE) \
+	X(kmd, update_native_fence_logs, UPDATE_NATIVE_FENCE_LOGS)
 
 /* Every integer field name of the contract, sorted. */
 #define FSA_FIELDS(X) \

@@ -46,10 +46,6 @@ FSR_API fsr_status fsr_fence_close(struct fsr_process *process, fsr_handle fence
 FSR_API fsr_status fsr_fence_read(struct fsr_process *process, fsr_handle fence,
 				  uint64_t *current_value);
 
-/* Reads MonitoredValue; only the kernel may (NFV-03): for tests and tools. */
-FSR_API fsr_status fsr_fence_read_monitored(struct fsr_process *process, fsr_handle fence,
-					    uint64_t *monitored_value);
-
 /*
  * SignalSynchronizationObjectFromCpu (NFV-13): sets CurrentValue to `value` and releases the
  * waiters it satisfies. A value lower than CurrentValue is refused (FSR_ERR_VALUE_REGRESSION);

@@ -32,7 +32,7 @@ extern "C" {
 
 /* The trace format this runtime writes (docs/trace-format.md). */
 #define FSR_TRACE_FORMAT_MAJOR 1
-#define FSR_TRACE_FORMAT_MINOR 0
+#define FSR_TRACE_FORMAT_MINOR 1
 #define FSR_INFINITE           UINT64_MAX
 #define FSR_MAX_ENGINES        8
 #define FSR_NO_MONITORED       UINT64_MAX
@@ -63,8 +63,10 @@ struct fsr_runtime_config {
 	/* Delay between an interrupt and the OS handling it (sim mode); 0 means 2 µs. */
 	uint64_t interrupt_latency_ns;
 	/*
-	 * Period at which the OS reads the fence logs even without an interrupt; 0 means 1 ms,
-	 * FSR_INFINITE means only on interrupts and when a queue is destroyed.
+	 * Off by default: 0 and FSR_INFINITE mean the OS reads the fence logs only as spec 001
+	 * has it, on interrupts and when a queue is destroyed. Any other value adds a periodic
+	 * read at that period, which the spec does not have: it hides missing interrupt-time
+	 * reads, so use it only to see entries that would otherwise wait for the next interrupt.
 	 */
 	uint64_t log_read_period_ns;
 };
