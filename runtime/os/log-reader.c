@@ -26,7 +26,7 @@ scan_fence(struct fsr_fence *fence, uint64_t generation, uint32_t *scanned, uint
 		return;
 	fence->scan_generation = generation;
 	FSR_TRACE(runtime, fencescope_os, fence_scan_value, fence->adapter->id,
-		  fence->global_handle, atomic_load(&fence->current_value));
+		  fence->global_handle, rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE));
 	*released += os_fence_release_waiters(fence);
 	(*scanned)++;
 }
@@ -105,7 +105,8 @@ read_log(struct os_hwqueue *queue, enum fstp_log_type type, bool *is_overrun,
 	struct fsr_adapter *adapter = queue->adapter;
 	struct fsr_runtime *runtime = adapter->runtime;
 	struct hw_fence_log *log = &queue->logs[type];
-	uint64_t header = atomic_load_explicit(&log->header, memory_order_acquire);
+	uint64_t header = rt_word_load(runtime, &log->header, memory_order_acquire,
+				       RT_POINT_OS_READ_LOG_HEADER);
 	uint32_t index = (uint32_t) header;
 	uint32_t wraparound_count = (uint32_t) (header >> 32);
 	uint64_t position = (uint64_t) wraparound_count * log->capacity + index;
@@ -127,7 +128,9 @@ read_log(struct os_hwqueue *queue, enum fstp_log_type type, bool *is_overrun,
 		*is_overrun = true;
 	}
 	for (uint64_t p = start; p < position; p++) {
-		const struct hw_log_entry *entry = &log->entries[p % log->capacity];
+		const struct hw_log_entry read =
+		    rt_log_entry_read(runtime, log, (uint32_t) (p % log->capacity));
+		const struct hw_log_entry *entry = &read;
 		struct fsr_fence *fence = fence_of_local_handle(queue, entry->native_fence);
 		uint64_t previous = queue->os_last_gpu_ts[type];
 
