@@ -101,7 +101,10 @@ Test(interleave, syn_05_signal_between_monitored_store_and_resample_releases_the
 	setup_interleaved(0, script, 1, FSR_INFINITE);
 	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fence = fst_fence_new(fx.process, fx.device, 0);
+	/* The OS's first step (its first log read, a weak timer) is behind us: no log read after. */
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, fsr_runtime_now_ns(fx.runtime)), FSR_OK);
 	fst_submit_signal(fx.process, queue, fence, 1); /* the engine is due now; nothing ran */
+
 	before = fst_stats();
 	now = fsr_runtime_now_ns(fx.runtime);
 
@@ -132,6 +135,8 @@ Test(interleave, syn_09_waiter_arriving_before_the_current_value_write_gets_its_
 	setup_interleaved(0, script, 1, FSR_INFINITE);
 	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fence = fst_fence_new(fx.process, fx.device, 0);
+	/* The OS's first step (its first log read, a weak timer) is behind us: no log read after. */
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, fsr_runtime_now_ns(fx.runtime)), FSR_OK);
 	fst_submit_signal(fx.process, queue, fence, 1);
 	before = fst_stats();
 
@@ -223,14 +228,19 @@ Test(interleave, hpf_04_gpu_between_the_umd_stores_never_completes_above_last_qu
 	    {"caller", RT_POINT_UMD_WRITE_WRITE_PTR, 1, "engine0", RT_POINT_STEP_END},
 	};
 	struct invariants inv = {0};
+	struct fsr_cmdbuf *cmdbuf = NULL;
 	fsr_handle queue;
-	fsr_handle fence;
 
 	setup_interleaved(0, script, 2, FSR_INFINITE);
 	rt_interleave_set_observer(fx.runtime, check_progress, &inv);
 	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
-	fence = fst_fence_new(fx.process, fx.device, 0);
-	fst_submit_signal(fx.process, queue, fence, 1);
+	/*
+	 * An empty buffer: its begin and its progress write run in one go. (A signal would stop
+	 * the engine at its retirement report, which waits for the interrupt level the UMD's
+	 * caller holds.)
+	 */
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
 	fst_run_until_idle();
 
 	cr_expect_eq(rt_interleave_fired(fx.runtime), 2, "the engine ran at both stores");
@@ -263,10 +273,19 @@ record_async(fsr_status status, uint64_t observed_value, void *user_data)
 		(*failed)++;
 }
 
+static void
+submit_empty(fsr_handle queue)
+{
+	struct fsr_cmdbuf *cmdbuf = NULL;
+
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
+}
+
 /*
  * Two engines, two queues, two fences: queue 0 works and signals F 1..4; queue 1 waits for
- * F 2 and F 4 and signals G after each; the caller waits for both fences, blocking and
- * asynchronously, and submits while the GPU runs.
+ * F 2 and F 4 and signals G after each; empty buffers in between; the caller waits for both
+ * fences, blocking and asynchronously, and submits while the GPU runs.
  */
 static struct run_result
 run_workload(uint64_t seed, bool enable)
@@ -280,6 +299,8 @@ run_workload(uint64_t seed, bool enable)
 	fsr_handle g;
 
 	fst_rt_config_init(&runtime_config, &adapter_config);
+	/* No periodic log read: it would release a lost waiter late and hide the loss. */
+	runtime_config.log_read_period_ns = FSR_INFINITE;
 	fst_rt_setup_with(&runtime_config, &adapter_config);
 	if (enable) {
 		cr_assert_eq(rt_interleave_enable(fx.runtime, seed, NULL, 0), FSR_OK);
@@ -295,6 +316,9 @@ run_workload(uint64_t seed, bool enable)
 	cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, g, 2, 50 * MS, record_async,
 					      &result.failed_waits),
 		     FSR_OK);
+	/* Empty buffers on an idle queue run in one go, progress write and all (HPF-04). */
+	submit_empty(q1);
+	submit_empty(q1);
 	fst_submit_wait(fx.process, q1, f, 2);
 	fst_submit_signal(fx.process, q1, g, 1);
 	for (uint64_t i = 1; i <= 2; i++) {
@@ -307,6 +331,7 @@ run_workload(uint64_t seed, bool enable)
 	fst_submit_signal(fx.process, q1, g, 2);
 	for (uint64_t i = 3; i <= 4; i++) {
 		fst_submit_work(fx.process, q0, 50);
+		submit_empty(q0);
 		fst_submit_signal(fx.process, q0, f, i);
 	}
 	if (fsr_fence_wait_cpu(fx.process, g, 1, 10 * MS, FSR_WAIT_BLOCKING) != FSR_OK)
