@@ -7,10 +7,12 @@
  * (tests/layers checks that on the built objects).
  *
  * One lock, `runtime->lock`, stands for the OS's device interrupt level (SYN-03): every model
- * structure below is read and written with it held, by API calls, by the OS actor and by the
- * engines. The words the spec shares between the CPU and the GPU (CurrentValue, MonitoredValue,
- * ring pointers, log headers, progress values) are C11 atomics accessed with the orderings the
- * spec asks for, because user mode reads some of them without the lock (NFV-02, NFV-07).
+ * structure below is read and written with it held, by API calls, by the OS actor and (except
+ * with sim-mode interleaving, common/interleave.c) by the engines. The words the spec shares
+ * between the CPU and the GPU (CurrentValue, MonitoredValue, ring slots and pointers, log
+ * entries and headers, LastQueuedValue) are reached only through the accessors below, C11
+ * atomics with the orderings the spec asks for, because user mode reads some of them without
+ * the lock (NFV-02, NFV-07) and the GPU is not at the OS's interrupt level.
  *
  * Layer prefixes: hw_ (emulated GPU, hw/hw-private.h), kmd_ and the DxgkDdi* / DxgkCb* tables
  * (kmd/kmd-private.h, common/driver-interface-private.h), os_ (graphics kernel, os/os-private.h), umd_
