@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The leaf every layer of the runtime shares (hw/, kmd/, os/, umd/ and runtime.c): the clock and
- * its actors, handles, refusals, tracing (common/trace-private.h), the handle map (common/map-private.h), the
- * words of memory the spec shares between the CPU and the GPU, and the object model the layers
- * hand each other by pointer. Its functions (the .c files of common/) call nothing above it
- * (tests/layers checks that on the built objects).
+ * its actors, handles, refusals, tracing (common/trace-private.h), the handle map
+ * (common/map-private.h), the words of memory the spec shares between the CPU and the GPU, and the
+ * object model the layers hand each other by pointer. Its functions (the .c files of common/) call
+ * nothing above it (tests/layers checks that on the built objects).
  *
  * One lock, `runtime->lock`, stands for the OS's device interrupt level (SYN-03): every model
  * structure below is read and written with it held, by API calls, by the OS actor and (except
@@ -15,8 +15,8 @@
  * the lock (NFV-02, NFV-07) and the GPU is not at the OS's interrupt level.
  *
  * Layer prefixes: hw_ (emulated GPU, hw/hw-private.h), kmd_ and the DxgkDdi* / DxgkCb* tables
- * (kmd/kmd-private.h, common/driver-interface-private.h), os_ (graphics kernel, os/os-private.h), umd_
- * (user-mode driver); rt_ for this leaf.
+ * (kmd/kmd-private.h, common/driver-interface-private.h), os_ (graphics kernel, os/os-private.h),
+ * umd_ (user-mode driver); rt_ for this leaf.
  */
 #ifndef FENCESCOPE_RUNTIME_COMMON_H
 #define FENCESCOPE_RUNTIME_COMMON_H
@@ -379,7 +379,6 @@ void rt_latency_add(uint64_t histogram[FSR_LATENCY_BUCKETS], uint64_t latency_ns
 void rt_interleave_lock(struct fsr_runtime *runtime);
 void rt_interleave_unlock(struct fsr_runtime *runtime);
 
-
 /*
  * The OS's device interrupt level (SYN-03). With sim-mode interleaving on, actors run on
  * threads passing one baton and the lock is the scheduler's (a holder that is switched out
@@ -584,7 +583,7 @@ rt_ring_write(struct fsr_runtime *runtime, struct os_hwqueue *queue, uint64_t pt
 	*rt_ring_slot(queue, ptr_bytes) = *packet;
 }
 
-/* ---- sim-mode interleaving: the test interface (common/interleave.c) -------------------------- */
+/* ---- sim-mode interleaving: the test interface (common/interleave.c) ---------------------- */
 
 /*
  * A scripted switch: at the `occurrence`-th (1-based) point `at` of actor `actor` ("caller",
@@ -657,7 +656,8 @@ rt_log_entry_post(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32_
 	rt_point(runtime, RT_POINT_GPU_WRITE_LOG_ENTRY);
 	if (log->posted_count == log->capacity)
 		rt_fence_log_flush(log);
-	log->posted[log->posted_count++] = (struct hw_posted_entry){.index = index, .entry = *entry};
+	log->posted[log->posted_count++] =
+	    (struct hw_posted_entry){.index = index, .entry = *entry};
 }
 
 /* The OS reads an entry: what is visible, stale if the GPU's write is still posted. */

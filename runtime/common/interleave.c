@@ -376,7 +376,7 @@ rt_interleave_point(struct fsr_runtime *runtime, enum rt_point point)
 	}
 	if (to != IL_NONE) {
 		il->stats.switches++;
-		il->stats.by_point[point][to == IL_CALLER ? 0
+		il->stats.by_point[point][to == IL_CALLER                             ? 0
 					  : il->slots[to].actor == &runtime->os_actor ? 1
 										      : 2]++;
 		il_switch(il, me, to);
@@ -473,8 +473,7 @@ rt_interleave_enable(struct fsr_runtime *runtime, uint64_t seed,
 }
 
 void
-rt_interleave_set_observer(struct fsr_runtime *runtime, rt_interleave_observer observer,
-			   void *data)
+rt_interleave_set_observer(struct fsr_runtime *runtime, rt_interleave_observer observer, void *data)
 {
 	if (!runtime->interleave)
 		return;

@@ -128,9 +128,8 @@ hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet)
 static bool
 queue_has_packets(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 {
-	return rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed,
-			    RT_POINT_NONE) != rt_word_load(runtime, &queue->write_ptr_bytes,
-							   memory_order_acquire, RT_POINT_NONE);
+	return rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE) !=
+	       rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire, RT_POINT_NONE);
 }
 
 /*
@@ -149,10 +148,10 @@ queue_is_blocked(struct hw_engine *engine, struct os_hwqueue *queue)
 	if (!queue->is_wait_observed)
 		return false;
 	/* run_queue stops with the read pointer on the wait it observed. */
-	wait = rt_ring_read(runtime, queue,
-			    rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed,
-					 RT_POINT_NONE),
-			    RT_POINT_NONE);
+	wait = rt_ring_read(
+	    runtime, queue,
+	    rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE),
+	    RT_POINT_NONE);
 	fence = rt_map_get(&runtime->fences, wait.a);
 	FSR_ASSERT_PRE("engine-is-idle:observed-wait-at-head",
 		       wait.type == HW_PACKET_WAIT && fence);
@@ -294,8 +293,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 
 	engine->running_queue = queue;
 	while (read_ptr != write_ptr) {
-		struct hw_packet slot = rt_ring_read(runtime, queue, read_ptr,
-						     RT_POINT_GPU_READ_RING_SLOT);
+		struct hw_packet slot =
+		    rt_ring_read(runtime, queue, read_ptr, RT_POINT_GPU_READ_RING_SLOT);
 		struct hw_packet log_slot = {0};
 		const struct hw_packet *packet = &slot;
 		const struct hw_packet *log = &log_slot;

@@ -192,7 +192,8 @@ update_current_values_from_cpu(void *miniport, struct fsr_fence *fence, uint64_t
 	FSR_TRACE(fence->adapter->runtime, fencescope_kmd, update_current_value, fence->adapter->id,
 		  fence->global_handle, value, notification_only);
 	if (!notification_only)
-		rt_fence_raise(fence->adapter->runtime, fence, value, RT_POINT_OS_WRITE_CURRENT_VALUE);
+		rt_fence_raise(fence->adapter->runtime, fence, value,
+			       RT_POINT_OS_WRITE_CURRENT_VALUE);
 	/* The command processor rescans its run list for GPU waits it can now release. */
 	hw_engine_kick_all(fence->adapter);
 }

@@ -503,8 +503,8 @@ os_fence_wait(struct fsr_process *process, struct fsr_fence *fence, fsr_handle f
 	waiter->kind = OS_WAITER_CALLER;
 	/* The fence must outlive the wait even if its last handle is closed meanwhile. */
 	fence->packet_refs++;
-	if (mode == FSR_WAIT_POLLING || rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE) >= value ||
-	    timeout_ns == 0) {
+	if (mode == FSR_WAIT_POLLING ||
+	    rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE) >= value || timeout_ns == 0) {
 		/* Polling, or nothing to wait for: the OS's list is never touched. */
 		rt_unlock(runtime);
 		status = poll_until(runtime, fence, value, waiter->deadline_ns, &observed);

@@ -105,8 +105,8 @@ read_log(struct os_hwqueue *queue, enum fstp_log_type type, bool *is_overrun,
 	struct fsr_adapter *adapter = queue->adapter;
 	struct fsr_runtime *runtime = adapter->runtime;
 	struct hw_fence_log *log = &queue->logs[type];
-	uint64_t header = rt_word_load(runtime, &log->header, memory_order_acquire,
-				       RT_POINT_OS_READ_LOG_HEADER);
+	uint64_t header =
+	    rt_word_load(runtime, &log->header, memory_order_acquire, RT_POINT_OS_READ_LOG_HEADER);
 	uint32_t index = (uint32_t) header;
 	uint32_t wraparound_count = (uint32_t) (header >> 32);
 	uint64_t position = (uint64_t) wraparound_count * log->capacity + index;

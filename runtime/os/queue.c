@@ -356,7 +356,8 @@ fsr_hwqueue_get_progress(struct fsr_process *process, fsr_handle hwqueue, uint64
 		if (last_queued)
 			*last_queued = rt_queue_last_queued(queue, RT_POINT_OS_READ_LAST_QUEUED);
 		if (last_completed)
-			*last_completed = rt_fence_current(queue->progress_fence, RT_POINT_OS_READ_CURRENT_VALUE);
+			*last_completed =
+			    rt_fence_current(queue->progress_fence, RT_POINT_OS_READ_CURRENT_VALUE);
 	}
 	rt_unlock(process->runtime);
 	return status;
@@ -478,9 +479,10 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 	}
 	if (!queue->is_abandoned) {
 		/* TRM-01: what was queued completes before the queue goes. */
-		status = os_fence_wait(
-		    process, queue->progress_fence, queue->progress_fence->global_handle,
-		    rt_queue_last_queued(queue, RT_POINT_OS_READ_LAST_QUEUED), FSR_INFINITE, FSR_WAIT_BLOCKING);
+		status = os_fence_wait(process, queue->progress_fence,
+				       queue->progress_fence->global_handle,
+				       rt_queue_last_queued(queue, RT_POINT_OS_READ_LAST_QUEUED),
+				       FSR_INFINITE, FSR_WAIT_BLOCKING);
 		if (status != FSR_OK)
 			queue->is_abandoned = true; /* nothing can finish it: abandon (sim) */
 	}
@@ -594,7 +596,8 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			break;
 		case HW_PACKET_WAIT:
 			fence = rt_map_get(&runtime->fences, packet->a);
-			if (fence->is_destroyed && rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE) < packet->b) {
+			if (fence->is_destroyed &&
+			    rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE) < packet->b) {
 				/* Nothing can signal it any more: the wait is dropped, loudly. */
 				rt_refuse(runtime, queue->process->id, "KernelModeFenceWait",
 					  fence->global_handle, FSR_ERR_DESTROYED);

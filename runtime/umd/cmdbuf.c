@@ -388,8 +388,8 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 		status = FSR_ERR_MALFORMED_PACKET;
 	if (status == FSR_OK)
 		flush_dropped(queue, process);
-	if (status == FSR_OK &&
-	    cmdbuf->progress_value != rt_queue_last_queued(queue, RT_POINT_UMD_READ_LAST_QUEUED) + 1)
+	if (status == FSR_OK && cmdbuf->progress_value !=
+				    rt_queue_last_queued(queue, RT_POINT_UMD_READ_LAST_QUEUED) + 1)
 		status = FSR_ERR_BAD_STATE; /* HPF-01: buffers are submitted in recording order */
 	if (status != FSR_OK)
 		goto refuse;

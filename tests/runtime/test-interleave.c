@@ -17,7 +17,8 @@
 
 #define MS UINT64_C(1000000)
 
-/* ---- setup ------------------------------------------------------------------------------------ */
+/* ---- setup ------------------------------------------------------------------------------------
+ */
 
 static void
 setup_interleaved(uint64_t seed, const struct rt_interleave_switch *script, size_t count,
@@ -32,7 +33,8 @@ setup_interleaved(uint64_t seed, const struct rt_interleave_switch *script, size
 	cr_assert_eq(rt_interleave_enable(fx.runtime, seed, script, count), FSR_OK);
 }
 
-/* ---- invariants --------------------------------------------------------------------------------- */
+/* ---- invariants ---------------------------------------------------------------------------------
+ */
 
 struct invariants {
 	uint64_t progress_above_last_queued; /* HPF-04 broken, seen at some point */
@@ -80,7 +82,8 @@ lost_wakeups(struct fsr_process *process)
 
 TestSuite(interleave, .fini = fst_rt_teardown);
 
-/* ---- the rules ------------------------------------------------------------------------------------ */
+/* ---- the rules
+ * ------------------------------------------------------------------------------------ */
 
 /*
  * SYN-05: the GPU's signal lands between the OS's store of MonitoredValue and its resample of
@@ -101,7 +104,8 @@ Test(interleave, syn_05_signal_between_monitored_store_and_resample_releases_the
 	setup_interleaved(0, script, 1, FSR_INFINITE);
 	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fence = fst_fence_new(fx.process, fx.device, 0);
-	/* The OS's first step (its first log read, a weak timer) is behind us: no log read after. */
+	/* The OS's first step (its first log read, a weak timer) is behind us: no log read after.
+	 */
 	cr_assert_eq(fsr_runtime_run_until(fx.runtime, fsr_runtime_now_ns(fx.runtime)), FSR_OK);
 	fst_submit_signal(fx.process, queue, fence, 1); /* the engine is due now; nothing ran */
 
@@ -135,7 +139,8 @@ Test(interleave, syn_09_waiter_arriving_before_the_current_value_write_gets_its_
 	setup_interleaved(0, script, 1, FSR_INFINITE);
 	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fence = fst_fence_new(fx.process, fx.device, 0);
-	/* The OS's first step (its first log read, a weak timer) is behind us: no log read after. */
+	/* The OS's first step (its first log read, a weak timer) is behind us: no log read after.
+	 */
 	cr_assert_eq(fsr_runtime_run_until(fx.runtime, fsr_runtime_now_ns(fx.runtime)), FSR_OK);
 	fst_submit_signal(fx.process, queue, fence, 1);
 	before = fst_stats();
@@ -209,7 +214,8 @@ Test(interleave, syn_10_read_between_header_store_and_gpu_barrier_sees_the_entry
 	after = fst_stats();
 
 	cr_assert_eq(rt_interleave_fired(fx.runtime), 1, "the OS ran inside the GPU's signal");
-	cr_expect_eq(after.log_entries_read - before.log_entries_read, 1, "read %llu", (unsigned long long) (after.log_entries_read - before.log_entries_read));
+	cr_expect_eq(after.log_entries_read - before.log_entries_read, 1, "read %llu",
+		     (unsigned long long) (after.log_entries_read - before.log_entries_read));
 	cr_expect_eq(after.log_anomalies, before.log_anomalies,
 		     "SYN-10: the entry read is the GPU's, not the stale slot");
 	cr_expect_eq(fst_fence_value(fx.process, fence), 1);
@@ -251,7 +257,8 @@ Test(interleave, hpf_04_gpu_between_the_umd_stores_never_completes_above_last_qu
 	cr_expect_eq(fst_last_queued(fx.process, queue), 1);
 }
 
-/* ---- determinism ---------------------------------------------------------------------------------- */
+/* ---- determinism
+ * ---------------------------------------------------------------------------------- */
 
 struct run_result {
 	uint64_t trace_hash;
@@ -310,12 +317,12 @@ run_workload(uint64_t seed, bool enable)
 	q1 = fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_USER_MODE);
 	f = fst_fence_new(fx.process, fx.device, 0);
 	g = fst_fence_new(fx.process, fx.device, 0);
-	cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, f, 4, 50 * MS, record_async,
-					      &result.failed_waits),
-		     FSR_OK);
-	cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, g, 2, 50 * MS, record_async,
-					      &result.failed_waits),
-		     FSR_OK);
+	cr_assert_eq(
+	    fsr_fence_wait_cpu_async(fx.process, f, 4, 50 * MS, record_async, &result.failed_waits),
+	    FSR_OK);
+	cr_assert_eq(
+	    fsr_fence_wait_cpu_async(fx.process, g, 2, 50 * MS, record_async, &result.failed_waits),
+	    FSR_OK);
 	/* Empty buffers on an idle queue run in one go, progress write and all (HPF-04). */
 	submit_empty(q1);
 	submit_empty(q1);
@@ -393,7 +400,8 @@ Test(interleave, refused_in_realtime)
 	cr_expect_null(runtime);
 }
 
-/* ---- the sweep -------------------------------------------------------------------------------- */
+/* ---- the sweep --------------------------------------------------------------------------------
+ */
 
 #define SWEEP_SEEDS 500
 
@@ -429,7 +437,8 @@ Test(interleave, sweep_500_seeds_no_lost_wakeup_no_progress_above_last_queued, .
 		cr_assert_eq(r.lost, 0, "seed %llu: a waiter whose value was reached still waits",
 			     (unsigned long long) seed);
 		cr_assert_eq(r.inv.progress_above_last_queued, 0,
-			     "seed %llu: progress above LastQueuedValue", (unsigned long long) seed);
+			     "seed %llu: progress above LastQueuedValue",
+			     (unsigned long long) seed);
 		cr_assert_eq(r.anomalies, 0, "seed %llu: a log entry read was stale",
 			     (unsigned long long) seed);
 		switches += r.stats.switches;
@@ -450,7 +459,8 @@ Test(interleave, sweep_500_seeds_no_lost_wakeup_no_progress_above_last_queued, .
 	for (int p = 0; p < RT_POINT_COUNT; p++)
 		if (by_point[p][0] + by_point[p][1] + by_point[p][2])
 			fprintf(stderr, "#   at %-26s to caller %5llu, os %5llu, engine %5llu\n",
-				rt_point_name((enum rt_point) p), (unsigned long long) by_point[p][0],
+				rt_point_name((enum rt_point) p),
+				(unsigned long long) by_point[p][0],
 				(unsigned long long) by_point[p][1],
 				(unsigned long long) by_point[p][2]);
 	cr_expect_gt(switches, SWEEP_SEEDS, "the scheduler switched, many times");
