@@ -612,7 +612,8 @@ struct rt_interleave_stats {
 };
 
 /*
- * Turns interleaving on for a sim runtime that has run nothing yet: with `seed` != 0 a seeded
+ * Turns interleaving on for a sim runtime, between two calls (the fixture's adapter and process
+ * may exist already; nothing is half done between calls in sim mode): with `seed` != 0 a seeded
  * scheduler switches at random points (fsr_runtime_config.interleave_seed does the same), and
  * `script` (copied; may be NULL) forces the listed switches. FSR_ERR_INVALID_ARGUMENT in
  * realtime.
