@@ -121,6 +121,40 @@ Test(interleave, syn_05_signal_between_monitored_store_and_resample_releases_the
 }
 
 /*
+ * SYN-07: the GPU's signal lands between the OS's store of MonitoredValue and its resample,
+ * and reads the new MonitoredValue: both sides see each other. The resample releases the
+ * waiter at once, and the interrupt the GPU raised finds nobody left: spurious, and allowed.
+ */
+Test(interleave, syn_07_signal_between_monitored_store_and_resample_interrupts_spuriously)
+{
+	const struct rt_interleave_switch script[] = {
+	    {"caller", RT_POINT_OS_BARRIER, 1, "engine0", RT_POINT_STEP_END},
+	};
+	struct fsr_runtime_stats before;
+	struct fsr_runtime_stats after;
+	fsr_handle queue;
+	fsr_handle fence;
+	uint64_t now;
+
+	setup_interleaved(0, script, 1, FSR_INFINITE);
+	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fence = fst_fence_new(fx.process, fx.device, 0);
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, fsr_runtime_now_ns(fx.runtime)), FSR_OK);
+	fst_submit_signal(fx.process, queue, fence, 1);
+	before = fst_stats();
+	now = fsr_runtime_now_ns(fx.runtime);
+
+	cr_assert_eq(fsr_fence_wait_cpu(fx.process, fence, 1, 10 * MS, FSR_WAIT_BLOCKING), FSR_OK);
+	cr_expect_eq(fsr_runtime_now_ns(fx.runtime), now, "released at once, by the resample");
+	fst_run_until_idle();
+	after = fst_stats();
+	cr_expect_eq(rt_interleave_fired(fx.runtime), 1);
+	cr_expect_eq(after.interrupts, before.interrupts + 1, "the GPU saw the new MonitoredValue");
+	cr_expect_eq(after.spurious_interrupts, before.spurious_interrupts + 1,
+		     "SYN-07: its interrupt released nobody, and is counted");
+}
+
+/*
  * SYN-09: the OS's waiter arrives while the GPU is between its MonitoredValue read and its
  * CurrentValue write — which SYN-09's order makes impossible: CurrentValue is written first,
  * so the GPU reads the MonitoredValue the waiter stored and interrupts. With the read first
