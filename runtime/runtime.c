@@ -117,7 +117,8 @@ fsr_runtime_create(const struct fsr_runtime_config *config, struct fsr_runtime *
 	uint64_t seed;
 
 	if (!config || !runtime_out ||
-	    (config->clock_mode != FSR_CLOCK_SIM && config->clock_mode != FSR_CLOCK_REALTIME)) {
+	    (config->clock_mode != FSR_CLOCK_SIM && config->clock_mode != FSR_CLOCK_REALTIME) ||
+	    (config->interleave_seed && config->clock_mode != FSR_CLOCK_SIM)) {
 		status = FSR_ERR_INVALID_ARGUMENT;
 		goto end;
 	}
@@ -143,6 +144,13 @@ fsr_runtime_create(const struct fsr_runtime_config *config, struct fsr_runtime *
 	runtime->next_process_id = 1;
 	runtime->stats.trace_hash = UINT64_C(0xcbf29ce484222325);
 	os_actor_init(runtime);
+	if (config->interleave_seed &&
+	    rt_interleave_enable(runtime, config->interleave_seed, NULL, 0) != FSR_OK) {
+		status = FSR_ERR_NO_RESOURCES;
+		fsr_runtime_destroy(runtime);
+		runtime = NULL;
+		goto end;
+	}
 
 	rt_lock(runtime);
 	FSR_TRACE(
@@ -169,6 +177,7 @@ fsr_runtime_destroy(struct fsr_runtime *runtime)
 	while (runtime->processes)
 		fsr_process_terminate(runtime->processes, false);
 	rt_clock_stop(runtime);
+	rt_interleave_fini(runtime);
 	os_run_callbacks(runtime);
 	os_adapters_remove(runtime);
 	/* Fences still referenced by nothing but the map (all handles are closed by now). */

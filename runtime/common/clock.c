@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdlib.h>
@@ -249,13 +250,38 @@ sim_schedule(struct rt_clock *clock, struct rt_actor *actor, uint64_t at_ns, boo
 					   .actor = actor});
 }
 
+void
+rt_clock_run_actor(struct fsr_runtime *runtime, struct rt_actor *actor)
+{
+	struct rt_clock *clock = &runtime->clock;
+	uint64_t next;
+
+	actor->next_is_weak = false;
+	next = actor->step(actor, clock->now_ns);
+	if (next != FSR_NEVER)
+		sim_schedule(clock, actor, next, actor->next_is_weak);
+	atomic_fetch_add_explicit(&clock->steps, 1, memory_order_relaxed);
+}
+
+void
+rt_clock_take_due(struct fsr_runtime *runtime, struct rt_actor *actor)
+{
+	struct rt_clock *clock = &runtime->clock;
+
+	/* Its timer is left in the heap, invalid: heap_peek_valid drops it. */
+	if (!actor->is_scheduled || actor->due_ns > clock->now_ns)
+		return;
+	actor->is_scheduled = false;
+	if (!actor->is_scheduled_weak)
+		clock->strong_count--;
+}
+
 bool
 rt_clock_step(struct fsr_runtime *runtime)
 {
 	struct rt_clock *clock = &runtime->clock;
 	struct rt_timer timer;
 	struct rt_actor *actor;
-	uint64_t next;
 
 	if (!heap_peek_valid(clock))
 		return false;
@@ -267,13 +293,12 @@ rt_clock_step(struct fsr_runtime *runtime)
 	/* Events may have moved virtual time past the due time (rt_clock_tick_after_event). */
 	if (timer.due_ns > clock->now_ns)
 		sim_set_now(clock, timer.due_ns);
-	actor->next_is_weak = false;
 	clock->is_stepping = true;
-	next = actor->step(actor, clock->now_ns);
+	if (clock->run_step) /* sim-mode interleaving: on the actor's thread */
+		clock->run_step(runtime, actor);
+	else
+		rt_clock_run_actor(runtime, actor);
 	clock->is_stepping = false;
-	if (next != FSR_NEVER)
-		sim_schedule(clock, actor, next, actor->next_is_weak);
-	atomic_fetch_add_explicit(&clock->steps, 1, memory_order_relaxed);
 	if (runtime->clock.after_step)
 		runtime->clock.after_step(runtime);
 	return true;
@@ -317,8 +342,16 @@ rt_clock_add_actor(struct fsr_runtime *runtime, struct rt_actor *actor)
 {
 	struct rt_clock *clock = &runtime->clock;
 
+	size_t same_name = 0;
+
 	actor->runtime = runtime;
 	atomic_init(&actor->kick, 0);
+	for (size_t i = 0; i < clock->actor_count; i++)
+		same_name += strcmp(clock->actors[i]->name, actor->name) == 0;
+	if (strcmp(actor->name, "os") == 0)
+		snprintf(actor->label, sizeof(actor->label), "%s", actor->name);
+	else
+		snprintf(actor->label, sizeof(actor->label), "%s%zu", actor->name, same_name);
 	clock->actors[clock->actor_count++] = actor;
 	if (clock->mode == FSR_CLOCK_REALTIME && atomic_load(&clock->is_running)) {
 		if (pthread_create(&actor->thread, NULL, actor_thread, actor) == 0)

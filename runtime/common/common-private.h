@@ -1,20 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The leaf every layer of the runtime shares (hw/, kmd/, os/, umd/ and runtime.c): the clock and
- * its actors, handles, refusals, tracing (common/trace-private.h), the handle map (common/map-private.h), the
- * words of memory the spec shares between the CPU and the GPU, and the object model the layers
- * hand each other by pointer. Its functions (the .c files of common/) call nothing above it
- * (tests/layers checks that on the built objects).
+ * its actors, handles, refusals, tracing (common/trace-private.h), the handle map
+ * (common/map-private.h), the words of memory the spec shares between the CPU and the GPU, and the
+ * object model the layers hand each other by pointer. Its functions (the .c files of common/) call
+ * nothing above it (tests/layers checks that on the built objects).
  *
  * One lock, `runtime->lock`, stands for the OS's device interrupt level (SYN-03): every model
- * structure below is read and written with it held, by API calls, by the OS actor and by the
- * engines. The words the spec shares between the CPU and the GPU (CurrentValue, MonitoredValue,
- * ring pointers, log headers, progress values) are C11 atomics accessed with the orderings the
- * spec asks for, because user mode reads some of them without the lock (NFV-02, NFV-07).
+ * structure below is read and written with it held, by API calls, by the OS actor and (except
+ * with sim-mode interleaving, common/interleave.c) by the engines. The words the spec shares
+ * between the CPU and the GPU (CurrentValue, MonitoredValue, ring slots and pointers, log
+ * entries and headers, LastQueuedValue) are reached only through the accessors below, C11
+ * atomics with the orderings the spec asks for, because user mode reads some of them without
+ * the lock (NFV-02, NFV-07) and the GPU is not at the OS's interrupt level.
  *
  * Layer prefixes: hw_ (emulated GPU, hw/hw-private.h), kmd_ and the DxgkDdi* / DxgkCb* tables
- * (kmd/kmd-private.h, common/driver-interface-private.h), os_ (graphics kernel, os/os-private.h), umd_
- * (user-mode driver); rt_ for this leaf.
+ * (kmd/kmd-private.h, common/driver-interface-private.h), os_ (graphics kernel, os/os-private.h),
+ * umd_ (user-mode driver); rt_ for this leaf.
  */
 #ifndef FENCESCOPE_RUNTIME_COMMON_H
 #define FENCESCOPE_RUNTIME_COMMON_H
@@ -64,6 +66,7 @@ _Noreturn void rt_abort_precondition(const char *id, const char *cond, const cha
  */
 struct rt_actor {
 	const char *name;
+	char label[16]; /* unique in the runtime: "os", "engine0", ... (interleaving scripts) */
 	uint64_t (*step)(struct rt_actor *actor, uint64_t now_ns);
 	struct fsr_runtime *runtime;
 	bool next_is_weak;
@@ -96,6 +99,11 @@ struct rt_clock {
 	uint64_t seq;
 	size_t strong_count; /* actors whose valid timer is not weak */
 	bool is_stepping;
+	/*
+	 * Sim: runs the step rt_clock_step chose, when set: the interleaving scheduler
+	 * (common/interleave.c) runs it on the actor's own thread. NULL: rt_clock_run_actor.
+	 */
+	void (*run_step)(struct fsr_runtime *runtime, struct rt_actor *actor);
 	/* Run after every step, lock not held: the OS's callbacks of ended waits (os_run_callbacks). */
 	void (*after_step)(struct fsr_runtime *runtime);
 	/* Steps run, in both modes; counted apart from stats so realtime steps take no lock. */
@@ -130,6 +138,14 @@ void rt_clock_kick(struct fsr_runtime *runtime, struct rt_actor *actor, uint64_t
 void rt_clock_kick_weak(struct fsr_runtime *runtime, struct rt_actor *actor, uint64_t at_ns);
 /* Sim: runs one step; false when no timer is left. */
 bool rt_clock_step(struct fsr_runtime *runtime);
+/*
+ * Sim: runs one step of `actor` at the current instant and schedules what it asks for next
+ * (no after_step): what rt_clock_step does once it has chosen the actor. The interleaving
+ * scheduler (common/interleave.c) calls it on the actor's own thread.
+ */
+void rt_clock_run_actor(struct fsr_runtime *runtime, struct rt_actor *actor);
+/* Sim: if `actor` has a timer due now, consumes it (its step is about to run); else nothing. */
+void rt_clock_take_due(struct fsr_runtime *runtime, struct rt_actor *actor);
 /*
  * Blocks the caller (lock not held) until *done is non-zero or `deadline_ns`: sim mode runs
  * the loop meanwhile. Returns FSR_OK, FSR_ERR_TIMEOUT, or (sim) FSR_ERR_BAD_STATE when only
@@ -176,12 +192,25 @@ struct hw_log_entry {
 	uint64_t end_gpu_ts;
 };
 
-/* A log: header {FirstFreeEntryIndex, WraparoundCount} read as one 64-bit word. */
+/* One posted write of the GPU to a log entry: not visible to the CPU yet (SYN-10). */
+struct hw_posted_entry {
+	uint32_t index;
+	struct hw_log_entry entry;
+};
+
+/*
+ * A log: header {FirstFreeEntryIndex, WraparoundCount} read as one 64-bit word. The GPU's entry
+ * writes are posted: they wait in `posted` (what the CPU cannot see yet) until a GPU barrier or
+ * the driver's UpdateNativeFenceLogs makes them visible in `entries` (docs/runtime.md, "Fence
+ * logs"); the header store is not posted.
+ */
 struct hw_fence_log {
 	_Atomic uint64_t header; /* low 32 bits: FirstFreeEntryIndex, high: WraparoundCount */
 	uint32_t capacity;
 	uint32_t generation;
 	struct hw_log_entry *entries;
+	struct hw_posted_entry *posted; /* capacity of them */
+	uint32_t posted_count;
 };
 
 struct os_waiter;
@@ -319,6 +348,8 @@ struct fsr_runtime {
 	struct hw_interrupt *interrupts_head;
 	struct hw_interrupt *interrupts_tail;
 	struct rt_actor os_actor;
+	/* Sim-mode interleaving (common/interleave.c), NULL when off: the common case. */
+	struct rt_interleave *interleave;
 	uint64_t next_correlation_ns;
 	uint64_t next_log_read_ns;
 	/* os: every user-mode queue's logs are grown for tracing (LOG-04, LOG-20) */
@@ -327,17 +358,6 @@ struct fsr_runtime {
 	struct fsr_runtime_stats stats;
 	struct rt_event_tap event_tap; /* tests only (FSR_TRACE) */
 };
-
-/* NFV-01: CurrentValue only increases; one 64-bit atomic store, never torn. */
-static inline void
-rt_fence_raise(struct fsr_fence *fence, uint64_t value)
-{
-	uint64_t current = atomic_load(&fence->current_value);
-
-	while (current < value &&
-	       !atomic_compare_exchange_weak(&fence->current_value, &current, value))
-		;
-}
 
 /* The ring slot at a byte offset of the ring buffer control's read or write pointer. */
 static inline struct hw_packet *
@@ -353,18 +373,6 @@ rt_add_ns(uint64_t a, uint64_t b)
 	return b >= FSR_NEVER - a ? FSR_NEVER : a + b;
 }
 
-static inline void
-rt_lock(struct fsr_runtime *runtime)
-{
-	pthread_mutex_lock(&runtime->lock);
-}
-
-static inline void
-rt_unlock(struct fsr_runtime *runtime)
-{
-	pthread_mutex_unlock(&runtime->lock);
-}
-
 /* A new kernel handle, unique for the runtime's life (lock held). */
 fsr_handle rt_new_kernel_handle(struct fsr_runtime *runtime, enum rt_object_type type);
 /* Emits call_failed for a refused call and returns `status` (lock held). */
@@ -372,6 +380,262 @@ fsr_status rt_refuse(struct fsr_runtime *runtime, uint32_t process_id, const cha
 		     fsr_handle handle, fsr_status status);
 /* Counts one latency sample in a histogram of fsr_runtime_stats (lock held). */
 void rt_latency_add(uint64_t histogram[FSR_LATENCY_BUCKETS], uint64_t latency_ns);
+
+/* ---- the runtime lock ----------------------------------------------------------------------- */
+
+void rt_interleave_lock(struct fsr_runtime *runtime);
+void rt_interleave_unlock(struct fsr_runtime *runtime);
+
+/*
+ * The OS's device interrupt level (SYN-03). With sim-mode interleaving on, actors run on
+ * threads passing one baton and the lock is the scheduler's (a holder that is switched out
+ * keeps it; an actor that needs it waits off the baton): common/interleave.c.
+ */
+static inline void
+rt_lock(struct fsr_runtime *runtime)
+{
+	if (runtime->interleave)
+		rt_interleave_lock(runtime);
+	else
+		pthread_mutex_lock(&runtime->lock);
+}
+
+static inline void
+rt_unlock(struct fsr_runtime *runtime)
+{
+	if (runtime->interleave)
+		rt_interleave_unlock(runtime);
+	else
+		pthread_mutex_unlock(&runtime->lock);
+}
+
+/*
+ * An engine's step. Without interleaving the engines step under the lock, serialised with
+ * everything else (docs/runtime.md, "Where the model simplifies"). With interleaving they run
+ * as the GPU does, without the OS's lock, touching the shared words only through the accessors
+ * below, and take the lock only to call the interrupt routine (rt_isr_enter).
+ */
+static inline void
+rt_lock_gpu(struct fsr_runtime *runtime)
+{
+	if (!runtime->interleave)
+		rt_lock(runtime);
+}
+
+static inline void
+rt_unlock_gpu(struct fsr_runtime *runtime)
+{
+	if (!runtime->interleave)
+		rt_unlock(runtime);
+}
+
+/* The GPU's interrupt line reaches the driver's interrupt routine at interrupt level. */
+static inline void
+rt_isr_enter(struct fsr_runtime *runtime)
+{
+	if (runtime->interleave)
+		rt_lock(runtime);
+}
+
+static inline void
+rt_isr_exit(struct fsr_runtime *runtime)
+{
+	if (runtime->interleave)
+		rt_unlock(runtime);
+}
+
+/* ---- shared words: accessors and interleaving points ---------------------------------------- */
+
+/*
+ * Every access to a word the spec shares between the CPU (OS, UMD, user mode) and the GPU goes
+ * through an accessor below, which names the access: a *point*. In realtime and in sim mode
+ * without interleaving an accessor is the plain C11 access. In sim mode with interleaving
+ * (fsr_runtime_config.interleave_seed, or a test's script) each point is where the scheduler
+ * may hand the baton to another actor, before the access happens (docs/runtime.md,
+ * "Interleaving"). RT_POINT_NONE accesses (reads for an event's fields, idle queries) never
+ * switch.
+ */
+enum rt_point {
+	RT_POINT_NONE = 0,
+	RT_POINT_STEP_END, /* not an access: a script's "until the step ends" */
+	/* the GPU (hw/) */
+	RT_POINT_GPU_READ_WRITE_PTR,
+	RT_POINT_GPU_READ_READ_PTR,
+	RT_POINT_GPU_WRITE_READ_PTR,
+	RT_POINT_GPU_READ_RING_SLOT,
+	RT_POINT_GPU_READ_CURRENT_VALUE,
+	RT_POINT_GPU_WRITE_CURRENT_VALUE,
+	RT_POINT_GPU_WRITE_LOG_ENTRY,
+	RT_POINT_GPU_READ_LOG_HEADER,
+	RT_POINT_GPU_WRITE_LOG_HEADER,
+	RT_POINT_GPU_BARRIER,
+	RT_POINT_GPU_READ_MONITORED_VALUE,
+	/* the OS and its driver (os/, kmd/) */
+	RT_POINT_OS_READ_CURRENT_VALUE,
+	RT_POINT_OS_WRITE_CURRENT_VALUE,
+	RT_POINT_OS_READ_MONITORED_VALUE,
+	RT_POINT_OS_WRITE_MONITORED_VALUE,
+	RT_POINT_OS_BARRIER,
+	RT_POINT_OS_READ_LOG_HEADER,
+	RT_POINT_OS_READ_LOG_ENTRY,
+	RT_POINT_OS_READ_LAST_QUEUED,
+	RT_POINT_OS_READ_RING,
+	/* the UMD (umd/) */
+	RT_POINT_UMD_READ_WRITE_PTR,
+	RT_POINT_UMD_READ_READ_PTR,
+	RT_POINT_UMD_WRITE_RING_SLOT,
+	RT_POINT_UMD_WRITE_LAST_QUEUED,
+	RT_POINT_UMD_WRITE_WRITE_PTR,
+	RT_POINT_UMD_READ_LAST_QUEUED,
+	/* user mode reading a fence without the OS (NFV-02, NFV-07) */
+	RT_POINT_USER_READ_CURRENT_VALUE,
+	RT_POINT_USER_READ_MONITORED_VALUE,
+	RT_POINT_COUNT
+};
+
+/* The point's name, e.g. "gpu-write-current-value" (scripts, reports). */
+FSR_TEST_API const char *rt_point_name(enum rt_point point);
+void rt_interleave_point(struct fsr_runtime *runtime, enum rt_point point);
+
+static inline void
+rt_point(struct fsr_runtime *runtime, enum rt_point point)
+{
+	if (runtime->interleave && point != RT_POINT_NONE)
+		rt_interleave_point(runtime, point);
+}
+
+static inline uint64_t
+rt_word_load(struct fsr_runtime *runtime, _Atomic uint64_t *word, memory_order order,
+	     enum rt_point point)
+{
+	rt_point(runtime, point);
+	return atomic_load_explicit(word, order);
+}
+
+static inline void
+rt_word_store(struct fsr_runtime *runtime, _Atomic uint64_t *word, uint64_t value,
+	      memory_order order, enum rt_point point)
+{
+	rt_point(runtime, point);
+	atomic_store_explicit(word, value, order);
+}
+
+static inline void
+rt_word_fetch_add(struct fsr_runtime *runtime, _Atomic uint64_t *word, uint64_t value,
+		  memory_order order, enum rt_point point)
+{
+	rt_point(runtime, point);
+	atomic_fetch_add_explicit(word, value, order);
+}
+
+/* A full barrier (seq_cst fence) of the side `point` names. */
+static inline void
+rt_barrier(struct fsr_runtime *runtime, enum rt_point point)
+{
+	rt_point(runtime, point);
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+/* NFV-01: CurrentValue only increases; one 64-bit atomic store (CAS), never torn. */
+static inline void
+rt_fence_raise(struct fsr_runtime *runtime, struct fsr_fence *fence, uint64_t value,
+	       enum rt_point point)
+{
+	uint64_t current;
+
+	rt_point(runtime, point);
+	current = atomic_load(&fence->current_value);
+	while (current < value &&
+	       !atomic_compare_exchange_weak(&fence->current_value, &current, value))
+		;
+}
+
+/* A fence's words, read through the fence's runtime. */
+static inline uint64_t
+rt_fence_current(struct fsr_fence *fence, enum rt_point point)
+{
+	return rt_word_load(fence->adapter->runtime, &fence->current_value, memory_order_seq_cst,
+			    point);
+}
+
+static inline uint64_t
+rt_fence_monitored(struct fsr_fence *fence, enum rt_point point)
+{
+	return rt_word_load(fence->adapter->runtime, &fence->monitored_value, memory_order_seq_cst,
+			    point);
+}
+
+/* A queue's LastQueuedValue (HPF-08): release/acquire with the UMD's store (HPF-04). */
+static inline uint64_t
+rt_queue_last_queued(struct os_hwqueue *queue, enum rt_point point)
+{
+	return rt_word_load(queue->adapter->runtime, &queue->last_queued_value,
+			    memory_order_acquire, point);
+}
+
+/* A ring slot, read by the GPU (or the OS) or written by the UMD before the write pointer. */
+static inline struct hw_packet
+rt_ring_read(struct fsr_runtime *runtime, struct os_hwqueue *queue, uint64_t ptr_bytes,
+	     enum rt_point point)
+{
+	rt_point(runtime, point);
+	return *rt_ring_slot(queue, ptr_bytes);
+}
+
+static inline void
+rt_ring_write(struct fsr_runtime *runtime, struct os_hwqueue *queue, uint64_t ptr_bytes,
+	      const struct hw_packet *packet, enum rt_point point)
+{
+	rt_point(runtime, point);
+	*rt_ring_slot(queue, ptr_bytes) = *packet;
+}
+
+/* ---- sim-mode interleaving: the test interface (common/interleave.c) ---------------------- */
+
+/*
+ * A scripted switch: at the `occurrence`-th (1-based) point `at` of actor `actor` ("caller",
+ * "os", "engine0", ...), the scheduler hands the baton to actor `to` — resuming it where it was
+ * switched out, or starting a step of it — until `to` reaches point `until` (before that
+ * access) or its step ends (RT_POINT_STEP_END); then `actor` goes on.
+ */
+struct rt_interleave_switch {
+	const char *actor;
+	enum rt_point at;
+	uint32_t occurrence;
+	const char *to;
+	enum rt_point until;
+};
+
+/* Called at every point before the scheduler decides, the baton held: a test's invariant. */
+typedef void (*rt_interleave_observer)(struct fsr_runtime *runtime, const char *actor,
+				       enum rt_point point, void *data);
+
+struct rt_interleave_stats {
+	uint64_t points;   /* points met */
+	uint64_t switches; /* batons handed over at a point */
+	uint64_t started;  /* steps started at a point (an actor due now, or an engine polling) */
+	/* switches by [point][kind of the actor switched to: 0 caller, 1 os, 2 engine] */
+	uint32_t by_point[RT_POINT_COUNT][3];
+};
+
+/*
+ * Turns interleaving on for a sim runtime, between two calls (the fixture's adapter and process
+ * may exist already; nothing is half done between calls in sim mode): with `seed` != 0 a seeded
+ * scheduler switches at random points (fsr_runtime_config.interleave_seed does the same), and
+ * `script` (copied; may be NULL) forces the listed switches. FSR_ERR_INVALID_ARGUMENT in
+ * realtime.
+ */
+FSR_TEST_API fsr_status rt_interleave_enable(struct fsr_runtime *runtime, uint64_t seed,
+					     const struct rt_interleave_switch *script,
+					     size_t script_count);
+FSR_TEST_API void rt_interleave_set_observer(struct fsr_runtime *runtime,
+					     rt_interleave_observer observer, void *data);
+FSR_TEST_API void rt_interleave_get_stats(struct fsr_runtime *runtime,
+					  struct rt_interleave_stats *stats);
+/* The scripted switches that fired, of those enable was given. */
+FSR_TEST_API size_t rt_interleave_fired(struct fsr_runtime *runtime);
+/* At runtime teardown, engines stopped: ends the actors' threads. */
+void rt_interleave_fini(struct fsr_runtime *runtime);
 
 /* ---- shared memory: fence logs --------------------------------------------------------- */
 
@@ -382,5 +646,34 @@ void rt_latency_add(uint64_t histogram[FSR_LATENCY_BUCKETS], uint64_t latency_ns
  */
 void rt_fence_log_alloc(struct hw_fence_log *log, uint32_t capacity, uint32_t generation);
 void rt_fence_log_free(struct hw_fence_log *log);
+
+/* SYN-10: the GPU's posted entry writes land in the memory the CPU reads, in order. */
+static inline void
+rt_fence_log_flush(struct hw_fence_log *log)
+{
+	for (uint32_t i = 0; i < log->posted_count; i++)
+		log->entries[log->posted[i].index] = log->posted[i].entry;
+	log->posted_count = 0;
+}
+
+/* The GPU writes an entry: posted, visible after the next flush (a full write buffer drains). */
+static inline void
+rt_log_entry_post(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32_t index,
+		  const struct hw_log_entry *entry)
+{
+	rt_point(runtime, RT_POINT_GPU_WRITE_LOG_ENTRY);
+	if (log->posted_count == log->capacity)
+		rt_fence_log_flush(log);
+	log->posted[log->posted_count++] =
+	    (struct hw_posted_entry){.index = index, .entry = *entry};
+}
+
+/* The OS reads an entry: what is visible, stale if the GPU's write is still posted. */
+static inline struct hw_log_entry
+rt_log_entry_read(struct fsr_runtime *runtime, const struct hw_fence_log *log, uint32_t index)
+{
+	rt_point(runtime, RT_POINT_OS_READ_LOG_ENTRY);
+	return log->entries[index];
+}
 
 #endif /* FENCESCOPE_RUNTIME_COMMON_H */

@@ -47,8 +47,10 @@ void
 rt_fence_log_alloc(struct hw_fence_log *log, uint32_t capacity, uint32_t generation)
 {
 	log->entries = calloc(capacity, sizeof(*log->entries));
-	if (!log->entries)
+	log->posted = calloc(capacity, sizeof(*log->posted));
+	if (!log->entries || !log->posted)
 		abort(); /* logs are small; failing here would leave a queue without its log */
+	log->posted_count = 0;
 	log->capacity = capacity;
 	log->generation = generation;
 	atomic_init(&log->header, 0);
@@ -58,7 +60,10 @@ void
 rt_fence_log_free(struct hw_fence_log *log)
 {
 	free(log->entries);
+	free(log->posted);
 	log->entries = NULL;
+	log->posted = NULL;
+	log->posted_count = 0;
 }
 
 void

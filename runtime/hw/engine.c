@@ -100,6 +100,8 @@ hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	}
 	if (engine->cursor == queue)
 		engine->cursor = queue->next_on_engine;
+	/* Interleaving: a queue goes only when no engine step is half way through it. */
+	FSR_ASSERT_PRE("engine-remove-queue:not-running", engine->running_queue != queue);
 	if (engine->busy_queue == queue)
 		engine->busy_queue = NULL; /* the work in flight finishes with no effect */
 	for (struct hw_dma_packet *p = engine->dma_head; p; p = p->next)
@@ -122,11 +124,12 @@ hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet)
 		      rt_clock_now(engine->adapter->runtime));
 }
 
+/* An idle query (DxgkDdiQueryEngineIdle): reads of the ring control that never switch. */
 static bool
-queue_has_packets(struct os_hwqueue *queue)
+queue_has_packets(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 {
-	return atomic_load_explicit(&queue->read_ptr_bytes, memory_order_relaxed) !=
-	       atomic_load_explicit(&queue->write_ptr_bytes, memory_order_acquire);
+	return rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE) !=
+	       rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire, RT_POINT_NONE);
 }
 
 /*
@@ -138,18 +141,22 @@ queue_has_packets(struct os_hwqueue *queue)
 static bool
 queue_is_blocked(struct hw_engine *engine, struct os_hwqueue *queue)
 {
-	const struct hw_packet *wait;
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+	struct hw_packet wait;
 	struct fsr_fence *fence;
 
 	if (!queue->is_wait_observed)
 		return false;
 	/* run_queue stops with the read pointer on the wait it observed. */
-	wait =
-	    rt_ring_slot(queue, atomic_load_explicit(&queue->read_ptr_bytes, memory_order_relaxed));
-	fence = rt_map_get(&engine->adapter->runtime->fences, wait->a);
+	wait = rt_ring_read(
+	    runtime, queue,
+	    rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE),
+	    RT_POINT_NONE);
+	fence = rt_map_get(&runtime->fences, wait.a);
 	FSR_ASSERT_PRE("engine-is-idle:observed-wait-at-head",
-		       wait->type == HW_PACKET_WAIT && fence);
-	return atomic_load(&fence->current_value) < wait->b;
+		       wait.type == HW_PACKET_WAIT && fence);
+	return rt_word_load(runtime, &fence->current_value, memory_order_seq_cst, RT_POINT_NONE) <
+	       wait.b;
 }
 
 bool
@@ -158,7 +165,7 @@ hw_engine_is_idle(struct hw_engine *engine)
 	if (engine->is_busy || engine->dma_head)
 		return false;
 	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
-		if (queue_has_packets(q) && !queue_is_blocked(engine, q))
+		if (queue_has_packets(engine->adapter->runtime, q) && !queue_is_blocked(engine, q))
 			return false;
 	return true;
 }
@@ -172,7 +179,9 @@ report_retired(struct hw_engine *engine, struct fsr_fence *fence)
 {
 	struct hw_interrupt report = {.is_retirement = true, .retired_fence = fence};
 
+	rt_isr_enter(engine->adapter->runtime);
 	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, &report);
+	rt_isr_exit(engine->adapter->runtime);
 }
 
 static void
@@ -197,7 +206,9 @@ raise_interrupt(struct hw_engine *engine, enum fstp_interrupt_type type,
 		  form, queue ? queue->handle : 0,
 		  form == FSTP_INTERRUPT_FORM_FENCE_ARRAY ? 1u : 0u, (const uint64_t *) handles);
 	runtime->stats.interrupts++;
+	rt_isr_enter(runtime);
 	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
+	rt_isr_exit(runtime);
 }
 
 /*
@@ -212,8 +223,16 @@ signal_interrupt_check(struct hw_engine *engine, struct os_hwqueue *queue, struc
 	uint64_t monitored;
 	bool is_interrupt;
 
-	atomic_thread_fence(memory_order_seq_cst);
-	monitored = atomic_load(&fence->monitored_value);
+	/*
+	 * SYN-09: a full barrier, which also makes the log entries this queue posted visible
+	 * (docs/runtime.md, "Fence logs"), then MonitoredValue: seq_cst, so that with the OS's
+	 * store-barrier-resample (SYN-04, SYN-05) one side always sees the other (SYN-06).
+	 */
+	rt_barrier(adapter->runtime, RT_POINT_GPU_BARRIER);
+	rt_fence_log_flush(&queue->logs[FSTP_LOG_TYPE_WAITS]);
+	rt_fence_log_flush(&queue->logs[FSTP_LOG_TYPE_SIGNALS]);
+	monitored = rt_word_load(adapter->runtime, &fence->monitored_value, memory_order_seq_cst,
+				 RT_POINT_GPU_READ_MONITORED_VALUE);
 	is_interrupt = value > monitored;
 	FSR_TRACE(adapter->runtime, fencescope_hw, fence_value_write, adapter->id, engine->id,
 		  queue->handle, fence->global_handle, value, monitored, is_interrupt, gpu_ts);
@@ -238,8 +257,8 @@ signal_interrupt_check(struct hw_engine *engine, struct os_hwqueue *queue, struc
 }
 
 static void
-write_log_entry(struct os_hwqueue *queue, const struct hw_packet *log, uint64_t observed_gpu_ts,
-		uint64_t end_gpu_ts)
+write_log_entry(struct fsr_runtime *runtime, struct os_hwqueue *queue, const struct hw_packet *log,
+		uint64_t observed_gpu_ts, uint64_t end_gpu_ts)
 {
 	enum fstp_log_type type = (enum fstp_log_type)(log->flags & 0xff);
 	struct hw_log_entry entry = {
@@ -250,7 +269,7 @@ write_log_entry(struct os_hwqueue *queue, const struct hw_packet *log, uint64_t 
 	    .end_gpu_ts = end_gpu_ts,
 	};
 
-	hw_fence_log_write(&queue->logs[type], (uint32_t) log->a, &entry);
+	hw_fence_log_write(runtime, &queue->logs[type], (uint32_t) log->a, &entry);
 }
 
 enum run_result {
@@ -265,15 +284,27 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 {
 	struct fsr_adapter *adapter = engine->adapter;
 	struct fsr_runtime *runtime = adapter->runtime;
-	uint64_t read_ptr = atomic_load_explicit(&queue->read_ptr_bytes, memory_order_relaxed);
-	uint64_t write_ptr = atomic_load_explicit(&queue->write_ptr_bytes, memory_order_acquire);
+	/* The GPU's own read pointer; the write pointer acquires the UMD's slots (HPF-04). */
+	uint64_t read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed,
+					 RT_POINT_GPU_READ_READ_PTR);
+	uint64_t write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire,
+					  RT_POINT_GPU_READ_WRITE_PTR);
 	enum run_result result = RUN_EMPTY;
 
+	engine->running_queue = queue;
 	while (read_ptr != write_ptr) {
-		struct hw_packet *packet = rt_ring_slot(queue, read_ptr);
-		struct hw_packet *log = rt_ring_slot(queue, read_ptr + sizeof(*packet));
+		struct hw_packet slot =
+		    rt_ring_read(runtime, queue, read_ptr, RT_POINT_GPU_READ_RING_SLOT);
+		struct hw_packet log_slot = {0};
+		const struct hw_packet *packet = &slot;
+		const struct hw_packet *log = &log_slot;
 		struct fsr_fence *fence;
 		uint64_t gpu_ts;
+
+		/* A wait or a signal is followed by its log instruction (LOG-05). */
+		if (slot.type == HW_PACKET_WAIT || slot.type == HW_PACKET_SIGNAL)
+			log_slot = rt_ring_read(runtime, queue, read_ptr + sizeof(slot),
+						RT_POINT_GPU_READ_RING_SLOT);
 
 		switch (packet->type) {
 		case HW_PACKET_BEGIN:
@@ -297,7 +328,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 					  engine->id, queue->handle, packet->a, packet->b,
 					  queue->wait_observed_gpu_ts);
 			}
-			if (atomic_load(&fence->current_value) < packet->b) {
+			if (rt_word_load(runtime, &fence->current_value, memory_order_seq_cst,
+					 RT_POINT_GPU_READ_CURRENT_VALUE) < packet->b) {
 				result = RUN_BLOCKED;
 				goto end;
 			}
@@ -305,7 +337,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			gpu_ts = gpu_now(adapter);
 			FSR_TRACE(runtime, fencescope_hw, gpu_wait_end, adapter->id, engine->id,
 				  queue->handle, packet->a, packet->b, gpu_ts);
-			write_log_entry(queue, log, queue->wait_observed_gpu_ts, gpu_ts);
+			write_log_entry(runtime, queue, log, queue->wait_observed_gpu_ts, gpu_ts);
 			queue->is_wait_observed = false;
 			report_retired(engine, fence);
 			read_ptr += 2 * sizeof(*packet);
@@ -314,8 +346,9 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			/* The signal happens when CurrentValue is written: read the time before. */
 			fence = rt_map_get(&runtime->fences, packet->a);
 			gpu_ts = gpu_now(adapter);
-			rt_fence_raise(fence, packet->b);
-			write_log_entry(queue, log, 0, gpu_ts);
+			/* SYN-09: CurrentValue, then the log entry, then the barrier. */
+			rt_fence_raise(runtime, fence, packet->b, RT_POINT_GPU_WRITE_CURRENT_VALUE);
+			write_log_entry(runtime, queue, log, 0, gpu_ts);
 			signal_interrupt_check(engine, queue, fence, packet->b, gpu_ts);
 			report_retired(engine, fence);
 			read_ptr += 2 * sizeof(*packet);
@@ -323,7 +356,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 		case HW_PACKET_PROGRESS:
 			/* HPF-02: the buffer's last instruction; its CPU waiters are the OS's. */
 			gpu_ts = gpu_now(adapter);
-			rt_fence_raise(queue->progress_fence, packet->a);
+			rt_fence_raise(runtime, queue->progress_fence, packet->a,
+				       RT_POINT_GPU_WRITE_CURRENT_VALUE);
 			signal_interrupt_check(engine, queue, queue->progress_fence, packet->a,
 					       gpu_ts);
 			/* The buffer ends once its interrupt is raised, which may take a while. */
@@ -338,10 +372,14 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			read_ptr += sizeof(*packet);
 			break;
 		}
-		atomic_store_explicit(&queue->read_ptr_bytes, read_ptr, memory_order_release);
+		/* Release: the UMD that sees the slot free sees it read (ring reuse). */
+		rt_word_store(runtime, &queue->read_ptr_bytes, read_ptr, memory_order_release,
+			      RT_POINT_GPU_WRITE_READ_PTR);
 	}
 end:
-	atomic_store_explicit(&queue->read_ptr_bytes, read_ptr, memory_order_release);
+	rt_word_store(runtime, &queue->read_ptr_bytes, read_ptr, memory_order_release,
+		      RT_POINT_GPU_WRITE_READ_PTR);
+	engine->running_queue = NULL;
 	return result;
 }
 
@@ -356,8 +394,9 @@ finish_busy(struct hw_engine *engine)
 	if (engine->busy_queue) {
 		struct os_hwqueue *queue = engine->busy_queue;
 
-		atomic_fetch_add_explicit(&queue->read_ptr_bytes, sizeof(struct hw_packet),
-					  memory_order_release);
+		rt_word_fetch_add(adapter->runtime, &queue->read_ptr_bytes,
+				  sizeof(struct hw_packet), memory_order_release,
+				  RT_POINT_GPU_WRITE_READ_PTR);
 		engine->busy_queue = NULL;
 		engine->cursor = queue->next_on_engine; /* round robin after each work item */
 	}
@@ -437,7 +476,7 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	struct fsr_runtime *runtime = engine->adapter->runtime;
 	uint64_t next;
 
-	rt_lock(runtime);
+	rt_lock_gpu(runtime);
 	/* Realtime: `now` was read before the lock, which may have taken long to get. */
 	now = rt_clock_now(runtime);
 	if (engine->is_busy && now < engine->busy_until_ns) {
@@ -448,7 +487,7 @@ engine_step(struct rt_actor *actor, uint64_t now)
 		finish_busy(engine);
 	next = engine_run(engine);
 end:
-	rt_unlock(runtime);
+	rt_unlock_gpu(runtime);
 	return next;
 }
 

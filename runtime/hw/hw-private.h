@@ -32,6 +32,7 @@ struct hw_engine {
 	bool is_busy;
 	uint64_t busy_until_ns;
 	struct os_hwqueue *busy_queue;     /* user-mode work: its queue, NULL if abandoned */
+	struct os_hwqueue *running_queue;  /* the queue run_queue is in (interleaving: checked) */
 	struct hw_dma_packet *busy_packet; /* kernel-mode DMA packet */
 	bool prefer_dma;
 };
@@ -58,6 +59,9 @@ void hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 void hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet);
 bool hw_engine_is_idle(struct hw_engine *engine);
 /* The GPU's write of one log entry and FirstFreeEntryIndex (LOG-06..LOG-16). */
-void hw_fence_log_write(struct hw_fence_log *log, uint32_t index, const struct hw_log_entry *entry);
+void hw_fence_log_write(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32_t index,
+			const struct hw_log_entry *entry);
+/* The GPU's posted entry writes to both logs of `queue` become visible (SYN-10). */
+void hw_fence_logs_flush(struct os_hwqueue *queue);
 
 #endif /* FENCESCOPE_RUNTIME_HW_PRIVATE_H */

@@ -158,6 +158,7 @@ static uint64_t
 update_monitored_values(void *miniport, struct fsr_fence *fence, uint64_t monitored_value,
 			uint32_t waiter_count)
 {
+	struct fsr_runtime *runtime = fence->adapter->runtime;
 	uint64_t current_value;
 
 	(void) miniport;
@@ -168,9 +169,11 @@ update_monitored_values(void *miniport, struct fsr_fence *fence, uint64_t monito
 	 * its MonitoredValue read (SYN-09), one of the two sides always sees the other's write:
 	 * no wake-up is lost (SYN-06).
 	 */
-	atomic_store_explicit(&fence->monitored_value, monitored_value, memory_order_seq_cst);
-	atomic_thread_fence(memory_order_seq_cst);
-	current_value = atomic_load_explicit(&fence->current_value, memory_order_seq_cst);
+	rt_word_store(runtime, &fence->monitored_value, monitored_value, memory_order_seq_cst,
+		      RT_POINT_OS_WRITE_MONITORED_VALUE);
+	rt_barrier(runtime, RT_POINT_OS_BARRIER);
+	current_value = rt_word_load(runtime, &fence->current_value, memory_order_seq_cst,
+				     RT_POINT_OS_READ_CURRENT_VALUE);
 	FSR_TRACE(fence->adapter->runtime, fencescope_kmd, update_monitored_value,
 		  fence->adapter->id, fence->global_handle, monitored_value, waiter_count,
 		  current_value);
@@ -189,7 +192,8 @@ update_current_values_from_cpu(void *miniport, struct fsr_fence *fence, uint64_t
 	FSR_TRACE(fence->adapter->runtime, fencescope_kmd, update_current_value, fence->adapter->id,
 		  fence->global_handle, value, notification_only);
 	if (!notification_only)
-		rt_fence_raise(fence, value);
+		rt_fence_raise(fence->adapter->runtime, fence, value,
+			       RT_POINT_OS_WRITE_CURRENT_VALUE);
 	/* The command processor rescans its run list for GPU waits it can now release. */
 	hw_engine_kick_all(fence->adapter);
 }
@@ -210,8 +214,13 @@ update_native_fence_logs(void *miniport, struct os_hwqueue *const *queues, uint3
 	uint64_t stack_handles[16];
 	uint64_t *handles = stack_handles;
 
-	/* SYN-10: the barrier that makes every entry below FirstFreeEntryIndex visible. */
-	atomic_thread_fence(memory_order_seq_cst);
+	/*
+	 * SYN-10: the barrier that makes every entry below FirstFreeEntryIndex visible: the GPU's
+	 * posted entry writes land in the memory the OS reads (docs/runtime.md, "Fence logs").
+	 */
+	rt_barrier(adapter->runtime, RT_POINT_OS_BARRIER);
+	for (uint32_t i = 0; i < queue_count; i++)
+		hw_fence_logs_flush(queues[i]);
 	if (queue_count > 16)
 		handles = malloc(queue_count * sizeof(*handles));
 	if (!handles)

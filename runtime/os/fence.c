@@ -131,7 +131,7 @@ os_fence_close_handle(struct fsr_process *process, fsr_handle handle, struct fsr
 		*link = waiter->next;
 		fence->waiter_count--;
 		os_waiter_finish(runtime, waiter, FSR_ERR_DESTROYED,
-				 atomic_load(&fence->current_value));
+				 rt_fence_current(fence, RT_POINT_NONE));
 	}
 	if (--fence->handle_count > 0) {
 		os_fence_release_waiters(fence); /* re-arms MonitoredValue (NFV-04) */
@@ -140,16 +140,16 @@ os_fence_close_handle(struct fsr_process *process, fsr_handle handle, struct fsr
 	/* SHF-04, SHF-05: the last handle closes, then the global fence is destroyed, once. */
 	fence->is_destroyed = true;
 	FSR_TRACE(runtime, fencescope_os, fence_destroy, fence->global_handle,
-		  atomic_load(&fence->current_value));
+		  rt_fence_current(fence, RT_POINT_NONE));
 	while (fence->waiters) {
 		struct os_waiter *waiter = fence->waiters;
 
 		os_fence_remove_waiter(fence, waiter);
 		os_waiter_finish(runtime, waiter, FSR_ERR_DESTROYED,
-				 atomic_load(&fence->current_value));
+				 rt_fence_current(fence, RT_POINT_NONE));
 	}
 	/* NFV-05: no waiter left, so a signal still queued must not interrupt for it. */
-	if (atomic_load(&fence->monitored_value) != FSR_NO_MONITORED)
+	if (rt_fence_monitored(fence, RT_POINT_OS_READ_MONITORED_VALUE) != FSR_NO_MONITORED)
 		fence->adapter->ddi.DxgkDdiUpdateMonitoredValues(fence->adapter->miniport, fence,
 								 FSR_NO_MONITORED, 0);
 	unlink_from_device(fence);
@@ -224,7 +224,7 @@ uint32_t
 os_fence_release_waiters(struct fsr_fence *fence)
 {
 	struct fsr_runtime *runtime = fence->adapter->runtime;
-	uint64_t current_value = atomic_load(&fence->current_value);
+	uint64_t current_value = rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE);
 	uint32_t released = 0;
 
 	for (;;) {
@@ -240,7 +240,7 @@ os_fence_release_waiters(struct fsr_fence *fence)
 		}
 		/* ...and move MonitoredValue to the least value still waited for, minus one. */
 		monitored = fence->waiters ? fence->waiters->value - 1 : FSR_NO_MONITORED;
-		if (monitored == atomic_load(&fence->monitored_value))
+		if (monitored == rt_fence_monitored(fence, RT_POINT_OS_READ_MONITORED_VALUE))
 			break;
 		current_value = fence->adapter->ddi.DxgkDdiUpdateMonitoredValues(
 		    fence->adapter->miniport, fence, monitored, fence->waiter_count);
@@ -402,7 +402,7 @@ fsr_fence_read(struct fsr_process *process, fsr_handle fence_handle, uint64_t *c
 	rt_lock(process->runtime);
 	status = lookup_fence(process, fence_handle, "ReadFenceValue", &fence);
 	if (status == FSR_OK && current_value)
-		*current_value = atomic_load(&fence->current_value);
+		*current_value = rt_fence_current(fence, RT_POINT_USER_READ_CURRENT_VALUE);
 	rt_unlock(process->runtime);
 	return status;
 }
@@ -418,7 +418,7 @@ fsr_test_fence_read_monitored(struct fsr_process *process, fsr_handle fence_hand
 	rt_lock(process->runtime);
 	status = lookup_fence(process, fence_handle, "ReadMonitoredValue", &fence);
 	if (status == FSR_OK && monitored_value)
-		*monitored_value = atomic_load(&fence->monitored_value);
+		*monitored_value = rt_fence_monitored(fence, RT_POINT_USER_READ_MONITORED_VALUE);
 	rt_unlock(process->runtime);
 	return status;
 }
@@ -434,7 +434,7 @@ fsr_fence_signal_cpu(struct fsr_process *process, fsr_handle fence_handle, uint6
 	status = lookup_fence(process, fence_handle, "SignalSynchronizationObjectFromCpu", &fence);
 	if (status != FSR_OK)
 		goto end;
-	if (value < atomic_load(&fence->current_value)) {
+	if (value < rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE)) {
 		status = rt_refuse(runtime, process->id, "SignalSynchronizationObjectFromCpu",
 				   fence_handle, FSR_ERR_VALUE_REGRESSION);
 		goto end;
@@ -457,7 +457,7 @@ poll_until(struct fsr_runtime *runtime, struct fsr_fence *fence, uint64_t value,
 		uint64_t now;
 
 		/* NFV-02: user mode reads CurrentValue directly, without the OS. */
-		*observed = atomic_load(&fence->current_value);
+		*observed = rt_fence_current(fence, RT_POINT_USER_READ_CURRENT_VALUE);
 		if (*observed >= value)
 			return FSR_OK;
 		now = rt_clock_now(runtime);
@@ -525,8 +525,8 @@ os_fence_wait(struct fsr_process *process, struct fsr_fence *fence, fsr_handle f
 	waiter->kind = OS_WAITER_CALLER;
 	/* The fence must outlive the wait even if its last handle is closed meanwhile. */
 	fence->packet_refs++;
-	if (mode == FSR_WAIT_POLLING || atomic_load(&fence->current_value) >= value ||
-	    timeout_ns == 0) {
+	if (mode == FSR_WAIT_POLLING ||
+	    rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE) >= value || timeout_ns == 0) {
 		/* Polling, or nothing to wait for: the OS's list is never touched. */
 		rt_unlock(runtime);
 		status = poll_until(runtime, fence, value, waiter->deadline_ns, &observed);
@@ -547,7 +547,7 @@ os_fence_wait(struct fsr_process *process, struct fsr_fence *fence, fsr_handle f
 	if (!atomic_load(&waiter->done)) {
 		/* Timed out (or, in sim mode, nothing left can satisfy it): retire the waiter. */
 		os_fence_remove_waiter(fence, waiter);
-		os_waiter_finish(runtime, waiter, status, atomic_load(&fence->current_value));
+		os_waiter_finish(runtime, waiter, status, rt_fence_current(fence, RT_POINT_NONE));
 		os_fence_release_waiters(fence);
 	}
 	status = waiter->status;

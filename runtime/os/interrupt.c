@@ -144,7 +144,7 @@ expire_async_waiters(struct fsr_runtime *runtime, uint64_t now)
 		}
 		os_fence_remove_waiter(fence, waiter);
 		os_waiter_finish(runtime, waiter, FSR_ERR_TIMEOUT,
-				 atomic_load(&fence->current_value)); /* unlinks it */
+				 rt_fence_current(fence, RT_POINT_NONE)); /* unlinks it */
 		os_fence_release_waiters(fence);
 	}
 }

@@ -30,7 +30,7 @@ scan_fence(struct fsr_fence *fence, uint64_t generation, uint32_t *scanned, uint
 		return;
 	fence->scan_generation = generation;
 	FSR_TRACE(runtime, fencescope_os, fence_scan_value, fence->adapter->id,
-		  fence->global_handle, atomic_load(&fence->current_value));
+		  fence->global_handle, rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE));
 	*released += os_fence_release_waiters(fence);
 	(*scanned)++;
 }
@@ -110,9 +110,10 @@ struct log_header {
 };
 
 static struct log_header
-read_header(const struct hw_fence_log *log)
+read_header(struct fsr_runtime *runtime, struct hw_fence_log *log)
 {
-	uint64_t header = atomic_load_explicit(&log->header, memory_order_acquire);
+	uint64_t header =
+	    rt_word_load(runtime, &log->header, memory_order_acquire, RT_POINT_OS_READ_LOG_HEADER);
 	struct log_header read = {.index = (uint32_t) header,
 				  .wraparound_count = (uint32_t) (header >> 32)};
 
@@ -146,7 +147,9 @@ read_entries(struct os_hwqueue *queue, enum fstp_log_type type, struct log_heade
 		*is_overrun = true;
 	}
 	for (uint64_t p = start; p < position; p++) {
-		const struct hw_log_entry *entry = &log->entries[p % log->capacity];
+		const struct hw_log_entry read =
+		    rt_log_entry_read(runtime, log, (uint32_t) (p % log->capacity));
+		const struct hw_log_entry *entry = &read;
 		struct fsr_fence *fence = fence_of_local_handle(queue, entry->native_fence);
 		uint64_t previous = queue->os_last_gpu_ts[type];
 
@@ -249,7 +252,7 @@ read_queue_list(struct fsr_adapter *adapter, struct queue_list *list)
 		bool has_new_entries = false;
 
 		for (int type = FSTP_LOG_TYPE_WAITS; type <= FSTP_LOG_TYPE_SIGNALS; type++) {
-			headers[i][type] = read_header(&queue->logs[type]);
+			headers[i][type] = read_header(adapter->runtime, &queue->logs[type]);
 			if (headers[i][type].position != queue->os_log_position[type])
 				has_new_entries = true;
 		}

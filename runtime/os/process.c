@@ -67,7 +67,8 @@ fsr_process_terminate(struct fsr_process *process, bool is_abnormal)
 			for (struct os_context *c = device->contexts; c; c = c->next_in_device) {
 				for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
 					fsr_hwqueue_wait_progress(
-					    process, q->handle, atomic_load(&q->last_queued_value),
+					    process, q->handle,
+					    rt_queue_last_queued(q, RT_POINT_OS_READ_LAST_QUEUED),
 					    FSR_INFINITE);
 			}
 		} else {

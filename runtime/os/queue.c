@@ -426,9 +426,10 @@ fsr_hwqueue_get_progress(struct fsr_process *process, fsr_handle hwqueue, uint64
 	status = lookup_queue(process, hwqueue, "QueryHwQueueProgress", &queue);
 	if (status == FSR_OK) {
 		if (last_queued)
-			*last_queued = atomic_load(&queue->last_queued_value);
+			*last_queued = rt_queue_last_queued(queue, RT_POINT_OS_READ_LAST_QUEUED);
 		if (last_completed)
-			*last_completed = atomic_load(&queue->progress_fence->current_value);
+			*last_completed =
+			    rt_fence_current(queue->progress_fence, RT_POINT_OS_READ_CURRENT_VALUE);
 	}
 	rt_unlock(process->runtime);
 	return status;
@@ -495,15 +496,19 @@ os_hwqueue_free(struct os_hwqueue *queue)
 {
 	struct fsr_runtime *runtime = queue->adapter->runtime;
 
-	/* Abandoned packets (TRM-04) still hold their fences: let them go. */
+	/* Abandoned packets (TRM-04) still hold their fences: let them go (off the GPU now). */
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
-		uint64_t read_ptr = atomic_load(&queue->read_ptr_bytes);
-		uint64_t write_ptr = atomic_load(&queue->write_ptr_bytes);
+		uint64_t read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes,
+						 memory_order_acquire, RT_POINT_NONE);
+		uint64_t write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes,
+						  memory_order_acquire, RT_POINT_NONE);
 
-		for (; read_ptr != write_ptr; read_ptr += sizeof(struct hw_packet))
-			unref_packet_fences(runtime,
-					    &queue->ring[(read_ptr / sizeof(struct hw_packet)) %
-							 queue->ring_entries]);
+		for (; read_ptr != write_ptr; read_ptr += sizeof(struct hw_packet)) {
+			struct hw_packet packet =
+			    rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
+
+			unref_packet_fences(runtime, &packet);
+		}
 		for (int type = 0; type < 2; type++)
 			rt_fence_log_free(&queue->logs[type]);
 	}
@@ -523,7 +528,7 @@ os_hwqueue_free(struct os_hwqueue *queue)
 
 		os_fence_remove_waiter(queue->progress_fence, waiter);
 		os_waiter_finish(runtime, waiter, FSR_ERR_DESTROYED,
-				 atomic_load(&queue->progress_fence->current_value));
+				 rt_fence_current(queue->progress_fence, RT_POINT_NONE));
 	}
 	os_fence_unref_packet(queue->progress_fence);
 	free(queue->dropped);
@@ -546,13 +551,22 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 	}
 	if (!queue->is_abandoned) {
 		/* TRM-01: what was queued completes before the queue goes. */
-		status = os_fence_wait(
-		    process, queue->progress_fence, queue->progress_fence->global_handle,
-		    atomic_load(&queue->last_queued_value), FSR_INFINITE, FSR_WAIT_BLOCKING);
+		status = os_fence_wait(process, queue->progress_fence,
+				       queue->progress_fence->global_handle,
+				       rt_queue_last_queued(queue, RT_POINT_OS_READ_LAST_QUEUED),
+				       FSR_INFINITE, FSR_WAIT_BLOCKING);
 		if (status != FSR_OK)
 			queue->is_abandoned = true; /* nothing can finish it: abandon (sim) */
 	}
 	os_read_logs(queue); /* the last entries reach the trace */
+	/*
+	 * Sim-mode interleaving: let every engine step this call let run finish before the queue
+	 * leaves its engine (letting go of the lock does it; common/interleave.c).
+	 */
+	if (runtime->interleave) {
+		rt_unlock(runtime);
+		rt_lock(runtime);
+	}
 	/* Interrupts not handled yet must not name the queue once it is gone. */
 	for (struct hw_interrupt *i = runtime->interrupts_head; i; i = i->next) {
 		if (i->queue == queue)
@@ -586,8 +600,8 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 		}
 	}
 	FSR_TRACE(runtime, fencescope_os, hwqueue_destroy, process->id, queue->handle,
-		  atomic_load(&queue->last_queued_value),
-		  atomic_load(&queue->progress_fence->current_value));
+		  rt_queue_last_queued(queue, RT_POINT_NONE),
+		  rt_fence_current(queue->progress_fence, RT_POINT_NONE));
 	remove_object(process, hwqueue);
 	os_hwqueue_free(queue);
 	rt_unlock(runtime);
@@ -654,14 +668,15 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			break;
 		case HW_PACKET_WAIT:
 			fence = rt_map_get(&runtime->fences, packet->a);
-			if (fence->is_destroyed && atomic_load(&fence->current_value) < packet->b) {
+			if (fence->is_destroyed &&
+			    rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE) < packet->b) {
 				/* Nothing can signal it any more: the wait is dropped, loudly. */
 				rt_refuse(runtime, queue->process->id, "KernelModeFenceWait",
 					  fence->global_handle, FSR_ERR_DESTROYED);
 				os_fence_unref_packet(fence);
 				break;
 			}
-			if (atomic_load(&fence->current_value) < packet->b) {
+			if (rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE) < packet->b) {
 				km_wait(runtime, queue, fence, packet);
 				if (queue->is_km_blocked)
 					return;
@@ -734,7 +749,9 @@ os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
 	buffer->packets = packets;
 	buffer->count = count;
 	buffer->submit_ns = rt_clock_now(runtime);
-	atomic_store_explicit(&queue->last_queued_value, progress_value, memory_order_release);
+	/* A kernel-mode queue's LastQueuedValue: the GPU never reads it (the OS runs the queue). */
+	rt_word_store(runtime, &queue->last_queued_value, progress_value, memory_order_release,
+		      RT_POINT_NONE);
 	if (queue->km_tail)
 		queue->km_tail->next = buffer;
 	else

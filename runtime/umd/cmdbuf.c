@@ -128,7 +128,7 @@ flush_dropped(struct os_hwqueue *queue, struct fsr_process *process)
 	for (size_t i = 0; i < queue->dropped_count;) {
 		uint64_t value = queue->dropped[i];
 
-		if (value != atomic_load(&queue->last_queued_value) + 1 ||
+		if (value != rt_queue_last_queued(queue, RT_POINT_UMD_READ_LAST_QUEUED) + 1 ||
 		    submit_empty(queue, process, value) != FSR_OK) {
 			i++;
 			continue;
@@ -338,17 +338,27 @@ write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progr
 	   const struct hw_packet *packets, size_t count)
 {
 	struct fsr_runtime *runtime = process->runtime;
-	uint64_t write_ptr = atomic_load_explicit(&queue->write_ptr_bytes, memory_order_relaxed);
-	uint64_t read_ptr = atomic_load_explicit(&queue->read_ptr_bytes, memory_order_acquire);
+	/* The UMD's own write pointer; acquire the GPU's read pointer before reusing slots. */
+	uint64_t write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_relaxed,
+					  RT_POINT_UMD_READ_WRITE_PTR);
+	uint64_t read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_acquire,
+					 RT_POINT_UMD_READ_READ_PTR);
 	uint64_t size = count * sizeof(struct hw_packet);
 
 	if (write_ptr - read_ptr + size > (uint64_t) queue->ring_entries * sizeof(struct hw_packet))
 		return FSR_ERR_NO_RESOURCES;
 	for (size_t i = 0; i < count; i++)
-		*rt_ring_slot(queue, write_ptr + i * sizeof(struct hw_packet)) = packets[i];
-	/* HPF-03, HPF-04: LastQueuedValue before the buffer becomes visible to the GPU. */
-	atomic_store_explicit(&queue->last_queued_value, progress_value, memory_order_release);
-	atomic_store_explicit(&queue->write_ptr_bytes, write_ptr + size, memory_order_release);
+		rt_ring_write(runtime, queue, write_ptr + i * sizeof(struct hw_packet), &packets[i],
+			      RT_POINT_UMD_WRITE_RING_SLOT);
+	/*
+	 * HPF-03, HPF-04: LastQueuedValue before the buffer becomes visible to the GPU; release,
+	 * so that whoever sees the progress value the buffer writes sees LastQueuedValue ≥ it.
+	 * The write pointer's release publishes the slots (the GPU acquires it).
+	 */
+	rt_word_store(runtime, &queue->last_queued_value, progress_value, memory_order_release,
+		      RT_POINT_UMD_WRITE_LAST_QUEUED);
+	rt_word_store(runtime, &queue->write_ptr_bytes, write_ptr + size, memory_order_release,
+		      RT_POINT_UMD_WRITE_WRITE_PTR);
 	FSR_TRACE(runtime, fencescope_umd, ring_write, process->id, queue->handle, progress_value,
 		  write_ptr + size, (uint32_t) size);
 	/* Until doorbells exist the command processor polls the write pointers (UMS-18). */
@@ -378,8 +388,8 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 		status = FSR_ERR_MALFORMED_PACKET;
 	if (status == FSR_OK)
 		flush_dropped(queue, process);
-	if (status == FSR_OK &&
-	    cmdbuf->progress_value != atomic_load(&queue->last_queued_value) + 1)
+	if (status == FSR_OK && cmdbuf->progress_value !=
+				    rt_queue_last_queued(queue, RT_POINT_UMD_READ_LAST_QUEUED) + 1)
 		status = FSR_ERR_BAD_STATE; /* HPF-01: buffers are submitted in recording order */
 	if (status != FSR_OK)
 		goto refuse;

@@ -69,6 +69,13 @@ struct fsr_runtime_config {
 	 * reads, so use it only to see entries that would otherwise wait for the next interrupt.
 	 */
 	uint64_t log_read_period_ns;
+	/*
+	 * Sim mode only: non-zero lets the engines, the OS and the API caller interleave at every
+	 * access to a word the CPU and the GPU share, chosen by a scheduler seeded with this
+	 * (docs/runtime.md, "Interleaving"). 0, the default, keeps one step at a time: runs and
+	 * trace hashes as without it. Refused in realtime mode.
+	 */
+	uint64_t interleave_seed;
 };
 
 enum fsr_engine_type {
