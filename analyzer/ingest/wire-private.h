@@ -120,10 +120,11 @@ struct ingest_wire_reader {
 
 bool ingest_wire_reader_init(struct ingest_wire_reader *r);
 void ingest_wire_reader_fini(struct ingest_wire_reader *r);
-/* Takes what the ring of `size` data bytes holds into the reader's buffer and makes room in the
- * ring. Returns the byte count; *is_writer_waiting tells that the writer waits for room (say so
- * on the room pipe). A head that claims more than the ring holds breaks the reader: from then on
- * ingest_wire_next() returns -1. */
+/* Takes what the ring of `size` data bytes holds, up to 64 KiB at a time (a bite parsed while
+ * it is still in the cache: call it again until it returns 0), into the reader's buffer and
+ * makes room in the ring. Returns the byte count; *is_writer_waiting tells that the writer waits
+ * for room (say so on the room pipe). A head that claims more than the ring holds breaks the
+ * reader: from then on ingest_wire_next() returns -1. */
 size_t ingest_wire_reader_take(struct ingest_wire_reader *r, struct ingest_ring *ring, size_t size,
 			       bool *is_writer_waiting);
 /* Takes the next whole record out of the buffer: 1 done, 0 it has not fully arrived, -1 the
