@@ -371,12 +371,18 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 	 * per call, not once per signal (nothing here changes the queue or the clock). */
 	const struct queue_state *mapped_queue = NULL;
 	uint64_t mapped_read = FSA_TIME_NONE;
+	/* A queue whose open signals are all known not to have run by `limit` (the checks below
+	 * that depend on the queue alone said so): its other open signals are skipped at once. */
+	const struct queue_state *skip_queue = NULL;
+	bool has_skip_queue = false;
 
 	for (uint32_t i = 0; i < fence->open_signal_count; i++) {
 		const struct open_signal *open = &fence->open_signals[i];
 		const struct queue_state *queue = open->queue;
 		uint64_t read;
 
+		if (!open->is_closed && (is_final || (has_skip_queue && queue == skip_queue)))
+			continue;
 		if (open->fence_value < value)
 			continue; /* below V: never the first to reach it */
 		if (open->is_closed) {
@@ -396,6 +402,8 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 		if (!queue || !queue->info.is_user_mode) {
 			if (model->last_ts == FSA_TIME_NONE || model->last_ts <= limit)
 				return true;
+			skip_queue = queue;
+			has_skip_queue = true;
 			continue;
 		}
 		/* Entries lost to an overrun are known only at the fallback scan (LOG-18). */
@@ -412,6 +420,8 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 		read = mapped_read;
 		if (read == FSA_TIME_NONE || read <= limit)
 			return true;
+		skip_queue = queue;
+		has_skip_queue = true;
 	}
 	return false;
 }
