@@ -53,6 +53,12 @@ struct decoder_class {
 	bool skips_payload;
 };
 
+/* A table slot keeps its key beside the class: a probe reads no class it does not return. */
+struct decoder_slot {
+	const bt_event_class *key; /* NULL: free */
+	struct decoder_class *cls;
+};
+
 /* Streams → the `cpu_id` of their current packet, for discarded-events messages. */
 struct decoder_stream {
 	const bt_stream *stream;
@@ -61,7 +67,7 @@ struct decoder_stream {
 
 struct fsa_decoder {
 	/* Open addressing, linear probing, keyed by event class address; never shrinks. */
-	struct decoder_class **table;
+	struct decoder_slot *table;
 	size_t table_capacity; /* a power of two */
 	size_t class_count;
 	struct decoder_class *last_class;
@@ -133,7 +139,7 @@ fsa_decoder_destroy(struct fsa_decoder *decoder)
 	if (!decoder)
 		return;
 	for (size_t i = 0; i < decoder->table_capacity; i++)
-		decoder_class_destroy(decoder->table[i]);
+		decoder_class_destroy(decoder->table[i].cls);
 	free(decoder->table);
 	free(decoder->fence_handles);
 	free(decoder->streams);
@@ -167,28 +173,28 @@ decoder_table_insert(struct fsa_decoder *decoder, struct decoder_class *cls)
 	/* Keep the load under one half. */
 	if ((decoder->class_count + 1) * 2 > decoder->table_capacity) {
 		size_t capacity = decoder->table_capacity * 2;
-		struct decoder_class **table = calloc(capacity, sizeof(*table));
+		struct decoder_slot *table = calloc(capacity, sizeof(*table));
 
 		if (!table)
 			return FSA_ERR_NOMEM;
 		for (size_t j = 0; j < decoder->table_capacity; j++) {
-			struct decoder_class *old = decoder->table[j];
+			const struct decoder_slot *old = &decoder->table[j];
 
-			if (!old)
+			if (!old->key)
 				continue;
-			i = decoder_hash(old->event_class, capacity);
-			while (table[i])
+			i = decoder_hash(old->key, capacity);
+			while (table[i].key)
 				i = (i + 1) & (capacity - 1);
-			table[i] = old;
+			table[i] = *old;
 		}
 		free(decoder->table);
 		decoder->table = table;
 		decoder->table_capacity = capacity;
 	}
 	i = decoder_hash(cls->event_class, decoder->table_capacity);
-	while (decoder->table[i])
+	while (decoder->table[i].key)
 		i = (i + 1) & (decoder->table_capacity - 1);
-	decoder->table[i] = cls;
+	decoder->table[i] = (struct decoder_slot){.key = cls->event_class, .cls = cls};
 	decoder->class_count++;
 	return FSA_OK;
 }
@@ -346,9 +352,9 @@ decoder_class_find(struct fsa_decoder *decoder, const bt_event_class *event_clas
 		return FSA_OK;
 	}
 	i = decoder_hash(event_class, decoder->table_capacity);
-	while (decoder->table[i]) {
-		if (decoder->table[i]->event_class == event_class) {
-			*out = decoder->last_class = decoder->table[i];
+	while (decoder->table[i].key) {
+		if (decoder->table[i].key == event_class) {
+			*out = decoder->last_class = decoder->table[i].cls;
 			return FSA_OK;
 		}
 		i = (i + 1) & (decoder->table_capacity - 1);

@@ -10,14 +10,17 @@
  * A stream of records, each a tag byte and a body of LEB128 varints and a few raw structs; both
  * ends are the same build, so nothing is versioned.
  *
- *   'E' event    type, ts delta from the previous event (zigzag), cpu_id + 1, the present
- *                integer slots (count, then each slot's byte and its raw 8-byte value), the strings
- * (mask, then length and bytes each), fence_handles (count, values), and any other bytes of struct
- * fsa_event that are not zero (a mask of regions, then their bytes), so a member added to the
- * struct passes through without a change here 'D' discard  struct fsa_discard, raw 'P' progress
- * events read (all providers), fraction (raw double) 'H' heartbeat nothing: the decoder is alive
- * but has nothing yet (a live session) 'Z' end      status (zigzag), struct fsa_ingest_stats raw,
- * error length and bytes
+ *   'E' event: type, ts delta from the previous event (zigzag), cpu_id + 1, the present integer
+ *       slots (count, then each slot's byte and its raw 8-byte value), the strings (mask, then
+ *       length and bytes each), fence_handles (count, values), then the other bytes of struct
+ *       fsa_event (padding, trace_clock, cpu_ts_trace_ns, and any member added to the struct, so
+ *       that it passes through without a change here) as raw regions: a mask of the regions
+ *       that differ from the previous event's, then their bytes (the reader keeps the others;
+ *       before the first event, every region is zero).
+ *   'D' discard: struct fsa_discard, raw.
+ *   'P' progress: events read (all providers), fraction (raw double).
+ *   'H' heartbeat: nothing; the decoder is alive but has nothing yet (a live session).
+ *   'Z' end: status (zigzag), struct fsa_ingest_stats raw, error length and bytes.
  *
  * It is not an interface: no other program should read it.
  */
@@ -71,6 +74,8 @@ struct ingest_wire_writer {
 	unsigned char *buf;
 	size_t len, capacity;
 	uint64_t last_ts;
+	/* The raw regions as the reader holds them (the last sent; zero at first). */
+	unsigned char last_event[sizeof(struct fsa_event)];
 	bool has_failed; /* the reader is gone: nothing more is written */
 };
 
@@ -102,7 +107,6 @@ struct ingest_wire_reader {
 	size_t start, len, capacity;
 	uint64_t last_ts;
 	struct fsa_event event;
-	uint64_t region_mask; /* the raw regions the last event set */
 	uint64_t *handles;
 	size_t handle_capacity;
 	/* Strings are copied here with their NUL (the wire bytes have none). */
@@ -116,10 +120,11 @@ struct ingest_wire_reader {
 
 bool ingest_wire_reader_init(struct ingest_wire_reader *r);
 void ingest_wire_reader_fini(struct ingest_wire_reader *r);
-/* Takes what the ring of `size` data bytes holds into the reader's buffer and makes room in the
- * ring. Returns the byte count; *is_writer_waiting tells that the writer waits for room (say so
- * on the room pipe). A head that claims more than the ring holds breaks the reader: from then on
- * ingest_wire_next() returns -1. */
+/* Takes what the ring of `size` data bytes holds, up to 64 KiB at a time (a bite parsed while
+ * it is still in the cache: call it again until it returns 0), into the reader's buffer and
+ * makes room in the ring. Returns the byte count; *is_writer_waiting tells that the writer waits
+ * for room (say so on the room pipe). A head that claims more than the ring holds breaks the
+ * reader: from then on ingest_wire_next() returns -1. */
 size_t ingest_wire_reader_take(struct ingest_wire_reader *r, struct ingest_ring *ring, size_t size,
 			       bool *is_writer_waiting);
 /* Takes the next whole record out of the buffer: 1 done, 0 it has not fully arrived, -1 the

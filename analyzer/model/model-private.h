@@ -94,11 +94,24 @@ struct fence_state {
 	 * remembered ones. */
 	uint64_t forgotten_max_value;
 	bool has_forgotten;
-	/* Queued signals not closed yet, oldest queued first: one may have run before a wait
-	 * ended without its entry read yet (GPV-07 waits for it). */
-	struct op_rec *open_signals_head, *open_signals_tail;
+	/* Signals not given out yet (queued and not closed, or closed and waiting for their clock
+	 * pair), in no order: one may have run before a wait ended without its entry read yet
+	 * (GPV-07 waits for it). Every wait scans them, so what the scan needs is kept here, in
+	 * one array, not behind a pointer each. */
+	struct open_signal *open_signals;
+	uint32_t open_signal_count, open_signal_capacity;
 	/* Closed waits held until the signal that released them is given out. */
 	struct op_rec *held;
+};
+
+/* One of a fence's open signals: a copy of its box's members that do not change while it is
+ * open, and whether the box was closed (given its id). */
+struct open_signal {
+	uint64_t fence_value;
+	uint64_t queued_ns;
+	const struct queue_state *queue;
+	struct op_rec *rec;
+	bool is_closed;
 };
 
 struct process_state {
@@ -147,7 +160,7 @@ struct op_rec {
 	struct op_rec *open_tail;             /* the chain's last, kept in its head only */
 	struct op_rec *prev, *next;           /* the pending list */
 	struct op_rec *held_prev, *held_next; /* the fence's held waits */
-	struct op_rec *open_signal_prev, *open_signal_next; /* the fence's open signals */
+	uint32_t open_signal_index; /* in the fence's open_signals, while is_open_signal */
 	bool is_held;
 	bool is_open_signal;
 	bool is_free;       /* on the model's free list */

@@ -405,6 +405,7 @@ objects_free(struct fsa_model *model)
 	hmap_fini(&model->queues);
 	for (size_t i = 0; i < model->fence_count; i++) {
 		free(model->fence_list[i]->history);
+		free(model->fence_list[i]->open_signals);
 		free(model->fence_list[i]);
 	}
 	free(model->fence_list);

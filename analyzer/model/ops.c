@@ -26,7 +26,8 @@ open_key(uint64_t fence_handle, uint64_t value, enum fsa_op_kind kind)
 	return hmap_key2(fence_handle, value * 2 + (uint64_t) kind);
 }
 
-static void open_signal_link(struct op_rec *rec);
+static bool open_signal_link(struct op_rec *rec);
+static void open_signal_close(struct op_rec *rec);
 static void open_signal_unlink(struct op_rec *rec);
 
 /* Boxes are made and dropped millions of times: recycled through a free list. */
@@ -151,8 +152,8 @@ ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_kind
 	}
 	queue->open_count++;
 	status = attach_fence(model, rec, ev->ts_ns);
-	if (kind == FSA_OP_SIGNAL && rec->fence)
-		open_signal_link(rec);
+	if (kind == FSA_OP_SIGNAL && rec->fence && !open_signal_link(rec))
+		return model->failed = FSA_ERR_NOMEM;
 	return status;
 }
 
@@ -233,6 +234,7 @@ static fsa_status
 close_op(struct fsa_model *model, struct op_rec *rec, uint64_t ts)
 {
 	rec->op.id = ++model->next_op_id;
+	open_signal_close(rec);
 	rec->closed_ns = ts;
 	pending_append(model, rec);
 	return try_emit(model, rec, false);
@@ -365,16 +367,28 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 {
 	uint64_t limit =
 	    hi > UINT64_MAX - FSA_CLOCK_TOLERANCE_NS ? UINT64_MAX : hi + FSA_CLOCK_TOLERANCE_NS;
+	/* The open signals of a fence are mostly on one queue: its log's read time is mapped once
+	 * per call, not once per signal (nothing here changes the queue or the clock). */
+	const struct queue_state *mapped_queue = NULL;
+	uint64_t mapped_read = FSA_TIME_NONE;
+	/* A queue whose open signals are all known not to have run by `limit` (the checks below
+	 * that depend on the queue alone said so): its other open signals are skipped at once. */
+	const struct queue_state *skip_queue = NULL;
+	bool has_skip_queue = false;
 
-	for (const struct op_rec *rec = fence->open_signals_head; rec;
-	     rec = rec->open_signal_next) {
-		const struct queue_state *queue = rec->queue;
+	for (uint32_t i = 0; i < fence->open_signal_count; i++) {
+		const struct open_signal *open = &fence->open_signals[i];
+		const struct queue_state *queue = open->queue;
 		uint64_t read;
 
-		if (rec->op.fence_value < value)
+		if (!open->is_closed && (is_final || (has_skip_queue && queue == skip_queue)))
+			continue;
+		if (open->fence_value < value)
 			continue; /* below V: never the first to reach it */
-		if (rec->op.id) {
+		if (open->is_closed) {
 			/* Closed, not given out yet. */
+			const struct op_rec *rec = open->rec;
+
 			if (rec->needs_mapping)
 				return true;
 			if ((rec->op.state == FSA_OP_INFERRED ? rec->op.inferred_begin_ns
@@ -383,56 +397,87 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 			continue;
 		}
 		/* At the end of the trace, what is still open never ran. */
-		if (is_final || (rec->op.queued_ns != FSA_TIME_NONE && rec->op.queued_ns > limit))
+		if (is_final || (open->queued_ns != FSA_TIME_NONE && open->queued_ns > limit))
 			continue;
 		if (!queue || !queue->info.is_user_mode) {
 			if (model->last_ts == FSA_TIME_NONE || model->last_ts <= limit)
 				return true;
+			skip_queue = queue;
+			has_skip_queue = true;
 			continue;
 		}
 		/* Entries lost to an overrun are known only at the fallback scan (LOG-18). */
 		if (queue->overrun[FSTP_LOG_TYPE_SIGNALS].is_pending)
 			return true;
-		read = queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS]
-			   ? fsa_model_gpu_to_trace(model, queue->info.adapter_id,
-						    queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS])
-			   : FSA_TIME_NONE;
+		if (queue != mapped_queue) {
+			mapped_queue = queue;
+			mapped_read = queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS]
+					  ? fsa_model_gpu_to_trace(
+						model, queue->info.adapter_id,
+						queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS])
+					  : FSA_TIME_NONE;
+		}
+		read = mapped_read;
 		if (read == FSA_TIME_NONE || read <= limit)
 			return true;
+		skip_queue = queue;
+		has_skip_queue = true;
 	}
 	return false;
 }
 
-static void
+/* Adds a signal box to its fence's open signals; its fence value, queued time and queue are set
+ * and do not change until it is unlinked. False when out of memory. */
+static bool
 open_signal_link(struct op_rec *rec)
 {
 	struct fence_state *fence = rec->fence;
 
+	if (fence->open_signal_count == fence->open_signal_capacity) {
+		uint32_t capacity =
+		    fence->open_signal_capacity ? fence->open_signal_capacity * 2 : 8;
+		struct open_signal *grown = realloc(fence->open_signals, capacity * sizeof(*grown));
+
+		if (!grown)
+			return false;
+		fence->open_signals = grown;
+		fence->open_signal_capacity = capacity;
+	}
+	rec->open_signal_index = fence->open_signal_count;
+	fence->open_signals[fence->open_signal_count++] = (struct open_signal){
+	    .fence_value = rec->op.fence_value,
+	    .queued_ns = rec->op.queued_ns,
+	    .queue = rec->queue,
+	    .rec = rec,
+	    .is_closed = rec->op.id != 0,
+	};
 	rec->is_open_signal = true;
-	rec->open_signal_next = NULL;
-	rec->open_signal_prev = fence->open_signals_tail;
-	if (fence->open_signals_tail)
-		fence->open_signals_tail->open_signal_next = rec;
-	else
-		fence->open_signals_head = rec;
-	fence->open_signals_tail = rec;
+	return true;
+}
+
+/* The box got its id: its open signal entry says it is closed. */
+static void
+open_signal_close(struct op_rec *rec)
+{
+	if (rec->is_open_signal)
+		rec->fence->open_signals[rec->open_signal_index].is_closed = true;
 }
 
 static void
 open_signal_unlink(struct op_rec *rec)
 {
 	struct fence_state *fence = rec->fence;
+	uint32_t last;
 
 	if (!rec->is_open_signal)
 		return;
-	if (rec->open_signal_prev)
-		rec->open_signal_prev->open_signal_next = rec->open_signal_next;
-	else
-		fence->open_signals_head = rec->open_signal_next;
-	if (rec->open_signal_next)
-		rec->open_signal_next->open_signal_prev = rec->open_signal_prev;
-	else
-		fence->open_signals_tail = rec->open_signal_prev;
+	/* The last entry takes its place: the scan does not depend on the order. */
+	last = --fence->open_signal_count;
+	if (rec->open_signal_index != last) {
+		fence->open_signals[rec->open_signal_index] = fence->open_signals[last];
+		fence->open_signals[rec->open_signal_index].rec->open_signal_index =
+		    rec->open_signal_index;
+	}
 	rec->is_open_signal = false;
 }
 
@@ -884,8 +929,11 @@ ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 		rec->fence = hmap_get(&model->fences, ev->u[FSA_F_FENCE_GLOBAL_HANDLE]);
 		rec->op.fence_global_handle = ev->u[FSA_F_FENCE_GLOBAL_HANDLE];
 	}
-	if (kind == FSA_OP_SIGNAL && rec->fence && !rec->is_open_signal)
-		open_signal_link(rec); /* unqueued: given out once mapped */
+	/* Unqueued: given out once mapped. */
+	if (kind == FSA_OP_SIGNAL && rec->fence && !rec->is_open_signal && !open_signal_link(rec)) {
+		op_free(model, rec);
+		return model->failed = FSA_ERR_NOMEM;
+	}
 	rec->op.end_gpu_ts = end;
 	rec->op.observed_gpu_ts = observed;
 	rec->op.log_position = ev->u[FSA_F_ENTRY_POSITION];
@@ -1206,6 +1254,7 @@ give_out_never_completed(struct fsa_model *model, struct op_rec *rec, enum fsa_a
 
 	rec->op.state = FSA_OP_NEVER_COMPLETED;
 	rec->op.id = ++model->next_op_id;
+	open_signal_close(rec);
 	status = anomaly_for(model, kind, rec, model->last_ts, rec->op.queued_ns, 0);
 	if (status) {
 		op_free(model, rec);

@@ -163,6 +163,45 @@ Test(ingest, stress_is_read_event_by_event_through_a_ring_many_times_smaller_tha
 	cr_assert_eq(unsetenv("FENCESCOPE_DECODE_RING_KIB"), 0);
 }
 
+/* Members of struct fsa_event that the wire sends only when they change (trace_clock,
+ * cpu_ts_trace_ns): every event has them, not only the first after a change. */
+static void
+expect_clock_on_every_event(const char *trace, enum fsa_trace_clock clock)
+{
+	struct fsti_result r;
+	uint64_t last_cpu_ts = 0;
+	size_t pairs = 0;
+
+	fsti_collect(trace, &r);
+	cr_assert_eq(r.status, FSA_OK, "%s", r.error);
+	cr_assert_gt(r.event_count, 100);
+	for (size_t i = 0; i < r.event_count; i++) {
+		const struct fsa_event *ev = &r.events[i].ev;
+
+		cr_assert_eq(ev->trace_clock, clock, "%s: event %zu (%s)", trace, i,
+			     fsa_event_type_name(ev->type));
+		if (ev->type != FSA_EV_CLOCK_CORRELATION)
+			continue;
+		cr_assert_neq(ev->cpu_ts_trace_ns, FSA_EVENT_TIME_NONE, "%s: event %zu", trace, i);
+		cr_assert_gt(ev->cpu_ts_trace_ns, last_cpu_ts, "%s: event %zu", trace, i);
+		last_cpu_ts = ev->cpu_ts_trace_ns;
+		pairs++;
+	}
+	cr_expect_gt(pairs, 1, "%s", trace);
+	fsti_result_fini(&r);
+}
+
+Test(ingest, every_event_of_a_sim_recording_arrives_with_its_clock_and_each_pair_with_its_cpu_time)
+{
+	expect_clock_on_every_event(TRACE("producer-consumer"), FSA_TRACE_CLOCK_SIM);
+}
+
+Test(ingest,
+     every_event_of_a_realtime_recording_arrives_with_its_clock_and_each_pair_with_its_cpu_time)
+{
+	expect_clock_on_every_event(TRACE("realtime-producer-consumer"), FSA_TRACE_CLOCK_MONOTONIC);
+}
+
 /* The totals each run printed (totals.txt) that are plain event counts or sums. */
 static void
 expect_totals(const char *trace)
