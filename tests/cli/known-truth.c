@@ -132,8 +132,14 @@ fsct_tolerance_of(const struct fsa_model *model, uint32_t adapter_id)
 	for (size_t i = 0; i < fsa_model_clock_fit_count(model); i++) {
 		const struct fsa_clock_fit *fit = fsa_model_borrow_clock_fit(model, i);
 
+		/*
+		 * One tick (a pair's GPU side is whole ticks) plus the fit's residual; a fit that
+		 * extrapolated past its last pair adds the error of the last segment's measured rate,
+		 * two ticks at most over as far again (docs/analyzer.md, "Tolerance").
+		 */
 		if (fit->adapter_id == adapter_id)
-			return (int64_t) ceil(fit->ns_per_tick) +
+			return (int64_t) ceil(fit->ns_per_tick) *
+				   (fit->extrapolated_count ? 3 : 1) +
 			       (int64_t) ceil(fit->residual_max_ns);
 	}
 	cr_assert_fail("no clock fit for adapter %u", adapter_id);
