@@ -305,9 +305,11 @@ map_times(struct fsa_model *model, struct op_rec *rec, bool is_final, bool *is_m
  * GPV-07: a wait for (fence, V) was released by the signal that first brought the fence to a
  * value ≥ V. Signals do not end in the order of their values — a CPU signal can overtake a slower
  * GPU signal, a signal can be below a value already reached (`value_regression`) — so this is not
- * the smallest signal ≥ V but the first in time. CurrentValue itself only grows (a signal below it
- * leaves it, spec/rules.md notes), so the fence was below V until that signal and at V or more
- * after it. A wait that ended in [lo, hi] (an exact end: lo == hi; an inferred wait: its range)
+ * the smallest signal ≥ V but the first in time. The model assumes a signal below CurrentValue
+ * leaves it (spec/rules.md notes), so that the fence was below V until that signal and at V or
+ * more after it; the reference runtime's GPU writes N (spec 001), so after a VALUE_REGRESSION of
+ * the fence an edge may name the first signal where a later one released the wait
+ * (docs/analyzer.md). A wait that ended in [lo, hi] (an exact end: lo == hi; an inferred wait: its range)
  * gets it when it may have ended by hi, within the tolerance. Returns NULL for "no edge": the fence
  * was at V or more before any remembered signal (a wait at or below the initial value, or the
  * release was forgotten), or no remembered signal reached V by then.
@@ -447,7 +449,7 @@ forget(struct fence_state *fence, uint64_t value)
 
 /* False when out of memory. The history stays in the order signals ended. */
 static bool
-remember_signal(struct fence_state *fence, const struct fsa_op *op)
+remember_signal(struct fence_state *fence, const struct fsa_op *op, bool is_regression)
 {
 	uint64_t end = op->state == FSA_OP_INFERRED ? op->inferred_end_ns : op->end_ns;
 	uint64_t begin = op->state == FSA_OP_INFERRED ? op->inferred_begin_ns : end;
@@ -493,9 +495,69 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op)
 	    .end_ns = end,
 	    .source = op->source,
 	    .hwqueue_handle = op->hwqueue_handle,
+	    .fence_handle = op->fence_handle,
 	    .process_id = op->process_id,
+	    .is_regression = is_regression,
 	};
 	return true;
+}
+
+/*
+ * VALUE_REGRESSION: a signal below a value the fence had reached before it ended. The reference
+ * runtime's GPU writes N (spec 001), so such a signal lowers CurrentValue. Logs of several queues
+ * are read in any order and GPU times wait for their clock mapping, so signals are given out in
+ * any order: compare by time, both ways. The new signal `rec` is a regression when a signal
+ * that ended before it (remembered, or the highest one) was higher; and every remembered signal
+ * that ended after it below its value, not reported yet, is one too — reported now, once.
+ */
+static fsa_status
+find_regressions(struct fsa_model *model, struct fence_state *fence, const struct op_rec *rec,
+		 uint64_t end, bool *is_regression)
+{
+	const struct fsa_op *op = &rec->op;
+	uint64_t higher = 0;
+	fsa_status status = FSA_OK;
+
+	if (end == FSA_TIME_NONE)
+		return FSA_OK;
+	if (fence->has_signal && op->fence_value < fence->max_signal_value &&
+	    fence->max_signal_end_ns != FSA_TIME_NONE && end > fence->max_signal_end_ns) {
+		*is_regression = true;
+		higher = fence->max_signal_value;
+	}
+	for (unsigned i = 0; i < fence->history_count && !*is_regression; i++) {
+		const struct signal_memory *s = &fence->history[i];
+
+		if (s->end_ns < end && s->value > op->fence_value) {
+			*is_regression = true;
+			higher = s->value;
+		}
+	}
+	if (*is_regression)
+		status = anomaly_for(model, FSA_ANOM_VALUE_REGRESSION, rec, end, higher,
+				     op->fence_value);
+	for (unsigned i = 0; i < fence->history_count && !status; i++) {
+		struct signal_memory *s = &fence->history[i];
+		struct fsa_anomaly anomaly;
+
+		if (s->is_regression || s->end_ns <= end || s->value >= op->fence_value)
+			continue;
+		s->is_regression = true;
+		anomaly = (struct fsa_anomaly){
+		    .kind = FSA_ANOM_VALUE_REGRESSION,
+		    .ts_ns = s->end_ns,
+		    .process_id = s->process_id,
+		    .hwqueue_handle = s->hwqueue_handle,
+		    .fence_handle = s->fence_handle,
+		    .fence_global_handle = op->fence_global_handle,
+		    .fence_value = s->value,
+		    .op_id = s->op_id,
+		    .a = op->fence_value,
+		    .b = s->value,
+		};
+		status = emit_anomaly(model, &anomaly);
+	}
+	return status;
 }
 
 static fsa_status
@@ -529,17 +591,11 @@ emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *re
 		} else if (op->state == FSA_OP_OBSERVED || op->state == FSA_OP_INFERRED ||
 			   op->state == FSA_OP_UNQUEUED) {
 			fence->info.signal_count++;
-			/* Lower than a value the fence had reached earlier: a regression. (Logs of
-			 * several queues are read in any order, so compare by time, not arrival.)
-			 */
-			if (fence->has_signal && op->fence_value < fence->max_signal_value &&
-			    end != FSA_TIME_NONE && fence->max_signal_end_ns != FSA_TIME_NONE &&
-			    end > fence->max_signal_end_ns) {
-				status = anomaly_for(model, FSA_ANOM_VALUE_REGRESSION, rec, end,
-						     fence->max_signal_value, op->fence_value);
-				if (status)
-					goto end;
-			}
+			bool is_regression = false;
+
+			status = find_regressions(model, fence, rec, end, &is_regression);
+			if (status)
+				goto end;
 			if (!fence->has_signal || op->fence_value > fence->max_signal_value) {
 				fence->max_signal_value = op->fence_value;
 				fence->max_signal_end_ns = end;
@@ -548,7 +604,7 @@ emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *re
 			open_signal_unlink(rec);
 			if (op->fence_value > fence->info.last_value)
 				fence->info.last_value = op->fence_value;
-			if (!remember_signal(fence, op)) {
+			if (!remember_signal(fence, op, is_regression)) {
 				status = FSA_ERR_NOMEM;
 				goto end;
 			}

@@ -321,15 +321,17 @@ struct fsr_runtime {
 	struct fsr_runtime_stats stats;
 };
 
-/* NFV-01: CurrentValue only increases; one 64-bit atomic store, never torn. */
+/*
+ * NFV-01: CurrentValue = value, one 64-bit atomic store, never torn. Spec 001 ("Signal
+ * Fence(N): write N as a new current value"): the writer stores the value it was given, also
+ * a lower one — a GPU signal below CurrentValue makes it go down, as the hardware would, and
+ * the analyzer reports it (value_regression). Refusing a lower CPU signal is the OS's policy
+ * (fsr_fence_signal_cpu), not the store's. Sequentially consistent: SYN-09's barrier follows.
+ */
 static inline void
-rt_fence_raise(struct fsr_fence *fence, uint64_t value)
+rt_fence_write_current(struct fsr_fence *fence, uint64_t value)
 {
-	uint64_t current = atomic_load(&fence->current_value);
-
-	while (current < value &&
-	       !atomic_compare_exchange_weak(&fence->current_value, &current, value))
-		;
+	atomic_store_explicit(&fence->current_value, value, memory_order_seq_cst);
 }
 
 /* The ring slot at a byte offset of the ring buffer control's read or write pointer. */

@@ -314,7 +314,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			/* The signal happens when CurrentValue is written: read the time before. */
 			fence = rt_map_get(&runtime->fences, packet->a);
 			gpu_ts = gpu_now(adapter);
-			rt_fence_raise(fence, packet->b);
+			rt_fence_write_current(fence, packet->b);
 			write_log_entry(queue, log, 0, gpu_ts);
 			signal_interrupt_check(engine, queue, fence, packet->b, gpu_ts);
 			report_retired(engine, fence);
@@ -323,7 +323,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 		case HW_PACKET_PROGRESS:
 			/* HPF-02: the buffer's last instruction; its CPU waiters are the OS's. */
 			gpu_ts = gpu_now(adapter);
-			rt_fence_raise(queue->progress_fence, packet->a);
+			rt_fence_write_current(queue->progress_fence, packet->a);
 			signal_interrupt_check(engine, queue, queue->progress_fence, packet->a,
 					       gpu_ts);
 			/* The buffer ends once its interrupt is raised, which may take a while. */

@@ -8,7 +8,8 @@
  * never reads it: every CurrentValue write (fencescope_hw:fence_value_write for GPU signals,
  * fencescope_kmd:update_current_value for CPU and kernel-mode signals) and every GPU wait's
  * release (fencescope_hw:gpu_wait_end). From it the test derives which write released each wait
- * (GPV-07: the first in time to bring the fence to its value or more; none for a wait at or below
+ * (GPV-07: the first in time to bring the fence to its value or more — the last since the fence
+ * was below it, as a GPU signal below CurrentValue lowers it, spec 001; none for a wait at or below
  * the initial value) and checks:
  *
  * - every rebuilt edge names the signal of that write — never a wrong one;
@@ -17,7 +18,9 @@
  * - every observed user-mode box ends on its ground-truth event, and every inferred one has it
  *   inside its range (within the mapping's tolerance, FSA_CLOCK_TOLERANCE_NS = 1 µs);
  * - every value step of a progress fence (fsa_fence_value, HPF-02) lands on a write of that
- *   value within the same tolerance.
+ *   value within the same tolerance;
+ * - every write that lowered a fence (a GPU signal below CurrentValue: the GPU writes N) is
+ *   reported as a value_regression anomaly, in the files that have them.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -118,6 +121,7 @@ match(struct fsct_rebuilt *r, struct fsct_truths *t, enum fsa_op_kind kind, cons
 struct verdict {
 	size_t waits, released, edges, right, wrong, missing, excused, unreleased_right;
 	size_t unmatched_signals, unmatched_waits, inferred_ops, cpu_releases;
+	size_t regressions_written, regressions_reported;
 	size_t steps, unmatched_steps;
 };
 
@@ -151,6 +155,34 @@ check_steps(const struct fsct_rebuilt *r, const struct fsct_truths *writes, cons
 }
 
 static struct verdict check_recording(const char *name, const char *what);
+
+/*
+ * The writes that lowered a fence below a value it had reached (ground truth): a GPU signal
+ * writes N even below CurrentValue (spec 001), and the analyzer reports each such signal as a
+ * value_regression. Progress fences only grow (HPF-07) and have no signal boxes.
+ */
+static size_t
+count_regressions(const struct fsct_truths *writes, const struct fsa_model *model)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < writes->count; i++) {
+		const struct fsct_truth *w = &writes->items[i];
+		const struct fsa_fence_info *fence =
+		    fsa_model_find_fence(model, w->fence_global_handle);
+
+		if (!fence || fence->is_progress_fence)
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			if (writes->items[j].fence_global_handle == w->fence_global_handle &&
+			    writes->items[j].value > w->value) {
+				count++;
+				break;
+			}
+		}
+	}
+	return count;
+}
 
 /* A file of tests/cli/hard/. */
 static struct verdict
@@ -201,6 +233,9 @@ check_recording(const char *name, const char *what)
 	v.unmatched_signals = match(&r, &writes, FSA_OP_SIGNAL, name);
 	v.unmatched_waits = match(&r, &releases, FSA_OP_WAIT, name);
 	v.steps = r.step_count;
+	v.regressions_written = count_regressions(&writes, model);
+	v.regressions_reported =
+	    fsa_model_borrow_summary(model)->anomaly_counts[FSA_ANOM_VALUE_REGRESSION];
 	v.unmatched_steps = check_steps(&r, &writes, name);
 
 	for (size_t i = 0; i < r.op_count; i++) {
@@ -290,10 +325,11 @@ check_recording(const char *name, const char *what)
 		"%zu edges: %zu right, %zu wrong, %zu missing, %zu without edge for lost data; "
 		"%zu waits at or below the value before any signal, rightly without edge; "
 		"%zu inferred ops; unmatched boxes: %zu signals, %zu waits; progress steps: %zu, "
-		"%zu off the ground truth\n",
+		"%zu off the ground truth; value regressions: %zu written, %zu reported\n",
 		name, v.waits, v.released, v.cpu_releases, v.edges, v.right, v.wrong, v.missing,
 		v.excused, v.unreleased_right, v.inferred_ops, v.unmatched_signals,
-		v.unmatched_waits, v.steps, v.unmatched_steps);
+		v.unmatched_waits, v.steps, v.unmatched_steps, v.regressions_written,
+		v.regressions_reported);
 
 	free(writes.items);
 	free(releases.items);
@@ -322,6 +358,10 @@ Test(known_edges, gpv_07_waits_at_or_below_the_initial_value_and_value_regressio
 	struct verdict v = check("initial-and-regressions");
 
 	expect_exact(&v);
+	/* Spec 001: a GPU signal writes N, also below CurrentValue, and the report says so. */
+	cr_expect_gt(v.regressions_written, 0, "the GPU lowered CurrentValue");
+	cr_expect_eq(v.regressions_reported, v.regressions_written,
+		     "one value_regression anomaly per signal that lowered the fence");
 	cr_expect_gt(v.unreleased_right, 0, "the file has waits at or below the initial value");
 	cr_expect_eq(v.excused, 0);
 }
@@ -331,6 +371,9 @@ Test(known_edges, gpv_07_cpu_signals_overtaking_gpu_signals, .timeout = 240)
 	struct verdict v = check("cpu-overtakes-gpu");
 
 	expect_exact(&v);
+	cr_expect_gt(v.regressions_written, 0, "the late GPU signal lowered CurrentValue");
+	cr_expect_eq(v.regressions_reported, v.regressions_written,
+		     "one value_regression anomaly per signal that lowered the fence");
 	cr_expect_gt(v.cpu_releases, 0, "the file has waits released by the overtaking CPU signal");
 	cr_expect_eq(v.excused, 0);
 }

@@ -145,6 +145,33 @@ Test(edges, gpv_07_release_is_first_signal_in_time_to_reach_value)
 	assert_edges_agree_with_ops();
 }
 
+/*
+ * A regression given out before the higher signal that ran before it: the GPU signal to 7 ran
+ * at 1.003 ms, but its log entry is read at 1.009 ms, after a CPU signal to 5 at 1.005 ms was
+ * given out. The reference runtime's GPU writes N (spec 001), so the fence did go 7 → 5: the
+ * signal to 5 is the regression, reported once, found when the earlier signal comes in.
+ */
+Test(edges, value_regression_is_found_when_the_higher_earlier_signal_is_given_out_later)
+{
+	const struct fsa_op *lower;
+	size_t i;
+
+	SIGNAL_QUEUED(T0 + 100, UQ, FA, 7, 1);
+	CPU_SIGNAL(T0 + 5000, FA, 5);
+	SIGNAL_ENTRY(T0 + 9000, UQ, 0, FA, FA_G, 7, 100300);
+	CPU_SIGNAL(T0 + 9500, FA, 8);
+	cr_assert_eq(finish(), FSA_OK);
+	lower = find_source_op(FSA_OP_SIGNAL, FSA_SRC_CPU, FA_G, 5);
+	cr_assert_not_null(lower);
+	cr_assert_eq(count_anomalies(FSA_ANOM_VALUE_REGRESSION), 1);
+	for (i = 0; got.anomalies[i].kind != FSA_ANOM_VALUE_REGRESSION; i++)
+		;
+	cr_expect_eq(got.anomalies[i].op_id, lower->id, "the signal to 5 is the regression");
+	cr_expect_eq(got.anomalies[i].fence_value, 5);
+	cr_expect_eq(got.anomalies[i].a, 7, "below the 7 it ran after");
+	cr_expect_eq(got.anomalies[i].ts_ns, T0 + 5000);
+}
+
 Test(edges, gpv_07_a_wait_waits_for_an_earlier_signal_whose_entry_is_read_later)
 {
 	const struct fsa_op *wait;
