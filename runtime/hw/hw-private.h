@@ -57,7 +57,8 @@ void hw_engine_add_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 void hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 void hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet);
 bool hw_engine_is_idle(struct hw_engine *engine);
-/* The GPU's write of one log entry and FirstFreeEntryIndex (LOG-06..LOG-16). */
+/* The GPU's write of one log entry at the UMD's index (LOG-12), then its own increment of
+ * FirstFreeEntryIndex and, at the capacity, WraparoundCount (LOG-14, LOG-16). */
 void hw_fence_log_write(struct hw_fence_log *log, uint32_t index, const struct hw_log_entry *entry);
 
 #endif /* FENCESCOPE_RUNTIME_HW_PRIVATE_H */
