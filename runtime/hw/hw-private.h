@@ -34,6 +34,13 @@ struct hw_engine {
 	struct os_hwqueue *busy_queue;     /* user-mode work: its queue, NULL if abandoned */
 	struct hw_dma_packet *busy_packet; /* kernel-mode DMA packet */
 	bool prefer_dma;
+	/*
+	 * The native fence signaled interrupt pending on the line until pending_due_ns, which
+	 * later signals join (interrupt_coalesce_ns of the adapter). Owned until it goes up the
+	 * line; NULL when none is pending.
+	 */
+	struct hw_interrupt *pending;
+	uint64_t pending_due_ns;
 };
 
 /* The GPU of an adapter: its engines and its interrupt line. */
