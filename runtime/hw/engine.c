@@ -8,7 +8,9 @@
  * waits, which block their queue until CurrentValue ≥ value (NFV-11) while the engine serves
  * other queues; GPU signals, in the order of SYN-09 — write CurrentValue, write the log entry
  * of the following log instruction, move FirstFreeEntryIndex, full barrier, read
- * MonitoredValue and raise an interrupt iff the new value is greater (INT-02); and the
+ * MonitoredValue and raise an interrupt iff the new value is greater (INT-02) — at once, or
+ * held pending on the line for the adapter's interrupt_coalesce_ns while later signals of the
+ * engine join it (INT-04, INT-06, INT-12, INT-13); and the
  * progress fence write that ends each command buffer (HPF-02). Any change of a CurrentValue
  * makes every engine of the adapter look at its blocked waits again.
  *
