@@ -92,10 +92,10 @@ Test(edges, gpv_07_a_regression_is_never_the_release_of_a_wait_it_did_not_bring_
 	assert_edges_agree_with_ops();
 }
 
-Test(edges, gpv_07_a_signal_below_the_fence_value_leaves_it_so_the_first_to_reach_releases)
+Test(edges, gpv_07_a_signal_below_the_value_takes_the_fence_down_so_the_next_to_reach_it_releases)
 {
-	/* 0 → 6, then a signal of 3 (a regression: CurrentValue stays at 6, spec/rules.md notes),
-	 * then 10. A wait for 5 that began after the 3 was released by 6, not by 10. */
+	/* 0 → 6, then a signal of 3 (a regression: a signal writes N, spec 001, so CurrentValue
+	 * goes down to 3), then 10. A wait for 5 that began after the 3 was released by 10. */
 	CPU_SIGNAL(T0 + 100, FA, 6);
 	CPU_SIGNAL(T0 + 200, FA, 3);
 	feed_ok("cpu_wait_begin", T0 + 250, "process_id", U(PID), "waiter_id", U(1), "fence_handle",
@@ -106,7 +106,7 @@ Test(edges, gpv_07_a_signal_below_the_fence_value_leaves_it_so_the_first_to_reac
 		"observed_value", U(10), NULL);
 	cr_assert_eq(finish(), FSA_OK);
 	cr_assert_eq(find_source_op(FSA_OP_WAIT, FSA_SRC_CPU, FA_G, 5)->signal_op_id,
-		     find_source_op(FSA_OP_SIGNAL, FSA_SRC_CPU, FA_G, 6)->id);
+		     find_source_op(FSA_OP_SIGNAL, FSA_SRC_CPU, FA_G, 10)->id);
 	assert_edges_agree_with_ops();
 }
 
