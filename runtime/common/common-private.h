@@ -257,8 +257,8 @@ struct os_hwqueue {
 /*
  * What the GPU sends up its interrupt line: an interrupt (type, form and payload as the spec's
  * forms, INT-04 to INT-13; one coalesced interrupt may name several fences, or none when it
- * collapsed signals it cannot tell apart), or the report that a wait or signal packet naming `retired_fence`
- * has retired (the reference the queued packet held, HPF-01/TRM-04 bookkeeping).
+ * collapsed signals it cannot tell apart), or the report that a wait or signal packet naming
+ * `retired_fence` has retired (the reference the queued packet held, HPF-01/TRM-04 bookkeeping).
  */
 struct hw_interrupt {
 	bool is_retirement;              /* the report, not an interrupt: only retired_fence */
@@ -267,8 +267,8 @@ struct hw_interrupt {
 	enum fstp_interrupt_form form;
 	struct fsr_adapter *adapter;
 	uint32_t engine_id;
-	struct os_hwqueue *queue;     /* the queue that signalled; NULL when several did */
-	uint32_t fence_count;         /* FENCE_ARRAY form: the signalled fences (INT-04) */
+	struct os_hwqueue *queue; /* the queue that signalled; NULL when several did */
+	uint32_t fence_count;     /* FENCE_ARRAY form: the signalled fences (INT-04) */
 	fsr_handle fences[FSR_MAX_INTERRUPT_FENCES];
 	struct hw_dma_packet *packet; /* DMA_COMPLETED */
 	struct hw_interrupt *next;

@@ -38,7 +38,7 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		for (uint32_t i = 0; i < interrupt->fence_count; i++) {
 			fence = rt_map_get(&runtime->fences, interrupt->fences[i]);
 			if (!fence) {
-				/* INT-05: a fence that no longer exists. Refuse it, loudly, and go on. */
+				/* INT-05: a fence that no longer exists: refused, loudly. */
 				rt_refuse(runtime, 0, "NativeFenceSignaledInterrupt",
 					  interrupt->fences[i], FSR_ERR_DESTROYED);
 				continue;

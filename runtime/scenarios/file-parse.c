@@ -172,9 +172,9 @@ parse_adapter(const SfLoad *load, SfFile *file, JsonNode *node, GError **error)
 		config->interrupt_form = form_values[form];
 	}
 	member = json_object_get_member(object, "interrupt-coalesce-ns");
-	if (member && !sf_read_uint(load, member, "interrupt-coalesce-ns", 0,
-				    FSR_MAX_INTERRUPT_COALESCE_NS, &config->interrupt_coalesce_ns,
-				    error))
+	if (member &&
+	    !sf_read_uint(load, member, "interrupt-coalesce-ns", 0, FSR_MAX_INTERRUPT_COALESCE_NS,
+			  &config->interrupt_coalesce_ns, error))
 		return FALSE;
 	return TRUE;
 }

@@ -204,8 +204,8 @@ check_interrupts(const struct fst_trace *trace, struct interrupts_seen *seen)
 			continue;
 		if (is_write && fst_event_find_field(e, "is_interrupt")->u == 0)
 			continue;
-		if (is_raise && fst_event_find_field(e, "type")->u !=
-				    FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED)
+		if (is_raise &&
+		    fst_event_find_field(e, "type")->u != FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED)
 			continue;
 		adapter = fst_event_find_field(e, "adapter_id")->u;
 		engine = fst_event_find_field(e, "engine_id")->u;
@@ -510,7 +510,8 @@ expect_exact(const struct verdict *v)
 	cr_expect_eq(v->right, v->edges);
 	cr_expect_gt(v->steps, 0, "progress fences step (HPF-02)");
 	cr_expect_eq(v->unmatched_steps, 0, "every progress step is on a write of its value");
-	cr_expect_eq(v->interrupts.uncovered, 0, "INT-07: every signal that needed one interrupted");
+	cr_expect_eq(v->interrupts.uncovered, 0,
+		     "INT-07: every signal that needed one interrupted");
 	cr_expect_eq(v->interrupts.ingest_mismatch, 0, "ingest reads interrupt_raise as recorded");
 }
 
@@ -563,7 +564,8 @@ Test(known_edges, gpv_07_two_adapters_with_their_own_counters, .timeout = 240)
  * two queues signal (INT-12); every signal covered, every waiter released, and the analyzer
  * reads each interrupt_raise with all its fences.
  */
-Test(known_edges, int_04_int_12_coalesced_interrupts_cover_every_signal_and_read_back, .timeout = 240)
+Test(known_edges, int_04_int_12_coalesced_interrupts_cover_every_signal_and_read_back,
+     .timeout = 240)
 {
 	struct verdict v = check("coalesced-interrupts");
 

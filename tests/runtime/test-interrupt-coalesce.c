@@ -101,9 +101,9 @@ fences_with_waiters(size_t count, fsr_handle *fences, fsr_handle *global_handles
 		    struct fst_wait_result *results)
 {
 	for (size_t i = 0; i < count; i++) {
-		cr_assert_eq(fsr_fence_create(fx.process, fx.device, 0, 0, &fences[i],
-					      &global_handles[i]),
-			     FSR_OK);
+		cr_assert_eq(
+		    fsr_fence_create(fx.process, fx.device, 0, 0, &fences[i], &global_handles[i]),
+		    FSR_OK);
 		cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, fences[i], 1, FSR_INFINITE,
 						      fst_wait_record, &results[i]),
 			     FSR_OK);
