@@ -76,7 +76,11 @@ struct signal_memory {
 	uint64_t begin_ns, end_ns;
 	enum fsa_op_source source;
 	uint64_t hwqueue_handle;
+	uint64_t fence_handle;
 	uint32_t process_id;
+	/* Reported as a VALUE_REGRESSION already: a signal is reported once, whichever order
+	 * it and the higher signal before it were given out in. */
+	bool is_regression;
 };
 
 struct fence_state {

@@ -307,36 +307,58 @@ map_times(struct fsa_model *model, struct op_rec *rec, bool is_final, bool *is_m
  * GPV-07: a wait for (fence, V) was released by the signal that first brought the fence to a
  * value ≥ V. Signals do not end in the order of their values — a CPU signal can overtake a slower
  * GPU signal, a signal can be below a value already reached (`value_regression`) — so this is not
- * the smallest signal ≥ V but the first in time. CurrentValue itself only grows (a signal below it
- * leaves it, spec/rules.md notes), so the fence was below V until that signal and at V or more
- * after it. A wait that ended in [lo, hi] (an exact end: lo == hi; an inferred wait: its range)
- * gets it when it may have ended by hi, within the tolerance. Returns NULL for "no edge": the fence
- * was at V or more before any remembered signal (a wait at or below the initial value, or the
- * release was forgotten), or no remembered signal reached V by then.
+ * the smallest signal ≥ V but the first in time. A signal writes its value (spec 001: "write N",
+ * also below CurrentValue), so a regression below V takes the fence below V again, and the next
+ * signal ≥ V is a new release: the release is the signal, among those that ended by the wait's
+ * end, that last took the fence from below V to V or more. A wait that ended in [lo, hi] (an exact
+ * end: lo == hi; an inferred wait: its range) gets it when it may have ended by hi, within the
+ * tolerance (a signal below V counts only when it ended by hi itself). Returns NULL for "no edge":
+ * the fence was at V or more before any remembered signal and stayed there (a wait at or below the
+ * initial value, or the release was forgotten), a later signal took it below V again and none
+ * brought it back by then, or no remembered signal reached V by then.
  */
 static const struct signal_memory *
 find_release(const struct fence_state *fence, uint64_t value, uint64_t hi)
 {
 	uint64_t limit =
 	    hi > UINT64_MAX - FSA_CLOCK_TOLERANCE_NS ? UINT64_MAX : hi + FSA_CLOCK_TOLERANCE_NS;
+	const struct signal_memory *release = NULL;
+	unsigned release_index = 0;
+	/* Before the remembered signals: below V unless the initial value or a forgotten signal
+	 * reached it (then "at V or more" with no release known). */
+	bool is_at_value = fence->info.initial_value >= value ||
+			   (fence->has_forgotten && fence->forgotten_max_value >= value);
+	uint64_t at_value_since_ns = 0;
 
-	if (fence->info.initial_value >= value ||
-	    (fence->has_forgotten && fence->forgotten_max_value >= value))
-		return NULL;
 	for (unsigned i = 0; i < fence->history_count; i++) {
 		const struct signal_memory *s = &fence->history[i];
 
-		if (s->value < value)
-			continue;
-		/* The first to reach V — unless an inferred signal that ended later may have run
-		 * before it (its range starts earlier): then which came first is not known. */
-		for (unsigned j = i + 1; j < fence->history_count; j++)
-			if (fence->history[j].value >= value &&
-			    fence->history[j].begin_ns < s->end_ns)
-				return NULL;
-		return s->begin_ns <= limit ? s : NULL;
+		if (s->value >= value) {
+			if (s->begin_ns > limit)
+				break; /* may have run after the wait ended */
+			if (!is_at_value) {
+				release = s;
+				release_index = i;
+				at_value_since_ns = s->end_ns;
+			}
+			is_at_value = true;
+		} else if (s->end_ns <= hi && s->begin_ns >= at_value_since_ns) {
+			/* A regression below V, surely after the fence reached V and before the
+			 * wait ended (an inferred signal that may have run before keeps the
+			 * release). */
+			is_at_value = false;
+			release = NULL;
+		}
 	}
-	return NULL;
+	if (!release)
+		return NULL;
+	/* Unless an inferred signal ≥ V that ended later may have run before it (its range starts
+	 * earlier): then which came first is not known. */
+	for (unsigned j = release_index + 1; j < fence->history_count; j++)
+		if (fence->history[j].value >= value &&
+		    fence->history[j].begin_ns < release->end_ns)
+			return NULL;
+	return release;
 }
 
 /*
@@ -355,15 +377,16 @@ may_release_be_lost(const struct fsa_model *model, const struct signal_memory *r
 }
 
 /*
- * Whether a signal of this fence to `value` or more, not given out yet, may have ended by `hi`
- * (GPV-07 must then wait for it). A closed one is pending its clock pair; an open one may have run
+ * Whether a signal of this fence, not given out yet, may have ended by `hi` (GPV-07 must then
+ * wait for it: one of V or more may be the release, one below V a regression that took the
+ * fence below V again, spec 001). A closed one is pending its clock pair; an open one may have run
  * with its entry not read yet — unless its queue's signal log was already read past `hi` (entries
  * of one log are read in order, LOG-13, LOG-22) and lost none still unaccounted for (an overrun
  * waiting for its scan), or, for a kernel-mode queue or the CPU, the trace itself is past it.
  */
 static bool
-has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fence, uint64_t value,
-			  uint64_t hi, bool is_final)
+has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fence, uint64_t hi,
+			  bool is_final)
 {
 	uint64_t limit =
 	    hi > UINT64_MAX - FSA_CLOCK_TOLERANCE_NS ? UINT64_MAX : hi + FSA_CLOCK_TOLERANCE_NS;
@@ -383,8 +406,6 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 
 		if (!open->is_closed && (is_final || (has_skip_queue && queue == skip_queue)))
 			continue;
-		if (open->fence_value < value)
-			continue; /* below V: never the first to reach it */
 		if (open->is_closed) {
 			/* Closed, not given out yet. */
 			const struct op_rec *rec = open->rec;
@@ -492,7 +513,7 @@ forget(struct fence_state *fence, uint64_t value)
 
 /* False when out of memory. The history stays in the order signals ended. */
 static bool
-remember_signal(struct fence_state *fence, const struct fsa_op *op)
+remember_signal(struct fence_state *fence, const struct fsa_op *op, bool is_regression)
 {
 	uint64_t end = op->state == FSA_OP_INFERRED ? op->inferred_end_ns : op->end_ns;
 	uint64_t begin = op->state == FSA_OP_INFERRED ? op->inferred_begin_ns : end;
@@ -538,9 +559,72 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op)
 	    .end_ns = end,
 	    .source = op->source,
 	    .hwqueue_handle = op->hwqueue_handle,
+	    .fence_handle = op->fence_handle,
 	    .process_id = op->process_id,
+	    .is_regression = is_regression,
 	};
 	return true;
+}
+
+/*
+ * VALUE_REGRESSION: a signal below a value the fence had surely reached before it ran (an inferred
+ * signal ran somewhere in its range: compared by the range's start, the other's end). The reference
+ * runtime's GPU writes N (spec 001), so such a signal lowers CurrentValue. Logs of several queues
+ * are read in any order and GPU times wait for their clock mapping, so signals are given out in
+ * any order: compare by time, both ways. The new signal `rec` is a regression when a signal
+ * that ended before it (remembered, or the highest one) was higher; and every remembered signal
+ * that ended after it below its value, not reported yet, is one too — reported now, once.
+ */
+static fsa_status
+find_regressions(struct fsa_model *model, struct fence_state *fence, const struct op_rec *rec,
+		 uint64_t end, bool *is_regression)
+{
+	const struct fsa_op *op = &rec->op;
+	/* An inferred signal ran somewhere in its range: only a surely earlier one counts. */
+	uint64_t begin = op->state == FSA_OP_INFERRED ? op->inferred_begin_ns : end;
+	uint64_t higher = 0;
+	fsa_status status = FSA_OK;
+
+	if (end == FSA_TIME_NONE)
+		return FSA_OK;
+	if (fence->has_signal && op->fence_value < fence->max_signal_value &&
+	    fence->max_signal_end_ns != FSA_TIME_NONE && begin > fence->max_signal_end_ns) {
+		*is_regression = true;
+		higher = fence->max_signal_value;
+	}
+	for (unsigned i = 0; i < fence->history_count && !*is_regression; i++) {
+		const struct signal_memory *s = &fence->history[i];
+
+		if (s->end_ns < begin && s->value > op->fence_value) {
+			*is_regression = true;
+			higher = s->value;
+		}
+	}
+	if (*is_regression)
+		status = anomaly_for(model, FSA_ANOM_VALUE_REGRESSION, rec, end, higher,
+				     op->fence_value);
+	for (unsigned i = 0; i < fence->history_count && !status; i++) {
+		struct signal_memory *s = &fence->history[i];
+		struct fsa_anomaly anomaly;
+
+		if (s->is_regression || s->begin_ns <= end || s->value >= op->fence_value)
+			continue;
+		s->is_regression = true;
+		anomaly = (struct fsa_anomaly){
+		    .kind = FSA_ANOM_VALUE_REGRESSION,
+		    .ts_ns = s->end_ns,
+		    .process_id = s->process_id,
+		    .hwqueue_handle = s->hwqueue_handle,
+		    .fence_handle = s->fence_handle,
+		    .fence_global_handle = op->fence_global_handle,
+		    .fence_value = s->value,
+		    .op_id = s->op_id,
+		    .a = op->fence_value,
+		    .b = s->value,
+		};
+		status = emit_anomaly(model, &anomaly);
+	}
+	return status;
 }
 
 static fsa_status
@@ -574,17 +658,11 @@ emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *re
 		} else if (op->state == FSA_OP_OBSERVED || op->state == FSA_OP_INFERRED ||
 			   op->state == FSA_OP_UNQUEUED) {
 			fence->info.signal_count++;
-			/* Lower than a value the fence had reached earlier: a regression. (Logs of
-			 * several queues are read in any order, so compare by time, not arrival.)
-			 */
-			if (fence->has_signal && op->fence_value < fence->max_signal_value &&
-			    end != FSA_TIME_NONE && fence->max_signal_end_ns != FSA_TIME_NONE &&
-			    end > fence->max_signal_end_ns) {
-				status = anomaly_for(model, FSA_ANOM_VALUE_REGRESSION, rec, end,
-						     fence->max_signal_value, op->fence_value);
-				if (status)
-					goto end;
-			}
+			bool is_regression = false;
+
+			status = find_regressions(model, fence, rec, end, &is_regression);
+			if (status)
+				goto end;
 			if (!fence->has_signal || op->fence_value > fence->max_signal_value) {
 				fence->max_signal_value = op->fence_value;
 				fence->max_signal_end_ns = end;
@@ -593,7 +671,7 @@ emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *re
 			open_signal_unlink(rec);
 			if (op->fence_value > fence->info.last_value)
 				fence->info.last_value = op->fence_value;
-			if (!remember_signal(fence, op)) {
+			if (!remember_signal(fence, op, is_regression)) {
 				status = FSA_ERR_NOMEM;
 				goto end;
 			}
@@ -679,8 +757,7 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 		bool is_unsure = false;
 
 		if (lo != FSA_TIME_NONE && hi != FSA_TIME_NONE) {
-			is_unsure = has_unknown_signal_before(model, rec->fence,
-							      rec->op.fence_value, hi, is_final);
+			is_unsure = has_unknown_signal_before(model, rec->fence, hi, is_final);
 			if (!is_unsure)
 				release = find_release(rec->fence, rec->op.fence_value, hi);
 			if (release && may_release_be_lost(model, release))

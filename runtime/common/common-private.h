@@ -287,8 +287,9 @@ struct os_hwqueue {
 
 /*
  * What the GPU sends up its interrupt line: an interrupt (type, form and payload as the spec's
- * forms, INT-04 to INT-13), or the report that a wait or signal packet naming `retired_fence`
- * has retired (the reference the queued packet held, HPF-01/TRM-04 bookkeeping).
+ * forms, INT-04 to INT-13; one coalesced interrupt may name several fences, or none when it
+ * collapsed signals it cannot tell apart), or the report that a wait or signal packet naming
+ * `retired_fence` has retired (the reference the queued packet held, HPF-01/TRM-04 bookkeeping).
  */
 struct hw_interrupt {
 	bool is_retirement;              /* the report, not an interrupt: only retired_fence */
@@ -297,9 +298,10 @@ struct hw_interrupt {
 	enum fstp_interrupt_form form;
 	struct fsr_adapter *adapter;
 	uint32_t engine_id;
-	struct os_hwqueue *queue;
-	fsr_handle fence;             /* FENCE_ARRAY form: the signalled fence */
-	bool is_fence_held;           /* os: the queued interrupt holds `fence` alive (INT-05) */
+	struct os_hwqueue *queue; /* the queue that signalled; NULL when several did */
+	uint32_t fence_count;     /* FENCE_ARRAY form: the signalled fences (INT-04) */
+	fsr_handle fences[FSR_MAX_INTERRUPT_FENCES];
+	uint32_t fences_held; /* os: bit i, the queued interrupt holds fences[i] alive (INT-05) */
 	struct hw_dma_packet *packet; /* DMA_COMPLETED */
 	struct hw_interrupt *next;
 };
@@ -536,18 +538,18 @@ rt_barrier(struct fsr_runtime *runtime, enum rt_point point)
 	atomic_thread_fence(memory_order_seq_cst);
 }
 
-/* NFV-01: CurrentValue only increases; one 64-bit atomic store (CAS), never torn. */
+/*
+ * NFV-01: CurrentValue = value, one 64-bit atomic store, never torn. Spec 001 ("Signal
+ * Fence(N): write N as a new current value"): the writer stores the value it was given, also
+ * a lower one — a GPU signal below CurrentValue makes it go down, as the hardware would, and
+ * the analyzer reports it (value_regression). Refusing a lower CPU signal is the OS's policy
+ * (fsr_fence_signal_cpu), not the store's. Sequentially consistent: SYN-09's barrier follows.
+ */
 static inline void
-rt_fence_raise(struct fsr_runtime *runtime, struct fsr_fence *fence, uint64_t value,
-	       enum rt_point point)
+rt_fence_write_current(struct fsr_runtime *runtime, struct fsr_fence *fence, uint64_t value,
+		       enum rt_point point)
 {
-	uint64_t current;
-
-	rt_point(runtime, point);
-	current = atomic_load(&fence->current_value);
-	while (current < value &&
-	       !atomic_compare_exchange_weak(&fence->current_value, &current, value))
-		;
+	rt_word_store(runtime, &fence->current_value, value, memory_order_seq_cst, point);
 }
 
 /* A fence's words, read through the fence's runtime. */

@@ -8,7 +8,9 @@
  * waits, which block their queue until CurrentValue ≥ value (NFV-11) while the engine serves
  * other queues; GPU signals, in the order of SYN-09 — write CurrentValue, write the log entry
  * of the following log instruction, move FirstFreeEntryIndex, full barrier, read
- * MonitoredValue and raise an interrupt iff the new value is greater (INT-02); and the
+ * MonitoredValue and raise an interrupt iff the new value is greater (INT-02) — at once, or
+ * held pending on the line for the adapter's interrupt_coalesce_ns while later signals of the
+ * engine join it (INT-04, INT-06, INT-12, INT-13); and the
  * progress fence write that ends each command buffer (HPF-02). Any change of a CurrentValue
  * makes every engine of the adapter look at its blocked waits again.
  *
@@ -109,6 +111,12 @@ hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			p->queue = NULL;
 	if (engine->busy_packet && engine->busy_packet->queue == queue)
 		engine->busy_packet->queue = NULL;
+	/* The pending interrupt stops naming it: a HWQueue form becomes the NULL-HWQueue one. */
+	if (engine->pending && engine->pending->queue == queue) {
+		engine->pending->queue = NULL;
+		if (engine->pending->form == FSTP_INTERRUPT_FORM_HWQUEUE)
+			engine->pending->form = FSTP_INTERRUPT_FORM_NULL_HWQUEUE;
+	}
 }
 
 void
@@ -162,7 +170,7 @@ queue_is_blocked(struct hw_engine *engine, struct os_hwqueue *queue)
 bool
 hw_engine_is_idle(struct hw_engine *engine)
 {
-	if (engine->is_busy || engine->dma_head)
+	if (engine->is_busy || engine->dma_head || engine->pending)
 		return false;
 	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
 		if (queue_has_packets(engine->adapter->runtime, q) && !queue_is_blocked(engine, q))
@@ -184,31 +192,111 @@ report_retired(struct hw_engine *engine, struct fsr_fence *fence)
 	rt_isr_exit(engine->adapter->runtime);
 }
 
+/* The interrupt goes up the line: the driver's interrupt routine hands it to the OS. */
+static void
+deliver_interrupt(struct hw_engine *engine, struct hw_interrupt *interrupt)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+
+	FSR_TRACE(runtime, fencescope_hw, interrupt_raise, engine->adapter->id, engine->id,
+		  interrupt->type, interrupt->form, interrupt->queue ? interrupt->queue->handle : 0,
+		  interrupt->fence_count, (const uint64_t *) interrupt->fences);
+	runtime->stats.interrupts++;
+	rt_isr_enter(runtime);
+	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
+	rt_isr_exit(runtime);
+}
+
+/* The pending interrupt goes up once its time has come (lock held). */
+static void
+deliver_due_interrupt(struct hw_engine *engine, uint64_t now)
+{
+	struct hw_interrupt *interrupt = engine->pending;
+
+	if (!interrupt || now < engine->pending_due_ns)
+		return;
+	engine->pending = NULL;
+	deliver_interrupt(engine, interrupt);
+}
+
+/*
+ * A signal that needs an interrupt joins the one pending on the line. Fence-array form: its
+ * fence is added, once (INT-04); past FSR_MAX_INTERRUPT_FENCES the GPU cannot tell the subset
+ * any more and the interrupt collapses to the NULL array (INT-06), which makes the OS scan every
+ * waiter — either way the fence is covered (INT-07). HWQueue form: one queue's interrupt covers
+ * every entry of its logs since the OS's last read (INT-13); a signal of another queue makes it
+ * the NULL-HWQueue form, which makes the OS read every queue of the engine (INT-12). The NULL
+ * forms already cover everything.
+ */
+static void
+coalesce_interrupt(struct hw_interrupt *pending, struct os_hwqueue *queue, fsr_handle fence)
+{
+	switch (pending->form) {
+	case FSTP_INTERRUPT_FORM_FENCE_ARRAY:
+		if (pending->queue != queue)
+			pending->queue = NULL; /* signals of several queues */
+		for (uint32_t i = 0; i < pending->fence_count; i++)
+			if (pending->fences[i] == fence)
+				return;
+		if (pending->fence_count == FSR_MAX_INTERRUPT_FENCES) {
+			pending->form = FSTP_INTERRUPT_FORM_NULL_ARRAY;
+			pending->fence_count = 0;
+			pending->queue = NULL;
+			return;
+		}
+		pending->fences[pending->fence_count++] = fence;
+		break;
+	case FSTP_INTERRUPT_FORM_HWQUEUE:
+		if (pending->queue != queue) {
+			pending->form = FSTP_INTERRUPT_FORM_NULL_HWQUEUE;
+			pending->queue = NULL;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Raises an interrupt: at once, or — a native fence signaled interrupt on an adapter that
+ * coalesces — held pending on the line for interrupt_coalesce_ns, or joined to the one already
+ * pending there. `fence` is the signalled fence of the fence-array form (0 for other forms).
+ */
 static void
 raise_interrupt(struct hw_engine *engine, enum fstp_interrupt_type type,
 		enum fstp_interrupt_form form, struct os_hwqueue *queue, fsr_handle fence,
 		struct hw_dma_packet *packet)
 {
-	struct fsr_runtime *runtime = engine->adapter->runtime;
-	struct hw_interrupt *interrupt = calloc(1, sizeof(*interrupt));
-	uint64_t handles[1] = {fence};
+	struct fsr_adapter *adapter = engine->adapter;
+	struct hw_interrupt *interrupt;
+	bool is_coalesced = type == FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED &&
+			    adapter->config.interrupt_coalesce_ns > 0;
 
+	if (is_coalesced && engine->pending) {
+		coalesce_interrupt(engine->pending, queue, fence);
+		return;
+	}
+	interrupt = calloc(1, sizeof(*interrupt));
 	if (!interrupt)
 		abort(); /* a lost interrupt is the one thing the model must never do (SYN-06) */
 	*interrupt = (struct hw_interrupt){.type = type,
 					   .form = form,
-					   .adapter = engine->adapter,
+					   .adapter = adapter,
 					   .engine_id = engine->id,
 					   .queue = queue,
-					   .fence = fence,
 					   .packet = packet};
-	FSR_TRACE(runtime, fencescope_hw, interrupt_raise, engine->adapter->id, engine->id, type,
-		  form, queue ? queue->handle : 0,
-		  form == FSTP_INTERRUPT_FORM_FENCE_ARRAY ? 1u : 0u, (const uint64_t *) handles);
-	runtime->stats.interrupts++;
-	rt_isr_enter(runtime);
-	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
-	rt_isr_exit(runtime);
+	if (form == FSTP_INTERRUPT_FORM_FENCE_ARRAY) {
+		interrupt->fences[0] = fence;
+		interrupt->fence_count = 1;
+	}
+	if (!is_coalesced) {
+		deliver_interrupt(engine, interrupt);
+		return;
+	}
+	/* The engine's step delivers it when due (engine_step returns that time at the latest). */
+	engine->pending = interrupt;
+	engine->pending_due_ns =
+	    rt_add_ns(rt_clock_now(adapter->runtime), adapter->config.interrupt_coalesce_ns);
 }
 
 /*
@@ -347,7 +435,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			fence = rt_map_get(&runtime->fences, packet->a);
 			gpu_ts = gpu_now(adapter);
 			/* SYN-09: CurrentValue, then the log entry, then the barrier. */
-			rt_fence_raise(runtime, fence, packet->b, RT_POINT_GPU_WRITE_CURRENT_VALUE);
+			rt_fence_write_current(runtime, fence, packet->b,
+					       RT_POINT_GPU_WRITE_CURRENT_VALUE);
 			write_log_entry(runtime, queue, log, 0, gpu_ts);
 			signal_interrupt_check(engine, queue, fence, packet->b, gpu_ts);
 			report_retired(engine, fence);
@@ -356,8 +445,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 		case HW_PACKET_PROGRESS:
 			/* HPF-02: the buffer's last instruction; its CPU waiters are the OS's. */
 			gpu_ts = gpu_now(adapter);
-			rt_fence_raise(runtime, queue->progress_fence, packet->a,
-				       RT_POINT_GPU_WRITE_CURRENT_VALUE);
+			rt_fence_write_current(runtime, queue->progress_fence, packet->a,
+					       RT_POINT_GPU_WRITE_CURRENT_VALUE);
 			signal_interrupt_check(engine, queue, queue->progress_fence, packet->a,
 					       gpu_ts);
 			/* The buffer ends once its interrupt is raised, which may take a while. */
@@ -479,6 +568,7 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	rt_lock_gpu(runtime);
 	/* Realtime: `now` was read before the lock, which may have taken long to get. */
 	now = rt_clock_now(runtime);
+	deliver_due_interrupt(engine, now);
 	if (engine->is_busy && now < engine->busy_until_ns) {
 		next = engine->busy_until_ns;
 		goto end;
@@ -487,6 +577,8 @@ engine_step(struct rt_actor *actor, uint64_t now)
 		finish_busy(engine);
 	next = engine_run(engine);
 end:
+	if (engine->pending && engine->pending_due_ns < next)
+		next = engine->pending_due_ns;
 	rt_unlock_gpu(runtime);
 	return next;
 }
@@ -531,6 +623,8 @@ hw_fini(struct fsr_adapter *adapter)
 		}
 		free(engine->busy_packet);
 		engine->busy_packet = NULL;
+		free(engine->pending); /* never delivered: the OS has gone */
+		engine->pending = NULL;
 	}
 	free(adapter->gpu);
 	adapter->gpu = NULL;

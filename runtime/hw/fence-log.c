@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Native fence log buffers as the emulated GPU writes them (LOG-06 to LOG-16): the entry at
- * the index the UMD programmed, then the header's FirstFreeEntryIndex, wrapping to 0 and
- * incrementing WraparoundCount at the capacity. The GPU never waits for the reader (LOG-16):
- * an entry the OS has not read yet is simply overwritten. Entry writes are posted (SYN-10,
- * docs/runtime.md "Fence logs"): visible after a GPU barrier or the driver's
- * UpdateNativeFenceLogs; the header store is not. The OS allocates the memory
- * (rt_fence_log_alloc) and reads it (os/log-reader.c).
+ * Native fence log buffers as the emulated GPU writes them (LOG-06 to LOG-16): the payload goes
+ * to the entry the UMD programmed into the LOG instruction (LOG-12: the UMD, which cannot read
+ * the log, decides the entry), and then the GPU increments the header's FirstFreeEntryIndex
+ * itself, by one per entry written (LOG-14), wrapping to 0 and incrementing WraparoundCount at
+ * the capacity (LOG-16) — spec 001: "When the GPU writes to the log buffer, it increments the
+ * FirstFreeEntryIndex value in the log header." The header never takes the UMD's index: a UMD
+ * that skips or repeats entries breaks LOG-13 ("UMD must ensure that writes to log entries are
+ * monotonically increasing"), and the OS, which reads the entries below FirstFreeEntryIndex,
+ * then reads what the GPU left there. The GPU never waits for the reader (LOG-16): an entry the
+ * OS has not read yet is simply overwritten. Entry writes are posted (SYN-10, docs/runtime.md
+ * "Fence logs"): visible after a GPU barrier or the driver's UpdateNativeFenceLogs; the header
+ * store is not. The OS allocates the memory (rt_fence_log_alloc) and reads it
+ * (os/log-reader.c).
  */
 #include "hw/hw-private.h"
 
@@ -16,24 +22,25 @@ hw_fence_log_write(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32
 {
 	uint64_t header =
 	    rt_word_load(runtime, &log->header, memory_order_relaxed, RT_POINT_GPU_READ_LOG_HEADER);
+	uint32_t first_free = (uint32_t) header;
 	uint64_t wraparound_count = header >> 32;
 
-	index %= log->capacity;
 	/* Posted: the CPU sees it after a GPU barrier or UpdateNativeFenceLogs (SYN-10). */
-	rt_log_entry_post(runtime, log, index, entry);
-	/* LOG-14: every entry written moves FirstFreeEntryIndex; LOG-16: wrapping counts. */
-	if (index + 1 == log->capacity) {
+	rt_log_entry_post(runtime, log, index % log->capacity, entry);
+	/* LOG-14: every entry written moves FirstFreeEntryIndex on by one; LOG-16: wrapping
+	 * counts. Only the GPU writes the header, so a plain read-modify-write is enough. */
+	if (first_free + 1 >= log->capacity) {
 		wraparound_count++;
-		index = 0;
+		first_free = 0;
 	} else {
-		index++;
+		first_free++;
 	}
 	/*
 	 * Release orders the GPU's own stores, but the entry may still be posted: a reader that
 	 * sees the new index sees the entry only after the driver's barrier (SYN-10).
 	 */
-	rt_word_store(runtime, &log->header, (wraparound_count << 32) | index, memory_order_release,
-		      RT_POINT_GPU_WRITE_LOG_HEADER);
+	rt_word_store(runtime, &log->header, (wraparound_count << 32) | first_free,
+		      memory_order_release, RT_POINT_GPU_WRITE_LOG_HEADER);
 }
 
 void

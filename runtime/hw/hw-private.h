@@ -35,6 +35,13 @@ struct hw_engine {
 	struct os_hwqueue *running_queue;  /* the queue run_queue is in (interleaving: checked) */
 	struct hw_dma_packet *busy_packet; /* kernel-mode DMA packet */
 	bool prefer_dma;
+	/*
+	 * The native fence signaled interrupt pending on the line until pending_due_ns, which
+	 * later signals join (interrupt_coalesce_ns of the adapter). Owned until it goes up the
+	 * line; NULL when none is pending.
+	 */
+	struct hw_interrupt *pending;
+	uint64_t pending_due_ns;
 };
 
 /* The GPU of an adapter: its engines and its interrupt line. */
@@ -58,7 +65,8 @@ void hw_engine_add_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 void hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 void hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet);
 bool hw_engine_is_idle(struct hw_engine *engine);
-/* The GPU's write of one log entry and FirstFreeEntryIndex (LOG-06..LOG-16). */
+/* The GPU's write of one log entry at the UMD's index (LOG-12), then its own increment of
+ * FirstFreeEntryIndex and, at the capacity, WraparoundCount (LOG-14, LOG-16). */
 void hw_fence_log_write(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32_t index,
 			const struct hw_log_entry *entry);
 /* The GPU's posted entry writes to both logs of `queue` become visible (SYN-10). */

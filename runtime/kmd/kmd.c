@@ -186,14 +186,18 @@ update_current_values_from_cpu(void *miniport, struct fsr_fence *fence, uint64_t
 {
 	(void) miniport;
 	/*
-	 * NFV-13: the OS applies a CPU signal through the driver; NFV-01: one 64-bit store. The
-	 * event comes first: a user-mode reader of CurrentValue may act on the store at once.
+	 * NFV-13: the OS applies a CPU signal through the driver; NFV-01: one 64-bit store of the
+	 * value it was given, as spec 001's DxgkDdiUpdateCurrentValuesFromCpu(hFence, 10)
+	 * writes 10. The driver does not clamp: whether a lower value is refused is the OS's policy
+	 * (it refuses a CPU signal below CurrentValue; a kernel-mode queue's signal is the GPU
+	 * signal of that queue and is written as it is, as a user-mode queue's is). The event comes
+	 * first: a user-mode reader of CurrentValue may act on the store at once.
 	 */
 	FSR_TRACE(fence->adapter->runtime, fencescope_kmd, update_current_value, fence->adapter->id,
 		  fence->global_handle, value, notification_only);
 	if (!notification_only)
-		rt_fence_raise(fence->adapter->runtime, fence, value,
-			       RT_POINT_OS_WRITE_CURRENT_VALUE);
+		rt_fence_write_current(fence->adapter->runtime, fence, value,
+				       RT_POINT_OS_WRITE_CURRENT_VALUE);
 	/* The command processor rescans its run list for GPU waits it can now release. */
 	hw_engine_kick_all(fence->adapter);
 }

@@ -44,6 +44,7 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 					     config->gpu_ts_frequency_hz > FSR_MAX_GPU_HZ)) ||
 	    config->gpu_ts_drift_ppm <= -1000000 || config->gpu_ts_drift_ppm >= 1000000 ||
 	    config->log_capacity_entries > FSR_MAX_LOG_ENTRIES ||
+	    config->interrupt_coalesce_ns > FSR_MAX_INTERRUPT_COALESCE_NS ||
 	    (config->interrupt_form && (config->interrupt_form < FSR_INTERRUPT_FENCE_ARRAY ||
 					config->interrupt_form > FSR_INTERRUPT_HWQUEUE))) {
 		status = rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_INVALID_ARGUMENT);

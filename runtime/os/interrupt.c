@@ -3,11 +3,13 @@
  * The OS's side of the emulated GPU's interrupts, and its periodic housekeeping, as one actor.
  *
  * A native fence signaled interrupt is handled in the form the GPU raised it (INT-04 to
- * INT-13): with a fence named, the OS releases that fence's waiters and reads the logs of the
- * queues of every device that has the fence open (INT-10); with a NULL array it scans every
- * waiter (INT-06); with a queue named, it reads that queue's logs (INT-11) and releases the
- * waiters of every fence they name, which covers signals that raised no interrupt themselves
- * (INT-13).
+ * INT-13): with fences named (several when the GPU coalesced signals), the OS releases each
+ * fence's waiters and reads the logs of the queues of every device that has the fence open
+ * (INT-10); with a NULL array it scans every waiter (INT-06); with a queue named, it reads that
+ * queue's logs (INT-11)
+ * and releases the waiters of every fence they name, which covers signals that raised no
+ * interrupt themselves (INT-13); with a NULL queue, it does so for every queue of the engine
+ * (INT-12).
  *
  * Interrupts reach the OS only from the driver's interrupt routine, as DxgkCbNotifyInterrupt
  * (os_notify_interrupt); the logs are read by os/log-reader.c.
@@ -26,18 +28,22 @@
 static void
 hold_interrupt_fences(struct fsr_runtime *runtime, struct hw_interrupt *interrupt, bool is_hold)
 {
-	struct fsr_fence *fence;
-
 	if (interrupt->type != FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED ||
-	    interrupt->form != FSTP_INTERRUPT_FORM_FENCE_ARRAY || !interrupt->is_fence_held)
+	    interrupt->form != FSTP_INTERRUPT_FORM_FENCE_ARRAY)
 		return;
-	fence = rt_map_get(&runtime->fences, interrupt->fence);
-	if (is_hold) {
-		fence->interrupt_refs++;
-		return;
+	for (uint32_t i = 0; i < interrupt->fence_count; i++) {
+		struct fsr_fence *fence = rt_map_get(&runtime->fences, interrupt->fences[i]);
+
+		if (is_hold) {
+			if (fence) {
+				fence->interrupt_refs++;
+				interrupt->fences_held |= UINT32_C(1) << i;
+			}
+		} else if (interrupt->fences_held & (UINT32_C(1) << i)) {
+			interrupt->fences_held &= ~(UINT32_C(1) << i);
+			os_fence_unref_interrupt(fence);
+		}
 	}
-	interrupt->is_fence_held = false;
-	os_fence_unref_interrupt(fence);
 }
 
 static void
@@ -56,17 +62,20 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 	}
 	switch (interrupt->form) {
 	case FSTP_INTERRUPT_FORM_FENCE_ARRAY:
-		fence_count = 1;
-		fence = rt_map_get(&runtime->fences, interrupt->fence);
-		if (!fence) {
-			/* INT-05: a fence that no longer exists. Refuse it, loudly, and go on. */
-			rt_refuse(runtime, 0, "NativeFenceSignaledInterrupt", interrupt->fence,
-				  FSR_ERR_DESTROYED);
-			break;
+		/* INT-04, INT-10: each fence named (a coalesced interrupt names several). */
+		fence_count = interrupt->fence_count;
+		for (uint32_t i = 0; i < interrupt->fence_count; i++) {
+			fence = rt_map_get(&runtime->fences, interrupt->fences[i]);
+			if (!fence) {
+				/* INT-05: a fence that no longer exists: refused, loudly. */
+				rt_refuse(runtime, 0, "NativeFenceSignaledInterrupt",
+					  interrupt->fences[i], FSR_ERR_DESTROYED);
+				continue;
+			}
+			released += os_fence_release_waiters(fence);
+			/* INT-10: and the logs of every queue that could have signalled it. */
+			released += os_read_fence_logs(fence);
 		}
-		released += os_fence_release_waiters(fence);
-		/* INT-10: and the logs of every queue that could have signalled it. */
-		released += os_read_fence_logs(fence);
 		break;
 	case FSTP_INTERRUPT_FORM_NULL_ARRAY:
 		/* INT-06: scan every outstanding waiter. */
@@ -89,6 +98,13 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		if (interrupt->queue)
 			released += os_fence_release_waiters(interrupt->queue->progress_fence);
 		break;
+	case FSTP_INTERRUPT_FORM_NULL_HWQUEUE:
+		/* INT-12: the GPU could not tell which queue: every queue of the engine. */
+		released += os_read_engine_logs(adapter, interrupt->engine_id);
+		for (struct os_hwqueue *q = adapter->user_queues[interrupt->engine_id]; q;
+		     q = q->next_user_queue)
+			released += os_fence_release_waiters(q->progress_fence);
+		break;
 	default:
 		break;
 	}
@@ -107,9 +123,7 @@ os_notify_interrupt(struct fsr_adapter *adapter, struct hw_interrupt *interrupt)
 {
 	struct fsr_runtime *runtime = adapter->runtime;
 
-	interrupt->is_fence_held = interrupt->type == FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED &&
-				   interrupt->form == FSTP_INTERRUPT_FORM_FENCE_ARRAY &&
-				   rt_map_get(&runtime->fences, interrupt->fence) != NULL;
+	interrupt->fences_held = 0;
 	hold_interrupt_fences(runtime, interrupt, true);
 	interrupt->next = NULL;
 	if (runtime->interrupts_tail)

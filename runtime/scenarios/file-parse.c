@@ -88,6 +88,7 @@ parse_adapter(const SfLoad *load, SfFile *file, JsonNode *node, GError **error)
 					      "log-entries",
 					      "keep-log-size-when-tracing",
 					      "interrupt-form",
+					      "interrupt-coalesce-ns",
 					      NULL};
 	static const char *const forms[] = {"fence-array", "null-array", "hwqueue", NULL};
 	static const enum fsr_interrupt_form form_values[] = {
@@ -170,6 +171,11 @@ parse_adapter(const SfLoad *load, SfFile *file, JsonNode *node, GError **error)
 			return FALSE;
 		config->interrupt_form = form_values[form];
 	}
+	member = json_object_get_member(object, "interrupt-coalesce-ns");
+	if (member &&
+	    !sf_read_uint(load, member, "interrupt-coalesce-ns", 0, FSR_MAX_INTERRUPT_COALESCE_NS,
+			  &config->interrupt_coalesce_ns, error))
+		return FALSE;
 	return TRUE;
 }
 

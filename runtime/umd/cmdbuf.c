@@ -7,7 +7,9 @@
  * ends with the progress fence write, LastQueuedValue is stored, and only then is the buffer
  * made visible — appended to the ring and the write pointer advanced (user mode, HPF-04), or
  * handed to the OS through SubmitCommand (kernel mode). The UMD, not the GPU, decides which
- * log entry each payload goes to: the next one of that log (LOG-12, LOG-13).
+ * log entry each payload goes to: the next one of that log (LOG-12, LOG-13), counted here since
+ * user mode cannot read the log's header; the GPU increments FirstFreeEntryIndex itself when it
+ * writes the entry (LOG-14, hw/fence-log.c).
  */
 #include <stdlib.h>
 #include <string.h>

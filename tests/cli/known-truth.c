@@ -97,15 +97,23 @@ const struct fsct_truth *
 fsct_truth_release(const struct fsct_truths *writes, const struct fsa_fence_info *fence,
 		   uint64_t value, int64_t end_ns, int64_t tolerance_ns)
 {
-	if (fence->initial_value >= value)
-		return NULL;
+	uint64_t current = fence->initial_value;
+	const struct fsct_truth *release = NULL;
+
+	/* CurrentValue is what the last write stored: a GPU signal below it lowers it (spec 001,
+	 * "write N"), and a later write may bring it to the value again. */
 	for (size_t i = 0; i < writes->count; i++) {
 		const struct fsct_truth *w = &writes->items[i];
 
-		if (w->fence_global_handle == fence->fence_global_handle && w->value >= value)
-			return w->ts_ns <= end_ns + tolerance_ns ? w : NULL;
+		if (w->fence_global_handle != fence->fence_global_handle)
+			continue;
+		if (w->ts_ns > end_ns + tolerance_ns)
+			break;
+		if (current < value && w->value >= value)
+			release = w;
+		current = w->value;
 	}
-	return NULL;
+	return release;
 }
 
 const struct fst_event *

@@ -54,8 +54,10 @@ struct fsct_truths {
  * Release with free(truths.items). */
 struct fsct_truths fsct_truths_collect(const struct fst_trace *trace, bool is_write);
 
-/* GPV-07 on the ground truth: the first write to bring `fence` to `value` or more, if it came
- * no later than `end_ns` + `tolerance_ns`; NULL for a wait at or below the initial value. */
+/* GPV-07 on the ground truth: the last write, no later than `end_ns` + `tolerance_ns`, that
+ * brought `fence` from below `value` to `value` or more — the first one unless a regression
+ * (a GPU signal below CurrentValue, which lowers it) took the fence below `value` again; NULL
+ * for a wait at or below the initial value that no regression took the fence below. */
 const struct fsct_truth *fsct_truth_release(const struct fsct_truths *writes,
 					    const struct fsa_fence_info *fence, uint64_t value,
 					    int64_t end_ns, int64_t tolerance_ns);

@@ -2,13 +2,15 @@
 /*
  * Known edges: each scenario file of tests/cli/hard/ — written to break the reading of a trace:
  * waits at or below a fence's initial value, value regressions, CPU signals overtaking GPU
- * signals, shared fences opened by other processes, two adapters, overruns of both logs — is
+ * signals, shared fences opened by other processes, two adapters, overruns of both logs,
+ * interrupts the GPU coalesces — is
  * recorded in sim mode with `fencescope record` in a sandboxed lttng-sessiond, and analyzer/ingest
  * + analyzer/model rebuild it. The emulator's ground truth is in the same trace, and the analyzer
  * never reads it: every CurrentValue write (fencescope_hw:fence_value_write for GPU signals,
  * fencescope_kmd:update_current_value for CPU and kernel-mode signals) and every GPU wait's
  * release (fencescope_hw:gpu_wait_end). From it the test derives which write released each wait
- * (GPV-07: the first in time to bring the fence to its value or more; none for a wait at or below
+ * (GPV-07: the first in time to bring the fence to its value or more — the last since the fence
+ * was below it, as a GPU signal below CurrentValue lowers it, spec 001; none for a wait at or below
  * the initial value) and checks:
  *
  * - every rebuilt edge names the signal of that write — never a wrong one;
@@ -17,7 +19,9 @@
  * - every observed user-mode box ends on its ground-truth event, and every inferred one has it
  *   inside its range (within the mapping's tolerance, FSA_CLOCK_TOLERANCE_NS = 1 µs);
  * - every value step of a progress fence (fsa_fence_value, HPF-02) lands on a write of that
- *   value within the same tolerance.
+ *   value within the same tolerance;
+ * - every write that lowered a fence (a GPU signal below CurrentValue: the GPU writes N) is
+ *   reported as a value_regression anomaly, in the files that have them.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -118,6 +122,12 @@ match(struct fsct_rebuilt *r, struct fsct_truths *t, enum fsa_op_kind kind, cons
 struct verdict {
 	size_t waits, released, edges, right, wrong, missing, excused, unreleased_right;
 	size_t unmatched_signals, unmatched_waits, inferred_ops, cpu_releases;
+	size_t regressions_written, regressions_reported;
+	struct interrupts_seen {
+		size_t raised, multi_fence_arrays, null_arrays, null_hwqueues;
+		size_t uncovered;       /* INT-07: signals that needed an interrupt and got none */
+		size_t ingest_mismatch; /* interrupt_raise events the analyzer read otherwise */
+	} interrupts;
 	size_t steps, unmatched_steps;
 };
 
@@ -151,6 +161,181 @@ check_steps(const struct fsct_rebuilt *r, const struct fsct_truths *writes, cons
 }
 
 static struct verdict check_recording(const char *name, const char *what);
+
+#define MAX_PENDING 256
+
+/* Signals of one engine that needed an interrupt since its last one (ground truth). */
+struct pending_signals {
+	uint64_t adapter_id, engine_id;
+	size_t count;
+	uint64_t fences[MAX_PENDING], queues[MAX_PENDING];
+};
+
+static bool
+array_has(const struct fst_field *handles, uint64_t handle)
+{
+	for (size_t i = 0; i < handles->array_len; i++)
+		if (handles->array[i] == handle)
+			return true;
+	return false;
+}
+
+/*
+ * INT-04, INT-06, INT-07, INT-11, INT-12 on the ground truth: every GPU write that needed an
+ * interrupt (fencescope_hw:fence_value_write, is_interrupt) is covered by the next native fence
+ * signaled interrupt of its engine — named in its fence array, its queue named by the HWQueue
+ * form, or any NULL form — and a fence array names only fences that needed one.
+ */
+static void
+check_interrupts(const struct fst_trace *trace, struct interrupts_seen *seen)
+{
+	static struct pending_signals pending[64];
+	size_t pending_count = 0;
+
+	memset(pending, 0, sizeof(pending));
+	for (size_t i = 0; i < trace->event_count; i++) {
+		const struct fst_event *e = &trace->events[i];
+		bool is_write = strcmp(e->name, "fencescope_hw:fence_value_write") == 0;
+		bool is_raise = strcmp(e->name, "fencescope_hw:interrupt_raise") == 0;
+		struct pending_signals *p = NULL;
+		uint64_t adapter, engine;
+
+		if (!is_write && !is_raise)
+			continue;
+		if (is_write && fst_event_find_field(e, "is_interrupt")->u == 0)
+			continue;
+		if (is_raise &&
+		    fst_event_find_field(e, "type")->u != FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED)
+			continue;
+		adapter = fst_event_find_field(e, "adapter_id")->u;
+		engine = fst_event_find_field(e, "engine_id")->u;
+		for (size_t j = 0; j < pending_count && !p; j++)
+			if (pending[j].adapter_id == adapter && pending[j].engine_id == engine)
+				p = &pending[j];
+		if (!p) {
+			cr_assert_lt(pending_count, 64);
+			p = &pending[pending_count++];
+			p->adapter_id = adapter;
+			p->engine_id = engine;
+		}
+		if (is_write) {
+			cr_assert_lt(p->count, MAX_PENDING);
+			p->fences[p->count] = fst_event_find_field(e, "fence_global_handle")->u;
+			p->queues[p->count++] = fst_event_find_field(e, "hwqueue_handle")->u;
+			continue;
+		}
+		seen->raised++;
+		switch (fst_event_find_field(e, "form")->u) {
+		case FSTP_INTERRUPT_FORM_FENCE_ARRAY: {
+			const struct fst_field *handles = fst_event_find_field(e, "fence_handles");
+
+			if (handles->array_len > 1)
+				seen->multi_fence_arrays++;
+			for (size_t j = 0; j < p->count; j++)
+				seen->uncovered += !array_has(handles, p->fences[j]);
+			for (size_t h = 0; h < handles->array_len; h++) {
+				bool is_signalled = false;
+
+				for (size_t j = 0; j < p->count; j++)
+					is_signalled |= p->fences[j] == handles->array[h];
+				seen->uncovered += !is_signalled; /* named without a signal */
+			}
+			break;
+		}
+		case FSTP_INTERRUPT_FORM_HWQUEUE:
+			for (size_t j = 0; j < p->count; j++)
+				seen->uncovered +=
+				    p->queues[j] != fst_event_find_field(e, "hwqueue_handle")->u;
+			break;
+		case FSTP_INTERRUPT_FORM_NULL_ARRAY:
+			seen->null_arrays++;
+			break;
+		case FSTP_INTERRUPT_FORM_NULL_HWQUEUE:
+			seen->null_hwqueues++;
+			break;
+		default:
+			seen->uncovered += p->count;
+			break;
+		}
+		p->count = 0;
+	}
+	for (size_t j = 0; j < pending_count; j++)
+		seen->uncovered += pending[j].count; /* never raised */
+}
+
+/* What the analyzer's ingest read of the interrupt_raise events: their number, the fences they
+ * name, and a sum of those handles. */
+struct ingest_interrupts {
+	size_t events, fences;
+	uint64_t handle_sum;
+};
+
+static fsa_status
+count_ingested_interrupt(void *data, const struct fsa_event *event)
+{
+	struct ingest_interrupts *got = data;
+
+	if (event->type != FSA_EV_INTERRUPT_RAISE)
+		return FSA_OK;
+	got->events++;
+	got->fences += event->fence_handle_count;
+	for (uint32_t i = 0; i < event->fence_handle_count; i++)
+		got->handle_sum += event->fence_handles[i];
+	return FSA_OK;
+}
+
+/* The analyzer's ingest reads every interrupt_raise with the fence list babeltrace2 shows. */
+static size_t
+check_ingested_interrupts(const char *path, const struct fst_trace *trace)
+{
+	struct ingest_interrupts want = {0}, got = {0};
+	struct fsa_ingest_callbacks callbacks = {.data = &got, .event = count_ingested_interrupt};
+	char *error = NULL;
+
+	for (size_t i = 0; i < trace->event_count; i++) {
+		const struct fst_event *e = &trace->events[i];
+		const struct fst_field *handles;
+
+		if (strcmp(e->name, "fencescope_hw:interrupt_raise") != 0)
+			continue;
+		handles = fst_event_find_field(e, "fence_handles");
+		want.events++;
+		want.fences += handles->array_len;
+		for (size_t h = 0; h < handles->array_len; h++)
+			want.handle_sum += handles->array[h];
+	}
+	cr_assert_eq(fsa_ingest_run(path, &callbacks, NULL, &error), FSA_OK, "%s", error);
+	return (got.events != want.events) + (got.fences != want.fences) +
+	       (got.handle_sum != want.handle_sum);
+}
+
+/*
+ * The writes that lowered a fence below a value it had reached (ground truth): a GPU signal
+ * writes N even below CurrentValue (spec 001), and the analyzer reports each such signal as a
+ * value_regression. Progress fences only grow (HPF-07) and have no signal boxes.
+ */
+static size_t
+count_regressions(const struct fsct_truths *writes, const struct fsa_model *model)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < writes->count; i++) {
+		const struct fsct_truth *w = &writes->items[i];
+		const struct fsa_fence_info *fence =
+		    fsa_model_find_fence(model, w->fence_global_handle);
+
+		if (!fence || fence->is_progress_fence)
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			if (writes->items[j].fence_global_handle == w->fence_global_handle &&
+			    writes->items[j].value > w->value) {
+				count++;
+				break;
+			}
+		}
+	}
+	return count;
+}
 
 /* A file of tests/cli/hard/. */
 static struct verdict
@@ -201,6 +386,11 @@ check_recording(const char *name, const char *what)
 	v.unmatched_signals = match(&r, &writes, FSA_OP_SIGNAL, name);
 	v.unmatched_waits = match(&r, &releases, FSA_OP_WAIT, name);
 	v.steps = r.step_count;
+	v.regressions_written = count_regressions(&writes, model);
+	check_interrupts(trace, &v.interrupts);
+	v.interrupts.ingest_mismatch = check_ingested_interrupts(path, trace);
+	v.regressions_reported =
+	    fsa_model_borrow_summary(model)->anomaly_counts[FSA_ANOM_VALUE_REGRESSION];
 	v.unmatched_steps = check_steps(&r, &writes, name);
 
 	for (size_t i = 0; i < r.op_count; i++) {
@@ -290,10 +480,15 @@ check_recording(const char *name, const char *what)
 		"%zu edges: %zu right, %zu wrong, %zu missing, %zu without edge for lost data; "
 		"%zu waits at or below the value before any signal, rightly without edge; "
 		"%zu inferred ops; unmatched boxes: %zu signals, %zu waits; progress steps: %zu, "
-		"%zu off the ground truth\n",
+		"%zu off the ground truth; value regressions: %zu written, %zu reported; "
+		"interrupts: %zu raised, %zu fence arrays of several fences, %zu NULL arrays, "
+		"%zu NULL-HWQueue, %zu signals uncovered, %zu read otherwise by ingest\n",
 		name, v.waits, v.released, v.cpu_releases, v.edges, v.right, v.wrong, v.missing,
 		v.excused, v.unreleased_right, v.inferred_ops, v.unmatched_signals,
-		v.unmatched_waits, v.steps, v.unmatched_steps);
+		v.unmatched_waits, v.steps, v.unmatched_steps, v.regressions_written,
+		v.regressions_reported, v.interrupts.raised, v.interrupts.multi_fence_arrays,
+		v.interrupts.null_arrays, v.interrupts.null_hwqueues, v.interrupts.uncovered,
+		v.interrupts.ingest_mismatch);
 
 	free(writes.items);
 	free(releases.items);
@@ -315,6 +510,9 @@ expect_exact(const struct verdict *v)
 	cr_expect_eq(v->right, v->edges);
 	cr_expect_gt(v->steps, 0, "progress fences step (HPF-02)");
 	cr_expect_eq(v->unmatched_steps, 0, "every progress step is on a write of its value");
+	cr_expect_eq(v->interrupts.uncovered, 0,
+		     "INT-07: every signal that needed one interrupted");
+	cr_expect_eq(v->interrupts.ingest_mismatch, 0, "ingest reads interrupt_raise as recorded");
 }
 
 Test(known_edges, gpv_07_waits_at_or_below_the_initial_value_and_value_regressions, .timeout = 240)
@@ -322,6 +520,10 @@ Test(known_edges, gpv_07_waits_at_or_below_the_initial_value_and_value_regressio
 	struct verdict v = check("initial-and-regressions");
 
 	expect_exact(&v);
+	/* Spec 001: a GPU signal writes N, also below CurrentValue, and the report says so. */
+	cr_expect_gt(v.regressions_written, 0, "the GPU lowered CurrentValue");
+	cr_expect_eq(v.regressions_reported, v.regressions_written,
+		     "one value_regression anomaly per signal that lowered the fence");
 	cr_expect_gt(v.unreleased_right, 0, "the file has waits at or below the initial value");
 	cr_expect_eq(v.excused, 0);
 }
@@ -331,6 +533,9 @@ Test(known_edges, gpv_07_cpu_signals_overtaking_gpu_signals, .timeout = 240)
 	struct verdict v = check("cpu-overtakes-gpu");
 
 	expect_exact(&v);
+	cr_expect_gt(v.regressions_written, 0, "the late GPU signal lowered CurrentValue");
+	cr_expect_eq(v.regressions_reported, v.regressions_written,
+		     "one value_regression anomaly per signal that lowered the fence");
 	cr_expect_gt(v.cpu_releases, 0, "the file has waits released by the overtaking CPU signal");
 	cr_expect_eq(v.excused, 0);
 }
@@ -351,6 +556,24 @@ Test(known_edges, gpv_07_two_adapters_with_their_own_counters, .timeout = 240)
 	expect_exact(&v);
 	cr_expect_gt(v.edges, 0);
 	cr_expect_eq(v.excused, 0);
+}
+
+/*
+ * Interrupts coalesced while one is pending on the line (adapter interrupt-coalesce-ns): fence
+ * arrays of several fences, the NULL array past 8 fences (INT-06), the NULL-HWQueue form when
+ * two queues signal (INT-12); every signal covered, every waiter released, and the analyzer
+ * reads each interrupt_raise with all its fences.
+ */
+Test(known_edges, int_04_int_12_coalesced_interrupts_cover_every_signal_and_read_back,
+     .timeout = 240)
+{
+	struct verdict v = check("coalesced-interrupts");
+
+	expect_exact(&v);
+	cr_expect_gt(v.interrupts.multi_fence_arrays, 0, "INT-04: arrays of several fences");
+	cr_expect_gt(v.interrupts.null_arrays, 0, "INT-06: more fences than an array holds");
+	cr_expect_gt(v.interrupts.null_hwqueues, 0, "INT-12: two queues in one interrupt");
+	cr_expect_gt(v.edges, 0);
 }
 
 Test(known_edges, gpv_08_overruns_of_both_logs_infer_and_never_mislead, .timeout = 240)

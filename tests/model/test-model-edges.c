@@ -92,10 +92,10 @@ Test(edges, gpv_07_a_regression_is_never_the_release_of_a_wait_it_did_not_bring_
 	assert_edges_agree_with_ops();
 }
 
-Test(edges, gpv_07_a_signal_below_the_fence_value_leaves_it_so_the_first_to_reach_releases)
+Test(edges, gpv_07_a_signal_below_the_value_takes_the_fence_down_so_the_next_to_reach_it_releases)
 {
-	/* 0 → 6, then a signal of 3 (a regression: CurrentValue stays at 6, spec/rules.md notes),
-	 * then 10. A wait for 5 that began after the 3 was released by 6, not by 10. */
+	/* 0 → 6, then a signal of 3 (a regression: a signal writes N, spec 001, so CurrentValue
+	 * goes down to 3), then 10. A wait for 5 that began after the 3 was released by 10. */
 	CPU_SIGNAL(T0 + 100, FA, 6);
 	CPU_SIGNAL(T0 + 200, FA, 3);
 	feed_ok("cpu_wait_begin", T0 + 250, "process_id", U(PID), "waiter_id", U(1), "fence_handle",
@@ -106,7 +106,7 @@ Test(edges, gpv_07_a_signal_below_the_fence_value_leaves_it_so_the_first_to_reac
 		"observed_value", U(10), NULL);
 	cr_assert_eq(finish(), FSA_OK);
 	cr_assert_eq(find_source_op(FSA_OP_WAIT, FSA_SRC_CPU, FA_G, 5)->signal_op_id,
-		     find_source_op(FSA_OP_SIGNAL, FSA_SRC_CPU, FA_G, 6)->id);
+		     find_source_op(FSA_OP_SIGNAL, FSA_SRC_CPU, FA_G, 10)->id);
 	assert_edges_agree_with_ops();
 }
 
@@ -143,6 +143,33 @@ Test(edges, gpv_07_release_is_first_signal_in_time_to_reach_value)
 	cr_assert_eq(wait->signal_op_id, find_source_op(FSA_OP_SIGNAL, FSA_SRC_CPU, FA_G, 7)->id);
 	cr_assert_eq(count_anomalies(FSA_ANOM_VALUE_REGRESSION), 1);
 	assert_edges_agree_with_ops();
+}
+
+/*
+ * A regression given out before the higher signal that ran before it: the GPU signal to 7 ran
+ * at 1.003 ms, but its log entry is read at 1.009 ms, after a CPU signal to 5 at 1.005 ms was
+ * given out. The reference runtime's GPU writes N (spec 001), so the fence did go 7 → 5: the
+ * signal to 5 is the regression, reported once, found when the earlier signal comes in.
+ */
+Test(edges, value_regression_is_found_when_the_higher_earlier_signal_is_given_out_later)
+{
+	const struct fsa_op *lower;
+	size_t i;
+
+	SIGNAL_QUEUED(T0 + 100, UQ, FA, 7, 1);
+	CPU_SIGNAL(T0 + 5000, FA, 5);
+	SIGNAL_ENTRY(T0 + 9000, UQ, 0, FA, FA_G, 7, 100300);
+	CPU_SIGNAL(T0 + 9500, FA, 8);
+	cr_assert_eq(finish(), FSA_OK);
+	lower = find_source_op(FSA_OP_SIGNAL, FSA_SRC_CPU, FA_G, 5);
+	cr_assert_not_null(lower);
+	cr_assert_eq(count_anomalies(FSA_ANOM_VALUE_REGRESSION), 1);
+	for (i = 0; got.anomalies[i].kind != FSA_ANOM_VALUE_REGRESSION; i++)
+		;
+	cr_expect_eq(got.anomalies[i].op_id, lower->id, "the signal to 5 is the regression");
+	cr_expect_eq(got.anomalies[i].fence_value, 5);
+	cr_expect_eq(got.anomalies[i].a, 7, "below the 7 it ran after");
+	cr_expect_eq(got.anomalies[i].ts_ns, T0 + 5000);
 }
 
 Test(edges, gpv_07_a_wait_waits_for_an_earlier_signal_whose_entry_is_read_later)

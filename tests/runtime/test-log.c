@@ -360,3 +360,40 @@ Test(log, log_22_zero_timestamp_does_not_reset_the_monotonic_baseline)
 	cr_expect_eq(fst_stats().log_anomalies - before.log_anomalies, 2,
 		     "the zero, and 900 going back from 1000");
 }
+
+/*
+ * LOG-12, LOG-14 (spec 001, "Log buffer mechanism" 4): the UMD programs the entry a payload goes
+ * to, and the GPU increments FirstFreeEntryIndex itself for every entry it writes — it never
+ * takes the UMD's index into the header. Here the UMD's counter is moved on white-box (a UMD
+ * that skipped entries, breaking LOG-13): the payloads land where the UMD said, and the header
+ * still advances by one per entry, wrapping at the capacity with WraparoundCount (LOG-16).
+ */
+Test(log_overrun, log_14_gpu_increments_first_free_entry_index_whatever_entry_the_umd_chose)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+	struct os_hwqueue *os_queue = borrow_queue(queue);
+	struct hw_fence_log *log = &os_queue->logs[FSTP_LOG_TYPE_SIGNALS];
+	uint64_t header;
+
+	/* The UMD's next entry is the last one of the log, the header's is 0. */
+	os_queue->umd_log_position[FSTP_LOG_TYPE_SIGNALS] = SMALL_LOG - 1;
+	fst_submit_signal(fx.process, queue, fence, 1);
+	fst_submit_signal(fx.process, queue, fence, 2);
+	fst_run_until_idle();
+	cr_assert_eq(fst_fence_value(fx.process, fence), 2);
+
+	cr_expect_eq(log->entries[SMALL_LOG - 1].fence_value, 1, "LOG-12: the UMD's entry");
+	cr_expect_eq(log->entries[0].fence_value, 2, "LOG-12: the UMD's next one, wrapped");
+	header = atomic_load(&log->header);
+	cr_expect_eq((uint32_t) header, 2, "LOG-14: two entries written, FirstFreeEntryIndex 2");
+	cr_expect_eq(header >> 32, 0, "LOG-16: the GPU's index has not wrapped");
+
+	/* Six more: the GPU's own index reaches the capacity and wraps. */
+	for (uint64_t v = 3; v <= 8; v++)
+		fst_submit_signal(fx.process, queue, fence, v);
+	fst_run_until_idle();
+	header = atomic_load(&log->header);
+	cr_expect_eq((uint32_t) header, 0, "LOG-14: 8 entries in a log of 8");
+	cr_expect_eq(header >> 32, 1, "LOG-16: WraparoundCount counts the GPU's own wrap");
+}

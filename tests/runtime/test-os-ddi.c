@@ -128,8 +128,10 @@ recording_destroy(void *miniport, struct fsr_fence *fence)
 
 	for (struct hw_interrupt *i = fx.runtime->interrupts_head; i; i = i->next)
 		if (i->type == FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED &&
-		    i->form == FSTP_INTERRUPT_FORM_FENCE_ARRAY && i->fence == fence->global_handle)
-			call.is_named_by_interrupt = true;
+		    i->form == FSTP_INTERRUPT_FORM_FENCE_ARRAY)
+			for (uint32_t f = 0; f < i->fence_count; f++)
+				if (i->fences[f] == fence->global_handle)
+					call.is_named_by_interrupt = true;
 	record(call);
 	reference.DxgkDdiDestroyNativeFence(miniport, fence);
 }
@@ -209,7 +211,8 @@ Test(os_ddi, int_05_fence_closed_while_its_interrupt_is_in_flight_stays_alive)
 	    FSR_OK);
 	fst_submit_signal(fx.process, queue, fence, 1);
 	step_until_interrupt_queued();
-	cr_assert_eq(fx.runtime->interrupts_head->fence, global);
+	cr_assert_eq(fx.runtime->interrupts_head->fence_count, 1);
+	cr_assert_eq(fx.runtime->interrupts_head->fences[0], global);
 
 	/* The last handle closes while the interrupt waits for the OS (its DPC). */
 	cr_assert_eq(fsr_fence_close(fx.process, fence), FSR_OK);

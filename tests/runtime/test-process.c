@@ -66,8 +66,13 @@ Test(termination, trm_01_normal_termination_completes_queued_work_first)
 	make_process_b();
 	user_queue = fst_queue_new(process_b, context_b, FSR_SUBMIT_USER_MODE);
 	kernel_queue = fst_queue_new(process_b, context_b, FSR_SUBMIT_KERNEL_MODE);
-	submit_work_then_signal(kernel_queue, 5000, 1);
-	submit_work_then_signal(user_queue, 5000, 2);
+	/*
+	 * One engine: the ring's work starts at once, the DMA packet once the OS has scheduled it,
+	 * so the user-mode queue's signal of 1 runs first. A GPU signal writes N (spec 001): the
+	 * fence ends at 2 only if both ran, in that order.
+	 */
+	submit_work_then_signal(kernel_queue, 5000, 2);
+	submit_work_then_signal(user_queue, 5000, 1);
 	start = fsr_runtime_now_ns(fx.runtime);
 
 	cr_assert_eq(fsr_process_terminate(process_b, false), FSR_OK);

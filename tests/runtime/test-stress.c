@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Realtime stress (suite slow, run under ThreadSanitizer by scripts/test): several threads,
- * each owning a fence and a queue (user mode or kernel mode), submit GPU waits on the other
- * threads' fences, GPU and CPU signals of their own, and block in CPU waits, all at random,
- * for real, on the realtime clock's engine and OS threads. Every wait targets a value whose
- * signal is already queued, so every wait must end: a CPU wait that times out is a lost
- * wake-up (SYN-06), and a queue that never drains is a deadlock.
+ * each owning a queue (user mode or kernel mode) and two fences — one its queue signals, one it
+ * signals from the CPU — submit GPU waits on the other threads' fences, GPU and CPU signals of
+ * their own, and block in CPU waits, all at random, for real, on the realtime clock's engine and
+ * OS threads. Every wait targets a value whose signal is already queued, so every wait must end:
+ * a CPU wait that times out is a lost wake-up (SYN-06), and a queue that never drains is a
+ * deadlock. Each fence has one signaller whose values only grow: a signal writes its value
+ * (spec 001, "write N"), so a CPU signal overtaking a queued GPU signal of the same fence would
+ * take the fence back down when the GPU's runs — a regression, not what this test is about.
  *
  * A plain program speaking TAP rather than a Criterion test: Criterion 2.4's inheritable arena
  * cannot be mapped under ThreadSanitizer ("Could not initialize inheritable arena").
@@ -38,9 +41,9 @@ struct stress {
 	struct fsr_runtime *runtime;
 	struct fsr_process *process;
 	fsr_handle device;
-	fsr_handle fences[THREADS];
+	fsr_handle fences[THREADS][2]; /* [GPU_FENCE]: its queue signals it; [CPU_FENCE]: the CPU */
 	fsr_handle queues[THREADS];
-	_Atomic uint64_t queued_value[THREADS]; /* highest value whose signal is queued */
+	_Atomic uint64_t queued_value[THREADS][2]; /* highest value whose signal is queued */
 	_Atomic uint64_t lost_wakeups;
 	_Atomic uint64_t failures;
 };
@@ -49,8 +52,10 @@ struct worker {
 	struct stress *stress;
 	int index;
 	uint64_t rng;
-	uint64_t next_value;
+	uint64_t next_value[2];
 };
+
+enum { GPU_FENCE, CPU_FENCE };
 
 static uint64_t
 next_random(struct worker *worker)
@@ -74,18 +79,21 @@ submit_round(struct worker *worker)
 {
 	struct stress *stress = worker->stress;
 	int other = (int) (next_random(worker) % THREADS);
-	uint64_t wait_value = atomic_load(&stress->queued_value[other]);
+	int kind = (int) (next_random(worker) % 2);
+	uint64_t wait_value = atomic_load(&stress->queued_value[other][kind]);
 	struct fsr_cmdbuf *cmdbuf;
-	uint64_t value = ++worker->next_value;
+	uint64_t value = ++worker->next_value[GPU_FENCE];
 
 	expect_ok(stress,
 		  fsr_cmdbuf_create(stress->process, stress->queues[worker->index], &cmdbuf));
 	if (wait_value > 0)
-		expect_ok(stress, fsr_cmdbuf_wait(cmdbuf, stress->fences[other], wait_value));
+		expect_ok(stress,
+			  fsr_cmdbuf_wait(cmdbuf, stress->fences[other][kind], wait_value));
 	expect_ok(stress, fsr_cmdbuf_work(cmdbuf, 1 + next_random(worker) % 2000));
-	expect_ok(stress, fsr_cmdbuf_signal(cmdbuf, stress->fences[worker->index], value));
+	expect_ok(stress,
+		  fsr_cmdbuf_signal(cmdbuf, stress->fences[worker->index][GPU_FENCE], value));
 	expect_ok(stress, fsr_cmdbuf_submit(cmdbuf, NULL));
-	atomic_store(&stress->queued_value[worker->index], value);
+	atomic_store(&stress->queued_value[worker->index][GPU_FENCE], value);
 }
 
 static void
@@ -93,7 +101,8 @@ cpu_wait_round(struct worker *worker)
 {
 	struct stress *stress = worker->stress;
 	int other = (int) (next_random(worker) % THREADS);
-	uint64_t value = atomic_load(&stress->queued_value[other]);
+	int kind = (int) (next_random(worker) % 2);
+	uint64_t value = atomic_load(&stress->queued_value[other][kind]);
 	enum fsr_wait_mode mode =
 	    next_random(worker) % 4 == 0 ? FSR_WAIT_POLLING : FSR_WAIT_BLOCKING;
 	fsr_status status;
@@ -101,7 +110,7 @@ cpu_wait_round(struct worker *worker)
 	if (value == 0)
 		return;
 	status =
-	    fsr_fence_wait_cpu(stress->process, stress->fences[other], value, TIMEOUT_NS, mode);
+	    fsr_fence_wait_cpu(stress->process, stress->fences[other][kind], value, TIMEOUT_NS, mode);
 	if (status == FSR_ERR_TIMEOUT)
 		atomic_fetch_add(&stress->lost_wakeups, 1);
 	else
@@ -112,11 +121,11 @@ static void
 cpu_signal_round(struct worker *worker)
 {
 	struct stress *stress = worker->stress;
-	uint64_t value = ++worker->next_value;
+	uint64_t value = ++worker->next_value[CPU_FENCE];
 
-	expect_ok(stress,
-		  fsr_fence_signal_cpu(stress->process, stress->fences[worker->index], value));
-	atomic_store(&stress->queued_value[worker->index], value);
+	expect_ok(stress, fsr_fence_signal_cpu(stress->process,
+					       stress->fences[worker->index][CPU_FENCE], value));
+	atomic_store(&stress->queued_value[worker->index][CPU_FENCE], value);
 }
 
 static void *
@@ -163,8 +172,9 @@ syn_06_no_lost_wakeup_and_no_deadlock_under_realtime_contention(void)
 		SETUP(fsr_context_create(stress.process, stress.device, engine, &context));
 		SETUP(
 		    fsr_hwqueue_create(stress.process, context, &queue_config, &stress.queues[i]));
-		SETUP(
-		    fsr_fence_create(stress.process, stress.device, 0, 0, &stress.fences[i], NULL));
+		for (int kind = GPU_FENCE; kind <= CPU_FENCE; kind++)
+			SETUP(fsr_fence_create(stress.process, stress.device, 0, 0,
+					       &stress.fences[i][kind], NULL));
 	}
 	for (int i = 0; i < THREADS; i++) {
 		workers[i] =
@@ -182,18 +192,21 @@ syn_06_no_lost_wakeup_and_no_deadlock_under_realtime_contention(void)
 		uint64_t last_queued;
 		uint64_t value;
 
-		CHECK(fsr_fence_wait_cpu(stress.process, stress.fences[i],
-					 atomic_load(&stress.queued_value[i]), TIMEOUT_NS,
-					 FSR_WAIT_BLOCKING) == FSR_OK,
-		      "fence %d never reached its last value", i);
+		for (int kind = GPU_FENCE; kind <= CPU_FENCE; kind++)
+			CHECK(fsr_fence_wait_cpu(stress.process, stress.fences[i][kind],
+						 atomic_load(&stress.queued_value[i][kind]),
+						 TIMEOUT_NS, FSR_WAIT_BLOCKING) == FSR_OK,
+			      "fence %d/%d never reached its last value", i, kind);
 		SETUP(
 		    fsr_hwqueue_get_progress(stress.process, stress.queues[i], &last_queued, NULL));
 		CHECK(fsr_hwqueue_wait_progress(stress.process, stress.queues[i], last_queued,
 						TIMEOUT_NS) == FSR_OK,
 		      "queue %d did not drain", i);
-		SETUP(fsr_fence_read(stress.process, stress.fences[i], &value));
-		CHECK(value >= atomic_load(&stress.queued_value[i]), "fence %d is at %llu", i,
-		      (unsigned long long) value);
+		for (int kind = GPU_FENCE; kind <= CPU_FENCE; kind++) {
+			SETUP(fsr_fence_read(stress.process, stress.fences[i][kind], &value));
+			CHECK(value == atomic_load(&stress.queued_value[i][kind]),
+			      "fence %d/%d is at %llu", i, kind, (unsigned long long) value);
+		}
 	}
 	CHECK(atomic_load(&stress.lost_wakeups) == 0, "%llu CPU waits never woke up",
 	      (unsigned long long) atomic_load(&stress.lost_wakeups));

@@ -624,3 +624,43 @@ Test(scenario_file, log_01_the_runtime_refuses_an_adapter_above_the_maximum_too)
 	cr_expect_eq(fsr_adapter_create(runtime, &config, &id), FSR_OK);
 	fsr_runtime_destroy(runtime);
 }
+
+/* Interrupt coalescing (INT-04, INT-06, INT-12): the file takes the runtime's limit, 1 s, and the
+ * runtime refuses an adapter above it too. */
+static const char coalesce_format[] =
+    "{\n"
+    "  \"adapters\": [ { \"name\": \"gpu0\", \"interrupt-form\": \"hwqueue\",\n"
+    "    \"interrupt-coalesce-ns\": %llu } ],\n"
+    "  \"processes\": [ { \"name\": \"app\", \"queues\": [\n"
+    "    { \"name\": \"q\", \"engine\": 0, \"mode\": \"user\" } ] } ],\n"
+    "  \"script\": [ { \"submit\": \"q\", \"commands\": [\n"
+    "    { \"work\": 1 } ] } ]\n"
+    "}\n";
+
+Test(scenario_file, int_12_interrupt_coalescing_loads_runs_and_has_a_limit)
+{
+	char text[sizeof(coalesce_format) + 32];
+	char fragment[80];
+	struct fsr_scenario_totals totals;
+	struct fsr_runtime_config runtime_config = {.clock_mode = FSR_CLOCK_SIM};
+	struct fsr_adapter_config config;
+	struct fsr_runtime *runtime = NULL;
+	uint32_t id;
+
+	snprintf(text, sizeof(text), coalesce_format,
+		 (unsigned long long) FSR_MAX_INTERRUPT_COALESCE_NS);
+	totals = run_file(write_input(text), 1, 1);
+	cr_expect_eq(totals.submissions, 1);
+
+	snprintf(text, sizeof(text), coalesce_format,
+		 (unsigned long long) FSR_MAX_INTERRUPT_COALESCE_NS + 1);
+	snprintf(fragment, sizeof(fragment), "\"interrupt-coalesce-ns\" must be between 0 and %llu",
+		 (unsigned long long) FSR_MAX_INTERRUPT_COALESCE_NS);
+	expect_load_error(text, 3, fragment);
+
+	cr_assert_eq(fsr_runtime_create(&runtime_config, &runtime), FSR_OK);
+	fsr_adapter_config_init(&config);
+	config.interrupt_coalesce_ns = FSR_MAX_INTERRUPT_COALESCE_NS + 1;
+	cr_expect_eq(fsr_adapter_create(runtime, &config, &id), FSR_ERR_INVALID_ARGUMENT);
+	fsr_runtime_destroy(runtime);
+}

@@ -84,6 +84,11 @@ enum fsr_engine_type {
 	FSR_ENGINE_COPY = 2,
 };
 
+/* Fences a coalesced fence-array interrupt names at most (fsr_adapter_config). */
+#define FSR_MAX_INTERRUPT_FENCES 8
+/* The longest an interrupt may be held for coalescing: 1 s. */
+#define FSR_MAX_INTERRUPT_COALESCE_NS UINT64_C(1000000000)
+
 /* Which form of native fence signaled interrupt the emulated GPU raises (INT-04, INT-11). */
 enum fsr_interrupt_form {
 	FSR_INTERRUPT_FENCE_ARRAY = 1, /* names the signalled fences */
@@ -103,6 +108,18 @@ struct fsr_adapter_config {
 	/* Do not grow the logs when tracing is on (LOG-20), so overruns can be provoked. */
 	bool keep_log_size_when_tracing;
 	enum fsr_interrupt_form interrupt_form; /* 0 means FSR_INTERRUPT_FENCE_ARRAY */
+	/*
+	 * Interrupt coalescing (INT-06, INT-12, INT-13): a native fence signaled interrupt stays
+	 * pending on the GPU's line this long before the driver's interrupt routine gets it, and
+	 * every signal of the same engine that needs an interrupt meanwhile joins it instead of
+	 * raising its own. The fence-array form then names every fence signalled since, up to
+	 * FSR_MAX_INTERRUPT_FENCES, past which the GPU cannot tell the subset and sends the NULL
+	 * array (INT-06); the HWQueue form names the queue while one queue signals and becomes
+	 * the NULL-HWQueue form when another queue joins (INT-12). Deterministic in sim mode (it
+	 * follows virtual time). 0: no coalescing, every interrupt goes up at once, alone.
+	 * At most FSR_MAX_INTERRUPT_COALESCE_NS.
+	 */
+	uint64_t interrupt_coalesce_ns;
 };
 
 /* Fills `config` with the defaults of one 3D, one compute and one copy engine. */

@@ -13,7 +13,7 @@ hwqueue_form_interrupt_routine(void *miniport, struct hw_interrupt *interrupt)
 	if (!interrupt->is_retirement && interrupt->form == FSTP_INTERRUPT_FORM_FENCE_ARRAY &&
 	    interrupt->queue) {
 		interrupt->form = FSTP_INTERRUPT_FORM_HWQUEUE;
-		interrupt->fence = 0;
+		interrupt->fence_count = 0;
 	}
 	reference.DxgkDdiInterruptRoutine(miniport, interrupt);
 }

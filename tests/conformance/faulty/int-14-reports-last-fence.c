@@ -43,7 +43,8 @@ last_fence_interrupt_routine(void *miniport, struct hw_interrupt *interrupt)
 				fence = logged;
 		}
 		interrupt->form = FSTP_INTERRUPT_FORM_FENCE_ARRAY;
-		interrupt->fence = fence->global_handle;
+		interrupt->fences[0] = fence->global_handle;
+		interrupt->fence_count = 1;
 	}
 	reference.DxgkDdiInterruptRoutine(miniport, interrupt);
 }
