@@ -99,7 +99,9 @@ Test(nfv, nfv_04_nfv_05_monitored_value_is_least_waited_value_minus_one)
 
 /*
  * SHF-03, SHF-04: closing one process's handle destroys nothing while another holds the fence;
- * the last close comes first, then the one destruction of the global fence.
+ * the last close comes first, then the one destruction of the global fence — in the OS's events
+ * (fence_close, fence_destroy) and at the driver boundary (DxgkDdiCloseNativeFence, then
+ * DxgkDdiDestroyNativeFence), which the rule names.
  */
 Test(shf, shf_04_last_close_comes_before_destroy)
 {
@@ -108,7 +110,7 @@ Test(shf, shf_04_last_close_comes_before_destroy)
 	fsr_handle global = 0;
 	fsr_handle fence_a = fsc_shared_fence_new(fx.process, fx.device, &global);
 	fsr_handle fence_b = 0;
-	size_t mark, close_b, destroy;
+	size_t mark, close_b, destroy, ddi_close_b, ddi_destroy;
 
 	fst_rt_add_process("b", &process_b, &device_b, NULL);
 	cr_assert_eq(fsr_fence_open(process_b, device_b, global, &fence_b), FSR_OK);
@@ -117,6 +119,9 @@ Test(shf, shf_04_last_close_comes_before_destroy)
 	cr_assert_eq(fsr_fence_close(fx.process, fence_a), FSR_OK);
 	cr_expect_eq(fsc_count(mark, "fencescope_os:fence_close", 1, global), 1);
 	cr_expect_eq(fsc_count(mark, "fencescope_os:fence_destroy", 0, global), 0,
+		     "SHF-03: process b still holds it");
+	cr_expect_eq(fsc_count(mark, "fencescope_kmd:close_native_fence", 2, global), 1);
+	cr_expect_eq(fsc_count(mark, "fencescope_kmd:destroy_native_fence", 1, global), 0,
 		     "SHF-03: process b still holds it");
 
 	mark = fsc_event_count();
@@ -130,5 +135,18 @@ Test(shf, shf_04_last_close_comes_before_destroy)
 	cr_expect_lt(close_b, destroy,
 		     "SHF-04: close the local handle, then destroy the global one");
 	cr_expect_eq(fsc_count(mark, "fencescope_os:fence_destroy", 0, global), 1, "SHF-05: once");
+
+	/* The same order at the driver; no interrupt holds the fence to defer it (INT-05). */
+	ddi_close_b = fsc_find(mark, "fencescope_kmd:close_native_fence", 2, global);
+	ddi_destroy = fsc_find(mark, "fencescope_kmd:destroy_native_fence", 1, global);
+	if (ddi_close_b == FSC_NONE || ddi_destroy == FSC_NONE || ddi_destroy < ddi_close_b)
+		fsc_dump_events(mark);
+	cr_assert_neq(ddi_close_b, FSC_NONE);
+	cr_assert_neq(ddi_destroy, FSC_NONE);
+	cr_expect_eq(fsc_event_at(ddi_close_b)->fields[3], fence_b, "b's local handle");
+	cr_expect_lt(ddi_close_b, ddi_destroy,
+		     "SHF-04: DxgkDdiCloseNativeFence, then DxgkDdiDestroyNativeFence");
+	cr_expect_eq(fsc_count(mark, "fencescope_kmd:destroy_native_fence", 1, global), 1,
+		     "SHF-05: once");
 	cr_assert_eq(fsr_process_terminate(process_b, false), FSR_OK);
 }
