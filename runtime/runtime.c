@@ -142,7 +142,7 @@ fsr_runtime_create(const struct fsr_runtime_config *config, struct fsr_runtime *
 	for (int i = 0; i < 4; i++)
 		runtime->rng[i] = splitmix64(&seed);
 	runtime->next_process_id = 1;
-	runtime->stats.trace_hash = UINT64_C(0xcbf29ce484222325);
+	runtime->stats.trace_hash = FSR_FNV_OFFSET;
 	os_actor_init(runtime);
 	if (config->interleave_seed &&
 	    rt_interleave_enable(runtime, config->interleave_seed, NULL, 0) != FSR_OK) {

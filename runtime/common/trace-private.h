@@ -2,14 +2,21 @@
 /*
  * How the runtime fires the tracepoints of docs/trace-format.md. FSR_TRACE() fires one
  * through LTTng-UST and also counts it and folds its name and integer fields into
- * `stats.trace_hash` (FNV-1a), so that tests can check that a sim-mode run is deterministic
- * without recording it. In a sim-mode recording each event takes a nanosecond of virtual time
- * of its own (rt_clock_tick_after_event): no two events share a timestamp. Call it with the
- * runtime lock held: the counters are not atomic.
+ * `stats.trace_hash`, so that tests can check that a sim-mode run is deterministic without
+ * recording it. In a sim-mode recording each event takes a nanosecond of virtual time of its
+ * own (rt_clock_tick_after_event): no two events share a timestamp. Call it with the runtime
+ * lock held: the counters are not atomic.
+ *
+ * The hash runs on every event, traced or not, so it is kept to a few instructions a field:
+ * one multiply-xorshift step per 64-bit value (rt_hash_u64), and the event's name folded in as
+ * one value, its FNV-1a, worked out once per call site and cached there (RT_NAME_ID_). Each
+ * step is a bijection of the hash for a given value and of the value for a given hash, so a
+ * run whose events, fields or order differ gets another hash (but for 64-bit collisions).
  */
 #ifndef FENCESCOPE_TRACE_PRIVATE_H
 #define FENCESCOPE_TRACE_PRIVATE_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "fencescope-umd.h"
@@ -17,13 +24,26 @@
 #include "fencescope-kmd.h"
 #include "fencescope-hw.h"
 
-#define FSR_FNV_PRIME UINT64_C(0x100000001b3)
+#define FSR_FNV_OFFSET UINT64_C(0xcbf29ce484222325)
+#define FSR_FNV_PRIME  UINT64_C(0x100000001b3)
+#define RT_HASH_MUL    UINT64_C(0x9e3779b97f4a7c15) /* odd: multiplying by it is a bijection */
 
+/* One field: xor it in, multiply (low bits reach the high ones), xorshift (and back down). */
 static inline uint64_t
 rt_hash_u64(uint64_t hash, uint64_t value)
 {
-	for (int i = 0; i < 8; i++) {
-		hash ^= (value >> (i * 8)) & 0xff;
+	hash = (hash ^ value) * RT_HASH_MUL;
+	return hash ^ (hash >> 32);
+}
+
+/* FNV-1a of a string: an event name, once per call site, and the rare string field. */
+static inline uint64_t
+rt_fnv1a(const char *text)
+{
+	uint64_t hash = FSR_FNV_OFFSET;
+
+	for (; *text; text++) {
+		hash ^= (unsigned char) *text;
 		hash *= FSR_FNV_PRIME;
 	}
 	return hash;
@@ -32,11 +52,7 @@ rt_hash_u64(uint64_t hash, uint64_t value)
 static inline uint64_t
 rt_hash_str(uint64_t hash, const char *text)
 {
-	for (; *text; text++) {
-		hash ^= (unsigned char) *text;
-		hash *= FSR_FNV_PRIME;
-	}
-	return hash;
+	return rt_hash_u64(hash, rt_fnv1a(text));
 }
 
 static inline uint64_t
@@ -129,12 +145,29 @@ struct rt_event_tap {
 		}                                                                                  \
 	} while (0)
 
+/*
+ * The event's name as one hash value: its FNV-1a, worked out by the call site's first event
+ * and kept in a static of its own (never 0 once set). Relaxed atomics: runtimes on other
+ * threads may race to store the same value.
+ */
+#define RT_NAME_ID_(id, name)                                                                      \
+	do {                                                                                       \
+		static _Atomic uint64_t rt_name_id_;                                               \
+		id = atomic_load_explicit(&rt_name_id_, memory_order_relaxed);                     \
+		if (!id) {                                                                         \
+			id = rt_fnv1a(name) | 1;                                                   \
+			atomic_store_explicit(&rt_name_id_, id, memory_order_relaxed);             \
+		}                                                                                  \
+	} while (0)
+
 #define FSR_TRACE(runtime, provider, event, ...)                                                   \
 	do {                                                                                       \
 		uint64_t rt_hash_ = (runtime)->stats.trace_hash;                                   \
+		uint64_t rt_name_;                                                                 \
 		lttng_ust_tracepoint(provider, event, __VA_ARGS__);                                \
 		RT_TAP_FIRE_(runtime, provider, event, __VA_ARGS__);                               \
-		rt_hash_ = rt_hash_str(rt_hash_, #provider ":" #event);                            \
+		RT_NAME_ID_(rt_name_, #provider ":" #event);                                       \
+		rt_hash_ = rt_hash_u64(rt_hash_, rt_name_);                                        \
 		RT_CAT(RT_EACH_, RT_NARGS_(__VA_ARGS__))(RT_HASH_ARG_, rt_hash_, __VA_ARGS__);     \
 		(runtime)->stats.trace_hash = rt_hash_;                                            \
 		(runtime)->stats.events++;                                                         \

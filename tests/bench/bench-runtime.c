@@ -3,11 +3,14 @@
  * The runtime's benchmark program; scripts/bench runs it untraced and inside an LTTng session
  * and prints the comparison. Each mode writes "key value" lines to the file given with -o:
  *   sim N       a sim-mode producer/consumer workload until N events were fired:
- *               events, seconds (events per second = events / seconds)
+ *               events, seconds (events per second = events / seconds), cpu_seconds
  *   realtime N  N kernel-mode submissions of tiny work on the realtime clock, 32 in flight
  *               (submissions, seconds), then N/10 more one at a time, each waited for
  *               (submit-to-start p50 and p99 in ns: the path's own latency, no queueing)
- *   bare N      N calls of a bare LTTng-UST tracepoint with a fencescope-like payload
+ *   bare N      N calls of a bare LTTng-UST tracepoint with a fencescope-like payload:
+ *               events, seconds, cpu_seconds
+ * sim and bare run on the calling thread alone; cpu_seconds is that thread's CPU time, which
+ * time other processes take on a loaded machine does not inflate as it does `seconds`.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -37,6 +40,15 @@ seconds_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static double
+thread_cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
@@ -77,9 +89,11 @@ run_sim(FILE *out, uint64_t target_events)
 	struct fsr_runtime_stats stats = {0};
 	uint64_t value = 0;
 	double start;
+	double cpu_start;
 
 	setup(&s, FSR_CLOCK_SIM, FSR_SUBMIT_USER_MODE);
 	start = seconds_now();
+	cpu_start = thread_cpu_seconds();
 	while (stats.events < target_events) {
 		/* A batch: the 3D queue signals, the compute queue waits for each value. */
 		for (int i = 0; i < 64; i++) {
@@ -99,8 +113,9 @@ run_sim(FILE *out, uint64_t target_events)
 		TRY(fsr_runtime_run_until_idle(s.runtime));
 		fsr_runtime_get_stats(s.runtime, &stats);
 	}
-	fprintf(out, "sim_events %llu\nsim_seconds %.6f\n", (unsigned long long) stats.events,
-		seconds_now() - start);
+	fprintf(out, "sim_events %llu\nsim_seconds %.6f\nsim_cpu_seconds %.6f\n",
+		(unsigned long long) stats.events, seconds_now() - start,
+		thread_cpu_seconds() - cpu_start);
 	fsr_runtime_destroy(s.runtime);
 }
 
@@ -152,11 +167,13 @@ static void
 run_bare(FILE *out, uint64_t count)
 {
 	double start = seconds_now();
+	double cpu_start = thread_cpu_seconds();
 
 	for (uint64_t i = 0; i < count; i++)
 		lttng_ust_tracepoint(fencescope_bench, bare, (uint32_t) i, i, i + 1, i + 2, i + 3);
-	fprintf(out, "bare_events %llu\nbare_seconds %.6f\n", (unsigned long long) count,
-		seconds_now() - start);
+	fprintf(out, "bare_events %llu\nbare_seconds %.6f\nbare_cpu_seconds %.6f\n",
+		(unsigned long long) count, seconds_now() - start,
+		thread_cpu_seconds() - cpu_start);
 }
 
 int

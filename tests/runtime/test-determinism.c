@@ -108,3 +108,86 @@ Test(determinism, random_numbers_follow_the_seed)
 	for (int i = 0; i < 3; i++)
 		fsr_runtime_destroy(runtimes[i]);
 }
+
+/*
+ * What the hash is for: it must change when any event, field or order changes, not only when
+ * the number or kind of events does. Each pair below fires the same number of events and
+ * differs in one field, in the order of two events, or in one event's name alone.
+ */
+enum hash_case {
+	SIGNAL_5,
+	SIGNAL_6,
+	SIGNAL_A_THEN_B,
+	SIGNAL_B_THEN_A,
+	QUEUE_SIGNAL,
+	QUEUE_WAIT,
+};
+
+static struct fsr_runtime_stats
+run_hash_case(enum hash_case which)
+{
+	struct fsr_runtime_stats stats;
+	struct fsr_cmdbuf *cmdbuf = NULL;
+	fsr_handle queue;
+	fsr_handle a;
+	fsr_handle b;
+
+	fst_rt_setup();
+	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	a = fst_fence_new(fx.process, fx.device, 0);
+	b = fst_fence_new(fx.process, fx.device, 0);
+	switch (which) {
+	case SIGNAL_5:
+	case SIGNAL_6:
+		cr_assert_eq(fsr_fence_signal_cpu(fx.process, a, which == SIGNAL_5 ? 5 : 6),
+			     FSR_OK);
+		break;
+	case SIGNAL_A_THEN_B:
+	case SIGNAL_B_THEN_A:
+		cr_assert_eq(fsr_fence_signal_cpu(fx.process, which == SIGNAL_A_THEN_B ? a : b, 1),
+			     FSR_OK);
+		cr_assert_eq(fsr_fence_signal_cpu(fx.process, which == SIGNAL_A_THEN_B ? b : a, 1),
+			     FSR_OK);
+		break;
+	case QUEUE_SIGNAL:
+	case QUEUE_WAIT:
+		/* fence_signal_queued and fence_wait_queued carry the same fields (GPV-02). */
+		cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
+		cr_assert_eq(
+		    (which == QUEUE_SIGNAL ? fsr_cmdbuf_signal : fsr_cmdbuf_wait)(cmdbuf, a, 1),
+		    FSR_OK);
+		fsr_cmdbuf_destroy(cmdbuf);
+		break;
+	}
+	fst_run_until_idle();
+	stats = fst_stats();
+	fst_rt_teardown();
+	return stats;
+}
+
+static void
+expect_other_hash(enum hash_case one, enum hash_case other)
+{
+	struct fsr_runtime_stats first = run_hash_case(one);
+	struct fsr_runtime_stats again = run_hash_case(one);
+	struct fsr_runtime_stats second = run_hash_case(other);
+
+	cr_assert_eq(first.events, second.events, "the same number of events");
+	cr_expect_eq(first.trace_hash, again.trace_hash);
+	cr_expect_neq(first.trace_hash, second.trace_hash);
+}
+
+Test(determinism, trace_hash_changes_with_one_field)
+{
+	expect_other_hash(SIGNAL_5, SIGNAL_6);
+}
+
+Test(determinism, trace_hash_changes_with_the_order_of_events)
+{
+	expect_other_hash(SIGNAL_A_THEN_B, SIGNAL_B_THEN_A);
+}
+
+Test(determinism, trace_hash_changes_with_an_event_name)
+{
+	expect_other_hash(QUEUE_SIGNAL, QUEUE_WAIT);
+}

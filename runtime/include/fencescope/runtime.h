@@ -171,7 +171,7 @@ struct fsr_runtime_stats {
 	uint64_t log_entries_lost;    /* fence log entries lost to overruns */
 	uint64_t log_anomalies;       /* entries breaking a timestamp rule or naming no fence */
 	uint64_t fences_scanned;      /* fence values read by fallback scans after overruns */
-	uint64_t trace_hash;          /* FNV-1a of every fired event's name and integer fields */
+	uint64_t trace_hash;          /* a hash of every fired event's name and integer fields */
 	/*
 	 * Kernel-mode submit → start on the engine, as a histogram: eight buckets per power of
 	 * two, bucket 8k + j counting latencies in [2^k (1 + j/8), 2^k (1 + (j+1)/8)) ns.
