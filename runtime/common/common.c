@@ -10,6 +10,10 @@
 
 _Static_assert(sizeof(struct hw_log_entry) == FSR_LOG_ENTRY_BYTES, "a log entry is 32 bytes");
 
+#ifdef RT_TSAN
+_Atomic uint64_t rt_tsan_barrier_word;
+#endif
+
 fsr_handle
 rt_new_kernel_handle(struct fsr_runtime *runtime, enum rt_object_type type)
 {

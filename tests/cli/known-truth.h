@@ -16,9 +16,13 @@
 #include "fsa/model.h"
 #include "trace-reader.h"
 
-/* Realtime: how late a ground-truth event may be stamped after the instant its GPU time stands
- * for (a thread preempted between the GPU's clock read and its tracepoint: a scheduler slice). */
-#define FSCT_RT_PREEMPT_NS 4000000
+/*
+ * Realtime: how late a ground-truth event may be stamped after the instant its GPU time stands
+ * for (a thread preempted between the GPU's clock read and its tracepoint). A loaded 2-core CI
+ * machine was seen at 4.5 ms, more than one scheduler slice; the rebuilt time itself is held to
+ * the counter's own answer within the fit's tolerance, so this bound only catches gross errors.
+ */
+#define FSCT_RT_PREEMPT_NS 50000000
 
 /* Every box and progress-fence step the model gave out, in the order it gave them. */
 struct fsct_rebuilt {
