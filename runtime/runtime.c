@@ -79,7 +79,6 @@ fsr_runtime_random(struct fsr_runtime *runtime)
 
 /* ---- latency histograms ------------------------------------------------------------------- */
 
-
 uint64_t
 fsr_latency_percentile(const uint64_t histogram[FSR_LATENCY_BUCKETS], double fraction)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * FSR_ASSERT_PRE's failure path (common/common-private.h): a file of its own, below everything, so that
- * the clock (common/clock.c), which asserts, and the helpers of common/common.c, which trace
+ * FSR_ASSERT_PRE's failure path (common/common-private.h): a file of its own, below everything, so
+ * that the clock (common/clock.c), which asserts, and the helpers of common/common.c, which trace
  * through the clock, call each other in no circle.
  */
 #include <stdio.h>

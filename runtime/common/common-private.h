@@ -104,7 +104,8 @@ struct rt_clock {
 	 * (common/interleave.c) runs it on the actor's own thread. NULL: rt_clock_run_actor.
 	 */
 	void (*run_step)(struct fsr_runtime *runtime, struct rt_actor *actor);
-	/* Run after every step, lock not held: the OS's callbacks of ended waits (os_run_callbacks). */
+	/* Run after every step, lock not held: the OS's callbacks of ended waits
+	 * (os_run_callbacks). */
 	void (*after_step)(struct fsr_runtime *runtime);
 	/* Steps run, in both modes; counted apart from stats so realtime steps take no lock. */
 	_Atomic uint64_t steps;
@@ -278,8 +279,8 @@ struct os_hwqueue {
 	bool is_km_busy;    /* a DMA packet in flight */
 	bool is_km_blocked; /* a software wait outstanding */
 	struct os_hwqueue *next_in_context;
-	struct os_hwqueue *next_km;        /* runtime's list of kernel-mode queues */
-	struct os_hwqueue *next_on_engine; /* the GPU's run list of the engine (user mode) */
+	struct os_hwqueue *next_km;         /* runtime's list of kernel-mode queues */
+	struct os_hwqueue *next_on_engine;  /* the GPU's run list of the engine (user mode) */
 	struct os_hwqueue *next_user_queue; /* the OS's list of the engine (adapter->user_queues) */
 };
 
@@ -292,7 +293,7 @@ struct os_hwqueue {
  * `retired_fence` has retired (the reference the queued packet held, HPF-01/TRM-04 bookkeeping).
  */
 struct hw_interrupt {
-	bool is_retirement;              /* the report, not an interrupt: only retired_fence */
+	bool is_retirement; /* the report, not an interrupt: only retired_fence */
 	struct fsr_fence *retired_fence;
 	enum fstp_interrupt_type type;
 	enum fstp_interrupt_form form;
@@ -305,8 +306,6 @@ struct hw_interrupt {
 	struct hw_dma_packet *packet; /* DMA_COMPLETED */
 	struct hw_interrupt *next;
 };
-
-
 
 /* What DxgkDdiDescribeEngine tells the OS of an engine. */
 struct dxgk_engine_caps {

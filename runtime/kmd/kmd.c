@@ -19,8 +19,7 @@ struct kmd_adapter {
 };
 
 static int
-add_adapter(struct fsr_adapter *os_adapter, const struct dxgk_callbacks *callbacks,
-	    void **miniport)
+add_adapter(struct fsr_adapter *os_adapter, const struct dxgk_callbacks *callbacks, void **miniport)
 {
 	struct kmd_adapter *kmd = calloc(1, sizeof(*kmd));
 

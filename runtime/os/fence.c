@@ -440,8 +440,8 @@ fsr_fence_signal_cpu(struct fsr_process *process, fsr_handle fence_handle, uint6
 		goto end;
 	}
 	FSR_TRACE(runtime, fencescope_os, cpu_signal, process->id, fence_handle, value);
-	fence->adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(fence->adapter->miniport, fence, value,
-							      false);
+	fence->adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(fence->adapter->miniport, fence,
+							      value, false);
 	os_fence_release_waiters(fence);
 end:
 	rt_unlock(runtime);

@@ -8,7 +8,7 @@
 
 fsr_status
 os_kmt_lookup(struct fsr_process *process, fsr_handle handle, enum rt_object_type type,
-	  struct rt_object **object)
+	      struct rt_object **object)
 {
 	struct rt_object *found = rt_map_get(&process->handles, handle);
 

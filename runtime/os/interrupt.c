@@ -92,8 +92,9 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		released += os_read_engine_logs(adapter, interrupt->engine_id);
 		break;
 	case FSTP_INTERRUPT_FORM_HWQUEUE:
-		released += interrupt->queue ? os_read_logs(interrupt->queue) /* INT-11 */
-					     : os_read_engine_logs(adapter, interrupt->engine_id);      /* INT-12 */
+		released += interrupt->queue
+				? os_read_logs(interrupt->queue)                      /* INT-11 */
+				: os_read_engine_logs(adapter, interrupt->engine_id); /* INT-12 */
 		/* The progress fence writes no log entry: its waiters are checked directly. */
 		if (interrupt->queue)
 			released += os_fence_release_waiters(interrupt->queue->progress_fence);
@@ -185,7 +186,8 @@ os_step(struct rt_actor *actor, uint64_t now)
 	/* LOG-04: tracing may have started since the last step; the logs then grow. */
 	os_grow_logs_for_tracing(runtime);
 	if (now >= runtime->next_log_read_ns) {
-		/* Not in spec 001: the opt-in periodic read (fsr_runtime_config.log_read_period_ns). */
+		/* Not in spec 001: the opt-in periodic read
+		 * (fsr_runtime_config.log_read_period_ns). */
 		os_read_all_logs(runtime);
 		runtime->next_log_read_ns = rt_add_ns(now, runtime->config.log_read_period_ns);
 	}

@@ -4,8 +4,8 @@
  * (adapter.c), devices, contexts, hardware queues and the kernel-mode scheduler (queue.c),
  * fences and CPU waits (fence.c), interrupts and housekeeping (interrupt.c), the native fence
  * log reader (log-reader.c). It calls its driver only through the adapter's DDI table
- * (adapter->ddi, common/driver-interface-private.h) and never the GPU; the driver calls it back only
- * through the callback table of adapter.c. Lock held unless stated.
+ * (adapter->ddi, common/driver-interface-private.h) and never the GPU; the driver calls it back
+ * only through the callback table of adapter.c. Lock held unless stated.
  */
 #ifndef FENCESCOPE_RUNTIME_OS_PRIVATE_H
 #define FENCESCOPE_RUNTIME_OS_PRIVATE_H
@@ -85,12 +85,12 @@ struct fsr_process {
 
 /* Looks a handle up in a process's table with the expected type. */
 fsr_status os_kmt_lookup(struct fsr_process *process, fsr_handle handle, enum rt_object_type type,
-			  struct rt_object **object);
+			 struct rt_object **object);
 /* Drops the reference a recorded, never submitted, fence packet held. */
 void os_kmt_release_fence(struct fsr_fence *fence);
 /* SubmitCommand of a kernel-mode queue: the buffer (packets, now the OS's) joins its queue. */
 fsr_status os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
-				  uint64_t progress_value, struct hw_packet *packets, size_t count);
+				 uint64_t progress_value, struct hw_packet *packets, size_t count);
 
 /* ---- adapters (adapter.c) ----------------------------------------------------------------- */
 
@@ -117,7 +117,6 @@ FSR_TEST_API fsr_status fsr_test_fence_read_monitored(struct fsr_process *proces
 FSR_TEST_API void fsr_test_force_tracing(struct fsr_runtime *runtime, bool is_tracing);
 /* At runtime teardown, engines stopped (lock NOT held): the last clock pair, then removal. */
 void os_adapters_remove(struct fsr_runtime *runtime);
-
 
 /* ---- interrupts and housekeeping (interrupt.c) -------------------------------------------- */
 

@@ -739,7 +739,7 @@ os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
  */
 fsr_status
 os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
-		       uint64_t progress_value, struct hw_packet *packets, size_t count)
+		      uint64_t progress_value, struct hw_packet *packets, size_t count)
 {
 	struct fsr_runtime *runtime = process->runtime;
 	struct os_km_buffer *buffer = calloc(1, sizeof(*buffer));

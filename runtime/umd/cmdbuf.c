@@ -430,8 +430,8 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 		free(packets);
 		packets = NULL;
 	} else {
-		status = os_kmt_submit_command(queue, process, cmdbuf->progress_value, packets,
-						count);
+		status =
+		    os_kmt_submit_command(queue, process, cmdbuf->progress_value, packets, count);
 		if (status == FSR_OK)
 			packets = NULL; /* the OS's now */
 	}

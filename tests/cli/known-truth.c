@@ -142,8 +142,8 @@ fsct_tolerance_of(const struct fsa_model *model, uint32_t adapter_id)
 
 		/*
 		 * One tick (a pair's GPU side is whole ticks) plus the fit's residual; a fit that
-		 * extrapolated past its last pair adds the error of the last segment's measured rate,
-		 * two ticks at most over as far again (docs/analyzer.md, "Tolerance").
+		 * extrapolated past its last pair adds the error of the last segment's measured
+		 * rate, two ticks at most over as far again (docs/analyzer.md, "Tolerance").
 		 */
 		if (fit->adapter_id == adapter_id)
 			return (int64_t) ceil(fit->ns_per_tick) *

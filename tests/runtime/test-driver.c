@@ -131,9 +131,9 @@ Test(driver, int_02_gpu_interrupts_reach_the_os_through_the_tables_interrupt_rou
 	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fence = fst_fence_new(fx.process, fx.device, 0);
 	/* A CPU waiter sets MonitoredValue below 1, so the GPU's signal of 1 interrupts. */
-	cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, fence, 1, FSR_INFINITE, fst_wait_record,
-					      &result),
-		     FSR_OK);
+	cr_assert_eq(
+	    fsr_fence_wait_cpu_async(fx.process, fence, 1, FSR_INFINITE, fst_wait_record, &result),
+	    FSR_OK);
 	fst_submit_signal(fx.process, queue, fence, 1);
 	fst_run_until_idle();
 	cr_expect_geq(interrupts_seen, 1, "the GPU's line calls the routine the OS connected");

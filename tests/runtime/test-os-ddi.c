@@ -340,8 +340,8 @@ Test(os_ddi, int_10_shared_fence_interrupt_reads_the_logs_of_the_opening_devices
 	    fsr_fence_create(fx.process, fx.device, 0, FSR_FENCE_SHARED, &a_fence, &global),
 	    FSR_OK);
 	cr_assert_eq(fsr_fence_open(b, b_device, global, &b_fence), FSR_OK);
-	cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, a_fence, 1, FSR_INFINITE,
-					      fst_wait_record, &result),
+	cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, a_fence, 1, FSR_INFINITE, fst_wait_record,
+					      &result),
 		     FSR_OK);
 	fst_submit_signal(b, b_queue, b_fence, 1);
 	fst_run_until_idle();

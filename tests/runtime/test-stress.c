@@ -87,8 +87,7 @@ submit_round(struct worker *worker)
 	expect_ok(stress,
 		  fsr_cmdbuf_create(stress->process, stress->queues[worker->index], &cmdbuf));
 	if (wait_value > 0)
-		expect_ok(stress,
-			  fsr_cmdbuf_wait(cmdbuf, stress->fences[other][kind], wait_value));
+		expect_ok(stress, fsr_cmdbuf_wait(cmdbuf, stress->fences[other][kind], wait_value));
 	expect_ok(stress, fsr_cmdbuf_work(cmdbuf, 1 + next_random(worker) % 2000));
 	expect_ok(stress,
 		  fsr_cmdbuf_signal(cmdbuf, stress->fences[worker->index][GPU_FENCE], value));
@@ -109,8 +108,8 @@ cpu_wait_round(struct worker *worker)
 
 	if (value == 0)
 		return;
-	status =
-	    fsr_fence_wait_cpu(stress->process, stress->fences[other][kind], value, TIMEOUT_NS, mode);
+	status = fsr_fence_wait_cpu(stress->process, stress->fences[other][kind], value, TIMEOUT_NS,
+				    mode);
 	if (status == FSR_ERR_TIMEOUT)
 		atomic_fetch_add(&stress->lost_wakeups, 1);
 	else
