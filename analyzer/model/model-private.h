@@ -97,6 +97,11 @@ struct fence_state {
 	/* The highest value of a forgotten signal: the fence was at least there before the
 	 * remembered ones. */
 	uint64_t forgotten_max_value;
+	/* The latest end of a forgotten signal: the one that brought the fence to
+	 * forgotten_max_value ended by then, not necessarily before the remembered ones began (a
+	 * signal inferred in a log gap ends with the entry read after the gap, as that entry's own
+	 * signal does, but ran long before: equal ends are forgotten in any order). */
+	uint64_t forgotten_end_ns;
 	bool has_forgotten;
 	/* Signals not given out yet (queued and not closed, or closed and waiting for their clock
 	 * pair), in no order: one may have run before a wait ended without its entry read yet

@@ -326,9 +326,17 @@ find_release(const struct fence_state *fence, uint64_t value, uint64_t hi)
 	unsigned release_index = 0;
 	/* Before the remembered signals: below V unless the initial value or a forgotten signal
 	 * reached it (then "at V or more" with no release known). */
-	bool is_at_value = fence->info.initial_value >= value ||
-			   (fence->has_forgotten && fence->forgotten_max_value >= value);
+	bool is_at_value = fence->info.initial_value >= value;
 	uint64_t at_value_since_ns = 0;
+
+	/* GPV-07/GPV-08: a forgotten signal reached V at some time up to forgotten_end_ns. A
+	 * remembered signal below V is a regression after it only when it surely began later: with
+	 * 0 here, signals inferred in the same log gap as a forgotten release (same end, earlier
+	 * begin) took the fence below V, and the next signal was named the release. */
+	if (!is_at_value && fence->has_forgotten && fence->forgotten_max_value >= value) {
+		is_at_value = true;
+		at_value_since_ns = fence->forgotten_end_ns;
+	}
 
 	for (unsigned i = 0; i < fence->history_count; i++) {
 		const struct signal_memory *s = &fence->history[i];
@@ -342,7 +350,7 @@ find_release(const struct fence_state *fence, uint64_t value, uint64_t hi)
 				at_value_since_ns = s->end_ns;
 			}
 			is_at_value = true;
-		} else if (s->end_ns <= hi && s->begin_ns >= at_value_since_ns) {
+		} else if (s->end_ns <= hi && s->begin_ns > at_value_since_ns) {
 			/* A regression below V, surely after the fence reached V and before the
 			 * wait ended (an inferred signal that may have run before keeps the
 			 * release). */
@@ -504,10 +512,12 @@ open_signal_unlink(struct op_rec *rec)
 
 /* The oldest remembered signal, or `op` itself when it is older, is forgotten. */
 static void
-forget(struct fence_state *fence, uint64_t value)
+forget(struct fence_state *fence, uint64_t value, uint64_t end_ns)
 {
 	if (!fence->has_forgotten || value > fence->forgotten_max_value)
 		fence->forgotten_max_value = value;
+	if (!fence->has_forgotten || end_ns > fence->forgotten_end_ns)
+		fence->forgotten_end_ns = end_ns;
 	fence->has_forgotten = true;
 }
 
@@ -540,10 +550,10 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op, bool is_regr
 		;
 	if (fence->history_count == FSA_SIGNAL_HISTORY) {
 		if (!at) {
-			forget(fence, op->fence_value);
+			forget(fence, op->fence_value, end);
 			return true;
 		}
-		forget(fence, fence->history[0].value);
+		forget(fence, fence->history[0].value, fence->history[0].end_ns);
 		memmove(&fence->history[0], &fence->history[1],
 			(at - 1) * sizeof(fence->history[0]));
 		at--;

@@ -432,3 +432,34 @@ Test(edges, gpv_07_at_the_end_of_the_trace_a_wait_still_finds_the_signal_that_go
 	cr_assert_eq(wait->end_ns, signal->end_ns);
 	cr_assert_eq(got.edge_count, 1);
 }
+
+Test(edges, gpv_07_gpv_08_a_release_forgotten_among_signals_inferred_in_its_gap_is_not_replaced)
+{
+	/* 100 signals in 100 command buffers; the entries of the first 99 were lost (a log gap,
+	 * LOG-13): they are inferred, ending with the entry read after the gap, signal 100's, as
+	 * it does. Signal 100 goes out first, then the 99 with the same end: the history (64)
+	 * forgets signal 100 and keeps inferred ones below 100. These began before it ended, so
+	 * they did not take the fence below 100 again (as cli-known-discards saw, 1 run in 10):
+	 * signal 101 did not release the wait for 100. Its release is forgotten: no edge
+	 * (GPV-08), not 101. */
+	for (unsigned v = 1; v <= 101; v++)
+		SIGNAL_QUEUED(T0 + v, UQ, FA, v, v);
+	feed_ok("cpu_wait_begin", T0 + 200, "process_id", U(PID), "waiter_id", U(1), "fence_handle",
+		FA, "fence_value", U(100), NULL);
+	/* Past the fixture's last clock pair (extrapolated): while signal 100's box waits for its
+	 * mapping the inferred boxes wait behind it, then it goes out first, remembered before
+	 * them (ops_flush gives them out only later). */
+	SIGNAL_ENTRY(1850000, UQ, 99, FA, FA_G, 100, 180000);
+	SIGNAL_ENTRY(1860000, UQ, 100, FA, FA_G, 101, 181000);
+	feed_ok("cpu_wait_end", 1900000, "process_id", U(PID), "waiter_id", U(1), "fence_handle",
+		FA, "fence_value", U(100), "result", U(FSTP_CPU_WAIT_RESULT_SATISFIED),
+		"observed_value", U(101), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(got.loss_count, 1);
+	cr_assert_eq(got.losses[0].inferred_ops, 99);
+	cr_assert_eq(count_anomalies(FSA_ANOM_VALUE_REGRESSION), 0);
+	cr_assert_neq(find_source_op(FSA_OP_WAIT, FSA_SRC_CPU, FA_G, 100)->signal_op_id,
+		      find_op(FSA_OP_SIGNAL, UQ, 101)->id,
+		      "signal 101 found the fence at 100 already");
+	assert_edges_agree_with_ops();
+}
