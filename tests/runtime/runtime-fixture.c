@@ -20,17 +20,30 @@ fst_rt_config_init(struct fsr_runtime_config *runtime_config,
 }
 
 void
-fst_rt_setup_with(const struct fsr_runtime_config *runtime_config,
-		  const struct fsr_adapter_config *adapter_config)
+fst_rt_setup_with_ddi(const struct fsr_runtime_config *runtime_config,
+		      const struct fsr_adapter_config *adapter_config, const struct dxgk_ddi *ddi)
 {
 	fx = (struct fst_rt){0};
 	cr_assert_eq(fsr_runtime_create(runtime_config, &fx.runtime), FSR_OK);
-	cr_assert_eq(fsr_adapter_create(fx.runtime, adapter_config, &fx.adapter_id), FSR_OK);
+	if (ddi)
+		cr_assert_eq(
+		    fsr_adapter_create_with_ddi(fx.runtime, adapter_config, ddi, &fx.adapter_id),
+		    FSR_OK);
+	else
+		cr_assert_eq(fsr_adapter_create(fx.runtime, adapter_config, &fx.adapter_id),
+			     FSR_OK);
 	cr_assert_eq(fsr_process_create(fx.runtime, "fixture", &fx.process), FSR_OK);
 	cr_assert_eq(fsr_device_create(fx.process, fx.adapter_id, &fx.device), FSR_OK);
 	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &fx.context_3d), FSR_OK);
 	cr_assert_eq(fsr_context_create(fx.process, fx.device, 1, &fx.context_compute), FSR_OK);
 	cr_assert_eq(fsr_context_create(fx.process, fx.device, 2, &fx.context_copy), FSR_OK);
+}
+
+void
+fst_rt_setup_with(const struct fsr_runtime_config *runtime_config,
+		  const struct fsr_adapter_config *adapter_config)
+{
+	fst_rt_setup_with_ddi(runtime_config, adapter_config, NULL);
 }
 
 void

@@ -31,6 +31,11 @@ void fst_rt_config_init(struct fsr_runtime_config *runtime_config,
 			struct fsr_adapter_config *adapter_config);
 void fst_rt_setup_with(const struct fsr_runtime_config *runtime_config,
 		       const struct fsr_adapter_config *adapter_config);
+/* As fst_rt_setup_with, on an adapter whose driver is `ddi` (fsr_adapter_create_with_ddi). */
+struct dxgk_ddi;
+void fst_rt_setup_with_ddi(const struct fsr_runtime_config *runtime_config,
+			   const struct fsr_adapter_config *adapter_config,
+			   const struct dxgk_ddi *ddi);
 /* TestSuite(.init, .fini) with the default configurations. */
 void fst_rt_setup(void);
 void fst_rt_teardown(void);

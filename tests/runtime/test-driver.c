@@ -51,13 +51,7 @@ setup_with_ddi(const struct dxgk_ddi *ddi)
 	struct fsr_adapter_config adapter_config;
 
 	fst_rt_config_init(&runtime_config, &adapter_config);
-	fx = (struct fst_rt){0};
-	cr_assert_eq(fsr_runtime_create(&runtime_config, &fx.runtime), FSR_OK);
-	cr_assert_eq(fsr_adapter_create_with_ddi(fx.runtime, &adapter_config, ddi, &fx.adapter_id),
-		     FSR_OK);
-	cr_assert_eq(fsr_process_create(fx.runtime, "fixture", &fx.process), FSR_OK);
-	cr_assert_eq(fsr_device_create(fx.process, fx.adapter_id, &fx.device), FSR_OK);
-	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &fx.context_3d), FSR_OK);
+	fst_rt_setup_with_ddi(&runtime_config, &adapter_config, ddi);
 	cpu_signal_calls = 0;
 	interrupt_routine_calls = 0;
 	interrupts_seen = 0;

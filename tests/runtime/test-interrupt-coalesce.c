@@ -63,13 +63,7 @@ setup_with(enum fsr_interrupt_form form, uint64_t coalesce_ns)
 	runtime_config.log_read_period_ns = FSR_INFINITE;
 	adapter_config.interrupt_form = form;
 	adapter_config.interrupt_coalesce_ns = coalesce_ns;
-	fx = (struct fst_rt){0};
-	cr_assert_eq(fsr_runtime_create(&runtime_config, &fx.runtime), FSR_OK);
-	cr_assert_eq(fsr_adapter_create_with_ddi(fx.runtime, &adapter_config, &ddi, &fx.adapter_id),
-		     FSR_OK);
-	cr_assert_eq(fsr_process_create(fx.runtime, "fixture", &fx.process), FSR_OK);
-	cr_assert_eq(fsr_device_create(fx.process, fx.adapter_id, &fx.device), FSR_OK);
-	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &fx.context_3d), FSR_OK);
+	fst_rt_setup_with_ddi(&runtime_config, &adapter_config, &ddi);
 	seen_count = 0;
 }
 

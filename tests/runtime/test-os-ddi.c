@@ -29,14 +29,7 @@ setup_with_ddi_logs(const struct dxgk_ddi *ddi, enum fsr_interrupt_form form,
 		adapter_config.log_capacity_entries = log_capacity_entries;
 		adapter_config.keep_log_size_when_tracing = false;
 	}
-	fx = (struct fst_rt){0};
-	cr_assert_eq(fsr_runtime_create(&runtime_config, &fx.runtime), FSR_OK);
-	cr_assert_eq(fsr_adapter_create_with_ddi(fx.runtime, &adapter_config, ddi, &fx.adapter_id),
-		     FSR_OK);
-	cr_assert_eq(fsr_process_create(fx.runtime, "fixture", &fx.process), FSR_OK);
-	cr_assert_eq(fsr_device_create(fx.process, fx.adapter_id, &fx.device), FSR_OK);
-	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &fx.context_3d), FSR_OK);
-	cr_assert_eq(fsr_context_create(fx.process, fx.device, 1, &fx.context_compute), FSR_OK);
+	fst_rt_setup_with_ddi(&runtime_config, &adapter_config, ddi);
 }
 
 static void
