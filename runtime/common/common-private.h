@@ -169,8 +169,13 @@ enum rt_object_type {
 enum hw_packet_type {
 	HW_PACKET_BEGIN = 1,    /* a: packet id, b: progress value — written by the UMD */
 	HW_PACKET_WORK = 2,     /* a: GPU ticks */
-	HW_PACKET_WAIT = 3,     /* a: global fence handle, b: value, c: local fence handle */
-	HW_PACKET_SIGNAL = 4,   /* a: global fence handle, b: value, c: local fence handle */
+	/*
+	 * a: global fence handle, b: value, c: in a command buffer of a kernel-mode queue the local
+	 * fence handle; in a ring, the fence's GPU address (its CurrentValue word, which the UMD got
+	 * when it created or opened the fence): the GPU resolves nothing through the OS's tables.
+	 */
+	HW_PACKET_WAIT = 3,
+	HW_PACKET_SIGNAL = 4, /* as HW_PACKET_WAIT */
 	HW_PACKET_LOG = 5,      /* flags: log type | operation << 8, a: entry index, b: value,
 				   c: local fence handle (LOG-05) */
 	HW_PACKET_PROGRESS = 6, /* a: progress value (HPF-02) */
@@ -243,6 +248,7 @@ struct hw_dma_packet {
 	uint64_t gpu_ticks;
 	uint64_t progress_value;
 	uint64_t submit_ns; /* when its command buffer was submitted */
+	uint64_t start_ns;  /* when the engine started it (set by the GPU) */
 	struct hw_dma_packet *next;
 };
 
@@ -357,8 +363,23 @@ struct fsr_runtime {
 	bool are_logs_grown_for_tracing;
 	bool is_tracing_forced; /* os: tests only (fsr_test_force_tracing) */
 	struct fsr_runtime_stats stats;
+	/*
+	 * Realtime: events fired, counted apart from stats (engines fire without the lock);
+	 * stats.trace_hash is not kept (realtime runs are not reproducible).
+	 */
+	_Atomic uint64_t concurrent_events;
 	struct rt_event_tap event_tap; /* tests only (FSR_TRACE) */
 };
+
+/*
+ * Realtime: the engines run on their own threads without the OS's lock (docs/runtime.md,
+ * "Concurrency"). Sim mode runs one actor at a time (with interleaving, one baton).
+ */
+static inline bool
+rt_gpu_is_concurrent(const struct fsr_runtime *runtime)
+{
+	return runtime->clock.mode == FSR_CLOCK_REALTIME;
+}
 
 /* The ring slot at a byte offset of the ring buffer control's read or write pointer. */
 static inline struct hw_packet *
@@ -411,22 +432,24 @@ rt_unlock(struct fsr_runtime *runtime)
 }
 
 /*
- * An engine's step. Without interleaving the engines step under the lock, serialised with
- * everything else (docs/runtime.md, "Where the model simplifies"). With interleaving they run
- * as the GPU does, without the OS's lock, touching the shared words only through the accessors
- * below, and take the lock only to call the interrupt routine (rt_isr_enter).
+ * An engine's step. In sim mode without interleaving the engines step under the lock,
+ * serialised with everything else. With interleaving, and in realtime, they run as the GPU
+ * does, without the OS's lock, touching the shared words only through the accessors below, and
+ * take the lock only to call the interrupt routine: with interleaving at once
+ * (rt_isr_enter), in realtime once their step has let go of the engine's own lock
+ * (hw/engine.c, docs/runtime.md "Concurrency").
  */
 static inline void
 rt_lock_gpu(struct fsr_runtime *runtime)
 {
-	if (!runtime->interleave)
+	if (!runtime->interleave && !rt_gpu_is_concurrent(runtime))
 		rt_lock(runtime);
 }
 
 static inline void
 rt_unlock_gpu(struct fsr_runtime *runtime)
 {
-	if (!runtime->interleave)
+	if (!runtime->interleave && !rt_gpu_is_concurrent(runtime))
 		rt_unlock(runtime);
 }
 
@@ -670,12 +693,45 @@ void rt_interleave_fini(struct fsr_runtime *runtime);
 void rt_fence_log_alloc(struct hw_fence_log *log, uint32_t capacity, uint32_t generation);
 void rt_fence_log_free(struct hw_fence_log *log);
 
-/* SYN-10: the GPU's posted entry writes land in the memory the CPU reads, in order. */
+/*
+ * A log entry is memory the GPU writes and the OS reads with no lock between them: each of its
+ * words is stored and loaded as a relaxed atomic, and an entry the GPU overwrites while the OS
+ * reads it (an overrun during the read: the GPU never waits for the reader, LOG-16) may be read
+ * half old, half new. The OS's next read then finds the position moved by more than the
+ * capacity and reports the overrun (LOG-17); the entry read in that window is not marked.
+ */
+static inline void
+rt_log_entry_store(struct hw_log_entry *slot, const struct hw_log_entry *entry)
+{
+	__atomic_store_n(&slot->fence_value, entry->fence_value, __ATOMIC_RELAXED);
+	__atomic_store_n(&slot->native_fence, entry->native_fence, __ATOMIC_RELAXED);
+	__atomic_store_n(&slot->operation, entry->operation, __ATOMIC_RELAXED);
+	__atomic_store_n(&slot->observed_gpu_ts, entry->observed_gpu_ts, __ATOMIC_RELAXED);
+	__atomic_store_n(&slot->end_gpu_ts, entry->end_gpu_ts, __ATOMIC_RELAXED);
+}
+
+static inline struct hw_log_entry
+rt_log_entry_load(const struct hw_log_entry *slot)
+{
+	return (struct hw_log_entry){
+	    .fence_value = __atomic_load_n(&slot->fence_value, __ATOMIC_RELAXED),
+	    .native_fence = __atomic_load_n(&slot->native_fence, __ATOMIC_RELAXED),
+	    .operation = __atomic_load_n(&slot->operation, __ATOMIC_RELAXED),
+	    .observed_gpu_ts = __atomic_load_n(&slot->observed_gpu_ts, __ATOMIC_RELAXED),
+	    .end_gpu_ts = __atomic_load_n(&slot->end_gpu_ts, __ATOMIC_RELAXED),
+	};
+}
+
+/*
+ * SYN-10: the GPU's posted entry writes land in the memory the CPU reads, in order. The posted
+ * writes are the GPU's: a flush runs on the GPU (its barrier) or, for the driver's
+ * UpdateNativeFenceLogs, with the engine's lock held (hw_fence_logs_flush).
+ */
 static inline void
 rt_fence_log_flush(struct hw_fence_log *log)
 {
 	for (uint32_t i = 0; i < log->posted_count; i++)
-		log->entries[log->posted[i].index] = log->posted[i].entry;
+		rt_log_entry_store(&log->entries[log->posted[i].index], &log->posted[i].entry);
 	log->posted_count = 0;
 }
 
@@ -696,7 +752,7 @@ static inline struct hw_log_entry
 rt_log_entry_read(struct fsr_runtime *runtime, const struct hw_fence_log *log, uint32_t index)
 {
 	rt_point(runtime, RT_POINT_OS_READ_LOG_ENTRY);
-	return log->entries[index];
+	return rt_log_entry_load(&log->entries[index]);
 }
 
 #endif /* FENCESCOPE_RUNTIME_COMMON_H */

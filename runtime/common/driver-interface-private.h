@@ -27,6 +27,7 @@ struct fsr_fence;
 struct os_hwqueue;
 struct hw_dma_packet;
 struct hw_interrupt;
+struct hw_fence_log;
 struct dxgk_engine_caps;
 
 /* The driver calls the OS through these only (DxgkCb*). */
@@ -78,9 +79,13 @@ struct dxgk_ddi {
 	/* NFV-01, NFV-13: a CPU signal (or notification) of a native fence. */
 	void (*DxgkDdiUpdateCurrentValuesFromCpu)(void *miniport, struct fsr_fence *fence,
 						  uint64_t value, bool notification_only);
-	/* LOG-01, LOG-03: the OS hands a queue's log buffer to the driver. */
+	/*
+	 * LOG-01, LOG-03, LOG-04: the OS hands a queue's log buffer of `type` to the driver, which
+	 * programs the GPU with it once no engine step is using the one before; that one comes
+	 * back in *log for the OS to free (zeroed when there was none).
+	 */
 	void (*DxgkDdiSetNativeFenceLogBuffer)(void *miniport, struct os_hwqueue *queue,
-					       enum fstp_log_type type);
+					       enum fstp_log_type type, struct hw_fence_log *log);
 	/*
 	 * SYN-10: the barrier before the OS reads log entries, once per read for every HWQueue
 	 * whose logs have new entries (`queues`, `queue_count` >= 1).

@@ -166,6 +166,12 @@ struct rt_event_tap {
 		uint64_t rt_name_;                                                                 \
 		lttng_ust_tracepoint(provider, event, __VA_ARGS__);                                \
 		RT_TAP_FIRE_(runtime, provider, event, __VA_ARGS__);                               \
+		if ((runtime)->clock.mode == FSR_CLOCK_REALTIME) {                                 \
+			/* engines fire without the lock; no hash (not reproducible) */            \
+			atomic_fetch_add_explicit(&(runtime)->concurrent_events, 1,                \
+						  memory_order_relaxed);                           \
+			break;                                                                     \
+		}                                                                                  \
 		RT_NAME_ID_(rt_name_, #provider ":" #event);                                       \
 		rt_hash_ = rt_hash_u64(rt_hash_, rt_name_);                                        \
 		RT_CAT(RT_EACH_, RT_NARGS_(__VA_ARGS__))(RT_HASH_ARG_, rt_hash_, __VA_ARGS__);     \

@@ -15,10 +15,18 @@
  * makes every engine of the adapter look at its blocked waits again.
  *
  * Every GPU timestamp (log entries, hw events) is read from the counter at the moment its
- * operation happens, with the runtime lock held: in realtime mode an engine may wait long for
- * the lock, and one pass runs many operations, so a time read once per pass would date a wait's
- * end before the signal that released it. In sim mode the clock stands still during a step and
- * each read gives the step's instant.
+ * operation happens: one pass runs many operations, so a time read once per pass would date a
+ * wait's end before the signal that released it. In sim mode the clock stands still during a
+ * step and each read gives the step's instant.
+ *
+ * Concurrency (docs/runtime.md, "Concurrency"). In realtime each engine runs on its own thread
+ * without the OS's lock: it shares with the OS and the UMD only the spec's memory words, through
+ * the accessors of common/common-private.h, and its interrupt line. Its own state is guarded by
+ * its own lock (struct hw_engine), which the KMD takes to program it; what it sends up the line
+ * during a step waits in its outbox and reaches the driver's interrupt routine, under the OS's
+ * lock (the interrupt level), once the step has let go of the engine's lock. In sim mode without
+ * interleaving the engines step under the OS's lock, one at a time; with interleaving they step
+ * without it, passing the scheduler's baton, and take it only around the interrupt line.
  */
 #include <stdlib.h>
 
@@ -70,6 +78,13 @@ engine_of(struct rt_actor *actor)
 	return (struct hw_engine *) ((char *) actor - offsetof(struct hw_engine, actor));
 }
 
+/* The fence a ring's wait or signal names by its GPU address (HW_PACKET_WAIT). */
+static struct fsr_fence *
+fence_at(const struct hw_packet *packet)
+{
+	return (struct fsr_fence *) (uintptr_t) packet->c;
+}
+
 void
 hw_engine_kick_all(struct fsr_adapter *adapter)
 {
@@ -83,17 +98,36 @@ hw_engine_kick_all(struct fsr_adapter *adapter)
 void
 hw_engine_add_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 {
-	struct os_hwqueue **link = &engine->run_list;
+	struct os_hwqueue **link;
 
+	hw_engine_lock(engine);
+	link = &engine->run_list;
 	while (*link)
 		link = &(*link)->next_on_engine;
 	queue->next_on_engine = NULL;
 	*link = queue;
+	hw_engine_unlock(engine);
+}
+
+/* An interrupt that names `queue`, which is going: it names no queue any more. */
+static void
+forget_queue(struct hw_interrupt *interrupt, struct os_hwqueue *queue)
+{
+	if (interrupt->queue != queue)
+		return;
+	interrupt->queue = NULL;
+	/* A HWQueue form becomes the NULL-HWQueue one; a DMA packet is dropped by the OS. */
+	if (interrupt->form == FSTP_INTERRUPT_FORM_HWQUEUE)
+		interrupt->form = FSTP_INTERRUPT_FORM_NULL_HWQUEUE;
+	if (interrupt->packet)
+		interrupt->packet->queue = NULL;
 }
 
 void
 hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 {
+	/* Realtime: the engine's lock waits for a step that may be in the queue to end. */
+	hw_engine_lock(engine);
 	for (struct os_hwqueue **link = &engine->run_list; *link; link = &(*link)->next_on_engine) {
 		if (*link == queue) {
 			*link = queue->next_on_engine;
@@ -111,23 +145,25 @@ hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			p->queue = NULL;
 	if (engine->busy_packet && engine->busy_packet->queue == queue)
 		engine->busy_packet->queue = NULL;
-	/* The pending interrupt stops naming it: a HWQueue form becomes the NULL-HWQueue one. */
-	if (engine->pending && engine->pending->queue == queue) {
-		engine->pending->queue = NULL;
-		if (engine->pending->form == FSTP_INTERRUPT_FORM_HWQUEUE)
-			engine->pending->form = FSTP_INTERRUPT_FORM_NULL_HWQUEUE;
-	}
+	/* Neither the pending interrupt nor one waiting in the outbox names it any more. */
+	if (engine->pending)
+		forget_queue(engine->pending, queue);
+	for (struct hw_interrupt *i = engine->outbox_head; i; i = i->next)
+		forget_queue(i, queue);
+	hw_engine_unlock(engine);
 }
 
 void
 hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet)
 {
 	packet->next = NULL;
+	hw_engine_lock(engine);
 	if (engine->dma_tail)
 		engine->dma_tail->next = packet;
 	else
 		engine->dma_head = packet;
 	engine->dma_tail = packet;
+	hw_engine_unlock(engine);
 	rt_clock_kick(engine->adapter->runtime, &engine->actor,
 		      rt_clock_now(engine->adapter->runtime));
 }
@@ -160,7 +196,7 @@ queue_is_blocked(struct hw_engine *engine, struct os_hwqueue *queue)
 	    runtime, queue,
 	    rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE),
 	    RT_POINT_NONE);
-	fence = rt_map_get(&runtime->fences, wait.a);
+	fence = fence_at(&wait);
 	FSR_ASSERT_PRE("engine-is-idle:observed-wait-at-head",
 		       wait.type == HW_PACKET_WAIT && fence);
 	return rt_word_load(runtime, &fence->current_value, memory_order_seq_cst, RT_POINT_NONE) <
@@ -170,12 +206,71 @@ queue_is_blocked(struct hw_engine *engine, struct os_hwqueue *queue)
 bool
 hw_engine_is_idle(struct hw_engine *engine)
 {
-	if (engine->is_busy || engine->dma_head || engine->pending)
-		return false;
-	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
+	bool is_idle;
+
+	hw_engine_lock(engine);
+	is_idle = !engine->is_busy && !engine->dma_head && !engine->pending &&
+		  !engine->outbox_head;
+	for (struct os_hwqueue *q = engine->run_list; is_idle && q; q = q->next_on_engine)
 		if (queue_has_packets(engine->adapter->runtime, q) && !queue_is_blocked(engine, q))
-			return false;
-	return true;
+			is_idle = false;
+	hw_engine_unlock(engine);
+	return is_idle;
+}
+
+/*
+ * Sends an interrupt or a retirement report up the line. Sim mode: now, at interrupt level
+ * (with interleaving the lock is taken for it). Realtime: into the outbox, which the step
+ * delivers once it has let go of the engine's lock (deliver_outbox).
+ */
+static void
+send_up_line(struct hw_engine *engine, struct hw_interrupt *interrupt)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+
+	if (rt_gpu_is_concurrent(runtime)) {
+		interrupt->next = NULL;
+		if (engine->outbox_tail)
+			engine->outbox_tail->next = interrupt;
+		else
+			engine->outbox_head = interrupt;
+		engine->outbox_tail = interrupt;
+		return;
+	}
+	rt_isr_enter(runtime);
+	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
+	rt_isr_exit(runtime);
+}
+
+/*
+ * Realtime, after the step (engine's lock not held): the outbox goes to the driver's interrupt
+ * routine in the order it was sent, at interrupt level (the OS's lock). The engine's lock is
+ * taken inside the OS's, as the KMD takes it, to take the outbox: a DestroyHwQueue that ran in
+ * between has made its interrupts forget the queue.
+ */
+static void
+deliver_outbox(struct hw_engine *engine)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+	struct hw_interrupt *interrupt;
+
+	rt_lock(runtime);
+	hw_engine_lock(engine);
+	interrupt = engine->outbox_head;
+	engine->outbox_head = NULL;
+	engine->outbox_tail = NULL;
+	hw_engine_unlock(engine);
+	while (interrupt) {
+		struct hw_interrupt *next = interrupt->next;
+		bool is_retirement = interrupt->is_retirement;
+
+		/* An interrupt is the OS's from here (it frees it); a report is not. */
+		engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
+		if (is_retirement)
+			free(interrupt);
+		interrupt = next;
+	}
+	rt_unlock(runtime);
 }
 
 /*
@@ -186,10 +281,17 @@ static void
 report_retired(struct hw_engine *engine, struct fsr_fence *fence)
 {
 	struct hw_interrupt report = {.is_retirement = true, .retired_fence = fence};
+	struct hw_interrupt *queued;
 
-	rt_isr_enter(engine->adapter->runtime);
-	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, &report);
-	rt_isr_exit(engine->adapter->runtime);
+	if (!rt_gpu_is_concurrent(engine->adapter->runtime)) {
+		send_up_line(engine, &report);
+		return;
+	}
+	queued = malloc(sizeof(*queued));
+	if (!queued)
+		abort(); /* a lost report would keep the fence forever */
+	*queued = report;
+	send_up_line(engine, queued);
 }
 
 /* The interrupt goes up the line: the driver's interrupt routine hands it to the OS. */
@@ -201,10 +303,7 @@ deliver_interrupt(struct hw_engine *engine, struct hw_interrupt *interrupt)
 	FSR_TRACE(runtime, fencescope_hw, interrupt_raise, engine->adapter->id, engine->id,
 		  interrupt->type, interrupt->form, interrupt->queue ? interrupt->queue->handle : 0,
 		  interrupt->fence_count, (const uint64_t *) interrupt->fences);
-	runtime->stats.interrupts++;
-	rt_isr_enter(runtime);
-	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
-	rt_isr_exit(runtime);
+	send_up_line(engine, interrupt);
 }
 
 /* The pending interrupt goes up once its time has come (lock held). */
@@ -408,7 +507,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			result = RUN_BUSY;
 			goto end;
 		case HW_PACKET_WAIT:
-			fence = rt_map_get(&runtime->fences, packet->a);
+			fence = fence_at(packet);
 			if (!queue->is_wait_observed) {
 				queue->is_wait_observed = true;
 				queue->wait_observed_gpu_ts = gpu_now(adapter);
@@ -432,7 +531,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			break;
 		case HW_PACKET_SIGNAL:
 			/* The signal happens when CurrentValue is written: read the time before. */
-			fence = rt_map_get(&runtime->fences, packet->a);
+			fence = fence_at(packet);
 			gpu_ts = gpu_now(adapter);
 			/* SYN-09: CurrentValue, then the log entry, then the barrier. */
 			rt_fence_write_current(runtime, fence, packet->b,
@@ -524,8 +623,7 @@ start_dma(struct hw_engine *engine)
 		engine->is_busy = true;
 		engine->busy_packet = packet;
 		engine->busy_until_ns = now + work_ns(adapter, packet->gpu_ticks);
-		rt_latency_add(adapter->runtime->stats.submit_to_start,
-			       now > packet->submit_ns ? now - packet->submit_ns : 0);
+		packet->start_ns = now; /* the OS counts submit→start when the packet is done */
 		FSR_TRACE(adapter->runtime, fencescope_hw, packet_start, adapter->id, engine->id,
 			  packet->queue->handle, packet->packet_id, packet->progress_value,
 			  hw_gpu_ts(adapter, now));
@@ -563,9 +661,11 @@ engine_step(struct rt_actor *actor, uint64_t now)
 {
 	struct hw_engine *engine = engine_of(actor);
 	struct fsr_runtime *runtime = engine->adapter->runtime;
+	bool has_outbox;
 	uint64_t next;
 
 	rt_lock_gpu(runtime);
+	hw_engine_lock(engine);
 	/* Realtime: `now` was read before the lock, which may have taken long to get. */
 	now = rt_clock_now(runtime);
 	deliver_due_interrupt(engine, now);
@@ -579,7 +679,11 @@ engine_step(struct rt_actor *actor, uint64_t now)
 end:
 	if (engine->pending && engine->pending_due_ns < next)
 		next = engine->pending_due_ns;
+	has_outbox = engine->outbox_head != NULL;
+	hw_engine_unlock(engine);
 	rt_unlock_gpu(runtime);
+	if (has_outbox)
+		deliver_outbox(engine);
 	return next;
 }
 
@@ -597,6 +701,7 @@ hw_init(struct fsr_adapter *adapter)
 		engine->type = adapter->config.engine_types[id];
 		engine->actor.name = "engine";
 		engine->actor.step = engine_step;
+		pthread_mutex_init(&engine->lock, NULL);
 	}
 	return 0;
 }
@@ -625,6 +730,15 @@ hw_fini(struct fsr_adapter *adapter)
 		engine->busy_packet = NULL;
 		free(engine->pending); /* never delivered: the OS has gone */
 		engine->pending = NULL;
+		while (engine->outbox_head) {
+			struct hw_interrupt *interrupt = engine->outbox_head;
+
+			engine->outbox_head = interrupt->next;
+			free(interrupt->packet); /* a DMA packet the OS never got back */
+			free(interrupt);
+		}
+		engine->outbox_tail = NULL;
+		pthread_mutex_destroy(&engine->lock);
 	}
 	free(adapter->gpu);
 	adapter->gpu = NULL;

@@ -43,9 +43,36 @@ hw_fence_log_write(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32
 		      memory_order_release, RT_POINT_GPU_WRITE_LOG_HEADER);
 }
 
+static struct hw_engine *
+engine_of_queue(struct os_hwqueue *queue)
+{
+	return &queue->adapter->gpu->engines[queue->engine_id];
+}
+
 void
 hw_fence_logs_flush(struct os_hwqueue *queue)
 {
+	struct hw_engine *engine = engine_of_queue(queue);
+
+	/* The posted writes are the engine's: its lock, as the KMD programs it. */
+	hw_engine_lock(engine);
 	rt_fence_log_flush(&queue->logs[FSTP_LOG_TYPE_WAITS]);
 	rt_fence_log_flush(&queue->logs[FSTP_LOG_TYPE_SIGNALS]);
+	hw_engine_unlock(engine);
+}
+
+void
+hw_fence_log_install(struct os_hwqueue *queue, enum fstp_log_type type, struct hw_fence_log *log)
+{
+	struct hw_engine *engine = engine_of_queue(queue);
+	struct hw_fence_log *slot = &queue->logs[type];
+	struct hw_fence_log old;
+
+	/* No step of the engine is half way through the old log while it changes. */
+	hw_engine_lock(engine);
+	rt_fence_log_flush(slot); /* what was posted lands in the memory the OS reads last */
+	old = *slot;
+	*slot = *log;
+	*log = old;
+	hw_engine_unlock(engine);
 }

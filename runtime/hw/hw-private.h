@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The emulated GPU (hw/) as its driver sees it: the functions the KMD calls to program it
- * (lock held unless stated). The GPU calls nothing above the common leaf: it reaches the OS
+ * (the OS's lock held unless stated; each takes the engine's own lock where it touches the
+ * engine's state). The GPU calls nothing above the common leaf: it reaches the OS
  * only by raising its interrupt line (struct hw_line, connected by the KMD).
  */
 #ifndef FENCESCOPE_RUNTIME_HW_PRIVATE_H
@@ -24,6 +25,23 @@ struct hw_engine {
 	uint32_t id;
 	enum fsr_engine_type type;
 	struct rt_actor actor;
+	/*
+	 * Realtime: the engine's own state below — its run list and DMA queue, which the KMD
+	 * programs (CreateHwQueue, DestroyHwQueue, SubmitCommand), what it is busy with, its
+	 * pending interrupts, the GPU state of its queues and their posted log writes — is guarded
+	 * by this lock, the engine's register interface, never by the OS's. The engine holds it
+	 * for its whole step; the KMD takes it, inside the OS's lock, to program the engine. So
+	 * the order is always OS lock, then engine lock; an engine never takes the OS's lock while
+	 * holding its own. Sim mode runs one actor at a time and does not take it.
+	 */
+	pthread_mutex_t lock;
+	/*
+	 * Realtime: what the engine sent up its line during a step (interrupts and retirement
+	 * reports, in order), delivered to the interrupt routine under the OS's lock once the step
+	 * has let go of the engine's lock. Sim mode delivers at once and leaves it empty.
+	 */
+	struct hw_interrupt *outbox_head;
+	struct hw_interrupt *outbox_tail;
 	struct os_hwqueue *run_list; /* user-mode queues on this engine */
 	struct os_hwqueue *cursor;   /* round robin: next queue to look at */
 	struct hw_dma_packet *dma_head;
@@ -69,7 +87,29 @@ bool hw_engine_is_idle(struct hw_engine *engine);
  * FirstFreeEntryIndex and, at the capacity, WraparoundCount (LOG-14, LOG-16). */
 void hw_fence_log_write(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32_t index,
 			const struct hw_log_entry *entry);
-/* The GPU's posted entry writes to both logs of `queue` become visible (SYN-10). */
+/* The GPU's posted entry writes to both logs of `queue` become visible (SYN-10); takes the
+ * engine's lock. */
 void hw_fence_logs_flush(struct os_hwqueue *queue);
+/*
+ * Programs the log buffer `log` (allocated by the OS) as `queue`'s log of `type` (LOG-03, LOG-04):
+ * with the engine's lock held, so that no step of the engine is half way through the old one,
+ * which comes back in *log for the OS to free.
+ */
+void hw_fence_log_install(struct os_hwqueue *queue, enum fstp_log_type type,
+			  struct hw_fence_log *log);
+/* The engine's lock (realtime only; see struct hw_engine). */
+static inline void
+hw_engine_lock(struct hw_engine *engine)
+{
+	if (rt_gpu_is_concurrent(engine->adapter->runtime))
+		pthread_mutex_lock(&engine->lock);
+}
+
+static inline void
+hw_engine_unlock(struct hw_engine *engine)
+{
+	if (rt_gpu_is_concurrent(engine->adapter->runtime))
+		pthread_mutex_unlock(&engine->lock);
+}
 
 #endif /* FENCESCOPE_RUNTIME_HW_PRIVATE_H */

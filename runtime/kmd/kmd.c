@@ -202,9 +202,12 @@ update_current_values_from_cpu(void *miniport, struct fsr_fence *fence, uint64_t
 }
 
 static void
-set_native_fence_log_buffer(void *miniport, struct os_hwqueue *queue, enum fstp_log_type type)
+set_native_fence_log_buffer(void *miniport, struct os_hwqueue *queue, enum fstp_log_type type,
+			    struct hw_fence_log *log)
 {
 	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+
+	hw_fence_log_install(queue, type, log);
 
 	FSR_TRACE(adapter->runtime, fencescope_kmd, set_fence_log_buffer, adapter->id,
 		  queue->handle, type, queue->logs[type].capacity, queue->logs[type].generation);

@@ -124,6 +124,7 @@ os_notify_interrupt(struct fsr_adapter *adapter, struct hw_interrupt *interrupt)
 {
 	struct fsr_runtime *runtime = adapter->runtime;
 
+	runtime->stats.interrupts++;
 	interrupt->fences_held = 0;
 	hold_interrupt_fences(runtime, interrupt, true);
 	interrupt->next = NULL;

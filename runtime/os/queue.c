@@ -248,11 +248,17 @@ init_logs(struct os_hwqueue *queue)
 				  FSTP_LOG_RESIZE_REASON_TRACING_ENABLED);
 		capacity = grown;
 	}
-	/* LOG-01, LOG-03: two logs, and SetNativeFenceLogBuffer once for each. */
+	/*
+	 * LOG-01, LOG-03: two logs, and SetNativeFenceLogBuffer once for each: the OS allocates the
+	 * buffer, the driver programs the GPU with it (and hands back the one before: none here).
+	 */
 	for (int type = 0; type < 2; type++) {
-		rt_fence_log_alloc(&queue->logs[type], capacity, 1);
+		struct hw_fence_log log = {0};
+
+		rt_fence_log_alloc(&log, capacity, 1);
 		adapter->ddi.DxgkDdiSetNativeFenceLogBuffer(adapter->miniport, queue,
-							    (enum fstp_log_type) type);
+							    (enum fstp_log_type) type, &log);
+		rt_fence_log_free(&log);
 	}
 }
 
@@ -277,18 +283,18 @@ regrow_logs_for_tracing(struct os_hwqueue *queue)
 		return false; /* not yet: a later OS step tries again */
 	os_read_logs(queue);
 	for (int type = 0; type < 2; type++) {
-		struct hw_fence_log *log = &queue->logs[type];
-		uint32_t generation = log->generation + 1;
+		struct hw_fence_log log = {0};
 
 		FSR_TRACE(adapter->runtime, fencescope_os, fence_log_resize, adapter->id,
-			  queue->handle, type, log->capacity, grown,
+			  queue->handle, type, queue->logs[type].capacity, grown,
 			  FSTP_LOG_RESIZE_REASON_TRACING_ENABLED);
-		rt_fence_log_free(log);
-		rt_fence_log_alloc(log, grown, generation);
+		rt_fence_log_alloc(&log, grown, queue->logs[type].generation + 1);
 		queue->os_log_position[type] = 0;
 		queue->umd_log_position[type] = 0;
+		/* The driver programs the new log; the old one comes back once the GPU is off it. */
 		adapter->ddi.DxgkDdiSetNativeFenceLogBuffer(adapter->miniport, queue,
-							    (enum fstp_log_type) type);
+							    (enum fstp_log_type) type, &log);
+		rt_fence_log_free(&log);
 	}
 	return true;
 }
@@ -723,6 +729,10 @@ os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
 {
 	struct os_hwqueue *queue = packet->queue;
 
+	/* Counted here, at interrupt level, not by the engine, which runs without the lock. */
+	rt_latency_add(runtime->stats.submit_to_start,
+		       packet->start_ns > packet->submit_ns ? packet->start_ns - packet->submit_ns
+							    : 0);
 	if (queue) {
 		struct fsr_adapter *adapter = queue->adapter;
 

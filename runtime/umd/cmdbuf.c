@@ -240,11 +240,18 @@ record_fence_op(struct fsr_cmdbuf *cmdbuf, fsr_handle fence_handle, uint64_t val
 	fence = object->pointer;
 	if (fence->adapter != queue->adapter)
 		return rt_refuse(runtime, process->id, call, fence_handle, FSR_ERR_NOT_SUPPORTED);
+	/*
+	 * A ring's instruction names the fence by its GPU address (the CurrentValue word the UMD
+	 * got when it created or opened the fence), which the GPU uses without the OS's tables; a
+	 * kernel-mode buffer names it by its handle, for the OS that runs it.
+	 */
 	status = append(cmdbuf,
 			(struct hw_packet){.type = is_wait ? HW_PACKET_WAIT : HW_PACKET_SIGNAL,
 					   .a = fence->global_handle,
 					   .b = value,
-					   .c = fence_handle},
+					   .c = queue->mode == FSR_SUBMIT_USER_MODE
+						    ? (uint64_t) (uintptr_t) fence
+						    : fence_handle},
 			false);
 	if (status == FSR_OK && queue->mode == FSR_SUBMIT_USER_MODE) {
 		/* LOG-05: the log-payload instruction right after the fence instruction. */

@@ -154,12 +154,12 @@ recording_update_logs(void *miniport, struct os_hwqueue *const *queues, uint32_t
 }
 
 static void
-recording_set_log(void *miniport, struct os_hwqueue *queue, enum fstp_log_type type)
+recording_set_log(void *miniport, struct os_hwqueue *queue, enum fstp_log_type type,
+		  struct hw_fence_log *log)
 {
-	record((struct call){.kind = CALL_SET_LOG,
-			     .capacity = queue->logs[type].capacity,
-			     .generation = queue->logs[type].generation});
-	reference.DxgkDdiSetNativeFenceLogBuffer(miniport, queue, type);
+	record((struct call){
+	    .kind = CALL_SET_LOG, .capacity = log->capacity, .generation = log->generation});
+	reference.DxgkDdiSetNativeFenceLogBuffer(miniport, queue, type, log);
 }
 
 static struct dxgk_ddi

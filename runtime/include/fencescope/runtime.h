@@ -165,15 +165,18 @@ struct fsr_runtime_stats {
 	/* Tracepoints fired (whether or not a session records them), counting the clock pair per
 	 * adapter that fsr_runtime_destroy() fires last, so a trace holds exactly this many. */
 	uint64_t events;
-	uint64_t interrupts;          /* interrupts raised by the emulated GPU */
+	uint64_t interrupts;          /* interrupts the emulated GPU raised that reached the OS */
 	uint64_t spurious_interrupts; /* fence interrupts that released no waiter (SYN-07) */
 	uint64_t log_entries_read;    /* fence log entries the OS read */
 	uint64_t log_entries_lost;    /* fence log entries lost to overruns */
 	uint64_t log_anomalies;       /* entries breaking a timestamp rule or naming no fence */
 	uint64_t fences_scanned;      /* fence values read by fallback scans after overruns */
-	uint64_t trace_hash;          /* a hash of every fired event's name and integer fields */
+	/* Sim mode: a hash of every fired event's name and integer fields, in order (same calls,
+	 * same hash). Realtime runs are not reproducible: it keeps its initial value. */
+	uint64_t trace_hash;
 	/*
-	 * Kernel-mode submit → start on the engine, as a histogram: eight buckets per power of
+	 * Kernel-mode submit → start on the engine (counted when the packet's completion reaches
+	 * the OS), as a histogram: eight buckets per power of
 	 * two, bucket 8k + j counting latencies in [2^k (1 + j/8), 2^k (1 + (j+1)/8)) ns.
 	 * fsr_latency_percentile() reads it.
 	 */

@@ -8,9 +8,9 @@
 
 static void
 half_size_set_native_fence_log_buffer(void *miniport, struct os_hwqueue *queue,
-				      enum fstp_log_type type)
+				      enum fstp_log_type type, struct hw_fence_log *log)
 {
-	reference.DxgkDdiSetNativeFenceLogBuffer(miniport, queue, type);
+	reference.DxgkDdiSetNativeFenceLogBuffer(miniport, queue, type, log);
 	queue->logs[type].capacity /= 2; /* the size the GPU wraps at (the memory stays whole) */
 }
 
