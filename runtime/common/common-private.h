@@ -167,15 +167,16 @@ enum rt_object_type {
 
 /* Packets of command buffers and rings: 32 bytes, as a UMD would lay them out. */
 enum hw_packet_type {
-	HW_PACKET_BEGIN = 1,    /* a: packet id, b: progress value — written by the UMD */
-	HW_PACKET_WORK = 2,     /* a: GPU ticks */
+	HW_PACKET_BEGIN = 1, /* a: packet id, b: progress value — written by the UMD */
+	HW_PACKET_WORK = 2,  /* a: GPU ticks */
 	/*
 	 * a: global fence handle, b: value, c: in a command buffer of a kernel-mode queue the local
-	 * fence handle; in a ring, the fence's GPU address (its CurrentValue word, which the UMD got
-	 * when it created or opened the fence): the GPU resolves nothing through the OS's tables.
+	 * fence handle; in a ring, the fence's GPU address (its CurrentValue word, which the UMD
+	 * got when it created or opened the fence): the GPU resolves nothing through the OS's
+	 * tables.
 	 */
 	HW_PACKET_WAIT = 3,
-	HW_PACKET_SIGNAL = 4, /* as HW_PACKET_WAIT */
+	HW_PACKET_SIGNAL = 4,   /* as HW_PACKET_WAIT */
 	HW_PACKET_LOG = 5,      /* flags: log type | operation << 8, a: entry index, b: value,
 				   c: local fence handle (LOG-05) */
 	HW_PACKET_PROGRESS = 6, /* a: progress value (HPF-02) */

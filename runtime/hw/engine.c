@@ -209,8 +209,7 @@ hw_engine_is_idle(struct hw_engine *engine)
 	bool is_idle;
 
 	hw_engine_lock(engine);
-	is_idle = !engine->is_busy && !engine->dma_head && !engine->pending &&
-		  !engine->outbox_head;
+	is_idle = !engine->is_busy && !engine->dma_head && !engine->pending && !engine->outbox_head;
 	for (struct os_hwqueue *q = engine->run_list; is_idle && q; q = q->next_on_engine)
 		if (queue_has_packets(engine->adapter->runtime, q) && !queue_is_blocked(engine, q))
 			is_idle = false;

@@ -291,7 +291,8 @@ regrow_logs_for_tracing(struct os_hwqueue *queue)
 		rt_fence_log_alloc(&log, grown, queue->logs[type].generation + 1);
 		queue->os_log_position[type] = 0;
 		queue->umd_log_position[type] = 0;
-		/* The driver programs the new log; the old one comes back once the GPU is off it. */
+		/* The driver programs the new log; the old one comes back once the GPU is off it.
+		 */
 		adapter->ddi.DxgkDdiSetNativeFenceLogBuffer(adapter->miniport, queue,
 							    (enum fstp_log_type) type, &log);
 		rt_fence_log_free(&log);
@@ -730,9 +731,9 @@ os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
 	struct os_hwqueue *queue = packet->queue;
 
 	/* Counted here, at interrupt level, not by the engine, which runs without the lock. */
-	rt_latency_add(runtime->stats.submit_to_start,
-		       packet->start_ns > packet->submit_ns ? packet->start_ns - packet->submit_ns
-							    : 0);
+	rt_latency_add(runtime->stats.submit_to_start, packet->start_ns > packet->submit_ns
+							   ? packet->start_ns - packet->submit_ns
+							   : 0);
 	if (queue) {
 		struct fsr_adapter *adapter = queue->adapter;
 
