@@ -126,6 +126,7 @@ typedef struct {
 	char *clock;
 	char *seed;
 	char *scale;
+	char *interleave_seed;
 	gboolean fail_on_loss;
 	/* Derived: sub-buffer size in bytes, loglevel (-1: all), the command to trace. */
 	uint64_t subbuf_size;
@@ -179,6 +180,7 @@ record_options_clear(RecordOptions *o)
 	g_clear_pointer(&o->clock, g_free);
 	g_clear_pointer(&o->seed, g_free);
 	g_clear_pointer(&o->scale, g_free);
+	g_clear_pointer(&o->interleave_seed, g_free);
 	g_clear_pointer(&o->command, g_strfreev);
 	g_clear_pointer(&o->label, g_free);
 }
@@ -340,7 +342,9 @@ options_set_scenario_command(RecordOptions *o, const char *scenario, GError **er
 	g_autoptr(GStrvBuilder) builder = g_strv_builder_new();
 
 	if (!check_unsigned_option("--seed", o->seed, error) ||
-	    !check_unsigned_option("--scale", o->scale, error) || !check_scenario(scenario, error))
+	    !check_unsigned_option("--scale", o->scale, error) ||
+	    !check_unsigned_option("--interleave-seed", o->interleave_seed, error) ||
+	    !check_scenario(scenario, error))
 		return FALSE;
 	if (o->clock && strcmp(o->clock, "sim") && strcmp(o->clock, "realtime"))
 		return fail(error, FS_RECORD_ERROR_USAGE, "--clock %s: expected sim or realtime",
@@ -352,6 +356,8 @@ options_set_scenario_command(RecordOptions *o, const char *scenario, GError **er
 		g_strv_builder_add_many(builder, "--seed", o->seed, NULL);
 	if (o->scale)
 		g_strv_builder_add_many(builder, "--scale", o->scale, NULL);
+	if (o->interleave_seed)
+		g_strv_builder_add_many(builder, "--interleave-seed", o->interleave_seed, NULL);
 	g_strv_builder_add(builder, scenario);
 	o->command = g_strv_builder_end(builder);
 	o->label = g_strdup_printf("scenario %s", scenario);
@@ -385,9 +391,10 @@ options_set_command(RecordOptions *o, char **command, GError **error)
 
 	if (!command[0] || !command[0][0])
 		return fail(error, FS_RECORD_ERROR_USAGE, "missing command after '--'");
-	if (o->seed || o->scale)
+	if (o->seed || o->scale || o->interleave_seed)
 		return fail(error, FS_RECORD_ERROR_USAGE,
-			    "--seed and --scale apply to a scenario, not to a command");
+			    "--seed, --scale and --interleave-seed apply to a scenario, not to a "
+			    "command");
 	if (o->clock && strcmp(o->clock, "sim") && strcmp(o->clock, "realtime"))
 		return fail(error, FS_RECORD_ERROR_USAGE, "--clock %s: expected sim or realtime",
 			    o->clock);
@@ -450,6 +457,8 @@ options_new_context(RecordOptions *o)
 	    {"seed", 0, 0, G_OPTION_ARG_STRING, &o->seed, "Scenario random seed", "N"},
 	    {"scale", 0, 0, G_OPTION_ARG_STRING, &o->scale, "Scenario size (rounds or frames)",
 	     "N"},
+	    {"interleave-seed", 0, 0, G_OPTION_ARG_STRING, &o->interleave_seed,
+	     "Sim clock: interleave the GPU and the OS at every shared word, from seed N", "N"},
 	    {"fail-on-loss", 0, 0, G_OPTION_ARG_NONE, &o->fail_on_loss,
 	     "Exit with status 1 when the tracer discarded events", NULL},
 	    G_OPTION_ENTRY_NULL,

@@ -20,6 +20,7 @@
 static gchar *clock_name = NULL;
 static gint64 seed = 0;
 static gint64 scale = 0;
+static gint64 interleave_seed = 0;
 static gboolean is_list = FALSE;
 static gboolean is_json = FALSE;
 
@@ -29,6 +30,8 @@ static const GOptionEntry entries[] = {
     {"seed", 0, 0, G_OPTION_ARG_INT64, &seed,
      "seed of the random numbers (default: the scenario's own: a file's seed, or 1)", "N"},
     {"scale", 0, 0, G_OPTION_ARG_INT64, &scale, "size of the workload (see --list)", "N"},
+    {"interleave-seed", 0, 0, G_OPTION_ARG_INT64, &interleave_seed,
+     "sim clock: interleave the GPU and the OS at every shared word, from seed N (0: off)", "N"},
     {"list", 0, 0, G_OPTION_ARG_NONE, &is_list, "describe the built-in scenarios", NULL},
     {"json", 0, 0, G_OPTION_ARG_NONE, &is_json, "print the totals as JSON", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -147,13 +150,20 @@ fs_run_main(int argc, char **argv)
 		fs_error("run", "--clock is sim or realtime, not '%s'", clock_name);
 		return FS_EXIT_USAGE;
 	}
-	if (seed < 0 || scale < 0) {
-		fs_error("run", "--seed and --scale are not negative");
+	if (seed < 0 || scale < 0 || interleave_seed < 0) {
+		fs_error("run", "--seed, --scale and --interleave-seed are not negative");
+		return FS_EXIT_USAGE;
+	}
+	if (interleave_seed && clock_name && strcmp(clock_name, "realtime") == 0) {
+		fs_error("run",
+			 "--interleave-seed applies to the sim clock: in realtime the engines "
+			 "already run beside the OS");
 		return FS_EXIT_USAGE;
 	}
 	options.clock_mode =
 	    clock_name && strcmp(clock_name, "realtime") == 0 ? FSR_CLOCK_REALTIME : FSR_CLOCK_SIM;
 	options.seed = (uint64_t) seed;
 	options.scale = (uint64_t) scale;
+	options.interleave_seed = (uint64_t) interleave_seed;
 	return run(argv[1], &options);
 }

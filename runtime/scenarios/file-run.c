@@ -119,6 +119,7 @@ run_setup(SfRun *run, const struct fsr_scenario_options *options)
 
 	config.clock_mode = options->clock_mode;
 	config.seed = options->seed ? options->seed : file->seed;
+	config.interleave_seed = options->interleave_seed;
 	status = fsr_runtime_create(&config, &run->runtime);
 	if (status != FSR_OK)
 		return run_fail(run, 0, status, "fsr_runtime_create failed");

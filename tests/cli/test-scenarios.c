@@ -77,11 +77,12 @@ sum_lost(const struct fst_trace *trace, const char *log_type)
 			     log_type);
 }
 
+/* Records `args` (ending with the scenario `name`) and checks the trace against the totals. */
 static void
-record_and_check(const char *name)
+record_args_and_check(const char *name, const char *const *args)
 {
 	struct fsct_sandbox_options options = {
-	    .args = (const char *const[]){"record", "-o", "trace", name, NULL},
+	    .args = args,
 	    .timeout_s = 200,
 	};
 	struct fsct_outcome outcome = {0};
@@ -134,6 +135,70 @@ record_and_check(const char *name)
 	free(path);
 	fst_trace_destroy(trace);
 	fsct_outcome_clear(&outcome);
+}
+
+static void
+record_and_check(const char *name)
+{
+	record_args_and_check(name, (const char *const[]){"record", "-o", "trace", name, NULL});
+}
+
+/*
+ * Sim-mode interleaving from the command line: the GPU and the OS switch at shared words
+ * (docs/runtime.md, "Interleaving"), and the recording still matches the run's totals.
+ */
+Test(scenarios, an_interleaved_sim_recording_matches_the_totals_of_the_run, .timeout = 240)
+{
+	record_args_and_check("frame-pipeline",
+			      (const char *const[]){"record", "-o", "trace", "--interleave-seed",
+						    "3", "frame-pipeline", NULL});
+}
+
+/* Same interleaving seed, same run: the totals, and the run's events, are the same. */
+Test(scenarios, the_same_interleave_seed_gives_the_same_run)
+{
+	char *outputs[2];
+
+	for (int i = 0; i < 2; i++) {
+		char *command;
+		FILE *output;
+		size_t size = 0;
+
+		cr_assert_geq(asprintf(&command,
+				       "%s run --json --interleave-seed 11 stress --scale 3",
+				       FS_FENCESCOPE),
+			      0);
+		output = popen(command, "r");
+		cr_assert_not_null(output);
+		outputs[i] = NULL;
+		cr_assert_geq(getdelim(&outputs[i], &size, '\0', output), 1);
+		cr_expect_eq(pclose(output), 0);
+		free(command);
+	}
+	cr_expect_str_eq(outputs[0], outputs[1]);
+	free(outputs[0]);
+	free(outputs[1]);
+}
+
+/* Interleaving is a sim-clock tool: with the realtime clock the option is refused. */
+Test(scenarios, interleave_seed_with_the_realtime_clock_is_refused_with_exit_status_2)
+{
+	char *command;
+	FILE *output;
+	char line[512] = "";
+	int status;
+
+	cr_assert_geq(asprintf(&command,
+			       "%s run --clock realtime --interleave-seed 1 producer-consumer 2>&1",
+			       FS_FENCESCOPE),
+		      0);
+	output = popen(command, "r");
+	cr_assert_not_null(output);
+	cr_assert_not_null(fgets(line, sizeof(line), output));
+	status = pclose(output);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "exit status %d", status);
+	cr_expect(strstr(line, "--interleave-seed"), "error: %s", line);
+	free(command);
 }
 
 Test(scenarios, producer_consumer_recording_matches_the_totals_of_the_run, .timeout = 240)

@@ -41,6 +41,12 @@ struct fsr_scenario_options {
 	uint64_t seed; /* 0: the scenario's own (a file's "seed", or 1) */
 	/* Size knob: rounds or frames; 0 means the scenario's default. */
 	uint64_t scale;
+	/*
+	 * Sim mode only: fsr_runtime_config.interleave_seed — the hardware and the OS interleave
+	 * at every access to a shared word, deterministically (docs/runtime.md, "Interleaving").
+	 * 0: off.
+	 */
+	uint64_t interleave_seed;
 };
 
 struct fsr_scenario;
