@@ -60,14 +60,20 @@ struct worker {
 
 enum { GPU_FENCE, CPU_FENCE };
 
+/* xorshift64*: each thread its own stream. */
+static uint64_t
+xorshift(uint64_t *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * UINT64_C(2685821657736338717);
+}
+
 static uint64_t
 next_random(struct worker *worker)
 {
-	/* xorshift64*: each thread its own stream. */
-	worker->rng ^= worker->rng >> 12;
-	worker->rng ^= worker->rng << 25;
-	worker->rng ^= worker->rng >> 27;
-	return worker->rng * UINT64_C(2685821657736338717);
+	return xorshift(&worker->rng);
 }
 
 static void
@@ -250,10 +256,7 @@ struct churner {
 static uint64_t
 churn_random(struct churner *churner)
 {
-	churner->rng ^= churner->rng >> 12;
-	churner->rng ^= churner->rng << 25;
-	churner->rng ^= churner->rng >> 27;
-	return churner->rng * UINT64_C(2685821657736338717);
+	return xorshift(&churner->rng);
 }
 
 static void
