@@ -307,6 +307,7 @@ Test(bad_input, ums_26_user_mode_queue_waits_on_and_signals_only_native_fences)
 
 Test(bad_input, bad_arguments_are_refused)
 {
+	struct fsr_ums_caps caps;
 	struct fsr_hwqueue_config bad_mode = {.mode = (enum fsr_submission_mode) 7};
 	struct fsr_hwqueue_config bad_ring = {.mode = FSR_SUBMIT_USER_MODE, .ring_size_bytes = 33};
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
@@ -330,6 +331,11 @@ Test(bad_input, bad_arguments_are_refused)
 	cr_expect_eq(fsr_context_create(fx.process, fx.device, 3, &handle),
 		     FSR_ERR_INVALID_ARGUMENT, "the adapter has 3 engines");
 	cr_expect_eq(fsr_device_create(fx.process, 5, &handle), FSR_ERR_INVALID_ARGUMENT);
+	cr_expect_eq(fsr_adapter_query_ums_caps(fx.runtime, 5, &caps), FSR_ERR_INVALID_ARGUMENT);
+	cr_expect_eq(fsr_adapter_query_ums_caps(fx.runtime, fx.adapter_id, NULL),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_expect_eq(fsr_adapter_query_ums_caps(NULL, fx.adapter_id, &caps),
+		     FSR_ERR_INVALID_ARGUMENT);
 	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
 	cr_expect_eq(fsr_cmdbuf_work(cmdbuf, 0), FSR_ERR_INVALID_ARGUMENT);
 	cr_expect_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK, "the refused work left no trace");
