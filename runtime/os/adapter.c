@@ -2,10 +2,10 @@
 /*
  * Adapters as the OS adds and removes them. The OS knows its driver only by the DDI table the
  * driver's DriverEntry filled (common/driver-interface-private.h): adding an adapter hands the
- * driver the OS's callback table (DxgkDdiAddAdapter), asks it to describe each engine and to
- * calibrate the GPU clock, then connects the GPU's interrupt line to the driver's interrupt routine
- * (DxgkDdiStartDevice). fsr_adapter_create_with_ddi takes any table, so that a test can hand
- * the OS another driver.
+ * driver the OS's callback table (DxgkDdiAddAdapter), asks it for its user-mode submission caps
+ * (DxgkDdiQueryAdapterInfo), to describe each engine and to calibrate the GPU clock, then
+ * connects the GPU's interrupt line to the driver's interrupt routine (DxgkDdiStartDevice).
+ * fsr_adapter_create_with_ddi takes any table, so that a test can hand the OS another driver.
  */
 #include <stdlib.h>
 
