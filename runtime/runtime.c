@@ -276,6 +276,9 @@ fsr_adapter_config_init(struct fsr_adapter_config *config)
 	    .gpu_ts_frequency_hz = 100000000u,
 	    .log_capacity_entries = FSR_DEFAULT_LOG_SIZE / FSR_LOG_ENTRY_BYTES,
 	    .interrupt_form = FSR_INTERRUPT_FENCE_ARRAY,
+	    .doorbell_model = FSR_DOORBELL_GLOBAL,
+	    .physical_doorbells = 1,
+	    .doorbell_size_bytes = FSR_MIN_DOORBELL_BYTES,
 	};
 }
 

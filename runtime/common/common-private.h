@@ -330,6 +330,8 @@ struct fsr_adapter {
 	struct dxgk_ddi ddi;
 	void *miniport;
 	struct dxgk_engine_caps engine_caps[FSR_MAX_ENGINES];
+	/* What DxgkDdiQueryAdapterInfo reported, once checked; zero when it made no sense. */
+	struct dxgk_usermodesubmission_caps ums_caps;
 	struct os_hwqueue *user_queues[FSR_MAX_ENGINES]; /* per engine, in creation order */
 	uint64_t next_packet_id;
 };

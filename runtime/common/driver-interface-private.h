@@ -18,7 +18,10 @@
 #define FENCESCOPE_RUNTIME_DRIVER_INTERFACE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include <fencescope/runtime.h>
 
 #include "common/trace-private.h"
 
@@ -29,6 +32,21 @@ struct hw_dma_packet;
 struct hw_interrupt;
 struct hw_fence_log;
 struct dxgk_engine_caps;
+
+/* What DxgkDdiQueryAdapterInfo can be asked (DXGK_QUERYADAPTERINFOTYPE). */
+enum dxgk_query_adapter_info_type {
+	DXGKQAITYPE_USERMODESUBMISSION_CAPS = 1,
+};
+
+/*
+ * DXGK_USERMODESUBMISSION_CAPS: the doorbell memory size the spec requires (UMS-06), and the
+ * doorbell model and count, which the OS reports in adapter_create (UMS-17, UMS-20).
+ */
+struct dxgk_usermodesubmission_caps {
+	uint32_t doorbell_size_bytes;
+	enum fsr_doorbell_model doorbell_model; /* FSR_DOORBELL_NONE: no user-mode submission */
+	uint32_t physical_doorbells;
+};
 
 /* The driver calls the OS through these only (DxgkCb*). */
 struct dxgk_callbacks {
@@ -58,6 +76,13 @@ struct dxgk_ddi {
 	void (*DxgkDdiStartDevice)(void *miniport, dxgk_interrupt_routine isr);
 	/* Outside the lock, engines stopped: frees what the GPU still holds and the context. */
 	void (*DxgkDdiRemoveAdapter)(void *miniport);
+	/*
+	 * UMS-06, UMS-17, UMS-20: fills `output` (`output_size` bytes) with the adapter's answer to
+	 * `type`; DXGKQAITYPE_USERMODESUBMISSION_CAPS takes a struct dxgk_usermodesubmission_caps.
+	 * Non-zero: the driver does not answer that query.
+	 */
+	int (*DxgkDdiQueryAdapterInfo)(void *miniport, enum dxgk_query_adapter_info_type type,
+				       void *output, size_t output_size);
 	/* UMS-04: an engine's type and whether it takes user-mode submission (engine_describe). */
 	void (*DxgkDdiDescribeEngine)(void *miniport, uint32_t engine_id,
 				      struct dxgk_engine_caps *caps);

@@ -78,15 +78,50 @@ interrupt_routine(void *miniport, struct hw_interrupt *interrupt)
 		kmd->callbacks->DxgkCbNotifyInterrupt(kmd->adapter, interrupt);
 }
 
+/*
+ * UMS-04: the GPU's 3D and compute nodes can take user-mode submission unless the adapter's
+ * configuration says the node lacks it; copy engines cannot.
+ */
+static bool
+engine_takes_user_mode_submission(const struct fsr_adapter *adapter, uint32_t engine_id)
+{
+	return adapter->config.engine_types[engine_id] != FSR_ENGINE_COPY &&
+	       !(adapter->config.engines_without_user_mode_submission & (UINT32_C(1) << engine_id));
+}
+
+/*
+ * DXGKQAITYPE_USERMODESUBMISSION_CAPS (UMS-06): the doorbell memory size, and the doorbell model
+ * and count of the GPU; no model at all when no node takes user-mode submission.
+ */
+static int
+query_adapter_info(void *miniport, enum dxgk_query_adapter_info_type type, void *output,
+		   size_t output_size)
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+	struct dxgk_usermodesubmission_caps *caps = output;
+	bool has_ums_engine = false;
+
+	if (type != DXGKQAITYPE_USERMODESUBMISSION_CAPS || output_size != sizeof(*caps))
+		return -1;
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++)
+		has_ums_engine = has_ums_engine || engine_takes_user_mode_submission(adapter, e);
+	*caps = (struct dxgk_usermodesubmission_caps){0};
+	if (has_ums_engine) {
+		caps->doorbell_size_bytes = adapter->config.doorbell_size_bytes;
+		caps->doorbell_model = adapter->config.doorbell_model;
+		caps->physical_doorbells = adapter->config.physical_doorbells;
+	}
+	return 0;
+}
+
 static void
 describe_engine(void *miniport, uint32_t engine_id, struct dxgk_engine_caps *caps)
 {
 	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
 	enum fsr_engine_type type = adapter->config.engine_types[engine_id];
 
-	/* UMS-04: 3D and compute nodes can take user-mode submission; copy engines cannot. */
 	caps->type = type;
-	caps->supports_user_mode_submission = type != FSR_ENGINE_COPY;
+	caps->supports_user_mode_submission = engine_takes_user_mode_submission(adapter, engine_id);
 	FSR_TRACE(adapter->runtime, fencescope_kmd, engine_describe, adapter->id, engine_id,
 		  (int) type, caps->supports_user_mode_submission,
 		  FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY);
@@ -285,6 +320,7 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiAddAdapter = add_adapter,
 	    .DxgkDdiStartDevice = start_device,
 	    .DxgkDdiRemoveAdapter = remove_adapter,
+	    .DxgkDdiQueryAdapterInfo = query_adapter_info,
 	    .DxgkDdiDescribeEngine = describe_engine,
 	    .DxgkDdiCalibrateGpuClock = calibrate_gpu_clock,
 	    .DxgkDdiReadGpuTimestamp = read_gpu_timestamp,

@@ -2,10 +2,10 @@
 /*
  * Adapters as the OS adds and removes them. The OS knows its driver only by the DDI table the
  * driver's DriverEntry filled (common/driver-interface-private.h): adding an adapter hands the
- * driver the OS's callback table (DxgkDdiAddAdapter), asks it to describe each engine and to
- * calibrate the GPU clock, then connects the GPU's interrupt line to the driver's interrupt routine
- * (DxgkDdiStartDevice). fsr_adapter_create_with_ddi takes any table, so that a test can hand
- * the OS another driver.
+ * driver the OS's callback table (DxgkDdiAddAdapter), asks it for its user-mode submission caps
+ * (DxgkDdiQueryAdapterInfo), to describe each engine and to calibrate the GPU clock, then
+ * connects the GPU's interrupt line to the driver's interrupt routine (DxgkDdiStartDevice).
+ * fsr_adapter_create_with_ddi takes any table, so that a test can hand the OS another driver.
  */
 #include <stdlib.h>
 
@@ -15,6 +15,84 @@ static const struct dxgk_callbacks os_callbacks = {
     .DxgkCbNotifyInterrupt = os_notify_interrupt,
     .DxgkCbReleasePacketFence = os_release_packet_fence,
 };
+
+static bool
+is_power_of_two(uint32_t value)
+{
+	return value && !(value & (value - 1));
+}
+
+/* The configuration's user-mode submission fields, as the emulated GPU can have them. */
+static bool
+is_ums_config_valid(const struct fsr_adapter_config *config)
+{
+	uint32_t engines_mask = (uint32_t) ((UINT64_C(1) << config->engine_count) - 1);
+
+	if (config->engines_without_user_mode_submission & ~engines_mask)
+		return false;
+	if (config->doorbell_size_bytes && (!is_power_of_two(config->doorbell_size_bytes) ||
+					    config->doorbell_size_bytes < FSR_MIN_DOORBELL_BYTES ||
+					    config->doorbell_size_bytes > FSR_MAX_DOORBELL_BYTES))
+		return false;
+	switch (config->doorbell_model) {
+	case FSR_DOORBELL_NONE:
+	case FSR_DOORBELL_GLOBAL:
+		return config->physical_doorbells <= 1;
+	case FSR_DOORBELL_DEDICATED:
+		return config->physical_doorbells <= FSR_MAX_PHYSICAL_DOORBELLS;
+	}
+	return false;
+}
+
+static void
+set_ums_defaults(struct fsr_adapter_config *config)
+{
+	if (!config->doorbell_model)
+		config->doorbell_model = FSR_DOORBELL_GLOBAL;
+	if (!config->physical_doorbells)
+		config->physical_doorbells = config->doorbell_model == FSR_DOORBELL_GLOBAL ? 1 : 16;
+	if (!config->doorbell_size_bytes)
+		config->doorbell_size_bytes = FSR_MIN_DOORBELL_BYTES;
+}
+
+/* Caps the OS can make doorbells with: a size it can map, one global or a few dedicated ones. */
+static bool
+are_ums_caps_usable(const struct dxgk_usermodesubmission_caps *caps)
+{
+	if (caps->doorbell_model == FSR_DOORBELL_NONE)
+		return true;
+	if (!is_power_of_two(caps->doorbell_size_bytes) ||
+	    caps->doorbell_size_bytes < FSR_MIN_DOORBELL_BYTES ||
+	    caps->doorbell_size_bytes > FSR_MAX_DOORBELL_BYTES)
+		return false;
+	if (caps->doorbell_model == FSR_DOORBELL_GLOBAL)
+		return caps->physical_doorbells == 1;
+	return caps->doorbell_model == FSR_DOORBELL_DEDICATED && caps->physical_doorbells >= 1 &&
+	       caps->physical_doorbells <= FSR_MAX_PHYSICAL_DOORBELLS;
+}
+
+/*
+ * DxgkDdiQueryAdapterInfo(DXGKQAITYPE_USERMODESUBMISSION_CAPS), UMS-06: the OS needs the doorbell
+ * size for the dummy page and the physical mapping. Caps that make no sense (or no answer) are
+ * the driver's bad input: refused with call_failed, and the adapter then takes no user-mode
+ * queue (UMS-05), the rest of it working.
+ */
+static void
+query_ums_caps(struct fsr_adapter *adapter)
+{
+	struct dxgk_usermodesubmission_caps caps = {0};
+
+	if (adapter->ddi.DxgkDdiQueryAdapterInfo(
+		adapter->miniport, DXGKQAITYPE_USERMODESUBMISSION_CAPS, &caps, sizeof(caps)) != 0 ||
+	    !are_ums_caps_usable(&caps)) {
+		rt_refuse(adapter->runtime, 0, "QueryAdapterInfo", adapter->id,
+			  FSR_ERR_NOT_SUPPORTED);
+		caps = (struct dxgk_usermodesubmission_caps){0};
+	}
+	if (caps.doorbell_model == FSR_DOORBELL_NONE)
+		caps = (struct dxgk_usermodesubmission_caps){0};
+	adapter->ums_caps = caps;
+}
 
 fsr_status
 fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapter_config *config,
@@ -46,7 +124,8 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 	    config->log_capacity_entries > FSR_MAX_LOG_ENTRIES ||
 	    config->interrupt_coalesce_ns > FSR_MAX_INTERRUPT_COALESCE_NS ||
 	    (config->interrupt_form && (config->interrupt_form < FSR_INTERRUPT_FENCE_ARRAY ||
-					config->interrupt_form > FSR_INTERRUPT_HWQUEUE))) {
+					config->interrupt_form > FSR_INTERRUPT_HWQUEUE)) ||
+	    !is_ums_config_valid(config)) {
 		status = rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_INVALID_ARGUMENT);
 		goto end;
 	}
@@ -68,6 +147,7 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 		adapter->config.log_capacity_entries = FSR_DEFAULT_LOG_SIZE / FSR_LOG_ENTRY_BYTES;
 	if (!adapter->config.interrupt_form)
 		adapter->config.interrupt_form = FSR_INTERRUPT_FENCE_ARRAY;
+	set_ums_defaults(&adapter->config);
 	adapter->ddi = *ddi;
 	if (adapter->ddi.DxgkDdiAddAdapter(adapter, &os_callbacks, &adapter->miniport) != 0) {
 		free(adapter);
@@ -75,8 +155,10 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 		goto end;
 	}
 	runtime->adapters[runtime->adapter_count++] = adapter;
-	FSR_TRACE(runtime, fencescope_os, adapter_create, adapter->id, config->engine_count, 0,
-		  FSTP_DOORBELL_MODEL_NONE, adapter->config.gpu_ts_frequency_hz, 1,
+	query_ums_caps(adapter);
+	FSR_TRACE(runtime, fencescope_os, adapter_create, adapter->id, config->engine_count,
+		  adapter->ums_caps.physical_doorbells, (int) adapter->ums_caps.doorbell_model,
+		  adapter->config.gpu_ts_frequency_hz, 1,
 		  adapter->config.interrupt_form == FSR_INTERRUPT_HWQUEUE);
 	for (uint32_t e = 0; e < config->engine_count; e++)
 		adapter->ddi.DxgkDdiDescribeEngine(adapter->miniport, e, &adapter->engine_caps[e]);
@@ -105,6 +187,34 @@ fsr_adapter_read_gpu_ts(struct fsr_runtime *runtime, uint32_t adapter_id, uint64
 	else
 		*gpu_ts = runtime->adapters[adapter_id]->ddi.DxgkDdiReadGpuTimestamp(
 		    runtime->adapters[adapter_id]->miniport, rt_clock_now(runtime));
+	rt_unlock(runtime);
+	return status;
+}
+
+fsr_status
+fsr_adapter_query_ums_caps(struct fsr_runtime *runtime, uint32_t adapter_id,
+			   struct fsr_ums_caps *caps)
+{
+	fsr_status status = FSR_OK;
+
+	if (!runtime)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(runtime);
+	if (adapter_id >= runtime->adapter_count || !caps) {
+		status =
+		    rt_refuse(runtime, 0, "QueryAdapterInfo", adapter_id, FSR_ERR_INVALID_ARGUMENT);
+	} else {
+		const struct fsr_adapter *adapter = runtime->adapters[adapter_id];
+
+		*caps = (struct fsr_ums_caps){
+		    .doorbell_model = adapter->ums_caps.doorbell_model,
+		    .physical_doorbells = adapter->ums_caps.physical_doorbells,
+		    .doorbell_size_bytes = adapter->ums_caps.doorbell_size_bytes,
+		};
+		for (uint32_t e = 0; e < adapter->config.engine_count; e++)
+			if (adapter->engine_caps[e].supports_user_mode_submission)
+				caps->user_mode_submission_engines |= UINT32_C(1) << e;
+	}
 	rt_unlock(runtime);
 	return status;
 }

@@ -341,9 +341,13 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 		goto refuse;
 	}
 	if (config->mode == FSR_SUBMIT_USER_MODE) {
-		/* UMS-05: only on a node that supports user-mode submission. */
+		/*
+		 * UMS-05: only on a node that supports user-mode submission, of an adapter whose
+		 * driver gave doorbell caps the OS can use (UMS-06).
+		 */
 		if (!context->device->adapter->engine_caps[context->engine_id]
-			 .supports_user_mode_submission) {
+			 .supports_user_mode_submission ||
+		    context->device->adapter->ums_caps.doorbell_model == FSR_DOORBELL_NONE) {
 			status = FSR_ERR_NOT_SUPPORTED;
 			goto refuse;
 		}

@@ -214,8 +214,100 @@ Test(bad_input, ums_05_user_mode_queue_on_the_copy_engine_is_not_supported)
 	check_runtime_still_works();
 }
 
+Test(bad_input, ums_05_user_mode_queue_on_a_node_without_the_flag_is_not_supported)
+{
+	struct fsr_hwqueue_config config = {.mode = FSR_SUBMIT_USER_MODE};
+	struct fsr_adapter_config adapter_config;
+	fsr_handle device, context, queue = 0;
+	uint32_t adapter_id;
+
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.engines_without_user_mode_submission = 1u << 1; /* the compute node */
+	cr_assert_eq(fsr_adapter_create(fx.runtime, &adapter_config, &adapter_id), FSR_OK);
+	cr_assert_eq(fsr_device_create(fx.process, adapter_id, &device), FSR_OK);
+	cr_assert_eq(fsr_context_create(fx.process, device, 1, &context), FSR_OK);
+	cr_expect_eq(fsr_hwqueue_create(fx.process, context, &config, &queue),
+		     FSR_ERR_NOT_SUPPORTED);
+	cr_expect_eq(queue, 0, "no handle on failure");
+	/* UMS-01: the node still takes kernel-mode queues. */
+	queue = fst_queue_new(fx.process, context, FSR_SUBMIT_KERNEL_MODE);
+	cr_expect_eq(fsr_hwqueue_wait_progress(
+			 fx.process, queue, fst_submit_work(fx.process, queue, 10), FSR_INFINITE),
+		     FSR_OK);
+	check_runtime_still_works();
+}
+
+/* The emulated GPU's doorbells as fsr_adapter_config can describe them, and no other. */
+Test(bad_input, adapter_config_with_impossible_doorbells_is_refused)
+{
+	struct fsr_adapter_config good, bad;
+	uint32_t adapter_id = 0;
+
+	fsr_adapter_config_init(&good);
+	bad = good;
+	bad.physical_doorbells = 2; /* a global doorbell is one doorbell (UMS-17) */
+	cr_expect_eq(fsr_adapter_create(fx.runtime, &bad, &adapter_id), FSR_ERR_INVALID_ARGUMENT);
+	bad = good;
+	bad.doorbell_model = FSR_DOORBELL_DEDICATED;
+	bad.physical_doorbells = FSR_MAX_PHYSICAL_DOORBELLS + 1;
+	cr_expect_eq(fsr_adapter_create(fx.runtime, &bad, &adapter_id), FSR_ERR_INVALID_ARGUMENT);
+	bad = good;
+	bad.doorbell_model = (enum fsr_doorbell_model) 3;
+	cr_expect_eq(fsr_adapter_create(fx.runtime, &bad, &adapter_id), FSR_ERR_INVALID_ARGUMENT);
+	bad = good;
+	bad.doorbell_size_bytes = 12; /* UMS-06: not a power of two */
+	cr_expect_eq(fsr_adapter_create(fx.runtime, &bad, &adapter_id), FSR_ERR_INVALID_ARGUMENT);
+	bad.doorbell_size_bytes = FSR_MAX_DOORBELL_BYTES * 2;
+	cr_expect_eq(fsr_adapter_create(fx.runtime, &bad, &adapter_id), FSR_ERR_INVALID_ARGUMENT);
+	bad.doorbell_size_bytes = FSR_MIN_DOORBELL_BYTES / 2;
+	cr_expect_eq(fsr_adapter_create(fx.runtime, &bad, &adapter_id), FSR_ERR_INVALID_ARGUMENT);
+	bad = good;
+	bad.engines_without_user_mode_submission = 1u << good.engine_count; /* no such engine */
+	cr_expect_eq(fsr_adapter_create(fx.runtime, &bad, &adapter_id), FSR_ERR_INVALID_ARGUMENT);
+	cr_expect_eq(adapter_id, 0, "no adapter made");
+	/* The smallest dedicated GPU, and the defaults (0), are accepted. */
+	bad = good;
+	bad.doorbell_model = FSR_DOORBELL_DEDICATED;
+	bad.physical_doorbells = 1;
+	cr_expect_eq(fsr_adapter_create(fx.runtime, &bad, &adapter_id), FSR_OK);
+	bad = good;
+	bad.doorbell_model = FSR_DOORBELL_NONE;
+	bad.physical_doorbells = 0;
+	bad.doorbell_size_bytes = 0;
+	cr_expect_eq(fsr_adapter_create(fx.runtime, &bad, &adapter_id), FSR_OK);
+	check_runtime_still_works();
+}
+
+/*
+ * UMS-26: a user-mode queue waits on and signals native fences only. The runtime has no other
+ * kind of fence: a fence handle is a native fence, and anything else a UMD names in a wait or a
+ * signal — another object's handle, a handle of nothing — is refused, with nothing recorded (a
+ * fence instruction written raw is refused at submission: raw_fence_*_packet_is_malformed).
+ */
+Test(bad_input, ums_26_user_mode_queue_waits_on_and_signals_only_native_fences)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+	const fsr_handle not_fences[] = {queue, fx.device, fx.context_3d, BOGUS_HANDLE};
+	struct fsr_cmdbuf *cmdbuf = NULL;
+	uint64_t progress = 0;
+
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
+	for (size_t i = 0; i < sizeof(not_fences) / sizeof(not_fences[0]); i++) {
+		cr_expect_eq(fsr_cmdbuf_wait(cmdbuf, not_fences[i], 1), FSR_ERR_INVALID_HANDLE);
+		cr_expect_eq(fsr_cmdbuf_signal(cmdbuf, not_fences[i], 1), FSR_ERR_INVALID_HANDLE);
+	}
+	/* The native fence is taken, and the buffer holds only what was accepted. */
+	cr_expect_eq(fsr_cmdbuf_signal(cmdbuf, fence, 1), FSR_OK);
+	cr_expect_eq(fsr_cmdbuf_submit(cmdbuf, &progress), FSR_OK);
+	cr_expect_eq(fsr_hwqueue_wait_progress(fx.process, queue, progress, FSR_INFINITE), FSR_OK);
+	cr_expect_eq(fst_fence_value(fx.process, fence), 1);
+	check_runtime_still_works();
+}
+
 Test(bad_input, bad_arguments_are_refused)
 {
+	struct fsr_ums_caps caps;
 	struct fsr_hwqueue_config bad_mode = {.mode = (enum fsr_submission_mode) 7};
 	struct fsr_hwqueue_config bad_ring = {.mode = FSR_SUBMIT_USER_MODE, .ring_size_bytes = 33};
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
@@ -239,6 +331,11 @@ Test(bad_input, bad_arguments_are_refused)
 	cr_expect_eq(fsr_context_create(fx.process, fx.device, 3, &handle),
 		     FSR_ERR_INVALID_ARGUMENT, "the adapter has 3 engines");
 	cr_expect_eq(fsr_device_create(fx.process, 5, &handle), FSR_ERR_INVALID_ARGUMENT);
+	cr_expect_eq(fsr_adapter_query_ums_caps(fx.runtime, 5, &caps), FSR_ERR_INVALID_ARGUMENT);
+	cr_expect_eq(fsr_adapter_query_ums_caps(fx.runtime, fx.adapter_id, NULL),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_expect_eq(fsr_adapter_query_ums_caps(NULL, fx.adapter_id, &caps),
+		     FSR_ERR_INVALID_ARGUMENT);
 	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
 	cr_expect_eq(fsr_cmdbuf_work(cmdbuf, 0), FSR_ERR_INVALID_ARGUMENT);
 	cr_expect_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK, "the refused work left no trace");

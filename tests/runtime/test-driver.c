@@ -43,6 +43,29 @@ counting_interrupt_routine(void *miniport, struct hw_interrupt *interrupt)
 	reference.DxgkDdiInterruptRoutine(miniport, interrupt);
 }
 
+/* Faulty: user-mode submission caps without a doorbell size (breaks UMS-06). */
+static int
+sizeless_query_adapter_info(void *miniport, enum dxgk_query_adapter_info_type type, void *output,
+			    size_t output_size)
+{
+	int status = reference.DxgkDdiQueryAdapterInfo(miniport, type, output, output_size);
+
+	((struct dxgk_usermodesubmission_caps *) output)->doorbell_size_bytes = 0;
+	return status;
+}
+
+/* Faulty: answers no query at all. */
+static int
+silent_query_adapter_info(void *miniport, enum dxgk_query_adapter_info_type type, void *output,
+			  size_t output_size)
+{
+	(void) miniport;
+	(void) type;
+	(void) output;
+	(void) output_size;
+	return -1;
+}
+
 /* The fixture, with an adapter whose driver is `ddi`. */
 static void
 setup_with_ddi(const struct dxgk_ddi *ddi)
@@ -70,6 +93,7 @@ Test(driver, reference_table_fills_every_entry)
 	cr_expect_not_null(reference.DxgkDdiAddAdapter);
 	cr_expect_not_null(reference.DxgkDdiStartDevice);
 	cr_expect_not_null(reference.DxgkDdiRemoveAdapter);
+	cr_expect_not_null(reference.DxgkDdiQueryAdapterInfo);
 	cr_expect_not_null(reference.DxgkDdiDescribeEngine);
 	cr_expect_not_null(reference.DxgkDdiCalibrateGpuClock);
 	cr_expect_not_null(reference.DxgkDdiReadGpuTimestamp);
@@ -135,4 +159,45 @@ Test(driver, int_02_gpu_interrupts_reach_the_os_through_the_tables_interrupt_rou
 		     "packet retirements go up the same line");
 	cr_expect_eq(result.call_count, 1, "the interrupt released the CPU waiter");
 	cr_expect_eq(result.status, FSR_OK);
+}
+
+/*
+ * UMS-06: the OS needs the doorbell size to make doorbells. Caps it cannot use are the driver's
+ * bad input: the adapter works, but takes no user-mode queue (UMS-05), and says so.
+ */
+static void
+expect_adapter_without_user_mode_queues(void)
+{
+	struct fsr_hwqueue_config user_mode = {.mode = FSR_SUBMIT_USER_MODE};
+	struct fsr_ums_caps caps = {0};
+	fsr_handle queue = 0;
+
+	cr_assert_eq(fsr_adapter_query_ums_caps(fx.runtime, fx.adapter_id, &caps), FSR_OK);
+	cr_expect_eq(caps.doorbell_model, FSR_DOORBELL_NONE);
+	cr_expect_eq(caps.doorbell_size_bytes, 0);
+	cr_expect_eq(caps.user_mode_submission_engines, 0x3, "the nodes still have the flag");
+	cr_expect_eq(fsr_hwqueue_create(fx.process, fx.context_3d, &user_mode, &queue),
+		     FSR_ERR_NOT_SUPPORTED);
+	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	cr_expect_eq(fsr_hwqueue_wait_progress(
+			 fx.process, queue, fst_submit_work(fx.process, queue, 10), FSR_INFINITE),
+		     FSR_OK);
+}
+
+Test(driver, ums_06_doorbell_caps_without_a_size_leave_the_adapter_without_user_mode_queues)
+{
+	struct dxgk_ddi ddi = reference;
+
+	ddi.DxgkDdiQueryAdapterInfo = sizeless_query_adapter_info;
+	setup_with_ddi(&ddi);
+	expect_adapter_without_user_mode_queues();
+}
+
+Test(driver, ums_06_a_driver_without_doorbell_caps_leaves_the_adapter_without_user_mode_queues)
+{
+	struct dxgk_ddi ddi = reference;
+
+	ddi.DxgkDdiQueryAdapterInfo = silent_query_adapter_info;
+	setup_with_ddi(&ddi);
+	expect_adapter_without_user_mode_queues();
 }

@@ -96,6 +96,22 @@ enum fsr_interrupt_form {
 	FSR_INTERRUPT_HWQUEUE = 3,     /* OptimizedNativeFenceSignaledInterrupt: names the queue */
 };
 
+/*
+ * How the adapter's doorbells tell the GPU of new work (spec 000, UMS-17, UMS-20). The values are
+ * the trace's `doorbell_model` (docs/trace-format.md).
+ */
+enum fsr_doorbell_model {
+	FSR_DOORBELL_NONE = 0,      /* no user-mode submission (in fsr_ums_caps only) */
+	FSR_DOORBELL_GLOBAL = 1,    /* one doorbell for every queue; the value names the queue */
+	FSR_DOORBELL_DEDICATED = 2, /* a doorbell per connected queue, shared by victimization */
+};
+
+/* The most physical doorbells an adapter may have (fsr_adapter_config.physical_doorbells). */
+#define FSR_MAX_PHYSICAL_DOORBELLS 64
+/* The bounds of a doorbell's size in bytes (fsr_adapter_config.doorbell_size_bytes). */
+#define FSR_MIN_DOORBELL_BYTES 8
+#define FSR_MAX_DOORBELL_BYTES 4096
+
 struct fsr_adapter_config {
 	uint32_t engine_count;                              /* 1..FSR_MAX_ENGINES */
 	enum fsr_engine_type engine_types[FSR_MAX_ENGINES]; /* one per engine */
@@ -120,6 +136,41 @@ struct fsr_adapter_config {
 	 * At most FSR_MAX_INTERRUPT_COALESCE_NS.
 	 */
 	uint64_t interrupt_coalesce_ns;
+	/*
+	 * User-mode submission (spec 000). Bit e set: engine e's node lacks the
+	 * UserModeSubmissionSupported flag (UMS-04), so user-mode queues are refused there
+	 * (UMS-05). Copy engines never have it. Only bits below engine_count may be set.
+	 */
+	uint32_t engines_without_user_mode_submission;
+	/* The doorbell model (UMS-17, UMS-20); FSR_DOORBELL_NONE (0) means FSR_DOORBELL_GLOBAL. */
+	enum fsr_doorbell_model doorbell_model;
+	/*
+	 * Physical doorbells: global model, 1 (0 means 1); dedicated model,
+	 * 1..FSR_MAX_PHYSICAL_DOORBELLS (0 means 16), shared by victimization when more queues
+	 * connect (UMS-22).
+	 */
+	uint32_t physical_doorbells;
+	/*
+	 * The doorbell memory size of the UMS caps (UMS-06): the size of a doorbell's dummy page
+	 * and of its physical mapping. A power of two,
+	 * FSR_MIN_DOORBELL_BYTES..FSR_MAX_DOORBELL_BYTES; 0 means 8 (one 64-bit word, the write
+	 * pointer rung).
+	 */
+	uint32_t doorbell_size_bytes;
+};
+
+/*
+ * What the OS learnt of an adapter's user-mode submission from its driver
+ * (DxgkDdiQueryAdapterInfo with DXGKQAITYPE_USERMODESUBMISSION_CAPS, and each node's
+ * UserModeSubmissionSupported flag from DxgkDdiDescribeEngine, UMS-04).
+ */
+struct fsr_ums_caps {
+	/* FSR_DOORBELL_NONE when no engine takes user-mode submission, or when the driver's caps
+	 * did not make sense (then the other fields are 0 and user-mode queues are refused). */
+	enum fsr_doorbell_model doorbell_model;
+	uint32_t physical_doorbells;
+	uint32_t doorbell_size_bytes;          /* UMS-06 */
+	uint32_t user_mode_submission_engines; /* bit e: engine e's node has the flag (UMS-04) */
 };
 
 /* Fills `config` with the defaults of one 3D, one compute and one copy engine. */
@@ -196,6 +247,10 @@ FSR_API fsr_status fsr_adapter_create(struct fsr_runtime *runtime,
 /* GPU timestamp counter of an adapter now. */
 FSR_API fsr_status fsr_adapter_read_gpu_ts(struct fsr_runtime *runtime, uint32_t adapter_id,
 					   uint64_t *gpu_ts);
+
+/* The user-mode submission caps the adapter's driver reported (D3DKMTQueryAdapterInfo). */
+FSR_API fsr_status fsr_adapter_query_ums_caps(struct fsr_runtime *runtime, uint32_t adapter_id,
+					      struct fsr_ums_caps *caps);
 
 /* An emulated process: its own handle table (and, later, GPU virtual address space). */
 struct fsr_process;
