@@ -273,7 +273,7 @@ Test(interleave, syn_10_read_between_header_store_and_gpu_barrier_sees_the_entry
  * nothing; the write pointer first (the mutation), it completes the buffer's progress value
  * while LastQueuedValue is still below it.
  */
-Test(interleave, hpf_04_gpu_between_the_umd_stores_never_completes_above_last_queued)
+Test(interleave, hpf_03_hpf_04_gpu_between_the_umd_stores_never_completes_above_last_queued)
 {
 	const struct rt_interleave_switch script[] = {
 	    {"caller", RT_POINT_UMD_WRITE_LAST_QUEUED, 1, "engine0", RT_POINT_STEP_END},

@@ -92,7 +92,8 @@ submit_waits_and_signals(fsr_handle waiter, fsr_handle signaller, fsr_handle fen
 	}
 }
 
-Test(log, log_11_one_entry_per_signal_executed_and_per_wait_unblocked)
+/* LOG-05, LOG-11: the UMD puts a log instruction after each wait and signal; each writes one. */
+Test(log, log_05_log_11_one_entry_per_signal_executed_and_per_wait_unblocked)
 {
 	fsr_handle waiter = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fsr_handle signaller = fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_USER_MODE);
@@ -200,7 +201,12 @@ Test(log, log_02_kernel_mode_queues_write_no_log)
 	cr_expect_eq(fst_stats().log_entries_read, 0);
 }
 
-Test(log_overrun, log_17_lagging_reader_reports_exactly_the_entries_lost)
+/*
+ * LOG-06: the GPU writes the entries with no OS or driver involvement (no interrupt, no read,
+ * yet the header moved); LOG-16: it never waits for the reader, overwrites and counts its wraps;
+ * LOG-17: the reader that comes late reports exactly what it lost.
+ */
+Test(log_overrun, log_06_log_16_log_17_lagging_reader_reports_exactly_the_entries_lost)
 {
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
@@ -411,7 +417,7 @@ Test(log, log_22_zero_timestamp_does_not_reset_the_monotonic_baseline)
  * that skipped entries, breaking LOG-13): the payloads land where the UMD said, and the header
  * still advances by one per entry, wrapping at the capacity with WraparoundCount (LOG-16).
  */
-Test(log_overrun, log_14_gpu_increments_first_free_entry_index_whatever_entry_the_umd_chose)
+Test(log_overrun, log_12_log_14_gpu_increments_first_free_entry_index_whatever_entry_the_umd_chose)
 {
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);

@@ -353,7 +353,7 @@ Test(os_ddi, int_10_shared_fence_interrupt_reads_the_logs_of_the_opening_devices
  * re-creates them 16 times larger and calls SetNativeFenceLogBuffer again for each; later
  * entries are written to the new logs and read from there.
  */
-Test(os_ddi, log_04_tracing_start_recreates_the_logs_grown_after_reading_them)
+Test(os_ddi, log_04_log_20_tracing_start_recreates_the_logs_grown_after_reading_them)
 {
 	struct dxgk_ddi ddi = recording_ddi();
 	fsr_handle queue, fence, waited;

@@ -43,7 +43,8 @@ Test(builtin, every_listed_scenario_is_found_by_name_and_runs)
 	cr_expect_null(fsr_scenario_find_builtin("no-such-scenario"));
 }
 
-Test(builtin, producer_consumer_signals_and_waits_once_per_round)
+/* SYN-11: the two queues synchronise through GPU waits and signals, not CPU waits. */
+Test(builtin, syn_11_producer_consumer_signals_and_waits_once_per_round)
 {
 	struct fsr_scenario_totals totals = run_scenario("producer-consumer", FSR_CLOCK_SIM, 1, 50);
 
