@@ -378,7 +378,8 @@ Test(scheduling, pre_15_each_engine_runs_one_kernel_mode_buffer_at_a_time_in_ord
 		if (strcmp(name, "fencescope_os:packet_queued") == 0) {
 			queued++;
 			cr_expect_eq(queue_in_flight[q], 0,
-				     "the next buffer only after the last completed (event %zu)", i);
+				     "the next buffer only after the last completed (event %zu)",
+				     i);
 			queue_in_flight[q]++;
 		} else if (strcmp(name, "fencescope_os:packet_complete") == 0) {
 			cr_expect_eq(queue_in_flight[q], 1);
@@ -440,8 +441,8 @@ Test(scheduling, xad_16_xad_17_kernel_mode_signal_is_applied_by_the_os_after_the
 	fst_run_until_idle();
 	cr_expect(was_running, "the work was seen in flight");
 	cr_expect_eq(fst_fence_value(fx.process, fence), 7);
-	cr_expect_eq(fst_tap_count(0, "fencescope_os:km_fence_signal_executed", -1, 0),
-		     1, "XAD-17: the OS's software signal");
+	cr_expect_eq(fst_tap_count(0, "fencescope_os:km_fence_signal_executed", -1, 0), 1,
+		     "XAD-17: the OS's software signal");
 	/* update_current_value: adapter, fence global handle, value, notification only */
 	cr_expect_eq(fst_tap_count(0, "fencescope_kmd:update_current_value", 1, global), 1,
 		     "XAD-17: applied from the CPU");
