@@ -983,6 +983,43 @@ log_gap(struct fsa_model *model, struct queue_state *queue, unsigned log,
 	return emit_loss(model, &loss);
 }
 
+/*
+ * The entry of a progress fence write (HPF-02: the runtime logs it like any signal, LOG-11).
+ * It is no fence operation box — no queued event comes with it (GPV-02) and the buffer's
+ * packet_end already marks its completion — but it holds its place in the log: a gap before it
+ * is a loss as before any entry (the signals of its own buffer and of earlier ones ran before
+ * it), and its timestamp is the one the next entry must not go below (LOG-22).
+ */
+static fsa_status
+progress_log_entry(struct fsa_model *model, struct queue_state *queue, unsigned log,
+		   const struct fsa_event *ev)
+{
+	uint64_t end = ev->u[FSA_F_END_GPU_TS];
+	struct op_rec after = {0};
+	fsa_status status = FSA_OK;
+
+	after.op.progress_value = ev->u[FSA_F_FENCE_VALUE] + 1;
+	after.op.end_gpu_ts = end;
+	after.op.log_position = ev->u[FSA_F_ENTRY_POSITION];
+	if (queue->is_known || queue->has_position[log]) {
+		uint64_t expected = queue->has_position[log] ? queue->next_position[log] : 0;
+
+		if (after.op.log_position > expected && after.op.log_position != UINT64_MAX)
+			status = log_gap(model, queue, log, &after, expected, after.op.log_position,
+					 ev->ts_ns);
+	}
+	if (after.op.log_position != UINT64_MAX) {
+		queue->has_position[log] = true;
+		queue->next_position[log] = after.op.log_position + 1;
+	}
+	if (end && end >= queue->last_end_gpu_ts[log]) {
+		queue->last_end_gpu_ts[log] = end;
+		if (queue->overrun[log].is_pending && !queue->overrun[log].first_end_gpu_ts_after)
+			queue->overrun[log].first_end_gpu_ts_after = end;
+	}
+	return status ? (model->failed = status) : FSA_OK;
+}
+
 fsa_status
 ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 {
@@ -998,6 +1035,9 @@ ops_log_entry(struct fsa_model *model, const struct fsa_event *ev)
 	if (!queue)
 		return model->failed;
 	model->summary.log_entries_read++;
+	if (kind == FSA_OP_SIGNAL && queue->info.progress_fence_handle &&
+	    ev->u[FSA_F_FENCE_GLOBAL_HANDLE] == queue->info.progress_fence_handle)
+		return progress_log_entry(model, queue, log, ev);
 	rec = take_open(queue, ev->u[FSA_F_FENCE_HANDLE], ev->u[FSA_F_FENCE_VALUE], kind);
 	if (!rec) {
 		rec = op_new(model, kind, FSA_SRC_USER_MODE_QUEUE);

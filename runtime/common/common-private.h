@@ -179,7 +179,8 @@ enum hw_packet_type {
 	HW_PACKET_SIGNAL = 4,   /* as HW_PACKET_WAIT */
 	HW_PACKET_LOG = 5,      /* flags: log type | operation << 8, a: entry index, b: value,
 				   c: local fence handle (LOG-05) */
-	HW_PACKET_PROGRESS = 6, /* a: progress value (HPF-02) */
+	HW_PACKET_PROGRESS = 6, /* a: progress value (HPF-02); on a user-mode queue followed by
+				   its log instruction, like a signal (LOG-05, LOG-11) */
 };
 
 struct hw_packet {
@@ -263,6 +264,12 @@ struct os_hwqueue {
 	struct rt_actor *poll_actor;
 	enum fsr_submission_mode mode;
 	struct fsr_fence *progress_fence;
+	/*
+	 * The process-local (D3DKMT) handle the UMD names the progress fence by in the log entry
+	 * its progress write makes (LOG-10), the hHwQueueProgressFence of CreateHwQueue. It is no
+	 * entry of the process's handle table: no fence call may signal or wait on it.
+	 */
+	uint32_t progress_fence_local_handle;
 	_Atomic uint64_t last_queued_value; /* HwQueueProgressFenceLastQueuedValue (HPF-08) */
 	uint64_t next_progress_value;       /* the UMD's counter */
 	uint64_t *dropped;                  /* values of buffers dropped unsubmitted (HPF-01) */

@@ -11,7 +11,8 @@
  * MonitoredValue and raise an interrupt iff the new value is greater (INT-02) — at once, or
  * held pending on the line for the adapter's interrupt_coalesce_ns while later signals of the
  * engine join it (INT-04, INT-06, INT-12, INT-13); and the
- * progress fence write that ends each command buffer (HPF-02). Any change of a CurrentValue
+ * progress fence write that ends each command buffer (HPF-02), a signal of the queue's native
+ * progress fence written and logged the same way. Any change of a CurrentValue
  * makes every engine of the adapter look at its blocked waits again.
  *
  * Every GPU timestamp (log entries, hw events) is read from the counter at the moment its
@@ -487,8 +488,9 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 		struct fsr_fence *fence;
 		uint64_t gpu_ts;
 
-		/* A wait or a signal is followed by its log instruction (LOG-05). */
-		if (slot.type == HW_PACKET_WAIT || slot.type == HW_PACKET_SIGNAL)
+		/* Waits, signals and progress writes are followed by a log instruction (LOG-05). */
+		if (slot.type == HW_PACKET_WAIT || slot.type == HW_PACKET_SIGNAL ||
+		    slot.type == HW_PACKET_PROGRESS)
 			log_slot = rt_ring_read(runtime, queue, read_ptr + sizeof(slot),
 						RT_POINT_GPU_READ_RING_SLOT);
 
@@ -541,10 +543,15 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			read_ptr += 2 * sizeof(*packet);
 			break;
 		case HW_PACKET_PROGRESS:
-			/* HPF-02: the buffer's last instruction; its CPU waiters are the OS's. */
+			/*
+			 * HPF-02: the buffer's last instruction, a signal of the native progress
+			 * fence in SYN-09's order: CurrentValue, its log entry (LOG-11: the OS
+			 * learns of it from the log in the HWQueue form, INT-11), the barrier.
+			 */
 			gpu_ts = gpu_now(adapter);
 			rt_fence_write_current(runtime, queue->progress_fence, packet->a,
 					       RT_POINT_GPU_WRITE_CURRENT_VALUE);
+			write_log_entry(runtime, queue, log, 0, gpu_ts);
 			signal_interrupt_check(engine, queue, queue->progress_fence, packet->a,
 					       gpu_ts);
 			/* The buffer ends once its interrupt is raised, which may take a while. */
@@ -552,7 +559,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id,
 				  queue->handle, packet->b, packet->a, gpu_ts,
 				  FSTP_PACKET_STATUS_COMPLETED);
-			read_ptr += sizeof(*packet);
+			read_ptr += 2 * sizeof(*packet);
 			break;
 		default:
 			/* Submission validated every packet; a stray one is skipped, not run. */

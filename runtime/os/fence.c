@@ -251,8 +251,8 @@ os_fence_release_waiters(struct fsr_fence *fence)
 
 /* ---- API ---------------------------------------------------------------------------------- */
 
-static fsr_handle
-new_local_handle(struct fsr_process *process)
+fsr_handle
+os_new_local_handle(struct fsr_process *process)
 {
 	/* D3DKMT-style process-local handles: 32 bits, distinct from kernel handles. */
 	return UINT32_C(0x40000000) | (++process->next_local_handle << 6);
@@ -267,7 +267,7 @@ add_fence_handle(struct fsr_process *process, struct fsr_fence *fence, struct os
 	if (!object)
 		return FSR_ERR_NO_RESOURCES;
 	*object = (struct rt_object){.type = RT_OBJECT_FENCE, .pointer = fence, .device = device};
-	*handle = new_local_handle(process);
+	*handle = os_new_local_handle(process);
 	if (rt_map_insert(&process->handles, *handle, object) != 0) {
 		free(object);
 		return FSR_ERR_NO_RESOURCES;

@@ -92,19 +92,18 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		released += os_read_engine_logs(adapter, interrupt->engine_id);
 		break;
 	case FSTP_INTERRUPT_FORM_HWQUEUE:
+		/*
+		 * INT-11: the log only, progress fence included — its writes are logged like
+		 * any signal (HPF-02, LOG-11), and no CurrentValue is read here (spec 001: "Reading
+		 * only the log buffer ensures a single read over PCI").
+		 */
 		released += interrupt->queue
 				? os_read_logs(interrupt->queue)                      /* INT-11 */
 				: os_read_engine_logs(adapter, interrupt->engine_id); /* INT-12 */
-		/* The progress fence writes no log entry: its waiters are checked directly. */
-		if (interrupt->queue)
-			released += os_fence_release_waiters(interrupt->queue->progress_fence);
 		break;
 	case FSTP_INTERRUPT_FORM_NULL_HWQUEUE:
 		/* INT-12: the GPU could not tell which queue: every queue of the engine. */
 		released += os_read_engine_logs(adapter, interrupt->engine_id);
-		for (struct os_hwqueue *q = adapter->user_queues[interrupt->engine_id]; q;
-		     q = q->next_user_queue)
-			released += os_fence_release_waiters(q->progress_fence);
 		break;
 	default:
 		break;

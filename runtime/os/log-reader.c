@@ -12,10 +12,18 @@
 
 #include "os/os-private.h"
 
+/*
+ * The fence a log entry names (LOG-10): a handle of the queue's process, or the queue's own
+ * progress fence, whose writes are logged like any signal (HPF-02, LOG-11).
+ */
 static struct fsr_fence *
 fence_of_local_handle(struct os_hwqueue *queue, uint32_t native_fence)
 {
-	struct rt_object *object = rt_map_get(&queue->process->handles, native_fence);
+	struct rt_object *object;
+
+	if (native_fence != 0 && native_fence == queue->progress_fence_local_handle)
+		return queue->progress_fence;
+	object = rt_map_get(&queue->process->handles, native_fence);
 
 	return object && object->type == RT_OBJECT_FENCE ? object->pointer : NULL;
 }

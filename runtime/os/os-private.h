@@ -83,6 +83,8 @@ struct fsr_process {
 
 /* ---- the D3DKMT-style thunks the user-mode driver calls (umd/) ---------------------------- */
 
+/* A new D3DKMT-style process-local handle (32 bits, distinct from kernel handles). */
+fsr_handle os_new_local_handle(struct fsr_process *process);
 /* Looks a handle up in a process's table with the expected type. */
 fsr_status os_kmt_lookup(struct fsr_process *process, fsr_handle handle, enum rt_object_type type,
 			 struct rt_object **object);

@@ -378,6 +378,9 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	if (status != FSR_OK)
 		goto refuse;
 	queue->progress_fence->packet_refs = 1; /* the queue's own reference */
+	/* LOG-10: the handle the UMD names it by in the log entry of each progress write. */
+	if (config->mode == FSR_SUBMIT_USER_MODE)
+		queue->progress_fence_local_handle = (uint32_t) os_new_local_handle(process);
 	status = add_object(process, queue->handle, RT_OBJECT_HWQUEUE, queue);
 	if (status != FSR_OK) {
 		os_fence_unref_packet(queue->progress_fence);

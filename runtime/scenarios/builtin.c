@@ -213,7 +213,8 @@ end:
  * Frames at a set rate: the copy engine uploads (kernel mode: copy engines take no user-mode
  * submission, UMS-05), the 3D engine renders once the upload is done (user mode), and a
  * present-like kernel-mode queue on the 3D engine shows the frame (presentation always goes
- * through kernel-mode submission, UMS-03). The CPU starts a frame every period and keeps at
+ * through kernel-mode submission, spec 000: a choice of this workload, which the runtime, having
+ * no presentation, does not enforce). The CPU starts a frame every period and keeps at
  * most two frames in flight.
  */
 static fsr_status

@@ -4,7 +4,8 @@
  * event with the CPU time of recording (GPV-02) and, on a user-mode queue, adds the
  * instruction that makes the GPU write the log payload right after it (LOG-05). Submitting
  * follows HPF-03: the buffer already has its progress value (given when recording began),
- * ends with the progress fence write, LastQueuedValue is stored, and only then is the buffer
+ * ends with the progress fence write (on a user-mode queue followed by its log instruction, as
+ * every native fence signal is), LastQueuedValue is stored, and only then is the buffer
  * made visible — appended to the ring and the write pointer advanced (user mode, HPF-04), or
  * handed to the OS through SubmitCommand (kernel mode). The UMD, not the GPU, decides which
  * log entry each payload goes to: the next one of that log (LOG-12, LOG-13), counted here since
@@ -98,25 +99,86 @@ static fsr_status write_ring(struct os_hwqueue *queue, struct fsr_process *proce
 			     uint64_t progress_value, const struct hw_packet *packets,
 			     size_t count);
 
+/*
+ * HPF-02 on a user-mode queue: the progress fence is a native fence (spec 001, "Indicating a
+ * native progress fence for hardware queues"), so its write is a GPU signal like any other and
+ * is followed by its log instruction (LOG-05, LOG-11): the signals log then tells the OS of it,
+ * as a HWQueue-form interrupt needs (INT-11, INT-13). `packets` has room for both.
+ */
+static size_t
+end_with_progress(struct os_hwqueue *queue, struct hw_packet *packets, size_t count,
+		  uint64_t progress_value, uint64_t packet_id)
+{
+	packets[count++] =
+	    (struct hw_packet){.type = HW_PACKET_PROGRESS, .a = progress_value, .b = packet_id};
+	if (queue->mode == FSR_SUBMIT_USER_MODE)
+		packets[count++] =
+		    (struct hw_packet){.type = HW_PACKET_LOG,
+				       .flags = (uint32_t) FSTP_LOG_TYPE_SIGNALS |
+						(uint32_t) FSTP_LOG_OPERATION_SIGNAL_EXECUTED << 8,
+				       .b = progress_value,
+				       .c = queue->progress_fence_local_handle};
+	return count;
+}
+
+/* Packets a buffer of `recorded` packets takes: BEGIN, them, PROGRESS and its log instruction. */
+static size_t
+buffer_packet_count(const struct os_hwqueue *queue, size_t recorded)
+{
+	return recorded + (queue->mode == FSR_SUBMIT_USER_MODE ? 3 : 2);
+}
+
+/* LOG-12: the UMD gives each log instruction the next entry of its log. */
+static void
+assign_log_entries(const struct os_hwqueue *queue, struct hw_packet *packets, size_t count,
+		   uint64_t positions[2])
+{
+	for (size_t i = 0; i < count; i++) {
+		struct hw_packet *log = &packets[i];
+		uint32_t type = log->flags & 0xff;
+
+		if (log->type != HW_PACKET_LOG)
+			continue;
+		log->a = positions[type]++ % queue->logs[type].capacity;
+	}
+}
+
+/* Appends a finished buffer to the ring; the log positions move only if it went in. */
+static fsr_status
+write_buffer_to_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progress_value,
+		     struct hw_packet *packets, size_t count)
+{
+	uint64_t positions[2] = {queue->umd_log_position[0], queue->umd_log_position[1]};
+	fsr_status status;
+
+	assign_log_entries(queue, packets, count, positions);
+	status = write_ring(queue, process, progress_value, packets, count);
+	if (status == FSR_OK) {
+		queue->umd_log_position[0] = positions[0];
+		queue->umd_log_position[1] = positions[1];
+	}
+	return status;
+}
+
 /* A command buffer with nothing in it but its progress value: BEGIN, then PROGRESS. */
 static fsr_status
 submit_empty(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progress_value)
 {
 	uint64_t packet_id = ++queue->adapter->next_packet_id;
-	struct hw_packet *packets = malloc(2 * sizeof(*packets));
+	size_t count = buffer_packet_count(queue, 0);
+	struct hw_packet *packets = malloc(count * sizeof(*packets));
 	fsr_status status;
 
 	if (!packets)
 		return FSR_ERR_NO_RESOURCES;
 	packets[0] =
 	    (struct hw_packet){.type = HW_PACKET_BEGIN, .a = packet_id, .b = progress_value};
-	packets[1] =
-	    (struct hw_packet){.type = HW_PACKET_PROGRESS, .a = progress_value, .b = packet_id};
+	end_with_progress(queue, packets, 1, progress_value, packet_id);
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
-		status = write_ring(queue, process, progress_value, packets, 2);
+		status = write_buffer_to_ring(queue, process, progress_value, packets, count);
 		free(packets);
 	} else {
-		status = os_kmt_submit_command(queue, process, progress_value, packets, 2);
+		status = os_kmt_submit_command(queue, process, progress_value, packets, count);
 		if (status != FSR_OK)
 			free(packets);
 	}
@@ -403,7 +465,7 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 	if (status != FSR_OK)
 		goto refuse;
 
-	count = cmdbuf->count + 2;
+	count = buffer_packet_count(queue, cmdbuf->count);
 	packets = malloc(count * sizeof(*packets));
 	if (!packets) {
 		status = FSR_ERR_NO_RESOURCES;
@@ -414,26 +476,12 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 					.b = cmdbuf->progress_value};
 	if (cmdbuf->count > 0) /* an empty buffer has no packet array: memcpy(NULL) is UB */
 		memcpy(&packets[1], cmdbuf->packets, cmdbuf->count * sizeof(*packets));
-	/* HPF-02: the last instruction writes the progress value. */
-	packets[count - 1] = (struct hw_packet){
-	    .type = HW_PACKET_PROGRESS, .a = cmdbuf->progress_value, .b = packets[0].a};
+	/* HPF-02: the last instruction writes the progress value (and, user mode, logs it). */
+	end_with_progress(queue, packets, cmdbuf->count + 1, cmdbuf->progress_value, packets[0].a);
 
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
-		uint64_t positions[2] = {queue->umd_log_position[0], queue->umd_log_position[1]};
-
-		for (size_t i = 0; i < count; i++) {
-			struct hw_packet *log = &packets[i];
-			uint32_t type = log->flags & 0xff;
-
-			if (log->type != HW_PACKET_LOG)
-				continue;
-			log->a = positions[type]++ % queue->logs[type].capacity; /* LOG-12 */
-		}
-		status = write_ring(queue, process, cmdbuf->progress_value, packets, count);
-		if (status == FSR_OK) {
-			queue->umd_log_position[0] = positions[0];
-			queue->umd_log_position[1] = positions[1];
-		}
+		status =
+		    write_buffer_to_ring(queue, process, cmdbuf->progress_value, packets, count);
 		free(packets);
 		packets = NULL;
 	} else {

@@ -101,9 +101,10 @@ Test(nfv, nfv_04_nfv_05_monitored_value_is_least_waited_value_minus_one)
  * SHF-03, SHF-04: closing one process's handle destroys nothing while another holds the fence;
  * the last close comes first, then the one destruction of the global fence — in the OS's events
  * (fence_close, fence_destroy) and at the driver boundary (DxgkDdiCloseNativeFence, then
- * DxgkDdiDestroyNativeFence), which the rule names.
+ * DxgkDdiDestroyNativeFence), which the rule names; the destruction happens once (SHF-05), from
+ * the one call that closes a handle, D3DKMTDestroySynchronizationObject (SHF-06).
  */
-Test(shf, shf_04_last_close_comes_before_destroy)
+Test(shf, shf_04_shf_05_shf_06_last_close_comes_before_destroy)
 {
 	struct fsr_process *process_b = NULL;
 	fsr_handle device_b = 0;

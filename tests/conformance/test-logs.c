@@ -50,18 +50,24 @@ Test(log, log_01_log_03_each_user_mode_queue_hands_the_driver_two_logs)
 		     "LOG-02: a kernel-mode queue has no log");
 }
 
-/* Submits `count` signals nobody waits for (no interrupt, no read), then the last read. */
+/*
+ * Submits one buffer of `count - 1` signals nobody waits for (no interrupt, no read): `count`
+ * entries with its progress write (HPF-02, LOG-11). Then the last read.
+ */
 static size_t
 signal_then_destroy(uint64_t count)
 {
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+	struct fsr_cmdbuf *cmdbuf = NULL;
 	size_t mark;
 
-	for (uint64_t i = 1; i <= count; i++)
-		fst_submit_signal(fx.process, queue, fence, i);
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
+	for (uint64_t i = 1; i < count; i++)
+		cr_assert_eq(fsr_cmdbuf_signal(cmdbuf, fence, i), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
 	fst_run_until_idle();
-	cr_assert_eq(fst_fence_value(fx.process, fence), count);
+	cr_assert_eq(fst_fence_value(fx.process, fence), count - 1);
 	mark = fsc_event_count();
 	cr_assert_eq(fsr_hwqueue_destroy(fx.process, queue), FSR_OK);
 	return mark;
@@ -93,8 +99,9 @@ Test(log_small, log_17_advance_of_one_more_than_the_capacity_loses_one)
 }
 
 /*
- * LOG-01: a log holds 4 KB of entries, as many as the OS handed the driver: 128 signals nobody
- * reads until the queue's last read lose nothing, 129 lose one.
+ * LOG-01: a log holds 4 KB of entries, as many as the OS handed the driver: 128 entries (127
+ * signals and the buffer's progress write, HPF-02) nobody reads until the queue's last read
+ * lose nothing, 129 lose one.
  */
 Test(log, log_01_a_log_holds_the_4_kb_the_os_gave_it)
 {
@@ -108,7 +115,7 @@ Test(log, log_01_a_log_holds_the_4_kb_the_os_gave_it)
 		size_t mark;
 
 		cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
-		for (uint64_t i = 1; i <= capacity + extra; i++)
+		for (uint64_t i = 1; i < capacity + extra; i++)
 			cr_assert_eq(fsr_cmdbuf_signal(cmdbuf, fence, i), FSR_OK);
 		cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
 		fst_run_until_idle();

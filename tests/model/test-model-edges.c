@@ -463,3 +463,49 @@ Test(edges, gpv_07_gpv_08_a_release_forgotten_among_signals_inferred_in_its_gap_
 		      "signal 101 found the fence at 100 already");
 	assert_edges_agree_with_ops();
 }
+
+/* UQ's progress fence (model-fixture.c) and the local handle its log entries name. */
+#define UQ_PROGRESS_G UINT64_C(0x8004000000000001)
+#define UQ_PROGRESS   UINT64_C(0x1000)
+
+/*
+ * HPF-02, LOG-11: a user-mode buffer's progress write is logged in its queue's signals log like
+ * any signal. It has no queued event and makes no box and no anomaly, but holds its position:
+ * the signal entries around it are contiguous, not a gap.
+ */
+Test(log_gap, hpf_02_log_11_progress_entry_is_no_box_and_keeps_its_position)
+{
+	SIGNAL_QUEUED(T0 + 1, UQ, FA, 1, 1);
+	SIGNAL_QUEUED(T0 + 2, UQ, FA, 2, 2);
+	SIGNAL_ENTRY(T0 + 5000, UQ, 0, FA, FA_G, 1, 100100);
+	SIGNAL_ENTRY(T0 + 5000, UQ, 1, UQ_PROGRESS, UQ_PROGRESS_G, 1, 100100);
+	SIGNAL_ENTRY(T0 + 6000, UQ, 2, FA, FA_G, 2, 100200);
+	SIGNAL_ENTRY(T0 + 6000, UQ, 3, UQ_PROGRESS, UQ_PROGRESS_G, 2, 100200);
+	cr_assert_eq(finish(), FSA_OK);
+
+	cr_assert_eq(count_anomalies(FSA_ANOM_LOG_ENTRY_WITHOUT_QUEUED), 0);
+	cr_assert_eq(got.loss_count, 0, "no gap: the progress entries hold positions 1 and 3");
+	cr_assert_eq(find_op(FSA_OP_SIGNAL, UQ, 1)->state, FSA_OP_OBSERVED);
+	cr_assert_eq(find_op(FSA_OP_SIGNAL, UQ, 2)->state, FSA_OP_OBSERVED);
+	for (size_t i = 0; i < got.op_count; i++)
+		cr_assert_neq(got.ops[i].fence_global_handle, UQ_PROGRESS_G, "no progress box");
+	cr_assert_eq(fsa_model_borrow_summary(model)->log_entries_read, 4);
+}
+
+/*
+ * LOG-13 with a progress entry after the gap: the signal of its own buffer ran before the
+ * progress write that ends the buffer, so the missing entry is that signal's, inferred.
+ */
+Test(log_gap, hpf_02_log_13_gap_before_a_progress_entry_infers_the_signal_of_its_buffer)
+{
+	SIGNAL_QUEUED(T0 + 1, UQ, FA, 1, 1);
+	SIGNAL_ENTRY(T0 + 6000, UQ, 1, UQ_PROGRESS, UQ_PROGRESS_G, 1, 100400);
+	cr_assert_eq(finish(), FSA_OK);
+
+	cr_assert_eq(got.loss_count, 1);
+	cr_assert_eq(got.losses[0].kind, FSA_LOSS_LOG_GAP);
+	cr_assert_eq(got.losses[0].count, 1);
+	cr_assert_eq(got.losses[0].inferred_ops, 1);
+	cr_assert_eq(find_op(FSA_OP_SIGNAL, UQ, 1)->state, FSA_OP_INFERRED);
+	cr_assert_eq(count_anomalies(FSA_ANOM_LOG_ENTRY_WITHOUT_QUEUED), 0);
+}

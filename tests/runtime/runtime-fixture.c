@@ -3,6 +3,9 @@
  * The runtime unit tests' fixture (runtime-fixture.h). Every helper asserts that the call it
  * wraps succeeded: a helper is for the steps a test relies on, not for the one it checks.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include <criterion/criterion.h>
 
 #include "runtime-fixture.h"
@@ -61,6 +64,78 @@ fst_rt_teardown(void)
 {
 	fsr_runtime_destroy(fx.runtime);
 	fx = (struct fst_rt){0};
+	fst_tap_stop();
+}
+
+static struct fst_tap_state {
+	struct fst_event *events;
+	size_t count;
+	size_t capacity;
+	bool is_on;
+} tap;
+
+/* Lock held, from whatever actor fired the event: record only. */
+static void
+tap_record(void *user_data, const char *name, const uint64_t *fields, uint32_t field_count)
+{
+	struct fst_event *event;
+
+	(void) user_data;
+	if (tap.count == tap.capacity) {
+		size_t capacity = tap.capacity ? 2 * tap.capacity : 1024;
+		struct fst_event *events = realloc(tap.events, capacity * sizeof(*events));
+
+		if (!events)
+			abort();
+		tap.events = events;
+		tap.capacity = capacity;
+	}
+	event = &tap.events[tap.count++];
+	*event = (struct fst_event){.name = name};
+	for (uint32_t i = 0; i < field_count && i < 10; i++)
+		event->fields[i] = fields[i];
+}
+
+void
+fst_tap_start(void)
+{
+	tap.count = 0;
+	tap.is_on = true;
+	fsr_runtime_set_event_tap(fx.runtime, tap_record, NULL);
+}
+
+void
+fst_tap_stop(void)
+{
+	if (tap.is_on && fx.runtime)
+		fsr_runtime_set_event_tap(fx.runtime, NULL, NULL);
+	free(tap.events);
+	tap = (struct fst_tap_state){0};
+}
+
+size_t
+fst_tap_event_count(void)
+{
+	return tap.count;
+}
+
+const struct fst_event *
+fst_tap_event(size_t index)
+{
+	cr_assert_lt(index, tap.count);
+	return &tap.events[index];
+}
+
+size_t
+fst_tap_count(size_t from, const char *name, int field, uint64_t value)
+{
+	size_t count = 0;
+
+	for (size_t i = from; i < tap.count; i++)
+		if (strcmp(tap.events[i].name, name) == 0 &&
+		    (field < 0 || tap.events[i].fields[field] == value))
+			count++;
+	return count;
 }
 
 void

@@ -71,4 +71,19 @@ struct fst_wait_result {
 };
 void fst_wait_record(fsr_status status, uint64_t observed_value, void *user_data);
 
+/*
+ * An event tap on fx.runtime (the test API's fsr_runtime_set_event_tap) that records every
+ * event fired until fst_tap_stop or the teardown: its name and first fields, in firing order.
+ */
+struct fst_event {
+	const char *name; /* "provider:event" */
+	uint64_t fields[10];
+};
+void fst_tap_start(void);
+void fst_tap_stop(void);
+size_t fst_tap_event_count(void);
+const struct fst_event *fst_tap_event(size_t index);
+/* Events from index `from` on named `name` whose field `field` is `value` (field < 0: any). */
+size_t fst_tap_count(size_t from, const char *name, int field, uint64_t value);
+
 #endif /* FST_RUNTIME_FIXTURE_H */

@@ -27,6 +27,34 @@ Test(fence, nfv_03_user_mode_has_no_call_that_reads_monitored_value)
 }
 
 /*
+ * NFV-02: user mode reads CurrentValue itself — fsr_fence_read goes through neither the OS nor
+ * the driver: it fires no event — but writes it only through the OS: a CPU signal is the
+ * kernel's DxgkDdiUpdateCurrentValuesFromCpu (fencescope_kmd:update_current_value).
+ */
+Test(fence, nfv_02_user_mode_reads_current_value_itself_and_writes_it_only_through_the_os)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle fence = 0, global = 0;
+	uint64_t value = 0;
+	size_t before;
+
+	cr_assert_eq(fsr_fence_create(fx.process, fx.device, 0, 0, &fence, &global), FSR_OK);
+	fst_submit_signal(fx.process, queue, fence, 3);
+	fst_run_until_idle();
+	fst_tap_start();
+	cr_assert_eq(fsr_fence_read(fx.process, fence, &value), FSR_OK);
+	cr_expect_eq(value, 3, "the GPU's write, read by user mode");
+	cr_expect_eq(fst_tap_event_count(), 0, "a user-mode read involves neither OS nor driver");
+
+	before = fst_tap_event_count();
+	cr_assert_eq(fsr_fence_signal_cpu(fx.process, fence, 5), FSR_OK);
+	/* update_current_value: adapter, fence global handle, value, notification only */
+	cr_expect_eq(fst_tap_count(before, "fencescope_kmd:update_current_value", 1, global), 1,
+		     "the CPU write is the kernel's");
+	cr_expect_eq(fst_fence_value(fx.process, fence), 5);
+}
+
+/*
  * Spec 001, "Signal Fence(N): write N as a new current value": a GPU signal stores its value,
  * also below CurrentValue (the fence goes down, as the hardware's would; the analyzer reports
  * it as value_regression). A kernel-mode queue's signal is that queue's GPU signal, applied by

@@ -103,7 +103,7 @@ TestSuite(interleave, .fini = teardown_interleaved);
  * interrupt, so only the resample can release the waiter. Without it (the mutation) the waiter
  * sleeps for ever: nothing else would read the fence (no periodic log read).
  */
-Test(interleave, syn_05_signal_between_monitored_store_and_resample_releases_the_waiter)
+Test(interleave, syn_01_syn_05_signal_between_monitored_store_and_resample_releases_the_waiter)
 {
 	const struct rt_interleave_switch script[] = {
 	    {"caller", RT_POINT_OS_WRITE_MONITORED_VALUE, 1, "engine0", RT_POINT_STEP_END},
@@ -273,7 +273,7 @@ Test(interleave, syn_10_read_between_header_store_and_gpu_barrier_sees_the_entry
  * nothing; the write pointer first (the mutation), it completes the buffer's progress value
  * while LastQueuedValue is still below it.
  */
-Test(interleave, hpf_04_gpu_between_the_umd_stores_never_completes_above_last_queued)
+Test(interleave, hpf_03_hpf_04_gpu_between_the_umd_stores_never_completes_above_last_queued)
 {
 	const struct rt_interleave_switch script[] = {
 	    {"caller", RT_POINT_UMD_WRITE_LAST_QUEUED, 1, "engine0", RT_POINT_STEP_END},

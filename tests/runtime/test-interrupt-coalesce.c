@@ -159,7 +159,7 @@ Test(coalesce, int_04_one_interrupt_names_every_fence_signalled_while_it_was_pen
 	expect_all_released(results, 3);
 }
 
-Test(coalesce, int_06_more_fences_than_the_array_holds_collapse_to_the_null_array)
+Test(coalesce, int_06_int_07_more_fences_than_the_array_holds_collapse_to_the_null_array)
 {
 	enum { COUNT = FSR_MAX_INTERRUPT_FENCES + 1 };
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);

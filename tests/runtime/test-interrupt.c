@@ -6,9 +6,12 @@
  * waiters the value satisfies; and an interrupt that releases nobody is counted as spurious.
  * Counts come from fsr_runtime_get_stats().
  */
+#include <string.h>
+
 #include <criterion/criterion.h>
 
 #include "runtime-fixture.h"
+#include "runtime-private.h"
 
 static void
 setup_null_array(void)
@@ -217,7 +220,8 @@ Test(interrupt_hwqueue, int_11_hwqueue_interrupt_releases_waiters_through_the_lo
 	cr_expect_eq(result.call_count, 1);
 	cr_expect_eq(result.status, FSR_OK);
 	cr_expect_eq(result.observed_value, 3);
-	cr_expect_eq(fst_stats().log_entries_read, 1, "the interrupt read the signal's entry");
+	/* Its entry and the progress writes of both buffers (HPF-02, LOG-11). */
+	cr_expect_eq(fst_stats().log_entries_read, 3, "the interrupt read the signal's entry");
 }
 
 Test(interrupt_hwqueue, int_11_hwqueue_interrupt_releases_progress_waiters)
@@ -226,5 +230,67 @@ Test(interrupt_hwqueue, int_11_hwqueue_interrupt_releases_progress_waiters)
 	uint64_t progress = fst_submit_work(fx.process, queue, 500);
 
 	cr_expect_eq(fsr_hwqueue_wait_progress(fx.process, queue, progress, FSR_INFINITE), FSR_OK);
+	cr_expect_eq(fst_last_completed(fx.process, queue), progress);
+}
+
+/* What the event tap saw of the fixture's first queue's progress fence. */
+struct progress_seen {
+	uint64_t progress_fence;   /* its global handle, from hwqueue_create */
+	uint32_t entries;          /* fence_log_entry events naming it */
+	uint32_t bad_entries;      /* of those, not a SIGNAL_EXECUTED in the signals log */
+	uint64_t highest_value;    /* the highest value they carried */
+	uint64_t hwqueue_released; /* waiters HWQueue-form interrupts released */
+};
+
+static void
+progress_tap(void *user_data, const char *name, const uint64_t *fields, uint32_t field_count)
+{
+	struct progress_seen *seen = user_data;
+
+	(void) field_count;
+	if (strcmp(name, "fencescope_os:hwqueue_create") == 0 && !seen->progress_fence) {
+		seen->progress_fence = fields[6];
+	} else if (strcmp(name, "fencescope_os:fence_log_entry") == 0 &&
+		   fields[4] == seen->progress_fence) {
+		seen->entries++;
+		if (fields[1] != FSTP_LOG_TYPE_SIGNALS ||
+		    fields[6] != FSTP_LOG_OPERATION_SIGNAL_EXECUTED)
+			seen->bad_entries++;
+		if (fields[5] > seen->highest_value)
+			seen->highest_value = fields[5];
+	} else if (strcmp(name, "fencescope_os:interrupt_handled") == 0 &&
+		   fields[3] == FSTP_INTERRUPT_FORM_HWQUEUE) {
+		seen->hwqueue_released += fields[6];
+	}
+}
+
+/*
+ * INT-11, INT-13, HPF-02, LOG-11: the progress fence is a native fence (spec 001, "Indicating
+ * a native progress fence for hardware queues") and the progress write a GPU signal, so it is
+ * logged like one, and a HWQueue-form interrupt, which tells the OS nothing but the queue, lets
+ * the OS learn of it only from the queue's log: the waiter for progress 3 is released by the
+ * entry the OS read, and that read also covers the two progress writes before it, which raised
+ * no interrupt (INT-13). An OS that read the progress fence's CurrentValue instead, or a GPU
+ * whose progress write left no entry, fails here.
+ */
+Test(interrupt_hwqueue, int_11_int_13_hpf_02_progress_writes_reach_the_os_through_the_log)
+{
+	struct progress_seen seen = {0};
+	fsr_handle queue;
+	uint64_t progress = 0;
+
+	fsr_runtime_set_event_tap(fx.runtime, progress_tap, &seen);
+	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	for (int i = 0; i < 3; i++)
+		progress = fst_submit_work(fx.process, queue, 500);
+	cr_expect_eq(fsr_hwqueue_wait_progress(fx.process, queue, progress, FSR_INFINITE), FSR_OK);
+	fst_run_until_idle();
+	fsr_runtime_set_event_tap(fx.runtime, NULL, NULL);
+
+	cr_assert_neq(seen.progress_fence, 0, "hwqueue_create names the progress fence");
+	cr_expect_eq(seen.entries, 3, "LOG-11: one entry per progress write, all read");
+	cr_expect_eq(seen.bad_entries, 0, "LOG-07: SIGNAL_EXECUTED entries of the signals log");
+	cr_expect_eq(seen.highest_value, progress);
+	cr_expect_geq(seen.hwqueue_released, 1, "INT-11: the HWQueue interrupt released the wait");
 	cr_expect_eq(fst_last_completed(fx.process, queue), progress);
 }

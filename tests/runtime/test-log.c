@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Native fence logs of user-mode queues (LOG): one entry per GPU signal executed and per GPU
- * wait unblocked, with the fields and timestamps the spec names; the OS reads every entry once,
+ * wait unblocked, with the fields and timestamps the spec names — the progress write that ends
+ * every command buffer is a signal of the queue's native progress fence, so each buffer adds
+ * one entry to its queue's signals log (HPF-02, LOG-11); the OS reads every entry once,
  * and a reader that falls behind by more than a log's capacity reports exactly how many
  * entries it lost, reads the rest and falls back to scanning the device's fences. The entries
  * themselves are looked at white-box, through runtime-private.h, because user mode cannot
@@ -90,7 +92,8 @@ submit_waits_and_signals(fsr_handle waiter, fsr_handle signaller, fsr_handle fen
 	}
 }
 
-Test(log, log_11_one_entry_per_signal_executed_and_per_wait_unblocked)
+/* LOG-05, LOG-11: the UMD puts a log instruction after each wait and signal; each writes one. */
+Test(log, log_05_log_11_one_entry_per_signal_executed_and_per_wait_unblocked)
 {
 	fsr_handle waiter = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fsr_handle signaller = fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_USER_MODE);
@@ -101,16 +104,17 @@ Test(log, log_11_one_entry_per_signal_executed_and_per_wait_unblocked)
 	fst_run_until_idle();
 	cr_assert_eq(fst_last_completed(fx.process, waiter), N);
 
+	/* Each buffer's progress write is a signal too: N buffers, then 2N (work, signal). */
 	cr_expect_eq(log_position(waiter, FSTP_LOG_TYPE_WAITS), N);
-	cr_expect_eq(log_position(waiter, FSTP_LOG_TYPE_SIGNALS), 0);
+	cr_expect_eq(log_position(waiter, FSTP_LOG_TYPE_SIGNALS), N);
 	cr_expect_eq(log_position(signaller, FSTP_LOG_TYPE_WAITS), 0);
-	cr_expect_eq(log_position(signaller, FSTP_LOG_TYPE_SIGNALS), N);
+	cr_expect_eq(log_position(signaller, FSTP_LOG_TYPE_SIGNALS), N + 2 * N);
 
 	/* Destroying a queue reads its logs a last time. */
 	cr_assert_eq(fsr_hwqueue_destroy(fx.process, waiter), FSR_OK);
 	cr_assert_eq(fsr_hwqueue_destroy(fx.process, signaller), FSR_OK);
 	stats = fst_stats();
-	cr_expect_eq(stats.log_entries_read, 2 * N);
+	cr_expect_eq(stats.log_entries_read, N + N + 3 * N);
 	cr_expect_eq(stats.log_entries_lost, 0);
 }
 
@@ -136,25 +140,50 @@ Test(log, log_08_log_09_wait_entries_are_observed_before_they_end)
 	}
 }
 
-Test(log, log_07_signal_entries_hold_value_and_ascending_end_timestamps)
+/*
+ * The signaller's buffers are work (progress 2i-1), then signal i (progress 2i): its signals
+ * log holds, per i, the progress write 2i-1, the signal i, the progress write 2i. The progress
+ * entries name the handle the UMD knows the progress fence by (LOG-10), which is no handle a
+ * fence call accepts: user mode can neither signal nor wait on the progress fence itself.
+ */
+Test(log, log_07_log_10_hpf_02_signal_and_progress_entries_hold_value_and_ascending_end_timestamps)
 {
 	fsr_handle waiter = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fsr_handle signaller = fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_USER_MODE);
 	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+	uint32_t progress_handle = borrow_queue(signaller)->progress_fence_local_handle;
 	uint64_t previous_end = 0;
+	uint64_t previous_signal_end = 0;
 
 	submit_waits_and_signals(waiter, signaller, fence);
 	fst_run_until_idle();
-	for (uint64_t p = 0; p < N; p++) {
+	cr_assert_neq(progress_handle, 0);
+	cr_assert_eq(log_position(signaller, FSTP_LOG_TYPE_SIGNALS), 3 * N);
+	for (uint64_t p = 0; p < 3 * N; p++) {
 		const struct hw_log_entry *entry = log_entry(signaller, FSTP_LOG_TYPE_SIGNALS, p);
+		uint64_t i = p / 3 + 1;
 
 		cr_expect_eq(entry->operation, FSTP_LOG_OPERATION_SIGNAL_EXECUTED);
-		cr_expect_eq(entry->fence_value, p + 1);
-		cr_expect_eq(entry->native_fence, (uint32_t) fence);
-		cr_expect_gt(entry->end_gpu_ts, previous_end, "LOG-22, entry %lu",
-			     (unsigned long) p);
+		if (p % 3 == 1) {
+			cr_expect_eq(entry->fence_value, i);
+			cr_expect_eq(entry->native_fence, (uint32_t) fence);
+			/* Work runs between two signals: strictly later. */
+			cr_expect_gt(entry->end_gpu_ts, previous_signal_end, "entry %lu",
+				     (unsigned long) p);
+			previous_signal_end = entry->end_gpu_ts;
+		} else {
+			cr_expect_eq(entry->fence_value, p % 3 == 0 ? 2 * i - 1 : 2 * i);
+			cr_expect_eq(entry->native_fence, progress_handle, "HPF-02, entry %lu",
+				     (unsigned long) p);
+		}
+		/* A progress write may share its signal's instant (LOG-21), never go back. */
+		cr_expect_geq(entry->end_gpu_ts, previous_end, "LOG-22, entry %lu",
+			      (unsigned long) p);
+		cr_expect_neq(entry->end_gpu_ts, 0);
 		previous_end = entry->end_gpu_ts;
 	}
+	cr_expect_neq(fsr_fence_signal_cpu(fx.process, progress_handle, 100), FSR_OK,
+		      "the progress fence's log handle is no fence handle of the process");
 }
 
 Test(log, log_02_kernel_mode_queues_write_no_log)
@@ -172,16 +201,22 @@ Test(log, log_02_kernel_mode_queues_write_no_log)
 	cr_expect_eq(fst_stats().log_entries_read, 0);
 }
 
-Test(log_overrun, log_17_lagging_reader_reports_exactly_the_entries_lost)
+/*
+ * LOG-06: the GPU writes the entries with no OS or driver involvement (no interrupt, no read,
+ * yet the header moved); LOG-16: it never waits for the reader, overwrites and counts its wraps;
+ * LOG-17: the reader that comes late reports exactly what it lost.
+ */
+Test(log_overrun, log_06_log_16_log_17_lagging_reader_reports_exactly_the_entries_lost)
 {
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
 	struct fsr_runtime_stats stats;
 
-	for (uint64_t i = 1; i <= 20; i++)
+	/* 10 buffers, each a signal and its progress write (HPF-02): 20 entries. */
+	for (uint64_t i = 1; i <= 10; i++)
 		fst_submit_signal(fx.process, queue, fence, i);
 	fst_run_until_idle();
-	cr_assert_eq(fst_fence_value(fx.process, fence), 20);
+	cr_assert_eq(fst_fence_value(fx.process, fence), 10);
 	cr_assert_eq(fst_stats().interrupts, 0, "no waiter, no interrupt, no read");
 	cr_assert_eq(fst_stats().log_entries_read, 0);
 
@@ -189,7 +224,7 @@ Test(log_overrun, log_17_lagging_reader_reports_exactly_the_entries_lost)
 	cr_expect_eq(atomic_load(&borrow_queue(queue)->logs[FSTP_LOG_TYPE_SIGNALS].header),
 		     (UINT64_C(2) << 32) | 4);
 	for (uint64_t p = 12; p < 20; p++)
-		cr_expect_eq(log_entry(queue, FSTP_LOG_TYPE_SIGNALS, p)->fence_value, p + 1);
+		cr_expect_eq(log_entry(queue, FSTP_LOG_TYPE_SIGNALS, p)->fence_value, p / 2 + 1);
 
 	cr_assert_eq(fsr_hwqueue_destroy(fx.process, queue), FSR_OK);
 	stats = fst_stats();
@@ -204,9 +239,12 @@ Test(log_overrun, log_17_reader_keeping_up_across_a_wrap_loses_nothing)
 	struct fst_wait_result results[2] = {{0}};
 	uint64_t value = 0;
 
-	/* Twice: 6 silent signals, then one a waiter asks for, whose interrupt reads the log. */
+	/*
+	 * Twice: 2 silent signals, then one a waiter asks for, whose interrupt reads the log: 3
+	 * buffers, 6 entries with their progress writes (HPF-02).
+	 */
 	for (int round = 0; round < 2; round++) {
-		for (int i = 0; i < 6; i++)
+		for (int i = 0; i < 2; i++)
 			fst_submit_signal(fx.process, queue, fence, ++value);
 		cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, fence, ++value, FSR_INFINITE,
 						      fst_wait_record, &results[round]),
@@ -214,13 +252,13 @@ Test(log_overrun, log_17_reader_keeping_up_across_a_wrap_loses_nothing)
 		fst_submit_signal(fx.process, queue, fence, value);
 		fst_run_until_idle();
 		cr_assert_eq(results[round].call_count, 1);
-		cr_expect_eq(fst_stats().log_entries_read, 7 * ((uint64_t) round + 1));
+		cr_expect_eq(fst_stats().log_entries_read, 6 * ((uint64_t) round + 1));
 	}
-	cr_expect_eq(log_position(queue, FSTP_LOG_TYPE_SIGNALS), 14, "one wrap at 8");
+	cr_expect_eq(log_position(queue, FSTP_LOG_TYPE_SIGNALS), 12, "one wrap at 8");
 	cr_expect_eq(fst_stats().log_entries_lost, 0);
 	cr_assert_eq(fsr_hwqueue_destroy(fx.process, queue), FSR_OK);
 	cr_expect_eq(fst_stats().log_entries_lost, 0);
-	cr_expect_eq(fst_stats().log_entries_read, 14);
+	cr_expect_eq(fst_stats().log_entries_read, 12);
 }
 
 Test(log_overrun, log_17_wait_and_signal_logs_overrun_separately)
@@ -229,15 +267,22 @@ Test(log_overrun, log_17_wait_and_signal_logs_overrun_separately)
 	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
 	struct fsr_runtime_stats stats;
 
-	/* 10 signals and 10 satisfied waits: each log lost 2 of its 10. */
+	/*
+	 * 10 buffers of a signal and a satisfied wait: the waits log lost 2 of its 10, the
+	 * signals log 12 of its 20 (each buffer's progress write is logged there, HPF-02).
+	 */
 	for (uint64_t i = 1; i <= 10; i++) {
-		fst_submit_signal(fx.process, queue, fence, i);
-		fst_submit_wait(fx.process, queue, fence, i);
+		struct fsr_cmdbuf *cmdbuf = NULL;
+
+		cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
+		cr_assert_eq(fsr_cmdbuf_signal(cmdbuf, fence, i), FSR_OK);
+		cr_assert_eq(fsr_cmdbuf_wait(cmdbuf, fence, i), FSR_OK);
+		cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
 	}
 	fst_run_until_idle();
 	cr_assert_eq(fsr_hwqueue_destroy(fx.process, queue), FSR_OK);
 	stats = fst_stats();
-	cr_expect_eq(stats.log_entries_lost, 2 * (10 - SMALL_LOG));
+	cr_expect_eq(stats.log_entries_lost, (10 - SMALL_LOG) + (20 - SMALL_LOG));
 	cr_expect_eq(stats.log_entries_read, 2 * SMALL_LOG);
 }
 
@@ -263,7 +308,8 @@ Test(log_overrun_hwqueue, log_18_overrun_falls_back_to_the_fence_values_of_the_d
 	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
 	fst_run_until_idle();
 
-	cr_expect_eq(fst_stats().log_entries_lost, 21 - SMALL_LOG);
+	/* 21 signals and the buffer's progress write (HPF-02). */
+	cr_expect_eq(fst_stats().log_entries_lost, 22 - SMALL_LOG);
 	cr_expect_eq(result.call_count, 1, "released by the fallback scan");
 	cr_expect_eq(result.status, FSR_OK);
 	cr_expect_eq(result.observed_value, 1);
@@ -295,9 +341,12 @@ Test(log_overrun, log_18_scan_covers_opened_shared_fences)
 	cr_assert_eq(fst_fence_value(fx.process, fence_a), 20);
 	scanned_before = fst_stats().fences_scanned;
 
-	/* Destroying the queue reads its logs: the signals log lost 20 - SMALL_LOG entries. */
+	/*
+	 * Destroying the queue reads its logs: the signals log, 20 signals and 20 progress writes
+	 * (HPF-02), lost 40 - SMALL_LOG entries.
+	 */
 	cr_assert_eq(fsr_hwqueue_destroy(process_b, queue_b), FSR_OK);
-	cr_expect_eq(fst_stats().log_entries_lost, 20 - SMALL_LOG);
+	cr_expect_eq(fst_stats().log_entries_lost, 40 - SMALL_LOG);
 	cr_expect_eq(fst_stats().fences_scanned - scanned_before, 2,
 		     "the queue's progress fence and the opened shared fence, once");
 	cr_assert_eq(fsr_process_terminate(process_b, false), FSR_OK);
@@ -368,7 +417,7 @@ Test(log, log_22_zero_timestamp_does_not_reset_the_monotonic_baseline)
  * that skipped entries, breaking LOG-13): the payloads land where the UMD said, and the header
  * still advances by one per entry, wrapping at the capacity with WraparoundCount (LOG-16).
  */
-Test(log_overrun, log_14_gpu_increments_first_free_entry_index_whatever_entry_the_umd_chose)
+Test(log_overrun, log_12_log_14_gpu_increments_first_free_entry_index_whatever_entry_the_umd_chose)
 {
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
@@ -376,7 +425,10 @@ Test(log_overrun, log_14_gpu_increments_first_free_entry_index_whatever_entry_th
 	struct hw_fence_log *log = &os_queue->logs[FSTP_LOG_TYPE_SIGNALS];
 	uint64_t header;
 
-	/* The UMD's next entry is the last one of the log, the header's is 0. */
+	/*
+	 * The UMD's next entry is the last one of the log, the header's is 0. Each buffer logs
+	 * its signal, then its progress write (HPF-02).
+	 */
 	os_queue->umd_log_position[FSTP_LOG_TYPE_SIGNALS] = SMALL_LOG - 1;
 	fst_submit_signal(fx.process, queue, fence, 1);
 	fst_submit_signal(fx.process, queue, fence, 2);
@@ -384,13 +436,15 @@ Test(log_overrun, log_14_gpu_increments_first_free_entry_index_whatever_entry_th
 	cr_assert_eq(fst_fence_value(fx.process, fence), 2);
 
 	cr_expect_eq(log->entries[SMALL_LOG - 1].fence_value, 1, "LOG-12: the UMD's entry");
-	cr_expect_eq(log->entries[0].fence_value, 2, "LOG-12: the UMD's next one, wrapped");
+	cr_expect_eq(log->entries[SMALL_LOG - 1].native_fence, (uint32_t) fence);
+	cr_expect_eq(log->entries[1].fence_value, 2, "LOG-12: the UMD's entries, wrapped");
+	cr_expect_eq(log->entries[1].native_fence, (uint32_t) fence);
 	header = atomic_load(&log->header);
-	cr_expect_eq((uint32_t) header, 2, "LOG-14: two entries written, FirstFreeEntryIndex 2");
+	cr_expect_eq((uint32_t) header, 4, "LOG-14: four entries written, FirstFreeEntryIndex 4");
 	cr_expect_eq(header >> 32, 0, "LOG-16: the GPU's index has not wrapped");
 
-	/* Six more: the GPU's own index reaches the capacity and wraps. */
-	for (uint64_t v = 3; v <= 8; v++)
+	/* Two more buffers: the GPU's own index reaches the capacity and wraps. */
+	for (uint64_t v = 3; v <= 4; v++)
 		fst_submit_signal(fx.process, queue, fence, v);
 	fst_run_until_idle();
 	header = atomic_load(&log->header);

@@ -353,7 +353,7 @@ Test(os_ddi, int_10_shared_fence_interrupt_reads_the_logs_of_the_opening_devices
  * re-creates them 16 times larger and calls SetNativeFenceLogBuffer again for each; later
  * entries are written to the new logs and read from there.
  */
-Test(os_ddi, log_04_tracing_start_recreates_the_logs_grown_after_reading_them)
+Test(os_ddi, log_04_log_20_tracing_start_recreates_the_logs_grown_after_reading_them)
 {
 	struct dxgk_ddi ddi = recording_ddi();
 	fsr_handle queue, fence, waited;
@@ -390,8 +390,9 @@ Test(os_ddi, log_04_tracing_start_recreates_the_logs_grown_after_reading_them)
 	cr_assert_eq(set_logs, 2, "LOG-04: SetNativeFenceLogBuffer again for each log");
 	cr_expect_eq(updates_before_set, 1, "the unread entries were read first");
 	after = fst_stats();
-	cr_expect_eq(after.log_entries_read - before.log_entries_read, 3,
-		     "the three signal entries of the old log were read");
+	cr_expect_eq(after.log_entries_read - before.log_entries_read, 6,
+		     "the three signal entries of the old log, and their buffers' progress "
+		     "writes (HPF-02), were read");
 
 	/* Later entries go to the new logs, and an interrupt reads them from there. */
 	cr_assert_eq(

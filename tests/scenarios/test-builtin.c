@@ -43,15 +43,19 @@ Test(builtin, every_listed_scenario_is_found_by_name_and_runs)
 	cr_expect_null(fsr_scenario_find_builtin("no-such-scenario"));
 }
 
-Test(builtin, producer_consumer_signals_and_waits_once_per_round)
+/* SYN-11: the two queues synchronise through GPU waits and signals, not CPU waits. */
+Test(builtin, syn_11_producer_consumer_signals_and_waits_once_per_round)
 {
 	struct fsr_scenario_totals totals = run_scenario("producer-consumer", FSR_CLOCK_SIM, 1, 50);
 
 	cr_expect_eq(totals.gpu_signals, 50);
 	cr_expect_eq(totals.gpu_waits, 50);
 	cr_expect_eq(totals.submissions, 100);
-	/* LOG-11: every operation wrote its entry, and nothing was lost at the default size. */
-	cr_expect_eq(totals.log_entries_read, 100);
+	/*
+	 * LOG-11: every operation wrote its entry, and so did every buffer's progress write
+	 * (HPF-02: 100 user-mode buffers); nothing was lost at the default size.
+	 */
+	cr_expect_eq(totals.log_entries_read, 100 + 100);
 	cr_expect_eq(totals.log_entries_lost, 0);
 }
 
@@ -74,8 +78,12 @@ Test(builtin, log_overrun_loses_entries_and_accounts_for_every_one)
 
 	cr_expect_eq(totals.gpu_signals, 200);
 	cr_expect_gt(totals.log_entries_lost, 0, "LOG-16: the overrun was not provoked");
-	/* LOG-17: what was not read was counted as lost, exactly. */
-	cr_expect_eq(totals.log_entries_read + totals.log_entries_lost, totals.gpu_signals);
+	/*
+	 * LOG-17: what was not read was counted as lost, exactly: the signals and the progress
+	 * write of every (user-mode) buffer (HPF-02).
+	 */
+	cr_expect_eq(totals.log_entries_read + totals.log_entries_lost,
+		     totals.gpu_signals + totals.submissions);
 }
 
 Test(builtin, cpu_waiters_all_end_satisfied)
@@ -119,5 +127,6 @@ Test(builtin, realtime_clock_gives_the_same_counts)
 	cr_expect_eq(realtime.gpu_waits, sim.gpu_waits);
 	cr_expect_eq(realtime.submissions, sim.submissions);
 	cr_expect_eq(realtime.work_gpu_ticks, sim.work_gpu_ticks);
-	cr_expect_eq(realtime.log_entries_read + realtime.log_entries_lost, 80);
+	/* 40 signals, 40 waits, and the progress writes of the 80 buffers (HPF-02). */
+	cr_expect_eq(realtime.log_entries_read + realtime.log_entries_lost, 80 + 80);
 }

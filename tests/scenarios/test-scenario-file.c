@@ -137,8 +137,12 @@ Test(scenario_file, producer_consumer_example_runs_with_the_documented_totals)
 	cr_expect_eq(totals.cpu_signals, 0);
 	cr_expect_eq(totals.cpu_waits, 1);
 	cr_expect_eq(totals.work_gpu_ticks, 10 * (4000 + 1500));
-	/* Every log entry is read (the logs hold 64 entries, the OS reads them every 1 ms). */
-	cr_expect_eq(totals.log_entries_read, totals.gpu_signals + totals.gpu_waits);
+	/*
+	 * Every log entry is read (the logs hold 64 entries, the OS reads them every 1 ms): one
+	 * per operation, and one per buffer's progress write (HPF-02), all 20 user-mode.
+	 */
+	cr_expect_eq(totals.log_entries_read,
+		     totals.gpu_signals + totals.gpu_waits + totals.submissions);
 	cr_expect_eq(totals.log_entries_lost, 0);
 	cr_expect_gt(totals.events, 0);
 	/* The producer alone is busy 10 x 4000 ticks at 100 MHz: 400 µs. */
@@ -159,7 +163,8 @@ Test(scenario_file, shared_fence_example_runs_with_the_documented_totals)
 	cr_expect_eq(totals.cpu_waits, 8 + 8 + 2); /* pacing, asynchronous, the last two */
 	cr_expect_geq(totals.work_gpu_ticks, 8 * (5000 + 5000 + 1000));
 	cr_expect_leq(totals.work_gpu_ticks, 8 * (15000 + 5000 + 1000));
-	cr_expect_eq(totals.log_entries_read, totals.gpu_signals + totals.gpu_waits);
+	/* And the progress writes of the 16 user-mode buffers (render, compose; HPF-02). */
+	cr_expect_eq(totals.log_entries_read, totals.gpu_signals + totals.gpu_waits + 2 * 8);
 	cr_expect_eq(totals.log_entries_lost, 0);
 	/* Eight frames, each started 200 µs after the previous one at least. */
 	cr_expect_geq(totals.virtual_ns, 8 * 200000);

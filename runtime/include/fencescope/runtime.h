@@ -262,8 +262,10 @@ FSR_API uint32_t fsr_process_get_id(const struct fsr_process *process);
 
 /*
  * Ends a process. Normal termination (TRM-01) waits until the work each queue has queued
- * completes; abnormal termination (TRM-03, TRM-04) abandons it. Then every queue, context,
- * device and fence handle of the process is destroyed and `process` is freed.
+ * completes; abnormal termination (TRM-04) abandons it. Then every queue, context, device and
+ * fence handle of the process is destroyed and `process` is freed. (Spec 000's abnormal order —
+ * suspend each context, then disconnect each doorbell — waits for contexts to be suspendable
+ * and for doorbells: the runtime has neither yet.)
  */
 FSR_API fsr_status fsr_process_terminate(struct fsr_process *process, bool is_abnormal);
 
