@@ -399,3 +399,26 @@ Test(doorbell, trm_01_destroying_a_queue_with_a_connected_doorbell_waits_for_its
 	fst_run_until_idle();
 	cr_assert_eq(fst_last_completed(fx.process, db_log.queues[1]), 1);
 }
+
+/*
+ * The model's NO_FETCH_ON_DISCONNECT: a ring lands on a connected doorbell and its UMD reads
+ * CONNECTED; the queue is victimized before the command processor services the ring. The
+ * disconnect takes the victim's write pointer first, so the work still runs.
+ */
+Test(doorbell, ums_15_ums_23_a_ring_not_yet_serviced_survives_victimization)
+{
+	enum fsr_doorbell_status status = FSR_DOORBELL_DISCONNECTED_RETRY;
+
+	setup_doorbells(FSR_DOORBELL_DEDICATED, 1, 0, 0);
+	make_queues(2, false);
+	cr_assert_eq(fsr_doorbell_connect(fx.process, db_log.queues[0], &status), FSR_OK);
+	fst_submit_work(fx.process, db_log.queues[0], 10); /* rings the physical doorbell */
+	cr_assert_eq(fsr_doorbell_get_status(fx.process, db_log.queues[0], &status), FSR_OK);
+	cr_assert_eq(status, FSR_DOORBELL_CONNECTED);
+	/* No engine has stepped: queue 1 takes the doorbell before the ring is serviced. */
+	fst_submit_work(fx.process, db_log.queues[1], 10);
+	cr_assert_eq(db_log.victim_count, 1);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, db_log.queues[0]), 1);
+	cr_assert_eq(fst_last_completed(fx.process, db_log.queues[1]), 1);
+}
