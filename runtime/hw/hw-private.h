@@ -132,8 +132,9 @@ void hw_doorbells_init(struct fsr_adapter *adapter);
 /* Physical doorbell k's page, which the OS maps for a connected queue. */
 struct rt_doorbell_page *hw_doorbell_page(struct fsr_adapter *adapter, uint32_t physical);
 void hw_queue_gate_on_doorbell(struct fsr_adapter *adapter, struct os_hwqueue *queue);
-void hw_doorbell_connect(struct fsr_adapter *adapter, uint32_t physical, struct os_hwqueue *queue,
-			 bool is_notify_kmd);
+/* Exported for a faulty conformance driver that connects in the wrong order (UMS-23). */
+FSR_TEST_API void hw_doorbell_connect(struct fsr_adapter *adapter, uint32_t physical,
+				      struct os_hwqueue *queue, bool is_notify_kmd);
 void hw_doorbell_disconnect(struct fsr_adapter *adapter, uint32_t physical,
 			    struct os_hwqueue *queue);
 void hw_doorbell_notify(struct fsr_adapter *adapter, struct os_hwqueue *queue);
