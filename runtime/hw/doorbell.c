@@ -187,15 +187,18 @@ hw_engine_take_rings(struct hw_engine *engine)
 		doorbell_lock(adapter);
 		rings = rt_word_load(runtime, &doorbell->page.rings, memory_order_acquire,
 				     RT_POINT_GPU_READ_DOORBELL);
-		owner = doorbell->owner;
+		/* Another engine's queue is that engine's to service (and may go meanwhile). */
+		owner = doorbell->owner && doorbell->owner->engine_id == engine->id ? doorbell->owner
+										    : NULL;
 		doorbell_unlock(adapter);
 		engine->seen_rings[k] = rings;
 		/*
 		 * UMS-20: the owner of this instant; a ring on a doorbell with no owner does
 		 * nothing, and on a notify-KMD doorbell the notification is what counts (UMS-24).
-		 * The owner stays while this engine holds its own lock: moving it takes that lock.
+		 * The owner stays while this engine holds its own lock: moving it, or destroying
+		 * the queue, takes that lock.
 		 */
-		if (owner && owner->engine_id == engine->id && !owner->hw_is_notify_kmd)
+		if (owner && !owner->hw_is_notify_kmd)
 			take_write_ptr(engine, owner);
 	}
 }
