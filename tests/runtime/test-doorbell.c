@@ -431,3 +431,46 @@ Test(doorbell, ums_15_ums_23_a_ring_not_yet_serviced_survives_victimization)
 	cr_assert_eq(fst_last_completed(fx.process, db_log.queues[0]), 1);
 	cr_assert_eq(fst_last_completed(fx.process, db_log.queues[1]), 1);
 }
+
+/* The status and rotation events of one doorbell, in firing order. */
+struct word_events {
+	fsr_handle doorbell_queue;
+	char order[256]; /* 'S' status to RETRY, 's' status to CONNECTED*, 'D' to dummy, 'P' physical */
+	size_t count;
+};
+
+static struct word_events word_log;
+
+static void
+word_tap(void *user_data, const char *name, const uint64_t *fields, uint32_t field_count)
+{
+	struct word_events *log = user_data;
+
+	(void) field_count;
+	if (fields[1] != log->doorbell_queue || log->count + 1 >= sizeof(log->order))
+		return;
+	if (strcmp(name, "fencescope_os:doorbell_status") == 0)
+		log->order[log->count++] =
+		    fields[4] <= FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD ? 's' : 'S';
+	else if (strcmp(name, "fencescope_os:doorbell_rotate") == 0)
+		log->order[log->count++] = fields[3] ? 'D' : 'P';
+}
+
+/*
+ * UMS-14, UMS-12 on the OS's events: the status is written before a rotation to the dummy page
+ * (victimization, destroy) and after a rotation to a physical doorbell (connect).
+ */
+Test(doorbell, ums_12_ums_14_status_before_the_dummy_page_and_after_the_physical_doorbell)
+{
+	setup_doorbells(FSR_DOORBELL_DEDICATED, 1, 0, 0);
+	make_queues(2, false);
+	memset(&word_log, 0, sizeof(word_log));
+	word_log.doorbell_queue = db_log.queues[0];
+	fsr_runtime_set_event_tap(fx.runtime, word_tap, &word_log);
+	fst_submit_work(fx.process, db_log.queues[0], 10); /* connect */
+	fst_submit_work(fx.process, db_log.queues[1], 10); /* victimizes queue 0 */
+	fst_submit_work(fx.process, db_log.queues[0], 10); /* reconnects */
+	cr_assert_eq(fsr_doorbell_destroy(fx.process, db_log.queues[0]), FSR_OK);
+	fsr_runtime_set_event_tap(fx.runtime, NULL, NULL);
+	cr_assert_str_eq(word_log.order, "PsSDPsSD");
+}
