@@ -28,6 +28,7 @@
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, clock_mode, FSTP_TP_ENUM_VALUES(CLOCK_MODE))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, termination, FSTP_TP_ENUM_VALUES(TERMINATION))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, doorbell_model, FSTP_TP_ENUM_VALUES(DOORBELL_MODEL))
+LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, doorbell_status, FSTP_TP_ENUM_VALUES(DOORBELL_STATUS))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, loss_reason, FSTP_TP_ENUM_VALUES(LOSS_REASON))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, submission_mode, FSTP_TP_ENUM_VALUES(SUBMISSION_MODE))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, fence_type, FSTP_TP_ENUM_VALUES(FENCE_TYPE))
@@ -551,6 +552,32 @@ LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, call_failed,
 		lttng_ust_field_integer_hex(uint64_t, handle, handle)
 		lttng_ust_field_enum(fencescope_os, status, int8_t, status, status)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, call_failed, LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING)
+
+/* doorbell_status (UMS-08, UMS-12, UMS-14, UMS-16, UMS-23, UMS-24; format 1.2) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, doorbell_status,
+	LTTNG_UST_TP_ARGS(uint32_t, process_id, uint64_t, hwqueue_handle,
+	                  uint64_t, doorbell_handle, int, old_status, int, new_status),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, hwqueue_handle, hwqueue_handle)
+		lttng_ust_field_integer_hex(uint64_t, doorbell_handle, doorbell_handle)
+		lttng_ust_field_enum(fencescope_os, doorbell_status, uint8_t, old_status, old_status)
+		lttng_ust_field_enum(fencescope_os, doorbell_status, uint8_t, new_status, new_status)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, doorbell_status, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
+
+/* doorbell_rotate (UMS-06, UMS-14, UMS-23, RES-06; format 1.2) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, doorbell_rotate,
+	LTTNG_UST_TP_ARGS(uint32_t, process_id, uint64_t, hwqueue_handle,
+	                  uint64_t, doorbell_handle, uint8_t, is_dummy_page,
+	                  uint32_t, physical_doorbell, uint32_t, size_bytes),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, hwqueue_handle, hwqueue_handle)
+		lttng_ust_field_integer_hex(uint64_t, doorbell_handle, doorbell_handle)
+		lttng_ust_field_integer(uint8_t, is_dummy_page, is_dummy_page)
+		lttng_ust_field_integer(uint32_t, physical_doorbell, physical_doorbell)
+		lttng_ust_field_integer(uint32_t, size_bytes, size_bytes)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, doorbell_rotate, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 /* clang-format on */
 

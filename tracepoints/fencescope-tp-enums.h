@@ -17,7 +17,7 @@
 
 /* Format version emitted by fencescope_os:trace_info and checked by the analyzer. */
 #define FSTP_FORMAT_MAJOR 1
-#define FSTP_FORMAT_MINOR 1
+#define FSTP_FORMAT_MINOR 2
 
 /* How the runtime's clocks run: virtual time (discrete events) or CLOCK_MONOTONIC. */
 #define FSTP_CLOCK_MODE(X, P)                                                                      \

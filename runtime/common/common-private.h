@@ -163,6 +163,7 @@ enum rt_object_type {
 	RT_OBJECT_CONTEXT,
 	RT_OBJECT_HWQUEUE,
 	RT_OBJECT_FENCE,
+	RT_OBJECT_DOORBELL,
 };
 
 /* Packets of command buffers and rings: 32 bytes, as a UMD would lay them out. */
@@ -296,6 +297,58 @@ struct os_hwqueue {
 	struct os_hwqueue *next_km;         /* runtime's list of kernel-mode queues */
 	struct os_hwqueue *next_on_engine;  /* the GPU's run list of the engine (user mode) */
 	struct os_hwqueue *next_user_queue; /* the OS's list of the engine (adapter->user_queues) */
+	/*
+	 * User mode with a doorbell (issue 12, docs/runtime.md "User-mode submission"): the
+	 * doorbell, NULL without one, and what the command processor has *taken* of the ring —
+	 * it runs up to fetched_ptr and no further, and moves it only when a ring reaches it, the
+	 * KMD connects, disconnects or notifies (engine state: under the engine's lock). A queue
+	 * without a doorbell is still polled: its engine runs up to the write pointer.
+	 */
+	struct os_doorbell *doorbell;
+	uint64_t fetched_ptr;
+	bool is_fetch_gated; /* the engine runs up to fetched_ptr, not the write pointer */
+	/* the GPU's view of the doorbell (hw/doorbell.c; engine's lock) */
+	bool hw_is_doorbell_connected;
+	bool hw_is_notify_kmd;
+	uint32_t hw_physical;
+};
+
+/*
+ * A doorbell page as the CPU maps it (doorbell_size_bytes of the UMS caps, UMS-06): the word a
+ * ring stores, the count of the rings (what the command processor watches on a physical
+ * doorbell) and the actors a store wakes — the adapter's engines for a physical doorbell (its
+ * interrupt to the command processor), none for a dummy page.
+ */
+struct rt_doorbell_page {
+	_Atomic uint64_t word;
+	_Atomic uint64_t rings;
+	struct rt_actor *const *wake;
+	uint32_t wake_count;
+};
+
+/*
+ * A user-mode queue's doorbell (spec 000, UMS-08 to UMS-25). Like a HWQueue, one object shared
+ * by pointer by the OS (the status word, the mapping, the dummy page, which only it writes),
+ * the KMD (its doorbell object: physical doorbell and last use) and the GPU (which reads the
+ * queue's ring control word when a ring or the KMD tells it to).
+ */
+struct os_doorbell {
+	fsr_handle handle;
+	struct os_hwqueue *queue;
+	/* DoorbellStatusCpuVirtualAddress: an enum fstp_doorbell_status; the OS writes it. */
+	_Atomic uint64_t status;
+	/*
+	 * DoorbellCpuVirtualAddress, the OS's "page table" entry: 0 names the dummy page, k + 1
+	 * physical doorbell k. One atomic word: a ring loads it, then stores through it.
+	 */
+	_Atomic uint64_t mapping; /* a struct rt_doorbell_page *: dummy_page or a physical one */
+	struct rt_doorbell_page dummy_page; /* one per doorbell; wakes no engine (UMS-14) */
+	uint32_t os_physical;               /* the physical doorbell the KMD last returned */
+	/* the KMD's doorbell object (under the OS's lock) */
+	bool kmd_is_connected;
+	uint32_t kmd_physical;
+	uint64_t kmd_last_use; /* the last ConnectDoorbell or NotifyWorkSubmission (LRU) */
+	bool kmd_is_notify_kmd;
 };
 
 /* ---- emulated GPU ------------------------------------------------------------------------ */
@@ -524,6 +577,12 @@ enum rt_point {
 	/* user mode reading a fence without the OS (NFV-02, NFV-07) */
 	RT_POINT_USER_READ_CURRENT_VALUE,
 	RT_POINT_USER_READ_MONITORED_VALUE,
+	/* doorbells (issue 12): the UMD's ring and status read, the OS's status store and rotation */
+	RT_POINT_UMD_RING_DOORBELL,
+	RT_POINT_UMD_READ_DOORBELL_STATUS,
+	RT_POINT_OS_WRITE_DOORBELL_STATUS,
+	RT_POINT_OS_ROTATE_DOORBELL,
+	RT_POINT_GPU_READ_DOORBELL,
 	RT_POINT_COUNT
 };
 
@@ -560,6 +619,19 @@ rt_word_fetch_add(struct fsr_runtime *runtime, _Atomic uint64_t *word, uint64_t 
 {
 	rt_point(runtime, point);
 	atomic_fetch_add_explicit(word, value, order);
+}
+
+/*
+ * A ring's store through the mapping (UMS-13): the word, then the count, released, then the
+ * wake-up of whoever the page wakes. No OS, no KMD on the way (UMS-25).
+ */
+static inline void
+rt_doorbell_page_store(struct fsr_runtime *runtime, struct rt_doorbell_page *page, uint64_t value)
+{
+	atomic_store_explicit(&page->word, value, memory_order_relaxed);
+	atomic_fetch_add_explicit(&page->rings, 1, memory_order_release);
+	for (uint32_t i = 0; i < page->wake_count; i++)
+		rt_clock_kick(runtime, page->wake[i], rt_clock_now(runtime));
 }
 
 #if defined(__SANITIZE_THREAD__)

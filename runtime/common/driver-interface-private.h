@@ -28,6 +28,8 @@
 struct fsr_adapter;
 struct fsr_fence;
 struct os_hwqueue;
+struct os_doorbell;
+struct rt_doorbell_page;
 struct hw_dma_packet;
 struct hw_interrupt;
 struct hw_fence_log;
@@ -62,6 +64,15 @@ struct dxgk_callbacks {
 	 * (it frees a destroyed fence nothing names any more, SHF-04).
 	 */
 	void (*DxgkCbReleasePacketFence)(struct fsr_adapter *os_adapter, struct fsr_fence *fence);
+	/*
+	 * UMS-23, RES-06: from inside DxgkDdiConnectDoorbell (lock held), the KMD victimizes
+	 * `doorbell` before it disconnects its physical doorbell: the OS writes `status` to the
+	 * status word, then rotates the mapping to the dummy page, and returns. It takes no lock and
+	 * calls no DDI.
+	 */
+	void (*DxgkCbDisconnectDoorbell)(struct fsr_adapter *os_adapter,
+					 struct os_doorbell *doorbell,
+					 enum fstp_doorbell_status status);
 };
 
 /* What the driver's interrupt routine is: the GPU's line calls it with the miniport context. */
@@ -130,6 +141,36 @@ struct dxgk_ddi {
 	 * no queued interrupt names it (INT-05). The OS frees `fence` right after.
 	 */
 	void (*DxgkDdiDestroyNativeFence)(void *miniport, struct fsr_fence *fence);
+	/*
+	 * UMS-09, UMS-10: the KMD makes its doorbell object; it assigns no physical doorbell and
+	 * touches no other doorbell.
+	 */
+	void (*DxgkDdiCreateDoorbell)(void *miniport, struct os_doorbell *doorbell);
+	/*
+	 * UMS-12, UMS-15, UMS-17..UMS-24: connects `doorbell` to a physical doorbell (*physical) and
+	 * says which connected status the OS writes (*status: CONNECTED or CONNECTED_NOTIFY_KMD).
+	 * Dedicated model without a free one: victimizes the least recently used other doorbell
+	 * (DxgkCbDisconnectDoorbell, then the hardware disconnect, then the connect). *page: the
+	 * physical doorbell's page, which the OS maps (DoorbellCpuVirtualAddress). The GPU
+	 * takes the queue's write pointer on connect. Non-zero: refused (status ABORT).
+	 */
+	int (*DxgkDdiConnectDoorbell)(void *miniport, struct os_doorbell *doorbell,
+				      uint32_t *physical, struct rt_doorbell_page **page,
+				      enum fstp_doorbell_status *status);
+	/*
+	 * FST-04, DST-01, TRM-01: an OS-initiated disconnect (the OS already wrote the status and
+	 * rotated the mapping); the GPU takes the queue's write pointer first.
+	 */
+	void (*DxgkDdiDisconnectDoorbell)(void *miniport, struct os_doorbell *doorbell,
+					  enum fstp_disconnect_reason reason);
+	/* RES-02, TRM-01: the KMD's doorbell object goes (after any disconnect). */
+	void (*DxgkDdiDestroyDoorbell)(void *miniport, struct os_doorbell *doorbell);
+	/*
+	 * UMS-24, UMS-25: the UMD read CONNECTED_NOTIFY_KMD after its ring; one round trip per
+	 * call, which makes the GPU take the queue's write pointer and counts as a use (LRU).
+	 */
+	void (*DxgkDdiNotifyWorkSubmission)(void *miniport, struct os_doorbell *doorbell,
+					    uint64_t progress_value);
 	/*
 	 * At interrupt level (lock held): what the GPU's line calls (through DxgkDdiStartDevice's
 	 * connection). Turns a GPU interrupt into DxgkCbNotifyInterrupt, and a packet retirement

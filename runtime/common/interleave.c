@@ -98,6 +98,11 @@ static const char *const point_names[RT_POINT_COUNT] = {
     [RT_POINT_UMD_READ_LAST_QUEUED] = "umd-read-last-queued",
     [RT_POINT_USER_READ_CURRENT_VALUE] = "user-read-current-value",
     [RT_POINT_USER_READ_MONITORED_VALUE] = "user-read-monitored-value",
+    [RT_POINT_UMD_RING_DOORBELL] = "umd-ring-doorbell",
+    [RT_POINT_UMD_READ_DOORBELL_STATUS] = "umd-read-doorbell-status",
+    [RT_POINT_OS_WRITE_DOORBELL_STATUS] = "os-write-doorbell-status",
+    [RT_POINT_OS_ROTATE_DOORBELL] = "os-rotate-doorbell",
+    [RT_POINT_GPU_READ_DOORBELL] = "gpu-read-doorbell",
 };
 
 const char *

@@ -33,30 +33,6 @@
 
 #include "hw/hw-private.h"
 
-__extension__ typedef unsigned __int128 rt_u128;
-
-static uint64_t
-effective_hz(const struct fsr_adapter *adapter)
-{
-	int64_t drift = (int64_t) adapter->config.gpu_ts_frequency_hz *
-			adapter->config.gpu_ts_drift_ppm / 1000000;
-
-	return (uint64_t) ((int64_t) adapter->config.gpu_ts_frequency_hz + drift);
-}
-
-uint64_t
-hw_gpu_ts(struct fsr_adapter *adapter, uint64_t cpu_ns)
-{
-	return adapter->config.gpu_ts_offset +
-	       (uint64_t) ((rt_u128) cpu_ns * effective_hz(adapter) / 1000000000u);
-}
-
-uint64_t
-hw_ticks_to_ns(struct fsr_adapter *adapter, uint64_t ticks)
-{
-	return (uint64_t) ((rt_u128) ticks * 1000000000u / effective_hz(adapter));
-}
-
 /* Work takes at least a nanosecond, so that time moves while an engine works. */
 static uint64_t
 work_ns(struct fsr_adapter *adapter, uint64_t ticks)
@@ -173,8 +149,13 @@ hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet)
 static bool
 queue_has_packets(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 {
+	/* A doorbell queue has, for the GPU, what the command processor took of it. */
+	uint64_t end = queue->is_fetch_gated ? queue->fetched_ptr
+					     : rt_word_load(runtime, &queue->write_ptr_bytes,
+							    memory_order_acquire, RT_POINT_NONE);
+
 	return rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE) !=
-	       rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire, RT_POINT_NONE);
+	       end;
 }
 
 /*
@@ -474,8 +455,14 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	/* The GPU's own read pointer; the write pointer acquires the UMD's slots (HPF-04). */
 	uint64_t read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed,
 					 RT_POINT_GPU_READ_READ_PTR);
-	uint64_t write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire,
-					  RT_POINT_GPU_READ_WRITE_PTR);
+	/*
+	 * A queue with a doorbell runs up to what the command processor took (hw/doorbell.c,
+	 * UMS-13); one without is polled (the write pointer, as the global model's scan).
+	 */
+	uint64_t write_ptr = queue->is_fetch_gated
+				 ? queue->fetched_ptr
+				 : rt_word_load(runtime, &queue->write_ptr_bytes,
+						memory_order_acquire, RT_POINT_GPU_READ_WRITE_PTR);
 	enum run_result result = RUN_EMPTY;
 
 	engine->running_queue = queue;
@@ -675,6 +662,7 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	/* Realtime: `now` was read before the lock, which may have taken long to get. */
 	now = rt_clock_now(runtime);
 	deliver_due_interrupt(engine, now);
+	hw_engine_take_rings(engine); /* the doorbells that rang since the last step */
 	if (engine->is_busy && now < engine->busy_until_ns) {
 		next = engine->busy_until_ns;
 		goto end;
@@ -709,6 +697,7 @@ hw_init(struct fsr_adapter *adapter)
 		engine->actor.step = engine_step;
 		pthread_mutex_init(&engine->lock, NULL);
 	}
+	pthread_mutex_init(&adapter->gpu->doorbell_lock, NULL);
 	return 0;
 }
 
@@ -746,6 +735,7 @@ hw_fini(struct fsr_adapter *adapter)
 		engine->outbox_tail = NULL;
 		pthread_mutex_destroy(&engine->lock);
 	}
+	pthread_mutex_destroy(&adapter->gpu->doorbell_lock);
 	free(adapter->gpu);
 	adapter->gpu = NULL;
 }

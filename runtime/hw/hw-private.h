@@ -60,12 +60,31 @@ struct hw_engine {
 	 */
 	struct hw_interrupt *pending;
 	uint64_t pending_due_ns;
+	/* the count of each physical doorbell's rings this engine's command processor has seen */
+	uint64_t seen_rings[FSR_MAX_PHYSICAL_DOORBELLS];
 };
 
-/* The GPU of an adapter: its engines and its interrupt line. */
+/*
+ * A physical doorbell (hw/doorbell.c): the word the UMD stores through its mapping, a ring the
+ * command processor has not serviced yet, and the queue the KMD connected to it (dedicated
+ * model; the global doorbell has none: every connected queue of the adapter shares it).
+ */
+struct hw_doorbell {
+	struct rt_doorbell_page page; /* rings counted; the engines compare (seen_rings) */
+	struct os_hwqueue *owner;
+};
+
+/* The GPU of an adapter: its engines, its interrupt line and its physical doorbells. */
 struct hw_gpu {
 	struct hw_engine engines[FSR_MAX_ENGINES];
 	struct hw_line line;
+	struct hw_doorbell doorbells[FSR_MAX_PHYSICAL_DOORBELLS];
+	struct rt_actor *engine_actors[FSR_MAX_ENGINES]; /* whom a physical doorbell wakes */
+	/*
+	 * Realtime: guards the doorbells' owners, taken after an engine's lock (the KMD and the
+	 * engines alike), so a ring is serviced with the owner of that instant. A leaf lock.
+	 */
+	pthread_mutex_t doorbell_lock;
 };
 
 /* The GPU timestamp counter at CPU time cpu_ns, and GPU ticks in ns (with drift). */
@@ -97,6 +116,36 @@ void hw_fence_logs_flush(struct os_hwqueue *queue);
  */
 void hw_fence_log_install(struct os_hwqueue *queue, enum fstp_log_type type,
 			  struct hw_fence_log *log);
+/*
+ * Doorbells (hw/doorbell.c), called by the KMD with the OS's lock held. Connect: the physical
+ * doorbell serves `queue` from now on (dedicated; the global one serves every connected queue)
+ * and the command processor takes the queue's write pointer at once (UMS-15). Disconnect: it
+ * takes the write pointer first — a ring that landed but was not serviced is not lost — then
+ * forgets the owner. Notify: NotifyWorkSubmission's fetch (CONNECTED_NOTIFY_KMD).
+ */
+/*
+ * The queue got a doorbell: its engine runs from now on only what the command processor took
+ * (fetched_ptr), starting with what it has been written so far.
+ */
+/* The physical doorbells' pages, each waking every engine (after hw_init). */
+void hw_doorbells_init(struct fsr_adapter *adapter);
+/* Physical doorbell k's page, which the OS maps for a connected queue. */
+struct rt_doorbell_page *hw_doorbell_page(struct fsr_adapter *adapter, uint32_t physical);
+void hw_queue_gate_on_doorbell(struct fsr_adapter *adapter, struct os_hwqueue *queue);
+/* Exported for a faulty conformance driver that connects in the wrong order (UMS-23). */
+FSR_TEST_API void hw_doorbell_connect(struct fsr_adapter *adapter, uint32_t physical,
+				      struct os_hwqueue *queue, bool is_notify_kmd);
+void hw_doorbell_disconnect(struct fsr_adapter *adapter, uint32_t physical,
+			    struct os_hwqueue *queue);
+void hw_doorbell_notify(struct fsr_adapter *adapter, struct os_hwqueue *queue);
+/* The physical doorbell's owner now (tests' invariant checks; doorbell lock taken). */
+struct os_hwqueue *hw_doorbell_owner(struct fsr_adapter *adapter, uint32_t physical);
+/*
+ * In an engine's step (engine's lock held): the rings that landed since the last look, each
+ * serviced with the physical doorbell's owner of that instant (UMS-20), or, on the global
+ * doorbell, by taking the write pointer of every connected queue of the engine (UMS-18).
+ */
+void hw_engine_take_rings(struct hw_engine *engine);
 /* The engine's lock (realtime only; see struct hw_engine). */
 static inline void
 hw_engine_lock(struct hw_engine *engine)

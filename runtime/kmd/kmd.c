@@ -16,6 +16,10 @@ struct kmd_adapter {
 	struct fsr_adapter *adapter; /* the OS's adapter, which also holds the GPU's engines */
 	const struct dxgk_callbacks *callbacks;
 	dxgk_interrupt_routine isr; /* what the OS connected the line to (DxgkDdiStartDevice) */
+	/* doorbells (dedicated model): which doorbell each physical one serves, NULL when free */
+	struct os_doorbell *physical[FSR_MAX_PHYSICAL_DOORBELLS];
+	/* LRU (docs/runtime.md): one number per ConnectDoorbell or NotifyWorkSubmission */
+	uint64_t use_counter;
 };
 
 static int
@@ -31,6 +35,7 @@ add_adapter(struct fsr_adapter *os_adapter, const struct dxgk_callbacks *callbac
 		free(kmd);
 		return -1;
 	}
+	hw_doorbells_init(os_adapter);
 	*miniport = kmd;
 	return 0;
 }
@@ -313,6 +318,129 @@ destroy_native_fence(void *miniport, struct fsr_fence *fence)
 		  fence->global_handle, atomic_load(&fence->current_value));
 }
 
+/* ---- doorbells (spec 000, UMS-08 to UMS-25) ---------------------------------------------- */
+
+static void
+create_doorbell(void *miniport, struct os_doorbell *doorbell)
+{
+	/* UMS-09, UMS-10: the driver's doorbell object, with no physical doorbell; no other one. */
+	doorbell->kmd_is_connected = false;
+	doorbell->kmd_physical = 0;
+	doorbell->kmd_last_use = 0;
+	/* From now on the engine runs what a doorbell made it take (UMS-13). */
+	hw_queue_gate_on_doorbell(((struct kmd_adapter *) miniport)->adapter, doorbell->queue);
+}
+
+/*
+ * UMS-22: the least recently used connected doorbell (the smallest last-use number: the last
+ * ConnectDoorbell or NotifyWorkSubmission the driver saw, since it does not see rings, UMS-25),
+ * never the one connecting.
+ */
+static uint32_t
+least_recently_used(struct kmd_adapter *kmd, const struct os_doorbell *connecting)
+{
+	uint32_t count = kmd->adapter->config.physical_doorbells;
+	uint32_t victim = 0;
+
+	for (uint32_t k = 1; k < count; k++)
+		if (kmd->physical[k]->kmd_last_use < kmd->physical[victim]->kmd_last_use)
+			victim = k;
+	FSR_ASSERT_PRE("kmd-connect-doorbell:victim-not-connecting",
+		       kmd->physical[victim] != connecting);
+	return victim;
+}
+
+static int
+connect_doorbell(void *miniport, struct os_doorbell *doorbell, uint32_t *physical,
+		 struct rt_doorbell_page **page, enum fstp_doorbell_status *status)
+{
+	struct kmd_adapter *kmd = miniport;
+	struct fsr_adapter *adapter = kmd->adapter;
+	struct os_hwqueue *queue = doorbell->queue;
+	bool is_notify_kmd = adapter->config.doorbell_notify_kmd_engines &
+			     (UINT32_C(1) << queue->engine_id);
+	uint32_t k;
+
+	doorbell->kmd_last_use = ++kmd->use_counter;
+	*status = is_notify_kmd ? FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD
+				: FSTP_DOORBELL_STATUS_CONNECTED;
+	if (doorbell->kmd_is_connected) {
+		*physical = doorbell->kmd_physical; /* already connected: only marked used */
+		*page = hw_doorbell_page(adapter, *physical);
+		return 0;
+	}
+	if (adapter->config.doorbell_model != FSR_DOORBELL_DEDICATED) {
+		/* UMS-17, UMS-19: the one global doorbell; nothing is ever victimized. */
+		k = 0;
+	} else {
+		uint32_t count = adapter->config.physical_doorbells;
+
+		for (k = 0; k < count && kmd->physical[k]; k++)
+			;
+		if (k == count) {
+			struct os_doorbell *victim;
+
+			k = least_recently_used(kmd, doorbell);
+			victim = kmd->physical[k];
+			/*
+			 * UMS-23, in the spec's order: the OS first (status RETRY, the victim's
+			 * mapping to its dummy page), then the hardware disconnect, which takes the
+			 * victim's write pointer, and only then the connect.
+			 */
+			kmd->callbacks->DxgkCbDisconnectDoorbell(adapter, victim,
+								 FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
+			hw_doorbell_disconnect(adapter, k, victim->queue);
+			victim->kmd_is_connected = false;
+			kmd->physical[k] = NULL;
+			FSR_TRACE(adapter->runtime, fencescope_kmd, doorbell_victimize, adapter->id,
+				  victim->queue->handle, victim->handle, queue->handle, k);
+		}
+		kmd->physical[k] = doorbell;
+	}
+	doorbell->kmd_is_connected = true;
+	doorbell->kmd_physical = k;
+	doorbell->kmd_is_notify_kmd = is_notify_kmd;
+	/* UMS-15: the GPU takes the queue's write pointer: work written meanwhile is not lost. */
+	hw_doorbell_connect(adapter, k, queue, is_notify_kmd);
+	*physical = k;
+	*page = hw_doorbell_page(adapter, k);
+	return 0;
+}
+
+static void
+disconnect_doorbell(void *miniport, struct os_doorbell *doorbell,
+		    enum fstp_disconnect_reason reason)
+{
+	struct kmd_adapter *kmd = miniport;
+
+	(void) reason;
+	if (!doorbell->kmd_is_connected)
+		return;
+	hw_doorbell_disconnect(kmd->adapter, doorbell->kmd_physical, doorbell->queue);
+	if (kmd->adapter->config.doorbell_model == FSR_DOORBELL_DEDICATED)
+		kmd->physical[doorbell->kmd_physical] = NULL;
+	doorbell->kmd_is_connected = false;
+}
+
+static void
+destroy_doorbell(void *miniport, struct os_doorbell *doorbell)
+{
+	/* The OS disconnects first; a driver keeps nothing of a doorbell that goes. */
+	disconnect_doorbell(miniport, doorbell, FSTP_DISCONNECT_REASON_DESTROY);
+}
+
+static void
+notify_work_submission(void *miniport, struct os_doorbell *doorbell, uint64_t progress_value)
+{
+	struct kmd_adapter *kmd = miniport;
+
+	(void) progress_value;
+	/* A use the driver sees (LRU); on a notify-KMD doorbell, what makes the GPU fetch. */
+	doorbell->kmd_last_use = ++kmd->use_counter;
+	if (doorbell->kmd_is_connected)
+		hw_doorbell_notify(kmd->adapter, doorbell->queue);
+}
+
 void
 kmd_driver_entry(struct dxgk_ddi *ddi)
 {
@@ -336,6 +464,11 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiOpenNativeFence = open_native_fence,
 	    .DxgkDdiCloseNativeFence = close_native_fence,
 	    .DxgkDdiDestroyNativeFence = destroy_native_fence,
+	    .DxgkDdiCreateDoorbell = create_doorbell,
+	    .DxgkDdiConnectDoorbell = connect_doorbell,
+	    .DxgkDdiDisconnectDoorbell = disconnect_doorbell,
+	    .DxgkDdiDestroyDoorbell = destroy_doorbell,
+	    .DxgkDdiNotifyWorkSubmission = notify_work_submission,
 	    .DxgkDdiInterruptRoutine = interrupt_routine,
 	};
 }

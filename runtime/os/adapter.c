@@ -14,6 +14,7 @@
 static const struct dxgk_callbacks os_callbacks = {
     .DxgkCbNotifyInterrupt = os_notify_interrupt,
     .DxgkCbReleasePacketFence = os_release_packet_fence,
+    .DxgkCbDisconnectDoorbell = os_disconnect_doorbell_cb,
 };
 
 static bool
@@ -28,7 +29,8 @@ is_ums_config_valid(const struct fsr_adapter_config *config)
 {
 	uint32_t engines_mask = (uint32_t) ((UINT64_C(1) << config->engine_count) - 1);
 
-	if (config->engines_without_user_mode_submission & ~engines_mask)
+	if ((config->engines_without_user_mode_submission | config->doorbell_notify_kmd_engines) &
+	    ~engines_mask)
 		return false;
 	if (config->doorbell_size_bytes && (!is_power_of_two(config->doorbell_size_bytes) ||
 					    config->doorbell_size_bytes < FSR_MIN_DOORBELL_BYTES ||

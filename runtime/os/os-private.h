@@ -125,6 +125,15 @@ void os_adapters_remove(struct fsr_runtime *runtime);
 void os_actor_init(struct fsr_runtime *runtime);
 /* DxgkCbNotifyInterrupt: queues the interrupt for the OS actor (its DPC). */
 void os_notify_interrupt(struct fsr_adapter *adapter, struct hw_interrupt *interrupt);
+/* Doorbells (os/doorbell.c), lock held. DxgkCbDisconnectDoorbell: status, then rotation. */
+void os_disconnect_doorbell_cb(struct fsr_adapter *adapter, struct os_doorbell *doorbell,
+			       enum fstp_doorbell_status status);
+/* ConnectDoorbell for the UMD's RETRY (the status written in *status). */
+fsr_status os_kmt_connect_doorbell(struct os_hwqueue *queue, enum fstp_doorbell_status *status);
+/* NotifyWorkSubmission for the UMD's CONNECTED_NOTIFY_KMD. */
+void os_kmt_notify_work_submission(struct os_hwqueue *queue, uint64_t progress_value);
+/* DestroyDoorbell: disconnect (reason DESTROY) if connected, unmap, free the dummy page. */
+void os_doorbell_destroy(struct os_hwqueue *queue);
 /* DxgkCbReleasePacketFence: a retired packet's reference on `fence` goes. */
 void os_release_packet_fence(struct fsr_adapter *adapter, struct fsr_fence *fence);
 bool os_is_idle(struct fsr_runtime *runtime);

@@ -563,6 +563,17 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 		rt_unlock(runtime);
 		return status;
 	}
+	if (queue->doorbell) {
+		/*
+		 * TRM-01: the doorbell goes first — its disconnect makes the GPU take the write
+		 * pointer — then LastQueuedValue is read and waited for. A dead (ABORT) doorbell's
+		 * queue has work nothing will take: abandoned.
+		 */
+		if (atomic_load_explicit(&queue->doorbell->status, memory_order_relaxed) ==
+		    FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT)
+			queue->is_abandoned = true;
+		os_doorbell_destroy(queue);
+	}
 	if (!queue->is_abandoned) {
 		/* TRM-01: what was queued completes before the queue goes. */
 		status = os_fence_wait(process, queue->progress_fence,

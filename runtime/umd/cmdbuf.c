@@ -97,7 +97,7 @@ free_cmdbuf(struct fsr_cmdbuf *cmdbuf)
 
 static fsr_status write_ring(struct os_hwqueue *queue, struct fsr_process *process,
 			     uint64_t progress_value, const struct hw_packet *packets,
-			     size_t count);
+			     size_t count, fsr_status *ring_status);
 
 /*
  * HPF-02 on a user-mode queue: the progress fence is a native fence (spec 001, "Indicating a
@@ -146,13 +146,13 @@ assign_log_entries(const struct os_hwqueue *queue, struct hw_packet *packets, si
 /* Appends a finished buffer to the ring; the log positions move only if it went in. */
 static fsr_status
 write_buffer_to_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progress_value,
-		     struct hw_packet *packets, size_t count)
+		     struct hw_packet *packets, size_t count, fsr_status *ring_status)
 {
 	uint64_t positions[2] = {queue->umd_log_position[0], queue->umd_log_position[1]};
 	fsr_status status;
 
 	assign_log_entries(queue, packets, count, positions);
-	status = write_ring(queue, process, progress_value, packets, count);
+	status = write_ring(queue, process, progress_value, packets, count, ring_status);
 	if (status == FSR_OK) {
 		queue->umd_log_position[0] = positions[0];
 		queue->umd_log_position[1] = positions[1];
@@ -175,7 +175,10 @@ submit_empty(struct os_hwqueue *queue, struct fsr_process *process, uint64_t pro
 	    (struct hw_packet){.type = HW_PACKET_BEGIN, .a = packet_id, .b = progress_value};
 	end_with_progress(queue, packets, 1, progress_value, packet_id);
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
-		status = write_buffer_to_ring(queue, process, progress_value, packets, count);
+		fsr_status ring_status = FSR_OK; /* a dead doorbell shows at the next submit */
+
+		status = write_buffer_to_ring(queue, process, progress_value, packets, count,
+					      &ring_status);
 		free(packets);
 	} else {
 		status = os_kmt_submit_command(queue, process, progress_value, packets, count);
@@ -404,9 +407,60 @@ is_well_formed(const struct fsr_cmdbuf *cmdbuf)
 	return true;
 }
 
+/*
+ * The ring (UMS-13) and what the UMD does with the status it reads after it (UMS-14, UMS-16,
+ * UMS-24): CONNECTED, done; CONNECTED_NOTIFY_KMD, NotifyWorkSubmission; RETRY, ConnectDoorbell,
+ * whose connect makes the GPU take the work (no second ring, UMS-15); ABORT, the queue is dead
+ * (FSR_ERR_DEVICE_LOST). The ring itself is a load of the mapping and a store through it — a
+ * store to the GPU's doorbell word or to the dummy page, which reaches no engine — and calls
+ * nothing in the OS or the KMD (UMS-25).
+ */
+static fsr_status
+ring_doorbell(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progress_value,
+	      uint64_t write_ptr)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct os_doorbell *doorbell = queue->doorbell;
+	struct rt_doorbell_page *page = (struct rt_doorbell_page *) (uintptr_t) atomic_load_explicit(
+	    &doorbell->mapping, memory_order_seq_cst);
+	enum fstp_doorbell_status status;
+	fsr_status result = FSR_OK;
+
+	/*
+	 * Between the load and the store the OS may rotate: a stale ring, which the GPU survives
+	 * (it reads the owner's ring control word, not the value). Global model: the value names
+	 * the queue (its doorbell); dedicated: the write pointer.
+	 */
+	rt_point(runtime, RT_POINT_UMD_RING_DOORBELL);
+	rt_doorbell_page_store(runtime, page,
+			       queue->adapter->ums_caps.doorbell_model == FSR_DOORBELL_GLOBAL
+				   ? doorbell->handle
+				   : write_ptr);
+	status = (enum fstp_doorbell_status) rt_word_load(runtime, &doorbell->status,
+							   memory_order_seq_cst,
+							   RT_POINT_UMD_READ_DOORBELL_STATUS);
+	FSR_TRACE(runtime, fencescope_umd, doorbell_ring, process->id, queue->handle,
+		  doorbell->handle, write_ptr, (int) status);
+	switch (status) {
+	case FSTP_DOORBELL_STATUS_CONNECTED:
+		break;
+	case FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD:
+		os_kmt_notify_work_submission(queue, progress_value);
+		break;
+	case FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY:
+		result = os_kmt_connect_doorbell(queue, &status);
+		break;
+	case FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT:
+	default:
+		result = FSR_ERR_DEVICE_LOST;
+		break;
+	}
+	return result;
+}
+
 static fsr_status
 write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progress_value,
-	   const struct hw_packet *packets, size_t count)
+	   const struct hw_packet *packets, size_t count, fsr_status *ring_status)
 {
 	struct fsr_runtime *runtime = process->runtime;
 	/* The UMD's own write pointer; acquire the GPU's read pointer before reusing slots. */
@@ -432,7 +486,11 @@ write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progr
 		      RT_POINT_UMD_WRITE_WRITE_PTR);
 	FSR_TRACE(runtime, fencescope_umd, ring_write, process->id, queue->handle, progress_value,
 		  write_ptr + size, (uint32_t) size);
-	/* Until doorbells exist the command processor polls the write pointers (UMS-18). */
+	if (queue->doorbell) {
+		*ring_status = ring_doorbell(queue, process, progress_value, write_ptr + size);
+		return FSR_OK;
+	}
+	/* A queue that never had a doorbell: its command processor polls the write pointer. */
 	rt_clock_kick(runtime, queue->poll_actor, rt_clock_now(runtime));
 	return FSR_OK;
 }
@@ -446,6 +504,7 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 	struct hw_packet *packets = NULL;
 	size_t count;
 	fsr_status status = FSR_OK;
+	fsr_status ring_status = FSR_OK; /* queued, but the doorbell said the queue is dead */
 
 	if (!cmdbuf)
 		return FSR_ERR_INVALID_ARGUMENT;
@@ -457,6 +516,8 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 		status = FSR_ERR_DESTROYED;
 	else if (!is_well_formed(cmdbuf))
 		status = FSR_ERR_MALFORMED_PACKET;
+	else if (queue->mode == FSR_SUBMIT_USER_MODE && queue->is_fetch_gated && !queue->doorbell)
+		status = FSR_ERR_BAD_STATE; /* its doorbell was destroyed: it takes no more work */
 	if (status == FSR_OK)
 		flush_dropped(queue, process);
 	if (status == FSR_OK && cmdbuf->progress_value !=
@@ -480,8 +541,8 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 	end_with_progress(queue, packets, cmdbuf->count + 1, cmdbuf->progress_value, packets[0].a);
 
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
-		status =
-		    write_buffer_to_ring(queue, process, cmdbuf->progress_value, packets, count);
+		status = write_buffer_to_ring(queue, process, cmdbuf->progress_value, packets, count,
+					      &ring_status);
 		free(packets);
 		packets = NULL;
 	} else {
@@ -497,7 +558,7 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 		*progress_value = cmdbuf->progress_value;
 	rt_unlock(runtime);
 	free_cmdbuf(cmdbuf);
-	return FSR_OK;
+	return ring_status;
 refuse:
 	free(packets);
 	release_packets(cmdbuf);

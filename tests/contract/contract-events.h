@@ -331,6 +331,21 @@
 		FSTC_HEX(handle, UINT64_C(0xf5c00000002f02a5)) \
 		FSTC_ENUM(status, status, s8, FSTP_STATUS_NOT_SUPPORTED, "NOT_SUPPORTED") \
 	) \
+	FSTC_EVENT(fencescope_os, doorbell_status, \
+		FSTC_U32(process_id, UINT32_C(0xc0004200)) \
+		FSTC_HEX(hwqueue_handle, UINT64_C(0xf5c00000004201a5)) \
+		FSTC_HEX(doorbell_handle, UINT64_C(0xf5c00000004202a5)) \
+		FSTC_ENUM(old_status, doorbell_status, u8, FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD, "CONNECTED_NOTIFY_KMD") \
+		FSTC_ENUM(new_status, doorbell_status, u8, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY, "DISCONNECTED_RETRY") \
+	) \
+	FSTC_EVENT(fencescope_os, doorbell_rotate, \
+		FSTC_U32(process_id, UINT32_C(0xc0004300)) \
+		FSTC_HEX(hwqueue_handle, UINT64_C(0xf5c00000004301a5)) \
+		FSTC_HEX(doorbell_handle, UINT64_C(0xf5c00000004302a5)) \
+		FSTC_U8(is_dummy_page, 1) \
+		FSTC_U32(physical_doorbell, UINT32_C(0xc0004304)) \
+		FSTC_U32(size_bytes, UINT32_C(0xc0004305)) \
+	) \
 	FSTC_EVENT(fencescope_kmd, engine_describe, \
 		FSTC_U32(adapter_id, UINT32_C(0xc0003000)) \
 		FSTC_U32(engine_id, UINT32_C(0xc0003001)) \

@@ -9,9 +9,9 @@
  *    engine as DMA packets (LOG-02: no fence log);
  *  - user mode: the UMD writes command buffers into the queue's ring and the engine runs
  *    them, fence waits and signals included, on the GPU, writing an entry in the queue's
- *    wait or signal log for each (LOG-05 to LOG-14). Doorbells come with the user-mode
- *    submission work; until then the command processor polls each ring's write pointer,
- *    as in the global-doorbell model (UMS-18).
+ *    wait or signal log for each (LOG-05 to LOG-14). With a doorbell (fsr_doorbell_create,
+ *    fsr_doorbell_connect) the engine learns of work from the doorbell only; a user-mode
+ *    queue that never had one is still polled, as in the global-doorbell model (UMS-18).
  * Each queue has a progress fence: the UMD gives each command buffer the next value, which
  * the engine writes when the buffer is done (HPF-01 to HPF-07).
  * Include <fencescope/runtime.h>, not this header.
@@ -94,6 +94,44 @@ FSR_API fsr_status fsr_cmdbuf_raw(struct fsr_cmdbuf *cmdbuf, uint32_t type, uint
  * whose queue was destroyed fails with FSR_ERR_DESTROYED.
  */
 FSR_API fsr_status fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value);
+
+/*
+ * A doorbell's status word, D3DDDI_DOORBELL_STATUS (UMS-12, UMS-14, UMS-16, UMS-24): the OS
+ * writes it, the UMD reads it after every ring. The values are the trace's `doorbell_status`.
+ */
+enum fsr_doorbell_status {
+	FSR_DOORBELL_CONNECTED = 0,            /* the ring reached the GPU */
+	FSR_DOORBELL_CONNECTED_NOTIFY_KMD = 1, /* ... and NotifyWorkSubmission must follow */
+	FSR_DOORBELL_DISCONNECTED_RETRY = 2,   /* reconnect: the connect takes the work */
+	FSR_DOORBELL_DISCONNECTED_ABORT = 3,   /* the queue is dead: make another */
+};
+
+/*
+ * CreateDoorbell (UMS-08 to UMS-11): a user-mode queue's doorbell, mapped on its dummy page with
+ * status DISCONNECTED_RETRY and no physical doorbell. From then on the queue takes work only
+ * through it: fsr_cmdbuf_submit rings it, reads the status and acts on it (reconnects on
+ * RETRY, notifies on CONNECTED_NOTIFY_KMD, returns FSR_ERR_DEVICE_LOST on ABORT).
+ * FSR_ERR_NOT_SUPPORTED on a kernel-mode queue, FSR_ERR_BAD_STATE when it has one already.
+ */
+FSR_API fsr_status fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue);
+/*
+ * ConnectDoorbell (UMS-12, UMS-15, UMS-22 to UMS-24): the KMD gives the doorbell a physical
+ * one, victimizing the least recently used other queue when none is free (dedicated model);
+ * the GPU takes the queue's write pointer. *status (nullable): the status word now.
+ */
+FSR_API fsr_status fsr_doorbell_connect(struct fsr_process *process, fsr_handle hwqueue,
+					enum fsr_doorbell_status *status);
+/* DestroyDoorbell (RES-02): disconnects (the GPU takes the write pointer) and unmaps. */
+FSR_API fsr_status fsr_doorbell_destroy(struct fsr_process *process, fsr_handle hwqueue);
+/* The status word, as the UMD reads it (a load, no call into the OS). */
+FSR_API fsr_status fsr_doorbell_get_status(struct fsr_process *process, fsr_handle hwqueue,
+					   enum fsr_doorbell_status *status);
+/*
+ * NotifyWorkSubmission (UMS-24, UMS-25): one KMD round trip, which on a CONNECTED_NOTIFY_KMD
+ * doorbell makes the GPU take the work. fsr_cmdbuf_submit calls it itself when it must.
+ */
+FSR_API fsr_status fsr_hwqueue_notify_work_submission(struct fsr_process *process,
+						      fsr_handle hwqueue, uint64_t progress_value);
 
 #ifdef __cplusplus
 }

@@ -32,7 +32,7 @@ extern "C" {
 
 /* The trace format this runtime writes (docs/trace-format.md). */
 #define FSR_TRACE_FORMAT_MAJOR 1
-#define FSR_TRACE_FORMAT_MINOR 1
+#define FSR_TRACE_FORMAT_MINOR 2
 #define FSR_INFINITE           UINT64_MAX
 #define FSR_MAX_ENGINES        8
 #define FSR_NO_MONITORED       UINT64_MAX
@@ -157,6 +157,13 @@ struct fsr_adapter_config {
 	 * pointer rung).
 	 */
 	uint32_t doorbell_size_bytes;
+	/*
+	 * Bit e set: the reference KMD connects engine e's doorbells with the status
+	 * CONNECTED_NOTIFY_KMD (UMS-24), so that the UMD calls NotifyWorkSubmission after each
+	 * ring and the notification, not the ring, makes the engine take the work. For tests;
+	 * only bits below engine_count may be set.
+	 */
+	uint32_t doorbell_notify_kmd_engines;
 };
 
 /*
