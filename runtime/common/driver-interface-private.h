@@ -158,7 +158,7 @@ struct dxgk_ddi {
 				      uint32_t *physical, struct rt_doorbell_page **page,
 				      enum fstp_doorbell_status *status);
 	/*
-	 * FST-04, DST-01, TRM-01: an OS-initiated disconnect (the OS already wrote the status and
+	 * TRM-01 (and, to come, the F- and D-state transitions): an OS-initiated disconnect (the OS already wrote the status and
 	 * rotated the mapping); the GPU takes the queue's write pointer first.
 	 */
 	void (*DxgkDdiDisconnectDoorbell)(void *miniport, struct os_doorbell *doorbell,

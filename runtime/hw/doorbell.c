@@ -84,7 +84,7 @@ hw_doorbell_connect(struct fsr_adapter *adapter, uint32_t physical, struct os_hw
 	queue->hw_is_notify_kmd = is_notify_kmd;
 	queue->hw_physical = physical;
 	doorbell_unlock(adapter);
-	/* UMS-15, FST-07, DST-08: work written while disconnected runs without a new ring. */
+	/* UMS-15: work written while disconnected runs without a new ring. */
 	take_write_ptr(engine, queue);
 	hw_engine_unlock(engine);
 	kick_engine(engine);

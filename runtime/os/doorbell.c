@@ -94,7 +94,7 @@ os_kmt_connect_doorbell(struct os_hwqueue *queue, enum fstp_doorbell_status *sta
 	uint32_t physical = 0;
 
 	if (doorbell_status(doorbell) == FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT) {
-		*status = FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT; /* UMS-16: dead for good */
+		*status = FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT; /* dead for good */
 		return FSR_ERR_DEVICE_LOST;
 	}
 	if (adapter->ddi.DxgkDdiConnectDoorbell(adapter->miniport, doorbell, &physical, &page,
@@ -102,7 +102,8 @@ os_kmt_connect_doorbell(struct os_hwqueue *queue, enum fstp_doorbell_status *sta
 	    (connected != FSTP_DOORBELL_STATUS_CONNECTED &&
 	     connected != FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD) ||
 	    physical >= adapter->ums_caps.physical_doorbells || !page) {
-		/* A driver that cannot connect, or says nonsense: the queue is dead (UMS-16). */
+		/* A driver that cannot connect, or says nonsense: the queue is dead (ABORT; the
+		 * spec's fallback to a kernel-mode queue is the caller's, not built yet). */
 		if (is_mapped_physical(doorbell))
 			rotate(doorbell, &doorbell->dummy_page);
 		write_status(doorbell, FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT);
@@ -127,7 +128,7 @@ os_kmt_notify_work_submission(struct os_hwqueue *queue, uint64_t progress_value)
 	FSR_TRACE(queue->adapter->runtime, fencescope_umd, notify_work_submission,
 		  queue->process->id, queue->handle, progress_value);
 	queue->adapter->ddi.DxgkDdiNotifyWorkSubmission(queue->adapter->miniport, queue->doorbell,
-							 progress_value);
+							progress_value);
 }
 
 void

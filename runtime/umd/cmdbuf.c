@@ -96,8 +96,8 @@ free_cmdbuf(struct fsr_cmdbuf *cmdbuf)
 }
 
 static fsr_status write_ring(struct os_hwqueue *queue, struct fsr_process *process,
-			     uint64_t progress_value, const struct hw_packet *packets,
-			     size_t count, fsr_status *ring_status);
+			     uint64_t progress_value, const struct hw_packet *packets, size_t count,
+			     fsr_status *ring_status);
 
 /*
  * HPF-02 on a user-mode queue: the progress fence is a native fence (spec 001, "Indicating a
@@ -408,7 +408,7 @@ is_well_formed(const struct fsr_cmdbuf *cmdbuf)
 }
 
 /*
- * The ring (UMS-13) and what the UMD does with the status it reads after it (UMS-14, UMS-16,
+ * The ring (UMS-13) and what the UMD does with the status it reads after it (UMS-14,
  * UMS-24): CONNECTED, done; CONNECTED_NOTIFY_KMD, NotifyWorkSubmission; RETRY, ConnectDoorbell,
  * whose connect makes the GPU take the work (no second ring, UMS-15); ABORT, the queue is dead
  * (FSR_ERR_DEVICE_LOST). The ring itself is a load of the mapping and a store through it — a
@@ -421,8 +421,9 @@ ring_doorbell(struct os_hwqueue *queue, struct fsr_process *process, uint64_t pr
 {
 	struct fsr_runtime *runtime = process->runtime;
 	struct os_doorbell *doorbell = queue->doorbell;
-	struct rt_doorbell_page *page = (struct rt_doorbell_page *) (uintptr_t) atomic_load_explicit(
-	    &doorbell->mapping, memory_order_seq_cst);
+	struct rt_doorbell_page *page =
+	    (struct rt_doorbell_page *) (uintptr_t) atomic_load_explicit(&doorbell->mapping,
+									 memory_order_seq_cst);
 	enum fstp_doorbell_status status;
 	fsr_status result = FSR_OK;
 
@@ -436,9 +437,8 @@ ring_doorbell(struct os_hwqueue *queue, struct fsr_process *process, uint64_t pr
 			       queue->adapter->ums_caps.doorbell_model == FSR_DOORBELL_GLOBAL
 				   ? doorbell->handle
 				   : write_ptr);
-	status = (enum fstp_doorbell_status) rt_word_load(runtime, &doorbell->status,
-							   memory_order_seq_cst,
-							   RT_POINT_UMD_READ_DOORBELL_STATUS);
+	status = (enum fstp_doorbell_status) rt_word_load(
+	    runtime, &doorbell->status, memory_order_seq_cst, RT_POINT_UMD_READ_DOORBELL_STATUS);
 	FSR_TRACE(runtime, fencescope_umd, doorbell_ring, process->id, queue->handle,
 		  doorbell->handle, write_ptr, (int) status);
 	switch (status) {
@@ -541,8 +541,8 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 	end_with_progress(queue, packets, cmdbuf->count + 1, cmdbuf->progress_value, packets[0].a);
 
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
-		status = write_buffer_to_ring(queue, process, cmdbuf->progress_value, packets, count,
-					      &ring_status);
+		status = write_buffer_to_ring(queue, process, cmdbuf->progress_value, packets,
+					      count, &ring_status);
 		free(packets);
 		packets = NULL;
 	} else {

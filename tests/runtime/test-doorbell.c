@@ -301,7 +301,7 @@ Test(doorbell, ums_18_global_doorbell_64_queues_under_interleaving, .timeout = 1
 	}
 }
 
-Test(doorbell, ums_08_ums_09_create_maps_the_dummy_page_with_retry_and_touches_no_other)
+Test(doorbell, ums_08_ums_09_ums_10_create_maps_the_dummy_page_with_retry_and_touches_no_other)
 {
 	enum fsr_doorbell_status status = FSR_DOORBELL_CONNECTED;
 
@@ -323,7 +323,7 @@ Test(doorbell, ums_08_ums_09_create_maps_the_dummy_page_with_retry_and_touches_n
 	cr_assert_eq(status, FSR_DOORBELL_CONNECTED);
 }
 
-Test(doorbell, ums_23_victim_reads_retry_and_its_reconnect_runs_what_it_wrote_meanwhile)
+Test(doorbell, ums_23_res_06_victim_reads_retry_and_its_reconnect_runs_what_it_wrote_meanwhile)
 {
 	enum fsr_doorbell_status status = FSR_DOORBELL_CONNECTED;
 

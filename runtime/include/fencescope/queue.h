@@ -96,7 +96,7 @@ FSR_API fsr_status fsr_cmdbuf_raw(struct fsr_cmdbuf *cmdbuf, uint32_t type, uint
 FSR_API fsr_status fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value);
 
 /*
- * A doorbell's status word, D3DDDI_DOORBELL_STATUS (UMS-12, UMS-14, UMS-16, UMS-24): the OS
+ * A doorbell's status word, D3DDDI_DOORBELL_STATUS (UMS-12, UMS-14, UMS-24): the OS
  * writes it, the UMD reads it after every ring. The values are the trace's `doorbell_status`.
  */
 enum fsr_doorbell_status {
