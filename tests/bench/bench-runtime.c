@@ -7,13 +7,16 @@
  *   realtime N  N kernel-mode submissions of tiny work on the realtime clock, 32 in flight
  *               (submissions, seconds), then N/10 more one at a time, each waited for
  *               (submit-to-start p50 and p99 in ns: the path's own latency, no queueing)
- *   bare N      N bare LTTng-UST tracepoint calls with the sim workload's own payloads: the
- *               events of one batch of the sim workload (caught with the test API's event
- *               tap, untimed), fired again and again in their order by lttng_ust_tracepoint
- *               on the runtime's own tracepoints (the same providers, fields and sizes), with
- *               nothing of FSR_TRACE around them: events, seconds, cpu_seconds
- * sim and bare run on the calling thread alone; cpu_seconds is that thread's CPU time, which
- * time other processes take on a loaded machine does not inflate as it does `seconds`.
+ *   cost N      what an event costs the runtime (sim chunks) and what it costs a bare
+ *               LTTng-UST tracepoint with the sim workload's own payloads (bare chunks), in
+ *               alternating chunks on this one thread until the sim chunks fired N events
+ *               (run_cost): medians over the chunks of ns per event, wall and thread CPU.
+ *               The bare events are one batch of the sim workload (caught with the test
+ *               API's event tap, untimed), fired again and again in their order by
+ *               lttng_ust_tracepoint on the runtime's own tracepoints (the same providers,
+ *               fields and sizes), with nothing of FSR_TRACE around them.
+ * sim and cost run on the calling thread alone; CPU time is that thread's, which time other
+ * processes take on a loaded machine does not inflate as it does wall time.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -352,25 +355,92 @@ bare_fire(const struct bare_event *event)
 	}
 }
 
+static int
+compare_double(const void *a, const void *b)
+{
+	double x = *(const double *) a;
+	double y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+median(double *values, size_t count)
+{
+	qsort(values, count, sizeof(*values), compare_double);
+	return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
+}
+
+/*
+ * Chunks of the sim workload (COST_CHUNK_BATCHES batches, some 3900 events) and of bare
+ * tracepoints (as many events), one after the other, until the sim chunks fired N events;
+ * each chunk's nanoseconds per event in wall and in thread CPU time, and their medians. A
+ * chunk lasts a millisecond or two: the median one is one that no other process interrupted,
+ * so neither side pays for the other's bad luck on a loaded machine.
+ */
+#define COST_CHUNK_BATCHES 4
+
 static void
-run_bare(FILE *out, uint64_t count)
+run_cost(FILE *out, uint64_t target_events)
 {
 	struct bare_capture capture = {0};
-	double start;
-	double cpu_start;
+	struct setup s;
+	struct fsr_runtime_stats stats = {0};
+	uint64_t value = 0;
 	size_t next = 0;
+	size_t chunks = 0;
+	size_t capacity = 0;
+	double *ns[4] = {NULL}; /* sim wall, sim cpu, bare wall, bare cpu */
+	double sim_seconds = 0;
 
 	bare_capture(&capture);
-	start = seconds_now();
-	cpu_start = thread_cpu_seconds();
-	for (uint64_t i = 0; i < count; i++) {
-		bare_fire(&capture.events[next]);
-		if (++next == capture.count)
-			next = 0;
+	setup(&s, FSR_CLOCK_SIM, FSR_SUBMIT_USER_MODE);
+	while (stats.events < target_events) {
+		uint64_t before = stats.events;
+		uint64_t events;
+		double start = seconds_now();
+		double cpu_start = thread_cpu_seconds();
+		double wall;
+
+		for (int b = 0; b < COST_CHUNK_BATCHES; b++)
+			sim_batch(&s, &value);
+		fsr_runtime_get_stats(s.runtime, &stats);
+		events = stats.events - before;
+		if (chunks == capacity) {
+			capacity = capacity ? 2 * capacity : 1024;
+			for (int k = 0; k < 4; k++) {
+				ns[k] = realloc(ns[k], capacity * sizeof(*ns[k]));
+				if (!ns[k]) {
+					perror("bench-runtime");
+					exit(1);
+				}
+			}
+		}
+		wall = seconds_now() - start;
+		sim_seconds += wall;
+		ns[0][chunks] = wall * 1e9 / (double) events;
+		ns[1][chunks] = (thread_cpu_seconds() - cpu_start) * 1e9 / (double) events;
+
+		start = seconds_now();
+		cpu_start = thread_cpu_seconds();
+		for (uint64_t i = 0; i < events; i++) {
+			bare_fire(&capture.events[next]);
+			if (++next == capture.count)
+				next = 0;
+		}
+		ns[2][chunks] = (seconds_now() - start) * 1e9 / (double) events;
+		ns[3][chunks] = (thread_cpu_seconds() - cpu_start) * 1e9 / (double) events;
+		chunks++;
 	}
-	fprintf(out, "bare_events %llu\nbare_seconds %.6f\nbare_cpu_seconds %.6f\n",
-		(unsigned long long) count, seconds_now() - start,
-		thread_cpu_seconds() - cpu_start);
+	fprintf(
+	    out,
+	    "cost_events %llu\ncost_chunks %zu\ncost_sim_seconds %.6f\n"
+	    "cost_sim_ns %.3f\ncost_sim_cpu_ns %.3f\ncost_bare_ns %.3f\ncost_bare_cpu_ns %.3f\n",
+	    (unsigned long long) stats.events, chunks, sim_seconds, median(ns[0], chunks),
+	    median(ns[1], chunks), median(ns[2], chunks), median(ns[3], chunks));
+	for (int k = 0; k < 4; k++)
+		free(ns[k]);
+	fsr_runtime_destroy(s.runtime);
 	free(capture.events);
 }
 
@@ -381,7 +451,7 @@ main(int argc, char **argv)
 	uint64_t n;
 
 	if (argc != 5 || strcmp(argv[1], "-o") != 0) {
-		fprintf(stderr, "usage: bench-runtime -o FILE sim|realtime|bare N\n");
+		fprintf(stderr, "usage: bench-runtime -o FILE sim|realtime|cost N\n");
 		return 2;
 	}
 	out = fopen(argv[2], "a");
@@ -394,8 +464,8 @@ main(int argc, char **argv)
 		run_sim(out, n);
 	else if (strcmp(argv[3], "realtime") == 0)
 		run_realtime(out, n);
-	else if (strcmp(argv[3], "bare") == 0)
-		run_bare(out, n);
+	else if (strcmp(argv[3], "cost") == 0)
+		run_cost(out, n);
 	else
 		return 2;
 	fclose(out);
