@@ -207,18 +207,24 @@ struct rt_event_tap {
 #define RT_LOCALS_9  RT_LOCALS_8, rt_arg9_
 #define RT_LOCALS_10 RT_LOCALS_9, rt_arg10_
 
-/* The event with its arguments already in locals (RT_LOCALS_n): one expansion each use. */
+/*
+ * The event with its arguments already in locals (RT_LOCALS_n): one expansion each use. The
+ * hash, the counter and the tap come first and the tracepoint last (but for the sim trace
+ * clock's tick, which must follow the event): nothing reads the arguments after the call into
+ * LTTng-UST, so the compiler need not keep them in callee-saved registers or on the stack
+ * across it and passes them as a bare tracepoint call would.
+ */
 #define RT_FIRE_(runtime, provider, event, ...)                                                    \
 	do {                                                                                       \
 		uint64_t rt_hash_ = (runtime)->stats.trace_hash;                                   \
 		uint64_t rt_name_;                                                                 \
-		lttng_ust_tracepoint(provider, event, __VA_ARGS__);                                \
-		RT_TAP_FIRE_(runtime, provider, event, __VA_ARGS__);                               \
 		RT_NAME_ID_(rt_name_, #provider ":" #event);                                       \
 		rt_hash_ = rt_hash_u64(rt_hash_, rt_name_);                                        \
 		RT_CAT(RT_EACH_, RT_NARGS_(__VA_ARGS__))(RT_HASH_ARG_, rt_hash_, __VA_ARGS__);     \
 		(runtime)->stats.trace_hash = rt_hash_;                                            \
 		(runtime)->stats.events++;                                                         \
+		RT_TAP_FIRE_(runtime, provider, event, __VA_ARGS__);                               \
+		lttng_ust_tracepoint(provider, event, __VA_ARGS__);                                \
 		if ((runtime)->clock.trace_clock)                                                  \
 			rt_clock_tick_after_event(&(runtime)->clock);                              \
 	} while (0)
