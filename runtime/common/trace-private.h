@@ -160,25 +160,88 @@ struct rt_event_tap {
 		}                                                                                  \
 	} while (0)
 
-#define FSR_TRACE(runtime, provider, event, ...)                                                   \
+/*
+ * Each argument evaluated once, into a local of its own type (rt_arg1_ ...): the tracepoint
+ * (when a session records), the tap and the hash all read the locals, so an argument that
+ * computes (hw_gpu_ts(), a load through a pointer) is not worked out twice, and what each of
+ * them sees is one value. __auto_type (a GNU C extension that GCC and clang share; __extension__
+ * keeps -Wpedantic quiet) decays an array (a string literal) to a pointer, as passing it would;
+ * _Generic then picks the hash by the same type as before.
+ */
+#define RT_BIND_1(a1) __extension__ __auto_type rt_arg1_ = (a1)
+#define RT_BIND_2(a1, a2)                                                                          \
+	RT_BIND_1(a1);                                                                             \
+	__extension__ __auto_type rt_arg2_ = (a2)
+#define RT_BIND_3(a1, a2, a3)                                                                      \
+	RT_BIND_2(a1, a2);                                                                         \
+	__extension__ __auto_type rt_arg3_ = (a3)
+#define RT_BIND_4(a1, a2, a3, a4)                                                                  \
+	RT_BIND_3(a1, a2, a3);                                                                     \
+	__extension__ __auto_type rt_arg4_ = (a4)
+#define RT_BIND_5(a1, a2, a3, a4, a5)                                                              \
+	RT_BIND_4(a1, a2, a3, a4);                                                                 \
+	__extension__ __auto_type rt_arg5_ = (a5)
+#define RT_BIND_6(a1, a2, a3, a4, a5, a6)                                                          \
+	RT_BIND_5(a1, a2, a3, a4, a5);                                                             \
+	__extension__ __auto_type rt_arg6_ = (a6)
+#define RT_BIND_7(a1, a2, a3, a4, a5, a6, a7)                                                      \
+	RT_BIND_6(a1, a2, a3, a4, a5, a6);                                                         \
+	__extension__ __auto_type rt_arg7_ = (a7)
+#define RT_BIND_8(a1, a2, a3, a4, a5, a6, a7, a8)                                                  \
+	RT_BIND_7(a1, a2, a3, a4, a5, a6, a7);                                                     \
+	__extension__ __auto_type rt_arg8_ = (a8)
+#define RT_BIND_9(a1, a2, a3, a4, a5, a6, a7, a8, a9)                                              \
+	RT_BIND_8(a1, a2, a3, a4, a5, a6, a7, a8);                                                 \
+	__extension__ __auto_type rt_arg9_ = (a9)
+#define RT_BIND_10(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)                                        \
+	RT_BIND_9(a1, a2, a3, a4, a5, a6, a7, a8, a9);                                             \
+	__extension__ __auto_type rt_arg10_ = (a10)
+#define RT_LOCALS_1  rt_arg1_
+#define RT_LOCALS_2  RT_LOCALS_1, rt_arg2_
+#define RT_LOCALS_3  RT_LOCALS_2, rt_arg3_
+#define RT_LOCALS_4  RT_LOCALS_3, rt_arg4_
+#define RT_LOCALS_5  RT_LOCALS_4, rt_arg5_
+#define RT_LOCALS_6  RT_LOCALS_5, rt_arg6_
+#define RT_LOCALS_7  RT_LOCALS_6, rt_arg7_
+#define RT_LOCALS_8  RT_LOCALS_7, rt_arg8_
+#define RT_LOCALS_9  RT_LOCALS_8, rt_arg9_
+#define RT_LOCALS_10 RT_LOCALS_9, rt_arg10_
+
+/*
+ * The event with its arguments already in locals (RT_LOCALS_n): one expansion each use. The
+ * hash, the counter and the tap come first and the tracepoint last (but for the sim trace
+ * clock's tick, which must follow the event): nothing reads the arguments after the call into
+ * LTTng-UST, so the compiler need not keep them in callee-saved registers or on the stack
+ * across it and passes them as a bare tracepoint call would.
+ */
+#define RT_FIRE_(runtime, provider, event, ...)                                                    \
 	do {                                                                                       \
-		uint64_t rt_hash_ = (runtime)->stats.trace_hash;                                   \
+		uint64_t rt_hash_ = 0;                                                             \
 		uint64_t rt_name_;                                                                 \
-		lttng_ust_tracepoint(provider, event, __VA_ARGS__);                                \
-		RT_TAP_FIRE_(runtime, provider, event, __VA_ARGS__);                               \
 		if ((runtime)->clock.mode == FSR_CLOCK_REALTIME) {                                 \
 			/* engines fire without the lock; no hash (not reproducible) */            \
 			atomic_fetch_add_explicit(&(runtime)->concurrent_events, 1,                \
 						  memory_order_relaxed);                           \
+			RT_TAP_FIRE_(runtime, provider, event, __VA_ARGS__);                       \
+			lttng_ust_tracepoint(provider, event, __VA_ARGS__);                        \
 			break;                                                                     \
 		}                                                                                  \
+		rt_hash_ = (runtime)->stats.trace_hash;                                            \
 		RT_NAME_ID_(rt_name_, #provider ":" #event);                                       \
 		rt_hash_ = rt_hash_u64(rt_hash_, rt_name_);                                        \
 		RT_CAT(RT_EACH_, RT_NARGS_(__VA_ARGS__))(RT_HASH_ARG_, rt_hash_, __VA_ARGS__);     \
 		(runtime)->stats.trace_hash = rt_hash_;                                            \
 		(runtime)->stats.events++;                                                         \
+		RT_TAP_FIRE_(runtime, provider, event, __VA_ARGS__);                               \
+		lttng_ust_tracepoint(provider, event, __VA_ARGS__);                                \
 		if ((runtime)->clock.trace_clock)                                                  \
 			rt_clock_tick_after_event(&(runtime)->clock);                              \
+	} while (0)
+
+#define FSR_TRACE(runtime, provider, event, ...)                                                   \
+	do {                                                                                       \
+		RT_CAT(RT_BIND_, RT_NARGS_(__VA_ARGS__))(__VA_ARGS__);                             \
+		RT_FIRE_(runtime, provider, event, RT_CAT(RT_LOCALS_, RT_NARGS_(__VA_ARGS__)));    \
 	} while (0)
 
 /* Whether a session records the fencescope_os provider (the OS grows its logs then, LOG-20). */

@@ -7,10 +7,16 @@
  *   realtime N  N kernel-mode submissions of tiny work on the realtime clock, 32 in flight
  *               (submissions, seconds), then N/10 more one at a time, each waited for
  *               (submit-to-start p50 and p99 in ns: the path's own latency, no queueing)
- *   bare N      N calls of a bare LTTng-UST tracepoint with a fencescope-like payload:
- *               events, seconds, cpu_seconds
- * sim and bare run on the calling thread alone; cpu_seconds is that thread's CPU time, which
- * time other processes take on a loaded machine does not inflate as it does `seconds`.
+ *   cost N      what an event costs the runtime (sim chunks) and what it costs a bare
+ *               LTTng-UST tracepoint with the sim workload's own payloads (bare chunks), in
+ *               alternating chunks on this one thread until the sim chunks fired N events
+ *               (run_cost): medians over the chunks of ns per event, wall and thread CPU.
+ *               The bare events are one batch of the sim workload (caught with the test
+ *               API's event tap, untimed), fired again and again in their order by
+ *               lttng_ust_tracepoint on the runtime's own tracepoints (the same providers,
+ *               fields and sizes), with nothing of FSR_TRACE around them.
+ * sim and cost run on the calling thread alone; CPU time is that thread's, which time other
+ * processes take on a loaded machine does not inflate as it does wall time.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -18,11 +24,15 @@
 #include <string.h>
 #include <time.h>
 
-#define LTTNG_UST_TRACEPOINT_CREATE_PROBES
+/* Call sites of the runtime's tracepoints in this program; the probes are the runtime's. */
 #define LTTNG_UST_TRACEPOINT_DEFINE
-#include "bench-tp.h"
+#include "fencescope-hw.h"
+#include "fencescope-kmd.h"
+#include "fencescope-os.h"
+#include "fencescope-umd.h"
 
 #include <fencescope/runtime.h>
+#include "fencescope-test.h"
 
 #define TRY(call)                                                                                  \
 	do {                                                                                       \
@@ -82,6 +92,27 @@ setup(struct setup *s, enum fsr_clock_mode mode, enum fsr_submission_mode submis
 	TRY(fsr_fence_create(s->process, s->device, 0, 0, &s->fence, NULL));
 }
 
+/* One batch of the sim workload: the 3D queue signals, the compute queue waits for each value. */
+static void
+sim_batch(struct setup *s, uint64_t *value)
+{
+	for (int i = 0; i < 64; i++) {
+		struct fsr_cmdbuf *cmdbuf;
+
+		++*value;
+		TRY(fsr_cmdbuf_create(s->process, s->queues[0], &cmdbuf));
+		TRY(fsr_cmdbuf_work(cmdbuf, 100));
+		TRY(fsr_cmdbuf_signal(cmdbuf, s->fence, *value));
+		TRY(fsr_cmdbuf_submit(cmdbuf, NULL));
+		TRY(fsr_cmdbuf_create(s->process, s->queues[1], &cmdbuf));
+		TRY(fsr_cmdbuf_wait(cmdbuf, s->fence, *value));
+		TRY(fsr_cmdbuf_work(cmdbuf, 50));
+		TRY(fsr_cmdbuf_submit(cmdbuf, NULL));
+	}
+	TRY(fsr_fence_wait_cpu(s->process, s->fence, *value, FSR_INFINITE, FSR_WAIT_BLOCKING));
+	TRY(fsr_runtime_run_until_idle(s->runtime));
+}
+
 static void
 run_sim(FILE *out, uint64_t target_events)
 {
@@ -95,22 +126,7 @@ run_sim(FILE *out, uint64_t target_events)
 	start = seconds_now();
 	cpu_start = thread_cpu_seconds();
 	while (stats.events < target_events) {
-		/* A batch: the 3D queue signals, the compute queue waits for each value. */
-		for (int i = 0; i < 64; i++) {
-			struct fsr_cmdbuf *cmdbuf;
-
-			value++;
-			TRY(fsr_cmdbuf_create(s.process, s.queues[0], &cmdbuf));
-			TRY(fsr_cmdbuf_work(cmdbuf, 100));
-			TRY(fsr_cmdbuf_signal(cmdbuf, s.fence, value));
-			TRY(fsr_cmdbuf_submit(cmdbuf, NULL));
-			TRY(fsr_cmdbuf_create(s.process, s.queues[1], &cmdbuf));
-			TRY(fsr_cmdbuf_wait(cmdbuf, s.fence, value));
-			TRY(fsr_cmdbuf_work(cmdbuf, 50));
-			TRY(fsr_cmdbuf_submit(cmdbuf, NULL));
-		}
-		TRY(fsr_fence_wait_cpu(s.process, s.fence, value, FSR_INFINITE, FSR_WAIT_BLOCKING));
-		TRY(fsr_runtime_run_until_idle(s.runtime));
+		sim_batch(&s, &value);
 		fsr_runtime_get_stats(s.runtime, &stats);
 	}
 	fprintf(out, "sim_events %llu\nsim_seconds %.6f\nsim_cpu_seconds %.6f\n",
@@ -163,17 +179,269 @@ run_realtime(FILE *out, uint64_t submissions)
 	fsr_runtime_destroy(s.runtime);
 }
 
-static void
-run_bare(FILE *out, uint64_t count)
-{
-	double start = seconds_now();
-	double cpu_start = thread_cpu_seconds();
+/*
+ * The events the sim workload fires, each with its field count (the tap's, which is the
+ * tracepoint's argument count). A sequence's elements are not in the tap's fields, only its
+ * count: bare_fire passes that many zeros, the same payload size.
+ */
+#define BARE_EVENTS(X)                                                                             \
+	X(fencescope_umd, fence_signal_queued, 5)                                                  \
+	X(fencescope_umd, fence_wait_queued, 5)                                                    \
+	X(fencescope_umd, ring_write, 5)                                                           \
+	X(fencescope_os, cpu_wait_begin, 6)                                                        \
+	X(fencescope_os, cpu_wait_end, 6)                                                          \
+	X(fencescope_os, fence_log_entry, 9)                                                       \
+	X(fencescope_os, fence_log_read, 6)                                                        \
+	X(fencescope_os, interrupt_handled, 7)                                                     \
+	X(fencescope_kmd, update_monitored_value, 5)                                               \
+	X(fencescope_kmd, update_native_fence_logs, 3)                                             \
+	X(fencescope_hw, packet_start, 6)                                                          \
+	X(fencescope_hw, packet_end, 7)                                                            \
+	X(fencescope_hw, gpu_wait_begin, 6)                                                        \
+	X(fencescope_hw, gpu_wait_end, 6)                                                          \
+	X(fencescope_hw, fence_value_write, 8)                                                     \
+	X(fencescope_hw, interrupt_raise, 7)
 
-	for (uint64_t i = 0; i < count; i++)
-		lttng_ust_tracepoint(fencescope_bench, bare, (uint32_t) i, i, i + 1, i + 2, i + 3);
-	fprintf(out, "bare_events %llu\nbare_seconds %.6f\nbare_cpu_seconds %.6f\n",
-		(unsigned long long) count, seconds_now() - start,
-		thread_cpu_seconds() - cpu_start);
+#define BARE_KIND(provider, event, n) BARE_##provider##_##event,
+enum bare_kind { BARE_EVENTS(BARE_KIND) BARE_KIND_COUNT };
+#define BARE_NAME(provider, event, n) {#provider ":" #event, n},
+static const struct {
+	const char *name;
+	uint32_t field_count;
+} bare_events[] = {BARE_EVENTS(BARE_NAME)};
+
+#define BARE_MAX_SEQUENCE 256
+
+struct bare_event {
+	enum bare_kind kind;
+	uint64_t fields[FSR_EVENT_TAP_MAX_FIELDS];
+};
+
+struct bare_capture {
+	struct bare_event *events;
+	size_t count;
+	size_t capacity;
+	const char *unknown; /* an event the table above does not have */
+};
+
+static void
+bare_capture_tap(void *user_data, const char *name, const uint64_t *fields, uint32_t field_count)
+{
+	struct bare_capture *capture = user_data;
+	struct bare_event *event;
+	int kind = 0;
+
+	while (kind < BARE_KIND_COUNT && (strcmp(bare_events[kind].name, name) != 0 ||
+					  bare_events[kind].field_count != field_count))
+		kind++;
+	if (kind == BARE_KIND_COUNT) {
+		capture->unknown = name;
+		return;
+	}
+	if (capture->count == capture->capacity) {
+		capture->capacity = capture->capacity ? 2 * capture->capacity : 1024;
+		capture->events =
+		    realloc(capture->events, capture->capacity * sizeof(*capture->events));
+		if (!capture->events) {
+			perror("bench-runtime");
+			exit(1);
+		}
+	}
+	event = &capture->events[capture->count++];
+	event->kind = (enum bare_kind) kind;
+	memcpy(event->fields, fields, field_count * sizeof(*fields));
+}
+
+/* One batch of the sim workload in its steady state (after two to warm up), as events. */
+static void
+bare_capture(struct bare_capture *capture)
+{
+	struct setup s;
+	uint64_t value = 0;
+
+	setup(&s, FSR_CLOCK_SIM, FSR_SUBMIT_USER_MODE);
+	sim_batch(&s, &value);
+	sim_batch(&s, &value);
+	fsr_runtime_set_event_tap(s.runtime, bare_capture_tap, capture);
+	sim_batch(&s, &value);
+	fsr_runtime_set_event_tap(s.runtime, NULL, NULL);
+	fsr_runtime_destroy(s.runtime);
+	if (capture->unknown) {
+		fprintf(stderr,
+			"bench-runtime: the sim workload fires %s, which bare mode does not know "
+			"(add it to BARE_EVENTS)\n",
+			capture->unknown);
+		exit(1);
+	}
+	for (size_t i = 0; i < capture->count; i++) {
+		const struct bare_event *event = &capture->events[i];
+
+		if ((event->kind == BARE_fencescope_hw_interrupt_raise &&
+		     event->fields[5] > BARE_MAX_SEQUENCE) ||
+		    (event->kind == BARE_fencescope_kmd_update_native_fence_logs &&
+		     event->fields[1] > BARE_MAX_SEQUENCE)) {
+			fprintf(stderr, "bench-runtime: a sequence longer than %d\n",
+				BARE_MAX_SEQUENCE);
+			exit(1);
+		}
+	}
+}
+
+#define F3(f) f[0], f[1], f[2]
+#define F5(f) F3(f), f[3], f[4]
+#define F6(f) F5(f), f[5]
+#define F7(f) F6(f), f[6]
+#define F8(f) F7(f), f[7]
+#define F9(f) F8(f), f[8]
+
+/* The tracepoint call, as the runtime's FSR_TRACE makes it, and nothing else. */
+static inline void
+bare_fire(const struct bare_event *event)
+{
+	static const uint64_t zeros[BARE_MAX_SEQUENCE];
+	const uint64_t *f = event->fields;
+
+	switch (event->kind) {
+	case BARE_fencescope_umd_fence_signal_queued:
+		lttng_ust_tracepoint(fencescope_umd, fence_signal_queued, F5(f));
+		break;
+	case BARE_fencescope_umd_fence_wait_queued:
+		lttng_ust_tracepoint(fencescope_umd, fence_wait_queued, F5(f));
+		break;
+	case BARE_fencescope_umd_ring_write:
+		lttng_ust_tracepoint(fencescope_umd, ring_write, F5(f));
+		break;
+	case BARE_fencescope_os_cpu_wait_begin:
+		lttng_ust_tracepoint(fencescope_os, cpu_wait_begin, F6(f));
+		break;
+	case BARE_fencescope_os_cpu_wait_end:
+		lttng_ust_tracepoint(fencescope_os, cpu_wait_end, F6(f));
+		break;
+	case BARE_fencescope_os_fence_log_entry:
+		lttng_ust_tracepoint(fencescope_os, fence_log_entry, F9(f));
+		break;
+	case BARE_fencescope_os_fence_log_read:
+		lttng_ust_tracepoint(fencescope_os, fence_log_read, F6(f));
+		break;
+	case BARE_fencescope_os_interrupt_handled:
+		lttng_ust_tracepoint(fencescope_os, interrupt_handled, F7(f));
+		break;
+	case BARE_fencescope_kmd_update_monitored_value:
+		lttng_ust_tracepoint(fencescope_kmd, update_monitored_value, F5(f));
+		break;
+	case BARE_fencescope_kmd_update_native_fence_logs:
+		lttng_ust_tracepoint(fencescope_kmd, update_native_fence_logs, f[0], f[1], zeros);
+		break;
+	case BARE_fencescope_hw_packet_start:
+		lttng_ust_tracepoint(fencescope_hw, packet_start, F6(f));
+		break;
+	case BARE_fencescope_hw_packet_end:
+		lttng_ust_tracepoint(fencescope_hw, packet_end, F7(f));
+		break;
+	case BARE_fencescope_hw_gpu_wait_begin:
+		lttng_ust_tracepoint(fencescope_hw, gpu_wait_begin, F6(f));
+		break;
+	case BARE_fencescope_hw_gpu_wait_end:
+		lttng_ust_tracepoint(fencescope_hw, gpu_wait_end, F6(f));
+		break;
+	case BARE_fencescope_hw_fence_value_write:
+		lttng_ust_tracepoint(fencescope_hw, fence_value_write, F8(f));
+		break;
+	case BARE_fencescope_hw_interrupt_raise:
+		lttng_ust_tracepoint(fencescope_hw, interrupt_raise, F6(f), zeros);
+		break;
+	case BARE_KIND_COUNT:
+		break;
+	}
+}
+
+static int
+compare_double(const void *a, const void *b)
+{
+	double x = *(const double *) a;
+	double y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+median(double *values, size_t count)
+{
+	qsort(values, count, sizeof(*values), compare_double);
+	return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
+}
+
+/*
+ * Chunks of the sim workload (COST_CHUNK_BATCHES batches, some 3900 events) and of bare
+ * tracepoints (as many events), one after the other, until the sim chunks fired N events;
+ * each chunk's nanoseconds per event in wall and in thread CPU time, and their medians. A
+ * chunk lasts a millisecond or two: the median one is one that no other process interrupted,
+ * so neither side pays for the other's bad luck on a loaded machine.
+ */
+#define COST_CHUNK_BATCHES 4
+
+static void
+run_cost(FILE *out, uint64_t target_events)
+{
+	struct bare_capture capture = {0};
+	struct setup s;
+	struct fsr_runtime_stats stats = {0};
+	uint64_t value = 0;
+	size_t next = 0;
+	size_t chunks = 0;
+	size_t capacity = 0;
+	double *ns[4] = {NULL}; /* sim wall, sim cpu, bare wall, bare cpu */
+	double sim_seconds = 0;
+
+	bare_capture(&capture);
+	setup(&s, FSR_CLOCK_SIM, FSR_SUBMIT_USER_MODE);
+	while (stats.events < target_events) {
+		uint64_t before = stats.events;
+		uint64_t events;
+		double start = seconds_now();
+		double cpu_start = thread_cpu_seconds();
+		double wall;
+
+		for (int b = 0; b < COST_CHUNK_BATCHES; b++)
+			sim_batch(&s, &value);
+		fsr_runtime_get_stats(s.runtime, &stats);
+		events = stats.events - before;
+		if (chunks == capacity) {
+			capacity = capacity ? 2 * capacity : 1024;
+			for (int k = 0; k < 4; k++) {
+				ns[k] = realloc(ns[k], capacity * sizeof(*ns[k]));
+				if (!ns[k]) {
+					perror("bench-runtime");
+					exit(1);
+				}
+			}
+		}
+		wall = seconds_now() - start;
+		sim_seconds += wall;
+		ns[0][chunks] = wall * 1e9 / (double) events;
+		ns[1][chunks] = (thread_cpu_seconds() - cpu_start) * 1e9 / (double) events;
+
+		start = seconds_now();
+		cpu_start = thread_cpu_seconds();
+		for (uint64_t i = 0; i < events; i++) {
+			bare_fire(&capture.events[next]);
+			if (++next == capture.count)
+				next = 0;
+		}
+		ns[2][chunks] = (seconds_now() - start) * 1e9 / (double) events;
+		ns[3][chunks] = (thread_cpu_seconds() - cpu_start) * 1e9 / (double) events;
+		chunks++;
+	}
+	fprintf(
+	    out,
+	    "cost_events %llu\ncost_chunks %zu\ncost_sim_seconds %.6f\n"
+	    "cost_sim_ns %.3f\ncost_sim_cpu_ns %.3f\ncost_bare_ns %.3f\ncost_bare_cpu_ns %.3f\n",
+	    (unsigned long long) stats.events, chunks, sim_seconds, median(ns[0], chunks),
+	    median(ns[1], chunks), median(ns[2], chunks), median(ns[3], chunks));
+	for (int k = 0; k < 4; k++)
+		free(ns[k]);
+	fsr_runtime_destroy(s.runtime);
+	free(capture.events);
 }
 
 int
@@ -183,7 +451,7 @@ main(int argc, char **argv)
 	uint64_t n;
 
 	if (argc != 5 || strcmp(argv[1], "-o") != 0) {
-		fprintf(stderr, "usage: bench-runtime -o FILE sim|realtime|bare N\n");
+		fprintf(stderr, "usage: bench-runtime -o FILE sim|realtime|cost N\n");
 		return 2;
 	}
 	out = fopen(argv[2], "a");
@@ -196,8 +464,8 @@ main(int argc, char **argv)
 		run_sim(out, n);
 	else if (strcmp(argv[3], "realtime") == 0)
 		run_realtime(out, n);
-	else if (strcmp(argv[3], "bare") == 0)
-		run_bare(out, n);
+	else if (strcmp(argv[3], "cost") == 0)
+		run_cost(out, n);
 	else
 		return 2;
 	fclose(out);
