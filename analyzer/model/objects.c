@@ -404,9 +404,11 @@ objects_free(struct fsa_model *model)
 	free(model->queue_list);
 	hmap_fini(&model->queues);
 	for (size_t i = 0; i < model->fence_count; i++) {
-		free(model->fence_list[i]->history);
-		free(model->fence_list[i]->open_signals);
-		free(model->fence_list[i]);
+		struct fence_state *fence = model->fence_list[i];
+
+		free(fence->history ? fence->history - fence->history_start : NULL);
+		free(fence->open_signals);
+		free(fence);
 	}
 	free(model->fence_list);
 	hmap_fini(&model->fences);

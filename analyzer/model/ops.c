@@ -540,7 +540,11 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op, bool is_regr
 
 		if (capacity > FSA_SIGNAL_HISTORY)
 			capacity = FSA_SIGNAL_HISTORY;
-		grown = realloc(fence->history, capacity * sizeof(*grown));
+		/* Full size: room for the window to move on (the window is at its start until the
+		 * history is full). */
+		grown = realloc(fence->history,
+				(capacity == FSA_SIGNAL_HISTORY ? FSA_SIGNAL_WINDOW : capacity) *
+				    sizeof(*grown));
 		if (!grown)
 			return false;
 		fence->history = grown;
@@ -554,14 +558,25 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op, bool is_regr
 			return true;
 		}
 		forget(fence, fence->history[0].value, fence->history[0].end_ns);
-		memmove(&fence->history[0], &fence->history[1],
-			(at - 1) * sizeof(fence->history[0]));
+		/* The oldest goes by moving the window on by one entry: the others stay put. */
+		fence->history++;
+		fence->history_start++;
+		fence->history_count--;
 		at--;
-	} else {
-		memmove(&fence->history[at + 1], &fence->history[at],
-			(fence->history_count - at) * sizeof(fence->history[0]));
-		fence->history_count++;
+		if (fence->history_start + FSA_SIGNAL_HISTORY > FSA_SIGNAL_WINDOW) {
+			struct signal_memory *base = fence->history - fence->history_start;
+
+			memmove(base, fence->history,
+				fence->history_count * sizeof(fence->history[0]));
+			fence->history = base;
+			fence->history_start = 0;
+		}
 	}
+	memmove(&fence->history[at + 1], &fence->history[at],
+		(fence->history_count - at) * sizeof(fence->history[0]));
+	fence->history_count++;
+	if (begin > fence->history_begin_max_ns)
+		fence->history_begin_max_ns = begin;
 	fence->history[at] = (struct signal_memory){
 	    .op_id = op->id,
 	    .value = op->fence_value,
@@ -602,7 +617,11 @@ find_regressions(struct fsa_model *model, struct fence_state *fence, const struc
 		*is_regression = true;
 		higher = fence->max_signal_value;
 	}
-	for (unsigned i = 0; i < fence->history_count && !*is_regression; i++) {
+	/* Every remembered signal was given out before, so none is above max_signal_value: a
+	 * signal at or above it has no higher one to look for (the common case, values grow). */
+	for (unsigned i = 0; fence->has_signal && op->fence_value < fence->max_signal_value &&
+			     i < fence->history_count && !*is_regression;
+	     i++) {
 		const struct signal_memory *s = &fence->history[i];
 
 		if (s->end_ns < begin && s->value > op->fence_value) {
@@ -613,7 +632,10 @@ find_regressions(struct fsa_model *model, struct fence_state *fence, const struc
 	if (*is_regression)
 		status = anomaly_for(model, FSA_ANOM_VALUE_REGRESSION, rec, end, higher,
 				     op->fence_value);
-	for (unsigned i = 0; i < fence->history_count && !status; i++) {
+	/* Only a remembered signal that began after `end` can be a regression now: none when
+	 * every one began by then (the common case, signals given out in the order they end). */
+	for (unsigned i = 0; fence->history_begin_max_ns > end && i < fence->history_count && !status;
+	     i++) {
 		struct signal_memory *s = &fence->history[i];
 		struct fsa_anomaly anomaly;
 
