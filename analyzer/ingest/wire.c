@@ -594,7 +594,8 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 	string_mask = wire_varint_get(c);
 	if (c->is_short)
 		return 0;
-	for (int s = 0; s < FSA_S_COUNT; s++) {
+	/* Most events carry no string: nothing to copy then. */
+	for (int s = 0; string_mask && s < FSA_S_COUNT; s++) {
 		uint64_t len;
 
 		string_at[s] = SIZE_MAX;
@@ -657,7 +658,7 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 	/* Whole: only now does the timestamp base move on. */
 	ev->ts_ns = r->last_ts + (uint64_t) wire_unzigzag(ts_delta);
 	for (int s = 0; s < FSA_S_COUNT; s++)
-		ev->s[s] = string_at[s] == SIZE_MAX ? NULL : r->strings + string_at[s];
+		ev->s[s] = string_mask && string_at[s] != SIZE_MAX ? r->strings + string_at[s] : NULL;
 	ev->fence_handles = handle_count ? r->handles : NULL;
 	ev->fence_handle_count = (uint32_t) handle_count;
 	return 1;
