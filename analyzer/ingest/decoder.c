@@ -90,6 +90,8 @@ struct fsa_decoder {
 	struct fsa_ingest_stats stats;
 	uint64_t last_ts;
 	bool (*needs_payload)(enum fsa_event_type type);
+	/* fsa_decoder_set_present_only(): slots not present are not cleared. */
+	bool is_present_only;
 	/* The packet whose `cpu_id` was read last (only compared, never dereferenced). */
 	const bt_packet *cpu_packet;
 	int64_t cpu_index;
@@ -161,6 +163,12 @@ fsa_decoder_set_payload_filter(struct fsa_decoder *decoder,
 			       bool (*needs_payload)(enum fsa_event_type type))
 {
 	decoder->needs_payload = needs_payload;
+}
+
+void
+fsa_decoder_set_present_only(struct fsa_decoder *decoder, bool is_present_only)
+{
+	decoder->is_present_only = is_present_only;
 }
 
 const struct fsa_ingest_stats *
@@ -408,8 +416,9 @@ decoder_event_reset(struct fsa_decoder *decoder, const struct decoder_class *nex
 	struct fsa_event *ev = &decoder->event;
 	const struct decoder_class *prev = decoder->event_class;
 
-	/* Events of one class set the same slots every time: only a class change clears. */
-	if (prev != next && prev) {
+	/* Events of one class set the same slots every time: only a class change clears, and only
+	 * for a consumer that reads slots not present. */
+	if (prev != next && prev && !decoder->is_present_only) {
 		for (uint32_t i = 0; i < prev->slot_count; i++)
 			ev->u[prev->slots[i]] = 0;
 	}
