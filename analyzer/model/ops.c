@@ -407,12 +407,25 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 	const struct queue_state *skip_queue = NULL;
 	bool has_skip_queue = false;
 
-	for (uint32_t i = 0; i < fence->open_signal_count; i++) {
-		const struct open_signal *open = &fence->open_signals[i];
-		const struct queue_state *queue = open->queue;
+	if (!fence->open_signal_count)
+		return false;
+
+	const struct open_signal *open = fence->open_signals;
+	const struct open_signal *const end = open + fence->open_signal_count;
+
+	for (; open < end; open++) {
+		const struct queue_state *queue;
 		uint64_t read;
 
-		if (!open->is_closed && (is_final || (has_skip_queue && queue == skip_queue)))
+		/* Most open signals are on a queue already skipped: pass them in a tight loop. */
+		if (has_skip_queue) {
+			while (open < end && !open->is_closed && open->queue == skip_queue)
+				open++;
+			if (open == end)
+				break;
+		}
+		queue = open->queue;
+		if (!open->is_closed && is_final)
 			continue;
 		if (open->is_closed) {
 			/* Closed, not given out yet. */
