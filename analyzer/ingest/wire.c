@@ -136,6 +136,8 @@ ingest_wire_writer_init(struct ingest_wire_writer *w, int shm_fd, int data_fd, i
 		return false;
 	w->ring = map;
 	w->data = (unsigned char *) map + INGEST_RING_DATA_OFFSET;
+	w->size = probe.size;
+	w->mask = (probe.size & (probe.size - 1)) == 0 ? probe.size - 1 : 0;
 	w->buf = malloc(w->capacity);
 	return w->buf != NULL;
 }
@@ -146,7 +148,7 @@ ingest_wire_writer_fini(struct ingest_wire_writer *w)
 	free(w->buf);
 	w->buf = NULL;
 	if (w->ring)
-		munmap(w->ring, INGEST_RING_DATA_OFFSET + w->ring->size);
+		munmap(w->ring, INGEST_RING_DATA_OFFSET + w->size);
 	w->ring = NULL;
 }
 
@@ -165,19 +167,27 @@ wire_byte_write(struct ingest_wire_writer *w, int fd)
 	}
 }
 
-/* Waits until the ring has `need` free bytes. */
+/* Where `head` falls in the ring's data. */
+static inline size_t
+wire_at(const struct ingest_wire_writer *w, uint64_t head)
+{
+	return (size_t) (w->mask ? head & w->mask : head % w->size);
+}
+
+/* Waits until the ring has `need` free bytes; w->room says how many it has then. */
 static bool
 wire_room_wait(struct ingest_wire_writer *w, size_t need)
 {
 	struct ingest_ring *ring = w->ring;
 	uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+	uint64_t used;
 
-	while (head - atomic_load(&ring->tail) + need > ring->size) {
+	while (head - atomic_load(&ring->tail) + need > w->size) {
 		char byte;
 		ssize_t n;
 
 		atomic_store(&ring->writer_waiting, 1);
-		if (head - atomic_load(&ring->tail) + need <= ring->size)
+		if (head - atomic_load(&ring->tail) + need <= w->size)
 			break;
 		/* The reader may be asleep: wake it, then sleep until it took something. */
 		if (!wire_byte_write(w, w->data_fd))
@@ -189,6 +199,8 @@ wire_room_wait(struct ingest_wire_writer *w, size_t need)
 			return false;
 		}
 	}
+	used = head - atomic_load(&ring->tail);
+	w->room = used < w->size ? w->size - used : 0;
 	return true;
 }
 
@@ -203,17 +215,18 @@ wire_publish(struct ingest_wire_writer *w, bool is_urgent)
 
 	if (w->has_failed)
 		return false;
-	if (w->len > ring->size) {
+	if (w->len > w->size) {
 		w->has_failed = true;
 		return false;
 	}
 	if (!wire_room_wait(w, w->len))
 		return false;
-	at = (size_t) (head % ring->size);
-	first = ring->size - at < w->len ? ring->size - at : w->len;
+	at = wire_at(w, head);
+	first = w->size - at < w->len ? w->size - at : w->len;
 	memcpy(w->data + at, w->buf, first);
 	memcpy(w->data, w->buf + first, w->len - first);
 	atomic_store_explicit(&ring->head, head + w->len, memory_order_release);
+	w->room = w->room > w->len ? w->room - w->len : 0;
 	w->unnotified += w->len;
 	w->len = 0;
 	if (is_urgent || w->unnotified >= WIRE_NOTIFY_EVERY) {
@@ -225,18 +238,18 @@ wire_publish(struct ingest_wire_writer *w, bool is_urgent)
 
 /* Room for a record of up to `need` bytes: in the ring itself when it has that much free and
  * in one piece at its head (no copy then), else in the scratch buffer. */
-static unsigned char *
+static inline unsigned char *
 wire_reserve(struct ingest_wire_writer *w, size_t need)
 {
 	if (w->has_failed)
 		return NULL;
 	w->record = NULL;
-	if (need <= w->ring->size / 4) {
+	if (need <= w->size / 4) {
 		uint64_t head = atomic_load_explicit(&w->ring->head, memory_order_relaxed);
-		size_t at = (size_t) (head % w->ring->size);
+		size_t at = wire_at(w, head);
 
-		if (w->ring->size - at >= need) {
-			if (!wire_room_wait(w, need))
+		if (w->size - at >= need) {
+			if (need > w->room && !wire_room_wait(w, need))
 				return NULL;
 			w->record = w->data + at;
 			return w->record;
@@ -256,7 +269,7 @@ wire_reserve(struct ingest_wire_writer *w, size_t need)
 	return w->buf;
 }
 
-static bool
+static inline bool
 wire_commit(struct ingest_wire_writer *w, unsigned char *end, bool is_urgent)
 {
 	size_t len;
@@ -271,6 +284,7 @@ wire_commit(struct ingest_wire_writer *w, unsigned char *end, bool is_urgent)
 			      atomic_load_explicit(&w->ring->head, memory_order_relaxed) + len,
 			      memory_order_release);
 	w->record = NULL;
+	w->room = w->room > len ? w->room - len : 0;
 	w->unnotified += len;
 	if (is_urgent || w->unnotified >= WIRE_NOTIFY_EVERY) {
 		w->unnotified = 0;
