@@ -339,8 +339,17 @@ find_release(const struct fence_state *fence, uint64_t value, uint64_t hi)
 	}
 
 	for (unsigned i = 0; i < fence->history_count; i++) {
-		const struct signal_memory *s = &fence->history[i];
+		const struct signal_memory *s;
 
+		/* Below V while the fence is below V (no release then), a signal changes nothing:
+		 * pass them in a tight loop (most are older, lower signals). */
+		if (!is_at_value) {
+			while (i < fence->history_count && fence->history[i].value < value)
+				i++;
+			if (i == fence->history_count)
+				break;
+		}
+		s = &fence->history[i];
 		if (s->value >= value) {
 			if (s->begin_ns > limit)
 				break; /* may have run after the wait ended */
