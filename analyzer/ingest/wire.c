@@ -360,12 +360,12 @@ ingest_wire_put_event(struct ingest_wire_writer *w, const struct fsa_event *ev)
 	}
 	*count_at = (unsigned char) count;
 	p = wire_varint_put(p, string_mask);
-	for (int s = 0; s < FSA_S_COUNT; s++) {
-		if (ev->s[s]) {
-			p = wire_varint_put(p, strlens[s]);
-			memcpy(p, ev->s[s], strlens[s]);
-			p += strlens[s];
-		}
+	for (uint64_t m = string_mask; m; m &= m - 1) {
+		int s = __builtin_ctzll(m);
+
+		p = wire_varint_put(p, strlens[s]);
+		memcpy(p, ev->s[s], strlens[s]);
+		p += strlens[s];
 	}
 	p = wire_varint_put(p, ev->fence_handles ? ev->fence_handle_count : 0);
 	for (uint32_t i = 0; ev->fence_handles && i < ev->fence_handle_count; i++)
@@ -671,8 +671,10 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 	}
 	/* Whole: only now does the timestamp base move on. */
 	ev->ts_ns = r->last_ts + (uint64_t) wire_unzigzag(ts_delta);
-	for (int s = 0; s < FSA_S_COUNT; s++)
-		ev->s[s] = string_mask && string_at[s] != SIZE_MAX ? r->strings + string_at[s] : NULL;
+	if (!string_mask)
+		memset(ev->s, 0, sizeof(ev->s));
+	for (int s = 0; string_mask && s < FSA_S_COUNT; s++)
+		ev->s[s] = string_at[s] != SIZE_MAX ? r->strings + string_at[s] : NULL;
 	ev->fence_handles = handle_count ? r->handles : NULL;
 	ev->fence_handle_count = (uint32_t) handle_count;
 	return 1;
