@@ -609,7 +609,10 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 		memcpy(&value, c->p, sizeof(value));
 		c->p += sizeof(value);
 		ev->u[slot] = value;
-		present[slot / 64] |= UINT64_C(1) << (slot % 64);
+		/* Every word, each a register: an indexed one would live in memory. */
+		WIRE_UNROLL
+		for (unsigned word = 0; word < FSA_FIELD_WORDS; word++)
+			present[word] |= slot / 64 == word ? UINT64_C(1) << (slot % 64) : 0;
 	}
 	memcpy(ev->present, present, sizeof(present));
 	string_mask = wire_varint_get(c);
