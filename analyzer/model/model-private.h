@@ -206,6 +206,7 @@ struct fsa_model {
 	struct process_state **process_list;
 	size_t process_count, process_capacity;
 	struct hmap queues; /* hwqueue_handle → queue_state */
+	struct queue_state *last_queue; /* queue_used()'s last answer */
 	struct queue_state **queue_list;
 	size_t queue_count, queue_capacity;
 	struct hmap fences; /* fence_global_handle → fence_state */
