@@ -147,6 +147,8 @@ main(int argc, char **argv)
 		return 1;
 	callbacks.data = &writer;
 	ingest_graph_set_heartbeat(decode_heartbeat, &writer);
+	/* The wire sends the present slots only. */
+	ingest_graph_set_present_only(true);
 	status = ingest_graph_read(trace, &callbacks, &stats, &error);
 	if (writer.has_failed)
 		return 1;

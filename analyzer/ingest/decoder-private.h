@@ -40,6 +40,14 @@ void fsa_decoder_set_payload_filter(struct fsa_decoder *decoder,
 				    bool (*needs_payload)(enum fsa_event_type type));
 
 /*
+ * For a consumer that reads only the slots marked in the event's `present` (the helper's wire,
+ * wire.c): the slots that an event of another class set before are then left as they are instead
+ * of being cleared to 0 (one store less per slot of the previous class). False, the default:
+ * every slot not present is 0, as fsa/event.h says.
+ */
+void fsa_decoder_set_present_only(struct fsa_decoder *decoder, bool is_present_only);
+
+/*
  * Decodes `msg`. On FSA_DECODED_EVENT, *event points to the decoder's own event, valid (with its
  * borrowed strings and fence handles) until the next call and while `msg` lives; on
  * FSA_DECODED_DISCARD, *discard is filled. Returns FSA_OK, FSA_ERR_NOMEM, or

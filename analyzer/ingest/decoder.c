@@ -32,6 +32,11 @@ struct decoder_member {
 	uint16_t slot; /* enum fsa_field, or enum fsa_string_field for MEMBER_STRING */
 };
 
+struct decoder_read {
+	uint32_t index; /* in the payload structure */
+	struct decoder_member member;
+};
+
 /* What one event class looks like, worked out the first time one of its events shows up. */
 struct decoder_class {
 	/* A reference is held so the address cannot be reused for another class while cached. */
@@ -45,6 +50,10 @@ struct decoder_class {
 	int64_t cpu_id_index;
 	uint64_t member_count;
 	struct decoder_member *members;
+	/* The members to read, by payload index: the unsigned integers first (most members: one
+	 * tight loop, no switch), then the others; skipped members are not listed. */
+	struct decoder_read *reads;
+	uint32_t read_count, unsigned_count;
 	/* Integer slots this class sets, to clear them before the next event of another class. */
 	uint16_t *slots;
 	uint32_t slot_count;
@@ -81,6 +90,8 @@ struct fsa_decoder {
 	struct fsa_ingest_stats stats;
 	uint64_t last_ts;
 	bool (*needs_payload)(enum fsa_event_type type);
+	/* fsa_decoder_set_present_only(): slots not present are not cleared. */
+	bool is_present_only;
 	/* The packet whose `cpu_id` was read last (only compared, never dereferenced). */
 	const bt_packet *cpu_packet;
 	int64_t cpu_index;
@@ -111,6 +122,7 @@ decoder_class_destroy(struct decoder_class *cls)
 		return;
 	bt_event_class_put_ref(cls->event_class);
 	free(cls->members);
+	free(cls->reads);
 	free(cls->slots);
 	free(cls);
 }
@@ -151,6 +163,12 @@ fsa_decoder_set_payload_filter(struct fsa_decoder *decoder,
 			       bool (*needs_payload)(enum fsa_event_type type))
 {
 	decoder->needs_payload = needs_payload;
+}
+
+void
+fsa_decoder_set_present_only(struct fsa_decoder *decoder, bool is_present_only)
+{
+	decoder->is_present_only = is_present_only;
 }
 
 const struct fsa_ingest_stats *
@@ -314,7 +332,8 @@ decoder_class_build(const bt_event_class *event_class, struct decoder_class **ou
 
 		cls->members = calloc(count ? count : 1, sizeof(*cls->members));
 		cls->slots = calloc(count ? count : 1, sizeof(*cls->slots));
-		if (!cls->members || !cls->slots)
+		cls->reads = calloc(count ? count : 1, sizeof(*cls->reads));
+		if (!cls->members || !cls->slots || !cls->reads)
 			goto end;
 		cls->member_count = count;
 		for (uint64_t i = 0; i < count; i++) {
@@ -330,6 +349,18 @@ decoder_class_build(const bt_event_class *event_class, struct decoder_class **ou
 				cls->slots[cls->slot_count++] = m.slot;
 				cls->present[m.slot / 64] |= UINT64_C(1) << (m.slot % 64);
 			}
+		}
+		for (int pass = 0; pass < 2; pass++) {
+			for (uint64_t i = 0; i < count; i++) {
+				struct decoder_member m = cls->members[i];
+
+				if (m.kind == MEMBER_SKIP || (m.kind == MEMBER_UNSIGNED) != (pass == 0))
+					continue;
+				cls->reads[cls->read_count++] =
+				    (struct decoder_read){.index = (uint32_t) i, .member = m};
+			}
+			if (pass == 0)
+				cls->unsigned_count = cls->read_count;
 		}
 	}
 	*out = cls;
@@ -385,8 +416,9 @@ decoder_event_reset(struct fsa_decoder *decoder, const struct decoder_class *nex
 	struct fsa_event *ev = &decoder->event;
 	const struct decoder_class *prev = decoder->event_class;
 
-	/* Events of one class set the same slots every time: only a class change clears. */
-	if (prev != next && prev) {
+	/* Events of one class set the same slots every time: only a class change clears, and only
+	 * for a consumer that reads slots not present. */
+	if (prev != next && prev && !decoder->is_present_only) {
 		for (uint32_t i = 0; i < prev->slot_count; i++)
 			ev->u[prev->slots[i]] = 0;
 	}
@@ -498,18 +530,21 @@ decoder_event_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fs
 		}
 		ev->cpu_id = decoder->cpu_id;
 	}
-	payload = cls->skips_payload ? NULL : bt_event_borrow_payload_field_const(event);
-	for (uint64_t i = 0; payload && i < cls->member_count; i++) {
-		const struct decoder_member m = cls->members[i];
-		const bt_field *field;
+	payload = cls->skips_payload || !cls->read_count
+		      ? NULL
+		      : bt_event_borrow_payload_field_const(event);
+	for (uint32_t k = 0; payload && k < cls->unsigned_count; k++) {
+		const struct decoder_read *read = &cls->reads[k];
 
-		if (m.kind == MEMBER_SKIP)
-			continue;
-		field = bt_field_structure_borrow_member_field_by_index_const(payload, i);
+		ev->u[read->member.slot] = bt_field_integer_unsigned_get_value(
+		    bt_field_structure_borrow_member_field_by_index_const(payload, read->index));
+	}
+	for (uint32_t k = cls->unsigned_count; payload && k < cls->read_count; k++) {
+		const struct decoder_member m = cls->reads[k].member;
+		const bt_field *field =
+		    bt_field_structure_borrow_member_field_by_index_const(payload, cls->reads[k].index);
+
 		switch (m.kind) {
-		case MEMBER_UNSIGNED:
-			ev->u[m.slot] = bt_field_integer_unsigned_get_value(field);
-			break;
 		case MEMBER_SIGNED:
 			/* Stored sign-extended (fsa/event.h). */
 			ev->u[m.slot] = (uint64_t) bt_field_integer_signed_get_value(field);

@@ -483,6 +483,13 @@ end:
 
 static void (*ingest_heartbeat)(void *data);
 static void *ingest_heartbeat_data;
+static bool ingest_present_only;
+
+void
+ingest_graph_set_present_only(bool is_present_only)
+{
+	ingest_present_only = is_present_only;
+}
 
 void
 ingest_graph_set_heartbeat(void (*heartbeat)(void *data), void *data)
@@ -573,9 +580,11 @@ ingest_graph_read(const char *trace, const struct fsa_ingest_callbacks *callback
 		}
 	}
 	run.decoder = fsa_decoder_create();
-	if (run.decoder)
+	if (run.decoder) {
 		fsa_decoder_set_payload_filter(run.decoder,
 					       callbacks ? callbacks->needs_payload : NULL);
+		fsa_decoder_set_present_only(run.decoder, ingest_present_only);
+	}
 	graph = bt_graph_create(0);
 	if (!run.decoder || !graph) {
 		bt_current_thread_clear_error();

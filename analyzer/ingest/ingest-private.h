@@ -59,6 +59,9 @@ fsa_status ingest_graph_read(const char *trace, const struct fsa_ingest_callback
 /* Called about once a second while the graph has nothing to give (a live session between
  * its timer ticks), so that the reader can tell a quiet decoder from a hung one. */
 void ingest_graph_set_heartbeat(void (*heartbeat)(void *data), void *data);
+/* The callbacks read only the slots of an event's `present` (fsa_decoder_set_present_only):
+ * the helper's wire writer does. Set before ingest_graph_read(). */
+void ingest_graph_set_present_only(bool is_present_only);
 
 /* check.c: the metadata's TSDL text (packetized metadata unpacked), NULL when unreadable. */
 char *ingest_metadata_text(const char *dir);

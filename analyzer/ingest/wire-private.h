@@ -67,6 +67,12 @@ void ingest_ring_destroy(struct ingest_ring *ring, size_t size);
 struct ingest_wire_writer {
 	struct ingest_ring *ring;
 	unsigned char *data;
+	/* The ring's data size, read once (the header is shared), and size - 1 when it is a power
+	 * of two (0 otherwise): a record's place is then found without a division. */
+	uint64_t size, mask;
+	/* Free bytes in the ring as last seen, less what was written since: the reader's tail is
+	 * read again only when a record needs more (it only ever frees more). */
+	uint64_t room;
 	int data_fd; /* "there is data": one byte per 256 KiB published, and at the end */
 	int room_fd; /* "there is room": read when the ring is full */
 	uint64_t unnotified;

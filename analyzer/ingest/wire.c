@@ -136,6 +136,8 @@ ingest_wire_writer_init(struct ingest_wire_writer *w, int shm_fd, int data_fd, i
 		return false;
 	w->ring = map;
 	w->data = (unsigned char *) map + INGEST_RING_DATA_OFFSET;
+	w->size = probe.size;
+	w->mask = (probe.size & (probe.size - 1)) == 0 ? probe.size - 1 : 0;
 	w->buf = malloc(w->capacity);
 	return w->buf != NULL;
 }
@@ -146,7 +148,7 @@ ingest_wire_writer_fini(struct ingest_wire_writer *w)
 	free(w->buf);
 	w->buf = NULL;
 	if (w->ring)
-		munmap(w->ring, INGEST_RING_DATA_OFFSET + w->ring->size);
+		munmap(w->ring, INGEST_RING_DATA_OFFSET + w->size);
 	w->ring = NULL;
 }
 
@@ -165,19 +167,27 @@ wire_byte_write(struct ingest_wire_writer *w, int fd)
 	}
 }
 
-/* Waits until the ring has `need` free bytes. */
+/* Where `head` falls in the ring's data. */
+static inline size_t
+wire_at(const struct ingest_wire_writer *w, uint64_t head)
+{
+	return (size_t) (w->mask ? head & w->mask : head % w->size);
+}
+
+/* Waits until the ring has `need` free bytes; w->room says how many it has then. */
 static bool
 wire_room_wait(struct ingest_wire_writer *w, size_t need)
 {
 	struct ingest_ring *ring = w->ring;
 	uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+	uint64_t used;
 
-	while (head - atomic_load(&ring->tail) + need > ring->size) {
+	while (head - atomic_load(&ring->tail) + need > w->size) {
 		char byte;
 		ssize_t n;
 
 		atomic_store(&ring->writer_waiting, 1);
-		if (head - atomic_load(&ring->tail) + need <= ring->size)
+		if (head - atomic_load(&ring->tail) + need <= w->size)
 			break;
 		/* The reader may be asleep: wake it, then sleep until it took something. */
 		if (!wire_byte_write(w, w->data_fd))
@@ -189,6 +199,8 @@ wire_room_wait(struct ingest_wire_writer *w, size_t need)
 			return false;
 		}
 	}
+	used = head - atomic_load(&ring->tail);
+	w->room = used < w->size ? w->size - used : 0;
 	return true;
 }
 
@@ -203,17 +215,18 @@ wire_publish(struct ingest_wire_writer *w, bool is_urgent)
 
 	if (w->has_failed)
 		return false;
-	if (w->len > ring->size) {
+	if (w->len > w->size) {
 		w->has_failed = true;
 		return false;
 	}
 	if (!wire_room_wait(w, w->len))
 		return false;
-	at = (size_t) (head % ring->size);
-	first = ring->size - at < w->len ? ring->size - at : w->len;
+	at = wire_at(w, head);
+	first = w->size - at < w->len ? w->size - at : w->len;
 	memcpy(w->data + at, w->buf, first);
 	memcpy(w->data, w->buf + first, w->len - first);
 	atomic_store_explicit(&ring->head, head + w->len, memory_order_release);
+	w->room = w->room > w->len ? w->room - w->len : 0;
 	w->unnotified += w->len;
 	w->len = 0;
 	if (is_urgent || w->unnotified >= WIRE_NOTIFY_EVERY) {
@@ -225,18 +238,18 @@ wire_publish(struct ingest_wire_writer *w, bool is_urgent)
 
 /* Room for a record of up to `need` bytes: in the ring itself when it has that much free and
  * in one piece at its head (no copy then), else in the scratch buffer. */
-static unsigned char *
+static inline unsigned char *
 wire_reserve(struct ingest_wire_writer *w, size_t need)
 {
 	if (w->has_failed)
 		return NULL;
 	w->record = NULL;
-	if (need <= w->ring->size / 4) {
+	if (need <= w->size / 4) {
 		uint64_t head = atomic_load_explicit(&w->ring->head, memory_order_relaxed);
-		size_t at = (size_t) (head % w->ring->size);
+		size_t at = wire_at(w, head);
 
-		if (w->ring->size - at >= need) {
-			if (!wire_room_wait(w, need))
+		if (w->size - at >= need) {
+			if (need > w->room && !wire_room_wait(w, need))
 				return NULL;
 			w->record = w->data + at;
 			return w->record;
@@ -256,7 +269,7 @@ wire_reserve(struct ingest_wire_writer *w, size_t need)
 	return w->buf;
 }
 
-static bool
+static inline bool
 wire_commit(struct ingest_wire_writer *w, unsigned char *end, bool is_urgent)
 {
 	size_t len;
@@ -271,6 +284,7 @@ wire_commit(struct ingest_wire_writer *w, unsigned char *end, bool is_urgent)
 			      atomic_load_explicit(&w->ring->head, memory_order_relaxed) + len,
 			      memory_order_release);
 	w->record = NULL;
+	w->room = w->room > len ? w->room - len : 0;
 	w->unnotified += len;
 	if (is_urgent || w->unnotified >= WIRE_NOTIFY_EVERY) {
 		w->unnotified = 0;
@@ -346,12 +360,12 @@ ingest_wire_put_event(struct ingest_wire_writer *w, const struct fsa_event *ev)
 	}
 	*count_at = (unsigned char) count;
 	p = wire_varint_put(p, string_mask);
-	for (int s = 0; s < FSA_S_COUNT; s++) {
-		if (ev->s[s]) {
-			p = wire_varint_put(p, strlens[s]);
-			memcpy(p, ev->s[s], strlens[s]);
-			p += strlens[s];
-		}
+	for (uint64_t m = string_mask; m; m &= m - 1) {
+		int s = __builtin_ctzll(m);
+
+		p = wire_varint_put(p, strlens[s]);
+		memcpy(p, ev->s[s], strlens[s]);
+		p += strlens[s];
 	}
 	p = wire_varint_put(p, ev->fence_handles ? ev->fence_handle_count : 0);
 	for (uint32_t i = 0; ev->fence_handles && i < ev->fence_handle_count; i++)
@@ -581,20 +595,31 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 		c->is_short = true;
 		return 0;
 	}
+	/* The present bits gather in a local: or-ing each into the event would chain every slot's
+	 * store on the one before. They are in the event before anything can return. */
+	uint64_t present[FSA_FIELD_WORDS] = {0};
 	for (uint64_t i = 0; i < count; i++) {
 		unsigned slot = *c->p++;
 		uint64_t value;
 
-		if (slot >= FSA_F_COUNT)
+		if (slot >= FSA_F_COUNT) {
+			memcpy(ev->present, present, sizeof(present));
 			return -1;
+		}
 		memcpy(&value, c->p, sizeof(value));
 		c->p += sizeof(value);
-		fsa_event_set(ev, (enum fsa_field) slot, value);
+		ev->u[slot] = value;
+		/* Every word, each a register: an indexed one would live in memory. */
+		WIRE_UNROLL
+		for (unsigned word = 0; word < FSA_FIELD_WORDS; word++)
+			present[word] |= slot / 64 == word ? UINT64_C(1) << (slot % 64) : 0;
 	}
+	memcpy(ev->present, present, sizeof(present));
 	string_mask = wire_varint_get(c);
 	if (c->is_short)
 		return 0;
-	for (int s = 0; s < FSA_S_COUNT; s++) {
+	/* Most events carry no string: nothing to copy then. */
+	for (int s = 0; string_mask && s < FSA_S_COUNT; s++) {
 		uint64_t len;
 
 		string_at[s] = SIZE_MAX;
@@ -656,8 +681,9 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 	}
 	/* Whole: only now does the timestamp base move on. */
 	ev->ts_ns = r->last_ts + (uint64_t) wire_unzigzag(ts_delta);
+	/* Not a memset when there is none: GCC makes a slow `rep stos` of it. */
 	for (int s = 0; s < FSA_S_COUNT; s++)
-		ev->s[s] = string_at[s] == SIZE_MAX ? NULL : r->strings + string_at[s];
+		ev->s[s] = string_mask && string_at[s] != SIZE_MAX ? r->strings + string_at[s] : NULL;
 	ev->fence_handles = handle_count ? r->handles : NULL;
 	ev->fence_handle_count = (uint32_t) handle_count;
 	return 1;

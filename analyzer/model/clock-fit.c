@@ -207,13 +207,20 @@ static uint64_t
 map_on(const struct clock_pair *a, uint64_t gpu_ts, i128 num, i128 den)
 {
 	i128 delta = (i128) gpu_ts - (i128) a->gpu_ts;
-	i128 product, t;
+	i128 product, quotient, t;
 
 	/* Both factors come from the trace and can be near 2^64 each: a product past 2^127 is
 	 * off the trace clock either way, so it saturates instead of overflowing. */
 	if (__builtin_mul_overflow(delta, num, &product))
 		return (delta < 0) != (num < 0) ? 0 : UINT64_MAX - 1;
-	if (__builtin_add_overflow((i128) a->cpu_ns, product / den, &t))
+	/* Mostly both fit 64 bits: the processor's division, the same quotient (both truncate
+	 * toward zero) without the 128-bit division's call. */
+	if (product >= -(i128) INT64_MAX && product <= (i128) INT64_MAX && den > 0 &&
+	    den <= (i128) INT64_MAX)
+		quotient = (i128) ((int64_t) product / (int64_t) den);
+	else
+		quotient = product / den;
+	if (__builtin_add_overflow((i128) a->cpu_ns, quotient, &t))
 		return UINT64_MAX - 1;
 	if (t < 0)
 		return 0;

@@ -22,6 +22,7 @@
 
 /* Signals remembered per fence for matching waits (GPV-07). */
 #define FSA_SIGNAL_HISTORY 64
+#define FSA_SIGNAL_WINDOW  (2 * FSA_SIGNAL_HISTORY)
 /*
  * GPU times mapped onto the trace clock are only as good as the counter's resolution and the
  * correlation; CPU and GPU times closer than this are treated as equal (box ends that map a
@@ -94,6 +95,14 @@ struct fence_state {
 	 * the oldest is forgotten, so every forgotten signal ended before every remembered one. */
 	struct signal_memory *history; /* grown up to FSA_SIGNAL_HISTORY: most fences see few */
 	unsigned history_count, history_capacity;
+	/* Once full, `history` is a window that moves on through an allocation of
+	 * FSA_SIGNAL_WINDOW entries: forgetting the oldest copies nothing (the window goes back to
+	 * the allocation's start once per FSA_SIGNAL_WINDOW - FSA_SIGNAL_HISTORY signals). The
+	 * allocation starts history_start entries before `history`. */
+	unsigned history_start;
+	/* At or after the begin of every remembered signal (it only grows): a signal that ended at
+	 * or after it ran after none of them (find_regressions). */
+	uint64_t history_begin_max_ns;
 	/* The highest value of a forgotten signal: the fence was at least there before the
 	 * remembered ones. */
 	uint64_t forgotten_max_value;
@@ -197,6 +206,7 @@ struct fsa_model {
 	struct process_state **process_list;
 	size_t process_count, process_capacity;
 	struct hmap queues; /* hwqueue_handle → queue_state */
+	struct queue_state *last_queue; /* queue_used()'s last answer */
 	struct queue_state **queue_list;
 	size_t queue_count, queue_capacity;
 	struct hmap fences; /* fence_global_handle → fence_state */

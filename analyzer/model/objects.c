@@ -102,10 +102,14 @@ fence_add(struct fsa_model *model, uint64_t fence_global_handle)
 struct queue_state *
 queue_used(struct fsa_model *model, uint64_t handle, uint64_t ts)
 {
-	struct queue_state *queue = hmap_get(&model->queues, handle);
+	struct queue_state *queue;
 
+	/* Most events in a row name the same queue; queues stay until the model is freed. */
+	if (model->last_queue && model->last_queue->info.hwqueue_handle == handle)
+		return model->last_queue;
+	queue = hmap_get(&model->queues, handle);
 	if (queue)
-		return queue;
+		return model->last_queue = queue;
 	queue = queue_get(model, handle, ts);
 	if (queue) {
 		struct fsa_anomaly anomaly = {
@@ -404,9 +408,11 @@ objects_free(struct fsa_model *model)
 	free(model->queue_list);
 	hmap_fini(&model->queues);
 	for (size_t i = 0; i < model->fence_count; i++) {
-		free(model->fence_list[i]->history);
-		free(model->fence_list[i]->open_signals);
-		free(model->fence_list[i]);
+		struct fence_state *fence = model->fence_list[i];
+
+		free(fence->history ? fence->history - fence->history_start : NULL);
+		free(fence->open_signals);
+		free(fence);
 	}
 	free(model->fence_list);
 	hmap_fini(&model->fences);

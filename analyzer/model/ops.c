@@ -339,8 +339,17 @@ find_release(const struct fence_state *fence, uint64_t value, uint64_t hi)
 	}
 
 	for (unsigned i = 0; i < fence->history_count; i++) {
-		const struct signal_memory *s = &fence->history[i];
+		const struct signal_memory *s;
 
+		/* Below V while the fence is below V (no release then), a signal changes nothing:
+		 * pass them in a tight loop (most are older, lower signals). */
+		if (!is_at_value) {
+			while (i < fence->history_count && fence->history[i].value < value)
+				i++;
+			if (i == fence->history_count)
+				break;
+		}
+		s = &fence->history[i];
 		if (s->value >= value) {
 			if (s->begin_ns > limit)
 				break; /* may have run after the wait ended */
@@ -407,12 +416,25 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 	const struct queue_state *skip_queue = NULL;
 	bool has_skip_queue = false;
 
-	for (uint32_t i = 0; i < fence->open_signal_count; i++) {
-		const struct open_signal *open = &fence->open_signals[i];
-		const struct queue_state *queue = open->queue;
+	if (!fence->open_signal_count)
+		return false;
+
+	const struct open_signal *open = fence->open_signals;
+	const struct open_signal *const end = open + fence->open_signal_count;
+
+	for (; open < end; open++) {
+		const struct queue_state *queue;
 		uint64_t read;
 
-		if (!open->is_closed && (is_final || (has_skip_queue && queue == skip_queue)))
+		/* Most open signals are on a queue already skipped: pass them in a tight loop. */
+		if (has_skip_queue) {
+			while (open < end && !open->is_closed && open->queue == skip_queue)
+				open++;
+			if (open == end)
+				break;
+		}
+		queue = open->queue;
+		if (!open->is_closed && is_final)
 			continue;
 		if (open->is_closed) {
 			/* Closed, not given out yet. */
@@ -540,7 +562,11 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op, bool is_regr
 
 		if (capacity > FSA_SIGNAL_HISTORY)
 			capacity = FSA_SIGNAL_HISTORY;
-		grown = realloc(fence->history, capacity * sizeof(*grown));
+		/* Full size: room for the window to move on (the window is at its start until the
+		 * history is full). */
+		grown = realloc(fence->history,
+				(capacity == FSA_SIGNAL_HISTORY ? FSA_SIGNAL_WINDOW : capacity) *
+				    sizeof(*grown));
 		if (!grown)
 			return false;
 		fence->history = grown;
@@ -554,14 +580,25 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op, bool is_regr
 			return true;
 		}
 		forget(fence, fence->history[0].value, fence->history[0].end_ns);
-		memmove(&fence->history[0], &fence->history[1],
-			(at - 1) * sizeof(fence->history[0]));
+		/* The oldest goes by moving the window on by one entry: the others stay put. */
+		fence->history++;
+		fence->history_start++;
+		fence->history_count--;
 		at--;
-	} else {
-		memmove(&fence->history[at + 1], &fence->history[at],
-			(fence->history_count - at) * sizeof(fence->history[0]));
-		fence->history_count++;
+		if (fence->history_start + FSA_SIGNAL_HISTORY > FSA_SIGNAL_WINDOW) {
+			struct signal_memory *base = fence->history - fence->history_start;
+
+			memmove(base, fence->history,
+				fence->history_count * sizeof(fence->history[0]));
+			fence->history = base;
+			fence->history_start = 0;
+		}
 	}
+	memmove(&fence->history[at + 1], &fence->history[at],
+		(fence->history_count - at) * sizeof(fence->history[0]));
+	fence->history_count++;
+	if (begin > fence->history_begin_max_ns)
+		fence->history_begin_max_ns = begin;
 	fence->history[at] = (struct signal_memory){
 	    .op_id = op->id,
 	    .value = op->fence_value,
@@ -602,7 +639,11 @@ find_regressions(struct fsa_model *model, struct fence_state *fence, const struc
 		*is_regression = true;
 		higher = fence->max_signal_value;
 	}
-	for (unsigned i = 0; i < fence->history_count && !*is_regression; i++) {
+	/* Every remembered signal was given out before, so none is above max_signal_value: a
+	 * signal at or above it has no higher one to look for (the common case, values grow). */
+	for (unsigned i = 0; fence->has_signal && op->fence_value < fence->max_signal_value &&
+			     i < fence->history_count && !*is_regression;
+	     i++) {
 		const struct signal_memory *s = &fence->history[i];
 
 		if (s->end_ns < begin && s->value > op->fence_value) {
@@ -613,7 +654,10 @@ find_regressions(struct fsa_model *model, struct fence_state *fence, const struc
 	if (*is_regression)
 		status = anomaly_for(model, FSA_ANOM_VALUE_REGRESSION, rec, end, higher,
 				     op->fence_value);
-	for (unsigned i = 0; i < fence->history_count && !status; i++) {
+	/* Only a remembered signal that began after `end` can be a regression now: none when
+	 * every one began by then (the common case, signals given out in the order they end). */
+	for (unsigned i = 0; fence->history_begin_max_ns > end && i < fence->history_count && !status;
+	     i++) {
 		struct signal_memory *s = &fence->history[i];
 		struct fsa_anomaly anomaly;
 

@@ -34,7 +34,34 @@ struct fsa_quantile {
 
 void quantile_init(struct fsa_quantile *q);
 void quantile_fini(struct fsa_quantile *q);
-fsa_status quantile_add(struct fsa_quantile *q, uint64_t value);
+/* quantile_add() past its inline fast path. */
+fsa_status quantile_add_slow(struct fsa_quantile *q, uint64_t value);
+
+/* Called for every operation of a trace, several times each: the common case (histogram
+ * mode, its bucket's block there) is inline. */
+static inline fsa_status
+quantile_add(struct fsa_quantile *q, uint64_t value)
+{
+	size_t octave = 0, sub = (size_t) value;
+
+	if (value >= FSA_QUANTILE_SUBS) {
+		unsigned e = 63u - (unsigned) __builtin_clzll(value);
+
+		octave = e - FSA_QUANTILE_SUB_BITS + 1;
+		sub = (size_t) (value >> (e - FSA_QUANTILE_SUB_BITS)) - FSA_QUANTILE_SUBS;
+	}
+	if (!q->is_histogram || !q->octaves[octave])
+		return quantile_add_slow(q, value);
+	q->octaves[octave][sub]++;
+	q->count++;
+	/* Durations from a hostile trace can be near 2^64: the sum saturates, it never wraps. */
+	q->total = value > UINT64_MAX - q->total ? UINT64_MAX : q->total + value;
+	if (value < q->min)
+		q->min = value;
+	if (value > q->max)
+		q->max = value;
+	return FSA_OK;
+}
 /* Nearest rank: the smallest value with at least ceil(p × count) values at or below it; p in
  * [0, 1]. FSA_TIME_NONE for an empty statistic. Not const: exact mode sorts its samples. */
 uint64_t quantile_value(struct fsa_quantile *q, double p);

@@ -84,7 +84,7 @@ switch_to_histogram(struct fsa_quantile *q)
 }
 
 fsa_status
-quantile_add(struct fsa_quantile *q, uint64_t value)
+quantile_add_slow(struct fsa_quantile *q, uint64_t value)
 {
 	fsa_status status = FSA_OK;
 

@@ -110,6 +110,11 @@ struct fsa_report {
 	GHashTable *fences;                /* fence_global_handle → fsa_fence_acc */
 	GHashTable *processes;             /* process_id → fsa_process_acc */
 	GHashTable *engines;               /* key → fsa_engine_acc */
+	/* The last accumulator each of get_queue, get_fence and get_process returned: most
+	 * operations in a row are on the same ones (entries stay until the report is freed). */
+	struct fsa_queue_acc *last_queue;
+	struct fsa_fence_acc *last_fence;
+	struct fsa_process_acc *last_process;
 
 	/* Markers other than doorbells and preemption, by kind: duration or count. */
 	struct fsa_quantile marker_durations[FSA_MARK_KIND_COUNT];

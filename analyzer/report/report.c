@@ -69,8 +69,11 @@ static bool in_range(struct fsa_report *r, uint64_t begin_ns, uint64_t end_ns);
 static struct fsa_queue_acc *
 get_queue(struct fsa_report *r, uint64_t hwqueue_handle)
 {
-	struct fsa_queue_acc *queue = g_hash_table_lookup(r->queues, &hwqueue_handle);
+	struct fsa_queue_acc *queue;
 
+	if (r->last_queue && r->last_queue->hwqueue_handle == hwqueue_handle)
+		return r->last_queue;
+	queue = g_hash_table_lookup(r->queues, &hwqueue_handle);
 	if (!queue) {
 		queue = g_new0(struct fsa_queue_acc, 1);
 		queue->hwqueue_handle = hwqueue_handle;
@@ -81,36 +84,42 @@ get_queue(struct fsa_report *r, uint64_t hwqueue_handle)
 		quantile_init(&queue->reconnect);
 		g_hash_table_insert(r->queues, &queue->hwqueue_handle, queue);
 	}
-	return queue;
+	return r->last_queue = queue;
 }
 
 static struct fsa_fence_acc *
 get_fence(struct fsa_report *r, uint64_t fence_global_handle)
 {
-	struct fsa_fence_acc *fence = g_hash_table_lookup(r->fences, &fence_global_handle);
+	struct fsa_fence_acc *fence;
 
+	if (r->last_fence && r->last_fence->fence_global_handle == fence_global_handle)
+		return r->last_fence;
+	fence = g_hash_table_lookup(r->fences, &fence_global_handle);
 	if (!fence) {
 		fence = g_new0(struct fsa_fence_acc, 1);
 		fence->fence_global_handle = fence_global_handle;
 		latency_init(&fence->latency);
 		g_hash_table_insert(r->fences, &fence->fence_global_handle, fence);
 	}
-	return fence;
+	return r->last_fence = fence;
 }
 
 static struct fsa_process_acc *
 get_process(struct fsa_report *r, uint32_t process_id)
 {
 	uint64_t key = process_id;
-	struct fsa_process_acc *process = g_hash_table_lookup(r->processes, &key);
+	struct fsa_process_acc *process;
 
+	if (r->last_process && r->last_process->process_id == key)
+		return r->last_process;
+	process = g_hash_table_lookup(r->processes, &key);
 	if (!process) {
 		process = g_new0(struct fsa_process_acc, 1);
 		process->process_id = key;
 		latency_init(&process->latency);
 		g_hash_table_insert(r->processes, &process->process_id, process);
 	}
-	return process;
+	return r->last_process = process;
 }
 
 static struct fsa_engine_acc *
