@@ -62,6 +62,10 @@ expect_field(const struct fsti_event *got, const struct fst_event *want, const s
 			cr_expect_eq(got->fence_handles[k], f->array[k]);
 		return;
 	}
+	/* update_native_fence_logs' queues (format 1.1): the analyzer counts the event and
+	 * builds nothing from it (docs/trace-format.md), so the sequence is not delivered. */
+	if (strcmp(f->name, "hwqueue_handles") == 0)
+		return;
 	if (f->kind == FST_FIELD_STRING) {
 		const char *s = strcmp(f->name, "runtime_version") == 0
 				    ? got->s[FSA_S_RUNTIME_VERSION]

@@ -80,7 +80,7 @@ Test(cli_report, fail_on_loss_on_an_overrun_exits_3)
 	struct fst_run run = run_report(args);
 
 	cr_assert_eq(run.exit_status, 3, "%s", run.err);
-	cr_assert(strstr(run.err, "threshold failed: --fail-on-loss: 240 fence log entries lost in "
+	cr_assert(strstr(run.err, "threshold failed: --fail-on-loss: 640 fence log entries lost in "
 				  "10 overruns"),
 		  "%s", run.err);
 	fst_run_clear(&run);
