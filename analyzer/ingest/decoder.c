@@ -354,7 +354,8 @@ decoder_class_build(const bt_event_class *event_class, struct decoder_class **ou
 			for (uint64_t i = 0; i < count; i++) {
 				struct decoder_member m = cls->members[i];
 
-				if (m.kind == MEMBER_SKIP || (m.kind == MEMBER_UNSIGNED) != (pass == 0))
+				if (m.kind == MEMBER_SKIP ||
+				    (m.kind == MEMBER_UNSIGNED) != (pass == 0))
 					continue;
 				cls->reads[cls->read_count++] =
 				    (struct decoder_read){.index = (uint32_t) i, .member = m};
@@ -541,8 +542,8 @@ decoder_event_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fs
 	}
 	for (uint32_t k = cls->unsigned_count; payload && k < cls->read_count; k++) {
 		const struct decoder_member m = cls->reads[k].member;
-		const bt_field *field =
-		    bt_field_structure_borrow_member_field_by_index_const(payload, cls->reads[k].index);
+		const bt_field *field = bt_field_structure_borrow_member_field_by_index_const(
+		    payload, cls->reads[k].index);
 
 		switch (m.kind) {
 		case MEMBER_SIGNED:

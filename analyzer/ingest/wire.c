@@ -683,7 +683,8 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 	ev->ts_ns = r->last_ts + (uint64_t) wire_unzigzag(ts_delta);
 	/* Not a memset when there is none: GCC makes a slow `rep stos` of it. */
 	for (int s = 0; s < FSA_S_COUNT; s++)
-		ev->s[s] = string_mask && string_at[s] != SIZE_MAX ? r->strings + string_at[s] : NULL;
+		ev->s[s] =
+		    string_mask && string_at[s] != SIZE_MAX ? r->strings + string_at[s] : NULL;
 	ev->fence_handles = handle_count ? r->handles : NULL;
 	ev->fence_handle_count = (uint32_t) handle_count;
 	return 1;

@@ -205,7 +205,7 @@ struct fsa_model {
 	struct hmap processes; /* process_id → process_state */
 	struct process_state **process_list;
 	size_t process_count, process_capacity;
-	struct hmap queues; /* hwqueue_handle → queue_state */
+	struct hmap queues;             /* hwqueue_handle → queue_state */
 	struct queue_state *last_queue; /* queue_used()'s last answer */
 	struct queue_state **queue_list;
 	size_t queue_count, queue_capacity;

@@ -656,8 +656,8 @@ find_regressions(struct fsa_model *model, struct fence_state *fence, const struc
 				     op->fence_value);
 	/* Only a remembered signal that began after `end` can be a regression now: none when
 	 * every one began by then (the common case, signals given out in the order they end). */
-	for (unsigned i = 0; fence->history_begin_max_ns > end && i < fence->history_count && !status;
-	     i++) {
+	for (unsigned i = 0;
+	     fence->history_begin_max_ns > end && i < fence->history_count && !status; i++) {
 		struct signal_memory *s = &fence->history[i];
 		struct fsa_anomaly anomaly;
 

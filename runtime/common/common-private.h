@@ -577,7 +577,8 @@ enum rt_point {
 	/* user mode reading a fence without the OS (NFV-02, NFV-07) */
 	RT_POINT_USER_READ_CURRENT_VALUE,
 	RT_POINT_USER_READ_MONITORED_VALUE,
-	/* doorbells (issue 12): the UMD's ring and status read, the OS's status store and rotation */
+	/* doorbells (issue 12): the UMD's ring and status read, the OS's status store and rotation
+	 */
 	RT_POINT_UMD_RING_DOORBELL,
 	RT_POINT_UMD_READ_DOORBELL_STATUS,
 	RT_POINT_OS_WRITE_DOORBELL_STATUS,

@@ -67,8 +67,8 @@ struct dxgk_callbacks {
 	/*
 	 * UMS-23, RES-06: from inside DxgkDdiConnectDoorbell (lock held), the KMD victimizes
 	 * `doorbell` before it disconnects its physical doorbell: the OS writes `status` to the
-	 * status word, then rotates the mapping to the dummy page, and returns. It takes no lock and
-	 * calls no DDI.
+	 * status word, then rotates the mapping to the dummy page, and returns. It takes no lock
+	 * and calls no DDI.
 	 */
 	void (*DxgkCbDisconnectDoorbell)(struct fsr_adapter *os_adapter,
 					 struct os_doorbell *doorbell,
@@ -147,19 +147,21 @@ struct dxgk_ddi {
 	 */
 	void (*DxgkDdiCreateDoorbell)(void *miniport, struct os_doorbell *doorbell);
 	/*
-	 * UMS-12, UMS-15, UMS-17..UMS-24: connects `doorbell` to a physical doorbell (*physical) and
-	 * says which connected status the OS writes (*status: CONNECTED or CONNECTED_NOTIFY_KMD).
-	 * Dedicated model without a free one: victimizes the least recently used other doorbell
-	 * (DxgkCbDisconnectDoorbell, then the hardware disconnect, then the connect). *page: the
-	 * physical doorbell's page, which the OS maps (DoorbellCpuVirtualAddress). The GPU
-	 * takes the queue's write pointer on connect. Non-zero: refused (status ABORT).
+	 * UMS-12, UMS-15, UMS-17..UMS-24: connects `doorbell` to a physical doorbell (*physical)
+	 * and says which connected status the OS writes (*status: CONNECTED or
+	 * CONNECTED_NOTIFY_KMD). Dedicated model without a free one: victimizes the least recently
+	 * used other doorbell (DxgkCbDisconnectDoorbell, then the hardware disconnect, then the
+	 * connect). *page: the physical doorbell's page, which the OS maps
+	 * (DoorbellCpuVirtualAddress). The GPU takes the queue's write pointer on connect.
+	 * Non-zero: refused (status ABORT).
 	 */
 	int (*DxgkDdiConnectDoorbell)(void *miniport, struct os_doorbell *doorbell,
 				      uint32_t *physical, struct rt_doorbell_page **page,
 				      enum fstp_doorbell_status *status);
 	/*
-	 * TRM-01 (and, to come, the F- and D-state transitions): an OS-initiated disconnect (the OS already wrote the status and
-	 * rotated the mapping); the GPU takes the queue's write pointer first.
+	 * TRM-01 (and, to come, the F- and D-state transitions): an OS-initiated disconnect (the OS
+	 * already wrote the status and rotated the mapping); the GPU takes the queue's write
+	 * pointer first.
 	 */
 	void (*DxgkDdiDisconnectDoorbell)(void *miniport, struct os_doorbell *doorbell,
 					  enum fstp_disconnect_reason reason);

@@ -45,10 +45,10 @@ take_write_ptr(struct hw_engine *engine, struct os_hwqueue *queue)
 	if (write_ptr == queue->fetched_ptr)
 		return;
 	queue->fetched_ptr = write_ptr;
-	FSR_TRACE(runtime, fencescope_hw, ring_fetch, adapter->id, engine->id, queue->handle,
-		  rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed,
-			       RT_POINT_NONE),
-		  write_ptr, hw_gpu_ts(adapter, rt_clock_now(runtime)));
+	FSR_TRACE(
+	    runtime, fencescope_hw, ring_fetch, adapter->id, engine->id, queue->handle,
+	    rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE),
+	    write_ptr, hw_gpu_ts(adapter, rt_clock_now(runtime)));
 }
 
 static void
@@ -169,7 +169,8 @@ hw_engine_take_rings(struct hw_engine *engine)
 		if (rings == engine->seen_rings[0])
 			return;
 		engine->seen_rings[0] = rings;
-		/* UMS-18: the global doorbell rang, for someone: every connected queue is looked at. */
+		/* UMS-18: the global doorbell rang, for someone: every connected queue is looked
+		 * at. */
 		for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
 			if (q->hw_is_doorbell_connected && !q->hw_is_notify_kmd)
 				take_write_ptr(engine, q);
@@ -188,8 +189,9 @@ hw_engine_take_rings(struct hw_engine *engine)
 		rings = rt_word_load(runtime, &doorbell->page.rings, memory_order_acquire,
 				     RT_POINT_GPU_READ_DOORBELL);
 		/* Another engine's queue is that engine's to service (and may go meanwhile). */
-		owner = doorbell->owner && doorbell->owner->engine_id == engine->id ? doorbell->owner
-										    : NULL;
+		owner = doorbell->owner && doorbell->owner->engine_id == engine->id
+			    ? doorbell->owner
+			    : NULL;
 		doorbell_unlock(adapter);
 		engine->seen_rings[k] = rings;
 		/*

@@ -357,8 +357,8 @@ connect_doorbell(void *miniport, struct os_doorbell *doorbell, uint32_t *physica
 	struct kmd_adapter *kmd = miniport;
 	struct fsr_adapter *adapter = kmd->adapter;
 	struct os_hwqueue *queue = doorbell->queue;
-	bool is_notify_kmd = adapter->config.doorbell_notify_kmd_engines &
-			     (UINT32_C(1) << queue->engine_id);
+	bool is_notify_kmd =
+	    adapter->config.doorbell_notify_kmd_engines & (UINT32_C(1) << queue->engine_id);
 	uint32_t k;
 
 	doorbell->kmd_last_use = ++kmd->use_counter;
@@ -387,8 +387,8 @@ connect_doorbell(void *miniport, struct os_doorbell *doorbell, uint32_t *physica
 			 * mapping to its dummy page), then the hardware disconnect, which takes the
 			 * victim's write pointer, and only then the connect.
 			 */
-			kmd->callbacks->DxgkCbDisconnectDoorbell(adapter, victim,
-								 FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
+			kmd->callbacks->DxgkCbDisconnectDoorbell(
+			    adapter, victim, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
 			hw_doorbell_disconnect(adapter, k, victim->queue);
 			victim->kmd_is_connected = false;
 			kmd->physical[k] = NULL;

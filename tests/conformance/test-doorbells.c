@@ -77,7 +77,8 @@ Test(doorbell, ums_22_the_least_recently_used_doorbell_is_victimized)
 		cr_expect_eq(queue_index(event->fields[3]), s % QUEUES, "steal %u", s);
 		cr_expect_eq(queue_index(event->fields[1]), (s + QUEUES - 2) % QUEUES,
 			     "steal %u took queue %u", s, queue_index(event->fields[1]));
-		cr_expect_neq(event->fields[1], event->fields[3], "UMS-22: never the connecting one");
+		cr_expect_neq(event->fields[1], event->fields[3],
+			      "UMS-22: never the connecting one");
 		at++;
 	}
 }
@@ -112,7 +113,8 @@ Test(doorbell, ums_23_the_victim_is_disconnected_before_the_doorbell_serves_the_
 		cr_assert_neq(ring, FSC_NONE);
 		disconnect = fsc_find(ring, "fencescope_kmd:doorbell_disconnect", 1, victim);
 		cr_assert(disconnect < at, "the victim's disconnect comes before the steal");
-		cr_expect_eq(fsc_event_at(disconnect)->fields[5], FSTP_DISCONNECT_REASON_VICTIMIZED);
+		cr_expect_eq(fsc_event_at(disconnect)->fields[5],
+			     FSTP_DISCONNECT_REASON_VICTIMIZED);
 		cr_expect_eq(fsc_event_at(disconnect)->fields[4],
 			     FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
 		for (size_t i = ring; i < disconnect; i++) {

@@ -148,7 +148,9 @@ run_doorbells(enum fsr_doorbell_model model, uint32_t physical, uint32_t queues,
 {
 	struct fsr_runtime_config config = {.clock_mode = FSR_CLOCK_REALTIME, .seed = 11};
 	struct fsr_adapter_config adapter_config;
-	struct doorbell_run run = {.queue_count = queues, .threads = threads, .buffers = buffers,
+	struct doorbell_run run = {.queue_count = queues,
+				   .threads = threads,
+				   .buffers = buffers,
 				   .is_global = model == FSR_DOORBELL_GLOBAL};
 	struct worker workers[MAX_QUEUES];
 	pthread_t ids[MAX_QUEUES];

@@ -18,7 +18,7 @@
 #include "hw/hw-private.h"
 #include "runtime-fixture.h"
 
-#define MAX_QUEUES 64
+#define MAX_QUEUES  64
 #define MAX_VICTIMS 512
 
 /* ---- what the tap sees -------------------------------------------------------------------- */
@@ -132,7 +132,8 @@ check_mappings(struct fsr_runtime *runtime, const char *actor, enum rt_point poi
 			 * the status is written before a rotation to the dummy page.
 			 */
 			if (page == (uintptr_t) &q->doorbell->dummy_page &&
-			    atomic_load(&q->doorbell->status) <= FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD)
+			    atomic_load(&q->doorbell->status) <=
+				FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD)
 				log->dummy_reads_connected++;
 			for (uint32_t k = 0; k < adapter->config.physical_doorbells; k++) {
 				if (page != (uintptr_t) &adapter->gpu->doorbells[k].page)
@@ -214,8 +215,8 @@ assert_each_ran_once_in_order(uint32_t rounds)
 		cr_assert_eq(db_log.completed_count[i], rounds, "queue %u ran %u buffers of %u", i,
 			     db_log.completed_count[i], rounds);
 		for (uint32_t n = 0; n < rounds; n++)
-			cr_assert_eq(db_log.completed[i][n], n + 1, "queue %u: buffer %u ran %lu", i,
-				     n, (unsigned long) db_log.completed[i][n]);
+			cr_assert_eq(db_log.completed[i][n], n + 1, "queue %u: buffer %u ran %lu",
+				     i, n, (unsigned long) db_log.completed[i][n]);
 		cr_assert_eq(fst_last_completed(fx.process, db_log.queues[i]), rounds);
 	}
 }
@@ -435,7 +436,8 @@ Test(doorbell, ums_15_ums_23_a_ring_not_yet_serviced_survives_victimization)
 /* The status and rotation events of one doorbell, in firing order. */
 struct word_events {
 	fsr_handle doorbell_queue;
-	char order[256]; /* 'S' status to RETRY, 's' status to CONNECTED*, 'D' to dummy, 'P' physical */
+	char order[256]; /* 'S' status to RETRY, 's' status to CONNECTED*, 'D' to dummy, 'P'
+			    physical */
 	size_t count;
 };
 

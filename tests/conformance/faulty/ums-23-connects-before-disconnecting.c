@@ -17,7 +17,8 @@ static void
 late_disconnect_doorbell(struct fsr_adapter *os_adapter, struct os_doorbell *victim,
 			 enum fstp_doorbell_status status)
 {
-	/* The wrong order: the new queue owns the victim's physical doorbell before the OS knows. */
+	/* The wrong order: the new queue owns the victim's physical doorbell before the OS knows.
+	 */
 	if (connecting)
 		hw_doorbell_connect(os_adapter, victim->kmd_physical, connecting->queue, false);
 	os_callbacks->DxgkCbDisconnectDoorbell(os_adapter, victim, status);
