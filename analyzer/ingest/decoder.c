@@ -661,8 +661,17 @@ decoder_discard_decode(struct fsa_decoder *decoder, const bt_message *msg,
 	};
 	availability = is_events ? bt_message_discarded_events_get_count(msg, &count)
 				 : bt_message_discarded_packets_get_count(msg, &count);
-	if (availability == BT_PROPERTY_AVAILABILITY_AVAILABLE)
+	/*
+	 * Babeltrace counts the events a packet discarded as the difference of the stream's
+	 * cumulative discard counter from the previous packet; when the tracer's counter went
+	 * backwards, that difference wraps to near 2^64 (seen in realtime recordings with 4 KiB
+	 * sub-buffers). Such a count, or none at all, says only that events were lost: at least
+	 * one (docs/analyzer.md, "Tracer discards").
+	 */
+	if (availability == BT_PROPERTY_AVAILABILITY_AVAILABLE && count <= INT64_MAX)
 		discard->count = count;
+	else
+		discard->count = 1;
 	if (is_events &&
 	    bt_stream_class_discarded_events_have_default_clock_snapshots(stream_class)) {
 		discard->begin_ns = decoder_snapshot_ns(

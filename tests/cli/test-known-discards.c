@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The known-answer check on a recording with tracer discards (issue 10, "Done means"). The
- * scenario file known-discards.json submits bursts of 300 short command buffers as fast as the
+ * scenario file known-discards.json submits bursts of 200 short command buffers as fast as the
  * CPU can, each burst followed by 50 ms of quiet; recorded in realtime with 4 KiB sub-buffers
  * (8 per CPU), every burst overflows them and LTTng discards events, and every pause lets the
  * consumer drain them, so the recording goes on after each loss and the fence logs get holes

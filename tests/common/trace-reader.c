@@ -460,14 +460,18 @@ reader_sink_add_message(struct reader_sink *sink, const bt_message *msg)
 		status = reader_sink_add_event(sink, msg);
 		break;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		/* As the analyzer reads it: a count that wrapped (the tracer's counter went
+		 * backwards) or none is "at least one" (docs/analyzer.md, "Tracer discards"). */
 		if (bt_message_discarded_events_get_count(msg, &count) !=
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			BT_PROPERTY_AVAILABILITY_AVAILABLE ||
+		    count > INT64_MAX)
 			count = 1;
 		sink->trace->discarded_events += count;
 		break;
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
 		if (bt_message_discarded_packets_get_count(msg, &count) !=
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			BT_PROPERTY_AVAILABILITY_AVAILABLE ||
+		    count > INT64_MAX)
 			count = 1;
 		sink->trace->discarded_packets += count;
 		break;
