@@ -275,3 +275,15 @@ fst_wait_record(fsr_status status, uint64_t observed_value, void *user_data)
 	result->status = status;
 	result->observed_value = observed_value;
 }
+
+struct os_hwqueue *
+fst_borrow_queue(fsr_handle handle)
+{
+	for (struct os_device *d = fx.process->devices; d; d = d->next_in_process)
+		for (struct os_context *c = d->contexts; c; c = c->next_in_device)
+			for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
+				if (q->handle == handle)
+					return q;
+	cr_assert_fail("no queue %#lx", (unsigned long) handle);
+	return NULL;
+}

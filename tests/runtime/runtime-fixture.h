@@ -11,6 +11,8 @@
 
 #include <fencescope/runtime.h>
 
+struct os_hwqueue;
+
 struct fst_rt {
 	struct fsr_runtime *runtime;
 	uint32_t adapter_id;
@@ -61,6 +63,8 @@ uint64_t fst_last_completed(struct fsr_process *process, fsr_handle hwqueue);
 uint64_t fst_last_queued(struct fsr_process *process, fsr_handle hwqueue);
 
 void fst_run_until_idle(void);
+/* White-box: the OS's queue behind a handle of the fixture's process (fails the test if none). */
+struct os_hwqueue *fst_borrow_queue(fsr_handle handle);
 struct fsr_runtime_stats fst_stats(void);
 
 /* What an asynchronous CPU wait ended with: pass one as user_data of fst_wait_record. */

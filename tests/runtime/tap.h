@@ -14,6 +14,17 @@
 /* Checks that failed; main() exits non-zero when there are any. */
 static int failed_checks;
 
+/* Like Criterion's expect: report and go on. */
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			printf("# %s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);          \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+			failed_checks++;                                                           \
+		}                                                                                  \
+	} while (0)
+
 /* A setup step that fails makes the rest meaningless. */
 #define SETUP(call)                                                                                \
 	do {                                                                                       \

@@ -30,16 +30,6 @@
 #define MAX_QUEUES 64
 #define TIMEOUT_NS (UINT64_C(20) * 1000000000u)
 
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			printf("# %s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);          \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-			failed_checks++;                                                           \
-		}                                                                                  \
-	} while (0)
-
 struct doorbell_run {
 	struct fsr_runtime *runtime;
 	struct fsr_process *process;

@@ -47,24 +47,11 @@ TestSuite(log, .init = fst_rt_setup, .fini = fst_rt_teardown);
 TestSuite(log_overrun, .init = setup_small_logs_fence_array, .fini = fst_rt_teardown);
 TestSuite(log_overrun_hwqueue, .init = setup_small_logs_hwqueue, .fini = fst_rt_teardown);
 
-/* White-box: the OS's queue behind a handle of the fixture's process. */
-static struct os_hwqueue *
-borrow_queue(fsr_handle handle)
-{
-	for (struct os_device *d = fx.process->devices; d; d = d->next_in_process)
-		for (struct os_context *c = d->contexts; c; c = c->next_in_device)
-			for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
-				if (q->handle == handle)
-					return q;
-	cr_assert_fail("no queue %#lx", (unsigned long) handle);
-	return NULL;
-}
-
 /* Position (WraparoundCount × capacity + FirstFreeEntryIndex) of one log of a queue. */
 static uint64_t
 log_position(fsr_handle queue, enum fstp_log_type type)
 {
-	struct hw_fence_log *log = &borrow_queue(queue)->logs[type];
+	struct hw_fence_log *log = &fst_borrow_queue(queue)->logs[type];
 	uint64_t header = atomic_load(&log->header);
 
 	return (header >> 32) * log->capacity + (uint32_t) header;
@@ -73,7 +60,7 @@ log_position(fsr_handle queue, enum fstp_log_type type)
 static const struct hw_log_entry *
 log_entry(fsr_handle queue, enum fstp_log_type type, uint64_t position)
 {
-	struct hw_fence_log *log = &borrow_queue(queue)->logs[type];
+	struct hw_fence_log *log = &fst_borrow_queue(queue)->logs[type];
 
 	return &log->entries[position % log->capacity];
 }
@@ -151,7 +138,7 @@ Test(log, log_07_log_10_hpf_02_signal_and_progress_entries_hold_value_and_ascend
 	fsr_handle waiter = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fsr_handle signaller = fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_USER_MODE);
 	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
-	uint32_t progress_handle = borrow_queue(signaller)->progress_fence_local_handle;
+	uint32_t progress_handle = fst_borrow_queue(signaller)->progress_fence_local_handle;
 	uint64_t previous_end = 0;
 	uint64_t previous_signal_end = 0;
 
@@ -221,7 +208,7 @@ Test(log_overrun, log_06_log_16_log_17_lagging_reader_reports_exactly_the_entrie
 	cr_assert_eq(fst_stats().log_entries_read, 0);
 
 	/* LOG-16: the GPU wrapped twice and overwrote what nobody read. */
-	cr_expect_eq(atomic_load(&borrow_queue(queue)->logs[FSTP_LOG_TYPE_SIGNALS].header),
+	cr_expect_eq(atomic_load(&fst_borrow_queue(queue)->logs[FSTP_LOG_TYPE_SIGNALS].header),
 		     (UINT64_C(2) << 32) | 4);
 	for (uint64_t p = 12; p < 20; p++)
 		cr_expect_eq(log_entry(queue, FSTP_LOG_TYPE_SIGNALS, p)->fence_value, p / 2 + 1);
@@ -361,7 +348,7 @@ Test(log, log_21_log_22_zero_and_backward_timestamps_are_read_and_reported)
 {
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
-	struct os_hwqueue *os_queue = borrow_queue(queue);
+	struct os_hwqueue *os_queue = fst_borrow_queue(queue);
 	const uint64_t end_gpu_ts[] = {1000, 0, 1000, 900, 1100};
 	struct fsr_runtime_stats before = fst_stats();
 	struct fsr_runtime_stats after;
@@ -393,7 +380,7 @@ Test(log, log_22_zero_timestamp_does_not_reset_the_monotonic_baseline)
 {
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
-	struct hw_fence_log *log = &borrow_queue(queue)->logs[FSTP_LOG_TYPE_SIGNALS];
+	struct hw_fence_log *log = &fst_borrow_queue(queue)->logs[FSTP_LOG_TYPE_SIGNALS];
 	const uint64_t end_gpu_ts[] = {1000, 0, 900};
 	struct fsr_runtime_stats before = fst_stats();
 
@@ -421,7 +408,7 @@ Test(log_overrun, log_12_log_14_gpu_increments_first_free_entry_index_whatever_e
 {
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
-	struct os_hwqueue *os_queue = borrow_queue(queue);
+	struct os_hwqueue *os_queue = fst_borrow_queue(queue);
 	struct hw_fence_log *log = &os_queue->logs[FSTP_LOG_TYPE_SIGNALS];
 	uint64_t header;
 

@@ -257,19 +257,6 @@ Test(progress, hpf_01_middle_buffer_destroyed_unsubmitted_is_filled_in_its_turn)
 
 TestSuite(scheduling, .init = fst_rt_setup, .fini = fst_rt_teardown);
 
-/* White-box: the OS's queue behind a handle of the fixture's process. */
-static struct os_hwqueue *
-borrow_queue(fsr_handle handle)
-{
-	for (struct os_device *d = fx.process->devices; d; d = d->next_in_process)
-		for (struct os_context *c = d->contexts; c; c = c->next_in_device)
-			for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
-				if (q->handle == handle)
-					return q;
-	cr_assert_fail("no queue %#lx", (unsigned long) handle);
-	return NULL;
-}
-
 /*
  * UMS-02: user-mode submission is chosen per queue: one context holds a user-mode queue (with
  * its ring and logs) and a kernel-mode queue (neither) side by side, and both run their work.
@@ -281,10 +268,10 @@ Test(scheduling, ums_02_one_context_holds_user_mode_and_kernel_mode_queues_side_
 	uint64_t user_progress = fst_submit_work(fx.process, user, 300);
 	uint64_t kernel_progress = fst_submit_work(fx.process, kernel, 300);
 
-	cr_expect_eq(borrow_queue(user)->mode, FSR_SUBMIT_USER_MODE);
-	cr_expect_not_null(borrow_queue(user)->ring, "a user-mode queue has its ring");
-	cr_expect_eq(borrow_queue(kernel)->mode, FSR_SUBMIT_KERNEL_MODE);
-	cr_expect_null(borrow_queue(kernel)->ring, "a kernel-mode queue has none");
+	cr_expect_eq(fst_borrow_queue(user)->mode, FSR_SUBMIT_USER_MODE);
+	cr_expect_not_null(fst_borrow_queue(user)->ring, "a user-mode queue has its ring");
+	cr_expect_eq(fst_borrow_queue(kernel)->mode, FSR_SUBMIT_KERNEL_MODE);
+	cr_expect_null(fst_borrow_queue(kernel)->ring, "a kernel-mode queue has none");
 	fst_run_until_idle();
 	cr_expect_eq(fst_last_completed(fx.process, user), user_progress);
 	cr_expect_eq(fst_last_completed(fx.process, kernel), kernel_progress);
@@ -319,7 +306,7 @@ Test(scheduling, hpf_08_the_os_reads_last_queued_value_where_the_umd_wrote_it)
 {
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	uint64_t progress = fst_submit_work(fx.process, queue, 100);
-	struct os_hwqueue *os_queue = borrow_queue(queue);
+	struct os_hwqueue *os_queue = fst_borrow_queue(queue);
 
 	fst_run_until_idle();
 	cr_assert_eq(fst_last_queued(fx.process, queue), progress);
@@ -348,7 +335,7 @@ Test(scheduling, pre_15_each_engine_runs_one_kernel_mode_buffer_at_a_time_in_ord
 	size_t queued = 0;
 
 	for (int q = 0; q < 3; q++)
-		engine_of[q] = borrow_queue(queues[q])->engine_id;
+		engine_of[q] = fst_borrow_queue(queues[q])->engine_id;
 	cr_assert_eq(engine_of[0], engine_of[1]);
 	cr_assert_neq(engine_of[0], engine_of[2]);
 	fst_tap_start();

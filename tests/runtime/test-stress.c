@@ -29,17 +29,6 @@ void fsr_test_force_tracing(struct fsr_runtime *runtime, bool is_tracing);
 #define ITERATIONS 2000
 #define TIMEOUT_NS (UINT64_C(20) * 1000000000u)
 
-/* Like Criterion's expect: report and go on. */
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			printf("# %s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);          \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-			failed_checks++;                                                           \
-		}                                                                                  \
-	} while (0)
-
 struct stress {
 	struct fsr_runtime *runtime;
 	struct fsr_process *process;
