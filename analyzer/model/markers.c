@@ -144,9 +144,17 @@ markers_on_doorbell(struct fsa_model *model, const struct fsa_event *ev)
 		break;
 	case FSA_EV_DOORBELL_DESTROY:
 		m.kind = FSA_MARK_DOORBELL_DESTROY;
-		if (interval_close(model, &model->doorbells, doorbell, ev->ts_ns))
+		if (interval_close(model, &model->doorbells, doorbell, ev->ts_ns) ||
+		    interval_close(model, &model->doorbell_status, doorbell, ev->ts_ns))
 			return model->failed;
 		break;
+	case FSA_EV_DOORBELL_STATUS:
+		/* UMS-12, UMS-14, UMS-23, UMS-24: the word holds new_status until the next store
+		 * (which closes this interval where it opens its own) or until it is unmapped. */
+		m.kind = FSA_MARK_DOORBELL_STATUS;
+		m.code = (int64_t) ev->u[FSA_F_NEW_STATUS];
+		m.value = ev->u[FSA_F_OLD_STATUS];
+		return interval_open(model, &model->doorbell_status, doorbell, &m);
 	default:
 		return FSA_OK;
 	}
@@ -317,6 +325,8 @@ markers_finish(struct fsa_model *model)
 		status = close_open_intervals(model, &model->device_d3);
 	if (!status)
 		status = close_open_intervals(model, &model->doorbells);
+	if (!status)
+		status = close_open_intervals(model, &model->doorbell_status);
 	return status;
 }
 
@@ -329,4 +339,5 @@ markers_free(struct fsa_model *model)
 	hmap_fini_values(&model->engine_f1);
 	hmap_fini_values(&model->device_d3);
 	hmap_fini_values(&model->doorbells);
+	hmap_fini_values(&model->doorbell_status);
 }

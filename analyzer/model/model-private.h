@@ -228,7 +228,8 @@ struct fsa_model {
 	struct hmap packet_queued; /* key2(adapter, packet_id) → queued ns + 1 (KM) */
 	struct hmap km_packets;    /* packet_id → queued ns + 1 (submit_command) */
 	/* Open intervals: key → struct fsa_marker. */
-	struct hmap preemptions, tdrs, suspends, engine_f1, device_d3, doorbells;
+	/* Open intervals by key; doorbells (connected) and doorbell_status by doorbell handle. */
+	struct hmap preemptions, tdrs, suspends, engine_f1, device_d3, doorbells, doorbell_status;
 	/* Last fallback scan values, per adapter: key2(adapter, global) → value + 1. */
 	struct hmap scan_values;
 	uint64_t events_since_flush;

@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 #include <json-glib/json-glib.h>
 
+#include "fencescope-tp-enums.h"
 #include "fsa/report.h"
 
 #define NONE FSA_TIME_NONE
@@ -421,6 +422,106 @@ Test(report, doorbells_preemption_and_faults)
 	cr_assert_eq(int_at(root, "$.preemption.markers[2].count"), 1);
 	cr_assert(is_null_at(root, "$.preemption.markers[2].max_ns"));
 	cr_assert_eq(count_at(root, "$.preemption.examples[*]"), 2);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+}
+
+/* A report fed only doorbell, suspend and power markers of queue 0x10 (adapter 0, engine 1). */
+static struct fsa_report *
+doorbell_report(void)
+{
+	struct fsa_report *report = fsa_report_create(NULL);
+	const struct fsa_model_sink *sink = fsa_report_borrow_sink(report);
+	struct fsa_marker m;
+
+	cr_assert_not_null(report);
+	/* RETRY 100 → 300, NOTIFY_KMD 300 → 1000, RETRY 1000 → open (the trace ends at 5000). */
+	m = make_marker(FSA_MARK_DOORBELL_STATUS, 0x10, 100, 300);
+	m.code = FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY;
+	cr_assert_eq(sink->marker(sink->data, &m), FSA_OK);
+	m = make_marker(FSA_MARK_DOORBELL_CONNECT, 0x10, 300, 300);
+	m.code = FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD;
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DOORBELL_CONNECTED, 0x10, 300, 1000);
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DOORBELL_STATUS, 0x10, 300, 1000);
+	m.code = FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD;
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DOORBELL_VICTIMIZE, 0x10, 1000, 1000);
+	m.other_handle = 0x20;
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DOORBELL_CONNECT, 0x20, 1000, 1000);
+	sink->marker(sink->data, &m);
+	/* The engine in F1 1500 → 2500 and again from 4000 on; the adapter in D3 2000 → 2400. */
+	m = make_marker(FSA_MARK_ENGINE_F1, 0, 1500, 2500);
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DEVICE_D3, 0, 2000, 2400);
+	m.engine_id = UINT32_MAX;
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DOORBELL_STATUS, 0x20, 4800, 5000);
+	m.code = FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT;
+	sink->marker(sink->data, &m);
+	/* What is still open comes last, as the model sends it at its finish. */
+	m = make_marker(FSA_MARK_ENGINE_F1, 0, 4000, NONE);
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DOORBELL_STATUS, 0x10, 1000, NONE);
+	m.code = FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY;
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DOORBELL_CONNECTED, 0x20, 1000, NONE);
+	sink->marker(sink->data, &m);
+	cr_assert_eq(fsa_report_finish(report), FSA_OK);
+	return report;
+}
+
+/* Issue 12: per queue and per engine, intervals open at the end counted up to the end. */
+Test(report, ums_doorbell_section_per_queue_engine_and_adapter)
+{
+	struct fsa_report *report = doorbell_report();
+	JsonNode *root = json_report(report);
+
+	cr_assert_eq(count_at(root, "$.doorbells.queues[*]"), 2);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].notify_kmd_ns"), 700);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].retry_ns"), 200 + 4000);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].connected_ns"), 700);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].victimized"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].open_at_end"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[1].victimizer"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[1].connected_ns"), 4000, "open: to 5000");
+	cr_assert_eq(int_at(root, "$.doorbells.queues[1].aborts"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[1].open_at_end"), 1);
+	cr_assert_eq(count_at(root, "$.doorbells.engines[*]"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].engine_id"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].queues"), 2);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].connects"), 2);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].victimized"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].connected_ns"), 4700);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].retry_ns"), 4200);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].f1_count"), 2);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].f1_ns"), 1000 + 1000);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].aborts"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].open_at_end"), 3);
+	cr_assert_eq(count_at(root, "$.doorbells.adapters[*]"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.adapters[0].d3_ns"), 400);
+	cr_assert_eq(int_at(root, "$.doorbells.adapters[0].open_at_end"), 0);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+}
+
+/* Without doorbell, suspend or power markers the section has only its two tables of old. */
+Test(report, ums_no_doorbells_no_engine_or_adapter_table)
+{
+	struct fsa_report *report = fsa_report_create(NULL);
+	const struct fsa_model_sink *sink = fsa_report_borrow_sink(report);
+	struct fsa_marker m = make_marker(FSA_MARK_PREEMPTION, 0, 100, 600);
+	JsonNode *root;
+
+	sink->marker(sink->data, &m);
+	cr_assert_eq(fsa_report_finish(report), FSA_OK);
+	root = json_report(report);
+	cr_assert_eq(count_at(root, "$.doorbells.queues[*]"), 0);
+	cr_assert_eq(count_at(root, "$.doorbells.reconnect[*]"), 1);
+	cr_assert_eq(count_at(root, "$.doorbells.engines"), 0);
+	cr_assert_eq(count_at(root, "$.doorbells.adapters"), 0);
 	json_node_unref(root);
 	fsa_report_destroy(report);
 }

@@ -208,6 +208,10 @@ enum fsa_marker_kind {
 	FSA_MARK_ENGINE_F1,          /* engine in F1 */
 	FSA_MARK_DEVICE_D3,          /* adapter in D3 */
 	FSA_MARK_DOORBELL_CONNECTED, /* doorbell_connect (CONNECTED) → disconnect/destroy */
+	/* The value of a doorbell's status word (fencescope_os:doorbell_status, format 1.2): from
+	 * one store to the next, or to doorbell_destroy; code = the status held (FSTP_DOORBELL_
+	 * STATUS_*), value = the status before. */
+	FSA_MARK_DOORBELL_STATUS,
 	FSA_MARK_KIND_COUNT,
 };
 
