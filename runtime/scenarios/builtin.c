@@ -516,9 +516,10 @@ run_doorbell_pressure(const struct fsr_scenario *scenario,
 						  .signal_fence = fences[q],
 						  .signal_value = round}));
 		}
-		/* Keep a bounded amount in flight, as an application would. */
-		if (round % 8 == 0)
-			TRY(cpu_wait(world, fences[PRESSURE_QUEUES - 1], round - 4));
+		/* Two rounds in flight at most: the rounds' submissions, and so the victimizations,
+		 * spread over the GPU's work instead of all coming at the start. */
+		if (round > 2)
+			TRY(cpu_wait(world, fences[PRESSURE_QUEUES - 1], round - 2));
 	}
 	TRY(cpu_wait(world, fences[PRESSURE_QUEUES - 1], rounds));
 end:
