@@ -5,6 +5,7 @@
  * The operations below are small enough to compute every expected value by hand.
  */
 #define _GNU_SOURCE
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <json-glib/json-glib.h>
 
 #include "fencescope-tp-enums.h"
+#include "fsa/model.h"
 #include "fsa/report.h"
 
 #define NONE FSA_TIME_NONE
@@ -505,6 +507,80 @@ Test(report, ums_doorbell_section_per_queue_engine_and_adapter)
 	cr_assert_eq(int_at(root, "$.doorbells.adapters[0].open_at_end"), 0);
 	json_node_unref(root);
 	fsa_report_destroy(report);
+}
+
+/* Feeds one contract event, fields given as name, value pairs ending with NULL. */
+static void
+feed_event(struct fsa_model *model, const char *name, uint64_t ts, ...)
+{
+	struct fsa_event ev;
+	va_list args;
+	const char *field;
+
+	fsa_event_clear(&ev);
+	ev.type = fsa_event_type_from_name(name);
+	ev.ts_ns = ts;
+	cr_assert_neq(ev.type, FSA_EV_UNKNOWN, "%s", name);
+	va_start(args, ts);
+	while ((field = va_arg(args, const char *))) {
+		int slot = fsa_field_from_name(field);
+
+		cr_assert_geq(slot, 0, "%s", field);
+		fsa_event_set(&ev, (enum fsa_field) slot, va_arg(args, uint64_t));
+	}
+	va_end(args);
+	cr_assert_eq(fsa_model_add_event(model, &ev), FSA_OK);
+}
+
+#define U64(x) ((uint64_t) (x))
+
+/*
+ * SUS-01, FST-03, DST-01 through the model: a context suspended 100 → 400 counts for its
+ * user-mode queue and once for its engine; the engine's F1 from 500 is still open at the
+ * trace's last event (1000) and counts up to it; the adapter's D3 600 → 900.
+ */
+Test(report, sus_01_suspension_f1_and_d3_through_the_model)
+{
+	struct fsa_report *report = fsa_report_create(NULL);
+	struct fsa_model *model = fsa_model_create(fsa_report_borrow_sink(report));
+	const uint64_t ctx = 0x8002000000000002, q = 0x8003000000000005;
+	JsonNode *root;
+
+	cr_assert_not_null(model);
+	fsa_report_set_model(report, model);
+	feed_event(model, "fencescope_os:context_create", 10, "process_id", U64(1), "device_handle",
+		   U64(0x8001000000000001), "context_handle", ctx, "engine_id", U64(1), NULL);
+	feed_event(model, "fencescope_os:hwqueue_create", 20, "process_id", U64(1),
+		   "context_handle", ctx, "hwqueue_handle", q, "engine_id", U64(1),
+		   "submission_mode", U64(FSTP_SUBMISSION_MODE_USER_MODE), NULL);
+	feed_event(model, "fencescope_kmd:context_suspend", 100, "adapter_id", U64(0),
+		   "context_handle", ctx, "hwqueue_count", U64(1), NULL);
+	feed_event(model, "fencescope_kmd:context_resume", 400, "adapter_id", U64(0),
+		   "context_handle", ctx, "hwqueue_count", U64(1), NULL);
+	feed_event(model, "fencescope_os:engine_power", 500, "adapter_id", U64(0), "engine_id",
+		   U64(1), "old_state", U64(FSTP_ENGINE_POWER_F0), "new_state",
+		   U64(FSTP_ENGINE_POWER_F1), NULL);
+	feed_event(model, "fencescope_os:device_power", 600, "adapter_id", U64(0), "old_state",
+		   U64(FSTP_DEVICE_POWER_D0), "new_state", U64(FSTP_DEVICE_POWER_D3), NULL);
+	feed_event(model, "fencescope_os:device_power", 900, "adapter_id", U64(0), "old_state",
+		   U64(FSTP_DEVICE_POWER_D3), "new_state", U64(FSTP_DEVICE_POWER_D0), NULL);
+	feed_event(model, "fencescope_os:process_create", 1000, "process_id", U64(2), NULL);
+	cr_assert_eq(fsa_model_finish(model), FSA_OK);
+	cr_assert_eq(fsa_report_finish(report), FSA_OK);
+	root = json_report(report);
+	cr_assert_eq(count_at(root, "$.doorbells.queues[*]"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].suspended_ns"), 300);
+	cr_assert_eq(count_at(root, "$.doorbells.engines[*]"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].engine_id"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].suspended_ns"), 300);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].f1_count"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].f1_ns"), 500, "open: up to 1000");
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].open_at_end"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.adapters[0].d3_count"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.adapters[0].d3_ns"), 300);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+	fsa_model_destroy(model);
 }
 
 /* Without doorbell, suspend or power markers the section has only its two tables of old. */
