@@ -130,3 +130,14 @@ Test(golden, doorbell_pressure_json)
 {
 	check("doorbell-pressure", "json", "expected.json");
 }
+
+/* Issue 12: 32 queues on the global doorbell: one connect each, no victimization. */
+Test(golden, doorbell_global_text)
+{
+	check("doorbell-global", "text", "expected.txt");
+}
+
+Test(golden, doorbell_global_json)
+{
+	check("doorbell-global", "json", "expected.json");
+}
