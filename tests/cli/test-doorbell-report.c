@@ -264,6 +264,7 @@ compare(const struct truth *truth_in, JsonNode *root, const char *label)
 		JsonObject *row = json_array_get_object_element(engines, r);
 		uint32_t engine = (uint32_t) member(row, "engine_id");
 		uint64_t rings = 0, victimized = 0, victimizer = 0, connected = 0, retry = 0;
+		uint64_t notify = 0, reconnect_max = 0, reconnects = 0;
 		gint64 queue_count = 0;
 
 		for (size_t i = 0; i < truth->queue_count; i++) {
@@ -277,6 +278,11 @@ compare(const struct truth *truth_in, JsonNode *root, const char *label)
 			victimizer += q->victimizer;
 			connected += q->connected_ns;
 			retry += q->status_ns[RETRY];
+			notify += q->status_ns[NOTIFY_KMD];
+			reconnects += q->reconnect_count;
+			for (size_t k = 0; k < q->reconnect_count; k++)
+				if (q->reconnects[k] > reconnect_max)
+					reconnect_max = q->reconnects[k];
 		}
 		cr_expect_eq(member(row, "queues"), queue_count, "%s engine %u queues", label,
 			     engine);
@@ -288,6 +294,13 @@ compare(const struct truth *truth_in, JsonNode *root, const char *label)
 		cr_expect_eq(member(row, "connected_ns"), (gint64) connected, "%s engine connected",
 			     label);
 		cr_expect_eq(member(row, "retry_ns"), (gint64) retry, "%s engine retry", label);
+		cr_expect_eq(member(row, "notify_kmd_ns"), (gint64) notify, "%s engine notify-KMD",
+			     label);
+		cr_expect_eq(member(row, "reconnects"), (gint64) reconnects, "%s engine reconnects",
+			     label);
+		if (reconnects)
+			cr_expect_eq(member(row, "reconnect_max_ns"), (gint64) reconnect_max,
+				     "%s engine reconnect max", label);
 	}
 }
 
