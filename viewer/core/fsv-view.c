@@ -657,14 +657,19 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 	{
 		static const FsvMarkerLayer order[] = {
 		    FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_RING};
-		double by, bh;
+		double by, bh, ty, th;
 		guint32 id = FSV_INDEX_NONE;
+		bool in_ticks = fsv_view_get_strip_geometry(v, row, FSV_STRIP_TICKS, &ty, &th) &&
+				y >= ty && y < ty + th;
 
+		/* In the band: its state. In the tick strip: what is ticked there. Elsewhere in
+		 * the row, an arrow crossing it before the row's own markers (whose instants are
+		 * drawn in the tick strip only). */
 		if (fsv_view_get_strip_geometry(v, row, FSV_STRIP_BAND, &by, &bh) && y >= by &&
 		    y < by + bh + 1)
 			id = hit_lod(v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_BAND),
 				     t, 1.0);
-		for (guint i = 0; i < G_N_ELEMENTS(order) && id == FSV_INDEX_NONE; i++)
+		for (guint i = 0; i < G_N_ELEMENTS(order) && id == FSV_INDEX_NONE && in_ticks; i++)
 			id = hit_lod(v, _fsv_trace_get_marker_lod(v->trace, row, order[i]), t, 2.0);
 		if (id != FSV_INDEX_NONE) {
 			*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
@@ -674,6 +679,12 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 		if (id != FSV_INDEX_NONE) {
 			*hit = (FsvItem){FSV_ITEM_MARKER, id,
 					 fsv_trace_get_marker(v->trace, id)->row};
+			return true;
+		}
+		for (guint i = 0; i < G_N_ELEMENTS(order) && id == FSV_INDEX_NONE; i++)
+			id = hit_lod(v, _fsv_trace_get_marker_lod(v->trace, row, order[i]), t, 2.0);
+		if (id != FSV_INDEX_NONE) {
+			*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
 			return true;
 		}
 	}
