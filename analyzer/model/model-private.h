@@ -228,8 +228,9 @@ struct fsa_model {
 	struct hmap packet_queued; /* key2(adapter, packet_id) → queued ns + 1 (KM) */
 	struct hmap km_packets;    /* packet_id → queued ns + 1 (submit_command) */
 	/* Open intervals: key → struct fsa_marker. */
-	/* Open intervals by key; doorbells (connected) and doorbell_status by doorbell handle. */
-	struct hmap preemptions, tdrs, suspends, engine_f1, device_d3, doorbells, doorbell_status;
+	struct hmap preemptions, tdrs, suspends, engine_f1, device_d3, doorbells;
+	/* Doorbell status word intervals (FSA_MARK_DOORBELL_STATE): doorbell handle → marker. */
+	struct hmap doorbell_states;
 	/* Last fallback scan values, per adapter: key2(adapter, global) → value + 1. */
 	struct hmap scan_values;
 	uint64_t events_since_flush;
@@ -289,6 +290,7 @@ void packets_free(struct fsa_model *model);
 
 /* markers.c */
 fsa_status markers_on_doorbell(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status markers_on_doorbell_state(struct fsa_model *model, const struct fsa_event *ev);
 fsa_status markers_on_victimize(struct fsa_model *model, const struct fsa_event *ev);
 /* Point markers of an engine: resets, page faults, fence log resizes. */
 fsa_status markers_on_engine_event(struct fsa_model *model, const struct fsa_event *ev,

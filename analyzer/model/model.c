@@ -148,9 +148,13 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	case FSA_EV_DOORBELL_CREATE:
 	case FSA_EV_DOORBELL_CONNECT:
 	case FSA_EV_DOORBELL_DISCONNECT:
-	case FSA_EV_DOORBELL_DESTROY:
+	case FSA_EV_DOORBELL_DESTROY: {
+		fsa_status status = markers_on_doorbell_state(model, ev);
+
+		return status ? status : markers_on_doorbell(model, ev);
+	}
 	case FSA_EV_DOORBELL_STATUS:
-		return markers_on_doorbell(model, ev);
+		return markers_on_doorbell_state(model, ev);
 	case FSA_EV_DOORBELL_VICTIMIZE:
 		return markers_on_victimize(model, ev);
 	case FSA_EV_ENGINE_RESET:

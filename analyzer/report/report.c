@@ -538,7 +538,7 @@ on_marker(void *data, const struct fsa_marker *marker)
 
 	bool is_doorbell = marker->kind <= FSA_MARK_DOORBELL_DESTROY ||
 			   marker->kind == FSA_MARK_DOORBELL_CONNECTED ||
-			   marker->kind == FSA_MARK_DOORBELL_STATUS;
+			   marker->kind == FSA_MARK_DOORBELL_STATE;
 	struct fsa_queue_acc *queue = marker->hwqueue_handle != 0 && is_doorbell
 					  ? get_queue(r, marker->hwqueue_handle)
 					  : NULL;
@@ -593,10 +593,11 @@ on_marker(void *data, const struct fsa_marker *marker)
 			queue->open_at_end += is_open;
 		}
 		break;
-	case FSA_MARK_DOORBELL_STATUS:
+	case FSA_MARK_DOORBELL_STATE:
 		if (!queue)
 			break;
-		/* doorbell_status: CONNECTED 0, CONNECTED_NOTIFY_KMD 1, RETRY 2, ABORT 3. */
+		/* The status word: CONNECTED 0, CONNECTED_NOTIFY_KMD 1, RETRY 2, ABORT 3; an
+		 * ABORT interval is one turn of the word to DISCONNECTED_ABORT (UMS-16). */
 		if (marker->code >= 0 && marker->code < 4)
 			queue->status_ns[marker->code] += length;
 		queue->aborts += marker->code == 3;

@@ -611,7 +611,7 @@ has_doorbell_activity(const struct fsa_report *r)
 	for (int kind = 0; kind < FSA_MARK_KIND_COUNT; kind++) {
 		bool is_doorbell =
 		    kind <= FSA_MARK_DOORBELL_DESTROY || kind == FSA_MARK_DOORBELL_CONNECTED ||
-		    kind == FSA_MARK_DOORBELL_STATUS || kind == FSA_MARK_CONTEXT_SUSPENDED ||
+		    kind == FSA_MARK_DOORBELL_STATE || kind == FSA_MARK_CONTEXT_SUSPENDED ||
 		    kind == FSA_MARK_ENGINE_F1 || kind == FSA_MARK_DEVICE_D3;
 
 		if (is_doorbell && r->marker_counts[kind])

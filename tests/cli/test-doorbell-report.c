@@ -6,8 +6,10 @@
  * rings (fencescope_umd:doorbell_ring), connects (fencescope_kmd:doorbell_connect),
  * victimizations suffered and caused (fencescope_kmd:doorbell_victimize), the time connected
  * (connect → disconnect or destroy), the time the status word held CONNECTED_NOTIFY_KMD and
- * DISCONNECTED_RETRY and the ABORT stores (fencescope_os:doorbell_status, to the next store or
- * to doorbell_destroy, or to the trace's last event), and each reconnect's latency (since the
+ * DISCONNECTED_RETRY and how often it turned DISCONNECTED_ABORT (the word as
+ * fencescope_os:doorbell_status stores and the KMD events' own status set it, from one change
+ * to the next, to doorbell_destroy, or to the trace's last event: docs/analyzer.md "Doorbell
+ * status"), and each reconnect's latency (since the
  * queue's previous disconnect); then per engine the same sums. `fencescope report --format json`
  * must give exactly those numbers (docs/report-schema.md "doorbells"). The scenario's own shape
  * is checked too: on 2 dedicated doorbells each of the 6 queues is victimized once a round
@@ -91,6 +93,21 @@ close_status(struct truth_queue *q, int64_t ts)
 	q->has_status = false;
 }
 
+/* The word takes a value: a change closes the value held and opens the new one (UMS-12, UMS-14,
+ * UMS-16, UMS-24); a store of the value already there changes nothing. */
+static void
+set_status(struct truth_queue *q, uint64_t status, int64_t ts)
+{
+	cr_assert_lt(status, 4);
+	if (q->has_status && q->status == (int) status)
+		return;
+	close_status(q, ts);
+	q->has_status = true;
+	q->status = (int) status;
+	q->status_since = ts;
+	q->aborts += status == ABORT;
+}
+
 /* The ground truth, from the raw events in trace order. */
 static void
 count_truth(const struct fst_trace *trace, struct truth *truth)
@@ -113,12 +130,16 @@ count_truth(const struct fst_trace *trace, struct truth *truth)
 			for (size_t c = 0; c < truth->context_count; c++)
 				if (truth->contexts[c] == q->context)
 					q->engine = (uint32_t) truth->context_engines[c];
+		} else if (strcmp(name, "fencescope_kmd:doorbell_create") == 0) {
+			set_status(queue_of(truth, field(ev, "hwqueue_handle")), field(ev, "status"),
+				   ev->ts_ns);
 		} else if (strcmp(name, "fencescope_umd:doorbell_ring") == 0) {
 			queue_of(truth, field(ev, "hwqueue_handle"))->rings++;
 		} else if (strcmp(name, "fencescope_kmd:doorbell_connect") == 0) {
 			uint64_t status = field(ev, "status");
 
 			q = queue_of(truth, field(ev, "hwqueue_handle"));
+			set_status(q, status, ev->ts_ns);
 			q->connects++;
 			if (q->has_disconnected) {
 				cr_assert_lt(q->reconnect_count, MAX_RECONNECT);
@@ -132,6 +153,7 @@ count_truth(const struct fst_trace *trace, struct truth *truth)
 			}
 		} else if (strcmp(name, "fencescope_kmd:doorbell_disconnect") == 0) {
 			q = queue_of(truth, field(ev, "hwqueue_handle"));
+			set_status(q, field(ev, "status"), ev->ts_ns);
 			close_connected(q, ev->ts_ns);
 			q->has_disconnected = true;
 			q->last_disconnect = ev->ts_ns;
@@ -144,15 +166,8 @@ count_truth(const struct fst_trace *trace, struct truth *truth)
 			queue_of(truth, field(ev, "connecting_hwqueue_handle"))->victimizer++;
 			truth->victimizations++;
 		} else if (strcmp(name, "fencescope_os:doorbell_status") == 0) {
-			int status = (int) field(ev, "new_status");
-
-			q = queue_of(truth, field(ev, "hwqueue_handle"));
-			cr_assert_lt(status, 4);
-			close_status(q, ev->ts_ns);
-			q->has_status = true;
-			q->status = status;
-			q->status_since = ev->ts_ns;
-			q->aborts += status == ABORT;
+			set_status(queue_of(truth, field(ev, "hwqueue_handle")),
+				   field(ev, "new_status"), ev->ts_ns);
 		}
 	}
 	/* Still open at the end: up to the trace's last event, as the report counts them. */

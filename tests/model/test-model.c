@@ -4,6 +4,7 @@
  * docs/trace-format.md "How a fence box is rebuilt", with exact numbers. GPU tick g is trace time
  * 10 g ns (the fixture's 100 MHz counter and its correlation pairs).
  */
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include <criterion/criterion.h>
@@ -479,17 +480,84 @@ Test(model, ums_doorbell_timeline_and_reconnect_latency)
 	cr_assert_eq(connect2->latency_ns, 1000, "reconnect 1 us after the victimization");
 	cr_assert_not_null(connected);
 	cr_assert_eq(connected->end_ns, T0 + 4);
-	cr_assert_eq(got.marker_count, 8,
+	cr_assert_eq(got.marker_count, 12,
 		     "create, connect, ring, victimize, disconnect, "
-		     "connect, two connected intervals");
+		     "connect, two connected intervals, four status word intervals");
+}
+
+/* The status word's intervals (UMS-12, UMS-14, UMS-23): from the OS's doorbell_status stores,
+ * tiling the doorbell's life; a connect names the physical doorbell of its interval. */
+Test(model, ums_14_doorbell_status_word_intervals_tile_the_doorbell_life)
+{
+	const uint64_t db = UINT64_C(0x8005000000000001);
+	static const struct {
+		uint64_t begin, end;
+		int64_t code;
+		uint64_t value;
+	} want[] = {
+	    {T0 + 1, T0 + 2, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY, UINT32_MAX},
+	    {T0 + 2, T0 + 5, FSTP_DOORBELL_STATUS_CONNECTED, 3},
+	    {T0 + 5, T0 + 7, FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD, UINT32_MAX},
+	    {T0 + 7, T0 + 9, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY, UINT32_MAX},
+	    {T0 + 9, FSA_TIME_NONE, FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT, UINT32_MAX},
+	};
+	size_t n = 0;
+
+	feed_ok("doorbell_create", T0 + 1, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "status", U(FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY), NULL);
+	/* UMS-12: the store after the rotation, then ConnectDoorbell's event with its status. */
+	feed_ok("doorbell_status", T0 + 2, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "old_status", U(FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY),
+		"new_status", U(FSTP_DOORBELL_STATUS_CONNECTED), NULL);
+	feed_ok("doorbell_connect", T0 + 3, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "physical_doorbell", U(3), "status",
+		U(FSTP_DOORBELL_STATUS_CONNECTED), NULL);
+	feed_ok("doorbell_status", T0 + 5, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "old_status", U(FSTP_DOORBELL_STATUS_CONNECTED),
+		"new_status", U(FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD), NULL);
+	/* A store of the same value changes nothing. */
+	feed_ok("doorbell_status", T0 + 6, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "old_status", U(FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD),
+		"new_status", U(FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD), NULL);
+	/* UMS-14: the store before the rotation to the dummy page and the disconnect event. */
+	feed_ok("doorbell_status", T0 + 7, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "old_status", U(FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD),
+		"new_status", U(FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY), NULL);
+	feed_ok("doorbell_disconnect", T0 + 8, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "physical_doorbell", U(3), "status",
+		U(FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY), "reason",
+		U(FSTP_DISCONNECT_REASON_VICTIMIZED), NULL);
+	feed_ok("doorbell_status", T0 + 9, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "old_status", U(FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY),
+		"new_status", U(FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	for (size_t i = 0; i < got.marker_count; i++) {
+		const struct fsa_marker *m = &got.markers[i];
+		size_t k = 0;
+
+		if (m->kind != FSA_MARK_DOORBELL_STATE)
+			continue;
+		while (k < sizeof(want) / sizeof(want[0]) && want[k].begin != m->begin_ns)
+			k++;
+		cr_assert_lt(k, sizeof(want) / sizeof(want[0]), "unexpected interval at %" PRIu64,
+			     m->begin_ns);
+		cr_assert_eq(m->end_ns, want[k].end, "interval %zu", k);
+		cr_assert_eq(m->code, want[k].code, "interval %zu", k);
+		cr_assert_eq(m->value, want[k].value, "interval %zu", k);
+		cr_assert_eq(m->hwqueue_handle, UQ);
+		cr_assert_eq(m->doorbell_handle, db);
+		n++;
+	}
+	cr_assert_eq(n, sizeof(want) / sizeof(want[0]));
 }
 
 /*
- * UMS-12, UMS-14, UMS-23: fencescope_os:doorbell_status becomes an interval of the value the status
- * word held: each store closes the previous one where it opens its own, doorbell_destroy closes
- * the last, and one still open at the end goes out without an end.
+ * UMS-12, UMS-14, UMS-23: with no doorbell_create in the trace (it began later), the first
+ * doorbell_status store opens the word's interval; each changing store closes the previous one
+ * where it opens its own, doorbell_destroy closes the last, each doorbell has its own, and one
+ * still open at the end goes out without an end.
  */
-Test(model, ums_14_doorbell_status_word_intervals)
+Test(model, ums_14_doorbell_state_without_create_closed_by_destroy_per_doorbell)
 {
 	const uint64_t db = UINT64_C(0x8005000000000001), db2 = UINT64_C(0x8005000000000003);
 	const struct fsa_marker *status[4] = {NULL};
@@ -511,7 +579,7 @@ Test(model, ums_14_doorbell_status_word_intervals)
 #undef STATUS
 	cr_assert_eq(finish(), FSA_OK);
 	for (size_t i = 0; i < got.marker_count; i++)
-		if (got.markers[i].kind == FSA_MARK_DOORBELL_STATUS && count < 4)
+		if (got.markers[i].kind == FSA_MARK_DOORBELL_STATE && count < 4)
 			status[count++] = &got.markers[i];
 	cr_assert_eq(count, 4);
 	cr_assert_eq(status[0]->begin_ns, T0 + 1);
@@ -519,13 +587,13 @@ Test(model, ums_14_doorbell_status_word_intervals)
 	cr_assert_eq(status[0]->code, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
 	cr_assert_eq(status[1]->end_ns, T0 + 30);
 	cr_assert_eq(status[1]->code, FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD);
-	cr_assert_eq(status[1]->value, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
+	cr_assert_eq(status[1]->value, UINT32_MAX, "no connect named a physical doorbell");
 	cr_assert_eq(status[1]->hwqueue_handle, UQ);
 	cr_assert_eq(status[2]->end_ns, T0 + 70, "closed by doorbell_destroy");
 	cr_assert_eq(status[3]->hwqueue_handle, UQ2);
 	cr_assert_eq(status[3]->code, FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT);
 	cr_assert_eq(status[3]->end_ns, FSA_TIME_NONE, "open at the end of the trace");
-	cr_assert_str_eq(fsa_marker_kind_name(FSA_MARK_DOORBELL_STATUS), "doorbell_status");
+	cr_assert_str_eq(fsa_marker_kind_name(FSA_MARK_DOORBELL_STATE), "doorbell_state");
 }
 
 Test(model, tdr_suspend_and_power_intervals_open_at_the_end_stay_open)

@@ -438,7 +438,7 @@ doorbell_report(void)
 
 	cr_assert_not_null(report);
 	/* RETRY 100 → 300, NOTIFY_KMD 300 → 1000, RETRY 1000 → open (the trace ends at 5000). */
-	m = make_marker(FSA_MARK_DOORBELL_STATUS, 0x10, 100, 300);
+	m = make_marker(FSA_MARK_DOORBELL_STATE, 0x10, 100, 300);
 	m.code = FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY;
 	cr_assert_eq(sink->marker(sink->data, &m), FSA_OK);
 	m = make_marker(FSA_MARK_DOORBELL_CONNECT, 0x10, 300, 300);
@@ -446,7 +446,7 @@ doorbell_report(void)
 	sink->marker(sink->data, &m);
 	m = make_marker(FSA_MARK_DOORBELL_CONNECTED, 0x10, 300, 1000);
 	sink->marker(sink->data, &m);
-	m = make_marker(FSA_MARK_DOORBELL_STATUS, 0x10, 300, 1000);
+	m = make_marker(FSA_MARK_DOORBELL_STATE, 0x10, 300, 1000);
 	m.code = FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD;
 	sink->marker(sink->data, &m);
 	m = make_marker(FSA_MARK_DOORBELL_VICTIMIZE, 0x10, 1000, 1000);
@@ -460,13 +460,13 @@ doorbell_report(void)
 	m = make_marker(FSA_MARK_DEVICE_D3, 0, 2000, 2400);
 	m.engine_id = UINT32_MAX;
 	sink->marker(sink->data, &m);
-	m = make_marker(FSA_MARK_DOORBELL_STATUS, 0x20, 4800, 5000);
+	m = make_marker(FSA_MARK_DOORBELL_STATE, 0x20, 4800, 5000);
 	m.code = FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT;
 	sink->marker(sink->data, &m);
 	/* What is still open comes last, as the model sends it at its finish. */
 	m = make_marker(FSA_MARK_ENGINE_F1, 0, 4000, NONE);
 	sink->marker(sink->data, &m);
-	m = make_marker(FSA_MARK_DOORBELL_STATUS, 0x10, 1000, NONE);
+	m = make_marker(FSA_MARK_DOORBELL_STATE, 0x10, 1000, NONE);
 	m.code = FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY;
 	sink->marker(sink->data, &m);
 	m = make_marker(FSA_MARK_DOORBELL_CONNECTED, 0x20, 1000, NONE);

@@ -20,7 +20,8 @@
 
 /*
  * The events of trace format 1.x, in the order of docs/trace-format.md for 1.0's; the events 1.1
- * added come last, so that the numbers of 1.0's stay.
+ * added come last, so that the numbers of 1.0's stay, and 1.2's fencescope_os:doorbell_status after
+ * them (the model keeps a doorbell's status word from it; 1.2's doorbell_rotate is not read).
  */
 /* clang-format off */
 #define FSA_EVENT_TYPES(X) \

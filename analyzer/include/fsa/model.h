@@ -208,10 +208,11 @@ enum fsa_marker_kind {
 	FSA_MARK_ENGINE_F1,          /* engine in F1 */
 	FSA_MARK_DEVICE_D3,          /* adapter in D3 */
 	FSA_MARK_DOORBELL_CONNECTED, /* doorbell_connect (CONNECTED) → disconnect/destroy */
-	/* The value of a doorbell's status word (fencescope_os:doorbell_status, format 1.2): from
-	 * one store to the next, or to doorbell_destroy; code = the status held (FSTP_DOORBELL_
-	 * STATUS_*), value = the status before. */
-	FSA_MARK_DOORBELL_STATUS,
+	/* A doorbell's status word holding one value: code = FSTP_DOORBELL_STATUS_*, value = the
+	 * physical doorbell mapped while connected (UINT32_MAX otherwise). From doorbell_create
+	 * (its status) through each fencescope_os:doorbell_status store that changes the word, to
+	 * doorbell_destroy. Consecutive intervals of one doorbell tile its life. */
+	FSA_MARK_DOORBELL_STATE,
 	FSA_MARK_KIND_COUNT,
 };
 
