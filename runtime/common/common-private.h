@@ -261,8 +261,6 @@ struct os_hwqueue {
 	struct os_context *context;
 	struct fsr_adapter *adapter;
 	uint32_t engine_id;
-	/* The engine whose command processor polls the ring (UMS-18): set by CreateHwQueue. */
-	struct rt_actor *poll_actor;
 	enum fsr_submission_mode mode;
 	struct fsr_fence *progress_fence;
 	/*
@@ -302,11 +300,10 @@ struct os_hwqueue {
 	 * doorbell, NULL without one, and what the command processor has *taken* of the ring —
 	 * it runs up to fetched_ptr and no further, and moves it only when a ring reaches it, the
 	 * KMD connects, disconnects or notifies (engine state: under the engine's lock). A queue
-	 * without a doorbell is still polled: its engine runs up to the write pointer.
+	 * without a doorbell takes no work (UMS-13: no polling of the write pointer).
 	 */
 	struct os_doorbell *doorbell;
 	uint64_t fetched_ptr;
-	bool is_fetch_gated; /* the engine runs up to fetched_ptr, not the write pointer */
 	/* the GPU's view of the doorbell (hw/doorbell.c; engine's lock) */
 	bool hw_is_doorbell_connected;
 	bool hw_is_notify_kmd;

@@ -59,17 +59,6 @@ kick_engine(struct hw_engine *engine)
 }
 
 void
-hw_queue_gate_on_doorbell(struct fsr_adapter *adapter, struct os_hwqueue *queue)
-{
-	struct hw_engine *engine = &adapter->gpu->engines[queue->engine_id];
-
-	hw_engine_lock(engine);
-	take_write_ptr(engine, queue);
-	queue->is_fetch_gated = true;
-	hw_engine_unlock(engine);
-}
-
-void
 hw_doorbell_connect(struct fsr_adapter *adapter, uint32_t physical, struct os_hwqueue *queue,
 		    bool is_notify_kmd)
 {

@@ -149,13 +149,9 @@ hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet)
 static bool
 queue_has_packets(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 {
-	/* A doorbell queue has, for the GPU, what the command processor took of it. */
-	uint64_t end = queue->is_fetch_gated ? queue->fetched_ptr
-					     : rt_word_load(runtime, &queue->write_ptr_bytes,
-							    memory_order_acquire, RT_POINT_NONE);
-
+	/* A queue has, for the GPU, what the command processor took of it (UMS-13). */
 	return rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE) !=
-	       end;
+	       queue->fetched_ptr;
 }
 
 /*
@@ -456,13 +452,11 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	uint64_t read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed,
 					 RT_POINT_GPU_READ_READ_PTR);
 	/*
-	 * A queue with a doorbell runs up to what the command processor took (hw/doorbell.c,
-	 * UMS-13); one without is polled (the write pointer, as the global model's scan).
+	 * Up to what the command processor took from a doorbell, a connect, a disconnect or a
+	 * notification (hw/doorbell.c, UMS-13), never the write pointer read here: the command
+	 * processor does not poll rings.
 	 */
-	uint64_t write_ptr = queue->is_fetch_gated
-				 ? queue->fetched_ptr
-				 : rt_word_load(runtime, &queue->write_ptr_bytes,
-						memory_order_acquire, RT_POINT_GPU_READ_WRITE_PTR);
+	uint64_t write_ptr = queue->fetched_ptr;
 	enum run_result result = RUN_EMPTY;
 
 	engine->running_queue = queue;

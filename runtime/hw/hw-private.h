@@ -123,15 +123,10 @@ void hw_fence_log_install(struct os_hwqueue *queue, enum fstp_log_type type,
  * takes the write pointer first — a ring that landed but was not serviced is not lost — then
  * forgets the owner. Notify: NotifyWorkSubmission's fetch (CONNECTED_NOTIFY_KMD).
  */
-/*
- * The queue got a doorbell: its engine runs from now on only what the command processor took
- * (fetched_ptr), starting with what it has been written so far.
- */
 /* The physical doorbells' pages, each waking every engine (after hw_init). */
 void hw_doorbells_init(struct fsr_adapter *adapter);
 /* Physical doorbell k's page, which the OS maps for a connected queue. */
 struct rt_doorbell_page *hw_doorbell_page(struct fsr_adapter *adapter, uint32_t physical);
-void hw_queue_gate_on_doorbell(struct fsr_adapter *adapter, struct os_hwqueue *queue);
 /* Exported for a faulty conformance driver that connects in the wrong order (UMS-23). */
 FSR_TEST_API void hw_doorbell_connect(struct fsr_adapter *adapter, uint32_t physical,
 				      struct os_hwqueue *queue, bool is_notify_kmd);

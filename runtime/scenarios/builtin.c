@@ -98,6 +98,10 @@ queue_new(struct world *world, uint32_t engine, enum fsr_submission_mode mode, f
 {
 	struct fsr_hwqueue_config config = {.mode = mode, .ring_size_bytes = 256 * 1024};
 
+	/* A user-mode queue takes work only through its doorbell (UMS-13): made ready here. */
+	if (mode == FSR_SUBMIT_USER_MODE)
+		return fsr_hwqueue_create_user_mode(world->process, world->contexts[engine],
+						    &config, queue);
 	return fsr_hwqueue_create(world->process, world->contexts[engine], &config, queue);
 }
 

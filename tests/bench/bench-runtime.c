@@ -87,7 +87,11 @@ setup(struct setup *s, enum fsr_clock_mode mode, enum fsr_submission_mode submis
 		fsr_handle context;
 
 		TRY(fsr_context_create(s->process, s->device, e, &context));
-		TRY(fsr_hwqueue_create(s->process, context, &queue_config, &s->queues[e]));
+		if (submission == FSR_SUBMIT_USER_MODE)
+			TRY(fsr_hwqueue_create_user_mode(s->process, context, &queue_config,
+							 &s->queues[e]));
+		else
+			TRY(fsr_hwqueue_create(s->process, context, &queue_config, &s->queues[e]));
 	}
 	TRY(fsr_fence_create(s->process, s->device, 0, 0, &s->fence, NULL));
 }
@@ -188,6 +192,7 @@ run_realtime(FILE *out, uint64_t submissions)
 	X(fencescope_umd, fence_signal_queued, 5)                                                  \
 	X(fencescope_umd, fence_wait_queued, 5)                                                    \
 	X(fencescope_umd, ring_write, 5)                                                           \
+	X(fencescope_umd, doorbell_ring, 5)                                                        \
 	X(fencescope_os, cpu_wait_begin, 6)                                                        \
 	X(fencescope_os, cpu_wait_end, 6)                                                          \
 	X(fencescope_os, fence_log_entry, 9)                                                       \
@@ -196,6 +201,7 @@ run_realtime(FILE *out, uint64_t submissions)
 	X(fencescope_kmd, update_monitored_value, 5)                                               \
 	X(fencescope_kmd, update_native_fence_logs, 3)                                             \
 	X(fencescope_hw, packet_start, 6)                                                          \
+	X(fencescope_hw, ring_fetch, 6)                                                            \
 	X(fencescope_hw, packet_end, 7)                                                            \
 	X(fencescope_hw, gpu_wait_begin, 6)                                                        \
 	X(fencescope_hw, gpu_wait_end, 6)                                                          \
@@ -311,6 +317,9 @@ bare_fire(const struct bare_event *event)
 	case BARE_fencescope_umd_ring_write:
 		lttng_ust_tracepoint(fencescope_umd, ring_write, F5(f));
 		break;
+	case BARE_fencescope_umd_doorbell_ring:
+		lttng_ust_tracepoint(fencescope_umd, doorbell_ring, F5(f));
+		break;
 	case BARE_fencescope_os_cpu_wait_begin:
 		lttng_ust_tracepoint(fencescope_os, cpu_wait_begin, F6(f));
 		break;
@@ -334,6 +343,9 @@ bare_fire(const struct bare_event *event)
 		break;
 	case BARE_fencescope_hw_packet_start:
 		lttng_ust_tracepoint(fencescope_hw, packet_start, F6(f));
+		break;
+	case BARE_fencescope_hw_ring_fetch:
+		lttng_ust_tracepoint(fencescope_hw, ring_fetch, F6(f));
 		break;
 	case BARE_fencescope_hw_packet_end:
 		lttng_ust_tracepoint(fencescope_hw, packet_end, F7(f));
