@@ -306,6 +306,34 @@ rt_clock_step(struct fsr_runtime *runtime)
 
 /* ---- realtime: a thread per actor --------------------------------------------------------- */
 
+/*
+ * A polling actor spins instead of sleeping: until its poll finds work, a kick comes, its due
+ * time passes or the clock stops (true: step again), or its poll says there is nothing to watch
+ * (false: sleep as usual).
+ */
+static bool
+poll_until(struct rt_actor *actor, uint64_t next)
+{
+	struct fsr_runtime *runtime = actor->runtime;
+
+	for (uint32_t spins = 0;; spins++) {
+		enum rt_poll poll;
+
+		if (atomic_load_explicit(&actor->kick, memory_order_relaxed) ||
+		    !atomic_load_explicit(&runtime->clock.is_running, memory_order_relaxed))
+			return true;
+		poll = actor->poll(actor);
+		if (poll != RT_POLL_SPIN)
+			return poll == RT_POLL_WORK;
+		/* The clock is read now and then only: a spin is a few loads. */
+		if (next != FSR_NEVER && spins % 64 == 63 && monotonic_ns() >= next)
+			return true;
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	}
+}
+
 static void *
 actor_thread(void *data)
 {
@@ -330,6 +358,8 @@ actor_thread(void *data)
 			runtime->clock.after_step(runtime);
 		now = monotonic_ns();
 		if (next != FSR_NEVER && next <= now)
+			continue;
+		if (actor->poll && poll_until(actor, next))
 			continue;
 		/* A kick that came during the step leaves kick = 1 and the wait returns at once. */
 		futex_wait(&actor->kick, 0, next == FSR_NEVER ? FSR_NEVER : next - now);

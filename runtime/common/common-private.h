@@ -64,6 +64,12 @@ _Noreturn void rt_abort_precondition(const char *id, const char *cond, const cha
  * (FSR_NEVER: only when kicked). A step that sets `next_is_weak` says its next wake-up is
  * housekeeping (periodic log reads, clock correlation) that does not keep the runtime busy.
  */
+enum rt_poll {
+	RT_POLL_SLEEP, /* nothing to watch: sleep until kicked or due */
+	RT_POLL_SPIN,  /* nothing yet: look again */
+	RT_POLL_WORK,  /* something to do: step now */
+};
+
 struct rt_actor {
 	const char *name;
 	char label[16]; /* unique in the runtime: "os", "engine0", ... (interleaving scripts) */
@@ -79,6 +85,13 @@ struct rt_actor {
 	pthread_t thread;
 	bool has_thread;
 	_Atomic uint32_t kick;
+	/*
+	 * Realtime, nullable: instead of sleeping until its next due time or a kick, the actor's
+	 * thread spins while this says RT_POLL_SPIN, and steps again as soon as it says
+	 * RT_POLL_WORK (a polling command processor: the engine's doorbells). RT_POLL_SLEEP: sleep
+	 * as usual. Called on the actor's own thread, between its steps, with no lock held.
+	 */
+	enum rt_poll (*poll)(struct rt_actor *actor);
 };
 
 struct rt_timer {
@@ -168,7 +181,7 @@ enum rt_object_type {
 
 /* Packets of command buffers and rings: 32 bytes, as a UMD would lay them out. */
 enum hw_packet_type {
-	HW_PACKET_BEGIN = 1, /* a: packet id, b: progress value — written by the UMD */
+	HW_PACKET_BEGIN = 1, /* a: packet id, b: progress value, c: CPU ns of the submission */
 	HW_PACKET_WORK = 2,  /* a: GPU ticks */
 	/*
 	 * a: global fence handle, b: value, c: in a command buffer of a kernel-mode queue the local
@@ -428,6 +441,8 @@ struct fsr_runtime {
 	 * stats.trace_hash is not kept (realtime runs are not reproducible).
 	 */
 	_Atomic uint64_t concurrent_events;
+	/* stats.user_mode_submit_to_start, counted by the engines (realtime: without the lock) */
+	_Atomic uint64_t user_mode_submit_to_start[FSR_LATENCY_BUCKETS];
 	struct rt_event_tap event_tap; /* tests only (FSR_TRACE) */
 };
 
@@ -462,6 +477,8 @@ fsr_status rt_refuse(struct fsr_runtime *runtime, uint32_t process_id, const cha
 		     fsr_handle handle, fsr_status status);
 /* Counts one latency sample in a histogram of fsr_runtime_stats (lock held). */
 void rt_latency_add(uint64_t histogram[FSR_LATENCY_BUCKETS], uint64_t latency_ns);
+/* The histogram bucket of a latency (fsr_runtime_stats.submit_to_start's layout). */
+unsigned int rt_latency_bucket(uint64_t latency_ns);
 
 /* ---- the runtime lock ----------------------------------------------------------------------- */
 

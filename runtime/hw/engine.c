@@ -83,7 +83,12 @@ hw_engine_add_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 		link = &(*link)->next_on_engine;
 	queue->next_on_engine = NULL;
 	*link = queue;
+	atomic_fetch_add_explicit(&engine->user_queue_count, 1, memory_order_relaxed);
 	hw_engine_unlock(engine);
+	/* A polling engine that slept with an empty run list starts watching its doorbells. */
+	if (engine->actor.poll)
+		rt_clock_kick(engine->adapter->runtime, &engine->actor,
+			      rt_clock_now(engine->adapter->runtime));
 }
 
 /* An interrupt that names `queue`, which is going: it names no queue any more. */
@@ -108,6 +113,8 @@ hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	for (struct os_hwqueue **link = &engine->run_list; *link; link = &(*link)->next_on_engine) {
 		if (*link == queue) {
 			*link = queue->next_on_engine;
+			atomic_fetch_sub_explicit(&engine->user_queue_count, 1,
+						  memory_order_relaxed);
 			break;
 		}
 	}
@@ -476,12 +483,19 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 						RT_POINT_GPU_READ_RING_SLOT);
 
 		switch (packet->type) {
-		case HW_PACKET_BEGIN:
-			gpu_ts = gpu_now(adapter);
+		case HW_PACKET_BEGIN: {
+			uint64_t now = rt_clock_now(runtime);
+
+			gpu_ts = hw_gpu_ts(adapter, now);
 			FSR_TRACE(runtime, fencescope_hw, packet_start, adapter->id, engine->id,
 				  queue->handle, packet->a, packet->b, gpu_ts);
+			atomic_fetch_add_explicit(
+			    &runtime->user_mode_submit_to_start[rt_latency_bucket(
+				now > packet->c ? now - packet->c : 0)],
+			    1, memory_order_relaxed);
 			read_ptr += sizeof(*packet);
 			break;
+		}
 		case HW_PACKET_WORK:
 			engine->is_busy = true;
 			engine->busy_queue = queue;
@@ -675,6 +689,20 @@ end:
 	return next;
 }
 
+/*
+ * A polling command processor between steps (realtime, doorbell_polling): it spins on its
+ * doorbells' ring counts while it has user-mode queues, and sleeps like any engine otherwise.
+ */
+static enum rt_poll
+engine_poll(struct rt_actor *actor)
+{
+	struct hw_engine *engine = engine_of(actor);
+
+	if (!atomic_load_explicit(&engine->user_queue_count, memory_order_relaxed))
+		return RT_POLL_SLEEP;
+	return hw_engine_doorbells_rang(engine) ? RT_POLL_WORK : RT_POLL_SPIN;
+}
+
 int
 hw_init(struct fsr_adapter *adapter)
 {
@@ -689,6 +717,11 @@ hw_init(struct fsr_adapter *adapter)
 		engine->type = adapter->config.engine_types[id];
 		engine->actor.name = "engine";
 		engine->actor.step = engine_step;
+		/* Sim mode has no spinning: the polling engine is realtime only. */
+		if (adapter->config.doorbell_polling &&
+		    adapter->runtime->clock.mode == FSR_CLOCK_REALTIME)
+			engine->actor.poll = engine_poll;
+		atomic_init(&engine->user_queue_count, 0);
 		pthread_mutex_init(&engine->lock, NULL);
 	}
 	pthread_mutex_init(&adapter->gpu->doorbell_lock, NULL);

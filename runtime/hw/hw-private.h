@@ -62,6 +62,8 @@ struct hw_engine {
 	uint64_t pending_due_ns;
 	/* the count of each physical doorbell's rings this engine's command processor has seen */
 	uint64_t seen_rings[FSR_MAX_PHYSICAL_DOORBELLS];
+	/* user-mode queues on the run list: a polling engine spins only while it has some */
+	_Atomic uint32_t user_queue_count;
 };
 
 /*
@@ -141,6 +143,11 @@ struct os_hwqueue *hw_doorbell_owner(struct fsr_adapter *adapter, uint32_t physi
  * doorbell, by taking the write pointer of every connected queue of the engine (UMS-18).
  */
 void hw_engine_take_rings(struct hw_engine *engine);
+/*
+ * A polling engine's look between steps (its own thread, no lock): has a physical doorbell
+ * rung since hw_engine_take_rings last looked? Relaxed loads of the ring counts only.
+ */
+bool hw_engine_doorbells_rang(struct hw_engine *engine);
 /* The engine's lock (realtime only; see struct hw_engine). */
 static inline void
 hw_engine_lock(struct hw_engine *engine)

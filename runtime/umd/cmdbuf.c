@@ -151,6 +151,8 @@ write_buffer_to_ring(struct os_hwqueue *queue, struct fsr_process *process, uint
 	uint64_t positions[2] = {queue->umd_log_position[0], queue->umd_log_position[1]};
 	fsr_status status;
 
+	/* When it was submitted: the engine counts submit → start when it begins it (stats). */
+	packets[0].c = rt_clock_now(process->runtime);
 	assign_log_entries(queue, packets, count, positions);
 	status = write_ring(queue, process, progress_value, packets, count, ring_status);
 	if (status == FSR_OK) {
