@@ -85,6 +85,7 @@ struct rt_actor {
 	pthread_t thread;
 	bool has_thread;
 	_Atomic uint32_t kick;
+	_Atomic uint32_t is_sleeping; /* in futex_wait (or about to be): a kick must wake it */
 	/*
 	 * Realtime, nullable: instead of sleeping until its next due time or a kick, the actor's
 	 * thread spins while this says RT_POLL_SPIN, and steps again as soon as it says

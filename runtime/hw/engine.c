@@ -68,8 +68,21 @@ hw_engine_kick_all(struct fsr_adapter *adapter)
 	struct fsr_runtime *runtime = adapter->runtime;
 	uint64_t now = rt_clock_now(runtime);
 
-	for (uint32_t e = 0; e < adapter->config.engine_count; e++)
-		rt_clock_kick(runtime, &adapter->gpu->engines[e].actor, now);
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
+		struct hw_engine *engine = &adapter->gpu->engines[e];
+
+		/*
+		 * Realtime: only an engine with a queue blocked on a GPU wait has anything to look
+		 * at again; waking the others costs a system call and a switch each per signal.
+		 * The blocked engine counts its wait before it reads CurrentValue, and the writer
+		 * wrote CurrentValue before this read (both seq_cst): one of them sees the other.
+		 * Sim mode kicks them all, as ever (same steps, same recordings).
+		 */
+		if (runtime->clock.mode == FSR_CLOCK_REALTIME &&
+		    !atomic_load(&engine->blocked_queues))
+			continue;
+		rt_clock_kick(runtime, &engine->actor, now);
+	}
 }
 
 void
@@ -120,6 +133,8 @@ hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	}
 	if (engine->cursor == queue)
 		engine->cursor = queue->next_on_engine;
+	if (queue->is_wait_observed)
+		atomic_fetch_sub(&engine->blocked_queues, 1);
 	/* Interleaving: a queue goes only when no engine step is half way through it. */
 	FSR_ASSERT_PRE("engine-remove-queue:not-running", engine->running_queue != queue);
 	if (engine->busy_queue == queue)
@@ -506,6 +521,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			fence = fence_at(packet);
 			if (!queue->is_wait_observed) {
 				queue->is_wait_observed = true;
+				atomic_fetch_add(&engine->blocked_queues, 1);
 				queue->wait_observed_gpu_ts = gpu_now(adapter);
 				FSR_TRACE(runtime, fencescope_hw, gpu_wait_begin, adapter->id,
 					  engine->id, queue->handle, packet->a, packet->b,
@@ -522,6 +538,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 				  queue->handle, packet->a, packet->b, gpu_ts);
 			write_log_entry(runtime, queue, log, queue->wait_observed_gpu_ts, gpu_ts);
 			queue->is_wait_observed = false;
+			atomic_fetch_sub(&engine->blocked_queues, 1);
 			report_retired(engine, fence);
 			read_ptr += 2 * sizeof(*packet);
 			break;
@@ -722,6 +739,7 @@ hw_init(struct fsr_adapter *adapter)
 		    adapter->runtime->clock.mode == FSR_CLOCK_REALTIME)
 			engine->actor.poll = engine_poll;
 		atomic_init(&engine->user_queue_count, 0);
+		atomic_init(&engine->blocked_queues, 0);
 		pthread_mutex_init(&engine->lock, NULL);
 	}
 	pthread_mutex_init(&adapter->gpu->doorbell_lock, NULL);

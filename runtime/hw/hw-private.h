@@ -64,6 +64,8 @@ struct hw_engine {
 	uint64_t seen_rings[FSR_MAX_PHYSICAL_DOORBELLS];
 	/* user-mode queues on the run list: a polling engine spins only while it has some */
 	_Atomic uint32_t user_queue_count;
+	/* run-list queues blocked on a GPU wait: realtime, only they need a CurrentValue's kick */
+	_Atomic uint32_t blocked_queues;
 };
 
 /*
