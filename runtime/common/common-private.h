@@ -87,6 +87,11 @@ struct rt_actor {
 	_Atomic uint32_t kick;
 	_Atomic uint32_t is_sleeping; /* in futex_wait (or about to be): a kick must wake it */
 	/*
+	 * Nullable: in realtime a doorbell ring (rt_doorbell_page_store) does not kick this actor
+	 * while the word is 0 (an engine with no user-mode queue has nothing to take from a ring).
+	 */
+	_Atomic uint32_t *ring_interest;
+	/*
 	 * Realtime, nullable: instead of sleeping until its next due time or a kick, the actor's
 	 * thread spins while this says RT_POLL_SPIN, and steps again as soon as it says
 	 * RT_POLL_WORK (a polling command processor: the engine's doorbells). RT_POLL_SLEEP: sleep
@@ -646,8 +651,15 @@ rt_doorbell_page_store(struct fsr_runtime *runtime, struct rt_doorbell_page *pag
 {
 	atomic_store_explicit(&page->word, value, memory_order_relaxed);
 	atomic_fetch_add_explicit(&page->rings, 1, memory_order_release);
-	for (uint32_t i = 0; i < page->wake_count; i++)
-		rt_clock_kick(runtime, page->wake[i], rt_clock_now(runtime));
+	for (uint32_t i = 0; i < page->wake_count; i++) {
+		struct rt_actor *actor = page->wake[i];
+
+		/* Sim mode kicks every one, as ever: the same steps, the same recordings. */
+		if (actor->ring_interest && runtime->clock.mode == FSR_CLOCK_REALTIME &&
+		    !atomic_load_explicit(actor->ring_interest, memory_order_relaxed))
+			continue;
+		rt_clock_kick(runtime, actor, rt_clock_now(runtime));
+	}
 }
 
 #if defined(__SANITIZE_THREAD__)

@@ -739,6 +739,9 @@ hw_init(struct fsr_adapter *adapter)
 		    adapter->runtime->clock.mode == FSR_CLOCK_REALTIME)
 			engine->actor.poll = engine_poll;
 		atomic_init(&engine->user_queue_count, 0);
+		/* A ring wakes only engines with user-mode queues (realtime; they join under the
+		 * OS's lock, which the ringing UMD holds). */
+		engine->actor.ring_interest = &engine->user_queue_count;
 		atomic_init(&engine->blocked_queues, 0);
 		pthread_mutex_init(&engine->lock, NULL);
 	}
