@@ -518,9 +518,9 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 		status = FSR_ERR_MALFORMED_PACKET;
 	else if (queue->mode == FSR_SUBMIT_USER_MODE && !queue->doorbell)
 		/*
-		 * UMS-13: a user-mode queue takes work only through its doorbell. One that never had
-		 * one, or whose doorbell was destroyed, refuses the buffer (a call_failed): written
-		 * into a ring no doorbell will ever announce, it would wait for nothing.
+		 * UMS-13: a user-mode queue takes work only through its doorbell. One that never
+		 * had one, or whose doorbell was destroyed, refuses the buffer (a call_failed):
+		 * written into a ring no doorbell will ever announce, it would wait for nothing.
 		 */
 		status = FSR_ERR_BAD_STATE;
 	if (status == FSR_OK)

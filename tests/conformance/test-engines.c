@@ -141,6 +141,6 @@ Test(ums, ums_04_ums_05_a_node_without_the_flag_refuses_user_mode_queues)
 		      "the refusal is traced");
 	/* UMS-01: the same node still takes kernel-mode queues; the compute node takes both. */
 	fst_queue_new(fx.process, context_3d, FSR_SUBMIT_KERNEL_MODE);
-	cr_expect_eq(
-	    fsr_hwqueue_create_user_mode(fx.process, context_compute, &user_mode, &queue), FSR_OK);
+	cr_expect_eq(fsr_hwqueue_create_user_mode(fx.process, context_compute, &user_mode, &queue),
+		     FSR_OK);
 }

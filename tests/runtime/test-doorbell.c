@@ -519,8 +519,8 @@ Test(doorbell_only, ums_13_ring_writes_the_gpu_was_not_told_of_do_not_run)
 	 * poll the ring.
 	 */
 	atomic_store(&os_queue->write_ptr_bytes, 2 * atomic_load(&os_queue->write_ptr_bytes));
-	fst_submit_work(fx.process, fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE),
-			10);
+	fst_submit_work(fx.process,
+			fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE), 10);
 	fst_run_until_idle();
 	cr_assert_eq(atomic_load(&os_queue->read_ptr_bytes),
 		     atomic_load(&os_queue->write_ptr_bytes) / 2);

@@ -282,11 +282,11 @@ run_churner(void *data)
 
 		CHURN_OK(churn, fsr_context_create(churn->process, churn->devices[adapter], engine,
 						   &context));
-		CHURN_OK(churn, queue_config.mode == FSR_SUBMIT_USER_MODE
-				    ? fsr_hwqueue_create_user_mode(churn->process, context,
-								   &queue_config, &queue)
-				    : fsr_hwqueue_create(churn->process, context, &queue_config,
-							 &queue));
+		CHURN_OK(churn,
+			 queue_config.mode == FSR_SUBMIT_USER_MODE
+			     ? fsr_hwqueue_create_user_mode(churn->process, context, &queue_config,
+							    &queue)
+			     : fsr_hwqueue_create(churn->process, context, &queue_config, &queue));
 		CHURN_OK(churn, fsr_fence_create(churn->process, churn->devices[adapter], 0, 0,
 						 &fence, NULL));
 		for (int b = 0; b < buffers; b++) {

@@ -119,9 +119,10 @@ enum fsr_doorbell_status {
 /*
  * CreateDoorbell (UMS-08 to UMS-11): a user-mode queue's doorbell, mapped on its dummy page with
  * status DISCONNECTED_RETRY and no physical doorbell. The queue takes work only through it
- * (before it, fsr_cmdbuf_submit refuses with FSR_ERR_BAD_STATE): fsr_cmdbuf_submit rings it, reads the status and acts on it (reconnects on
- * RETRY, notifies on CONNECTED_NOTIFY_KMD, returns FSR_ERR_DEVICE_LOST on ABORT).
- * FSR_ERR_NOT_SUPPORTED on a kernel-mode queue, FSR_ERR_BAD_STATE when it has one already.
+ * (before it, fsr_cmdbuf_submit refuses with FSR_ERR_BAD_STATE): fsr_cmdbuf_submit rings it, reads
+ * the status and acts on it (reconnects on RETRY, notifies on CONNECTED_NOTIFY_KMD, returns
+ * FSR_ERR_DEVICE_LOST on ABORT). FSR_ERR_NOT_SUPPORTED on a kernel-mode queue, FSR_ERR_BAD_STATE
+ * when it has one already.
  */
 FSR_API fsr_status fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue);
 /*
