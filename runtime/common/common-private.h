@@ -64,6 +64,12 @@ _Noreturn void rt_abort_precondition(const char *id, const char *cond, const cha
  * (FSR_NEVER: only when kicked). A step that sets `next_is_weak` says its next wake-up is
  * housekeeping (periodic log reads, clock correlation) that does not keep the runtime busy.
  */
+enum rt_poll {
+	RT_POLL_SLEEP, /* nothing to watch: sleep until kicked or due */
+	RT_POLL_SPIN,  /* nothing yet: look again */
+	RT_POLL_WORK,  /* something to do: step now */
+};
+
 struct rt_actor {
 	const char *name;
 	char label[16]; /* unique in the runtime: "os", "engine0", ... (interleaving scripts) */
@@ -79,6 +85,19 @@ struct rt_actor {
 	pthread_t thread;
 	bool has_thread;
 	_Atomic uint32_t kick;
+	_Atomic uint32_t is_sleeping; /* in futex_wait (or about to be): a kick must wake it */
+	/*
+	 * Nullable: in realtime a doorbell ring (rt_doorbell_page_store) does not kick this actor
+	 * while the word is 0 (an engine with no user-mode queue has nothing to take from a ring).
+	 */
+	_Atomic uint32_t *ring_interest;
+	/*
+	 * Realtime, nullable: instead of sleeping until its next due time or a kick, the actor's
+	 * thread spins while this says RT_POLL_SPIN, and steps again as soon as it says
+	 * RT_POLL_WORK (a polling command processor: the engine's doorbells). RT_POLL_SLEEP: sleep
+	 * as usual. Called on the actor's own thread, between its steps, with no lock held.
+	 */
+	enum rt_poll (*poll)(struct rt_actor *actor);
 };
 
 struct rt_timer {
@@ -168,7 +187,7 @@ enum rt_object_type {
 
 /* Packets of command buffers and rings: 32 bytes, as a UMD would lay them out. */
 enum hw_packet_type {
-	HW_PACKET_BEGIN = 1, /* a: packet id, b: progress value — written by the UMD */
+	HW_PACKET_BEGIN = 1, /* a: packet id, b: progress value, c: CPU ns of the submission */
 	HW_PACKET_WORK = 2,  /* a: GPU ticks */
 	/*
 	 * a: global fence handle, b: value, c: in a command buffer of a kernel-mode queue the local
@@ -261,8 +280,6 @@ struct os_hwqueue {
 	struct os_context *context;
 	struct fsr_adapter *adapter;
 	uint32_t engine_id;
-	/* The engine whose command processor polls the ring (UMS-18): set by CreateHwQueue. */
-	struct rt_actor *poll_actor;
 	enum fsr_submission_mode mode;
 	struct fsr_fence *progress_fence;
 	/*
@@ -302,11 +319,10 @@ struct os_hwqueue {
 	 * doorbell, NULL without one, and what the command processor has *taken* of the ring —
 	 * it runs up to fetched_ptr and no further, and moves it only when a ring reaches it, the
 	 * KMD connects, disconnects or notifies (engine state: under the engine's lock). A queue
-	 * without a doorbell is still polled: its engine runs up to the write pointer.
+	 * without a doorbell takes no work (UMS-13: no polling of the write pointer).
 	 */
 	struct os_doorbell *doorbell;
 	uint64_t fetched_ptr;
-	bool is_fetch_gated; /* the engine runs up to fetched_ptr, not the write pointer */
 	/* the GPU's view of the doorbell (hw/doorbell.c; engine's lock) */
 	bool hw_is_doorbell_connected;
 	bool hw_is_notify_kmd;
@@ -431,6 +447,8 @@ struct fsr_runtime {
 	 * stats.trace_hash is not kept (realtime runs are not reproducible).
 	 */
 	_Atomic uint64_t concurrent_events;
+	/* stats.user_mode_submit_to_start, counted by the engines (realtime: without the lock) */
+	_Atomic uint64_t user_mode_submit_to_start[FSR_LATENCY_BUCKETS];
 	struct rt_event_tap event_tap; /* tests only (FSR_TRACE) */
 };
 
@@ -465,6 +483,8 @@ fsr_status rt_refuse(struct fsr_runtime *runtime, uint32_t process_id, const cha
 		     fsr_handle handle, fsr_status status);
 /* Counts one latency sample in a histogram of fsr_runtime_stats (lock held). */
 void rt_latency_add(uint64_t histogram[FSR_LATENCY_BUCKETS], uint64_t latency_ns);
+/* The histogram bucket of a latency (fsr_runtime_stats.submit_to_start's layout). */
+unsigned int rt_latency_bucket(uint64_t latency_ns);
 
 /* ---- the runtime lock ----------------------------------------------------------------------- */
 
@@ -631,8 +651,15 @@ rt_doorbell_page_store(struct fsr_runtime *runtime, struct rt_doorbell_page *pag
 {
 	atomic_store_explicit(&page->word, value, memory_order_relaxed);
 	atomic_fetch_add_explicit(&page->rings, 1, memory_order_release);
-	for (uint32_t i = 0; i < page->wake_count; i++)
-		rt_clock_kick(runtime, page->wake[i], rt_clock_now(runtime));
+	for (uint32_t i = 0; i < page->wake_count; i++) {
+		struct rt_actor *actor = page->wake[i];
+
+		/* Sim mode kicks every one, as ever: the same steps, the same recordings. */
+		if (actor->ring_interest && runtime->clock.mode == FSR_CLOCK_REALTIME &&
+		    !atomic_load_explicit(actor->ring_interest, memory_order_relaxed))
+			continue;
+		rt_clock_kick(runtime, actor, rt_clock_now(runtime));
+	}
 }
 
 #if defined(__SANITIZE_THREAD__)

@@ -59,17 +59,6 @@ kick_engine(struct hw_engine *engine)
 }
 
 void
-hw_queue_gate_on_doorbell(struct fsr_adapter *adapter, struct os_hwqueue *queue)
-{
-	struct hw_engine *engine = &adapter->gpu->engines[queue->engine_id];
-
-	hw_engine_lock(engine);
-	take_write_ptr(engine, queue);
-	queue->is_fetch_gated = true;
-	hw_engine_unlock(engine);
-}
-
-void
 hw_doorbell_connect(struct fsr_adapter *adapter, uint32_t physical, struct os_hwqueue *queue,
 		    bool is_notify_kmd)
 {
@@ -145,7 +134,9 @@ hw_doorbells_init(struct fsr_adapter *adapter)
 	 */
 	for (uint32_t k = 0; k < FSR_MAX_PHYSICAL_DOORBELLS; k++) {
 		gpu->doorbells[k].page.wake = gpu->engine_actors;
-		gpu->doorbells[k].page.wake_count = adapter->config.engine_count;
+		/* Polling engines (realtime) watch the ring counts: a ring wakes no thread. */
+		gpu->doorbells[k].page.wake_count =
+		    gpu->engines[0].actor.poll ? 0 : adapter->config.engine_count;
 	}
 }
 
@@ -153,6 +144,21 @@ struct rt_doorbell_page *
 hw_doorbell_page(struct fsr_adapter *adapter, uint32_t physical)
 {
 	return &adapter->gpu->doorbells[physical].page;
+}
+
+bool
+hw_engine_doorbells_rang(struct hw_engine *engine)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	uint32_t count = adapter->config.doorbell_model == FSR_DOORBELL_DEDICATED
+			     ? adapter->config.physical_doorbells
+			     : 1;
+
+	for (uint32_t k = 0; k < count && k < FSR_MAX_PHYSICAL_DOORBELLS; k++)
+		if (atomic_load_explicit(&adapter->gpu->doorbells[k].page.rings,
+					 memory_order_relaxed) != engine->seen_rings[k])
+			return true;
+	return false;
 }
 
 void

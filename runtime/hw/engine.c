@@ -68,8 +68,21 @@ hw_engine_kick_all(struct fsr_adapter *adapter)
 	struct fsr_runtime *runtime = adapter->runtime;
 	uint64_t now = rt_clock_now(runtime);
 
-	for (uint32_t e = 0; e < adapter->config.engine_count; e++)
-		rt_clock_kick(runtime, &adapter->gpu->engines[e].actor, now);
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
+		struct hw_engine *engine = &adapter->gpu->engines[e];
+
+		/*
+		 * Realtime: only an engine with a queue blocked on a GPU wait has anything to look
+		 * at again; waking the others costs a system call and a switch each per signal.
+		 * The blocked engine counts its wait before it reads CurrentValue, and the writer
+		 * wrote CurrentValue before this read (both seq_cst): one of them sees the other.
+		 * Sim mode kicks them all, as ever (same steps, same recordings).
+		 */
+		if (runtime->clock.mode == FSR_CLOCK_REALTIME &&
+		    !atomic_load(&engine->blocked_queues))
+			continue;
+		rt_clock_kick(runtime, &engine->actor, now);
+	}
 }
 
 void
@@ -83,7 +96,12 @@ hw_engine_add_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 		link = &(*link)->next_on_engine;
 	queue->next_on_engine = NULL;
 	*link = queue;
+	atomic_fetch_add_explicit(&engine->user_queue_count, 1, memory_order_relaxed);
 	hw_engine_unlock(engine);
+	/* A polling engine that slept with an empty run list starts watching its doorbells. */
+	if (engine->actor.poll)
+		rt_clock_kick(engine->adapter->runtime, &engine->actor,
+			      rt_clock_now(engine->adapter->runtime));
 }
 
 /* An interrupt that names `queue`, which is going: it names no queue any more. */
@@ -108,11 +126,15 @@ hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	for (struct os_hwqueue **link = &engine->run_list; *link; link = &(*link)->next_on_engine) {
 		if (*link == queue) {
 			*link = queue->next_on_engine;
+			atomic_fetch_sub_explicit(&engine->user_queue_count, 1,
+						  memory_order_relaxed);
 			break;
 		}
 	}
 	if (engine->cursor == queue)
 		engine->cursor = queue->next_on_engine;
+	if (queue->is_wait_observed)
+		atomic_fetch_sub(&engine->blocked_queues, 1);
 	/* Interleaving: a queue goes only when no engine step is half way through it. */
 	FSR_ASSERT_PRE("engine-remove-queue:not-running", engine->running_queue != queue);
 	if (engine->busy_queue == queue)
@@ -149,13 +171,9 @@ hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet)
 static bool
 queue_has_packets(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 {
-	/* A doorbell queue has, for the GPU, what the command processor took of it. */
-	uint64_t end = queue->is_fetch_gated ? queue->fetched_ptr
-					     : rt_word_load(runtime, &queue->write_ptr_bytes,
-							    memory_order_acquire, RT_POINT_NONE);
-
+	/* A queue has, for the GPU, what the command processor took of it (UMS-13). */
 	return rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE) !=
-	       end;
+	       queue->fetched_ptr;
 }
 
 /*
@@ -456,13 +474,11 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	uint64_t read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed,
 					 RT_POINT_GPU_READ_READ_PTR);
 	/*
-	 * A queue with a doorbell runs up to what the command processor took (hw/doorbell.c,
-	 * UMS-13); one without is polled (the write pointer, as the global model's scan).
+	 * Up to what the command processor took from a doorbell, a connect, a disconnect or a
+	 * notification (hw/doorbell.c, UMS-13), never the write pointer read here: the command
+	 * processor does not poll rings.
 	 */
-	uint64_t write_ptr = queue->is_fetch_gated
-				 ? queue->fetched_ptr
-				 : rt_word_load(runtime, &queue->write_ptr_bytes,
-						memory_order_acquire, RT_POINT_GPU_READ_WRITE_PTR);
+	uint64_t write_ptr = queue->fetched_ptr;
 	enum run_result result = RUN_EMPTY;
 
 	engine->running_queue = queue;
@@ -482,12 +498,19 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 						RT_POINT_GPU_READ_RING_SLOT);
 
 		switch (packet->type) {
-		case HW_PACKET_BEGIN:
-			gpu_ts = gpu_now(adapter);
+		case HW_PACKET_BEGIN: {
+			uint64_t now = rt_clock_now(runtime);
+
+			gpu_ts = hw_gpu_ts(adapter, now);
 			FSR_TRACE(runtime, fencescope_hw, packet_start, adapter->id, engine->id,
 				  queue->handle, packet->a, packet->b, gpu_ts);
+			atomic_fetch_add_explicit(
+			    &runtime->user_mode_submit_to_start[rt_latency_bucket(
+				now > packet->c ? now - packet->c : 0)],
+			    1, memory_order_relaxed);
 			read_ptr += sizeof(*packet);
 			break;
+		}
 		case HW_PACKET_WORK:
 			engine->is_busy = true;
 			engine->busy_queue = queue;
@@ -498,6 +521,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			fence = fence_at(packet);
 			if (!queue->is_wait_observed) {
 				queue->is_wait_observed = true;
+				atomic_fetch_add(&engine->blocked_queues, 1);
 				queue->wait_observed_gpu_ts = gpu_now(adapter);
 				FSR_TRACE(runtime, fencescope_hw, gpu_wait_begin, adapter->id,
 					  engine->id, queue->handle, packet->a, packet->b,
@@ -514,6 +538,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 				  queue->handle, packet->a, packet->b, gpu_ts);
 			write_log_entry(runtime, queue, log, queue->wait_observed_gpu_ts, gpu_ts);
 			queue->is_wait_observed = false;
+			atomic_fetch_sub(&engine->blocked_queues, 1);
 			report_retired(engine, fence);
 			read_ptr += 2 * sizeof(*packet);
 			break;
@@ -681,6 +706,20 @@ end:
 	return next;
 }
 
+/*
+ * A polling command processor between steps (realtime, doorbell_polling): it spins on its
+ * doorbells' ring counts while it has user-mode queues, and sleeps like any engine otherwise.
+ */
+static enum rt_poll
+engine_poll(struct rt_actor *actor)
+{
+	struct hw_engine *engine = engine_of(actor);
+
+	if (!atomic_load_explicit(&engine->user_queue_count, memory_order_relaxed))
+		return RT_POLL_SLEEP;
+	return hw_engine_doorbells_rang(engine) ? RT_POLL_WORK : RT_POLL_SPIN;
+}
+
 int
 hw_init(struct fsr_adapter *adapter)
 {
@@ -695,6 +734,15 @@ hw_init(struct fsr_adapter *adapter)
 		engine->type = adapter->config.engine_types[id];
 		engine->actor.name = "engine";
 		engine->actor.step = engine_step;
+		/* Sim mode has no spinning: the polling engine is realtime only. */
+		if (adapter->config.doorbell_polling &&
+		    adapter->runtime->clock.mode == FSR_CLOCK_REALTIME)
+			engine->actor.poll = engine_poll;
+		atomic_init(&engine->user_queue_count, 0);
+		/* A ring wakes only engines with user-mode queues (realtime; they join under the
+		 * OS's lock, which the ringing UMD holds). */
+		engine->actor.ring_interest = &engine->user_queue_count;
+		atomic_init(&engine->blocked_queues, 0);
 		pthread_mutex_init(&engine->lock, NULL);
 	}
 	pthread_mutex_init(&adapter->gpu->doorbell_lock, NULL);

@@ -62,6 +62,10 @@ struct hw_engine {
 	uint64_t pending_due_ns;
 	/* the count of each physical doorbell's rings this engine's command processor has seen */
 	uint64_t seen_rings[FSR_MAX_PHYSICAL_DOORBELLS];
+	/* user-mode queues on the run list: a polling engine spins only while it has some */
+	_Atomic uint32_t user_queue_count;
+	/* run-list queues blocked on a GPU wait: realtime, only they need a CurrentValue's kick */
+	_Atomic uint32_t blocked_queues;
 };
 
 /*
@@ -123,15 +127,10 @@ void hw_fence_log_install(struct os_hwqueue *queue, enum fstp_log_type type,
  * takes the write pointer first — a ring that landed but was not serviced is not lost — then
  * forgets the owner. Notify: NotifyWorkSubmission's fetch (CONNECTED_NOTIFY_KMD).
  */
-/*
- * The queue got a doorbell: its engine runs from now on only what the command processor took
- * (fetched_ptr), starting with what it has been written so far.
- */
 /* The physical doorbells' pages, each waking every engine (after hw_init). */
 void hw_doorbells_init(struct fsr_adapter *adapter);
 /* Physical doorbell k's page, which the OS maps for a connected queue. */
 struct rt_doorbell_page *hw_doorbell_page(struct fsr_adapter *adapter, uint32_t physical);
-void hw_queue_gate_on_doorbell(struct fsr_adapter *adapter, struct os_hwqueue *queue);
 /* Exported for a faulty conformance driver that connects in the wrong order (UMS-23). */
 FSR_TEST_API void hw_doorbell_connect(struct fsr_adapter *adapter, uint32_t physical,
 				      struct os_hwqueue *queue, bool is_notify_kmd);
@@ -146,6 +145,11 @@ struct os_hwqueue *hw_doorbell_owner(struct fsr_adapter *adapter, uint32_t physi
  * doorbell, by taking the write pointer of every connected queue of the engine (UMS-18).
  */
 void hw_engine_take_rings(struct hw_engine *engine);
+/*
+ * A polling engine's look between steps (its own thread, no lock): has a physical doorbell
+ * rung since hw_engine_take_rings last looked? Relaxed loads of the ring counts only.
+ */
+bool hw_engine_doorbells_rang(struct hw_engine *engine);
 /* The engine's lock (realtime only; see struct hw_engine). */
 static inline void
 hw_engine_lock(struct hw_engine *engine)

@@ -172,10 +172,9 @@ create_hwqueue(void *miniport, struct os_hwqueue *queue)
 	struct hw_engine *engine = engine_of(miniport, queue->engine_id);
 
 	/*
-	 * UMS-05: a user-mode queue's ring joins its engine's run list, which the command
-	 * processor polls for new work (UMS-18); kernel mode has none.
+	 * UMS-05: a user-mode queue's ring joins its engine's run list; the command processor
+	 * runs of it only what a doorbell made it take (UMS-13; kernel mode has no ring).
 	 */
-	queue->poll_actor = &engine->actor;
 	if (queue->mode == FSR_SUBMIT_USER_MODE)
 		hw_engine_add_queue(engine, queue);
 }
@@ -323,12 +322,14 @@ destroy_native_fence(void *miniport, struct fsr_fence *fence)
 static void
 create_doorbell(void *miniport, struct os_doorbell *doorbell)
 {
-	/* UMS-09, UMS-10: the driver's doorbell object, with no physical doorbell; no other one. */
+	(void) miniport;
+	/*
+	 * UMS-09, UMS-10: the driver's doorbell object, with no physical doorbell; no other one.
+	 * The GPU takes nothing yet: the queue's work waits for the connect (UMS-15).
+	 */
 	doorbell->kmd_is_connected = false;
 	doorbell->kmd_physical = 0;
 	doorbell->kmd_last_use = 0;
-	/* From now on the engine runs what a doorbell made it take (UMS-13). */
-	hw_queue_gate_on_doorbell(((struct kmd_adapter *) miniport)->adapter, doorbell->queue);
 }
 
 /*

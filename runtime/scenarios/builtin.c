@@ -98,6 +98,10 @@ queue_new(struct world *world, uint32_t engine, enum fsr_submission_mode mode, f
 {
 	struct fsr_hwqueue_config config = {.mode = mode, .ring_size_bytes = 256 * 1024};
 
+	/* A user-mode queue takes work only through its doorbell (UMS-13): made ready here. */
+	if (mode == FSR_SUBMIT_USER_MODE)
+		return fsr_hwqueue_create_user_mode(world->process, world->contexts[engine],
+						    &config, queue);
 	return fsr_hwqueue_create(world->process, world->contexts[engine], &config, queue);
 }
 
@@ -442,21 +446,17 @@ end:
 /* ---- doorbells ----------------------------------------------------------------------------- */
 
 /*
- * A user-mode queue that takes work through its doorbell: CreateDoorbell, then ConnectDoorbell
- * (UMS-08, UMS-12). Every doorbell scenario makes its queues here, so that they can move to a
- * convenience of the public API in one place. From then on fsr_cmdbuf_submit rings the doorbell
- * and reconnects on DISCONNECTED_RETRY itself (UMS-14, UMS-15).
+ * A user-mode queue that takes work through its doorbell: fsr_hwqueue_create_user_mode
+ * (CreateHwQueue, CreateDoorbell, ConnectDoorbell; UMS-08, UMS-12, UMS-15), through queue_new.
+ * Every doorbell scenario makes its queues here. On dedicated doorbells fewer than the queues,
+ * each connect past the physical count victimizes the least recently used (UMS-22, UMS-23);
+ * from then on fsr_cmdbuf_submit rings the doorbell and reconnects on DISCONNECTED_RETRY
+ * itself (UMS-14, UMS-15).
  */
 static fsr_status
 queue_with_doorbell(struct world *world, uint32_t engine, fsr_handle *queue)
 {
-	fsr_status status;
-
-	TRY(queue_new(world, engine, FSR_SUBMIT_USER_MODE, queue));
-	TRY(fsr_doorbell_create(world->process, *queue));
-	TRY(fsr_doorbell_connect(world->process, *queue, NULL));
-end:
-	return status;
+	return queue_new(world, engine, FSR_SUBMIT_USER_MODE, queue);
 }
 
 #define PRESSURE_QUEUES    6

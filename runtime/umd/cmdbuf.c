@@ -151,6 +151,8 @@ write_buffer_to_ring(struct os_hwqueue *queue, struct fsr_process *process, uint
 	uint64_t positions[2] = {queue->umd_log_position[0], queue->umd_log_position[1]};
 	fsr_status status;
 
+	/* When it was submitted: the engine counts submit → start when it begins it (stats). */
+	packets[0].c = rt_clock_now(process->runtime);
 	assign_log_entries(queue, packets, count, positions);
 	status = write_ring(queue, process, progress_value, packets, count, ring_status);
 	if (status == FSR_OK) {
@@ -470,6 +472,9 @@ write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progr
 					 RT_POINT_UMD_READ_READ_PTR);
 	uint64_t size = count * sizeof(struct hw_packet);
 
+	/* UMS-13: no doorbell, no way to tell the GPU; the caller refuses before (submit). */
+	if (!queue->doorbell)
+		return FSR_ERR_BAD_STATE;
 	if (write_ptr - read_ptr + size > (uint64_t) queue->ring_entries * sizeof(struct hw_packet))
 		return FSR_ERR_NO_RESOURCES;
 	for (size_t i = 0; i < count; i++)
@@ -486,12 +491,7 @@ write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progr
 		      RT_POINT_UMD_WRITE_WRITE_PTR);
 	FSR_TRACE(runtime, fencescope_umd, ring_write, process->id, queue->handle, progress_value,
 		  write_ptr + size, (uint32_t) size);
-	if (queue->doorbell) {
-		*ring_status = ring_doorbell(queue, process, progress_value, write_ptr + size);
-		return FSR_OK;
-	}
-	/* A queue that never had a doorbell: its command processor polls the write pointer. */
-	rt_clock_kick(runtime, queue->poll_actor, rt_clock_now(runtime));
+	*ring_status = ring_doorbell(queue, process, progress_value, write_ptr + size);
 	return FSR_OK;
 }
 
@@ -516,8 +516,13 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 		status = FSR_ERR_DESTROYED;
 	else if (!is_well_formed(cmdbuf))
 		status = FSR_ERR_MALFORMED_PACKET;
-	else if (queue->mode == FSR_SUBMIT_USER_MODE && queue->is_fetch_gated && !queue->doorbell)
-		status = FSR_ERR_BAD_STATE; /* its doorbell was destroyed: it takes no more work */
+	else if (queue->mode == FSR_SUBMIT_USER_MODE && !queue->doorbell)
+		/*
+		 * UMS-13: a user-mode queue takes work only through its doorbell. One that never
+		 * had one, or whose doorbell was destroyed, refuses the buffer (a call_failed):
+		 * written into a ring no doorbell will ever announce, it would wait for nothing.
+		 */
+		status = FSR_ERR_BAD_STATE;
 	if (status == FSR_OK)
 		flush_dropped(queue, process);
 	if (status == FSR_OK && cmdbuf->progress_value !=

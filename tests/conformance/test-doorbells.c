@@ -33,7 +33,7 @@ setup_two_doorbells(void)
 	config.physical_doorbells = 2;
 	fsc_setup_with(&runtime_config, &config);
 	for (uint32_t i = 0; i < QUEUES; i++) {
-		queues[i] = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+		queues[i] = fst_queue_new_without_doorbell(fx.process, fx.context_3d);
 		cr_assert_eq(fsr_doorbell_create(fx.process, queues[i]), FSR_OK);
 	}
 }

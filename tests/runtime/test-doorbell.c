@@ -192,7 +192,7 @@ make_queues(uint32_t count, bool both_engines)
 	for (uint32_t i = 0; i < count; i++) {
 		fsr_handle context = both_engines && (i % 2) ? fx.context_compute : fx.context_3d;
 
-		db_log.queues[i] = fst_queue_new(fx.process, context, FSR_SUBMIT_USER_MODE);
+		db_log.queues[i] = fst_queue_new_without_doorbell(fx.process, context);
 		cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[i]), FSR_OK);
 	}
 	db_log.queue_count = count;
@@ -312,7 +312,7 @@ Test(doorbell, ums_08_ums_09_ums_10_create_maps_the_dummy_page_with_retry_and_to
 	cr_assert_eq(status, FSR_DOORBELL_CONNECTED);
 	cr_assert_eq(fsr_doorbell_connect(fx.process, db_log.queues[1], &status), FSR_OK);
 	/* A third doorbell is created with both physical ones taken: nobody is disconnected. */
-	db_log.queues[2] = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	db_log.queues[2] = fst_queue_new_without_doorbell(fx.process, fx.context_3d);
 	db_log.queue_count = 3;
 	cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[2]), FSR_OK);
 	cr_assert_eq(fsr_doorbell_get_status(fx.process, db_log.queues[2], &status), FSR_OK);
@@ -372,7 +372,7 @@ Test(doorbell, ums_11_doorbell_calls_are_refused_where_they_make_no_sense)
 	cr_assert_eq(fsr_doorbell_create(fx.process, kernel_queue), FSR_ERR_NOT_SUPPORTED);
 	make_queues(1, false);
 	cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[0]), FSR_ERR_BAD_STATE);
-	db_log.queues[1] = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	db_log.queues[1] = fst_queue_new_without_doorbell(fx.process, fx.context_3d);
 	cr_assert_eq(fsr_doorbell_connect(fx.process, db_log.queues[1], &status),
 		     FSR_ERR_BAD_STATE);
 	cr_assert_eq(fsr_doorbell_destroy(fx.process, db_log.queues[1]), FSR_ERR_BAD_STATE);
@@ -475,4 +475,79 @@ Test(doorbell, ums_12_ums_14_status_before_the_dummy_page_and_after_the_physical
 	cr_assert_eq(fsr_doorbell_destroy(fx.process, db_log.queues[0]), FSR_OK);
 	fsr_runtime_set_event_tap(fx.runtime, NULL, NULL);
 	cr_assert_str_eq(word_log.order, "PsSDPsSD");
+}
+
+/* ---- a queue learns of work only from its doorbell (UMS-13) ------------------------------ */
+
+TestSuite(doorbell_only, .init = fst_rt_setup, .fini = fst_rt_teardown);
+
+Test(doorbell_only, ums_13_a_user_mode_queue_without_a_doorbell_refuses_work)
+{
+	fsr_handle queue = fst_queue_new_without_doorbell(fx.process, fx.context_3d);
+	struct fsr_cmdbuf *cmdbuf = NULL;
+	uint64_t progress = 0;
+
+	fst_tap_start();
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_work(cmdbuf, 10), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, &progress), FSR_ERR_BAD_STATE);
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:call_failed", -1, 0), 1);
+	cr_assert_eq(fst_tap_count(0, "fencescope_umd:ring_write", -1, 0), 0,
+		     "nothing is written into a ring no doorbell announces");
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_queued(fx.process, queue), 0);
+	cr_assert_eq(atomic_load(&fst_borrow_queue(queue)->write_ptr_bytes), 0);
+	/* With its doorbell connected the same queue takes work, from the value given back. */
+	cr_assert_eq(fsr_doorbell_create(fx.process, queue), FSR_OK);
+	cr_assert_eq(fsr_doorbell_connect(fx.process, queue, NULL), FSR_OK);
+	cr_assert_eq(fst_submit_work(fx.process, queue, 10), 1);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, queue), 1);
+}
+
+Test(doorbell_only, ums_13_ring_writes_the_gpu_was_not_told_of_do_not_run)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	struct os_hwqueue *os_queue = fst_borrow_queue(queue);
+
+	fst_submit_work(fx.process, queue, 10);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, queue), 1);
+	/*
+	 * The write pointer moved by hand, as a UMD that advanced it and never rang: the engine,
+	 * woken by a kernel-mode packet of another queue, runs none of it, since it does not
+	 * poll the ring.
+	 */
+	atomic_store(&os_queue->write_ptr_bytes, 2 * atomic_load(&os_queue->write_ptr_bytes));
+	fst_submit_work(fx.process,
+			fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE), 10);
+	fst_run_until_idle();
+	cr_assert_eq(atomic_load(&os_queue->read_ptr_bytes),
+		     atomic_load(&os_queue->write_ptr_bytes) / 2);
+	/* Put back: the destroy's disconnect would take it and run the empty slots. */
+	atomic_store(&os_queue->write_ptr_bytes, atomic_load(&os_queue->read_ptr_bytes));
+}
+
+Test(doorbell_only, ums_08_ums_12_create_user_mode_makes_queue_doorbell_and_connect_in_order)
+{
+	struct fsr_hwqueue_config kernel_mode = {.mode = FSR_SUBMIT_KERNEL_MODE};
+	fsr_handle queue = 0;
+	const char *expected[] = {"fencescope_os:hwqueue_create", "fencescope_kmd:doorbell_create",
+				  "fencescope_kmd:doorbell_connect"};
+	size_t next = 0;
+
+	fst_tap_start();
+	cr_assert_eq(fsr_hwqueue_create_user_mode(fx.process, fx.context_3d, NULL, &queue), FSR_OK);
+	for (size_t i = 0; i < fst_tap_event_count() && next < 3; i++)
+		if (strcmp(fst_tap_event(i)->name, expected[next]) == 0)
+			next++;
+	cr_assert_eq(next, 3, "CreateHwQueue, CreateDoorbell, ConnectDoorbell, in that order");
+	cr_assert_eq(fst_submit_work(fx.process, queue, 10), 1);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, queue), 1);
+	/* Not for a kernel-mode queue, nor on a node without user-mode submission (UMS-05). */
+	cr_assert_eq(fsr_hwqueue_create_user_mode(fx.process, fx.context_3d, &kernel_mode, &queue),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_hwqueue_create_user_mode(fx.process, fx.context_copy, NULL, &queue),
+		     FSR_ERR_NOT_SUPPORTED);
 }

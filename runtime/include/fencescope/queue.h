@@ -9,9 +9,10 @@
  *    engine as DMA packets (LOG-02: no fence log);
  *  - user mode: the UMD writes command buffers into the queue's ring and the engine runs
  *    them, fence waits and signals included, on the GPU, writing an entry in the queue's
- *    wait or signal log for each (LOG-05 to LOG-14). With a doorbell (fsr_doorbell_create,
- *    fsr_doorbell_connect) the engine learns of work from the doorbell only; a user-mode
- *    queue that never had one is still polled, as in the global-doorbell model (UMS-18).
+ *    wait or signal log for each (LOG-05 to LOG-14). The engine learns of work from the
+ *    queue's doorbell only (fsr_doorbell_create, fsr_doorbell_connect; UMS-13): a user-mode
+ *    queue without one takes no work (fsr_cmdbuf_submit refuses it). Make a ready one with
+ *    fsr_hwqueue_create_user_mode.
  * Each queue has a progress fence: the UMD gives each command buffer the next value, which
  * the engine writes when the buffer is done (HPF-01 to HPF-07).
  * Include <fencescope/runtime.h>, not this header.
@@ -46,6 +47,15 @@ struct fsr_hwqueue_config {
 
 FSR_API fsr_status fsr_hwqueue_create(struct fsr_process *process, fsr_handle context,
 				      const struct fsr_hwqueue_config *config, fsr_handle *hwqueue);
+/*
+ * A user-mode queue ready for work, in the spec's order: CreateHwQueue with the
+ * UserModeSubmission flag, CreateDoorbell, ConnectDoorbell (UMS-08, UMS-12, UMS-15). `config`
+ * (nullable: the defaults) must say FSR_SUBMIT_USER_MODE. On failure (the refusal of any of
+ * the three, each a call_failed event) nothing is left behind and its status is returned.
+ */
+FSR_API fsr_status fsr_hwqueue_create_user_mode(struct fsr_process *process, fsr_handle context,
+						const struct fsr_hwqueue_config *config,
+						fsr_handle *hwqueue);
 /* Waits for the queue's queued work, reads its logs a last time, and destroys it. */
 FSR_API fsr_status fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue);
 
@@ -108,10 +118,11 @@ enum fsr_doorbell_status {
 
 /*
  * CreateDoorbell (UMS-08 to UMS-11): a user-mode queue's doorbell, mapped on its dummy page with
- * status DISCONNECTED_RETRY and no physical doorbell. From then on the queue takes work only
- * through it: fsr_cmdbuf_submit rings it, reads the status and acts on it (reconnects on
- * RETRY, notifies on CONNECTED_NOTIFY_KMD, returns FSR_ERR_DEVICE_LOST on ABORT).
- * FSR_ERR_NOT_SUPPORTED on a kernel-mode queue, FSR_ERR_BAD_STATE when it has one already.
+ * status DISCONNECTED_RETRY and no physical doorbell. The queue takes work only through it
+ * (before it, fsr_cmdbuf_submit refuses with FSR_ERR_BAD_STATE): fsr_cmdbuf_submit rings it, reads
+ * the status and acts on it (reconnects on RETRY, notifies on CONNECTED_NOTIFY_KMD, returns
+ * FSR_ERR_DEVICE_LOST on ABORT). FSR_ERR_NOT_SUPPORTED on a kernel-mode queue, FSR_ERR_BAD_STATE
+ * when it has one already.
  */
 FSR_API fsr_status fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue);
 /*

@@ -164,6 +164,16 @@ struct fsr_adapter_config {
 	 * only bits below engine_count may be set.
 	 */
 	uint32_t doorbell_notify_kmd_engines;
+	/*
+	 * A polling command processor (docs/runtime.md "How the command processor learns of
+	 * work"): in realtime, an engine with user-mode queues on its run list does not sleep
+	 * until kicked when it has nothing to run, but spins on its physical doorbells' ring
+	 * counts, as a running command processor does; a ring then wakes no thread (no system
+	 * call on the UMD's path). It costs a CPU per such engine. Sim mode ignores it: virtual
+	 * time has no spinning, the engine steps when a ring lands either way, and a recording
+	 * is the same with or without it. Off by default.
+	 */
+	bool doorbell_polling;
 };
 
 /*
@@ -239,6 +249,12 @@ struct fsr_runtime_stats {
 	 * fsr_latency_percentile() reads it.
 	 */
 	uint64_t submit_to_start[FSR_LATENCY_BUCKETS];
+	/*
+	 * User-mode submit → start, the same histogram: from the UMD's fsr_cmdbuf_submit writing
+	 * the buffer into the ring to the engine starting it (the command processor took it from a
+	 * doorbell ring, a connect or a notification, then reached it).
+	 */
+	uint64_t user_mode_submit_to_start[FSR_LATENCY_BUCKETS];
 };
 
 /* The latency at or below which `fraction` (0..1) of a histogram's samples fall, in ns. */
