@@ -165,7 +165,7 @@ run_doorbells(enum fsr_doorbell_model model, uint32_t physical, uint32_t queues,
 
 		SETUP(fsr_hwqueue_create(run.process, contexts[q % 2], &queue_config,
 					 &run.queues[q]));
-		SETUP(fsr_doorbell_create(run.process, run.queues[q]));
+		SETUP(fsr_doorbell_create(run.process, run.queues[q], 0, 0));
 	}
 	for (uint32_t t = 0; t < threads; t++) {
 		workers[t] = (struct worker){.run = &run, .index = t};
