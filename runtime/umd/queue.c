@@ -27,7 +27,7 @@ fsr_hwqueue_create_user_mode(struct fsr_process *process, fsr_handle context,
 	if (status != FSR_OK)
 		return status;
 	/* CreateDoorbell, then ConnectDoorbell: each refusal is already a call_failed. */
-	status = fsr_doorbell_create(process, queue);
+	status = fsr_doorbell_create(process, queue, 0, 0);
 	if (status == FSR_OK)
 		status = fsr_doorbell_connect(process, queue, NULL);
 	if (status != FSR_OK) {

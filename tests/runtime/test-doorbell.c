@@ -193,7 +193,7 @@ make_queues(uint32_t count, bool both_engines)
 		fsr_handle context = both_engines && (i % 2) ? fx.context_compute : fx.context_3d;
 
 		db_log.queues[i] = fst_queue_new_without_doorbell(fx.process, context);
-		cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[i]), FSR_OK);
+		cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[i], 0, 0), FSR_OK);
 	}
 	db_log.queue_count = count;
 }
@@ -314,7 +314,7 @@ Test(doorbell, ums_08_ums_09_ums_10_create_maps_the_dummy_page_with_retry_and_to
 	/* A third doorbell is created with both physical ones taken: nobody is disconnected. */
 	db_log.queues[2] = fst_queue_new_without_doorbell(fx.process, fx.context_3d);
 	db_log.queue_count = 3;
-	cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[2]), FSR_OK);
+	cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[2], 0, 0), FSR_OK);
 	cr_assert_eq(fsr_doorbell_get_status(fx.process, db_log.queues[2], &status), FSR_OK);
 	cr_assert_eq(status, FSR_DOORBELL_DISCONNECTED_RETRY);
 	cr_assert_eq(db_log.victim_count, 0);
@@ -369,16 +369,16 @@ Test(doorbell, ums_11_doorbell_calls_are_refused_where_they_make_no_sense)
 
 	setup_doorbells(FSR_DOORBELL_DEDICATED, 2, 0, 0);
 	kernel_queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
-	cr_assert_eq(fsr_doorbell_create(fx.process, kernel_queue), FSR_ERR_NOT_SUPPORTED);
+	cr_assert_eq(fsr_doorbell_create(fx.process, kernel_queue, 0, 0), FSR_ERR_NOT_SUPPORTED);
 	make_queues(1, false);
-	cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[0]), FSR_ERR_BAD_STATE);
+	cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[0], 0, 0), FSR_ERR_BAD_STATE);
 	db_log.queues[1] = fst_queue_new_without_doorbell(fx.process, fx.context_3d);
 	cr_assert_eq(fsr_doorbell_connect(fx.process, db_log.queues[1], &status),
 		     FSR_ERR_BAD_STATE);
 	cr_assert_eq(fsr_doorbell_destroy(fx.process, db_log.queues[1]), FSR_ERR_BAD_STATE);
 	cr_assert_eq(fsr_hwqueue_notify_work_submission(fx.process, db_log.queues[1], 1),
 		     FSR_ERR_BAD_STATE);
-	cr_assert_eq(fsr_doorbell_create(fx.process, 0x1234), FSR_ERR_INVALID_HANDLE);
+	cr_assert_eq(fsr_doorbell_create(fx.process, 0x1234, 0, 0), FSR_ERR_INVALID_HANDLE);
 }
 
 Test(doorbell, res_02_destroy_disconnects_and_the_queue_takes_no_more_work)
@@ -496,9 +496,9 @@ Test(doorbell_only, ums_13_a_user_mode_queue_without_a_doorbell_refuses_work)
 		     "nothing is written into a ring no doorbell announces");
 	fst_run_until_idle();
 	cr_assert_eq(fst_last_queued(fx.process, queue), 0);
-	cr_assert_eq(atomic_load(&fst_borrow_queue(queue)->write_ptr_bytes), 0);
+	cr_assert_eq(atomic_load(&fst_borrow_queue(queue)->control->write_ptr_bytes), 0);
 	/* With its doorbell connected the same queue takes work, from the value given back. */
-	cr_assert_eq(fsr_doorbell_create(fx.process, queue), FSR_OK);
+	cr_assert_eq(fsr_doorbell_create(fx.process, queue, 0, 0), FSR_OK);
 	cr_assert_eq(fsr_doorbell_connect(fx.process, queue, NULL), FSR_OK);
 	cr_assert_eq(fst_submit_work(fx.process, queue, 10), 1);
 	fst_run_until_idle();
@@ -518,14 +518,14 @@ Test(doorbell_only, ums_13_ring_writes_the_gpu_was_not_told_of_do_not_run)
 	 * woken by a kernel-mode packet of another queue, runs none of it, since it does not
 	 * poll the ring.
 	 */
-	atomic_store(&os_queue->write_ptr_bytes, 2 * atomic_load(&os_queue->write_ptr_bytes));
+	atomic_store(&os_queue->control->write_ptr_bytes, 2 * atomic_load(&os_queue->control->write_ptr_bytes));
 	fst_submit_work(fx.process,
 			fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE), 10);
 	fst_run_until_idle();
-	cr_assert_eq(atomic_load(&os_queue->read_ptr_bytes),
-		     atomic_load(&os_queue->write_ptr_bytes) / 2);
+	cr_assert_eq(atomic_load(&os_queue->control->read_ptr_bytes),
+		     atomic_load(&os_queue->control->write_ptr_bytes) / 2);
 	/* Put back: the destroy's disconnect would take it and run the empty slots. */
-	atomic_store(&os_queue->write_ptr_bytes, atomic_load(&os_queue->read_ptr_bytes));
+	atomic_store(&os_queue->control->write_ptr_bytes, atomic_load(&os_queue->control->read_ptr_bytes));
 }
 
 Test(doorbell_only, ums_08_ums_12_create_user_mode_makes_queue_doorbell_and_connect_in_order)
