@@ -466,6 +466,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	enum run_result result = RUN_EMPTY;
 
 	engine->running_queue = queue;
+	/* TRM-05: the GPU never runs from a freed ring (its context is off the run list first). */
+	FSR_ASSERT_PRE("gpu-run-queue:ring-resident", read_ptr == write_ptr || queue->ring);
 	while (read_ptr != write_ptr) {
 		struct hw_packet slot =
 		    rt_ring_read(runtime, queue, read_ptr, RT_POINT_GPU_READ_RING_SLOT);
