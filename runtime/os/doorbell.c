@@ -279,6 +279,21 @@ fsr_doorbell_connect(struct fsr_process *process, fsr_handle hwqueue,
 }
 
 fsr_status
+fsr_test_doorbell_connect_locked(struct fsr_process *process, fsr_handle hwqueue,
+				 enum fsr_doorbell_status *status)
+{
+	struct os_hwqueue *queue;
+	enum fstp_doorbell_status written = FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY;
+	fsr_status result = lookup_user_queue(process, hwqueue, "ConnectDoorbell", true, &queue);
+
+	if (result == FSR_OK)
+		result = os_kmt_connect_doorbell(queue, &written);
+	if (status)
+		*status = (enum fsr_doorbell_status) written;
+	return result;
+}
+
+fsr_status
 fsr_doorbell_destroy(struct fsr_process *process, fsr_handle hwqueue)
 {
 	struct os_hwqueue *queue;
