@@ -779,10 +779,10 @@ os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_qu
 		os_doorbell_destroy(queue); /* disconnected already: DxgkDdiDestroyDoorbell only */
 	/*
 	 * The ring goes before the queue leaves its engine when the GPU is done with it: idle
-	 * after the wait (TRM-01) or suspended (TRM-05). An abandoned queue that may still be
-	 * running leaves the engine first.
+	 * after the wait (TRM-01) or its context suspended (TRM-03, TRM-05). An abandoned queue
+	 * that may still be running (a dead doorbell's) leaves the engine first.
 	 */
-	if (is_termination && !queue->is_abandoned)
+	if (is_termination && (!queue->is_abandoned || os_context_is_suspended(queue->context)))
 		free_ring(queue);
 	/* Interrupts not handled yet must not name the queue once it is gone. */
 	for (struct hw_interrupt *i = runtime->interrupts_head; i; i = i->next) {

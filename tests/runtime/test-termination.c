@@ -31,6 +31,8 @@ static struct term_log {
 	struct os_hwqueue *queues[QUEUES]; /* borrowed before the termination */
 	fsr_handle handles[QUEUES];
 	uint32_t ring_gone_while_waiting; /* TRM-02 */
+	bool is_abnormal;
+	uint32_t ring_freed_unsuspended; /* TRM-05 */
 	/* the interleaving observer's view (TRM-01) */
 	uint32_t disconnect_steps;
 	uint32_t wait_begin_steps;
@@ -58,6 +60,13 @@ tap(void *user_data, const char *name, const uint64_t *fields, uint32_t field_co
 
 		e->name = name;
 		memcpy(e->fields, fields, (field_count < 8 ? field_count : 8) * sizeof(*fields));
+	}
+	/* TRM-05: the ring goes right after DestroyDoorbell: by then the GPU runs nothing of it. */
+	if (tl.is_abnormal && strcmp(name, "fencescope_kmd:doorbell_destroy") == 0) {
+		int q = queue_slot(fields[1]);
+
+		if (q >= 0 && !tl.queues[q]->hw_is_suspended)
+			tl.ring_freed_unsuspended++;
 	}
 	if (strcmp(name, "fencescope_os:termination_step") == 0) {
 		int q = queue_slot(fields[1]);
@@ -410,4 +419,121 @@ Test(termination, ums_16_fall_back_to_kernel_mode_loses_no_buffer_and_runs_none_
 	/* The new queue's progress values are the old ones minus the base. */
 	cr_assert_geq(base, completed_at_loss);
 	cr_assert_eq(fst_last_completed(fx.process, kernel_queue), before + after - base);
+}
+
+/* ---- abnormal termination (TRM-03 to TRM-05, TRM-07) ------------------------------------ */
+
+/*
+ * TRM-03, TRM-04, TRM-05, TRM-06: the device marked in error (device_lost, reason TERMINATION),
+ * then per context SuspendContext before any disconnect of its queues; each doorbell
+ * disconnected with ABORT (reason TERMINATION); no wait — work still queued is abandoned; the
+ * GPU's queue suspended when its ring goes; nothing left afterwards.
+ */
+Test(termination, trm_03_trm_04_trm_05_abnormal_termination_suspends_first_and_does_not_wait)
+{
+	size_t start;
+	size_t lost;
+	uint32_t ran = 0;
+
+	setup_dedicated(2, 0);
+	for (int q = 0; q < QUEUES; q++) {
+		fsr_handle context = q < 2 ? fx.context_3d : fx.context_compute;
+
+		tl.handles[q] = fst_queue_new(fx.process, context, FSR_SUBMIT_USER_MODE);
+		cr_assert_eq(fsr_doorbell_create(fx.process, tl.handles[q]), FSR_OK);
+		tl.queues[q] = fst_borrow_queue(tl.handles[q]);
+	}
+	for (int n = 0; n < 3; n++)
+		for (int q = 0; q < QUEUES; q++)
+			fst_submit_work(fx.process, tl.handles[q], 50000);
+	for (int i = 0; i < 6; i++) {
+		bool has_run;
+
+		fsr_runtime_step(fx.runtime, &has_run);
+	}
+	start = tl.count;
+	tl.is_abnormal = true;
+	{
+		fsr_handle context_of[QUEUES] = {fx.context_3d, fx.context_3d, fx.context_compute};
+
+		cr_assert_eq(fsr_process_terminate(fx.process, true), FSR_OK);
+		fx.process = NULL;
+		lost = find(start, "fencescope_os:device_lost", -1, 0);
+		cr_assert_neq(lost, SIZE_MAX, "TRM-03: the device is marked in error");
+		cr_assert_eq(tl.events[lost].fields[2], FSTP_LOSS_REASON_TERMINATION);
+		for (int q = 0; q < QUEUES; q++) {
+			fsr_handle h = tl.handles[q];
+			size_t suspend = find(start, "fencescope_kmd:context_suspend", 1, context_of[q]);
+			size_t disconnect = find_step(start, h, FSTP_TERMINATION_STEP_DISCONNECT);
+			size_t destroy = find_step(start, h, FSTP_TERMINATION_STEP_DESTROY);
+			size_t kmd_disconnect =
+			    find(start, "fencescope_kmd:doorbell_disconnect", 1, h);
+
+			cr_assert(lost < suspend && suspend < disconnect && disconnect < destroy &&
+				      destroy != SIZE_MAX,
+				  "queue %d: out of order (%zu %zu %zu %zu)", q, lost, suspend,
+				  disconnect, destroy);
+			if (kmd_disconnect != SIZE_MAX) {
+				cr_assert_gt(kmd_disconnect, suspend);
+				cr_assert_eq(tl.events[kmd_disconnect].fields[4],
+					     FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT);
+				cr_assert_eq(tl.events[kmd_disconnect].fields[5],
+					     FSTP_DISCONNECT_REASON_TERMINATION);
+			}
+			cr_assert_eq(find_step(start, h, FSTP_TERMINATION_STEP_WAIT_BEGIN), SIZE_MAX,
+				     "TRM-04: no wait");
+			ran += (uint32_t) count_between(0, tl.count, "fencescope_hw:packet_end", 2, h);
+		}
+		cr_assert_eq(tl.events[find(start, "fencescope_kmd:context_suspend", 1,
+					    fx.context_3d)]
+				 .fields[2],
+			     2);
+	}
+	cr_assert_lt(ran, 3 * QUEUES, "TRM-04: queued work is abandoned, not run");
+	cr_assert_eq(tl.ring_freed_unsuspended, 0, "TRM-05: a ring freed under a running queue");
+	assert_nothing_left();
+}
+
+/*
+ * TRM-07: process A crashes (abnormal termination) while it shares a fence with process B and
+ * has work blocked on it; B's queue, doorbell and the shared fence keep working: B's GPU waits
+ * on the fence are released by B's CPU signals, and B's doorbell stays CONNECTED.
+ */
+Test(termination, trm_07_another_process_sharing_a_fence_keeps_working_after_a_crash)
+{
+	struct fsr_process *a;
+	fsr_handle a_device, a_context, a_queue, a_fence, global;
+	fsr_handle b_fence, b_queue;
+	enum fsr_doorbell_status status = FSR_DOORBELL_DISCONNECTED_RETRY;
+
+	setup_dedicated(2, 0);
+	fst_rt_add_process("a", &a, &a_device, &a_context);
+	cr_assert_eq(fsr_fence_create(a, a_device, 0, FSR_FENCE_SHARED, &a_fence, &global), FSR_OK);
+	cr_assert_eq(fsr_fence_open(fx.process, fx.device, global, &b_fence), FSR_OK);
+	a_queue = fst_queue_new(a, a_context, FSR_SUBMIT_USER_MODE);
+	cr_assert_eq(fsr_doorbell_create(a, a_queue), FSR_OK);
+	b_queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	cr_assert_eq(fsr_doorbell_create(fx.process, b_queue), FSR_OK);
+	/* A: signals 1, then blocks on 10 before it would signal 11. */
+	fst_submit_signal(a, a_queue, a_fence, 1);
+	fst_submit_wait(a, a_queue, a_fence, 10);
+	fst_submit_signal(a, a_queue, a_fence, 11);
+	/* B: waits for A's 1. */
+	fst_submit_wait(fx.process, b_queue, b_fence, 1);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, b_queue), 1);
+	cr_assert_eq(fst_last_completed(a, a_queue), 1);
+
+	cr_assert_eq(fsr_process_terminate(a, true), FSR_OK);
+	/* B goes on: the fence lives on B's handle, B's queue and doorbell work. */
+	cr_assert_eq(fst_fence_value(fx.process, b_fence), 1);
+	fst_submit_wait(fx.process, b_queue, b_fence, 2);
+	fst_submit_work(fx.process, b_queue, 10);
+	cr_assert_eq(fsr_fence_signal_cpu(fx.process, b_fence, 2), FSR_OK);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, b_queue), 3);
+	cr_assert_eq(fst_fence_value(fx.process, b_fence), 2, "A's abandoned signal of 11 never ran");
+	cr_assert_eq(fsr_doorbell_get_status(fx.process, b_queue, &status), FSR_OK);
+	cr_assert_eq(status, FSR_DOORBELL_CONNECTED);
+	cr_assert_eq(fsr_doorbell_connect(fx.process, b_queue, &status), FSR_OK);
 }
