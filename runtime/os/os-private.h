@@ -84,6 +84,15 @@ fsr_status os_kmt_lookup(struct fsr_process *process, fsr_handle handle, enum rt
 			 struct rt_object **object);
 /* Drops the reference a recorded, never submitted, fence packet held. */
 void os_kmt_release_fence(struct fsr_fence *fence);
+/*
+ * DestroyHwQueue of a queue whose doorbell is dead (UMS-16's fall-back; lock NOT held): no wait;
+ * once the GPU is off the ring, the packets it had not run go to *salvage (os_ring_salvage,
+ * below) instead of being dropped. *context: the queue's context, for the kernel-mode queue.
+ */
+struct os_ring_salvage;
+fsr_status os_kmt_destroy_dead_hwqueue(struct fsr_process *process, fsr_handle hwqueue,
+				       fsr_handle *context, uint64_t *last_queued,
+				       struct os_ring_salvage *salvage);
 /* SubmitCommand of a kernel-mode queue: the buffer (packets, now the OS's) joins its queue. */
 fsr_status os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
 				 uint64_t progress_value, struct hw_packet *packets, size_t count);

@@ -829,6 +829,34 @@ os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_qu
 }
 
 fsr_status
+os_kmt_destroy_dead_hwqueue(struct fsr_process *process, fsr_handle hwqueue, fsr_handle *context,
+			    uint64_t *last_queued, struct os_ring_salvage *salvage)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct os_hwqueue *queue = NULL;
+	fsr_status status;
+
+	rt_lock(runtime);
+	status = lookup_queue(process, hwqueue, "DestroyHwQueue", &queue);
+	if (status == FSR_OK &&
+	    (!queue->doorbell ||
+	     atomic_load_explicit(&queue->doorbell->status, memory_order_relaxed) !=
+		 FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT))
+		status = rt_refuse(runtime, process->id, "DestroyHwQueue", hwqueue,
+				   FSR_ERR_BAD_STATE); /* only a dead queue falls back */
+	if (status == FSR_OK) {
+		*context = queue->context->handle;
+		*last_queued = rt_queue_last_queued(queue, RT_POINT_NONE);
+		/* UMS-16: no wait (ABORT: abandoned); the GPU is off the ring afterwards. */
+		os_hwqueue_end(process, queue, OS_QUEUE_DESTROY, salvage);
+	}
+	rt_unlock(runtime);
+	if (status == FSR_OK)
+		os_run_callbacks(runtime);
+	return status;
+}
+
+fsr_status
 fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 {
 	struct fsr_runtime *runtime = process->runtime;

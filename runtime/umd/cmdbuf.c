@@ -643,42 +643,23 @@ fsr_hwqueue_fall_back_to_kernel_mode(struct fsr_process *process, fsr_handle hwq
 	struct os_ring_salvage salvage = {0};
 	struct fsr_hwqueue_config config = {.mode = FSR_SUBMIT_KERNEL_MODE};
 	struct rt_object *object;
-	struct os_hwqueue *queue;
-	fsr_handle context;
-	uint64_t base;
+	fsr_handle context = 0;
+	uint64_t base = 0;
 	fsr_status status;
 
 	if (!process || !kernel_queue)
 		return FSR_ERR_INVALID_ARGUMENT;
 	runtime = process->runtime;
-	rt_lock(runtime);
-	status = os_kmt_lookup(process, hwqueue, RT_OBJECT_HWQUEUE, &object);
-	if (status == FSR_OK) {
-		queue = object->pointer;
-		if (!queue->doorbell ||
-		    atomic_load_explicit(&queue->doorbell->status, memory_order_relaxed) !=
-			FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT)
-			status = FSR_ERR_BAD_STATE; /* only a dead queue falls back */
-	}
-	if (status != FSR_OK) {
-		rt_refuse(runtime, process->id, "FallBackToKernelMode", hwqueue, status);
-		rt_unlock(runtime);
+	/* UMS-16: the dead queue goes, without waiting; the ring is the UMD's to read then. */
+	status = os_kmt_destroy_dead_hwqueue(process, hwqueue, &context, &base, &salvage);
+	if (status != FSR_OK)
 		return status;
-	}
-	/* UMS-16: the dead queue goes, without waiting; the GPU is off its ring after that. */
-	context = queue->context->handle;
-	base = rt_queue_last_queued(queue, RT_POINT_NONE); /* all ran, unless the ring says */
-	os_hwqueue_end(process, queue, OS_QUEUE_DESTROY, &salvage);
-	queue = NULL;
 	for (size_t i = 0; i < salvage.count; i++) {
 		if (salvage.packets[i].type == HW_PACKET_PROGRESS) {
 			base = salvage.packets[i].a - 1; /* the first buffer not completed */
 			break;
 		}
 	}
-	rt_unlock(runtime);
-	os_run_callbacks(runtime);
-
 	status = fsr_hwqueue_create(process, context, &config, kernel_queue);
 	rt_lock(runtime);
 	if (status == FSR_OK) {
@@ -698,7 +679,6 @@ fsr_hwqueue_fall_back_to_kernel_mode(struct fsr_process *process, fsr_handle hwq
 		}
 	}
 	rt_unlock(runtime);
-	os_run_callbacks(runtime);
 	free(salvage.packets);
 	if (progress_base)
 		*progress_base = base;
