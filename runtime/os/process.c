@@ -65,8 +65,8 @@ fsr_process_terminate(struct fsr_process *process, bool is_abnormal)
 	 * (TRM-01, TRM-02): DisconnectDoorbell, LastQueuedValue read after it and waited for with
 	 * the ring resident, then DestroyDoorbell, the ring, DestroyHwQueue. Abnormal (TRM-03,
 	 * TRM-04): the device in error, SuspendContext per context, then the same without the
-	 * wait. Then the contexts and
-	 * the device go (TRM-06); other processes are not touched (TRM-07).
+	 * wait. Then the contexts and the device go (TRM-06); other processes are not touched
+	 * (TRM-07).
 	 */
 	while (process->devices) {
 		struct os_device *device = process->devices;
