@@ -232,8 +232,8 @@ fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue)
 		goto end;
 	if (queue->context->device->is_lost) {
 		/* UMS-16: a lost device's queues get no doorbell; kernel-mode queues still work. */
-		status = rt_refuse(runtime, process->id, "CreateDoorbell", hwqueue,
-				   FSR_ERR_DEVICE_LOST);
+		status =
+		    rt_refuse(runtime, process->id, "CreateDoorbell", hwqueue, FSR_ERR_DEVICE_LOST);
 		goto end;
 	}
 	doorbell = calloc(1, sizeof(*doorbell));

@@ -628,10 +628,10 @@ free_ring(struct os_hwqueue *queue)
 
 	if (!queue->ring)
 		return;
-	read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_acquire,
-				RT_POINT_NONE);
-	write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire,
-				 RT_POINT_NONE);
+	read_ptr =
+	    rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_acquire, RT_POINT_NONE);
+	write_ptr =
+	    rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire, RT_POINT_NONE);
 	for (; read_ptr != write_ptr; read_ptr += sizeof(struct hw_packet)) {
 		struct hw_packet packet = rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
 
@@ -686,10 +686,10 @@ static void
 salvage_ring(struct os_hwqueue *queue, struct os_ring_salvage *salvage)
 {
 	struct fsr_runtime *runtime = queue->adapter->runtime;
-	uint64_t read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_acquire,
-					 RT_POINT_NONE);
-	uint64_t write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire,
-					  RT_POINT_NONE);
+	uint64_t read_ptr =
+	    rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_acquire, RT_POINT_NONE);
+	uint64_t write_ptr =
+	    rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire, RT_POINT_NONE);
 	size_t count = (size_t) ((write_ptr - read_ptr) / sizeof(struct hw_packet));
 
 	*salvage = (struct os_ring_salvage){0};
@@ -724,9 +724,9 @@ os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_qu
 			queue->is_abandoned = true;
 		if (is_termination) {
 			/*
-			 * TRM-01, TRM-03: DisconnectDoorbell first — the GPU takes the write pointer
-			 * — and the doorbell stays until the wait is over. Abnormal: the device is
-			 * in error, the status ABORT.
+			 * TRM-01, TRM-03: DisconnectDoorbell first — the GPU takes the write
+			 * pointer — and the doorbell stays until the wait is over. Abnormal: the
+			 * device is in error, the status ABORT.
 			 */
 			os_doorbell_disconnect(queue,
 					       how == OS_QUEUE_TERMINATE_ABNORMAL
@@ -828,6 +828,14 @@ os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_qu
 	os_hwqueue_free(queue);
 }
 
+static bool
+is_dead(const struct os_hwqueue *queue)
+{
+	return queue->doorbell &&
+	       atomic_load_explicit(&queue->doorbell->status, memory_order_relaxed) ==
+		   FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT;
+}
+
 fsr_status
 os_kmt_destroy_dead_hwqueue(struct fsr_process *process, fsr_handle hwqueue, fsr_handle *context,
 			    uint64_t *last_queued, struct os_ring_salvage *salvage)
@@ -838,12 +846,10 @@ os_kmt_destroy_dead_hwqueue(struct fsr_process *process, fsr_handle hwqueue, fsr
 
 	rt_lock(runtime);
 	status = lookup_queue(process, hwqueue, "DestroyHwQueue", &queue);
-	if (status == FSR_OK &&
-	    (!queue->doorbell ||
-	     atomic_load_explicit(&queue->doorbell->status, memory_order_relaxed) !=
-		 FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT))
-		status = rt_refuse(runtime, process->id, "DestroyHwQueue", hwqueue,
-				   FSR_ERR_BAD_STATE); /* only a dead queue falls back */
+	/* Only a dead queue falls back: its doorbell reads ABORT. */
+	if (status == FSR_OK && !is_dead(queue))
+		status =
+		    rt_refuse(runtime, process->id, "DestroyHwQueue", hwqueue, FSR_ERR_BAD_STATE);
 	if (status == FSR_OK) {
 		*context = queue->context->handle;
 		*last_queued = rt_queue_last_queued(queue, RT_POINT_NONE);

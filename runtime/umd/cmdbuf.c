@@ -614,10 +614,10 @@ resubmit_salvage(struct os_hwqueue *queue, struct fsr_process *process,
 			packets[0] = (struct hw_packet){.type = HW_PACKET_BEGIN,
 							.a = ++queue->adapter->next_packet_id,
 							.b = progress_value};
-			count = end_with_progress(queue, packets, count, progress_value,
-						  packets[0].a);
-			status = os_kmt_submit_command(queue, process, progress_value, packets,
-						       count);
+			count =
+			    end_with_progress(queue, packets, count, progress_value, packets[0].a);
+			status =
+			    os_kmt_submit_command(queue, process, progress_value, packets, count);
 			if (status != FSR_OK) {
 				free(packets);
 				return status;

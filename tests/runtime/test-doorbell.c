@@ -498,16 +498,16 @@ Test(doorbell, ums_13_each_ring_on_a_connected_doorbell_makes_the_gpu_fetch)
 		cr_assert_eq(fst_last_completed(fx.process, db_log.queues[0]), n);
 	}
 	cr_assert_eq(fst_tap_count(mark, "fencescope_kmd:doorbell_connect", -1, 0), 0);
-	cr_assert_eq(fst_tap_count(mark, "fencescope_umd:doorbell_ring", 4,
-				   FSTP_DOORBELL_STATUS_CONNECTED),
-		     3);
+	cr_assert_eq(
+	    fst_tap_count(mark, "fencescope_umd:doorbell_ring", 4, FSTP_DOORBELL_STATUS_CONNECTED),
+	    3);
 	cr_assert_eq(fst_tap_count(mark, "fencescope_hw:ring_fetch", 2, db_log.queues[0]), 3);
 }
 
 /* The stale ring: what the observer does and sees. */
 static struct stale_ring {
-	fsr_handle ringing;     /* queue A: its UMD loads the mapping, then... */
-	fsr_handle taking;      /* queue B: ...B's UMD connects, victimizing A, before A's store */
+	fsr_handle ringing; /* queue A: its UMD loads the mapping, then... */
+	fsr_handle taking;  /* queue B: ...B's UMD connects, victimizing A, before A's store */
 	bool is_armed;
 	bool has_rotated;
 	struct os_hwqueue *b;
@@ -516,8 +516,7 @@ static struct stale_ring {
 } stale;
 
 static void
-stale_ring_observer(struct fsr_runtime *runtime, const char *actor, enum rt_point point,
-		    void *data)
+stale_ring_observer(struct fsr_runtime *runtime, const char *actor, enum rt_point point, void *data)
 {
 	enum fsr_doorbell_status status;
 

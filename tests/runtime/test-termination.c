@@ -76,8 +76,9 @@ tap(void *user_data, const char *name, const uint64_t *fields, uint32_t field_co
 		if (fields[2] == FSTP_TERMINATION_STEP_WAIT_BEGIN)
 			tl.wait_begin_steps++;
 		/* TRM-02: during the wait the ring and the doorbell are there. */
-		if (q >= 0 && (fields[2] == FSTP_TERMINATION_STEP_WAIT_BEGIN ||
-			       fields[2] == FSTP_TERMINATION_STEP_WAIT_END) &&
+		if (q >= 0 &&
+		    (fields[2] == FSTP_TERMINATION_STEP_WAIT_BEGIN ||
+		     fields[2] == FSTP_TERMINATION_STEP_WAIT_END) &&
 		    (!tl.queues[q]->ring || !tl.queues[q]->doorbell))
 			tl.ring_gone_while_waiting++;
 	}
@@ -213,13 +214,15 @@ Test(termination, trm_01_trm_02_trm_06_normal_termination_steps_in_order_and_not
 		size_t queue_destroy = find(0, "fencescope_os:hwqueue_destroy", 1, h);
 		size_t kmd_disconnect = find(0, "fencescope_kmd:doorbell_disconnect", 1, h);
 
-		cr_assert(disconnect < wait_begin && wait_begin < wait_end && wait_end < ddi_destroy &&
-			      ddi_destroy < queue_destroy && queue_destroy < destroy &&
-			      destroy != SIZE_MAX,
+		cr_assert(disconnect < wait_begin && wait_begin < wait_end &&
+			      wait_end < ddi_destroy && ddi_destroy < queue_destroy &&
+			      queue_destroy < destroy && destroy != SIZE_MAX,
 			  "queue %d: steps out of order (%zu %zu %zu %zu %zu %zu)", q, disconnect,
 			  wait_begin, wait_end, ddi_destroy, queue_destroy, destroy);
-		/* The queue connected last holds a physical doorbell: its disconnect is TERMINATION's. */
-		if (kmd_disconnect != SIZE_MAX && kmd_disconnect > find(0, "fencescope_os:process_terminate", -1, 0))
+		/* The queue connected last holds a physical doorbell: its disconnect is
+		 * TERMINATION's. */
+		if (kmd_disconnect != SIZE_MAX &&
+		    kmd_disconnect > find(0, "fencescope_os:process_terminate", -1, 0))
 			cr_assert_eq(tl.events[kmd_disconnect].fields[5],
 				     FSTP_DISCONNECT_REASON_TERMINATION);
 		cr_assert_eq(tl.events[wait_begin].fields[3], buffers, "LastQueuedValue read");
@@ -228,7 +231,8 @@ Test(termination, trm_01_trm_02_trm_06_normal_termination_steps_in_order_and_not
 		/* Every buffer ran before the wait ended, none after. */
 		cr_assert_eq(count_between(0, wait_end, "fencescope_hw:packet_end", 2, h), buffers,
 			     "queue %d", q);
-		cr_assert_eq(count_between(wait_end, tl.count, "fencescope_hw:packet_end", 2, h), 0);
+		cr_assert_eq(count_between(wait_end, tl.count, "fencescope_hw:packet_end", 2, h),
+			     0);
 	}
 	cr_assert_eq(count_between(0, tl.count, "fencescope_os:process_terminate", -1, 0), 1);
 	cr_assert_eq(tl.ring_gone_while_waiting, 0, "TRM-02: a ring went during its wait");
@@ -279,9 +283,8 @@ Test(termination, trm_01_a_ring_not_yet_serviced_at_termination_still_runs)
 	cr_assert_eq(fsr_process_terminate(fx.process, false), FSR_OK);
 	fx.process = NULL;
 	cr_assert_eq(count_between(0, tl.count, "fencescope_hw:packet_end", 2, tl.handles[0]), 1);
-	cr_assert_eq(tl.events[find_step(0, tl.handles[0], FSTP_TERMINATION_STEP_WAIT_END)]
-			 .fields[3],
-		     1);
+	cr_assert_eq(
+	    tl.events[find_step(0, tl.handles[0], FSTP_TERMINATION_STEP_WAIT_END)].fields[3], 1);
 }
 
 /* ---- device loss and the UMD's fall-back (UMS-16) ---------------------------------------- */
@@ -317,9 +320,9 @@ Test(termination, ums_16_device_loss_aborts_every_doorbell_and_connect_answers_a
 		cr_assert_eq(atomic_load(&tl.queues[q]->doorbell->mapping),
 			     (uint64_t) (uintptr_t) &tl.queues[q]->doorbell->dummy_page);
 	}
-	cr_assert_eq(tl.events[find(mark, "fencescope_kmd:doorbell_disconnect", 1, tl.handles[0])]
-			 .fields[5],
-		     FSTP_DISCONNECT_REASON_DEVICE_LOST);
+	cr_assert_eq(
+	    tl.events[find(mark, "fencescope_kmd:doorbell_disconnect", 1, tl.handles[0])].fields[5],
+	    FSTP_DISCONNECT_REASON_DEVICE_LOST);
 	cr_assert_eq(fsr_doorbell_connect(fx.process, tl.handles[1], &status), FSR_ERR_DEVICE_LOST);
 	cr_assert_eq(status, FSR_DOORBELL_DISCONNECTED_ABORT);
 	cr_assert_eq(fsr_cmdbuf_create(fx.process, tl.handles[0], &cmdbuf), FSR_OK);
@@ -384,12 +387,12 @@ Test(termination, ums_16_fall_back_to_kernel_mode_loses_no_buffer_and_runs_none_
 		cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_ERR_DEVICE_LOST);
 	}
 	/* Not on a live queue. */
-	cr_assert_eq(fsr_hwqueue_fall_back_to_kernel_mode(fx.process, fx.context_3d, &kernel_queue,
-							  &base),
-		     FSR_ERR_INVALID_HANDLE);
-	cr_assert_eq(fsr_hwqueue_fall_back_to_kernel_mode(fx.process, tl.handles[0], &kernel_queue,
-							  &base),
-		     FSR_OK);
+	cr_assert_eq(
+	    fsr_hwqueue_fall_back_to_kernel_mode(fx.process, fx.context_3d, &kernel_queue, &base),
+	    FSR_ERR_INVALID_HANDLE);
+	cr_assert_eq(
+	    fsr_hwqueue_fall_back_to_kernel_mode(fx.process, tl.handles[0], &kernel_queue, &base),
+	    FSR_OK);
 	tl.handles[0] = 0;
 	fst_run_until_idle();
 	cr_assert_eq(fst_fence_value(fx.process, fence), before + after);
@@ -463,7 +466,8 @@ Test(termination, trm_03_trm_04_trm_05_abnormal_termination_suspends_first_and_d
 		cr_assert_eq(tl.events[lost].fields[2], FSTP_LOSS_REASON_TERMINATION);
 		for (int q = 0; q < QUEUES; q++) {
 			fsr_handle h = tl.handles[q];
-			size_t suspend = find(start, "fencescope_kmd:context_suspend", 1, context_of[q]);
+			size_t suspend =
+			    find(start, "fencescope_kmd:context_suspend", 1, context_of[q]);
 			size_t disconnect = find_step(start, h, FSTP_TERMINATION_STEP_DISCONNECT);
 			size_t destroy = find_step(start, h, FSTP_TERMINATION_STEP_DESTROY);
 			size_t kmd_disconnect =
@@ -480,14 +484,15 @@ Test(termination, trm_03_trm_04_trm_05_abnormal_termination_suspends_first_and_d
 				cr_assert_eq(tl.events[kmd_disconnect].fields[5],
 					     FSTP_DISCONNECT_REASON_TERMINATION);
 			}
-			cr_assert_eq(find_step(start, h, FSTP_TERMINATION_STEP_WAIT_BEGIN), SIZE_MAX,
-				     "TRM-04: no wait");
-			ran += (uint32_t) count_between(0, tl.count, "fencescope_hw:packet_end", 2, h);
+			cr_assert_eq(find_step(start, h, FSTP_TERMINATION_STEP_WAIT_BEGIN),
+				     SIZE_MAX, "TRM-04: no wait");
+			ran +=
+			    (uint32_t) count_between(0, tl.count, "fencescope_hw:packet_end", 2, h);
 		}
-		cr_assert_eq(tl.events[find(start, "fencescope_kmd:context_suspend", 1,
-					    fx.context_3d)]
-				 .fields[2],
-			     2);
+		cr_assert_eq(
+		    tl.events[find(start, "fencescope_kmd:context_suspend", 1, fx.context_3d)]
+			.fields[2],
+		    2);
 	}
 	cr_assert_lt(ran, 3 * QUEUES, "TRM-04: queued work is abandoned, not run");
 	cr_assert_eq(tl.ring_freed_unsuspended, 0, "TRM-05: a ring freed under a running queue");
@@ -532,7 +537,8 @@ Test(termination, trm_07_another_process_sharing_a_fence_keeps_working_after_a_c
 	cr_assert_eq(fsr_fence_signal_cpu(fx.process, b_fence, 2), FSR_OK);
 	fst_run_until_idle();
 	cr_assert_eq(fst_last_completed(fx.process, b_queue), 3);
-	cr_assert_eq(fst_fence_value(fx.process, b_fence), 2, "A's abandoned signal of 11 never ran");
+	cr_assert_eq(fst_fence_value(fx.process, b_fence), 2,
+		     "A's abandoned signal of 11 never ran");
 	cr_assert_eq(fsr_doorbell_get_status(fx.process, b_queue, &status), FSR_OK);
 	cr_assert_eq(status, FSR_DOORBELL_CONNECTED);
 	cr_assert_eq(fsr_doorbell_connect(fx.process, b_queue, &status), FSR_OK);

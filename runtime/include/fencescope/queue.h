@@ -178,9 +178,9 @@ FSR_API fsr_status fsr_hwqueue_notify_work_submission(struct fsr_process *proces
  * for the old queue and not submitted fail with FSR_ERR_DESTROYED: record them again.
  */
 FSR_API fsr_status fsr_hwqueue_fall_back_to_kernel_mode(struct fsr_process *process,
-							 fsr_handle hwqueue,
-							 fsr_handle *kernel_queue,
-							 uint64_t *progress_base);
+							fsr_handle hwqueue,
+							fsr_handle *kernel_queue,
+							uint64_t *progress_base);
 
 #ifdef __cplusplus
 }
