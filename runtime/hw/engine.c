@@ -527,6 +527,9 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	enum run_result result = RUN_EMPTY;
 
 	engine->running_queue = queue;
+	/* TRM-05: the GPU never runs from a freed ring (its context is suspended first). */
+	FSR_ASSERT_PRE("gpu-run-queue:ring-resident",
+		       read_ptr == write_ptr || queue->hw_is_suspended || queue->ring);
 	/* SUS-01, SUS-03: a suspended queue runs nothing; one suspended meanwhile stops here. */
 	while (read_ptr != write_ptr && !queue->hw_is_suspended) {
 		struct hw_packet slot =

@@ -12,8 +12,9 @@
  *
  * What it is not: the choice of a physical doorbell or a victim (kmd/kmd.c), how the GPU learns
  * of work (hw/doorbell.c), the UMD's ring (umd/cmdbuf.c). Not yet: residency of the ring
- * allocations (RES), suspend, F- and D-states, termination steps and device loss (ABORT is
- * only read, never written, until device loss exists).
+ * allocations (RES), suspend, F- and D-states. Device loss (os_device_lose) writes ABORT to
+ * every doorbell of the device; termination (os/queue.c) disconnects through
+ * os_doorbell_disconnect.
  */
 #include <stdlib.h>
 
@@ -132,6 +133,48 @@ os_kmt_notify_work_submission(struct os_hwqueue *queue, uint64_t progress_value)
 }
 
 void
+os_doorbell_disconnect(struct os_hwqueue *queue, enum fstp_doorbell_status status,
+		       enum fstp_disconnect_reason reason)
+{
+	struct os_doorbell *doorbell = queue->doorbell;
+	struct fsr_adapter *adapter = queue->adapter;
+
+	/* ABORT is for good (UMS-16): a later disconnect does not make the queue retry. */
+	if (doorbell_status(doorbell) == FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT)
+		status = FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT;
+	if (is_mapped_physical(doorbell)) {
+		/*
+		 * Status, rotation, then the DDI, which makes the GPU take the write pointer (2b):
+		 * a last ring that met the dummy page, or landed unserviced, is not lost (TRM-01).
+		 */
+		disconnect(doorbell, status, reason);
+		adapter->ddi.DxgkDdiDisconnectDoorbell(adapter->miniport, doorbell, reason);
+	} else if (doorbell_status(doorbell) != status) {
+		write_status(doorbell, status);
+	}
+}
+
+void
+os_device_lose(struct os_device *device, enum fstp_loss_reason reason)
+{
+	struct fsr_runtime *runtime = device->adapter->runtime;
+
+	device->is_lost = true;
+	FSR_TRACE(runtime, fencescope_os, device_lost, device->process->id, device->handle,
+		  (int) reason);
+	/*
+	 * UMS-16: every doorbell of the device reads ABORT and maps its dummy page; the KMD lets
+	 * its physical doorbell go (other processes' queues may take it). What the GPU took before
+	 * runs; what is written after is never taken: the UMD falls back to a kernel-mode queue.
+	 */
+	for (struct os_context *c = device->contexts; c; c = c->next_in_device)
+		for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
+			if (q->doorbell)
+				os_doorbell_disconnect(q, FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT,
+						       FSTP_DISCONNECT_REASON_DEVICE_LOST);
+}
+
+void
 os_doorbell_destroy(struct os_hwqueue *queue)
 {
 	struct os_doorbell *doorbell = queue->doorbell;
@@ -213,6 +256,12 @@ fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue, fsr_handle 
 	status = lookup_user_queue(process, hwqueue, "CreateDoorbell", false, &queue);
 	if (status != FSR_OK)
 		goto end;
+	if (queue->context->device->is_lost) {
+		/* UMS-16: a lost device's queues get no doorbell; kernel-mode queues still work. */
+		status =
+		    rt_refuse(runtime, process->id, "CreateDoorbell", hwqueue, FSR_ERR_DEVICE_LOST);
+		goto end;
+	}
 	status = check_ring_allocations(process, queue, ring_allocation, ring_control_allocation);
 	if (status != FSR_OK) {
 		rt_refuse(runtime, process->id, "CreateDoorbell", hwqueue, status);
@@ -262,6 +311,21 @@ fsr_doorbell_connect(struct fsr_process *process, fsr_handle hwqueue,
 	if (status)
 		*status = (enum fsr_doorbell_status) written;
 	rt_unlock(process->runtime);
+	return result;
+}
+
+fsr_status
+fsr_test_doorbell_connect_locked(struct fsr_process *process, fsr_handle hwqueue,
+				 enum fsr_doorbell_status *status)
+{
+	struct os_hwqueue *queue;
+	enum fstp_doorbell_status written = FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY;
+	fsr_status result = lookup_user_queue(process, hwqueue, "ConnectDoorbell", true, &queue);
+
+	if (result == FSR_OK)
+		result = os_kmt_connect_doorbell(queue, &written);
+	if (status)
+		*status = (enum fsr_doorbell_status) written;
 	return result;
 }
 

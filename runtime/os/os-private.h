@@ -55,6 +55,8 @@ struct os_device {
 	struct os_context *contexts;
 	struct fsr_fence *fences;          /* created on this device */
 	struct os_allocation *allocations; /* alive (RES-04: freed with the device) */
+	bool is_lost;     /* device loss (UMS-16): its doorbells are ABORT for good */
+	bool is_in_error; /* abnormal termination (TRM-03) */
 	struct os_device *next_in_process;
 };
 
@@ -83,6 +85,15 @@ fsr_status os_kmt_lookup(struct fsr_process *process, fsr_handle handle, enum rt
 			 struct rt_object **object);
 /* Drops the reference a recorded, never submitted, fence packet held. */
 void os_kmt_release_fence(struct fsr_fence *fence);
+/*
+ * DestroyHwQueue of a queue whose doorbell is dead (UMS-16's fall-back; lock NOT held): no wait;
+ * once the GPU is off the ring, the packets it had not run go to *salvage (os_ring_salvage,
+ * below) instead of being dropped. *context: the queue's context, for the kernel-mode queue.
+ */
+struct os_ring_salvage;
+fsr_status os_kmt_destroy_dead_hwqueue(struct fsr_process *process, fsr_handle hwqueue,
+				       fsr_handle *context, uint64_t *last_queued,
+				       struct os_ring_salvage *salvage);
 /* SubmitCommand of a kernel-mode queue: the buffer (packets, now the OS's) joins its queue. */
 fsr_status os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
 				 uint64_t progress_value, struct hw_packet *packets, size_t count);
@@ -147,6 +158,14 @@ fsr_status os_kmt_connect_doorbell(struct os_hwqueue *queue, enum fstp_doorbell_
 void os_kmt_notify_work_submission(struct os_hwqueue *queue, uint64_t progress_value);
 /* DestroyDoorbell: disconnect (reason DESTROY) if connected, unmap, free the dummy page. */
 void os_doorbell_destroy(struct os_hwqueue *queue);
+/*
+ * An OS-initiated disconnect (termination, device loss): `status` (ABORT stays ABORT), the
+ * rotation to the dummy page, then DxgkDdiDisconnectDoorbell(reason), if it was connected.
+ */
+void os_doorbell_disconnect(struct os_hwqueue *queue, enum fstp_doorbell_status status,
+			    enum fstp_disconnect_reason reason);
+/* Device loss (UMS-16): the device in error, ABORT on each of its doorbells; device_lost. */
+void os_device_lose(struct os_device *device, enum fstp_loss_reason reason);
 /* DxgkCbReleasePacketFence: a retired packet's reference on `fence` goes. */
 void os_release_packet_fence(struct fsr_adapter *adapter, struct fsr_fence *fence);
 bool os_is_idle(struct fsr_runtime *runtime);
@@ -205,5 +224,26 @@ bool os_context_is_suspended(const struct os_context *context);
 void os_km_schedule(struct fsr_runtime *runtime);
 void os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet);
 void os_hwqueue_free(struct os_hwqueue *queue);
+/* How a queue ends: the UMD's DestroyHwQueue, or its process's termination (TRM). */
+enum os_queue_end {
+	OS_QUEUE_DESTROY,
+	OS_QUEUE_TERMINATE,          /* TRM-01: disconnect, wait for LastQueuedValue, destroy */
+	OS_QUEUE_TERMINATE_ABNORMAL, /* TRM-03, TRM-04: no wait; its context is suspended */
+};
+/*
+ * What the UMD takes back from its ring when a dead queue goes (UMS-16's fall-back): the
+ * packets the GPU had not run, from its read pointer to the write pointer, with the fence
+ * references they hold. The ring is the UMD's memory: it reads it once the GPU is off it.
+ */
+struct os_ring_salvage {
+	struct hw_packet *packets; /* malloc'd; NULL when none */
+	size_t count;
+};
+/*
+ * Ends a queue (lock held on entry and on return; the lock may be let go meanwhile); with
+ * `salvage` (nullable), the packets the GPU had not run are handed back instead of dropped.
+ */
+void os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_queue_end how,
+		    struct os_ring_salvage *salvage);
 
 #endif /* FENCESCOPE_RUNTIME_OS_PRIVATE_H */

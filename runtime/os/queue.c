@@ -131,6 +131,33 @@ fsr_device_destroy(struct fsr_process *process, fsr_handle device_handle)
 	return FSR_OK;
 }
 
+_Static_assert((int) FSR_DEVICE_LOSS_TIMEOUT == (int) FSTP_LOSS_REASON_TIMEOUT &&
+		   (int) FSR_DEVICE_LOSS_ENGINE_HUNG == (int) FSTP_LOSS_REASON_ENGINE_HUNG &&
+		   (int) FSR_DEVICE_LOSS_PAGE_FAULT == (int) FSTP_LOSS_REASON_PAGE_FAULT &&
+		   (int) FSR_DEVICE_LOSS_GPU_STOP == (int) FSTP_LOSS_REASON_GPU_STOP,
+	       "the public loss reasons are the trace's");
+
+fsr_status
+fsr_device_mark_lost(struct fsr_process *process, fsr_handle device_handle,
+		     enum fsr_device_loss_reason reason)
+{
+	struct rt_object *object;
+	fsr_status status;
+
+	if (!process)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(process->runtime);
+	status = os_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
+	if (status == FSR_OK && (unsigned) reason > FSR_DEVICE_LOSS_GPU_STOP)
+		status = FSR_ERR_INVALID_ARGUMENT;
+	if (status == FSR_OK)
+		os_device_lose(object->pointer, (enum fstp_loss_reason) reason);
+	else
+		rt_refuse(process->runtime, process->id, "MarkDeviceLost", device_handle, status);
+	rt_unlock(process->runtime);
+	return status;
+}
+
 /* ---- contexts ----------------------------------------------------------------------------- */
 
 fsr_status
@@ -485,6 +512,11 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 			status = FSR_ERR_NOT_SUPPORTED;
 			goto refuse;
 		}
+		if (context->device->is_lost) {
+			/* UMS-16: a lost device takes kernel-mode queues only (the fall-back). */
+			status = FSR_ERR_DEVICE_LOST;
+			goto refuse;
+		}
 		status =
 		    user_ring_allocations(process, context->device, config, &ring, &ring_control);
 		if (status != FSR_OK)
@@ -654,24 +686,42 @@ retire_km_waiter(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 	queue->is_km_blocked = false;
 }
 
+/*
+ * The ring goes (TRM-01, TRM-03): abandoned packets (TRM-04) still hold their fences and let
+ * them go; the GPU must not read the ring any more — it is idle on it (normal termination) or
+ * the queue's context is suspended (abnormal), and it asserts so (TRM-05: `ring` is NULL from
+ * here on). The storage itself goes with the last reference on its allocations (RES-02): the
+ * UMD's handle, the doorbell's (destroyed already) and the queue's own, dropped in
+ * os_hwqueue_free — never earlier than the spec's.
+ */
+static void
+free_ring(struct os_hwqueue *queue)
+{
+	struct fsr_runtime *runtime = queue->adapter->runtime;
+	uint64_t read_ptr;
+	uint64_t write_ptr;
+
+	if (!queue->ring)
+		return;
+	read_ptr = rt_word_load(runtime, &queue->control->read_ptr_bytes, memory_order_acquire,
+				RT_POINT_NONE);
+	write_ptr = rt_word_load(runtime, &queue->control->write_ptr_bytes, memory_order_acquire,
+				 RT_POINT_NONE);
+	for (; read_ptr != write_ptr; read_ptr += sizeof(struct hw_packet)) {
+		struct hw_packet packet = rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
+
+		unref_packet_fences(runtime, &packet);
+	}
+	queue->ring = NULL;
+}
+
 void
 os_hwqueue_free(struct os_hwqueue *queue)
 {
 	struct fsr_runtime *runtime = queue->adapter->runtime;
 
-	/* Abandoned packets (TRM-04) still hold their fences: let them go (off the GPU now). */
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
-		uint64_t read_ptr = rt_word_load(runtime, &queue->control->read_ptr_bytes,
-						 memory_order_acquire, RT_POINT_NONE);
-		uint64_t write_ptr = rt_word_load(runtime, &queue->control->write_ptr_bytes,
-						  memory_order_acquire, RT_POINT_NONE);
-
-		for (; read_ptr != write_ptr; read_ptr += sizeof(struct hw_packet)) {
-			struct hw_packet packet =
-			    rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
-
-			unref_packet_fences(runtime, &packet);
-		}
+		free_ring(queue);
 		for (int type = 0; type < 2; type++)
 			rt_fence_log_free(&queue->logs[type]);
 	}
@@ -703,29 +753,70 @@ os_hwqueue_free(struct os_hwqueue *queue)
 	free(queue);
 }
 
-fsr_status
-fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
+static void
+termination_step(struct os_hwqueue *queue, enum fstp_termination_step step, uint64_t value)
+{
+	FSR_TRACE(queue->adapter->runtime, fencescope_os, termination_step, queue->process->id,
+		  queue->handle, (int) step, value);
+}
+
+/* After DestroyHwQueue: the packets the GPU had not run go to the UMD, references and all. */
+static void
+salvage_ring(struct os_hwqueue *queue, struct os_ring_salvage *salvage)
+{
+	struct fsr_runtime *runtime = queue->adapter->runtime;
+	uint64_t read_ptr = rt_word_load(runtime, &queue->control->read_ptr_bytes,
+					 memory_order_acquire, RT_POINT_NONE);
+	uint64_t write_ptr = rt_word_load(runtime, &queue->control->write_ptr_bytes,
+					  memory_order_acquire, RT_POINT_NONE);
+	size_t count = (size_t) ((write_ptr - read_ptr) / sizeof(struct hw_packet));
+
+	*salvage = (struct os_ring_salvage){0};
+	if (!queue->ring || count == 0)
+		return;
+	salvage->packets = malloc(count * sizeof(*salvage->packets));
+	if (!salvage->packets)
+		abort(); /* dropping them would lose work the caller means to resubmit */
+	for (size_t i = 0; i < count; i++)
+		salvage->packets[i] = rt_ring_read(
+		    runtime, queue, read_ptr + i * sizeof(struct hw_packet), RT_POINT_NONE);
+	salvage->count = count;
+	/* Nothing left for free_ring to let go: the references are the salvage's now. */
+	rt_word_store(runtime, &queue->control->read_ptr_bytes, write_ptr, memory_order_release,
+		      RT_POINT_NONE);
+}
+
+void
+os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_queue_end how,
+	       struct os_ring_salvage *salvage)
 {
 	struct fsr_runtime *runtime = process->runtime;
-	struct os_hwqueue *queue = NULL;
-	fsr_status status;
+	bool is_termination = how != OS_QUEUE_DESTROY;
+	fsr_handle handle = queue->handle;
 
-	rt_lock(runtime);
-	status = lookup_queue(process, hwqueue, "DestroyHwQueue", &queue);
-	if (status != FSR_OK) {
-		rt_unlock(runtime);
-		return status;
-	}
+	if (how == OS_QUEUE_TERMINATE_ABNORMAL)
+		queue->is_abandoned = true; /* TRM-04: no wait; what is queued is abandoned */
 	if (queue->doorbell) {
-		/*
-		 * TRM-01: the doorbell goes first — its disconnect makes the GPU take the write
-		 * pointer — then LastQueuedValue is read and waited for. A dead (ABORT) doorbell's
-		 * queue has work nothing will take: abandoned.
-		 */
+		/* A dead (ABORT) doorbell's queue has work nothing will take: abandoned. */
 		if (atomic_load_explicit(&queue->doorbell->status, memory_order_relaxed) ==
 		    FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT)
 			queue->is_abandoned = true;
-		os_doorbell_destroy(queue);
+		if (is_termination) {
+			/*
+			 * TRM-01, TRM-03: DisconnectDoorbell first — the GPU takes the write
+			 * pointer — and the doorbell stays until the wait is over. Abnormal: the
+			 * device is in error, the status ABORT.
+			 */
+			os_doorbell_disconnect(queue,
+					       how == OS_QUEUE_TERMINATE_ABNORMAL
+						   ? FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT
+						   : FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY,
+					       FSTP_DISCONNECT_REASON_TERMINATION);
+			termination_step(queue, FSTP_TERMINATION_STEP_DISCONNECT, 0);
+		} else {
+			/* DestroyHwQueue: the doorbell goes first, then the wait (TRM-01). */
+			os_doorbell_destroy(queue);
+		}
 	}
 	/*
 	 * A suspended context's queue runs nothing until its context resumes: its queued work
@@ -734,13 +825,24 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 	if (os_context_is_suspended(queue->context))
 		queue->is_abandoned = true;
 	if (!queue->is_abandoned) {
-		/* TRM-01: what was queued completes before the queue goes. */
+		/*
+		 * TRM-01: LastQueuedValue read *after* the disconnect, so no store the UMD made
+		 * before it is missed; what was queued completes before the queue goes, its ring
+		 * resident meanwhile (TRM-02).
+		 */
+		uint64_t last_queued = rt_queue_last_queued(queue, RT_POINT_OS_READ_LAST_QUEUED);
+		fsr_status status;
+
+		if (is_termination)
+			termination_step(queue, FSTP_TERMINATION_STEP_WAIT_BEGIN, last_queued);
 		status = os_fence_wait(process, queue->progress_fence,
-				       queue->progress_fence->global_handle,
-				       rt_queue_last_queued(queue, RT_POINT_OS_READ_LAST_QUEUED),
+				       queue->progress_fence->global_handle, last_queued,
 				       FSR_INFINITE, FSR_WAIT_BLOCKING);
 		if (status != FSR_OK)
 			queue->is_abandoned = true; /* nothing can finish it: abandon (sim) */
+		if (is_termination)
+			termination_step(queue, FSTP_TERMINATION_STEP_WAIT_END,
+					 rt_fence_current(queue->progress_fence, RT_POINT_NONE));
 	}
 	os_read_logs(queue); /* the last entries reach the trace */
 	/*
@@ -751,6 +853,16 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 		rt_unlock(runtime);
 		rt_lock(runtime);
 	}
+	/* TRM-01: then DestroyDoorbell, the ring allocations, and DestroyHwQueue. */
+	if (queue->doorbell)
+		os_doorbell_destroy(queue); /* disconnected already: DxgkDdiDestroyDoorbell only */
+	/*
+	 * The ring goes before the queue leaves its engine when the GPU is done with it: idle
+	 * after the wait (TRM-01) or its context suspended (TRM-03, TRM-05). An abandoned queue
+	 * that may still be running (a dead doorbell's) leaves the engine first.
+	 */
+	if (is_termination && (!queue->is_abandoned || os_context_is_suspended(queue->context)))
+		free_ring(queue);
 	/* Interrupts not handled yet must not name the queue once it is gone. */
 	for (struct hw_interrupt *i = runtime->interrupts_head; i; i = i->next) {
 		if (i->queue == queue)
@@ -760,6 +872,8 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 	}
 	/* Its ring, or its DMA packets, leave the engine. */
 	queue->adapter->ddi.DxgkDdiDestroyHwQueue(queue->adapter->miniport, queue);
+	if (salvage)
+		salvage_ring(queue, salvage);
 	for (struct os_hwqueue **link = &queue->adapter->user_queues[queue->engine_id]; *link;
 	     link = &(*link)->next_user_queue) {
 		if (*link == queue) {
@@ -786,11 +900,62 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 	FSR_TRACE(runtime, fencescope_os, hwqueue_destroy, process->id, queue->handle,
 		  rt_queue_last_queued(queue, RT_POINT_NONE),
 		  rt_fence_current(queue->progress_fence, RT_POINT_NONE));
-	remove_object(process, hwqueue);
+	if (is_termination)
+		termination_step(queue, FSTP_TERMINATION_STEP_DESTROY,
+				 rt_fence_current(queue->progress_fence, RT_POINT_NONE));
+	remove_object(process, handle);
 	os_hwqueue_free(queue);
+}
+
+static bool
+is_dead(const struct os_hwqueue *queue)
+{
+	return queue->doorbell &&
+	       atomic_load_explicit(&queue->doorbell->status, memory_order_relaxed) ==
+		   FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT;
+}
+
+fsr_status
+os_kmt_destroy_dead_hwqueue(struct fsr_process *process, fsr_handle hwqueue, fsr_handle *context,
+			    uint64_t *last_queued, struct os_ring_salvage *salvage)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct os_hwqueue *queue = NULL;
+	fsr_status status;
+
+	rt_lock(runtime);
+	status = lookup_queue(process, hwqueue, "DestroyHwQueue", &queue);
+	/* Only a dead queue falls back: its doorbell reads ABORT. */
+	if (status == FSR_OK && !is_dead(queue))
+		status =
+		    rt_refuse(runtime, process->id, "DestroyHwQueue", hwqueue, FSR_ERR_BAD_STATE);
+	if (status == FSR_OK) {
+		*context = queue->context->handle;
+		*last_queued = rt_queue_last_queued(queue, RT_POINT_NONE);
+		/* UMS-16: no wait (ABORT: abandoned); the GPU is off the ring afterwards. */
+		os_hwqueue_end(process, queue, OS_QUEUE_DESTROY, salvage);
+	}
 	rt_unlock(runtime);
-	os_run_callbacks(runtime);
-	return FSR_OK;
+	if (status == FSR_OK)
+		os_run_callbacks(runtime);
+	return status;
+}
+
+fsr_status
+fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct os_hwqueue *queue = NULL;
+	fsr_status status;
+
+	rt_lock(runtime);
+	status = lookup_queue(process, hwqueue, "DestroyHwQueue", &queue);
+	if (status == FSR_OK)
+		os_hwqueue_end(process, queue, OS_QUEUE_DESTROY, NULL);
+	rt_unlock(runtime);
+	if (status == FSR_OK)
+		os_run_callbacks(runtime);
+	return status;
 }
 
 /* ---- the kernel-mode scheduler ------------------------------------------------------------ */

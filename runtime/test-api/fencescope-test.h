@@ -65,4 +65,13 @@ FSR_TEST_API fsr_status fsr_adapter_create_with_ddi(struct fsr_runtime *runtime,
 FSR_TEST_API fsr_status fsr_test_allocation_evict(struct fsr_process *process,
 						  fsr_handle allocation);
 
+/*
+ * ConnectDoorbell as fsr_doorbell_connect, for a caller that holds the runtime lock already: an
+ * interleaving observer (rt_interleave_set_observer) that plays a second UMD thread at a point
+ * of the first, e.g. between a ring's load of the mapping and its store (a stale ring).
+ */
+FSR_TEST_API fsr_status fsr_test_doorbell_connect_locked(struct fsr_process *process,
+							 fsr_handle hwqueue,
+							 enum fsr_doorbell_status *status);
+
 #endif /* FENCESCOPE_TEST_API_H */

@@ -551,3 +551,120 @@ Test(doorbell_only, ums_08_ums_12_create_user_mode_makes_queue_doorbell_and_conn
 	cr_assert_eq(fsr_hwqueue_create_user_mode(fx.process, fx.context_copy, NULL, &queue),
 		     FSR_ERR_NOT_SUPPORTED);
 }
+
+/*
+ * UMS-13: a ring on a connected doorbell is what makes the GPU fetch — one connect, then each
+ * submission's ring reads CONNECTED and the command processor takes the new write pointer.
+ */
+Test(doorbell, ums_13_each_ring_on_a_connected_doorbell_makes_the_gpu_fetch)
+{
+	enum fsr_doorbell_status status = FSR_DOORBELL_DISCONNECTED_RETRY;
+	size_t mark;
+
+	setup_doorbells(FSR_DOORBELL_DEDICATED, 2, 0, 0);
+	fsr_runtime_set_event_tap(fx.runtime, NULL, NULL);
+	make_queues(1, false);
+	cr_assert_eq(fsr_doorbell_connect(fx.process, db_log.queues[0], &status), FSR_OK);
+	fst_tap_start();
+	mark = fst_tap_event_count();
+	for (uint64_t n = 1; n <= 3; n++) {
+		fst_submit_work(fx.process, db_log.queues[0], 10);
+		fst_run_until_idle();
+		cr_assert_eq(fst_last_completed(fx.process, db_log.queues[0]), n);
+	}
+	cr_assert_eq(fst_tap_count(mark, "fencescope_kmd:doorbell_connect", -1, 0), 0);
+	cr_assert_eq(
+	    fst_tap_count(mark, "fencescope_umd:doorbell_ring", 4, FSTP_DOORBELL_STATUS_CONNECTED),
+	    3);
+	cr_assert_eq(fst_tap_count(mark, "fencescope_hw:ring_fetch", 2, db_log.queues[0]), 3);
+}
+
+/* The stale ring: what the observer does and sees. */
+static struct stale_ring {
+	fsr_handle ringing; /* queue A: its UMD loads the mapping, then... */
+	fsr_handle taking;  /* queue B: ...B's UMD connects, victimizing A, before A's store */
+	bool is_armed;
+	bool has_rotated;
+	struct os_hwqueue *b;
+	uint64_t rings_before; /* the physical doorbell's count before A's store */
+	uint32_t fetch_past_write_ptr;
+} stale;
+
+static void
+stale_ring_observer(struct fsr_runtime *runtime, const char *actor, enum rt_point point, void *data)
+{
+	enum fsr_doorbell_status status;
+
+	(void) actor;
+	(void) data;
+	/* Never, at any point: B's command processor past B's write pointer. */
+	if (stale.b && stale.b->fetched_ptr > atomic_load(&stale.b->control->write_ptr_bytes))
+		stale.fetch_past_write_ptr++;
+	if (!stale.is_armed || point != RT_POINT_UMD_RING_DOORBELL)
+		return;
+	/* A has loaded its mapping (physical doorbell 0): B's UMD takes the doorbell now. */
+	stale.is_armed = false;
+	stale.rings_before = atomic_load(&runtime->adapters[0]->gpu->doorbells[0].page.rings);
+	cr_assert_eq(fsr_test_doorbell_connect_locked(fx.process, stale.taking, &status), FSR_OK);
+	cr_assert_eq(status, FSR_DOORBELL_CONNECTED);
+	stale.has_rotated = true;
+}
+
+/*
+ * The stale ring (docs/runtime.md "Global and dedicated doorbells"; UMS-14, UMS-20, UMS-21):
+ * one physical doorbell; queue A's UMD loads its mapping (the physical doorbell) and, before its
+ * store through it (point umd-ring-doorbell), queue B's UMD connects and victimizes A. A's
+ * store lands on the doorbell B owns now: a spurious notification of B — the GPU takes B's own
+ * write pointer, never more — and A reads RETRY, reconnects, and its buffer runs, once.
+ */
+Test(doorbell, ums_14_ums_20_a_stale_ring_only_notifies_the_new_owner_spuriously)
+{
+	const struct rt_interleave_switch script[] = {
+	    {"caller", RT_POINT_UMD_READ_DOORBELL_STATUS, 1, "engine0", RT_POINT_STEP_END},
+	};
+	enum fsr_doorbell_status status = FSR_DOORBELL_DISCONNECTED_RETRY;
+	size_t mark;
+
+	setup_doorbells(FSR_DOORBELL_DEDICATED, 1, 0, 0);
+	fsr_runtime_set_event_tap(fx.runtime, NULL, NULL);
+	make_queues(2, false);
+	memset(&stale, 0, sizeof(stale));
+	stale.ringing = db_log.queues[0];
+	stale.taking = db_log.queues[1];
+	stale.b = fst_borrow_queue(stale.taking);
+	fst_submit_work(fx.process, stale.taking, 10); /* B: one buffer, run */
+	/* A: two, run, so that A's next write pointer is past anything B ever wrote. */
+	fst_submit_work(fx.process, stale.ringing, 10);
+	fst_submit_work(fx.process, stale.ringing, 10);
+	cr_assert_eq(fsr_doorbell_connect(fx.process, stale.ringing, &status), FSR_OK);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, stale.taking), 1);
+	cr_assert_eq(fst_last_completed(fx.process, stale.ringing), 2);
+	/*
+	 * Interleaving with no random switch: the observer acts at A's ring, and the engine
+	 * steps between A's store and A's read of the status — while B owns the doorbell.
+	 */
+	cr_assert_eq(rt_interleave_enable(fx.runtime, 0, script, 1), FSR_OK);
+	rt_interleave_set_observer(fx.runtime, stale_ring_observer, NULL);
+	fst_tap_start();
+	mark = fst_tap_event_count();
+	stale.is_armed = true;
+	fst_submit_work(fx.process, stale.ringing, 10);
+	cr_assert(stale.has_rotated, "the observer never met A's ring");
+	cr_assert_eq(rt_interleave_fired(fx.runtime), 1, "the engine stepped after A's store");
+	/* A's store landed on the physical doorbell, which B owned by then. */
+	cr_assert_eq(atomic_load(&fx.runtime->adapters[0]->gpu->doorbells[0].page.rings),
+		     stale.rings_before + 1);
+	/* A read RETRY after its ring (UMS-14) and reconnected, victimizing B. */
+	cr_assert_eq(fst_tap_count(mark, "fencescope_umd:doorbell_ring", 4,
+				   FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY),
+		     1);
+	cr_assert_eq(fst_tap_count(mark, "fencescope_kmd:doorbell_victimize", -1, 0), 2);
+	fst_run_until_idle();
+	rt_interleave_set_observer(fx.runtime, NULL, NULL);
+	cr_assert_eq(stale.fetch_past_write_ptr, 0);
+	cr_assert_eq(fst_last_completed(fx.process, stale.ringing), 3);
+	cr_assert_eq(fst_last_completed(fx.process, stale.taking), 1);
+	cr_assert_eq(fst_tap_count(mark, "fencescope_hw:packet_end", 2, stale.ringing), 1);
+	cr_assert_eq(fst_tap_count(mark, "fencescope_hw:packet_end", 2, stale.taking), 0);
+}

@@ -31,6 +31,25 @@ FSR_API fsr_status fsr_device_create(struct fsr_process *process, uint32_t adapt
 /* Destroys the device's queues, contexts and fence handles too. */
 FSR_API fsr_status fsr_device_destroy(struct fsr_process *process, fsr_handle device);
 
+/* Why a device was lost: the values are the trace's `loss_reason` (fencescope_os:device_lost). */
+enum fsr_device_loss_reason {
+	FSR_DEVICE_LOSS_TIMEOUT = 0,
+	FSR_DEVICE_LOSS_ENGINE_HUNG = 1,
+	FSR_DEVICE_LOSS_PAGE_FAULT = 2,
+	FSR_DEVICE_LOSS_GPU_STOP = 3,
+};
+
+/*
+ * Device loss (UMS-16), for tests and scenarios: the OS writes DISCONNECTED_ABORT to every
+ * doorbell of the device and maps their dummy pages (ConnectDoorbell answers ABORT from then
+ * on), the KMD lets their physical doorbells go, and fencescope_os:device_lost fires. What the
+ * GPU had taken of a ring runs; a buffer submitted after it returns FSR_ERR_DEVICE_LOST. The
+ * device keeps working with kernel-mode queues; it refuses new user-mode queues and doorbells
+ * (FSR_ERR_DEVICE_LOST). Other devices, other processes' included, are not touched.
+ */
+FSR_API fsr_status fsr_device_mark_lost(struct fsr_process *process, fsr_handle device,
+					enum fsr_device_loss_reason reason);
+
 FSR_API fsr_status fsr_context_create(struct fsr_process *process, fsr_handle device,
 				      uint32_t engine_id, fsr_handle *context);
 FSR_API fsr_status fsr_context_destroy(struct fsr_process *process, fsr_handle context);
@@ -187,6 +206,21 @@ FSR_API fsr_status fsr_doorbell_get_status(struct fsr_process *process, fsr_hand
  */
 FSR_API fsr_status fsr_hwqueue_notify_work_submission(struct fsr_process *process,
 						      fsr_handle hwqueue, uint64_t progress_value);
+
+/*
+ * The UMD's fall-back on a dead doorbell (UMS-16): after fsr_cmdbuf_submit returned
+ * FSR_ERR_DEVICE_LOST on `hwqueue` (its doorbell reads DISCONNECTED_ABORT; FSR_ERR_BAD_STATE
+ * otherwise), destroys it without waiting and makes a kernel-mode queue on the same context
+ * (*kernel_queue), into which it resubmits, in order, what the GPU had not run of the ring:
+ * from the GPU's read pointer on, so that no packet is lost or run twice (a buffer the GPU had
+ * begun goes on from where it stopped). The old queue's progress value p of a buffer not
+ * completed becomes p − *progress_base on the new queue (nullable). Command buffers recorded
+ * for the old queue and not submitted fail with FSR_ERR_DESTROYED: record them again.
+ */
+FSR_API fsr_status fsr_hwqueue_fall_back_to_kernel_mode(struct fsr_process *process,
+							fsr_handle hwqueue,
+							fsr_handle *kernel_queue,
+							uint64_t *progress_base);
 
 #ifdef __cplusplus
 }
