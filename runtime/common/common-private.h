@@ -371,6 +371,8 @@ struct hw_interrupt {
 	fsr_handle fences[FSR_MAX_INTERRUPT_FENCES];
 	uint32_t fences_held; /* os: bit i, the queued interrupt holds fences[i] alive (INT-05) */
 	struct hw_dma_packet *packet; /* DMA_COMPLETED */
+	/* ENGINE_STATE_CHANGE: EngineStateChange.NewState (FST-02), an enum fstp_engine_state */
+	int engine_state;
 	struct hw_interrupt *next;
 };
 
@@ -393,6 +395,8 @@ struct fsr_adapter {
 	/* What DxgkDdiQueryAdapterInfo reported, once checked; zero when it made no sense. */
 	struct dxgk_usermodesubmission_caps ums_caps;
 	struct os_hwqueue *user_queues[FSR_MAX_ENGINES]; /* per engine, in creation order */
+	/* os: each engine's power component as the OS set it (FST-04, FST-06; lock held) */
+	enum fstp_engine_power os_fstate[FSR_MAX_ENGINES];
 	uint64_t next_packet_id;
 };
 

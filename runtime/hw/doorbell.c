@@ -39,9 +39,13 @@ take_write_ptr(struct hw_engine *engine, struct os_hwqueue *queue)
 	struct fsr_adapter *adapter = engine->adapter;
 	struct fsr_runtime *runtime = adapter->runtime;
 	/* Acquire: the slots the UMD wrote before its release of the write pointer (HPF-04). */
-	uint64_t write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire,
-					  RT_POINT_GPU_READ_WRITE_PTR);
+	uint64_t write_ptr;
 
+	/* A powered-down command processor (F1) takes nothing: FST-06 wakes it before a connect. */
+	if (engine->fstate == FSTP_ENGINE_POWER_F1)
+		return;
+	write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire,
+				 RT_POINT_GPU_READ_WRITE_PTR);
 	if (write_ptr == queue->fetched_ptr)
 		return;
 	queue->fetched_ptr = write_ptr;

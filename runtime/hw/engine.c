@@ -191,8 +191,11 @@ hw_engine_is_idle(struct hw_engine *engine)
 	bool is_idle;
 
 	hw_engine_lock(engine);
-	is_idle = !engine->is_busy && !engine->dma_head && !engine->pending && !engine->outbox_head;
-	for (struct os_hwqueue *q = engine->run_list; is_idle && q; q = q->next_on_engine)
+	/* An engine in F1 runs nothing, whatever it holds (FST-04 powers down only idle ones). */
+	is_idle = engine->fstate == FSTP_ENGINE_POWER_F1 ||
+		  (!engine->is_busy && !engine->dma_head && !engine->pending && !engine->outbox_head);
+	for (struct os_hwqueue *q = engine->run_list;
+	     is_idle && engine->fstate == FSTP_ENGINE_POWER_F0 && q; q = q->next_on_engine)
 		if (queue_has_packets(engine->adapter->runtime, q) && !queue_is_blocked(engine, q))
 			is_idle = false;
 	hw_engine_unlock(engine);
@@ -455,6 +458,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	/* The GPU's own read pointer; the write pointer acquires the UMD's slots (HPF-04). */
 	uint64_t read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed,
 					 RT_POINT_GPU_READ_READ_PTR);
+	uint64_t start_ptr = read_ptr;
 	/*
 	 * A queue with a doorbell runs up to what the command processor took (hw/doorbell.c,
 	 * UMS-13); one without is polled (the write pointer, as the global model's scan).
@@ -561,6 +565,8 @@ end:
 	rt_word_store(runtime, &queue->read_ptr_bytes, read_ptr, memory_order_release,
 		      RT_POINT_GPU_WRITE_READ_PTR);
 	engine->running_queue = NULL;
+	if (read_ptr != start_ptr)
+		engine->has_worked = true; /* the idle watch starts over (FST-01) */
 	return result;
 }
 
@@ -649,6 +655,145 @@ engine_run(struct hw_engine *engine)
 	return FSR_NEVER;
 }
 
+/*
+ * FST-01, FST-02: whether the engine has no work at all (engine's lock held): nothing in
+ * flight, no DMA packet, no interrupt pending, and every queue's ring run up to what the command
+ * processor took — a queue blocked on a GPU wait has work. *is_eligible is false when a
+ * user-mode queue without a doorbell is on the run list: the command processor polls its ring,
+ * and nothing would wake an engine in F1 for it.
+ */
+static bool
+has_no_work(struct hw_engine *engine, bool *is_eligible)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+
+	*is_eligible = true;
+	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
+		if (!q->is_fetch_gated)
+			*is_eligible = false;
+	/* Interleaving: a step switched out half way through a queue is still at work. */
+	if (engine->is_busy || engine->dma_head || engine->pending || engine->running_queue)
+		return false;
+	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
+		if (rt_word_load(runtime, &q->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE) !=
+		    q->fetched_ptr)
+			return false;
+	return true;
+}
+
+/*
+ * FST-02, FST-03: the engine's interrupt asking for F1 (GPU_ENGINE_STATE_CHANGE, NewState
+ * TRANSITION_TO_F1), up its line like any interrupt: the OS's deferred handling does the rest
+ * (os/power.c). Never with the OS's lock taken here: in realtime it waits in the outbox.
+ */
+static void
+raise_engine_state_change(struct hw_engine *engine, enum fstp_engine_state new_state)
+{
+	struct hw_interrupt *interrupt = calloc(1, sizeof(*interrupt));
+
+	if (!interrupt)
+		abort();
+	*interrupt = (struct hw_interrupt){.type = FSTP_INTERRUPT_TYPE_ENGINE_STATE_CHANGE,
+					   .form = FSTP_INTERRUPT_FORM_NOT_FENCE,
+					   .adapter = engine->adapter,
+					   .engine_id = engine->id,
+					   .engine_state = (int) new_state};
+	FSR_TRACE(engine->adapter->runtime, fencescope_hw, engine_state_change, engine->adapter->id,
+		  engine->id, (int) new_state);
+	deliver_interrupt(engine, interrupt);
+}
+
+/*
+ * FST-01 to FST-03, at the end of a step (engine's lock held): an engine with no work for the
+ * adapter's engine_idle_to_f1_ns (or at once, when a test forces it) asks for F1, once until it
+ * works again. Returns when it wants to look again (`next` or sooner).
+ */
+static uint64_t
+watch_idle(struct hw_engine *engine, uint64_t now, uint64_t next)
+{
+	uint64_t threshold = engine->adapter->config.engine_idle_to_f1_ns;
+	bool is_eligible;
+	uint64_t due;
+
+	if (engine->fstate != FSTP_ENGINE_POWER_F0 || (threshold == 0 && !engine->is_f1_forced))
+		return next;
+	if (engine->has_worked) {
+		/* It ran something: its idleness starts now at the earliest. */
+		engine->has_worked = false;
+		engine->is_idle_tracked = false;
+		engine->is_f1_requested = false;
+	}
+	if (!has_no_work(engine, &is_eligible)) {
+		engine->is_idle_tracked = false;
+		engine->is_f1_requested = false;
+		return next;
+	}
+	if (!is_eligible) {
+		engine->is_f1_forced = false;
+		return next;
+	}
+	if (!engine->is_idle_tracked) {
+		engine->is_idle_tracked = true;
+		engine->idle_since_ns = now;
+	}
+	if (engine->is_f1_requested)
+		return next;
+	due = engine->is_f1_forced ? now : rt_add_ns(engine->idle_since_ns, threshold);
+	if (now < due)
+		return due < next ? due : next;
+	engine->is_f1_requested = true;
+	engine->is_f1_forced = false;
+	raise_engine_state_change(engine, FSTP_ENGINE_STATE_TRANSITION_TO_F1);
+	return next;
+}
+
+bool
+hw_engine_set_fstate(struct hw_engine *engine, enum fstp_engine_power fstate)
+{
+	bool is_eligible = true;
+	bool is_done = true;
+
+	hw_engine_lock(engine);
+	/*
+	 * Not mid-step (interleaving: the step switched out at a point; realtime: the engine's lock
+	 * waits for it), not with work, not with a polled queue.
+	 */
+	if (fstate == FSTP_ENGINE_POWER_F1 && engine->fstate == FSTP_ENGINE_POWER_F0 &&
+	    (engine->is_stepping || !has_no_work(engine, &is_eligible) || !is_eligible)) {
+		is_done = false;
+		engine->is_f1_requested = false; /* it asks again once idle again */
+		engine->is_idle_tracked = false;
+	} else {
+		engine->fstate = fstate;
+	}
+	if (fstate == FSTP_ENGINE_POWER_F0) {
+		engine->is_f1_requested = false;
+		engine->is_idle_tracked = false;
+	}
+	hw_engine_unlock(engine);
+	rt_clock_kick(engine->adapter->runtime, &engine->actor,
+		      rt_clock_now(engine->adapter->runtime));
+	return is_done;
+}
+
+void
+fsr_test_engine_request_f1(struct fsr_runtime *runtime, uint32_t adapter_id, uint32_t engine_id)
+{
+	struct hw_engine *engine;
+
+	rt_lock(runtime);
+	if (adapter_id < runtime->adapter_count &&
+	    engine_id < runtime->adapters[adapter_id]->config.engine_count) {
+		engine = &runtime->adapters[adapter_id]->gpu->engines[engine_id];
+		hw_engine_lock(engine);
+		engine->is_f1_forced = true;
+		engine->is_f1_requested = false;
+		hw_engine_unlock(engine);
+		rt_clock_kick(runtime, &engine->actor, rt_clock_now(runtime));
+	}
+	rt_unlock(runtime);
+}
+
 static uint64_t
 engine_step(struct rt_actor *actor, uint64_t now)
 {
@@ -661,7 +806,13 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	hw_engine_lock(engine);
 	/* Realtime: `now` was read before the lock, which may have taken long to get. */
 	now = rt_clock_now(runtime);
+	engine->is_stepping = true;
 	deliver_due_interrupt(engine, now);
+	if (engine->fstate == FSTP_ENGINE_POWER_F1) {
+		/* Powered down (FST-04): the command processor is off until F0 (FST-06). */
+		next = FSR_NEVER;
+		goto end;
+	}
 	hw_engine_take_rings(engine); /* the doorbells that rang since the last step */
 	if (engine->is_busy && now < engine->busy_until_ns) {
 		next = engine->busy_until_ns;
@@ -670,10 +821,12 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	if (engine->is_busy)
 		finish_busy(engine);
 	next = engine_run(engine);
+	next = watch_idle(engine, now, next);
 end:
 	if (engine->pending && engine->pending_due_ns < next)
 		next = engine->pending_due_ns;
 	has_outbox = engine->outbox_head != NULL;
+	engine->is_stepping = false;
 	hw_engine_unlock(engine);
 	rt_unlock_gpu(runtime);
 	if (has_outbox)

@@ -62,6 +62,19 @@ struct hw_engine {
 	uint64_t pending_due_ns;
 	/* the count of each physical doorbell's rings this engine's command processor has seen */
 	uint64_t seen_rings[FSR_MAX_PHYSICAL_DOORBELLS];
+	/*
+	 * F-states (FST-01 to FST-07): the power component as the KMD set it — in F1 the command
+	 * processor takes and runs nothing — and the engine's own watch of its idleness: since
+	 * when it has had no work at all, and whether it asked for F1 (TRANSITION_TO_F1) since it
+	 * last worked. `is_f1_forced`: a test asked for F1 now (fsr_test_engine_request_f1).
+	 */
+	enum fstp_engine_power fstate;
+	bool is_idle_tracked;
+	uint64_t idle_since_ns;
+	bool is_f1_requested;
+	bool is_f1_forced;
+	bool has_worked;  /* ran something since the idle watch last looked */
+	bool is_stepping; /* in its step (interleaving may switch it out half way) */
 };
 
 /*
@@ -102,6 +115,13 @@ void hw_engine_add_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 void hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 void hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet);
 bool hw_engine_is_idle(struct hw_engine *engine);
+/*
+ * FST-04, FST-06 (the KMD's DxgkDdiSetPowerComponentFState): the engine's power component. In F1
+ * the command processor takes no write pointer and runs nothing; back in F0 it runs again and
+ * its idle watch starts over. False (and the engine stays in F0): F1 asked of an engine that
+ * has work, or a polled queue, as it would lose it.
+ */
+bool hw_engine_set_fstate(struct hw_engine *engine, enum fstp_engine_power fstate);
 /* The GPU's write of one log entry at the UMD's index (LOG-12), then its own increment of
  * FirstFreeEntryIndex and, at the capacity, WraparoundCount (LOG-14, LOG-16). */
 void hw_fence_log_write(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32_t index,

@@ -441,6 +441,18 @@ notify_work_submission(void *miniport, struct os_doorbell *doorbell, uint64_t pr
 		hw_doorbell_notify(kmd->adapter, doorbell->queue);
 }
 
+/* ---- power (spec 000, FST-04, FST-06) --------------------------------------------------- */
+
+/*
+ * The engine's power component, as the OS asks: F1 powers the command processor down, unless the
+ * engine has work again since it asked (it then stays in F0 and says so).
+ */
+static int
+set_power_component_fstate(void *miniport, uint32_t engine_id, enum fstp_engine_power fstate)
+{
+	return hw_engine_set_fstate(engine_of(miniport, engine_id), fstate) ? 0 : -1;
+}
+
 void
 kmd_driver_entry(struct dxgk_ddi *ddi)
 {
@@ -469,6 +481,7 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiDisconnectDoorbell = disconnect_doorbell,
 	    .DxgkDdiDestroyDoorbell = destroy_doorbell,
 	    .DxgkDdiNotifyWorkSubmission = notify_work_submission,
+	    .DxgkDdiSetPowerComponentFState = set_power_component_fstate,
 	    .DxgkDdiInterruptRoutine = interrupt_routine,
 	};
 }

@@ -12,7 +12,7 @@
  *
  * What it is not: the choice of a physical doorbell or a victim (kmd/kmd.c), how the GPU learns
  * of work (hw/doorbell.c), the UMD's ring (umd/cmdbuf.c). Not yet: residency of the ring
- * allocations (RES), suspend, F- and D-states, termination steps and device loss (ABORT is
+ * allocations (RES), suspend, D-states, termination steps and device loss (ABORT is
  * only read, never written, until device loss exists).
  */
 #include <stdlib.h>
@@ -97,6 +97,8 @@ os_kmt_connect_doorbell(struct os_hwqueue *queue, enum fstp_doorbell_status *sta
 		*status = FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT; /* dead for good */
 		return FSR_ERR_DEVICE_LOST;
 	}
+	/* FST-06: a queue of an engine in F1 brings it back to F0 first; the connect fetches. */
+	os_engine_wake(adapter, queue->engine_id);
 	if (adapter->ddi.DxgkDdiConnectDoorbell(adapter->miniport, doorbell, &physical, &page,
 						&connected) != 0 ||
 	    (connected != FSTP_DOORBELL_STATUS_CONNECTED &&
@@ -131,18 +133,27 @@ os_kmt_notify_work_submission(struct os_hwqueue *queue, uint64_t progress_value)
 							progress_value);
 }
 
+bool
+os_doorbell_disconnect(struct os_hwqueue *queue, enum fstp_disconnect_reason reason)
+{
+	struct os_doorbell *doorbell = queue->doorbell;
+	struct fsr_adapter *adapter = queue->adapter;
+
+	if (!doorbell || !is_mapped_physical(doorbell))
+		return false;
+	/* Status RETRY, then the rotation (UMS-14), then the KMD, whose GPU takes the write ptr. */
+	disconnect(doorbell, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY, reason);
+	adapter->ddi.DxgkDdiDisconnectDoorbell(adapter->miniport, doorbell, reason);
+	return true;
+}
+
 void
 os_doorbell_destroy(struct os_hwqueue *queue)
 {
 	struct os_doorbell *doorbell = queue->doorbell;
 	struct fsr_adapter *adapter = queue->adapter;
 
-	if (is_mapped_physical(doorbell)) {
-		disconnect(doorbell, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY,
-			   FSTP_DISCONNECT_REASON_DESTROY);
-		adapter->ddi.DxgkDdiDisconnectDoorbell(adapter->miniport, doorbell,
-						       FSTP_DISCONNECT_REASON_DESTROY);
-	}
+	os_doorbell_disconnect(queue, FSTP_DISCONNECT_REASON_DESTROY);
 	adapter->ddi.DxgkDdiDestroyDoorbell(adapter->miniport, doorbell);
 	FSR_TRACE(adapter->runtime, fencescope_kmd, doorbell_destroy, queue->process->id,
 		  queue->handle, doorbell->handle);

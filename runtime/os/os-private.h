@@ -134,6 +134,20 @@ fsr_status os_kmt_connect_doorbell(struct os_hwqueue *queue, enum fstp_doorbell_
 void os_kmt_notify_work_submission(struct os_hwqueue *queue, uint64_t progress_value);
 /* DestroyDoorbell: disconnect (reason DESTROY) if connected, unmap, free the dummy page. */
 void os_doorbell_destroy(struct os_hwqueue *queue);
+/*
+ * An OS-initiated disconnect of the queue's doorbell, if it has one mapped on a physical
+ * doorbell: status RETRY, rotation to the dummy page, doorbell_disconnect, then
+ * DxgkDdiDisconnectDoorbell(reason). False when there was nothing to disconnect.
+ */
+bool os_doorbell_disconnect(struct os_hwqueue *queue, enum fstp_disconnect_reason reason);
+
+/* ---- power (power.c) ---------------------------------------------------------------------- */
+
+/* A GPU_ENGINE_STATE_CHANGE interrupt's deferred handling (FST-02, FST-04, FST-05). */
+void os_engine_state_change(struct fsr_adapter *adapter, uint32_t engine_id,
+			    enum fstp_engine_state new_state);
+/* FST-06: an engine in F1 goes back to F0 (before a connect or a submission to it). */
+void os_engine_wake(struct fsr_adapter *adapter, uint32_t engine_id);
 /* DxgkCbReleasePacketFence: a retired packet's reference on `fence` goes. */
 void os_release_packet_fence(struct fsr_adapter *adapter, struct fsr_fence *fence);
 bool os_is_idle(struct fsr_runtime *runtime);

@@ -164,7 +164,19 @@ struct fsr_adapter_config {
 	 * only bits below engine_count may be set.
 	 */
 	uint32_t doorbell_notify_kmd_engines;
+	/*
+	 * Engine F-states (spec 000, FST-01 to FST-07; docs/runtime.md "Engine F-states"): an
+	 * engine whose user-mode queues all have doorbells and that has had no work at all for
+	 * this long asks for F1 (a GPU_ENGINE_STATE_CHANGE interrupt, TRANSITION_TO_F1); the OS
+	 * disconnects its doorbells and powers it down, and a ConnectDoorbell (or a kernel-mode
+	 * submission) brings it back to F0. 0, the default: engines never ask. At most
+	 * FSR_MAX_ENGINE_IDLE_TO_F1_NS.
+	 */
+	uint64_t engine_idle_to_f1_ns;
 };
+
+/* The longest fsr_adapter_config.engine_idle_to_f1_ns: 1 s, below the 2 s TDR cadence (FST-03). */
+#define FSR_MAX_ENGINE_IDLE_TO_F1_NS UINT64_C(1000000000)
 
 /*
  * What the OS learnt of an adapter's user-mode submission from its driver
