@@ -192,8 +192,9 @@ hw_engine_is_idle(struct hw_engine *engine)
 
 	hw_engine_lock(engine);
 	/* An engine in F1 runs nothing, whatever it holds (FST-04 powers down only idle ones). */
-	is_idle = engine->fstate == FSTP_ENGINE_POWER_F1 ||
-		  (!engine->is_busy && !engine->dma_head && !engine->pending && !engine->outbox_head);
+	is_idle =
+	    engine->fstate == FSTP_ENGINE_POWER_F1 ||
+	    (!engine->is_busy && !engine->dma_head && !engine->pending && !engine->outbox_head);
 	for (struct os_hwqueue *q = engine->run_list;
 	     is_idle && engine->fstate == FSTP_ENGINE_POWER_F0 && q; q = q->next_on_engine)
 		if (queue_has_packets(engine->adapter->runtime, q) && !queue_is_blocked(engine, q))
@@ -675,8 +676,8 @@ has_no_work(struct hw_engine *engine, bool *is_eligible)
 	if (engine->is_busy || engine->dma_head || engine->pending || engine->running_queue)
 		return false;
 	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
-		if (rt_word_load(runtime, &q->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE) !=
-		    q->fetched_ptr)
+		if (rt_word_load(runtime, &q->read_ptr_bytes, memory_order_relaxed,
+				 RT_POINT_NONE) != q->fetched_ptr)
 			return false;
 	return true;
 }
@@ -747,25 +748,11 @@ watch_idle(struct hw_engine *engine, uint64_t now, uint64_t next)
 	return next;
 }
 
-bool
+void
 hw_engine_set_fstate(struct hw_engine *engine, enum fstp_engine_power fstate)
 {
-	bool is_eligible = true;
-	bool is_done = true;
-
 	hw_engine_lock(engine);
-	/*
-	 * Not mid-step (interleaving: the step switched out at a point; realtime: the engine's lock
-	 * waits for it), not with work, not with a polled queue.
-	 */
-	if (fstate == FSTP_ENGINE_POWER_F1 && engine->fstate == FSTP_ENGINE_POWER_F0 &&
-	    (engine->is_stepping || !has_no_work(engine, &is_eligible) || !is_eligible)) {
-		is_done = false;
-		engine->is_f1_requested = false; /* it asks again once idle again */
-		engine->is_idle_tracked = false;
-	} else {
-		engine->fstate = fstate;
-	}
+	engine->fstate = fstate;
 	if (fstate == FSTP_ENGINE_POWER_F0) {
 		engine->is_f1_requested = false;
 		engine->is_idle_tracked = false;
@@ -773,7 +760,32 @@ hw_engine_set_fstate(struct hw_engine *engine, enum fstp_engine_power fstate)
 	hw_engine_unlock(engine);
 	rt_clock_kick(engine->adapter->runtime, &engine->actor,
 		      rt_clock_now(engine->adapter->runtime));
-	return is_done;
+}
+
+bool
+hw_engine_power_down_if_idle(struct hw_engine *engine)
+{
+	bool is_eligible = true;
+	bool is_idle;
+
+	hw_engine_lock(engine);
+	/*
+	 * Not mid-step (interleaving: the step switched out at a point; realtime: the engine's lock
+	 * waited for it), not with work, not with a polled queue.
+	 */
+	is_idle = engine->fstate == FSTP_ENGINE_POWER_F1 ||
+		  (!engine->is_stepping && has_no_work(engine, &is_eligible) && is_eligible);
+	if (is_idle) {
+		engine->fstate = FSTP_ENGINE_POWER_F1;
+	} else {
+		engine->is_f1_requested = false; /* it asks again once idle again */
+		engine->is_idle_tracked = false;
+	}
+	hw_engine_unlock(engine);
+	if (!is_idle)
+		rt_clock_kick(engine->adapter->runtime, &engine->actor,
+			      rt_clock_now(engine->adapter->runtime));
+	return is_idle;
 }
 
 void

@@ -116,12 +116,17 @@ void hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 void hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet);
 bool hw_engine_is_idle(struct hw_engine *engine);
 /*
- * FST-04, FST-06 (the KMD's DxgkDdiSetPowerComponentFState): the engine's power component. In F1
- * the command processor takes no write pointer and runs nothing; back in F0 it runs again and
- * its idle watch starts over. False (and the engine stays in F0): F1 asked of an engine that
- * has work, or a polled queue, as it would lose it.
+ * FST-04, FST-06 (the KMD's DxgkDdiSetPowerComponentFState): the engine's power component, as
+ * told. In F1 the command processor takes no write pointer and runs nothing, whatever it held;
+ * back in F0 it runs again and its idle watch starts over. Exported for a faulty conformance
+ * driver that powers down too early (FST-04).
  */
-bool hw_engine_set_fstate(struct hw_engine *engine, enum fstp_engine_power fstate);
+FSR_TEST_API void hw_engine_set_fstate(struct hw_engine *engine, enum fstp_engine_power fstate);
+/*
+ * F1 only if the engine has no work at all and polls no queue (engine's lock: never mid-step);
+ * false, and it stays in F0 and will ask again, otherwise. True when it already is in F1.
+ */
+bool hw_engine_power_down_if_idle(struct hw_engine *engine);
 /* The GPU's write of one log entry at the UMD's index (LOG-12), then its own increment of
  * FirstFreeEntryIndex and, at the capacity, WraparoundCount (LOG-14, LOG-16). */
 void hw_fence_log_write(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32_t index,

@@ -450,7 +450,12 @@ notify_work_submission(void *miniport, struct os_doorbell *doorbell, uint64_t pr
 static int
 set_power_component_fstate(void *miniport, uint32_t engine_id, enum fstp_engine_power fstate)
 {
-	return hw_engine_set_fstate(engine_of(miniport, engine_id), fstate) ? 0 : -1;
+	struct hw_engine *engine = engine_of(miniport, engine_id);
+
+	if (fstate == FSTP_ENGINE_POWER_F1)
+		return hw_engine_power_down_if_idle(engine) ? 0 : -1;
+	hw_engine_set_fstate(engine, fstate);
+	return 0;
 }
 
 void

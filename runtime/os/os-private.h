@@ -141,13 +141,16 @@ void os_doorbell_destroy(struct os_hwqueue *queue);
  */
 bool os_doorbell_disconnect(struct os_hwqueue *queue, enum fstp_disconnect_reason reason);
 
-/* ---- power (power.c) ---------------------------------------------------------------------- */
+/* ---- power (power.c: the states; power-down.c: the transitions that disconnect) ----------- */
 
+/* The KMD programs the engine's F-state, then the OS records it (engine_power); false: refused. */
+bool os_set_engine_fstate(struct fsr_adapter *adapter, uint32_t engine_id,
+			  enum fstp_engine_power fstate);
+/* FST-06: an engine in F1 goes back to F0 (before a connect or a submission to it). */
+void os_engine_wake(struct fsr_adapter *adapter, uint32_t engine_id);
 /* A GPU_ENGINE_STATE_CHANGE interrupt's deferred handling (FST-02, FST-04, FST-05). */
 void os_engine_state_change(struct fsr_adapter *adapter, uint32_t engine_id,
 			    enum fstp_engine_state new_state);
-/* FST-06: an engine in F1 goes back to F0 (before a connect or a submission to it). */
-void os_engine_wake(struct fsr_adapter *adapter, uint32_t engine_id);
 /* DxgkCbReleasePacketFence: a retired packet's reference on `fence` goes. */
 void os_release_packet_fence(struct fsr_adapter *adapter, struct fsr_fence *fence);
 bool os_is_idle(struct fsr_runtime *runtime);

@@ -61,7 +61,8 @@ FSR_TEST_API fsr_status fsr_adapter_create_with_ddi(struct fsr_runtime *runtime,
  * FST-02 for tests: engine `engine_id` of adapter `adapter_id` asks for F1 (a
  * GPU_ENGINE_STATE_CHANGE interrupt, TRANSITION_TO_F1) at its next step if it has no work at
  * all, whatever the adapter's engine_idle_to_f1_ns; the OS then disconnects its doorbells and
- * powers it down (docs/runtime.md, "Engine F-states"). Takes the runtime lock. Unknown ids: nothing.
+ * powers it down (docs/runtime.md, "Engine F-states"). Takes the runtime lock. Unknown ids:
+ * nothing.
  */
 FSR_TEST_API void fsr_test_engine_request_f1(struct fsr_runtime *runtime, uint32_t adapter_id,
 					     uint32_t engine_id);

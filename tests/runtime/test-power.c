@@ -17,7 +17,7 @@
 #include "hw/hw-private.h"
 #include "runtime-fixture.h"
 
-#define IDLE_TO_F1_NS UINT64_C(100000) /* 100 µs */
+#define IDLE_TO_F1_NS  UINT64_C(100000) /* 100 µs */
 #define TDR_TIMEOUT_NS UINT64_C(2000000000)
 
 /* Two user-mode queues with doorbells on the 3D engine (0), one on the compute engine (1). */
@@ -153,9 +153,9 @@ Test(fst_timed, fst_01_fst_02_fst_03_an_idle_engine_asks_for_f1_after_its_idle_t
 	at = find(0, "fencescope_hw:engine_state_change", 1, 0);
 	cr_expect_eq(fst_tap_event(at)->fields[2], FSTP_ENGINE_STATE_TRANSITION_TO_F1);
 	fst_run_until_idle();
-	cr_expect_neq(find(at, "fencescope_os:interrupt_handled", 2,
-			   FSTP_INTERRUPT_TYPE_ENGINE_STATE_CHANGE),
-		      SIZE_MAX);
+	cr_expect_neq(
+	    find(at, "fencescope_os:interrupt_handled", 2, FSTP_INTERRUPT_TYPE_ENGINE_STATE_CHANGE),
+	    SIZE_MAX);
 	cr_expect_eq(fst_stats().spurious_interrupts, 0);
 	/* One request and one power-down per engine, every engine being idle now. */
 	for (uint32_t e = 0; e < 3; e++) {
@@ -188,9 +188,11 @@ Test(fst, fst_04_doorbells_are_disconnected_before_the_engine_goes_to_f1)
 		size_t disconnect = find(request, "fencescope_kmd:doorbell_disconnect", 1, q3d[i]);
 
 		cr_assert_neq(disconnect, SIZE_MAX, "queue %d disconnected", i);
-		cr_expect_eq(fst_tap_event(status)->fields[4], FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
+		cr_expect_eq(fst_tap_event(status)->fields[4],
+			     FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
 		cr_expect_eq(fst_tap_event(rotate)->fields[3], 1, "to the dummy page");
-		cr_expect_eq(fst_tap_event(disconnect)->fields[5], FSTP_DISCONNECT_REASON_ENGINE_F1);
+		cr_expect_eq(fst_tap_event(disconnect)->fields[5],
+			     FSTP_DISCONNECT_REASON_ENGINE_F1);
 		cr_expect_lt(status, rotate, "UMS-14: status before rotation");
 		cr_expect_lt(disconnect, power, "FST-04: queue %d disconnected before F1", i);
 		cr_expect_eq(status_of(q3d[i]), FSR_DOORBELL_DISCONNECTED_RETRY);
@@ -228,8 +230,9 @@ Test(fst, fst_06_connect_on_an_f1_engine_brings_it_to_f0_first)
 	connect_all_then_f1_engine0();
 	mark = fst_tap_event_count();
 	fst_submit_work(fx.process, q3d[0], 10);
-	cr_expect_eq(fst_tap_event(find(mark, "fencescope_umd:doorbell_ring", 1, q3d[0]))->fields[4],
-		     FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
+	cr_expect_eq(
+	    fst_tap_event(find(mark, "fencescope_umd:doorbell_ring", 1, q3d[0]))->fields[4],
+	    FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
 	wake = find(mark, "fencescope_os:engine_power", 1, 0);
 	connect = find(mark, "fencescope_kmd:doorbell_connect", 1, q3d[0]);
 	fetch = find(mark, "fencescope_hw:ring_fetch", 2, q3d[0]);
@@ -313,8 +316,9 @@ Test(fst, fst_04_work_taken_after_the_request_keeps_the_engine_in_f0)
 		cr_assert_eq(fsr_runtime_step(fx.runtime, &has_run), FSR_OK);
 	/* The OS handles the interrupt interrupt_latency_ns later: ring now, while CONNECTED. */
 	fst_submit_work(fx.process, q3d[0], 1000);
-	cr_expect_eq(fst_tap_event(find(mark, "fencescope_umd:doorbell_ring", 1, q3d[0]))->fields[4],
-		     FSTP_DOORBELL_STATUS_CONNECTED);
+	cr_expect_eq(
+	    fst_tap_event(find(mark, "fencescope_umd:doorbell_ring", 1, q3d[0]))->fields[4],
+	    FSTP_DOORBELL_STATUS_CONNECTED);
 	fst_run_until_idle();
 	cr_expect_eq(fst_last_completed(fx.process, q3d[0]), 2);
 	cr_expect_eq(count_power(mark, 0, FSTP_ENGINE_POWER_F1), 0, "the engine had work");
