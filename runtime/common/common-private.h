@@ -224,8 +224,28 @@ struct hw_fence_log {
 
 struct os_waiter;
 struct os_device;
-struct os_context;
 struct os_km_buffer;
+struct os_hwqueue;
+
+/*
+ * A hardware context (one engine of a device). Shared by pointer like a HWQueue: the OS's part
+ * (its queues, why it is suspended) and the KMD's (whether its queues are off the hardware
+ * scheduler's list, SUS-01), each under the OS's lock.
+ */
+struct os_context {
+	fsr_handle handle;
+	struct os_device *device;
+	uint32_t engine_id;
+	struct os_hwqueue *queues;
+	struct os_context *next_in_device;
+	/*
+	 * The OS: a bit (1 << enum fstp_preempt_reason) per reason it is suspended for (SUSPEND,
+	 * POWER, TERMINATION); SuspendContext when the first is set, ResumeContext when the last
+	 * is cleared (docs/runtime.md "Suspend and resume as built").
+	 */
+	uint32_t os_suspend_reasons;
+	bool kmd_is_suspended; /* the KMD's: its queues are off the run list (SUS-01) */
+};
 
 struct fsr_fence {
 	fsr_handle global_handle;
@@ -307,6 +327,11 @@ struct os_hwqueue {
 	struct os_doorbell *doorbell;
 	uint64_t fetched_ptr;
 	bool is_fetch_gated; /* the engine runs up to fetched_ptr, not the write pointer */
+	/*
+	 * SUS-01, SUS-04: off the hardware scheduler's list (SuspendContext): the engine runs
+	 * nothing of it — ring or DMA packet — until ResumeContext (engine's lock).
+	 */
+	bool hw_is_suspended;
 	/* the GPU's view of the doorbell (hw/doorbell.c; engine's lock) */
 	bool hw_is_doorbell_connected;
 	bool hw_is_notify_kmd;

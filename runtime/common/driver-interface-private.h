@@ -28,6 +28,7 @@
 struct fsr_adapter;
 struct fsr_fence;
 struct os_hwqueue;
+struct os_context;
 struct os_doorbell;
 struct rt_doorbell_page;
 struct hw_dma_packet;
@@ -173,6 +174,21 @@ struct dxgk_ddi {
 	 */
 	void (*DxgkDdiNotifyWorkSubmission)(void *miniport, struct os_doorbell *doorbell,
 					    uint64_t progress_value);
+	/*
+	 * SUS-01, SUS-02, SUS-03 (also for the reasons POWER and TERMINATION): every HWQueue
+	 * of `context` leaves its engine's hardware scheduler list. A work item the engine is
+	 * running finishes; the queue stops at the next packet boundary (its ring, or a DMA packet
+	 * not started yet). Doorbells stay connected and the rings resident: rings are still
+	 * taken, but nothing runs, signals or logs. Fires context_suspend.
+	 */
+	void (*DxgkDdiSuspendContext)(void *miniport, struct os_context *context,
+				      enum fstp_preempt_reason reason);
+	/*
+	 * SUS-04, SUS-05: the HWQueues of `context` are back on the list, and the
+	 * command processor takes each doorbell queue's write pointer, so the work queued
+	 * meanwhile runs without a new ring. Fires context_resume.
+	 */
+	void (*DxgkDdiResumeContext)(void *miniport, struct os_context *context);
 	/*
 	 * FST-04, FST-06: the engine's power component goes to `fstate`: F1 once the OS has
 	 * disconnected every doorbell of the engine's queues, F0 before any connect or submission

@@ -120,7 +120,8 @@ hw_doorbell_notify(struct fsr_adapter *adapter, struct os_hwqueue *queue)
 	struct hw_engine *engine = &adapter->gpu->engines[queue->engine_id];
 
 	hw_engine_lock(engine);
-	take_write_ptr(engine, queue);
+	if (!queue->hw_is_suspended) /* SUS-03: ResumeContext takes it (SUS-05) */
+		take_write_ptr(engine, queue);
 	hw_engine_unlock(engine);
 	kick_engine(engine);
 }
@@ -176,7 +177,8 @@ hw_engine_take_rings(struct hw_engine *engine)
 		/* UMS-18: the global doorbell rang, for someone: every connected queue is looked
 		 * at. */
 		for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
-			if (q->hw_is_doorbell_connected && !q->hw_is_notify_kmd)
+			if (q->hw_is_doorbell_connected && !q->hw_is_notify_kmd &&
+			    !q->hw_is_suspended)
 				take_write_ptr(engine, q);
 		return;
 	}
@@ -201,10 +203,18 @@ hw_engine_take_rings(struct hw_engine *engine)
 		/*
 		 * UMS-20: the owner of this instant; a ring on a doorbell with no owner does
 		 * nothing, and on a notify-KMD doorbell the notification is what counts (UMS-24).
+		 * A suspended queue is off the scheduler's list: its rings are not looked at,
+		 * ResumeContext takes its write pointer (SUS-03, SUS-05).
 		 * The owner stays while this engine holds its own lock: moving it, or destroying
 		 * the queue, takes that lock.
 		 */
-		if (owner && !owner->hw_is_notify_kmd)
+		if (owner && !owner->hw_is_notify_kmd && !owner->hw_is_suspended)
 			take_write_ptr(engine, owner);
 	}
+}
+
+void
+hw_engine_take_write_ptr(struct hw_engine *engine, struct os_hwqueue *queue)
+{
+	take_write_ptr(engine, queue);
 }

@@ -130,6 +130,38 @@ hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	hw_engine_unlock(engine);
 }
 
+/*
+ * SUS-01: the queue leaves the hardware scheduler's list. The engine skips it from now on: a
+ * ring (run_queue stops at the next packet boundary — the work item it is busy with finishes,
+ * nothing after it starts) and a DMA packet of it that has not started. Its doorbell stays
+ * connected: rings are still taken (SUS-02, SUS-03).
+ */
+void
+hw_engine_suspend_queue(struct hw_engine *engine, struct os_hwqueue *queue)
+{
+	hw_engine_lock(engine);
+	queue->hw_is_suspended = true;
+	if (engine->cursor == queue)
+		engine->cursor = queue->next_on_engine;
+	hw_engine_unlock(engine);
+}
+
+/*
+ * SUS-04, SUS-05: back on the list; a doorbell queue's write pointer is taken now, so what the
+ * UMD wrote meanwhile runs without a new ring. The engine is kicked to look at it.
+ */
+void
+hw_engine_resume_queue(struct hw_engine *engine, struct os_hwqueue *queue)
+{
+	hw_engine_lock(engine);
+	queue->hw_is_suspended = false;
+	if (queue->is_fetch_gated)
+		hw_engine_take_write_ptr(engine, queue);
+	hw_engine_unlock(engine);
+	rt_clock_kick(engine->adapter->runtime, &engine->actor,
+		      rt_clock_now(engine->adapter->runtime));
+}
+
 void
 hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet)
 {
@@ -185,6 +217,13 @@ queue_is_blocked(struct hw_engine *engine, struct os_hwqueue *queue)
 	       wait.b;
 }
 
+/* A DMA packet the engine may start: its queue is gone (dropped) or not suspended. */
+static bool
+is_dma_startable(const struct hw_dma_packet *packet)
+{
+	return !packet->queue || !packet->queue->hw_is_suspended;
+}
+
 bool
 hw_engine_is_idle(struct hw_engine *engine)
 {
@@ -192,12 +231,17 @@ hw_engine_is_idle(struct hw_engine *engine)
 
 	hw_engine_lock(engine);
 	/* An engine in F1 runs nothing, whatever it holds (FST-04 powers down only idle ones). */
-	is_idle =
-	    engine->fstate == FSTP_ENGINE_POWER_F1 ||
-	    (!engine->is_busy && !engine->dma_head && !engine->pending && !engine->outbox_head);
+	is_idle = engine->fstate == FSTP_ENGINE_POWER_F1 ||
+		  (!engine->is_busy && !engine->pending && !engine->outbox_head);
+	/* SUS-03, SUS-07: a suspended queue's work waits; it keeps no engine busy. */
+	for (struct hw_dma_packet *p = engine->dma_head;
+	     is_idle && engine->fstate == FSTP_ENGINE_POWER_F0 && p; p = p->next)
+		if (is_dma_startable(p))
+			is_idle = false;
 	for (struct os_hwqueue *q = engine->run_list;
 	     is_idle && engine->fstate == FSTP_ENGINE_POWER_F0 && q; q = q->next_on_engine)
-		if (queue_has_packets(engine->adapter->runtime, q) && !queue_is_blocked(engine, q))
+		if (!q->hw_is_suspended && queue_has_packets(engine->adapter->runtime, q) &&
+		    !queue_is_blocked(engine, q))
 			is_idle = false;
 	hw_engine_unlock(engine);
 	return is_idle;
@@ -471,7 +515,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	enum run_result result = RUN_EMPTY;
 
 	engine->running_queue = queue;
-	while (read_ptr != write_ptr) {
+	/* SUS-01, SUS-03: a suspended queue runs nothing; one suspended meanwhile stops here. */
+	while (read_ptr != write_ptr && !queue->hw_is_suspended) {
 		struct hw_packet slot =
 		    rt_ring_read(runtime, queue, read_ptr, RT_POINT_GPU_READ_RING_SLOT);
 		struct hw_packet log_slot = {0};
@@ -586,7 +631,9 @@ finish_busy(struct hw_engine *engine)
 				  sizeof(struct hw_packet), memory_order_release,
 				  RT_POINT_GPU_WRITE_READ_PTR);
 		engine->busy_queue = NULL;
-		engine->cursor = queue->next_on_engine; /* round robin after each work item */
+		/* Round robin after each work item (a suspended queue's link may be stale). */
+		if (!queue->hw_is_suspended)
+			engine->cursor = queue->next_on_engine;
 	}
 	if (packet) {
 		engine->busy_packet = NULL;
@@ -607,14 +654,23 @@ static bool
 start_dma(struct hw_engine *engine)
 {
 	struct fsr_adapter *adapter = engine->adapter;
+	struct hw_dma_packet *previous = NULL;
 
-	while (engine->dma_head) {
-		struct hw_dma_packet *packet = engine->dma_head;
+	while (previous ? previous->next : engine->dma_head) {
+		struct hw_dma_packet *packet = previous ? previous->next : engine->dma_head;
 		uint64_t now;
 
-		engine->dma_head = packet->next;
-		if (!engine->dma_head)
-			engine->dma_tail = NULL;
+		/* SUS-07: a suspended queue's packet waits in the DMA queue, in its place. */
+		if (!is_dma_startable(packet)) {
+			previous = packet;
+			continue;
+		}
+		if (previous)
+			previous->next = packet->next;
+		else
+			engine->dma_head = packet->next;
+		if (engine->dma_tail == packet)
+			engine->dma_tail = previous;
 		if (!packet->queue) {
 			free(packet);
 			continue;

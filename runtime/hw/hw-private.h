@@ -114,6 +114,11 @@ void hw_engine_kick_all(struct fsr_adapter *adapter);
 void hw_engine_add_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 void hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 void hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet);
+/* SuspendContext / ResumeContext of one queue (SUS-01, SUS-04, SUS-05; takes the engine's lock). */
+void hw_engine_suspend_queue(struct hw_engine *engine, struct os_hwqueue *queue);
+void hw_engine_resume_queue(struct hw_engine *engine, struct os_hwqueue *queue);
+/* The command processor takes `queue`'s write pointer (engine's lock held; ring_fetch). */
+void hw_engine_take_write_ptr(struct hw_engine *engine, struct os_hwqueue *queue);
 bool hw_engine_is_idle(struct hw_engine *engine);
 /*
  * FST-04, FST-06 (the KMD's DxgkDdiSetPowerComponentFState): the engine's power component, as

@@ -176,6 +176,9 @@ create_hwqueue(void *miniport, struct os_hwqueue *queue)
 	 * processor polls for new work (UMS-18); kernel mode has none.
 	 */
 	queue->poll_actor = &engine->actor;
+	/* A queue born in a suspended context starts off the scheduler's list (SUS-01). */
+	if (queue->context->kmd_is_suspended)
+		hw_engine_suspend_queue(engine, queue);
 	if (queue->mode == FSR_SUBMIT_USER_MODE)
 		hw_engine_add_queue(engine, queue);
 }
@@ -441,6 +444,49 @@ notify_work_submission(void *miniport, struct os_doorbell *doorbell, uint64_t pr
 		hw_doorbell_notify(kmd->adapter, doorbell->queue);
 }
 
+/* ---- suspend and resume (spec 000, SUS-01 to SUS-07) ------------------------------------ */
+
+/*
+ * SUS-01: every HWQueue of the context leaves its engine's scheduler list — user-mode queues
+ * (their rings) and kernel-mode ones (their DMA packets not started yet) alike. The engine's
+ * granularity: a work item it is busy with finishes, nothing after it starts. Doorbells and
+ * rings are left alone (SUS-02): the UMD keeps writing and ringing, the command processor keeps
+ * taking write pointers, nothing runs (SUS-03). The reason is the OS's; the driver does the same
+ * for each.
+ */
+static void
+suspend_context(void *miniport, struct os_context *context, enum fstp_preempt_reason reason)
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+	struct hw_engine *engine = engine_of(miniport, context->engine_id);
+	uint32_t count = 0;
+
+	(void) reason;
+	context->kmd_is_suspended = true;
+	for (struct os_hwqueue *q = context->queues; q; q = q->next_in_context, count++)
+		hw_engine_suspend_queue(engine, q);
+	FSR_TRACE(adapter->runtime, fencescope_kmd, context_suspend, adapter->id, context->handle,
+		  count);
+}
+
+/*
+ * SUS-04, SUS-05: the queues are back on the list and the command processor takes each one's
+ * write pointer, so what was written during the suspension runs without a new ring.
+ */
+static void
+resume_context(void *miniport, struct os_context *context)
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+	struct hw_engine *engine = engine_of(miniport, context->engine_id);
+	uint32_t count = 0;
+
+	context->kmd_is_suspended = false;
+	for (struct os_hwqueue *q = context->queues; q; q = q->next_in_context, count++)
+		hw_engine_resume_queue(engine, q);
+	FSR_TRACE(adapter->runtime, fencescope_kmd, context_resume, adapter->id, context->handle,
+		  count);
+}
+
 /* ---- power (spec 000, FST-04, FST-06) --------------------------------------------------- */
 
 /*
@@ -487,6 +533,8 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiDestroyDoorbell = destroy_doorbell,
 	    .DxgkDdiNotifyWorkSubmission = notify_work_submission,
 	    .DxgkDdiSetPowerComponentFState = set_power_component_fstate,
+	    .DxgkDdiSuspendContext = suspend_context,
+	    .DxgkDdiResumeContext = resume_context,
 	    .DxgkDdiInterruptRoutine = interrupt_routine,
 	};
 }

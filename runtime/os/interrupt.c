@@ -255,7 +255,7 @@ os_is_idle(struct fsr_runtime *runtime)
 				return false;
 	}
 	for (struct os_hwqueue *q = runtime->km_queues; q; q = q->next_km)
-		if (q->km_head && !q->is_km_blocked)
+		if (q->km_head && !q->is_km_blocked && !os_context_is_suspended(q->context))
 			return false;
 	return true;
 }

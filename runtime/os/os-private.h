@@ -48,14 +48,6 @@ struct os_km_buffer {
 	struct os_km_buffer *next;
 };
 
-struct os_context {
-	fsr_handle handle;
-	struct os_device *device;
-	uint32_t engine_id;
-	struct os_hwqueue *queues;
-	struct os_context *next_in_device;
-};
-
 struct os_device {
 	fsr_handle handle;
 	struct fsr_process *process;
@@ -195,6 +187,17 @@ void os_read_all_logs(struct fsr_runtime *runtime);
 
 /* ---- hardware queues and the kernel-mode scheduler (queue.c) ------------------------------ */
 
+/*
+ * Suspend and resume (SUS): the OS's entry, for fsr_context_suspend, the D3 power-down and
+ * abnormal termination alike (lock held). A context is suspended while it has at least one
+ * reason (enum fstp_preempt_reason: SUSPEND, POWER, TERMINATION); DxgkDdiSuspendContext is
+ * called when the first comes, DxgkDdiResumeContext when the last goes (then the kernel-mode
+ * scheduler runs again, SUS-07). FSR_ERR_BAD_STATE: already suspended for `reason` (suspend),
+ * not suspended for it (resume); nothing is called then.
+ */
+fsr_status os_context_suspend(struct os_context *context, enum fstp_preempt_reason reason);
+fsr_status os_context_resume(struct os_context *context, enum fstp_preempt_reason reason);
+bool os_context_is_suspended(const struct os_context *context);
 void os_km_schedule(struct fsr_runtime *runtime);
 void os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet);
 void os_hwqueue_free(struct os_hwqueue *queue);

@@ -214,6 +214,83 @@ fsr_context_destroy(struct fsr_process *process, fsr_handle context_handle)
 	return FSR_OK;
 }
 
+/* ---- suspend and resume (SUS) ------------------------------------------------------------ */
+
+bool
+os_context_is_suspended(const struct os_context *context)
+{
+	return context->os_suspend_reasons != 0;
+}
+
+fsr_status
+os_context_suspend(struct os_context *context, enum fstp_preempt_reason reason)
+{
+	struct fsr_adapter *adapter = context->device->adapter;
+	uint32_t bit = UINT32_C(1) << reason;
+	bool was_suspended = os_context_is_suspended(context);
+
+	if (context->os_suspend_reasons & bit)
+		return FSR_ERR_BAD_STATE;
+	context->os_suspend_reasons |= bit;
+	/* SUS-01: one SuspendContext, when the first reason comes; the KMD does the rest. */
+	if (!was_suspended)
+		adapter->ddi.DxgkDdiSuspendContext(adapter->miniport, context, reason);
+	return FSR_OK;
+}
+
+fsr_status
+os_context_resume(struct os_context *context, enum fstp_preempt_reason reason)
+{
+	struct fsr_adapter *adapter = context->device->adapter;
+	uint32_t bit = UINT32_C(1) << reason;
+
+	if (!(context->os_suspend_reasons & bit))
+		return FSR_ERR_BAD_STATE;
+	context->os_suspend_reasons &= ~bit;
+	if (os_context_is_suspended(context))
+		return FSR_OK; /* still suspended for another reason */
+	/* SUS-04, SUS-05: ResumeContext; SUS-07: the kernel-mode queues' buffers go on. */
+	adapter->ddi.DxgkDdiResumeContext(adapter->miniport, context);
+	os_km_schedule(adapter->runtime);
+	return FSR_OK;
+}
+
+static fsr_status
+context_call(struct fsr_process *process, fsr_handle context_handle, const char *call,
+	     bool is_suspend)
+{
+	struct fsr_runtime *runtime;
+	struct rt_object *object;
+	fsr_status status;
+
+	if (!process)
+		return FSR_ERR_INVALID_ARGUMENT;
+	runtime = process->runtime;
+	rt_lock(runtime);
+	status = os_kmt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
+	if (status == FSR_OK)
+		status = is_suspend
+			     ? os_context_suspend(object->pointer, FSTP_PREEMPT_REASON_SUSPEND)
+			     : os_context_resume(object->pointer, FSTP_PREEMPT_REASON_SUSPEND);
+	if (status != FSR_OK)
+		rt_refuse(runtime, process->id, call, context_handle, status);
+	rt_unlock(runtime);
+	os_run_callbacks(runtime);
+	return status;
+}
+
+fsr_status
+fsr_context_suspend(struct fsr_process *process, fsr_handle context)
+{
+	return context_call(process, context, "SuspendContext", true);
+}
+
+fsr_status
+fsr_context_resume(struct fsr_process *process, fsr_handle context)
+{
+	return context_call(process, context, "ResumeContext", false);
+}
+
 /* ---- hardware queues ---------------------------------------------------------------------- */
 
 bool
@@ -574,6 +651,12 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 			queue->is_abandoned = true;
 		os_doorbell_destroy(queue);
 	}
+	/*
+	 * A suspended context's queue runs nothing until its context resumes: its queued work
+	 * is abandoned rather than waited for (it would never come).
+	 */
+	if (os_context_is_suspended(queue->context))
+		queue->is_abandoned = true;
 	if (!queue->is_abandoned) {
 		/* TRM-01: what was queued completes before the queue goes. */
 		status = os_fence_wait(process, queue->progress_fence,
@@ -661,6 +744,9 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 {
 	struct fsr_adapter *adapter = queue->adapter;
 
+	/* SUS-07: a suspended context's buffers stay queued until ResumeContext. */
+	if (os_context_is_suspended(queue->context))
+		return;
 	while (queue->km_head && !queue->is_km_busy && !queue->is_km_blocked) {
 		struct os_km_buffer *buffer = queue->km_head;
 		struct hw_packet *packet;

@@ -34,6 +34,21 @@ FSR_API fsr_status fsr_context_create(struct fsr_process *process, fsr_handle de
 				      uint32_t engine_id, fsr_handle *context);
 FSR_API fsr_status fsr_context_destroy(struct fsr_process *process, fsr_handle context);
 
+/*
+ * Suspends a hardware context (spec 000, SUS-01 to SUS-07): its queues leave the GPU's
+ * scheduler list — a work item running finishes, nothing after it starts. Doorbells stay
+ * connected and rings resident (SUS-02): the UMD keeps writing command buffers and ringing, and
+ * kernel-mode submissions are accepted (SUS-07), but nothing runs, signals or logs until
+ * fsr_context_resume, after which everything queued meanwhile runs without a new ring (SUS-05).
+ * A doorbell victimized meanwhile can be reconnected; that does not resume the context (SUS-06).
+ * Destroying a queue of a suspended context abandons its queued work. FSR_ERR_BAD_STATE
+ * (call_failed): suspending a context this call already suspended, resuming one it did not.
+ * The OS may also suspend a context itself (device power-down, abnormal termination): a
+ * context runs again once every reason it was suspended for is gone.
+ */
+FSR_API fsr_status fsr_context_suspend(struct fsr_process *process, fsr_handle context);
+FSR_API fsr_status fsr_context_resume(struct fsr_process *process, fsr_handle context);
+
 enum fsr_submission_mode {
 	FSR_SUBMIT_KERNEL_MODE = 0,
 	FSR_SUBMIT_USER_MODE = 1,
