@@ -301,6 +301,8 @@ struct os_hwqueue {
 	uint32_t ring_entries;
 	_Atomic uint64_t write_ptr_bytes;
 	_Atomic uint64_t read_ptr_bytes;
+	/* DST-01, DST-03: evicted by the D3 power-down (the OS's flag; the GPU asserts on it) */
+	bool is_ring_evicted;
 	struct hw_fence_log logs[2]; /* indexed by enum fstp_log_type */
 	uint64_t umd_log_position[2];
 	uint64_t os_log_position[2]; /* what the OS has read up to (LOG-17) */
@@ -422,6 +424,8 @@ struct fsr_adapter {
 	struct os_hwqueue *user_queues[FSR_MAX_ENGINES]; /* per engine, in creation order */
 	/* os: each engine's power component as the OS set it (FST-04, FST-06; lock held) */
 	enum fstp_engine_power os_fstate[FSR_MAX_ENGINES];
+	/* os: the device's power state as the OS set it (DST-01, DST-05; lock held) */
+	enum fstp_device_power os_dstate;
 	uint64_t next_packet_id;
 };
 

@@ -198,6 +198,12 @@ struct dxgk_ddi {
 	int (*DxgkDdiSetPowerComponentFState)(void *miniport, uint32_t engine_id,
 					      enum fstp_engine_power fstate);
 	/*
+	 * DST-01, DST-05: the device's power state. D3 is the last step of the power-down (every
+	 * context suspended, every doorbell disconnected, the rings evicted): the GPU's engines
+	 * take and run nothing until D0, the first step of the wake.
+	 */
+	void (*DxgkDdiSetPowerState)(void *miniport, enum fstp_device_power dstate);
+	/*
 	 * At interrupt level (lock held): what the GPU's line calls (through DxgkDdiStartDevice's
 	 * connection). Turns a GPU interrupt into DxgkCbNotifyInterrupt, and a packet retirement
 	 * report into DxgkCbReleasePacketFence.

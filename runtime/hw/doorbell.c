@@ -41,9 +41,13 @@ take_write_ptr(struct hw_engine *engine, struct os_hwqueue *queue)
 	/* Acquire: the slots the UMD wrote before its release of the write pointer (HPF-04). */
 	uint64_t write_ptr;
 
-	/* A powered-down command processor (F1) takes nothing: FST-06 wakes it before a connect. */
-	if (engine->fstate == FSTP_ENGINE_POWER_F1)
+	/*
+	 * A powered-down command processor (F1, D3) takes nothing: FST-06 and DST-05 wake it before
+	 * a connect. Powered, it never reads a ring control word that is evicted (DST-03).
+	 */
+	if (hw_engine_is_off(engine))
 		return;
+	FSR_ASSERT_PRE("hw-take-write-ptr:ring-resident", !queue->is_ring_evicted);
 	write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire,
 				 RT_POINT_GPU_READ_WRITE_PTR);
 	if (write_ptr == queue->fetched_ptr)

@@ -231,15 +231,15 @@ hw_engine_is_idle(struct hw_engine *engine)
 
 	hw_engine_lock(engine);
 	/* An engine in F1 runs nothing, whatever it holds (FST-04 powers down only idle ones). */
-	is_idle = engine->fstate == FSTP_ENGINE_POWER_F1 ||
+	is_idle = hw_engine_is_off(engine) ||
 		  (!engine->is_busy && !engine->pending && !engine->outbox_head);
 	/* SUS-03, SUS-07: a suspended queue's work waits; it keeps no engine busy. */
-	for (struct hw_dma_packet *p = engine->dma_head;
-	     is_idle && engine->fstate == FSTP_ENGINE_POWER_F0 && p; p = p->next)
+	for (struct hw_dma_packet *p = engine->dma_head; is_idle && !hw_engine_is_off(engine) && p;
+	     p = p->next)
 		if (is_dma_startable(p))
 			is_idle = false;
-	for (struct os_hwqueue *q = engine->run_list;
-	     is_idle && engine->fstate == FSTP_ENGINE_POWER_F0 && q; q = q->next_on_engine)
+	for (struct os_hwqueue *q = engine->run_list; is_idle && !hw_engine_is_off(engine) && q;
+	     q = q->next_on_engine)
 		if (!q->hw_is_suspended && queue_has_packets(engine->adapter->runtime, q) &&
 		    !queue_is_blocked(engine, q))
 			is_idle = false;
@@ -517,6 +517,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	engine->running_queue = queue;
 	/* SUS-01, SUS-03: a suspended queue runs nothing; one suspended meanwhile stops here. */
 	while (read_ptr != write_ptr && !queue->hw_is_suspended) {
+		/* DST-03: the GPU never reads a ring the D3 power-down evicted. */
+		FSR_ASSERT_PRE("hw-run-queue:ring-resident", !queue->is_ring_evicted);
 		struct hw_packet slot =
 		    rt_ring_read(runtime, queue, read_ptr, RT_POINT_GPU_READ_RING_SLOT);
 		struct hw_packet log_slot = {0};
@@ -772,7 +774,7 @@ watch_idle(struct hw_engine *engine, uint64_t now, uint64_t next)
 	bool is_eligible;
 	uint64_t due;
 
-	if (engine->fstate != FSTP_ENGINE_POWER_F0 || (threshold == 0 && !engine->is_f1_forced))
+	if (hw_engine_is_off(engine) || (threshold == 0 && !engine->is_f1_forced))
 		return next;
 	if (engine->has_worked) {
 		/* It ran something: its idleness starts now at the earliest. */
@@ -816,6 +818,20 @@ hw_engine_set_fstate(struct hw_engine *engine, enum fstp_engine_power fstate)
 	hw_engine_unlock(engine);
 	rt_clock_kick(engine->adapter->runtime, &engine->actor,
 		      rt_clock_now(engine->adapter->runtime));
+}
+
+void
+hw_gpu_set_dstate(struct fsr_adapter *adapter, enum fstp_device_power dstate)
+{
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
+		struct hw_engine *engine = &adapter->gpu->engines[e];
+
+		hw_engine_lock(engine);
+		engine->is_device_off = dstate == FSTP_DEVICE_POWER_D3;
+		engine->is_idle_tracked = false;
+		hw_engine_unlock(engine);
+		rt_clock_kick(adapter->runtime, &engine->actor, rt_clock_now(adapter->runtime));
+	}
 }
 
 bool
@@ -876,8 +892,8 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	now = rt_clock_now(runtime);
 	engine->is_stepping = true;
 	deliver_due_interrupt(engine, now);
-	if (engine->fstate == FSTP_ENGINE_POWER_F1) {
-		/* Powered down (FST-04): the command processor is off until F0 (FST-06). */
+	if (hw_engine_is_off(engine)) {
+		/* Powered down (FST-04, DST-01): the command processor is off until F0 or D0. */
 		next = FSR_NEVER;
 		goto end;
 	}

@@ -73,8 +73,9 @@ struct hw_engine {
 	uint64_t idle_since_ns;
 	bool is_f1_requested;
 	bool is_f1_forced;
-	bool has_worked;  /* ran something since the idle watch last looked */
-	bool is_stepping; /* in its step (interleaving may switch it out half way) */
+	bool has_worked;    /* ran something since the idle watch last looked */
+	bool is_stepping;   /* in its step (interleaving may switch it out half way) */
+	bool is_device_off; /* the device is in D3 (DST-01): as in F1, nothing taken or run */
 };
 
 /*
@@ -132,6 +133,14 @@ FSR_TEST_API void hw_engine_set_fstate(struct hw_engine *engine, enum fstp_engin
  * false, and it stays in F0 and will ask again, otherwise. True when it already is in F1.
  */
 bool hw_engine_power_down_if_idle(struct hw_engine *engine);
+/* DST-01, DST-05 (the KMD's DxgkDdiSetPowerState): every engine off in D3, on again in D0. */
+void hw_gpu_set_dstate(struct fsr_adapter *adapter, enum fstp_device_power dstate);
+/* Whether the engine's command processor is off: its F1, or the device's D3 (engine's lock). */
+static inline bool
+hw_engine_is_off(const struct hw_engine *engine)
+{
+	return engine->fstate == FSTP_ENGINE_POWER_F1 || engine->is_device_off;
+}
 /* The GPU's write of one log entry at the UMD's index (LOG-12), then its own increment of
  * FirstFreeEntryIndex and, at the capacity, WraparoundCount (LOG-14, LOG-16). */
 void hw_fence_log_write(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32_t index,

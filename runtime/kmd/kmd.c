@@ -504,6 +504,13 @@ set_power_component_fstate(void *miniport, uint32_t engine_id, enum fstp_engine_
 	return 0;
 }
 
+/* DST-01, DST-05: the whole GPU off (D3) or on (D0); the OS has done the rest around it. */
+static void
+set_power_state(void *miniport, enum fstp_device_power dstate)
+{
+	hw_gpu_set_dstate(((struct kmd_adapter *) miniport)->adapter, dstate);
+}
+
 void
 kmd_driver_entry(struct dxgk_ddi *ddi)
 {
@@ -533,6 +540,7 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiDestroyDoorbell = destroy_doorbell,
 	    .DxgkDdiNotifyWorkSubmission = notify_work_submission,
 	    .DxgkDdiSetPowerComponentFState = set_power_component_fstate,
+	    .DxgkDdiSetPowerState = set_power_state,
 	    .DxgkDdiSuspendContext = suspend_context,
 	    .DxgkDdiResumeContext = resume_context,
 	    .DxgkDdiInterruptRoutine = interrupt_routine,

@@ -12,7 +12,7 @@
  *
  * What it is not: the choice of a physical doorbell or a victim (kmd/kmd.c), how the GPU learns
  * of work (hw/doorbell.c), the UMD's ring (umd/cmdbuf.c). Not yet: residency of the ring
- * allocations (RES), suspend, D-states, termination steps and device loss (ABORT is
+ * allocations (RES), termination steps and device loss (ABORT is
  * only read, never written, until device loss exists).
  */
 #include <stdlib.h>
@@ -85,7 +85,7 @@ os_disconnect_doorbell_cb(struct fsr_adapter *adapter, struct os_doorbell *doorb
 }
 
 fsr_status
-os_kmt_connect_doorbell(struct os_hwqueue *queue, enum fstp_doorbell_status *status)
+os_doorbell_connect(struct os_hwqueue *queue, enum fstp_doorbell_status *status)
 {
 	struct os_doorbell *doorbell = queue->doorbell;
 	struct fsr_adapter *adapter = queue->adapter;
@@ -163,9 +163,9 @@ os_doorbell_destroy(struct os_hwqueue *queue)
 
 /* ---- the thunks ------------------------------------------------------------------------- */
 
-static fsr_status
-lookup_user_queue(struct fsr_process *process, fsr_handle handle, const char *call,
-		  bool needs_doorbell, struct os_hwqueue **queue)
+fsr_status
+os_doorbell_lookup_queue(struct fsr_process *process, fsr_handle handle, const char *call,
+			 bool needs_doorbell, struct os_hwqueue **queue)
 {
 	struct rt_object *object;
 	fsr_status status = os_kmt_lookup(process, handle, RT_OBJECT_HWQUEUE, &object);
@@ -195,7 +195,7 @@ fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue)
 		return FSR_ERR_INVALID_ARGUMENT;
 	runtime = process->runtime;
 	rt_lock(runtime);
-	status = lookup_user_queue(process, hwqueue, "CreateDoorbell", false, &queue);
+	status = os_doorbell_lookup_queue(process, hwqueue, "CreateDoorbell", false, &queue);
 	if (status != FSR_OK)
 		goto end;
 	doorbell = calloc(1, sizeof(*doorbell));
@@ -221,26 +221,6 @@ end:
 }
 
 fsr_status
-fsr_doorbell_connect(struct fsr_process *process, fsr_handle hwqueue,
-		     enum fsr_doorbell_status *status)
-{
-	struct os_hwqueue *queue;
-	enum fstp_doorbell_status written = FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY;
-	fsr_status result;
-
-	if (!process)
-		return FSR_ERR_INVALID_ARGUMENT;
-	rt_lock(process->runtime);
-	result = lookup_user_queue(process, hwqueue, "ConnectDoorbell", true, &queue);
-	if (result == FSR_OK)
-		result = os_kmt_connect_doorbell(queue, &written);
-	if (status)
-		*status = (enum fsr_doorbell_status) written;
-	rt_unlock(process->runtime);
-	return result;
-}
-
-fsr_status
 fsr_doorbell_destroy(struct fsr_process *process, fsr_handle hwqueue)
 {
 	struct os_hwqueue *queue;
@@ -249,7 +229,7 @@ fsr_doorbell_destroy(struct fsr_process *process, fsr_handle hwqueue)
 	if (!process)
 		return FSR_ERR_INVALID_ARGUMENT;
 	rt_lock(process->runtime);
-	status = lookup_user_queue(process, hwqueue, "DestroyDoorbell", true, &queue);
+	status = os_doorbell_lookup_queue(process, hwqueue, "DestroyDoorbell", true, &queue);
 	if (status == FSR_OK)
 		os_doorbell_destroy(queue);
 	rt_unlock(process->runtime);
@@ -266,7 +246,7 @@ fsr_doorbell_get_status(struct fsr_process *process, fsr_handle hwqueue,
 	if (!process || !status)
 		return FSR_ERR_INVALID_ARGUMENT;
 	rt_lock(process->runtime);
-	result = lookup_user_queue(process, hwqueue, "GetDoorbellStatus", true, &queue);
+	result = os_doorbell_lookup_queue(process, hwqueue, "GetDoorbellStatus", true, &queue);
 	if (result == FSR_OK)
 		*status = (enum fsr_doorbell_status) rt_word_load(
 		    process->runtime, &queue->doorbell->status, memory_order_seq_cst,
@@ -285,7 +265,7 @@ fsr_hwqueue_notify_work_submission(struct fsr_process *process, fsr_handle hwque
 	if (!process)
 		return FSR_ERR_INVALID_ARGUMENT;
 	rt_lock(process->runtime);
-	status = lookup_user_queue(process, hwqueue, "NotifyWorkSubmission", true, &queue);
+	status = os_doorbell_lookup_queue(process, hwqueue, "NotifyWorkSubmission", true, &queue);
 	if (status == FSR_OK)
 		os_kmt_notify_work_submission(queue, progress_value);
 	rt_unlock(process->runtime);

@@ -4,8 +4,9 @@
  * each engine's F-state, which the KMD programs (DxgkDdiSetPowerComponentFState) and the OS
  * records (engine_power), and the wake that a ConnectDoorbell or a kernel-mode submission to an
  * engine in F1 needs first (FST-06). The transitions down, which disconnect doorbells, are
- * os/power-down.c's; this file calls no other of the OS's files, so that the doorbells
- * (os/doorbell.c) and the scheduler (os/queue.c) can wake what they need.
+ * os/power-transitions.c's; this file calls no other of the OS's files, so that the doorbells
+ * (os/doorbell.c) and the scheduler (os/queue.c) can wake what they need. Also the device's
+ * D-state (device_power) and the residency of the rings (DST-01, DST-05).
  */
 #include "os/os-private.h"
 
@@ -28,4 +29,28 @@ os_engine_wake(struct fsr_adapter *adapter, uint32_t engine_id)
 	    !os_set_engine_fstate(adapter, engine_id, FSTP_ENGINE_POWER_F0))
 		rt_refuse(adapter->runtime, 0, "SetPowerComponentFState", engine_id,
 			  FSR_ERR_BAD_STATE);
+}
+
+void
+os_set_device_power(struct fsr_adapter *adapter, enum fstp_device_power dstate)
+{
+	adapter->ddi.DxgkDdiSetPowerState(adapter->miniport, dstate);
+	FSR_TRACE(adapter->runtime, fencescope_os, device_power, adapter->id,
+		  (int) adapter->os_dstate, (int) dstate);
+	adapter->os_dstate = dstate;
+}
+
+/*
+ * TODO(RES, s6-sus): the ring buffer and ring control are still the queue's own memory, not
+ * allocations of the device, so eviction is a flag on the queue that the GPU asserts on (DST-03)
+ * and no allocation_residency event fires. Once the rings are allocations
+ * (fsr_allocation_create), this evicts and makes resident each ring allocation the queue's
+ * doorbell names, firing allocation_residency (is_resident 0, then 1) for each.
+ */
+void
+os_set_rings_resident(struct fsr_adapter *adapter, bool is_resident)
+{
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++)
+		for (struct os_hwqueue *q = adapter->user_queues[e]; q; q = q->next_user_queue)
+			q->is_ring_evicted = !is_resident;
 }

@@ -400,3 +400,260 @@ Test(fst, fst_04_fst_07_f1_and_reconnects_under_interleaving, .timeout = 120)
 		rt_interleave_set_observer(fx.runtime, NULL, NULL);
 	}
 }
+
+/* ---- device D-states (DST-01 to DST-08) ----------------------------------------------------- */
+
+TestSuite(dst, .init = setup_forced, .fini = teardown_power);
+
+/* Every queue connected with one buffer run, then the device to D3. */
+static void
+connect_all_then_d3(void)
+{
+	fst_submit_work(fx.process, q3d[0], 10);
+	fst_submit_work(fx.process, q3d[1], 10);
+	fst_submit_work(fx.process, qcompute, 10);
+	fst_run_until_idle();
+	cr_assert_eq(fsr_adapter_set_power(fx.runtime, fx.adapter_id, FSR_DEVICE_POWER_D3), FSR_OK);
+}
+
+static bool
+is_mapped_on_dummy(fsr_handle handle)
+{
+	struct os_hwqueue *queue = fst_borrow_queue(handle);
+
+	return atomic_load(&queue->doorbell->mapping) ==
+	       (uint64_t) (uintptr_t) &queue->doorbell->dummy_page;
+}
+
+/*
+ * DST-01, DST-03: SuspendContext for every context on the GPU, then every doorbell disconnected
+ * (reason DEVICE_D3), then the rings evicted, then D3 (device_power) last.
+ */
+Test(dst, dst_01_dst_03_suspend_all_then_disconnect_all_then_evict_then_d3)
+{
+	fsr_handle queues[3] = {q3d[0], q3d[1], qcompute};
+	size_t mark = fst_tap_event_count();
+	size_t last_suspend = 0, first_disconnect = SIZE_MAX, last_disconnect = 0, power;
+
+	connect_all_then_d3();
+	mark = find(mark, "fencescope_kmd:context_suspend", -1, 0);
+	cr_assert_neq(mark, SIZE_MAX);
+	cr_expect_eq(fst_tap_count(mark, "fencescope_kmd:context_suspend", -1, 0), 3,
+		     "every context of the GPU (3D, compute, copy)");
+	for (size_t i = mark; (i = find(i, "fencescope_kmd:context_suspend", -1, 0)) != SIZE_MAX;
+	     i++)
+		last_suspend = i;
+	for (int q = 0; q < 3; q++) {
+		size_t d = find(mark, "fencescope_kmd:doorbell_disconnect", 1, queues[q]);
+
+		cr_assert_neq(d, SIZE_MAX, "queue %d disconnected", q);
+		cr_expect_eq(fst_tap_event(d)->fields[5], FSTP_DISCONNECT_REASON_DEVICE_D3);
+		first_disconnect = d < first_disconnect ? d : first_disconnect;
+		last_disconnect = d > last_disconnect ? d : last_disconnect;
+		/* DST-03: evicted, and off every run list, so the GPU cannot reach the ring. */
+		cr_expect(fst_borrow_queue(queues[q])->is_ring_evicted);
+		cr_expect(fst_borrow_queue(queues[q])->hw_is_suspended);
+	}
+	power = find(mark, "fencescope_os:device_power", -1, 0);
+	cr_assert_neq(power, SIZE_MAX);
+	cr_expect_eq(fst_tap_event(power)->fields[1], FSTP_DEVICE_POWER_D0);
+	cr_expect_eq(fst_tap_event(power)->fields[2], FSTP_DEVICE_POWER_D3);
+	cr_expect_lt(last_suspend, first_disconnect, "DST-01: every suspend before any disconnect");
+	cr_expect_lt(last_disconnect, power, "DST-01: every disconnect before D3");
+	/* Setting D3 again does nothing. */
+	mark = fst_tap_event_count();
+	cr_assert_eq(fsr_adapter_set_power(fx.runtime, fx.adapter_id, FSR_DEVICE_POWER_D3), FSR_OK);
+	cr_expect_eq(fst_tap_event_count(), mark);
+	cr_assert_eq(fsr_adapter_set_power(fx.runtime, fx.adapter_id, FSR_DEVICE_POWER_D0), FSR_OK);
+}
+
+/* DST-02: after D3 every doorbell maps the dummy page and reads DISCONNECTED_RETRY. */
+Test(dst, dst_02_after_d3_every_doorbell_is_on_its_dummy_page_and_reads_retry)
+{
+	fsr_handle queues[3] = {q3d[0], q3d[1], qcompute};
+
+	connect_all_then_d3();
+	for (int q = 0; q < 3; q++) {
+		cr_expect_eq(status_of(queues[q]), FSR_DOORBELL_DISCONNECTED_RETRY, "queue %d", q);
+		cr_expect(is_mapped_on_dummy(queues[q]), "queue %d", q);
+	}
+	cr_assert_eq(fsr_adapter_set_power(fx.runtime, fx.adapter_id, FSR_DEVICE_POWER_D0), FSR_OK);
+}
+
+/*
+ * DST-04, DST-05, DST-06: a submission in D3 reads RETRY and reconnects; that ConnectDoorbell
+ * does not fail: D0, the rings resident, the caller connected, then every context resumed —
+ * and when it returns, the caller maps a physical doorbell, reads CONNECTED and is resumed.
+ */
+Test(dst, dst_04_dst_05_dst_06_a_connect_in_d3_wakes_the_device_in_order)
+{
+	struct os_hwqueue *caller;
+	size_t mark, wake, connect, resume;
+
+	connect_all_then_d3();
+	mark = fst_tap_event_count();
+	fst_submit_work(fx.process, q3d[0], 10);
+	wake = find(mark, "fencescope_os:device_power", -1, 0);
+	connect = find(mark, "fencescope_kmd:doorbell_connect", 1, q3d[0]);
+	resume = find(mark, "fencescope_kmd:context_resume", -1, 0);
+	cr_assert_neq(wake, SIZE_MAX, "DST-04: the device woke");
+	cr_assert_neq(connect, SIZE_MAX);
+	cr_assert_neq(resume, SIZE_MAX);
+	cr_expect_eq(fst_tap_event(wake)->fields[2], FSTP_DEVICE_POWER_D0);
+	cr_expect_lt(wake, connect, "DST-05: D0 before the connect");
+	cr_expect_lt(connect, resume, "DST-05: the caller connected before any resume");
+	cr_expect_eq(fst_tap_count(mark, "fencescope_kmd:context_resume", -1, 0), 3);
+	cr_expect_eq(fst_tap_event(connect)->fields[4], FSTP_DOORBELL_STATUS_CONNECTED);
+	caller = fst_borrow_queue(q3d[0]);
+	cr_expect_eq(status_of(q3d[0]), FSR_DOORBELL_CONNECTED, "DST-06");
+	cr_expect(!is_mapped_on_dummy(q3d[0]), "DST-06: a physical doorbell");
+	cr_expect(!caller->is_ring_evicted);
+	cr_expect(!caller->context->kmd_is_suspended, "DST-06: its context is resumed");
+	fst_run_until_idle();
+	cr_expect_eq(fst_last_completed(fx.process, q3d[0]), 2);
+}
+
+/*
+ * DST-07: after the wake one queue caused, every context is resumed but the other queues stay
+ * RETRY on their dummy pages until each connects itself; one wake only.
+ */
+Test(dst, dst_07_other_queues_stay_retry_until_they_connect)
+{
+	size_t mark;
+
+	connect_all_then_d3();
+	mark = fst_tap_event_count();
+	fst_submit_work(fx.process, q3d[0], 10);
+	fst_run_until_idle();
+	cr_expect_eq(status_of(q3d[1]), FSR_DOORBELL_DISCONNECTED_RETRY);
+	cr_expect_eq(status_of(qcompute), FSR_DOORBELL_DISCONNECTED_RETRY);
+	cr_expect(is_mapped_on_dummy(q3d[1]));
+	cr_expect(!fst_borrow_queue(q3d[1])->context->kmd_is_suspended, "resumed all the same");
+	cr_expect(!fst_borrow_queue(qcompute)->context->kmd_is_suspended);
+	fst_submit_work(fx.process, q3d[1], 10);
+	fst_submit_work(fx.process, qcompute, 10);
+	fst_run_until_idle();
+	cr_expect_eq(fst_tap_count(mark, "fencescope_os:device_power", -1, 0), 1, "one wake");
+	cr_expect_eq(fst_last_completed(fx.process, q3d[1]), 2);
+	cr_expect_eq(fst_last_completed(fx.process, qcompute), 2);
+}
+
+/*
+ * DST-08: buffers the UMD wrote in D3 (its ring met the dummy page before the wake) run after
+ * the wake, none lost, in order; and a kernel-mode queue's buffer submitted in D3 waits for the
+ * wake (its context is suspended), then runs.
+ */
+Test(dst, dst_08_work_written_in_d3_runs_after_the_wake)
+{
+	fsr_handle km = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	size_t mark, ring, wake;
+
+	connect_all_then_d3();
+	mark = fst_tap_event_count();
+	fst_submit_work(fx.process, km, 10);
+	fst_run_until_idle();
+	cr_expect_eq(fst_last_completed(fx.process, km), 0, "suspended in D3");
+	for (int n = 0; n < 3; n++)
+		fst_submit_work(fx.process, q3d[0], 10);
+	ring = find(mark, "fencescope_umd:doorbell_ring", 1, q3d[0]);
+	wake = find(mark, "fencescope_os:device_power", -1, 0);
+	cr_assert_neq(ring, SIZE_MAX);
+	cr_expect_lt(ring, wake, "written (and rung on the dummy page) in D3");
+	cr_expect_eq(fst_tap_event(ring)->fields[4], FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
+	fst_run_until_idle();
+	cr_expect_eq(fst_last_completed(fx.process, q3d[0]), 4);
+	cr_expect_eq(fst_tap_count(mark, "fencescope_hw:packet_end", 2, q3d[0]), 3);
+	cr_expect_eq(fst_last_completed(fx.process, km), 1);
+}
+
+/* fsr_adapter_set_power(D0) wakes with no caller: everything resumed, every doorbell RETRY. */
+Test(dst, dst_05_a_d0_request_resumes_every_context_and_connects_none)
+{
+	size_t mark;
+
+	connect_all_then_d3();
+	mark = fst_tap_event_count();
+	cr_assert_eq(fsr_adapter_set_power(fx.runtime, fx.adapter_id, FSR_DEVICE_POWER_D0), FSR_OK);
+	cr_expect_eq(fst_tap_count(mark, "fencescope_os:device_power", -1, 0), 1);
+	cr_expect_eq(fst_tap_count(mark, "fencescope_kmd:context_resume", -1, 0), 3);
+	cr_expect_eq(fst_tap_count(mark, "fencescope_kmd:doorbell_connect", -1, 0), 0);
+	cr_expect_eq(status_of(q3d[0]), FSR_DOORBELL_DISCONNECTED_RETRY);
+	cr_expect_eq(fsr_adapter_set_power(fx.runtime, 7, FSR_DEVICE_POWER_D3),
+		     FSR_ERR_INVALID_ARGUMENT);
+}
+
+struct dstate_check {
+	uint64_t checks;
+	uint32_t evicted_reachable; /* an evicted ring on the run list or connected (DST-03) */
+	uint32_t off_connected;     /* the device in D3 with a doorbell connected (DST-02) */
+};
+
+/* DST-02, DST-03 at every point: an evicted ring is suspended and disconnected in the GPU. */
+static void
+check_dstate(struct fsr_runtime *runtime, const char *actor, enum rt_point point, void *data)
+{
+	struct dstate_check *check = data;
+	struct fsr_adapter *adapter = runtime->adapters[0];
+
+	(void) actor;
+	(void) point;
+	check->checks++;
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
+		struct hw_engine *engine = &adapter->gpu->engines[e];
+
+		for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine) {
+			if (q->is_ring_evicted &&
+			    (!q->hw_is_suspended || q->hw_is_doorbell_connected))
+				check->evicted_reachable++;
+			if (engine->is_device_off && q->hw_is_doorbell_connected)
+				check->off_connected++;
+		}
+	}
+}
+
+/*
+ * DST-04 to DST-08 under 40 interleaving seeds: rounds of D3, then submissions to the three
+ * queues: one wake per round (the first connect; the others find D0), every buffer completes
+ * once, and no evicted ring is ever reachable by the GPU.
+ */
+Test(dst, dst_04_dst_08_d3_and_one_wake_under_interleaving, .timeout = 120)
+{
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		struct dstate_check check = {0};
+		uint64_t expected = 1;
+		size_t mark;
+
+		if (seed > 1) {
+			teardown_power();
+			setup_forced();
+		}
+		fst_submit_work(fx.process, q3d[0], 10);
+		fst_submit_work(fx.process, q3d[1], 10);
+		fst_submit_work(fx.process, qcompute, 10);
+		fst_run_until_idle();
+		mark = fst_tap_event_count();
+		cr_assert_eq(rt_interleave_enable(fx.runtime, seed, NULL, 0), FSR_OK);
+		rt_interleave_set_observer(fx.runtime, check_dstate, &check);
+		for (int round = 0; round < 4; round++) {
+			cr_assert_eq(
+			    fsr_adapter_set_power(fx.runtime, fx.adapter_id, FSR_DEVICE_POWER_D3),
+			    FSR_OK);
+			fst_submit_work(fx.process, q3d[0], 10);
+			fst_submit_work(fx.process, qcompute, 10);
+			fst_submit_work(fx.process, q3d[1], 10);
+			expected++;
+			fst_run_until_idle();
+		}
+		for (int i = 0; i < 2; i++)
+			cr_expect_eq(fst_last_completed(fx.process, q3d[i]), expected, "seed %lu",
+				     (unsigned long) seed);
+		cr_expect_eq(fst_last_completed(fx.process, qcompute), expected);
+		cr_expect_eq(
+		    fst_tap_count(mark, "fencescope_os:device_power", 2, FSTP_DEVICE_POWER_D0), 4,
+		    "seed %lu: one wake a round", (unsigned long) seed);
+		cr_expect_gt(check.checks, 0);
+		cr_expect_eq(check.evicted_reachable, 0, "seed %lu", (unsigned long) seed);
+		cr_expect_eq(check.off_connected, 0, "seed %lu", (unsigned long) seed);
+		rt_interleave_set_observer(fx.runtime, NULL, NULL);
+	}
+}
