@@ -114,3 +114,47 @@ Test(fst, fst_06_fst_07_reconnects_wake_the_engine_and_lose_nothing)
 	for (uint32_t i = 0; i < QUEUES; i++)
 		cr_expect_eq(fst_last_completed(fx.process, queues[i]), 2, "queue %u", i);
 }
+
+/* ---- device D-states (DST-04 to DST-08) ----------------------------------------------------- */
+
+TestSuite(dst, .init = setup_power, .fini = fsc_teardown);
+
+/*
+ * DST-05, DST-06: a ConnectDoorbell in D3 wakes the device (D0), connects the caller and only
+ * then resumes the contexts: no context_resume before the caller's doorbell_connect.
+ */
+Test(dst, dst_05_the_wake_connects_the_caller_before_resuming_any_context)
+{
+	size_t mark, wake, connect, resume;
+
+	cr_assert_eq(fsr_adapter_set_power(fx.runtime, fx.adapter_id, FSR_DEVICE_POWER_D3), FSR_OK);
+	mark = fsc_event_count();
+	fst_submit_work(fx.process, queues[0], 10);
+	wake = fsc_find(mark, "fencescope_os:device_power", 2, FSTP_DEVICE_POWER_D0);
+	connect = fsc_find(mark, "fencescope_kmd:doorbell_connect", 1, queues[0]);
+	resume = fsc_find(mark, "fencescope_kmd:context_resume", FSC_ANY, 0);
+	cr_assert_neq(wake, FSC_NONE, "DST-04: the device woke");
+	cr_assert_neq(connect, FSC_NONE);
+	cr_assert_neq(resume, FSC_NONE);
+	if (resume < connect)
+		fsc_dump_events(mark);
+	cr_assert_lt(connect, resume, "DST-05: the caller is connected before any resume");
+	cr_expect_lt(wake, connect);
+	fst_run_until_idle();
+	cr_expect_eq(fst_last_completed(fx.process, queues[0]), 2);
+}
+
+/* DST-07, DST-08: every queue's buffer written in D3 runs after the one wake. */
+Test(dst, dst_07_dst_08_one_wake_and_nothing_lost)
+{
+	size_t mark;
+
+	cr_assert_eq(fsr_adapter_set_power(fx.runtime, fx.adapter_id, FSR_DEVICE_POWER_D3), FSR_OK);
+	mark = fsc_event_count();
+	for (uint32_t i = 0; i < QUEUES; i++)
+		fst_submit_work(fx.process, queues[i], 10);
+	fst_run_until_idle();
+	cr_expect_eq(fsc_count(mark, "fencescope_os:device_power", 2, FSTP_DEVICE_POWER_D0), 1);
+	for (uint32_t i = 0; i < QUEUES; i++)
+		cr_expect_eq(fst_last_completed(fx.process, queues[i]), 2, "queue %u", i);
+}
