@@ -543,7 +543,7 @@ Test(dst, dst_07_other_queues_stay_retry_until_they_connect)
  * the wake, none lost, in order; and a kernel-mode queue's buffer submitted in D3 waits for the
  * wake (its context is suspended), then runs.
  */
-Test(dst, dst_08_work_written_in_d3_runs_after_the_wake)
+Test(dst, dst_08_res_05_work_written_in_d3_runs_after_the_wake)
 {
 	fsr_handle km = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
 	size_t mark, ring, wake;
