@@ -301,8 +301,11 @@ struct os_hwqueue {
 	uint32_t ring_entries;
 	_Atomic uint64_t write_ptr_bytes;
 	_Atomic uint64_t read_ptr_bytes;
-	/* DST-01, DST-03: evicted by the D3 power-down (the OS's flag; the GPU asserts on it) */
-	bool is_ring_evicted;
+	/*
+	 * DST-01, DST-03: evicted by the D3 power-down: the OS's flag, which the GPU asserts on
+	 * from its own thread (relaxed: the suspension and D3 already order them).
+	 */
+	_Atomic bool is_ring_evicted;
 	struct hw_fence_log logs[2]; /* indexed by enum fstp_log_type */
 	uint64_t umd_log_position[2];
 	uint64_t os_log_position[2]; /* what the OS has read up to (LOG-17) */

@@ -47,7 +47,8 @@ take_write_ptr(struct hw_engine *engine, struct os_hwqueue *queue)
 	 */
 	if (hw_engine_is_off(engine))
 		return;
-	FSR_ASSERT_PRE("hw-take-write-ptr:ring-resident", !queue->is_ring_evicted);
+	FSR_ASSERT_PRE("hw-take-write-ptr:ring-resident",
+		       !atomic_load_explicit(&queue->is_ring_evicted, memory_order_relaxed));
 	write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire,
 				 RT_POINT_GPU_READ_WRITE_PTR);
 	if (write_ptr == queue->fetched_ptr)

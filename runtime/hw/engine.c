@@ -518,7 +518,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	/* SUS-01, SUS-03: a suspended queue runs nothing; one suspended meanwhile stops here. */
 	while (read_ptr != write_ptr && !queue->hw_is_suspended) {
 		/* DST-03: the GPU never reads a ring the D3 power-down evicted. */
-		FSR_ASSERT_PRE("hw-run-queue:ring-resident", !queue->is_ring_evicted);
+		FSR_ASSERT_PRE("hw-run-queue:ring-resident",
+			       !atomic_load_explicit(&queue->is_ring_evicted, memory_order_relaxed));
 		struct hw_packet slot =
 		    rt_ring_read(runtime, queue, read_ptr, RT_POINT_GPU_READ_RING_SLOT);
 		struct hw_packet log_slot = {0};

@@ -52,5 +52,6 @@ os_set_rings_resident(struct fsr_adapter *adapter, bool is_resident)
 {
 	for (uint32_t e = 0; e < adapter->config.engine_count; e++)
 		for (struct os_hwqueue *q = adapter->user_queues[e]; q; q = q->next_user_queue)
-			q->is_ring_evicted = !is_resident;
+			atomic_store_explicit(&q->is_ring_evicted, !is_resident,
+					      memory_order_relaxed);
 }
