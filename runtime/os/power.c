@@ -41,17 +41,18 @@ os_set_device_power(struct fsr_adapter *adapter, enum fstp_device_power dstate)
 }
 
 /*
- * TODO(RES, s6-sus): the ring buffer and ring control are still the queue's own memory, not
- * allocations of the device, so eviction is a flag on the queue that the GPU asserts on (DST-03)
- * and no allocation_residency event fires. Once the rings are allocations
- * (fsr_allocation_create), this evicts and makes resident each ring allocation the queue's
- * doorbell names, firing allocation_residency (is_resident 0, then 1) for each.
+ * Every user-mode queue's ring buffer and ring buffer control allocations (os/allocation.c):
+ * evicted or made resident, each firing allocation_residency. Eviction keeps the storage and the
+ * UMD's view of it (RES-05): the UMD's writes in D3 are kept (DST-08); the GPU asserts it never
+ * fetches from an evicted ring (DST-03).
  */
 void
 os_set_rings_resident(struct fsr_adapter *adapter, bool is_resident)
 {
-	for (uint32_t e = 0; e < adapter->config.engine_count; e++)
-		for (struct os_hwqueue *q = adapter->user_queues[e]; q; q = q->next_user_queue)
-			atomic_store_explicit(&q->is_ring_evicted, !is_resident,
-					      memory_order_relaxed);
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
+		for (struct os_hwqueue *q = adapter->user_queues[e]; q; q = q->next_user_queue) {
+			os_allocation_set_resident(q->ring_allocation, is_resident);
+			os_allocation_set_resident(q->ring_control_allocation, is_resident);
+		}
+	}
 }

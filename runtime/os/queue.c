@@ -121,6 +121,7 @@ fsr_device_destroy(struct fsr_process *process, fsr_handle device_handle)
 			break;
 		}
 	}
+	os_device_free_allocations(device); /* RES-04 */
 	FSR_TRACE(runtime, fencescope_os, device_destroy, process->id, device->adapter->id,
 		  device->handle);
 	remove_object(process, device_handle);
@@ -396,6 +397,60 @@ os_grow_logs_for_tracing(struct fsr_runtime *runtime)
 	runtime->are_logs_grown_for_tracing = are_all_grown;
 }
 
+/*
+ * A user-mode queue's ring buffer and ring buffer control, each with a reference for the queue:
+ * the UMD's (resident, RES-01, of the device, big enough), or two the OS makes itself.
+ */
+static fsr_status
+user_ring_allocations(struct fsr_process *process, struct os_device *device,
+		      const struct fsr_hwqueue_config *config, struct os_allocation **ring,
+		      struct os_allocation **ring_control)
+{
+	uint64_t ring_bytes;
+	fsr_status status;
+
+	if (!config->ring_allocation && !config->ring_control_allocation) {
+		ring_bytes =
+		    config->ring_size_bytes ? config->ring_size_bytes : OS_DEFAULT_RING_BYTES;
+		if (ring_bytes % sizeof(struct hw_packet) != 0 ||
+		    ring_bytes < 8 * sizeof(struct hw_packet))
+			return FSR_ERR_INVALID_ARGUMENT;
+		status = os_allocation_new(device, ring_bytes, true, ring);
+		if (status != FSR_OK)
+			return status;
+		status =
+		    os_allocation_new(device, sizeof(struct rt_ring_control), true, ring_control);
+		if (status != FSR_OK) {
+			os_allocation_unref(*ring);
+			*ring = NULL;
+		}
+		return status;
+	}
+	if (os_allocation_lookup(process, config->ring_allocation, ring) != FSR_OK ||
+	    os_allocation_lookup(process, config->ring_control_allocation, ring_control) !=
+		FSR_OK ||
+	    *ring == *ring_control || (*ring)->device != device ||
+	    (*ring_control)->device != device) {
+		*ring = *ring_control = NULL;
+		return FSR_ERR_INVALID_ARGUMENT;
+	}
+	ring_bytes = (*ring)->size_bytes;
+	if (ring_bytes % sizeof(struct hw_packet) != 0 ||
+	    ring_bytes < 8 * sizeof(struct hw_packet) || ring_bytes > UINT32_MAX ||
+	    (*ring_control)->size_bytes < sizeof(struct rt_ring_control)) {
+		*ring = *ring_control = NULL;
+		return FSR_ERR_INVALID_ARGUMENT;
+	}
+	/* RES-01: the queue runs from them at once. */
+	if (!os_allocation_is_resident(*ring) || !os_allocation_is_resident(*ring_control)) {
+		*ring = *ring_control = NULL;
+		return FSR_ERR_BAD_STATE;
+	}
+	os_allocation_ref(*ring);
+	os_allocation_ref(*ring_control);
+	return FSR_OK;
+}
+
 fsr_status
 fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 		   const struct fsr_hwqueue_config *config, fsr_handle *hwqueue_handle)
@@ -404,6 +459,8 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	struct os_hwqueue *queue = NULL;
 	struct rt_object *object;
 	struct os_context *context;
+	struct os_allocation *ring = NULL;
+	struct os_allocation *ring_control = NULL;
 	uint32_t ring_bytes = 0;
 	fsr_status status;
 
@@ -428,18 +485,23 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 			status = FSR_ERR_NOT_SUPPORTED;
 			goto refuse;
 		}
-		ring_bytes =
-		    config->ring_size_bytes ? config->ring_size_bytes : OS_DEFAULT_RING_BYTES;
-		if (ring_bytes % sizeof(struct hw_packet) != 0 ||
-		    ring_bytes < 8 * sizeof(struct hw_packet)) {
-			status = FSR_ERR_INVALID_ARGUMENT;
+		status =
+		    user_ring_allocations(process, context->device, config, &ring, &ring_control);
+		if (status != FSR_OK)
 			goto refuse;
-		}
+		ring_bytes = (uint32_t) ring->size_bytes;
 	}
 	queue = calloc(1, sizeof(*queue));
-	if (!queue || (ring_bytes && !(queue->ring = calloc(1, ring_bytes)))) {
+	if (!queue) {
 		status = FSR_ERR_NO_RESOURCES;
 		goto refuse;
+	}
+	if (ring) {
+		queue->ring_allocation = ring;
+		queue->ring_control_allocation = ring_control;
+		queue->ring = ring->storage;
+		queue->control = ring_control->storage;
+		ring = ring_control = NULL; /* the queue's references now */
 	}
 	queue->handle = rt_new_kernel_handle(runtime, RT_OBJECT_HWQUEUE);
 	queue->process = process;
@@ -449,8 +511,11 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	queue->mode = config->mode;
 	queue->ring_entries = ring_bytes / sizeof(struct hw_packet);
 	atomic_init(&queue->last_queued_value, 0);
-	atomic_init(&queue->write_ptr_bytes, 0);
-	atomic_init(&queue->read_ptr_bytes, 0);
+	if (queue->control) {
+		/* A new queue's ring starts empty, whatever the allocation held. */
+		atomic_store(&queue->control->write_ptr_bytes, 0);
+		atomic_store(&queue->control->read_ptr_bytes, 0);
+	}
 	status = os_fence_new(context->device, 0, false, &queue->progress_fence);
 	if (status != FSR_OK)
 		goto refuse;
@@ -484,8 +549,15 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	goto end;
 refuse:
 	if (queue) {
-		free(queue->ring);
+		if (queue->ring_allocation) {
+			os_allocation_unref(queue->ring_allocation);
+			os_allocation_unref(queue->ring_control_allocation);
+		}
 		free(queue);
+	}
+	if (ring) {
+		os_allocation_unref(ring);
+		os_allocation_unref(ring_control);
 	}
 	rt_refuse(runtime, process->id, "CreateHwQueue", context_handle, status);
 end:
@@ -589,9 +661,9 @@ os_hwqueue_free(struct os_hwqueue *queue)
 
 	/* Abandoned packets (TRM-04) still hold their fences: let them go (off the GPU now). */
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
-		uint64_t read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes,
+		uint64_t read_ptr = rt_word_load(runtime, &queue->control->read_ptr_bytes,
 						 memory_order_acquire, RT_POINT_NONE);
-		uint64_t write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes,
+		uint64_t write_ptr = rt_word_load(runtime, &queue->control->write_ptr_bytes,
 						  memory_order_acquire, RT_POINT_NONE);
 
 		for (; read_ptr != write_ptr; read_ptr += sizeof(struct hw_packet)) {
@@ -623,7 +695,11 @@ os_hwqueue_free(struct os_hwqueue *queue)
 	}
 	os_fence_unref_packet(queue->progress_fence);
 	free(queue->dropped);
-	free(queue->ring);
+	/* The queue's references on its ring allocations (the storage may live on, RES-02). */
+	if (queue->ring_allocation) {
+		os_allocation_unref(queue->ring_allocation);
+		os_allocation_unref(queue->ring_control_allocation);
+	}
 	free(queue);
 }
 

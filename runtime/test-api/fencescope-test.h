@@ -67,4 +67,12 @@ FSR_TEST_API fsr_status fsr_adapter_create_with_ddi(struct fsr_runtime *runtime,
 FSR_TEST_API void fsr_test_engine_request_f1(struct fsr_runtime *runtime, uint32_t adapter_id,
 					     uint32_t engine_id);
 
+/*
+ * Evicts an allocation of `process` as the D3 power-down does (RES-05): its resident
+ * flag clears (allocation_residency), its storage and the UMD's view of it stay. Tests only: the
+ * OS evicts on its own only for power; an engine that fetches from it asserts.
+ */
+FSR_TEST_API fsr_status fsr_test_allocation_evict(struct fsr_process *process,
+						  fsr_handle allocation);
+
 #endif /* FENCESCOPE_TEST_API_H */

@@ -138,7 +138,7 @@ run_power(bool is_d3, uint32_t rounds, uint32_t buffers)
 		/* D3: both on the 3D engine; F1: one per engine, each going to F1 on its own. */
 		SETUP(fsr_hwqueue_create(run.process, contexts[is_d3 ? 0 : q], &queue_config,
 					 &run.queues[q]));
-		SETUP(fsr_doorbell_create(run.process, run.queues[q]));
+		SETUP(fsr_doorbell_create(run.process, run.queues[q], 0, 0));
 	}
 	for (uint32_t t = 0; t < THREADS; t++) {
 		workers[t] = (struct worker){.run = &run, .index = t};

@@ -35,10 +35,10 @@ setup_power(uint64_t idle_to_f1_ns)
 	fst_rt_setup_with(&runtime_config, &adapter_config);
 	for (int i = 0; i < 2; i++) {
 		q3d[i] = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
-		cr_assert_eq(fsr_doorbell_create(fx.process, q3d[i]), FSR_OK);
+		cr_assert_eq(fsr_doorbell_create(fx.process, q3d[i], 0, 0), FSR_OK);
 	}
 	qcompute = fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_USER_MODE);
-	cr_assert_eq(fsr_doorbell_create(fx.process, qcompute), FSR_OK);
+	cr_assert_eq(fsr_doorbell_create(fx.process, qcompute, 0, 0), FSR_OK);
 	fst_tap_start();
 }
 
@@ -451,7 +451,7 @@ Test(dst, dst_01_dst_03_suspend_all_then_disconnect_all_then_evict_then_d3)
 		first_disconnect = d < first_disconnect ? d : first_disconnect;
 		last_disconnect = d > last_disconnect ? d : last_disconnect;
 		/* DST-03: evicted, and off every run list, so the GPU cannot reach the ring. */
-		cr_expect(fst_borrow_queue(queues[q])->is_ring_evicted);
+		cr_expect(!rt_queue_ring_is_resident(fst_borrow_queue(queues[q])));
 		cr_expect(fst_borrow_queue(queues[q])->hw_is_suspended);
 	}
 	power = find(mark, "fencescope_os:device_power", -1, 0);
@@ -460,6 +460,13 @@ Test(dst, dst_01_dst_03_suspend_all_then_disconnect_all_then_evict_then_d3)
 	cr_expect_eq(fst_tap_event(power)->fields[2], FSTP_DEVICE_POWER_D3);
 	cr_expect_lt(last_suspend, first_disconnect, "DST-01: every suspend before any disconnect");
 	cr_expect_lt(last_disconnect, power, "DST-01: every disconnect before D3");
+	/* DST-01, DST-03: the six ring allocations evicted after the disconnects, before D3. */
+	cr_expect_eq(fst_tap_count(mark, "fencescope_os:allocation_residency", 2, 0), 6);
+	for (size_t i = mark; (i = find(i, "fencescope_os:allocation_residency", 2, 0)) != SIZE_MAX;
+	     i++) {
+		cr_expect_gt(i, last_disconnect, "DST-03: evicted after the disconnects");
+		cr_expect_lt(i, power, "evicted before D3");
+	}
 	/* Setting D3 again does nothing. */
 	mark = fst_tap_event_count();
 	cr_assert_eq(fsr_adapter_set_power(fx.runtime, fx.adapter_id, FSR_DEVICE_POWER_D3), FSR_OK);
@@ -507,7 +514,7 @@ Test(dst, dst_04_dst_05_dst_06_a_connect_in_d3_wakes_the_device_in_order)
 	caller = fst_borrow_queue(q3d[0]);
 	cr_expect_eq(status_of(q3d[0]), FSR_DOORBELL_CONNECTED, "DST-06");
 	cr_expect(!is_mapped_on_dummy(q3d[0]), "DST-06: a physical doorbell");
-	cr_expect(!caller->is_ring_evicted);
+	cr_expect(rt_queue_ring_is_resident(caller));
 	cr_expect(!caller->context->kmd_is_suspended, "DST-06: its context is resumed");
 	fst_run_until_idle();
 	cr_expect_eq(fst_last_completed(fx.process, q3d[0]), 2);
@@ -602,7 +609,7 @@ check_dstate(struct fsr_runtime *runtime, const char *actor, enum rt_point point
 		struct hw_engine *engine = &adapter->gpu->engines[e];
 
 		for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine) {
-			if (q->is_ring_evicted &&
+			if (!rt_queue_ring_is_resident(q) &&
 			    (!q->hw_is_suspended || q->hw_is_doorbell_connected))
 				check->evicted_reachable++;
 			if (engine->is_device_off && q->hw_is_doorbell_connected)
