@@ -14,9 +14,12 @@
  * (FST-04); no other engine's doorbell is touched (FST-05). If the engine has work again by then
  * (a ring it took between its request and this handling), the KMD keeps it in F0
  * (DxgkDdiSetPowerComponentFState fails) and the work runs; its queues, now RETRY, reconnect on
- * their next ring. A ConnectDoorbell on a queue of an engine in
- * F1 first brings it back to F0 (FST-06), then connects, which takes what was written meanwhile
- * (FST-07); so does a kernel-mode submission, which the OS sees.
+ * their next ring. A ConnectDoorbell on a queue of an engine in F1 first brings it back to F0
+ * (FST-06), then connects, which takes what was written meanwhile (FST-07); so does a
+ * kernel-mode submission, which the OS sees.
+ *
+ * The device's D3 and its wake, and the connect thunk that wakes it, are below (DST-01 to
+ * DST-08).
  */
 #include "os/os-private.h"
 
