@@ -664,3 +664,31 @@ Test(dst, dst_04_dst_08_d3_and_one_wake_under_interleaving, .timeout = 120)
 		rt_interleave_set_observer(fx.runtime, NULL, NULL);
 	}
 }
+
+/*
+ * SUS and DST together: a context the application suspended itself stays suspended through the
+ * D3 power-down and the wake (no SuspendContext or ResumeContext of its own), and runs once
+ * the application resumes it.
+ */
+Test(dst, dst_05_a_context_suspended_by_the_application_stays_suspended_after_the_wake)
+{
+	size_t mark;
+
+	fst_submit_work(fx.process, q3d[0], 10);
+	fst_submit_work(fx.process, qcompute, 10);
+	fst_run_until_idle();
+	cr_assert_eq(fsr_context_suspend(fx.process, fx.context_compute), FSR_OK);
+	mark = fst_tap_event_count();
+	cr_assert_eq(fsr_adapter_set_power(fx.runtime, fx.adapter_id, FSR_DEVICE_POWER_D3), FSR_OK);
+	cr_expect_eq(fst_tap_count(mark, "fencescope_kmd:context_suspend", -1, 0), 2,
+		     "3D and copy only: compute is suspended already");
+	fst_submit_work(fx.process, q3d[0], 10);
+	fst_submit_work(fx.process, qcompute, 10);
+	fst_run_until_idle();
+	cr_expect_eq(fst_tap_count(mark, "fencescope_kmd:context_resume", -1, 0), 2);
+	cr_expect_eq(fst_last_completed(fx.process, q3d[0]), 2);
+	cr_expect_eq(fst_last_completed(fx.process, qcompute), 1, "still suspended");
+	cr_assert_eq(fsr_context_resume(fx.process, fx.context_compute), FSR_OK);
+	fst_run_until_idle();
+	cr_expect_eq(fst_last_completed(fx.process, qcompute), 2);
+}
