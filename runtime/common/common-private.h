@@ -446,6 +446,8 @@ struct hw_interrupt {
 	fsr_handle fences[FSR_MAX_INTERRUPT_FENCES];
 	uint32_t fences_held; /* os: bit i, the queued interrupt holds fences[i] alive (INT-05) */
 	struct hw_dma_packet *packet; /* DMA_COMPLETED */
+	/* ENGINE_STATE_CHANGE: EngineStateChange.NewState (FST-02), an enum fstp_engine_state */
+	int engine_state;
 	struct hw_interrupt *next;
 };
 
@@ -468,6 +470,10 @@ struct fsr_adapter {
 	/* What DxgkDdiQueryAdapterInfo reported, once checked; zero when it made no sense. */
 	struct dxgk_usermodesubmission_caps ums_caps;
 	struct os_hwqueue *user_queues[FSR_MAX_ENGINES]; /* per engine, in creation order */
+	/* os: each engine's power component as the OS set it (FST-04, FST-06; lock held) */
+	enum fstp_engine_power os_fstate[FSR_MAX_ENGINES];
+	/* os: the device's power state as the OS set it (DST-01, DST-05; lock held) */
+	enum fstp_device_power os_dstate;
 	uint64_t next_packet_id;
 };
 

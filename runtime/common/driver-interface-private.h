@@ -160,7 +160,7 @@ struct dxgk_ddi {
 				      uint32_t *physical, struct rt_doorbell_page **page,
 				      enum fstp_doorbell_status *status);
 	/*
-	 * TRM-01 (and, to come, the F- and D-state transitions): an OS-initiated disconnect (the OS
+	 * TRM-01, FST-04 (reason ENGINE_F1; to come, D3): an OS-initiated disconnect (the OS
 	 * already wrote the status and rotated the mapping); the GPU takes the queue's write
 	 * pointer first.
 	 */
@@ -189,6 +189,20 @@ struct dxgk_ddi {
 	 * meanwhile runs without a new ring. Fires context_resume.
 	 */
 	void (*DxgkDdiResumeContext)(void *miniport, struct os_context *context);
+	/*
+	 * FST-04, FST-06: the engine's power component goes to `fstate`: F1 once the OS has
+	 * disconnected every doorbell of the engine's queues, F0 before any connect or submission
+	 * to it. The GPU's command processor of an engine in F1 takes and runs nothing. Non-zero:
+	 * the engine has work again (taken since it asked for F1) and stays in F0.
+	 */
+	int (*DxgkDdiSetPowerComponentFState)(void *miniport, uint32_t engine_id,
+					      enum fstp_engine_power fstate);
+	/*
+	 * DST-01, DST-05: the device's power state. D3 is the last step of the power-down (every
+	 * context suspended, every doorbell disconnected, the rings evicted): the GPU's engines
+	 * take and run nothing until D0, the first step of the wake.
+	 */
+	void (*DxgkDdiSetPowerState)(void *miniport, enum fstp_device_power dstate);
 	/*
 	 * At interrupt level (lock held): what the GPU's line calls (through DxgkDdiStartDevice's
 	 * connection). Turns a GPU interrupt into DxgkCbNotifyInterrupt, and a packet retirement

@@ -40,12 +40,17 @@ take_write_ptr(struct hw_engine *engine, struct os_hwqueue *queue)
 	struct fsr_runtime *runtime = adapter->runtime;
 	uint64_t write_ptr;
 
-	/* The ring buffer control is read from video memory: it must be resident. */
+	/*
+	 * A powered-down command processor (F1, D3) takes nothing: FST-06 and DST-05 wake it before
+	 * a connect. Powered, it reads the ring buffer control from video memory: it must be
+	 * resident (DST-03).
+	 */
+	if (hw_engine_is_off(engine))
+		return;
 	FSR_ASSERT_PRE("gpu-fetch:ring-resident", rt_queue_ring_is_resident(queue));
 	/* Acquire: the slots the UMD wrote before its release of the write pointer (HPF-04). */
 	write_ptr = rt_word_load(runtime, &queue->control->write_ptr_bytes, memory_order_acquire,
 				 RT_POINT_GPU_READ_WRITE_PTR);
-
 	if (write_ptr == queue->fetched_ptr)
 		return;
 	queue->fetched_ptr = write_ptr;

@@ -249,12 +249,16 @@ hw_engine_is_idle(struct hw_engine *engine)
 	bool is_idle;
 
 	hw_engine_lock(engine);
-	is_idle = !engine->is_busy && !engine->pending && !engine->outbox_head;
+	/* An engine in F1 runs nothing, whatever it holds (FST-04 powers down only idle ones). */
+	is_idle = hw_engine_is_off(engine) ||
+		  (!engine->is_busy && !engine->pending && !engine->outbox_head);
 	/* SUS-03, SUS-07: a suspended queue's work waits; it keeps no engine busy. */
-	for (struct hw_dma_packet *p = engine->dma_head; is_idle && p; p = p->next)
+	for (struct hw_dma_packet *p = engine->dma_head; is_idle && !hw_engine_is_off(engine) && p;
+	     p = p->next)
 		if (is_dma_startable(p))
 			is_idle = false;
-	for (struct os_hwqueue *q = engine->run_list; is_idle && q; q = q->next_on_engine)
+	for (struct os_hwqueue *q = engine->run_list; is_idle && !hw_engine_is_off(engine) && q;
+	     q = q->next_on_engine)
 		if (!q->hw_is_suspended && queue_has_packets(engine->adapter->runtime, q) &&
 		    !queue_is_blocked(engine, q))
 			is_idle = false;
@@ -518,6 +522,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	/* The GPU's own read pointer; the write pointer acquires the UMD's slots (HPF-04). */
 	uint64_t read_ptr = rt_word_load(runtime, &queue->control->read_ptr_bytes,
 					 memory_order_relaxed, RT_POINT_GPU_READ_READ_PTR);
+	uint64_t start_ptr = read_ptr;
 	/*
 	 * Up to what the command processor took from a doorbell, a connect, a disconnect or a
 	 * notification (hw/doorbell.c, UMS-13), never the write pointer read here: the command
@@ -540,7 +545,10 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 		struct fsr_fence *fence;
 		uint64_t gpu_ts;
 
-		/* The hardware never fetches from a ring that is not resident (RES-05). */
+		/*
+		 * The hardware never fetches from a ring that is not resident (RES-05): the D3
+		 * power-down evicts only once every queue is off the run lists (DST-03).
+		 */
 		FSR_ASSERT_PRE("gpu-fetch:ring-resident", rt_queue_ring_is_resident(queue));
 		/* Waits, signals and progress writes are followed by a log instruction (LOG-05). */
 		if (slot.type == HW_PACKET_WAIT || slot.type == HW_PACKET_SIGNAL ||
@@ -637,6 +645,8 @@ end:
 	rt_word_store(runtime, &queue->control->read_ptr_bytes, read_ptr, memory_order_release,
 		      RT_POINT_GPU_WRITE_READ_PTR);
 	engine->running_queue = NULL;
+	if (read_ptr != start_ptr)
+		engine->has_worked = true; /* the idle watch starts over (FST-01) */
 	return result;
 }
 
@@ -736,6 +746,167 @@ engine_run(struct hw_engine *engine)
 	return FSR_NEVER;
 }
 
+/*
+ * FST-01, FST-02: whether the engine has no work at all (engine's lock held): nothing in
+ * flight, no DMA packet, no interrupt pending, and every queue's ring run up to what the command
+ * processor took — a queue blocked on a GPU wait has work. *is_eligible is always true now:
+ * every user-mode queue takes work only through its doorbell (UMS-13), so a connect wakes an
+ * engine in F1 for any of them (FST-06); no ring is polled.
+ */
+static bool
+has_no_work(struct hw_engine *engine, bool *is_eligible)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+
+	*is_eligible = true;
+	/* Interleaving: a step switched out half way through a queue is still at work. */
+	if (engine->is_busy || engine->dma_head || engine->pending || engine->running_queue)
+		return false;
+	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
+		if (rt_word_load(runtime, &q->control->read_ptr_bytes, memory_order_relaxed,
+				 RT_POINT_NONE) != q->fetched_ptr)
+			return false;
+	return true;
+}
+
+/*
+ * FST-02, FST-03: the engine's interrupt asking for F1 (GPU_ENGINE_STATE_CHANGE, NewState
+ * TRANSITION_TO_F1), up its line like any interrupt: the OS's deferred handling does the rest
+ * (os/power.c). Never with the OS's lock taken here: in realtime it waits in the outbox.
+ */
+static void
+raise_engine_state_change(struct hw_engine *engine, enum fstp_engine_state new_state)
+{
+	struct hw_interrupt *interrupt = calloc(1, sizeof(*interrupt));
+
+	if (!interrupt)
+		abort();
+	*interrupt = (struct hw_interrupt){.type = FSTP_INTERRUPT_TYPE_ENGINE_STATE_CHANGE,
+					   .form = FSTP_INTERRUPT_FORM_NOT_FENCE,
+					   .adapter = engine->adapter,
+					   .engine_id = engine->id,
+					   .engine_state = (int) new_state};
+	FSR_TRACE(engine->adapter->runtime, fencescope_hw, engine_state_change, engine->adapter->id,
+		  engine->id, (int) new_state);
+	deliver_interrupt(engine, interrupt);
+}
+
+/*
+ * FST-01 to FST-03, at the end of a step (engine's lock held): an engine with no work for the
+ * adapter's engine_idle_to_f1_ns (or at once, when a test forces it) asks for F1, once until it
+ * works again. Returns when it wants to look again (`next` or sooner).
+ */
+static uint64_t
+watch_idle(struct hw_engine *engine, uint64_t now, uint64_t next)
+{
+	uint64_t threshold = engine->adapter->config.engine_idle_to_f1_ns;
+	bool is_eligible;
+	uint64_t due;
+
+	if (hw_engine_is_off(engine) || (threshold == 0 && !engine->is_f1_forced))
+		return next;
+	if (engine->has_worked) {
+		/* It ran something: its idleness starts now at the earliest. */
+		engine->has_worked = false;
+		engine->is_idle_tracked = false;
+		engine->is_f1_requested = false;
+	}
+	if (!has_no_work(engine, &is_eligible)) {
+		engine->is_idle_tracked = false;
+		engine->is_f1_requested = false;
+		return next;
+	}
+	if (!is_eligible) {
+		engine->is_f1_forced = false;
+		return next;
+	}
+	if (!engine->is_idle_tracked) {
+		engine->is_idle_tracked = true;
+		engine->idle_since_ns = now;
+	}
+	if (engine->is_f1_requested)
+		return next;
+	due = engine->is_f1_forced ? now : rt_add_ns(engine->idle_since_ns, threshold);
+	if (now < due)
+		return due < next ? due : next;
+	engine->is_f1_requested = true;
+	engine->is_f1_forced = false;
+	raise_engine_state_change(engine, FSTP_ENGINE_STATE_TRANSITION_TO_F1);
+	return next;
+}
+
+void
+hw_engine_set_fstate(struct hw_engine *engine, enum fstp_engine_power fstate)
+{
+	hw_engine_lock(engine);
+	engine->fstate = fstate;
+	if (fstate == FSTP_ENGINE_POWER_F0) {
+		engine->is_f1_requested = false;
+		engine->is_idle_tracked = false;
+	}
+	hw_engine_unlock(engine);
+	rt_clock_kick(engine->adapter->runtime, &engine->actor,
+		      rt_clock_now(engine->adapter->runtime));
+}
+
+void
+hw_gpu_set_dstate(struct fsr_adapter *adapter, enum fstp_device_power dstate)
+{
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
+		struct hw_engine *engine = &adapter->gpu->engines[e];
+
+		hw_engine_lock(engine);
+		engine->is_device_off = dstate == FSTP_DEVICE_POWER_D3;
+		engine->is_idle_tracked = false;
+		hw_engine_unlock(engine);
+		rt_clock_kick(adapter->runtime, &engine->actor, rt_clock_now(adapter->runtime));
+	}
+}
+
+bool
+hw_engine_power_down_if_idle(struct hw_engine *engine)
+{
+	bool is_eligible = true;
+	bool is_idle;
+
+	hw_engine_lock(engine);
+	/*
+	 * Not mid-step (interleaving: the step switched out at a point; realtime: the engine's lock
+	 * waited for it), not with work, not with a polled queue.
+	 */
+	is_idle = engine->fstate == FSTP_ENGINE_POWER_F1 ||
+		  (!engine->is_stepping && has_no_work(engine, &is_eligible) && is_eligible);
+	if (is_idle) {
+		engine->fstate = FSTP_ENGINE_POWER_F1;
+	} else {
+		engine->is_f1_requested = false; /* it asks again once idle again */
+		engine->is_idle_tracked = false;
+	}
+	hw_engine_unlock(engine);
+	if (!is_idle)
+		rt_clock_kick(engine->adapter->runtime, &engine->actor,
+			      rt_clock_now(engine->adapter->runtime));
+	return is_idle;
+}
+
+void
+fsr_test_engine_request_f1(struct fsr_runtime *runtime, uint32_t adapter_id, uint32_t engine_id)
+{
+	struct hw_engine *engine;
+
+	rt_lock(runtime);
+	if (adapter_id < runtime->adapter_count &&
+	    engine_id < runtime->adapters[adapter_id]->config.engine_count) {
+		engine = &runtime->adapters[adapter_id]->gpu->engines[engine_id];
+		hw_engine_lock(engine);
+		engine->is_f1_forced = true;
+		engine->is_f1_requested = false;
+		hw_engine_unlock(engine);
+		rt_clock_kick(runtime, &engine->actor, rt_clock_now(runtime));
+	}
+	rt_unlock(runtime);
+}
+
 static uint64_t
 engine_step(struct rt_actor *actor, uint64_t now)
 {
@@ -748,7 +919,13 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	hw_engine_lock(engine);
 	/* Realtime: `now` was read before the lock, which may have taken long to get. */
 	now = rt_clock_now(runtime);
+	engine->is_stepping = true;
 	deliver_due_interrupt(engine, now);
+	if (hw_engine_is_off(engine)) {
+		/* Powered down (FST-04, DST-01): the command processor is off until F0 or D0. */
+		next = FSR_NEVER;
+		goto end;
+	}
 	hw_engine_take_rings(engine); /* the doorbells that rang since the last step */
 	if (engine->is_busy && now < engine->busy_until_ns) {
 		next = engine->busy_until_ns;
@@ -757,10 +934,12 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	if (engine->is_busy)
 		finish_busy(engine);
 	next = engine_run(engine);
+	next = watch_idle(engine, now, next);
 end:
 	if (engine->pending && engine->pending_due_ns < next)
 		next = engine->pending_due_ns;
 	has_outbox = engine->outbox_head != NULL;
+	engine->is_stepping = false;
 	hw_engine_unlock(engine);
 	rt_unlock_gpu(runtime);
 	if (has_outbox)

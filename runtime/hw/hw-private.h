@@ -66,6 +66,20 @@ struct hw_engine {
 	_Atomic uint32_t user_queue_count;
 	/* run-list queues blocked on a GPU wait: realtime, only they need a CurrentValue's kick */
 	_Atomic uint32_t blocked_queues;
+	/*
+	 * F-states (FST-01 to FST-07): the power component as the KMD set it — in F1 the command
+	 * processor takes and runs nothing — and the engine's own watch of its idleness: since
+	 * when it has had no work at all, and whether it asked for F1 (TRANSITION_TO_F1) since it
+	 * last worked. `is_f1_forced`: a test asked for F1 now (fsr_test_engine_request_f1).
+	 */
+	enum fstp_engine_power fstate;
+	bool is_idle_tracked;
+	uint64_t idle_since_ns;
+	bool is_f1_requested;
+	bool is_f1_forced;
+	bool has_worked;    /* ran something since the idle watch last looked */
+	bool is_stepping;   /* in its step (interleaving may switch it out half way) */
+	bool is_device_off; /* the device is in D3 (DST-01): as in F1, nothing taken or run */
 };
 
 /*
@@ -111,6 +125,26 @@ void hw_engine_resume_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 /* The command processor takes `queue`'s write pointer (engine's lock held; ring_fetch). */
 void hw_engine_take_write_ptr(struct hw_engine *engine, struct os_hwqueue *queue);
 bool hw_engine_is_idle(struct hw_engine *engine);
+/*
+ * FST-04, FST-06 (the KMD's DxgkDdiSetPowerComponentFState): the engine's power component, as
+ * told. In F1 the command processor takes no write pointer and runs nothing, whatever it held;
+ * back in F0 it runs again and its idle watch starts over. Exported for a faulty conformance
+ * driver that powers down too early (FST-04).
+ */
+FSR_TEST_API void hw_engine_set_fstate(struct hw_engine *engine, enum fstp_engine_power fstate);
+/*
+ * F1 only if the engine has no work at all and polls no queue (engine's lock: never mid-step);
+ * false, and it stays in F0 and will ask again, otherwise. True when it already is in F1.
+ */
+bool hw_engine_power_down_if_idle(struct hw_engine *engine);
+/* DST-01, DST-05 (the KMD's DxgkDdiSetPowerState): every engine off in D3, on again in D0. */
+void hw_gpu_set_dstate(struct fsr_adapter *adapter, enum fstp_device_power dstate);
+/* Whether the engine's command processor is off: its F1, or the device's D3 (engine's lock). */
+static inline bool
+hw_engine_is_off(const struct hw_engine *engine)
+{
+	return engine->fstate == FSTP_ENGINE_POWER_F1 || engine->is_device_off;
+}
 /* The GPU's write of one log entry at the UMD's index (LOG-12), then its own increment of
  * FirstFreeEntryIndex and, at the capacity, WraparoundCount (LOG-14, LOG-16). */
 void hw_fence_log_write(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32_t index,

@@ -488,6 +488,30 @@ resume_context(void *miniport, struct os_context *context)
 		  count);
 }
 
+/* ---- power (spec 000, FST-04, FST-06) --------------------------------------------------- */
+
+/*
+ * The engine's power component, as the OS asks: F1 powers the command processor down, unless the
+ * engine has work again since it asked (it then stays in F0 and says so).
+ */
+static int
+set_power_component_fstate(void *miniport, uint32_t engine_id, enum fstp_engine_power fstate)
+{
+	struct hw_engine *engine = engine_of(miniport, engine_id);
+
+	if (fstate == FSTP_ENGINE_POWER_F1)
+		return hw_engine_power_down_if_idle(engine) ? 0 : -1;
+	hw_engine_set_fstate(engine, fstate);
+	return 0;
+}
+
+/* DST-01, DST-05: the whole GPU off (D3) or on (D0); the OS has done the rest around it. */
+static void
+set_power_state(void *miniport, enum fstp_device_power dstate)
+{
+	hw_gpu_set_dstate(((struct kmd_adapter *) miniport)->adapter, dstate);
+}
+
 void
 kmd_driver_entry(struct dxgk_ddi *ddi)
 {
@@ -516,6 +540,8 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiDisconnectDoorbell = disconnect_doorbell,
 	    .DxgkDdiDestroyDoorbell = destroy_doorbell,
 	    .DxgkDdiNotifyWorkSubmission = notify_work_submission,
+	    .DxgkDdiSetPowerComponentFState = set_power_component_fstate,
+	    .DxgkDdiSetPowerState = set_power_state,
 	    .DxgkDdiSuspendContext = suspend_context,
 	    .DxgkDdiResumeContext = resume_context,
 	    .DxgkDdiInterruptRoutine = interrupt_routine,

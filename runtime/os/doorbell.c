@@ -12,9 +12,10 @@
  *
  * What it is not: the choice of a physical doorbell or a victim (kmd/kmd.c), how the GPU learns
  * of work (hw/doorbell.c), the UMD's ring (umd/cmdbuf.c). Not yet: residency of the ring
- * allocations (RES), suspend, F- and D-states. Device loss (os_device_lose) writes ABORT to
- * every doorbell of the device; termination (os/queue.c) disconnects through
- * os_doorbell_disconnect.
+ * allocations (RES) is checked by CreateDoorbell (check_ring_allocations). Device loss
+ * (os_device_lose) writes ABORT to every doorbell of the device; termination (os/queue.c),
+ * F1 and D3 (os/power-transitions.c) disconnect through os_doorbell_disconnect; ConnectDoorbell's
+ * thunk, which may wake the device, is in os/power-transitions.c.
  */
 #include <stdlib.h>
 
@@ -86,7 +87,7 @@ os_disconnect_doorbell_cb(struct fsr_adapter *adapter, struct os_doorbell *doorb
 }
 
 fsr_status
-os_kmt_connect_doorbell(struct os_hwqueue *queue, enum fstp_doorbell_status *status)
+os_doorbell_connect(struct os_hwqueue *queue, enum fstp_doorbell_status *status)
 {
 	struct os_doorbell *doorbell = queue->doorbell;
 	struct fsr_adapter *adapter = queue->adapter;
@@ -98,6 +99,8 @@ os_kmt_connect_doorbell(struct os_hwqueue *queue, enum fstp_doorbell_status *sta
 		*status = FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT; /* dead for good */
 		return FSR_ERR_DEVICE_LOST;
 	}
+	/* FST-06: a queue of an engine in F1 brings it back to F0 first; the connect fetches. */
+	os_engine_wake(adapter, queue->engine_id);
 	if (adapter->ddi.DxgkDdiConnectDoorbell(adapter->miniport, doorbell, &physical, &page,
 						&connected) != 0 ||
 	    (connected != FSTP_DOORBELL_STATUS_CONNECTED &&
@@ -132,17 +135,21 @@ os_kmt_notify_work_submission(struct os_hwqueue *queue, uint64_t progress_value)
 							progress_value);
 }
 
-void
+bool
 os_doorbell_disconnect(struct os_hwqueue *queue, enum fstp_doorbell_status status,
 		       enum fstp_disconnect_reason reason)
 {
 	struct os_doorbell *doorbell = queue->doorbell;
 	struct fsr_adapter *adapter = queue->adapter;
+	bool was_connected;
 
+	if (!doorbell)
+		return false;
 	/* ABORT is for good (UMS-16): a later disconnect does not make the queue retry. */
 	if (doorbell_status(doorbell) == FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT)
 		status = FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT;
-	if (is_mapped_physical(doorbell)) {
+	was_connected = is_mapped_physical(doorbell);
+	if (was_connected) {
 		/*
 		 * Status, rotation, then the DDI, which makes the GPU take the write pointer (2b):
 		 * a last ring that met the dummy page, or landed unserviced, is not lost (TRM-01).
@@ -152,6 +159,7 @@ os_doorbell_disconnect(struct os_hwqueue *queue, enum fstp_doorbell_status statu
 	} else if (doorbell_status(doorbell) != status) {
 		write_status(doorbell, status);
 	}
+	return was_connected;
 }
 
 void
@@ -180,12 +188,8 @@ os_doorbell_destroy(struct os_hwqueue *queue)
 	struct os_doorbell *doorbell = queue->doorbell;
 	struct fsr_adapter *adapter = queue->adapter;
 
-	if (is_mapped_physical(doorbell)) {
-		disconnect(doorbell, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY,
-			   FSTP_DISCONNECT_REASON_DESTROY);
-		adapter->ddi.DxgkDdiDisconnectDoorbell(adapter->miniport, doorbell,
-						       FSTP_DISCONNECT_REASON_DESTROY);
-	}
+	os_doorbell_disconnect(queue, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY,
+			       FSTP_DISCONNECT_REASON_DESTROY);
 	adapter->ddi.DxgkDdiDestroyDoorbell(adapter->miniport, doorbell);
 	FSR_TRACE(adapter->runtime, fencescope_kmd, doorbell_destroy, queue->process->id,
 		  queue->handle, doorbell->handle);
@@ -198,9 +202,9 @@ os_doorbell_destroy(struct os_hwqueue *queue)
 
 /* ---- the thunks ------------------------------------------------------------------------- */
 
-static fsr_status
-lookup_user_queue(struct fsr_process *process, fsr_handle handle, const char *call,
-		  bool needs_doorbell, struct os_hwqueue **queue)
+fsr_status
+os_doorbell_lookup_queue(struct fsr_process *process, fsr_handle handle, const char *call,
+			 bool needs_doorbell, struct os_hwqueue **queue)
 {
 	struct rt_object *object;
 	fsr_status status = os_kmt_lookup(process, handle, RT_OBJECT_HWQUEUE, &object);
@@ -253,7 +257,7 @@ fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue, fsr_handle 
 		return FSR_ERR_INVALID_ARGUMENT;
 	runtime = process->runtime;
 	rt_lock(runtime);
-	status = lookup_user_queue(process, hwqueue, "CreateDoorbell", false, &queue);
+	status = os_doorbell_lookup_queue(process, hwqueue, "CreateDoorbell", false, &queue);
 	if (status != FSR_OK)
 		goto end;
 	if (queue->context->device->is_lost) {
@@ -295,41 +299,6 @@ end:
 }
 
 fsr_status
-fsr_doorbell_connect(struct fsr_process *process, fsr_handle hwqueue,
-		     enum fsr_doorbell_status *status)
-{
-	struct os_hwqueue *queue;
-	enum fstp_doorbell_status written = FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY;
-	fsr_status result;
-
-	if (!process)
-		return FSR_ERR_INVALID_ARGUMENT;
-	rt_lock(process->runtime);
-	result = lookup_user_queue(process, hwqueue, "ConnectDoorbell", true, &queue);
-	if (result == FSR_OK)
-		result = os_kmt_connect_doorbell(queue, &written);
-	if (status)
-		*status = (enum fsr_doorbell_status) written;
-	rt_unlock(process->runtime);
-	return result;
-}
-
-fsr_status
-fsr_test_doorbell_connect_locked(struct fsr_process *process, fsr_handle hwqueue,
-				 enum fsr_doorbell_status *status)
-{
-	struct os_hwqueue *queue;
-	enum fstp_doorbell_status written = FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY;
-	fsr_status result = lookup_user_queue(process, hwqueue, "ConnectDoorbell", true, &queue);
-
-	if (result == FSR_OK)
-		result = os_kmt_connect_doorbell(queue, &written);
-	if (status)
-		*status = (enum fsr_doorbell_status) written;
-	return result;
-}
-
-fsr_status
 fsr_doorbell_destroy(struct fsr_process *process, fsr_handle hwqueue)
 {
 	struct os_hwqueue *queue;
@@ -338,7 +307,7 @@ fsr_doorbell_destroy(struct fsr_process *process, fsr_handle hwqueue)
 	if (!process)
 		return FSR_ERR_INVALID_ARGUMENT;
 	rt_lock(process->runtime);
-	status = lookup_user_queue(process, hwqueue, "DestroyDoorbell", true, &queue);
+	status = os_doorbell_lookup_queue(process, hwqueue, "DestroyDoorbell", true, &queue);
 	if (status == FSR_OK)
 		os_doorbell_destroy(queue);
 	rt_unlock(process->runtime);
@@ -355,7 +324,7 @@ fsr_doorbell_get_status(struct fsr_process *process, fsr_handle hwqueue,
 	if (!process || !status)
 		return FSR_ERR_INVALID_ARGUMENT;
 	rt_lock(process->runtime);
-	result = lookup_user_queue(process, hwqueue, "GetDoorbellStatus", true, &queue);
+	result = os_doorbell_lookup_queue(process, hwqueue, "GetDoorbellStatus", true, &queue);
 	if (result == FSR_OK)
 		*status = (enum fsr_doorbell_status) rt_word_load(
 		    process->runtime, &queue->doorbell->status, memory_order_seq_cst,
@@ -374,7 +343,7 @@ fsr_hwqueue_notify_work_submission(struct fsr_process *process, fsr_handle hwque
 	if (!process)
 		return FSR_ERR_INVALID_ARGUMENT;
 	rt_lock(process->runtime);
-	status = lookup_user_queue(process, hwqueue, "NotifyWorkSubmission", true, &queue);
+	status = os_doorbell_lookup_queue(process, hwqueue, "NotifyWorkSubmission", true, &queue);
 	if (status == FSR_OK)
 		os_kmt_notify_work_submission(queue, progress_value);
 	rt_unlock(process->runtime);

@@ -152,20 +152,46 @@ void os_notify_interrupt(struct fsr_adapter *adapter, struct hw_interrupt *inter
 /* Doorbells (os/doorbell.c), lock held. DxgkCbDisconnectDoorbell: status, then rotation. */
 void os_disconnect_doorbell_cb(struct fsr_adapter *adapter, struct os_doorbell *doorbell,
 			       enum fstp_doorbell_status status);
-/* ConnectDoorbell for the UMD's RETRY (the status written in *status). */
+/*
+ * ConnectDoorbell for the UMD's RETRY (the status written in *status), power-transitions.c: wakes
+ * the device first if it is in D3 (DST-04, DST-05), then os_doorbell_connect.
+ */
 fsr_status os_kmt_connect_doorbell(struct os_hwqueue *queue, enum fstp_doorbell_status *status);
+/* The connect itself (doorbell.c): the engine to F0 if in F1 (FST-06), the DDI, rotate, status. */
+fsr_status os_doorbell_connect(struct os_hwqueue *queue, enum fstp_doorbell_status *status);
+/* A doorbell thunk's queue: a user-mode queue of `process`, with a doorbell or (Create) without. */
+fsr_status os_doorbell_lookup_queue(struct fsr_process *process, fsr_handle handle,
+				    const char *call, bool needs_doorbell,
+				    struct os_hwqueue **queue);
 /* NotifyWorkSubmission for the UMD's CONNECTED_NOTIFY_KMD. */
 void os_kmt_notify_work_submission(struct os_hwqueue *queue, uint64_t progress_value);
 /* DestroyDoorbell: disconnect (reason DESTROY) if connected, unmap, free the dummy page. */
 void os_doorbell_destroy(struct os_hwqueue *queue);
 /*
- * An OS-initiated disconnect (termination, device loss): `status` (ABORT stays ABORT), the
- * rotation to the dummy page, then DxgkDdiDisconnectDoorbell(reason), if it was connected.
+ * An OS-initiated disconnect (termination, device loss, F1, D3): `status` (ABORT stays ABORT),
+ * the rotation to the dummy page, then DxgkDdiDisconnectDoorbell(reason), if it was connected
+ * (true; false when there was nothing to disconnect, a queue without a doorbell too).
  */
-void os_doorbell_disconnect(struct os_hwqueue *queue, enum fstp_doorbell_status status,
+bool os_doorbell_disconnect(struct os_hwqueue *queue, enum fstp_doorbell_status status,
 			    enum fstp_disconnect_reason reason);
 /* Device loss (UMS-16): the device in error, ABORT on each of its doorbells; device_lost. */
 void os_device_lose(struct os_device *device, enum fstp_loss_reason reason);
+
+/* ---- power (power.c: the states; power-transitions.c: the transitions) -------------------- */
+
+/* The KMD programs the engine's F-state, then the OS records it (engine_power); false: refused. */
+bool os_set_engine_fstate(struct fsr_adapter *adapter, uint32_t engine_id,
+			  enum fstp_engine_power fstate);
+/* FST-06: an engine in F1 goes back to F0 (before a connect or a submission to it). */
+void os_engine_wake(struct fsr_adapter *adapter, uint32_t engine_id);
+/* The KMD programs the device's D-state (DxgkDdiSetPowerState), the OS records it (device_power).
+ */
+void os_set_device_power(struct fsr_adapter *adapter, enum fstp_device_power dstate);
+/* DST-01, DST-05: every user-mode queue's ring evicted (false) or made resident (true). */
+void os_set_rings_resident(struct fsr_adapter *adapter, bool is_resident);
+/* A GPU_ENGINE_STATE_CHANGE interrupt's deferred handling (FST-02, FST-04, FST-05). */
+void os_engine_state_change(struct fsr_adapter *adapter, uint32_t engine_id,
+			    enum fstp_engine_state new_state);
 /* DxgkCbReleasePacketFence: a retired packet's reference on `fence` goes. */
 void os_release_packet_fence(struct fsr_adapter *adapter, struct fsr_fence *fence);
 bool os_is_idle(struct fsr_runtime *runtime);

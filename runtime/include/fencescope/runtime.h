@@ -174,7 +174,19 @@ struct fsr_adapter_config {
 	 * is the same with or without it. Off by default.
 	 */
 	bool doorbell_polling;
+	/*
+	 * Engine F-states (spec 000, FST-01 to FST-07; docs/runtime.md "Engine F-states"): an
+	 * engine whose user-mode queues all have doorbells and that has had no work at all for
+	 * this long asks for F1 (a GPU_ENGINE_STATE_CHANGE interrupt, TRANSITION_TO_F1); the OS
+	 * disconnects its doorbells and powers it down, and a ConnectDoorbell (or a kernel-mode
+	 * submission) brings it back to F0. 0, the default: engines never ask. At most
+	 * FSR_MAX_ENGINE_IDLE_TO_F1_NS.
+	 */
+	uint64_t engine_idle_to_f1_ns;
 };
+
+/* The longest fsr_adapter_config.engine_idle_to_f1_ns: 1 s, below the 2 s TDR cadence (FST-03). */
+#define FSR_MAX_ENGINE_IDLE_TO_F1_NS UINT64_C(1000000000)
 
 /*
  * What the OS learnt of an adapter's user-mode submission from its driver
@@ -274,6 +286,24 @@ FSR_API fsr_status fsr_adapter_read_gpu_ts(struct fsr_runtime *runtime, uint32_t
 /* The user-mode submission caps the adapter's driver reported (D3DKMTQueryAdapterInfo). */
 FSR_API fsr_status fsr_adapter_query_ums_caps(struct fsr_runtime *runtime, uint32_t adapter_id,
 					      struct fsr_ums_caps *caps);
+
+/* A device power state (spec 000, DST; the trace's device_power values). */
+enum fsr_device_power {
+	FSR_DEVICE_POWER_D0 = 0,
+	FSR_DEVICE_POWER_D3 = 3,
+};
+
+/*
+ * Device D-states for tests and scenarios (docs/runtime.md, "Device D-states"). D3: the OS
+ * suspends every context on the GPU (reason POWER), disconnects every doorbell (RETRY, reason
+ * DEVICE_D3), evicts the rings and powers the device down (DST-01 to DST-03). A ConnectDoorbell
+ * in D3 — the UMD's reconnect after a ring, or fsr_doorbell_connect — wakes it (DST-04 to
+ * DST-07), as does D0 here (no doorbell is connected then). Setting the state it is in does
+ * nothing. A queue destroyed, or a process terminated normally, in D3 waits for work that only
+ * a wake runs: wake the device first.
+ */
+FSR_API fsr_status fsr_adapter_set_power(struct fsr_runtime *runtime, uint32_t adapter_id,
+					 enum fsr_device_power state);
 
 /* An emulated process: its own handle table (and, later, GPU virtual address space). */
 struct fsr_process;
