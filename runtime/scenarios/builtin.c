@@ -630,9 +630,12 @@ run_power_states(const struct fsr_scenario *scenario, const struct fsr_scenario_
 	for (uint64_t round = 1; round <= rounds; round++) {
 		bool is_d3 = round % 2 == 0;
 
-		if (is_d3)
+		/* D3, and a while in it before the first ring wakes the device. */
+		if (is_d3) {
 			TRY(fsr_adapter_set_power(world->runtime, world->adapter,
 						  FSR_DEVICE_POWER_D3));
+			TRY(idle_for(world, 2 * POWER_IDLE_TO_F1));
+		}
 		for (uint32_t q = 0; q < POWER_QUEUES; q++)
 			TRY(submit(world,
 				   &(struct step){.queue = queues[q],
