@@ -10,10 +10,16 @@
  * fencescope_os:doorbell_status stores and the KMD events' own status set it, from one change
  * to the next, to doorbell_destroy, or to the trace's last event: docs/analyzer.md "Doorbell
  * status"), and each reconnect's latency (since the
- * queue's previous disconnect); then per engine the same sums. `fencescope report --format json`
- * must give exactly those numbers (docs/report-schema.md "doorbells"). The scenario's own shape
+ * queue's previous disconnect); then per engine the same sums; then the time each user-mode
+ * queue's context was suspended (fencescope_kmd:context_suspend → context_resume, SUS-01), counted
+ * once per context for its engine, the engines' F1 intervals (fencescope_os:engine_power, FST-03)
+ * and the adapter's D3 intervals (fencescope_os:device_power, DST-01), each still open at the end
+ * counted to the trace's last event. `fencescope report --format json` must give exactly those
+ * numbers (docs/report-schema.md "doorbells"). The scenario's own shape
  * is checked too: on 2 dedicated doorbells each of the 6 queues is victimized once a round
- * (UMS-22, UMS-23); on the global doorbell nothing is (UMS-19).
+ * (UMS-22, UMS-23); on the global doorbell nothing is (UMS-19); power-states goes to F1 and D3
+ * (FST-01..07, DST-01..08); suspend-terminate suspends, terminates and loses a device (SUS, TRM,
+ * UMS-16).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -36,6 +42,8 @@ enum { CONNECTED, NOTIFY_KMD, RETRY, ABORT };
 struct truth_queue {
 	uint64_t handle, doorbell, context;
 	uint32_t engine;
+	bool is_user_mode;
+	uint64_t suspended_ns;
 	uint64_t rings, connects, victimized, victimizer;
 	uint64_t connected_ns, status_ns[4], aborts;
 	/* open intervals: the connected one, the status word's */
@@ -48,13 +56,54 @@ struct truth_queue {
 	size_t reconnect_count;
 };
 
+#define MAX_CONTEXTS 64
+#define MAX_ENGINES  8
+
+/* An interval of a context, an engine or the adapter: open since `since` or closed. */
+struct truth_interval {
+	bool is_open;
+	int64_t since;
+	uint64_t count, total_ns;
+};
+
 struct truth {
 	struct truth_queue queues[MAX_QUEUES];
 	size_t queue_count;
-	uint64_t contexts[16], context_engines[16];
+	uint64_t contexts[MAX_CONTEXTS], context_engines[MAX_CONTEXTS];
+	struct truth_interval suspended[MAX_CONTEXTS]; /* by context index */
 	size_t context_count;
+	struct truth_interval f1[MAX_ENGINES]; /* adapter 0's engines */
+	struct truth_interval d3;              /* adapter 0 */
 	uint64_t victimizations;
 };
+
+static void
+interval_open(struct truth_interval *interval, int64_t ts)
+{
+	if (interval->is_open) /* opened twice: the first ends where the second begins */
+		interval->total_ns += (uint64_t) (ts - interval->since);
+	interval->is_open = true;
+	interval->since = ts;
+	interval->count++;
+}
+
+static void
+interval_close(struct truth_interval *interval, int64_t ts)
+{
+	if (interval->is_open)
+		interval->total_ns += (uint64_t) (ts - interval->since);
+	interval->is_open = false;
+}
+
+static size_t
+context_index(const struct truth *truth, uint64_t handle)
+{
+	for (size_t c = 0; c < truth->context_count; c++)
+		if (truth->contexts[c] == handle)
+			return c;
+	cr_assert_fail("context %#" PRIx64 " was never created", handle);
+	return 0;
+}
 
 static uint64_t
 field(const struct fst_event *event, const char *name)
@@ -121,15 +170,39 @@ count_truth(const struct fst_trace *trace, struct truth *truth)
 		struct truth_queue *q;
 
 		if (strcmp(name, "fencescope_os:context_create") == 0) {
-			cr_assert_lt(truth->context_count, 16);
+			cr_assert_lt(truth->context_count, MAX_CONTEXTS);
 			truth->contexts[truth->context_count] = field(ev, "context_handle");
 			truth->context_engines[truth->context_count++] = field(ev, "engine_id");
 		} else if (strcmp(name, "fencescope_os:hwqueue_create") == 0) {
 			q = queue_of(truth, field(ev, "hwqueue_handle"));
 			q->context = field(ev, "context_handle");
+			q->is_user_mode = field(ev, "submission_mode") == 1;
 			for (size_t c = 0; c < truth->context_count; c++)
 				if (truth->contexts[c] == q->context)
 					q->engine = (uint32_t) truth->context_engines[c];
+		} else if (strcmp(name, "fencescope_kmd:context_suspend") == 0) {
+			interval_open(&truth->suspended[context_index(truth,
+								      field(ev, "context_handle"))],
+				      ev->ts_ns);
+		} else if (strcmp(name, "fencescope_kmd:context_resume") == 0) {
+			interval_close(&truth->suspended[context_index(truth,
+								       field(ev, "context_handle"))],
+				       ev->ts_ns);
+		} else if (strcmp(name, "fencescope_os:engine_power") == 0) {
+			uint64_t engine = field(ev, "engine_id");
+
+			cr_assert_eq(field(ev, "adapter_id"), 0);
+			cr_assert_lt(engine, MAX_ENGINES);
+			if (field(ev, "new_state") == 1) /* F1 */
+				interval_open(&truth->f1[engine], ev->ts_ns);
+			else
+				interval_close(&truth->f1[engine], ev->ts_ns);
+		} else if (strcmp(name, "fencescope_os:device_power") == 0) {
+			cr_assert_eq(field(ev, "adapter_id"), 0);
+			if (field(ev, "new_state") == 3) /* D3 */
+				interval_open(&truth->d3, ev->ts_ns);
+			else
+				interval_close(&truth->d3, ev->ts_ns);
 		} else if (strcmp(name, "fencescope_kmd:doorbell_create") == 0) {
 			set_status(queue_of(truth, field(ev, "hwqueue_handle")), field(ev, "status"),
 				   ev->ts_ns);
@@ -174,6 +247,19 @@ count_truth(const struct fst_trace *trace, struct truth *truth)
 	for (size_t i = 0; i < truth->queue_count; i++) {
 		close_connected(&truth->queues[i], last);
 		close_status(&truth->queues[i], last);
+	}
+	for (size_t c = 0; c < truth->context_count; c++)
+		interval_close(&truth->suspended[c], last);
+	for (size_t e = 0; e < MAX_ENGINES; e++)
+		interval_close(&truth->f1[e], last);
+	interval_close(&truth->d3, last);
+	/* A user-mode queue was suspended while its context was (SUS-01). */
+	for (size_t i = 0; i < truth->queue_count; i++) {
+		struct truth_queue *q = &truth->queues[i];
+
+		for (size_t c = 0; c < truth->context_count; c++)
+			if (q->is_user_mode && truth->contexts[c] == q->context)
+				q->suspended_ns = truth->suspended[c].total_ns;
 	}
 }
 
@@ -261,6 +347,8 @@ compare(const struct truth *truth_in, JsonNode *root, const char *label)
 		cr_expect_eq(member(row, "retry_ns"), (gint64) q->status_ns[RETRY],
 			     "%s %#" PRIx64 " retry_ns", label, handle);
 		cr_expect_eq(member(row, "aborts"), (gint64) q->aborts, "%s aborts", label);
+		cr_expect_eq(member(row, "suspended_ns"), (gint64) q->suspended_ns,
+			     "%s %#" PRIx64 " suspended_ns", label, handle);
 		cr_expect_eq(member(row, "reconnects"), (gint64) q->reconnect_count,
 			     "%s reconnects", label);
 		if (q->reconnect_count) {
@@ -279,8 +367,19 @@ compare(const struct truth *truth_in, JsonNode *root, const char *label)
 		JsonObject *row = json_array_get_object_element(engines, r);
 		uint32_t engine = (uint32_t) member(row, "engine_id");
 		uint64_t rings = 0, victimized = 0, victimizer = 0, connected = 0, retry = 0;
-		uint64_t notify = 0, reconnect_max = 0, reconnects = 0;
+		uint64_t notify = 0, reconnect_max = 0, reconnects = 0, aborts = 0, suspended = 0;
 		gint64 queue_count = 0;
+
+		/* Each context of this engine with a user-mode queue, once (SUS-01). */
+		for (size_t c = 0; c < truth->context_count; c++) {
+			bool has_user_queue = false;
+
+			for (size_t i = 0; i < truth->queue_count; i++)
+				has_user_queue |= truth->queues[i].is_user_mode &&
+						  truth->queues[i].context == truth->contexts[c];
+			if (has_user_queue && truth->context_engines[c] == engine)
+				suspended += truth->suspended[c].total_ns;
+		}
 
 		for (size_t i = 0; i < truth->queue_count; i++) {
 			const struct truth_queue *q = &truth->queues[i];
@@ -294,6 +393,7 @@ compare(const struct truth *truth_in, JsonNode *root, const char *label)
 			connected += q->connected_ns;
 			retry += q->status_ns[RETRY];
 			notify += q->status_ns[NOTIFY_KMD];
+			aborts += q->aborts;
 			reconnects += q->reconnect_count;
 			for (size_t k = 0; k < q->reconnect_count; k++)
 				if (q->reconnects[k] > reconnect_max)
@@ -316,6 +416,40 @@ compare(const struct truth *truth_in, JsonNode *root, const char *label)
 		if (reconnects)
 			cr_expect_eq(member(row, "reconnect_max_ns"), (gint64) reconnect_max,
 				     "%s engine reconnect max", label);
+		cr_expect_eq(member(row, "aborts"), (gint64) aborts, "%s engine %u aborts", label,
+			     engine);
+		cr_expect_eq(member(row, "suspended_ns"), (gint64) suspended,
+			     "%s engine %u suspended_ns", label, engine);
+		cr_assert_lt(engine, MAX_ENGINES);
+		cr_expect_eq(member(row, "f1_count"), (gint64) truth->f1[engine].count,
+			     "%s engine %u f1_count", label, engine);
+		cr_expect_eq(member(row, "f1_ns"), (gint64) truth->f1[engine].total_ns,
+			     "%s engine %u f1_ns", label, engine);
+	}
+	/* Every engine that was in F1 has a row (docs/report-schema.md "doorbells.engines"). */
+	for (uint32_t e = 0; e < MAX_ENGINES; e++) {
+		bool has_row = false;
+
+		for (guint r = 0; r < json_array_get_length(engines); r++)
+			has_row |= member(json_array_get_object_element(engines, r), "engine_id") ==
+				   (gint64) e;
+		if (truth->f1[e].count)
+			cr_expect(has_row, "%s: engine %u was in F1 and has no row", label, e);
+	}
+	/* The adapter's D3 (DST-01): a row only when it went there. */
+	{
+		JsonArray *adapters = json_object_get_array_member(doorbells, "adapters");
+		guint rows = adapters ? json_array_get_length(adapters) : 0;
+
+		cr_expect_eq(rows, truth->d3.count ? 1u : 0u, "%s: adapter rows", label);
+		if (rows == 1) {
+			JsonObject *row = json_array_get_object_element(adapters, 0);
+
+			cr_expect_eq(member(row, "d3_count"), (gint64) truth->d3.count,
+				     "%s d3_count", label);
+			cr_expect_eq(member(row, "d3_ns"), (gint64) truth->d3.total_ns, "%s d3_ns",
+				     label);
+		}
 	}
 }
 
@@ -405,4 +539,76 @@ Test(doorbell_report, ums_19_doorbell_global_report_matches_the_emulator_in_real
      .timeout = 240)
 {
 	check_global(true);
+}
+
+/*
+ * FST-01 to FST-07, DST-01 to DST-08: power-states, 4 rounds. Every engine goes to F1 each round
+ * (the copy engine, with no queue, too); the device goes to D3 in rounds 2 and 4 and a ring
+ * written there wakes it; the D3 power-down suspends every context (reason POWER), so the queues
+ * have suspended time too.
+ */
+static void
+check_power(bool is_realtime)
+{
+	struct truth truth;
+
+	record_and_compare("power-states", "4", is_realtime, &truth);
+	cr_expect_geq(truth.f1[0].count, 4, "the 3D engine idles into F1 every round");
+	cr_expect_geq(truth.f1[1].count, 4, "the compute engine too");
+	cr_expect_eq(truth.d3.count, 2, "D3 in rounds 2 and 4");
+	cr_expect_gt(truth.d3.total_ns, 0);
+	for (size_t i = 0; i < truth.queue_count; i++) {
+		const struct truth_queue *q = &truth.queues[i];
+
+		cr_expect_eq(q->rings, 4, "one buffer a round");
+		cr_expect_gt(q->connects, 1, "FST-06: reconnects after F1 or D3");
+		cr_expect_gt(q->suspended_ns, 0, "DST-01: suspended for POWER while in D3");
+	}
+}
+
+Test(doorbell_report, fst_03_dst_01_power_states_report_matches_the_emulator_in_sim,
+     .timeout = 240)
+{
+	check_power(false);
+}
+
+Test(doorbell_report, fst_03_dst_01_power_states_report_matches_the_emulator_in_realtime,
+     .timeout = 240)
+{
+	check_power(true);
+}
+
+/*
+ * SUS-01 to SUS-05, TRM-01 to TRM-05, UMS-16: suspend-terminate, 2 rounds. The main process's
+ * 3D queue is suspended each round; the crashing process's queue is suspended by its abnormal
+ * termination (never resumed: open at the end) and reads ABORT, as does the lossy process's
+ * queue after its device is lost.
+ */
+static void
+check_suspend_terminate(bool is_realtime)
+{
+	struct truth truth;
+	uint64_t aborts = 0, suspended_queues = 0;
+
+	record_and_compare("suspend-terminate", "2", is_realtime, &truth);
+	for (size_t i = 0; i < truth.queue_count; i++) {
+		aborts += truth.queues[i].aborts;
+		suspended_queues += truth.queues[i].suspended_ns > 0;
+	}
+	cr_expect_eq(aborts, 2 * 2, "TRM-03 and UMS-16: one crash and one loss a round");
+	cr_expect_geq(suspended_queues, 1 + 2, "SUS-01: the 3D queue and each crash's queue");
+	cr_expect_eq(truth.d3.count, 0);
+}
+
+Test(doorbell_report, sus_01_trm_03_ums_16_suspend_terminate_report_matches_the_emulator_in_sim,
+     .timeout = 240)
+{
+	check_suspend_terminate(false);
+}
+
+Test(doorbell_report,
+     sus_01_trm_03_ums_16_suspend_terminate_report_matches_the_emulator_in_realtime,
+     .timeout = 240)
+{
+	check_suspend_terminate(true);
 }
