@@ -306,6 +306,13 @@ markers_on_interval(struct fsa_model *model, const struct fsa_event *ev)
 }
 
 fsa_status
+markers_on_context_destroy(struct fsa_model *model, const struct fsa_event *ev)
+{
+	/* SUS-01, TRM-03: nothing of a destroyed context is suspended any more. */
+	return interval_close(model, &model->suspends, ev->u[FSA_F_CONTEXT_HANDLE], ev->ts_ns);
+}
+
+fsa_status
 markers_on_device_lost(struct fsa_model *model, const struct fsa_event *ev)
 {
 	struct fsa_marker m = marker_at(FSA_MARK_DEVICE_LOST, ev->ts_ns);

@@ -292,6 +292,8 @@ void packets_free(struct fsa_model *model);
 fsa_status markers_on_doorbell(struct fsa_model *model, const struct fsa_event *ev);
 fsa_status markers_on_doorbell_state(struct fsa_model *model, const struct fsa_event *ev);
 fsa_status markers_on_victimize(struct fsa_model *model, const struct fsa_event *ev);
+/* A context destroyed while suspended (abnormal termination, TRM-03) ends its suspension. */
+fsa_status markers_on_context_destroy(struct fsa_model *model, const struct fsa_event *ev);
 /* Point markers of an engine: resets, page faults, fence log resizes. */
 fsa_status markers_on_engine_event(struct fsa_model *model, const struct fsa_event *ev,
 				   enum fsa_marker_kind kind);

@@ -172,6 +172,8 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	case FSA_EV_ENGINE_POWER:
 	case FSA_EV_DEVICE_POWER:
 		return markers_on_interval(model, ev);
+	case FSA_EV_CONTEXT_DESTROY:
+		return markers_on_context_destroy(model, ev);
 	case FSA_EV_DEVICE_LOST:
 		return markers_on_device_lost(model, ev);
 	case FSA_EV_CALL_FAILED:
@@ -189,7 +191,6 @@ fsa_model_needs_payload(enum fsa_event_type type)
 	switch (type) {
 	case FSA_EV_NOTIFY_WORK_SUBMISSION:
 	case FSA_EV_DEVICE_DESTROY:
-	case FSA_EV_CONTEXT_DESTROY:
 	case FSA_EV_ALLOCATION_CREATE:
 	case FSA_EV_ALLOCATION_DESTROY:
 	case FSA_EV_ALLOCATION_RESIDENCY:

@@ -11,7 +11,8 @@
  * to the next, to doorbell_destroy, or to the trace's last event: docs/analyzer.md "Doorbell
  * status"), and each reconnect's latency (since the
  * queue's previous disconnect); then per engine the same sums; then the time each user-mode
- * queue's context was suspended (fencescope_kmd:context_suspend → context_resume, SUS-01), counted
+ * queue's context was suspended (fencescope_kmd:context_suspend → context_resume, or the
+ * context's destruction, SUS-01, TRM-03), counted
  * once per context for its engine, the engines' F1 intervals (fencescope_os:engine_power, FST-03)
  * and the adapter's D3 intervals (fencescope_os:device_power, DST-01), each still open at the end
  * counted to the trace's last event. `fencescope report --format json` must give exactly those
@@ -184,7 +185,8 @@ count_truth(const struct fst_trace *trace, struct truth *truth)
 			interval_open(&truth->suspended[context_index(truth,
 								      field(ev, "context_handle"))],
 				      ev->ts_ns);
-		} else if (strcmp(name, "fencescope_kmd:context_resume") == 0) {
+		} else if (strcmp(name, "fencescope_kmd:context_resume") == 0 ||
+			   strcmp(name, "fencescope_os:context_destroy") == 0) {
 			interval_close(&truth->suspended[context_index(truth,
 								       field(ev, "context_handle"))],
 				       ev->ts_ns);
@@ -581,7 +583,7 @@ Test(doorbell_report, fst_03_dst_01_power_states_report_matches_the_emulator_in_
 /*
  * SUS-01 to SUS-05, TRM-01 to TRM-05, UMS-16: suspend-terminate, 2 rounds. The main process's
  * 3D queue is suspended each round; the crashing process's queue is suspended by its abnormal
- * termination (never resumed: open at the end) and reads ABORT, as does the lossy process's
+ * termination (never resumed: until its context is destroyed) and reads ABORT, as does the lossy process's
  * queue after its device is lost.
  */
 static void

@@ -633,6 +633,28 @@ Test(model, tdr_suspend_and_power_intervals_open_at_the_end_stay_open)
 	cr_assert_eq(suspended, 1);
 }
 
+/* SUS-01, TRM-03: abnormal termination suspends a context and destroys it without a resume:
+ * its suspension ends with the context, not at the end of the trace. */
+Test(model, sus_01_trm_03_a_context_destroyed_suspended_ends_its_suspension)
+{
+	size_t suspended = 0;
+
+	feed_ok("context_suspend", T0 + 30, "adapter_id", U(0), "context_handle", CTX,
+		"hwqueue_count", U(1), NULL);
+	feed_ok("context_destroy", T0 + 70, "process_id", U(PID), "context_handle", CTX, NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	for (size_t i = 0; i < got.marker_count; i++) {
+		const struct fsa_marker *m = &got.markers[i];
+
+		if (m->kind != FSA_MARK_CONTEXT_SUSPENDED)
+			continue;
+		suspended++;
+		cr_assert_eq(m->begin_ns, T0 + 30);
+		cr_assert_eq(m->end_ns, T0 + 70, "closed by context_destroy");
+	}
+	cr_assert_eq(suspended, 1);
+}
+
 /* Streaming: a long run of boxes leaves nothing behind in the model. */
 Test(model, memory_follows_live_objects_not_trace_length)
 {
