@@ -164,6 +164,7 @@ enum rt_object_type {
 	RT_OBJECT_HWQUEUE,
 	RT_OBJECT_FENCE,
 	RT_OBJECT_DOORBELL,
+	RT_OBJECT_ALLOCATION,
 };
 
 /* Packets of command buffers and rings: 32 bytes, as a UMD would lay them out. */
@@ -226,6 +227,32 @@ struct os_waiter;
 struct os_device;
 struct os_km_buffer;
 struct os_hwqueue;
+
+/*
+ * A video memory allocation of a device (os/allocation.c; docs/runtime.md "Residency as
+ * built"): today only the ring buffer and ring buffer control of user-mode queues (RES-01 to
+ * RES-06). It lives while it has references — the UMD's handle, the HWQueue that runs from it,
+ * each doorbell that names it (RES-03) — and the storage goes with the last. Eviction only
+ * clears the resident flag: the storage, which is the CPU's and the GPU's view alike, stays
+ * (RES-05). The OS changes it under its lock; the GPU only reads is_resident (its assertion).
+ */
+struct os_allocation {
+	fsr_handle handle;
+	struct os_device *device;
+	uint32_t process_id;
+	uint64_t size_bytes;
+	void *storage;
+	_Atomic bool is_resident;
+	uint32_t refs;
+	bool has_umd_handle; /* the UMD has not freed it (fsr_allocation_destroy) */
+	struct os_allocation *next_in_device;
+};
+
+/* The ring buffer control allocation's content: the queue's write and read pointers. */
+struct rt_ring_control {
+	_Atomic uint64_t write_ptr_bytes;
+	_Atomic uint64_t read_ptr_bytes;
+};
 
 /*
  * A hardware context (one engine of a device). Shared by pointer like a HWQueue: the OS's part
@@ -296,11 +323,15 @@ struct os_hwqueue {
 	uint64_t *dropped;                  /* values of buffers dropped unsubmitted (HPF-01) */
 	size_t dropped_count;
 	bool is_abandoned;
-	/* user mode: ring buffer and ring buffer control */
+	/*
+	 * user mode: ring buffer and ring buffer control, the storage of two allocations the
+	 * queue holds a reference on (NULL in kernel mode)
+	 */
+	struct os_allocation *ring_allocation;
+	struct os_allocation *ring_control_allocation;
 	struct hw_packet *ring;
 	uint32_t ring_entries;
-	_Atomic uint64_t write_ptr_bytes;
-	_Atomic uint64_t read_ptr_bytes;
+	struct rt_ring_control *control;
 	struct hw_fence_log logs[2]; /* indexed by enum fstp_log_type */
 	uint64_t umd_log_position[2];
 	uint64_t os_log_position[2]; /* what the OS has read up to (LOG-17) */
@@ -374,6 +405,9 @@ struct os_doorbell {
 	uint32_t kmd_physical;
 	uint64_t kmd_last_use; /* the last ConnectDoorbell or NotifyWorkSubmission (LRU) */
 	bool kmd_is_notify_kmd;
+	/* RES-03: the OS's references on the ring allocations, held while the doorbell lives */
+	struct os_allocation *ring_allocation;
+	struct os_allocation *ring_control_allocation;
 };
 
 /* ---- emulated GPU ------------------------------------------------------------------------ */
@@ -467,6 +501,19 @@ static inline bool
 rt_gpu_is_concurrent(const struct fsr_runtime *runtime)
 {
 	return runtime->clock.mode == FSR_CLOCK_REALTIME;
+}
+
+/*
+ * Whether the GPU may fetch from a user-mode queue's ring buffer and ring buffer control: both
+ * resident (the OS evicts them only once nothing can fetch: the D3 power-down suspends first).
+ * Freed they cannot be: the queue holds a reference on both for as long as it exists.
+ */
+static inline bool
+rt_queue_ring_is_resident(const struct os_hwqueue *queue)
+{
+	return atomic_load_explicit(&queue->ring_allocation->is_resident, memory_order_acquire) &&
+	       atomic_load_explicit(&queue->ring_control_allocation->is_resident,
+				    memory_order_acquire);
 }
 
 /* The ring slot at a byte offset of the ring buffer control's read or write pointer. */

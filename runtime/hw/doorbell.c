@@ -38,17 +38,21 @@ take_write_ptr(struct hw_engine *engine, struct os_hwqueue *queue)
 {
 	struct fsr_adapter *adapter = engine->adapter;
 	struct fsr_runtime *runtime = adapter->runtime;
+	uint64_t write_ptr;
+
+	/* The ring buffer control is read from video memory: it must be resident. */
+	FSR_ASSERT_PRE("gpu-fetch:ring-resident", rt_queue_ring_is_resident(queue));
 	/* Acquire: the slots the UMD wrote before its release of the write pointer (HPF-04). */
-	uint64_t write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire,
-					  RT_POINT_GPU_READ_WRITE_PTR);
+	write_ptr = rt_word_load(runtime, &queue->control->write_ptr_bytes, memory_order_acquire,
+				 RT_POINT_GPU_READ_WRITE_PTR);
 
 	if (write_ptr == queue->fetched_ptr)
 		return;
 	queue->fetched_ptr = write_ptr;
-	FSR_TRACE(
-	    runtime, fencescope_hw, ring_fetch, adapter->id, engine->id, queue->handle,
-	    rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE),
-	    write_ptr, hw_gpu_ts(adapter, rt_clock_now(runtime)));
+	FSR_TRACE(runtime, fencescope_hw, ring_fetch, adapter->id, engine->id, queue->handle,
+		  rt_word_load(runtime, &queue->control->read_ptr_bytes, memory_order_relaxed,
+			       RT_POINT_NONE),
+		  write_ptr, hw_gpu_ts(adapter, rt_clock_now(runtime)));
 }
 
 static void

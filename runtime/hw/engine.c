@@ -182,12 +182,13 @@ static bool
 queue_has_packets(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 {
 	/* A doorbell queue has, for the GPU, what the command processor took of it. */
-	uint64_t end = queue->is_fetch_gated ? queue->fetched_ptr
-					     : rt_word_load(runtime, &queue->write_ptr_bytes,
-							    memory_order_acquire, RT_POINT_NONE);
+	uint64_t end = queue->is_fetch_gated
+			   ? queue->fetched_ptr
+			   : rt_word_load(runtime, &queue->control->write_ptr_bytes,
+					  memory_order_acquire, RT_POINT_NONE);
 
-	return rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE) !=
-	       end;
+	return rt_word_load(runtime, &queue->control->read_ptr_bytes, memory_order_relaxed,
+			    RT_POINT_NONE) != end;
 }
 
 /*
@@ -206,10 +207,10 @@ queue_is_blocked(struct hw_engine *engine, struct os_hwqueue *queue)
 	if (!queue->is_wait_observed)
 		return false;
 	/* run_queue stops with the read pointer on the wait it observed. */
-	wait = rt_ring_read(
-	    runtime, queue,
-	    rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE),
-	    RT_POINT_NONE);
+	wait = rt_ring_read(runtime, queue,
+			    rt_word_load(runtime, &queue->control->read_ptr_bytes,
+					 memory_order_relaxed, RT_POINT_NONE),
+			    RT_POINT_NONE);
 	fence = fence_at(&wait);
 	FSR_ASSERT_PRE("engine-is-idle:observed-wait-at-head",
 		       wait.type == HW_PACKET_WAIT && fence);
@@ -497,22 +498,19 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	struct fsr_adapter *adapter = engine->adapter;
 	struct fsr_runtime *runtime = adapter->runtime;
 	/* The GPU's own read pointer; the write pointer acquires the UMD's slots (HPF-04). */
-	uint64_t read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed,
-					 RT_POINT_GPU_READ_READ_PTR);
+	uint64_t read_ptr = rt_word_load(runtime, &queue->control->read_ptr_bytes,
+					 memory_order_relaxed, RT_POINT_GPU_READ_READ_PTR);
 	/*
 	 * A queue with a doorbell runs up to what the command processor took (hw/doorbell.c,
 	 * UMS-13); one without is polled (the write pointer, as the global model's scan).
 	 */
 	uint64_t write_ptr = queue->is_fetch_gated
 				 ? queue->fetched_ptr
-				 : rt_word_load(runtime, &queue->write_ptr_bytes,
+				 : rt_word_load(runtime, &queue->control->write_ptr_bytes,
 						memory_order_acquire, RT_POINT_GPU_READ_WRITE_PTR);
 	enum run_result result = RUN_EMPTY;
 
 	engine->running_queue = queue;
-	/* TRM-05: the GPU never runs from a freed ring (its context is suspended first). */
-	FSR_ASSERT_PRE("gpu-run-queue:ring-resident",
-		       read_ptr == write_ptr || queue->hw_is_suspended || queue->ring);
 	/* SUS-01, SUS-03: a suspended queue runs nothing; one suspended meanwhile stops here. */
 	while (read_ptr != write_ptr && !queue->hw_is_suspended) {
 		struct hw_packet slot =
@@ -523,6 +521,12 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 		struct fsr_fence *fence;
 		uint64_t gpu_ts;
 
+		/*
+		 * The hardware never fetches from a ring that is not resident (RES-05), nor from
+		 * a freed one: the queue holds its ring allocations until it leaves the engine, and
+		 * an abnormal termination suspends its context first (TRM-05).
+		 */
+		FSR_ASSERT_PRE("gpu-fetch:ring-resident", rt_queue_ring_is_resident(queue));
 		/* Waits, signals and progress writes are followed by a log instruction (LOG-05). */
 		if (slot.type == HW_PACKET_WAIT || slot.type == HW_PACKET_SIGNAL ||
 		    slot.type == HW_PACKET_PROGRESS)
@@ -602,11 +606,11 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			break;
 		}
 		/* Release: the UMD that sees the slot free sees it read (ring reuse). */
-		rt_word_store(runtime, &queue->read_ptr_bytes, read_ptr, memory_order_release,
-			      RT_POINT_GPU_WRITE_READ_PTR);
+		rt_word_store(runtime, &queue->control->read_ptr_bytes, read_ptr,
+			      memory_order_release, RT_POINT_GPU_WRITE_READ_PTR);
 	}
 end:
-	rt_word_store(runtime, &queue->read_ptr_bytes, read_ptr, memory_order_release,
+	rt_word_store(runtime, &queue->control->read_ptr_bytes, read_ptr, memory_order_release,
 		      RT_POINT_GPU_WRITE_READ_PTR);
 	engine->running_queue = NULL;
 	return result;
@@ -623,7 +627,7 @@ finish_busy(struct hw_engine *engine)
 	if (engine->busy_queue) {
 		struct os_hwqueue *queue = engine->busy_queue;
 
-		rt_word_fetch_add(adapter->runtime, &queue->read_ptr_bytes,
+		rt_word_fetch_add(adapter->runtime, &queue->control->read_ptr_bytes,
 				  sizeof(struct hw_packet), memory_order_release,
 				  RT_POINT_GPU_WRITE_READ_PTR);
 		engine->busy_queue = NULL;

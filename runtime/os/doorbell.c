@@ -190,6 +190,9 @@ os_doorbell_destroy(struct os_hwqueue *queue)
 	FSR_TRACE(adapter->runtime, fencescope_kmd, doorbell_destroy, queue->process->id,
 		  queue->handle, doorbell->handle);
 	queue->doorbell = NULL;
+	/* RES-02: the ring allocations are not freed here; they live on while referenced. */
+	os_allocation_unref(doorbell->ring_allocation);
+	os_allocation_unref(doorbell->ring_control_allocation);
 	free(doorbell);
 }
 
@@ -215,8 +218,31 @@ lookup_user_queue(struct fsr_process *process, fsr_handle handle, const char *ca
 	return FSR_OK;
 }
 
+/*
+ * CreateDoorbell's ring allocations: the queue's own (0 and 0 name them), resident (RES-01,
+ * the project's interpretation: refused, not trusted).
+ */
+static fsr_status
+check_ring_allocations(struct fsr_process *process, struct os_hwqueue *queue,
+		       fsr_handle ring_handle, fsr_handle control_handle)
+{
+	struct os_allocation *ring = queue->ring_allocation;
+	struct os_allocation *control = queue->ring_control_allocation;
+
+	if (ring_handle || control_handle) {
+		if (os_allocation_lookup(process, ring_handle, &ring) != FSR_OK ||
+		    os_allocation_lookup(process, control_handle, &control) != FSR_OK ||
+		    ring != queue->ring_allocation || control != queue->ring_control_allocation)
+			return FSR_ERR_INVALID_ARGUMENT;
+	}
+	if (!os_allocation_is_resident(ring) || !os_allocation_is_resident(control))
+		return FSR_ERR_BAD_STATE;
+	return FSR_OK;
+}
+
 fsr_status
-fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue)
+fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue, fsr_handle ring_allocation,
+		    fsr_handle ring_control_allocation)
 {
 	struct fsr_runtime *runtime;
 	struct os_hwqueue *queue;
@@ -236,6 +262,11 @@ fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue)
 		    rt_refuse(runtime, process->id, "CreateDoorbell", hwqueue, FSR_ERR_DEVICE_LOST);
 		goto end;
 	}
+	status = check_ring_allocations(process, queue, ring_allocation, ring_control_allocation);
+	if (status != FSR_OK) {
+		rt_refuse(runtime, process->id, "CreateDoorbell", hwqueue, status);
+		goto end;
+	}
 	doorbell = calloc(1, sizeof(*doorbell));
 	if (!doorbell) {
 		status = rt_refuse(runtime, process->id, "CreateDoorbell", hwqueue,
@@ -244,6 +275,11 @@ fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue)
 	}
 	doorbell->handle = rt_new_kernel_handle(runtime, RT_OBJECT_DOORBELL);
 	doorbell->queue = queue;
+	/* RES-03: the OS's references, held while the doorbell lives. */
+	doorbell->ring_allocation = queue->ring_allocation;
+	doorbell->ring_control_allocation = queue->ring_control_allocation;
+	os_allocation_ref(doorbell->ring_allocation);
+	os_allocation_ref(doorbell->ring_control_allocation);
 	/* UMS-08, UMS-09: status RETRY, mapped on the dummy page, no physical doorbell. */
 	atomic_init(&doorbell->status, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
 	atomic_init(&doorbell->dummy_page.word, 0);

@@ -53,9 +53,10 @@ struct os_device {
 	struct fsr_process *process;
 	struct fsr_adapter *adapter;
 	struct os_context *contexts;
-	struct fsr_fence *fences; /* created on this device */
-	bool is_lost;             /* device loss (UMS-16): its doorbells are ABORT for good */
-	bool is_in_error;         /* abnormal termination (TRM-03) */
+	struct fsr_fence *fences;          /* created on this device */
+	struct os_allocation *allocations; /* alive (RES-04: freed with the device) */
+	bool is_lost;                      /* device loss (UMS-16): its doorbells are ABORT for good */
+	bool is_in_error;                  /* abnormal termination (TRM-03) */
 	struct os_device *next_in_process;
 };
 
@@ -96,6 +97,26 @@ fsr_status os_kmt_destroy_dead_hwqueue(struct fsr_process *process, fsr_handle h
 /* SubmitCommand of a kernel-mode queue: the buffer (packets, now the OS's) joins its queue. */
 fsr_status os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
 				 uint64_t progress_value, struct hw_packet *packets, size_t count);
+
+/* ---- allocations (allocation.c) ---------------------------------------------------------- */
+
+/*
+ * A new allocation of `device` with one reference (its creator's: the UMD's handle or the OS's
+ * own), resident or not; allocation_create (and allocation_residency when resident).
+ */
+fsr_status os_allocation_new(struct os_device *device, uint64_t size_bytes, bool is_resident,
+			     struct os_allocation **allocation);
+void os_allocation_ref(struct os_allocation *allocation);
+/* Drops a reference; the last one frees the storage (allocation_destroy). */
+void os_allocation_unref(struct os_allocation *allocation);
+/* Makes resident or evicts (the D3 power-down, its wake): only the flag moves (RES-05). */
+void os_allocation_set_resident(struct os_allocation *allocation, bool is_resident);
+bool os_allocation_is_resident(const struct os_allocation *allocation);
+/* An allocation handle of `process` (no call_failed: the caller refuses). */
+fsr_status os_allocation_lookup(struct fsr_process *process, fsr_handle handle,
+				struct os_allocation **allocation);
+/* RES-04: at device destruction, after its queues: the allocations the UMD did not free. */
+void os_device_free_allocations(struct os_device *device);
 
 /* ---- adapters (adapter.c) ----------------------------------------------------------------- */
 

@@ -121,6 +121,7 @@ fsr_device_destroy(struct fsr_process *process, fsr_handle device_handle)
 			break;
 		}
 	}
+	os_device_free_allocations(device); /* RES-04 */
 	FSR_TRACE(runtime, fencescope_os, device_destroy, process->id, device->adapter->id,
 		  device->handle);
 	remove_object(process, device_handle);
@@ -423,6 +424,60 @@ os_grow_logs_for_tracing(struct fsr_runtime *runtime)
 	runtime->are_logs_grown_for_tracing = are_all_grown;
 }
 
+/*
+ * A user-mode queue's ring buffer and ring buffer control, each with a reference for the queue:
+ * the UMD's (resident, RES-01, of the device, big enough), or two the OS makes itself.
+ */
+static fsr_status
+user_ring_allocations(struct fsr_process *process, struct os_device *device,
+		      const struct fsr_hwqueue_config *config, struct os_allocation **ring,
+		      struct os_allocation **ring_control)
+{
+	uint64_t ring_bytes;
+	fsr_status status;
+
+	if (!config->ring_allocation && !config->ring_control_allocation) {
+		ring_bytes =
+		    config->ring_size_bytes ? config->ring_size_bytes : OS_DEFAULT_RING_BYTES;
+		if (ring_bytes % sizeof(struct hw_packet) != 0 ||
+		    ring_bytes < 8 * sizeof(struct hw_packet))
+			return FSR_ERR_INVALID_ARGUMENT;
+		status = os_allocation_new(device, ring_bytes, true, ring);
+		if (status != FSR_OK)
+			return status;
+		status =
+		    os_allocation_new(device, sizeof(struct rt_ring_control), true, ring_control);
+		if (status != FSR_OK) {
+			os_allocation_unref(*ring);
+			*ring = NULL;
+		}
+		return status;
+	}
+	if (os_allocation_lookup(process, config->ring_allocation, ring) != FSR_OK ||
+	    os_allocation_lookup(process, config->ring_control_allocation, ring_control) !=
+		FSR_OK ||
+	    *ring == *ring_control || (*ring)->device != device ||
+	    (*ring_control)->device != device) {
+		*ring = *ring_control = NULL;
+		return FSR_ERR_INVALID_ARGUMENT;
+	}
+	ring_bytes = (*ring)->size_bytes;
+	if (ring_bytes % sizeof(struct hw_packet) != 0 ||
+	    ring_bytes < 8 * sizeof(struct hw_packet) || ring_bytes > UINT32_MAX ||
+	    (*ring_control)->size_bytes < sizeof(struct rt_ring_control)) {
+		*ring = *ring_control = NULL;
+		return FSR_ERR_INVALID_ARGUMENT;
+	}
+	/* RES-01: the queue runs from them at once. */
+	if (!os_allocation_is_resident(*ring) || !os_allocation_is_resident(*ring_control)) {
+		*ring = *ring_control = NULL;
+		return FSR_ERR_BAD_STATE;
+	}
+	os_allocation_ref(*ring);
+	os_allocation_ref(*ring_control);
+	return FSR_OK;
+}
+
 fsr_status
 fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 		   const struct fsr_hwqueue_config *config, fsr_handle *hwqueue_handle)
@@ -431,6 +486,8 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	struct os_hwqueue *queue = NULL;
 	struct rt_object *object;
 	struct os_context *context;
+	struct os_allocation *ring = NULL;
+	struct os_allocation *ring_control = NULL;
 	uint32_t ring_bytes = 0;
 	fsr_status status;
 
@@ -460,18 +517,23 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 			status = FSR_ERR_DEVICE_LOST;
 			goto refuse;
 		}
-		ring_bytes =
-		    config->ring_size_bytes ? config->ring_size_bytes : OS_DEFAULT_RING_BYTES;
-		if (ring_bytes % sizeof(struct hw_packet) != 0 ||
-		    ring_bytes < 8 * sizeof(struct hw_packet)) {
-			status = FSR_ERR_INVALID_ARGUMENT;
+		status =
+		    user_ring_allocations(process, context->device, config, &ring, &ring_control);
+		if (status != FSR_OK)
 			goto refuse;
-		}
+		ring_bytes = (uint32_t) ring->size_bytes;
 	}
 	queue = calloc(1, sizeof(*queue));
-	if (!queue || (ring_bytes && !(queue->ring = calloc(1, ring_bytes)))) {
+	if (!queue) {
 		status = FSR_ERR_NO_RESOURCES;
 		goto refuse;
+	}
+	if (ring) {
+		queue->ring_allocation = ring;
+		queue->ring_control_allocation = ring_control;
+		queue->ring = ring->storage;
+		queue->control = ring_control->storage;
+		ring = ring_control = NULL; /* the queue's references now */
 	}
 	queue->handle = rt_new_kernel_handle(runtime, RT_OBJECT_HWQUEUE);
 	queue->process = process;
@@ -481,8 +543,11 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	queue->mode = config->mode;
 	queue->ring_entries = ring_bytes / sizeof(struct hw_packet);
 	atomic_init(&queue->last_queued_value, 0);
-	atomic_init(&queue->write_ptr_bytes, 0);
-	atomic_init(&queue->read_ptr_bytes, 0);
+	if (queue->control) {
+		/* A new queue's ring starts empty, whatever the allocation held. */
+		atomic_store(&queue->control->write_ptr_bytes, 0);
+		atomic_store(&queue->control->read_ptr_bytes, 0);
+	}
 	status = os_fence_new(context->device, 0, false, &queue->progress_fence);
 	if (status != FSR_OK)
 		goto refuse;
@@ -516,8 +581,15 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	goto end;
 refuse:
 	if (queue) {
-		free(queue->ring);
+		if (queue->ring_allocation) {
+			os_allocation_unref(queue->ring_allocation);
+			os_allocation_unref(queue->ring_control_allocation);
+		}
 		free(queue);
+	}
+	if (ring) {
+		os_allocation_unref(ring);
+		os_allocation_unref(ring_control);
 	}
 	rt_refuse(runtime, process->id, "CreateHwQueue", context_handle, status);
 end:
@@ -615,30 +687,36 @@ retire_km_waiter(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 }
 
 /*
- * The ring allocations go (TRM-01, TRM-03): abandoned packets (TRM-04) still hold their fences
- * and let them go; the GPU must not read the ring any more — it is idle on it (normal
- * termination) or the queue's context is suspended (abnormal), and it asserts so (TRM-05).
+ * The queue's ring allocations go (TRM-01, TRM-03): abandoned packets (TRM-04) still hold their
+ * fences and let them go, then the queue's references on the two allocations drop (the storage
+ * lives on while the UMD or a doorbell holds one, RES-02; the device's destruction frees what the
+ * UMD left, RES-04, TRM-06). After DxgkDdiDestroyHwQueue: the engine reads the ring control
+ * word of every queue on its list, so the allocations outlive the queue's place there.
  */
 static void
-free_ring(struct os_hwqueue *queue)
+release_ring(struct os_hwqueue *queue)
 {
 	struct fsr_runtime *runtime = queue->adapter->runtime;
 	uint64_t read_ptr;
 	uint64_t write_ptr;
 
-	if (!queue->ring)
+	if (!queue->ring_allocation)
 		return;
-	read_ptr =
-	    rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_acquire, RT_POINT_NONE);
-	write_ptr =
-	    rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire, RT_POINT_NONE);
+	read_ptr = rt_word_load(runtime, &queue->control->read_ptr_bytes, memory_order_acquire,
+				RT_POINT_NONE);
+	write_ptr = rt_word_load(runtime, &queue->control->write_ptr_bytes, memory_order_acquire,
+				 RT_POINT_NONE);
 	for (; read_ptr != write_ptr; read_ptr += sizeof(struct hw_packet)) {
 		struct hw_packet packet = rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
 
 		unref_packet_fences(runtime, &packet);
 	}
-	free(queue->ring);
+	os_allocation_unref(queue->ring_allocation);
+	os_allocation_unref(queue->ring_control_allocation);
+	queue->ring_allocation = NULL;
+	queue->ring_control_allocation = NULL;
 	queue->ring = NULL;
+	queue->control = NULL;
 }
 
 void
@@ -647,7 +725,7 @@ os_hwqueue_free(struct os_hwqueue *queue)
 	struct fsr_runtime *runtime = queue->adapter->runtime;
 
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
-		free_ring(queue);
+		release_ring(queue);
 		for (int type = 0; type < 2; type++)
 			rt_fence_log_free(&queue->logs[type]);
 	}
@@ -686,10 +764,10 @@ static void
 salvage_ring(struct os_hwqueue *queue, struct os_ring_salvage *salvage)
 {
 	struct fsr_runtime *runtime = queue->adapter->runtime;
-	uint64_t read_ptr =
-	    rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_acquire, RT_POINT_NONE);
-	uint64_t write_ptr =
-	    rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire, RT_POINT_NONE);
+	uint64_t read_ptr = rt_word_load(runtime, &queue->control->read_ptr_bytes,
+					 memory_order_acquire, RT_POINT_NONE);
+	uint64_t write_ptr = rt_word_load(runtime, &queue->control->write_ptr_bytes,
+					  memory_order_acquire, RT_POINT_NONE);
 	size_t count = (size_t) ((write_ptr - read_ptr) / sizeof(struct hw_packet));
 
 	*salvage = (struct os_ring_salvage){0};
@@ -702,8 +780,8 @@ salvage_ring(struct os_hwqueue *queue, struct os_ring_salvage *salvage)
 		salvage->packets[i] = rt_ring_read(
 		    runtime, queue, read_ptr + i * sizeof(struct hw_packet), RT_POINT_NONE);
 	salvage->count = count;
-	/* Nothing left for free_ring to let go: the references are the salvage's now. */
-	rt_word_store(runtime, &queue->read_ptr_bytes, write_ptr, memory_order_release,
+	/* Nothing left for release_ring to let go: the references are the salvage's now. */
+	rt_word_store(runtime, &queue->control->read_ptr_bytes, write_ptr, memory_order_release,
 		      RT_POINT_NONE);
 }
 
@@ -714,6 +792,7 @@ os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_qu
 	struct fsr_runtime *runtime = process->runtime;
 	bool is_termination = how != OS_QUEUE_DESTROY;
 	fsr_handle handle = queue->handle;
+	uint64_t completed;
 
 	if (how == OS_QUEUE_TERMINATE_ABNORMAL)
 		queue->is_abandoned = true; /* TRM-04: no wait; what is queued is abandoned */
@@ -774,16 +853,12 @@ os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_qu
 		rt_unlock(runtime);
 		rt_lock(runtime);
 	}
-	/* TRM-01: then DestroyDoorbell, the ring allocations, and DestroyHwQueue. */
+	/*
+	 * TRM-01, TRM-03: then DestroyDoorbell (the doorbell's references on the ring allocations
+	 * go), DestroyHwQueue, and the queue's own references (release_ring, in os_hwqueue_free).
+	 */
 	if (queue->doorbell)
 		os_doorbell_destroy(queue); /* disconnected already: DxgkDdiDestroyDoorbell only */
-	/*
-	 * The ring goes before the queue leaves its engine when the GPU is done with it: idle
-	 * after the wait (TRM-01) or its context suspended (TRM-03, TRM-05). An abandoned queue
-	 * that may still be running (a dead doorbell's) leaves the engine first.
-	 */
-	if (is_termination && (!queue->is_abandoned || os_context_is_suspended(queue->context)))
-		free_ring(queue);
 	/* Interrupts not handled yet must not name the queue once it is gone. */
 	for (struct hw_interrupt *i = runtime->interrupts_head; i; i = i->next) {
 		if (i->queue == queue)
@@ -821,11 +896,12 @@ os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_qu
 	FSR_TRACE(runtime, fencescope_os, hwqueue_destroy, process->id, queue->handle,
 		  rt_queue_last_queued(queue, RT_POINT_NONE),
 		  rt_fence_current(queue->progress_fence, RT_POINT_NONE));
-	if (is_termination)
-		termination_step(queue, FSTP_TERMINATION_STEP_DESTROY,
-				 rt_fence_current(queue->progress_fence, RT_POINT_NONE));
+	completed = rt_fence_current(queue->progress_fence, RT_POINT_NONE);
 	remove_object(process, handle);
-	os_hwqueue_free(queue);
+	os_hwqueue_free(queue); /* the queue's references on its ring allocations go */
+	if (is_termination)
+		FSR_TRACE(runtime, fencescope_os, termination_step, process->id, handle,
+			  (int) FSTP_TERMINATION_STEP_DESTROY, completed);
 }
 
 static bool

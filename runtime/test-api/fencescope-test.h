@@ -66,4 +66,12 @@ FSR_TEST_API fsr_status fsr_test_doorbell_connect_locked(struct fsr_process *pro
 							 fsr_handle hwqueue,
 							 enum fsr_doorbell_status *status);
 
+/*
+ * Evicts an allocation of `process` as the D3 power-down does (RES-05): its resident
+ * flag clears (allocation_residency), its storage and the UMD's view of it stay. Tests only: the
+ * OS evicts on its own only for power; an engine that fetches from it asserts.
+ */
+FSR_TEST_API fsr_status fsr_test_allocation_evict(struct fsr_process *process,
+						  fsr_handle allocation);
+
 #endif /* FENCESCOPE_TEST_API_H */

@@ -464,10 +464,10 @@ write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progr
 {
 	struct fsr_runtime *runtime = process->runtime;
 	/* The UMD's own write pointer; acquire the GPU's read pointer before reusing slots. */
-	uint64_t write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_relaxed,
-					  RT_POINT_UMD_READ_WRITE_PTR);
-	uint64_t read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_acquire,
-					 RT_POINT_UMD_READ_READ_PTR);
+	uint64_t write_ptr = rt_word_load(runtime, &queue->control->write_ptr_bytes,
+					  memory_order_relaxed, RT_POINT_UMD_READ_WRITE_PTR);
+	uint64_t read_ptr = rt_word_load(runtime, &queue->control->read_ptr_bytes,
+					 memory_order_acquire, RT_POINT_UMD_READ_READ_PTR);
 	uint64_t size = count * sizeof(struct hw_packet);
 
 	if (write_ptr - read_ptr + size > (uint64_t) queue->ring_entries * sizeof(struct hw_packet))
@@ -482,8 +482,8 @@ write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progr
 	 */
 	rt_word_store(runtime, &queue->last_queued_value, progress_value, memory_order_release,
 		      RT_POINT_UMD_WRITE_LAST_QUEUED);
-	rt_word_store(runtime, &queue->write_ptr_bytes, write_ptr + size, memory_order_release,
-		      RT_POINT_UMD_WRITE_WRITE_PTR);
+	rt_word_store(runtime, &queue->control->write_ptr_bytes, write_ptr + size,
+		      memory_order_release, RT_POINT_UMD_WRITE_WRITE_PTR);
 	FSR_TRACE(runtime, fencescope_umd, ring_write, process->id, queue->handle, progress_value,
 		  write_ptr + size, (uint32_t) size);
 	if (queue->doorbell) {

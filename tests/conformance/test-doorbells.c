@@ -34,7 +34,7 @@ setup_two_doorbells(void)
 	fsc_setup_with(&runtime_config, &config);
 	for (uint32_t i = 0; i < QUEUES; i++) {
 		queues[i] = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
-		cr_assert_eq(fsr_doorbell_create(fx.process, queues[i]), FSR_OK);
+		cr_assert_eq(fsr_doorbell_create(fx.process, queues[i], 0, 0), FSR_OK);
 	}
 }
 

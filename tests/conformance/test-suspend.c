@@ -29,7 +29,7 @@ setup_suspend(void)
 	config.physical_doorbells = 4;
 	fsc_setup_with(&runtime_config, &config);
 	um_queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
-	cr_assert_eq(fsr_doorbell_create(fx.process, um_queue), FSR_OK);
+	cr_assert_eq(fsr_doorbell_create(fx.process, um_queue, 0, 0), FSR_OK);
 	km_queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
 	fence = fst_fence_new(fx.process, fx.device, 0);
 	/* Both have run once: the doorbell is connected. */

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <fencescope/runtime.h>
 
@@ -52,6 +53,13 @@ struct doorbell_run {
 	uint32_t steals;
 	_Atomic uint32_t failures;
 	pthread_barrier_t start; /* the threads submit together, so that their rings race */
+	/* suspend and resume racing the submissions (SUS-01, SUS-03, SUS-05): context 0's */
+	bool is_suspending;
+	fsr_handle contexts[2];
+	bool is_suspended;        /* from context_suspend until the suspender resumes */
+	_Atomic bool is_resuming; /* the suspender is about to call fsr_context_resume */
+	uint32_t suspensions;
+	uint32_t ran_while_suspended; /* packet_start or packet_end of context 0 meanwhile */
 };
 
 static uint32_t
@@ -70,6 +78,20 @@ tap(void *user_data, const char *name, const uint64_t *fields, uint32_t field_co
 
 	(void) field_count;
 	pthread_mutex_lock(&run->lock);
+	if (strcmp(name, "fencescope_kmd:context_suspend") == 0 && fields[1] == run->contexts[0]) {
+		run->is_suspended = true;
+		run->suspensions++;
+	} else if (strcmp(name, "fencescope_kmd:context_resume") == 0) {
+		run->is_suspended = false;
+	} else if ((strcmp(name, "fencescope_hw:packet_start") == 0 ||
+		    strcmp(name, "fencescope_hw:packet_end") == 0) &&
+		   run->is_suspended && !atomic_load(&run->is_resuming)) {
+		uint32_t q = queue_index(run, fields[2]);
+
+		/* Queues alternate between the contexts: the even ones are context 0's. */
+		if (q != UINT32_MAX && q % 2 == 0)
+			run->ran_while_suspended++;
+	}
 	if (strcmp(name, "fencescope_hw:packet_end") == 0) {
 		uint32_t q = queue_index(run, fields[2]);
 
@@ -135,20 +157,42 @@ run_worker(void *data)
 	return NULL;
 }
 
+/* Suspends and resumes context 0 while the workers submit (SUS-01, SUS-03, SUS-05). */
+static void *
+run_suspender(void *data)
+{
+	struct doorbell_run *run = data;
+	struct timespec pause = {.tv_nsec = 20000};
+
+	for (uint32_t i = 0; i < 200; i++) {
+		if (fsr_context_suspend(run->process, run->contexts[0]) != FSR_OK)
+			atomic_fetch_add(&run->failures, 1);
+		nanosleep(&pause, NULL);
+		atomic_store(&run->is_resuming, true);
+		if (fsr_context_resume(run->process, run->contexts[0]) != FSR_OK)
+			atomic_fetch_add(&run->failures, 1);
+		atomic_store(&run->is_resuming, false);
+		nanosleep(&pause, NULL);
+	}
+	return NULL;
+}
+
 static void
 run_doorbells(enum fsr_doorbell_model model, uint32_t physical, uint32_t queues, uint32_t threads,
-	      uint32_t buffers)
+	      uint32_t buffers, bool is_suspending)
 {
 	struct fsr_runtime_config config = {.clock_mode = FSR_CLOCK_REALTIME, .seed = 11};
 	struct fsr_adapter_config adapter_config;
 	struct doorbell_run run = {.queue_count = queues,
 				   .threads = threads,
 				   .buffers = buffers,
-				   .is_global = model == FSR_DOORBELL_GLOBAL};
+				   .is_global = model == FSR_DOORBELL_GLOBAL,
+				   .is_suspending = is_suspending};
+	pthread_t suspender;
 	struct worker workers[MAX_QUEUES];
 	pthread_t ids[MAX_QUEUES];
 	fsr_handle device;
-	fsr_handle contexts[2];
+	fsr_handle *contexts = run.contexts;
 	uint32_t adapter;
 
 	pthread_mutex_init(&run.lock, NULL);
@@ -168,15 +212,19 @@ run_doorbells(enum fsr_doorbell_model model, uint32_t physical, uint32_t queues,
 
 		SETUP(fsr_hwqueue_create(run.process, contexts[q % 2], &queue_config,
 					 &run.queues[q]));
-		SETUP(fsr_doorbell_create(run.process, run.queues[q]));
+		SETUP(fsr_doorbell_create(run.process, run.queues[q], 0, 0));
 	}
 	for (uint32_t t = 0; t < threads; t++) {
 		workers[t] = (struct worker){.run = &run, .index = t};
 		if (pthread_create(&ids[t], NULL, run_worker, &workers[t]) != 0)
 			abort();
 	}
+	if (is_suspending && pthread_create(&suspender, NULL, run_suspender, &run) != 0)
+		abort();
 	for (uint32_t t = 0; t < threads; t++)
 		pthread_join(ids[t], NULL);
+	if (is_suspending)
+		pthread_join(suspender, NULL);
 	SETUP(fsr_runtime_run_until_idle(run.runtime));
 
 	CHECK(atomic_load(&run.failures) == 0, "%u submissions or waits failed",
@@ -194,8 +242,13 @@ run_doorbells(enum fsr_doorbell_model model, uint32_t physical, uint32_t queues,
 		CHECK(run.max_connected <= physical, "%u connected at once", run.max_connected);
 		CHECK(run.steals > 0, "no steal with %u queues on %u doorbells", queues, physical);
 	}
-	printf("# %u queues, %u threads, %u buffers each: %u steals\n", queues, threads, buffers,
-	       run.steals);
+	if (is_suspending) {
+		CHECK(run.suspensions == 200, "%u suspensions", run.suspensions);
+		CHECK(run.ran_while_suspended == 0, "%u packets of context 0 ran while suspended",
+		      run.ran_while_suspended);
+	}
+	printf("# %u queues, %u threads, %u buffers each: %u steals, %u suspensions\n", queues,
+	       threads, buffers, run.steals, run.suspensions);
 	pthread_mutex_unlock(&run.lock);
 	fsr_runtime_set_event_tap(run.runtime, NULL, NULL);
 	fsr_runtime_destroy(run.runtime);
@@ -341,7 +394,7 @@ run_device_loss(void)
 
 		SETUP(fsr_hwqueue_create(run.process, contexts[q % 2], &queue_config,
 					 &run.queues[q]));
-		SETUP(fsr_doorbell_create(run.process, run.queues[q]));
+		SETUP(fsr_doorbell_create(run.process, run.queues[q], 0, 0));
 		SETUP(fsr_fence_create(run.process, run.device, 0, 0, &run.fences[q], &global));
 		run.globals[q] = global;
 	}
@@ -377,18 +430,21 @@ main(void)
 {
 	int before;
 
-	printf("1..3\n");
-	run_doorbells(FSR_DOORBELL_DEDICATED, 2, 5, 5, 400);
+	printf("1..4\n");
+	run_doorbells(FSR_DOORBELL_DEDICATED, 2, 5, 5, 400, false);
 	printf("%s 1 - ums_21_ums_22_steal_ids_two_doorbells_five_queues_in_realtime\n",
 	       failed_checks ? "not ok" : "ok");
 	before = failed_checks;
-	run_doorbells(FSR_DOORBELL_GLOBAL, 1, 64, 4, 40);
+	run_doorbells(FSR_DOORBELL_GLOBAL, 1, 64, 4, 40, false);
 	printf("%s 2 - ums_18_global_doorbell_64_queues_in_realtime\n",
 	       failed_checks > before ? "not ok" : "ok");
 	before = failed_checks;
+	run_doorbells(FSR_DOORBELL_DEDICATED, 2, 5, 5, 400, true);
+	printf("%s 3 - sus_01_sus_03_sus_05_suspend_and_resume_racing_steals_in_realtime\n",
+	       failed_checks > before ? "not ok" : "ok");
+	before = failed_checks;
 	run_device_loss();
-	printf(
-	    "%s 3 - ums_16_device_loss_and_fall_back_in_realtime_lose_no_buffer_run_none_twice\n",
-	    failed_checks > before ? "not ok" : "ok");
+	printf("%s 4 - ums_16_device_loss_and_fall_back_in_realtime_lose_no_buffer_run_none_twice\n",
+	       failed_checks > before ? "not ok" : "ok");
 	return failed_checks ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -193,7 +193,7 @@ make_queues(uint32_t count, bool both_engines)
 		fsr_handle context = both_engines && (i % 2) ? fx.context_compute : fx.context_3d;
 
 		db_log.queues[i] = fst_queue_new(fx.process, context, FSR_SUBMIT_USER_MODE);
-		cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[i]), FSR_OK);
+		cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[i], 0, 0), FSR_OK);
 	}
 	db_log.queue_count = count;
 }
@@ -314,7 +314,7 @@ Test(doorbell, ums_08_ums_09_ums_10_create_maps_the_dummy_page_with_retry_and_to
 	/* A third doorbell is created with both physical ones taken: nobody is disconnected. */
 	db_log.queues[2] = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	db_log.queue_count = 3;
-	cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[2]), FSR_OK);
+	cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[2], 0, 0), FSR_OK);
 	cr_assert_eq(fsr_doorbell_get_status(fx.process, db_log.queues[2], &status), FSR_OK);
 	cr_assert_eq(status, FSR_DOORBELL_DISCONNECTED_RETRY);
 	cr_assert_eq(db_log.victim_count, 0);
@@ -369,16 +369,16 @@ Test(doorbell, ums_11_doorbell_calls_are_refused_where_they_make_no_sense)
 
 	setup_doorbells(FSR_DOORBELL_DEDICATED, 2, 0, 0);
 	kernel_queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
-	cr_assert_eq(fsr_doorbell_create(fx.process, kernel_queue), FSR_ERR_NOT_SUPPORTED);
+	cr_assert_eq(fsr_doorbell_create(fx.process, kernel_queue, 0, 0), FSR_ERR_NOT_SUPPORTED);
 	make_queues(1, false);
-	cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[0]), FSR_ERR_BAD_STATE);
+	cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[0], 0, 0), FSR_ERR_BAD_STATE);
 	db_log.queues[1] = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	cr_assert_eq(fsr_doorbell_connect(fx.process, db_log.queues[1], &status),
 		     FSR_ERR_BAD_STATE);
 	cr_assert_eq(fsr_doorbell_destroy(fx.process, db_log.queues[1]), FSR_ERR_BAD_STATE);
 	cr_assert_eq(fsr_hwqueue_notify_work_submission(fx.process, db_log.queues[1], 1),
 		     FSR_ERR_BAD_STATE);
-	cr_assert_eq(fsr_doorbell_create(fx.process, 0x1234), FSR_ERR_INVALID_HANDLE);
+	cr_assert_eq(fsr_doorbell_create(fx.process, 0x1234, 0, 0), FSR_ERR_INVALID_HANDLE);
 }
 
 Test(doorbell, res_02_destroy_disconnects_and_the_queue_takes_no_more_work)
@@ -523,7 +523,7 @@ stale_ring_observer(struct fsr_runtime *runtime, const char *actor, enum rt_poin
 	(void) actor;
 	(void) data;
 	/* Never, at any point: B's command processor past B's write pointer. */
-	if (stale.b && stale.b->fetched_ptr > atomic_load(&stale.b->write_ptr_bytes))
+	if (stale.b && stale.b->fetched_ptr > atomic_load(&stale.b->control->write_ptr_bytes))
 		stale.fetch_past_write_ptr++;
 	if (!stale.is_armed || point != RT_POINT_UMD_RING_DOORBELL)
 		return;

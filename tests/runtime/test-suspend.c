@@ -143,7 +143,7 @@ our_queue(enum fsr_submission_mode mode)
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, mode);
 
 	if (mode == FSR_SUBMIT_USER_MODE)
-		cr_assert_eq(fsr_doorbell_create(fx.process, queue), FSR_OK);
+		cr_assert_eq(fsr_doorbell_create(fx.process, queue, 0, 0), FSR_OK);
 	sus_log.queues[sus_log.queue_count++] = queue;
 	return queue;
 }
@@ -166,7 +166,7 @@ Test(suspend, sus_01_sus_04_every_queue_of_the_context_leaves_the_list_and_comes
 	um[1] = our_queue(FSR_SUBMIT_USER_MODE);
 	km = our_queue(FSR_SUBMIT_KERNEL_MODE);
 	other = fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_USER_MODE);
-	cr_assert_eq(fsr_doorbell_create(fx.process, other), FSR_OK);
+	cr_assert_eq(fsr_doorbell_create(fx.process, other, 0, 0), FSR_OK);
 
 	cr_assert_eq(fsr_context_suspend(fx.process, fx.context_3d), FSR_OK);
 	cr_assert_eq(sus_log.suspends, 1);
@@ -224,6 +224,9 @@ Test(suspend, sus_02_doorbells_stay_connected_while_the_context_is_suspended)
 	fst_run_until_idle();
 	cr_assert_eq(doorbell_status(queue), FSR_DOORBELL_CONNECTED);
 	cr_assert_eq(sus_log.disconnects, 0);
+	/* Its ring allocations stay resident. */
+	cr_assert(atomic_load(&fst_borrow_queue(queue)->ring_allocation->is_resident));
+	cr_assert(atomic_load(&fst_borrow_queue(queue)->ring_control_allocation->is_resident));
 	cr_assert_eq(sus_log.rings, 1, "the ring went to the physical doorbell, no reconnect");
 	cr_assert_eq(fsr_context_resume(fx.process, fx.context_3d), FSR_OK);
 	cr_assert_eq(doorbell_status(queue), FSR_DOORBELL_CONNECTED);
@@ -356,7 +359,7 @@ Test(suspend, sus_06_suspended_queues_doorbell_is_victimized_and_reconnect_does_
 	setup_suspend(FSR_DOORBELL_DEDICATED, 1, 0);
 	queue = our_queue(FSR_SUBMIT_USER_MODE);
 	other = fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_USER_MODE);
-	cr_assert_eq(fsr_doorbell_create(fx.process, other), FSR_OK);
+	cr_assert_eq(fsr_doorbell_create(fx.process, other, 0, 0), FSR_OK);
 	fst_submit_work(fx.process, queue, 10);
 	fst_run_until_idle();
 	cr_assert_eq(fsr_context_suspend(fx.process, fx.context_3d), FSR_OK);

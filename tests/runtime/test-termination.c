@@ -79,7 +79,8 @@ tap(void *user_data, const char *name, const uint64_t *fields, uint32_t field_co
 		if (q >= 0 &&
 		    (fields[2] == FSTP_TERMINATION_STEP_WAIT_BEGIN ||
 		     fields[2] == FSTP_TERMINATION_STEP_WAIT_END) &&
-		    (!tl.queues[q]->ring || !tl.queues[q]->doorbell))
+		    (!tl.queues[q]->ring || !tl.queues[q]->doorbell ||
+		     !rt_queue_ring_is_resident(tl.queues[q])))
 			tl.ring_gone_while_waiting++;
 	}
 }
@@ -134,7 +135,7 @@ make_user_queues(uint32_t count)
 {
 	for (uint32_t i = 0; i < count; i++) {
 		tl.handles[i] = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
-		cr_assert_eq(fsr_doorbell_create(fx.process, tl.handles[i]), FSR_OK);
+		cr_assert_eq(fsr_doorbell_create(fx.process, tl.handles[i], 0, 0), FSR_OK);
 		tl.queues[i] = fst_borrow_queue(tl.handles[i]);
 	}
 }
@@ -172,11 +173,19 @@ count_between(size_t from, size_t to, const char *name, int field, uint64_t valu
 	return n;
 }
 
-/* TRM-06: nothing of the process is left on the GPU: no queue, no doorbell owner. */
+/*
+ * TRM-06: nothing of the process is left on the GPU — no queue, no doorbell owner — and every
+ * allocation made (the queues' ring buffer and ring control allocations) was destroyed.
+ */
 static void
 assert_nothing_left(void)
 {
 	struct fsr_adapter *adapter = fx.runtime->adapters[0];
+
+	cr_assert_gt(count_between(0, tl.count, "fencescope_os:allocation_create", -1, 0), 0);
+	cr_assert_eq(count_between(0, tl.count, "fencescope_os:allocation_destroy", -1, 0),
+		     count_between(0, tl.count, "fencescope_os:allocation_create", -1, 0),
+		     "TRM-06: a ring allocation of the terminated device remains");
 
 	for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
 		cr_assert_null(adapter->user_queues[e], "engine %u still has a user-mode queue", e);
@@ -333,7 +342,7 @@ Test(termination, ums_16_device_loss_aborts_every_doorbell_and_connect_answers_a
 	/* Another process: its queue connects on the doorbell the lost one let go. */
 	fst_rt_add_process("other", &other, &other_device, &other_context);
 	other_queue = fst_queue_new(other, other_context, FSR_SUBMIT_USER_MODE);
-	cr_assert_eq(fsr_doorbell_create(other, other_queue), FSR_OK);
+	cr_assert_eq(fsr_doorbell_create(other, other_queue, 0, 0), FSR_OK);
 	mark = tl.count;
 	fst_submit_work(other, other_queue, 10);
 	fst_run_until_idle();
@@ -443,7 +452,7 @@ Test(termination, trm_03_trm_04_trm_05_abnormal_termination_suspends_first_and_d
 		fsr_handle context = q < 2 ? fx.context_3d : fx.context_compute;
 
 		tl.handles[q] = fst_queue_new(fx.process, context, FSR_SUBMIT_USER_MODE);
-		cr_assert_eq(fsr_doorbell_create(fx.process, tl.handles[q]), FSR_OK);
+		cr_assert_eq(fsr_doorbell_create(fx.process, tl.handles[q], 0, 0), FSR_OK);
 		tl.queues[q] = fst_borrow_queue(tl.handles[q]);
 	}
 	for (int n = 0; n < 3; n++)
@@ -516,9 +525,9 @@ Test(termination, trm_07_another_process_sharing_a_fence_keeps_working_after_a_c
 	cr_assert_eq(fsr_fence_create(a, a_device, 0, FSR_FENCE_SHARED, &a_fence, &global), FSR_OK);
 	cr_assert_eq(fsr_fence_open(fx.process, fx.device, global, &b_fence), FSR_OK);
 	a_queue = fst_queue_new(a, a_context, FSR_SUBMIT_USER_MODE);
-	cr_assert_eq(fsr_doorbell_create(a, a_queue), FSR_OK);
+	cr_assert_eq(fsr_doorbell_create(a, a_queue, 0, 0), FSR_OK);
 	b_queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
-	cr_assert_eq(fsr_doorbell_create(fx.process, b_queue), FSR_OK);
+	cr_assert_eq(fsr_doorbell_create(fx.process, b_queue, 0, 0), FSR_OK);
 	/* A: signals 1, then blocks on 10 before it would signal 11. */
 	fst_submit_signal(a, a_queue, a_fence, 1);
 	fst_submit_wait(a, a_queue, a_fence, 10);

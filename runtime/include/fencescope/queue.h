@@ -68,6 +68,20 @@ FSR_API fsr_status fsr_context_destroy(struct fsr_process *process, fsr_handle c
 FSR_API fsr_status fsr_context_suspend(struct fsr_process *process, fsr_handle context);
 FSR_API fsr_status fsr_context_resume(struct fsr_process *process, fsr_handle context);
 
+/*
+ * Video memory allocations of a device (spec 000, RES-01 to RES-06): a user-mode queue's ring
+ * buffer and ring buffer control. Created not resident (allocation_create); the UMD makes it
+ * resident (allocation_residency) before it names it in fsr_hwqueue_create and
+ * fsr_doorbell_create (RES-01). fsr_allocation_destroy lets go of the UMD's handle; the storage
+ * lives on while the HWQueue or a doorbell that names it does (RES-02, RES-03) and goes with
+ * the last of them (allocation_destroy). What the UMD did not free goes with its device
+ * (RES-04). The OS evicts it only for power (D3): the ring stays writable (RES-05).
+ */
+FSR_API fsr_status fsr_allocation_create(struct fsr_process *process, fsr_handle device,
+					 uint64_t size_bytes, fsr_handle *allocation);
+FSR_API fsr_status fsr_allocation_make_resident(struct fsr_process *process, fsr_handle allocation);
+FSR_API fsr_status fsr_allocation_destroy(struct fsr_process *process, fsr_handle allocation);
+
 enum fsr_submission_mode {
 	FSR_SUBMIT_KERNEL_MODE = 0,
 	FSR_SUBMIT_USER_MODE = 1,
@@ -76,6 +90,15 @@ enum fsr_submission_mode {
 struct fsr_hwqueue_config {
 	enum fsr_submission_mode mode;
 	uint32_t ring_size_bytes; /* user mode; 0 means 64 KB */
+	/*
+	 * User mode: the ring buffer and ring buffer control allocations the queue runs from,
+	 * resident (RES-01), of the context's device; the ring control at least 16 bytes (the
+	 * write and read pointers), the ring a multiple of 32 bytes, at least 256, and the ring
+	 * size is the allocation's (ring_size_bytes is then ignored). Both 0: the OS makes the
+	 * two itself, resident, of ring_size_bytes, with no UMD handle; they go with the queue.
+	 */
+	fsr_handle ring_allocation;
+	fsr_handle ring_control_allocation;
 };
 
 FSR_API fsr_status fsr_hwqueue_create(struct fsr_process *process, fsr_handle context,
@@ -146,8 +169,14 @@ enum fsr_doorbell_status {
  * through it: fsr_cmdbuf_submit rings it, reads the status and acts on it (reconnects on
  * RETRY, notifies on CONNECTED_NOTIFY_KMD, returns FSR_ERR_DEVICE_LOST on ABORT).
  * FSR_ERR_NOT_SUPPORTED on a kernel-mode queue, FSR_ERR_BAD_STATE when it has one already.
+ * `ring_allocation` and `ring_control_allocation` name the queue's ring allocations (those of
+ * its fsr_hwqueue_config; both 0: the queue's own, whichever they are): another allocation is
+ * FSR_ERR_INVALID_ARGUMENT, a non-resident one FSR_ERR_BAD_STATE (RES-01). The doorbell holds a
+ * reference on both while it lives (RES-03); destroying it does not free them (RES-02).
  */
-FSR_API fsr_status fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue);
+FSR_API fsr_status fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue,
+				       fsr_handle ring_allocation,
+				       fsr_handle ring_control_allocation);
 /*
  * ConnectDoorbell (UMS-12, UMS-15, UMS-22 to UMS-24): the KMD gives the doorbell a physical
  * one, victimizing the least recently used other queue when none is free (dedicated model);
