@@ -55,8 +55,8 @@ struct os_device {
 	struct os_context *contexts;
 	struct fsr_fence *fences;          /* created on this device */
 	struct os_allocation *allocations; /* alive (RES-04: freed with the device) */
-	bool is_lost;                      /* device loss (UMS-16): its doorbells are ABORT for good */
-	bool is_in_error;                  /* abnormal termination (TRM-03) */
+	bool is_lost;     /* device loss (UMS-16): its doorbells are ABORT for good */
+	bool is_in_error; /* abnormal termination (TRM-03) */
 	struct os_device *next_in_process;
 };
 

@@ -444,7 +444,8 @@ main(void)
 	       failed_checks > before ? "not ok" : "ok");
 	before = failed_checks;
 	run_device_loss();
-	printf("%s 4 - ums_16_device_loss_and_fall_back_in_realtime_lose_no_buffer_run_none_twice\n",
-	       failed_checks > before ? "not ok" : "ok");
+	printf(
+	    "%s 4 - ums_16_device_loss_and_fall_back_in_realtime_lose_no_buffer_run_none_twice\n",
+	    failed_checks > before ? "not ok" : "ok");
 	return failed_checks ? EXIT_FAILURE : EXIT_SUCCESS;
 }
