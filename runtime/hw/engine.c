@@ -532,9 +532,6 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	enum run_result result = RUN_EMPTY;
 
 	engine->running_queue = queue;
-	/* TRM-05: the GPU never runs from a freed ring (its context is suspended first). */
-	FSR_ASSERT_PRE("gpu-run-queue:ring-resident",
-		       read_ptr == write_ptr || queue->hw_is_suspended || queue->ring);
 	/* SUS-01, SUS-03: a suspended queue runs nothing; one suspended meanwhile stops here. */
 	while (read_ptr != write_ptr && !queue->hw_is_suspended) {
 		struct hw_packet slot =
@@ -547,7 +544,9 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 
 		/*
 		 * The hardware never fetches from a ring that is not resident (RES-05): the D3
-		 * power-down evicts only once every queue is off the run lists (DST-03).
+		 * power-down evicts only once every queue is off the run lists (DST-03); nor from
+		 * a freed one: the queue holds its ring allocations until it leaves the engine, and
+		 * an abnormal termination suspends its context first (TRM-05).
 		 */
 		FSR_ASSERT_PRE("gpu-fetch:ring-resident", rt_queue_ring_is_resident(queue));
 		/* Waits, signals and progress writes are followed by a log instruction (LOG-05). */

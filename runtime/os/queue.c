@@ -687,21 +687,20 @@ retire_km_waiter(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 }
 
 /*
- * The ring goes (TRM-01, TRM-03): abandoned packets (TRM-04) still hold their fences and let
- * them go; the GPU must not read the ring any more — it is idle on it (normal termination) or
- * the queue's context is suspended (abnormal), and it asserts so (TRM-05: `ring` is NULL from
- * here on). The storage itself goes with the last reference on its allocations (RES-02): the
- * UMD's handle, the doorbell's (destroyed already) and the queue's own, dropped in
- * os_hwqueue_free — never earlier than the spec's.
+ * The queue's ring allocations go (TRM-01, TRM-03): abandoned packets (TRM-04) still hold their
+ * fences and let them go, then the queue's references on the two allocations drop (the storage
+ * lives on while the UMD or a doorbell holds one, RES-02; the device's destruction frees what the
+ * UMD left, RES-04, TRM-06). After DxgkDdiDestroyHwQueue: the engine reads the ring control
+ * word of every queue on its list, so the allocations outlive the queue's place there.
  */
 static void
-free_ring(struct os_hwqueue *queue)
+release_ring(struct os_hwqueue *queue)
 {
 	struct fsr_runtime *runtime = queue->adapter->runtime;
 	uint64_t read_ptr;
 	uint64_t write_ptr;
 
-	if (!queue->ring)
+	if (!queue->ring_allocation)
 		return;
 	read_ptr = rt_word_load(runtime, &queue->control->read_ptr_bytes, memory_order_acquire,
 				RT_POINT_NONE);
@@ -712,7 +711,12 @@ free_ring(struct os_hwqueue *queue)
 
 		unref_packet_fences(runtime, &packet);
 	}
+	os_allocation_unref(queue->ring_allocation);
+	os_allocation_unref(queue->ring_control_allocation);
+	queue->ring_allocation = NULL;
+	queue->ring_control_allocation = NULL;
 	queue->ring = NULL;
+	queue->control = NULL;
 }
 
 void
@@ -721,7 +725,7 @@ os_hwqueue_free(struct os_hwqueue *queue)
 	struct fsr_runtime *runtime = queue->adapter->runtime;
 
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
-		free_ring(queue);
+		release_ring(queue);
 		for (int type = 0; type < 2; type++)
 			rt_fence_log_free(&queue->logs[type]);
 	}
@@ -745,11 +749,6 @@ os_hwqueue_free(struct os_hwqueue *queue)
 	}
 	os_fence_unref_packet(queue->progress_fence);
 	free(queue->dropped);
-	/* The queue's references on its ring allocations (the storage may live on, RES-02). */
-	if (queue->ring_allocation) {
-		os_allocation_unref(queue->ring_allocation);
-		os_allocation_unref(queue->ring_control_allocation);
-	}
 	free(queue);
 }
 
@@ -781,7 +780,7 @@ salvage_ring(struct os_hwqueue *queue, struct os_ring_salvage *salvage)
 		salvage->packets[i] = rt_ring_read(
 		    runtime, queue, read_ptr + i * sizeof(struct hw_packet), RT_POINT_NONE);
 	salvage->count = count;
-	/* Nothing left for free_ring to let go: the references are the salvage's now. */
+	/* Nothing left for release_ring to let go: the references are the salvage's now. */
 	rt_word_store(runtime, &queue->control->read_ptr_bytes, write_ptr, memory_order_release,
 		      RT_POINT_NONE);
 }
@@ -793,6 +792,7 @@ os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_qu
 	struct fsr_runtime *runtime = process->runtime;
 	bool is_termination = how != OS_QUEUE_DESTROY;
 	fsr_handle handle = queue->handle;
+	uint64_t completed;
 
 	if (how == OS_QUEUE_TERMINATE_ABNORMAL)
 		queue->is_abandoned = true; /* TRM-04: no wait; what is queued is abandoned */
@@ -853,16 +853,12 @@ os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_qu
 		rt_unlock(runtime);
 		rt_lock(runtime);
 	}
-	/* TRM-01: then DestroyDoorbell, the ring allocations, and DestroyHwQueue. */
+	/*
+	 * TRM-01, TRM-03: then DestroyDoorbell (the doorbell's references on the ring allocations
+	 * go), DestroyHwQueue, and the queue's own references (release_ring, in os_hwqueue_free).
+	 */
 	if (queue->doorbell)
 		os_doorbell_destroy(queue); /* disconnected already: DxgkDdiDestroyDoorbell only */
-	/*
-	 * The ring goes before the queue leaves its engine when the GPU is done with it: idle
-	 * after the wait (TRM-01) or its context suspended (TRM-03, TRM-05). An abandoned queue
-	 * that may still be running (a dead doorbell's) leaves the engine first.
-	 */
-	if (is_termination && (!queue->is_abandoned || os_context_is_suspended(queue->context)))
-		free_ring(queue);
 	/* Interrupts not handled yet must not name the queue once it is gone. */
 	for (struct hw_interrupt *i = runtime->interrupts_head; i; i = i->next) {
 		if (i->queue == queue)
@@ -900,11 +896,12 @@ os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_qu
 	FSR_TRACE(runtime, fencescope_os, hwqueue_destroy, process->id, queue->handle,
 		  rt_queue_last_queued(queue, RT_POINT_NONE),
 		  rt_fence_current(queue->progress_fence, RT_POINT_NONE));
-	if (is_termination)
-		termination_step(queue, FSTP_TERMINATION_STEP_DESTROY,
-				 rt_fence_current(queue->progress_fence, RT_POINT_NONE));
+	completed = rt_fence_current(queue->progress_fence, RT_POINT_NONE);
 	remove_object(process, handle);
-	os_hwqueue_free(queue);
+	os_hwqueue_free(queue); /* the queue's references on its ring allocations go */
+	if (is_termination)
+		FSR_TRACE(runtime, fencescope_os, termination_step, process->id, handle,
+			  (int) FSTP_TERMINATION_STEP_DESTROY, completed);
 }
 
 static bool

@@ -79,7 +79,8 @@ tap(void *user_data, const char *name, const uint64_t *fields, uint32_t field_co
 		if (q >= 0 &&
 		    (fields[2] == FSTP_TERMINATION_STEP_WAIT_BEGIN ||
 		     fields[2] == FSTP_TERMINATION_STEP_WAIT_END) &&
-		    (!tl.queues[q]->ring || !tl.queues[q]->doorbell))
+		    (!tl.queues[q]->ring || !tl.queues[q]->doorbell ||
+		     !rt_queue_ring_is_resident(tl.queues[q])))
 			tl.ring_gone_while_waiting++;
 	}
 }
@@ -172,11 +173,19 @@ count_between(size_t from, size_t to, const char *name, int field, uint64_t valu
 	return n;
 }
 
-/* TRM-06: nothing of the process is left on the GPU: no queue, no doorbell owner. */
+/*
+ * TRM-06: nothing of the process is left on the GPU — no queue, no doorbell owner — and every
+ * allocation made (the queues' ring buffer and ring control allocations) was destroyed.
+ */
 static void
 assert_nothing_left(void)
 {
 	struct fsr_adapter *adapter = fx.runtime->adapters[0];
+
+	cr_assert_gt(count_between(0, tl.count, "fencescope_os:allocation_create", -1, 0), 0);
+	cr_assert_eq(count_between(0, tl.count, "fencescope_os:allocation_destroy", -1, 0),
+		     count_between(0, tl.count, "fencescope_os:allocation_create", -1, 0),
+		     "TRM-06: a ring allocation of the terminated device remains");
 
 	for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
 		cr_assert_null(adapter->user_queues[e], "engine %u still has a user-mode queue", e);
