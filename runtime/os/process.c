@@ -64,6 +64,11 @@ fsr_process_terminate(struct fsr_process *process, bool is_abnormal)
 		struct os_device *device = process->devices;
 
 		if (!is_abnormal) {
+			/*
+			 * DST-05: a device in D3 wakes first (nothing when it is in D0): the work
+			 * it holds, suspended and evicted, runs only then.
+			 */
+			fsr_adapter_set_power(runtime, device->adapter->id, FSR_DEVICE_POWER_D0);
 			for (struct os_context *c = device->contexts; c; c = c->next_in_device) {
 				for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
 					fsr_hwqueue_wait_progress(
