@@ -71,6 +71,12 @@ fsr_process_terminate(struct fsr_process *process, bool is_abnormal)
 	while (process->devices) {
 		struct os_device *device = process->devices;
 
+		/*
+		 * DST-05: a normal termination wakes a device in D3 first (nothing when it is in
+		 * D0): the work it waits for, suspended and evicted, runs only then.
+		 */
+		if (!is_abnormal)
+			fsr_adapter_set_power(runtime, device->adapter->id, FSR_DEVICE_POWER_D0);
 		rt_lock(runtime);
 		if (is_abnormal) {
 			/* TRM-03: the device in error first (its doorbells read ABORT from now). */

@@ -184,18 +184,57 @@ run_power(bool is_d3, uint32_t rounds, uint32_t buffers)
 	pthread_barrier_destroy(&run.end);
 }
 
+/*
+ * A runtime destroyed with the device in D3 and a long buffer in flight returns: the normal
+ * termination wakes the device (DST-05) and the buffer completes (TRM-01).
+ */
+static void
+run_destroy_in_d3(void)
+{
+	struct fsr_runtime_config config = {.clock_mode = FSR_CLOCK_REALTIME, .seed = 13};
+	struct fsr_adapter_config adapter_config;
+	struct power_run run = {0};
+	struct fsr_hwqueue_config queue_config = {.mode = FSR_SUBMIT_USER_MODE};
+	struct fsr_cmdbuf *cmdbuf = NULL;
+	fsr_handle device, context;
+
+	pthread_mutex_init(&run.lock, NULL);
+	fsr_adapter_config_init(&adapter_config);
+	SETUP(fsr_runtime_create(&config, &run.runtime));
+	fsr_runtime_set_event_tap(run.runtime, tap, &run);
+	SETUP(fsr_adapter_create(run.runtime, &adapter_config, &run.adapter));
+	SETUP(fsr_process_create(run.runtime, "power", &run.process));
+	SETUP(fsr_device_create(run.process, run.adapter, &device));
+	SETUP(fsr_context_create(run.process, device, 0, &context));
+	SETUP(fsr_hwqueue_create(run.process, context, &queue_config, &run.queues[0]));
+	SETUP(fsr_doorbell_create(run.process, run.queues[0], 0, 0));
+	SETUP(fsr_cmdbuf_create(run.process, run.queues[0], &cmdbuf));
+	SETUP(fsr_cmdbuf_work(cmdbuf, 200000)); /* 2 ms at 100 MHz */
+	SETUP(fsr_cmdbuf_submit(cmdbuf, NULL));
+	SETUP(fsr_adapter_set_power(run.runtime, run.adapter, FSR_DEVICE_POWER_D3));
+	fsr_runtime_destroy(run.runtime); /* the tap goes with the runtime */
+	CHECK(run.next_expected[0] == 1, "the buffer held in D3 completed (%lu)",
+	      (unsigned long) run.next_expected[0]);
+	CHECK(run.wakes == 1, "%u wakes", run.wakes);
+	pthread_mutex_destroy(&run.lock);
+}
+
 int
 main(void)
 {
 	int before;
 
-	printf("1..2\n");
+	printf("1..3\n");
 	run_power(true, 200, 2);
 	printf("%s 1 - dst_04_dst_05_two_connects_in_d3_wake_once_in_realtime\n",
 	       failed_checks ? "not ok" : "ok");
 	before = failed_checks;
 	run_power(false, 200, 5);
 	printf("%s 2 - fst_04_fst_07_f1_between_bursts_loses_nothing_in_realtime\n",
+	       failed_checks > before ? "not ok" : "ok");
+	before = failed_checks;
+	run_destroy_in_d3();
+	printf("%s 3 - dst_05_destroying_the_runtime_in_d3_wakes_it_and_returns\n",
 	       failed_checks > before ? "not ok" : "ok");
 	return failed_checks ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -674,3 +674,26 @@ Test(dst, dst_05_a_context_suspended_by_the_application_stays_suspended_after_th
 	fst_run_until_idle();
 	cr_expect_eq(fst_last_completed(fx.process, qcompute), 2);
 }
+
+/*
+ * DST-05, TRM-01: a normal termination in D3 wakes the device first (one device_power to D0),
+ * so that the work it held — a buffer in flight and one a suspended kernel-mode queue kept —
+ * runs before the queues go, rather than being waited for in vain.
+ */
+Test(dst, dst_05_a_normal_termination_in_d3_wakes_the_device_and_its_work_runs)
+{
+	fsr_handle km = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	size_t mark;
+
+	fst_submit_work(fx.process, q3d[0], 1000000);
+	cr_assert_eq(fsr_adapter_set_power(fx.runtime, fx.adapter_id, FSR_DEVICE_POWER_D3), FSR_OK);
+	fst_submit_work(fx.process, km, 10);
+	fst_run_until_idle();
+	cr_assert_eq(fst_tap_count(0, "fencescope_hw:packet_end", 2, q3d[0]), 0, "held in D3");
+	mark = fst_tap_event_count();
+	cr_assert_eq(fsr_process_terminate(fx.process, false), FSR_OK);
+	fx.process = NULL;
+	cr_expect_eq(fst_tap_count(mark, "fencescope_os:device_power", 2, FSTP_DEVICE_POWER_D0), 1);
+	cr_expect_eq(fst_tap_count(mark, "fencescope_hw:packet_end", 2, q3d[0]), 1);
+	cr_expect_eq(fst_tap_count(mark, "fencescope_hw:packet_end", 2, km), 1);
+}

@@ -298,9 +298,9 @@ enum fsr_device_power {
  * suspends every context on the GPU (reason POWER), disconnects every doorbell (RETRY, reason
  * DEVICE_D3), evicts the rings and powers the device down (DST-01 to DST-03). A ConnectDoorbell
  * in D3 — the UMD's reconnect after a ring, or fsr_doorbell_connect — wakes it (DST-04 to
- * DST-07), as does D0 here (no doorbell is connected then). Setting the state it is in does
- * nothing. A queue destroyed, or a process terminated normally, in D3 waits for work that only
- * a wake runs: wake the device first.
+ * DST-07), as does D0 here (no doorbell is connected then), and a normal process termination
+ * (fsr_runtime_destroy too). Setting the state it is in does nothing. A queue destroyed in D3
+ * waits for work that only a wake runs: wake the device first.
  */
 FSR_API fsr_status fsr_adapter_set_power(struct fsr_runtime *runtime, uint32_t adapter_id,
 					 enum fsr_device_power state);
