@@ -740,16 +740,18 @@ run_suspend_terminate(const struct fsr_scenario *scenario,
 		/* Suspended while the UMD keeps ringing; compute goes on meanwhile. */
 		TRY(fsr_context_suspend(world->process, world->contexts[0]));
 		for (int i = 0; i < 3; i++) {
-			TRY(submit(world, &(struct step){.queue = render,
-							 .is_user_mode = true,
-							 .work_ticks = random_between(world, 300, 900),
-							 .signal_fence = render_fence,
-							 .signal_value = ++render_value}));
-			TRY(submit(world, &(struct step){.queue = compute,
-							 .is_user_mode = true,
-							 .work_ticks = random_between(world, 1000, 3000),
-							 .signal_fence = compute_fence,
-							 .signal_value = ++compute_value}));
+			TRY(submit(world,
+				   &(struct step){.queue = render,
+						  .is_user_mode = true,
+						  .work_ticks = random_between(world, 300, 900),
+						  .signal_fence = render_fence,
+						  .signal_value = ++render_value}));
+			TRY(submit(world,
+				   &(struct step){.queue = compute,
+						  .is_user_mode = true,
+						  .work_ticks = random_between(world, 1000, 3000),
+						  .signal_fence = compute_fence,
+						  .signal_value = ++compute_value}));
 			TRY(cpu_wait(world, compute_fence, compute_value));
 		}
 		TRY(fsr_context_resume(world->process, world->contexts[0]));
@@ -768,8 +770,7 @@ run_suspend_terminate(const struct fsr_scenario *scenario,
 		/* A lost device and the UMD's fall-back to a kernel-mode queue. */
 		TRY(side_open(world, "lossy", &lossy));
 		TRY(side_submit(world, &lossy, lossy.queue, 1000, 1));
-		TRY(fsr_device_mark_lost(lossy.process, lossy.device,
-					 FSR_DEVICE_LOSS_ENGINE_HUNG));
+		TRY(fsr_device_mark_lost(lossy.process, lossy.device, FSR_DEVICE_LOSS_ENGINE_HUNG));
 		status = side_submit(world, &lossy, lossy.queue, 1000, 2);
 		if (status != FSR_ERR_DEVICE_LOST) {
 			world_fail(world, status == FSR_OK ? FSR_ERR_BAD_STATE : status,

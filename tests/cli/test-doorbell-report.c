@@ -182,14 +182,14 @@ count_truth(const struct fst_trace *trace, struct truth *truth)
 				if (truth->contexts[c] == q->context)
 					q->engine = (uint32_t) truth->context_engines[c];
 		} else if (strcmp(name, "fencescope_kmd:context_suspend") == 0) {
-			interval_open(&truth->suspended[context_index(truth,
-								      field(ev, "context_handle"))],
-				      ev->ts_ns);
+			interval_open(
+			    &truth->suspended[context_index(truth, field(ev, "context_handle"))],
+			    ev->ts_ns);
 		} else if (strcmp(name, "fencescope_kmd:context_resume") == 0 ||
 			   strcmp(name, "fencescope_os:context_destroy") == 0) {
-			interval_close(&truth->suspended[context_index(truth,
-								       field(ev, "context_handle"))],
-				       ev->ts_ns);
+			interval_close(
+			    &truth->suspended[context_index(truth, field(ev, "context_handle"))],
+			    ev->ts_ns);
 		} else if (strcmp(name, "fencescope_os:engine_power") == 0) {
 			uint64_t engine = field(ev, "engine_id");
 
@@ -206,8 +206,8 @@ count_truth(const struct fst_trace *trace, struct truth *truth)
 			else
 				interval_close(&truth->d3, ev->ts_ns);
 		} else if (strcmp(name, "fencescope_kmd:doorbell_create") == 0) {
-			set_status(queue_of(truth, field(ev, "hwqueue_handle")), field(ev, "status"),
-				   ev->ts_ns);
+			set_status(queue_of(truth, field(ev, "hwqueue_handle")),
+				   field(ev, "status"), ev->ts_ns);
 		} else if (strcmp(name, "fencescope_umd:doorbell_ring") == 0) {
 			queue_of(truth, field(ev, "hwqueue_handle"))->rings++;
 		} else if (strcmp(name, "fencescope_kmd:doorbell_connect") == 0) {
@@ -568,8 +568,7 @@ check_power(bool is_realtime)
 	}
 }
 
-Test(doorbell_report, fst_03_dst_01_power_states_report_matches_the_emulator_in_sim,
-     .timeout = 240)
+Test(doorbell_report, fst_03_dst_01_power_states_report_matches_the_emulator_in_sim, .timeout = 240)
 {
 	check_power(false);
 }
@@ -583,8 +582,8 @@ Test(doorbell_report, fst_03_dst_01_power_states_report_matches_the_emulator_in_
 /*
  * SUS-01 to SUS-05, TRM-01 to TRM-05, UMS-16: suspend-terminate, 2 rounds. The main process's
  * 3D queue is suspended each round; the crashing process's queue is suspended by its abnormal
- * termination (never resumed: until its context is destroyed) and reads ABORT, as does the lossy process's
- * queue after its device is lost.
+ * termination (never resumed: until its context is destroyed) and reads ABORT, as does the lossy
+ * process's queue after its device is lost.
  */
 static void
 check_suspend_terminate(bool is_realtime)
@@ -609,8 +608,7 @@ Test(doorbell_report, sus_01_trm_03_ums_16_suspend_terminate_report_matches_the_
 }
 
 Test(doorbell_report,
-     sus_01_trm_03_ums_16_suspend_terminate_report_matches_the_emulator_in_realtime,
-     .timeout = 240)
+     sus_01_trm_03_ums_16_suspend_terminate_report_matches_the_emulator_in_realtime, .timeout = 240)
 {
 	check_suspend_terminate(true);
 }

@@ -518,14 +518,16 @@ Test(doorbell_only, ums_13_ring_writes_the_gpu_was_not_told_of_do_not_run)
 	 * woken by a kernel-mode packet of another queue, runs none of it, since it does not
 	 * poll the ring.
 	 */
-	atomic_store(&os_queue->control->write_ptr_bytes, 2 * atomic_load(&os_queue->control->write_ptr_bytes));
+	atomic_store(&os_queue->control->write_ptr_bytes,
+		     2 * atomic_load(&os_queue->control->write_ptr_bytes));
 	fst_submit_work(fx.process,
 			fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE), 10);
 	fst_run_until_idle();
 	cr_assert_eq(atomic_load(&os_queue->control->read_ptr_bytes),
 		     atomic_load(&os_queue->control->write_ptr_bytes) / 2);
 	/* Put back: the destroy's disconnect would take it and run the empty slots. */
-	atomic_store(&os_queue->control->write_ptr_bytes, atomic_load(&os_queue->control->read_ptr_bytes));
+	atomic_store(&os_queue->control->write_ptr_bytes,
+		     atomic_load(&os_queue->control->read_ptr_bytes));
 }
 
 Test(doorbell_only, ums_08_ums_12_create_user_mode_makes_queue_doorbell_and_connect_in_order)

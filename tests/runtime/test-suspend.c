@@ -141,8 +141,8 @@ static fsr_handle
 our_queue(enum fsr_submission_mode mode)
 {
 	fsr_handle queue = mode == FSR_SUBMIT_USER_MODE
-				? fst_queue_new_without_doorbell(fx.process, fx.context_3d)
-				: fst_queue_new(fx.process, fx.context_3d, mode);
+			       ? fst_queue_new_without_doorbell(fx.process, fx.context_3d)
+			       : fst_queue_new(fx.process, fx.context_3d, mode);
 
 	if (mode == FSR_SUBMIT_USER_MODE)
 		cr_assert_eq(fsr_doorbell_create(fx.process, queue, 0, 0), FSR_OK);

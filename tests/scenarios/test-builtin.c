@@ -186,7 +186,8 @@ Test(builtin, fst_07_dst_08_power_states_runs_every_buffer_in_both_clocks)
 	cr_expect_eq(sim.submissions, 3 * 4);
 	cr_expect_eq(sim.gpu_signals, 3 * 4);
 	cr_expect_eq(sim.cpu_waits, 3 * 4);
-	cr_expect_eq(sim.log_entries_read + sim.log_entries_lost, sim.submissions + sim.gpu_signals);
+	cr_expect_eq(sim.log_entries_read + sim.log_entries_lost,
+		     sim.submissions + sim.gpu_signals);
 	cr_expect_eq(realtime.submissions, sim.submissions);
 	cr_expect_eq(realtime.gpu_signals, sim.gpu_signals);
 	cr_expect_eq(realtime.work_gpu_ticks, sim.work_gpu_ticks);
