@@ -259,6 +259,9 @@ fsr_runtime_get_stats(struct fsr_runtime *runtime, struct fsr_runtime_stats *sta
 	*stats = runtime->stats;
 	/* Realtime events are counted apart (the engines fire without the lock). */
 	stats->events += atomic_load_explicit(&runtime->concurrent_events, memory_order_relaxed);
+	for (int b = 0; b < FSR_LATENCY_BUCKETS; b++)
+		stats->user_mode_submit_to_start[b] = atomic_load_explicit(
+		    &runtime->user_mode_submit_to_start[b], memory_order_relaxed);
 	/* The shutdown pairs are part of the run's trace (fsr_runtime_destroy). */
 	stats->events += runtime->adapter_count;
 	rt_unlock(runtime);

@@ -27,6 +27,7 @@
 
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, clock_mode, FSTP_TP_ENUM_VALUES(CLOCK_MODE))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, termination, FSTP_TP_ENUM_VALUES(TERMINATION))
+LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, termination_step, FSTP_TP_ENUM_VALUES(TERMINATION_STEP))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, doorbell_model, FSTP_TP_ENUM_VALUES(DOORBELL_MODEL))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, doorbell_status, FSTP_TP_ENUM_VALUES(DOORBELL_STATUS))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, loss_reason, FSTP_TP_ENUM_VALUES(LOSS_REASON))
@@ -578,6 +579,17 @@ LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, doorbell_rotate,
 		lttng_ust_field_integer(uint32_t, physical_doorbell, physical_doorbell)
 		lttng_ust_field_integer(uint32_t, size_bytes, size_bytes)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, doorbell_rotate, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
+
+/* termination_step (TRM-01, TRM-03, TRM-04, TRM-06; format 1.3) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, termination_step,
+	LTTNG_UST_TP_ARGS(uint32_t, process_id, uint64_t, hwqueue_handle,
+	                  int, step, uint64_t, progress_value),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, hwqueue_handle, hwqueue_handle)
+		lttng_ust_field_enum(fencescope_os, termination_step, uint8_t, step, step)
+		lttng_ust_field_integer(uint64_t, progress_value, progress_value)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, termination_step, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* clang-format on */
 

@@ -17,7 +17,7 @@
 
 /* Format version emitted by fencescope_os:trace_info and checked by the analyzer. */
 #define FSTP_FORMAT_MAJOR 1
-#define FSTP_FORMAT_MINOR 2
+#define FSTP_FORMAT_MINOR 3
 
 /* How the runtime's clocks run: virtual time (discrete events) or CLOCK_MONOTONIC. */
 #define FSTP_CLOCK_MODE(X, P)                                                                      \
@@ -169,6 +169,13 @@
 	X(P, NORMAL, 0)                                                                            \
 	X(P, ABNORMAL, 1)
 
+/* A step of a HWQueue's termination (TRM-01, TRM-03; format 1.3). */
+#define FSTP_TERMINATION_STEP(X, P)                                                                \
+	X(P, DISCONNECT, 0)                                                                        \
+	X(P, WAIT_BEGIN, 1)                                                                        \
+	X(P, WAIT_END, 2)                                                                          \
+	X(P, DESTROY, 3)
+
 /* Why a device was lost or a TDR started (TDR-03, TDR-04, TDR-06). */
 #define FSTP_LOSS_REASON(X, P)                                                                     \
 	X(P, TIMEOUT, 0)                                                                           \
@@ -246,6 +253,7 @@
 	X(preempt_granularity, PREEMPT_GRANULARITY)                                                \
 	X(packet_status, PACKET_STATUS)                                                            \
 	X(termination, TERMINATION)                                                                \
+	X(termination_step, TERMINATION_STEP)                                                      \
 	X(loss_reason, LOSS_REASON)                                                                \
 	X(tdr_result, TDR_RESULT)                                                                  \
 	X(segment, SEGMENT)                                                                        \

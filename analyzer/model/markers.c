@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The marker timelines: doorbells (UMS-12..24), preemption (PRE-04, PRE-09), TDR and resets
- * (TDR-01..06), suspend (SUS-01, SUS-04), power (FST-03, DST-01), page faults (MMU-14), lost
- * devices and failed calls. A point marker goes to the sink at once; an interval is kept open
- * under its key until the event that closes it, and one still open at the end goes out without
- * an end.
+ * The marker timelines: doorbells (UMS-12..24) and their status words, preemption (PRE-04, PRE-09),
+ * TDR and resets (TDR-01..06), suspend (SUS-01, SUS-04), power (FST-03, DST-01), page faults
+ * (MMU-14), lost devices and failed calls. A point marker goes to the sink at once; an interval is
+ * kept open under its key until the event that closes it, and one still open at the end goes out
+ * without an end.
  *
  * What it is not: packets (packets.c) or fence operations (ops.c); it only reads the queue
  * table (objects.c) to place a doorbell on its adapter and engine.
@@ -153,6 +153,51 @@ markers_on_doorbell(struct fsa_model *model, const struct fsa_event *ev)
 	return emit_marker(model, &m);
 }
 
+/*
+ * The status word's intervals (FSA_MARK_DOORBELL_STATE; UMS-08, UMS-12, UMS-14, UMS-16, UMS-23,
+ * UMS-24): opened by doorbell_create with its status, moved on by every doorbell_status store
+ * that changes the word, closed by doorbell_destroy. The KMD events' own status (create,
+ * connect, disconnect: "after the step") moves it too, so a trace without doorbell_status
+ * still has its states; in the runtime's order the store comes first and the event agrees. A
+ * connect names the physical doorbell of the CONNECTED interval it follows.
+ */
+fsa_status
+markers_on_doorbell_state(struct fsa_model *model, const struct fsa_event *ev)
+{
+	uint64_t doorbell = ev->u[FSA_F_DOORBELL_HANDLE];
+	struct fsa_marker *open = hmap_get(&model->doorbell_states, doorbell);
+	struct fsa_marker m = marker_at(FSA_MARK_DOORBELL_STATE, ev->ts_ns);
+	bool is_connected;
+
+	if (ev->type == FSA_EV_DOORBELL_DESTROY)
+		return interval_close(model, &model->doorbell_states, doorbell, ev->ts_ns);
+	m.code =
+	    (int64_t) ev->u[ev->type == FSA_EV_DOORBELL_STATUS ? FSA_F_NEW_STATUS : FSA_F_STATUS];
+	is_connected = m.code == FSTP_DOORBELL_STATUS_CONNECTED ||
+		       m.code == FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD;
+	if (open && open->code == m.code) {
+		if (ev->type == FSA_EV_DOORBELL_CONNECT && is_connected)
+			open->value = ev->u[FSA_F_PHYSICAL_DOORBELL];
+		return FSA_OK;
+	}
+	m.process_id =
+	    fsa_event_has(ev, FSA_F_PROCESS_ID) ? (uint32_t) ev->u[FSA_F_PROCESS_ID] : UINT32_MAX;
+	m.hwqueue_handle = ev->u[FSA_F_HWQUEUE_HANDLE];
+	m.doorbell_handle = doorbell;
+	m.value = ev->type == FSA_EV_DOORBELL_CONNECT && is_connected
+		      ? ev->u[FSA_F_PHYSICAL_DOORBELL]
+		      : UINT32_MAX;
+	if (m.hwqueue_handle) {
+		const struct fsa_queue_info *queue = fsa_model_find_queue(model, m.hwqueue_handle);
+
+		if (queue) {
+			m.adapter_id = queue->adapter_id;
+			m.engine_id = queue->engine_id;
+		}
+	}
+	return interval_open(model, &model->doorbell_states, doorbell, &m);
+}
+
 fsa_status
 markers_on_victimize(struct fsa_model *model, const struct fsa_event *ev)
 {
@@ -260,6 +305,13 @@ markers_on_interval(struct fsa_model *model, const struct fsa_event *ev)
 }
 
 fsa_status
+markers_on_context_destroy(struct fsa_model *model, const struct fsa_event *ev)
+{
+	/* SUS-01, TRM-03: nothing of a destroyed context is suspended any more. */
+	return interval_close(model, &model->suspends, ev->u[FSA_F_CONTEXT_HANDLE], ev->ts_ns);
+}
+
+fsa_status
 markers_on_device_lost(struct fsa_model *model, const struct fsa_event *ev)
 {
 	struct fsa_marker m = marker_at(FSA_MARK_DEVICE_LOST, ev->ts_ns);
@@ -317,6 +369,8 @@ markers_finish(struct fsa_model *model)
 		status = close_open_intervals(model, &model->device_d3);
 	if (!status)
 		status = close_open_intervals(model, &model->doorbells);
+	if (!status)
+		status = close_open_intervals(model, &model->doorbell_states);
 	return status;
 }
 
@@ -329,4 +383,5 @@ markers_free(struct fsa_model *model)
 	hmap_fini_values(&model->engine_f1);
 	hmap_fini_values(&model->device_d3);
 	hmap_fini_values(&model->doorbells);
+	hmap_fini_values(&model->doorbell_states);
 }

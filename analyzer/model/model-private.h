@@ -229,6 +229,8 @@ struct fsa_model {
 	struct hmap km_packets;    /* packet_id → queued ns + 1 (submit_command) */
 	/* Open intervals: key → struct fsa_marker. */
 	struct hmap preemptions, tdrs, suspends, engine_f1, device_d3, doorbells;
+	/* Doorbell status word intervals (FSA_MARK_DOORBELL_STATE): doorbell handle → marker. */
+	struct hmap doorbell_states;
 	/* Last fallback scan values, per adapter: key2(adapter, global) → value + 1. */
 	struct hmap scan_values;
 	uint64_t events_since_flush;
@@ -288,7 +290,10 @@ void packets_free(struct fsa_model *model);
 
 /* markers.c */
 fsa_status markers_on_doorbell(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status markers_on_doorbell_state(struct fsa_model *model, const struct fsa_event *ev);
 fsa_status markers_on_victimize(struct fsa_model *model, const struct fsa_event *ev);
+/* A context destroyed while suspended (abnormal termination, TRM-03) ends its suspension. */
+fsa_status markers_on_context_destroy(struct fsa_model *model, const struct fsa_event *ev);
 /* Point markers of an engine: resets, page faults, fence log resizes. */
 fsa_status markers_on_engine_event(struct fsa_model *model, const struct fsa_event *ev,
 				   enum fsa_marker_kind kind);

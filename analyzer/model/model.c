@@ -148,8 +148,13 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	case FSA_EV_DOORBELL_CREATE:
 	case FSA_EV_DOORBELL_CONNECT:
 	case FSA_EV_DOORBELL_DISCONNECT:
-	case FSA_EV_DOORBELL_DESTROY:
-		return markers_on_doorbell(model, ev);
+	case FSA_EV_DOORBELL_DESTROY: {
+		fsa_status status = markers_on_doorbell_state(model, ev);
+
+		return status ? status : markers_on_doorbell(model, ev);
+	}
+	case FSA_EV_DOORBELL_STATUS:
+		return markers_on_doorbell_state(model, ev);
 	case FSA_EV_DOORBELL_VICTIMIZE:
 		return markers_on_victimize(model, ev);
 	case FSA_EV_ENGINE_RESET:
@@ -167,6 +172,8 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	case FSA_EV_ENGINE_POWER:
 	case FSA_EV_DEVICE_POWER:
 		return markers_on_interval(model, ev);
+	case FSA_EV_CONTEXT_DESTROY:
+		return markers_on_context_destroy(model, ev);
 	case FSA_EV_DEVICE_LOST:
 		return markers_on_device_lost(model, ev);
 	case FSA_EV_CALL_FAILED:
@@ -184,7 +191,6 @@ fsa_model_needs_payload(enum fsa_event_type type)
 	switch (type) {
 	case FSA_EV_NOTIFY_WORK_SUBMISSION:
 	case FSA_EV_DEVICE_DESTROY:
-	case FSA_EV_CONTEXT_DESTROY:
 	case FSA_EV_ALLOCATION_CREATE:
 	case FSA_EV_ALLOCATION_DESTROY:
 	case FSA_EV_ALLOCATION_RESIDENCY:

@@ -85,6 +85,7 @@ fsa_marker_kind_name(enum fsa_marker_kind kind)
 	    [FSA_MARK_ENGINE_F1] = "engine_f1",
 	    [FSA_MARK_DEVICE_D3] = "device_d3",
 	    [FSA_MARK_DOORBELL_CONNECTED] = "doorbell_connected",
+	    [FSA_MARK_DOORBELL_STATE] = "doorbell_state",
 	};
 
 	return NAME_OR(names, kind, "unknown");

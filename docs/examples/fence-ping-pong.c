@@ -68,8 +68,10 @@ main(void)
 	CHECK(fsr_device_create(process, adapter_id, &device));
 	CHECK(fsr_context_create(process, device, 0, &context_3d));
 	CHECK(fsr_context_create(process, device, 1, &context_compute));
-	CHECK(fsr_hwqueue_create(process, context_3d, &queue_config, &queue_3d));
-	CHECK(fsr_hwqueue_create(process, context_compute, &queue_config, &queue_compute));
+	/* A user-mode queue takes work only through its doorbell: made, connected, ready. */
+	CHECK(fsr_hwqueue_create_user_mode(process, context_3d, &queue_config, &queue_3d));
+	CHECK(
+	    fsr_hwqueue_create_user_mode(process, context_compute, &queue_config, &queue_compute));
 	CHECK(fsr_fence_create(process, device, 0, 0, &fence, NULL));
 
 	for (uint64_t v = 1; v <= 2 * ROUNDS; v += 2) {

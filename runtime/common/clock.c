@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,6 +307,41 @@ rt_clock_step(struct fsr_runtime *runtime)
 
 /* ---- realtime: a thread per actor --------------------------------------------------------- */
 
+/*
+ * A polling actor spins instead of sleeping: until its poll finds work, a kick comes, its due
+ * time passes or the clock stops (true: step again), or its poll says there is nothing to watch
+ * (false: sleep as usual).
+ */
+static bool
+poll_until(struct rt_actor *actor, uint64_t next)
+{
+	struct fsr_runtime *runtime = actor->runtime;
+
+	for (uint32_t spins = 0;; spins++) {
+		enum rt_poll poll;
+
+		if (atomic_load_explicit(&actor->kick, memory_order_relaxed) ||
+		    !atomic_load_explicit(&runtime->clock.is_running, memory_order_relaxed))
+			return true;
+		poll = actor->poll(actor);
+		if (poll != RT_POLL_SPIN)
+			return poll == RT_POLL_WORK;
+		/*
+		 * The clock is read now and then only: a spin is a few loads. So is the CPU given
+		 * up: on a machine with more runnable threads than cores (the UMD's among them), a
+		 * spinner that never yields holds back the work it waits for.
+		 */
+		if (spins % 64 == 63) {
+			if (next != FSR_NEVER && monotonic_ns() >= next)
+				return true;
+			sched_yield();
+		}
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	}
+}
+
 static void *
 actor_thread(void *data)
 {
@@ -331,8 +367,16 @@ actor_thread(void *data)
 		now = monotonic_ns();
 		if (next != FSR_NEVER && next <= now)
 			continue;
-		/* A kick that came during the step leaves kick = 1 and the wait returns at once. */
+		if (actor->poll && poll_until(actor, next))
+			continue;
+		/*
+		 * A kick that came during the step leaves kick = 1 and the wait returns at once.
+		 * is_sleeping before the wait's look at kick, the kicker's kick before its look at
+		 * is_sleeping (both seq_cst): either the wait sees the kick or the kicker wakes it.
+		 */
+		atomic_store(&actor->is_sleeping, 1);
 		futex_wait(&actor->kick, 0, next == FSR_NEVER ? FSR_NEVER : next - now);
+		atomic_store(&actor->is_sleeping, 0);
 	}
 	return NULL;
 }
@@ -346,6 +390,7 @@ rt_clock_add_actor(struct fsr_runtime *runtime, struct rt_actor *actor)
 
 	actor->runtime = runtime;
 	atomic_init(&actor->kick, 0);
+	atomic_init(&actor->is_sleeping, 0);
 	for (size_t i = 0; i < clock->actor_count; i++)
 		same_name += strcmp(clock->actors[i]->name, actor->name) == 0;
 	if (strcmp(actor->name, "os") == 0)
@@ -406,9 +451,14 @@ rt_clock_kick(struct fsr_runtime *runtime, struct rt_actor *actor, uint64_t at_n
 		sim_schedule(&runtime->clock, actor, at_ns, false);
 		return;
 	}
-	/* Realtime actors compute their own due times; a kick makes them look now. */
-	atomic_store(&actor->kick, 1);
-	futex_wake(&actor->kick);
+	/*
+	 * Realtime actors compute their own due times; a kick makes them look now. A system call
+	 * only for an actor that sleeps, or may be going to (actor_thread): one that is stepping
+	 * or spinning sees kick = 1 before it sleeps; and a kick already pending was or will be
+	 * seen the same way, or woken by whoever set it.
+	 */
+	if (atomic_exchange(&actor->kick, 1) == 0 && atomic_load(&actor->is_sleeping))
+		futex_wake(&actor->kick);
 }
 
 void

@@ -64,6 +64,12 @@ _Noreturn void rt_abort_precondition(const char *id, const char *cond, const cha
  * (FSR_NEVER: only when kicked). A step that sets `next_is_weak` says its next wake-up is
  * housekeeping (periodic log reads, clock correlation) that does not keep the runtime busy.
  */
+enum rt_poll {
+	RT_POLL_SLEEP, /* nothing to watch: sleep until kicked or due */
+	RT_POLL_SPIN,  /* nothing yet: look again */
+	RT_POLL_WORK,  /* something to do: step now */
+};
+
 struct rt_actor {
 	const char *name;
 	char label[16]; /* unique in the runtime: "os", "engine0", ... (interleaving scripts) */
@@ -79,6 +85,19 @@ struct rt_actor {
 	pthread_t thread;
 	bool has_thread;
 	_Atomic uint32_t kick;
+	_Atomic uint32_t is_sleeping; /* in futex_wait (or about to be): a kick must wake it */
+	/*
+	 * Nullable: in realtime a doorbell ring (rt_doorbell_page_store) does not kick this actor
+	 * while the word is 0 (an engine with no user-mode queue has nothing to take from a ring).
+	 */
+	_Atomic uint32_t *ring_interest;
+	/*
+	 * Realtime, nullable: instead of sleeping until its next due time or a kick, the actor's
+	 * thread spins while this says RT_POLL_SPIN, and steps again as soon as it says
+	 * RT_POLL_WORK (a polling command processor: the engine's doorbells). RT_POLL_SLEEP: sleep
+	 * as usual. Called on the actor's own thread, between its steps, with no lock held.
+	 */
+	enum rt_poll (*poll)(struct rt_actor *actor);
 };
 
 struct rt_timer {
@@ -164,11 +183,12 @@ enum rt_object_type {
 	RT_OBJECT_HWQUEUE,
 	RT_OBJECT_FENCE,
 	RT_OBJECT_DOORBELL,
+	RT_OBJECT_ALLOCATION,
 };
 
 /* Packets of command buffers and rings: 32 bytes, as a UMD would lay them out. */
 enum hw_packet_type {
-	HW_PACKET_BEGIN = 1, /* a: packet id, b: progress value — written by the UMD */
+	HW_PACKET_BEGIN = 1, /* a: packet id, b: progress value, c: CPU ns of the submission */
 	HW_PACKET_WORK = 2,  /* a: GPU ticks */
 	/*
 	 * a: global fence handle, b: value, c: in a command buffer of a kernel-mode queue the local
@@ -224,8 +244,54 @@ struct hw_fence_log {
 
 struct os_waiter;
 struct os_device;
-struct os_context;
 struct os_km_buffer;
+struct os_hwqueue;
+
+/*
+ * A video memory allocation of a device (os/allocation.c; docs/runtime.md "Residency as
+ * built"): today only the ring buffer and ring buffer control of user-mode queues (RES-01 to
+ * RES-06). It lives while it has references — the UMD's handle, the HWQueue that runs from it,
+ * each doorbell that names it (RES-03) — and the storage goes with the last. Eviction only
+ * clears the resident flag: the storage, which is the CPU's and the GPU's view alike, stays
+ * (RES-05). The OS changes it under its lock; the GPU only reads is_resident (its assertion).
+ */
+struct os_allocation {
+	fsr_handle handle;
+	struct os_device *device;
+	uint32_t process_id;
+	uint64_t size_bytes;
+	void *storage;
+	_Atomic bool is_resident;
+	uint32_t refs;
+	bool has_umd_handle; /* the UMD has not freed it (fsr_allocation_destroy) */
+	struct os_allocation *next_in_device;
+};
+
+/* The ring buffer control allocation's content: the queue's write and read pointers. */
+struct rt_ring_control {
+	_Atomic uint64_t write_ptr_bytes;
+	_Atomic uint64_t read_ptr_bytes;
+};
+
+/*
+ * A hardware context (one engine of a device). Shared by pointer like a HWQueue: the OS's part
+ * (its queues, why it is suspended) and the KMD's (whether its queues are off the hardware
+ * scheduler's list, SUS-01), each under the OS's lock.
+ */
+struct os_context {
+	fsr_handle handle;
+	struct os_device *device;
+	uint32_t engine_id;
+	struct os_hwqueue *queues;
+	struct os_context *next_in_device;
+	/*
+	 * The OS: a bit (1 << enum fstp_preempt_reason) per reason it is suspended for (SUSPEND,
+	 * POWER, TERMINATION); SuspendContext when the first is set, ResumeContext when the last
+	 * is cleared (docs/runtime.md "Suspend and resume as built").
+	 */
+	uint32_t os_suspend_reasons;
+	bool kmd_is_suspended; /* the KMD's: its queues are off the run list (SUS-01) */
+};
 
 struct fsr_fence {
 	fsr_handle global_handle;
@@ -261,8 +327,6 @@ struct os_hwqueue {
 	struct os_context *context;
 	struct fsr_adapter *adapter;
 	uint32_t engine_id;
-	/* The engine whose command processor polls the ring (UMS-18): set by CreateHwQueue. */
-	struct rt_actor *poll_actor;
 	enum fsr_submission_mode mode;
 	struct fsr_fence *progress_fence;
 	/*
@@ -276,11 +340,15 @@ struct os_hwqueue {
 	uint64_t *dropped;                  /* values of buffers dropped unsubmitted (HPF-01) */
 	size_t dropped_count;
 	bool is_abandoned;
-	/* user mode: ring buffer and ring buffer control */
+	/*
+	 * user mode: ring buffer and ring buffer control, the storage of two allocations the
+	 * queue holds a reference on (NULL in kernel mode)
+	 */
+	struct os_allocation *ring_allocation;
+	struct os_allocation *ring_control_allocation;
 	struct hw_packet *ring;
 	uint32_t ring_entries;
-	_Atomic uint64_t write_ptr_bytes;
-	_Atomic uint64_t read_ptr_bytes;
+	struct rt_ring_control *control;
 	struct hw_fence_log logs[2]; /* indexed by enum fstp_log_type */
 	uint64_t umd_log_position[2];
 	uint64_t os_log_position[2]; /* what the OS has read up to (LOG-17) */
@@ -302,11 +370,15 @@ struct os_hwqueue {
 	 * doorbell, NULL without one, and what the command processor has *taken* of the ring —
 	 * it runs up to fetched_ptr and no further, and moves it only when a ring reaches it, the
 	 * KMD connects, disconnects or notifies (engine state: under the engine's lock). A queue
-	 * without a doorbell is still polled: its engine runs up to the write pointer.
+	 * without a doorbell takes no work (UMS-13: no polling of the write pointer).
 	 */
 	struct os_doorbell *doorbell;
 	uint64_t fetched_ptr;
-	bool is_fetch_gated; /* the engine runs up to fetched_ptr, not the write pointer */
+	/*
+	 * SUS-01, SUS-04: off the hardware scheduler's list (SuspendContext): the engine runs
+	 * nothing of it — ring or DMA packet — until ResumeContext (engine's lock).
+	 */
+	bool hw_is_suspended;
 	/* the GPU's view of the doorbell (hw/doorbell.c; engine's lock) */
 	bool hw_is_doorbell_connected;
 	bool hw_is_notify_kmd;
@@ -349,6 +421,9 @@ struct os_doorbell {
 	uint32_t kmd_physical;
 	uint64_t kmd_last_use; /* the last ConnectDoorbell or NotifyWorkSubmission (LRU) */
 	bool kmd_is_notify_kmd;
+	/* RES-03: the OS's references on the ring allocations, held while the doorbell lives */
+	struct os_allocation *ring_allocation;
+	struct os_allocation *ring_control_allocation;
 };
 
 /* ---- emulated GPU ------------------------------------------------------------------------ */
@@ -371,6 +446,8 @@ struct hw_interrupt {
 	fsr_handle fences[FSR_MAX_INTERRUPT_FENCES];
 	uint32_t fences_held; /* os: bit i, the queued interrupt holds fences[i] alive (INT-05) */
 	struct hw_dma_packet *packet; /* DMA_COMPLETED */
+	/* ENGINE_STATE_CHANGE: EngineStateChange.NewState (FST-02), an enum fstp_engine_state */
+	int engine_state;
 	struct hw_interrupt *next;
 };
 
@@ -393,6 +470,10 @@ struct fsr_adapter {
 	/* What DxgkDdiQueryAdapterInfo reported, once checked; zero when it made no sense. */
 	struct dxgk_usermodesubmission_caps ums_caps;
 	struct os_hwqueue *user_queues[FSR_MAX_ENGINES]; /* per engine, in creation order */
+	/* os: each engine's power component as the OS set it (FST-04, FST-06; lock held) */
+	enum fstp_engine_power os_fstate[FSR_MAX_ENGINES];
+	/* os: the device's power state as the OS set it (DST-01, DST-05; lock held) */
+	enum fstp_device_power os_dstate;
 	uint64_t next_packet_id;
 };
 
@@ -431,6 +512,8 @@ struct fsr_runtime {
 	 * stats.trace_hash is not kept (realtime runs are not reproducible).
 	 */
 	_Atomic uint64_t concurrent_events;
+	/* stats.user_mode_submit_to_start, counted by the engines (realtime: without the lock) */
+	_Atomic uint64_t user_mode_submit_to_start[FSR_LATENCY_BUCKETS];
 	struct rt_event_tap event_tap; /* tests only (FSR_TRACE) */
 };
 
@@ -442,6 +525,19 @@ static inline bool
 rt_gpu_is_concurrent(const struct fsr_runtime *runtime)
 {
 	return runtime->clock.mode == FSR_CLOCK_REALTIME;
+}
+
+/*
+ * Whether the GPU may fetch from a user-mode queue's ring buffer and ring buffer control: both
+ * resident (the OS evicts them only once nothing can fetch: the D3 power-down suspends first).
+ * Freed they cannot be: the queue holds a reference on both for as long as it exists.
+ */
+static inline bool
+rt_queue_ring_is_resident(const struct os_hwqueue *queue)
+{
+	return atomic_load_explicit(&queue->ring_allocation->is_resident, memory_order_acquire) &&
+	       atomic_load_explicit(&queue->ring_control_allocation->is_resident,
+				    memory_order_acquire);
 }
 
 /* The ring slot at a byte offset of the ring buffer control's read or write pointer. */
@@ -465,6 +561,8 @@ fsr_status rt_refuse(struct fsr_runtime *runtime, uint32_t process_id, const cha
 		     fsr_handle handle, fsr_status status);
 /* Counts one latency sample in a histogram of fsr_runtime_stats (lock held). */
 void rt_latency_add(uint64_t histogram[FSR_LATENCY_BUCKETS], uint64_t latency_ns);
+/* The histogram bucket of a latency (fsr_runtime_stats.submit_to_start's layout). */
+unsigned int rt_latency_bucket(uint64_t latency_ns);
 
 /* ---- the runtime lock ----------------------------------------------------------------------- */
 
@@ -631,8 +729,15 @@ rt_doorbell_page_store(struct fsr_runtime *runtime, struct rt_doorbell_page *pag
 {
 	atomic_store_explicit(&page->word, value, memory_order_relaxed);
 	atomic_fetch_add_explicit(&page->rings, 1, memory_order_release);
-	for (uint32_t i = 0; i < page->wake_count; i++)
-		rt_clock_kick(runtime, page->wake[i], rt_clock_now(runtime));
+	for (uint32_t i = 0; i < page->wake_count; i++) {
+		struct rt_actor *actor = page->wake[i];
+
+		/* Sim mode kicks every one, as ever: the same steps, the same recordings. */
+		if (actor->ring_interest && runtime->clock.mode == FSR_CLOCK_REALTIME &&
+		    !atomic_load_explicit(actor->ring_interest, memory_order_relaxed))
+			continue;
+		rt_clock_kick(runtime, actor, rt_clock_now(runtime));
+	}
 }
 
 #if defined(__SANITIZE_THREAD__)

@@ -29,8 +29,8 @@ rt_refuse(struct fsr_runtime *runtime, uint32_t process_id, const char *call, fs
 	return status;
 }
 
-void
-rt_latency_add(uint64_t histogram[FSR_LATENCY_BUCKETS], uint64_t latency_ns)
+unsigned int
+rt_latency_bucket(uint64_t latency_ns)
 {
 	unsigned int bucket = 0;
 
@@ -42,9 +42,13 @@ rt_latency_add(uint64_t histogram[FSR_LATENCY_BUCKETS], uint64_t latency_ns)
 
 		bucket = top * 8u + fraction;
 	}
-	if (bucket >= FSR_LATENCY_BUCKETS)
-		bucket = FSR_LATENCY_BUCKETS - 1;
-	histogram[bucket]++;
+	return bucket < FSR_LATENCY_BUCKETS ? bucket : FSR_LATENCY_BUCKETS - 1;
+}
+
+void
+rt_latency_add(uint64_t histogram[FSR_LATENCY_BUCKETS], uint64_t latency_ns)
+{
+	histogram[rt_latency_bucket(latency_ns)]++;
 }
 
 void

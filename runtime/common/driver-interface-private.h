@@ -28,6 +28,7 @@
 struct fsr_adapter;
 struct fsr_fence;
 struct os_hwqueue;
+struct os_context;
 struct os_doorbell;
 struct rt_doorbell_page;
 struct hw_dma_packet;
@@ -159,7 +160,7 @@ struct dxgk_ddi {
 				      uint32_t *physical, struct rt_doorbell_page **page,
 				      enum fstp_doorbell_status *status);
 	/*
-	 * TRM-01 (and, to come, the F- and D-state transitions): an OS-initiated disconnect (the OS
+	 * TRM-01, FST-04 (reason ENGINE_F1; to come, D3): an OS-initiated disconnect (the OS
 	 * already wrote the status and rotated the mapping); the GPU takes the queue's write
 	 * pointer first.
 	 */
@@ -173,6 +174,35 @@ struct dxgk_ddi {
 	 */
 	void (*DxgkDdiNotifyWorkSubmission)(void *miniport, struct os_doorbell *doorbell,
 					    uint64_t progress_value);
+	/*
+	 * SUS-01, SUS-02, SUS-03 (also for the reasons POWER and TERMINATION): every HWQueue
+	 * of `context` leaves its engine's hardware scheduler list. A work item the engine is
+	 * running finishes; the queue stops at the next packet boundary (its ring, or a DMA packet
+	 * not started yet). Doorbells stay connected and the rings resident: rings are still
+	 * taken, but nothing runs, signals or logs. Fires context_suspend.
+	 */
+	void (*DxgkDdiSuspendContext)(void *miniport, struct os_context *context,
+				      enum fstp_preempt_reason reason);
+	/*
+	 * SUS-04, SUS-05: the HWQueues of `context` are back on the list, and the
+	 * command processor takes each doorbell queue's write pointer, so the work queued
+	 * meanwhile runs without a new ring. Fires context_resume.
+	 */
+	void (*DxgkDdiResumeContext)(void *miniport, struct os_context *context);
+	/*
+	 * FST-04, FST-06: the engine's power component goes to `fstate`: F1 once the OS has
+	 * disconnected every doorbell of the engine's queues, F0 before any connect or submission
+	 * to it. The GPU's command processor of an engine in F1 takes and runs nothing. Non-zero:
+	 * the engine has work again (taken since it asked for F1) and stays in F0.
+	 */
+	int (*DxgkDdiSetPowerComponentFState)(void *miniport, uint32_t engine_id,
+					      enum fstp_engine_power fstate);
+	/*
+	 * DST-01, DST-05: the device's power state. D3 is the last step of the power-down (every
+	 * context suspended, every doorbell disconnected, the rings evicted): the GPU's engines
+	 * take and run nothing until D0, the first step of the wake.
+	 */
+	void (*DxgkDdiSetPowerState)(void *miniport, enum fstp_device_power dstate);
 	/*
 	 * At interrupt level (lock held): what the GPU's line calls (through DxgkDdiStartDevice's
 	 * connection). Turns a GPU interrupt into DxgkCbNotifyInterrupt, and a packet retirement

@@ -38,17 +38,26 @@ take_write_ptr(struct hw_engine *engine, struct os_hwqueue *queue)
 {
 	struct fsr_adapter *adapter = engine->adapter;
 	struct fsr_runtime *runtime = adapter->runtime;
-	/* Acquire: the slots the UMD wrote before its release of the write pointer (HPF-04). */
-	uint64_t write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_acquire,
-					  RT_POINT_GPU_READ_WRITE_PTR);
+	uint64_t write_ptr;
 
+	/*
+	 * A powered-down command processor (F1, D3) takes nothing: FST-06 and DST-05 wake it before
+	 * a connect. Powered, it reads the ring buffer control from video memory: it must be
+	 * resident (DST-03).
+	 */
+	if (hw_engine_is_off(engine))
+		return;
+	FSR_ASSERT_PRE("gpu-fetch:ring-resident", rt_queue_ring_is_resident(queue));
+	/* Acquire: the slots the UMD wrote before its release of the write pointer (HPF-04). */
+	write_ptr = rt_word_load(runtime, &queue->control->write_ptr_bytes, memory_order_acquire,
+				 RT_POINT_GPU_READ_WRITE_PTR);
 	if (write_ptr == queue->fetched_ptr)
 		return;
 	queue->fetched_ptr = write_ptr;
-	FSR_TRACE(
-	    runtime, fencescope_hw, ring_fetch, adapter->id, engine->id, queue->handle,
-	    rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE),
-	    write_ptr, hw_gpu_ts(adapter, rt_clock_now(runtime)));
+	FSR_TRACE(runtime, fencescope_hw, ring_fetch, adapter->id, engine->id, queue->handle,
+		  rt_word_load(runtime, &queue->control->read_ptr_bytes, memory_order_relaxed,
+			       RT_POINT_NONE),
+		  write_ptr, hw_gpu_ts(adapter, rt_clock_now(runtime)));
 }
 
 static void
@@ -56,17 +65,6 @@ kick_engine(struct hw_engine *engine)
 {
 	rt_clock_kick(engine->adapter->runtime, &engine->actor,
 		      rt_clock_now(engine->adapter->runtime));
-}
-
-void
-hw_queue_gate_on_doorbell(struct fsr_adapter *adapter, struct os_hwqueue *queue)
-{
-	struct hw_engine *engine = &adapter->gpu->engines[queue->engine_id];
-
-	hw_engine_lock(engine);
-	take_write_ptr(engine, queue);
-	queue->is_fetch_gated = true;
-	hw_engine_unlock(engine);
 }
 
 void
@@ -116,7 +114,8 @@ hw_doorbell_notify(struct fsr_adapter *adapter, struct os_hwqueue *queue)
 	struct hw_engine *engine = &adapter->gpu->engines[queue->engine_id];
 
 	hw_engine_lock(engine);
-	take_write_ptr(engine, queue);
+	if (!queue->hw_is_suspended) /* SUS-03: ResumeContext takes it (SUS-05) */
+		take_write_ptr(engine, queue);
 	hw_engine_unlock(engine);
 	kick_engine(engine);
 }
@@ -145,7 +144,9 @@ hw_doorbells_init(struct fsr_adapter *adapter)
 	 */
 	for (uint32_t k = 0; k < FSR_MAX_PHYSICAL_DOORBELLS; k++) {
 		gpu->doorbells[k].page.wake = gpu->engine_actors;
-		gpu->doorbells[k].page.wake_count = adapter->config.engine_count;
+		/* Polling engines (realtime) watch the ring counts: a ring wakes no thread. */
+		gpu->doorbells[k].page.wake_count =
+		    gpu->engines[0].actor.poll ? 0 : adapter->config.engine_count;
 	}
 }
 
@@ -153,6 +154,21 @@ struct rt_doorbell_page *
 hw_doorbell_page(struct fsr_adapter *adapter, uint32_t physical)
 {
 	return &adapter->gpu->doorbells[physical].page;
+}
+
+bool
+hw_engine_doorbells_rang(struct hw_engine *engine)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	uint32_t count = adapter->config.doorbell_model == FSR_DOORBELL_DEDICATED
+			     ? adapter->config.physical_doorbells
+			     : 1;
+
+	for (uint32_t k = 0; k < count && k < FSR_MAX_PHYSICAL_DOORBELLS; k++)
+		if (atomic_load_explicit(&adapter->gpu->doorbells[k].page.rings,
+					 memory_order_relaxed) != engine->seen_rings[k])
+			return true;
+	return false;
 }
 
 void
@@ -172,7 +188,8 @@ hw_engine_take_rings(struct hw_engine *engine)
 		/* UMS-18: the global doorbell rang, for someone: every connected queue is looked
 		 * at. */
 		for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
-			if (q->hw_is_doorbell_connected && !q->hw_is_notify_kmd)
+			if (q->hw_is_doorbell_connected && !q->hw_is_notify_kmd &&
+			    !q->hw_is_suspended)
 				take_write_ptr(engine, q);
 		return;
 	}
@@ -197,10 +214,18 @@ hw_engine_take_rings(struct hw_engine *engine)
 		/*
 		 * UMS-20: the owner of this instant; a ring on a doorbell with no owner does
 		 * nothing, and on a notify-KMD doorbell the notification is what counts (UMS-24).
+		 * A suspended queue is off the scheduler's list: its rings are not looked at,
+		 * ResumeContext takes its write pointer (SUS-03, SUS-05).
 		 * The owner stays while this engine holds its own lock: moving it, or destroying
 		 * the queue, takes that lock.
 		 */
-		if (owner && !owner->hw_is_notify_kmd)
+		if (owner && !owner->hw_is_notify_kmd && !owner->hw_is_suspended)
 			take_write_ptr(engine, owner);
 	}
+}
+
+void
+hw_engine_take_write_ptr(struct hw_engine *engine, struct os_hwqueue *queue)
+{
+	take_write_ptr(engine, queue);
 }

@@ -68,8 +68,21 @@ hw_engine_kick_all(struct fsr_adapter *adapter)
 	struct fsr_runtime *runtime = adapter->runtime;
 	uint64_t now = rt_clock_now(runtime);
 
-	for (uint32_t e = 0; e < adapter->config.engine_count; e++)
-		rt_clock_kick(runtime, &adapter->gpu->engines[e].actor, now);
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
+		struct hw_engine *engine = &adapter->gpu->engines[e];
+
+		/*
+		 * Realtime: only an engine with a queue blocked on a GPU wait has anything to look
+		 * at again; waking the others costs a system call and a switch each per signal.
+		 * The blocked engine counts its wait before it reads CurrentValue, and the writer
+		 * wrote CurrentValue before this read (both seq_cst): one of them sees the other.
+		 * Sim mode kicks them all, as ever (same steps, same recordings).
+		 */
+		if (runtime->clock.mode == FSR_CLOCK_REALTIME &&
+		    !atomic_load(&engine->blocked_queues))
+			continue;
+		rt_clock_kick(runtime, &engine->actor, now);
+	}
 }
 
 void
@@ -83,7 +96,12 @@ hw_engine_add_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 		link = &(*link)->next_on_engine;
 	queue->next_on_engine = NULL;
 	*link = queue;
+	atomic_fetch_add_explicit(&engine->user_queue_count, 1, memory_order_relaxed);
 	hw_engine_unlock(engine);
+	/* A polling engine that slept with an empty run list starts watching its doorbells. */
+	if (engine->actor.poll)
+		rt_clock_kick(engine->adapter->runtime, &engine->actor,
+			      rt_clock_now(engine->adapter->runtime));
 }
 
 /* An interrupt that names `queue`, which is going: it names no queue any more. */
@@ -108,11 +126,15 @@ hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	for (struct os_hwqueue **link = &engine->run_list; *link; link = &(*link)->next_on_engine) {
 		if (*link == queue) {
 			*link = queue->next_on_engine;
+			atomic_fetch_sub_explicit(&engine->user_queue_count, 1,
+						  memory_order_relaxed);
 			break;
 		}
 	}
 	if (engine->cursor == queue)
 		engine->cursor = queue->next_on_engine;
+	if (queue->is_wait_observed)
+		atomic_fetch_sub(&engine->blocked_queues, 1);
 	/* Interleaving: a queue goes only when no engine step is half way through it. */
 	FSR_ASSERT_PRE("engine-remove-queue:not-running", engine->running_queue != queue);
 	if (engine->busy_queue == queue)
@@ -128,6 +150,39 @@ hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	for (struct hw_interrupt *i = engine->outbox_head; i; i = i->next)
 		forget_queue(i, queue);
 	hw_engine_unlock(engine);
+}
+
+/*
+ * SUS-01: the queue leaves the hardware scheduler's list. The engine skips it from now on: a
+ * ring (run_queue stops at the next packet boundary — the work item it is busy with finishes,
+ * nothing after it starts) and a DMA packet of it that has not started. Its doorbell stays
+ * connected: rings are still taken (SUS-02, SUS-03).
+ */
+void
+hw_engine_suspend_queue(struct hw_engine *engine, struct os_hwqueue *queue)
+{
+	hw_engine_lock(engine);
+	queue->hw_is_suspended = true;
+	if (engine->cursor == queue)
+		engine->cursor = queue->next_on_engine;
+	hw_engine_unlock(engine);
+}
+
+/*
+ * SUS-04, SUS-05: back on the list; a doorbell queue's write pointer is taken now, so what the
+ * UMD wrote meanwhile runs without a new ring. The engine is kicked to look at it.
+ */
+void
+hw_engine_resume_queue(struct hw_engine *engine, struct os_hwqueue *queue)
+{
+	hw_engine_lock(engine);
+	queue->hw_is_suspended = false;
+	/* Every user-mode queue runs only what was taken from its ring (UMS-13). */
+	if (queue->mode == FSR_SUBMIT_USER_MODE)
+		hw_engine_take_write_ptr(engine, queue);
+	hw_engine_unlock(engine);
+	rt_clock_kick(engine->adapter->runtime, &engine->actor,
+		      rt_clock_now(engine->adapter->runtime));
 }
 
 void
@@ -149,13 +204,9 @@ hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet)
 static bool
 queue_has_packets(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 {
-	/* A doorbell queue has, for the GPU, what the command processor took of it. */
-	uint64_t end = queue->is_fetch_gated ? queue->fetched_ptr
-					     : rt_word_load(runtime, &queue->write_ptr_bytes,
-							    memory_order_acquire, RT_POINT_NONE);
-
-	return rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE) !=
-	       end;
+	/* A queue has, for the GPU, what the command processor took of it (UMS-13). */
+	return rt_word_load(runtime, &queue->control->read_ptr_bytes, memory_order_relaxed,
+			    RT_POINT_NONE) != queue->fetched_ptr;
 }
 
 /*
@@ -174,15 +225,22 @@ queue_is_blocked(struct hw_engine *engine, struct os_hwqueue *queue)
 	if (!queue->is_wait_observed)
 		return false;
 	/* run_queue stops with the read pointer on the wait it observed. */
-	wait = rt_ring_read(
-	    runtime, queue,
-	    rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed, RT_POINT_NONE),
-	    RT_POINT_NONE);
+	wait = rt_ring_read(runtime, queue,
+			    rt_word_load(runtime, &queue->control->read_ptr_bytes,
+					 memory_order_relaxed, RT_POINT_NONE),
+			    RT_POINT_NONE);
 	fence = fence_at(&wait);
 	FSR_ASSERT_PRE("engine-is-idle:observed-wait-at-head",
 		       wait.type == HW_PACKET_WAIT && fence);
 	return rt_word_load(runtime, &fence->current_value, memory_order_seq_cst, RT_POINT_NONE) <
 	       wait.b;
+}
+
+/* A DMA packet the engine may start: its queue is gone (dropped) or not suspended. */
+static bool
+is_dma_startable(const struct hw_dma_packet *packet)
+{
+	return !packet->queue || !packet->queue->hw_is_suspended;
 }
 
 bool
@@ -191,9 +249,18 @@ hw_engine_is_idle(struct hw_engine *engine)
 	bool is_idle;
 
 	hw_engine_lock(engine);
-	is_idle = !engine->is_busy && !engine->dma_head && !engine->pending && !engine->outbox_head;
-	for (struct os_hwqueue *q = engine->run_list; is_idle && q; q = q->next_on_engine)
-		if (queue_has_packets(engine->adapter->runtime, q) && !queue_is_blocked(engine, q))
+	/* An engine in F1 runs nothing, whatever it holds (FST-04 powers down only idle ones). */
+	is_idle = hw_engine_is_off(engine) ||
+		  (!engine->is_busy && !engine->pending && !engine->outbox_head);
+	/* SUS-03, SUS-07: a suspended queue's work waits; it keeps no engine busy. */
+	for (struct hw_dma_packet *p = engine->dma_head; is_idle && !hw_engine_is_off(engine) && p;
+	     p = p->next)
+		if (is_dma_startable(p))
+			is_idle = false;
+	for (struct os_hwqueue *q = engine->run_list; is_idle && !hw_engine_is_off(engine) && q;
+	     q = q->next_on_engine)
+		if (!q->hw_is_suspended && queue_has_packets(engine->adapter->runtime, q) &&
+		    !queue_is_blocked(engine, q))
 			is_idle = false;
 	hw_engine_unlock(engine);
 	return is_idle;
@@ -453,20 +520,20 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	struct fsr_adapter *adapter = engine->adapter;
 	struct fsr_runtime *runtime = adapter->runtime;
 	/* The GPU's own read pointer; the write pointer acquires the UMD's slots (HPF-04). */
-	uint64_t read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_relaxed,
-					 RT_POINT_GPU_READ_READ_PTR);
+	uint64_t read_ptr = rt_word_load(runtime, &queue->control->read_ptr_bytes,
+					 memory_order_relaxed, RT_POINT_GPU_READ_READ_PTR);
+	uint64_t start_ptr = read_ptr;
 	/*
-	 * A queue with a doorbell runs up to what the command processor took (hw/doorbell.c,
-	 * UMS-13); one without is polled (the write pointer, as the global model's scan).
+	 * Up to what the command processor took from a doorbell, a connect, a disconnect or a
+	 * notification (hw/doorbell.c, UMS-13), never the write pointer read here: the command
+	 * processor does not poll rings.
 	 */
-	uint64_t write_ptr = queue->is_fetch_gated
-				 ? queue->fetched_ptr
-				 : rt_word_load(runtime, &queue->write_ptr_bytes,
-						memory_order_acquire, RT_POINT_GPU_READ_WRITE_PTR);
+	uint64_t write_ptr = queue->fetched_ptr;
 	enum run_result result = RUN_EMPTY;
 
 	engine->running_queue = queue;
-	while (read_ptr != write_ptr) {
+	/* SUS-01, SUS-03: a suspended queue runs nothing; one suspended meanwhile stops here. */
+	while (read_ptr != write_ptr && !queue->hw_is_suspended) {
 		struct hw_packet slot =
 		    rt_ring_read(runtime, queue, read_ptr, RT_POINT_GPU_READ_RING_SLOT);
 		struct hw_packet log_slot = {0};
@@ -475,6 +542,13 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 		struct fsr_fence *fence;
 		uint64_t gpu_ts;
 
+		/*
+		 * The hardware never fetches from a ring that is not resident (RES-05): the D3
+		 * power-down evicts only once every queue is off the run lists (DST-03); nor from
+		 * a freed one: the queue holds its ring allocations until it leaves the engine, and
+		 * an abnormal termination suspends its context first (TRM-05).
+		 */
+		FSR_ASSERT_PRE("gpu-fetch:ring-resident", rt_queue_ring_is_resident(queue));
 		/* Waits, signals and progress writes are followed by a log instruction (LOG-05). */
 		if (slot.type == HW_PACKET_WAIT || slot.type == HW_PACKET_SIGNAL ||
 		    slot.type == HW_PACKET_PROGRESS)
@@ -482,12 +556,19 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 						RT_POINT_GPU_READ_RING_SLOT);
 
 		switch (packet->type) {
-		case HW_PACKET_BEGIN:
-			gpu_ts = gpu_now(adapter);
+		case HW_PACKET_BEGIN: {
+			uint64_t now = rt_clock_now(runtime);
+
+			gpu_ts = hw_gpu_ts(adapter, now);
 			FSR_TRACE(runtime, fencescope_hw, packet_start, adapter->id, engine->id,
 				  queue->handle, packet->a, packet->b, gpu_ts);
+			atomic_fetch_add_explicit(
+			    &runtime->user_mode_submit_to_start[rt_latency_bucket(
+				now > packet->c ? now - packet->c : 0)],
+			    1, memory_order_relaxed);
 			read_ptr += sizeof(*packet);
 			break;
+		}
 		case HW_PACKET_WORK:
 			engine->is_busy = true;
 			engine->busy_queue = queue;
@@ -498,6 +579,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			fence = fence_at(packet);
 			if (!queue->is_wait_observed) {
 				queue->is_wait_observed = true;
+				atomic_fetch_add(&engine->blocked_queues, 1);
 				queue->wait_observed_gpu_ts = gpu_now(adapter);
 				FSR_TRACE(runtime, fencescope_hw, gpu_wait_begin, adapter->id,
 					  engine->id, queue->handle, packet->a, packet->b,
@@ -514,6 +596,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 				  queue->handle, packet->a, packet->b, gpu_ts);
 			write_log_entry(runtime, queue, log, queue->wait_observed_gpu_ts, gpu_ts);
 			queue->is_wait_observed = false;
+			atomic_fetch_sub(&engine->blocked_queues, 1);
 			report_retired(engine, fence);
 			read_ptr += 2 * sizeof(*packet);
 			break;
@@ -554,13 +637,15 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			break;
 		}
 		/* Release: the UMD that sees the slot free sees it read (ring reuse). */
-		rt_word_store(runtime, &queue->read_ptr_bytes, read_ptr, memory_order_release,
-			      RT_POINT_GPU_WRITE_READ_PTR);
+		rt_word_store(runtime, &queue->control->read_ptr_bytes, read_ptr,
+			      memory_order_release, RT_POINT_GPU_WRITE_READ_PTR);
 	}
 end:
-	rt_word_store(runtime, &queue->read_ptr_bytes, read_ptr, memory_order_release,
+	rt_word_store(runtime, &queue->control->read_ptr_bytes, read_ptr, memory_order_release,
 		      RT_POINT_GPU_WRITE_READ_PTR);
 	engine->running_queue = NULL;
+	if (read_ptr != start_ptr)
+		engine->has_worked = true; /* the idle watch starts over (FST-01) */
 	return result;
 }
 
@@ -575,11 +660,13 @@ finish_busy(struct hw_engine *engine)
 	if (engine->busy_queue) {
 		struct os_hwqueue *queue = engine->busy_queue;
 
-		rt_word_fetch_add(adapter->runtime, &queue->read_ptr_bytes,
+		rt_word_fetch_add(adapter->runtime, &queue->control->read_ptr_bytes,
 				  sizeof(struct hw_packet), memory_order_release,
 				  RT_POINT_GPU_WRITE_READ_PTR);
 		engine->busy_queue = NULL;
-		engine->cursor = queue->next_on_engine; /* round robin after each work item */
+		/* Round robin after each work item (a suspended queue's link may be stale). */
+		if (!queue->hw_is_suspended)
+			engine->cursor = queue->next_on_engine;
 	}
 	if (packet) {
 		engine->busy_packet = NULL;
@@ -600,14 +687,23 @@ static bool
 start_dma(struct hw_engine *engine)
 {
 	struct fsr_adapter *adapter = engine->adapter;
+	struct hw_dma_packet *previous = NULL;
 
-	while (engine->dma_head) {
-		struct hw_dma_packet *packet = engine->dma_head;
+	while (previous ? previous->next : engine->dma_head) {
+		struct hw_dma_packet *packet = previous ? previous->next : engine->dma_head;
 		uint64_t now;
 
-		engine->dma_head = packet->next;
-		if (!engine->dma_head)
-			engine->dma_tail = NULL;
+		/* SUS-07: a suspended queue's packet waits in the DMA queue, in its place. */
+		if (!is_dma_startable(packet)) {
+			previous = packet;
+			continue;
+		}
+		if (previous)
+			previous->next = packet->next;
+		else
+			engine->dma_head = packet->next;
+		if (engine->dma_tail == packet)
+			engine->dma_tail = previous;
 		if (!packet->queue) {
 			free(packet);
 			continue;
@@ -649,6 +745,167 @@ engine_run(struct hw_engine *engine)
 	return FSR_NEVER;
 }
 
+/*
+ * FST-01, FST-02: whether the engine has no work at all (engine's lock held): nothing in
+ * flight, no DMA packet, no interrupt pending, and every queue's ring run up to what the command
+ * processor took — a queue blocked on a GPU wait has work. *is_eligible is always true now:
+ * every user-mode queue takes work only through its doorbell (UMS-13), so a connect wakes an
+ * engine in F1 for any of them (FST-06); no ring is polled.
+ */
+static bool
+has_no_work(struct hw_engine *engine, bool *is_eligible)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+
+	*is_eligible = true;
+	/* Interleaving: a step switched out half way through a queue is still at work. */
+	if (engine->is_busy || engine->dma_head || engine->pending || engine->running_queue)
+		return false;
+	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
+		if (rt_word_load(runtime, &q->control->read_ptr_bytes, memory_order_relaxed,
+				 RT_POINT_NONE) != q->fetched_ptr)
+			return false;
+	return true;
+}
+
+/*
+ * FST-02, FST-03: the engine's interrupt asking for F1 (GPU_ENGINE_STATE_CHANGE, NewState
+ * TRANSITION_TO_F1), up its line like any interrupt: the OS's deferred handling does the rest
+ * (os/power.c). Never with the OS's lock taken here: in realtime it waits in the outbox.
+ */
+static void
+raise_engine_state_change(struct hw_engine *engine, enum fstp_engine_state new_state)
+{
+	struct hw_interrupt *interrupt = calloc(1, sizeof(*interrupt));
+
+	if (!interrupt)
+		abort();
+	*interrupt = (struct hw_interrupt){.type = FSTP_INTERRUPT_TYPE_ENGINE_STATE_CHANGE,
+					   .form = FSTP_INTERRUPT_FORM_NOT_FENCE,
+					   .adapter = engine->adapter,
+					   .engine_id = engine->id,
+					   .engine_state = (int) new_state};
+	FSR_TRACE(engine->adapter->runtime, fencescope_hw, engine_state_change, engine->adapter->id,
+		  engine->id, (int) new_state);
+	deliver_interrupt(engine, interrupt);
+}
+
+/*
+ * FST-01 to FST-03, at the end of a step (engine's lock held): an engine with no work for the
+ * adapter's engine_idle_to_f1_ns (or at once, when a test forces it) asks for F1, once until it
+ * works again. Returns when it wants to look again (`next` or sooner).
+ */
+static uint64_t
+watch_idle(struct hw_engine *engine, uint64_t now, uint64_t next)
+{
+	uint64_t threshold = engine->adapter->config.engine_idle_to_f1_ns;
+	bool is_eligible;
+	uint64_t due;
+
+	if (hw_engine_is_off(engine) || (threshold == 0 && !engine->is_f1_forced))
+		return next;
+	if (engine->has_worked) {
+		/* It ran something: its idleness starts now at the earliest. */
+		engine->has_worked = false;
+		engine->is_idle_tracked = false;
+		engine->is_f1_requested = false;
+	}
+	if (!has_no_work(engine, &is_eligible)) {
+		engine->is_idle_tracked = false;
+		engine->is_f1_requested = false;
+		return next;
+	}
+	if (!is_eligible) {
+		engine->is_f1_forced = false;
+		return next;
+	}
+	if (!engine->is_idle_tracked) {
+		engine->is_idle_tracked = true;
+		engine->idle_since_ns = now;
+	}
+	if (engine->is_f1_requested)
+		return next;
+	due = engine->is_f1_forced ? now : rt_add_ns(engine->idle_since_ns, threshold);
+	if (now < due)
+		return due < next ? due : next;
+	engine->is_f1_requested = true;
+	engine->is_f1_forced = false;
+	raise_engine_state_change(engine, FSTP_ENGINE_STATE_TRANSITION_TO_F1);
+	return next;
+}
+
+void
+hw_engine_set_fstate(struct hw_engine *engine, enum fstp_engine_power fstate)
+{
+	hw_engine_lock(engine);
+	engine->fstate = fstate;
+	if (fstate == FSTP_ENGINE_POWER_F0) {
+		engine->is_f1_requested = false;
+		engine->is_idle_tracked = false;
+	}
+	hw_engine_unlock(engine);
+	rt_clock_kick(engine->adapter->runtime, &engine->actor,
+		      rt_clock_now(engine->adapter->runtime));
+}
+
+void
+hw_gpu_set_dstate(struct fsr_adapter *adapter, enum fstp_device_power dstate)
+{
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
+		struct hw_engine *engine = &adapter->gpu->engines[e];
+
+		hw_engine_lock(engine);
+		engine->is_device_off = dstate == FSTP_DEVICE_POWER_D3;
+		engine->is_idle_tracked = false;
+		hw_engine_unlock(engine);
+		rt_clock_kick(adapter->runtime, &engine->actor, rt_clock_now(adapter->runtime));
+	}
+}
+
+bool
+hw_engine_power_down_if_idle(struct hw_engine *engine)
+{
+	bool is_eligible = true;
+	bool is_idle;
+
+	hw_engine_lock(engine);
+	/*
+	 * Not mid-step (interleaving: the step switched out at a point; realtime: the engine's lock
+	 * waited for it), not with work, not with a polled queue.
+	 */
+	is_idle = engine->fstate == FSTP_ENGINE_POWER_F1 ||
+		  (!engine->is_stepping && has_no_work(engine, &is_eligible) && is_eligible);
+	if (is_idle) {
+		engine->fstate = FSTP_ENGINE_POWER_F1;
+	} else {
+		engine->is_f1_requested = false; /* it asks again once idle again */
+		engine->is_idle_tracked = false;
+	}
+	hw_engine_unlock(engine);
+	if (!is_idle)
+		rt_clock_kick(engine->adapter->runtime, &engine->actor,
+			      rt_clock_now(engine->adapter->runtime));
+	return is_idle;
+}
+
+void
+fsr_test_engine_request_f1(struct fsr_runtime *runtime, uint32_t adapter_id, uint32_t engine_id)
+{
+	struct hw_engine *engine;
+
+	rt_lock(runtime);
+	if (adapter_id < runtime->adapter_count &&
+	    engine_id < runtime->adapters[adapter_id]->config.engine_count) {
+		engine = &runtime->adapters[adapter_id]->gpu->engines[engine_id];
+		hw_engine_lock(engine);
+		engine->is_f1_forced = true;
+		engine->is_f1_requested = false;
+		hw_engine_unlock(engine);
+		rt_clock_kick(runtime, &engine->actor, rt_clock_now(runtime));
+	}
+	rt_unlock(runtime);
+}
+
 static uint64_t
 engine_step(struct rt_actor *actor, uint64_t now)
 {
@@ -661,7 +918,13 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	hw_engine_lock(engine);
 	/* Realtime: `now` was read before the lock, which may have taken long to get. */
 	now = rt_clock_now(runtime);
+	engine->is_stepping = true;
 	deliver_due_interrupt(engine, now);
+	if (hw_engine_is_off(engine)) {
+		/* Powered down (FST-04, DST-01): the command processor is off until F0 or D0. */
+		next = FSR_NEVER;
+		goto end;
+	}
 	hw_engine_take_rings(engine); /* the doorbells that rang since the last step */
 	if (engine->is_busy && now < engine->busy_until_ns) {
 		next = engine->busy_until_ns;
@@ -670,15 +933,31 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	if (engine->is_busy)
 		finish_busy(engine);
 	next = engine_run(engine);
+	next = watch_idle(engine, now, next);
 end:
 	if (engine->pending && engine->pending_due_ns < next)
 		next = engine->pending_due_ns;
 	has_outbox = engine->outbox_head != NULL;
+	engine->is_stepping = false;
 	hw_engine_unlock(engine);
 	rt_unlock_gpu(runtime);
 	if (has_outbox)
 		deliver_outbox(engine);
 	return next;
+}
+
+/*
+ * A polling command processor between steps (realtime, doorbell_polling): it spins on its
+ * doorbells' ring counts while it has user-mode queues, and sleeps like any engine otherwise.
+ */
+static enum rt_poll
+engine_poll(struct rt_actor *actor)
+{
+	struct hw_engine *engine = engine_of(actor);
+
+	if (!atomic_load_explicit(&engine->user_queue_count, memory_order_relaxed))
+		return RT_POLL_SLEEP;
+	return hw_engine_doorbells_rang(engine) ? RT_POLL_WORK : RT_POLL_SPIN;
 }
 
 int
@@ -695,6 +974,15 @@ hw_init(struct fsr_adapter *adapter)
 		engine->type = adapter->config.engine_types[id];
 		engine->actor.name = "engine";
 		engine->actor.step = engine_step;
+		/* Sim mode has no spinning: the polling engine is realtime only. */
+		if (adapter->config.doorbell_polling &&
+		    adapter->runtime->clock.mode == FSR_CLOCK_REALTIME)
+			engine->actor.poll = engine_poll;
+		atomic_init(&engine->user_queue_count, 0);
+		/* A ring wakes only engines with user-mode queues (realtime; they join under the
+		 * OS's lock, which the ringing UMD holds). */
+		engine->actor.ring_interest = &engine->user_queue_count;
+		atomic_init(&engine->blocked_queues, 0);
 		pthread_mutex_init(&engine->lock, NULL);
 	}
 	pthread_mutex_init(&adapter->gpu->doorbell_lock, NULL);

@@ -62,6 +62,24 @@ struct hw_engine {
 	uint64_t pending_due_ns;
 	/* the count of each physical doorbell's rings this engine's command processor has seen */
 	uint64_t seen_rings[FSR_MAX_PHYSICAL_DOORBELLS];
+	/* user-mode queues on the run list: a polling engine spins only while it has some */
+	_Atomic uint32_t user_queue_count;
+	/* run-list queues blocked on a GPU wait: realtime, only they need a CurrentValue's kick */
+	_Atomic uint32_t blocked_queues;
+	/*
+	 * F-states (FST-01 to FST-07): the power component as the KMD set it — in F1 the command
+	 * processor takes and runs nothing — and the engine's own watch of its idleness: since
+	 * when it has had no work at all, and whether it asked for F1 (TRANSITION_TO_F1) since it
+	 * last worked. `is_f1_forced`: a test asked for F1 now (fsr_test_engine_request_f1).
+	 */
+	enum fstp_engine_power fstate;
+	bool is_idle_tracked;
+	uint64_t idle_since_ns;
+	bool is_f1_requested;
+	bool is_f1_forced;
+	bool has_worked;    /* ran something since the idle watch last looked */
+	bool is_stepping;   /* in its step (interleaving may switch it out half way) */
+	bool is_device_off; /* the device is in D3 (DST-01): as in F1, nothing taken or run */
 };
 
 /*
@@ -101,7 +119,32 @@ void hw_engine_kick_all(struct fsr_adapter *adapter);
 void hw_engine_add_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 void hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 void hw_engine_push_dma(struct hw_engine *engine, struct hw_dma_packet *packet);
+/* SuspendContext / ResumeContext of one queue (SUS-01, SUS-04, SUS-05; takes the engine's lock). */
+void hw_engine_suspend_queue(struct hw_engine *engine, struct os_hwqueue *queue);
+void hw_engine_resume_queue(struct hw_engine *engine, struct os_hwqueue *queue);
+/* The command processor takes `queue`'s write pointer (engine's lock held; ring_fetch). */
+void hw_engine_take_write_ptr(struct hw_engine *engine, struct os_hwqueue *queue);
 bool hw_engine_is_idle(struct hw_engine *engine);
+/*
+ * FST-04, FST-06 (the KMD's DxgkDdiSetPowerComponentFState): the engine's power component, as
+ * told. In F1 the command processor takes no write pointer and runs nothing, whatever it held;
+ * back in F0 it runs again and its idle watch starts over. Exported for a faulty conformance
+ * driver that powers down too early (FST-04).
+ */
+FSR_TEST_API void hw_engine_set_fstate(struct hw_engine *engine, enum fstp_engine_power fstate);
+/*
+ * F1 only if the engine has no work at all and polls no queue (engine's lock: never mid-step);
+ * false, and it stays in F0 and will ask again, otherwise. True when it already is in F1.
+ */
+bool hw_engine_power_down_if_idle(struct hw_engine *engine);
+/* DST-01, DST-05 (the KMD's DxgkDdiSetPowerState): every engine off in D3, on again in D0. */
+void hw_gpu_set_dstate(struct fsr_adapter *adapter, enum fstp_device_power dstate);
+/* Whether the engine's command processor is off: its F1, or the device's D3 (engine's lock). */
+static inline bool
+hw_engine_is_off(const struct hw_engine *engine)
+{
+	return engine->fstate == FSTP_ENGINE_POWER_F1 || engine->is_device_off;
+}
 /* The GPU's write of one log entry at the UMD's index (LOG-12), then its own increment of
  * FirstFreeEntryIndex and, at the capacity, WraparoundCount (LOG-14, LOG-16). */
 void hw_fence_log_write(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32_t index,
@@ -123,15 +166,10 @@ void hw_fence_log_install(struct os_hwqueue *queue, enum fstp_log_type type,
  * takes the write pointer first — a ring that landed but was not serviced is not lost — then
  * forgets the owner. Notify: NotifyWorkSubmission's fetch (CONNECTED_NOTIFY_KMD).
  */
-/*
- * The queue got a doorbell: its engine runs from now on only what the command processor took
- * (fetched_ptr), starting with what it has been written so far.
- */
 /* The physical doorbells' pages, each waking every engine (after hw_init). */
 void hw_doorbells_init(struct fsr_adapter *adapter);
 /* Physical doorbell k's page, which the OS maps for a connected queue. */
 struct rt_doorbell_page *hw_doorbell_page(struct fsr_adapter *adapter, uint32_t physical);
-void hw_queue_gate_on_doorbell(struct fsr_adapter *adapter, struct os_hwqueue *queue);
 /* Exported for a faulty conformance driver that connects in the wrong order (UMS-23). */
 FSR_TEST_API void hw_doorbell_connect(struct fsr_adapter *adapter, uint32_t physical,
 				      struct os_hwqueue *queue, bool is_notify_kmd);
@@ -146,6 +184,11 @@ struct os_hwqueue *hw_doorbell_owner(struct fsr_adapter *adapter, uint32_t physi
  * doorbell, by taking the write pointer of every connected queue of the engine (UMS-18).
  */
 void hw_engine_take_rings(struct hw_engine *engine);
+/*
+ * A polling engine's look between steps (its own thread, no lock): has a physical doorbell
+ * rung since hw_engine_take_rings last looked? Relaxed loads of the ring counts only.
+ */
+bool hw_engine_doorbells_rang(struct hw_engine *engine);
 /* The engine's lock (realtime only; see struct hw_engine). */
 static inline void
 hw_engine_lock(struct hw_engine *engine)

@@ -172,10 +172,12 @@ create_hwqueue(void *miniport, struct os_hwqueue *queue)
 	struct hw_engine *engine = engine_of(miniport, queue->engine_id);
 
 	/*
-	 * UMS-05: a user-mode queue's ring joins its engine's run list, which the command
-	 * processor polls for new work (UMS-18); kernel mode has none.
+	 * UMS-05: a user-mode queue's ring joins its engine's run list; the command processor
+	 * runs of it only what a doorbell made it take (UMS-13; kernel mode has no ring).
 	 */
-	queue->poll_actor = &engine->actor;
+	/* A queue born in a suspended context starts off the scheduler's list (SUS-01). */
+	if (queue->context->kmd_is_suspended)
+		hw_engine_suspend_queue(engine, queue);
 	if (queue->mode == FSR_SUBMIT_USER_MODE)
 		hw_engine_add_queue(engine, queue);
 }
@@ -323,12 +325,14 @@ destroy_native_fence(void *miniport, struct fsr_fence *fence)
 static void
 create_doorbell(void *miniport, struct os_doorbell *doorbell)
 {
-	/* UMS-09, UMS-10: the driver's doorbell object, with no physical doorbell; no other one. */
+	(void) miniport;
+	/*
+	 * UMS-09, UMS-10: the driver's doorbell object, with no physical doorbell; no other one.
+	 * The GPU takes nothing yet: the queue's work waits for the connect (UMS-15).
+	 */
 	doorbell->kmd_is_connected = false;
 	doorbell->kmd_physical = 0;
 	doorbell->kmd_last_use = 0;
-	/* From now on the engine runs what a doorbell made it take (UMS-13). */
-	hw_queue_gate_on_doorbell(((struct kmd_adapter *) miniport)->adapter, doorbell->queue);
 }
 
 /*
@@ -441,6 +445,73 @@ notify_work_submission(void *miniport, struct os_doorbell *doorbell, uint64_t pr
 		hw_doorbell_notify(kmd->adapter, doorbell->queue);
 }
 
+/* ---- suspend and resume (spec 000, SUS-01 to SUS-07) ------------------------------------ */
+
+/*
+ * SUS-01: every HWQueue of the context leaves its engine's scheduler list — user-mode queues
+ * (their rings) and kernel-mode ones (their DMA packets not started yet) alike. The engine's
+ * granularity: a work item it is busy with finishes, nothing after it starts. Doorbells and
+ * rings are left alone (SUS-02): the UMD keeps writing and ringing, the command processor keeps
+ * taking write pointers, nothing runs (SUS-03). The reason is the OS's; the driver does the same
+ * for each.
+ */
+static void
+suspend_context(void *miniport, struct os_context *context, enum fstp_preempt_reason reason)
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+	struct hw_engine *engine = engine_of(miniport, context->engine_id);
+	uint32_t count = 0;
+
+	(void) reason;
+	context->kmd_is_suspended = true;
+	for (struct os_hwqueue *q = context->queues; q; q = q->next_in_context, count++)
+		hw_engine_suspend_queue(engine, q);
+	FSR_TRACE(adapter->runtime, fencescope_kmd, context_suspend, adapter->id, context->handle,
+		  count);
+}
+
+/*
+ * SUS-04, SUS-05: the queues are back on the list and the command processor takes each one's
+ * write pointer, so what was written during the suspension runs without a new ring.
+ */
+static void
+resume_context(void *miniport, struct os_context *context)
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+	struct hw_engine *engine = engine_of(miniport, context->engine_id);
+	uint32_t count = 0;
+
+	context->kmd_is_suspended = false;
+	for (struct os_hwqueue *q = context->queues; q; q = q->next_in_context, count++)
+		hw_engine_resume_queue(engine, q);
+	FSR_TRACE(adapter->runtime, fencescope_kmd, context_resume, adapter->id, context->handle,
+		  count);
+}
+
+/* ---- power (spec 000, FST-04, FST-06) --------------------------------------------------- */
+
+/*
+ * The engine's power component, as the OS asks: F1 powers the command processor down, unless the
+ * engine has work again since it asked (it then stays in F0 and says so).
+ */
+static int
+set_power_component_fstate(void *miniport, uint32_t engine_id, enum fstp_engine_power fstate)
+{
+	struct hw_engine *engine = engine_of(miniport, engine_id);
+
+	if (fstate == FSTP_ENGINE_POWER_F1)
+		return hw_engine_power_down_if_idle(engine) ? 0 : -1;
+	hw_engine_set_fstate(engine, fstate);
+	return 0;
+}
+
+/* DST-01, DST-05: the whole GPU off (D3) or on (D0); the OS has done the rest around it. */
+static void
+set_power_state(void *miniport, enum fstp_device_power dstate)
+{
+	hw_gpu_set_dstate(((struct kmd_adapter *) miniport)->adapter, dstate);
+}
+
 void
 kmd_driver_entry(struct dxgk_ddi *ddi)
 {
@@ -469,6 +540,10 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiDisconnectDoorbell = disconnect_doorbell,
 	    .DxgkDdiDestroyDoorbell = destroy_doorbell,
 	    .DxgkDdiNotifyWorkSubmission = notify_work_submission,
+	    .DxgkDdiSetPowerComponentFState = set_power_component_fstate,
+	    .DxgkDdiSetPowerState = set_power_state,
+	    .DxgkDdiSuspendContext = suspend_context,
+	    .DxgkDdiResumeContext = resume_context,
 	    .DxgkDdiInterruptRoutine = interrupt_routine,
 	};
 }

@@ -125,6 +125,7 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 	    config->gpu_ts_drift_ppm <= -1000000 || config->gpu_ts_drift_ppm >= 1000000 ||
 	    config->log_capacity_entries > FSR_MAX_LOG_ENTRIES ||
 	    config->interrupt_coalesce_ns > FSR_MAX_INTERRUPT_COALESCE_NS ||
+	    config->engine_idle_to_f1_ns > FSR_MAX_ENGINE_IDLE_TO_F1_NS ||
 	    (config->interrupt_form && (config->interrupt_form < FSR_INTERRUPT_FENCE_ARRAY ||
 					config->interrupt_form > FSR_INTERRUPT_HWQUEUE)) ||
 	    !is_ums_config_valid(config)) {

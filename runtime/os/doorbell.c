@@ -12,8 +12,10 @@
  *
  * What it is not: the choice of a physical doorbell or a victim (kmd/kmd.c), how the GPU learns
  * of work (hw/doorbell.c), the UMD's ring (umd/cmdbuf.c). Not yet: residency of the ring
- * allocations (RES), suspend, F- and D-states, termination steps and device loss (ABORT is
- * only read, never written, until device loss exists).
+ * allocations (RES) is checked by CreateDoorbell (check_ring_allocations). Device loss
+ * (os_device_lose) writes ABORT to every doorbell of the device; termination (os/queue.c),
+ * F1 and D3 (os/power-transitions.c) disconnect through os_doorbell_disconnect; ConnectDoorbell's
+ * thunk, which may wake the device, is in os/power-transitions.c.
  */
 #include <stdlib.h>
 
@@ -85,7 +87,7 @@ os_disconnect_doorbell_cb(struct fsr_adapter *adapter, struct os_doorbell *doorb
 }
 
 fsr_status
-os_kmt_connect_doorbell(struct os_hwqueue *queue, enum fstp_doorbell_status *status)
+os_doorbell_connect(struct os_hwqueue *queue, enum fstp_doorbell_status *status)
 {
 	struct os_doorbell *doorbell = queue->doorbell;
 	struct fsr_adapter *adapter = queue->adapter;
@@ -97,6 +99,8 @@ os_kmt_connect_doorbell(struct os_hwqueue *queue, enum fstp_doorbell_status *sta
 		*status = FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT; /* dead for good */
 		return FSR_ERR_DEVICE_LOST;
 	}
+	/* FST-06: a queue of an engine in F1 brings it back to F0 first; the connect fetches. */
+	os_engine_wake(adapter, queue->engine_id);
 	if (adapter->ddi.DxgkDdiConnectDoorbell(adapter->miniport, doorbell, &physical, &page,
 						&connected) != 0 ||
 	    (connected != FSTP_DOORBELL_STATUS_CONNECTED &&
@@ -131,30 +135,76 @@ os_kmt_notify_work_submission(struct os_hwqueue *queue, uint64_t progress_value)
 							progress_value);
 }
 
+bool
+os_doorbell_disconnect(struct os_hwqueue *queue, enum fstp_doorbell_status status,
+		       enum fstp_disconnect_reason reason)
+{
+	struct os_doorbell *doorbell = queue->doorbell;
+	struct fsr_adapter *adapter = queue->adapter;
+	bool was_connected;
+
+	if (!doorbell)
+		return false;
+	/* ABORT is for good (UMS-16): a later disconnect does not make the queue retry. */
+	if (doorbell_status(doorbell) == FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT)
+		status = FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT;
+	was_connected = is_mapped_physical(doorbell);
+	if (was_connected) {
+		/*
+		 * Status, rotation, then the DDI, which makes the GPU take the write pointer (2b):
+		 * a last ring that met the dummy page, or landed unserviced, is not lost (TRM-01).
+		 */
+		disconnect(doorbell, status, reason);
+		adapter->ddi.DxgkDdiDisconnectDoorbell(adapter->miniport, doorbell, reason);
+	} else if (doorbell_status(doorbell) != status) {
+		write_status(doorbell, status);
+	}
+	return was_connected;
+}
+
+void
+os_device_lose(struct os_device *device, enum fstp_loss_reason reason)
+{
+	struct fsr_runtime *runtime = device->adapter->runtime;
+
+	device->is_lost = true;
+	FSR_TRACE(runtime, fencescope_os, device_lost, device->process->id, device->handle,
+		  (int) reason);
+	/*
+	 * UMS-16: every doorbell of the device reads ABORT and maps its dummy page; the KMD lets
+	 * its physical doorbell go (other processes' queues may take it). What the GPU took before
+	 * runs; what is written after is never taken: the UMD falls back to a kernel-mode queue.
+	 */
+	for (struct os_context *c = device->contexts; c; c = c->next_in_device)
+		for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
+			if (q->doorbell)
+				os_doorbell_disconnect(q, FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT,
+						       FSTP_DISCONNECT_REASON_DEVICE_LOST);
+}
+
 void
 os_doorbell_destroy(struct os_hwqueue *queue)
 {
 	struct os_doorbell *doorbell = queue->doorbell;
 	struct fsr_adapter *adapter = queue->adapter;
 
-	if (is_mapped_physical(doorbell)) {
-		disconnect(doorbell, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY,
-			   FSTP_DISCONNECT_REASON_DESTROY);
-		adapter->ddi.DxgkDdiDisconnectDoorbell(adapter->miniport, doorbell,
-						       FSTP_DISCONNECT_REASON_DESTROY);
-	}
+	os_doorbell_disconnect(queue, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY,
+			       FSTP_DISCONNECT_REASON_DESTROY);
 	adapter->ddi.DxgkDdiDestroyDoorbell(adapter->miniport, doorbell);
 	FSR_TRACE(adapter->runtime, fencescope_kmd, doorbell_destroy, queue->process->id,
 		  queue->handle, doorbell->handle);
 	queue->doorbell = NULL;
+	/* RES-02: the ring allocations are not freed here; they live on while referenced. */
+	os_allocation_unref(doorbell->ring_allocation);
+	os_allocation_unref(doorbell->ring_control_allocation);
 	free(doorbell);
 }
 
 /* ---- the thunks ------------------------------------------------------------------------- */
 
-static fsr_status
-lookup_user_queue(struct fsr_process *process, fsr_handle handle, const char *call,
-		  bool needs_doorbell, struct os_hwqueue **queue)
+fsr_status
+os_doorbell_lookup_queue(struct fsr_process *process, fsr_handle handle, const char *call,
+			 bool needs_doorbell, struct os_hwqueue **queue)
 {
 	struct rt_object *object;
 	fsr_status status = os_kmt_lookup(process, handle, RT_OBJECT_HWQUEUE, &object);
@@ -172,8 +222,31 @@ lookup_user_queue(struct fsr_process *process, fsr_handle handle, const char *ca
 	return FSR_OK;
 }
 
+/*
+ * CreateDoorbell's ring allocations: the queue's own (0 and 0 name them), resident (RES-01,
+ * the project's interpretation: refused, not trusted).
+ */
+static fsr_status
+check_ring_allocations(struct fsr_process *process, struct os_hwqueue *queue,
+		       fsr_handle ring_handle, fsr_handle control_handle)
+{
+	struct os_allocation *ring = queue->ring_allocation;
+	struct os_allocation *control = queue->ring_control_allocation;
+
+	if (ring_handle || control_handle) {
+		if (os_allocation_lookup(process, ring_handle, &ring) != FSR_OK ||
+		    os_allocation_lookup(process, control_handle, &control) != FSR_OK ||
+		    ring != queue->ring_allocation || control != queue->ring_control_allocation)
+			return FSR_ERR_INVALID_ARGUMENT;
+	}
+	if (!os_allocation_is_resident(ring) || !os_allocation_is_resident(control))
+		return FSR_ERR_BAD_STATE;
+	return FSR_OK;
+}
+
 fsr_status
-fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue)
+fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue, fsr_handle ring_allocation,
+		    fsr_handle ring_control_allocation)
 {
 	struct fsr_runtime *runtime;
 	struct os_hwqueue *queue;
@@ -184,9 +257,20 @@ fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue)
 		return FSR_ERR_INVALID_ARGUMENT;
 	runtime = process->runtime;
 	rt_lock(runtime);
-	status = lookup_user_queue(process, hwqueue, "CreateDoorbell", false, &queue);
+	status = os_doorbell_lookup_queue(process, hwqueue, "CreateDoorbell", false, &queue);
 	if (status != FSR_OK)
 		goto end;
+	if (queue->context->device->is_lost) {
+		/* UMS-16: a lost device's queues get no doorbell; kernel-mode queues still work. */
+		status =
+		    rt_refuse(runtime, process->id, "CreateDoorbell", hwqueue, FSR_ERR_DEVICE_LOST);
+		goto end;
+	}
+	status = check_ring_allocations(process, queue, ring_allocation, ring_control_allocation);
+	if (status != FSR_OK) {
+		rt_refuse(runtime, process->id, "CreateDoorbell", hwqueue, status);
+		goto end;
+	}
 	doorbell = calloc(1, sizeof(*doorbell));
 	if (!doorbell) {
 		status = rt_refuse(runtime, process->id, "CreateDoorbell", hwqueue,
@@ -195,6 +279,11 @@ fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue)
 	}
 	doorbell->handle = rt_new_kernel_handle(runtime, RT_OBJECT_DOORBELL);
 	doorbell->queue = queue;
+	/* RES-03: the OS's references, held while the doorbell lives. */
+	doorbell->ring_allocation = queue->ring_allocation;
+	doorbell->ring_control_allocation = queue->ring_control_allocation;
+	os_allocation_ref(doorbell->ring_allocation);
+	os_allocation_ref(doorbell->ring_control_allocation);
 	/* UMS-08, UMS-09: status RETRY, mapped on the dummy page, no physical doorbell. */
 	atomic_init(&doorbell->status, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
 	atomic_init(&doorbell->dummy_page.word, 0);
@@ -210,26 +299,6 @@ end:
 }
 
 fsr_status
-fsr_doorbell_connect(struct fsr_process *process, fsr_handle hwqueue,
-		     enum fsr_doorbell_status *status)
-{
-	struct os_hwqueue *queue;
-	enum fstp_doorbell_status written = FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY;
-	fsr_status result;
-
-	if (!process)
-		return FSR_ERR_INVALID_ARGUMENT;
-	rt_lock(process->runtime);
-	result = lookup_user_queue(process, hwqueue, "ConnectDoorbell", true, &queue);
-	if (result == FSR_OK)
-		result = os_kmt_connect_doorbell(queue, &written);
-	if (status)
-		*status = (enum fsr_doorbell_status) written;
-	rt_unlock(process->runtime);
-	return result;
-}
-
-fsr_status
 fsr_doorbell_destroy(struct fsr_process *process, fsr_handle hwqueue)
 {
 	struct os_hwqueue *queue;
@@ -238,7 +307,7 @@ fsr_doorbell_destroy(struct fsr_process *process, fsr_handle hwqueue)
 	if (!process)
 		return FSR_ERR_INVALID_ARGUMENT;
 	rt_lock(process->runtime);
-	status = lookup_user_queue(process, hwqueue, "DestroyDoorbell", true, &queue);
+	status = os_doorbell_lookup_queue(process, hwqueue, "DestroyDoorbell", true, &queue);
 	if (status == FSR_OK)
 		os_doorbell_destroy(queue);
 	rt_unlock(process->runtime);
@@ -255,7 +324,7 @@ fsr_doorbell_get_status(struct fsr_process *process, fsr_handle hwqueue,
 	if (!process || !status)
 		return FSR_ERR_INVALID_ARGUMENT;
 	rt_lock(process->runtime);
-	result = lookup_user_queue(process, hwqueue, "GetDoorbellStatus", true, &queue);
+	result = os_doorbell_lookup_queue(process, hwqueue, "GetDoorbellStatus", true, &queue);
 	if (result == FSR_OK)
 		*status = (enum fsr_doorbell_status) rt_word_load(
 		    process->runtime, &queue->doorbell->status, memory_order_seq_cst,
@@ -274,7 +343,7 @@ fsr_hwqueue_notify_work_submission(struct fsr_process *process, fsr_handle hwque
 	if (!process)
 		return FSR_ERR_INVALID_ARGUMENT;
 	rt_lock(process->runtime);
-	status = lookup_user_queue(process, hwqueue, "NotifyWorkSubmission", true, &queue);
+	status = os_doorbell_lookup_queue(process, hwqueue, "NotifyWorkSubmission", true, &queue);
 	if (status == FSR_OK)
 		os_kmt_notify_work_submission(queue, progress_value);
 	rt_unlock(process->runtime);

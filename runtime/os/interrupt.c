@@ -60,6 +60,12 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		os_km_packet_done(runtime, interrupt->packet);
 		goto end;
 	}
+	if (interrupt->type == FSTP_INTERRUPT_TYPE_ENGINE_STATE_CHANGE) {
+		/* FST-02, FST-04: the KMD reports the engine's state; F1 is the OS's to start. */
+		os_engine_state_change(adapter, interrupt->engine_id,
+				       (enum fstp_engine_state) interrupt->engine_state);
+		goto end;
+	}
 	switch (interrupt->form) {
 	case FSTP_INTERRUPT_FORM_FENCE_ARRAY:
 		/* INT-04, INT-10: each fence named (a coalesced interrupt names several). */
@@ -249,7 +255,7 @@ os_is_idle(struct fsr_runtime *runtime)
 				return false;
 	}
 	for (struct os_hwqueue *q = runtime->km_queues; q; q = q->next_km)
-		if (q->km_head && !q->is_km_blocked)
+		if (q->km_head && !q->is_km_blocked && !os_context_is_suspended(q->context))
 			return false;
 	return true;
 }

@@ -48,20 +48,15 @@ struct os_km_buffer {
 	struct os_km_buffer *next;
 };
 
-struct os_context {
-	fsr_handle handle;
-	struct os_device *device;
-	uint32_t engine_id;
-	struct os_hwqueue *queues;
-	struct os_context *next_in_device;
-};
-
 struct os_device {
 	fsr_handle handle;
 	struct fsr_process *process;
 	struct fsr_adapter *adapter;
 	struct os_context *contexts;
-	struct fsr_fence *fences; /* created on this device */
+	struct fsr_fence *fences;          /* created on this device */
+	struct os_allocation *allocations; /* alive (RES-04: freed with the device) */
+	bool is_lost;     /* device loss (UMS-16): its doorbells are ABORT for good */
+	bool is_in_error; /* abnormal termination (TRM-03) */
 	struct os_device *next_in_process;
 };
 
@@ -90,9 +85,38 @@ fsr_status os_kmt_lookup(struct fsr_process *process, fsr_handle handle, enum rt
 			 struct rt_object **object);
 /* Drops the reference a recorded, never submitted, fence packet held. */
 void os_kmt_release_fence(struct fsr_fence *fence);
+/*
+ * DestroyHwQueue of a queue whose doorbell is dead (UMS-16's fall-back; lock NOT held): no wait;
+ * once the GPU is off the ring, the packets it had not run go to *salvage (os_ring_salvage,
+ * below) instead of being dropped. *context: the queue's context, for the kernel-mode queue.
+ */
+struct os_ring_salvage;
+fsr_status os_kmt_destroy_dead_hwqueue(struct fsr_process *process, fsr_handle hwqueue,
+				       fsr_handle *context, uint64_t *last_queued,
+				       struct os_ring_salvage *salvage);
 /* SubmitCommand of a kernel-mode queue: the buffer (packets, now the OS's) joins its queue. */
 fsr_status os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
 				 uint64_t progress_value, struct hw_packet *packets, size_t count);
+
+/* ---- allocations (allocation.c) ---------------------------------------------------------- */
+
+/*
+ * A new allocation of `device` with one reference (its creator's: the UMD's handle or the OS's
+ * own), resident or not; allocation_create (and allocation_residency when resident).
+ */
+fsr_status os_allocation_new(struct os_device *device, uint64_t size_bytes, bool is_resident,
+			     struct os_allocation **allocation);
+void os_allocation_ref(struct os_allocation *allocation);
+/* Drops a reference; the last one frees the storage (allocation_destroy). */
+void os_allocation_unref(struct os_allocation *allocation);
+/* Makes resident or evicts (the D3 power-down, its wake): only the flag moves (RES-05). */
+void os_allocation_set_resident(struct os_allocation *allocation, bool is_resident);
+bool os_allocation_is_resident(const struct os_allocation *allocation);
+/* An allocation handle of `process` (no call_failed: the caller refuses). */
+fsr_status os_allocation_lookup(struct fsr_process *process, fsr_handle handle,
+				struct os_allocation **allocation);
+/* RES-04: at device destruction, after its queues: the allocations the UMD did not free. */
+void os_device_free_allocations(struct os_device *device);
 
 /* ---- adapters (adapter.c) ----------------------------------------------------------------- */
 
@@ -128,12 +152,46 @@ void os_notify_interrupt(struct fsr_adapter *adapter, struct hw_interrupt *inter
 /* Doorbells (os/doorbell.c), lock held. DxgkCbDisconnectDoorbell: status, then rotation. */
 void os_disconnect_doorbell_cb(struct fsr_adapter *adapter, struct os_doorbell *doorbell,
 			       enum fstp_doorbell_status status);
-/* ConnectDoorbell for the UMD's RETRY (the status written in *status). */
+/*
+ * ConnectDoorbell for the UMD's RETRY (the status written in *status), power-transitions.c: wakes
+ * the device first if it is in D3 (DST-04, DST-05), then os_doorbell_connect.
+ */
 fsr_status os_kmt_connect_doorbell(struct os_hwqueue *queue, enum fstp_doorbell_status *status);
+/* The connect itself (doorbell.c): the engine to F0 if in F1 (FST-06), the DDI, rotate, status. */
+fsr_status os_doorbell_connect(struct os_hwqueue *queue, enum fstp_doorbell_status *status);
+/* A doorbell thunk's queue: a user-mode queue of `process`, with a doorbell or (Create) without. */
+fsr_status os_doorbell_lookup_queue(struct fsr_process *process, fsr_handle handle,
+				    const char *call, bool needs_doorbell,
+				    struct os_hwqueue **queue);
 /* NotifyWorkSubmission for the UMD's CONNECTED_NOTIFY_KMD. */
 void os_kmt_notify_work_submission(struct os_hwqueue *queue, uint64_t progress_value);
 /* DestroyDoorbell: disconnect (reason DESTROY) if connected, unmap, free the dummy page. */
 void os_doorbell_destroy(struct os_hwqueue *queue);
+/*
+ * An OS-initiated disconnect (termination, device loss, F1, D3): `status` (ABORT stays ABORT),
+ * the rotation to the dummy page, then DxgkDdiDisconnectDoorbell(reason), if it was connected
+ * (true; false when there was nothing to disconnect, a queue without a doorbell too).
+ */
+bool os_doorbell_disconnect(struct os_hwqueue *queue, enum fstp_doorbell_status status,
+			    enum fstp_disconnect_reason reason);
+/* Device loss (UMS-16): the device in error, ABORT on each of its doorbells; device_lost. */
+void os_device_lose(struct os_device *device, enum fstp_loss_reason reason);
+
+/* ---- power (power.c: the states; power-transitions.c: the transitions) -------------------- */
+
+/* The KMD programs the engine's F-state, then the OS records it (engine_power); false: refused. */
+bool os_set_engine_fstate(struct fsr_adapter *adapter, uint32_t engine_id,
+			  enum fstp_engine_power fstate);
+/* FST-06: an engine in F1 goes back to F0 (before a connect or a submission to it). */
+void os_engine_wake(struct fsr_adapter *adapter, uint32_t engine_id);
+/* The KMD programs the device's D-state (DxgkDdiSetPowerState), the OS records it (device_power).
+ */
+void os_set_device_power(struct fsr_adapter *adapter, enum fstp_device_power dstate);
+/* DST-01, DST-05: every user-mode queue's ring evicted (false) or made resident (true). */
+void os_set_rings_resident(struct fsr_adapter *adapter, bool is_resident);
+/* A GPU_ENGINE_STATE_CHANGE interrupt's deferred handling (FST-02, FST-04, FST-05). */
+void os_engine_state_change(struct fsr_adapter *adapter, uint32_t engine_id,
+			    enum fstp_engine_state new_state);
 /* DxgkCbReleasePacketFence: a retired packet's reference on `fence` goes. */
 void os_release_packet_fence(struct fsr_adapter *adapter, struct fsr_fence *fence);
 bool os_is_idle(struct fsr_runtime *runtime);
@@ -178,8 +236,40 @@ void os_read_all_logs(struct fsr_runtime *runtime);
 
 /* ---- hardware queues and the kernel-mode scheduler (queue.c) ------------------------------ */
 
+/*
+ * Suspend and resume (SUS): the OS's entry, for fsr_context_suspend, the D3 power-down and
+ * abnormal termination alike (lock held). A context is suspended while it has at least one
+ * reason (enum fstp_preempt_reason: SUSPEND, POWER, TERMINATION); DxgkDdiSuspendContext is
+ * called when the first comes, DxgkDdiResumeContext when the last goes (then the kernel-mode
+ * scheduler runs again, SUS-07). FSR_ERR_BAD_STATE: already suspended for `reason` (suspend),
+ * not suspended for it (resume); nothing is called then.
+ */
+fsr_status os_context_suspend(struct os_context *context, enum fstp_preempt_reason reason);
+fsr_status os_context_resume(struct os_context *context, enum fstp_preempt_reason reason);
+bool os_context_is_suspended(const struct os_context *context);
 void os_km_schedule(struct fsr_runtime *runtime);
 void os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet);
 void os_hwqueue_free(struct os_hwqueue *queue);
+/* How a queue ends: the UMD's DestroyHwQueue, or its process's termination (TRM). */
+enum os_queue_end {
+	OS_QUEUE_DESTROY,
+	OS_QUEUE_TERMINATE,          /* TRM-01: disconnect, wait for LastQueuedValue, destroy */
+	OS_QUEUE_TERMINATE_ABNORMAL, /* TRM-03, TRM-04: no wait; its context is suspended */
+};
+/*
+ * What the UMD takes back from its ring when a dead queue goes (UMS-16's fall-back): the
+ * packets the GPU had not run, from its read pointer to the write pointer, with the fence
+ * references they hold. The ring is the UMD's memory: it reads it once the GPU is off it.
+ */
+struct os_ring_salvage {
+	struct hw_packet *packets; /* malloc'd; NULL when none */
+	size_t count;
+};
+/*
+ * Ends a queue (lock held on entry and on return; the lock may be let go meanwhile); with
+ * `salvage` (nullable), the packets the GPU had not run are handed back instead of dropped.
+ */
+void os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_queue_end how,
+		    struct os_ring_salvage *salvage);
 
 #endif /* FENCESCOPE_RUNTIME_OS_PRIVATE_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Processes as the OS knows them: their creation and termination (TRM-01, TRM-04).
+ * Processes as the OS knows them: their creation and termination (TRM-01 to TRM-07; the
+ * steps of each queue's are os_hwqueue_end's, os/queue.c).
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -59,25 +60,46 @@ fsr_process_terminate(struct fsr_process *process, bool is_abnormal)
 		  is_abnormal ? FSTP_TERMINATION_ABNORMAL : FSTP_TERMINATION_NORMAL);
 	rt_unlock(runtime);
 
-	/* TRM-01: normal termination lets every queue finish what it queued; TRM-04: not so. */
+	/*
+	 * Per device, per queue (docs/runtime.md "Termination (TRM) and device loss"). Normal
+	 * (TRM-01, TRM-02): DisconnectDoorbell, LastQueuedValue read after it and waited for with
+	 * the ring resident, then DestroyDoorbell, the ring, DestroyHwQueue. Abnormal (TRM-03,
+	 * TRM-04): the device in error, SuspendContext per context, then the same without the
+	 * wait. Then the contexts and the device go (TRM-06); other processes are not touched
+	 * (TRM-07).
+	 */
 	while (process->devices) {
 		struct os_device *device = process->devices;
 
-		if (!is_abnormal) {
-			for (struct os_context *c = device->contexts; c; c = c->next_in_device) {
-				for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
-					fsr_hwqueue_wait_progress(
-					    process, q->handle,
-					    rt_queue_last_queued(q, RT_POINT_OS_READ_LAST_QUEUED),
-					    FSR_INFINITE);
-			}
-		} else {
-			rt_lock(runtime);
-			for (struct os_context *c = device->contexts; c; c = c->next_in_device)
-				for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
-					q->is_abandoned = true;
-			rt_unlock(runtime);
+		/*
+		 * DST-05: a normal termination wakes a device in D3 first (nothing when it is in
+		 * D0): the work it waits for, suspended and evicted, runs only then.
+		 */
+		if (!is_abnormal)
+			fsr_adapter_set_power(runtime, device->adapter->id, FSR_DEVICE_POWER_D0);
+		rt_lock(runtime);
+		if (is_abnormal) {
+			/* TRM-03: the device in error first (its doorbells read ABORT from now). */
+			device->is_in_error = true;
+			FSR_TRACE(runtime, fencescope_os, device_lost, process->id, device->handle,
+				  (int) FSTP_LOSS_REASON_TERMINATION);
 		}
+		for (struct os_context *c = device->contexts; c; c = c->next_in_device) {
+			/*
+			 * TRM-03, TRM-05: SuspendContext (reason TERMINATION) takes the context's
+			 * queues off the run list, rings still resident, before any of them is
+			 * disconnected or its ring freed.
+			 */
+			if (is_abnormal)
+				os_context_suspend(c, FSTP_PREEMPT_REASON_TERMINATION);
+			while (c->queues)
+				os_hwqueue_end(process, c->queues,
+					       is_abnormal ? OS_QUEUE_TERMINATE_ABNORMAL
+							   : OS_QUEUE_TERMINATE,
+					       NULL);
+		}
+		rt_unlock(runtime);
+		os_run_callbacks(runtime);
 		fsr_device_destroy(process, device->handle);
 	}
 

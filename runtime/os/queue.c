@@ -121,6 +121,7 @@ fsr_device_destroy(struct fsr_process *process, fsr_handle device_handle)
 			break;
 		}
 	}
+	os_device_free_allocations(device); /* RES-04 */
 	FSR_TRACE(runtime, fencescope_os, device_destroy, process->id, device->adapter->id,
 		  device->handle);
 	remove_object(process, device_handle);
@@ -128,6 +129,33 @@ fsr_device_destroy(struct fsr_process *process, fsr_handle device_handle)
 	rt_unlock(runtime);
 	os_run_callbacks(runtime);
 	return FSR_OK;
+}
+
+_Static_assert((int) FSR_DEVICE_LOSS_TIMEOUT == (int) FSTP_LOSS_REASON_TIMEOUT &&
+		   (int) FSR_DEVICE_LOSS_ENGINE_HUNG == (int) FSTP_LOSS_REASON_ENGINE_HUNG &&
+		   (int) FSR_DEVICE_LOSS_PAGE_FAULT == (int) FSTP_LOSS_REASON_PAGE_FAULT &&
+		   (int) FSR_DEVICE_LOSS_GPU_STOP == (int) FSTP_LOSS_REASON_GPU_STOP,
+	       "the public loss reasons are the trace's");
+
+fsr_status
+fsr_device_mark_lost(struct fsr_process *process, fsr_handle device_handle,
+		     enum fsr_device_loss_reason reason)
+{
+	struct rt_object *object;
+	fsr_status status;
+
+	if (!process)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(process->runtime);
+	status = os_kmt_lookup(process, device_handle, RT_OBJECT_DEVICE, &object);
+	if (status == FSR_OK && (unsigned) reason > FSR_DEVICE_LOSS_GPU_STOP)
+		status = FSR_ERR_INVALID_ARGUMENT;
+	if (status == FSR_OK)
+		os_device_lose(object->pointer, (enum fstp_loss_reason) reason);
+	else
+		rt_refuse(process->runtime, process->id, "MarkDeviceLost", device_handle, status);
+	rt_unlock(process->runtime);
+	return status;
 }
 
 /* ---- contexts ----------------------------------------------------------------------------- */
@@ -212,6 +240,83 @@ fsr_context_destroy(struct fsr_process *process, fsr_handle context_handle)
 	free(context);
 	rt_unlock(runtime);
 	return FSR_OK;
+}
+
+/* ---- suspend and resume (SUS) ------------------------------------------------------------ */
+
+bool
+os_context_is_suspended(const struct os_context *context)
+{
+	return context->os_suspend_reasons != 0;
+}
+
+fsr_status
+os_context_suspend(struct os_context *context, enum fstp_preempt_reason reason)
+{
+	struct fsr_adapter *adapter = context->device->adapter;
+	uint32_t bit = UINT32_C(1) << reason;
+	bool was_suspended = os_context_is_suspended(context);
+
+	if (context->os_suspend_reasons & bit)
+		return FSR_ERR_BAD_STATE;
+	context->os_suspend_reasons |= bit;
+	/* SUS-01: one SuspendContext, when the first reason comes; the KMD does the rest. */
+	if (!was_suspended)
+		adapter->ddi.DxgkDdiSuspendContext(adapter->miniport, context, reason);
+	return FSR_OK;
+}
+
+fsr_status
+os_context_resume(struct os_context *context, enum fstp_preempt_reason reason)
+{
+	struct fsr_adapter *adapter = context->device->adapter;
+	uint32_t bit = UINT32_C(1) << reason;
+
+	if (!(context->os_suspend_reasons & bit))
+		return FSR_ERR_BAD_STATE;
+	context->os_suspend_reasons &= ~bit;
+	if (os_context_is_suspended(context))
+		return FSR_OK; /* still suspended for another reason */
+	/* SUS-04, SUS-05: ResumeContext; SUS-07: the kernel-mode queues' buffers go on. */
+	adapter->ddi.DxgkDdiResumeContext(adapter->miniport, context);
+	os_km_schedule(adapter->runtime);
+	return FSR_OK;
+}
+
+static fsr_status
+context_call(struct fsr_process *process, fsr_handle context_handle, const char *call,
+	     bool is_suspend)
+{
+	struct fsr_runtime *runtime;
+	struct rt_object *object;
+	fsr_status status;
+
+	if (!process)
+		return FSR_ERR_INVALID_ARGUMENT;
+	runtime = process->runtime;
+	rt_lock(runtime);
+	status = os_kmt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
+	if (status == FSR_OK)
+		status = is_suspend
+			     ? os_context_suspend(object->pointer, FSTP_PREEMPT_REASON_SUSPEND)
+			     : os_context_resume(object->pointer, FSTP_PREEMPT_REASON_SUSPEND);
+	if (status != FSR_OK)
+		rt_refuse(runtime, process->id, call, context_handle, status);
+	rt_unlock(runtime);
+	os_run_callbacks(runtime);
+	return status;
+}
+
+fsr_status
+fsr_context_suspend(struct fsr_process *process, fsr_handle context)
+{
+	return context_call(process, context, "SuspendContext", true);
+}
+
+fsr_status
+fsr_context_resume(struct fsr_process *process, fsr_handle context)
+{
+	return context_call(process, context, "ResumeContext", false);
 }
 
 /* ---- hardware queues ---------------------------------------------------------------------- */
@@ -319,6 +424,60 @@ os_grow_logs_for_tracing(struct fsr_runtime *runtime)
 	runtime->are_logs_grown_for_tracing = are_all_grown;
 }
 
+/*
+ * A user-mode queue's ring buffer and ring buffer control, each with a reference for the queue:
+ * the UMD's (resident, RES-01, of the device, big enough), or two the OS makes itself.
+ */
+static fsr_status
+user_ring_allocations(struct fsr_process *process, struct os_device *device,
+		      const struct fsr_hwqueue_config *config, struct os_allocation **ring,
+		      struct os_allocation **ring_control)
+{
+	uint64_t ring_bytes;
+	fsr_status status;
+
+	if (!config->ring_allocation && !config->ring_control_allocation) {
+		ring_bytes =
+		    config->ring_size_bytes ? config->ring_size_bytes : OS_DEFAULT_RING_BYTES;
+		if (ring_bytes % sizeof(struct hw_packet) != 0 ||
+		    ring_bytes < 8 * sizeof(struct hw_packet))
+			return FSR_ERR_INVALID_ARGUMENT;
+		status = os_allocation_new(device, ring_bytes, true, ring);
+		if (status != FSR_OK)
+			return status;
+		status =
+		    os_allocation_new(device, sizeof(struct rt_ring_control), true, ring_control);
+		if (status != FSR_OK) {
+			os_allocation_unref(*ring);
+			*ring = NULL;
+		}
+		return status;
+	}
+	if (os_allocation_lookup(process, config->ring_allocation, ring) != FSR_OK ||
+	    os_allocation_lookup(process, config->ring_control_allocation, ring_control) !=
+		FSR_OK ||
+	    *ring == *ring_control || (*ring)->device != device ||
+	    (*ring_control)->device != device) {
+		*ring = *ring_control = NULL;
+		return FSR_ERR_INVALID_ARGUMENT;
+	}
+	ring_bytes = (*ring)->size_bytes;
+	if (ring_bytes % sizeof(struct hw_packet) != 0 ||
+	    ring_bytes < 8 * sizeof(struct hw_packet) || ring_bytes > UINT32_MAX ||
+	    (*ring_control)->size_bytes < sizeof(struct rt_ring_control)) {
+		*ring = *ring_control = NULL;
+		return FSR_ERR_INVALID_ARGUMENT;
+	}
+	/* RES-01: the queue runs from them at once. */
+	if (!os_allocation_is_resident(*ring) || !os_allocation_is_resident(*ring_control)) {
+		*ring = *ring_control = NULL;
+		return FSR_ERR_BAD_STATE;
+	}
+	os_allocation_ref(*ring);
+	os_allocation_ref(*ring_control);
+	return FSR_OK;
+}
+
 fsr_status
 fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 		   const struct fsr_hwqueue_config *config, fsr_handle *hwqueue_handle)
@@ -327,6 +486,8 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	struct os_hwqueue *queue = NULL;
 	struct rt_object *object;
 	struct os_context *context;
+	struct os_allocation *ring = NULL;
+	struct os_allocation *ring_control = NULL;
 	uint32_t ring_bytes = 0;
 	fsr_status status;
 
@@ -351,18 +512,28 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 			status = FSR_ERR_NOT_SUPPORTED;
 			goto refuse;
 		}
-		ring_bytes =
-		    config->ring_size_bytes ? config->ring_size_bytes : OS_DEFAULT_RING_BYTES;
-		if (ring_bytes % sizeof(struct hw_packet) != 0 ||
-		    ring_bytes < 8 * sizeof(struct hw_packet)) {
-			status = FSR_ERR_INVALID_ARGUMENT;
+		if (context->device->is_lost) {
+			/* UMS-16: a lost device takes kernel-mode queues only (the fall-back). */
+			status = FSR_ERR_DEVICE_LOST;
 			goto refuse;
 		}
+		status =
+		    user_ring_allocations(process, context->device, config, &ring, &ring_control);
+		if (status != FSR_OK)
+			goto refuse;
+		ring_bytes = (uint32_t) ring->size_bytes;
 	}
 	queue = calloc(1, sizeof(*queue));
-	if (!queue || (ring_bytes && !(queue->ring = calloc(1, ring_bytes)))) {
+	if (!queue) {
 		status = FSR_ERR_NO_RESOURCES;
 		goto refuse;
+	}
+	if (ring) {
+		queue->ring_allocation = ring;
+		queue->ring_control_allocation = ring_control;
+		queue->ring = ring->storage;
+		queue->control = ring_control->storage;
+		ring = ring_control = NULL; /* the queue's references now */
 	}
 	queue->handle = rt_new_kernel_handle(runtime, RT_OBJECT_HWQUEUE);
 	queue->process = process;
@@ -372,8 +543,11 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	queue->mode = config->mode;
 	queue->ring_entries = ring_bytes / sizeof(struct hw_packet);
 	atomic_init(&queue->last_queued_value, 0);
-	atomic_init(&queue->write_ptr_bytes, 0);
-	atomic_init(&queue->read_ptr_bytes, 0);
+	if (queue->control) {
+		/* A new queue's ring starts empty, whatever the allocation held. */
+		atomic_store(&queue->control->write_ptr_bytes, 0);
+		atomic_store(&queue->control->read_ptr_bytes, 0);
+	}
 	status = os_fence_new(context->device, 0, false, &queue->progress_fence);
 	if (status != FSR_OK)
 		goto refuse;
@@ -407,8 +581,15 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 	goto end;
 refuse:
 	if (queue) {
-		free(queue->ring);
+		if (queue->ring_allocation) {
+			os_allocation_unref(queue->ring_allocation);
+			os_allocation_unref(queue->ring_control_allocation);
+		}
 		free(queue);
+	}
+	if (ring) {
+		os_allocation_unref(ring);
+		os_allocation_unref(ring_control);
 	}
 	rt_refuse(runtime, process->id, "CreateHwQueue", context_handle, status);
 end:
@@ -505,24 +686,46 @@ retire_km_waiter(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 	queue->is_km_blocked = false;
 }
 
+/*
+ * The queue's ring allocations go (TRM-01, TRM-03): abandoned packets (TRM-04) still hold their
+ * fences and let them go, then the queue's references on the two allocations drop (the storage
+ * lives on while the UMD or a doorbell holds one, RES-02; the device's destruction frees what the
+ * UMD left, RES-04, TRM-06). After DxgkDdiDestroyHwQueue: the engine reads the ring control
+ * word of every queue on its list, so the allocations outlive the queue's place there.
+ */
+static void
+release_ring(struct os_hwqueue *queue)
+{
+	struct fsr_runtime *runtime = queue->adapter->runtime;
+	uint64_t read_ptr;
+	uint64_t write_ptr;
+
+	if (!queue->ring_allocation)
+		return;
+	read_ptr = rt_word_load(runtime, &queue->control->read_ptr_bytes, memory_order_acquire,
+				RT_POINT_NONE);
+	write_ptr = rt_word_load(runtime, &queue->control->write_ptr_bytes, memory_order_acquire,
+				 RT_POINT_NONE);
+	for (; read_ptr != write_ptr; read_ptr += sizeof(struct hw_packet)) {
+		struct hw_packet packet = rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
+
+		unref_packet_fences(runtime, &packet);
+	}
+	os_allocation_unref(queue->ring_allocation);
+	os_allocation_unref(queue->ring_control_allocation);
+	queue->ring_allocation = NULL;
+	queue->ring_control_allocation = NULL;
+	queue->ring = NULL;
+	queue->control = NULL;
+}
+
 void
 os_hwqueue_free(struct os_hwqueue *queue)
 {
 	struct fsr_runtime *runtime = queue->adapter->runtime;
 
-	/* Abandoned packets (TRM-04) still hold their fences: let them go (off the GPU now). */
 	if (queue->mode == FSR_SUBMIT_USER_MODE) {
-		uint64_t read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes,
-						 memory_order_acquire, RT_POINT_NONE);
-		uint64_t write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes,
-						  memory_order_acquire, RT_POINT_NONE);
-
-		for (; read_ptr != write_ptr; read_ptr += sizeof(struct hw_packet)) {
-			struct hw_packet packet =
-			    rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
-
-			unref_packet_fences(runtime, &packet);
-		}
+		release_ring(queue);
 		for (int type = 0; type < 2; type++)
 			rt_fence_log_free(&queue->logs[type]);
 	}
@@ -546,42 +749,100 @@ os_hwqueue_free(struct os_hwqueue *queue)
 	}
 	os_fence_unref_packet(queue->progress_fence);
 	free(queue->dropped);
-	free(queue->ring);
 	free(queue);
 }
 
-fsr_status
-fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
+static void
+termination_step(struct os_hwqueue *queue, enum fstp_termination_step step, uint64_t value)
+{
+	FSR_TRACE(queue->adapter->runtime, fencescope_os, termination_step, queue->process->id,
+		  queue->handle, (int) step, value);
+}
+
+/* After DestroyHwQueue: the packets the GPU had not run go to the UMD, references and all. */
+static void
+salvage_ring(struct os_hwqueue *queue, struct os_ring_salvage *salvage)
+{
+	struct fsr_runtime *runtime = queue->adapter->runtime;
+	uint64_t read_ptr = rt_word_load(runtime, &queue->control->read_ptr_bytes,
+					 memory_order_acquire, RT_POINT_NONE);
+	uint64_t write_ptr = rt_word_load(runtime, &queue->control->write_ptr_bytes,
+					  memory_order_acquire, RT_POINT_NONE);
+	size_t count = (size_t) ((write_ptr - read_ptr) / sizeof(struct hw_packet));
+
+	*salvage = (struct os_ring_salvage){0};
+	if (!queue->ring || count == 0)
+		return;
+	salvage->packets = malloc(count * sizeof(*salvage->packets));
+	if (!salvage->packets)
+		abort(); /* dropping them would lose work the caller means to resubmit */
+	for (size_t i = 0; i < count; i++)
+		salvage->packets[i] = rt_ring_read(
+		    runtime, queue, read_ptr + i * sizeof(struct hw_packet), RT_POINT_NONE);
+	salvage->count = count;
+	/* Nothing left for release_ring to let go: the references are the salvage's now. */
+	rt_word_store(runtime, &queue->control->read_ptr_bytes, write_ptr, memory_order_release,
+		      RT_POINT_NONE);
+}
+
+void
+os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_queue_end how,
+	       struct os_ring_salvage *salvage)
 {
 	struct fsr_runtime *runtime = process->runtime;
-	struct os_hwqueue *queue = NULL;
-	fsr_status status;
+	bool is_termination = how != OS_QUEUE_DESTROY;
+	fsr_handle handle = queue->handle;
+	uint64_t completed;
 
-	rt_lock(runtime);
-	status = lookup_queue(process, hwqueue, "DestroyHwQueue", &queue);
-	if (status != FSR_OK) {
-		rt_unlock(runtime);
-		return status;
-	}
+	if (how == OS_QUEUE_TERMINATE_ABNORMAL)
+		queue->is_abandoned = true; /* TRM-04: no wait; what is queued is abandoned */
 	if (queue->doorbell) {
-		/*
-		 * TRM-01: the doorbell goes first — its disconnect makes the GPU take the write
-		 * pointer — then LastQueuedValue is read and waited for. A dead (ABORT) doorbell's
-		 * queue has work nothing will take: abandoned.
-		 */
+		/* A dead (ABORT) doorbell's queue has work nothing will take: abandoned. */
 		if (atomic_load_explicit(&queue->doorbell->status, memory_order_relaxed) ==
 		    FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT)
 			queue->is_abandoned = true;
-		os_doorbell_destroy(queue);
+		if (is_termination) {
+			/*
+			 * TRM-01, TRM-03: DisconnectDoorbell first — the GPU takes the write
+			 * pointer — and the doorbell stays until the wait is over. Abnormal: the
+			 * device is in error, the status ABORT.
+			 */
+			os_doorbell_disconnect(queue,
+					       how == OS_QUEUE_TERMINATE_ABNORMAL
+						   ? FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT
+						   : FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY,
+					       FSTP_DISCONNECT_REASON_TERMINATION);
+			termination_step(queue, FSTP_TERMINATION_STEP_DISCONNECT, 0);
+		} else {
+			/* DestroyHwQueue: the doorbell goes first, then the wait (TRM-01). */
+			os_doorbell_destroy(queue);
+		}
 	}
+	/*
+	 * A suspended context's queue runs nothing until its context resumes: its queued work
+	 * is abandoned rather than waited for (it would never come).
+	 */
+	if (os_context_is_suspended(queue->context))
+		queue->is_abandoned = true;
 	if (!queue->is_abandoned) {
-		/* TRM-01: what was queued completes before the queue goes. */
+		/*
+		 * TRM-01: LastQueuedValue read *after* the disconnect, so no store the UMD made
+		 * before it is missed; what was queued completes before the queue goes, its ring
+		 * resident meanwhile (TRM-02).
+		 */
+		uint64_t last_queued = rt_queue_last_queued(queue, RT_POINT_OS_READ_LAST_QUEUED);
+		fsr_status status;
+
+		if (is_termination)
+			termination_step(queue, FSTP_TERMINATION_STEP_WAIT_BEGIN, last_queued);
 		status = os_fence_wait(process, queue->progress_fence,
-				       queue->progress_fence->global_handle,
-				       rt_queue_last_queued(queue, RT_POINT_OS_READ_LAST_QUEUED),
+				       queue->progress_fence->global_handle, last_queued,
 				       FSR_INFINITE, FSR_WAIT_BLOCKING);
 		if (status != FSR_OK)
 			queue->is_abandoned = true; /* nothing can finish it: abandon (sim) */
+		if (is_termination)
+			termination_step(queue, FSTP_TERMINATION_STEP_WAIT_END,
+					 rt_fence_current(queue->progress_fence, RT_POINT_NONE));
 	}
 	os_read_logs(queue); /* the last entries reach the trace */
 	/*
@@ -592,6 +853,12 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 		rt_unlock(runtime);
 		rt_lock(runtime);
 	}
+	/*
+	 * TRM-01, TRM-03: then DestroyDoorbell (the doorbell's references on the ring allocations
+	 * go), DestroyHwQueue, and the queue's own references (release_ring, in os_hwqueue_free).
+	 */
+	if (queue->doorbell)
+		os_doorbell_destroy(queue); /* disconnected already: DxgkDdiDestroyDoorbell only */
 	/* Interrupts not handled yet must not name the queue once it is gone. */
 	for (struct hw_interrupt *i = runtime->interrupts_head; i; i = i->next) {
 		if (i->queue == queue)
@@ -601,6 +868,8 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 	}
 	/* Its ring, or its DMA packets, leave the engine. */
 	queue->adapter->ddi.DxgkDdiDestroyHwQueue(queue->adapter->miniport, queue);
+	if (salvage)
+		salvage_ring(queue, salvage);
 	for (struct os_hwqueue **link = &queue->adapter->user_queues[queue->engine_id]; *link;
 	     link = &(*link)->next_user_queue) {
 		if (*link == queue) {
@@ -627,11 +896,63 @@ fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
 	FSR_TRACE(runtime, fencescope_os, hwqueue_destroy, process->id, queue->handle,
 		  rt_queue_last_queued(queue, RT_POINT_NONE),
 		  rt_fence_current(queue->progress_fence, RT_POINT_NONE));
-	remove_object(process, hwqueue);
-	os_hwqueue_free(queue);
+	completed = rt_fence_current(queue->progress_fence, RT_POINT_NONE);
+	remove_object(process, handle);
+	os_hwqueue_free(queue); /* the queue's references on its ring allocations go */
+	if (is_termination)
+		FSR_TRACE(runtime, fencescope_os, termination_step, process->id, handle,
+			  (int) FSTP_TERMINATION_STEP_DESTROY, completed);
+}
+
+static bool
+is_dead(const struct os_hwqueue *queue)
+{
+	return queue->doorbell &&
+	       atomic_load_explicit(&queue->doorbell->status, memory_order_relaxed) ==
+		   FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT;
+}
+
+fsr_status
+os_kmt_destroy_dead_hwqueue(struct fsr_process *process, fsr_handle hwqueue, fsr_handle *context,
+			    uint64_t *last_queued, struct os_ring_salvage *salvage)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct os_hwqueue *queue = NULL;
+	fsr_status status;
+
+	rt_lock(runtime);
+	status = lookup_queue(process, hwqueue, "DestroyHwQueue", &queue);
+	/* Only a dead queue falls back: its doorbell reads ABORT. */
+	if (status == FSR_OK && !is_dead(queue))
+		status =
+		    rt_refuse(runtime, process->id, "DestroyHwQueue", hwqueue, FSR_ERR_BAD_STATE);
+	if (status == FSR_OK) {
+		*context = queue->context->handle;
+		*last_queued = rt_queue_last_queued(queue, RT_POINT_NONE);
+		/* UMS-16: no wait (ABORT: abandoned); the GPU is off the ring afterwards. */
+		os_hwqueue_end(process, queue, OS_QUEUE_DESTROY, salvage);
+	}
 	rt_unlock(runtime);
-	os_run_callbacks(runtime);
-	return FSR_OK;
+	if (status == FSR_OK)
+		os_run_callbacks(runtime);
+	return status;
+}
+
+fsr_status
+fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct os_hwqueue *queue = NULL;
+	fsr_status status;
+
+	rt_lock(runtime);
+	status = lookup_queue(process, hwqueue, "DestroyHwQueue", &queue);
+	if (status == FSR_OK)
+		os_hwqueue_end(process, queue, OS_QUEUE_DESTROY, NULL);
+	rt_unlock(runtime);
+	if (status == FSR_OK)
+		os_run_callbacks(runtime);
+	return status;
 }
 
 /* ---- the kernel-mode scheduler ------------------------------------------------------------ */
@@ -661,6 +982,9 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 {
 	struct fsr_adapter *adapter = queue->adapter;
 
+	/* SUS-07: a suspended context's buffers stay queued until ResumeContext. */
+	if (os_context_is_suspended(queue->context))
+		return;
 	while (queue->km_head && !queue->is_km_busy && !queue->is_km_blocked) {
 		struct os_km_buffer *buffer = queue->km_head;
 		struct hw_packet *packet;
@@ -689,6 +1013,8 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			FSR_TRACE(runtime, fencescope_os, packet_queued, adapter->id,
 				  queue->engine_id, queue->handle, dma->packet_id, 0, 0);
 			queue->is_km_busy = true;
+			/* FST-01: the OS sees its own submissions; an engine in F1 wakes first. */
+			os_engine_wake(adapter, queue->engine_id);
 			adapter->ddi.DxgkDdiSubmitCommand(adapter->miniport, dma);
 			break;
 		case HW_PACKET_WAIT:

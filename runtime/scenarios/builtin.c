@@ -98,6 +98,10 @@ queue_new(struct world *world, uint32_t engine, enum fsr_submission_mode mode, f
 {
 	struct fsr_hwqueue_config config = {.mode = mode, .ring_size_bytes = 256 * 1024};
 
+	/* A user-mode queue takes work only through its doorbell (UMS-13): made ready here. */
+	if (mode == FSR_SUBMIT_USER_MODE)
+		return fsr_hwqueue_create_user_mode(world->process, world->contexts[engine],
+						    &config, queue);
 	return fsr_hwqueue_create(world->process, world->contexts[engine], &config, queue);
 }
 
@@ -439,6 +443,354 @@ end:
 	return world_close(world, status);
 }
 
+/* ---- doorbells ----------------------------------------------------------------------------- */
+
+/*
+ * A user-mode queue that takes work through its doorbell: fsr_hwqueue_create_user_mode
+ * (CreateHwQueue, CreateDoorbell, ConnectDoorbell; UMS-08, UMS-12, UMS-15), through queue_new.
+ * Every doorbell scenario makes its queues here. On dedicated doorbells fewer than the queues,
+ * each connect past the physical count victimizes the least recently used (UMS-22, UMS-23);
+ * from then on fsr_cmdbuf_submit rings the doorbell and reconnects on DISCONNECTED_RETRY
+ * itself (UMS-14, UMS-15).
+ */
+static fsr_status
+queue_with_doorbell(struct world *world, uint32_t engine, fsr_handle *queue)
+{
+	return queue_new(world, engine, FSR_SUBMIT_USER_MODE, queue);
+}
+
+#define PRESSURE_QUEUES    6
+#define PRESSURE_DOORBELLS 2
+
+/*
+ * Dedicated doorbells under pressure (UMS-20 to UMS-24): 6 user-mode queues on the 3D and the
+ * compute engine share 2 physical doorbells. Each round every queue waits for the previous
+ * queue's fence (queue 0 for the last queue's previous round) and signals its own, so the
+ * queues form a ring of GPU waits and signals. Each queue submits two buffers in a row (the
+ * wait and work, then more work and the signal), the queues round robin: the first ring finds
+ * the doorbell victimized since the queue's last turn (RETRY) and reconnects, victimizing the
+ * least recently used other queue (UMS-22, UMS-23) — a victimization and a reconnect per queue
+ * and round — and the second finds it connected. The compute engine's doorbells connect
+ * CONNECTED_NOTIFY_KMD (UMS-24), so that second ring is followed by NotifyWorkSubmission.
+ */
+static fsr_status
+run_doorbell_pressure(const struct fsr_scenario *scenario,
+		      const struct fsr_scenario_options *options,
+		      struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 40;
+	fsr_handle queues[PRESSURE_QUEUES], fences[PRESSURE_QUEUES];
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.doorbell_model = FSR_DOORBELL_DEDICATED;
+	adapter_config.physical_doorbells = PRESSURE_DOORBELLS;
+	adapter_config.doorbell_notify_kmd_engines = 1u << 1;
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	for (uint32_t q = 0; q < PRESSURE_QUEUES; q++) {
+		TRY(queue_with_doorbell(world, q % 2, &queues[q]));
+		TRY(fsr_fence_create(world->process, world->device, 0, 0, &fences[q], NULL));
+	}
+	for (uint64_t round = 1; round <= rounds; round++) {
+		for (uint32_t q = 0; q < PRESSURE_QUEUES; q++) {
+			bool is_first = q == 0;
+			fsr_handle wait_fence = is_first
+						    ? (round > 1 ? fences[PRESSURE_QUEUES - 1] : 0)
+						    : fences[q - 1];
+
+			TRY(submit(world,
+				   &(struct step){.queue = queues[q],
+						  .is_user_mode = true,
+						  .wait_fence = wait_fence,
+						  .wait_value = is_first ? round - 1 : round,
+						  .work_ticks = random_between(world, 500, 3000)}));
+			TRY(submit(world,
+				   &(struct step){.queue = queues[q],
+						  .is_user_mode = true,
+						  .work_ticks = random_between(world, 100, 500),
+						  .signal_fence = fences[q],
+						  .signal_value = round}));
+		}
+		/* Two rounds in flight at most: the rounds' submissions, and so the victimizations,
+		 * spread over the GPU's work instead of all coming at the start. */
+		if (round > 2)
+			TRY(cpu_wait(world, fences[PRESSURE_QUEUES - 1], round - 2));
+	}
+	TRY(cpu_wait(world, fences[PRESSURE_QUEUES - 1], rounds));
+end:
+	return world_close(world, status);
+}
+
+#define GLOBAL_QUEUES 32
+#define GLOBAL_CHAIN  4
+
+/*
+ * The global doorbell (UMS-17 to UMS-19): 32 user-mode queues on the 3D and the compute engine
+ * connect to the one physical doorbell, each once; a ring makes the engines scan every connected
+ * queue's write pointer and nothing is ever victimized. Queues form chains of 4: within a round
+ * each waits for the previous queue of its chain and signals its own fence.
+ */
+static fsr_status
+run_doorbell_global(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+		    struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 10;
+	fsr_handle queues[GLOBAL_QUEUES], fences[GLOBAL_QUEUES];
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.doorbell_model = FSR_DOORBELL_GLOBAL;
+	adapter_config.physical_doorbells = 1;
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	for (uint32_t q = 0; q < GLOBAL_QUEUES; q++) {
+		TRY(queue_with_doorbell(world, q % 2, &queues[q]));
+		TRY(fsr_fence_create(world->process, world->device, 0, 0, &fences[q], NULL));
+	}
+	for (uint64_t round = 1; round <= rounds; round++) {
+		for (uint32_t q = 0; q < GLOBAL_QUEUES; q++) {
+			bool is_chained = q % GLOBAL_CHAIN != 0;
+
+			TRY(submit(world,
+				   &(struct step){.queue = queues[q],
+						  .is_user_mode = true,
+						  .wait_fence = is_chained ? fences[q - 1] : 0,
+						  .wait_value = round,
+						  .work_ticks = random_between(world, 200, 1500),
+						  .signal_fence = fences[q],
+						  .signal_value = round}));
+		}
+		if (round % 4 == 0)
+			TRY(cpu_wait(world, fences[GLOBAL_QUEUES - 1], round - 2));
+	}
+	TRY(cpu_wait(world, fences[GLOBAL_QUEUES - 1], rounds));
+end:
+	return world_close(world, status);
+}
+
+/* ---- power, suspension, termination ------------------------------------------------------- */
+
+#define POWER_QUEUES     3
+#define POWER_IDLE_TO_F1 UINT64_C(50000) /* 50 µs */
+
+/* Lets the runtime's clock go on by `ns` (sim: runs what falls due; realtime: sleeps). */
+static fsr_status
+idle_for(struct world *world, uint64_t ns)
+{
+	fsr_status status;
+
+	TRY(fsr_runtime_run_until(world->runtime, fsr_runtime_now_ns(world->runtime) + ns));
+end:
+	return status;
+}
+
+/*
+ * Engine F-states and device D-states (FST-01 to FST-07, DST-01 to DST-08): 3 user-mode queues
+ * (two on the 3D engine, one on compute) on dedicated doorbells, engine_idle_to_f1_ns 50 µs.
+ * Each round every queue runs a buffer that signals its fence, the CPU waits for them, and the
+ * scenario stays idle for 4× the idle time: each engine asks for F1, the OS disconnects its
+ * doorbells (ENGINE_F1) and powers it down. The next round's rings read RETRY and reconnect,
+ * and the connect brings the engine back to F0 first (FST-06). Every second round the adapter
+ * then goes to D3 (every context suspended, every doorbell disconnected, the rings evicted) and
+ * the first queue writes and rings its next buffer while the device is down: its reconnect
+ * wakes the device (DST-04, DST-05), the other queues reconnect on their own rings (DST-07),
+ * and what was written in D3 runs after the wake (DST-08).
+ */
+static fsr_status
+run_power_states(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+		 struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 8;
+	fsr_handle queues[POWER_QUEUES], fences[POWER_QUEUES];
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.doorbell_model = FSR_DOORBELL_DEDICATED;
+	adapter_config.physical_doorbells = 4;
+	adapter_config.engine_idle_to_f1_ns = POWER_IDLE_TO_F1;
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	for (uint32_t q = 0; q < POWER_QUEUES; q++) {
+		TRY(queue_with_doorbell(world, q == 2 ? 1 : 0, &queues[q]));
+		TRY(fsr_fence_create(world->process, world->device, 0, 0, &fences[q], NULL));
+	}
+	for (uint64_t round = 1; round <= rounds; round++) {
+		bool is_d3 = round % 2 == 0;
+
+		/* D3, and a while in it before the first ring wakes the device. */
+		if (is_d3) {
+			TRY(fsr_adapter_set_power(world->runtime, world->adapter,
+						  FSR_DEVICE_POWER_D3));
+			TRY(idle_for(world, 2 * POWER_IDLE_TO_F1));
+		}
+		for (uint32_t q = 0; q < POWER_QUEUES; q++)
+			TRY(submit(world,
+				   &(struct step){.queue = queues[q],
+						  .is_user_mode = true,
+						  .work_ticks = random_between(world, 500, 2000),
+						  .signal_fence = fences[q],
+						  .signal_value = round}));
+		for (uint32_t q = 0; q < POWER_QUEUES; q++)
+			TRY(cpu_wait(world, fences[q], round));
+		/* Idle long enough for every engine to ask for F1 and be powered down. */
+		TRY(idle_for(world, 4 * POWER_IDLE_TO_F1));
+	}
+end:
+	return world_close(world, status);
+}
+
+/* A second process of the scenario with a device, a 3D context and a user-mode queue. */
+struct side_process {
+	struct fsr_process *process;
+	fsr_handle device, context, queue, fence;
+};
+
+static fsr_status
+side_open(struct world *world, const char *name, struct side_process *side)
+{
+	struct fsr_hwqueue_config config = {.mode = FSR_SUBMIT_USER_MODE,
+					    .ring_size_bytes = 64 * 1024};
+	fsr_status status;
+
+	TRY(fsr_process_create(world->runtime, name, &side->process));
+	TRY(fsr_device_create(side->process, world->adapter, &side->device));
+	TRY(fsr_context_create(side->process, side->device, 0, &side->context));
+	TRY(fsr_hwqueue_create_user_mode(side->process, side->context, &config, &side->queue));
+	TRY(fsr_fence_create(side->process, side->device, 0, 0, &side->fence, NULL));
+end:
+	return status;
+}
+
+/* One command buffer of `ticks` signalling `value` on a side process's queue; its status. */
+static fsr_status
+side_submit(struct world *world, struct side_process *side, fsr_handle queue, uint64_t ticks,
+	    uint64_t value)
+{
+	struct fsr_cmdbuf *cmdbuf = NULL;
+	fsr_status status = fsr_cmdbuf_create(side->process, queue, &cmdbuf);
+
+	if (status == FSR_OK)
+		status = fsr_cmdbuf_work(cmdbuf, ticks);
+	if (status == FSR_OK)
+		status = fsr_cmdbuf_signal(cmdbuf, side->fence, value);
+	if (status == FSR_OK) {
+		status = fsr_cmdbuf_submit(cmdbuf, NULL);
+		cmdbuf = NULL;
+	}
+	fsr_cmdbuf_destroy(cmdbuf);
+	if (status == FSR_OK) {
+		world->totals->submissions++;
+		world->totals->work_gpu_ticks += ticks;
+	}
+	return status;
+}
+
+/*
+ * Suspension and termination (SUS-01 to SUS-07, TRM-01 to TRM-07, UMS-16), on dedicated
+ * doorbells, in three parts per round:
+ *  - the 3D context of the main process is suspended while its UMD keeps writing and ringing
+ *    its queue (the doorbell stays connected, SUS-02; nothing runs, SUS-03) and the compute
+ *    queue goes on working; then it is resumed and what was rung runs (SUS-05);
+ *  - a process ends normally with work queued (TRM-01, TRM-02: disconnect, wait, destroy), and
+ *    another abnormally (TRM-03 to TRM-05: device in error, SuspendContext, ABORT, abandoned);
+ *  - a third process's device is lost (UMS-16): its next submission fails with
+ *    FSR_ERR_DEVICE_LOST, the UMD falls back to a kernel-mode queue, resubmits that buffer
+ *    there and ends normally.
+ */
+static fsr_status
+run_suspend_terminate(const struct fsr_scenario *scenario,
+		      const struct fsr_scenario_options *options,
+		      struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 4;
+	fsr_handle render, compute, render_fence, compute_fence;
+	uint64_t render_value = 0, compute_value = 0;
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.doorbell_model = FSR_DOORBELL_DEDICATED;
+	adapter_config.physical_doorbells = 4;
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(queue_with_doorbell(world, 0, &render));
+	TRY(queue_with_doorbell(world, 1, &compute));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &render_fence, NULL));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &compute_fence, NULL));
+	for (uint64_t round = 1; round <= rounds; round++) {
+		struct side_process normal = {0}, crashing = {0}, lossy = {0};
+		fsr_handle kernel_queue = 0;
+
+		/* Suspended while the UMD keeps ringing; compute goes on meanwhile. */
+		TRY(fsr_context_suspend(world->process, world->contexts[0]));
+		for (int i = 0; i < 3; i++) {
+			TRY(submit(world,
+				   &(struct step){.queue = render,
+						  .is_user_mode = true,
+						  .work_ticks = random_between(world, 300, 900),
+						  .signal_fence = render_fence,
+						  .signal_value = ++render_value}));
+			TRY(submit(world,
+				   &(struct step){.queue = compute,
+						  .is_user_mode = true,
+						  .work_ticks = random_between(world, 1000, 3000),
+						  .signal_fence = compute_fence,
+						  .signal_value = ++compute_value}));
+			TRY(cpu_wait(world, compute_fence, compute_value));
+		}
+		TRY(fsr_context_resume(world->process, world->contexts[0]));
+		TRY(cpu_wait(world, render_fence, render_value));
+
+		/* A normal and an abnormal termination, each with work queued. */
+		TRY(side_open(world, "normal", &normal));
+		TRY(side_submit(world, &normal, normal.queue, 2000, 1));
+		TRY(side_submit(world, &normal, normal.queue, 2000, 2));
+		TRY(fsr_process_terminate(normal.process, false));
+		TRY(side_open(world, "crashing", &crashing));
+		TRY(side_submit(world, &crashing, crashing.queue, 5000, 1));
+		TRY(side_submit(world, &crashing, crashing.queue, 5000, 2));
+		TRY(fsr_process_terminate(crashing.process, true));
+
+		/* A lost device and the UMD's fall-back to a kernel-mode queue. */
+		TRY(side_open(world, "lossy", &lossy));
+		TRY(side_submit(world, &lossy, lossy.queue, 1000, 1));
+		TRY(fsr_device_mark_lost(lossy.process, lossy.device, FSR_DEVICE_LOSS_ENGINE_HUNG));
+		status = side_submit(world, &lossy, lossy.queue, 1000, 2);
+		if (status != FSR_ERR_DEVICE_LOST) {
+			world_fail(world, status == FSR_OK ? FSR_ERR_BAD_STATE : status,
+				   "fsr_cmdbuf_submit after fsr_device_mark_lost");
+			status = status == FSR_OK ? FSR_ERR_BAD_STATE : status;
+			goto end;
+		}
+		TRY(fsr_hwqueue_fall_back_to_kernel_mode(lossy.process, lossy.queue, &kernel_queue,
+							 NULL));
+		TRY(side_submit(world, &lossy, kernel_queue, 1000, 2));
+		totals->kernel_signals++;
+		TRY(fsr_fence_wait_cpu(lossy.process, lossy.fence, 2, FSR_INFINITE,
+				       FSR_WAIT_BLOCKING));
+		totals->cpu_waits++;
+		TRY(fsr_process_terminate(lossy.process, false));
+	}
+end:
+	return world_close(world, status);
+}
+
 /* ---- registry ------------------------------------------------------------------------------ */
 
 static const struct fsr_scenario producer_consumer = {
@@ -467,8 +819,33 @@ static const struct fsr_scenario stress = {
     "(--scale rounds, default 1000; 250000 for ~10M events)",
     run_stress, NULL};
 
+static const struct fsr_scenario doorbell_pressure = {
+    "doorbell-pressure",
+    "dedicated model: 6 user-mode queues in a wait/signal ring on 2 physical doorbells, a "
+    "victimization and a reconnect per queue and round (--scale rounds, default 40)",
+    run_doorbell_pressure, NULL};
+static const struct fsr_scenario doorbell_global = {
+    "doorbell-global",
+    "global model: 32 user-mode queues in chains of 4 on the one doorbell, no victimization "
+    "(--scale rounds, default 10)",
+    run_doorbell_global, NULL};
+
+static const struct fsr_scenario power_states = {
+    "power-states",
+    "3 user-mode queues on dedicated doorbells: engines go idle to F1 and a connect wakes them, "
+    "every second round the device goes to D3 and a ring written there wakes it (--scale "
+    "rounds, default 8)",
+    run_power_states, NULL};
+static const struct fsr_scenario suspend_terminate = {
+    "suspend-terminate",
+    "a context suspended while its UMD keeps ringing, then resumed; a normal and an abnormal "
+    "process termination; a lost device and the UMD's fall-back to kernel mode (--scale "
+    "rounds, default 4)",
+    run_suspend_terminate, NULL};
+
 static const struct fsr_scenario *const builtins[] = {
-    &producer_consumer, &frame_pipeline, &log_overrun, &cpu_waiters, &stress,
+    &producer_consumer, &frame_pipeline,  &log_overrun,  &cpu_waiters,       &stress,
+    &doorbell_pressure, &doorbell_global, &power_states, &suspend_terminate,
 };
 
 const struct fsr_scenario *const *

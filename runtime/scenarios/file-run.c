@@ -151,7 +151,11 @@ run_setup(SfRun *run, const struct fsr_scenario_options *options)
 
 		status = fsr_context_create(process, run->devices[queue->process->index],
 					    queue->engine, &state->context);
-		if (status == FSR_OK)
+		/* A user-mode queue with its doorbell, connected (UMS-13: its only way in). */
+		if (status == FSR_OK && queue->config.mode == FSR_SUBMIT_USER_MODE)
+			status = fsr_hwqueue_create_user_mode(process, state->context,
+							      &queue->config, &state->hwqueue);
+		else if (status == FSR_OK)
 			status = fsr_hwqueue_create(process, state->context, &queue->config,
 						    &state->hwqueue);
 		if (status != FSR_OK)

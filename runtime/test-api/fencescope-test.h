@@ -57,4 +57,31 @@ FSR_TEST_API fsr_status fsr_adapter_create_with_ddi(struct fsr_runtime *runtime,
 						    const struct dxgk_ddi *ddi,
 						    uint32_t *adapter_id);
 
+/*
+ * FST-02 for tests: engine `engine_id` of adapter `adapter_id` asks for F1 (a
+ * GPU_ENGINE_STATE_CHANGE interrupt, TRANSITION_TO_F1) at its next step if it has no work at
+ * all, whatever the adapter's engine_idle_to_f1_ns; the OS then disconnects its doorbells and
+ * powers it down (docs/runtime.md, "Engine F-states"). Takes the runtime lock. Unknown ids:
+ * nothing.
+ */
+FSR_TEST_API void fsr_test_engine_request_f1(struct fsr_runtime *runtime, uint32_t adapter_id,
+					     uint32_t engine_id);
+
+/*
+ * Evicts an allocation of `process` as the D3 power-down does (RES-05): its resident
+ * flag clears (allocation_residency), its storage and the UMD's view of it stay. Tests only: the
+ * OS evicts on its own only for power; an engine that fetches from it asserts.
+ */
+FSR_TEST_API fsr_status fsr_test_allocation_evict(struct fsr_process *process,
+						  fsr_handle allocation);
+
+/*
+ * ConnectDoorbell as fsr_doorbell_connect, for a caller that holds the runtime lock already: an
+ * interleaving observer (rt_interleave_set_observer) that plays a second UMD thread at a point
+ * of the first, e.g. between a ring's load of the mapping and its store (a stale ring).
+ */
+FSR_TEST_API fsr_status fsr_test_doorbell_connect_locked(struct fsr_process *process,
+							 fsr_handle hwqueue,
+							 enum fsr_doorbell_status *status);
+
 #endif /* FENCESCOPE_TEST_API_H */

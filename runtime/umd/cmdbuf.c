@@ -151,6 +151,8 @@ write_buffer_to_ring(struct os_hwqueue *queue, struct fsr_process *process, uint
 	uint64_t positions[2] = {queue->umd_log_position[0], queue->umd_log_position[1]};
 	fsr_status status;
 
+	/* When it was submitted: the engine counts submit → start when it begins it (stats). */
+	packets[0].c = rt_clock_now(process->runtime);
 	assign_log_entries(queue, packets, count, positions);
 	status = write_ring(queue, process, progress_value, packets, count, ring_status);
 	if (status == FSR_OK) {
@@ -464,12 +466,15 @@ write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progr
 {
 	struct fsr_runtime *runtime = process->runtime;
 	/* The UMD's own write pointer; acquire the GPU's read pointer before reusing slots. */
-	uint64_t write_ptr = rt_word_load(runtime, &queue->write_ptr_bytes, memory_order_relaxed,
-					  RT_POINT_UMD_READ_WRITE_PTR);
-	uint64_t read_ptr = rt_word_load(runtime, &queue->read_ptr_bytes, memory_order_acquire,
-					 RT_POINT_UMD_READ_READ_PTR);
+	uint64_t write_ptr = rt_word_load(runtime, &queue->control->write_ptr_bytes,
+					  memory_order_relaxed, RT_POINT_UMD_READ_WRITE_PTR);
+	uint64_t read_ptr = rt_word_load(runtime, &queue->control->read_ptr_bytes,
+					 memory_order_acquire, RT_POINT_UMD_READ_READ_PTR);
 	uint64_t size = count * sizeof(struct hw_packet);
 
+	/* UMS-13: no doorbell, no way to tell the GPU; the caller refuses before (submit). */
+	if (!queue->doorbell)
+		return FSR_ERR_BAD_STATE;
 	if (write_ptr - read_ptr + size > (uint64_t) queue->ring_entries * sizeof(struct hw_packet))
 		return FSR_ERR_NO_RESOURCES;
 	for (size_t i = 0; i < count; i++)
@@ -482,16 +487,11 @@ write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progr
 	 */
 	rt_word_store(runtime, &queue->last_queued_value, progress_value, memory_order_release,
 		      RT_POINT_UMD_WRITE_LAST_QUEUED);
-	rt_word_store(runtime, &queue->write_ptr_bytes, write_ptr + size, memory_order_release,
-		      RT_POINT_UMD_WRITE_WRITE_PTR);
+	rt_word_store(runtime, &queue->control->write_ptr_bytes, write_ptr + size,
+		      memory_order_release, RT_POINT_UMD_WRITE_WRITE_PTR);
 	FSR_TRACE(runtime, fencescope_umd, ring_write, process->id, queue->handle, progress_value,
 		  write_ptr + size, (uint32_t) size);
-	if (queue->doorbell) {
-		*ring_status = ring_doorbell(queue, process, progress_value, write_ptr + size);
-		return FSR_OK;
-	}
-	/* A queue that never had a doorbell: its command processor polls the write pointer. */
-	rt_clock_kick(runtime, queue->poll_actor, rt_clock_now(runtime));
+	*ring_status = ring_doorbell(queue, process, progress_value, write_ptr + size);
 	return FSR_OK;
 }
 
@@ -516,8 +516,13 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 		status = FSR_ERR_DESTROYED;
 	else if (!is_well_formed(cmdbuf))
 		status = FSR_ERR_MALFORMED_PACKET;
-	else if (queue->mode == FSR_SUBMIT_USER_MODE && queue->is_fetch_gated && !queue->doorbell)
-		status = FSR_ERR_BAD_STATE; /* its doorbell was destroyed: it takes no more work */
+	else if (queue->mode == FSR_SUBMIT_USER_MODE && !queue->doorbell)
+		/*
+		 * UMS-13: a user-mode queue takes work only through its doorbell. One that never
+		 * had one, or whose doorbell was destroyed, refuses the buffer (a call_failed):
+		 * written into a ring no doorbell will ever announce, it would wait for nothing.
+		 */
+		status = FSR_ERR_BAD_STATE;
 	if (status == FSR_OK)
 		flush_dropped(queue, process);
 	if (status == FSR_OK && cmdbuf->progress_value !=
@@ -566,5 +571,121 @@ refuse:
 	rt_refuse(runtime, process->id, "SubmitCommand", cmdbuf->queue_handle, status);
 	rt_unlock(runtime);
 	free_cmdbuf(cmdbuf);
+	return status;
+}
+
+/* ---- the fall-back to a kernel-mode queue (UMS-16) ---------------------------------------- */
+
+/*
+ * Resubmits the packets a dead ring had not run to the kernel-mode queue, one command buffer
+ * per progress write: BEGIN with the new queue's next progress value, the work, waits and
+ * signals as a kernel-mode buffer names them (by the process's handle, which the log
+ * instruction after each carries; log instructions go: a kernel-mode queue has no log,
+ * LOG-02), then the progress write. A buffer the GPU had begun goes on from where it stopped.
+ * The packets' fence references pass to the new buffers. Lock held.
+ */
+static fsr_status
+resubmit_salvage(struct os_hwqueue *queue, struct fsr_process *process,
+		 struct os_ring_salvage *salvage)
+{
+	struct hw_packet *packets = NULL;
+	size_t count = 0;
+	size_t first = 0; /* the first packet of the buffer being built */
+
+	for (size_t i = 0; i < salvage->count; i++) {
+		struct hw_packet packet = salvage->packets[i];
+		uint64_t progress_value;
+		fsr_status status;
+
+		if (!packets) {
+			/* room for BEGIN, the rest of the salvage and PROGRESS */
+			packets = malloc((salvage->count + 2) * sizeof(*packets));
+			if (!packets)
+				return FSR_ERR_NO_RESOURCES;
+			count = 1;
+		}
+		switch (packet.type) {
+		case HW_PACKET_WORK:
+			packets[count++] = packet;
+			break;
+		case HW_PACKET_WAIT:
+		case HW_PACKET_SIGNAL:
+			if (i + 1 < salvage->count && salvage->packets[i + 1].type == HW_PACKET_LOG)
+				packet.c = salvage->packets[i + 1].c; /* the process's handle */
+			packets[count++] = packet;
+			break;
+		case HW_PACKET_PROGRESS:
+			progress_value = ++queue->next_progress_value;
+			packets[0] = (struct hw_packet){.type = HW_PACKET_BEGIN,
+							.a = ++queue->adapter->next_packet_id,
+							.b = progress_value};
+			count =
+			    end_with_progress(queue, packets, count, progress_value, packets[0].a);
+			status =
+			    os_kmt_submit_command(queue, process, progress_value, packets, count);
+			if (status != FSR_OK) {
+				free(packets);
+				return status;
+			}
+			packets = NULL; /* the OS's now, references and all */
+			for (; first <= i; first++)
+				salvage->packets[first].type = HW_PACKET_LOG; /* moved */
+			break;
+		default: /* BEGIN, LOG: the new buffers have their own */
+			break;
+		}
+	}
+	/* A ring ends with whole buffers: nothing is left without its progress write. */
+	free(packets);
+	return FSR_OK;
+}
+
+fsr_status
+fsr_hwqueue_fall_back_to_kernel_mode(struct fsr_process *process, fsr_handle hwqueue,
+				     fsr_handle *kernel_queue, uint64_t *progress_base)
+{
+	struct fsr_runtime *runtime;
+	struct os_ring_salvage salvage = {0};
+	struct fsr_hwqueue_config config = {.mode = FSR_SUBMIT_KERNEL_MODE};
+	struct rt_object *object;
+	fsr_handle context = 0;
+	uint64_t base = 0;
+	fsr_status status;
+
+	if (!process || !kernel_queue)
+		return FSR_ERR_INVALID_ARGUMENT;
+	runtime = process->runtime;
+	/* UMS-16: the dead queue goes, without waiting; the ring is the UMD's to read then. */
+	status = os_kmt_destroy_dead_hwqueue(process, hwqueue, &context, &base, &salvage);
+	if (status != FSR_OK)
+		return status;
+	for (size_t i = 0; i < salvage.count; i++) {
+		if (salvage.packets[i].type == HW_PACKET_PROGRESS) {
+			base = salvage.packets[i].a - 1; /* the first buffer not completed */
+			break;
+		}
+	}
+	status = fsr_hwqueue_create(process, context, &config, kernel_queue);
+	rt_lock(runtime);
+	if (status == FSR_OK) {
+		status = os_kmt_lookup(process, *kernel_queue, RT_OBJECT_HWQUEUE, &object);
+		if (status == FSR_OK)
+			status = resubmit_salvage(object->pointer, process, &salvage);
+	}
+	/* What could not be resubmitted lets its fences go. */
+	for (size_t i = 0; i < salvage.count; i++) {
+		const struct hw_packet *packet = &salvage.packets[i];
+
+		if (packet->type == HW_PACKET_WAIT || packet->type == HW_PACKET_SIGNAL) {
+			struct fsr_fence *fence = rt_map_get(&runtime->fences, packet->a);
+
+			if (fence)
+				os_kmt_release_fence(fence);
+		}
+	}
+	rt_unlock(runtime);
+	free(salvage.packets);
+	if (progress_base)
+		*progress_base = base;
 	return status;
 }

@@ -4,9 +4,14 @@
  * and prints the comparison. Each mode writes "key value" lines to the file given with -o:
  *   sim N       a sim-mode producer/consumer workload until N events were fired:
  *               events, seconds (events per second = events / seconds), cpu_seconds
- *   realtime N  N kernel-mode submissions of tiny work on the realtime clock, 32 in flight
- *               (submissions, seconds), then N/10 more one at a time, each waited for
- *               (submit-to-start p50 and p99 in ns: the path's own latency, no queueing)
+ *   realtime N  on the realtime clock, one queue on the 3D engine, three ways in one run:
+ *               kernel-mode submission (realtime_*), user-mode submission by doorbell with
+ *               the engine sleeping until a ring wakes it (doorbell_*) and with the engine
+ *               polling its doorbells (doorbell_polling_*; fsr_adapter_config.doorbell_polling).
+ *               Each: N submissions of tiny work, 32 in flight (_submissions, _seconds), then
+ *               N/10 more one at a time, each waited for (submit-to-start _p50_ns and _p99_ns:
+ *               the path's own latency, no queueing; fsr_runtime_stats.submit_to_start and
+ *               user_mode_submit_to_start)
  *   cost N      what an event costs the runtime (sim chunks) and what it costs a bare
  *               LTTng-UST tracepoint with the sim workload's own payloads (bare chunks), in
  *               alternating chunks on this one thread until the sim chunks fired N events
@@ -70,8 +75,10 @@ struct setup {
 	fsr_handle fence;
 };
 
+/* Queues on the 3D engine and, with `queues` 2, the compute engine. */
 static void
-setup(struct setup *s, enum fsr_clock_mode mode, enum fsr_submission_mode submission)
+setup_with(struct setup *s, enum fsr_clock_mode mode, enum fsr_submission_mode submission,
+	   uint32_t queues, bool is_polling)
 {
 	struct fsr_runtime_config config = {.clock_mode = mode, .seed = 1};
 	struct fsr_adapter_config adapter_config;
@@ -79,17 +86,28 @@ setup(struct setup *s, enum fsr_clock_mode mode, enum fsr_submission_mode submis
 	uint32_t adapter;
 
 	fsr_adapter_config_init(&adapter_config);
+	adapter_config.doorbell_polling = is_polling;
 	TRY(fsr_runtime_create(&config, &s->runtime));
 	TRY(fsr_adapter_create(s->runtime, &adapter_config, &adapter));
 	TRY(fsr_process_create(s->runtime, "bench", &s->process));
 	TRY(fsr_device_create(s->process, adapter, &s->device));
-	for (uint32_t e = 0; e < 2; e++) {
+	for (uint32_t e = 0; e < queues; e++) {
 		fsr_handle context;
 
 		TRY(fsr_context_create(s->process, s->device, e, &context));
-		TRY(fsr_hwqueue_create(s->process, context, &queue_config, &s->queues[e]));
+		if (submission == FSR_SUBMIT_USER_MODE)
+			TRY(fsr_hwqueue_create_user_mode(s->process, context, &queue_config,
+							 &s->queues[e]));
+		else
+			TRY(fsr_hwqueue_create(s->process, context, &queue_config, &s->queues[e]));
 	}
 	TRY(fsr_fence_create(s->process, s->device, 0, 0, &s->fence, NULL));
+}
+
+static void
+setup(struct setup *s, enum fsr_clock_mode mode, enum fsr_submission_mode submission)
+{
+	setup_with(s, mode, submission, 2, false);
 }
 
 /* One batch of the sim workload: the 3D queue signals, the compute queue waits for each value. */
@@ -135,16 +153,23 @@ run_sim(FILE *out, uint64_t target_events)
 	fsr_runtime_destroy(s.runtime);
 }
 
+/*
+ * One way of submitting on the realtime clock (`prefix` names its keys): N submissions, 32 in
+ * flight, then N/10 one at a time for the latency. A polling engine has only the 3D queue on
+ * its run list, so one engine spins.
+ */
 static void
-run_realtime(FILE *out, uint64_t submissions)
+run_realtime_one(FILE *out, const char *prefix, enum fsr_submission_mode submission,
+		 bool is_polling, uint64_t submissions)
 {
 	struct setup s;
 	struct fsr_runtime_stats before;
 	struct fsr_runtime_stats stats;
+	uint64_t *histogram;
 	uint64_t progress = 0;
 	double start;
 
-	setup(&s, FSR_CLOCK_REALTIME, FSR_SUBMIT_KERNEL_MODE);
+	setup_with(&s, FSR_CLOCK_REALTIME, submission, 1, is_polling);
 	start = seconds_now();
 	for (uint64_t i = 0; i < submissions; i++) {
 		struct fsr_cmdbuf *cmdbuf;
@@ -158,8 +183,8 @@ run_realtime(FILE *out, uint64_t submissions)
 						      FSR_INFINITE));
 	}
 	TRY(fsr_hwqueue_wait_progress(s.process, s.queues[0], progress, FSR_INFINITE));
-	fprintf(out, "realtime_submissions %llu\nrealtime_seconds %.6f\n",
-		(unsigned long long) submissions, seconds_now() - start);
+	fprintf(out, "%s_submissions %llu\n%s_seconds %.6f\n", prefix,
+		(unsigned long long) submissions, prefix, seconds_now() - start);
 
 	fsr_runtime_get_stats(s.runtime, &before);
 	for (uint64_t i = 0; i < submissions / 10; i++) {
@@ -171,12 +196,25 @@ run_realtime(FILE *out, uint64_t submissions)
 		TRY(fsr_hwqueue_wait_progress(s.process, s.queues[0], progress, FSR_INFINITE));
 	}
 	fsr_runtime_get_stats(s.runtime, &stats);
+	histogram = submission == FSR_SUBMIT_USER_MODE ? stats.user_mode_submit_to_start
+						       : stats.submit_to_start;
 	for (int b = 0; b < FSR_LATENCY_BUCKETS; b++)
-		stats.submit_to_start[b] -= before.submit_to_start[b];
-	fprintf(out, "realtime_p50_ns %llu\nrealtime_p99_ns %llu\n",
-		(unsigned long long) fsr_latency_percentile(stats.submit_to_start, 0.50),
-		(unsigned long long) fsr_latency_percentile(stats.submit_to_start, 0.99));
+		histogram[b] -= submission == FSR_SUBMIT_USER_MODE
+				    ? before.user_mode_submit_to_start[b]
+				    : before.submit_to_start[b];
+	fprintf(out, "%s_p50_ns %llu\n%s_p99_ns %llu\n", prefix,
+		(unsigned long long) fsr_latency_percentile(histogram, 0.50), prefix,
+		(unsigned long long) fsr_latency_percentile(histogram, 0.99));
 	fsr_runtime_destroy(s.runtime);
+}
+
+/* Kernel mode, then by doorbell with the engine sleeping, then with it polling. */
+static void
+run_realtime(FILE *out, uint64_t submissions)
+{
+	run_realtime_one(out, "realtime", FSR_SUBMIT_KERNEL_MODE, false, submissions);
+	run_realtime_one(out, "doorbell", FSR_SUBMIT_USER_MODE, false, submissions);
+	run_realtime_one(out, "doorbell_polling", FSR_SUBMIT_USER_MODE, true, submissions);
 }
 
 /*
@@ -188,6 +226,7 @@ run_realtime(FILE *out, uint64_t submissions)
 	X(fencescope_umd, fence_signal_queued, 5)                                                  \
 	X(fencescope_umd, fence_wait_queued, 5)                                                    \
 	X(fencescope_umd, ring_write, 5)                                                           \
+	X(fencescope_umd, doorbell_ring, 5)                                                        \
 	X(fencescope_os, cpu_wait_begin, 6)                                                        \
 	X(fencescope_os, cpu_wait_end, 6)                                                          \
 	X(fencescope_os, fence_log_entry, 9)                                                       \
@@ -196,6 +235,7 @@ run_realtime(FILE *out, uint64_t submissions)
 	X(fencescope_kmd, update_monitored_value, 5)                                               \
 	X(fencescope_kmd, update_native_fence_logs, 3)                                             \
 	X(fencescope_hw, packet_start, 6)                                                          \
+	X(fencescope_hw, ring_fetch, 6)                                                            \
 	X(fencescope_hw, packet_end, 7)                                                            \
 	X(fencescope_hw, gpu_wait_begin, 6)                                                        \
 	X(fencescope_hw, gpu_wait_end, 6)                                                          \
@@ -311,6 +351,9 @@ bare_fire(const struct bare_event *event)
 	case BARE_fencescope_umd_ring_write:
 		lttng_ust_tracepoint(fencescope_umd, ring_write, F5(f));
 		break;
+	case BARE_fencescope_umd_doorbell_ring:
+		lttng_ust_tracepoint(fencescope_umd, doorbell_ring, F5(f));
+		break;
 	case BARE_fencescope_os_cpu_wait_begin:
 		lttng_ust_tracepoint(fencescope_os, cpu_wait_begin, F6(f));
 		break;
@@ -334,6 +377,9 @@ bare_fire(const struct bare_event *event)
 		break;
 	case BARE_fencescope_hw_packet_start:
 		lttng_ust_tracepoint(fencescope_hw, packet_start, F6(f));
+		break;
+	case BARE_fencescope_hw_ring_fetch:
+		lttng_ust_tracepoint(fencescope_hw, ring_fetch, F6(f));
 		break;
 	case BARE_fencescope_hw_packet_end:
 		lttng_ust_tracepoint(fencescope_hw, packet_end, F7(f));

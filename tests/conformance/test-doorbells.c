@@ -33,8 +33,8 @@ setup_two_doorbells(void)
 	config.physical_doorbells = 2;
 	fsc_setup_with(&runtime_config, &config);
 	for (uint32_t i = 0; i < QUEUES; i++) {
-		queues[i] = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
-		cr_assert_eq(fsr_doorbell_create(fx.process, queues[i]), FSR_OK);
+		queues[i] = fst_queue_new_without_doorbell(fx.process, fx.context_3d);
+		cr_assert_eq(fsr_doorbell_create(fx.process, queues[i], 0, 0), FSR_OK);
 	}
 }
 
@@ -152,4 +152,37 @@ Test(doorbell, ums_15_every_submission_runs_once_in_order_across_victimizations)
 			at++;
 		}
 	}
+}
+
+/*
+ * TRM-01: a process ends right after its UMD rang a connected doorbell, before the command
+ * processor serviced the ring. The OS's DisconnectDoorbell (reason TERMINATION) must make the
+ * GPU take the write pointer, as every disconnect does: the buffer runs before the wait for
+ * LastQueuedValue ends and the queue goes.
+ */
+Test(doorbell, trm_01_termination_runs_a_last_ring_the_gpu_had_not_serviced)
+{
+	enum fsr_doorbell_status status = FSR_DOORBELL_DISCONNECTED_RETRY;
+	size_t mark;
+	size_t wait_end;
+	size_t disconnect;
+
+	cr_assert_eq(fsr_doorbell_connect(fx.process, queues[0], &status), FSR_OK);
+	cr_assert_eq(status, FSR_DOORBELL_CONNECTED);
+	mark = fsc_event_count();
+	fst_submit_work(fx.process, queues[0], 10); /* rings; no engine has stepped since */
+	cr_assert_eq(fsr_process_terminate(fx.process, false), FSR_OK);
+	fx.process = NULL;
+	disconnect = fsc_find(mark, "fencescope_kmd:doorbell_disconnect", 1, queues[0]);
+	cr_assert_neq(disconnect, FSC_NONE);
+	cr_expect_eq(fsc_event_at(disconnect)->fields[5], FSTP_DISCONNECT_REASON_TERMINATION);
+	wait_end = fsc_find(mark, "fencescope_os:termination_step", 1, queues[0]);
+	while (wait_end != FSC_NONE &&
+	       fsc_event_at(wait_end)->fields[2] != FSTP_TERMINATION_STEP_WAIT_END)
+		wait_end = fsc_find(wait_end + 1, "fencescope_os:termination_step", 1, queues[0]);
+	cr_assert_neq(wait_end, FSC_NONE, "no end of the wait for LastQueuedValue");
+	cr_assert_eq(fsc_event_at(wait_end)->fields[3], 1,
+		     "TRM-01: the last buffer was lost (progress %" PRIu64 " of 1)",
+		     fsc_event_at(wait_end)->fields[3]);
+	cr_assert_eq(fsc_find(mark, "fencescope_hw:packet_end", 2, queues[0]) < wait_end, true);
 }

@@ -46,7 +46,8 @@ Test(ums, ums_05_user_mode_queue_on_an_engine_without_the_flag_is_refused)
 
 	cr_expect_neq(fsr_hwqueue_create(fx.process, fx.context_copy, &user_mode, &queue), FSR_OK,
 		      "the copy engine has no UserModeSubmissionSupported");
-	cr_expect_eq(fsr_hwqueue_create(fx.process, fx.context_3d, &user_mode, &queue), FSR_OK);
+	cr_expect_eq(fsr_hwqueue_create_user_mode(fx.process, fx.context_3d, &user_mode, &queue),
+		     FSR_OK);
 	fst_queue_new(fx.process, fx.context_copy, FSR_SUBMIT_KERNEL_MODE);
 }
 
@@ -140,5 +141,6 @@ Test(ums, ums_04_ums_05_a_node_without_the_flag_refuses_user_mode_queues)
 		      "the refusal is traced");
 	/* UMS-01: the same node still takes kernel-mode queues; the compute node takes both. */
 	fst_queue_new(fx.process, context_3d, FSR_SUBMIT_KERNEL_MODE);
-	cr_expect_eq(fsr_hwqueue_create(fx.process, context_compute, &user_mode, &queue), FSR_OK);
+	cr_expect_eq(fsr_hwqueue_create_user_mode(fx.process, context_compute, &user_mode, &queue),
+		     FSR_OK);
 }

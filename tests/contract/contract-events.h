@@ -346,6 +346,12 @@
 		FSTC_U32(physical_doorbell, UINT32_C(0xc0004304)) \
 		FSTC_U32(size_bytes, UINT32_C(0xc0004305)) \
 	) \
+	FSTC_EVENT(fencescope_os, termination_step, \
+		FSTC_U32(process_id, UINT32_C(0xc0004400)) \
+		FSTC_HEX(hwqueue_handle, UINT64_C(0xf5c00000004401a5)) \
+		FSTC_ENUM(step, termination_step, u8, FSTP_TERMINATION_STEP_WAIT_BEGIN, "WAIT_BEGIN") \
+		FSTC_U64(progress_value, UINT64_C(0xc0c0000000004403)) \
+	) \
 	FSTC_EVENT(fencescope_kmd, engine_describe, \
 		FSTC_U32(adapter_id, UINT32_C(0xc0003000)) \
 		FSTC_U32(engine_id, UINT32_C(0xc0003001)) \

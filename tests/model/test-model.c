@@ -4,6 +4,7 @@
  * docs/trace-format.md "How a fence box is rebuilt", with exact numbers. GPU tick g is trace time
  * 10 g ns (the fixture's 100 MHz counter and its correlation pairs).
  */
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include <criterion/criterion.h>
@@ -479,9 +480,120 @@ Test(model, ums_doorbell_timeline_and_reconnect_latency)
 	cr_assert_eq(connect2->latency_ns, 1000, "reconnect 1 us after the victimization");
 	cr_assert_not_null(connected);
 	cr_assert_eq(connected->end_ns, T0 + 4);
-	cr_assert_eq(got.marker_count, 8,
+	cr_assert_eq(got.marker_count, 12,
 		     "create, connect, ring, victimize, disconnect, "
-		     "connect, two connected intervals");
+		     "connect, two connected intervals, four status word intervals");
+}
+
+/* The status word's intervals (UMS-12, UMS-14, UMS-23): from the OS's doorbell_status stores,
+ * tiling the doorbell's life; a connect names the physical doorbell of its interval. */
+Test(model, ums_14_doorbell_status_word_intervals_tile_the_doorbell_life)
+{
+	const uint64_t db = UINT64_C(0x8005000000000001);
+	static const struct {
+		uint64_t begin, end;
+		int64_t code;
+		uint64_t value;
+	} want[] = {
+	    {T0 + 1, T0 + 2, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY, UINT32_MAX},
+	    {T0 + 2, T0 + 5, FSTP_DOORBELL_STATUS_CONNECTED, 3},
+	    {T0 + 5, T0 + 7, FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD, UINT32_MAX},
+	    {T0 + 7, T0 + 9, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY, UINT32_MAX},
+	    {T0 + 9, FSA_TIME_NONE, FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT, UINT32_MAX},
+	};
+	size_t n = 0;
+
+	feed_ok("doorbell_create", T0 + 1, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "status", U(FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY), NULL);
+	/* UMS-12: the store after the rotation, then ConnectDoorbell's event with its status. */
+	feed_ok("doorbell_status", T0 + 2, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "old_status", U(FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY),
+		"new_status", U(FSTP_DOORBELL_STATUS_CONNECTED), NULL);
+	feed_ok("doorbell_connect", T0 + 3, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "physical_doorbell", U(3), "status",
+		U(FSTP_DOORBELL_STATUS_CONNECTED), NULL);
+	feed_ok("doorbell_status", T0 + 5, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "old_status", U(FSTP_DOORBELL_STATUS_CONNECTED),
+		"new_status", U(FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD), NULL);
+	/* A store of the same value changes nothing. */
+	feed_ok("doorbell_status", T0 + 6, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "old_status", U(FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD),
+		"new_status", U(FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD), NULL);
+	/* UMS-14: the store before the rotation to the dummy page and the disconnect event. */
+	feed_ok("doorbell_status", T0 + 7, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "old_status", U(FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD),
+		"new_status", U(FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY), NULL);
+	feed_ok("doorbell_disconnect", T0 + 8, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "physical_doorbell", U(3), "status",
+		U(FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY), "reason",
+		U(FSTP_DISCONNECT_REASON_VICTIMIZED), NULL);
+	feed_ok("doorbell_status", T0 + 9, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, "old_status", U(FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY),
+		"new_status", U(FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	for (size_t i = 0; i < got.marker_count; i++) {
+		const struct fsa_marker *m = &got.markers[i];
+		size_t k = 0;
+
+		if (m->kind != FSA_MARK_DOORBELL_STATE)
+			continue;
+		while (k < sizeof(want) / sizeof(want[0]) && want[k].begin != m->begin_ns)
+			k++;
+		cr_assert_lt(k, sizeof(want) / sizeof(want[0]), "unexpected interval at %" PRIu64,
+			     m->begin_ns);
+		cr_assert_eq(m->end_ns, want[k].end, "interval %zu", k);
+		cr_assert_eq(m->code, want[k].code, "interval %zu", k);
+		cr_assert_eq(m->value, want[k].value, "interval %zu", k);
+		cr_assert_eq(m->hwqueue_handle, UQ);
+		cr_assert_eq(m->doorbell_handle, db);
+		n++;
+	}
+	cr_assert_eq(n, sizeof(want) / sizeof(want[0]));
+}
+
+/*
+ * UMS-12, UMS-14, UMS-23: with no doorbell_create in the trace (it began later), the first
+ * doorbell_status store opens the word's interval; each changing store closes the previous one
+ * where it opens its own, doorbell_destroy closes the last, each doorbell has its own, and one
+ * still open at the end goes out without an end.
+ */
+Test(model, ums_14_doorbell_state_without_create_closed_by_destroy_per_doorbell)
+{
+	const uint64_t db = UINT64_C(0x8005000000000001), db2 = UINT64_C(0x8005000000000003);
+	const struct fsa_marker *status[4] = {NULL};
+	size_t count = 0;
+
+#define STATUS(ts, q, d, old, new)                                                                 \
+	feed_ok("doorbell_status", U(ts), "process_id", U(PID), "hwqueue_handle", U(q),            \
+		"doorbell_handle", U(d), "old_status", U(old), "new_status", U(new), NULL)
+	STATUS(T0 + 1, UQ, db, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY,
+	       FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
+	STATUS(T0 + 10, UQ, db, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY,
+	       FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD);
+	STATUS(T0 + 30, UQ, db, FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD,
+	       FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
+	feed_ok("doorbell_destroy", T0 + 70, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, NULL);
+	STATUS(T0 + 80, UQ2, db2, FSTP_DOORBELL_STATUS_CONNECTED,
+	       FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT);
+#undef STATUS
+	cr_assert_eq(finish(), FSA_OK);
+	for (size_t i = 0; i < got.marker_count; i++)
+		if (got.markers[i].kind == FSA_MARK_DOORBELL_STATE && count < 4)
+			status[count++] = &got.markers[i];
+	cr_assert_eq(count, 4);
+	cr_assert_eq(status[0]->begin_ns, T0 + 1);
+	cr_assert_eq(status[0]->end_ns, T0 + 10);
+	cr_assert_eq(status[0]->code, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
+	cr_assert_eq(status[1]->end_ns, T0 + 30);
+	cr_assert_eq(status[1]->code, FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD);
+	cr_assert_eq(status[1]->value, UINT32_MAX, "no connect named a physical doorbell");
+	cr_assert_eq(status[1]->hwqueue_handle, UQ);
+	cr_assert_eq(status[2]->end_ns, T0 + 70, "closed by doorbell_destroy");
+	cr_assert_eq(status[3]->hwqueue_handle, UQ2);
+	cr_assert_eq(status[3]->code, FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT);
+	cr_assert_eq(status[3]->end_ns, FSA_TIME_NONE, "open at the end of the trace");
+	cr_assert_str_eq(fsa_marker_kind_name(FSA_MARK_DOORBELL_STATE), "doorbell_state");
 }
 
 Test(model, tdr_suspend_and_power_intervals_open_at_the_end_stay_open)
@@ -518,6 +630,28 @@ Test(model, tdr_suspend_and_power_intervals_open_at_the_end_stay_open)
 	}
 	cr_assert_eq(tdr, 1);
 	cr_assert_eq(open_f1, 1);
+	cr_assert_eq(suspended, 1);
+}
+
+/* SUS-01, TRM-03: abnormal termination suspends a context and destroys it without a resume:
+ * its suspension ends with the context, not at the end of the trace. */
+Test(model, sus_01_trm_03_a_context_destroyed_suspended_ends_its_suspension)
+{
+	size_t suspended = 0;
+
+	feed_ok("context_suspend", T0 + 30, "adapter_id", U(0), "context_handle", CTX,
+		"hwqueue_count", U(1), NULL);
+	feed_ok("context_destroy", T0 + 70, "process_id", U(PID), "context_handle", CTX, NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	for (size_t i = 0; i < got.marker_count; i++) {
+		const struct fsa_marker *m = &got.markers[i];
+
+		if (m->kind != FSA_MARK_CONTEXT_SUSPENDED)
+			continue;
+		suspended++;
+		cr_assert_eq(m->begin_ns, T0 + 30);
+		cr_assert_eq(m->end_ns, T0 + 70, "closed by context_destroy");
+	}
 	cr_assert_eq(suspended, 1);
 }
 

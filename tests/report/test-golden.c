@@ -117,3 +117,51 @@ Test(golden, sim_plain_lttng_json)
 {
 	check("sim-plain-lttng", "json", "expected.json");
 }
+
+/* Issue 12: the doorbell section of a doorbell-pressure recording (6 queues on 2 dedicated
+ * doorbells): per queue, per engine and per adapter. A golden, not a truth check (that is
+ * tests/cli/test-doorbell-report.c). */
+Test(golden, doorbell_pressure_text)
+{
+	check("doorbell-pressure", "text", "expected.txt");
+}
+
+Test(golden, doorbell_pressure_json)
+{
+	check("doorbell-pressure", "json", "expected.json");
+}
+
+/* Issue 12: 32 queues on the global doorbell: one connect each, no victimization. */
+Test(golden, doorbell_global_text)
+{
+	check("doorbell-global", "text", "expected.txt");
+}
+
+Test(golden, doorbell_global_json)
+{
+	check("doorbell-global", "json", "expected.json");
+}
+
+/* Issue 12: engines idle into F1 and woken by a reconnect, the device twice in D3 (FST, DST).
+ * The truth check is tests/cli/test-doorbell-report.c. */
+Test(golden, fst_03_dst_01_power_states_text)
+{
+	check("power-states", "text", "expected.txt");
+}
+
+Test(golden, fst_03_dst_01_power_states_json)
+{
+	check("power-states", "json", "expected.json");
+}
+
+/* Issue 12: a suspended context, a normal and an abnormal termination, a lost device and the
+ * UMD's fall-back (SUS, TRM, UMS-16): suspended time, ABORTs, suspensions open at the end. */
+Test(golden, sus_01_trm_03_suspend_terminate_text)
+{
+	check("suspend-terminate", "text", "expected.txt");
+}
+
+Test(golden, sus_01_trm_03_suspend_terminate_json)
+{
+	check("suspend-terminate", "json", "expected.json");
+}

@@ -154,6 +154,20 @@ fst_queue_new(struct fsr_process *process, fsr_handle context, enum fsr_submissi
 	struct fsr_hwqueue_config config = {.mode = mode};
 	fsr_handle hwqueue = 0;
 
+	if (mode == FSR_SUBMIT_USER_MODE)
+		cr_assert_eq(fsr_hwqueue_create_user_mode(process, context, &config, &hwqueue),
+			     FSR_OK);
+	else
+		cr_assert_eq(fsr_hwqueue_create(process, context, &config, &hwqueue), FSR_OK);
+	return hwqueue;
+}
+
+fsr_handle
+fst_queue_new_without_doorbell(struct fsr_process *process, fsr_handle context)
+{
+	struct fsr_hwqueue_config config = {.mode = FSR_SUBMIT_USER_MODE};
+	fsr_handle hwqueue = 0;
+
 	cr_assert_eq(fsr_hwqueue_create(process, context, &config, &hwqueue), FSR_OK);
 	return hwqueue;
 }

@@ -46,8 +46,11 @@ void fst_rt_teardown(void);
 void fst_rt_add_process(const char *name, struct fsr_process **process, fsr_handle *device,
 			fsr_handle *context_3d);
 
+/* A queue ready for work: a user-mode one has its doorbell, connected (UMS-13). */
 fsr_handle fst_queue_new(struct fsr_process *process, fsr_handle context,
 			 enum fsr_submission_mode mode);
+/* A user-mode HWQueue with no doorbell yet, for the tests of the doorbell calls themselves. */
+fsr_handle fst_queue_new_without_doorbell(struct fsr_process *process, fsr_handle context);
 fsr_handle fst_fence_new(struct fsr_process *process, fsr_handle device, uint64_t initial_value);
 
 /* One command buffer each; they return its progress value. */

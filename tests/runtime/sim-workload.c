@@ -48,8 +48,8 @@ main(int argc, char **argv)
 	TRY(fsr_device_create(process, adapter, &device));
 	for (uint32_t e = 0; e < 3; e++)
 		TRY(fsr_context_create(process, device, e, &contexts[e]));
-	TRY(fsr_hwqueue_create(process, contexts[0], &user_mode, &producer));
-	TRY(fsr_hwqueue_create(process, contexts[1], &user_mode, &consumer));
+	TRY(fsr_hwqueue_create_user_mode(process, contexts[0], &user_mode, &producer));
+	TRY(fsr_hwqueue_create_user_mode(process, contexts[1], &user_mode, &consumer));
 	TRY(fsr_hwqueue_create(process, contexts[2], &kernel_mode, &copier));
 	TRY(fsr_fence_create(process, device, 0, 0, &fence, NULL));
 

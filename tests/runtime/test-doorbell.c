@@ -192,8 +192,8 @@ make_queues(uint32_t count, bool both_engines)
 	for (uint32_t i = 0; i < count; i++) {
 		fsr_handle context = both_engines && (i % 2) ? fx.context_compute : fx.context_3d;
 
-		db_log.queues[i] = fst_queue_new(fx.process, context, FSR_SUBMIT_USER_MODE);
-		cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[i]), FSR_OK);
+		db_log.queues[i] = fst_queue_new_without_doorbell(fx.process, context);
+		cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[i], 0, 0), FSR_OK);
 	}
 	db_log.queue_count = count;
 }
@@ -312,9 +312,9 @@ Test(doorbell, ums_08_ums_09_ums_10_create_maps_the_dummy_page_with_retry_and_to
 	cr_assert_eq(status, FSR_DOORBELL_CONNECTED);
 	cr_assert_eq(fsr_doorbell_connect(fx.process, db_log.queues[1], &status), FSR_OK);
 	/* A third doorbell is created with both physical ones taken: nobody is disconnected. */
-	db_log.queues[2] = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	db_log.queues[2] = fst_queue_new_without_doorbell(fx.process, fx.context_3d);
 	db_log.queue_count = 3;
-	cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[2]), FSR_OK);
+	cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[2], 0, 0), FSR_OK);
 	cr_assert_eq(fsr_doorbell_get_status(fx.process, db_log.queues[2], &status), FSR_OK);
 	cr_assert_eq(status, FSR_DOORBELL_DISCONNECTED_RETRY);
 	cr_assert_eq(db_log.victim_count, 0);
@@ -369,16 +369,16 @@ Test(doorbell, ums_11_doorbell_calls_are_refused_where_they_make_no_sense)
 
 	setup_doorbells(FSR_DOORBELL_DEDICATED, 2, 0, 0);
 	kernel_queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
-	cr_assert_eq(fsr_doorbell_create(fx.process, kernel_queue), FSR_ERR_NOT_SUPPORTED);
+	cr_assert_eq(fsr_doorbell_create(fx.process, kernel_queue, 0, 0), FSR_ERR_NOT_SUPPORTED);
 	make_queues(1, false);
-	cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[0]), FSR_ERR_BAD_STATE);
-	db_log.queues[1] = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	cr_assert_eq(fsr_doorbell_create(fx.process, db_log.queues[0], 0, 0), FSR_ERR_BAD_STATE);
+	db_log.queues[1] = fst_queue_new_without_doorbell(fx.process, fx.context_3d);
 	cr_assert_eq(fsr_doorbell_connect(fx.process, db_log.queues[1], &status),
 		     FSR_ERR_BAD_STATE);
 	cr_assert_eq(fsr_doorbell_destroy(fx.process, db_log.queues[1]), FSR_ERR_BAD_STATE);
 	cr_assert_eq(fsr_hwqueue_notify_work_submission(fx.process, db_log.queues[1], 1),
 		     FSR_ERR_BAD_STATE);
-	cr_assert_eq(fsr_doorbell_create(fx.process, 0x1234), FSR_ERR_INVALID_HANDLE);
+	cr_assert_eq(fsr_doorbell_create(fx.process, 0x1234, 0, 0), FSR_ERR_INVALID_HANDLE);
 }
 
 Test(doorbell, res_02_destroy_disconnects_and_the_queue_takes_no_more_work)
@@ -475,4 +475,198 @@ Test(doorbell, ums_12_ums_14_status_before_the_dummy_page_and_after_the_physical
 	cr_assert_eq(fsr_doorbell_destroy(fx.process, db_log.queues[0]), FSR_OK);
 	fsr_runtime_set_event_tap(fx.runtime, NULL, NULL);
 	cr_assert_str_eq(word_log.order, "PsSDPsSD");
+}
+
+/* ---- a queue learns of work only from its doorbell (UMS-13) ------------------------------ */
+
+TestSuite(doorbell_only, .init = fst_rt_setup, .fini = fst_rt_teardown);
+
+Test(doorbell_only, ums_13_a_user_mode_queue_without_a_doorbell_refuses_work)
+{
+	fsr_handle queue = fst_queue_new_without_doorbell(fx.process, fx.context_3d);
+	struct fsr_cmdbuf *cmdbuf = NULL;
+	uint64_t progress = 0;
+
+	fst_tap_start();
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_work(cmdbuf, 10), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, &progress), FSR_ERR_BAD_STATE);
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:call_failed", -1, 0), 1);
+	cr_assert_eq(fst_tap_count(0, "fencescope_umd:ring_write", -1, 0), 0,
+		     "nothing is written into a ring no doorbell announces");
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_queued(fx.process, queue), 0);
+	cr_assert_eq(atomic_load(&fst_borrow_queue(queue)->control->write_ptr_bytes), 0);
+	/* With its doorbell connected the same queue takes work, from the value given back. */
+	cr_assert_eq(fsr_doorbell_create(fx.process, queue, 0, 0), FSR_OK);
+	cr_assert_eq(fsr_doorbell_connect(fx.process, queue, NULL), FSR_OK);
+	cr_assert_eq(fst_submit_work(fx.process, queue, 10), 1);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, queue), 1);
+}
+
+Test(doorbell_only, ums_13_ring_writes_the_gpu_was_not_told_of_do_not_run)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	struct os_hwqueue *os_queue = fst_borrow_queue(queue);
+
+	fst_submit_work(fx.process, queue, 10);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, queue), 1);
+	/*
+	 * The write pointer moved by hand, as a UMD that advanced it and never rang: the engine,
+	 * woken by a kernel-mode packet of another queue, runs none of it, since it does not
+	 * poll the ring.
+	 */
+	atomic_store(&os_queue->control->write_ptr_bytes,
+		     2 * atomic_load(&os_queue->control->write_ptr_bytes));
+	fst_submit_work(fx.process,
+			fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE), 10);
+	fst_run_until_idle();
+	cr_assert_eq(atomic_load(&os_queue->control->read_ptr_bytes),
+		     atomic_load(&os_queue->control->write_ptr_bytes) / 2);
+	/* Put back: the destroy's disconnect would take it and run the empty slots. */
+	atomic_store(&os_queue->control->write_ptr_bytes,
+		     atomic_load(&os_queue->control->read_ptr_bytes));
+}
+
+Test(doorbell_only, ums_08_ums_12_create_user_mode_makes_queue_doorbell_and_connect_in_order)
+{
+	struct fsr_hwqueue_config kernel_mode = {.mode = FSR_SUBMIT_KERNEL_MODE};
+	fsr_handle queue = 0;
+	const char *expected[] = {"fencescope_os:hwqueue_create", "fencescope_kmd:doorbell_create",
+				  "fencescope_kmd:doorbell_connect"};
+	size_t next = 0;
+
+	fst_tap_start();
+	cr_assert_eq(fsr_hwqueue_create_user_mode(fx.process, fx.context_3d, NULL, &queue), FSR_OK);
+	for (size_t i = 0; i < fst_tap_event_count() && next < 3; i++)
+		if (strcmp(fst_tap_event(i)->name, expected[next]) == 0)
+			next++;
+	cr_assert_eq(next, 3, "CreateHwQueue, CreateDoorbell, ConnectDoorbell, in that order");
+	cr_assert_eq(fst_submit_work(fx.process, queue, 10), 1);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, queue), 1);
+	/* Not for a kernel-mode queue, nor on a node without user-mode submission (UMS-05). */
+	cr_assert_eq(fsr_hwqueue_create_user_mode(fx.process, fx.context_3d, &kernel_mode, &queue),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_hwqueue_create_user_mode(fx.process, fx.context_copy, NULL, &queue),
+		     FSR_ERR_NOT_SUPPORTED);
+}
+
+/*
+ * UMS-13: a ring on a connected doorbell is what makes the GPU fetch — one connect, then each
+ * submission's ring reads CONNECTED and the command processor takes the new write pointer.
+ */
+Test(doorbell, ums_13_each_ring_on_a_connected_doorbell_makes_the_gpu_fetch)
+{
+	enum fsr_doorbell_status status = FSR_DOORBELL_DISCONNECTED_RETRY;
+	size_t mark;
+
+	setup_doorbells(FSR_DOORBELL_DEDICATED, 2, 0, 0);
+	fsr_runtime_set_event_tap(fx.runtime, NULL, NULL);
+	make_queues(1, false);
+	cr_assert_eq(fsr_doorbell_connect(fx.process, db_log.queues[0], &status), FSR_OK);
+	fst_tap_start();
+	mark = fst_tap_event_count();
+	for (uint64_t n = 1; n <= 3; n++) {
+		fst_submit_work(fx.process, db_log.queues[0], 10);
+		fst_run_until_idle();
+		cr_assert_eq(fst_last_completed(fx.process, db_log.queues[0]), n);
+	}
+	cr_assert_eq(fst_tap_count(mark, "fencescope_kmd:doorbell_connect", -1, 0), 0);
+	cr_assert_eq(
+	    fst_tap_count(mark, "fencescope_umd:doorbell_ring", 4, FSTP_DOORBELL_STATUS_CONNECTED),
+	    3);
+	cr_assert_eq(fst_tap_count(mark, "fencescope_hw:ring_fetch", 2, db_log.queues[0]), 3);
+}
+
+/* The stale ring: what the observer does and sees. */
+static struct stale_ring {
+	fsr_handle ringing; /* queue A: its UMD loads the mapping, then... */
+	fsr_handle taking;  /* queue B: ...B's UMD connects, victimizing A, before A's store */
+	bool is_armed;
+	bool has_rotated;
+	struct os_hwqueue *b;
+	uint64_t rings_before; /* the physical doorbell's count before A's store */
+	uint32_t fetch_past_write_ptr;
+} stale;
+
+static void
+stale_ring_observer(struct fsr_runtime *runtime, const char *actor, enum rt_point point, void *data)
+{
+	enum fsr_doorbell_status status;
+
+	(void) actor;
+	(void) data;
+	/* Never, at any point: B's command processor past B's write pointer. */
+	if (stale.b && stale.b->fetched_ptr > atomic_load(&stale.b->control->write_ptr_bytes))
+		stale.fetch_past_write_ptr++;
+	if (!stale.is_armed || point != RT_POINT_UMD_RING_DOORBELL)
+		return;
+	/* A has loaded its mapping (physical doorbell 0): B's UMD takes the doorbell now. */
+	stale.is_armed = false;
+	stale.rings_before = atomic_load(&runtime->adapters[0]->gpu->doorbells[0].page.rings);
+	cr_assert_eq(fsr_test_doorbell_connect_locked(fx.process, stale.taking, &status), FSR_OK);
+	cr_assert_eq(status, FSR_DOORBELL_CONNECTED);
+	stale.has_rotated = true;
+}
+
+/*
+ * The stale ring (docs/runtime.md "Global and dedicated doorbells"; UMS-14, UMS-20, UMS-21):
+ * one physical doorbell; queue A's UMD loads its mapping (the physical doorbell) and, before its
+ * store through it (point umd-ring-doorbell), queue B's UMD connects and victimizes A. A's
+ * store lands on the doorbell B owns now: a spurious notification of B — the GPU takes B's own
+ * write pointer, never more — and A reads RETRY, reconnects, and its buffer runs, once.
+ */
+Test(doorbell, ums_14_ums_20_a_stale_ring_only_notifies_the_new_owner_spuriously)
+{
+	const struct rt_interleave_switch script[] = {
+	    {"caller", RT_POINT_UMD_READ_DOORBELL_STATUS, 1, "engine0", RT_POINT_STEP_END},
+	};
+	enum fsr_doorbell_status status = FSR_DOORBELL_DISCONNECTED_RETRY;
+	size_t mark;
+
+	setup_doorbells(FSR_DOORBELL_DEDICATED, 1, 0, 0);
+	fsr_runtime_set_event_tap(fx.runtime, NULL, NULL);
+	make_queues(2, false);
+	memset(&stale, 0, sizeof(stale));
+	stale.ringing = db_log.queues[0];
+	stale.taking = db_log.queues[1];
+	stale.b = fst_borrow_queue(stale.taking);
+	fst_submit_work(fx.process, stale.taking, 10); /* B: one buffer, run */
+	/* A: two, run, so that A's next write pointer is past anything B ever wrote. */
+	fst_submit_work(fx.process, stale.ringing, 10);
+	fst_submit_work(fx.process, stale.ringing, 10);
+	cr_assert_eq(fsr_doorbell_connect(fx.process, stale.ringing, &status), FSR_OK);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, stale.taking), 1);
+	cr_assert_eq(fst_last_completed(fx.process, stale.ringing), 2);
+	/*
+	 * Interleaving with no random switch: the observer acts at A's ring, and the engine
+	 * steps between A's store and A's read of the status — while B owns the doorbell.
+	 */
+	cr_assert_eq(rt_interleave_enable(fx.runtime, 0, script, 1), FSR_OK);
+	rt_interleave_set_observer(fx.runtime, stale_ring_observer, NULL);
+	fst_tap_start();
+	mark = fst_tap_event_count();
+	stale.is_armed = true;
+	fst_submit_work(fx.process, stale.ringing, 10);
+	cr_assert(stale.has_rotated, "the observer never met A's ring");
+	cr_assert_eq(rt_interleave_fired(fx.runtime), 1, "the engine stepped after A's store");
+	/* A's store landed on the physical doorbell, which B owned by then. */
+	cr_assert_eq(atomic_load(&fx.runtime->adapters[0]->gpu->doorbells[0].page.rings),
+		     stale.rings_before + 1);
+	/* A read RETRY after its ring (UMS-14) and reconnected, victimizing B. */
+	cr_assert_eq(fst_tap_count(mark, "fencescope_umd:doorbell_ring", 4,
+				   FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY),
+		     1);
+	cr_assert_eq(fst_tap_count(mark, "fencescope_kmd:doorbell_victimize", -1, 0), 2);
+	fst_run_until_idle();
+	rt_interleave_set_observer(fx.runtime, NULL, NULL);
+	cr_assert_eq(stale.fetch_past_write_ptr, 0);
+	cr_assert_eq(fst_last_completed(fx.process, stale.ringing), 3);
+	cr_assert_eq(fst_last_completed(fx.process, stale.taking), 1);
+	cr_assert_eq(fst_tap_count(mark, "fencescope_hw:packet_end", 2, stale.ringing), 1);
+	cr_assert_eq(fst_tap_count(mark, "fencescope_hw:packet_end", 2, stale.taking), 0);
 }

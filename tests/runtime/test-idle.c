@@ -59,7 +59,9 @@ make_queue(struct idle_fixture *fixture, uint32_t engine, enum fsr_submission_mo
 	fsr_handle queue;
 
 	SETUP(fsr_context_create(fixture->process, fixture->device, engine, &context));
-	SETUP(fsr_hwqueue_create(fixture->process, context, &config, &queue));
+	SETUP(mode == FSR_SUBMIT_USER_MODE
+		  ? fsr_hwqueue_create_user_mode(fixture->process, context, &config, &queue)
+		  : fsr_hwqueue_create(fixture->process, context, &config, &queue));
 	return queue;
 }
 

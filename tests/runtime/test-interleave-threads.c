@@ -68,8 +68,8 @@ run(uint64_t seed, int *failed)
 	SETUP(fsr_device_create(process, adapter, &device));
 	SETUP(fsr_context_create(process, device, 0, &c0));
 	SETUP(fsr_context_create(process, device, 1, &c1));
-	SETUP(fsr_hwqueue_create(process, c0, &queue_config, &q0));
-	SETUP(fsr_hwqueue_create(process, c1, &queue_config, &q1));
+	SETUP(fsr_hwqueue_create_user_mode(process, c0, &queue_config, &q0));
+	SETUP(fsr_hwqueue_create_user_mode(process, c1, &queue_config, &q1));
 	SETUP(fsr_fence_create(process, device, 0, 0, &f, NULL));
 	SETUP(fsr_fence_create(process, device, 0, 0, &g, NULL));
 	submit(process, q1, OP_WAIT, f, 2);

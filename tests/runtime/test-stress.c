@@ -167,8 +167,11 @@ syn_06_no_lost_wakeup_and_no_deadlock_under_realtime_contention(void)
 		fsr_handle context;
 
 		SETUP(fsr_context_create(stress.process, stress.device, engine, &context));
-		SETUP(
-		    fsr_hwqueue_create(stress.process, context, &queue_config, &stress.queues[i]));
+		SETUP(queue_config.mode == FSR_SUBMIT_USER_MODE
+			  ? fsr_hwqueue_create_user_mode(stress.process, context, &queue_config,
+							 &stress.queues[i])
+			  : fsr_hwqueue_create(stress.process, context, &queue_config,
+					       &stress.queues[i]));
 		for (int kind = GPU_FENCE; kind <= CPU_FENCE; kind++)
 			SETUP(fsr_fence_create(stress.process, stress.device, 0, 0,
 					       &stress.fences[i][kind], NULL));
@@ -279,7 +282,11 @@ run_churner(void *data)
 
 		CHURN_OK(churn, fsr_context_create(churn->process, churn->devices[adapter], engine,
 						   &context));
-		CHURN_OK(churn, fsr_hwqueue_create(churn->process, context, &queue_config, &queue));
+		CHURN_OK(churn,
+			 queue_config.mode == FSR_SUBMIT_USER_MODE
+			     ? fsr_hwqueue_create_user_mode(churn->process, context, &queue_config,
+							    &queue)
+			     : fsr_hwqueue_create(churn->process, context, &queue_config, &queue));
 		CHURN_OK(churn, fsr_fence_create(churn->process, churn->devices[adapter], 0, 0,
 						 &fence, NULL));
 		for (int b = 0; b < buffers; b++) {
@@ -319,7 +326,8 @@ run_steady(void *data)
 	fsr_handle queue;
 
 	CHURN_OK(churn, fsr_context_create(churn->process, churn->devices[0], 0, &context));
-	CHURN_OK(churn, fsr_hwqueue_create(churn->process, context, &queue_config, &queue));
+	CHURN_OK(churn,
+		 fsr_hwqueue_create_user_mode(churn->process, context, &queue_config, &queue));
 	while (!atomic_load(&churn->is_done)) {
 		struct fsr_cmdbuf *cmdbuf;
 		uint64_t value = atomic_load(&churn->steady_value) + 1;

@@ -130,3 +130,88 @@ Test(builtin, realtime_clock_gives_the_same_counts)
 	/* 40 signals, 40 waits, and the progress writes of the 80 buffers (HPF-02). */
 	cr_expect_eq(realtime.log_entries_read + realtime.log_entries_lost, 80 + 80);
 }
+
+/*
+ * UMS-22, UMS-23: 6 queues on 2 dedicated doorbells in a ring of waits and signals; every
+ * buffer still runs once (its progress write is in the logs, HPF-02) whatever the victimizations.
+ * The victimizations themselves are counted from a recording (tests/cli/test-doorbell-report.c).
+ */
+Test(builtin, ums_22_doorbell_pressure_runs_every_buffer_in_both_clocks)
+{
+	struct fsr_scenario_totals sim = run_scenario("doorbell-pressure", FSR_CLOCK_SIM, 1, 10);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("doorbell-pressure", FSR_CLOCK_REALTIME, 1, 10);
+
+	cr_expect_eq(sim.submissions, 6 * 10 * 2);
+	cr_expect_eq(sim.gpu_signals, 6 * 10);
+	cr_expect_eq(sim.gpu_waits, 6 * 10 - 1); /* queue 0 waits from its second round on */
+	cr_expect_eq(sim.log_entries_read + sim.log_entries_lost,
+		     sim.submissions + sim.gpu_signals + sim.gpu_waits);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_signals, sim.gpu_signals);
+	cr_expect_eq(realtime.gpu_waits, sim.gpu_waits);
+	cr_expect_eq(realtime.work_gpu_ticks, sim.work_gpu_ticks);
+	cr_expect_eq(realtime.log_entries_read + realtime.log_entries_lost,
+		     sim.log_entries_read + sim.log_entries_lost);
+}
+
+/* UMS-17, UMS-18: 32 queues on the global doorbell, chains of 4, in both clocks. */
+Test(builtin, ums_18_doorbell_global_runs_every_buffer_in_both_clocks)
+{
+	struct fsr_scenario_totals sim = run_scenario("doorbell-global", FSR_CLOCK_SIM, 1, 3);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("doorbell-global", FSR_CLOCK_REALTIME, 1, 3);
+
+	cr_expect_eq(sim.submissions, 32 * 3);
+	cr_expect_eq(sim.gpu_signals, 32 * 3);
+	cr_expect_eq(sim.gpu_waits, 24 * 3);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_waits, sim.gpu_waits);
+	cr_expect_eq(realtime.log_entries_read + realtime.log_entries_lost,
+		     sim.log_entries_read + sim.log_entries_lost);
+}
+
+/*
+ * FST-06, FST-07, DST-04, DST-08: power-states, 4 rounds of 3 buffers; every buffer runs once
+ * (its signal and its progress write are in the logs) though engines go to F1 and the device
+ * to D3 between them, in both clocks. F1 and D3 are counted from a recording
+ * (tests/cli/test-doorbell-report.c).
+ */
+Test(builtin, fst_07_dst_08_power_states_runs_every_buffer_in_both_clocks)
+{
+	struct fsr_scenario_totals sim = run_scenario("power-states", FSR_CLOCK_SIM, 1, 4);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("power-states", FSR_CLOCK_REALTIME, 1, 4);
+
+	cr_expect_eq(sim.submissions, 3 * 4);
+	cr_expect_eq(sim.gpu_signals, 3 * 4);
+	cr_expect_eq(sim.cpu_waits, 3 * 4);
+	cr_expect_eq(sim.log_entries_read + sim.log_entries_lost,
+		     sim.submissions + sim.gpu_signals);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_signals, sim.gpu_signals);
+	cr_expect_eq(realtime.work_gpu_ticks, sim.work_gpu_ticks);
+	cr_expect_eq(realtime.log_entries_read + realtime.log_entries_lost,
+		     sim.log_entries_read + sim.log_entries_lost);
+}
+
+/*
+ * SUS-05, TRM-01, TRM-04, UMS-16: suspend-terminate, 2 rounds: per round 6 buffers of the main
+ * process (3 written while its 3D context is suspended), 2 of a process ended normally, 2 of one
+ * ended abnormally (abandoned), 1 before the device loss and 1 resubmitted on the fall-back's
+ * kernel-mode queue; the run ends without error in both clocks.
+ */
+Test(builtin, sus_05_trm_04_ums_16_suspend_terminate_runs_in_both_clocks)
+{
+	struct fsr_scenario_totals sim = run_scenario("suspend-terminate", FSR_CLOCK_SIM, 1, 2);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("suspend-terminate", FSR_CLOCK_REALTIME, 1, 2);
+
+	cr_expect_eq(sim.submissions, (6 + 2 + 2 + 1 + 1) * 2);
+	cr_expect_eq(sim.gpu_signals, 6 * 2);
+	cr_expect_eq(sim.kernel_signals, 2);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_signals, sim.gpu_signals);
+	cr_expect_eq(realtime.kernel_signals, sim.kernel_signals);
+	cr_expect_eq(realtime.work_gpu_ticks, sim.work_gpu_ticks);
+}

@@ -207,6 +207,98 @@ describe_packet(const FsvTrace *t, guint32 index, GPtrArray *out)
 	add_duration(out, "Ran for", p->start_ns, p->end_ns);
 }
 
+/* A doorbell status word value by name (FSTP_DOORBELL_STATUS_*). */
+static const char *
+doorbell_status_name(gint64 code)
+{
+	switch (code) {
+	case FSTP_DOORBELL_STATUS_CONNECTED:
+		return "CONNECTED";
+	case FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD:
+		return "CONNECTED_NOTIFY_KMD (rings must also notify the KMD)";
+	case FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY:
+		return "DISCONNECTED_RETRY (reconnect, then ring again)";
+	case FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT:
+		return "DISCONNECTED_ABORT (the queue is dead)";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *
+disconnect_reason_name(gint64 code)
+{
+	static const char *const names[] = {"victimized", "engine F1", "device D3",
+					    "termination", "device lost", "destroy"};
+
+	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
+}
+
+/* "0x8003… · pid 42 game": a queue handle with its process when the trace knows the queue. */
+static char *
+queue_name(const FsvTrace *t, guint64 handle)
+{
+	const struct fsa_queue_info *q = fsv_trace_find_queue(t, handle);
+	g_autofree char *proc = NULL;
+
+	if (!q)
+		return g_strdup_printf("HWQueue 0x%" PRIx64, handle);
+	proc = process_name(t, q->process_id);
+	return g_strdup_printf("HWQueue 0x%" PRIx64 " · %s", handle, proc);
+}
+
+/* The fields a doorbell, suspend or power marker means (docs/viewer.md "Doorbells"); false
+ * for other kinds, which get the generic value and code. */
+static bool
+describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
+{
+	switch (m->kind) {
+	case FSA_MARK_DOORBELL_RING:
+		add(out, "Write pointer", g_strdup_printf("%" PRIu64 " bytes", m->value));
+		add(out, "Status read", g_strdup(doorbell_status_name(m->code)));
+		return true;
+	case FSA_MARK_DOORBELL_STATE:
+	case FSA_MARK_DOORBELL_CONNECTED:
+		add(out, "State", g_strdup(doorbell_status_name(
+				      m->kind == FSA_MARK_DOORBELL_STATE ? m->code
+									 : FSTP_DOORBELL_STATUS_CONNECTED)));
+		if (m->kind == FSA_MARK_DOORBELL_CONNECTED || m->value != UINT32_MAX)
+			add(out, "Physical doorbell", g_strdup_printf("%" PRIu64, m->value));
+		return true;
+	case FSA_MARK_DOORBELL_CREATE:
+		add(out, "Status", g_strdup(doorbell_status_name(m->code)));
+		return true;
+	case FSA_MARK_DOORBELL_CONNECT:
+		add(out, "Physical doorbell", m->value == UINT32_MAX
+						  ? g_strdup("none")
+						  : g_strdup_printf("%" PRIu64, m->value));
+		add(out, "Status", g_strdup(doorbell_status_name(m->code)));
+		return true;
+	case FSA_MARK_DOORBELL_DISCONNECT:
+		add(out, "Physical doorbell", g_strdup_printf("%" PRIu64, m->value));
+		add(out, "Reason", g_strdup(disconnect_reason_name(m->code)));
+		return true;
+	case FSA_MARK_DOORBELL_VICTIMIZE:
+		/* UMS-23: the victim lost its physical doorbell to the beneficiary. */
+		add(out, "Victim", queue_name(t, m->hwqueue_handle));
+		add(out, "Beneficiary", m->other_handle ? queue_name(t, m->other_handle)
+							: g_strdup("unknown"));
+		add(out, "Physical doorbell", g_strdup_printf("%" PRIu64, m->value));
+		return true;
+	case FSA_MARK_CONTEXT_SUSPENDED:
+		add(out, "Queues suspended", g_strdup_printf("%" PRIu64, m->value));
+		return true;
+	case FSA_MARK_ENGINE_F1:
+		add(out, "State", g_strdup("F1 (engine powered down)"));
+		return true;
+	case FSA_MARK_DEVICE_D3:
+		add(out, "State", g_strdup("D3 (adapter powered down)"));
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void
 describe_marker(const FsvTrace *t, guint32 index, GPtrArray *out)
 {
@@ -221,13 +313,13 @@ describe_marker(const FsvTrace *t, guint32 index, GPtrArray *out)
 		else
 			add_duration(out, "Duration", m->begin_ns, m->end_ns);
 	}
-	if (m->hwqueue_handle)
+	if (m->hwqueue_handle && m->kind != FSA_MARK_DOORBELL_VICTIMIZE)
 		add(out, "HWQueue", g_strdup_printf("0x%" PRIx64, m->hwqueue_handle));
 	if (m->context_handle)
 		add(out, "Context", g_strdup_printf("0x%" PRIx64, m->context_handle));
 	if (m->doorbell_handle)
 		add(out, "Doorbell", g_strdup_printf("0x%" PRIx64, m->doorbell_handle));
-	if (m->other_handle)
+	if (m->other_handle && m->kind != FSA_MARK_DOORBELL_VICTIMIZE)
 		add(out, "Other handle", g_strdup_printf("0x%" PRIx64, m->other_handle));
 	if (m->adapter_id != UINT32_MAX)
 		add(out, "Adapter", g_strdup_printf("%" PRIu32, m->adapter_id));
@@ -235,8 +327,11 @@ describe_marker(const FsvTrace *t, guint32 index, GPtrArray *out)
 		add(out, "Engine", g_strdup_printf("%" PRIu32, m->engine_id));
 	if (m->process_id != UINT32_MAX)
 		add(out, "Process", process_name(t, m->process_id));
-	add(out, "Value", g_strdup_printf("%" PRIu64 " (0x%" PRIx64 ")", m->value, m->value));
-	add(out, "Code", g_strdup_printf("%" PRId64, m->code));
+	if (!describe_marker_meaning(t, m, out)) {
+		add(out, "Value",
+		    g_strdup_printf("%" PRIu64 " (0x%" PRIx64 ")", m->value, m->value));
+		add(out, "Code", g_strdup_printf("%" PRId64, m->code));
+	}
 	if (m->latency_ns != FSV_TIME_NONE && m->kind == FSA_MARK_DOORBELL_CONNECT)
 		add(out, "Reconnect latency", fsv_format_duration(m->latency_ns));
 }
@@ -403,9 +498,24 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 		}
 		break;
 	case FSV_ITEM_MARKER:
-		if (item->index < fsv_trace_get_marker_count(trace))
-			return g_strdup(
-			    fsa_marker_kind_name(fsv_trace_get_marker(trace, item->index)->kind));
+		if (item->index < fsv_trace_get_marker_count(trace)) {
+			const FsvMarker *m = fsv_trace_get_marker(trace, item->index);
+
+			if (m->kind == FSA_MARK_DOORBELL_VICTIMIZE)
+				return g_strdup_printf("Doorbell %" PRIu64 " victimized: 0x%" PRIx64
+						       " → 0x%" PRIx64,
+						       m->value, m->hwqueue_handle, m->other_handle);
+			if (m->kind == FSA_MARK_DOORBELL_STATE) {
+				const char *name = doorbell_status_name(m->code);
+
+				return g_strdup_printf("Doorbell %.*s", (int) strcspn(name, " "),
+						       name);
+			}
+			if (m->kind == FSA_MARK_DOORBELL_RING)
+				return g_strdup_printf("Doorbell ring, write pointer %" PRIu64,
+						       m->value);
+			return g_strdup(fsa_marker_kind_name(m->kind));
+		}
 		break;
 	case FSV_ITEM_LOSS:
 		if (item->index < fsv_trace_get_loss_count(trace)) {

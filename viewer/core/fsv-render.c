@@ -42,6 +42,12 @@ static const double colors[FSV_COLOR_COUNT][3] = {
     [FSV_COLOR_LOSS] = {0.90, 0.24, 0.24},
     [FSV_COLOR_SELECTION] = {0.12, 0.40, 0.96}, /* #1e66f5 */
     [FSV_COLOR_ARROW] = {0.12, 0.40, 0.96},
+    [FSV_COLOR_DOORBELL_CONNECTED] = {0.13, 0.60, 0.33},  /* #21994f green */
+    [FSV_COLOR_DOORBELL_NOTIFY_KMD] = {0.05, 0.58, 0.67}, /* #0d94ab teal */
+    [FSV_COLOR_DOORBELL_RETRY] = {0.96, 0.70, 0.16},      /* #f5b329 amber */
+    [FSV_COLOR_DOORBELL_ABORT] = {0.80, 0.10, 0.10},      /* #cc1a1a red */
+    [FSV_COLOR_VICTIMIZE] = {0.85, 0.45, 0.10},           /* #d97319 orange */
+    [FSV_COLOR_SUSPENDED] = {0.45, 0.48, 0.55},           /* #737a8c grey */
 };
 
 /* Packets take the colour of their queue's process, as GPUView colours them. */
@@ -81,6 +87,10 @@ enum batch_style {
 	B_PACKET_PREEMPTED = B_PACKET0 + 8,
 	B_PACKET_FAULTED,
 	B_TICK,
+	B_BAND_CONNECTED, /* + FSTP_DOORBELL_STATUS_* */
+	B_BAND_NOTIFY_KMD,
+	B_BAND_RETRY,
+	B_BAND_ABORT,
 	B_STEP_FILL,
 	B_STEP_LINE,
 	B_COUNT,
@@ -170,6 +180,12 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 		break;
 	case B_TICK:
 		set_rgb(cr, colors[FSV_COLOR_DOORBELL], 0.85);
+		break;
+	case B_BAND_CONNECTED:
+	case B_BAND_NOTIFY_KMD:
+	case B_BAND_RETRY:
+	case B_BAND_ABORT:
+		set_rgb(cr, colors[FSV_COLOR_DOORBELL_CONNECTED + (s - B_BAND_CONNECTED)], 1);
 		break;
 	case B_STEP_FILL:
 		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.12);
@@ -531,7 +547,31 @@ marker_color(guint8 kind)
 typedef struct {
 	Ctx *c;
 	double row_y, row_h;
+	double tick_y;         /* the tick strip (fsv_view_get_strip_geometry) */
+	double band_y, band_h; /* the doorbell band, band_h 0 when the row has none */
+	FsvRowKind row_kind;
+	guint32 id; /* the marker being drawn (an item's, a bucket's top) */
+	GArray *arrows; /* victimize marker ids to draw arrows for, NULL: none */
 } MarkerCtx;
+
+/* The band colour of a status word (doorbell_state code), or of a connected interval. */
+static enum batch_style
+band_style(const FsvMarker *mk)
+{
+	if (mk->kind == FSA_MARK_DOORBELL_CONNECTED)
+		return mk->code == FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD ? B_BAND_NOTIFY_KMD
+									     : B_BAND_CONNECTED;
+	switch (mk->code) {
+	case FSTP_DOORBELL_STATUS_CONNECTED:
+		return B_BAND_CONNECTED;
+	case FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD:
+		return B_BAND_NOTIFY_KMD;
+	case FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT:
+		return B_BAND_ABORT;
+	default:
+		return B_BAND_RETRY;
+	}
+}
 
 static void
 draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, double bx1)
@@ -540,14 +580,27 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 	cairo_t *cr = c->cr;
 	double x0 = is_bucket ? bx0 : fsv_view_time_to_x(c->view, mk->begin_ns);
 	double x1 = is_bucket ? bx1 : fsv_view_time_to_x(c->view, mk->end_ns);
-	double tick_y = m->row_y + m->row_h - FSV_ROW_PAD_BOTTOM - FSV_TICK_HEIGHT;
+	double tick_y = m->tick_y;
 	const double *rgb = colors[marker_color(mk->kind)];
 
 	x0 = MAX(x0, c->x_min - 2);
 	x1 = MIN(x1, c->x_max + 2);
 	switch (mk->kind) {
 	case FSA_MARK_DOORBELL_RING:
+		/* One tick per ring; a bucket of rings (far zooms) one run over their extent. */
 		batch_add(c, B_TICK, x0, MAX(x1, x0 + 1), tick_y + 1, FSV_TICK_HEIGHT - 1);
+		break;
+	case FSA_MARK_DOORBELL_STATE:
+	case FSA_MARK_DOORBELL_CONNECTED:
+		if (m->band_h > 0) {
+			batch_add(c, band_style(mk), x0, MAX(x1, x0 + 1), m->band_y, m->band_h - 1);
+		} else {
+			/* Not a queue row (a doorbell of an unknown queue): a line under the
+			 * ticks, as before the band existed. */
+			set_rgb(cr, colors[FSV_COLOR_DOORBELL_CONNECTED], 0.7);
+			cairo_rectangle(cr, x0, tick_y + FSV_TICK_HEIGHT, MAX(x1 - x0, 1.0), 1.5);
+			cairo_fill(cr);
+		}
 		break;
 	case FSA_MARK_DOORBELL_CREATE:
 	case FSA_MARK_DOORBELL_CONNECT:
@@ -626,16 +679,29 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 	case FSA_MARK_CONTEXT_SUSPENDED:
 	case FSA_MARK_ENGINE_F1:
 	case FSA_MARK_DEVICE_D3: {
-		static const double grey[3] = {0.45, 0.48, 0.55};
+		const double *grey = colors[FSV_COLOR_SUSPENDED];
+		double top = tick_y, bottom = tick_y + FSV_TICK_HEIGHT;
+		const char *label = NULL;
 
-		fill_hatched(cr, x0, tick_y, MAX(x1 - x0, 1.0), FSV_TICK_HEIGHT, grey, 0.12, 0.35);
+		if (m->row_kind == FSV_ROW_ENGINE_POWER || m->row_kind == FSV_ROW_DEVICE_POWER) {
+			/* The state row: the low-power range hatched over the row. */
+			top = m->row_y + 2;
+			bottom = m->row_y + m->row_h - 3;
+			label = mk->kind == FSA_MARK_ENGINE_F1 ? "F1" : "D3";
+		} else if (m->row_kind == FSV_ROW_QUEUE && mk->kind == FSA_MARK_CONTEXT_SUSPENDED) {
+			/* SUS-01: the queue's lanes and tick strip, hatched. */
+			top = m->row_y + 1;
+			label = "suspended";
+		}
+		fill_hatched(cr, x0, top, MAX(x1 - x0, 1.0), bottom - top, grey, 0.12, 0.35);
+		font(c, 9, true);
+		if (label && !is_bucket && x1 - x0 >= text_width(cr, label) + 8) {
+			set_rgb(cr, grey, 1);
+			cairo_move_to(cr, MAX(x0, c->x_min) + 3, top + 10);
+			cairo_show_text(cr, label);
+		}
 		break;
 	}
-	case FSA_MARK_DOORBELL_CONNECTED:
-		cairo_set_source_rgba(cr, 0.13, 0.60, 0.33, 0.7);
-		cairo_rectangle(cr, x0, tick_y + FSV_TICK_HEIGHT, MAX(x1 - x0, 1.0), 1.5);
-		cairo_fill(cr);
-		break;
 	default:
 		break;
 	}
@@ -647,6 +713,7 @@ draw_marker_item(const FsvLodItem *item, gpointer data)
 	MarkerCtx *m = data;
 
 	m->c->stats->items_drawn++;
+	m->id = item->id;
 	draw_marker(m, fsv_trace_get_marker(m->c->trace, item->id), false, 0, 0);
 	return true;
 }
@@ -658,9 +725,28 @@ draw_marker_bucket(const FsvLodBucket *b, gpointer data)
 	const FsvMarker *mk = fsv_trace_get_marker(m->c->trace, b->top);
 
 	m->c->stats->buckets_drawn++;
+	m->id = b->top;
 	draw_marker(m, mk, true, fsv_view_time_to_x(m->c->view, b->begin_ns),
 		    fsv_view_time_to_x(m->c->view, b->end_ns));
 	(void) is_instant;
+	return true;
+}
+
+static bool
+collect_arrow(const FsvLodItem *item, gpointer data)
+{
+	MarkerCtx *m = data;
+
+	g_array_append_val(m->arrows, item->id);
+	return true;
+}
+
+static bool
+collect_arrow_bucket(const FsvLodBucket *b, gpointer data)
+{
+	MarkerCtx *m = data;
+
+	g_array_append_val(m->arrows, b->top);
 	return true;
 }
 
@@ -790,11 +876,65 @@ draw_fence_steps(Ctx *c, guint32 row, double y, double h)
 #undef VY
 }
 
+/* The victimization arrows (UMS-23): from the victim's band down or up to the beneficiary's, at
+ * the victimization's time, one per victimize item or bucket visited (bounded by the pixels),
+ * for every laid-out queue row (a victim scrolled out of sight still points at a visible
+ * beneficiary). The selected one is drawn in the selection colour. */
+static void
+draw_victim_arrows(Ctx *c, GArray *ids)
+{
+	cairo_t *cr = c->cr;
+	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
+	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
+	guint n = fsv_view_get_visible_row_count(c->view);
+	MarkerCtx m = {c, 0, 0, 0, 0, 0, FSV_ROW_QUEUE, 0, ids};
+
+	g_array_set_size(ids, 0);
+	for (guint i = 0; i < n; i++) {
+		guint32 row = fsv_view_get_visible_row(c->view, i, NULL, NULL);
+		const FsvLod *lod = _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_VICTIM);
+
+		if (lod)
+			fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), collect_arrow,
+				      c->opt->no_lod ? NULL : collect_arrow_bucket, &m);
+	}
+	cairo_set_line_width(cr, 1.25);
+	for (guint i = 0; i < ids->len; i++) {
+		guint32 id = g_array_index(ids, guint32, i);
+		bool is_selected = c->opt->selection.kind == FSV_ITEM_MARKER &&
+				   c->opt->selection.index == id;
+		double x, y0, y1, dir, tip;
+
+		if (!fsv_view_get_victim_arrow(c->view, id, &x, &y0, &y1))
+			continue;
+		if (MAX(y0, y1) < fsv_view_get_ruler_height(c->view) ||
+		    MIN(y0, y1) > fsv_view_get_height(c->view))
+			continue;
+		dir = y1 > y0 ? 1 : -1;
+		tip = y1 - dir * 1;
+		set_rgb(cr, colors[is_selected ? FSV_COLOR_SELECTION : FSV_COLOR_VICTIMIZE],
+			is_selected ? 1 : 0.8);
+		cairo_move_to(cr, x, y0);
+		cairo_line_to(cr, x, tip - dir * 5);
+		cairo_stroke(cr);
+		cairo_move_to(cr, x, tip);
+		cairo_line_to(cr, x - 3.5, tip - dir * 6);
+		cairo_line_to(cr, x + 3.5, tip - dir * 6);
+		cairo_close_path(cr);
+		cairo_fill(cr);
+		cairo_arc(cr, x, y0, 2, 0, 2 * G_PI);
+		cairo_fill(cr);
+	}
+}
+
 static void
 draw_row_content(Ctx *c, guint32 row, double y, double h)
 {
 	const FsvRow *r = fsv_trace_get_row(c->trace, row);
-	MarkerCtx m = {c, y, h};
+	MarkerCtx m = {c, y, h, 0, 0, 0, r->kind, 0, NULL};
+	static const FsvMarkerLayer layers[] = {FSV_MARKER_LAYER_BAND, FSV_MARKER_LAYER_RING,
+						FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_VICTIM};
+	double tick_h;
 
 	c->row = row;
 	if (r->kind == FSV_ROW_FENCE) {
@@ -812,12 +952,31 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 		else if (packets)
 			draw_lane_items(c, packets, true);
 	}
-	if (_fsv_trace_get_marker_lod(c->trace, row)) {
+	fsv_view_get_strip_geometry(c->view, row, FSV_STRIP_TICKS, &m.tick_y, &tick_h);
+	if (!fsv_view_get_strip_geometry(c->view, row, FSV_STRIP_BAND, &m.band_y, &m.band_h))
+		m.band_h = 0;
+	if (r->kind == FSV_ROW_ENGINE_POWER || r->kind == FSV_ROW_DEVICE_POWER) {
+		/* F0 / D0 wherever no low-power range is drawn: a thin line over the trace. */
+		double x0 = MAX(fsv_view_time_to_x(c->view, fsv_trace_get_begin_ns(c->trace)),
+				c->x_min);
+		double x1 = MIN(fsv_view_time_to_x(c->view, fsv_trace_get_end_ns(c->trace)),
+				c->x_max);
+
+		if (x1 > x0) {
+			set_rgb(c->cr, colors[FSV_COLOR_DOORBELL_CONNECTED], 0.5);
+			cairo_rectangle(c->cr, x0, y + h / 2 - 1, x1 - x0, 2);
+			cairo_fill(c->cr);
+		}
+	}
+	/* Band first (under everything), then ring ticks, other markers, victimizations. */
+	for (guint i = 0; i < G_N_ELEMENTS(layers); i++) {
+		const FsvLod *lod = _fsv_trace_get_marker_lod(c->trace, row, layers[i]);
 		guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
 		guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
 
-		fsv_lod_visit(_fsv_trace_get_marker_lod(c->trace, row), b, e,
-			      fsv_view_get_ns_per_px(c->view), draw_marker_item,
+		if (!lod)
+			continue;
+		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), draw_marker_item,
 			      c->opt->no_lod ? NULL : draw_marker_bucket, &m);
 		batch_flush(c);
 	}
@@ -1105,7 +1264,16 @@ item_rect(Ctx *c, const FsvItem *it, double *x0, double *x1, double *y, double *
 		m = fsv_trace_get_marker(c->trace, it->index);
 		*x0 = fsv_view_time_to_x(c->view, m->begin_ns) - 2;
 		*x1 = fsv_view_time_to_x(c->view, m->end_ns) + 2;
-		return m->row != FSV_INDEX_NONE && fsv_view_get_row_geometry(c->view, m->row, y, h);
+		if (m->row == FSV_INDEX_NONE)
+			return false;
+		/* A connection state: its stretch of the band. */
+		if (_fsv_marker_layer(m->kind) == FSV_MARKER_LAYER_BAND &&
+		    fsv_view_get_strip_geometry(c->view, m->row, FSV_STRIP_BAND, y, h)) {
+			*x0 += 2;
+			*x1 -= 2;
+			return true;
+		}
+		return fsv_view_get_row_geometry(c->view, m->row, y, h);
 	}
 	default:
 		return false;
@@ -1263,31 +1431,60 @@ typedef enum {
 	SW_BAR,
 } SwatchKind;
 
+typedef struct {
+	const char *text;
+	SwatchKind kind;
+	FsvColor color, color2; /* color2: the right half of a SW_SPLIT */
+} LegendEntry;
+
 static void
 draw_legend(Ctx *c)
 {
-	static const struct {
-		const char *text;
-		SwatchKind kind;
-		FsvColor color;
-	} entries[] = {
-	    {"Wait: queued | stalled on GPU", SW_SPLIT, FSV_COLOR_WAIT_QUEUED},
-	    {"Signal", SW_SOLID, FSV_COLOR_SIGNAL},
-	    {"Inferred (log entry lost)", SW_HATCH, FSV_COLOR_WAIT_STALLED},
-	    {"Never completed", SW_OPEN, FSV_COLOR_WAIT_STALLED},
-	    {"Packet / ring submission", SW_SOLID, FSV_COLOR_PACKET},
-	    {"Preempted packet", SW_SOLID, FSV_COLOR_PACKET_PREEMPTED},
-	    {"Doorbell ring", SW_TICK, FSV_COLOR_DOORBELL},
-	    {"Preemption", SW_BAR, FSV_COLOR_PREEMPTION},
-	    {"TDR / reset", SW_BAR, FSV_COLOR_TDR},
-	    {"Page fault", SW_TRIANGLE, FSV_COLOR_PAGE_FAULT},
-	    {"Data lost", SW_HATCH, FSV_COLOR_LOSS},
-	    {"Dependency (signal → wait)", SW_BAR, FSV_COLOR_ARROW},
+	static const LegendEntry base[] = {
+	    {"Wait: queued | stalled on GPU", SW_SPLIT, FSV_COLOR_WAIT_QUEUED,
+	     FSV_COLOR_WAIT_STALLED},
+	    {"Signal", SW_SOLID, FSV_COLOR_SIGNAL, FSV_COLOR_SIGNAL},
+	    {"Inferred (log entry lost)", SW_HATCH, FSV_COLOR_WAIT_STALLED, FSV_COLOR_WAIT_STALLED},
+	    {"Never completed", SW_OPEN, FSV_COLOR_WAIT_STALLED, FSV_COLOR_WAIT_STALLED},
+	    {"Packet / ring submission", SW_SOLID, FSV_COLOR_PACKET, FSV_COLOR_PACKET},
+	    {"Preempted packet", SW_SOLID, FSV_COLOR_PACKET_PREEMPTED, FSV_COLOR_PACKET_PREEMPTED},
+	    {"Doorbell ring", SW_TICK, FSV_COLOR_DOORBELL, FSV_COLOR_DOORBELL},
+	    {"Preemption", SW_BAR, FSV_COLOR_PREEMPTION, FSV_COLOR_PREEMPTION},
+	    {"TDR / reset", SW_BAR, FSV_COLOR_TDR, FSV_COLOR_TDR},
+	    {"Page fault", SW_TRIANGLE, FSV_COLOR_PAGE_FAULT, FSV_COLOR_PAGE_FAULT},
+	    {"Data lost", SW_HATCH, FSV_COLOR_LOSS, FSV_COLOR_LOSS},
+	    {"Dependency (signal → wait)", SW_BAR, FSV_COLOR_ARROW, FSV_COLOR_ARROW},
 	};
+	/* Entries of issue 12's items, only for traces that have them (older renders stay). */
+	static const LegendEntry doorbell[] = {
+	    {"Doorbell: connected | notify KMD", SW_SPLIT, FSV_COLOR_DOORBELL_CONNECTED,
+	     FSV_COLOR_DOORBELL_NOTIFY_KMD},
+	    {"Doorbell: retry | abort", SW_SPLIT, FSV_COLOR_DOORBELL_RETRY,
+	     FSV_COLOR_DOORBELL_ABORT},
+	};
+	static const LegendEntry victim = {"Victimized → beneficiary", SW_BAR, FSV_COLOR_VICTIMIZE, FSV_COLOR_VICTIMIZE};
+	static const LegendEntry low_power = {"Suspended / F1 / D3", SW_HATCH, FSV_COLOR_SUSPENDED, FSV_COLOR_SUSPENDED};
+	LegendEntry entries[G_N_ELEMENTS(base) + 4];
 	cairo_t *cr = c->cr;
-	guint n = G_N_ELEMENTS(entries), rows = (n + 1) / 2;
-	double col_w = 178, w = 2 * col_w + 16, h = rows * 16 + 30;
-	double x = fsv_view_get_width(c->view) - w - 12, y = fsv_view_get_height(c->view) - h - 12;
+	guint n = G_N_ELEMENTS(base), rows;
+	double col_w = 178, w = 2 * col_w + 16, h, x, y;
+
+	memcpy(entries, base, sizeof(base));
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_DOORBELL_STATE) ||
+	    _fsv_trace_has_marker_kind(c->trace, FSA_MARK_DOORBELL_CONNECTED)) {
+		entries[n++] = doorbell[0];
+		entries[n++] = doorbell[1];
+	}
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_DOORBELL_VICTIMIZE))
+		entries[n++] = victim;
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_CONTEXT_SUSPENDED) ||
+	    _fsv_trace_has_marker_kind(c->trace, FSA_MARK_ENGINE_F1) ||
+	    _fsv_trace_has_marker_kind(c->trace, FSA_MARK_DEVICE_D3))
+		entries[n++] = low_power;
+	rows = (n + 1) / 2;
+	h = rows * 16 + 30;
+	x = fsv_view_get_width(c->view) - w - 12;
+	y = fsv_view_get_height(c->view) - h - 12;
 
 	if (x < fsv_view_get_label_width(c->view) || y < fsv_view_get_ruler_height(c->view))
 		return;
@@ -1308,10 +1505,10 @@ draw_legend(Ctx *c)
 
 		switch (entries[i].kind) {
 		case SW_SPLIT:
-			set_rgb(cr, colors[FSV_COLOR_WAIT_QUEUED], 1);
+			set_rgb(cr, rgb, 1);
 			cairo_rectangle(cr, ex, ey, 11, 10);
 			cairo_fill(cr);
-			set_rgb(cr, colors[FSV_COLOR_WAIT_STALLED], 1);
+			set_rgb(cr, colors[entries[i].color2], 1);
 			cairo_rectangle(cr, ex + 11, ey, 11, 10);
 			cairo_fill(cr);
 			break;
@@ -1439,6 +1636,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	draw_losses(
 	    &c, rh,
 	    MIN((double) h, rh + fsv_view_get_content_height(view) - fsv_view_get_scroll_y(view)));
+	draw_victim_arrows(&c, c.specials);
 	draw_selection(&c);
 	cairo_restore(cr);
 

@@ -5,7 +5,8 @@
  * draw the same pixels. It reads an FsvTrace through an FsvView and draws: the time ruler with
  * adaptive units, the row labels, packets, fence wait boxes (light pink, with their queued and
  * stalled-on-GPU phases) and signal boxes (dark pink), inferred and never-completed operations
- * (hatched / outlined), doorbell ticks, preemption / TDR / reset / page-fault markers, hatched
+ * (hatched / outlined), doorbell ticks, a queue's doorbell connection band, victimization
+ * arrows, suspended ranges, F- and D-state rows, preemption / TDR / reset / page-fault markers, hatched
  * overlays where data was lost, CurrentValue steps on fence rows, the selection with its
  * dependency arrows, a range selection, a measurement and the legend.
  *
@@ -101,6 +102,13 @@ typedef enum {
 	FSV_COLOR_LOSS,
 	FSV_COLOR_SELECTION,
 	FSV_COLOR_ARROW,
+	/* A queue's doorbell connection band, by status word (docs/viewer.md "Doorbells"). */
+	FSV_COLOR_DOORBELL_CONNECTED,
+	FSV_COLOR_DOORBELL_NOTIFY_KMD,
+	FSV_COLOR_DOORBELL_RETRY,
+	FSV_COLOR_DOORBELL_ABORT,
+	FSV_COLOR_VICTIMIZE, /* the arrow victim → beneficiary */
+	FSV_COLOR_SUSPENDED, /* hatching of suspended, F1 and D3 ranges */
 	FSV_COLOR_COUNT,
 } FsvColor;
 

@@ -17,8 +17,33 @@ G_BEGIN_DECLS
 const FsvLod *_fsv_trace_get_op_lod(const FsvTrace *trace, guint32 row, guint lane);
 /* Packets of an engine row (item ids: packet indexes), one per lane. */
 const FsvLod *_fsv_trace_get_packet_lod(const FsvTrace *trace, guint32 row, guint lane);
-/* Markers of a row (item ids: marker indexes). */
-const FsvLod *_fsv_trace_get_marker_lod(const FsvTrace *trace, guint32 row);
+/*
+ * A row's markers are split in layers, each with its own level-of-detail index, so that an
+ * aggregate of one layer never stands for an item of another (a ring bucket never hides a
+ * connect, a state bucket is always a state):
+ */
+typedef enum {
+	FSV_MARKER_LAYER_OTHER,  /* connect/disconnect triangles, preemption, TDR, suspend, F1… */
+	FSV_MARKER_LAYER_RING,   /* doorbell rings: ticks in the tick strip */
+	FSV_MARKER_LAYER_BAND,   /* doorbell_state (else doorbell_connected): the queue's band */
+	FSV_MARKER_LAYER_VICTIM, /* doorbell_victimize: arrows victim → beneficiary */
+	FSV_MARKER_LAYER_COUNT,
+} FsvMarkerLayer;
+
+/* Markers of a row in one layer (item ids: marker indexes); NULL when none. */
+const FsvLod *_fsv_trace_get_marker_lod(const FsvTrace *trace, guint32 row, FsvMarkerLayer layer);
+/* The layer a marker of KIND goes to (doorbell_connected: BAND; rows with doorbell_state
+ * markers leave their doorbell_connected intervals out of every layer, the band shows them). */
+FsvMarkerLayer _fsv_marker_layer(guint8 kind);
+/* Whether the trace has a marker of KIND (enum fsa_marker_kind), in O(1). */
+bool _fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind);
+
+/*
+ * Builds a trace from normalized events (fsa/event.h) fed to the analyzer model in order, as
+ * fsv_trace_load() builds one from a recording: for tests of drawing and hit testing on exact
+ * synthetic timelines. NAME is the trace's name. Returns: (transfer full).
+ */
+FsvTrace *_fsv_trace_new_from_events(const char *name, const struct fsa_event *events, gsize n);
 /* Bytes of the index (ops, packets, markers, LODs), for the benchmark. */
 gsize _fsv_trace_get_memory_size(const FsvTrace *trace);
 

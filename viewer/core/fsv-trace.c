@@ -26,7 +26,7 @@ typedef struct {
 	GArray *markers; /* guint32 */
 	GArray *steps;   /* FsvFenceStep */
 	FsvLod *lods[FSV_MAX_LANES];
-	FsvLod *marker_lod;
+	FsvLod *marker_lods[FSV_MARKER_LAYER_COUNT];
 } RowData;
 
 struct _FsvTrace {
@@ -53,6 +53,7 @@ struct _FsvTrace {
 	GArray *queues;    /* struct fsa_queue_info */
 	GArray *fences;    /* struct fsa_fence_info */
 	GArray *clock_fits;
+	guint64 marker_kinds;   /* bit k: the trace has a marker of kind k */
 	GHashTable *queue_rows; /* hwqueue handle → row + 1 */
 	GHashTable *fence_rows; /* global fence handle → row + 1 */
 };
@@ -327,6 +328,33 @@ find_adapter_row(const FsvTrace *t, guint32 adapter_id)
 	return FSV_INDEX_NONE;
 }
 
+/* Whether the trace has a marker of KIND on that adapter (and engine, unless UINT32_MAX). */
+static bool
+has_marker_of(const FsvTrace *t, guint8 kind, guint32 adapter_id, guint32 engine_id)
+{
+	for (guint i = 0; i < t->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+
+		if (m->kind == kind && m->adapter_id == adapter_id &&
+		    (engine_id == UINT32_MAX || m->engine_id == engine_id))
+			return true;
+	}
+	return false;
+}
+
+static guint32
+find_power_row(const FsvTrace *t, FsvRowKind kind, guint32 adapter_id, guint32 engine_id)
+{
+	for (guint32 r = 0; r < t->rows->len; r++) {
+		const FsvRow *row = &g_array_index(t->rows, FsvRow, r);
+
+		if (row->kind == kind && row->adapter_id == adapter_id &&
+		    (kind == FSV_ROW_DEVICE_POWER || row->engine_id == engine_id))
+			return r;
+	}
+	return FSV_INDEX_NONE;
+}
+
 static char *
 process_label(const FsvTrace *t, guint32 pid)
 {
@@ -386,6 +414,13 @@ layout_rows(FsvTrace *t)
 			    add_row(t, FSV_ROW_ADAPTER, FSV_INDEX_NONE,
 				    g_strdup_printf("Adapter %" PRIu32, adapter_id), NULL);
 			row_at(t, adapter_row)->adapter_id = adapter_id;
+			/* DST-01: the adapter's D-state, when the trace has D3 ranges for it. */
+			if (has_marker_of(t, FSA_MARK_DEVICE_D3, adapter_id, UINT32_MAX)) {
+				guint32 p = add_row(t, FSV_ROW_DEVICE_POWER, adapter_row,
+						    g_strdup("D-state"), g_strdup("D0 · D3"));
+
+				row_at(t, p)->adapter_id = adapter_id;
+			}
 		}
 		if (engine_id == UINT32_MAX)
 			continue; /* adapter-wide markers only */
@@ -403,6 +438,14 @@ layout_rows(FsvTrace *t)
 			    NULL);
 		row_at(t, engine_row)->adapter_id = adapter_id;
 		row_at(t, engine_row)->engine_id = engine_id;
+		/* FST-03: the engine's F-state, when the trace has F1 ranges for it. */
+		if (has_marker_of(t, FSA_MARK_ENGINE_F1, adapter_id, engine_id)) {
+			guint32 p = add_row(t, FSV_ROW_ENGINE_POWER, engine_row,
+					    g_strdup("F-state"), g_strdup("F0 · F1"));
+
+			row_at(t, p)->adapter_id = adapter_id;
+			row_at(t, p)->engine_id = engine_id;
+		}
 		for (guint q = 0; q < t->queues->len; q++) {
 			const struct fsa_queue_info *qi =
 			    &g_array_index(t->queues, struct fsa_queue_info, q);
@@ -505,7 +548,11 @@ marker_row(const FsvTrace *t, const FsvMarker *m)
 {
 	guint32 r = FSV_INDEX_NONE;
 
-	if (m->hwqueue_handle != 0)
+	if (m->kind == FSA_MARK_ENGINE_F1)
+		r = find_power_row(t, FSV_ROW_ENGINE_POWER, m->adapter_id, m->engine_id);
+	else if (m->kind == FSA_MARK_DEVICE_D3)
+		r = find_power_row(t, FSV_ROW_DEVICE_POWER, m->adapter_id, UINT32_MAX);
+	if (r == FSV_INDEX_NONE && m->hwqueue_handle != 0)
 		r = fsv_trace_find_queue_row(t, m->hwqueue_handle);
 	if (r == FSV_INDEX_NONE && m->adapter_id != UINT32_MAX && m->engine_id != UINT32_MAX)
 		r = find_engine_row(t, m->adapter_id, m->engine_id);
@@ -691,6 +738,8 @@ index_edges(FsvTrace *t)
 	}
 }
 
+static void build_marker_lods(FsvTrace *t, guint32 r, GArray *items);
+
 static void
 build_index(FsvTrace *t)
 {
@@ -782,13 +831,30 @@ build_index(FsvTrace *t)
 	for (guint32 i = 0; i < t->markers->len; i++) {
 		FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
 
+		t->marker_kinds |= G_GUINT64_CONSTANT(1) << m->kind;
 		if (m->begin_ns == FSV_TIME_NONE)
 			m->begin_ns = t->begin_ns;
 		if (m->end_ns == FSV_TIME_NONE || m->end_ns < m->begin_ns)
 			m->end_ns = MAX(t->end_ns, m->begin_ns);
-		m->row = marker_row(t, m);
-		if (m->row != FSV_INDEX_NONE)
-			g_array_append_val(t->row_data[m->row].markers, i);
+		m->row = FSV_INDEX_NONE;
+		/* SUS-01: a suspended context suspends all its queues: the range goes on each. */
+		if (m->kind == FSA_MARK_CONTEXT_SUSPENDED && m->context_handle != 0)
+			for (guint32 r = 0; r < n_rows; r++) {
+				const FsvRow *row = row_at(t, r);
+
+				if (row->kind != FSV_ROW_QUEUE ||
+				    row->context_handle != m->context_handle ||
+				    (m->adapter_id != UINT32_MAX && row->adapter_id != m->adapter_id))
+					continue;
+				if (m->row == FSV_INDEX_NONE)
+					m->row = r;
+				g_array_append_val(t->row_data[r].markers, i);
+			}
+		if (m->row == FSV_INDEX_NONE) {
+			m->row = marker_row(t, m);
+			if (m->row != FSV_INDEX_NONE)
+				g_array_append_val(t->row_data[m->row].markers, i);
+		}
 	}
 	for (guint i = 0; i < t->losses->len; i++) {
 		FsvLoss *l = &g_array_index(t->losses, FsvLoss, i);
@@ -866,18 +932,64 @@ build_index(FsvTrace *t)
 				d->lods[lane] =
 				    fsv_lod_new((const FsvLodItem *) items->data, items->len);
 		}
+		build_marker_lods(t, r, items);
+	}
+	index_edges(t);
+}
+
+/* The layer of a marker kind (fsv-trace-private.h). */
+bool
+_fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind)
+{
+	return kind < 64 && (trace->marker_kinds >> kind & 1);
+}
+
+FsvMarkerLayer
+_fsv_marker_layer(guint8 kind)
+{
+	switch (kind) {
+	case FSA_MARK_DOORBELL_RING:
+		return FSV_MARKER_LAYER_RING;
+	case FSA_MARK_DOORBELL_STATE:
+	case FSA_MARK_DOORBELL_CONNECTED:
+		return FSV_MARKER_LAYER_BAND;
+	case FSA_MARK_DOORBELL_VICTIMIZE:
+		return FSV_MARKER_LAYER_VICTIM;
+	default:
+		return FSV_MARKER_LAYER_OTHER;
+	}
+}
+
+/* A row's markers (sorted) into one level-of-detail index per layer. The band shows the status
+ * word's intervals when the trace has them (format 1.2), else the connected intervals. */
+static void
+build_marker_lods(FsvTrace *t, guint32 r, GArray *items)
+{
+	RowData *d = &t->row_data[r];
+	FsvRow *row = row_at(t, r);
+	bool has_states = false;
+
+	for (guint i = 0; i < d->markers->len && !has_states; i++)
+		has_states = g_array_index(t->markers, FsvMarker, g_array_index(d->markers, guint32, i))
+				 .kind == FSA_MARK_DOORBELL_STATE;
+	for (int layer = 0; layer < FSV_MARKER_LAYER_COUNT; layer++) {
 		g_array_set_size(items, 0);
 		for (guint i = 0; i < d->markers->len; i++) {
 			guint32 idx = g_array_index(d->markers, guint32, i);
 			const FsvMarker *m = &g_array_index(t->markers, FsvMarker, idx);
 			FsvLodItem it = {m->begin_ns, m->end_ns, idx};
 
+			if ((int) _fsv_marker_layer(m->kind) != layer ||
+			    (has_states && m->kind == FSA_MARK_DOORBELL_CONNECTED))
+				continue;
 			g_array_append_val(items, it);
 		}
 		if (items->len > 0)
-			d->marker_lod = fsv_lod_new((const FsvLodItem *) items->data, items->len);
+			d->marker_lods[layer] =
+			    fsv_lod_new((const FsvLodItem *) items->data, items->len);
 	}
-	index_edges(t);
+	row->has_doorbell_band =
+	    row->kind == FSV_ROW_QUEUE && d->marker_lods[FSV_MARKER_LAYER_BAND] != NULL;
 }
 
 static void
@@ -931,6 +1043,42 @@ trace_new(const char *path)
 	return t;
 }
 
+static void
+init_sink(struct fsa_model_sink *sink, FsvTrace *t)
+{
+	sink->data = t;
+	sink->op = sink_op;
+	sink->edge = sink_edge;
+	sink->packet = sink_packet;
+	sink->marker = sink_marker;
+	sink->loss = sink_loss;
+	sink->anomaly = sink_anomaly;
+	sink->fence_value = sink_fence_value;
+}
+
+FsvTrace *
+_fsv_trace_new_from_events(const char *name, const struct fsa_event *events, gsize n)
+{
+	FsvTrace *t = trace_new(name);
+	struct fsa_model_sink sink = {0};
+	struct fsa_model *model;
+	fsa_status status = FSA_OK;
+
+	init_sink(&sink, t);
+	model = fsa_model_create(&sink);
+	g_assert(model);
+	for (gsize i = 0; i < n && status == FSA_OK; i++)
+		status = fsa_model_add_event(model, &events[i]);
+	if (status == FSA_OK)
+		status = fsa_model_finish(model);
+	if (status != FSA_OK)
+		t->partial_error = g_strdup(fsa_status_string(status));
+	copy_model(t, model);
+	fsa_model_destroy(model);
+	build_index(t);
+	return t;
+}
+
 FsvTrace *
 fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_data,
 	       GCancellable *cancellable, GError **error)
@@ -949,14 +1097,7 @@ fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_da
 	if (g_cancellable_set_error_if_cancelled(cancellable, error))
 		return NULL;
 	t = trace_new(path);
-	sink.data = t;
-	sink.op = sink_op;
-	sink.edge = sink_edge;
-	sink.packet = sink_packet;
-	sink.marker = sink_marker;
-	sink.loss = sink_loss;
-	sink.anomaly = sink_anomaly;
-	sink.fence_value = sink_fence_value;
+	init_sink(&sink, t);
 	model = fsa_model_create(&sink);
 	if (!model) {
 		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_NOMEM, "%s: out of memory",
@@ -1023,7 +1164,8 @@ fsv_trace_unref(FsvTrace *t)
 			g_array_unref(d->steps);
 			for (guint l = 0; l < FSV_MAX_LANES; l++)
 				fsv_lod_free(d->lods[l]);
-			fsv_lod_free(d->marker_lod);
+			for (int l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
+				fsv_lod_free(d->marker_lods[l]);
 		}
 	}
 	for (guint i = 0; i < t->processes->len; i++)
@@ -1385,9 +1527,10 @@ _fsv_trace_get_packet_lod(const FsvTrace *trace, guint32 row, guint lane)
 }
 
 const FsvLod *
-_fsv_trace_get_marker_lod(const FsvTrace *trace, guint32 row)
+_fsv_trace_get_marker_lod(const FsvTrace *trace, guint32 row, FsvMarkerLayer layer)
 {
-	return trace->row_data[row].marker_lod;
+	g_return_val_if_fail(layer < FSV_MARKER_LAYER_COUNT, NULL);
+	return trace->row_data[row].marker_lods[layer];
 }
 
 gsize
@@ -1406,8 +1549,9 @@ _fsv_trace_get_memory_size(const FsvTrace *t)
 		for (guint l = 0; l < FSV_MAX_LANES; l++)
 			if (d->lods[l])
 				size += fsv_lod_get_size(d->lods[l]);
-		if (d->marker_lod)
-			size += fsv_lod_get_size(d->marker_lod);
+		for (int l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
+			if (d->marker_lods[l])
+				size += fsv_lod_get_size(d->marker_lods[l]);
 	}
 	return size + (t->ops->len + 1) * sizeof(guint32) * 2;
 }

@@ -53,6 +53,12 @@ typedef enum {
 	FSV_ROW_CPU_PROCESS, /* CPU waits and signals of one process (no queue) */
 	FSV_ROW_FENCE_GROUP, /* group header of the fence rows (collapsed by default) */
 	FSV_ROW_FENCE,       /* one fence: its CurrentValue as steps */
+	/* An engine's F-state (FST-03): F1 ranges, F0 elsewhere. First child of its engine, only
+	 * when the trace has engine_f1 markers for it. */
+	FSV_ROW_ENGINE_POWER,
+	/* An adapter's D-state (DST-01): D3 ranges, D0 elsewhere. First child of its adapter, only
+	 * when the trace has device_d3 markers for it. */
+	FSV_ROW_DEVICE_POWER,
 } FsvRowKind;
 
 /* One timeline row. Rows are stored in display order (a parent before its children). */
@@ -70,6 +76,9 @@ typedef struct {
 	 * half is busy, the lane that frees first takes the item (boxes then overlap there). */
 	guint lane_count;
 	guint32 op_count, packet_count, marker_count;
+	/* Queue rows whose doorbell has a connection state (doorbell_state or doorbell_connected
+	 * markers): a band under the tick strip shows it. */
+	bool has_doorbell_band;
 	/* Fence rows: the smallest and largest CurrentValue of their steps. */
 	guint64 value_min, value_max;
 } FsvRow;
@@ -137,7 +146,10 @@ typedef struct {
 	guint64 value;
 	gint64 code;
 	guint64 latency_ns;
-	guint32 row; /* queue row, else engine row, else adapter row */
+	/* Queue row, else engine row, else adapter row; engine_f1 on its engine's F-state row,
+	 * device_d3 on its adapter's D-state row; context_suspended on the first queue row of its
+	 * context (and drawn on every queue row of that context). */
+	guint32 row;
 	guint32 adapter_id, engine_id, process_id;
 	guint8 kind;  /* enum fsa_marker_kind */
 	bool is_open; /* the model gave FSA_TIME_NONE as its end */

@@ -16,5 +16,9 @@
 /* The strip under a queue's lanes where doorbell rings and other instants are ticked. */
 #define FSV_TICK_HEIGHT      7
 #define FSV_FENCE_ROW_HEIGHT 30
+/* The doorbell connection band under a queue's tick strip (rows with has_doorbell_band). */
+#define FSV_BAND_HEIGHT 6
+/* An engine's F-state row, an adapter's D-state row. */
+#define FSV_POWER_ROW_HEIGHT 18
 
 #endif /* FSV_VIEW_PRIVATE_H */

@@ -49,11 +49,14 @@ row_height(const FsvRow *row)
 		       FSV_ROW_PAD_BOTTOM;
 	case FSV_ROW_FENCE:
 		return FSV_FENCE_ROW_HEIGHT;
+	case FSV_ROW_ENGINE_POWER:
+	case FSV_ROW_DEVICE_POWER:
+		return FSV_POWER_ROW_HEIGHT;
 	case FSV_ROW_QUEUE:
 	case FSV_ROW_CPU_PROCESS:
 	default:
 		return FSV_ROW_PAD_TOP + (int) row->lane_count * FSV_LANE_HEIGHT + FSV_TICK_HEIGHT +
-		       FSV_ROW_PAD_BOTTOM;
+		       (row->has_doorbell_band ? FSV_BAND_HEIGHT : 0) + FSV_ROW_PAD_BOTTOM;
 	}
 }
 
@@ -417,6 +420,30 @@ fsv_view_get_lane_geometry(const FsvView *v, guint32 row, guint lane, double *y,
 	}
 }
 
+bool
+fsv_view_get_strip_geometry(const FsvView *v, guint32 row, FsvStrip strip, double *y,
+			    double *height)
+{
+	double ry, rh;
+	const FsvRow *r;
+	double band;
+
+	if (!fsv_view_get_row_geometry(v, row, &ry, &rh))
+		return false;
+	r = fsv_trace_get_row(v->trace, row);
+	band = r->has_doorbell_band ? FSV_BAND_HEIGHT : 0;
+	if (strip == FSV_STRIP_BAND) {
+		if (!r->has_doorbell_band)
+			return false;
+		*y = ry + rh - FSV_ROW_PAD_BOTTOM - band;
+		*height = band;
+		return true;
+	}
+	*y = ry + rh - FSV_ROW_PAD_BOTTOM - band - FSV_TICK_HEIGHT;
+	*height = FSV_TICK_HEIGHT;
+	return true;
+}
+
 guint32
 fsv_view_row_at_y(const FsvView *v, double y)
 {
@@ -491,6 +518,84 @@ hit_lod(const FsvView *v, const FsvLod *lod, guint64 t, double slack_px)
 }
 
 bool
+fsv_view_get_victim_arrow(const FsvView *v, guint32 marker, double *x, double *y0, double *y1)
+{
+	const FsvMarker *m;
+	guint32 to;
+	double h;
+
+	if (marker >= fsv_trace_get_marker_count(v->trace))
+		return false;
+	m = fsv_trace_get_marker(v->trace, marker);
+	if (m->kind != FSA_MARK_DOORBELL_VICTIMIZE || m->row == FSV_INDEX_NONE ||
+	    m->other_handle == 0)
+		return false;
+	to = fsv_trace_find_queue_row(v->trace, m->other_handle);
+	if (to == FSV_INDEX_NONE || to == m->row)
+		return false;
+	if (!fsv_view_get_strip_geometry(v, m->row, FSV_STRIP_BAND, y0, &h) &&
+	    !fsv_view_get_strip_geometry(v, m->row, FSV_STRIP_TICKS, y0, &h))
+		return false;
+	*y0 += h / 2;
+	if (!fsv_view_get_strip_geometry(v, to, FSV_STRIP_BAND, y1, &h) &&
+	    !fsv_view_get_strip_geometry(v, to, FSV_STRIP_TICKS, y1, &h))
+		return false;
+	*y1 += h / 2;
+	*x = floor(fsv_view_time_to_x(v, m->begin_ns)) + 0.5;
+	return true;
+}
+
+/* A victimization arrow through (x, y): the victim layers of every laid-out queue row near t
+ * (the arrows of their aggregates too: the drawing draws one per bucket). */
+typedef struct {
+	const FsvView *v;
+	double x, y;
+	guint32 best;
+} ArrowHit;
+
+static void
+arrow_consider(ArrowHit *a, guint32 id)
+{
+	double ax, y0, y1;
+
+	if (a->best != FSV_INDEX_NONE || !fsv_view_get_victim_arrow(a->v, id, &ax, &y0, &y1))
+		return;
+	if (fabs(ax - a->x) <= 2.5 && a->y >= MIN(y0, y1) - 2 && a->y <= MAX(y0, y1) + 2)
+		a->best = id;
+}
+
+static bool
+arrow_item(const FsvLodItem *item, gpointer data)
+{
+	arrow_consider(data, item->id);
+	return true;
+}
+
+static bool
+arrow_bucket(const FsvLodBucket *b, gpointer data)
+{
+	arrow_consider(data, b->top);
+	return true;
+}
+
+static guint32
+hit_victim_arrow(const FsvView *v, double x, double y, guint64 t)
+{
+	ArrowHit a = {v, x, y, FSV_INDEX_NONE};
+	guint64 slack = (guint64) (3.0 * v->ns_per_px);
+
+	for (guint i = 0; i < v->layout->len && a.best == FSV_INDEX_NONE; i++) {
+		const FsvLod *lod = _fsv_trace_get_marker_lod(
+		    v->trace, g_array_index(v->layout, LayoutRow, i).row, FSV_MARKER_LAYER_VICTIM);
+
+		if (lod)
+			fsv_lod_visit(lod, t > slack ? t - slack : 0, t + slack, v->ns_per_px,
+				      arrow_item, arrow_bucket, &a);
+	}
+	return a.best;
+}
+
+bool
 fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 {
 	guint32 row = fsv_view_row_at_y(v, y);
@@ -550,8 +655,34 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 		}
 	}
 	{
-		guint32 id = hit_lod(v, _fsv_trace_get_marker_lod(v->trace, row), t, 2.0);
+		static const FsvMarkerLayer order[] = {
+		    FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_RING};
+		double by, bh, ty, th;
+		guint32 id = FSV_INDEX_NONE;
+		bool in_ticks = fsv_view_get_strip_geometry(v, row, FSV_STRIP_TICKS, &ty, &th) &&
+				y >= ty && y < ty + th;
 
+		/* In the band: its state. In the tick strip: what is ticked there. Elsewhere in
+		 * the row, an arrow crossing it before the row's own markers (whose instants are
+		 * drawn in the tick strip only). */
+		if (fsv_view_get_strip_geometry(v, row, FSV_STRIP_BAND, &by, &bh) && y >= by &&
+		    y < by + bh + 1)
+			id = hit_lod(v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_BAND),
+				     t, 1.0);
+		for (guint i = 0; i < G_N_ELEMENTS(order) && id == FSV_INDEX_NONE && in_ticks; i++)
+			id = hit_lod(v, _fsv_trace_get_marker_lod(v->trace, row, order[i]), t, 2.0);
+		if (id != FSV_INDEX_NONE) {
+			*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
+			return true;
+		}
+		id = hit_victim_arrow(v, x, y, t);
+		if (id != FSV_INDEX_NONE) {
+			*hit = (FsvItem){FSV_ITEM_MARKER, id,
+					 fsv_trace_get_marker(v->trace, id)->row};
+			return true;
+		}
+		for (guint i = 0; i < G_N_ELEMENTS(order) && id == FSV_INDEX_NONE; i++)
+			id = hit_lod(v, _fsv_trace_get_marker_lod(v->trace, row, order[i]), t, 2.0);
 		if (id != FSV_INDEX_NONE) {
 			*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
 			return true;
@@ -679,9 +810,10 @@ fsv_trace_range_stats(const FsvTrace *trace, guint64 begin_ns, guint64 end_ns, F
 			if (packets)
 				fsv_lod_visit(packets, begin_ns, end_ns, 0, stats_packet, NULL, &w);
 		}
-		if (_fsv_trace_get_marker_lod(trace, r))
-			fsv_lod_visit(_fsv_trace_get_marker_lod(trace, r), begin_ns, end_ns, 0,
-				      stats_marker, NULL, &w);
+		for (int l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
+			if (_fsv_trace_get_marker_lod(trace, r, l))
+				fsv_lod_visit(_fsv_trace_get_marker_lod(trace, r, l), begin_ns,
+					      end_ns, 0, stats_marker, NULL, &w);
 		if (rs.wait_count + rs.signal_count + rs.packet_count + rs.marker_count == 0)
 			continue;
 		g_array_append_vals(all, lat->data, lat->len);

@@ -97,6 +97,23 @@ bool fsv_view_get_row_geometry(const FsvView *view, guint32 row, double *y, doub
 /* Drawing y of the middle of a lane of a row; false when not laid out. */
 bool fsv_view_get_lane_geometry(const FsvView *view, guint32 row, guint lane, double *y,
 				double *height);
+/* The strips at the bottom of a queue or CPU row: the tick strip (doorbell rings and instant
+ * markers) and, on a queue row with has_doorbell_band, the doorbell connection band under it.
+ * Other rows have a tick strip at their bottom and no band. */
+typedef enum {
+	FSV_STRIP_TICKS,
+	FSV_STRIP_BAND,
+} FsvStrip;
+
+/* Drawing y and height of a strip of a row; false when the row is not laid out or has no
+ * such strip. */
+bool fsv_view_get_strip_geometry(const FsvView *view, guint32 row, FsvStrip strip, double *y,
+				 double *height);
+/* A doorbell victimization's arrow (marker: a doorbell_victimize marker's index): vertical at x,
+ * from the middle of the victim's band (y0) to the beneficiary's (y1); a row without a band
+ * uses its tick strip. False when either row is not laid out or the beneficiary has no row. */
+bool fsv_view_get_victim_arrow(const FsvView *view, guint32 marker, double *x, double *y0,
+			       double *y1);
 /* The row at drawing y, FSV_INDEX_NONE over the ruler or below the last row. */
 guint32 fsv_view_row_at_y(const FsvView *view, double y);
 
@@ -105,8 +122,11 @@ guint32 fsv_view_row_at_y(const FsvView *view, double y);
 /*
  * What is drawn at (x, y): a box, packet, marker, fence step, loss overlay, or a row label
  * (x < label_width). A pixel covered by a level-of-detail aggregate answers the most
- * significant item aggregated there. Boxes narrower than 3 px are hit within ±2 px. Returns
- * false (hit->kind = FSV_ITEM_NONE) over nothing.
+ * significant item aggregated there. Boxes narrower than 3 px are hit within ±2 px. Markers: in
+ * a queue's doorbell band, the connection state there; elsewhere in a row a victimization,
+ * then another marker, then a doorbell ring (their ticks). Off its own row, a victimization's
+ * arrow (victim's band → beneficiary's band) answers its victimize marker within ±2 px.
+ * Returns false (hit->kind = FSV_ITEM_NONE) over nothing.
  */
 bool fsv_view_hit_test(const FsvView *view, double x, double y, FsvItem *hit);
 

@@ -208,6 +208,11 @@ enum fsa_marker_kind {
 	FSA_MARK_ENGINE_F1,          /* engine in F1 */
 	FSA_MARK_DEVICE_D3,          /* adapter in D3 */
 	FSA_MARK_DOORBELL_CONNECTED, /* doorbell_connect (CONNECTED) → disconnect/destroy */
+	/* A doorbell's status word holding one value: code = FSTP_DOORBELL_STATUS_*, value = the
+	 * physical doorbell mapped while connected (UINT32_MAX otherwise). From doorbell_create
+	 * (its status) through each fencescope_os:doorbell_status store that changes the word, to
+	 * doorbell_destroy. Consecutive intervals of one doorbell tile its life. */
+	FSA_MARK_DOORBELL_STATE,
 	FSA_MARK_KIND_COUNT,
 };
 

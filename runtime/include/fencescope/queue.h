@@ -9,9 +9,10 @@
  *    engine as DMA packets (LOG-02: no fence log);
  *  - user mode: the UMD writes command buffers into the queue's ring and the engine runs
  *    them, fence waits and signals included, on the GPU, writing an entry in the queue's
- *    wait or signal log for each (LOG-05 to LOG-14). With a doorbell (fsr_doorbell_create,
- *    fsr_doorbell_connect) the engine learns of work from the doorbell only; a user-mode
- *    queue that never had one is still polled, as in the global-doorbell model (UMS-18).
+ *    wait or signal log for each (LOG-05 to LOG-14). The engine learns of work from the
+ *    queue's doorbell only (fsr_doorbell_create, fsr_doorbell_connect; UMS-13): a user-mode
+ *    queue without one takes no work (fsr_cmdbuf_submit refuses it). Make a ready one with
+ *    fsr_hwqueue_create_user_mode.
  * Each queue has a progress fence: the UMD gives each command buffer the next value, which
  * the engine writes when the buffer is done (HPF-01 to HPF-07).
  * Include <fencescope/runtime.h>, not this header.
@@ -30,9 +31,57 @@ FSR_API fsr_status fsr_device_create(struct fsr_process *process, uint32_t adapt
 /* Destroys the device's queues, contexts and fence handles too. */
 FSR_API fsr_status fsr_device_destroy(struct fsr_process *process, fsr_handle device);
 
+/* Why a device was lost: the values are the trace's `loss_reason` (fencescope_os:device_lost). */
+enum fsr_device_loss_reason {
+	FSR_DEVICE_LOSS_TIMEOUT = 0,
+	FSR_DEVICE_LOSS_ENGINE_HUNG = 1,
+	FSR_DEVICE_LOSS_PAGE_FAULT = 2,
+	FSR_DEVICE_LOSS_GPU_STOP = 3,
+};
+
+/*
+ * Device loss (UMS-16), for tests and scenarios: the OS writes DISCONNECTED_ABORT to every
+ * doorbell of the device and maps their dummy pages (ConnectDoorbell answers ABORT from then
+ * on), the KMD lets their physical doorbells go, and fencescope_os:device_lost fires. What the
+ * GPU had taken of a ring runs; a buffer submitted after it returns FSR_ERR_DEVICE_LOST. The
+ * device keeps working with kernel-mode queues; it refuses new user-mode queues and doorbells
+ * (FSR_ERR_DEVICE_LOST). Other devices, other processes' included, are not touched.
+ */
+FSR_API fsr_status fsr_device_mark_lost(struct fsr_process *process, fsr_handle device,
+					enum fsr_device_loss_reason reason);
+
 FSR_API fsr_status fsr_context_create(struct fsr_process *process, fsr_handle device,
 				      uint32_t engine_id, fsr_handle *context);
 FSR_API fsr_status fsr_context_destroy(struct fsr_process *process, fsr_handle context);
+
+/*
+ * Suspends a hardware context (spec 000, SUS-01 to SUS-07): its queues leave the GPU's
+ * scheduler list — a work item running finishes, nothing after it starts. Doorbells stay
+ * connected and rings resident (SUS-02): the UMD keeps writing command buffers and ringing, and
+ * kernel-mode submissions are accepted (SUS-07), but nothing runs, signals or logs until
+ * fsr_context_resume, after which everything queued meanwhile runs without a new ring (SUS-05).
+ * A doorbell victimized meanwhile can be reconnected; that does not resume the context (SUS-06).
+ * Destroying a queue of a suspended context abandons its queued work. FSR_ERR_BAD_STATE
+ * (call_failed): suspending a context this call already suspended, resuming one it did not.
+ * The OS may also suspend a context itself (device power-down, abnormal termination): a
+ * context runs again once every reason it was suspended for is gone.
+ */
+FSR_API fsr_status fsr_context_suspend(struct fsr_process *process, fsr_handle context);
+FSR_API fsr_status fsr_context_resume(struct fsr_process *process, fsr_handle context);
+
+/*
+ * Video memory allocations of a device (spec 000, RES-01 to RES-06): a user-mode queue's ring
+ * buffer and ring buffer control. Created not resident (allocation_create); the UMD makes it
+ * resident (allocation_residency) before it names it in fsr_hwqueue_create and
+ * fsr_doorbell_create (RES-01). fsr_allocation_destroy lets go of the UMD's handle; the storage
+ * lives on while the HWQueue or a doorbell that names it does (RES-02, RES-03) and goes with
+ * the last of them (allocation_destroy). What the UMD did not free goes with its device
+ * (RES-04). The OS evicts it only for power (D3): the ring stays writable (RES-05).
+ */
+FSR_API fsr_status fsr_allocation_create(struct fsr_process *process, fsr_handle device,
+					 uint64_t size_bytes, fsr_handle *allocation);
+FSR_API fsr_status fsr_allocation_make_resident(struct fsr_process *process, fsr_handle allocation);
+FSR_API fsr_status fsr_allocation_destroy(struct fsr_process *process, fsr_handle allocation);
 
 enum fsr_submission_mode {
 	FSR_SUBMIT_KERNEL_MODE = 0,
@@ -42,10 +91,28 @@ enum fsr_submission_mode {
 struct fsr_hwqueue_config {
 	enum fsr_submission_mode mode;
 	uint32_t ring_size_bytes; /* user mode; 0 means 64 KB */
+	/*
+	 * User mode: the ring buffer and ring buffer control allocations the queue runs from,
+	 * resident (RES-01), of the context's device; the ring control at least 16 bytes (the
+	 * write and read pointers), the ring a multiple of 32 bytes, at least 256, and the ring
+	 * size is the allocation's (ring_size_bytes is then ignored). Both 0: the OS makes the
+	 * two itself, resident, of ring_size_bytes, with no UMD handle; they go with the queue.
+	 */
+	fsr_handle ring_allocation;
+	fsr_handle ring_control_allocation;
 };
 
 FSR_API fsr_status fsr_hwqueue_create(struct fsr_process *process, fsr_handle context,
 				      const struct fsr_hwqueue_config *config, fsr_handle *hwqueue);
+/*
+ * A user-mode queue ready for work, in the spec's order: CreateHwQueue with the
+ * UserModeSubmission flag, CreateDoorbell, ConnectDoorbell (UMS-08, UMS-12, UMS-15). `config`
+ * (nullable: the defaults) must say FSR_SUBMIT_USER_MODE. On failure (the refusal of any of
+ * the three, each a call_failed event) nothing is left behind and its status is returned.
+ */
+FSR_API fsr_status fsr_hwqueue_create_user_mode(struct fsr_process *process, fsr_handle context,
+						const struct fsr_hwqueue_config *config,
+						fsr_handle *hwqueue);
 /* Waits for the queue's queued work, reads its logs a last time, and destroys it. */
 FSR_API fsr_status fsr_hwqueue_destroy(struct fsr_process *process, fsr_handle hwqueue);
 
@@ -108,12 +175,19 @@ enum fsr_doorbell_status {
 
 /*
  * CreateDoorbell (UMS-08 to UMS-11): a user-mode queue's doorbell, mapped on its dummy page with
- * status DISCONNECTED_RETRY and no physical doorbell. From then on the queue takes work only
- * through it: fsr_cmdbuf_submit rings it, reads the status and acts on it (reconnects on
- * RETRY, notifies on CONNECTED_NOTIFY_KMD, returns FSR_ERR_DEVICE_LOST on ABORT).
- * FSR_ERR_NOT_SUPPORTED on a kernel-mode queue, FSR_ERR_BAD_STATE when it has one already.
+ * status DISCONNECTED_RETRY and no physical doorbell. The queue takes work only through it
+ * (before it, fsr_cmdbuf_submit refuses with FSR_ERR_BAD_STATE): fsr_cmdbuf_submit rings it, reads
+ * the status and acts on it (reconnects on RETRY, notifies on CONNECTED_NOTIFY_KMD, returns
+ * FSR_ERR_DEVICE_LOST on ABORT). FSR_ERR_NOT_SUPPORTED on a kernel-mode queue, FSR_ERR_BAD_STATE
+ * when it has one already.
+ * `ring_allocation` and `ring_control_allocation` name the queue's ring allocations (those of
+ * its fsr_hwqueue_config; both 0: the queue's own, whichever they are): another allocation is
+ * FSR_ERR_INVALID_ARGUMENT, a non-resident one FSR_ERR_BAD_STATE (RES-01). The doorbell holds a
+ * reference on both while it lives (RES-03); destroying it does not free them (RES-02).
  */
-FSR_API fsr_status fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue);
+FSR_API fsr_status fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue,
+				       fsr_handle ring_allocation,
+				       fsr_handle ring_control_allocation);
 /*
  * ConnectDoorbell (UMS-12, UMS-15, UMS-22 to UMS-24): the KMD gives the doorbell a physical
  * one, victimizing the least recently used other queue when none is free (dedicated model);
@@ -132,6 +206,21 @@ FSR_API fsr_status fsr_doorbell_get_status(struct fsr_process *process, fsr_hand
  */
 FSR_API fsr_status fsr_hwqueue_notify_work_submission(struct fsr_process *process,
 						      fsr_handle hwqueue, uint64_t progress_value);
+
+/*
+ * The UMD's fall-back on a dead doorbell (UMS-16): after fsr_cmdbuf_submit returned
+ * FSR_ERR_DEVICE_LOST on `hwqueue` (its doorbell reads DISCONNECTED_ABORT; FSR_ERR_BAD_STATE
+ * otherwise), destroys it without waiting and makes a kernel-mode queue on the same context
+ * (*kernel_queue), into which it resubmits, in order, what the GPU had not run of the ring:
+ * from the GPU's read pointer on, so that no packet is lost or run twice (a buffer the GPU had
+ * begun goes on from where it stopped). The old queue's progress value p of a buffer not
+ * completed becomes p − *progress_base on the new queue (nullable). Command buffers recorded
+ * for the old queue and not submitted fail with FSR_ERR_DESTROYED: record them again.
+ */
+FSR_API fsr_status fsr_hwqueue_fall_back_to_kernel_mode(struct fsr_process *process,
+							fsr_handle hwqueue,
+							fsr_handle *kernel_queue,
+							uint64_t *progress_base);
 
 #ifdef __cplusplus
 }

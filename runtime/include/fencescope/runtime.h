@@ -32,7 +32,7 @@ extern "C" {
 
 /* The trace format this runtime writes (docs/trace-format.md). */
 #define FSR_TRACE_FORMAT_MAJOR 1
-#define FSR_TRACE_FORMAT_MINOR 2
+#define FSR_TRACE_FORMAT_MINOR 3
 #define FSR_INFINITE           UINT64_MAX
 #define FSR_MAX_ENGINES        8
 #define FSR_NO_MONITORED       UINT64_MAX
@@ -164,7 +164,29 @@ struct fsr_adapter_config {
 	 * only bits below engine_count may be set.
 	 */
 	uint32_t doorbell_notify_kmd_engines;
+	/*
+	 * A polling command processor (docs/runtime.md "How the command processor learns of
+	 * work"): in realtime, an engine with user-mode queues on its run list does not sleep
+	 * until kicked when it has nothing to run, but spins on its physical doorbells' ring
+	 * counts, as a running command processor does; a ring then wakes no thread (no system
+	 * call on the UMD's path). It costs a CPU per such engine. Sim mode ignores it: virtual
+	 * time has no spinning, the engine steps when a ring lands either way, and a recording
+	 * is the same with or without it. Off by default.
+	 */
+	bool doorbell_polling;
+	/*
+	 * Engine F-states (spec 000, FST-01 to FST-07; docs/runtime.md "Engine F-states"): an
+	 * engine whose user-mode queues all have doorbells and that has had no work at all for
+	 * this long asks for F1 (a GPU_ENGINE_STATE_CHANGE interrupt, TRANSITION_TO_F1); the OS
+	 * disconnects its doorbells and powers it down, and a ConnectDoorbell (or a kernel-mode
+	 * submission) brings it back to F0. 0, the default: engines never ask. At most
+	 * FSR_MAX_ENGINE_IDLE_TO_F1_NS.
+	 */
+	uint64_t engine_idle_to_f1_ns;
 };
+
+/* The longest fsr_adapter_config.engine_idle_to_f1_ns: 1 s, below the 2 s TDR cadence (FST-03). */
+#define FSR_MAX_ENGINE_IDLE_TO_F1_NS UINT64_C(1000000000)
 
 /*
  * What the OS learnt of an adapter's user-mode submission from its driver
@@ -239,6 +261,12 @@ struct fsr_runtime_stats {
 	 * fsr_latency_percentile() reads it.
 	 */
 	uint64_t submit_to_start[FSR_LATENCY_BUCKETS];
+	/*
+	 * User-mode submit → start, the same histogram: from the UMD's fsr_cmdbuf_submit writing
+	 * the buffer into the ring to the engine starting it (the command processor took it from a
+	 * doorbell ring, a connect or a notification, then reached it).
+	 */
+	uint64_t user_mode_submit_to_start[FSR_LATENCY_BUCKETS];
 };
 
 /* The latency at or below which `fraction` (0..1) of a histogram's samples fall, in ns. */
@@ -258,6 +286,24 @@ FSR_API fsr_status fsr_adapter_read_gpu_ts(struct fsr_runtime *runtime, uint32_t
 /* The user-mode submission caps the adapter's driver reported (D3DKMTQueryAdapterInfo). */
 FSR_API fsr_status fsr_adapter_query_ums_caps(struct fsr_runtime *runtime, uint32_t adapter_id,
 					      struct fsr_ums_caps *caps);
+
+/* A device power state (spec 000, DST; the trace's device_power values). */
+enum fsr_device_power {
+	FSR_DEVICE_POWER_D0 = 0,
+	FSR_DEVICE_POWER_D3 = 3,
+};
+
+/*
+ * Device D-states for tests and scenarios (docs/runtime.md, "Device D-states"). D3: the OS
+ * suspends every context on the GPU (reason POWER), disconnects every doorbell (RETRY, reason
+ * DEVICE_D3), evicts the rings and powers the device down (DST-01 to DST-03). A ConnectDoorbell
+ * in D3 — the UMD's reconnect after a ring, or fsr_doorbell_connect — wakes it (DST-04 to
+ * DST-07), as does D0 here (no doorbell is connected then), and a normal process termination
+ * (fsr_runtime_destroy too). Setting the state it is in does nothing. A queue destroyed in D3
+ * waits for work that only a wake runs: wake the device first.
+ */
+FSR_API fsr_status fsr_adapter_set_power(struct fsr_runtime *runtime, uint32_t adapter_id,
+					 enum fsr_device_power state);
 
 /* An emulated process: its own handle table (and, later, GPU virtual address space). */
 struct fsr_process;
