@@ -210,6 +210,14 @@ hw_engine_is_idle(struct hw_engine *engine)
 
 	hw_engine_lock(engine);
 	is_idle = !engine->is_busy && !engine->dma_head && !engine->pending && !engine->outbox_head;
+	/*
+	 * A ring the command processor has not taken yet is work (UMS-13: it runs only what it
+	 * took). Only an engine with user-mode queues looks: the others are not woken by rings
+	 * (realtime) and never look at the counts.
+	 */
+	if (is_idle && atomic_load_explicit(&engine->user_queue_count, memory_order_relaxed) &&
+	    hw_engine_doorbells_rang(engine))
+		is_idle = false;
 	for (struct os_hwqueue *q = engine->run_list; is_idle && q; q = q->next_on_engine)
 		if (queue_has_packets(engine->adapter->runtime, q) && !queue_is_blocked(engine, q))
 			is_idle = false;
