@@ -20,7 +20,7 @@
 
 /*
  * The events of trace format 1.x, in the order of docs/trace-format.md for 1.0's; the events 1.1
- * added come last, so that the numbers of 1.0's stay.
+ * added come after them, then 1.2's (the OS's doorbell words), so that earlier numbers stay.
  */
 /* clang-format off */
 #define FSA_EVENT_TYPES(X) \
@@ -100,7 +100,9 @@
 	X(kmd, open_native_fence, OPEN_NATIVE_FENCE) \
 	X(kmd, close_native_fence, CLOSE_NATIVE_FENCE) \
 	X(kmd, destroy_native_fence, DESTROY_NATIVE_FENCE) \
-	X(kmd, update_native_fence_logs, UPDATE_NATIVE_FENCE_LOGS)
+	X(kmd, update_native_fence_logs, UPDATE_NATIVE_FENCE_LOGS) \
+	X(os, doorbell_status, DOORBELL_STATUS) \
+	X(os, doorbell_rotate, DOORBELL_ROTATE)
 
 /* Every integer field name of the contract, sorted. */
 #define FSA_FIELDS(X) \
@@ -148,6 +150,7 @@
 	X(hwqueue_handle, HWQUEUE_HANDLE) \
 	X(initial_value, INITIAL_VALUE) \
 	X(is_cross_adapter, IS_CROSS_ADAPTER) \
+	X(is_dummy_page, IS_DUMMY_PAGE) \
 	X(is_interrupt, IS_INTERRUPT) \
 	X(is_paging, IS_PAGING) \
 	X(is_resident, IS_RESIDENT) \
@@ -164,12 +167,14 @@
 	X(new_entries, NEW_ENTRIES) \
 	X(new_position, NEW_POSITION) \
 	X(new_state, NEW_STATE) \
+	X(new_status, NEW_STATUS) \
 	X(notification_only, NOTIFICATION_ONLY) \
 	X(observed_gpu_ts, OBSERVED_GPU_TS) \
 	X(observed_value, OBSERVED_VALUE) \
 	X(offset_bytes, OFFSET_BYTES) \
 	X(old_capacity_entries, OLD_CAPACITY_ENTRIES) \
 	X(old_state, OLD_STATE) \
+	X(old_status, OLD_STATUS) \
 	X(operation, OPERATION) \
 	X(optimized_interrupt, OPTIMIZED_INTERRUPT) \
 	X(packet_id, PACKET_ID) \
