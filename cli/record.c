@@ -1509,6 +1509,23 @@ recorder_check_trace(Recorder *r, GError **error)
 	path = recorder_dup_trace_path(r);
 	if (!path)
 		return;
+	if (statvfs(r->output_dir, &fs) == 0 &&
+	    (uint64_t) fs.f_bavail * fs.f_frsize < r->options.subbuf_size) {
+		/*
+		 * The full file system is the cause: a failure of LTTng's before it (the session's
+		 * destruction failing to rotate its last chunk onto the full disk, depending on
+		 * when the disk filled) is its consequence, kept in the message.
+		 */
+		g_autofree char *before =
+		    *error ? g_strdup_printf("; before it: %s", (*error)->message) : g_strdup("");
+
+		g_clear_error(error);
+		g_set_error(error, FS_RECORD_ERROR, FS_RECORD_ERROR_INCOMPLETE,
+			    "the trace is incomplete: the file system of %s is full "
+			    "(%" G_GUINT64_FORMAT " bytes left, less than a sub-buffer)%s",
+			    r->output_dir, (guint64) fs.f_bavail * fs.f_frsize, before);
+		return;
+	}
 	callbacks.data = &has_event;
 	callbacks.event = stop_at_first_event;
 	status = fsa_ingest_run(path, &callbacks, &stats, &why);
@@ -1523,15 +1540,6 @@ recorder_check_trace(Recorder *r, GError **error)
 	}
 	free(why);
 	why = NULL;
-	if (statvfs(r->output_dir, &fs) == 0 &&
-	    (uint64_t) fs.f_bavail * fs.f_frsize < r->options.subbuf_size) {
-		keep_first_error(
-		    error, g_error_new(FS_RECORD_ERROR, FS_RECORD_ERROR_INCOMPLETE,
-				       "the trace is incomplete: the file system of %s is full "
-				       "(%" G_GUINT64_FORMAT " bytes left, less than a sub-buffer)",
-				       r->output_dir, (guint64) fs.f_bavail * fs.f_frsize));
-		return;
-	}
 	if (has_event)
 		return;
 	keep_first_error(error, g_error_new(FS_RECORD_ERROR, FS_RECORD_ERROR_NOTHING_RECORDED,

@@ -252,6 +252,15 @@ hw_engine_is_idle(struct hw_engine *engine)
 	/* An engine in F1 runs nothing, whatever it holds (FST-04 powers down only idle ones). */
 	is_idle = hw_engine_is_off(engine) ||
 		  (!engine->is_busy && !engine->pending && !engine->outbox_head);
+	/*
+	 * A ring the command processor has not taken yet is work (UMS-13: it runs only what it
+	 * took). Only an engine with user-mode queues looks: the others are not woken by rings
+	 * (realtime) and never look at the counts.
+	 */
+	if (is_idle && !hw_engine_is_off(engine) &&
+	    atomic_load_explicit(&engine->user_queue_count, memory_order_relaxed) &&
+	    hw_engine_doorbells_rang(engine))
+		is_idle = false;
 	/* SUS-03, SUS-07: a suspended queue's work waits; it keeps no engine busy. */
 	for (struct hw_dma_packet *p = engine->dma_head; is_idle && !hw_engine_is_off(engine) && p;
 	     p = p->next)

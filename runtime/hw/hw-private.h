@@ -185,8 +185,9 @@ struct os_hwqueue *hw_doorbell_owner(struct fsr_adapter *adapter, uint32_t physi
  */
 void hw_engine_take_rings(struct hw_engine *engine);
 /*
- * A polling engine's look between steps (its own thread, no lock): has a physical doorbell
- * rung since hw_engine_take_rings last looked? Relaxed loads of the ring counts only.
+ * Has a physical doorbell rung since hw_engine_take_rings last looked? Relaxed loads of the
+ * ring counts only: a polling engine's look between steps (its own thread, no lock) and the
+ * idle query's (engine's lock held).
  */
 bool hw_engine_doorbells_rang(struct hw_engine *engine);
 /* The engine's lock (realtime only; see struct hw_engine). */

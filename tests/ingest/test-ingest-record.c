@@ -41,8 +41,8 @@ Test(ingest_record, tracer_losses_become_discards_with_count_and_time_range)
 
 	fsti_collect(path, &r);
 	cr_assert_eq(r.status, FSA_OK, "%s", r.error);
-	/* Events of the trace the analyzer does not read (doorbell_rotate, termination_step) are
-	 * counted, not delivered. */
+	/* Events of the trace the analyzer does not read (termination_step) are counted, not
+	 * delivered. */
 	cr_expect_eq(r.event_count + r.stats.other_events, ref->event_count);
 	cr_assert_gt(r.discard_count, 0);
 	for (size_t i = 0; i < r.discard_count; i++) {

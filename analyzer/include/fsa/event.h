@@ -20,8 +20,7 @@
 
 /*
  * The events of trace format 1.x, in the order of docs/trace-format.md for 1.0's; the events 1.1
- * added come last, so that the numbers of 1.0's stay, and 1.2's fencescope_os:doorbell_status after
- * them (the model keeps a doorbell's status word from it; 1.2's doorbell_rotate is not read).
+ * added come after them, then 1.2's (the OS's doorbell words), so that earlier numbers stay.
  */
 /* clang-format off */
 #define FSA_EVENT_TYPES(X) \
@@ -102,7 +101,8 @@
 	X(kmd, close_native_fence, CLOSE_NATIVE_FENCE) \
 	X(kmd, destroy_native_fence, DESTROY_NATIVE_FENCE) \
 	X(kmd, update_native_fence_logs, UPDATE_NATIVE_FENCE_LOGS) \
-	X(os, doorbell_status, DOORBELL_STATUS)
+	X(os, doorbell_status, DOORBELL_STATUS) \
+	X(os, doorbell_rotate, DOORBELL_ROTATE)
 
 /* Every integer field name of the contract, sorted. */
 #define FSA_FIELDS(X) \
@@ -150,6 +150,7 @@
 	X(hwqueue_handle, HWQUEUE_HANDLE) \
 	X(initial_value, INITIAL_VALUE) \
 	X(is_cross_adapter, IS_CROSS_ADAPTER) \
+	X(is_dummy_page, IS_DUMMY_PAGE) \
 	X(is_interrupt, IS_INTERRUPT) \
 	X(is_paging, IS_PAGING) \
 	X(is_resident, IS_RESIDENT) \
