@@ -682,7 +682,8 @@ on_marker(void *data, const struct fsa_marker *m)
 		return FSA_OK;
 	if (end == FSA_TIME_NONE || end < begin)
 		end = is_interval ? trace_end(w) : begin; /* still open at the end of the trace */
-	if (m->kind <= FSA_MARK_DOORBELL_DESTROY || m->kind == FSA_MARK_DOORBELL_CONNECTED)
+	if (m->kind <= FSA_MARK_DOORBELL_DESTROY || m->kind == FSA_MARK_DOORBELL_CONNECTED ||
+	    m->kind == FSA_MARK_DOORBELL_STATE)
 		t = m->hwqueue_handle
 			? get_track(w, TRACK_QUEUE_DOORBELL, m->hwqueue_handle, 0, pid)
 			: get_track(w, TRACK_ADAPTER_EVENTS, m->adapter_id, 0, pid);

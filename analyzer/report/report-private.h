@@ -42,10 +42,15 @@ struct fsa_queue_acc {
 	enum fsa_op_source source;
 	struct fsa_latency latency;
 	uint64_t op_states[2][4]; /* [kind][state] */
-	/* Doorbells. */
+	/* Doorbells. connected_ns and the times below count an interval still open at the end of
+	 * the trace up to that end (open_at_end counts those intervals). */
 	uint64_t rings, connects, failed_connects, disconnects, victimized, victimizer;
 	uint64_t connected_ns;
 	struct fsa_quantile reconnect;
+	uint64_t status_ns[4]; /* the status word held FSTP_DOORBELL_STATUS_* (doorbell_status) */
+	uint64_t aborts;       /* stores of DISCONNECTED_ABORT to its status word (UMS-16) */
+	uint64_t suspended_ns; /* its context suspended (context_suspend → context_resume) */
+	uint64_t open_at_end;
 	/* Losses of this queue's logs, [log_type]. */
 	uint64_t overruns[2], entries_lost[2], inferred_ops[2];
 };
@@ -66,6 +71,15 @@ struct fsa_engine_acc {
 	uint64_t packets, by_status[5], resubmissions, busy_ns;
 	uint64_t preemptions, preempt_reasons[6];
 	struct fsa_quantile preemption;
+	/* Doorbells and power (doorbells.engines); open intervals count up to the trace's end. */
+	struct fsa_quantile reconnect;
+	uint64_t suspended_ns, f1_count, f1_ns, open_at_end;
+};
+
+/* An adapter's D-states (doorbells.adapters). */
+struct fsa_adapter_acc {
+	uint64_t adapter_id; /* first: the hash key */
+	uint64_t d3_count, d3_ns, open_at_end;
 };
 
 /* One of the longest waits, with what signalled it. */
@@ -110,6 +124,8 @@ struct fsa_report {
 	GHashTable *fences;                /* fence_global_handle → fsa_fence_acc */
 	GHashTable *processes;             /* process_id → fsa_process_acc */
 	GHashTable *engines;               /* key → fsa_engine_acc */
+	GHashTable *adapters;              /* adapter_id → fsa_adapter_acc */
+	uint64_t latest_ns; /* the latest time an item named (FSA_TIME_NONE: none yet) */
 	/* The last accumulator each of get_queue, get_fence and get_process returned: most
 	 * operations in a row are on the same ones (entries stay until the report is freed). */
 	struct fsa_queue_acc *last_queue;

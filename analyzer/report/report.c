@@ -59,6 +59,7 @@ engine_free(gpointer data)
 	struct fsa_engine_acc *engine = data;
 
 	quantile_fini(&engine->preemption);
+	quantile_fini(&engine->reconnect);
 	g_free(engine);
 }
 
@@ -134,9 +135,24 @@ get_engine(struct fsa_report *r, uint32_t adapter_id, uint32_t engine_id)
 		engine->adapter_id = adapter_id;
 		engine->engine_id = engine_id;
 		quantile_init(&engine->preemption);
+		quantile_init(&engine->reconnect);
 		g_hash_table_insert(r->engines, &engine->key, engine);
 	}
 	return engine;
+}
+
+static struct fsa_adapter_acc *
+get_adapter(struct fsa_report *r, uint32_t adapter_id)
+{
+	uint64_t key = adapter_id;
+	struct fsa_adapter_acc *adapter = g_hash_table_lookup(r->adapters, &key);
+
+	if (!adapter) {
+		adapter = g_new0(struct fsa_adapter_acc, 1);
+		adapter->adapter_id = key;
+		g_hash_table_insert(r->adapters, &adapter->adapter_id, adapter);
+	}
+	return adapter;
 }
 
 /* --- The time filter -------------------------------------------------------------------------- */
@@ -184,6 +200,16 @@ in_range(struct fsa_report *r, uint64_t begin_ns, uint64_t end_ns)
 }
 
 /* --- Callbacks -------------------------------------------------------------------------------- */
+
+/* The latest time any item named: the trace's end when the report has no model. */
+static void
+see_time(struct fsa_report *r, uint64_t begin_ns, uint64_t end_ns)
+{
+	if (begin_ns != FSA_TIME_NONE && (r->latest_ns == FSA_TIME_NONE || begin_ns > r->latest_ns))
+		r->latest_ns = begin_ns;
+	if (end_ns != FSA_TIME_NONE && (r->latest_ns == FSA_TIME_NONE || end_ns > r->latest_ns))
+		r->latest_ns = end_ns;
+}
 
 /* Loss counts come from the trace: their sums saturate rather than wrap. */
 static uint64_t
@@ -301,6 +327,7 @@ on_op(void *data, const struct fsa_op *op)
 			begin_ns = op->inferred_begin_ns;
 		end_ns = op->inferred_end_ns;
 	}
+	see_time(r, begin_ns, end_ns);
 	if (!in_range(r, begin_ns, end_ns))
 		return FSA_OK;
 	if ((size_t) op->source < 3 && (size_t) op->kind < 2)
@@ -400,6 +427,7 @@ on_packet(void *data, const struct fsa_packet *packet)
 	uint64_t begin_ns =
 	    packet->start_ns != FSA_TIME_NONE ? packet->start_ns : packet->queued_ns;
 
+	see_time(r, begin_ns, packet->end_ns);
 	if (!in_range(r, begin_ns, packet->end_ns))
 		return FSA_OK;
 	r->packet_count++;
@@ -425,6 +453,69 @@ is_example_marker(enum fsa_marker_kind kind)
 	       kind == FSA_MARK_PAGE_FAULT || kind == FSA_MARK_DEVICE_LOST;
 }
 
+/*
+ * How long an interval marker lasted, for the doorbell section: one still open at the end of the
+ * trace (end_ns FSA_TIME_NONE; the model sends those at its finish) lasts up to the trace's last
+ * event, or to the --end bound if that comes first, and sets *is_open.
+ */
+static uint64_t
+interval_length(struct fsa_report *r, const struct fsa_marker *marker, bool *is_open)
+{
+	uint64_t end = marker->end_ns;
+
+	*is_open = end == FSA_TIME_NONE;
+	if (*is_open) {
+		const struct fsa_summary *summary =
+		    r->model ? fsa_model_borrow_summary(r->model) : NULL;
+
+		end = summary ? summary->last_ns : r->latest_ns;
+		if (r->end_ns != FSA_TIME_NONE && r->end_ns < end)
+			end = r->end_ns;
+	}
+	return end != FSA_TIME_NONE && end >= marker->begin_ns ? end - marker->begin_ns : 0;
+}
+
+/* Doorbell markers' adapter and engine: the marker's, else its queue's (model), else unknown. */
+static struct fsa_engine_acc *
+marker_engine(struct fsa_report *r, const struct fsa_marker *marker)
+{
+	const struct fsa_queue_info *info =
+	    r->model && marker->hwqueue_handle
+		? fsa_model_find_queue(r->model, marker->hwqueue_handle)
+		: NULL;
+
+	if (marker->engine_id != UINT32_MAX)
+		return get_engine(r, marker->adapter_id, marker->engine_id);
+	return info ? get_engine(r, info->adapter_id, info->engine_id) : NULL;
+}
+
+/* SUS-01, SUS-04: a context's suspension counts for each of its queues and once for its engine. */
+static void
+add_suspension(struct fsa_report *r, const struct fsa_marker *marker, uint64_t length, bool is_open)
+{
+	size_t count = r->model ? fsa_model_queue_count(r->model) : 0;
+	bool is_engine_counted = false;
+
+	for (size_t i = 0; i < count; i++) {
+		const struct fsa_queue_info *info = fsa_model_borrow_queue(r->model, i);
+		struct fsa_queue_acc *queue;
+
+		if (info->context_handle != marker->context_handle || !info->is_user_mode)
+			continue;
+		queue = get_queue(r, info->hwqueue_handle);
+		queue->suspended_ns += length;
+		queue->open_at_end += is_open;
+		if (!is_engine_counted) {
+			struct fsa_engine_acc *engine =
+			    get_engine(r, info->adapter_id, info->engine_id);
+
+			engine->suspended_ns += length;
+			engine->open_at_end += is_open;
+			is_engine_counted = true;
+		}
+	}
+}
+
 static fsa_status
 on_marker(void *data, const struct fsa_marker *marker)
 {
@@ -434,6 +525,7 @@ on_marker(void *data, const struct fsa_marker *marker)
 	uint64_t duration_ns = has_duration ? marker->end_ns - marker->begin_ns : 0;
 	fsa_status status = FSA_OK;
 
+	see_time(r, marker->begin_ns, marker->end_ns);
 	if ((size_t) marker->kind >= FSA_MARK_KIND_COUNT ||
 	    !in_range(r, marker->begin_ns, marker->end_ns))
 		return FSA_OK;
@@ -444,13 +536,23 @@ on_marker(void *data, const struct fsa_marker *marker)
 	if (status != FSA_OK)
 		return status;
 
-	struct fsa_queue_acc *queue =
-	    marker->hwqueue_handle != 0 && marker->kind <= FSA_MARK_DOORBELL_DESTROY
-		? get_queue(r, marker->hwqueue_handle)
-	    : marker->hwqueue_handle != 0 && marker->kind == FSA_MARK_DOORBELL_CONNECTED
-		? get_queue(r, marker->hwqueue_handle)
-		: NULL;
+	bool is_doorbell = marker->kind <= FSA_MARK_DOORBELL_DESTROY ||
+			   marker->kind == FSA_MARK_DOORBELL_CONNECTED ||
+			   marker->kind == FSA_MARK_DOORBELL_STATE;
+	struct fsa_queue_acc *queue = marker->hwqueue_handle != 0 && is_doorbell
+					  ? get_queue(r, marker->hwqueue_handle)
+					  : NULL;
+	bool is_open = false;
+	uint64_t length =
+	    marker->kind >= FSA_MARK_PREEMPTION ? interval_length(r, marker, &is_open) : 0;
 
+	if (queue) {
+		marker_engine(r, marker); /* a row in doorbells.engines */
+		if (queue->engine_id == UINT32_MAX && marker->engine_id != UINT32_MAX) {
+			queue->adapter_id = marker->adapter_id;
+			queue->engine_id = marker->engine_id;
+		}
+	}
 	switch (marker->kind) {
 	case FSA_MARK_DOORBELL_RING:
 		if (queue)
@@ -464,10 +566,15 @@ on_marker(void *data, const struct fsa_marker *marker)
 		if (marker->code >= 2)
 			queue->failed_connects++;
 		if (marker->latency_ns != FSA_TIME_NONE) {
+			struct fsa_engine_acc *engine = marker_engine(r, marker);
+
 			status = remember(r, quantile_add(&queue->reconnect, marker->latency_ns));
 			if (status == FSA_OK)
 				status = remember(
 				    r, quantile_add(&r->reconnect_all, marker->latency_ns));
+			if (status == FSA_OK && engine)
+				status = remember(
+				    r, quantile_add(&engine->reconnect, marker->latency_ns));
 		}
 		break;
 	case FSA_MARK_DOORBELL_DISCONNECT:
@@ -481,9 +588,41 @@ on_marker(void *data, const struct fsa_marker *marker)
 			get_queue(r, marker->other_handle)->victimizer++;
 		break;
 	case FSA_MARK_DOORBELL_CONNECTED:
-		if (queue && has_duration)
-			queue->connected_ns += duration_ns;
+		if (queue) {
+			queue->connected_ns += length;
+			queue->open_at_end += is_open;
+		}
 		break;
+	case FSA_MARK_DOORBELL_STATE:
+		if (!queue)
+			break;
+		/* The status word: CONNECTED 0, CONNECTED_NOTIFY_KMD 1, RETRY 2, ABORT 3; an
+		 * ABORT interval is one turn of the word to DISCONNECTED_ABORT (UMS-16). */
+		if (marker->code >= 0 && marker->code < 4)
+			queue->status_ns[marker->code] += length;
+		queue->aborts += marker->code == 3;
+		queue->open_at_end += is_open;
+		break;
+	case FSA_MARK_CONTEXT_SUSPENDED:
+		add_suspension(r, marker, length, is_open);
+		break;
+	case FSA_MARK_ENGINE_F1: {
+		struct fsa_engine_acc *engine =
+		    get_engine(r, marker->adapter_id, marker->engine_id);
+
+		engine->f1_count++;
+		engine->f1_ns += length;
+		engine->open_at_end += is_open;
+		break;
+	}
+	case FSA_MARK_DEVICE_D3: {
+		struct fsa_adapter_acc *adapter = get_adapter(r, marker->adapter_id);
+
+		adapter->d3_count++;
+		adapter->d3_ns += length;
+		adapter->open_at_end += is_open;
+		break;
+	}
 	case FSA_MARK_PREEMPTION: {
 		struct fsa_engine_acc *engine =
 		    get_engine(r, marker->adapter_id, marker->engine_id);
@@ -615,6 +754,8 @@ fsa_report_create(const struct fsa_report_options *options)
 	r->fences = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, fence_free);
 	r->processes = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, process_free);
 	r->engines = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, engine_free);
+	r->adapters = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	r->latest_ns = FSA_TIME_NONE;
 	for (size_t i = 0; i < FSA_MARK_KIND_COUNT; i++)
 		quantile_init(&r->marker_durations[i]);
 	r->marker_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_marker));
@@ -642,6 +783,7 @@ fsa_report_destroy(struct fsa_report *r)
 	g_hash_table_destroy(r->fences);
 	g_hash_table_destroy(r->processes);
 	g_hash_table_destroy(r->engines);
+	g_hash_table_destroy(r->adapters);
 	for (size_t i = 0; i < FSA_MARK_KIND_COUNT; i++)
 		quantile_fini(&r->marker_durations[i]);
 	g_array_free(r->marker_examples, TRUE);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fencescope-tp-enums.h"
 #include "report-private.h"
 
 #define COLUMNS(array) (array), (sizeof(array) / sizeof((array)[0]))
@@ -543,6 +544,41 @@ static const struct fsa_column doorbell_columns[] = {
     {"reconnect_p50_ns", "p50", FSA_CELL_DURATION},
     {"reconnect_p99_ns", "p99", FSA_CELL_DURATION},
     {"reconnect_max_ns", "max", FSA_CELL_DURATION},
+    {"notify_kmd_ns", "notify-KMD", FSA_CELL_DURATION},
+    {"retry_ns", "retry", FSA_CELL_DURATION},
+    {"suspended_ns", "suspended", FSA_CELL_DURATION},
+    {"aborts", "aborts", FSA_CELL_U64},
+    {"open_at_end", "open at end", FSA_CELL_U64},
+};
+
+static const struct fsa_column doorbell_engine_columns[] = {
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"engine_id", "engine", FSA_CELL_U64},
+    {"queues", "queues", FSA_CELL_U64},
+    {"rings", "rings", FSA_CELL_U64},
+    {"connects", "connects", FSA_CELL_U64},
+    {"victimized", "victimized", FSA_CELL_U64},
+    {"victimizer", "victimizer", FSA_CELL_U64},
+    {"reconnects", "reconnects", FSA_CELL_U64},
+    {"reconnect_min_ns", "reconnect min", FSA_CELL_DURATION},
+    {"reconnect_p50_ns", "p50", FSA_CELL_DURATION},
+    {"reconnect_p99_ns", "p99", FSA_CELL_DURATION},
+    {"reconnect_max_ns", "max", FSA_CELL_DURATION},
+    {"connected_ns", "connected", FSA_CELL_DURATION},
+    {"notify_kmd_ns", "notify-KMD", FSA_CELL_DURATION},
+    {"retry_ns", "retry", FSA_CELL_DURATION},
+    {"suspended_ns", "suspended", FSA_CELL_DURATION},
+    {"f1_count", "F1", FSA_CELL_U64},
+    {"f1_ns", "in F1", FSA_CELL_DURATION},
+    {"aborts", "aborts", FSA_CELL_U64},
+    {"open_at_end", "open at end", FSA_CELL_U64},
+};
+
+static const struct fsa_column doorbell_adapter_columns[] = {
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"d3_count", "D3", FSA_CELL_U64},
+    {"d3_ns", "in D3", FSA_CELL_DURATION},
+    {"open_at_end", "open at end", FSA_CELL_U64},
 };
 
 static const struct fsa_column reconnect_columns[] = {
@@ -565,6 +601,97 @@ add_short_stats(struct fsa_table *t, struct fsa_quantile *q)
 	add_u64(t, q->max);
 }
 
+/*
+ * The per-engine and per-adapter tables come only with doorbell, suspend or power markers, so
+ * that the section of a trace without them stays as it was (docs/report-schema.md).
+ */
+static bool
+has_doorbell_activity(const struct fsa_report *r)
+{
+	for (int kind = 0; kind < FSA_MARK_KIND_COUNT; kind++) {
+		bool is_doorbell =
+		    kind <= FSA_MARK_DOORBELL_DESTROY || kind == FSA_MARK_DOORBELL_CONNECTED ||
+		    kind == FSA_MARK_DOORBELL_STATE || kind == FSA_MARK_CONTEXT_SUSPENDED ||
+		    kind == FSA_MARK_ENGINE_F1 || kind == FSA_MARK_DEVICE_D3;
+
+		if (is_doorbell && r->marker_counts[kind])
+			return true;
+	}
+	return false;
+}
+
+/* Per-engine sums of the per-queue doorbell figures, with the engine's own (reconnect latency,
+ * suspensions counted once per context, F1), then each adapter's D3. */
+static void
+build_doorbell_engines(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_table *t =
+	    table_new(tables, "doorbells", "engines", "Doorbells and power per engine", false,
+		      COLUMNS(doorbell_engine_columns), "no engine with doorbells or power states");
+	GPtrArray *queues = sorted_values(r->queues);
+	/* on_marker made an accumulator for every engine a doorbell marker named. */
+	GPtrArray *engines = sorted_values(r->engines);
+	for (size_t e = 0; e < engines->len; e++) {
+		struct fsa_engine_acc *engine = engines->pdata[e];
+		uint64_t sums[9] = {0}; /* queues rings connects victimized victimizer connected
+					   notify retry aborts */
+		uint64_t open = engine->open_at_end;
+
+		for (size_t i = 0; i < queues->len; i++) {
+			struct fsa_queue_acc *q = queues->pdata[i];
+			const struct fsa_queue_info *info =
+			    r->model ? fsa_model_find_queue(r->model, q->hwqueue_handle) : NULL;
+			uint32_t adapter_id = info ? info->adapter_id : q->adapter_id;
+			uint32_t engine_id = info ? info->engine_id : q->engine_id;
+
+			if (adapter_id != engine->adapter_id || engine_id != engine->engine_id ||
+			    !(q->rings || q->connects || q->victimized || q->victimizer))
+				continue;
+			sums[0]++;
+			sums[1] += q->rings;
+			sums[2] += q->connects;
+			sums[3] += q->victimized;
+			sums[4] += q->victimizer;
+			sums[5] += q->connected_ns;
+			sums[6] += q->status_ns[FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD];
+			sums[7] += q->status_ns[FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY];
+			sums[8] += q->aborts;
+			/* The queue's own suspensions are the engine's, counted there once. */
+			open += q->open_at_end;
+		}
+		if (!sums[0] && !engine->f1_count && !engine->suspended_ns)
+			continue;
+		add_opt(t, engine->adapter_id, UINT32_MAX);
+		add_opt(t, engine->engine_id, UINT32_MAX);
+		for (int s = 0; s < 5; s++)
+			add_u64(t, sums[s]);
+		add_short_stats(t, &engine->reconnect);
+		add_u64(t, sums[5]);
+		add_u64(t, sums[6]);
+		add_u64(t, sums[7]);
+		add_u64(t, engine->suspended_ns);
+		add_u64(t, engine->f1_count);
+		add_u64(t, engine->f1_ns);
+		add_u64(t, sums[8]);
+		add_u64(t, open);
+	}
+	g_ptr_array_free(engines, TRUE);
+	g_ptr_array_free(queues, TRUE);
+
+	t = table_new(tables, "doorbells", "adapters", "Power per adapter", false,
+		      COLUMNS(doorbell_adapter_columns), "no adapter in D3");
+	engines = sorted_values(r->adapters);
+	for (size_t i = 0; i < engines->len; i++) {
+		struct fsa_adapter_acc *a = engines->pdata[i];
+
+		add_u64(t, a->adapter_id);
+		add_u64(t, a->d3_count);
+		add_u64(t, a->d3_ns);
+		add_u64(t, a->open_at_end);
+	}
+	g_ptr_array_free(engines, TRUE);
+}
+
 static void
 build_doorbells(struct fsa_report *r, GPtrArray *tables)
 {
@@ -578,7 +705,8 @@ build_doorbells(struct fsa_report *r, GPtrArray *tables)
 		    r->model ? fsa_model_find_queue(r->model, q->hwqueue_handle) : NULL;
 
 		if (!q->rings && !q->connects && !q->disconnects && !q->victimized &&
-		    !q->victimizer)
+		    !q->victimizer && !q->suspended_ns && !q->status_ns[0] && !q->status_ns[1] &&
+		    !q->status_ns[2] && !q->status_ns[3] && !q->aborts)
 			continue;
 		add_u64(t, q->hwqueue_handle);
 		add_opt(t, info ? info->process_id : q->process_id, UINT32_MAX);
@@ -590,6 +718,11 @@ build_doorbells(struct fsa_report *r, GPtrArray *tables)
 		add_u64(t, q->victimizer);
 		add_u64(t, q->connected_ns);
 		add_short_stats(t, &q->reconnect);
+		add_u64(t, q->status_ns[FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD]);
+		add_u64(t, q->status_ns[FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY]);
+		add_u64(t, q->suspended_ns);
+		add_u64(t, q->aborts);
+		add_u64(t, q->open_at_end);
 	}
 	g_ptr_array_free(values, TRUE);
 
@@ -597,6 +730,8 @@ build_doorbells(struct fsa_report *r, GPtrArray *tables)
 		      false, COLUMNS(reconnect_columns), NULL);
 	add_str(t, "reconnect");
 	add_stats(t, &r->reconnect_all);
+	if (has_doorbell_activity(r))
+		build_doorbell_engines(r, tables);
 }
 
 static const struct fsa_column engine_columns[] = {

@@ -439,6 +439,144 @@ end:
 	return world_close(world, status);
 }
 
+/* ---- doorbells ----------------------------------------------------------------------------- */
+
+/*
+ * A user-mode queue that takes work through its doorbell: CreateDoorbell, then ConnectDoorbell
+ * (UMS-08, UMS-12). Every doorbell scenario makes its queues here, so that they can move to a
+ * convenience of the public API in one place. From then on fsr_cmdbuf_submit rings the doorbell
+ * and reconnects on DISCONNECTED_RETRY itself (UMS-14, UMS-15).
+ */
+static fsr_status
+queue_with_doorbell(struct world *world, uint32_t engine, fsr_handle *queue)
+{
+	fsr_status status;
+
+	TRY(queue_new(world, engine, FSR_SUBMIT_USER_MODE, queue));
+	TRY(fsr_doorbell_create(world->process, *queue));
+	TRY(fsr_doorbell_connect(world->process, *queue, NULL));
+end:
+	return status;
+}
+
+#define PRESSURE_QUEUES    6
+#define PRESSURE_DOORBELLS 2
+
+/*
+ * Dedicated doorbells under pressure (UMS-20 to UMS-24): 6 user-mode queues on the 3D and the
+ * compute engine share 2 physical doorbells. Each round every queue waits for the previous
+ * queue's fence (queue 0 for the last queue's previous round) and signals its own, so the
+ * queues form a ring of GPU waits and signals. Each queue submits two buffers in a row (the
+ * wait and work, then more work and the signal), the queues round robin: the first ring finds
+ * the doorbell victimized since the queue's last turn (RETRY) and reconnects, victimizing the
+ * least recently used other queue (UMS-22, UMS-23) — a victimization and a reconnect per queue
+ * and round — and the second finds it connected. The compute engine's doorbells connect
+ * CONNECTED_NOTIFY_KMD (UMS-24), so that second ring is followed by NotifyWorkSubmission.
+ */
+static fsr_status
+run_doorbell_pressure(const struct fsr_scenario *scenario,
+		      const struct fsr_scenario_options *options,
+		      struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 40;
+	fsr_handle queues[PRESSURE_QUEUES], fences[PRESSURE_QUEUES];
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.doorbell_model = FSR_DOORBELL_DEDICATED;
+	adapter_config.physical_doorbells = PRESSURE_DOORBELLS;
+	adapter_config.doorbell_notify_kmd_engines = 1u << 1;
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	for (uint32_t q = 0; q < PRESSURE_QUEUES; q++) {
+		TRY(queue_with_doorbell(world, q % 2, &queues[q]));
+		TRY(fsr_fence_create(world->process, world->device, 0, 0, &fences[q], NULL));
+	}
+	for (uint64_t round = 1; round <= rounds; round++) {
+		for (uint32_t q = 0; q < PRESSURE_QUEUES; q++) {
+			bool is_first = q == 0;
+			fsr_handle wait_fence = is_first
+						    ? (round > 1 ? fences[PRESSURE_QUEUES - 1] : 0)
+						    : fences[q - 1];
+
+			TRY(submit(world,
+				   &(struct step){.queue = queues[q],
+						  .is_user_mode = true,
+						  .wait_fence = wait_fence,
+						  .wait_value = is_first ? round - 1 : round,
+						  .work_ticks = random_between(world, 500, 3000)}));
+			TRY(submit(world,
+				   &(struct step){.queue = queues[q],
+						  .is_user_mode = true,
+						  .work_ticks = random_between(world, 100, 500),
+						  .signal_fence = fences[q],
+						  .signal_value = round}));
+		}
+		/* Two rounds in flight at most: the rounds' submissions, and so the victimizations,
+		 * spread over the GPU's work instead of all coming at the start. */
+		if (round > 2)
+			TRY(cpu_wait(world, fences[PRESSURE_QUEUES - 1], round - 2));
+	}
+	TRY(cpu_wait(world, fences[PRESSURE_QUEUES - 1], rounds));
+end:
+	return world_close(world, status);
+}
+
+#define GLOBAL_QUEUES 32
+#define GLOBAL_CHAIN  4
+
+/*
+ * The global doorbell (UMS-17 to UMS-19): 32 user-mode queues on the 3D and the compute engine
+ * connect to the one physical doorbell, each once; a ring makes the engines scan every connected
+ * queue's write pointer and nothing is ever victimized. Queues form chains of 4: within a round
+ * each waits for the previous queue of its chain and signals its own fence.
+ */
+static fsr_status
+run_doorbell_global(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+		    struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 10;
+	fsr_handle queues[GLOBAL_QUEUES], fences[GLOBAL_QUEUES];
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.doorbell_model = FSR_DOORBELL_GLOBAL;
+	adapter_config.physical_doorbells = 1;
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	for (uint32_t q = 0; q < GLOBAL_QUEUES; q++) {
+		TRY(queue_with_doorbell(world, q % 2, &queues[q]));
+		TRY(fsr_fence_create(world->process, world->device, 0, 0, &fences[q], NULL));
+	}
+	for (uint64_t round = 1; round <= rounds; round++) {
+		for (uint32_t q = 0; q < GLOBAL_QUEUES; q++) {
+			bool is_chained = q % GLOBAL_CHAIN != 0;
+
+			TRY(submit(world,
+				   &(struct step){.queue = queues[q],
+						  .is_user_mode = true,
+						  .wait_fence = is_chained ? fences[q - 1] : 0,
+						  .wait_value = round,
+						  .work_ticks = random_between(world, 200, 1500),
+						  .signal_fence = fences[q],
+						  .signal_value = round}));
+		}
+		if (round % 4 == 0)
+			TRY(cpu_wait(world, fences[GLOBAL_QUEUES - 1], round - 2));
+	}
+	TRY(cpu_wait(world, fences[GLOBAL_QUEUES - 1], rounds));
+end:
+	return world_close(world, status);
+}
+
 /* ---- registry ------------------------------------------------------------------------------ */
 
 static const struct fsr_scenario producer_consumer = {
@@ -467,8 +605,20 @@ static const struct fsr_scenario stress = {
     "(--scale rounds, default 1000; 250000 for ~10M events)",
     run_stress, NULL};
 
+static const struct fsr_scenario doorbell_pressure = {
+    "doorbell-pressure",
+    "dedicated model: 6 user-mode queues in a wait/signal ring on 2 physical doorbells, a "
+    "victimization and a reconnect per queue and round (--scale rounds, default 40)",
+    run_doorbell_pressure, NULL};
+static const struct fsr_scenario doorbell_global = {
+    "doorbell-global",
+    "global model: 32 user-mode queues in chains of 4 on the one doorbell, no victimization "
+    "(--scale rounds, default 10)",
+    run_doorbell_global, NULL};
+
 static const struct fsr_scenario *const builtins[] = {
-    &producer_consumer, &frame_pipeline, &log_overrun, &cpu_waiters, &stress,
+    &producer_consumer, &frame_pipeline,  &log_overrun, &cpu_waiters, &stress,
+    &doorbell_pressure, &doorbell_global,
 };
 
 const struct fsr_scenario *const *

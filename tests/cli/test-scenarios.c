@@ -231,6 +231,16 @@ Test(scenarios, stress_recording_matches_the_totals_of_the_run, .timeout = 240)
 	record_and_check("stress");
 }
 
+Test(scenarios, ums_22_doorbell_pressure_recording_matches_the_totals_of_the_run, .timeout = 240)
+{
+	record_and_check("doorbell-pressure");
+}
+
+Test(scenarios, ums_18_doorbell_global_recording_matches_the_totals_of_the_run, .timeout = 240)
+{
+	record_and_check("doorbell-global");
+}
+
 Test(scenarios, bad_scenario_file_is_refused_with_its_line_and_exit_status_2)
 {
 	char path[] = "/tmp/fsct-bad-XXXXXX.json";

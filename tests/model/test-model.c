@@ -551,6 +551,51 @@ Test(model, ums_14_doorbell_status_word_intervals_tile_the_doorbell_life)
 	cr_assert_eq(n, sizeof(want) / sizeof(want[0]));
 }
 
+/*
+ * UMS-12, UMS-14, UMS-23: with no doorbell_create in the trace (it began later), the first
+ * doorbell_status store opens the word's interval; each changing store closes the previous one
+ * where it opens its own, doorbell_destroy closes the last, each doorbell has its own, and one
+ * still open at the end goes out without an end.
+ */
+Test(model, ums_14_doorbell_state_without_create_closed_by_destroy_per_doorbell)
+{
+	const uint64_t db = UINT64_C(0x8005000000000001), db2 = UINT64_C(0x8005000000000003);
+	const struct fsa_marker *status[4] = {NULL};
+	size_t count = 0;
+
+#define STATUS(ts, q, d, old, new)                                                                 \
+	feed_ok("doorbell_status", U(ts), "process_id", U(PID), "hwqueue_handle", U(q),            \
+		"doorbell_handle", U(d), "old_status", U(old), "new_status", U(new), NULL)
+	STATUS(T0 + 1, UQ, db, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY,
+	       FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
+	STATUS(T0 + 10, UQ, db, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY,
+	       FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD);
+	STATUS(T0 + 30, UQ, db, FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD,
+	       FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
+	feed_ok("doorbell_destroy", T0 + 70, "process_id", U(PID), "hwqueue_handle", UQ,
+		"doorbell_handle", db, NULL);
+	STATUS(T0 + 80, UQ2, db2, FSTP_DOORBELL_STATUS_CONNECTED,
+	       FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT);
+#undef STATUS
+	cr_assert_eq(finish(), FSA_OK);
+	for (size_t i = 0; i < got.marker_count; i++)
+		if (got.markers[i].kind == FSA_MARK_DOORBELL_STATE && count < 4)
+			status[count++] = &got.markers[i];
+	cr_assert_eq(count, 4);
+	cr_assert_eq(status[0]->begin_ns, T0 + 1);
+	cr_assert_eq(status[0]->end_ns, T0 + 10);
+	cr_assert_eq(status[0]->code, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY);
+	cr_assert_eq(status[1]->end_ns, T0 + 30);
+	cr_assert_eq(status[1]->code, FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD);
+	cr_assert_eq(status[1]->value, UINT32_MAX, "no connect named a physical doorbell");
+	cr_assert_eq(status[1]->hwqueue_handle, UQ);
+	cr_assert_eq(status[2]->end_ns, T0 + 70, "closed by doorbell_destroy");
+	cr_assert_eq(status[3]->hwqueue_handle, UQ2);
+	cr_assert_eq(status[3]->code, FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT);
+	cr_assert_eq(status[3]->end_ns, FSA_TIME_NONE, "open at the end of the trace");
+	cr_assert_str_eq(fsa_marker_kind_name(FSA_MARK_DOORBELL_STATE), "doorbell_state");
+}
+
 Test(model, tdr_suspend_and_power_intervals_open_at_the_end_stay_open)
 {
 	size_t tdr = 0, open_f1 = 0, suspended = 0;

@@ -117,3 +117,27 @@ Test(golden, sim_plain_lttng_json)
 {
 	check("sim-plain-lttng", "json", "expected.json");
 }
+
+/* Issue 12: the doorbell section of a doorbell-pressure recording (6 queues on 2 dedicated
+ * doorbells): per queue, per engine and per adapter. A golden, not a truth check (that is
+ * tests/cli/test-doorbell-report.c). */
+Test(golden, doorbell_pressure_text)
+{
+	check("doorbell-pressure", "text", "expected.txt");
+}
+
+Test(golden, doorbell_pressure_json)
+{
+	check("doorbell-pressure", "json", "expected.json");
+}
+
+/* Issue 12: 32 queues on the global doorbell: one connect each, no victimization. */
+Test(golden, doorbell_global_text)
+{
+	check("doorbell-global", "text", "expected.txt");
+}
+
+Test(golden, doorbell_global_json)
+{
+	check("doorbell-global", "json", "expected.json");
+}

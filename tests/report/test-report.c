@@ -5,6 +5,7 @@
  * The operations below are small enough to compute every expected value by hand.
  */
 #define _GNU_SOURCE
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,8 @@
 #include <criterion/criterion.h>
 #include <json-glib/json-glib.h>
 
+#include "fencescope-tp-enums.h"
+#include "fsa/model.h"
 #include "fsa/report.h"
 
 #define NONE FSA_TIME_NONE
@@ -421,6 +424,180 @@ Test(report, doorbells_preemption_and_faults)
 	cr_assert_eq(int_at(root, "$.preemption.markers[2].count"), 1);
 	cr_assert(is_null_at(root, "$.preemption.markers[2].max_ns"));
 	cr_assert_eq(count_at(root, "$.preemption.examples[*]"), 2);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+}
+
+/* A report fed only doorbell, suspend and power markers of queue 0x10 (adapter 0, engine 1). */
+static struct fsa_report *
+doorbell_report(void)
+{
+	struct fsa_report *report = fsa_report_create(NULL);
+	const struct fsa_model_sink *sink = fsa_report_borrow_sink(report);
+	struct fsa_marker m;
+
+	cr_assert_not_null(report);
+	/* RETRY 100 → 300, NOTIFY_KMD 300 → 1000, RETRY 1000 → open (the trace ends at 5000). */
+	m = make_marker(FSA_MARK_DOORBELL_STATE, 0x10, 100, 300);
+	m.code = FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY;
+	cr_assert_eq(sink->marker(sink->data, &m), FSA_OK);
+	m = make_marker(FSA_MARK_DOORBELL_CONNECT, 0x10, 300, 300);
+	m.code = FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD;
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DOORBELL_CONNECTED, 0x10, 300, 1000);
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DOORBELL_STATE, 0x10, 300, 1000);
+	m.code = FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD;
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DOORBELL_VICTIMIZE, 0x10, 1000, 1000);
+	m.other_handle = 0x20;
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DOORBELL_CONNECT, 0x20, 1000, 1000);
+	sink->marker(sink->data, &m);
+	/* The engine in F1 1500 → 2500 and again from 4000 on; the adapter in D3 2000 → 2400. */
+	m = make_marker(FSA_MARK_ENGINE_F1, 0, 1500, 2500);
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DEVICE_D3, 0, 2000, 2400);
+	m.engine_id = UINT32_MAX;
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DOORBELL_STATE, 0x20, 4800, 5000);
+	m.code = FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT;
+	sink->marker(sink->data, &m);
+	/* What is still open comes last, as the model sends it at its finish. */
+	m = make_marker(FSA_MARK_ENGINE_F1, 0, 4000, NONE);
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DOORBELL_STATE, 0x10, 1000, NONE);
+	m.code = FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY;
+	sink->marker(sink->data, &m);
+	m = make_marker(FSA_MARK_DOORBELL_CONNECTED, 0x20, 1000, NONE);
+	sink->marker(sink->data, &m);
+	cr_assert_eq(fsa_report_finish(report), FSA_OK);
+	return report;
+}
+
+/* Issue 12: per queue and per engine, intervals open at the end counted up to the end. */
+Test(report, ums_doorbell_section_per_queue_engine_and_adapter)
+{
+	struct fsa_report *report = doorbell_report();
+	JsonNode *root = json_report(report);
+
+	cr_assert_eq(count_at(root, "$.doorbells.queues[*]"), 2);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].notify_kmd_ns"), 700);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].retry_ns"), 200 + 4000);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].connected_ns"), 700);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].victimized"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].open_at_end"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[1].victimizer"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[1].connected_ns"), 4000, "open: to 5000");
+	cr_assert_eq(int_at(root, "$.doorbells.queues[1].aborts"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[1].open_at_end"), 1);
+	cr_assert_eq(count_at(root, "$.doorbells.engines[*]"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].engine_id"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].queues"), 2);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].connects"), 2);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].victimized"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].connected_ns"), 4700);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].retry_ns"), 4200);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].f1_count"), 2);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].f1_ns"), 1000 + 1000);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].aborts"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].open_at_end"), 3);
+	cr_assert_eq(count_at(root, "$.doorbells.adapters[*]"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.adapters[0].d3_ns"), 400);
+	cr_assert_eq(int_at(root, "$.doorbells.adapters[0].open_at_end"), 0);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+}
+
+/* Feeds one contract event, fields given as name, value pairs ending with NULL. */
+static void
+feed_event(struct fsa_model *model, const char *name, uint64_t ts, ...)
+{
+	struct fsa_event ev;
+	va_list args;
+	const char *field;
+
+	fsa_event_clear(&ev);
+	ev.type = fsa_event_type_from_name(name);
+	ev.ts_ns = ts;
+	cr_assert_neq(ev.type, FSA_EV_UNKNOWN, "%s", name);
+	va_start(args, ts);
+	while ((field = va_arg(args, const char *))) {
+		int slot = fsa_field_from_name(field);
+
+		cr_assert_geq(slot, 0, "%s", field);
+		fsa_event_set(&ev, (enum fsa_field) slot, va_arg(args, uint64_t));
+	}
+	va_end(args);
+	cr_assert_eq(fsa_model_add_event(model, &ev), FSA_OK);
+}
+
+#define U64(x) ((uint64_t) (x))
+
+/*
+ * SUS-01, FST-03, DST-01 through the model: a context suspended 100 → 400 counts for its
+ * user-mode queue and once for its engine; the engine's F1 from 500 is still open at the
+ * trace's last event (1000) and counts up to it; the adapter's D3 600 → 900.
+ */
+Test(report, sus_01_suspension_f1_and_d3_through_the_model)
+{
+	struct fsa_report *report = fsa_report_create(NULL);
+	struct fsa_model *model = fsa_model_create(fsa_report_borrow_sink(report));
+	const uint64_t ctx = 0x8002000000000002, q = 0x8003000000000005;
+	JsonNode *root;
+
+	cr_assert_not_null(model);
+	fsa_report_set_model(report, model);
+	feed_event(model, "fencescope_os:context_create", 10, "process_id", U64(1), "device_handle",
+		   U64(0x8001000000000001), "context_handle", ctx, "engine_id", U64(1), NULL);
+	feed_event(model, "fencescope_os:hwqueue_create", 20, "process_id", U64(1),
+		   "context_handle", ctx, "hwqueue_handle", q, "engine_id", U64(1),
+		   "submission_mode", U64(FSTP_SUBMISSION_MODE_USER_MODE), NULL);
+	feed_event(model, "fencescope_kmd:context_suspend", 100, "adapter_id", U64(0),
+		   "context_handle", ctx, "hwqueue_count", U64(1), NULL);
+	feed_event(model, "fencescope_kmd:context_resume", 400, "adapter_id", U64(0),
+		   "context_handle", ctx, "hwqueue_count", U64(1), NULL);
+	feed_event(model, "fencescope_os:engine_power", 500, "adapter_id", U64(0), "engine_id",
+		   U64(1), "old_state", U64(FSTP_ENGINE_POWER_F0), "new_state",
+		   U64(FSTP_ENGINE_POWER_F1), NULL);
+	feed_event(model, "fencescope_os:device_power", 600, "adapter_id", U64(0), "old_state",
+		   U64(FSTP_DEVICE_POWER_D0), "new_state", U64(FSTP_DEVICE_POWER_D3), NULL);
+	feed_event(model, "fencescope_os:device_power", 900, "adapter_id", U64(0), "old_state",
+		   U64(FSTP_DEVICE_POWER_D3), "new_state", U64(FSTP_DEVICE_POWER_D0), NULL);
+	feed_event(model, "fencescope_os:process_create", 1000, "process_id", U64(2), NULL);
+	cr_assert_eq(fsa_model_finish(model), FSA_OK);
+	cr_assert_eq(fsa_report_finish(report), FSA_OK);
+	root = json_report(report);
+	cr_assert_eq(count_at(root, "$.doorbells.queues[*]"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.queues[0].suspended_ns"), 300);
+	cr_assert_eq(count_at(root, "$.doorbells.engines[*]"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].engine_id"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].suspended_ns"), 300);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].f1_count"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].f1_ns"), 500, "open: up to 1000");
+	cr_assert_eq(int_at(root, "$.doorbells.engines[0].open_at_end"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.adapters[0].d3_count"), 1);
+	cr_assert_eq(int_at(root, "$.doorbells.adapters[0].d3_ns"), 300);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+	fsa_model_destroy(model);
+}
+
+/* Without doorbell, suspend or power markers the section has only its two tables of old. */
+Test(report, ums_no_doorbells_no_engine_or_adapter_table)
+{
+	struct fsa_report *report = fsa_report_create(NULL);
+	const struct fsa_model_sink *sink = fsa_report_borrow_sink(report);
+	struct fsa_marker m = make_marker(FSA_MARK_PREEMPTION, 0, 100, 600);
+	JsonNode *root;
+
+	sink->marker(sink->data, &m);
+	cr_assert_eq(fsa_report_finish(report), FSA_OK);
+	root = json_report(report);
+	cr_assert_eq(count_at(root, "$.doorbells.queues[*]"), 0);
+	cr_assert_eq(count_at(root, "$.doorbells.reconnect[*]"), 1);
+	cr_assert_eq(count_at(root, "$.doorbells.engines"), 0);
+	cr_assert_eq(count_at(root, "$.doorbells.adapters"), 0);
 	json_node_unref(root);
 	fsa_report_destroy(report);
 }

@@ -130,3 +130,43 @@ Test(builtin, realtime_clock_gives_the_same_counts)
 	/* 40 signals, 40 waits, and the progress writes of the 80 buffers (HPF-02). */
 	cr_expect_eq(realtime.log_entries_read + realtime.log_entries_lost, 80 + 80);
 }
+
+/*
+ * UMS-22, UMS-23: 6 queues on 2 dedicated doorbells in a ring of waits and signals; every
+ * buffer still runs once (its progress write is in the logs, HPF-02) whatever the victimizations.
+ * The victimizations themselves are counted from a recording (tests/cli/test-doorbell-report.c).
+ */
+Test(builtin, ums_22_doorbell_pressure_runs_every_buffer_in_both_clocks)
+{
+	struct fsr_scenario_totals sim = run_scenario("doorbell-pressure", FSR_CLOCK_SIM, 1, 10);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("doorbell-pressure", FSR_CLOCK_REALTIME, 1, 10);
+
+	cr_expect_eq(sim.submissions, 6 * 10 * 2);
+	cr_expect_eq(sim.gpu_signals, 6 * 10);
+	cr_expect_eq(sim.gpu_waits, 6 * 10 - 1); /* queue 0 waits from its second round on */
+	cr_expect_eq(sim.log_entries_read + sim.log_entries_lost,
+		     sim.submissions + sim.gpu_signals + sim.gpu_waits);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_signals, sim.gpu_signals);
+	cr_expect_eq(realtime.gpu_waits, sim.gpu_waits);
+	cr_expect_eq(realtime.work_gpu_ticks, sim.work_gpu_ticks);
+	cr_expect_eq(realtime.log_entries_read + realtime.log_entries_lost,
+		     sim.log_entries_read + sim.log_entries_lost);
+}
+
+/* UMS-17, UMS-18: 32 queues on the global doorbell, chains of 4, in both clocks. */
+Test(builtin, ums_18_doorbell_global_runs_every_buffer_in_both_clocks)
+{
+	struct fsr_scenario_totals sim = run_scenario("doorbell-global", FSR_CLOCK_SIM, 1, 3);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("doorbell-global", FSR_CLOCK_REALTIME, 1, 3);
+
+	cr_expect_eq(sim.submissions, 32 * 3);
+	cr_expect_eq(sim.gpu_signals, 32 * 3);
+	cr_expect_eq(sim.gpu_waits, 24 * 3);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_waits, sim.gpu_waits);
+	cr_expect_eq(realtime.log_entries_read + realtime.log_entries_lost,
+		     sim.log_entries_read + sim.log_entries_lost);
+}
