@@ -494,3 +494,51 @@ Test(doorbell, victimization_arrow_is_drawn_between_the_rows)
 	cr_assert_gt((c >> 16) & 0xff, (c & 0xff) + 60, "pixel 0x%06x", c);
 	cairo_surface_destroy(s);
 }
+
+/* The recorded doorbell-pressure scenario (6 user-mode queues on 2 physical doorbells): every
+ * queue has its band, and each victimization's arrow, where it is drawn apart from the others,
+ * answers that victimization with its victim and beneficiary. */
+Test(recorded, doorbell_pressure_bands_and_arrows)
+{
+	g_autofree char *path = g_build_filename(FST_TRACES, "doorbell-pressure", NULL);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FsvTrace) t = fsv_trace_load(path, NULL, NULL, NULL, &error);
+	g_autoptr(FsvView) v = NULL;
+	guint queues = 0, victimizations = 0, answered = 0;
+
+	cr_assert_not_null(t, "%s", error ? error->message : "");
+	v = fsv_view_new(t);
+	fsv_view_set_size(v, 1600, 1200);
+	fsv_view_fit(v);
+	for (guint32 r = 0; r < fsv_trace_get_row_count(t); r++) {
+		const FsvRow *row = fsv_trace_get_row(t, r);
+
+		if (row->kind != FSV_ROW_QUEUE)
+			continue;
+		queues++;
+		cr_assert(row->has_doorbell_band, "queue row %u has no band", r);
+	}
+	cr_assert_eq(queues, 6);
+	for (guint32 i = 0; i < fsv_trace_get_marker_count(t); i++) {
+		const FsvMarker *m = fsv_trace_get_marker(t, i);
+		double x, y0, y1;
+		FsvItem hit;
+
+		if (m->kind != FSA_MARK_DOORBELL_VICTIMIZE)
+			continue;
+		victimizations++;
+		cr_assert(fsv_view_get_victim_arrow(v, i, &x, &y0, &y1));
+		/* Zoomed on it, its shaft halfway between the two bands is its arrow. */
+		fsv_view_set_range(v, m->begin_ns - 2000, m->begin_ns + 2000);
+		cr_assert(fsv_view_get_victim_arrow(v, i, &x, &y0, &y1));
+		if (fsv_view_hit_test(v, x, (y0 + y1) / 2, &hit) && hit.kind == FSV_ITEM_MARKER &&
+		    fsv_trace_get_marker(t, hit.index)->kind == FSA_MARK_DOORBELL_VICTIMIZE &&
+		    fsv_trace_get_marker(t, hit.index)->begin_ns == m->begin_ns)
+			answered++;
+		fsv_view_fit(v);
+	}
+	cr_assert_gt(victimizations, 0);
+	/* Victimizations at the same time share their pixel column: one of them answers. */
+	cr_assert_geq(answered * 2, victimizations, "%u of %u arrows answered", answered,
+		      victimizations);
+}
