@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The marker timelines: doorbells (UMS-12..24) and their status words, preemption (PRE-04, PRE-09), TDR and resets
- * (TDR-01..06), suspend (SUS-01, SUS-04), power (FST-03, DST-01), page faults (MMU-14), lost
- * devices and failed calls. A point marker goes to the sink at once; an interval is kept open
- * under its key until the event that closes it, and one still open at the end goes out without
- * an end.
+ * The marker timelines: doorbells (UMS-12..24) and their status words, preemption (PRE-04, PRE-09),
+ * TDR and resets (TDR-01..06), suspend (SUS-01, SUS-04), power (FST-03, DST-01), page faults
+ * (MMU-14), lost devices and failed calls. A point marker goes to the sink at once; an interval is
+ * kept open under its key until the event that closes it, and one still open at the end goes out
+ * without an end.
  *
  * What it is not: packets (packets.c) or fence operations (ops.c); it only reads the queue
  * table (objects.c) to place a doorbell on its adapter and engine.
@@ -171,8 +171,8 @@ markers_on_doorbell_state(struct fsa_model *model, const struct fsa_event *ev)
 
 	if (ev->type == FSA_EV_DOORBELL_DESTROY)
 		return interval_close(model, &model->doorbell_states, doorbell, ev->ts_ns);
-	m.code = (int64_t) ev->u[ev->type == FSA_EV_DOORBELL_STATUS ? FSA_F_NEW_STATUS
-								     : FSA_F_STATUS];
+	m.code =
+	    (int64_t) ev->u[ev->type == FSA_EV_DOORBELL_STATUS ? FSA_F_NEW_STATUS : FSA_F_STATUS];
 	is_connected = m.code == FSTP_DOORBELL_STATUS_CONNECTED ||
 		       m.code == FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD;
 	if (open && open->code == m.code) {
@@ -188,8 +188,7 @@ markers_on_doorbell_state(struct fsa_model *model, const struct fsa_event *ev)
 		      ? ev->u[FSA_F_PHYSICAL_DOORBELL]
 		      : UINT32_MAX;
 	if (m.hwqueue_handle) {
-		const struct fsa_queue_info *queue =
-		    fsa_model_find_queue(model, m.hwqueue_handle);
+		const struct fsa_queue_info *queue = fsa_model_find_queue(model, m.hwqueue_handle);
 
 		if (queue) {
 			m.adapter_id = queue->adapter_id;

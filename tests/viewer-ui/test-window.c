@@ -839,9 +839,9 @@ Test(window, click_on_a_victimization_arrow_shows_victim_and_beneficiary)
 	/* The selected arrow is drawn in the selection colour; the others selected. The bands
 	 * show connected (green) and retry (amber) stretches. */
 	fsv_render_get_color(FSV_COLOR_SELECTION, rgb);
-	selected = count_colour(texture, rgb, 24, (int) (origin.x + x) - 3,
-			      (int) (origin.y + MIN(y0, y1)), (int) (origin.x + x) + 4,
-			      (int) (origin.y + MAX(y0, y1)));
+	selected =
+	    count_colour(texture, rgb, 24, (int) (origin.x + x) - 3, (int) (origin.y + MIN(y0, y1)),
+			 (int) (origin.x + x) + 4, (int) (origin.y + MAX(y0, y1)));
 	cr_assert_gt(selected, 5, "the selected arrow is not drawn; see %s", shot);
 	fsv_render_get_color(FSV_COLOR_DOORBELL_CONNECTED, rgb);
 	green = count_colour(texture, rgb, 24, (int) origin.x, (int) origin.y,

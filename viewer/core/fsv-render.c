@@ -642,10 +642,11 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 	case FSA_MARK_DOORBELL_DESTROY:
 	case FSA_MARK_LOG_RESIZE:
 	case FSA_MARK_CALL_FAILED: {
-		int tc = mk->kind == FSA_MARK_DOORBELL_CONNECT || mk->kind == FSA_MARK_DOORBELL_CREATE
-			     ? TRI_CONNECT
-			 : mk->kind == FSA_MARK_CALL_FAILED ? TRI_FAILED
-							    : TRI_CUT;
+		int tc =
+		    mk->kind == FSA_MARK_DOORBELL_CONNECT || mk->kind == FSA_MARK_DOORBELL_CREATE
+			? TRI_CONNECT
+		    : mk->kind == FSA_MARK_CALL_FAILED ? TRI_FAILED
+						       : TRI_CUT;
 		GArray *xs = m->tri[tc];
 		double x = floor(x0);
 
@@ -925,7 +926,8 @@ draw_victim_arrows(Ctx *c, GArray *ids)
 	g_array_set_size(ids, 0);
 	for (guint i = 0; i < n; i++) {
 		guint32 row = fsv_view_get_visible_row(c->view, i, NULL, NULL);
-		const FsvLod *lod = _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_VICTIM);
+		const FsvLod *lod =
+		    _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_VICTIM);
 
 		if (lod)
 			fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), collect_arrow,
@@ -933,7 +935,8 @@ draw_victim_arrows(Ctx *c, GArray *ids)
 	}
 	/* Shafts and dots are pixel-aligned rectangles, all in one fill (cairo's fast path); the
 	 * heads, triangles, in another. An arrow between the same rows as the previous one and
-	 * within 2 px of it is left out (it would add nothing visible). The selected one is drawn last, on top. */
+	 * within 2 px of it is left out (it would add nothing visible). The selected one is drawn
+	 * last, on top. */
 	set_rgb(cr, colors[FSV_COLOR_VICTIMIZE], 0.85);
 	for (int pass = 0; pass < 2; pass++) {
 		for (guint i = 0; i < ids->len; i++) {
@@ -1021,10 +1024,10 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 		m.band_h = 0;
 	if (r->kind == FSV_ROW_ENGINE_POWER || r->kind == FSV_ROW_DEVICE_POWER) {
 		/* F0 / D0 wherever no low-power range is drawn: a thin line over the trace. */
-		double x0 = MAX(fsv_view_time_to_x(c->view, fsv_trace_get_begin_ns(c->trace)),
-				c->x_min);
-		double x1 = MIN(fsv_view_time_to_x(c->view, fsv_trace_get_end_ns(c->trace)),
-				c->x_max);
+		double x0 =
+		    MAX(fsv_view_time_to_x(c->view, fsv_trace_get_begin_ns(c->trace)), c->x_min);
+		double x1 =
+		    MIN(fsv_view_time_to_x(c->view, fsv_trace_get_end_ns(c->trace)), c->x_max);
 
 		if (x1 > x0) {
 			set_rgb(c->cr, colors[FSV_COLOR_DOORBELL_CONNECTED], 0.5);
@@ -1527,8 +1530,10 @@ draw_legend(Ctx *c)
 	    {"Doorbell: retry | abort", SW_SPLIT, FSV_COLOR_DOORBELL_RETRY,
 	     FSV_COLOR_DOORBELL_ABORT},
 	};
-	static const LegendEntry victim = {"Victimized → beneficiary", SW_BAR, FSV_COLOR_VICTIMIZE, FSV_COLOR_VICTIMIZE};
-	static const LegendEntry low_power = {"Suspended / F1 / D3", SW_HATCH, FSV_COLOR_SUSPENDED, FSV_COLOR_SUSPENDED};
+	static const LegendEntry victim = {"Victimized → beneficiary", SW_BAR, FSV_COLOR_VICTIMIZE,
+					   FSV_COLOR_VICTIMIZE};
+	static const LegendEntry low_power = {"Suspended / F1 / D3", SW_HATCH, FSV_COLOR_SUSPENDED,
+					      FSV_COLOR_SUSPENDED};
 	LegendEntry entries[G_N_ELEMENTS(base) + 4];
 	cairo_t *cr = c->cr;
 	guint n = G_N_ELEMENTS(base), rows;

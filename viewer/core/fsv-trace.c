@@ -844,7 +844,8 @@ build_index(FsvTrace *t)
 
 				if (row->kind != FSV_ROW_QUEUE ||
 				    row->context_handle != m->context_handle ||
-				    (m->adapter_id != UINT32_MAX && row->adapter_id != m->adapter_id))
+				    (m->adapter_id != UINT32_MAX &&
+				     row->adapter_id != m->adapter_id))
 					continue;
 				if (m->row == FSV_INDEX_NONE)
 					m->row = r;
@@ -970,8 +971,9 @@ build_marker_lods(FsvTrace *t, guint32 r, GArray *items)
 	bool has_states = false;
 
 	for (guint i = 0; i < d->markers->len && !has_states; i++)
-		has_states = g_array_index(t->markers, FsvMarker, g_array_index(d->markers, guint32, i))
-				 .kind == FSA_MARK_DOORBELL_STATE;
+		has_states =
+		    g_array_index(t->markers, FsvMarker, g_array_index(d->markers, guint32, i))
+			.kind == FSA_MARK_DOORBELL_STATE;
 	for (int layer = 0; layer < FSV_MARKER_LAYER_COUNT; layer++) {
 		g_array_set_size(items, 0);
 		for (guint i = 0; i < d->markers->len; i++) {

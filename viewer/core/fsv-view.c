@@ -619,8 +619,8 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 		guint32 id = hit_victim_arrow(v, x, y, t, 1.0);
 
 		if (id != FSV_INDEX_NONE) {
-			*hit = (FsvItem){FSV_ITEM_MARKER, id,
-					 fsv_trace_get_marker(v->trace, id)->row};
+			*hit =
+			    (FsvItem){FSV_ITEM_MARKER, id, fsv_trace_get_marker(v->trace, id)->row};
 			return true;
 		}
 	}
@@ -677,8 +677,9 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 		 * drawn in the tick strip only). */
 		if (fsv_view_get_strip_geometry(v, row, FSV_STRIP_BAND, &by, &bh) && y >= by &&
 		    y < by + bh + 1)
-			id = hit_lod(v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_BAND),
-				     t, 1.0);
+			id = hit_lod(
+			    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_BAND), t,
+			    1.0);
 		for (guint i = 0; i < G_N_ELEMENTS(order) && id == FSV_INDEX_NONE && in_ticks; i++)
 			id = hit_lod(v, _fsv_trace_get_marker_lod(v->trace, row, order[i]), t, 2.0);
 		if (id != FSV_INDEX_NONE) {
@@ -687,8 +688,8 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 		}
 		id = hit_victim_arrow(v, x, y, t, 2.5);
 		if (id != FSV_INDEX_NONE) {
-			*hit = (FsvItem){FSV_ITEM_MARKER, id,
-					 fsv_trace_get_marker(v->trace, id)->row};
+			*hit =
+			    (FsvItem){FSV_ITEM_MARKER, id, fsv_trace_get_marker(v->trace, id)->row};
 			return true;
 		}
 		for (guint i = 0; i < G_N_ELEMENTS(order) && id == FSV_INDEX_NONE; i++)
