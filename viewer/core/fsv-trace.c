@@ -332,6 +332,8 @@ find_adapter_row(const FsvTrace *t, guint32 adapter_id)
 static bool
 has_marker_of(const FsvTrace *t, guint8 kind, guint32 adapter_id, guint32 engine_id)
 {
+	if (!_fsv_trace_has_marker_kind(t, kind))
+		return false;
 	for (guint i = 0; i < t->markers->len; i++) {
 		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
 
@@ -756,6 +758,9 @@ build_index(FsvTrace *t)
 			break;
 		}
 
+	for (guint i = 0; i < t->markers->len; i++)
+		t->marker_kinds |= G_GUINT64_CONSTANT(1)
+				   << g_array_index(t->markers, FsvMarker, i).kind;
 	layout_rows(t);
 	n_rows = t->rows->len;
 	t->row_data = g_new0(RowData, MAX(n_rows, 1));
@@ -831,7 +836,6 @@ build_index(FsvTrace *t)
 	for (guint32 i = 0; i < t->markers->len; i++) {
 		FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
 
-		t->marker_kinds |= G_GUINT64_CONSTANT(1) << m->kind;
 		if (m->begin_ns == FSV_TIME_NONE)
 			m->begin_ns = t->begin_ns;
 		if (m->end_ns == FSV_TIME_NONE || m->end_ns < m->begin_ns)
