@@ -7,7 +7,8 @@
  * to the build folder (window-selected.png) and must show the arrow colour. Range statistics,
  * measurement, search, folding a group, dropping a folder and the shortcuts window are checked
  * too. Failing opens (a missing folder, a truncated stream file) say why in one line and keep
- * a trace shown, and a cancelled load leaves no half-loaded trace.
+ * a trace shown, and a cancelled load leaves no half-loaded trace. In doorbell-pressure a click
+ * on a doorbell victimization arrow names its victim and beneficiary (issue 12).
  */
 #define _DEFAULT_SOURCE /* truncate() */
 #include <math.h>
@@ -786,4 +787,68 @@ Test(window, narrow_window_keeps_the_timeline_labels_whole)
 		      bounds.origin.x);
 	cr_assert_leq(fsv_view_get_label_width(fsv_timeline_get_view(FSV_TIMELINE(timeline))),
 		      gtk_widget_get_width(timeline) - 1);
+}
+
+/* Issue 12: in the recorded doorbell-pressure trace, a click on a victimization's arrow selects
+ * it and the details pane names the victim, the beneficiary and the physical doorbell; the
+ * screenshot (window-doorbell.png) shows the band colours and the arrow. */
+Test(window, click_on_a_victimization_arrow_shows_victim_and_beneficiary)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	const FsvView *view;
+	FsvTrace *trace;
+	guint32 victimize = FSV_INDEX_NONE;
+	const FsvMarker *m;
+	FsvItem selection;
+	double x, y0, y1, rgb[3];
+	g_autofree char *details = NULL, *shot = NULL;
+	g_autoptr(GdkTexture) texture = NULL;
+	graphene_point_t origin;
+	guint selected, green, amber;
+
+	open_trace("doorbell-pressure");
+	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
+	settle();
+	view = fsv_timeline_get_view(timeline);
+	trace = fsv_timeline_get_trace(timeline);
+	for (guint32 i = 0; i < fsv_trace_get_marker_count(trace) && victimize == FSV_INDEX_NONE;
+	     i++)
+		if (fsv_trace_get_marker(trace, i)->kind == FSA_MARK_DOORBELL_VICTIMIZE)
+			victimize = i;
+	cr_assert_neq(victimize, FSV_INDEX_NONE, "doorbell-pressure has no victimization");
+	m = fsv_trace_get_marker(trace, victimize);
+	fsv_timeline_set_visible_range(timeline, m->begin_ns - 20000, m->begin_ns + 20000);
+	settle();
+	cr_assert(fsv_view_get_victim_arrow(view, victimize, &x, &y0, &y1), "no arrow laid out");
+	cr_assert(fsv_timeline_select_at(timeline, x, (y0 + y1) / 2), "nothing at the arrow");
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_MARKER);
+	cr_assert_eq(fsv_trace_get_marker(trace, selection.index)->kind,
+		     FSA_MARK_DOORBELL_VICTIMIZE);
+	details = _fsv_window_dup_details_text(window);
+	cr_assert_not_null(strstr(details, "Victim: HWQueue 0x"), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "Beneficiary: HWQueue 0x"), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "Physical doorbell: "), "details:\n%s", details);
+
+	settle();
+	texture = screenshot();
+	shot = g_build_filename(FST_BUILD_DIR, "window-doorbell.png", NULL);
+	cr_assert(gdk_texture_save_to_png(texture, shot));
+	cr_assert(gtk_widget_compute_point(GTK_WIDGET(timeline), GTK_WIDGET(window),
+					   &GRAPHENE_POINT_INIT(0, 0), &origin));
+	/* The selected arrow is drawn in the selection colour; the others selected. The bands
+	 * show connected (green) and retry (amber) stretches. */
+	fsv_render_get_color(FSV_COLOR_SELECTION, rgb);
+	selected =
+	    count_colour(texture, rgb, 24, (int) (origin.x + x) - 3, (int) (origin.y + MIN(y0, y1)),
+			 (int) (origin.x + x) + 4, (int) (origin.y + MAX(y0, y1)));
+	cr_assert_gt(selected, 5, "the selected arrow is not drawn; see %s", shot);
+	fsv_render_get_color(FSV_COLOR_DOORBELL_CONNECTED, rgb);
+	green = count_colour(texture, rgb, 24, (int) origin.x, (int) origin.y,
+			     gdk_texture_get_width(texture), gdk_texture_get_height(texture));
+	fsv_render_get_color(FSV_COLOR_DOORBELL_RETRY, rgb);
+	amber = count_colour(texture, rgb, 24, (int) origin.x, (int) origin.y,
+			     gdk_texture_get_width(texture), gdk_texture_get_height(texture));
+	cr_assert_gt(green, 20, "no connected band; see %s", shot);
+	cr_assert_gt(amber, 20, "no retry band; see %s", shot);
 }

@@ -24,16 +24,16 @@
 #include "fsv-trace.h"
 #include "fsv-view.h"
 
-#define PID  UINT64_C(1)
-#define DEV  UINT64_C(0x8001000000000001)
-#define CTX  UINT64_C(0x8002000000000002)
-#define CTX2 UINT64_C(0x8002000000000003)
-#define UQ   UINT64_C(0x8003000000000005) /* the victim */
-#define UQ2  UINT64_C(0x8003000000000009) /* the beneficiary */
-#define DB   UINT64_C(0x8005000000000001)
-#define DB2  UINT64_C(0x8005000000000002)
-#define T0   UINT64_C(1000000000)
-#define US(n) (T0 + (uint64_t) (n) * 1000)
+#define PID   UINT64_C(1)
+#define DEV   UINT64_C(0x8001000000000001)
+#define CTX   UINT64_C(0x8002000000000002)
+#define CTX2  UINT64_C(0x8002000000000003)
+#define UQ    UINT64_C(0x8003000000000005) /* the victim */
+#define UQ2   UINT64_C(0x8003000000000009) /* the beneficiary */
+#define DB    UINT64_C(0x8005000000000001)
+#define DB2   UINT64_C(0x8005000000000002)
+#define T0    UINT64_C(1000000000)
+#define US(n) (T0 + (uint64_t) (n) *1000)
 #define RINGS 2000 /* UQ rings every 100 ns from 30 µs to 230 µs */
 
 static GArray *events;
@@ -68,15 +68,16 @@ static void
 status(uint64_t ts, uint64_t queue, uint64_t doorbell, int old_status, int new_status)
 {
 	ev("doorbell_status", ts, "process_id", PID, "hwqueue_handle", queue, "doorbell_handle",
-	   doorbell, "old_status", (uint64_t) old_status, "new_status", (uint64_t) new_status, NULL);
+	   doorbell, "old_status", (uint64_t) old_status, "new_status", (uint64_t) new_status,
+	   NULL);
 }
 
 static void
 build(void)
 {
 	events = g_array_new(FALSE, FALSE, sizeof(struct fsa_event));
-	ev("trace_info", T0, "format_major", UINT64_C(1), "format_minor", UINT64_C(2),
-	   "clock_mode", (uint64_t) FSTP_CLOCK_MODE_SIM, NULL);
+	ev("trace_info", T0, "format_major", UINT64_C(1), "format_minor", UINT64_C(2), "clock_mode",
+	   (uint64_t) FSTP_CLOCK_MODE_SIM, NULL);
 	ev("adapter_create", T0, "adapter_id", UINT64_C(0), "engine_count", UINT64_C(1),
 	   "gpu_ts_frequency_hz", UINT64_C(1000000000), NULL);
 	ev("process_create", T0, "process_id", PID, NULL);
@@ -118,8 +119,8 @@ build(void)
 	   (uint64_t) FSTP_DISCONNECT_REASON_VICTIMIZED, NULL);
 	status(US(301), UQ2, DB2, FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY,
 	       FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD);
-	ev("doorbell_connect", US(301), "process_id", PID, "hwqueue_handle", UQ2,
-	   "doorbell_handle", DB2, "physical_doorbell", UINT64_C(0), "status",
+	ev("doorbell_connect", US(301), "process_id", PID, "hwqueue_handle", UQ2, "doorbell_handle",
+	   DB2, "physical_doorbell", UINT64_C(0), "status",
 	   (uint64_t) FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD, NULL);
 	/* CTX suspended 400–500 µs; engine 0 in F1 550–650 µs; the adapter in D3 700–800 µs. */
 	ev("context_suspend", US(400), "adapter_id", UINT64_C(0), "context_handle", CTX,
@@ -204,7 +205,8 @@ detail(guint32 marker, const char *name)
 
 Test(doorbell, rows_get_a_band_per_doorbell_queue_and_power_rows_only_with_such_events)
 {
-	guint32 uq = fsv_trace_find_queue_row(trace, UQ), uq2 = fsv_trace_find_queue_row(trace, UQ2);
+	guint32 uq = fsv_trace_find_queue_row(trace, UQ),
+		uq2 = fsv_trace_find_queue_row(trace, UQ2);
 	guint32 f = row_of_kind(FSV_ROW_ENGINE_POWER), d = row_of_kind(FSV_ROW_DEVICE_POWER);
 	double ty, th, by, bh, ry, rh;
 
@@ -244,7 +246,8 @@ Test(doorbell, sample_trace_without_doorbells_has_no_band_and_no_power_rows)
 
 Test(doorbell, ums_14_band_answers_the_status_word_at_each_time)
 {
-	guint32 uq = fsv_trace_find_queue_row(trace, UQ), uq2 = fsv_trace_find_queue_row(trace, UQ2);
+	guint32 uq = fsv_trace_find_queue_row(trace, UQ),
+		uq2 = fsv_trace_find_queue_row(trace, UQ2);
 	double by, bh, by2, bh2;
 	static const struct {
 		uint64_t us;
@@ -302,7 +305,8 @@ Test(doorbell, ring_ticks_answer_their_write_pointer_and_status_read)
 
 Test(doorbell, ums_23_victimization_arrow_goes_from_victim_band_to_beneficiary_band)
 {
-	guint32 uq = fsv_trace_find_queue_row(trace, UQ), uq2 = fsv_trace_find_queue_row(trace, UQ2);
+	guint32 uq = fsv_trace_find_queue_row(trace, UQ),
+		uq2 = fsv_trace_find_queue_row(trace, UQ2);
 	guint32 victimize = FSV_INDEX_NONE, id;
 	double x, y0, y1, by, bh, by2, bh2;
 	const FsvMarker *m;
@@ -333,7 +337,8 @@ Test(doorbell, ums_23_victimization_arrow_goes_from_victim_band_to_beneficiary_b
 
 Test(doorbell, sus_01_suspension_is_hatched_on_the_queues_of_its_context_only)
 {
-	guint32 uq = fsv_trace_find_queue_row(trace, UQ), uq2 = fsv_trace_find_queue_row(trace, UQ2);
+	guint32 uq = fsv_trace_find_queue_row(trace, UQ),
+		uq2 = fsv_trace_find_queue_row(trace, UQ2);
 	double ry, rh;
 	FsvItem hit;
 	const FsvMarker *m;
@@ -346,8 +351,8 @@ Test(doorbell, sus_01_suspension_is_hatched_on_the_queues_of_its_context_only)
 	/* UQ2 is on another context: nothing there but its band. */
 	cr_assert(fsv_view_get_row_geometry(view, uq2, &ry, &rh));
 	cr_assert_not(fsv_view_hit_test(view, x_of(US(450)), ry + 10, &hit) &&
-			  hit.kind == FSV_ITEM_MARKER &&
-			  fsv_trace_get_marker(trace, hit.index)->kind == FSA_MARK_CONTEXT_SUSPENDED);
+		      hit.kind == FSV_ITEM_MARKER &&
+		      fsv_trace_get_marker(trace, hit.index)->kind == FSA_MARK_CONTEXT_SUSPENDED);
 }
 
 Test(doorbell, fst_03_dst_01_power_rows_answer_their_low_power_ranges)
@@ -414,7 +419,8 @@ rgb24(FsvColor color)
 
 Test(doorbell, band_pixels_take_the_colour_of_the_state)
 {
-	guint32 uq = fsv_trace_find_queue_row(trace, UQ), uq2 = fsv_trace_find_queue_row(trace, UQ2);
+	guint32 uq = fsv_trace_find_queue_row(trace, UQ),
+		uq2 = fsv_trace_find_queue_row(trace, UQ2);
 	double by, bh, by2, bh2;
 	cairo_surface_t *s;
 
@@ -493,4 +499,52 @@ Test(doorbell, victimization_arrow_is_drawn_between_the_rows)
 	/* The orange shaft (antialiased against the row's background: red well above blue). */
 	cr_assert_gt((c >> 16) & 0xff, (c & 0xff) + 60, "pixel 0x%06x", c);
 	cairo_surface_destroy(s);
+}
+
+/* The recorded doorbell-pressure scenario (6 user-mode queues on 2 physical doorbells): every
+ * queue has its band, and each victimization's arrow, where it is drawn apart from the others,
+ * answers that victimization with its victim and beneficiary. */
+Test(recorded, doorbell_pressure_bands_and_arrows)
+{
+	g_autofree char *path = g_build_filename(FST_TRACES, "doorbell-pressure", NULL);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FsvTrace) t = fsv_trace_load(path, NULL, NULL, NULL, &error);
+	g_autoptr(FsvView) v = NULL;
+	guint queues = 0, victimizations = 0, answered = 0;
+
+	cr_assert_not_null(t, "%s", error ? error->message : "");
+	v = fsv_view_new(t);
+	fsv_view_set_size(v, 1600, 1200);
+	fsv_view_fit(v);
+	for (guint32 r = 0; r < fsv_trace_get_row_count(t); r++) {
+		const FsvRow *row = fsv_trace_get_row(t, r);
+
+		if (row->kind != FSV_ROW_QUEUE)
+			continue;
+		queues++;
+		cr_assert(row->has_doorbell_band, "queue row %u has no band", r);
+	}
+	cr_assert_eq(queues, 6);
+	for (guint32 i = 0; i < fsv_trace_get_marker_count(t); i++) {
+		const FsvMarker *m = fsv_trace_get_marker(t, i);
+		double x, y0, y1;
+		FsvItem hit;
+
+		if (m->kind != FSA_MARK_DOORBELL_VICTIMIZE)
+			continue;
+		victimizations++;
+		cr_assert(fsv_view_get_victim_arrow(v, i, &x, &y0, &y1));
+		/* Zoomed on it, its shaft halfway between the two bands is its arrow. */
+		fsv_view_set_range(v, m->begin_ns - 2000, m->begin_ns + 2000);
+		cr_assert(fsv_view_get_victim_arrow(v, i, &x, &y0, &y1));
+		if (fsv_view_hit_test(v, x, (y0 + y1) / 2, &hit) && hit.kind == FSV_ITEM_MARKER &&
+		    fsv_trace_get_marker(t, hit.index)->kind == FSA_MARK_DOORBELL_VICTIMIZE &&
+		    fsv_trace_get_marker(t, hit.index)->begin_ns == m->begin_ns)
+			answered++;
+		fsv_view_fit(v);
+	}
+	cr_assert_gt(victimizations, 0);
+	/* Victimizations at the same time share their pixel column: one of them answers. */
+	cr_assert_geq(answered * 2, victimizations, "%u of %u arrows answered", answered,
+		      victimizations);
 }

@@ -127,6 +127,18 @@ Test(render, stress_matches_reference)
 	check_golden("stress");
 }
 
+/* Issue 12: doorbell bands, ring ticks and victimization arrows (dedicated model, 6 queues on
+ * 2 physical doorbells), and 32 queues on the global doorbell. */
+Test(render, doorbell_pressure_matches_reference)
+{
+	check_golden("doorbell-pressure");
+}
+
+Test(render, doorbell_global_matches_reference)
+{
+	check_golden("doorbell-global");
+}
+
 /* Issue 10: a sim run recorded with plain lttng says in the drawing why its GPU times are not
  * placed, and its packets stay at their events. */
 Test(render, sim_plain_lttng_matches_reference)

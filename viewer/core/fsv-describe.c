@@ -228,7 +228,7 @@ doorbell_status_name(gint64 code)
 static const char *
 disconnect_reason_name(gint64 code)
 {
-	static const char *const names[] = {"victimized", "engine F1", "device D3",
+	static const char *const names[] = {"victimized",  "engine F1",   "device D3",
 					    "termination", "device lost", "destroy"};
 
 	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
@@ -259,9 +259,10 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 		return true;
 	case FSA_MARK_DOORBELL_STATE:
 	case FSA_MARK_DOORBELL_CONNECTED:
-		add(out, "State", g_strdup(doorbell_status_name(
-				      m->kind == FSA_MARK_DOORBELL_STATE ? m->code
-									 : FSTP_DOORBELL_STATUS_CONNECTED)));
+		add(out, "State",
+		    g_strdup(doorbell_status_name(m->kind == FSA_MARK_DOORBELL_STATE
+						      ? m->code
+						      : FSTP_DOORBELL_STATUS_CONNECTED)));
 		if (m->kind == FSA_MARK_DOORBELL_CONNECTED || m->value != UINT32_MAX)
 			add(out, "Physical doorbell", g_strdup_printf("%" PRIu64, m->value));
 		return true;
@@ -269,9 +270,9 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 		add(out, "Status", g_strdup(doorbell_status_name(m->code)));
 		return true;
 	case FSA_MARK_DOORBELL_CONNECT:
-		add(out, "Physical doorbell", m->value == UINT32_MAX
-						  ? g_strdup("none")
-						  : g_strdup_printf("%" PRIu64, m->value));
+		add(out, "Physical doorbell",
+		    m->value == UINT32_MAX ? g_strdup("none")
+					   : g_strdup_printf("%" PRIu64, m->value));
 		add(out, "Status", g_strdup(doorbell_status_name(m->code)));
 		return true;
 	case FSA_MARK_DOORBELL_DISCONNECT:
@@ -281,8 +282,8 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 	case FSA_MARK_DOORBELL_VICTIMIZE:
 		/* UMS-23: the victim lost its physical doorbell to the beneficiary. */
 		add(out, "Victim", queue_name(t, m->hwqueue_handle));
-		add(out, "Beneficiary", m->other_handle ? queue_name(t, m->other_handle)
-							: g_strdup("unknown"));
+		add(out, "Beneficiary",
+		    m->other_handle ? queue_name(t, m->other_handle) : g_strdup("unknown"));
 		add(out, "Physical doorbell", g_strdup_printf("%" PRIu64, m->value));
 		return true;
 	case FSA_MARK_CONTEXT_SUSPENDED:
@@ -502,9 +503,9 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 			const FsvMarker *m = fsv_trace_get_marker(trace, item->index);
 
 			if (m->kind == FSA_MARK_DOORBELL_VICTIMIZE)
-				return g_strdup_printf("Doorbell %" PRIu64 " victimized: 0x%" PRIx64
-						       " → 0x%" PRIx64,
-						       m->value, m->hwqueue_handle, m->other_handle);
+				return g_strdup_printf(
+				    "Doorbell %" PRIu64 " victimized: 0x%" PRIx64 " → 0x%" PRIx64,
+				    m->value, m->hwqueue_handle, m->other_handle);
 			if (m->kind == FSA_MARK_DOORBELL_STATE) {
 				const char *name = doorbell_status_name(m->code);
 

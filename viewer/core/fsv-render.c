@@ -112,6 +112,7 @@ typedef struct {
 	Batch batches[B_COUNT];
 	GArray *details;  /* guint32 ids of items wide enough for an outline/label */
 	GArray *specials; /* guint32 ids of inferred / never-completed / unqueued ops */
+	GArray *tri[3];   /* double: tick-strip triangles per colour (MarkerCtx.tri) */
 	bool has_filter;
 	const char *font;
 	double label_end; /* right edge of the last box labelled in this lane */
@@ -551,8 +552,40 @@ typedef struct {
 	double band_y, band_h; /* the doorbell band, band_h 0 when the row has none */
 	FsvRowKind row_kind;
 	guint32 id; /* the marker being drawn (an item's, a bucket's top) */
+	/* Triangles in the tick strip, per colour (TRI_*): x of each, filled as one path per
+	 * colour when the layer is done (flush_triangles), at least 2 px apart. */
+	GArray *tri[3];
 	GArray *arrows; /* victimize marker ids to draw arrows for, NULL: none */
 } MarkerCtx;
+
+enum { TRI_CONNECT, TRI_CUT, TRI_FAILED };
+
+/* The triangles collected by draw_marker: one path and one fill per colour. */
+static void
+flush_triangles(MarkerCtx *m)
+{
+	static const double connect[3] = {0.13, 0.60, 0.33}, cut[3] = {0.85, 0.45, 0.10};
+	const double *tc[3] = {connect, cut, colors[FSV_COLOR_TDR]};
+	cairo_t *cr = m->c->cr;
+
+	for (int k = 0; k < 3; k++) {
+		GArray *xs = m->tri[k];
+
+		if (!xs || xs->len == 0)
+			continue;
+		for (guint i = 0; i < xs->len; i++) {
+			double x = g_array_index(xs, double, i);
+
+			cairo_move_to(cr, x + 0.5 - 3, m->tick_y + FSV_TICK_HEIGHT);
+			cairo_line_to(cr, x + 0.5 + 3, m->tick_y + FSV_TICK_HEIGHT);
+			cairo_line_to(cr, x + 0.5, m->tick_y);
+			cairo_close_path(cr);
+		}
+		set_rgb(cr, tc[k], 1);
+		cairo_fill(cr);
+		g_array_set_size(xs, 0);
+	}
+}
 
 /* The band colour of a status word (doorbell_state code), or of a connected interval. */
 static enum batch_style
@@ -609,19 +642,18 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 	case FSA_MARK_DOORBELL_DESTROY:
 	case FSA_MARK_LOG_RESIZE:
 	case FSA_MARK_CALL_FAILED: {
-		static const double connect[3] = {0.13, 0.60, 0.33}, cut[3] = {0.85, 0.45, 0.10};
-		const double *tc =
+		int tc =
 		    mk->kind == FSA_MARK_DOORBELL_CONNECT || mk->kind == FSA_MARK_DOORBELL_CREATE
-			? connect
-		    : mk->kind == FSA_MARK_CALL_FAILED ? colors[FSV_COLOR_TDR]
-						       : cut;
+			? TRI_CONNECT
+		    : mk->kind == FSA_MARK_CALL_FAILED ? TRI_FAILED
+						       : TRI_CUT;
+		GArray *xs = m->tri[tc];
+		double x = floor(x0);
 
-		set_rgb(cr, tc, 1);
-		cairo_move_to(cr, floor(x0) + 0.5 - 3, tick_y + FSV_TICK_HEIGHT);
-		cairo_line_to(cr, floor(x0) + 0.5 + 3, tick_y + FSV_TICK_HEIGHT);
-		cairo_line_to(cr, floor(x0) + 0.5, tick_y);
-		cairo_close_path(cr);
-		cairo_fill(cr);
+		/* A triangle is 6 px wide: one within 2 px of the previous of its colour adds
+		 * nothing visible. */
+		if (xs && (xs->len == 0 || fabs(g_array_index(xs, double, xs->len - 1) - x) >= 2))
+			g_array_append_val(xs, x);
 		break;
 	}
 	case FSA_MARK_PAGE_FAULT:
@@ -887,43 +919,78 @@ draw_victim_arrows(Ctx *c, GArray *ids)
 	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
 	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
 	guint n = fsv_view_get_visible_row_count(c->view);
-	MarkerCtx m = {c, 0, 0, 0, 0, 0, FSV_ROW_QUEUE, 0, ids};
+	MarkerCtx m = {c, 0, 0, 0, 0, 0, FSV_ROW_QUEUE, 0, {NULL, NULL, NULL}, ids};
+	guint32 selected = FSV_INDEX_NONE;
+	double last_x = -1e9, last_y0 = 0, last_y1 = 0;
 
 	g_array_set_size(ids, 0);
 	for (guint i = 0; i < n; i++) {
 		guint32 row = fsv_view_get_visible_row(c->view, i, NULL, NULL);
-		const FsvLod *lod = _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_VICTIM);
+		const FsvLod *lod =
+		    _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_VICTIM);
 
 		if (lod)
 			fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), collect_arrow,
 				      c->opt->no_lod ? NULL : collect_arrow_bucket, &m);
 	}
-	cairo_set_line_width(cr, 1.25);
-	for (guint i = 0; i < ids->len; i++) {
-		guint32 id = g_array_index(ids, guint32, i);
-		bool is_selected = c->opt->selection.kind == FSV_ITEM_MARKER &&
-				   c->opt->selection.index == id;
+	/* Shafts and dots are pixel-aligned rectangles, all in one fill (cairo's fast path); the
+	 * heads, triangles, in another. An arrow between the same rows as the previous one and
+	 * within 2 px of it is left out (it would add nothing visible). The selected one is drawn
+	 * last, on top. */
+	set_rgb(cr, colors[FSV_COLOR_VICTIMIZE], 0.85);
+	for (int pass = 0; pass < 2; pass++) {
+		for (guint i = 0; i < ids->len; i++) {
+			guint32 id = g_array_index(ids, guint32, i);
+			double x, y0, y1, dir, tip;
+
+			if (c->opt->selection.kind == FSV_ITEM_MARKER &&
+			    c->opt->selection.index == id) {
+				selected = id;
+				continue;
+			}
+			if (!fsv_view_get_victim_arrow(c->view, id, &x, &y0, &y1) ||
+			    (fabs(x - last_x) < 2 && y0 == last_y0 && y1 == last_y1))
+				continue;
+			last_x = x;
+			last_y0 = y0;
+			last_y1 = y1;
+			dir = y1 > y0 ? 1 : -1;
+			tip = y1 - dir;
+			if (pass == 0) {
+				double top = floor(MIN(y0, tip - dir * 5)),
+				       bottom = ceil(MAX(y0, tip - dir * 5));
+
+				cairo_rectangle(cr, floor(x), top, 1, bottom - top);
+				cairo_rectangle(cr, floor(x) - 1, floor(y0) - 1, 3, 3);
+			} else {
+				cairo_move_to(cr, x, tip);
+				cairo_line_to(cr, x - 3.5, tip - dir * 6);
+				cairo_line_to(cr, x + 3.5, tip - dir * 6);
+				cairo_close_path(cr);
+			}
+		}
+		cairo_fill(cr);
+		last_x = -1e9;
+	}
+	if (selected != FSV_INDEX_NONE) {
 		double x, y0, y1, dir, tip;
 
-		if (!fsv_view_get_victim_arrow(c->view, id, &x, &y0, &y1))
-			continue;
-		if (MAX(y0, y1) < fsv_view_get_ruler_height(c->view) ||
-		    MIN(y0, y1) > fsv_view_get_height(c->view))
-			continue;
-		dir = y1 > y0 ? 1 : -1;
-		tip = y1 - dir * 1;
-		set_rgb(cr, colors[is_selected ? FSV_COLOR_SELECTION : FSV_COLOR_VICTIMIZE],
-			is_selected ? 1 : 0.8);
-		cairo_move_to(cr, x, y0);
-		cairo_line_to(cr, x, tip - dir * 5);
-		cairo_stroke(cr);
-		cairo_move_to(cr, x, tip);
-		cairo_line_to(cr, x - 3.5, tip - dir * 6);
-		cairo_line_to(cr, x + 3.5, tip - dir * 6);
-		cairo_close_path(cr);
-		cairo_fill(cr);
-		cairo_arc(cr, x, y0, 2, 0, 2 * G_PI);
-		cairo_fill(cr);
+		if (fsv_view_get_victim_arrow(c->view, selected, &x, &y0, &y1)) {
+			dir = y1 > y0 ? 1 : -1;
+			tip = y1 - dir;
+			set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
+			cairo_set_line_width(cr, 2);
+			cairo_move_to(cr, x, y0);
+			cairo_line_to(cr, x, tip - dir * 5);
+			cairo_stroke(cr);
+			cairo_move_to(cr, x, tip);
+			cairo_line_to(cr, x - 4, tip - dir * 7);
+			cairo_line_to(cr, x + 4, tip - dir * 7);
+			cairo_close_path(cr);
+			cairo_fill(cr);
+			cairo_arc(cr, x, y0, 2.5, 0, 2 * G_PI);
+			cairo_fill(cr);
+		}
 	}
 }
 
@@ -931,7 +998,7 @@ static void
 draw_row_content(Ctx *c, guint32 row, double y, double h)
 {
 	const FsvRow *r = fsv_trace_get_row(c->trace, row);
-	MarkerCtx m = {c, y, h, 0, 0, 0, r->kind, 0, NULL};
+	MarkerCtx m = {c, y, h, 0, 0, 0, r->kind, 0, {c->tri[0], c->tri[1], c->tri[2]}, NULL};
 	static const FsvMarkerLayer layers[] = {FSV_MARKER_LAYER_BAND, FSV_MARKER_LAYER_RING,
 						FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_VICTIM};
 	double tick_h;
@@ -957,10 +1024,10 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 		m.band_h = 0;
 	if (r->kind == FSV_ROW_ENGINE_POWER || r->kind == FSV_ROW_DEVICE_POWER) {
 		/* F0 / D0 wherever no low-power range is drawn: a thin line over the trace. */
-		double x0 = MAX(fsv_view_time_to_x(c->view, fsv_trace_get_begin_ns(c->trace)),
-				c->x_min);
-		double x1 = MIN(fsv_view_time_to_x(c->view, fsv_trace_get_end_ns(c->trace)),
-				c->x_max);
+		double x0 =
+		    MAX(fsv_view_time_to_x(c->view, fsv_trace_get_begin_ns(c->trace)), c->x_min);
+		double x1 =
+		    MIN(fsv_view_time_to_x(c->view, fsv_trace_get_end_ns(c->trace)), c->x_max);
 
 		if (x1 > x0) {
 			set_rgb(c->cr, colors[FSV_COLOR_DOORBELL_CONNECTED], 0.5);
@@ -979,6 +1046,7 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), draw_marker_item,
 			      c->opt->no_lod ? NULL : draw_marker_bucket, &m);
 		batch_flush(c);
+		flush_triangles(&m);
 	}
 }
 
@@ -1462,8 +1530,10 @@ draw_legend(Ctx *c)
 	    {"Doorbell: retry | abort", SW_SPLIT, FSV_COLOR_DOORBELL_RETRY,
 	     FSV_COLOR_DOORBELL_ABORT},
 	};
-	static const LegendEntry victim = {"Victimized → beneficiary", SW_BAR, FSV_COLOR_VICTIMIZE, FSV_COLOR_VICTIMIZE};
-	static const LegendEntry low_power = {"Suspended / F1 / D3", SW_HATCH, FSV_COLOR_SUSPENDED, FSV_COLOR_SUSPENDED};
+	static const LegendEntry victim = {"Victimized → beneficiary", SW_BAR, FSV_COLOR_VICTIMIZE,
+					   FSV_COLOR_VICTIMIZE};
+	static const LegendEntry low_power = {"Suspended / F1 / D3", SW_HATCH, FSV_COLOR_SUSPENDED,
+					      FSV_COLOR_SUSPENDED};
 	LegendEntry entries[G_N_ELEMENTS(base) + 4];
 	cairo_t *cr = c->cr;
 	guint n = G_N_ELEMENTS(base), rows;
@@ -1591,6 +1661,8 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		c.batches[s].rects = g_array_new(FALSE, FALSE, sizeof(double));
 	c.details = g_array_new(FALSE, FALSE, sizeof(guint32));
 	c.specials = g_array_new(FALSE, FALSE, sizeof(guint32));
+	for (int k = 0; k < 3; k++)
+		c.tri[k] = g_array_new(FALSE, FALSE, sizeof(double));
 
 	cairo_save(cr);
 	cairo_set_source_rgb(cr, 1, 1, 1);
@@ -1696,6 +1768,8 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		g_array_unref(c.batches[s].rects);
 	g_array_unref(c.details);
 	g_array_unref(c.specials);
+	for (int k = 0; k < 3; k++)
+		g_array_unref(c.tri[k]);
 }
 
 void

@@ -6,8 +6,8 @@
  * adaptive units, the row labels, packets, fence wait boxes (light pink, with their queued and
  * stalled-on-GPU phases) and signal boxes (dark pink), inferred and never-completed operations
  * (hatched / outlined), doorbell ticks, a queue's doorbell connection band, victimization
- * arrows, suspended ranges, F- and D-state rows, preemption / TDR / reset / page-fault markers, hatched
- * overlays where data was lost, CurrentValue steps on fence rows, the selection with its
+ * arrows, suspended ranges, F- and D-state rows, preemption / TDR / reset / page-fault markers,
+ * hatched overlays where data was lost, CurrentValue steps on fence rows, the selection with its
  * dependency arrows, a range selection, a measurement and the legend.
  *
  * Every visible row costs O(pixels), not O(items): far zooms draw the level-of-detail

@@ -332,6 +332,8 @@ find_adapter_row(const FsvTrace *t, guint32 adapter_id)
 static bool
 has_marker_of(const FsvTrace *t, guint8 kind, guint32 adapter_id, guint32 engine_id)
 {
+	if (!_fsv_trace_has_marker_kind(t, kind))
+		return false;
 	for (guint i = 0; i < t->markers->len; i++) {
 		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
 
@@ -756,6 +758,9 @@ build_index(FsvTrace *t)
 			break;
 		}
 
+	for (guint i = 0; i < t->markers->len; i++)
+		t->marker_kinds |= G_GUINT64_CONSTANT(1)
+				   << g_array_index(t->markers, FsvMarker, i).kind;
 	layout_rows(t);
 	n_rows = t->rows->len;
 	t->row_data = g_new0(RowData, MAX(n_rows, 1));
@@ -831,7 +836,6 @@ build_index(FsvTrace *t)
 	for (guint32 i = 0; i < t->markers->len; i++) {
 		FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
 
-		t->marker_kinds |= G_GUINT64_CONSTANT(1) << m->kind;
 		if (m->begin_ns == FSV_TIME_NONE)
 			m->begin_ns = t->begin_ns;
 		if (m->end_ns == FSV_TIME_NONE || m->end_ns < m->begin_ns)
@@ -844,7 +848,8 @@ build_index(FsvTrace *t)
 
 				if (row->kind != FSV_ROW_QUEUE ||
 				    row->context_handle != m->context_handle ||
-				    (m->adapter_id != UINT32_MAX && row->adapter_id != m->adapter_id))
+				    (m->adapter_id != UINT32_MAX &&
+				     row->adapter_id != m->adapter_id))
 					continue;
 				if (m->row == FSV_INDEX_NONE)
 					m->row = r;
@@ -970,8 +975,9 @@ build_marker_lods(FsvTrace *t, guint32 r, GArray *items)
 	bool has_states = false;
 
 	for (guint i = 0; i < d->markers->len && !has_states; i++)
-		has_states = g_array_index(t->markers, FsvMarker, g_array_index(d->markers, guint32, i))
-				 .kind == FSA_MARK_DOORBELL_STATE;
+		has_states =
+		    g_array_index(t->markers, FsvMarker, g_array_index(d->markers, guint32, i))
+			.kind == FSA_MARK_DOORBELL_STATE;
 	for (int layer = 0; layer < FSV_MARKER_LAYER_COUNT; layer++) {
 		g_array_set_size(items, 0);
 		for (guint i = 0; i < d->markers->len; i++) {

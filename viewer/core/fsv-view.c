@@ -549,7 +549,7 @@ fsv_view_get_victim_arrow(const FsvView *v, guint32 marker, double *x, double *y
  * (the arrows of their aggregates too: the drawing draws one per bucket). */
 typedef struct {
 	const FsvView *v;
-	double x, y;
+	double x, y, slack_px;
 	guint32 best;
 } ArrowHit;
 
@@ -560,7 +560,7 @@ arrow_consider(ArrowHit *a, guint32 id)
 
 	if (a->best != FSV_INDEX_NONE || !fsv_view_get_victim_arrow(a->v, id, &ax, &y0, &y1))
 		return;
-	if (fabs(ax - a->x) <= 2.5 && a->y >= MIN(y0, y1) - 2 && a->y <= MAX(y0, y1) + 2)
+	if (fabs(ax - a->x) <= a->slack_px && a->y >= MIN(y0, y1) - 2 && a->y <= MAX(y0, y1) + 2)
 		a->best = id;
 }
 
@@ -579,9 +579,9 @@ arrow_bucket(const FsvLodBucket *b, gpointer data)
 }
 
 static guint32
-hit_victim_arrow(const FsvView *v, double x, double y, guint64 t)
+hit_victim_arrow(const FsvView *v, double x, double y, guint64 t, double slack_px)
 {
-	ArrowHit a = {v, x, y, FSV_INDEX_NONE};
+	ArrowHit a = {v, x, y, slack_px, FSV_INDEX_NONE};
 	guint64 slack = (guint64) (3.0 * v->ns_per_px);
 
 	for (guint i = 0; i < v->layout->len && a.best == FSV_INDEX_NONE; i++) {
@@ -614,6 +614,16 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 	t = fsv_view_x_to_time(v, x);
 	fsv_view_get_row_geometry(v, row, &ry, &rh);
 
+	/* A victimization arrow is drawn over the boxes: right on its shaft (±1 px), it wins. */
+	{
+		guint32 id = hit_victim_arrow(v, x, y, t, 1.0);
+
+		if (id != FSV_INDEX_NONE) {
+			*hit =
+			    (FsvItem){FSV_ITEM_MARKER, id, fsv_trace_get_marker(v->trace, id)->row};
+			return true;
+		}
+	}
 	if (r->kind == FSV_ROW_QUEUE || r->kind == FSV_ROW_CPU_PROCESS ||
 	    r->kind == FSV_ROW_ENGINE) {
 		double ly, lh;
@@ -667,18 +677,19 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 		 * drawn in the tick strip only). */
 		if (fsv_view_get_strip_geometry(v, row, FSV_STRIP_BAND, &by, &bh) && y >= by &&
 		    y < by + bh + 1)
-			id = hit_lod(v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_BAND),
-				     t, 1.0);
+			id = hit_lod(
+			    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_BAND), t,
+			    1.0);
 		for (guint i = 0; i < G_N_ELEMENTS(order) && id == FSV_INDEX_NONE && in_ticks; i++)
 			id = hit_lod(v, _fsv_trace_get_marker_lod(v->trace, row, order[i]), t, 2.0);
 		if (id != FSV_INDEX_NONE) {
 			*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
 			return true;
 		}
-		id = hit_victim_arrow(v, x, y, t);
+		id = hit_victim_arrow(v, x, y, t, 2.5);
 		if (id != FSV_INDEX_NONE) {
-			*hit = (FsvItem){FSV_ITEM_MARKER, id,
-					 fsv_trace_get_marker(v->trace, id)->row};
+			*hit =
+			    (FsvItem){FSV_ITEM_MARKER, id, fsv_trace_get_marker(v->trace, id)->row};
 			return true;
 		}
 		for (guint i = 0; i < G_N_ELEMENTS(order) && id == FSV_INDEX_NONE; i++)

@@ -124,8 +124,9 @@ guint32 fsv_view_row_at_y(const FsvView *view, double y);
  * (x < label_width). A pixel covered by a level-of-detail aggregate answers the most
  * significant item aggregated there. Boxes narrower than 3 px are hit within ±2 px. Markers: in
  * a queue's doorbell band, the connection state there; elsewhere in a row a victimization,
- * then another marker, then a doorbell ring (their ticks). Off its own row, a victimization's
- * arrow (victim's band → beneficiary's band) answers its victimize marker within ±2 px.
+ * then another marker, then a doorbell ring (their ticks). A victimization's arrow (victim's
+ * band → beneficiary's band) answers its victimize marker before anything else right on its
+ * shaft (±1 px), and before the row's markers within ±2.5 px.
  * Returns false (hit->kind = FSV_ITEM_NONE) over nothing.
  */
 bool fsv_view_hit_test(const FsvView *view, double x, double y, FsvItem *hit);
