@@ -241,6 +241,14 @@ Test(scenarios, ums_18_doorbell_global_recording_matches_the_totals_of_the_run, 
 	record_and_check("doorbell-global");
 }
 
+/* FST-07, DST-08: engines in F1 and the device in D3 between buffers lose none of them. (The
+ * suspend-terminate scenario is checked by tests/cli/test-doorbell-report.c: its crashed and
+ * lost processes' buffers do not all run, by design.) */
+Test(scenarios, fst_07_dst_08_power_states_recording_matches_the_totals_of_the_run, .timeout = 240)
+{
+	record_and_check("power-states");
+}
+
 Test(scenarios, bad_scenario_file_is_refused_with_its_line_and_exit_status_2)
 {
 	char path[] = "/tmp/fsct-bad-XXXXXX.json";
