@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "ingest-private.h"
@@ -89,6 +90,58 @@ decode_heartbeat(void *data)
 	ingest_wire_put_heartbeat(data);
 }
 
+/*
+ * A damaged sequence length (a few flipped bytes in a stream file) makes libbabeltrace2 2.0.4
+ * allocate and fill an array of that many fields before it notices the packet is too short:
+ * gigabytes, for minutes. The helper's memory is therefore capped: the allocation fails, GLib
+ * aborts, and the reader reports the crash with what it read before (docs/analyzer.md "Two
+ * processes"). Decoding needs far less (it streams). Under a sanitizer, whose shadow memory the cap
+ * would count, the sanitizer's own limit on one allocation does it.
+ */
+#define DECODE_MEMORY_LIMIT_MB 1024
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DECODE_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define DECODE_SANITIZED 1
+#endif
+#endif
+
+#ifdef DECODE_SANITIZED
+#define DECODE_STR_(x) #x
+#define DECODE_STR(x)  DECODE_STR_(x)
+const char *__asan_default_options(void);
+const char *__tsan_default_options(void);
+
+const char *
+__asan_default_options(void)
+{
+	return "max_allocation_size_mb=" DECODE_STR(DECODE_MEMORY_LIMIT_MB);
+}
+
+const char *
+__tsan_default_options(void)
+{
+	return "max_allocation_size_mb=" DECODE_STR(DECODE_MEMORY_LIMIT_MB);
+}
+#endif
+
+static void
+decode_limit_memory(void)
+{
+#ifndef DECODE_SANITIZED
+	struct rlimit limit;
+	rlim_t cap = (rlim_t) DECODE_MEMORY_LIMIT_MB << 20;
+
+	if (getrlimit(RLIMIT_DATA, &limit) == 0 &&
+	    (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > cap)) {
+		limit.rlim_cur = cap;
+		(void) setrlimit(RLIMIT_DATA, &limit);
+	}
+#endif
+}
+
 int
 main(int argc, char **argv)
 {
@@ -104,6 +157,7 @@ main(int argc, char **argv)
 	int shm_fd = -1, data_fd = -1, room_fd = -1;
 	fsa_status status;
 
+	decode_limit_memory();
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--discard") == 0 && i + 2 == argc) {
 			struct fsa_ingest_stats discard_stats;

@@ -231,7 +231,7 @@ Test(doorbell, rows_get_a_band_per_doorbell_queue_and_power_rows_only_with_such_
 
 Test(doorbell, sample_trace_without_doorbells_has_no_band_and_no_power_rows)
 {
-	g_autofree char *path = g_build_filename(FST_TRACES, "frame-pipeline", NULL);
+	g_autofree char *path = g_build_filename(FST_TRACES, "sim-plain-lttng", NULL);
 	g_autoptr(GError) error = NULL;
 	g_autoptr(FsvTrace) t = fsv_trace_load(path, NULL, NULL, NULL, &error);
 

@@ -20,7 +20,8 @@
 
 /*
  * The events of trace format 1.x, in the order of docs/trace-format.md for 1.0's; the events 1.1
- * added come after them, then 1.2's (the OS's doorbell words), so that earlier numbers stay.
+ * added come after them, then 1.2's (the OS's doorbell words), then 1.3's (termination steps),
+ * so that earlier numbers stay.
  */
 /* clang-format off */
 #define FSA_EVENT_TYPES(X) \
@@ -102,7 +103,8 @@
 	X(kmd, destroy_native_fence, DESTROY_NATIVE_FENCE) \
 	X(kmd, update_native_fence_logs, UPDATE_NATIVE_FENCE_LOGS) \
 	X(os, doorbell_status, DOORBELL_STATUS) \
-	X(os, doorbell_rotate, DOORBELL_ROTATE)
+	X(os, doorbell_rotate, DOORBELL_ROTATE) \
+	X(os, termination_step, TERMINATION_STEP)
 
 /* Every integer field name of the contract, sorted. */
 #define FSA_FIELDS(X) \
@@ -195,6 +197,7 @@
 	X(segment, SEGMENT) \
 	X(size_bytes, SIZE_BYTES) \
 	X(status, STATUS) \
+	X(step, STEP) \
 	X(submission_mode, SUBMISSION_MODE) \
 	X(termination, TERMINATION) \
 	X(timeout_ns, TIMEOUT_NS) \
