@@ -34,7 +34,7 @@
 #include "fsa/model.h"
 
 /* The version of the JSON document (its "schema_version"); see docs/report-schema.md. */
-#define FSA_REPORT_SCHEMA_VERSION "2.0"
+#define FSA_REPORT_SCHEMA_VERSION "2.1"
 
 enum fsa_report_format {
 	FSA_REPORT_FORMAT_TEXT,
