@@ -122,6 +122,7 @@ typedef struct {
 	gboolean is_live;
 	char *relayd_url;
 	char *subbuf_size_text;
+	char *read_timer_text;
 	char *loglevel_text;
 	char *clock;
 	char *seed;
@@ -130,6 +131,7 @@ typedef struct {
 	gboolean fail_on_loss;
 	/* Derived: sub-buffer size in bytes, loglevel (-1: all), the command to trace. */
 	uint64_t subbuf_size;
+	guint64 read_timer_us; /* 0: the tracer wakes the consumer at each full sub-buffer */
 	int loglevel;
 	char **command;
 	/* What is recorded, for progress messages: "scenario NAME" or the program. */
@@ -176,6 +178,7 @@ record_options_clear(RecordOptions *o)
 	g_clear_pointer(&o->output_dir, g_free);
 	g_clear_pointer(&o->relayd_url, g_free);
 	g_clear_pointer(&o->subbuf_size_text, g_free);
+	g_clear_pointer(&o->read_timer_text, g_free);
 	g_clear_pointer(&o->loglevel_text, g_free);
 	g_clear_pointer(&o->clock, g_free);
 	g_clear_pointer(&o->seed, g_free);
@@ -426,6 +429,11 @@ options_check_modes(RecordOptions *o, GError **error)
 			    o->relayd_url);
 	if (o->subbuf_size_text && !parse_subbuf_size(o->subbuf_size_text, &o->subbuf_size, error))
 		return FALSE;
+	if (o->read_timer_text && !g_ascii_string_to_unsigned(o->read_timer_text, 10, 0, G_MAXUINT,
+							      &o->read_timer_us, NULL))
+		return fail(error, FS_RECORD_ERROR_USAGE,
+			    "--read-timer %s: expected microseconds, such as 20000 (0: none)",
+			    o->read_timer_text);
 	return !o->loglevel_text || parse_loglevel(o->loglevel_text, &o->loglevel, error);
 }
 
@@ -447,6 +455,10 @@ options_new_context(RecordOptions *o)
 	     "URL"},
 	    {"subbuf-size", 0, 0, G_OPTION_ARG_STRING, &o->subbuf_size_text,
 	     "Size of each of the 8 sub-buffers per CPU (default 4M)", "SIZE"},
+	    {"read-timer", 0, 0, G_OPTION_ARG_STRING, &o->read_timer_text,
+	     "Let the consumer drain the buffers every USEC microseconds instead of at each full "
+	     "sub-buffer (default 0: at each)",
+	     "USEC"},
 	    {"loglevel", 0, 0, G_OPTION_ARG_STRING, &o->loglevel_text,
 	     "Record only events at LEVEL or more severe (LTTng-UST levels, EMERG ... DEBUG)",
 	     "LEVEL"},
@@ -1158,6 +1170,7 @@ enable_channel(struct lttng_handle *handle, const RecordOptions *o, GError **err
 	g_strlcpy(channel->name, CHANNEL_NAME, sizeof(channel->name));
 	channel->attr.subbuf_size = o->subbuf_size;
 	channel->attr.num_subbuf = SUBBUF_COUNT;
+	channel->attr.read_timer_interval = (unsigned int) o->read_timer_us;
 	channel->attr.overwrite = o->is_snapshot ? 1 : 0;
 	status = lttng_enable_channel(handle, channel);
 	return status >= 0 || fail_lttng(error, status, "cannot create the channel");

@@ -30,6 +30,7 @@ LTTNG_UST_TRACEPOINT_ENUM(fencescope_kmd, preempt_granularity, FSTP_TP_ENUM_VALU
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_kmd, doorbell_status, FSTP_TP_ENUM_VALUES(DOORBELL_STATUS))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_kmd, disconnect_reason, FSTP_TP_ENUM_VALUES(DISCONNECT_REASON))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_kmd, log_type, FSTP_TP_ENUM_VALUES(LOG_TYPE))
+LTTNG_UST_TRACEPOINT_ENUM(fencescope_kmd, preempt_reason, FSTP_TP_ENUM_VALUES(PREEMPT_REASON))
 
 /* engine_describe (UMS-04, PRE-03) */
 LTTNG_UST_TRACEPOINT_EVENT(fencescope_kmd, engine_describe,
@@ -204,22 +205,23 @@ LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_kmd, update_native_fence_logs, LTTNG_US
 /* Shared layout of context_suspend, context_resume. */
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(fencescope_kmd, context_run_list,
 	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint64_t, context_handle,
-	                  uint32_t, hwqueue_count),
+	                  uint32_t, hwqueue_count, int, reason),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
 		lttng_ust_field_integer_hex(uint64_t, context_handle, context_handle)
-		lttng_ust_field_integer(uint32_t, hwqueue_count, hwqueue_count)))
+		lttng_ust_field_integer(uint32_t, hwqueue_count, hwqueue_count)
+		lttng_ust_field_enum(fencescope_kmd, preempt_reason, uint8_t, reason, reason)))
 
 /* context_suspend (SUS-01, DST-01, TRM-03) */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(fencescope_kmd, context_run_list, fencescope_kmd, context_suspend,
 	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint64_t, context_handle,
-	                  uint32_t, hwqueue_count))
+	                  uint32_t, hwqueue_count, int, reason))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_kmd, context_suspend, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* context_resume (SUS-04, DST-05) */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(fencescope_kmd, context_run_list, fencescope_kmd, context_resume,
 	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint64_t, context_handle,
-	                  uint32_t, hwqueue_count))
+	                  uint32_t, hwqueue_count, int, reason))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_kmd, context_resume, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* engine_reset (TDR-06) */

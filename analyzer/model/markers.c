@@ -282,6 +282,7 @@ markers_on_interval(struct fsa_model *model, const struct fsa_event *ev)
 		m.kind = FSA_MARK_CONTEXT_SUSPENDED;
 		m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE];
 		m.value = ev->u[FSA_F_HWQUEUE_COUNT];
+		m.code = (int64_t) ev->u[FSA_F_REASON]; /* format 1.3 */
 		return interval_open(model, &model->suspends, m.context_handle, &m);
 	case FSA_EV_CONTEXT_RESUME:
 		return interval_close(model, &model->suspends, ev->u[FSA_F_CONTEXT_HANDLE],

@@ -186,9 +186,12 @@ struct dxgk_ddi {
 	/*
 	 * SUS-04, SUS-05: the HWQueues of `context` are back on the list, and the
 	 * command processor takes each doorbell queue's write pointer, so the work queued
-	 * meanwhile runs without a new ring. Fires context_resume.
+	 * meanwhile runs without a new ring. Fires context_resume with `reason`, the OS's reason
+	 * that went last (the spec's ResumeContext carries none: the model passes it for the
+	 * trace).
 	 */
-	void (*DxgkDdiResumeContext)(void *miniport, struct os_context *context);
+	void (*DxgkDdiResumeContext)(void *miniport, struct os_context *context,
+				     enum fstp_preempt_reason reason);
 	/*
 	 * FST-04, FST-06: the engine's power component goes to `fstate`: F1 once the OS has
 	 * disconnected every doorbell of the engine's queues, F0 before any connect or submission

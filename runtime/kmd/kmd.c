@@ -462,12 +462,11 @@ suspend_context(void *miniport, struct os_context *context, enum fstp_preempt_re
 	struct hw_engine *engine = engine_of(miniport, context->engine_id);
 	uint32_t count = 0;
 
-	(void) reason;
 	context->kmd_is_suspended = true;
 	for (struct os_hwqueue *q = context->queues; q; q = q->next_in_context, count++)
 		hw_engine_suspend_queue(engine, q);
 	FSR_TRACE(adapter->runtime, fencescope_kmd, context_suspend, adapter->id, context->handle,
-		  count);
+		  count, (int) reason);
 }
 
 /*
@@ -475,7 +474,7 @@ suspend_context(void *miniport, struct os_context *context, enum fstp_preempt_re
  * write pointer, so what was written during the suspension runs without a new ring.
  */
 static void
-resume_context(void *miniport, struct os_context *context)
+resume_context(void *miniport, struct os_context *context, enum fstp_preempt_reason reason)
 {
 	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
 	struct hw_engine *engine = engine_of(miniport, context->engine_id);
@@ -485,7 +484,7 @@ resume_context(void *miniport, struct os_context *context)
 	for (struct os_hwqueue *q = context->queues; q; q = q->next_in_context, count++)
 		hw_engine_resume_queue(engine, q);
 	FSR_TRACE(adapter->runtime, fencescope_kmd, context_resume, adapter->id, context->handle,
-		  count);
+		  count, (int) reason);
 }
 
 /* ---- power (spec 000, FST-04, FST-06) --------------------------------------------------- */

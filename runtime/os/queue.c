@@ -278,7 +278,7 @@ os_context_resume(struct os_context *context, enum fstp_preempt_reason reason)
 	if (os_context_is_suspended(context))
 		return FSR_OK; /* still suspended for another reason */
 	/* SUS-04, SUS-05: ResumeContext; SUS-07: the kernel-mode queues' buffers go on. */
-	adapter->ddi.DxgkDdiResumeContext(adapter->miniport, context);
+	adapter->ddi.DxgkDdiResumeContext(adapter->miniport, context, reason);
 	os_km_schedule(adapter->runtime);
 	return FSR_OK;
 }

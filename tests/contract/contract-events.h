@@ -448,11 +448,13 @@
 		FSTC_U32(adapter_id, UINT32_C(0xc0003a00)) \
 		FSTC_HEX(context_handle, UINT64_C(0xf5c00000003a01a5)) \
 		FSTC_U32(hwqueue_count, UINT32_C(0xc0003a02)) \
+		FSTC_ENUM(reason, preempt_reason, u8, FSTP_PREEMPT_REASON_POWER, "POWER") \
 	) \
 	FSTC_EVENT(fencescope_kmd, context_resume, \
 		FSTC_U32(adapter_id, UINT32_C(0xc0003b00)) \
 		FSTC_HEX(context_handle, UINT64_C(0xf5c00000003b01a5)) \
 		FSTC_U32(hwqueue_count, UINT32_C(0xc0003b02)) \
+		FSTC_ENUM(reason, preempt_reason, u8, FSTP_PREEMPT_REASON_TERMINATION, "TERMINATION") \
 	) \
 	FSTC_EVENT(fencescope_kmd, engine_reset, \
 		FSTC_U32(adapter_id, UINT32_C(0xc0003c00)) \

@@ -204,7 +204,8 @@ enum fsa_marker_kind {
 	/* Intervals. */
 	FSA_MARK_PREEMPTION,         /* request → complete; value = packet, code = reason */
 	FSA_MARK_TDR,                /* tdr_begin → tdr_end; code = tdr result, value = reason */
-	FSA_MARK_CONTEXT_SUSPENDED,  /* context_suspend → context_resume */
+	FSA_MARK_CONTEXT_SUSPENDED,  /* context_suspend → context_resume; code =
+					FSTP_PREEMPT_REASON_* */
 	FSA_MARK_ENGINE_F1,          /* engine in F1 */
 	FSA_MARK_DEVICE_D3,          /* adapter in D3 */
 	FSA_MARK_DOORBELL_CONNECTED, /* doorbell_connect (CONNECTED) → disconnect/destroy */

@@ -36,7 +36,8 @@ resume_then_connect(void *miniport, struct os_doorbell *doorbell, uint32_t *phys
 	/* The wrong order: every context resumed before the caller's connect. */
 	if (is_woken) {
 		for (uint32_t i = 0; i < suspended_count; i++)
-			reference.DxgkDdiResumeContext(miniport, suspended[i]);
+			reference.DxgkDdiResumeContext(miniport, suspended[i],
+						       FSTP_PREEMPT_REASON_POWER);
 		suspended_count = 0;
 		is_woken = false;
 	}

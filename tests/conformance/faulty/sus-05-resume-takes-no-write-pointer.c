@@ -10,7 +10,8 @@
 #define MAX_QUEUES 64
 
 static void
-forgetful_resume_context(void *miniport, struct os_context *context)
+forgetful_resume_context(void *miniport, struct os_context *context,
+			 enum fstp_preempt_reason reason)
 {
 	uint64_t taken[MAX_QUEUES];
 	uint32_t count = 0;
@@ -18,7 +19,7 @@ forgetful_resume_context(void *miniport, struct os_context *context)
 	for (struct os_hwqueue *q = context->queues; q && count < MAX_QUEUES;
 	     q = q->next_in_context)
 		taken[count++] = q->fetched_ptr;
-	reference.DxgkDdiResumeContext(miniport, context);
+	reference.DxgkDdiResumeContext(miniport, context, reason);
 	count = 0;
 	for (struct os_hwqueue *q = context->queues; q && count < MAX_QUEUES;
 	     q = q->next_in_context)
