@@ -147,7 +147,7 @@ LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_hw, engine_state_change, LTTNG_UST_TRAC
 LTTNG_UST_TRACEPOINT_EVENT(fencescope_hw, preempt_complete,
 	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, engine_id,
 	                  uint64_t, context_handle, uint64_t, request_id, uint64_t, packet_id,
-	                  int, granularity, uint64_t, gpu_ts),
+	                  int, granularity, uint64_t, gpu_ts, uint64_t, work_left_ticks),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
 		lttng_ust_field_integer(uint32_t, engine_id, engine_id)
@@ -155,8 +155,21 @@ LTTNG_UST_TRACEPOINT_EVENT(fencescope_hw, preempt_complete,
 		lttng_ust_field_integer(uint64_t, request_id, request_id)
 		lttng_ust_field_integer(uint64_t, packet_id, packet_id)
 		lttng_ust_field_enum(fencescope_hw, preempt_granularity, uint16_t, granularity, granularity)
-		lttng_ust_field_integer(uint64_t, gpu_ts, gpu_ts)))
+		lttng_ust_field_integer(uint64_t, gpu_ts, gpu_ts)
+		lttng_ust_field_integer(uint64_t, work_left_ticks, work_left_ticks)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_hw, preempt_complete, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
+
+/* vsync (PRE-13; format 1.4) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_hw, vsync,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, source_id, uint64_t, vsync_count,
+	                  uint64_t, flip_id, uint64_t, gpu_ts),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, source_id, source_id)
+		lttng_ust_field_integer(uint64_t, vsync_count, vsync_count)
+		lttng_ust_field_integer(uint64_t, flip_id, flip_id)
+		lttng_ust_field_integer(uint64_t, gpu_ts, gpu_ts)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_hw, vsync, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* page_fault (MMU-14, TDR-06) */
 LTTNG_UST_TRACEPOINT_EVENT(fencescope_hw, page_fault,

@@ -35,13 +35,16 @@ LTTNG_UST_TRACEPOINT_ENUM(fencescope_kmd, preempt_reason, FSTP_TP_ENUM_VALUES(PR
 /* engine_describe (UMS-04, PRE-03) */
 LTTNG_UST_TRACEPOINT_EVENT(fencescope_kmd, engine_describe,
 	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, engine_id,
-	                  int, engine_type, uint8_t, ums_supported, int, preempt_granularity),
+	                  int, engine_type, uint8_t, ums_supported, int, preempt_granularity,
+	                  int, compute_preempt_granularity, uint8_t, is_preemption_aware),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
 		lttng_ust_field_integer(uint32_t, engine_id, engine_id)
 		lttng_ust_field_enum(fencescope_kmd, engine_type, uint8_t, engine_type, engine_type)
 		lttng_ust_field_integer(uint8_t, ums_supported, ums_supported)
-		lttng_ust_field_enum(fencescope_kmd, preempt_granularity, uint16_t, preempt_granularity, preempt_granularity)))
+		lttng_ust_field_enum(fencescope_kmd, preempt_granularity, uint16_t, preempt_granularity, preempt_granularity)
+		lttng_ust_field_enum(fencescope_kmd, preempt_granularity, uint16_t, compute_preempt_granularity, compute_preempt_granularity)
+		lttng_ust_field_integer(uint8_t, is_preemption_aware, is_preemption_aware)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_kmd, engine_describe, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* clock_correlation (GPV-04) */
@@ -233,6 +236,14 @@ LTTNG_UST_TRACEPOINT_EVENT(fencescope_kmd, engine_reset,
 		lttng_ust_field_integer(uint32_t, engine_id, engine_id)
 		lttng_ust_field_integer(uint8_t, is_success, is_success)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_kmd, engine_reset, LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING)
+
+/* adapter_reset (TDR-06; format 1.4) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_kmd, adapter_reset,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint8_t, is_success),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint8_t, is_success, is_success)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_kmd, adapter_reset, LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING)
 
 /* page_table_update (MMU-02, MMU-03) */
 LTTNG_UST_TRACEPOINT_EVENT(fencescope_kmd, page_table_update,

@@ -31,6 +31,7 @@ LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, termination_step, FSTP_TP_ENUM_VALUES(T
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, doorbell_model, FSTP_TP_ENUM_VALUES(DOORBELL_MODEL))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, doorbell_status, FSTP_TP_ENUM_VALUES(DOORBELL_STATUS))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, loss_reason, FSTP_TP_ENUM_VALUES(LOSS_REASON))
+LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, fault_kind, FSTP_TP_ENUM_VALUES(FAULT_KIND))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, submission_mode, FSTP_TP_ENUM_VALUES(SUBMISSION_MODE))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, fence_type, FSTP_TP_ENUM_VALUES(FENCE_TYPE))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, segment, FSTP_TP_ENUM_VALUES(SEGMENT))
@@ -287,14 +288,17 @@ LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, submit_command, LTTNG_UST_TRACEPOIN
 LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, packet_queued,
 	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, engine_id,
 	                  uint64_t, hwqueue_handle, uint64_t, packet_id,
-	                  uint64_t, resubmission_of, uint8_t, is_paging),
+	                  uint64_t, resubmission_of, uint8_t, is_paging,
+	                  uint64_t, fence_id, uint8_t, is_context_switch),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
 		lttng_ust_field_integer(uint32_t, engine_id, engine_id)
 		lttng_ust_field_integer_hex(uint64_t, hwqueue_handle, hwqueue_handle)
 		lttng_ust_field_integer(uint64_t, packet_id, packet_id)
 		lttng_ust_field_integer(uint64_t, resubmission_of, resubmission_of)
-		lttng_ust_field_integer(uint8_t, is_paging, is_paging)))
+		lttng_ust_field_integer(uint8_t, is_paging, is_paging)
+		lttng_ust_field_integer(uint64_t, fence_id, fence_id)
+		lttng_ust_field_integer(uint8_t, is_context_switch, is_context_switch)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, packet_queued, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 /* packet_complete (INT-01, GPV-03) */
@@ -525,13 +529,27 @@ LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, preempt_request,
 		lttng_ust_field_enum(fencescope_os, preempt_reason, uint8_t, reason, reason)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, preempt_request, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
-/* tdr_begin (TDR-01, TDR-02, TDR-03, TDR-06) */
-LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, tdr_begin,
-	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, engine_id, int, reason),
+/* tdr_detect (TDR-01, TDR-02, TDR-03; format 1.4) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, tdr_detect,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, engine_id, uint64_t, context_handle,
+	                  int, reason, uint64_t, stalled_ns),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
 		lttng_ust_field_integer(uint32_t, engine_id, engine_id)
-		lttng_ust_field_enum(fencescope_os, loss_reason, uint8_t, reason, reason)))
+		lttng_ust_field_integer_hex(uint64_t, context_handle, context_handle)
+		lttng_ust_field_enum(fencescope_os, loss_reason, uint8_t, reason, reason)
+		lttng_ust_field_integer(uint64_t, stalled_ns, stalled_ns)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, tdr_detect, LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING)
+
+/* tdr_begin (TDR-01, TDR-02, TDR-03, TDR-06) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, tdr_begin,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, engine_id, int, reason,
+	                  uint64_t, context_handle),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, engine_id, engine_id)
+		lttng_ust_field_enum(fencescope_os, loss_reason, uint8_t, reason, reason)
+		lttng_ust_field_integer_hex(uint64_t, context_handle, context_handle)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, tdr_begin, LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING)
 
 /* tdr_end (TDR-06) */
@@ -590,6 +608,66 @@ LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, termination_step,
 		lttng_ust_field_enum(fencescope_os, termination_step, uint8_t, step, step)
 		lttng_ust_field_integer(uint64_t, progress_value, progress_value)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, termination_step, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
+
+/* context_schedule (PRE-15; format 1.4) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, context_schedule,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, process_id, uint64_t, context_handle,
+	                  uint32_t, engine_id, uint32_t, priority, uint64_t, time_slice_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, context_handle, context_handle)
+		lttng_ust_field_integer(uint32_t, engine_id, engine_id)
+		lttng_ust_field_integer(uint32_t, priority, priority)
+		lttng_ust_field_integer(uint64_t, time_slice_ns, time_slice_ns)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, context_schedule, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
+
+/* context_error (TDR-04, TDR-05; format 1.4) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, context_error,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, process_id, uint64_t, device_handle,
+	                  uint64_t, context_handle, int, reason),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, device_handle, device_handle)
+		lttng_ust_field_integer_hex(uint64_t, context_handle, context_handle)
+		lttng_ust_field_enum(fencescope_os, loss_reason, uint8_t, reason, reason)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, context_error, LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING)
+
+/* flip_queued (PRE-13; format 1.4) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, flip_queued,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, source_id, uint32_t, process_id,
+	                  uint64_t, context_handle, uint64_t, flip_id),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, source_id, source_id)
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, context_handle, context_handle)
+		lttng_ust_field_integer(uint64_t, flip_id, flip_id)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, flip_queued, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
+
+/* flip_done (PRE-13; format 1.4) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, flip_done,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, source_id, uint64_t, flip_id,
+	                  uint64_t, vsync_count),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, source_id, source_id)
+		lttng_ust_field_integer(uint64_t, flip_id, flip_id)
+		lttng_ust_field_integer(uint64_t, vsync_count, vsync_count)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, flip_done, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
+
+/* fault_injected (issue 13 fault injection; format 1.4) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, fault_injected,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, engine_id, uint64_t, hwqueue_handle,
+	                  int, kind, uint64_t, detail),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, engine_id, engine_id)
+		lttng_ust_field_integer_hex(uint64_t, hwqueue_handle, hwqueue_handle)
+		lttng_ust_field_enum(fencescope_os, fault_kind, uint8_t, kind, kind)
+		lttng_ust_field_integer(uint64_t, detail, detail)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, fault_injected, LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING)
 
 /* clang-format on */
 

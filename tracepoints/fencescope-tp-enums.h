@@ -17,7 +17,7 @@
 
 /* Format version emitted by fencescope_os:trace_info and checked by the analyzer. */
 #define FSTP_FORMAT_MAJOR 1
-#define FSTP_FORMAT_MINOR 3
+#define FSTP_FORMAT_MINOR 4
 
 /* How the runtime's clocks run: virtual time (discrete events) or CLOCK_MONOTONIC. */
 #define FSTP_CLOCK_MODE(X, P)                                                                      \
@@ -199,6 +199,16 @@
 	X(P, NOT_MAPPED, 0)                                                                        \
 	X(P, READ_ONLY, 1)
 
+/* A fault the runtime's injector caused (sim mode; format 1.4, docs/robustness.md). */
+#define FSTP_FAULT_KIND(X, P)                                                                      \
+	X(P, HUNG_ENGINE, 0)                                                                       \
+	X(P, IGNORES_PREEMPTION, 1)                                                                \
+	X(P, LOST_INTERRUPT, 2)                                                                    \
+	X(P, DELAYED_INTERRUPT, 3)                                                                 \
+	X(P, CORRUPT_PACKET, 4)                                                                    \
+	X(P, PROCESS_KILLED, 5)                                                                    \
+	X(P, LOG_OVERRUN_STORM, 6)
+
 /*
  * Result of a runtime call, as carried by fencescope_os:call_failed. The runtime's public
  * status codes use the same values (0 is success, errors are negative).
@@ -258,6 +268,7 @@
 	X(tdr_result, TDR_RESULT)                                                                  \
 	X(segment, SEGMENT)                                                                        \
 	X(fault_type, FAULT_TYPE)                                                                  \
+	X(fault_kind, FAULT_KIND)                                                                  \
 	X(status, STATUS)
 
 #define FSTP_ENUM_DECLARE_(type, prefix) FSTP_ENUM(type, prefix);

@@ -129,7 +129,8 @@ describe_engine(void *miniport, uint32_t engine_id, struct dxgk_engine_caps *cap
 	caps->supports_user_mode_submission = engine_takes_user_mode_submission(adapter, engine_id);
 	FSR_TRACE(adapter->runtime, fencescope_kmd, engine_describe, adapter->id, engine_id,
 		  (int) type, caps->supports_user_mode_submission,
-		  FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY);
+		  FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY,
+		  FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY, 1);
 }
 
 /*

@@ -1011,7 +1011,8 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			dma->progress_value = buffer->packets[0].b;
 			dma->submit_ns = buffer->submit_ns;
 			FSR_TRACE(runtime, fencescope_os, packet_queued, adapter->id,
-				  queue->engine_id, queue->handle, dma->packet_id, 0, 0);
+				  queue->engine_id, queue->handle, dma->packet_id, 0, 0,
+				  dma->packet_id, 0);
 			queue->is_km_busy = true;
 			/* FST-01: the OS sees its own submissions; an engine in F1 wakes first. */
 			os_engine_wake(adapter, queue->engine_id);

@@ -185,6 +185,8 @@
 		FSTC_U64(packet_id, UINT64_C(0xf5c00000001a035a)) \
 		FSTC_U64(resubmission_of, UINT64_C(0xf5c00000001a045a)) \
 		FSTC_U8(is_paging, 1) \
+		FSTC_U64(fence_id, UINT64_C(0xf5c00000001a065a)) \
+		FSTC_U8(is_context_switch, 1) \
 	) \
 	FSTC_EVENT(fencescope_os, packet_complete, \
 		FSTC_U32(adapter_id, UINT32_C(0xc0001b00)) \
@@ -315,10 +317,18 @@
 		FSTC_U64(request_id, UINT64_C(0xf5c00000002c035a)) \
 		FSTC_ENUM(reason, preempt_reason, u8, FSTP_PREEMPT_REASON_TERMINATION, "TERMINATION") \
 	) \
+	FSTC_EVENT(fencescope_os, tdr_detect, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000a500)) \
+		FSTC_U32(engine_id, UINT32_C(0xc000a501)) \
+		FSTC_HEX(context_handle, UINT64_C(0xf5c0000000a502a5)) \
+		FSTC_ENUM(reason, loss_reason, u8, FSTP_LOSS_REASON_ENGINE_HUNG, "ENGINE_HUNG") \
+		FSTC_U64(stalled_ns, UINT64_C(0xf5c0000000a5045a)) \
+	) \
 	FSTC_EVENT(fencescope_os, tdr_begin, \
 		FSTC_U32(adapter_id, UINT32_C(0xc0002d00)) \
 		FSTC_U32(engine_id, UINT32_C(0xc0002d01)) \
 		FSTC_ENUM(reason, loss_reason, u8, FSTP_LOSS_REASON_TERMINATION, "TERMINATION") \
+		FSTC_HEX(context_handle, UINT64_C(0xf5c00000002d03a5)) \
 	) \
 	FSTC_EVENT(fencescope_os, tdr_end, \
 		FSTC_U32(adapter_id, UINT32_C(0xc0002e00)) \
@@ -352,12 +362,49 @@
 		FSTC_ENUM(step, termination_step, u8, FSTP_TERMINATION_STEP_WAIT_BEGIN, "WAIT_BEGIN") \
 		FSTC_U64(progress_value, UINT64_C(0xc0c0000000004403)) \
 	) \
+	FSTC_EVENT(fencescope_os, context_schedule, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000a600)) \
+		FSTC_U32(process_id, UINT32_C(0xc000a601)) \
+		FSTC_HEX(context_handle, UINT64_C(0xf5c0000000a602a5)) \
+		FSTC_U32(engine_id, UINT32_C(0xc000a603)) \
+		FSTC_U32(priority, UINT32_C(0xc000a604)) \
+		FSTC_U64(time_slice_ns, UINT64_C(0xf5c0000000a6055a)) \
+	) \
+	FSTC_EVENT(fencescope_os, context_error, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000a700)) \
+		FSTC_U32(process_id, UINT32_C(0xc000a701)) \
+		FSTC_HEX(device_handle, UINT64_C(0xf5c0000000a702a5)) \
+		FSTC_HEX(context_handle, UINT64_C(0xf5c0000000a703a5)) \
+		FSTC_ENUM(reason, loss_reason, u8, FSTP_LOSS_REASON_PAGE_FAULT, "PAGE_FAULT") \
+	) \
+	FSTC_EVENT(fencescope_os, flip_queued, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000a800)) \
+		FSTC_U32(source_id, UINT32_C(0xc000a801)) \
+		FSTC_U32(process_id, UINT32_C(0xc000a802)) \
+		FSTC_HEX(context_handle, UINT64_C(0xf5c0000000a803a5)) \
+		FSTC_U64(flip_id, UINT64_C(0xf5c0000000a8045a)) \
+	) \
+	FSTC_EVENT(fencescope_os, flip_done, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000a900)) \
+		FSTC_U32(source_id, UINT32_C(0xc000a901)) \
+		FSTC_U64(flip_id, UINT64_C(0xf5c0000000a9025a)) \
+		FSTC_U64(vsync_count, UINT64_C(0xf5c0000000a9035a)) \
+	) \
+	FSTC_EVENT(fencescope_os, fault_injected, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000aa00)) \
+		FSTC_U32(engine_id, UINT32_C(0xc000aa01)) \
+		FSTC_HEX(hwqueue_handle, UINT64_C(0xf5c0000000aa02a5)) \
+		FSTC_ENUM(kind, fault_kind, u8, FSTP_FAULT_KIND_CORRUPT_PACKET, "CORRUPT_PACKET") \
+		FSTC_U64(detail, UINT64_C(0xf5c0000000aa045a)) \
+	) \
 	FSTC_EVENT(fencescope_kmd, engine_describe, \
 		FSTC_U32(adapter_id, UINT32_C(0xc0003000)) \
 		FSTC_U32(engine_id, UINT32_C(0xc0003001)) \
 		FSTC_ENUM(engine_type, engine_type, u8, FSTP_ENGINE_TYPE_VIDEO, "VIDEO") \
 		FSTC_U8(ums_supported, 1) \
 		FSTC_ENUM(preempt_granularity, preempt_granularity, u16, FSTP_PREEMPT_GRANULARITY_TRIANGLE_OR_THREAD_GROUP_BOUNDARY, "TRIANGLE_OR_THREAD_GROUP_BOUNDARY") \
+		FSTC_ENUM(compute_preempt_granularity, preempt_granularity, u16, FSTP_PREEMPT_GRANULARITY_SHADER_BOUNDARY, "SHADER_BOUNDARY") \
+		FSTC_U8(is_preemption_aware, 1) \
 	) \
 	FSTC_EVENT(fencescope_kmd, clock_correlation, \
 		FSTC_U32(adapter_id, UINT32_C(0xc0003100)) \
@@ -461,6 +508,10 @@
 		FSTC_U32(engine_id, UINT32_C(0xc0003c01)) \
 		FSTC_U8(is_success, 1) \
 	) \
+	FSTC_EVENT(fencescope_kmd, adapter_reset, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000ab00)) \
+		FSTC_U8(is_success, 1) \
+	) \
 	FSTC_EVENT(fencescope_kmd, page_table_update, \
 		FSTC_U32(process_id, UINT32_C(0xc0003d00)) \
 		FSTC_HEX(gpu_va, UINT64_C(0xf5c00000003d01a5)) \
@@ -540,6 +591,14 @@
 		FSTC_U64(packet_id, UINT64_C(0xf5c000000046045a)) \
 		FSTC_ENUM(granularity, preempt_granularity, u16, FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY, "DMA_BUFFER_BOUNDARY") \
 		FSTC_U64(gpu_ts, UINT64_C(0xf5c000000046065a)) \
+		FSTC_U64(work_left_ticks, UINT64_C(0xf5c000000046075a)) \
+	) \
+	FSTC_EVENT(fencescope_hw, vsync, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000ac00)) \
+		FSTC_U32(source_id, UINT32_C(0xc000ac01)) \
+		FSTC_U64(vsync_count, UINT64_C(0xf5c0000000ac025a)) \
+		FSTC_U64(flip_id, UINT64_C(0xf5c0000000ac035a)) \
+		FSTC_U64(gpu_ts, UINT64_C(0xf5c0000000ac045a)) \
 	) \
 	FSTC_EVENT(fencescope_hw, page_fault, \
 		FSTC_U32(adapter_id, UINT32_C(0xc0004700)) \
