@@ -92,13 +92,18 @@
 	X(P, NULL_FENCE_ARRAY, 1)                                                                  \
 	X(P, NULL_HWQUEUE, 2)
 
-/* Interrupt kinds of the emulated GPU (INT-01, INT-03, INT-04, FST-02, MMU-14). */
+/*
+ * Interrupt kinds of the emulated GPU (INT-01, INT-03, INT-04, FST-02, MMU-14; DMA_PREEMPTED
+ * and CRTC_VSYNC since format 1.4: PRE-03, PRE-13).
+ */
 #define FSTP_INTERRUPT_TYPE(X, P)                                                                  \
 	X(P, DMA_COMPLETED, 0)                                                                     \
 	X(P, NATIVE_FENCE_SIGNALED, 1)                                                             \
 	X(P, MONITORED_FENCE_SIGNALED, 2)                                                          \
 	X(P, ENGINE_STATE_CHANGE, 3)                                                               \
-	X(P, PAGE_FAULT, 4)
+	X(P, PAGE_FAULT, 4)                                                                        \
+	X(P, DMA_PREEMPTED, 5)                                                                     \
+	X(P, CRTC_VSYNC, 6)
 
 /* The forms of a native fence signaled interrupt (INT-04, INT-06, INT-11, INT-12). */
 #define FSTP_INTERRUPT_FORM(X, P)                                                                  \
