@@ -187,7 +187,8 @@
 	X(P, ENGINE_HUNG, 1)                                                                       \
 	X(P, PAGE_FAULT, 2)                                                                        \
 	X(P, GPU_STOP, 3)                                                                          \
-	X(P, TERMINATION, 4)
+	X(P, TERMINATION, 4)                                                                       \
+	X(P, INVALID_COMMAND, 5)
 
 #define FSTP_TDR_RESULT(X, P)                                                                      \
 	X(P, ENGINE_RESET, 0)                                                                      \
