@@ -272,4 +272,29 @@ struct os_ring_salvage {
 void os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_queue_end how,
 		    struct os_ring_salvage *salvage);
 
+/* ---- TDR and recovery (tdr.c) ------------------------------------------------------------ */
+
+/* The watchdog's state of an adapter (at creation; -1: no memory), and its end (at removal). */
+fsr_status os_tdr_init(struct fsr_adapter *adapter);
+void os_tdr_fini(struct fsr_adapter *adapter);
+/* FST-01: the OS handed a kernel-mode DMA packet to the engine, or learnt of its completion. */
+void os_tdr_packet_submitted(struct fsr_adapter *adapter, uint32_t engine_id);
+void os_tdr_packet_completed(struct fsr_adapter *adapter, uint32_t engine_id);
+/*
+ * The watchdog, from the OS actor's step (lock held): samples every engine's progress, detects
+ * a stall (TDR-02), sends the preemption request (TDR-01) and recovers when it does not
+ * complete. Returns when it wants to look again (FSR_NEVER: no adapter watches).
+ */
+uint64_t os_tdr_watch(struct fsr_runtime *runtime, uint64_t now);
+/* TDR-03: the KMD reported Active->Hung (GPU_ENGINE_STATE_CHANGE): recovery at once. */
+void os_tdr_engine_hung(struct fsr_adapter *adapter, uint32_t engine_id);
+/* A context goes: the watchdog forgets it as a suspect. */
+void os_tdr_forget_context(struct os_context *context);
+/*
+ * The OS puts `context` in error (after a TDR; a fault): it runs nothing more (suspended for
+ * TDR), its pending fences are signalled (UINT64_MAX) after its CPU waiters got DEVICE_LOST,
+ * and its device is lost (context_error, then device_lost).
+ */
+void os_context_error(struct os_context *context, enum fstp_loss_reason reason);
+
 #endif /* FENCESCOPE_RUNTIME_OS_PRIVATE_H */

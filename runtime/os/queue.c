@@ -227,6 +227,7 @@ fsr_context_destroy(struct fsr_process *process, fsr_handle context_handle)
 		fsr_hwqueue_destroy(process, context->queues->handle);
 
 	rt_lock(runtime);
+	os_tdr_forget_context(context);
 	for (struct os_context **link = &context->device->contexts; *link;
 	     link = &(*link)->next_in_device) {
 		if (*link == context) {
@@ -1016,6 +1017,7 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			queue->is_km_busy = true;
 			/* FST-01: the OS sees its own submissions; an engine in F1 wakes first. */
 			os_engine_wake(adapter, queue->engine_id);
+			os_tdr_packet_submitted(adapter, queue->engine_id); /* FST-01 */
 			adapter->ddi.DxgkDdiSubmitCommand(adapter->miniport, dma);
 			break;
 		case HW_PACKET_WAIT:
