@@ -395,6 +395,8 @@ struct os_hwqueue {
 	bool hw_is_restarting;
 	/* os: the TDR watchdog's last sample of the progress fence (os/tdr.c, FST-01) */
 	uint64_t tdr_seen_progress;
+	/* os: when the kernel-mode scheduler handed the engine its DMA packet in flight (FST-01) */
+	uint64_t km_sent_ns;
 };
 
 /*

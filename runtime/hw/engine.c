@@ -967,6 +967,8 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	if (engine->is_busy)
 		finish_busy(engine);
 	next = engine_run(engine);
+	if (engine->is_hung)
+		next = rt_add_ns(now, HW_HANG_SPIN_NS); /* a work item that started hung */
 	next = watch_idle(engine, now, next);
 end:
 	if (engine->pending && engine->pending_due_ns < next)

@@ -277,8 +277,10 @@ void os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum 
 /* The watchdog's state of an adapter (at creation; -1: no memory), and its end (at removal). */
 fsr_status os_tdr_init(struct fsr_adapter *adapter);
 void os_tdr_fini(struct fsr_adapter *adapter);
-/* FST-01: the OS handed a kernel-mode DMA packet to the engine, or learnt of its completion. */
-void os_tdr_packet_submitted(struct fsr_adapter *adapter, uint32_t engine_id);
+/*
+ * FST-01: the OS learnt of a kernel-mode DMA packet's completion (its submission it reads from
+ * the queue, os_hwqueue.km_sent_ns).
+ */
 void os_tdr_packet_completed(struct fsr_adapter *adapter, uint32_t engine_id);
 /*
  * The watchdog, from the OS actor's step (lock held): samples every engine's progress, detects
@@ -288,8 +290,6 @@ void os_tdr_packet_completed(struct fsr_adapter *adapter, uint32_t engine_id);
 uint64_t os_tdr_watch(struct fsr_runtime *runtime, uint64_t now);
 /* TDR-03: the KMD reported Active->Hung (GPU_ENGINE_STATE_CHANGE): recovery at once. */
 void os_tdr_engine_hung(struct fsr_adapter *adapter, uint32_t engine_id);
-/* A context goes: the watchdog forgets it as a suspect. */
-void os_tdr_forget_context(struct os_context *context);
 /*
  * The OS puts `context` in error (after a TDR; a fault): it runs nothing more (suspended for
  * TDR), its pending fences are signalled (UINT64_MAX) after its CPU waiters got DEVICE_LOST,

@@ -227,7 +227,6 @@ fsr_context_destroy(struct fsr_process *process, fsr_handle context_handle)
 		fsr_hwqueue_destroy(process, context->queues->handle);
 
 	rt_lock(runtime);
-	os_tdr_forget_context(context);
 	for (struct os_context **link = &context->device->contexts; *link;
 	     link = &(*link)->next_in_device) {
 		if (*link == context) {
@@ -1017,7 +1016,7 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			queue->is_km_busy = true;
 			/* FST-01: the OS sees its own submissions; an engine in F1 wakes first. */
 			os_engine_wake(adapter, queue->engine_id);
-			os_tdr_packet_submitted(adapter, queue->engine_id); /* FST-01 */
+			queue->km_sent_ns = rt_clock_now(runtime); /* FST-01: the TDR's clock */
 			adapter->ddi.DxgkDdiSubmitCommand(adapter->miniport, dma);
 			break;
 		case HW_PACKET_WAIT:

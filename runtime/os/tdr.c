@@ -42,8 +42,11 @@ struct os_tdr_engine {
 	enum tdr_state state;
 	bool has_work;           /* at the last look: work outstanding */
 	uint64_t stall_since_ns; /* the last progress, or when the work began */
-	/* TDR_PREEMPTING: the suspect (the work item in flight at the detection; NULL if none) */
-	struct os_context *suspect;
+	/*
+	 * TDR_PREEMPTING: the suspect, the context whose work item was in flight at the detection
+	 * (0 if none), by handle: it may be destroyed meanwhile.
+	 */
+	fsr_handle suspect;
 	enum fstp_loss_reason reason;
 	uint64_t request_id;
 	uint64_t preempt_deadline_ns;
@@ -74,18 +77,6 @@ is_watching(const struct fsr_adapter *adapter)
 	return adapter->config.tdr_delay_ns != FSR_INFINITE;
 }
 
-/* FST-01: the OS's own submissions start the clock of an engine that had no work. */
-void
-os_tdr_packet_submitted(struct fsr_adapter *adapter, uint32_t engine_id)
-{
-	struct os_tdr_engine *engine = &adapter->tdr->engines[engine_id];
-
-	if (!engine->has_work) {
-		engine->has_work = true;
-		engine->stall_since_ns = rt_clock_now(adapter->runtime);
-	}
-}
-
 /* FST-01: a completion is progress, at the instant the OS learns of it. */
 void
 os_tdr_packet_completed(struct fsr_adapter *adapter, uint32_t engine_id)
@@ -95,14 +86,17 @@ os_tdr_packet_completed(struct fsr_adapter *adapter, uint32_t engine_id)
 	engine->stall_since_ns = rt_clock_now(adapter->runtime);
 }
 
-void
-os_tdr_forget_context(struct os_context *context)
+/* The context of kernel handle `handle` on the adapter, NULL if it is gone (or 0). */
+static struct os_context *
+context_of(struct fsr_adapter *adapter, fsr_handle handle)
 {
-	struct os_tdr *tdr = context->device->adapter->tdr;
-
-	for (uint32_t e = 0; e < FSR_MAX_ENGINES; e++)
-		if (tdr->engines[e].suspect == context)
-			tdr->engines[e].suspect = NULL;
+	for (struct fsr_process *p = adapter->runtime->processes; handle && p; p = p->next)
+		for (struct os_device *d = p->devices; d; d = d->next_in_process)
+			for (struct os_context *c = d->contexts; d->adapter == adapter && c;
+			     c = c->next_in_device)
+				if (c->handle == handle)
+					return c;
+	return NULL;
 }
 
 /*
@@ -129,15 +123,25 @@ sample_rings(struct fsr_adapter *adapter, uint32_t engine_id, bool *has_work, bo
 	}
 }
 
-/* FST-01: a kernel-mode queue of the engine has a DMA packet out, in a context that can run. */
+/*
+ * FST-01: whether a kernel-mode queue of the engine has a DMA packet out, in a context that can
+ * run, and when the OS handed out the earliest of them (its own submissions: exact).
+ */
 static bool
-has_km_work(struct fsr_adapter *adapter, uint32_t engine_id)
+has_km_work(struct fsr_adapter *adapter, uint32_t engine_id, uint64_t *since_ns)
 {
-	for (struct os_hwqueue *q = adapter->runtime->km_queues; q; q = q->next_km)
-		if (q->adapter == adapter && q->engine_id == engine_id && q->is_km_busy &&
-		    !os_context_is_suspended(q->context))
-			return true;
-	return false;
+	bool has_work = false;
+
+	*since_ns = FSR_NEVER;
+	for (struct os_hwqueue *q = adapter->runtime->km_queues; q; q = q->next_km) {
+		if (q->adapter != adapter || q->engine_id != engine_id || !q->is_km_busy ||
+		    os_context_is_suspended(q->context))
+			continue;
+		has_work = true;
+		if (q->km_sent_ns < *since_ns)
+			*since_ns = q->km_sent_ns;
+	}
+	return has_work;
 }
 
 /* ---- the preemption request (TDR-01) ------------------------------------------------------ */
@@ -152,7 +156,7 @@ request_preemption(struct fsr_adapter *adapter, uint32_t engine_id, struct os_td
 {
 	engine->request_id = ++adapter->tdr->next_request_id;
 	FSR_TRACE(adapter->runtime, fencescope_os, preempt_request, adapter->id, engine_id,
-		  engine->suspect ? engine->suspect->handle : 0, engine->request_id,
+		  engine->suspect, engine->request_id,
 		  (int) FSTP_PREEMPT_REASON_TDR);
 }
 
@@ -164,7 +168,7 @@ is_preemption_complete(struct fsr_adapter *adapter, uint32_t engine_id,
 
 	adapter->ddi.DxgkDdiQueryEngineStatus(adapter->miniport, engine_id, &status);
 	return !status.running_context ||
-	       (engine->suspect && status.running_context != engine->suspect);
+	       (engine->suspect && status.running_context->handle != engine->suspect);
 }
 
 /* ---- recovery (TDR-04 to TDR-06) ---------------------------------------------------------- */
@@ -196,7 +200,7 @@ take_back_packet(struct fsr_adapter *adapter, uint32_t engine_id, struct hw_dma_
 	packet->next = NULL;
 	FSR_TRACE(runtime, fencescope_os, packet_queued, adapter->id, engine_id, queue->handle,
 		  packet->packet_id, old_id, 0, packet->packet_id, 0);
-	os_tdr_packet_submitted(adapter, engine_id);
+	queue->km_sent_ns = rt_clock_now(runtime);
 	adapter->ddi.DxgkDdiSubmitCommand(adapter->miniport, packet);
 }
 
@@ -244,7 +248,7 @@ recover(struct fsr_adapter *adapter, uint32_t engine_id, enum fstp_loss_reason r
 	if (guilty)
 		os_context_error(guilty, reason);
 	engine->state = TDR_WATCHING;
-	engine->suspect = NULL;
+	engine->suspect = 0;
 	engine->stall_since_ns = rt_clock_now(runtime);
 	FSR_TRACE(runtime, fencescope_os, tdr_end, adapter->id, engine_id, (int) result);
 	/* Innocent kernel-mode queues go on (the guilty one's context is suspended). */
@@ -259,10 +263,10 @@ detect(struct fsr_adapter *adapter, uint32_t engine_id, enum fstp_loss_reason re
 	struct dxgk_engine_status status = {0};
 
 	adapter->ddi.DxgkDdiQueryEngineStatus(adapter->miniport, engine_id, &status);
-	engine->suspect = status.running_context;
+	engine->suspect = status.running_context ? status.running_context->handle : 0;
 	engine->reason = reason;
 	FSR_TRACE(adapter->runtime, fencescope_os, tdr_detect, adapter->id, engine_id,
-		  engine->suspect ? engine->suspect->handle : 0, (int) reason,
+		  engine->suspect, (int) reason,
 		  engine->has_work && now > engine->stall_since_ns ? now - engine->stall_since_ns
 								   : 0);
 	request_preemption(adapter, engine_id, engine);
@@ -280,7 +284,8 @@ os_tdr_engine_hung(struct fsr_adapter *adapter, uint32_t engine_id)
 	engine = &adapter->tdr->engines[engine_id];
 	/* TDR-03: at once — TDR-01's request first, but no waiting for it. */
 	detect(adapter, engine_id, FSTP_LOSS_REASON_ENGINE_HUNG, rt_clock_now(adapter->runtime));
-	recover(adapter, engine_id, FSTP_LOSS_REASON_ENGINE_HUNG, engine->suspect);
+	recover(adapter, engine_id, FSTP_LOSS_REASON_ENGINE_HUNG,
+		context_of(adapter, engine->suspect));
 }
 
 /* One engine's watch; returns when it wants to look again. */
@@ -291,6 +296,8 @@ watch_engine(struct fsr_adapter *adapter, uint32_t engine_id, uint64_t now)
 	uint64_t delay = adapter->config.tdr_delay_ns;
 	bool has_ring_work;
 	bool has_progress;
+	bool has_km;
+	uint64_t km_since;
 	uint64_t due;
 
 	sample_rings(adapter, engine_id, &has_ring_work, &has_progress);
@@ -298,24 +305,37 @@ watch_engine(struct fsr_adapter *adapter, uint32_t engine_id, uint64_t now)
 		if (is_preemption_complete(adapter, engine_id, engine)) {
 			/* The engine answered: no recovery; the watch starts over (TDR-01). */
 			engine->state = TDR_WATCHING;
-			engine->suspect = NULL;
+			engine->suspect = 0;
 			engine->stall_since_ns = now;
 		} else if (now >= engine->preempt_deadline_ns) {
-			recover(adapter, engine_id, engine->reason, engine->suspect);
+			recover(adapter, engine_id, engine->reason,
+				context_of(adapter, engine->suspect));
 			return rt_add_ns(now, delay / TDR_SAMPLES_PER_DELAY);
 		} else {
 			return engine->preempt_deadline_ns;
 		}
 	}
-	if (!has_ring_work && !has_km_work(adapter, engine_id)) {
+	has_km = has_km_work(adapter, engine_id, &km_since);
+	if (!has_ring_work && !has_km) {
 		engine->has_work = false;
 		return rt_add_ns(now, delay / TDR_SAMPLES_PER_DELAY);
 	}
-	if (!engine->has_work || has_progress) {
-		/* Work seen for the first time, or a progress fence moved: the clock starts now. */
-		if (!engine->has_work || now > engine->stall_since_ns)
-			engine->stall_since_ns = now;
+	if (!engine->has_work) {
+		/*
+		 * Work seen for the first time: the clock starts when the OS handed out the
+		 * packet (exact), or now for a ring (sampled).
+		 */
+		engine->stall_since_ns = has_km ? km_since : now;
 		engine->has_work = true;
+	} else {
+		if (has_progress && now > engine->stall_since_ns)
+			engine->stall_since_ns = now; /* a progress fence moved since the sample */
+		/*
+		 * Kernel mode alone: a packet handed out after the last completion began the
+		 * work (the engine had none in between), so TDR-02 counts from it.
+		 */
+		if (has_km && !has_ring_work && km_since > engine->stall_since_ns)
+			engine->stall_since_ns = km_since;
 	}
 	due = rt_add_ns(engine->stall_since_ns, delay);
 	if (now < due) {
