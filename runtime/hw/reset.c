@@ -58,20 +58,6 @@ hw_engine_work_started(struct hw_engine *engine, struct os_hwqueue *queue,
 	engine->busy_until_ns = FSR_NEVER;
 }
 
-struct os_context *
-hw_engine_running_context(struct hw_engine *engine)
-{
-	struct os_context *context = NULL;
-
-	hw_engine_lock(engine);
-	if (engine->is_busy && engine->busy_queue)
-		context = engine->busy_queue->context;
-	else if (engine->is_busy && engine->busy_packet && engine->busy_packet->queue)
-		context = engine->busy_packet->queue->context;
-	hw_engine_unlock(engine);
-	return context;
-}
-
 bool
 hw_engine_reset(struct hw_engine *engine, struct hw_dma_packet **aborted)
 {

@@ -26,10 +26,148 @@ os_context_fire_schedule(struct os_context *context)
 void
 os_context_init_scheduling(struct os_context *context)
 {
+	struct fsr_adapter *adapter = context->device->adapter;
+
 	context->priority = FSR_DEFAULT_CONTEXT_PRIORITY;
 	context->time_slice_ns = 0;
-	context->hw_priority = FSR_DEFAULT_CONTEXT_PRIORITY;
 	os_context_fire_schedule(context);
+	adapter->ddi.DxgkDdiSetContextSchedulingProperties(adapter->miniport, context);
+}
+
+void
+os_context_set_scheduling(struct os_context *context, uint32_t priority, uint64_t time_slice_ns)
+{
+	struct fsr_adapter *adapter = context->device->adapter;
+
+	context->priority = priority;
+	context->time_slice_ns = time_slice_ns;
+	os_context_fire_schedule(context);
+	/* The command processor arbitrates rings and DMA packets by it (PRE-15). */
+	adapter->ddi.DxgkDdiSetContextSchedulingProperties(adapter->miniport, context);
+	if (priority != FSR_DEFAULT_CONTEXT_PRIORITY || time_slice_ns)
+		adapter->is_scheduling_watched = true;
+}
+
+/* ---- the scheduler's decisions (PRE-15) --------------------------------------------------- */
+
+/*
+ * Whether a queue has work the OS knows of (lock held): a kernel-mode queue, a buffer it can
+ * run (not blocked on a software wait) or a packet on the engine; a ring, LastQueuedValue above
+ * its progress fence's CurrentValue (a ring blocked on a GPU wait counts: the OS cannot tell).
+ * A suspended context's queues take no part.
+ */
+static bool
+queue_has_work(struct os_hwqueue *queue)
+{
+	if (os_context_is_suspended(queue->context) || queue->is_abandoned)
+		return false;
+	if (queue->mode == FSR_SUBMIT_KERNEL_MODE)
+		return (queue->km_head && !queue->is_km_blocked) || queue->is_km_busy ||
+		       queue->km_preempted;
+	return rt_queue_last_queued(queue, RT_POINT_OS_READ_LAST_QUEUED) >
+	       rt_fence_current(queue->progress_fence, RT_POINT_OS_READ_CURRENT_VALUE);
+}
+
+static bool
+is_outstanding(const struct fsr_adapter *adapter, uint32_t engine_id, uint64_t request_id)
+{
+	return request_id && !os_preempt_completed(adapter, engine_id, request_id);
+}
+
+struct sched_view {
+	struct os_hwqueue *best; /* the highest-priority queue with work not running */
+	bool has_work;           /* some queue of the engine has work */
+	bool has_equal;          /* a queue of the running context's priority waits */
+};
+
+static void
+consider(struct sched_view *view, struct os_hwqueue *queue, const struct os_context *running)
+{
+	if (!queue_has_work(queue))
+		return;
+	view->has_work = true;
+	if (running && queue->context == running)
+		return;
+	if (!view->best || queue->context->priority > view->best->context->priority)
+		view->best = queue;
+	if (running && queue->context->priority == running->priority)
+		view->has_equal = true;
+}
+
+/*
+ * One engine (lock held): PRIORITY when a context of a higher priority than the one running
+ * has work; TIME_SLICE when the running context's time slice is over and a context of its
+ * priority has work. Returns when to look again.
+ */
+static uint64_t
+check_engine(struct fsr_adapter *adapter, uint32_t engine_id, uint64_t now, bool *has_work)
+{
+	struct fsr_runtime *runtime = adapter->runtime;
+	struct os_engine_sched *sched = &adapter->sched[engine_id];
+	struct os_context *running =
+	    adapter->ddi.DxgkDdiQueryEngineContext(adapter->miniport, engine_id);
+	struct sched_view view = {0};
+	uint64_t period = adapter->config.scheduling_period_ns;
+	uint64_t next = FSR_NEVER;
+
+	for (struct os_hwqueue *q = runtime->km_queues; q; q = q->next_km)
+		if (q->adapter == adapter && q->engine_id == engine_id)
+			consider(&view, q, running);
+	for (struct os_hwqueue *q = adapter->user_queues[engine_id]; q; q = q->next_user_queue)
+		consider(&view, q, running);
+	if (view.has_work) {
+		*has_work = true;
+		next = rt_add_ns(now, period); /* rings get work without the OS: look again */
+	}
+	if (running != sched->slice_context) {
+		sched->slice_context = running;
+		sched->slice_start_ns = now;
+	}
+	if (!running)
+		return next;
+	/* PRE-15: a higher priority with work preempts the running context. */
+	if (view.best && view.best->context->priority > running->priority &&
+	    !is_outstanding(adapter, engine_id, sched->priority_request)) {
+		sched->priority_request =
+		    os_preempt_request(adapter, engine_id, FSTP_PREEMPT_REASON_PRIORITY);
+		return next;
+	}
+	/* PRE-15: equal priorities with work share the engine in time slices. */
+	if (running->time_slice_ns && view.has_equal &&
+	    !is_outstanding(adapter, engine_id, sched->slice_request)) {
+		uint64_t due = rt_add_ns(sched->slice_start_ns, running->time_slice_ns);
+
+		if (now >= due) {
+			sched->slice_request =
+			    os_preempt_request(adapter, engine_id, FSTP_PREEMPT_REASON_TIME_SLICE);
+			sched->slice_start_ns = now;
+		} else if (due < next) {
+			next = due;
+		}
+	}
+	return next;
+}
+
+uint64_t
+os_sched_run(struct fsr_runtime *runtime, bool *has_work)
+{
+	uint64_t now = rt_clock_now(runtime);
+	uint64_t next = FSR_NEVER;
+
+	*has_work = false;
+	for (uint32_t a = 0; a < runtime->adapter_count; a++) {
+		struct fsr_adapter *adapter = runtime->adapters[a];
+
+		if (!adapter->is_scheduling_watched)
+			continue;
+		for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
+			uint64_t due = check_engine(adapter, e, now, has_work);
+
+			if (due < next)
+				next = due;
+		}
+	}
+	return next;
 }
 
 /* ---- preemption requests (PRE-03, PRE-04) ---------------------------------------------- */

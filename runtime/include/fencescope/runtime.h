@@ -229,6 +229,13 @@ struct fsr_adapter_config {
 	 * the same context. False, the default: preemption aware.
 	 */
 	bool preemption_unaware;
+	/*
+	 * PRE-15: how often the OS's scheduler looks at the engines while some context of the
+	 * adapter has a priority other than the default or a time slice and work is pending (a
+	 * ring gets work without the OS: the scheduler sees it only when it looks). 0 means
+	 * 100 us.
+	 */
+	uint64_t scheduling_period_ns;
 };
 
 /* TDR-02: the default TDR delay, two seconds. */
