@@ -516,3 +516,35 @@ Test(tdr, tdr_06_failed_engine_reset_promoted_to_adapter_reset)
 	cr_assert_eq(count("fencescope_os:context_error", -1, 0), 1);
 	cr_assert_eq(count("fencescope_os:context_error", 3, fx.context_3d), 1);
 }
+
+/* ---- under sim-mode interleaving ------------------------------------------------------------- */
+
+/*
+ * TDR-01, TDR-04 under 8 interleaving seeds: the GPU and the OS switch at every shared word while
+ * the hang is detected and recovered beside an innocent process; the recovery's order and the
+ * innocent's work hold whatever the schedule.
+ */
+Test(tdr, tdr_01_tdr_04_recovery_holds_under_an_interleaving_seed_sweep, .timeout = 120)
+{
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		struct two_processes world;
+		size_t request, begin, end;
+
+		teardown_tdr();
+		setup_tdr();
+		cr_assert_eq(rt_interleave_enable(fx.runtime, seed, NULL, 0), FSR_OK);
+		hang_beside_an_innocent(&world, FSR_SUBMIT_USER_MODE);
+		fst_run_until_idle();
+		request = find(0, "fencescope_os:preempt_request", 4, FSTP_PREEMPT_REASON_TDR);
+		begin = find(0, "fencescope_os:tdr_begin", -1, 0);
+		end = find(0, "fencescope_os:tdr_end", 2, FSTP_TDR_RESULT_ENGINE_RESET);
+		cr_assert(request < begin && begin < end && end != SIZE_MAX, "seed %llu",
+			  (unsigned long long) seed);
+		cr_assert_eq(count("fencescope_os:context_error", 3, fx.context_3d), 1, "seed %llu",
+			     (unsigned long long) seed);
+		cr_assert_eq(fst_last_completed(world.innocent, world.innocent_queue),
+			     world.innocent_progress, "seed %llu", (unsigned long long) seed);
+		cr_assert_eq(fst_fence_value(world.innocent, world.innocent_fence), 4, "seed %llu",
+			     (unsigned long long) seed);
+	}
+}
