@@ -446,6 +446,31 @@ Test(tdr, tdr_04_innocent_gpu_wait_on_a_guilty_fence_is_released)
 	cr_assert_eq(fst_fence_value(other, view), UINT64_MAX);
 }
 
+Test(tdr, tdr_04_a_hang_whose_process_ended_is_still_recovered)
+{
+	struct fsr_process *guilty;
+	fsr_handle device, context, queue, after;
+	uint64_t progress;
+
+	fst_rt_add_process("guilty", &guilty, &device, &context);
+	queue = fst_queue_new(guilty, context, FSR_SUBMIT_USER_MODE);
+	cr_assert_eq(fsr_test_engine_hang(fx.runtime, fx.adapter_id, 0, queue), FSR_OK);
+	(void) fst_submit_work(guilty, queue, 1000);
+	/* It crashes while its work hangs the engine: no queue shows the OS that work any more. */
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, now_ns() + DELAY_NS / 2), FSR_OK);
+	cr_assert_eq(fsr_process_terminate(guilty, true), FSR_OK);
+	fst_run_until_idle();
+	/* The engine's own word keeps the watch: reset, no context left to put in error. */
+	cr_assert_eq(count("fencescope_os:tdr_begin", 3, 0), 1);
+	cr_assert_eq(count("fencescope_kmd:engine_reset", 2, 1), 1);
+	cr_assert_eq(count("fencescope_os:context_error", -1, 0), 0);
+	/* And the engine runs again. */
+	after = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	progress = fst_submit_work(fx.process, after, 1000);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, after), progress);
+}
+
 /* ---- TDR-05: the UMD re-creates queue, doorbell and ring --------------------------------- */
 
 Test(tdr, tdr_05_old_doorbell_refused_umd_recreates_queue_doorbell_and_ring)
