@@ -300,6 +300,8 @@ struct os_context {
 	/* The KMD's copy, programmed into the engine's run list (the command processor arbitrates
 	 * ring queues by it; engine's lock). */
 	uint32_t hw_priority;
+	/* PRE-14: the context allocation (fsr_adapter_config.context_allocation_bytes), or NULL */
+	struct os_allocation *allocation;
 };
 
 struct fsr_fence {
@@ -579,6 +581,12 @@ struct fsr_adapter {
 	 * the scheduler watches its engines (os_sched_check) on its timer.
 	 */
 	bool is_scheduling_watched;
+	/*
+	 * os: each engine's paging queue (PRE-06, PRE-14), made on first use: a kernel-mode
+	 * queue of the OS's own, of a context of the highest priority, whose DMA packets are
+	 * paging packets (NULL: none yet).
+	 */
+	struct os_hwqueue *paging_queues[FSR_MAX_ENGINES];
 };
 
 /* ---- runtime ----------------------------------------------------------------------------- */

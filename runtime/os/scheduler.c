@@ -170,6 +170,92 @@ os_sched_run(struct fsr_runtime *runtime, bool *has_work)
 	return next;
 }
 
+/* ---- paging packets and context allocations (PRE-06, PRE-14) ----------------------------- */
+
+/* The engine's paging queue, made on first use (lock held); NULL without memory. */
+static struct os_hwqueue *
+paging_queue(struct fsr_adapter *adapter, uint32_t engine_id)
+{
+	struct fsr_runtime *runtime = adapter->runtime;
+	struct os_hwqueue *queue = adapter->paging_queues[engine_id];
+	struct os_context *context;
+
+	if (queue)
+		return queue;
+	queue = calloc(1, sizeof(*queue));
+	context = calloc(1, sizeof(*context));
+	if (!queue || !context) {
+		free(queue);
+		free(context);
+		return NULL;
+	}
+	/* The OS's own context: nothing outranks its paging (PRE-15 arbitration). */
+	context->handle = rt_new_kernel_handle(runtime, RT_OBJECT_CONTEXT);
+	context->engine_id = engine_id;
+	context->priority = FSR_MAX_CONTEXT_PRIORITY;
+	context->hw_priority = FSR_MAX_CONTEXT_PRIORITY;
+	queue->handle = rt_new_kernel_handle(runtime, RT_OBJECT_HWQUEUE);
+	queue->context = context;
+	queue->adapter = adapter;
+	queue->engine_id = engine_id;
+	queue->mode = FSR_SUBMIT_KERNEL_MODE;
+	adapter->paging_queues[engine_id] = queue;
+	return queue;
+}
+
+void
+os_context_create_allocation(struct os_context *context)
+{
+	struct fsr_adapter *adapter = context->device->adapter;
+	uint64_t bytes = adapter->config.context_allocation_bytes;
+	struct os_hwqueue *queue;
+	struct hw_dma_packet *packet;
+
+	if (!bytes)
+		return;
+	/* PRE-14: DxgkCbCreateContextAllocation's allocation, resident (allocation_create). */
+	if (os_allocation_new(context->device, bytes, true, &context->allocation) != FSR_OK) {
+		rt_refuse(adapter->runtime, context->device->process->id, "CreateContextAllocation",
+			  context->handle, FSR_ERR_NO_RESOURCES);
+		return;
+	}
+	queue = paging_queue(adapter, context->engine_id);
+	packet = calloc(1, sizeof(*packet));
+	if (!queue || !packet) {
+		free(packet);
+		return;
+	}
+	/* InitContextResource: a paging buffer on the context's engine (PRE-06). */
+	packet->packet_id = ++adapter->next_packet_id;
+	packet->queue = queue;
+	packet->gpu_ticks = bytes / 16 ? bytes / 16 : 1;
+	packet->submit_ns = rt_clock_now(adapter->runtime);
+	packet->is_paging = true;
+	os_sched_queue_packet(queue, packet);
+}
+
+void
+os_context_destroy_allocation(struct os_context *context)
+{
+	/* PRE-14: DxgkCbDestroyContextAllocation (allocation_destroy). */
+	if (context->allocation)
+		os_allocation_unref(context->allocation);
+	context->allocation = NULL;
+}
+
+void
+os_paging_queues_free(struct fsr_adapter *adapter)
+{
+	for (uint32_t e = 0; e < FSR_MAX_ENGINES; e++) {
+		if (!adapter->paging_queues[e])
+			continue;
+		free(adapter->paging_queues[e]->km_preempted);
+		free(adapter->paging_queues[e]->context);
+		free(adapter->paging_queues[e]);
+		adapter->paging_queues[e] = NULL;
+	}
+}
+
 /* ---- preemption requests (PRE-03, PRE-04) ---------------------------------------------- */
 
 uint64_t
@@ -234,7 +320,14 @@ os_preempt_done(struct fsr_adapter *adapter, struct hw_interrupt *interrupt)
 	sched->preempt_outstanding =
 	    count >= sched->preempt_outstanding ? 0 : sched->preempt_outstanding - count;
 	if (packet) {
-		if (packet->queue && packet->is_preempted) {
+		if (packet->queue && packet->is_preempted && packet->is_paging) {
+			/*
+			 * PRE-06: a paging packet is resubmitted at once, with its fence id; the
+			 * engine starts nothing else before it.
+			 */
+			packet->queue->km_preempted = packet;
+			os_sched_resubmit(packet->queue);
+		} else if (packet->queue && packet->is_preempted) {
 			/* is_km_busy stays: the packet is not done, only off the engine. */
 			packet->queue->km_preempted = packet;
 		} else {
@@ -255,7 +348,7 @@ os_sched_queue_packet(struct os_hwqueue *queue, struct hw_dma_packet *packet)
 	struct fsr_adapter *adapter = queue->adapter;
 	struct os_engine_sched *sched = &adapter->sched[queue->engine_id];
 
-	/* A resubmitted paging packet keeps its fence id; PRE-07: any other gets a new one. */
+	/* PRE-06: a resubmitted paging packet keeps its fence id; PRE-07: any other gets one. */
 	if (!(packet->resubmission_of && packet->is_paging))
 		packet->fence_id = ++sched->next_fence_id;
 	FSR_TRACE(adapter->runtime, fencescope_os, packet_queued, adapter->id, queue->engine_id,

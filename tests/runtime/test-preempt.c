@@ -491,3 +491,88 @@ Test(sched, pre_08_unaware_runs_split_packets_back_to_back, .init = NULL)
 		     "the second split packet runs right after the first");
 	cr_assert_eq(fst_tap_event(find_event(0, "fencescope_hw:packet_start", 2))->fields[2], b);
 }
+
+/* ---- paging packets and context allocations (PRE-06, PRE-14) ------------------------------ */
+
+static void
+setup_with_context_allocations(uint64_t bytes)
+{
+	struct fsr_runtime_config runtime_config;
+	struct fsr_adapter_config adapter_config;
+
+	fst_rt_config_init(&runtime_config, &adapter_config);
+	adapter_config.context_allocation_bytes = bytes;
+	fst_rt_setup_with(&runtime_config, &adapter_config);
+}
+
+/*
+ * PRE-14: a new context gets its context allocation, initialized by a paging packet on its
+ * engine (InitContextResource); the allocation goes with the context.
+ */
+Test(paging, pre_14_context_allocation_is_initialized_by_a_paging_packet, .init = NULL,
+     .fini = fst_rt_teardown)
+{
+	fsr_handle context;
+	size_t create;
+	size_t queued;
+
+	setup_with_context_allocations(65536);
+	fst_run_until_idle();
+	fst_tap_start();
+	cr_assert_eq(fsr_context_create(fx.process, fx.device, 1, &context), FSR_OK);
+	create = find_event(0, "fencescope_os:allocation_create", 0);
+	cr_assert_neq(create, SIZE_MAX);
+	cr_assert_eq(fst_tap_event(create)->fields[3], 65536);
+	queued = find_with(0, "fencescope_os:packet_queued", 5, 1 /* is_paging */);
+	cr_assert_neq(queued, SIZE_MAX);
+	cr_assert_eq(fst_tap_event(queued)->fields[1], 1, "on the context's engine");
+	fst_run_until_idle();
+	cr_assert_eq(
+	    fst_tap_count(0, "fencescope_hw:packet_end", 3, fst_tap_event(queued)->fields[3]), 1);
+	cr_assert_eq(fsr_context_destroy(fx.process, context), FSR_OK);
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:allocation_destroy", 1,
+				   fst_tap_event(create)->fields[2]),
+		     1);
+}
+
+/*
+ * PRE-06: a preempted paging packet is resubmitted with the fence id it had (PRE-07: not a new
+ * one) and runs before any other packet on its engine — here a kernel-mode packet that was
+ * waiting behind it; nothing of it runs twice.
+ */
+Test(paging, pre_06_preempted_paging_packet_keeps_its_fence_id_and_runs_first, .init = NULL,
+     .fini = fst_rt_teardown)
+{
+	fsr_handle queue;
+	fsr_handle context;
+	size_t queued;
+	size_t end;
+	size_t requeued;
+	size_t next_start;
+
+	setup_with_context_allocations(16 * LONG_TICKS);
+	fst_run_until_idle();
+	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	fst_tap_start();
+	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &context), FSR_OK);
+	fst_submit_work(fx.process, queue, 1000);
+	queued = find_with(0, "fencescope_os:packet_queued", 5, 1);
+	cr_assert_neq(queued, SIZE_MAX);
+	run_for(300000);
+	request(0, 2 /* SUSPEND */);
+	fst_run_until_idle();
+	end = find_with(0, "fencescope_hw:packet_end", 6, 1 /* PREEMPTED */);
+	cr_assert_neq(end, SIZE_MAX, "the paging packet was preempted");
+	cr_assert_eq(fst_tap_event(end)->fields[3], fst_tap_event(queued)->fields[3]);
+	requeued = find_with(0, "fencescope_os:packet_queued", 4, fst_tap_event(queued)->fields[3]);
+	cr_assert_neq(requeued, SIZE_MAX, "resubmitted");
+	cr_assert_eq(fst_tap_event(requeued)->fields[5], 1, "still a paging packet");
+	cr_assert_eq(fst_tap_event(requeued)->fields[6], fst_tap_event(queued)->fields[6],
+		     "PRE-06: its original fence id");
+	next_start = find_event(end, "fencescope_hw:packet_start", 0);
+	cr_assert_neq(next_start, SIZE_MAX);
+	cr_assert_eq(fst_tap_event(next_start)->fields[3], fst_tap_event(requeued)->fields[3],
+		     "the paging remainder runs before the waiting kernel-mode packet");
+	cr_assert_eq(
+	    fst_tap_count(0, "fencescope_hw:packet_end", 3, fst_tap_event(requeued)->fields[3]), 1);
+}
