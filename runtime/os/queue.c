@@ -196,7 +196,7 @@ fsr_context_create(struct fsr_process *process, fsr_handle device_handle, uint32
 	device->contexts = context;
 	FSR_TRACE(runtime, fencescope_os, context_create, process->id, device->handle,
 		  context->handle, engine_id);
-	os_context_init_scheduling(context); /* PRE-15: context_schedule, after context_create */
+	os_context_init_scheduling(context);   /* PRE-15: context_schedule, after context_create */
 	os_context_create_allocation(context); /* PRE-14, when configured */
 	*context_handle = context->handle;
 	goto end;
