@@ -5,7 +5,9 @@
  * requests the OS issues to an engine through its driver (DxgkDdiPreemptCommand) and their
  * completion, which the GPU reports by the DMA_PREEMPTED interrupt, and the resubmission of a
  * preempted DMA packet's remainder (PRE-07, PRE-09). The OS never reads the GPU's state:
- * what an engine runs it learns from its driver's answer, completions from interrupts.
+ * what an engine runs it learns from its driver's answer, completions from interrupts. Not
+ * modelled, not observable here (docs/runtime.md): binding-leak detection (PRE-10: work packets
+ * bind no allocation) and linked adapters (PRE-11).
  */
 #include <stdlib.h>
 
