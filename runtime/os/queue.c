@@ -1147,7 +1147,9 @@ os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
 
 		FSR_TRACE(runtime, fencescope_os, packet_complete, adapter->id, queue->engine_id,
 			  queue->handle, packet->packet_id, packet->progress_value);
-		queue->is_km_busy = false;
+		/* A context switch (PRE-05) comes before the queue's packet, still in flight. */
+		if (!packet->is_context_switch)
+			queue->is_km_busy = false;
 	}
 	free(packet);
 }

@@ -576,3 +576,40 @@ Test(paging, pre_06_preempted_paging_packet_keeps_its_fence_id_and_runs_first, .
 	cr_assert_eq(
 	    fst_tap_count(0, "fencescope_hw:packet_end", 3, fst_tap_event(requeued)->fields[3]), 1);
 }
+
+/*
+ * PRE-05: with lazy context switching, a context switch is a zero-length packet of the new
+ * context, queued before its first packet after another context's: A, B, B, A -> three
+ * switches (the first packet too), none between B's two.
+ */
+Test(sched, pre_05_lazy_context_switch_is_a_zero_length_packet, .init = NULL)
+{
+	struct fsr_runtime_config runtime_config;
+	struct fsr_adapter_config adapter_config;
+	fsr_handle context_b;
+	fsr_handle a, b;
+	size_t first;
+
+	fst_rt_config_init(&runtime_config, &adapter_config);
+	adapter_config.lazy_context_switch = true;
+	fst_rt_setup_with(&runtime_config, &adapter_config);
+	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &context_b), FSR_OK);
+	a = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	b = fst_queue_new(fx.process, context_b, FSR_SUBMIT_KERNEL_MODE);
+	fst_tap_start();
+	fst_submit_work(fx.process, a, 1000);
+	fst_run_until_idle();
+	fst_submit_work(fx.process, b, 1000);
+	fst_submit_work(fx.process, b, 1000);
+	fst_run_until_idle();
+	fst_submit_work(fx.process, a, 1000);
+	fst_run_until_idle();
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:packet_queued", 7, 1 /* is_context_switch */),
+		     3);
+	first = find_with(0, "fencescope_os:packet_queued", 7, 1);
+	cr_assert_eq(fst_tap_event(first)->fields[2], a);
+	cr_assert_eq(fst_tap_event(first + 1)->fields[7], 0, "then the packet itself");
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:packet_queued", 2, b), 3, "one switch");
+	cr_assert_eq(fst_last_completed(fx.process, a), 2);
+	cr_assert_eq(fst_last_completed(fx.process, b), 2);
+}
