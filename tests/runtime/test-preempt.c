@@ -37,6 +37,17 @@ find_event(size_t from, const char *name, size_t n)
 	return SIZE_MAX;
 }
 
+/* The index of the first event `name` whose field `field` is `value`, from `from` on. */
+static size_t
+find_with(size_t from, const char *name, int field, uint64_t value)
+{
+	for (size_t i = from; i < fst_tap_event_count(); i++)
+		if (strcmp(fst_tap_event(i)->name, name) == 0 &&
+		    fst_tap_event(i)->fields[field] == value)
+			return i;
+	return SIZE_MAX;
+}
+
 static const struct fst_event *
 event(size_t from, const char *name, size_t n)
 {
@@ -242,6 +253,20 @@ Test(preempt, pre_09_ring_work_resumes_at_its_saved_point)
 		     2);
 	cr_assert_eq(fst_fence_value(fx.process, fence), 7);
 	cr_assert_eq(fst_last_completed(fx.process, queue), value + 1);
+	/* It resumed with what was left, not from the start: resume to end = work left. */
+	{
+		size_t resumed = find_with(find_event(0, "fencescope_hw:packet_end", 0),
+					   "fencescope_hw:packet_start", 3, done->fields[4]);
+		size_t ended = find_with(resumed, "fencescope_hw:packet_end", 3, done->fields[4]);
+		uint64_t took;
+
+		cr_assert_neq(resumed, SIZE_MAX);
+		cr_assert_neq(ended, SIZE_MAX);
+		took = fst_tap_event(ended)->fields[5] - fst_tap_event(resumed)->fields[5];
+		cr_assert(took >= done->fields[7] && took <= done->fields[7] + 16,
+			  "resumed for %llu ticks, %llu were left", (unsigned long long) took,
+			  (unsigned long long) done->fields[7]);
+	}
 }
 
 /*
@@ -335,16 +360,6 @@ context_on(uint32_t engine_id, uint32_t priority, uint64_t time_slice_ns)
 	return context;
 }
 
-/* The index of the first event `name` whose field `field` is `value`, from `from` on. */
-static size_t
-find_with(size_t from, const char *name, int field, uint64_t value)
-{
-	for (size_t i = from; i < fst_tap_event_count(); i++)
-		if (strcmp(fst_tap_event(i)->name, name) == 0 &&
-		    fst_tap_event(i)->fields[field] == value)
-			return i;
-	return SIZE_MAX;
-}
 
 /*
  * PRE-15: a higher-priority context that gets work preempts the lower one running (reason
