@@ -297,8 +297,8 @@ void os_context_set_scheduling(struct os_context *context, uint32_t priority,
  * the KMD what runs (DxgkDdiQueryEngineContext), and asks for a preemption for PRIORITY (a
  * context of a higher priority has work) or TIME_SLICE (the running context's slice is over
  * and one of equal priority has work). Returns when to look again (FSR_NEVER: not before
- * something happens); *has_work: some queue it watches has work (the look is real work, not
- * housekeeping). Run by the kernel-mode scheduler (os_km_schedule) and the OS actor's timer.
+ * something happens); *has_work: an engine runs a context while another has work (the look
+ * is then real work, not housekeeping). Run by the kernel-mode scheduler (os_km_schedule) and the OS actor's timer.
  */
 uint64_t os_sched_run(struct fsr_runtime *runtime, bool *has_work);
 /*

@@ -117,10 +117,16 @@ check_engine(struct fsr_adapter *adapter, uint32_t engine_id, uint64_t now, bool
 			consider(&view, q, running);
 	for (struct os_hwqueue *q = adapter->user_queues[engine_id]; q; q = q->next_user_queue)
 		consider(&view, q, running);
-	if (view.has_work) {
+	/*
+	 * Rings get work without the OS: look again while any queue has work. Only a running
+	 * context with another one waiting makes the look real work (a strong timer): an idle or
+	 * blocked engine is not helped by a preemption, and a sim run must be able to go idle
+	 * with a ring blocked on a wait the CPU will satisfy later.
+	 */
+	if (view.has_work)
+		next = rt_add_ns(now, period);
+	if (running && view.best)
 		*has_work = true;
-		next = rt_add_ns(now, period); /* rings get work without the OS: look again */
-	}
 	if (running != sched->slice_context) {
 		sched->slice_context = running;
 		sched->slice_start_ns = now;

@@ -360,7 +360,6 @@ context_on(uint32_t engine_id, uint32_t priority, uint64_t time_slice_ns)
 	return context;
 }
 
-
 /*
  * PRE-15: a higher-priority context that gets work preempts the lower one running (reason
  * PRIORITY), runs first, and the lower one resumes after it: kernel mode, then user mode (the
@@ -627,4 +626,24 @@ Test(sched, pre_05_lazy_context_switch_is_a_zero_length_packet, .init = NULL)
 	cr_assert_eq(fst_tap_count(0, "fencescope_os:packet_queued", 2, b), 3, "one switch");
 	cr_assert_eq(fst_last_completed(fx.process, a), 2);
 	cr_assert_eq(fst_last_completed(fx.process, b), 2);
+}
+
+/*
+ * PRE-15, PRE-12: a watched scheduler does not keep a sim run busy for a ring blocked on a wait
+ * that only the CPU will satisfy: the run goes idle, and the work runs once signalled.
+ */
+Test(sched, pre_12_pre_15_a_blocked_ring_lets_the_run_go_idle)
+{
+	fsr_handle high = context_on(0, 28, 100000);
+	fsr_handle queue = fst_queue_new(fx.process, high, FSR_SUBMIT_USER_MODE);
+	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+	uint64_t value;
+
+	fst_submit_wait(fx.process, queue, fence, 1);
+	value = fst_submit_work(fx.process, queue, 1000);
+	fst_run_until_idle();
+	cr_assert_lt(fst_last_completed(fx.process, queue), value);
+	cr_assert_eq(fsr_fence_signal_cpu(fx.process, fence, 1), FSR_OK);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, queue), value);
 }
