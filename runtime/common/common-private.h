@@ -302,6 +302,8 @@ struct os_context {
 	/* The KMD's copy, programmed into the engine's run list (the command processor arbitrates
 	 * ring queues by it; engine's lock). */
 	uint32_t hw_priority;
+	/* PRE-14: the context allocation (fsr_adapter_config.context_allocation_bytes), or NULL */
+	struct os_allocation *allocation;
 };
 
 struct fsr_fence {
@@ -336,7 +338,7 @@ struct hw_dma_packet {
 	uint64_t fence_id;
 	uint64_t resubmission_of; /* the packet this one resubmits after a preemption, 0 if none */
 	bool is_paging;
-	bool is_context_switch; /* lazy context switch: a zero-length packet */
+	bool is_context_switch; /* PRE-05: a zero-length context-switch packet */
 	/*
 	 * Set by the GPU when it preempts the packet (PRE-09): gpu_ticks is then what is left of
 	 * it, and the packet comes back to the OS with the DMA_PREEMPTED interrupt.
@@ -544,6 +546,7 @@ struct os_engine_sched {
 	uint64_t preempt_requested;   /* the last request id issued on the engine, 0: none */
 	uint64_t preempt_completed;   /* the last one the engine completed (DMA_PREEMPTED) */
 	uint32_t preempt_outstanding; /* issued, not completed (at most FSR_MAX_PREEMPT_REQUESTS) */
+	fsr_handle last_context;      /* PRE-05: the context of the last DMA packet queued */
 	uint64_t priority_request;    /* the PRIORITY request outstanding, 0: none */
 	/* time slices: the context the OS last saw running, since when, and the request made */
 	struct os_context *slice_context;
@@ -587,6 +590,12 @@ struct fsr_adapter {
 	 * the scheduler watches its engines (os_sched_check) on its timer.
 	 */
 	bool is_scheduling_watched;
+	/*
+	 * os: each engine's paging queue (PRE-06, PRE-14), made on first use: a kernel-mode
+	 * queue of the OS's own, of a context of the highest priority, whose DMA packets are
+	 * paging packets (NULL: none yet).
+	 */
+	struct os_hwqueue *paging_queues[FSR_MAX_ENGINES];
 };
 
 /* ---- runtime ----------------------------------------------------------------------------- */

@@ -765,7 +765,7 @@ dma_matches(const struct hw_dma_packet *packet, int level)
 
 /*
  * Starts the first startable DMA packet of priority `level` (-1: any), in DMA queue order;
- * paging packets only when `is_paging` (they run before anything else on the engine);
+ * paging packets only when `is_paging` (PRE-06: they run before anything else on the engine);
  * only the reserved queue's when the engine is reserved for a split command buffer (PRE-08).
  */
 static bool
@@ -843,7 +843,7 @@ run_level(struct hw_engine *engine, int level)
 
 /*
  * The command processor's arbitration (PRE-15; docs/runtime.md "Scheduling and preemption as
- * built"): paging packets first; then by the context priority the KMD programmed,
+ * built"): paging packets first (PRE-06); then by the context priority the KMD programmed,
  * highest first — at each level DMA packets and rings in round robin, as before priorities
  * existed; a lower level runs only when nothing of a higher one can. A PreemptionAware = 0
  * engine reserved for a split command buffer runs only its next packet (PRE-08).
@@ -855,8 +855,13 @@ engine_run(struct hw_engine *engine)
 
 	if (engine->reserved_for)
 		return start_dma(engine, -1, false) ? engine->busy_until_ns : FSR_NEVER;
-	if (start_dma(engine, -1, true))
+	/* PRE-06: paging packets first; a preempted one's remainder before anything else. */
+	if (start_dma(engine, -1, true)) {
+		engine->is_awaiting_paging = false;
 		return engine->busy_until_ns;
+	}
+	if (engine->is_awaiting_paging)
+		return FSR_NEVER;
 	for (struct hw_dma_packet *p = engine->dma_head; p; p = p->next)
 		if (p->queue && is_dma_startable(p))
 			levels |= UINT32_C(1) << p->queue->context->hw_priority;
@@ -1231,6 +1236,8 @@ stop_preempted(struct hw_engine *engine, uint64_t now)
 		record.progress_value = packet->progress_value;
 		packet->gpu_ticks = engine->preempt_work_left;
 		packet->is_preempted = true;
+		if (packet->is_paging && packet->queue)
+			engine->is_awaiting_paging = true; /* PRE-06 */
 		if (!packet->queue) {
 			free(packet); /* its queue is gone: nothing to resubmit */
 			packet = NULL;

@@ -118,6 +118,8 @@ struct hw_engine {
 	 * run next, back to back (NULL: none); nothing else starts meanwhile.
 	 */
 	struct os_hwqueue *reserved_for;
+	/* PRE-06: a paging packet was preempted: nothing else starts before its remainder. */
+	bool is_awaiting_paging;
 };
 
 /*

@@ -144,6 +144,7 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 	    config->log_capacity_entries > FSR_MAX_LOG_ENTRIES ||
 	    config->interrupt_coalesce_ns > FSR_MAX_INTERRUPT_COALESCE_NS ||
 	    config->engine_idle_to_f1_ns > FSR_MAX_ENGINE_IDLE_TO_F1_NS ||
+	    config->context_allocation_bytes > (UINT64_C(1) << 32) ||
 	    (config->interrupt_form && (config->interrupt_form < FSR_INTERRUPT_FENCE_ARRAY ||
 					config->interrupt_form > FSR_INTERRUPT_HWQUEUE)) ||
 	    !is_ums_config_valid(config)) {
@@ -266,6 +267,7 @@ os_adapters_remove(struct fsr_runtime *runtime)
 
 		adapter->ddi.DxgkDdiRemoveAdapter(adapter->miniport);
 		os_tdr_fini(adapter);
+		os_paging_queues_free(adapter);
 		free(adapter);
 	}
 	/* Interrupts the OS never handled: their DMA packets are the OS's to free. */

@@ -321,8 +321,8 @@ void os_context_set_scheduling(struct os_context *context, uint32_t priority,
  * the KMD what runs (DxgkDdiQueryEngineContext), and asks for a preemption for PRIORITY (a
  * context of a higher priority has work) or TIME_SLICE (the running context's slice is over
  * and one of equal priority has work). Returns when to look again (FSR_NEVER: not before
- * something happens); *has_work: some queue it watches has work (the look is real work, not
- * housekeeping). Run by the kernel-mode scheduler (os_km_schedule) and the OS actor's timer.
+ * something happens); *has_work: an engine runs a context while another has work (the look
+ * is then real work, not housekeeping). Run by the kernel-mode scheduler (os_km_schedule) and the OS actor's timer.
  */
 uint64_t os_sched_run(struct fsr_runtime *runtime, bool *has_work);
 /*
@@ -352,6 +352,16 @@ void os_preempt_set_listener(struct fsr_adapter *adapter,
 			     void (*listener)(struct fsr_adapter *adapter, uint32_t engine_id,
 					      uint64_t request_id, void *data),
 			     void *data);
+/*
+ * PRE-14 (fsr_adapter_config.context_allocation_bytes): at context creation the context
+ * allocation (DxgkCbCreateContextAllocation) and its InitContextResource, a paging packet on
+ * the engine's paging queue (PRE-06); at its destruction the allocation goes
+ * (DxgkCbDestroyContextAllocation). Nothing without the configuration.
+ */
+void os_context_create_allocation(struct os_context *context);
+void os_context_destroy_allocation(struct os_context *context);
+/* At adapter removal, engines stopped: the paging queues and their contexts. */
+void os_paging_queues_free(struct fsr_adapter *adapter);
 /* The DMA_PREEMPTED interrupt's deferred handling (interrupt.c, which then runs the
  * kernel-mode scheduler: a preempted packet's remainder waits in its queue, km_preempted). */
 void os_preempt_done(struct fsr_adapter *adapter, struct hw_interrupt *interrupt);

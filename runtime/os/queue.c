@@ -196,7 +196,8 @@ fsr_context_create(struct fsr_process *process, fsr_handle device_handle, uint32
 	device->contexts = context;
 	FSR_TRACE(runtime, fencescope_os, context_create, process->id, device->handle,
 		  context->handle, engine_id);
-	os_context_init_scheduling(context); /* PRE-15: context_schedule, after context_create */
+	os_context_init_scheduling(context);   /* PRE-15: context_schedule, after context_create */
+	os_context_create_allocation(context); /* PRE-14, when configured */
 	*context_handle = context->handle;
 	goto end;
 refuse:
@@ -235,6 +236,7 @@ fsr_context_destroy(struct fsr_process *process, fsr_handle context_handle)
 			break;
 		}
 	}
+	os_context_destroy_allocation(context); /* PRE-14 */
 	FSR_TRACE(runtime, fencescope_os, context_destroy, process->id, context->device->handle,
 		  context->handle, context->engine_id);
 	remove_object(process, context_handle);
@@ -1146,7 +1148,9 @@ os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
 
 		FSR_TRACE(runtime, fencescope_os, packet_complete, adapter->id, queue->engine_id,
 			  queue->handle, packet->packet_id, packet->progress_value);
-		queue->is_km_busy = false;
+		/* A context switch (PRE-05) comes before the queue's packet, still in flight. */
+		if (!packet->is_context_switch)
+			queue->is_km_busy = false;
 	}
 	free(packet);
 }

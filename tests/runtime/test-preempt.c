@@ -37,6 +37,17 @@ find_event(size_t from, const char *name, size_t n)
 	return SIZE_MAX;
 }
 
+/* The index of the first event `name` whose field `field` is `value`, from `from` on. */
+static size_t
+find_with(size_t from, const char *name, int field, uint64_t value)
+{
+	for (size_t i = from; i < fst_tap_event_count(); i++)
+		if (strcmp(fst_tap_event(i)->name, name) == 0 &&
+		    fst_tap_event(i)->fields[field] == value)
+			return i;
+	return SIZE_MAX;
+}
+
 static const struct fst_event *
 event(size_t from, const char *name, size_t n)
 {
@@ -242,6 +253,20 @@ Test(preempt, pre_09_ring_work_resumes_at_its_saved_point)
 		     2);
 	cr_assert_eq(fst_fence_value(fx.process, fence), 7);
 	cr_assert_eq(fst_last_completed(fx.process, queue), value + 1);
+	/* It resumed with what was left, not from the start: resume to end = work left. */
+	{
+		size_t resumed = find_with(find_event(0, "fencescope_hw:packet_end", 0),
+					   "fencescope_hw:packet_start", 3, done->fields[4]);
+		size_t ended = find_with(resumed, "fencescope_hw:packet_end", 3, done->fields[4]);
+		uint64_t took;
+
+		cr_assert_neq(resumed, SIZE_MAX);
+		cr_assert_neq(ended, SIZE_MAX);
+		took = fst_tap_event(ended)->fields[5] - fst_tap_event(resumed)->fields[5];
+		cr_assert(took >= done->fields[7] && took <= done->fields[7] + 16,
+			  "resumed for %llu ticks, %llu were left", (unsigned long long) took,
+			  (unsigned long long) done->fields[7]);
+	}
 }
 
 /*
@@ -333,17 +358,6 @@ context_on(uint32_t engine_id, uint32_t priority, uint64_t time_slice_ns)
 	cr_assert_eq(fsr_context_set_scheduling(fx.process, context, priority, time_slice_ns),
 		     FSR_OK);
 	return context;
-}
-
-/* The index of the first event `name` whose field `field` is `value`, from `from` on. */
-static size_t
-find_with(size_t from, const char *name, int field, uint64_t value)
-{
-	for (size_t i = from; i < fst_tap_event_count(); i++)
-		if (strcmp(fst_tap_event(i)->name, name) == 0 &&
-		    fst_tap_event(i)->fields[field] == value)
-			return i;
-	return SIZE_MAX;
 }
 
 /*
@@ -490,4 +504,146 @@ Test(sched, pre_08_unaware_runs_split_packets_back_to_back, .init = NULL)
 	cr_assert_eq(fst_tap_event(find_event(0, "fencescope_hw:packet_start", 1))->fields[2], a,
 		     "the second split packet runs right after the first");
 	cr_assert_eq(fst_tap_event(find_event(0, "fencescope_hw:packet_start", 2))->fields[2], b);
+}
+
+/* ---- paging packets and context allocations (PRE-06, PRE-14) ------------------------------ */
+
+static void
+setup_with_context_allocations(uint64_t bytes)
+{
+	struct fsr_runtime_config runtime_config;
+	struct fsr_adapter_config adapter_config;
+
+	fst_rt_config_init(&runtime_config, &adapter_config);
+	adapter_config.context_allocation_bytes = bytes;
+	fst_rt_setup_with(&runtime_config, &adapter_config);
+}
+
+/*
+ * PRE-14: a new context gets its context allocation, initialized by a paging packet on its
+ * engine (InitContextResource); the allocation goes with the context.
+ */
+Test(paging, pre_14_context_allocation_is_initialized_by_a_paging_packet, .init = NULL,
+     .fini = fst_rt_teardown)
+{
+	fsr_handle context;
+	size_t create;
+	size_t queued;
+
+	setup_with_context_allocations(65536);
+	fst_run_until_idle();
+	fst_tap_start();
+	cr_assert_eq(fsr_context_create(fx.process, fx.device, 1, &context), FSR_OK);
+	create = find_event(0, "fencescope_os:allocation_create", 0);
+	cr_assert_neq(create, SIZE_MAX);
+	cr_assert_eq(fst_tap_event(create)->fields[3], 65536);
+	queued = find_with(0, "fencescope_os:packet_queued", 5, 1 /* is_paging */);
+	cr_assert_neq(queued, SIZE_MAX);
+	cr_assert_eq(fst_tap_event(queued)->fields[1], 1, "on the context's engine");
+	fst_run_until_idle();
+	cr_assert_eq(
+	    fst_tap_count(0, "fencescope_hw:packet_end", 3, fst_tap_event(queued)->fields[3]), 1);
+	cr_assert_eq(fsr_context_destroy(fx.process, context), FSR_OK);
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:allocation_destroy", 1,
+				   fst_tap_event(create)->fields[2]),
+		     1);
+}
+
+/*
+ * PRE-06: a preempted paging packet is resubmitted with the fence id it had (PRE-07: not a new
+ * one) and runs before any other packet on its engine — here a kernel-mode packet that was
+ * waiting behind it; nothing of it runs twice.
+ */
+Test(paging, pre_06_preempted_paging_packet_keeps_its_fence_id_and_runs_first, .init = NULL,
+     .fini = fst_rt_teardown)
+{
+	fsr_handle queue;
+	fsr_handle context;
+	size_t queued;
+	size_t end;
+	size_t requeued;
+	size_t next_start;
+
+	setup_with_context_allocations(16 * LONG_TICKS);
+	fst_run_until_idle();
+	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	fst_tap_start();
+	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &context), FSR_OK);
+	fst_submit_work(fx.process, queue, 1000);
+	queued = find_with(0, "fencescope_os:packet_queued", 5, 1);
+	cr_assert_neq(queued, SIZE_MAX);
+	run_for(300000);
+	request(0, 2 /* SUSPEND */);
+	fst_run_until_idle();
+	end = find_with(0, "fencescope_hw:packet_end", 6, 1 /* PREEMPTED */);
+	cr_assert_neq(end, SIZE_MAX, "the paging packet was preempted");
+	cr_assert_eq(fst_tap_event(end)->fields[3], fst_tap_event(queued)->fields[3]);
+	requeued = find_with(0, "fencescope_os:packet_queued", 4, fst_tap_event(queued)->fields[3]);
+	cr_assert_neq(requeued, SIZE_MAX, "resubmitted");
+	cr_assert_eq(fst_tap_event(requeued)->fields[5], 1, "still a paging packet");
+	cr_assert_eq(fst_tap_event(requeued)->fields[6], fst_tap_event(queued)->fields[6],
+		     "PRE-06: its original fence id");
+	next_start = find_event(end, "fencescope_hw:packet_start", 0);
+	cr_assert_neq(next_start, SIZE_MAX);
+	cr_assert_eq(fst_tap_event(next_start)->fields[3], fst_tap_event(requeued)->fields[3],
+		     "the paging remainder runs before the waiting kernel-mode packet");
+	cr_assert_eq(
+	    fst_tap_count(0, "fencescope_hw:packet_end", 3, fst_tap_event(requeued)->fields[3]), 1);
+}
+
+/*
+ * PRE-05: with lazy context switching, a context switch is a zero-length packet of the new
+ * context, queued before its first packet after another context's: A, B, B, A -> three
+ * switches (the first packet too), none between B's two.
+ */
+Test(sched, pre_05_lazy_context_switch_is_a_zero_length_packet, .init = NULL)
+{
+	struct fsr_runtime_config runtime_config;
+	struct fsr_adapter_config adapter_config;
+	fsr_handle context_b;
+	fsr_handle a, b;
+	size_t first;
+
+	fst_rt_config_init(&runtime_config, &adapter_config);
+	adapter_config.lazy_context_switch = true;
+	fst_rt_setup_with(&runtime_config, &adapter_config);
+	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &context_b), FSR_OK);
+	a = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	b = fst_queue_new(fx.process, context_b, FSR_SUBMIT_KERNEL_MODE);
+	fst_tap_start();
+	fst_submit_work(fx.process, a, 1000);
+	fst_run_until_idle();
+	fst_submit_work(fx.process, b, 1000);
+	fst_submit_work(fx.process, b, 1000);
+	fst_run_until_idle();
+	fst_submit_work(fx.process, a, 1000);
+	fst_run_until_idle();
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:packet_queued", 7, 1 /* is_context_switch */),
+		     3);
+	first = find_with(0, "fencescope_os:packet_queued", 7, 1);
+	cr_assert_eq(fst_tap_event(first)->fields[2], a);
+	cr_assert_eq(fst_tap_event(first + 1)->fields[7], 0, "then the packet itself");
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:packet_queued", 2, b), 3, "one switch");
+	cr_assert_eq(fst_last_completed(fx.process, a), 2);
+	cr_assert_eq(fst_last_completed(fx.process, b), 2);
+}
+
+/*
+ * PRE-15, PRE-12: a watched scheduler does not keep a sim run busy for a ring blocked on a wait
+ * that only the CPU will satisfy: the run goes idle, and the work runs once signalled.
+ */
+Test(sched, pre_12_pre_15_a_blocked_ring_lets_the_run_go_idle)
+{
+	fsr_handle high = context_on(0, 28, 100000);
+	fsr_handle queue = fst_queue_new(fx.process, high, FSR_SUBMIT_USER_MODE);
+	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+	uint64_t value;
+
+	fst_submit_wait(fx.process, queue, fence, 1);
+	value = fst_submit_work(fx.process, queue, 1000);
+	fst_run_until_idle();
+	cr_assert_lt(fst_last_completed(fx.process, queue), value);
+	cr_assert_eq(fsr_fence_signal_cpu(fx.process, fence, 1), FSR_OK);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, queue), value);
 }

@@ -236,6 +236,22 @@ struct fsr_adapter_config {
 	 * 100 us.
 	 */
 	uint64_t scheduling_period_ns;
+	/*
+	 * PRE-14, PRE-06: each new context gets a context allocation of this many bytes
+	 * (allocation_create), which the OS initializes by a paging packet on the context's
+	 * engine (InitContextResource: one GPU tick per 16 bytes), and which goes with the
+	 * context (allocation_destroy). Paging packets run before anything else on their engine
+	 * and, preempted, keep their fence id. 0, the default: no context allocation. At most
+	 * 4 GiB.
+	 */
+	uint64_t context_allocation_bytes;
+	/*
+	 * PRE-05: the GPU switches contexts lazily: before a kernel-mode DMA packet of another
+	 * context than the last one the OS queued on the engine, the OS queues a zero-length
+	 * context-switch packet of the new context (packet_queued.is_context_switch). Off by
+	 * default.
+	 */
+	bool lazy_context_switch;
 };
 
 /* TDR-02: the default TDR delay, two seconds. */
