@@ -269,7 +269,8 @@ struct dxgk_ddi {
 	 * engine of the adapter; the DMA packet each had in flight comes back in aborted[e]. Fires
 	 * adapter_reset. Non-zero: the adapter could not be reset (GPU_STOP).
 	 */
-	int (*DxgkDdiResetFromTimeout)(void *miniport, struct hw_dma_packet *aborted[FSR_MAX_ENGINES]);
+	int (*DxgkDdiResetFromTimeout)(void *miniport,
+				       struct hw_dma_packet *aborted[FSR_MAX_ENGINES]);
 };
 
 #endif /* FENCESCOPE_RUNTIME_DRIVER_INTERFACE_H */

@@ -1295,7 +1295,8 @@ engine_step(struct rt_actor *actor, uint64_t now)
 		goto end;
 	}
 	hw_engine_take_rings(engine); /* the doorbells that rang since the last step */
-	/* FST-02, TDR-03: the engine reports Active->Hung (test API: fsr_test_engine_report_hung). */
+	/* FST-02, TDR-03: the engine reports Active->Hung (test API: fsr_test_engine_report_hung).
+	 */
 	if (engine->is_hung_report_pending) {
 		engine->is_hung_report_pending = false;
 		raise_engine_state_change(engine, FSTP_ENGINE_STATE_HUNG);

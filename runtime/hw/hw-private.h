@@ -260,7 +260,8 @@ bool hw_engine_doorbells_rang(struct hw_engine *engine);
  */
 void hw_engine_work_started(struct hw_engine *engine, struct os_hwqueue *queue,
 			    struct hw_dma_packet *packet);
-/* A command buffer of `queue` starts (its BEGIN, or a DMA packet): an armed "ignores preemption". */
+/* A command buffer of `queue` starts (its BEGIN, or a DMA packet): an armed "ignores preemption".
+ */
 void hw_engine_packet_started(struct hw_engine *engine, struct os_hwqueue *queue);
 /*
  * TDR-06 (the KMD's DxgkDdiResetEngine): aborts the work in flight (packet_end ABORTED) and

@@ -410,7 +410,8 @@ lose_queue_fences(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 						  memory_order_acquire, RT_POINT_NONE);
 
 		for (; read_ptr != write_ptr; read_ptr += sizeof(struct hw_packet)) {
-			struct hw_packet packet = rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
+			struct hw_packet packet =
+			    rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
 
 			if (packet.type == HW_PACKET_SIGNAL)
 				lose_fence(runtime, rt_map_get(&runtime->fences, packet.a));

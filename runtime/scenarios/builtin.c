@@ -959,11 +959,10 @@ run_tdr(const struct fsr_scenario_options *options, struct fsr_scenario_totals *
 						  .signal_fence = render_fence,
 						  .signal_value = ++render_value}));
 			/* In flight on the compute engine when the TDR comes (kernel mode). */
-			TRY(submit(world,
-				   &(struct step){.queue = compute,
-						  .work_ticks = delay_ns / 10 * 6 / 10,
-						  .signal_fence = compute_fence,
-						  .signal_value = ++compute_value}));
+			TRY(submit(world, &(struct step){.queue = compute,
+							 .work_ticks = delay_ns / 10 * 6 / 10,
+							 .signal_fence = compute_fence,
+							 .signal_value = ++compute_value}));
 		}
 		/* The hung app's wait ends when the TDR has recovered: its device is lost. */
 		status = fsr_fence_wait_cpu(hung.process, hung.fence, 1, FSR_INFINITE,
@@ -1086,10 +1085,9 @@ static const struct fsr_scenario adapter_reset = {
     run_adapter_reset, NULL};
 
 static const struct fsr_scenario *const builtins[] = {
-    &producer_consumer, &frame_pipeline,  &log_overrun,  &cpu_waiters,       &stress,
-    &doorbell_pressure, &doorbell_global, &power_states, &suspend_terminate, &priority_inversion,
-    &timeslice_mix,
-    &tdr_hang, &adapter_reset,
+    &producer_consumer, &frame_pipeline,  &log_overrun,   &cpu_waiters,       &stress,
+    &doorbell_pressure, &doorbell_global, &power_states,  &suspend_terminate, &priority_inversion,
+    &timeslice_mix,     &tdr_hang,        &adapter_reset,
 };
 
 const struct fsr_scenario *const *

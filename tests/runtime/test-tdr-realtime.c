@@ -122,7 +122,8 @@ innocent_thread(void *data)
 	for (uint32_t b = 0; b < BUFFERS; b++) {
 		struct fsr_cmdbuf *cmdbuf;
 
-		if (fsr_cmdbuf_create(run->innocent, run->queues[worker->index], &cmdbuf) != FSR_OK ||
+		if (fsr_cmdbuf_create(run->innocent, run->queues[worker->index], &cmdbuf) !=
+			FSR_OK ||
 		    fsr_cmdbuf_work(cmdbuf, 20000) != FSR_OK ||
 		    fsr_cmdbuf_signal(cmdbuf, run->fences[worker->index], ++worker->next_value) !=
 			FSR_OK ||

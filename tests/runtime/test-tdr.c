@@ -147,7 +147,7 @@ Test(tdr, tdr_02_tdr_detects_a_packet_longer_than_the_delay)
 	detect = find(0, "fencescope_os:tdr_detect", -1, 0);
 	cr_assert_neq(detect, SIZE_MAX, "no tdr_detect after the delay");
 	cr_assert_eq(tdr_log.events[detect].now_ns, submitted + DELAY_NS);
-	cr_assert_eq(tdr_log.events[detect].fields[1], 0);           /* the 3D engine */
+	cr_assert_eq(tdr_log.events[detect].fields[1], 0);             /* the 3D engine */
 	cr_assert_eq(tdr_log.events[detect].fields[2], fx.context_3d); /* its work item's */
 	cr_assert_eq(tdr_log.events[detect].fields[3], FSTP_LOSS_REASON_TIMEOUT);
 	cr_assert_eq(tdr_log.events[detect].fields[4], DELAY_NS);
@@ -166,7 +166,8 @@ Test(tdr, tdr_02_hung_ring_detected_at_the_tdr_cadence)
 	fst_run_until_idle();
 	detect = find(0, "fencescope_os:tdr_detect", -1, 0);
 	cr_assert_neq(detect, SIZE_MAX);
-	/* FST-01: ring progress is sampled, so the detection comes at the delay or a sample later. */
+	/* FST-01: ring progress is sampled, so the detection comes at the delay or a sample later.
+	 */
 	cr_assert_geq(tdr_log.events[detect].now_ns, start + DELAY_NS);
 	cr_assert_leq(tdr_log.events[detect].now_ns, start + DELAY_NS + DELAY_NS / 4);
 	cr_assert_geq(tdr_log.events[detect].fields[4], DELAY_NS);
@@ -199,7 +200,7 @@ Test(tdr, tdr_01_preemption_request_before_recovery)
 	cr_assert_eq(tdr_log.events[request].fields[2], fx.context_3d);
 	cr_assert_eq(tdr_log.events[begin].fields[2], FSTP_LOSS_REASON_TIMEOUT);
 	cr_assert_eq(tdr_log.events[begin].fields[3], fx.context_3d); /* the guilty context */
-	cr_assert_eq(tdr_log.events[reset].fields[2], 1);              /* is_success */
+	cr_assert_eq(tdr_log.events[reset].fields[2], 1);             /* is_success */
 	cr_assert_eq(tdr_log.events[error].fields[3], fx.context_3d);
 	cr_assert_eq(tdr_log.events[end].fields[2], FSTP_TDR_RESULT_ENGINE_RESET);
 	cr_assert_eq(count("fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_ABORTED), 1);
@@ -213,8 +214,7 @@ Test(tdr, tdr_01_a_completed_preemption_means_no_recovery)
 
 	/* A ring blocked on a GPU wait: work outstanding, no progress, but nothing runs. */
 	progress = fst_submit_wait(fx.process, queue, fence, 1);
-	cr_assert_eq(fsr_runtime_run_until(fx.runtime, now_ns() + DELAY_NS + DELAY_NS / 2),
-		     FSR_OK);
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, now_ns() + DELAY_NS + DELAY_NS / 2), FSR_OK);
 	cr_assert_eq(count("fencescope_os:tdr_detect", 2, 0), 1); /* no work item in flight */
 	cr_assert_eq(count("fencescope_os:preempt_request", 4, FSTP_PREEMPT_REASON_TDR), 1);
 	cr_assert_eq(count("fencescope_os:tdr_begin", -1, 0), 0);
@@ -236,8 +236,8 @@ Test(tdr, tdr_01_a_long_packet_is_preempted_by_the_tdr_not_reset)
 	fst_run_until_idle();
 	request = find(0, "fencescope_os:preempt_request", 4, FSTP_PREEMPT_REASON_TDR);
 	cr_assert_neq(request, SIZE_MAX);
-	complete = find(request, "fencescope_hw:preempt_complete", 3,
-			tdr_log.events[request].fields[3]);
+	complete =
+	    find(request, "fencescope_hw:preempt_complete", 3, tdr_log.events[request].fields[3]);
 	cr_assert_neq(complete, SIZE_MAX, "the TDR's request did not complete");
 	cr_assert_eq(count("fencescope_os:tdr_begin", -1, 0), 0);
 	cr_assert_eq(count("fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_ABORTED), 0);
@@ -259,8 +259,8 @@ ignoring_packet(uint64_t beyond_delay_ns, bool is_recovered)
 	fst_run_until_idle();
 	request = find(0, "fencescope_os:preempt_request", 4, FSTP_PREEMPT_REASON_TDR);
 	cr_assert_neq(request, SIZE_MAX);
-	complete = find(request, "fencescope_hw:preempt_complete", 3,
-			tdr_log.events[request].fields[3]);
+	complete =
+	    find(request, "fencescope_hw:preempt_complete", 3, tdr_log.events[request].fields[3]);
 	cr_assert_neq(complete, SIZE_MAX);
 	if (!is_recovered) {
 		/* At its end: a DMA buffer boundary, coarser than the engine declared (SHADER). */
@@ -363,9 +363,8 @@ hang_beside_an_innocent(struct two_processes *world, enum fsr_submission_mode mo
 	(void) submit_work_then_signal(fx.process, world->guilty_queue, 1000, world->guilty_fence,
 				       5);
 	for (uint64_t v = 1; v <= 4; v++)
-		world->innocent_progress =
-		    submit_work_then_signal(world->innocent, world->innocent_queue, 100000,
-					    world->innocent_fence, v);
+		world->innocent_progress = submit_work_then_signal(
+		    world->innocent, world->innocent_queue, 100000, world->innocent_fence, v);
 }
 
 static void
@@ -405,8 +404,7 @@ tdr_04_guilty_in_error_innocent_completes(enum fsr_submission_mode mode)
 		cr_assert_eq(fsr_doorbell_get_status(fx.process, world.guilty_queue, &status),
 			     FSR_OK);
 		cr_assert_eq(status, FSR_DOORBELL_DISCONNECTED_ABORT);
-		cr_assert_eq(fsr_doorbell_get_status(world.innocent, world.innocent_queue,
-						     &status),
+		cr_assert_eq(fsr_doorbell_get_status(world.innocent, world.innocent_queue, &status),
 			     FSR_OK);
 		cr_assert_eq(status, FSR_DOORBELL_CONNECTED);
 	}

@@ -242,7 +242,8 @@ Test(builtin, tdr_04_tdr_05_tdr_06_tdr_scenarios_complete_the_innocent_work_in_b
 		cr_expect_eq(realtime.cpu_waits, sim.cpu_waits, "%s", names[i]);
 		/* Sim mode stays deterministic through a TDR: the same run again. */
 		{
-			struct fsr_scenario_totals again = run_scenario(names[i], FSR_CLOCK_SIM, 1, 2);
+			struct fsr_scenario_totals again =
+			    run_scenario(names[i], FSR_CLOCK_SIM, 1, 2);
 
 			cr_expect_eq(again.events, sim.events, "%s", names[i]);
 			cr_expect_eq(again.virtual_ns, sim.virtual_ns, "%s", names[i]);
