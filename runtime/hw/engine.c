@@ -697,7 +697,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id,
 				  queue->handle, packet->b, packet->a, gpu_ts,
 				  FSTP_PACKET_STATUS_COMPLETED);
-			engine->is_ignoring_preemption = false;
+			if (queue->handle == engine->ignoring_queue)
+				engine->is_ignoring_preemption = false; /* its end: answered */
 			read_ptr += 2 * sizeof(*packet);
 			break;
 		default:
@@ -747,7 +748,8 @@ finish_busy(struct hw_engine *engine)
 		FSR_TRACE(adapter->runtime, fencescope_hw, packet_end, adapter->id, engine->id,
 			  packet->queue->handle, packet->packet_id, packet->progress_value, gpu_ts,
 			  FSTP_PACKET_STATUS_COMPLETED);
-		engine->is_ignoring_preemption = false;
+		if (packet->queue->handle == engine->ignoring_queue)
+			engine->is_ignoring_preemption = false; /* its end: answered */
 		/* PRE-08: PreemptionAware = 0 runs the buffer's next split packet next. */
 		if (adapter->config.preemption_unaware && packet->is_split_continued)
 			engine->reserved_for = packet->queue;
@@ -1165,7 +1167,7 @@ plan_preemption(struct hw_engine *engine, uint64_t now)
 {
 	struct fsr_adapter *adapter = engine->adapter;
 	/* A packet that ignores preemption (hw/reset.c) stops only at its end: coarser. */
-	uint64_t step = engine->is_ignoring_preemption
+	uint64_t step = hw_engine_is_ignoring_preemption(engine)
 			    ? 0
 			    : hw_preempt_boundary_ticks(engine->preempt_granularity);
 	uint64_t done;

@@ -94,6 +94,7 @@ struct hw_engine {
 	bool is_hang_armed;
 	fsr_handle hang_queue;
 	bool is_ignoring_preemption;
+	fsr_handle ignoring_queue; /* whose command buffer ignores it */
 	bool is_ignore_armed;
 	fsr_handle ignore_queue;
 	bool is_hung_report_pending;
@@ -263,6 +264,8 @@ void hw_engine_work_started(struct hw_engine *engine, struct os_hwqueue *queue,
 /* A command buffer of `queue` starts (its BEGIN, or a DMA packet): an armed "ignores preemption".
  */
 void hw_engine_packet_started(struct hw_engine *engine, struct os_hwqueue *queue);
+/* Whether the work item in flight belongs to a command buffer that ignores preemption. */
+bool hw_engine_is_ignoring_preemption(const struct hw_engine *engine);
 /*
  * TDR-06 (the KMD's DxgkDdiResetEngine): aborts the work in flight (packet_end ABORTED) and
  * clears any hang; false when the reset fails (an injected failure: nothing changes). A ring

@@ -38,11 +38,21 @@ is_for(fsr_handle armed_queue, const struct os_hwqueue *queue)
 void
 hw_engine_packet_started(struct hw_engine *engine, struct os_hwqueue *queue)
 {
-	engine->is_ignoring_preemption = false;
 	if (engine->is_ignore_armed && is_for(engine->ignore_queue, queue)) {
 		engine->is_ignore_armed = false;
 		engine->is_ignoring_preemption = true;
+		engine->ignoring_queue = queue ? queue->handle : 0;
 	}
+}
+
+bool
+hw_engine_is_ignoring_preemption(const struct hw_engine *engine)
+{
+	const struct os_hwqueue *queue =
+	    engine->busy_packet ? engine->busy_packet->queue : engine->busy_queue;
+
+	/* Only the work of that command buffer's queue: another queue's in between answers. */
+	return engine->is_ignoring_preemption && queue && queue->handle == engine->ignoring_queue;
 }
 
 void
