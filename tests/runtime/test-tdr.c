@@ -291,6 +291,48 @@ Test(tdr, tdr_01_a_packet_ignoring_preemption_too_long_is_recovered)
 	ignoring_packet(FSR_DEFAULT_TDR_PREEMPT_TIMEOUT_NS * 5, true);
 }
 
+/* Two work items, then a signal: one command buffer. */
+static void
+submit_two_items(struct fsr_process *process, fsr_handle queue, uint64_t ticks)
+{
+	struct fsr_cmdbuf *cmdbuf;
+
+	cr_assert_eq(fsr_cmdbuf_create(process, queue, &cmdbuf), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_work(cmdbuf, ticks), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_work(cmdbuf, ticks), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
+}
+
+Test(tdr, only_the_ignoring_buffer_s_own_work_ignores_preemption)
+{
+	/* The other queue first on the engine's run list. */
+	fsr_handle other = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle ignoring = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	uint64_t start = now_ns();
+	uint64_t request = 0;
+	size_t complete;
+
+	cr_assert_eq(fsr_test_packet_ignores_preemption(fx.runtime, fx.adapter_id, 0, ignoring),
+		     FSR_OK);
+	/*
+	 * 100 us items, round robin: the other queue's first, the ignoring one's first (its
+	 * buffer begins: it ignores preemption), then the other's second — which does not.
+	 */
+	submit_two_items(fx.process, other, 10000);
+	submit_two_items(fx.process, ignoring, 10000);
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, start + 250000), FSR_OK);
+	cr_assert_eq(fsr_test_preempt_request(fx.runtime, fx.adapter_id, 0,
+					      FSTP_PREEMPT_REASON_PRIORITY, &request),
+		     FSR_OK);
+	cr_assert_neq(request, 0);
+	fst_run_until_idle();
+	complete = find(0, "fencescope_hw:preempt_complete", 3, request);
+	cr_assert_neq(complete, SIZE_MAX);
+	/* The other queue's item stops at the engine's own granularity, not at its end. */
+	cr_assert_eq(tdr_log.events[complete].fields[5], FSTP_PREEMPT_GRANULARITY_SHADER_BOUNDARY);
+	cr_assert_gt(tdr_log.events[complete].fields[7], 0); /* work left */
+}
+
 /* ---- TDR-03: Active->Hung reported by the KMD ------------------------------------------- */
 
 Test(tdr, tdr_03_hung_state_change_starts_recovery_at_once)
