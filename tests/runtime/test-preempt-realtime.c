@@ -12,6 +12,8 @@
  * A plain program speaking TAP, because Criterion cannot run under ThreadSanitizer.
  */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,17 @@ tap(void *data, const char *name, const uint64_t *fields, uint32_t field_count)
 	pthread_mutex_unlock(&seen.lock);
 }
 
+static _Atomic uint64_t priority_requests;
+
+static void
+priority_tap(void *data, const char *name, const uint64_t *fields, uint32_t field_count)
+{
+	(void) data;
+	(void) field_count;
+	if (strcmp(name, "fencescope_os:preempt_request") == 0 && fields[4] == 1)
+		atomic_fetch_add(&priority_requests, 1);
+}
+
 static void
 sleep_us(long us)
 {
@@ -96,6 +109,62 @@ submit_work(struct fsr_process *process, fsr_handle queue)
 	return value;
 }
 
+/*
+ * 5: the scheduler in realtime (PRE-15): a low-priority context's long kernel-mode packets and a
+ * high-priority ring's short ones on the 3D engine, the OS's scheduler preempting (PRIORITY) on
+ * its own timer and submissions, the engines' threads racing it; everything completes once.
+ */
+static void
+priority_rounds(void)
+{
+	struct fsr_runtime_config config = {.clock_mode = FSR_CLOCK_REALTIME, .seed = 17};
+	struct fsr_adapter_config adapter_config;
+	struct fsr_runtime *runtime;
+	struct fsr_process *process;
+	fsr_handle device, low_context, high_context, low, high;
+	struct fsr_hwqueue_config km = {.mode = FSR_SUBMIT_KERNEL_MODE};
+	struct fsr_hwqueue_config um = {.mode = FSR_SUBMIT_USER_MODE};
+	uint64_t low_value = 0, high_value = 0, last_queued, last_completed;
+	uint64_t requests_before;
+	bool ok;
+	uint32_t adapter;
+
+	fsr_adapter_config_init(&adapter_config);
+	SETUP(fsr_runtime_create(&config, &runtime));
+	fsr_runtime_set_event_tap(runtime, priority_tap, NULL);
+	SETUP(fsr_adapter_create(runtime, &adapter_config, &adapter));
+	SETUP(fsr_process_create(runtime, "priority", &process));
+	SETUP(fsr_device_create(process, adapter, &device));
+	SETUP(fsr_context_create(process, device, 0, &low_context));
+	SETUP(fsr_context_create(process, device, 0, &high_context));
+	SETUP(fsr_context_set_scheduling(process, low_context, 2, 0));
+	SETUP(fsr_context_set_scheduling(process, high_context, 30, 0));
+	SETUP(fsr_hwqueue_create(process, low_context, &km, &low));
+	SETUP(fsr_hwqueue_create_user_mode(process, high_context, &um, &high));
+	requests_before = atomic_load(&priority_requests);
+	for (uint32_t round = 0; round < ROUNDS; round++) {
+		low_value = submit_work(process, low);
+		sleep_us(150 + 29 * (round % 8));
+		high_value = submit_work(process, high);
+		SETUP(fsr_hwqueue_wait_progress(process, high, high_value, FSR_INFINITE));
+	}
+	SETUP(fsr_runtime_run_until_idle(runtime));
+	SETUP(fsr_hwqueue_get_progress(process, low, &last_queued, &last_completed));
+	ok = last_completed == low_value;
+	CHECK(ok, "low: %lu of %lu", (unsigned long) last_completed, (unsigned long) low_value);
+	SETUP(fsr_hwqueue_get_progress(process, high, &last_queued, &last_completed));
+	CHECK(last_completed == high_value, "high: %lu of %lu", (unsigned long) last_completed,
+	      (unsigned long) high_value);
+	ok = ok && last_completed == high_value;
+	CHECK(atomic_load(&priority_requests) > requests_before, "no PRIORITY request");
+	ok = ok && atomic_load(&priority_requests) > requests_before;
+	SETUP(fsr_process_terminate(process, false));
+	fsr_runtime_destroy(runtime);
+	printf("%s 5 - pre_15_priority_preemption_in_realtime (%lu PRIORITY requests)\n",
+	       ok ? "ok" : "not ok",
+	       (unsigned long) (atomic_load(&priority_requests) - requests_before));
+}
+
 int
 main(void)
 {
@@ -114,7 +183,7 @@ main(void)
 	uint64_t last_completed;
 	uint32_t adapter;
 
-	printf("1..4\n");
+	printf("1..5\n");
 	fsr_adapter_config_init(&adapter_config);
 	SETUP(fsr_runtime_create(&config, &runtime));
 	fsr_runtime_set_event_tap(runtime, tap, NULL);
@@ -182,5 +251,6 @@ main(void)
 	SETUP(fsr_process_terminate(process, false));
 	fsr_runtime_destroy(runtime);
 	printf("ok 4 - teardown\n");
+	priority_rounds();
 	return failed_checks ? EXIT_FAILURE : EXIT_SUCCESS;
 }
