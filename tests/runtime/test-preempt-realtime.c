@@ -176,6 +176,7 @@ main(void)
 	fsr_handle km_queue;
 	fsr_handle ring_queue;
 	uint64_t ids[MAX_IDS];
+	uint32_t engines[MAX_IDS];
 	uint32_t id_count = 0;
 	uint64_t km_value = 0;
 	uint64_t ring_value = 0;
@@ -198,10 +199,16 @@ main(void)
 		ring_value = submit_work(process, ring_queue);
 		sleep_us(200 + 37 * (round % 16));
 		for (uint32_t engine = 0; engine < 3; engine++) {
+			/*
+			 * 0: FSR_MAX_PREEMPT_REQUESTS are outstanding on the engine (a loaded
+			 * machine's threads lag behind): none issued, by design.
+			 */
 			SETUP(fsr_test_preempt_request(runtime, adapter, engine, 1 /* PRIORITY */,
 						       &ids[id_count]));
-			CHECK(ids[id_count] != 0, "round %u engine %u: no request", round, engine);
-			id_count++;
+			if (ids[id_count]) {
+				engines[id_count] = engine;
+				id_count++;
+			}
 		}
 	}
 	SETUP(fsr_runtime_run_until_idle(runtime));
@@ -212,8 +219,7 @@ main(void)
 		uint32_t not_once = 0;
 
 		for (uint32_t i = 0; i < id_count; i++) {
-			if (!fsr_test_preempt_completed(runtime, adapter, (uint32_t) (i % 3),
-							ids[i]))
+			if (!fsr_test_preempt_completed(runtime, adapter, engines[i], ids[i]))
 				incomplete++;
 			pthread_mutex_lock(&seen.lock);
 			if (seen.completions[ids[i]] != 1 ||
@@ -221,12 +227,14 @@ main(void)
 				not_once++;
 			pthread_mutex_unlock(&seen.lock);
 		}
+		CHECK(id_count >= ROUNDS, "only %u requests issued", id_count);
 		CHECK(incomplete == 0, "%u of %u requests not completed", incomplete, id_count);
 		CHECK(not_once == 0 && seen.bad_order == 0,
 		      "%u requests not completed once after their request (%lu out of order)",
 		      not_once, (unsigned long) seen.bad_order);
 		printf("%s 1 - every preemption request completes after it was made\n",
-		       incomplete || not_once || seen.bad_order ? "not ok" : "ok");
+		       incomplete || not_once || seen.bad_order || id_count < ROUNDS ? "not ok"
+										     : "ok");
 	}
 	/* 2: work was preempted mid-way, and the kernel-mode remainders were resubmitted */
 	CHECK(seen.preempted_packets > 0, "nothing was preempted");
