@@ -336,6 +336,11 @@ struct hw_dma_packet {
 	 * keeps its own, any other resubmission gets a new one.
 	 */
 	uint64_t fence_id;
+	/*
+	 * The DMA fence the KMD programmed for the packet (DxgkDdiSubmitCommand): what the GPU
+	 * reports in the DMA_COMPLETED interrupt, which the OS checks against fence_id (PRE-07).
+	 */
+	uint64_t hw_fence_id;
 	uint64_t resubmission_of; /* the packet this one resubmits after a preemption, 0 if none */
 	bool is_paging;
 	bool is_context_switch; /* PRE-05: a zero-length context-switch packet */
@@ -521,6 +526,8 @@ struct hw_interrupt {
 	 * preempted DMA packet whose remainder the OS resubmits (NULL when none was preempted).
 	 */
 	uint64_t preempt_request_id;
+	/* DMA_COMPLETED: the fence id the GPU wrote at the packet's end (its hw_fence_id) */
+	uint64_t completed_fence_id;
 	/*
 	 * DMA_PREEMPTED: the preemption's hw events (packet_end PREEMPTED, one preempt_complete per
 	 * request), fired as the interrupt goes up the line: in realtime once the step has let go

@@ -1135,9 +1135,14 @@ os_sched_kick(struct fsr_runtime *runtime)
 }
 
 void
-os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
+os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet,
+		  uint64_t completed_fence_id)
 {
 	struct os_hwqueue *queue = packet->queue;
+
+	if (completed_fence_id != packet->fence_id)
+		rt_refuse(runtime, queue && queue->process ? queue->process->id : 0,
+			  "DmaCompletedFenceId", packet->fence_id, FSR_ERR_BAD_STATE);
 
 	/* Counted here, at interrupt level, not by the engine, which runs without the lock. */
 	rt_latency_add(runtime->stats.submit_to_start, packet->start_ns > packet->submit_ns
