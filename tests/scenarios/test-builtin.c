@@ -238,4 +238,15 @@ Test(builtin, pre_15_priority_inversion_and_timeslice_mix_run_in_both_clocks)
 	cr_expect_eq(ts.kernel_signals, 2 * 2);
 	cr_expect_eq(ts.work_gpu_ticks, 4 * 2 * 200000);
 	cr_expect_eq(ts_rt.submissions, 4);
+	/* Sim mode stays deterministic with the scheduler's timer and preemptions. */
+	{
+		struct fsr_scenario_totals pi2 =
+		    run_scenario("priority-inversion", FSR_CLOCK_SIM, 1, 2);
+		struct fsr_scenario_totals ts2 = run_scenario("timeslice-mix", FSR_CLOCK_SIM, 1, 2);
+
+		cr_expect_eq(pi2.events, pi.events);
+		cr_expect_eq(pi2.virtual_ns, pi.virtual_ns);
+		cr_expect_eq(ts2.events, ts.events);
+		cr_expect_eq(ts2.virtual_ns, ts.virtual_ns);
+	}
 }
