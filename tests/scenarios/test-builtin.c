@@ -312,3 +312,32 @@ Test(builtin, pre_15_scheduling_scenarios_under_interleaving)
 		}
 	}
 }
+
+/*
+ * TDR-01 to TDR-06 under sim-mode interleaving: the hang, its detection, the preemption request,
+ * the resets and the re-creation run with the GPU and the OS switching at every shared word;
+ * both scenarios end with their totals (the hung app's DEVICE_LOST included), seed after seed.
+ */
+Test(builtin, tdr_scenarios_under_interleaving)
+{
+	static const char *const names[] = {"tdr-hang", "adapter-reset"};
+
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		for (size_t i = 0; i < 2; i++) {
+			struct fsr_scenario_options options = {.clock_mode = FSR_CLOCK_SIM,
+							       .seed = 1,
+							       .scale = 1,
+							       .interleave_seed = seed};
+			struct fsr_scenario_totals totals;
+			char *error = NULL;
+
+			cr_assert_eq(fsr_scenario_run(fsr_scenario_find_builtin(names[i]), &options,
+						      &totals, &error),
+				     FSR_OK, "%s, interleave seed %llu: %s", names[i],
+				     (unsigned long long) seed, error ? error : "");
+			free(error);
+			cr_expect_eq(totals.submissions, 1 + 8 + 1, "%s", names[i]);
+			cr_expect_eq(totals.cpu_waits, 4, "%s", names[i]);
+		}
+	}
+}
