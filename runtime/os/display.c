@@ -152,8 +152,9 @@ drop_flip(struct os_display *display, struct os_flip *flip)
 	}
 }
 
-void
-os_flip_rendered(struct fsr_runtime *runtime, struct os_flip *flip, fsr_status status)
+/* An OS_WAITER_FLIP waiter ended (os_waiter_finish): the flip is ready, or dropped. */
+static void
+flip_rendered(struct fsr_runtime *runtime, struct os_flip *flip, fsr_status status)
 {
 	struct os_display *display = &flip->adapter->os_displays[flip->source_id];
 	struct fsr_adapter *adapter = flip->adapter;
@@ -325,7 +326,8 @@ fsr_present(struct fsr_process *process, fsr_handle hwqueue, uint32_t source_id,
 				     .deadline_ns = FSR_NEVER,
 				     .process_id = process->id,
 				     .fence_handle = queue->progress_fence->global_handle,
-				     .flip = flip};
+				     .flip = flip,
+				     .flip_rendered = flip_rendered};
 	/* As any OS waiter: MonitoredValue moves, and a value already reached releases it. */
 	os_fence_add_waiter(queue->progress_fence, waiter);
 	os_fence_release_waiters(queue->progress_fence);

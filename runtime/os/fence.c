@@ -219,7 +219,7 @@ os_waiter_finish(struct fsr_runtime *runtime, struct os_waiter *waiter, fsr_stat
 		break;
 	case OS_WAITER_FLIP:
 		/* A present's rendering is done (or its queue went): os/display.c goes on. */
-		os_flip_rendered(runtime, waiter->flip, status);
+		waiter->flip_rendered(runtime, waiter->flip, status);
 		free(waiter);
 		break;
 	}

@@ -32,7 +32,13 @@ struct os_waiter {
 	uint32_t process_id;
 	fsr_handle fence_handle;  /* local handle in the waiting process */
 	struct os_hwqueue *queue; /* OS_WAITER_KM_QUEUE */
-	struct os_flip *flip;     /* OS_WAITER_FLIP */
+	/*
+	 * OS_WAITER_FLIP: the present's flip, and what os_waiter_finish calls for it (set by
+	 * os/display.c, so that fence.c, which display.c calls, does not call it back by name).
+	 */
+	struct os_flip *flip;
+	void (*flip_rendered)(struct fsr_runtime *runtime, struct os_flip *flip,
+			      fsr_status status);
 	_Atomic uint32_t done;
 	fsr_status status;
 	uint64_t observed_value;
@@ -212,8 +218,6 @@ void os_displays_init(struct fsr_adapter *adapter);
 void os_displays_fini(struct fsr_adapter *adapter);
 /* A CRTC_VSYNC interrupt's deferred handling: flip_done, then the next flip programmed. */
 void os_display_vsync(struct fsr_adapter *adapter, const struct hw_interrupt *interrupt);
-/* An OS_WAITER_FLIP waiter ended (os_waiter_finish): the flip is ready, or dropped. */
-void os_flip_rendered(struct fsr_runtime *runtime, struct os_flip *flip, fsr_status status);
 /* Realtime idle: no flip ready to be shown or programmed and waiting for its vsync. */
 bool os_displays_are_idle(struct fsr_runtime *runtime);
 
