@@ -382,3 +382,53 @@ Test(display, pre_13_flips_land_at_the_next_vsync_under_interleaving)
 		fst_tap_stop();
 	}
 }
+
+/*
+ * PRE-13 with the engine taken away while a flip is pending: a second context on the 3D engine
+ * works for three frames in 5 ms items; the presenting queue's 2 ms render runs between them and
+ * its flip is programmed for vsync 1. If `suspend_at_ns` is not 0, the busy context is suspended
+ * then (the OS's preemption for SUSPEND: its queue leaves the engine at the next boundary) and
+ * resumed 4 ms later. Returns the vsync the flip landed at.
+ */
+static uint64_t
+flip_vsync_with_the_engine_taken_away(uint64_t suspend_at_ns)
+{
+	fsr_handle busy_context, busy_queue;
+	struct fsr_cmdbuf *cmdbuf;
+	uint64_t flip = 0;
+
+	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &busy_context), FSR_OK);
+	busy_queue = fst_queue_new(fx.process, busy_context, FSR_SUBMIT_USER_MODE);
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, busy_queue, &cmdbuf), FSR_OK);
+	for (int i = 0; i < 10; i++)
+		cr_assert_eq(fsr_cmdbuf_work(cmdbuf, 5000000), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
+	fst_submit_work(fx.process, queue, 2000000);
+	cr_assert_eq(fsr_present(fx.process, queue, 0, &flip), FSR_OK);
+	if (suspend_at_ns) {
+		run_until(epoch_ns + suspend_at_ns);
+		/* The flip is pending in the display's register while the engine is taken away. */
+		cr_assert_eq(display_state().pending_flip_id, flip);
+		cr_assert_eq(fsr_context_suspend(fx.process, busy_context), FSR_OK);
+		run_until(epoch_ns + suspend_at_ns + 4000000);
+		cr_assert_eq(fsr_context_resume(fx.process, busy_context), FSR_OK);
+	}
+	fst_run_until_idle();
+	cr_assert_eq(display_state().torn_frames, 0);
+	return check_flip_lands_at_next_vsync(flip);
+}
+
+Test(display, pre_13_suspending_a_context_while_a_flip_is_pending_neither_tears_nor_delays_it)
+{
+	uint64_t baseline = flip_vsync_with_the_engine_taken_away(0);
+	uint64_t suspended;
+
+	cr_assert_eq(baseline, 1);
+	/* Again, with the busy context suspended and resumed around vsync 1. */
+	fst_rt_teardown();
+	setup_display(1);
+	suspended = flip_vsync_with_the_engine_taken_away(14000000);
+	cr_assert_eq(suspended, baseline, "the flip moved from vsync %lu to %lu",
+		     (unsigned long) baseline, (unsigned long) suspended);
+	cr_assert_gt(fst_tap_count(0, "fencescope_kmd:context_suspend", -1, 0), 0);
+}
