@@ -432,3 +432,69 @@ Test(display, pre_13_suspending_a_context_while_a_flip_is_pending_neither_tears_
 		     (unsigned long) baseline, (unsigned long) suspended);
 	cr_assert_gt(fst_tap_count(0, "fencescope_kmd:context_suspend", -1, 0), 0);
 }
+
+/*
+ * PRE-13, the rule itself: the scheduler preempts even while flips are pending. The presenting
+ * queue renders 2 ms, so its flip is programmed for vsync 1 at about 2 ms; at 3 ms a second
+ * context on the same 3D engine gets 40 ms of work in one item (GPU ticks are ns). With `preempt_at_ns`
+ * not 0, the OS asks the 3D engine to preempt then (reason PRIORITY), while the flip is pending
+ * in the display's register: the engine stops the long item mid-way (shader boundary) and
+ * resumes it. Returns the vsync the flip landed at; `request` gets the request's tap index
+ * (SIZE_MAX without one).
+ */
+static uint64_t
+flip_vsync_with_a_preemption(uint64_t preempt_at_ns, size_t *request)
+{
+	fsr_handle busy_context, busy_queue;
+	uint64_t flip = 0, request_id = 0;
+
+	*request = SIZE_MAX;
+	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &busy_context), FSR_OK);
+	busy_queue = fst_queue_new(fx.process, busy_context, FSR_SUBMIT_USER_MODE);
+	fst_submit_work(fx.process, queue, 2000000);
+	cr_assert_eq(fsr_present(fx.process, queue, 0, &flip), FSR_OK);
+	/* The flip is programmed once the render is done; then the engine gets the long item. */
+	run_until(epoch_ns + 3000000);
+	cr_assert_eq(display_state().pending_flip_id, flip, "the flip is not pending");
+	fst_submit_work(fx.process, busy_queue, 40000000);
+	if (preempt_at_ns) {
+		run_until(epoch_ns + preempt_at_ns);
+		cr_assert_eq(display_state().pending_flip_id, flip, "no flip pending");
+		cr_assert_eq(fsr_test_preempt_request(fx.runtime, fx.adapter_id, 0, 1, &request_id),
+			     FSR_OK);
+		cr_assert_neq(request_id, 0);
+		*request = find(0, "fencescope_os:preempt_request", 3, request_id);
+	}
+	fst_run_until_idle();
+	cr_assert_eq(display_state().torn_frames, 0, "a torn frame");
+	return check_flip_lands_at_next_vsync(flip);
+}
+
+Test(display, pre_13_the_scheduler_preempts_while_a_flip_is_pending_and_the_flip_still_lands)
+{
+	size_t request, complete, queued, latched;
+	uint64_t baseline = flip_vsync_with_a_preemption(0, &request);
+	uint64_t preempted;
+
+	cr_assert_eq(baseline, 1);
+	for (uint64_t at_ns = 5000000; at_ns <= PERIOD_NS; at_ns += PERIOD_NS - 5000000 - 1) {
+		/* Mid-frame, and a nanosecond before the vsync that is to latch the flip. */
+		fst_rt_teardown();
+		setup_display(1);
+		preempted = flip_vsync_with_a_preemption(at_ns, &request);
+		cr_assert_eq(preempted, baseline, "preempted at %lu ns: the flip moved to vsync %lu",
+			     (unsigned long) at_ns, (unsigned long) preempted);
+		/* The request and its completion came while the flip was pending. */
+		queued = find(0, "fencescope_os:flip_queued", -1, 0);
+		latched = find(queued, "fencescope_hw:vsync", 3, 1);
+		complete = find(0, "fencescope_hw:preempt_complete", -1, 0);
+		cr_assert_neq(request, SIZE_MAX);
+		cr_assert_neq(complete, SIZE_MAX);
+		cr_assert(queued < request && request < latched, "the request was not made mid-flip");
+		cr_assert_lt(complete, latched, "the preemption completed after the flip landed");
+		/* The engine really stopped the long item mid-way: work was left to resume. */
+		cr_assert_gt(event(complete)->fields[7], 0, "nothing was preempted");
+		cr_assert_neq(find(0, "fencescope_hw:packet_end", 6, 1), SIZE_MAX,
+			      "no packet_end PREEMPTED");
+	}
+}
