@@ -498,3 +498,28 @@ Test(display, pre_13_the_scheduler_preempts_while_a_flip_is_pending_and_the_flip
 			      "no packet_end PREEMPTED");
 	}
 }
+
+Test(display, pre_13_a_kernel_mode_queue_presents_the_same_way)
+{
+	fsr_handle km_queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	uint64_t flip = 0, progress;
+	size_t end;
+
+	progress = fst_submit_work(fx.process, km_queue, 3 * PERIOD_NS / 2);
+	cr_assert_eq(fsr_present(fx.process, km_queue, 0, &flip), FSR_OK);
+	fst_run_until_idle();
+	end = find(0, "fencescope_hw:packet_end", 4, progress);
+	cr_assert_neq(end, SIZE_MAX);
+	cr_assert_gt(find(0, "fencescope_os:flip_queued", QUEUED_FLIP, flip), end);
+	cr_assert_eq(check_flip_lands_at_next_vsync(flip), 2);
+}
+
+Test(display, pre_13_a_lost_device_presents_nothing)
+{
+	uint64_t flip = 0;
+
+	cr_assert_eq(fsr_device_mark_lost(fx.process, fx.device, FSR_DEVICE_LOSS_TIMEOUT), FSR_OK);
+	cr_assert_eq(fsr_present(fx.process, queue, 0, &flip), FSR_ERR_DEVICE_LOST);
+	fst_run_until_idle();
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:flip_queued", -1, 0), 0);
+}
