@@ -207,7 +207,8 @@ fsr_test_display_get_state(struct fsr_runtime *runtime, uint32_t adapter_id, uin
 	    source_id >= runtime->adapters[adapter_id]->config.display_count) {
 		status = FSR_ERR_INVALID_ARGUMENT;
 	} else {
-		struct hw_display *display = &runtime->adapters[adapter_id]->gpu->displays[source_id];
+		struct hw_display *display =
+		    &runtime->adapters[adapter_id]->gpu->displays[source_id];
 
 		display_lock(display);
 		*state = (struct fsr_test_display_state){

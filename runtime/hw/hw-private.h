@@ -119,7 +119,8 @@ struct hw_display {
 	struct rt_actor actor;
 	/*
 	 * Realtime: the display's registers below, taken by the KMD (inside the OS's lock) and
-	 * by the display's step; never held while the OS's lock is taken. Sim mode does not take it.
+	 * by the display's step; never held while the OS's lock is taken. Sim mode does not take
+	 * it.
 	 */
 	pthread_mutex_t lock;
 	uint64_t period_ns;

@@ -44,7 +44,7 @@ struct os_display {
 	struct os_flip *head; /* present order; the head alone may be programmed */
 	struct os_flip *tail;
 	uint32_t count;
-	bool is_programmed; /* the head is in the display's flip register */
+	bool is_programmed;   /* the head is in the display's flip register */
 	uint64_t vsync_count; /* the last vsync the OS heard of */
 	struct os_presenter *blocked;
 };
@@ -277,8 +277,7 @@ wait_for_room(struct fsr_process *process, fsr_handle hwqueue, uint32_t source_i
 }
 
 fsr_status
-fsr_present(struct fsr_process *process, fsr_handle hwqueue, uint32_t source_id,
-	    uint64_t *flip_id)
+fsr_present(struct fsr_process *process, fsr_handle hwqueue, uint32_t source_id, uint64_t *flip_id)
 {
 	struct fsr_runtime *runtime = process->runtime;
 	struct os_hwqueue *queue = NULL;

@@ -16,7 +16,7 @@
 #include "fencescope-test.h"
 #include "runtime-fixture.h"
 
-#define PERIOD_NS UINT64_C(16666667) /* the default: 60 Hz */
+#define PERIOD_NS UINT64_C(16666667)   /* the default: 60 Hz */
 #define GPU_HZ    UINT64_C(1000000000) /* GPU ticks are ns: gpu_ts differences are exact */
 
 /* Field indexes of the events (docs/trace-format.md). */
@@ -253,9 +253,9 @@ Test(display, pre_13_presents_of_two_processes_show_in_present_order)
 	/* The other's flip, ready at once, waits for the one presented before it. */
 	cr_assert_eq(check_flip_lands_at_next_vsync(slow), 2);
 	cr_assert_eq(check_flip_lands_at_next_vsync(quick), 3);
-	cr_assert_eq(event(find(0, "fencescope_os:flip_queued", QUEUED_FLIP, quick))
-			 ->fields[QUEUED_PROCESS],
-		     fsr_process_get_id(other));
+	cr_assert_eq(
+	    event(find(0, "fencescope_os:flip_queued", QUEUED_FLIP, quick))->fields[QUEUED_PROCESS],
+	    fsr_process_get_id(other));
 	cr_assert_eq(display_state().torn_frames, 0);
 }
 
@@ -436,11 +436,11 @@ Test(display, pre_13_suspending_a_context_while_a_flip_is_pending_neither_tears_
 /*
  * PRE-13, the rule itself: the scheduler preempts even while flips are pending. The presenting
  * queue renders 2 ms, so its flip is programmed for vsync 1 at about 2 ms; at 3 ms a second
- * context on the same 3D engine gets 40 ms of work in one item (GPU ticks are ns). With `preempt_at_ns`
- * not 0, the OS asks the 3D engine to preempt then (reason PRIORITY), while the flip is pending
- * in the display's register: the engine stops the long item mid-way (shader boundary) and
- * resumes it. Returns the vsync the flip landed at; `request` gets the request's tap index
- * (SIZE_MAX without one).
+ * context on the same 3D engine gets 40 ms of work in one item (GPU ticks are ns). With
+ * `preempt_at_ns` not 0, the OS asks the 3D engine to preempt then (reason PRIORITY), while the
+ * flip is pending in the display's register: the engine stops the long item mid-way (shader
+ * boundary) and resumes it. Returns the vsync the flip landed at; `request` gets the request's tap
+ * index (SIZE_MAX without one).
  */
 static uint64_t
 flip_vsync_with_a_preemption(uint64_t preempt_at_ns, size_t *request)
@@ -482,7 +482,8 @@ Test(display, pre_13_the_scheduler_preempts_while_a_flip_is_pending_and_the_flip
 		fst_rt_teardown();
 		setup_display(1);
 		preempted = flip_vsync_with_a_preemption(at_ns, &request);
-		cr_assert_eq(preempted, baseline, "preempted at %lu ns: the flip moved to vsync %lu",
+		cr_assert_eq(preempted, baseline,
+			     "preempted at %lu ns: the flip moved to vsync %lu",
 			     (unsigned long) at_ns, (unsigned long) preempted);
 		/* The request and its completion came while the flip was pending. */
 		queued = find(0, "fencescope_os:flip_queued", -1, 0);
@@ -490,7 +491,8 @@ Test(display, pre_13_the_scheduler_preempts_while_a_flip_is_pending_and_the_flip
 		complete = find(0, "fencescope_hw:preempt_complete", -1, 0);
 		cr_assert_neq(request, SIZE_MAX);
 		cr_assert_neq(complete, SIZE_MAX);
-		cr_assert(queued < request && request < latched, "the request was not made mid-flip");
+		cr_assert(queued < request && request < latched,
+			  "the request was not made mid-flip");
 		cr_assert_lt(complete, latched, "the preemption completed after the flip landed");
 		/* The engine really stopped the long item mid-way: work was left to resume. */
 		cr_assert_gt(event(complete)->fields[7], 0, "nothing was preempted");
