@@ -128,6 +128,7 @@ struct hw_display {
 	uint64_t vsync_count;  /* vertical syncs so far */
 	uint64_t pending_flip; /* the flip register (FlipOnNextVSync), 0 when empty */
 	uint64_t scanout_flip; /* the surface being scanned out, 0: the one at power-up */
+	uint64_t scanout_vsync; /* the vsync count when it was latched (the frame it tore in) */
 	/* The no-tearing watch: frames whose scan-out saw the surface change (never, unless a
 	 * driver flips immediately), and the flips latched at a vsync. */
 	uint64_t torn_frames;

@@ -11,8 +11,11 @@
  */
 #include <string.h>
 
+#include <stdlib.h>
+
 #include <criterion/criterion.h>
 
+#include "common/common-private.h"
 #include "fencescope-test.h"
 #include "runtime-fixture.h"
 
@@ -524,4 +527,58 @@ Test(display, pre_13_a_lost_device_presents_nothing)
 	cr_assert_eq(fsr_present(fx.process, queue, 0, &flip), FSR_ERR_DEVICE_LOST);
 	fst_run_until_idle();
 	cr_assert_eq(fst_tap_count(0, "fencescope_os:flip_queued", -1, 0), 0);
+}
+
+/*
+ * A driver whose interrupt routine loses the first vsync interrupt that reports a newly latched
+ * flip (as a lost interrupt would): the display reports what it scans out, so the next vsync's
+ * interrupt reports that flip again, with the vsync that latched it.
+ */
+static struct dxgk_ddi lossy_ddi;
+static dxgk_interrupt_routine reference_isr;
+static int lost_vsyncs;
+
+static void
+lose_first_flip_vsync(void *miniport, struct hw_interrupt *interrupt)
+{
+	if (!interrupt->is_retirement && interrupt->type == FSTP_INTERRUPT_TYPE_CRTC_VSYNC &&
+	    interrupt->flip_id && interrupt->flip_vsync_count == interrupt->vsync_count &&
+	    lost_vsyncs == 0) {
+		lost_vsyncs++;
+		free(interrupt); /* the OS never gets it */
+		return;
+	}
+	reference_isr(miniport, interrupt);
+}
+
+Test(display_none, pre_13_a_lost_vsync_interrupt_delays_flip_done_not_the_flip)
+{
+	struct fsr_runtime_config runtime_config;
+	struct fsr_adapter_config adapter_config;
+	uint64_t flip = 0;
+	size_t done, second_vsync;
+
+	fst_rt_teardown();
+	kmd_driver_entry(&lossy_ddi);
+	reference_isr = lossy_ddi.DxgkDdiInterruptRoutine;
+	lossy_ddi.DxgkDdiInterruptRoutine = lose_first_flip_vsync;
+	lost_vsyncs = 0;
+	fst_rt_config_init(&runtime_config, &adapter_config);
+	adapter_config.display_count = 1;
+	fst_rt_setup_with_ddi(&runtime_config, &adapter_config, &lossy_ddi);
+	fst_tap_start();
+	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	cr_assert_eq(fsr_present(fx.process, queue, 0, &flip), FSR_OK);
+	/*
+	 * Not run_until_idle: once the flip is latched the display's vsyncs are housekeeping again
+	 * (it cannot know its interrupt was lost), so only time moving on brings vsync 2.
+	 */
+	run_until(fsr_runtime_now_ns(fx.runtime) + 2 * PERIOD_NS + 1000000);
+	cr_assert_eq(lost_vsyncs, 1);
+	/* Latched at vsync 1 (its interrupt lost); the OS learns of it from vsync 2's. */
+	cr_assert_eq(check_flip_lands_at_next_vsync(flip), 1);
+	second_vsync = find(0, "fencescope_hw:vsync", VSYNC_COUNT, 2);
+	done = find(0, "fencescope_os:flip_done", DONE_FLIP, flip);
+	cr_assert_gt(done, second_vsync);
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:call_failed", -1, 0), 0);
 }
