@@ -107,6 +107,9 @@ struct rt_timer {
 	struct rt_actor *actor;
 };
 
+/* Every engine and display of every adapter, and the OS. */
+#define RT_MAX_ACTORS (FSR_MAX_ADAPTERS * (FSR_MAX_ENGINES + FSR_MAX_DISPLAYS) + 1)
+
 struct rt_clock {
 	enum fsr_clock_mode mode;
 	/* sim */
@@ -130,7 +133,7 @@ struct rt_clock {
 	_Atomic uint64_t steps;
 	/* realtime */
 	_Atomic bool is_running;
-	struct rt_actor *actors[FSR_MAX_ADAPTERS * FSR_MAX_ENGINES + 1];
+	struct rt_actor *actors[RT_MAX_ACTORS];
 	size_t actor_count;
 };
 
@@ -244,6 +247,7 @@ struct hw_fence_log {
 
 struct os_waiter;
 struct os_device;
+struct os_display;
 struct os_km_buffer;
 struct os_hwqueue;
 
@@ -521,6 +525,18 @@ struct hw_interrupt {
 	/* ENGINE_STATE_CHANGE: EngineStateChange.NewState (FST-02), an enum fstp_engine_state */
 	int engine_state;
 	/*
+	 * CRTC_VSYNC (PRE-13): the display (VidPN source) that reached its vertical sync, its
+	 * vsync count, the flip it scans out from this vsync on (the spec's
+	 * CrtcVsync.PhysicalAddress, the address being displayed: the flip id stands for it; 0
+	 * for the surface of power-up) and the vsync that latched that flip. Reporting what is on
+	 * screen rather than what changed lets a later vsync interrupt report a flip whose own
+	 * interrupt was lost. engine_id is the source's id.
+	 */
+	uint32_t vidpn_source_id;
+	uint64_t vsync_count;
+	uint64_t flip_id;
+	uint64_t flip_vsync_count;
+	/*
 	 * DMA_PREEMPTED (PRE-03): the last preemption request the engine completed (every earlier
 	 * one of the engine too: an engine completes its requests in order), and `packet`, the
 	 * preempted DMA packet whose remainder the OS resubmits (NULL when none was preempted).
@@ -582,6 +598,13 @@ struct fsr_adapter {
 	uint64_t next_packet_id;
 	/* os: the TDR watchdog's state per engine (os/tdr.c), NULL until the adapter starts */
 	struct os_tdr *tdr;
+	/*
+	 * os: the displays' flip queues (os/display.c; display_count of them, NULL without any)
+	 * and whether the driver declared FlipOnVSyncMmIo (PRE-13): presents are refused without.
+	 */
+	struct os_display *os_displays;
+	bool has_flip_on_vsync_mmio;
+	uint64_t next_flip_id;
 	/* os: preemption requests (unique per adapter) and each engine's scheduling state */
 	uint64_t next_preempt_request_id;
 	struct os_engine_sched sched[FSR_MAX_ENGINES];

@@ -61,6 +61,11 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		os_km_packet_done(runtime, interrupt->packet, interrupt->completed_fence_id);
 		goto end;
 	}
+	if (interrupt->type == FSTP_INTERRUPT_TYPE_CRTC_VSYNC) {
+		/* PRE-13: a display's vertical sync, naming the flip it latched (os/display.c). */
+		os_display_vsync(adapter, interrupt);
+		goto end;
+	}
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_DMA_PREEMPTED) {
 		/* PRE-03: the engine completed preemption requests (os/scheduler.c). */
 		os_preempt_done(adapter, interrupt);
@@ -278,5 +283,5 @@ os_is_idle(struct fsr_runtime *runtime)
 	for (struct os_hwqueue *q = runtime->km_queues; q; q = q->next_km)
 		if (q->km_head && !q->is_km_blocked && !os_context_is_suspended(q->context))
 			return false;
-	return true;
+	return os_displays_are_idle(runtime);
 }

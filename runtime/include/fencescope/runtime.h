@@ -112,6 +112,13 @@ enum fsr_doorbell_model {
 #define FSR_MIN_DOORBELL_BYTES 8
 #define FSR_MAX_DOORBELL_BYTES 4096
 
+/* The most displays (VidPN sources) an adapter may have (fsr_adapter_config.display_count). */
+#define FSR_MAX_DISPLAYS 4
+/* A display's refresh period (fsr_adapter_config.vsync_period_ns): 60 Hz by default. */
+#define FSR_DEFAULT_VSYNC_PERIOD_NS UINT64_C(16666667)
+#define FSR_MIN_VSYNC_PERIOD_NS     UINT64_C(100000)     /* 10 kHz */
+#define FSR_MAX_VSYNC_PERIOD_NS     UINT64_C(1000000000) /* 1 Hz */
+
 /*
  * Where an engine can stop work for a preemption (PRE-03): D3DKMDT_GRAPHICS_PREEMPTION_GRANULARITY
  * and D3DKMDT_COMPUTE_PREEMPTION_GRANULARITY, numbered as the trace's preempt_granularity. In the
@@ -215,6 +222,20 @@ struct fsr_adapter_config {
 	/* How long the TDR's preemption request has to complete; 0 means
 	 * FSR_DEFAULT_TDR_PREEMPT_TIMEOUT_NS. */
 	uint64_t tdr_preempt_timeout_ns;
+	/*
+	 * Emulated displays (VidPN sources 0..display_count-1; PRE-13, docs/runtime.md "Display,
+	 * vsync and flips as built"): each scans out at vsync_period_ns, raises a vsync interrupt
+	 * at every vertical sync (fencescope_hw:vsync) and takes the flips fsr_present queues
+	 * (fencescope/queue.h) at the next vsync only. 0..FSR_MAX_DISPLAYS; 0, the default: no
+	 * display, no vsync, presents refused.
+	 */
+	uint32_t display_count;
+	/*
+	 * The displays' refresh period, FSR_MIN_VSYNC_PERIOD_NS..FSR_MAX_VSYNC_PERIOD_NS; 0 means
+	 * FSR_DEFAULT_VSYNC_PERIOD_NS (60 Hz). In sim mode vsync n of a display is exactly n
+	 * periods after the adapter started.
+	 */
+	uint64_t vsync_period_ns;
 	/*
 	 * Preemption (spec 002, PRE-03, PRE-04): each engine's graphics and compute preemption
 	 * granularity, as its driver declares them (engine_describe). A 3D engine preempts at its
