@@ -198,8 +198,24 @@ describe_packet(const FsvTrace *t, guint32 index, GPtrArray *out)
 	add(out, "Adapter", g_strdup_printf("%" PRIu32, p->adapter_id));
 	add(out, "Engine", g_strdup_printf("%" PRIu32, p->engine_id));
 	add(out, "Progress value", g_strdup_printf("%" PRIu64, p->progress_value));
+	/* PRE-06, PRE-07: the pieces of a preempted packet, each named by its packet id. */
 	if (p->resubmission_of)
-		add(out, "Resubmission of", g_strdup_printf("%" PRIu64, p->resubmission_of));
+		add(out, "Resubmission of", g_strdup_printf("packet %" PRIu64, p->resubmission_of));
+	if (p->next_piece != FSV_INDEX_NONE)
+		add(out, "Resubmitted as",
+		    g_strdup_printf("packet %" PRIu64,
+				    fsv_trace_get_packet(t, p->next_piece)->packet_id));
+	if (p->prev_piece != FSV_INDEX_NONE || p->next_piece != FSV_INDEX_NONE) {
+		guint32 first = index, n = 1;
+
+		while (fsv_trace_get_packet(t, first)->prev_piece != FSV_INDEX_NONE && n < 10000) {
+			first = fsv_trace_get_packet(t, first)->prev_piece;
+			n++;
+		}
+		add(out, "Piece",
+		    g_strdup_printf("%u (the work was first queued as packet %" PRIu64 ")", n,
+				    fsv_trace_get_packet(t, first)->packet_id));
+	}
 	add_time(out, t, "Queued", p->queued_ns, p->adapter_id, 0);
 	add_time(out, t, "Started", p->start_ns, p->adapter_id, p->start_gpu_ts);
 	add_time(out, t, "Ended", p->end_ns, p->adapter_id, p->end_gpu_ts);
@@ -230,6 +246,39 @@ disconnect_reason_name(gint64 code)
 {
 	static const char *const names[] = {"victimized",  "engine F1",   "device D3",
 					    "termination", "device lost", "destroy"};
+
+	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
+}
+
+/* Names of the contract's enumerations (docs/trace-format.md "Enumerations"). */
+static const char *
+preempt_reason_name(gint64 code)
+{
+	static const char *const names[] = {"TIME_SLICE (its time slice ran out)",
+					    "PRIORITY (a higher priority context was ready)",
+					    "SUSPEND (the context was suspended)",
+					    "TDR (no progress for the TDR delay)",
+					    "TERMINATION (its process ended)",
+					    "POWER (the engine or adapter powered down)"};
+
+	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
+}
+
+static const char *
+loss_reason_name(gint64 code)
+{
+	static const char *const names[] = {"TIMEOUT",   "ENGINE_HUNG", "PAGE_FAULT",
+					    "GPU_STOP",  "TERMINATION", "INVALID_COMMAND"};
+
+	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
+}
+
+static const char *
+tdr_result_name(gint64 code)
+{
+	static const char *const names[] = {"ENGINE_RESET (the engine reset recovered it)",
+					    "ADAPTER_RESET (the engine reset failed)",
+					    "FAILED (the adapter is stopped)"};
 
 	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
 }
@@ -295,6 +344,28 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 	case FSA_MARK_DEVICE_D3:
 		add(out, "State", g_strdup("D3 (adapter powered down)"));
 		return true;
+	case FSA_MARK_PREEMPTION:
+		/* PRE-04, PRE-09, TDR-01. */
+		add(out, "Reason", g_strdup(preempt_reason_name(m->code)));
+		if (m->value)
+			add(out, "Packet preempted", g_strdup_printf("%" PRIu64, m->value));
+		if (m->is_open)
+			add(out, "Completed", g_strdup("never (the engine did not stop)"));
+		return true;
+	case FSA_MARK_TDR:
+		/* TDR-04..06: the recovery interval, tdr_begin → tdr_end. */
+		add(out, "Reason", g_strdup(loss_reason_name((gint64) m->value)));
+		add(out, "Result", m->is_open ? g_strdup("still recovering at the end of the trace")
+					      : g_strdup(tdr_result_name(m->code)));
+		return true;
+	case FSA_MARK_ENGINE_RESET:
+		add(out, "Result", g_strdup(m->code ? "succeeded"
+						    : "failed (promoted to an adapter reset)"));
+		return true;
+	case FSA_MARK_DEVICE_LOST:
+		add(out, "Device", g_strdup_printf("0x%" PRIx64, m->other_handle));
+		add(out, "Reason", g_strdup(loss_reason_name(m->code)));
+		return true;
 	default:
 		return false;
 	}
@@ -320,7 +391,8 @@ describe_marker(const FsvTrace *t, guint32 index, GPtrArray *out)
 		add(out, "Context", g_strdup_printf("0x%" PRIx64, m->context_handle));
 	if (m->doorbell_handle)
 		add(out, "Doorbell", g_strdup_printf("0x%" PRIx64, m->doorbell_handle));
-	if (m->other_handle && m->kind != FSA_MARK_DOORBELL_VICTIMIZE)
+	if (m->other_handle && m->kind != FSA_MARK_DOORBELL_VICTIMIZE &&
+	    m->kind != FSA_MARK_DEVICE_LOST)
 		add(out, "Other handle", g_strdup_printf("0x%" PRIx64, m->other_handle));
 	if (m->adapter_id != UINT32_MAX)
 		add(out, "Adapter", g_strdup_printf("%" PRIu32, m->adapter_id));

@@ -48,6 +48,14 @@ static const double colors[FSV_COLOR_COUNT][3] = {
     [FSV_COLOR_DOORBELL_ABORT] = {0.80, 0.10, 0.10},      /* #cc1a1a red */
     [FSV_COLOR_VICTIMIZE] = {0.85, 0.45, 0.10},           /* #d97319 orange */
     [FSV_COLOR_SUSPENDED] = {0.45, 0.48, 0.55},           /* #737a8c grey */
+    [FSV_COLOR_PACKET_PAGING] = {0.55, 0.43, 0.39},       /* #8c6e63 brown */
+    [FSV_COLOR_PREEMPT_PRIORITY] = {0.05, 0.60, 0.52},    /* #0d9985 teal green */
+    [FSV_COLOR_PREEMPT_TERMINATION] = {0.42, 0.31, 0.16}, /* #6b4f29 dark brown */
+    [FSV_COLOR_PREEMPT_POWER] = {0.29, 0.44, 0.65},       /* #4a70a6 steel blue */
+    [FSV_COLOR_CONTEXT_ERROR] = {0.55, 0.18, 0.18},       /* #8c2e2e dark red */
+    [FSV_COLOR_VSYNC] = {0.25, 0.28, 0.35},               /* #404759 slate */
+    [FSV_COLOR_FLIP] = {0.16, 0.50, 0.73},                /* #2980ba blue */
+    [FSV_COLOR_MISSED_VSYNC] = {0.86, 0.15, 0.15},        /* #dc2626 red */
 };
 
 /* Packets take the colour of their queue's process, as GPUView colours them. */
@@ -86,6 +94,7 @@ enum batch_style {
 	B_PACKET0, /* + palette index */
 	B_PACKET_PREEMPTED = B_PACKET0 + 8,
 	B_PACKET_FAULTED,
+	B_PACKET_PAGING,
 	B_TICK,
 	B_BAND_CONNECTED, /* + FSTP_DOORBELL_STATUS_* */
 	B_BAND_NOTIFY_KMD,
@@ -113,6 +122,9 @@ typedef struct {
 	GArray *details;  /* guint32 ids of items wide enough for an outline/label */
 	GArray *specials; /* guint32 ids of inferred / never-completed / unqueued ops */
 	GArray *tri[3];   /* double: tick-strip triangles per colour (MarkerCtx.tri) */
+	/* Packets drawn one by one whose connector to their resubmitted piece is drawn when the
+	 * row is done (PRE-06, PRE-07): the earlier piece of each pair. */
+	GArray *pieces;
 	bool has_filter;
 	const char *font;
 	double label_end; /* right edge of the last box labelled in this lane */
@@ -178,6 +190,9 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 		break;
 	case B_PACKET_FAULTED:
 		set_rgb(cr, colors[FSV_COLOR_PACKET_FAULTED], 1);
+		break;
+	case B_PACKET_PAGING:
+		set_rgb(cr, colors[FSV_COLOR_PACKET_PAGING], 1);
 		break;
 	case B_TICK:
 		set_rgb(cr, colors[FSV_COLOR_DOORBELL], 0.85);
@@ -461,9 +476,14 @@ draw_op_detail(Ctx *c, const FsvOp *o)
 
 /* ---- Packets --------------------------------------------------------------------------- */
 
+/* Paging packets (PRE-06) keep their own colour even when preempted: their cut edge and
+ * connector say that they were; the other preempted pieces are orange, faulted or aborted ones
+ * red, the rest take their queue's colour. */
 static enum batch_style
 packet_style(const FsvPacket *p)
 {
+	if (p->is_paging)
+		return B_PACKET_PAGING;
 	if (p->status == FSA_PACKET_PREEMPTED)
 		return B_PACKET_PREEMPTED;
 	if (p->status == FSA_PACKET_FAULTED || p->status == FSA_PACKET_ABORTED)
@@ -483,6 +503,17 @@ draw_packet_item(const FsvLodItem *item, gpointer data)
 	batch_add(c, packet_style(p), x0, x1, c->lane_y, c->lane_h);
 	if (x1 - x0 >= 4.0 && c->details->len <= c->details_cap)
 		g_array_append_val(c->details, item->id);
+	/* The connector of a preempted piece, drawn once: from the earlier piece, or from this
+	 * one's earlier piece when that lies left of the view (the walk does not visit it). */
+	if (c->pieces->len <= c->details_cap) {
+		if (p->next_piece != FSV_INDEX_NONE)
+			g_array_append_val(c->pieces, item->id);
+		else if (p->prev_piece != FSV_INDEX_NONE &&
+			 fsv_view_time_to_x(c->view,
+					    fsv_trace_get_packet(c->trace, p->prev_piece)->end_ns) <
+			     c->x_min - 2)
+			g_array_append_val(c->pieces, p->prev_piece);
+	}
 	return true;
 }
 
@@ -512,9 +543,30 @@ draw_packet_detail(Ctx *c, const FsvPacket *p)
 	cairo_rectangle(cr, floor(x0) + 0.5, c->lane_y + 0.5, MAX(floor(x1) - floor(x0), 1.0),
 			c->lane_h - 1);
 	cairo_stroke(cr);
+	if (p->status == FSA_PACKET_PREEMPTED && x1 <= c->x_max + 4) {
+		/* PRE-04: the work stopped at a boundary here: a torn (zigzag) right edge. */
+		double xe = floor(x1) + 0.5, y = c->lane_y, h = c->lane_h, d = MIN(3.0, x1 - x0);
+
+		cairo_set_source_rgb(cr, 1, 1, 1);
+		cairo_move_to(cr, xe + 1, y);
+		for (int k = 0; k <= 4; k++)
+			cairo_line_to(cr, xe - (k % 2 ? d : 0), y + h * k / 4);
+		cairo_line_to(cr, xe + 1, y + h);
+		cairo_close_path(cr);
+		cairo_fill(cr);
+		cairo_set_source_rgba(cr, 0.45, 0.20, 0.0, 0.9);
+		cairo_move_to(cr, xe, y);
+		for (int k = 1; k <= 4; k++)
+			cairo_line_to(cr, xe - (k % 2 ? d : 0), y + h * k / 4);
+		cairo_stroke(cr);
+	}
 	if (vx1 - vx0 < 30)
 		return;
-	g_snprintf(label, sizeof(label), "%" PRIu64, p->packet_id);
+	/* A resubmitted piece says so: "↻ 12" (it resumes packet 11's work). */
+	if (p->prev_piece != FSV_INDEX_NONE || p->resubmission_of != 0)
+		g_snprintf(label, sizeof(label), "↻ %" PRIu64, p->packet_id);
+	else
+		g_snprintf(label, sizeof(label), "%" PRIu64, p->packet_id);
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	text_fit(cr, vx0 + 3, c->lane_y + c->lane_h - 3, label, vx1 - vx0 - 6);
 }
@@ -545,11 +597,33 @@ marker_color(guint8 kind)
 	}
 }
 
+/* The colour of a preemption bracket by its reason (FSTP_PREEMPT_REASON_*, PRE-04, TDR-01). */
+static FsvColor
+preempt_reason_color(gint64 reason)
+{
+	switch (reason) {
+	case FSTP_PREEMPT_REASON_PRIORITY:
+		return FSV_COLOR_PREEMPT_PRIORITY;
+	case FSTP_PREEMPT_REASON_SUSPEND:
+		return FSV_COLOR_SUSPENDED;
+	case FSTP_PREEMPT_REASON_TDR:
+		return FSV_COLOR_TDR;
+	case FSTP_PREEMPT_REASON_TERMINATION:
+		return FSV_COLOR_PREEMPT_TERMINATION;
+	case FSTP_PREEMPT_REASON_POWER:
+		return FSV_COLOR_PREEMPT_POWER;
+	case FSTP_PREEMPT_REASON_TIME_SLICE:
+	default:
+		return FSV_COLOR_PREEMPTION;
+	}
+}
+
 typedef struct {
 	Ctx *c;
 	double row_y, row_h;
 	double tick_y;         /* the tick strip (fsv_view_get_strip_geometry) */
 	double band_y, band_h; /* the doorbell band, band_h 0 when the row has none */
+	double strip_y, strip_h; /* an engine's event strip, strip_h 0 when the row has none */
 	FsvRowKind row_kind;
 	guint32 id; /* the marker being drawn (an item's, a bucket's top) */
 	/* Triangles in the tick strip, per colour (TRI_*): x of each, filled as one path per
@@ -687,14 +761,32 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		cairo_show_text(cr, "RESET");
 		break;
 	}
-	case FSA_MARK_PREEMPTION:
-		/* A bracket above the lanes: request → complete. */
-		set_rgb(cr, rgb, 0.9);
-		cairo_rectangle(cr, x0, m->row_y + 1, MAX(x1 - x0, 2.0), 3);
-		cairo_fill(cr);
-		cairo_rectangle(cr, x0, m->row_y + 1, 1.5, m->row_h - 2);
+	case FSA_MARK_PREEMPTION: {
+		/* A bracket above the lanes, request → complete, in the colour of its reason; its
+		 * legs reach down over the packets. A request never completed (the engine hung) is
+		 * open to the right. */
+		double top = m->strip_h > 0 ? m->strip_y : m->row_y + 1;
+
+		rgb = colors[preempt_reason_color(mk->code)];
+		set_rgb(cr, rgb, 0.95);
+		if (mk->is_open && !is_bucket) {
+			const double dash[] = {3.0, 2.0};
+
+			cairo_set_line_width(cr, 3);
+			cairo_set_dash(cr, dash, 2, 0);
+			cairo_move_to(cr, x0, top + 1.5);
+			cairo_line_to(cr, MAX(x1, x0 + 2), top + 1.5);
+			cairo_stroke(cr);
+			cairo_set_dash(cr, NULL, 0, 0);
+		} else {
+			cairo_rectangle(cr, x0, top, MAX(x1 - x0, 2.0), 3);
+		}
+		cairo_rectangle(cr, x0, top, 1.5, m->row_y + m->row_h - 2 - top);
+		if (!mk->is_open && x1 - x0 >= 3)
+			cairo_rectangle(cr, x1 - 1.5, top, 1.5, m->row_y + m->row_h - 2 - top);
 		cairo_fill(cr);
 		break;
+	}
 	case FSA_MARK_TDR:
 		set_rgb(cr, rgb, 0.18);
 		cairo_rectangle(cr, x0, m->row_y, MAX(x1 - x0, 2.0), m->row_h);
@@ -829,6 +921,50 @@ draw_lane_items(Ctx *c, const FsvLod *lod, bool is_packets)
 		}
 }
 
+/* PRE-06, PRE-07: each preempted piece drawn one by one is joined to its resubmitted piece by a
+ * dashed arc through the event strip, with a head on the resubmitted piece; the selected pair's
+ * arc is drawn in the selection colour. */
+static void
+draw_piece_connectors(Ctx *c)
+{
+	cairo_t *cr = c->cr;
+	const double dash[] = {3.0, 2.0};
+	const FsvItem *sel = &c->opt->selection;
+
+	if (c->pieces->len == 0)
+		return;
+	cairo_save(cr);
+	cairo_set_line_width(cr, 1.25);
+	for (guint i = 0; i < c->pieces->len; i++) {
+		guint32 id = g_array_index(c->pieces, guint32, i);
+		const FsvPacket *p = fsv_trace_get_packet(c->trace, id);
+		double x0, y0, x1, y1, peak, dx;
+		bool is_selected = sel->kind == FSV_ITEM_PACKET &&
+				   (sel->index == id || sel->index == p->next_piece);
+
+		if (!fsv_view_get_piece_connector(c->view, id, &x0, &y0, &x1, &y1, &peak) ||
+		    MAX(x0, x1) < c->x_min - 2 || MIN(x0, x1) > c->x_max + 2)
+			continue;
+		dx = MIN(MAX((x1 - x0) / 3, 2), 24);
+		if (is_selected)
+			set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
+		else
+			cairo_set_source_rgb(cr, 0.72, 0.36, 0.02);
+		cairo_set_dash(cr, dash, 2, 0);
+		cairo_move_to(cr, x0 - 0.5, y0 + 1);
+		cairo_curve_to(cr, x0 + dx, peak, x1 - dx, peak, x1 + 1, y0 == y1 ? y1 - 1 : y1);
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+		/* The head, pointing down onto the resubmitted piece. */
+		cairo_move_to(cr, x1 + 1, y1 + 1);
+		cairo_line_to(cr, x1 - 2.5, y1 - 4);
+		cairo_line_to(cr, x1 + 4.5, y1 - 4);
+		cairo_close_path(cr);
+		cairo_fill(cr);
+	}
+	cairo_restore(cr);
+}
+
 /* The index of the first step at or after NS, from FROM on. */
 static guint
 step_at_or_after(const FsvFenceStep *s, guint from, guint n, guint64 ns)
@@ -919,7 +1055,7 @@ draw_victim_arrows(Ctx *c, GArray *ids)
 	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
 	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
 	guint n = fsv_view_get_visible_row_count(c->view);
-	MarkerCtx m = {c, 0, 0, 0, 0, 0, FSV_ROW_QUEUE, 0, {NULL, NULL, NULL}, ids};
+	MarkerCtx m = {c, 0, 0, 0, 0, 0, 0, 0, FSV_ROW_QUEUE, 0, {NULL, NULL, NULL}, ids};
 	guint32 selected = FSV_INDEX_NONE;
 	double last_x = -1e9, last_y0 = 0, last_y1 = 0;
 
@@ -998,7 +1134,7 @@ static void
 draw_row_content(Ctx *c, guint32 row, double y, double h)
 {
 	const FsvRow *r = fsv_trace_get_row(c->trace, row);
-	MarkerCtx m = {c, y, h, 0, 0, 0, r->kind, 0, {c->tri[0], c->tri[1], c->tri[2]}, NULL};
+	MarkerCtx m = {c, y, h, 0, 0, 0, 0, 0, r->kind, 0, {c->tri[0], c->tri[1], c->tri[2]}, NULL};
 	static const FsvMarkerLayer layers[] = {FSV_MARKER_LAYER_BAND, FSV_MARKER_LAYER_RING,
 						FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_VICTIM};
 	double tick_h;
@@ -1008,6 +1144,7 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 		draw_fence_steps(c, row, y, h);
 		return;
 	}
+	g_array_set_size(c->pieces, 0);
 	for (guint lane = 0; lane < r->lane_count; lane++) {
 		const FsvLod *ops = _fsv_trace_get_op_lod(c->trace, row, lane);
 		const FsvLod *packets = _fsv_trace_get_packet_lod(c->trace, row, lane);
@@ -1019,6 +1156,9 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 		else if (packets)
 			draw_lane_items(c, packets, true);
 	}
+	draw_piece_connectors(c);
+	if (!fsv_view_get_strip_geometry(c->view, row, FSV_STRIP_EVENTS, &m.strip_y, &m.strip_h))
+		m.strip_h = 0;
 	fsv_view_get_strip_geometry(c->view, row, FSV_STRIP_TICKS, &m.tick_y, &tick_h);
 	if (!fsv_view_get_strip_geometry(c->view, row, FSV_STRIP_BAND, &m.band_y, &m.band_h))
 		m.band_h = 0;
@@ -1661,6 +1801,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		c.batches[s].rects = g_array_new(FALSE, FALSE, sizeof(double));
 	c.details = g_array_new(FALSE, FALSE, sizeof(guint32));
 	c.specials = g_array_new(FALSE, FALSE, sizeof(guint32));
+	c.pieces = g_array_new(FALSE, FALSE, sizeof(guint32));
 	for (int k = 0; k < 3; k++)
 		c.tri[k] = g_array_new(FALSE, FALSE, sizeof(double));
 
@@ -1768,6 +1909,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		g_array_unref(c.batches[s].rects);
 	g_array_unref(c.details);
 	g_array_unref(c.specials);
+	g_array_unref(c.pieces);
 	for (int k = 0; k < 3; k++)
 		g_array_unref(c.tri[k]);
 }

@@ -742,6 +742,47 @@ index_edges(FsvTrace *t)
 
 static void build_marker_lods(FsvTrace *t, guint32 r, GArray *items);
 
+/* PRE-06, PRE-07: a preempted packet's pieces. Packet ids are unique per adapter; a resubmitted
+ * piece names the packet it replaces in resubmission_of, so (adapter, packet id) finds the
+ * previous piece. A packet id seen twice (a start whose end was lost) links its last piece. */
+static void
+link_packet_pieces(FsvTrace *t)
+{
+	g_autoptr(GHashTable) by_id = NULL;
+	bool has_resubmission = false;
+
+	for (guint32 i = 0; i < t->packets->len; i++) {
+		FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+
+		p->prev_piece = p->next_piece = FSV_INDEX_NONE;
+		has_resubmission |= p->resubmission_of != 0;
+	}
+	if (!has_resubmission)
+		return;
+	by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	for (guint32 i = 0; i < t->packets->len; i++) {
+		const FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+		/* 24 bits of adapter over 40 of packet id: ids stay far below 2^40. */
+		guint64 key = (guint64) p->adapter_id << 40 ^ p->packet_id;
+
+		g_hash_table_insert(by_id, g_memdup2(&key, sizeof(key)), GUINT_TO_POINTER(i + 1));
+	}
+	for (guint32 i = 0; i < t->packets->len; i++) {
+		FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+		guint64 key = (guint64) p->adapter_id << 40 ^ p->resubmission_of;
+		gpointer v;
+		FsvPacket *prev;
+
+		if (p->resubmission_of == 0 || !(v = g_hash_table_lookup(by_id, &key)))
+			continue;
+		prev = &g_array_index(t->packets, FsvPacket, GPOINTER_TO_UINT(v) - 1);
+		if (prev == p || prev->next_piece != FSV_INDEX_NONE)
+			continue;
+		p->prev_piece = GPOINTER_TO_UINT(v) - 1;
+		prev->next_piece = i;
+	}
+}
+
 static void
 build_index(FsvTrace *t)
 {
@@ -833,6 +874,7 @@ build_index(FsvTrace *t)
 		if (p->row != FSV_INDEX_NONE)
 			g_array_append_val(t->row_data[p->row].packets, i);
 	}
+	link_packet_pieces(t);
 	for (guint32 i = 0; i < t->markers->len; i++) {
 		FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
 
@@ -860,6 +902,21 @@ build_index(FsvTrace *t)
 			if (m->row != FSV_INDEX_NONE)
 				g_array_append_val(t->row_data[m->row].markers, i);
 		}
+	}
+	/* Engine rows with preemptions, pieces or TDR stages get the strip above their lanes. */
+	for (guint32 i = 0; i < t->packets->len; i++) {
+		const FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+
+		if (p->row != FSV_INDEX_NONE &&
+		    (p->prev_piece != FSV_INDEX_NONE || p->next_piece != FSV_INDEX_NONE))
+			row_at(t, p->row)->has_event_strip = true;
+	}
+	for (guint32 i = 0; i < t->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+
+		if (m->row != FSV_INDEX_NONE && row_at(t, m->row)->kind == FSV_ROW_ENGINE &&
+		    _fsv_marker_uses_event_strip(m->kind))
+			row_at(t, m->row)->has_event_strip = true;
 	}
 	for (guint i = 0; i < t->losses->len; i++) {
 		FsvLoss *l = &g_array_index(t->losses, FsvLoss, i);
@@ -947,6 +1004,12 @@ bool
 _fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind)
 {
 	return kind < 64 && (trace->marker_kinds >> kind & 1);
+}
+
+bool
+_fsv_marker_uses_event_strip(guint8 kind)
+{
+	return kind == FSA_MARK_PREEMPTION || kind == FSA_MARK_TDR;
 }
 
 FsvMarkerLayer

@@ -79,6 +79,9 @@ typedef struct {
 	/* Queue rows whose doorbell has a connection state (doorbell_state or doorbell_connected
 	 * markers): a band under the tick strip shows it. */
 	bool has_doorbell_band;
+	/* Engine rows with preemptions, resubmitted pieces or TDR stages: a strip above the
+	 * lanes carries the preemption brackets and the connectors between pieces. */
+	bool has_event_strip;
 	/* Fence rows: the smallest and largest CurrentValue of their steps. */
 	guint64 value_min, value_max;
 } FsvRow;
@@ -134,6 +137,10 @@ typedef struct {
 	guint64 packet_id, resubmission_of, progress_value;
 	guint64 hwqueue_handle;
 	guint32 row; /* the engine row */
+	/* A preempted packet runs as pieces (PRE-06, PRE-07): the piece this one resubmits and
+	 * the piece that resubmits it (packet indexes, FSV_INDEX_NONE when none), joined by
+	 * (adapter, packet id) ↔ (adapter, resubmission_of). */
+	guint32 prev_piece, next_piece;
 	guint32 adapter_id, engine_id;
 	guint8 status; /* enum fsa_packet_status */
 	bool is_user_mode, is_paging;

@@ -20,5 +20,8 @@
 #define FSV_BAND_HEIGHT 6
 /* An engine's F-state row, an adapter's D-state row. */
 #define FSV_POWER_ROW_HEIGHT 18
+/* The strip above an engine's packet lanes (rows with has_event_strip): preemption brackets,
+ * connectors from a preempted piece to its resubmitted piece, TDR labels. */
+#define FSV_EVENT_STRIP_HEIGHT 12
 
 #endif /* FSV_VIEW_PRIVATE_H */

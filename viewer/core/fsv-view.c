@@ -45,8 +45,8 @@ row_height(const FsvRow *row)
 	case FSV_ROW_FENCE_GROUP:
 		return FSV_GROUP_HEIGHT;
 	case FSV_ROW_ENGINE:
-		return FSV_ROW_PAD_TOP + (int) row->lane_count * FSV_PACKET_LANE_HEIGHT +
-		       FSV_ROW_PAD_BOTTOM;
+		return FSV_ROW_PAD_TOP + (row->has_event_strip ? FSV_EVENT_STRIP_HEIGHT : 0) +
+		       (int) row->lane_count * FSV_PACKET_LANE_HEIGHT + FSV_ROW_PAD_BOTTOM;
 	case FSV_ROW_FENCE:
 		return FSV_FENCE_ROW_HEIGHT;
 	case FSV_ROW_ENGINE_POWER:
@@ -405,7 +405,8 @@ fsv_view_get_lane_geometry(const FsvView *v, guint32 row, guint lane, double *y,
 	lane = MIN(lane, r->lane_count ? r->lane_count - 1 : 0);
 	switch (r->kind) {
 	case FSV_ROW_ENGINE:
-		*y = ry + FSV_ROW_PAD_TOP + lane * FSV_PACKET_LANE_HEIGHT;
+		*y = ry + FSV_ROW_PAD_TOP + (r->has_event_strip ? FSV_EVENT_STRIP_HEIGHT : 0) +
+		     lane * FSV_PACKET_LANE_HEIGHT;
 		*height = FSV_PACKET_LANE_HEIGHT - 2;
 		return true;
 	case FSV_ROW_QUEUE:
@@ -432,6 +433,13 @@ fsv_view_get_strip_geometry(const FsvView *v, guint32 row, FsvStrip strip, doubl
 		return false;
 	r = fsv_trace_get_row(v->trace, row);
 	band = r->has_doorbell_band ? FSV_BAND_HEIGHT : 0;
+	if (strip == FSV_STRIP_EVENTS) {
+		if (!r->has_event_strip)
+			return false;
+		*y = ry + 2;
+		*height = FSV_ROW_PAD_TOP - 2 + FSV_EVENT_STRIP_HEIGHT;
+		return true;
+	}
 	if (strip == FSV_STRIP_BAND) {
 		if (!r->has_doorbell_band)
 			return false;
@@ -545,6 +553,62 @@ fsv_view_get_victim_arrow(const FsvView *v, guint32 marker, double *x, double *y
 	return true;
 }
 
+bool
+fsv_view_get_piece_connector(const FsvView *v, guint32 packet, double *x0, double *y0, double *x1,
+			     double *y1, double *y_peak)
+{
+	const FsvPacket *a, *b;
+	double h, sy, sh;
+
+	if (packet >= fsv_trace_get_packet_count(v->trace))
+		return false;
+	a = fsv_trace_get_packet(v->trace, packet);
+	if (a->next_piece == FSV_INDEX_NONE || a->row == FSV_INDEX_NONE)
+		return false;
+	b = fsv_trace_get_packet(v->trace, a->next_piece);
+	if (b->row == FSV_INDEX_NONE || !fsv_view_get_lane_geometry(v, a->row, a->lane, y0, &h) ||
+	    !fsv_view_get_lane_geometry(v, b->row, b->lane, y1, &h))
+		return false;
+	*x0 = fsv_view_time_to_x(v, a->end_ns);
+	*x1 = fsv_view_time_to_x(v, b->start_ns);
+	*y_peak = MIN(*y0, *y1) - 6;
+	if (fsv_view_get_strip_geometry(v, a->row, FSV_STRIP_EVENTS, &sy, &sh))
+		*y_peak = MAX(sy + sh / 2 + 1, MIN(*y0, *y1) - FSV_EVENT_STRIP_HEIGHT + 2);
+	return true;
+}
+
+/* The connector over (x, y) of an engine row: the earlier piece, FSV_INDEX_NONE if none. The
+ * row's packets are sorted by start: the pieces whose connector spans t started before it, and
+ * a connector spans only the few packets that ran between two pieces, so a bounded look back
+ * from the first packet starting after t finds it. */
+static guint32
+hit_piece_connector(const FsvView *v, guint32 row, double x, double y)
+{
+	guint n = 0;
+	const guint32 *list = fsv_trace_get_row_packets(v->trace, row, &n);
+	guint64 t = fsv_view_x_to_time(v, x);
+	guint lo = 0, hi = n;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (fsv_trace_get_packet(v->trace, list[mid])->start_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (guint k = 0; k < 256 && lo > 0; k++, lo--) {
+		guint32 id = list[lo - 1];
+		double x0, y0, x1, y1, peak;
+
+		if (!fsv_view_get_piece_connector(v, id, &x0, &y0, &x1, &y1, &peak))
+			continue;
+		if (x >= x0 - 1 && x <= x1 + 1 && y >= peak - 3 && y <= MAX(y0, y1) + 1)
+			return id;
+	}
+	return FSV_INDEX_NONE;
+}
+
 /* A victimization arrow through (x, y): the victim layers of every laid-out queue row near t
  * (the arrows of their aggregates too: the drawing draws one per bucket). */
 typedef struct {
@@ -628,7 +692,8 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 	    r->kind == FSV_ROW_ENGINE) {
 		double ly, lh;
 		int lane_h = r->kind == FSV_ROW_ENGINE ? FSV_PACKET_LANE_HEIGHT : FSV_LANE_HEIGHT;
-		int lane = (int) floor((y - ry - FSV_ROW_PAD_TOP) / lane_h);
+		int top = FSV_ROW_PAD_TOP + (r->has_event_strip ? FSV_EVENT_STRIP_HEIGHT : 0);
+		int lane = (int) floor((y - ry - top) / lane_h);
 
 		if (lane >= 0 && lane < (int) r->lane_count &&
 		    fsv_view_get_lane_geometry(v, row, (guint) lane, &ly, &lh) && y >= ly &&
@@ -642,6 +707,30 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 				*hit = (FsvItem){r->kind == FSV_ROW_ENGINE ? FSV_ITEM_PACKET
 									   : FSV_ITEM_OP,
 						 id, row};
+				return true;
+			}
+		}
+	}
+	/* The event strip above an engine's lanes: a preemption bracket or TDR stage there, else
+	 * the connector of preempted pieces, which answers the resubmitted piece (its details
+	 * name both pieces). */
+	if (r->kind == FSV_ROW_ENGINE) {
+		double sy, sh;
+
+		if (fsv_view_get_strip_geometry(v, row, FSV_STRIP_EVENTS, &sy, &sh) && y >= sy &&
+		    y < sy + sh) {
+			guint32 id = hit_lod(
+			    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_OTHER), t,
+			    2.0);
+
+			if (id != FSV_INDEX_NONE) {
+				*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
+				return true;
+			}
+			id = hit_piece_connector(v, row, x, y);
+			if (id != FSV_INDEX_NONE) {
+				*hit = (FsvItem){FSV_ITEM_PACKET,
+						 fsv_trace_get_packet(v->trace, id)->next_piece, row};
 				return true;
 			}
 		}

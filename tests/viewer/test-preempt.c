@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewer/core: issue 13's items on an exact synthetic timeline (suite unit): a packet preempted
+ * by a higher-priority one and resubmitted (PRE-04, PRE-06, PRE-07), joined to its resubmitted
+ * piece by a connector through the engine's event strip; preemption brackets coloured by their
+ * reason; paging packets drawn apart; a hung packet, the TDR's preemption request that never
+ * completes, the recovery interval and the engine reset (TDR-01, TDR-04..06): layout, hit
+ * testing, details and pixels.
+ *
+ * The trace is built from normalized events fed to the analyzer model, as a recording would be
+ * read, so the tests know every time exactly. GPU ticks are nanoseconds and the clock pairs map
+ * them one to one: all times are T0 + n µs.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include <cairo.h>
+#include <criterion/criterion.h>
+#include <glib.h>
+
+#include "fencescope-tp-enums.h"
+#include "fsv-render.h"
+#include "fsv-trace-private.h"
+#include "fsv-trace.h"
+#include "fsv-view.h"
+
+#define PID    UINT64_C(1)
+#define DEV    UINT64_C(0x8001000000000001)
+#define CTX_LO UINT64_C(0x8002000000000002)
+#define CTX_HI UINT64_C(0x8002000000000003)
+#define KQ_LO  UINT64_C(0x8003000000000005)
+#define KQ_HI  UINT64_C(0x8003000000000009)
+#define T0     UINT64_C(1000000000)
+#define US(n)  (T0 + (uint64_t) (n) *1000)
+
+static GArray *events;
+static FsvTrace *trace;
+static FsvView *view;
+
+static void
+ev(const char *name, uint64_t ts, ...)
+{
+	struct fsa_event e;
+	const char *field;
+	va_list args;
+
+	fsa_event_clear(&e);
+	e.type = fsa_event_type_from_name(name);
+	cr_assert_neq(e.type, FSA_EV_UNKNOWN, "no event %s", name);
+	e.ts_ns = ts;
+	e.cpu_id = UINT32_MAX;
+	va_start(args, ts);
+	while ((field = va_arg(args, const char *))) {
+		int slot = fsa_field_from_name(field);
+		uint64_t value = va_arg(args, uint64_t);
+
+		cr_assert_geq(slot, 0, "no field %s", field);
+		fsa_event_set(&e, (enum fsa_field) slot, value);
+	}
+	va_end(args);
+	g_array_append_val(events, e);
+}
+
+static void
+pair(uint64_t ts)
+{
+	ev("clock_correlation", ts, "adapter_id", UINT64_C(0), "cpu_ts_ns", ts, "gpu_ts", ts,
+	   "gpu_ts_frequency_hz", UINT64_C(1000000000), NULL);
+}
+
+/* A packet of QUEUE queued at QUEUED µs, run from START to END µs, ending with STATUS. */
+static void
+packet(uint64_t id, uint64_t queue, uint64_t resubmission_of, bool is_paging, uint64_t queued,
+       uint64_t start, uint64_t end, int status)
+{
+	ev("packet_queued", US(queued), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "hwqueue_handle", queue, "packet_id", id, "resubmission_of", resubmission_of,
+	   "is_paging", (uint64_t) is_paging, NULL);
+	ev("packet_start", US(start), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "hwqueue_handle", queue, "packet_id", id, "progress_value", id, "gpu_ts", US(start),
+	   NULL);
+	if (status >= 0)
+		ev("packet_end", US(end), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+		   "hwqueue_handle", queue, "packet_id", id, "progress_value", id, "gpu_ts",
+		   US(end), "status", (uint64_t) status, NULL);
+}
+
+static void
+preempt(uint64_t request, uint64_t ctx, int reason, uint64_t at, uint64_t done, uint64_t id)
+{
+	ev("preempt_request", US(at), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "context_handle", ctx, "request_id", request, "reason", (uint64_t) reason, NULL);
+	if (done)
+		ev("preempt_complete", US(done), "adapter_id", UINT64_C(0), "engine_id",
+		   UINT64_C(0), "context_handle", ctx, "request_id", request, "packet_id", id,
+		   "granularity", (uint64_t) FSTP_PREEMPT_GRANULARITY_PRIMITIVE_OR_DISPATCH_BOUNDARY,
+		   "gpu_ts", US(done), NULL);
+}
+
+/* Events must come in time order: the scenario is written in that order. */
+static void
+build(void)
+{
+	events = g_array_new(FALSE, FALSE, sizeof(struct fsa_event));
+	ev("trace_info", T0, "format_major", UINT64_C(1), "format_minor", UINT64_C(4), "clock_mode",
+	   (uint64_t) FSTP_CLOCK_MODE_SIM, NULL);
+	ev("adapter_create", T0, "adapter_id", UINT64_C(0), "engine_count", UINT64_C(1),
+	   "gpu_ts_frequency_hz", UINT64_C(1000000000), NULL);
+	ev("engine_describe", T0, "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "engine_type", (uint64_t) FSTP_ENGINE_TYPE_GRAPHICS_3D, "preempt_granularity",
+	   (uint64_t) FSTP_PREEMPT_GRANULARITY_PRIMITIVE_OR_DISPATCH_BOUNDARY, NULL);
+	pair(T0);
+	ev("process_create", T0, "process_id", PID, NULL);
+	ev("device_create", T0, "process_id", PID, "adapter_id", UINT64_C(0), "device_handle", DEV,
+	   NULL);
+	ev("context_create", T0, "process_id", PID, "device_handle", DEV, "context_handle", CTX_LO,
+	   "engine_id", UINT64_C(0), NULL);
+	ev("context_create", T0, "process_id", PID, "device_handle", DEV, "context_handle", CTX_HI,
+	   "engine_id", UINT64_C(0), NULL);
+	ev("hwqueue_create", T0, "process_id", PID, "context_handle", CTX_LO, "hwqueue_handle",
+	   KQ_LO, "engine_id", UINT64_C(0), "submission_mode",
+	   (uint64_t) FSTP_SUBMISSION_MODE_KERNEL_MODE, NULL);
+	ev("hwqueue_create", T0, "process_id", PID, "context_handle", CTX_HI, "hwqueue_handle",
+	   KQ_HI, "engine_id", UINT64_C(0), "submission_mode",
+	   (uint64_t) FSTP_SUBMISSION_MODE_KERNEL_MODE, NULL);
+	/* PRE-04: packet 1 (low priority) is preempted for packet 2 (high) at 40 µs, stops at
+	 * 45 µs, and resumes as packet 3 (PRE-07) after packet 2. */
+	ev("packet_queued", US(5), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "hwqueue_handle", KQ_LO, "packet_id", UINT64_C(1), NULL);
+	ev("packet_start", US(10), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "hwqueue_handle", KQ_LO, "packet_id", UINT64_C(1), "progress_value", UINT64_C(1),
+	   "gpu_ts", US(10), NULL);
+	preempt(1, CTX_LO, FSTP_PREEMPT_REASON_PRIORITY, 40, 0, 0);
+	ev("packet_end", US(45), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "hwqueue_handle", KQ_LO, "packet_id", UINT64_C(1), "progress_value", UINT64_C(1),
+	   "gpu_ts", US(45), "status", (uint64_t) FSTP_PACKET_STATUS_PREEMPTED, NULL);
+	ev("preempt_complete", US(45), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "context_handle", CTX_LO, "request_id", UINT64_C(1), "packet_id", UINT64_C(1),
+	   "granularity", (uint64_t) FSTP_PREEMPT_GRANULARITY_PRIMITIVE_OR_DISPATCH_BOUNDARY,
+	   "gpu_ts", US(45), NULL);
+	packet(2, KQ_HI, 0, false, 39, 46, 80, FSTP_PACKET_STATUS_COMPLETED);
+	packet(3, KQ_LO, 1, false, 45, 81, 120, FSTP_PACKET_STATUS_COMPLETED);
+	/* A paging packet, preempted when its time slice ran out, resubmitted (PRE-06). */
+	ev("packet_queued", US(125), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "hwqueue_handle", KQ_LO, "packet_id", UINT64_C(4), "is_paging", UINT64_C(1), NULL);
+	ev("packet_start", US(130), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "hwqueue_handle", KQ_LO, "packet_id", UINT64_C(4), "progress_value", UINT64_C(4),
+	   "gpu_ts", US(130), NULL);
+	preempt(2, CTX_LO, FSTP_PREEMPT_REASON_TIME_SLICE, 150, 0, 0);
+	ev("packet_end", US(155), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "hwqueue_handle", KQ_LO, "packet_id", UINT64_C(4), "progress_value", UINT64_C(4),
+	   "gpu_ts", US(155), "status", (uint64_t) FSTP_PACKET_STATUS_PREEMPTED, NULL);
+	ev("preempt_complete", US(155), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "context_handle", CTX_LO, "request_id", UINT64_C(2), "packet_id", UINT64_C(4),
+	   "granularity", (uint64_t) FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY, "gpu_ts",
+	   US(155), NULL);
+	packet(5, KQ_LO, 4, true, 155, 160, 175, FSTP_PACKET_STATUS_COMPLETED);
+	pair(US(190));
+	/* TDR-01, TDR-04..06: packet 6 hangs; the TDR's preemption request at 400 µs never
+	 * completes; recovery 450–470 µs with an engine reset; the packet is aborted. */
+	ev("packet_queued", US(195), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "hwqueue_handle", KQ_HI, "packet_id", UINT64_C(6), NULL);
+	ev("packet_start", US(200), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "hwqueue_handle", KQ_HI, "packet_id", UINT64_C(6), "progress_value", UINT64_C(6),
+	   "gpu_ts", US(200), NULL);
+	pair(US(300));
+	preempt(3, CTX_HI, FSTP_PREEMPT_REASON_TDR, 400, 0, 0);
+	ev("tdr_begin", US(450), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0), "reason",
+	   (uint64_t) FSTP_LOSS_REASON_TIMEOUT, "context_handle", CTX_HI, NULL);
+	ev("engine_reset", US(460), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "is_success", UINT64_C(1), NULL);
+	ev("packet_end", US(460), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "hwqueue_handle", KQ_HI, "packet_id", UINT64_C(6), "progress_value", UINT64_C(6),
+	   "gpu_ts", US(460), "status", (uint64_t) FSTP_PACKET_STATUS_ABORTED, NULL);
+	ev("tdr_end", US(470), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0), "result",
+	   (uint64_t) FSTP_TDR_RESULT_ENGINE_RESET, NULL);
+	ev("device_lost", US(475), "process_id", PID, "device_handle", DEV, "reason",
+	   (uint64_t) FSTP_LOSS_REASON_TIMEOUT, NULL);
+	pair(US(500));
+	packet(7, KQ_LO, 0, false, 480, 500, 600, FSTP_PACKET_STATUS_COMPLETED);
+	pair(US(1000));
+
+	trace = _fsv_trace_new_from_events("preemption", (const struct fsa_event *) events->data,
+					   events->len);
+	cr_assert_null(fsv_trace_get_partial_error(trace), "%s",
+		       fsv_trace_get_partial_error(trace));
+	view = fsv_view_new(trace);
+	fsv_view_set_size(view, 1600, 400);
+	fsv_view_set_range(view, US(0), US(250));
+}
+
+static void
+teardown(void)
+{
+	fsv_view_free(view);
+	fsv_trace_unref(trace);
+	g_array_unref(events);
+}
+
+TestSuite(preempt, .init = build, .fini = teardown);
+
+static guint32
+row_of_kind(FsvRowKind kind)
+{
+	for (guint32 r = 0; r < fsv_trace_get_row_count(trace); r++)
+		if (fsv_trace_get_row(trace, r)->kind == kind)
+			return r;
+	return FSV_INDEX_NONE;
+}
+
+static double
+x_of(uint64_t ns)
+{
+	return fsv_view_time_to_x(view, ns);
+}
+
+static guint32
+packet_by_id(uint64_t id)
+{
+	for (guint32 i = 0; i < fsv_trace_get_packet_count(trace); i++)
+		if (fsv_trace_get_packet(trace, i)->packet_id == id)
+			return i;
+	cr_assert_fail("no packet %" PRIu64, id);
+	return FSV_INDEX_NONE;
+}
+
+static guint32
+marker_of(guint8 kind, guint nth)
+{
+	for (guint32 i = 0; i < fsv_trace_get_marker_count(trace); i++)
+		if (fsv_trace_get_marker(trace, i)->kind == kind && nth-- == 0)
+			return i;
+	cr_assert_fail("no marker of kind %u", kind);
+	return FSV_INDEX_NONE;
+}
+
+/* The value of NAME in an item's details, NULL when it has none. */
+static char *
+detail(FsvItemKind kind, guint32 index, const char *name)
+{
+	FsvItem item = {kind, index, FSV_INDEX_NONE};
+	g_auto(GStrv) d = fsv_trace_describe_item(trace, &item);
+
+	for (guint i = 0; d[i] && d[i + 1]; i += 2)
+		if (strcmp(d[i], name) == 0)
+			return g_strdup(d[i + 1]);
+	return NULL;
+}
+
+static FsvItem
+hit_at(double x, double y)
+{
+	FsvItem hit;
+
+	cr_assert(fsv_view_hit_test(view, x, y, &hit), "nothing at %.1f, %.1f", x, y);
+	return hit;
+}
+
+Test(preempt, pre_06_pre_07_pieces_of_a_preempted_packet_are_linked)
+{
+	const FsvPacket *p1 = fsv_trace_get_packet(trace, packet_by_id(1));
+	const FsvPacket *p3 = fsv_trace_get_packet(trace, packet_by_id(3));
+	const FsvPacket *p4 = fsv_trace_get_packet(trace, packet_by_id(4));
+	const FsvPacket *p2 = fsv_trace_get_packet(trace, packet_by_id(2));
+
+	cr_assert_eq(p1->status, FSA_PACKET_PREEMPTED);
+	cr_assert_eq(p1->next_piece, packet_by_id(3));
+	cr_assert_eq(p3->prev_piece, packet_by_id(1));
+	cr_assert_eq(p3->next_piece, FSV_INDEX_NONE);
+	cr_assert_eq(p4->next_piece, packet_by_id(5), "the paging packet's pieces too");
+	cr_assert_eq(p2->prev_piece, FSV_INDEX_NONE);
+	cr_assert_eq(p2->next_piece, FSV_INDEX_NONE);
+}
+
+Test(preempt, engine_row_has_an_event_strip_above_its_lanes)
+{
+	guint32 engine = row_of_kind(FSV_ROW_ENGINE);
+	double sy, sh, ly, lh, ry, rh;
+
+	cr_assert(fsv_trace_get_row(trace, engine)->has_event_strip);
+	cr_assert(fsv_view_get_row_geometry(view, engine, &ry, &rh));
+	cr_assert(fsv_view_get_strip_geometry(view, engine, FSV_STRIP_EVENTS, &sy, &sh));
+	cr_assert(fsv_view_get_lane_geometry(view, engine, 0, &ly, &lh));
+	cr_assert_geq(sy, ry);
+	cr_assert_leq(sy + sh, ly, "the strip lies above the lanes");
+	/* Queue rows have no such strip. */
+	cr_assert_not(fsv_view_get_strip_geometry(view, fsv_trace_find_queue_row(trace, KQ_LO),
+						  FSV_STRIP_EVENTS, &sy, &sh));
+}
+
+Test(preempt, sample_trace_without_preemption_has_no_event_strip)
+{
+	g_autofree char *path = g_build_filename(FST_TRACES, "sim-plain-lttng", NULL);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FsvTrace) t = fsv_trace_load(path, NULL, NULL, NULL, &error);
+
+	cr_assert_not_null(t, "%s", error ? error->message : "");
+	for (guint32 r = 0; r < fsv_trace_get_row_count(t); r++)
+		cr_assert_not(fsv_trace_get_row(t, r)->has_event_strip, "row %u", r);
+}
+
+Test(preempt, pre_07_connector_answers_the_resubmitted_piece_with_both_ids)
+{
+	guint32 p1 = packet_by_id(1), p3 = packet_by_id(3);
+	double x0, y0, x1, y1, peak;
+	FsvItem hit;
+	g_autofree char *of = NULL, *as = NULL, *piece = NULL;
+
+	cr_assert(fsv_view_get_piece_connector(view, p1, &x0, &y0, &x1, &y1, &peak));
+	cr_assert_float_eq(x0, x_of(US(45)), 0.01);
+	cr_assert_float_eq(x1, x_of(US(81)), 0.01);
+	cr_assert_lt(peak, y0, "the arc rises above the lanes");
+	/* The arc over packet 2, in the strip: the resubmitted piece. */
+	hit = hit_at(x_of(US(63)), peak + 1);
+	cr_assert_eq(hit.kind, FSV_ITEM_PACKET);
+	cr_assert_eq(hit.index, p3);
+	of = detail(FSV_ITEM_PACKET, p3, "Resubmission of");
+	as = detail(FSV_ITEM_PACKET, p1, "Resubmitted as");
+	piece = detail(FSV_ITEM_PACKET, p3, "Piece");
+	cr_assert_str_eq(of, "packet 1");
+	cr_assert_str_eq(as, "packet 3");
+	cr_assert_not_null(strstr(piece, "2 "), "%s", piece);
+	/* The lane itself still answers the packet that ran there. */
+	hit = hit_at(x_of(US(63)), y0 + 4);
+	cr_assert_eq(hit.index, packet_by_id(2));
+}
+
+Test(preempt, pre_04_bracket_answers_its_reason_and_packet)
+{
+	guint32 engine = row_of_kind(FSV_ROW_ENGINE), id = marker_of(FSA_MARK_PREEMPTION, 0);
+	double sy, sh;
+	FsvItem hit;
+	g_autofree char *reason = NULL, *packet_id = NULL, *duration = NULL;
+
+	cr_assert(fsv_view_get_strip_geometry(view, engine, FSV_STRIP_EVENTS, &sy, &sh));
+	hit = hit_at(x_of(US(42)), sy + 2);
+	cr_assert_eq(hit.kind, FSV_ITEM_MARKER);
+	cr_assert_eq(hit.index, id);
+	reason = detail(FSV_ITEM_MARKER, id, "Reason");
+	packet_id = detail(FSV_ITEM_MARKER, id, "Packet preempted");
+	duration = detail(FSV_ITEM_MARKER, id, "Duration");
+	cr_assert_not_null(strstr(reason, "PRIORITY"), "%s", reason);
+	cr_assert_str_eq(packet_id, "1");
+	cr_assert_str_eq(duration, "5.000 µs");
+}
+
+Test(preempt, tdr_01_request_never_completed_then_recovery_and_reset)
+{
+	guint32 engine = row_of_kind(FSV_ROW_ENGINE), tdr = marker_of(FSA_MARK_TDR, 0);
+	guint32 request = marker_of(FSA_MARK_PREEMPTION, 2);
+	double ry, rh, sy, sh;
+	FsvItem hit;
+	g_autofree char *completed = NULL, *result = NULL, *reason = NULL, *reset = NULL;
+
+	fsv_view_set_range(view, US(0), US(1000));
+	cr_assert(fsv_view_get_row_geometry(view, engine, &ry, &rh));
+	cr_assert(fsv_view_get_strip_geometry(view, engine, FSV_STRIP_EVENTS, &sy, &sh));
+	cr_assert(fsv_trace_get_marker(trace, request)->is_open);
+	completed = detail(FSV_ITEM_MARKER, request, "Completed");
+	cr_assert_not_null(completed);
+	reason = detail(FSV_ITEM_MARKER, request, "Reason");
+	cr_assert_not_null(strstr(reason, "TDR"), "%s", reason);
+	hit = hit_at(x_of(US(465)), sy + 2);
+	cr_assert_eq(hit.kind, FSV_ITEM_MARKER);
+	cr_assert(hit.index == tdr || fsv_trace_get_marker(trace, hit.index)->kind ==
+					  FSA_MARK_ENGINE_RESET,
+		  "kind %u", fsv_trace_get_marker(trace, hit.index)->kind);
+	result = detail(FSV_ITEM_MARKER, tdr, "Result");
+	cr_assert_not_null(strstr(result, "ENGINE_RESET"), "%s", result);
+	reset = detail(FSV_ITEM_MARKER, marker_of(FSA_MARK_ENGINE_RESET, 0), "Result");
+	cr_assert_str_eq(reset, "succeeded");
+}
+
+/* ---- Pixels ------------------------------------------------------------------------------ */
+
+static cairo_surface_t *
+render(const char *png)
+{
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1600, 400);
+	cairo_t *cr = cairo_create(s);
+	FsvRenderOptions o;
+
+	fsv_render_options_init(&o);
+	fsv_render_draw(cr, trace, view, &o);
+	cairo_destroy(cr);
+	cairo_surface_flush(s);
+	if (png) {
+		g_autofree char *path = g_build_filename(FST_OUT_DIR, png, NULL);
+
+		cairo_surface_write_to_png(s, path);
+	}
+	return s;
+}
+
+static guint32
+pixel(cairo_surface_t *s, double x, double y)
+{
+	const guint8 *data = cairo_image_surface_get_data(s);
+	int stride = cairo_image_surface_get_stride(s);
+
+	return *(const guint32 *) (data + (int) y * stride + (int) x * 4) & 0xffffff;
+}
+
+static guint32
+rgb24(FsvColor color)
+{
+	double c[3];
+
+	fsv_render_get_color(color, c);
+	return ((guint32) (c[0] * 65535 + 0.5) >> 8) << 16 |
+	       ((guint32) (c[1] * 65535 + 0.5) >> 8) << 8 | ((guint32) (c[2] * 65535 + 0.5) >> 8);
+}
+
+Test(preempt, pieces_paging_and_brackets_take_their_colours)
+{
+	guint32 engine = row_of_kind(FSV_ROW_ENGINE);
+	double ly, lh, sy, sh;
+	cairo_surface_t *s;
+
+	cr_assert(fsv_view_get_lane_geometry(view, engine, 0, &ly, &lh));
+	cr_assert(fsv_view_get_strip_geometry(view, engine, FSV_STRIP_EVENTS, &sy, &sh));
+	s = render("preemption.png");
+	cr_assert_eq(pixel(s, x_of(US(20)), ly + lh / 2), rgb24(FSV_COLOR_PACKET_PREEMPTED));
+	cr_assert_eq(pixel(s, x_of(US(140)), ly + lh / 2), rgb24(FSV_COLOR_PACKET_PAGING));
+	cr_assert_eq(pixel(s, x_of(US(165)), ly + lh / 2), rgb24(FSV_COLOR_PACKET_PAGING),
+		     "the paging packet's resubmitted piece");
+	/* Brackets at the top of the strip, by reason: priority 40–45 µs, time slice 150–155. */
+	{
+		guint32 a = pixel(s, x_of(US(43)), sy + 1), b = pixel(s, x_of(US(153)), sy + 1);
+		guint32 want_a = rgb24(FSV_COLOR_PREEMPT_PRIORITY),
+			want_b = rgb24(FSV_COLOR_PREEMPTION);
+
+		/* Drawn at 95% over the background: within a few levels of the colour. */
+		for (int k = 0; k < 24; k += 8) {
+			cr_assert_leq(abs((int) (a >> k & 0xff) - (int) (want_a >> k & 0xff)), 14,
+				      "priority bracket 0x%06x, want 0x%06x", a, want_a);
+			cr_assert_leq(abs((int) (b >> k & 0xff) - (int) (want_b >> k & 0xff)), 14,
+				      "time-slice bracket 0x%06x, want 0x%06x", b, want_b);
+		}
+	}
+	cairo_surface_destroy(s);
+}
