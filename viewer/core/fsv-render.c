@@ -1637,6 +1637,8 @@ typedef enum {
 	SW_TICK,
 	SW_TRIANGLE,
 	SW_BAR,
+	SW_CONNECTOR, /* a dashed arc with a head: preempted piece → resubmitted piece */
+	SW_BRACKET,   /* a preemption bracket, split in two colours */
 } SwatchKind;
 
 typedef struct {
@@ -1674,10 +1676,20 @@ draw_legend(Ctx *c)
 					   FSV_COLOR_VICTIMIZE};
 	static const LegendEntry low_power = {"Suspended / F1 / D3", SW_HATCH, FSV_COLOR_SUSPENDED,
 					      FSV_COLOR_SUSPENDED};
-	LegendEntry entries[G_N_ELEMENTS(base) + 4];
+	/* Issue 13's items, only for traces that have them. */
+	static const LegendEntry paging = {"Paging packet", SW_SOLID, FSV_COLOR_PACKET_PAGING,
+					   FSV_COLOR_PACKET_PAGING};
+	static const LegendEntry pieces = {"Preempted → resubmitted piece", SW_CONNECTOR,
+					   FSV_COLOR_PACKET_PREEMPTED, FSV_COLOR_PACKET_PREEMPTED};
+	static const LegendEntry reasons[] = {
+	    {"Preemption: time slice | priority", SW_BRACKET, FSV_COLOR_PREEMPTION,
+	     FSV_COLOR_PREEMPT_PRIORITY},
+	    {"Preemption: suspend | TDR", SW_BRACKET, FSV_COLOR_SUSPENDED, FSV_COLOR_TDR},
+	};
+	LegendEntry entries[G_N_ELEMENTS(base) + 24];
 	cairo_t *cr = c->cr;
-	guint n = G_N_ELEMENTS(base), rows;
-	double col_w = 178, w = 2 * col_w + 16, h, x, y;
+	guint n = G_N_ELEMENTS(base), rows, columns;
+	double col_w = 178, w, h, x, y;
 
 	memcpy(entries, base, sizeof(base));
 	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_DOORBELL_STATE) ||
@@ -1691,7 +1703,21 @@ draw_legend(Ctx *c)
 	    _fsv_trace_has_marker_kind(c->trace, FSA_MARK_ENGINE_F1) ||
 	    _fsv_trace_has_marker_kind(c->trace, FSA_MARK_DEVICE_D3))
 		entries[n++] = low_power;
-	rows = (n + 1) / 2;
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_PREEMPTION)) {
+		entries[n++] = reasons[0];
+		entries[n++] = reasons[1];
+	}
+	if (_fsv_trace_has_resubmitted_pieces(c->trace))
+		entries[n++] = pieces;
+	if (_fsv_trace_has_paging_packets(c->trace))
+		entries[n++] = paging;
+	g_assert(n <= G_N_ELEMENTS(entries));
+	/* Two columns as before issue 13; a third past 16 entries keeps the box low. */
+	columns = n > 16 ? 3 : 2;
+	if (columns == 3)
+		col_w = 190;
+	w = columns * col_w + 16;
+	rows = (n + columns - 1) / columns;
 	h = rows * 16 + 30;
 	x = fsv_view_get_width(c->view) - w - 12;
 	y = fsv_view_get_height(c->view) - h - 12;
@@ -1753,6 +1779,34 @@ draw_legend(Ctx *c)
 			cairo_line_to(cr, ex + 16, ey);
 			cairo_line_to(cr, ex + 11, ey + 8);
 			cairo_close_path(cr);
+			cairo_fill(cr);
+			break;
+		case SW_CONNECTOR: {
+			const double dash[] = {3.0, 2.0};
+
+			set_rgb(cr, rgb, 1);
+			cairo_rectangle(cr, ex, ey + 5, 6, 5);
+			cairo_rectangle(cr, ex + 16, ey + 5, 6, 5);
+			cairo_fill(cr);
+			cairo_set_source_rgb(cr, 0.72, 0.36, 0.02);
+			cairo_set_line_width(cr, 1.25);
+			cairo_set_dash(cr, dash, 2, 0);
+			cairo_move_to(cr, ex + 6, ey + 5);
+			cairo_curve_to(cr, ex + 9, ey, ex + 14, ey, ex + 17, ey + 4);
+			cairo_stroke(cr);
+			cairo_set_dash(cr, NULL, 0, 0);
+			break;
+		}
+		case SW_BRACKET:
+			set_rgb(cr, rgb, 1);
+			cairo_rectangle(cr, ex, ey, 10, 3);
+			cairo_rectangle(cr, ex, ey, 1.5, 10);
+			cairo_rectangle(cr, ex + 8.5, ey, 1.5, 10);
+			cairo_fill(cr);
+			set_rgb(cr, colors[entries[i].color2], 1);
+			cairo_rectangle(cr, ex + 12, ey, 10, 3);
+			cairo_rectangle(cr, ex + 12, ey, 1.5, 10);
+			cairo_rectangle(cr, ex + 20.5, ey, 1.5, 10);
 			cairo_fill(cr);
 			break;
 		case SW_BAR:

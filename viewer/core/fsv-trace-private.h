@@ -35,6 +35,10 @@ const FsvLod *_fsv_trace_get_marker_lod(const FsvTrace *trace, guint32 row, FsvM
 /* The layer a marker of KIND goes to (doorbell_connected: BAND; rows with doorbell_state
  * markers leave their doorbell_connected intervals out of every layer, the band shows them). */
 FsvMarkerLayer _fsv_marker_layer(guint8 kind);
+/* Whether the trace has paging packets (PRE-06), and preempted packets joined to a resubmitted
+ * piece (PRE-07), in O(1): the legend names them only then. */
+bool _fsv_trace_has_paging_packets(const FsvTrace *trace);
+bool _fsv_trace_has_resubmitted_pieces(const FsvTrace *trace);
 /* Whether a marker of KIND on an engine row is drawn in its event strip (FSV_STRIP_EVENTS). */
 bool _fsv_marker_uses_event_strip(guint8 kind);
 /* Whether the trace has a marker of KIND (enum fsa_marker_kind), in O(1). */

@@ -54,6 +54,7 @@ struct _FsvTrace {
 	GArray *fences;    /* struct fsa_fence_info */
 	GArray *clock_fits;
 	guint64 marker_kinds;   /* bit k: the trace has a marker of kind k */
+	bool has_paging_packets, has_resubmitted_pieces;
 	GHashTable *queue_rows; /* hwqueue handle → row + 1 */
 	GHashTable *fence_rows; /* global fence handle → row + 1 */
 };
@@ -907,6 +908,8 @@ build_index(FsvTrace *t)
 	for (guint32 i = 0; i < t->packets->len; i++) {
 		const FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
 
+		t->has_paging_packets |= p->is_paging;
+		t->has_resubmitted_pieces |= p->next_piece != FSV_INDEX_NONE;
 		if (p->row != FSV_INDEX_NONE &&
 		    (p->prev_piece != FSV_INDEX_NONE || p->next_piece != FSV_INDEX_NONE))
 			row_at(t, p->row)->has_event_strip = true;
@@ -1004,6 +1007,18 @@ bool
 _fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind)
 {
 	return kind < 64 && (trace->marker_kinds >> kind & 1);
+}
+
+bool
+_fsv_trace_has_paging_packets(const FsvTrace *trace)
+{
+	return trace->has_paging_packets;
+}
+
+bool
+_fsv_trace_has_resubmitted_pieces(const FsvTrace *trace)
+{
+	return trace->has_resubmitted_pieces;
 }
 
 bool
