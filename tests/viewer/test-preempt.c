@@ -442,3 +442,26 @@ Test(preempt, pieces_paging_and_brackets_take_their_colours)
 	}
 	cairo_surface_destroy(s);
 }
+
+Test(preempt, tdr_04_device_loss_is_drawn_on_every_queue_of_its_process)
+{
+	guint32 lost = marker_of(FSA_MARK_DEVICE_LOST, 0);
+	guint32 rows[] = {fsv_trace_find_queue_row(trace, KQ_LO),
+			  fsv_trace_find_queue_row(trace, KQ_HI)};
+	g_autofree char *device = NULL, *reason = NULL;
+
+	fsv_view_set_range(view, US(0), US(1000));
+	for (guint i = 0; i < G_N_ELEMENTS(rows); i++) {
+		double ry, rh;
+		FsvItem hit;
+
+		cr_assert(fsv_view_get_row_geometry(view, rows[i], &ry, &rh));
+		hit = hit_at(x_of(US(475)), ry + 4);
+		cr_assert_eq(hit.kind, FSV_ITEM_MARKER, "row %u", rows[i]);
+		cr_assert_eq(hit.index, lost, "row %u", rows[i]);
+	}
+	device = detail(FSV_ITEM_MARKER, lost, "Device");
+	reason = detail(FSV_ITEM_MARKER, lost, "Reason");
+	cr_assert_str_eq(device, "0x8001000000000001");
+	cr_assert_str_eq(reason, "TIMEOUT");
+}

@@ -746,6 +746,11 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		cairo_line_to(cr, x, m->row_y + 8);
 		cairo_close_path(cr);
 		cairo_fill(cr);
+		if (mk->kind == FSA_MARK_DEVICE_LOST && !is_bucket && m->row_kind == FSV_ROW_QUEUE) {
+			font(c, 9, true);
+			cairo_move_to(cr, x + 6, m->row_y + 9);
+			cairo_show_text(cr, "device lost");
+		}
 		break;
 	}
 	case FSA_MARK_ENGINE_RESET: {

@@ -898,6 +898,20 @@ build_index(FsvTrace *t)
 					m->row = r;
 				g_array_append_val(t->row_data[r].markers, i);
 			}
+		/* TDR-04: a lost device takes every queue of its process down with it (the trace
+		 * names the device, not its queues): the loss goes on each of them. */
+		if (m->kind == FSA_MARK_DEVICE_LOST && m->process_id != UINT32_MAX)
+			for (guint32 r = 0; r < n_rows; r++) {
+				const FsvRow *row = row_at(t, r);
+
+				if (row->kind != FSV_ROW_QUEUE || row->process_id != m->process_id ||
+				    (m->adapter_id != UINT32_MAX &&
+				     row->adapter_id != m->adapter_id))
+					continue;
+				if (m->row == FSV_INDEX_NONE)
+					m->row = r;
+				g_array_append_val(t->row_data[r].markers, i);
+			}
 		if (m->row == FSV_INDEX_NONE) {
 			m->row = marker_row(t, m);
 			if (m->row != FSV_INDEX_NONE)
