@@ -67,6 +67,7 @@ print_totals(const struct fsr_scenario *scenario, const struct fsr_scenario_tota
 	    {"log_entries_lost", totals->log_entries_lost},
 	    {"events", totals->events},
 	    {"virtual_ns", totals->virtual_ns},
+	    {"flips", totals->flips},
 	};
 	size_t count = sizeof(rows) / sizeof(rows[0]);
 

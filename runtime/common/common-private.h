@@ -107,6 +107,9 @@ struct rt_timer {
 	struct rt_actor *actor;
 };
 
+/* Every engine and display of every adapter, and the OS. */
+#define RT_MAX_ACTORS (FSR_MAX_ADAPTERS * (FSR_MAX_ENGINES + FSR_MAX_DISPLAYS) + 1)
+
 struct rt_clock {
 	enum fsr_clock_mode mode;
 	/* sim */
@@ -130,7 +133,7 @@ struct rt_clock {
 	_Atomic uint64_t steps;
 	/* realtime */
 	_Atomic bool is_running;
-	struct rt_actor *actors[FSR_MAX_ADAPTERS * FSR_MAX_ENGINES + 1];
+	struct rt_actor *actors[RT_MAX_ACTORS];
 	size_t actor_count;
 };
 
@@ -244,6 +247,7 @@ struct hw_fence_log {
 
 struct os_waiter;
 struct os_device;
+struct os_display;
 struct os_km_buffer;
 struct os_hwqueue;
 
@@ -448,6 +452,14 @@ struct hw_interrupt {
 	struct hw_dma_packet *packet; /* DMA_COMPLETED */
 	/* ENGINE_STATE_CHANGE: EngineStateChange.NewState (FST-02), an enum fstp_engine_state */
 	int engine_state;
+	/*
+	 * CRTC_VSYNC (PRE-13): the display (VidPN source) that reached its vertical sync, its
+	 * vsync count, and the flip it latched there (the spec's CrtcVsync.PhysicalAddress: the
+	 * flip id stands for the surface's address), 0 if none. engine_id is the source's id.
+	 */
+	uint32_t vidpn_source_id;
+	uint64_t vsync_count;
+	uint64_t flip_id;
 	struct hw_interrupt *next;
 };
 
@@ -475,6 +487,13 @@ struct fsr_adapter {
 	/* os: the device's power state as the OS set it (DST-01, DST-05; lock held) */
 	enum fstp_device_power os_dstate;
 	uint64_t next_packet_id;
+	/*
+	 * os: the displays' flip queues (os/display.c; display_count of them, NULL without any)
+	 * and whether the driver declared FlipOnVSyncMmIo (PRE-13): presents are refused without.
+	 */
+	struct os_display *os_displays;
+	bool has_flip_on_vsync_mmio;
+	uint64_t next_flip_id;
 };
 
 /* ---- runtime ----------------------------------------------------------------------------- */

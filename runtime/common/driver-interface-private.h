@@ -39,6 +39,37 @@ struct dxgk_engine_caps;
 /* What DxgkDdiQueryAdapterInfo can be asked (DXGK_QUERYADAPTERINFOTYPE). */
 enum dxgk_query_adapter_info_type {
 	DXGKQAITYPE_USERMODESUBMISSION_CAPS = 1,
+	DXGKQAITYPE_DRIVERCAPS = 2, /* struct dxgk_drivercaps (its flip caps, PRE-13) */
+};
+
+/*
+ * DXGK_FLIPCAPS, the part of DXGK_DRIVERCAPS the model reads. PRE-13: the scheduler preempts
+ * even while flips are pending, so a driver must flip by MMIO on the next vsync and say so with
+ * FlipOnVSyncMmIo = 1; the OS refuses presents on an adapter whose driver does not.
+ */
+struct dxgk_flipcaps {
+	bool flip_on_vsync_mmio;
+};
+
+/* DXGK_DRIVERCAPS (DXGKQAITYPE_DRIVERCAPS): what the model asks of it. */
+struct dxgk_drivercaps {
+	struct dxgk_flipcaps flip_caps;
+};
+
+/*
+ * DXGKARG_SETVIDPNSOURCEADDRESS: the surface display `vidpn_source_id` scans out from now on.
+ * The model's surfaces have no memory: `flip_id` stands for PrimaryAddress. With
+ * flip_on_next_vsync the display takes it at its next vertical sync (an MMIO flip: the address
+ * register is latched at the vsync, never during a scan-out, PRE-13); flip_immediate, which
+ * the OS never asks for, would change it at once.
+ */
+struct dxgk_set_vidpn_source_address {
+	uint32_t vidpn_source_id;
+	uint64_t flip_id;
+	struct {
+		bool flip_immediate;
+		bool flip_on_next_vsync;
+	} flags;
 };
 
 /*
@@ -206,6 +237,13 @@ struct dxgk_ddi {
 	 * take and run nothing until D0, the first step of the wake.
 	 */
 	void (*DxgkDdiSetPowerState)(void *miniport, enum fstp_device_power dstate);
+	/*
+	 * PRE-13: the OS has the driver program a flip of display `args->vidpn_source_id`
+	 * (FlipOnNextVSync), one at a time per display: the next once the vsync interrupt reported
+	 * this one latched (CRTC_VSYNC with its flip_id). Non-zero: refused, nothing programmed.
+	 */
+	int (*DxgkDdiSetVidPnSourceAddress)(void *miniport,
+					    const struct dxgk_set_vidpn_source_address *args);
 	/*
 	 * At interrupt level (lock held): what the GPU's line calls (through DxgkDdiStartDevice's
 	 * connection). Turns a GPU interrupt into DxgkCbNotifyInterrupt, and a packet retirement

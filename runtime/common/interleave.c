@@ -23,7 +23,7 @@
 
 #include "common/common-private.h"
 
-#define IL_MAX_SLOTS (FSR_MAX_ADAPTERS * FSR_MAX_ENGINES + 2)
+#define IL_MAX_SLOTS (RT_MAX_ACTORS + 1)
 #define IL_CALLER    0
 #define IL_NONE      (-1)
 

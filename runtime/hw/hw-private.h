@@ -92,8 +92,37 @@ struct hw_doorbell {
 	struct os_hwqueue *owner;
 };
 
+/*
+ * An emulated display (hw/display.c; PRE-13): a VidPN source that scans out one frame per
+ * vsync period and raises the CRTC_VSYNC interrupt at every vertical sync. Its flip register is
+ * double-buffered: the driver writes the pending address, which the display latches into the
+ * scan-out address at the next vsync only, so the surface never changes during a scan-out.
+ */
+struct hw_display {
+	struct fsr_adapter *adapter;
+	uint32_t source_id;
+	struct rt_actor actor;
+	/*
+	 * Realtime: the display's registers below, taken by the KMD (inside the OS's lock) and
+	 * by the display's step; never held while the OS's lock is taken. Sim mode does not take it.
+	 */
+	pthread_mutex_t lock;
+	uint64_t period_ns;
+	uint64_t epoch_ns;     /* vsync n is at epoch_ns + n * period_ns */
+	uint64_t vsync_count;  /* vertical syncs so far */
+	uint64_t pending_flip; /* the flip register (FlipOnNextVSync), 0 when empty */
+	uint64_t scanout_flip; /* the surface being scanned out, 0: the one at power-up */
+	/* The no-tearing watch: frames whose scan-out saw the surface change (never, unless a
+	 * driver flips immediately), and the flips latched at a vsync. */
+	uint64_t torn_frames;
+	uint64_t torn_vsync; /* the vsync count of the last torn frame, to count each once */
+	bool is_torn_counted;
+	uint64_t flips_latched;
+};
+
 /* The GPU of an adapter: its engines, its interrupt line and its physical doorbells. */
 struct hw_gpu {
+	struct hw_display displays[FSR_MAX_DISPLAYS];
 	struct hw_engine engines[FSR_MAX_ENGINES];
 	struct hw_line line;
 	struct hw_doorbell doorbells[FSR_MAX_PHYSICAL_DOORBELLS];
@@ -190,6 +219,26 @@ void hw_engine_take_rings(struct hw_engine *engine);
  * idle query's (engine's lock held).
  */
 bool hw_engine_doorbells_rang(struct hw_engine *engine);
+/*
+ * Displays (hw/display.c), PRE-13. Init: after hw_init, display_count of them, idle. Start (lock
+ * NOT held): each joins the clock, its vsyncs counted from now. Fini: before hw_fini.
+ */
+void hw_displays_init(struct fsr_adapter *adapter);
+void hw_displays_start(struct fsr_adapter *adapter);
+void hw_displays_fini(struct fsr_adapter *adapter);
+/*
+ * The driver's MMIO flip on the next vsync (OS lock held): the flip register takes `flip_id`,
+ * which the display latches at its next vertical sync, never sooner. A flip still pending is
+ * replaced (the reference OS programs one at a time).
+ */
+void hw_display_program_flip(struct hw_display *display, uint64_t flip_id);
+/*
+ * The scan-out address changes at once, mid-frame: a tear, which the display counts. No
+ * driver of the model's may do this on a FlipOnVSyncMmIo display; exported for the faulty
+ * conformance driver that does (PRE-13).
+ */
+FSR_TEST_API void hw_display_flip_immediate(struct hw_display *display, uint64_t flip_id);
+
 /* The engine's lock (realtime only; see struct hw_engine). */
 static inline void
 hw_engine_lock(struct hw_engine *engine)

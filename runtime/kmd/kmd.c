@@ -36,6 +36,7 @@ add_adapter(struct fsr_adapter *os_adapter, const struct dxgk_callbacks *callbac
 		return -1;
 	}
 	hw_doorbells_init(os_adapter);
+	hw_displays_init(os_adapter);
 	*miniport = kmd;
 	return 0;
 }
@@ -57,6 +58,7 @@ start_device(void *miniport, dxgk_interrupt_routine isr)
 
 	kmd->isr = isr;
 	hw_start(kmd->adapter, &line);
+	hw_displays_start(kmd->adapter);
 }
 
 static void
@@ -64,6 +66,7 @@ remove_adapter(void *miniport)
 {
 	struct kmd_adapter *kmd = miniport;
 
+	hw_displays_fini(kmd->adapter);
 	hw_fini(kmd->adapter);
 	free(kmd);
 }
@@ -106,6 +109,12 @@ query_adapter_info(void *miniport, enum dxgk_query_adapter_info_type type, void 
 	struct dxgk_usermodesubmission_caps *caps = output;
 	bool has_ums_engine = false;
 
+	if (type == DXGKQAITYPE_DRIVERCAPS && output_size == sizeof(struct dxgk_drivercaps)) {
+		/* PRE-13: this driver's displays flip by MMIO on the next vsync. */
+		*(struct dxgk_drivercaps *) output =
+		    (struct dxgk_drivercaps){.flip_caps = {.flip_on_vsync_mmio = true}};
+		return 0;
+	}
 	if (type != DXGKQAITYPE_USERMODESUBMISSION_CAPS || output_size != sizeof(*caps))
 		return -1;
 	for (uint32_t e = 0; e < adapter->config.engine_count; e++)
@@ -512,6 +521,23 @@ set_power_state(void *miniport, enum fstp_device_power dstate)
 	hw_gpu_set_dstate(((struct kmd_adapter *) miniport)->adapter, dstate);
 }
 
+/*
+ * PRE-13 (DxgkDdiSetVidPnSourceAddress with FlipOnNextVSync): the display's flip register
+ * takes the new address, which the display latches at its next vsync; the vsync interrupt then
+ * tells the OS. The driver never changes the scan-out address itself (flip_immediate).
+ */
+static int
+set_vidpn_source_address(void *miniport, const struct dxgk_set_vidpn_source_address *args)
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+
+	if (args->vidpn_source_id >= adapter->config.display_count || args->flags.flip_immediate ||
+	    !args->flags.flip_on_next_vsync)
+		return -1;
+	hw_display_program_flip(&adapter->gpu->displays[args->vidpn_source_id], args->flip_id);
+	return 0;
+}
+
 void
 kmd_driver_entry(struct dxgk_ddi *ddi)
 {
@@ -544,6 +570,7 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiSetPowerState = set_power_state,
 	    .DxgkDdiSuspendContext = suspend_context,
 	    .DxgkDdiResumeContext = resume_context,
+	    .DxgkDdiSetVidPnSourceAddress = set_vidpn_source_address,
 	    .DxgkDdiInterruptRoutine = interrupt_routine,
 	};
 }

@@ -126,6 +126,9 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 	    config->log_capacity_entries > FSR_MAX_LOG_ENTRIES ||
 	    config->interrupt_coalesce_ns > FSR_MAX_INTERRUPT_COALESCE_NS ||
 	    config->engine_idle_to_f1_ns > FSR_MAX_ENGINE_IDLE_TO_F1_NS ||
+	    config->display_count > FSR_MAX_DISPLAYS ||
+	    (config->vsync_period_ns && (config->vsync_period_ns < FSR_MIN_VSYNC_PERIOD_NS ||
+					 config->vsync_period_ns > FSR_MAX_VSYNC_PERIOD_NS)) ||
 	    (config->interrupt_form && (config->interrupt_form < FSR_INTERRUPT_FENCE_ARRAY ||
 					config->interrupt_form > FSR_INTERRUPT_HWQUEUE)) ||
 	    !is_ums_config_valid(config)) {
@@ -150,6 +153,8 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 		adapter->config.log_capacity_entries = FSR_DEFAULT_LOG_SIZE / FSR_LOG_ENTRY_BYTES;
 	if (!adapter->config.interrupt_form)
 		adapter->config.interrupt_form = FSR_INTERRUPT_FENCE_ARRAY;
+	if (!adapter->config.vsync_period_ns)
+		adapter->config.vsync_period_ns = FSR_DEFAULT_VSYNC_PERIOD_NS;
 	set_ums_defaults(&adapter->config);
 	adapter->ddi = *ddi;
 	if (adapter->ddi.DxgkDdiAddAdapter(adapter, &os_callbacks, &adapter->miniport) != 0) {
@@ -166,6 +171,7 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 	for (uint32_t e = 0; e < config->engine_count; e++)
 		adapter->ddi.DxgkDdiDescribeEngine(adapter->miniport, e, &adapter->engine_caps[e]);
 	adapter->ddi.DxgkDdiCalibrateGpuClock(adapter->miniport, rt_clock_now(runtime));
+	os_displays_init(adapter); /* PRE-13: FlipOnVSyncMmIo */
 	*adapter_id = adapter->id;
 end:
 	rt_unlock(runtime);
@@ -239,6 +245,7 @@ os_adapters_remove(struct fsr_runtime *runtime)
 		struct fsr_adapter *adapter = runtime->adapters[i];
 
 		adapter->ddi.DxgkDdiRemoveAdapter(adapter->miniport);
+		os_displays_fini(adapter);
 		free(adapter);
 	}
 	/* Interrupts the OS never handled: their DMA packets are the OS's to free. */

@@ -217,6 +217,11 @@ os_waiter_finish(struct fsr_runtime *runtime, struct os_waiter *waiter, fsr_stat
 		rt_clock_kick(runtime, &runtime->os_actor, rt_clock_now(runtime));
 		free(waiter);
 		break;
+	case OS_WAITER_FLIP:
+		/* A present's rendering is done (or its queue went): os/display.c goes on. */
+		waiter->flip_rendered(runtime, waiter->flip, status);
+		free(waiter);
+		break;
 	}
 }
 

@@ -60,6 +60,11 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		os_km_packet_done(runtime, interrupt->packet);
 		goto end;
 	}
+	if (interrupt->type == FSTP_INTERRUPT_TYPE_CRTC_VSYNC) {
+		/* PRE-13: a display's vertical sync, naming the flip it latched (os/display.c). */
+		os_display_vsync(adapter, interrupt);
+		goto end;
+	}
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_ENGINE_STATE_CHANGE) {
 		/* FST-02, FST-04: the KMD reports the engine's state; F1 is the OS's to start. */
 		os_engine_state_change(adapter, interrupt->engine_id,
@@ -257,5 +262,5 @@ os_is_idle(struct fsr_runtime *runtime)
 	for (struct os_hwqueue *q = runtime->km_queues; q; q = q->next_km)
 		if (q->km_head && !q->is_km_blocked && !os_context_is_suspended(q->context))
 			return false;
-	return true;
+	return os_displays_are_idle(runtime);
 }

@@ -18,7 +18,10 @@ enum os_waiter_kind {
 	OS_WAITER_CALLER,   /* a thread blocked in fsr_fence_wait_cpu */
 	OS_WAITER_ASYNC,    /* fsr_fence_wait_cpu_async */
 	OS_WAITER_KM_QUEUE, /* a kernel-mode queue's software wait */
+	OS_WAITER_FLIP,     /* a present's wait for its rendering (os/display.c) */
 };
+
+struct os_flip;
 
 struct os_waiter {
 	uint64_t id;
@@ -29,6 +32,13 @@ struct os_waiter {
 	uint32_t process_id;
 	fsr_handle fence_handle;  /* local handle in the waiting process */
 	struct os_hwqueue *queue; /* OS_WAITER_KM_QUEUE */
+	/*
+	 * OS_WAITER_FLIP: the present's flip, and what os_waiter_finish calls for it (set by
+	 * os/display.c, so that fence.c, which display.c calls, does not call it back by name).
+	 */
+	struct os_flip *flip;
+	void (*flip_rendered)(struct fsr_runtime *runtime, struct os_flip *flip,
+			      fsr_status status);
 	_Atomic uint32_t done;
 	fsr_status status;
 	uint64_t observed_value;
@@ -195,6 +205,21 @@ void os_engine_state_change(struct fsr_adapter *adapter, uint32_t engine_id,
 /* DxgkCbReleasePacketFence: a retired packet's reference on `fence` goes. */
 void os_release_packet_fence(struct fsr_adapter *adapter, struct fsr_fence *fence);
 bool os_is_idle(struct fsr_runtime *runtime);
+
+/* ---- displays and flips (display.c), PRE-13 --------------------------------------------- */
+
+/*
+ * At adapter creation, after the driver's start (lock held): the displays' flip queues, and
+ * whether the driver declares FlipOnVSyncMmIo (DxgkDdiQueryAdapterInfo, DXGKQAITYPE_DRIVERCAPS);
+ * call_failed when it has displays and does not.
+ */
+void os_displays_init(struct fsr_adapter *adapter);
+/* At runtime teardown, engines and displays stopped: what the flip queues still hold. */
+void os_displays_fini(struct fsr_adapter *adapter);
+/* A CRTC_VSYNC interrupt's deferred handling: flip_done, then the next flip programmed. */
+void os_display_vsync(struct fsr_adapter *adapter, const struct hw_interrupt *interrupt);
+/* Realtime idle: no flip ready to be shown or programmed and waiting for its vsync. */
+bool os_displays_are_idle(struct fsr_runtime *runtime);
 
 /* ---- fences and waits (fence.c) ----------------------------------------------------------- */
 

@@ -211,15 +211,18 @@ end:
 
 /* ---- frame-pipeline ------------------------------------------------------------------------ */
 
-#define FRAME_PERIOD_NS 16666667u /* 60 Hz */
+#define FRAME_PERIOD_NS  16666667u /* 60 Hz: the display's default refresh */
+#define FRAME_LONG_EVERY 8         /* every 8th frame renders longer than a frame */
 
 /*
- * Frames at a set rate: the copy engine uploads (kernel mode: copy engines take no user-mode
- * submission, UMS-05), the 3D engine renders once the upload is done (user mode), and a
- * present-like kernel-mode queue on the 3D engine shows the frame (presentation always goes
- * through kernel-mode submission, spec 000: a choice of this workload, which the runtime, having
- * no presentation, does not enforce). The CPU starts a frame every period and keeps at
- * most two frames in flight.
+ * Frames presented on a 60 Hz display (PRE-13). The CPU starts a frame every period: the copy
+ * engine uploads it (kernel mode: copy engines take no user-mode submission, UMS-05) once the
+ * previous frame's render is done — a GPU wait on the previous frame, whose upload buffer this
+ * one reuses —, the 3D engine renders it once uploaded (user mode), and the application
+ * presents it (fsr_present): the OS waits for the render, then has the driver program an MMIO
+ * flip that the display takes at its next vsync. Every FRAME_LONG_EVERY-th frame renders for
+ * longer than a frame, so a vsync passes without a flip and the frames behind it queue. The
+ * display's flip queue (FSR_MAX_QUEUED_FLIPS) holds the CPU back when it runs ahead.
  */
 static fsr_status
 run_frame_pipeline(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
@@ -230,45 +233,43 @@ run_frame_pipeline(const struct fsr_scenario *scenario, const struct fsr_scenari
 	struct fsr_runtime_config runtime_config = {0};
 	struct fsr_adapter_config adapter_config;
 	uint64_t frames = options->scale ? options->scale : 120;
-	fsr_handle copy, render, present, uploaded, rendered, presented;
+	fsr_handle copy, render, uploaded, rendered;
 	fsr_status status;
 
 	(void) scenario;
 	fsr_adapter_config_init(&adapter_config);
+	adapter_config.display_count = 1;
+	adapter_config.vsync_period_ns = FRAME_PERIOD_NS;
 	TRY(world_open(world, options, &runtime_config, &adapter_config));
 	TRY(queue_new(world, 2, FSR_SUBMIT_KERNEL_MODE, &copy));
 	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &render));
-	TRY(queue_new(world, 0, FSR_SUBMIT_KERNEL_MODE, &present));
 	TRY(fsr_fence_create(world->process, world->device, 0, 0, &uploaded, NULL));
 	TRY(fsr_fence_create(world->process, world->device, 0, 0, &rendered, NULL));
-	TRY(fsr_fence_create(world->process, world->device, 0, 0, &presented, NULL));
 	for (uint64_t frame = 1; frame <= frames; frame++) {
 		uint64_t start = world->start_ns + (frame - 1) * FRAME_PERIOD_NS;
+		uint64_t render_ticks = frame % FRAME_LONG_EVERY == 0
+					    ? random_between(world, 2000000, 2500000)
+					    : random_between(world, 400000, 1200000);
 
-		if (frame > 2)
-			TRY(cpu_wait(world, presented, frame - 2));
 		TRY(fsr_runtime_run_until(world->runtime, start));
 		TRY(submit(world, &(struct step){.queue = copy,
+						 .wait_fence = rendered,
+						 .wait_value = frame - 1,
 						 .work_ticks = random_between(world, 50000, 150000),
 						 .signal_fence = uploaded,
 						 .signal_value = frame}));
-		TRY(submit(world,
-			   &(struct step){.queue = render,
-					  .is_user_mode = true,
-					  .wait_fence = uploaded,
-					  .wait_value = frame,
-					  .work_ticks = random_between(world, 400000, 1200000),
-					  .signal_fence = rendered,
-					  .signal_value = frame}));
-		TRY(submit(world, &(struct step){.queue = present,
-						 .wait_fence = rendered,
+		TRY(submit(world, &(struct step){.queue = render,
+						 .is_user_mode = true,
+						 .wait_fence = uploaded,
 						 .wait_value = frame,
-						 .work_ticks = 5000,
-						 .signal_fence = presented,
+						 .work_ticks = render_ticks,
+						 .signal_fence = rendered,
 						 .signal_value = frame}));
+		TRY(fsr_present(world->process, render, 0, NULL));
+		totals->flips++;
 	}
-	TRY(cpu_wait(world, presented, frames));
 end:
+	/* world_close runs until idle: until every flip is on screen. */
 	return world_close(world, status);
 }
 
@@ -800,8 +801,8 @@ static const struct fsr_scenario producer_consumer = {
     run_producer_consumer, NULL};
 static const struct fsr_scenario frame_pipeline = {
     "frame-pipeline",
-    "60 Hz frames: copy upload -> 3D render -> present-like kernel-mode signal, two in flight "
-    "(--scale frames, default 120)",
+    "60 Hz frames: copy upload (after the previous render) -> 3D render -> flip on the next "
+    "vsync; every 8th frame misses a vsync (--scale frames, default 120)",
     run_frame_pipeline, NULL};
 static const struct fsr_scenario log_overrun = {
     "log-overrun",

@@ -361,12 +361,43 @@ parse_cpu_wait(const SfLoad *load, const SfFile *file, JsonObject *object, struc
 	return TRUE;
 }
 
+/* PRE-13: a present of what a queue rendered, on a display of the queue's adapter. */
+static gboolean
+parse_present(const SfLoad *load, const SfFile *file, JsonObject *object, struct sf_step *step,
+	      GError **error)
+{
+	static const char *const members[] = {"present", "process", "display", NULL};
+	struct sf_process *process;
+	const struct sf_adapter *adapter;
+	gpointer queue = NULL;
+	JsonNode *member;
+	uint64_t display = 0;
+
+	if (!sf_check_members(load, object, "a present step", members, error) ||
+	    !parse_step_process(load, file, object, &process, error) ||
+	    !resolve_name(load, file, json_object_get_member(object, "present"), "present", process,
+			  true, &queue, error))
+		return FALSE;
+	step->queue = queue;
+	adapter = g_ptr_array_index(file->adapters, step->queue->process->adapter);
+	member = json_object_get_member(object, "display");
+	if (member && !sf_read_uint(load, member, "display", 0, G_MAXINT64, &display, error))
+		return FALSE;
+	if (display >= adapter->config.display_count)
+		return sf_fail(load, member ? sf_line_of(load, member) : step->line, error,
+			       "adapter \"%s\" has no display %" G_GUINT64_FORMAT
+			       " (its \"displays\": %u)",
+			       adapter->name, display, adapter->config.display_count);
+	step->display = (uint32_t) display;
+	return TRUE;
+}
+
 static gboolean
 parse_step(const SfLoad *load, const SfFile *file, JsonNode *node, bool is_top_level,
 	   GPtrArray *steps, GError **error)
 {
-	static const char *const kinds[] = {"submit",     "cpu-signal", "cpu-wait",
-					    "run-for-ns", "repeat",     NULL};
+	static const char *const kinds[] = {"submit", "cpu-signal", "cpu-wait", "run-for-ns",
+					    "repeat", "present",    NULL};
 	static const char *const run_members[] = {"run-for-ns", NULL};
 	static const char *const repeat_members[] = {"repeat", "steps", NULL};
 	struct sf_step *step;
@@ -392,7 +423,7 @@ parse_step(const SfLoad *load, const SfFile *file, JsonNode *node, bool is_top_l
 	if (kind < 0)
 		return sf_fail(load, sf_object_line(load, object), error,
 			       "a step needs one of \"submit\", \"cpu-signal\", \"cpu-wait\", "
-			       "\"run-for-ns\", \"repeat\"");
+			       "\"run-for-ns\", \"repeat\", \"present\"");
 	step = g_new0(struct sf_step, 1);
 	step->kind = (enum sf_step_kind) kind;
 	step->line = sf_line_of(load, member);
@@ -416,6 +447,8 @@ parse_step(const SfLoad *load, const SfFile *file, JsonNode *node, bool is_top_l
 		    !sf_need_member(load, object, "steps", "a repeat step", &member, error))
 			return FALSE;
 		return sf_parse_steps(load, file, member, false, step->steps, error);
+	case SF_STEP_PRESENT:
+		return parse_present(load, file, object, step, error);
 	}
 	g_assert_not_reached();
 }

@@ -89,6 +89,8 @@ parse_adapter(const SfLoad *load, SfFile *file, JsonNode *node, GError **error)
 					      "keep-log-size-when-tracing",
 					      "interrupt-form",
 					      "interrupt-coalesce-ns",
+					      "displays",
+					      "vsync-period-ns",
 					      NULL};
 	static const char *const forms[] = {"fence-array", "null-array", "hwqueue", NULL};
 	static const enum fsr_interrupt_form form_values[] = {
@@ -175,6 +177,17 @@ parse_adapter(const SfLoad *load, SfFile *file, JsonNode *node, GError **error)
 	if (member &&
 	    !sf_read_uint(load, member, "interrupt-coalesce-ns", 0, FSR_MAX_INTERRUPT_COALESCE_NS,
 			  &config->interrupt_coalesce_ns, error))
+		return FALSE;
+	/* PRE-13: displays (VidPN sources) with their vsync, for present steps. */
+	member = json_object_get_member(object, "displays");
+	if (member) {
+		if (!sf_read_uint(load, member, "displays", 0, FSR_MAX_DISPLAYS, &number, error))
+			return FALSE;
+		config->display_count = (uint32_t) number;
+	}
+	member = json_object_get_member(object, "vsync-period-ns");
+	if (member && !sf_read_uint(load, member, "vsync-period-ns", FSR_MIN_VSYNC_PERIOD_NS,
+				    FSR_MAX_VSYNC_PERIOD_NS, &config->vsync_period_ns, error))
 		return FALSE;
 	return TRUE;
 }

@@ -108,6 +108,7 @@ enum sf_step_kind {
 	SF_STEP_CPU_WAIT,
 	SF_STEP_RUN_FOR,
 	SF_STEP_REPEAT,
+	SF_STEP_PRESENT,
 };
 
 struct sf_step {
@@ -125,6 +126,8 @@ struct sf_step {
 	bool is_async;
 	/* run-for-ns */
 	uint64_t duration_ns;
+	/* present (with `queue`): the display */
+	uint32_t display;
 	/* repeat */
 	uint64_t count;
 	bool is_top_level;

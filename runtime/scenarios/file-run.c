@@ -465,6 +465,22 @@ run_for(SfRun *run, const struct sf_step *step)
 	return FSR_OK;
 }
 
+/* PRE-13: fsr_present of what the queue submitted so far (it blocks while the flip queue is full). */
+static fsr_status
+run_present(SfRun *run, const struct sf_step *step)
+{
+	const struct sf_queue *queue = step->queue;
+	fsr_status status = fsr_present(run->processes[queue->process->index],
+					run->queues[queue->index].hwqueue, step->display, NULL);
+
+	if (status != FSR_OK)
+		return run_fail(run, step->line, status,
+				"present of queue \"%s\" on display %u: fsr_present failed",
+				queue->name, step->display);
+	run->totals->flips++;
+	return FSR_OK;
+}
+
 static fsr_status run_steps(SfRun *run, const GPtrArray *steps, uint64_t scale);
 
 static fsr_status
@@ -523,6 +539,9 @@ run_steps(SfRun *run, const GPtrArray *steps, uint64_t scale)
 			break;
 		case SF_STEP_REPEAT:
 			status = run_repeat(run, step, scale);
+			break;
+		case SF_STEP_PRESENT:
+			status = run_present(run, step);
 			break;
 		}
 		if (status != FSR_OK)

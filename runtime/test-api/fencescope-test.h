@@ -84,4 +84,27 @@ FSR_TEST_API fsr_status fsr_test_doorbell_connect_locked(struct fsr_process *pro
 							 fsr_handle hwqueue,
 							 enum fsr_doorbell_status *status);
 
+/*
+ * What an emulated display's hardware knows of itself (PRE-13; docs/runtime.md "Display, vsync
+ * and flips as built"): its vsyncs so far, the flip it scans out and the one pending in its flip
+ * register (0: none), the flips it latched at a vsync, and its no-tearing watch: the frames
+ * during whose scan-out the surface changed, which only a driver that flips immediately makes.
+ */
+struct fsr_test_display_state {
+	uint64_t period_ns;
+	uint64_t vsync_count;
+	uint64_t scanout_flip_id;
+	uint64_t pending_flip_id;
+	uint64_t flips_latched;
+	uint64_t torn_frames;
+};
+
+/*
+ * Reads display `source_id` of adapter `adapter_id` (takes the runtime lock).
+ * FSR_ERR_INVALID_ARGUMENT for an adapter or display that does not exist.
+ */
+FSR_TEST_API fsr_status fsr_test_display_get_state(struct fsr_runtime *runtime,
+						   uint32_t adapter_id, uint32_t source_id,
+						   struct fsr_test_display_state *state);
+
 #endif /* FENCESCOPE_TEST_API_H */

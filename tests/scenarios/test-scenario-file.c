@@ -669,3 +669,44 @@ Test(scenario_file, int_12_interrupt_coalescing_loads_runs_and_has_a_limit)
 	cr_expect_eq(fsr_adapter_create(runtime, &config, &id), FSR_ERR_INVALID_ARGUMENT);
 	fsr_runtime_destroy(runtime);
 }
+
+/* PRE-13: "displays" and "vsync-period-ns" of an adapter, and present steps. */
+static const char present_file[] =
+    "{\n"
+    "  \"adapters\": [ { \"name\": \"gpu0\", \"displays\": 2, \"vsync-period-ns\": 10000000 } ],\n"
+    "  \"processes\": [ { \"name\": \"app\",\n"
+    "    \"queues\": [ { \"name\": \"render\", \"engine\": \"3d\", \"mode\": \"user\" } ] } ],\n"
+    "  \"script\": [ { \"repeat\": 6, \"steps\": [\n"
+    "    { \"submit\": \"render\", \"commands\": [ { \"work\": 400000 } ] },\n"
+    "    { \"present\": \"render\", \"display\": 1 } ] } ]\n"
+    "}\n";
+
+Test(scenario_file, pre_13_present_steps_flip_on_the_display_s_vsync)
+{
+	struct fsr_scenario_totals totals = run_file(write_input(present_file), 0, 0);
+
+	cr_expect_eq(totals.submissions, 6);
+	cr_expect_eq(totals.flips, 6);
+	/* 6 renders of 4 ms back to back, one flip per 10 ms vsync: the last lands at vsync 6. */
+	cr_expect_geq(totals.virtual_ns, 6 * 10000000);
+	cr_expect_lt(totals.virtual_ns, 7 * 10000000);
+}
+
+Test(scenario_file, pre_13_a_present_on_a_display_the_adapter_lacks_is_refused_at_load)
+{
+	expect_load_error("{\n"
+			  "  \"adapters\": [ { \"name\": \"gpu0\", \"displays\": 1 } ],\n"
+			  "  \"processes\": [ { \"name\": \"app\",\n"
+			  "    \"queues\": [ { \"name\": \"q\", \"engine\": 0, \"mode\": \"user\" } ] } ],\n"
+			  "  \"script\": [\n"
+			  "    { \"present\": \"q\", \"display\": 1 }\n"
+			  "  ]\n"
+			  "}\n",
+			  6, "adapter \"gpu0\" has no display 1");
+	expect_load_error("{\n"
+			  "  \"adapters\": [ { \"name\": \"gpu0\", \"vsync-period-ns\": 5 } ],\n"
+			  "  \"processes\": [ { \"name\": \"app\" } ],\n"
+			  "  \"script\": []\n"
+			  "}\n",
+			  2, "\"vsync-period-ns\" must be");
+}

@@ -222,6 +222,30 @@ FSR_API fsr_status fsr_hwqueue_fall_back_to_kernel_mode(struct fsr_process *proc
 							fsr_handle *kernel_queue,
 							uint64_t *progress_base);
 
+/* The most flips a display's flip queue holds (fsr_present): presented, not yet on screen. */
+#define FSR_MAX_QUEUED_FLIPS 3
+
+/*
+ * Presents on display `source_id` of the queue's adapter what the queue's command buffers
+ * submitted so far render (PRE-13; docs/runtime.md "Display, vsync and flips as built"). The
+ * flip joins the display's flip queue and *flip_id (nullable) gets its id, unique per adapter,
+ * from 1. The call does not wait for the rendering: the OS does. Once the queue has completed
+ * the progress value it had queued at this call (its LastQueuedValue), and every flip presented
+ * before on that display is on screen, the OS has the driver program an MMIO flip
+ * (DxgkDdiSetVidPnSourceAddress, FlipOnNextVSync: fencescope_os:flip_queued), which the display
+ * takes at its next vertical sync, never during a scan-out (fencescope_hw:vsync names it), and
+ * the vsync interrupt tells the OS (fencescope_os:flip_done). Flips of one display are shown in
+ * the order they were presented, one per vsync at most, whichever process presented them.
+ * Blocks only while the display's queue holds FSR_MAX_QUEUED_FLIPS flips, until the oldest is
+ * on screen (in sim mode FSR_ERR_BAD_STATE when nothing left to run can put it there).
+ * A flip whose queue is destroyed before its rendering completes is dropped. Refused
+ * (call_failed): a bad handle, a display the adapter does not have (FSR_ERR_INVALID_ARGUMENT),
+ * a driver that does not declare FlipOnVSyncMmIo (FSR_ERR_NOT_SUPPORTED), a lost device
+ * (FSR_ERR_DEVICE_LOST).
+ */
+FSR_API fsr_status fsr_present(struct fsr_process *process, fsr_handle hwqueue, uint32_t source_id,
+			       uint64_t *flip_id);
+
 #ifdef __cplusplus
 }
 #endif

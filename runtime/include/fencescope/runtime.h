@@ -112,6 +112,13 @@ enum fsr_doorbell_model {
 #define FSR_MIN_DOORBELL_BYTES 8
 #define FSR_MAX_DOORBELL_BYTES 4096
 
+/* The most displays (VidPN sources) an adapter may have (fsr_adapter_config.display_count). */
+#define FSR_MAX_DISPLAYS 4
+/* A display's refresh period (fsr_adapter_config.vsync_period_ns): 60 Hz by default. */
+#define FSR_DEFAULT_VSYNC_PERIOD_NS UINT64_C(16666667)
+#define FSR_MIN_VSYNC_PERIOD_NS     UINT64_C(100000)     /* 10 kHz */
+#define FSR_MAX_VSYNC_PERIOD_NS     UINT64_C(1000000000) /* 1 Hz */
+
 struct fsr_adapter_config {
 	uint32_t engine_count;                              /* 1..FSR_MAX_ENGINES */
 	enum fsr_engine_type engine_types[FSR_MAX_ENGINES]; /* one per engine */
@@ -183,6 +190,20 @@ struct fsr_adapter_config {
 	 * FSR_MAX_ENGINE_IDLE_TO_F1_NS.
 	 */
 	uint64_t engine_idle_to_f1_ns;
+	/*
+	 * Emulated displays (VidPN sources 0..display_count-1; PRE-13, docs/runtime.md "Display,
+	 * vsync and flips as built"): each scans out at vsync_period_ns, raises a vsync interrupt
+	 * at every vertical sync (fencescope_hw:vsync) and takes the flips fsr_present queues
+	 * (fencescope/queue.h) at the next vsync only. 0..FSR_MAX_DISPLAYS; 0, the default: no
+	 * display, no vsync, presents refused.
+	 */
+	uint32_t display_count;
+	/*
+	 * The displays' refresh period, FSR_MIN_VSYNC_PERIOD_NS..FSR_MAX_VSYNC_PERIOD_NS; 0 means
+	 * FSR_DEFAULT_VSYNC_PERIOD_NS (60 Hz). In sim mode vsync n of a display is exactly n
+	 * periods after the adapter started.
+	 */
+	uint64_t vsync_period_ns;
 };
 
 /* The longest fsr_adapter_config.engine_idle_to_f1_ns: 1 s, below the 2 s TDR cadence (FST-03). */

@@ -34,6 +34,7 @@ struct fsr_scenario_totals {
 	uint64_t log_entries_lost; /* from fsr_runtime_stats at the end: > 0 means an overrun */
 	uint64_t events;           /* tracepoints fired */
 	uint64_t virtual_ns;       /* sim mode: virtual time the run took */
+	uint64_t flips;            /* presents (fsr_present) that queued a flip */
 };
 
 struct fsr_scenario_options {
