@@ -6,6 +6,7 @@
  * search filter (fsv-trace.h). It only reads a loaded FsvTrace.
  */
 #include "fsv-trace.h"
+#include "fsv-trace-private.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -301,6 +302,28 @@ queue_name(const FsvTrace *t, guint64 handle)
 static bool
 describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 {
+	/* PRE-13: a display's vsync and flips. */
+	if (_fsv_marker_is_vsync(m)) {
+		add(out, "Display", g_strdup_printf("%" PRIu32, _fsv_marker_display_source(m)));
+		add(out, "Vsync", g_strdup_printf("%" PRIu64, _fsv_vsync_count(m)));
+		if (_fsv_vsync_flip_id(m))
+			add(out, "Flip latched", g_strdup_printf("%" PRIu64, _fsv_vsync_flip_id(m)));
+		else
+			add(out, "Flip latched",
+			    g_strdup(m->is_missed ? "none: missed, the previous frame was shown again"
+						  : "none"));
+		return true;
+	}
+	if (_fsv_marker_is_flip(m)) {
+		add(out, "Display", g_strdup_printf("%" PRIu32, _fsv_marker_display_source(m)));
+		add(out, "Flip", g_strdup_printf("%" PRIu64, _fsv_flip_id(m)));
+		if (m->is_open)
+			add(out, "On screen", g_strdup("never (still pending at the end of the trace)"));
+		else if (_fsv_flip_vsync_count(m))
+			add(out, "On screen at vsync",
+			    g_strdup_printf("%" PRIu64, _fsv_flip_vsync_count(m)));
+		return true;
+	}
 	switch (m->kind) {
 	case FSA_MARK_DOORBELL_RING:
 		add(out, "Write pointer", g_strdup_printf("%" PRIu64 " bytes", m->value));
@@ -587,6 +610,11 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 			if (m->kind == FSA_MARK_DOORBELL_RING)
 				return g_strdup_printf("Doorbell ring, write pointer %" PRIu64,
 						       m->value);
+			if (_fsv_marker_is_vsync(m))
+				return g_strdup_printf("Vsync %" PRIu64 "%s", _fsv_vsync_count(m),
+						       m->is_missed ? " (missed)" : "");
+			if (_fsv_marker_is_flip(m))
+				return g_strdup_printf("Flip %" PRIu64, _fsv_flip_id(m));
 			return g_strdup(fsa_marker_kind_name(m->kind));
 		}
 		break;

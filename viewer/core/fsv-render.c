@@ -102,6 +102,8 @@ enum batch_style {
 	B_BAND_ABORT,
 	B_STEP_FILL,
 	B_STEP_LINE,
+	B_VSYNC,
+	B_MISSED_VSYNC,
 	B_COUNT,
 };
 
@@ -208,6 +210,12 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 		break;
 	case B_STEP_LINE:
 		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.9);
+		break;
+	case B_VSYNC:
+		set_rgb(cr, colors[FSV_COLOR_VSYNC], 0.8);
+		break;
+	case B_MISSED_VSYNC:
+		set_rgb(cr, colors[FSV_COLOR_MISSED_VSYNC], 1);
 		break;
 	default:
 		set_rgb(cr, packet_palette[s - B_PACKET0], 1);
@@ -680,6 +688,40 @@ band_style(const FsvMarker *mk)
 	}
 }
 
+/* PRE-13: a flip from queued to done in its sub-lane of the display row, labelled with its id
+ * when wide enough; one still pending at the end of the trace pale, open to the right. */
+static void
+draw_flip(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double x0, double x1)
+{
+	Ctx *c = m->c;
+	cairo_t *cr = c->cr;
+	const double *rgb = colors[FSV_COLOR_FLIP];
+	double y, h;
+
+	if (!fsv_view_get_lane_geometry(c->view, c->row, mk->lane, &y, &h))
+		return;
+	if (x1 - x0 < 1)
+		x1 = x0 + 1;
+	set_rgb(cr, rgb, mk->is_open ? 0.3 : 0.85);
+	cairo_rectangle(cr, floor(x0), y, MAX(ceil(x1) - floor(x0), 1), h);
+	cairo_fill(cr);
+	if (is_bucket || x1 - x0 < 4)
+		return;
+	set_rgb(cr, rgb, 1);
+	cairo_set_line_width(cr, 1);
+	cairo_rectangle(cr, floor(x0) + 0.5, y + 0.5, MAX(floor(x1) - floor(x0) - 1, 1), h - 1);
+	cairo_stroke(cr);
+	if (x1 - x0 >= 44) {
+		char label[40];
+
+		g_snprintf(label, sizeof(label), "flip %" PRIu64, _fsv_flip_id(mk));
+		font(c, 8.5, false);
+		cairo_set_source_rgb(cr, 1, 1, 1);
+		text_fit(cr, MAX(x0, c->x_min) + 3, y + h - 2, label,
+			 MIN(x1, c->x_max) - MAX(x0, c->x_min) - 6);
+	}
+}
+
 static void
 draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, double bx1)
 {
@@ -692,6 +734,20 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 
 	x0 = MAX(x0, c->x_min - 2);
 	x1 = MIN(x1, c->x_max + 2);
+	if (_fsv_marker_is_vsync(mk)) {
+		/* PRE-13: a tick per vsync in the display's strip (a bucket: a run over its
+		 * extent); a missed one red, 2 px wide and down through the flips. */
+		if (mk->is_missed)
+			batch_add(c, B_MISSED_VSYNC, x0 - 0.5, MAX(x1, x0 + 1) + 0.5, tick_y,
+				  m->row_y + m->row_h - 2 - tick_y);
+		else
+			batch_add(c, B_VSYNC, x0, MAX(x1, x0 + 1), tick_y, FSV_TICK_HEIGHT + 3);
+		return;
+	}
+	if (_fsv_marker_is_flip(mk)) {
+		draw_flip(m, mk, is_bucket, x0, x1);
+		return;
+	}
 	switch (mk->kind) {
 	case FSA_MARK_DOORBELL_RING:
 		/* One tick per ring; a bucket of rings (far zooms) one run over their extent. */
@@ -1140,8 +1196,9 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 {
 	const FsvRow *r = fsv_trace_get_row(c->trace, row);
 	MarkerCtx m = {c, y, h, 0, 0, 0, 0, 0, r->kind, 0, {c->tri[0], c->tri[1], c->tri[2]}, NULL};
-	static const FsvMarkerLayer layers[] = {FSV_MARKER_LAYER_BAND, FSV_MARKER_LAYER_RING,
-						FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_VICTIM};
+	static const FsvMarkerLayer layers[] = {FSV_MARKER_LAYER_BAND,  FSV_MARKER_LAYER_RING,
+						FSV_MARKER_LAYER_VSYNC, FSV_MARKER_LAYER_OTHER,
+						FSV_MARKER_LAYER_MISSED, FSV_MARKER_LAYER_VICTIM};
 	double tick_h;
 
 	c->row = row;
@@ -1643,6 +1700,7 @@ typedef enum {
 	SW_TRIANGLE,
 	SW_BAR,
 	SW_CONNECTOR, /* a dashed arc with a head: preempted piece → resubmitted piece */
+	SW_TICKS2,    /* three ticks of one colour, a fourth (wider) of the other */
 	SW_BRACKET,   /* a preemption bracket, split in two colours */
 } SwatchKind;
 
@@ -1684,6 +1742,11 @@ draw_legend(Ctx *c)
 	/* Issue 13's items, only for traces that have them. */
 	static const LegendEntry paging = {"Paging packet", SW_SOLID, FSV_COLOR_PACKET_PAGING,
 					   FSV_COLOR_PACKET_PAGING};
+	static const LegendEntry display[] = {
+	    {"Vsync | missed vsync", SW_TICKS2, FSV_COLOR_VSYNC, FSV_COLOR_MISSED_VSYNC},
+	    {"Flip: queued → on screen", SW_SOLID, FSV_COLOR_FLIP, FSV_COLOR_FLIP},
+	};
+	bool has_display = false;
 	static const LegendEntry pieces = {"Preempted → resubmitted piece", SW_CONNECTOR,
 					   FSV_COLOR_PACKET_PREEMPTED, FSV_COLOR_PACKET_PREEMPTED};
 	static const LegendEntry reasons[] = {
@@ -1716,6 +1779,12 @@ draw_legend(Ctx *c)
 		entries[n++] = pieces;
 	if (_fsv_trace_has_paging_packets(c->trace))
 		entries[n++] = paging;
+	for (guint32 r = 0; r < fsv_trace_get_row_count(c->trace) && !has_display; r++)
+		has_display = fsv_trace_get_row(c->trace, r)->kind == FSV_ROW_DISPLAY;
+	if (has_display) {
+		entries[n++] = display[0];
+		entries[n++] = display[1];
+	}
 	g_assert(n <= G_N_ELEMENTS(entries));
 	/* Two columns as before issue 13; a third past 16 entries keeps the box low. */
 	columns = n > 16 ? 3 : 2;
@@ -1802,6 +1871,15 @@ draw_legend(Ctx *c)
 			cairo_set_dash(cr, NULL, 0, 0);
 			break;
 		}
+		case SW_TICKS2:
+			set_rgb(cr, rgb, 1);
+			for (int k = 0; k < 3; k++)
+				cairo_rectangle(cr, ex + 2 + k * 5, ey, 1, 10);
+			cairo_fill(cr);
+			set_rgb(cr, colors[entries[i].color2], 1);
+			cairo_rectangle(cr, ex + 18, ey, 2, 10);
+			cairo_fill(cr);
+			break;
 		case SW_BRACKET:
 			set_rgb(cr, rgb, 1);
 			cairo_rectangle(cr, ex, ey, 10, 3);

@@ -275,7 +275,7 @@ add_row(FsvTrace *t, FsvRowKind kind, guint32 parent, char *label, char *sublabe
 	row.depth = parent == FSV_INDEX_NONE ? 0 : g_array_index(t->rows, FsvRow, parent).depth + 1;
 	row.label = label;
 	row.sublabel = sublabel ? sublabel : g_strdup("");
-	row.adapter_id = row.engine_id = row.process_id = UINT32_MAX;
+	row.adapter_id = row.engine_id = row.process_id = row.source_id = UINT32_MAX;
 	row.lane_count = 1;
 	g_array_append_val(t->rows, row);
 	return t->rows->len - 1;
@@ -358,6 +358,56 @@ find_power_row(const FsvTrace *t, FsvRowKind kind, guint32 adapter_id, guint32 e
 	return FSV_INDEX_NONE;
 }
 
+/* PRE-13: a display row per display (VidPN source) of the adapter that has vsyncs or flips,
+ * in source order. */
+static void
+add_display_rows(FsvTrace *t, guint32 adapter_row, guint32 adapter_id)
+{
+	guint64 seen = 0; /* sources 0..63 */
+	g_autoptr(GArray) more = g_array_new(FALSE, FALSE, sizeof(guint64));
+
+	for (guint i = 0; i < t->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+		guint32 source = _fsv_marker_display_source(m);
+
+		if (source == UINT32_MAX || m->adapter_id != adapter_id)
+			continue;
+		if (source < 64) {
+			seen |= G_GUINT64_CONSTANT(1) << source;
+		} else {
+			guint64 s = source;
+
+			g_array_append_val(more, s);
+		}
+	}
+	g_array_sort(more, (GCompareFunc) compare_u64);
+	for (guint32 s = 0; s < 64 + more->len; s++) {
+		guint32 source = s < 64 ? s : (guint32) g_array_index(more, guint64, s - 64);
+		guint32 r;
+
+		if ((s < 64 && !(seen >> s & 1)) ||
+		    (s > 64 && source == (guint32) g_array_index(more, guint64, s - 65)))
+			continue;
+		r = add_row(t, FSV_ROW_DISPLAY, adapter_row,
+			    g_strdup_printf("Display %" PRIu32, source), g_strdup("vsync · flips"));
+		row_at(t, r)->adapter_id = adapter_id;
+		row_at(t, r)->source_id = source;
+	}
+}
+
+static guint32
+find_display_row(const FsvTrace *t, guint32 adapter_id, guint32 source_id)
+{
+	for (guint32 r = 0; r < t->rows->len; r++) {
+		const FsvRow *row = &g_array_index(t->rows, FsvRow, r);
+
+		if (row->kind == FSV_ROW_DISPLAY && row->adapter_id == adapter_id &&
+		    row->source_id == source_id)
+			return r;
+	}
+	return FSV_INDEX_NONE;
+}
+
 static char *
 process_label(const FsvTrace *t, guint32 pid)
 {
@@ -396,7 +446,7 @@ layout_rows(FsvTrace *t)
 		if (m->adapter_id != UINT32_MAX) {
 			guint64 key = (guint64) m->adapter_id << 32 | m->engine_id;
 
-			if (m->engine_id == UINT32_MAX)
+			if (m->engine_id == UINT32_MAX || _fsv_marker_display_source(m) != UINT32_MAX)
 				key = (guint64) m->adapter_id << 32 | UINT32_MAX;
 			g_array_append_val(engines, key);
 		}
@@ -424,6 +474,7 @@ layout_rows(FsvTrace *t)
 
 				row_at(t, p)->adapter_id = adapter_id;
 			}
+			add_display_rows(t, adapter_row, adapter_id);
 		}
 		if (engine_id == UINT32_MAX)
 			continue; /* adapter-wide markers only */
@@ -555,6 +606,8 @@ marker_row(const FsvTrace *t, const FsvMarker *m)
 		r = find_power_row(t, FSV_ROW_ENGINE_POWER, m->adapter_id, m->engine_id);
 	else if (m->kind == FSA_MARK_DEVICE_D3)
 		r = find_power_row(t, FSV_ROW_DEVICE_POWER, m->adapter_id, UINT32_MAX);
+	else if (_fsv_marker_display_source(m) != UINT32_MAX)
+		r = find_display_row(t, m->adapter_id, _fsv_marker_display_source(m));
 	if (r == FSV_INDEX_NONE && m->hwqueue_handle != 0)
 		r = fsv_trace_find_queue_row(t, m->hwqueue_handle);
 	if (r == FSV_INDEX_NONE && m->adapter_id != UINT32_MAX && m->engine_id != UINT32_MAX)
@@ -743,6 +796,48 @@ index_edges(FsvTrace *t)
 
 static void build_marker_lods(FsvTrace *t, guint32 r, GArray *items);
 
+/* PRE-13, per display row: flips into two sub-lanes (a flip queued while another is pending
+ * takes the other one), and the vsyncs that latched nothing while the presenter was presenting
+ * (from its first flip done to its last) marked missed. */
+static void
+index_display_markers(FsvTrace *t)
+{
+	for (guint32 r = 0; r < t->rows->len; r++) {
+		GArray *list = t->row_data[r].markers;
+		guint64 first_done = FSV_TIME_NONE, last_done = 0, lane_end[2] = {0, 0};
+
+		if (row_at(t, r)->kind != FSV_ROW_DISPLAY)
+			continue;
+		sort_row_list(t, list, 2);
+		for (guint i = 0; i < list->len; i++) {
+			FsvMarker *m = &g_array_index(t->markers, FsvMarker,
+						      g_array_index(list, guint32, i));
+
+			if (!_fsv_marker_is_flip(m))
+				continue;
+			if (lane_end[0] <= m->begin_ns)
+				m->lane = 0;
+			else if (lane_end[1] <= m->begin_ns)
+				m->lane = 1;
+			else
+				m->lane = lane_end[0] <= lane_end[1] ? 0 : 1;
+			lane_end[m->lane] = MAX(m->end_ns, m->begin_ns + 1);
+			if (!m->is_open) {
+				first_done = MIN(first_done, m->end_ns);
+				last_done = MAX(last_done, m->end_ns);
+			}
+		}
+		for (guint i = 0; i < list->len; i++) {
+			FsvMarker *m = &g_array_index(t->markers, FsvMarker,
+						      g_array_index(list, guint32, i));
+
+			m->is_missed = _fsv_marker_is_vsync(m) && _fsv_vsync_flip_id(m) == 0 &&
+				       first_done != FSV_TIME_NONE && m->begin_ns > first_done &&
+				       m->begin_ns < last_done;
+		}
+	}
+}
+
 /* PRE-06, PRE-07: a preempted packet's pieces. Packet ids are unique per adapter; a resubmitted
  * piece names the packet it replaces in resubmission_of, so (adapter, packet id) finds the
  * previous piece. A packet id seen twice (a start whose end was lost) links its last piece. */
@@ -918,6 +1013,7 @@ build_index(FsvTrace *t)
 				g_array_append_val(t->row_data[m->row].markers, i);
 		}
 	}
+	index_display_markers(t);
 	/* Engine rows with preemptions, pieces or TDR stages get the strip above their lanes. */
 	for (guint32 i = 0; i < t->packets->len; i++) {
 		const FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
@@ -1041,6 +1137,63 @@ _fsv_marker_uses_event_strip(guint8 kind)
 	return kind == FSA_MARK_PREEMPTION || kind == FSA_MARK_TDR;
 }
 
+/* ---- Display markers (PRE-13) ----------------------------------------------------------- */
+
+guint32
+_fsv_marker_display_source(const FsvMarker *m)
+{
+	(void) m;
+	return UINT32_MAX;
+}
+
+bool
+_fsv_marker_is_vsync(const FsvMarker *m)
+{
+	(void) m;
+	return false;
+}
+
+bool
+_fsv_marker_is_flip(const FsvMarker *m)
+{
+	(void) m;
+	return false;
+}
+
+guint64
+_fsv_vsync_flip_id(const FsvMarker *m)
+{
+	(void) m;
+	return 0;
+}
+
+guint64
+_fsv_flip_id(const FsvMarker *m)
+{
+	return m->value;
+}
+
+guint64
+_fsv_vsync_count(const FsvMarker *m)
+{
+	return m->value;
+}
+
+guint64
+_fsv_flip_vsync_count(const FsvMarker *m)
+{
+	(void) m;
+	return 0;
+}
+
+FsvMarkerLayer
+_fsv_marker_get_layer(const FsvMarker *m)
+{
+	if (_fsv_marker_is_vsync(m))
+		return m->is_missed ? FSV_MARKER_LAYER_MISSED : FSV_MARKER_LAYER_VSYNC;
+	return _fsv_marker_layer(m->kind);
+}
+
 FsvMarkerLayer
 _fsv_marker_layer(guint8 kind)
 {
@@ -1077,7 +1230,7 @@ build_marker_lods(FsvTrace *t, guint32 r, GArray *items)
 			const FsvMarker *m = &g_array_index(t->markers, FsvMarker, idx);
 			FsvLodItem it = {m->begin_ns, m->end_ns, idx};
 
-			if ((int) _fsv_marker_layer(m->kind) != layer ||
+			if ((int) _fsv_marker_get_layer(m) != layer ||
 			    (has_states && m->kind == FSA_MARK_DOORBELL_CONNECTED))
 				continue;
 			g_array_append_val(items, it);

@@ -59,6 +59,10 @@ typedef enum {
 	/* An adapter's D-state (DST-01): D3 ranges, D0 elsewhere. First child of its adapter, only
 	 * when the trace has device_d3 markers for it. */
 	FSV_ROW_DEVICE_POWER,
+	/* One display (VidPN source) of an adapter (PRE-13): its vsyncs as ticks, missed ones in
+	 * red, and its flips from queued to done. Children of their adapter, after its D-state
+	 * row, only when the trace has vsync or flip markers. */
+	FSV_ROW_DISPLAY,
 } FsvRowKind;
 
 /* One timeline row. Rows are stored in display order (a parent before its children). */
@@ -69,6 +73,7 @@ typedef struct {
 	char *label;    /* e.g. "HWQueue 0x1001 · pid 42 game · ctx 0x20" */
 	char *sublabel; /* a second, shorter line (engine type, counts), "" when none */
 	guint32 adapter_id, engine_id, process_id; /* UINT32_MAX when not applicable */
+	guint32 source_id;                         /* display rows, else UINT32_MAX */
 	guint64 hwqueue_handle, context_handle, fence_global_handle; /* 0 when not applicable */
 	/* Boxes of one row may overlap in time (a queue holds many queued operations at once):
 	 * they are spread over lane_count lanes (1 ≤ lane_count ≤ FSV_MAX_LANES), waits in the
@@ -160,6 +165,12 @@ typedef struct {
 	guint32 adapter_id, engine_id, process_id;
 	guint8 kind;  /* enum fsa_marker_kind */
 	bool is_open; /* the model gave FSA_TIME_NONE as its end */
+	/* Flips on a display row: the sub-lane (0 or 1) a flip is drawn in, so that a flip queued
+	 * while another is pending does not hide it. */
+	guint8 lane;
+	/* Vsyncs: no new frame was latched although the display's presenter was presenting
+	 * (between its first and its last flip): the previous frame was shown again. */
+	bool is_missed;
 } FsvMarker;
 
 typedef struct {

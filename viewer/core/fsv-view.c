@@ -52,6 +52,8 @@ row_height(const FsvRow *row)
 	case FSV_ROW_ENGINE_POWER:
 	case FSV_ROW_DEVICE_POWER:
 		return FSV_POWER_ROW_HEIGHT;
+	case FSV_ROW_DISPLAY:
+		return FSV_DISPLAY_ROW_HEIGHT;
 	case FSV_ROW_QUEUE:
 	case FSV_ROW_CPU_PROCESS:
 	default:
@@ -414,6 +416,12 @@ fsv_view_get_lane_geometry(const FsvView *v, guint32 row, guint lane, double *y,
 		*y = ry + FSV_ROW_PAD_TOP + lane * FSV_LANE_HEIGHT;
 		*height = FSV_LANE_HEIGHT - 2;
 		return true;
+	case FSV_ROW_DISPLAY:
+		/* The two sub-lanes of flips, under the vsync strip (FsvMarker.lane). */
+		lane = MIN(lane, 1);
+		*y = ry + 3 + FSV_VSYNC_STRIP_HEIGHT + 2 + lane * FSV_FLIP_LANE_HEIGHT;
+		*height = FSV_FLIP_LANE_HEIGHT - 2;
+		return true;
 	default:
 		*y = ry + 2;
 		*height = rh - 4;
@@ -438,6 +446,14 @@ fsv_view_get_strip_geometry(const FsvView *v, guint32 row, FsvStrip strip, doubl
 			return false;
 		*y = ry + 2;
 		*height = FSV_ROW_PAD_TOP - 2 + FSV_EVENT_STRIP_HEIGHT;
+		return true;
+	}
+	if (r->kind == FSV_ROW_DISPLAY) {
+		/* Its vsync ticks, on top; no band. */
+		if (strip != FSV_STRIP_TICKS)
+			return false;
+		*y = ry + 3;
+		*height = FSV_VSYNC_STRIP_HEIGHT;
 		return true;
 	}
 	if (strip == FSV_STRIP_BAND) {
@@ -481,6 +497,9 @@ typedef struct {
 	guint32 best;
 	guint64 best_distance; /* 0 inside; else ns to the nearer edge */
 	guint64 best_length;
+	/* Display rows: only the flips of this sub-lane (markers), -1: any item. */
+	const FsvTrace *trace;
+	int flip_lane;
 } HitSearch;
 
 static void
@@ -489,6 +508,8 @@ hit_consider(HitSearch *h, guint32 id, guint64 begin, guint64 end)
 	guint64 d = h->t < begin ? begin - h->t : h->t > end ? h->t - end : 0;
 
 	if (d > h->slack)
+		return;
+	if (h->flip_lane >= 0 && fsv_trace_get_marker(h->trace, id)->lane != h->flip_lane)
 		return;
 	/* Inside beats near; among insides, the shortest (it sits on top visually). */
 	if (h->best == FSV_INDEX_NONE || d < h->best_distance ||
@@ -516,7 +537,7 @@ hit_bucket(const FsvLodBucket *b, gpointer data)
 static guint32
 hit_lod(const FsvView *v, const FsvLod *lod, guint64 t, double slack_px)
 {
-	HitSearch h = {t, (guint64) (slack_px * v->ns_per_px), FSV_INDEX_NONE, 0, 0};
+	HitSearch h = {t, (guint64) (slack_px * v->ns_per_px), FSV_INDEX_NONE, 0, 0, v->trace, -1};
 
 	if (!lod)
 		return FSV_INDEX_NONE;
@@ -735,6 +756,41 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 			}
 		}
 	}
+	/* A display row: its vsync strip (a missed vsync first: it is drawn over the others),
+	 * else the flip of the sub-lane under the pointer. */
+	if (r->kind == FSV_ROW_DISPLAY) {
+		double sy, sh, ly, lh;
+		guint32 id = FSV_INDEX_NONE;
+
+		if (fsv_view_get_strip_geometry(v, row, FSV_STRIP_TICKS, &sy, &sh) && y >= sy &&
+		    y < sy + sh + 1) {
+			id = hit_lod(
+			    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_MISSED), t,
+			    2.0);
+			if (id == FSV_INDEX_NONE)
+				id = hit_lod(v,
+					     _fsv_trace_get_marker_lod(v->trace, row,
+								       FSV_MARKER_LAYER_VSYNC),
+					     t, 2.0);
+		}
+		for (guint lane = 0; lane < 2 && id == FSV_INDEX_NONE; lane++) {
+			const FsvLod *lod =
+			    _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_OTHER);
+			HitSearch h = {t,       (guint64) (2.0 * v->ns_per_px), FSV_INDEX_NONE, 0, 0,
+				       v->trace, (int) lane};
+
+			if (!lod || !fsv_view_get_lane_geometry(v, row, lane, &ly, &lh) || y < ly ||
+			    y >= ly + lh + 2)
+				continue;
+			fsv_lod_visit(lod, t > h.slack ? t - h.slack : 0, t + h.slack, v->ns_per_px,
+				      hit_item, hit_bucket, &h);
+			id = h.best;
+		}
+		if (id != FSV_INDEX_NONE) {
+			*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
+			return true;
+		}
+	}
 	if (r->kind == FSV_ROW_FENCE) {
 		guint n = 0;
 		const FsvFenceStep *steps = fsv_trace_get_fence_steps(v->trace, row, &n);
@@ -753,7 +809,7 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 			return true;
 		}
 	}
-	{
+	if (r->kind != FSV_ROW_DISPLAY) {
 		static const FsvMarkerLayer order[] = {
 		    FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_RING};
 		double by, bh, ty, th;
