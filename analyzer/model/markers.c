@@ -2,9 +2,10 @@
 /*
  * The marker timelines: doorbells (UMS-12..24) and their status words, preemption (PRE-04, PRE-09),
  * TDR and resets (TDR-01..06), suspend (SUS-01, SUS-04), power (FST-03, DST-01), page faults
- * (MMU-14), lost devices and failed calls. A point marker goes to the sink at once; an interval is
- * kept open under its key until the event that closes it, and one still open at the end goes out
- * without an end.
+ * (MMU-14), lost devices and failed calls; since format 1.4 also TDR detection, adapter resets,
+ * contexts in error (TDR-04), flips and vsyncs (PRE-13) and the fault injector's faults. A point
+ * marker goes to the sink at once; an interval is kept open under its key until the event that
+ * closes it, and one still open at the end goes out without an end.
  *
  * What it is not: packets (packets.c) or fence operations (ops.c); it only reads the queue
  * table (objects.c) to place a doorbell on its adapter and engine.
@@ -256,12 +257,16 @@ markers_on_interval(struct fsa_model *model, const struct fsa_event *ev)
 		m.engine_id = engine;
 		m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE];
 		m.code = (int64_t) ev->u[FSA_F_REASON];
+		m.code2 = -1; /* no boundary reached until it completes */
 		return interval_open(model, &model->preemptions, ev->u[FSA_F_REQUEST_ID], &m);
 	case FSA_EV_PREEMPT_COMPLETE:
 		open = interval_take(&model->preemptions, ev->u[FSA_F_REQUEST_ID], ev->ts_ns);
 		if (!open)
 			return FSA_OK;
 		open->value = ev->u[FSA_F_PACKET_ID];
+		/* PRE-03, PRE-04: the boundary reached and the work left (format 1.4). */
+		open->code2 = (int64_t) ev->u[FSA_F_GRANULARITY];
+		open->value2 = ev->u[FSA_F_WORK_LEFT_TICKS];
 		status = emit_marker(model, open);
 		free(open);
 		return status;
@@ -269,6 +274,7 @@ markers_on_interval(struct fsa_model *model, const struct fsa_event *ev)
 		m.kind = FSA_MARK_TDR;
 		m.engine_id = engine;
 		m.value = ev->u[FSA_F_REASON];
+		m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE]; /* the guilty one (format 1.4) */
 		return interval_open(model, &model->tdrs, ENGINE_KEY(adapter, engine), &m);
 	case FSA_EV_TDR_END:
 		open = interval_take(&model->tdrs, ENGINE_KEY(adapter, engine), ev->ts_ns);
@@ -309,7 +315,92 @@ fsa_status
 markers_on_context_destroy(struct fsa_model *model, const struct fsa_event *ev)
 {
 	/* SUS-01, TRM-03: nothing of a destroyed context is suspended any more. */
-	return interval_close(model, &model->suspends, ev->u[FSA_F_CONTEXT_HANDLE], ev->ts_ns);
+	if (interval_close(model, &model->suspends, ev->u[FSA_F_CONTEXT_HANDLE], ev->ts_ns))
+		return model->failed;
+	/* TDR-04: a context stays in error until it is destroyed. */
+	return interval_close(model, &model->context_errors, ev->u[FSA_F_CONTEXT_HANDLE],
+			      ev->ts_ns);
+}
+
+fsa_status
+markers_on_instant(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct fsa_marker m = marker_at(FSA_MARK_TDR_DETECT, ev->ts_ns);
+
+	m.adapter_id = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
+	switch (ev->type) {
+	case FSA_EV_TDR_DETECT: /* TDR-01..03 */
+		m.engine_id = (uint32_t) ev->u[FSA_F_ENGINE_ID];
+		m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE];
+		m.value = ev->u[FSA_F_STALLED_NS];
+		m.code = (int64_t) ev->u[FSA_F_REASON];
+		break;
+	case FSA_EV_ADAPTER_RESET: /* TDR-06 */
+		m.kind = FSA_MARK_ADAPTER_RESET;
+		m.code = (int64_t) ev->u[FSA_F_IS_SUCCESS];
+		break;
+	case FSA_EV_VSYNC: /* PRE-13 */
+		m.kind = FSA_MARK_VSYNC;
+		m.other_handle = ev->u[FSA_F_SOURCE_ID];
+		m.value = ev->u[FSA_F_VSYNC_COUNT];
+		m.value2 = ev->u[FSA_F_FLIP_ID];
+		break;
+	case FSA_EV_FAULT_INJECTED:
+		m.kind = FSA_MARK_FAULT_INJECTED;
+		m.engine_id = (uint32_t) ev->u[FSA_F_ENGINE_ID];
+		m.hwqueue_handle = ev->u[FSA_F_HWQUEUE_HANDLE];
+		m.code = (int64_t) ev->u[FSA_F_KIND];
+		m.value = ev->u[FSA_F_DETAIL];
+		break;
+	default:
+		return FSA_OK;
+	}
+	return emit_marker(model, &m);
+}
+
+fsa_status
+markers_on_context_error(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct fsa_marker m = marker_at(FSA_MARK_CONTEXT_ERROR, ev->ts_ns);
+	const struct fsa_context_info *context = context_find(model, ev->u[FSA_F_CONTEXT_HANDLE]);
+
+	/* A second context_error of a context already in error changes nothing. */
+	if (hmap_get(&model->context_errors, ev->u[FSA_F_CONTEXT_HANDLE]))
+		return FSA_OK;
+	m.adapter_id = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
+	m.process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+	m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE];
+	m.other_handle = ev->u[FSA_F_DEVICE_HANDLE];
+	m.code = (int64_t) ev->u[FSA_F_REASON];
+	if (context)
+		m.engine_id = context->engine_id;
+	return interval_open(model, &model->context_errors, m.context_handle, &m);
+}
+
+fsa_status
+markers_on_flip(struct fsa_model *model, const struct fsa_event *ev)
+{
+	uint32_t adapter = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
+	uint64_t key = hmap_key2(adapter, ev->u[FSA_F_FLIP_ID]);
+	struct fsa_marker m = marker_at(FSA_MARK_FLIP, ev->ts_ns);
+	struct fsa_marker *open;
+	fsa_status status;
+
+	if (ev->type == FSA_EV_FLIP_QUEUED) {
+		m.adapter_id = adapter;
+		m.other_handle = ev->u[FSA_F_SOURCE_ID];
+		m.process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+		m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE];
+		m.value = ev->u[FSA_F_FLIP_ID];
+		return interval_open(model, &model->flips, key, &m);
+	}
+	open = interval_take(&model->flips, key, ev->ts_ns);
+	if (!open)
+		return FSA_OK; /* its flip_queued is not in the trace */
+	open->value2 = ev->u[FSA_F_VSYNC_COUNT];
+	status = emit_marker(model, open);
+	free(open);
+	return status;
 }
 
 fsa_status
@@ -372,6 +463,10 @@ markers_finish(struct fsa_model *model)
 		status = close_open_intervals(model, &model->doorbells);
 	if (!status)
 		status = close_open_intervals(model, &model->doorbell_states);
+	if (!status)
+		status = close_open_intervals(model, &model->context_errors);
+	if (!status)
+		status = close_open_intervals(model, &model->flips);
 	return status;
 }
 
@@ -385,4 +480,6 @@ markers_free(struct fsa_model *model)
 	hmap_fini_values(&model->device_d3);
 	hmap_fini_values(&model->doorbells);
 	hmap_fini_values(&model->doorbell_states);
+	hmap_fini_values(&model->context_errors);
+	hmap_fini_values(&model->flips);
 }

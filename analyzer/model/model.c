@@ -172,8 +172,26 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	case FSA_EV_ENGINE_POWER:
 	case FSA_EV_DEVICE_POWER:
 		return markers_on_interval(model, ev);
-	case FSA_EV_CONTEXT_DESTROY:
-		return markers_on_context_destroy(model, ev);
+	case FSA_EV_CONTEXT_DESTROY: {
+		fsa_status status = objects_on_context_destroy(model, ev);
+
+		return status ? status : markers_on_context_destroy(model, ev);
+	}
+	case FSA_EV_CONTEXT_SCHEDULE:
+		return objects_on_context_schedule(model, ev);
+	case FSA_EV_CONTEXT_ERROR: {
+		fsa_status status = objects_on_context_error(model, ev);
+
+		return status ? status : markers_on_context_error(model, ev);
+	}
+	case FSA_EV_TDR_DETECT:
+	case FSA_EV_ADAPTER_RESET:
+	case FSA_EV_VSYNC:
+	case FSA_EV_FAULT_INJECTED:
+		return markers_on_instant(model, ev);
+	case FSA_EV_FLIP_QUEUED:
+	case FSA_EV_FLIP_DONE:
+		return markers_on_flip(model, ev);
 	case FSA_EV_DEVICE_LOST:
 		return markers_on_device_lost(model, ev);
 	case FSA_EV_CALL_FAILED:
