@@ -377,6 +377,152 @@ markers_on_context_error(struct fsa_model *model, const struct fsa_event *ev)
 	return interval_open(model, &model->context_errors, m.context_handle, &m);
 }
 
+struct irq_raise {
+	uint64_t ts_ns;
+	uint64_t hwqueue_handle;
+};
+
+/* The raises of one (adapter, engine, type) not handled yet, oldest first. */
+struct irq_stack {
+	uint32_t adapter_id, engine_id;
+	uint8_t type;
+	struct irq_raise *raises;
+	size_t count, capacity;
+};
+
+static uint64_t
+irq_key(const struct fsa_event *ev)
+{
+	return ((uint64_t) (uint32_t) ev->u[FSA_F_ADAPTER_ID] << 40) ^
+	       ((uint64_t) (uint32_t) ev->u[FSA_F_ENGINE_ID] << 8) ^ (uint8_t) ev->u[FSA_F_TYPE];
+}
+
+/*
+ * An interrupt_handled goes with the latest raise of its adapter, engine and type not yet
+ * handled. The line delivers in order and at once unless a fault holds an interrupt back: a
+ * dropped interrupt then stays unhandled at its own time, where FIFO matching would pair every
+ * later handled event with the raise before it and leave the last raise of the trace unhandled
+ * instead. An interrupt delayed on the line holds the later ones back with it, so it still ends
+ * FSA_INTERRUPT_LATE_NS or more after its raise.
+ */
+fsa_status
+markers_on_interrupt(struct fsa_model *model, const struct fsa_event *ev)
+{
+	uint64_t key = irq_key(ev);
+	struct irq_stack *stack = hmap_get(&model->interrupts, key);
+	struct irq_raise raise;
+	struct fsa_marker m;
+
+	if (ev->type == FSA_EV_INTERRUPT_RAISE) {
+		if (!stack) {
+			stack = calloc(1, sizeof(*stack));
+			if (!stack || !hmap_put(&model->interrupts, key, stack)) {
+				free(stack);
+				return model->failed = FSA_ERR_NOMEM;
+			}
+			stack->adapter_id = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
+			stack->engine_id = (uint32_t) ev->u[FSA_F_ENGINE_ID];
+			stack->type = (uint8_t) ev->u[FSA_F_TYPE];
+		}
+		if (stack->count == stack->capacity) {
+			size_t capacity = stack->capacity ? 2 * stack->capacity : 4;
+			struct irq_raise *raises =
+			    realloc(stack->raises, capacity * sizeof(*raises));
+
+			if (!raises)
+				return model->failed = FSA_ERR_NOMEM;
+			stack->raises = raises;
+			stack->capacity = capacity;
+		}
+		stack->raises[stack->count++] =
+		    (struct irq_raise){ev->ts_ns, ev->u[FSA_F_HWQUEUE_HANDLE]};
+		return FSA_OK;
+	}
+	if (!stack || !stack->count)
+		return FSA_OK; /* its raise is not in the trace */
+	raise = stack->raises[--stack->count];
+	if (ev->ts_ns < raise.ts_ns || ev->ts_ns - raise.ts_ns < FSA_INTERRUPT_LATE_NS)
+		return FSA_OK;
+	m = marker_at(FSA_MARK_INTERRUPT_LATE, raise.ts_ns);
+	m.end_ns = ev->ts_ns;
+	m.adapter_id = stack->adapter_id;
+	m.engine_id = stack->engine_id;
+	m.hwqueue_handle = raise.hwqueue_handle;
+	m.code = stack->type;
+	return emit_marker(model, &m);
+}
+
+static uint64_t
+unhandled_begin_of(const void *item)
+{
+	return ((const struct fsa_marker *) item)->begin_ns;
+}
+
+/* Every raise still waiting at the end was never handled: by raise time. */
+static fsa_status
+flush_unhandled_interrupts(struct fsa_model *model)
+{
+	struct irq_stack **stacks;
+	struct fsa_marker **all = NULL;
+	size_t stack_count, count = 0, n = 0;
+	fsa_status status = FSA_OK;
+
+	if (!hmap_take_values(&model->interrupts, (void ***) &stacks, &stack_count))
+		return model->failed = FSA_ERR_NOMEM;
+	for (size_t i = 0; i < stack_count; i++)
+		count += stacks[i]->count;
+	if (count && !(all = calloc(count, sizeof(*all))))
+		status = model->failed = FSA_ERR_NOMEM;
+	for (size_t i = 0; i < stack_count && !status; i++) {
+		for (size_t r = 0; r < stacks[i]->count && !status; r++) {
+			struct fsa_marker *m = malloc(sizeof(*m));
+
+			if (!m) {
+				status = model->failed = FSA_ERR_NOMEM;
+				break;
+			}
+			*m = marker_at(FSA_MARK_INTERRUPT_UNHANDLED, stacks[i]->raises[r].ts_ns);
+			m->adapter_id = stacks[i]->adapter_id;
+			m->engine_id = stacks[i]->engine_id;
+			m->hwqueue_handle = stacks[i]->raises[r].hwqueue_handle;
+			m->code = stacks[i]->type;
+			all[n++] = m;
+		}
+	}
+	if (!status && !sort_by_time((void **) all, n, unhandled_begin_of))
+		status = model->failed = FSA_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (!status)
+			status = emit_marker(model, all[i]);
+		free(all[i]);
+	}
+	free(all);
+	for (size_t i = 0; i < stack_count; i++) {
+		free(stacks[i]->raises);
+		free(stacks[i]);
+	}
+	free(stacks);
+	return status;
+}
+
+static void
+free_interrupts(struct fsa_model *model)
+{
+	struct irq_stack **stacks;
+	size_t count;
+
+	if (!hmap_take_values(&model->interrupts, (void ***) &stacks, &count)) {
+		hmap_fini(&model->interrupts);
+		return;
+	}
+	for (size_t i = 0; i < count; i++) {
+		free(stacks[i]->raises);
+		free(stacks[i]);
+	}
+	free(stacks);
+	hmap_fini(&model->interrupts);
+}
+
 fsa_status
 markers_on_flip(struct fsa_model *model, const struct fsa_event *ev)
 {
@@ -467,6 +613,8 @@ markers_finish(struct fsa_model *model)
 		status = close_open_intervals(model, &model->context_errors);
 	if (!status)
 		status = close_open_intervals(model, &model->flips);
+	if (!status)
+		status = flush_unhandled_interrupts(model);
 	return status;
 }
 
@@ -482,4 +630,5 @@ markers_free(struct fsa_model *model)
 	hmap_fini_values(&model->doorbell_states);
 	hmap_fini_values(&model->context_errors);
 	hmap_fini_values(&model->flips);
+	free_interrupts(model);
 }

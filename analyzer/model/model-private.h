@@ -237,6 +237,8 @@ struct fsa_model {
 	struct hmap preemptions, tdrs, suspends, engine_f1, device_d3, doorbells;
 	/* Format 1.4: context_handle → context_error interval; key2(adapter, flip_id) → flip. */
 	struct hmap context_errors, flips;
+	/* Interrupts raised and not handled yet: key (adapter, engine, type) → struct irq_stack. */
+	struct hmap interrupts;
 	/* Doorbell status word intervals (FSA_MARK_DOORBELL_STATE): doorbell handle → marker. */
 	struct hmap doorbell_states;
 	/* Last fallback scan values, per adapter: key2(adapter, global) → value + 1. */
@@ -318,6 +320,8 @@ fsa_status markers_on_call_failed(struct fsa_model *model, const struct fsa_even
 fsa_status markers_on_instant(struct fsa_model *model, const struct fsa_event *ev);
 /* context_error opens an interval that the context's destroy closes (TDR-04). */
 fsa_status markers_on_context_error(struct fsa_model *model, const struct fsa_event *ev);
+/* interrupt_raise / interrupt_handled: late and unhandled interrupts. */
+fsa_status markers_on_interrupt(struct fsa_model *model, const struct fsa_event *ev);
 /* flip_queued → flip_done (PRE-13). */
 fsa_status markers_on_flip(struct fsa_model *model, const struct fsa_event *ev);
 /* Gives out the intervals still open, without an end. */

@@ -92,6 +92,8 @@ fsa_marker_kind_name(enum fsa_marker_kind kind)
 	    [FSA_MARK_FAULT_INJECTED] = "fault_injected",
 	    [FSA_MARK_CONTEXT_ERROR] = "context_error",
 	    [FSA_MARK_FLIP] = "flip",
+	    [FSA_MARK_INTERRUPT_LATE] = "interrupt_late",
+	    [FSA_MARK_INTERRUPT_UNHANDLED] = "interrupt_unhandled",
 	};
 
 	return NAME_OR(names, kind, "unknown");

@@ -900,6 +900,47 @@ Test(model, fault_injected_is_an_instant_with_kind_and_detail)
 	cr_assert_str_eq(fsa_marker_kind_name(FSA_MARK_CONTEXT_ERROR), "context_error");
 }
 
+#define RAISE(ts, engine, type)                                                                    \
+	feed_ok("interrupt_raise", U(ts), "adapter_id", U(0), "engine_id", U(engine), "type",      \
+		U(type), "hwqueue_handle", KQ, NULL)
+#define HANDLED(ts, engine, type)                                                                  \
+	feed_ok("interrupt_handled", U(ts), "adapter_id", U(0), "engine_id", U(engine), "type",    \
+		U(type), "hwqueue_handle", KQ, NULL)
+
+/* Fault accounting: a dropped interrupt stays unhandled at its own time (not moved to the end
+ * of the trace), a delayed one is late from its raise to its handling. */
+Test(model, int_lost_and_delayed_interrupts_become_markers)
+{
+	const struct fsa_marker *m;
+
+	RAISE(T0 + 100, 0, FSTP_INTERRUPT_TYPE_DMA_COMPLETED);
+	HANDLED(T0 + 150, 0, FSTP_INTERRUPT_TYPE_DMA_COMPLETED);
+	RAISE(T0 + 200, 0, FSTP_INTERRUPT_TYPE_DMA_COMPLETED); /* dropped by the line */
+	RAISE(T0 + 300, 0, FSTP_INTERRUPT_TYPE_DMA_COMPLETED);
+	HANDLED(T0 + 350, 0, FSTP_INTERRUPT_TYPE_DMA_COMPLETED);
+	RAISE(T0 + 400, 1, FSTP_INTERRUPT_TYPE_DMA_COMPLETED); /* delayed 2 ms */
+	HANDLED(T0 + 400 + 2000000, 1, FSTP_INTERRUPT_TYPE_DMA_COMPLETED);
+	RAISE(T0 + 500, 1, FSTP_INTERRUPT_TYPE_PAGE_FAULT);
+	HANDLED(T0 + 500 + 999999, 1, FSTP_INTERRUPT_TYPE_PAGE_FAULT); /* just under 1 ms */
+	HANDLED(T0 + 3000000, 1, FSTP_INTERRUPT_TYPE_PAGE_FAULT);      /* no raise: ignored */
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(count_markers(FSA_MARK_INTERRUPT_UNHANDLED), 1);
+	m = find_marker(FSA_MARK_INTERRUPT_UNHANDLED, 0);
+	cr_assert_eq(m->begin_ns, T0 + 200, "the dropped one, at its raise");
+	cr_assert_eq(m->engine_id, 0);
+	cr_assert_eq(m->hwqueue_handle, KQ);
+	cr_assert_eq(m->code, FSTP_INTERRUPT_TYPE_DMA_COMPLETED);
+	cr_assert_eq(count_markers(FSA_MARK_INTERRUPT_LATE), 1);
+	m = find_marker(FSA_MARK_INTERRUPT_LATE, 0);
+	cr_assert_eq(m->begin_ns, T0 + 400);
+	cr_assert_eq(m->end_ns, T0 + 400 + 2000000);
+	cr_assert_eq(m->engine_id, 1);
+	cr_assert(fsa_marker_kind_is_interval(FSA_MARK_INTERRUPT_LATE));
+	cr_assert(!fsa_marker_kind_is_interval(FSA_MARK_INTERRUPT_UNHANDLED));
+	cr_assert(!fsa_marker_kind_is_interval(FSA_MARK_VSYNC));
+	cr_assert(fsa_marker_kind_is_interval(FSA_MARK_FLIP));
+}
+
 /* Streaming: a long run of boxes leaves nothing behind in the model. */
 Test(model, memory_follows_live_objects_not_trace_length)
 {

@@ -280,16 +280,27 @@ enum fsa_marker_kind {
 	 * process_id and context_handle from flip_queued, value2 = the vsync_count it took effect
 	 * at (0 while pending). */
 	FSA_MARK_FLIP,
+	/* Interrupts (fault accounting, docs/analyzer.md "Interrupts the OS did not handle in
+	 * time"): an interrupt_handled FSA_INTERRUPT_LATE_NS (1 ms) or more after its raise, from
+	 * raise to handled (an interval), and a raise never handled (an instant at the raise):
+	 * engine_id, hwqueue_handle, code = interrupt type. */
+	FSA_MARK_INTERRUPT_LATE,
+	FSA_MARK_INTERRUPT_UNHANDLED,
 	FSA_MARK_KIND_COUNT,
 };
 
-/* Interval kinds (preemption through doorbell_state, context_error and flip) have a duration;
+/* An interrupt handled this long after its raise or later is `interrupt_late`. */
+#define FSA_INTERRUPT_LATE_NS UINT64_C(1000000)
+
+/* Interval kinds (preemption through doorbell_state, context_error, flip, interrupt_late) have a
+ * duration;
  * the others are instants (end_ns == begin_ns). */
 static inline bool
 fsa_marker_kind_is_interval(enum fsa_marker_kind kind)
 {
 	return (kind >= FSA_MARK_PREEMPTION && kind <= FSA_MARK_DOORBELL_STATE) ||
-	       kind == FSA_MARK_CONTEXT_ERROR || kind == FSA_MARK_FLIP;
+	       kind == FSA_MARK_CONTEXT_ERROR || kind == FSA_MARK_FLIP ||
+	       kind == FSA_MARK_INTERRUPT_LATE;
 }
 
 struct fsa_marker {
