@@ -153,6 +153,9 @@ sink_packet(void *data, const struct fsa_packet *packet)
 	p.status = (guint8) packet->status;
 	p.is_user_mode = packet->is_user_mode;
 	p.is_paging = packet->is_paging;
+	p.fence_id = packet->fence_id;
+	p.context_handle = packet->context_handle;
+	p.is_context_switch = packet->is_context_switch;
 	g_array_append_val(t->packets, p);
 	return FSA_OK;
 }
@@ -173,7 +176,14 @@ sink_marker(void *data, const struct fsa_marker *marker)
 	m.value = marker->value;
 	m.code = marker->code;
 	m.latency_ns = marker->latency_ns;
+	m.value2 = marker->value2;
+	m.code2 = marker->code2;
 	m.row = FSV_INDEX_NONE;
+	/* TDR-02: a detection is drawn over the span the engine made no progress in, so it is
+	 * kept as that interval: from (detection − stalled_ns) to the detection. */
+	if (marker->kind == FSA_MARK_TDR_DETECT && marker->value > 0 &&
+	    marker->begin_ns != FSA_TIME_NONE)
+		m.begin_ns = marker->begin_ns > marker->value ? marker->begin_ns - marker->value : 0;
 	m.adapter_id = marker->adapter_id;
 	m.engine_id = marker->engine_id;
 	m.process_id = marker->process_id;
@@ -1139,32 +1149,32 @@ _fsv_marker_uses_event_strip(guint8 kind)
 
 /* ---- Display markers (PRE-13) ----------------------------------------------------------- */
 
+/* vsync: other_handle = source, value = vsync_count, value2 = flip; flip: other_handle =
+ * source, value = flip id, value2 = the vsync it took effect at (docs/analyzer.md). */
 guint32
 _fsv_marker_display_source(const FsvMarker *m)
 {
-	(void) m;
-	return UINT32_MAX;
+	if (m->kind != FSA_MARK_VSYNC && m->kind != FSA_MARK_FLIP)
+		return UINT32_MAX;
+	return m->other_handle < UINT32_MAX ? (guint32) m->other_handle : UINT32_MAX - 1;
 }
 
 bool
 _fsv_marker_is_vsync(const FsvMarker *m)
 {
-	(void) m;
-	return false;
+	return m->kind == FSA_MARK_VSYNC;
 }
 
 bool
 _fsv_marker_is_flip(const FsvMarker *m)
 {
-	(void) m;
-	return false;
+	return m->kind == FSA_MARK_FLIP;
 }
 
 guint64
 _fsv_vsync_flip_id(const FsvMarker *m)
 {
-	(void) m;
-	return 0;
+	return m->value2;
 }
 
 guint64
@@ -1182,8 +1192,7 @@ _fsv_vsync_count(const FsvMarker *m)
 guint64
 _fsv_flip_vsync_count(const FsvMarker *m)
 {
-	(void) m;
-	return 0;
+	return m->value2;
 }
 
 FsvMarkerLayer

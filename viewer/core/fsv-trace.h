@@ -146,6 +146,11 @@ typedef struct {
 	 * the piece that resubmits it (packet indexes, FSV_INDEX_NONE when none), joined by
 	 * (adapter, packet id) ↔ (adapter, resubmission_of). */
 	guint32 prev_piece, next_piece;
+	/* The DMA fence id the scheduler gave it (format 1.4, 0 unknown): a resubmitted paging
+	 * piece keeps its earlier piece's, others get a new one. */
+	guint64 fence_id;
+	guint64 context_handle; /* 0 when unknown */
+	bool is_context_switch; /* a zero-length context-switch buffer (PRE-05) */
 	guint32 adapter_id, engine_id;
 	guint8 status; /* enum fsa_packet_status */
 	bool is_user_mode, is_paging;
@@ -158,6 +163,8 @@ typedef struct {
 	guint64 value;
 	gint64 code;
 	guint64 latency_ns;
+	guint64 value2; /* the model's kind-specific second value and code (format 1.4) */
+	gint64 code2;
 	/* Queue row, else engine row, else adapter row; engine_f1 on its engine's F-state row,
 	 * device_d3 on its adapter's D-state row; context_suspended on the first queue row of its
 	 * context (and drawn on every queue row of that context). */
