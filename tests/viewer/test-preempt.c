@@ -4,8 +4,9 @@
  * by a higher-priority one and resubmitted (PRE-04, PRE-06, PRE-07), joined to its resubmitted
  * piece by a connector through the engine's event strip; preemption brackets coloured by their
  * reason; paging packets drawn apart; a hung packet, the TDR's preemption request that never
- * completes, the recovery interval and the engine reset (TDR-01, TDR-04..06): layout, hit
- * testing, details and pixels.
+ * completes, the recovery interval, the failed engine reset promoted to an adapter reset, the
+ * guilty context in error and its device lost (TDR-01..06); a display's vsyncs, flips and a
+ * missed vsync (PRE-13): layout, hit testing, details and pixels.
  *
  * The trace is built from normalized events fed to the analyzer model, as a recording would be
  * read, so the tests know every time exactly. GPU ticks are nanoseconds and the clock pairs map
@@ -75,9 +76,12 @@ static void
 packet(uint64_t id, uint64_t queue, uint64_t resubmission_of, bool is_paging, uint64_t queued,
        uint64_t start, uint64_t end, int status)
 {
+	/* Fence ids: 100 + the packet id, but a resubmitted paging piece keeps its earlier
+	 * piece's (PRE-06). */
 	ev("packet_queued", US(queued), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
 	   "hwqueue_handle", queue, "packet_id", id, "resubmission_of", resubmission_of,
-	   "is_paging", (uint64_t) is_paging, NULL);
+	   "is_paging", (uint64_t) is_paging, "fence_id",
+	   is_paging && resubmission_of ? 100 + resubmission_of : 100 + id, NULL);
 	ev("packet_start", US(start), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
 	   "hwqueue_handle", queue, "packet_id", id, "progress_value", id, "gpu_ts", US(start),
 	   NULL);
@@ -110,7 +114,10 @@ build(void)
 	   "gpu_ts_frequency_hz", UINT64_C(1000000000), NULL);
 	ev("engine_describe", T0, "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
 	   "engine_type", (uint64_t) FSTP_ENGINE_TYPE_GRAPHICS_3D, "preempt_granularity",
-	   (uint64_t) FSTP_PREEMPT_GRANULARITY_PRIMITIVE_OR_DISPATCH_BOUNDARY, NULL);
+	   (uint64_t) FSTP_PREEMPT_GRANULARITY_PRIMITIVE_OR_DISPATCH_BOUNDARY,
+	   "compute_preempt_granularity",
+	   (uint64_t) FSTP_PREEMPT_GRANULARITY_TRIANGLE_OR_THREAD_GROUP_BOUNDARY,
+	   "is_preemption_aware", UINT64_C(1), NULL);
 	pair(T0);
 	ev("process_create", T0, "process_id", PID, NULL);
 	ev("device_create", T0, "process_id", PID, "adapter_id", UINT64_C(0), "device_handle", DEV,
@@ -119,6 +126,12 @@ build(void)
 	   "engine_id", UINT64_C(0), NULL);
 	ev("context_create", T0, "process_id", PID, "device_handle", DEV, "context_handle", CTX_HI,
 	   "engine_id", UINT64_C(0), NULL);
+	ev("context_schedule", T0, "adapter_id", UINT64_C(0), "process_id", PID, "context_handle",
+	   CTX_LO, "engine_id", UINT64_C(0), "priority", UINT64_C(2), "time_slice_ns",
+	   UINT64_C(2000000), NULL);
+	ev("context_schedule", T0, "adapter_id", UINT64_C(0), "process_id", PID, "context_handle",
+	   CTX_HI, "engine_id", UINT64_C(0), "priority", UINT64_C(20), "time_slice_ns",
+	   UINT64_C(0), NULL);
 	ev("hwqueue_create", T0, "process_id", PID, "context_handle", CTX_LO, "hwqueue_handle",
 	   KQ_LO, "engine_id", UINT64_C(0), "submission_mode",
 	   (uint64_t) FSTP_SUBMISSION_MODE_KERNEL_MODE, NULL);
@@ -128,7 +141,7 @@ build(void)
 	/* PRE-04: packet 1 (low priority) is preempted for packet 2 (high) at 40 µs, stops at
 	 * 45 µs, and resumes as packet 3 (PRE-07) after packet 2. */
 	ev("packet_queued", US(5), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
-	   "hwqueue_handle", KQ_LO, "packet_id", UINT64_C(1), NULL);
+	   "hwqueue_handle", KQ_LO, "packet_id", UINT64_C(1), "fence_id", UINT64_C(101), NULL);
 	ev("packet_start", US(10), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
 	   "hwqueue_handle", KQ_LO, "packet_id", UINT64_C(1), "progress_value", UINT64_C(1),
 	   "gpu_ts", US(10), NULL);
@@ -139,12 +152,13 @@ build(void)
 	ev("preempt_complete", US(45), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
 	   "context_handle", CTX_LO, "request_id", UINT64_C(1), "packet_id", UINT64_C(1),
 	   "granularity", (uint64_t) FSTP_PREEMPT_GRANULARITY_PRIMITIVE_OR_DISPATCH_BOUNDARY,
-	   "gpu_ts", US(45), NULL);
+	   "gpu_ts", US(45), "work_left_ticks", UINT64_C(39000), NULL);
 	packet(2, KQ_HI, 0, false, 39, 46, 80, FSTP_PACKET_STATUS_COMPLETED);
 	packet(3, KQ_LO, 1, false, 45, 81, 120, FSTP_PACKET_STATUS_COMPLETED);
 	/* A paging packet, preempted when its time slice ran out, resubmitted (PRE-06). */
 	ev("packet_queued", US(125), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
-	   "hwqueue_handle", KQ_LO, "packet_id", UINT64_C(4), "is_paging", UINT64_C(1), NULL);
+	   "hwqueue_handle", KQ_LO, "packet_id", UINT64_C(4), "is_paging", UINT64_C(1), "fence_id",
+	   UINT64_C(104), NULL);
 	ev("packet_start", US(130), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
 	   "hwqueue_handle", KQ_LO, "packet_id", UINT64_C(4), "progress_value", UINT64_C(4),
 	   "gpu_ts", US(130), NULL);
@@ -155,32 +169,62 @@ build(void)
 	ev("preempt_complete", US(155), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
 	   "context_handle", CTX_LO, "request_id", UINT64_C(2), "packet_id", UINT64_C(4),
 	   "granularity", (uint64_t) FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY, "gpu_ts",
-	   US(155), NULL);
+	   US(155), "work_left_ticks", UINT64_C(15000), NULL);
 	packet(5, KQ_LO, 4, true, 155, 160, 175, FSTP_PACKET_STATUS_COMPLETED);
 	pair(US(190));
-	/* TDR-01, TDR-04..06: packet 6 hangs; the TDR's preemption request at 400 µs never
-	 * completes; recovery 450–470 µs with an engine reset; the packet is aborted. */
+	/* TDR-01..06: packet 6 hangs from 200 µs; the watchdog detects it at 400 µs and asks
+	 * for a preemption that never completes; recovery 450–470 µs: the engine reset fails and
+	 * is promoted to an adapter reset; the packet is aborted, its context put in error and
+	 * its device lost. */
 	ev("packet_queued", US(195), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
-	   "hwqueue_handle", KQ_HI, "packet_id", UINT64_C(6), NULL);
+	   "hwqueue_handle", KQ_HI, "packet_id", UINT64_C(6), "fence_id", UINT64_C(106), NULL);
 	ev("packet_start", US(200), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
 	   "hwqueue_handle", KQ_HI, "packet_id", UINT64_C(6), "progress_value", UINT64_C(6),
 	   "gpu_ts", US(200), NULL);
 	pair(US(300));
+	ev("tdr_detect", US(400), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "context_handle", CTX_HI, "reason", (uint64_t) FSTP_LOSS_REASON_TIMEOUT, "stalled_ns",
+	   UINT64_C(200000), NULL);
 	preempt(3, CTX_HI, FSTP_PREEMPT_REASON_TDR, 400, 0, 0);
 	ev("tdr_begin", US(450), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0), "reason",
 	   (uint64_t) FSTP_LOSS_REASON_TIMEOUT, "context_handle", CTX_HI, NULL);
-	ev("engine_reset", US(460), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
-	   "is_success", UINT64_C(1), NULL);
+	ev("engine_reset", US(455), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "is_success", UINT64_C(0), NULL);
+	ev("adapter_reset", US(458), "adapter_id", UINT64_C(0), "is_success", UINT64_C(1), NULL);
 	ev("packet_end", US(460), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
 	   "hwqueue_handle", KQ_HI, "packet_id", UINT64_C(6), "progress_value", UINT64_C(6),
 	   "gpu_ts", US(460), "status", (uint64_t) FSTP_PACKET_STATUS_ABORTED, NULL);
+	ev("context_error", US(462), "adapter_id", UINT64_C(0), "process_id", PID,
+	   "device_handle", DEV, "context_handle", CTX_HI, "reason",
+	   (uint64_t) FSTP_LOSS_REASON_TIMEOUT, NULL);
 	ev("tdr_end", US(470), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0), "result",
-	   (uint64_t) FSTP_TDR_RESULT_ENGINE_RESET, NULL);
+	   (uint64_t) FSTP_TDR_RESULT_ADAPTER_RESET, NULL);
 	ev("device_lost", US(475), "process_id", PID, "device_handle", DEV, "reason",
 	   (uint64_t) FSTP_LOSS_REASON_TIMEOUT, NULL);
 	pair(US(500));
 	packet(7, KQ_LO, 0, false, 480, 500, 600, FSTP_PACKET_STATUS_COMPLETED);
-	pair(US(1000));
+	/* PRE-13: display 0 of adapter 0, a vsync every 100 µs from 600 µs; flip 1 lands at
+	 * vsync 2 (700 µs), vsync 3 (800 µs) latches nothing while flip 2 renders (missed),
+	 * flip 2 lands at vsync 4 (900 µs); vsync 5 (1000 µs) comes after the last flip: not
+	 * missed. */
+	for (uint64_t k = 1; k <= 5; k++) {
+		uint64_t flip = k == 2 ? 1 : k == 4 ? 2 : 0;
+
+		if (k == 2)
+			ev("flip_queued", US(610), "adapter_id", UINT64_C(0), "source_id",
+			   UINT64_C(0), "process_id", PID, "context_handle", CTX_LO, "flip_id",
+			   UINT64_C(1), NULL);
+		if (k == 4)
+			ev("flip_queued", US(850), "adapter_id", UINT64_C(0), "source_id",
+			   UINT64_C(0), "process_id", PID, "context_handle", CTX_LO, "flip_id",
+			   UINT64_C(2), NULL);
+		ev("vsync", US(500 + 100 * k), "adapter_id", UINT64_C(0), "source_id", UINT64_C(0),
+		   "vsync_count", k, "flip_id", flip, "gpu_ts", US(500 + 100 * k), NULL);
+		if (flip)
+			ev("flip_done", US(500 + 100 * k) + 1000, "adapter_id", UINT64_C(0),
+			   "source_id", UINT64_C(0), "flip_id", flip, "vsync_count", k, NULL);
+	}
+	pair(US(1000) + 2000);
 
 	trace = _fsv_trace_new_from_events("preemption", (const struct fsa_event *) events->data,
 					   events->len);
@@ -350,27 +394,174 @@ Test(preempt, tdr_01_request_never_completed_then_recovery_and_reset)
 {
 	guint32 engine = row_of_kind(FSV_ROW_ENGINE), tdr = marker_of(FSA_MARK_TDR, 0);
 	guint32 request = marker_of(FSA_MARK_PREEMPTION, 2);
-	double ry, rh, sy, sh;
+	double sy, sh;
 	FsvItem hit;
-	g_autofree char *completed = NULL, *result = NULL, *reason = NULL, *reset = NULL;
+	g_autofree char *completed = NULL, *result = NULL, *reason = NULL, *reset = NULL,
+			*guilty = NULL;
 
 	fsv_view_set_range(view, US(0), US(1000));
-	cr_assert(fsv_view_get_row_geometry(view, engine, &ry, &rh));
 	cr_assert(fsv_view_get_strip_geometry(view, engine, FSV_STRIP_EVENTS, &sy, &sh));
 	cr_assert(fsv_trace_get_marker(trace, request)->is_open);
 	completed = detail(FSV_ITEM_MARKER, request, "Completed");
 	cr_assert_not_null(completed);
 	reason = detail(FSV_ITEM_MARKER, request, "Reason");
 	cr_assert_not_null(strstr(reason, "TDR"), "%s", reason);
-	hit = hit_at(x_of(US(465)), sy + 2);
+	hit = hit_at(x_of(US(466)), sy + 2);
 	cr_assert_eq(hit.kind, FSV_ITEM_MARKER);
-	cr_assert(hit.index == tdr || fsv_trace_get_marker(trace, hit.index)->kind ==
-					  FSA_MARK_ENGINE_RESET,
-		  "kind %u", fsv_trace_get_marker(trace, hit.index)->kind);
+	cr_assert_eq(hit.index, tdr, "kind %u", fsv_trace_get_marker(trace, hit.index)->kind);
 	result = detail(FSV_ITEM_MARKER, tdr, "Result");
-	cr_assert_not_null(strstr(result, "ENGINE_RESET"), "%s", result);
+	cr_assert_not_null(strstr(result, "ADAPTER_RESET"), "%s", result);
+	guilty = detail(FSV_ITEM_MARKER, tdr, "Guilty context");
+	cr_assert_not_null(strstr(guilty, "0x8002000000000003"), "%s", guilty);
+	cr_assert_not_null(strstr(guilty, "priority 20"), "%s", guilty);
 	reset = detail(FSV_ITEM_MARKER, marker_of(FSA_MARK_ENGINE_RESET, 0), "Result");
-	cr_assert_str_eq(reset, "succeeded");
+	cr_assert_not_null(strstr(reset, "failed"), "%s", reset);
+}
+
+Test(preempt, tdr_02_detection_spans_the_stall_it_reports)
+{
+	guint32 engine = row_of_kind(FSV_ROW_ENGINE), detect = marker_of(FSA_MARK_TDR_DETECT, 0);
+	const FsvMarker *m = fsv_trace_get_marker(trace, detect);
+	double sy, sh;
+	FsvItem hit;
+	g_autofree char *stalled = NULL, *running = NULL, *reason = NULL;
+
+	cr_assert_eq(m->begin_ns, US(200), "from the last progress");
+	cr_assert_eq(m->end_ns, US(400), "to the detection");
+	cr_assert_eq(m->row, engine);
+	fsv_view_set_range(view, US(0), US(1000));
+	cr_assert(fsv_view_get_strip_geometry(view, engine, FSV_STRIP_EVENTS, &sy, &sh));
+	hit = hit_at(x_of(US(300)), sy + 2);
+	cr_assert_eq(hit.kind, FSV_ITEM_MARKER);
+	cr_assert_eq(hit.index, detect);
+	stalled = detail(FSV_ITEM_MARKER, detect, "No progress for");
+	running = detail(FSV_ITEM_MARKER, detect, "Context running");
+	reason = detail(FSV_ITEM_MARKER, detect, "Reason");
+	cr_assert_str_eq(stalled, "200.000 µs");
+	cr_assert_not_null(strstr(running, "0x8002000000000003"), "%s", running);
+	cr_assert_not_null(strstr(reason, "TIMEOUT"), "%s", reason);
+}
+
+Test(preempt, tdr_06_adapter_reset_crosses_every_row_of_its_adapter)
+{
+	guint32 reset = marker_of(FSA_MARK_ADAPTER_RESET, 0);
+	guint32 rows[] = {row_of_kind(FSV_ROW_ENGINE), fsv_trace_find_queue_row(trace, KQ_LO),
+			  fsv_trace_find_queue_row(trace, KQ_HI), row_of_kind(FSV_ROW_DISPLAY)};
+	double y0, y1;
+	g_autofree char *result = NULL;
+
+	fsv_view_set_range(view, US(0), US(1000));
+	cr_assert(fsv_view_get_group_extent(view, row_of_kind(FSV_ROW_ADAPTER), &y0, &y1));
+	for (guint i = 0; i < G_N_ELEMENTS(rows); i++) {
+		double ry, rh;
+		FsvItem hit;
+
+		cr_assert(fsv_view_get_row_geometry(view, rows[i], &ry, &rh));
+		cr_assert_leq(y0, ry);
+		cr_assert_geq(y1, ry + rh, "row %u inside the adapter's extent", rows[i]);
+		hit = hit_at(floor(x_of(US(458))) + 0.5, ry + rh / 2);
+		cr_assert_eq(hit.kind, FSV_ITEM_MARKER, "row %u", rows[i]);
+		cr_assert_eq(hit.index, reset, "row %u", rows[i]);
+	}
+	result = detail(FSV_ITEM_MARKER, reset, "Result");
+	cr_assert_str_eq(result, "succeeded");
+}
+
+Test(preempt, tdr_04_context_in_error_covers_the_guilty_context_queues_only)
+{
+	guint32 hi = fsv_trace_find_queue_row(trace, KQ_HI), lo = fsv_trace_find_queue_row(trace, KQ_LO);
+	guint32 error = marker_of(FSA_MARK_CONTEXT_ERROR, 0);
+	const FsvMarker *m = fsv_trace_get_marker(trace, error);
+	double ry, rh;
+	FsvItem hit;
+	g_autofree char *reason = NULL, *context = NULL;
+
+	cr_assert_eq(m->begin_ns, US(462));
+	cr_assert(m->is_open, "never destroyed: open to the end");
+	fsv_view_set_range(view, US(0), US(1000));
+	cr_assert(fsv_view_get_row_geometry(view, hi, &ry, &rh));
+	hit = hit_at(x_of(US(700)), ry + 8);
+	cr_assert_eq(hit.kind, FSV_ITEM_MARKER);
+	cr_assert_eq(hit.index, error);
+	cr_assert(fsv_view_get_row_geometry(view, lo, &ry, &rh));
+	cr_assert_not(fsv_view_hit_test(view, x_of(US(700)), ry + 8, &hit) &&
+			  hit.kind == FSV_ITEM_MARKER &&
+			  fsv_trace_get_marker(trace, hit.index)->kind == FSA_MARK_CONTEXT_ERROR,
+		      "the innocent context's queue is not in error");
+	reason = detail(FSV_ITEM_MARKER, error, "Reason");
+	context = detail(FSV_ITEM_MARKER, error, "In error");
+	cr_assert_str_eq(reason, "TIMEOUT");
+	cr_assert_not_null(strstr(context, "0x8002000000000003"), "%s", context);
+}
+
+Test(preempt, pre_03_preemption_details_say_where_it_stopped_and_the_work_left)
+{
+	guint32 id = marker_of(FSA_MARK_PREEMPTION, 0), slice = marker_of(FSA_MARK_PREEMPTION, 1);
+	g_autofree char *at = NULL, *left = NULL, *declared = NULL, *note = NULL, *at2 = NULL;
+
+	at = detail(FSV_ITEM_MARKER, id, "Stopped at");
+	left = detail(FSV_ITEM_MARKER, id, "Work left");
+	declared = detail(FSV_ITEM_MARKER, id, "Engine declares");
+	note = detail(FSV_ITEM_MARKER, id, "Note");
+	cr_assert_str_eq(at, "primitive boundary");
+	cr_assert_str_eq(left, "39000 GPU ticks (39.000 µs)");
+	cr_assert_str_eq(declared, "primitive boundary");
+	cr_assert_null(note);
+	/* The time-slice one stopped at a DMA buffer boundary: coarser than declared. */
+	at2 = detail(FSV_ITEM_MARKER, slice, "Stopped at");
+	cr_assert_str_eq(at2, "DMA buffer boundary");
+	g_free(note);
+	note = detail(FSV_ITEM_MARKER, slice, "Note");
+	cr_assert_not_null(note);
+}
+
+Test(preempt, pre_06_pre_07_resubmitted_pieces_show_old_and_new_fence_ids)
+{
+	g_autofree char *paging = NULL, *other = NULL, *first = NULL;
+
+	paging = detail(FSV_ITEM_PACKET, packet_by_id(5), "Fence ids");
+	other = detail(FSV_ITEM_PACKET, packet_by_id(3), "Fence ids");
+	first = detail(FSV_ITEM_PACKET, packet_by_id(1), "Fence id");
+	cr_assert_str_eq(paging, "104 (packet 4) → 104 (kept)");
+	cr_assert_str_eq(other, "101 (packet 1) → 103 (new)");
+	cr_assert_str_eq(first, "101");
+}
+
+Test(preempt, pre_13_display_row_has_vsyncs_flips_and_a_missed_vsync)
+{
+	guint32 display = row_of_kind(FSV_ROW_DISPLAY), flip1 = marker_of(FSA_MARK_FLIP, 0);
+	double ty, th, ly, lh;
+	FsvItem hit;
+	g_autofree char *latched = NULL, *on_screen = NULL, *missed = NULL, *after = NULL;
+
+	cr_assert_neq(display, FSV_INDEX_NONE);
+	cr_assert_eq(fsv_trace_get_row(trace, display)->parent, row_of_kind(FSV_ROW_ADAPTER));
+	cr_assert_eq(fsv_trace_get_row(trace, display)->source_id, 0);
+	fsv_view_set_range(view, US(550), US(1050));
+	cr_assert(fsv_view_get_strip_geometry(view, display, FSV_STRIP_TICKS, &ty, &th));
+	cr_assert(fsv_view_get_lane_geometry(view, display, 0, &ly, &lh));
+	cr_assert_geq(ly, ty + th, "flips under the vsync strip");
+	/* The flip, queued 610 µs, on screen at vsync 2 (700 µs). */
+	hit = hit_at(x_of(US(650)), ly + lh / 2);
+	cr_assert_eq(hit.kind, FSV_ITEM_MARKER);
+	cr_assert_eq(hit.index, flip1);
+	on_screen = detail(FSV_ITEM_MARKER, flip1, "On screen at vsync");
+	cr_assert_str_eq(on_screen, "2");
+	/* Vsyncs: 2 latched flip 1; 3 latched nothing while flip 2 rendered (missed); 5 came
+	 * after the last flip (not missed). */
+	hit = hit_at(x_of(US(700)), ty + th / 2);
+	cr_assert_eq(hit.kind, FSV_ITEM_MARKER);
+	latched = detail(FSV_ITEM_MARKER, hit.index, "Flip latched");
+	cr_assert_str_eq(latched, "1");
+	hit = hit_at(x_of(US(800)), ty + th / 2);
+	cr_assert(fsv_trace_get_marker(trace, hit.index)->is_missed);
+	missed = detail(FSV_ITEM_MARKER, hit.index, "Flip latched");
+	cr_assert_not_null(strstr(missed, "missed"), "%s", missed);
+	hit = hit_at(x_of(US(1000)), ty + th / 2);
+	cr_assert_eq(fsv_trace_get_marker(trace, hit.index)->kind, FSA_MARK_VSYNC);
+	cr_assert_not(fsv_trace_get_marker(trace, hit.index)->is_missed);
+	after = detail(FSV_ITEM_MARKER, hit.index, "Flip latched");
+	cr_assert_str_eq(after, "none");
 }
 
 /* ---- Pixels ------------------------------------------------------------------------------ */
@@ -464,4 +655,32 @@ Test(preempt, tdr_04_device_loss_is_drawn_on_every_queue_of_its_process)
 	reason = detail(FSV_ITEM_MARKER, lost, "Reason");
 	cr_assert_str_eq(device, "0x8001000000000001");
 	cr_assert_str_eq(reason, "TIMEOUT");
+}
+
+Test(preempt, recovery_and_display_take_their_colours)
+{
+	guint32 lo = fsv_trace_find_queue_row(trace, KQ_LO), hi = fsv_trace_find_queue_row(trace, KQ_HI);
+	guint32 display = row_of_kind(FSV_ROW_DISPLAY);
+	double ry, rh, ty, th, ly, lh;
+	cairo_surface_t *s;
+	guint32 c, bg;
+
+	fsv_view_set_range(view, US(0), US(1050));
+	s = render("recovery.png");
+	/* TDR-06: the adapter reset's purple line on an innocent queue's row. */
+	cr_assert(fsv_view_get_row_geometry(view, lo, &ry, &rh));
+	cr_assert_eq(pixel(s, floor(x_of(US(458))), ry + rh / 2), rgb24(FSV_COLOR_RESET));
+	/* TDR-04: the guilty context's queue is greyed and hatched after the error; the
+	 * innocent one is not. */
+	cr_assert(fsv_view_get_row_geometry(view, hi, &ry, &rh));
+	bg = pixel(s, x_of(US(300)), ry + 10);
+	c = pixel(s, x_of(US(700)), ry + 10);
+	cr_assert_neq(c, bg, "hatched 0x%06x", c);
+	/* PRE-13: the missed vsync is red down through the flips; a flip is blue. */
+	cr_assert(fsv_view_get_strip_geometry(view, display, FSV_STRIP_TICKS, &ty, &th));
+	cr_assert(fsv_view_get_lane_geometry(view, display, 0, &ly, &lh));
+	cr_assert_eq(pixel(s, floor(x_of(US(800))), ly + lh / 2), rgb24(FSV_COLOR_MISSED_VSYNC));
+	c = pixel(s, x_of(US(660)), ly + lh / 2);
+	cr_assert_gt(c & 0xff, (c >> 16) & 0xff, "a flip is blue: 0x%06x", c);
+	cairo_surface_destroy(s);
 }

@@ -56,6 +56,7 @@ static const double colors[FSV_COLOR_COUNT][3] = {
     [FSV_COLOR_VSYNC] = {0.25, 0.28, 0.35},               /* #404759 slate */
     [FSV_COLOR_FLIP] = {0.16, 0.50, 0.73},                /* #2980ba blue */
     [FSV_COLOR_MISSED_VSYNC] = {0.86, 0.15, 0.15},        /* #dc2626 red */
+    [FSV_COLOR_FAULT_INJECTED] = {0.75, 0.15, 0.83},      /* #c026d3 fuchsia */
 };
 
 /* Packets take the colour of their queue's process, as GPUView colours them. */
@@ -594,9 +595,11 @@ marker_color(guint8 kind)
 	case FSA_MARK_PREEMPTION:
 		return FSV_COLOR_PREEMPTION;
 	case FSA_MARK_TDR:
+	case FSA_MARK_TDR_DETECT:
 	case FSA_MARK_DEVICE_LOST:
 		return FSV_COLOR_TDR;
 	case FSA_MARK_ENGINE_RESET:
+	case FSA_MARK_ADAPTER_RESET:
 		return FSV_COLOR_RESET;
 	case FSA_MARK_PAGE_FAULT:
 		return FSV_COLOR_PAGE_FAULT;
@@ -814,12 +817,19 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 
 		set_rgb(cr, rgb, 1);
 		cairo_set_line_width(cr, 2);
+		/* TDR-06: a failed engine reset (promoted to an adapter reset) is dashed. */
+		if (!mk->code) {
+			const double dash[] = {3.0, 2.0};
+
+			cairo_set_dash(cr, dash, 2, 0);
+		}
 		cairo_move_to(cr, x, m->row_y + 1);
 		cairo_line_to(cr, x, m->row_y + m->row_h - 1);
 		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
 		font(c, 9, true);
 		cairo_move_to(cr, x + 3, m->row_y + 10);
-		cairo_show_text(cr, "RESET");
+		cairo_show_text(cr, mk->code ? "RESET" : "RESET FAILED");
 		break;
 	}
 	case FSA_MARK_PREEMPTION: {
@@ -849,18 +859,111 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		break;
 	}
 	case FSA_MARK_TDR:
+		/* TDR-04..06: the recovery, named with its guilty context when known. */
 		set_rgb(cr, rgb, 0.18);
 		cairo_rectangle(cr, x0, m->row_y, MAX(x1 - x0, 2.0), m->row_h);
 		cairo_fill(cr);
 		set_rgb(cr, rgb, 1);
 		cairo_rectangle(cr, x0, m->row_y, MAX(x1 - x0, 2.0), 3);
 		cairo_fill(cr);
-		if (x1 - x0 > 30) {
+		if (x1 - x0 > 30 && !is_bucket) {
+			char label[64];
+
+			if (mk->context_handle)
+				g_snprintf(label, sizeof(label), "TDR · guilty ctx 0x%" PRIx64,
+					   mk->context_handle);
+			else
+				g_snprintf(label, sizeof(label), "TDR");
 			font(c, 9, true);
-			cairo_move_to(cr, x0 + 3, m->row_y + 13);
-			cairo_show_text(cr, "TDR");
+			text_fit(cr, MAX(x0, c->x_min) + 3, m->row_y + 13, label,
+				 MIN(x1, c->x_max) - MAX(x0, c->x_min) - 6);
 		}
 		break;
+	case FSA_MARK_TDR_DETECT: {
+		/* TDR-02: the stall the watchdog found, hatched over the lanes, "no progress for
+		 * …" in the strip, and a tick at the detection. */
+		double top = m->strip_h > 0 ? m->strip_y + m->strip_h : m->row_y + 2;
+		double xd = floor(fsv_view_time_to_x(c->view, mk->end_ns)) + 0.5;
+
+		fill_hatched(cr, x0, top, MAX(x1 - x0, 1.0), m->row_y + m->row_h - 2 - top, rgb,
+			     0.06, 0.30);
+		set_rgb(cr, rgb, 1);
+		cairo_set_line_width(cr, 1.5);
+		cairo_move_to(cr, xd, m->strip_h > 0 ? m->strip_y : m->row_y);
+		cairo_line_to(cr, xd, m->row_y + m->row_h - 2);
+		cairo_stroke(cr);
+		if (!is_bucket && x1 - x0 > 60) {
+			g_autofree char *d = fsv_format_duration(mk->value);
+			g_autofree char *label = g_strdup_printf(
+			    "%s for %s", mk->code == FSTP_LOSS_REASON_ENGINE_HUNG ? "hung" : "no progress",
+			    d);
+
+			font(c, 8.5, true);
+			text_fit(cr, MAX(x0, c->x_min) + 3,
+				 (m->strip_h > 0 ? m->strip_y : m->row_y) + 10, label,
+				 MIN(xd, c->x_max) - MAX(x0, c->x_min) - 6);
+		}
+		break;
+	}
+	case FSA_MARK_CONTEXT_ERROR: {
+		/* TDR-04: the context's queues greyed out and hatched dark red from the error on,
+		 * labelled with its reason at the bottom (a suspension's label is at the top). */
+		const double *red = colors[FSV_COLOR_CONTEXT_ERROR];
+		double top = m->row_y + 1, bottom = tick_y + FSV_TICK_HEIGHT;
+		static const char *const reasons[] = {"timeout",	    "engine hung",
+						      "page fault",	    "GPU stopped",
+						      "termination",	    "invalid command"};
+		char label[48];
+
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.55);
+		cairo_rectangle(cr, x0, top, MAX(x1 - x0, 1.0), bottom - top);
+		cairo_fill(cr);
+		fill_hatched(cr, x0, top, MAX(x1 - x0, 1.0), bottom - top, red, 0.08, 0.45);
+		g_snprintf(label, sizeof(label), "in error: %s",
+			   mk->code >= 0 && mk->code < (gint64) G_N_ELEMENTS(reasons)
+			       ? reasons[mk->code]
+			       : "unknown");
+		font(c, 9, true);
+		if (!is_bucket && x1 - x0 >= text_width(cr, label) + 8) {
+			double tw = text_width(cr, label), lx = MAX(x0, c->x_min) + 3;
+
+			cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+			cairo_rectangle(cr, lx - 1, bottom - 11, tw + 3, 11);
+			cairo_fill(cr);
+			set_rgb(cr, red, 1);
+			cairo_move_to(cr, lx, bottom - 2);
+			cairo_show_text(cr, label);
+		}
+		break;
+	}
+	case FSA_MARK_FAULT_INJECTED: {
+		/* The fault injector's ground truth: a small diamond at the top of the row. */
+		double x = floor(x0) + 0.5, y = m->row_y + 5;
+
+		set_rgb(cr, colors[FSV_COLOR_FAULT_INJECTED], 1);
+		cairo_move_to(cr, x, y - 4);
+		cairo_line_to(cr, x + 4, y);
+		cairo_line_to(cr, x, y + 4);
+		cairo_line_to(cr, x - 4, y);
+		cairo_close_path(cr);
+		cairo_fill(cr);
+		break;
+	}
+	case FSA_MARK_INTERRUPT_LATE:
+		/* Raise → handled, 1 ms or more: an amber bar along the row's bottom. */
+		set_rgb(cr, colors[FSV_COLOR_DOORBELL_RETRY], 1);
+		cairo_rectangle(cr, x0, m->row_y + m->row_h - 4, MAX(x1 - x0, 1.0), 2);
+		cairo_fill(cr);
+		break;
+	case FSA_MARK_INTERRUPT_UNHANDLED: {
+		/* Raised and never handled: a red ring at the row's bottom. */
+		set_rgb(cr, colors[FSV_COLOR_TDR], 1);
+		cairo_set_line_width(cr, 1.25);
+		cairo_new_sub_path(cr);
+		cairo_arc(cr, floor(x0) + 0.5, m->row_y + m->row_h - 5, 2.5, 0, 2 * G_PI);
+		cairo_stroke(cr);
+		break;
+	}
 	case FSA_MARK_CONTEXT_SUSPENDED:
 	case FSA_MARK_ENGINE_F1:
 	case FSA_MARK_DEVICE_D3: {
@@ -1191,14 +1294,78 @@ draw_victim_arrows(Ctx *c, GArray *ids)
 	}
 }
 
+/* TDR-06: each adapter reset is a purple line over every visible row of its adapter, labelled
+ * on the adapter's row; drawn after the rows so that no box covers it. Resets are few: every one
+ * in view is drawn. */
+static bool
+collect_reset(const FsvLodItem *item, gpointer data)
+{
+	Ctx *c = data;
+
+	if (fsv_trace_get_marker(c->trace, item->id)->kind == FSA_MARK_ADAPTER_RESET)
+		g_array_append_val(c->specials, item->id);
+	return true;
+}
+
+static void
+draw_adapter_resets(Ctx *c)
+{
+	cairo_t *cr = c->cr;
+	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
+	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
+	guint n = fsv_view_get_visible_row_count(c->view);
+
+	if (!_fsv_trace_has_marker_kind(c->trace, FSA_MARK_ADAPTER_RESET))
+		return;
+	for (guint i = 0; i < n; i++) {
+		guint32 row = fsv_view_get_visible_row(c->view, i, NULL, NULL);
+		const FsvLod *lod = _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_OTHER);
+		double y0, y1;
+
+		if (fsv_trace_get_row(c->trace, row)->kind != FSV_ROW_ADAPTER || !lod ||
+		    !fsv_view_get_group_extent(c->view, row, &y0, &y1))
+			continue;
+		g_array_set_size(c->specials, 0);
+		fsv_lod_visit(lod, b, e, 0, collect_reset, NULL, c);
+		for (guint k = 0; k < c->specials->len; k++) {
+			guint32 id = g_array_index(c->specials, guint32, k);
+			const FsvMarker *mk = fsv_trace_get_marker(c->trace, id);
+			double x = floor(fsv_view_time_to_x(c->view, mk->begin_ns)) + 0.5;
+			const char *label = mk->code ? "ADAPTER RESET" : "ADAPTER RESET FAILED";
+
+			c->stats->items_drawn++;
+			set_rgb(cr, colors[FSV_COLOR_RESET], 1);
+			cairo_set_line_width(cr, 2.5);
+			if (!mk->code) {
+				const double dash[] = {4.0, 2.0};
+
+				cairo_set_dash(cr, dash, 2, 0);
+			}
+			cairo_move_to(cr, x, y0 + 1);
+			cairo_line_to(cr, x, y1 - 1);
+			cairo_stroke(cr);
+			cairo_set_dash(cr, NULL, 0, 0);
+			font(c, 9, true);
+			cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+			cairo_rectangle(cr, x + 3, y0 + 4, text_width(cr, label) + 4, 12);
+			cairo_fill(cr);
+			set_rgb(cr, colors[FSV_COLOR_RESET], 1);
+			cairo_move_to(cr, x + 5, y0 + 14);
+			cairo_show_text(cr, label);
+		}
+	}
+	g_array_set_size(c->specials, 0);
+}
+
 static void
 draw_row_content(Ctx *c, guint32 row, double y, double h)
 {
 	const FsvRow *r = fsv_trace_get_row(c->trace, row);
 	MarkerCtx m = {c, y, h, 0, 0, 0, 0, 0, r->kind, 0, {c->tri[0], c->tri[1], c->tri[2]}, NULL};
-	static const FsvMarkerLayer layers[] = {FSV_MARKER_LAYER_BAND,  FSV_MARKER_LAYER_RING,
-						FSV_MARKER_LAYER_VSYNC, FSV_MARKER_LAYER_OTHER,
-						FSV_MARKER_LAYER_MISSED, FSV_MARKER_LAYER_VICTIM};
+	static const FsvMarkerLayer layers[] = {
+	    FSV_MARKER_LAYER_BAND,  FSV_MARKER_LAYER_BACK,   FSV_MARKER_LAYER_RING,
+	    FSV_MARKER_LAYER_VSYNC, FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_MISSED,
+	    FSV_MARKER_LAYER_VICTIM};
 	double tick_h;
 
 	c->row = row;
@@ -1701,6 +1868,8 @@ typedef enum {
 	SW_BAR,
 	SW_CONNECTOR, /* a dashed arc with a head: preempted piece → resubmitted piece */
 	SW_TICKS2,    /* three ticks of one colour, a fourth (wider) of the other */
+	SW_VLINE,     /* a thick vertical line (an adapter reset) */
+	SW_DIAMOND,   /* a small diamond (an injected fault) */
 	SW_BRACKET,   /* a preemption bracket, split in two colours */
 } SwatchKind;
 
@@ -1746,6 +1915,12 @@ draw_legend(Ctx *c)
 	    {"Vsync | missed vsync", SW_TICKS2, FSV_COLOR_VSYNC, FSV_COLOR_MISSED_VSYNC},
 	    {"Flip: queued → on screen", SW_SOLID, FSV_COLOR_FLIP, FSV_COLOR_FLIP},
 	};
+	static const LegendEntry recovery[] = {
+	    {"TDR: no progress (detected)", SW_HATCH, FSV_COLOR_TDR, FSV_COLOR_TDR},
+	    {"Adapter reset (all its rows)", SW_VLINE, FSV_COLOR_RESET, FSV_COLOR_RESET},
+	    {"Context in error", SW_HATCH, FSV_COLOR_CONTEXT_ERROR, FSV_COLOR_CONTEXT_ERROR},
+	    {"Fault injected", SW_DIAMOND, FSV_COLOR_FAULT_INJECTED, FSV_COLOR_FAULT_INJECTED},
+	};
 	bool has_display = false;
 	static const LegendEntry pieces = {"Preempted → resubmitted piece", SW_CONNECTOR,
 					   FSV_COLOR_PACKET_PREEMPTED, FSV_COLOR_PACKET_PREEMPTED};
@@ -1779,6 +1954,14 @@ draw_legend(Ctx *c)
 		entries[n++] = pieces;
 	if (_fsv_trace_has_paging_packets(c->trace))
 		entries[n++] = paging;
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_TDR_DETECT))
+		entries[n++] = recovery[0];
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_ADAPTER_RESET))
+		entries[n++] = recovery[1];
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_CONTEXT_ERROR))
+		entries[n++] = recovery[2];
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_FAULT_INJECTED))
+		entries[n++] = recovery[3];
 	for (guint32 r = 0; r < fsv_trace_get_row_count(c->trace) && !has_display; r++)
 		has_display = fsv_trace_get_row(c->trace, r)->kind == FSV_ROW_DISPLAY;
 	if (has_display) {
@@ -1871,6 +2054,20 @@ draw_legend(Ctx *c)
 			cairo_set_dash(cr, NULL, 0, 0);
 			break;
 		}
+		case SW_VLINE:
+			set_rgb(cr, rgb, 1);
+			cairo_rectangle(cr, ex + 10, ey - 1, 2.5, 12);
+			cairo_fill(cr);
+			break;
+		case SW_DIAMOND:
+			set_rgb(cr, rgb, 1);
+			cairo_move_to(cr, ex + 11, ey);
+			cairo_line_to(cr, ex + 16, ey + 5);
+			cairo_line_to(cr, ex + 11, ey + 10);
+			cairo_line_to(cr, ex + 6, ey + 5);
+			cairo_close_path(cr);
+			cairo_fill(cr);
+			break;
 		case SW_TICKS2:
 			set_rgb(cr, rgb, 1);
 			for (int k = 0; k < 3; k++)
@@ -1987,6 +2184,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	    &c, rh,
 	    MIN((double) h, rh + fsv_view_get_content_height(view) - fsv_view_get_scroll_y(view)));
 	draw_victim_arrows(&c, c.specials);
+	draw_adapter_resets(&c);
 	draw_selection(&c);
 	cairo_restore(cr);
 

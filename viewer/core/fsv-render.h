@@ -118,6 +118,7 @@ typedef enum {
 	FSV_COLOR_VSYNC,              /* vsync ticks on a display row (PRE-13) */
 	FSV_COLOR_FLIP,               /* flips, queued → done */
 	FSV_COLOR_MISSED_VSYNC,       /* a vsync that presented nothing new */
+	FSV_COLOR_FAULT_INJECTED,     /* the fault injector's ground truth */
 	FSV_COLOR_COUNT,
 } FsvColor;
 

@@ -29,6 +29,9 @@ typedef enum {
 	FSV_MARKER_LAYER_VICTIM, /* doorbell_victimize: arrows victim → beneficiary */
 	FSV_MARKER_LAYER_VSYNC,  /* vsyncs that latched a flip or had nothing to latch */
 	FSV_MARKER_LAYER_MISSED, /* missed vsyncs: never hidden in a bucket of other vsyncs */
+	/* Long ranges drawn under the other markers and hit last, so that an instant within
+	 * them still answers: suspension, context in error, a TDR detection's stall. */
+	FSV_MARKER_LAYER_BACK,
 	FSV_MARKER_LAYER_COUNT,
 } FsvMarkerLayer;
 
@@ -55,6 +58,9 @@ guint64 _fsv_flip_vsync_count(const FsvMarker *marker);
 /* The layer a marker goes to: _fsv_marker_layer() of its kind, but a vsync's by whether it was
  * missed. */
 FsvMarkerLayer _fsv_marker_get_layer(const FsvMarker *marker);
+/* A preemption granularity (FSTP_PREEMPT_GRANULARITY_*) in words: "primitive boundary", or on
+ * a compute engine "dispatch boundary" (PRE-03). */
+const char *_fsv_granularity_name(gint64 code, bool is_compute);
 /* Whether a marker of KIND on an engine row is drawn in its event strip (FSV_STRIP_EVENTS). */
 bool _fsv_marker_uses_event_strip(guint8 kind);
 /* Whether the trace has a marker of KIND (enum fsa_marker_kind), in O(1). */

@@ -51,6 +51,8 @@ struct _FsvTrace {
 
 	GArray *processes; /* struct fsa_process_info, names owned */
 	GArray *queues;    /* struct fsa_queue_info */
+	GArray *contexts;  /* struct fsa_context_info */
+	GArray *engines;   /* struct fsa_engine_info */
 	GArray *fences;    /* struct fsa_fence_info */
 	GArray *clock_fits;
 	guint64 marker_kinds;   /* bit k: the trace has a marker of kind k */
@@ -806,6 +808,34 @@ index_edges(FsvTrace *t)
 
 static void build_marker_lods(FsvTrace *t, guint32 r, GArray *items);
 
+/* TDR-01: a TDR's preemption request that never completed was abandoned by the recovery that
+ * followed on its engine: it is drawn up to that recovery's end, not to the end of the trace
+ * (it stays is_open: its details say it never completed). */
+static void
+end_abandoned_requests(FsvTrace *t)
+{
+	if (!_fsv_trace_has_marker_kind(t, FSA_MARK_TDR))
+		return;
+	for (guint32 i = 0; i < t->markers->len; i++) {
+		FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+		guint64 end = FSV_TIME_NONE;
+
+		if (m->kind != FSA_MARK_PREEMPTION || !m->is_open ||
+		    m->code != FSTP_PREEMPT_REASON_TDR)
+			continue;
+		for (guint32 k = 0; k < t->markers->len; k++) {
+			const FsvMarker *r = &g_array_index(t->markers, FsvMarker, k);
+
+			if (r->kind == FSA_MARK_TDR && r->adapter_id == m->adapter_id &&
+			    r->engine_id == m->engine_id && r->begin_ns >= m->begin_ns &&
+			    (end == FSV_TIME_NONE || r->end_ns < end))
+				end = r->end_ns;
+		}
+		if (end != FSV_TIME_NONE)
+			m->end_ns = end;
+	}
+}
+
 /* PRE-13, per display row: flips into two sub-lanes (a flip queued while another is pending
  * takes the other one), and the vsyncs that latched nothing while the presenter was presenting
  * (from its first flip done to its last) marked missed. */
@@ -989,8 +1019,10 @@ build_index(FsvTrace *t)
 		if (m->end_ns == FSV_TIME_NONE || m->end_ns < m->begin_ns)
 			m->end_ns = MAX(t->end_ns, m->begin_ns);
 		m->row = FSV_INDEX_NONE;
-		/* SUS-01: a suspended context suspends all its queues: the range goes on each. */
-		if (m->kind == FSA_MARK_CONTEXT_SUSPENDED && m->context_handle != 0)
+		/* SUS-01: a suspended context suspends all its queues: the range goes on each;
+		 * TDR-04: so does a context in error. */
+		if ((m->kind == FSA_MARK_CONTEXT_SUSPENDED || m->kind == FSA_MARK_CONTEXT_ERROR) &&
+		    m->context_handle != 0)
 			for (guint32 r = 0; r < n_rows; r++) {
 				const FsvRow *row = row_at(t, r);
 
@@ -1024,6 +1056,7 @@ build_index(FsvTrace *t)
 		}
 	}
 	index_display_markers(t);
+	end_abandoned_requests(t);
 	/* Engine rows with preemptions, pieces or TDR stages get the strip above their lanes. */
 	for (guint32 i = 0; i < t->packets->len; i++) {
 		const FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
@@ -1144,7 +1177,7 @@ _fsv_trace_has_resubmitted_pieces(const FsvTrace *trace)
 bool
 _fsv_marker_uses_event_strip(guint8 kind)
 {
-	return kind == FSA_MARK_PREEMPTION || kind == FSA_MARK_TDR;
+	return kind == FSA_MARK_PREEMPTION || kind == FSA_MARK_TDR || kind == FSA_MARK_TDR_DETECT;
 }
 
 /* ---- Display markers (PRE-13) ----------------------------------------------------------- */
@@ -1214,6 +1247,10 @@ _fsv_marker_layer(guint8 kind)
 		return FSV_MARKER_LAYER_BAND;
 	case FSA_MARK_DOORBELL_VICTIMIZE:
 		return FSV_MARKER_LAYER_VICTIM;
+	case FSA_MARK_CONTEXT_SUSPENDED:
+	case FSA_MARK_CONTEXT_ERROR:
+	case FSA_MARK_TDR_DETECT:
+		return FSV_MARKER_LAYER_BACK;
 	default:
 		return FSV_MARKER_LAYER_OTHER;
 	}
@@ -1268,6 +1305,10 @@ copy_model(FsvTrace *t, const struct fsa_model *model)
 	}
 	for (size_t i = 0; i < fsa_model_queue_count(model); i++)
 		g_array_append_val(t->queues, *fsa_model_borrow_queue(model, i));
+	for (size_t i = 0; i < fsa_model_context_count(model); i++)
+		g_array_append_val(t->contexts, *fsa_model_borrow_context(model, i));
+	for (size_t i = 0; i < fsa_model_engine_count(model); i++)
+		g_array_append_val(t->engines, *fsa_model_borrow_engine(model, i));
 	for (size_t i = 0; i < fsa_model_fence_count(model); i++)
 		g_array_append_val(t->fences, *fsa_model_borrow_fence(model, i));
 	for (size_t i = 0; i < fsa_model_clock_fit_count(model); i++)
@@ -1296,6 +1337,8 @@ trace_new(const char *path)
 	t->edge_ids = g_array_new(FALSE, FALSE, sizeof(guint64));
 	t->processes = g_array_new(FALSE, FALSE, sizeof(struct fsa_process_info));
 	t->queues = g_array_new(FALSE, FALSE, sizeof(struct fsa_queue_info));
+	t->contexts = g_array_new(FALSE, FALSE, sizeof(struct fsa_context_info));
+	t->engines = g_array_new(FALSE, FALSE, sizeof(struct fsa_engine_info));
 	t->fences = g_array_new(FALSE, FALSE, sizeof(struct fsa_fence_info));
 	t->clock_fits = g_array_new(FALSE, FALSE, sizeof(struct fsa_clock_fit));
 	t->queue_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
@@ -1441,6 +1484,8 @@ fsv_trace_unref(FsvTrace *t)
 	g_array_unref(t->edge_ids);
 	g_array_unref(t->processes);
 	g_array_unref(t->queues);
+	g_array_unref(t->contexts);
+	g_array_unref(t->engines);
 	g_array_unref(t->fences);
 	g_array_unref(t->clock_fits);
 	g_hash_table_unref(t->queue_rows);
@@ -1721,6 +1766,47 @@ fsv_trace_find_queue(const FsvTrace *trace, guint64 hwqueue_handle)
 		    hwqueue_handle)
 			return &g_array_index(trace->queues, struct fsa_queue_info, i);
 	return NULL;
+}
+
+const struct fsa_context_info *
+fsv_trace_find_context(const FsvTrace *trace, guint64 context_handle)
+{
+	for (guint i = 0; i < trace->contexts->len; i++)
+		if (g_array_index(trace->contexts, struct fsa_context_info, i).context_handle ==
+		    context_handle)
+			return &g_array_index(trace->contexts, struct fsa_context_info, i);
+	return NULL;
+}
+
+const struct fsa_engine_info *
+fsv_trace_find_engine(const FsvTrace *trace, guint32 adapter_id, guint32 engine_id)
+{
+	for (guint i = 0; i < trace->engines->len; i++) {
+		const struct fsa_engine_info *e =
+		    &g_array_index(trace->engines, struct fsa_engine_info, i);
+
+		if (e->adapter_id == adapter_id && e->engine_id == engine_id)
+			return e;
+	}
+	return NULL;
+}
+
+bool
+fsv_trace_ticks_to_ns(const FsvTrace *trace, guint32 adapter_id, guint64 ticks, guint64 *ns)
+{
+	for (guint i = 0; i < trace->clock_fits->len; i++) {
+		const struct fsa_clock_fit *f =
+		    &g_array_index(trace->clock_fits, struct fsa_clock_fit, i);
+		double per_tick = f->ns_per_tick > 0.0	 ? f->ns_per_tick
+				  : f->nominal_hz > 0 ? 1e9 / (double) f->nominal_hz
+							 : 0.0;
+
+		if (f->adapter_id != adapter_id || per_tick <= 0.0)
+			continue;
+		*ns = (guint64) llround((double) ticks * per_tick);
+		return true;
+	}
+	return false;
 }
 
 const struct fsa_fence_info *

@@ -288,6 +288,17 @@ guint fsv_trace_get_process_count(const FsvTrace *trace);
 const struct fsa_process_info *fsv_trace_get_process(const FsvTrace *trace, guint index);
 const struct fsa_process_info *fsv_trace_find_process(const FsvTrace *trace, guint32 process_id);
 const struct fsa_queue_info *fsv_trace_find_queue(const FsvTrace *trace, guint64 hwqueue_handle);
+/* A hardware context (its process, device, priority, time slice, error) and an engine (its
+ * declared preemption granularities), as the model gives them (format 1.4); NULL when the trace
+ * has no such context or engine_describe. */
+const struct fsa_context_info *fsv_trace_find_context(const FsvTrace *trace,
+						      guint64 context_handle);
+const struct fsa_engine_info *fsv_trace_find_engine(const FsvTrace *trace, guint32 adapter_id,
+						    guint32 engine_id);
+/* GPU ticks of an adapter as a duration in ns (its clock fit's rate, else its nominal
+ * frequency); false when the trace does not know the adapter's counter. */
+bool fsv_trace_ticks_to_ns(const FsvTrace *trace, guint32 adapter_id, guint64 ticks,
+			   guint64 *ns);
 const struct fsa_fence_info *fsv_trace_find_fence(const FsvTrace *trace,
 						  guint64 fence_global_handle);
 guint fsv_trace_get_clock_fit_count(const FsvTrace *trace);

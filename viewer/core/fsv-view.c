@@ -598,6 +598,62 @@ fsv_view_get_piece_connector(const FsvView *v, guint32 packet, double *x0, doubl
 	return true;
 }
 
+bool
+fsv_view_get_group_extent(const FsvView *v, guint32 row, double *y0, double *y1)
+{
+	guint depth, i;
+	double h;
+
+	if (!fsv_view_get_row_geometry(v, row, y0, &h))
+		return false;
+	depth = fsv_trace_get_row(v->trace, row)->depth;
+	*y1 = *y0 + h;
+	for (i = v->row_slot[row]; i < v->layout->len; i++) {
+		const LayoutRow *lr = &g_array_index(v->layout, LayoutRow, i);
+
+		if (fsv_trace_get_row(v->trace, lr->row)->depth <= depth)
+			break;
+		*y1 = lr->y + lr->height + v->ruler_height - v->scroll_y;
+	}
+	return true;
+}
+
+/* TDR-06: an adapter reset's line crosses every row of its adapter: the adapter_reset marker
+ * of ROW's adapter within SLACK_PX of x, FSV_INDEX_NONE if none. */
+typedef struct {
+	const FsvTrace *trace;
+	guint64 t, slack;
+	guint32 best;
+} ResetHit;
+
+static bool
+reset_item(const FsvLodItem *item, gpointer data)
+{
+	ResetHit *h = data;
+	const FsvMarker *m = fsv_trace_get_marker(h->trace, item->id);
+
+	if (m->kind == FSA_MARK_ADAPTER_RESET && h->best == FSV_INDEX_NONE &&
+	    item->begin_ns + h->slack >= h->t && item->begin_ns <= h->t + h->slack)
+		h->best = item->id;
+	return true;
+}
+
+static guint32
+hit_adapter_reset(const FsvView *v, guint32 row, guint64 t, double slack_px)
+{
+	ResetHit h = {v->trace, t, (guint64) (slack_px * v->ns_per_px), FSV_INDEX_NONE};
+	const FsvLod *lod;
+
+	while (row != FSV_INDEX_NONE && fsv_trace_get_row(v->trace, row)->kind != FSV_ROW_ADAPTER)
+		row = fsv_trace_get_row(v->trace, row)->parent;
+	if (row == FSV_INDEX_NONE ||
+	    !(lod = _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_OTHER)))
+		return FSV_INDEX_NONE;
+	/* Every item: resets are few, and a bucket's top may be another kind. */
+	fsv_lod_visit(lod, t > h.slack ? t - h.slack : 0, t + h.slack, 0, reset_item, NULL, &h);
+	return h.best;
+}
+
 /* The connector over (x, y) of an engine row: the earlier piece, FSV_INDEX_NONE if none. The
  * row's packets are sorted by start: the pieces whose connector spans t started before it, and
  * a connector spans only the few packets that ran between two pieces, so a bounded look back
@@ -699,10 +755,13 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 	t = fsv_view_x_to_time(v, x);
 	fsv_view_get_row_geometry(v, row, &ry, &rh);
 
-	/* A victimization arrow is drawn over the boxes: right on its shaft (±1 px), it wins. */
+	/* A victimization arrow is drawn over the boxes: right on its shaft (±1 px), it wins; so
+	 * does an adapter reset's line over its adapter's rows. */
 	{
 		guint32 id = hit_victim_arrow(v, x, y, t, 1.0);
 
+		if (id == FSV_INDEX_NONE)
+			id = hit_adapter_reset(v, row, t, 1.5);
 		if (id != FSV_INDEX_NONE) {
 			*hit =
 			    (FsvItem){FSV_ITEM_MARKER, id, fsv_trace_get_marker(v->trace, id)->row};
@@ -744,6 +803,10 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 			    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_OTHER), t,
 			    2.0);
 
+			if (id == FSV_INDEX_NONE)
+				id = hit_lod(
+				    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_BACK),
+				    t, 2.0);
 			if (id != FSV_INDEX_NONE) {
 				*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
 				return true;
@@ -811,7 +874,8 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 	}
 	if (r->kind != FSV_ROW_DISPLAY) {
 		static const FsvMarkerLayer order[] = {
-		    FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_RING};
+		    FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_RING,
+		    FSV_MARKER_LAYER_BACK};
 		double by, bh, ty, th;
 		guint32 id = FSV_INDEX_NONE;
 		bool in_ticks = fsv_view_get_strip_geometry(v, row, FSV_STRIP_TICKS, &ty, &th) &&

@@ -117,6 +117,10 @@ bool fsv_view_get_strip_geometry(const FsvView *view, guint32 row, FsvStrip stri
  * (x1, y1). False when either piece's row is not laid out. */
 bool fsv_view_get_piece_connector(const FsvView *view, guint32 packet, double *x0, double *y0,
 				  double *x1, double *y1, double *y_peak);
+/* The vertical extent of a group row with its visible descendants: from the top of ROW to the
+ * bottom of the last visible row under it (an adapter reset is drawn over it, TDR-06). False
+ * when the row is not laid out. */
+bool fsv_view_get_group_extent(const FsvView *view, guint32 row, double *y0, double *y1);
 /* A doorbell victimization's arrow (marker: a doorbell_victimize marker's index): vertical at x,
  * from the middle of the victim's band (y0) to the beneficiary's (y1); a row without a band
  * uses its tick strip. False when either row is not laid out or the beneficiary has no row. */
