@@ -147,11 +147,13 @@ hw_displays_start(struct fsr_adapter *adapter)
 
 	for (uint32_t s = 0; s < adapter->config.display_count; s++) {
 		struct hw_display *display = &adapter->gpu->displays[s];
+		uint64_t first_vsync_ns;
 
 		/* Before it joins the clock (realtime: its thread), so no lock is needed. */
 		display->epoch_ns = rt_clock_now(runtime);
+		first_vsync_ns = next_vsync_ns(display);
 		rt_clock_add_actor(runtime, &display->actor);
-		rt_clock_kick_weak(runtime, &display->actor, next_vsync_ns(display));
+		rt_clock_kick_weak(runtime, &display->actor, first_vsync_ns);
 	}
 }
 

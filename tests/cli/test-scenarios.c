@@ -77,6 +77,28 @@ sum_lost(const struct fst_trace *trace, const char *log_type)
 			     log_type);
 }
 
+/*
+ * frame-pipeline: between the first and the last flip on screen, a vsync latched no flip (a
+ * frame rendered for longer than a frame missed it).
+ */
+static void
+expect_a_missed_vsync(const struct fst_trace *trace)
+{
+	size_t flips_done = 0, missed = 0;
+	size_t total = fst_trace_count(trace, "fencescope_os:flip_done", NULL, NULL);
+
+	for (size_t i = 0; i < trace->event_count && flips_done < total; i++) {
+		const struct fst_event *event = &trace->events[i];
+
+		if (strcmp(event->name, "fencescope_os:flip_done") == 0)
+			flips_done++;
+		else if (flips_done > 0 && strcmp(event->name, "fencescope_hw:vsync") == 0 &&
+			 fst_event_find_field(event, "flip_id")->u == 0)
+			missed++;
+	}
+	cr_expect_gt(missed, 0, "no vsync without a flip between the first and the last flip");
+}
+
 /* Records `args` (ending with the scenario `name`) and checks the trace against the totals. */
 static void
 record_args_and_check(const char *name, const char *const *args)
@@ -134,6 +156,13 @@ record_args_and_check(const char *name, const char *const *args)
 		     total_of(outcome.out, "log_entries_lost"));
 	if (strcmp(name, "log-overrun") == 0)
 		cr_expect_gt(sum_lost(trace, "SIGNALS"), 0, "LOG-19: the overrun is in the trace");
+	/* PRE-13: every present's flip was programmed and reached the screen. */
+	cr_expect_eq((long long) fst_trace_count(trace, "fencescope_os:flip_queued", NULL, NULL),
+		     total_of(outcome.out, "flips"));
+	cr_expect_eq((long long) fst_trace_count(trace, "fencescope_os:flip_done", NULL, NULL),
+		     total_of(outcome.out, "flips"));
+	if (strcmp(name, "frame-pipeline") == 0)
+		expect_a_missed_vsync(trace);
 	cr_expect_geq(fst_trace_count(trace, "fencescope_kmd:clock_correlation", NULL, NULL), 1);
 	expect_virtual_timestamps(trace);
 

@@ -4,7 +4,9 @@
  * two displays refreshing every 2 ms on their own threads, two processes on two threads
  * presenting frames of 0.2 to 5 ms of rendering (some longer than a frame, so a vsync passes
  * without a flip) on display 0, and a third thread on display 1, while the engine runs and the OS
- * handles the vsync interrupts. Checked on the event tap: every flip is programmed once and
+ * handles the vsync interrupts, and a fourth thread has the OS ask the 3D engine to preempt
+ * every half millisecond (PRE-13: the scheduler preempts even while flips are pending). Checked
+ * on the event tap: every flip is programmed once and
  * latched once, by one of the first two vsyncs of its display after flip_queued (the OS fires
  * flip_queued before the driver writes the flip register, and a vsync may run in between: it
  * latches nothing), flip_done follows that vsync and carries its count, each display's flips land
@@ -17,7 +19,9 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +108,33 @@ tap(void *user_data, const char *name, const uint64_t *fields, uint32_t field_co
 		}
 	}
 	pthread_mutex_unlock(&run.lock);
+}
+
+/* PRE-13: preemption requests on the 3D engine until the presenters are done. */
+struct preempter {
+	struct fsr_runtime *runtime;
+	uint32_t adapter;
+	_Atomic int is_done;
+	uint32_t requests;
+};
+
+static void *
+preempt_engine(void *data)
+{
+	struct preempter *preempter = data;
+	struct timespec half_ms = {.tv_nsec = 500000};
+
+	while (!atomic_load(&preempter->is_done)) {
+		uint64_t request_id = 0;
+
+		/* Reason PRIORITY (1); none is issued while too many are outstanding. */
+		if (fsr_test_preempt_request(preempter->runtime, preempter->adapter, 0, 1,
+					     &request_id) == FSR_OK &&
+		    request_id)
+			preempter->requests++;
+		nanosleep(&half_ms, NULL);
+	}
+	return NULL;
 }
 
 struct presenter {
@@ -239,6 +270,8 @@ main(void)
 	struct fsr_runtime *runtime = NULL;
 	struct presenter presenters[PRESENTERS];
 	pthread_t threads[PRESENTERS];
+	struct preempter preempter = {0};
+	pthread_t preempt_thread;
 	uint64_t flips = 0;
 	uint32_t adapter;
 
@@ -251,6 +284,11 @@ main(void)
 	SETUP(fsr_runtime_create(&runtime_config, &runtime));
 	fsr_runtime_set_event_tap(runtime, tap, NULL);
 	SETUP(fsr_adapter_create(runtime, &adapter_config, &adapter));
+	preempter = (struct preempter){.runtime = runtime, .adapter = adapter};
+	if (pthread_create(&preempt_thread, NULL, preempt_engine, &preempter) != 0) {
+		printf("Bail out! pthread_create\n");
+		return EXIT_FAILURE;
+	}
 	for (int p = 0; p < PRESENTERS; p++) {
 		/* Two on display 0 (flips of two processes interleave), one on display 1. */
 		presenters[p] = (struct presenter){.runtime = runtime,
@@ -268,6 +306,9 @@ main(void)
 		      fsr_status_name(presenters[p].status));
 		flips += presenters[p].presented;
 	}
+	atomic_store(&preempter.is_done, 1);
+	pthread_join(preempt_thread, NULL);
+	CHECK(preempter.requests > 10, "only %u preemption requests", preempter.requests);
 	SETUP(fsr_runtime_run_until_idle(runtime));
 	/* Idle means every flip presented is on screen. */
 	pthread_mutex_lock(&run.lock);
@@ -284,10 +325,11 @@ main(void)
 		CHECK(state.pending_flip_id == 0, "display %u: a flip still pending when idle", s);
 	}
 	CHECK(flips == PRESENTERS * FRAMES, "%lu flips presented", (unsigned long) flips);
-	fsr_runtime_set_event_tap(runtime, NULL, NULL);
+	/* The tap stays: the display and engine threads read it until destroy stops them. */
 	fsr_runtime_destroy(runtime);
 	printf("%s 1 - pre_13_realtime_flips_land_at_the_next_vsync_in_present_order_untorn "
-	       "(%lu flips, %zu and %zu vsyncs)\n",
-	       failed_checks ? "not ok" : "ok", (unsigned long) flips, run.vsyncs[0], run.vsyncs[1]);
+	       "(%lu flips, %zu and %zu vsyncs, %u preemption requests)\n",
+	       failed_checks ? "not ok" : "ok", (unsigned long) flips, run.vsyncs[0], run.vsyncs[1],
+	       preempter.requests);
 	return failed_checks ? EXIT_FAILURE : EXIT_SUCCESS;
 }

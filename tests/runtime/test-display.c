@@ -382,3 +382,144 @@ Test(display, pre_13_flips_land_at_the_next_vsync_under_interleaving)
 		fst_tap_stop();
 	}
 }
+
+/*
+ * PRE-13 with the engine taken away while a flip is pending: a second context on the 3D engine
+ * works for three frames in 5 ms items; the presenting queue's 2 ms render runs between them and
+ * its flip is programmed for vsync 1. If `suspend_at_ns` is not 0, the busy context is suspended
+ * then (the OS's preemption for SUSPEND: its queue leaves the engine at the next boundary) and
+ * resumed 4 ms later. Returns the vsync the flip landed at.
+ */
+static uint64_t
+flip_vsync_with_the_engine_taken_away(uint64_t suspend_at_ns)
+{
+	fsr_handle busy_context, busy_queue;
+	struct fsr_cmdbuf *cmdbuf;
+	uint64_t flip = 0;
+
+	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &busy_context), FSR_OK);
+	busy_queue = fst_queue_new(fx.process, busy_context, FSR_SUBMIT_USER_MODE);
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, busy_queue, &cmdbuf), FSR_OK);
+	for (int i = 0; i < 10; i++)
+		cr_assert_eq(fsr_cmdbuf_work(cmdbuf, 5000000), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
+	fst_submit_work(fx.process, queue, 2000000);
+	cr_assert_eq(fsr_present(fx.process, queue, 0, &flip), FSR_OK);
+	if (suspend_at_ns) {
+		run_until(epoch_ns + suspend_at_ns);
+		/* The flip is pending in the display's register while the engine is taken away. */
+		cr_assert_eq(display_state().pending_flip_id, flip);
+		cr_assert_eq(fsr_context_suspend(fx.process, busy_context), FSR_OK);
+		run_until(epoch_ns + suspend_at_ns + 4000000);
+		cr_assert_eq(fsr_context_resume(fx.process, busy_context), FSR_OK);
+	}
+	fst_run_until_idle();
+	cr_assert_eq(display_state().torn_frames, 0);
+	return check_flip_lands_at_next_vsync(flip);
+}
+
+Test(display, pre_13_suspending_a_context_while_a_flip_is_pending_neither_tears_nor_delays_it)
+{
+	uint64_t baseline = flip_vsync_with_the_engine_taken_away(0);
+	uint64_t suspended;
+
+	cr_assert_eq(baseline, 1);
+	/* Again, with the busy context suspended and resumed around vsync 1. */
+	fst_rt_teardown();
+	setup_display(1);
+	suspended = flip_vsync_with_the_engine_taken_away(14000000);
+	cr_assert_eq(suspended, baseline, "the flip moved from vsync %lu to %lu",
+		     (unsigned long) baseline, (unsigned long) suspended);
+	cr_assert_gt(fst_tap_count(0, "fencescope_kmd:context_suspend", -1, 0), 0);
+}
+
+/*
+ * PRE-13, the rule itself: the scheduler preempts even while flips are pending. The presenting
+ * queue renders 2 ms, so its flip is programmed for vsync 1 at about 2 ms; at 3 ms a second
+ * context on the same 3D engine gets 40 ms of work in one item (GPU ticks are ns). With `preempt_at_ns`
+ * not 0, the OS asks the 3D engine to preempt then (reason PRIORITY), while the flip is pending
+ * in the display's register: the engine stops the long item mid-way (shader boundary) and
+ * resumes it. Returns the vsync the flip landed at; `request` gets the request's tap index
+ * (SIZE_MAX without one).
+ */
+static uint64_t
+flip_vsync_with_a_preemption(uint64_t preempt_at_ns, size_t *request)
+{
+	fsr_handle busy_context, busy_queue;
+	uint64_t flip = 0, request_id = 0;
+
+	*request = SIZE_MAX;
+	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &busy_context), FSR_OK);
+	busy_queue = fst_queue_new(fx.process, busy_context, FSR_SUBMIT_USER_MODE);
+	fst_submit_work(fx.process, queue, 2000000);
+	cr_assert_eq(fsr_present(fx.process, queue, 0, &flip), FSR_OK);
+	/* The flip is programmed once the render is done; then the engine gets the long item. */
+	run_until(epoch_ns + 3000000);
+	cr_assert_eq(display_state().pending_flip_id, flip, "the flip is not pending");
+	fst_submit_work(fx.process, busy_queue, 40000000);
+	if (preempt_at_ns) {
+		run_until(epoch_ns + preempt_at_ns);
+		cr_assert_eq(display_state().pending_flip_id, flip, "no flip pending");
+		cr_assert_eq(fsr_test_preempt_request(fx.runtime, fx.adapter_id, 0, 1, &request_id),
+			     FSR_OK);
+		cr_assert_neq(request_id, 0);
+		*request = find(0, "fencescope_os:preempt_request", 3, request_id);
+	}
+	fst_run_until_idle();
+	cr_assert_eq(display_state().torn_frames, 0, "a torn frame");
+	return check_flip_lands_at_next_vsync(flip);
+}
+
+Test(display, pre_13_the_scheduler_preempts_while_a_flip_is_pending_and_the_flip_still_lands)
+{
+	size_t request, complete, queued, latched;
+	uint64_t baseline = flip_vsync_with_a_preemption(0, &request);
+	uint64_t preempted;
+
+	cr_assert_eq(baseline, 1);
+	for (uint64_t at_ns = 5000000; at_ns <= PERIOD_NS; at_ns += PERIOD_NS - 5000000 - 1) {
+		/* Mid-frame, and a nanosecond before the vsync that is to latch the flip. */
+		fst_rt_teardown();
+		setup_display(1);
+		preempted = flip_vsync_with_a_preemption(at_ns, &request);
+		cr_assert_eq(preempted, baseline, "preempted at %lu ns: the flip moved to vsync %lu",
+			     (unsigned long) at_ns, (unsigned long) preempted);
+		/* The request and its completion came while the flip was pending. */
+		queued = find(0, "fencescope_os:flip_queued", -1, 0);
+		latched = find(queued, "fencescope_hw:vsync", 3, 1);
+		complete = find(0, "fencescope_hw:preempt_complete", -1, 0);
+		cr_assert_neq(request, SIZE_MAX);
+		cr_assert_neq(complete, SIZE_MAX);
+		cr_assert(queued < request && request < latched, "the request was not made mid-flip");
+		cr_assert_lt(complete, latched, "the preemption completed after the flip landed");
+		/* The engine really stopped the long item mid-way: work was left to resume. */
+		cr_assert_gt(event(complete)->fields[7], 0, "nothing was preempted");
+		cr_assert_neq(find(0, "fencescope_hw:packet_end", 6, 1), SIZE_MAX,
+			      "no packet_end PREEMPTED");
+	}
+}
+
+Test(display, pre_13_a_kernel_mode_queue_presents_the_same_way)
+{
+	fsr_handle km_queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	uint64_t flip = 0, progress;
+	size_t end;
+
+	progress = fst_submit_work(fx.process, km_queue, 3 * PERIOD_NS / 2);
+	cr_assert_eq(fsr_present(fx.process, km_queue, 0, &flip), FSR_OK);
+	fst_run_until_idle();
+	end = find(0, "fencescope_hw:packet_end", 4, progress);
+	cr_assert_neq(end, SIZE_MAX);
+	cr_assert_gt(find(0, "fencescope_os:flip_queued", QUEUED_FLIP, flip), end);
+	cr_assert_eq(check_flip_lands_at_next_vsync(flip), 2);
+}
+
+Test(display, pre_13_a_lost_device_presents_nothing)
+{
+	uint64_t flip = 0;
+
+	cr_assert_eq(fsr_device_mark_lost(fx.process, fx.device, FSR_DEVICE_LOSS_TIMEOUT), FSR_OK);
+	cr_assert_eq(fsr_present(fx.process, queue, 0, &flip), FSR_ERR_DEVICE_LOST);
+	fst_run_until_idle();
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:flip_queued", -1, 0), 0);
+}

@@ -119,6 +119,24 @@ enum fsr_doorbell_model {
 #define FSR_MIN_VSYNC_PERIOD_NS     UINT64_C(100000)     /* 10 kHz */
 #define FSR_MAX_VSYNC_PERIOD_NS     UINT64_C(1000000000) /* 1 Hz */
 
+/*
+ * Where an engine can stop work for a preemption (PRE-03): D3DKMDT_GRAPHICS_PREEMPTION_GRANULARITY
+ * and D3DKMDT_COMPUTE_PREEMPTION_GRANULARITY, numbered as the trace's preempt_granularity. In the
+ * emulated GPU a WORK packet's ticks are a stream of primitives (dispatches) every 4096 ticks,
+ * triangles (thread groups) every 256, pixels (threads) every 16, and a shader can stop at any
+ * tick; DMA_BUFFER_BOUNDARY stops only between packets (docs/runtime.md "Scheduling and
+ * preemption as built"). FSR_PREEMPT_DEFAULT (0) in fsr_adapter_config: the finest the engine
+ * supports.
+ */
+enum fsr_preempt_granularity {
+	FSR_PREEMPT_DEFAULT = 0,
+	FSR_PREEMPT_DMA_BUFFER_BOUNDARY = 100,
+	FSR_PREEMPT_PRIMITIVE_OR_DISPATCH_BOUNDARY = 200,
+	FSR_PREEMPT_TRIANGLE_OR_THREAD_GROUP_BOUNDARY = 300,
+	FSR_PREEMPT_PIXEL_OR_THREAD_BOUNDARY = 400,
+	FSR_PREEMPT_SHADER_BOUNDARY = 500,
+};
+
 struct fsr_adapter_config {
 	uint32_t engine_count;                              /* 1..FSR_MAX_ENGINES */
 	enum fsr_engine_type engine_types[FSR_MAX_ENGINES]; /* one per engine */
@@ -204,6 +222,21 @@ struct fsr_adapter_config {
 	 * periods after the adapter started.
 	 */
 	uint64_t vsync_period_ns;
+	/*
+	 * Preemption (spec 002, PRE-03, PRE-04): each engine's graphics and compute preemption
+	 * granularity, as its driver declares them (engine_describe). A 3D engine preempts at its
+	 * graphics one, a compute engine at its compute one; a copy engine only at a DMA buffer
+	 * boundary whatever is set. FSR_PREEMPT_DEFAULT (0): the finest the emulated GPU supports,
+	 * SHADER_BOUNDARY (a copy engine: DMA_BUFFER_BOUNDARY).
+	 */
+	enum fsr_preempt_granularity graphics_preempt_granularity[FSR_MAX_ENGINES];
+	enum fsr_preempt_granularity compute_preempt_granularity[FSR_MAX_ENGINES];
+	/*
+	 * The driver declares PreemptionAware = 0 (Windows 7 behaviour): no mid-packet
+	 * preemption, and the DMA packets one command buffer is split into run back to back in
+	 * the same context. False, the default: preemption aware.
+	 */
+	bool preemption_unaware;
 };
 
 /* The longest fsr_adapter_config.engine_idle_to_f1_ns: 1 s, below the 2 s TDR cadence (FST-03). */
