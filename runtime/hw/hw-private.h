@@ -95,6 +95,13 @@ struct hw_engine {
 	uint64_t preempt_work_left;
 	uint64_t busy_start_ns;
 	uint64_t busy_ticks;
+	/*
+	 * PRE-08, PreemptionAware = 0: the queue whose command buffer's next split packet must
+	 * run next, back to back (NULL: none); nothing else starts meanwhile.
+	 */
+	struct os_hwqueue *reserved_for;
+	/* PRE-06: a paging packet was preempted: nothing else starts before its remainder. */
+	bool is_awaiting_paging;
 };
 
 /*
@@ -180,6 +187,11 @@ bool hw_engine_is_idle(struct hw_engine *engine);
  */
 FSR_TEST_API fsr_handle hw_engine_preempt(struct hw_engine *engine, uint64_t request_id,
 					  int granularity);
+/* PRE-15: the context's priority in the run list (takes the engine's lock). */
+void hw_engine_set_context_priority(struct hw_engine *engine, struct os_context *context,
+				    uint32_t priority);
+/* The context of the work the engine runs now, NULL if none (takes the engine's lock). */
+struct os_context *hw_engine_running_context(struct hw_engine *engine);
 /* The ticks between two boundaries of `granularity` in a WORK packet (0: only at its end). */
 uint64_t hw_preempt_boundary_ticks(int granularity);
 /*

@@ -539,6 +539,23 @@ preempt_command(void *miniport, uint32_t engine_id, uint64_t request_id,
 	return hw_engine_preempt(engine_of(miniport, engine_id), request_id, granularity);
 }
 
+/*
+ * PRE-15: the context's priority goes into its engine's run list, by which the command
+ * processor arbitrates; what it runs now is read from the engine.
+ */
+static void
+set_context_scheduling_properties(void *miniport, struct os_context *context)
+{
+	hw_engine_set_context_priority(engine_of(miniport, context->engine_id), context,
+				       context->priority);
+}
+
+static struct os_context *
+query_engine_context(void *miniport, uint32_t engine_id)
+{
+	return hw_engine_running_context(engine_of(miniport, engine_id));
+}
+
 /* ---- power (spec 000, FST-04, FST-06) --------------------------------------------------- */
 
 /*
@@ -614,6 +631,8 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiResumeContext = resume_context,
 	    .DxgkDdiSetVidPnSourceAddress = set_vidpn_source_address,
 	    .DxgkDdiPreemptCommand = preempt_command,
+	    .DxgkDdiSetContextSchedulingProperties = set_context_scheduling_properties,
+	    .DxgkDdiQueryEngineContext = query_engine_context,
 	    .DxgkDdiInterruptRoutine = interrupt_routine,
 	};
 }

@@ -228,6 +228,11 @@ os_step(struct rt_actor *actor, uint64_t now)
 	}
 	if (runtime->interrupts_head)
 		is_weak = false;
+	/* PRE-15: the scheduler's next look (os_km_schedule ran it). */
+	if (runtime->sched_next_ns < next)
+		next = runtime->sched_next_ns;
+	if (runtime->sched_next_ns != FSR_NEVER && runtime->sched_has_work)
+		is_weak = false;
 	actor->next_is_weak = is_weak;
 	rt_unlock(runtime);
 	return next;
@@ -238,6 +243,7 @@ os_actor_init(struct fsr_runtime *runtime)
 {
 	uint64_t now = rt_clock_now(runtime);
 
+	runtime->sched_next_ns = FSR_NEVER;
 	runtime->os_actor.name = "os";
 	runtime->os_actor.step = os_step;
 	runtime->next_log_read_ns =

@@ -225,3 +225,27 @@ Test(builtin, sus_05_trm_04_ums_16_suspend_terminate_runs_in_both_clocks)
 	cr_expect_eq(realtime.kernel_signals, sim.kernel_signals);
 	cr_expect_eq(realtime.work_gpu_ticks, sim.work_gpu_ticks);
 }
+
+/*
+ * PRE-15: priority-inversion and timeslice-mix run to the end in both clocks with the totals
+ * their description gives (the preemptions themselves: tests/runtime/test-preempt.c).
+ */
+Test(builtin, pre_15_priority_inversion_and_timeslice_mix_run_in_both_clocks)
+{
+	struct fsr_scenario_totals pi = run_scenario("priority-inversion", FSR_CLOCK_SIM, 1, 2);
+	struct fsr_scenario_totals pi_rt =
+	    run_scenario("priority-inversion", FSR_CLOCK_REALTIME, 1, 2);
+	struct fsr_scenario_totals ts = run_scenario("timeslice-mix", FSR_CLOCK_SIM, 1, 2);
+	struct fsr_scenario_totals ts_rt = run_scenario("timeslice-mix", FSR_CLOCK_REALTIME, 1, 1);
+
+	cr_expect_eq(pi.submissions, 4 * 2);
+	cr_expect_eq(pi.gpu_signals, 3 * 2);
+	cr_expect_eq(pi.kernel_signals, 2);
+	cr_expect_eq(pi.cpu_waits, 4 * 2);
+	cr_expect_eq(pi_rt.submissions, pi.submissions);
+	cr_expect_eq(ts.submissions, 4 * 2);
+	cr_expect_eq(ts.gpu_signals, 2 * 2);
+	cr_expect_eq(ts.kernel_signals, 2 * 2);
+	cr_expect_eq(ts.work_gpu_ticks, 4 * 2 * 200000);
+	cr_expect_eq(ts_rt.submissions, 4);
+}

@@ -237,6 +237,22 @@ struct fsr_adapter_config {
 	 * the same context. False, the default: preemption aware.
 	 */
 	bool preemption_unaware;
+	/*
+	 * PRE-15: how often the OS's scheduler looks at the engines while some context of the
+	 * adapter has a priority other than the default or a time slice and work is pending (a
+	 * ring gets work without the OS: the scheduler sees it only when it looks). 0 means
+	 * 100 us.
+	 */
+	uint64_t scheduling_period_ns;
+	/*
+	 * PRE-14, PRE-06: each new context gets a context allocation of this many bytes
+	 * (allocation_create), which the OS initializes by a paging packet on the context's
+	 * engine (InitContextResource: one GPU tick per 16 bytes), and which goes with the
+	 * context (allocation_destroy). Paging packets run before anything else on their engine
+	 * and, preempted, keep their fence id. 0, the default: no context allocation. At most
+	 * 4 GiB.
+	 */
+	uint64_t context_allocation_bytes;
 };
 
 /* The longest fsr_adapter_config.engine_idle_to_f1_ns: 1 s, below the 2 s TDR cadence (FST-03). */
