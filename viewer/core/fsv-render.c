@@ -1319,7 +1319,7 @@ draw_adapter_resets(Ctx *c)
 		return;
 	for (guint i = 0; i < n; i++) {
 		guint32 row = fsv_view_get_visible_row(c->view, i, NULL, NULL);
-		const FsvLod *lod = _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_OTHER);
+		const FsvLod *lod = _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_RESET);
 		double y0, y1;
 
 		if (fsv_trace_get_row(c->trace, row)->kind != FSV_ROW_ADAPTER || !lod ||
@@ -1364,8 +1364,8 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 	MarkerCtx m = {c, y, h, 0, 0, 0, 0, 0, r->kind, 0, {c->tri[0], c->tri[1], c->tri[2]}, NULL};
 	static const FsvMarkerLayer layers[] = {
 	    FSV_MARKER_LAYER_BAND,  FSV_MARKER_LAYER_BACK,   FSV_MARKER_LAYER_RING,
-	    FSV_MARKER_LAYER_VSYNC, FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_MISSED,
-	    FSV_MARKER_LAYER_VICTIM};
+	    FSV_MARKER_LAYER_VSYNC, FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_RESET,
+	    FSV_MARKER_LAYER_MISSED, FSV_MARKER_LAYER_VICTIM};
 	double tick_h;
 
 	c->row = row;

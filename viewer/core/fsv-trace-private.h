@@ -32,6 +32,9 @@ typedef enum {
 	/* Long ranges drawn under the other markers and hit last, so that an instant within
 	 * them still answers: suspension, context in error, a TDR detection's stall. */
 	FSV_MARKER_LAYER_BACK,
+	/* Engine and adapter resets (TDR-06): a reset is an instant right next to its TDR and its
+	 * request, which would stand for it in a bucket of theirs; drawn over them. */
+	FSV_MARKER_LAYER_RESET,
 	FSV_MARKER_LAYER_COUNT,
 } FsvMarkerLayer;
 

@@ -1251,6 +1251,9 @@ _fsv_marker_layer(guint8 kind)
 	case FSA_MARK_CONTEXT_ERROR:
 	case FSA_MARK_TDR_DETECT:
 		return FSV_MARKER_LAYER_BACK;
+	case FSA_MARK_ENGINE_RESET:
+	case FSA_MARK_ADAPTER_RESET:
+		return FSV_MARKER_LAYER_RESET;
 	default:
 		return FSV_MARKER_LAYER_OTHER;
 	}

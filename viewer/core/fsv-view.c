@@ -647,7 +647,7 @@ hit_adapter_reset(const FsvView *v, guint32 row, guint64 t, double slack_px)
 	while (row != FSV_INDEX_NONE && fsv_trace_get_row(v->trace, row)->kind != FSV_ROW_ADAPTER)
 		row = fsv_trace_get_row(v->trace, row)->parent;
 	if (row == FSV_INDEX_NONE ||
-	    !(lod = _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_OTHER)))
+	    !(lod = _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_RESET)))
 		return FSV_INDEX_NONE;
 	/* Every item: resets are few, and a bucket's top may be another kind. */
 	fsv_lod_visit(lod, t > h.slack ? t - h.slack : 0, t + h.slack, 0, reset_item, NULL, &h);
@@ -800,9 +800,14 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 		if (fsv_view_get_strip_geometry(v, row, FSV_STRIP_EVENTS, &sy, &sh) && y >= sy &&
 		    y < sy + sh) {
 			guint32 id = hit_lod(
-			    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_OTHER), t,
+			    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_RESET), t,
 			    2.0);
 
+			if (id == FSV_INDEX_NONE)
+				id = hit_lod(v,
+					     _fsv_trace_get_marker_lod(v->trace, row,
+								       FSV_MARKER_LAYER_OTHER),
+					     t, 2.0);
 			if (id == FSV_INDEX_NONE)
 				id = hit_lod(
 				    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_BACK),
@@ -874,8 +879,8 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 	}
 	if (r->kind != FSV_ROW_DISPLAY) {
 		static const FsvMarkerLayer order[] = {
-		    FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_RING,
-		    FSV_MARKER_LAYER_BACK};
+		    FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_RESET, FSV_MARKER_LAYER_OTHER,
+		    FSV_MARKER_LAYER_RING,   FSV_MARKER_LAYER_BACK};
 		double by, bh, ty, th;
 		guint32 id = FSV_INDEX_NONE;
 		bool in_ticks = fsv_view_get_strip_geometry(v, row, FSV_STRIP_TICKS, &ty, &th) &&
