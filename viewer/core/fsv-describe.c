@@ -354,17 +354,18 @@ static char *
 context_name(const FsvTrace *t, guint64 handle)
 {
 	const struct fsa_context_info *c = fsv_trace_find_context(t, handle);
-	g_autofree char *proc = NULL, *slice = NULL;
+	g_autofree char *proc = NULL, *slice = NULL, *d = NULL;
 
 	if (!c)
 		return g_strdup_printf("0x%" PRIx64, handle);
 	proc = process_name(t, c->process_id);
 	if (!c->has_schedule)
 		return g_strdup_printf("0x%" PRIx64 " · pid %s", handle, proc);
-	slice = c->time_slice_ns ? fsv_format_duration(c->time_slice_ns)
-				 : g_strdup("run to completion");
-	return g_strdup_printf("0x%" PRIx64 " · pid %s · priority %" PRIu32 ", time slice %s",
-			       handle, proc, c->priority, slice);
+	slice = c->time_slice_ns ? g_strdup_printf("time slice %s",
+						   (d = fsv_format_duration(c->time_slice_ns)))
+				 : g_strdup("no time slice (runs to completion)");
+	return g_strdup_printf("0x%" PRIx64 " · pid %s · priority %" PRIu32 ", %s", handle, proc,
+			       c->priority, slice);
 }
 
 /* "0x8003… · pid 42 game": a queue handle with its process when the trace knows the queue. */

@@ -6,7 +6,9 @@
  * adaptive units, the row labels, packets, fence wait boxes (light pink, with their queued and
  * stalled-on-GPU phases) and signal boxes (dark pink), inferred and never-completed operations
  * (hatched / outlined), doorbell ticks, a queue's doorbell connection band, victimization
- * arrows, suspended ranges, F- and D-state rows, preemption / TDR / reset / page-fault markers,
+ * arrows, suspended ranges, F- and D-state rows, preempted packets joined to their resubmitted
+ * pieces, preemption brackets by reason, TDR stages, engine and adapter resets, contexts in
+ * error, display rows (vsyncs, flips, missed vsyncs), page-fault and injected-fault markers,
  * hatched overlays where data was lost, CurrentValue steps on fence rows, the selection with its
  * dependency arrows, a range selection, a measurement and the legend.
  *
