@@ -218,6 +218,23 @@ build(void)
 			ev("flip_queued", US(850), "adapter_id", UINT64_C(0), "source_id",
 			   UINT64_C(0), "process_id", PID, "context_handle", CTX_LO, "flip_id",
 			   UINT64_C(2), NULL);
+		/* PRE-09: ring submission 8 is preempted at 940 µs and resumes at its saved
+		 * point under its own id at 960 µs (no packet_queued). */
+		if (k == 5) {
+			for (int piece = 0; piece < 2; piece++) {
+				ev("packet_start", US(920 + 40 * piece), "adapter_id", UINT64_C(0),
+				   "engine_id", UINT64_C(0), "hwqueue_handle", KQ_LO, "packet_id",
+				   UINT64_C(8), "progress_value", UINT64_C(8), "gpu_ts",
+				   US(920 + 40 * piece), NULL);
+				ev("packet_end", US(940 + 40 * piece), "adapter_id", UINT64_C(0),
+				   "engine_id", UINT64_C(0), "hwqueue_handle", KQ_LO, "packet_id",
+				   UINT64_C(8), "progress_value", UINT64_C(8), "gpu_ts",
+				   US(940 + 40 * piece), "status",
+				   (uint64_t) (piece ? FSTP_PACKET_STATUS_COMPLETED
+						     : FSTP_PACKET_STATUS_PREEMPTED),
+				   NULL);
+			}
+		}
 		ev("vsync", US(500 + 100 * k), "adapter_id", UINT64_C(0), "source_id", UINT64_C(0),
 		   "vsync_count", k, "flip_id", flip, "gpu_ts", US(500 + 100 * k), NULL);
 		if (flip)
@@ -316,6 +333,34 @@ Test(preempt, pre_06_pre_07_pieces_of_a_preempted_packet_are_linked)
 	cr_assert_eq(p4->next_piece, packet_by_id(5), "the paging packet's pieces too");
 	cr_assert_eq(p2->prev_piece, FSV_INDEX_NONE);
 	cr_assert_eq(p2->next_piece, FSV_INDEX_NONE);
+}
+
+Test(preempt, pre_09_a_ring_submission_resumes_under_its_own_id)
+{
+	guint32 first = FSV_INDEX_NONE, second = FSV_INDEX_NONE;
+	g_autofree char *resumes = NULL;
+
+	for (guint32 i = 0; i < fsv_trace_get_packet_count(trace); i++) {
+		if (fsv_trace_get_packet(trace, i)->packet_id != 8)
+			continue;
+		if (first == FSV_INDEX_NONE)
+			first = i;
+		else
+			second = i;
+	}
+	cr_assert_neq(second, FSV_INDEX_NONE, "two pieces of packet 8");
+	if (fsv_trace_get_packet(trace, first)->start_ns >
+	    fsv_trace_get_packet(trace, second)->start_ns) {
+		guint32 x = first;
+
+		first = second;
+		second = x;
+	}
+	cr_assert_eq(fsv_trace_get_packet(trace, first)->next_piece, second);
+	cr_assert_eq(fsv_trace_get_packet(trace, second)->prev_piece, first);
+	resumes = detail(FSV_ITEM_PACKET, second, "Resumes");
+	cr_assert_not_null(resumes);
+	cr_assert_not_null(strstr(resumes, "8 at its saved point"), "%s", resumes);
 }
 
 Test(preempt, engine_row_has_an_event_strip_above_its_lanes)

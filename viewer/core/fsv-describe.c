@@ -199,8 +199,14 @@ describe_packet(const FsvTrace *t, guint32 index, GPtrArray *out)
 					  : "DMA packet"));
 	if (p->fence_id)
 		add(out, "Fence id", g_strdup_printf("%" PRIu64, p->fence_id));
-	/* PRE-06: a resubmitted paging piece keeps its fence id; PRE-07: others get a new one. */
-	if (p->prev_piece != FSV_INDEX_NONE) {
+	/* PRE-06: a resubmitted paging piece keeps its fence id; PRE-07: others get a new one;
+	 * PRE-09: a ring submission resumes at its saved point under its own id. */
+	if (p->prev_piece != FSV_INDEX_NONE && !p->resubmission_of)
+		add(out, "Resumes",
+		    g_strdup_printf("%s %" PRIu64 " at its saved point",
+				    p->is_user_mode ? "ring submission" : "packet", p->packet_id));
+	if (p->prev_piece != FSV_INDEX_NONE && p->resubmission_of &&
+	    fsv_trace_get_packet(t, p->prev_piece)->fence_id && p->fence_id) {
 		const FsvPacket *prev = fsv_trace_get_packet(t, p->prev_piece);
 
 		add(out, "Fence ids",

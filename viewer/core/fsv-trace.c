@@ -878,44 +878,59 @@ index_display_markers(FsvTrace *t)
 	}
 }
 
-/* PRE-06, PRE-07: a preempted packet's pieces. Packet ids are unique per adapter; a resubmitted
- * piece names the packet it replaces in resubmission_of, so (adapter, packet id) finds the
- * previous piece. A packet id seen twice (a start whose end was lost) links its last piece. */
+/* PRE-06, PRE-07, PRE-09: a preempted packet's pieces. A resubmitted DMA packet names the packet
+ * it replaces in resubmission_of (packet ids are unique per adapter); a ring submission resumes
+ * at its saved point under its own id, without a packet_queued: its next piece is the next one
+ * of that id after a piece that ended PREEMPTED. Pieces are taken in start order. */
+static int
+compare_packet_start(const void *a, const void *b, void *data)
+{
+	const FsvTrace *t = data;
+	const FsvPacket *x = &g_array_index(t->packets, FsvPacket, *(const guint32 *) a);
+	const FsvPacket *y = &g_array_index(t->packets, FsvPacket, *(const guint32 *) b);
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return *(const guint32 *) a < *(const guint32 *) b ? -1 : 1;
+}
+
 static void
 link_packet_pieces(FsvTrace *t)
 {
-	g_autoptr(GHashTable) by_id = NULL;
-	bool has_resubmission = false;
+	g_autoptr(GHashTable) last = NULL; /* (adapter, packet id) → latest piece + 1 */
+	g_autofree guint32 *order = NULL;
+	bool has_pieces = false;
 
 	for (guint32 i = 0; i < t->packets->len; i++) {
 		FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
 
 		p->prev_piece = p->next_piece = FSV_INDEX_NONE;
-		has_resubmission |= p->resubmission_of != 0;
+		has_pieces |= p->resubmission_of != 0 || p->status == FSA_PACKET_PREEMPTED;
 	}
-	if (!has_resubmission)
+	if (!has_pieces)
 		return;
-	by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-	for (guint32 i = 0; i < t->packets->len; i++) {
-		const FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
-		/* 24 bits of adapter over 40 of packet id: ids stay far below 2^40. */
-		guint64 key = (guint64) p->adapter_id << 40 ^ p->packet_id;
-
-		g_hash_table_insert(by_id, g_memdup2(&key, sizeof(key)), GUINT_TO_POINTER(i + 1));
-	}
-	for (guint32 i = 0; i < t->packets->len; i++) {
+	order = g_new(guint32, t->packets->len);
+	for (guint32 i = 0; i < t->packets->len; i++)
+		order[i] = i;
+	g_qsort_with_data(order, (gint) t->packets->len, sizeof(guint32), compare_packet_start, t);
+	last = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	for (guint32 k = 0; k < t->packets->len; k++) {
+		guint32 i = order[k];
 		FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
-		guint64 key = (guint64) p->adapter_id << 40 ^ p->resubmission_of;
-		gpointer v;
-		FsvPacket *prev;
+		/* 24 bits of adapter over 40 of packet id: ids stay far below 2^40. */
+		guint64 own = (guint64) p->adapter_id << 40 ^ p->packet_id;
+		guint64 of = (guint64) p->adapter_id << 40 ^ p->resubmission_of;
+		gpointer v = g_hash_table_lookup(last, p->resubmission_of ? &of : &own);
+		FsvPacket *prev =
+		    v ? &g_array_index(t->packets, FsvPacket, GPOINTER_TO_UINT(v) - 1) : NULL;
 
-		if (p->resubmission_of == 0 || !(v = g_hash_table_lookup(by_id, &key)))
-			continue;
-		prev = &g_array_index(t->packets, FsvPacket, GPOINTER_TO_UINT(v) - 1);
-		if (prev == p || prev->next_piece != FSV_INDEX_NONE)
-			continue;
-		p->prev_piece = GPOINTER_TO_UINT(v) - 1;
-		prev->next_piece = i;
+		if (prev && prev != p && prev->next_piece == FSV_INDEX_NONE &&
+		    (p->resubmission_of || (prev->status == FSA_PACKET_PREEMPTED &&
+					    prev->hwqueue_handle == p->hwqueue_handle))) {
+			p->prev_piece = GPOINTER_TO_UINT(v) - 1;
+			prev->next_piece = i;
+		}
+		g_hash_table_insert(last, g_memdup2(&own, sizeof(own)), GUINT_TO_POINTER(i + 1));
 	}
 }
 
