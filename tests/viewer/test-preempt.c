@@ -99,8 +99,9 @@ preempt(uint64_t request, uint64_t ctx, int reason, uint64_t at, uint64_t done, 
 	if (done)
 		ev("preempt_complete", US(done), "adapter_id", UINT64_C(0), "engine_id",
 		   UINT64_C(0), "context_handle", ctx, "request_id", request, "packet_id", id,
-		   "granularity", (uint64_t) FSTP_PREEMPT_GRANULARITY_PRIMITIVE_OR_DISPATCH_BOUNDARY,
-		   "gpu_ts", US(done), NULL);
+		   "granularity",
+		   (uint64_t) FSTP_PREEMPT_GRANULARITY_PRIMITIVE_OR_DISPATCH_BOUNDARY, "gpu_ts",
+		   US(done), NULL);
 }
 
 /* Events must come in time order: the scenario is written in that order. */
@@ -130,8 +131,8 @@ build(void)
 	   CTX_LO, "engine_id", UINT64_C(0), "priority", UINT64_C(2), "time_slice_ns",
 	   UINT64_C(2000000), NULL);
 	ev("context_schedule", T0, "adapter_id", UINT64_C(0), "process_id", PID, "context_handle",
-	   CTX_HI, "engine_id", UINT64_C(0), "priority", UINT64_C(20), "time_slice_ns",
-	   UINT64_C(0), NULL);
+	   CTX_HI, "engine_id", UINT64_C(0), "priority", UINT64_C(20), "time_slice_ns", UINT64_C(0),
+	   NULL);
 	ev("hwqueue_create", T0, "process_id", PID, "context_handle", CTX_LO, "hwqueue_handle",
 	   KQ_LO, "engine_id", UINT64_C(0), "submission_mode",
 	   (uint64_t) FSTP_SUBMISSION_MODE_KERNEL_MODE, NULL);
@@ -194,9 +195,8 @@ build(void)
 	ev("packet_end", US(460), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
 	   "hwqueue_handle", KQ_HI, "packet_id", UINT64_C(6), "progress_value", UINT64_C(6),
 	   "gpu_ts", US(460), "status", (uint64_t) FSTP_PACKET_STATUS_ABORTED, NULL);
-	ev("context_error", US(462), "adapter_id", UINT64_C(0), "process_id", PID,
-	   "device_handle", DEV, "context_handle", CTX_HI, "reason",
-	   (uint64_t) FSTP_LOSS_REASON_TIMEOUT, NULL);
+	ev("context_error", US(462), "adapter_id", UINT64_C(0), "process_id", PID, "device_handle",
+	   DEV, "context_handle", CTX_HI, "reason", (uint64_t) FSTP_LOSS_REASON_TIMEOUT, NULL);
 	ev("tdr_end", US(470), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0), "result",
 	   (uint64_t) FSTP_TDR_RESULT_ADAPTER_RESET, NULL);
 	ev("device_lost", US(475), "process_id", PID, "device_handle", DEV, "reason",
@@ -514,7 +514,8 @@ Test(preempt, tdr_06_adapter_reset_crosses_every_row_of_its_adapter)
 
 Test(preempt, tdr_04_context_in_error_covers_the_guilty_context_queues_only)
 {
-	guint32 hi = fsv_trace_find_queue_row(trace, KQ_HI), lo = fsv_trace_find_queue_row(trace, KQ_LO);
+	guint32 hi = fsv_trace_find_queue_row(trace, KQ_HI),
+		lo = fsv_trace_find_queue_row(trace, KQ_LO);
 	guint32 error = marker_of(FSA_MARK_CONTEXT_ERROR, 0);
 	const FsvMarker *m = fsv_trace_get_marker(trace, error);
 	double ry, rh;
@@ -704,7 +705,8 @@ Test(preempt, tdr_04_device_loss_is_drawn_on_every_queue_of_its_process)
 
 Test(preempt, recovery_and_display_take_their_colours)
 {
-	guint32 lo = fsv_trace_find_queue_row(trace, KQ_LO), hi = fsv_trace_find_queue_row(trace, KQ_HI);
+	guint32 lo = fsv_trace_find_queue_row(trace, KQ_LO),
+		hi = fsv_trace_find_queue_row(trace, KQ_HI);
 	guint32 display = row_of_kind(FSV_ROW_DISPLAY);
 	double ry, rh, ty, th, ly, lh;
 	cairo_surface_t *s;

@@ -148,8 +148,7 @@ Test(recorded, pre_06_pre_07_priority_inversion_pieces_are_joined_on_the_engine_
 		pieces++;
 		cr_assert_eq(p->status, FSA_PACKET_PREEMPTED, "packet %" PRIu64, p->packet_id);
 		cr_assert_eq(fsv_trace_get_packet(t, p->next_piece)->prev_piece, i);
-		cr_assert_eq(fsv_trace_get_packet(t, p->next_piece)->resubmission_of,
-			     p->packet_id);
+		cr_assert_eq(fsv_trace_get_packet(t, p->next_piece)->resubmission_of, p->packet_id);
 		if (first == FSV_INDEX_NONE)
 			first = i;
 	}

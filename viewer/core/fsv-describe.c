@@ -277,12 +277,10 @@ disconnect_reason_name(gint64 code)
 static const char *
 preempt_reason_name(gint64 code)
 {
-	static const char *const names[] = {"TIME_SLICE (its time slice ran out)",
-					    "PRIORITY (a higher priority context was ready)",
-					    "SUSPEND (the context was suspended)",
-					    "TDR (no progress for the TDR delay)",
-					    "TERMINATION (its process ended)",
-					    "POWER (the engine or adapter powered down)"};
+	static const char *const names[] = {
+	    "TIME_SLICE (its time slice ran out)", "PRIORITY (a higher priority context was ready)",
+	    "SUSPEND (the context was suspended)", "TDR (no progress for the TDR delay)",
+	    "TERMINATION (its process ended)",     "POWER (the engine or adapter powered down)"};
 
 	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
 }
@@ -290,8 +288,8 @@ preempt_reason_name(gint64 code)
 static const char *
 loss_reason_name(gint64 code)
 {
-	static const char *const names[] = {"TIMEOUT",   "ENGINE_HUNG", "PAGE_FAULT",
-					    "GPU_STOP",  "TERMINATION", "INVALID_COMMAND"};
+	static const char *const names[] = {"TIMEOUT",  "ENGINE_HUNG", "PAGE_FAULT",
+					    "GPU_STOP", "TERMINATION", "INVALID_COMMAND"};
 
 	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
 }
@@ -347,9 +345,12 @@ fault_kind_name(gint64 code)
 static const char *
 interrupt_type_name(gint64 code)
 {
-	static const char *const names[] = {"DMA_COMPLETED",	     "NATIVE_FENCE_SIGNALED",
-					    "MONITORED_FENCE_SIGNALED", "ENGINE_STATE_CHANGE",
-					    "PAGE_FAULT",		     "DMA_PREEMPTED",
+	static const char *const names[] = {"DMA_COMPLETED",
+					    "NATIVE_FENCE_SIGNALED",
+					    "MONITORED_FENCE_SIGNALED",
+					    "ENGINE_STATE_CHANGE",
+					    "PAGE_FAULT",
+					    "DMA_PREEMPTED",
 					    "CRTC_VSYNC"};
 
 	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
@@ -367,9 +368,9 @@ context_name(const FsvTrace *t, guint64 handle)
 	proc = process_name(t, c->process_id);
 	if (!c->has_schedule)
 		return g_strdup_printf("0x%" PRIx64 " · pid %s", handle, proc);
-	slice = c->time_slice_ns ? g_strdup_printf("time slice %s",
-						   (d = fsv_format_duration(c->time_slice_ns)))
-				 : g_strdup("no time slice (runs to completion)");
+	slice = c->time_slice_ns
+		    ? g_strdup_printf("time slice %s", (d = fsv_format_duration(c->time_slice_ns)))
+		    : g_strdup("no time slice (runs to completion)");
 	return g_strdup_printf("0x%" PRIx64 " · pid %s · priority %" PRIu32 ", %s", handle, proc,
 			       c->priority, slice);
 }
@@ -397,18 +398,21 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 		add(out, "Display", g_strdup_printf("%" PRIu32, _fsv_marker_display_source(m)));
 		add(out, "Vsync", g_strdup_printf("%" PRIu64, _fsv_vsync_count(m)));
 		if (_fsv_vsync_flip_id(m))
-			add(out, "Flip latched", g_strdup_printf("%" PRIu64, _fsv_vsync_flip_id(m)));
+			add(out, "Flip latched",
+			    g_strdup_printf("%" PRIu64, _fsv_vsync_flip_id(m)));
 		else
 			add(out, "Flip latched",
-			    g_strdup(m->is_missed ? "none: missed, the previous frame was shown again"
-						  : "none"));
+			    g_strdup(m->is_missed
+					 ? "none: missed, the previous frame was shown again"
+					 : "none"));
 		return true;
 	}
 	if (_fsv_marker_is_flip(m)) {
 		add(out, "Display", g_strdup_printf("%" PRIu32, _fsv_marker_display_source(m)));
 		add(out, "Flip", g_strdup_printf("%" PRIu64, _fsv_flip_id(m)));
 		if (m->is_open)
-			add(out, "On screen", g_strdup("never (still pending at the end of the trace)"));
+			add(out, "On screen",
+			    g_strdup("never (still pending at the end of the trace)"));
 		else if (_fsv_flip_vsync_count(m))
 			add(out, "On screen at vsync",
 			    g_strdup_printf("%" PRIu64, _fsv_flip_vsync_count(m)));
@@ -459,7 +463,8 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 		return true;
 	case FSA_MARK_PREEMPTION: {
 		/* PRE-03, PRE-04, PRE-09, TDR-01. */
-		const struct fsa_engine_info *e = fsv_trace_find_engine(t, m->adapter_id, m->engine_id);
+		const struct fsa_engine_info *e =
+		    fsv_trace_find_engine(t, m->adapter_id, m->engine_id);
 		bool is_compute = e && e->engine_type == FSTP_ENGINE_TYPE_COMPUTE;
 		guint64 ns = 0;
 
@@ -469,7 +474,8 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 		if (m->is_open || m->code2 < 0) {
 			add(out, "Completed", g_strdup("never (the engine did not stop)"));
 		} else {
-			add(out, "Stopped at", g_strdup(_fsv_granularity_name(m->code2, is_compute)));
+			add(out, "Stopped at",
+			    g_strdup(_fsv_granularity_name(m->code2, is_compute)));
 			if (m->value2 == 0)
 				add(out, "Work left", g_strdup("none (it stopped at its end)"));
 			else if (fsv_trace_ticks_to_ns(t, m->adapter_id, m->value2, &ns)) {
@@ -477,45 +483,49 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 
 				add(out, "Work left",
 				    g_strdup_printf("%" PRIu64 " GPU ticks (%s)", m->value2, d));
-			}
-			else
-				add(out, "Work left", g_strdup_printf("%" PRIu64 " GPU ticks",
-								      m->value2));
+			} else
+				add(out, "Work left",
+				    g_strdup_printf("%" PRIu64 " GPU ticks", m->value2));
 		}
 		if (e) {
-			gint64 declared = is_compute ? e->compute_preempt_granularity
-						     : e->preempt_granularity;
+			gint64 declared =
+			    is_compute ? e->compute_preempt_granularity : e->preempt_granularity;
 
 			add(out, "Engine declares",
 			    g_strdup_printf("%s%s", _fsv_granularity_name(declared, is_compute),
-					    e->is_preemption_aware ? "" : " (not PreemptionAware)"));
+					    e->is_preemption_aware ? ""
+								   : " (not PreemptionAware)"));
 			/* A coarser boundary than declared: the engine ignored the request until
 			 * then (the IGNORES_PREEMPTION fault, or a faulty driver). */
 			if (!m->is_open && m->code2 >= 0 && m->code2 < declared)
-				add(out, "Note", g_strdup("stopped at a coarser boundary than declared"));
+				add(out, "Note",
+				    g_strdup("stopped at a coarser boundary than declared"));
 		}
 		return true;
 	}
 	case FSA_MARK_TDR:
 		/* TDR-04..06: the recovery interval, tdr_begin → tdr_end. */
 		add(out, "Reason", g_strdup(loss_reason_name((gint64) m->value)));
-		add(out, "Guilty context", m->context_handle ? context_name(t, m->context_handle)
-							     : g_strdup("none known"));
-		add(out, "Result", m->is_open ? g_strdup("still recovering at the end of the trace")
-					      : g_strdup(tdr_result_name(m->code)));
+		add(out, "Guilty context",
+		    m->context_handle ? context_name(t, m->context_handle)
+				      : g_strdup("none known"));
+		add(out, "Result",
+		    m->is_open ? g_strdup("still recovering at the end of the trace")
+			       : g_strdup(tdr_result_name(m->code)));
 		return true;
 	case FSA_MARK_TDR_DETECT:
 		/* TDR-01..03: the watchdog's finding; the marker spans the stall it reports. */
-		add(out, "Reason", g_strdup(m->code == FSTP_LOSS_REASON_ENGINE_HUNG
-						? "ENGINE_HUNG (the KMD reported the engine Hung)"
-						: "TIMEOUT (no progress for the TDR delay)"));
+		add(out, "Reason",
+		    g_strdup(m->code == FSTP_LOSS_REASON_ENGINE_HUNG
+				 ? "ENGINE_HUNG (the KMD reported the engine Hung)"
+				 : "TIMEOUT (no progress for the TDR delay)"));
 		add(out, "No progress for", fsv_format_duration(m->value));
 		if (m->context_handle)
 			add(out, "Context running", context_name(t, m->context_handle));
 		return true;
 	case FSA_MARK_ENGINE_RESET:
-		add(out, "Result", g_strdup(m->code ? "succeeded"
-						    : "failed (promoted to an adapter reset)"));
+		add(out, "Result",
+		    g_strdup(m->code ? "succeeded" : "failed (promoted to an adapter reset)"));
 		return true;
 	case FSA_MARK_ADAPTER_RESET:
 		/* TDR-06: every engine of the adapter. */
@@ -535,9 +545,10 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 	case FSA_MARK_INTERRUPT_LATE:
 	case FSA_MARK_INTERRUPT_UNHANDLED:
 		add(out, "Interrupt", g_strdup(interrupt_type_name(m->code)));
-		add(out, "Handled", m->kind == FSA_MARK_INTERRUPT_UNHANDLED
-					? g_strdup("never")
-					: g_strdup("late (1 ms or more after its raise)"));
+		add(out, "Handled",
+		    m->kind == FSA_MARK_INTERRUPT_UNHANDLED
+			? g_strdup("never")
+			: g_strdup("late (1 ms or more after its raise)"));
 		return true;
 	case FSA_MARK_DEVICE_LOST:
 		add(out, "Device", g_strdup_printf("0x%" PRIx64, m->other_handle));

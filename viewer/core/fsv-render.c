@@ -662,12 +662,11 @@ marker_color(guint8 kind)
 	}
 }
 
-
 typedef struct {
 	Ctx *c;
 	double row_y, row_h;
-	double tick_y;         /* the tick strip (fsv_view_get_strip_geometry) */
-	double band_y, band_h; /* the doorbell band, band_h 0 when the row has none */
+	double tick_y;           /* the tick strip (fsv_view_get_strip_geometry) */
+	double band_y, band_h;   /* the doorbell band, band_h 0 when the row has none */
 	double strip_y, strip_h; /* an engine's event strip, strip_h 0 when the row has none */
 	FsvRowKind row_kind;
 	guint32 id; /* the marker being drawn (an item's, a bucket's top) */
@@ -839,7 +838,8 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		cairo_line_to(cr, x, m->row_y + 8);
 		cairo_close_path(cr);
 		cairo_fill(cr);
-		if (mk->kind == FSA_MARK_DEVICE_LOST && !is_bucket && m->row_kind == FSV_ROW_QUEUE) {
+		if (mk->kind == FSA_MARK_DEVICE_LOST && !is_bucket &&
+		    m->row_kind == FSV_ROW_QUEUE) {
 			font(c, 9, true);
 			cairo_move_to(cr, x + 6, m->row_y + 9);
 			cairo_show_text(cr, "device lost");
@@ -889,7 +889,8 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		}
 		batch_add(c, B_PREEMPT_LEG0 + reason, x0, x0 + 1, top + 3, bottom - top - 3);
 		if (!mk->is_open && x1 - x0 >= 3)
-			batch_add(c, B_PREEMPT_LEG0 + reason, x1 - 1, x1, top + 3, bottom - top - 3);
+			batch_add(c, B_PREEMPT_LEG0 + reason, x1 - 1, x1, top + 3,
+				  bottom - top - 3);
 		break;
 	}
 	case FSA_MARK_TDR:
@@ -929,8 +930,8 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		if (!is_bucket && x1 - x0 > 60) {
 			g_autofree char *d = fsv_format_duration(mk->value);
 			g_autofree char *label = g_strdup_printf(
-			    "%s for %s", mk->code == FSTP_LOSS_REASON_ENGINE_HUNG ? "hung" : "no progress",
-			    d);
+			    "%s for %s",
+			    mk->code == FSTP_LOSS_REASON_ENGINE_HUNG ? "hung" : "no progress", d);
 
 			font(c, 8.5, true);
 			text_fit(cr, MAX(x0, c->x_min) + 3,
@@ -944,9 +945,9 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		 * labelled with its reason at the bottom (a suspension's label is at the top). */
 		const double *red = colors[FSV_COLOR_CONTEXT_ERROR];
 		double top = m->row_y + 1, bottom = tick_y + FSV_TICK_HEIGHT;
-		static const char *const reasons[] = {"timeout",	    "engine hung",
-						      "page fault",	    "GPU stopped",
-						      "termination",	    "invalid command"};
+		static const char *const reasons[] = {"timeout",     "engine hung",
+						      "page fault",  "GPU stopped",
+						      "termination", "invalid command"};
 		char label[48];
 
 		cairo_set_source_rgba(cr, 1, 1, 1, 0.55);
@@ -1146,8 +1147,7 @@ draw_piece_connectors(Ctx *c)
 			double x0, y0, x1, y1, peak, dx;
 
 			if (!fsv_view_get_piece_connector(c->view, id, &x0, &y0, &x1, &y1, &peak) ||
-			    MAX(x0, x1) < c->x_min - 2 || MIN(x0, x1) > c->x_max + 2 ||
-			    x1 - x0 < 2)
+			    MAX(x0, x1) < c->x_min - 2 || MIN(x0, x1) > c->x_max + 2 || x1 - x0 < 2)
 				continue;
 			if (sel->kind == FSV_ITEM_PACKET &&
 			    (sel->index == id || sel->index == p->next_piece)) {
@@ -1383,7 +1383,8 @@ draw_adapter_resets(Ctx *c)
 		return;
 	for (guint i = 0; i < n; i++) {
 		guint32 row = fsv_view_get_visible_row(c->view, i, NULL, NULL);
-		const FsvLod *lod = _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_RESET);
+		const FsvLod *lod =
+		    _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_RESET);
 		double y0, y1;
 
 		if (fsv_trace_get_row(c->trace, row)->kind != FSV_ROW_ADAPTER || !lod ||
@@ -1426,10 +1427,10 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 {
 	const FsvRow *r = fsv_trace_get_row(c->trace, row);
 	MarkerCtx m = {c, y, h, 0, 0, 0, 0, 0, r->kind, 0, {c->tri[0], c->tri[1], c->tri[2]}, NULL};
-	static const FsvMarkerLayer layers[] = {
-	    FSV_MARKER_LAYER_BAND,  FSV_MARKER_LAYER_BACK,   FSV_MARKER_LAYER_RING,
-	    FSV_MARKER_LAYER_VSYNC, FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_RESET,
-	    FSV_MARKER_LAYER_MISSED, FSV_MARKER_LAYER_VICTIM};
+	static const FsvMarkerLayer layers[] = {FSV_MARKER_LAYER_BAND,   FSV_MARKER_LAYER_BACK,
+						FSV_MARKER_LAYER_RING,   FSV_MARKER_LAYER_VSYNC,
+						FSV_MARKER_LAYER_OTHER,  FSV_MARKER_LAYER_RESET,
+						FSV_MARKER_LAYER_MISSED, FSV_MARKER_LAYER_VICTIM};
 	double tick_h;
 
 	c->row = row;

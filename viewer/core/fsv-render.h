@@ -111,16 +111,18 @@ typedef enum {
 	FSV_COLOR_DOORBELL_ABORT,
 	FSV_COLOR_VICTIMIZE, /* the arrow victim → beneficiary */
 	FSV_COLOR_SUSPENDED, /* hatching of suspended, F1 and D3 ranges */
-	/* Issue 13 (docs/viewer.md "Preemption, TDR, resets and display"). */
-	FSV_COLOR_PACKET_PAGING,      /* paging packets (PRE-06) */
-	FSV_COLOR_PREEMPT_PRIORITY,   /* preemption brackets by reason; TIME_SLICE is */
-	FSV_COLOR_PREEMPT_TERMINATION, /* FSV_COLOR_PREEMPTION, SUSPEND FSV_COLOR_SUSPENDED, */
-	FSV_COLOR_PREEMPT_POWER,      /* TDR FSV_COLOR_TDR */
-	FSV_COLOR_CONTEXT_ERROR,      /* hatching of a context in error (TDR-04) */
-	FSV_COLOR_VSYNC,              /* vsync ticks on a display row (PRE-13) */
-	FSV_COLOR_FLIP,               /* flips, queued → done */
-	FSV_COLOR_MISSED_VSYNC,       /* a vsync that presented nothing new */
-	FSV_COLOR_FAULT_INJECTED,     /* the fault injector's ground truth */
+	/* Issue 13 (docs/viewer.md "Preemption, TDR, resets and display"). Preemption brackets
+	 * take the colour of their reason: TIME_SLICE FSV_COLOR_PREEMPTION, PRIORITY, SUSPEND
+	 * FSV_COLOR_SUSPENDED, TDR FSV_COLOR_TDR, TERMINATION, POWER. */
+	FSV_COLOR_PACKET_PAGING, /* paging packets (PRE-06) */
+	FSV_COLOR_PREEMPT_PRIORITY,
+	FSV_COLOR_PREEMPT_TERMINATION,
+	FSV_COLOR_PREEMPT_POWER,
+	FSV_COLOR_CONTEXT_ERROR,  /* hatching of a context in error (TDR-04) */
+	FSV_COLOR_VSYNC,          /* vsync ticks on a display row (PRE-13) */
+	FSV_COLOR_FLIP,           /* flips, queued → done */
+	FSV_COLOR_MISSED_VSYNC,   /* a vsync that presented nothing new */
+	FSV_COLOR_FAULT_INJECTED, /* the fault injector's ground truth */
 	FSV_COLOR_COUNT,
 } FsvColor;
 

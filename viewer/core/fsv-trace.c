@@ -55,7 +55,7 @@ struct _FsvTrace {
 	GArray *engines;   /* struct fsa_engine_info */
 	GArray *fences;    /* struct fsa_fence_info */
 	GArray *clock_fits;
-	guint64 marker_kinds;   /* bit k: the trace has a marker of kind k */
+	guint64 marker_kinds; /* bit k: the trace has a marker of kind k */
 	bool has_paging_packets, has_resubmitted_pieces;
 	GHashTable *queue_rows; /* hwqueue handle → row + 1 */
 	GHashTable *fence_rows; /* global fence handle → row + 1 */
@@ -185,7 +185,8 @@ sink_marker(void *data, const struct fsa_marker *marker)
 	 * kept as that interval: from (detection − stalled_ns) to the detection. */
 	if (marker->kind == FSA_MARK_TDR_DETECT && marker->value > 0 &&
 	    marker->begin_ns != FSA_TIME_NONE)
-		m.begin_ns = marker->begin_ns > marker->value ? marker->begin_ns - marker->value : 0;
+		m.begin_ns =
+		    marker->begin_ns > marker->value ? marker->begin_ns - marker->value : 0;
 	m.adapter_id = marker->adapter_id;
 	m.engine_id = marker->engine_id;
 	m.process_id = marker->process_id;
@@ -458,7 +459,8 @@ layout_rows(FsvTrace *t)
 		if (m->adapter_id != UINT32_MAX) {
 			guint64 key = (guint64) m->adapter_id << 32 | m->engine_id;
 
-			if (m->engine_id == UINT32_MAX || _fsv_marker_display_source(m) != UINT32_MAX)
+			if (m->engine_id == UINT32_MAX ||
+			    _fsv_marker_display_source(m) != UINT32_MAX)
 				key = (guint64) m->adapter_id << 32 | UINT32_MAX;
 			g_array_append_val(engines, key);
 		}
@@ -850,8 +852,8 @@ index_display_markers(FsvTrace *t)
 			continue;
 		sort_row_list(t, list, 2);
 		for (guint i = 0; i < list->len; i++) {
-			FsvMarker *m = &g_array_index(t->markers, FsvMarker,
-						      g_array_index(list, guint32, i));
+			FsvMarker *m =
+			    &g_array_index(t->markers, FsvMarker, g_array_index(list, guint32, i));
 
 			if (!_fsv_marker_is_flip(m))
 				continue;
@@ -868,8 +870,8 @@ index_display_markers(FsvTrace *t)
 			}
 		}
 		for (guint i = 0; i < list->len; i++) {
-			FsvMarker *m = &g_array_index(t->markers, FsvMarker,
-						      g_array_index(list, guint32, i));
+			FsvMarker *m =
+			    &g_array_index(t->markers, FsvMarker, g_array_index(list, guint32, i));
 
 			m->is_missed = _fsv_marker_is_vsync(m) && _fsv_vsync_flip_id(m) == 0 &&
 				       first_done != FSV_TIME_NONE && m->begin_ns > first_done &&
@@ -1056,7 +1058,8 @@ build_index(FsvTrace *t)
 			for (guint32 r = 0; r < n_rows; r++) {
 				const FsvRow *row = row_at(t, r);
 
-				if (row->kind != FSV_ROW_QUEUE || row->process_id != m->process_id ||
+				if (row->kind != FSV_ROW_QUEUE ||
+				    row->process_id != m->process_id ||
 				    (m->adapter_id != UINT32_MAX &&
 				     row->adapter_id != m->adapter_id))
 					continue;
@@ -1815,9 +1818,9 @@ fsv_trace_ticks_to_ns(const FsvTrace *trace, guint32 adapter_id, guint64 ticks, 
 	for (guint i = 0; i < trace->clock_fits->len; i++) {
 		const struct fsa_clock_fit *f =
 		    &g_array_index(trace->clock_fits, struct fsa_clock_fit, i);
-		double per_tick = f->ns_per_tick > 0.0	 ? f->ns_per_tick
-				  : f->nominal_hz > 0 ? 1e9 / (double) f->nominal_hz
-							 : 0.0;
+		double per_tick = f->ns_per_tick > 0.0 ? f->ns_per_tick
+				  : f->nominal_hz > 0  ? 1e9 / (double) f->nominal_hz
+						       : 0.0;
 
 		if (f->adapter_id != adapter_id || per_tick <= 0.0)
 			continue;

@@ -297,8 +297,7 @@ const struct fsa_engine_info *fsv_trace_find_engine(const FsvTrace *trace, guint
 						    guint32 engine_id);
 /* GPU ticks of an adapter as a duration in ns (its clock fit's rate, else its nominal
  * frequency); false when the trace does not know the adapter's counter. */
-bool fsv_trace_ticks_to_ns(const FsvTrace *trace, guint32 adapter_id, guint64 ticks,
-			   guint64 *ns);
+bool fsv_trace_ticks_to_ns(const FsvTrace *trace, guint32 adapter_id, guint64 ticks, guint64 *ns);
 const struct fsa_fence_info *fsv_trace_find_fence(const FsvTrace *trace,
 						  guint64 fence_global_handle);
 guint fsv_trace_get_clock_fit_count(const FsvTrace *trace);

@@ -810,7 +810,8 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 					     t, 2.0);
 			if (id == FSV_INDEX_NONE)
 				id = hit_lod(
-				    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_BACK),
+				    v,
+				    _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_BACK),
 				    t, 2.0);
 			if (id != FSV_INDEX_NONE) {
 				*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
@@ -818,8 +819,9 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 			}
 			id = hit_piece_connector(v, row, x, y);
 			if (id != FSV_INDEX_NONE) {
-				*hit = (FsvItem){FSV_ITEM_PACKET,
-						 fsv_trace_get_packet(v->trace, id)->next_piece, row};
+				*hit =
+				    (FsvItem){FSV_ITEM_PACKET,
+					      fsv_trace_get_packet(v->trace, id)->next_piece, row};
 				return true;
 			}
 		}
@@ -844,8 +846,13 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 		for (guint lane = 0; lane < 2 && id == FSV_INDEX_NONE; lane++) {
 			const FsvLod *lod =
 			    _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_OTHER);
-			HitSearch h = {t,       (guint64) (2.0 * v->ns_per_px), FSV_INDEX_NONE, 0, 0,
-				       v->trace, (int) lane};
+			HitSearch h = {t,
+				       (guint64) (2.0 * v->ns_per_px),
+				       FSV_INDEX_NONE,
+				       0,
+				       0,
+				       v->trace,
+				       (int) lane};
 
 			if (!lod || !fsv_view_get_lane_geometry(v, row, lane, &ly, &lh) || y < ly ||
 			    y >= ly + lh + 2)
@@ -880,7 +887,7 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 	if (r->kind != FSV_ROW_DISPLAY) {
 		static const FsvMarkerLayer order[] = {
 		    FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_RESET, FSV_MARKER_LAYER_OTHER,
-		    FSV_MARKER_LAYER_RING,   FSV_MARKER_LAYER_BACK};
+		    FSV_MARKER_LAYER_RING, FSV_MARKER_LAYER_BACK};
 		double by, bh, ty, th;
 		guint32 id = FSV_INDEX_NONE;
 		bool in_ticks = fsv_view_get_strip_geometry(v, row, FSV_STRIP_TICKS, &ty, &th) &&
