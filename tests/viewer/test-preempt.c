@@ -731,3 +731,28 @@ Test(preempt, recovery_and_display_take_their_colours)
 	cr_assert_gt(c & 0xff, (c >> 16) & 0xff, "a flip is blue: 0x%06x", c);
 	cairo_surface_destroy(s);
 }
+
+/* Tooltips name each item in one line. */
+Test(preempt, titles_name_the_new_items)
+{
+	static const struct {
+		guint8 kind;
+		const char *title;
+	} want[] = {
+	    {FSA_MARK_PREEMPTION, "Preemption (PRIORITY) of packet 1"},
+	    {FSA_MARK_TDR_DETECT, "TDR detection: no progress for 200.000 µs"},
+	    {FSA_MARK_TDR, "TDR, guilty context 0x8002000000000003"},
+	    {FSA_MARK_ENGINE_RESET, "Engine reset (failed)"},
+	    {FSA_MARK_ADAPTER_RESET, "Adapter reset"},
+	    {FSA_MARK_CONTEXT_ERROR, "Context 0x8002000000000003 in error"},
+	    {FSA_MARK_FLIP, "Flip 1"},
+	    {FSA_MARK_VSYNC, "Vsync 1"},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
+		FsvItem item = {FSV_ITEM_MARKER, marker_of(want[i].kind, 0), FSV_INDEX_NONE};
+		g_autofree char *title = fsv_trace_dup_item_title(trace, &item);
+
+		cr_assert_str_eq(title, want[i].title);
+	}
+}

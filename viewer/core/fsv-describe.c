@@ -786,6 +786,34 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 						       m->is_missed ? " (missed)" : "");
 			if (_fsv_marker_is_flip(m))
 				return g_strdup_printf("Flip %" PRIu64, _fsv_flip_id(m));
+			if (m->kind == FSA_MARK_PREEMPTION) {
+				const char *r = preempt_reason_name(m->code);
+
+				return g_strdup_printf("Preemption (%.*s) of packet %" PRIu64,
+						       (int) strcspn(r, " "), r, m->value);
+			}
+			if (m->kind == FSA_MARK_TDR_DETECT) {
+				g_autofree char *d = fsv_format_duration(m->value);
+
+				return g_strdup_printf("TDR detection: no progress for %s", d);
+			}
+			if (m->kind == FSA_MARK_TDR && m->context_handle)
+				return g_strdup_printf("TDR, guilty context 0x%" PRIx64,
+						       m->context_handle);
+			if (m->kind == FSA_MARK_CONTEXT_ERROR)
+				return g_strdup_printf("Context 0x%" PRIx64 " in error",
+						       m->context_handle);
+			if (m->kind == FSA_MARK_ADAPTER_RESET || m->kind == FSA_MARK_ENGINE_RESET)
+				return g_strdup_printf("%s reset%s",
+						       m->kind == FSA_MARK_ADAPTER_RESET ? "Adapter"
+											 : "Engine",
+						       m->code ? "" : " (failed)");
+			if (m->kind == FSA_MARK_FAULT_INJECTED) {
+				const char *f = fault_kind_name(m->code);
+
+				return g_strdup_printf("Fault injected: %.*s",
+						       (int) strcspn(f, " "), f);
+			}
 			return g_strdup(fsa_marker_kind_name(m->kind));
 		}
 		break;
