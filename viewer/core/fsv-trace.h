@@ -166,8 +166,9 @@ typedef struct {
 	guint64 value2; /* the model's kind-specific second value and code (format 1.4) */
 	gint64 code2;
 	/* Queue row, else engine row, else adapter row; engine_f1 on its engine's F-state row,
-	 * device_d3 on its adapter's D-state row; context_suspended on the first queue row of its
-	 * context (and drawn on every queue row of that context). */
+	 * device_d3 on its adapter's D-state row; context_suspended and context_error on the first
+	 * queue row of its context (and drawn on every queue row of that context), device_lost
+	 * likewise on the queue rows of its process; vsync and flip on their display row. */
 	guint32 row;
 	guint32 adapter_id, engine_id, process_id;
 	guint8 kind;  /* enum fsa_marker_kind */
