@@ -756,3 +756,94 @@ Test(preempt, titles_name_the_new_items)
 		cr_assert_str_eq(title, want[i].title);
 	}
 }
+
+/* ---- Level of detail ------------------------------------------------------------------- */
+
+/* The level-of-detail invariant (docs/viewer.md) for preemption brackets: 2000 time-slice
+ * preemptions of 5 ns every 100 ns, at a zoom where many share a pixel: every column the full
+ * draw paints in the brackets' bar, the LOD draw paints too, and the LOD draw paints nothing
+ * further than 2 px from the full draw's. */
+static void
+build_many(void)
+{
+	events = g_array_new(FALSE, FALSE, sizeof(struct fsa_event));
+	ev("trace_info", T0, "format_major", UINT64_C(1), "format_minor", UINT64_C(4), "clock_mode",
+	   (uint64_t) FSTP_CLOCK_MODE_SIM, NULL);
+	ev("adapter_create", T0, "adapter_id", UINT64_C(0), "engine_count", UINT64_C(1),
+	   "gpu_ts_frequency_hz", UINT64_C(1000000000), NULL);
+	ev("process_create", T0, "process_id", PID, NULL);
+	ev("context_create", T0, "process_id", PID, "device_handle", DEV, "context_handle", CTX_LO,
+	   "engine_id", UINT64_C(0), NULL);
+	ev("hwqueue_create", T0, "process_id", PID, "context_handle", CTX_LO, "hwqueue_handle",
+	   KQ_LO, "engine_id", UINT64_C(0), "submission_mode",
+	   (uint64_t) FSTP_SUBMISSION_MODE_KERNEL_MODE, NULL);
+	for (uint64_t i = 0; i < 2000; i++) {
+		uint64_t at = US(10) + i * 100;
+
+		ev("preempt_request", at, "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+		   "context_handle", CTX_LO, "request_id", i + 1, "reason",
+		   (uint64_t) FSTP_PREEMPT_REASON_TIME_SLICE, NULL);
+		ev("preempt_complete", at + 5, "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+		   "context_handle", CTX_LO, "request_id", i + 1, "packet_id", UINT64_C(0),
+		   "granularity", (uint64_t) FSTP_PREEMPT_GRANULARITY_NONE, "gpu_ts", at + 5, NULL);
+	}
+	ev("process_create", US(1000), "process_id", PID + 1, NULL);
+	trace = _fsv_trace_new_from_events("many", (const struct fsa_event *) events->data,
+					   events->len);
+	view = fsv_view_new(trace);
+	fsv_view_set_size(view, 1600, 400);
+	fsv_view_set_range(view, US(0), US(1000));
+}
+
+TestSuite(preempt_lod, .init = build_many, .fini = teardown);
+
+static cairo_surface_t *
+render_lod(bool no_lod, FsvRenderStats *stats)
+{
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1600, 400);
+	cairo_t *cr = cairo_create(s);
+	FsvRenderOptions o;
+
+	fsv_render_options_init(&o);
+	o.no_lod = no_lod;
+	o.show_legend = false;
+	fsv_render_draw_with_stats(cr, trace, view, &o, stats);
+	cairo_destroy(cr);
+	cairo_surface_flush(s);
+	return s;
+}
+
+Test(preempt_lod, brackets_aggregate_without_losing_a_column)
+{
+	guint32 engine = row_of_kind(FSV_ROW_ENGINE);
+	double sy, sh;
+	int lw = fsv_view_get_label_width(view);
+	FsvRenderStats stats;
+	cairo_surface_t *full, *lod;
+	guint32 bg;
+	guint painted = 0;
+
+	cr_assert(fsv_view_get_strip_geometry(view, engine, FSV_STRIP_EVENTS, &sy, &sh));
+	full = render_lod(true, &stats);
+	lod = render_lod(false, &stats);
+	cr_assert_gt(stats.buckets_drawn, 0, "the brackets are drawn as aggregates");
+	cr_assert_lt(stats.items_drawn + stats.buckets_drawn, 2000);
+	bg = pixel(full, x_of(US(5)), sy + 1);
+	for (int x = lw; x < 1600; x++) {
+		bool in_full = pixel(full, x, sy + 1) != bg, in_lod = pixel(lod, x, sy + 1) != bg;
+
+		painted += in_full;
+		if (in_full)
+			cr_assert(in_lod, "column %d painted by the full draw only", x);
+		if (in_lod) {
+			bool near = false;
+
+			for (int k = MAX(x - 2, lw); k <= MIN(x + 2, 1599) && !near; k++)
+				near = pixel(full, k, sy + 1) != bg;
+			cr_assert(near, "column %d painted by the LOD draw only", x);
+		}
+	}
+	cr_assert_gt(painted, 100, "the brackets' bar is drawn");
+	cairo_surface_destroy(full);
+	cairo_surface_destroy(lod);
+}
