@@ -338,9 +338,14 @@ struct hw_dma_packet {
 	 * keeps its own, any other resubmission gets a new one.
 	 */
 	uint64_t fence_id;
+	/*
+	 * The DMA fence the KMD programmed for the packet (DxgkDdiSubmitCommand): what the GPU
+	 * reports in the DMA_COMPLETED interrupt, which the OS checks against fence_id (PRE-07).
+	 */
+	uint64_t hw_fence_id;
 	uint64_t resubmission_of; /* the packet this one resubmits after a preemption, 0 if none */
 	bool is_paging;
-	bool is_context_switch; /* lazy context switch: a zero-length packet */
+	bool is_context_switch; /* PRE-05: a zero-length context-switch packet */
 	/*
 	 * Set by the GPU when it preempts the packet (PRE-09): gpu_ticks is then what is left of
 	 * it, and the packet comes back to the OS with the DMA_PREEMPTED interrupt.
@@ -527,6 +532,8 @@ struct hw_interrupt {
 	 * preempted DMA packet whose remainder the OS resubmits (NULL when none was preempted).
 	 */
 	uint64_t preempt_request_id;
+	/* DMA_COMPLETED: the fence id the GPU wrote at the packet's end (its hw_fence_id) */
+	uint64_t completed_fence_id;
 	/*
 	 * DMA_PREEMPTED: the preemption's hw events (packet_end PREEMPTED, one preempt_complete per
 	 * request), fired as the interrupt goes up the line: in realtime once the step has let go
@@ -552,6 +559,7 @@ struct os_engine_sched {
 	uint64_t preempt_requested;   /* the last request id issued on the engine, 0: none */
 	uint64_t preempt_completed;   /* the last one the engine completed (DMA_PREEMPTED) */
 	uint32_t preempt_outstanding; /* issued, not completed (at most FSR_MAX_PREEMPT_REQUESTS) */
+	fsr_handle last_context;      /* PRE-05: the context of the last DMA packet queued */
 	uint64_t priority_request;    /* the PRIORITY request outstanding, 0: none */
 	/* time slices: the context the OS last saw running, since when, and the request made */
 	struct os_context *slice_context;

@@ -478,7 +478,8 @@ raise_interrupt(struct hw_engine *engine, enum fstp_interrupt_type type,
 					   .adapter = adapter,
 					   .engine_id = engine->id,
 					   .queue = queue,
-					   .packet = packet};
+					   .packet = packet,
+					   .completed_fence_id = packet ? packet->hw_fence_id : 0};
 	if (form == FSTP_INTERRUPT_FORM_FENCE_ARRAY) {
 		interrupt->fences[0] = fence;
 		interrupt->fence_count = 1;

@@ -222,6 +222,8 @@ destroy_hwqueue(void *miniport, struct os_hwqueue *queue)
 static void
 submit_command(void *miniport, struct hw_dma_packet *packet)
 {
+	/* The DMA fence the GPU writes at the packet's end: the OS's SubmissionFenceId (PRE-07). */
+	packet->hw_fence_id = packet->fence_id;
 	hw_engine_push_dma(engine_of(miniport, packet->queue->engine_id), packet);
 }
 

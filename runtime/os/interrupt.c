@@ -57,7 +57,7 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_DMA_COMPLETED) {
 		/* INT-01: the kernel-mode path learns of completions through interrupts. */
-		os_km_packet_done(runtime, interrupt->packet);
+		os_km_packet_done(runtime, interrupt->packet, interrupt->completed_fence_id);
 		goto end;
 	}
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_CRTC_VSYNC) {

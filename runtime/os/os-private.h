@@ -279,7 +279,13 @@ os_context_is_suspended(const struct os_context *context)
 void os_km_schedule(struct fsr_runtime *runtime);
 /* From outside the OS actor (a UMD call): its timer follows the scheduler's next look. */
 void os_sched_kick(struct fsr_runtime *runtime);
-void os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet);
+/*
+ * DMA_COMPLETED: the packet is done. PRE-07: the fence id the GPU reports must be the one the
+ * OS gave the packet; another one (a driver that reused an old fence id) is refused loudly
+ * (call_failed "DmaCompletedFenceId", the packet's fence id) and the packet completes anyway.
+ */
+void os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet,
+		       uint64_t completed_fence_id);
 void os_hwqueue_free(struct os_hwqueue *queue);
 /* How a queue ends: the UMD's DestroyHwQueue, or its process's termination (TRM). */
 enum os_queue_end {
@@ -322,8 +328,9 @@ void os_context_set_scheduling(struct os_context *context, uint32_t priority,
  * the KMD what runs (DxgkDdiQueryEngineContext), and asks for a preemption for PRIORITY (a
  * context of a higher priority has work) or TIME_SLICE (the running context's slice is over
  * and one of equal priority has work). Returns when to look again (FSR_NEVER: not before
- * something happens); *has_work: some queue it watches has work (the look is real work, not
- * housekeeping). Run by the kernel-mode scheduler (os_km_schedule) and the OS actor's timer.
+ * something happens); *has_work: an engine runs a context while another has work (the look
+ * is then real work, not housekeeping). Run by the kernel-mode scheduler (os_km_schedule) and the
+ * OS actor's timer.
  */
 uint64_t os_sched_run(struct fsr_runtime *runtime, bool *has_work);
 /*

@@ -1134,9 +1134,14 @@ os_sched_kick(struct fsr_runtime *runtime)
 }
 
 void
-os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
+os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet,
+		  uint64_t completed_fence_id)
 {
 	struct os_hwqueue *queue = packet->queue;
+
+	if (completed_fence_id != packet->fence_id)
+		rt_refuse(runtime, queue && queue->process ? queue->process->id : 0,
+			  "DmaCompletedFenceId", packet->fence_id, FSR_ERR_BAD_STATE);
 
 	/* Counted here, at interrupt level, not by the engine, which runs without the lock. */
 	rt_latency_add(runtime->stats.submit_to_start, packet->start_ns > packet->submit_ns
@@ -1147,7 +1152,9 @@ os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
 
 		FSR_TRACE(runtime, fencescope_os, packet_complete, adapter->id, queue->engine_id,
 			  queue->handle, packet->packet_id, packet->progress_value);
-		queue->is_km_busy = false;
+		/* A context switch (PRE-05) comes before the queue's packet, still in flight. */
+		if (!packet->is_context_switch)
+			queue->is_km_busy = false;
 	}
 	free(packet);
 }

@@ -117,10 +117,16 @@ check_engine(struct fsr_adapter *adapter, uint32_t engine_id, uint64_t now, bool
 			consider(&view, q, running);
 	for (struct os_hwqueue *q = adapter->user_queues[engine_id]; q; q = q->next_user_queue)
 		consider(&view, q, running);
-	if (view.has_work) {
+	/*
+	 * Rings get work without the OS: look again while any queue has work. Only a running
+	 * context with another one waiting makes the look real work (a strong timer): an idle or
+	 * blocked engine is not helped by a preemption, and a sim run must be able to go idle
+	 * with a ring blocked on a wait the CPU will satisfy later.
+	 */
+	if (view.has_work)
+		next = rt_add_ns(now, period);
+	if (running && view.best)
 		*has_work = true;
-		next = rt_add_ns(now, period); /* rings get work without the OS: look again */
-	}
 	if (running != sched->slice_context) {
 		sched->slice_context = running;
 		sched->slice_start_ns = now;
@@ -344,8 +350,38 @@ os_preempt_done(struct fsr_adapter *adapter, struct hw_interrupt *interrupt)
 
 /* ---- DMA packets: fence ids and resubmission (PRE-07) ------------------------------------- */
 
+static void queue_one(struct os_hwqueue *queue, struct hw_dma_packet *packet);
+
 void
 os_sched_queue_packet(struct os_hwqueue *queue, struct hw_dma_packet *packet)
+{
+	struct fsr_adapter *adapter = queue->adapter;
+	struct os_engine_sched *sched = &adapter->sched[queue->engine_id];
+
+	/*
+	 * PRE-05: lazy context switching: a context switch is a zero-length packet of the new
+	 * context, queued before its first packet (paging packets are the OS's own: no switch).
+	 */
+	if (adapter->config.lazy_context_switch && !packet->is_paging &&
+	    sched->last_context != queue->context->handle) {
+		struct hw_dma_packet *context_switch = calloc(1, sizeof(*context_switch));
+
+		if (!context_switch)
+			abort();
+		context_switch->packet_id = ++adapter->next_packet_id;
+		context_switch->queue = queue;
+		context_switch->progress_value = packet->progress_value;
+		context_switch->submit_ns = packet->submit_ns;
+		context_switch->is_context_switch = true;
+		queue_one(queue, context_switch);
+	}
+	if (!packet->is_paging)
+		sched->last_context = queue->context->handle;
+	queue_one(queue, packet);
+}
+
+static void
+queue_one(struct os_hwqueue *queue, struct hw_dma_packet *packet)
 {
 	struct fsr_adapter *adapter = queue->adapter;
 	struct os_engine_sched *sched = &adapter->sched[queue->engine_id];

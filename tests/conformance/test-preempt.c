@@ -66,3 +66,35 @@ Test(preempt, pre_03_pre_04_a_preemption_stops_at_the_declared_granularity)
 	cr_expect_eq(fst_last_completed(fx.process, queue), value, "the rest ran (PRE-09)");
 	cr_expect_eq(fsc_count(mark, "fencescope_os:packet_complete", 2, queue), 1);
 }
+
+/*
+ * PRE-07: a preempted packet's remainder is resubmitted under a new fence id, and the driver
+ * must program that one: the completion reports the fence id the OS gave the packet (a driver
+ * that reuses the preempted packet's is refused: call_failed "DmaCompletedFenceId").
+ */
+Test(preempt, pre_07_a_resubmission_completes_with_its_new_fence_id)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	size_t mark = fsc_event_count();
+	size_t first;
+	size_t again;
+	uint64_t request = 0;
+
+	fst_submit_work(fx.process, queue, TICKS);
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, fsr_runtime_now_ns(fx.runtime) + 400000),
+		     FSR_OK);
+	cr_assert_eq(fsr_test_preempt_request(fx.runtime, fx.adapter_id, 0, 1, &request), FSR_OK);
+	fst_run_until_idle();
+	first = fsc_find(mark, "fencescope_os:packet_queued", 2, queue);
+	cr_assert_neq(first, FSC_NONE);
+	again = fsc_find(first + 1, "fencescope_os:packet_queued", 2, queue);
+	if (fsc_event_at(fsc_find(mark, "fencescope_hw:preempt_complete", 3, request))->fields[7]) {
+		cr_assert_neq(again, FSC_NONE, "the remainder was resubmitted");
+		cr_expect_neq(fsc_event_at(again)->fields[6], fsc_event_at(first)->fields[6],
+			      "a new fence id");
+	}
+	if (fsc_count(mark, "fencescope_os:call_failed", FSC_ANY, 0))
+		fsc_dump_events(mark);
+	cr_expect_eq(fsc_count(mark, "fencescope_os:call_failed", FSC_ANY, 0), 0,
+		     "every completion reported the fence id the OS gave its packet");
+}

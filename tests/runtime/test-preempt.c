@@ -37,6 +37,17 @@ find_event(size_t from, const char *name, size_t n)
 	return SIZE_MAX;
 }
 
+/* The index of the first event `name` whose field `field` is `value`, from `from` on. */
+static size_t
+find_with(size_t from, const char *name, int field, uint64_t value)
+{
+	for (size_t i = from; i < fst_tap_event_count(); i++)
+		if (strcmp(fst_tap_event(i)->name, name) == 0 &&
+		    fst_tap_event(i)->fields[field] == value)
+			return i;
+	return SIZE_MAX;
+}
+
 static const struct fst_event *
 event(size_t from, const char *name, size_t n)
 {
@@ -242,6 +253,20 @@ Test(preempt, pre_09_ring_work_resumes_at_its_saved_point)
 		     2);
 	cr_assert_eq(fst_fence_value(fx.process, fence), 7);
 	cr_assert_eq(fst_last_completed(fx.process, queue), value + 1);
+	/* It resumed with what was left, not from the start: resume to end = work left. */
+	{
+		size_t resumed = find_with(find_event(0, "fencescope_hw:packet_end", 0),
+					   "fencescope_hw:packet_start", 3, done->fields[4]);
+		size_t ended = find_with(resumed, "fencescope_hw:packet_end", 3, done->fields[4]);
+		uint64_t took;
+
+		cr_assert_neq(resumed, SIZE_MAX);
+		cr_assert_neq(ended, SIZE_MAX);
+		took = fst_tap_event(ended)->fields[5] - fst_tap_event(resumed)->fields[5];
+		cr_assert(took >= done->fields[7] && took <= done->fields[7] + 16,
+			  "resumed for %llu ticks, %llu were left", (unsigned long long) took,
+			  (unsigned long long) done->fields[7]);
+	}
 }
 
 /*
@@ -333,17 +358,6 @@ context_on(uint32_t engine_id, uint32_t priority, uint64_t time_slice_ns)
 	cr_assert_eq(fsr_context_set_scheduling(fx.process, context, priority, time_slice_ns),
 		     FSR_OK);
 	return context;
-}
-
-/* The index of the first event `name` whose field `field` is `value`, from `from` on. */
-static size_t
-find_with(size_t from, const char *name, int field, uint64_t value)
-{
-	for (size_t i = from; i < fst_tap_event_count(); i++)
-		if (strcmp(fst_tap_event(i)->name, name) == 0 &&
-		    fst_tap_event(i)->fields[field] == value)
-			return i;
-	return SIZE_MAX;
 }
 
 /*
@@ -575,4 +589,92 @@ Test(paging, pre_06_preempted_paging_packet_keeps_its_fence_id_and_runs_first, .
 		     "the paging remainder runs before the waiting kernel-mode packet");
 	cr_assert_eq(
 	    fst_tap_count(0, "fencescope_hw:packet_end", 3, fst_tap_event(requeued)->fields[3]), 1);
+}
+
+/*
+ * PRE-05: with lazy context switching, a context switch is a zero-length packet of the new
+ * context, queued before its first packet after another context's: A, B, B, A -> three
+ * switches (the first packet too), none between B's two.
+ */
+Test(sched, pre_05_lazy_context_switch_is_a_zero_length_packet, .init = NULL)
+{
+	struct fsr_runtime_config runtime_config;
+	struct fsr_adapter_config adapter_config;
+	fsr_handle context_b;
+	fsr_handle a, b;
+	size_t first;
+
+	fst_rt_config_init(&runtime_config, &adapter_config);
+	adapter_config.lazy_context_switch = true;
+	fst_rt_setup_with(&runtime_config, &adapter_config);
+	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &context_b), FSR_OK);
+	a = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	b = fst_queue_new(fx.process, context_b, FSR_SUBMIT_KERNEL_MODE);
+	fst_tap_start();
+	fst_submit_work(fx.process, a, 1000);
+	fst_run_until_idle();
+	fst_submit_work(fx.process, b, 1000);
+	fst_submit_work(fx.process, b, 1000);
+	fst_run_until_idle();
+	fst_submit_work(fx.process, a, 1000);
+	fst_run_until_idle();
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:packet_queued", 7, 1 /* is_context_switch */),
+		     3);
+	first = find_with(0, "fencescope_os:packet_queued", 7, 1);
+	cr_assert_eq(fst_tap_event(first)->fields[2], a);
+	cr_assert_eq(fst_tap_event(first + 1)->fields[7], 0, "then the packet itself");
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:packet_queued", 2, b), 3, "one switch");
+	cr_assert_eq(fst_last_completed(fx.process, a), 2);
+	cr_assert_eq(fst_last_completed(fx.process, b), 2);
+}
+
+/*
+ * PRE-15, PRE-12: a watched scheduler does not keep a sim run busy for a ring blocked on a wait
+ * that only the CPU will satisfy: the run goes idle, and the work runs once signalled.
+ */
+Test(sched, pre_12_pre_15_a_blocked_ring_lets_the_run_go_idle)
+{
+	fsr_handle high = context_on(0, 28, 100000);
+	fsr_handle queue = fst_queue_new(fx.process, high, FSR_SUBMIT_USER_MODE);
+	fsr_handle fence = fst_fence_new(fx.process, fx.device, 0);
+	uint64_t value;
+
+	fst_submit_wait(fx.process, queue, fence, 1);
+	value = fst_submit_work(fx.process, queue, 1000);
+	fst_run_until_idle();
+	cr_assert_lt(fst_last_completed(fx.process, queue), value);
+	cr_assert_eq(fsr_fence_signal_cpu(fx.process, fence, 1), FSR_OK);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, queue), value);
+}
+
+/* One run of time slices and a priority preemption on the fixture; its trace hash. */
+static uint64_t
+scheduled_run_hash(void)
+{
+	fsr_handle a, b, high;
+	fsr_handle queue_a, queue_b, queue_high;
+	uint64_t hash;
+
+	fst_rt_setup();
+	a = context_on(0, 16, 50000);
+	b = context_on(0, 16, 50000);
+	high = context_on(0, 30, 0);
+	queue_a = fst_queue_new(fx.process, a, FSR_SUBMIT_KERNEL_MODE);
+	queue_b = fst_queue_new(fx.process, b, FSR_SUBMIT_USER_MODE);
+	queue_high = fst_queue_new(fx.process, high, FSR_SUBMIT_USER_MODE);
+	fst_submit_work(fx.process, queue_a, LONG_TICKS);
+	fst_submit_work(fx.process, queue_b, LONG_TICKS);
+	run_for(333333);
+	fst_submit_work(fx.process, queue_high, 5000);
+	fst_run_until_idle();
+	hash = fst_stats().trace_hash;
+	fst_rt_teardown();
+	return hash;
+}
+
+/* PRE-15: sim mode stays deterministic with the scheduler's timer, slices and preemptions. */
+Test(determinism, pre_15_scheduled_runs_are_reproducible)
+{
+	cr_assert_eq(scheduled_run_hash(), scheduled_run_hash());
 }

@@ -253,6 +253,13 @@ struct fsr_adapter_config {
 	 * 4 GiB.
 	 */
 	uint64_t context_allocation_bytes;
+	/*
+	 * PRE-05: the GPU switches contexts lazily: before a kernel-mode DMA packet of another
+	 * context than the last one the OS queued on the engine, the OS queues a zero-length
+	 * context-switch packet of the new context (packet_queued.is_context_switch). Off by
+	 * default.
+	 */
+	bool lazy_context_switch;
 };
 
 /* The longest fsr_adapter_config.engine_idle_to_f1_ns: 1 s, below the 2 s TDR cadence (FST-03). */
