@@ -520,12 +520,16 @@ struct hw_interrupt {
 	int engine_state;
 	/*
 	 * CRTC_VSYNC (PRE-13): the display (VidPN source) that reached its vertical sync, its
-	 * vsync count, and the flip it latched there (the spec's CrtcVsync.PhysicalAddress: the
-	 * flip id stands for the surface's address), 0 if none. engine_id is the source's id.
+	 * vsync count, the flip it scans out from this vsync on (the spec's
+	 * CrtcVsync.PhysicalAddress, the address being displayed: the flip id stands for it; 0
+	 * for the surface of power-up) and the vsync that latched that flip. Reporting what is on
+	 * screen rather than what changed lets a later vsync interrupt report a flip whose own
+	 * interrupt was lost. engine_id is the source's id.
 	 */
 	uint32_t vidpn_source_id;
 	uint64_t vsync_count;
 	uint64_t flip_id;
+	uint64_t flip_vsync_count;
 	/*
 	 * DMA_PREEMPTED (PRE-03): the last preemption request the engine completed (every earlier
 	 * one of the engine too: an engine completes its requests in order), and `packet`, the

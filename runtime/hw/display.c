@@ -2,7 +2,9 @@
 /*
  * The emulated displays of the GPU (VidPN sources, PRE-13): each scans out one frame per vsync
  * period and, at every vertical sync, latches its flip register and raises the CRTC_VSYNC
- * interrupt on the GPU's line, naming the flip it latched. The flip register is
+ * interrupt on the GPU's line, naming the flip it scans out from then on and the vsync that
+ * latched it (so that a later vsync's interrupt reports a flip whose own was lost). The flip
+ * register is
  * double-buffered, as the MMIO flip on the next vsync (FlipOnVSyncMmIo) has it: the driver
  * writes the pending address at any moment, and the scan-out address takes it at the next
  * vsync only, so a surface never changes during a scan-out (no tearing) whatever the GPU's
@@ -64,6 +66,7 @@ vsync(struct hw_display *display, uint64_t now)
 	display->vsync_count = (now - display->epoch_ns) / display->period_ns;
 	if (latched) {
 		display->scanout_flip = latched;
+		display->scanout_vsync = display->vsync_count;
 		display->pending_flip = 0;
 		display->flips_latched++;
 	}
@@ -78,7 +81,8 @@ vsync(struct hw_display *display, uint64_t now)
 					   .engine_id = display->source_id,
 					   .vidpn_source_id = display->source_id,
 					   .vsync_count = display->vsync_count,
-					   .flip_id = latched};
+					   .flip_id = display->scanout_flip,
+					   .flip_vsync_count = display->scanout_vsync};
 	FSR_TRACE(adapter->runtime, fencescope_hw, interrupt_raise, adapter->id, display->source_id,
 		  FSTP_INTERRUPT_TYPE_CRTC_VSYNC, FSTP_INTERRUPT_FORM_NOT_FENCE, (uint64_t) 0,
 		  (uint32_t) 0, (const uint64_t *) NULL);
@@ -193,6 +197,7 @@ hw_display_flip_immediate(struct hw_display *display, uint64_t flip_id)
 		display->is_torn_counted = true;
 	}
 	display->scanout_flip = flip_id;
+	display->scanout_vsync = display->vsync_count;
 	display_unlock(display);
 }
 
@@ -207,7 +212,8 @@ fsr_test_display_get_state(struct fsr_runtime *runtime, uint32_t adapter_id, uin
 	    source_id >= runtime->adapters[adapter_id]->config.display_count) {
 		status = FSR_ERR_INVALID_ARGUMENT;
 	} else {
-		struct hw_display *display = &runtime->adapters[adapter_id]->gpu->displays[source_id];
+		struct hw_display *display =
+		    &runtime->adapters[adapter_id]->gpu->displays[source_id];
 
 		display_lock(display);
 		*state = (struct fsr_test_display_state){

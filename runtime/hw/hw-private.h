@@ -126,7 +126,8 @@ struct hw_display {
 	struct rt_actor actor;
 	/*
 	 * Realtime: the display's registers below, taken by the KMD (inside the OS's lock) and
-	 * by the display's step; never held while the OS's lock is taken. Sim mode does not take it.
+	 * by the display's step; never held while the OS's lock is taken. Sim mode does not take
+	 * it.
 	 */
 	pthread_mutex_t lock;
 	uint64_t period_ns;
@@ -134,6 +135,7 @@ struct hw_display {
 	uint64_t vsync_count;  /* vertical syncs so far */
 	uint64_t pending_flip; /* the flip register (FlipOnNextVSync), 0 when empty */
 	uint64_t scanout_flip; /* the surface being scanned out, 0: the one at power-up */
+	uint64_t scanout_vsync; /* the vsync count when it was latched (the frame it tore in) */
 	/* The no-tearing watch: frames whose scan-out saw the surface change (never, unless a
 	 * driver flips immediately), and the flips latched at a vsync. */
 	uint64_t torn_frames;

@@ -44,8 +44,9 @@ struct os_display {
 	struct os_flip *head; /* present order; the head alone may be programmed */
 	struct os_flip *tail;
 	uint32_t count;
-	bool is_programmed; /* the head is in the display's flip register */
+	bool is_programmed;   /* the head is in the display's flip register */
 	uint64_t vsync_count; /* the last vsync the OS heard of */
+	uint64_t on_screen;   /* the last flip done (0: the surface of power-up) */
 	struct os_presenter *blocked;
 };
 
@@ -183,18 +184,21 @@ os_display_vsync(struct fsr_adapter *adapter, const struct hw_interrupt *interru
 	}
 	display = &adapter->os_displays[interrupt->vidpn_source_id];
 	display->vsync_count = interrupt->vsync_count;
-	if (!interrupt->flip_id)
-		return;
 	flip = display->head;
 	if (!display->is_programmed || !flip || flip->flip_id != interrupt->flip_id) {
-		/* The display latched a flip the OS did not program: the driver's error. */
-		rt_refuse(adapter->runtime, 0, "CrtcVsyncInterrupt", interrupt->flip_id,
-			  FSR_ERR_INVALID_ARGUMENT);
+		/* Still the last flip done: nothing new latched. Else not the OS's flip at all. */
+		if (interrupt->flip_id != display->on_screen)
+			rt_refuse(adapter->runtime, 0, "CrtcVsyncInterrupt", interrupt->flip_id,
+				  FSR_ERR_INVALID_ARGUMENT);
 		return;
 	}
-	/* PRE-13: on screen from this vsync on. */
+	/*
+	 * PRE-13: on screen since the vsync that latched it — this one, or an earlier one whose
+	 * interrupt did not reach the OS: the display reports what it scans out, not what changed.
+	 */
 	FSR_TRACE(adapter->runtime, fencescope_os, flip_done, adapter->id,
-		  interrupt->vidpn_source_id, flip->flip_id, interrupt->vsync_count);
+		  interrupt->vidpn_source_id, flip->flip_id, interrupt->flip_vsync_count);
+	display->on_screen = flip->flip_id;
 	display->is_programmed = false;
 	display->head = flip->next;
 	if (!display->head)
@@ -277,8 +281,7 @@ wait_for_room(struct fsr_process *process, fsr_handle hwqueue, uint32_t source_i
 }
 
 fsr_status
-fsr_present(struct fsr_process *process, fsr_handle hwqueue, uint32_t source_id,
-	    uint64_t *flip_id)
+fsr_present(struct fsr_process *process, fsr_handle hwqueue, uint32_t source_id, uint64_t *flip_id)
 {
 	struct fsr_runtime *runtime = process->runtime;
 	struct os_hwqueue *queue = NULL;

@@ -37,8 +37,7 @@ struct os_waiter {
 	 * os/display.c, so that fence.c, which display.c calls, does not call it back by name).
 	 */
 	struct os_flip *flip;
-	void (*flip_rendered)(struct fsr_runtime *runtime, struct os_flip *flip,
-			      fsr_status status);
+	void (*flip_rendered)(struct fsr_runtime *runtime, struct os_flip *flip, fsr_status status);
 	_Atomic uint32_t done;
 	fsr_status status;
 	uint64_t observed_value;

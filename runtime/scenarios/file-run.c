@@ -465,7 +465,7 @@ run_for(SfRun *run, const struct sf_step *step)
 	return FSR_OK;
 }
 
-/* PRE-13: fsr_present of what the queue submitted so far (it blocks while the flip queue is full). */
+/* PRE-13: fsr_present of what the queue submitted so far (blocks while the flip queue is full). */
 static fsr_status
 run_present(SfRun *run, const struct sf_step *step)
 {

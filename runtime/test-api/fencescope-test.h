@@ -104,8 +104,8 @@ struct fsr_test_display_state {
  * Reads display `source_id` of adapter `adapter_id` (takes the runtime lock).
  * FSR_ERR_INVALID_ARGUMENT for an adapter or display that does not exist.
  */
-FSR_TEST_API fsr_status fsr_test_display_get_state(struct fsr_runtime *runtime,
-						   uint32_t adapter_id, uint32_t source_id,
+FSR_TEST_API fsr_status fsr_test_display_get_state(struct fsr_runtime *runtime, uint32_t adapter_id,
+						   uint32_t source_id,
 						   struct fsr_test_display_state *state);
 
 /*

@@ -30,19 +30,19 @@
 #include "fencescope-test.h"
 #include "tap.h"
 
-#define PERIOD_NS   UINT64_C(2000000)
-#define GPU_HZ      UINT64_C(100000000)
-#define FRAMES      40
-#define PRESENTERS  3
-#define MAX_FLIPS   (PRESENTERS * FRAMES + 1)
-#define MAX_VSYNCS  4096
-#define SOURCES     2
+#define PERIOD_NS  UINT64_C(2000000)
+#define GPU_HZ     UINT64_C(100000000)
+#define FRAMES     40
+#define PRESENTERS 3
+#define MAX_FLIPS  (PRESENTERS * FRAMES + 1)
+#define MAX_VSYNCS 4096
+#define SOURCES    2
 
 struct flip_record {
 	uint32_t source;
-	size_t queued_at;   /* tap index of flip_queued, 0: never */
+	size_t queued_at; /* tap index of flip_queued, 0: never */
 	uint32_t queued_times;
-	size_t latched_at;  /* tap index of the vsync that latched it */
+	size_t latched_at; /* tap index of the vsync that latched it */
 	uint32_t latched_times;
 	uint64_t latched_vsync_count;
 	size_t done_at;
@@ -161,8 +161,7 @@ present_frames(void *data)
 	if (presenter->status == FSR_OK)
 		presenter->status = fsr_context_create(process, device, 0, &context);
 	if (presenter->status == FSR_OK)
-		presenter->status =
-		    fsr_hwqueue_create_user_mode(process, context, &config, &queue);
+		presenter->status = fsr_hwqueue_create_user_mode(process, context, &config, &queue);
 	for (int frame = 0; presenter->status == FSR_OK && frame < FRAMES; frame++) {
 		struct fsr_cmdbuf *cmdbuf = NULL;
 		/* 0.2 to 5 ms of rendering: some frames take longer than a 2 ms frame. */
@@ -216,14 +215,14 @@ check_flips(uint64_t flip_count)
 			continue;
 		/* PRE-13: latched at the next vsync (the first, or the one racing flip_queued). */
 		first = vsync_rank_after(flip->source, flip->queued_at);
-		CHECK(first != SIZE_MAX && (run.vsync_index[flip->source][first] == flip->latched_at ||
-					    (first + 1 < run.vsyncs[flip->source] &&
-					     run.vsync_index[flip->source][first + 1] ==
-						 flip->latched_at)),
+		CHECK(first != SIZE_MAX &&
+			  (run.vsync_index[flip->source][first] == flip->latched_at ||
+			   (first + 1 < run.vsyncs[flip->source] &&
+			    run.vsync_index[flip->source][first + 1] == flip->latched_at)),
 		      "flip %lu was not latched by one of the first two vsyncs after flip_queued",
 		      (unsigned long) id);
-		CHECK(flip->latched_at > flip->queued_at, "flip %lu latched before it was programmed",
-		      (unsigned long) id);
+		CHECK(flip->latched_at > flip->queued_at,
+		      "flip %lu latched before it was programmed", (unsigned long) id);
 		CHECK(flip->done_at > flip->latched_at, "flip %lu done before its vsync",
 		      (unsigned long) id);
 		CHECK(flip->done_vsync_count == flip->latched_vsync_count,

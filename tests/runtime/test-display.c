@@ -11,12 +11,15 @@
  */
 #include <string.h>
 
+#include <stdlib.h>
+
 #include <criterion/criterion.h>
 
+#include "common/common-private.h"
 #include "fencescope-test.h"
 #include "runtime-fixture.h"
 
-#define PERIOD_NS UINT64_C(16666667) /* the default: 60 Hz */
+#define PERIOD_NS UINT64_C(16666667)   /* the default: 60 Hz */
 #define GPU_HZ    UINT64_C(1000000000) /* GPU ticks are ns: gpu_ts differences are exact */
 
 /* Field indexes of the events (docs/trace-format.md). */
@@ -253,9 +256,9 @@ Test(display, pre_13_presents_of_two_processes_show_in_present_order)
 	/* The other's flip, ready at once, waits for the one presented before it. */
 	cr_assert_eq(check_flip_lands_at_next_vsync(slow), 2);
 	cr_assert_eq(check_flip_lands_at_next_vsync(quick), 3);
-	cr_assert_eq(event(find(0, "fencescope_os:flip_queued", QUEUED_FLIP, quick))
-			 ->fields[QUEUED_PROCESS],
-		     fsr_process_get_id(other));
+	cr_assert_eq(
+	    event(find(0, "fencescope_os:flip_queued", QUEUED_FLIP, quick))->fields[QUEUED_PROCESS],
+	    fsr_process_get_id(other));
 	cr_assert_eq(display_state().torn_frames, 0);
 }
 
@@ -436,11 +439,11 @@ Test(display, pre_13_suspending_a_context_while_a_flip_is_pending_neither_tears_
 /*
  * PRE-13, the rule itself: the scheduler preempts even while flips are pending. The presenting
  * queue renders 2 ms, so its flip is programmed for vsync 1 at about 2 ms; at 3 ms a second
- * context on the same 3D engine gets 40 ms of work in one item (GPU ticks are ns). With `preempt_at_ns`
- * not 0, the OS asks the 3D engine to preempt then (reason PRIORITY), while the flip is pending
- * in the display's register: the engine stops the long item mid-way (shader boundary) and
- * resumes it. Returns the vsync the flip landed at; `request` gets the request's tap index
- * (SIZE_MAX without one).
+ * context on the same 3D engine gets 40 ms of work in one item (GPU ticks are ns). With
+ * `preempt_at_ns` not 0, the OS asks the 3D engine to preempt then (reason PRIORITY), while the
+ * flip is pending in the display's register: the engine stops the long item mid-way (shader
+ * boundary) and resumes it. Returns the vsync the flip landed at; `request` gets the request's tap
+ * index (SIZE_MAX without one).
  */
 static uint64_t
 flip_vsync_with_a_preemption(uint64_t preempt_at_ns, size_t *request)
@@ -482,7 +485,8 @@ Test(display, pre_13_the_scheduler_preempts_while_a_flip_is_pending_and_the_flip
 		fst_rt_teardown();
 		setup_display(1);
 		preempted = flip_vsync_with_a_preemption(at_ns, &request);
-		cr_assert_eq(preempted, baseline, "preempted at %lu ns: the flip moved to vsync %lu",
+		cr_assert_eq(preempted, baseline,
+			     "preempted at %lu ns: the flip moved to vsync %lu",
 			     (unsigned long) at_ns, (unsigned long) preempted);
 		/* The request and its completion came while the flip was pending. */
 		queued = find(0, "fencescope_os:flip_queued", -1, 0);
@@ -490,7 +494,8 @@ Test(display, pre_13_the_scheduler_preempts_while_a_flip_is_pending_and_the_flip
 		complete = find(0, "fencescope_hw:preempt_complete", -1, 0);
 		cr_assert_neq(request, SIZE_MAX);
 		cr_assert_neq(complete, SIZE_MAX);
-		cr_assert(queued < request && request < latched, "the request was not made mid-flip");
+		cr_assert(queued < request && request < latched,
+			  "the request was not made mid-flip");
 		cr_assert_lt(complete, latched, "the preemption completed after the flip landed");
 		/* The engine really stopped the long item mid-way: work was left to resume. */
 		cr_assert_gt(event(complete)->fields[7], 0, "nothing was preempted");
@@ -522,4 +527,58 @@ Test(display, pre_13_a_lost_device_presents_nothing)
 	cr_assert_eq(fsr_present(fx.process, queue, 0, &flip), FSR_ERR_DEVICE_LOST);
 	fst_run_until_idle();
 	cr_assert_eq(fst_tap_count(0, "fencescope_os:flip_queued", -1, 0), 0);
+}
+
+/*
+ * A driver whose interrupt routine loses the first vsync interrupt that reports a newly latched
+ * flip (as a lost interrupt would): the display reports what it scans out, so the next vsync's
+ * interrupt reports that flip again, with the vsync that latched it.
+ */
+static struct dxgk_ddi lossy_ddi;
+static dxgk_interrupt_routine reference_isr;
+static int lost_vsyncs;
+
+static void
+lose_first_flip_vsync(void *miniport, struct hw_interrupt *interrupt)
+{
+	if (!interrupt->is_retirement && interrupt->type == FSTP_INTERRUPT_TYPE_CRTC_VSYNC &&
+	    interrupt->flip_id && interrupt->flip_vsync_count == interrupt->vsync_count &&
+	    lost_vsyncs == 0) {
+		lost_vsyncs++;
+		free(interrupt); /* the OS never gets it */
+		return;
+	}
+	reference_isr(miniport, interrupt);
+}
+
+Test(display_none, pre_13_a_lost_vsync_interrupt_delays_flip_done_not_the_flip)
+{
+	struct fsr_runtime_config runtime_config;
+	struct fsr_adapter_config adapter_config;
+	uint64_t flip = 0;
+	size_t done, second_vsync;
+
+	fst_rt_teardown();
+	kmd_driver_entry(&lossy_ddi);
+	reference_isr = lossy_ddi.DxgkDdiInterruptRoutine;
+	lossy_ddi.DxgkDdiInterruptRoutine = lose_first_flip_vsync;
+	lost_vsyncs = 0;
+	fst_rt_config_init(&runtime_config, &adapter_config);
+	adapter_config.display_count = 1;
+	fst_rt_setup_with_ddi(&runtime_config, &adapter_config, &lossy_ddi);
+	fst_tap_start();
+	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	cr_assert_eq(fsr_present(fx.process, queue, 0, &flip), FSR_OK);
+	/*
+	 * Not run_until_idle: once the flip is latched the display's vsyncs are housekeeping again
+	 * (it cannot know its interrupt was lost), so only time moving on brings vsync 2.
+	 */
+	run_until(fsr_runtime_now_ns(fx.runtime) + 2 * PERIOD_NS + 1000000);
+	cr_assert_eq(lost_vsyncs, 1);
+	/* Latched at vsync 1 (its interrupt lost); the OS learns of it from vsync 2's. */
+	cr_assert_eq(check_flip_lands_at_next_vsync(flip), 1);
+	second_vsync = find(0, "fencescope_hw:vsync", VSYNC_COUNT, 2);
+	done = find(0, "fencescope_os:flip_done", DONE_FLIP, flip);
+	cr_assert_gt(done, second_vsync);
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:call_failed", -1, 0), 0);
 }

@@ -697,12 +697,13 @@ Test(scenario_file, pre_13_a_present_on_a_display_the_adapter_lacks_is_refused_a
 	expect_load_error("{\n"
 			  "  \"adapters\": [ { \"name\": \"gpu0\", \"displays\": 1 } ],\n"
 			  "  \"processes\": [ { \"name\": \"app\",\n"
-			  "    \"queues\": [ { \"name\": \"q\", \"engine\": 0, \"mode\": \"user\" } ] } ],\n"
+			  "    \"queues\": [ { \"name\": \"q\", \"engine\": 0,\n"
+			  "                  \"mode\": \"user\" } ] } ],\n"
 			  "  \"script\": [\n"
 			  "    { \"present\": \"q\", \"display\": 1 }\n"
 			  "  ]\n"
 			  "}\n",
-			  6, "adapter \"gpu0\" has no display 1");
+			  7, "adapter \"gpu0\" has no display 1");
 	expect_load_error("{\n"
 			  "  \"adapters\": [ { \"name\": \"gpu0\", \"vsync-period-ns\": 5 } ],\n"
 			  "  \"processes\": [ { \"name\": \"app\" } ],\n"

@@ -23,8 +23,7 @@ static int
 immediate_flip(void *miniport, const struct dxgk_set_vidpn_source_address *args)
 {
 	(void) miniport;
-	hw_display_flip_immediate(&os_adapter->gpu->displays[args->vidpn_source_id],
-				  args->flip_id);
+	hw_display_flip_immediate(&os_adapter->gpu->displays[args->vidpn_source_id], args->flip_id);
 	return 0;
 }
 
