@@ -739,7 +739,7 @@ Test(preempt, titles_name_the_new_items)
 		guint8 kind;
 		const char *title;
 	} want[] = {
-	    {FSA_MARK_PREEMPTION, "Preemption (PRIORITY) of packet 1"},
+	    {FSA_MARK_PREEMPTION, "Preemption (PRIORITY) of packet 1, primitive boundary"},
 	    {FSA_MARK_TDR_DETECT, "TDR detection: no progress for 200.000 µs"},
 	    {FSA_MARK_TDR, "TDR, guilty context 0x8002000000000003"},
 	    {FSA_MARK_ENGINE_RESET, "Engine reset (failed)"},

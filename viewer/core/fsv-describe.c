@@ -788,9 +788,19 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 				return g_strdup_printf("Flip %" PRIu64, _fsv_flip_id(m));
 			if (m->kind == FSA_MARK_PREEMPTION) {
 				const char *r = preempt_reason_name(m->code);
+				const struct fsa_engine_info *e =
+				    fsv_trace_find_engine(trace, m->adapter_id, m->engine_id);
 
-				return g_strdup_printf("Preemption (%.*s) of packet %" PRIu64,
-						       (int) strcspn(r, " "), r, m->value);
+				/* PRE-03: where it stopped, for the tooltip; "never completed" for
+				 * a request the engine did not answer. */
+				return g_strdup_printf(
+				    "Preemption (%.*s) of packet %" PRIu64 ", %s",
+				    (int) strcspn(r, " "), r, m->value,
+				    m->is_open || m->code2 < 0
+					? "never completed"
+					: _fsv_granularity_name(m->code2,
+								e && e->engine_type ==
+									 FSTP_ENGINE_TYPE_COMPUTE));
 			}
 			if (m->kind == FSA_MARK_TDR_DETECT) {
 				g_autofree char *d = fsv_format_duration(m->value);
