@@ -663,7 +663,7 @@ on_packet(void *data, const struct fsa_packet *p)
 static bool
 is_interval_marker(enum fsa_marker_kind kind)
 {
-	return kind >= FSA_MARK_PREEMPTION;
+	return fsa_marker_kind_is_interval(kind);
 }
 
 static fsa_status

@@ -520,7 +520,7 @@ static fsa_status
 on_marker(void *data, const struct fsa_marker *marker)
 {
 	struct fsa_report *r = data;
-	bool has_duration = marker->kind >= FSA_MARK_PREEMPTION &&
+	bool has_duration = fsa_marker_kind_is_interval(marker->kind) &&
 			    marker->end_ns != FSA_TIME_NONE && marker->end_ns >= marker->begin_ns;
 	uint64_t duration_ns = has_duration ? marker->end_ns - marker->begin_ns : 0;
 	fsa_status status = FSA_OK;
@@ -544,7 +544,7 @@ on_marker(void *data, const struct fsa_marker *marker)
 					  : NULL;
 	bool is_open = false;
 	uint64_t length =
-	    marker->kind >= FSA_MARK_PREEMPTION ? interval_length(r, marker, &is_open) : 0;
+	    fsa_marker_kind_is_interval(marker->kind) ? interval_length(r, marker, &is_open) : 0;
 
 	if (queue) {
 		marker_engine(r, marker); /* a row in doorbells.engines */

@@ -866,3 +866,62 @@ Test(window, click_on_a_victimization_arrow_shows_victim_and_beneficiary)
 	cr_assert_gt(green, 20, "no connected band; see %s", shot);
 	cr_assert_gt(amber, 20, "no retry band; see %s", shot);
 }
+
+/* Issue 13 (PRE-06, PRE-07): in a recording of priority-inversion, a click on the connector
+ * between a preempted piece and its resubmitted piece selects the resubmitted piece and the
+ * details pane names the packet it resubmits and both fence ids; the screenshot
+ * (window-preemption.png) shows the orange preempted pieces. The recording is
+ * $FSV_RECORDED_TRACES/priority-inversion, else traces/priority-inversion; without either the
+ * test is skipped, saying so. */
+Test(window, click_on_a_piece_connector_shows_the_resubmission)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	const char *dir = g_getenv("FSV_RECORDED_TRACES");
+	g_autofree char *path =
+	    dir ? g_build_filename(dir, "priority-inversion", NULL)
+		: g_build_filename(FST_SOURCE_ROOT, "traces", "priority-inversion", NULL);
+	g_autoptr(GFile) file = g_file_new_for_path(path);
+	g_autofree char *details = NULL, *shot = NULL;
+	g_autoptr(GdkTexture) texture = NULL;
+	const FsvView *view;
+	FsvTrace *trace;
+	guint32 first = FSV_INDEX_NONE;
+	const FsvPacket *a, *b;
+	double x0, y0, x1, y1, peak, rgb[3];
+	FsvItem selection;
+	guint orange;
+
+	if (!g_file_test(path, G_FILE_TEST_IS_DIR))
+		cr_skip_test("no priority-inversion recording at %s", path);
+	fsv_window_open(window, file);
+	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
+	settle();
+	view = fsv_timeline_get_view(timeline);
+	trace = fsv_timeline_get_trace(timeline);
+	for (guint32 i = 0; i < fsv_trace_get_packet_count(trace) && first == FSV_INDEX_NONE; i++)
+		if (fsv_trace_get_packet(trace, i)->next_piece != FSV_INDEX_NONE)
+			first = i;
+	cr_assert_neq(first, FSV_INDEX_NONE, "priority-inversion has no resubmitted piece");
+	a = fsv_trace_get_packet(trace, first);
+	b = fsv_trace_get_packet(trace, a->next_piece);
+	fsv_timeline_set_visible_range(timeline, a->end_ns - (b->start_ns - a->end_ns),
+				       b->start_ns + (b->start_ns - a->end_ns));
+	settle();
+	cr_assert(fsv_view_get_piece_connector(view, first, &x0, &y0, &x1, &y1, &peak));
+	cr_assert(fsv_timeline_select_at(timeline, (x0 + x1) / 2, peak + 1), "nothing there");
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_PACKET);
+	cr_assert_eq(selection.index, a->next_piece);
+	details = _fsv_window_dup_details_text(window);
+	cr_assert_not_null(strstr(details, "Resubmission of: packet"), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "Fence ids: "), "details:\n%s", details);
+	settle();
+	texture = screenshot();
+	shot = g_build_filename(FST_BUILD_DIR, "window-preemption.png", NULL);
+	cr_assert(gdk_texture_save_to_png(texture, shot));
+	fsv_render_get_color(FSV_COLOR_PACKET_PREEMPTED, rgb);
+	orange = count_colour(texture, rgb, 24, 0, 0, gdk_texture_get_width(texture),
+			      gdk_texture_get_height(texture));
+	cr_assert_gt(orange, 20, "no preempted piece drawn; see %s", shot);
+}

@@ -6,6 +6,7 @@
  * search filter (fsv-trace.h). It only reads a loaded FsvTrace.
  */
 #include "fsv-trace.h"
+#include "fsv-trace-private.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -182,6 +183,8 @@ describe_op(const FsvTrace *t, guint32 index, GPtrArray *out)
 	}
 }
 
+static char *context_name(const FsvTrace *t, guint64 handle);
+
 static void
 describe_packet(const FsvTrace *t, guint32 index, GPtrArray *out)
 {
@@ -190,16 +193,52 @@ describe_packet(const FsvTrace *t, guint32 index, GPtrArray *out)
 	add(out, "Packet", g_strdup_printf("%" PRIu64, p->packet_id));
 	add(out, "Status", g_strdup(fsa_packet_status_name(p->status)));
 	add(out, "Kind",
-	    g_strdup(p->is_paging      ? "paging"
-		     : p->is_user_mode ? "ring submission (user mode)"
-				       : "DMA packet"));
+	    g_strdup(p->is_context_switch ? "context switch (zero length, PRE-05)"
+		     : p->is_paging       ? "paging"
+		     : p->is_user_mode    ? "ring submission (user mode)"
+					  : "DMA packet"));
+	if (p->fence_id)
+		add(out, "Fence id", g_strdup_printf("%" PRIu64, p->fence_id));
+	/* PRE-06: a resubmitted paging piece keeps its fence id; PRE-07: others get a new one;
+	 * PRE-09: a ring submission resumes at its saved point under its own id. */
+	if (p->prev_piece != FSV_INDEX_NONE && !p->resubmission_of)
+		add(out, "Resumes",
+		    g_strdup_printf("%s %" PRIu64 " at its saved point",
+				    p->is_user_mode ? "ring submission" : "packet", p->packet_id));
+	if (p->prev_piece != FSV_INDEX_NONE && p->resubmission_of &&
+	    fsv_trace_get_packet(t, p->prev_piece)->fence_id && p->fence_id) {
+		const FsvPacket *prev = fsv_trace_get_packet(t, p->prev_piece);
+
+		add(out, "Fence ids",
+		    g_strdup_printf("%" PRIu64 " (packet %" PRIu64 ") → %" PRIu64 " %s",
+				    prev->fence_id, prev->packet_id, p->fence_id,
+				    prev->fence_id == p->fence_id ? "(kept)" : "(new)"));
+	}
 	if (p->hwqueue_handle)
 		add(out, "HWQueue", g_strdup_printf("0x%" PRIx64, p->hwqueue_handle));
+	if (p->context_handle)
+		add(out, "Context", context_name(t, p->context_handle));
 	add(out, "Adapter", g_strdup_printf("%" PRIu32, p->adapter_id));
 	add(out, "Engine", g_strdup_printf("%" PRIu32, p->engine_id));
 	add(out, "Progress value", g_strdup_printf("%" PRIu64, p->progress_value));
+	/* PRE-06, PRE-07: the pieces of a preempted packet, each named by its packet id. */
 	if (p->resubmission_of)
-		add(out, "Resubmission of", g_strdup_printf("%" PRIu64, p->resubmission_of));
+		add(out, "Resubmission of", g_strdup_printf("packet %" PRIu64, p->resubmission_of));
+	if (p->next_piece != FSV_INDEX_NONE)
+		add(out, "Resubmitted as",
+		    g_strdup_printf("packet %" PRIu64,
+				    fsv_trace_get_packet(t, p->next_piece)->packet_id));
+	if (p->prev_piece != FSV_INDEX_NONE || p->next_piece != FSV_INDEX_NONE) {
+		guint32 first = index, n = 1;
+
+		while (fsv_trace_get_packet(t, first)->prev_piece != FSV_INDEX_NONE && n < 10000) {
+			first = fsv_trace_get_packet(t, first)->prev_piece;
+			n++;
+		}
+		add(out, "Piece",
+		    g_strdup_printf("%u (the work was first queued as packet %" PRIu64 ")", n,
+				    fsv_trace_get_packet(t, first)->packet_id));
+	}
 	add_time(out, t, "Queued", p->queued_ns, p->adapter_id, 0);
 	add_time(out, t, "Started", p->start_ns, p->adapter_id, p->start_gpu_ts);
 	add_time(out, t, "Ended", p->end_ns, p->adapter_id, p->end_gpu_ts);
@@ -234,6 +273,108 @@ disconnect_reason_name(gint64 code)
 	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
 }
 
+/* Names of the contract's enumerations (docs/trace-format.md "Enumerations"). */
+static const char *
+preempt_reason_name(gint64 code)
+{
+	static const char *const names[] = {
+	    "TIME_SLICE (its time slice ran out)", "PRIORITY (a higher priority context was ready)",
+	    "SUSPEND (the context was suspended)", "TDR (no progress for the TDR delay)",
+	    "TERMINATION (its process ended)",     "POWER (the engine or adapter powered down)"};
+
+	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
+}
+
+static const char *
+loss_reason_name(gint64 code)
+{
+	static const char *const names[] = {"TIMEOUT",  "ENGINE_HUNG", "PAGE_FAULT",
+					    "GPU_STOP", "TERMINATION", "INVALID_COMMAND"};
+
+	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
+}
+
+static const char *
+tdr_result_name(gint64 code)
+{
+	static const char *const names[] = {"ENGINE_RESET (the engine reset recovered it)",
+					    "ADAPTER_RESET (the engine reset failed)",
+					    "FAILED (the adapter is stopped)"};
+
+	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
+}
+
+/* A preemption granularity (FSTP_PREEMPT_GRANULARITY_*, PRE-03) in the words of the engine's
+ * kind of work: graphics boundaries, or compute ones on a compute engine. */
+const char *
+_fsv_granularity_name(gint64 code, bool is_compute)
+{
+	switch (code) {
+	case FSTP_PREEMPT_GRANULARITY_NONE:
+		return "none";
+	case FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY:
+		return "DMA buffer boundary";
+	case FSTP_PREEMPT_GRANULARITY_PRIMITIVE_OR_DISPATCH_BOUNDARY:
+		return is_compute ? "dispatch boundary" : "primitive boundary";
+	case FSTP_PREEMPT_GRANULARITY_TRIANGLE_OR_THREAD_GROUP_BOUNDARY:
+		return is_compute ? "thread group boundary" : "triangle boundary";
+	case FSTP_PREEMPT_GRANULARITY_PIXEL_OR_THREAD_BOUNDARY:
+		return is_compute ? "thread boundary" : "pixel boundary";
+	case FSTP_PREEMPT_GRANULARITY_SHADER_BOUNDARY:
+		return "shader boundary";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *
+fault_kind_name(gint64 code)
+{
+	static const char *const names[] = {
+	    "HUNG_ENGINE (a packet that never ends)",
+	    "IGNORES_PREEMPTION (the engine stops only at a coarser boundary)",
+	    "LOST_INTERRUPT (raised, never handled)",
+	    "DELAYED_INTERRUPT (handled late)",
+	    "CORRUPT_PACKET (a malformed command in a ring)",
+	    "PROCESS_KILLED (killed mid-submission)",
+	    "LOG_OVERRUN_STORM (fence logs overrun)"};
+
+	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
+}
+
+static const char *
+interrupt_type_name(gint64 code)
+{
+	static const char *const names[] = {"DMA_COMPLETED",
+					    "NATIVE_FENCE_SIGNALED",
+					    "MONITORED_FENCE_SIGNALED",
+					    "ENGINE_STATE_CHANGE",
+					    "PAGE_FAULT",
+					    "DMA_PREEMPTED",
+					    "CRTC_VSYNC"};
+
+	return code >= 0 && code < (gint64) G_N_ELEMENTS(names) ? names[code] : "unknown";
+}
+
+/* "0x20 · pid 42 game · priority 8, slice 2 ms": a context with what the trace says of it. */
+static char *
+context_name(const FsvTrace *t, guint64 handle)
+{
+	const struct fsa_context_info *c = fsv_trace_find_context(t, handle);
+	g_autofree char *proc = NULL, *slice = NULL, *d = NULL;
+
+	if (!c)
+		return g_strdup_printf("0x%" PRIx64, handle);
+	proc = process_name(t, c->process_id);
+	if (!c->has_schedule)
+		return g_strdup_printf("0x%" PRIx64 " · pid %s", handle, proc);
+	slice = c->time_slice_ns
+		    ? g_strdup_printf("time slice %s", (d = fsv_format_duration(c->time_slice_ns)))
+		    : g_strdup("no time slice (runs to completion)");
+	return g_strdup_printf("0x%" PRIx64 " · pid %s · priority %" PRIu32 ", %s", handle, proc,
+			       c->priority, slice);
+}
+
 /* "0x8003… · pid 42 game": a queue handle with its process when the trace knows the queue. */
 static char *
 queue_name(const FsvTrace *t, guint64 handle)
@@ -252,6 +393,31 @@ queue_name(const FsvTrace *t, guint64 handle)
 static bool
 describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 {
+	/* PRE-13: a display's vsync and flips. */
+	if (_fsv_marker_is_vsync(m)) {
+		add(out, "Display", g_strdup_printf("%" PRIu32, _fsv_marker_display_source(m)));
+		add(out, "Vsync", g_strdup_printf("%" PRIu64, _fsv_vsync_count(m)));
+		if (_fsv_vsync_flip_id(m))
+			add(out, "Flip latched",
+			    g_strdup_printf("%" PRIu64, _fsv_vsync_flip_id(m)));
+		else
+			add(out, "Flip latched",
+			    g_strdup(m->is_missed
+					 ? "none: missed, the previous frame was shown again"
+					 : "none"));
+		return true;
+	}
+	if (_fsv_marker_is_flip(m)) {
+		add(out, "Display", g_strdup_printf("%" PRIu32, _fsv_marker_display_source(m)));
+		add(out, "Flip", g_strdup_printf("%" PRIu64, _fsv_flip_id(m)));
+		if (m->is_open)
+			add(out, "On screen",
+			    g_strdup("never (still pending at the end of the trace)"));
+		else if (_fsv_flip_vsync_count(m))
+			add(out, "On screen at vsync",
+			    g_strdup_printf("%" PRIu64, _fsv_flip_vsync_count(m)));
+		return true;
+	}
 	switch (m->kind) {
 	case FSA_MARK_DOORBELL_RING:
 		add(out, "Write pointer", g_strdup_printf("%" PRIu64 " bytes", m->value));
@@ -295,6 +461,99 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 	case FSA_MARK_DEVICE_D3:
 		add(out, "State", g_strdup("D3 (adapter powered down)"));
 		return true;
+	case FSA_MARK_PREEMPTION: {
+		/* PRE-03, PRE-04, PRE-09, TDR-01. */
+		const struct fsa_engine_info *e =
+		    fsv_trace_find_engine(t, m->adapter_id, m->engine_id);
+		bool is_compute = e && e->engine_type == FSTP_ENGINE_TYPE_COMPUTE;
+		guint64 ns = 0;
+
+		add(out, "Reason", g_strdup(preempt_reason_name(m->code)));
+		if (m->value)
+			add(out, "Packet preempted", g_strdup_printf("%" PRIu64, m->value));
+		if (m->is_open || m->code2 < 0) {
+			add(out, "Completed", g_strdup("never (the engine did not stop)"));
+		} else {
+			add(out, "Stopped at",
+			    g_strdup(_fsv_granularity_name(m->code2, is_compute)));
+			if (m->value2 == 0)
+				add(out, "Work left", g_strdup("none (it stopped at its end)"));
+			else if (fsv_trace_ticks_to_ns(t, m->adapter_id, m->value2, &ns)) {
+				g_autofree char *d = fsv_format_duration(ns);
+
+				add(out, "Work left",
+				    g_strdup_printf("%" PRIu64 " GPU ticks (%s)", m->value2, d));
+			} else
+				add(out, "Work left",
+				    g_strdup_printf("%" PRIu64 " GPU ticks", m->value2));
+		}
+		if (e) {
+			gint64 declared =
+			    is_compute ? e->compute_preempt_granularity : e->preempt_granularity;
+
+			add(out, "Engine declares",
+			    g_strdup_printf("%s%s", _fsv_granularity_name(declared, is_compute),
+					    e->is_preemption_aware ? ""
+								   : " (not PreemptionAware)"));
+			/* A coarser boundary than declared: the engine ignored the request until
+			 * then (the IGNORES_PREEMPTION fault, or a faulty driver). */
+			if (!m->is_open && m->code2 >= 0 && m->code2 < declared)
+				add(out, "Note",
+				    g_strdup("stopped at a coarser boundary than declared"));
+		}
+		return true;
+	}
+	case FSA_MARK_TDR:
+		/* TDR-04..06: the recovery interval, tdr_begin → tdr_end. */
+		add(out, "Reason", g_strdup(loss_reason_name((gint64) m->value)));
+		add(out, "Guilty context",
+		    m->context_handle ? context_name(t, m->context_handle)
+				      : g_strdup("none known"));
+		add(out, "Result",
+		    m->is_open ? g_strdup("still recovering at the end of the trace")
+			       : g_strdup(tdr_result_name(m->code)));
+		return true;
+	case FSA_MARK_TDR_DETECT:
+		/* TDR-01..03: the watchdog's finding; the marker spans the stall it reports. */
+		add(out, "Reason",
+		    g_strdup(m->code == FSTP_LOSS_REASON_ENGINE_HUNG
+				 ? "ENGINE_HUNG (the KMD reported the engine Hung)"
+				 : "TIMEOUT (no progress for the TDR delay)"));
+		add(out, "No progress for", fsv_format_duration(m->value));
+		if (m->context_handle)
+			add(out, "Context running", context_name(t, m->context_handle));
+		return true;
+	case FSA_MARK_ENGINE_RESET:
+		add(out, "Result",
+		    g_strdup(m->code ? "succeeded" : "failed (promoted to an adapter reset)"));
+		return true;
+	case FSA_MARK_ADAPTER_RESET:
+		/* TDR-06: every engine of the adapter. */
+		add(out, "Result",
+		    g_strdup(m->code ? "succeeded" : "failed (the adapter is stopped: GPU_STOP)"));
+		return true;
+	case FSA_MARK_CONTEXT_ERROR:
+		/* TDR-04: from context_error to the context's destruction. */
+		add(out, "In error", context_name(t, m->context_handle));
+		add(out, "Device", g_strdup_printf("0x%" PRIx64, m->other_handle));
+		add(out, "Reason", g_strdup(loss_reason_name(m->code)));
+		return true;
+	case FSA_MARK_FAULT_INJECTED:
+		add(out, "Fault", g_strdup(fault_kind_name(m->code)));
+		add(out, "Detail", g_strdup_printf("%" PRIu64, m->value));
+		return true;
+	case FSA_MARK_INTERRUPT_LATE:
+	case FSA_MARK_INTERRUPT_UNHANDLED:
+		add(out, "Interrupt", g_strdup(interrupt_type_name(m->code)));
+		add(out, "Handled",
+		    m->kind == FSA_MARK_INTERRUPT_UNHANDLED
+			? g_strdup("never")
+			: g_strdup("late (1 ms or more after its raise)"));
+		return true;
+	case FSA_MARK_DEVICE_LOST:
+		add(out, "Device", g_strdup_printf("0x%" PRIx64, m->other_handle));
+		add(out, "Reason", g_strdup(loss_reason_name(m->code)));
+		return true;
 	default:
 		return false;
 	}
@@ -306,8 +565,13 @@ describe_marker(const FsvTrace *t, guint32 index, GPtrArray *out)
 	const FsvMarker *m = fsv_trace_get_marker(t, index);
 
 	add(out, "Marker", g_strdup(fsa_marker_kind_name(m->kind)));
-	add_time(out, t, "Begin", m->begin_ns, m->adapter_id, 0);
-	if (m->end_ns != m->begin_ns || m->is_open) {
+	if (m->kind == FSA_MARK_TDR_DETECT) {
+		add_time(out, t, "Detected", m->end_ns, m->adapter_id, 0);
+		add_time(out, t, "No progress since", m->begin_ns, m->adapter_id, 0);
+	} else {
+		add_time(out, t, "Begin", m->begin_ns, m->adapter_id, 0);
+	}
+	if (m->kind != FSA_MARK_TDR_DETECT && (m->end_ns != m->begin_ns || m->is_open)) {
 		add_time(out, t, "End", m->end_ns, m->adapter_id, 0);
 		if (m->is_open)
 			add(out, "Duration", g_strdup("still open at the end of the trace"));
@@ -320,7 +584,9 @@ describe_marker(const FsvTrace *t, guint32 index, GPtrArray *out)
 		add(out, "Context", g_strdup_printf("0x%" PRIx64, m->context_handle));
 	if (m->doorbell_handle)
 		add(out, "Doorbell", g_strdup_printf("0x%" PRIx64, m->doorbell_handle));
-	if (m->other_handle && m->kind != FSA_MARK_DOORBELL_VICTIMIZE)
+	if (m->other_handle && m->kind != FSA_MARK_DOORBELL_VICTIMIZE &&
+	    m->kind != FSA_MARK_DEVICE_LOST && m->kind != FSA_MARK_CONTEXT_ERROR &&
+	    _fsv_marker_display_source(m) == UINT32_MAX)
 		add(out, "Other handle", g_strdup_printf("0x%" PRIx64, m->other_handle));
 	if (m->adapter_id != UINT32_MAX)
 		add(out, "Adapter", g_strdup_printf("%" PRIu32, m->adapter_id));
@@ -515,6 +781,49 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 			if (m->kind == FSA_MARK_DOORBELL_RING)
 				return g_strdup_printf("Doorbell ring, write pointer %" PRIu64,
 						       m->value);
+			if (_fsv_marker_is_vsync(m))
+				return g_strdup_printf("Vsync %" PRIu64 "%s", _fsv_vsync_count(m),
+						       m->is_missed ? " (missed)" : "");
+			if (_fsv_marker_is_flip(m))
+				return g_strdup_printf("Flip %" PRIu64, _fsv_flip_id(m));
+			if (m->kind == FSA_MARK_PREEMPTION) {
+				const char *r = preempt_reason_name(m->code);
+				const struct fsa_engine_info *e =
+				    fsv_trace_find_engine(trace, m->adapter_id, m->engine_id);
+
+				/* PRE-03: where it stopped, for the tooltip; "never completed" for
+				 * a request the engine did not answer. */
+				return g_strdup_printf(
+				    "Preemption (%.*s) of packet %" PRIu64 ", %s",
+				    (int) strcspn(r, " "), r, m->value,
+				    m->is_open || m->code2 < 0
+					? "never completed"
+					: _fsv_granularity_name(m->code2,
+								e && e->engine_type ==
+									 FSTP_ENGINE_TYPE_COMPUTE));
+			}
+			if (m->kind == FSA_MARK_TDR_DETECT) {
+				g_autofree char *d = fsv_format_duration(m->value);
+
+				return g_strdup_printf("TDR detection: no progress for %s", d);
+			}
+			if (m->kind == FSA_MARK_TDR && m->context_handle)
+				return g_strdup_printf("TDR, guilty context 0x%" PRIx64,
+						       m->context_handle);
+			if (m->kind == FSA_MARK_CONTEXT_ERROR)
+				return g_strdup_printf("Context 0x%" PRIx64 " in error",
+						       m->context_handle);
+			if (m->kind == FSA_MARK_ADAPTER_RESET || m->kind == FSA_MARK_ENGINE_RESET)
+				return g_strdup_printf("%s reset%s",
+						       m->kind == FSA_MARK_ADAPTER_RESET ? "Adapter"
+											 : "Engine",
+						       m->code ? "" : " (failed)");
+			if (m->kind == FSA_MARK_FAULT_INJECTED) {
+				const char *f = fault_kind_name(m->code);
+
+				return g_strdup_printf("Fault injected: %.*s",
+						       (int) strcspn(f, " "), f);
+			}
 			return g_strdup(fsa_marker_kind_name(m->kind));
 		}
 		break;

@@ -48,6 +48,15 @@ static const double colors[FSV_COLOR_COUNT][3] = {
     [FSV_COLOR_DOORBELL_ABORT] = {0.80, 0.10, 0.10},      /* #cc1a1a red */
     [FSV_COLOR_VICTIMIZE] = {0.85, 0.45, 0.10},           /* #d97319 orange */
     [FSV_COLOR_SUSPENDED] = {0.45, 0.48, 0.55},           /* #737a8c grey */
+    [FSV_COLOR_PACKET_PAGING] = {0.55, 0.43, 0.39},       /* #8c6e63 brown */
+    [FSV_COLOR_PREEMPT_PRIORITY] = {0.05, 0.60, 0.52},    /* #0d9985 teal green */
+    [FSV_COLOR_PREEMPT_TERMINATION] = {0.42, 0.31, 0.16}, /* #6b4f29 dark brown */
+    [FSV_COLOR_PREEMPT_POWER] = {0.29, 0.44, 0.65},       /* #4a70a6 steel blue */
+    [FSV_COLOR_CONTEXT_ERROR] = {0.55, 0.18, 0.18},       /* #8c2e2e dark red */
+    [FSV_COLOR_VSYNC] = {0.25, 0.28, 0.35},               /* #404759 slate */
+    [FSV_COLOR_FLIP] = {0.16, 0.50, 0.73},                /* #2980ba blue */
+    [FSV_COLOR_MISSED_VSYNC] = {0.86, 0.15, 0.15},        /* #dc2626 red */
+    [FSV_COLOR_FAULT_INJECTED] = {0.75, 0.15, 0.83},      /* #c026d3 fuchsia */
 };
 
 /* Packets take the colour of their queue's process, as GPUView colours them. */
@@ -86,6 +95,7 @@ enum batch_style {
 	B_PACKET0, /* + palette index */
 	B_PACKET_PREEMPTED = B_PACKET0 + 8,
 	B_PACKET_FAULTED,
+	B_PACKET_PAGING,
 	B_TICK,
 	B_BAND_CONNECTED, /* + FSTP_DOORBELL_STATUS_* */
 	B_BAND_NOTIFY_KMD,
@@ -93,7 +103,15 @@ enum batch_style {
 	B_BAND_ABORT,
 	B_STEP_FILL,
 	B_STEP_LINE,
-	B_COUNT,
+	B_VSYNC,
+	B_MISSED_VSYNC,
+	/* Preemption brackets by reason (FSTP_PREEMPT_REASON_*, 6 of them): bars and legs apart,
+	 * so that consecutive ones merge. */
+	B_CUT_NOTCH, /* a preempted piece's torn edge: notches in the background colour */
+	B_CUT_EDGE,  /* and its dark outline */
+	B_PREEMPT_BAR0,
+	B_PREEMPT_LEG0 = B_PREEMPT_BAR0 + 6,
+	B_COUNT = B_PREEMPT_LEG0 + 6,
 };
 
 typedef struct {
@@ -113,6 +131,11 @@ typedef struct {
 	GArray *details;  /* guint32 ids of items wide enough for an outline/label */
 	GArray *specials; /* guint32 ids of inferred / never-completed / unqueued ops */
 	GArray *tri[3];   /* double: tick-strip triangles per colour (MarkerCtx.tri) */
+	/* Packets drawn one by one whose connector to their resubmitted piece is drawn when the
+	 * row is done (PRE-06, PRE-07): the earlier piece of each pair. */
+	GArray *pieces;
+	/* Torn right edges of preempted pieces drawn in a lane: double[4] x, y, h, depth. */
+	GArray *cuts;
 	bool has_filter;
 	const char *font;
 	double label_end; /* right edge of the last box labelled in this lane */
@@ -154,9 +177,38 @@ set_rgb(cairo_t *cr, const double rgb[3], double alpha)
 	cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], alpha);
 }
 
+/* The colour of a preemption bracket by its reason (FSTP_PREEMPT_REASON_*, PRE-04, TDR-01). */
+static FsvColor
+preempt_reason_color(gint64 reason)
+{
+	switch (reason) {
+	case FSTP_PREEMPT_REASON_PRIORITY:
+		return FSV_COLOR_PREEMPT_PRIORITY;
+	case FSTP_PREEMPT_REASON_SUSPEND:
+		return FSV_COLOR_SUSPENDED;
+	case FSTP_PREEMPT_REASON_TDR:
+		return FSV_COLOR_TDR;
+	case FSTP_PREEMPT_REASON_TERMINATION:
+		return FSV_COLOR_PREEMPT_TERMINATION;
+	case FSTP_PREEMPT_REASON_POWER:
+		return FSV_COLOR_PREEMPT_POWER;
+	case FSTP_PREEMPT_REASON_TIME_SLICE:
+	default:
+		return FSV_COLOR_PREEMPTION;
+	}
+}
+
 static void
 batch_style_source(cairo_t *cr, enum batch_style s)
 {
+	if (s >= B_PREEMPT_BAR0 && s < B_PREEMPT_LEG0) {
+		set_rgb(cr, colors[preempt_reason_color(s - B_PREEMPT_BAR0)], 1);
+		return;
+	}
+	if (s >= B_PREEMPT_LEG0 && s < B_COUNT) {
+		set_rgb(cr, colors[preempt_reason_color(s - B_PREEMPT_LEG0)], 0.9);
+		return;
+	}
 	switch (s) {
 	case B_WAIT_QUEUED:
 		set_rgb(cr, colors[FSV_COLOR_WAIT_QUEUED], 1);
@@ -179,6 +231,9 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 	case B_PACKET_FAULTED:
 		set_rgb(cr, colors[FSV_COLOR_PACKET_FAULTED], 1);
 		break;
+	case B_PACKET_PAGING:
+		set_rgb(cr, colors[FSV_COLOR_PACKET_PAGING], 1);
+		break;
 	case B_TICK:
 		set_rgb(cr, colors[FSV_COLOR_DOORBELL], 0.85);
 		break;
@@ -193,6 +248,18 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 		break;
 	case B_STEP_LINE:
 		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.9);
+		break;
+	case B_VSYNC:
+		set_rgb(cr, colors[FSV_COLOR_VSYNC], 0.8);
+		break;
+	case B_MISSED_VSYNC:
+		set_rgb(cr, colors[FSV_COLOR_MISSED_VSYNC], 1);
+		break;
+	case B_CUT_NOTCH:
+		cairo_set_source_rgb(cr, 1, 1, 1);
+		break;
+	case B_CUT_EDGE:
+		cairo_set_source_rgba(cr, 0.45, 0.20, 0.0, 0.9);
 		break;
 	default:
 		set_rgb(cr, packet_palette[s - B_PACKET0], 1);
@@ -461,9 +528,14 @@ draw_op_detail(Ctx *c, const FsvOp *o)
 
 /* ---- Packets --------------------------------------------------------------------------- */
 
+/* Paging packets (PRE-06) keep their own colour even when preempted: their cut edge and
+ * connector say that they were; the other preempted pieces are orange, faulted or aborted ones
+ * red, the rest take their queue's colour. */
 static enum batch_style
 packet_style(const FsvPacket *p)
 {
+	if (p->is_paging)
+		return B_PACKET_PAGING;
 	if (p->status == FSA_PACKET_PREEMPTED)
 		return B_PACKET_PREEMPTED;
 	if (p->status == FSA_PACKET_FAULTED || p->status == FSA_PACKET_ABORTED)
@@ -483,6 +555,17 @@ draw_packet_item(const FsvLodItem *item, gpointer data)
 	batch_add(c, packet_style(p), x0, x1, c->lane_y, c->lane_h);
 	if (x1 - x0 >= 4.0 && c->details->len <= c->details_cap)
 		g_array_append_val(c->details, item->id);
+	/* The connector of a preempted piece, drawn once: from the earlier piece, or from this
+	 * one's earlier piece when that lies left of the view (the walk does not visit it). */
+	if (c->pieces->len <= c->details_cap) {
+		if (p->next_piece != FSV_INDEX_NONE)
+			g_array_append_val(c->pieces, item->id);
+		else if (p->prev_piece != FSV_INDEX_NONE &&
+			 fsv_view_time_to_x(c->view,
+					    fsv_trace_get_packet(c->trace, p->prev_piece)->end_ns) <
+			     c->x_min - 2)
+			g_array_append_val(c->pieces, p->prev_piece);
+	}
 	return true;
 }
 
@@ -512,11 +595,43 @@ draw_packet_detail(Ctx *c, const FsvPacket *p)
 	cairo_rectangle(cr, floor(x0) + 0.5, c->lane_y + 0.5, MAX(floor(x1) - floor(x0), 1.0),
 			c->lane_h - 1);
 	cairo_stroke(cr);
+	if (p->status == FSA_PACKET_PREEMPTED && x1 <= c->x_max + 4) {
+		/* PRE-04: the work stopped at a boundary here: a torn (zigzag) right edge, drawn
+		 * with the lane's others (draw_cuts). */
+		double cut[4] = {floor(x1) + 0.5, c->lane_y, c->lane_h, MIN(3.0, x1 - x0)};
+
+		g_array_append_vals(c->cuts, cut, 4);
+	}
 	if (vx1 - vx0 < 30)
 		return;
-	g_snprintf(label, sizeof(label), "%" PRIu64, p->packet_id);
+	/* A resubmitted piece says so: "↻ 12" (it resumes packet 11's work). */
+	if (p->prev_piece != FSV_INDEX_NONE || p->resubmission_of != 0)
+		g_snprintf(label, sizeof(label), "↻ %" PRIu64, p->packet_id);
+	else
+		g_snprintf(label, sizeof(label), "%" PRIu64, p->packet_id);
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	text_fit(cr, vx0 + 3, c->lane_y + c->lane_h - 3, label, vx1 - vx0 - 6);
+}
+
+/* The torn edges collected by draw_packet_detail, castellated and pixel-aligned so that they
+ * batch like boxes (a zigzag path per piece cost a time-sliced trace 15 ms a frame): the
+ * second and fourth quarter of the right edge notched D px deep, a dark outline along it. */
+static void
+draw_cuts(Ctx *c)
+{
+	for (guint i = 0; i < c->cuts->len; i += 4) {
+		const double *k = &g_array_index(c->cuts, double, i);
+		double xe = floor(k[0]) + 1, y = k[1], h = k[2], d = MAX(floor(k[3]), 1), q = h / 4;
+
+		batch_add(c, B_CUT_NOTCH, xe - d, xe, y + q, q);
+		batch_add(c, B_CUT_NOTCH, xe - d, xe, y + 3 * q, q);
+		batch_add(c, B_CUT_EDGE, xe - 1, xe, y, q);
+		batch_add(c, B_CUT_EDGE, xe - d - 1, xe - d, y + q, q);
+		batch_add(c, B_CUT_EDGE, xe - 1, xe, y + 2 * q, q);
+		batch_add(c, B_CUT_EDGE, xe - d - 1, xe - d, y + 3 * q, q);
+	}
+	g_array_set_size(c->cuts, 0);
+	batch_flush(c);
 }
 
 /* ---- Markers --------------------------------------------------------------------------- */
@@ -534,9 +649,11 @@ marker_color(guint8 kind)
 	case FSA_MARK_PREEMPTION:
 		return FSV_COLOR_PREEMPTION;
 	case FSA_MARK_TDR:
+	case FSA_MARK_TDR_DETECT:
 	case FSA_MARK_DEVICE_LOST:
 		return FSV_COLOR_TDR;
 	case FSA_MARK_ENGINE_RESET:
+	case FSA_MARK_ADAPTER_RESET:
 		return FSV_COLOR_RESET;
 	case FSA_MARK_PAGE_FAULT:
 		return FSV_COLOR_PAGE_FAULT;
@@ -548,8 +665,9 @@ marker_color(guint8 kind)
 typedef struct {
 	Ctx *c;
 	double row_y, row_h;
-	double tick_y;         /* the tick strip (fsv_view_get_strip_geometry) */
-	double band_y, band_h; /* the doorbell band, band_h 0 when the row has none */
+	double tick_y;           /* the tick strip (fsv_view_get_strip_geometry) */
+	double band_y, band_h;   /* the doorbell band, band_h 0 when the row has none */
+	double strip_y, strip_h; /* an engine's event strip, strip_h 0 when the row has none */
 	FsvRowKind row_kind;
 	guint32 id; /* the marker being drawn (an item's, a bucket's top) */
 	/* Triangles in the tick strip, per colour (TRI_*): x of each, filled as one path per
@@ -606,6 +724,40 @@ band_style(const FsvMarker *mk)
 	}
 }
 
+/* PRE-13: a flip from queued to done in its sub-lane of the display row, labelled with its id
+ * when wide enough; one still pending at the end of the trace pale, open to the right. */
+static void
+draw_flip(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double x0, double x1)
+{
+	Ctx *c = m->c;
+	cairo_t *cr = c->cr;
+	const double *rgb = colors[FSV_COLOR_FLIP];
+	double y, h;
+
+	if (!fsv_view_get_lane_geometry(c->view, c->row, mk->lane, &y, &h))
+		return;
+	if (x1 - x0 < 1)
+		x1 = x0 + 1;
+	set_rgb(cr, rgb, mk->is_open ? 0.3 : 0.85);
+	cairo_rectangle(cr, floor(x0), y, MAX(ceil(x1) - floor(x0), 1), h);
+	cairo_fill(cr);
+	if (is_bucket || x1 - x0 < 4)
+		return;
+	set_rgb(cr, rgb, 1);
+	cairo_set_line_width(cr, 1);
+	cairo_rectangle(cr, floor(x0) + 0.5, y + 0.5, MAX(floor(x1) - floor(x0) - 1, 1), h - 1);
+	cairo_stroke(cr);
+	if (x1 - x0 >= 44) {
+		char label[40];
+
+		g_snprintf(label, sizeof(label), "flip %" PRIu64, _fsv_flip_id(mk));
+		font(c, 8.5, false);
+		cairo_set_source_rgb(cr, 1, 1, 1);
+		text_fit(cr, MAX(x0, c->x_min) + 3, y + h - 2, label,
+			 MIN(x1, c->x_max) - MAX(x0, c->x_min) - 6);
+	}
+}
+
 static void
 draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, double bx1)
 {
@@ -618,6 +770,20 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 
 	x0 = MAX(x0, c->x_min - 2);
 	x1 = MIN(x1, c->x_max + 2);
+	if (_fsv_marker_is_vsync(mk)) {
+		/* PRE-13: a tick per vsync in the display's strip (a bucket: a run over its
+		 * extent); a missed one red, 2 px wide and down through the flips. */
+		if (mk->is_missed)
+			batch_add(c, B_MISSED_VSYNC, x0 - 0.5, MAX(x1, x0 + 1) + 0.5, tick_y,
+				  m->row_y + m->row_h - 2 - tick_y);
+		else
+			batch_add(c, B_VSYNC, x0, MAX(x1, x0 + 1), tick_y, FSV_TICK_HEIGHT + 3);
+		return;
+	}
+	if (_fsv_marker_is_flip(mk)) {
+		draw_flip(m, mk, is_bucket, x0, x1);
+		return;
+	}
 	switch (mk->kind) {
 	case FSA_MARK_DOORBELL_RING:
 		/* One tick per ring; a bucket of rings (far zooms) one run over their extent. */
@@ -672,6 +838,12 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		cairo_line_to(cr, x, m->row_y + 8);
 		cairo_close_path(cr);
 		cairo_fill(cr);
+		if (mk->kind == FSA_MARK_DEVICE_LOST && !is_bucket &&
+		    m->row_kind == FSV_ROW_QUEUE) {
+			font(c, 9, true);
+			cairo_move_to(cr, x + 6, m->row_y + 9);
+			cairo_show_text(cr, "device lost");
+		}
 		break;
 	}
 	case FSA_MARK_ENGINE_RESET: {
@@ -679,35 +851,154 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 
 		set_rgb(cr, rgb, 1);
 		cairo_set_line_width(cr, 2);
+		/* TDR-06: a failed engine reset (promoted to an adapter reset) is dashed. */
+		if (!mk->code) {
+			const double dash[] = {3.0, 2.0};
+
+			cairo_set_dash(cr, dash, 2, 0);
+		}
 		cairo_move_to(cr, x, m->row_y + 1);
 		cairo_line_to(cr, x, m->row_y + m->row_h - 1);
 		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
 		font(c, 9, true);
 		cairo_move_to(cr, x + 3, m->row_y + 10);
-		cairo_show_text(cr, "RESET");
+		cairo_show_text(cr, mk->code ? "RESET" : "RESET FAILED");
 		break;
 	}
-	case FSA_MARK_PREEMPTION:
-		/* A bracket above the lanes: request → complete. */
-		set_rgb(cr, rgb, 0.9);
-		cairo_rectangle(cr, x0, m->row_y + 1, MAX(x1 - x0, 2.0), 3);
-		cairo_fill(cr);
-		cairo_rectangle(cr, x0, m->row_y + 1, 1.5, m->row_h - 2);
-		cairo_fill(cr);
+	case FSA_MARK_PREEMPTION: {
+		/* A bracket above the lanes, request → complete, in the colour of its reason; its
+		 * legs reach down over the packets. A request never completed (the engine hung) is
+		 * open to the right. Batched per reason: a time-sliced trace has thousands. */
+		double top = m->strip_h > 0 ? m->strip_y : m->row_y + 1;
+		double bottom = m->row_y + m->row_h - 2;
+		guint reason = mk->code >= 0 && mk->code < 6 ? (guint) mk->code : 0;
+
+		if (mk->is_open && !is_bucket) {
+			const double dash[] = {3.0, 2.0};
+
+			set_rgb(cr, colors[preempt_reason_color(mk->code)], 0.95);
+			cairo_set_line_width(cr, 3);
+			cairo_set_dash(cr, dash, 2, 0);
+			cairo_move_to(cr, x0, top + 1.5);
+			cairo_line_to(cr, MAX(x1, x0 + 2), top + 1.5);
+			cairo_stroke(cr);
+			cairo_set_dash(cr, NULL, 0, 0);
+		} else {
+			batch_add(c, B_PREEMPT_BAR0 + reason, x0, MAX(x1, x0 + 2), top, 3);
+		}
+		batch_add(c, B_PREEMPT_LEG0 + reason, x0, x0 + 1, top + 3, bottom - top - 3);
+		if (!mk->is_open && x1 - x0 >= 3)
+			batch_add(c, B_PREEMPT_LEG0 + reason, x1 - 1, x1, top + 3,
+				  bottom - top - 3);
 		break;
+	}
 	case FSA_MARK_TDR:
+		/* TDR-04..06: the recovery, named with its guilty context when known. */
 		set_rgb(cr, rgb, 0.18);
 		cairo_rectangle(cr, x0, m->row_y, MAX(x1 - x0, 2.0), m->row_h);
 		cairo_fill(cr);
 		set_rgb(cr, rgb, 1);
 		cairo_rectangle(cr, x0, m->row_y, MAX(x1 - x0, 2.0), 3);
 		cairo_fill(cr);
-		if (x1 - x0 > 30) {
+		if (x1 - x0 > 30 && !is_bucket) {
+			char label[64];
+
+			if (mk->context_handle)
+				g_snprintf(label, sizeof(label), "TDR · guilty ctx 0x%" PRIx64,
+					   mk->context_handle);
+			else
+				g_snprintf(label, sizeof(label), "TDR");
 			font(c, 9, true);
-			cairo_move_to(cr, x0 + 3, m->row_y + 13);
-			cairo_show_text(cr, "TDR");
+			text_fit(cr, MAX(x0, c->x_min) + 3, m->row_y + 13, label,
+				 MIN(x1, c->x_max) - MAX(x0, c->x_min) - 6);
 		}
 		break;
+	case FSA_MARK_TDR_DETECT: {
+		/* TDR-02: the stall the watchdog found, hatched over the lanes, "no progress for
+		 * …" in the strip, and a tick at the detection. */
+		double top = m->strip_h > 0 ? m->strip_y + m->strip_h : m->row_y + 2;
+		double xd = floor(fsv_view_time_to_x(c->view, mk->end_ns)) + 0.5;
+
+		fill_hatched(cr, x0, top, MAX(x1 - x0, 1.0), m->row_y + m->row_h - 2 - top, rgb,
+			     0.06, 0.30);
+		set_rgb(cr, rgb, 1);
+		cairo_set_line_width(cr, 1.5);
+		cairo_move_to(cr, xd, m->strip_h > 0 ? m->strip_y : m->row_y);
+		cairo_line_to(cr, xd, m->row_y + m->row_h - 2);
+		cairo_stroke(cr);
+		if (!is_bucket && x1 - x0 > 60) {
+			g_autofree char *d = fsv_format_duration(mk->value);
+			g_autofree char *label = g_strdup_printf(
+			    "%s for %s",
+			    mk->code == FSTP_LOSS_REASON_ENGINE_HUNG ? "hung" : "no progress", d);
+
+			font(c, 8.5, true);
+			text_fit(cr, MAX(x0, c->x_min) + 3,
+				 (m->strip_h > 0 ? m->strip_y : m->row_y) + 10, label,
+				 MIN(xd, c->x_max) - MAX(x0, c->x_min) - 6);
+		}
+		break;
+	}
+	case FSA_MARK_CONTEXT_ERROR: {
+		/* TDR-04: the context's queues greyed out and hatched dark red from the error on,
+		 * labelled with its reason at the bottom (a suspension's label is at the top). */
+		const double *red = colors[FSV_COLOR_CONTEXT_ERROR];
+		double top = m->row_y + 1, bottom = tick_y + FSV_TICK_HEIGHT;
+		static const char *const reasons[] = {"timeout",     "engine hung",
+						      "page fault",  "GPU stopped",
+						      "termination", "invalid command"};
+		char label[48];
+
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.55);
+		cairo_rectangle(cr, x0, top, MAX(x1 - x0, 1.0), bottom - top);
+		cairo_fill(cr);
+		fill_hatched(cr, x0, top, MAX(x1 - x0, 1.0), bottom - top, red, 0.08, 0.45);
+		g_snprintf(label, sizeof(label), "in error: %s",
+			   mk->code >= 0 && mk->code < (gint64) G_N_ELEMENTS(reasons)
+			       ? reasons[mk->code]
+			       : "unknown");
+		font(c, 9, true);
+		if (!is_bucket && x1 - x0 >= text_width(cr, label) + 8) {
+			double tw = text_width(cr, label), lx = MAX(x0, c->x_min) + 3;
+
+			cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+			cairo_rectangle(cr, lx - 1, bottom - 11, tw + 3, 11);
+			cairo_fill(cr);
+			set_rgb(cr, red, 1);
+			cairo_move_to(cr, lx, bottom - 2);
+			cairo_show_text(cr, label);
+		}
+		break;
+	}
+	case FSA_MARK_FAULT_INJECTED: {
+		/* The fault injector's ground truth: a small diamond at the top of the row. */
+		double x = floor(x0) + 0.5, y = m->row_y + 5;
+
+		set_rgb(cr, colors[FSV_COLOR_FAULT_INJECTED], 1);
+		cairo_move_to(cr, x, y - 4);
+		cairo_line_to(cr, x + 4, y);
+		cairo_line_to(cr, x, y + 4);
+		cairo_line_to(cr, x - 4, y);
+		cairo_close_path(cr);
+		cairo_fill(cr);
+		break;
+	}
+	case FSA_MARK_INTERRUPT_LATE:
+		/* Raise → handled, 1 ms or more: an amber bar along the row's bottom. */
+		set_rgb(cr, colors[FSV_COLOR_DOORBELL_RETRY], 1);
+		cairo_rectangle(cr, x0, m->row_y + m->row_h - 4, MAX(x1 - x0, 1.0), 2);
+		cairo_fill(cr);
+		break;
+	case FSA_MARK_INTERRUPT_UNHANDLED: {
+		/* Raised and never handled: a red ring at the row's bottom. */
+		set_rgb(cr, colors[FSV_COLOR_TDR], 1);
+		cairo_set_line_width(cr, 1.25);
+		cairo_new_sub_path(cr);
+		cairo_arc(cr, floor(x0) + 0.5, m->row_y + m->row_h - 5, 2.5, 0, 2 * G_PI);
+		cairo_stroke(cr);
+		break;
+	}
 	case FSA_MARK_CONTEXT_SUSPENDED:
 	case FSA_MARK_ENGINE_F1:
 	case FSA_MARK_DEVICE_D3: {
@@ -827,6 +1118,79 @@ draw_lane_items(Ctx *c, const FsvLod *lod, bool is_packets)
 			else
 				draw_op_detail(c, fsv_trace_get_op(c->trace, id));
 		}
+	draw_cuts(c);
+}
+
+/* PRE-06, PRE-07: each preempted piece drawn one by one is joined to its resubmitted piece by a
+ * dashed arc through the event strip, with a head on the resubmitted piece; the selected pair's
+ * arc is drawn in the selection colour. */
+static void
+draw_piece_connectors(Ctx *c)
+{
+	cairo_t *cr = c->cr;
+	const FsvItem *sel = &c->opt->selection;
+	guint32 selected = FSV_INDEX_NONE;
+	double last_x1 = -1e9;
+
+	if (c->pieces->len == 0)
+		return;
+	cairo_save(cr);
+	cairo_set_line_width(cr, 1.0);
+	/* Two passes over one path each: the arcs in one stroke (solid: dashing thousands of
+	 * them cost a time-sliced trace 10 ms a frame), their heads in one fill; the selected
+	 * pair's arc last, on top. Pieces less than 2 px apart have nothing visible to join; a
+	 * head within 2 px of the previous one adds nothing. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (guint i = 0; i < c->pieces->len; i++) {
+			guint32 id = g_array_index(c->pieces, guint32, i);
+			const FsvPacket *p = fsv_trace_get_packet(c->trace, id);
+			double x0, y0, x1, y1, peak, dx;
+
+			if (!fsv_view_get_piece_connector(c->view, id, &x0, &y0, &x1, &y1, &peak) ||
+			    MAX(x0, x1) < c->x_min - 2 || MIN(x0, x1) > c->x_max + 2 || x1 - x0 < 2)
+				continue;
+			if (sel->kind == FSV_ITEM_PACKET &&
+			    (sel->index == id || sel->index == p->next_piece)) {
+				selected = id;
+				continue;
+			}
+			if (pass == 0) {
+				dx = MIN(MAX((x1 - x0) / 3, 2), 24);
+				cairo_move_to(cr, x0 - 0.5, y0 + 1);
+				cairo_curve_to(cr, x0 + dx, peak, x1 - dx, peak, x1 + 1,
+					       y0 == y1 ? y1 - 1 : y1);
+			} else if (fabs(x1 - last_x1) >= 2) {
+				/* The head, pointing down onto the resubmitted piece. */
+				cairo_move_to(cr, x1 + 1, y1 + 1);
+				cairo_line_to(cr, x1 - 2.5, y1 - 4);
+				cairo_line_to(cr, x1 + 4.5, y1 - 4);
+				cairo_close_path(cr);
+				last_x1 = x1;
+			}
+		}
+		cairo_set_source_rgb(cr, 0.72, 0.36, 0.02);
+		if (pass == 0)
+			cairo_stroke(cr);
+		else
+			cairo_fill(cr);
+	}
+	if (selected != FSV_INDEX_NONE) {
+		double x0, y0, x1, y1, peak, dx;
+
+		fsv_view_get_piece_connector(c->view, selected, &x0, &y0, &x1, &y1, &peak);
+		dx = MIN(MAX((x1 - x0) / 3, 2), 24);
+		set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
+		cairo_set_line_width(cr, 2);
+		cairo_move_to(cr, x0 - 0.5, y0 + 1);
+		cairo_curve_to(cr, x0 + dx, peak, x1 - dx, peak, x1 + 1, y0 == y1 ? y1 - 1 : y1);
+		cairo_stroke(cr);
+		cairo_move_to(cr, x1 + 1, y1 + 1);
+		cairo_line_to(cr, x1 - 3, y1 - 5);
+		cairo_line_to(cr, x1 + 5, y1 - 5);
+		cairo_close_path(cr);
+		cairo_fill(cr);
+	}
+	cairo_restore(cr);
 }
 
 /* The index of the first step at or after NS, from FROM on. */
@@ -919,7 +1283,7 @@ draw_victim_arrows(Ctx *c, GArray *ids)
 	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
 	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
 	guint n = fsv_view_get_visible_row_count(c->view);
-	MarkerCtx m = {c, 0, 0, 0, 0, 0, FSV_ROW_QUEUE, 0, {NULL, NULL, NULL}, ids};
+	MarkerCtx m = {c, 0, 0, 0, 0, 0, 0, 0, FSV_ROW_QUEUE, 0, {NULL, NULL, NULL}, ids};
 	guint32 selected = FSV_INDEX_NONE;
 	double last_x = -1e9, last_y0 = 0, last_y1 = 0;
 
@@ -994,13 +1358,79 @@ draw_victim_arrows(Ctx *c, GArray *ids)
 	}
 }
 
+/* TDR-06: each adapter reset is a purple line over every visible row of its adapter, labelled
+ * on the adapter's row; drawn after the rows so that no box covers it. Resets are few: every one
+ * in view is drawn. */
+static bool
+collect_reset(const FsvLodItem *item, gpointer data)
+{
+	Ctx *c = data;
+
+	if (fsv_trace_get_marker(c->trace, item->id)->kind == FSA_MARK_ADAPTER_RESET)
+		g_array_append_val(c->specials, item->id);
+	return true;
+}
+
+static void
+draw_adapter_resets(Ctx *c)
+{
+	cairo_t *cr = c->cr;
+	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
+	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
+	guint n = fsv_view_get_visible_row_count(c->view);
+
+	if (!_fsv_trace_has_marker_kind(c->trace, FSA_MARK_ADAPTER_RESET))
+		return;
+	for (guint i = 0; i < n; i++) {
+		guint32 row = fsv_view_get_visible_row(c->view, i, NULL, NULL);
+		const FsvLod *lod =
+		    _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_RESET);
+		double y0, y1;
+
+		if (fsv_trace_get_row(c->trace, row)->kind != FSV_ROW_ADAPTER || !lod ||
+		    !fsv_view_get_group_extent(c->view, row, &y0, &y1))
+			continue;
+		g_array_set_size(c->specials, 0);
+		fsv_lod_visit(lod, b, e, 0, collect_reset, NULL, c);
+		for (guint k = 0; k < c->specials->len; k++) {
+			guint32 id = g_array_index(c->specials, guint32, k);
+			const FsvMarker *mk = fsv_trace_get_marker(c->trace, id);
+			double x = floor(fsv_view_time_to_x(c->view, mk->begin_ns)) + 0.5;
+			const char *label = mk->code ? "ADAPTER RESET" : "ADAPTER RESET FAILED";
+
+			c->stats->items_drawn++;
+			set_rgb(cr, colors[FSV_COLOR_RESET], 1);
+			cairo_set_line_width(cr, 2.5);
+			if (!mk->code) {
+				const double dash[] = {4.0, 2.0};
+
+				cairo_set_dash(cr, dash, 2, 0);
+			}
+			cairo_move_to(cr, x, y0 + 1);
+			cairo_line_to(cr, x, y1 - 1);
+			cairo_stroke(cr);
+			cairo_set_dash(cr, NULL, 0, 0);
+			font(c, 9, true);
+			cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+			cairo_rectangle(cr, x + 3, y0 + 4, text_width(cr, label) + 4, 12);
+			cairo_fill(cr);
+			set_rgb(cr, colors[FSV_COLOR_RESET], 1);
+			cairo_move_to(cr, x + 5, y0 + 14);
+			cairo_show_text(cr, label);
+		}
+	}
+	g_array_set_size(c->specials, 0);
+}
+
 static void
 draw_row_content(Ctx *c, guint32 row, double y, double h)
 {
 	const FsvRow *r = fsv_trace_get_row(c->trace, row);
-	MarkerCtx m = {c, y, h, 0, 0, 0, r->kind, 0, {c->tri[0], c->tri[1], c->tri[2]}, NULL};
-	static const FsvMarkerLayer layers[] = {FSV_MARKER_LAYER_BAND, FSV_MARKER_LAYER_RING,
-						FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_VICTIM};
+	MarkerCtx m = {c, y, h, 0, 0, 0, 0, 0, r->kind, 0, {c->tri[0], c->tri[1], c->tri[2]}, NULL};
+	static const FsvMarkerLayer layers[] = {FSV_MARKER_LAYER_BAND,   FSV_MARKER_LAYER_BACK,
+						FSV_MARKER_LAYER_RING,   FSV_MARKER_LAYER_VSYNC,
+						FSV_MARKER_LAYER_OTHER,  FSV_MARKER_LAYER_RESET,
+						FSV_MARKER_LAYER_MISSED, FSV_MARKER_LAYER_VICTIM};
 	double tick_h;
 
 	c->row = row;
@@ -1008,6 +1438,7 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 		draw_fence_steps(c, row, y, h);
 		return;
 	}
+	g_array_set_size(c->pieces, 0);
 	for (guint lane = 0; lane < r->lane_count; lane++) {
 		const FsvLod *ops = _fsv_trace_get_op_lod(c->trace, row, lane);
 		const FsvLod *packets = _fsv_trace_get_packet_lod(c->trace, row, lane);
@@ -1019,6 +1450,9 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 		else if (packets)
 			draw_lane_items(c, packets, true);
 	}
+	draw_piece_connectors(c);
+	if (!fsv_view_get_strip_geometry(c->view, row, FSV_STRIP_EVENTS, &m.strip_y, &m.strip_h))
+		m.strip_h = 0;
 	fsv_view_get_strip_geometry(c->view, row, FSV_STRIP_TICKS, &m.tick_y, &tick_h);
 	if (!fsv_view_get_strip_geometry(c->view, row, FSV_STRIP_BAND, &m.band_y, &m.band_h))
 		m.band_h = 0;
@@ -1497,6 +1931,11 @@ typedef enum {
 	SW_TICK,
 	SW_TRIANGLE,
 	SW_BAR,
+	SW_CONNECTOR, /* a dashed arc with a head: preempted piece → resubmitted piece */
+	SW_TICKS2,    /* three ticks of one colour, a fourth (wider) of the other */
+	SW_VLINE,     /* a thick vertical line (an adapter reset) */
+	SW_DIAMOND,   /* a small diamond (an injected fault) */
+	SW_BRACKET,   /* a preemption bracket, split in two colours */
 } SwatchKind;
 
 typedef struct {
@@ -1534,10 +1973,31 @@ draw_legend(Ctx *c)
 					   FSV_COLOR_VICTIMIZE};
 	static const LegendEntry low_power = {"Suspended / F1 / D3", SW_HATCH, FSV_COLOR_SUSPENDED,
 					      FSV_COLOR_SUSPENDED};
-	LegendEntry entries[G_N_ELEMENTS(base) + 4];
+	/* Issue 13's items, only for traces that have them. */
+	static const LegendEntry paging = {"Paging packet", SW_SOLID, FSV_COLOR_PACKET_PAGING,
+					   FSV_COLOR_PACKET_PAGING};
+	static const LegendEntry display[] = {
+	    {"Vsync | missed vsync", SW_TICKS2, FSV_COLOR_VSYNC, FSV_COLOR_MISSED_VSYNC},
+	    {"Flip: queued → on screen", SW_SOLID, FSV_COLOR_FLIP, FSV_COLOR_FLIP},
+	};
+	static const LegendEntry recovery[] = {
+	    {"TDR: no progress (detected)", SW_HATCH, FSV_COLOR_TDR, FSV_COLOR_TDR},
+	    {"Adapter reset (all its rows)", SW_VLINE, FSV_COLOR_RESET, FSV_COLOR_RESET},
+	    {"Context in error", SW_HATCH, FSV_COLOR_CONTEXT_ERROR, FSV_COLOR_CONTEXT_ERROR},
+	    {"Fault injected", SW_DIAMOND, FSV_COLOR_FAULT_INJECTED, FSV_COLOR_FAULT_INJECTED},
+	};
+	bool has_display = false;
+	static const LegendEntry pieces = {"Preempted → resubmitted piece", SW_CONNECTOR,
+					   FSV_COLOR_PACKET_PREEMPTED, FSV_COLOR_PACKET_PREEMPTED};
+	static const LegendEntry reasons[] = {
+	    {"Preemption: time slice | priority", SW_BRACKET, FSV_COLOR_PREEMPTION,
+	     FSV_COLOR_PREEMPT_PRIORITY},
+	    {"Preemption: suspend | TDR", SW_BRACKET, FSV_COLOR_SUSPENDED, FSV_COLOR_TDR},
+	};
+	LegendEntry entries[G_N_ELEMENTS(base) + 24];
 	cairo_t *cr = c->cr;
-	guint n = G_N_ELEMENTS(base), rows;
-	double col_w = 178, w = 2 * col_w + 16, h, x, y;
+	guint n = G_N_ELEMENTS(base), rows, columns;
+	double col_w = 178, w, h, x, y;
 
 	memcpy(entries, base, sizeof(base));
 	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_DOORBELL_STATE) ||
@@ -1551,7 +2011,35 @@ draw_legend(Ctx *c)
 	    _fsv_trace_has_marker_kind(c->trace, FSA_MARK_ENGINE_F1) ||
 	    _fsv_trace_has_marker_kind(c->trace, FSA_MARK_DEVICE_D3))
 		entries[n++] = low_power;
-	rows = (n + 1) / 2;
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_PREEMPTION)) {
+		entries[n++] = reasons[0];
+		entries[n++] = reasons[1];
+	}
+	if (_fsv_trace_has_resubmitted_pieces(c->trace))
+		entries[n++] = pieces;
+	if (_fsv_trace_has_paging_packets(c->trace))
+		entries[n++] = paging;
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_TDR_DETECT))
+		entries[n++] = recovery[0];
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_ADAPTER_RESET))
+		entries[n++] = recovery[1];
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_CONTEXT_ERROR))
+		entries[n++] = recovery[2];
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_FAULT_INJECTED))
+		entries[n++] = recovery[3];
+	for (guint32 r = 0; r < fsv_trace_get_row_count(c->trace) && !has_display; r++)
+		has_display = fsv_trace_get_row(c->trace, r)->kind == FSV_ROW_DISPLAY;
+	if (has_display) {
+		entries[n++] = display[0];
+		entries[n++] = display[1];
+	}
+	g_assert(n <= G_N_ELEMENTS(entries));
+	/* Two columns as before issue 13; a third past 16 entries keeps the box low. */
+	columns = n > 16 ? 3 : 2;
+	if (columns == 3)
+		col_w = 190;
+	w = columns * col_w + 16;
+	rows = (n + columns - 1) / columns;
 	h = rows * 16 + 30;
 	x = fsv_view_get_width(c->view) - w - 12;
 	y = fsv_view_get_height(c->view) - h - 12;
@@ -1615,6 +2103,52 @@ draw_legend(Ctx *c)
 			cairo_close_path(cr);
 			cairo_fill(cr);
 			break;
+		case SW_CONNECTOR:
+			set_rgb(cr, rgb, 1);
+			cairo_rectangle(cr, ex, ey + 5, 6, 5);
+			cairo_rectangle(cr, ex + 16, ey + 5, 6, 5);
+			cairo_fill(cr);
+			cairo_set_source_rgb(cr, 0.72, 0.36, 0.02);
+			cairo_set_line_width(cr, 1.0);
+			cairo_move_to(cr, ex + 6, ey + 5);
+			cairo_curve_to(cr, ex + 9, ey, ex + 14, ey, ex + 17, ey + 4);
+			cairo_stroke(cr);
+			break;
+		case SW_VLINE:
+			set_rgb(cr, rgb, 1);
+			cairo_rectangle(cr, ex + 10, ey - 1, 2.5, 12);
+			cairo_fill(cr);
+			break;
+		case SW_DIAMOND:
+			set_rgb(cr, rgb, 1);
+			cairo_move_to(cr, ex + 11, ey);
+			cairo_line_to(cr, ex + 16, ey + 5);
+			cairo_line_to(cr, ex + 11, ey + 10);
+			cairo_line_to(cr, ex + 6, ey + 5);
+			cairo_close_path(cr);
+			cairo_fill(cr);
+			break;
+		case SW_TICKS2:
+			set_rgb(cr, rgb, 1);
+			for (int k = 0; k < 3; k++)
+				cairo_rectangle(cr, ex + 2 + k * 5, ey, 1, 10);
+			cairo_fill(cr);
+			set_rgb(cr, colors[entries[i].color2], 1);
+			cairo_rectangle(cr, ex + 18, ey, 2, 10);
+			cairo_fill(cr);
+			break;
+		case SW_BRACKET:
+			set_rgb(cr, rgb, 1);
+			cairo_rectangle(cr, ex, ey, 10, 3);
+			cairo_rectangle(cr, ex, ey, 1.5, 10);
+			cairo_rectangle(cr, ex + 8.5, ey, 1.5, 10);
+			cairo_fill(cr);
+			set_rgb(cr, colors[entries[i].color2], 1);
+			cairo_rectangle(cr, ex + 12, ey, 10, 3);
+			cairo_rectangle(cr, ex + 12, ey, 1.5, 10);
+			cairo_rectangle(cr, ex + 20.5, ey, 1.5, 10);
+			cairo_fill(cr);
+			break;
 		case SW_BAR:
 		default:
 			set_rgb(cr, rgb, 1);
@@ -1661,6 +2195,8 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		c.batches[s].rects = g_array_new(FALSE, FALSE, sizeof(double));
 	c.details = g_array_new(FALSE, FALSE, sizeof(guint32));
 	c.specials = g_array_new(FALSE, FALSE, sizeof(guint32));
+	c.pieces = g_array_new(FALSE, FALSE, sizeof(guint32));
+	c.cuts = g_array_new(FALSE, FALSE, sizeof(double));
 	for (int k = 0; k < 3; k++)
 		c.tri[k] = g_array_new(FALSE, FALSE, sizeof(double));
 
@@ -1709,6 +2245,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	    &c, rh,
 	    MIN((double) h, rh + fsv_view_get_content_height(view) - fsv_view_get_scroll_y(view)));
 	draw_victim_arrows(&c, c.specials);
+	draw_adapter_resets(&c);
 	draw_selection(&c);
 	cairo_restore(cr);
 
@@ -1768,6 +2305,8 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		g_array_unref(c.batches[s].rects);
 	g_array_unref(c.details);
 	g_array_unref(c.specials);
+	g_array_unref(c.pieces);
+	g_array_unref(c.cuts);
 	for (int k = 0; k < 3; k++)
 		g_array_unref(c.tri[k]);
 }

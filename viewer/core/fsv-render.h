@@ -6,7 +6,9 @@
  * adaptive units, the row labels, packets, fence wait boxes (light pink, with their queued and
  * stalled-on-GPU phases) and signal boxes (dark pink), inferred and never-completed operations
  * (hatched / outlined), doorbell ticks, a queue's doorbell connection band, victimization
- * arrows, suspended ranges, F- and D-state rows, preemption / TDR / reset / page-fault markers,
+ * arrows, suspended ranges, F- and D-state rows, preempted packets joined to their resubmitted
+ * pieces, preemption brackets by reason, TDR stages, engine and adapter resets, contexts in
+ * error, display rows (vsyncs, flips, missed vsyncs), page-fault and injected-fault markers,
  * hatched overlays where data was lost, CurrentValue steps on fence rows, the selection with its
  * dependency arrows, a range selection, a measurement and the legend.
  *
@@ -109,6 +111,18 @@ typedef enum {
 	FSV_COLOR_DOORBELL_ABORT,
 	FSV_COLOR_VICTIMIZE, /* the arrow victim → beneficiary */
 	FSV_COLOR_SUSPENDED, /* hatching of suspended, F1 and D3 ranges */
+	/* Issue 13 (docs/viewer.md "Preemption, TDR, resets and display"). Preemption brackets
+	 * take the colour of their reason: TIME_SLICE FSV_COLOR_PREEMPTION, PRIORITY, SUSPEND
+	 * FSV_COLOR_SUSPENDED, TDR FSV_COLOR_TDR, TERMINATION, POWER. */
+	FSV_COLOR_PACKET_PAGING, /* paging packets (PRE-06) */
+	FSV_COLOR_PREEMPT_PRIORITY,
+	FSV_COLOR_PREEMPT_TERMINATION,
+	FSV_COLOR_PREEMPT_POWER,
+	FSV_COLOR_CONTEXT_ERROR,  /* hatching of a context in error (TDR-04) */
+	FSV_COLOR_VSYNC,          /* vsync ticks on a display row (PRE-13) */
+	FSV_COLOR_FLIP,           /* flips, queued → done */
+	FSV_COLOR_MISSED_VSYNC,   /* a vsync that presented nothing new */
+	FSV_COLOR_FAULT_INJECTED, /* the fault injector's ground truth */
 	FSV_COLOR_COUNT,
 } FsvColor;
 

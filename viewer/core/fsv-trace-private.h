@@ -27,6 +27,14 @@ typedef enum {
 	FSV_MARKER_LAYER_RING,   /* doorbell rings: ticks in the tick strip */
 	FSV_MARKER_LAYER_BAND,   /* doorbell_state (else doorbell_connected): the queue's band */
 	FSV_MARKER_LAYER_VICTIM, /* doorbell_victimize: arrows victim → beneficiary */
+	FSV_MARKER_LAYER_VSYNC,  /* vsyncs that latched a flip or had nothing to latch */
+	FSV_MARKER_LAYER_MISSED, /* missed vsyncs: never hidden in a bucket of other vsyncs */
+	/* Long ranges drawn under the other markers and hit last, so that an instant within
+	 * them still answers: suspension, context in error, a TDR detection's stall. */
+	FSV_MARKER_LAYER_BACK,
+	/* Engine and adapter resets (TDR-06): a reset is an instant right next to its TDR and its
+	 * request, which would stand for it in a bucket of theirs; drawn over them. */
+	FSV_MARKER_LAYER_RESET,
 	FSV_MARKER_LAYER_COUNT,
 } FsvMarkerLayer;
 
@@ -35,6 +43,29 @@ const FsvLod *_fsv_trace_get_marker_lod(const FsvTrace *trace, guint32 row, FsvM
 /* The layer a marker of KIND goes to (doorbell_connected: BAND; rows with doorbell_state
  * markers leave their doorbell_connected intervals out of every layer, the band shows them). */
 FsvMarkerLayer _fsv_marker_layer(guint8 kind);
+/* Whether the trace has paging packets (PRE-06), and preempted packets joined to a resubmitted
+ * piece (PRE-07), in O(1): the legend names them only then. */
+bool _fsv_trace_has_paging_packets(const FsvTrace *trace);
+bool _fsv_trace_has_resubmitted_pieces(const FsvTrace *trace);
+/* Display markers (PRE-13): the display (VidPN source) of a vsync or flip marker, UINT32_MAX for
+ * other kinds; whether the marker is a vsync (an instant) or a flip (queued → done). */
+guint32 _fsv_marker_display_source(const FsvMarker *marker);
+bool _fsv_marker_is_vsync(const FsvMarker *marker);
+bool _fsv_marker_is_flip(const FsvMarker *marker);
+/* A vsync's flip latched (0: none); a flip's id. */
+guint64 _fsv_vsync_flip_id(const FsvMarker *marker);
+guint64 _fsv_flip_id(const FsvMarker *marker);
+/* A vsync's count (from 1); the vsync at which a flip took effect (0: unknown). */
+guint64 _fsv_vsync_count(const FsvMarker *marker);
+guint64 _fsv_flip_vsync_count(const FsvMarker *marker);
+/* The layer a marker goes to: _fsv_marker_layer() of its kind, but a vsync's by whether it was
+ * missed. */
+FsvMarkerLayer _fsv_marker_get_layer(const FsvMarker *marker);
+/* A preemption granularity (FSTP_PREEMPT_GRANULARITY_*) in words: "primitive boundary", or on
+ * a compute engine "dispatch boundary" (PRE-03). */
+const char *_fsv_granularity_name(gint64 code, bool is_compute);
+/* Whether a marker of KIND on an engine row is drawn in its event strip (FSV_STRIP_EVENTS). */
+bool _fsv_marker_uses_event_strip(guint8 kind);
 /* Whether the trace has a marker of KIND (enum fsa_marker_kind), in O(1). */
 bool _fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind);
 

@@ -51,9 +51,12 @@ struct _FsvTrace {
 
 	GArray *processes; /* struct fsa_process_info, names owned */
 	GArray *queues;    /* struct fsa_queue_info */
+	GArray *contexts;  /* struct fsa_context_info */
+	GArray *engines;   /* struct fsa_engine_info */
 	GArray *fences;    /* struct fsa_fence_info */
 	GArray *clock_fits;
-	guint64 marker_kinds;   /* bit k: the trace has a marker of kind k */
+	guint64 marker_kinds; /* bit k: the trace has a marker of kind k */
+	bool has_paging_packets, has_resubmitted_pieces;
 	GHashTable *queue_rows; /* hwqueue handle → row + 1 */
 	GHashTable *fence_rows; /* global fence handle → row + 1 */
 };
@@ -152,6 +155,9 @@ sink_packet(void *data, const struct fsa_packet *packet)
 	p.status = (guint8) packet->status;
 	p.is_user_mode = packet->is_user_mode;
 	p.is_paging = packet->is_paging;
+	p.fence_id = packet->fence_id;
+	p.context_handle = packet->context_handle;
+	p.is_context_switch = packet->is_context_switch;
 	g_array_append_val(t->packets, p);
 	return FSA_OK;
 }
@@ -172,7 +178,15 @@ sink_marker(void *data, const struct fsa_marker *marker)
 	m.value = marker->value;
 	m.code = marker->code;
 	m.latency_ns = marker->latency_ns;
+	m.value2 = marker->value2;
+	m.code2 = marker->code2;
 	m.row = FSV_INDEX_NONE;
+	/* TDR-02: a detection is drawn over the span the engine made no progress in, so it is
+	 * kept as that interval: from (detection − stalled_ns) to the detection. */
+	if (marker->kind == FSA_MARK_TDR_DETECT && marker->value > 0 &&
+	    marker->begin_ns != FSA_TIME_NONE)
+		m.begin_ns =
+		    marker->begin_ns > marker->value ? marker->begin_ns - marker->value : 0;
 	m.adapter_id = marker->adapter_id;
 	m.engine_id = marker->engine_id;
 	m.process_id = marker->process_id;
@@ -274,7 +288,7 @@ add_row(FsvTrace *t, FsvRowKind kind, guint32 parent, char *label, char *sublabe
 	row.depth = parent == FSV_INDEX_NONE ? 0 : g_array_index(t->rows, FsvRow, parent).depth + 1;
 	row.label = label;
 	row.sublabel = sublabel ? sublabel : g_strdup("");
-	row.adapter_id = row.engine_id = row.process_id = UINT32_MAX;
+	row.adapter_id = row.engine_id = row.process_id = row.source_id = UINT32_MAX;
 	row.lane_count = 1;
 	g_array_append_val(t->rows, row);
 	return t->rows->len - 1;
@@ -357,6 +371,56 @@ find_power_row(const FsvTrace *t, FsvRowKind kind, guint32 adapter_id, guint32 e
 	return FSV_INDEX_NONE;
 }
 
+/* PRE-13: a display row per display (VidPN source) of the adapter that has vsyncs or flips,
+ * in source order. */
+static void
+add_display_rows(FsvTrace *t, guint32 adapter_row, guint32 adapter_id)
+{
+	guint64 seen = 0; /* sources 0..63 */
+	g_autoptr(GArray) more = g_array_new(FALSE, FALSE, sizeof(guint64));
+
+	for (guint i = 0; i < t->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+		guint32 source = _fsv_marker_display_source(m);
+
+		if (source == UINT32_MAX || m->adapter_id != adapter_id)
+			continue;
+		if (source < 64) {
+			seen |= G_GUINT64_CONSTANT(1) << source;
+		} else {
+			guint64 s = source;
+
+			g_array_append_val(more, s);
+		}
+	}
+	g_array_sort(more, (GCompareFunc) compare_u64);
+	for (guint32 s = 0; s < 64 + more->len; s++) {
+		guint32 source = s < 64 ? s : (guint32) g_array_index(more, guint64, s - 64);
+		guint32 r;
+
+		if ((s < 64 && !(seen >> s & 1)) ||
+		    (s > 64 && source == (guint32) g_array_index(more, guint64, s - 65)))
+			continue;
+		r = add_row(t, FSV_ROW_DISPLAY, adapter_row,
+			    g_strdup_printf("Display %" PRIu32, source), g_strdup("vsync · flips"));
+		row_at(t, r)->adapter_id = adapter_id;
+		row_at(t, r)->source_id = source;
+	}
+}
+
+static guint32
+find_display_row(const FsvTrace *t, guint32 adapter_id, guint32 source_id)
+{
+	for (guint32 r = 0; r < t->rows->len; r++) {
+		const FsvRow *row = &g_array_index(t->rows, FsvRow, r);
+
+		if (row->kind == FSV_ROW_DISPLAY && row->adapter_id == adapter_id &&
+		    row->source_id == source_id)
+			return r;
+	}
+	return FSV_INDEX_NONE;
+}
+
 static char *
 process_label(const FsvTrace *t, guint32 pid)
 {
@@ -395,7 +459,8 @@ layout_rows(FsvTrace *t)
 		if (m->adapter_id != UINT32_MAX) {
 			guint64 key = (guint64) m->adapter_id << 32 | m->engine_id;
 
-			if (m->engine_id == UINT32_MAX)
+			if (m->engine_id == UINT32_MAX ||
+			    _fsv_marker_display_source(m) != UINT32_MAX)
 				key = (guint64) m->adapter_id << 32 | UINT32_MAX;
 			g_array_append_val(engines, key);
 		}
@@ -423,6 +488,7 @@ layout_rows(FsvTrace *t)
 
 				row_at(t, p)->adapter_id = adapter_id;
 			}
+			add_display_rows(t, adapter_row, adapter_id);
 		}
 		if (engine_id == UINT32_MAX)
 			continue; /* adapter-wide markers only */
@@ -554,6 +620,8 @@ marker_row(const FsvTrace *t, const FsvMarker *m)
 		r = find_power_row(t, FSV_ROW_ENGINE_POWER, m->adapter_id, m->engine_id);
 	else if (m->kind == FSA_MARK_DEVICE_D3)
 		r = find_power_row(t, FSV_ROW_DEVICE_POWER, m->adapter_id, UINT32_MAX);
+	else if (_fsv_marker_display_source(m) != UINT32_MAX)
+		r = find_display_row(t, m->adapter_id, _fsv_marker_display_source(m));
 	if (r == FSV_INDEX_NONE && m->hwqueue_handle != 0)
 		r = fsv_trace_find_queue_row(t, m->hwqueue_handle);
 	if (r == FSV_INDEX_NONE && m->adapter_id != UINT32_MAX && m->engine_id != UINT32_MAX)
@@ -742,6 +810,132 @@ index_edges(FsvTrace *t)
 
 static void build_marker_lods(FsvTrace *t, guint32 r, GArray *items);
 
+/* TDR-01: a TDR's preemption request that never completed was abandoned by the recovery that
+ * followed on its engine: it is drawn up to that recovery's end, not to the end of the trace
+ * (it stays is_open: its details say it never completed). */
+static void
+end_abandoned_requests(FsvTrace *t)
+{
+	if (!_fsv_trace_has_marker_kind(t, FSA_MARK_TDR))
+		return;
+	for (guint32 i = 0; i < t->markers->len; i++) {
+		FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+		guint64 end = FSV_TIME_NONE;
+
+		if (m->kind != FSA_MARK_PREEMPTION || !m->is_open ||
+		    m->code != FSTP_PREEMPT_REASON_TDR)
+			continue;
+		for (guint32 k = 0; k < t->markers->len; k++) {
+			const FsvMarker *r = &g_array_index(t->markers, FsvMarker, k);
+
+			if (r->kind == FSA_MARK_TDR && r->adapter_id == m->adapter_id &&
+			    r->engine_id == m->engine_id && r->begin_ns >= m->begin_ns &&
+			    (end == FSV_TIME_NONE || r->end_ns < end))
+				end = r->end_ns;
+		}
+		if (end != FSV_TIME_NONE)
+			m->end_ns = end;
+	}
+}
+
+/* PRE-13, per display row: flips into two sub-lanes (a flip queued while another is pending
+ * takes the other one), and the vsyncs that latched nothing while the presenter was presenting
+ * (from its first flip done to its last) marked missed. */
+static void
+index_display_markers(FsvTrace *t)
+{
+	for (guint32 r = 0; r < t->rows->len; r++) {
+		GArray *list = t->row_data[r].markers;
+		guint64 first_done = FSV_TIME_NONE, last_done = 0, lane_end[2] = {0, 0};
+
+		if (row_at(t, r)->kind != FSV_ROW_DISPLAY)
+			continue;
+		sort_row_list(t, list, 2);
+		for (guint i = 0; i < list->len; i++) {
+			FsvMarker *m =
+			    &g_array_index(t->markers, FsvMarker, g_array_index(list, guint32, i));
+
+			if (!_fsv_marker_is_flip(m))
+				continue;
+			if (lane_end[0] <= m->begin_ns)
+				m->lane = 0;
+			else if (lane_end[1] <= m->begin_ns)
+				m->lane = 1;
+			else
+				m->lane = lane_end[0] <= lane_end[1] ? 0 : 1;
+			lane_end[m->lane] = MAX(m->end_ns, m->begin_ns + 1);
+			if (!m->is_open) {
+				first_done = MIN(first_done, m->end_ns);
+				last_done = MAX(last_done, m->end_ns);
+			}
+		}
+		for (guint i = 0; i < list->len; i++) {
+			FsvMarker *m =
+			    &g_array_index(t->markers, FsvMarker, g_array_index(list, guint32, i));
+
+			m->is_missed = _fsv_marker_is_vsync(m) && _fsv_vsync_flip_id(m) == 0 &&
+				       first_done != FSV_TIME_NONE && m->begin_ns > first_done &&
+				       m->begin_ns < last_done;
+		}
+	}
+}
+
+/* PRE-06, PRE-07, PRE-09: a preempted packet's pieces. A resubmitted DMA packet names the packet
+ * it replaces in resubmission_of (packet ids are unique per adapter); a ring submission resumes
+ * at its saved point under its own id, without a packet_queued: its next piece is the next one
+ * of that id after a piece that ended PREEMPTED. Pieces are taken in start order. */
+static int
+compare_packet_start(const void *a, const void *b, void *data)
+{
+	const FsvTrace *t = data;
+	const FsvPacket *x = &g_array_index(t->packets, FsvPacket, *(const guint32 *) a);
+	const FsvPacket *y = &g_array_index(t->packets, FsvPacket, *(const guint32 *) b);
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return *(const guint32 *) a < *(const guint32 *) b ? -1 : 1;
+}
+
+static void
+link_packet_pieces(FsvTrace *t)
+{
+	g_autoptr(GHashTable) last = NULL; /* (adapter, packet id) → latest piece + 1 */
+	g_autofree guint32 *order = NULL;
+	bool has_pieces = false;
+
+	for (guint32 i = 0; i < t->packets->len; i++) {
+		FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+
+		p->prev_piece = p->next_piece = FSV_INDEX_NONE;
+		has_pieces |= p->resubmission_of != 0 || p->status == FSA_PACKET_PREEMPTED;
+	}
+	if (!has_pieces)
+		return;
+	order = g_new(guint32, t->packets->len);
+	for (guint32 i = 0; i < t->packets->len; i++)
+		order[i] = i;
+	g_qsort_with_data(order, (gint) t->packets->len, sizeof(guint32), compare_packet_start, t);
+	last = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	for (guint32 k = 0; k < t->packets->len; k++) {
+		guint32 i = order[k];
+		FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+		/* 24 bits of adapter over 40 of packet id: ids stay far below 2^40. */
+		guint64 own = (guint64) p->adapter_id << 40 ^ p->packet_id;
+		guint64 of = (guint64) p->adapter_id << 40 ^ p->resubmission_of;
+		gpointer v = g_hash_table_lookup(last, p->resubmission_of ? &of : &own);
+		FsvPacket *prev =
+		    v ? &g_array_index(t->packets, FsvPacket, GPOINTER_TO_UINT(v) - 1) : NULL;
+
+		if (prev && prev != p && prev->next_piece == FSV_INDEX_NONE &&
+		    (p->resubmission_of || (prev->status == FSA_PACKET_PREEMPTED &&
+					    prev->hwqueue_handle == p->hwqueue_handle))) {
+			p->prev_piece = GPOINTER_TO_UINT(v) - 1;
+			prev->next_piece = i;
+		}
+		g_hash_table_insert(last, g_memdup2(&own, sizeof(own)), GUINT_TO_POINTER(i + 1));
+	}
+}
+
 static void
 build_index(FsvTrace *t)
 {
@@ -833,6 +1027,7 @@ build_index(FsvTrace *t)
 		if (p->row != FSV_INDEX_NONE)
 			g_array_append_val(t->row_data[p->row].packets, i);
 	}
+	link_packet_pieces(t);
 	for (guint32 i = 0; i < t->markers->len; i++) {
 		FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
 
@@ -841,8 +1036,10 @@ build_index(FsvTrace *t)
 		if (m->end_ns == FSV_TIME_NONE || m->end_ns < m->begin_ns)
 			m->end_ns = MAX(t->end_ns, m->begin_ns);
 		m->row = FSV_INDEX_NONE;
-		/* SUS-01: a suspended context suspends all its queues: the range goes on each. */
-		if (m->kind == FSA_MARK_CONTEXT_SUSPENDED && m->context_handle != 0)
+		/* SUS-01: a suspended context suspends all its queues: the range goes on each;
+		 * TDR-04: so does a context in error. */
+		if ((m->kind == FSA_MARK_CONTEXT_SUSPENDED || m->kind == FSA_MARK_CONTEXT_ERROR) &&
+		    m->context_handle != 0)
 			for (guint32 r = 0; r < n_rows; r++) {
 				const FsvRow *row = row_at(t, r);
 
@@ -855,11 +1052,45 @@ build_index(FsvTrace *t)
 					m->row = r;
 				g_array_append_val(t->row_data[r].markers, i);
 			}
+		/* TDR-04: a lost device takes every queue of its process down with it (the trace
+		 * names the device, not its queues): the loss goes on each of them. */
+		if (m->kind == FSA_MARK_DEVICE_LOST && m->process_id != UINT32_MAX)
+			for (guint32 r = 0; r < n_rows; r++) {
+				const FsvRow *row = row_at(t, r);
+
+				if (row->kind != FSV_ROW_QUEUE ||
+				    row->process_id != m->process_id ||
+				    (m->adapter_id != UINT32_MAX &&
+				     row->adapter_id != m->adapter_id))
+					continue;
+				if (m->row == FSV_INDEX_NONE)
+					m->row = r;
+				g_array_append_val(t->row_data[r].markers, i);
+			}
 		if (m->row == FSV_INDEX_NONE) {
 			m->row = marker_row(t, m);
 			if (m->row != FSV_INDEX_NONE)
 				g_array_append_val(t->row_data[m->row].markers, i);
 		}
+	}
+	index_display_markers(t);
+	end_abandoned_requests(t);
+	/* Engine rows with preemptions, pieces or TDR stages get the strip above their lanes. */
+	for (guint32 i = 0; i < t->packets->len; i++) {
+		const FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+
+		t->has_paging_packets |= p->is_paging;
+		t->has_resubmitted_pieces |= p->next_piece != FSV_INDEX_NONE;
+		if (p->row != FSV_INDEX_NONE &&
+		    (p->prev_piece != FSV_INDEX_NONE || p->next_piece != FSV_INDEX_NONE))
+			row_at(t, p->row)->has_event_strip = true;
+	}
+	for (guint32 i = 0; i < t->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+
+		if (m->row != FSV_INDEX_NONE && row_at(t, m->row)->kind == FSV_ROW_ENGINE &&
+		    _fsv_marker_uses_event_strip(m->kind))
+			row_at(t, m->row)->has_event_strip = true;
 	}
 	for (guint i = 0; i < t->losses->len; i++) {
 		FsvLoss *l = &g_array_index(t->losses, FsvLoss, i);
@@ -949,6 +1180,80 @@ _fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind)
 	return kind < 64 && (trace->marker_kinds >> kind & 1);
 }
 
+bool
+_fsv_trace_has_paging_packets(const FsvTrace *trace)
+{
+	return trace->has_paging_packets;
+}
+
+bool
+_fsv_trace_has_resubmitted_pieces(const FsvTrace *trace)
+{
+	return trace->has_resubmitted_pieces;
+}
+
+bool
+_fsv_marker_uses_event_strip(guint8 kind)
+{
+	return kind == FSA_MARK_PREEMPTION || kind == FSA_MARK_TDR || kind == FSA_MARK_TDR_DETECT;
+}
+
+/* ---- Display markers (PRE-13) ----------------------------------------------------------- */
+
+/* vsync: other_handle = source, value = vsync_count, value2 = flip; flip: other_handle =
+ * source, value = flip id, value2 = the vsync it took effect at (docs/analyzer.md). */
+guint32
+_fsv_marker_display_source(const FsvMarker *m)
+{
+	if (m->kind != FSA_MARK_VSYNC && m->kind != FSA_MARK_FLIP)
+		return UINT32_MAX;
+	return m->other_handle < UINT32_MAX ? (guint32) m->other_handle : UINT32_MAX - 1;
+}
+
+bool
+_fsv_marker_is_vsync(const FsvMarker *m)
+{
+	return m->kind == FSA_MARK_VSYNC;
+}
+
+bool
+_fsv_marker_is_flip(const FsvMarker *m)
+{
+	return m->kind == FSA_MARK_FLIP;
+}
+
+guint64
+_fsv_vsync_flip_id(const FsvMarker *m)
+{
+	return m->value2;
+}
+
+guint64
+_fsv_flip_id(const FsvMarker *m)
+{
+	return m->value;
+}
+
+guint64
+_fsv_vsync_count(const FsvMarker *m)
+{
+	return m->value;
+}
+
+guint64
+_fsv_flip_vsync_count(const FsvMarker *m)
+{
+	return m->value2;
+}
+
+FsvMarkerLayer
+_fsv_marker_get_layer(const FsvMarker *m)
+{
+	if (_fsv_marker_is_vsync(m))
+		return m->is_missed ? FSV_MARKER_LAYER_MISSED : FSV_MARKER_LAYER_VSYNC;
+	return _fsv_marker_layer(m->kind);
+}
+
 FsvMarkerLayer
 _fsv_marker_layer(guint8 kind)
 {
@@ -960,6 +1265,13 @@ _fsv_marker_layer(guint8 kind)
 		return FSV_MARKER_LAYER_BAND;
 	case FSA_MARK_DOORBELL_VICTIMIZE:
 		return FSV_MARKER_LAYER_VICTIM;
+	case FSA_MARK_CONTEXT_SUSPENDED:
+	case FSA_MARK_CONTEXT_ERROR:
+	case FSA_MARK_TDR_DETECT:
+		return FSV_MARKER_LAYER_BACK;
+	case FSA_MARK_ENGINE_RESET:
+	case FSA_MARK_ADAPTER_RESET:
+		return FSV_MARKER_LAYER_RESET;
 	default:
 		return FSV_MARKER_LAYER_OTHER;
 	}
@@ -985,7 +1297,7 @@ build_marker_lods(FsvTrace *t, guint32 r, GArray *items)
 			const FsvMarker *m = &g_array_index(t->markers, FsvMarker, idx);
 			FsvLodItem it = {m->begin_ns, m->end_ns, idx};
 
-			if ((int) _fsv_marker_layer(m->kind) != layer ||
+			if ((int) _fsv_marker_get_layer(m) != layer ||
 			    (has_states && m->kind == FSA_MARK_DOORBELL_CONNECTED))
 				continue;
 			g_array_append_val(items, it);
@@ -1014,6 +1326,10 @@ copy_model(FsvTrace *t, const struct fsa_model *model)
 	}
 	for (size_t i = 0; i < fsa_model_queue_count(model); i++)
 		g_array_append_val(t->queues, *fsa_model_borrow_queue(model, i));
+	for (size_t i = 0; i < fsa_model_context_count(model); i++)
+		g_array_append_val(t->contexts, *fsa_model_borrow_context(model, i));
+	for (size_t i = 0; i < fsa_model_engine_count(model); i++)
+		g_array_append_val(t->engines, *fsa_model_borrow_engine(model, i));
 	for (size_t i = 0; i < fsa_model_fence_count(model); i++)
 		g_array_append_val(t->fences, *fsa_model_borrow_fence(model, i));
 	for (size_t i = 0; i < fsa_model_clock_fit_count(model); i++)
@@ -1042,6 +1358,8 @@ trace_new(const char *path)
 	t->edge_ids = g_array_new(FALSE, FALSE, sizeof(guint64));
 	t->processes = g_array_new(FALSE, FALSE, sizeof(struct fsa_process_info));
 	t->queues = g_array_new(FALSE, FALSE, sizeof(struct fsa_queue_info));
+	t->contexts = g_array_new(FALSE, FALSE, sizeof(struct fsa_context_info));
+	t->engines = g_array_new(FALSE, FALSE, sizeof(struct fsa_engine_info));
 	t->fences = g_array_new(FALSE, FALSE, sizeof(struct fsa_fence_info));
 	t->clock_fits = g_array_new(FALSE, FALSE, sizeof(struct fsa_clock_fit));
 	t->queue_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
@@ -1187,6 +1505,8 @@ fsv_trace_unref(FsvTrace *t)
 	g_array_unref(t->edge_ids);
 	g_array_unref(t->processes);
 	g_array_unref(t->queues);
+	g_array_unref(t->contexts);
+	g_array_unref(t->engines);
 	g_array_unref(t->fences);
 	g_array_unref(t->clock_fits);
 	g_hash_table_unref(t->queue_rows);
@@ -1467,6 +1787,47 @@ fsv_trace_find_queue(const FsvTrace *trace, guint64 hwqueue_handle)
 		    hwqueue_handle)
 			return &g_array_index(trace->queues, struct fsa_queue_info, i);
 	return NULL;
+}
+
+const struct fsa_context_info *
+fsv_trace_find_context(const FsvTrace *trace, guint64 context_handle)
+{
+	for (guint i = 0; i < trace->contexts->len; i++)
+		if (g_array_index(trace->contexts, struct fsa_context_info, i).context_handle ==
+		    context_handle)
+			return &g_array_index(trace->contexts, struct fsa_context_info, i);
+	return NULL;
+}
+
+const struct fsa_engine_info *
+fsv_trace_find_engine(const FsvTrace *trace, guint32 adapter_id, guint32 engine_id)
+{
+	for (guint i = 0; i < trace->engines->len; i++) {
+		const struct fsa_engine_info *e =
+		    &g_array_index(trace->engines, struct fsa_engine_info, i);
+
+		if (e->adapter_id == adapter_id && e->engine_id == engine_id)
+			return e;
+	}
+	return NULL;
+}
+
+bool
+fsv_trace_ticks_to_ns(const FsvTrace *trace, guint32 adapter_id, guint64 ticks, guint64 *ns)
+{
+	for (guint i = 0; i < trace->clock_fits->len; i++) {
+		const struct fsa_clock_fit *f =
+		    &g_array_index(trace->clock_fits, struct fsa_clock_fit, i);
+		double per_tick = f->ns_per_tick > 0.0 ? f->ns_per_tick
+				  : f->nominal_hz > 0  ? 1e9 / (double) f->nominal_hz
+						       : 0.0;
+
+		if (f->adapter_id != adapter_id || per_tick <= 0.0)
+			continue;
+		*ns = (guint64) llround((double) ticks * per_tick);
+		return true;
+	}
+	return false;
 }
 
 const struct fsa_fence_info *

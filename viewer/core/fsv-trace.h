@@ -59,6 +59,10 @@ typedef enum {
 	/* An adapter's D-state (DST-01): D3 ranges, D0 elsewhere. First child of its adapter, only
 	 * when the trace has device_d3 markers for it. */
 	FSV_ROW_DEVICE_POWER,
+	/* One display (VidPN source) of an adapter (PRE-13): its vsyncs as ticks, missed ones in
+	 * red, and its flips from queued to done. Children of their adapter, after its D-state
+	 * row, only when the trace has vsync or flip markers. */
+	FSV_ROW_DISPLAY,
 } FsvRowKind;
 
 /* One timeline row. Rows are stored in display order (a parent before its children). */
@@ -69,6 +73,7 @@ typedef struct {
 	char *label;    /* e.g. "HWQueue 0x1001 · pid 42 game · ctx 0x20" */
 	char *sublabel; /* a second, shorter line (engine type, counts), "" when none */
 	guint32 adapter_id, engine_id, process_id; /* UINT32_MAX when not applicable */
+	guint32 source_id;                         /* display rows, else UINT32_MAX */
 	guint64 hwqueue_handle, context_handle, fence_global_handle; /* 0 when not applicable */
 	/* Boxes of one row may overlap in time (a queue holds many queued operations at once):
 	 * they are spread over lane_count lanes (1 ≤ lane_count ≤ FSV_MAX_LANES), waits in the
@@ -79,6 +84,9 @@ typedef struct {
 	/* Queue rows whose doorbell has a connection state (doorbell_state or doorbell_connected
 	 * markers): a band under the tick strip shows it. */
 	bool has_doorbell_band;
+	/* Engine rows with preemptions, resubmitted pieces or TDR stages: a strip above the
+	 * lanes carries the preemption brackets and the connectors between pieces. */
+	bool has_event_strip;
 	/* Fence rows: the smallest and largest CurrentValue of their steps. */
 	guint64 value_min, value_max;
 } FsvRow;
@@ -134,6 +142,15 @@ typedef struct {
 	guint64 packet_id, resubmission_of, progress_value;
 	guint64 hwqueue_handle;
 	guint32 row; /* the engine row */
+	/* A preempted packet runs as pieces (PRE-06, PRE-07): the piece this one resubmits and
+	 * the piece that resubmits it (packet indexes, FSV_INDEX_NONE when none), joined by
+	 * (adapter, packet id) ↔ (adapter, resubmission_of). */
+	guint32 prev_piece, next_piece;
+	/* The DMA fence id the scheduler gave it (format 1.4, 0 unknown): a resubmitted paging
+	 * piece keeps its earlier piece's, others get a new one. */
+	guint64 fence_id;
+	guint64 context_handle; /* 0 when unknown */
+	bool is_context_switch; /* a zero-length context-switch buffer (PRE-05) */
 	guint32 adapter_id, engine_id;
 	guint8 status; /* enum fsa_packet_status */
 	bool is_user_mode, is_paging;
@@ -146,13 +163,22 @@ typedef struct {
 	guint64 value;
 	gint64 code;
 	guint64 latency_ns;
+	guint64 value2; /* the model's kind-specific second value and code (format 1.4) */
+	gint64 code2;
 	/* Queue row, else engine row, else adapter row; engine_f1 on its engine's F-state row,
-	 * device_d3 on its adapter's D-state row; context_suspended on the first queue row of its
-	 * context (and drawn on every queue row of that context). */
+	 * device_d3 on its adapter's D-state row; context_suspended and context_error on the first
+	 * queue row of its context (and drawn on every queue row of that context), device_lost
+	 * likewise on the queue rows of its process; vsync and flip on their display row. */
 	guint32 row;
 	guint32 adapter_id, engine_id, process_id;
 	guint8 kind;  /* enum fsa_marker_kind */
 	bool is_open; /* the model gave FSA_TIME_NONE as its end */
+	/* Flips on a display row: the sub-lane (0 or 1) a flip is drawn in, so that a flip queued
+	 * while another is pending does not hide it. */
+	guint8 lane;
+	/* Vsyncs: no new frame was latched although the display's presenter was presenting
+	 * (between its first and its last flip): the previous frame was shown again. */
+	bool is_missed;
 } FsvMarker;
 
 typedef struct {
@@ -263,6 +289,16 @@ guint fsv_trace_get_process_count(const FsvTrace *trace);
 const struct fsa_process_info *fsv_trace_get_process(const FsvTrace *trace, guint index);
 const struct fsa_process_info *fsv_trace_find_process(const FsvTrace *trace, guint32 process_id);
 const struct fsa_queue_info *fsv_trace_find_queue(const FsvTrace *trace, guint64 hwqueue_handle);
+/* A hardware context (its process, device, priority, time slice, error) and an engine (its
+ * declared preemption granularities), as the model gives them (format 1.4); NULL when the trace
+ * has no such context or engine_describe. */
+const struct fsa_context_info *fsv_trace_find_context(const FsvTrace *trace,
+						      guint64 context_handle);
+const struct fsa_engine_info *fsv_trace_find_engine(const FsvTrace *trace, guint32 adapter_id,
+						    guint32 engine_id);
+/* GPU ticks of an adapter as a duration in ns (its clock fit's rate, else its nominal
+ * frequency); false when the trace does not know the adapter's counter. */
+bool fsv_trace_ticks_to_ns(const FsvTrace *trace, guint32 adapter_id, guint64 ticks, guint64 *ns);
 const struct fsa_fence_info *fsv_trace_find_fence(const FsvTrace *trace,
 						  guint64 fence_global_handle);
 guint fsv_trace_get_clock_fit_count(const FsvTrace *trace);

@@ -20,5 +20,12 @@
 #define FSV_BAND_HEIGHT 6
 /* An engine's F-state row, an adapter's D-state row. */
 #define FSV_POWER_ROW_HEIGHT 18
+/* The strip above an engine's packet lanes (rows with has_event_strip): preemption brackets,
+ * connectors from a preempted piece to its resubmitted piece, TDR labels. */
+#define FSV_EVENT_STRIP_HEIGHT 12
+/* A display row (PRE-13): the vsync strip on top, then two sub-lanes of flips. */
+#define FSV_VSYNC_STRIP_HEIGHT 10
+#define FSV_FLIP_LANE_HEIGHT   12
+#define FSV_DISPLAY_ROW_HEIGHT (3 + FSV_VSYNC_STRIP_HEIGHT + 2 + 2 * FSV_FLIP_LANE_HEIGHT + 2)
 
 #endif /* FSV_VIEW_PRIVATE_H */

@@ -45,13 +45,15 @@ row_height(const FsvRow *row)
 	case FSV_ROW_FENCE_GROUP:
 		return FSV_GROUP_HEIGHT;
 	case FSV_ROW_ENGINE:
-		return FSV_ROW_PAD_TOP + (int) row->lane_count * FSV_PACKET_LANE_HEIGHT +
-		       FSV_ROW_PAD_BOTTOM;
+		return FSV_ROW_PAD_TOP + (row->has_event_strip ? FSV_EVENT_STRIP_HEIGHT : 0) +
+		       (int) row->lane_count * FSV_PACKET_LANE_HEIGHT + FSV_ROW_PAD_BOTTOM;
 	case FSV_ROW_FENCE:
 		return FSV_FENCE_ROW_HEIGHT;
 	case FSV_ROW_ENGINE_POWER:
 	case FSV_ROW_DEVICE_POWER:
 		return FSV_POWER_ROW_HEIGHT;
+	case FSV_ROW_DISPLAY:
+		return FSV_DISPLAY_ROW_HEIGHT;
 	case FSV_ROW_QUEUE:
 	case FSV_ROW_CPU_PROCESS:
 	default:
@@ -405,13 +407,20 @@ fsv_view_get_lane_geometry(const FsvView *v, guint32 row, guint lane, double *y,
 	lane = MIN(lane, r->lane_count ? r->lane_count - 1 : 0);
 	switch (r->kind) {
 	case FSV_ROW_ENGINE:
-		*y = ry + FSV_ROW_PAD_TOP + lane * FSV_PACKET_LANE_HEIGHT;
+		*y = ry + FSV_ROW_PAD_TOP + (r->has_event_strip ? FSV_EVENT_STRIP_HEIGHT : 0) +
+		     lane * FSV_PACKET_LANE_HEIGHT;
 		*height = FSV_PACKET_LANE_HEIGHT - 2;
 		return true;
 	case FSV_ROW_QUEUE:
 	case FSV_ROW_CPU_PROCESS:
 		*y = ry + FSV_ROW_PAD_TOP + lane * FSV_LANE_HEIGHT;
 		*height = FSV_LANE_HEIGHT - 2;
+		return true;
+	case FSV_ROW_DISPLAY:
+		/* The two sub-lanes of flips, under the vsync strip (FsvMarker.lane). */
+		lane = MIN(lane, 1);
+		*y = ry + 3 + FSV_VSYNC_STRIP_HEIGHT + 2 + lane * FSV_FLIP_LANE_HEIGHT;
+		*height = FSV_FLIP_LANE_HEIGHT - 2;
 		return true;
 	default:
 		*y = ry + 2;
@@ -432,6 +441,21 @@ fsv_view_get_strip_geometry(const FsvView *v, guint32 row, FsvStrip strip, doubl
 		return false;
 	r = fsv_trace_get_row(v->trace, row);
 	band = r->has_doorbell_band ? FSV_BAND_HEIGHT : 0;
+	if (strip == FSV_STRIP_EVENTS) {
+		if (!r->has_event_strip)
+			return false;
+		*y = ry + 2;
+		*height = FSV_ROW_PAD_TOP - 2 + FSV_EVENT_STRIP_HEIGHT;
+		return true;
+	}
+	if (r->kind == FSV_ROW_DISPLAY) {
+		/* Its vsync ticks, on top; no band. */
+		if (strip != FSV_STRIP_TICKS)
+			return false;
+		*y = ry + 3;
+		*height = FSV_VSYNC_STRIP_HEIGHT;
+		return true;
+	}
 	if (strip == FSV_STRIP_BAND) {
 		if (!r->has_doorbell_band)
 			return false;
@@ -473,6 +497,9 @@ typedef struct {
 	guint32 best;
 	guint64 best_distance; /* 0 inside; else ns to the nearer edge */
 	guint64 best_length;
+	/* Display rows: only the flips of this sub-lane (markers), -1: any item. */
+	const FsvTrace *trace;
+	int flip_lane;
 } HitSearch;
 
 static void
@@ -481,6 +508,8 @@ hit_consider(HitSearch *h, guint32 id, guint64 begin, guint64 end)
 	guint64 d = h->t < begin ? begin - h->t : h->t > end ? h->t - end : 0;
 
 	if (d > h->slack)
+		return;
+	if (h->flip_lane >= 0 && fsv_trace_get_marker(h->trace, id)->lane != h->flip_lane)
 		return;
 	/* Inside beats near; among insides, the shortest (it sits on top visually). */
 	if (h->best == FSV_INDEX_NONE || d < h->best_distance ||
@@ -508,7 +537,7 @@ hit_bucket(const FsvLodBucket *b, gpointer data)
 static guint32
 hit_lod(const FsvView *v, const FsvLod *lod, guint64 t, double slack_px)
 {
-	HitSearch h = {t, (guint64) (slack_px * v->ns_per_px), FSV_INDEX_NONE, 0, 0};
+	HitSearch h = {t, (guint64) (slack_px * v->ns_per_px), FSV_INDEX_NONE, 0, 0, v->trace, -1};
 
 	if (!lod)
 		return FSV_INDEX_NONE;
@@ -543,6 +572,118 @@ fsv_view_get_victim_arrow(const FsvView *v, guint32 marker, double *x, double *y
 	*y1 += h / 2;
 	*x = floor(fsv_view_time_to_x(v, m->begin_ns)) + 0.5;
 	return true;
+}
+
+bool
+fsv_view_get_piece_connector(const FsvView *v, guint32 packet, double *x0, double *y0, double *x1,
+			     double *y1, double *y_peak)
+{
+	const FsvPacket *a, *b;
+	double h, sy, sh;
+
+	if (packet >= fsv_trace_get_packet_count(v->trace))
+		return false;
+	a = fsv_trace_get_packet(v->trace, packet);
+	if (a->next_piece == FSV_INDEX_NONE || a->row == FSV_INDEX_NONE)
+		return false;
+	b = fsv_trace_get_packet(v->trace, a->next_piece);
+	if (b->row == FSV_INDEX_NONE || !fsv_view_get_lane_geometry(v, a->row, a->lane, y0, &h) ||
+	    !fsv_view_get_lane_geometry(v, b->row, b->lane, y1, &h))
+		return false;
+	*x0 = fsv_view_time_to_x(v, a->end_ns);
+	*x1 = fsv_view_time_to_x(v, b->start_ns);
+	*y_peak = MIN(*y0, *y1) - 6;
+	if (fsv_view_get_strip_geometry(v, a->row, FSV_STRIP_EVENTS, &sy, &sh))
+		*y_peak = MAX(sy + sh / 2 + 1, MIN(*y0, *y1) - FSV_EVENT_STRIP_HEIGHT + 2);
+	return true;
+}
+
+bool
+fsv_view_get_group_extent(const FsvView *v, guint32 row, double *y0, double *y1)
+{
+	guint depth, i;
+	double h;
+
+	if (!fsv_view_get_row_geometry(v, row, y0, &h))
+		return false;
+	depth = fsv_trace_get_row(v->trace, row)->depth;
+	*y1 = *y0 + h;
+	for (i = v->row_slot[row]; i < v->layout->len; i++) {
+		const LayoutRow *lr = &g_array_index(v->layout, LayoutRow, i);
+
+		if (fsv_trace_get_row(v->trace, lr->row)->depth <= depth)
+			break;
+		*y1 = lr->y + lr->height + v->ruler_height - v->scroll_y;
+	}
+	return true;
+}
+
+/* TDR-06: an adapter reset's line crosses every row of its adapter: the adapter_reset marker
+ * of ROW's adapter within SLACK_PX of x, FSV_INDEX_NONE if none. */
+typedef struct {
+	const FsvTrace *trace;
+	guint64 t, slack;
+	guint32 best;
+} ResetHit;
+
+static bool
+reset_item(const FsvLodItem *item, gpointer data)
+{
+	ResetHit *h = data;
+	const FsvMarker *m = fsv_trace_get_marker(h->trace, item->id);
+
+	if (m->kind == FSA_MARK_ADAPTER_RESET && h->best == FSV_INDEX_NONE &&
+	    item->begin_ns + h->slack >= h->t && item->begin_ns <= h->t + h->slack)
+		h->best = item->id;
+	return true;
+}
+
+static guint32
+hit_adapter_reset(const FsvView *v, guint32 row, guint64 t, double slack_px)
+{
+	ResetHit h = {v->trace, t, (guint64) (slack_px * v->ns_per_px), FSV_INDEX_NONE};
+	const FsvLod *lod;
+
+	while (row != FSV_INDEX_NONE && fsv_trace_get_row(v->trace, row)->kind != FSV_ROW_ADAPTER)
+		row = fsv_trace_get_row(v->trace, row)->parent;
+	if (row == FSV_INDEX_NONE ||
+	    !(lod = _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_RESET)))
+		return FSV_INDEX_NONE;
+	/* Every item: resets are few, and a bucket's top may be another kind. */
+	fsv_lod_visit(lod, t > h.slack ? t - h.slack : 0, t + h.slack, 0, reset_item, NULL, &h);
+	return h.best;
+}
+
+/* The connector over (x, y) of an engine row: the earlier piece, FSV_INDEX_NONE if none. The
+ * row's packets are sorted by start: the pieces whose connector spans t started before it, and
+ * a connector spans only the few packets that ran between two pieces, so a bounded look back
+ * from the first packet starting after t finds it. */
+static guint32
+hit_piece_connector(const FsvView *v, guint32 row, double x, double y)
+{
+	guint n = 0;
+	const guint32 *list = fsv_trace_get_row_packets(v->trace, row, &n);
+	guint64 t = fsv_view_x_to_time(v, x);
+	guint lo = 0, hi = n;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (fsv_trace_get_packet(v->trace, list[mid])->start_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (guint k = 0; k < 256 && lo > 0; k++, lo--) {
+		guint32 id = list[lo - 1];
+		double x0, y0, x1, y1, peak;
+
+		if (!fsv_view_get_piece_connector(v, id, &x0, &y0, &x1, &y1, &peak))
+			continue;
+		if (x >= x0 - 1 && x <= x1 + 1 && y >= peak - 3 && y <= MAX(y0, y1) + 1)
+			return id;
+	}
+	return FSV_INDEX_NONE;
 }
 
 /* A victimization arrow through (x, y): the victim layers of every laid-out queue row near t
@@ -614,10 +755,13 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 	t = fsv_view_x_to_time(v, x);
 	fsv_view_get_row_geometry(v, row, &ry, &rh);
 
-	/* A victimization arrow is drawn over the boxes: right on its shaft (±1 px), it wins. */
+	/* A victimization arrow is drawn over the boxes: right on its shaft (±1 px), it wins; so
+	 * does an adapter reset's line over its adapter's rows. */
 	{
 		guint32 id = hit_victim_arrow(v, x, y, t, 1.0);
 
+		if (id == FSV_INDEX_NONE)
+			id = hit_adapter_reset(v, row, t, 1.5);
 		if (id != FSV_INDEX_NONE) {
 			*hit =
 			    (FsvItem){FSV_ITEM_MARKER, id, fsv_trace_get_marker(v->trace, id)->row};
@@ -628,7 +772,8 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 	    r->kind == FSV_ROW_ENGINE) {
 		double ly, lh;
 		int lane_h = r->kind == FSV_ROW_ENGINE ? FSV_PACKET_LANE_HEIGHT : FSV_LANE_HEIGHT;
-		int lane = (int) floor((y - ry - FSV_ROW_PAD_TOP) / lane_h);
+		int top = FSV_ROW_PAD_TOP + (r->has_event_strip ? FSV_EVENT_STRIP_HEIGHT : 0);
+		int lane = (int) floor((y - ry - top) / lane_h);
 
 		if (lane >= 0 && lane < (int) r->lane_count &&
 		    fsv_view_get_lane_geometry(v, row, (guint) lane, &ly, &lh) && y >= ly &&
@@ -644,6 +789,81 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 						 id, row};
 				return true;
 			}
+		}
+	}
+	/* The event strip above an engine's lanes: a preemption bracket or TDR stage there, else
+	 * the connector of preempted pieces, which answers the resubmitted piece (its details
+	 * name both pieces). */
+	if (r->kind == FSV_ROW_ENGINE) {
+		double sy, sh;
+
+		if (fsv_view_get_strip_geometry(v, row, FSV_STRIP_EVENTS, &sy, &sh) && y >= sy &&
+		    y < sy + sh) {
+			guint32 id = hit_lod(
+			    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_RESET), t,
+			    2.0);
+
+			if (id == FSV_INDEX_NONE)
+				id = hit_lod(v,
+					     _fsv_trace_get_marker_lod(v->trace, row,
+								       FSV_MARKER_LAYER_OTHER),
+					     t, 2.0);
+			if (id == FSV_INDEX_NONE)
+				id = hit_lod(
+				    v,
+				    _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_BACK),
+				    t, 2.0);
+			if (id != FSV_INDEX_NONE) {
+				*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
+				return true;
+			}
+			id = hit_piece_connector(v, row, x, y);
+			if (id != FSV_INDEX_NONE) {
+				*hit =
+				    (FsvItem){FSV_ITEM_PACKET,
+					      fsv_trace_get_packet(v->trace, id)->next_piece, row};
+				return true;
+			}
+		}
+	}
+	/* A display row: its vsync strip (a missed vsync first: it is drawn over the others),
+	 * else the flip of the sub-lane under the pointer. */
+	if (r->kind == FSV_ROW_DISPLAY) {
+		double sy, sh, ly, lh;
+		guint32 id = FSV_INDEX_NONE;
+
+		if (fsv_view_get_strip_geometry(v, row, FSV_STRIP_TICKS, &sy, &sh) && y >= sy &&
+		    y < sy + sh + 1) {
+			id = hit_lod(
+			    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_MISSED), t,
+			    2.0);
+			if (id == FSV_INDEX_NONE)
+				id = hit_lod(v,
+					     _fsv_trace_get_marker_lod(v->trace, row,
+								       FSV_MARKER_LAYER_VSYNC),
+					     t, 2.0);
+		}
+		for (guint lane = 0; lane < 2 && id == FSV_INDEX_NONE; lane++) {
+			const FsvLod *lod =
+			    _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_OTHER);
+			HitSearch h = {t,
+				       (guint64) (2.0 * v->ns_per_px),
+				       FSV_INDEX_NONE,
+				       0,
+				       0,
+				       v->trace,
+				       (int) lane};
+
+			if (!lod || !fsv_view_get_lane_geometry(v, row, lane, &ly, &lh) || y < ly ||
+			    y >= ly + lh + 2)
+				continue;
+			fsv_lod_visit(lod, t > h.slack ? t - h.slack : 0, t + h.slack, v->ns_per_px,
+				      hit_item, hit_bucket, &h);
+			id = h.best;
+		}
+		if (id != FSV_INDEX_NONE) {
+			*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
+			return true;
 		}
 	}
 	if (r->kind == FSV_ROW_FENCE) {
@@ -664,9 +884,10 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 			return true;
 		}
 	}
-	{
+	if (r->kind != FSV_ROW_DISPLAY) {
 		static const FsvMarkerLayer order[] = {
-		    FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_RING};
+		    FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_RESET, FSV_MARKER_LAYER_OTHER,
+		    FSV_MARKER_LAYER_RING, FSV_MARKER_LAYER_BACK};
 		double by, bh, ty, th;
 		guint32 id = FSV_INDEX_NONE;
 		bool in_ticks = fsv_view_get_strip_geometry(v, row, FSV_STRIP_TICKS, &ty, &th) &&

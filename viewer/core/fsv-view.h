@@ -103,12 +103,24 @@ bool fsv_view_get_lane_geometry(const FsvView *view, guint32 row, guint lane, do
 typedef enum {
 	FSV_STRIP_TICKS,
 	FSV_STRIP_BAND,
+	/* Above an engine's lanes (has_event_strip): preemption brackets, piece connectors. */
+	FSV_STRIP_EVENTS,
 } FsvStrip;
 
 /* Drawing y and height of a strip of a row; false when the row is not laid out or has no
  * such strip. */
 bool fsv_view_get_strip_geometry(const FsvView *view, guint32 row, FsvStrip strip, double *y,
 				 double *height);
+/* The connector of a preempted packet's piece (packet: a packet index with next_piece, PRE-06,
+ * PRE-07) to its resubmitted piece: an arc from the top-right corner of the piece (x0, y0)
+ * through the event strip (at height y_peak) to the top-left corner of the resubmitted piece
+ * (x1, y1). False when either piece's row is not laid out. */
+bool fsv_view_get_piece_connector(const FsvView *view, guint32 packet, double *x0, double *y0,
+				  double *x1, double *y1, double *y_peak);
+/* The vertical extent of a group row with its visible descendants: from the top of ROW to the
+ * bottom of the last visible row under it (an adapter reset is drawn over it, TDR-06). False
+ * when the row is not laid out. */
+bool fsv_view_get_group_extent(const FsvView *view, guint32 row, double *y0, double *y1);
 /* A doorbell victimization's arrow (marker: a doorbell_victimize marker's index): vertical at x,
  * from the middle of the victim's band (y0) to the beneficiary's (y1); a row without a band
  * uses its tick strip. False when either row is not laid out or the beneficiary has no row. */
