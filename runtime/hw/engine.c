@@ -31,6 +31,7 @@
  */
 #include <stdlib.h>
 
+#include "common/fault-private.h"
 #include "hw/hw-private.h"
 
 /* Work takes at least a nanosecond, so that time moves while an engine works. */
@@ -149,6 +150,8 @@ hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 		forget_queue(engine->pending, queue);
 	for (struct hw_interrupt *i = engine->outbox_head; i; i = i->next)
 		forget_queue(i, queue);
+	for (struct hw_interrupt *i = engine->held_head; i; i = i->next)
+		forget_queue(i, queue);
 	hw_engine_unlock(engine);
 }
 
@@ -250,8 +253,8 @@ hw_engine_is_idle(struct hw_engine *engine)
 
 	hw_engine_lock(engine);
 	/* An engine in F1 runs nothing, whatever it holds (FST-04 powers down only idle ones). */
-	is_idle = hw_engine_is_off(engine) ||
-		  (!engine->is_busy && !engine->pending && !engine->outbox_head);
+	is_idle = hw_engine_is_off(engine) || (!engine->is_busy && !engine->pending &&
+						 !engine->outbox_head && !engine->held_head);
 	/*
 	 * A ring the command processor has not taken yet is work (UMS-13: it runs only what it
 	 * took). Only an engine with user-mode queues looks: the others are not woken by rings
@@ -268,11 +271,94 @@ hw_engine_is_idle(struct hw_engine *engine)
 			is_idle = false;
 	for (struct os_hwqueue *q = engine->run_list; is_idle && !hw_engine_is_off(engine) && q;
 	     q = q->next_on_engine)
-		if (!q->hw_is_suspended && queue_has_packets(engine->adapter->runtime, q) &&
+		if (!q->hw_is_suspended && !q->hw_is_faulted &&
+		    queue_has_packets(engine->adapter->runtime, q) &&
 		    !queue_is_blocked(engine, q))
 			is_idle = false;
 	hw_engine_unlock(engine);
 	return is_idle;
+}
+
+/* Up the line to the driver's interrupt routine, at interrupt level (sim mode). */
+static void
+raise_on_line(struct hw_engine *engine, struct hw_interrupt *interrupt)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+
+	rt_isr_enter(runtime);
+	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
+	rt_isr_exit(runtime);
+}
+
+/*
+ * The fault injector's hook on the line (sim mode; docs/robustness.md). LOST_INTERRUPT: a
+ * native fence signaled interrupt, raised (interrupt_raise fired), is dropped. DELAYED_INTERRUPT:
+ * the line holds the interrupt, and whatever follows it up the line, in order, until the delay
+ * has passed (release_held). True when the line took `interrupt`.
+ */
+static bool
+line_fault(struct hw_engine *engine, struct hw_interrupt *interrupt)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+	uint32_t adapter_id = engine->adapter->id;
+	uint64_t queue = interrupt->queue ? interrupt->queue->handle : 0;
+	uint64_t delay;
+
+	if (!engine->held_head) {
+		if (interrupt->is_retirement)
+			return false;
+		if (interrupt->type == FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED &&
+		    rt_fault_take(runtime, FSR_FAULT_LOST_INTERRUPT, adapter_id, engine->id, queue,
+				  &delay)) {
+			rt_fault_fired(runtime, FSR_FAULT_LOST_INTERRUPT, adapter_id, engine->id,
+				       queue, interrupt->fence_count ? interrupt->fences[0] : 0);
+			free(interrupt);
+			return true;
+		}
+		if (!rt_fault_take(runtime, FSR_FAULT_DELAYED_INTERRUPT, adapter_id, engine->id,
+				   queue, &delay))
+			return false;
+		rt_fault_fired(runtime, FSR_FAULT_DELAYED_INTERRUPT, adapter_id, engine->id, queue,
+			       delay);
+		engine->held_until_ns = rt_add_ns(rt_clock_now(runtime), delay);
+		rt_clock_kick(runtime, &engine->actor, engine->held_until_ns);
+	}
+	if (interrupt->is_retirement) { /* the caller's, on its stack in sim mode */
+		struct hw_interrupt *copy = malloc(sizeof(*copy));
+
+		if (!copy)
+			abort();
+		*copy = *interrupt;
+		interrupt = copy;
+	}
+	interrupt->next = NULL;
+	if (engine->held_tail)
+		engine->held_tail->next = interrupt;
+	else
+		engine->held_head = interrupt;
+	engine->held_tail = interrupt;
+	return true;
+}
+
+/* What the line held goes up, in order, once the delay is over (engine's step). */
+static void
+release_held(struct hw_engine *engine, uint64_t now)
+{
+	struct hw_interrupt *interrupt = engine->held_head;
+
+	if (!interrupt || now < engine->held_until_ns)
+		return;
+	engine->held_head = NULL;
+	engine->held_tail = NULL;
+	while (interrupt) {
+		struct hw_interrupt *next = interrupt->next;
+		bool is_retirement = interrupt->is_retirement;
+
+		raise_on_line(engine, interrupt);
+		if (is_retirement)
+			free(interrupt);
+		interrupt = next;
+	}
 }
 
 /*
@@ -294,9 +380,9 @@ send_up_line(struct hw_engine *engine, struct hw_interrupt *interrupt)
 		engine->outbox_tail = interrupt;
 		return;
 	}
-	rt_isr_enter(runtime);
-	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
-	rt_isr_exit(runtime);
+	if (rt_faults_are_on(runtime) && line_fault(engine, interrupt))
+		return;
+	raise_on_line(engine, interrupt);
 }
 
 /*
@@ -514,6 +600,34 @@ write_log_entry(struct fsr_runtime *runtime, struct os_hwqueue *queue, const str
 	};
 
 	hw_fence_log_write(runtime, &queue->logs[type], (uint32_t) log->a, &entry);
+	if (rt_faults_are_on(runtime))
+		hw_fence_log_storm(queue, type, (uint32_t) log->a, end_gpu_ts);
+}
+
+/*
+ * The GPU met a malformed command in `queue`'s ring: the buffer it is in ends FAULTED, the
+ * queue runs nothing more, and a fault interrupt (PAGE_FAULT, reason INVALID_COMMAND) tells the
+ * OS, which puts the queue's context in error (docs/robustness.md).
+ */
+static void
+fault_queue(struct hw_engine *engine, struct os_hwqueue *queue)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	struct hw_interrupt *interrupt = calloc(1, sizeof(*interrupt));
+
+	if (!interrupt)
+		abort();
+	queue->hw_is_faulted = true;
+	FSR_TRACE(adapter->runtime, fencescope_hw, packet_end, adapter->id, engine->id,
+		  queue->handle, queue->hw_packet_id, queue->hw_progress_value, gpu_now(adapter),
+		  FSTP_PACKET_STATUS_FAULTED);
+	*interrupt = (struct hw_interrupt){.type = FSTP_INTERRUPT_TYPE_PAGE_FAULT,
+					   .form = FSTP_INTERRUPT_FORM_NOT_FENCE,
+					   .adapter = adapter,
+					   .engine_id = engine->id,
+					   .queue = queue,
+					   .fault_reason = FSTP_LOSS_REASON_INVALID_COMMAND};
+	deliver_interrupt(engine, interrupt);
 }
 
 enum run_result {
@@ -542,7 +656,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 
 	engine->running_queue = queue;
 	/* SUS-01, SUS-03: a suspended queue runs nothing; one suspended meanwhile stops here. */
-	while (read_ptr != write_ptr && !queue->hw_is_suspended) {
+	while (read_ptr != write_ptr && !queue->hw_is_suspended && !queue->hw_is_faulted) {
 		struct hw_packet slot =
 		    rt_ring_read(runtime, queue, read_ptr, RT_POINT_GPU_READ_RING_SLOT);
 		struct hw_packet log_slot = {0};
@@ -569,6 +683,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			uint64_t now = rt_clock_now(runtime);
 
 			gpu_ts = hw_gpu_ts(adapter, now);
+			queue->hw_packet_id = packet->a;
+			queue->hw_progress_value = packet->b;
 			FSR_TRACE(runtime, fencescope_hw, packet_start, adapter->id, engine->id,
 				  queue->handle, packet->a, packet->b, gpu_ts);
 			atomic_fetch_add_explicit(
@@ -640,10 +756,18 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 				  FSTP_PACKET_STATUS_COMPLETED);
 			read_ptr += 2 * sizeof(*packet);
 			break;
-		default:
-			/* Submission validated every packet; a stray one is skipped, not run. */
+		case HW_PACKET_LOG:
+			/* A log instruction travels with its wait or signal; a stray one is skipped. */
 			read_ptr += sizeof(*packet);
 			break;
+		default:
+			/*
+			 * No such command: the ring's memory changed after the UMD validated the
+			 * buffer (the fault injector's CORRUPT_PACKET). The buffer ends FAULTED here
+			 * and the queue stops; the OS hears of it by interrupt.
+			 */
+			fault_queue(engine, queue);
+			goto end;
 		}
 		/* Release: the UMD that sees the slot free sees it read (ring reuse). */
 		rt_word_store(runtime, &queue->control->read_ptr_bytes, read_ptr,
@@ -770,8 +894,11 @@ has_no_work(struct hw_engine *engine, bool *is_eligible)
 	/* Interleaving: a step switched out half way through a queue is still at work. */
 	if (engine->is_busy || engine->dma_head || engine->pending || engine->running_queue)
 		return false;
+	if (engine->held_head)
+		return false;
 	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
-		if (rt_word_load(runtime, &q->control->read_ptr_bytes, memory_order_relaxed,
+		if (!q->hw_is_faulted &&
+		    rt_word_load(runtime, &q->control->read_ptr_bytes, memory_order_relaxed,
 				 RT_POINT_NONE) != q->fetched_ptr)
 			return false;
 	return true;
@@ -928,6 +1055,7 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	/* Realtime: `now` was read before the lock, which may have taken long to get. */
 	now = rt_clock_now(runtime);
 	engine->is_stepping = true;
+	release_held(engine, now); /* what a delayed line held goes first (fault injection) */
 	deliver_due_interrupt(engine, now);
 	if (hw_engine_is_off(engine)) {
 		/* Powered down (FST-04, DST-01): the command processor is off until F0 or D0. */
@@ -946,6 +1074,8 @@ engine_step(struct rt_actor *actor, uint64_t now)
 end:
 	if (engine->pending && engine->pending_due_ns < next)
 		next = engine->pending_due_ns;
+	if (engine->held_head && engine->held_until_ns < next)
+		next = engine->held_until_ns;
 	has_outbox = engine->outbox_head != NULL;
 	engine->is_stepping = false;
 	hw_engine_unlock(engine);
@@ -1022,6 +1152,15 @@ hw_fini(struct fsr_adapter *adapter)
 		engine->busy_packet = NULL;
 		free(engine->pending); /* never delivered: the OS has gone */
 		engine->pending = NULL;
+		while (engine->held_head) { /* held by a delayed line (fault injection) */
+			struct hw_interrupt *interrupt = engine->held_head;
+
+			engine->held_head = interrupt->next;
+			if (!interrupt->is_retirement)
+				free(interrupt->packet);
+			free(interrupt);
+		}
+		engine->held_tail = NULL;
 		while (engine->outbox_head) {
 			struct hw_interrupt *interrupt = engine->outbox_head;
 

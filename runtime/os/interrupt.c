@@ -60,6 +60,11 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		os_km_packet_done(runtime, interrupt->packet);
 		goto end;
 	}
+	if (interrupt->type == FSTP_INTERRUPT_TYPE_PAGE_FAULT) {
+		/* The GPU stopped a queue on a command it could not run (docs/robustness.md). */
+		os_gpu_fault(adapter, interrupt->queue, (enum fstp_loss_reason) interrupt->fault_reason);
+		goto end;
+	}
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_ENGINE_STATE_CHANGE) {
 		/* FST-02, FST-04: the KMD reports the engine's state; F1 is the OS's to start. */
 		os_engine_state_change(adapter, interrupt->engine_id,
@@ -205,17 +210,27 @@ os_step(struct rt_actor *actor, uint64_t now)
 		runtime->next_correlation_ns =
 		    rt_add_ns(now, runtime->config.clock_correlation_period_ns);
 	}
+	if (now >= runtime->next_rescan_ns) {
+		/* At the TDR cadence: wake-ups a lost interrupt withheld (os/fault.c). */
+		os_rescan_waiters(runtime);
+		runtime->next_rescan_ns = rt_add_ns(now, FSR_FAULT_RESCAN_PERIOD_NS);
+	}
 	os_km_schedule(runtime);
 
 	next = runtime->next_log_read_ns < runtime->next_correlation_ns
 		   ? runtime->next_log_read_ns
 		   : runtime->next_correlation_ns;
+	if (runtime->next_rescan_ns < next)
+		next = runtime->next_rescan_ns;
 	for (struct os_waiter *w = runtime->async_waiters; w; w = w->next_async) {
 		is_weak = false; /* a deadline is real work */
 		if (w->deadline_ns < next)
 			next = w->deadline_ns;
 	}
 	if (runtime->interrupts_head)
+		is_weak = false;
+	/* A fault plan may drop an interrupt: a wake-up the next check owes is real work. */
+	if (is_weak && runtime->faults && os_has_unreleased_waiter(runtime))
 		is_weak = false;
 	actor->next_is_weak = is_weak;
 	rt_unlock(runtime);
@@ -232,6 +247,7 @@ os_actor_init(struct fsr_runtime *runtime)
 	runtime->next_log_read_ns =
 	    runtime->config.log_read_period_ns == FSR_INFINITE ? FSR_NEVER : now;
 	runtime->next_correlation_ns = rt_add_ns(now, runtime->config.clock_correlation_period_ns);
+	runtime->next_rescan_ns = rt_add_ns(now, FSR_FAULT_RESCAN_PERIOD_NS);
 	runtime->clock.after_step = os_run_callbacks;
 	rt_clock_add_actor(runtime, &runtime->os_actor);
 	rt_clock_kick_weak(runtime, &runtime->os_actor, now);

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the OS does about the faults the GPU reports or hides (docs/robustness.md): a context
+ * whose ring held a command the GPU could not run is put in error, and a periodic check at the
+ * TDR cadence releases the CPU waiters whose fence reached their value while no interrupt told
+ * the OS (an interrupt lost on the line). Neither knows of the fault injector: the first acts on
+ * the GPU's fault interrupt, the second on the fences' own values, as Dxgkrnl's periodic
+ * monitoring would. Not here: the TDR watchdog and engine reset (the GPU's hangs).
+ */
+#include <stdlib.h>
+
+#include "os/os-private.h"
+
+/*
+ * Ends every unsatisfied CPU waiter of `fence` with DEVICE_LOST: the fence may never reach
+ * their value now (its device is lost). Kernel-mode queues' software waits stay: the queue's
+ * own context decides (it may be innocent, on another device).
+ */
+static void
+fail_waiters(struct fsr_fence *fence)
+{
+	struct fsr_runtime *runtime = fence->adapter->runtime;
+	uint64_t current = rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE);
+
+	for (struct os_waiter **link = &fence->waiters; *link;) {
+		struct os_waiter *waiter = *link;
+
+		if (waiter->kind == OS_WAITER_KM_QUEUE || waiter->value <= current) {
+			link = &waiter->next;
+			continue;
+		}
+		*link = waiter->next;
+		fence->waiter_count--;
+		os_waiter_finish(runtime, waiter, FSR_ERR_DEVICE_LOST, current);
+	}
+	os_fence_release_waiters(fence); /* the satisfied ones, and MonitoredValue re-armed */
+}
+
+/*
+ * The context is in error (lock held): context_error, its queues off the run list
+ * (SuspendContext, reason TDR: nothing resumes it), its device lost — every doorbell ABORT
+ * (TDR-04), so the UMD re-creates its queues (TDR-05) — and the CPU waiters of the device's
+ * fences and of its queues' progress fences get DEVICE_LOST instead of a wait for ever.
+ */
+void
+os_context_error(struct os_context *context, enum fstp_loss_reason reason)
+{
+	struct os_device *device = context->device;
+	struct fsr_runtime *runtime = device->adapter->runtime;
+
+	FSR_TRACE(runtime, fencescope_os, context_error, device->adapter->id, device->process->id,
+		  device->handle, context->handle, (int) reason);
+	os_context_suspend(context, FSTP_PREEMPT_REASON_TDR);
+	if (!device->is_lost)
+		os_device_lose(device, reason);
+	for (struct fsr_fence *fence = device->fences; fence; fence = fence->next_in_device)
+		fail_waiters(fence);
+	for (struct os_context *c = device->contexts; c; c = c->next_in_device)
+		for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
+			fail_waiters(q->progress_fence);
+}
+
+/* The GPU's fault interrupt (PAGE_FAULT form NOT_FENCE, the queue named): its context errs. */
+void
+os_gpu_fault(struct fsr_adapter *adapter, struct os_hwqueue *queue, enum fstp_loss_reason reason)
+{
+	(void) adapter;
+	/* A queue destroyed since: nothing is left to put in error. */
+	if (queue)
+		os_context_error(queue->context, reason);
+}
+
+/*
+ * The OS's periodic check at the TDR cadence (FSR_FAULT_RESCAN_PERIOD_NS), for lost
+ * interrupts: every fence with CPU or software waiters has its CurrentValue read, and the
+ * waiters it satisfies are released (SYN-06 holds even when the line dropped the interrupt that
+ * should have told the OS). Returns the waiters released; fires nothing when there were none.
+ */
+uint32_t
+os_rescan_waiters(struct fsr_runtime *runtime)
+{
+	uint32_t released = 0;
+
+	for (size_t cursor = 0;;) {
+		uint64_t key;
+		void *value;
+		struct fsr_fence *fence;
+
+		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
+			break;
+		fence = value;
+		if (fence->waiters &&
+		    fence->waiters->value <= rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE))
+			released += os_fence_release_waiters(fence);
+	}
+	runtime->stats.waiters_rescued += released;
+	return released;
+}
+
+/*
+ * Sim mode with a fault plan: whether a waiter is satisfied but not released — a wake-up the
+ * periodic check owes, so its timer is real work, not housekeeping (the clock's weak timers),
+ * and a blocked wait runs on to it. Reads with RT_POINT_NONE: the simulator's question, not
+ * the OS's.
+ */
+bool
+os_has_unreleased_waiter(struct fsr_runtime *runtime)
+{
+	for (size_t cursor = 0;;) {
+		uint64_t key;
+		void *value;
+		struct fsr_fence *fence;
+
+		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
+			return false;
+		fence = value;
+		if (fence->waiters && fence->waiters->value <= rt_fence_current(fence, RT_POINT_NONE))
+			return true;
+	}
+}
