@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "os/os-private.h"
+#include "fencescope-test.h"
 
 /*
  * Ends every unsatisfied CPU waiter of `fence` with DEVICE_LOST: the fence may never reach
@@ -117,4 +118,64 @@ os_has_unreleased_waiter(struct fsr_runtime *runtime)
 		if (fence->waiters && fence->waiters->value <= rt_fence_current(fence, RT_POINT_NONE))
 			return true;
 	}
+}
+
+/* ---- the invariants' ground truth, for tests (test-api/fencescope-test.h) ---------------- */
+
+/* A queue that no fault touched: its context runs, its device is whole, its process alive. */
+static bool
+is_innocent(const struct os_hwqueue *queue)
+{
+	const struct os_context *context = queue->context;
+
+	return !context->device->is_lost && !context->device->is_in_error &&
+	       !os_context_is_suspended(context) && !queue->process->is_killed &&
+	       !queue->is_abandoned && !queue->hw_is_faulted;
+}
+
+static void
+count_waiters(struct fsr_fence *fence, struct fsr_test_invariants *out)
+{
+	uint64_t current = rt_fence_current(fence, RT_POINT_NONE);
+
+	for (const struct os_waiter *w = fence->waiters; w; w = w->next) {
+		if (w->kind == OS_WAITER_KM_QUEUE)
+			continue;
+		out->waiting++;
+		if (w->value <= current)
+			out->unreleased_waiters++;
+	}
+}
+
+void
+fsr_test_invariants(struct fsr_runtime *runtime, struct fsr_test_invariants *out)
+{
+	*out = (struct fsr_test_invariants){0};
+	rt_lock(runtime);
+	for (size_t cursor = 0;;) {
+		uint64_t key;
+		void *value;
+
+		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
+			break;
+		count_waiters(value, out);
+	}
+	for (struct fsr_process *p = runtime->processes; p; p = p->next)
+		for (struct os_device *d = p->devices; d; d = d->next_in_process)
+			for (struct os_context *c = d->contexts; c; c = c->next_in_device)
+				for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context) {
+					uint64_t done = rt_fence_current(q->progress_fence,
+									 RT_POINT_NONE);
+
+					/* Progress fences are in no table: their waiters too. */
+					count_waiters(q->progress_fence, out);
+					if (!is_innocent(q)) {
+						out->guilty_queues++;
+						continue;
+					}
+					out->innocent_queues++;
+					if (done < rt_queue_last_queued(q, RT_POINT_NONE))
+						out->stuck_innocent_queues++;
+				}
+	rt_unlock(runtime);
 }
