@@ -385,6 +385,7 @@ struct os_hwqueue {
 	 * buffer it was in (hw_packet_id, hw_progress_value: its BEGIN) ended FAULTED.
 	 */
 	bool hw_is_faulted;
+	bool umd_is_corrupted; /* the injector changed a buffer in its ring (UMD side) */
 	uint64_t hw_packet_id;
 	uint64_t hw_progress_value;
 	/* the GPU's view of the doorbell (hw/doorbell.c; engine's lock) */

@@ -19,6 +19,13 @@ struct rt_faults {
 	bool has_fired[FSR_MAX_FAULTS];
 	uint64_t rng;           /* splitmix64 state of the random plan */
 	uint32_t random_fired;  /* random faults so far */
+	/*
+	 * Queues that had their corrupt packet or their storm: one each per queue, since a second
+	 * would have no effect of its own (the queue stopped at the first malformed command; two
+	 * storms between two reads are one overrun), and the accounting wants one per fault.
+	 */
+	uint64_t spent[2][FSR_MAX_FAULTS];
+	uint32_t spent_count[2];
 };
 
 static const char *const kind_names[FSR_FAULT_KIND_COUNT] = {
@@ -128,6 +135,32 @@ matches(const struct fsr_fault *fault, enum fsr_fault_kind kind, uint32_t adapte
 	       (fault->hwqueue == 0 || fault->hwqueue == hwqueue) && now >= fault->at_ns;
 }
 
+/* The once-per-queue kinds' table: 0 corrupt packets, 1 storms, -1 the other kinds. */
+static int
+spent_table(enum fsr_fault_kind kind)
+{
+	return kind == FSR_FAULT_CORRUPT_PACKET ? 0 : kind == FSR_FAULT_LOG_OVERRUN_STORM ? 1 : -1;
+}
+
+/* Whether `hwqueue` is no opportunity for `kind` any more; if not, and `is_spending`, it is now. */
+static bool
+is_spent(struct rt_faults *faults, enum fsr_fault_kind kind, uint64_t hwqueue, bool is_spending)
+{
+	int table = spent_table(kind);
+
+	if (table < 0)
+		return false;
+	for (uint32_t i = 0; i < faults->spent_count[table]; i++)
+		if (faults->spent[table][i] == hwqueue)
+			return true;
+	/* Past the table's size, faults of the kind stop: an unaccountable one is worse. */
+	if (faults->spent_count[table] == FSR_MAX_FAULTS)
+		return true;
+	if (is_spending)
+		faults->spent[table][faults->spent_count[table]++] = hwqueue;
+	return false;
+}
+
 bool
 rt_fault_take(struct fsr_runtime *runtime, enum fsr_fault_kind kind, uint32_t adapter_id,
 	      uint32_t engine_id, uint64_t hwqueue, uint64_t *parameter)
@@ -136,7 +169,7 @@ rt_fault_take(struct fsr_runtime *runtime, enum fsr_fault_kind kind, uint32_t ad
 	uint64_t now = rt_clock_now(runtime);
 	bool is_fired = false;
 
-	if (!faults)
+	if (!faults || is_spent(faults, kind, hwqueue, false))
 		return false;
 	for (uint32_t i = 0; i < faults->plan.count; i++) {
 		const struct fsr_fault *fault = &faults->plan.faults[i];
@@ -152,16 +185,16 @@ rt_fault_take(struct fsr_runtime *runtime, enum fsr_fault_kind kind, uint32_t ad
 			*parameter = fault->parameter ? fault->parameter : default_parameter(kind);
 		}
 	}
-	if (is_fired)
-		return true;
-	if (faults->plan.random_seed && faults->plan.random_ppm[kind] &&
+	if (!is_fired && faults->plan.random_seed && faults->plan.random_ppm[kind] &&
 	    faults->random_fired < faults->plan.random_max &&
 	    next_random(faults) % 1000000u < faults->plan.random_ppm[kind]) {
 		faults->random_fired++;
 		*parameter = default_parameter(kind);
-		return true;
+		is_fired = true;
 	}
-	return false;
+	if (is_fired)
+		is_spent(faults, kind, hwqueue, true);
+	return is_fired;
 }
 
 void

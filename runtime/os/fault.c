@@ -17,8 +17,8 @@
  * their value now (its device is lost). Kernel-mode queues' software waits stay: the queue's
  * own context decides (it may be innocent, on another device).
  */
-static void
-fail_waiters(struct fsr_fence *fence)
+void
+os_fence_fail_waiters(struct fsr_fence *fence)
 {
 	struct fsr_runtime *runtime = fence->adapter->runtime;
 	uint64_t current = rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE);
@@ -51,14 +51,15 @@ os_context_error(struct os_context *context, enum fstp_loss_reason reason)
 
 	FSR_TRACE(runtime, fencescope_os, context_error, device->adapter->id, device->process->id,
 		  device->handle, context->handle, (int) reason);
+	device->has_context_error = true; /* later waits on its fences end at once, too */
 	os_context_suspend(context, FSTP_PREEMPT_REASON_TDR);
 	if (!device->is_lost)
 		os_device_lose(device, reason);
 	for (struct fsr_fence *fence = device->fences; fence; fence = fence->next_in_device)
-		fail_waiters(fence);
+		os_fence_fail_waiters(fence);
 	for (struct os_context *c = device->contexts; c; c = c->next_in_device)
 		for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
-			fail_waiters(q->progress_fence);
+			os_fence_fail_waiters(q->progress_fence);
 }
 
 /* The GPU's fault interrupt (PAGE_FAULT form NOT_FENCE, the queue named): its context errs. */

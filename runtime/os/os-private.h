@@ -57,6 +57,8 @@ struct os_device {
 	struct os_allocation *allocations; /* alive (RES-04: freed with the device) */
 	bool is_lost;     /* device loss (UMS-16): its doorbells are ABORT for good */
 	bool is_in_error; /* abnormal termination (TRM-03) */
+	/* a context of it was put in error (os/fault.c): its fences may never move again */
+	bool has_context_error;
 	struct os_device *next_in_process;
 };
 
@@ -164,6 +166,8 @@ void os_context_error(struct os_context *context, enum fstp_loss_reason reason);
 void os_gpu_fault(struct fsr_adapter *adapter, struct os_hwqueue *queue,
 		  enum fstp_loss_reason reason);
 uint32_t os_rescan_waiters(struct fsr_runtime *runtime);
+/* Every unsatisfied CPU waiter of `fence` ends with DEVICE_LOST (its device's context erred). */
+void os_fence_fail_waiters(struct fsr_fence *fence);
 bool os_has_unreleased_waiter(struct fsr_runtime *runtime);
 /* DxgkCbNotifyInterrupt: queues the interrupt for the OS actor (its DPC). */
 void os_notify_interrupt(struct fsr_adapter *adapter, struct hw_interrupt *interrupt);

@@ -475,7 +475,10 @@ corrupt_fault(struct os_hwqueue *queue, uint64_t write_ptr, const struct hw_pack
 	struct fsr_runtime *runtime = queue->adapter->runtime;
 	uint64_t parameter;
 
-	if (!rt_fault_take(runtime, FSR_FAULT_CORRUPT_PACKET, queue->adapter->id, queue->engine_id,
+	/* A buffer the GPU will never take (a dead doorbell) can meet no GPU: no fault there. */
+	if (atomic_load_explicit(&queue->doorbell->status, memory_order_relaxed) ==
+		FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT ||
+	    !rt_fault_take(runtime, FSR_FAULT_CORRUPT_PACKET, queue->adapter->id, queue->engine_id,
 			   queue->handle, &parameter))
 		return;
 	for (size_t i = 1; i < count; i++) {
@@ -485,6 +488,7 @@ corrupt_fault(struct os_hwqueue *queue, uint64_t write_ptr, const struct hw_pack
 			continue;
 		slot.type = UMD_CORRUPT_COMMAND;
 		rt_ring_write(runtime, queue, write_ptr + i * sizeof(slot), &slot, RT_POINT_NONE);
+		queue->umd_is_corrupted = true;
 		rt_fault_fired(runtime, FSR_FAULT_CORRUPT_PACKET, queue->adapter->id,
 			       queue->engine_id, queue->handle, packets[0].a);
 		return;
@@ -496,6 +500,21 @@ corrupt_fault(struct os_hwqueue *queue, uint64_t write_ptr, const struct hw_pack
  * writing its ring and ringing the doorbell; kernel mode: once the OS queued its buffer. A dead
  * process rings nothing more; fsr_cmdbuf_submit has the OS end it once it lets go of the lock.
  */
+/*
+ * A queue of the process holds a corrupted buffer the GPU has not met yet: killing the process
+ * now would abandon it, and the corruption would have no effect to account for.
+ */
+static bool
+has_unmet_corruption(struct fsr_process *process)
+{
+	for (struct os_device *d = process->devices; d; d = d->next_in_process)
+		for (struct os_context *c = d->contexts; c; c = c->next_in_device)
+			for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
+				if (q->umd_is_corrupted && !q->hw_is_faulted)
+					return true;
+	return false;
+}
+
 static bool
 kill_fault(struct os_hwqueue *queue, struct fsr_process *process)
 {
@@ -504,7 +523,7 @@ kill_fault(struct os_hwqueue *queue, struct fsr_process *process)
 
 	if (process->is_killed)
 		return true;
-	if (!rt_faults_are_on(runtime) ||
+	if (!rt_faults_are_on(runtime) || has_unmet_corruption(process) ||
 	    !rt_fault_take(runtime, FSR_FAULT_PROCESS_KILLED, queue->adapter->id,
 			   queue->engine_id, queue->handle, &parameter))
 		return false;
@@ -546,11 +565,11 @@ write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progr
 	FSR_TRACE(runtime, fencescope_umd, ring_write, process->id, queue->handle, progress_value,
 		  write_ptr + size, (uint32_t) size);
 	if (rt_faults_are_on(runtime)) {
-		corrupt_fault(queue, write_ptr, packets, count);
 		if (kill_fault(queue, process)) {
 			*ring_status = FSR_ERR_DESTROYED; /* killed before its ring */
 			return FSR_OK;
 		}
+		corrupt_fault(queue, write_ptr, packets, count);
 	}
 	*ring_status = ring_doorbell(queue, process, progress_value, write_ptr + size);
 	return FSR_OK;

@@ -32,7 +32,7 @@ struct fault {
 struct raise {
 	uint64_t adapter, engine, type;
 	uint64_t at_ns;
-	struct fault *delayed; /* the DELAYED_INTERRUPT fault that held it, if any */
+	size_t delayed; /* 1 + the index of the DELAYED_INTERRUPT fault that held it; 0: none */
 	struct raise *next;
 };
 
@@ -60,6 +60,8 @@ struct fst_fault_check {
 	uint64_t *waits; /* waiter ids begun, not ended (0: a freed slot) */
 	size_t wait_count;
 	uint64_t raised, handled, dropped;
+	bool is_tracing; /* FST_FAULT_CHECK_TRACE set: the events it reads, on stderr */
+	char event_violation[256]; /* the first invariant an event broke */
 	struct fst_fault_verdict verdict;
 };
 
@@ -77,11 +79,25 @@ grow(void *array, size_t count, size_t size)
 }
 
 static void
+note_in(char *violation, size_t size, const char *what, uint64_t a, uint64_t b)
+{
+	if (violation[0] == '\0')
+		snprintf(violation, size, "%s (%#llx, %llu)", what, (unsigned long long) a,
+			 (unsigned long long) b);
+}
+
+/* From an event: kept for every verdict. */
+static void
 note_violation(struct fst_fault_check *check, const char *what, uint64_t a, uint64_t b)
 {
-	if (check->verdict.violation[0] == '\0')
-		snprintf(check->verdict.violation, sizeof(check->verdict.violation),
-			 "%s (%#llx, %llu)", what, (unsigned long long) a, (unsigned long long) b);
+	note_in(check->event_violation, sizeof(check->event_violation), what, a, b);
+}
+
+/* From a verdict's own look at the run so far. */
+static void
+note_verdict(struct fst_fault_check *check, const char *what, uint64_t a, uint64_t b)
+{
+	note_in(check->verdict.violation, sizeof(check->verdict.violation), what, a, b);
 }
 
 static struct queue_state *
@@ -127,7 +143,7 @@ on_fault(struct fst_fault_check *check, const uint64_t *f)
 	} else if (fault->kind == FSR_FAULT_DELAYED_INTERRUPT && check->last_raise &&
 		   check->last_raise->adapter == fault->adapter &&
 		   check->last_raise->engine == fault->engine) {
-		check->last_raise->delayed = fault;
+		check->last_raise->delayed = check->fault_count; /* 1 + its index */
 	}
 }
 
@@ -166,9 +182,8 @@ on_handled(struct fst_fault_check *check, const uint64_t *f)
 	*link = raise->next;
 	if (check->last_raise == raise)
 		check->last_raise = NULL;
-	if (raise->delayed &&
-	    fsr_runtime_now_ns(check->runtime) - raise->at_ns >= DELAY_NS)
-		raise->delayed->is_accounted = true;
+	if (raise->delayed && fsr_runtime_now_ns(check->runtime) - raise->at_ns >= DELAY_NS)
+		check->faults[raise->delayed - 1].is_accounted = true;
 	free(raise);
 }
 
@@ -288,6 +303,14 @@ on_event(void *user_data, const char *name, const uint64_t *f, uint32_t count)
 
 	(void) count;
 	check->verdict.events++;
+	if (check->is_tracing && (strstr(name, "interrupt") || strstr(name, "fault") ||
+				  strstr(name, "terminate") || strstr(name, "overrun") ||
+				  strstr(name, "context_error")))
+		fprintf(stderr, "# %12llu %s %llu %llu %llu %llu %llu\n",
+			(unsigned long long) fsr_runtime_now_ns(check->runtime), name,
+			(unsigned long long) f[0], (unsigned long long) f[1],
+			(unsigned long long) f[2], (unsigned long long) f[3],
+			(unsigned long long) f[4]);
 	if (!strcmp(name, "fencescope_os:fault_injected")) {
 		on_fault(check, f);
 	} else if (!strcmp(name, "fencescope_hw:interrupt_raise")) {
@@ -341,6 +364,7 @@ fst_fault_check_new(struct fsr_runtime *runtime)
 	if (!check)
 		abort();
 	check->runtime = runtime;
+	check->is_tracing = getenv("FST_FAULT_CHECK_TRACE") != NULL;
 	fsr_runtime_set_event_tap(runtime, on_event, check);
 	return check;
 }
@@ -369,23 +393,26 @@ fst_fault_check_verify(struct fst_fault_check *check, struct fst_fault_verdict *
 {
 	struct fst_fault_verdict *v = &check->verdict;
 
+	snprintf(v->violation, sizeof(v->violation), "%s", check->event_violation);
 	fsr_test_invariants(check->runtime, &v->state);
 	v->unmatched_interrupts = (uint32_t) (check->raised - check->handled - check->dropped);
 	if (v->unmatched_interrupts)
-		note_violation(check, "interrupts raised and never handled (not dropped)",
+		note_verdict(check, "interrupts raised and never handled (not dropped)",
 			       check->raised, check->handled);
 	v->unended_waits = 0;
 	for (size_t i = 0; i < check->wait_count; i++)
 		if (check->waits[i])
 			v->unended_waits++;
 	if (v->unended_waits)
-		note_violation(check, "CPU waits that never ended", v->unended_waits, 0);
+		note_verdict(check, "CPU waits that never ended", v->unended_waits, 0);
 	if (v->state.stuck_innocent_queues)
-		note_violation(check, "innocent queues with work that never ran",
+		note_verdict(check, "innocent queues with work that never ran",
 			       v->state.stuck_innocent_queues, v->state.innocent_queues);
 	if (v->state.waiting)
-		note_violation(check, "waiters left without DEVICE_LOST", v->state.waiting,
+		note_verdict(check, "waiters left without DEVICE_LOST", v->state.waiting,
 			       v->state.unreleased_waiters);
+	v->invariants_hold = v->violation[0] == '\0' && v->repeated_completions == 0 &&
+			     v->repeated_progress_writes == 0 && v->repeated_log_entries == 0;
 	for (int kind = 0; kind < FSR_FAULT_KIND_COUNT; kind++)
 		v->accounted[kind] = 0;
 	for (size_t i = 0; i < check->fault_count; i++)
@@ -394,8 +421,8 @@ fst_fault_check_verify(struct fst_fault_check *check, struct fst_fault_verdict *
 			v->accounted[check->faults[i].kind]++;
 	for (int kind = 0; kind < FSR_FAULT_KIND_COUNT; kind++)
 		if (v->accounted[kind] != v->injected[kind])
-			note_violation(check, fsr_fault_kind_name((enum fsr_fault_kind) kind),
+			note_verdict(check, fsr_fault_kind_name((enum fsr_fault_kind) kind),
 				       v->injected[kind], v->accounted[kind]);
 	*verdict = *v;
-	return v->violation[0] == '\0';
+	return v->invariants_hold && v->violation[0] == '\0';
 }

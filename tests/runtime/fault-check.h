@@ -37,7 +37,8 @@ struct fst_fault_verdict {
 	uint32_t device_lost_waits;        /* waits that ended DEVICE_LOST (allowed) */
 	uint64_t events;
 	struct fsr_test_invariants state;
-	char violation[256]; /* the first broken invariant, "" when none */
+	bool invariants_hold; /* every invariant, whatever the accounting */
+	char violation[256];  /* the first broken invariant or unaccounted kind, "" when none */
 };
 
 /* Taps `runtime`'s events (its one tap) from now on. Returns: (transfer full). */
@@ -46,7 +47,9 @@ struct fst_fault_check *fst_fault_check_new(struct fsr_runtime *runtime);
 void fst_fault_check_free(struct fst_fault_check *check);
 /*
  * Once the run is idle (fsr_runtime_run_until_idle; runtime lock not held): fills `verdict`
- * and returns true when every invariant holds and every injected fault was accounted for.
+ * and returns true when every invariant holds and every injected fault was accounted for. May
+ * be called again later in the run (after the processes ended: a storm's overrun may show only
+ * at its queue's last log read); each call judges the run so far.
  */
 bool fst_fault_check_verify(struct fst_fault_check *check, struct fst_fault_verdict *verdict);
 

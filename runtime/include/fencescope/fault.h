@@ -78,7 +78,9 @@ enum fsr_fault_kind {
  * at or after at_ns (sim time, ns). Opportunities: an interrupt going up an engine's line
  * (LOST: native fence signaled ones only; DELAYED: any), a buffer written into a user-mode ring
  * (CORRUPT), a submission (PROCESS_KILLED: fsr_cmdbuf_submit of any queue), a log entry
- * written (LOG_OVERRUN_STORM). Each fault fires at most once.
+ * written (LOG_OVERRUN_STORM). Each fault fires at most once, and a queue has at most one
+ * corrupt packet and one storm in a run (a second would have no effect of its own: the queue
+ * stopped at the first malformed command; two storms between two reads are one overrun).
  */
 struct fsr_fault {
 	enum fsr_fault_kind kind;
