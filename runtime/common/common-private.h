@@ -291,6 +291,8 @@ struct os_context {
 	 */
 	uint32_t os_suspend_reasons;
 	bool kmd_is_suspended; /* the KMD's: its queues are off the run list (SUS-01) */
+	/* The OS put it in error (os/tdr.c: the guilty context of a TDR): it runs nothing more. */
+	bool is_in_error;
 };
 
 struct fsr_fence {
@@ -382,16 +384,26 @@ struct os_hwqueue {
 	/*
 	 * The GPU met a malformed command in the ring (the fault injector's CORRUPT_PACKET,
 	 * docs/robustness.md): it runs nothing more of the queue, whatever the OS does, and the
-	 * buffer it was in (hw_packet_id, hw_progress_value: its BEGIN) ended FAULTED.
+	 * buffer it was in (hw_packet_id, hw_progress_value below: its BEGIN) ended FAULTED.
 	 */
 	bool hw_is_faulted;
 	bool umd_is_corrupted; /* the injector changed a buffer in its ring (UMD side) */
-	uint64_t hw_packet_id;
-	uint64_t hw_progress_value;
 	/* the GPU's view of the doorbell (hw/doorbell.c; engine's lock) */
 	bool hw_is_doorbell_connected;
 	bool hw_is_notify_kmd;
 	uint32_t hw_physical;
+	/*
+	 * The GPU's record of the ring's command buffer in flight (its BEGIN: packet id and
+	 * progress value), for packet_end ABORTED at a reset, and whether its aborted work item
+	 * runs again with a fresh packet_start (hw/reset.c; engine's lock).
+	 */
+	uint64_t hw_packet_id;
+	uint64_t hw_progress_value;
+	bool hw_is_restarting;
+	/* os: the TDR watchdog's last sample of the progress fence (os/tdr.c, FST-01) */
+	uint64_t tdr_seen_progress;
+	/* os: when the kernel-mode scheduler handed the engine its DMA packet in flight (FST-01) */
+	uint64_t km_sent_ns;
 };
 
 /*
@@ -486,6 +498,8 @@ struct fsr_adapter {
 	/* os: the device's power state as the OS set it (DST-01, DST-05; lock held) */
 	enum fstp_device_power os_dstate;
 	uint64_t next_packet_id;
+	/* os: the TDR watchdog's state per engine (os/tdr.c), NULL until the adapter starts */
+	struct os_tdr *tdr;
 };
 
 /* ---- runtime ----------------------------------------------------------------------------- */

@@ -655,6 +655,13 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	enum run_result result = RUN_EMPTY;
 
 	engine->running_queue = queue;
+	/* A work item a reset aborted runs again from its start, as a packet again (hw/reset.c). */
+	if (queue->hw_is_restarting && read_ptr != write_ptr && !queue->hw_is_suspended) {
+		queue->hw_is_restarting = false;
+		FSR_TRACE(runtime, fencescope_hw, packet_start, adapter->id, engine->id,
+			  queue->handle, queue->hw_packet_id, queue->hw_progress_value,
+			  gpu_now(adapter));
+	}
 	/* SUS-01, SUS-03: a suspended queue runs nothing; one suspended meanwhile stops here. */
 	while (read_ptr != write_ptr && !queue->hw_is_suspended && !queue->hw_is_faulted) {
 		struct hw_packet slot =
@@ -683,10 +690,11 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			uint64_t now = rt_clock_now(runtime);
 
 			gpu_ts = hw_gpu_ts(adapter, now);
-			queue->hw_packet_id = packet->a;
-			queue->hw_progress_value = packet->b;
 			FSR_TRACE(runtime, fencescope_hw, packet_start, adapter->id, engine->id,
 				  queue->handle, packet->a, packet->b, gpu_ts);
+			queue->hw_packet_id = packet->a;
+			queue->hw_progress_value = packet->b;
+			hw_engine_packet_started(engine, queue);
 			atomic_fetch_add_explicit(
 			    &runtime->user_mode_submit_to_start[rt_latency_bucket(
 				now > packet->c ? now - packet->c : 0)],
@@ -698,6 +706,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			engine->is_busy = true;
 			engine->busy_queue = queue;
 			engine->busy_until_ns = rt_clock_now(runtime) + work_ns(adapter, packet->a);
+			hw_engine_work_started(engine, queue, NULL); /* a hang armed for it */
 			result = RUN_BUSY;
 			goto end;
 		case HW_PACKET_WAIT:
@@ -754,6 +763,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id,
 				  queue->handle, packet->b, packet->a, gpu_ts,
 				  FSTP_PACKET_STATUS_COMPLETED);
+			engine->is_ignoring_preemption = false;
 			read_ptr += 2 * sizeof(*packet);
 			break;
 		case HW_PACKET_LOG:
@@ -811,6 +821,7 @@ finish_busy(struct hw_engine *engine)
 		FSR_TRACE(adapter->runtime, fencescope_hw, packet_end, adapter->id, engine->id,
 			  packet->queue->handle, packet->packet_id, packet->progress_value, gpu_ts,
 			  FSTP_PACKET_STATUS_COMPLETED);
+		engine->is_ignoring_preemption = false;
 		raise_interrupt(engine, FSTP_INTERRUPT_TYPE_DMA_COMPLETED,
 				FSTP_INTERRUPT_FORM_NOT_FENCE, packet->queue, 0, packet);
 	}
@@ -849,6 +860,8 @@ start_dma(struct hw_engine *engine)
 		FSR_TRACE(adapter->runtime, fencescope_hw, packet_start, adapter->id, engine->id,
 			  packet->queue->handle, packet->packet_id, packet->progress_value,
 			  hw_gpu_ts(adapter, now));
+		hw_engine_packet_started(engine, packet->queue);
+		hw_engine_work_started(engine, packet->queue, packet); /* a hang armed for it */
 		return true;
 	}
 	return false;
@@ -1063,6 +1076,16 @@ engine_step(struct rt_actor *actor, uint64_t now)
 		goto end;
 	}
 	hw_engine_take_rings(engine); /* the doorbells that rang since the last step */
+	/* FST-02, TDR-03: the engine reports Active->Hung (test API: fsr_test_engine_report_hung). */
+	if (engine->is_hung_report_pending) {
+		engine->is_hung_report_pending = false;
+		raise_engine_state_change(engine, FSTP_ENGINE_STATE_HUNG);
+	}
+	/* Hung (hw/reset.c): the work in flight never ends; the command processor spins. */
+	if (engine->is_hung) {
+		next = rt_add_ns(now, HW_HANG_SPIN_NS);
+		goto end;
+	}
 	if (engine->is_busy && now < engine->busy_until_ns) {
 		next = engine->busy_until_ns;
 		goto end;
@@ -1070,6 +1093,8 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	if (engine->is_busy)
 		finish_busy(engine);
 	next = engine_run(engine);
+	if (engine->is_hung)
+		next = rt_add_ns(now, HW_HANG_SPIN_NS); /* a work item that started hung */
 	next = watch_idle(engine, now, next);
 end:
 	if (engine->pending && engine->pending_due_ns < next)

@@ -87,6 +87,24 @@ struct hw_engine {
 	bool has_worked;    /* ran something since the idle watch last looked */
 	bool is_stepping;   /* in its step (interleaving may switch it out half way) */
 	bool is_device_off; /* the device is in D3 (DST-01): as in F1, nothing taken or run */
+	/*
+	 * Faults and resets (hw/reset.c; docs/runtime.md "TDR and recovery as built"), engine's
+	 * lock. A hung engine's work item in flight never ends and it answers no preemption
+	 * request until a reset; `is_hang_armed`: the next work item to start (of the queue
+	 * `hang_queue`, any queue when 0) hangs. `is_ignoring_preemption`: the packet in flight
+	 * answers a preemption request only at its end; `is_ignore_armed`: the next packet of
+	 * `ignore_queue` (any when 0) does. `is_hung_report_pending`: the engine reports
+	 * Active->Hung (GPU_ENGINE_STATE_CHANGE) at its next step. `reset_failures`: that many
+	 * engine resets fail from now on.
+	 */
+	bool is_hung;
+	bool is_hang_armed;
+	fsr_handle hang_queue;
+	bool is_ignoring_preemption;
+	bool is_ignore_armed;
+	fsr_handle ignore_queue;
+	bool is_hung_report_pending;
+	uint32_t reset_failures;
 };
 
 /*
@@ -205,6 +223,31 @@ void hw_engine_take_rings(struct hw_engine *engine);
  * idle query's (engine's lock held).
  */
 bool hw_engine_doorbells_rang(struct hw_engine *engine);
+/*
+ * Faults and resets (hw/reset.c). A hung engine's command processor spins: it steps every
+ * HW_HANG_SPIN_NS looking at its registers (a preemption request it never answers, a reset)
+ * and never ends the work in flight, so that the runtime is not idle while it hangs.
+ */
+#define HW_HANG_SPIN_NS UINT64_C(1000000)
+/*
+ * A work item (a ring's HW_PACKET_WORK, or `packet`, a kernel-mode DMA packet) starts on the
+ * engine (engine's lock held): it hangs if a hang is armed for it (busy_until_ns never comes).
+ */
+void hw_engine_work_started(struct hw_engine *engine, struct os_hwqueue *queue,
+			    struct hw_dma_packet *packet);
+/* A command buffer of `queue` starts (its BEGIN, or a DMA packet): an armed "ignores preemption". */
+void hw_engine_packet_started(struct hw_engine *engine, struct os_hwqueue *queue);
+/*
+ * TDR-06 (the KMD's DxgkDdiResetEngine): aborts the work in flight (packet_end ABORTED) and
+ * clears any hang; false when the reset fails (an injected failure: nothing changes). A ring
+ * work item that was aborted is not consumed: its queue runs it again from its start when it
+ * runs again (a fresh packet_start). The DMA packet in flight, if any, comes back in *aborted
+ * (NULL if none), for the OS to drop or resubmit.
+ */
+bool hw_engine_reset(struct hw_engine *engine, struct hw_dma_packet **aborted);
+/* The work item in flight: its queue's context (NULL when none or its queue is gone). */
+struct os_context *hw_engine_running_context(struct hw_engine *engine);
+
 /* The engine's lock (realtime only; see struct hw_engine). */
 static inline void
 hw_engine_lock(struct hw_engine *engine)

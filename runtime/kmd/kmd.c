@@ -512,6 +512,55 @@ set_power_state(void *miniport, enum fstp_device_power dstate)
 	hw_gpu_set_dstate(((struct kmd_adapter *) miniport)->adapter, dstate);
 }
 
+/* ---- TDR and recovery (TDR-01 to TDR-06) ------------------------------------------------ */
+
+static void
+query_engine_status(void *miniport, uint32_t engine_id, struct dxgk_engine_status *status)
+{
+	struct hw_engine *engine = engine_of(miniport, engine_id);
+
+	status->is_busy = !hw_engine_is_idle(engine);
+	status->running_context = hw_engine_running_context(engine);
+}
+
+/*
+ * TDR-06: the engine alone. The GPU aborts the work in flight and clears a hang; the other
+ * contexts' queues keep their place and their work (only the running work item was lost, and
+ * it was the guilty one's: the OS put its context off the run list first).
+ */
+static int
+reset_engine(void *miniport, uint32_t engine_id, struct hw_dma_packet **aborted)
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+	bool is_success = hw_engine_reset(engine_of(miniport, engine_id), aborted);
+
+	FSR_TRACE(adapter->runtime, fencescope_kmd, engine_reset, adapter->id, engine_id,
+		  (uint8_t) is_success);
+	return is_success ? 0 : -1;
+}
+
+/*
+ * TDR-06: the whole adapter, after an engine reset failed: every engine is reset, whatever
+ * failure was injected into its engine reset (the adapter's reset power-cycles the GPU), and
+ * every engine's work in flight is aborted.
+ */
+static int
+reset_from_timeout(void *miniport, struct hw_dma_packet *aborted[FSR_MAX_ENGINES])
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
+		struct hw_engine *engine = engine_of(miniport, e);
+
+		hw_engine_lock(engine);
+		engine->reset_failures = 0;
+		hw_engine_unlock(engine);
+		(void) hw_engine_reset(engine, &aborted[e]);
+	}
+	FSR_TRACE(adapter->runtime, fencescope_kmd, adapter_reset, adapter->id, (uint8_t) 1);
+	return 0;
+}
+
 void
 kmd_driver_entry(struct dxgk_ddi *ddi)
 {
@@ -545,5 +594,8 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiSuspendContext = suspend_context,
 	    .DxgkDdiResumeContext = resume_context,
 	    .DxgkDdiInterruptRoutine = interrupt_routine,
+	    .DxgkDdiQueryEngineStatus = query_engine_status,
+	    .DxgkDdiResetEngine = reset_engine,
+	    .DxgkDdiResetFromTimeout = reset_from_timeout,
 	};
 }

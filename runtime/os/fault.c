@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the OS does about the faults the GPU reports or hides (docs/robustness.md): a context
- * whose ring held a command the GPU could not run is put in error, and a periodic check at the
+ * whose ring held a command the GPU could not run is put in error (os_context_error, the TDR's
+ * path, os/tdr.c), and a periodic check at the
  * TDR cadence releases the CPU waiters whose fence reached their value while no interrupt told
  * the OS (an interrupt lost on the line). Neither knows of the fault injector: the first acts on
  * the GPU's fault interrupt, the second on the fences' own values, as Dxgkrnl's periodic
@@ -11,56 +12,6 @@
 
 #include "os/os-private.h"
 #include "fencescope-test.h"
-
-/*
- * Ends every unsatisfied CPU waiter of `fence` with DEVICE_LOST: the fence may never reach
- * their value now (its device is lost). Kernel-mode queues' software waits stay: the queue's
- * own context decides (it may be innocent, on another device).
- */
-void
-os_fence_fail_waiters(struct fsr_fence *fence)
-{
-	struct fsr_runtime *runtime = fence->adapter->runtime;
-	uint64_t current = rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE);
-
-	for (struct os_waiter **link = &fence->waiters; *link;) {
-		struct os_waiter *waiter = *link;
-
-		if (waiter->kind == OS_WAITER_KM_QUEUE || waiter->value <= current) {
-			link = &waiter->next;
-			continue;
-		}
-		*link = waiter->next;
-		fence->waiter_count--;
-		os_waiter_finish(runtime, waiter, FSR_ERR_DEVICE_LOST, current);
-	}
-	os_fence_release_waiters(fence); /* the satisfied ones, and MonitoredValue re-armed */
-}
-
-/*
- * The context is in error (lock held): context_error, its queues off the run list
- * (SuspendContext, reason TDR: nothing resumes it), its device lost — every doorbell ABORT
- * (TDR-04), so the UMD re-creates its queues (TDR-05) — and the CPU waiters of the device's
- * fences and of its queues' progress fences get DEVICE_LOST instead of a wait for ever.
- */
-void
-os_context_error(struct os_context *context, enum fstp_loss_reason reason)
-{
-	struct os_device *device = context->device;
-	struct fsr_runtime *runtime = device->adapter->runtime;
-
-	FSR_TRACE(runtime, fencescope_os, context_error, device->adapter->id, device->process->id,
-		  device->handle, context->handle, (int) reason);
-	device->has_context_error = true; /* later waits on its fences end at once, too */
-	os_context_suspend(context, FSTP_PREEMPT_REASON_TDR);
-	if (!device->is_lost)
-		os_device_lose(device, reason);
-	for (struct fsr_fence *fence = device->fences; fence; fence = fence->next_in_device)
-		os_fence_fail_waiters(fence);
-	for (struct os_context *c = device->contexts; c; c = c->next_in_device)
-		for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
-			os_fence_fail_waiters(q->progress_fence);
-}
 
 /* The GPU's fault interrupt (PAGE_FAULT form NOT_FENCE, the queue named): its context errs. */
 void
@@ -130,7 +81,7 @@ is_innocent(const struct os_hwqueue *queue)
 	const struct os_context *context = queue->context;
 
 	return !context->device->is_lost && !context->device->is_in_error &&
-	       !os_context_is_suspended(context) && !queue->process->is_killed &&
+	       !context->is_in_error && !os_context_is_suspended(context) && !queue->process->is_killed &&
 	       !queue->is_abandoned && !queue->hw_is_faulted;
 }
 

@@ -538,9 +538,6 @@ os_fence_wait(struct fsr_process *process, struct fsr_fence *fence, fsr_handle f
 	/* NFV-06: a new waiter moves MonitoredValue, and may be released at once (SYN-05). */
 	os_fence_add_waiter(fence, waiter);
 	os_fence_release_waiters(fence);
-	/* A fence of a device in error may never move again: DEVICE_LOST (os/fault.c). */
-	if (fence->device && fence->device->has_context_error)
-		os_fence_fail_waiters(fence);
 	rt_unlock(runtime);
 	os_run_callbacks(runtime);
 
@@ -616,8 +613,6 @@ fsr_fence_wait_cpu_async(struct fsr_process *process, fsr_handle fence_handle, u
 	}
 	os_fence_add_waiter(waiter->fence, waiter);
 	os_fence_release_waiters(waiter->fence);
-	if (fence->device && fence->device->has_context_error)
-		os_fence_fail_waiters(fence);
 end:
 	rt_unlock(runtime);
 	os_run_callbacks(runtime);

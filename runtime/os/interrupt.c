@@ -57,6 +57,7 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_DMA_COMPLETED) {
 		/* INT-01: the kernel-mode path learns of completions through interrupts. */
+		os_tdr_packet_completed(adapter, interrupt->engine_id); /* FST-01: progress */
 		os_km_packet_done(runtime, interrupt->packet);
 		goto end;
 	}
@@ -69,6 +70,9 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		/* FST-02, FST-04: the KMD reports the engine's state; F1 is the OS's to start. */
 		os_engine_state_change(adapter, interrupt->engine_id,
 				       (enum fstp_engine_state) interrupt->engine_state);
+		/* TDR-03: Active->Hung starts recovery at once (os/tdr.c). */
+		if (interrupt->engine_state == FSTP_ENGINE_STATE_HUNG)
+			os_tdr_engine_hung(adapter, interrupt->engine_id);
 		goto end;
 	}
 	switch (interrupt->form) {
@@ -180,6 +184,7 @@ os_step(struct rt_actor *actor, uint64_t now)
 {
 	struct fsr_runtime *runtime = actor->runtime;
 	uint64_t next;
+	uint64_t tdr_next;
 	bool is_weak = true;
 
 	rt_lock(runtime);
@@ -216,10 +221,14 @@ os_step(struct rt_actor *actor, uint64_t now)
 		runtime->next_rescan_ns = rt_add_ns(now, FSR_FAULT_RESCAN_PERIOD_NS);
 	}
 	os_km_schedule(runtime);
+	/* TDR-01 to TDR-03: the watchdog (os/tdr.c); its looks are housekeeping (weak). */
+	tdr_next = os_tdr_watch(runtime, now);
 
 	next = runtime->next_log_read_ns < runtime->next_correlation_ns
 		   ? runtime->next_log_read_ns
 		   : runtime->next_correlation_ns;
+	if (tdr_next < next)
+		next = tdr_next;
 	if (runtime->next_rescan_ns < next)
 		next = runtime->next_rescan_ns;
 	for (struct os_waiter *w = runtime->async_waiters; w; w = w->next_async) {

@@ -57,8 +57,7 @@ struct os_device {
 	struct os_allocation *allocations; /* alive (RES-04: freed with the device) */
 	bool is_lost;     /* device loss (UMS-16): its doorbells are ABORT for good */
 	bool is_in_error; /* abnormal termination (TRM-03) */
-	/* a context of it was put in error (os/fault.c): its fences may never move again */
-	bool has_context_error;
+
 	struct os_device *next_in_process;
 };
 
@@ -160,14 +159,11 @@ void os_adapters_remove(struct fsr_runtime *runtime);
 /* ---- interrupts and housekeeping (interrupt.c) -------------------------------------------- */
 
 void os_actor_init(struct fsr_runtime *runtime);
-/* os/fault.c (docs/robustness.md): a context in error, the GPU's fault interrupt, and the
- * periodic check for wake-ups a lost interrupt withheld (lock held). */
-void os_context_error(struct os_context *context, enum fstp_loss_reason reason);
+/* os/fault.c (docs/robustness.md): the GPU's fault interrupt, and the periodic check for
+ * wake-ups a lost interrupt withheld (lock held). */
 void os_gpu_fault(struct fsr_adapter *adapter, struct os_hwqueue *queue,
 		  enum fstp_loss_reason reason);
 uint32_t os_rescan_waiters(struct fsr_runtime *runtime);
-/* Every unsatisfied CPU waiter of `fence` ends with DEVICE_LOST (its device's context erred). */
-void os_fence_fail_waiters(struct fsr_fence *fence);
 bool os_has_unreleased_waiter(struct fsr_runtime *runtime);
 /* DxgkCbNotifyInterrupt: queues the interrupt for the OS actor (its DPC). */
 void os_notify_interrupt(struct fsr_adapter *adapter, struct hw_interrupt *interrupt);
@@ -293,5 +289,30 @@ struct os_ring_salvage {
  */
 void os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_queue_end how,
 		    struct os_ring_salvage *salvage);
+
+/* ---- TDR and recovery (tdr.c) ------------------------------------------------------------ */
+
+/* The watchdog's state of an adapter (at creation; -1: no memory), and its end (at removal). */
+fsr_status os_tdr_init(struct fsr_adapter *adapter);
+void os_tdr_fini(struct fsr_adapter *adapter);
+/*
+ * FST-01: the OS learnt of a kernel-mode DMA packet's completion (its submission it reads from
+ * the queue, os_hwqueue.km_sent_ns).
+ */
+void os_tdr_packet_completed(struct fsr_adapter *adapter, uint32_t engine_id);
+/*
+ * The watchdog, from the OS actor's step (lock held): samples every engine's progress, detects
+ * a stall (TDR-02), sends the preemption request (TDR-01) and recovers when it does not
+ * complete. Returns when it wants to look again (FSR_NEVER: no adapter watches).
+ */
+uint64_t os_tdr_watch(struct fsr_runtime *runtime, uint64_t now);
+/* TDR-03: the KMD reported Active->Hung (GPU_ENGINE_STATE_CHANGE): recovery at once. */
+void os_tdr_engine_hung(struct fsr_adapter *adapter, uint32_t engine_id);
+/*
+ * The OS puts `context` in error (after a TDR; a fault): it runs nothing more (suspended for
+ * TDR), its pending fences are signalled (UINT64_MAX) after its CPU waiters got DEVICE_LOST,
+ * and its device is lost (context_error, then device_lost).
+ */
+void os_context_error(struct os_context *context, enum fstp_loss_reason reason);
 
 #endif /* FENCESCOPE_RUNTIME_OS_PRIVATE_H */

@@ -1016,6 +1016,7 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			queue->is_km_busy = true;
 			/* FST-01: the OS sees its own submissions; an engine in F1 wakes first. */
 			os_engine_wake(adapter, queue->engine_id);
+			queue->km_sent_ns = rt_clock_now(runtime); /* FST-01: the TDR's clock */
 			adapter->ddi.DxgkDdiSubmitCommand(adapter->miniport, dma);
 			break;
 		case HW_PACKET_WAIT:

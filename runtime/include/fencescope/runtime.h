@@ -192,7 +192,25 @@ struct fsr_adapter_config {
 	 * FSR_MAX_ENGINE_IDLE_TO_F1_NS.
 	 */
 	uint64_t engine_idle_to_f1_ns;
+	/*
+	 * TDR (spec 000, 002, 004; docs/runtime.md "TDR and recovery as built"): an engine with work
+	 * outstanding and no progress for this long — its kernel-mode DMA packets not completed,
+	 * its user-mode queues' progress fences not moving towards LastQueuedValue (FST-01) — is
+	 * sent a preemption request (reason TDR, TDR-01), and recovered (engine reset, promoted to
+	 * an adapter reset if it fails, TDR-06) if the request does not complete within
+	 * tdr_preempt_timeout_ns. 0 means FSR_DEFAULT_TDR_DELAY_NS (TDR-02: 2 s); FSR_INFINITE: no
+	 * watchdog (a GPU_ENGINE_STATE_CHANGE to Hung still starts recovery, TDR-03).
+	 */
+	uint64_t tdr_delay_ns;
+	/* How long the TDR's preemption request has to complete; 0 means
+	 * FSR_DEFAULT_TDR_PREEMPT_TIMEOUT_NS. */
+	uint64_t tdr_preempt_timeout_ns;
 };
+
+/* TDR-02: the default TDR delay, two seconds. */
+#define FSR_DEFAULT_TDR_DELAY_NS UINT64_C(2000000000)
+/* The default time the TDR's preemption request has to complete before recovery: 100 ms. */
+#define FSR_DEFAULT_TDR_PREEMPT_TIMEOUT_NS UINT64_C(100000000)
 
 /* The longest fsr_adapter_config.engine_idle_to_f1_ns: 1 s, below the 2 s TDR cadence (FST-03). */
 #define FSR_MAX_ENGINE_IDLE_TO_F1_NS UINT64_C(1000000000)
