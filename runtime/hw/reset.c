@@ -18,6 +18,7 @@
  */
 #include <stdlib.h>
 
+#include "common/fault-private.h"
 #include "hw/hw-private.h"
 
 static struct hw_engine *
@@ -45,11 +46,33 @@ hw_engine_packet_started(struct hw_engine *engine, struct os_hwqueue *queue)
 	}
 }
 
+/*
+ * The fault injector's HUNG_ENGINE (docs/robustness.md): a work item starting is the
+ * opportunity; the hang is armed for it, as fsr_test_engine_hang arms one.
+ */
+static void
+hang_fault(struct hw_engine *engine, struct os_hwqueue *queue, struct hw_dma_packet *packet)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+	uint64_t handle = queue ? queue->handle : 0;
+	uint64_t parameter;
+
+	if (engine->is_hang_armed || engine->is_hung ||
+	    !rt_fault_take(runtime, FSR_FAULT_HUNG_ENGINE, engine->adapter->id, engine->id, handle,
+			   &parameter))
+		return;
+	rt_fault_fired(runtime, FSR_FAULT_HUNG_ENGINE, engine->adapter->id, engine->id, handle,
+		       packet ? packet->packet_id : queue ? queue->hw_packet_id : 0);
+	engine->is_hang_armed = true;
+	engine->hang_queue = 0;
+}
+
 void
 hw_engine_work_started(struct hw_engine *engine, struct os_hwqueue *queue,
 		       struct hw_dma_packet *packet)
 {
-	(void) packet;
+	if (rt_faults_are_on(engine->adapter->runtime))
+		hang_fault(engine, queue, packet);
 	if (!engine->is_hang_armed || !is_for(engine->hang_queue, queue))
 		return;
 	/* The work item never ends: only a reset takes it off the engine. */

@@ -305,7 +305,7 @@ on_event(void *user_data, const char *name, const uint64_t *f, uint32_t count)
 	check->verdict.events++;
 	if (check->is_tracing && (strstr(name, "interrupt") || strstr(name, "fault") ||
 				  strstr(name, "terminate") || strstr(name, "overrun") ||
-				  strstr(name, "context_error")))
+				  strstr(name, "context_error") || strstr(name, "cpu_wait") || strstr(name, "tdr") || strstr(name, "packet_") || strstr(name, "current_value")))
 		fprintf(stderr, "# %12llu %s %llu %llu %llu %llu %llu\n",
 			(unsigned long long) fsr_runtime_now_ns(check->runtime), name,
 			(unsigned long long) f[0], (unsigned long long) f[1],

@@ -319,3 +319,36 @@ Test(fault, a_plan_that_never_fires_changes_nothing)
 	cr_expect_eq(hash_of_run(&lost), hash_of_run(&lost), "same plan, same run");
 	setup_plan(NULL, 0); /* for the suite's teardown */
 }
+
+Test(fault, tdr_02_tdr_04_hung_engine_recovered_by_tdr_innocent_queue_goes_on)
+{
+	struct fsr_fault_plan plan = one_fault(FSR_FAULT_HUNG_ENGINE, 0, 1, 0);
+	struct fsr_process *innocent;
+	fsr_handle innocent_device, innocent_context, innocent_queue, guilty_queue, fence;
+	struct fst_fault_verdict verdict;
+	uint64_t last = 0;
+	uint64_t start;
+	fsr_status status;
+
+	setup_plan(&plan, 0);
+	fst_rt_add_process("innocent", &innocent, &innocent_device, &innocent_context);
+	guilty_queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	innocent_queue = fst_queue_new(innocent, innocent_context, FSR_SUBMIT_USER_MODE);
+	fence = fst_fence_new(fx.process, fx.device, 0);
+	start = fsr_runtime_now_ns(fx.runtime);
+	/* The first work item on the 3D engine hangs: the guilty queue's. */
+	cr_assert_eq(try_signal(fx.process, guilty_queue, fence, 1), FSR_OK);
+	cr_assert_eq(try_signal(fx.process, guilty_queue, fence, 2), FSR_OK);
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, start + 100000), FSR_OK);
+	for (int i = 0; i < 3; i++)
+		last = fst_submit_work(innocent, innocent_queue, 500);
+	status = fsr_fence_wait_cpu(fx.process, fence, 2, FSR_INFINITE, FSR_WAIT_BLOCKING);
+	cr_expect_eq(status, FSR_ERR_DEVICE_LOST, "%s", fsr_status_name(status));
+	cr_expect_geq(fsr_runtime_now_ns(fx.runtime), start + UINT64_C(2000000000),
+		      "TDR-02: not before the delay");
+	cr_expect_eq(fsr_hwqueue_wait_progress(innocent, innocent_queue, last, FSR_INFINITE),
+		     FSR_OK);
+	verdict = verify();
+	cr_expect_eq(verdict.injected[FSR_FAULT_HUNG_ENGINE], 1);
+	cr_expect_eq(verdict.accounted[FSR_FAULT_HUNG_ENGINE], 1);
+}
