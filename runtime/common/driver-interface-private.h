@@ -216,6 +216,19 @@ struct dxgk_ddi {
 	 */
 	void (*DxgkDdiSetPowerState)(void *miniport, enum fstp_device_power dstate);
 	/*
+	 * PRE-03, PRE-04 (DxgkDdiPreemptCommand; also the TDR watchdog's): the OS asks engine
+	 * `engine_id` to preempt what it runs, request `request_id` (unique per adapter,
+	 * increasing), for `reason`. The KMD programs the engine to stop at the finest boundary it
+	 * declared for the engine (engine_describe; a DMA buffer boundary when it declared
+	 * PreemptionAware = 0) and returns the handle of the context the engine runs (0: nothing),
+	 * which the OS names in preempt_request. The completion comes later from the GPU:
+	 * preempt_complete (and packet_end PREEMPTED when a packet was stopped mid-way), then the
+	 * DMA_PREEMPTED interrupt, which hands a preempted DMA packet back with what is left of it.
+	 * An engine that runs nothing completes at once (granularity NONE, no work left).
+	 */
+	fsr_handle (*DxgkDdiPreemptCommand)(void *miniport, uint32_t engine_id, uint64_t request_id,
+					    enum fstp_preempt_reason reason);
+	/*
 	 * At interrupt level (lock held): what the GPU's line calls (through DxgkDdiStartDevice's
 	 * connection). Turns a GPU interrupt into DxgkCbNotifyInterrupt, and a packet retirement
 	 * report into DxgkCbReleasePacketFence.

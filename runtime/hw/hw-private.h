@@ -105,6 +105,21 @@ struct hw_engine {
 	fsr_handle ignore_queue;
 	bool is_hung_report_pending;
 	uint32_t reset_failures;
+	/*
+	 * Preemption (PRE-03, PRE-04, PRE-09; hw/engine.c): the requests the KMD programmed and
+	 * not completed yet, the granularity it asked for, and — once the engine has planned the
+	 * stop of the work item it is busy with — where it stops (busy_until_ns then is the
+	 * boundary) and what is left. busy_start_ns and busy_ticks: the work item in flight.
+	 */
+	uint64_t preempt_requests[FSR_MAX_PREEMPT_REQUESTS];
+	uint32_t preempt_count;
+	int preempt_granularity; /* enum fstp_preempt_granularity asked for */
+	bool is_preempt_planned;
+	bool is_preempt_at_end; /* the boundary is the end of the work item (DMA buffer) */
+	int preempt_reached;
+	uint64_t preempt_work_left;
+	uint64_t busy_start_ns;
+	uint64_t busy_ticks;
 };
 
 /*
@@ -150,6 +165,19 @@ void hw_engine_resume_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 /* The command processor takes `queue`'s write pointer (engine's lock held; ring_fetch). */
 void hw_engine_take_write_ptr(struct hw_engine *engine, struct os_hwqueue *queue);
 bool hw_engine_is_idle(struct hw_engine *engine);
+/*
+ * PRE-03, PRE-04 (the KMD's DxgkDdiPreemptCommand): programs preemption request `request_id`
+ * at `granularity` (an enum fstp_preempt_granularity; takes the engine's lock) and kicks the
+ * engine, which stops the work item it runs at the next boundary the granularity allows,
+ * saves what is left of it (a ring's WORK packet resumes with it, a DMA packet goes back to
+ * the OS), fires packet_end PREEMPTED and preempt_complete, and raises DMA_PREEMPTED. Nothing
+ * running: it completes at once (granularity NONE). Returns the handle of the context it runs
+ * (0: none). Exported for faulty conformance drivers (a coarser granularity than declared).
+ */
+FSR_TEST_API fsr_handle hw_engine_preempt(struct hw_engine *engine, uint64_t request_id,
+					  int granularity);
+/* The ticks between two boundaries of `granularity` in a WORK packet (0: only at its end). */
+uint64_t hw_preempt_boundary_ticks(int granularity);
 /*
  * FST-04, FST-06 (the KMD's DxgkDdiSetPowerComponentFState): the engine's power component, as
  * told. In F1 the command processor takes no write pointer and runs nothing, whatever it held;

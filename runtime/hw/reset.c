@@ -115,13 +115,15 @@ hw_engine_reset(struct hw_engine *engine, struct hw_dma_packet **aborted)
 
 		/*
 		 * The work item is not consumed (the read pointer stays on it): if its queue ever
-		 * runs again (an innocent queue after an adapter reset), it runs it from its start
-		 * under a fresh packet_start; a guilty queue's context is in error and runs nothing.
+		 * runs again (an innocent queue after an adapter reset), it runs it again, the
+		 * ticks it was started with, under a fresh packet_start (the saved-work path of a
+		 * preemption, PRE-09); a guilty queue's context is in error and runs nothing.
 		 */
 		FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id,
 			  queue->handle, queue->hw_packet_id, queue->hw_progress_value,
 			  hw_gpu_ts(adapter, rt_clock_now(runtime)), FSTP_PACKET_STATUS_ABORTED);
-		queue->hw_is_restarting = true;
+		queue->hw_has_saved_work = true;
+		queue->hw_saved_ticks = engine->busy_ticks;
 	}
 	if (engine->is_busy && engine->busy_packet) {
 		struct hw_dma_packet *packet = engine->busy_packet;
@@ -143,6 +145,12 @@ hw_engine_reset(struct hw_engine *engine, struct hw_dma_packet **aborted)
 	engine->is_hang_armed = false;
 	engine->is_ignoring_preemption = false;
 	engine->is_hung_report_pending = false;
+	/*
+	 * A preemption request the hung engine never answered: the engine, now idle, completes
+	 * it at its next step (granularity NONE), after the reset.
+	 */
+	engine->is_preempt_planned = false;
+	engine->is_preempt_at_end = false;
 end:
 	hw_engine_unlock(engine);
 	rt_clock_kick(runtime, &engine->actor, rt_clock_now(runtime));

@@ -66,6 +66,12 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		os_gpu_fault(adapter, interrupt->queue, (enum fstp_loss_reason) interrupt->fault_reason);
 		goto end;
 	}
+	if (interrupt->type == FSTP_INTERRUPT_TYPE_DMA_PREEMPTED) {
+		/* PRE-03: the engine completed preemption requests (os/scheduler.c). */
+		os_preempt_done(adapter, interrupt);
+		os_km_schedule(runtime);
+		goto end;
+	}
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_ENGINE_STATE_CHANGE) {
 		/* FST-02, FST-04: the KMD reports the engine's state; F1 is the OS's to start. */
 		os_engine_state_change(adapter, interrupt->engine_id,

@@ -314,5 +314,49 @@ void os_tdr_engine_hung(struct fsr_adapter *adapter, uint32_t engine_id);
  * and its device is lost (context_error, then device_lost).
  */
 void os_context_error(struct os_context *context, enum fstp_loss_reason reason);
+/* ---- the scheduler and preemption (scheduler.c; docs/runtime.md "Scheduling and preemption
+ * as built") -------------------------------------------------------------------------------- */
+
+/* PRE-15: a new context's attributes (priority 16, no time slice); fires context_schedule. */
+void os_context_init_scheduling(struct os_context *context);
+/* context_schedule: the context's attributes now. */
+void os_context_fire_schedule(struct os_context *context);
+/*
+ * PRE-03, PRE-04 (and the TDR watchdog): the OS asks engine `engine_id` of `adapter` to preempt
+ * what it runs (lock held). The driver programs the engine (DxgkDdiPreemptCommand) and names the
+ * context it runs (0: nothing); preempt_request fires with it. Returns the request id (unique per
+ * adapter, increasing; an engine completes its requests in order), or 0 when none was issued: an
+ * engine out of range, or FSR_MAX_PREEMPT_REQUESTS already outstanding on it. The engine stops at
+ * the next boundary its granularity allows (at once when it runs nothing), fires preempt_complete,
+ * and raises DMA_PREEMPTED, whose handling (os_preempt_done) records the completion.
+ */
+uint64_t os_preempt_request(struct fsr_adapter *adapter, uint32_t engine_id,
+			    enum fstp_preempt_reason reason);
+/*
+ * Whether request `request_id` of engine `engine_id` has completed: its DMA_PREEMPTED
+ * interrupt has been handled (lock held). What the TDR watchdog asks: a request that
+ * does not complete in time starts recovery.
+ */
+bool os_preempt_completed(const struct fsr_adapter *adapter, uint32_t engine_id,
+			  uint64_t request_id);
+/*
+ * A hook called (lock held, from the DMA_PREEMPTED handling) each time an engine completes
+ * requests, with the last request id completed (every earlier one of that engine completed
+ * too). One listener per adapter; NULL removes it.
+ */
+void os_preempt_set_listener(struct fsr_adapter *adapter,
+			     void (*listener)(struct fsr_adapter *adapter, uint32_t engine_id,
+					      uint64_t request_id, void *data),
+			     void *data);
+/* The DMA_PREEMPTED interrupt's deferred handling (interrupt.c, which then runs the
+ * kernel-mode scheduler: a preempted packet's remainder waits in its queue, km_preempted). */
+void os_preempt_done(struct fsr_adapter *adapter, struct hw_interrupt *interrupt);
+/*
+ * A kernel-mode queue's DMA packet to its engine: its fence id (PRE-07),
+ * packet_queued, then DxgkDdiSubmitCommand; the queue is busy until the packet completes.
+ */
+void os_sched_queue_packet(struct os_hwqueue *queue, struct hw_dma_packet *packet);
+/* Resubmits the queue's preempted packet's remainder, if it has one (true then). */
+bool os_sched_resubmit(struct os_hwqueue *queue);
 
 #endif /* FENCESCOPE_RUNTIME_OS_PRIVATE_H */

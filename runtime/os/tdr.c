@@ -54,7 +54,6 @@ struct os_tdr_engine {
 
 struct os_tdr {
 	struct os_tdr_engine engines[FSR_MAX_ENGINES];
-	uint64_t next_request_id;
 };
 
 fsr_status
@@ -147,28 +146,22 @@ has_km_work(struct fsr_adapter *adapter, uint32_t engine_id, uint64_t *since_ns)
 /* ---- the preemption request (TDR-01) ------------------------------------------------------ */
 
 /*
- * TDR-01: the preemption request that always comes before recovery. The request is the OS's
- * event; whether it completed is read from the engine's status at the deadline: the suspect's
- * work item is no longer the one in flight (the engine got off it) or the engine has nothing.
+ * TDR-01: the preemption request that always comes before recovery, through the scheduler's
+ * path (os/scheduler.c: DxgkDdiPreemptCommand, preempt_request with reason TDR). It completed
+ * when the engine's DMA_PREEMPTED for it was handled; a request the scheduler could not issue
+ * (id 0: too many outstanding on the engine) never completes, and recovery follows.
  */
 static void
 request_preemption(struct fsr_adapter *adapter, uint32_t engine_id, struct os_tdr_engine *engine)
 {
-	engine->request_id = ++adapter->tdr->next_request_id;
-	FSR_TRACE(adapter->runtime, fencescope_os, preempt_request, adapter->id, engine_id,
-		  engine->suspect, engine->request_id,
-		  (int) FSTP_PREEMPT_REASON_TDR);
+	engine->request_id = os_preempt_request(adapter, engine_id, FSTP_PREEMPT_REASON_TDR);
 }
 
 static bool
 is_preemption_complete(struct fsr_adapter *adapter, uint32_t engine_id,
 		       const struct os_tdr_engine *engine)
 {
-	struct dxgk_engine_status status = {0};
-
-	adapter->ddi.DxgkDdiQueryEngineStatus(adapter->miniport, engine_id, &status);
-	return !status.running_context ||
-	       (engine->suspect && status.running_context->handle != engine->suspect);
+	return os_preempt_completed(adapter, engine_id, engine->request_id);
 }
 
 /* ---- recovery (TDR-04 to TDR-06) ---------------------------------------------------------- */
@@ -179,11 +172,10 @@ is_preemption_complete(struct fsr_adapter *adapter, uint32_t engine_id,
  * that its work is redone, not lost (an adapter reset's innocents).
  */
 static void
-take_back_packet(struct fsr_adapter *adapter, uint32_t engine_id, struct hw_dma_packet *packet)
+take_back_packet(struct fsr_adapter *adapter, struct hw_dma_packet *packet)
 {
 	struct fsr_runtime *runtime = adapter->runtime;
 	struct os_hwqueue *queue;
-	uint64_t old_id;
 
 	if (!packet)
 		return;
@@ -194,14 +186,14 @@ take_back_packet(struct fsr_adapter *adapter, uint32_t engine_id, struct hw_dma_
 		free(packet);
 		return;
 	}
-	old_id = packet->packet_id;
+	/* Redone whole: an adapter reset loses the state a preemption would have saved. */
+	packet->resubmission_of = packet->packet_id;
 	packet->packet_id = ++adapter->next_packet_id;
+	packet->is_preempted = false;
 	packet->start_ns = 0;
 	packet->next = NULL;
-	FSR_TRACE(runtime, fencescope_os, packet_queued, adapter->id, engine_id, queue->handle,
-		  packet->packet_id, old_id, 0, packet->packet_id, 0);
 	queue->km_sent_ns = rt_clock_now(runtime);
-	adapter->ddi.DxgkDdiSubmitCommand(adapter->miniport, packet);
+	os_sched_queue_packet(queue, packet); /* packet_queued (new fence id, PRE-07), submit */
 }
 
 /* GPU_STOP: the adapter could not be reset; every device on it is lost. */
@@ -229,7 +221,7 @@ recover(struct fsr_adapter *adapter, uint32_t engine_id, enum fstp_loss_reason r
 	if (guilty)
 		(void) os_context_suspend(guilty, FSTP_PREEMPT_REASON_TDR);
 	if (adapter->ddi.DxgkDdiResetEngine(adapter->miniport, engine_id, &aborted) == 0) {
-		take_back_packet(adapter, engine_id, aborted);
+		take_back_packet(adapter, aborted);
 	} else {
 		/* TDR-06: a failed engine reset is promoted to an adapter-wide one. */
 		struct hw_dma_packet *all[FSR_MAX_ENGINES] = {0};
@@ -237,7 +229,7 @@ recover(struct fsr_adapter *adapter, uint32_t engine_id, enum fstp_loss_reason r
 		if (adapter->ddi.DxgkDdiResetFromTimeout(adapter->miniport, all) == 0) {
 			result = FSTP_TDR_RESULT_ADAPTER_RESET;
 			for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
-				take_back_packet(adapter, e, all[e]);
+				take_back_packet(adapter, all[e]);
 				adapter->tdr->engines[e].stall_since_ns = rt_clock_now(runtime);
 			}
 		} else {

@@ -10,6 +10,7 @@
 #ifndef FENCESCOPE_TEST_API_H
 #define FENCESCOPE_TEST_API_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <fencescope/runtime.h>
@@ -120,6 +121,19 @@ FSR_TEST_API fsr_status fsr_test_engine_report_hung(struct fsr_runtime *runtime,
 FSR_TEST_API fsr_status fsr_test_engine_reset_fail(struct fsr_runtime *runtime,
 						   uint32_t adapter_id, uint32_t engine_id,
 						   uint32_t count);
+/*
+ * Preemption for tests (spec 002; docs/runtime.md "Scheduling and preemption as built"): the OS
+ * asks engine `engine_id` of adapter `adapter_id` to preempt what it runs, for `reason` (an
+ * enum fstp_preempt_reason of the trace: 0 TIME_SLICE, 1 PRIORITY, 2 SUSPEND, 3 TDR, ...), as
+ * its scheduler and TDR watchdog do (os_preempt_request). *request_id: the request's id, 0 when
+ * none was issued. Takes the runtime lock. FSR_ERR_INVALID_ARGUMENT: unknown ids or reason.
+ */
+FSR_TEST_API fsr_status fsr_test_preempt_request(struct fsr_runtime *runtime, uint32_t adapter_id,
+						 uint32_t engine_id, int reason,
+						 uint64_t *request_id);
+/* Whether the OS has handled the completion of request `request_id` (os_preempt_completed). */
+FSR_TEST_API bool fsr_test_preempt_completed(struct fsr_runtime *runtime, uint32_t adapter_id,
+					     uint32_t engine_id, uint64_t request_id);
 
 /*
  * The runtime's own state, read for the fault injection invariants (docs/robustness.md) once a

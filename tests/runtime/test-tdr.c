@@ -225,6 +225,72 @@ Test(tdr, tdr_01_a_completed_preemption_means_no_recovery)
 	cr_assert_eq(fst_last_completed(fx.process, queue), progress);
 }
 
+Test(tdr, tdr_01_a_long_packet_is_preempted_by_the_tdr_not_reset)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	uint64_t progress;
+	size_t request, complete;
+
+	/* Longer than the delay, but preemptible (PRE-01): the request completes, no recovery. */
+	progress = fst_submit_work(fx.process, queue, NS_TO_TICKS(DELAY_NS * 3 / 2));
+	fst_run_until_idle();
+	request = find(0, "fencescope_os:preempt_request", 4, FSTP_PREEMPT_REASON_TDR);
+	cr_assert_neq(request, SIZE_MAX);
+	complete = find(request, "fencescope_hw:preempt_complete", 3,
+			tdr_log.events[request].fields[3]);
+	cr_assert_neq(complete, SIZE_MAX, "the TDR's request did not complete");
+	cr_assert_eq(count("fencescope_os:tdr_begin", -1, 0), 0);
+	cr_assert_eq(count("fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_ABORTED), 0);
+	/* Its remainder was resubmitted and ran: the buffer completed. */
+	cr_assert_eq(fst_last_completed(fx.process, queue), progress);
+}
+
+/* A packet that ignores preemption answers at its end: in time, or too late (recovery). */
+static void
+ignoring_packet(uint64_t beyond_delay_ns, bool is_recovered)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	uint64_t progress;
+	size_t request, complete;
+
+	cr_assert_eq(fsr_test_packet_ignores_preemption(fx.runtime, fx.adapter_id, 0, queue),
+		     FSR_OK);
+	progress = fst_submit_work(fx.process, queue, NS_TO_TICKS(DELAY_NS + beyond_delay_ns));
+	fst_run_until_idle();
+	request = find(0, "fencescope_os:preempt_request", 4, FSTP_PREEMPT_REASON_TDR);
+	cr_assert_neq(request, SIZE_MAX);
+	complete = find(request, "fencescope_hw:preempt_complete", 3,
+			tdr_log.events[request].fields[3]);
+	cr_assert_neq(complete, SIZE_MAX);
+	if (!is_recovered) {
+		/* At its end: a DMA buffer boundary, coarser than the engine declared (SHADER). */
+		cr_assert_eq(tdr_log.events[complete].fields[5],
+			     FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY);
+		cr_assert_eq(tdr_log.events[complete].now_ns - tdr_log.events[request].now_ns,
+			     beyond_delay_ns);
+		cr_assert_eq(count("fencescope_os:tdr_begin", -1, 0), 0);
+		cr_assert_eq(fst_last_completed(fx.process, queue), progress);
+	} else {
+		/* Not within the preemption timeout: recovery first, the answer after the reset. */
+		size_t begin = find(0, "fencescope_os:tdr_begin", -1, 0);
+
+		cr_assert_neq(begin, SIZE_MAX);
+		cr_assert_lt(begin, complete);
+		cr_assert_eq(count("fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_ABORTED), 1);
+		cr_assert_eq(count("fencescope_os:context_error", 3, fx.context_3d), 1);
+	}
+}
+
+Test(tdr, tdr_01_a_packet_ignoring_preemption_answers_at_its_end_in_time)
+{
+	ignoring_packet(FSR_DEFAULT_TDR_PREEMPT_TIMEOUT_NS / 2, false);
+}
+
+Test(tdr, tdr_01_a_packet_ignoring_preemption_too_long_is_recovered)
+{
+	ignoring_packet(FSR_DEFAULT_TDR_PREEMPT_TIMEOUT_NS * 5, true);
+}
+
 /* ---- TDR-03: Active->Hung reported by the KMD ------------------------------------------- */
 
 Test(tdr, tdr_03_hung_state_change_starts_recovery_at_once)

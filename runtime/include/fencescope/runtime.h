@@ -121,6 +121,24 @@ enum fsr_doorbell_model {
 #define FSR_MIN_DOORBELL_BYTES 8
 #define FSR_MAX_DOORBELL_BYTES 4096
 
+/*
+ * Where an engine can stop work for a preemption (PRE-03): D3DKMDT_GRAPHICS_PREEMPTION_GRANULARITY
+ * and D3DKMDT_COMPUTE_PREEMPTION_GRANULARITY, numbered as the trace's preempt_granularity. In the
+ * emulated GPU a WORK packet's ticks are a stream of primitives (dispatches) every 4096 ticks,
+ * triangles (thread groups) every 256, pixels (threads) every 16, and a shader can stop at any
+ * tick; DMA_BUFFER_BOUNDARY stops only between packets (docs/runtime.md "Scheduling and
+ * preemption as built"). FSR_PREEMPT_DEFAULT (0) in fsr_adapter_config: the finest the engine
+ * supports.
+ */
+enum fsr_preempt_granularity {
+	FSR_PREEMPT_DEFAULT = 0,
+	FSR_PREEMPT_DMA_BUFFER_BOUNDARY = 100,
+	FSR_PREEMPT_PRIMITIVE_OR_DISPATCH_BOUNDARY = 200,
+	FSR_PREEMPT_TRIANGLE_OR_THREAD_GROUP_BOUNDARY = 300,
+	FSR_PREEMPT_PIXEL_OR_THREAD_BOUNDARY = 400,
+	FSR_PREEMPT_SHADER_BOUNDARY = 500,
+};
+
 struct fsr_adapter_config {
 	uint32_t engine_count;                              /* 1..FSR_MAX_ENGINES */
 	enum fsr_engine_type engine_types[FSR_MAX_ENGINES]; /* one per engine */
@@ -205,6 +223,21 @@ struct fsr_adapter_config {
 	/* How long the TDR's preemption request has to complete; 0 means
 	 * FSR_DEFAULT_TDR_PREEMPT_TIMEOUT_NS. */
 	uint64_t tdr_preempt_timeout_ns;
+	/*
+	 * Preemption (spec 002, PRE-03, PRE-04): each engine's graphics and compute preemption
+	 * granularity, as its driver declares them (engine_describe). A 3D engine preempts at its
+	 * graphics one, a compute engine at its compute one; a copy engine only at a DMA buffer
+	 * boundary whatever is set. FSR_PREEMPT_DEFAULT (0): the finest the emulated GPU supports,
+	 * SHADER_BOUNDARY (a copy engine: DMA_BUFFER_BOUNDARY).
+	 */
+	enum fsr_preempt_granularity graphics_preempt_granularity[FSR_MAX_ENGINES];
+	enum fsr_preempt_granularity compute_preempt_granularity[FSR_MAX_ENGINES];
+	/*
+	 * The driver declares PreemptionAware = 0 (Windows 7 behaviour): no mid-packet
+	 * preemption, and the DMA packets one command buffer is split into run back to back in
+	 * the same context. False, the default: preemption aware.
+	 */
+	bool preemption_unaware;
 };
 
 /* TDR-02: the default TDR delay, two seconds. */
