@@ -1199,16 +1199,19 @@ static void
 plan_preemption(struct hw_engine *engine, uint64_t now)
 {
 	struct fsr_adapter *adapter = engine->adapter;
-	/* A packet that ignores preemption (hw/reset.c) stops only at its end: coarser. */
-	uint64_t step = engine->is_ignoring_preemption
-			    ? 0
-			    : hw_preempt_boundary_ticks(engine->preempt_granularity);
+	uint64_t step;
 	uint64_t done;
 	uint64_t boundary;
 	uint64_t stop_ns;
 
 	if (!engine->preempt_count || engine->is_preempt_planned)
 		return;
+	if (rt_faults_are_on(adapter->runtime) && engine->is_busy)
+		hw_engine_ignore_fault(engine, now);
+	/* A packet that ignores preemption (hw/reset.c) stops only at its end: coarser. */
+	step = engine->is_ignoring_preemption
+		   ? 0
+		   : hw_preempt_boundary_ticks(engine->preempt_granularity);
 	if (!engine->is_busy) {
 		struct hw_preempt_record record = {
 		    .granularity = FSTP_PREEMPT_GRANULARITY_NONE,

@@ -21,6 +21,7 @@ enum {
 #define WAIT_RESULT_DEVICE_LOST  2
 #define INTERRUPT_NATIVE_FENCE   1
 #define DELAY_NS                 UINT64_C(1000000)
+#define GRANULARITY_DMA_BUFFER   100
 
 struct fault {
 	enum fsr_fault_kind kind;
@@ -305,7 +306,7 @@ on_event(void *user_data, const char *name, const uint64_t *f, uint32_t count)
 	check->verdict.events++;
 	if (check->is_tracing && (strstr(name, "interrupt") || strstr(name, "fault") ||
 				  strstr(name, "terminate") || strstr(name, "overrun") ||
-				  strstr(name, "context_error") || strstr(name, "cpu_wait") || strstr(name, "tdr") || strstr(name, "packet_") || strstr(name, "current_value")))
+				  strstr(name, "context_error") || strstr(name, "cpu_wait") || strstr(name, "tdr") || strstr(name, "packet_") || strstr(name, "current_value") || strstr(name, "preempt")))
 		fprintf(stderr, "# %12llu %s %llu %llu %llu %llu %llu\n",
 			(unsigned long long) fsr_runtime_now_ns(check->runtime), name,
 			(unsigned long long) f[0], (unsigned long long) f[1],
@@ -345,6 +346,18 @@ on_event(void *user_data, const char *name, const uint64_t *f, uint32_t count)
 	} else if (!strcmp(name, "fencescope_os:fence_log_overrun")) {
 		if ((fault = open_fault(check, FSR_FAULT_LOG_OVERRUN_STORM, f[1])))
 			fault->is_accounted = true;
+	} else if (!strcmp(name, "fencescope_hw:preempt_complete")) {
+		/* Stopped only at the end of its packet: coarser than any finer declared. */
+		if (f[5] != GRANULARITY_DMA_BUFFER)
+			return;
+		for (size_t i = 0; i < check->fault_count; i++) {
+			fault = &check->faults[i];
+			if (fault->kind == FSR_FAULT_IGNORES_PREEMPTION && !fault->is_accounted &&
+			    fault->adapter == f[0] && fault->engine == f[1]) {
+				fault->is_accounted = true;
+				break;
+			}
+		}
 	} else if (!strcmp(name, "fencescope_os:tdr_begin")) {
 		for (size_t i = 0; i < check->fault_count; i++) {
 			fault = &check->faults[i];
