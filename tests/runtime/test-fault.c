@@ -353,31 +353,27 @@ Test(fault, tdr_02_tdr_04_hung_engine_recovered_by_tdr_innocent_queue_goes_on)
 	cr_expect_eq(verdict.accounted[FSR_FAULT_HUNG_ENGINE], 1);
 }
 
-Test(fault, pre_03_packet_ignoring_preemption_stops_only_at_its_end)
+Test(fault, tdr_01_packet_ignoring_the_tdr_preemption_stops_only_at_its_end)
 {
 	struct fsr_fault_plan plan = one_fault(FSR_FAULT_IGNORES_PREEMPTION, 0, 1, 0);
-	struct fsr_process *urgent;
-	fsr_handle urgent_device, urgent_context, urgent_queue, queue;
+	fsr_handle queue;
 	struct fst_fault_verdict verdict;
-	uint64_t long_one, start, urgent_one;
+	uint64_t long_one, start;
 
 	setup_plan(&plan, 0);
-	fst_rt_add_process("urgent", &urgent, &urgent_device, &urgent_context);
-	cr_assert_eq(fsr_context_set_scheduling(urgent, urgent_context, FSR_MAX_CONTEXT_PRIORITY, 0),
-		     FSR_OK);
 	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
-	urgent_queue = fst_queue_new(urgent, urgent_context, FSR_SUBMIT_USER_MODE);
 	start = fsr_runtime_now_ns(fx.runtime);
-	long_one = fst_submit_work(fx.process, queue, 1000000); /* 10 ms at 100 MHz */
-	cr_assert_eq(fsr_runtime_run_until(fx.runtime, start + 1000000), FSR_OK);
-	/* A higher priority preempts (PRIORITY): the packet runs on to its end regardless. */
-	urgent_one = fst_submit_work(urgent, urgent_queue, 100);
-	cr_assert_eq(fsr_hwqueue_wait_progress(urgent, urgent_queue, urgent_one, FSR_INFINITE),
-		     FSR_OK);
-	cr_expect_eq(fst_last_completed(fx.process, queue), long_one,
-		     "the long packet ended before the urgent one ran");
-	cr_expect_geq(fsr_runtime_now_ns(fx.runtime), start + 10000000);
+	/*
+	 * 2.05 s of work: no progress for the TDR delay, so the TDR's preemption request comes
+	 * (TDR-01), which the engine would answer at its next primitive; the packet ignores it and
+	 * ends first, within the request's timeout: no recovery.
+	 */
+	long_one = fst_submit_work(fx.process, queue, UINT64_C(205000000));
+	cr_assert_eq(fsr_hwqueue_wait_progress(fx.process, queue, long_one, FSR_INFINITE), FSR_OK);
+	cr_expect_geq(fsr_runtime_now_ns(fx.runtime), start + UINT64_C(2050000000),
+		      "it ran to its end");
 	verdict = verify();
 	cr_expect_eq(verdict.injected[FSR_FAULT_IGNORES_PREEMPTION], 1);
 	cr_expect_eq(verdict.accounted[FSR_FAULT_IGNORES_PREEMPTION], 1);
+	cr_expect_eq(verdict.state.guilty_queues, 0, "no recovery: nobody in error");
 }
