@@ -119,6 +119,32 @@ rt_faults_init(struct fsr_runtime *runtime, const struct fsr_fault_plan *plan)
 	return FSR_OK;
 }
 
+fsr_status
+fsr_runtime_add_fault(struct fsr_runtime *runtime, const struct fsr_fault *fault)
+{
+	static const struct fsr_fault_plan empty;
+	fsr_status status = FSR_OK;
+
+	if (!runtime || !fault || !is_valid_fault(fault))
+		return FSR_ERR_INVALID_ARGUMENT;
+	if (runtime->config.clock_mode != FSR_CLOCK_SIM)
+		return FSR_ERR_NOT_SUPPORTED;
+	rt_lock(runtime);
+	if (!runtime->faults)
+		status = rt_faults_init(runtime, &empty);
+	if (status == FSR_OK && runtime->faults->plan.count == FSR_MAX_FAULTS)
+		status = FSR_ERR_NO_RESOURCES;
+	if (status == FSR_OK) {
+		uint32_t i = runtime->faults->plan.count++;
+
+		runtime->faults->plan.faults[i] = *fault;
+		runtime->faults->seen[i] = 0;
+		runtime->faults->has_fired[i] = false;
+	}
+	rt_unlock(runtime);
+	return status;
+}
+
 void
 rt_faults_fini(struct fsr_runtime *runtime)
 {

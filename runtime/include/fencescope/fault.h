@@ -107,6 +107,17 @@ struct fsr_fault_plan {
 	uint32_t random_max;
 };
 
+struct fsr_runtime;
+
+/*
+ * Adds `fault` to the running runtime's plan (sim mode only; a runtime created without a plan
+ * gets one), so that a workload can aim a fault at a queue it has just made (its kernel handle
+ * in `hwqueue`); its nth counts from now. FSR_ERR_NOT_SUPPORTED in realtime mode,
+ * FSR_ERR_INVALID_ARGUMENT for a fault fsr_runtime_create would refuse, FSR_ERR_NO_RESOURCES
+ * past FSR_MAX_FAULTS faults. Takes the runtime lock.
+ */
+FSR_API fsr_status fsr_runtime_add_fault(struct fsr_runtime *runtime, const struct fsr_fault *fault);
+
 /* The trace's name of a kind ("LOST_INTERRUPT", ...), or NULL for none. */
 FSR_API const char *fsr_fault_kind_name(enum fsr_fault_kind kind);
 /* The kind named `name` (as fsr_fault_kind_name, case-insensitive, '-' for '_'); -1 if none. */
