@@ -56,6 +56,7 @@ world_open(struct world *world, const struct fsr_scenario_options *options,
 	runtime_config->clock_mode = options->clock_mode;
 	runtime_config->seed = options->seed ? options->seed : 1; /* 0: the scenario's own */
 	runtime_config->interleave_seed = options->interleave_seed;
+	runtime_config->fault_plan = options->fault_plan;
 	TRY(fsr_runtime_create(runtime_config, &world->runtime));
 	TRY(fsr_adapter_create(world->runtime, adapter_config, &world->adapter));
 	TRY(fsr_process_create(world->runtime, "scenario", &world->process));
