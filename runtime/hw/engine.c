@@ -1189,6 +1189,36 @@ complete_preemption(struct hw_engine *engine, struct hw_preempt_record *record,
 }
 
 /*
+ * The fault injector's IGNORES_PREEMPTION (docs/robustness.md): a preemption request meeting a
+ * busy engine is the opportunity — when the granularity the engine declared would stop the work
+ * item before its end, so that ignoring the request shows (it then stops at the end, a DMA
+ * buffer boundary) — and the packet in flight ignores it, as fsr_test_packet_ignores_preemption
+ * arms one.
+ */
+static void
+ignore_fault(struct hw_engine *engine, uint64_t now)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	uint64_t step = hw_preempt_boundary_ticks(engine->preempt_granularity);
+	struct os_hwqueue *queue = engine->busy_queue
+				       ? engine->busy_queue
+				       : engine->busy_packet ? engine->busy_packet->queue : NULL;
+	uint64_t done = hw_gpu_ts(adapter, now) - hw_gpu_ts(adapter, engine->busy_start_ns);
+	uint64_t parameter;
+
+	if (engine->is_ignoring_preemption || engine->is_hung || !step ||
+	    (done + step - 1) / step * step >= engine->busy_ticks ||
+	    !rt_fault_take(adapter->runtime, FSR_FAULT_IGNORES_PREEMPTION, adapter->id, engine->id,
+			   queue ? queue->handle : 0, &parameter))
+		return;
+	rt_fault_fired(adapter->runtime, FSR_FAULT_IGNORES_PREEMPTION, adapter->id, engine->id,
+		       queue ? queue->handle : 0,
+		       engine->busy_packet ? engine->busy_packet->packet_id
+					   : queue ? queue->hw_packet_id : 0);
+	engine->is_ignoring_preemption = true;
+}
+
+/*
  * PRE-03: the engine plans where the work item it is busy with stops: the next boundary the
  * granularity allows at or after now (ticks done so far, rounded up), or its end when that
  * comes first or the granularity is a DMA buffer boundary. Nothing busy: the requests complete
@@ -1207,7 +1237,7 @@ plan_preemption(struct hw_engine *engine, uint64_t now)
 	if (!engine->preempt_count || engine->is_preempt_planned)
 		return;
 	if (rt_faults_are_on(adapter->runtime) && engine->is_busy)
-		hw_engine_ignore_fault(engine, now);
+		ignore_fault(engine, now);
 	/* A packet that ignores preemption (hw/reset.c) stops only at its end: coarser. */
 	step = engine->is_ignoring_preemption
 		   ? 0

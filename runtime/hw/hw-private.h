@@ -210,8 +210,6 @@ void hw_fence_log_write(struct fsr_runtime *runtime, struct hw_fence_log *log, u
  */
 void hw_fence_log_storm(struct os_hwqueue *queue, enum fstp_log_type type, uint32_t index,
 			uint64_t gpu_ts);
-/* The fault injector's IGNORES_PREEMPTION, as a request meets the busy engine (hw/reset.c). */
-void hw_engine_ignore_fault(struct hw_engine *engine, uint64_t now);
 /* The GPU's posted entry writes to both logs of `queue` become visible (SYN-10); takes the
  * engine's lock. */
 void hw_fence_logs_flush(struct os_hwqueue *queue);
