@@ -1180,7 +1180,15 @@ build_display(struct fsa_report *r, GPtrArray *tables)
 		add_u64(t, d->flips_done);
 		add_u64(t, d->flips_pending);
 		add_u64(t, d->missed);
-		add_short_stats(t, &d->latency);
+		if (d->latency.count) {
+			add_u64(t, d->latency.min);
+			add_u64(t, quantile_value(&d->latency, 0.50));
+			add_u64(t, quantile_value(&d->latency, 0.99));
+			add_u64(t, d->latency.max);
+		} else {
+			for (int k = 0; k < 4; k++)
+				add_null(t);
+		}
 	}
 	g_ptr_array_free(values, TRUE);
 }
