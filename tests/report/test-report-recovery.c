@@ -462,6 +462,9 @@ Test(recovery, faults_each_kind_accounted_only_with_its_effect)
 	JsonNode *root;
 
 	setup_with(NULL);
+	cr_assert_eq(fsa_report_add_threshold(report, "count(fault_unaccounted)>6", NULL), FSA_OK);
+	cr_assert_eq(fsa_report_add_threshold(report, "count(fault_unaccounted)>=7", NULL), FSA_OK);
+	cr_assert_eq(fsa_report_add_threshold(report, "count(fault_injected)!=13", NULL), FSA_OK);
 	sink = fsa_report_borrow_sink(report);
 	objects(10);
 	ev("process_create", 11, "process_id", U64(7), NULL);
@@ -528,6 +531,10 @@ Test(recovery, faults_each_kind_accounted_only_with_its_effect)
 		cr_assert_eq(kind_count(root, twice[i], "accounted"), 1, "%s", twice[i]);
 	}
 	cr_assert_eq(count_at(root, "$.faults.unaccounted[*]"), 7);
+	/* --fail-if fails when its expression holds: 7 > 6 and 7 >= 7, not 13 != 13. */
+	cr_assert_eq(fsa_report_failure_count(report), 2);
+	cr_assert_str_eq(fsa_report_borrow_failure(report, 0),
+			 "count(fault_unaccounted)>6: measured 7");
 	cr_assert_eq(int_at(root, "$.faults.unaccounted[0].engine_id"), 1, "the handled one");
 	assert_str_at(root, "$.faults.unaccounted[0].kind", "lost_interrupt");
 	json_node_unref(root);
