@@ -291,6 +291,17 @@ struct os_context {
 	 */
 	uint32_t os_suspend_reasons;
 	bool kmd_is_suspended; /* the KMD's: its queues are off the run list (SUS-01) */
+	/* The OS put it in error (os/tdr.c: the guilty context of a TDR): it runs nothing more. */
+	bool is_in_error;
+	/*
+	 * PRE-15: the OS's scheduling attributes (fsr_context_set_scheduling): priority 0..31
+	 * (default 16), time slice in ns among equal priorities (0: run to completion).
+	 */
+	uint32_t priority;
+	uint64_t time_slice_ns;
+	/* The KMD's copy, programmed into the engine's run list (the command processor arbitrates
+	 * ring queues by it; engine's lock). */
+	uint32_t hw_priority;
 };
 
 struct fsr_fence {
@@ -318,6 +329,19 @@ struct hw_dma_packet {
 	uint64_t progress_value;
 	uint64_t submit_ns; /* when its command buffer was submitted */
 	uint64_t start_ns;  /* when the engine started it (set by the GPU) */
+	/*
+	 * SubmissionFenceId (PRE-07): monotonic per engine; a resubmitted paging packet
+	 * keeps its own, any other resubmission gets a new one.
+	 */
+	uint64_t fence_id;
+	uint64_t resubmission_of; /* the packet this one resubmits after a preemption, 0 if none */
+	bool is_paging;
+	bool is_context_switch; /* lazy context switch: a zero-length packet */
+	/*
+	 * Set by the GPU when it preempts the packet (PRE-09): gpu_ticks is then what is left of
+	 * it, and the packet comes back to the OS with the DMA_PREEMPTED interrupt.
+	 */
+	bool is_preempted;
 	struct hw_dma_packet *next;
 };
 
@@ -356,11 +380,25 @@ struct os_hwqueue {
 	/* GPU state of the head command */
 	bool is_wait_observed;
 	uint64_t wait_observed_gpu_ts;
+	/*
+	 * PRE-09: the context's saved state of a preempted ring work item (engine's lock): the
+	 * ticks left of the WORK packet at the read pointer, which resumes with them. And the
+	 * command buffer the ring is in (its BEGIN packet), for the events of a preemption.
+	 */
+	bool hw_has_saved_work;
+	uint64_t hw_saved_ticks;
+	uint64_t hw_packet_id;
+	uint64_t hw_progress_value;
 	/* kernel mode: the OS's software queue */
 	struct os_km_buffer *km_head;
 	struct os_km_buffer *km_tail;
 	bool is_km_busy;    /* a DMA packet in flight */
 	bool is_km_blocked; /* a software wait outstanding */
+	/*
+	 * PRE-07, PRE-09: the remainder of the queue's preempted DMA packet, which the OS
+	 * resubmits (packet_queued with resubmission_of) before anything else of the queue.
+	 */
+	struct hw_dma_packet *km_preempted;
 	struct os_hwqueue *next_in_context;
 	struct os_hwqueue *next_km;         /* runtime's list of kernel-mode queues */
 	struct os_hwqueue *next_on_engine;  /* the GPU's run list of the engine (user mode) */
@@ -379,10 +417,21 @@ struct os_hwqueue {
 	 * nothing of it — ring or DMA packet — until ResumeContext (engine's lock).
 	 */
 	bool hw_is_suspended;
+	/*
+	 * The GPU met a malformed command in the ring (the fault injector's CORRUPT_PACKET,
+	 * docs/robustness.md): it runs nothing more of the queue, whatever the OS does, and the
+	 * buffer it was in (hw_packet_id, hw_progress_value below: its BEGIN) ended FAULTED.
+	 */
+	bool hw_is_faulted;
+	bool umd_is_corrupted; /* the injector changed a buffer in its ring (UMD side) */
 	/* the GPU's view of the doorbell (hw/doorbell.c; engine's lock) */
 	bool hw_is_doorbell_connected;
 	bool hw_is_notify_kmd;
 	uint32_t hw_physical;
+	/* os: the TDR watchdog's last sample of the progress fence (os/tdr.c, FST-01) */
+	uint64_t tdr_seen_progress;
+	/* os: when the kernel-mode scheduler handed the engine its DMA packet in flight (FST-01) */
+	uint64_t km_sent_ns;
 };
 
 /*
@@ -428,6 +477,23 @@ struct os_doorbell {
 
 /* ---- emulated GPU ------------------------------------------------------------------------ */
 
+/* Preemption requests an engine holds at once (the OS issues no more: os_preempt_request). */
+#define FSR_MAX_PREEMPT_REQUESTS 16
+
+/* What a preemption's completion tells (PRE-03, PRE-09): see struct hw_interrupt. */
+struct hw_preempt_record {
+	fsr_handle context_handle; /* what ran (0: nothing) */
+	fsr_handle queue_handle;
+	uint64_t packet_id; /* the packet it stopped (or that ended at the boundary), 0: none */
+	uint64_t progress_value;
+	int granularity;          /* enum fstp_preempt_granularity reached */
+	uint64_t gpu_ts;          /* when the work stopped */
+	uint64_t work_left_ticks; /* of the preempted packet (0: it ended, or nothing ran) */
+	bool is_packet_preempted; /* packet_end PREEMPTED of packet_id first */
+	uint32_t request_count;
+	uint64_t request_ids[FSR_MAX_PREEMPT_REQUESTS];
+};
+
 /*
  * What the GPU sends up its interrupt line: an interrupt (type, form and payload as the spec's
  * forms, INT-04 to INT-13; one coalesced interrupt may name several fences, or none when it
@@ -448,6 +514,21 @@ struct hw_interrupt {
 	struct hw_dma_packet *packet; /* DMA_COMPLETED */
 	/* ENGINE_STATE_CHANGE: EngineStateChange.NewState (FST-02), an enum fstp_engine_state */
 	int engine_state;
+	/* PAGE_FAULT: why the GPU stopped the queue, an enum fstp_loss_reason */
+	int fault_reason;
+	/*
+	 * DMA_PREEMPTED (PRE-03): the last preemption request the engine completed (every earlier
+	 * one of the engine too: an engine completes its requests in order), and `packet`, the
+	 * preempted DMA packet whose remainder the OS resubmits (NULL when none was preempted).
+	 */
+	uint64_t preempt_request_id;
+	/*
+	 * DMA_PREEMPTED: the preemption's hw events (packet_end PREEMPTED, one preempt_complete per
+	 * request), fired as the interrupt goes up the line: in realtime once the step has let go
+	 * of the engine's lock and the OS's lock is held, so that they follow the OS's
+	 * preempt_request, which it fires with its lock held after DxgkDdiPreemptCommand.
+	 */
+	struct hw_preempt_record preempt;
 	struct hw_interrupt *next;
 };
 
@@ -455,6 +536,18 @@ struct hw_interrupt {
 struct dxgk_engine_caps {
 	enum fsr_engine_type type;
 	bool supports_user_mode_submission; /* UMS-04 */
+	/* PRE-03: where it stops graphics and compute work (enum fstp_preempt_granularity) */
+	int graphics_preempt_granularity;
+	int compute_preempt_granularity;
+	bool is_preemption_aware; /* PreemptionAware */
+};
+
+/* The OS's per-engine scheduling state (os/scheduler.c; lock held). */
+struct os_engine_sched {
+	uint64_t preempt_requested;   /* the last request id issued on the engine, 0: none */
+	uint64_t preempt_completed;   /* the last one the engine completed (DMA_PREEMPTED) */
+	uint32_t preempt_outstanding; /* issued, not completed (at most FSR_MAX_PREEMPT_REQUESTS) */
+	uint64_t next_fence_id;       /* SubmissionFenceId, monotonic per engine (PRE-07) */
 };
 
 struct fsr_adapter {
@@ -475,6 +568,18 @@ struct fsr_adapter {
 	/* os: the device's power state as the OS set it (DST-01, DST-05; lock held) */
 	enum fstp_device_power os_dstate;
 	uint64_t next_packet_id;
+	/* os: the TDR watchdog's state per engine (os/tdr.c), NULL until the adapter starts */
+	struct os_tdr *tdr;
+	/* os: preemption requests (unique per adapter) and each engine's scheduling state */
+	uint64_t next_preempt_request_id;
+	struct os_engine_sched sched[FSR_MAX_ENGINES];
+	/*
+	 * os: called (lock held) each time an engine completes preemption requests, with the
+	 * last request id completed: the TDR watchdog's hook (os/os-private.h).
+	 */
+	void (*on_preempt_complete)(struct fsr_adapter *adapter, uint32_t engine_id,
+				    uint64_t request_id, void *data);
+	void *on_preempt_complete_data;
 };
 
 /* ---- runtime ----------------------------------------------------------------------------- */
@@ -501,8 +606,11 @@ struct fsr_runtime {
 	struct rt_actor os_actor;
 	/* Sim-mode interleaving (common/interleave.c), NULL when off: the common case. */
 	struct rt_interleave *interleave;
+	/* The fault injector (common/fault.c), NULL without a plan: the common case. */
+	struct rt_faults *faults;
 	uint64_t next_correlation_ns;
 	uint64_t next_log_read_ns;
+	uint64_t next_rescan_ns; /* os: the check for lost wake-ups (os/fault.c) */
 	/* os: every user-mode queue's logs are grown for tracing (LOG-04, LOG-20) */
 	bool are_logs_grown_for_tracing;
 	bool is_tracing_forced; /* os: tests only (fsr_test_force_tracing) */

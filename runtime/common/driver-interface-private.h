@@ -51,6 +51,15 @@ struct dxgk_usermodesubmission_caps {
 	uint32_t physical_doorbells;
 };
 
+/*
+ * DXGK_ENGINESTATUS, as the model extends it: what DxgkDdiQueryEngineStatus answers the TDR
+ * watchdog (os/tdr.c).
+ */
+struct dxgk_engine_status {
+	bool is_busy;                       /* the engine has work it runs or can run */
+	struct os_context *running_context; /* whose work item is in flight, NULL if none */
+};
+
 /* The driver calls the OS through these only (DxgkCb*). */
 struct dxgk_callbacks {
 	/*
@@ -207,11 +216,46 @@ struct dxgk_ddi {
 	 */
 	void (*DxgkDdiSetPowerState)(void *miniport, enum fstp_device_power dstate);
 	/*
+	 * PRE-03, PRE-04 (DxgkDdiPreemptCommand; also the TDR watchdog's): the OS asks engine
+	 * `engine_id` to preempt what it runs, request `request_id` (unique per adapter,
+	 * increasing), for `reason`. The KMD programs the engine to stop at the finest boundary it
+	 * declared for the engine (engine_describe; a DMA buffer boundary when it declared
+	 * PreemptionAware = 0) and returns the handle of the context the engine runs (0: nothing),
+	 * which the OS names in preempt_request. The completion comes later from the GPU:
+	 * preempt_complete (and packet_end PREEMPTED when a packet was stopped mid-way), then the
+	 * DMA_PREEMPTED interrupt, which hands a preempted DMA packet back with what is left of it.
+	 * An engine that runs nothing completes at once (granularity NONE, no work left).
+	 */
+	fsr_handle (*DxgkDdiPreemptCommand)(void *miniport, uint32_t engine_id, uint64_t request_id,
+					    enum fstp_preempt_reason reason);
+	/*
 	 * At interrupt level (lock held): what the GPU's line calls (through DxgkDdiStartDevice's
 	 * connection). Turns a GPU interrupt into DxgkCbNotifyInterrupt, and a packet retirement
 	 * report into DxgkCbReleasePacketFence.
 	 */
 	void (*DxgkDdiInterruptRoutine)(void *miniport, struct hw_interrupt *interrupt);
+	/*
+	 * TDR-01, TDR-02 (the watchdog, os/tdr.c): whether the engine has work and whose work item
+	 * is in flight — the context a timeout names as guilty.
+	 */
+	void (*DxgkDdiQueryEngineStatus)(void *miniport, uint32_t engine_id,
+					 struct dxgk_engine_status *status);
+	/*
+	 * TDR-06 (DXGKARG_RESETENGINE): resets one engine — the work in flight is aborted
+	 * (packet_end ABORTED) and any hang cleared — and touches no other work: the queues of
+	 * other contexts keep their place, their DMA packets and what their rings hold, and go on
+	 * after it. The DMA packet that was in flight comes back in *aborted (NULL if none) for the
+	 * OS to drop (the guilty context's) or resubmit. Fires engine_reset. Non-zero: the reset
+	 * failed (nothing changed), and the OS promotes it to an adapter reset.
+	 */
+	int (*DxgkDdiResetEngine)(void *miniport, uint32_t engine_id,
+				  struct hw_dma_packet **aborted);
+	/*
+	 * TDR-06 (DxgkDdiResetFromTimeout, then RestartFromTimeout, as one entry): resets every
+	 * engine of the adapter; the DMA packet each had in flight comes back in aborted[e]. Fires
+	 * adapter_reset. Non-zero: the adapter could not be reset (GPU_STOP).
+	 */
+	int (*DxgkDdiResetFromTimeout)(void *miniport, struct hw_dma_packet *aborted[FSR_MAX_ENGINES]);
 };
 
 #endif /* FENCESCOPE_RUNTIME_DRIVER_INTERFACE_H */

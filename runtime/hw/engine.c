@@ -31,6 +31,7 @@
  */
 #include <stdlib.h>
 
+#include "common/fault-private.h"
 #include "hw/hw-private.h"
 
 /* Work takes at least a nanosecond, so that time moves while an engine works. */
@@ -149,6 +150,8 @@ hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 		forget_queue(engine->pending, queue);
 	for (struct hw_interrupt *i = engine->outbox_head; i; i = i->next)
 		forget_queue(i, queue);
+	for (struct hw_interrupt *i = engine->held_head; i; i = i->next)
+		forget_queue(i, queue);
 	hw_engine_unlock(engine);
 }
 
@@ -250,8 +253,9 @@ hw_engine_is_idle(struct hw_engine *engine)
 
 	hw_engine_lock(engine);
 	/* An engine in F1 runs nothing, whatever it holds (FST-04 powers down only idle ones). */
-	is_idle = hw_engine_is_off(engine) ||
-		  (!engine->is_busy && !engine->pending && !engine->outbox_head);
+	is_idle = (hw_engine_is_off(engine) && !engine->preempt_count) ||
+		  (!engine->is_busy && !engine->pending && !engine->outbox_head &&
+		   !engine->held_head && !engine->preempt_count);
 	/*
 	 * A ring the command processor has not taken yet is work (UMS-13: it runs only what it
 	 * took). Only an engine with user-mode queues looks: the others are not woken by rings
@@ -268,11 +272,94 @@ hw_engine_is_idle(struct hw_engine *engine)
 			is_idle = false;
 	for (struct os_hwqueue *q = engine->run_list; is_idle && !hw_engine_is_off(engine) && q;
 	     q = q->next_on_engine)
-		if (!q->hw_is_suspended && queue_has_packets(engine->adapter->runtime, q) &&
+		if (!q->hw_is_suspended && !q->hw_is_faulted &&
+		    queue_has_packets(engine->adapter->runtime, q) &&
 		    !queue_is_blocked(engine, q))
 			is_idle = false;
 	hw_engine_unlock(engine);
 	return is_idle;
+}
+
+/* Up the line to the driver's interrupt routine, at interrupt level (sim mode). */
+static void
+raise_on_line(struct hw_engine *engine, struct hw_interrupt *interrupt)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+
+	rt_isr_enter(runtime);
+	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
+	rt_isr_exit(runtime);
+}
+
+/*
+ * The fault injector's hook on the line (sim mode; docs/robustness.md). LOST_INTERRUPT: a
+ * native fence signaled interrupt, raised (interrupt_raise fired), is dropped. DELAYED_INTERRUPT:
+ * the line holds the interrupt, and whatever follows it up the line, in order, until the delay
+ * has passed (release_held). True when the line took `interrupt`.
+ */
+static bool
+line_fault(struct hw_engine *engine, struct hw_interrupt *interrupt)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+	uint32_t adapter_id = engine->adapter->id;
+	uint64_t queue = interrupt->queue ? interrupt->queue->handle : 0;
+	uint64_t delay;
+
+	if (!engine->held_head) {
+		if (interrupt->is_retirement)
+			return false;
+		if (interrupt->type == FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED &&
+		    rt_fault_take(runtime, FSR_FAULT_LOST_INTERRUPT, adapter_id, engine->id, queue,
+				  &delay)) {
+			rt_fault_fired(runtime, FSR_FAULT_LOST_INTERRUPT, adapter_id, engine->id,
+				       queue, interrupt->fence_count ? interrupt->fences[0] : 0);
+			free(interrupt);
+			return true;
+		}
+		if (!rt_fault_take(runtime, FSR_FAULT_DELAYED_INTERRUPT, adapter_id, engine->id,
+				   queue, &delay))
+			return false;
+		rt_fault_fired(runtime, FSR_FAULT_DELAYED_INTERRUPT, adapter_id, engine->id, queue,
+			       delay);
+		engine->held_until_ns = rt_add_ns(rt_clock_now(runtime), delay);
+		rt_clock_kick(runtime, &engine->actor, engine->held_until_ns);
+	}
+	if (interrupt->is_retirement) { /* the caller's, on its stack in sim mode */
+		struct hw_interrupt *copy = malloc(sizeof(*copy));
+
+		if (!copy)
+			abort();
+		*copy = *interrupt;
+		interrupt = copy;
+	}
+	interrupt->next = NULL;
+	if (engine->held_tail)
+		engine->held_tail->next = interrupt;
+	else
+		engine->held_head = interrupt;
+	engine->held_tail = interrupt;
+	return true;
+}
+
+/* What the line held goes up, in order, once the delay is over (engine's step). */
+static void
+release_held(struct hw_engine *engine, uint64_t now)
+{
+	struct hw_interrupt *interrupt = engine->held_head;
+
+	if (!interrupt || now < engine->held_until_ns)
+		return;
+	engine->held_head = NULL;
+	engine->held_tail = NULL;
+	while (interrupt) {
+		struct hw_interrupt *next = interrupt->next;
+		bool is_retirement = interrupt->is_retirement;
+
+		raise_on_line(engine, interrupt);
+		if (is_retirement)
+			free(interrupt);
+		interrupt = next;
+	}
 }
 
 /*
@@ -294,9 +381,32 @@ send_up_line(struct hw_engine *engine, struct hw_interrupt *interrupt)
 		engine->outbox_tail = interrupt;
 		return;
 	}
-	rt_isr_enter(runtime);
-	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
-	rt_isr_exit(runtime);
+	if (rt_faults_are_on(runtime) && line_fault(engine, interrupt))
+		return;
+	raise_on_line(engine, interrupt);
+}
+
+/*
+ * The hw events of a completed preemption (PRE-03, PRE-09): the stopped packet's end, one
+ * preempt_complete per request, then the interrupt's raise.
+ */
+static void
+fire_preempt_events(struct hw_engine *engine, struct hw_interrupt *interrupt)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	const struct hw_preempt_record *r = &interrupt->preempt;
+
+	if (r->is_packet_preempted)
+		FSR_TRACE(adapter->runtime, fencescope_hw, packet_end, adapter->id, engine->id,
+			  r->queue_handle, r->packet_id, r->progress_value, r->gpu_ts,
+			  FSTP_PACKET_STATUS_PREEMPTED);
+	for (uint32_t i = 0; i < r->request_count; i++)
+		FSR_TRACE(adapter->runtime, fencescope_hw, preempt_complete, adapter->id,
+			  engine->id, r->context_handle, r->request_ids[i], r->packet_id,
+			  r->granularity, r->gpu_ts, r->work_left_ticks);
+	FSR_TRACE(adapter->runtime, fencescope_hw, interrupt_raise, adapter->id, engine->id,
+		  interrupt->type, interrupt->form, interrupt->queue ? interrupt->queue->handle : 0,
+		  interrupt->fence_count, (const uint64_t *) interrupt->fences);
 }
 
 /*
@@ -321,6 +431,9 @@ deliver_outbox(struct hw_engine *engine)
 		struct hw_interrupt *next = interrupt->next;
 		bool is_retirement = interrupt->is_retirement;
 
+		/* A preemption's events come now, after the OS's request (struct hw_interrupt). */
+		if (!is_retirement && interrupt->type == FSTP_INTERRUPT_TYPE_DMA_PREEMPTED)
+			fire_preempt_events(engine, interrupt);
 		/* An interrupt is the OS's from here (it frees it); a report is not. */
 		engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
 		if (is_retirement)
@@ -357,6 +470,13 @@ deliver_interrupt(struct hw_engine *engine, struct hw_interrupt *interrupt)
 {
 	struct fsr_runtime *runtime = engine->adapter->runtime;
 
+	if (interrupt->type == FSTP_INTERRUPT_TYPE_DMA_PREEMPTED) {
+		/* Realtime: its events wait for the outbox's delivery, under the OS's lock. */
+		if (!rt_gpu_is_concurrent(runtime))
+			fire_preempt_events(engine, interrupt);
+		send_up_line(engine, interrupt);
+		return;
+	}
 	FSR_TRACE(runtime, fencescope_hw, interrupt_raise, engine->adapter->id, engine->id,
 		  interrupt->type, interrupt->form, interrupt->queue ? interrupt->queue->handle : 0,
 		  interrupt->fence_count, (const uint64_t *) interrupt->fences);
@@ -514,6 +634,34 @@ write_log_entry(struct fsr_runtime *runtime, struct os_hwqueue *queue, const str
 	};
 
 	hw_fence_log_write(runtime, &queue->logs[type], (uint32_t) log->a, &entry);
+	if (rt_faults_are_on(runtime))
+		hw_fence_log_storm(queue, type, (uint32_t) log->a, end_gpu_ts);
+}
+
+/*
+ * The GPU met a malformed command in `queue`'s ring: the buffer it is in ends FAULTED, the
+ * queue runs nothing more, and a fault interrupt (PAGE_FAULT, reason INVALID_COMMAND) tells the
+ * OS, which puts the queue's context in error (docs/robustness.md).
+ */
+static void
+fault_queue(struct hw_engine *engine, struct os_hwqueue *queue)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	struct hw_interrupt *interrupt = calloc(1, sizeof(*interrupt));
+
+	if (!interrupt)
+		abort();
+	queue->hw_is_faulted = true;
+	FSR_TRACE(adapter->runtime, fencescope_hw, packet_end, adapter->id, engine->id,
+		  queue->handle, queue->hw_packet_id, queue->hw_progress_value, gpu_now(adapter),
+		  FSTP_PACKET_STATUS_FAULTED);
+	*interrupt = (struct hw_interrupt){.type = FSTP_INTERRUPT_TYPE_PAGE_FAULT,
+					   .form = FSTP_INTERRUPT_FORM_NOT_FENCE,
+					   .adapter = adapter,
+					   .engine_id = engine->id,
+					   .queue = queue,
+					   .fault_reason = FSTP_LOSS_REASON_INVALID_COMMAND};
+	deliver_interrupt(engine, interrupt);
 }
 
 enum run_result {
@@ -542,7 +690,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 
 	engine->running_queue = queue;
 	/* SUS-01, SUS-03: a suspended queue runs nothing; one suspended meanwhile stops here. */
-	while (read_ptr != write_ptr && !queue->hw_is_suspended) {
+	while (read_ptr != write_ptr && !queue->hw_is_suspended && !queue->hw_is_faulted) {
 		struct hw_packet slot =
 		    rt_ring_read(runtime, queue, read_ptr, RT_POINT_GPU_READ_RING_SLOT);
 		struct hw_packet log_slot = {0};
@@ -571,6 +719,9 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			gpu_ts = hw_gpu_ts(adapter, now);
 			FSR_TRACE(runtime, fencescope_hw, packet_start, adapter->id, engine->id,
 				  queue->handle, packet->a, packet->b, gpu_ts);
+			queue->hw_packet_id = packet->a;
+			queue->hw_progress_value = packet->b;
+			hw_engine_packet_started(engine, queue);
 			atomic_fetch_add_explicit(
 			    &runtime->user_mode_submit_to_start[rt_latency_bucket(
 				now > packet->c ? now - packet->c : 0)],
@@ -578,12 +729,30 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			read_ptr += sizeof(*packet);
 			break;
 		}
-		case HW_PACKET_WORK:
+		case HW_PACKET_WORK: {
+			uint64_t ticks = packet->a;
+			uint64_t now = rt_clock_now(runtime);
+
+			if (queue->hw_has_saved_work) {
+				/*
+				 * PRE-09: the context resumes at its saved point with the work that
+				 * was left; the command buffer starts again on the engine.
+				 */
+				ticks = queue->hw_saved_ticks;
+				queue->hw_has_saved_work = false;
+				FSR_TRACE(runtime, fencescope_hw, packet_start, adapter->id,
+					  engine->id, queue->handle, queue->hw_packet_id,
+					  queue->hw_progress_value, hw_gpu_ts(adapter, now));
+			}
 			engine->is_busy = true;
 			engine->busy_queue = queue;
-			engine->busy_until_ns = rt_clock_now(runtime) + work_ns(adapter, packet->a);
+			engine->busy_start_ns = now;
+			engine->busy_ticks = ticks;
+			engine->busy_until_ns = now + work_ns(adapter, ticks);
+			hw_engine_work_started(engine, queue, NULL); /* a hang armed for it */
 			result = RUN_BUSY;
 			goto end;
+		}
 		case HW_PACKET_WAIT:
 			fence = fence_at(packet);
 			if (!queue->is_wait_observed) {
@@ -638,12 +807,21 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id,
 				  queue->handle, packet->b, packet->a, gpu_ts,
 				  FSTP_PACKET_STATUS_COMPLETED);
+			engine->is_ignoring_preemption = false;
 			read_ptr += 2 * sizeof(*packet);
 			break;
-		default:
-			/* Submission validated every packet; a stray one is skipped, not run. */
+		case HW_PACKET_LOG:
+			/* A log instruction travels with its wait or signal; a stray one is skipped. */
 			read_ptr += sizeof(*packet);
 			break;
+		default:
+			/*
+			 * No such command: the ring's memory changed after the UMD validated the
+			 * buffer (the fault injector's CORRUPT_PACKET). The buffer ends FAULTED here
+			 * and the queue stops; the OS hears of it by interrupt.
+			 */
+			fault_queue(engine, queue);
+			goto end;
 		}
 		/* Release: the UMD that sees the slot free sees it read (ring reuse). */
 		rt_word_store(runtime, &queue->control->read_ptr_bytes, read_ptr,
@@ -687,6 +865,7 @@ finish_busy(struct hw_engine *engine)
 		FSR_TRACE(adapter->runtime, fencescope_hw, packet_end, adapter->id, engine->id,
 			  packet->queue->handle, packet->packet_id, packet->progress_value, gpu_ts,
 			  FSTP_PACKET_STATUS_COMPLETED);
+		engine->is_ignoring_preemption = false;
 		raise_interrupt(engine, FSTP_INTERRUPT_TYPE_DMA_COMPLETED,
 				FSTP_INTERRUPT_FORM_NOT_FENCE, packet->queue, 0, packet);
 	}
@@ -721,10 +900,16 @@ start_dma(struct hw_engine *engine)
 		engine->is_busy = true;
 		engine->busy_packet = packet;
 		engine->busy_until_ns = now + work_ns(adapter, packet->gpu_ticks);
-		packet->start_ns = now; /* the OS counts submit→start when the packet is done */
+		engine->busy_start_ns = now;
+		engine->busy_ticks = packet->gpu_ticks;
+		/* the OS counts submit→start when the packet is done (a resubmission: its first) */
+		if (!packet->start_ns)
+			packet->start_ns = now;
 		FSR_TRACE(adapter->runtime, fencescope_hw, packet_start, adapter->id, engine->id,
 			  packet->queue->handle, packet->packet_id, packet->progress_value,
 			  hw_gpu_ts(adapter, now));
+		hw_engine_packet_started(engine, packet->queue);
+		hw_engine_work_started(engine, packet->queue, packet); /* a hang armed for it */
 		return true;
 	}
 	return false;
@@ -768,10 +953,14 @@ has_no_work(struct hw_engine *engine, bool *is_eligible)
 
 	*is_eligible = true;
 	/* Interleaving: a step switched out half way through a queue is still at work. */
-	if (engine->is_busy || engine->dma_head || engine->pending || engine->running_queue)
+	if (engine->is_busy || engine->dma_head || engine->pending || engine->running_queue ||
+	    engine->preempt_count)
+		return false;
+	if (engine->held_head)
 		return false;
 	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
-		if (rt_word_load(runtime, &q->control->read_ptr_bytes, memory_order_relaxed,
+		if (!q->hw_is_faulted &&
+		    rt_word_load(runtime, &q->control->read_ptr_bytes, memory_order_relaxed,
 				 RT_POINT_NONE) != q->fetched_ptr)
 			return false;
 	return true;
@@ -915,6 +1104,205 @@ fsr_test_engine_request_f1(struct fsr_runtime *runtime, uint32_t adapter_id, uin
 	rt_unlock(runtime);
 }
 
+/* ---- preemption (spec 002: PRE-03, PRE-04, PRE-09, PRE-12) ------------------------------ */
+
+/*
+ * The emulated meaning of each granularity (docs/runtime.md "Scheduling and preemption as
+ * built"): a WORK packet's ticks are a stream of primitives (dispatches) every 4096 ticks,
+ * triangles (thread groups) every 256, pixels (threads) every 16; a shader stops at any tick. A
+ * DMA buffer boundary is only between packets (0: the end of the work item).
+ */
+uint64_t
+hw_preempt_boundary_ticks(int granularity)
+{
+	switch (granularity) {
+	case FSTP_PREEMPT_GRANULARITY_PRIMITIVE_OR_DISPATCH_BOUNDARY:
+		return 4096;
+	case FSTP_PREEMPT_GRANULARITY_TRIANGLE_OR_THREAD_GROUP_BOUNDARY:
+		return 256;
+	case FSTP_PREEMPT_GRANULARITY_PIXEL_OR_THREAD_BOUNDARY:
+		return 16;
+	case FSTP_PREEMPT_GRANULARITY_SHADER_BOUNDARY:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The context of what the engine is busy with (0: nothing, or its queue is gone). */
+static fsr_handle
+busy_context(const struct hw_engine *engine)
+{
+	if (engine->busy_packet && engine->busy_packet->queue)
+		return engine->busy_packet->queue->context->handle;
+	if (engine->busy_queue)
+		return engine->busy_queue->context->handle;
+	return 0;
+}
+
+fsr_handle
+hw_engine_preempt(struct hw_engine *engine, uint64_t request_id, int granularity)
+{
+	fsr_handle context;
+
+	hw_engine_lock(engine);
+	FSR_ASSERT_PRE("hw-engine-preempt:room", engine->preempt_count < FSR_MAX_PREEMPT_REQUESTS);
+	engine->preempt_requests[engine->preempt_count++] = request_id;
+	/* A request that finds a stop planned joins it; the first one's granularity holds. */
+	if (engine->preempt_count == 1)
+		engine->preempt_granularity = granularity;
+	context = engine->is_busy ? busy_context(engine) : 0;
+	hw_engine_unlock(engine);
+	rt_clock_kick(engine->adapter->runtime, &engine->actor,
+		      rt_clock_now(engine->adapter->runtime));
+	return context;
+}
+
+/*
+ * Completes every pending request (engine's lock held): the record of where the work stopped,
+ * then the DMA_PREEMPTED interrupt, which carries a preempted DMA packet back to the OS.
+ */
+static void
+complete_preemption(struct hw_engine *engine, struct hw_preempt_record *record,
+		    struct os_hwqueue *queue, struct hw_dma_packet *packet)
+{
+	struct hw_interrupt *interrupt = calloc(1, sizeof(*interrupt));
+
+	if (!interrupt)
+		abort(); /* a lost completion would look like a hung engine to the TDR */
+	record->request_count = engine->preempt_count;
+	for (uint32_t i = 0; i < engine->preempt_count; i++)
+		record->request_ids[i] = engine->preempt_requests[i];
+	*interrupt = (struct hw_interrupt){.type = FSTP_INTERRUPT_TYPE_DMA_PREEMPTED,
+					   .form = FSTP_INTERRUPT_FORM_NOT_FENCE,
+					   .adapter = engine->adapter,
+					   .engine_id = engine->id,
+					   .queue = queue,
+					   .packet = packet,
+					   .preempt_request_id =
+					       engine->preempt_requests[engine->preempt_count - 1],
+					   .preempt = *record};
+	engine->preempt_count = 0;
+	engine->is_preempt_planned = false;
+	engine->is_preempt_at_end = false;
+	deliver_interrupt(engine, interrupt);
+}
+
+/*
+ * PRE-03: the engine plans where the work item it is busy with stops: the next boundary the
+ * granularity allows at or after now (ticks done so far, rounded up), or its end when that
+ * comes first or the granularity is a DMA buffer boundary. Nothing busy: the requests complete
+ * at once — PRE-12: a queue blocked on an unsatisfied GPU wait holds nothing on the engine, so
+ * it is preempted at once too (its wait is re-evaluated when it runs again).
+ */
+static void
+plan_preemption(struct hw_engine *engine, uint64_t now)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	uint64_t step;
+	uint64_t done;
+	uint64_t boundary;
+	uint64_t stop_ns;
+
+	if (!engine->preempt_count || engine->is_preempt_planned)
+		return;
+	if (rt_faults_are_on(adapter->runtime) && engine->is_busy)
+		hw_engine_ignore_fault(engine, now);
+	/* A packet that ignores preemption (hw/reset.c) stops only at its end: coarser. */
+	step = engine->is_ignoring_preemption
+		   ? 0
+		   : hw_preempt_boundary_ticks(engine->preempt_granularity);
+	if (!engine->is_busy) {
+		struct hw_preempt_record record = {
+		    .granularity = FSTP_PREEMPT_GRANULARITY_NONE,
+		    .gpu_ts = hw_gpu_ts(adapter, now),
+		};
+
+		complete_preemption(engine, &record, NULL, NULL);
+		return;
+	}
+	engine->is_preempt_planned = true;
+	/* The ticks done so far: the GPU counter's progress since the work item started. */
+	done = hw_gpu_ts(adapter, now) - hw_gpu_ts(adapter, engine->busy_start_ns);
+	if (done > engine->busy_ticks)
+		done = engine->busy_ticks;
+	boundary = step ? (done + step - 1) / step * step : engine->busy_ticks;
+	if (boundary >= engine->busy_ticks) {
+		/* The end of the work item comes first: a DMA buffer boundary. */
+		engine->is_preempt_at_end = true;
+		engine->preempt_reached = FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY;
+		engine->preempt_work_left = 0;
+		return;
+	}
+	stop_ns = engine->busy_start_ns + hw_ticks_to_ns(adapter, boundary);
+	if (stop_ns < now)
+		stop_ns = now;
+	if (stop_ns < engine->busy_until_ns)
+		engine->busy_until_ns = stop_ns;
+	engine->preempt_reached = engine->preempt_granularity;
+	engine->preempt_work_left = engine->busy_ticks - boundary;
+}
+
+/*
+ * PRE-03, PRE-09: the work item stops at its planned boundary (busy_until_ns): the context's
+ * state is saved — a ring's WORK packet stays at the read pointer with the ticks left, a DMA
+ * packet goes back to the OS with them — and the requests complete.
+ */
+static void
+stop_preempted(struct hw_engine *engine, uint64_t now)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	struct hw_dma_packet *packet = engine->busy_packet;
+	struct os_hwqueue *queue = packet ? packet->queue : engine->busy_queue;
+	struct hw_preempt_record record = {
+	    .context_handle = busy_context(engine),
+	    .queue_handle = queue ? queue->handle : 0,
+	    .granularity = engine->preempt_reached,
+	    .gpu_ts = hw_gpu_ts(adapter, now),
+	    .work_left_ticks = engine->preempt_work_left,
+	    .is_packet_preempted = queue != NULL,
+	};
+
+	engine->is_busy = false;
+	engine->busy_queue = NULL;
+	engine->busy_packet = NULL;
+	if (packet) {
+		record.packet_id = packet->packet_id;
+		record.progress_value = packet->progress_value;
+		packet->gpu_ticks = engine->preempt_work_left;
+		packet->is_preempted = true;
+		if (!packet->queue) {
+			free(packet); /* its queue is gone: nothing to resubmit */
+			packet = NULL;
+		}
+	} else if (queue) {
+		record.packet_id = queue->hw_packet_id;
+		record.progress_value = queue->hw_progress_value;
+		queue->hw_has_saved_work = true;
+		queue->hw_saved_ticks = engine->preempt_work_left;
+		/* The others get the engine now (round robin); it resumes later. */
+		if (!queue->hw_is_suspended)
+			engine->cursor = queue->next_on_engine;
+	}
+	if (!queue)
+		record.work_left_ticks = 0;
+	engine->has_worked = true;
+	complete_preemption(engine, &record, queue, packet);
+}
+
+/* The work item ended at the boundary planned for it (a DMA buffer boundary). */
+static void
+complete_at_end(struct hw_engine *engine, uint64_t now, fsr_handle context,
+		const struct hw_preempt_record *ended)
+{
+	struct hw_preempt_record record = *ended;
+
+	record.context_handle = context;
+	record.granularity = FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY;
+	record.gpu_ts = hw_gpu_ts(engine->adapter, now);
+	complete_preemption(engine, &record, NULL, NULL);
+}
+
 static uint64_t
 engine_step(struct rt_actor *actor, uint64_t now)
 {
@@ -928,24 +1316,68 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	/* Realtime: `now` was read before the lock, which may have taken long to get. */
 	now = rt_clock_now(runtime);
 	engine->is_stepping = true;
+	release_held(engine, now); /* what a delayed line held goes first (fault injection) */
 	deliver_due_interrupt(engine, now);
 	if (hw_engine_is_off(engine)) {
-		/* Powered down (FST-04, DST-01): the command processor is off until F0 or D0. */
+		/*
+		 * Powered down (FST-04, DST-01): the command processor is off until F0 or D0. It
+		 * runs nothing, so a preemption request completes at once.
+		 */
+		if (!engine->is_busy)
+			plan_preemption(engine, now);
 		next = FSR_NEVER;
 		goto end;
 	}
 	hw_engine_take_rings(engine); /* the doorbells that rang since the last step */
+	/* FST-02, TDR-03: the engine reports Active->Hung (test API: fsr_test_engine_report_hung). */
+	if (engine->is_hung_report_pending) {
+		engine->is_hung_report_pending = false;
+		raise_engine_state_change(engine, FSTP_ENGINE_STATE_HUNG);
+	}
+	/* Hung (hw/reset.c): the work in flight never ends; the command processor spins. */
+	if (engine->is_hung) {
+		next = rt_add_ns(now, HW_HANG_SPIN_NS);
+		goto end;
+	}
+	plan_preemption(engine, now);
 	if (engine->is_busy && now < engine->busy_until_ns) {
 		next = engine->busy_until_ns;
 		goto end;
 	}
-	if (engine->is_busy)
+	if (engine->is_busy && engine->is_preempt_planned && !engine->is_preempt_at_end) {
+		stop_preempted(engine, now);
+		/* Realtime: the outbox goes up before anything else starts (its events first). */
+		next = now;
+		goto end;
+	}
+	if (engine->is_busy) {
+		bool is_at_end = engine->is_preempt_planned && engine->is_preempt_at_end;
+		fsr_handle context = busy_context(engine);
+		struct os_hwqueue *queue =
+		    engine->busy_packet ? engine->busy_packet->queue : engine->busy_queue;
+		struct hw_preempt_record ended = {0};
+
+		if (queue) {
+			ended.queue_handle = queue->handle;
+			ended.packet_id = engine->busy_packet ? engine->busy_packet->packet_id
+							      : queue->hw_packet_id;
+		}
 		finish_busy(engine);
+		if (is_at_end) {
+			complete_at_end(engine, now, context, &ended);
+			next = now;
+			goto end;
+		}
+	}
 	next = engine_run(engine);
+	if (engine->is_hung)
+		next = rt_add_ns(now, HW_HANG_SPIN_NS); /* a work item that started hung */
 	next = watch_idle(engine, now, next);
 end:
 	if (engine->pending && engine->pending_due_ns < next)
 		next = engine->pending_due_ns;
+	if (engine->held_head && engine->held_until_ns < next)
+		next = engine->held_until_ns;
 	has_outbox = engine->outbox_head != NULL;
 	engine->is_stepping = false;
 	hw_engine_unlock(engine);
@@ -1022,6 +1454,15 @@ hw_fini(struct fsr_adapter *adapter)
 		engine->busy_packet = NULL;
 		free(engine->pending); /* never delivered: the OS has gone */
 		engine->pending = NULL;
+		while (engine->held_head) { /* held by a delayed line (fault injection) */
+			struct hw_interrupt *interrupt = engine->held_head;
+
+			engine->held_head = interrupt->next;
+			if (!interrupt->is_retirement)
+				free(interrupt->packet);
+			free(interrupt);
+		}
+		engine->held_tail = NULL;
 		while (engine->outbox_head) {
 			struct hw_interrupt *interrupt = engine->outbox_head;
 

@@ -60,6 +60,13 @@ struct hw_engine {
 	 */
 	struct hw_interrupt *pending;
 	uint64_t pending_due_ns;
+	/*
+	 * The fault injector's delayed interrupt (docs/robustness.md): the line holds what goes up
+	 * it until held_until_ns, in order. Sim mode only; owned; NULL when nothing is held.
+	 */
+	struct hw_interrupt *held_head;
+	struct hw_interrupt *held_tail;
+	uint64_t held_until_ns;
 	/* the count of each physical doorbell's rings this engine's command processor has seen */
 	uint64_t seen_rings[FSR_MAX_PHYSICAL_DOORBELLS];
 	/* user-mode queues on the run list: a polling engine spins only while it has some */
@@ -80,6 +87,39 @@ struct hw_engine {
 	bool has_worked;    /* ran something since the idle watch last looked */
 	bool is_stepping;   /* in its step (interleaving may switch it out half way) */
 	bool is_device_off; /* the device is in D3 (DST-01): as in F1, nothing taken or run */
+	/*
+	 * Faults and resets (hw/reset.c; docs/runtime.md "TDR and recovery as built"), engine's
+	 * lock. A hung engine's work item in flight never ends and it answers no preemption
+	 * request until a reset; `is_hang_armed`: the next work item to start (of the queue
+	 * `hang_queue`, any queue when 0) hangs. `is_ignoring_preemption`: the packet in flight
+	 * answers a preemption request only at its end; `is_ignore_armed`: the next packet of
+	 * `ignore_queue` (any when 0) does. `is_hung_report_pending`: the engine reports
+	 * Active->Hung (GPU_ENGINE_STATE_CHANGE) at its next step. `reset_failures`: that many
+	 * engine resets fail from now on.
+	 */
+	bool is_hung;
+	bool is_hang_armed;
+	fsr_handle hang_queue;
+	bool is_ignoring_preemption;
+	bool is_ignore_armed;
+	fsr_handle ignore_queue;
+	bool is_hung_report_pending;
+	uint32_t reset_failures;
+	/*
+	 * Preemption (PRE-03, PRE-04, PRE-09; hw/engine.c): the requests the KMD programmed and
+	 * not completed yet, the granularity it asked for, and — once the engine has planned the
+	 * stop of the work item it is busy with — where it stops (busy_until_ns then is the
+	 * boundary) and what is left. busy_start_ns and busy_ticks: the work item in flight.
+	 */
+	uint64_t preempt_requests[FSR_MAX_PREEMPT_REQUESTS];
+	uint32_t preempt_count;
+	int preempt_granularity; /* enum fstp_preempt_granularity asked for */
+	bool is_preempt_planned;
+	bool is_preempt_at_end; /* the boundary is the end of the work item (DMA buffer) */
+	int preempt_reached;
+	uint64_t preempt_work_left;
+	uint64_t busy_start_ns;
+	uint64_t busy_ticks;
 };
 
 /*
@@ -126,6 +166,19 @@ void hw_engine_resume_queue(struct hw_engine *engine, struct os_hwqueue *queue);
 void hw_engine_take_write_ptr(struct hw_engine *engine, struct os_hwqueue *queue);
 bool hw_engine_is_idle(struct hw_engine *engine);
 /*
+ * PRE-03, PRE-04 (the KMD's DxgkDdiPreemptCommand): programs preemption request `request_id`
+ * at `granularity` (an enum fstp_preempt_granularity; takes the engine's lock) and kicks the
+ * engine, which stops the work item it runs at the next boundary the granularity allows,
+ * saves what is left of it (a ring's WORK packet resumes with it, a DMA packet goes back to
+ * the OS), fires packet_end PREEMPTED and preempt_complete, and raises DMA_PREEMPTED. Nothing
+ * running: it completes at once (granularity NONE). Returns the handle of the context it runs
+ * (0: none). Exported for faulty conformance drivers (a coarser granularity than declared).
+ */
+FSR_TEST_API fsr_handle hw_engine_preempt(struct hw_engine *engine, uint64_t request_id,
+					  int granularity);
+/* The ticks between two boundaries of `granularity` in a WORK packet (0: only at its end). */
+uint64_t hw_preempt_boundary_ticks(int granularity);
+/*
  * FST-04, FST-06 (the KMD's DxgkDdiSetPowerComponentFState): the engine's power component, as
  * told. In F1 the command processor takes no write pointer and runs nothing, whatever it held;
  * back in F0 it runs again and its idle watch starts over. Exported for a faulty conformance
@@ -149,6 +202,16 @@ hw_engine_is_off(const struct hw_engine *engine)
  * FirstFreeEntryIndex and, at the capacity, WraparoundCount (LOG-14, LOG-16). */
 void hw_fence_log_write(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32_t index,
 			const struct hw_log_entry *entry);
+/*
+ * The fault injector's LOG_OVERRUN_STORM (docs/robustness.md), after the GPU wrote entry `index`
+ * of `queue`'s log of `type`: a runaway log writer writes k times the capacity of filler entries
+ * naming no fence after it, so that the OS's next read finds an overrun (LOG-17, LOG-18). A
+ * whole number of capacities keeps the UMD's entry indexes and the header's positions in step.
+ */
+void hw_fence_log_storm(struct os_hwqueue *queue, enum fstp_log_type type, uint32_t index,
+			uint64_t gpu_ts);
+/* The fault injector's IGNORES_PREEMPTION, as a request meets the busy engine (hw/reset.c). */
+void hw_engine_ignore_fault(struct hw_engine *engine, uint64_t now);
 /* The GPU's posted entry writes to both logs of `queue` become visible (SYN-10); takes the
  * engine's lock. */
 void hw_fence_logs_flush(struct os_hwqueue *queue);
@@ -190,6 +253,31 @@ void hw_engine_take_rings(struct hw_engine *engine);
  * idle query's (engine's lock held).
  */
 bool hw_engine_doorbells_rang(struct hw_engine *engine);
+/*
+ * Faults and resets (hw/reset.c). A hung engine's command processor spins: it steps every
+ * HW_HANG_SPIN_NS looking at its registers (a preemption request it never answers, a reset)
+ * and never ends the work in flight, so that the runtime is not idle while it hangs.
+ */
+#define HW_HANG_SPIN_NS UINT64_C(1000000)
+/*
+ * A work item (a ring's HW_PACKET_WORK, or `packet`, a kernel-mode DMA packet) starts on the
+ * engine (engine's lock held): it hangs if a hang is armed for it (busy_until_ns never comes).
+ */
+void hw_engine_work_started(struct hw_engine *engine, struct os_hwqueue *queue,
+			    struct hw_dma_packet *packet);
+/* A command buffer of `queue` starts (its BEGIN, or a DMA packet): an armed "ignores preemption". */
+void hw_engine_packet_started(struct hw_engine *engine, struct os_hwqueue *queue);
+/*
+ * TDR-06 (the KMD's DxgkDdiResetEngine): aborts the work in flight (packet_end ABORTED) and
+ * clears any hang; false when the reset fails (an injected failure: nothing changes). A ring
+ * work item that was aborted is not consumed: its queue runs it again from its start when it
+ * runs again (a fresh packet_start). The DMA packet in flight, if any, comes back in *aborted
+ * (NULL if none), for the OS to drop or resubmit.
+ */
+bool hw_engine_reset(struct hw_engine *engine, struct hw_dma_packet **aborted);
+/* The work item in flight: its queue's context (NULL when none or its queue is gone). */
+struct os_context *hw_engine_running_context(struct hw_engine *engine);
+
 /* The engine's lock (realtime only; see struct hw_engine). */
 static inline void
 hw_engine_lock(struct hw_engine *engine)

@@ -119,6 +119,23 @@ query_adapter_info(void *miniport, enum dxgk_query_adapter_info_type type, void 
 	return 0;
 }
 
+/*
+ * PRE-03: the granularity the GPU's engine supports, as configured; the default is the finest
+ * the emulated GPU has (SHADER_BOUNDARY). A copy engine stops only between DMA buffers.
+ */
+static int
+declared_granularity(const struct fsr_adapter *adapter, uint32_t engine_id, bool is_compute)
+{
+	enum fsr_preempt_granularity configured =
+	    is_compute ? adapter->config.compute_preempt_granularity[engine_id]
+		       : adapter->config.graphics_preempt_granularity[engine_id];
+
+	if (adapter->config.engine_types[engine_id] == FSR_ENGINE_COPY)
+		return FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY;
+	return configured == FSR_PREEMPT_DEFAULT ? FSTP_PREEMPT_GRANULARITY_SHADER_BOUNDARY
+						 : (int) configured;
+}
+
 static void
 describe_engine(void *miniport, uint32_t engine_id, struct dxgk_engine_caps *caps)
 {
@@ -127,10 +144,13 @@ describe_engine(void *miniport, uint32_t engine_id, struct dxgk_engine_caps *cap
 
 	caps->type = type;
 	caps->supports_user_mode_submission = engine_takes_user_mode_submission(adapter, engine_id);
+	caps->graphics_preempt_granularity = declared_granularity(adapter, engine_id, false);
+	caps->compute_preempt_granularity = declared_granularity(adapter, engine_id, true);
+	caps->is_preemption_aware = !adapter->config.preemption_unaware;
 	FSR_TRACE(adapter->runtime, fencescope_kmd, engine_describe, adapter->id, engine_id,
 		  (int) type, caps->supports_user_mode_submission,
-		  FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY,
-		  FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY, 1);
+		  caps->graphics_preempt_granularity, caps->compute_preempt_granularity,
+		  caps->is_preemption_aware);
 }
 
 /*
@@ -488,6 +508,28 @@ resume_context(void *miniport, struct os_context *context, enum fstp_preempt_rea
 		  count, (int) reason);
 }
 
+/* ---- preemption (spec 002, PRE-03, PRE-04) ----------------------------------------------- */
+
+/*
+ * PRE-04: the KMD asks the engine for the finest granularity it declared for its type (3D:
+ * graphics, compute: compute, copy: DMA buffer boundary); PreemptionAware = 0: only a
+ * DMA buffer boundary. PRE-01: there is no way to make a packet non-preemptible — a DMA packet
+ * carries no such flag, and the engine stops whatever it runs.
+ */
+static fsr_handle
+preempt_command(void *miniport, uint32_t engine_id, uint64_t request_id,
+		enum fstp_preempt_reason reason)
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+	int granularity = declared_granularity(
+	    adapter, engine_id, adapter->config.engine_types[engine_id] == FSR_ENGINE_COMPUTE);
+
+	(void) reason;
+	if (adapter->config.preemption_unaware)
+		granularity = FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY;
+	return hw_engine_preempt(engine_of(miniport, engine_id), request_id, granularity);
+}
+
 /* ---- power (spec 000, FST-04, FST-06) --------------------------------------------------- */
 
 /*
@@ -510,6 +552,55 @@ static void
 set_power_state(void *miniport, enum fstp_device_power dstate)
 {
 	hw_gpu_set_dstate(((struct kmd_adapter *) miniport)->adapter, dstate);
+}
+
+/* ---- TDR and recovery (TDR-01 to TDR-06) ------------------------------------------------ */
+
+static void
+query_engine_status(void *miniport, uint32_t engine_id, struct dxgk_engine_status *status)
+{
+	struct hw_engine *engine = engine_of(miniport, engine_id);
+
+	status->is_busy = !hw_engine_is_idle(engine);
+	status->running_context = hw_engine_running_context(engine);
+}
+
+/*
+ * TDR-06: the engine alone. The GPU aborts the work in flight and clears a hang; the other
+ * contexts' queues keep their place and their work (only the running work item was lost, and
+ * it was the guilty one's: the OS put its context off the run list first).
+ */
+static int
+reset_engine(void *miniport, uint32_t engine_id, struct hw_dma_packet **aborted)
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+	bool is_success = hw_engine_reset(engine_of(miniport, engine_id), aborted);
+
+	FSR_TRACE(adapter->runtime, fencescope_kmd, engine_reset, adapter->id, engine_id,
+		  (uint8_t) is_success);
+	return is_success ? 0 : -1;
+}
+
+/*
+ * TDR-06: the whole adapter, after an engine reset failed: every engine is reset, whatever
+ * failure was injected into its engine reset (the adapter's reset power-cycles the GPU), and
+ * every engine's work in flight is aborted.
+ */
+static int
+reset_from_timeout(void *miniport, struct hw_dma_packet *aborted[FSR_MAX_ENGINES])
+{
+	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
+
+	for (uint32_t e = 0; e < adapter->config.engine_count; e++) {
+		struct hw_engine *engine = engine_of(miniport, e);
+
+		hw_engine_lock(engine);
+		engine->reset_failures = 0;
+		hw_engine_unlock(engine);
+		(void) hw_engine_reset(engine, &aborted[e]);
+	}
+	FSR_TRACE(adapter->runtime, fencescope_kmd, adapter_reset, adapter->id, (uint8_t) 1);
+	return 0;
 }
 
 void
@@ -544,6 +635,10 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiSetPowerState = set_power_state,
 	    .DxgkDdiSuspendContext = suspend_context,
 	    .DxgkDdiResumeContext = resume_context,
+	    .DxgkDdiPreemptCommand = preempt_command,
 	    .DxgkDdiInterruptRoutine = interrupt_routine,
+	    .DxgkDdiQueryEngineStatus = query_engine_status,
+	    .DxgkDdiResetEngine = reset_engine,
+	    .DxgkDdiResetFromTimeout = reset_from_timeout,
 	};
 }

@@ -151,8 +151,14 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 	if (!adapter->config.interrupt_form)
 		adapter->config.interrupt_form = FSR_INTERRUPT_FENCE_ARRAY;
 	set_ums_defaults(&adapter->config);
+	if (!adapter->config.tdr_delay_ns)
+		adapter->config.tdr_delay_ns = FSR_DEFAULT_TDR_DELAY_NS;
+	if (!adapter->config.tdr_preempt_timeout_ns)
+		adapter->config.tdr_preempt_timeout_ns = FSR_DEFAULT_TDR_PREEMPT_TIMEOUT_NS;
 	adapter->ddi = *ddi;
-	if (adapter->ddi.DxgkDdiAddAdapter(adapter, &os_callbacks, &adapter->miniport) != 0) {
+	if (os_tdr_init(adapter) != FSR_OK ||
+	    adapter->ddi.DxgkDdiAddAdapter(adapter, &os_callbacks, &adapter->miniport) != 0) {
+		os_tdr_fini(adapter);
 		free(adapter);
 		status = rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_NO_RESOURCES);
 		goto end;
@@ -239,6 +245,7 @@ os_adapters_remove(struct fsr_runtime *runtime)
 		struct fsr_adapter *adapter = runtime->adapters[i];
 
 		adapter->ddi.DxgkDdiRemoveAdapter(adapter->miniport);
+		os_tdr_fini(adapter);
 		free(adapter);
 	}
 	/* Interrupts the OS never handled: their DMA packets are the OS's to free. */

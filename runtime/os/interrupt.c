@@ -57,13 +57,28 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_DMA_COMPLETED) {
 		/* INT-01: the kernel-mode path learns of completions through interrupts. */
+		os_tdr_packet_completed(adapter, interrupt->engine_id); /* FST-01: progress */
 		os_km_packet_done(runtime, interrupt->packet);
+		goto end;
+	}
+	if (interrupt->type == FSTP_INTERRUPT_TYPE_PAGE_FAULT) {
+		/* The GPU stopped a queue on a command it could not run (docs/robustness.md). */
+		os_gpu_fault(adapter, interrupt->queue, (enum fstp_loss_reason) interrupt->fault_reason);
+		goto end;
+	}
+	if (interrupt->type == FSTP_INTERRUPT_TYPE_DMA_PREEMPTED) {
+		/* PRE-03: the engine completed preemption requests (os/scheduler.c). */
+		os_preempt_done(adapter, interrupt);
+		os_km_schedule(runtime);
 		goto end;
 	}
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_ENGINE_STATE_CHANGE) {
 		/* FST-02, FST-04: the KMD reports the engine's state; F1 is the OS's to start. */
 		os_engine_state_change(adapter, interrupt->engine_id,
 				       (enum fstp_engine_state) interrupt->engine_state);
+		/* TDR-03: Active->Hung starts recovery at once (os/tdr.c). */
+		if (interrupt->engine_state == FSTP_ENGINE_STATE_HUNG)
+			os_tdr_engine_hung(adapter, interrupt->engine_id);
 		goto end;
 	}
 	switch (interrupt->form) {
@@ -175,6 +190,7 @@ os_step(struct rt_actor *actor, uint64_t now)
 {
 	struct fsr_runtime *runtime = actor->runtime;
 	uint64_t next;
+	uint64_t tdr_next;
 	bool is_weak = true;
 
 	rt_lock(runtime);
@@ -205,17 +221,31 @@ os_step(struct rt_actor *actor, uint64_t now)
 		runtime->next_correlation_ns =
 		    rt_add_ns(now, runtime->config.clock_correlation_period_ns);
 	}
+	if (now >= runtime->next_rescan_ns) {
+		/* At the TDR cadence: wake-ups a lost interrupt withheld (os/fault.c). */
+		os_rescan_waiters(runtime);
+		runtime->next_rescan_ns = rt_add_ns(now, FSR_FAULT_RESCAN_PERIOD_NS);
+	}
 	os_km_schedule(runtime);
+	/* TDR-01 to TDR-03: the watchdog (os/tdr.c); its looks are housekeeping (weak). */
+	tdr_next = os_tdr_watch(runtime, now);
 
 	next = runtime->next_log_read_ns < runtime->next_correlation_ns
 		   ? runtime->next_log_read_ns
 		   : runtime->next_correlation_ns;
+	if (tdr_next < next)
+		next = tdr_next;
+	if (runtime->next_rescan_ns < next)
+		next = runtime->next_rescan_ns;
 	for (struct os_waiter *w = runtime->async_waiters; w; w = w->next_async) {
 		is_weak = false; /* a deadline is real work */
 		if (w->deadline_ns < next)
 			next = w->deadline_ns;
 	}
 	if (runtime->interrupts_head)
+		is_weak = false;
+	/* A fault plan may drop an interrupt: a wake-up the next check owes is real work. */
+	if (is_weak && runtime->faults && os_has_unreleased_waiter(runtime))
 		is_weak = false;
 	actor->next_is_weak = is_weak;
 	rt_unlock(runtime);
@@ -232,6 +262,7 @@ os_actor_init(struct fsr_runtime *runtime)
 	runtime->next_log_read_ns =
 	    runtime->config.log_read_period_ns == FSR_INFINITE ? FSR_NEVER : now;
 	runtime->next_correlation_ns = rt_add_ns(now, runtime->config.clock_correlation_period_ns);
+	runtime->next_rescan_ns = rt_add_ns(now, FSR_FAULT_RESCAN_PERIOD_NS);
 	runtime->clock.after_step = os_run_callbacks;
 	rt_clock_add_actor(runtime, &runtime->os_actor);
 	rt_clock_kick_weak(runtime, &runtime->os_actor, now);

@@ -57,6 +57,7 @@ struct os_device {
 	struct os_allocation *allocations; /* alive (RES-04: freed with the device) */
 	bool is_lost;     /* device loss (UMS-16): its doorbells are ABORT for good */
 	bool is_in_error; /* abnormal termination (TRM-03) */
+
 	struct os_device *next_in_process;
 };
 
@@ -73,6 +74,11 @@ struct fsr_process {
 	struct rt_map handles; /* handle -> struct rt_object * */
 	uint32_t next_local_handle;
 	struct os_device *devices;
+	/*
+	 * Killed by the fault injector (PROCESS_KILLED) and ended abnormally: a husk that only
+	 * fsr_process_terminate may take, to free it.
+	 */
+	bool is_killed;
 	struct fsr_process *next;
 };
 
@@ -95,6 +101,12 @@ fsr_status os_kmt_destroy_dead_hwqueue(struct fsr_process *process, fsr_handle h
 				       fsr_handle *context, uint64_t *last_queued,
 				       struct os_ring_salvage *salvage);
 /* SubmitCommand of a kernel-mode queue: the buffer (packets, now the OS's) joins its queue. */
+/*
+ * The process died in a submission (the fault injector's PROCESS_KILLED): its abnormal
+ * termination (TRM-03 to TRM-05), process_terminate ABNORMAL first; the process stays
+ * allocated, empty, until fsr_process_terminate frees it. Lock NOT held.
+ */
+void os_kmt_end_killed_process(struct fsr_process *process);
 fsr_status os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
 				 uint64_t progress_value, struct hw_packet *packets, size_t count);
 
@@ -147,6 +159,12 @@ void os_adapters_remove(struct fsr_runtime *runtime);
 /* ---- interrupts and housekeeping (interrupt.c) -------------------------------------------- */
 
 void os_actor_init(struct fsr_runtime *runtime);
+/* os/fault.c (docs/robustness.md): the GPU's fault interrupt, and the periodic check for
+ * wake-ups a lost interrupt withheld (lock held). */
+void os_gpu_fault(struct fsr_adapter *adapter, struct os_hwqueue *queue,
+		  enum fstp_loss_reason reason);
+uint32_t os_rescan_waiters(struct fsr_runtime *runtime);
+bool os_has_unreleased_waiter(struct fsr_runtime *runtime);
 /* DxgkCbNotifyInterrupt: queues the interrupt for the OS actor (its DPC). */
 void os_notify_interrupt(struct fsr_adapter *adapter, struct hw_interrupt *interrupt);
 /* Doorbells (os/doorbell.c), lock held. DxgkCbDisconnectDoorbell: status, then rotation. */
@@ -271,5 +289,74 @@ struct os_ring_salvage {
  */
 void os_hwqueue_end(struct fsr_process *process, struct os_hwqueue *queue, enum os_queue_end how,
 		    struct os_ring_salvage *salvage);
+
+/* ---- TDR and recovery (tdr.c) ------------------------------------------------------------ */
+
+/* The watchdog's state of an adapter (at creation; -1: no memory), and its end (at removal). */
+fsr_status os_tdr_init(struct fsr_adapter *adapter);
+void os_tdr_fini(struct fsr_adapter *adapter);
+/*
+ * FST-01: the OS learnt of a kernel-mode DMA packet's completion (its submission it reads from
+ * the queue, os_hwqueue.km_sent_ns).
+ */
+void os_tdr_packet_completed(struct fsr_adapter *adapter, uint32_t engine_id);
+/*
+ * The watchdog, from the OS actor's step (lock held): samples every engine's progress, detects
+ * a stall (TDR-02), sends the preemption request (TDR-01) and recovers when it does not
+ * complete. Returns when it wants to look again (FSR_NEVER: no adapter watches).
+ */
+uint64_t os_tdr_watch(struct fsr_runtime *runtime, uint64_t now);
+/* TDR-03: the KMD reported Active->Hung (GPU_ENGINE_STATE_CHANGE): recovery at once. */
+void os_tdr_engine_hung(struct fsr_adapter *adapter, uint32_t engine_id);
+/*
+ * The OS puts `context` in error (after a TDR; a fault): it runs nothing more (suspended for
+ * TDR), its pending fences are signalled (UINT64_MAX) after its CPU waiters got DEVICE_LOST,
+ * and its device is lost (context_error, then device_lost).
+ */
+void os_context_error(struct os_context *context, enum fstp_loss_reason reason);
+/* ---- the scheduler and preemption (scheduler.c; docs/runtime.md "Scheduling and preemption
+ * as built") -------------------------------------------------------------------------------- */
+
+/* PRE-15: a new context's attributes (priority 16, no time slice); fires context_schedule. */
+void os_context_init_scheduling(struct os_context *context);
+/* context_schedule: the context's attributes now. */
+void os_context_fire_schedule(struct os_context *context);
+/*
+ * PRE-03, PRE-04 (and the TDR watchdog): the OS asks engine `engine_id` of `adapter` to preempt
+ * what it runs (lock held). The driver programs the engine (DxgkDdiPreemptCommand) and names the
+ * context it runs (0: nothing); preempt_request fires with it. Returns the request id (unique per
+ * adapter, increasing; an engine completes its requests in order), or 0 when none was issued: an
+ * engine out of range, or FSR_MAX_PREEMPT_REQUESTS already outstanding on it. The engine stops at
+ * the next boundary its granularity allows (at once when it runs nothing), fires preempt_complete,
+ * and raises DMA_PREEMPTED, whose handling (os_preempt_done) records the completion.
+ */
+uint64_t os_preempt_request(struct fsr_adapter *adapter, uint32_t engine_id,
+			    enum fstp_preempt_reason reason);
+/*
+ * Whether request `request_id` of engine `engine_id` has completed: its DMA_PREEMPTED
+ * interrupt has been handled (lock held). What the TDR watchdog asks: a request that
+ * does not complete in time starts recovery.
+ */
+bool os_preempt_completed(const struct fsr_adapter *adapter, uint32_t engine_id,
+			  uint64_t request_id);
+/*
+ * A hook called (lock held, from the DMA_PREEMPTED handling) each time an engine completes
+ * requests, with the last request id completed (every earlier one of that engine completed
+ * too). One listener per adapter; NULL removes it.
+ */
+void os_preempt_set_listener(struct fsr_adapter *adapter,
+			     void (*listener)(struct fsr_adapter *adapter, uint32_t engine_id,
+					      uint64_t request_id, void *data),
+			     void *data);
+/* The DMA_PREEMPTED interrupt's deferred handling (interrupt.c, which then runs the
+ * kernel-mode scheduler: a preempted packet's remainder waits in its queue, km_preempted). */
+void os_preempt_done(struct fsr_adapter *adapter, struct hw_interrupt *interrupt);
+/*
+ * A kernel-mode queue's DMA packet to its engine: its fence id (PRE-07),
+ * packet_queued, then DxgkDdiSubmitCommand; the queue is busy until the packet completes.
+ */
+void os_sched_queue_packet(struct os_hwqueue *queue, struct hw_dma_packet *packet);
+/* Resubmits the queue's preempted packet's remainder, if it has one (true then). */
+bool os_sched_resubmit(struct os_hwqueue *queue);
 
 #endif /* FENCESCOPE_RUNTIME_OS_PRIVATE_H */

@@ -196,6 +196,7 @@ fsr_context_create(struct fsr_process *process, fsr_handle device_handle, uint32
 	device->contexts = context;
 	FSR_TRACE(runtime, fencescope_os, context_create, process->id, device->handle,
 		  context->handle, engine_id);
+	os_context_init_scheduling(context); /* PRE-15: context_schedule, after context_create */
 	*context_handle = context->handle;
 	goto end;
 refuse:
@@ -317,6 +318,41 @@ fsr_status
 fsr_context_resume(struct fsr_process *process, fsr_handle context)
 {
 	return context_call(process, context, "ResumeContext", false);
+}
+
+/* ---- scheduling attributes (PRE-15; os/scheduler.c) -------------------------------------- */
+
+fsr_status
+fsr_context_set_scheduling(struct fsr_process *process, fsr_handle context_handle,
+			   uint32_t priority, uint64_t time_slice_ns)
+{
+	struct fsr_runtime *runtime;
+	struct rt_object *object;
+	struct os_context *context;
+	fsr_status status;
+
+	if (!process)
+		return FSR_ERR_INVALID_ARGUMENT;
+	runtime = process->runtime;
+	rt_lock(runtime);
+	status = os_kmt_lookup(process, context_handle, RT_OBJECT_CONTEXT, &object);
+	if (status == FSR_OK && priority > FSR_MAX_CONTEXT_PRIORITY)
+		status = FSR_ERR_INVALID_ARGUMENT;
+	if (status != FSR_OK) {
+		rt_refuse(runtime, process->id, "SetContextSchedulingProperties", context_handle,
+			  status);
+		rt_unlock(runtime);
+		return status;
+	}
+	context = object->pointer;
+	context->priority = priority;
+	context->time_slice_ns = time_slice_ns;
+	os_context_fire_schedule(context);
+	/* The kernel-mode scheduler looks at its queues again. */
+	os_km_schedule(runtime);
+	rt_unlock(runtime);
+	os_run_callbacks(runtime);
+	return FSR_OK;
 }
 
 /* ---- hardware queues ---------------------------------------------------------------------- */
@@ -730,6 +766,8 @@ os_hwqueue_free(struct os_hwqueue *queue)
 			rt_fence_log_free(&queue->logs[type]);
 	}
 	retire_km_waiter(runtime, queue); /* before the wait packet lets its fence go */
+	free(queue->km_preempted);        /* a preempted packet's remainder never resubmitted */
+	queue->km_preempted = NULL;
 	while (queue->km_head) {
 		struct os_km_buffer *buffer = queue->km_head;
 
@@ -985,6 +1023,9 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 	/* SUS-07: a suspended context's buffers stay queued until ResumeContext. */
 	if (os_context_is_suspended(queue->context))
 		return;
+	/* PRE-09: a preempted packet's remainder goes first; the queue stays busy with it. */
+	if (os_sched_resubmit(queue))
+		return;
 	while (queue->km_head && !queue->is_km_busy && !queue->is_km_blocked) {
 		struct os_km_buffer *buffer = queue->km_head;
 		struct hw_packet *packet;
@@ -1010,13 +1051,8 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			dma->gpu_ticks = packet->a;
 			dma->progress_value = buffer->packets[0].b;
 			dma->submit_ns = buffer->submit_ns;
-			FSR_TRACE(runtime, fencescope_os, packet_queued, adapter->id,
-				  queue->engine_id, queue->handle, dma->packet_id, 0, 0,
-				  dma->packet_id, 0);
-			queue->is_km_busy = true;
-			/* FST-01: the OS sees its own submissions; an engine in F1 wakes first. */
-			os_engine_wake(adapter, queue->engine_id);
-			adapter->ddi.DxgkDdiSubmitCommand(adapter->miniport, dma);
+			queue->km_sent_ns = rt_clock_now(runtime); /* FST-01: the TDR's clock */
+			os_sched_queue_packet(queue, dma);
 			break;
 		case HW_PACKET_WAIT:
 			fence = rt_map_get(&runtime->fences, packet->a);

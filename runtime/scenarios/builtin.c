@@ -14,6 +14,8 @@
 
 #include <fencescope/scenario.h>
 
+#include "fencescope-test.h" /* the GPU's faults (tdr-hang, adapter-reset) */
+
 /* One adapter, one process, a device and a context per engine: what every scenario starts from. */
 struct world {
 	struct fsr_runtime *runtime;
@@ -791,6 +793,112 @@ end:
 	return world_close(world, status);
 }
 
+/* ---- TDR: a hang recovered, an engine reset promoted ----------------------------------- */
+
+/*
+ * TDR-01 to TDR-06 (docs/runtime.md "TDR and recovery as built"), per round: the main process
+ * (innocent) keeps a user-mode 3D queue and a kernel-mode compute queue busy with buffers that
+ * each signal the next value; a second process ("hung-app") submits one buffer whose work
+ * hangs the 3D engine (the test API's fault). Its CPU wait ends with FSR_ERR_DEVICE_LOST once
+ * the TDR has recovered: tdr_detect after the delay, the preemption request, tdr_begin, the
+ * engine reset (with `promote`: a failed one, promoted to an adapter reset that aborts and
+ * resubmits the innocent's compute packet in flight), context_error, device_lost, tdr_end. Its
+ * UMD then destroys its queue and re-creates device, context, queue, doorbell and ring (TDR-05),
+ * whose buffer runs. The innocent's work all completes. The TDR delay is 2 s in sim mode and
+ * 200 ms in realtime, so that a realtime run stays short.
+ */
+static fsr_status
+run_tdr(const struct fsr_scenario_options *options, struct fsr_scenario_totals *totals,
+	char **error, bool promote)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 2;
+	uint64_t delay_ns = options->clock_mode == FSR_CLOCK_REALTIME ? UINT64_C(200000000)
+								      : FSR_DEFAULT_TDR_DELAY_NS;
+	fsr_handle render, compute, render_fence, compute_fence;
+	uint64_t render_value = 0, compute_value = 0;
+	fsr_status status;
+
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.tdr_delay_ns = delay_ns;
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &render));
+	TRY(queue_new(world, 1, FSR_SUBMIT_KERNEL_MODE, &compute));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &render_fence, NULL));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &compute_fence, NULL));
+	for (uint64_t round = 1; round <= rounds; round++) {
+		struct side_process hung = {0};
+		fsr_handle device, context, queue;
+		struct fsr_hwqueue_config config = {.mode = FSR_SUBMIT_USER_MODE};
+
+		TRY(side_open(world, "hung-app", &hung));
+		if (promote)
+			TRY(fsr_test_engine_reset_fail(world->runtime, world->adapter, 0, 1));
+		TRY(fsr_test_engine_hang(world->runtime, world->adapter, 0, hung.queue));
+		TRY(side_submit(world, &hung, hung.queue, 1000, 1));
+		/* The innocent's work, queued behind and beside the hang. */
+		for (int i = 0; i < 4; i++) {
+			TRY(submit(world,
+				   &(struct step){.queue = render,
+						  .is_user_mode = true,
+						  .work_ticks = random_between(world, 1000, 5000),
+						  .signal_fence = render_fence,
+						  .signal_value = ++render_value}));
+			/* In flight on the compute engine when the TDR comes (kernel mode). */
+			TRY(submit(world,
+				   &(struct step){.queue = compute,
+						  .work_ticks = delay_ns / 10 * 6 / 10,
+						  .signal_fence = compute_fence,
+						  .signal_value = ++compute_value}));
+		}
+		/* The hung app's wait ends when the TDR has recovered: its device is lost. */
+		status = fsr_fence_wait_cpu(hung.process, hung.fence, 1, FSR_INFINITE,
+					    FSR_WAIT_BLOCKING);
+		totals->cpu_waits++;
+		if (status != FSR_ERR_DEVICE_LOST) {
+			status = status == FSR_OK ? FSR_ERR_BAD_STATE : status;
+			world_fail(world, status, "fsr_fence_wait_cpu on the hung buffer");
+			goto end;
+		}
+		/* TDR-05: its UMD destroys the queue and re-creates everything on a new device. */
+		TRY(fsr_hwqueue_destroy(hung.process, hung.queue));
+		TRY(fsr_device_create(hung.process, world->adapter, &device));
+		TRY(fsr_context_create(hung.process, device, 0, &context));
+		TRY(fsr_hwqueue_create_user_mode(hung.process, context, &config, &queue));
+		TRY(fsr_fence_create(hung.process, device, 0, 0, &hung.fence, NULL));
+		TRY(side_submit(world, &hung, queue, 1000, 1));
+		totals->gpu_signals++;
+		TRY(fsr_fence_wait_cpu(hung.process, hung.fence, 1, FSR_INFINITE,
+				       FSR_WAIT_BLOCKING));
+		totals->cpu_waits++;
+		TRY(fsr_process_terminate(hung.process, false));
+		/* The innocent's work all completed. */
+		TRY(cpu_wait(world, render_fence, render_value));
+		TRY(cpu_wait(world, compute_fence, compute_value));
+	}
+end:
+	return world_close(world, status);
+}
+
+static fsr_status
+run_tdr_hang(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+	     struct fsr_scenario_totals *totals, char **error)
+{
+	(void) scenario;
+	return run_tdr(options, totals, error, false);
+}
+
+static fsr_status
+run_adapter_reset(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+		  struct fsr_scenario_totals *totals, char **error)
+{
+	(void) scenario;
+	return run_tdr(options, totals, error, true);
+}
+
 /* ---- registry ------------------------------------------------------------------------------ */
 
 static const struct fsr_scenario producer_consumer = {
@@ -842,10 +950,22 @@ static const struct fsr_scenario suspend_terminate = {
     "process termination; a lost device and the UMD's fall-back to kernel mode (--scale "
     "rounds, default 4)",
     run_suspend_terminate, NULL};
+static const struct fsr_scenario tdr_hang = {
+    "tdr-hang",
+    "a hung 3D engine recovered by TDR (detect, preemption request, engine reset, context in "
+    "error, device lost) while an innocent process's queues keep running and complete; the hung "
+    "app re-creates its queue (--scale rounds, default 2)",
+    run_tdr_hang, NULL};
+static const struct fsr_scenario adapter_reset = {
+    "adapter-reset",
+    "as tdr-hang, but the engine reset fails and is promoted to an adapter reset: the innocent "
+    "compute packet in flight is aborted and resubmitted (--scale rounds, default 2)",
+    run_adapter_reset, NULL};
 
 static const struct fsr_scenario *const builtins[] = {
     &producer_consumer, &frame_pipeline,  &log_overrun,  &cpu_waiters,       &stress,
     &doorbell_pressure, &doorbell_global, &power_states, &suspend_terminate,
+    &tdr_hang,          &adapter_reset,
 };
 
 const struct fsr_scenario *const *

@@ -10,6 +10,7 @@
 #ifndef FENCESCOPE_TEST_API_H
 #define FENCESCOPE_TEST_API_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <fencescope/runtime.h>
@@ -83,5 +84,73 @@ FSR_TEST_API fsr_status fsr_test_allocation_evict(struct fsr_process *process,
 FSR_TEST_API fsr_status fsr_test_doorbell_connect_locked(struct fsr_process *process,
 							 fsr_handle hwqueue,
 							 enum fsr_doorbell_status *status);
+
+/*
+ * Faults of the emulated GPU that TDR exists for (hw/reset.c; docs/runtime.md "TDR and recovery
+ * as built"), for tests and the fault injector. Each takes the runtime lock (call it from a
+ * thread that does not hold it); FSR_ERR_INVALID_ARGUMENT for an unknown adapter or engine.
+ *
+ * A hung engine: the work item in flight never ends, and the engine answers no preemption
+ * request, until an engine or adapter reset. `hwqueue` 0: the work item the engine runs now
+ * hangs, or, if it is idle, the next one to start there (of any queue); otherwise the first
+ * work item of the next command buffer of the hardware queue `hwqueue` (its kernel handle) to
+ * start on that engine (a ring buffer's first HW_PACKET_WORK, or a kernel-mode DMA packet).
+ * The OS's watchdog then finds no progress for the TDR delay (TDR-02).
+ */
+FSR_TEST_API fsr_status fsr_test_engine_hang(struct fsr_runtime *runtime, uint32_t adapter_id,
+					     uint32_t engine_id, fsr_handle hwqueue);
+/*
+ * A packet that ignores preemption: the next command buffer (ring buffer or DMA packet) of
+ * `hwqueue` (any queue: 0) to start on that engine runs to its end even when a preemption
+ * request comes meanwhile, and the engine answers the request only at that end (a coarser
+ * boundary than it declared).
+ */
+FSR_TEST_API fsr_status fsr_test_packet_ignores_preemption(struct fsr_runtime *runtime,
+							   uint32_t adapter_id, uint32_t engine_id,
+							   fsr_handle hwqueue);
+/*
+ * FST-02, TDR-03: at its next step the engine reports Active->Hung (a GPU_ENGINE_STATE_CHANGE
+ * interrupt, NewState HUNG, through the KMD's interrupt routine); the OS starts recovery at once.
+ */
+FSR_TEST_API fsr_status fsr_test_engine_report_hung(struct fsr_runtime *runtime,
+						    uint32_t adapter_id, uint32_t engine_id);
+/*
+ * TDR-06: the next `count` resets of that engine (DxgkDdiResetEngine) fail (0: none), so that
+ * the OS promotes the recovery to an adapter reset.
+ */
+FSR_TEST_API fsr_status fsr_test_engine_reset_fail(struct fsr_runtime *runtime,
+						   uint32_t adapter_id, uint32_t engine_id,
+						   uint32_t count);
+/*
+ * Preemption for tests (spec 002; docs/runtime.md "Scheduling and preemption as built"): the OS
+ * asks engine `engine_id` of adapter `adapter_id` to preempt what it runs, for `reason` (an
+ * enum fstp_preempt_reason of the trace: 0 TIME_SLICE, 1 PRIORITY, 2 SUSPEND, 3 TDR, ...), as
+ * its scheduler and TDR watchdog do (os_preempt_request). *request_id: the request's id, 0 when
+ * none was issued. Takes the runtime lock. FSR_ERR_INVALID_ARGUMENT: unknown ids or reason.
+ */
+FSR_TEST_API fsr_status fsr_test_preempt_request(struct fsr_runtime *runtime, uint32_t adapter_id,
+						 uint32_t engine_id, int reason,
+						 uint64_t *request_id);
+/* Whether the OS has handled the completion of request `request_id` (os_preempt_completed). */
+FSR_TEST_API bool fsr_test_preempt_completed(struct fsr_runtime *runtime, uint32_t adapter_id,
+					     uint32_t engine_id, uint64_t request_id);
+
+/*
+ * The runtime's own state, read for the fault injection invariants (docs/robustness.md) once a
+ * run is idle: queues, and CPU waiters (blocking and asynchronous; kernel-mode queues' software
+ * waits are the queues' business). A queue is innocent when its context was not put in error
+ * nor suspended, its device is not lost, its process not killed and its work not abandoned.
+ */
+struct fsr_test_invariants {
+	uint32_t innocent_queues;
+	uint32_t guilty_queues;
+	/* innocent queues whose progress fence is below LastQueuedValue: work that never ran */
+	uint32_t stuck_innocent_queues;
+	uint32_t waiting; /* CPU waiters still registered: neither released nor given DEVICE_LOST */
+	uint32_t unreleased_waiters; /* of them, those whose fence already reached their value */
+};
+/* Takes the runtime lock: not from a tap. */
+FSR_TEST_API void fsr_test_invariants(struct fsr_runtime *runtime,
+				      struct fsr_test_invariants *out);
 
 #endif /* FENCESCOPE_TEST_API_H */

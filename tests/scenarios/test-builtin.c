@@ -215,3 +215,30 @@ Test(builtin, sus_05_trm_04_ums_16_suspend_terminate_runs_in_both_clocks)
 	cr_expect_eq(realtime.kernel_signals, sim.kernel_signals);
 	cr_expect_eq(realtime.work_gpu_ticks, sim.work_gpu_ticks);
 }
+
+/*
+ * TDR-01 to TDR-06: tdr-hang and adapter-reset, 2 rounds: per round the hung app's wait ends
+ * with DEVICE_LOST (the scenario fails otherwise), its re-created queue runs one buffer, and the
+ * innocent's 4 render and 4 compute buffers all complete — in both clocks.
+ */
+Test(builtin, tdr_04_tdr_05_tdr_06_tdr_scenarios_complete_the_innocent_work_in_both_clocks)
+{
+	const char *const names[] = {"tdr-hang", "adapter-reset"};
+
+	for (size_t i = 0; i < 2; i++) {
+		struct fsr_scenario_totals sim = run_scenario(names[i], FSR_CLOCK_SIM, 1, 2);
+		struct fsr_scenario_totals realtime =
+		    run_scenario(names[i], FSR_CLOCK_REALTIME, 1, 2);
+
+		cr_expect_eq(sim.submissions, 2 * (1 + 8 + 1), "%s", names[i]);
+		cr_expect_eq(sim.gpu_signals, 2 * (4 + 1), "%s", names[i]);
+		cr_expect_eq(sim.kernel_signals, 2 * 4, "%s", names[i]);
+		cr_expect_eq(sim.cpu_waits, 2 * 4, "%s", names[i]);
+		/* The TDR delay passed in virtual time (2 s a round). */
+		cr_expect_geq(sim.virtual_ns, 2 * FSR_DEFAULT_TDR_DELAY_NS, "%s", names[i]);
+		cr_expect_eq(realtime.submissions, sim.submissions, "%s", names[i]);
+		cr_expect_eq(realtime.gpu_signals, sim.gpu_signals, "%s", names[i]);
+		cr_expect_eq(realtime.kernel_signals, sim.kernel_signals, "%s", names[i]);
+		cr_expect_eq(realtime.cpu_waits, sim.cpu_waits, "%s", names[i]);
+	}
+}

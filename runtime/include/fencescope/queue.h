@@ -54,6 +54,23 @@ FSR_API fsr_status fsr_context_create(struct fsr_process *process, fsr_handle de
 				      uint32_t engine_id, fsr_handle *context);
 FSR_API fsr_status fsr_context_destroy(struct fsr_process *process, fsr_handle context);
 
+/* The scheduling priority of a new context, and the highest one (PRE-15). */
+#define FSR_DEFAULT_CONTEXT_PRIORITY 16u
+#define FSR_MAX_CONTEXT_PRIORITY     31u
+
+/*
+ * A context's scheduling attributes on its engine (spec 003, PRE-15): its priority, 0 (lowest)
+ * to FSR_MAX_CONTEXT_PRIORITY, and its time slice among contexts of equal priority with work, in
+ * ns (0: its work runs to completion once started). A new context has priority
+ * FSR_DEFAULT_CONTEXT_PRIORITY and no time slice. A higher-priority context that gets work
+ * preempts a lower one on the engine (reason PRIORITY); contexts of equal priority with work
+ * share the engine in time slices (reason TIME_SLICE). Fires fencescope_os:context_schedule (as
+ * fsr_context_create does with the defaults). FSR_ERR_INVALID_ARGUMENT (call_failed
+ * "SetContextSchedulingProperties"): a priority above FSR_MAX_CONTEXT_PRIORITY.
+ */
+FSR_API fsr_status fsr_context_set_scheduling(struct fsr_process *process, fsr_handle context,
+					      uint32_t priority, uint64_t time_slice_ns);
+
 /*
  * Suspends a hardware context (spec 000, SUS-01 to SUS-07): its queues leave the GPU's
  * scheduler list — a work item running finishes, nothing after it starts. Doorbells stay

@@ -25,6 +25,7 @@
 
 #include <fencescope/status.h>
 #include <fencescope/version.h> /* FSR_VERSION */
+#include <fencescope/fault.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,6 +77,14 @@ struct fsr_runtime_config {
 	 * trace hashes as without it. Refused in realtime mode.
 	 */
 	uint64_t interleave_seed;
+	/*
+	 * Sim mode only: faults to inject (<fencescope/fault.h>, docs/robustness.md), copied by
+	 * fsr_runtime_create. NULL, the default, injects none and changes nothing of a run.
+	 * Refused (FSR_ERR_NOT_SUPPORTED) in realtime mode, and FSR_ERR_INVALID_ARGUMENT for a
+	 * plan that names an unknown kind, too many faults, a delay below
+	 * FSR_FAULT_MIN_DELAY_NS or a probability above 1.
+	 */
+	const struct fsr_fault_plan *fault_plan;
 };
 
 enum fsr_engine_type {
@@ -111,6 +120,24 @@ enum fsr_doorbell_model {
 /* The bounds of a doorbell's size in bytes (fsr_adapter_config.doorbell_size_bytes). */
 #define FSR_MIN_DOORBELL_BYTES 8
 #define FSR_MAX_DOORBELL_BYTES 4096
+
+/*
+ * Where an engine can stop work for a preemption (PRE-03): D3DKMDT_GRAPHICS_PREEMPTION_GRANULARITY
+ * and D3DKMDT_COMPUTE_PREEMPTION_GRANULARITY, numbered as the trace's preempt_granularity. In the
+ * emulated GPU a WORK packet's ticks are a stream of primitives (dispatches) every 4096 ticks,
+ * triangles (thread groups) every 256, pixels (threads) every 16, and a shader can stop at any
+ * tick; DMA_BUFFER_BOUNDARY stops only between packets (docs/runtime.md "Scheduling and
+ * preemption as built"). FSR_PREEMPT_DEFAULT (0) in fsr_adapter_config: the finest the engine
+ * supports.
+ */
+enum fsr_preempt_granularity {
+	FSR_PREEMPT_DEFAULT = 0,
+	FSR_PREEMPT_DMA_BUFFER_BOUNDARY = 100,
+	FSR_PREEMPT_PRIMITIVE_OR_DISPATCH_BOUNDARY = 200,
+	FSR_PREEMPT_TRIANGLE_OR_THREAD_GROUP_BOUNDARY = 300,
+	FSR_PREEMPT_PIXEL_OR_THREAD_BOUNDARY = 400,
+	FSR_PREEMPT_SHADER_BOUNDARY = 500,
+};
 
 struct fsr_adapter_config {
 	uint32_t engine_count;                              /* 1..FSR_MAX_ENGINES */
@@ -183,7 +210,40 @@ struct fsr_adapter_config {
 	 * FSR_MAX_ENGINE_IDLE_TO_F1_NS.
 	 */
 	uint64_t engine_idle_to_f1_ns;
+	/*
+	 * TDR (spec 000, 002, 004; docs/runtime.md "TDR and recovery as built"): an engine with work
+	 * outstanding and no progress for this long — its kernel-mode DMA packets not completed,
+	 * its user-mode queues' progress fences not moving towards LastQueuedValue (FST-01) — is
+	 * sent a preemption request (reason TDR, TDR-01), and recovered (engine reset, promoted to
+	 * an adapter reset if it fails, TDR-06) if the request does not complete within
+	 * tdr_preempt_timeout_ns. 0 means FSR_DEFAULT_TDR_DELAY_NS (TDR-02: 2 s); FSR_INFINITE: no
+	 * watchdog (a GPU_ENGINE_STATE_CHANGE to Hung still starts recovery, TDR-03).
+	 */
+	uint64_t tdr_delay_ns;
+	/* How long the TDR's preemption request has to complete; 0 means
+	 * FSR_DEFAULT_TDR_PREEMPT_TIMEOUT_NS. */
+	uint64_t tdr_preempt_timeout_ns;
+	/*
+	 * Preemption (spec 002, PRE-03, PRE-04): each engine's graphics and compute preemption
+	 * granularity, as its driver declares them (engine_describe). A 3D engine preempts at its
+	 * graphics one, a compute engine at its compute one; a copy engine only at a DMA buffer
+	 * boundary whatever is set. FSR_PREEMPT_DEFAULT (0): the finest the emulated GPU supports,
+	 * SHADER_BOUNDARY (a copy engine: DMA_BUFFER_BOUNDARY).
+	 */
+	enum fsr_preempt_granularity graphics_preempt_granularity[FSR_MAX_ENGINES];
+	enum fsr_preempt_granularity compute_preempt_granularity[FSR_MAX_ENGINES];
+	/*
+	 * The driver declares PreemptionAware = 0 (Windows 7 behaviour): no mid-packet
+	 * preemption, and the DMA packets one command buffer is split into run back to back in
+	 * the same context. False, the default: preemption aware.
+	 */
+	bool preemption_unaware;
 };
+
+/* TDR-02: the default TDR delay, two seconds. */
+#define FSR_DEFAULT_TDR_DELAY_NS UINT64_C(2000000000)
+/* The default time the TDR's preemption request has to complete before recovery: 100 ms. */
+#define FSR_DEFAULT_TDR_PREEMPT_TIMEOUT_NS UINT64_C(100000000)
 
 /* The longest fsr_adapter_config.engine_idle_to_f1_ns: 1 s, below the 2 s TDR cadence (FST-03). */
 #define FSR_MAX_ENGINE_IDLE_TO_F1_NS UINT64_C(1000000000)
@@ -267,6 +327,10 @@ struct fsr_runtime_stats {
 	 * doorbell ring, a connect or a notification, then reached it).
 	 */
 	uint64_t user_mode_submit_to_start[FSR_LATENCY_BUCKETS];
+	/* Faults the injector caused, per enum fsr_fault_kind (fault_injected events). */
+	uint64_t faults_injected[FSR_FAULT_KIND_COUNT];
+	/* Waiters the OS's periodic check released: wake-ups a lost interrupt had withheld. */
+	uint64_t waiters_rescued;
 };
 
 /* The latency at or below which `fraction` (0..1) of a histogram's samples fall, in ns. */

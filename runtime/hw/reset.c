@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The emulated GPU's faults that TDR exists for, and its resets (issue 13; docs/runtime.md "TDR
+ * and recovery as built"):
+ *
+ * - a **hung engine**: the work item in flight never ends and the engine answers no preemption
+ *   request; its command processor spins (it steps every HW_HANG_SPIN_NS) until a reset;
+ * - a **packet that ignores preemption**: it ends normally, but the engine answers a preemption
+ *   request only at the packet's end (the preemption core in hw/engine.c reads
+ *   is_ignoring_preemption);
+ * - an engine that **reports Active->Hung** itself (GPU_ENGINE_STATE_CHANGE, FST-02, TDR-03);
+ * - an **engine reset** that fails (the OS promotes it to an adapter reset, TDR-06).
+ *
+ * The faults are armed only through the test-only API (test-api/fencescope-test.h), which the
+ * fault injector also calls. The resets are what the KMD's DxgkDdiResetEngine and
+ * DxgkDdiResetFromTimeout program. What it is not: the watchdog and the recovery policy (the
+ * OS's, os/tdr.c).
+ */
+#include <stdlib.h>
+
+#include "common/fault-private.h"
+#include "hw/hw-private.h"
+
+static struct hw_engine *
+engine_at(struct fsr_runtime *runtime, uint32_t adapter_id, uint32_t engine_id)
+{
+	if (!runtime || adapter_id >= runtime->adapter_count ||
+	    engine_id >= runtime->adapters[adapter_id]->config.engine_count)
+		return NULL;
+	return &runtime->adapters[adapter_id]->gpu->engines[engine_id];
+}
+
+static bool
+is_for(fsr_handle armed_queue, const struct os_hwqueue *queue)
+{
+	return armed_queue == 0 || (queue && queue->handle == armed_queue);
+}
+
+void
+hw_engine_packet_started(struct hw_engine *engine, struct os_hwqueue *queue)
+{
+	engine->is_ignoring_preemption = false;
+	if (engine->is_ignore_armed && is_for(engine->ignore_queue, queue)) {
+		engine->is_ignore_armed = false;
+		engine->is_ignoring_preemption = true;
+	}
+}
+
+/*
+ * The fault injector's HUNG_ENGINE (docs/robustness.md): a work item starting is the
+ * opportunity; the hang is armed for it, as fsr_test_engine_hang arms one.
+ */
+static void
+hang_fault(struct hw_engine *engine, struct os_hwqueue *queue, struct hw_dma_packet *packet)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+	uint64_t handle = queue ? queue->handle : 0;
+	uint64_t parameter;
+
+	if (engine->is_hang_armed || engine->is_hung ||
+	    !rt_fault_take(runtime, FSR_FAULT_HUNG_ENGINE, engine->adapter->id, engine->id, handle,
+			   &parameter))
+		return;
+	rt_fault_fired(runtime, FSR_FAULT_HUNG_ENGINE, engine->adapter->id, engine->id, handle,
+		       packet ? packet->packet_id : queue ? queue->hw_packet_id : 0);
+	engine->is_hang_armed = true;
+	engine->hang_queue = 0;
+}
+
+/*
+ * The fault injector's IGNORES_PREEMPTION (docs/robustness.md): a preemption request meeting a
+ * busy engine is the opportunity — when the granularity the engine declared would stop the work
+ * item before its end, so that ignoring the request shows (it then stops at the end, a DMA
+ * buffer boundary) — and the packet in flight ignores it, as fsr_test_packet_ignores_preemption
+ * arms one.
+ */
+void
+hw_engine_ignore_fault(struct hw_engine *engine, uint64_t now)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	uint64_t step = hw_preempt_boundary_ticks(engine->preempt_granularity);
+	struct os_hwqueue *queue = engine->busy_queue
+				       ? engine->busy_queue
+				       : engine->busy_packet ? engine->busy_packet->queue : NULL;
+	uint64_t done = hw_gpu_ts(adapter, now) - hw_gpu_ts(adapter, engine->busy_start_ns);
+	uint64_t parameter;
+
+	if (engine->is_ignoring_preemption || engine->is_hung || !step ||
+	    (done + step - 1) / step * step >= engine->busy_ticks ||
+	    !rt_fault_take(adapter->runtime, FSR_FAULT_IGNORES_PREEMPTION, adapter->id, engine->id,
+			   queue ? queue->handle : 0, &parameter))
+		return;
+	rt_fault_fired(adapter->runtime, FSR_FAULT_IGNORES_PREEMPTION, adapter->id, engine->id,
+		       queue ? queue->handle : 0,
+		       engine->busy_packet ? engine->busy_packet->packet_id
+					   : queue ? queue->hw_packet_id : 0);
+	engine->is_ignoring_preemption = true;
+}
+
+void
+hw_engine_work_started(struct hw_engine *engine, struct os_hwqueue *queue,
+		       struct hw_dma_packet *packet)
+{
+	if (rt_faults_are_on(engine->adapter->runtime))
+		hang_fault(engine, queue, packet);
+	if (!engine->is_hang_armed || !is_for(engine->hang_queue, queue))
+		return;
+	/* The work item never ends: only a reset takes it off the engine. */
+	engine->is_hang_armed = false;
+	engine->is_hung = true;
+	engine->busy_until_ns = FSR_NEVER;
+}
+
+struct os_context *
+hw_engine_running_context(struct hw_engine *engine)
+{
+	struct os_context *context = NULL;
+
+	hw_engine_lock(engine);
+	if (engine->is_busy && engine->busy_queue)
+		context = engine->busy_queue->context;
+	else if (engine->is_busy && engine->busy_packet && engine->busy_packet->queue)
+		context = engine->busy_packet->queue->context;
+	hw_engine_unlock(engine);
+	return context;
+}
+
+bool
+hw_engine_reset(struct hw_engine *engine, struct hw_dma_packet **aborted)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	struct fsr_runtime *runtime = adapter->runtime;
+	bool is_success = true;
+
+	*aborted = NULL;
+	hw_engine_lock(engine);
+	if (engine->reset_failures > 0) {
+		/* An injected failure: the engine stays as it is (hung, if it was). */
+		engine->reset_failures--;
+		is_success = false;
+		goto end;
+	}
+	if (engine->is_busy && engine->busy_queue) {
+		struct os_hwqueue *queue = engine->busy_queue;
+
+		/*
+		 * The work item is not consumed (the read pointer stays on it): if its queue ever
+		 * runs again (an innocent queue after an adapter reset), it runs it again, the
+		 * ticks it was started with, under a fresh packet_start (the saved-work path of a
+		 * preemption, PRE-09); a guilty queue's context is in error and runs nothing.
+		 */
+		FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id,
+			  queue->handle, queue->hw_packet_id, queue->hw_progress_value,
+			  hw_gpu_ts(adapter, rt_clock_now(runtime)), FSTP_PACKET_STATUS_ABORTED);
+		queue->hw_has_saved_work = true;
+		queue->hw_saved_ticks = engine->busy_ticks;
+	}
+	if (engine->is_busy && engine->busy_packet) {
+		struct hw_dma_packet *packet = engine->busy_packet;
+
+		if (packet->queue)
+			FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id,
+				  packet->queue->handle, packet->packet_id, packet->progress_value,
+				  hw_gpu_ts(adapter, rt_clock_now(runtime)),
+				  FSTP_PACKET_STATUS_ABORTED);
+		if (packet->queue)
+			*aborted = packet;
+		else
+			free(packet);
+	}
+	engine->is_busy = false;
+	engine->busy_queue = NULL;
+	engine->busy_packet = NULL;
+	engine->is_hung = false;
+	engine->is_hang_armed = false;
+	engine->is_ignoring_preemption = false;
+	engine->is_hung_report_pending = false;
+	/*
+	 * A preemption request the hung engine never answered: the engine, now idle, completes
+	 * it at its next step (granularity NONE), after the reset.
+	 */
+	engine->is_preempt_planned = false;
+	engine->is_preempt_at_end = false;
+end:
+	hw_engine_unlock(engine);
+	rt_clock_kick(runtime, &engine->actor, rt_clock_now(runtime));
+	return is_success;
+}
+
+/* ---- the test-only API (test-api/fencescope-test.h) ------------------------------------- */
+
+fsr_status
+fsr_test_engine_hang(struct fsr_runtime *runtime, uint32_t adapter_id, uint32_t engine_id,
+		     fsr_handle hwqueue)
+{
+	struct hw_engine *engine;
+
+	if (!runtime)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(runtime);
+	engine = engine_at(runtime, adapter_id, engine_id);
+	if (engine) {
+		hw_engine_lock(engine);
+		if (hwqueue == 0 && engine->is_busy && !engine->is_hung) {
+			/* The work in flight hangs now. */
+			engine->is_hung = true;
+			engine->busy_until_ns = FSR_NEVER;
+		} else {
+			engine->is_hang_armed = true;
+			engine->hang_queue = hwqueue;
+		}
+		hw_engine_unlock(engine);
+		rt_clock_kick(runtime, &engine->actor, rt_clock_now(runtime));
+	}
+	rt_unlock(runtime);
+	return engine ? FSR_OK : FSR_ERR_INVALID_ARGUMENT;
+}
+
+fsr_status
+fsr_test_packet_ignores_preemption(struct fsr_runtime *runtime, uint32_t adapter_id,
+				   uint32_t engine_id, fsr_handle hwqueue)
+{
+	struct hw_engine *engine;
+
+	if (!runtime)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(runtime);
+	engine = engine_at(runtime, adapter_id, engine_id);
+	if (engine) {
+		hw_engine_lock(engine);
+		engine->is_ignore_armed = true;
+		engine->ignore_queue = hwqueue;
+		hw_engine_unlock(engine);
+	}
+	rt_unlock(runtime);
+	return engine ? FSR_OK : FSR_ERR_INVALID_ARGUMENT;
+}
+
+fsr_status
+fsr_test_engine_report_hung(struct fsr_runtime *runtime, uint32_t adapter_id, uint32_t engine_id)
+{
+	struct hw_engine *engine;
+
+	if (!runtime)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(runtime);
+	engine = engine_at(runtime, adapter_id, engine_id);
+	if (engine) {
+		hw_engine_lock(engine);
+		engine->is_hung_report_pending = true;
+		hw_engine_unlock(engine);
+		rt_clock_kick(runtime, &engine->actor, rt_clock_now(runtime));
+	}
+	rt_unlock(runtime);
+	return engine ? FSR_OK : FSR_ERR_INVALID_ARGUMENT;
+}
+
+fsr_status
+fsr_test_engine_reset_fail(struct fsr_runtime *runtime, uint32_t adapter_id, uint32_t engine_id,
+			   uint32_t count)
+{
+	struct hw_engine *engine;
+
+	if (!runtime)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(runtime);
+	engine = engine_at(runtime, adapter_id, engine_id);
+	if (engine) {
+		hw_engine_lock(engine);
+		engine->reset_failures = count;
+		hw_engine_unlock(engine);
+	}
+	rt_unlock(runtime);
+	return engine ? FSR_OK : FSR_ERR_INVALID_ARGUMENT;
+}
