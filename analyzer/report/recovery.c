@@ -844,8 +844,11 @@ account_fault(struct fsa_report *r, size_t index, bool *used_effects, bool *used
 		for (size_t i = 0; i < rc->overruns->len; i++) {
 			const struct fsa_loss *l = &g_array_index(rc->overruns, struct fsa_loss, i);
 
+			/* By the read that found it: the range's end is the GPU's time of the
+			 * first entry after the lost ones, which a storm may precede. */
 			if (!used_overruns[i] && l->hwqueue_handle == f->hwqueue_handle &&
-			    in_window(&w, l->end_ns))
+			    in_window(&w, l->read_ns != FSA_TIME_NONE && l->read_ns ? l->read_ns
+										    : l->end_ns))
 				return used_overruns[i] = true;
 		}
 		return false;

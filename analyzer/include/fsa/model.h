@@ -352,6 +352,9 @@ struct fsa_loss {
 	/* Tracer: the stream and CPU. */
 	uint64_t stream_id;
 	uint32_t cpu_id;
+	/* Overrun: when the OS's read found it (its first fencescope_os:fence_log_overrun; the
+	 * range above is when the entries were lost). FSA_TIME_NONE for the other kinds. */
+	uint64_t read_ns;
 };
 
 enum fsa_anomaly_kind {
