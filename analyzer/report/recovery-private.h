@@ -85,8 +85,8 @@ struct fsa_recovery {
 	bool has_data;                              /* any format 1.4 item: the 2.2 tables appear */
 	GArray *preempts;                           /* struct fsa_preempt_acc */
 	GHashTable *slice_engines, *slice_contexts; /* key → fsa_slice_acc */
-	/* key2(adapter, packet): TIME_SLICE preemptions waiting for their preempted piece, and
-	 * preempted pieces waiting for their preemption (value: length + 1). */
+	/* key(adapter, packet): how many TIME_SLICE preemptions wait for their preempted piece,
+	 * and the preempted pieces (a GQueue of struct piece) waiting for their preemption. */
 	GHashTable *slice_markers, *preempted_pieces;
 	GHashTable *preempted_fence_ids; /* key2(adapter, packet) → fence id + 1 */
 	GArray *resubmissions;           /* the first --examples */

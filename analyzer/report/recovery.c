@@ -100,6 +100,12 @@ display_free(gpointer data)
 	g_free(display);
 }
 
+static void
+pieces_free(gpointer data)
+{
+	g_queue_free_full(data, g_free);
+}
+
 struct fsa_recovery *
 recovery_new(void)
 {
@@ -109,7 +115,8 @@ recovery_new(void)
 	rc->slice_engines = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, slice_free);
 	rc->slice_contexts = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, slice_free);
 	rc->slice_markers = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-	rc->preempted_pieces = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+	rc->preempted_pieces =
+	    g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, pieces_free);
 	rc->preempted_fence_ids =
 	    g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
 	rc->resubmissions = g_array_new(FALSE, FALSE, sizeof(struct fsa_resubmission));
@@ -302,12 +309,27 @@ recovery_on_packet(struct fsa_report *r, const struct fsa_packet *packet)
 			context->preempted++;
 		g_hash_table_insert(rc->preempted_fence_ids, key_new(key),
 				    g_memdup2(&(uint64_t){packet->fence_id + 1}, sizeof(uint64_t)));
-		/* PRE-15: a slice is a run interval that a TIME_SLICE preemption ended. */
-		if (g_hash_table_remove(rc->slice_markers, &key))
+		/* PRE-15: a slice is a run interval that a TIME_SLICE preemption ended. A ring
+		 * submission resumes under its packet id: one id may name several pieces and
+		 * preemptions, matched in order. */
+		guint waiting = GPOINTER_TO_UINT(g_hash_table_lookup(rc->slice_markers, &key));
+
+		if (waiting) {
+			if (waiting > 1)
+				g_hash_table_insert(rc->slice_markers, key_new(key),
+						    GUINT_TO_POINTER(waiting - 1));
+			else
+				g_hash_table_remove(rc->slice_markers, &key);
 			status = add_slice(rc, packet->adapter_id, &piece);
-		else
-			g_hash_table_insert(rc->preempted_pieces, key_new(key),
-					    g_memdup2(&piece, sizeof(piece)));
+		} else {
+			GQueue *pieces = g_hash_table_lookup(rc->preempted_pieces, &key);
+
+			if (!pieces) {
+				pieces = g_queue_new();
+				g_hash_table_insert(rc->preempted_pieces, key_new(key), pieces);
+			}
+			g_queue_push_tail(pieces, g_memdup2(&piece, sizeof(piece)));
+		}
 	} else if (packet->status == FSA_PACKET_ABORTED || packet->status == FSA_PACKET_FAULTED) {
 		g_array_append_val(rc->lost_packets, *packet);
 	}
@@ -373,13 +395,21 @@ on_preemption(struct fsa_report *r, const struct fsa_marker *m)
 	if (status == FSA_OK && m->code == FSTP_PREEMPT_REASON_TIME_SLICE &&
 	    m->end_ns != FSA_TIME_NONE && m->value) {
 		uint64_t key = packet_key(m->adapter_id, m->value);
-		struct piece *piece = g_hash_table_lookup(rc->preempted_pieces, &key);
+		GQueue *pieces = g_hash_table_lookup(rc->preempted_pieces, &key);
 
-		if (piece) {
+		if (pieces && !g_queue_is_empty(pieces)) {
+			struct piece *piece = g_queue_pop_head(pieces);
+
 			status = add_slice(rc, m->adapter_id, piece);
-			g_hash_table_remove(rc->preempted_pieces, &key);
+			g_free(piece);
+			if (g_queue_is_empty(pieces))
+				g_hash_table_remove(rc->preempted_pieces, &key);
 		} else {
-			g_hash_table_add(rc->slice_markers, key_new(key));
+			guint waiting =
+			    GPOINTER_TO_UINT(g_hash_table_lookup(rc->slice_markers, &key));
+
+			g_hash_table_insert(rc->slice_markers, key_new(key),
+					    GUINT_TO_POINTER(waiting + 1));
 		}
 	}
 	return status;

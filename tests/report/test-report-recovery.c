@@ -309,6 +309,35 @@ Test(recovery, pre_15_preemption_latency_slices_contexts_and_resubmissions)
 	json_node_unref(root);
 }
 
+/* PRE-15: a ring submission resumes under its packet id, so one id names two preempted pieces
+ * and two TIME_SLICE preemptions: both are slices (300 and 200 ns), matched in order. */
+Test(recovery, pre_15_a_ring_packet_preempted_twice_makes_two_slices)
+{
+	JsonNode *root;
+
+	setup_with(NULL);
+	objects(10);
+	packet(1, QA, 0, 0, 0, 0, 100, 0, 0);
+	preempt(1, 0, FSTP_PREEMPT_REASON_TIME_SLICE, 390, 400, 1,
+		FSTP_PREEMPT_GRANULARITY_PIXEL_OR_THREAD_BOUNDARY);
+	ev("packet_end", 400, "adapter_id", U64(0), "engine_id", U64(0), "hwqueue_handle", QA,
+	   "packet_id", U64(1), "progress_value", U64(1), "status",
+	   U64(FSTP_PACKET_STATUS_PREEMPTED), NULL);
+	ev("packet_start", 500, "adapter_id", U64(0), "engine_id", U64(0), "hwqueue_handle", QA,
+	   "packet_id", U64(1), "progress_value", U64(1), NULL);
+	preempt(2, 0, FSTP_PREEMPT_REASON_TIME_SLICE, 690, 700, 1,
+		FSTP_PREEMPT_GRANULARITY_PIXEL_OR_THREAD_BOUNDARY);
+	ev("packet_end", 700, "adapter_id", U64(0), "engine_id", U64(0), "hwqueue_handle", QA,
+	   "packet_id", U64(1), "progress_value", U64(1), "status",
+	   U64(FSTP_PACKET_STATUS_PREEMPTED), NULL);
+	root = finish_json();
+	cr_assert_eq(int_at(root, "$.preemption.slices[0].preempted"), 2);
+	cr_assert_eq(int_at(root, "$.preemption.slices[0].count"), 2);
+	cr_assert_eq(int_at(root, "$.preemption.slices[0].min_ns"), 200);
+	cr_assert_eq(int_at(root, "$.preemption.slices[0].max_ns"), 300);
+	json_node_unref(root);
+}
+
 /*
  * TDR-01..06: engine 0 hangs on packet 1 (from 100); detected at 2000 after 1900 ns, the TDR
  * preemption (2001) never completes, recovery 2100 → 2200: the engine reset fails and is
