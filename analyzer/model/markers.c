@@ -2,9 +2,10 @@
 /*
  * The marker timelines: doorbells (UMS-12..24) and their status words, preemption (PRE-04, PRE-09),
  * TDR and resets (TDR-01..06), suspend (SUS-01, SUS-04), power (FST-03, DST-01), page faults
- * (MMU-14), lost devices and failed calls. A point marker goes to the sink at once; an interval is
- * kept open under its key until the event that closes it, and one still open at the end goes out
- * without an end.
+ * (MMU-14), lost devices and failed calls; since format 1.4 also TDR detection, adapter resets,
+ * contexts in error (TDR-04), flips and vsyncs (PRE-13) and the fault injector's faults. A point
+ * marker goes to the sink at once; an interval is kept open under its key until the event that
+ * closes it, and one still open at the end goes out without an end.
  *
  * What it is not: packets (packets.c) or fence operations (ops.c); it only reads the queue
  * table (objects.c) to place a doorbell on its adapter and engine.
@@ -256,12 +257,16 @@ markers_on_interval(struct fsa_model *model, const struct fsa_event *ev)
 		m.engine_id = engine;
 		m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE];
 		m.code = (int64_t) ev->u[FSA_F_REASON];
+		m.code2 = -1; /* no boundary reached until it completes */
 		return interval_open(model, &model->preemptions, ev->u[FSA_F_REQUEST_ID], &m);
 	case FSA_EV_PREEMPT_COMPLETE:
 		open = interval_take(&model->preemptions, ev->u[FSA_F_REQUEST_ID], ev->ts_ns);
 		if (!open)
 			return FSA_OK;
 		open->value = ev->u[FSA_F_PACKET_ID];
+		/* PRE-03, PRE-04: the boundary reached and the work left (format 1.4). */
+		open->code2 = (int64_t) ev->u[FSA_F_GRANULARITY];
+		open->value2 = ev->u[FSA_F_WORK_LEFT_TICKS];
 		status = emit_marker(model, open);
 		free(open);
 		return status;
@@ -269,6 +274,7 @@ markers_on_interval(struct fsa_model *model, const struct fsa_event *ev)
 		m.kind = FSA_MARK_TDR;
 		m.engine_id = engine;
 		m.value = ev->u[FSA_F_REASON];
+		m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE]; /* the guilty one (format 1.4) */
 		return interval_open(model, &model->tdrs, ENGINE_KEY(adapter, engine), &m);
 	case FSA_EV_TDR_END:
 		open = interval_take(&model->tdrs, ENGINE_KEY(adapter, engine), ev->ts_ns);
@@ -309,7 +315,241 @@ fsa_status
 markers_on_context_destroy(struct fsa_model *model, const struct fsa_event *ev)
 {
 	/* SUS-01, TRM-03: nothing of a destroyed context is suspended any more. */
-	return interval_close(model, &model->suspends, ev->u[FSA_F_CONTEXT_HANDLE], ev->ts_ns);
+	if (interval_close(model, &model->suspends, ev->u[FSA_F_CONTEXT_HANDLE], ev->ts_ns))
+		return model->failed;
+	/* TDR-04: a context stays in error until it is destroyed. */
+	return interval_close(model, &model->context_errors, ev->u[FSA_F_CONTEXT_HANDLE],
+			      ev->ts_ns);
+}
+
+fsa_status
+markers_on_instant(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct fsa_marker m = marker_at(FSA_MARK_TDR_DETECT, ev->ts_ns);
+
+	m.adapter_id = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
+	switch (ev->type) {
+	case FSA_EV_TDR_DETECT: /* TDR-01..03 */
+		m.engine_id = (uint32_t) ev->u[FSA_F_ENGINE_ID];
+		m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE];
+		m.value = ev->u[FSA_F_STALLED_NS];
+		m.code = (int64_t) ev->u[FSA_F_REASON];
+		break;
+	case FSA_EV_ADAPTER_RESET: /* TDR-06 */
+		m.kind = FSA_MARK_ADAPTER_RESET;
+		m.code = (int64_t) ev->u[FSA_F_IS_SUCCESS];
+		break;
+	case FSA_EV_VSYNC: /* PRE-13 */
+		m.kind = FSA_MARK_VSYNC;
+		m.other_handle = ev->u[FSA_F_SOURCE_ID];
+		m.value = ev->u[FSA_F_VSYNC_COUNT];
+		m.value2 = ev->u[FSA_F_FLIP_ID];
+		break;
+	case FSA_EV_FAULT_INJECTED:
+		m.kind = FSA_MARK_FAULT_INJECTED;
+		m.engine_id = (uint32_t) ev->u[FSA_F_ENGINE_ID];
+		m.hwqueue_handle = ev->u[FSA_F_HWQUEUE_HANDLE];
+		m.code = (int64_t) ev->u[FSA_F_KIND];
+		m.value = ev->u[FSA_F_DETAIL];
+		break;
+	default:
+		return FSA_OK;
+	}
+	return emit_marker(model, &m);
+}
+
+fsa_status
+markers_on_context_error(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct fsa_marker m = marker_at(FSA_MARK_CONTEXT_ERROR, ev->ts_ns);
+	const struct fsa_context_info *context = context_find(model, ev->u[FSA_F_CONTEXT_HANDLE]);
+
+	/* A second context_error of a context already in error changes nothing. */
+	if (hmap_get(&model->context_errors, ev->u[FSA_F_CONTEXT_HANDLE]))
+		return FSA_OK;
+	m.adapter_id = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
+	m.process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+	m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE];
+	m.other_handle = ev->u[FSA_F_DEVICE_HANDLE];
+	m.code = (int64_t) ev->u[FSA_F_REASON];
+	if (context)
+		m.engine_id = context->engine_id;
+	return interval_open(model, &model->context_errors, m.context_handle, &m);
+}
+
+struct irq_raise {
+	uint64_t ts_ns;
+	uint64_t hwqueue_handle;
+};
+
+/* The raises of one (adapter, engine, type) not handled yet, oldest first. */
+struct irq_stack {
+	uint32_t adapter_id, engine_id;
+	uint8_t type;
+	struct irq_raise *raises;
+	size_t count, capacity;
+};
+
+static uint64_t
+irq_key(const struct fsa_event *ev)
+{
+	uint64_t key = ((uint64_t) (uint32_t) ev->u[FSA_F_ADAPTER_ID] << 40) ^
+		       ((uint64_t) (uint32_t) ev->u[FSA_F_ENGINE_ID] << 8) ^
+		       (uint8_t) ev->u[FSA_F_TYPE];
+
+	return hmap_key2(key, ev->u[FSA_F_HWQUEUE_HANDLE]);
+}
+
+/*
+ * An interrupt_handled goes with the latest raise of its adapter, engine, type and queue
+ * (hwqueue_handle, 0 for the NULL forms) not yet handled. The line delivers in order and at once
+ * unless a fault holds an interrupt back: a dropped interrupt then stays unhandled at its own time,
+ * where FIFO matching would pair every later handled event with the raise before it and leave the
+ * last raise of the trace unhandled instead. An interrupt delayed on the line holds the later ones
+ * back with it, so it still ends FSA_INTERRUPT_LATE_NS or more after its raise.
+ */
+fsa_status
+markers_on_interrupt(struct fsa_model *model, const struct fsa_event *ev)
+{
+	uint64_t key = irq_key(ev);
+	struct irq_stack *stack = hmap_get(&model->interrupts, key);
+	struct irq_raise raise;
+	struct fsa_marker m;
+
+	if (ev->type == FSA_EV_INTERRUPT_RAISE) {
+		if (!stack) {
+			stack = calloc(1, sizeof(*stack));
+			if (!stack || !hmap_put(&model->interrupts, key, stack)) {
+				free(stack);
+				return model->failed = FSA_ERR_NOMEM;
+			}
+			stack->adapter_id = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
+			stack->engine_id = (uint32_t) ev->u[FSA_F_ENGINE_ID];
+			stack->type = (uint8_t) ev->u[FSA_F_TYPE];
+		}
+		if (stack->count == stack->capacity) {
+			size_t capacity = stack->capacity ? 2 * stack->capacity : 4;
+			struct irq_raise *raises =
+			    realloc(stack->raises, capacity * sizeof(*raises));
+
+			if (!raises)
+				return model->failed = FSA_ERR_NOMEM;
+			stack->raises = raises;
+			stack->capacity = capacity;
+		}
+		stack->raises[stack->count++] =
+		    (struct irq_raise){ev->ts_ns, ev->u[FSA_F_HWQUEUE_HANDLE]};
+		return FSA_OK;
+	}
+	if (!stack || !stack->count)
+		return FSA_OK; /* its raise is not in the trace */
+	raise = stack->raises[--stack->count];
+	if (ev->ts_ns < raise.ts_ns || ev->ts_ns - raise.ts_ns < FSA_INTERRUPT_LATE_NS)
+		return FSA_OK;
+	m = marker_at(FSA_MARK_INTERRUPT_LATE, raise.ts_ns);
+	m.end_ns = ev->ts_ns;
+	m.adapter_id = stack->adapter_id;
+	m.engine_id = stack->engine_id;
+	m.hwqueue_handle = raise.hwqueue_handle;
+	m.code = stack->type;
+	return emit_marker(model, &m);
+}
+
+static uint64_t
+unhandled_begin_of(const void *item)
+{
+	return ((const struct fsa_marker *) item)->begin_ns;
+}
+
+/* Every raise still waiting at the end was never handled: by raise time. */
+static fsa_status
+flush_unhandled_interrupts(struct fsa_model *model)
+{
+	struct irq_stack **stacks;
+	struct fsa_marker **all = NULL;
+	size_t stack_count, count = 0, n = 0;
+	fsa_status status = FSA_OK;
+
+	if (!hmap_take_values(&model->interrupts, (void ***) &stacks, &stack_count))
+		return model->failed = FSA_ERR_NOMEM;
+	for (size_t i = 0; i < stack_count; i++)
+		count += stacks[i]->count;
+	if (count && !(all = calloc(count, sizeof(*all))))
+		status = model->failed = FSA_ERR_NOMEM;
+	for (size_t i = 0; i < stack_count && !status; i++) {
+		for (size_t r = 0; r < stacks[i]->count && !status; r++) {
+			struct fsa_marker *m = malloc(sizeof(*m));
+
+			if (!m) {
+				status = model->failed = FSA_ERR_NOMEM;
+				break;
+			}
+			*m = marker_at(FSA_MARK_INTERRUPT_UNHANDLED, stacks[i]->raises[r].ts_ns);
+			m->adapter_id = stacks[i]->adapter_id;
+			m->engine_id = stacks[i]->engine_id;
+			m->hwqueue_handle = stacks[i]->raises[r].hwqueue_handle;
+			m->code = stacks[i]->type;
+			all[n++] = m;
+		}
+	}
+	if (!status && !sort_by_time((void **) all, n, unhandled_begin_of))
+		status = model->failed = FSA_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (!status)
+			status = emit_marker(model, all[i]);
+		free(all[i]);
+	}
+	free(all);
+	for (size_t i = 0; i < stack_count; i++) {
+		free(stacks[i]->raises);
+		free(stacks[i]);
+	}
+	free(stacks);
+	return status;
+}
+
+static void
+free_interrupts(struct fsa_model *model)
+{
+	struct irq_stack **stacks;
+	size_t count;
+
+	if (!hmap_take_values(&model->interrupts, (void ***) &stacks, &count)) {
+		hmap_fini(&model->interrupts);
+		return;
+	}
+	for (size_t i = 0; i < count; i++) {
+		free(stacks[i]->raises);
+		free(stacks[i]);
+	}
+	free(stacks);
+	hmap_fini(&model->interrupts);
+}
+
+fsa_status
+markers_on_flip(struct fsa_model *model, const struct fsa_event *ev)
+{
+	uint32_t adapter = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
+	uint64_t key = hmap_key2(adapter, ev->u[FSA_F_FLIP_ID]);
+	struct fsa_marker m = marker_at(FSA_MARK_FLIP, ev->ts_ns);
+	struct fsa_marker *open;
+	fsa_status status;
+
+	if (ev->type == FSA_EV_FLIP_QUEUED) {
+		m.adapter_id = adapter;
+		m.other_handle = ev->u[FSA_F_SOURCE_ID];
+		m.process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+		m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE];
+		m.value = ev->u[FSA_F_FLIP_ID];
+		return interval_open(model, &model->flips, key, &m);
+	}
+	open = interval_take(&model->flips, key, ev->ts_ns);
+	if (!open)
+		return FSA_OK; /* its flip_queued is not in the trace */
+	open->value2 = ev->u[FSA_F_VSYNC_COUNT];
+	status = emit_marker(model, open);
+	free(open);
+	return status;
 }
 
 fsa_status
@@ -372,6 +612,12 @@ markers_finish(struct fsa_model *model)
 		status = close_open_intervals(model, &model->doorbells);
 	if (!status)
 		status = close_open_intervals(model, &model->doorbell_states);
+	if (!status)
+		status = close_open_intervals(model, &model->context_errors);
+	if (!status)
+		status = close_open_intervals(model, &model->flips);
+	if (!status)
+		status = flush_unhandled_interrupts(model);
 	return status;
 }
 
@@ -385,4 +631,7 @@ markers_free(struct fsa_model *model)
 	hmap_fini_values(&model->device_d3);
 	hmap_fini_values(&model->doorbells);
 	hmap_fini_values(&model->doorbell_states);
+	hmap_fini_values(&model->context_errors);
+	hmap_fini_values(&model->flips);
+	free_interrupts(model);
 }

@@ -207,6 +207,12 @@ struct fsa_model {
 	size_t process_count, process_capacity;
 	struct hmap queues;             /* hwqueue_handle → queue_state */
 	struct queue_state *last_queue; /* queue_used()'s last answer */
+	struct hmap contexts;           /* context_handle → struct fsa_context_info */
+	struct fsa_context_info **context_list;
+	size_t context_count, context_capacity;
+	struct hmap engines; /* ENGINE_KEY → struct fsa_engine_info */
+	struct fsa_engine_info **engine_list;
+	size_t engine_count, engine_capacity;
 	struct queue_state **queue_list;
 	size_t queue_count, queue_capacity;
 	struct hmap fences; /* fence_global_handle → fence_state */
@@ -229,6 +235,10 @@ struct fsa_model {
 	struct hmap km_packets;    /* packet_id → queued ns + 1 (submit_command) */
 	/* Open intervals: key → struct fsa_marker. */
 	struct hmap preemptions, tdrs, suspends, engine_f1, device_d3, doorbells;
+	/* Format 1.4: context_handle → context_error interval; key2(adapter, flip_id) → flip. */
+	struct hmap context_errors, flips;
+	/* Interrupts raised and not handled yet: key (adapter, engine, type) → struct irq_stack. */
+	struct hmap interrupts;
 	/* Doorbell status word intervals (FSA_MARK_DOORBELL_STATE): doorbell handle → marker. */
 	struct hmap doorbell_states;
 	/* Last fallback scan values, per adapter: key2(adapter, global) → value + 1. */
@@ -271,6 +281,11 @@ fsa_status objects_on_fence_open(struct fsa_model *model, const struct fsa_event
 fsa_status objects_on_fence_close(struct fsa_model *model, const struct fsa_event *ev);
 fsa_status objects_on_fence_destroy(struct fsa_model *model, const struct fsa_event *ev);
 fsa_status objects_on_monitored_value(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_context_schedule(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_context_destroy(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status objects_on_context_error(struct fsa_model *model, const struct fsa_event *ev);
+/* The context table's entry, NULL when the trace never named it. */
+struct fsa_context_info *context_find(struct fsa_model *model, uint64_t context_handle);
 /* Finishes the clock fits and gives fences still alive their final value. */
 void objects_finish(struct fsa_model *model);
 void objects_free(struct fsa_model *model);
@@ -301,6 +316,14 @@ fsa_status markers_on_engine_event(struct fsa_model *model, const struct fsa_eve
 fsa_status markers_on_interval(struct fsa_model *model, const struct fsa_event *ev);
 fsa_status markers_on_device_lost(struct fsa_model *model, const struct fsa_event *ev);
 fsa_status markers_on_call_failed(struct fsa_model *model, const struct fsa_event *ev);
+/* Format 1.4 instants: tdr_detect, adapter_reset, vsync, fault_injected. */
+fsa_status markers_on_instant(struct fsa_model *model, const struct fsa_event *ev);
+/* context_error opens an interval that the context's destroy closes (TDR-04). */
+fsa_status markers_on_context_error(struct fsa_model *model, const struct fsa_event *ev);
+/* interrupt_raise / interrupt_handled: late and unhandled interrupts. */
+fsa_status markers_on_interrupt(struct fsa_model *model, const struct fsa_event *ev);
+/* flip_queued → flip_done (PRE-13). */
+fsa_status markers_on_flip(struct fsa_model *model, const struct fsa_event *ev);
 /* Gives out the intervals still open, without an end. */
 fsa_status markers_finish(struct fsa_model *model);
 void markers_free(struct fsa_model *model);

@@ -172,14 +172,35 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	case FSA_EV_ENGINE_POWER:
 	case FSA_EV_DEVICE_POWER:
 		return markers_on_interval(model, ev);
-	case FSA_EV_CONTEXT_DESTROY:
-		return markers_on_context_destroy(model, ev);
+	case FSA_EV_CONTEXT_DESTROY: {
+		fsa_status status = objects_on_context_destroy(model, ev);
+
+		return status ? status : markers_on_context_destroy(model, ev);
+	}
+	case FSA_EV_CONTEXT_SCHEDULE:
+		return objects_on_context_schedule(model, ev);
+	case FSA_EV_CONTEXT_ERROR: {
+		fsa_status status = objects_on_context_error(model, ev);
+
+		return status ? status : markers_on_context_error(model, ev);
+	}
+	case FSA_EV_TDR_DETECT:
+	case FSA_EV_ADAPTER_RESET:
+	case FSA_EV_VSYNC:
+	case FSA_EV_FAULT_INJECTED:
+		return markers_on_instant(model, ev);
+	case FSA_EV_FLIP_QUEUED:
+	case FSA_EV_FLIP_DONE:
+		return markers_on_flip(model, ev);
+	case FSA_EV_INTERRUPT_RAISE:
+	case FSA_EV_INTERRUPT_HANDLED:
+		return markers_on_interrupt(model, ev);
 	case FSA_EV_DEVICE_LOST:
 		return markers_on_device_lost(model, ev);
 	case FSA_EV_CALL_FAILED:
 		return markers_on_call_failed(model, ev);
 	default:
-		/* Detail the model does not need (allocations, VA maps, interrupts, ground truth
+		/* Detail the model does not need (allocations, VA maps, ground truth
 		 * of the emulator, log reads): counted in the summary only. */
 		return FSA_OK;
 	}
@@ -196,7 +217,6 @@ fsa_model_needs_payload(enum fsa_event_type type)
 	case FSA_EV_ALLOCATION_RESIDENCY:
 	case FSA_EV_VA_MAP:
 	case FSA_EV_VA_UNMAP:
-	case FSA_EV_INTERRUPT_HANDLED:
 	case FSA_EV_FENCE_LOG_READ:
 	case FSA_EV_FENCE_LOG_ANOMALY:
 	case FSA_EV_FENCE_PROPAGATE:
@@ -207,7 +227,6 @@ fsa_model_needs_payload(enum fsa_event_type type)
 	case FSA_EV_FENCE_VALUE_WRITE:
 	case FSA_EV_GPU_WAIT_BEGIN:
 	case FSA_EV_GPU_WAIT_END:
-	case FSA_EV_INTERRUPT_RAISE:
 	case FSA_EV_ENGINE_STATE_CHANGE:
 	case FSA_EV_CREATE_NATIVE_FENCE:
 	case FSA_EV_OPEN_NATIVE_FENCE:
@@ -278,6 +297,7 @@ fsa_model_add_discard(struct fsa_model *model, const struct fsa_discard *discard
 	    .adapter_id = UINT32_MAX,
 	    .stream_id = discard->stream_id,
 	    .cpu_id = discard->cpu_id,
+	    .read_ns = FSA_TIME_NONE,
 	};
 
 	if (model->failed)

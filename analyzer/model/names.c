@@ -86,6 +86,14 @@ fsa_marker_kind_name(enum fsa_marker_kind kind)
 	    [FSA_MARK_DEVICE_D3] = "device_d3",
 	    [FSA_MARK_DOORBELL_CONNECTED] = "doorbell_connected",
 	    [FSA_MARK_DOORBELL_STATE] = "doorbell_state",
+	    [FSA_MARK_TDR_DETECT] = "tdr_detect",
+	    [FSA_MARK_ADAPTER_RESET] = "adapter_reset",
+	    [FSA_MARK_VSYNC] = "vsync",
+	    [FSA_MARK_FAULT_INJECTED] = "fault_injected",
+	    [FSA_MARK_CONTEXT_ERROR] = "context_error",
+	    [FSA_MARK_FLIP] = "flip",
+	    [FSA_MARK_INTERRUPT_LATE] = "interrupt_late",
+	    [FSA_MARK_INTERRUPT_UNHANDLED] = "interrupt_unhandled",
 	};
 
 	return NAME_OR(names, kind, "unknown");

@@ -185,10 +185,29 @@ objects_on_adapter_create(struct fsa_model *model, const struct fsa_event *ev)
 fsa_status
 objects_on_engine_describe(struct fsa_model *model, const struct fsa_event *ev)
 {
-	if (!hmap_put(&model->engine_types,
-		      ENGINE_KEY(ev->u[FSA_F_ADAPTER_ID], ev->u[FSA_F_ENGINE_ID]),
+	uint64_t key = ENGINE_KEY(ev->u[FSA_F_ADAPTER_ID], ev->u[FSA_F_ENGINE_ID]);
+	struct fsa_engine_info *engine = hmap_get(&model->engines, key);
+
+	if (!hmap_put(&model->engine_types, key,
 		      (void *) (uintptr_t) (ev->u[FSA_F_ENGINE_TYPE] + 1)))
 		return model->failed = FSA_ERR_NOMEM;
+	if (!engine) {
+		engine =
+		    table_add(model, &model->engines, (void ***) &model->engine_list,
+			      &model->engine_count, &model->engine_capacity, key, sizeof(*engine));
+		if (!engine)
+			return model->failed;
+	}
+	/* PRE-01, PRE-02: what the engine declares; format 1.4 adds compute and PreemptionAware. */
+	*engine = (struct fsa_engine_info){
+	    .adapter_id = (uint32_t) ev->u[FSA_F_ADAPTER_ID],
+	    .engine_id = (uint32_t) ev->u[FSA_F_ENGINE_ID],
+	    .engine_type = (uint8_t) ev->u[FSA_F_ENGINE_TYPE],
+	    .ums_supported = ev->u[FSA_F_UMS_SUPPORTED] != 0,
+	    .preempt_granularity = (uint16_t) ev->u[FSA_F_PREEMPT_GRANULARITY],
+	    .compute_preempt_granularity = (uint16_t) ev->u[FSA_F_COMPUTE_PREEMPT_GRANULARITY],
+	    .is_preemption_aware = ev->u[FSA_F_IS_PREEMPTION_AWARE] != 0,
+	};
 	return FSA_OK;
 }
 
@@ -202,13 +221,104 @@ objects_on_device_create(struct fsa_model *model, const struct fsa_event *ev)
 	return FSA_OK;
 }
 
+static struct fsa_context_info *
+context_get(struct fsa_model *model, uint64_t handle, uint64_t ts)
+{
+	struct fsa_context_info *context = hmap_get(&model->contexts, handle);
+
+	if (context)
+		return context;
+	context =
+	    table_add(model, &model->contexts, (void ***) &model->context_list,
+		      &model->context_count, &model->context_capacity, handle, sizeof(*context));
+	if (!context)
+		return NULL;
+	context->context_handle = handle;
+	context->adapter_id = UINT32_MAX;
+	context->engine_id = UINT32_MAX;
+	context->created_ns = ts;
+	context->destroyed_ns = FSA_TIME_NONE;
+	context->error_ns = FSA_TIME_NONE;
+	return context;
+}
+
+struct fsa_context_info *
+context_find(struct fsa_model *model, uint64_t context_handle)
+{
+	return hmap_get(&model->contexts, context_handle);
+}
+
 fsa_status
 objects_on_context_create(struct fsa_model *model, const struct fsa_event *ev)
 {
 	void *adapter = hmap_get(&model->context_engines, ~ev->u[FSA_F_DEVICE_HANDLE] ^ 1);
+	struct fsa_context_info *context =
+	    context_get(model, ev->u[FSA_F_CONTEXT_HANDLE], ev->ts_ns);
 
+	if (!context)
+		return model->failed;
+	context->created_ns = ev->ts_ns;
+	context->process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+	context->device_handle = ev->u[FSA_F_DEVICE_HANDLE];
+	context->engine_id = (uint32_t) ev->u[FSA_F_ENGINE_ID];
+	if (adapter)
+		context->adapter_id = (uint32_t) (uintptr_t) adapter - 1;
 	if (adapter && !hmap_put(&model->context_engines, ~ev->u[FSA_F_CONTEXT_HANDLE], adapter))
 		return model->failed = FSA_ERR_NOMEM;
+	return FSA_OK;
+}
+
+/* PRE-15: a context's priority and time slice, at its creation and whenever they change. */
+fsa_status
+objects_on_context_schedule(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct fsa_context_info *context =
+	    context_get(model, ev->u[FSA_F_CONTEXT_HANDLE], ev->ts_ns);
+
+	if (!context)
+		return model->failed;
+	if (!context->schedule_count) {
+		context->process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+		context->engine_id = (uint32_t) ev->u[FSA_F_ENGINE_ID];
+	}
+	if (context->adapter_id == UINT32_MAX)
+		context->adapter_id = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
+	context->has_schedule = true;
+	context->priority = (uint32_t) ev->u[FSA_F_PRIORITY];
+	context->time_slice_ns = ev->u[FSA_F_TIME_SLICE_NS];
+	context->schedule_count++;
+	return FSA_OK;
+}
+
+fsa_status
+objects_on_context_destroy(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct fsa_context_info *context = context_find(model, ev->u[FSA_F_CONTEXT_HANDLE]);
+
+	if (context)
+		context->destroyed_ns = ev->ts_ns;
+	return FSA_OK;
+}
+
+/* TDR-04: the context put in error (the first time counts). */
+fsa_status
+objects_on_context_error(struct fsa_model *model, const struct fsa_event *ev)
+{
+	struct fsa_context_info *context =
+	    context_get(model, ev->u[FSA_F_CONTEXT_HANDLE], ev->ts_ns);
+
+	if (!context)
+		return model->failed;
+	if (context->adapter_id == UINT32_MAX)
+		context->adapter_id = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
+	if (!context->process_id)
+		context->process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
+	if (!context->device_handle)
+		context->device_handle = ev->u[FSA_F_DEVICE_HANDLE];
+	if (context->error_ns == FSA_TIME_NONE) {
+		context->error_ns = ev->ts_ns;
+		context->error_reason = (uint8_t) ev->u[FSA_F_REASON];
+	}
 	return FSA_OK;
 }
 
@@ -421,6 +531,50 @@ objects_free(struct fsa_model *model)
 	free(model->clocks);
 	hmap_fini(&model->engine_types);
 	hmap_fini(&model->context_engines);
+	for (size_t i = 0; i < model->context_count; i++)
+		free(model->context_list[i]);
+	free(model->context_list);
+	hmap_fini(&model->contexts);
+	for (size_t i = 0; i < model->engine_count; i++)
+		free(model->engine_list[i]);
+	free(model->engine_list);
+	hmap_fini(&model->engines);
+}
+
+size_t
+fsa_model_context_count(const struct fsa_model *model)
+{
+	return model->context_count;
+}
+
+const struct fsa_context_info *
+fsa_model_borrow_context(const struct fsa_model *model, size_t index)
+{
+	return index < model->context_count ? model->context_list[index] : NULL;
+}
+
+const struct fsa_context_info *
+fsa_model_find_context(const struct fsa_model *model, uint64_t context_handle)
+{
+	return hmap_get(&model->contexts, context_handle);
+}
+
+size_t
+fsa_model_engine_count(const struct fsa_model *model)
+{
+	return model->engine_count;
+}
+
+const struct fsa_engine_info *
+fsa_model_borrow_engine(const struct fsa_model *model, size_t index)
+{
+	return index < model->engine_count ? model->engine_list[index] : NULL;
+}
+
+const struct fsa_engine_info *
+fsa_model_find_engine(const struct fsa_model *model, uint32_t adapter_id, uint32_t engine_id)
+{
+	return hmap_get(&model->engines, ENGINE_KEY(adapter_id, engine_id));
 }
 
 size_t

@@ -23,6 +23,8 @@ struct packet_queued_info {
 	uint64_t queued_ns;
 	uint64_t resubmission_of;
 	bool is_paging;
+	uint64_t fence_id;      /* format 1.4 */
+	bool is_context_switch; /* format 1.4 */
 };
 
 /* Ended packets wait here, in the order they ended, for their GPU times to be mapped. */
@@ -171,6 +173,9 @@ packets_on_queued(struct fsa_model *model, const struct fsa_event *ev)
 	info->queued_ns = submitted ? (uint64_t) submitted - 1 : ev->ts_ns;
 	info->resubmission_of = ev->u[FSA_F_RESUBMISSION_OF];
 	info->is_paging = ev->u[FSA_F_IS_PAGING] != 0;
+	/* PRE-06, PRE-07: the fence id shows whether a resubmission kept it; PRE-05. */
+	info->fence_id = ev->u[FSA_F_FENCE_ID];
+	info->is_context_switch = ev->u[FSA_F_IS_CONTEXT_SWITCH] != 0;
 	return FSA_OK;
 }
 
@@ -190,6 +195,7 @@ packet_rec_new(const struct queue_state *queue, const struct fsa_event *ev)
 	    .packet_id = ev->u[FSA_F_PACKET_ID],
 	    .progress_value = ev->u[FSA_F_PROGRESS_VALUE],
 	    .is_user_mode = queue->info.is_user_mode,
+	    .context_handle = queue->info.context_handle,
 	    .queued_ns = FSA_TIME_NONE,
 	    .start_ns = FSA_TIME_NONE,
 	    .end_ns = FSA_TIME_NONE,
@@ -217,6 +223,8 @@ packets_on_start(struct fsa_model *model, const struct fsa_event *ev)
 		rec->packet.queued_ns = info->queued_ns;
 		rec->packet.resubmission_of = info->resubmission_of;
 		rec->packet.is_paging = info->is_paging;
+		rec->packet.fence_id = info->fence_id;
+		rec->packet.is_context_switch = info->is_context_switch;
 		free(info);
 	} else if (queue->info.is_user_mode) {
 		uintptr_t written =

@@ -655,6 +655,292 @@ Test(model, sus_01_trm_03_a_context_destroyed_suspended_ends_its_suspension)
 	cr_assert_eq(suspended, 1);
 }
 
+/* Format 1.4 markers (issue 13). */
+static const struct fsa_marker *
+find_marker(enum fsa_marker_kind kind, size_t nth)
+{
+	for (size_t i = 0; i < got.marker_count; i++)
+		if (got.markers[i].kind == kind && nth-- == 0)
+			return &got.markers[i];
+	return NULL;
+}
+
+static size_t
+count_markers(enum fsa_marker_kind kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < got.marker_count; i++)
+		n += got.markers[i].kind == kind;
+	return n;
+}
+
+/* PRE-15: priority and time slice are kept on the context, the latest one wins. */
+Test(model, pre_15_context_schedule_on_the_context_object)
+{
+	const struct fsa_context_info *context;
+
+	feed_ok("context_schedule", T0 + 1, "adapter_id", U(0), "process_id", U(PID),
+		"context_handle", CTX, "engine_id", U(0), "priority", U(4), "time_slice_ns",
+		U(2000000), NULL);
+	feed_ok("context_schedule", T0 + 2, "adapter_id", U(0), "process_id", U(PID),
+		"context_handle", CTX, "engine_id", U(0), "priority", U(9), "time_slice_ns",
+		U(1000000), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(fsa_model_context_count(model), 1);
+	context = fsa_model_find_context(model, CTX);
+	cr_assert_not_null(context);
+	cr_assert(context->has_schedule);
+	cr_assert_eq(context->priority, 9);
+	cr_assert_eq(context->time_slice_ns, 1000000);
+	cr_assert_eq(context->schedule_count, 2);
+	cr_assert_eq(context->adapter_id, 0, "from its device");
+	cr_assert_eq(context->device_handle, DEV);
+	cr_assert_eq(context->error_ns, FSA_TIME_NONE);
+	cr_assert_null(fsa_model_find_context(model, CTX + 1));
+}
+
+/* PRE-01, PRE-02: what engine_describe declares, compute granularity and PreemptionAware. */
+Test(model, pre_01_engine_describe_keeps_both_granularities)
+{
+	const struct fsa_engine_info *engine;
+
+	feed_ok("engine_describe", T0 + 1, "adapter_id", U(0), "engine_id", U(1), "engine_type",
+		U(FSTP_ENGINE_TYPE_COMPUTE), "ums_supported", U(1), "preempt_granularity",
+		U(FSTP_PREEMPT_GRANULARITY_PRIMITIVE_OR_DISPATCH_BOUNDARY),
+		"compute_preempt_granularity",
+		U(FSTP_PREEMPT_GRANULARITY_TRIANGLE_OR_THREAD_GROUP_BOUNDARY),
+		"is_preemption_aware", U(1), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	engine = fsa_model_find_engine(model, 0, 1);
+	cr_assert_not_null(engine);
+	cr_assert_eq(engine->engine_type, FSTP_ENGINE_TYPE_COMPUTE);
+	cr_assert_eq(engine->compute_preempt_granularity,
+		     FSTP_PREEMPT_GRANULARITY_TRIANGLE_OR_THREAD_GROUP_BOUNDARY);
+	cr_assert_eq(engine->preempt_granularity,
+		     FSTP_PREEMPT_GRANULARITY_PRIMITIVE_OR_DISPATCH_BOUNDARY);
+	cr_assert(engine->is_preemption_aware);
+	cr_assert(engine->ums_supported);
+}
+
+/* PRE-03, PRE-04, PRE-06, PRE-07: the boundary reached and the work left on the preemption
+ * marker; the fence id and context switch flag on the packets. */
+Test(model, pre_04_preemption_keeps_granularity_and_work_left)
+{
+	const struct fsa_marker *m;
+
+	feed_ok("packet_queued", T0 + 20, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		KQ, "packet_id", U(1), "fence_id", U(11), NULL);
+	feed_ok("packet_start", T0 + 30, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		KQ, "packet_id", U(1), "progress_value", U(1), "gpu_ts", U(100010), NULL);
+	feed_ok("preempt_request", T0 + 40, "adapter_id", U(0), "engine_id", U(0), "context_handle",
+		CTX, "request_id", U(5), "reason", U(FSTP_PREEMPT_REASON_PRIORITY), NULL);
+	feed_ok("packet_end", T0 + 60, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle", KQ,
+		"packet_id", U(1), "progress_value", U(1), "gpu_ts", U(100050), "status",
+		U(FSTP_PACKET_STATUS_PREEMPTED), NULL);
+	feed_ok("preempt_complete", T0 + 60, "adapter_id", U(0), "engine_id", U(0),
+		"context_handle", CTX, "request_id", U(5), "packet_id", U(1), "granularity",
+		U(FSTP_PREEMPT_GRANULARITY_PIXEL_OR_THREAD_BOUNDARY), "gpu_ts", U(100050),
+		"work_left_ticks", U(300), NULL);
+	feed_ok("packet_queued", T0 + 70, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		KQ, "packet_id", U(2), "resubmission_of", U(1), "fence_id", U(12), NULL);
+	feed_ok("packet_queued", T0 + 71, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		U(0), "packet_id", U(3), "is_context_switch", U(1), "fence_id", U(13), NULL);
+	feed_ok("packet_start", T0 + 72, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		U(0), "packet_id", U(3), "gpu_ts", U(100072), NULL);
+	feed_ok("packet_end", T0 + 73, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		U(0), "packet_id", U(3), "gpu_ts", U(100073), "status",
+		U(FSTP_PACKET_STATUS_COMPLETED), NULL);
+	feed_ok("packet_start", T0 + 80, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle",
+		KQ, "packet_id", U(2), "progress_value", U(1), "gpu_ts", U(100080), NULL);
+	feed_ok("packet_end", T0 + 100, "adapter_id", U(0), "engine_id", U(0), "hwqueue_handle", KQ,
+		"packet_id", U(2), "progress_value", U(1), "gpu_ts", U(100100), "status",
+		U(FSTP_PACKET_STATUS_COMPLETED), NULL);
+	feed_ok("preempt_request", T0 + 110, "adapter_id", U(0), "engine_id", U(0),
+		"context_handle", CTX, "request_id", U(6), "reason", U(FSTP_PREEMPT_REASON_TDR),
+		NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(got.packet_count, 3);
+	cr_assert_eq(got.packets[0].fence_id, 11);
+	cr_assert_eq(got.packets[0].context_handle, CTX, "from its queue");
+	cr_assert_eq(got.packets[1].fence_id, 13);
+	cr_assert(got.packets[1].is_context_switch);
+	cr_assert_eq(got.packets[2].fence_id, 12, "PRE-07: a new fence id");
+	cr_assert_eq(got.packets[2].resubmission_of, 1);
+	cr_assert(!got.packets[2].is_context_switch);
+	m = find_marker(FSA_MARK_PREEMPTION, 0);
+	cr_assert_not_null(m);
+	cr_assert_eq(m->code, FSTP_PREEMPT_REASON_PRIORITY);
+	cr_assert_eq(m->code2, FSTP_PREEMPT_GRANULARITY_PIXEL_OR_THREAD_BOUNDARY);
+	cr_assert_eq(m->value2, 300);
+	cr_assert_eq(m->end_ns - m->begin_ns, 20);
+	m = find_marker(FSA_MARK_PREEMPTION, 1);
+	cr_assert_not_null(m);
+	cr_assert_eq(m->end_ns, FSA_TIME_NONE, "never completed");
+	cr_assert_eq(m->code2, -1);
+}
+
+/* TDR-01..06: a whole TDR sequence and its markers, the context in error until destroyed. */
+Test(model, tdr_04_06_sequence_markers_and_context_in_error)
+{
+	const struct fsa_marker *m;
+	const struct fsa_context_info *context;
+
+	feed_ok("tdr_detect", T0 + 10, "adapter_id", U(0), "engine_id", U(0), "context_handle", CTX,
+		"reason", U(FSTP_LOSS_REASON_TIMEOUT), "stalled_ns", U(2000000000), NULL);
+	feed_ok("preempt_request", T0 + 11, "adapter_id", U(0), "engine_id", U(0), "context_handle",
+		CTX, "request_id", U(9), "reason", U(FSTP_PREEMPT_REASON_TDR), NULL);
+	feed_ok("tdr_begin", T0 + 20, "adapter_id", U(0), "engine_id", U(0), "reason",
+		U(FSTP_LOSS_REASON_TIMEOUT), "context_handle", CTX, NULL);
+	feed_ok("engine_reset", T0 + 21, "adapter_id", U(0), "engine_id", U(0), "is_success", U(0),
+		NULL);
+	feed_ok("adapter_reset", T0 + 22, "adapter_id", U(0), "is_success", U(1), NULL);
+	feed_ok("context_error", T0 + 23, "adapter_id", U(0), "process_id", U(PID), "device_handle",
+		DEV, "context_handle", CTX, "reason", U(FSTP_LOSS_REASON_TIMEOUT), NULL);
+	feed_ok("context_error", T0 + 24, "adapter_id", U(0), "process_id", U(PID), "device_handle",
+		DEV, "context_handle", CTX, "reason", U(FSTP_LOSS_REASON_TIMEOUT), NULL);
+	feed_ok("device_lost", T0 + 25, "process_id", U(PID), "device_handle", DEV, "reason",
+		U(FSTP_LOSS_REASON_TIMEOUT), NULL);
+	feed_ok("tdr_end", T0 + 30, "adapter_id", U(0), "engine_id", U(0), "result",
+		U(FSTP_TDR_RESULT_ADAPTER_RESET), NULL);
+	feed_ok("context_destroy", T0 + 90, "process_id", U(PID), "device_handle", DEV,
+		"context_handle", CTX, "engine_id", U(0), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	m = find_marker(FSA_MARK_TDR_DETECT, 0);
+	cr_assert_not_null(m);
+	cr_assert_eq(m->begin_ns, m->end_ns, "an instant");
+	cr_assert_eq(m->value, 2000000000);
+	cr_assert_eq(m->context_handle, CTX);
+	cr_assert_eq(m->code, FSTP_LOSS_REASON_TIMEOUT);
+	m = find_marker(FSA_MARK_TDR, 0);
+	cr_assert_not_null(m);
+	cr_assert_eq(m->context_handle, CTX, "the guilty context");
+	cr_assert_eq(m->code, FSTP_TDR_RESULT_ADAPTER_RESET);
+	m = find_marker(FSA_MARK_ADAPTER_RESET, 0);
+	cr_assert_not_null(m);
+	cr_assert_eq(m->code, 1);
+	cr_assert_eq(m->begin_ns, T0 + 22);
+	cr_assert_eq(count_markers(FSA_MARK_CONTEXT_ERROR), 1, "a second error changes nothing");
+	m = find_marker(FSA_MARK_CONTEXT_ERROR, 0);
+	cr_assert_eq(m->begin_ns, T0 + 23);
+	cr_assert_eq(m->end_ns, T0 + 90, "until the context is destroyed");
+	cr_assert_eq(m->other_handle, DEV);
+	cr_assert_eq(m->process_id, PID);
+	cr_assert_eq(m->code, FSTP_LOSS_REASON_TIMEOUT);
+	context = fsa_model_find_context(model, CTX);
+	cr_assert_eq(context->error_ns, T0 + 23);
+	cr_assert_eq(context->destroyed_ns, T0 + 90);
+	cr_assert_eq(find_marker(FSA_MARK_PREEMPTION, 0)->end_ns, FSA_TIME_NONE);
+}
+
+Test(model, tdr_04_context_error_open_at_the_end_stays_open)
+{
+	feed_ok("context_error", T0 + 23, "adapter_id", U(0), "process_id", U(PID), "device_handle",
+		DEV, "context_handle", CTX, "reason", U(FSTP_LOSS_REASON_INVALID_COMMAND), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(count_markers(FSA_MARK_CONTEXT_ERROR), 1);
+	cr_assert_eq(find_marker(FSA_MARK_CONTEXT_ERROR, 0)->end_ns, FSA_TIME_NONE);
+	cr_assert_eq(find_marker(FSA_MARK_CONTEXT_ERROR, 0)->code,
+		     FSTP_LOSS_REASON_INVALID_COMMAND);
+}
+
+/* PRE-13: flips are intervals from queued to done, vsyncs instants per display. */
+Test(model, pre_13_flips_and_vsyncs)
+{
+	const struct fsa_marker *m;
+
+	feed_ok("vsync", T0 + 100, "adapter_id", U(0), "source_id", U(1), "vsync_count", U(1),
+		"flip_id", U(0), "gpu_ts", U(100100), NULL);
+	feed_ok("flip_queued", T0 + 110, "adapter_id", U(0), "source_id", U(1), "process_id",
+		U(PID), "context_handle", CTX, "flip_id", U(1), NULL);
+	feed_ok("flip_queued", T0 + 120, "adapter_id", U(0), "source_id", U(1), "process_id",
+		U(PID), "context_handle", CTX, "flip_id", U(2), NULL);
+	feed_ok("vsync", T0 + 200, "adapter_id", U(0), "source_id", U(1), "vsync_count", U(2),
+		"flip_id", U(1), "gpu_ts", U(100200), NULL);
+	feed_ok("flip_done", T0 + 201, "adapter_id", U(0), "source_id", U(1), "flip_id", U(1),
+		"vsync_count", U(2), NULL);
+	feed_ok("flip_done", T0 + 202, "adapter_id", U(0), "source_id", U(1), "flip_id", U(7),
+		"vsync_count", U(2), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(count_markers(FSA_MARK_VSYNC), 2);
+	m = find_marker(FSA_MARK_VSYNC, 1);
+	cr_assert_eq(m->other_handle, 1);
+	cr_assert_eq(m->value, 2);
+	cr_assert_eq(m->value2, 1);
+	cr_assert_eq(count_markers(FSA_MARK_FLIP), 2, "a done without its queued is no flip");
+	m = find_marker(FSA_MARK_FLIP, 0);
+	cr_assert_eq(m->value, 1);
+	cr_assert_eq(m->begin_ns, T0 + 110);
+	cr_assert_eq(m->end_ns, T0 + 201);
+	cr_assert_eq(m->value2, 2);
+	cr_assert_eq(m->context_handle, CTX);
+	m = find_marker(FSA_MARK_FLIP, 1);
+	cr_assert_eq(m->value, 2);
+	cr_assert_eq(m->end_ns, FSA_TIME_NONE, "still pending at the end");
+	cr_assert_str_eq(fsa_marker_kind_name(FSA_MARK_FLIP), "flip");
+	cr_assert_str_eq(fsa_marker_kind_name(FSA_MARK_VSYNC), "vsync");
+}
+
+Test(model, fault_injected_is_an_instant_with_kind_and_detail)
+{
+	const struct fsa_marker *m;
+
+	feed_ok("fault_injected", T0 + 5, "adapter_id", U(0), "engine_id", U(1), "hwqueue_handle",
+		KQ, "kind", U(FSTP_FAULT_KIND_CORRUPT_PACKET), "detail", U(42), NULL);
+	cr_assert_eq(finish(), FSA_OK);
+	m = find_marker(FSA_MARK_FAULT_INJECTED, 0);
+	cr_assert_not_null(m);
+	cr_assert_eq(m->engine_id, 1);
+	cr_assert_eq(m->hwqueue_handle, KQ);
+	cr_assert_eq(m->code, FSTP_FAULT_KIND_CORRUPT_PACKET);
+	cr_assert_eq(m->value, 42);
+	cr_assert_str_eq(fsa_marker_kind_name(FSA_MARK_FAULT_INJECTED), "fault_injected");
+	cr_assert_str_eq(fsa_marker_kind_name(FSA_MARK_TDR_DETECT), "tdr_detect");
+	cr_assert_str_eq(fsa_marker_kind_name(FSA_MARK_ADAPTER_RESET), "adapter_reset");
+	cr_assert_str_eq(fsa_marker_kind_name(FSA_MARK_CONTEXT_ERROR), "context_error");
+}
+
+#define RAISE(ts, engine, type)                                                                    \
+	feed_ok("interrupt_raise", U(ts), "adapter_id", U(0), "engine_id", U(engine), "type",      \
+		U(type), "hwqueue_handle", KQ, NULL)
+#define HANDLED(ts, engine, type)                                                                  \
+	feed_ok("interrupt_handled", U(ts), "adapter_id", U(0), "engine_id", U(engine), "type",    \
+		U(type), "hwqueue_handle", KQ, NULL)
+
+/* Fault accounting: a dropped interrupt stays unhandled at its own time (not moved to the end
+ * of the trace), a delayed one is late from its raise to its handling. */
+Test(model, int_lost_and_delayed_interrupts_become_markers)
+{
+	const struct fsa_marker *m;
+
+	RAISE(T0 + 100, 0, FSTP_INTERRUPT_TYPE_DMA_COMPLETED);
+	HANDLED(T0 + 150, 0, FSTP_INTERRUPT_TYPE_DMA_COMPLETED);
+	RAISE(T0 + 200, 0, FSTP_INTERRUPT_TYPE_DMA_COMPLETED); /* dropped by the line */
+	RAISE(T0 + 300, 0, FSTP_INTERRUPT_TYPE_DMA_COMPLETED);
+	HANDLED(T0 + 350, 0, FSTP_INTERRUPT_TYPE_DMA_COMPLETED);
+	RAISE(T0 + 400, 1, FSTP_INTERRUPT_TYPE_DMA_COMPLETED); /* delayed 2 ms */
+	HANDLED(T0 + 400 + 2000000, 1, FSTP_INTERRUPT_TYPE_DMA_COMPLETED);
+	RAISE(T0 + 500, 1, FSTP_INTERRUPT_TYPE_PAGE_FAULT);
+	HANDLED(T0 + 500 + 999999, 1, FSTP_INTERRUPT_TYPE_PAGE_FAULT); /* just under 1 ms */
+	HANDLED(T0 + 3000000, 1, FSTP_INTERRUPT_TYPE_PAGE_FAULT);      /* no raise: ignored */
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(count_markers(FSA_MARK_INTERRUPT_UNHANDLED), 1);
+	m = find_marker(FSA_MARK_INTERRUPT_UNHANDLED, 0);
+	cr_assert_eq(m->begin_ns, T0 + 200, "the dropped one, at its raise");
+	cr_assert_eq(m->engine_id, 0);
+	cr_assert_eq(m->hwqueue_handle, KQ);
+	cr_assert_eq(m->code, FSTP_INTERRUPT_TYPE_DMA_COMPLETED);
+	cr_assert_eq(count_markers(FSA_MARK_INTERRUPT_LATE), 1);
+	m = find_marker(FSA_MARK_INTERRUPT_LATE, 0);
+	cr_assert_eq(m->begin_ns, T0 + 400);
+	cr_assert_eq(m->end_ns, T0 + 400 + 2000000);
+	cr_assert_eq(m->engine_id, 1);
+	cr_assert(fsa_marker_kind_is_interval(FSA_MARK_INTERRUPT_LATE));
+	cr_assert(!fsa_marker_kind_is_interval(FSA_MARK_INTERRUPT_UNHANDLED));
+	cr_assert(!fsa_marker_kind_is_interval(FSA_MARK_VSYNC));
+	cr_assert(fsa_marker_kind_is_interval(FSA_MARK_FLIP));
+}
+
 /* Streaming: a long run of boxes leaves nothing behind in the model. */
 Test(model, memory_follows_live_objects_not_trace_length)
 {

@@ -21,7 +21,7 @@
 /*
  * The events of trace format 1.x, in the order of docs/trace-format.md for 1.0's; the events 1.1
  * added come after them, then 1.2's (the OS's doorbell words), then 1.3's (termination steps),
- * so that earlier numbers stay.
+ * then 1.4's (scheduling, TDR, display, fault injection), so that earlier numbers stay.
  */
 /* clang-format off */
 #define FSA_EVENT_TYPES(X) \
@@ -104,7 +104,15 @@
 	X(kmd, update_native_fence_logs, UPDATE_NATIVE_FENCE_LOGS) \
 	X(os, doorbell_status, DOORBELL_STATUS) \
 	X(os, doorbell_rotate, DOORBELL_ROTATE) \
-	X(os, termination_step, TERMINATION_STEP)
+	X(os, termination_step, TERMINATION_STEP) \
+	X(os, context_schedule, CONTEXT_SCHEDULE) \
+	X(os, tdr_detect, TDR_DETECT) \
+	X(os, context_error, CONTEXT_ERROR) \
+	X(os, flip_queued, FLIP_QUEUED) \
+	X(os, flip_done, FLIP_DONE) \
+	X(os, fault_injected, FAULT_INJECTED) \
+	X(kmd, adapter_reset, ADAPTER_RESET) \
+	X(hw, vsync, VSYNC)
 
 /* Every integer field name of the contract, sorted. */
 #define FSA_FIELDS(X) \
@@ -115,10 +123,12 @@
 	X(capacity_entries, CAPACITY_ENTRIES) \
 	X(clock_mode, CLOCK_MODE) \
 	X(command_count, COMMAND_COUNT) \
+	X(compute_preempt_granularity, COMPUTE_PREEMPT_GRANULARITY) \
 	X(connecting_hwqueue_handle, CONNECTING_HWQUEUE_HANDLE) \
 	X(context_handle, CONTEXT_HANDLE) \
 	X(cpu_ts_ns, CPU_TS_NS) \
 	X(current_value, CURRENT_VALUE) \
+	X(detail, DETAIL) \
 	X(device_handle, DEVICE_HANDLE) \
 	X(doorbell_count, DOORBELL_COUNT) \
 	X(doorbell_handle, DOORBELL_HANDLE) \
@@ -133,11 +143,13 @@
 	X(fence_count, FENCE_COUNT) \
 	X(fence_global_handle, FENCE_GLOBAL_HANDLE) \
 	X(fence_handle, FENCE_HANDLE) \
+	X(fence_id, FENCE_ID) \
 	X(fence_type, FENCE_TYPE) \
 	X(fence_value, FENCE_VALUE) \
 	X(fences_scanned, FENCES_SCANNED) \
 	X(final_value, FINAL_VALUE) \
 	X(first_free_entry_index, FIRST_FREE_ENTRY_INDEX) \
+	X(flip_id, FLIP_ID) \
 	X(form, FORM) \
 	X(format_major, FORMAT_MAJOR) \
 	X(format_minor, FORMAT_MINOR) \
@@ -151,14 +163,17 @@
 	X(hwqueue_count, HWQUEUE_COUNT) \
 	X(hwqueue_handle, HWQUEUE_HANDLE) \
 	X(initial_value, INITIAL_VALUE) \
+	X(is_context_switch, IS_CONTEXT_SWITCH) \
 	X(is_cross_adapter, IS_CROSS_ADAPTER) \
 	X(is_dummy_page, IS_DUMMY_PAGE) \
 	X(is_interrupt, IS_INTERRUPT) \
 	X(is_paging, IS_PAGING) \
+	X(is_preemption_aware, IS_PREEMPTION_AWARE) \
 	X(is_resident, IS_RESIDENT) \
 	X(is_shared, IS_SHARED) \
 	X(is_success, IS_SUCCESS) \
 	X(is_valid, IS_VALID) \
+	X(kind, KIND) \
 	X(last_completed_value, LAST_COMPLETED_VALUE) \
 	X(last_queued_value, LAST_QUEUED_VALUE) \
 	X(log_type, LOG_TYPE) \
@@ -185,6 +200,7 @@
 	X(physical_doorbell, PHYSICAL_DOORBELL) \
 	X(preempt_granularity, PREEMPT_GRANULARITY) \
 	X(previous_gpu_ts, PREVIOUS_GPU_TS) \
+	X(priority, PRIORITY) \
 	X(process_id, PROCESS_ID) \
 	X(progress_fence_handle, PROGRESS_FENCE_HANDLE) \
 	X(progress_value, PROGRESS_VALUE) \
@@ -196,19 +212,24 @@
 	X(ring_size_bytes, RING_SIZE_BYTES) \
 	X(segment, SEGMENT) \
 	X(size_bytes, SIZE_BYTES) \
+	X(source_id, SOURCE_ID) \
+	X(stalled_ns, STALLED_NS) \
 	X(status, STATUS) \
 	X(step, STEP) \
 	X(submission_mode, SUBMISSION_MODE) \
 	X(termination, TERMINATION) \
+	X(time_slice_ns, TIME_SLICE_NS) \
 	X(timeout_ns, TIMEOUT_NS) \
 	X(to_adapter_id, TO_ADAPTER_ID) \
 	X(type, TYPE) \
 	X(ums_supported, UMS_SUPPORTED) \
 	X(victim_doorbell_handle, VICTIM_DOORBELL_HANDLE) \
 	X(victim_hwqueue_handle, VICTIM_HWQUEUE_HANDLE) \
+	X(vsync_count, VSYNC_COUNT) \
 	X(waiter_count, WAITER_COUNT) \
 	X(waiter_id, WAITER_ID) \
 	X(waiters_released, WAITERS_RELEASED) \
+	X(work_left_ticks, WORK_LEFT_TICKS) \
 	X(wraparound_count, WRAPAROUND_COUNT) \
 	X(write_ptr_bytes, WRITE_PTR_BYTES)
 /* clang-format on */

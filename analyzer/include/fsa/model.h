@@ -62,6 +62,40 @@ struct fsa_queue_info {
 	uint64_t wait_count, signal_count, packet_count;
 };
 
+/*
+ * A hardware context (fencescope_os:context_create) with its scheduling parameters
+ * (fencescope_os:context_schedule, PRE-15; format 1.4) and its error state
+ * (fencescope_os:context_error, TDR-04).
+ */
+struct fsa_context_info {
+	uint64_t context_handle;
+	uint32_t process_id;
+	uint64_t device_handle;
+	uint32_t adapter_id; /* UINT32_MAX when its device's adapter is unknown */
+	uint32_t engine_id;
+	/* The latest context_schedule (final after fsa_model_finish); has_schedule false when
+	 * the trace has none (format 1.3 and before: equal priorities, run to completion). */
+	bool has_schedule;
+	uint32_t priority;       /* 0 (lowest) to 31 */
+	uint64_t time_slice_ns;  /* 0: run to completion */
+	uint32_t schedule_count; /* context_schedule events seen */
+	uint64_t created_ns, destroyed_ns;
+	/* The first context_error: FSA_TIME_NONE when never in error; reason FSTP_LOSS_REASON_*. */
+	uint64_t error_ns;
+	uint8_t error_reason;
+};
+
+/* An engine as its engine_describe says (format 1.4 adds the compute granularity and
+ * PreemptionAware; 0 in older traces). */
+struct fsa_engine_info {
+	uint32_t adapter_id, engine_id;
+	uint8_t engine_type; /* FSTP_ENGINE_TYPE_* */
+	bool ums_supported;
+	uint16_t preempt_granularity;         /* graphics, FSTP_PREEMPT_GRANULARITY_* */
+	uint16_t compute_preempt_granularity; /* compute, FSTP_PREEMPT_GRANULARITY_* */
+	bool is_preemption_aware;
+};
+
 struct fsa_fence_info {
 	uint64_t fence_global_handle;
 	uint32_t adapter_id;
@@ -186,6 +220,13 @@ struct fsa_packet {
 	uint64_t start_ns, end_ns;
 	uint64_t start_gpu_ts, end_gpu_ts;
 	enum fsa_packet_status status;
+	/* From packet_queued (format 1.4): the DMA fence id the scheduler gave it (a resubmitted
+	 * paging packet keeps its original one, PRE-06; others get a new one, PRE-07), 0 when
+	 * unknown; a zero-length context-switch buffer (PRE-05). */
+	uint64_t fence_id;
+	bool is_context_switch;
+	/* The context the packet ran for (its queue's, or packet_queued's), 0 when unknown. */
+	uint64_t context_handle;
 };
 
 enum fsa_marker_kind {
@@ -202,8 +243,13 @@ enum fsa_marker_kind {
 	FSA_MARK_LOG_RESIZE,   /* value = new capacity, code = reason */
 	FSA_MARK_CALL_FAILED,  /* value = handle, code = status (sign-extended) */
 	/* Intervals. */
-	FSA_MARK_PREEMPTION,         /* request → complete; value = packet, code = reason */
-	FSA_MARK_TDR,                /* tdr_begin → tdr_end; code = tdr result, value = reason */
+	/* request → complete; value = packet, code = reason, code2 = the granularity reached
+	 * (FSTP_PREEMPT_GRANULARITY_*; -1 while not completed), value2 = work_left_ticks
+	 * (format 1.4). */
+	FSA_MARK_PREEMPTION,
+	/* tdr_begin → tdr_end; code = tdr result, value = reason, context_handle = the guilty
+	 * context (format 1.4, 0 when none is known). */
+	FSA_MARK_TDR,
 	FSA_MARK_CONTEXT_SUSPENDED,  /* context_suspend → context_resume; code =
 					FSTP_PREEMPT_REASON_* */
 	FSA_MARK_ENGINE_F1,          /* engine in F1 */
@@ -214,8 +260,48 @@ enum fsa_marker_kind {
 	 * (its status) through each fencescope_os:doorbell_status store that changes the word, to
 	 * doorbell_destroy. Consecutive intervals of one doorbell tile its life. */
 	FSA_MARK_DOORBELL_STATE,
+	/* Format 1.4 (issue 13). Instants: */
+	/* fencescope_os:tdr_detect: context_handle = the context running, value = stalled_ns,
+	 * code = loss reason (TIMEOUT or ENGINE_HUNG). */
+	FSA_MARK_TDR_DETECT,
+	FSA_MARK_ADAPTER_RESET, /* code = is_success */
+	/* fencescope_hw:vsync: engine_id = UINT32_MAX, other_handle = display (source_id),
+	 * value = vsync_count, value2 = the flip that took effect (0 none). */
+	FSA_MARK_VSYNC,
+	/* fencescope_os:fault_injected (the fault injector's ground truth): engine_id,
+	 * hwqueue_handle (0 none), code = fault kind (FSTP_FAULT_KIND_*), value = detail. */
+	FSA_MARK_FAULT_INJECTED,
+	/* Intervals: */
+	/* context_error → that context's context_destroy (open at the trace end otherwise):
+	 * process_id, context_handle, other_handle = device, engine_id from the context,
+	 * code = loss reason. */
+	FSA_MARK_CONTEXT_ERROR,
+	/* flip_queued → flip_done of one flip: other_handle = display (source_id), value = flip id,
+	 * process_id and context_handle from flip_queued, value2 = the vsync_count it took effect
+	 * at (0 while pending). */
+	FSA_MARK_FLIP,
+	/* Interrupts (fault accounting, docs/analyzer.md "Interrupts the OS did not handle in
+	 * time"): an interrupt_handled FSA_INTERRUPT_LATE_NS (1 ms) or more after its raise, from
+	 * raise to handled (an interval), and a raise never handled (an instant at the raise):
+	 * engine_id, hwqueue_handle, code = interrupt type. */
+	FSA_MARK_INTERRUPT_LATE,
+	FSA_MARK_INTERRUPT_UNHANDLED,
 	FSA_MARK_KIND_COUNT,
 };
+
+/* An interrupt handled this long after its raise or later is `interrupt_late`. */
+#define FSA_INTERRUPT_LATE_NS UINT64_C(1000000)
+
+/* Interval kinds (preemption through doorbell_state, context_error, flip, interrupt_late) have a
+ * duration;
+ * the others are instants (end_ns == begin_ns). */
+static inline bool
+fsa_marker_kind_is_interval(enum fsa_marker_kind kind)
+{
+	return (kind >= FSA_MARK_PREEMPTION && kind <= FSA_MARK_DOORBELL_STATE) ||
+	       kind == FSA_MARK_CONTEXT_ERROR || kind == FSA_MARK_FLIP ||
+	       kind == FSA_MARK_INTERRUPT_LATE;
+}
 
 struct fsa_marker {
 	enum fsa_marker_kind kind;
@@ -227,6 +313,9 @@ struct fsa_marker {
 	/* Doorbell connects after a disconnect: time since that queue's previous disconnect
 	 * (the reconnect latency), FSA_TIME_NONE for a first connect. */
 	uint64_t latency_ns;
+	/* Kind-specific second value and code (format 1.4 kinds; 0 for the others). */
+	uint64_t value2;
+	int64_t code2;
 };
 
 enum fsa_loss_kind {
@@ -263,6 +352,9 @@ struct fsa_loss {
 	/* Tracer: the stream and CPU. */
 	uint64_t stream_id;
 	uint32_t cpu_id;
+	/* Overrun: when the OS's read found it (its first fencescope_os:fence_log_overrun; the
+	 * range above is when the entries were lost). FSA_TIME_NONE for the other kinds. */
+	uint64_t read_ns;
 };
 
 enum fsa_anomaly_kind {
@@ -393,6 +485,18 @@ FSA_API const struct fsa_queue_info *fsa_model_borrow_queue(const struct fsa_mod
 							    size_t index);
 FSA_API const struct fsa_queue_info *fsa_model_find_queue(const struct fsa_model *model,
 							  uint64_t hwqueue_handle);
+/* Contexts in creation order (context_create, or first named by context_schedule). */
+FSA_API size_t fsa_model_context_count(const struct fsa_model *model);
+FSA_API const struct fsa_context_info *fsa_model_borrow_context(const struct fsa_model *model,
+								size_t index);
+FSA_API const struct fsa_context_info *fsa_model_find_context(const struct fsa_model *model,
+							      uint64_t context_handle);
+/* Engines in the order of their engine_describe. */
+FSA_API size_t fsa_model_engine_count(const struct fsa_model *model);
+FSA_API const struct fsa_engine_info *fsa_model_borrow_engine(const struct fsa_model *model,
+							      size_t index);
+FSA_API const struct fsa_engine_info *
+fsa_model_find_engine(const struct fsa_model *model, uint32_t adapter_id, uint32_t engine_id);
 /* Fences in creation order. */
 FSA_API size_t fsa_model_fence_count(const struct fsa_model *model);
 FSA_API const struct fsa_fence_info *fsa_model_borrow_fence(const struct fsa_model *model,
