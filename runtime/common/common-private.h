@@ -611,6 +611,11 @@ struct fsr_runtime {
 	uint64_t next_correlation_ns;
 	uint64_t next_log_read_ns;
 	uint64_t next_rescan_ns; /* os: the check for lost wake-ups (os/fault.c) */
+	/*
+	 * Sim mode, the simulator's own: an interrupt was dropped since the OS's last check for
+	 * lost wake-ups (common/fault.c sets it, the check clears it), so that check is real work.
+	 */
+	bool is_wakeup_owed;
 	/* os: every user-mode queue's logs are grown for tracing (LOG-04, LOG-20) */
 	bool are_logs_grown_for_tracing;
 	bool is_tracing_forced; /* os: tests only (fsr_test_force_tracing) */

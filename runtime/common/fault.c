@@ -235,6 +235,8 @@ rt_fault_fired(struct fsr_runtime *runtime, enum fsr_fault_kind kind, uint32_t a
 	 * the OS's periodic check, so the OS actor's next step is real work (not a weak timer
 	 * that a blocked wait would give up on); that step looks again (os/fault.c).
 	 */
-	if (kind == FSR_FAULT_LOST_INTERRUPT)
+	if (kind == FSR_FAULT_LOST_INTERRUPT) {
+		runtime->is_wakeup_owed = true;
 		rt_clock_kick(runtime, &runtime->os_actor, runtime->next_rescan_ns);
+	}
 }

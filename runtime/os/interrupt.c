@@ -225,6 +225,7 @@ os_step(struct rt_actor *actor, uint64_t now)
 		/* At the TDR cadence: wake-ups a lost interrupt withheld (os/fault.c). */
 		os_rescan_waiters(runtime);
 		runtime->next_rescan_ns = rt_add_ns(now, FSR_FAULT_RESCAN_PERIOD_NS);
+		runtime->is_wakeup_owed = false; /* a waiter it left owes to no dropped interrupt */
 	}
 	os_km_schedule(runtime);
 	/* TDR-01 to TDR-03: the watchdog (os/tdr.c); its looks are housekeeping (weak). */
@@ -245,7 +246,7 @@ os_step(struct rt_actor *actor, uint64_t now)
 	if (runtime->interrupts_head)
 		is_weak = false;
 	/* A fault plan may drop an interrupt: a wake-up the next check owes is real work. */
-	if (is_weak && runtime->faults && os_has_unreleased_waiter(runtime))
+	if (is_weak && runtime->is_wakeup_owed && os_has_unreleased_waiter(runtime))
 		is_weak = false;
 	actor->next_is_weak = is_weak;
 	rt_unlock(runtime);
