@@ -296,6 +296,7 @@ fsr_adapter_config_init(struct fsr_adapter_config *config)
 	    .doorbell_model = FSR_DOORBELL_GLOBAL,
 	    .physical_doorbells = 1,
 	    .doorbell_size_bytes = FSR_MIN_DOORBELL_BYTES,
+	    .scheduling_period_ns = 100000,
 	};
 }
 

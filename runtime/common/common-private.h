@@ -302,6 +302,8 @@ struct os_context {
 	/* The KMD's copy, programmed into the engine's run list (the command processor arbitrates
 	 * ring queues by it; engine's lock). */
 	uint32_t hw_priority;
+	/* PRE-14: the context allocation (fsr_adapter_config.context_allocation_bytes), or NULL */
+	struct os_allocation *allocation;
 };
 
 struct fsr_fence {
@@ -334,14 +336,25 @@ struct hw_dma_packet {
 	 * keeps its own, any other resubmission gets a new one.
 	 */
 	uint64_t fence_id;
+	/*
+	 * The DMA fence the KMD programmed for the packet (DxgkDdiSubmitCommand): what the GPU
+	 * reports in the DMA_COMPLETED interrupt, which the OS checks against fence_id (PRE-07).
+	 */
+	uint64_t hw_fence_id;
 	uint64_t resubmission_of; /* the packet this one resubmits after a preemption, 0 if none */
 	bool is_paging;
-	bool is_context_switch; /* lazy context switch: a zero-length packet */
+	bool is_context_switch; /* PRE-05: a zero-length context-switch packet */
 	/*
 	 * Set by the GPU when it preempts the packet (PRE-09): gpu_ticks is then what is left of
 	 * it, and the packet comes back to the OS with the DMA_PREEMPTED interrupt.
 	 */
 	bool is_preempted;
+	/*
+	 * PRE-08: another split packet of the same command buffer follows with nothing but
+	 * signals between (the OS knows its buffer); an engine of a PreemptionAware = 0 driver
+	 * runs it next, back to back.
+	 */
+	bool is_split_continued;
 	struct hw_dma_packet *next;
 };
 
@@ -522,6 +535,8 @@ struct hw_interrupt {
 	 * preempted DMA packet whose remainder the OS resubmits (NULL when none was preempted).
 	 */
 	uint64_t preempt_request_id;
+	/* DMA_COMPLETED: the fence id the GPU wrote at the packet's end (its hw_fence_id) */
+	uint64_t completed_fence_id;
 	/*
 	 * DMA_PREEMPTED: the preemption's hw events (packet_end PREEMPTED, one preempt_complete per
 	 * request), fired as the interrupt goes up the line: in realtime once the step has let go
@@ -547,7 +562,13 @@ struct os_engine_sched {
 	uint64_t preempt_requested;   /* the last request id issued on the engine, 0: none */
 	uint64_t preempt_completed;   /* the last one the engine completed (DMA_PREEMPTED) */
 	uint32_t preempt_outstanding; /* issued, not completed (at most FSR_MAX_PREEMPT_REQUESTS) */
-	uint64_t next_fence_id;       /* SubmissionFenceId, monotonic per engine (PRE-07) */
+	fsr_handle last_context;      /* PRE-05: the context of the last DMA packet queued */
+	uint64_t priority_request;    /* the PRIORITY request outstanding, 0: none */
+	/* time slices: the context the OS last saw running, since when, and the request made */
+	struct os_context *slice_context;
+	uint64_t slice_start_ns;
+	uint64_t slice_request;
+	uint64_t next_fence_id; /* SubmissionFenceId, monotonic per engine (PRE-07) */
 };
 
 struct fsr_adapter {
@@ -580,6 +601,17 @@ struct fsr_adapter {
 	void (*on_preempt_complete)(struct fsr_adapter *adapter, uint32_t engine_id,
 				    uint64_t request_id, void *data);
 	void *on_preempt_complete_data;
+	/*
+	 * os: some context of the adapter has a priority other than the default or a time slice:
+	 * the scheduler watches its engines (os_sched_check) on its timer.
+	 */
+	bool is_scheduling_watched;
+	/*
+	 * os: each engine's paging queue (PRE-06, PRE-14), made on first use: a kernel-mode
+	 * queue of the OS's own, of a context of the highest priority, whose DMA packets are
+	 * paging packets (NULL: none yet).
+	 */
+	struct os_hwqueue *paging_queues[FSR_MAX_ENGINES];
 };
 
 /* ---- runtime ----------------------------------------------------------------------------- */
@@ -619,6 +651,9 @@ struct fsr_runtime {
 	/* os: every user-mode queue's logs are grown for tracing (LOG-04, LOG-20) */
 	bool are_logs_grown_for_tracing;
 	bool is_tracing_forced; /* os: tests only (fsr_test_force_tracing) */
+	/* os: the scheduler's next look (os_sched_run), and whether it watches pending work */
+	uint64_t sched_next_ns;
+	bool sched_has_work;
 	struct fsr_runtime_stats stats;
 	/*
 	 * Realtime: events fired, counted apart from stats (engines fire without the lock);

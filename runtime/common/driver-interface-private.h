@@ -229,6 +229,20 @@ struct dxgk_ddi {
 	fsr_handle (*DxgkDdiPreemptCommand)(void *miniport, uint32_t engine_id, uint64_t request_id,
 					    enum fstp_preempt_reason reason);
 	/*
+	 * PRE-15 (DxgkDdiSetContextSchedulingProperties): the context's priority changed (or it
+	 * was created): the KMD programs it into the engine's run list, by which the command
+	 * processor arbitrates between the contexts with work (highest first, round robin among
+	 * equals).
+	 */
+	void (*DxgkDdiSetContextSchedulingProperties)(void *miniport, struct os_context *context);
+	/*
+	 * PRE-15: the context whose work the engine runs now (NULL: nothing), as the KMD reads it
+	 * from the engine: what the OS's scheduler compares priorities and time slices with. The
+	 * answer may be stale by the time the OS acts on it (realtime): a request then preempts
+	 * whatever runs, which the engine's arbitration resumes.
+	 */
+	struct os_context *(*DxgkDdiQueryEngineContext)(void *miniport, uint32_t engine_id);
+	/*
 	 * At interrupt level (lock held): what the GPU's line calls (through DxgkDdiStartDevice's
 	 * connection). Turns a GPU interrupt into DxgkCbNotifyInterrupt, and a packet retirement
 	 * report into DxgkCbReleasePacketFence.
@@ -255,7 +269,8 @@ struct dxgk_ddi {
 	 * engine of the adapter; the DMA packet each had in flight comes back in aborted[e]. Fires
 	 * adapter_reset. Non-zero: the adapter could not be reset (GPU_STOP).
 	 */
-	int (*DxgkDdiResetFromTimeout)(void *miniport, struct hw_dma_packet *aborted[FSR_MAX_ENGINES]);
+	int (*DxgkDdiResetFromTimeout)(void *miniport,
+				       struct hw_dma_packet *aborted[FSR_MAX_ENGINES]);
 };
 
 #endif /* FENCESCOPE_RUNTIME_DRIVER_INTERFACE_H */

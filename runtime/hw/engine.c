@@ -140,6 +140,8 @@ hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	FSR_ASSERT_PRE("engine-remove-queue:not-running", engine->running_queue != queue);
 	if (engine->busy_queue == queue)
 		engine->busy_queue = NULL; /* the work in flight finishes with no effect */
+	if (engine->reserved_for == queue)
+		engine->reserved_for = NULL;
 	for (struct hw_dma_packet *p = engine->dma_head; p; p = p->next)
 		if (p->queue == queue)
 			p->queue = NULL;
@@ -168,6 +170,8 @@ hw_engine_suspend_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	queue->hw_is_suspended = true;
 	if (engine->cursor == queue)
 		engine->cursor = queue->next_on_engine;
+	if (engine->reserved_for == queue)
+		engine->reserved_for = NULL; /* its next split packet waits for the resume */
 	hw_engine_unlock(engine);
 }
 
@@ -560,7 +564,8 @@ raise_interrupt(struct hw_engine *engine, enum fstp_interrupt_type type,
 					   .adapter = adapter,
 					   .engine_id = engine->id,
 					   .queue = queue,
-					   .packet = packet};
+					   .packet = packet,
+					   .completed_fence_id = packet ? packet->hw_fence_id : 0};
 	if (form == FSTP_INTERRUPT_FORM_FENCE_ARRAY) {
 		interrupt->fences[0] = fence;
 		interrupt->fence_count = 1;
@@ -807,7 +812,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id,
 				  queue->handle, packet->b, packet->a, gpu_ts,
 				  FSTP_PACKET_STATUS_COMPLETED);
-			engine->is_ignoring_preemption = false;
+			if (queue->handle == engine->ignoring_queue)
+				engine->is_ignoring_preemption = false; /* its end: answered */
 			read_ptr += 2 * sizeof(*packet);
 			break;
 		case HW_PACKET_LOG:
@@ -865,14 +871,30 @@ finish_busy(struct hw_engine *engine)
 		FSR_TRACE(adapter->runtime, fencescope_hw, packet_end, adapter->id, engine->id,
 			  packet->queue->handle, packet->packet_id, packet->progress_value, gpu_ts,
 			  FSTP_PACKET_STATUS_COMPLETED);
-		engine->is_ignoring_preemption = false;
+		if (packet->queue->handle == engine->ignoring_queue)
+			engine->is_ignoring_preemption = false; /* its end: answered */
+		/* PRE-08: PreemptionAware = 0 runs the buffer's next split packet next. */
+		if (adapter->config.preemption_unaware && packet->is_split_continued)
+			engine->reserved_for = packet->queue;
 		raise_interrupt(engine, FSTP_INTERRUPT_TYPE_DMA_COMPLETED,
 				FSTP_INTERRUPT_FORM_NOT_FENCE, packet->queue, 0, packet);
 	}
 }
 
+/* The run-list priority of a DMA packet's context (PRE-15); a dropped packet matches any. */
 static bool
-start_dma(struct hw_engine *engine)
+dma_matches(const struct hw_dma_packet *packet, int level)
+{
+	return level < 0 || !packet->queue || (int) packet->queue->context->hw_priority == level;
+}
+
+/*
+ * Starts the first startable DMA packet of priority `level` (-1: any), in DMA queue order;
+ * paging packets only when `is_paging` (PRE-06: they run before anything else on the engine);
+ * only the reserved queue's when the engine is reserved for a split command buffer (PRE-08).
+ */
+static bool
+start_dma(struct hw_engine *engine, int level, bool is_paging)
 {
 	struct fsr_adapter *adapter = engine->adapter;
 	struct hw_dma_packet *previous = NULL;
@@ -882,7 +904,9 @@ start_dma(struct hw_engine *engine)
 		uint64_t now;
 
 		/* SUS-07: a suspended queue's packet waits in the DMA queue, in its place. */
-		if (!is_dma_startable(packet)) {
+		if (!is_dma_startable(packet) || !dma_matches(packet, level) ||
+		    (is_paging && !packet->is_paging) ||
+		    (engine->reserved_for && packet->queue != engine->reserved_for)) {
 			previous = packet;
 			continue;
 		}
@@ -896,6 +920,7 @@ start_dma(struct hw_engine *engine)
 			free(packet);
 			continue;
 		}
+		engine->reserved_for = NULL;
 		now = rt_clock_now(adapter->runtime);
 		engine->is_busy = true;
 		engine->busy_packet = packet;
@@ -915,13 +940,14 @@ start_dma(struct hw_engine *engine)
 	return false;
 }
 
+/* One priority level: DMA packets and rings round robin, as the engine always did. */
 static uint64_t
-engine_run(struct hw_engine *engine)
+run_level(struct hw_engine *engine, int level)
 {
 	size_t count = 0;
 	struct os_hwqueue *queue;
 
-	if (engine->prefer_dma && start_dma(engine)) {
+	if (engine->prefer_dma && start_dma(engine, level, false)) {
 		engine->prefer_dma = false;
 		return engine->busy_until_ns;
 	}
@@ -930,12 +956,54 @@ engine_run(struct hw_engine *engine)
 		count++;
 	queue = engine->cursor ? engine->cursor : engine->run_list;
 	for (size_t i = 0; i < count; i++) {
-		if (run_queue(engine, queue) == RUN_BUSY)
+		if ((int) queue->context->hw_priority == level &&
+		    run_queue(engine, queue) == RUN_BUSY)
 			return engine->busy_until_ns;
 		queue = queue->next_on_engine ? queue->next_on_engine : engine->run_list;
 	}
-	if (start_dma(engine))
+	if (start_dma(engine, level, false))
 		return engine->busy_until_ns;
+	return FSR_NEVER;
+}
+
+/*
+ * The command processor's arbitration (PRE-15; docs/runtime.md "Scheduling and preemption as
+ * built"): paging packets first (PRE-06); then by the context priority the KMD programmed,
+ * highest first — at each level DMA packets and rings in round robin, as before priorities
+ * existed; a lower level runs only when nothing of a higher one can. A PreemptionAware = 0
+ * engine reserved for a split command buffer runs only its next packet (PRE-08).
+ */
+static uint64_t
+engine_run(struct hw_engine *engine)
+{
+	uint32_t levels = 0;
+
+	if (engine->reserved_for)
+		return start_dma(engine, -1, false) ? engine->busy_until_ns : FSR_NEVER;
+	/* PRE-06: paging packets first; a preempted one's remainder before anything else. */
+	if (start_dma(engine, -1, true)) {
+		engine->is_awaiting_paging = false;
+		return engine->busy_until_ns;
+	}
+	if (engine->is_awaiting_paging)
+		return FSR_NEVER;
+	for (struct hw_dma_packet *p = engine->dma_head; p; p = p->next)
+		if (p->queue && is_dma_startable(p))
+			levels |= UINT32_C(1) << p->queue->context->hw_priority;
+	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
+		if (!q->hw_is_suspended)
+			levels |= UINT32_C(1) << q->context->hw_priority;
+	if (!levels) /* dropped packets only, or suspended queues: one pass frees and skips */
+		return run_level(engine, FSR_DEFAULT_CONTEXT_PRIORITY);
+	for (int level = 31; level >= 0; level--) {
+		uint64_t next;
+
+		if (!(levels & (UINT32_C(1) << level)))
+			continue;
+		next = run_level(engine, level);
+		if (next != FSR_NEVER)
+			return next;
+	}
 	return FSR_NEVER;
 }
 
@@ -1140,6 +1208,31 @@ busy_context(const struct hw_engine *engine)
 	return 0;
 }
 
+void
+hw_engine_set_context_priority(struct hw_engine *engine, struct os_context *context,
+			       uint32_t priority)
+{
+	hw_engine_lock(engine);
+	context->hw_priority = priority;
+	hw_engine_unlock(engine);
+	rt_clock_kick(engine->adapter->runtime, &engine->actor,
+		      rt_clock_now(engine->adapter->runtime));
+}
+
+struct os_context *
+hw_engine_running_context(struct hw_engine *engine)
+{
+	struct os_context *context = NULL;
+
+	hw_engine_lock(engine);
+	if (engine->is_busy && engine->busy_packet && engine->busy_packet->queue)
+		context = engine->busy_packet->queue->context;
+	else if (engine->is_busy && engine->busy_queue)
+		context = engine->busy_queue->context;
+	hw_engine_unlock(engine);
+	return context;
+}
+
 fsr_handle
 hw_engine_preempt(struct hw_engine *engine, uint64_t request_id, int granularity)
 {
@@ -1206,7 +1299,7 @@ ignore_fault(struct hw_engine *engine, uint64_t now)
 	uint64_t done = hw_gpu_ts(adapter, now) - hw_gpu_ts(adapter, engine->busy_start_ns);
 	uint64_t parameter;
 
-	if (engine->is_ignoring_preemption || engine->is_hung || !step ||
+	if (!queue || hw_engine_is_ignoring_preemption(engine) || engine->is_hung || !step ||
 	    (done + step - 1) / step * step >= engine->busy_ticks ||
 	    !rt_fault_take(adapter->runtime, FSR_FAULT_IGNORES_PREEMPTION, adapter->id, engine->id,
 			   queue ? queue->handle : 0, &parameter))
@@ -1216,6 +1309,7 @@ ignore_fault(struct hw_engine *engine, uint64_t now)
 		       engine->busy_packet ? engine->busy_packet->packet_id
 					   : queue ? queue->hw_packet_id : 0);
 	engine->is_ignoring_preemption = true;
+	engine->ignoring_queue = queue ? queue->handle : 0; /* its command buffer's work only */
 }
 
 /*
@@ -1236,10 +1330,13 @@ plan_preemption(struct hw_engine *engine, uint64_t now)
 
 	if (!engine->preempt_count || engine->is_preempt_planned)
 		return;
+	/* PRE-08: between two split packets of one buffer, the stop waits for the next one. */
+	if (!engine->is_busy && engine->reserved_for)
+		return;
 	if (rt_faults_are_on(adapter->runtime) && engine->is_busy)
 		ignore_fault(engine, now);
 	/* A packet that ignores preemption (hw/reset.c) stops only at its end: coarser. */
-	step = engine->is_ignoring_preemption
+	step = hw_engine_is_ignoring_preemption(engine)
 		   ? 0
 		   : hw_preempt_boundary_ticks(engine->preempt_granularity);
 	if (!engine->is_busy) {
@@ -1301,6 +1398,8 @@ stop_preempted(struct hw_engine *engine, uint64_t now)
 		record.progress_value = packet->progress_value;
 		packet->gpu_ticks = engine->preempt_work_left;
 		packet->is_preempted = true;
+		if (packet->is_paging && packet->queue)
+			engine->is_awaiting_paging = true; /* PRE-06 */
 		if (!packet->queue) {
 			free(packet); /* its queue is gone: nothing to resubmit */
 			packet = NULL;
@@ -1359,7 +1458,8 @@ engine_step(struct rt_actor *actor, uint64_t now)
 		goto end;
 	}
 	hw_engine_take_rings(engine); /* the doorbells that rang since the last step */
-	/* FST-02, TDR-03: the engine reports Active->Hung (test API: fsr_test_engine_report_hung). */
+	/* FST-02, TDR-03: the engine reports Active->Hung (test API: fsr_test_engine_report_hung).
+	 */
 	if (engine->is_hung_report_pending) {
 		engine->is_hung_report_pending = false;
 		raise_engine_state_change(engine, FSTP_ENGINE_STATE_HUNG);
@@ -1393,6 +1493,12 @@ engine_step(struct rt_actor *actor, uint64_t now)
 							      : queue->hw_packet_id;
 		}
 		finish_busy(engine);
+		/* PRE-08: PreemptionAware = 0 stops only once the split buffer has ended. */
+		if (is_at_end && engine->reserved_for) {
+			engine->is_preempt_planned = false;
+			engine->is_preempt_at_end = false;
+			is_at_end = false;
+		}
 		if (is_at_end) {
 			complete_at_end(engine, now, context, &ended);
 			next = now;

@@ -101,6 +101,7 @@ struct hw_engine {
 	bool is_hang_armed;
 	fsr_handle hang_queue;
 	bool is_ignoring_preemption;
+	fsr_handle ignoring_queue; /* whose command buffer ignores it */
 	bool is_ignore_armed;
 	fsr_handle ignore_queue;
 	bool is_hung_report_pending;
@@ -120,6 +121,13 @@ struct hw_engine {
 	uint64_t preempt_work_left;
 	uint64_t busy_start_ns;
 	uint64_t busy_ticks;
+	/*
+	 * PRE-08, PreemptionAware = 0: the queue whose command buffer's next split packet must
+	 * run next, back to back (NULL: none); nothing else starts meanwhile.
+	 */
+	struct os_hwqueue *reserved_for;
+	/* PRE-06: a paging packet was preempted: nothing else starts before its remainder. */
+	bool is_awaiting_paging;
 };
 
 /*
@@ -176,6 +184,11 @@ bool hw_engine_is_idle(struct hw_engine *engine);
  */
 FSR_TEST_API fsr_handle hw_engine_preempt(struct hw_engine *engine, uint64_t request_id,
 					  int granularity);
+/* PRE-15: the context's priority in the run list (takes the engine's lock). */
+void hw_engine_set_context_priority(struct hw_engine *engine, struct os_context *context,
+				    uint32_t priority);
+/* The context of the work the engine runs now, NULL if none (takes the engine's lock). */
+struct os_context *hw_engine_running_context(struct hw_engine *engine);
 /* The ticks between two boundaries of `granularity` in a WORK packet (0: only at its end). */
 uint64_t hw_preempt_boundary_ticks(int granularity);
 /*
@@ -263,8 +276,11 @@ bool hw_engine_doorbells_rang(struct hw_engine *engine);
  */
 void hw_engine_work_started(struct hw_engine *engine, struct os_hwqueue *queue,
 			    struct hw_dma_packet *packet);
-/* A command buffer of `queue` starts (its BEGIN, or a DMA packet): an armed "ignores preemption". */
+/* A command buffer of `queue` starts (its BEGIN, or a DMA packet): an armed "ignores preemption".
+ */
 void hw_engine_packet_started(struct hw_engine *engine, struct os_hwqueue *queue);
+/* Whether the work item in flight belongs to a command buffer that ignores preemption. */
+bool hw_engine_is_ignoring_preemption(const struct hw_engine *engine);
 /*
  * TDR-06 (the KMD's DxgkDdiResetEngine): aborts the work in flight (packet_end ABORTED) and
  * clears any hang; false when the reset fails (an injected failure: nothing changes). A ring
@@ -273,8 +289,6 @@ void hw_engine_packet_started(struct hw_engine *engine, struct os_hwqueue *queue
  * (NULL if none), for the OS to drop or resubmit.
  */
 bool hw_engine_reset(struct hw_engine *engine, struct hw_dma_packet **aborted);
-/* The work item in flight: its queue's context (NULL when none or its queue is gone). */
-struct os_context *hw_engine_running_context(struct hw_engine *engine);
 
 /* The engine's lock (realtime only; see struct hw_engine). */
 static inline void

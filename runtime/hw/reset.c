@@ -39,10 +39,10 @@ is_for(fsr_handle armed_queue, const struct os_hwqueue *queue)
 void
 hw_engine_packet_started(struct hw_engine *engine, struct os_hwqueue *queue)
 {
-	engine->is_ignoring_preemption = false;
 	if (engine->is_ignore_armed && is_for(engine->ignore_queue, queue)) {
 		engine->is_ignore_armed = false;
 		engine->is_ignoring_preemption = true;
+		engine->ignoring_queue = queue ? queue->handle : 0;
 	}
 }
 
@@ -67,6 +67,16 @@ hang_fault(struct hw_engine *engine, struct os_hwqueue *queue, struct hw_dma_pac
 	engine->hang_queue = 0;
 }
 
+bool
+hw_engine_is_ignoring_preemption(const struct hw_engine *engine)
+{
+	const struct os_hwqueue *queue =
+	    engine->busy_packet ? engine->busy_packet->queue : engine->busy_queue;
+
+	/* Only the work of that command buffer's queue: another queue's in between answers. */
+	return engine->is_ignoring_preemption && queue && queue->handle == engine->ignoring_queue;
+}
+
 void
 hw_engine_work_started(struct hw_engine *engine, struct os_hwqueue *queue,
 		       struct hw_dma_packet *packet)
@@ -79,20 +89,6 @@ hw_engine_work_started(struct hw_engine *engine, struct os_hwqueue *queue,
 	engine->is_hang_armed = false;
 	engine->is_hung = true;
 	engine->busy_until_ns = FSR_NEVER;
-}
-
-struct os_context *
-hw_engine_running_context(struct hw_engine *engine)
-{
-	struct os_context *context = NULL;
-
-	hw_engine_lock(engine);
-	if (engine->is_busy && engine->busy_queue)
-		context = engine->busy_queue->context;
-	else if (engine->is_busy && engine->busy_packet && engine->busy_packet->queue)
-		context = engine->busy_packet->queue->context;
-	hw_engine_unlock(engine);
-	return context;
 }
 
 bool

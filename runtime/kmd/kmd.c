@@ -213,6 +213,8 @@ destroy_hwqueue(void *miniport, struct os_hwqueue *queue)
 static void
 submit_command(void *miniport, struct hw_dma_packet *packet)
 {
+	/* The DMA fence the GPU writes at the packet's end: the OS's SubmissionFenceId (PRE-07). */
+	packet->hw_fence_id = packet->fence_id;
 	hw_engine_push_dma(engine_of(miniport, packet->queue->engine_id), packet);
 }
 
@@ -530,6 +532,23 @@ preempt_command(void *miniport, uint32_t engine_id, uint64_t request_id,
 	return hw_engine_preempt(engine_of(miniport, engine_id), request_id, granularity);
 }
 
+/*
+ * PRE-15: the context's priority goes into its engine's run list, by which the command
+ * processor arbitrates; what it runs now is read from the engine.
+ */
+static void
+set_context_scheduling_properties(void *miniport, struct os_context *context)
+{
+	hw_engine_set_context_priority(engine_of(miniport, context->engine_id), context,
+				       context->priority);
+}
+
+static struct os_context *
+query_engine_context(void *miniport, uint32_t engine_id)
+{
+	return hw_engine_running_context(engine_of(miniport, engine_id));
+}
+
 /* ---- power (spec 000, FST-04, FST-06) --------------------------------------------------- */
 
 /*
@@ -636,6 +655,8 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiSuspendContext = suspend_context,
 	    .DxgkDdiResumeContext = resume_context,
 	    .DxgkDdiPreemptCommand = preempt_command,
+	    .DxgkDdiSetContextSchedulingProperties = set_context_scheduling_properties,
+	    .DxgkDdiQueryEngineContext = query_engine_context,
 	    .DxgkDdiInterruptRoutine = interrupt_routine,
 	    .DxgkDdiQueryEngineStatus = query_engine_status,
 	    .DxgkDdiResetEngine = reset_engine,

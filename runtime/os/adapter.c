@@ -23,6 +23,22 @@ is_power_of_two(uint32_t value)
 	return value && !(value & (value - 1));
 }
 
+/* PRE-03: a granularity the emulated GPU knows (0: the default). */
+static bool
+is_granularity_valid(enum fsr_preempt_granularity granularity)
+{
+	switch (granularity) {
+	case FSR_PREEMPT_DEFAULT:
+	case FSR_PREEMPT_DMA_BUFFER_BOUNDARY:
+	case FSR_PREEMPT_PRIMITIVE_OR_DISPATCH_BOUNDARY:
+	case FSR_PREEMPT_TRIANGLE_OR_THREAD_GROUP_BOUNDARY:
+	case FSR_PREEMPT_PIXEL_OR_THREAD_BOUNDARY:
+	case FSR_PREEMPT_SHADER_BOUNDARY:
+		return true;
+	}
+	return false;
+}
+
 /* The configuration's user-mode submission fields, as the emulated GPU can have them. */
 static bool
 is_ums_config_valid(const struct fsr_adapter_config *config)
@@ -110,7 +126,9 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 		goto end;
 	}
 	for (uint32_t e = 0; e < config->engine_count; e++) {
-		if (config->engine_types[e] > FSR_ENGINE_COPY) {
+		if (config->engine_types[e] > FSR_ENGINE_COPY ||
+		    !is_granularity_valid(config->graphics_preempt_granularity[e]) ||
+		    !is_granularity_valid(config->compute_preempt_granularity[e])) {
 			status =
 			    rt_refuse(runtime, 0, "CreateAdapter", 0, FSR_ERR_INVALID_ARGUMENT);
 			goto end;
@@ -126,6 +144,7 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 	    config->log_capacity_entries > FSR_MAX_LOG_ENTRIES ||
 	    config->interrupt_coalesce_ns > FSR_MAX_INTERRUPT_COALESCE_NS ||
 	    config->engine_idle_to_f1_ns > FSR_MAX_ENGINE_IDLE_TO_F1_NS ||
+	    config->context_allocation_bytes > (UINT64_C(1) << 32) ||
 	    (config->interrupt_form && (config->interrupt_form < FSR_INTERRUPT_FENCE_ARRAY ||
 					config->interrupt_form > FSR_INTERRUPT_HWQUEUE)) ||
 	    !is_ums_config_valid(config)) {
@@ -150,6 +169,8 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 		adapter->config.log_capacity_entries = FSR_DEFAULT_LOG_SIZE / FSR_LOG_ENTRY_BYTES;
 	if (!adapter->config.interrupt_form)
 		adapter->config.interrupt_form = FSR_INTERRUPT_FENCE_ARRAY;
+	if (!adapter->config.scheduling_period_ns)
+		adapter->config.scheduling_period_ns = 100000;
 	set_ums_defaults(&adapter->config);
 	if (!adapter->config.tdr_delay_ns)
 		adapter->config.tdr_delay_ns = FSR_DEFAULT_TDR_DELAY_NS;
@@ -246,6 +267,7 @@ os_adapters_remove(struct fsr_runtime *runtime)
 
 		adapter->ddi.DxgkDdiRemoveAdapter(adapter->miniport);
 		os_tdr_fini(adapter);
+		os_paging_queues_free(adapter);
 		free(adapter);
 	}
 	/* Interrupts the OS never handled: their DMA packets are the OS's to free. */

@@ -58,7 +58,7 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_DMA_COMPLETED) {
 		/* INT-01: the kernel-mode path learns of completions through interrupts. */
 		os_tdr_packet_completed(adapter, interrupt->engine_id); /* FST-01: progress */
-		os_km_packet_done(runtime, interrupt->packet);
+		os_km_packet_done(runtime, interrupt->packet, interrupt->completed_fence_id);
 		goto end;
 	}
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_PAGE_FAULT) {
@@ -245,6 +245,11 @@ os_step(struct rt_actor *actor, uint64_t now)
 	}
 	if (runtime->interrupts_head)
 		is_weak = false;
+	/* PRE-15: the scheduler's next look (os_km_schedule ran it). */
+	if (runtime->sched_next_ns < next)
+		next = runtime->sched_next_ns;
+	if (runtime->sched_next_ns != FSR_NEVER && runtime->sched_has_work)
+		is_weak = false;
 	/* A fault plan may drop an interrupt: a wake-up the next check owes is real work. */
 	if (is_weak && runtime->is_wakeup_owed && os_has_unreleased_waiter(runtime))
 		is_weak = false;
@@ -258,6 +263,7 @@ os_actor_init(struct fsr_runtime *runtime)
 {
 	uint64_t now = rt_clock_now(runtime);
 
+	runtime->sched_next_ns = FSR_NEVER;
 	runtime->os_actor.name = "os";
 	runtime->os_actor.step = os_step;
 	runtime->next_log_read_ns =

@@ -264,9 +264,21 @@ void os_read_all_logs(struct fsr_runtime *runtime);
  */
 fsr_status os_context_suspend(struct os_context *context, enum fstp_preempt_reason reason);
 fsr_status os_context_resume(struct os_context *context, enum fstp_preempt_reason reason);
-bool os_context_is_suspended(const struct os_context *context);
+static inline bool
+os_context_is_suspended(const struct os_context *context)
+{
+	return context->os_suspend_reasons != 0;
+}
 void os_km_schedule(struct fsr_runtime *runtime);
-void os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet);
+/* From outside the OS actor (a UMD call): its timer follows the scheduler's next look. */
+void os_sched_kick(struct fsr_runtime *runtime);
+/*
+ * DMA_COMPLETED: the packet is done. PRE-07: the fence id the GPU reports must be the one the
+ * OS gave the packet; another one (a driver that reused an old fence id) is refused loudly
+ * (call_failed "DmaCompletedFenceId", the packet's fence id) and the packet completes anyway.
+ */
+void os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet,
+		       uint64_t completed_fence_id);
 void os_hwqueue_free(struct os_hwqueue *queue);
 /* How a queue ends: the UMD's DestroyHwQueue, or its process's termination (TRM). */
 enum os_queue_end {
@@ -322,6 +334,23 @@ void os_context_init_scheduling(struct os_context *context);
 /* context_schedule: the context's attributes now. */
 void os_context_fire_schedule(struct os_context *context);
 /*
+ * fsr_context_set_scheduling: the attributes, context_schedule, the KMD's run list
+ * (DxgkDdiSetContextSchedulingProperties); the adapter's scheduler starts watching its engines
+ * once a context has a priority other than the default or a time slice.
+ */
+void os_context_set_scheduling(struct os_context *context, uint32_t priority,
+			       uint64_t time_slice_ns);
+/*
+ * PRE-15 (lock held): the scheduler looks at every engine of the adapters it watches, asking
+ * the KMD what runs (DxgkDdiQueryEngineContext), and asks for a preemption for PRIORITY (a
+ * context of a higher priority has work) or TIME_SLICE (the running context's slice is over
+ * and one of equal priority has work). Returns when to look again (FSR_NEVER: not before
+ * something happens); *has_work: an engine runs a context while another has work (the look
+ * is then real work, not housekeeping). Run by the kernel-mode scheduler (os_km_schedule) and the
+ * OS actor's timer.
+ */
+uint64_t os_sched_run(struct fsr_runtime *runtime, bool *has_work);
+/*
  * PRE-03, PRE-04 (and the TDR watchdog): the OS asks engine `engine_id` of `adapter` to preempt
  * what it runs (lock held). The driver programs the engine (DxgkDdiPreemptCommand) and names the
  * context it runs (0: nothing); preempt_request fires with it. Returns the request id (unique per
@@ -348,6 +377,16 @@ void os_preempt_set_listener(struct fsr_adapter *adapter,
 			     void (*listener)(struct fsr_adapter *adapter, uint32_t engine_id,
 					      uint64_t request_id, void *data),
 			     void *data);
+/*
+ * PRE-14 (fsr_adapter_config.context_allocation_bytes): at context creation the context
+ * allocation (DxgkCbCreateContextAllocation) and its InitContextResource, a paging packet on
+ * the engine's paging queue (PRE-06); at its destruction the allocation goes
+ * (DxgkCbDestroyContextAllocation). Nothing without the configuration.
+ */
+void os_context_create_allocation(struct os_context *context);
+void os_context_destroy_allocation(struct os_context *context);
+/* At adapter removal, engines stopped: the paging queues and their contexts. */
+void os_paging_queues_free(struct fsr_adapter *adapter);
 /* The DMA_PREEMPTED interrupt's deferred handling (interrupt.c, which then runs the
  * kernel-mode scheduler: a preempted packet's remainder waits in its queue, km_preempted). */
 void os_preempt_done(struct fsr_adapter *adapter, struct hw_interrupt *interrupt);

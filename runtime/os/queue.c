@@ -196,7 +196,8 @@ fsr_context_create(struct fsr_process *process, fsr_handle device_handle, uint32
 	device->contexts = context;
 	FSR_TRACE(runtime, fencescope_os, context_create, process->id, device->handle,
 		  context->handle, engine_id);
-	os_context_init_scheduling(context); /* PRE-15: context_schedule, after context_create */
+	os_context_init_scheduling(context);   /* PRE-15: context_schedule, after context_create */
+	os_context_create_allocation(context); /* PRE-14, when configured */
 	*context_handle = context->handle;
 	goto end;
 refuse:
@@ -235,6 +236,7 @@ fsr_context_destroy(struct fsr_process *process, fsr_handle context_handle)
 			break;
 		}
 	}
+	os_context_destroy_allocation(context); /* PRE-14 */
 	FSR_TRACE(runtime, fencescope_os, context_destroy, process->id, context->device->handle,
 		  context->handle, context->engine_id);
 	remove_object(process, context_handle);
@@ -244,12 +246,6 @@ fsr_context_destroy(struct fsr_process *process, fsr_handle context_handle)
 }
 
 /* ---- suspend and resume (SUS) ------------------------------------------------------------ */
-
-bool
-os_context_is_suspended(const struct os_context *context)
-{
-	return context->os_suspend_reasons != 0;
-}
 
 fsr_status
 os_context_suspend(struct os_context *context, enum fstp_preempt_reason reason)
@@ -262,8 +258,19 @@ os_context_suspend(struct os_context *context, enum fstp_preempt_reason reason)
 		return FSR_ERR_BAD_STATE;
 	context->os_suspend_reasons |= bit;
 	/* SUS-01: one SuspendContext, when the first reason comes; the KMD does the rest. */
-	if (!was_suspended)
+	if (!was_suspended) {
 		adapter->ddi.DxgkDdiSuspendContext(adapter->miniport, context, reason);
+		/*
+		 * The application's suspension does not wait for the work item in flight: the
+		 * engine preempts it at its granularity (reason SUSPEND) and the context resumes
+		 * it at its saved point (docs/runtime.md "Suspend and resume as built").
+		 */
+		if (reason == FSTP_PREEMPT_REASON_SUSPEND &&
+		    adapter->ddi.DxgkDdiQueryEngineContext(adapter->miniport, context->engine_id) ==
+			context)
+			os_preempt_request(adapter, context->engine_id,
+					   FSTP_PREEMPT_REASON_SUSPEND);
+	}
 	return FSR_OK;
 }
 
@@ -345,11 +352,10 @@ fsr_context_set_scheduling(struct fsr_process *process, fsr_handle context_handl
 		return status;
 	}
 	context = object->pointer;
-	context->priority = priority;
-	context->time_slice_ns = time_slice_ns;
-	os_context_fire_schedule(context);
-	/* The kernel-mode scheduler looks at its queues again. */
+	os_context_set_scheduling(context, priority, time_slice_ns);
+	/* The scheduler looks at its queues again, and its timer follows (PRE-15). */
 	os_km_schedule(runtime);
+	os_sched_kick(runtime);
 	rt_unlock(runtime);
 	os_run_callbacks(runtime);
 	return FSR_OK;
@@ -1052,6 +1058,15 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			dma->progress_value = buffer->packets[0].b;
 			dma->submit_ns = buffer->submit_ns;
 			queue->km_sent_ns = rt_clock_now(runtime); /* FST-01: the TDR's clock */
+			/* PRE-08: another split packet of the buffer follows, no wait between. */
+			for (size_t i = buffer->position + 1; i < buffer->count; i++) {
+				if (buffer->packets[i].type == HW_PACKET_WAIT)
+					break;
+				if (buffer->packets[i].type == HW_PACKET_WORK) {
+					dma->is_split_continued = true;
+					break;
+				}
+			}
 			os_sched_queue_packet(queue, dma);
 			break;
 		case HW_PACKET_WAIT:
@@ -1104,12 +1119,30 @@ os_km_schedule(struct fsr_runtime *runtime)
 {
 	for (struct os_hwqueue *queue = runtime->km_queues; queue; queue = queue->next_km)
 		km_run_queue(runtime, queue);
+	/* PRE-15: priorities and time slices, on the adapters that have them (os/scheduler.c). */
+	runtime->sched_next_ns = os_sched_run(runtime, &runtime->sched_has_work);
 }
 
 void
-os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
+os_sched_kick(struct fsr_runtime *runtime)
+{
+	if (runtime->sched_next_ns == FSR_NEVER)
+		return;
+	if (runtime->sched_has_work)
+		rt_clock_kick(runtime, &runtime->os_actor, runtime->sched_next_ns);
+	else
+		rt_clock_kick_weak(runtime, &runtime->os_actor, runtime->sched_next_ns);
+}
+
+void
+os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet,
+		  uint64_t completed_fence_id)
 {
 	struct os_hwqueue *queue = packet->queue;
+
+	if (completed_fence_id != packet->fence_id)
+		rt_refuse(runtime, queue && queue->process ? queue->process->id : 0,
+			  "DmaCompletedFenceId", packet->fence_id, FSR_ERR_BAD_STATE);
 
 	/* Counted here, at interrupt level, not by the engine, which runs without the lock. */
 	rt_latency_add(runtime->stats.submit_to_start, packet->start_ns > packet->submit_ns
@@ -1120,7 +1153,9 @@ os_km_packet_done(struct fsr_runtime *runtime, struct hw_dma_packet *packet)
 
 		FSR_TRACE(runtime, fencescope_os, packet_complete, adapter->id, queue->engine_id,
 			  queue->handle, packet->packet_id, packet->progress_value);
-		queue->is_km_busy = false;
+		/* A context switch (PRE-05) comes before the queue's packet, still in flight. */
+		if (!packet->is_context_switch)
+			queue->is_km_busy = false;
 	}
 	free(packet);
 }
@@ -1153,5 +1188,6 @@ os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
 		  progress_value, (uint32_t) (count - 2));
 	/* The scheduler's submit path runs in the caller, as a SubmitCommand call would. */
 	os_km_schedule(runtime);
+	os_sched_kick(runtime);
 	return FSR_OK;
 }

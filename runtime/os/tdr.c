@@ -290,6 +290,7 @@ watch_engine(struct fsr_adapter *adapter, uint32_t engine_id, uint64_t now)
 	bool has_progress;
 	bool has_km;
 	uint64_t km_since;
+	struct dxgk_engine_status status = {0};
 	uint64_t due;
 
 	sample_rings(adapter, engine_id, &has_ring_work, &has_progress);
@@ -308,7 +309,12 @@ watch_engine(struct fsr_adapter *adapter, uint32_t engine_id, uint64_t now)
 		}
 	}
 	has_km = has_km_work(adapter, engine_id, &km_since);
-	if (!has_ring_work && !has_km) {
+	/*
+	 * And the engine's own word: work in flight whose queue is gone (its process ended while
+	 * it ran, a hang included) is work no queue shows the OS, but the engine still runs it.
+	 */
+	adapter->ddi.DxgkDdiQueryEngineStatus(adapter->miniport, engine_id, &status);
+	if (!has_ring_work && !has_km && !status.is_busy) {
 		engine->has_work = false;
 		return rt_add_ns(now, delay / TDR_SAMPLES_PER_DELAY);
 	}
@@ -404,7 +410,8 @@ lose_queue_fences(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 						  memory_order_acquire, RT_POINT_NONE);
 
 		for (; read_ptr != write_ptr; read_ptr += sizeof(struct hw_packet)) {
-			struct hw_packet packet = rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
+			struct hw_packet packet =
+			    rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
 
 			if (packet.type == HW_PACKET_SIGNAL)
 				lose_fence(runtime, rt_map_get(&runtime->fences, packet.a));

@@ -794,6 +794,117 @@ end:
 	return world_close(world, status);
 }
 
+/* ---- priority-inversion (PRE-15, PRE-03, PRE-09) ------------------------------------------ */
+
+/*
+ * A low-priority context (4) keeps the 3D engine busy with long kernel-mode packets (20 ms);
+ * a high-priority context (28) submits short frames to a ring on the same engine and waits for
+ * each. Without preemption a frame would wait for the long packet; the OS sees the ring's work
+ * on its scheduling timer and preempts the low context (reason PRIORITY): the frame runs, the
+ * long packet resumes with what it had left (packet_queued.resubmission_of).
+ */
+static fsr_status
+run_priority_inversion(const struct fsr_scenario *scenario,
+		       const struct fsr_scenario_options *options,
+		       struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 8;
+	fsr_handle high_context, low_queue, high_queue, low_fence, high_fence;
+	uint64_t low_value = 0, high_value = 0;
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(fsr_context_set_scheduling(world->process, world->contexts[0], 4, 0));
+	TRY(fsr_context_create(world->process, world->device, 0, &high_context));
+	TRY(fsr_context_set_scheduling(world->process, high_context, 28, 0));
+	TRY(queue_new(world, 0, FSR_SUBMIT_KERNEL_MODE, &low_queue));
+	TRY(fsr_hwqueue_create_user_mode(world->process, high_context,
+					 &(struct fsr_hwqueue_config){.mode = FSR_SUBMIT_USER_MODE},
+					 &high_queue));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &low_fence, NULL));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &high_fence, NULL));
+	for (uint64_t round = 0; round < rounds; round++) {
+		TRY(submit(world, &(struct step){.queue = low_queue,
+						 .work_ticks = 2000000,
+						 .signal_fence = low_fence,
+						 .signal_value = ++low_value}));
+		/* The long packet runs a while, then the frames come. */
+		TRY(fsr_runtime_run_until(world->runtime,
+					  fsr_runtime_now_ns(world->runtime) +
+					      random_between(world, 1000000, 4000000)));
+		for (int frame = 0; frame < 3; frame++) {
+			TRY(submit(world,
+				   &(struct step){.queue = high_queue,
+						  .is_user_mode = true,
+						  .work_ticks = random_between(world, 20000, 60000),
+						  .signal_fence = high_fence,
+						  .signal_value = ++high_value}));
+			TRY(cpu_wait(world, high_fence, high_value));
+		}
+		TRY(cpu_wait(world, low_fence, low_value));
+	}
+end:
+	return world_close(world, status);
+}
+
+/* ---- timeslice-mix (PRE-15) ---------------------------------------------------------------- */
+
+/*
+ * Two 3D contexts and two compute contexts, all of priority 16 with a 250 us time slice, each
+ * with a 2 ms work item per round (user- and kernel-mode queues mixed): each engine is shared
+ * by time slice (reason TIME_SLICE), the preempted items resume where they stopped.
+ */
+static fsr_status
+run_timeslice_mix(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+		  struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 6;
+	fsr_handle contexts[4], queues[4], fences[4];
+	uint64_t values[4] = {0};
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	for (uint32_t i = 0; i < 4; i++) {
+		uint32_t engine = i / 2; /* 3D, 3D, compute, compute */
+		struct fsr_hwqueue_config config = {.mode = i % 2 ? FSR_SUBMIT_KERNEL_MODE
+								  : FSR_SUBMIT_USER_MODE};
+
+		contexts[i] = world->contexts[engine];
+		if (i % 2)
+			TRY(fsr_context_create(world->process, world->device, engine,
+					       &contexts[i]));
+		TRY(fsr_context_set_scheduling(world->process, contexts[i], 16, 250000));
+		TRY(i % 2 ? fsr_hwqueue_create(world->process, contexts[i], &config, &queues[i])
+			  : fsr_hwqueue_create_user_mode(world->process, contexts[i], &config,
+							 &queues[i]));
+		TRY(fsr_fence_create(world->process, world->device, 0, 0, &fences[i], NULL));
+	}
+	for (uint64_t round = 0; round < rounds; round++) {
+		for (uint32_t i = 0; i < 4; i++)
+			TRY(submit(world, &(struct step){.queue = queues[i],
+							 .is_user_mode = i % 2 == 0,
+							 .work_ticks = 200000,
+							 .signal_fence = fences[i],
+							 .signal_value = ++values[i]}));
+		for (uint32_t i = 0; i < 4; i++)
+			TRY(cpu_wait(world, fences[i], values[i]));
+	}
+end:
+	return world_close(world, status);
+}
+
 /* ---- TDR: a hang recovered, an engine reset promoted ----------------------------------- */
 
 /*
@@ -849,11 +960,10 @@ run_tdr(const struct fsr_scenario_options *options, struct fsr_scenario_totals *
 						  .signal_fence = render_fence,
 						  .signal_value = ++render_value}));
 			/* In flight on the compute engine when the TDR comes (kernel mode). */
-			TRY(submit(world,
-				   &(struct step){.queue = compute,
-						  .work_ticks = delay_ns / 10 * 6 / 10,
-						  .signal_fence = compute_fence,
-						  .signal_value = ++compute_value}));
+			TRY(submit(world, &(struct step){.queue = compute,
+							 .work_ticks = delay_ns / 10 * 6 / 10,
+							 .signal_fence = compute_fence,
+							 .signal_value = ++compute_value}));
 		}
 		/* The hung app's wait ends when the TDR has recovered: its device is lost. */
 		status = fsr_fence_wait_cpu(hung.process, hung.fence, 1, FSR_INFINITE,
@@ -1102,6 +1212,18 @@ static const struct fsr_scenario suspend_terminate = {
     "process termination; a lost device and the UMD's fall-back to kernel mode (--scale "
     "rounds, default 4)",
     run_suspend_terminate, NULL};
+
+static const struct fsr_scenario priority_inversion = {
+    "priority-inversion",
+    "a low-priority context's 20 ms kernel-mode packets on the 3D engine, a high-priority ring's "
+    "short frames that preemption lets through (reason PRIORITY; --scale rounds, default 8)",
+    run_priority_inversion, NULL};
+static const struct fsr_scenario timeslice_mix = {
+    "timeslice-mix",
+    "two 3D and two compute contexts of equal priority with 250 us time slices, user- and "
+    "kernel-mode queues, sharing each engine (reason TIME_SLICE; --scale rounds, default 6)",
+    run_timeslice_mix, NULL};
+
 static const struct fsr_scenario tdr_hang = {
     "tdr-hang",
     "a hung 3D engine recovered by TDR (detect, preemption request, engine reset, context in "
@@ -1123,9 +1245,9 @@ static const struct fsr_scenario fault_injection = {
     run_fault_injection, NULL};
 
 static const struct fsr_scenario *const builtins[] = {
-    &producer_consumer, &frame_pipeline,  &log_overrun,  &cpu_waiters,       &stress,
-    &doorbell_pressure, &doorbell_global, &power_states, &suspend_terminate,
-    &tdr_hang,          &adapter_reset,   &fault_injection,
+    &producer_consumer, &frame_pipeline,  &log_overrun,   &cpu_waiters,       &stress,
+    &doorbell_pressure, &doorbell_global, &power_states,  &suspend_terminate, &priority_inversion,
+    &timeslice_mix,     &tdr_hang,        &adapter_reset, &fault_injection,
 };
 
 const struct fsr_scenario *const *

@@ -118,9 +118,8 @@ FSR_TEST_API fsr_status fsr_test_engine_report_hung(struct fsr_runtime *runtime,
  * TDR-06: the next `count` resets of that engine (DxgkDdiResetEngine) fail (0: none), so that
  * the OS promotes the recovery to an adapter reset.
  */
-FSR_TEST_API fsr_status fsr_test_engine_reset_fail(struct fsr_runtime *runtime,
-						   uint32_t adapter_id, uint32_t engine_id,
-						   uint32_t count);
+FSR_TEST_API fsr_status fsr_test_engine_reset_fail(struct fsr_runtime *runtime, uint32_t adapter_id,
+						   uint32_t engine_id, uint32_t count);
 /*
  * Preemption for tests (spec 002; docs/runtime.md "Scheduling and preemption as built"): the OS
  * asks engine `engine_id` of adapter `adapter_id` to preempt what it runs, for `reason` (an

@@ -20,10 +20,18 @@
  *               API's event tap, untimed), fired again and again in their order by
  *               lttng_ust_tracepoint on the runtime's own tracepoints (the same providers,
  *               fields and sizes), with nothing of FSR_TRACE around them.
+ *   preempt N   realtime preemption (spec 002): N samples of the request -> complete latency at
+ *               each granularity of the 3D engine (preempt_<granularity>_p50_ns, _p99_ns,
+ *               _max_ns: a 2 ms kernel-mode packet, a request 0.3 to 1.5 ms into it, until the
+ *               OS has handled the completion), and N samples of how long a tiny high-priority
+ *               submission waits behind such a packet of a low-priority context, with
+ *               preemption (priorities 28 and 4: priority_wait_preempting_*) and without (both
+ *               16: priority_wait_no_preemption_*), from its submit to its progress.
  * sim and cost run on the calling thread alone; CPU time is that thread's, which time other
  * processes take on a loaded machine does not inflate as it does wall time.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,6 +498,173 @@ run_cost(FILE *out, uint64_t target_events)
 	free(capture.events);
 }
 
+/* ---- preemption (spec 002; docs/runtime.md "Scheduling and preemption as built") ---------- */
+
+#define PREEMPT_PACKET_TICKS 200000u /* 2 ms at 100 MHz */
+
+static void
+sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {.tv_sec = (time_t) (ns / 1000000000u),
+			      .tv_nsec = (long) (ns % 1000000000u)};
+
+	nanosleep(&ts, NULL);
+}
+
+static int
+compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *) a;
+	uint64_t y = *(const uint64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+static void
+print_percentiles(FILE *out, const char *prefix, uint64_t *samples, uint64_t count)
+{
+	qsort(samples, count, sizeof(*samples), compare_u64);
+	fprintf(out, "%s_samples %llu\n%s_p50_ns %llu\n%s_p99_ns %llu\n%s_max_ns %llu\n", prefix,
+		(unsigned long long) count, prefix, (unsigned long long) samples[count / 2], prefix,
+		(unsigned long long) samples[count * 99 / 100], prefix,
+		(unsigned long long) samples[count - 1]);
+}
+
+/* A realtime runtime whose 3D engine declares `granularity`, with one process and device. */
+static void
+preempt_setup(struct setup *s, enum fsr_preempt_granularity granularity)
+{
+	struct fsr_runtime_config config = {.clock_mode = FSR_CLOCK_REALTIME, .seed = 7};
+	struct fsr_adapter_config adapter_config;
+	uint32_t adapter;
+
+	memset(s, 0, sizeof(*s));
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.graphics_preempt_granularity[0] = granularity;
+	TRY(fsr_runtime_create(&config, &s->runtime));
+	TRY(fsr_adapter_create(s->runtime, &adapter_config, &adapter));
+	TRY(fsr_process_create(s->runtime, "bench", &s->process));
+	TRY(fsr_device_create(s->process, adapter, &s->device));
+}
+
+static fsr_handle
+preempt_queue(struct setup *s, uint32_t priority)
+{
+	struct fsr_hwqueue_config config = {.mode = FSR_SUBMIT_KERNEL_MODE};
+	fsr_handle context;
+	fsr_handle queue;
+
+	TRY(fsr_context_create(s->process, s->device, 0, &context));
+	TRY(fsr_context_set_scheduling(s->process, context, priority, 0));
+	TRY(fsr_hwqueue_create(s->process, context, &config, &queue));
+	return queue;
+}
+
+static uint64_t
+preempt_submit(struct setup *s, fsr_handle queue, uint64_t ticks)
+{
+	struct fsr_cmdbuf *cmdbuf;
+	uint64_t progress;
+
+	TRY(fsr_cmdbuf_create(s->process, queue, &cmdbuf));
+	TRY(fsr_cmdbuf_work(cmdbuf, ticks));
+	TRY(fsr_cmdbuf_submit(cmdbuf, &progress));
+	return progress;
+}
+
+/*
+ * Request -> complete latency at one granularity: a 2 ms packet on the 3D engine, a request
+ * 0.3 to 1.5 ms into it, timed from the request call until the OS has handled the completion
+ * (os_preempt_completed), polled; the remainder then runs to the end before the next sample.
+ */
+static void
+run_preempt_latency(FILE *out, const char *prefix, enum fsr_preempt_granularity granularity,
+		    uint64_t samples)
+{
+	uint64_t *latencies = calloc(samples, sizeof(*latencies));
+	struct setup s;
+	fsr_handle queue;
+
+	if (!latencies)
+		exit(1);
+	preempt_setup(&s, granularity);
+	queue = preempt_queue(&s, FSR_DEFAULT_CONTEXT_PRIORITY);
+	for (uint64_t i = 0; i < samples; i++) {
+		uint64_t progress = preempt_submit(&s, queue, PREEMPT_PACKET_TICKS);
+		uint64_t request = 0;
+		double start;
+
+		sleep_ns(300000 + (i * 7919 % 1200) * 1000);
+		start = seconds_now();
+		TRY(fsr_test_preempt_request(s.runtime, 0, 0, 1 /* PRIORITY */, &request));
+		/* Polled with a yield between looks: a tight loop on the runtime's lock would
+		 * keep the engine's and the OS's threads from it. */
+		while (!fsr_test_preempt_completed(s.runtime, 0, 0, request))
+			sched_yield();
+		latencies[i] = (uint64_t) ((seconds_now() - start) * 1e9);
+		TRY(fsr_hwqueue_wait_progress(s.process, queue, progress, FSR_INFINITE));
+	}
+	print_percentiles(out, prefix, latencies, samples);
+	fsr_runtime_destroy(s.runtime);
+	free(latencies);
+}
+
+/*
+ * How long a high-priority submission waits behind a long low-priority packet: a 2 ms packet of
+ * a context of priority 4, then 0.3 to 1.5 ms into it a tiny one of a context of priority 28
+ * (with preemption; without: both contexts 16, nothing preempts), timed from its submit until
+ * its progress arrives.
+ */
+static void
+run_priority_wait(FILE *out, const char *prefix, bool is_preempting, uint64_t samples)
+{
+	uint64_t *waits = calloc(samples, sizeof(*waits));
+	struct setup s;
+	fsr_handle low;
+	fsr_handle high;
+
+	if (!waits)
+		exit(1);
+	preempt_setup(&s, FSR_PREEMPT_DEFAULT);
+	low = preempt_queue(&s, is_preempting ? 4 : FSR_DEFAULT_CONTEXT_PRIORITY);
+	high = preempt_queue(&s, is_preempting ? 28 : FSR_DEFAULT_CONTEXT_PRIORITY);
+	for (uint64_t i = 0; i < samples; i++) {
+		uint64_t low_progress = preempt_submit(&s, low, PREEMPT_PACKET_TICKS);
+		uint64_t high_progress;
+		double start;
+
+		sleep_ns(300000 + (i * 7919 % 1200) * 1000);
+		start = seconds_now();
+		high_progress = preempt_submit(&s, high, 100);
+		TRY(fsr_hwqueue_wait_progress(s.process, high, high_progress, FSR_INFINITE));
+		waits[i] = (uint64_t) ((seconds_now() - start) * 1e9);
+		TRY(fsr_hwqueue_wait_progress(s.process, low, low_progress, FSR_INFINITE));
+	}
+	print_percentiles(out, prefix, waits, samples);
+	fsr_runtime_destroy(s.runtime);
+	free(waits);
+}
+
+static void
+run_preempt(FILE *out, uint64_t samples)
+{
+	static const struct {
+		const char *prefix;
+		enum fsr_preempt_granularity granularity;
+	} levels[] = {
+	    {"preempt_dma_buffer", FSR_PREEMPT_DMA_BUFFER_BOUNDARY},
+	    {"preempt_primitive", FSR_PREEMPT_PRIMITIVE_OR_DISPATCH_BOUNDARY},
+	    {"preempt_triangle", FSR_PREEMPT_TRIANGLE_OR_THREAD_GROUP_BOUNDARY},
+	    {"preempt_pixel", FSR_PREEMPT_PIXEL_OR_THREAD_BOUNDARY},
+	    {"preempt_shader", FSR_PREEMPT_SHADER_BOUNDARY},
+	};
+
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		run_preempt_latency(out, levels[i].prefix, levels[i].granularity, samples);
+	run_priority_wait(out, "priority_wait_preempting", true, samples);
+	run_priority_wait(out, "priority_wait_no_preemption", false, samples);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -497,7 +672,7 @@ main(int argc, char **argv)
 	uint64_t n;
 
 	if (argc != 5 || strcmp(argv[1], "-o") != 0) {
-		fprintf(stderr, "usage: bench-runtime -o FILE sim|realtime|cost N\n");
+		fprintf(stderr, "usage: bench-runtime -o FILE sim|realtime|cost|preempt N\n");
 		return 2;
 	}
 	out = fopen(argv[2], "a");
@@ -512,6 +687,8 @@ main(int argc, char **argv)
 		run_realtime(out, n);
 	else if (strcmp(argv[3], "cost") == 0)
 		run_cost(out, n);
+	else if (strcmp(argv[3], "preempt") == 0 && n > 0)
+		run_preempt(out, n);
 	else
 		return 2;
 	fclose(out);

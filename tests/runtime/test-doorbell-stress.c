@@ -83,6 +83,11 @@ tap(void *user_data, const char *name, const uint64_t *fields, uint32_t field_co
 		run->suspensions++;
 	} else if (strcmp(name, "fencescope_kmd:context_resume") == 0) {
 		run->is_suspended = false;
+	} else if (strcmp(name, "fencescope_hw:packet_end") == 0 && fields[6] == 1) {
+		/* PREEMPTED: the suspension's preemption stopping a work item (SUSPEND); the
+		 * item ends again, COMPLETED, once resumed. */
+		pthread_mutex_unlock(&run->lock);
+		return;
 	} else if ((strcmp(name, "fencescope_hw:packet_start") == 0 ||
 		    strcmp(name, "fencescope_hw:packet_end") == 0) &&
 		   run->is_suspended && !atomic_load(&run->is_resuming)) {

@@ -33,6 +33,8 @@ struct suspend_log {
 	uint32_t fetches;
 	uint32_t victimized; /* doorbell_victimize naming one of `queues` as the victim */
 	uint32_t disconnects;
+	uint32_t suspend_preemptions; /* preempt_request SUSPEND naming `context` */
+	uint32_t preempted_ends;      /* packet_end PREEMPTED of one of `queues` */
 	uint32_t packet_starts[MAX_QUEUES];
 	uint32_t packet_ends[MAX_QUEUES];
 };
@@ -78,9 +80,17 @@ tap(void *user_data, const char *name, const uint64_t *fields, uint32_t field_co
 		log->rings_since_resume = 0;
 		return;
 	}
+	if (strcmp(name, "fencescope_os:preempt_request") == 0 && fields[2] == log->context &&
+	    fields[4] == 2 /* SUSPEND */)
+		log->suspend_preemptions++;
 	for (size_t i = 0; i < sizeof(gpu_events) / sizeof(gpu_events[0]); i++) {
 		if (strcmp(name, gpu_events[i]) != 0 || !is_ours(fields[2], &index))
 			continue;
+		/* The suspension's own preemption stops the work item: that is not running. */
+		if (i == 1 && fields[6] == 1 /* PREEMPTED */) {
+			log->preempted_ends++;
+			continue;
+		}
 		if (log->is_suspended)
 			log->ran_while_suspended++;
 		if (i == 0)
@@ -289,10 +299,11 @@ Test(suspend, sus_03_global_doorbell_suspended_queue_runs_nothing)
 
 /*
  * SUS-01's granularity: the engine is busy with a long work item of the queue when the context
- * is suspended. The item finishes; the signal after it, in the same command buffer, does not
- * run until the resume.
+ * is suspended. The OS preempts it (reason SUSPEND): it stops at the engine's granularity, and
+ * neither the rest of it nor the signal after it, in the same command buffer, runs until the
+ * resume, after which the item resumes at its saved point (PRE-09).
  */
-Test(suspend, sus_01_sus_03_a_running_work_item_finishes_and_the_queue_stops_after_it)
+Test(suspend, sus_01_sus_03_a_running_work_item_is_preempted_and_the_queue_stops)
 {
 	struct fsr_cmdbuf *cmdbuf = NULL;
 	fsr_handle queue, fence;
@@ -312,6 +323,8 @@ Test(suspend, sus_01_sus_03_a_running_work_item_finishes_and_the_queue_stops_aft
 	cr_assert_eq(sus_log.packet_starts[0], 1);
 	cr_assert_eq(fsr_context_suspend(fx.process, fx.context_3d), FSR_OK);
 	fst_run_until_idle();
+	cr_assert_eq(sus_log.suspend_preemptions, 1);
+	cr_assert_eq(sus_log.preempted_ends, 1, "the item stops at once, not at its end");
 	cr_assert_eq(fst_fence_value(fx.process, fence), 0, "the signal after the item waits");
 	cr_assert_eq(sus_log.ran_while_suspended, 0);
 	cr_assert_eq(fst_last_completed(fx.process, queue), 0);
@@ -319,6 +332,7 @@ Test(suspend, sus_01_sus_03_a_running_work_item_finishes_and_the_queue_stops_aft
 	fst_run_until_idle();
 	cr_assert_eq(fst_fence_value(fx.process, fence), 7);
 	cr_assert_eq(fst_last_completed(fx.process, queue), progress);
+	cr_assert_eq(sus_log.packet_starts[0], 2, "started, then resumed at its saved point");
 }
 
 /*

@@ -55,6 +55,9 @@ struct tdr_run {
 	uint32_t errors;
 	uint32_t innocent_losses; /* device_lost of the innocent device */
 	uint32_t innocent_aborts; /* packet_end ABORTED of an innocent queue */
+	uint32_t detects;
+	uint64_t stalled_min_ns; /* tdr_detect's stalled_ns */
+	uint64_t stalled_max_ns;
 };
 
 static void
@@ -79,6 +82,11 @@ tap(void *user_data, const char *name, const uint64_t *fields, uint32_t field_co
 		   fields[4] == PREEMPT_REASON_TDR) {
 		run->requests++;
 		run->has_request = true;
+	} else if (strcmp(name, "fencescope_os:tdr_detect") == 0) {
+		if (!run->detects++ || fields[4] < run->stalled_min_ns)
+			run->stalled_min_ns = fields[4];
+		if (fields[4] > run->stalled_max_ns)
+			run->stalled_max_ns = fields[4];
 	} else if (strcmp(name, "fencescope_os:tdr_begin") == 0) {
 		run->begins++;
 		if (!run->has_request)
@@ -114,7 +122,8 @@ innocent_thread(void *data)
 	for (uint32_t b = 0; b < BUFFERS; b++) {
 		struct fsr_cmdbuf *cmdbuf;
 
-		if (fsr_cmdbuf_create(run->innocent, run->queues[worker->index], &cmdbuf) != FSR_OK ||
+		if (fsr_cmdbuf_create(run->innocent, run->queues[worker->index], &cmdbuf) !=
+			FSR_OK ||
 		    fsr_cmdbuf_work(cmdbuf, 20000) != FSR_OK ||
 		    fsr_cmdbuf_signal(cmdbuf, run->fences[worker->index], ++worker->next_value) !=
 			FSR_OK ||
@@ -224,6 +233,12 @@ main(void)
 	CHECK(run.resets_ok == ROUNDS && run.ends_engine_reset == ROUNDS,
 	      "%u engine resets, %u tdr_end ENGINE_RESET", run.resets_ok, run.ends_engine_reset);
 	CHECK(run.errors == ROUNDS, "%u contexts in error", run.errors);
+	/* TDR-02: never before the delay (a ring is sampled: up to a quarter of it later). */
+	CHECK(run.detects == ROUNDS && run.stalled_min_ns >= DELAY_NS, "%u detections, %llu ns",
+	      run.detects, (unsigned long long) run.stalled_min_ns);
+	printf("# tdr_detect stalled_ns: min %llu, max %llu (delay %llu)\n",
+	       (unsigned long long) run.stalled_min_ns, (unsigned long long) run.stalled_max_ns,
+	       (unsigned long long) DELAY_NS);
 	fsr_runtime_destroy(run.runtime);
 	pthread_mutex_destroy(&run.lock);
 	printf("%s 1 - tdr_01_tdr_04_tdr_05_realtime_hangs_recovered_beside_innocent_threads\n",

@@ -147,7 +147,7 @@ Test(tdr, tdr_02_tdr_detects_a_packet_longer_than_the_delay)
 	detect = find(0, "fencescope_os:tdr_detect", -1, 0);
 	cr_assert_neq(detect, SIZE_MAX, "no tdr_detect after the delay");
 	cr_assert_eq(tdr_log.events[detect].now_ns, submitted + DELAY_NS);
-	cr_assert_eq(tdr_log.events[detect].fields[1], 0);           /* the 3D engine */
+	cr_assert_eq(tdr_log.events[detect].fields[1], 0);             /* the 3D engine */
 	cr_assert_eq(tdr_log.events[detect].fields[2], fx.context_3d); /* its work item's */
 	cr_assert_eq(tdr_log.events[detect].fields[3], FSTP_LOSS_REASON_TIMEOUT);
 	cr_assert_eq(tdr_log.events[detect].fields[4], DELAY_NS);
@@ -166,7 +166,8 @@ Test(tdr, tdr_02_hung_ring_detected_at_the_tdr_cadence)
 	fst_run_until_idle();
 	detect = find(0, "fencescope_os:tdr_detect", -1, 0);
 	cr_assert_neq(detect, SIZE_MAX);
-	/* FST-01: ring progress is sampled, so the detection comes at the delay or a sample later. */
+	/* FST-01: ring progress is sampled, so the detection comes at the delay or a sample later.
+	 */
 	cr_assert_geq(tdr_log.events[detect].now_ns, start + DELAY_NS);
 	cr_assert_leq(tdr_log.events[detect].now_ns, start + DELAY_NS + DELAY_NS / 4);
 	cr_assert_geq(tdr_log.events[detect].fields[4], DELAY_NS);
@@ -199,7 +200,7 @@ Test(tdr, tdr_01_preemption_request_before_recovery)
 	cr_assert_eq(tdr_log.events[request].fields[2], fx.context_3d);
 	cr_assert_eq(tdr_log.events[begin].fields[2], FSTP_LOSS_REASON_TIMEOUT);
 	cr_assert_eq(tdr_log.events[begin].fields[3], fx.context_3d); /* the guilty context */
-	cr_assert_eq(tdr_log.events[reset].fields[2], 1);              /* is_success */
+	cr_assert_eq(tdr_log.events[reset].fields[2], 1);             /* is_success */
 	cr_assert_eq(tdr_log.events[error].fields[3], fx.context_3d);
 	cr_assert_eq(tdr_log.events[end].fields[2], FSTP_TDR_RESULT_ENGINE_RESET);
 	cr_assert_eq(count("fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_ABORTED), 1);
@@ -213,8 +214,7 @@ Test(tdr, tdr_01_a_completed_preemption_means_no_recovery)
 
 	/* A ring blocked on a GPU wait: work outstanding, no progress, but nothing runs. */
 	progress = fst_submit_wait(fx.process, queue, fence, 1);
-	cr_assert_eq(fsr_runtime_run_until(fx.runtime, now_ns() + DELAY_NS + DELAY_NS / 2),
-		     FSR_OK);
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, now_ns() + DELAY_NS + DELAY_NS / 2), FSR_OK);
 	cr_assert_eq(count("fencescope_os:tdr_detect", 2, 0), 1); /* no work item in flight */
 	cr_assert_eq(count("fencescope_os:preempt_request", 4, FSTP_PREEMPT_REASON_TDR), 1);
 	cr_assert_eq(count("fencescope_os:tdr_begin", -1, 0), 0);
@@ -236,8 +236,8 @@ Test(tdr, tdr_01_a_long_packet_is_preempted_by_the_tdr_not_reset)
 	fst_run_until_idle();
 	request = find(0, "fencescope_os:preempt_request", 4, FSTP_PREEMPT_REASON_TDR);
 	cr_assert_neq(request, SIZE_MAX);
-	complete = find(request, "fencescope_hw:preempt_complete", 3,
-			tdr_log.events[request].fields[3]);
+	complete =
+	    find(request, "fencescope_hw:preempt_complete", 3, tdr_log.events[request].fields[3]);
 	cr_assert_neq(complete, SIZE_MAX, "the TDR's request did not complete");
 	cr_assert_eq(count("fencescope_os:tdr_begin", -1, 0), 0);
 	cr_assert_eq(count("fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_ABORTED), 0);
@@ -259,8 +259,8 @@ ignoring_packet(uint64_t beyond_delay_ns, bool is_recovered)
 	fst_run_until_idle();
 	request = find(0, "fencescope_os:preempt_request", 4, FSTP_PREEMPT_REASON_TDR);
 	cr_assert_neq(request, SIZE_MAX);
-	complete = find(request, "fencescope_hw:preempt_complete", 3,
-			tdr_log.events[request].fields[3]);
+	complete =
+	    find(request, "fencescope_hw:preempt_complete", 3, tdr_log.events[request].fields[3]);
 	cr_assert_neq(complete, SIZE_MAX);
 	if (!is_recovered) {
 		/* At its end: a DMA buffer boundary, coarser than the engine declared (SHADER). */
@@ -289,6 +289,48 @@ Test(tdr, tdr_01_a_packet_ignoring_preemption_answers_at_its_end_in_time)
 Test(tdr, tdr_01_a_packet_ignoring_preemption_too_long_is_recovered)
 {
 	ignoring_packet(FSR_DEFAULT_TDR_PREEMPT_TIMEOUT_NS * 5, true);
+}
+
+/* Two work items, then a signal: one command buffer. */
+static void
+submit_two_items(struct fsr_process *process, fsr_handle queue, uint64_t ticks)
+{
+	struct fsr_cmdbuf *cmdbuf;
+
+	cr_assert_eq(fsr_cmdbuf_create(process, queue, &cmdbuf), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_work(cmdbuf, ticks), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_work(cmdbuf, ticks), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
+}
+
+Test(tdr, only_the_ignoring_buffer_s_own_work_ignores_preemption)
+{
+	/* The other queue first on the engine's run list. */
+	fsr_handle other = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	fsr_handle ignoring = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	uint64_t start = now_ns();
+	uint64_t request = 0;
+	size_t complete;
+
+	cr_assert_eq(fsr_test_packet_ignores_preemption(fx.runtime, fx.adapter_id, 0, ignoring),
+		     FSR_OK);
+	/*
+	 * 100 us items, round robin: the other queue's first, the ignoring one's first (its
+	 * buffer begins: it ignores preemption), then the other's second — which does not.
+	 */
+	submit_two_items(fx.process, other, 10000);
+	submit_two_items(fx.process, ignoring, 10000);
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, start + 250000), FSR_OK);
+	cr_assert_eq(fsr_test_preempt_request(fx.runtime, fx.adapter_id, 0,
+					      FSTP_PREEMPT_REASON_PRIORITY, &request),
+		     FSR_OK);
+	cr_assert_neq(request, 0);
+	fst_run_until_idle();
+	complete = find(0, "fencescope_hw:preempt_complete", 3, request);
+	cr_assert_neq(complete, SIZE_MAX);
+	/* The other queue's item stops at the engine's own granularity, not at its end. */
+	cr_assert_eq(tdr_log.events[complete].fields[5], FSTP_PREEMPT_GRANULARITY_SHADER_BOUNDARY);
+	cr_assert_gt(tdr_log.events[complete].fields[7], 0); /* work left */
 }
 
 /* ---- TDR-03: Active->Hung reported by the KMD ------------------------------------------- */
@@ -363,9 +405,8 @@ hang_beside_an_innocent(struct two_processes *world, enum fsr_submission_mode mo
 	(void) submit_work_then_signal(fx.process, world->guilty_queue, 1000, world->guilty_fence,
 				       5);
 	for (uint64_t v = 1; v <= 4; v++)
-		world->innocent_progress =
-		    submit_work_then_signal(world->innocent, world->innocent_queue, 100000,
-					    world->innocent_fence, v);
+		world->innocent_progress = submit_work_then_signal(
+		    world->innocent, world->innocent_queue, 100000, world->innocent_fence, v);
 }
 
 static void
@@ -405,8 +446,7 @@ tdr_04_guilty_in_error_innocent_completes(enum fsr_submission_mode mode)
 		cr_assert_eq(fsr_doorbell_get_status(fx.process, world.guilty_queue, &status),
 			     FSR_OK);
 		cr_assert_eq(status, FSR_DOORBELL_DISCONNECTED_ABORT);
-		cr_assert_eq(fsr_doorbell_get_status(world.innocent, world.innocent_queue,
-						     &status),
+		cr_assert_eq(fsr_doorbell_get_status(world.innocent, world.innocent_queue, &status),
 			     FSR_OK);
 		cr_assert_eq(status, FSR_DOORBELL_CONNECTED);
 	}
@@ -444,6 +484,31 @@ Test(tdr, tdr_04_innocent_gpu_wait_on_a_guilty_fence_is_released)
 	/* Released, not left blocked forever: its buffer completes. */
 	cr_assert_eq(fst_last_completed(other, innocent), progress);
 	cr_assert_eq(fst_fence_value(other, view), UINT64_MAX);
+}
+
+Test(tdr, tdr_04_a_hang_whose_process_ended_is_still_recovered)
+{
+	struct fsr_process *guilty;
+	fsr_handle device, context, queue, after;
+	uint64_t progress;
+
+	fst_rt_add_process("guilty", &guilty, &device, &context);
+	queue = fst_queue_new(guilty, context, FSR_SUBMIT_USER_MODE);
+	cr_assert_eq(fsr_test_engine_hang(fx.runtime, fx.adapter_id, 0, queue), FSR_OK);
+	(void) fst_submit_work(guilty, queue, 1000);
+	/* It crashes while its work hangs the engine: no queue shows the OS that work any more. */
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, now_ns() + DELAY_NS / 2), FSR_OK);
+	cr_assert_eq(fsr_process_terminate(guilty, true), FSR_OK);
+	fst_run_until_idle();
+	/* The engine's own word keeps the watch: reset, no context left to put in error. */
+	cr_assert_eq(count("fencescope_os:tdr_begin", 3, 0), 1);
+	cr_assert_eq(count("fencescope_kmd:engine_reset", 2, 1), 1);
+	cr_assert_eq(count("fencescope_os:context_error", -1, 0), 0);
+	/* And the engine runs again. */
+	after = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	progress = fst_submit_work(fx.process, after, 1000);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, after), progress);
 }
 
 /* ---- TDR-05: the UMD re-creates queue, doorbell and ring --------------------------------- */
@@ -515,4 +580,36 @@ Test(tdr, tdr_06_failed_engine_reset_promoted_to_adapter_reset)
 	/* Only the guilty context is in error. */
 	cr_assert_eq(count("fencescope_os:context_error", -1, 0), 1);
 	cr_assert_eq(count("fencescope_os:context_error", 3, fx.context_3d), 1);
+}
+
+/* ---- under sim-mode interleaving ------------------------------------------------------------- */
+
+/*
+ * TDR-01, TDR-04 under 8 interleaving seeds: the GPU and the OS switch at every shared word while
+ * the hang is detected and recovered beside an innocent process; the recovery's order and the
+ * innocent's work hold whatever the schedule.
+ */
+Test(tdr, tdr_01_tdr_04_recovery_holds_under_an_interleaving_seed_sweep, .timeout = 120)
+{
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		struct two_processes world;
+		size_t request, begin, end;
+
+		teardown_tdr();
+		setup_tdr();
+		cr_assert_eq(rt_interleave_enable(fx.runtime, seed, NULL, 0), FSR_OK);
+		hang_beside_an_innocent(&world, FSR_SUBMIT_USER_MODE);
+		fst_run_until_idle();
+		request = find(0, "fencescope_os:preempt_request", 4, FSTP_PREEMPT_REASON_TDR);
+		begin = find(0, "fencescope_os:tdr_begin", -1, 0);
+		end = find(0, "fencescope_os:tdr_end", 2, FSTP_TDR_RESULT_ENGINE_RESET);
+		cr_assert(request < begin && begin < end && end != SIZE_MAX, "seed %llu",
+			  (unsigned long long) seed);
+		cr_assert_eq(count("fencescope_os:context_error", 3, fx.context_3d), 1, "seed %llu",
+			     (unsigned long long) seed);
+		cr_assert_eq(fst_last_completed(world.innocent, world.innocent_queue),
+			     world.innocent_progress, "seed %llu", (unsigned long long) seed);
+		cr_assert_eq(fst_fence_value(world.innocent, world.innocent_fence), 4, "seed %llu",
+			     (unsigned long long) seed);
+	}
 }

@@ -240,5 +240,37 @@ Test(builtin, tdr_04_tdr_05_tdr_06_tdr_scenarios_complete_the_innocent_work_in_b
 		cr_expect_eq(realtime.gpu_signals, sim.gpu_signals, "%s", names[i]);
 		cr_expect_eq(realtime.kernel_signals, sim.kernel_signals, "%s", names[i]);
 		cr_expect_eq(realtime.cpu_waits, sim.cpu_waits, "%s", names[i]);
+		/* Sim mode stays deterministic through a TDR: the same run again. */
+		{
+			struct fsr_scenario_totals again =
+			    run_scenario(names[i], FSR_CLOCK_SIM, 1, 2);
+
+			cr_expect_eq(again.events, sim.events, "%s", names[i]);
+			cr_expect_eq(again.virtual_ns, sim.virtual_ns, "%s", names[i]);
+		}
 	}
+}
+
+/*
+ * PRE-15: priority-inversion and timeslice-mix run to the end in both clocks with the totals
+ * their description gives (the preemptions themselves: tests/runtime/test-preempt.c).
+ */
+Test(builtin, pre_15_priority_inversion_and_timeslice_mix_run_in_both_clocks)
+{
+	struct fsr_scenario_totals pi = run_scenario("priority-inversion", FSR_CLOCK_SIM, 1, 2);
+	struct fsr_scenario_totals pi_rt =
+	    run_scenario("priority-inversion", FSR_CLOCK_REALTIME, 1, 2);
+	struct fsr_scenario_totals ts = run_scenario("timeslice-mix", FSR_CLOCK_SIM, 1, 2);
+	struct fsr_scenario_totals ts_rt = run_scenario("timeslice-mix", FSR_CLOCK_REALTIME, 1, 1);
+
+	cr_expect_eq(pi.submissions, 4 * 2);
+	cr_expect_eq(pi.gpu_signals, 3 * 2);
+	cr_expect_eq(pi.kernel_signals, 2);
+	cr_expect_eq(pi.cpu_waits, 4 * 2);
+	cr_expect_eq(pi_rt.submissions, pi.submissions);
+	cr_expect_eq(ts.submissions, 4 * 2);
+	cr_expect_eq(ts.gpu_signals, 2 * 2);
+	cr_expect_eq(ts.kernel_signals, 2 * 2);
+	cr_expect_eq(ts.work_gpu_ticks, 4 * 2 * 200000);
+	cr_expect_eq(ts_rt.submissions, 4);
 }

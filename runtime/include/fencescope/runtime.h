@@ -211,13 +211,14 @@ struct fsr_adapter_config {
 	 */
 	uint64_t engine_idle_to_f1_ns;
 	/*
-	 * TDR (spec 000, 002, 004; docs/runtime.md "TDR and recovery as built"): an engine with work
-	 * outstanding and no progress for this long — its kernel-mode DMA packets not completed,
-	 * its user-mode queues' progress fences not moving towards LastQueuedValue (FST-01) — is
-	 * sent a preemption request (reason TDR, TDR-01), and recovered (engine reset, promoted to
-	 * an adapter reset if it fails, TDR-06) if the request does not complete within
-	 * tdr_preempt_timeout_ns. 0 means FSR_DEFAULT_TDR_DELAY_NS (TDR-02: 2 s); FSR_INFINITE: no
-	 * watchdog (a GPU_ENGINE_STATE_CHANGE to Hung still starts recovery, TDR-03).
+	 * TDR (spec 000, 002, 004; docs/runtime.md "TDR and recovery as built"): an engine with
+	 * work outstanding and no progress for this long — its kernel-mode DMA packets not
+	 * completed, its user-mode queues' progress fences not moving towards LastQueuedValue
+	 * (FST-01) — is sent a preemption request (reason TDR, TDR-01), and recovered (engine
+	 * reset, promoted to an adapter reset if it fails, TDR-06) if the request does not complete
+	 * within tdr_preempt_timeout_ns. 0 means FSR_DEFAULT_TDR_DELAY_NS (TDR-02: 2 s);
+	 * FSR_INFINITE: no watchdog (a GPU_ENGINE_STATE_CHANGE to Hung still starts recovery,
+	 * TDR-03).
 	 */
 	uint64_t tdr_delay_ns;
 	/* How long the TDR's preemption request has to complete; 0 means
@@ -238,6 +239,29 @@ struct fsr_adapter_config {
 	 * the same context. False, the default: preemption aware.
 	 */
 	bool preemption_unaware;
+	/*
+	 * PRE-15: how often the OS's scheduler looks at the engines while some context of the
+	 * adapter has a priority other than the default or a time slice and work is pending (a
+	 * ring gets work without the OS: the scheduler sees it only when it looks). 0 means
+	 * 100 us.
+	 */
+	uint64_t scheduling_period_ns;
+	/*
+	 * PRE-14, PRE-06: each new context gets a context allocation of this many bytes
+	 * (allocation_create), which the OS initializes by a paging packet on the context's
+	 * engine (InitContextResource: one GPU tick per 16 bytes), and which goes with the
+	 * context (allocation_destroy). Paging packets run before anything else on their engine
+	 * and, preempted, keep their fence id. 0, the default: no context allocation. At most
+	 * 4 GiB.
+	 */
+	uint64_t context_allocation_bytes;
+	/*
+	 * PRE-05: the GPU switches contexts lazily: before a kernel-mode DMA packet of another
+	 * context than the last one the OS queued on the engine, the OS queues a zero-length
+	 * context-switch packet of the new context (packet_queued.is_context_switch). Off by
+	 * default.
+	 */
+	bool lazy_context_switch;
 };
 
 /* TDR-02: the default TDR delay, two seconds. */
