@@ -891,6 +891,8 @@ static const struct fsa_column slice_context_columns[] = {
     {"adapter_id", "adapter", FSA_CELL_U64},
     {"engine_id", "engine", FSA_CELL_U64},
     {"priority", "priority", FSA_CELL_U64},
+    {"priority_min", "min priority", FSA_CELL_U64},
+    {"priority_max", "max priority", FSA_CELL_U64},
     {"time_slice_ns", "time slice", FSA_CELL_DURATION},
     {"schedules", "schedules", FSA_CELL_U64},
     {"error_reason", "error", FSA_CELL_STRING},
@@ -994,10 +996,12 @@ build_preemption_22(struct fsa_report *r, GPtrArray *tables)
 		add_opt(t, c->engine_id, UINT32_MAX);
 		if (c->has_schedule) {
 			add_u64(t, c->priority);
+			add_u64(t, c->priority_min);
+			add_u64(t, c->priority_max);
 			add_u64(t, c->time_slice_ns);
 		} else {
-			add_null(t);
-			add_null(t);
+			for (int k = 0; k < 4; k++)
+				add_null(t);
 		}
 		add_u64(t, c->schedule_count);
 		if (c->error_ns != FSA_TIME_NONE)

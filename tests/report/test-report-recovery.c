@@ -244,6 +244,8 @@ Test(recovery, pre_15_preemption_latency_slices_contexts_and_resubmissions)
 	ev("context_schedule", 11, "adapter_id", U64(0), "process_id", U64(1), "context_handle",
 	   CTX_A, "engine_id", U64(0), "priority", U64(2), "time_slice_ns", U64(1000), NULL);
 	ev("context_schedule", 11, "adapter_id", U64(0), "process_id", U64(1), "context_handle",
+	   CTX_B, "engine_id", U64(0), "priority", U64(3), "time_slice_ns", U64(1000), NULL);
+	ev("context_schedule", 11, "adapter_id", U64(0), "process_id", U64(1), "context_handle",
 	   CTX_B, "engine_id", U64(0), "priority", U64(5), "time_slice_ns", U64(1000), NULL);
 	packet(1, QA, 0, 11, 0, 0, 100, 0, 0);
 	preempt(1, 0, FSTP_PREEMPT_REASON_TIME_SLICE, 1100, 0, 1, 0);
@@ -291,6 +293,8 @@ Test(recovery, pre_15_preemption_latency_slices_contexts_and_resubmissions)
 	cr_assert_eq(int_at(root, "$.preemption.contexts[0].count"), 1);
 	cr_assert_eq(int_at(root, "$.preemption.contexts[0].max_ns"), 1050);
 	cr_assert_eq(int_at(root, "$.preemption.contexts[1].priority"), 5);
+	cr_assert_eq(int_at(root, "$.preemption.contexts[1].priority_min"), 3);
+	cr_assert_eq(int_at(root, "$.preemption.contexts[1].priority_max"), 5);
 	cr_assert_eq(int_at(root, "$.preemption.contexts[1].max_ns"), 1040);
 	cr_assert(is_null_at(root, "$.preemption.contexts[2].priority"), "no context_schedule");
 	cr_assert(is_null_at(root, "$.preemption.contexts[2].error_reason"));

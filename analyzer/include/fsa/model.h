@@ -79,6 +79,9 @@ struct fsa_context_info {
 	uint32_t priority;       /* 0 (lowest) to 31 */
 	uint64_t time_slice_ns;  /* 0: run to completion */
 	uint32_t schedule_count; /* context_schedule events seen */
+	/* The lowest and highest priority any of them gave (a context may be re-scheduled, as a
+	 * scenario's teardown does). */
+	uint32_t priority_min, priority_max;
 	uint64_t created_ns, destroyed_ns;
 	/* The first context_error: FSA_TIME_NONE when never in error; reason FSTP_LOSS_REASON_*. */
 	uint64_t error_ns;
