@@ -377,3 +377,32 @@ Test(fault, tdr_01_packet_ignoring_the_tdr_preemption_stops_only_at_its_end)
 	cr_expect_eq(verdict.accounted[FSR_FAULT_IGNORES_PREEMPTION], 1);
 	cr_expect_eq(verdict.state.guilty_queues, 0, "no recovery: nobody in error");
 }
+
+Test(fault, pre_03_packet_ignoring_a_priority_preemption_stops_only_at_its_end)
+{
+	struct fsr_fault_plan plan = one_fault(FSR_FAULT_IGNORES_PREEMPTION, 0, 1, 0);
+	struct fsr_process *urgent;
+	fsr_handle urgent_device, urgent_context, urgent_queue, queue;
+	struct fst_fault_verdict verdict;
+	uint64_t long_one, start, urgent_one;
+
+	setup_plan(&plan, 0);
+	fst_rt_add_process("urgent", &urgent, &urgent_device, &urgent_context);
+	cr_assert_eq(fsr_context_set_scheduling(urgent, urgent_context, FSR_MAX_CONTEXT_PRIORITY, 0),
+		     FSR_OK);
+	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
+	urgent_queue = fst_queue_new(urgent, urgent_context, FSR_SUBMIT_USER_MODE);
+	start = fsr_runtime_now_ns(fx.runtime);
+	long_one = fst_submit_work(fx.process, queue, 1000000); /* 10 ms at 100 MHz */
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, start + 1000000), FSR_OK);
+	/* A higher priority preempts (PRIORITY): the packet runs on to its end regardless. */
+	urgent_one = fst_submit_work(urgent, urgent_queue, 100);
+	cr_assert_eq(fsr_hwqueue_wait_progress(urgent, urgent_queue, urgent_one, FSR_INFINITE),
+		     FSR_OK);
+	cr_expect_eq(fst_last_completed(fx.process, queue), long_one,
+		     "the long packet ended before the urgent one ran");
+	cr_expect_geq(fsr_runtime_now_ns(fx.runtime), start + 10000000);
+	verdict = verify();
+	cr_expect_eq(verdict.injected[FSR_FAULT_IGNORES_PREEMPTION], 1);
+	cr_expect_eq(verdict.accounted[FSR_FAULT_IGNORES_PREEMPTION], 1);
+}
