@@ -103,9 +103,10 @@ parse_fault_spec(const char *spec, struct fsr_fault *fault)
 	int kind = fsr_fault_kind_from_name(parts[0]);
 
 	if (kind < 0) {
-		fs_error("run", "--fault %s: no fault kind '%s' (lost-interrupt, delayed-interrupt, "
-				"corrupt-packet, process-killed, log-overrun-storm, hung-engine, "
-				"ignores-preemption)",
+		fs_error("run",
+			 "--fault %s: no fault kind '%s' (lost-interrupt, delayed-interrupt, "
+			 "corrupt-packet, process-killed, log-overrun-storm, hung-engine, "
+			 "ignores-preemption)",
 			 spec, parts[0]);
 		return FALSE;
 	}

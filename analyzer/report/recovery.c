@@ -833,7 +833,8 @@ account_fault(struct fsa_report *r, size_t index, bool *used_effects, bool *used
 			    &g_array_index(rc->effects, struct fsa_marker, i);
 
 			/* The preempt_complete is the effect: the request it answers may come
-			 * before the injection (the injector acts when a request meets the packet). */
+			 * before the injection (the injector acts when a request meets the packet).
+			 */
 			if (used_effects[i] || e->kind != FSA_MARK_PREEMPTION ||
 			    e->adapter_id != f->adapter_id || e->engine_id != f->engine_id ||
 			    !in_window(&w, e->end_ns != FSA_TIME_NONE ? e->end_ns : e->begin_ns))

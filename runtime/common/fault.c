@@ -17,8 +17,8 @@ struct rt_faults {
 	struct fsr_fault_plan plan;
 	uint32_t seen[FSR_MAX_FAULTS]; /* opportunities matched so far, per listed fault */
 	bool has_fired[FSR_MAX_FAULTS];
-	uint64_t rng;           /* splitmix64 state of the random plan */
-	uint32_t random_fired;  /* random faults so far */
+	uint64_t rng;          /* splitmix64 state of the random plan */
+	uint32_t random_fired; /* random faults so far */
 	/*
 	 * Queues that had their corrupt packet or their storm: one each per queue, since a second
 	 * would have no effect of its own (the queue stopped at the first malformed command; two

@@ -277,8 +277,7 @@ hw_engine_is_idle(struct hw_engine *engine)
 	for (struct os_hwqueue *q = engine->run_list; is_idle && !hw_engine_is_off(engine) && q;
 	     q = q->next_on_engine)
 		if (!q->hw_is_suspended && !q->hw_is_faulted &&
-		    queue_has_packets(engine->adapter->runtime, q) &&
-		    !queue_is_blocked(engine, q))
+		    queue_has_packets(engine->adapter->runtime, q) && !queue_is_blocked(engine, q))
 			is_idle = false;
 	hw_engine_unlock(engine);
 	return is_idle;
@@ -817,14 +816,15 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			read_ptr += 2 * sizeof(*packet);
 			break;
 		case HW_PACKET_LOG:
-			/* A log instruction travels with its wait or signal; a stray one is skipped. */
+			/* A log instruction travels with its wait or signal; a stray one is
+			 * skipped. */
 			read_ptr += sizeof(*packet);
 			break;
 		default:
 			/*
 			 * No such command: the ring's memory changed after the UMD validated the
-			 * buffer (the fault injector's CORRUPT_PACKET). The buffer ends FAULTED here
-			 * and the queue stops; the OS hears of it by interrupt.
+			 * buffer (the fault injector's CORRUPT_PACKET). The buffer ends FAULTED
+			 * here and the queue stops; the OS hears of it by interrupt.
 			 */
 			fault_queue(engine, queue);
 			goto end;
@@ -1293,9 +1293,9 @@ ignore_fault(struct hw_engine *engine, uint64_t now)
 {
 	struct fsr_adapter *adapter = engine->adapter;
 	uint64_t step = hw_preempt_boundary_ticks(engine->preempt_granularity);
-	struct os_hwqueue *queue = engine->busy_queue
-				       ? engine->busy_queue
-				       : engine->busy_packet ? engine->busy_packet->queue : NULL;
+	struct os_hwqueue *queue = engine->busy_queue    ? engine->busy_queue
+				   : engine->busy_packet ? engine->busy_packet->queue
+							 : NULL;
 	uint64_t done = hw_gpu_ts(adapter, now) - hw_gpu_ts(adapter, engine->busy_start_ns);
 	uint64_t parameter;
 
@@ -1307,7 +1307,8 @@ ignore_fault(struct hw_engine *engine, uint64_t now)
 	rt_fault_fired(adapter->runtime, FSR_FAULT_IGNORES_PREEMPTION, adapter->id, engine->id,
 		       queue ? queue->handle : 0,
 		       engine->busy_packet ? engine->busy_packet->packet_id
-					   : queue ? queue->hw_packet_id : 0);
+		       : queue             ? queue->hw_packet_id
+					   : 0);
 	engine->is_ignoring_preemption = true;
 	engine->ignoring_queue = queue ? queue->handle : 0; /* its command buffer's work only */
 }

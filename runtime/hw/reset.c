@@ -62,7 +62,9 @@ hang_fault(struct hw_engine *engine, struct os_hwqueue *queue, struct hw_dma_pac
 			   &parameter))
 		return;
 	rt_fault_fired(runtime, FSR_FAULT_HUNG_ENGINE, engine->adapter->id, engine->id, handle,
-		       packet ? packet->packet_id : queue ? queue->hw_packet_id : 0);
+		       packet  ? packet->packet_id
+		       : queue ? queue->hw_packet_id
+			       : 0);
 	engine->is_hang_armed = true;
 	engine->hang_queue = 0;
 }

@@ -42,8 +42,8 @@ os_rescan_waiters(struct fsr_runtime *runtime)
 		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
 			break;
 		fence = value;
-		if (fence->waiters &&
-		    fence->waiters->value <= rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE))
+		if (fence->waiters && fence->waiters->value <=
+					  rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE))
 			released += os_fence_release_waiters(fence);
 	}
 	runtime->stats.waiters_rescued += released;
@@ -67,7 +67,8 @@ os_has_unreleased_waiter(struct fsr_runtime *runtime)
 		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
 			return false;
 		fence = value;
-		if (fence->waiters && fence->waiters->value <= rt_fence_current(fence, RT_POINT_NONE))
+		if (fence->waiters &&
+		    fence->waiters->value <= rt_fence_current(fence, RT_POINT_NONE))
 			return true;
 	}
 }
@@ -81,8 +82,8 @@ is_innocent(const struct os_hwqueue *queue)
 	const struct os_context *context = queue->context;
 
 	return !context->device->is_lost && !context->device->is_in_error &&
-	       !context->is_in_error && !os_context_is_suspended(context) && !queue->process->is_killed &&
-	       !queue->is_abandoned && !queue->hw_is_faulted;
+	       !context->is_in_error && !os_context_is_suspended(context) &&
+	       !queue->process->is_killed && !queue->is_abandoned && !queue->hw_is_faulted;
 }
 
 static void
@@ -116,8 +117,8 @@ fsr_test_invariants(struct fsr_runtime *runtime, struct fsr_test_invariants *out
 		for (struct os_device *d = p->devices; d; d = d->next_in_process)
 			for (struct os_context *c = d->contexts; c; c = c->next_in_device)
 				for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context) {
-					uint64_t done = rt_fence_current(q->progress_fence,
-									 RT_POINT_NONE);
+					uint64_t done =
+					    rt_fence_current(q->progress_fence, RT_POINT_NONE);
 
 					/* Progress fences are in no table: their waiters too. */
 					count_waiters(q->progress_fence, out);

@@ -63,7 +63,8 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 	}
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_PAGE_FAULT) {
 		/* The GPU stopped a queue on a command it could not run (docs/robustness.md). */
-		os_gpu_fault(adapter, interrupt->queue, (enum fstp_loss_reason) interrupt->fault_reason);
+		os_gpu_fault(adapter, interrupt->queue,
+			     (enum fstp_loss_reason) interrupt->fault_reason);
 		goto end;
 	}
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_DMA_PREEMPTED) {

@@ -1070,9 +1070,8 @@ innocent_work(struct world *world, const fsr_handle queues[2], const fsr_handle 
  * fault once a round, in sim mode; in realtime (no injector) only the innocent's work runs.
  */
 static fsr_status
-run_fault_injection(const struct fsr_scenario *scenario,
-		    const struct fsr_scenario_options *options, struct fsr_scenario_totals *totals,
-		    char **error)
+run_fault_injection(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+		    struct fsr_scenario_totals *totals, char **error)
 {
 	struct world world_storage = {.totals = totals, .error = error};
 	struct world *world = &world_storage;
@@ -1122,7 +1121,8 @@ run_fault_injection(const struct fsr_scenario *scenario,
 		TRY(aim(world, FSR_FAULT_CORRUPT_PACKET, &side, 0));
 		TRY(side_submit(world, &side, side.queue, 1000, 1));
 		TRY(innocent_work(world, queues, fences, values));
-		TRY(side_wait(world, &side, 1, FSR_ERR_DEVICE_LOST, "the wait of a corrupt packet"));
+		TRY(side_wait(world, &side, 1, FSR_ERR_DEVICE_LOST,
+			      "the wait of a corrupt packet"));
 		TRY(fsr_process_terminate(side.process, false));
 
 		/* A process killed between its ring write and its doorbell. */

@@ -62,7 +62,7 @@ static gboolean
 parse_fault(const SfLoad *load, SfFile *file, JsonNode *node, struct fsr_fault *fault,
 	    GError **error)
 {
-	static const char *const members[] = {"kind", "adapter", "engine", "at-ns",
+	static const char *const members[] = {"kind", "adapter",   "engine", "at-ns",
 					      "nth",  "parameter", NULL};
 	JsonObject *object;
 	JsonNode *member;
@@ -84,8 +84,9 @@ parse_fault(const SfLoad *load, SfFile *file, JsonNode *node, struct fsr_fault *
 		if (!sf_read_name(load, member, "adapter", &name, error))
 			return FALSE;
 		for (a = 0; a < file->adapters->len; a++)
-			if (!strcmp(((struct sf_adapter *) g_ptr_array_index(file->adapters, a))->name,
-				    name))
+			if (!strcmp(
+				((struct sf_adapter *) g_ptr_array_index(file->adapters, a))->name,
+				name))
 				break;
 		if (a == file->adapters->len)
 			return sf_fail(load, sf_line_of(load, member), error,
@@ -106,8 +107,8 @@ parse_fault(const SfLoad *load, SfFile *file, JsonNode *node, struct fsr_fault *
 	if (member)
 		fault->nth = (uint32_t) number;
 	member = json_object_get_member(object, "parameter");
-	if (member && !sf_read_uint(load, member, "parameter", 0, G_MAXINT64, &fault->parameter,
-				    error))
+	if (member &&
+	    !sf_read_uint(load, member, "parameter", 0, G_MAXINT64, &fault->parameter, error))
 		return FALSE;
 	if (fault->kind == FSR_FAULT_DELAYED_INTERRUPT && fault->parameter &&
 	    fault->parameter < FSR_FAULT_MIN_DELAY_NS)
@@ -613,9 +614,9 @@ resolve_opens(const SfLoad *load, SfFile *file, GError **error)
 SfFile *
 sf_parse_file(const SfLoad *load, GError **error)
 {
-	static const char *const members[] = {"name",      "description", "seed",   "runtime",
-					      "adapters",  "processes",   "script", "faults",
-					      NULL};
+	static const char *const members[] = {"name",    "description", "seed",
+					      "runtime", "adapters",    "processes",
+					      "script",  "faults",      NULL};
 	const char *path = sf_load_get_path(load);
 	g_autoptr(SfFile) file = sf_file_new(path);
 	JsonObject *object;

@@ -149,7 +149,6 @@ struct fsr_test_invariants {
 	uint32_t unreleased_waiters; /* of them, those whose fence already reached their value */
 };
 /* Takes the runtime lock: not from a tap. */
-FSR_TEST_API void fsr_test_invariants(struct fsr_runtime *runtime,
-				      struct fsr_test_invariants *out);
+FSR_TEST_API void fsr_test_invariants(struct fsr_runtime *runtime, struct fsr_test_invariants *out);
 
 #endif /* FENCESCOPE_TEST_API_H */

@@ -524,8 +524,8 @@ kill_fault(struct os_hwqueue *queue, struct fsr_process *process)
 	if (process->is_killed)
 		return true;
 	if (!rt_faults_are_on(runtime) || has_unmet_corruption(process) ||
-	    !rt_fault_take(runtime, FSR_FAULT_PROCESS_KILLED, queue->adapter->id,
-			   queue->engine_id, queue->handle, &parameter))
+	    !rt_fault_take(runtime, FSR_FAULT_PROCESS_KILLED, queue->adapter->id, queue->engine_id,
+			   queue->handle, &parameter))
 		return false;
 	rt_fault_fired(runtime, FSR_FAULT_PROCESS_KILLED, queue->adapter->id, queue->engine_id,
 		       queue->handle, process->id);

@@ -52,9 +52,9 @@ report_faults(const char *path)
 	GError *error = NULL;
 	JsonNode *root;
 
-	cr_assert_geq(asprintf(&command, "%s report --format json --sections faults %s",
-			       FS_FENCESCOPE, path),
-		      0);
+	cr_assert_geq(
+	    asprintf(&command, "%s report --format json --sections faults %s", FS_FENCESCOPE, path),
+	    0);
 	output = popen(command, "r");
 	cr_assert_not_null(output);
 	cr_assert_geq(getdelim(&text, &size, '\0', output), 1);
@@ -88,7 +88,8 @@ record_and_check(const char *const *args, const char *label, uint64_t injected[K
 		char *copy;
 
 		if (asprintf(&copy, "rm -rf %s && cp -r %s %s", getenv("FST_KEEP_TRACE"), path,
-			     getenv("FST_KEEP_TRACE")) > 0 && system(copy) != 0)
+			     getenv("FST_KEEP_TRACE")) > 0 &&
+		    system(copy) != 0)
 			cr_log_warn("could not keep the trace");
 		free(copy);
 	}
@@ -117,7 +118,8 @@ record_and_check(const char *const *args, const char *label, uint64_t injected[K
 	for (guint i = 0; i < json_array_get_length(unaccounted); i++) {
 		JsonObject *row = json_array_get_object_element(unaccounted, i);
 
-		cr_expect_fail("%s: %s unaccounted at %" G_GINT64_FORMAT " ns, engine %" G_GINT64_FORMAT,
+		cr_expect_fail("%s: %s unaccounted at %" G_GINT64_FORMAT
+			       " ns, engine %" G_GINT64_FORMAT,
 			       label, json_object_get_string_member(row, "kind"),
 			       json_object_get_int_member(row, "ts_ns"),
 			       json_object_get_int_member(row, "engine_id"));
@@ -130,7 +132,7 @@ record_and_check(const char *const *args, const char *label, uint64_t injected[K
 
 Test(fault_report, every_fault_kind_injected_is_accounted_by_the_report, .timeout = 300)
 {
-	const char *args[] = {"record",  "-o", "trace", "--clock", "sim",
+	const char *args[] = {"record",  "-o", "trace",           "--clock", "sim",
 			      "--scale", "2",  "fault-injection", NULL};
 	uint64_t injected[KINDS];
 
@@ -142,8 +144,9 @@ Test(fault_report, every_fault_kind_injected_is_accounted_by_the_report, .timeou
 
 Test(fault_report, a_scenario_file_fault_plan_is_accounted_by_the_report, .timeout = 300)
 {
-	const char *args[] = {"record", "-o",    "trace", "--clock", "sim",
-			      FS_SOURCE_DIR "/tests/cli/fault-plan.json", NULL};
+	const char *args[] = {"record",  "-o",  "trace",
+			      "--clock", "sim", FS_SOURCE_DIR "/tests/cli/fault-plan.json",
+			      NULL};
 	uint64_t injected[KINDS];
 	uint64_t total = 0;
 

@@ -146,7 +146,7 @@ run_seed(uint64_t seed, uint32_t rounds)
 	plan.random_ppm[FSR_FAULT_LOG_OVERRUN_STORM] = 8000;
 	config.fault_plan = &plan;
 	fsr_adapter_config_init(&adapter);
-	adapter.interrupt_form = (enum fsr_interrupt_form) (1 + seed % 3);
+	adapter.interrupt_form = (enum fsr_interrupt_form)(1 + seed % 3);
 	adapter.log_capacity_entries = 16;
 	adapter.keep_log_size_when_tracing = true;
 	SETUP(fsr_runtime_create(&config, &runtime));
@@ -177,7 +177,8 @@ run_seed(uint64_t seed, uint32_t rounds)
 	       failed_checks == before ? "ok" : "not ok", seed, seed, injected,
 	       verdict.injected[FSR_FAULT_LOST_INTERRUPT],
 	       verdict.injected[FSR_FAULT_DELAYED_INTERRUPT],
-	       verdict.injected[FSR_FAULT_CORRUPT_PACKET], verdict.injected[FSR_FAULT_PROCESS_KILLED],
+	       verdict.injected[FSR_FAULT_CORRUPT_PACKET],
+	       verdict.injected[FSR_FAULT_PROCESS_KILLED],
 	       verdict.injected[FSR_FAULT_LOG_OVERRUN_STORM], verdict.device_lost_waits);
 	return failed_checks == before;
 }

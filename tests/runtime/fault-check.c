@@ -11,17 +11,21 @@
 
 /* Field indexes: docs/trace-format.md's order, as the tap passes them. */
 enum {
-	FAULT_ADAPTER = 0, FAULT_ENGINE = 1, FAULT_QUEUE = 2, FAULT_KIND = 3, FAULT_DETAIL = 4,
+	FAULT_ADAPTER = 0,
+	FAULT_ENGINE = 1,
+	FAULT_QUEUE = 2,
+	FAULT_KIND = 3,
+	FAULT_DETAIL = 4,
 };
 
-#define STATUS_COMPLETED         0
-#define STATUS_FAULTED           2
-#define TERMINATION_ABNORMAL     1
-#define LOSS_INVALID_COMMAND     5
-#define WAIT_RESULT_DEVICE_LOST  2
-#define INTERRUPT_NATIVE_FENCE   1
-#define DELAY_NS                 UINT64_C(1000000)
-#define GRANULARITY_DMA_BUFFER   100
+#define STATUS_COMPLETED        0
+#define STATUS_FAULTED          2
+#define TERMINATION_ABNORMAL    1
+#define LOSS_INVALID_COMMAND    5
+#define WAIT_RESULT_DEVICE_LOST 2
+#define INTERRUPT_NATIVE_FENCE  1
+#define DELAY_NS                UINT64_C(1000000)
+#define GRANULARITY_DMA_BUFFER  100
 
 struct fault {
 	enum fsr_fault_kind kind;
@@ -61,7 +65,7 @@ struct fst_fault_check {
 	uint64_t *waits; /* waiter ids begun, not ended (0: a freed slot) */
 	size_t wait_count;
 	uint64_t raised, handled, dropped;
-	bool is_tracing; /* FST_FAULT_CHECK_TRACE set: the events it reads, on stderr */
+	bool is_tracing;           /* FST_FAULT_CHECK_TRACE set: the events it reads, on stderr */
 	char event_violation[256]; /* the first invariant an event broke */
 	struct fst_fault_verdict verdict;
 };
@@ -156,7 +160,9 @@ on_raise(struct fst_fault_check *check, const uint64_t *f)
 
 	if (!raise)
 		abort();
-	*raise = (struct raise){.adapter = f[0], .engine = f[1], .type = f[2],
+	*raise = (struct raise){.adapter = f[0],
+				.engine = f[1],
+				.type = f[2],
 				.at_ns = fsr_runtime_now_ns(check->runtime)};
 	while (*link)
 		link = &(*link)->next;
@@ -171,8 +177,8 @@ on_handled(struct fst_fault_check *check, const uint64_t *f)
 	struct raise **link = &check->raises;
 
 	check->handled++;
-	while (*link && !((*link)->adapter == f[0] && (*link)->engine == f[1] &&
-			  (*link)->type == f[2]))
+	while (*link &&
+	       !((*link)->adapter == f[0] && (*link)->engine == f[1] && (*link)->type == f[2]))
 		link = &(*link)->next;
 	if (!*link) {
 		note_violation(check, "interrupt handled that was never raised", f[1], f[2]);
@@ -195,7 +201,8 @@ open_fault(struct fst_fault_check *check, enum fsr_fault_kind kind, uint64_t que
 	for (size_t i = 0; i < check->fault_count; i++) {
 		struct fault *fault = &check->faults[i];
 
-		if (fault->kind == kind && !fault->is_accounted && (!queue || fault->queue == queue))
+		if (fault->kind == kind && !fault->is_accounted &&
+		    (!queue || fault->queue == queue))
 			return fault;
 	}
 	return NULL;
@@ -225,8 +232,8 @@ on_packet_end(struct fst_fault_check *check, const uint64_t *f)
 			note_violation(check, "a buffer completed twice", queue, progress);
 			return;
 		}
-	check->completions = grow(check->completions, check->completion_count,
-				  sizeof(*check->completions));
+	check->completions =
+	    grow(check->completions, check->completion_count, sizeof(*check->completions));
 	check->completions[check->completion_count++] =
 	    (struct completion){.queue = queue, .progress = progress};
 }
@@ -304,9 +311,11 @@ on_event(void *user_data, const char *name, const uint64_t *f, uint32_t count)
 
 	(void) count;
 	check->verdict.events++;
-	if (check->is_tracing && (strstr(name, "interrupt") || strstr(name, "fault") ||
-				  strstr(name, "terminate") || strstr(name, "overrun") ||
-				  strstr(name, "context_error") || strstr(name, "cpu_wait") || strstr(name, "tdr") || strstr(name, "packet_") || strstr(name, "current_value") || strstr(name, "preempt")))
+	if (check->is_tracing &&
+	    (strstr(name, "interrupt") || strstr(name, "fault") || strstr(name, "terminate") ||
+	     strstr(name, "overrun") || strstr(name, "context_error") || strstr(name, "cpu_wait") ||
+	     strstr(name, "tdr") || strstr(name, "packet_") || strstr(name, "current_value") ||
+	     strstr(name, "preempt")))
 		fprintf(stderr, "# %12llu %s %llu %llu %llu %llu %llu\n",
 			(unsigned long long) fsr_runtime_now_ns(check->runtime), name,
 			(unsigned long long) f[0], (unsigned long long) f[1],
@@ -411,7 +420,7 @@ fst_fault_check_verify(struct fst_fault_check *check, struct fst_fault_verdict *
 	v->unmatched_interrupts = (uint32_t) (check->raised - check->handled - check->dropped);
 	if (v->unmatched_interrupts)
 		note_verdict(check, "interrupts raised and never handled (not dropped)",
-			       check->raised, check->handled);
+			     check->raised, check->handled);
 	v->unended_waits = 0;
 	for (size_t i = 0; i < check->wait_count; i++)
 		if (check->waits[i])
@@ -420,10 +429,10 @@ fst_fault_check_verify(struct fst_fault_check *check, struct fst_fault_verdict *
 		note_verdict(check, "CPU waits that never ended", v->unended_waits, 0);
 	if (v->state.stuck_innocent_queues)
 		note_verdict(check, "innocent queues with work that never ran",
-			       v->state.stuck_innocent_queues, v->state.innocent_queues);
+			     v->state.stuck_innocent_queues, v->state.innocent_queues);
 	if (v->state.waiting)
 		note_verdict(check, "waiters left without DEVICE_LOST", v->state.waiting,
-			       v->state.unreleased_waiters);
+			     v->state.unreleased_waiters);
 	v->invariants_hold = v->violation[0] == '\0' && v->repeated_completions == 0 &&
 			     v->repeated_progress_writes == 0 && v->repeated_log_entries == 0;
 	for (int kind = 0; kind < FSR_FAULT_KIND_COUNT; kind++)
@@ -435,7 +444,7 @@ fst_fault_check_verify(struct fst_fault_check *check, struct fst_fault_verdict *
 	for (int kind = 0; kind < FSR_FAULT_KIND_COUNT; kind++)
 		if (v->accounted[kind] != v->injected[kind])
 			note_verdict(check, fsr_fault_kind_name((enum fsr_fault_kind) kind),
-				       v->injected[kind], v->accounted[kind]);
+				     v->injected[kind], v->accounted[kind]);
 	*verdict = *v;
 	return v->invariants_hold && v->violation[0] == '\0';
 }

@@ -32,9 +32,9 @@ struct fst_fault_verdict {
 	uint32_t repeated_completions;     /* a (queue, progress value) ended COMPLETED twice */
 	uint32_t repeated_progress_writes; /* a queue's progress value written again or lower */
 	uint32_t repeated_log_entries;     /* a log position read twice or backwards */
-	uint32_t unmatched_interrupts;     /* raised − handled − dropped, summed per engine/type */
-	uint32_t unended_waits;            /* cpu_wait_begin without its cpu_wait_end */
-	uint32_t device_lost_waits;        /* waits that ended DEVICE_LOST (allowed) */
+	uint32_t unmatched_interrupts; /* raised − handled − dropped, summed per engine/type */
+	uint32_t unended_waits;        /* cpu_wait_begin without its cpu_wait_end */
+	uint32_t device_lost_waits;    /* waits that ended DEVICE_LOST (allowed) */
 	uint64_t events;
 	struct fsr_test_invariants state;
 	bool invariants_hold; /* every invariant, whatever the accounting */

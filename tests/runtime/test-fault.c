@@ -35,11 +35,8 @@ one_fault(enum fsr_fault_kind kind, uint32_t engine, uint32_t nth, uint64_t para
 {
 	struct fsr_fault_plan plan = {.count = 1};
 
-	plan.faults[0] = (struct fsr_fault){.kind = kind,
-					    .adapter_id = 0,
-					    .engine_id = engine,
-					    .nth = nth,
-					    .parameter = parameter};
+	plan.faults[0] = (struct fsr_fault){
+	    .kind = kind, .adapter_id = 0, .engine_id = engine, .nth = nth, .parameter = parameter};
 	return plan;
 }
 
@@ -298,9 +295,9 @@ hash_of_run(const struct fsr_fault_plan *plan)
 	fence = fst_fence_new(fx.process, fx.device, 0);
 	for (uint64_t value = 1; value <= 5; value++) {
 		fst_submit_signal(fx.process, queue, fence, value);
-		cr_assert_eq(fsr_fence_wait_cpu(fx.process, fence, value, FSR_INFINITE,
-						FSR_WAIT_BLOCKING),
-			     FSR_OK);
+		cr_assert_eq(
+		    fsr_fence_wait_cpu(fx.process, fence, value, FSR_INFINITE, FSR_WAIT_BLOCKING),
+		    FSR_OK);
 	}
 	fst_run_until_idle();
 	hash = fst_stats().trace_hash;
@@ -388,8 +385,9 @@ Test(fault, pre_03_packet_ignoring_a_priority_preemption_stops_only_at_its_end)
 
 	setup_plan(&plan, 0);
 	fst_rt_add_process("urgent", &urgent, &urgent_device, &urgent_context);
-	cr_assert_eq(fsr_context_set_scheduling(urgent, urgent_context, FSR_MAX_CONTEXT_PRIORITY, 0),
-		     FSR_OK);
+	cr_assert_eq(
+	    fsr_context_set_scheduling(urgent, urgent_context, FSR_MAX_CONTEXT_PRIORITY, 0),
+	    FSR_OK);
 	queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	urgent_queue = fst_queue_new(urgent, urgent_context, FSR_SUBMIT_USER_MODE);
 	start = fsr_runtime_now_ns(fx.runtime);

@@ -116,7 +116,8 @@ struct fsr_runtime;
  * FSR_ERR_INVALID_ARGUMENT for a fault fsr_runtime_create would refuse, FSR_ERR_NO_RESOURCES
  * past FSR_MAX_FAULTS faults. Takes the runtime lock.
  */
-FSR_API fsr_status fsr_runtime_add_fault(struct fsr_runtime *runtime, const struct fsr_fault *fault);
+FSR_API fsr_status fsr_runtime_add_fault(struct fsr_runtime *runtime,
+					 const struct fsr_fault *fault);
 
 /* The trace's name of a kind ("LOST_INTERRUPT", ...), or NULL for none. */
 FSR_API const char *fsr_fault_kind_name(enum fsr_fault_kind kind);
