@@ -867,12 +867,12 @@ finish_busy(struct hw_engine *engine)
 			free(packet);
 			return;
 		}
+		if (packet->queue->handle == engine->ignoring_queue)
+			engine->is_ignoring_preemption = false; /* its end: answered (hw/reset.c) */
 		gpu_ts = gpu_now(adapter);
 		FSR_TRACE(adapter->runtime, fencescope_hw, packet_end, adapter->id, engine->id,
 			  packet->queue->handle, packet->packet_id, packet->progress_value, gpu_ts,
 			  FSTP_PACKET_STATUS_COMPLETED);
-		if (packet->queue->handle == engine->ignoring_queue)
-			engine->is_ignoring_preemption = false; /* its end: answered */
 		/* PRE-08: PreemptionAware = 0 runs the buffer's next split packet next. */
 		if (adapter->config.preemption_unaware && packet->is_split_continued)
 			engine->reserved_for = packet->queue;

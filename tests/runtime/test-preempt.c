@@ -647,3 +647,34 @@ Test(sched, pre_12_pre_15_a_blocked_ring_lets_the_run_go_idle)
 	fst_run_until_idle();
 	cr_assert_eq(fst_last_completed(fx.process, queue), value);
 }
+
+/* One run of time slices and a priority preemption on the fixture; its trace hash. */
+static uint64_t
+scheduled_run_hash(void)
+{
+	fsr_handle a, b, high;
+	fsr_handle queue_a, queue_b, queue_high;
+	uint64_t hash;
+
+	fst_rt_setup();
+	a = context_on(0, 16, 50000);
+	b = context_on(0, 16, 50000);
+	high = context_on(0, 30, 0);
+	queue_a = fst_queue_new(fx.process, a, FSR_SUBMIT_KERNEL_MODE);
+	queue_b = fst_queue_new(fx.process, b, FSR_SUBMIT_USER_MODE);
+	queue_high = fst_queue_new(fx.process, high, FSR_SUBMIT_USER_MODE);
+	fst_submit_work(fx.process, queue_a, LONG_TICKS);
+	fst_submit_work(fx.process, queue_b, LONG_TICKS);
+	run_for(333333);
+	fst_submit_work(fx.process, queue_high, 5000);
+	fst_run_until_idle();
+	hash = fst_stats().trace_hash;
+	fst_rt_teardown();
+	return hash;
+}
+
+/* PRE-15: sim mode stays deterministic with the scheduler's timer, slices and preemptions. */
+Test(determinism, pre_15_scheduled_runs_are_reproducible)
+{
+	cr_assert_eq(scheduled_run_hash(), scheduled_run_hash());
+}

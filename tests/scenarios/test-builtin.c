@@ -273,4 +273,71 @@ Test(builtin, pre_15_priority_inversion_and_timeslice_mix_run_in_both_clocks)
 	cr_expect_eq(ts.kernel_signals, 2 * 2);
 	cr_expect_eq(ts.work_gpu_ticks, 4 * 2 * 200000);
 	cr_expect_eq(ts_rt.submissions, 4);
+	/* Sim mode stays deterministic with the scheduler's timer and preemptions. */
+	{
+		struct fsr_scenario_totals pi2 =
+		    run_scenario("priority-inversion", FSR_CLOCK_SIM, 1, 2);
+		struct fsr_scenario_totals ts2 = run_scenario("timeslice-mix", FSR_CLOCK_SIM, 1, 2);
+
+		cr_expect_eq(pi2.events, pi.events);
+		cr_expect_eq(pi2.virtual_ns, pi.virtual_ns);
+		cr_expect_eq(ts2.events, ts.events);
+		cr_expect_eq(ts2.virtual_ns, ts.virtual_ns);
+	}
+}
+
+/*
+ * PRE-15 under sim-mode interleaving: the GPU and the OS switch at every shared word while the
+ * scheduler preempts; both scenarios run to the end with their totals, seed after seed.
+ */
+Test(builtin, pre_15_scheduling_scenarios_under_interleaving)
+{
+	static const char *const names[] = {"priority-inversion", "timeslice-mix"};
+
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		for (size_t i = 0; i < 2; i++) {
+			struct fsr_scenario_options options = {.clock_mode = FSR_CLOCK_SIM,
+							       .seed = 1,
+							       .scale = 1,
+							       .interleave_seed = seed};
+			struct fsr_scenario_totals totals;
+			char *error = NULL;
+
+			cr_assert_eq(fsr_scenario_run(fsr_scenario_find_builtin(names[i]), &options,
+						      &totals, &error),
+				     FSR_OK, "%s, interleave seed %llu: %s", names[i],
+				     (unsigned long long) seed, error ? error : "");
+			free(error);
+			cr_expect_eq(totals.submissions, 4, "%s", names[i]);
+		}
+	}
+}
+
+/*
+ * TDR-01 to TDR-06 under sim-mode interleaving: the hang, its detection, the preemption request,
+ * the resets and the re-creation run with the GPU and the OS switching at every shared word;
+ * both scenarios end with their totals (the hung app's DEVICE_LOST included), seed after seed.
+ */
+Test(builtin, tdr_scenarios_under_interleaving)
+{
+	static const char *const names[] = {"tdr-hang", "adapter-reset"};
+
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		for (size_t i = 0; i < 2; i++) {
+			struct fsr_scenario_options options = {.clock_mode = FSR_CLOCK_SIM,
+							       .seed = 1,
+							       .scale = 1,
+							       .interleave_seed = seed};
+			struct fsr_scenario_totals totals;
+			char *error = NULL;
+
+			cr_assert_eq(fsr_scenario_run(fsr_scenario_find_builtin(names[i]), &options,
+						      &totals, &error),
+				     FSR_OK, "%s, interleave seed %llu: %s", names[i],
+				     (unsigned long long) seed, error ? error : "");
+			free(error);
+			cr_expect_eq(totals.submissions, 1 + 8 + 1, "%s", names[i]);
+			cr_expect_eq(totals.cpu_waits, 4, "%s", names[i]);
+		}
+	}
 }
