@@ -47,6 +47,22 @@ hw_engine_packet_started(struct hw_engine *engine, struct os_hwqueue *queue)
 }
 
 /*
+ * A queue of the work item's context holds a corrupted buffer the GPU has not met yet (the
+ * injector's CORRUPT_PACKET): a hang now would put the context in error before the GPU meets
+ * it, and the corruption would have no effect to account for.
+ */
+static bool
+has_unmet_corruption(const struct os_hwqueue *queue)
+{
+	if (!queue)
+		return false;
+	for (const struct os_hwqueue *q = queue->context->queues; q; q = q->next_in_context)
+		if (q->umd_is_corrupted && !q->hw_is_faulted)
+			return true;
+	return false;
+}
+
+/*
  * The fault injector's HUNG_ENGINE (docs/robustness.md): a work item starting is the
  * opportunity; the hang is armed for it, as fsr_test_engine_hang arms one.
  */
@@ -57,7 +73,7 @@ hang_fault(struct hw_engine *engine, struct os_hwqueue *queue, struct hw_dma_pac
 	uint64_t handle = queue ? queue->handle : 0;
 	uint64_t parameter;
 
-	if (engine->is_hang_armed || engine->is_hung ||
+	if (engine->is_hang_armed || engine->is_hung || has_unmet_corruption(queue) ||
 	    !rt_fault_take(runtime, FSR_FAULT_HUNG_ENGINE, engine->adapter->id, engine->id, handle,
 			   &parameter))
 		return;

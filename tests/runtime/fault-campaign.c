@@ -4,7 +4,8 @@
  * processes — each a user-mode queue on the 3D engine and a kernel-mode queue on the compute
  * engine that waits for it on the GPU, with CPU waiters blocking and asynchronous — under a
  * random fault plan drawn from the seed (lost and delayed interrupts, corrupt packets, killed
- * processes, log overrun storms; small logs, each interrupt form in turn). Every run must keep
+ * processes, log overrun storms, hung engines, packets ignoring preemption; small logs, each
+ * interrupt form in turn). Every run must keep
  * fault-check.h's invariants and account for every fault it injected.
  *
  *   fencescope-fault-campaign [FIRST_SEED [SEEDS [ROUNDS]]]   (defaults 1, 30, 12)
@@ -144,6 +145,8 @@ run_seed(uint64_t seed, uint32_t rounds)
 	plan.random_ppm[FSR_FAULT_CORRUPT_PACKET] = 20000;
 	plan.random_ppm[FSR_FAULT_PROCESS_KILLED] = 15000;
 	plan.random_ppm[FSR_FAULT_LOG_OVERRUN_STORM] = 8000;
+	plan.random_ppm[FSR_FAULT_HUNG_ENGINE] = 4000;
+	plan.random_ppm[FSR_FAULT_IGNORES_PREEMPTION] = 500000;
 	config.fault_plan = &plan;
 	fsr_adapter_config_init(&adapter);
 	adapter.interrupt_form = (enum fsr_interrupt_form)(1 + seed % 3);
@@ -171,15 +174,16 @@ run_seed(uint64_t seed, uint32_t rounds)
 	fsr_runtime_destroy(runtime);
 	for (int kind = 0; kind < FSR_FAULT_KIND_COUNT; kind++)
 		injected += verdict.injected[kind];
-	printf("%s %" PRIu64 " - seed %" PRIu64 ": %" PRIu64 " faults (lost %" PRIu64
-	       ", delayed %" PRIu64 ", corrupt %" PRIu64 ", killed %" PRIu64 ", storm %" PRIu64
-	       "), %u waits DEVICE_LOST\n",
-	       failed_checks == before ? "ok" : "not ok", seed, seed, injected,
-	       verdict.injected[FSR_FAULT_LOST_INTERRUPT],
-	       verdict.injected[FSR_FAULT_DELAYED_INTERRUPT],
-	       verdict.injected[FSR_FAULT_CORRUPT_PACKET],
-	       verdict.injected[FSR_FAULT_PROCESS_KILLED],
-	       verdict.injected[FSR_FAULT_LOG_OVERRUN_STORM], verdict.device_lost_waits);
+	printf(
+	    "%s %" PRIu64 " - seed %" PRIu64 ": %" PRIu64 " faults (lost %" PRIu64
+	    ", delayed %" PRIu64 ", corrupt %" PRIu64 ", killed %" PRIu64 ", storm %" PRIu64
+	    ", hung %" PRIu64 ", ignored preemption %" PRIu64 "), %u waits DEVICE_LOST\n",
+	    failed_checks == before ? "ok" : "not ok", seed, seed, injected,
+	    verdict.injected[FSR_FAULT_LOST_INTERRUPT],
+	    verdict.injected[FSR_FAULT_DELAYED_INTERRUPT],
+	    verdict.injected[FSR_FAULT_CORRUPT_PACKET], verdict.injected[FSR_FAULT_PROCESS_KILLED],
+	    verdict.injected[FSR_FAULT_LOG_OVERRUN_STORM], verdict.injected[FSR_FAULT_HUNG_ENGINE],
+	    verdict.injected[FSR_FAULT_IGNORES_PREEMPTION], verdict.device_lost_waits);
 	return failed_checks == before;
 }
 
