@@ -23,6 +23,14 @@ void rt_faults_fini(struct fsr_runtime *runtime);
  */
 bool rt_fault_take(struct fsr_runtime *runtime, enum fsr_fault_kind kind, uint32_t adapter_id,
 		   uint32_t engine_id, uint64_t hwqueue, uint64_t *parameter);
+/*
+ * A context meets at most one fatal fault (a hung engine on its work, a corrupt packet in its
+ * ring, its process's kill, which dooms every context of the process): after one, it is in error
+ * or dead, and a second could be abandoned before its effect. The hooks of those kinds ask first
+ * and doom the context when they fire.
+ */
+bool rt_fault_is_doomed(struct fsr_runtime *runtime, uint64_t context_handle);
+void rt_fault_doom(struct fsr_runtime *runtime, uint64_t context_handle);
 /* Fires fencescope_os:fault_injected (the ground truth) and counts it. */
 void rt_fault_fired(struct fsr_runtime *runtime, enum fsr_fault_kind kind, uint32_t adapter_id,
 		    uint32_t engine_id, uint64_t hwqueue, uint64_t detail);

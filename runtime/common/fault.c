@@ -26,6 +26,9 @@ struct rt_faults {
 	 */
 	uint64_t spent[2][FSR_MAX_FAULTS];
 	uint32_t spent_count[2];
+	/* Contexts that met a fatal fault (a hang, a corruption, a kill): one each at most. */
+	uint64_t doomed[FSR_MAX_FAULTS];
+	uint32_t doomed_count;
 };
 
 static const char *const kind_names[FSR_FAULT_KIND_COUNT] = {
@@ -221,6 +224,29 @@ rt_fault_take(struct fsr_runtime *runtime, enum fsr_fault_kind kind, uint32_t ad
 	if (is_fired)
 		is_spent(faults, kind, hwqueue, true);
 	return is_fired;
+}
+
+bool
+rt_fault_is_doomed(struct fsr_runtime *runtime, uint64_t context_handle)
+{
+	struct rt_faults *faults = runtime->faults;
+
+	if (!faults)
+		return false;
+	for (uint32_t i = 0; i < faults->doomed_count; i++)
+		if (faults->doomed[i] == context_handle)
+			return true;
+	/* Past the table's size no fatal fault fires: an unaccountable one is worse. */
+	return faults->doomed_count == FSR_MAX_FAULTS;
+}
+
+void
+rt_fault_doom(struct fsr_runtime *runtime, uint64_t context_handle)
+{
+	struct rt_faults *faults = runtime->faults;
+
+	if (faults && !rt_fault_is_doomed(runtime, context_handle))
+		faults->doomed[faults->doomed_count++] = context_handle;
 }
 
 void

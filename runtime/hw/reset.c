@@ -74,9 +74,12 @@ hang_fault(struct hw_engine *engine, struct os_hwqueue *queue, struct hw_dma_pac
 	uint64_t parameter;
 
 	if (engine->is_hang_armed || engine->is_hung || has_unmet_corruption(queue) ||
+	    (queue && rt_fault_is_doomed(runtime, queue->context->handle)) ||
 	    !rt_fault_take(runtime, FSR_FAULT_HUNG_ENGINE, engine->adapter->id, engine->id, handle,
 			   &parameter))
 		return;
+	if (queue)
+		rt_fault_doom(runtime, queue->context->handle);
 	rt_fault_fired(runtime, FSR_FAULT_HUNG_ENGINE, engine->adapter->id, engine->id, handle,
 		       packet  ? packet->packet_id
 		       : queue ? queue->hw_packet_id

@@ -478,6 +478,7 @@ corrupt_fault(struct os_hwqueue *queue, uint64_t write_ptr, const struct hw_pack
 	/* A buffer the GPU will never take (a dead doorbell) can meet no GPU: no fault there. */
 	if (atomic_load_explicit(&queue->doorbell->status, memory_order_relaxed) ==
 		FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT ||
+	    rt_fault_is_doomed(runtime, queue->context->handle) ||
 	    !rt_fault_take(runtime, FSR_FAULT_CORRUPT_PACKET, queue->adapter->id, queue->engine_id,
 			   queue->handle, &parameter))
 		return;
@@ -489,6 +490,7 @@ corrupt_fault(struct os_hwqueue *queue, uint64_t write_ptr, const struct hw_pack
 		slot.type = UMD_CORRUPT_COMMAND;
 		rt_ring_write(runtime, queue, write_ptr + i * sizeof(slot), &slot, RT_POINT_NONE);
 		queue->umd_is_corrupted = true;
+		rt_fault_doom(runtime, queue->context->handle);
 		rt_fault_fired(runtime, FSR_FAULT_CORRUPT_PACKET, queue->adapter->id,
 			       queue->engine_id, queue->handle, packets[0].a);
 		return;
@@ -515,6 +517,21 @@ has_unmet_corruption(struct fsr_process *process)
 	return false;
 }
 
+/* Whether a context of the process met a fatal fault; `is_dooming`: each does now. */
+static bool
+is_doomed(struct fsr_process *process, bool is_dooming)
+{
+	bool is_any = false;
+
+	for (struct os_device *d = process->devices; d; d = d->next_in_process)
+		for (struct os_context *c = d->contexts; c; c = c->next_in_device) {
+			is_any |= rt_fault_is_doomed(process->runtime, c->handle);
+			if (is_dooming)
+				rt_fault_doom(process->runtime, c->handle);
+		}
+	return is_any;
+}
+
 static bool
 kill_fault(struct os_hwqueue *queue, struct fsr_process *process)
 {
@@ -524,12 +541,14 @@ kill_fault(struct os_hwqueue *queue, struct fsr_process *process)
 	if (process->is_killed)
 		return true;
 	if (!rt_faults_are_on(runtime) || has_unmet_corruption(process) ||
+	    is_doomed(process, false) ||
 	    !rt_fault_take(runtime, FSR_FAULT_PROCESS_KILLED, queue->adapter->id, queue->engine_id,
 			   queue->handle, &parameter))
 		return false;
 	rt_fault_fired(runtime, FSR_FAULT_PROCESS_KILLED, queue->adapter->id, queue->engine_id,
 		       queue->handle, process->id);
 	process->is_killed = true;
+	is_doomed(process, true);
 	return true;
 }
 
