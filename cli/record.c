@@ -128,6 +128,8 @@ typedef struct {
 	char *seed;
 	char *scale;
 	char *interleave_seed;
+	char **faults;
+	char *fault_seed;
 	gboolean fail_on_loss;
 	/* Derived: sub-buffer size in bytes, loglevel (-1: all), the command to trace. */
 	uint64_t subbuf_size;
@@ -184,6 +186,8 @@ record_options_clear(RecordOptions *o)
 	g_clear_pointer(&o->seed, g_free);
 	g_clear_pointer(&o->scale, g_free);
 	g_clear_pointer(&o->interleave_seed, g_free);
+	g_clear_pointer(&o->faults, g_strfreev);
+	g_clear_pointer(&o->fault_seed, g_free);
 	g_clear_pointer(&o->command, g_strfreev);
 	g_clear_pointer(&o->label, g_free);
 }
@@ -347,6 +351,7 @@ options_set_scenario_command(RecordOptions *o, const char *scenario, GError **er
 	if (!check_unsigned_option("--seed", o->seed, error) ||
 	    !check_unsigned_option("--scale", o->scale, error) ||
 	    !check_unsigned_option("--interleave-seed", o->interleave_seed, error) ||
+	    !check_unsigned_option("--fault-seed", o->fault_seed, error) ||
 	    !check_scenario(scenario, error))
 		return FALSE;
 	if (o->clock && strcmp(o->clock, "sim") && strcmp(o->clock, "realtime"))
@@ -361,6 +366,10 @@ options_set_scenario_command(RecordOptions *o, const char *scenario, GError **er
 		g_strv_builder_add_many(builder, "--scale", o->scale, NULL);
 	if (o->interleave_seed)
 		g_strv_builder_add_many(builder, "--interleave-seed", o->interleave_seed, NULL);
+	for (guint i = 0; o->faults && o->faults[i]; i++)
+		g_strv_builder_add_many(builder, "--fault", o->faults[i], NULL);
+	if (o->fault_seed)
+		g_strv_builder_add_many(builder, "--fault-seed", o->fault_seed, NULL);
 	g_strv_builder_add(builder, scenario);
 	o->command = g_strv_builder_end(builder);
 	o->label = g_strdup_printf("scenario %s", scenario);
@@ -394,10 +403,10 @@ options_set_command(RecordOptions *o, char **command, GError **error)
 
 	if (!command[0] || !command[0][0])
 		return fail(error, FS_RECORD_ERROR_USAGE, "missing command after '--'");
-	if (o->seed || o->scale || o->interleave_seed)
+	if (o->seed || o->scale || o->interleave_seed || o->faults || o->fault_seed)
 		return fail(error, FS_RECORD_ERROR_USAGE,
-			    "--seed, --scale and --interleave-seed apply to a scenario, not to a "
-			    "command");
+			    "--seed, --scale, --interleave-seed, --fault and --fault-seed apply to "
+			    "a scenario, not to a command");
 	if (o->clock && strcmp(o->clock, "sim") && strcmp(o->clock, "realtime"))
 		return fail(error, FS_RECORD_ERROR_USAGE, "--clock %s: expected sim or realtime",
 			    o->clock);
@@ -471,6 +480,11 @@ options_new_context(RecordOptions *o)
 	     "N"},
 	    {"interleave-seed", 0, 0, G_OPTION_ARG_STRING, &o->interleave_seed,
 	     "Sim clock: interleave the GPU and the OS at every shared word, from seed N", "N"},
+	    {"fault", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->faults,
+	     "Sim clock: inject a fault into the scenario (fencescope run --fault; repeatable)",
+	     "SPEC"},
+	    {"fault-seed", 0, 0, G_OPTION_ARG_STRING, &o->fault_seed,
+	     "Sim clock: random faults every workload survives, from seed N (fencescope run)", "N"},
 	    {"fail-on-loss", 0, 0, G_OPTION_ARG_NONE, &o->fail_on_loss,
 	     "Exit with status 1 when the tracer discarded events", NULL},
 	    G_OPTION_ENTRY_NULL,

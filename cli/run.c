@@ -23,6 +23,8 @@ static gint64 scale = 0;
 static gint64 interleave_seed = 0;
 static gboolean is_list = FALSE;
 static gboolean is_json = FALSE;
+static gchar **fault_specs = NULL;
+static gint64 fault_seed = 0;
 
 static const GOptionEntry entries[] = {
     {"clock", 0, 0, G_OPTION_ARG_STRING, &clock_name, "sim (virtual time, default) or realtime",
@@ -32,6 +34,14 @@ static const GOptionEntry entries[] = {
     {"scale", 0, 0, G_OPTION_ARG_INT64, &scale, "size of the workload (see --list)", "N"},
     {"interleave-seed", 0, 0, G_OPTION_ARG_INT64, &interleave_seed,
      "sim clock: interleave the GPU and the OS at every shared word, from seed N (0: off)", "N"},
+    {"fault", 0, 0, G_OPTION_ARG_STRING_ARRAY, &fault_specs,
+     "sim clock: inject a fault, KIND[:engine=E][:nth=N][:at=NS][:param=P][:adapter=A] "
+     "(docs/robustness.md; repeatable)",
+     "SPEC"},
+    {"fault-seed", 0, 0, G_OPTION_ARG_INT64, &fault_seed,
+     "sim clock: random faults every workload survives (lost and delayed interrupts, log "
+     "storms, packets ignoring preemption), from seed N (0: off)",
+     "N"},
     {"list", 0, 0, G_OPTION_ARG_NONE, &is_list, "describe the built-in scenarios", NULL},
     {"json", 0, 0, G_OPTION_ARG_NONE, &is_json, "print the totals as JSON", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -86,6 +96,80 @@ print_totals(const struct fsr_scenario *scenario, const struct fsr_scenario_tota
 		printf("%s: %llu\n", rows[i].key, (unsigned long long) rows[i].value);
 }
 
+/* One --fault SPEC: KIND[:key=value]..., keys engine, nth, at, param, adapter. */
+static gboolean
+parse_fault_spec(const char *spec, struct fsr_fault *fault)
+{
+	g_auto(GStrv) parts = g_strsplit(spec, ":", -1);
+	int kind = fsr_fault_kind_from_name(parts[0]);
+
+	if (kind < 0) {
+		fs_error("run",
+			 "--fault %s: no fault kind '%s' (lost-interrupt, delayed-interrupt, "
+			 "corrupt-packet, process-killed, log-overrun-storm, hung-engine, "
+			 "ignores-preemption)",
+			 spec, parts[0]);
+		return FALSE;
+	}
+	*fault = (struct fsr_fault){.kind = (enum fsr_fault_kind) kind,
+				    .engine_id = FSR_FAULT_ANY_ENGINE};
+	for (int i = 1; parts[i]; i++) {
+		char *value = strchr(parts[i], '=');
+		char *end = NULL;
+		guint64 number;
+
+		if (!value || !value[1]) {
+			fs_error("run", "--fault %s: '%s' is not key=value", spec, parts[i]);
+			return FALSE;
+		}
+		*value++ = '\0';
+		number = g_ascii_strtoull(value, &end, 10);
+		if (*end || *value == '-') {
+			fs_error("run", "--fault %s: %s=%s is not a number", spec, parts[i], value);
+			return FALSE;
+		}
+		if (!strcmp(parts[i], "engine") && number < FSR_MAX_ENGINES)
+			fault->engine_id = (uint32_t) number;
+		else if (!strcmp(parts[i], "nth") && number <= G_MAXUINT32)
+			fault->nth = (uint32_t) number;
+		else if (!strcmp(parts[i], "at"))
+			fault->at_ns = number;
+		else if (!strcmp(parts[i], "param"))
+			fault->parameter = number;
+		else if (!strcmp(parts[i], "adapter") && number < 8)
+			fault->adapter_id = (uint32_t) number;
+		else {
+			fs_error("run", "--fault %s: unknown key or value out of range: %s", spec,
+				 parts[i]);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/* --fault and --fault-seed as a plan; FALSE (and a message) on a bad spec. */
+static gboolean
+build_fault_plan(struct fsr_fault_plan *plan)
+{
+	*plan = (struct fsr_fault_plan){0};
+	for (guint i = 0; fault_specs && fault_specs[i]; i++) {
+		if (plan->count == FSR_MAX_FAULTS) {
+			fs_error("run", "at most %d --fault", FSR_MAX_FAULTS);
+			return FALSE;
+		}
+		if (!parse_fault_spec(fault_specs[i], &plan->faults[plan->count++]))
+			return FALSE;
+	}
+	if (fault_seed) {
+		plan->random_seed = (uint64_t) fault_seed;
+		plan->random_ppm[FSR_FAULT_LOST_INTERRUPT] = 20000;
+		plan->random_ppm[FSR_FAULT_DELAYED_INTERRUPT] = 20000;
+		plan->random_ppm[FSR_FAULT_LOG_OVERRUN_STORM] = 5000;
+		plan->random_ppm[FSR_FAULT_IGNORES_PREEMPTION] = 500000;
+	}
+	return TRUE;
+}
+
 static int
 run(const char *what, const struct fsr_scenario_options *options)
 {
@@ -128,6 +212,7 @@ fs_run_main(int argc, char **argv)
 	g_autoptr(GOptionContext) context = g_option_context_new("SCENARIO|FILE");
 	g_autoptr(GError) error = NULL;
 	struct fsr_scenario_options options = {0};
+	static struct fsr_fault_plan fault_plan;
 
 	g_set_prgname("fencescope run");
 	g_option_context_set_summary(
@@ -151,10 +236,20 @@ fs_run_main(int argc, char **argv)
 		fs_error("run", "--clock is sim or realtime, not '%s'", clock_name);
 		return FS_EXIT_USAGE;
 	}
-	if (seed < 0 || scale < 0 || interleave_seed < 0) {
-		fs_error("run", "--seed, --scale and --interleave-seed are not negative");
+	if (seed < 0 || scale < 0 || interleave_seed < 0 || fault_seed < 0) {
+		fs_error("run", "--seed, --scale, --interleave-seed and --fault-seed are not "
+				"negative");
 		return FS_EXIT_USAGE;
 	}
+	if ((fault_seed || fault_specs) && clock_name && strcmp(clock_name, "realtime") == 0) {
+		fs_error("run", "--fault and --fault-seed apply to the sim clock: a realtime run "
+				"cannot replay where a fault fired");
+		return FS_EXIT_USAGE;
+	}
+	if (!build_fault_plan(&fault_plan))
+		return FS_EXIT_USAGE;
+	if (fault_seed || fault_specs)
+		options.fault_plan = &fault_plan;
 	if (interleave_seed && clock_name && strcmp(clock_name, "realtime") == 0) {
 		fs_error("run",
 			 "--interleave-seed applies to the sim clock: in realtime the engines "

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/common-private.h"
+#include "common/fault-private.h"
 #include "kmd/kmd-private.h"
 #include "os/os-private.h"
 
@@ -121,12 +122,24 @@ fsr_runtime_create(const struct fsr_runtime_config *config, struct fsr_runtime *
 		status = FSR_ERR_INVALID_ARGUMENT;
 		goto end;
 	}
+	/* Fault injection is sim mode's: a realtime run cannot replay where a fault fired. */
+	if (config->fault_plan && config->clock_mode != FSR_CLOCK_SIM) {
+		status = FSR_ERR_NOT_SUPPORTED;
+		goto end;
+	}
 	runtime = calloc(1, sizeof(*runtime));
 	if (!runtime) {
 		status = FSR_ERR_NO_RESOURCES;
 		goto end;
 	}
 	runtime->config = *config;
+	runtime->config.fault_plan = NULL; /* the caller's; the injector keeps a copy */
+	status = rt_faults_init(runtime, config->fault_plan);
+	if (status != FSR_OK) {
+		free(runtime);
+		runtime = NULL;
+		goto end;
+	}
 	if (!runtime->config.clock_correlation_period_ns)
 		runtime->config.clock_correlation_period_ns = 10000000u;
 	if (!runtime->config.interrupt_latency_ns)
@@ -190,6 +203,7 @@ fsr_runtime_destroy(struct fsr_runtime *runtime)
 	}
 	rt_map_fini(&runtime->fences);
 	rt_clock_fini(&runtime->clock);
+	rt_faults_fini(runtime);
 	pthread_mutex_destroy(&runtime->lock);
 	free(runtime);
 }

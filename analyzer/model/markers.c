@@ -393,17 +393,20 @@ struct irq_stack {
 static uint64_t
 irq_key(const struct fsa_event *ev)
 {
-	return ((uint64_t) (uint32_t) ev->u[FSA_F_ADAPTER_ID] << 40) ^
-	       ((uint64_t) (uint32_t) ev->u[FSA_F_ENGINE_ID] << 8) ^ (uint8_t) ev->u[FSA_F_TYPE];
+	uint64_t key = ((uint64_t) (uint32_t) ev->u[FSA_F_ADAPTER_ID] << 40) ^
+		       ((uint64_t) (uint32_t) ev->u[FSA_F_ENGINE_ID] << 8) ^
+		       (uint8_t) ev->u[FSA_F_TYPE];
+
+	return hmap_key2(key, ev->u[FSA_F_HWQUEUE_HANDLE]);
 }
 
 /*
- * An interrupt_handled goes with the latest raise of its adapter, engine and type not yet
- * handled. The line delivers in order and at once unless a fault holds an interrupt back: a
- * dropped interrupt then stays unhandled at its own time, where FIFO matching would pair every
- * later handled event with the raise before it and leave the last raise of the trace unhandled
- * instead. An interrupt delayed on the line holds the later ones back with it, so it still ends
- * FSA_INTERRUPT_LATE_NS or more after its raise.
+ * An interrupt_handled goes with the latest raise of its adapter, engine, type and queue
+ * (hwqueue_handle, 0 for the NULL forms) not yet handled. The line delivers in order and at once
+ * unless a fault holds an interrupt back: a dropped interrupt then stays unhandled at its own time,
+ * where FIFO matching would pair every later handled event with the raise before it and leave the
+ * last raise of the trace unhandled instead. An interrupt delayed on the line holds the later ones
+ * back with it, so it still ends FSA_INTERRUPT_LATE_NS or more after its raise.
  */
 fsa_status
 markers_on_interrupt(struct fsa_model *model, const struct fsa_event *ev)

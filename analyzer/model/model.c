@@ -297,6 +297,7 @@ fsa_model_add_discard(struct fsa_model *model, const struct fsa_discard *discard
 	    .adapter_id = UINT32_MAX,
 	    .stream_id = discard->stream_id,
 	    .cpu_id = discard->cpu_id,
+	    .read_ns = FSA_TIME_NONE,
 	};
 
 	if (model->failed)

@@ -283,8 +283,12 @@ objects_on_context_schedule(struct fsa_model *model, const struct fsa_event *ev)
 	}
 	if (context->adapter_id == UINT32_MAX)
 		context->adapter_id = (uint32_t) ev->u[FSA_F_ADAPTER_ID];
-	context->has_schedule = true;
 	context->priority = (uint32_t) ev->u[FSA_F_PRIORITY];
+	if (!context->has_schedule || context->priority < context->priority_min)
+		context->priority_min = context->priority;
+	if (!context->has_schedule || context->priority > context->priority_max)
+		context->priority_max = context->priority;
+	context->has_schedule = true;
 	context->time_slice_ns = ev->u[FSA_F_TIME_SLICE_NS];
 	context->schedule_count++;
 	return FSA_OK;

@@ -973,6 +973,7 @@ log_gap(struct fsa_model *model, struct queue_state *queue, unsigned log,
 					   : read_ns,
 	    .stream_id = UINT64_MAX,
 	    .cpu_id = UINT32_MAX,
+	    .read_ns = FSA_TIME_NONE,
 	};
 	struct op_rec **found = NULL;
 	size_t count = 0, capacity = 0;
@@ -1289,6 +1290,7 @@ ops_overrun(struct fsa_model *model, const struct fsa_event *ev)
 		    .end_ns = ev->ts_ns,
 		    .stream_id = UINT64_MAX,
 		    .cpu_id = UINT32_MAX,
+		    .read_ns = ev->ts_ns,
 		},
 	};
 	/* The lost entries come after the last entry read from that log. */

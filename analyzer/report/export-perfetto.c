@@ -656,6 +656,11 @@ on_packet(void *data, const struct fsa_packet *p)
 	arg_time(w, "end_ns", p->end_ns);
 	arg_u64(w, "start_gpu_ts", p->start_gpu_ts);
 	arg_u64(w, "end_gpu_ts", p->end_gpu_ts);
+	/* Format 1.4 (PRE-05..07): only when the trace says. */
+	if (p->fence_id)
+		arg_u64(w, "fence_id", p->fence_id);
+	if (p->is_context_switch)
+		arg_bool(w, "is_context_switch", true);
 	end_slice(w);
 	return check_output(w);
 }
@@ -711,6 +716,11 @@ on_marker(void *data, const struct fsa_marker *m)
 	fprintf(w->out, ",\"code\":%" PRId64, m->code);
 	if (m->latency_ns != FSA_TIME_NONE)
 		arg_u64(w, "latency_ns", m->latency_ns);
+	/* Format 1.4's second value and code (docs/analyzer.md), only when set. */
+	if (m->value2)
+		arg_u64(w, "value2", m->value2);
+	if (m->code2)
+		fprintf(w->out, ",\"code2\":%" PRId64, m->code2);
 	end_slice(w);
 	return check_output(w);
 }

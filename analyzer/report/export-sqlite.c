@@ -18,6 +18,7 @@
 
 #include "fencescope-tp-enums.h"
 #include "fsa/export-writers.h"
+#include "recovery-private.h"
 
 #include "export-file-private.h"
 
@@ -34,6 +35,8 @@ enum stmt_id {
 	STMT_CLOCK_FIT,
 	STMT_META,
 	STMT_SUMMARY,
+	STMT_CONTEXT,
+	STMT_ENGINE,
 	STMT_COUNT,
 };
 
@@ -70,12 +73,13 @@ static const char schema_sql[] =
     " hwqueue_handle INTEGER, packet_id INTEGER, resubmission_of INTEGER,"
     " progress_value INTEGER, is_user_mode INTEGER, is_paging INTEGER, queued_ns INTEGER,"
     " start_ns INTEGER, end_ns INTEGER, start_gpu_ts INTEGER, end_gpu_ts INTEGER,"
-    " status TEXT, duration_ns INTEGER, queue_delay_ns INTEGER);\n"
+    " status TEXT, duration_ns INTEGER, queue_delay_ns INTEGER, fence_id INTEGER,"
+    " is_context_switch INTEGER, context_handle INTEGER);\n"
     "CREATE TABLE markers (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, begin_ns INTEGER,"
     " end_ns INTEGER, duration_ns INTEGER, adapter_id INTEGER, engine_id INTEGER,"
     " process_id INTEGER, hwqueue_handle INTEGER, context_handle INTEGER,"
     " doorbell_handle INTEGER, other_handle INTEGER, value INTEGER, code INTEGER,"
-    " latency_ns INTEGER);\n"
+    " latency_ns INTEGER, value2 INTEGER, code2 INTEGER);\n"
     "CREATE TABLE losses (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, count INTEGER,"
     " begin_ns INTEGER, end_ns INTEGER, adapter_id INTEGER, hwqueue_handle INTEGER,"
     " log_type TEXT, cached_position INTEGER, new_position INTEGER, inferred_ops INTEGER,"
@@ -86,7 +90,14 @@ static const char schema_sql[] =
     " b INTEGER);\n"
     "CREATE TABLE clock_fits (adapter_id INTEGER PRIMARY KEY, pair_count INTEGER,"
     " nominal_hz INTEGER, offset_ns REAL, ns_per_tick REAL, residual_rms_ns REAL,"
-    " residual_max_ns REAL, drift_ppm REAL, extrapolated INTEGER, extrapolated_max_ns INTEGER);\n";
+    " residual_max_ns REAL, drift_ppm REAL, extrapolated INTEGER, extrapolated_max_ns INTEGER);\n"
+    "CREATE TABLE contexts (context_handle INTEGER PRIMARY KEY, process_id INTEGER,"
+    " device_handle INTEGER, adapter_id INTEGER, engine_id INTEGER, priority INTEGER,"
+    " time_slice_ns INTEGER, schedule_count INTEGER, created_ns INTEGER, destroyed_ns INTEGER,"
+    " error_ns INTEGER, error_reason TEXT);\n"
+    "CREATE TABLE engines (adapter_id INTEGER, engine_id INTEGER, engine_type TEXT,"
+    " ums_supported INTEGER, preempt_granularity TEXT, compute_preempt_granularity TEXT,"
+    " is_preemption_aware INTEGER, PRIMARY KEY (adapter_id, engine_id));\n";
 
 /* Created after the rows are in: an index built once is faster than one kept up per insert. */
 static const char finish_sql[] =
@@ -139,9 +150,9 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_EDGE] = "INSERT INTO edges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
 		  " ?13, ?14)",
     [STMT_PACKET] = "INSERT INTO packets VALUES (NULL, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-		    " ?12, ?13, ?14, ?15, ?16, ?17)",
+		    " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
     [STMT_MARKER] = "INSERT INTO markers VALUES (NULL, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-		    " ?12, ?13, ?14, ?15)",
+		    " ?12, ?13, ?14, ?15, ?16, ?17)",
     [STMT_LOSS] = "INSERT INTO losses VALUES (NULL, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
 		  " ?12, ?13)",
     [STMT_ANOMALY] = "INSERT INTO anomalies VALUES (NULL, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
@@ -155,6 +166,9 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	"INSERT OR REPLACE INTO clock_fits VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     [STMT_META] = "INSERT OR REPLACE INTO meta VALUES (?1, ?2)",
     [STMT_SUMMARY] = "INSERT OR REPLACE INTO summary VALUES (?1, ?2)",
+    [STMT_CONTEXT] = "INSERT OR REPLACE INTO contexts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		     " ?9, ?10, ?11, ?12)",
+    [STMT_ENGINE] = "INSERT OR REPLACE INTO engines VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 };
 
 struct fsa_sqlite_writer {
@@ -364,6 +378,9 @@ on_packet(void *data, const struct fsa_packet *p)
 	bind_text(s, 15, fsa_packet_status_name(p->status));
 	bind_span(s, 16, p->start_ns, p->end_ns);
 	bind_span(s, 17, p->queued_ns, p->start_ns);
+	bind_nonzero(s, 18, p->fence_id);
+	sqlite3_bind_int(s, 19, p->is_context_switch);
+	bind_nonzero(s, 20, p->context_handle);
 	return step(w, STMT_PACKET, "cannot insert a packet");
 }
 
@@ -387,6 +404,8 @@ on_marker(void *data, const struct fsa_marker *m)
 	bind_u64(s, 13, m->value);
 	sqlite3_bind_int64(s, 14, m->code);
 	bind_time(s, 15, m->latency_ns);
+	bind_u64(s, 16, m->value2);
+	sqlite3_bind_int64(s, 17, m->code2);
 	return step(w, STMT_MARKER, "cannot insert a marker");
 }
 
@@ -710,6 +729,46 @@ fsa_sqlite_writer_set_partial(struct fsa_sqlite_writer *w, const char *reason)
 	return put_meta(w, "partial", reason);
 }
 
+static fsa_status
+add_context(struct fsa_sqlite_writer *w, const struct fsa_context_info *c)
+{
+	sqlite3_stmt *s = w->stmts[STMT_CONTEXT];
+
+	bind_u64(s, 1, c->context_handle);
+	bind_u64(s, 2, c->process_id);
+	bind_nonzero(s, 3, c->device_handle);
+	bind_id32(s, 4, c->adapter_id);
+	bind_id32(s, 5, c->engine_id);
+	if (c->has_schedule) {
+		bind_u64(s, 6, c->priority);
+		bind_u64(s, 7, c->time_slice_ns);
+	} else {
+		sqlite3_bind_null(s, 6);
+		sqlite3_bind_null(s, 7);
+	}
+	bind_u64(s, 8, c->schedule_count);
+	bind_time(s, 9, c->created_ns);
+	bind_time(s, 10, c->destroyed_ns);
+	bind_time(s, 11, c->error_ns);
+	bind_text(s, 12, c->error_ns == FSA_TIME_NONE ? NULL : loss_reason_name(c->error_reason));
+	return step(w, STMT_CONTEXT, "cannot insert a context");
+}
+
+static fsa_status
+add_engine(struct fsa_sqlite_writer *w, const struct fsa_engine_info *e)
+{
+	sqlite3_stmt *s = w->stmts[STMT_ENGINE];
+
+	bind_u64(s, 1, e->adapter_id);
+	bind_u64(s, 2, e->engine_id);
+	bind_text(s, 3, engine_type_name(e->engine_type));
+	sqlite3_bind_int(s, 4, e->ums_supported);
+	bind_text(s, 5, preempt_granularity_name(e->preempt_granularity));
+	bind_text(s, 6, preempt_granularity_name(e->compute_preempt_granularity));
+	sqlite3_bind_int(s, 7, e->is_preemption_aware);
+	return step(w, STMT_ENGINE, "cannot insert an engine");
+}
+
 fsa_status
 fsa_sqlite_writer_add_model(struct fsa_sqlite_writer *w, const struct fsa_model *model)
 {
@@ -728,6 +787,12 @@ fsa_sqlite_writer_add_model(struct fsa_sqlite_writer *w, const struct fsa_model 
 	n = fsa_model_clock_fit_count(model);
 	for (size_t i = 0; i < n && status == FSA_OK; i++)
 		status = fsa_sqlite_writer_add_clock_fit(w, fsa_model_borrow_clock_fit(model, i));
+	n = fsa_model_context_count(model);
+	for (size_t i = 0; i < n && status == FSA_OK; i++)
+		status = add_context(w, fsa_model_borrow_context(model, i));
+	n = fsa_model_engine_count(model);
+	for (size_t i = 0; i < n && status == FSA_OK; i++)
+		status = add_engine(w, fsa_model_borrow_engine(model, i));
 	if (status == FSA_OK)
 		status = fsa_sqlite_writer_set_summary(w, fsa_model_borrow_summary(model));
 	return status;

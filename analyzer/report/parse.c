@@ -164,7 +164,8 @@ fsa_report_parse_time(const char *text, struct fsa_report_time *time, char **err
 }
 
 static const char *const section_names[] = {
-    "summary", "latency", "longest", "doorbells", "preemption", "losses", "anomalies", "clocks",
+    "summary",   "latency", "longest", "doorbells", "preemption", "losses",
+    "anomalies", "clocks",  "tdr",     "display",   "faults",
 };
 
 const char *
@@ -207,10 +208,12 @@ fsa_report_parse_sections(const char *text, unsigned *sections, char **error_mes
 			}
 		}
 		if (!is_known) {
-			report_set_error(error_message,
-					 "'%.*s' is not a section (summary, latency, longest, "
-					 "doorbells, preemption, losses, anomalies, clocks, all)",
-					 (int) word_len, word);
+			report_set_error(
+			    error_message,
+			    "'%.*s' is not a section (summary, latency, longest, "
+			    "doorbells, preemption, losses, anomalies, clocks, tdr, display, "
+			    "faults, all)",
+			    (int) word_len, word);
 			return FSA_ERR_INVALID;
 		}
 		p += len;

@@ -103,6 +103,7 @@ struct fsa_loss_total {
 };
 
 struct fsa_threshold;
+struct fsa_recovery; /* recovery-private.h */
 
 struct fsa_report {
 	struct fsa_report_options options;
@@ -153,6 +154,9 @@ struct fsa_report {
 
 	uint64_t anomaly_counts[FSA_ANOM_KIND_COUNT];
 	GArray *anomaly_examples; /* struct fsa_anomaly, options.example_count per kind */
+
+	/* Scheduling, preemption, TDR, display and faults (format 1.4; recovery.c). */
+	struct fsa_recovery *recovery;
 
 	GPtrArray *thresholds; /* struct fsa_threshold */
 	GPtrArray *failures;   /* char *, after finish */

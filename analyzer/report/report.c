@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recovery-private.h"
 #include "report-private.h"
 
 static void
@@ -330,6 +331,8 @@ on_op(void *data, const struct fsa_op *op)
 	see_time(r, begin_ns, end_ns);
 	if (!in_range(r, begin_ns, end_ns))
 		return FSA_OK;
+	if (recovery_on_op(r, op) != FSA_OK)
+		return remember(r, FSA_ERR_NOMEM);
 	if ((size_t) op->source < 3 && (size_t) op->kind < 2)
 		r->op_counts[op->source][op->kind]++;
 	if ((size_t) op->state < 4)
@@ -443,7 +446,7 @@ on_packet(void *data, const struct fsa_packet *packet)
 	if (packet->start_ns != FSA_TIME_NONE && packet->end_ns != FSA_TIME_NONE &&
 	    packet->end_ns >= packet->start_ns)
 		engine->busy_ns += packet->end_ns - packet->start_ns;
-	return FSA_OK;
+	return remember(r, recovery_on_packet(r, packet));
 }
 
 static bool
@@ -531,6 +534,9 @@ on_marker(void *data, const struct fsa_marker *marker)
 		return FSA_OK;
 	r->marker_count++;
 	r->marker_counts[marker->kind]++;
+	status = remember(r, recovery_on_marker(r, marker));
+	if (status != FSA_OK)
+		return status;
 	if (has_duration)
 		status = remember(r, quantile_add(&r->marker_durations[marker->kind], duration_ns));
 	if (status != FSA_OK)
@@ -654,6 +660,7 @@ on_loss(void *data, const struct fsa_loss *loss)
 	    !in_range(r, loss->begin_ns, loss->end_ns))
 		return FSA_OK;
 	r->loss_count++;
+	recovery_on_loss(r, loss);
 	r->lost_by_kind[loss->kind] = add_saturating(r->lost_by_kind[loss->kind], loss->count);
 	r->loss_records_by_kind[loss->kind]++;
 	if (r->losses->len < r->options.loss_list_count)
@@ -765,6 +772,7 @@ fsa_report_create(const struct fsa_report_options *options)
 	r->losses = g_array_new(FALSE, FALSE, sizeof(struct fsa_loss));
 	r->loss_totals = g_array_new(FALSE, FALSE, sizeof(struct fsa_loss_total));
 	r->anomaly_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_anomaly));
+	r->recovery = recovery_new();
 	r->thresholds = g_ptr_array_new_with_free_func((GDestroyNotify) threshold_destroy);
 	r->failures = g_ptr_array_new_with_free_func(g_free);
 	r->threshold_messages = g_ptr_array_new_with_free_func(g_free);
@@ -793,6 +801,7 @@ fsa_report_destroy(struct fsa_report *r)
 	g_array_free(r->losses, TRUE);
 	g_array_free(r->loss_totals, TRUE);
 	g_array_free(r->anomaly_examples, TRUE);
+	recovery_free(r->recovery);
 	g_ptr_array_free(r->thresholds, TRUE);
 	g_ptr_array_free(r->failures, TRUE);
 	g_ptr_array_free(r->threshold_messages, TRUE);
@@ -837,6 +846,7 @@ fsa_status
 fsa_report_finish(struct fsa_report *report)
 {
 	resolve_range(report);
+	recovery_finish(report);
 	g_ptr_array_set_size(report->failures, 0);
 	if (report->options.is_fail_on_loss && report->loss_count > 0) {
 		g_ptr_array_add(report->failures,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fencescope-tp-enums.h"
+#include "recovery-private.h"
 #include "report-private.h"
 
 #define COLUMNS(array) (array), (sizeof(array) / sizeof((array)[0]))
@@ -813,10 +814,25 @@ build_preemption(struct fsa_report *r, GPtrArray *tables)
 	g_ptr_array_free(values, TRUE);
 
 	static const enum fsa_marker_kind kinds[] = {
-	    FSA_MARK_PREEMPTION,  FSA_MARK_TDR,         FSA_MARK_ENGINE_RESET,
-	    FSA_MARK_PAGE_FAULT,  FSA_MARK_DEVICE_LOST, FSA_MARK_CONTEXT_SUSPENDED,
-	    FSA_MARK_ENGINE_F1,   FSA_MARK_DEVICE_D3,   FSA_MARK_LOG_RESIZE,
+	    FSA_MARK_PREEMPTION,
+	    FSA_MARK_TDR,
+	    FSA_MARK_ENGINE_RESET,
+	    FSA_MARK_PAGE_FAULT,
+	    FSA_MARK_DEVICE_LOST,
+	    FSA_MARK_CONTEXT_SUSPENDED,
+	    FSA_MARK_ENGINE_F1,
+	    FSA_MARK_DEVICE_D3,
+	    FSA_MARK_LOG_RESIZE,
 	    FSA_MARK_CALL_FAILED,
+	    /* Format 1.4 (schema 2.2): listed only when seen, like the others. */
+	    FSA_MARK_TDR_DETECT,
+	    FSA_MARK_ADAPTER_RESET,
+	    FSA_MARK_CONTEXT_ERROR,
+	    FSA_MARK_FLIP,
+	    FSA_MARK_VSYNC,
+	    FSA_MARK_FAULT_INJECTED,
+	    FSA_MARK_INTERRUPT_LATE,
+	    FSA_MARK_INTERRUPT_UNHANDLED,
 	};
 
 	t = table_new(tables, "preemption", "markers",
@@ -849,6 +865,377 @@ build_preemption(struct fsa_report *r, GPtrArray *tables)
 		add_opt(t, m->hwqueue_handle, 0);
 		add_u64(t, m->value);
 		add_i64(t, m->code);
+	}
+}
+
+/* --- Schema 2.2: scheduling, preemption, TDR, display, faults (recovery.c) ---------------------
+ */
+
+static const struct fsa_column preempt_latency_columns[] = {
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"engine_id", "engine", FSA_CELL_U64},
+    {"reason", "reason", FSA_CELL_STRING},
+    {"granularity", "granularity reached", FSA_CELL_STRING},
+    STAT_COLUMNS,
+};
+
+static const struct fsa_column slice_engine_columns[] = {
+    {"adapter_id", "adapter", FSA_CELL_U64},          {"engine_id", "engine", FSA_CELL_U64},
+    {"packets", "pieces run", FSA_CELL_U64},          {"preempted", "preempted", FSA_CELL_U64},
+    {"resubmissions", "resubmissions", FSA_CELL_U64}, STAT_COLUMNS,
+};
+
+static const struct fsa_column slice_context_columns[] = {
+    {"context_handle", "context", FSA_CELL_HANDLE},
+    {"process_id", "process", FSA_CELL_U64},
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"engine_id", "engine", FSA_CELL_U64},
+    {"priority", "priority", FSA_CELL_U64},
+    {"priority_min", "min priority", FSA_CELL_U64},
+    {"priority_max", "max priority", FSA_CELL_U64},
+    {"time_slice_ns", "time slice", FSA_CELL_DURATION},
+    {"schedules", "schedules", FSA_CELL_U64},
+    {"error_reason", "error", FSA_CELL_STRING},
+    {"packets", "pieces run", FSA_CELL_U64},
+    {"preempted", "preempted", FSA_CELL_U64},
+    {"resubmissions", "resubmissions", FSA_CELL_U64},
+    STAT_COLUMNS,
+};
+
+static const struct fsa_column resubmission_summary_columns[] = {
+    {"resubmissions", "resubmissions", FSA_CELL_U64},
+    {"paging", "paging", FSA_CELL_U64},
+    {"same_fence_id", "same fence id", FSA_CELL_U64},
+    {"paging_same_fence_id", "paging with the same fence id", FSA_CELL_U64},
+};
+
+static const struct fsa_column resubmission_columns[] = {
+    {"adapter_id", "adapter", FSA_CELL_U64},        {"engine_id", "engine", FSA_CELL_U64},
+    {"hwqueue_handle", "queue", FSA_CELL_HANDLE},   {"packet_id", "packet", FSA_CELL_U64},
+    {"resubmission_of", "resubmits", FSA_CELL_U64}, {"is_paging", "paging", FSA_CELL_BOOL},
+    {"old_fence_id", "old fence id", FSA_CELL_U64}, {"new_fence_id", "new fence id", FSA_CELL_U64},
+    {"start_ns", "start", FSA_CELL_TIME},
+};
+
+static int
+compare_preempt(const void *a, const void *b)
+{
+	const struct fsa_preempt_acc *x = a, *y = b;
+
+	if (x->adapter_id != y->adapter_id)
+		return x->adapter_id < y->adapter_id ? -1 : 1;
+	if (x->engine_id != y->engine_id)
+		return x->engine_id < y->engine_id ? -1 : 1;
+	if (x->reason != y->reason)
+		return x->reason < y->reason ? -1 : 1;
+	return x->granularity < y->granularity ? -1 : x->granularity > y->granularity;
+}
+
+static void
+add_slice_columns(struct fsa_table *t, struct fsa_slice_acc *s)
+{
+	add_u64(t, s->packets);
+	add_u64(t, s->preempted);
+	add_u64(t, s->resubmissions);
+	add_stats(t, &s->length);
+}
+
+/* PRE-03, PRE-06, PRE-07, PRE-15 (schema 2.2). */
+static void
+build_preemption_22(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_recovery *rc = r->recovery;
+	struct fsa_table *t =
+	    table_new(tables, "preemption", "latency",
+		      "Preemption request → complete per engine, reason and granularity reached",
+		      false, COLUMNS(preempt_latency_columns), "no preemption");
+	GPtrArray *values;
+
+	if (rc->preempts->len > 1)
+		qsort(rc->preempts->data, rc->preempts->len, sizeof(struct fsa_preempt_acc),
+		      compare_preempt);
+	for (size_t i = 0; i < rc->preempts->len; i++) {
+		struct fsa_preempt_acc *p = &g_array_index(rc->preempts, struct fsa_preempt_acc, i);
+
+		add_opt(t, p->adapter_id, UINT32_MAX);
+		add_opt(t, p->engine_id, UINT32_MAX);
+		add_str(t, preempt_reason_name(p->reason));
+		add_str(t, preempt_granularity_name(p->granularity));
+		add_stats_count(t, &p->latency, p->count);
+	}
+
+	t = table_new(tables, "preemption", "slices",
+		      "Time slices per engine (run intervals a TIME_SLICE preemption ended)", false,
+		      COLUMNS(slice_engine_columns), "no engine");
+	values = sorted_values(rc->slice_engines);
+	for (size_t i = 0; i < values->len; i++) {
+		struct fsa_slice_acc *s = values->pdata[i];
+
+		add_opt(t, s->adapter_id, UINT32_MAX);
+		add_opt(t, s->engine_id, UINT32_MAX);
+		add_slice_columns(t, s);
+	}
+	g_ptr_array_free(values, TRUE);
+
+	t = table_new(tables, "preemption", "contexts",
+		      "Contexts: priority, time slice and slices (PRE-15)", false,
+		      COLUMNS(slice_context_columns), "no context");
+	for (size_t i = 0; r->model && i < fsa_model_context_count(r->model); i++) {
+		const struct fsa_context_info *c = fsa_model_borrow_context(r->model, i);
+		struct fsa_slice_acc *s =
+		    g_hash_table_lookup(rc->slice_contexts, &c->context_handle);
+		struct fsa_slice_acc empty = {0};
+
+		if (!s) {
+			quantile_init(&empty.length);
+			s = &empty;
+		}
+		add_u64(t, c->context_handle);
+		add_u64(t, c->process_id);
+		add_opt(t, c->adapter_id, UINT32_MAX);
+		add_opt(t, c->engine_id, UINT32_MAX);
+		if (c->has_schedule) {
+			add_u64(t, c->priority);
+			add_u64(t, c->priority_min);
+			add_u64(t, c->priority_max);
+			add_u64(t, c->time_slice_ns);
+		} else {
+			for (int k = 0; k < 4; k++)
+				add_null(t);
+		}
+		add_u64(t, c->schedule_count);
+		if (c->error_ns != FSA_TIME_NONE)
+			add_str(t, loss_reason_name(c->error_reason));
+		else
+			add_null(t);
+		add_slice_columns(t, s);
+		if (s == &empty)
+			quantile_fini(&empty.length);
+	}
+
+	t = table_new(tables, "preemption", "resubmission_summary",
+		      "Resubmissions after preemption (PRE-06, PRE-07)", true,
+		      COLUMNS(resubmission_summary_columns), NULL);
+	add_u64(t, rc->resubmission_count);
+	add_u64(t, rc->resubmissions_paging);
+	add_u64(t, rc->resubmissions_same_fence_id);
+	add_u64(t, rc->resubmissions_paging_same_fence_id);
+
+	t = table_new(tables, "preemption", "resubmissions", "First resubmissions", false,
+		      COLUMNS(resubmission_columns), "none");
+	for (size_t i = 0; i < rc->resubmissions->len; i++) {
+		const struct fsa_resubmission *x =
+		    &g_array_index(rc->resubmissions, struct fsa_resubmission, i);
+
+		add_opt(t, x->adapter_id, UINT32_MAX);
+		add_opt(t, x->engine_id, UINT32_MAX);
+		add_opt(t, x->hwqueue_handle, 0);
+		add_u64(t, x->packet_id);
+		add_u64(t, x->resubmission_of);
+		add_bool(t, x->is_paging);
+		add_opt(t, x->old_fence_id, 0);
+		add_opt(t, x->new_fence_id, 0);
+		add_opt(t, x->start_ns, FSA_TIME_NONE);
+	}
+}
+
+static const struct fsa_column tdr_columns[] = {
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"engine_id", "engine", FSA_CELL_U64},
+    {"detect_ns", "detected", FSA_CELL_TIME},
+    {"stalled_ns", "stalled", FSA_CELL_DURATION},
+    {"reason", "reason", FSA_CELL_STRING},
+    {"preempt_request_ns", "TDR preemption", FSA_CELL_TIME},
+    {"preempt_completed", "completed", FSA_CELL_BOOL},
+    {"tdr_begin_ns", "tdr begin", FSA_CELL_TIME},
+    {"tdr_end_ns", "tdr end", FSA_CELL_TIME},
+    {"result", "result", FSA_CELL_STRING},
+    {"engine_reset", "engine reset ok", FSA_CELL_BOOL},
+    {"adapter_reset", "adapter reset ok", FSA_CELL_BOOL},
+    {"guilty_context_handle", "guilty context", FSA_CELL_HANDLE},
+    {"guilty_process_id", "guilty process", FSA_CELL_U64},
+    {"contexts_in_error", "contexts in error", FSA_CELL_U64},
+    {"devices_lost", "devices lost", FSA_CELL_U64},
+    {"packets_lost", "packets lost", FSA_CELL_U64},
+    {"lost_gpu_ns", "GPU time lost", FSA_CELL_DURATION},
+    {"guilty_unsignalled", "guilty signals never run", FSA_CELL_U64},
+};
+
+static const struct fsa_column context_error_columns[] = {
+    {"ts_ns", "time", FSA_CELL_TIME},
+    {"end_ns", "until", FSA_CELL_TIME},
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"engine_id", "engine", FSA_CELL_U64},
+    {"process_id", "process", FSA_CELL_U64},
+    {"context_handle", "context", FSA_CELL_HANDLE},
+    {"device_handle", "device", FSA_CELL_HANDLE},
+    {"reason", "reason", FSA_CELL_STRING},
+};
+
+static void
+add_opt_bool(struct fsa_table *t, int64_t value)
+{
+	if (value < 0)
+		add_null(t);
+	else
+		add_bool(t, value != 0);
+}
+
+/* TDR-01..06 (schema 2.2). */
+static void
+build_tdr(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_recovery *rc = r->recovery;
+	struct fsa_table *t = table_new(tables, "tdr", "sequences", "TDR sequences", false,
+					COLUMNS(tdr_columns), "no TDR");
+
+	for (size_t i = 0; i < rc->sequences->len; i++) {
+		const struct fsa_tdr_sequence *s =
+		    &g_array_index(rc->sequences, struct fsa_tdr_sequence, i);
+
+		add_opt(t, s->adapter_id, UINT32_MAX);
+		add_opt(t, s->engine_id, UINT32_MAX);
+		add_opt(t, s->detect_ns, FSA_TIME_NONE);
+		if (s->detect_ns != FSA_TIME_NONE)
+			add_u64(t, s->stalled_ns);
+		else
+			add_null(t);
+		if (s->reason >= 0)
+			add_str(t, loss_reason_name(s->reason));
+		else
+			add_null(t);
+		add_opt(t, s->preempt_ns, FSA_TIME_NONE);
+		add_opt_bool(t, s->preempt_ns == FSA_TIME_NONE ? -1 : s->is_preempt_completed);
+		add_opt(t, s->begin_ns, FSA_TIME_NONE);
+		add_opt(t, s->end_ns, FSA_TIME_NONE);
+		if (s->result >= 0)
+			add_str(t, tdr_result_name(s->result));
+		else if (s->begin_ns == FSA_TIME_NONE && s->is_preempt_completed)
+			add_str(t, "preempted");
+		else
+			add_null(t);
+		add_opt_bool(t, s->engine_reset);
+		add_opt_bool(t, s->adapter_reset);
+		add_opt(t, s->guilty_context, 0);
+		add_opt(t, s->guilty_process, UINT32_MAX);
+		add_u64(t, s->contexts_in_error);
+		add_u64(t, s->devices_lost);
+		add_u64(t, s->packets_lost);
+		add_u64(t, s->lost_gpu_ns);
+		add_u64(t, s->guilty_unsignalled);
+	}
+
+	t = table_new(tables, "tdr", "context_errors", "Contexts put in error (TDR-04)", false,
+		      COLUMNS(context_error_columns), "none");
+	for (size_t i = 0; i < rc->errors->len; i++) {
+		const struct fsa_marker *m = &g_array_index(rc->errors, struct fsa_marker, i);
+
+		add_u64(t, m->begin_ns);
+		add_opt(t, m->end_ns, FSA_TIME_NONE);
+		add_opt(t, m->adapter_id, UINT32_MAX);
+		add_opt(t, m->engine_id, UINT32_MAX);
+		add_opt(t, m->process_id, UINT32_MAX);
+		add_u64(t, m->context_handle);
+		add_u64(t, m->other_handle);
+		add_str(t, loss_reason_name(m->code));
+	}
+}
+
+static const struct fsa_column display_columns[] = {
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"source_id", "display", FSA_CELL_U64},
+    {"vsyncs", "vsyncs", FSA_CELL_U64},
+    {"period_min_ns", "period min", FSA_CELL_DURATION},
+    {"period_p50_ns", "period p50", FSA_CELL_DURATION},
+    {"period_max_ns", "period max", FSA_CELL_DURATION},
+    {"flips_queued", "flips queued", FSA_CELL_U64},
+    {"flips_done", "flips done", FSA_CELL_U64},
+    {"flips_pending", "pending at end", FSA_CELL_U64},
+    {"missed_vsync", "missed a vsync", FSA_CELL_U64},
+    {"latency_min_ns", "flip min", FSA_CELL_DURATION},
+    {"latency_p50_ns", "flip p50", FSA_CELL_DURATION},
+    {"latency_p99_ns", "flip p99", FSA_CELL_DURATION},
+    {"latency_max_ns", "flip max", FSA_CELL_DURATION},
+};
+
+/* PRE-13 (schema 2.2). */
+static void
+build_display(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_table *t = table_new(tables, "display", "displays", "Displays, vsyncs and flips",
+					false, COLUMNS(display_columns), "no display");
+	GPtrArray *values = sorted_values(r->recovery->displays);
+
+	for (size_t i = 0; i < values->len; i++) {
+		struct fsa_display_acc *d = values->pdata[i];
+
+		add_u64(t, d->adapter_id);
+		add_u64(t, d->source_id);
+		add_u64(t, d->vsyncs);
+		if (d->period.count) {
+			add_u64(t, d->period.min);
+			add_u64(t, quantile_value(&d->period, 0.50));
+			add_u64(t, d->period.max);
+		} else {
+			for (int k = 0; k < 3; k++)
+				add_null(t);
+		}
+		add_u64(t, d->flips);
+		add_u64(t, d->flips_done);
+		add_u64(t, d->flips_pending);
+		add_u64(t, d->missed);
+		if (d->latency.count) {
+			add_u64(t, d->latency.min);
+			add_u64(t, quantile_value(&d->latency, 0.50));
+			add_u64(t, quantile_value(&d->latency, 0.99));
+			add_u64(t, d->latency.max);
+		} else {
+			for (int k = 0; k < 4; k++)
+				add_null(t);
+		}
+	}
+	g_ptr_array_free(values, TRUE);
+}
+
+static const struct fsa_column fault_kind_columns[] = {
+    {"kind", "kind", FSA_CELL_STRING},
+    {"injected", "injected", FSA_CELL_U64},
+    {"accounted", "accounted", FSA_CELL_U64},
+};
+
+static const struct fsa_column fault_columns[] = {
+    {"ts_ns", "time", FSA_CELL_TIME},      {"adapter_id", "adapter", FSA_CELL_U64},
+    {"engine_id", "engine", FSA_CELL_U64}, {"hwqueue_handle", "queue", FSA_CELL_HANDLE},
+    {"kind", "kind", FSA_CELL_STRING},     {"detail", "detail", FSA_CELL_U64},
+};
+
+/* docs/report-schema.md `faults` (schema 2.2). */
+static void
+build_faults(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_recovery *rc = r->recovery;
+	struct fsa_table *t =
+	    table_new(tables, "faults", "kinds", "Injected faults and their effects", false,
+		      COLUMNS(fault_kind_columns), "no fault injected");
+
+	for (int kind = 0; kind < 8; kind++) {
+		if (!rc->injected[kind])
+			continue;
+		add_str(t, fault_kind_name(kind < 7 ? kind : -1));
+		add_u64(t, rc->injected[kind]);
+		add_u64(t, rc->accounted[kind]);
+	}
+	t = table_new(tables, "faults", "unaccounted", "Injected faults without their effect",
+		      false, COLUMNS(fault_columns), "none");
+	for (size_t i = 0; i < rc->unaccounted->len; i++) {
+		const struct fsa_marker *m = &g_array_index(rc->unaccounted, struct fsa_marker, i);
+
+		add_u64(t, m->begin_ns);
+		add_opt(t, m->adapter_id, UINT32_MAX);
+		add_opt(t, m->engine_id, UINT32_MAX);
+		add_opt(t, m->hwqueue_handle, 0);
+		add_str(t, fault_kind_name(m->code));
+		add_u64(t, m->value);
 	}
 }
 
@@ -1093,6 +1480,18 @@ report_build_tables(struct fsa_report *r)
 		build_doorbells(r, tables);
 	if (sections & FSA_REPORT_PREEMPTION)
 		build_preemption(r, tables);
+	/* Schema 2.2: for traces of format 1.4 (or with its items), or when named by --sections. */
+	bool is_shown = recovery_is_shown(r);
+	bool is_named = r->options.sections != FSA_REPORT_ALL_SECTIONS;
+
+	if ((sections & FSA_REPORT_PREEMPTION) && is_shown)
+		build_preemption_22(r, tables);
+	if ((sections & FSA_REPORT_TDR) && (is_shown || is_named))
+		build_tdr(r, tables);
+	if ((sections & FSA_REPORT_DISPLAY) && (is_shown || is_named))
+		build_display(r, tables);
+	if ((sections & FSA_REPORT_FAULTS) && (is_shown || is_named))
+		build_faults(r, tables);
 	if (sections & FSA_REPORT_LOSSES)
 		build_losses(r, tables);
 	if (sections & FSA_REPORT_ANOMALIES)

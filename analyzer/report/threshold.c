@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recovery-private.h"
 #include "report-private.h"
 
 enum stat_kind { STAT_COUNT, STAT_MIN, STAT_MAX, STAT_TOTAL, STAT_MEAN, STAT_QUANTILE, STAT_LOST };
@@ -26,6 +27,7 @@ enum target {
 	TARGET_OVERRUN,    /* count only: overrun records */
 	TARGET_LOSS,       /* count only: loss records of every kind */
 	TARGET_LOST,       /* lost(): metric 0 log, 1 events, 2 packets, 3 any */
+	TARGET_FAULT,      /* count only: injected faults, metric 0 unaccounted, 1 all (2.2) */
 };
 
 enum compare { CMP_GT, CMP_GE, CMP_LT, CMP_LE, CMP_EQ, CMP_NE };
@@ -144,6 +146,8 @@ parse_target(struct fsa_threshold *t, const char *word, size_t len, char **error
 	    {"unqueued", TARGET_STATE, FSA_OP_UNQUEUED},
 	    {"overrun", TARGET_OVERRUN, 0},
 	    {"loss", TARGET_LOSS, 0},
+	    {"fault_unaccounted", TARGET_FAULT, 0},
+	    {"fault_injected", TARGET_FAULT, 1},
 	};
 	static const char *const lost_names[] = {"log", "events", "packets", "any"};
 
@@ -177,7 +181,8 @@ parse_target(struct fsa_threshold *t, const char *word, size_t len, char **error
 	report_set_error(error_message,
 			 "'%s': unknown metric '%.*s' (wait, wait_queued, wait_stalled, signal, "
 			 "cpu_wait, reconnect, preemption, tdr, anomaly, inferred, "
-			 "never_completed, unqueued, overrun, loss)",
+			 "never_completed, unqueued, overrun, loss, fault_unaccounted, "
+			 "fault_injected)",
 			 t->expression, (int) len, word);
 	return FSA_ERR_INVALID;
 }
@@ -509,6 +514,15 @@ threshold_check(const struct fsa_threshold *t, struct fsa_report *r, char **fail
 	case TARGET_LOSS:
 		measured = (double) r->loss_count;
 		break;
+	case TARGET_FAULT: {
+		const struct fsa_recovery *rc = r->recovery;
+		uint64_t sum = 0;
+
+		for (size_t k = 0; k < 8; k++)
+			sum += t->metric ? rc->injected[k] : rc->injected[k] - rc->accounted[k];
+		measured = (double) sum;
+		break;
+	}
 	case TARGET_LOST:
 		if (t->metric == 3)
 			measured = (double) r->lost_by_kind[0] + (double) r->lost_by_kind[1] +

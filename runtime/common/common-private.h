@@ -434,6 +434,13 @@ struct os_hwqueue {
 	 * nothing of it — ring or DMA packet — until ResumeContext (engine's lock).
 	 */
 	bool hw_is_suspended;
+	/*
+	 * The GPU met a malformed command in the ring (the fault injector's CORRUPT_PACKET,
+	 * docs/robustness.md): it runs nothing more of the queue, whatever the OS does, and the
+	 * buffer it was in (hw_packet_id, hw_progress_value below: its BEGIN) ended FAULTED.
+	 */
+	bool hw_is_faulted;
+	bool umd_is_corrupted; /* the injector changed a buffer in its ring (UMD side) */
 	/* the GPU's view of the doorbell (hw/doorbell.c; engine's lock) */
 	bool hw_is_doorbell_connected;
 	bool hw_is_notify_kmd;
@@ -524,6 +531,8 @@ struct hw_interrupt {
 	struct hw_dma_packet *packet; /* DMA_COMPLETED */
 	/* ENGINE_STATE_CHANGE: EngineStateChange.NewState (FST-02), an enum fstp_engine_state */
 	int engine_state;
+	/* PAGE_FAULT: why the GPU stopped the queue, an enum fstp_loss_reason */
+	int fault_reason;
 	/*
 	 * CRTC_VSYNC (PRE-13): the display (VidPN source) that reached its vertical sync, its
 	 * vsync count, the flip it scans out from this vsync on (the spec's
@@ -652,8 +661,16 @@ struct fsr_runtime {
 	struct rt_actor os_actor;
 	/* Sim-mode interleaving (common/interleave.c), NULL when off: the common case. */
 	struct rt_interleave *interleave;
+	/* The fault injector (common/fault.c), NULL without a plan: the common case. */
+	struct rt_faults *faults;
 	uint64_t next_correlation_ns;
 	uint64_t next_log_read_ns;
+	uint64_t next_rescan_ns; /* os: the check for lost wake-ups (os/fault.c) */
+	/*
+	 * Sim mode, the simulator's own: an interrupt was dropped since the OS's last check for
+	 * lost wake-ups (common/fault.c sets it, the check clears it), so that check is real work.
+	 */
+	bool is_wakeup_owed;
 	/* os: every user-mode queue's logs are grown for tracing (LOG-04, LOG-20) */
 	bool are_logs_grown_for_tracing;
 	bool is_tracing_forced; /* os: tests only (fsr_test_force_tracing) */

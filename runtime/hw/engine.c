@@ -31,6 +31,7 @@
  */
 #include <stdlib.h>
 
+#include "common/fault-private.h"
 #include "hw/hw-private.h"
 
 /* Work takes at least a nanosecond, so that time moves while an engine works. */
@@ -151,6 +152,8 @@ hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 		forget_queue(engine->pending, queue);
 	for (struct hw_interrupt *i = engine->outbox_head; i; i = i->next)
 		forget_queue(i, queue);
+	for (struct hw_interrupt *i = engine->held_head; i; i = i->next)
+		forget_queue(i, queue);
 	hw_engine_unlock(engine);
 }
 
@@ -256,7 +259,7 @@ hw_engine_is_idle(struct hw_engine *engine)
 	/* An engine in F1 runs nothing, whatever it holds (FST-04 powers down only idle ones). */
 	is_idle = (hw_engine_is_off(engine) && !engine->preempt_count) ||
 		  (!engine->is_busy && !engine->pending && !engine->outbox_head &&
-		   !engine->preempt_count);
+		   !engine->held_head && !engine->preempt_count);
 	/*
 	 * A ring the command processor has not taken yet is work (UMS-13: it runs only what it
 	 * took). Only an engine with user-mode queues looks: the others are not woken by rings
@@ -273,11 +276,93 @@ hw_engine_is_idle(struct hw_engine *engine)
 			is_idle = false;
 	for (struct os_hwqueue *q = engine->run_list; is_idle && !hw_engine_is_off(engine) && q;
 	     q = q->next_on_engine)
-		if (!q->hw_is_suspended && queue_has_packets(engine->adapter->runtime, q) &&
-		    !queue_is_blocked(engine, q))
+		if (!q->hw_is_suspended && !q->hw_is_faulted &&
+		    queue_has_packets(engine->adapter->runtime, q) && !queue_is_blocked(engine, q))
 			is_idle = false;
 	hw_engine_unlock(engine);
 	return is_idle;
+}
+
+/* Up the line to the driver's interrupt routine, at interrupt level (sim mode). */
+static void
+raise_on_line(struct hw_engine *engine, struct hw_interrupt *interrupt)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+
+	rt_isr_enter(runtime);
+	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
+	rt_isr_exit(runtime);
+}
+
+/*
+ * The fault injector's hook on the line (sim mode; docs/robustness.md). LOST_INTERRUPT: a
+ * native fence signaled interrupt, raised (interrupt_raise fired), is dropped. DELAYED_INTERRUPT:
+ * the line holds the interrupt, and whatever follows it up the line, in order, until the delay
+ * has passed (release_held). True when the line took `interrupt`.
+ */
+static bool
+line_fault(struct hw_engine *engine, struct hw_interrupt *interrupt)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+	uint32_t adapter_id = engine->adapter->id;
+	uint64_t queue = interrupt->queue ? interrupt->queue->handle : 0;
+	uint64_t delay;
+
+	if (!engine->held_head) {
+		if (interrupt->is_retirement)
+			return false;
+		if (interrupt->type == FSTP_INTERRUPT_TYPE_NATIVE_FENCE_SIGNALED &&
+		    rt_fault_take(runtime, FSR_FAULT_LOST_INTERRUPT, adapter_id, engine->id, queue,
+				  &delay)) {
+			rt_fault_fired(runtime, FSR_FAULT_LOST_INTERRUPT, adapter_id, engine->id,
+				       queue, interrupt->fence_count ? interrupt->fences[0] : 0);
+			free(interrupt);
+			return true;
+		}
+		if (!rt_fault_take(runtime, FSR_FAULT_DELAYED_INTERRUPT, adapter_id, engine->id,
+				   queue, &delay))
+			return false;
+		rt_fault_fired(runtime, FSR_FAULT_DELAYED_INTERRUPT, adapter_id, engine->id, queue,
+			       delay);
+		engine->held_until_ns = rt_add_ns(rt_clock_now(runtime), delay);
+		rt_clock_kick(runtime, &engine->actor, engine->held_until_ns);
+	}
+	if (interrupt->is_retirement) { /* the caller's, on its stack in sim mode */
+		struct hw_interrupt *copy = malloc(sizeof(*copy));
+
+		if (!copy)
+			abort();
+		*copy = *interrupt;
+		interrupt = copy;
+	}
+	interrupt->next = NULL;
+	if (engine->held_tail)
+		engine->held_tail->next = interrupt;
+	else
+		engine->held_head = interrupt;
+	engine->held_tail = interrupt;
+	return true;
+}
+
+/* What the line held goes up, in order, once the delay is over (engine's step). */
+static void
+release_held(struct hw_engine *engine, uint64_t now)
+{
+	struct hw_interrupt *interrupt = engine->held_head;
+
+	if (!interrupt || now < engine->held_until_ns)
+		return;
+	engine->held_head = NULL;
+	engine->held_tail = NULL;
+	while (interrupt) {
+		struct hw_interrupt *next = interrupt->next;
+		bool is_retirement = interrupt->is_retirement;
+
+		raise_on_line(engine, interrupt);
+		if (is_retirement)
+			free(interrupt);
+		interrupt = next;
+	}
 }
 
 /*
@@ -299,9 +384,9 @@ send_up_line(struct hw_engine *engine, struct hw_interrupt *interrupt)
 		engine->outbox_tail = interrupt;
 		return;
 	}
-	rt_isr_enter(runtime);
-	engine->adapter->gpu->line.raise(engine->adapter->gpu->line.context, interrupt);
-	rt_isr_exit(runtime);
+	if (rt_faults_are_on(runtime) && line_fault(engine, interrupt))
+		return;
+	raise_on_line(engine, interrupt);
 }
 
 /*
@@ -553,6 +638,34 @@ write_log_entry(struct fsr_runtime *runtime, struct os_hwqueue *queue, const str
 	};
 
 	hw_fence_log_write(runtime, &queue->logs[type], (uint32_t) log->a, &entry);
+	if (rt_faults_are_on(runtime))
+		hw_fence_log_storm(queue, type, (uint32_t) log->a, end_gpu_ts);
+}
+
+/*
+ * The GPU met a malformed command in `queue`'s ring: the buffer it is in ends FAULTED, the
+ * queue runs nothing more, and a fault interrupt (PAGE_FAULT, reason INVALID_COMMAND) tells the
+ * OS, which puts the queue's context in error (docs/robustness.md).
+ */
+static void
+fault_queue(struct hw_engine *engine, struct os_hwqueue *queue)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	struct hw_interrupt *interrupt = calloc(1, sizeof(*interrupt));
+
+	if (!interrupt)
+		abort();
+	queue->hw_is_faulted = true;
+	FSR_TRACE(adapter->runtime, fencescope_hw, packet_end, adapter->id, engine->id,
+		  queue->handle, queue->hw_packet_id, queue->hw_progress_value, gpu_now(adapter),
+		  FSTP_PACKET_STATUS_FAULTED);
+	*interrupt = (struct hw_interrupt){.type = FSTP_INTERRUPT_TYPE_PAGE_FAULT,
+					   .form = FSTP_INTERRUPT_FORM_NOT_FENCE,
+					   .adapter = adapter,
+					   .engine_id = engine->id,
+					   .queue = queue,
+					   .fault_reason = FSTP_LOSS_REASON_INVALID_COMMAND};
+	deliver_interrupt(engine, interrupt);
 }
 
 enum run_result {
@@ -581,7 +694,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 
 	engine->running_queue = queue;
 	/* SUS-01, SUS-03: a suspended queue runs nothing; one suspended meanwhile stops here. */
-	while (read_ptr != write_ptr && !queue->hw_is_suspended) {
+	while (read_ptr != write_ptr && !queue->hw_is_suspended && !queue->hw_is_faulted) {
 		struct hw_packet slot =
 		    rt_ring_read(runtime, queue, read_ptr, RT_POINT_GPU_READ_RING_SLOT);
 		struct hw_packet log_slot = {0};
@@ -702,10 +815,19 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 				engine->is_ignoring_preemption = false; /* its end: answered */
 			read_ptr += 2 * sizeof(*packet);
 			break;
-		default:
-			/* Submission validated every packet; a stray one is skipped, not run. */
+		case HW_PACKET_LOG:
+			/* A log instruction travels with its wait or signal; a stray one is
+			 * skipped. */
 			read_ptr += sizeof(*packet);
 			break;
+		default:
+			/*
+			 * No such command: the ring's memory changed after the UMD validated the
+			 * buffer (the fault injector's CORRUPT_PACKET). The buffer ends FAULTED
+			 * here and the queue stops; the OS hears of it by interrupt.
+			 */
+			fault_queue(engine, queue);
+			goto end;
 		}
 		/* Release: the UMD that sees the slot free sees it read (ring reuse). */
 		rt_word_store(runtime, &queue->control->read_ptr_bytes, read_ptr,
@@ -902,8 +1024,11 @@ has_no_work(struct hw_engine *engine, bool *is_eligible)
 	if (engine->is_busy || engine->dma_head || engine->pending || engine->running_queue ||
 	    engine->preempt_count)
 		return false;
+	if (engine->held_head)
+		return false;
 	for (struct os_hwqueue *q = engine->run_list; q; q = q->next_on_engine)
-		if (rt_word_load(runtime, &q->control->read_ptr_bytes, memory_order_relaxed,
+		if (!q->hw_is_faulted &&
+		    rt_word_load(runtime, &q->control->read_ptr_bytes, memory_order_relaxed,
 				 RT_POINT_NONE) != q->fetched_ptr)
 			return false;
 	return true;
@@ -1157,6 +1282,38 @@ complete_preemption(struct hw_engine *engine, struct hw_preempt_record *record,
 }
 
 /*
+ * The fault injector's IGNORES_PREEMPTION (docs/robustness.md): a preemption request meeting a
+ * busy engine is the opportunity — when the granularity the engine declared would stop the work
+ * item before its end, so that ignoring the request shows (it then stops at the end, a DMA
+ * buffer boundary) — and the packet in flight ignores it, as fsr_test_packet_ignores_preemption
+ * arms one.
+ */
+static void
+ignore_fault(struct hw_engine *engine, uint64_t now)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	uint64_t step = hw_preempt_boundary_ticks(engine->preempt_granularity);
+	struct os_hwqueue *queue = engine->busy_queue    ? engine->busy_queue
+				   : engine->busy_packet ? engine->busy_packet->queue
+							 : NULL;
+	uint64_t done = hw_gpu_ts(adapter, now) - hw_gpu_ts(adapter, engine->busy_start_ns);
+	uint64_t parameter;
+
+	if (!queue || hw_engine_is_ignoring_preemption(engine) || engine->is_hung || !step ||
+	    (done + step - 1) / step * step >= engine->busy_ticks ||
+	    !rt_fault_take(adapter->runtime, FSR_FAULT_IGNORES_PREEMPTION, adapter->id, engine->id,
+			   queue ? queue->handle : 0, &parameter))
+		return;
+	rt_fault_fired(adapter->runtime, FSR_FAULT_IGNORES_PREEMPTION, adapter->id, engine->id,
+		       queue ? queue->handle : 0,
+		       engine->busy_packet ? engine->busy_packet->packet_id
+		       : queue             ? queue->hw_packet_id
+					   : 0);
+	engine->is_ignoring_preemption = true;
+	engine->ignoring_queue = queue ? queue->handle : 0; /* its command buffer's work only */
+}
+
+/*
  * PRE-03: the engine plans where the work item it is busy with stops: the next boundary the
  * granularity allows at or after now (ticks done so far, rounded up), or its end when that
  * comes first or the granularity is a DMA buffer boundary. Nothing busy: the requests complete
@@ -1167,10 +1324,7 @@ static void
 plan_preemption(struct hw_engine *engine, uint64_t now)
 {
 	struct fsr_adapter *adapter = engine->adapter;
-	/* A packet that ignores preemption (hw/reset.c) stops only at its end: coarser. */
-	uint64_t step = hw_engine_is_ignoring_preemption(engine)
-			    ? 0
-			    : hw_preempt_boundary_ticks(engine->preempt_granularity);
+	uint64_t step;
 	uint64_t done;
 	uint64_t boundary;
 	uint64_t stop_ns;
@@ -1180,6 +1334,12 @@ plan_preemption(struct hw_engine *engine, uint64_t now)
 	/* PRE-08: between two split packets of one buffer, the stop waits for the next one. */
 	if (!engine->is_busy && engine->reserved_for)
 		return;
+	if (rt_faults_are_on(adapter->runtime) && engine->is_busy)
+		ignore_fault(engine, now);
+	/* A packet that ignores preemption (hw/reset.c) stops only at its end: coarser. */
+	step = hw_engine_is_ignoring_preemption(engine)
+		   ? 0
+		   : hw_preempt_boundary_ticks(engine->preempt_granularity);
 	if (!engine->is_busy) {
 		struct hw_preempt_record record = {
 		    .granularity = FSTP_PREEMPT_GRANULARITY_NONE,
@@ -1286,6 +1446,7 @@ engine_step(struct rt_actor *actor, uint64_t now)
 	/* Realtime: `now` was read before the lock, which may have taken long to get. */
 	now = rt_clock_now(runtime);
 	engine->is_stepping = true;
+	release_held(engine, now); /* what a delayed line held goes first (fault injection) */
 	deliver_due_interrupt(engine, now);
 	if (hw_engine_is_off(engine)) {
 		/*
@@ -1352,6 +1513,8 @@ engine_step(struct rt_actor *actor, uint64_t now)
 end:
 	if (engine->pending && engine->pending_due_ns < next)
 		next = engine->pending_due_ns;
+	if (engine->held_head && engine->held_until_ns < next)
+		next = engine->held_until_ns;
 	has_outbox = engine->outbox_head != NULL;
 	engine->is_stepping = false;
 	hw_engine_unlock(engine);
@@ -1428,6 +1591,15 @@ hw_fini(struct fsr_adapter *adapter)
 		engine->busy_packet = NULL;
 		free(engine->pending); /* never delivered: the OS has gone */
 		engine->pending = NULL;
+		while (engine->held_head) { /* held by a delayed line (fault injection) */
+			struct hw_interrupt *interrupt = engine->held_head;
+
+			engine->held_head = interrupt->next;
+			if (!interrupt->is_retirement)
+				free(interrupt->packet);
+			free(interrupt);
+		}
+		engine->held_tail = NULL;
 		while (engine->outbox_head) {
 			struct hw_interrupt *interrupt = engine->outbox_head;
 

@@ -14,6 +14,7 @@
  * store is not. The OS allocates the memory (rt_fence_log_alloc) and reads it
  * (os/log-reader.c).
  */
+#include "common/fault-private.h"
 #include "hw/hw-private.h"
 
 void
@@ -41,6 +42,26 @@ hw_fence_log_write(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32
 	 */
 	rt_word_store(runtime, &log->header, (wraparound_count << 32) | first_free,
 		      memory_order_release, RT_POINT_GPU_WRITE_LOG_HEADER);
+}
+
+void
+hw_fence_log_storm(struct os_hwqueue *queue, enum fstp_log_type type, uint32_t index,
+		   uint64_t gpu_ts)
+{
+	struct fsr_runtime *runtime = queue->adapter->runtime;
+	struct hw_fence_log *log = &queue->logs[type];
+	const struct hw_log_entry filler = {.end_gpu_ts = gpu_ts};
+	uint64_t capacities;
+	uint64_t count;
+
+	if (!rt_fault_take(runtime, FSR_FAULT_LOG_OVERRUN_STORM, queue->adapter->id,
+			   queue->engine_id, queue->handle, &capacities))
+		return;
+	count = capacities * log->capacity;
+	rt_fault_fired(runtime, FSR_FAULT_LOG_OVERRUN_STORM, queue->adapter->id, queue->engine_id,
+		       queue->handle, count);
+	for (uint64_t i = 1; i <= count; i++)
+		hw_fence_log_write(runtime, log, (uint32_t) ((index + i) % log->capacity), &filler);
 }
 
 static struct hw_engine *

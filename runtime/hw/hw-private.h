@@ -60,6 +60,13 @@ struct hw_engine {
 	 */
 	struct hw_interrupt *pending;
 	uint64_t pending_due_ns;
+	/*
+	 * The fault injector's delayed interrupt (docs/robustness.md): the line holds what goes up
+	 * it until held_until_ns, in order. Sim mode only; owned; NULL when nothing is held.
+	 */
+	struct hw_interrupt *held_head;
+	struct hw_interrupt *held_tail;
+	uint64_t held_until_ns;
 	/* the count of each physical doorbell's rings this engine's command processor has seen */
 	uint64_t seen_rings[FSR_MAX_PHYSICAL_DOORBELLS];
 	/* user-mode queues on the run list: a polling engine spins only while it has some */
@@ -239,6 +246,14 @@ hw_engine_is_off(const struct hw_engine *engine)
  * FirstFreeEntryIndex and, at the capacity, WraparoundCount (LOG-14, LOG-16). */
 void hw_fence_log_write(struct fsr_runtime *runtime, struct hw_fence_log *log, uint32_t index,
 			const struct hw_log_entry *entry);
+/*
+ * The fault injector's LOG_OVERRUN_STORM (docs/robustness.md), after the GPU wrote entry `index`
+ * of `queue`'s log of `type`: a runaway log writer writes k times the capacity of filler entries
+ * naming no fence after it, so that the OS's next read finds an overrun (LOG-17, LOG-18). A
+ * whole number of capacities keeps the UMD's entry indexes and the header's positions in step.
+ */
+void hw_fence_log_storm(struct os_hwqueue *queue, enum fstp_log_type type, uint32_t index,
+			uint64_t gpu_ts);
 /* The GPU's posted entry writes to both logs of `queue` become visible (SYN-10); takes the
  * engine's lock. */
 void hw_fence_logs_flush(struct os_hwqueue *queue);

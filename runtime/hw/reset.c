@@ -18,6 +18,7 @@
  */
 #include <stdlib.h>
 
+#include "common/fault-private.h"
 #include "hw/hw-private.h"
 
 static struct hw_engine *
@@ -45,6 +46,48 @@ hw_engine_packet_started(struct hw_engine *engine, struct os_hwqueue *queue)
 	}
 }
 
+/*
+ * A queue of the work item's context holds a corrupted buffer the GPU has not met yet (the
+ * injector's CORRUPT_PACKET): a hang now would put the context in error before the GPU meets
+ * it, and the corruption would have no effect to account for.
+ */
+static bool
+has_unmet_corruption(const struct os_hwqueue *queue)
+{
+	if (!queue)
+		return false;
+	for (const struct os_hwqueue *q = queue->context->queues; q; q = q->next_in_context)
+		if (q->umd_is_corrupted && !q->hw_is_faulted)
+			return true;
+	return false;
+}
+
+/*
+ * The fault injector's HUNG_ENGINE (docs/robustness.md): a work item starting is the
+ * opportunity; the hang is armed for it, as fsr_test_engine_hang arms one.
+ */
+static void
+hang_fault(struct hw_engine *engine, struct os_hwqueue *queue, struct hw_dma_packet *packet)
+{
+	struct fsr_runtime *runtime = engine->adapter->runtime;
+	uint64_t handle = queue ? queue->handle : 0;
+	uint64_t parameter;
+
+	if (engine->is_hang_armed || engine->is_hung || has_unmet_corruption(queue) ||
+	    (queue && rt_fault_is_doomed(runtime, queue->context->handle)) ||
+	    !rt_fault_take(runtime, FSR_FAULT_HUNG_ENGINE, engine->adapter->id, engine->id, handle,
+			   &parameter))
+		return;
+	if (queue)
+		rt_fault_doom(runtime, queue->context->handle);
+	rt_fault_fired(runtime, FSR_FAULT_HUNG_ENGINE, engine->adapter->id, engine->id, handle,
+		       packet  ? packet->packet_id
+		       : queue ? queue->hw_packet_id
+			       : 0);
+	engine->is_hang_armed = true;
+	engine->hang_queue = 0;
+}
+
 bool
 hw_engine_is_ignoring_preemption(const struct hw_engine *engine)
 {
@@ -59,7 +102,8 @@ void
 hw_engine_work_started(struct hw_engine *engine, struct os_hwqueue *queue,
 		       struct hw_dma_packet *packet)
 {
-	(void) packet;
+	if (rt_faults_are_on(engine->adapter->runtime))
+		hang_fault(engine, queue, packet);
 	if (!engine->is_hang_armed || !is_for(engine->hang_queue, queue))
 		return;
 	/* The work item never ends: only a reset takes it off the engine. */

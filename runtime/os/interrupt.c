@@ -66,6 +66,12 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		os_display_vsync(adapter, interrupt);
 		goto end;
 	}
+	if (interrupt->type == FSTP_INTERRUPT_TYPE_PAGE_FAULT) {
+		/* The GPU stopped a queue on a command it could not run (docs/robustness.md). */
+		os_gpu_fault(adapter, interrupt->queue,
+			     (enum fstp_loss_reason) interrupt->fault_reason);
+		goto end;
+	}
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_DMA_PREEMPTED) {
 		/* PRE-03: the engine completed preemption requests (os/scheduler.c). */
 		os_preempt_done(adapter, interrupt);
@@ -221,6 +227,12 @@ os_step(struct rt_actor *actor, uint64_t now)
 		runtime->next_correlation_ns =
 		    rt_add_ns(now, runtime->config.clock_correlation_period_ns);
 	}
+	if (now >= runtime->next_rescan_ns) {
+		/* At the TDR cadence: wake-ups a lost interrupt withheld (os/fault.c). */
+		os_rescan_waiters(runtime);
+		runtime->next_rescan_ns = rt_add_ns(now, FSR_FAULT_RESCAN_PERIOD_NS);
+		runtime->is_wakeup_owed = false; /* a waiter it left owes to no dropped interrupt */
+	}
 	os_km_schedule(runtime);
 	/* TDR-01 to TDR-03: the watchdog (os/tdr.c); its looks are housekeeping (weak). */
 	tdr_next = os_tdr_watch(runtime, now);
@@ -230,6 +242,8 @@ os_step(struct rt_actor *actor, uint64_t now)
 		   : runtime->next_correlation_ns;
 	if (tdr_next < next)
 		next = tdr_next;
+	if (runtime->next_rescan_ns < next)
+		next = runtime->next_rescan_ns;
 	for (struct os_waiter *w = runtime->async_waiters; w; w = w->next_async) {
 		is_weak = false; /* a deadline is real work */
 		if (w->deadline_ns < next)
@@ -241,6 +255,9 @@ os_step(struct rt_actor *actor, uint64_t now)
 	if (runtime->sched_next_ns < next)
 		next = runtime->sched_next_ns;
 	if (runtime->sched_next_ns != FSR_NEVER && runtime->sched_has_work)
+		is_weak = false;
+	/* A fault plan may drop an interrupt: a wake-up the next check owes is real work. */
+	if (is_weak && runtime->is_wakeup_owed && os_has_unreleased_waiter(runtime))
 		is_weak = false;
 	actor->next_is_weak = is_weak;
 	rt_unlock(runtime);
@@ -258,6 +275,7 @@ os_actor_init(struct fsr_runtime *runtime)
 	runtime->next_log_read_ns =
 	    runtime->config.log_read_period_ns == FSR_INFINITE ? FSR_NEVER : now;
 	runtime->next_correlation_ns = rt_add_ns(now, runtime->config.clock_correlation_period_ns);
+	runtime->next_rescan_ns = rt_add_ns(now, FSR_FAULT_RESCAN_PERIOD_NS);
 	runtime->clock.after_step = os_run_callbacks;
 	rt_clock_add_actor(runtime, &runtime->os_actor);
 	rt_clock_kick_weak(runtime, &runtime->os_actor, now);

@@ -66,6 +66,7 @@ struct os_device {
 	struct os_allocation *allocations; /* alive (RES-04: freed with the device) */
 	bool is_lost;     /* device loss (UMS-16): its doorbells are ABORT for good */
 	bool is_in_error; /* abnormal termination (TRM-03) */
+
 	struct os_device *next_in_process;
 };
 
@@ -82,6 +83,11 @@ struct fsr_process {
 	struct rt_map handles; /* handle -> struct rt_object * */
 	uint32_t next_local_handle;
 	struct os_device *devices;
+	/*
+	 * Killed by the fault injector (PROCESS_KILLED) and ended abnormally: a husk that only
+	 * fsr_process_terminate may take, to free it.
+	 */
+	bool is_killed;
 	struct fsr_process *next;
 };
 
@@ -104,6 +110,12 @@ fsr_status os_kmt_destroy_dead_hwqueue(struct fsr_process *process, fsr_handle h
 				       fsr_handle *context, uint64_t *last_queued,
 				       struct os_ring_salvage *salvage);
 /* SubmitCommand of a kernel-mode queue: the buffer (packets, now the OS's) joins its queue. */
+/*
+ * The process died in a submission (the fault injector's PROCESS_KILLED): its abnormal
+ * termination (TRM-03 to TRM-05), process_terminate ABNORMAL first; the process stays
+ * allocated, empty, until fsr_process_terminate frees it. Lock NOT held.
+ */
+void os_kmt_end_killed_process(struct fsr_process *process);
 fsr_status os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *process,
 				 uint64_t progress_value, struct hw_packet *packets, size_t count);
 
@@ -156,6 +168,12 @@ void os_adapters_remove(struct fsr_runtime *runtime);
 /* ---- interrupts and housekeeping (interrupt.c) -------------------------------------------- */
 
 void os_actor_init(struct fsr_runtime *runtime);
+/* os/fault.c (docs/robustness.md): the GPU's fault interrupt, and the periodic check for
+ * wake-ups a lost interrupt withheld (lock held). */
+void os_gpu_fault(struct fsr_adapter *adapter, struct os_hwqueue *queue,
+		  enum fstp_loss_reason reason);
+uint32_t os_rescan_waiters(struct fsr_runtime *runtime);
+bool os_has_unreleased_waiter(struct fsr_runtime *runtime);
 /* DxgkCbNotifyInterrupt: queues the interrupt for the OS actor (its DPC). */
 void os_notify_interrupt(struct fsr_adapter *adapter, struct hw_interrupt *interrupt);
 /* Doorbells (os/doorbell.c), lock held. DxgkCbDisconnectDoorbell: status, then rotation. */

@@ -46,15 +46,12 @@ fsr_process_get_id(const struct fsr_process *process)
 	return process->id;
 }
 
-fsr_status
-fsr_process_terminate(struct fsr_process *process, bool is_abnormal)
+/* Everything of a process's termination but its freeing (lock NOT held). */
+static void
+end_process(struct fsr_process *process, bool is_abnormal)
 {
-	struct fsr_runtime *runtime;
-	struct fsr_process **link;
+	struct fsr_runtime *runtime = process->runtime;
 
-	if (!process)
-		return FSR_ERR_INVALID_ARGUMENT;
-	runtime = process->runtime;
 	rt_lock(runtime);
 	FSR_TRACE(runtime, fencescope_os, process_terminate, process->id,
 		  is_abnormal ? FSTP_TERMINATION_ABNORMAL : FSTP_TERMINATION_NORMAL);
@@ -117,6 +114,31 @@ fsr_process_terminate(struct fsr_process *process, bool is_abnormal)
 			os_fence_close_handle(process, key, object->pointer);
 		free(object);
 	}
+	rt_map_fini(&process->handles);
+	rt_map_init(&process->handles); /* empty: a killed process's husk answers no handle */
+	rt_unlock(runtime);
+	os_run_callbacks(runtime);
+}
+
+void
+os_kmt_end_killed_process(struct fsr_process *process)
+{
+	end_process(process, true);
+}
+
+fsr_status
+fsr_process_terminate(struct fsr_process *process, bool is_abnormal)
+{
+	struct fsr_runtime *runtime;
+	struct fsr_process **link;
+
+	if (!process)
+		return FSR_ERR_INVALID_ARGUMENT;
+	runtime = process->runtime;
+	/* A process the fault injector killed has been ended already: only freed here. */
+	if (!process->is_killed)
+		end_process(process, is_abnormal);
+	rt_lock(runtime);
 	rt_map_fini(&process->handles);
 	for (link = &runtime->processes; *link; link = &(*link)->next) {
 		if (*link == process) {

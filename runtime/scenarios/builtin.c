@@ -56,6 +56,7 @@ world_open(struct world *world, const struct fsr_scenario_options *options,
 	runtime_config->clock_mode = options->clock_mode;
 	runtime_config->seed = options->seed ? options->seed : 1; /* 0: the scenario's own */
 	runtime_config->interleave_seed = options->interleave_seed;
+	runtime_config->fault_plan = options->fault_plan;
 	TRY(fsr_runtime_create(runtime_config, &world->runtime));
 	TRY(fsr_adapter_create(world->runtime, adapter_config, &world->adapter));
 	TRY(fsr_process_create(world->runtime, "scenario", &world->process));
@@ -1010,6 +1011,157 @@ run_adapter_reset(const struct fsr_scenario *scenario, const struct fsr_scenario
 	return run_tdr(options, totals, error, true);
 }
 
+/* ---- fault-injection ------------------------------------------------------------------------ */
+
+/* A side process's CPU wait for `value` that must end with `expected`. */
+static fsr_status
+side_wait(struct world *world, struct side_process *side, uint64_t value, fsr_status expected,
+	  const char *what)
+{
+	fsr_status status =
+	    fsr_fence_wait_cpu(side->process, side->fence, value, FSR_INFINITE, FSR_WAIT_BLOCKING);
+
+	world->totals->cpu_waits++;
+	if (status == expected)
+		return FSR_OK;
+	status = status == FSR_OK ? FSR_ERR_BAD_STATE : status;
+	world_fail(world, status, what);
+	return status;
+}
+
+/* Aims a fault of the injector at a side process's queue, its first opportunity there. */
+static fsr_status
+aim(struct world *world, enum fsr_fault_kind kind, struct side_process *side, uint64_t parameter)
+{
+	struct fsr_fault fault = {.kind = kind,
+				  .adapter_id = world->adapter,
+				  .engine_id = FSR_FAULT_ANY_ENGINE,
+				  .hwqueue = side->queue,
+				  .parameter = parameter};
+	fsr_status status = fsr_runtime_add_fault(world->runtime, &fault);
+
+	if (status != FSR_OK)
+		world_fail(world, status, "fsr_runtime_add_fault");
+	return status;
+}
+
+/* The innocent process's round: a 3D (user-mode) and a compute (kernel-mode) buffer. */
+static fsr_status
+innocent_work(struct world *world, const fsr_handle queues[2], const fsr_handle fences[2],
+	      uint64_t values[2])
+{
+	fsr_status status = FSR_OK;
+
+	for (int i = 0; i < 2 && status == FSR_OK; i++)
+		status = submit(world, &(struct step){.queue = queues[i],
+						      .is_user_mode = i == 0,
+						      .work_ticks = 2000 + 1000 * (uint64_t) i,
+						      .signal_fence = fences[i],
+						      .signal_value = ++values[i]});
+	return status;
+}
+
+/*
+ * Every fault of the injector (docs/robustness.md), each aimed at a process of its own while the
+ * main process (the innocent) keeps a user-mode 3D queue and a kernel-mode compute queue busy:
+ * an interrupt lost (its waiter released by the OS's check at the TDR cadence), one delayed
+ * 2 ms, a log overrun storm, a corrupt ring packet (context in error, DEVICE_LOST), a process
+ * killed between its ring write and its doorbell, a hung engine (TDR) and a packet that ignores
+ * the TDR's preemption request (2.05 s of work, which ends before the request's timeout). Each
+ * fault once a round, in sim mode; in realtime (no injector) only the innocent's work runs.
+ */
+static fsr_status
+run_fault_injection(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+		    struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 1;
+	fsr_handle queues[2], fences[2];
+	uint64_t values[2] = {0, 0};
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.log_capacity_entries = 16;
+	adapter_config.keep_log_size_when_tracing = true;
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &queues[0]));
+	TRY(queue_new(world, 1, FSR_SUBMIT_KERNEL_MODE, &queues[1]));
+	for (int i = 0; i < 2; i++)
+		TRY(fsr_fence_create(world->process, world->device, 0, 0, &fences[i], NULL));
+	for (uint64_t round = 1; round <= rounds; round++) {
+		struct side_process side = {0};
+
+		/* Realtime: no injector (a fault could not be replayed); the innocent alone. */
+		if (options->clock_mode != FSR_CLOCK_SIM) {
+			TRY(innocent_work(world, queues, fences, values));
+			TRY(cpu_wait(world, fences[0], values[0]));
+			TRY(cpu_wait(world, fences[1], values[1]));
+			continue;
+		}
+		/* An interrupt lost, one delayed, a storm: one process, its waits all satisfied. */
+		TRY(side_open(world, "unlucky-app", &side));
+		TRY(aim(world, FSR_FAULT_LOST_INTERRUPT, &side, 0));
+		TRY(side_submit(world, &side, side.queue, 1000, 1));
+		TRY(innocent_work(world, queues, fences, values));
+		TRY(side_wait(world, &side, 1, FSR_OK, "the wait of a lost interrupt"));
+		TRY(aim(world, FSR_FAULT_DELAYED_INTERRUPT, &side, 2000000));
+		TRY(side_submit(world, &side, side.queue, 1000, 2));
+		TRY(side_wait(world, &side, 2, FSR_OK, "the wait of a delayed interrupt"));
+		TRY(aim(world, FSR_FAULT_LOG_OVERRUN_STORM, &side, 0));
+		TRY(side_submit(world, &side, side.queue, 1000, 3));
+		TRY(side_wait(world, &side, 3, FSR_OK, "the wait through a log overrun storm"));
+		totals->gpu_signals += 3;
+		TRY(fsr_process_terminate(side.process, false));
+
+		/* A corrupt packet: its context in error, its waiter DEVICE_LOST. */
+		TRY(side_open(world, "corrupt-app", &side));
+		TRY(aim(world, FSR_FAULT_CORRUPT_PACKET, &side, 0));
+		TRY(side_submit(world, &side, side.queue, 1000, 1));
+		TRY(innocent_work(world, queues, fences, values));
+		TRY(side_wait(world, &side, 1, FSR_ERR_DEVICE_LOST,
+			      "the wait of a corrupt packet"));
+		TRY(fsr_process_terminate(side.process, false));
+
+		/* A process killed between its ring write and its doorbell. */
+		TRY(side_open(world, "killed-app", &side));
+		TRY(aim(world, FSR_FAULT_PROCESS_KILLED, &side, 0));
+		status = side_submit(world, &side, side.queue, 1000, 1);
+		if (status != FSR_ERR_DESTROYED) {
+			world_fail(world, status == FSR_OK ? FSR_ERR_BAD_STATE : status,
+				   "the submission of a killed process");
+			goto end;
+		}
+		TRY(fsr_process_terminate(side.process, true)); /* frees what is left of it */
+		TRY(innocent_work(world, queues, fences, values));
+
+		/* A hung engine: the TDR recovers it, the innocent goes on. */
+		TRY(side_open(world, "hung-app", &side));
+		TRY(aim(world, FSR_FAULT_HUNG_ENGINE, &side, 0));
+		TRY(side_submit(world, &side, side.queue, 1000, 1));
+		TRY(innocent_work(world, queues, fences, values));
+		TRY(side_wait(world, &side, 1, FSR_ERR_DEVICE_LOST, "the wait of a hung engine"));
+		TRY(fsr_process_terminate(side.process, false));
+
+		/* A packet that ignores the TDR's preemption request: it ends on its own. */
+		TRY(side_open(world, "stubborn-app", &side));
+		TRY(aim(world, FSR_FAULT_IGNORES_PREEMPTION, &side, 0));
+		TRY(side_submit(world, &side, side.queue, UINT64_C(205000000), 1));
+		TRY(side_wait(world, &side, 1, FSR_OK, "the wait of a packet ignoring preemption"));
+		totals->gpu_signals++;
+		TRY(fsr_process_terminate(side.process, false));
+
+		/* The innocent's work all completed. */
+		TRY(cpu_wait(world, fences[0], values[0]));
+		TRY(cpu_wait(world, fences[1], values[1]));
+	}
+end:
+	return world_close(world, status);
+}
+
 /* ---- registry ------------------------------------------------------------------------------ */
 
 static const struct fsr_scenario producer_consumer = {
@@ -1085,10 +1237,18 @@ static const struct fsr_scenario adapter_reset = {
     "compute packet in flight is aborted and resubmitted (--scale rounds, default 2)",
     run_adapter_reset, NULL};
 
+static const struct fsr_scenario fault_injection = {
+    "fault-injection",
+    "every fault of the injector once a round (sim clock; realtime runs the innocent alone) — a "
+    "lost and a delayed interrupt, a log overrun storm, a corrupt packet, a killed process, a "
+    "hung engine, a packet ignoring preemption — beside an innocent process whose work all "
+    "completes (--scale rounds, default 1)",
+    run_fault_injection, NULL};
+
 static const struct fsr_scenario *const builtins[] = {
     &producer_consumer, &frame_pipeline,  &log_overrun,   &cpu_waiters,       &stress,
     &doorbell_pressure, &doorbell_global, &power_states,  &suspend_terminate, &priority_inversion,
-    &timeslice_mix,     &tdr_hang,        &adapter_reset,
+    &timeslice_mix,     &tdr_hang,        &adapter_reset, &fault_injection,
 };
 
 const struct fsr_scenario *const *

@@ -52,6 +52,134 @@ parse_runtime(const SfLoad *load, SfFile *file, JsonNode *node, GError **error)
 	return TRUE;
 }
 
+/* The fault kinds as files name them: the trace's names in lower case, '-' for '_'. */
+static const char *const fault_kind_names[] = {
+    "hung-engine",    "ignores-preemption", "lost-interrupt",    "delayed-interrupt",
+    "corrupt-packet", "process-killed",     "log-overrun-storm", NULL};
+
+/* One fault of "faults"' "list": its kind, adapter (by name), engine, when, parameter. */
+static gboolean
+parse_fault(const SfLoad *load, SfFile *file, JsonNode *node, struct fsr_fault *fault,
+	    GError **error)
+{
+	static const char *const members[] = {"kind", "adapter",   "engine", "at-ns",
+					      "nth",  "parameter", NULL};
+	JsonObject *object;
+	JsonNode *member;
+	guint kind;
+	uint64_t number;
+
+	*fault = (struct fsr_fault){.engine_id = FSR_FAULT_ANY_ENGINE};
+	if (!sf_read_object(load, node, "a fault", &object, error) ||
+	    !sf_check_members(load, object, "a fault", members, error) ||
+	    !sf_need_member(load, object, "kind", "a fault", &member, error) ||
+	    !sf_read_keyword(load, member, "kind", fault_kind_names, &kind, error))
+		return FALSE;
+	fault->kind = (enum fsr_fault_kind) kind;
+	member = json_object_get_member(object, "adapter");
+	if (member) {
+		const char *name;
+		guint a;
+
+		if (!sf_read_name(load, member, "adapter", &name, error))
+			return FALSE;
+		for (a = 0; a < file->adapters->len; a++)
+			if (!strcmp(
+				((struct sf_adapter *) g_ptr_array_index(file->adapters, a))->name,
+				name))
+				break;
+		if (a == file->adapters->len)
+			return sf_fail(load, sf_line_of(load, member), error,
+				       "no adapter is named \"%s\"", name);
+		fault->adapter_id = a;
+	}
+	member = json_object_get_member(object, "engine");
+	if (member && !sf_read_uint(load, member, "engine", 0, FSR_MAX_ENGINES - 1, &number, error))
+		return FALSE;
+	if (member)
+		fault->engine_id = (uint32_t) number;
+	member = json_object_get_member(object, "at-ns");
+	if (member && !sf_read_uint(load, member, "at-ns", 0, G_MAXINT64, &fault->at_ns, error))
+		return FALSE;
+	member = json_object_get_member(object, "nth");
+	if (member && !sf_read_uint(load, member, "nth", 1, G_MAXUINT32, &number, error))
+		return FALSE;
+	if (member)
+		fault->nth = (uint32_t) number;
+	member = json_object_get_member(object, "parameter");
+	if (member &&
+	    !sf_read_uint(load, member, "parameter", 0, G_MAXINT64, &fault->parameter, error))
+		return FALSE;
+	if (fault->kind == FSR_FAULT_DELAYED_INTERRUPT && fault->parameter &&
+	    fault->parameter < FSR_FAULT_MIN_DELAY_NS)
+		return sf_fail(load, sf_line_of(load, member), error,
+			       "a delayed interrupt's \"parameter\" is at least %llu ns",
+			       (unsigned long long) FSR_FAULT_MIN_DELAY_NS);
+	if (fault->kind == FSR_FAULT_LOG_OVERRUN_STORM && fault->parameter > 64)
+		return sf_fail(load, sf_line_of(load, member), error,
+			       "a storm's \"parameter\" is at most 64 capacities");
+	return TRUE;
+}
+
+/*
+ * "faults" (docs/scenarios.md, docs/robustness.md): the runtime's fault plan — "list", faults
+ * at chosen points, and a seeded random plan ("seed", "rates" in faults per million
+ * opportunities by kind, "max").
+ */
+static gboolean
+parse_faults(const SfLoad *load, SfFile *file, JsonNode *node, GError **error)
+{
+	static const char *const members[] = {"list", "seed", "rates", "max", NULL};
+	struct fsr_fault_plan *plan = &file->faults;
+	JsonObject *object;
+	JsonNode *member;
+	JsonArray *array;
+	uint64_t number;
+
+	if (!sf_read_object(load, node, "\"faults\"", &object, error) ||
+	    !sf_check_members(load, object, "\"faults\"", members, error))
+		return FALSE;
+	member = json_object_get_member(object, "list");
+	if (member) {
+		if (!sf_read_array(load, member, "list", &array, error))
+			return FALSE;
+		if (json_array_get_length(array) > FSR_MAX_FAULTS)
+			return sf_fail(load, sf_line_of(load, member), error,
+				       "\"list\" holds at most %d faults", FSR_MAX_FAULTS);
+		for (guint i = 0; i < json_array_get_length(array); i++)
+			if (!parse_fault(load, file, json_array_get_element(array, i),
+					 &plan->faults[plan->count++], error))
+				return FALSE;
+	}
+	member = json_object_get_member(object, "seed");
+	if (member && !sf_read_uint(load, member, "seed", 1, G_MAXINT64, &plan->random_seed, error))
+		return FALSE;
+	member = json_object_get_member(object, "max");
+	if (member && !sf_read_uint(load, member, "max", 1, G_MAXUINT32, &number, error))
+		return FALSE;
+	if (member)
+		plan->random_max = (uint32_t) number;
+	member = json_object_get_member(object, "rates");
+	if (member) {
+		JsonObject *rates;
+
+		if (!sf_read_object(load, member, "\"rates\"", &rates, error) ||
+		    !sf_check_members(load, rates, "\"rates\"", fault_kind_names, error))
+			return FALSE;
+		for (int kind = 0; kind < FSR_FAULT_KIND_COUNT; kind++) {
+			JsonNode *rate = json_object_get_member(rates, fault_kind_names[kind]);
+
+			if (rate && !sf_read_uint(load, rate, fault_kind_names[kind], 0, 1000000,
+						  &number, error))
+				return FALSE;
+			if (rate)
+				plan->random_ppm[kind] = (uint32_t) number;
+		}
+	}
+	file->has_faults = true;
+	return TRUE;
+}
+
 static gboolean
 parse_engines(const SfLoad *load, JsonNode *node, struct fsr_adapter_config *config, GError **error)
 {
@@ -499,8 +627,9 @@ resolve_opens(const SfLoad *load, SfFile *file, GError **error)
 SfFile *
 sf_parse_file(const SfLoad *load, GError **error)
 {
-	static const char *const members[] = {"name",     "description", "seed",   "runtime",
-					      "adapters", "processes",   "script", NULL};
+	static const char *const members[] = {"name",    "description", "seed",
+					      "runtime", "adapters",    "processes",
+					      "script",  "faults",      NULL};
 	const char *path = sf_load_get_path(load);
 	g_autoptr(SfFile) file = sf_file_new(path);
 	JsonObject *object;
@@ -546,6 +675,10 @@ sf_parse_file(const SfLoad *load, GError **error)
 		fsr_adapter_config_init(&adapter->config);
 		g_ptr_array_add(file->adapters, adapter);
 	}
+
+	member = json_object_get_member(object, "faults");
+	if (member && !parse_faults(load, file, member, error))
+		return NULL;
 
 	if (!sf_need_member(load, object, "processes", "the top level", &member, error) ||
 	    !sf_read_array(load, member, "processes", &array, error))

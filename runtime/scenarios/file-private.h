@@ -140,6 +140,9 @@ struct sf_file {
 	char *description;
 	uint64_t seed;
 	struct fsr_runtime_config runtime_config;
+	/* The file's "faults" (docs/scenarios.md), when it has some: runtime_config points here. */
+	bool has_faults;
+	struct fsr_fault_plan faults;
 	GPtrArray *adapters;  /* struct sf_adapter */
 	GPtrArray *processes; /* struct sf_process */
 	GPtrArray *queues;    /* struct sf_queue, of every process */

@@ -120,7 +120,14 @@ run_setup(SfRun *run, const struct fsr_scenario_options *options)
 	config.clock_mode = options->clock_mode;
 	config.seed = options->seed ? options->seed : file->seed;
 	config.interleave_seed = options->interleave_seed;
+	/* The caller's plan (fencescope run --fault, --fault-seed) wins over the file's. */
+	config.fault_plan = options->fault_plan ? options->fault_plan
+			    : file->has_faults  ? &file->faults
+						: NULL;
 	status = fsr_runtime_create(&config, &run->runtime);
+	if (status == FSR_ERR_NOT_SUPPORTED && config.fault_plan)
+		return run_fail(run, 0, status,
+				"fsr_runtime_create failed: fault injection needs the sim clock");
 	if (status != FSR_OK)
 		return run_fail(run, 0, status, "fsr_runtime_create failed");
 	for (guint a = 0; a < file->adapters->len; a++) {

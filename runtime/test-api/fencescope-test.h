@@ -157,4 +157,21 @@ FSR_TEST_API fsr_status fsr_test_preempt_request(struct fsr_runtime *runtime, ui
 FSR_TEST_API bool fsr_test_preempt_completed(struct fsr_runtime *runtime, uint32_t adapter_id,
 					     uint32_t engine_id, uint64_t request_id);
 
+/*
+ * The runtime's own state, read for the fault injection invariants (docs/robustness.md) once a
+ * run is idle: queues, and CPU waiters (blocking and asynchronous; kernel-mode queues' software
+ * waits are the queues' business). A queue is innocent when its context was not put in error
+ * nor suspended, its device is not lost, its process not killed and its work not abandoned.
+ */
+struct fsr_test_invariants {
+	uint32_t innocent_queues;
+	uint32_t guilty_queues;
+	/* innocent queues whose progress fence is below LastQueuedValue: work that never ran */
+	uint32_t stuck_innocent_queues;
+	uint32_t waiting; /* CPU waiters still registered: neither released nor given DEVICE_LOST */
+	uint32_t unreleased_waiters; /* of them, those whose fence already reached their value */
+};
+/* Takes the runtime lock: not from a tap. */
+FSR_TEST_API void fsr_test_invariants(struct fsr_runtime *runtime, struct fsr_test_invariants *out);
+
 #endif /* FENCESCOPE_TEST_API_H */

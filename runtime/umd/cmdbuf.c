@@ -15,9 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fault-private.h"
 #include "os/os-private.h"
 
 #define UMD_MAX_WORK_TICKS (UINT64_C(1) << 40)
+/* A command no GPU has: what a corrupted ring slot holds (fault injection). */
+#define UMD_CORRUPT_COMMAND 0xbadu
 
 struct fsr_cmdbuf {
 	struct fsr_process *process;
@@ -460,6 +463,95 @@ ring_doorbell(struct os_hwqueue *queue, struct fsr_process *process, uint64_t pr
 	return result;
 }
 
+/*
+ * The fault injector's CORRUPT_PACKET (docs/robustness.md): the buffer the UMD validated and
+ * wrote changes in the ring's memory before the GPU reads it — its first work or progress
+ * instruction (one that holds no fence reference) becomes a command that does not exist.
+ */
+static void
+corrupt_fault(struct os_hwqueue *queue, uint64_t write_ptr, const struct hw_packet *packets,
+	      size_t count)
+{
+	struct fsr_runtime *runtime = queue->adapter->runtime;
+	uint64_t parameter;
+
+	/* A buffer the GPU will never take (a dead doorbell) can meet no GPU: no fault there. */
+	if (atomic_load_explicit(&queue->doorbell->status, memory_order_relaxed) ==
+		FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT ||
+	    rt_fault_is_doomed(runtime, queue->context->handle) ||
+	    !rt_fault_take(runtime, FSR_FAULT_CORRUPT_PACKET, queue->adapter->id, queue->engine_id,
+			   queue->handle, &parameter))
+		return;
+	for (size_t i = 1; i < count; i++) {
+		struct hw_packet slot = packets[i];
+
+		if (slot.type != HW_PACKET_WORK && slot.type != HW_PACKET_PROGRESS)
+			continue;
+		slot.type = UMD_CORRUPT_COMMAND;
+		rt_ring_write(runtime, queue, write_ptr + i * sizeof(slot), &slot, RT_POINT_NONE);
+		queue->umd_is_corrupted = true;
+		rt_fault_doom(runtime, queue->context->handle);
+		rt_fault_fired(runtime, FSR_FAULT_CORRUPT_PACKET, queue->adapter->id,
+			       queue->engine_id, queue->handle, packets[0].a);
+		return;
+	}
+}
+
+/*
+ * The fault injector's PROCESS_KILLED (docs/robustness.md), user mode: the process dies between
+ * writing its ring and ringing the doorbell; kernel mode: once the OS queued its buffer. A dead
+ * process rings nothing more; fsr_cmdbuf_submit has the OS end it once it lets go of the lock.
+ */
+/*
+ * A queue of the process holds a corrupted buffer the GPU has not met yet: killing the process
+ * now would abandon it, and the corruption would have no effect to account for.
+ */
+static bool
+has_unmet_corruption(struct fsr_process *process)
+{
+	for (struct os_device *d = process->devices; d; d = d->next_in_process)
+		for (struct os_context *c = d->contexts; c; c = c->next_in_device)
+			for (struct os_hwqueue *q = c->queues; q; q = q->next_in_context)
+				if (q->umd_is_corrupted && !q->hw_is_faulted)
+					return true;
+	return false;
+}
+
+/* Whether a context of the process met a fatal fault; `is_dooming`: each does now. */
+static bool
+is_doomed(struct fsr_process *process, bool is_dooming)
+{
+	bool is_any = false;
+
+	for (struct os_device *d = process->devices; d; d = d->next_in_process)
+		for (struct os_context *c = d->contexts; c; c = c->next_in_device) {
+			is_any |= rt_fault_is_doomed(process->runtime, c->handle);
+			if (is_dooming)
+				rt_fault_doom(process->runtime, c->handle);
+		}
+	return is_any;
+}
+
+static bool
+kill_fault(struct os_hwqueue *queue, struct fsr_process *process)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	uint64_t parameter;
+
+	if (process->is_killed)
+		return true;
+	if (!rt_faults_are_on(runtime) || has_unmet_corruption(process) ||
+	    is_doomed(process, false) ||
+	    !rt_fault_take(runtime, FSR_FAULT_PROCESS_KILLED, queue->adapter->id, queue->engine_id,
+			   queue->handle, &parameter))
+		return false;
+	rt_fault_fired(runtime, FSR_FAULT_PROCESS_KILLED, queue->adapter->id, queue->engine_id,
+		       queue->handle, process->id);
+	process->is_killed = true;
+	is_doomed(process, true);
+	return true;
+}
+
 static fsr_status
 write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progress_value,
 	   const struct hw_packet *packets, size_t count, fsr_status *ring_status)
@@ -491,6 +583,13 @@ write_ring(struct os_hwqueue *queue, struct fsr_process *process, uint64_t progr
 		      memory_order_release, RT_POINT_UMD_WRITE_WRITE_PTR);
 	FSR_TRACE(runtime, fencescope_umd, ring_write, process->id, queue->handle, progress_value,
 		  write_ptr + size, (uint32_t) size);
+	if (rt_faults_are_on(runtime)) {
+		if (kill_fault(queue, process)) {
+			*ring_status = FSR_ERR_DESTROYED; /* killed before its ring */
+			return FSR_OK;
+		}
+		corrupt_fault(queue, write_ptr, packets, count);
+	}
 	*ring_status = ring_doorbell(queue, process, progress_value, write_ptr + size);
 	return FSR_OK;
 }
@@ -555,6 +654,8 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 		    os_kmt_submit_command(queue, process, cmdbuf->progress_value, packets, count);
 		if (status == FSR_OK)
 			packets = NULL; /* the OS's now */
+		if (status == FSR_OK && kill_fault(queue, process))
+			ring_status = FSR_ERR_DESTROYED; /* killed mid-submission */
 	}
 	if (status != FSR_OK)
 		goto refuse;
@@ -563,6 +664,11 @@ fsr_cmdbuf_submit(struct fsr_cmdbuf *cmdbuf, uint64_t *progress_value)
 		*progress_value = cmdbuf->progress_value;
 	rt_unlock(runtime);
 	free_cmdbuf(cmdbuf);
+	if (process->is_killed) {
+		/* TRM-03 to TRM-05: the OS ends the dead process abnormally; it stays a husk. */
+		os_kmt_end_killed_process(process);
+		return FSR_ERR_DESTROYED;
+	}
 	return ring_status;
 refuse:
 	free(packets);

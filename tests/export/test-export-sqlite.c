@@ -5,6 +5,8 @@
  * and the output file appears only when complete and never replaces a file unless asked to.
  */
 #define _GNU_SOURCE
+#include <stdarg.h>
+
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 
@@ -461,4 +463,88 @@ Test(export_sqlite, unwritable_place_is_a_clear_error)
 	cr_assert_eq(fsa_sqlite_writer_create(fst_dir, false, NULL, &writer, &error), FSA_ERR_IO);
 	cr_assert(error && strstr(error, "folder"), "%s", error ? error : "");
 	free(error);
+}
+
+static void
+feed_model(struct fsa_model *model, const char *name, uint64_t ts, ...)
+{
+	struct fsa_event ev;
+	va_list args;
+	const char *field;
+
+	fsa_event_clear(&ev);
+	ev.type = fsa_event_type_from_name(name);
+	ev.ts_ns = ts;
+	va_start(args, ts);
+	while ((field = va_arg(args, const char *)))
+		fsa_event_set(&ev, (enum fsa_field) fsa_field_from_name(field),
+			      va_arg(args, uint64_t));
+	va_end(args);
+	cr_assert_eq(fsa_model_add_event(model, &ev), FSA_OK, "%s", name);
+}
+
+/* Format 1.4: packets' fence id and context switch flag, markers' value2/code2 (the preemption's
+ * granularity and work left), and the contexts and engines tables (PRE-01, PRE-06, PRE-15). */
+Test(export_sqlite, pre_15_contexts_engines_fence_ids_and_granularity)
+{
+	const struct fsa_model_sink *sink = start();
+	struct fsa_model *model = fsa_model_create(sink);
+	const uint64_t dev = 0x8001000000000001, ctx = 0x8002000000000002, q = 0x8003000000000005;
+
+	feed_model(model, "engine_describe", 10, "adapter_id", (uint64_t) 0, "engine_id",
+		   (uint64_t) 1, "engine_type", (uint64_t) FSTP_ENGINE_TYPE_COMPUTE,
+		   "preempt_granularity", (uint64_t) FSTP_PREEMPT_GRANULARITY_DMA_BUFFER_BOUNDARY,
+		   "compute_preempt_granularity",
+		   (uint64_t) FSTP_PREEMPT_GRANULARITY_TRIANGLE_OR_THREAD_GROUP_BOUNDARY,
+		   "is_preemption_aware", (uint64_t) 1, NULL);
+	feed_model(model, "device_create", 11, "process_id", (uint64_t) 3, "adapter_id",
+		   (uint64_t) 0, "device_handle", dev, NULL);
+	feed_model(model, "context_create", 12, "process_id", (uint64_t) 3, "device_handle", dev,
+		   "context_handle", ctx, "engine_id", (uint64_t) 1, NULL);
+	feed_model(model, "context_schedule", 13, "adapter_id", (uint64_t) 0, "process_id",
+		   (uint64_t) 3, "context_handle", ctx, "engine_id", (uint64_t) 1, "priority",
+		   (uint64_t) 7, "time_slice_ns", (uint64_t) 500000, NULL);
+	feed_model(model, "hwqueue_create", 14, "process_id", (uint64_t) 3, "context_handle", ctx,
+		   "hwqueue_handle", q, "engine_id", (uint64_t) 1, "submission_mode",
+		   (uint64_t) FSTP_SUBMISSION_MODE_KERNEL_MODE, NULL);
+	feed_model(model, "packet_queued", 20, "adapter_id", (uint64_t) 0, "engine_id",
+		   (uint64_t) 1, "hwqueue_handle", q, "packet_id", (uint64_t) 4, "fence_id",
+		   (uint64_t) 41, NULL);
+	feed_model(model, "packet_start", 30, "adapter_id", (uint64_t) 0, "engine_id", (uint64_t) 1,
+		   "hwqueue_handle", q, "packet_id", (uint64_t) 4, NULL);
+	feed_model(model, "preempt_request", 40, "adapter_id", (uint64_t) 0, "engine_id",
+		   (uint64_t) 1, "context_handle", ctx, "request_id", (uint64_t) 1, "reason",
+		   (uint64_t) FSTP_PREEMPT_REASON_TIME_SLICE, NULL);
+	feed_model(model, "packet_end", 50, "adapter_id", (uint64_t) 0, "engine_id", (uint64_t) 1,
+		   "hwqueue_handle", q, "packet_id", (uint64_t) 4, "status",
+		   (uint64_t) FSTP_PACKET_STATUS_PREEMPTED, NULL);
+	feed_model(model, "preempt_complete", 50, "adapter_id", (uint64_t) 0, "engine_id",
+		   (uint64_t) 1, "context_handle", ctx, "request_id", (uint64_t) 1, "packet_id",
+		   (uint64_t) 4, "granularity",
+		   (uint64_t) FSTP_PREEMPT_GRANULARITY_TRIANGLE_OR_THREAD_GROUP_BOUNDARY,
+		   "work_left_ticks", (uint64_t) 123, NULL);
+	feed_model(model, "context_error", 60, "adapter_id", (uint64_t) 0, "process_id",
+		   (uint64_t) 3, "device_handle", dev, "context_handle", ctx, "reason",
+		   (uint64_t) FSTP_LOSS_REASON_INVALID_COMMAND, NULL);
+	cr_assert_eq(fsa_model_finish(model), FSA_OK);
+	cr_assert_eq(fsa_sqlite_writer_add_model(writer, model), FSA_OK);
+	finish_and_open();
+	fsa_model_destroy(model);
+
+	cr_assert_eq(query_int("SELECT fence_id FROM packets"), 41);
+	cr_assert_eq(query_int("SELECT is_context_switch FROM packets"), 0);
+	cr_assert_eq(query_int("SELECT context_handle FROM packets"), (int64_t) ctx);
+	cr_assert_eq(query_int("SELECT code2 FROM markers WHERE kind = 'preemption'"),
+		     FSTP_PREEMPT_GRANULARITY_TRIANGLE_OR_THREAD_GROUP_BOUNDARY);
+	cr_assert_eq(query_int("SELECT value2 FROM markers WHERE kind = 'preemption'"), 123);
+	cr_assert_eq(query_int("SELECT end_ns FROM markers WHERE kind = 'context_error'"),
+		     INT64_MIN, "open at the end");
+	cr_assert_eq(query_int("SELECT priority FROM contexts"), 7);
+	cr_assert_eq(query_int("SELECT time_slice_ns FROM contexts"), 500000);
+	cr_assert_eq(query_int("SELECT error_ns FROM contexts"), 60);
+	assert_text("SELECT error_reason FROM contexts", "invalid_command");
+	assert_text("SELECT compute_preempt_granularity FROM engines",
+		    "triangle_or_thread_group_boundary");
+	assert_text("SELECT preempt_granularity FROM engines", "dma_buffer_boundary");
+	cr_assert_eq(query_int("SELECT is_preemption_aware FROM engines"), 1);
 }

@@ -79,6 +79,9 @@ struct fsa_context_info {
 	uint32_t priority;       /* 0 (lowest) to 31 */
 	uint64_t time_slice_ns;  /* 0: run to completion */
 	uint32_t schedule_count; /* context_schedule events seen */
+	/* The lowest and highest priority any of them gave (a context may be re-scheduled, as a
+	 * scenario's teardown does). */
+	uint32_t priority_min, priority_max;
 	uint64_t created_ns, destroyed_ns;
 	/* The first context_error: FSA_TIME_NONE when never in error; reason FSTP_LOSS_REASON_*. */
 	uint64_t error_ns;
@@ -352,6 +355,9 @@ struct fsa_loss {
 	/* Tracer: the stream and CPU. */
 	uint64_t stream_id;
 	uint32_t cpu_id;
+	/* Overrun: when the OS's read found it (its first fencescope_os:fence_log_overrun; the
+	 * range above is when the entries were lost). FSA_TIME_NONE for the other kinds. */
+	uint64_t read_ns;
 };
 
 enum fsa_anomaly_kind {

@@ -34,7 +34,7 @@
 #include "fsa/model.h"
 
 /* The version of the JSON document (its "schema_version"); see docs/report-schema.md. */
-#define FSA_REPORT_SCHEMA_VERSION "2.1"
+#define FSA_REPORT_SCHEMA_VERSION "2.2"
 
 enum fsa_report_format {
 	FSA_REPORT_FORMAT_TEXT,
@@ -53,7 +53,10 @@ enum fsa_report_section {
 	FSA_REPORT_LOSSES = 1u << 5,    /* "losses": overruns and tracer discards */
 	FSA_REPORT_ANOMALIES = 1u << 6, /* "anomalies" */
 	FSA_REPORT_CLOCKS = 1u << 7,    /* "clocks": GPU → trace clock fits */
-	FSA_REPORT_ALL_SECTIONS = (1u << 8) - 1,
+	FSA_REPORT_TDR = 1u << 8,       /* "tdr": TDR sequences, contexts in error (2.2) */
+	FSA_REPORT_DISPLAY = 1u << 9,   /* "display": vsyncs and flips (2.2) */
+	FSA_REPORT_FAULTS = 1u << 10,   /* "faults": injected faults accounted for (2.2) */
+	FSA_REPORT_ALL_SECTIONS = (1u << 11) - 1,
 };
 
 /* A time given on a command line: absolute trace ns, or relative to the trace's first event. */

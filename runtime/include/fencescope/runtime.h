@@ -25,6 +25,7 @@
 
 #include <fencescope/status.h>
 #include <fencescope/version.h> /* FSR_VERSION */
+#include <fencescope/fault.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,6 +77,14 @@ struct fsr_runtime_config {
 	 * trace hashes as without it. Refused in realtime mode.
 	 */
 	uint64_t interleave_seed;
+	/*
+	 * Sim mode only: faults to inject (<fencescope/fault.h>, docs/robustness.md), copied by
+	 * fsr_runtime_create. NULL, the default, injects none and changes nothing of a run.
+	 * Refused (FSR_ERR_NOT_SUPPORTED) in realtime mode, and FSR_ERR_INVALID_ARGUMENT for a
+	 * plan that names an unknown kind, too many faults, a delay below
+	 * FSR_FAULT_MIN_DELAY_NS or a probability above 1.
+	 */
+	const struct fsr_fault_plan *fault_plan;
 };
 
 enum fsr_engine_type {
@@ -363,6 +372,10 @@ struct fsr_runtime_stats {
 	 * doorbell ring, a connect or a notification, then reached it).
 	 */
 	uint64_t user_mode_submit_to_start[FSR_LATENCY_BUCKETS];
+	/* Faults the injector caused, per enum fsr_fault_kind (fault_injected events). */
+	uint64_t faults_injected[FSR_FAULT_KIND_COUNT];
+	/* Waiters the OS's periodic check released: wake-ups a lost interrupt had withheld. */
+	uint64_t waiters_rescued;
 };
 
 /* The latency at or below which `fraction` (0..1) of a histogram's samples fall, in ns. */

@@ -48,6 +48,11 @@ struct fsr_scenario_options {
 	 * 0: off.
 	 */
 	uint64_t interleave_seed;
+	/*
+	 * Sim mode only: fsr_runtime_config.fault_plan (<fencescope/fault.h>, docs/robustness.md),
+	 * over a scenario file's own "faults". NULL: none (a file's own apply).
+	 */
+	const struct fsr_fault_plan *fault_plan;
 };
 
 struct fsr_scenario;
