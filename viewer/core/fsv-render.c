@@ -636,12 +636,6 @@ draw_cuts(Ctx *c)
 
 /* ---- Markers --------------------------------------------------------------------------- */
 
-static bool
-is_instant(guint8 kind)
-{
-	return kind < FSA_MARK_PREEMPTION;
-}
-
 static FsvColor
 marker_color(guint8 kind)
 {
@@ -1051,7 +1045,6 @@ draw_marker_bucket(const FsvLodBucket *b, gpointer data)
 	m->id = b->top;
 	draw_marker(m, mk, true, fsv_view_time_to_x(m->c->view, b->begin_ns),
 		    fsv_view_time_to_x(m->c->view, b->end_ns));
-	(void) is_instant;
 	return true;
 }
 
