@@ -55,6 +55,7 @@ struct gpu_map {
 
 #define MAX_ADAPTERS 8
 #define MAX_ENGINES  16
+#define MAX_DISPLAYS 8
 
 struct fence_signal {
 	uint64_t fence_global;
@@ -366,7 +367,8 @@ compare_i64(const void *a, const void *b)
 static void
 check_hw_stamps(const struct fst_trace *trace, const struct facts *facts, const char *scenario)
 {
-	uint64_t previous[MAX_ADAPTERS][MAX_ENGINES] = {{0}};
+	/* per engine, then per display (a vsync names its display, not an engine) */
+	uint64_t previous[MAX_ADAPTERS][MAX_ENGINES + MAX_DISPLAYS] = {{0}};
 	int64_t *lags = NULL;
 	size_t count = 0, late = 0, stale = 0;
 	int64_t worst_stale = 0;
@@ -381,8 +383,14 @@ check_hw_stamps(const struct fst_trace *trace, const struct facts *facts, const 
 		    !(gpu_ts = fst_event_find_field(event, "gpu_ts")))
 			continue;
 		adapter_id = (uint32_t) field_u(event, "adapter_id");
-		engine_id = (uint32_t) field_u(event, "engine_id");
-		cr_assert_lt(engine_id, MAX_ENGINES);
+		if (fst_event_find_field(event, "engine_id")) {
+			engine_id = (uint32_t) field_u(event, "engine_id");
+			cr_assert_lt(engine_id, MAX_ENGINES);
+		} else {
+			engine_id = (uint32_t) field_u(event, "source_id");
+			cr_assert_lt(engine_id, MAX_DISPLAYS);
+			engine_id += MAX_ENGINES;
+		}
 		at = gpu_to_monotonic(facts, adapter_id, gpu_ts->u);
 		tick = (int64_t) facts->maps[adapter_id].tick_ns;
 		if (at > (int64_t) event->clock_value + tick) {
