@@ -656,6 +656,12 @@ assemble_sequences(struct fsa_report *r)
 			}
 			s->begin_ns = m->begin_ns;
 			s->end_ns = m->end_ns;
+			/*
+			 * TDR-01: a request that completes in time spares the engine its recovery;
+			 * a hung engine's completes only once its reset left it idle: not in time.
+			 */
+			if (s->is_preempt_completed && s->preempt_complete_ns >= m->begin_ns)
+				s->is_preempt_completed = false;
 			s->result = m->end_ns == FSA_TIME_NONE ? -1 : m->code;
 			if (m->context_handle)
 				s->guilty_context = m->context_handle;
