@@ -157,10 +157,10 @@ struct hw_display {
 	 */
 	pthread_mutex_t lock;
 	uint64_t period_ns;
-	uint64_t epoch_ns;     /* vsync n is at epoch_ns + n * period_ns */
-	uint64_t vsync_count;  /* vertical syncs so far */
-	uint64_t pending_flip; /* the flip register (FlipOnNextVSync), 0 when empty */
-	uint64_t scanout_flip; /* the surface being scanned out, 0: the one at power-up */
+	uint64_t epoch_ns;      /* vsync n is at epoch_ns + n * period_ns */
+	uint64_t vsync_count;   /* vertical syncs so far */
+	uint64_t pending_flip;  /* the flip register (FlipOnNextVSync), 0 when empty */
+	uint64_t scanout_flip;  /* the surface being scanned out, 0: the one at power-up */
 	uint64_t scanout_vsync; /* the vsync count when it was latched (the frame it tore in) */
 	/* The no-tearing watch: frames whose scan-out saw the surface change (never, unless a
 	 * driver flips immediately), and the flips latched at a vsync. */

@@ -115,7 +115,8 @@ count_truth(const struct fst_trace *trace, struct truth *truth)
 
 			if (id < 4096 && request_reasons[id])
 				truth->completed[request_reasons[id] - 1]++;
-			/* In time: before the recovery began (a hung engine answers after its reset). */
+			/* In time: before the recovery began (a hung engine answers after its
+			 * reset). */
 			for (size_t k = 0; k < truth->tdr_count; k++)
 				if (truth->tdrs[k].has_request && truth->tdrs[k].request_id == id &&
 				    !truth->tdrs[k].has_begin)
