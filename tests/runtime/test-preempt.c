@@ -16,6 +16,19 @@
 
 #define LONG_TICKS 100000u /* 1 ms at the fixture's 100 MHz */
 
+/*
+ * A test's own configuration. Criterion runs the suite's .init even for a test that says
+ * `.init = NULL`: tear that runtime down first, or it leaks (LeakSanitizer, scripts/test).
+ */
+static void
+setup_own(const struct fsr_runtime_config *runtime_config,
+	  const struct fsr_adapter_config *adapter_config)
+{
+	if (fx.runtime)
+		fst_rt_teardown();
+	fst_rt_setup_with(runtime_config, adapter_config);
+}
+
 static void
 setup_with_granularity(enum fsr_preempt_granularity graphics)
 {
@@ -24,7 +37,7 @@ setup_with_granularity(enum fsr_preempt_granularity graphics)
 
 	fst_rt_config_init(&runtime_config, &adapter_config);
 	adapter_config.graphics_preempt_granularity[0] = graphics;
-	fst_rt_setup_with(&runtime_config, &adapter_config);
+	setup_own(&runtime_config, &adapter_config);
 }
 
 /* The index of the n-th (0-based) event `name` from `from` on, or SIZE_MAX. */
@@ -182,7 +195,8 @@ Test(preempt, pre_01_pre_07_pre_09_dma_packet_resumes_with_its_remaining_work)
 }
 
 /* PRE-03: the work stops only at a boundary of the declared granularity (primitives: 4096). */
-Test(preempt, pre_03_stops_only_at_a_boundary_of_its_granularity, .init = NULL)
+Test(preempt, pre_03_stops_only_at_a_boundary_of_its_granularity, .init = NULL,
+     .fini = fst_rt_teardown)
 {
 	fsr_handle queue;
 	const struct fst_event *done;
@@ -273,7 +287,8 @@ Test(preempt, pre_09_ring_work_resumes_at_its_saved_point)
  * PRE-04: the KMD asks for the finest granularity the engine declared (engine_describe): pixel
  * boundaries (16 ticks) on a 3D engine that declares them, the compute one on a compute engine.
  */
-Test(preempt, pre_04_kmd_requests_the_finest_declared_granularity, .init = NULL)
+Test(preempt, pre_04_kmd_requests_the_finest_declared_granularity, .init = NULL,
+     .fini = fst_rt_teardown)
 {
 	struct fsr_runtime_config runtime_config;
 	struct fsr_adapter_config adapter_config;
@@ -288,7 +303,7 @@ Test(preempt, pre_04_kmd_requests_the_finest_declared_granularity, .init = NULL)
 	adapter_config.graphics_preempt_granularity[1] = FSR_PREEMPT_DMA_BUFFER_BOUNDARY;
 	adapter_config.compute_preempt_granularity[1] =
 	    FSR_PREEMPT_TRIANGLE_OR_THREAD_GROUP_BOUNDARY;
-	fst_rt_setup_with(&runtime_config, &adapter_config);
+	setup_own(&runtime_config, &adapter_config);
 	/* What the OS learnt from DxgkDdiDescribeEngine (engine_describe's fields). */
 	caps = fx.runtime->adapters[fx.adapter_id]->engine_caps;
 	cr_assert_eq(caps[0].graphics_preempt_granularity, 400);
@@ -470,7 +485,7 @@ split_packets(bool is_unaware, fsr_handle *queue_a, fsr_handle *queue_b)
 
 	fst_rt_config_init(&runtime_config, &adapter_config);
 	adapter_config.preemption_unaware = is_unaware;
-	fst_rt_setup_with(&runtime_config, &adapter_config);
+	setup_own(&runtime_config, &adapter_config);
 	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &context_b), FSR_OK);
 	*queue_a = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
 	*queue_b = fst_queue_new(fx.process, context_b, FSR_SUBMIT_KERNEL_MODE);
@@ -486,7 +501,8 @@ split_packets(bool is_unaware, fsr_handle *queue_a, fsr_handle *queue_b)
 	cr_assert_eq(fst_tap_count(0, "fencescope_hw:packet_start", 2, *queue_a), 2);
 }
 
-Test(sched, pre_08_aware_runs_another_context_between_split_packets, .init = NULL)
+Test(sched, pre_08_aware_runs_another_context_between_split_packets, .init = NULL,
+     .fini = fst_rt_teardown)
 {
 	fsr_handle a, b;
 
@@ -495,7 +511,7 @@ Test(sched, pre_08_aware_runs_another_context_between_split_packets, .init = NUL
 		     "the other context's packet runs between the two");
 }
 
-Test(sched, pre_08_unaware_runs_split_packets_back_to_back, .init = NULL)
+Test(sched, pre_08_unaware_runs_split_packets_back_to_back, .init = NULL, .fini = fst_rt_teardown)
 {
 	fsr_handle a, b;
 
@@ -516,7 +532,7 @@ setup_with_context_allocations(uint64_t bytes)
 
 	fst_rt_config_init(&runtime_config, &adapter_config);
 	adapter_config.context_allocation_bytes = bytes;
-	fst_rt_setup_with(&runtime_config, &adapter_config);
+	setup_own(&runtime_config, &adapter_config);
 }
 
 /*
@@ -596,7 +612,8 @@ Test(paging, pre_06_preempted_paging_packet_keeps_its_fence_id_and_runs_first, .
  * context, queued before its first packet after another context's: A, B, B, A -> three
  * switches (the first packet too), none between B's two.
  */
-Test(sched, pre_05_lazy_context_switch_is_a_zero_length_packet, .init = NULL)
+Test(sched, pre_05_lazy_context_switch_is_a_zero_length_packet, .init = NULL,
+     .fini = fst_rt_teardown)
 {
 	struct fsr_runtime_config runtime_config;
 	struct fsr_adapter_config adapter_config;
@@ -606,7 +623,7 @@ Test(sched, pre_05_lazy_context_switch_is_a_zero_length_packet, .init = NULL)
 
 	fst_rt_config_init(&runtime_config, &adapter_config);
 	adapter_config.lazy_context_switch = true;
-	fst_rt_setup_with(&runtime_config, &adapter_config);
+	setup_own(&runtime_config, &adapter_config);
 	cr_assert_eq(fsr_context_create(fx.process, fx.device, 0, &context_b), FSR_OK);
 	a = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
 	b = fst_queue_new(fx.process, context_b, FSR_SUBMIT_KERNEL_MODE);
