@@ -176,9 +176,47 @@ end:
 
 /* ---- the test-only API (test-api/fencescope-test.h) ------------------------------------- */
 
-fsr_status
-fsr_test_engine_hang(struct fsr_runtime *runtime, uint32_t adapter_id, uint32_t engine_id,
-		     fsr_handle hwqueue)
+/* What a test-only call sets on an engine's registers (engine's lock held). */
+struct test_arm {
+	enum { ARM_HANG, ARM_IGNORE, ARM_REPORT_HUNG, ARM_RESET_FAIL } what;
+	fsr_handle hwqueue;
+	uint32_t count;
+};
+
+static void
+arm(struct hw_engine *engine, const struct test_arm *a)
+{
+	switch (a->what) {
+	case ARM_HANG:
+		if (a->hwqueue == 0 && engine->is_busy && !engine->is_hung) {
+			/* The work in flight hangs now. */
+			engine->is_hung = true;
+			engine->busy_until_ns = FSR_NEVER;
+		} else {
+			engine->is_hang_armed = true;
+			engine->hang_queue = a->hwqueue;
+		}
+		break;
+	case ARM_IGNORE:
+		engine->is_ignore_armed = true;
+		engine->ignore_queue = a->hwqueue;
+		break;
+	case ARM_REPORT_HUNG:
+		engine->is_hung_report_pending = true;
+		break;
+	case ARM_RESET_FAIL:
+		engine->reset_failures = a->count;
+		break;
+	}
+}
+
+/*
+ * The runtime lock, then the engine's, as the KMD programs it; the engine steps at once when
+ * what was set acts at its next step (a hang, a Hung report).
+ */
+static fsr_status
+arm_engine(struct fsr_runtime *runtime, uint32_t adapter_id, uint32_t engine_id, struct test_arm a,
+	   bool is_kicked)
 {
 	struct hw_engine *engine;
 
@@ -188,75 +226,42 @@ fsr_test_engine_hang(struct fsr_runtime *runtime, uint32_t adapter_id, uint32_t 
 	engine = engine_at(runtime, adapter_id, engine_id);
 	if (engine) {
 		hw_engine_lock(engine);
-		if (hwqueue == 0 && engine->is_busy && !engine->is_hung) {
-			/* The work in flight hangs now. */
-			engine->is_hung = true;
-			engine->busy_until_ns = FSR_NEVER;
-		} else {
-			engine->is_hang_armed = true;
-			engine->hang_queue = hwqueue;
-		}
+		arm(engine, &a);
 		hw_engine_unlock(engine);
-		rt_clock_kick(runtime, &engine->actor, rt_clock_now(runtime));
+		if (is_kicked)
+			rt_clock_kick(runtime, &engine->actor, rt_clock_now(runtime));
 	}
 	rt_unlock(runtime);
 	return engine ? FSR_OK : FSR_ERR_INVALID_ARGUMENT;
+}
+
+fsr_status
+fsr_test_engine_hang(struct fsr_runtime *runtime, uint32_t adapter_id, uint32_t engine_id,
+		     fsr_handle hwqueue)
+{
+	return arm_engine(runtime, adapter_id, engine_id,
+			  (struct test_arm){.what = ARM_HANG, .hwqueue = hwqueue}, true);
 }
 
 fsr_status
 fsr_test_packet_ignores_preemption(struct fsr_runtime *runtime, uint32_t adapter_id,
 				   uint32_t engine_id, fsr_handle hwqueue)
 {
-	struct hw_engine *engine;
-
-	if (!runtime)
-		return FSR_ERR_INVALID_ARGUMENT;
-	rt_lock(runtime);
-	engine = engine_at(runtime, adapter_id, engine_id);
-	if (engine) {
-		hw_engine_lock(engine);
-		engine->is_ignore_armed = true;
-		engine->ignore_queue = hwqueue;
-		hw_engine_unlock(engine);
-	}
-	rt_unlock(runtime);
-	return engine ? FSR_OK : FSR_ERR_INVALID_ARGUMENT;
+	return arm_engine(runtime, adapter_id, engine_id,
+			  (struct test_arm){.what = ARM_IGNORE, .hwqueue = hwqueue}, false);
 }
 
 fsr_status
 fsr_test_engine_report_hung(struct fsr_runtime *runtime, uint32_t adapter_id, uint32_t engine_id)
 {
-	struct hw_engine *engine;
-
-	if (!runtime)
-		return FSR_ERR_INVALID_ARGUMENT;
-	rt_lock(runtime);
-	engine = engine_at(runtime, adapter_id, engine_id);
-	if (engine) {
-		hw_engine_lock(engine);
-		engine->is_hung_report_pending = true;
-		hw_engine_unlock(engine);
-		rt_clock_kick(runtime, &engine->actor, rt_clock_now(runtime));
-	}
-	rt_unlock(runtime);
-	return engine ? FSR_OK : FSR_ERR_INVALID_ARGUMENT;
+	return arm_engine(runtime, adapter_id, engine_id,
+			  (struct test_arm){.what = ARM_REPORT_HUNG}, true);
 }
 
 fsr_status
 fsr_test_engine_reset_fail(struct fsr_runtime *runtime, uint32_t adapter_id, uint32_t engine_id,
 			   uint32_t count)
 {
-	struct hw_engine *engine;
-
-	if (!runtime)
-		return FSR_ERR_INVALID_ARGUMENT;
-	rt_lock(runtime);
-	engine = engine_at(runtime, adapter_id, engine_id);
-	if (engine) {
-		hw_engine_lock(engine);
-		engine->reset_failures = count;
-		hw_engine_unlock(engine);
-	}
-	rt_unlock(runtime);
-	return engine ? FSR_OK : FSR_ERR_INVALID_ARGUMENT;
+	return arm_engine(runtime, adapter_id, engine_id,
+			  (struct test_arm){.what = ARM_RESET_FAIL, .count = count}, false);
 }
