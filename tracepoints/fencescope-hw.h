@@ -31,6 +31,7 @@ LTTNG_UST_TRACEPOINT_ENUM(fencescope_hw, interrupt_form, FSTP_TP_ENUM_VALUES(INT
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_hw, engine_state, FSTP_TP_ENUM_VALUES(ENGINE_STATE))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_hw, preempt_granularity, FSTP_TP_ENUM_VALUES(PREEMPT_GRANULARITY))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_hw, fault_type, FSTP_TP_ENUM_VALUES(FAULT_TYPE))
+LTTNG_UST_TRACEPOINT_ENUM(fencescope_hw, access_kind, FSTP_TP_ENUM_VALUES(ACCESS_KIND))
 
 /* packet_start (GPV-09, PRE-15) */
 LTTNG_UST_TRACEPOINT_EVENT(fencescope_hw, packet_start,
@@ -171,11 +172,11 @@ LTTNG_UST_TRACEPOINT_EVENT(fencescope_hw, vsync,
 		lttng_ust_field_integer(uint64_t, gpu_ts, gpu_ts)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_hw, vsync, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
-/* page_fault (MMU-14, TDR-06) */
+/* page_fault (MMU-14, TDR-06; access and packet_id: format 1.5) */
 LTTNG_UST_TRACEPOINT_EVENT(fencescope_hw, page_fault,
 	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, engine_id,
 	                  uint32_t, process_id, uint64_t, context_handle, uint64_t, gpu_va,
-	                  int, fault_type, uint64_t, gpu_ts),
+	                  int, fault_type, uint64_t, gpu_ts, int, access, uint64_t, packet_id),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
 		lttng_ust_field_integer(uint32_t, engine_id, engine_id)
@@ -183,7 +184,9 @@ LTTNG_UST_TRACEPOINT_EVENT(fencescope_hw, page_fault,
 		lttng_ust_field_integer_hex(uint64_t, context_handle, context_handle)
 		lttng_ust_field_integer_hex(uint64_t, gpu_va, gpu_va)
 		lttng_ust_field_enum(fencescope_hw, fault_type, uint8_t, fault_type, fault_type)
-		lttng_ust_field_integer(uint64_t, gpu_ts, gpu_ts)))
+		lttng_ust_field_integer(uint64_t, gpu_ts, gpu_ts)
+		lttng_ust_field_enum(fencescope_hw, access_kind, uint8_t, access, access)
+		lttng_ust_field_integer(uint64_t, packet_id, packet_id)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_hw, page_fault, LTTNG_UST_TRACEPOINT_LOGLEVEL_ERR)
 
 /* clang-format on */

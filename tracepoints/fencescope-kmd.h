@@ -245,16 +245,22 @@ LTTNG_UST_TRACEPOINT_EVENT(fencescope_kmd, adapter_reset,
 		lttng_ust_field_integer(uint8_t, is_success, is_success)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_kmd, adapter_reset, LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING)
 
-/* page_table_update (MMU-02, MMU-03) */
+/* page_table_update (MMU-02, MMU-03; adapter_id .. first_entry: format 1.5) */
 LTTNG_UST_TRACEPOINT_EVENT(fencescope_kmd, page_table_update,
 	LTTNG_UST_TP_ARGS(uint32_t, process_id, uint64_t, gpu_va,
-	                  uint32_t, page_count, uint32_t, page_size_bytes, uint8_t, is_valid),
+	                  uint32_t, page_count, uint32_t, page_size_bytes, uint8_t, is_valid,
+	                  uint32_t, adapter_id, uint64_t, table_id, uint32_t, level,
+	                  uint32_t, first_entry),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint32_t, process_id, process_id)
 		lttng_ust_field_integer_hex(uint64_t, gpu_va, gpu_va)
 		lttng_ust_field_integer(uint32_t, page_count, page_count)
 		lttng_ust_field_integer(uint32_t, page_size_bytes, page_size_bytes)
-		lttng_ust_field_integer(uint8_t, is_valid, is_valid)))
+		lttng_ust_field_integer(uint8_t, is_valid, is_valid)
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer_hex(uint64_t, table_id, table_id)
+		lttng_ust_field_integer(uint32_t, level, level)
+		lttng_ust_field_integer(uint32_t, first_entry, first_entry)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_kmd, page_table_update, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 /* clang-format on */

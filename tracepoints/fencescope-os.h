@@ -35,6 +35,10 @@ LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, fault_kind, FSTP_TP_ENUM_VALUES(FAULT_K
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, submission_mode, FSTP_TP_ENUM_VALUES(SUBMISSION_MODE))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, fence_type, FSTP_TP_ENUM_VALUES(FENCE_TYPE))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, segment, FSTP_TP_ENUM_VALUES(SEGMENT))
+LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, access_kind, FSTP_TP_ENUM_VALUES(ACCESS_KIND))
+LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, fault_type, FSTP_TP_ENUM_VALUES(FAULT_TYPE))
+LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, fault_scope, FSTP_TP_ENUM_VALUES(FAULT_SCOPE))
+LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, fence_object, FSTP_TP_ENUM_VALUES(FENCE_OBJECT))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, cpu_wait_mode, FSTP_TP_ENUM_VALUES(CPU_WAIT_MODE))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, cpu_wait_result, FSTP_TP_ENUM_VALUES(CPU_WAIT_RESULT))
 LTTNG_UST_TRACEPOINT_ENUM(fencescope_os, interrupt_type, FSTP_TP_ENUM_VALUES(INTERRUPT_TYPE))
@@ -172,11 +176,12 @@ LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, hwqueue_destroy,
 		lttng_ust_field_integer(uint64_t, last_completed_value, last_completed_value)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, hwqueue_destroy, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
-/* fence_create (SHF-01, XAD-01, XAD-02) */
+/* fence_create (SHF-01, XAD-01, XAD-02; fence_object: format 1.5) */
 LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, fence_create,
 	LTTNG_UST_TP_ARGS(uint32_t, process_id, uint32_t, adapter_id,
 	                  uint64_t, fence_global_handle, uint64_t, fence_handle, int, fence_type,
-	                  uint8_t, is_shared, uint8_t, is_cross_adapter, uint64_t, initial_value),
+	                  uint8_t, is_shared, uint8_t, is_cross_adapter, uint64_t, initial_value,
+	                  int, fence_object),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint32_t, process_id, process_id)
 		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
@@ -185,7 +190,8 @@ LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, fence_create,
 		lttng_ust_field_enum(fencescope_os, fence_type, uint8_t, fence_type, fence_type)
 		lttng_ust_field_integer(uint8_t, is_shared, is_shared)
 		lttng_ust_field_integer(uint8_t, is_cross_adapter, is_cross_adapter)
-		lttng_ust_field_integer(uint64_t, initial_value, initial_value)))
+		lttng_ust_field_integer(uint64_t, initial_value, initial_value)
+		lttng_ust_field_enum(fencescope_os, fence_object, uint8_t, fence_object, fence_object)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, fence_create, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* Shared layout of fence_open, fence_close. */
@@ -250,27 +256,157 @@ LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, allocation_residency,
 		lttng_ust_field_enum(fencescope_os, segment, uint8_t, segment, segment)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, allocation_residency, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
-/* va_map (MMU-04, MMU-06, MMU-07) */
+/* va_map (MMU-04, MMU-06, MMU-07; adapter_id .. segment: format 1.5) */
 LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, va_map,
 	LTTNG_UST_TP_ARGS(uint32_t, process_id, uint64_t, allocation_handle,
-	                  uint64_t, gpu_va, uint64_t, size_bytes, uint64_t, offset_bytes),
+	                  uint64_t, gpu_va, uint64_t, size_bytes, uint64_t, offset_bytes,
+	                  uint32_t, adapter_id, uint8_t, is_os_picked, uint32_t, page_size_bytes,
+	                  int, segment),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint32_t, process_id, process_id)
 		lttng_ust_field_integer_hex(uint64_t, allocation_handle, allocation_handle)
 		lttng_ust_field_integer_hex(uint64_t, gpu_va, gpu_va)
 		lttng_ust_field_integer(uint64_t, size_bytes, size_bytes)
-		lttng_ust_field_integer(uint64_t, offset_bytes, offset_bytes)))
+		lttng_ust_field_integer(uint64_t, offset_bytes, offset_bytes)
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint8_t, is_os_picked, is_os_picked)
+		lttng_ust_field_integer(uint32_t, page_size_bytes, page_size_bytes)
+		lttng_ust_field_enum(fencescope_os, segment, uint8_t, segment, segment)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, va_map, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
-/* va_unmap (MMU-06) */
+/* va_unmap (MMU-06; adapter_id: format 1.5) */
 LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, va_unmap,
 	LTTNG_UST_TP_ARGS(uint32_t, process_id, uint64_t, gpu_va,
-	                  uint64_t, size_bytes),
+	                  uint64_t, size_bytes, uint32_t, adapter_id),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint32_t, process_id, process_id)
 		lttng_ust_field_integer_hex(uint64_t, gpu_va, gpu_va)
-		lttng_ust_field_integer(uint64_t, size_bytes, size_bytes)))
+		lttng_ust_field_integer(uint64_t, size_bytes, size_bytes)
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, va_unmap, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
+
+/* va_space_create (MMU-01, MMU-02, MMU-03; format 1.5) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, va_space_create,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, process_id, uint64_t, va_size_bytes,
+	                  uint32_t, page_table_levels, uint32_t, root_entry_count),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer(uint64_t, va_size_bytes, va_size_bytes)
+		lttng_ust_field_integer(uint32_t, page_table_levels, page_table_levels)
+		lttng_ust_field_integer(uint32_t, root_entry_count, root_entry_count)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, va_space_create, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
+
+/* va_space_destroy (MMU-01, MMU-02; format 1.5) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, va_space_destroy,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, process_id),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, process_id, process_id)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, va_space_destroy, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
+
+/* va_reserve (MMU-06, MMU-10; format 1.5) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, va_reserve,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, process_id, uint64_t, gpu_va,
+	                  uint64_t, size_bytes, uint64_t, min_va, uint64_t, max_va,
+	                  uint8_t, is_os_picked),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, gpu_va, gpu_va)
+		lttng_ust_field_integer(uint64_t, size_bytes, size_bytes)
+		lttng_ust_field_integer_hex(uint64_t, min_va, min_va)
+		lttng_ust_field_integer_hex(uint64_t, max_va, max_va)
+		lttng_ust_field_integer(uint8_t, is_os_picked, is_os_picked)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, va_reserve, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
+
+/* va_free (MMU-06; format 1.5) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, va_free,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, process_id, uint64_t, gpu_va,
+	                  uint64_t, size_bytes),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, gpu_va, gpu_va)
+		lttng_ust_field_integer(uint64_t, size_bytes, size_bytes)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, va_free, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
+
+/* page_table_create (MMU-02, MMU-03; format 1.5) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, page_table_create,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, process_id, uint64_t, table_id,
+	                  uint32_t, level, uint32_t, entry_count, int, segment),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, table_id, table_id)
+		lttng_ust_field_integer(uint32_t, level, level)
+		lttng_ust_field_integer(uint32_t, entry_count, entry_count)
+		lttng_ust_field_enum(fencescope_os, segment, uint8_t, segment, segment)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, page_table_create, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
+
+/* page_table_resize (MMU-03; format 1.5) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, page_table_resize,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, process_id, uint64_t, table_id,
+	                  uint32_t, old_entry_count, uint32_t, new_entry_count),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, table_id, table_id)
+		lttng_ust_field_integer(uint32_t, old_entry_count, old_entry_count)
+		lttng_ust_field_integer(uint32_t, new_entry_count, new_entry_count)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, page_table_resize, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
+
+/* page_table_residency (MMU-02; format 1.5) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, page_table_residency,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, process_id, uint64_t, table_id,
+	                  uint8_t, is_resident, int, segment),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, table_id, table_id)
+		lttng_ust_field_integer(uint8_t, is_resident, is_resident)
+		lttng_ust_field_enum(fencescope_os, segment, uint8_t, segment, segment)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, page_table_residency, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
+
+/* page_table_destroy (MMU-02; format 1.5) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, page_table_destroy,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, process_id, uint64_t, table_id),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, table_id, table_id)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, page_table_destroy, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
+
+/* page_fault (MMU-14, TDR-06; format 1.5) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, page_fault,
+	LTTNG_UST_TP_ARGS(uint32_t, adapter_id, uint32_t, engine_id, uint32_t, process_id,
+	                  uint64_t, context_handle, uint64_t, gpu_va, int, access, int, fault_type,
+	                  int, scope),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, engine_id, engine_id)
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, context_handle, context_handle)
+		lttng_ust_field_integer_hex(uint64_t, gpu_va, gpu_va)
+		lttng_ust_field_enum(fencescope_os, access_kind, uint8_t, access, access)
+		lttng_ust_field_enum(fencescope_os, fault_type, uint8_t, fault_type, fault_type)
+		lttng_ust_field_enum(fencescope_os, fault_scope, uint8_t, scope, scope)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, page_fault, LTTNG_UST_TRACEPOINT_LOGLEVEL_ERR)
+
+/* fence_cross_adapter_open (XAD-03, XAD-10, XAD-11; format 1.5) */
+LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, fence_cross_adapter_open,
+	LTTNG_UST_TP_ARGS(uint32_t, process_id, uint64_t, fence_global_handle,
+	                  uint64_t, fence_handle, uint32_t, adapter_id, uint32_t, creator_adapter_id,
+	                  int, created_as, int, opened_as),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, process_id, process_id)
+		lttng_ust_field_integer_hex(uint64_t, fence_global_handle, fence_global_handle)
+		lttng_ust_field_integer_hex(uint64_t, fence_handle, fence_handle)
+		lttng_ust_field_integer(uint32_t, adapter_id, adapter_id)
+		lttng_ust_field_integer(uint32_t, creator_adapter_id, creator_adapter_id)
+		lttng_ust_field_enum(fencescope_os, fence_object, uint8_t, created_as, created_as)
+		lttng_ust_field_enum(fencescope_os, fence_object, uint8_t, opened_as, opened_as)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(fencescope_os, fence_cross_adapter_open, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* submit_command (RES-08, UMS-07, SUS-07) */
 LTTNG_UST_TRACEPOINT_EVENT(fencescope_os, submit_command,

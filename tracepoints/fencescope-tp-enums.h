@@ -17,7 +17,7 @@
 
 /* Format version emitted by fencescope_os:trace_info and checked by the analyzer. */
 #define FSTP_FORMAT_MAJOR 1
-#define FSTP_FORMAT_MINOR 4
+#define FSTP_FORMAT_MINOR 5
 
 /* How the runtime's clocks run: virtual time (discrete events) or CLOCK_MONOTONIC. */
 #define FSTP_CLOCK_MODE(X, P)                                                                      \
@@ -205,6 +205,24 @@
 	X(P, NOT_MAPPED, 0)                                                                        \
 	X(P, READ_ONLY, 1)
 
+/* Whether a GPU access read or wrote memory (MMU-14; format 1.5). */
+#define FSTP_ACCESS_KIND(X, P)                                                                     \
+	X(P, READ, 0)                                                                              \
+	X(P, WRITE, 1)
+
+/* What the OS terminated for a GPU page fault (MMU-14: the context and/or the device). */
+#define FSTP_FAULT_SCOPE(X, P)                                                                     \
+	X(P, CONTEXT, 0)                                                                           \
+	X(P, DEVICE, 1)
+
+/*
+ * How a fence object lives on an adapter (XAD-10, XAD-11; format 1.5): a native fence
+ * (spec 001) or a regular monitored fence, on an adapter without native fence support.
+ */
+#define FSTP_FENCE_OBJECT(X, P)                                                                    \
+	X(P, NATIVE, 0)                                                                            \
+	X(P, MONITORED, 1)
+
 /* A fault the runtime's injector caused (sim mode; format 1.4, docs/robustness.md). */
 #define FSTP_FAULT_KIND(X, P)                                                                      \
 	X(P, HUNG_ENGINE, 0)                                                                       \
@@ -275,6 +293,9 @@
 	X(segment, SEGMENT)                                                                        \
 	X(fault_type, FAULT_TYPE)                                                                  \
 	X(fault_kind, FAULT_KIND)                                                                  \
+	X(access_kind, ACCESS_KIND)                                                                \
+	X(fault_scope, FAULT_SCOPE)                                                                \
+	X(fence_object, FENCE_OBJECT)                                                              \
 	X(status, STATUS)
 
 #define FSTP_ENUM_DECLARE_(type, prefix) FSTP_ENUM(type, prefix);

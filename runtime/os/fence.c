@@ -316,7 +316,7 @@ fsr_fence_create(struct fsr_process *process, fsr_handle device_handle, uint64_t
 	/* SHF-01: CreateNativeFence for the global fence, then OpenNativeFence for A's handle. */
 	FSR_TRACE(runtime, fencescope_os, fence_create, process->id, fence->adapter->id,
 		  fence->global_handle, *fence_handle, FSTP_FENCE_TYPE_DEFAULT, fence->is_shared, 0,
-		  initial_value);
+		  initial_value, FSTP_FENCE_OBJECT_NATIVE);
 	if (global_handle)
 		*global_handle = fence->global_handle;
 end:

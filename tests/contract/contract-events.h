@@ -126,6 +126,7 @@
 		FSTC_U8(is_shared, 1) \
 		FSTC_U8(is_cross_adapter, 1) \
 		FSTC_U64(initial_value, UINT64_C(0xf5c000000010075a)) \
+		FSTC_ENUM(fence_object, fence_object, u8, FSTP_FENCE_OBJECT_MONITORED, "MONITORED") \
 	) \
 	FSTC_EVENT(fencescope_os, fence_open, \
 		FSTC_U32(process_id, UINT32_C(0xc0001100)) \
@@ -165,11 +166,16 @@
 		FSTC_HEX(gpu_va, UINT64_C(0xf5c00000001702a5)) \
 		FSTC_U64(size_bytes, UINT64_C(0xf5c000000017035a)) \
 		FSTC_U64(offset_bytes, UINT64_C(0xf5c000000017045a)) \
+		FSTC_U32(adapter_id, UINT32_C(0xc0001705)) \
+		FSTC_U8(is_os_picked, 1) \
+		FSTC_U32(page_size_bytes, UINT32_C(0xc0001707)) \
+		FSTC_ENUM(segment, segment, u8, FSTP_SEGMENT_LOCAL, "LOCAL") \
 	) \
 	FSTC_EVENT(fencescope_os, va_unmap, \
 		FSTC_U32(process_id, UINT32_C(0xc0001800)) \
 		FSTC_HEX(gpu_va, UINT64_C(0xf5c00000001801a5)) \
 		FSTC_U64(size_bytes, UINT64_C(0xf5c000000018025a)) \
+		FSTC_U32(adapter_id, UINT32_C(0xc0001803)) \
 	) \
 	FSTC_EVENT(fencescope_os, submit_command, \
 		FSTC_U32(process_id, UINT32_C(0xc0001900)) \
@@ -397,6 +403,78 @@
 		FSTC_ENUM(kind, fault_kind, u8, FSTP_FAULT_KIND_CORRUPT_PACKET, "CORRUPT_PACKET") \
 		FSTC_U64(detail, UINT64_C(0xf5c0000000aa045a)) \
 	) \
+	FSTC_EVENT(fencescope_os, va_space_create, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000ad00)) \
+		FSTC_U32(process_id, UINT32_C(0xc000ad01)) \
+		FSTC_U64(va_size_bytes, UINT64_C(0xf5c0000000ad025a)) \
+		FSTC_U32(page_table_levels, UINT32_C(0xc000ad03)) \
+		FSTC_U32(root_entry_count, UINT32_C(0xc000ad04)) \
+	) \
+	FSTC_EVENT(fencescope_os, va_space_destroy, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000ae00)) \
+		FSTC_U32(process_id, UINT32_C(0xc000ae01)) \
+	) \
+	FSTC_EVENT(fencescope_os, va_reserve, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000af00)) \
+		FSTC_U32(process_id, UINT32_C(0xc000af01)) \
+		FSTC_HEX(gpu_va, UINT64_C(0xf5c0000000af02a5)) \
+		FSTC_U64(size_bytes, UINT64_C(0xf5c0000000af035a)) \
+		FSTC_HEX(min_va, UINT64_C(0xf5c0000000af04a5)) \
+		FSTC_HEX(max_va, UINT64_C(0xf5c0000000af05a5)) \
+		FSTC_U8(is_os_picked, 1) \
+	) \
+	FSTC_EVENT(fencescope_os, va_free, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000b000)) \
+		FSTC_U32(process_id, UINT32_C(0xc000b001)) \
+		FSTC_HEX(gpu_va, UINT64_C(0xf5c0000000b002a5)) \
+		FSTC_U64(size_bytes, UINT64_C(0xf5c0000000b0035a)) \
+	) \
+	FSTC_EVENT(fencescope_os, page_table_create, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000b100)) \
+		FSTC_U32(process_id, UINT32_C(0xc000b101)) \
+		FSTC_HEX(table_id, UINT64_C(0xf5c0000000b102a5)) \
+		FSTC_U32(level, UINT32_C(0xc000b103)) \
+		FSTC_U32(entry_count, UINT32_C(0xc000b104)) \
+		FSTC_ENUM(segment, segment, u8, FSTP_SEGMENT_LOCAL, "LOCAL") \
+	) \
+	FSTC_EVENT(fencescope_os, page_table_resize, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000b200)) \
+		FSTC_U32(process_id, UINT32_C(0xc000b201)) \
+		FSTC_HEX(table_id, UINT64_C(0xf5c0000000b202a5)) \
+		FSTC_U32(old_entry_count, UINT32_C(0xc000b203)) \
+		FSTC_U32(new_entry_count, UINT32_C(0xc000b204)) \
+	) \
+	FSTC_EVENT(fencescope_os, page_table_residency, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000b300)) \
+		FSTC_U32(process_id, UINT32_C(0xc000b301)) \
+		FSTC_HEX(table_id, UINT64_C(0xf5c0000000b302a5)) \
+		FSTC_U8(is_resident, 1) \
+		FSTC_ENUM(segment, segment, u8, FSTP_SEGMENT_LOCAL, "LOCAL") \
+	) \
+	FSTC_EVENT(fencescope_os, page_table_destroy, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000b400)) \
+		FSTC_U32(process_id, UINT32_C(0xc000b401)) \
+		FSTC_HEX(table_id, UINT64_C(0xf5c0000000b402a5)) \
+	) \
+	FSTC_EVENT(fencescope_os, page_fault, \
+		FSTC_U32(adapter_id, UINT32_C(0xc000b500)) \
+		FSTC_U32(engine_id, UINT32_C(0xc000b501)) \
+		FSTC_U32(process_id, UINT32_C(0xc000b502)) \
+		FSTC_HEX(context_handle, UINT64_C(0xf5c0000000b503a5)) \
+		FSTC_HEX(gpu_va, UINT64_C(0xf5c0000000b504a5)) \
+		FSTC_ENUM(access, access_kind, u8, FSTP_ACCESS_KIND_WRITE, "WRITE") \
+		FSTC_ENUM(fault_type, fault_type, u8, FSTP_FAULT_TYPE_READ_ONLY, "READ_ONLY") \
+		FSTC_ENUM(scope, fault_scope, u8, FSTP_FAULT_SCOPE_DEVICE, "DEVICE") \
+	) \
+	FSTC_EVENT(fencescope_os, fence_cross_adapter_open, \
+		FSTC_U32(process_id, UINT32_C(0xc000b600)) \
+		FSTC_HEX(fence_global_handle, UINT64_C(0xf5c0000000b601a5)) \
+		FSTC_HEX(fence_handle, UINT64_C(0xf5c0000000b602a5)) \
+		FSTC_U32(adapter_id, UINT32_C(0xc000b603)) \
+		FSTC_U32(creator_adapter_id, UINT32_C(0xc000b604)) \
+		FSTC_ENUM(created_as, fence_object, u8, FSTP_FENCE_OBJECT_MONITORED, "MONITORED") \
+		FSTC_ENUM(opened_as, fence_object, u8, FSTP_FENCE_OBJECT_NATIVE, "NATIVE") \
+	) \
 	FSTC_EVENT(fencescope_kmd, engine_describe, \
 		FSTC_U32(adapter_id, UINT32_C(0xc0003000)) \
 		FSTC_U32(engine_id, UINT32_C(0xc0003001)) \
@@ -518,6 +596,10 @@
 		FSTC_U32(page_count, UINT32_C(0xc0003d02)) \
 		FSTC_U32(page_size_bytes, UINT32_C(0xc0003d03)) \
 		FSTC_U8(is_valid, 1) \
+		FSTC_U32(adapter_id, UINT32_C(0xc0003d05)) \
+		FSTC_HEX(table_id, UINT64_C(0xf5c00000003d06a5)) \
+		FSTC_U32(level, UINT32_C(0xc0003d07)) \
+		FSTC_U32(first_entry, UINT32_C(0xc0003d08)) \
 	) \
 	FSTC_EVENT(fencescope_hw, packet_start, \
 		FSTC_U32(adapter_id, UINT32_C(0xc0003e00)) \
@@ -608,6 +690,8 @@
 		FSTC_HEX(gpu_va, UINT64_C(0xf5c00000004704a5)) \
 		FSTC_ENUM(fault_type, fault_type, u8, FSTP_FAULT_TYPE_READ_ONLY, "READ_ONLY") \
 		FSTC_U64(gpu_ts, UINT64_C(0xf5c000000047065a)) \
+		FSTC_ENUM(access, access_kind, u8, FSTP_ACCESS_KIND_WRITE, "WRITE") \
+		FSTC_U64(packet_id, UINT64_C(0xf5c000000047085a)) \
 	)
 /* clang-format on */
 

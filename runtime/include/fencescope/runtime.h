@@ -33,7 +33,7 @@ extern "C" {
 
 /* The trace format this runtime writes (docs/trace-format.md). */
 #define FSR_TRACE_FORMAT_MAJOR 1
-#define FSR_TRACE_FORMAT_MINOR 4
+#define FSR_TRACE_FORMAT_MINOR 5
 #define FSR_INFINITE           UINT64_MAX
 #define FSR_MAX_ENGINES        8
 #define FSR_NO_MONITORED       UINT64_MAX
