@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "fencescope-test.h"
+#include "fencescope-tp-enums.h"
 #include "tap.h"
 
 #define PAGE   UINT64_C(4096)

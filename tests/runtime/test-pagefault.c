@@ -315,7 +315,7 @@ multi_page_write_is_all_or_nothing(enum fsr_submission_mode mode)
 		struct fsr_va_map_args args = {.allocation = m.allocation, .size_bytes = PAGE};
 		uint64_t va = 0, first = 0;
 
-		cr_assert_eq(fsr_va_reserve(fx.process, fx.device, 3 * PAGE, 0, 0, 0, &va),
+		cr_assert_eq(fsr_va_reserve(fx.process, fx.device, 3 * PAGE, 0, 0, UINT64_C(0x80000000), &va),
 			     FSR_OK);
 		args.va = va;
 		cr_assert_eq(fsr_va_map(fx.process, fx.device, &args, &first), FSR_OK);

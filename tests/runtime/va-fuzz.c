@@ -30,9 +30,10 @@
 
 #define PAGE          UINT64_C(4096)
 #define WINDOW_PAGES  96u /* 384 KB: room for a few 64 KB pages too */
+#define WINDOW_VA     UINT64_C(0x40000000) /* 1 GiB: the window and 4 pages below are in the space */
 #define MAX_ALLOCS    3
 #define MAX_MAPPINGS  32
-#define MAX_ACCESSES  8
+#define MAX_ACCESSES  6
 #define FUZZ_ENGINE   0
 
 struct alloc {
@@ -95,6 +96,10 @@ tap(void *user_data, const char *name, const uint64_t *fields, uint32_t field_co
 }
 
 static int failures;
+/* What the fuzz exercised, for the summary: it must not pass by testing nothing. */
+static struct {
+	uint64_t rounds, faulted, read_only_faults, accesses, bytes_written, bytes_read;
+} totals;
 
 #define FAIL(...)                                                                                  \
 	do {                                                                                       \
@@ -131,6 +136,7 @@ map_random(struct round *r)
 	struct fsr_va_map_args args = {0};
 	uint64_t pages, unit, va = 0, got = 0;
 	uint32_t index;
+	fsr_status status;
 
 	if (r->map_count == MAX_MAPPINGS || r->alloc_count == 0)
 		return;
@@ -142,13 +148,15 @@ map_random(struct round *r)
 	args.allocation = a->handle;
 	args.offset_bytes = rnd(a->size / unit - pages + 1) * unit;
 	args.size_bytes = pages * unit;
-	args.is_read_only = rnd(5) == 0;
+	args.is_read_only = rnd(8) == 0;
 	args.va = r->base + rnd(WINDOW_PAGES * PAGE / unit - pages + 1) * unit;
 	if (!is_free(r, args.va, args.size_bytes))
 		return;
 	va = args.va;
-	if (fsr_va_map(r->process, r->device, &args, &got) != FSR_OK) {
-		FAIL("fsr_va_map at %#" PRIx64 " + %#" PRIx64 " refused", va, args.size_bytes);
+	status = fsr_va_map(r->process, r->device, &args, &got);
+	if (status != FSR_OK) {
+		FAIL("fsr_va_map at %#" PRIx64 " + %#" PRIx64 " refused: %s", va, args.size_bytes,
+		     fsr_status_name(status));
 		return;
 	}
 	r->maps[r->map_count++] = (struct mapping){.va = got,
@@ -219,6 +227,7 @@ shadow_run(struct round *r, const struct access *accesses, uint32_t count, uint6
 			if (!m || (m->is_read_only && x->kind == FSR_GPU_WRITE)) {
 				*fault_va = at;
 				*fault_kind = x->kind;
+				totals.read_only_faults += m != NULL;
 				return true;
 			}
 		}
@@ -231,6 +240,11 @@ shadow_run(struct round *r, const struct access *accesses, uint32_t count, uint6
 			else
 				*sum += *byte;
 		}
+		totals.accesses++;
+		if (x->kind == FSR_GPU_WRITE)
+			totals.bytes_written += x->bytes;
+		else
+			totals.bytes_read += x->bytes;
 	}
 	return false;
 }
@@ -262,7 +276,8 @@ run_round(struct fsr_runtime *runtime, uint32_t adapter, uint64_t seed, uint32_t
 	if (fsr_process_create(runtime, name, &r.process) != FSR_OK ||
 	    fsr_device_create(r.process, adapter, &r.device) != FSR_OK ||
 	    fsr_context_create(r.process, r.device, FUZZ_ENGINE, &context) != FSR_OK ||
-	    fsr_va_reserve(r.process, r.device, WINDOW_PAGES * PAGE, 0, 0, 0, &r.base) != FSR_OK) {
+	    fsr_va_reserve(r.process, r.device, WINDOW_PAGES * PAGE, 0, 0, WINDOW_VA, &r.base) !=
+		FSR_OK) {
 		FAIL("seed %" PRIu64 " round %u: setup refused", seed, index);
 		return;
 	}
@@ -306,8 +321,17 @@ run_round(struct fsr_runtime *runtime, uint32_t adapter, uint64_t seed, uint32_t
 		struct access *x = &accesses[i];
 
 		x->kind = rnd(2) ? FSR_GPU_WRITE : FSR_GPU_READ;
-		x->va = random_va(&r);
 		x->bytes = 1 + rnd(rnd(4) == 0 ? 3 * PAGE : 256);
+		if (r.map_count && rnd(16) != 0) {
+			/* Mostly inside a mapping of now (which may be gone when the GPU runs it). */
+			const struct mapping *m = &r.maps[rnd(r.map_count)];
+
+			x->va = m->va + rnd(m->size);
+			if (x->va + x->bytes > m->va + m->size && rnd(8) != 0)
+				x->bytes = m->va + m->size - x->va; /* up to its edge, mostly */
+		} else {
+			x->va = random_va(&r);
+		}
 		x->value = (uint8_t) (1 + rnd(255));
 		if (fsr_cmdbuf_access(cmdbuf, x->kind, x->va, x->bytes, x->value) != FSR_OK)
 			FAIL("seed %" PRIu64 " round %u: access refused", seed, index);
@@ -317,8 +341,10 @@ run_round(struct fsr_runtime *runtime, uint32_t adapter, uint64_t seed, uint32_t
 	(void) fsr_runtime_run_until_idle(runtime);
 	check(seen.faults == faults_before, seed, index, "a fault before the gate opened");
 	/* The mappings change while the work waits: it must see them as they are when it runs. */
-	random_mapping_ops(&r, (uint32_t) rnd(4));
+	random_mapping_ops(&r, (uint32_t) rnd(3));
 	is_fault = shadow_run(&r, accesses, access_count, &fault_va, &fault_kind, &expected_sum);
+	totals.rounds++;
+	totals.faulted += is_fault;
 	(void) fsr_test_engine_read_sum(runtime, adapter, FUZZ_ENGINE, &sum_before);
 	(void) fsr_fence_signal_cpu(r.process, gate, 1);
 	(void) fsr_runtime_run_until_idle(runtime);
@@ -399,5 +425,10 @@ main(int argc, char **argv)
 		       i + 1, seed, rounds);
 		fflush(stdout);
 	}
+	printf("# %" PRIu64 " rounds, %" PRIu64 " faulted (%" PRIu64 " through a read-only "
+	       "mapping); %" PRIu64 " accesses translated, %" PRIu64 " bytes written, %" PRIu64
+	       " read\n",
+	       totals.rounds, totals.faulted, totals.read_only_faults, totals.accesses,
+	       totals.bytes_written, totals.bytes_read);
 	return failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }
