@@ -40,7 +40,7 @@ struct os_page_table {
 struct os_va_range {
 	uint64_t va;
 	uint64_t size_bytes;
-	bool is_os_picked;        /* made by fsr_va_map with no VA: goes with the mapping */
+	bool is_for_mapping;      /* made by fsr_va_map with no VA: goes with its mapping */
 	struct os_va_range *next; /* sorted by va */
 };
 
@@ -510,8 +510,8 @@ pick_va(const struct os_va_space *space, uint64_t size, uint64_t min_va, uint64_
 }
 
 static fsr_status
-insert_range(struct os_va_space *space, uint64_t va, uint64_t size, bool is_os_picked,
-	     uint64_t min_va, uint64_t max_va)
+insert_range(struct os_va_space *space, uint64_t va, uint64_t size, bool is_for_mapping,
+	     bool is_os_picked, uint64_t min_va, uint64_t max_va)
 {
 	struct os_va_range *range = calloc(1, sizeof(*range));
 	struct os_va_range **link = &space->ranges;
@@ -521,7 +521,8 @@ insert_range(struct os_va_space *space, uint64_t va, uint64_t size, bool is_os_p
 		free(range);
 		return status != FSR_OK ? status : FSR_ERR_NO_RESOURCES;
 	}
-	*range = (struct os_va_range){.va = va, .size_bytes = size, .is_os_picked = is_os_picked};
+	*range =
+	    (struct os_va_range){.va = va, .size_bytes = size, .is_for_mapping = is_for_mapping};
 	while (*link && (*link)->va < va)
 		link = &(*link)->next;
 	range->next = *link;
@@ -560,7 +561,7 @@ os_vidmm_reserve(struct os_va_space *space, uint64_t size, uint64_t min_va, uint
 	fsr_status status = place_range(space, size, min_va, max_va, fixed_va, va);
 
 	if (status == FSR_OK)
-		status = insert_range(space, *va, size, fixed_va == 0, min_va, max_va);
+		status = insert_range(space, *va, size, false, fixed_va == 0, min_va, max_va);
 	return status;
 }
 
@@ -618,7 +619,7 @@ os_vidmm_free(struct os_va_space *space, uint64_t va, uint64_t size)
 {
 	struct os_va_range *range = find_range(space, va, size);
 
-	if (!range || range->va != va || range->size_bytes != size || range->is_os_picked)
+	if (!range || range->va != va || range->size_bytes != size || range->is_for_mapping)
 		return FSR_ERR_INVALID_ARGUMENT;
 	/* MMU-06: what is still mapped in the range goes first. */
 	for (struct os_va_mapping *mapping = space->mappings, *next; mapping; mapping = next) {
@@ -665,7 +666,7 @@ os_vidmm_map(struct os_va_space *space, struct os_allocation *allocation,
 		if (va + size > space->va_size_bytes || va + size < va)
 			return FSR_ERR_INVALID_ARGUMENT;
 		range = find_range(space, va, size);
-		if (!range || range->is_os_picked)
+		if (!range || range->is_for_mapping)
 			return FSR_ERR_BAD_STATE;
 		for (const struct os_va_mapping *m = space->mappings; m; m = m->next)
 			if (overlaps(va, size, m->va, m->size_bytes))
@@ -679,7 +680,7 @@ os_vidmm_map(struct os_va_space *space, struct os_allocation *allocation,
 	if (!mapping)
 		return FSR_ERR_NO_RESOURCES;
 	if (!args->va) {
-		status = insert_range(space, va, size, true, args->min_va, args->max_va);
+		status = insert_range(space, va, size, true, true, args->min_va, args->max_va);
 		if (status != FSR_OK) {
 			free(mapping);
 			return status;

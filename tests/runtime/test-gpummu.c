@@ -460,3 +460,393 @@ Test(gpummu, mmu_02_page_tables_follow_the_device_power_state)
 	cr_assert_eq(fsr_adapter_set_power(fx.runtime, fx.adapter_id, FSR_DEVICE_POWER_D0), FSR_OK);
 	cr_assert_eq(mlog.page_table_residency, 9);
 }
+
+/* ---- property test: random reserve/map/unmap orders against a reference map ------------- */
+
+#define FUZZ_ALLOCATIONS 8
+#define FUZZ_RANGES      16
+#define FUZZ_MAPPINGS    32
+#define FUZZ_LOW         (UINT64_C(64) << 20) /* random VAs below 64 MB: dense */
+#define FUZZ_ANCHOR      (UINT64_C(512) << 30)
+
+struct ref_allocation {
+	fsr_handle handle; /* 0: none */
+	uint64_t size;
+	uint64_t page;
+	uint64_t anchor_va; /* where it is mapped whole, to learn its storage */
+	unsigned char *storage;
+};
+
+struct ref_range {
+	bool is_used;
+	bool is_for_mapping;
+	uint64_t va, size;
+};
+
+struct ref_mapping {
+	bool is_used;
+	int allocation;
+	uint64_t va, size, offset;
+};
+
+struct ref_model {
+	struct ref_allocation allocations[FUZZ_ALLOCATIONS];
+	struct ref_range ranges[FUZZ_RANGES];
+	struct ref_mapping mappings[FUZZ_MAPPINGS];
+	uint64_t next_anchor;
+	uint64_t rng;
+};
+
+static uint64_t
+fuzz_next(struct ref_model *model)
+{
+	/* splitmix64 */
+	uint64_t z = (model->rng += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+static bool
+ref_overlaps(uint64_t a, uint64_t as, uint64_t b, uint64_t bs)
+{
+	return a < b + bs && b < a + as;
+}
+
+/* What the GPU must see at `va`: the storage byte, or NULL. */
+static unsigned char *
+ref_translate(const struct ref_model *model, uint64_t va)
+{
+	for (int m = 0; m < FUZZ_MAPPINGS; m++) {
+		const struct ref_mapping *mapping = &model->mappings[m];
+
+		if (mapping->is_used && va >= mapping->va && va < mapping->va + mapping->size)
+			return model->allocations[mapping->allocation].storage + mapping->offset +
+			       (va - mapping->va);
+	}
+	for (int a = 0; a < FUZZ_ALLOCATIONS; a++) {
+		const struct ref_allocation *allocation = &model->allocations[a];
+
+		if (allocation->handle && va >= allocation->anchor_va &&
+		    va < allocation->anchor_va + allocation->size)
+			return allocation->storage + (va - allocation->anchor_va);
+	}
+	return NULL;
+}
+
+static void
+fuzz_check(struct ref_model *model, uint64_t va)
+{
+	unsigned char *expected = ref_translate(model, va);
+	unsigned char *seen = gpu_byte(fx.process, fx.context_3d, va, false, NULL);
+
+	cr_assert_eq(seen, expected, "VA 0x%llx: the GPU sees %p, the reference %p",
+		     (unsigned long long) va, (void *) seen, (void *) expected);
+}
+
+static void
+fuzz_create(struct ref_model *model, int a)
+{
+	struct ref_allocation *allocation = &model->allocations[a];
+	bool is_large = fuzz_next(model) % 3 == 0;
+	uint64_t page = is_large ? KB64 : KB4;
+	uint64_t pages = 1 + fuzz_next(model) % 6;
+	uint64_t va;
+
+	allocation->handle = make_allocation(fx.process, fx.device, pages * page,
+					     is_large || fuzz_next(model) % 2 ? FSR_SEGMENT_LOCAL
+									      : FSR_SEGMENT_SYSTEM,
+					     (uint32_t) page);
+	allocation->size = pages * page;
+	allocation->page = page;
+	allocation->anchor_va = model->next_anchor;
+	model->next_anchor += UINT64_C(1) << 20;
+	cr_assert_eq(fsr_va_reserve(fx.process, fx.device, allocation->size, 0, 0,
+				    allocation->anchor_va, &va),
+		     FSR_OK);
+	map(fx.process, fx.device, allocation->handle, 0, allocation->size, allocation->anchor_va);
+	allocation->storage =
+	    gpu_byte(fx.process, fx.context_3d, allocation->anchor_va, false, NULL);
+	cr_assert_not_null(allocation->storage);
+}
+
+static void
+fuzz_destroy(struct ref_model *model, int a)
+{
+	struct ref_allocation *allocation = &model->allocations[a];
+
+	cr_assert_eq(fsr_allocation_destroy(fx.process, allocation->handle), FSR_OK);
+	cr_assert_eq(fsr_va_free(fx.process, fx.device, allocation->anchor_va, allocation->size),
+		     FSR_OK);
+	for (int m = 0; m < FUZZ_MAPPINGS; m++) {
+		struct ref_mapping *mapping = &model->mappings[m];
+
+		if (mapping->is_used && mapping->allocation == a) {
+			mapping->is_used = false;
+			for (int r = 0; r < FUZZ_RANGES; r++)
+				if (model->ranges[r].is_used && model->ranges[r].is_for_mapping &&
+				    model->ranges[r].va == mapping->va)
+					model->ranges[r].is_used = false;
+		}
+	}
+	allocation->handle = 0;
+}
+
+static int
+free_slot_range(struct ref_model *model)
+{
+	for (int r = 0; r < FUZZ_RANGES; r++)
+		if (!model->ranges[r].is_used)
+			return r;
+	return -1;
+}
+
+static void
+fuzz_reserve(struct ref_model *model)
+{
+	int r = free_slot_range(model);
+	uint64_t size = (1 + fuzz_next(model) % 40) * KB4;
+	uint64_t fixed =
+	    fuzz_next(model) % 2 ? (1 + fuzz_next(model) % (FUZZ_LOW / KB4 - 64)) * KB4 : 0;
+	bool expect_overlap = false;
+	uint64_t va = 0;
+	fsr_status status;
+
+	if (r < 0)
+		return;
+	for (int o = 0; fixed && o < FUZZ_RANGES; o++)
+		if (model->ranges[o].is_used &&
+		    ref_overlaps(fixed, size, model->ranges[o].va, model->ranges[o].size))
+			expect_overlap = true;
+	status = fsr_va_reserve(fx.process, fx.device, size, 0, fixed ? 0 : FUZZ_LOW, fixed, &va);
+	if (expect_overlap) {
+		cr_assert_eq(status, FSR_ERR_BAD_STATE);
+		return;
+	}
+	cr_assert_eq(status, FSR_OK);
+	cr_assert(fixed ? va == fixed : va + size <= FUZZ_LOW, "MMU-06: within the bounds");
+	for (int o = 0; o < FUZZ_RANGES; o++)
+		cr_assert(!model->ranges[o].is_used ||
+			  !ref_overlaps(va, size, model->ranges[o].va, model->ranges[o].size));
+	model->ranges[r] = (struct ref_range){.is_used = true, .va = va, .size = size};
+}
+
+static void
+fuzz_free(struct ref_model *model)
+{
+	int r = (int) (fuzz_next(model) % FUZZ_RANGES);
+	struct ref_range *range = &model->ranges[r];
+
+	if (!range->is_used || range->is_for_mapping)
+		return;
+	cr_assert_eq(fsr_va_free(fx.process, fx.device, range->va, range->size), FSR_OK);
+	for (int m = 0; m < FUZZ_MAPPINGS; m++)
+		if (model->mappings[m].is_used &&
+		    ref_overlaps(model->mappings[m].va, model->mappings[m].size, range->va,
+				 range->size))
+			model->mappings[m].is_used = false;
+	range->is_used = false;
+}
+
+static void
+fuzz_map(struct ref_model *model)
+{
+	int a = (int) (fuzz_next(model) % FUZZ_ALLOCATIONS);
+	int r = (int) (fuzz_next(model) % FUZZ_RANGES);
+	struct ref_allocation *allocation = &model->allocations[a];
+	struct fsr_va_map_args args = {.allocation = allocation->handle};
+	int slot = -1;
+	uint64_t va = 0;
+	bool is_picked = fuzz_next(model) % 3 == 0;
+	bool expect_refusal = false;
+	fsr_status status;
+
+	for (int m = 0; m < FUZZ_MAPPINGS && slot < 0; m++)
+		if (!model->mappings[m].is_used)
+			slot = m;
+	if (!allocation->handle || slot < 0)
+		return;
+	args.offset_bytes = (fuzz_next(model) % (allocation->size / KB4)) * KB4;
+	args.size_bytes =
+	    (1 + fuzz_next(model) % ((allocation->size - args.offset_bytes) / KB4)) * KB4;
+	if (is_picked) {
+		args.max_va = FUZZ_LOW;
+	} else {
+		struct ref_range *range = &model->ranges[r];
+
+		if (!range->is_used || range->is_for_mapping || range->size < args.size_bytes)
+			return;
+		args.va = range->va +
+			  (fuzz_next(model) % ((range->size - args.size_bytes) / KB4 + 1)) * KB4;
+		for (int m = 0; m < FUZZ_MAPPINGS; m++)
+			if (model->mappings[m].is_used &&
+			    ref_overlaps(args.va, args.size_bytes, model->mappings[m].va,
+					 model->mappings[m].size))
+				expect_refusal = true;
+	}
+	if (is_picked && free_slot_range(model) < 0)
+		return;
+	status = fsr_va_map(fx.process, fx.device, &args, &va);
+	if (expect_refusal) {
+		cr_assert_eq(status, FSR_ERR_BAD_STATE);
+		return;
+	}
+	cr_assert_eq(status, FSR_OK);
+	if (is_picked) {
+		int free_range = free_slot_range(model);
+
+		cr_assert(va + args.size_bytes <= FUZZ_LOW, "MMU-06: within the bounds");
+		for (int o = 0; o < FUZZ_RANGES; o++)
+			cr_assert(!model->ranges[o].is_used ||
+				  !ref_overlaps(va, args.size_bytes, model->ranges[o].va,
+						model->ranges[o].size));
+		model->ranges[free_range] = (struct ref_range){
+		    .is_used = true, .is_for_mapping = true, .va = va, .size = args.size_bytes};
+	}
+	model->mappings[slot] = (struct ref_mapping){.is_used = true,
+						     .allocation = a,
+						     .va = va,
+						     .size = args.size_bytes,
+						     .offset = args.offset_bytes};
+}
+
+static void
+fuzz_unmap(struct ref_model *model)
+{
+	int m = (int) (fuzz_next(model) % FUZZ_MAPPINGS);
+	struct ref_mapping *mapping = &model->mappings[m];
+
+	if (!mapping->is_used)
+		return;
+	cr_assert_eq(fsr_va_unmap(fx.process, fx.device, mapping->va, mapping->size), FSR_OK);
+	for (int r = 0; r < FUZZ_RANGES; r++)
+		if (model->ranges[r].is_used && model->ranges[r].is_for_mapping &&
+		    model->ranges[r].va == mapping->va)
+			model->ranges[r].is_used = false;
+	mapping->is_used = false;
+}
+
+static void
+fuzz_check_all(struct ref_model *model)
+{
+	for (int m = 0; m < FUZZ_MAPPINGS; m++) {
+		const struct ref_mapping *mapping = &model->mappings[m];
+
+		if (!mapping->is_used)
+			continue;
+		fuzz_check(model, mapping->va);
+		fuzz_check(model, mapping->va - 1);
+		fuzz_check(model, mapping->va + mapping->size - 1);
+		fuzz_check(model, mapping->va + mapping->size);
+	}
+	for (int i = 0; i < 64; i++)
+		fuzz_check(model, fuzz_next(model) % FUZZ_LOW);
+}
+
+Test(gpummu, mmu_06_mmu_07_mmu_10_random_orders_translate_as_a_reference_map)
+{
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		struct ref_model model = {.next_anchor = FUZZ_ANCHOR, .rng = seed};
+
+		for (int step = 0; step < 250; step++) {
+			int a = (int) (fuzz_next(&model) % FUZZ_ALLOCATIONS);
+
+			switch (fuzz_next(&model) % 8) {
+			case 0:
+				if (!model.allocations[a].handle)
+					fuzz_create(&model, a);
+				else if (fuzz_next(&model) % 4 == 0)
+					fuzz_destroy(&model, a);
+				break;
+			case 1:
+			case 2:
+				fuzz_reserve(&model);
+				break;
+			case 3:
+				fuzz_free(&model);
+				break;
+			case 4:
+			case 5:
+				fuzz_map(&model);
+				break;
+			default:
+				fuzz_unmap(&model);
+				break;
+			}
+			if (step % 10 == 9)
+				fuzz_check_all(&model);
+		}
+		fuzz_check_all(&model);
+		/* Everything goes with the process (a fresh one for the next seed). */
+		for (int a = 0; a < FUZZ_ALLOCATIONS; a++)
+			if (model.allocations[a].handle)
+				fuzz_destroy(&model, a);
+		for (int r = 0; r < FUZZ_RANGES; r++)
+			if (model.ranges[r].is_used && !model.ranges[r].is_for_mapping)
+				cr_assert_eq(fsr_va_free(fx.process, fx.device, model.ranges[r].va,
+							 model.ranges[r].size),
+					     FSR_OK);
+		cr_assert_gt(mlog.va_map, 20 * seed, "seed %llu: the run maps",
+			     (unsigned long long) seed);
+		cr_assert_eq(mlog.va_map, mlog.va_unmap, "seed %llu: every mapping unmapped",
+			     (unsigned long long) seed);
+		cr_assert_eq(mlog.va_reserve, mlog.va_free, "seed %llu: every range freed",
+			     (unsigned long long) seed);
+	}
+}
+
+Test(gpummu, mmu_06_mmu_10_bad_input_is_refused_and_changes_nothing)
+{
+	struct fsr_allocation_config config = {.size_bytes = KB4};
+	fsr_handle allocation = make_allocation(fx.process, fx.device, KB4, FSR_SEGMENT_SYSTEM, 0);
+	struct fsr_va_map_args args = {.allocation = allocation, .size_bytes = KB4};
+	fsr_handle out = 0;
+	uint64_t va = 0;
+
+	cr_assert_eq(fsr_allocation_create_with_config(NULL, fx.device, &config, &out),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_allocation_create_with_config(fx.process, fx.device, NULL, &out),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_allocation_create_with_config(fx.process, fx.device, &config, NULL),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_allocation_create_with_config(fx.process, 0x1234, &config, &out),
+		     FSR_ERR_INVALID_HANDLE);
+	config.segment = (enum fsr_segment) 7;
+	cr_assert_eq(fsr_allocation_create_with_config(fx.process, fx.device, &config, &out),
+		     FSR_ERR_INVALID_ARGUMENT);
+	config = (struct fsr_allocation_config){.size_bytes = 0};
+	cr_assert_eq(fsr_allocation_create_with_config(fx.process, fx.device, &config, &out),
+		     FSR_ERR_INVALID_ARGUMENT);
+	/* No VA space yet: nothing to free or unmap, and a refused call makes none. */
+	cr_assert_eq(fsr_va_free(fx.process, fx.device, KB64, KB4), FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_unmap(fx.process, fx.device, KB64, KB4), FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_reserve(NULL, fx.device, KB4, 0, 0, 0, &va), FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_reserve(fx.process, fx.device, KB4, 0, 0, 0, NULL),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_map(fx.process, fx.device, NULL, &va), FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_map(fx.process, fx.device, &args, NULL), FSR_ERR_INVALID_ARGUMENT);
+	args.allocation = 0x4321;
+	cr_assert_eq(fsr_va_map(fx.process, fx.device, &args, &va), FSR_ERR_INVALID_HANDLE);
+	cr_assert_eq(mlog.va_space_create, 0);
+	/* Out of the space, wrapping, bounds the wrong way round. */
+	cr_assert_eq(fsr_va_reserve(fx.process, fx.device, KB4, 0, 0, FSR_GPU_VA_SPACE_BYTES, &va),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_reserve(fx.process, fx.device, KB4, 0, 0, UINT64_MAX - KB4 + 1, &va),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_reserve(fx.process, fx.device, KB4, 2 * GB1, GB1, 0, &va),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_reserve(fx.process, fx.device, 2 * KB64, 0, KB64 * 2, 0, &va),
+		     FSR_ERR_NO_RESOURCES, "no 128 KB below 128 KB but page 0's 64 KB");
+	/* A mapping past the allocation's end, an unmap or free of a part only. */
+	args.allocation = allocation;
+	args.offset_bytes = KB4;
+	cr_assert_eq(fsr_va_map(fx.process, fx.device, &args, &va), FSR_ERR_INVALID_ARGUMENT);
+	args.offset_bytes = 0;
+	cr_assert_eq(fsr_va_map(fx.process, fx.device, &args, &va), FSR_OK);
+	cr_assert_eq(fsr_va_unmap(fx.process, fx.device, va + KB4, KB4), FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_free(fx.process, fx.device, va, KB4), FSR_ERR_INVALID_ARGUMENT,
+		     "a mapping's own range goes with the unmap, not with fsr_va_free");
+	cr_assert_not_null(gpu_byte(fx.process, fx.context_3d, va, false, NULL));
+	cr_assert_eq(mlog.va_unmap, 0);
+}
