@@ -303,6 +303,7 @@ grow_root(struct os_va_space *space, uint64_t end)
 	size_t bytes;
 	void *memory;
 	struct os_page_table **children;
+	void *old_memory = root->memory;
 	uint32_t old_count = root->entry_count;
 
 	if (needed <= root->entry_count)
@@ -323,16 +324,14 @@ grow_root(struct os_va_space *space, uint64_t end)
 	memcpy(children, root->children, root->entry_count * sizeof(*children));
 	free(root->children);
 	root->children = children;
-	/* The new root is filled before any context is pointed at it. */
-	void *old_memory = root->memory;
-
 	root->memory = memory;
 	root->entry_count = count;
+	FSR_TRACE(adapter->runtime, fencescope_os, page_table_resize, adapter->id,
+		  space->process->id, root->id, old_count, count);
+	/* The new root is filled before any context is pointed at it. */
 	relink_root(space, root);
 	program_root(space, root);
 	free(old_memory); /* SetRootPageTable returned: no engine walks it any more */
-	FSR_TRACE(adapter->runtime, fencescope_os, page_table_resize, adapter->id,
-		  space->process->id, root->id, old_count, count);
 	return FSR_OK;
 }
 
