@@ -850,3 +850,28 @@ Test(gpummu, mmu_06_mmu_10_bad_input_is_refused_and_changes_nothing)
 	cr_assert_not_null(gpu_byte(fx.process, fx.context_3d, va, false, NULL));
 	cr_assert_eq(mlog.va_unmap, 0);
 }
+
+Test(gpummu, mmu_02_tables_left_empty_are_freed_and_made_again)
+{
+	fsr_handle allocation =
+	    make_allocation(fx.process, fx.device, 2 * KB64, FSR_SEGMENT_LOCAL, (uint32_t) KB64);
+	uint64_t reserved, va1, va2;
+
+	cr_assert_eq(fsr_va_reserve(fx.process, fx.device, 4 * MB2, 0, 0, 3 * GB1 / 2, &reserved),
+		     FSR_OK);
+	/* One 64 KB leaf and one directory for both mappings (same 2 MB span). */
+	va1 = map(fx.process, fx.device, allocation, 0, KB64, reserved);
+	va2 = map(fx.process, fx.device, allocation, 0, KB4, reserved + KB64);
+	cr_assert_eq(mlog.page_table_create, 4, "root, directory, a 64 KB and a 4 KB leaf");
+	cr_assert_eq(fsr_va_unmap(fx.process, fx.device, va1, KB64), FSR_OK);
+	cr_assert_eq(mlog.page_table_destroy, 1, "the 64 KB leaf went; the directory stays");
+	cr_assert_not_null(gpu_byte(fx.process, fx.context_3d, va2, false, NULL));
+	cr_assert_eq(fsr_va_unmap(fx.process, fx.device, va2, KB4), FSR_OK);
+	cr_assert_eq(mlog.page_table_destroy, 3, "then the 4 KB leaf and the empty directory");
+	cr_assert_null(gpu_byte(fx.process, fx.context_3d, va2, false, NULL));
+	/* Mapping there again makes the tables again, and they translate. */
+	va1 = map(fx.process, fx.device, allocation, KB64, KB64, reserved);
+	cr_assert_eq(mlog.page_table_create, 6);
+	cr_assert_not_null(gpu_byte(fx.process, fx.context_3d, va1 + 5, false, NULL));
+	cr_assert_null(gpu_byte(fx.process, fx.context_3d, reserved + 2 * MB2, false, NULL));
+}
