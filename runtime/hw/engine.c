@@ -693,8 +693,8 @@ page_fault(struct hw_engine *engine, struct os_hwqueue *queue, uint64_t packet_i
 	if (!interrupt)
 		abort();
 	FSR_TRACE(runtime, fencescope_hw, page_fault, adapter->id, engine->id,
-		  queue->context->process_id, queue->context->handle, fault_va, fault_type, gpu_ts, (int) access->flags,
-		  packet_id);
+		  queue->context->process_id, queue->context->handle, fault_va, fault_type, gpu_ts,
+		  (int) access->flags, packet_id);
 	FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id, queue->handle,
 		  packet_id, progress_value, gpu_ts, FSTP_PACKET_STATUS_FAULTED);
 	engine->is_page_faulted = true;
@@ -871,7 +871,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			uint64_t fault_va;
 			int fault_type;
 
-			if (!hw_access_run(engine, queue->context, packet, &fault_va, &fault_type)) {
+			if (!hw_access_run(engine, queue->context, packet, &fault_va,
+					   &fault_type)) {
 				queue->hw_is_faulted = true;
 				page_fault(engine, queue, queue->hw_packet_id,
 					   queue->hw_progress_value, packet, fault_va, fault_type);

@@ -42,7 +42,7 @@ static bool
 is_watched(const char *name)
 {
 	static const char *const watched[] = {
-	    "fencescope_hw:page_fault",       "fencescope_hw:interrupt_raise",
+	    "fencescope_hw:page_fault",        "fencescope_hw:interrupt_raise",
 	    "fencescope_os:interrupt_handled", "fencescope_os:page_fault",
 	    "fencescope_os:tdr_begin",         "fencescope_os:context_error",
 	    "fencescope_kmd:engine_reset",     "fencescope_kmd:adapter_reset",
@@ -119,7 +119,8 @@ render_frames(void *data)
 			if (in->status == FSR_OK)
 				in->status = fsr_cmdbuf_work(cmdbuf, 100000);
 			if (in->status == FSR_OK)
-				in->status = fsr_cmdbuf_signal(cmdbuf, in->compute_fence, frame / 8);
+				in->status =
+				    fsr_cmdbuf_signal(cmdbuf, in->compute_fence, frame / 8);
 			if (in->status == FSR_OK) {
 				in->status = fsr_cmdbuf_submit(cmdbuf, NULL);
 				cmdbuf = NULL;
@@ -154,8 +155,8 @@ static void
 faulty_round(struct fsr_runtime *runtime, uint32_t adapter, struct fsr_process *process,
 	     uint32_t round)
 {
-	struct fsr_hwqueue_config config = {
-	    .mode = round % 2 ? FSR_SUBMIT_USER_MODE : FSR_SUBMIT_KERNEL_MODE};
+	struct fsr_hwqueue_config config = {.mode = round % 2 ? FSR_SUBMIT_USER_MODE
+							      : FSR_SUBMIT_KERNEL_MODE};
 	fsr_handle device, context, queue, fence, gate, allocation;
 	struct fsr_cmdbuf *cmdbuf;
 	uint64_t va = 0;
@@ -252,13 +253,13 @@ main(void)
 	/* One fault sequence per round, in the 1.5 order. */
 	for (uint32_t round = 1; round <= ROUNDS; round++) {
 		size_t fault = find(from, "fencescope_hw:page_fault", -1, 0);
-		size_t raise = find(fault, "fencescope_hw:interrupt_raise", 2,
-				    FSTP_INTERRUPT_TYPE_PAGE_FAULT);
+		size_t raise =
+		    find(fault, "fencescope_hw:interrupt_raise", 2, FSTP_INTERRUPT_TYPE_PAGE_FAULT);
 		size_t os_fault = find(raise, "fencescope_os:page_fault", -1, 0);
 		size_t begin =
 		    find(os_fault, "fencescope_os:tdr_begin", 2, FSTP_LOSS_REASON_PAGE_FAULT);
-		size_t error = find(begin, "fencescope_os:context_error", 4,
-				    FSTP_LOSS_REASON_PAGE_FAULT);
+		size_t error =
+		    find(begin, "fencescope_os:context_error", 4, FSTP_LOSS_REASON_PAGE_FAULT);
 		size_t reset = find(error, "fencescope_kmd:engine_reset", -1, 0);
 		size_t end = find(reset, "fencescope_os:tdr_end", -1, 0);
 

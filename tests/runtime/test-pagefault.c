@@ -114,10 +114,10 @@ static size_t
 assert_fault_sequence(size_t from, bool is_device_scope, bool is_promoted)
 {
 	size_t fault = find(from, "fencescope_hw:page_fault", -1, 0);
-	size_t raise = find(fault, "fencescope_hw:interrupt_raise", 2,
-			    FSTP_INTERRUPT_TYPE_PAGE_FAULT);
-	size_t handled = find(raise, "fencescope_os:interrupt_handled", 2,
-			      FSTP_INTERRUPT_TYPE_PAGE_FAULT);
+	size_t raise =
+	    find(fault, "fencescope_hw:interrupt_raise", 2, FSTP_INTERRUPT_TYPE_PAGE_FAULT);
+	size_t handled =
+	    find(raise, "fencescope_os:interrupt_handled", 2, FSTP_INTERRUPT_TYPE_PAGE_FAULT);
 	size_t os_fault = find(handled, "fencescope_os:page_fault", -1, 0);
 	size_t begin = find(os_fault, "fencescope_os:tdr_begin", 2, FSTP_LOSS_REASON_PAGE_FAULT);
 	size_t error = find(begin, "fencescope_os:context_error", 4, FSTP_LOSS_REASON_PAGE_FAULT);
@@ -167,8 +167,8 @@ write_and_read_back(enum fsr_submission_mode mode, uint32_t page_size)
 	uint64_t progress, sum = 0;
 
 	/* Three pages from the middle of the first: every page of the range is translated. */
-	(void) submit_access(fx.process, queue, FSR_GPU_WRITE, m.va + page_size / 2,
-			     2 * page_size, 0xab);
+	(void) submit_access(fx.process, queue, FSR_GPU_WRITE, m.va + page_size / 2, 2 * page_size,
+			     0xab);
 	progress = submit_access(fx.process, queue, FSR_GPU_READ, m.va, 4 * page_size, 0);
 	fst_run_until_idle();
 	cr_assert_eq(fst_last_completed(fx.process, queue), progress);
@@ -224,11 +224,10 @@ Test(pagefault, mmu_14_kernel_mode_accesses_travel_in_the_dma_packet_of_their_wo
 	fst_run_until_idle();
 	fault = assert_fault_sequence(start, false, false);
 	cr_assert_eq(field_of(fault, 1), 1);
-	cr_assert_eq(fst_tap_count(start, "fencescope_hw:packet_end", 6,
-				   FSTP_PACKET_STATUS_COMPLETED),
-		     0);
-	cr_assert_eq(fst_tap_count(start, "fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_FAULTED),
-		     1);
+	cr_assert_eq(
+	    fst_tap_count(start, "fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_COMPLETED), 0);
+	cr_assert_eq(
+	    fst_tap_count(start, "fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_FAULTED), 1);
 	cr_assert(is_filled(m.storage, 16, 0x62), "the access before the faulting one ran");
 }
 
@@ -236,9 +235,8 @@ Test(pagefault, mmu_07_one_allocation_mapped_twice_written_through_both)
 {
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	struct mapped m = map_new(fx.process, fx.device, 2 * PAGE, PAGE, false);
-	struct fsr_va_map_args args = {.allocation = m.allocation,
-				       .offset_bytes = PAGE,
-				       .size_bytes = PAGE};
+	struct fsr_va_map_args args = {
+	    .allocation = m.allocation, .offset_bytes = PAGE, .size_bytes = PAGE};
 	uint64_t alias = 0, progress;
 
 	cr_assert_eq(fsr_va_map(fx.process, fx.device, &args, &alias), FSR_OK);
@@ -285,9 +283,9 @@ fault_on_an_unmapped_va(enum fsr_submission_mode mode)
 	uint64_t progress = 0;
 	size_t fault, end;
 
-	cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, fence, 1, FSR_INFINITE, fst_wait_record,
-					      &waited),
-		     FSR_OK);
+	cr_assert_eq(
+	    fsr_fence_wait_cpu_async(fx.process, fence, 1, FSR_INFINITE, fst_wait_record, &waited),
+	    FSR_OK);
 	/* A write to the page after the mapping: never mapped. */
 	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
 	cr_assert_eq(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE, m.va + PAGE + 16, 32, 0x5a), FSR_OK);
@@ -352,7 +350,8 @@ multi_page_write_is_all_or_nothing(enum fsr_submission_mode mode)
 		struct fsr_va_map_args args = {.allocation = m.allocation, .size_bytes = PAGE};
 		uint64_t va = 0, first = 0;
 
-		cr_assert_eq(fsr_va_reserve(fx.process, fx.device, 3 * PAGE, 0, 0, UINT64_C(0x80000000), &va),
+		cr_assert_eq(fsr_va_reserve(fx.process, fx.device, 3 * PAGE, 0, 0,
+					    UINT64_C(0x80000000), &va),
 			     FSR_OK);
 		args.va = va;
 		cr_assert_eq(fsr_va_map(fx.process, fx.device, &args, &first), FSR_OK);
@@ -601,8 +600,7 @@ Test(pagefault, tdr_06_failed_engine_reset_after_a_page_fault_promoted_to_adapte
 }
 
 /* The recovery holds whatever the interleaving of the GPU and the OS (sim mode, 8 seeds). */
-Test(pagefault, mmu_14_tdr_06_fault_and_recovery_hold_under_an_interleaving_sweep,
-     .timeout = 120)
+Test(pagefault, mmu_14_tdr_06_fault_and_recovery_hold_under_an_interleaving_sweep, .timeout = 120)
 {
 	for (uint64_t seed = 1; seed <= 8; seed++) {
 		fst_rt_teardown();
