@@ -33,8 +33,7 @@
  *               lock for the batch) and the memory manager's map/unmap throughput
  *               (mmu_map_unmap_4k_per_s: a one-page mapping at a picked VA and its unmap,
  *               mmu_map_unmap_64k_per_s: 64 KB, mmu_map_unmap_1m_per_s: a 1 MB mapping of 4 KB
- *               pages, 256 entries; N/10 pairs each, beside a first mapping of the same
- *               allocation that keeps the page tables in use)
+ *               pages, 256 entries; N/10 pairs each, page tables already made)
  * sim, cost and mmu run on the calling thread alone; CPU time is that thread's, which time other
  * processes take on a loaded machine does not inflate as it does wall time.
  */

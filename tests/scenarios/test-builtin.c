@@ -352,23 +352,6 @@ Test(builtin, tdr_scenarios_under_interleaving)
 	}
 }
 
-/* MMU-06, MMU-07: mapping-churn runs every round in both clocks, the same counts. */
-Test(builtin, mmu_06_mmu_07_mapping_churn_runs_every_buffer_in_both_clocks)
-{
-	struct fsr_scenario_totals sim = run_scenario("mapping-churn", FSR_CLOCK_SIM, 1, 6);
-	struct fsr_scenario_totals realtime =
-	    run_scenario("mapping-churn", FSR_CLOCK_REALTIME, 1, 6);
-	struct fsr_scenario_totals again = run_scenario("mapping-churn", FSR_CLOCK_SIM, 1, 6);
-
-	cr_expect_eq(sim.submissions, 3 * 6);
-	cr_expect_eq(sim.gpu_signals, 3 * 6);
-	cr_expect_eq(realtime.submissions, sim.submissions);
-	cr_expect_eq(realtime.gpu_signals, sim.gpu_signals);
-	cr_expect_eq(realtime.work_gpu_ticks, sim.work_gpu_ticks);
-	cr_expect_eq(again.events, sim.events, "deterministic in sim");
-	cr_expect_eq(again.virtual_ns, sim.virtual_ns);
-}
-
 /* MMU-06, MMU-07 under sim-mode interleaving: mapping-churn's totals, seed after seed, and the
  * same seed twice gives the same run. */
 Test(builtin, mmu_06_mapping_churn_under_interleaving)
@@ -395,4 +378,21 @@ Test(builtin, mmu_06_mapping_churn_under_interleaving)
 		cr_expect_eq(events[0], events[1], "interleave seed %llu: the same run",
 			     (unsigned long long) seed);
 	}
+}
+
+/* MMU-06, MMU-07: mapping-churn runs every round in both clocks, the same counts. */
+Test(builtin, mmu_06_mmu_07_mapping_churn_runs_every_buffer_in_both_clocks)
+{
+	struct fsr_scenario_totals sim = run_scenario("mapping-churn", FSR_CLOCK_SIM, 1, 6);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("mapping-churn", FSR_CLOCK_REALTIME, 1, 6);
+	struct fsr_scenario_totals again = run_scenario("mapping-churn", FSR_CLOCK_SIM, 1, 6);
+
+	cr_expect_eq(sim.submissions, 3 * 6);
+	cr_expect_eq(sim.gpu_signals, 3 * 6);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_signals, sim.gpu_signals);
+	cr_expect_eq(realtime.work_gpu_ticks, sim.work_gpu_ticks);
+	cr_expect_eq(again.events, sim.events, "deterministic in sim");
+	cr_expect_eq(again.virtual_ns, sim.virtual_ns);
 }
