@@ -968,6 +968,7 @@ start_dma(struct hw_engine *engine, int level, bool is_paging)
 
 	while (previous ? previous->next : engine->dma_head) {
 		struct hw_dma_packet *packet = previous ? previous->next : engine->dma_head;
+		bool is_first_start;
 		uint64_t now;
 
 		/* SUS-07: a suspended queue's packet waits in the DMA queue, in its place. */
@@ -994,6 +995,12 @@ start_dma(struct hw_engine *engine, int level, bool is_paging)
 		engine->busy_until_ns = now + work_ns(adapter, packet->gpu_ticks);
 		engine->busy_start_ns = now;
 		engine->busy_ticks = packet->gpu_ticks;
+		/*
+		 * MMU-14: a packet's accesses run when it first starts; the remainder of a
+		 * preempted one does not make them again (an adapter reset's redo, which starts
+		 * afresh, does).
+		 */
+		is_first_start = !packet->start_ns;
 		/* the OS counts submit→start when the packet is done (a resubmission: its first) */
 		if (!packet->start_ns)
 			packet->start_ns = now;
@@ -1002,7 +1009,7 @@ start_dma(struct hw_engine *engine, int level, bool is_paging)
 			  hw_gpu_ts(adapter, now));
 		hw_engine_packet_started(engine, packet->queue);
 		/* MMU-14: the packet's accesses first, each through its context's page tables. */
-		for (uint32_t i = 0; i < packet->access_count; i++) {
+		for (uint32_t i = 0; is_first_start && i < packet->access_count; i++) {
 			uint64_t fault_va;
 			int fault_type;
 

@@ -231,6 +231,34 @@ Test(pagefault, mmu_14_kernel_mode_accesses_travel_in_the_dma_packet_of_their_wo
 	cr_assert(is_filled(m.storage, 16, 0x62), "the access before the faulting one ran");
 }
 
+/*
+ * PRE-09 with MMU-14: a preempted DMA packet's remainder resumes its work, not its accesses,
+ * which ran when it started: an unmap meanwhile faults nothing.
+ */
+Test(pagefault, mmu_14_a_preempted_packet_s_remainder_does_not_repeat_its_accesses)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	struct mapped m = map_new(fx.process, fx.device, PAGE, PAGE, false);
+	struct fsr_cmdbuf *cmdbuf;
+	uint64_t progress = 0, request_id = 0;
+
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE, m.va, PAGE, 0x71), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_work(cmdbuf, 100000), FSR_OK); /* 1 ms */
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, &progress), FSR_OK);
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, fsr_runtime_now_ns(fx.runtime) + 400000),
+		     FSR_OK);
+	cr_assert(is_filled(m.storage, PAGE, 0x71), "the access ran when the packet started");
+	cr_assert_eq(fsr_va_unmap(fx.process, fx.device, m.va, PAGE), FSR_OK);
+	cr_assert_eq(fsr_test_preempt_request(fx.runtime, fx.adapter_id, 0, 1, &request_id),
+		     FSR_OK);
+	fst_run_until_idle();
+	cr_assert_eq(fst_tap_count(0, "fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_PREEMPTED),
+		     1, "the packet was preempted and resumed");
+	cr_assert_eq(fst_tap_count(0, "fencescope_hw:page_fault", -1, 0), 0);
+	cr_assert_eq(fst_last_completed(fx.process, queue), progress);
+}
+
 Test(pagefault, mmu_07_one_allocation_mapped_twice_written_through_both)
 {
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
