@@ -512,6 +512,31 @@ Test(pagefault, mmu_14_a_second_fault_of_the_device_loses_the_device)
 	cr_assert_eq(status, FSR_DOORBELL_DISCONNECTED_ABORT);
 }
 
+/* TDR-05 after a DEVICE fault: the UMD makes a new device, whose work runs in the same VA space. */
+Test(pagefault, mmu_14_tdr_05_after_a_device_fault_a_new_device_runs)
+{
+	fsr_handle first = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	fsr_handle second = fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_KERNEL_MODE);
+	struct mapped m = map_new(fx.process, fx.device, PAGE, PAGE, false);
+	fsr_handle device, context, queue;
+	uint64_t done;
+
+	(void) submit_access(fx.process, first, FSR_GPU_WRITE, m.va + PAGE, 8, 1);
+	fst_run_until_idle();
+	(void) submit_access(fx.process, second, FSR_GPU_WRITE, m.va + PAGE, 8, 2);
+	fst_run_until_idle();
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:device_lost", 1, fx.device), 1);
+	cr_assert_eq(fsr_device_create(fx.process, fx.adapter_id, &device), FSR_OK);
+	cr_assert_eq(fsr_context_create(fx.process, device, 0, &context), FSR_OK);
+	queue = fst_queue_new(fx.process, context, FSR_SUBMIT_USER_MODE);
+	/* The process's VA space is the adapter's, not the device's: the mapping still holds. */
+	done = submit_access(fx.process, queue, FSR_GPU_WRITE, m.va, 8, 0x5e);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, queue), done);
+	cr_assert(is_filled(m.storage, 8, 0x5e));
+	cr_assert_eq(fst_tap_count(0, "fencescope_hw:page_fault", -1, 0), 2);
+}
+
 /* Other processes carry on: their work on the faulting engine runs after the reset. */
 static void
 innocent_keeps_rendering(enum fsr_submission_mode mode)
