@@ -1462,6 +1462,17 @@ run_page_fault(const struct fsr_scenario *scenario, const struct fsr_scenario_op
 		status = fsr_fence_wait_cpu(faulty.process, faulty.fence, 2, FSR_INFINITE,
 					    FSR_WAIT_BLOCKING);
 		totals->cpu_waits++;
+		/*
+		 * DEVICE_LOST if it waited when the OS terminated the context; in realtime the
+		 * fault may come first: the wait then finds the fence at UINT64_MAX (TDR-04).
+		 */
+		if (status == FSR_OK) {
+			uint64_t current = 0;
+
+			if (fsr_fence_read(faulty.process, faulty.fence, &current) == FSR_OK &&
+			    current == UINT64_MAX)
+				status = FSR_ERR_DEVICE_LOST;
+		}
 		if (status != FSR_ERR_DEVICE_LOST) {
 			status = status == FSR_OK ? FSR_ERR_BAD_STATE : status;
 			world_fail(world, status, "fsr_fence_wait_cpu on the faulting buffer");
