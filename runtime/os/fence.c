@@ -370,6 +370,15 @@ add_fence_handle(struct fsr_process *process, struct fsr_fence *fence, struct os
 		return FSR_ERR_NO_RESOURCES;
 	}
 	fence->handle_count++;
+	if (!fence->device) {
+		/*
+		 * A cross-adapter fence's object whose handles had all closed, opened again while
+		 * the fence lives on another adapter: it is this device's again (LOG-18's scans).
+		 */
+		fence->device = device;
+		fence->next_in_device = device->fences;
+		device->fences = fence;
+	}
 	/* SHF-01 (the creator's handle, after CreateNativeFence), SHF-02 (another process's). */
 	if (!fence->is_monitored)
 		fence->adapter->ddi.DxgkDdiOpenNativeFence(fence->adapter->miniport, fence,
