@@ -486,6 +486,10 @@ os_fence_propagate(struct fsr_fence *from)
 		return 0;
 	creator->propagated_value = value;
 	RT_FOR_EACH_FENCE_MEMBER(to, creator) {
+		/*
+		 * XAD-09: not to the adapter that signalled: its GPU waits synchronised on the
+		 * GPU (the signalling engine kicked its own adapter's engines, hw_engine_kick_all).
+		 */
 		if (to == from)
 			continue;
 		FSR_TRACE(runtime, fencescope_os, fence_propagate, creator->global_handle,
