@@ -398,6 +398,96 @@ Test(builtin, mmu_06_mmu_07_mapping_churn_runs_every_buffer_in_both_clocks)
 }
 
 /*
+ * XAD-12, XAD-13 (spec 001 scenario 1): the iGPU -> dGPU pipeline over cross-adapter fences
+ * runs every frame's waits and signals on both adapters, in both clocks.
+ */
+Test(builtin, xad_12_cross_adapter_runs_every_frame_on_both_adapters)
+{
+	struct fsr_scenario_totals sim = run_scenario("cross-adapter", FSR_CLOCK_SIM, 1, 20);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("cross-adapter", FSR_CLOCK_REALTIME, 1, 20);
+
+	cr_expect_eq(sim.submissions, 40); /* a render on the iGPU, a compose on the dGPU */
+	cr_expect_eq(sim.gpu_waits, 40);
+	cr_expect_eq(sim.gpu_signals, 40);
+	cr_expect_eq(sim.cpu_signals, 2); /* the settings, every 10th frame, through the dGPU */
+	cr_expect_eq(sim.cpu_waits, 6);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_waits, sim.gpu_waits);
+	cr_expect_eq(realtime.cpu_waits, sim.cpu_waits);
+}
+
+/* XAD-14 (scenario 2a): software and CPU waits on an iGPU without native fences. */
+Test(builtin, xad_14_cross_adapter_2a_waits_on_the_non_native_igpu)
+{
+	struct fsr_scenario_totals sim = run_scenario("cross-adapter-2a", FSR_CLOCK_SIM, 1, 20);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("cross-adapter-2a", FSR_CLOCK_REALTIME, 1, 20);
+
+	cr_expect_eq(sim.submissions, 40);
+	cr_expect_eq(sim.kernel_waits, 20); /* the iGPU's software waits on the dGPU's frames */
+	cr_expect_eq(sim.kernel_signals, 20);
+	cr_expect_eq(sim.gpu_signals, 20);
+	cr_expect_eq(sim.gpu_waits, 0);
+	cr_expect_eq(sim.cpu_waits, 19);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.cpu_waits, sim.cpu_waits);
+}
+
+/* XAD-15, XAD-16 (scenario 2b): CPU-applied signals on the non-native iGPU, waits on the dGPU. */
+Test(builtin, xad_15_cross_adapter_2b_signals_from_the_non_native_igpu)
+{
+	struct fsr_scenario_totals sim = run_scenario("cross-adapter-2b", FSR_CLOCK_SIM, 1, 20);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("cross-adapter-2b", FSR_CLOCK_REALTIME, 1, 20);
+
+	cr_expect_eq(sim.submissions, 42); /* decode and render a frame, 2 settings waits */
+	cr_expect_eq(sim.kernel_signals, 20);
+	cr_expect_eq(sim.gpu_waits, 22);
+	cr_expect_eq(sim.cpu_signals, 2); /* the settings, through the iGPU */
+	cr_expect_eq(sim.cpu_waits, 6);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_waits, sim.gpu_waits);
+}
+
+/*
+ * XAD-07 under sim-mode interleaving: the GPUs and the OS switch at every shared word while
+ * signals propagate between adapters; the three cross-adapter scenarios end with their totals,
+ * seed after seed, and a seed replays the same run.
+ */
+Test(builtin, xad_07_cross_adapter_scenarios_under_interleaving)
+{
+	static const char *const names[] = {"cross-adapter", "cross-adapter-2a",
+					    "cross-adapter-2b"};
+	static const uint64_t submissions[] = {40, 40, 42};
+
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		for (size_t i = 0; i < 3; i++) {
+			struct fsr_scenario_options options = {.clock_mode = FSR_CLOCK_SIM,
+							       .seed = 1,
+							       .scale = 20,
+							       .interleave_seed = seed};
+			struct fsr_scenario_totals totals;
+			struct fsr_scenario_totals again;
+			char *error = NULL;
+
+			cr_assert_eq(fsr_scenario_run(fsr_scenario_find_builtin(names[i]), &options,
+						      &totals, &error),
+				     FSR_OK, "%s, interleave seed %llu: %s", names[i],
+				     (unsigned long long) seed, error ? error : "");
+			free(error);
+			cr_expect_eq(totals.submissions, submissions[i], "%s", names[i]);
+			cr_assert_eq(fsr_scenario_run(fsr_scenario_find_builtin(names[i]), &options,
+						      &again, &error),
+				     FSR_OK);
+			cr_expect_eq(again.events, totals.events, "%s, seed %llu: not replayed",
+				     names[i], (unsigned long long) seed);
+			cr_expect_eq(again.virtual_ns, totals.virtual_ns);
+		}
+	}
+}
+
+/*
  * MMU-14, TDR-06: page-fault, 2 rounds: per round the faulty app's write lands, its write queued
  * behind a gate faults once the range is unmapped and the gate opened (its wait ends
  * DEVICE_LOST, the scenario fails otherwise), its new context of the same device runs; the
