@@ -388,6 +388,95 @@ queue_name(const FsvTrace *t, guint64 handle)
 	return g_strdup_printf("HWQueue 0x%" PRIx64 " · %s", handle, proc);
 }
 
+static const char *
+fault_type_name(gint64 code)
+{
+	switch (code) {
+	case FSTP_FAULT_TYPE_NOT_MAPPED:
+		return "NOT_MAPPED (no valid page table entry)";
+	case FSTP_FAULT_TYPE_READ_ONLY:
+		return "READ_ONLY (a write to a read-only page)";
+	default:
+		return "unknown";
+	}
+}
+
+/* "+12 µs after": how long after the fault a step of its recovery came. */
+static char *
+after_fault(const FsvMarker *fault, guint64 ns)
+{
+	g_autofree char *d = fsv_format_duration(ns >= fault->begin_ns ? ns - fault->begin_ns : 0);
+
+	return g_strdup_printf("%s after", d);
+}
+
+/* MMU-14, TDR-06: a page fault — the access, the context that did it, and the recovery that
+ * followed (the TDR of its engine, the resets inside it, the context in error, the device
+ * lost), each with how long after the fault it came. */
+static void
+describe_page_fault(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
+{
+	FsvFaultRecovery rec;
+	guint32 index = (guint32) (m - fsv_trace_get_marker(t, 0));
+	GString *steps = g_string_new(NULL);
+
+	add(out, "Faulting VA", g_strdup_printf("0x%" PRIx64, m->value));
+	add(out, "Fault type", g_strdup(fault_type_name(m->code)));
+	if (m->context_handle)
+		add(out, "Faulting context", context_name(t, m->context_handle));
+	if (!_fsv_trace_find_fault_recovery(t, index, &rec)) {
+		add(out, "Recovery", g_strdup("none in the trace"));
+		g_string_free(steps, TRUE);
+		return;
+	}
+	if (rec.tdr != FSV_INDEX_NONE) {
+		const FsvMarker *tdr = fsv_trace_get_marker(t, rec.tdr);
+		g_autofree char *when = after_fault(m, tdr->begin_ns);
+
+		add(out, "Recovery",
+		    g_strdup_printf("TDR (%s), %s", loss_reason_name((gint64) tdr->value), when));
+		g_string_append(steps, "TDR");
+		if (rec.engine_reset != FSV_INDEX_NONE) {
+			const FsvMarker *r = fsv_trace_get_marker(t, rec.engine_reset);
+			g_autofree char *w = after_fault(m, r->begin_ns);
+
+			add(out, "Engine reset",
+			    g_strdup_printf("%s, %s", r->code ? "succeeded" : "failed", w));
+			g_string_append_printf(steps, " → engine reset%s",
+					       r->code ? "" : " (failed)");
+		}
+		if (rec.adapter_reset != FSV_INDEX_NONE) {
+			const FsvMarker *r = fsv_trace_get_marker(t, rec.adapter_reset);
+			g_autofree char *w = after_fault(m, r->begin_ns);
+
+			add(out, "Adapter reset",
+			    g_strdup_printf("%s, %s", r->code ? "succeeded" : "failed", w));
+			g_string_append_printf(steps, " → adapter reset%s",
+					       r->code ? "" : " (failed)");
+		}
+		if (!tdr->is_open) {
+			g_autofree char *w = after_fault(m, tdr->end_ns);
+
+			add(out, "TDR ended", g_strdup_printf("%s, %s", tdr_result_name(tdr->code), w));
+		}
+	}
+	if (rec.context_error != FSV_INDEX_NONE) {
+		const FsvMarker *e = fsv_trace_get_marker(t, rec.context_error);
+		g_autofree char *w = after_fault(m, e->begin_ns);
+
+		add(out, "Context in error", g_steal_pointer(&w));
+		g_string_append(steps, steps->len ? " → context in error" : "context in error");
+	}
+	if (rec.device_lost != FSV_INDEX_NONE) {
+		const FsvMarker *d = fsv_trace_get_marker(t, rec.device_lost);
+		g_autofree char *w = after_fault(m, d->begin_ns);
+
+		add(out, "Device lost", g_strdup_printf("0x%" PRIx64 ", %s", d->other_handle, w));
+		g_string_append(steps, steps->len ? " → device lost" : "device lost");
+	}
+	add(out, "Recovery steps", g_string_free(steps, FALSE));
+}
+
 /* The fields a doorbell, suspend or power marker means (docs/viewer.md "Doorbells"); false
  * for other kinds, which get the generic value and code. */
 static bool
@@ -553,6 +642,9 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 	case FSA_MARK_DEVICE_LOST:
 		add(out, "Device", g_strdup_printf("0x%" PRIx64, m->other_handle));
 		add(out, "Reason", g_strdup(loss_reason_name(m->code)));
+		return true;
+	case FSA_MARK_PAGE_FAULT:
+		describe_page_fault(t, m, out);
 		return true;
 	default:
 		return false;
@@ -818,6 +910,8 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 						       m->kind == FSA_MARK_ADAPTER_RESET ? "Adapter"
 											 : "Engine",
 						       m->code ? "" : " (failed)");
+			if (m->kind == FSA_MARK_PAGE_FAULT)
+				return g_strdup_printf("Page fault at VA 0x%" PRIx64, m->value);
 			if (m->kind == FSA_MARK_FAULT_INJECTED) {
 				const char *f = fault_kind_name(m->code);
 

@@ -136,6 +136,10 @@ typedef struct {
 	GArray *pieces;
 	/* Torn right edges of preempted pieces drawn in a lane: double[4] x, y, h, depth. */
 	GArray *cuts;
+	/* Page faults of the row being drawn (MMU-14): x of each flash, x of each label, and the
+	 * right edge of the last label (flush_faults). */
+	GArray *fault_xs, *fault_labels;
+	double fault_label_end;
 	bool has_filter;
 	const char *font;
 	double label_end; /* right edge of the last box labelled in this lane */
@@ -752,6 +756,70 @@ draw_flip(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double x0, double x
 	}
 }
 
+/* MMU-14: a page fault's glyph, a flash 9 px wide and 12 px high with its top at (x, y). */
+static void
+page_fault_path(cairo_t *cr, double x, double y)
+{
+	cairo_move_to(cr, x + 1.5, y);
+	cairo_line_to(cr, x - 3.5, y + 7);
+	cairo_line_to(cr, x - 0.5, y + 7);
+	cairo_line_to(cr, x - 2.5, y + 12);
+	cairo_line_to(cr, x + 4.5, y + 4.5);
+	cairo_line_to(cr, x + 1.2, y + 4.5);
+	cairo_line_to(cr, x + 3.5, y);
+	cairo_close_path(cr);
+}
+
+/* The flash red with a white halo, so that it shows over packets of any colour. */
+static void
+page_fault_glyph(cairo_t *cr, double x, double y)
+{
+	page_fault_path(cr, x, y);
+	cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
+	cairo_set_line_width(cr, 2);
+	cairo_stroke_preserve(cr);
+	set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
+	cairo_fill(cr);
+}
+
+/* The faults collected by draw_marker for one row, in three paths whatever their number: the
+ * hairlines, every halo, then every flash (a halo drawn after a flash would erase it), and
+ * the labels. */
+static void
+flush_faults(MarkerCtx *m)
+{
+	Ctx *c = m->c;
+	cairo_t *cr = c->cr;
+	GArray *xs = c->fault_xs;
+
+	if (xs->len > 0) {
+		for (guint i = 0; i < xs->len; i++)
+			cairo_rectangle(cr, g_array_index(xs, double, i) - 0.5, m->row_y + 8, 1,
+					m->row_h - 8);
+		set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 0.7);
+		cairo_fill(cr);
+		for (guint i = 0; i < xs->len; i++)
+			page_fault_path(cr, g_array_index(xs, double, i), m->row_y + 1);
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
+		cairo_set_line_width(cr, 2);
+		cairo_stroke_preserve(cr);
+		set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
+		cairo_fill(cr);
+	}
+	if (c->fault_labels->len > 0) {
+		font(c, 8.5, true);
+		set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
+		for (guint i = 0; i < c->fault_labels->len; i++) {
+			cairo_move_to(cr, g_array_index(c->fault_labels, double, i) + 5,
+				      m->row_y + m->row_h - 4);
+			cairo_show_text(cr, "PAGE FAULT");
+		}
+	}
+	g_array_set_size(xs, 0);
+	g_array_set_size(c->fault_labels, 0);
+	c->fault_label_end = -1e9;
+}
+
 static void
 draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, double bx1)
 {
@@ -816,7 +884,23 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 			g_array_append_val(xs, x);
 		break;
 	}
-	case FSA_MARK_PAGE_FAULT:
+	case FSA_MARK_PAGE_FAULT: {
+		/* MMU-14: a red flash at the top of the row and a hairline down through it; on an
+		 * engine row "PAGE FAULT" at the bottom when there is room (its queue rows say "in
+		 * error: page fault" once the OS put the context in error). Collected, drawn by
+		 * flush_faults: a flash within 2 px of the previous adds nothing visible. */
+		double x = floor(x0) + 0.5;
+		GArray *xs = c->fault_xs;
+
+		if (xs->len > 0 && fabs(g_array_index(xs, double, xs->len - 1) - x) < 2)
+			break;
+		g_array_append_val(xs, x);
+		if (!is_bucket && m->row_kind == FSV_ROW_ENGINE && x >= c->fault_label_end) {
+			g_array_append_val(c->fault_labels, x);
+			c->fault_label_end = x + 70;
+		}
+		break;
+	}
 	case FSA_MARK_DEVICE_LOST: {
 		/* A downward triangle at the top of the row, and a hairline through it. */
 		double x = floor(x0) + 0.5;
@@ -1423,7 +1507,8 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 	static const FsvMarkerLayer layers[] = {FSV_MARKER_LAYER_BAND,   FSV_MARKER_LAYER_BACK,
 						FSV_MARKER_LAYER_RING,   FSV_MARKER_LAYER_VSYNC,
 						FSV_MARKER_LAYER_OTHER,  FSV_MARKER_LAYER_RESET,
-						FSV_MARKER_LAYER_MISSED, FSV_MARKER_LAYER_VICTIM};
+						FSV_MARKER_LAYER_MISSED, FSV_MARKER_LAYER_VICTIM,
+						FSV_MARKER_LAYER_FAULT};
 	double tick_h;
 
 	c->row = row;
@@ -1474,6 +1559,7 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 			      c->opt->no_lod ? NULL : draw_marker_bucket, &m);
 		batch_flush(c);
 		flush_triangles(&m);
+		flush_faults(&m);
 	}
 }
 
@@ -1828,6 +1914,47 @@ op_anchor(Ctx *c, guint32 op, double *x, double *y)
 	return true;
 }
 
+/* MMU-14, TDR-06: a selected page fault is tied to the recovery that followed: the TDR band,
+ * the engine and adapter resets inside it and the context in error are outlined in the
+ * selection colour, and a dashed line runs from the fault's flash to the TDR's start. */
+static void
+draw_fault_recovery(Ctx *c, const FsvItem *sel)
+{
+	cairo_t *cr = c->cr;
+	FsvFaultRecovery rec;
+	double fy, fh, ty, th;
+
+	if (!_fsv_trace_find_fault_recovery(c->trace, sel->index, &rec))
+		return;
+	{
+		const guint32 steps[] = {rec.tdr, rec.engine_reset, rec.adapter_reset,
+					 rec.context_error};
+
+		for (guint i = 0; i < G_N_ELEMENTS(steps); i++)
+			if (steps[i] != FSV_INDEX_NONE)
+				outline_item(c, &(FsvItem){FSV_ITEM_MARKER, steps[i], FSV_INDEX_NONE},
+					     colors[FSV_COLOR_SELECTION], 1.5);
+	}
+	if (rec.tdr != FSV_INDEX_NONE && sel->row != FSV_INDEX_NONE &&
+	    fsv_view_get_row_geometry(c->view, sel->row, &fy, &fh) &&
+	    fsv_view_get_row_geometry(c->view, fsv_trace_get_marker(c->trace, rec.tdr)->row, &ty,
+				      &th)) {
+		const FsvMarker *f = fsv_trace_get_marker(c->trace, sel->index);
+		const FsvMarker *tdr = fsv_trace_get_marker(c->trace, rec.tdr);
+		double xf = floor(fsv_view_time_to_x(c->view, f->begin_ns)) + 0.5;
+		double xt = floor(fsv_view_time_to_x(c->view, tdr->begin_ns)) + 0.5;
+		const double dash[] = {3.0, 2.0};
+
+		set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
+		cairo_set_line_width(cr, 1.5);
+		cairo_set_dash(cr, dash, 2, 0);
+		cairo_move_to(cr, xf + 4, fy + 6);
+		cairo_line_to(cr, MAX(xt, xf + 6), ty + 2);
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+	}
+}
+
 static void
 draw_selection(Ctx *c)
 {
@@ -1857,6 +1984,9 @@ draw_selection(Ctx *c)
 			}
 		}
 	}
+	if (sel->kind == FSV_ITEM_MARKER && sel->index < fsv_trace_get_marker_count(c->trace) &&
+	    fsv_trace_get_marker(c->trace, sel->index)->kind == FSA_MARK_PAGE_FAULT)
+		draw_fault_recovery(c, sel);
 	outline_item(c, sel, colors[FSV_COLOR_SELECTION], 2);
 }
 
@@ -1929,6 +2059,7 @@ typedef enum {
 	SW_VLINE,     /* a thick vertical line (an adapter reset) */
 	SW_DIAMOND,   /* a small diamond (an injected fault) */
 	SW_BRACKET,   /* a preemption bracket, split in two colours */
+	SW_FLASH,     /* a page fault's flash */
 } SwatchKind;
 
 typedef struct {
@@ -1951,7 +2082,7 @@ draw_legend(Ctx *c)
 	    {"Doorbell ring", SW_TICK, FSV_COLOR_DOORBELL, FSV_COLOR_DOORBELL},
 	    {"Preemption", SW_BAR, FSV_COLOR_PREEMPTION, FSV_COLOR_PREEMPTION},
 	    {"TDR / reset", SW_BAR, FSV_COLOR_TDR, FSV_COLOR_TDR},
-	    {"Page fault", SW_TRIANGLE, FSV_COLOR_PAGE_FAULT, FSV_COLOR_PAGE_FAULT},
+	    {"Page fault", SW_FLASH, FSV_COLOR_PAGE_FAULT, FSV_COLOR_PAGE_FAULT},
 	    {"Data lost", SW_HATCH, FSV_COLOR_LOSS, FSV_COLOR_LOSS},
 	    {"Dependency (signal → wait)", SW_BAR, FSV_COLOR_ARROW, FSV_COLOR_ARROW},
 	};
@@ -2142,6 +2273,9 @@ draw_legend(Ctx *c)
 			cairo_rectangle(cr, ex + 20.5, ey, 1.5, 10);
 			cairo_fill(cr);
 			break;
+		case SW_FLASH:
+			page_fault_glyph(cr, ex + 10, ey - 1);
+			break;
 		case SW_BAR:
 		default:
 			set_rgb(cr, rgb, 1);
@@ -2190,6 +2324,9 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	c.specials = g_array_new(FALSE, FALSE, sizeof(guint32));
 	c.pieces = g_array_new(FALSE, FALSE, sizeof(guint32));
 	c.cuts = g_array_new(FALSE, FALSE, sizeof(double));
+	c.fault_xs = g_array_new(FALSE, FALSE, sizeof(double));
+	c.fault_labels = g_array_new(FALSE, FALSE, sizeof(double));
+	c.fault_label_end = -1e9;
 	for (int k = 0; k < 3; k++)
 		c.tri[k] = g_array_new(FALSE, FALSE, sizeof(double));
 
@@ -2300,6 +2437,8 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	g_array_unref(c.specials);
 	g_array_unref(c.pieces);
 	g_array_unref(c.cuts);
+	g_array_unref(c.fault_xs);
+	g_array_unref(c.fault_labels);
 	for (int k = 0; k < 3; k++)
 		g_array_unref(c.tri[k]);
 }

@@ -1072,6 +1072,19 @@ build_index(FsvTrace *t)
 			if (m->row != FSV_INDEX_NONE)
 				g_array_append_val(t->row_data[m->row].markers, i);
 		}
+		/* MMU-14: a page fault is drawn on its engine's row (its row) and on every queue
+		 * row of the faulting context, which the OS terminates for it. */
+		if (m->kind == FSA_MARK_PAGE_FAULT && m->context_handle != 0)
+			for (guint32 r = 0; r < n_rows; r++) {
+				const FsvRow *row = row_at(t, r);
+
+				if (r == m->row || row->kind != FSV_ROW_QUEUE ||
+				    row->context_handle != m->context_handle ||
+				    (m->adapter_id != UINT32_MAX &&
+				     row->adapter_id != m->adapter_id))
+					continue;
+				g_array_append_val(t->row_data[r].markers, i);
+			}
 	}
 	index_display_markers(t);
 	end_abandoned_requests(t);
@@ -1173,6 +1186,62 @@ build_index(FsvTrace *t)
 	index_edges(t);
 }
 
+bool
+_fsv_trace_find_fault_recovery(const FsvTrace *t, guint32 marker, FsvFaultRecovery *rec)
+{
+	const FsvMarker *f;
+	guint64 tdr_begin = FSV_TIME_NONE, tdr_end = FSV_TIME_NONE;
+	bool tdr_is_page_fault = false;
+
+	rec->tdr = rec->engine_reset = rec->adapter_reset = FSV_INDEX_NONE;
+	rec->context_error = rec->device_lost = FSV_INDEX_NONE;
+	g_return_val_if_fail(marker < t->markers->len, false);
+	f = &g_array_index(t->markers, FsvMarker, marker);
+	/* TDR-06: the recovery of its engine that began at or after it; one for a page fault
+	 * first, else the earliest. */
+	for (guint32 i = 0; i < t->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+		bool is_page_fault;
+
+		if (m->kind != FSA_MARK_TDR || m->adapter_id != f->adapter_id ||
+		    (f->engine_id != UINT32_MAX && m->engine_id != f->engine_id) ||
+		    m->begin_ns < f->begin_ns)
+			continue;
+		is_page_fault = m->value == FSTP_LOSS_REASON_PAGE_FAULT;
+		if (rec->tdr == FSV_INDEX_NONE || (is_page_fault && !tdr_is_page_fault) ||
+		    (is_page_fault == tdr_is_page_fault && m->begin_ns < tdr_begin)) {
+			rec->tdr = i;
+			tdr_begin = m->begin_ns;
+			tdr_end = m->end_ns;
+			tdr_is_page_fault = is_page_fault;
+		}
+	}
+	for (guint32 i = 0; i < t->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+		bool in_tdr = rec->tdr != FSV_INDEX_NONE && m->begin_ns >= tdr_begin &&
+			      m->begin_ns <= tdr_end;
+
+		if (m->kind == FSA_MARK_ENGINE_RESET && in_tdr && m->adapter_id == f->adapter_id &&
+		    m->engine_id == g_array_index(t->markers, FsvMarker, rec->tdr).engine_id &&
+		    rec->engine_reset == FSV_INDEX_NONE)
+			rec->engine_reset = i;
+		else if (m->kind == FSA_MARK_ADAPTER_RESET && in_tdr &&
+			 m->adapter_id == f->adapter_id && rec->adapter_reset == FSV_INDEX_NONE)
+			rec->adapter_reset = i;
+		else if (m->kind == FSA_MARK_CONTEXT_ERROR && f->context_handle != 0 &&
+			 m->context_handle == f->context_handle && m->begin_ns >= f->begin_ns &&
+			 rec->context_error == FSV_INDEX_NONE)
+			rec->context_error = i;
+		else if (m->kind == FSA_MARK_DEVICE_LOST && f->process_id != UINT32_MAX &&
+			 m->process_id == f->process_id && m->begin_ns >= f->begin_ns &&
+			 (tdr_end == FSV_TIME_NONE || m->begin_ns <= tdr_end) &&
+			 rec->device_lost == FSV_INDEX_NONE)
+			rec->device_lost = i;
+	}
+	return rec->tdr != FSV_INDEX_NONE || rec->context_error != FSV_INDEX_NONE ||
+	       rec->device_lost != FSV_INDEX_NONE;
+}
+
 /* The layer of a marker kind (fsv-trace-private.h). */
 bool
 _fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind)
@@ -1272,6 +1341,8 @@ _fsv_marker_layer(guint8 kind)
 	case FSA_MARK_ENGINE_RESET:
 	case FSA_MARK_ADAPTER_RESET:
 		return FSV_MARKER_LAYER_RESET;
+	case FSA_MARK_PAGE_FAULT:
+		return FSV_MARKER_LAYER_FAULT;
 	default:
 		return FSV_MARKER_LAYER_OTHER;
 	}

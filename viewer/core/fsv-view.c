@@ -767,6 +767,16 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 			    (FsvItem){FSV_ITEM_MARKER, id, fsv_trace_get_marker(v->trace, id)->row};
 			return true;
 		}
+		/* MMU-14: a page fault's flash, at the top of each of its rows, is drawn over the
+		 * rest of the row. */
+		if (y < ry + 14)
+			id = hit_lod(
+			    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_FAULT), t,
+			    4.5);
+		if (id != FSV_INDEX_NONE) {
+			*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
+			return true;
+		}
 	}
 	if (r->kind == FSV_ROW_QUEUE || r->kind == FSV_ROW_CPU_PROCESS ||
 	    r->kind == FSV_ROW_ENGINE) {
@@ -886,7 +896,8 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 	}
 	if (r->kind != FSV_ROW_DISPLAY) {
 		static const FsvMarkerLayer order[] = {
-		    FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_RESET, FSV_MARKER_LAYER_OTHER,
+		    FSV_MARKER_LAYER_FAULT,  FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_RESET,
+		    FSV_MARKER_LAYER_OTHER,
 		    FSV_MARKER_LAYER_RING, FSV_MARKER_LAYER_BACK};
 		double by, bh, ty, th;
 		guint32 id = FSV_INDEX_NONE;

@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewer/core: issue 14's items on an exact synthetic timeline (suite unit): a GPU page fault
+ * (MMU-14) drawn on its engine's row and on the queue rows of the faulting context, tied to the
+ * recovery that followed (TDR-06: the TDR, the engine reset, the context in error) in its
+ * details and, when selected, in the pixels; layout, hit testing, details, pixels and level of
+ * detail.
+ *
+ * The trace is built from normalized events fed to the analyzer model, as a recording would be
+ * read, so the tests know every time exactly. GPU ticks are nanoseconds and the clock pairs map
+ * them one to one: all times are T0 + n µs.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include <cairo.h>
+#include <criterion/criterion.h>
+#include <glib.h>
+
+#include "fencescope-tp-enums.h"
+#include "fsv-render.h"
+#include "fsv-trace-private.h"
+#include "fsv-trace.h"
+#include "fsv-view.h"
+
+#define PID_A  UINT64_C(1)
+#define PID_B  UINT64_C(2)
+#define DEV_A  UINT64_C(0x8001000000000001)
+#define DEV_B  UINT64_C(0x8001000000000002)
+#define CTX_A  UINT64_C(0x8002000000000002)
+#define CTX_B  UINT64_C(0x8002000000000003)
+#define KQ_A   UINT64_C(0x8003000000000005)
+#define KQ_B   UINT64_C(0x8003000000000009)
+#define FAULT_VA UINT64_C(0x7f0000)
+#define T0     UINT64_C(1000000000)
+#define US(n)  (T0 + (uint64_t) (n) *1000)
+
+static GArray *events;
+static FsvTrace *trace;
+static FsvView *view;
+
+static void
+ev(const char *name, uint64_t ts, ...)
+{
+	struct fsa_event e;
+	const char *field;
+	va_list args;
+
+	fsa_event_clear(&e);
+	e.type = fsa_event_type_from_name(name);
+	cr_assert_neq(e.type, FSA_EV_UNKNOWN, "no event %s", name);
+	e.ts_ns = ts;
+	e.cpu_id = UINT32_MAX;
+	va_start(args, ts);
+	while ((field = va_arg(args, const char *))) {
+		int slot = fsa_field_from_name(field);
+		uint64_t value = va_arg(args, uint64_t);
+
+		cr_assert_geq(slot, 0, "no field %s", field);
+		fsa_event_set(&e, (enum fsa_field) slot, value);
+	}
+	va_end(args);
+	g_array_append_val(events, e);
+}
+
+static void
+pair(uint64_t adapter, uint64_t ts)
+{
+	ev("clock_correlation", ts, "adapter_id", adapter, "cpu_ts_ns", ts, "gpu_ts", ts,
+	   "gpu_ts_frequency_hz", UINT64_C(1000000000), NULL);
+}
+
+static void
+packet(uint64_t id, uint64_t queue, uint64_t queued, uint64_t start, uint64_t end, int status)
+{
+	ev("packet_queued", US(queued), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "hwqueue_handle", queue, "packet_id", id, "fence_id", 100 + id, NULL);
+	ev("packet_start", US(start), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "hwqueue_handle", queue, "packet_id", id, "progress_value", id, "gpu_ts", US(start),
+	   NULL);
+	if (status >= 0)
+		ev("packet_end", US(end), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+		   "hwqueue_handle", queue, "packet_id", id, "progress_value", id, "gpu_ts",
+		   US(end), "status", (uint64_t) status, NULL);
+}
+
+static void
+process(uint64_t pid, uint64_t dev, uint64_t ctx, uint64_t queue)
+{
+	ev("process_create", T0, "process_id", pid, NULL);
+	ev("device_create", T0, "process_id", pid, "adapter_id", UINT64_C(0), "device_handle", dev,
+	   NULL);
+	ev("context_create", T0, "process_id", pid, "device_handle", dev, "context_handle", ctx,
+	   "engine_id", UINT64_C(0), NULL);
+	ev("hwqueue_create", T0, "process_id", pid, "context_handle", ctx, "hwqueue_handle", queue,
+	   "engine_id", UINT64_C(0), "submission_mode",
+	   (uint64_t) FSTP_SUBMISSION_MODE_KERNEL_MODE, NULL);
+}
+
+/* The MMU-14 sequence of docs/trace-format.md's 1.5 paragraph at AT µs: the engine's failed
+ * translation, its interrupt, the OS's handling, the recovery (TDR-06) with the context in
+ * error and a successful engine reset. */
+static void
+page_fault(uint64_t at, uint64_t pid, uint64_t ctx, uint64_t va, uint64_t packet_id)
+{
+	ev("page_fault", US(at), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0), "process_id",
+	   pid, "context_handle", ctx, "gpu_va", va, "fault_type",
+	   (uint64_t) FSTP_FAULT_TYPE_NOT_MAPPED, "gpu_ts", US(at), NULL);
+	(void) packet_id;
+	ev("tdr_begin", US(at) + 2000, "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "reason", (uint64_t) FSTP_LOSS_REASON_PAGE_FAULT, "context_handle", ctx, NULL);
+	ev("context_error", US(at) + 3000, "adapter_id", UINT64_C(0), "process_id", pid,
+	   "device_handle", pid == PID_A ? DEV_A : DEV_B, "context_handle", ctx, "reason",
+	   (uint64_t) FSTP_LOSS_REASON_PAGE_FAULT, NULL);
+	ev("engine_reset", US(at) + 4000, "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "is_success", UINT64_C(1), NULL);
+	ev("tdr_end", US(at) + 6000, "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0), "result",
+	   (uint64_t) FSTP_TDR_RESULT_ENGINE_RESET, NULL);
+}
+
+static void
+begin_trace(void)
+{
+	events = g_array_new(FALSE, FALSE, sizeof(struct fsa_event));
+	ev("trace_info", T0, "format_major", UINT64_C(1), "format_minor", UINT64_C(5), "clock_mode",
+	   (uint64_t) FSTP_CLOCK_MODE_SIM, NULL);
+	ev("adapter_create", T0, "adapter_id", UINT64_C(0), "engine_count", UINT64_C(1),
+	   "gpu_ts_frequency_hz", UINT64_C(1000000000), NULL);
+	ev("engine_describe", T0, "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "engine_type", (uint64_t) FSTP_ENGINE_TYPE_GRAPHICS_3D, NULL);
+	pair(0, T0);
+	process(PID_A, DEV_A, CTX_A, KQ_A);
+	process(PID_B, DEV_B, CTX_B, KQ_B);
+}
+
+static void
+end_trace(const char *name)
+{
+	trace = _fsv_trace_new_from_events(name, (const struct fsa_event *) events->data,
+					   events->len);
+	cr_assert_null(fsv_trace_get_partial_error(trace), "%s",
+		       fsv_trace_get_partial_error(trace));
+	view = fsv_view_new(trace);
+	fsv_view_set_size(view, 1600, 400);
+}
+
+/* Process A faults at 50 µs in its packet 2 while process B keeps rendering (packets 1, 3, 4);
+ * the recovery runs 52–56 µs. */
+static void
+build(void)
+{
+	begin_trace();
+	packet(1, KQ_B, 1, 10, 30, FSTP_PACKET_STATUS_COMPLETED);
+	packet(2, KQ_A, 20, 31, -1, -1);
+	page_fault(50, PID_A, CTX_A, FAULT_VA, 2);
+	ev("packet_end", US(50), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "hwqueue_handle", KQ_A, "packet_id", UINT64_C(2), "progress_value", UINT64_C(2),
+	   "gpu_ts", US(50), "status", (uint64_t) FSTP_PACKET_STATUS_FAULTED, NULL);
+	packet(3, KQ_B, 40, 60, 90, FSTP_PACKET_STATUS_COMPLETED);
+	packet(4, KQ_B, 80, 91, 120, FSTP_PACKET_STATUS_COMPLETED);
+	ev("context_destroy", US(130), "process_id", PID_A, "context_handle", CTX_A, NULL);
+	pair(0, US(150));
+	end_trace("gpummu");
+	fsv_view_set_range(view, US(0), US(150));
+}
+
+static void
+teardown(void)
+{
+	fsv_view_free(view);
+	fsv_trace_unref(trace);
+	g_array_unref(events);
+}
+
+TestSuite(gpummu, .init = build, .fini = teardown);
+
+static guint32
+row_of_kind(FsvRowKind kind)
+{
+	for (guint32 r = 0; r < fsv_trace_get_row_count(trace); r++)
+		if (fsv_trace_get_row(trace, r)->kind == kind)
+			return r;
+	return FSV_INDEX_NONE;
+}
+
+static double
+x_of(uint64_t ns)
+{
+	return fsv_view_time_to_x(view, ns);
+}
+
+static guint32
+marker_of(guint8 kind, guint nth)
+{
+	for (guint32 i = 0; i < fsv_trace_get_marker_count(trace); i++)
+		if (fsv_trace_get_marker(trace, i)->kind == kind && nth-- == 0)
+			return i;
+	cr_assert_fail("no marker of kind %u", kind);
+	return FSV_INDEX_NONE;
+}
+
+/* The value of NAME in an item's details, NULL when it has none. */
+static char *
+detail(FsvItemKind kind, guint32 index, const char *name)
+{
+	FsvItem item = {kind, index, FSV_INDEX_NONE};
+	g_auto(GStrv) d = fsv_trace_describe_item(trace, &item);
+
+	for (guint i = 0; d[i] && d[i + 1]; i += 2)
+		if (strcmp(d[i], name) == 0)
+			return g_strdup(d[i + 1]);
+	return NULL;
+}
+
+static FsvItem
+hit_at(double x, double y)
+{
+	FsvItem hit;
+
+	cr_assert(fsv_view_hit_test(view, x, y, &hit), "nothing at %.1f, %.1f", x, y);
+	return hit;
+}
+
+static bool
+row_lists_marker(guint32 row, guint32 marker)
+{
+	guint n = 0;
+	const guint32 *list = fsv_trace_get_row_markers(trace, row, &n);
+
+	for (guint i = 0; i < n; i++)
+		if (list[i] == marker)
+			return true;
+	return false;
+}
+
+Test(gpummu, mmu_14_fault_is_on_its_engine_and_its_contexts_queue_rows)
+{
+	guint32 fault = marker_of(FSA_MARK_PAGE_FAULT, 0);
+	guint32 engine = row_of_kind(FSV_ROW_ENGINE);
+
+	cr_assert_eq(fsv_trace_get_marker(trace, fault)->row, engine, "its row is the engine's");
+	cr_assert(row_lists_marker(engine, fault));
+	cr_assert(row_lists_marker(fsv_trace_find_queue_row(trace, KQ_A), fault),
+		  "the faulting context's queue row shows it");
+	cr_assert_not(row_lists_marker(fsv_trace_find_queue_row(trace, KQ_B), fault),
+		      "another process's queue does not");
+}
+
+Test(gpummu, mmu_14_click_on_the_flash_selects_the_fault_on_each_row)
+{
+	guint32 fault = marker_of(FSA_MARK_PAGE_FAULT, 0);
+	guint32 rows[] = {row_of_kind(FSV_ROW_ENGINE), fsv_trace_find_queue_row(trace, KQ_A)};
+
+	/* 1 µs is ~9 px here: the TDR (52 µs) and the reset (54 µs) lie right of the flash. */
+	for (guint i = 0; i < G_N_ELEMENTS(rows); i++) {
+		double ry, rh;
+		FsvItem hit;
+
+		cr_assert(fsv_view_get_row_geometry(view, rows[i], &ry, &rh));
+		hit = hit_at(x_of(US(50)) + 1, ry + 5);
+		cr_assert_eq(hit.kind, FSV_ITEM_MARKER, "row %u", rows[i]);
+		cr_assert_eq(hit.index, fault, "row %u: marker %u", rows[i], hit.index);
+		cr_assert_eq(hit.row, rows[i]);
+	}
+}
+
+Test(gpummu, tdr_06_fault_details_name_the_va_and_the_recovery)
+{
+	guint32 fault = marker_of(FSA_MARK_PAGE_FAULT, 0);
+	g_autofree char *va = detail(FSV_ITEM_MARKER, fault, "Faulting VA");
+	g_autofree char *type = detail(FSV_ITEM_MARKER, fault, "Fault type");
+	g_autofree char *ctx = detail(FSV_ITEM_MARKER, fault, "Faulting context");
+	g_autofree char *recovery = detail(FSV_ITEM_MARKER, fault, "Recovery");
+	g_autofree char *reset = detail(FSV_ITEM_MARKER, fault, "Engine reset");
+	g_autofree char *steps = detail(FSV_ITEM_MARKER, fault, "Recovery steps");
+	g_autofree char *title = fsv_trace_dup_item_title(
+	    trace, &(FsvItem){FSV_ITEM_MARKER, fault, FSV_INDEX_NONE});
+
+	cr_assert_str_eq(va, "0x7f0000");
+	cr_assert_not_null(strstr(type, "NOT_MAPPED"), "%s", type);
+	cr_assert_not_null(strstr(ctx, "0x8002000000000002"), "%s", ctx);
+	cr_assert_str_eq(recovery, "TDR (PAGE_FAULT), 2.000 µs after");
+	cr_assert_str_eq(reset, "succeeded, 4.000 µs after");
+	cr_assert_str_eq(steps, "TDR → engine reset → context in error");
+	cr_assert_str_eq(title, "Page fault at VA 0x7f0000");
+}
+
+Test(gpummu, tdr_06_recovery_is_the_tdr_that_followed_the_fault)
+{
+	FsvFaultRecovery rec;
+
+	cr_assert(_fsv_trace_find_fault_recovery(trace, marker_of(FSA_MARK_PAGE_FAULT, 0), &rec));
+	cr_assert_eq(rec.tdr, marker_of(FSA_MARK_TDR, 0));
+	cr_assert_eq(rec.engine_reset, marker_of(FSA_MARK_ENGINE_RESET, 0));
+	cr_assert_eq(rec.context_error, marker_of(FSA_MARK_CONTEXT_ERROR, 0));
+	cr_assert_eq(rec.adapter_reset, FSV_INDEX_NONE);
+	cr_assert_eq(rec.device_lost, FSV_INDEX_NONE);
+}
+
+/* ---- Pixels ------------------------------------------------------------------------------ */
+
+static cairo_surface_t *
+render(const char *png, const FsvItem *selection)
+{
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1600, 400);
+	cairo_t *cr = cairo_create(s);
+	FsvRenderOptions o;
+
+	fsv_render_options_init(&o);
+	if (selection)
+		o.selection = *selection;
+	fsv_render_draw(cr, trace, view, &o);
+	cairo_destroy(cr);
+	cairo_surface_flush(s);
+	if (png) {
+		g_autofree char *path = g_build_filename(FST_OUT_DIR, png, NULL);
+
+		cairo_surface_write_to_png(s, path);
+	}
+	return s;
+}
+
+static guint32
+pixel(cairo_surface_t *s, double x, double y)
+{
+	const guint8 *data = cairo_image_surface_get_data(s);
+	int stride = cairo_image_surface_get_stride(s);
+
+	return *(const guint32 *) (data + (int) y * stride + (int) x * 4) & 0xffffff;
+}
+
+static guint32
+rgb24(FsvColor color)
+{
+	double c[3];
+
+	fsv_render_get_color(color, c);
+	return ((guint32) (c[0] * 65535 + 0.5) >> 8) << 16 |
+	       ((guint32) (c[1] * 65535 + 0.5) >> 8) << 8 | ((guint32) (c[2] * 65535 + 0.5) >> 8);
+}
+
+/* Pixels of colour WANT in [x0, x1) × [y0, y1). */
+static guint
+count(cairo_surface_t *s, guint32 want, double x0, double y0, double x1, double y1)
+{
+	guint n = 0;
+
+	for (int y = (int) y0; y < (int) y1; y++)
+		for (int x = (int) x0; x < (int) x1; x++)
+			n += pixel(s, x, y) == want;
+	return n;
+}
+
+Test(gpummu, mmu_14_flash_is_drawn_at_the_top_of_both_rows)
+{
+	guint32 rows[] = {row_of_kind(FSV_ROW_ENGINE), fsv_trace_find_queue_row(trace, KQ_A),
+			  fsv_trace_find_queue_row(trace, KQ_B)};
+	cairo_surface_t *s = render("gpummu-fault.png", NULL);
+	double x = x_of(US(50));
+
+	for (guint i = 0; i < G_N_ELEMENTS(rows); i++) {
+		double ry, rh;
+		guint red;
+
+		cr_assert(fsv_view_get_row_geometry(view, rows[i], &ry, &rh));
+		red = count(s, rgb24(FSV_COLOR_PAGE_FAULT), x - 5, ry, x + 6, ry + 14);
+		if (i < 2)
+			cr_assert_gt(red, 10, "row %u: %u red pixels of the flash", rows[i], red);
+		else
+			cr_assert_eq(red, 0, "process B's queue has no fault drawn");
+	}
+	cairo_surface_destroy(s);
+}
+
+Test(gpummu, tdr_06_selected_fault_outlines_its_recovery)
+{
+	guint32 fault = marker_of(FSA_MARK_PAGE_FAULT, 0);
+	guint32 engine = row_of_kind(FSV_ROW_ENGINE);
+	FsvItem sel = {FSV_ITEM_MARKER, fault, engine};
+	double ry, rh;
+	cairo_surface_t *plain = render(NULL, NULL), *selected = render("gpummu-fault-selected.png",
+									&sel);
+	guint32 blue = rgb24(FSV_COLOR_SELECTION);
+	/* The TDR's right edge, 56 µs, is outlined; it is not selected itself. */
+	double xe = x_of(US(56));
+
+	cr_assert(fsv_view_get_row_geometry(view, engine, &ry, &rh));
+	cr_assert_eq(count(plain, blue, xe - 2, ry, xe + 4, ry + rh), 0);
+	cr_assert_gt(count(selected, blue, xe - 2, ry, xe + 4, ry + rh), 10,
+		     "the TDR is outlined in the selection colour");
+	cairo_surface_destroy(plain);
+	cairo_surface_destroy(selected);
+}
+
+/* ---- Level of detail: many faults ------------------------------------------------------- */
+
+/* 40000 faults of process A, one every 100 ns (the recovery is left out: its intervals would
+ * overlap): about 30 per pixel of the whole trace. */
+static void
+build_many(void)
+{
+	begin_trace();
+	for (uint64_t k = 0; k < 40000; k++)
+		ev("page_fault", US(10) + 100 * k, "adapter_id", UINT64_C(0), "engine_id",
+		   UINT64_C(0), "process_id", PID_A, "context_handle", CTX_A, "gpu_va",
+		   FAULT_VA + 4096 * k, "fault_type", (uint64_t) FSTP_FAULT_TYPE_NOT_MAPPED,
+		   "gpu_ts", US(10) + 100 * k, NULL);
+	pair(0, US(4020));
+	end_trace("gpummu-many");
+	fsv_view_fit(view);
+}
+
+TestSuite(gpummu_lod, .init = build_many, .fini = teardown);
+
+Test(gpummu_lod, faults_aggregate_without_losing_a_column)
+{
+	guint32 engine = row_of_kind(FSV_ROW_ENGINE);
+	double ry, rh;
+	int lw = fsv_view_get_label_width(view);
+	cairo_surface_t *full, *lod;
+	FsvRenderStats stats;
+	guint painted = 0;
+	guint32 red = rgb24(FSV_COLOR_PAGE_FAULT);
+
+	cr_assert(fsv_view_get_row_geometry(view, engine, &ry, &rh));
+	{
+		cairo_surface_t *s[2];
+
+		for (int k = 0; k < 2; k++) {
+			cairo_t *cr;
+			FsvRenderOptions o;
+
+			s[k] = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1600, 400);
+			cr = cairo_create(s[k]);
+			fsv_render_options_init(&o);
+			o.no_lod = k == 0;
+			o.show_legend = false;
+			fsv_render_draw_with_stats(cr, trace, view, &o, &stats);
+			cairo_destroy(cr);
+			cairo_surface_flush(s[k]);
+		}
+		full = s[0];
+		lod = s[1];
+		cairo_surface_write_to_png(full, FST_OUT_DIR "/gpummu-many-full.png");
+		cairo_surface_write_to_png(lod, FST_OUT_DIR "/gpummu-many-lod.png");
+	}
+	cr_assert_lt(stats.items_drawn + stats.buckets_drawn, 10000,
+		     "the faults are drawn as aggregates: %" PRIu64 " items, %" PRIu64 " buckets",
+		     stats.items_drawn, stats.buckets_drawn);
+	/* The flash above the labels: every column the full draw paints red, the LOD draw does. */
+	for (int x = lw; x < 1600; x++) {
+		bool in_full = false, in_lod = false;
+
+		for (int y = (int) ry + 1; y < (int) ry + 10; y++) {
+			in_full |= pixel(full, x, y) == red;
+			in_lod |= pixel(lod, x, y) == red;
+		}
+		painted += in_full;
+		if (in_full && !in_lod)
+			for (int k = MAX(x - 1, lw); k <= MIN(x + 1, 1599) && !in_lod; k++)
+				for (int y = (int) ry + 1; y < (int) ry + 10; y++)
+					in_lod |= pixel(lod, k, y) == red;
+		if (in_full)
+			cr_assert(in_lod, "column %d painted by the full draw only", x);
+	}
+	cr_assert_gt(painted, 100);
+	cairo_surface_destroy(full);
+	cairo_surface_destroy(lod);
+}
