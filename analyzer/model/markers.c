@@ -225,12 +225,6 @@ markers_on_engine_event(struct fsa_model *model, const struct fsa_event *ev,
 	case FSA_EV_ENGINE_RESET:
 		m.code = (int64_t) ev->u[FSA_F_IS_SUCCESS];
 		break;
-	case FSA_EV_PAGE_FAULT:
-		m.process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
-		m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE];
-		m.value = ev->u[FSA_F_GPU_VA];
-		m.code = (int64_t) ev->u[FSA_F_FAULT_TYPE];
-		break;
 	case FSA_EV_FENCE_LOG_RESIZE:
 		m.hwqueue_handle = ev->u[FSA_F_HWQUEUE_HANDLE];
 		m.value = ev->u[FSA_F_NEW_CAPACITY_ENTRIES];
@@ -634,4 +628,22 @@ markers_free(struct fsa_model *model)
 	hmap_fini_values(&model->context_errors);
 	hmap_fini_values(&model->flips);
 	free_interrupts(model);
+}
+
+fsa_status
+markers_emit(struct fsa_model *model, const struct fsa_marker *marker)
+{
+	return emit_marker(model, marker);
+}
+
+struct fsa_marker
+markers_at(enum fsa_marker_kind kind, uint64_t ts)
+{
+	return marker_at(kind, ts);
+}
+
+fsa_status
+markers_close_all(struct fsa_model *model, struct hmap *map)
+{
+	return close_open_intervals(model, map);
 }
