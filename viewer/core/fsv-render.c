@@ -57,6 +57,9 @@ static const double colors[FSV_COLOR_COUNT][3] = {
     [FSV_COLOR_FLIP] = {0.16, 0.50, 0.73},                /* #2980ba blue */
     [FSV_COLOR_MISSED_VSYNC] = {0.86, 0.15, 0.15},        /* #dc2626 red */
     [FSV_COLOR_FAULT_INJECTED] = {0.75, 0.15, 0.83},      /* #c026d3 fuchsia */
+    [FSV_COLOR_VA_4K] = {0.16, 0.62, 0.56},               /* #299e8f teal */
+    [FSV_COLOR_VA_64K] = {0.42, 0.36, 0.78},              /* #6b5cc7 violet */
+    [FSV_COLOR_PROPAGATION] = {0.05, 0.55, 0.75},         /* #0d8cbf cyan blue */
 };
 
 /* Packets take the colour of their queue's process, as GPUView colours them. */
@@ -111,7 +114,13 @@ enum batch_style {
 	B_CUT_EDGE,  /* and its dark outline */
 	B_PREEMPT_BAR0,
 	B_PREEMPT_LEG0 = B_PREEMPT_BAR0 + 6,
-	B_COUNT = B_PREEMPT_LEG0 + 6,
+	/* VA mappings (MMU-11, MMU-12): by page size, local (video) memory solid, system memory
+	 * pale. */
+	B_VA_4K_LOCAL = B_PREEMPT_LEG0 + 6,
+	B_VA_64K_LOCAL,
+	B_VA_4K_SYSTEM,
+	B_VA_64K_SYSTEM,
+	B_COUNT,
 };
 
 typedef struct {
@@ -209,7 +218,7 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 		set_rgb(cr, colors[preempt_reason_color(s - B_PREEMPT_BAR0)], 1);
 		return;
 	}
-	if (s >= B_PREEMPT_LEG0 && s < B_COUNT) {
+	if (s >= B_PREEMPT_LEG0 && s < B_VA_4K_LOCAL) {
 		set_rgb(cr, colors[preempt_reason_color(s - B_PREEMPT_LEG0)], 0.9);
 		return;
 	}
@@ -261,6 +270,18 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 		break;
 	case B_CUT_NOTCH:
 		cairo_set_source_rgb(cr, 1, 1, 1);
+		break;
+	case B_VA_4K_LOCAL:
+		set_rgb(cr, colors[FSV_COLOR_VA_4K], 1);
+		break;
+	case B_VA_64K_LOCAL:
+		set_rgb(cr, colors[FSV_COLOR_VA_64K], 1);
+		break;
+	case B_VA_4K_SYSTEM:
+		set_rgb(cr, colors[FSV_COLOR_VA_4K], 0.45);
+		break;
+	case B_VA_64K_SYSTEM:
+		set_rgb(cr, colors[FSV_COLOR_VA_64K], 0.45);
 		break;
 	case B_CUT_EDGE:
 		cairo_set_source_rgba(cr, 0.45, 0.20, 0.0, 0.9);
@@ -807,7 +828,16 @@ flush_faults(MarkerCtx *m)
 		cairo_fill(cr);
 	}
 	if (c->fault_labels->len > 0) {
+		double tw;
+
 		font(c, 8.5, true);
+		tw = text_width(cr, "PAGE FAULT");
+		/* On a white backing: the label lies over the faulted packet and the TDR band. */
+		for (guint i = 0; i < c->fault_labels->len; i++)
+			cairo_rectangle(cr, g_array_index(c->fault_labels, double, i) + 4,
+					m->row_y + m->row_h - 12, tw + 3, 10);
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+		cairo_fill(cr);
 		set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
 		for (guint i = 0; i < c->fault_labels->len; i++) {
 			cairo_move_to(cr, g_array_index(c->fault_labels, double, i) + 5,
@@ -884,7 +914,8 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 			g_array_append_val(xs, x);
 		break;
 	}
-	case FSA_MARK_PAGE_FAULT: {
+	case FSA_MARK_PAGE_FAULT:
+	case FSA_MARK_PAGE_FAULT_HANDLED: {
 		/* MMU-14: a red flash at the top of the row and a hairline down through it; on an
 		 * engine row "PAGE FAULT" at the bottom when there is room (its queue rows say "in
 		 * error: page fault" once the OS put the context in error). Collected, drawn by
@@ -1049,6 +1080,31 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		}
 		break;
 	}
+	case FSA_MARK_VA_RESERVE:
+	case FSA_MARK_VA_FREE: {
+		/* MMU-06: a VA range reserved (green) or freed (orange), a triangle in the tick
+		 * strip. */
+		GArray *xs = m->tri[mk->kind == FSA_MARK_VA_RESERVE ? TRI_CONNECT : TRI_CUT];
+		double x = floor(x0);
+
+		if (xs && (xs->len == 0 || fabs(g_array_index(xs, double, xs->len - 1) - x) >= 2))
+			g_array_append_val(xs, x);
+		break;
+	}
+	case FSA_MARK_FENCE_NOTIFICATION:
+		/* XAD-08: a NotificationOnly update of this adapter, a tick in the strip. */
+		set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 1);
+		cairo_rectangle(cr, floor(x0), tick_y, 1, FSV_TICK_HEIGHT);
+		cairo_fill(cr);
+		break;
+	case FSA_MARK_FENCE_PROPAGATION:
+		/* XAD-07: propagate → NotificationOnly update, a bar along the strip of the row
+		 * notified (the arrow from the other adapter is drawn over the rows). */
+		set_rgb(cr, colors[FSV_COLOR_PROPAGATION], mk->is_open ? 0.4 : 0.8);
+		cairo_rectangle(cr, floor(x0), tick_y + FSV_TICK_HEIGHT - 3,
+				MAX(ceil(x1) - floor(x0), 1.0), 3);
+		cairo_fill(cr);
+		break;
 	case FSA_MARK_FAULT_INJECTED: {
 		/* The fault injector's ground truth: a small diamond at the top of the row. */
 		double x = floor(x0) + 0.5, y = m->row_y + 5;
@@ -1499,6 +1555,212 @@ draw_adapter_resets(Ctx *c)
 	g_array_set_size(c->specials, 0);
 }
 
+/* ---- GPU VA space rows (MMU-04, MMU-06, MMU-07, MMU-11, MMU-12) ----------------------- */
+
+/* A mapping's colour: its page size (4 KB teal, 64 KB violet), pale in system memory. */
+static enum batch_style
+va_style(const FsvMarker *m)
+{
+	bool is_64k = m->code2 == 65536;
+	bool is_system = m->code == FSTP_SEGMENT_SYSTEM;
+
+	return is_system ? (is_64k ? B_VA_64K_SYSTEM : B_VA_4K_SYSTEM)
+			 : (is_64k ? B_VA_64K_LOCAL : B_VA_4K_LOCAL);
+}
+
+static bool
+draw_va_item(const FsvLodItem *item, gpointer data)
+{
+	Ctx *c = data;
+	const FsvMarker *m = fsv_trace_get_marker(c->trace, item->id);
+	double x0 = fsv_view_time_to_x(c->view, m->begin_ns);
+	double x1 = fsv_view_time_to_x(c->view, m->end_ns);
+
+	c->stats->items_drawn++;
+	batch_add(c, va_style(m), x0, x1, c->lane_y, c->lane_h);
+	if (x1 - x0 >= 4.0 && c->details->len <= c->details_cap)
+		g_array_append_val(c->details, item->id);
+	return true;
+}
+
+static bool
+draw_va_bucket(const FsvLodBucket *b, gpointer data)
+{
+	Ctx *c = data;
+
+	c->stats->buckets_drawn++;
+	batch_add(c, va_style(fsv_trace_get_marker(c->trace, b->top)),
+		  fsv_view_time_to_x(c->view, b->begin_ns), fsv_view_time_to_x(c->view, b->end_ns),
+		  c->lane_y, c->lane_h);
+	return true;
+}
+
+/* "0x7f0000 · 256 KB · 64K · local": the range, its size, page size and segment, as much of it
+ * as fits. */
+static void
+va_label(char *buf, gsize size, const FsvMarker *m)
+{
+	g_autofree char *bytes = g_format_size_full(m->value2, G_FORMAT_SIZE_IEC_UNITS);
+
+	g_snprintf(buf, size, "0x%" PRIx64 " · %s · %s · %s", m->value, bytes,
+		   m->code2 == 65536 ? "64K" : m->code2 == 4096 ? "4K" : "?",
+		   m->code == FSTP_SEGMENT_SYSTEM ? "system" : "local");
+}
+
+static void
+draw_va_lanes(Ctx *c, guint32 row)
+{
+	const FsvRow *r = fsv_trace_get_row(c->trace, row);
+	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
+	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
+
+	for (guint lane = 0; lane < r->lane_count; lane++) {
+		const FsvLod *lod = _fsv_trace_get_va_lod(c->trace, row, lane);
+
+		if (!lod || !fsv_view_get_lane_geometry(c->view, row, lane, &c->lane_y, &c->lane_h))
+			continue;
+		g_array_set_size(c->details, 0);
+		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), draw_va_item,
+			      c->opt->no_lod ? NULL : draw_va_bucket, c);
+		batch_flush(c);
+		if (c->details->len > c->details_cap)
+			continue;
+		/* Outlines and labels of the mappings wide enough; a still-mapped one (open at
+		 * the end) has no right edge. */
+		font(c, 8.5, false);
+		for (guint i = 0; i < c->details->len; i++) {
+			const FsvMarker *m =
+			    fsv_trace_get_marker(c->trace, g_array_index(c->details, guint32, i));
+			double x0 = fsv_view_time_to_x(c->view, m->begin_ns);
+			double x1 = fsv_view_time_to_x(c->view, m->end_ns);
+			double vx0 = MAX(x0, c->x_min), vx1 = MIN(x1, c->x_max);
+			char label[96];
+
+			cairo_set_source_rgba(c->cr, 0, 0, 0, 0.35);
+			cairo_set_line_width(c->cr, 1);
+			cairo_move_to(c->cr, floor(x1) - 0.5, c->lane_y + 0.5);
+			cairo_line_to(c->cr, floor(x0) + 0.5, c->lane_y + 0.5);
+			cairo_line_to(c->cr, floor(x0) + 0.5, c->lane_y + c->lane_h - 0.5);
+			cairo_line_to(c->cr, floor(x1) - 0.5, c->lane_y + c->lane_h - 0.5);
+			if (!m->is_open)
+				cairo_close_path(c->cr);
+			cairo_stroke(c->cr);
+			if (vx1 - vx0 < 40)
+				continue;
+			va_label(label, sizeof(label), m);
+			cairo_set_source_rgb(c->cr, m->code == FSTP_SEGMENT_SYSTEM ? 0.1 : 1,
+					     m->code == FSTP_SEGMENT_SYSTEM ? 0.1 : 1,
+					     m->code == FSTP_SEGMENT_SYSTEM ? 0.15 : 1);
+			text_fit(c->cr, vx0 + 3, c->lane_y + c->lane_h - 2, label, vx1 - vx0 - 6);
+		}
+	}
+}
+
+/* ---- Cross-adapter propagation arrows (XAD-07) ------------------------------------------- */
+
+/* Whether a propagation is the selection's: the propagation itself, or the signal it carried
+ * (its value2 is the signal's op id). */
+static bool
+propagation_is_selected(Ctx *c, guint32 id)
+{
+	const FsvItem *sel = &c->opt->selection;
+	const FsvMarker *m = fsv_trace_get_marker(c->trace, id);
+
+	if (sel->kind == FSV_ITEM_MARKER)
+		return sel->index == id;
+	if (sel->kind == FSV_ITEM_OP && sel->index < fsv_trace_get_op_count(c->trace))
+		return m->value2 != 0 && fsv_trace_get_op(c->trace, sel->index)->id == m->value2;
+	return false;
+}
+
+static void
+propagation_arrow_path(cairo_t *cr, double x0, double y0, double x1, double y1, double head)
+{
+	double ang = atan2(y1 - y0, x1 - x0);
+
+	cairo_move_to(cr, x0, y0);
+	cairo_line_to(cr, x1 - head * 0.8 * cos(ang), y1 - head * 0.8 * sin(ang));
+}
+
+static void
+propagation_head_path(cairo_t *cr, double x0, double y0, double x1, double y1, double head)
+{
+	double ang = atan2(y1 - y0, x1 - x0);
+
+	cairo_move_to(cr, x1, y1);
+	cairo_line_to(cr, x1 - head * cos(ang - 0.45), y1 - head * sin(ang - 0.45));
+	cairo_line_to(cr, x1 - head * cos(ang + 0.45), y1 - head * sin(ang + 0.45));
+	cairo_close_path(cr);
+}
+
+/* Every propagation whose arrow lies in view, from the signalling adapter's fence row to the
+ * notified one's: one per item or bucket of each laid-out cross-adapter fence row's
+ * propagation layer (bounded by the pixels), always drawn; the selected one (or the one of the
+ * selected signal) thicker, in the selection colour, on top. */
+static void
+draw_propagation_arrows(Ctx *c, GArray *ids)
+{
+	cairo_t *cr = c->cr;
+	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
+	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
+	guint n = fsv_view_get_visible_row_count(c->view);
+	MarkerCtx m = {c, 0, 0, 0, 0, 0, 0, 0, FSV_ROW_XFENCE, 0, {NULL, NULL, NULL}, ids};
+	double last_x = -1e9, last_y0 = 0;
+
+	if (!_fsv_trace_has_marker_kind(c->trace, FSA_MARK_FENCE_PROPAGATION))
+		return;
+	g_array_set_size(ids, 0);
+	for (guint i = 0; i < n; i++) {
+		guint32 row = fsv_view_get_visible_row(c->view, i, NULL, NULL);
+		const FsvLod *lod =
+		    fsv_trace_get_row(c->trace, row)->kind == FSV_ROW_XFENCE
+			? _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_PROPAGATION)
+			: NULL;
+
+		if (lod)
+			fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), collect_arrow,
+				      c->opt->no_lod ? NULL : collect_arrow_bucket, &m);
+	}
+	for (int pass = 0; pass < 3; pass++) {
+		for (guint i = 0; i < ids->len; i++) {
+			guint32 id = g_array_index(ids, guint32, i);
+			double x0, y0, x1, y1;
+			bool is_selected = propagation_is_selected(c, id);
+
+			if (!fsv_view_get_propagation_arrow(c->view, id, &x0, &y0, &x1, &y1) ||
+			    (pass < 2 && is_selected) || (pass == 2 && !is_selected))
+				continue;
+			if (pass < 2 && fabs(x0 - last_x) < 2 && y0 == last_y0)
+				continue;
+			last_x = x0;
+			last_y0 = y0;
+			if (pass == 1 || pass == 2)
+				propagation_head_path(cr, x0, y0, x1, y1, pass == 2 ? 8 : 6);
+			if (pass == 0 || pass == 2) {
+				propagation_arrow_path(cr, x0, y0, x1, y1, pass == 2 ? 8 : 6);
+				cairo_new_sub_path(cr);
+				cairo_arc(cr, x0, y0, pass == 2 ? 2.5 : 1.75, 0, 2 * G_PI);
+			}
+			if (pass == 2) {
+				set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
+				cairo_set_line_width(cr, 2);
+				cairo_stroke(cr);
+				propagation_head_path(cr, x0, y0, x1, y1, 8);
+				cairo_fill(cr);
+			}
+		}
+		if (pass == 0) {
+			set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 0.9);
+			cairo_set_line_width(cr, 1.25);
+			cairo_stroke(cr);
+		} else if (pass == 1) {
+			set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 0.9);
+			cairo_fill(cr);
+		}
+		last_x = -1e9;
+	}
+}
+
 static void
 draw_row_content(Ctx *c, guint32 row, double y, double h)
 {
@@ -1516,6 +1778,11 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 		draw_fence_steps(c, row, y, h);
 		return;
 	}
+	/* XAD-03: a cross-adapter fence's value as this adapter sees it, then its markers. */
+	if (r->kind == FSV_ROW_XFENCE)
+		draw_fence_steps(c, row, y, h);
+	if (r->kind == FSV_ROW_VA_SPACE)
+		draw_va_lanes(c, row);
 	g_array_set_size(c->pieces, 0);
 	for (guint lane = 0; lane < r->lane_count; lane++) {
 		const FsvLod *ops = _fsv_trace_get_op_lod(c->trace, row, lane);
@@ -1571,7 +1838,7 @@ draw_row_label(Ctx *c, guint32 row, double y, double h)
 	bool is_group = fsv_view_row_has_children(c->view, row);
 	double x = 8 + r->depth * 14, lw = fsv_view_get_label_width(c->view);
 	bool is_header = r->kind == FSV_ROW_ADAPTER || r->kind == FSV_ROW_CPU_GROUP ||
-			 r->kind == FSV_ROW_FENCE_GROUP;
+			 r->kind == FSV_ROW_FENCE_GROUP || r->kind == FSV_ROW_VA_GROUP;
 
 	if (is_header)
 		cairo_set_source_rgb(cr, 0.89, 0.91, 0.94);
@@ -1847,6 +2114,12 @@ item_rect(Ctx *c, const FsvItem *it, double *x0, double *x1, double *y, double *
 		*x1 = fsv_view_time_to_x(c->view, m->end_ns) + 2;
 		if (m->row == FSV_INDEX_NONE)
 			return false;
+		/* A VA mapping: its lane. */
+		if (m->kind == FSA_MARK_VA_MAPPING) {
+			*x0 += 2;
+			*x1 -= 2;
+			return fsv_view_get_lane_geometry(c->view, m->row, m->lane, y, h);
+		}
 		/* A connection state: its stretch of the band. */
 		if (_fsv_marker_layer(m->kind) == FSV_MARKER_LAYER_BAND &&
 		    fsv_view_get_strip_geometry(c->view, m->row, FSV_STRIP_BAND, y, h)) {
@@ -2060,6 +2333,8 @@ typedef enum {
 	SW_DIAMOND,   /* a small diamond (an injected fault) */
 	SW_BRACKET,   /* a preemption bracket, split in two colours */
 	SW_FLASH,     /* a page fault's flash */
+	SW_TRI2,      /* two triangles, one of each colour */
+	SW_ARROW,     /* a slanted arrow (cross-adapter propagation) */
 } SwatchKind;
 
 typedef struct {
@@ -2111,6 +2386,12 @@ draw_legend(Ctx *c)
 	    {"Fault injected", SW_DIAMOND, FSV_COLOR_FAULT_INJECTED, FSV_COLOR_FAULT_INJECTED},
 	};
 	bool has_display = false;
+	/* Issue 14's items, only for traces that have them. */
+	static const LegendEntry gpummu[] = {
+	    {"VA mapping: 4 KB | 64 KB pages", SW_SPLIT, FSV_COLOR_VA_4K, FSV_COLOR_VA_64K},
+	    {"VA reserve | free", SW_TRI2, FSV_COLOR_DOORBELL_CONNECTED, FSV_COLOR_VICTIMIZE},
+	    {"Cross-adapter propagation", SW_ARROW, FSV_COLOR_PROPAGATION, FSV_COLOR_PROPAGATION},
+	};
 	static const LegendEntry pieces = {"Preempted → resubmitted piece", SW_CONNECTOR,
 					   FSV_COLOR_PACKET_PREEMPTED, FSV_COLOR_PACKET_PREEMPTED};
 	static const LegendEntry reasons[] = {
@@ -2118,7 +2399,7 @@ draw_legend(Ctx *c)
 	     FSV_COLOR_PREEMPT_PRIORITY},
 	    {"Preemption: suspend | TDR", SW_BRACKET, FSV_COLOR_SUSPENDED, FSV_COLOR_TDR},
 	};
-	LegendEntry entries[G_N_ELEMENTS(base) + 24];
+	LegendEntry entries[G_N_ELEMENTS(base) + 28];
 	cairo_t *cr = c->cr;
 	guint n = G_N_ELEMENTS(base), rows, columns;
 	double col_w = 178, w, h, x, y;
@@ -2157,6 +2438,13 @@ draw_legend(Ctx *c)
 		entries[n++] = display[0];
 		entries[n++] = display[1];
 	}
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_VA_MAPPING))
+		entries[n++] = gpummu[0];
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_VA_RESERVE) ||
+	    _fsv_trace_has_marker_kind(c->trace, FSA_MARK_VA_FREE))
+		entries[n++] = gpummu[1];
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_FENCE_PROPAGATION))
+		entries[n++] = gpummu[2];
 	g_assert(n <= G_N_ELEMENTS(entries));
 	/* Two columns as before issue 13; a third past 16 entries keeps the box low. */
 	columns = n > 16 ? 3 : 2;
@@ -2276,6 +2564,26 @@ draw_legend(Ctx *c)
 		case SW_FLASH:
 			page_fault_glyph(cr, ex + 10, ey - 1);
 			break;
+		case SW_TRI2:
+			for (int k = 0; k < 2; k++) {
+				double tx = ex + 5 + 12 * k;
+
+				set_rgb(cr, colors[k ? entries[i].color2 : entries[i].color], 1);
+				cairo_move_to(cr, tx - 4, ey + 10);
+				cairo_line_to(cr, tx + 4, ey + 10);
+				cairo_line_to(cr, tx, ey + 2);
+				cairo_close_path(cr);
+				cairo_fill(cr);
+			}
+			break;
+		case SW_ARROW:
+			set_rgb(cr, rgb, 1);
+			cairo_set_line_width(cr, 1.5);
+			propagation_arrow_path(cr, ex + 2, ey + 1, ex + 20, ey + 9, 6);
+			cairo_stroke(cr);
+			propagation_head_path(cr, ex + 2, ey + 1, ex + 20, ey + 9, 6);
+			cairo_fill(cr);
+			break;
 		case SW_BAR:
 		default:
 			set_rgb(cr, rgb, 1);
@@ -2348,7 +2656,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		if (y + rowh < rh || y > h)
 			continue;
 		if (r->kind == FSV_ROW_ADAPTER || r->kind == FSV_ROW_CPU_GROUP ||
-		    r->kind == FSV_ROW_FENCE_GROUP)
+		    r->kind == FSV_ROW_FENCE_GROUP || r->kind == FSV_ROW_VA_GROUP)
 			cairo_set_source_rgb(cr, 0.955, 0.96, 0.97);
 		else if (i % 2)
 			cairo_set_source_rgb(cr, 0.985, 0.987, 0.99);
@@ -2375,6 +2683,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	    &c, rh,
 	    MIN((double) h, rh + fsv_view_get_content_height(view) - fsv_view_get_scroll_y(view)));
 	draw_victim_arrows(&c, c.specials);
+	draw_propagation_arrows(&c, c.specials);
 	draw_adapter_resets(&c);
 	draw_selection(&c);
 	cairo_restore(cr);

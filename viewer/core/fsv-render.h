@@ -123,6 +123,12 @@ typedef enum {
 	FSV_COLOR_FLIP,           /* flips, queued → done */
 	FSV_COLOR_MISSED_VSYNC,   /* a vsync that presented nothing new */
 	FSV_COLOR_FAULT_INJECTED, /* the fault injector's ground truth */
+	/* Issue 14 (docs/viewer.md "GpuMmu, page faults and cross-adapter fences"): VA mappings
+	 * by page size (MMU-12; a mapping of system memory is drawn paler, MMU-11), and the
+	 * cross-adapter propagation arrows (XAD-07). */
+	FSV_COLOR_VA_4K,
+	FSV_COLOR_VA_64K,
+	FSV_COLOR_PROPAGATION,
 	FSV_COLOR_COUNT,
 } FsvColor;
 

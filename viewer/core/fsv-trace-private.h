@@ -39,9 +39,16 @@ typedef enum {
 	 * first in its glyph; a fault lies nanoseconds from its TDR and reset, and in a bucket of
 	 * theirs it would be lost. */
 	FSV_MARKER_LAYER_FAULT,
+	/* Cross-adapter propagations (XAD-07) on the notified adapter's fence row: arrows from
+	 * the signalling adapter's row, drawn for every laid-out row like victimizations. */
+	FSV_MARKER_LAYER_PROPAGATION,
 	FSV_MARKER_LAYER_COUNT,
 } FsvMarkerLayer;
 
+/* VA mappings of a VA space row in one of its lanes (item ids: marker indexes; MMU-04, MMU-06,
+ * MMU-07); NULL when none. Mappings are in no marker layer (_fsv_marker_layer gives
+ * FSV_MARKER_LAYER_COUNT). */
+const FsvLod *_fsv_trace_get_va_lod(const FsvTrace *trace, guint32 row, guint lane);
 /* Markers of a row in one layer (item ids: marker indexes); NULL when none. */
 const FsvLod *_fsv_trace_get_marker_lod(const FsvTrace *trace, guint32 row, FsvMarkerLayer layer);
 /* The layer a marker of KIND goes to (doorbell_connected: BAND; rows with doorbell_state
