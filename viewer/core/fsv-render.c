@@ -120,6 +120,9 @@ enum batch_style {
 	B_VA_64K_LOCAL,
 	B_VA_4K_SYSTEM,
 	B_VA_64K_SYSTEM,
+	/* Cross-adapter propagations on the notified row's strip, NotificationOnly ticks
+	 * (XAD-07, XAD-08). */
+	B_PROPAGATION,
 	B_COUNT,
 };
 
@@ -282,6 +285,9 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 		break;
 	case B_VA_64K_SYSTEM:
 		set_rgb(cr, colors[FSV_COLOR_VA_64K], 0.45);
+		break;
+	case B_PROPAGATION:
+		set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 0.85);
 		break;
 	case B_CUT_EDGE:
 		cairo_set_source_rgba(cr, 0.45, 0.20, 0.0, 0.9);
@@ -1092,18 +1098,14 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		break;
 	}
 	case FSA_MARK_FENCE_NOTIFICATION:
-		/* XAD-08: a NotificationOnly update of this adapter, a tick in the strip. */
-		set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 1);
-		cairo_rectangle(cr, floor(x0), tick_y, 1, FSV_TICK_HEIGHT);
-		cairo_fill(cr);
+		/* XAD-08: a NotificationOnly update of this adapter, a tick in the strip (batched:
+		 * one per update, a run over a bucket's extent). */
+		batch_add(c, B_PROPAGATION, x0, MAX(x1, x0 + 1), tick_y, FSV_TICK_HEIGHT - 3);
 		break;
 	case FSA_MARK_FENCE_PROPAGATION:
 		/* XAD-07: propagate → NotificationOnly update, a bar along the strip of the row
 		 * notified (the arrow from the other adapter is drawn over the rows). */
-		set_rgb(cr, colors[FSV_COLOR_PROPAGATION], mk->is_open ? 0.4 : 0.8);
-		cairo_rectangle(cr, floor(x0), tick_y + FSV_TICK_HEIGHT - 3,
-				MAX(ceil(x1) - floor(x0), 1.0), 3);
-		cairo_fill(cr);
+		batch_add(c, B_PROPAGATION, x0, MAX(x1, x0 + 1), tick_y + FSV_TICK_HEIGHT - 3, 3);
 		break;
 	case FSA_MARK_FAULT_INJECTED: {
 		/* The fault injector's ground truth: a small diamond at the top of the row. */
@@ -1595,6 +1597,15 @@ draw_va_bucket(const FsvLodBucket *b, gpointer data)
 	return true;
 }
 
+static int
+compare_marker_begin(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const FsvMarker *x = fsv_trace_get_marker(data, *(const guint32 *) a);
+	const FsvMarker *y = fsv_trace_get_marker(data, *(const guint32 *) b);
+
+	return x->begin_ns < y->begin_ns ? -1 : x->begin_ns > y->begin_ns;
+}
+
 /* "0x7f0000 · 256 KB · 64K · local": the range, its size, page size and segment, as much of it
  * as fits. */
 static void
@@ -1625,8 +1636,11 @@ draw_va_lanes(Ctx *c, guint32 row)
 		batch_flush(c);
 		if (c->details->len > c->details_cap)
 			continue;
-		/* Outlines and labels of the mappings wide enough; a still-mapped one (open at
-		 * the end) has no right edge. */
+		/* Outlines and labels of the mappings wide enough, in time order; a still-mapped
+		 * one (open at the end) has no right edge; a label that would overlap the previous
+		 * one of the lane is left out (measuring text is what costs). */
+		g_array_sort_with_data(c->details, compare_marker_begin, c->trace);
+		c->label_end = -1e9;
 		font(c, 8.5, false);
 		for (guint i = 0; i < c->details->len; i++) {
 			const FsvMarker *m =
@@ -1645,8 +1659,11 @@ draw_va_lanes(Ctx *c, guint32 row)
 			if (!m->is_open)
 				cairo_close_path(c->cr);
 			cairo_stroke(c->cr);
+			if (vx0 < c->label_end)
+				vx0 = c->label_end;
 			if (vx1 - vx0 < 40)
 				continue;
+			c->label_end = vx1;
 			va_label(label, sizeof(label), m);
 			cairo_set_source_rgb(c->cr, m->code == FSTP_SEGMENT_SYSTEM ? 0.1 : 1,
 					     m->code == FSTP_SEGMENT_SYSTEM ? 0.1 : 1,
@@ -1721,40 +1738,55 @@ draw_propagation_arrows(Ctx *c, GArray *ids)
 			fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), collect_arrow,
 				      c->opt->no_lod ? NULL : collect_arrow_bucket, &m);
 	}
-	for (int pass = 0; pass < 3; pass++) {
+	/* Four passes, each one path and one cairo call whatever the number of arrows: slanted
+	 * shafts (stroked), vertical ones (notified within the pixel: pixel-aligned rectangles,
+	 * cairo's fast path, as the victimization arrows), the heads, then the selected arrow
+	 * on top. An arrow from the same row less than 3 px from the previous one adds nothing
+	 * visible and is left out. */
+	for (int pass = 0; pass < 4; pass++) {
 		for (guint i = 0; i < ids->len; i++) {
 			guint32 id = g_array_index(ids, guint32, i);
 			double x0, y0, x1, y1;
 			bool is_selected = propagation_is_selected(c, id);
+			bool is_vertical;
 
 			if (!fsv_view_get_propagation_arrow(c->view, id, &x0, &y0, &x1, &y1) ||
-			    (pass < 2 && is_selected) || (pass == 2 && !is_selected))
+			    (pass < 3 && is_selected) || (pass == 3 && !is_selected))
 				continue;
-			if (pass < 2 && fabs(x0 - last_x) < 2 && y0 == last_y0)
+			if (pass < 3 && fabs(x0 - last_x) < 3 && y0 == last_y0)
 				continue;
 			last_x = x0;
 			last_y0 = y0;
-			if (pass == 1 || pass == 2)
-				propagation_head_path(cr, x0, y0, x1, y1, pass == 2 ? 8 : 6);
-			if (pass == 0 || pass == 2) {
-				propagation_arrow_path(cr, x0, y0, x1, y1, pass == 2 ? 8 : 6);
+			is_vertical = fabs(x1 - x0) < 1;
+			if (pass == 0 && !is_vertical) {
+				propagation_arrow_path(cr, x0, y0, x1, y1, 6);
 				cairo_new_sub_path(cr);
-				cairo_arc(cr, x0, y0, pass == 2 ? 2.5 : 1.75, 0, 2 * G_PI);
-			}
-			if (pass == 2) {
+				cairo_arc(cr, x0, y0, 1.75, 0, 2 * G_PI);
+			} else if (pass == 1 && is_vertical) {
+				double dir = y1 > y0 ? 1 : -1;
+				double top = floor(MIN(y0, y1 - dir * 5)),
+				       bottom = ceil(MAX(y0, y1 - dir * 5));
+
+				cairo_rectangle(cr, floor(x0), top, 1, bottom - top);
+				cairo_rectangle(cr, floor(x0) - 1, floor(y0) - 1, 3, 3);
+			} else if (pass == 2) {
+				propagation_head_path(cr, x0, y0, x1, y1, 6);
+			} else if (pass == 3) {
 				set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
 				cairo_set_line_width(cr, 2);
+				propagation_arrow_path(cr, x0, y0, x1, y1, 8);
+				cairo_new_sub_path(cr);
+				cairo_arc(cr, x0, y0, 2.5, 0, 2 * G_PI);
 				cairo_stroke(cr);
 				propagation_head_path(cr, x0, y0, x1, y1, 8);
 				cairo_fill(cr);
 			}
 		}
+		set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 0.9);
 		if (pass == 0) {
-			set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 0.9);
 			cairo_set_line_width(cr, 1.25);
 			cairo_stroke(cr);
-		} else if (pass == 1) {
-			set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 0.9);
+		} else if (pass < 3) {
 			cairo_fill(cr);
 		}
 		last_x = -1e9;

@@ -430,53 +430,53 @@ find_display_row(const FsvTrace *t, guint32 adapter_id, guint32 source_id)
 
 /* XAD-03: whether a fence lives on several adapters (created cross-adapter, opened on another
  * adapter, or propagated), and the adapters it lives on, in order. */
+/* Adds ADAPTER to the sorted set ADAPTERS (a fence lives on a few adapters). */
+static void
+adapter_set_add(GArray *adapters, guint32 adapter)
+{
+	guint i = 0;
+
+	if (adapter == UINT32_MAX)
+		return;
+	while (i < adapters->len && g_array_index(adapters, guint32, i) < adapter)
+		i++;
+	if (i < adapters->len && g_array_index(adapters, guint32, i) == adapter)
+		return;
+	g_array_insert_val(adapters, i, adapter);
+}
+
 static void
 fence_adapters(const FsvTrace *t, const struct fsa_fence_info *f, GArray *adapters)
 {
-	guint32 a;
-
 	g_array_set_size(adapters, 0);
-	if (f->adapter_id != UINT32_MAX)
-		g_array_append_val(adapters, f->adapter_id);
+	adapter_set_add(adapters, f->adapter_id);
 	for (guint i = 0; i < t->xopens->len; i++) {
 		const struct fsa_cross_open *o = &g_array_index(t->xopens, struct fsa_cross_open, i);
 
 		if (o->fence_handle == f->fence_global_handle) {
-			g_array_append_val(adapters, o->adapter_id);
-			g_array_append_val(adapters, o->creator_adapter_id);
+			adapter_set_add(adapters, o->adapter_id);
+			adapter_set_add(adapters, o->creator_adapter_id);
 		}
 	}
-	if (_fsv_trace_has_marker_kind(t, FSA_MARK_FENCE_PROPAGATION))
+	/* Propagations of a fence the trace never opened elsewhere (one without its
+	 * fence_cross_adapter_open): their adapters. */
+	if (adapters->len < 2 && f->propagation_count > 0)
 		for (guint i = 0; i < t->markers->len; i++) {
 			const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
 
 			if (m->kind != FSA_MARK_FENCE_PROPAGATION ||
 			    m->other_handle != f->fence_global_handle)
 				continue;
-			g_array_append_val(adapters, m->adapter_id);
-			a = (guint32) m->code;
-			g_array_append_val(adapters, a);
+			adapter_set_add(adapters, m->adapter_id);
+			adapter_set_add(adapters, (guint32) m->code);
 		}
-	/* Sorted, without duplicates. */
-	for (guint i = 1; i < adapters->len; i++)
-		for (guint k = i; k > 0 && g_array_index(adapters, guint32, k - 1) >
-					       g_array_index(adapters, guint32, k);
-		     k--) {
-			a = g_array_index(adapters, guint32, k);
-			g_array_index(adapters, guint32, k) = g_array_index(adapters, guint32, k - 1);
-			g_array_index(adapters, guint32, k - 1) = a;
-		}
-	for (guint i = 1; i < adapters->len;)
-		if (g_array_index(adapters, guint32, i) == g_array_index(adapters, guint32, i - 1))
-			g_array_remove_index(adapters, i);
-		else
-			i++;
 }
 
 static bool
 fence_is_cross_adapter(const FsvTrace *t, const struct fsa_fence_info *f, GArray *adapters)
 {
-	if (f->fence_global_handle == 0)
+	if (f->fence_global_handle == 0 ||
+	    (!f->is_cross_adapter && f->cross_open_count == 0 && f->propagation_count == 0))
 		return false;
 	fence_adapters(t, f, adapters);
 	return f->is_cross_adapter || adapters->len > 1;
