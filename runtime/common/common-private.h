@@ -264,10 +264,19 @@ struct os_allocation {
 	struct os_device *device;
 	uint32_t process_id;
 	uint64_t size_bytes;
+	/*
+	 * The memory (host memory stands for video memory), aligned to the page size and
+	 * zero-filled up to a whole number of pages, so that page table entries can point into it.
+	 */
 	void *storage;
 	_Atomic bool is_resident;
 	uint32_t refs;
 	bool has_umd_handle; /* the UMD has not freed it (fsr_allocation_destroy) */
+	/* MMU-11, MMU-12: where it lives and its page size (the rings': system, 4 KB) */
+	int segment;              /* enum fstp_segment */
+	uint32_t page_size_bytes; /* 4 KB or 64 KB */
+	bool is_gpummu;           /* made by fsr_allocation_create_with_config */
+	uint32_t mapping_count;   /* os/vidmm.c: its live GPU VA mappings (MMU-07) */
 	struct os_allocation *next_in_device;
 };
 
@@ -308,6 +317,12 @@ struct os_context {
 	uint32_t hw_priority;
 	/* PRE-14: the context allocation (fsr_adapter_config.context_allocation_bytes), or NULL */
 	struct os_allocation *allocation;
+	/*
+	 * MMU-01, MMU-03: the KMD's: the root page table register it programmed for the context
+	 * (DxgkDdiSetRootPageTable), in the GPU's format (hw/hw-private.h, HW_MMU_ROOT_*): what
+	 * the engine's MMU walks from (hw_mmu_translate). 0: no VA space, every access faults.
+	 */
+	_Atomic uint64_t hw_root_page_table;
 };
 
 struct fsr_fence {
@@ -635,6 +650,13 @@ struct fsr_adapter {
 	 * paging packets (NULL: none yet).
 	 */
 	struct os_hwqueue *paging_queues[FSR_MAX_ENGINES];
+	/*
+	 * os (os/vidmm.c): the driver's GpuMmu caps, asked when the first VA space of the adapter
+	 * is made (has_gpummu_caps; zero before), and the page tables' names (page_table_create).
+	 */
+	struct dxgk_gpummu_caps gpummu_caps;
+	bool has_gpummu_caps;
+	uint64_t next_page_table_id;
 };
 
 /* ---- runtime ----------------------------------------------------------------------------- */

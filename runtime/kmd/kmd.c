@@ -11,17 +11,6 @@
 #include "hw/hw-private.h"
 #include "kmd/kmd-private.h"
 
-/* The driver's adapter context (the "miniport" of every DDI). */
-struct kmd_adapter {
-	struct fsr_adapter *adapter; /* the OS's adapter, which also holds the GPU's engines */
-	const struct dxgk_callbacks *callbacks;
-	dxgk_interrupt_routine isr; /* what the OS connected the line to (DxgkDdiStartDevice) */
-	/* doorbells (dedicated model): which doorbell each physical one serves, NULL when free */
-	struct os_doorbell *physical[FSR_MAX_PHYSICAL_DOORBELLS];
-	/* LRU (docs/runtime.md): one number per ConnectDoorbell or NotifyWorkSubmission */
-	uint64_t use_counter;
-};
-
 static int
 add_adapter(struct fsr_adapter *os_adapter, const struct dxgk_callbacks *callbacks, void **miniport)
 {
@@ -109,6 +98,10 @@ query_adapter_info(void *miniport, enum dxgk_query_adapter_info_type type, void 
 	struct dxgk_usermodesubmission_caps *caps = output;
 	bool has_ums_engine = false;
 
+	if (type == DXGKQAITYPE_GPUMMUCAPS && output_size == sizeof(struct dxgk_gpummu_caps)) {
+		kmd_gpummu_caps(output); /* MMU-02, MMU-03, MMU-12 */
+		return 0;
+	}
 	if (type == DXGKQAITYPE_DRIVERCAPS && output_size == sizeof(struct dxgk_drivercaps)) {
 		/* PRE-13: this driver's displays flip by MMIO on the next vsync. */
 		*(struct dxgk_drivercaps *) output =
@@ -689,4 +682,5 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiResetEngine = reset_engine,
 	    .DxgkDdiResetFromTimeout = reset_from_timeout,
 	};
+	kmd_gpummu_entries(ddi);
 }

@@ -88,6 +88,8 @@ struct fsr_process {
 	 * fsr_process_terminate may take, to free it.
 	 */
 	bool is_killed;
+	/* os/vidmm.c: its GPU VA space on each adapter (MMU-01), NULL until first used */
+	struct os_va_space *va_spaces[FSR_MAX_ADAPTERS];
 	struct fsr_process *next;
 };
 
@@ -127,6 +129,13 @@ fsr_status os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *p
  */
 fsr_status os_allocation_new(struct os_device *device, uint64_t size_bytes, bool is_resident,
 			     struct os_allocation **allocation);
+/*
+ * A GpuMmu allocation (MMU-05, MMU-11 to MMU-13): `size_bytes` rounded up to `page_size_bytes`
+ * (4 KB or 64 KB), placed in `segment` (enum fstp_segment), resident.
+ */
+fsr_status os_allocation_new_in_segment(struct os_device *device, uint64_t size_bytes, int segment,
+					uint32_t page_size_bytes,
+					struct os_allocation **allocation);
 void os_allocation_ref(struct os_allocation *allocation);
 /* Drops a reference; the last one frees the storage (allocation_destroy). */
 void os_allocation_unref(struct os_allocation *allocation);
@@ -138,6 +147,33 @@ fsr_status os_allocation_lookup(struct fsr_process *process, fsr_handle handle,
 				struct os_allocation **allocation);
 /* RES-04: at device destruction, after its queues: the allocations the UMD did not free. */
 void os_device_free_allocations(struct os_device *device);
+
+/* ---- the GpuMmu's memory manager (vidmm.c; docs/runtime.md "GpuMmu as built") --------------- */
+
+struct os_va_space;
+/* MMU-02: the driver's GpuMmu caps (DXGKQAITYPE_GPUMMUCAPS), asked once; false: unusable. */
+bool os_vidmm_query_caps(struct fsr_adapter *adapter);
+/* The process's VA space on the adapter, NULL when it has none. */
+struct os_va_space *os_vidmm_find_space(struct fsr_process *process, struct fsr_adapter *adapter);
+/* ... made the first time (va_space_create, its root, every context of it programmed). */
+fsr_status os_vidmm_get_space(struct fsr_process *process, struct fsr_adapter *adapter,
+			      struct os_va_space **space);
+uint64_t os_vidmm_space_size(const struct os_va_space *space);
+/* A new context translates through its process's VA space on its adapter, if there is one. */
+void os_vidmm_context_created(struct os_context *context);
+/* fsr_va_reserve, fsr_va_free, fsr_va_map, fsr_va_unmap past the handle checks (MMU-06). */
+fsr_status os_vidmm_reserve(struct os_va_space *space, uint64_t size, uint64_t min_va,
+			    uint64_t max_va, uint64_t fixed_va, uint64_t *va);
+fsr_status os_vidmm_free(struct os_va_space *space, uint64_t va, uint64_t size);
+fsr_status os_vidmm_map(struct os_va_space *space, struct os_allocation *allocation,
+			const struct fsr_va_map_args *args, uint64_t *va);
+fsr_status os_vidmm_unmap(struct os_va_space *space, uint64_t va, uint64_t size);
+/* Before an allocation's UMD handle goes: each of its mappings unmapped (va_unmap). */
+void os_vidmm_unmap_allocation(struct os_allocation *allocation);
+/* MMU-02: the page tables of every VA space on the adapter evicted (D3) or resident (D0). */
+void os_vidmm_set_resident(struct fsr_adapter *adapter, bool is_resident);
+/* At the end of a process, its devices gone: its VA spaces, their ranges and page tables. */
+void os_vidmm_destroy_spaces(struct fsr_process *process);
 
 /* ---- adapters (adapter.c) ----------------------------------------------------------------- */
 

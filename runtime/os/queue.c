@@ -198,6 +198,7 @@ fsr_context_create(struct fsr_process *process, fsr_handle device_handle, uint32
 		  context->handle, engine_id);
 	os_context_init_scheduling(context);   /* PRE-15: context_schedule, after context_create */
 	os_context_create_allocation(context); /* PRE-14, when configured */
+	os_vidmm_context_created(context);     /* MMU-01: its process's VA space, if any */
 	*context_handle = context->handle;
 	goto end;
 refuse:

@@ -174,4 +174,19 @@ struct fsr_test_invariants {
 /* Takes the runtime lock: not from a tap. */
 FSR_TEST_API void fsr_test_invariants(struct fsr_runtime *runtime, struct fsr_test_invariants *out);
 
+/*
+ * GpuMmu (docs/runtime.md "GpuMmu as built"): the root register the driver programmed into a
+ * context of `process` (DxgkDdiSetRootPageTable; 0: none), as the GPU's MMU walks from it, and
+ * the GPU MMU's walk of one access from such a register, as an engine makes it (hw_mmu_translate):
+ * true with *host_ptr the byte the VA names, or false with *fault_type (enum fstp_fault_type:
+ * 0 NOT_MAPPED, 1 READ_ONLY). `is_write`: the access kind. Both take the runtime lock (not from a
+ * tap). What tests of the mapping rules and conformance drivers use to look through the page
+ * tables without a work packet.
+ */
+FSR_TEST_API fsr_status fsr_test_context_root_register(struct fsr_process *process,
+						       fsr_handle context, uint64_t *root_register);
+FSR_TEST_API bool fsr_test_gpu_translate(struct fsr_runtime *runtime, uint32_t adapter_id,
+					 uint64_t root_register, uint64_t va, bool is_write,
+					 void **host_ptr, int *fault_type);
+
 #endif /* FENCESCOPE_TEST_API_H */

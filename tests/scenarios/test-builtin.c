@@ -351,3 +351,20 @@ Test(builtin, tdr_scenarios_under_interleaving)
 		}
 	}
 }
+
+/* MMU-06, MMU-07: mapping-churn runs every round in both clocks, the same counts. */
+Test(builtin, mmu_06_mmu_07_mapping_churn_runs_every_buffer_in_both_clocks)
+{
+	struct fsr_scenario_totals sim = run_scenario("mapping-churn", FSR_CLOCK_SIM, 1, 6);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("mapping-churn", FSR_CLOCK_REALTIME, 1, 6);
+	struct fsr_scenario_totals again = run_scenario("mapping-churn", FSR_CLOCK_SIM, 1, 6);
+
+	cr_expect_eq(sim.submissions, 3 * 6);
+	cr_expect_eq(sim.gpu_signals, 3 * 6);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_signals, sim.gpu_signals);
+	cr_expect_eq(realtime.work_gpu_ticks, sim.work_gpu_ticks);
+	cr_expect_eq(again.events, sim.events, "deterministic in sim");
+	cr_expect_eq(again.virtual_ns, sim.virtual_ns);
+}

@@ -414,7 +414,8 @@ enum fsr_device_power {
 FSR_API fsr_status fsr_adapter_set_power(struct fsr_runtime *runtime, uint32_t adapter_id,
 					 enum fsr_device_power state);
 
-/* An emulated process: its own handle table (and, later, GPU virtual address space). */
+/* An emulated process: its own handle table and a GPU virtual address space per adapter
+ * (<fencescope/memory.h>). */
 struct fsr_process;
 
 /* Returns: (transfer none) in *process: owned by the runtime until fsr_process_terminate. */
@@ -437,5 +438,6 @@ FSR_API fsr_status fsr_process_terminate(struct fsr_process *process, bool is_ab
 
 #include <fencescope/fence.h>
 #include <fencescope/queue.h>
+#include <fencescope/memory.h>
 
 #endif /* FENCESCOPE_RUNTIME_H */
