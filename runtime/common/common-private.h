@@ -205,6 +205,13 @@ enum hw_packet_type {
 				   c: local fence handle (LOG-05) */
 	HW_PACKET_PROGRESS = 6, /* a: progress value (HPF-02); on a user-mode queue followed by
 				   its log instruction, like a signal (LOG-05, LOG-11) */
+	/*
+	 * A memory access the engine makes through the context's GPU VA space (MMU-14,
+	 * docs/runtime.md "Page faults as built"): flags: enum fstp_access_kind (READ, WRITE),
+	 * a: GPU VA, b: bytes, c: the byte a WRITE stores in every byte of the range. Every page
+	 * of the range is translated before any byte moves: a write is all or nothing.
+	 */
+	HW_PACKET_ACCESS = 7,
 };
 
 struct hw_packet {
@@ -294,6 +301,8 @@ struct rt_ring_control {
 struct os_context {
 	fsr_handle handle;
 	struct os_device *device;
+	/* Its process's id: what the GPU knows of whose work it runs (a page fault names it). */
+	uint32_t process_id;
 	uint32_t engine_id;
 	struct os_hwqueue *queues;
 	struct os_context *next_in_device;
@@ -375,6 +384,14 @@ struct hw_dma_packet {
 	 */
 	bool is_split_continued;
 	struct hw_dma_packet *next;
+	/*
+	 * MMU-14: the memory accesses the packet makes before its work (HW_PACKET_ACCESS, in
+	 * order): the ACCESS commands of its command buffer before the WORK it carries, or before
+	 * a wait, a signal or the progress write when no WORK follows. Allocated with the packet
+	 * (one free frees both).
+	 */
+	uint32_t access_count;
+	struct hw_packet accesses[];
 };
 
 struct os_hwqueue {
@@ -548,6 +565,18 @@ struct hw_interrupt {
 	int engine_state;
 	/* PAGE_FAULT: why the GPU stopped the queue, an enum fstp_loss_reason */
 	int fault_reason;
+	/*
+	 * PAGE_FAULT with reason PAGE_FAULT (MMU-14): the access that did not translate — its VA
+	 * (the first page that failed), kind (enum fstp_access_kind) and fault type (enum
+	 * fstp_fault_type), the packet it was in, and the context it ran for (by handle: the
+	 * queue may be destroyed before the OS handles the interrupt).
+	 */
+	uint64_t fault_va;
+	int fault_access;
+	int fault_type;
+	uint64_t fault_packet_id;
+	fsr_handle fault_context;
+	uint32_t fault_process_id;
 	/*
 	 * CRTC_VSYNC (PRE-13): the display (VidPN source) that reached its vertical sync, its
 	 * vsync count, the flip it scans out from this vsync on (the spec's

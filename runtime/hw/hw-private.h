@@ -128,6 +128,16 @@ struct hw_engine {
 	struct os_hwqueue *reserved_for;
 	/* PRE-06: a paging packet was preempted: nothing else starts before its remainder. */
 	bool is_awaiting_paging;
+	/*
+	 * MMU-14, TDR-06 (docs/runtime.md "Page faults as built"): an access of the work it
+	 * started did not translate. The engine stopped there and runs nothing until a reset
+	 * (hw_engine_reset), as a GPU stalled on a fault does; `fault_packet` is the DMA packet
+	 * that faulted (owned; NULL for a ring's, whose queue stays faulted, hw_is_faulted).
+	 */
+	bool is_page_faulted;
+	struct hw_dma_packet *fault_packet;
+	/* every byte its READ accesses read, summed (tests: fsr_test_engine_read_sum) */
+	uint64_t bytes_read_sum;
 };
 
 /*
@@ -320,6 +330,16 @@ bool hw_engine_is_ignoring_preemption(const struct hw_engine *engine);
  * (NULL if none), for the OS to drop or resubmit.
  */
 bool hw_engine_reset(struct hw_engine *engine, struct hw_dma_packet **aborted);
+/*
+ * MMU-14 (hw/access.c): runs one memory access (a HW_PACKET_ACCESS) of `context`'s work
+ * through the context's page tables, as the engine does: every page of the range is
+ * translated first, and only if all translate do bytes move (a write stores its value in every
+ * byte, a read reads them). False when a page did not translate: *fault_va is the first byte
+ * of the range on that page and *fault_type an enum fstp_fault_type; nothing was written.
+ * Engine's lock held.
+ */
+bool hw_access_run(struct hw_engine *engine, struct os_context *context,
+		   const struct hw_packet *access, uint64_t *fault_va, int *fault_type);
 /*
  * Displays (hw/display.c), PRE-13. Init: after hw_init, display_count of them, idle. Start (lock
  * NOT held): each joins the clock, its vsyncs counted from now. Fini: before hw_fini.

@@ -24,6 +24,31 @@ os_gpu_fault(struct fsr_adapter *adapter, struct os_hwqueue *queue, enum fstp_lo
 }
 
 /*
+ * MMU-14: an access to an unmapped GPU VA terminates "the context and/or device that caused
+ * it". The reference OS's choice (docs/runtime.md "Page faults as built"): the context, scope
+ * CONTEXT — it goes in error (context_error, its pending fences signalled UINT64_MAX) and its
+ * device stays whole, so the process may go on with another context; a device whose contexts
+ * faulted before is terminated whole, scope DEVICE — device_lost (PAGE_FAULT), every doorbell
+ * DISCONNECTED_ABORT (TDR-04). Then the memory manager's recovery, an engine reset promoted to
+ * an adapter reset if it fails (TDR-06, os/tdr.c). A context destroyed before the OS handled
+ * the interrupt leaves only the recovery to do (the engine still waits for its reset).
+ */
+void
+os_gpu_page_fault(struct fsr_adapter *adapter, const struct hw_interrupt *interrupt)
+{
+	struct os_context *context = os_context_find(adapter, interrupt->fault_context);
+	bool is_device_lost = false;
+
+	if (context)
+		is_device_lost = context->device->page_faults++ > 0;
+	FSR_TRACE(adapter->runtime, fencescope_os, page_fault, adapter->id, interrupt->engine_id,
+		  interrupt->fault_process_id, interrupt->fault_context, interrupt->fault_va,
+		  interrupt->fault_access, interrupt->fault_type,
+		  is_device_lost ? FSTP_FAULT_SCOPE_DEVICE : FSTP_FAULT_SCOPE_CONTEXT);
+	os_tdr_page_fault(adapter, interrupt->engine_id, context, is_device_lost);
+}
+
+/*
  * The OS's periodic check at the TDR cadence (FSR_FAULT_RESCAN_PERIOD_NS), for lost
  * interrupts: every fence with CPU or software waiters has its CurrentValue read, and the
  * waiters it satisfies are released (SYN-06 holds even when the line dropped the interrupt that
@@ -131,4 +156,25 @@ fsr_test_invariants(struct fsr_runtime *runtime, struct fsr_test_invariants *out
 						out->stuck_innocent_queues++;
 				}
 	rt_unlock(runtime);
+}
+
+fsr_status
+fsr_test_allocation_storage(struct fsr_process *process, fsr_handle allocation, uint8_t **storage,
+			    uint64_t *size_bytes)
+{
+	struct rt_object *object;
+	fsr_status status;
+
+	if (!process || !storage || !size_bytes)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(process->runtime);
+	status = os_kmt_lookup(process, allocation, RT_OBJECT_ALLOCATION, &object);
+	if (status == FSR_OK) {
+		const struct os_allocation *a = object->pointer;
+
+		*storage = a->storage;
+		*size_bytes = a->size_bytes;
+	}
+	rt_unlock(process->runtime);
+	return status;
 }

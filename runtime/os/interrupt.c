@@ -54,6 +54,7 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 	uint32_t fence_count = 0;
 	uint32_t released = 0;
 	fsr_handle queue_handle = interrupt->queue ? interrupt->queue->handle : 0;
+	bool is_page_fault = false;
 
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_DMA_COMPLETED) {
 		/* INT-01: the kernel-mode path learns of completions through interrupts. */
@@ -64,6 +65,12 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_CRTC_VSYNC) {
 		/* PRE-13: a display's vertical sync, naming the flip it latched (os/display.c). */
 		os_display_vsync(adapter, interrupt);
+		goto end;
+	}
+	if (interrupt->type == FSTP_INTERRUPT_TYPE_PAGE_FAULT &&
+	    interrupt->fault_reason == FSTP_LOSS_REASON_PAGE_FAULT) {
+		/* MMU-14: the memory manager's part comes after the interrupt (below). */
+		is_page_fault = true;
 		goto end;
 	}
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_PAGE_FAULT) {
@@ -140,6 +147,13 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 end:
 	FSR_TRACE(runtime, fencescope_os, interrupt_handled, adapter->id, interrupt->engine_id,
 		  interrupt->type, interrupt->form, queue_handle, fence_count, released);
+	/*
+	 * MMU-14, TDR-06: the interrupt only tells the OS; the memory manager then terminates the
+	 * context (or device) and has the engine reset (os/fault.c), after interrupt_handled, in
+	 * the order of docs/trace-format.md (1.5).
+	 */
+	if (is_page_fault)
+		os_gpu_page_fault(adapter, interrupt);
 	hold_interrupt_fences(runtime, interrupt, false);
 	free(interrupt);
 }

@@ -66,6 +66,8 @@ struct os_device {
 	struct os_allocation *allocations; /* alive (RES-04: freed with the device) */
 	bool is_lost;     /* device loss (UMS-16): its doorbells are ABORT for good */
 	bool is_in_error; /* abnormal termination (TRM-03) */
+	/* MMU-14: GPU page faults of its contexts so far (a second loses the device: os/fault.c) */
+	uint32_t page_faults;
 
 	struct os_device *next_in_process;
 };
@@ -208,6 +210,12 @@ void os_actor_init(struct fsr_runtime *runtime);
  * wake-ups a lost interrupt withheld (lock held). */
 void os_gpu_fault(struct fsr_adapter *adapter, struct os_hwqueue *queue,
 		  enum fstp_loss_reason reason);
+/*
+ * MMU-14, TDR-06: the GPU's page fault interrupt (PAGE_FAULT, reason PAGE_FAULT), after
+ * interrupt_handled: os:page_fault with the scope the OS chose, then the recovery
+ * (os_tdr_page_fault). docs/runtime.md "Page faults as built".
+ */
+void os_gpu_page_fault(struct fsr_adapter *adapter, const struct hw_interrupt *interrupt);
 uint32_t os_rescan_waiters(struct fsr_runtime *runtime);
 bool os_has_unreleased_waiter(struct fsr_runtime *runtime);
 /* DxgkCbNotifyInterrupt: queues the interrupt for the OS actor (its DPC). */
@@ -386,6 +394,20 @@ void os_tdr_engine_hung(struct fsr_adapter *adapter, uint32_t engine_id);
  * and its device is lost (context_error, then device_lost).
  */
 void os_context_error(struct os_context *context, enum fstp_loss_reason reason);
+/* As os_context_error, and the device is lost only when `is_device_lost` (MMU-14's scope). */
+void os_context_fault(struct os_context *context, enum fstp_loss_reason reason,
+		      bool is_device_lost);
+/* The context of kernel handle `handle` on the adapter, NULL if it is gone (or 0). */
+struct os_context *os_context_find(struct fsr_adapter *adapter, fsr_handle handle);
+/*
+ * TDR-06: the recovery of a GPU page fault on `engine_id`, initiated by the memory manager:
+ * tdr_begin (PAGE_FAULT, the guilty context) -> the guilty context in error (its device lost
+ * too when `is_device_lost`: scope DEVICE) -> DxgkDdiResetEngine, promoted to
+ * DxgkDdiResetFromTimeout when it fails -> tdr_end. No tdr_detect and no preemption request:
+ * no timeout was detected, and the engine stopped at the fault.
+ */
+void os_tdr_page_fault(struct fsr_adapter *adapter, uint32_t engine_id, struct os_context *guilty,
+		       bool is_device_lost);
 /* ---- the scheduler and preemption (scheduler.c; docs/runtime.md "Scheduling and preemption
  * as built") -------------------------------------------------------------------------------- */
 

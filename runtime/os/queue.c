@@ -7,6 +7,7 @@
  * learning of each completion from an interrupt (INT-01).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "os/os-private.h"
 
@@ -186,6 +187,7 @@ fsr_context_create(struct fsr_process *process, fsr_handle device_handle, uint32
 	}
 	context->handle = rt_new_kernel_handle(runtime, RT_OBJECT_CONTEXT);
 	context->device = device;
+	context->process_id = process->id;
 	context->engine_id = engine_id;
 	status = add_object(process, context->handle, RT_OBJECT_CONTEXT, context);
 	if (status != FSR_OK) {
@@ -1049,13 +1051,33 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 		}
 		packet = &buffer->packets[buffer->position];
 		switch (packet->type) {
-		case HW_PACKET_WORK:
-			dma = calloc(1, sizeof(*dma));
+		case HW_PACKET_ACCESS:
+		case HW_PACKET_WORK: {
+			/*
+			 * MMU-14: the accesses before a WORK travel in its DMA packet and run first;
+			 * accesses that no WORK follows make a DMA packet of their own (one tick).
+			 */
+			size_t accesses = 0;
+
+			while (buffer->position + accesses < buffer->count &&
+			       buffer->packets[buffer->position + accesses].type == HW_PACKET_ACCESS)
+				accesses++;
+			dma = calloc(1, sizeof(*dma) + accesses * sizeof(struct hw_packet));
 			if (!dma)
 				abort();
+			dma->access_count = (uint32_t) accesses;
+			if (accesses)
+				memcpy(dma->accesses, packet, accesses * sizeof(struct hw_packet));
+			buffer->position += accesses;
+			if (buffer->position < buffer->count &&
+			    buffer->packets[buffer->position].type == HW_PACKET_WORK)
+				dma->gpu_ticks = buffer->packets[buffer->position].a;
+			else {
+				dma->gpu_ticks = 1;
+				buffer->position--; /* the command after the accesses runs next */
+			}
 			dma->packet_id = ++adapter->next_packet_id;
 			dma->queue = queue;
-			dma->gpu_ticks = packet->a;
 			dma->progress_value = buffer->packets[0].b;
 			dma->submit_ns = buffer->submit_ns;
 			queue->km_sent_ns = rt_clock_now(runtime); /* FST-01: the TDR's clock */
@@ -1063,13 +1085,15 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			for (size_t i = buffer->position + 1; i < buffer->count; i++) {
 				if (buffer->packets[i].type == HW_PACKET_WAIT)
 					break;
-				if (buffer->packets[i].type == HW_PACKET_WORK) {
+				if (buffer->packets[i].type == HW_PACKET_WORK ||
+				    buffer->packets[i].type == HW_PACKET_ACCESS) {
 					dma->is_split_continued = true;
 					break;
 				}
 			}
 			os_sched_queue_packet(queue, dma);
 			break;
+		}
 		case HW_PACKET_WAIT:
 			fence = rt_map_get(&runtime->fences, packet->a);
 			if (fence->is_destroyed &&

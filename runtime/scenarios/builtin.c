@@ -1321,6 +1321,170 @@ end:
 
 /* ---- registry ------------------------------------------------------------------------------ */
 
+/* ---- page-fault ------------------------------------------------------------------------------ */
+
+/* A fresh allocation of `process`'s `device`, mapped whole at a VA the memory manager picks. */
+static fsr_status
+map_new(struct fsr_process *process, fsr_handle device, uint64_t size, uint32_t page_size,
+	fsr_handle *allocation, uint64_t *va)
+{
+	struct fsr_allocation_config config = {
+	    .size_bytes = size,
+	    .segment = page_size == FSR_GPU_LARGE_PAGE_BYTES ? FSR_SEGMENT_LOCAL
+							     : FSR_SEGMENT_SYSTEM,
+	    .page_size_bytes = page_size,
+	};
+	struct fsr_va_map_args args = {.size_bytes = size};
+	fsr_status status = fsr_allocation_create_with_config(process, device, &config, allocation);
+
+	args.allocation = *allocation;
+	if (status == FSR_OK)
+		status = fsr_va_map(process, device, &args, va);
+	return status;
+}
+
+/*
+ * MMU-14 and TDR-06 (docs/runtime.md "Page faults as built"), per round: the main process keeps
+ * rendering frames on a user-mode 3D queue — each one reads a 64 KB-page texture, works and
+ * writes one 4 KB tile of its canvas, then signals — while a second process ("faulty-app")
+ * writes a buffer it maps, queues one more write of it behind a fence, unmaps it (the unmap
+ * call faults nothing) and opens the fence: the GPU faults when it runs the write (page_fault,
+ * the buffer FAULTED, the PAGE_FAULT interrupt), the OS terminates the faulty context (scope
+ * CONTEXT: context_error, its wait ends DEVICE_LOST; its device stays) and has the 3D engine
+ * reset — every second round the engine reset fails and is promoted to an adapter reset, which
+ * aborts and resubmits the main process's compute packet in flight. The faulty app then goes on
+ * with a new context of the same device, whose buffer completes. The main process's frames all
+ * complete, every tile holding the frame that wrote it last.
+ */
+static fsr_status
+run_page_fault(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+	       struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 2;
+	const uint64_t frames = 6, tiles = 4;
+	fsr_handle render, compute, render_fence, compute_fence, canvas, texture;
+	uint64_t canvas_va = 0, texture_va = 0, frame_value = 0, compute_value = 0;
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &render));
+	TRY(queue_new(world, 1, FSR_SUBMIT_KERNEL_MODE, &compute));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &render_fence, NULL));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &compute_fence, NULL));
+	TRY(map_new(world->process, world->device, tiles * FSR_GPU_PAGE_BYTES, FSR_GPU_PAGE_BYTES,
+		    &canvas, &canvas_va));
+	TRY(map_new(world->process, world->device, FSR_GPU_LARGE_PAGE_BYTES,
+		    FSR_GPU_LARGE_PAGE_BYTES, &texture, &texture_va));
+	for (uint64_t round = 1; round <= rounds; round++) {
+		struct side_process faulty = {0};
+		struct fsr_cmdbuf *cmdbuf = NULL;
+		fsr_handle buffer, gate, context, queue;
+		uint64_t buffer_va = 0;
+		struct fsr_hwqueue_config config = {.mode = FSR_SUBMIT_USER_MODE};
+		bool is_promoted = round % 2 == 0;
+
+		TRY(side_open(world, "faulty-app", &faulty));
+		TRY(map_new(faulty.process, faulty.device, 2 * FSR_GPU_PAGE_BYTES,
+			    FSR_GPU_PAGE_BYTES, &buffer, &buffer_va));
+		TRY(fsr_fence_create(faulty.process, faulty.device, 0, 0, &gate, NULL));
+		/* A write that lands (its buffer completes), then one behind the gate that will not. */
+		TRY(fsr_cmdbuf_create(faulty.process, faulty.queue, &cmdbuf));
+		TRY(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE, buffer_va, 2 * FSR_GPU_PAGE_BYTES,
+				      0x11));
+		TRY(fsr_cmdbuf_signal(cmdbuf, faulty.fence, 1));
+		status = fsr_cmdbuf_submit(cmdbuf, NULL);
+		cmdbuf = NULL;
+		if (status != FSR_OK) {
+			world_fail(world, status, "fsr_cmdbuf_submit of the first write");
+			goto end;
+		}
+		totals->submissions++;
+		totals->gpu_signals++;
+		TRY(fsr_fence_wait_cpu(faulty.process, faulty.fence, 1, FSR_INFINITE,
+				       FSR_WAIT_BLOCKING));
+		totals->cpu_waits++;
+		TRY(fsr_cmdbuf_create(faulty.process, faulty.queue, &cmdbuf));
+		TRY(fsr_cmdbuf_wait(cmdbuf, gate, 1));
+		TRY(fsr_cmdbuf_work(cmdbuf, 2000));
+		TRY(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE, buffer_va + FSR_GPU_PAGE_BYTES, 64,
+				      0x22));
+		TRY(fsr_cmdbuf_signal(cmdbuf, faulty.fence, 2));
+		status = fsr_cmdbuf_submit(cmdbuf, NULL);
+		cmdbuf = NULL;
+		if (status != FSR_OK) {
+			world_fail(world, status, "fsr_cmdbuf_submit of the faulty buffer");
+			goto end;
+		}
+		totals->submissions++;
+		totals->work_gpu_ticks += 2000;
+		totals->gpu_waits++;
+		if (is_promoted)
+			TRY(fsr_test_engine_reset_fail(world->runtime, world->adapter, 0, 1));
+		/* The main process renders; its compute packets run beside. */
+		for (uint64_t f = 0; f < frames; f++) {
+			uint64_t tile = (frame_value + f) % tiles;
+
+			TRY(fsr_cmdbuf_create(world->process, render, &cmdbuf));
+			TRY(fsr_cmdbuf_access(cmdbuf, FSR_GPU_READ, texture_va,
+					      FSR_GPU_LARGE_PAGE_BYTES, 0));
+			TRY(fsr_cmdbuf_work(cmdbuf, random_between(world, 20000, 40000)));
+			TRY(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE,
+					      canvas_va + tile * FSR_GPU_PAGE_BYTES,
+					      FSR_GPU_PAGE_BYTES, (uint8_t) (frame_value + f + 1)));
+			TRY(fsr_cmdbuf_signal(cmdbuf, render_fence, frame_value + f + 1));
+			status = fsr_cmdbuf_submit(cmdbuf, NULL);
+			cmdbuf = NULL;
+			if (status != FSR_OK) {
+				world_fail(world, status, "fsr_cmdbuf_submit of a frame");
+				goto end;
+			}
+			totals->submissions++;
+			totals->gpu_signals++;
+			if (f == 1) {
+				TRY(submit(world, &(struct step){.queue = compute,
+								 .work_ticks = 2000000,
+								 .signal_fence = compute_fence,
+								 .signal_value = ++compute_value}));
+				/* MMU-14: unmapped while the write is queued; faults when it runs. */
+				TRY(fsr_va_unmap(faulty.process, faulty.device, buffer_va,
+						 2 * FSR_GPU_PAGE_BYTES));
+				TRY(fsr_fence_signal_cpu(faulty.process, gate, 1));
+				totals->cpu_signals++;
+			}
+		}
+		frame_value += frames;
+		status = fsr_fence_wait_cpu(faulty.process, faulty.fence, 2, FSR_INFINITE,
+					    FSR_WAIT_BLOCKING);
+		totals->cpu_waits++;
+		if (status != FSR_ERR_DEVICE_LOST) {
+			status = status == FSR_OK ? FSR_ERR_BAD_STATE : status;
+			world_fail(world, status, "fsr_fence_wait_cpu on the faulting buffer");
+			goto end;
+		}
+		/* Scope CONTEXT: the device is whole; a new context of it runs. */
+		TRY(fsr_hwqueue_destroy(faulty.process, faulty.queue));
+		TRY(fsr_context_create(faulty.process, faulty.device, 0, &context));
+		TRY(fsr_hwqueue_create_user_mode(faulty.process, context, &config, &queue));
+		TRY(fsr_fence_create(faulty.process, faulty.device, 0, 0, &faulty.fence, NULL));
+		TRY(side_submit(world, &faulty, queue, 1000, 1));
+		totals->gpu_signals++;
+		TRY(fsr_fence_wait_cpu(faulty.process, faulty.fence, 1, FSR_INFINITE,
+				       FSR_WAIT_BLOCKING));
+		totals->cpu_waits++;
+		TRY(fsr_process_terminate(faulty.process, false));
+		TRY(cpu_wait(world, render_fence, frame_value));
+		TRY(cpu_wait(world, compute_fence, compute_value));
+	}
+end:
+	return world_close(world, status);
+}
+
 static const struct fsr_scenario producer_consumer = {
     "producer-consumer",
     "3D queue signals a fence that a compute queue waits on, value by value (--scale rounds, "
@@ -1409,10 +1573,19 @@ static const struct fsr_scenario mapping_churn = {
     "16)",
     run_mapping_churn, NULL};
 
+static const struct fsr_scenario page_fault = {
+    "page-fault",
+    "a process whose GPU write hits a range it unmapped while the write was queued: the page "
+    "fault terminates its context and the 3D engine is reset (every second round promoted to an "
+    "adapter reset) while another process keeps rendering frames that read and write mapped "
+    "memory (--scale rounds, default 2)",
+    run_page_fault, NULL};
+
 static const struct fsr_scenario *const builtins[] = {
     &producer_consumer, &frame_pipeline,  &log_overrun,   &cpu_waiters,       &stress,
     &doorbell_pressure, &doorbell_global, &power_states,  &suspend_terminate, &priority_inversion,
     &timeslice_mix,     &tdr_hang,        &adapter_reset, &fault_injection,   &mapping_churn,
+    &page_fault,
 };
 
 const struct fsr_scenario *const *

@@ -289,6 +289,36 @@ fsr_cmdbuf_work(struct fsr_cmdbuf *cmdbuf, uint64_t gpu_ticks)
 	return status;
 }
 
+fsr_status
+fsr_cmdbuf_access(struct fsr_cmdbuf *cmdbuf, enum fsr_gpu_access access, uint64_t gpu_va,
+		  uint64_t bytes, uint8_t value)
+{
+	fsr_status status = FSR_ERR_INVALID_ARGUMENT;
+
+	if (!cmdbuf)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(cmdbuf->process->runtime);
+	/* Validated where it enters; whether the range is mapped is the GPU's to find (MMU-14). */
+	if (!is_queue_alive(cmdbuf))
+		status = FSR_ERR_DESTROYED;
+	else if ((access == FSR_GPU_READ || access == FSR_GPU_WRITE) && bytes > 0 &&
+		 bytes <= FSR_MAX_ACCESS_BYTES && gpu_va <= UINT64_MAX - (bytes - 1))
+		status = append(cmdbuf,
+				(struct hw_packet){.type = HW_PACKET_ACCESS,
+						   .flags = access == FSR_GPU_WRITE
+								? FSTP_ACCESS_KIND_WRITE
+								: FSTP_ACCESS_KIND_READ,
+						   .a = gpu_va,
+						   .b = bytes,
+						   .c = value},
+				false);
+	if (status != FSR_OK)
+		rt_refuse(cmdbuf->process->runtime, cmdbuf->process->id, "RecordAccess",
+			  cmdbuf->queue_handle, status);
+	rt_unlock(cmdbuf->process->runtime);
+	return status;
+}
+
 static fsr_status
 record_fence_op(struct fsr_cmdbuf *cmdbuf, fsr_handle fence_handle, uint64_t value, bool is_wait)
 {
@@ -684,9 +714,9 @@ refuse:
 
 /*
  * Resubmits the packets a dead ring had not run to the kernel-mode queue, one command buffer
- * per progress write: BEGIN with the new queue's next progress value, the work, waits and
- * signals as a kernel-mode buffer names them (by the process's handle, which the log
- * instruction after each carries; log instructions go: a kernel-mode queue has no log,
+ * per progress write: BEGIN with the new queue's next progress value, the work and memory
+ * accesses, waits and signals as a kernel-mode buffer names them (by the process's handle, which
+ * the log instruction after each carries; log instructions go: a kernel-mode queue has no log,
  * LOG-02), then the progress write. A buffer the GPU had begun goes on from where it stopped.
  * The packets' fence references pass to the new buffers. Lock held.
  */
@@ -712,6 +742,7 @@ resubmit_salvage(struct os_hwqueue *queue, struct fsr_process *process,
 		}
 		switch (packet.type) {
 		case HW_PACKET_WORK:
+		case HW_PACKET_ACCESS:
 			packets[count++] = packet;
 			break;
 		case HW_PACKET_WAIT:

@@ -368,3 +368,41 @@ Test(builtin, mmu_06_mmu_07_mapping_churn_runs_every_buffer_in_both_clocks)
 	cr_expect_eq(again.events, sim.events, "deterministic in sim");
 	cr_expect_eq(again.virtual_ns, sim.virtual_ns);
 }
+
+/*
+ * MMU-14, TDR-06: page-fault, 2 rounds: per round the faulty app's write lands, its write queued
+ * behind a gate faults once the range is unmapped and the gate opened (its wait ends
+ * DEVICE_LOST, the scenario fails otherwise), its new context of the same device runs; the
+ * innocent's 6 frames and compute packet complete — in both clocks, the same events twice in sim
+ * mode, and under interleaving seeds.
+ */
+Test(builtin, mmu_14_tdr_06_page_fault_scenario_runs_in_both_clocks)
+{
+	struct fsr_scenario_totals sim = run_scenario("page-fault", FSR_CLOCK_SIM, 1, 2);
+	struct fsr_scenario_totals again = run_scenario("page-fault", FSR_CLOCK_SIM, 1, 2);
+	struct fsr_scenario_totals realtime = run_scenario("page-fault", FSR_CLOCK_REALTIME, 1, 2);
+
+	cr_expect_eq(sim.submissions, 2 * (1 + 1 + 6 + 1 + 1));
+	cr_expect_eq(sim.gpu_signals, 2 * (1 + 6 + 1));
+	cr_expect_eq(sim.gpu_waits, 2);
+	cr_expect_eq(sim.kernel_signals, 2);
+	cr_expect_eq(sim.cpu_waits, 2 * 5);
+	cr_expect_eq(again.events, sim.events);
+	cr_expect_eq(again.virtual_ns, sim.virtual_ns);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_signals, sim.gpu_signals);
+	cr_expect_eq(realtime.cpu_waits, sim.cpu_waits);
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		struct fsr_scenario_options options = {
+		    .clock_mode = FSR_CLOCK_SIM, .seed = 1, .scale = 2, .interleave_seed = seed};
+		struct fsr_scenario_totals totals;
+		char *error = NULL;
+
+		cr_assert_eq(fsr_scenario_run(fsr_scenario_find_builtin("page-fault"), &options,
+					      &totals, &error),
+			     FSR_OK, "interleave seed %llu: %s", (unsigned long long) seed,
+			     error ? error : "");
+		free(error);
+		cr_expect_eq(totals.submissions, sim.submissions);
+	}
+}
