@@ -349,7 +349,31 @@ struct fsr_fence {
 	uint32_t waiter_count;
 	uint64_t scan_generation; /* the last fallback scan that read it (LOG-18) */
 	struct fsr_fence *next_in_device;
+	/*
+	 * The CurrentValue word the GPU and the OS use: &current_value, or, for a cross-adapter
+	 * fence opened on another adapter, its creator's (XAD-03: one CurrentValue in system
+	 * memory that every adapter's GPU reaches).
+	 */
+	_Atomic uint64_t *current_word;
+	uint8_t type;            /* enum fstp_fence_type */
+	bool is_monitored;       /* a monitored fence (adapter without native fences, XAD-10) */
+	bool is_cross_adapter;   /* XAD-01: MonitoredValue held at 0 (XAD-05) */
+	/*
+	 * Cross-adapter (os/fence.c): the creator holds, in `peers`, the fence objects opened on
+	 * the other adapters (one per adapter, each with its own MonitoredValue, XAD-04, its own
+	 * waiters and its adapter's driver); a peer names its creator, shares its global handle
+	 * and is in no map (rt_fence_on_adapter finds it).
+	 */
+	struct fsr_fence *creator; /* NULL for the creator itself */
+	struct fsr_fence *peers;
+	struct fsr_fence *next_peer;
+	uint64_t propagated_value; /* creator: the last value propagated (XAD-07) */
 };
+
+/* Each fence object of a map entry: the creator, then its cross-adapter peers. */
+#define RT_FOR_EACH_FENCE_MEMBER(member, first)                                                    \
+	for (struct fsr_fence *member = (first); member;                                           \
+	     member = member == (first) ? (first)->peers : member->next_peer)
 
 /* A DMA packet handed to an engine for a kernel-mode queue. */
 struct hw_dma_packet {
@@ -737,6 +761,8 @@ struct fsr_runtime {
 	/* stats.user_mode_submit_to_start, counted by the engines (realtime: without the lock) */
 	_Atomic uint64_t user_mode_submit_to_start[FSR_LATENCY_BUCKETS];
 	struct rt_event_tap event_tap; /* tests only (FSR_TRACE) */
+	/* Cross-adapter fences alive (os/fence.c): interrupts look for their propagation. */
+	uint32_t cross_adapter_fences;
 };
 
 /*
@@ -1003,14 +1029,14 @@ static inline void
 rt_fence_write_current(struct fsr_runtime *runtime, struct fsr_fence *fence, uint64_t value,
 		       enum rt_point point)
 {
-	rt_word_store(runtime, &fence->current_value, value, memory_order_seq_cst, point);
+	rt_word_store(runtime, fence->current_word, value, memory_order_seq_cst, point);
 }
 
 /* A fence's words, read through the fence's runtime. */
 static inline uint64_t
 rt_fence_current(struct fsr_fence *fence, enum rt_point point)
 {
-	return rt_word_load(fence->adapter->runtime, &fence->current_value, memory_order_seq_cst,
+	return rt_word_load(fence->adapter->runtime, fence->current_word, memory_order_seq_cst,
 			    point);
 }
 
@@ -1019,6 +1045,24 @@ rt_fence_monitored(struct fsr_fence *fence, enum rt_point point)
 {
 	return rt_word_load(fence->adapter->runtime, &fence->monitored_value, memory_order_seq_cst,
 			    point);
+}
+
+/*
+ * The fence object a global handle names on `adapter`: the fence itself, or for a
+ * cross-adapter fence its peer opened there (XAD-03); NULL when none.
+ */
+static inline struct fsr_fence *
+rt_fence_on_adapter(struct fsr_runtime *runtime, uint64_t global_handle,
+		    const struct fsr_adapter *adapter)
+{
+	struct fsr_fence *fence = rt_map_get(&runtime->fences, global_handle);
+
+	if (!fence || fence->adapter == adapter)
+		return fence;
+	for (struct fsr_fence *peer = fence->peers; peer; peer = peer->next_peer)
+		if (peer->adapter == adapter)
+			return peer;
+	return NULL;
 }
 
 /* A queue's LastQueuedValue (HPF-08): release/acquire with the UMD's store (HPF-04). */

@@ -241,7 +241,7 @@ queue_is_blocked(struct hw_engine *engine, struct os_hwqueue *queue)
 	fence = fence_at(&wait);
 	FSR_ASSERT_PRE("engine-is-idle:observed-wait-at-head",
 		       wait.type == HW_PACKET_WAIT && fence);
-	return rt_word_load(runtime, &fence->current_value, memory_order_seq_cst, RT_POINT_NONE) <
+	return rt_word_load(runtime, fence->current_word, memory_order_seq_cst, RT_POINT_NONE) <
 	       wait.b;
 }
 
@@ -813,7 +813,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 					  engine->id, queue->handle, packet->a, packet->b,
 					  queue->wait_observed_gpu_ts);
 			}
-			if (rt_word_load(runtime, &fence->current_value, memory_order_seq_cst,
+			if (rt_word_load(runtime, fence->current_word, memory_order_seq_cst,
 					 RT_POINT_GPU_READ_CURRENT_VALUE) < packet->b) {
 				result = RUN_BLOCKED;
 				goto end;

@@ -238,7 +238,7 @@ update_monitored_values(void *miniport, struct fsr_fence *fence, uint64_t monito
 	rt_word_store(runtime, &fence->monitored_value, monitored_value, memory_order_seq_cst,
 		      RT_POINT_OS_WRITE_MONITORED_VALUE);
 	rt_barrier(runtime, RT_POINT_OS_BARRIER);
-	current_value = rt_word_load(runtime, &fence->current_value, memory_order_seq_cst,
+	current_value = rt_word_load(runtime, fence->current_word, memory_order_seq_cst,
 				     RT_POINT_OS_READ_CURRENT_VALUE);
 	FSR_TRACE(fence->adapter->runtime, fencescope_kmd, update_monitored_value,
 		  fence->adapter->id, fence->global_handle, monitored_value, waiter_count,
@@ -261,10 +261,17 @@ update_current_values_from_cpu(void *miniport, struct fsr_fence *fence, uint64_t
 	 */
 	FSR_TRACE(fence->adapter->runtime, fencescope_kmd, update_current_value, fence->adapter->id,
 		  fence->global_handle, value, notification_only);
+	/*
+	 * XAD-08: NotificationOnly = TRUE tells the driver of a value another adapter's signal
+	 * wrote into the CurrentValue both GPUs share (XAD-03): nothing to write.
+	 */
 	if (!notification_only)
 		rt_fence_write_current(fence->adapter->runtime, fence, value,
 				       RT_POINT_OS_WRITE_CURRENT_VALUE);
-	/* The command processor rescans its run list for GPU waits it can now release. */
+	/*
+	 * The command processor rescans its run list for GPU waits it can now release (XAD-07,
+	 * XAD-13: after a propagated signal, this adapter's engines are woken here).
+	 */
 	hw_engine_kick_all(fence->adapter);
 }
 
@@ -313,7 +320,7 @@ create_native_fence(void *miniport, struct fsr_fence *fence)
 	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
 
 	FSR_TRACE(adapter->runtime, fencescope_kmd, create_native_fence, adapter->id,
-		  fence->global_handle, atomic_load(&fence->current_value));
+		  fence->global_handle, atomic_load(fence->current_word));
 }
 
 static void
@@ -342,7 +349,7 @@ destroy_native_fence(void *miniport, struct fsr_fence *fence)
 	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
 
 	FSR_TRACE(adapter->runtime, fencescope_kmd, destroy_native_fence, adapter->id,
-		  fence->global_handle, atomic_load(&fence->current_value));
+		  fence->global_handle, atomic_load(fence->current_word));
 }
 
 /* ---- doorbells (spec 000, UMS-08 to UMS-25) ---------------------------------------------- */

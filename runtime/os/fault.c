@@ -66,10 +66,13 @@ os_rescan_waiters(struct fsr_runtime *runtime)
 
 		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
 			break;
-		fence = value;
-		if (fence->waiters && fence->waiters->value <=
-					  rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE))
-			released += os_fence_release_waiters(fence);
+		RT_FOR_EACH_FENCE_MEMBER(member, (struct fsr_fence *) value) {
+			fence = member;
+			if (fence->waiters &&
+			    fence->waiters->value <=
+				rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE))
+				released += os_fence_release_waiters(fence);
+		}
 	}
 	runtime->stats.waiters_rescued += released;
 	return released;
@@ -91,10 +94,12 @@ os_has_unreleased_waiter(struct fsr_runtime *runtime)
 
 		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
 			return false;
-		fence = value;
-		if (fence->waiters &&
-		    fence->waiters->value <= rt_fence_current(fence, RT_POINT_NONE))
-			return true;
+		RT_FOR_EACH_FENCE_MEMBER(member, (struct fsr_fence *) value) {
+			fence = member;
+			if (fence->waiters &&
+			    fence->waiters->value <= rt_fence_current(fence, RT_POINT_NONE))
+				return true;
+		}
 	}
 }
 
@@ -136,7 +141,8 @@ fsr_test_invariants(struct fsr_runtime *runtime, struct fsr_test_invariants *out
 
 		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
 			break;
-		count_waiters(value, out);
+		RT_FOR_EACH_FENCE_MEMBER(member, (struct fsr_fence *) value)
+			count_waiters(member, out);
 	}
 	for (struct fsr_process *p = runtime->processes; p; p = p->next)
 		for (struct os_device *d = p->devices; d; d = d->next_in_process)

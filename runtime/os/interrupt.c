@@ -100,6 +100,10 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		fence_count = interrupt->fence_count;
 		for (uint32_t i = 0; i < interrupt->fence_count; i++) {
 			fence = rt_map_get(&runtime->fences, interrupt->fences[i]);
+			if (fence) /* a cross-adapter fence: its object on this adapter */
+				fence = rt_fence_on_adapter(runtime, interrupt->fences[i], adapter);
+			if (!fence && rt_map_get(&runtime->fences, interrupt->fences[i]))
+				continue; /* that adapter's object is gone: nothing waits there */
 			if (!fence) {
 				/* INT-05: a fence that no longer exists: refused, loudly. */
 				rt_refuse(runtime, 0, "NativeFenceSignaledInterrupt",
@@ -119,9 +123,9 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 
 			if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
 				break;
-			fence = value;
-			if (fence->waiters)
-				released += os_fence_release_waiters(fence);
+			RT_FOR_EACH_FENCE_MEMBER(member, (struct fsr_fence *) value)
+				if (member->waiters)
+					released += os_fence_release_waiters(member);
 		}
 		released += os_read_engine_logs(adapter, interrupt->engine_id);
 		break;
@@ -142,6 +146,11 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 	default:
 		break;
 	}
+	/*
+	 * XAD-06, XAD-07: a cross-adapter fence's MonitoredValue is 0, so every signal of it
+	 * interrupted: what this GPU moved goes to the other adapters, whatever the form.
+	 */
+	released += os_fence_propagate_from_adapter(adapter);
 	if (released == 0)
 		runtime->stats.spurious_interrupts++; /* SYN-07: allowed, and counted */
 end:

@@ -286,14 +286,19 @@ bool os_displays_are_idle(struct fsr_runtime *runtime);
 
 /* Runs the callbacks of ended asynchronous waits (lock NOT held; after every clock step). */
 void os_run_callbacks(struct fsr_runtime *runtime);
-fsr_status os_fence_new(struct os_device *device, uint64_t initial_value, bool is_shared,
-			struct fsr_fence **fence);
+/* flags: FSR_FENCE_* (fencescope/fence.h); 0 for a queue's progress fence. */
+fsr_status os_fence_new(struct os_device *device, uint64_t initial_value, uint32_t flags,
+			struct fsr_fence **fence_out);
 void os_fence_unref_packet(struct fsr_fence *fence);
 /* Drops the reference a queued interrupt held (INT-05); frees a destroyed, unnamed fence. */
 void os_fence_unref_interrupt(struct fsr_fence *fence);
 void os_fence_close_handle(struct fsr_process *process, fsr_handle handle, struct fsr_fence *fence);
 /* Releases the waiters that CurrentValue satisfies and re-arms MonitoredValue (NFV-09). */
 uint32_t os_fence_release_waiters(struct fsr_fence *fence);
+/* CPU writes and cross-adapter propagation (os/fence.c, XAD-07, XAD-15). */
+void os_fence_write_cpu(struct fsr_fence *fence, uint64_t value);
+uint32_t os_fence_propagate(struct fsr_fence *from);
+uint32_t os_fence_propagate_from_adapter(struct fsr_adapter *adapter);
 void os_fence_add_waiter(struct fsr_fence *fence, struct os_waiter *waiter);
 void os_fence_remove_waiter(struct fsr_fence *fence, struct os_waiter *waiter);
 void os_waiter_finish(struct fsr_runtime *runtime, struct os_waiter *waiter, fsr_status status,

@@ -593,7 +593,7 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 		atomic_store(&queue->control->write_ptr_bytes, 0);
 		atomic_store(&queue->control->read_ptr_bytes, 0);
 	}
-	status = os_fence_new(context->device, 0, false, &queue->progress_fence);
+	status = os_fence_new(context->device, 0, 0, &queue->progress_fence);
 	if (status != FSR_OK)
 		goto refuse;
 	queue->progress_fence->packet_refs = 1; /* the queue's own reference */
@@ -694,10 +694,11 @@ fsr_hwqueue_wait_progress(struct fsr_process *process, fsr_handle hwqueue, uint6
 }
 
 static void
-unref_packet_fences(struct fsr_runtime *runtime, const struct hw_packet *packet)
+unref_packet_fences(struct os_hwqueue *queue, const struct hw_packet *packet)
 {
 	if (packet->type == HW_PACKET_WAIT || packet->type == HW_PACKET_SIGNAL) {
-		struct fsr_fence *fence = rt_map_get(&runtime->fences, packet->a);
+		struct fsr_fence *fence =
+		    rt_fence_on_adapter(queue->adapter->runtime, packet->a, queue->adapter);
 
 		if (fence)
 			os_fence_unref_packet(fence);
@@ -719,7 +720,7 @@ retire_km_waiter(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 	if (!queue->is_km_blocked || !queue->km_head)
 		return;
 	packet = &queue->km_head->packets[queue->km_head->position];
-	fence = rt_map_get(&runtime->fences, packet->a);
+	fence = rt_fence_on_adapter(runtime, packet->a, queue->adapter);
 	for (struct os_waiter *w = fence ? fence->waiters : NULL; w; w = w->next) {
 		if (w->kind == OS_WAITER_KM_QUEUE && w->queue == queue) {
 			os_fence_remove_waiter(fence, w);
@@ -754,7 +755,7 @@ release_ring(struct os_hwqueue *queue)
 	for (; read_ptr != write_ptr; read_ptr += sizeof(struct hw_packet)) {
 		struct hw_packet packet = rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
 
-		unref_packet_fences(runtime, &packet);
+		unref_packet_fences(queue, &packet);
 	}
 	os_allocation_unref(queue->ring_allocation);
 	os_allocation_unref(queue->ring_control_allocation);
@@ -782,7 +783,7 @@ os_hwqueue_free(struct os_hwqueue *queue)
 
 		queue->km_head = buffer->next;
 		for (size_t i = buffer->position; i < buffer->count; i++)
-			unref_packet_fences(runtime, &buffer->packets[i]);
+			unref_packet_fences(queue, &buffer->packets[i]);
 		free(buffer->packets);
 		free(buffer);
 	}
@@ -1095,7 +1096,11 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			break;
 		}
 		case HW_PACKET_WAIT:
-			fence = rt_map_get(&runtime->fences, packet->a);
+			/*
+			 * XAD-14, XAD-17: a software wait; on a cross-adapter fence it sits in this
+			 * adapter's object's waiting list until a propagated signal releases it.
+			 */
+			fence = rt_fence_on_adapter(runtime, packet->a, adapter);
 			if (fence->is_destroyed &&
 			    rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE) < packet->b) {
 				/* Nothing can signal it any more: the wait is dropped, loudly. */
@@ -1119,17 +1124,17 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			 * event that closes the signal box comes before the value is written, so no
 			 * wait it releases can be stamped before it (GPV-07).
 			 */
-			fence = rt_map_get(&runtime->fences, packet->a);
+			fence = rt_fence_on_adapter(runtime, packet->a, adapter);
 			FSR_TRACE(runtime, fencescope_os, km_fence_signal_executed,
 				  queue->process->id, queue->handle, packet->c, packet->b);
-			adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(adapter->miniport, fence,
-								       packet->b, false);
+			/* XAD-15: written from the CPU, then propagated to the other adapters. */
+			os_fence_write_cpu(fence, packet->b);
 			os_fence_release_waiters(fence);
+			os_fence_propagate(fence);
 			os_fence_unref_packet(fence);
 			break;
 		case HW_PACKET_PROGRESS:
-			adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(
-			    adapter->miniport, queue->progress_fence, packet->a, false);
+			os_fence_write_cpu(queue->progress_fence, packet->a);
 			os_fence_release_waiters(queue->progress_fence);
 			break;
 		default:

@@ -433,9 +433,9 @@ lose_fence(struct fsr_runtime *runtime, struct fsr_fence *fence)
 		os_waiter_finish(runtime, waiter, FSR_ERR_DEVICE_LOST,
 				 rt_fence_current(fence, RT_POINT_NONE));
 	}
-	fence->adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(fence->adapter->miniport, fence,
-							      UINT64_MAX, false);
+	os_fence_write_cpu(fence, UINT64_MAX);
 	os_fence_release_waiters(fence);
+	os_fence_propagate(fence); /* XAD-07: the other adapters' waiters must not hang */
 }
 
 /* The fences a queue's pending work would signal: its ring's or software queue's, its progress. */
@@ -453,13 +453,14 @@ lose_queue_fences(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			    rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
 
 			if (packet.type == HW_PACKET_SIGNAL)
-				lose_fence(runtime, rt_map_get(&runtime->fences, packet.a));
+				lose_fence(runtime, rt_fence_on_adapter(runtime, packet.a, queue->adapter));
 		}
 	}
 	for (struct os_km_buffer *b = queue->km_head; b; b = b->next)
 		for (size_t i = b->position; i < b->count; i++)
 			if (b->packets[i].type == HW_PACKET_SIGNAL)
-				lose_fence(runtime, rt_map_get(&runtime->fences, b->packets[i].a));
+				lose_fence(runtime,
+					   rt_fence_on_adapter(runtime, b->packets[i].a, queue->adapter));
 	lose_fence(runtime, queue->progress_fence);
 }
 

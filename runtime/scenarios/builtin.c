@@ -1267,6 +1267,82 @@ end:
  */
 static fsr_status
 run_mapping_churn(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+/* ---- cross-adapter, cross-adapter-2a, cross-adapter-2b ------------------------------------- */
+
+/*
+ * Cross-adapter fences (spec 001 "Cross-adapter native fences", docs/runtime.md "Cross-adapter
+ * fences as built"): the world's adapter is the iGPU, a second adapter of the same runtime the
+ * dGPU; one process holds a device on each.
+ */
+struct dgpu {
+	uint32_t adapter;
+	fsr_handle device;
+	fsr_handle context; /* its 3D engine */
+};
+
+static fsr_status
+dgpu_open(struct world *world, struct dgpu *dgpu)
+{
+	struct fsr_adapter_config config;
+	fsr_status status;
+
+	fsr_adapter_config_init(&config);
+	TRY(fsr_adapter_create(world->runtime, &config, &dgpu->adapter));
+	TRY(fsr_device_create(world->process, dgpu->adapter, &dgpu->device));
+	TRY(fsr_context_create(world->process, dgpu->device, 0, &dgpu->context));
+end:
+	return status;
+}
+
+static fsr_status
+queue_on(struct world *world, fsr_handle context, enum fsr_submission_mode mode,
+	 fsr_handle *queue)
+{
+	struct fsr_hwqueue_config config = {.mode = mode, .ring_size_bytes = 256 * 1024};
+
+	if (mode == FSR_SUBMIT_USER_MODE)
+		return fsr_hwqueue_create_user_mode(world->process, context, &config, queue);
+	return fsr_hwqueue_create(world->process, context, &config, queue);
+}
+
+/* A cross-adapter fence created on `creator`, opened on `other`: its handle on each. */
+static fsr_status
+cross_fence(struct world *world, fsr_handle creator, fsr_handle other, fsr_handle *on_creator,
+	    fsr_handle *on_other)
+{
+	fsr_handle global = 0;
+	fsr_status status;
+
+	TRY(fsr_fence_create(world->process, creator, 0, FSR_FENCE_CROSS_ADAPTER, on_creator,
+			     &global));
+	TRY(fsr_fence_open(world->process, other, global, on_other));
+end:
+	return status;
+}
+
+static fsr_status
+cpu_signal(struct world *world, fsr_handle fence, uint64_t value)
+{
+	fsr_status status = fsr_fence_signal_cpu(world->process, fence, value);
+
+	world->totals->cpu_signals++;
+	if (status != FSR_OK)
+		world_fail(world, status, "fsr_fence_signal_cpu");
+	return status;
+}
+
+#define XAD_CPU_SIGNAL_EVERY 10 /* a CPU signal on one adapter released on the other */
+
+/*
+ * Scenario 1 (both adapters native): the iGPU renders each frame and signals `rendered`, a
+ * cross-adapter fence the dGPU's queue waits on before it composes the frame and signals
+ * `composed` back, which the iGPU waits on before it reuses the frame's buffer; the CPU keeps a
+ * bounded number of frames in flight by waiting on `composed` through the iGPU. Every 10th
+ * frame the iGPU's render also waits on `settings`, which the CPU signals through the dGPU.
+ * Every signal goes through the OS's propagation (XAD-07, XAD-12, XAD-13).
+ */
+static fsr_status
+run_cross_adapter(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
 		  struct fsr_scenario_totals *totals, char **error)
 {
 	struct world world_storage = {.totals = totals, .error = error};
@@ -1278,6 +1354,11 @@ run_mapping_churn(const struct fsr_scenario *scenario, const struct fsr_scenario
 	struct churn_process churn[CHURN_PROCESSES] = {0};
 	static const char *const names[CHURN_PROCESSES - 1] = {"churn-b", "churn-c"};
 	uint64_t reserved = 0;
+	uint64_t frames = options->scale ? options->scale : 60;
+	struct dgpu dgpu = {0};
+	fsr_handle render, compose;
+	fsr_handle rendered_igpu, rendered_dgpu, composed_igpu, composed_dgpu, settings_igpu,
+	    settings_dgpu;
 	fsr_status status;
 
 	(void) scenario;
@@ -1316,6 +1397,150 @@ end:
 	for (uint32_t p = 1; p < CHURN_PROCESSES; p++)
 		if (sides[p - 1].process)
 			fsr_process_terminate(sides[p - 1].process, true);
+	TRY(dgpu_open(world, &dgpu));
+	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &render));
+	TRY(queue_on(world, dgpu.context, FSR_SUBMIT_USER_MODE, &compose));
+	TRY(cross_fence(world, world->device, dgpu.device, &rendered_igpu, &rendered_dgpu));
+	TRY(cross_fence(world, dgpu.device, world->device, &composed_dgpu, &composed_igpu));
+	TRY(cross_fence(world, dgpu.device, world->device, &settings_dgpu, &settings_igpu));
+	for (uint64_t frame = 1; frame <= frames; frame++) {
+		bool is_settings = frame % XAD_CPU_SIGNAL_EVERY == 0;
+
+		TRY(submit(world, &(struct step){.queue = render,
+						 .is_user_mode = true,
+						 .wait_fence = is_settings ? settings_igpu : composed_igpu,
+						 .wait_value = is_settings ? frame / XAD_CPU_SIGNAL_EVERY
+									   : frame - 1,
+						 .work_ticks = random_between(world, 200000, 600000),
+						 .signal_fence = rendered_igpu,
+						 .signal_value = frame}));
+		TRY(submit(world, &(struct step){.queue = compose,
+						 .is_user_mode = true,
+						 .wait_fence = rendered_dgpu,
+						 .wait_value = frame,
+						 .work_ticks = random_between(world, 100000, 300000),
+						 .signal_fence = composed_dgpu,
+						 .signal_value = frame}));
+		if (is_settings) {
+			/* The render waits; the CPU changes the settings through the dGPU. */
+			TRY(fsr_runtime_run_until(world->runtime,
+						  fsr_runtime_now_ns(world->runtime) + 1000000));
+			TRY(cpu_signal(world, settings_dgpu, frame / XAD_CPU_SIGNAL_EVERY));
+		}
+		if (frame % 4 == 0)
+			TRY(cpu_wait(world, composed_igpu, frame - 2));
+	}
+	TRY(cpu_wait(world, composed_igpu, frames));
+end:
+	return world_close(world, status);
+}
+
+/*
+ * Scenario 2a (an iGPU without native fences, the dGPU with them): the dGPU renders each frame
+ * and signals `rendered` from its ring; the iGPU's kernel-mode queue (a software wait in the
+ * OS's monitored fence waiting list) waits for it before scanning the frame out, and the CPU
+ * waits on `rendered` through the iGPU (the monitored fence CPU waiter list) to keep two
+ * frames in flight (XAD-10, XAD-14).
+ */
+static fsr_status
+run_cross_adapter_2a(const struct fsr_scenario *scenario,
+		     const struct fsr_scenario_options *options,
+		     struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t frames = options->scale ? options->scale : 60;
+	struct dgpu dgpu = {0};
+	fsr_handle render, scan_out, rendered_dgpu, rendered_igpu, shown;
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.no_native_fences = true;
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(dgpu_open(world, &dgpu));
+	TRY(queue_on(world, dgpu.context, FSR_SUBMIT_USER_MODE, &render));
+	TRY(queue_new(world, 0, FSR_SUBMIT_KERNEL_MODE, &scan_out));
+	TRY(cross_fence(world, dgpu.device, world->device, &rendered_dgpu, &rendered_igpu));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &shown, NULL));
+	for (uint64_t frame = 1; frame <= frames; frame++) {
+		TRY(submit(world, &(struct step){.queue = scan_out,
+						 .wait_fence = rendered_igpu,
+						 .wait_value = frame,
+						 .work_ticks = random_between(world, 50000, 150000),
+						 .signal_fence = shown,
+						 .signal_value = frame}));
+		TRY(submit(world, &(struct step){.queue = render,
+						 .is_user_mode = true,
+						 .work_ticks = random_between(world, 200000, 600000),
+						 .signal_fence = rendered_dgpu,
+						 .signal_value = frame}));
+		if (frame > 2)
+			TRY(cpu_wait(world, rendered_igpu, frame - 2));
+	}
+	TRY(cpu_wait(world, shown, frames));
+end:
+	return world_close(world, status);
+}
+
+/*
+ * Scenario 2b (an iGPU without native fences, the dGPU with them): the iGPU's kernel-mode
+ * queue decodes each frame and signals `decoded`, a monitored fence there and a native fence
+ * on the dGPU (XAD-11), which the OS writes from the CPU when the packet reaches the head of
+ * the software queue (XAD-15, XAD-16) and propagates to the dGPU, whose ring waits on it; the
+ * CPU waits through the dGPU (the native fence CPU waiter list). Every 10th frame the dGPU also
+ * waits on `settings`, which the CPU signals through the iGPU.
+ */
+static fsr_status
+run_cross_adapter_2b(const struct fsr_scenario *scenario,
+		     const struct fsr_scenario_options *options,
+		     struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t frames = options->scale ? options->scale : 60;
+	struct dgpu dgpu = {0};
+	fsr_handle decode, render, decoded_igpu, decoded_dgpu, settings_igpu, settings_dgpu;
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.no_native_fences = true;
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(dgpu_open(world, &dgpu));
+	TRY(queue_new(world, 1, FSR_SUBMIT_KERNEL_MODE, &decode));
+	TRY(queue_on(world, dgpu.context, FSR_SUBMIT_USER_MODE, &render));
+	TRY(cross_fence(world, world->device, dgpu.device, &decoded_igpu, &decoded_dgpu));
+	TRY(cross_fence(world, world->device, dgpu.device, &settings_igpu, &settings_dgpu));
+	for (uint64_t frame = 1; frame <= frames; frame++) {
+		bool is_settings = frame % XAD_CPU_SIGNAL_EVERY == 0;
+
+		TRY(submit(world, &(struct step){.queue = decode,
+						 .work_ticks = random_between(world, 100000, 400000),
+						 .signal_fence = decoded_igpu,
+						 .signal_value = frame}));
+		if (is_settings)
+			TRY(submit(world,
+				   &(struct step){.queue = render,
+						  .is_user_mode = true,
+						  .wait_fence = settings_dgpu,
+						  .wait_value = frame / XAD_CPU_SIGNAL_EVERY}));
+		TRY(submit(world, &(struct step){.queue = render,
+						 .is_user_mode = true,
+						 .wait_fence = decoded_dgpu,
+						 .wait_value = frame,
+						 .work_ticks = random_between(world, 200000, 500000)}));
+		if (is_settings)
+			TRY(cpu_signal(world, settings_igpu, frame / XAD_CPU_SIGNAL_EVERY));
+		if (frame % 4 == 0)
+			TRY(cpu_wait(world, decoded_dgpu, frame - 2));
+	}
+	TRY(cpu_wait(world, decoded_dgpu, frames));
+end:
 	return world_close(world, status);
 }
 
@@ -1581,11 +1806,27 @@ static const struct fsr_scenario page_fault = {
     "memory (--scale rounds, default 2)",
     run_page_fault, NULL};
 
+static const struct fsr_scenario cross_adapter = {
+    "cross-adapter",
+    "iGPU -> dGPU frame pipeline over cross-adapter fences, both adapters native (spec 001 "
+    "scenario 1): GPU and CPU signals propagated by the OS (--scale frames, default 60)",
+    run_cross_adapter, NULL};
+static const struct fsr_scenario cross_adapter_2a = {
+    "cross-adapter-2a",
+    "an iGPU without native fences waits (kernel-mode queue, CPU) on frames the dGPU signals "
+    "(spec 001 scenario 2a; --scale frames, default 60)",
+    run_cross_adapter_2a, NULL};
+static const struct fsr_scenario cross_adapter_2b = {
+    "cross-adapter-2b",
+    "an iGPU without native fences signals from a kernel-mode queue and the CPU, the dGPU waits "
+    "(spec 001 scenario 2b; --scale frames, default 60)",
+    run_cross_adapter_2b, NULL};
+
 static const struct fsr_scenario *const builtins[] = {
     &producer_consumer, &frame_pipeline,  &log_overrun,   &cpu_waiters,       &stress,
     &doorbell_pressure, &doorbell_global, &power_states,  &suspend_terminate, &priority_inversion,
     &timeslice_mix,     &tdr_hang,        &adapter_reset, &fault_injection,   &mapping_churn,
-    &page_fault,
+    &page_fault,        &cross_adapter,   &cross_adapter_2a, &cross_adapter_2b,
 };
 
 const struct fsr_scenario *const *

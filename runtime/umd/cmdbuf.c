@@ -82,7 +82,8 @@ release_packets(struct fsr_cmdbuf *cmdbuf)
 
 		if (!cmdbuf->is_raw[i] &&
 		    (packet->type == HW_PACKET_WAIT || packet->type == HW_PACKET_SIGNAL)) {
-			struct fsr_fence *fence = rt_map_get(&runtime->fences, packet->a);
+			struct fsr_fence *fence =
+			    rt_fence_on_adapter(runtime, packet->a, cmdbuf->queue->adapter);
 
 			if (fence)
 				os_kmt_release_fence(fence);
@@ -814,8 +815,13 @@ fsr_hwqueue_fall_back_to_kernel_mode(struct fsr_process *process, fsr_handle hwq
 		const struct hw_packet *packet = &salvage.packets[i];
 
 		if (packet->type == HW_PACKET_WAIT || packet->type == HW_PACKET_SIGNAL) {
-			struct fsr_fence *fence = rt_map_get(&runtime->fences, packet->a);
+			struct fsr_fence *creator = rt_map_get(&runtime->fences, packet->a);
+			struct fsr_fence *fence = creator;
 
+			/* A cross-adapter fence: the object the ring named (its adapter's). */
+			RT_FOR_EACH_FENCE_MEMBER(member, creator)
+				if (member == (struct fsr_fence *) (uintptr_t) packet->c)
+					fence = member;
 			if (fence)
 				os_kmt_release_fence(fence);
 		}

@@ -406,3 +406,56 @@ Test(builtin, mmu_14_tdr_06_page_fault_scenario_runs_in_both_clocks)
 		cr_expect_eq(totals.submissions, sim.submissions);
 	}
 }
+
+/*
+ * XAD-12, XAD-13 (spec 001 scenario 1): the iGPU -> dGPU pipeline over cross-adapter fences
+ * runs every frame's waits and signals on both adapters, in both clocks.
+ */
+Test(builtin, xad_12_cross_adapter_runs_every_frame_on_both_adapters)
+{
+	struct fsr_scenario_totals sim = run_scenario("cross-adapter", FSR_CLOCK_SIM, 1, 20);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("cross-adapter", FSR_CLOCK_REALTIME, 1, 20);
+
+	cr_expect_eq(sim.submissions, 40); /* a render on the iGPU, a compose on the dGPU */
+	cr_expect_eq(sim.gpu_waits, 40);
+	cr_expect_eq(sim.gpu_signals, 40);
+	cr_expect_eq(sim.cpu_signals, 2); /* the settings, every 10th frame, through the dGPU */
+	cr_expect_eq(sim.cpu_waits, 6);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_waits, sim.gpu_waits);
+	cr_expect_eq(realtime.cpu_waits, sim.cpu_waits);
+}
+
+/* XAD-14 (scenario 2a): software and CPU waits on an iGPU without native fences. */
+Test(builtin, xad_14_cross_adapter_2a_waits_on_the_non_native_igpu)
+{
+	struct fsr_scenario_totals sim = run_scenario("cross-adapter-2a", FSR_CLOCK_SIM, 1, 20);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("cross-adapter-2a", FSR_CLOCK_REALTIME, 1, 20);
+
+	cr_expect_eq(sim.submissions, 40);
+	cr_expect_eq(sim.kernel_waits, 20); /* the iGPU's software waits on the dGPU's frames */
+	cr_expect_eq(sim.kernel_signals, 20);
+	cr_expect_eq(sim.gpu_signals, 20);
+	cr_expect_eq(sim.gpu_waits, 0);
+	cr_expect_eq(sim.cpu_waits, 19);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.cpu_waits, sim.cpu_waits);
+}
+
+/* XAD-15, XAD-16 (scenario 2b): CPU-applied signals on the non-native iGPU, waits on the dGPU. */
+Test(builtin, xad_15_cross_adapter_2b_signals_from_the_non_native_igpu)
+{
+	struct fsr_scenario_totals sim = run_scenario("cross-adapter-2b", FSR_CLOCK_SIM, 1, 20);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("cross-adapter-2b", FSR_CLOCK_REALTIME, 1, 20);
+
+	cr_expect_eq(sim.submissions, 42); /* decode and render a frame, 2 settings waits */
+	cr_expect_eq(sim.kernel_signals, 20);
+	cr_expect_eq(sim.gpu_waits, 22);
+	cr_expect_eq(sim.cpu_signals, 2); /* the settings, through the iGPU */
+	cr_expect_eq(sim.cpu_waits, 6);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_waits, sim.gpu_waits);
+}

@@ -283,6 +283,15 @@ struct fsr_adapter_config {
 	 * default.
 	 */
 	bool lazy_context_switch;
+	/*
+	 * XAD-10, XAD-11, XAD-17 (docs/runtime.md "Cross-adapter fences as built"): the adapter
+	 * has no native fence support — an iGPU of spec 001's scenario 2. It takes kernel-mode
+	 * queues only (user-mode queues are refused: UMS needs native fences), its fences are
+	 * regular monitored fences (fence_create.fence_object MONITORED) whose values the OS
+	 * writes from the CPU and whose waits it runs in software, and the native fence DDIs are
+	 * never called for them. False, the default: native fences.
+	 */
+	bool no_native_fences;
 };
 
 /* TDR-02: the default TDR delay, two seconds. */
