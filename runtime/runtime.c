@@ -199,6 +199,12 @@ fsr_runtime_destroy(struct fsr_runtime *runtime)
 
 		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
 			break;
+		while (((struct fsr_fence *) value)->peers) { /* cross-adapter objects (XAD-03) */
+			struct fsr_fence *peer = ((struct fsr_fence *) value)->peers;
+
+			((struct fsr_fence *) value)->peers = peer->next_peer;
+			free(peer);
+		}
 		free(value);
 	}
 	rt_map_fini(&runtime->fences);

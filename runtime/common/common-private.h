@@ -205,6 +205,13 @@ enum hw_packet_type {
 				   c: local fence handle (LOG-05) */
 	HW_PACKET_PROGRESS = 6, /* a: progress value (HPF-02); on a user-mode queue followed by
 				   its log instruction, like a signal (LOG-05, LOG-11) */
+	/*
+	 * A memory access the engine makes through the context's GPU VA space (MMU-14,
+	 * docs/runtime.md "Page faults as built"): flags: enum fstp_access_kind (READ, WRITE),
+	 * a: GPU VA, b: bytes, c: the byte a WRITE stores in every byte of the range. Every page
+	 * of the range is translated before any byte moves: a write is all or nothing.
+	 */
+	HW_PACKET_ACCESS = 7,
 };
 
 struct hw_packet {
@@ -264,10 +271,19 @@ struct os_allocation {
 	struct os_device *device;
 	uint32_t process_id;
 	uint64_t size_bytes;
+	/*
+	 * The memory (host memory stands for video memory), aligned to the page size and
+	 * zero-filled up to a whole number of pages, so that page table entries can point into it.
+	 */
 	void *storage;
 	_Atomic bool is_resident;
 	uint32_t refs;
 	bool has_umd_handle; /* the UMD has not freed it (fsr_allocation_destroy) */
+	/* MMU-11, MMU-12: where it lives and its page size (the rings': system, 4 KB) */
+	int segment;              /* enum fstp_segment */
+	uint32_t page_size_bytes; /* 4 KB or 64 KB */
+	bool is_gpummu;           /* made by fsr_allocation_create_with_config */
+	uint32_t mapping_count;   /* os/vidmm.c: its live GPU VA mappings (MMU-07) */
 	struct os_allocation *next_in_device;
 };
 
@@ -285,6 +301,8 @@ struct rt_ring_control {
 struct os_context {
 	fsr_handle handle;
 	struct os_device *device;
+	/* Its process's id: what the GPU knows of whose work it runs (a page fault names it). */
+	uint32_t process_id;
 	uint32_t engine_id;
 	struct os_hwqueue *queues;
 	struct os_context *next_in_device;
@@ -308,6 +326,12 @@ struct os_context {
 	uint32_t hw_priority;
 	/* PRE-14: the context allocation (fsr_adapter_config.context_allocation_bytes), or NULL */
 	struct os_allocation *allocation;
+	/*
+	 * MMU-01, MMU-03: the KMD's: the root page table register it programmed for the context
+	 * (DxgkDdiSetRootPageTable), in the GPU's format (hw/hw-private.h, HW_MMU_ROOT_*): what
+	 * the engine's MMU walks from (hw_mmu_translate). 0: no VA space, every access faults.
+	 */
+	_Atomic uint64_t hw_root_page_table;
 };
 
 struct fsr_fence {
@@ -325,7 +349,31 @@ struct fsr_fence {
 	uint32_t waiter_count;
 	uint64_t scan_generation; /* the last fallback scan that read it (LOG-18) */
 	struct fsr_fence *next_in_device;
+	/*
+	 * The CurrentValue word the GPU and the OS use: &current_value, or, for a cross-adapter
+	 * fence opened on another adapter, its creator's (XAD-03: one CurrentValue in system
+	 * memory that every adapter's GPU reaches).
+	 */
+	_Atomic uint64_t *current_word;
+	uint8_t type;            /* enum fstp_fence_type */
+	bool is_monitored;       /* a monitored fence (adapter without native fences, XAD-10) */
+	bool is_cross_adapter;   /* XAD-01: MonitoredValue held at 0 (XAD-05) */
+	/*
+	 * Cross-adapter (os/fence.c): the creator holds, in `peers`, the fence objects opened on
+	 * the other adapters (one per adapter, each with its own MonitoredValue, XAD-04, its own
+	 * waiters and its adapter's driver); a peer names its creator, shares its global handle
+	 * and is in no map (rt_fence_on_adapter finds it).
+	 */
+	struct fsr_fence *creator; /* NULL for the creator itself */
+	struct fsr_fence *peers;
+	struct fsr_fence *next_peer;
+	uint64_t propagated_value; /* creator: the last value propagated (XAD-07) */
 };
+
+/* Each fence object of a map entry: the creator, then its cross-adapter peers. */
+#define RT_FOR_EACH_FENCE_MEMBER(member, first)                                                    \
+	for (struct fsr_fence *member = (first); member;                                           \
+	     member = member == (first) ? (first)->peers : member->next_peer)
 
 /* A DMA packet handed to an engine for a kernel-mode queue. */
 struct hw_dma_packet {
@@ -360,6 +408,14 @@ struct hw_dma_packet {
 	 */
 	bool is_split_continued;
 	struct hw_dma_packet *next;
+	/*
+	 * MMU-14: the memory accesses the packet makes before its work (HW_PACKET_ACCESS, in
+	 * order): the ACCESS commands of its command buffer before the WORK it carries, or before
+	 * a wait, a signal or the progress write when no WORK follows. Allocated with the packet
+	 * (one free frees both).
+	 */
+	uint32_t access_count;
+	struct hw_packet accesses[];
 };
 
 struct os_hwqueue {
@@ -534,6 +590,18 @@ struct hw_interrupt {
 	/* PAGE_FAULT: why the GPU stopped the queue, an enum fstp_loss_reason */
 	int fault_reason;
 	/*
+	 * PAGE_FAULT with reason PAGE_FAULT (MMU-14): the access that did not translate — its VA
+	 * (the first page that failed), kind (enum fstp_access_kind) and fault type (enum
+	 * fstp_fault_type), the packet it was in, and the context it ran for (by handle: the
+	 * queue may be destroyed before the OS handles the interrupt).
+	 */
+	uint64_t fault_va;
+	int fault_access;
+	int fault_type;
+	uint64_t fault_packet_id;
+	fsr_handle fault_context;
+	uint32_t fault_process_id;
+	/*
 	 * CRTC_VSYNC (PRE-13): the display (VidPN source) that reached its vertical sync, its
 	 * vsync count, the flip it scans out from this vsync on (the spec's
 	 * CrtcVsync.PhysicalAddress, the address being displayed: the flip id stands for it; 0
@@ -635,6 +703,13 @@ struct fsr_adapter {
 	 * paging packets (NULL: none yet).
 	 */
 	struct os_hwqueue *paging_queues[FSR_MAX_ENGINES];
+	/*
+	 * os (os/vidmm.c): the driver's GpuMmu caps, asked when the first VA space of the adapter
+	 * is made (has_gpummu_caps; zero before), and the page tables' names (page_table_create).
+	 */
+	struct dxgk_gpummu_caps gpummu_caps;
+	bool has_gpummu_caps;
+	uint64_t next_page_table_id;
 };
 
 /* ---- runtime ----------------------------------------------------------------------------- */
@@ -686,6 +761,8 @@ struct fsr_runtime {
 	/* stats.user_mode_submit_to_start, counted by the engines (realtime: without the lock) */
 	_Atomic uint64_t user_mode_submit_to_start[FSR_LATENCY_BUCKETS];
 	struct rt_event_tap event_tap; /* tests only (FSR_TRACE) */
+	/* Cross-adapter fences alive (os/fence.c): interrupts look for their propagation. */
+	uint32_t cross_adapter_fences;
 };
 
 /*
@@ -952,14 +1029,14 @@ static inline void
 rt_fence_write_current(struct fsr_runtime *runtime, struct fsr_fence *fence, uint64_t value,
 		       enum rt_point point)
 {
-	rt_word_store(runtime, &fence->current_value, value, memory_order_seq_cst, point);
+	rt_word_store(runtime, fence->current_word, value, memory_order_seq_cst, point);
 }
 
 /* A fence's words, read through the fence's runtime. */
 static inline uint64_t
 rt_fence_current(struct fsr_fence *fence, enum rt_point point)
 {
-	return rt_word_load(fence->adapter->runtime, &fence->current_value, memory_order_seq_cst,
+	return rt_word_load(fence->adapter->runtime, fence->current_word, memory_order_seq_cst,
 			    point);
 }
 
@@ -968,6 +1045,24 @@ rt_fence_monitored(struct fsr_fence *fence, enum rt_point point)
 {
 	return rt_word_load(fence->adapter->runtime, &fence->monitored_value, memory_order_seq_cst,
 			    point);
+}
+
+/*
+ * The fence object a global handle names on `adapter`: the fence itself, or for a
+ * cross-adapter fence its peer opened there (XAD-03); NULL when none.
+ */
+static inline struct fsr_fence *
+rt_fence_on_adapter(struct fsr_runtime *runtime, uint64_t global_handle,
+		    const struct fsr_adapter *adapter)
+{
+	struct fsr_fence *fence = rt_map_get(&runtime->fences, global_handle);
+
+	if (!fence || fence->adapter == adapter)
+		return fence;
+	for (struct fsr_fence *peer = fence->peers; peer; peer = peer->next_peer)
+		if (peer->adapter == adapter)
+			return peer;
+	return NULL;
 }
 
 /* A queue's LastQueuedValue (HPF-08): release/acquire with the UMD's store (HPF-04). */

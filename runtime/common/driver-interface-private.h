@@ -40,6 +40,67 @@ struct dxgk_engine_caps;
 enum dxgk_query_adapter_info_type {
 	DXGKQAITYPE_USERMODESUBMISSION_CAPS = 1,
 	DXGKQAITYPE_DRIVERCAPS = 2, /* struct dxgk_drivercaps (its flip caps, PRE-13) */
+	DXGKQAITYPE_GPUMMUCAPS = 3, /* struct dxgk_gpummu_caps (MMU-02, MMU-03, MMU-12) */
+};
+
+/*
+ * The GpuMmu (spec 004; docs/runtime.md "GpuMmu as built"). The page tables' FORMAT is the
+ * driver's (MMU-02): the OS learns only their geometry from these caps (DXGK_GPUMMUCAPS and
+ * its DXGK_PAGE_TABLE_LEVEL_DESCRIPTORs), asks the driver the root table's size
+ * (DxgkDdiGetRootPageTableSize), allocates every table itself (zero-filled: the caps say an
+ * all-zero entry is invalid), and has the driver write entries in its format from the generic
+ * struct dxgk_pte (DxgkDdiUpdatePageTable) and program a context's root
+ * (DxgkDdiSetRootPageTable).
+ */
+#define DXGK_MAX_PAGE_TABLE_LEVELS 4
+
+/* DXGK_PAGE_TABLE_LEVEL_DESCRIPTOR, as the model needs it. */
+struct dxgk_page_table_level {
+	uint32_t index_bit_count; /* VA bits this level indexes (entries: 2^bits, the root's max) */
+	uint32_t va_shift;        /* the lowest VA bit it indexes: an entry spans 2^shift bytes */
+	uint32_t entry_bytes; /* an entry's size (a table: entries x this, PageTableSizeInBytes) */
+};
+
+/*
+ * DXGK_GPUMMUCAPS: levels[0] is the resizable root, levels[level_count - 1] the leaf, which
+ * maps 4 KB pages. With `is_64kb_page_supported` a memory segment can be managed in 64 KB
+ * pages (MMU-12); with `is_dual_pde_supported` an entry of the level above the leaf names two
+ * leaf tables, one of 4 KB pages and one of 64 KB pages (leaf_64kb_index_bit_count entries),
+ * so both sizes mix in one span.
+ */
+struct dxgk_gpummu_caps {
+	uint32_t va_bit_count;
+	uint32_t level_count; /* 2..DXGK_MAX_PAGE_TABLE_LEVELS */
+	struct dxgk_page_table_level levels[DXGK_MAX_PAGE_TABLE_LEVELS];
+	bool is_64kb_page_supported;
+	bool is_dual_pde_supported;
+	uint32_t leaf_64kb_index_bit_count;
+	uint32_t table_alignment_bytes; /* every table's memory (the root's too) */
+};
+
+/*
+ * DXGK_PTE, the OS's generic entry that the driver turns into its format. At the leaf:
+ * `address` is the page (host memory of the allocation: the model's physical memory), with
+ * `page_size_bytes` 4 KB or 64 KB. Above it: `address` is the next level's table, and
+ * `page_size_bytes` (level above the leaf only) the page size of that leaf table.
+ */
+struct dxgk_pte {
+	bool is_valid;
+	bool is_read_only;
+	uint32_t page_size_bytes;
+	void *address;
+};
+
+/* DXGKARG_UPDATEPAGETABLE: `entry_count` entries of table `table` from `first_entry`. */
+struct dxgk_update_page_table {
+	uint32_t process_id; /* for the trace */
+	uint64_t table_id;   /* the OS's name of the table (page_table_create) */
+	void *table;         /* its memory */
+	uint32_t level;
+	uint32_t first_entry;
+	uint32_t entry_count;
+	uint64_t first_va; /* the first VA the entries span (trace) */
+	const struct dxgk_pte *entries;
 };
 
 /*
@@ -309,6 +370,29 @@ struct dxgk_ddi {
 	 */
 	int (*DxgkDdiResetFromTimeout)(void *miniport,
 				       struct hw_dma_packet *aborted[FSR_MAX_ENGINES]);
+	/*
+	 * MMU-03 (DxgkDdiGetRootPageTableSize): the bytes a root table of *entry_count entries
+	 * takes; the driver may raise *entry_count to what it allocates in.
+	 */
+	size_t (*DxgkDdiGetRootPageTableSize)(void *miniport, uint32_t *entry_count);
+	/*
+	 * MMU-01, MMU-03 (DxgkDdiSetRootPageTable): `context` translates through the root table
+	 * `root` of `entry_count` entries from now on (NULL: through nothing, every access
+	 * faults). When it returns, no engine walks the root programmed before: the OS may free it.
+	 */
+	void (*DxgkDdiSetRootPageTable)(void *miniport, struct os_context *context, void *root,
+					uint32_t entry_count);
+	/*
+	 * MMU-02, MMU-03 (DxgkDdiUpdatePageTable, a paging operation that the model's driver
+	 * applies from the CPU): writes the entries in the driver's format, each word at once
+	 * (the GPU's MMU reads them as it walks). Fires fencescope_kmd:page_table_update.
+	 */
+	void (*DxgkDdiUpdatePageTable)(void *miniport, const struct dxgk_update_page_table *args);
+	/*
+	 * MMU-06 (the paging buffer's FLUSHTLB): when it returns, every GPU access that translated
+	 * through an entry since invalidated has completed, so the memory behind it may be freed.
+	 */
+	void (*DxgkDdiFlushTlb)(void *miniport);
 };
 
 #endif /* FENCESCOPE_RUNTIME_DRIVER_INTERFACE_H */

@@ -147,6 +147,8 @@ hw_engine_remove_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			p->queue = NULL;
 	if (engine->busy_packet && engine->busy_packet->queue == queue)
 		engine->busy_packet->queue = NULL;
+	if (engine->fault_packet && engine->fault_packet->queue == queue)
+		engine->fault_packet->queue = NULL;
 	/* Neither the pending interrupt nor one waiting in the outbox names it any more. */
 	if (engine->pending)
 		forget_queue(engine->pending, queue);
@@ -239,7 +241,7 @@ queue_is_blocked(struct hw_engine *engine, struct os_hwqueue *queue)
 	fence = fence_at(&wait);
 	FSR_ASSERT_PRE("engine-is-idle:observed-wait-at-head",
 		       wait.type == HW_PACKET_WAIT && fence);
-	return rt_word_load(runtime, &fence->current_value, memory_order_seq_cst, RT_POINT_NONE) <
+	return rt_word_load(runtime, fence->current_word, memory_order_seq_cst, RT_POINT_NONE) <
 	       wait.b;
 }
 
@@ -260,6 +262,9 @@ hw_engine_is_idle(struct hw_engine *engine)
 	is_idle = (hw_engine_is_off(engine) && !engine->preempt_count) ||
 		  (!engine->is_busy && !engine->pending && !engine->outbox_head &&
 		   !engine->held_head && !engine->preempt_count);
+	/* Stopped on a page fault: the reset the OS owes it is work (MMU-14, TDR-06). */
+	if (engine->is_page_faulted)
+		is_idle = false;
 	/*
 	 * A ring the command processor has not taken yet is work (UMS-13: it runs only what it
 	 * took). Only an engine with user-mode queues looks: the others are not woken by rings
@@ -668,6 +673,47 @@ fault_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 	deliver_interrupt(engine, interrupt);
 }
 
+/*
+ * MMU-14, TDR-06: an access of the work item the engine started did not translate. In the
+ * order of docs/trace-format.md (1.5): fencescope_hw:page_fault, the packet ends FAULTED, and
+ * the PAGE_FAULT interrupt (reason PAGE_FAULT) names the access and its context. The engine
+ * stops there and runs nothing more until the OS, which terminates the context (or device),
+ * has it reset (hw_engine_reset). `queue`: the ring's or the DMA packet's queue.
+ */
+static void
+page_fault(struct hw_engine *engine, struct os_hwqueue *queue, uint64_t packet_id,
+	   uint64_t progress_value, const struct hw_packet *access, uint64_t fault_va,
+	   int fault_type)
+{
+	struct fsr_adapter *adapter = engine->adapter;
+	struct fsr_runtime *runtime = adapter->runtime;
+	struct hw_interrupt *interrupt = calloc(1, sizeof(*interrupt));
+	uint64_t gpu_ts = gpu_now(adapter);
+
+	if (!interrupt)
+		abort();
+	FSR_TRACE(runtime, fencescope_hw, page_fault, adapter->id, engine->id,
+		  queue->context->process_id, queue->context->handle, fault_va, fault_type, gpu_ts, (int) access->flags,
+		  packet_id);
+	FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id, queue->handle,
+		  packet_id, progress_value, gpu_ts, FSTP_PACKET_STATUS_FAULTED);
+	engine->is_page_faulted = true;
+	engine->has_worked = true;
+	*interrupt = (struct hw_interrupt){.type = FSTP_INTERRUPT_TYPE_PAGE_FAULT,
+					   .form = FSTP_INTERRUPT_FORM_NOT_FENCE,
+					   .adapter = adapter,
+					   .engine_id = engine->id,
+					   .queue = queue,
+					   .fault_reason = FSTP_LOSS_REASON_PAGE_FAULT,
+					   .fault_va = fault_va,
+					   .fault_access = (int) access->flags,
+					   .fault_type = fault_type,
+					   .fault_packet_id = packet_id,
+					   .fault_context = queue->context->handle,
+					   .fault_process_id = queue->context->process_id};
+	deliver_interrupt(engine, interrupt);
+}
+
 enum run_result {
 	RUN_EMPTY,
 	RUN_BLOCKED,
@@ -767,7 +813,7 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 					  engine->id, queue->handle, packet->a, packet->b,
 					  queue->wait_observed_gpu_ts);
 			}
-			if (rt_word_load(runtime, &fence->current_value, memory_order_seq_cst,
+			if (rt_word_load(runtime, fence->current_word, memory_order_seq_cst,
 					 RT_POINT_GPU_READ_CURRENT_VALUE) < packet->b) {
 				result = RUN_BLOCKED;
 				goto end;
@@ -815,6 +861,25 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 				engine->is_ignoring_preemption = false; /* its end: answered */
 			read_ptr += 2 * sizeof(*packet);
 			break;
+		case HW_PACKET_ACCESS: {
+			/*
+			 * MMU-14: the access goes through the context's page tables now, when the
+			 * GPU gets to it, whatever was mapped when it was recorded. A fault stops
+			 * the queue at it (its buffer ended FAULTED) and the engine until a reset.
+			 */
+			uint64_t fault_va;
+			int fault_type;
+
+			if (!hw_access_run(engine, queue->context, packet, &fault_va, &fault_type)) {
+				queue->hw_is_faulted = true;
+				page_fault(engine, queue, queue->hw_packet_id,
+					   queue->hw_progress_value, packet, fault_va, fault_type);
+				result = RUN_BUSY; /* the engine stops: engine_run returns */
+				goto end;
+			}
+			read_ptr += sizeof(*packet);
+			break;
+		}
 		case HW_PACKET_LOG:
 			/* A log instruction travels with its wait or signal; a stray one is
 			 * skipped. */
@@ -934,6 +999,22 @@ start_dma(struct hw_engine *engine, int level, bool is_paging)
 			  packet->queue->handle, packet->packet_id, packet->progress_value,
 			  hw_gpu_ts(adapter, now));
 		hw_engine_packet_started(engine, packet->queue);
+		/* MMU-14: the packet's accesses first, each through its context's page tables. */
+		for (uint32_t i = 0; i < packet->access_count; i++) {
+			uint64_t fault_va;
+			int fault_type;
+
+			if (hw_access_run(engine, packet->queue->context, &packet->accesses[i],
+					  &fault_va, &fault_type))
+				continue;
+			engine->is_busy = false;
+			engine->busy_packet = NULL;
+			engine->busy_until_ns = FSR_NEVER;
+			engine->fault_packet = packet;
+			page_fault(engine, packet->queue, packet->packet_id, packet->progress_value,
+				   &packet->accesses[i], fault_va, fault_type);
+			return true;
+		}
 		hw_engine_work_started(engine, packet->queue, packet); /* a hang armed for it */
 		return true;
 	}
@@ -1022,7 +1103,7 @@ has_no_work(struct hw_engine *engine, bool *is_eligible)
 	*is_eligible = true;
 	/* Interleaving: a step switched out half way through a queue is still at work. */
 	if (engine->is_busy || engine->dma_head || engine->pending || engine->running_queue ||
-	    engine->preempt_count)
+	    engine->preempt_count || engine->is_page_faulted)
 		return false;
 	if (engine->held_head)
 		return false;
@@ -1470,6 +1551,15 @@ engine_step(struct rt_actor *actor, uint64_t now)
 		next = rt_add_ns(now, HW_HANG_SPIN_NS);
 		goto end;
 	}
+	/*
+	 * MMU-14: stopped on a page fault until the OS has it reset (TDR-06). Nothing runs, so a
+	 * preemption request completes at once (granularity NONE).
+	 */
+	if (engine->is_page_faulted) {
+		plan_preemption(engine, now);
+		next = FSR_NEVER;
+		goto end;
+	}
 	plan_preemption(engine, now);
 	if (engine->is_busy && now < engine->busy_until_ns) {
 		next = engine->busy_until_ns;
@@ -1588,6 +1678,7 @@ hw_fini(struct fsr_adapter *adapter)
 			free(packet);
 		}
 		free(engine->busy_packet);
+		free(engine->fault_packet); /* a fault the OS never had reset */
 		engine->busy_packet = NULL;
 		free(engine->pending); /* never delivered: the OS has gone */
 		engine->pending = NULL;

@@ -128,6 +128,16 @@ struct hw_engine {
 	struct os_hwqueue *reserved_for;
 	/* PRE-06: a paging packet was preempted: nothing else starts before its remainder. */
 	bool is_awaiting_paging;
+	/*
+	 * MMU-14, TDR-06 (docs/runtime.md "Page faults as built"): an access of the work it
+	 * started did not translate. The engine stopped there and runs nothing until a reset
+	 * (hw_engine_reset), as a GPU stalled on a fault does; `fault_packet` is the DMA packet
+	 * that faulted (owned; NULL for a ring's, whose queue stays faulted, hw_is_faulted).
+	 */
+	bool is_page_faulted;
+	struct hw_dma_packet *fault_packet;
+	/* every byte its READ accesses read, summed (tests: fsr_test_engine_read_sum) */
+	uint64_t bytes_read_sum;
 };
 
 /*
@@ -321,6 +331,16 @@ bool hw_engine_is_ignoring_preemption(const struct hw_engine *engine);
  */
 bool hw_engine_reset(struct hw_engine *engine, struct hw_dma_packet **aborted);
 /*
+ * MMU-14 (hw/access.c): runs one memory access (a HW_PACKET_ACCESS) of `context`'s work
+ * through the context's page tables, as the engine does: every page of the range is
+ * translated first, and only if all translate do bytes move (a write stores its value in every
+ * byte, a read reads them). False when a page did not translate: *fault_va is the first byte
+ * of the range on that page and *fault_type an enum fstp_fault_type; nothing was written.
+ * Engine's lock held.
+ */
+bool hw_access_run(struct hw_engine *engine, struct os_context *context,
+		   const struct hw_packet *access, uint64_t *fault_va, int *fault_type);
+/*
  * Displays (hw/display.c), PRE-13. Init: after hw_init, display_count of them, idle. Start (lock
  * NOT held): each joins the clock, its vsyncs counted from now. Fini: before hw_fini.
  */
@@ -339,6 +359,65 @@ void hw_display_program_flip(struct hw_display *display, uint64_t flip_id);
  * conformance driver that does (PRE-13).
  */
 FSR_TEST_API void hw_display_flip_immediate(struct hw_display *display, uint64_t flip_id);
+
+/*
+ * The GPU's MMU (hw/mmu.c; spec 004, MMU-01, MMU-03, MMU-12; docs/runtime.md "GpuMmu as
+ * built"). Its page table format, which the KMD writes (DxgkDdiUpdatePageTable) and the OS
+ * never reads: a 40-bit GPU VA, three levels, every entry a 64-bit word read atomically.
+ *  - level 0, the root, resizable: up to 1024 entries, each spanning 1 GiB (VA bits 30..39),
+ *    naming a directory;
+ *  - level 1, a directory, 512 entries of 2 MiB (bits 21..29); each entry is two words (a dual
+ *    PDE): word 0 names the leaf table of 4 KB pages, word 1 the one of 64 KB pages;
+ *  - level 2, a leaf table: 512 entries of 4 KB pages (bits 12..20), or 32 entries of 64 KB
+ *    pages (bits 16..20).
+ * An entry word is the host address of its table or page (4 KB aligned; 64 KB for a 64 KB page)
+ * with HW_PTE_VALID and, in a leaf, HW_PTE_READ_ONLY in its low bits; all-zero is invalid.
+ * The MMU walks the 64 KB leaf of a span first, then the 4 KB one.
+ */
+#define HW_MMU_VA_BITS           40
+#define HW_MMU_LEVELS            3
+#define HW_MMU_ROOT_SHIFT        30
+#define HW_MMU_ROOT_INDEX_BITS   10
+#define HW_MMU_DIR_SHIFT         21
+#define HW_MMU_DIR_INDEX_BITS    9
+#define HW_MMU_LEAF_SHIFT        12
+#define HW_MMU_LEAF_INDEX_BITS   9
+#define HW_MMU_LEAF64_SHIFT      16
+#define HW_MMU_LEAF64_INDEX_BITS 5
+#define HW_MMU_TABLE_ALIGN       4096u
+#define HW_PDE_WORDS             2 /* a directory entry: [0] 4 KB leaf, [1] 64 KB leaf */
+#define HW_PTE_VALID             UINT64_C(1)
+#define HW_PTE_READ_ONLY         UINT64_C(2)
+#define HW_PTE_ADDRESS_MASK      (~UINT64_C(0xfff))
+/* The root register a context is programmed with: the root's address | (its entries - 1). */
+#define HW_MMU_ROOT_COUNT_MASK UINT64_C(0xfff)
+
+static inline uint64_t
+hw_mmu_root_register(const void *root, uint32_t entry_count)
+{
+	return root ? (uint64_t) (uintptr_t) root | (uint64_t) (entry_count - 1) : 0;
+}
+
+/*
+ * The MMU's walk of one access (MMU-01, MMU-03, MMU-14): translates `va` through the page
+ * tables the root register `root_register` names (the KMD programmed it into the context,
+ * os_context.hw_root_page_table: load it with memory_order_acquire), for an access of kind
+ * `access`. True: *host_ptr is the byte `va` names (the access may touch the rest of its page,
+ * no further). False: a page fault, *fault_type NOT_MAPPED (no valid entry on the way: no VA
+ * space, out of the root, an invalid directory or page entry) or READ_ONLY (a write through a
+ * read-only page). Reads only the table words (atomics), never the OS's structures. Called by
+ * an engine within its step, engine's lock held, and the access it translates must end within
+ * the same step: DxgkDdiFlushTlb (hw_mmu_flush) relies on it. Takes no lock; `adapter` is
+ * the GPU whose MMU walks (unused by the reference walker beyond checks).
+ */
+bool hw_mmu_translate(struct fsr_adapter *adapter, uint64_t root_register, uint64_t va,
+		      enum fstp_access_kind access, void **host_ptr,
+		      enum fstp_fault_type *fault_type);
+/*
+ * The TLB flush (DxgkDdiFlushTlb): takes and lets go of every engine's lock, so that every
+ * access that translated before it has completed when it returns (realtime; nothing in sim).
+ */
+void hw_mmu_flush(struct fsr_adapter *adapter);
 
 /* The engine's lock (realtime only; see struct hw_engine). */
 static inline void

@@ -155,6 +155,19 @@ hw_engine_reset(struct hw_engine *engine, struct hw_dma_packet **aborted)
 		else
 			free(packet);
 	}
+	/*
+	 * TDR-06: an engine stopped on a page fault runs again. The faulted DMA packet ended
+	 * FAULTED already (no ABORTED): it goes back to the OS, which drops it (its context is in
+	 * error); a faulted ring stays faulted (its context runs nothing more).
+	 */
+	if (engine->is_page_faulted && engine->fault_packet) {
+		if (engine->fault_packet->queue)
+			*aborted = engine->fault_packet;
+		else
+			free(engine->fault_packet);
+	}
+	engine->is_page_faulted = false;
+	engine->fault_packet = NULL;
 	engine->is_busy = false;
 	engine->busy_queue = NULL;
 	engine->busy_packet = NULL;

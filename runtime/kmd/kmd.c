@@ -11,17 +11,6 @@
 #include "hw/hw-private.h"
 #include "kmd/kmd-private.h"
 
-/* The driver's adapter context (the "miniport" of every DDI). */
-struct kmd_adapter {
-	struct fsr_adapter *adapter; /* the OS's adapter, which also holds the GPU's engines */
-	const struct dxgk_callbacks *callbacks;
-	dxgk_interrupt_routine isr; /* what the OS connected the line to (DxgkDdiStartDevice) */
-	/* doorbells (dedicated model): which doorbell each physical one serves, NULL when free */
-	struct os_doorbell *physical[FSR_MAX_PHYSICAL_DOORBELLS];
-	/* LRU (docs/runtime.md): one number per ConnectDoorbell or NotifyWorkSubmission */
-	uint64_t use_counter;
-};
-
 static int
 add_adapter(struct fsr_adapter *os_adapter, const struct dxgk_callbacks *callbacks, void **miniport)
 {
@@ -109,6 +98,10 @@ query_adapter_info(void *miniport, enum dxgk_query_adapter_info_type type, void 
 	struct dxgk_usermodesubmission_caps *caps = output;
 	bool has_ums_engine = false;
 
+	if (type == DXGKQAITYPE_GPUMMUCAPS && output_size == sizeof(struct dxgk_gpummu_caps)) {
+		kmd_gpummu_caps(output); /* MMU-02, MMU-03, MMU-12 */
+		return 0;
+	}
 	if (type == DXGKQAITYPE_DRIVERCAPS && output_size == sizeof(struct dxgk_drivercaps)) {
 		/* PRE-13: this driver's displays flip by MMIO on the next vsync. */
 		*(struct dxgk_drivercaps *) output =
@@ -245,7 +238,7 @@ update_monitored_values(void *miniport, struct fsr_fence *fence, uint64_t monito
 	rt_word_store(runtime, &fence->monitored_value, monitored_value, memory_order_seq_cst,
 		      RT_POINT_OS_WRITE_MONITORED_VALUE);
 	rt_barrier(runtime, RT_POINT_OS_BARRIER);
-	current_value = rt_word_load(runtime, &fence->current_value, memory_order_seq_cst,
+	current_value = rt_word_load(runtime, fence->current_word, memory_order_seq_cst,
 				     RT_POINT_OS_READ_CURRENT_VALUE);
 	FSR_TRACE(fence->adapter->runtime, fencescope_kmd, update_monitored_value,
 		  fence->adapter->id, fence->global_handle, monitored_value, waiter_count,
@@ -268,10 +261,17 @@ update_current_values_from_cpu(void *miniport, struct fsr_fence *fence, uint64_t
 	 */
 	FSR_TRACE(fence->adapter->runtime, fencescope_kmd, update_current_value, fence->adapter->id,
 		  fence->global_handle, value, notification_only);
+	/*
+	 * XAD-08: NotificationOnly = TRUE tells the driver of a value another adapter's signal
+	 * wrote into the CurrentValue both GPUs share (XAD-03): nothing to write.
+	 */
 	if (!notification_only)
 		rt_fence_write_current(fence->adapter->runtime, fence, value,
 				       RT_POINT_OS_WRITE_CURRENT_VALUE);
-	/* The command processor rescans its run list for GPU waits it can now release. */
+	/*
+	 * The command processor rescans its run list for GPU waits it can now release (XAD-07,
+	 * XAD-13: after a propagated signal, this adapter's engines are woken here).
+	 */
 	hw_engine_kick_all(fence->adapter);
 }
 
@@ -320,7 +320,7 @@ create_native_fence(void *miniport, struct fsr_fence *fence)
 	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
 
 	FSR_TRACE(adapter->runtime, fencescope_kmd, create_native_fence, adapter->id,
-		  fence->global_handle, atomic_load(&fence->current_value));
+		  fence->global_handle, atomic_load(fence->current_word));
 }
 
 static void
@@ -349,7 +349,7 @@ destroy_native_fence(void *miniport, struct fsr_fence *fence)
 	struct fsr_adapter *adapter = ((struct kmd_adapter *) miniport)->adapter;
 
 	FSR_TRACE(adapter->runtime, fencescope_kmd, destroy_native_fence, adapter->id,
-		  fence->global_handle, atomic_load(&fence->current_value));
+		  fence->global_handle, atomic_load(fence->current_word));
 }
 
 /* ---- doorbells (spec 000, UMS-08 to UMS-25) ---------------------------------------------- */
@@ -689,4 +689,5 @@ kmd_driver_entry(struct dxgk_ddi *ddi)
 	    .DxgkDdiResetEngine = reset_engine,
 	    .DxgkDdiResetFromTimeout = reset_from_timeout,
 	};
+	kmd_gpummu_entries(ddi);
 }

@@ -107,7 +107,11 @@ query_ums_caps(struct fsr_adapter *adapter)
 			  FSR_ERR_NOT_SUPPORTED);
 		caps = (struct dxgk_usermodesubmission_caps){0};
 	}
-	if (caps.doorbell_model == FSR_DOORBELL_NONE)
+	/*
+	 * XAD-17: user-mode queues need native fences: an adapter without them takes kernel-mode
+	 * queues only.
+	 */
+	if (caps.doorbell_model == FSR_DOORBELL_NONE || adapter->config.no_native_fences)
 		caps = (struct dxgk_usermodesubmission_caps){0};
 	adapter->ums_caps = caps;
 }
@@ -193,7 +197,7 @@ fsr_adapter_create_with_ddi(struct fsr_runtime *runtime, const struct fsr_adapte
 	query_ums_caps(adapter);
 	FSR_TRACE(runtime, fencescope_os, adapter_create, adapter->id, config->engine_count,
 		  adapter->ums_caps.physical_doorbells, (int) adapter->ums_caps.doorbell_model,
-		  adapter->config.gpu_ts_frequency_hz, 1,
+		  adapter->config.gpu_ts_frequency_hz, !adapter->config.no_native_fences,
 		  adapter->config.interrupt_form == FSR_INTERRUPT_HWQUEUE);
 	for (uint32_t e = 0; e < config->engine_count; e++)
 		adapter->ddi.DxgkDdiDescribeEngine(adapter->miniport, e, &adapter->engine_caps[e]);

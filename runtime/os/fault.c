@@ -24,6 +24,31 @@ os_gpu_fault(struct fsr_adapter *adapter, struct os_hwqueue *queue, enum fstp_lo
 }
 
 /*
+ * MMU-14: an access to an unmapped GPU VA terminates "the context and/or device that caused
+ * it". The reference OS's choice (docs/runtime.md "Page faults as built"): the context, scope
+ * CONTEXT — it goes in error (context_error, its pending fences signalled UINT64_MAX) and its
+ * device stays whole, so the process may go on with another context; a device whose contexts
+ * faulted before is terminated whole, scope DEVICE — device_lost (PAGE_FAULT), every doorbell
+ * DISCONNECTED_ABORT (TDR-04). Then the memory manager's recovery, an engine reset promoted to
+ * an adapter reset if it fails (TDR-06, os/tdr.c). A context destroyed before the OS handled
+ * the interrupt leaves only the recovery to do (the engine still waits for its reset).
+ */
+void
+os_gpu_page_fault(struct fsr_adapter *adapter, const struct hw_interrupt *interrupt)
+{
+	struct os_context *context = os_context_find(adapter, interrupt->fault_context);
+	bool is_device_lost = false;
+
+	if (context)
+		is_device_lost = context->device->page_faults++ > 0;
+	FSR_TRACE(adapter->runtime, fencescope_os, page_fault, adapter->id, interrupt->engine_id,
+		  interrupt->fault_process_id, interrupt->fault_context, interrupt->fault_va,
+		  interrupt->fault_access, interrupt->fault_type,
+		  is_device_lost ? FSTP_FAULT_SCOPE_DEVICE : FSTP_FAULT_SCOPE_CONTEXT);
+	os_tdr_page_fault(adapter, interrupt->engine_id, context, is_device_lost);
+}
+
+/*
  * The OS's periodic check at the TDR cadence (FSR_FAULT_RESCAN_PERIOD_NS), for lost
  * interrupts: every fence with CPU or software waiters has its CurrentValue read, and the
  * waiters it satisfies are released (SYN-06 holds even when the line dropped the interrupt that
@@ -41,10 +66,13 @@ os_rescan_waiters(struct fsr_runtime *runtime)
 
 		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
 			break;
-		fence = value;
-		if (fence->waiters && fence->waiters->value <=
-					  rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE))
-			released += os_fence_release_waiters(fence);
+		RT_FOR_EACH_FENCE_MEMBER(member, (struct fsr_fence *) value) {
+			fence = member;
+			if (fence->waiters &&
+			    fence->waiters->value <=
+				rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE))
+				released += os_fence_release_waiters(fence);
+		}
 	}
 	runtime->stats.waiters_rescued += released;
 	return released;
@@ -66,10 +94,12 @@ os_has_unreleased_waiter(struct fsr_runtime *runtime)
 
 		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
 			return false;
-		fence = value;
-		if (fence->waiters &&
-		    fence->waiters->value <= rt_fence_current(fence, RT_POINT_NONE))
-			return true;
+		RT_FOR_EACH_FENCE_MEMBER(member, (struct fsr_fence *) value) {
+			fence = member;
+			if (fence->waiters &&
+			    fence->waiters->value <= rt_fence_current(fence, RT_POINT_NONE))
+				return true;
+		}
 	}
 }
 
@@ -111,7 +141,8 @@ fsr_test_invariants(struct fsr_runtime *runtime, struct fsr_test_invariants *out
 
 		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
 			break;
-		count_waiters(value, out);
+		RT_FOR_EACH_FENCE_MEMBER(member, (struct fsr_fence *) value)
+			count_waiters(member, out);
 	}
 	for (struct fsr_process *p = runtime->processes; p; p = p->next)
 		for (struct os_device *d = p->devices; d; d = d->next_in_process)
@@ -131,4 +162,25 @@ fsr_test_invariants(struct fsr_runtime *runtime, struct fsr_test_invariants *out
 						out->stuck_innocent_queues++;
 				}
 	rt_unlock(runtime);
+}
+
+fsr_status
+fsr_test_allocation_storage(struct fsr_process *process, fsr_handle allocation, uint8_t **storage,
+			    uint64_t *size_bytes)
+{
+	struct rt_object *object;
+	fsr_status status;
+
+	if (!process || !storage || !size_bytes)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(process->runtime);
+	status = os_kmt_lookup(process, allocation, RT_OBJECT_ALLOCATION, &object);
+	if (status == FSR_OK) {
+		const struct os_allocation *a = object->pointer;
+
+		*storage = a->storage;
+		*size_bytes = a->size_bytes;
+	}
+	rt_unlock(process->runtime);
+	return status;
 }

@@ -6,6 +6,13 @@
  * UpdateMonitoredValues, resampling CurrentValue right after (SYN-05). CPU signals go through
  * the driver's UpdateCurrentValuesFromCpu (NFV-13). Waiting by polling (NFV-07) never enters
  * the OS's list and so never moves MonitoredValue.
+ *
+ * Cross-adapter fences (XAD-01 to XAD-11, docs/runtime.md "Cross-adapter fences as built"): the
+ * creator's object, and one peer object per other adapter it is opened on, each with its own
+ * MonitoredValue held at 0 (XAD-04, XAD-05), its own waiters and its adapter's driver, all
+ * reaching the creator's CurrentValue word (XAD-03). On an adapter without native fences a
+ * fence is a monitored fence: the OS writes its value from the CPU and calls no native fence
+ * DDI for it (XAD-10, XAD-11, XAD-14).
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -32,8 +39,18 @@ wait_result_of(fsr_status status)
 	}
 }
 
+/*
+ * XAD-05: a cross-adapter fence's MonitoredValue is 0 on this adapter from its creation on,
+ * stored by the driver like any MonitoredValue; the OS never moves it again.
+ */
+static void
+hold_monitored_at_zero(struct fsr_fence *fence)
+{
+	fence->adapter->ddi.DxgkDdiUpdateMonitoredValues(fence->adapter->miniport, fence, 0, 0);
+}
+
 fsr_status
-os_fence_new(struct os_device *device, uint64_t initial_value, bool is_shared,
+os_fence_new(struct os_device *device, uint64_t initial_value, uint32_t flags,
 	     struct fsr_fence **fence_out)
 {
 	struct fsr_runtime *runtime = device->adapter->runtime;
@@ -44,19 +61,49 @@ os_fence_new(struct os_device *device, uint64_t initial_value, bool is_shared,
 	fence->global_handle = rt_new_kernel_handle(runtime, RT_OBJECT_FENCE);
 	fence->adapter = device->adapter;
 	fence->device = device;
-	fence->is_shared = is_shared;
+	fence->is_shared = flags & (FSR_FENCE_SHARED | FSR_FENCE_CROSS_ADAPTER);
+	fence->is_cross_adapter = flags & FSR_FENCE_CROSS_ADAPTER;
+	fence->type = flags & FSR_FENCE_INTRA_GPU ? FSTP_FENCE_TYPE_INTRA_GPU
+						  : FSTP_FENCE_TYPE_DEFAULT;
+	fence->is_monitored = device->adapter->config.no_native_fences;
+	fence->current_word = &fence->current_value;
+	fence->propagated_value = initial_value;
 	atomic_init(&fence->current_value, initial_value);
-	atomic_init(&fence->monitored_value, FSR_NO_MONITORED);
+	atomic_init(&fence->monitored_value, fence->is_cross_adapter ? 0 : FSR_NO_MONITORED);
 	if (rt_map_insert(&runtime->fences, fence->global_handle, fence) != 0) {
 		free(fence);
 		return FSR_ERR_NO_RESOURCES;
 	}
 	fence->next_in_device = device->fences;
 	device->fences = fence;
+	if (fence->is_cross_adapter)
+		runtime->cross_adapter_fences++;
 	/* SHF-01: the global fence first; a process's local handle comes with OpenNativeFence. */
-	fence->adapter->ddi.DxgkDdiCreateNativeFence(fence->adapter->miniport, fence);
+	if (!fence->is_monitored) {
+		fence->adapter->ddi.DxgkDdiCreateNativeFence(fence->adapter->miniport, fence);
+		if (fence->is_cross_adapter)
+			hold_monitored_at_zero(fence);
+	}
 	*fence_out = fence;
 	return FSR_OK;
+}
+
+/* The creator of a cross-adapter fence's group (the fence itself otherwise). */
+static struct fsr_fence *
+creator_of(struct fsr_fence *fence)
+{
+	return fence->creator ? fence->creator : fence;
+}
+
+/* Local handles open on every adapter's object of the fence (SHF-04 counts them all). */
+static uint32_t
+group_handle_count(struct fsr_fence *fence)
+{
+	uint32_t count = 0;
+
+	RT_FOR_EACH_FENCE_MEMBER(member, creator_of(fence))
+		count += member->handle_count;
+	return count;
 }
 
 static void
@@ -83,10 +130,29 @@ free_if_unused(struct fsr_fence *fence)
 	 */
 	if (fence->handle_count > 0 || fence->packet_refs > 0 || fence->interrupt_refs > 0)
 		return;
+	/* XAD-03: the creator's CurrentValue outlives every peer that reaches it. */
+	if (fence->peers)
+		return;
 	/* SHF-04: after the last CloseNativeFence; nothing can name the global handle now. */
-	fence->adapter->ddi.DxgkDdiDestroyNativeFence(fence->adapter->miniport, fence);
-	rt_map_remove(&fence->adapter->runtime->fences, fence->global_handle);
+	if (!fence->is_monitored)
+		fence->adapter->ddi.DxgkDdiDestroyNativeFence(fence->adapter->miniport, fence);
 	unlink_from_device(fence);
+	if (fence->creator) {
+		struct fsr_fence *creator = fence->creator;
+
+		for (struct fsr_fence **link = &creator->peers; *link; link = &(*link)->next_peer) {
+			if (*link == fence) {
+				*link = fence->next_peer;
+				break;
+			}
+		}
+		free(fence);
+		free_if_unused(creator);
+		return;
+	}
+	if (fence->is_cross_adapter)
+		fence->adapter->runtime->cross_adapter_fences--;
+	rt_map_remove(&fence->adapter->runtime->fences, fence->global_handle);
 	free(fence);
 }
 
@@ -117,8 +183,9 @@ os_fence_close_handle(struct fsr_process *process, fsr_handle handle, struct fsr
 
 	FSR_TRACE(runtime, fencescope_os, fence_close, process->id, fence->global_handle, handle);
 	/* SHF-03, SHF-04: the driver cleans up this process's handle first. */
-	fence->adapter->ddi.DxgkDdiCloseNativeFence(fence->adapter->miniport, fence, process->id,
-						    handle);
+	if (!fence->is_monitored)
+		fence->adapter->ddi.DxgkDdiCloseNativeFence(fence->adapter->miniport, fence,
+							    process->id, handle);
 	/* The waits made through this handle end with it, whoever else holds the fence. */
 	for (struct os_waiter **link = &fence->waiters; *link;) {
 		struct os_waiter *waiter = *link;
@@ -137,21 +204,39 @@ os_fence_close_handle(struct fsr_process *process, fsr_handle handle, struct fsr
 		os_fence_release_waiters(fence); /* re-arms MonitoredValue (NFV-04) */
 		return;                          /* SHF-03: another process still holds it */
 	}
+	if (group_handle_count(fence) > 0) {
+		/*
+		 * A cross-adapter fence still open on another adapter: this adapter's object goes
+		 * once its queued work lets it go (a software wait still in its list stays there,
+		 * for a propagated signal to release).
+		 */
+		unlink_from_device(fence);
+		free_if_unused(fence);
+		return;
+	}
 	/* SHF-04, SHF-05: the last handle closes, then the global fence is destroyed, once. */
-	fence->is_destroyed = true;
 	FSR_TRACE(runtime, fencescope_os, fence_destroy, fence->global_handle,
 		  rt_fence_current(fence, RT_POINT_NONE));
-	while (fence->waiters) {
-		struct os_waiter *waiter = fence->waiters;
+	RT_FOR_EACH_FENCE_MEMBER(member, creator_of(fence)) {
+		member->is_destroyed = true;
+		while (member->waiters) {
+			struct os_waiter *waiter = member->waiters;
 
-		os_fence_remove_waiter(fence, waiter);
-		os_waiter_finish(runtime, waiter, FSR_ERR_DESTROYED,
-				 rt_fence_current(fence, RT_POINT_NONE));
+			os_fence_remove_waiter(member, waiter);
+			os_waiter_finish(runtime, waiter, FSR_ERR_DESTROYED,
+					 rt_fence_current(member, RT_POINT_NONE));
+		}
+		/*
+		 * NFV-05: no waiter left, so a signal still queued must not interrupt for it —
+		 * but a cross-adapter fence's MonitoredValue stays 0 for its whole life (XAD-05),
+		 * and a monitored fence has none the GPU reads.
+		 */
+		if (!member->is_cross_adapter && !member->is_monitored &&
+		    rt_fence_monitored(member, RT_POINT_OS_READ_MONITORED_VALUE) !=
+			FSR_NO_MONITORED)
+			member->adapter->ddi.DxgkDdiUpdateMonitoredValues(
+			    member->adapter->miniport, member, FSR_NO_MONITORED, 0);
 	}
-	/* NFV-05: no waiter left, so a signal still queued must not interrupt for it. */
-	if (rt_fence_monitored(fence, RT_POINT_OS_READ_MONITORED_VALUE) != FSR_NO_MONITORED)
-		fence->adapter->ddi.DxgkDdiUpdateMonitoredValues(fence->adapter->miniport, fence,
-								 FSR_NO_MONITORED, 0);
 	unlink_from_device(fence);
 	free_if_unused(fence);
 }
@@ -243,6 +328,13 @@ os_fence_release_waiters(struct fsr_fence *fence)
 			os_waiter_finish(runtime, waiter, FSR_OK, current_value);
 			released++;
 		}
+		/*
+		 * XAD-05: a cross-adapter fence's MonitoredValue stays 0 whatever the waiters, so
+		 * that every GPU signal interrupts (XAD-06); a monitored fence (an adapter without
+		 * native fences) has none: the OS releases its waiters where it writes the value.
+		 */
+		if (fence->is_cross_adapter || fence->is_monitored)
+			break;
 		/* ...and move MonitoredValue to the least value still waited for, minus one. */
 		monitored = fence->waiters ? fence->waiters->value - 1 : FSR_NO_MONITORED;
 		if (monitored == rt_fence_monitored(fence, RT_POINT_OS_READ_MONITORED_VALUE))
@@ -279,9 +371,153 @@ add_fence_handle(struct fsr_process *process, struct fsr_fence *fence, struct os
 	}
 	fence->handle_count++;
 	/* SHF-01 (the creator's handle, after CreateNativeFence), SHF-02 (another process's). */
-	fence->adapter->ddi.DxgkDdiOpenNativeFence(fence->adapter->miniport, fence, process->id,
-						   *handle);
+	if (!fence->is_monitored)
+		fence->adapter->ddi.DxgkDdiOpenNativeFence(fence->adapter->miniport, fence,
+							   process->id, *handle);
 	return FSR_OK;
+}
+
+static enum fstp_fence_object
+object_of(const struct fsr_fence *fence)
+{
+	return fence->is_monitored ? FSTP_FENCE_OBJECT_MONITORED : FSTP_FENCE_OBJECT_NATIVE;
+}
+
+/*
+ * XAD-03: a cross-adapter fence opened on another adapter than its creator's: that adapter's
+ * object of it (made at the first open there), which reaches the creator's CurrentValue.
+ */
+static fsr_status
+open_cross_adapter(struct fsr_process *process, struct fsr_fence *creator,
+		   struct os_device *device, fsr_handle *fence_handle)
+{
+	struct fsr_runtime *runtime = process->runtime;
+	struct fsr_fence *peer = rt_fence_on_adapter(runtime, creator->global_handle,
+						     device->adapter);
+	fsr_status status;
+
+	if (!peer) {
+		peer = calloc(1, sizeof(*peer));
+		if (!peer)
+			return FSR_ERR_NO_RESOURCES;
+		peer->global_handle = creator->global_handle;
+		peer->adapter = device->adapter;
+		peer->device = device;
+		peer->is_shared = true;
+		peer->is_cross_adapter = true;
+		peer->type = creator->type;
+		/*
+		 * XAD-10, XAD-11: what it is here depends on this adapter alone: a monitored fence
+		 * on an adapter without native fences, a native fence on one with them, whatever
+		 * it is on the creator's.
+		 */
+		peer->is_monitored = device->adapter->config.no_native_fences;
+		/* XAD-03: the creator's CurrentValue word itself, not a copy. */
+		peer->current_word = creator->current_word;
+		atomic_init(&peer->current_value, 0);
+		/* XAD-04: a MonitoredValue of its own, 0 for the fence's life (XAD-05). */
+		atomic_init(&peer->monitored_value, 0);
+		peer->creator = creator;
+		peer->next_peer = creator->peers;
+		creator->peers = peer;
+		peer->next_in_device = device->fences;
+		device->fences = peer;
+		if (!peer->is_monitored) {
+			peer->adapter->ddi.DxgkDdiCreateNativeFence(peer->adapter->miniport, peer);
+			hold_monitored_at_zero(peer);
+		}
+	}
+	status = add_fence_handle(process, peer, device, fence_handle);
+	if (status != FSR_OK) {
+		free_if_unused(peer);
+		return status;
+	}
+	FSR_TRACE(runtime, fencescope_os, fence_cross_adapter_open, process->id,
+		  creator->global_handle, *fence_handle, device->adapter->id, creator->adapter->id,
+		  object_of(creator), object_of(peer));
+	return FSR_OK;
+}
+
+/*
+ * A CPU write of CurrentValue: through the driver for a native fence (NFV-13); the OS's own
+ * store for a monitored fence, whose memory it maps (XAD-15: "VidSch updates fence value
+ * directly from CPU").
+ */
+void
+os_fence_write_cpu(struct fsr_fence *fence, uint64_t value)
+{
+	if (fence->is_monitored)
+		rt_fence_write_current(fence->adapter->runtime, fence, value,
+				       RT_POINT_OS_WRITE_CURRENT_VALUE);
+	else
+		fence->adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(fence->adapter->miniport,
+								      fence, value, false);
+}
+
+/*
+ * XAD-07: a cross-adapter fence's new value, seen on `from`'s adapter (its GPU's interrupt,
+ * XAD-06, a CPU signal, or a software queue's signal), goes to every other adapter's object:
+ * fence_propagate, then the driver's UpdateCurrentValuesFromCpu with NotificationOnly = TRUE
+ * (XAD-08: no write; the driver rescans its run list, XAD-13), or, on a monitored fence, the
+ * OS observing the value (XAD-14); then that adapter's waiters go (CPU waits, software waits).
+ * A value already propagated is not propagated again. Returns the waiters released.
+ */
+uint32_t
+os_fence_propagate(struct fsr_fence *from)
+{
+	struct fsr_runtime *runtime = from->adapter->runtime;
+	struct fsr_fence *creator = creator_of(from);
+	uint32_t released = 0;
+	uint64_t value;
+
+	if (!from->is_cross_adapter)
+		return 0;
+	value = rt_fence_current(from, RT_POINT_OS_READ_CURRENT_VALUE);
+	if (value == creator->propagated_value)
+		return 0;
+	creator->propagated_value = value;
+	RT_FOR_EACH_FENCE_MEMBER(to, creator) {
+		if (to == from)
+			continue;
+		FSR_TRACE(runtime, fencescope_os, fence_propagate, creator->global_handle,
+			  from->adapter->id, to->adapter->id, value);
+		if (!to->is_monitored)
+			to->adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(to->adapter->miniport, to,
+									   value, true);
+		released += os_fence_release_waiters(to);
+	}
+	return released;
+}
+
+/*
+ * After a native fence signaled interrupt of `adapter` (any form): every cross-adapter fence
+ * its GPU moved is propagated from it (XAD-06, XAD-07), its own waiters released first.
+ */
+uint32_t
+os_fence_propagate_from_adapter(struct fsr_adapter *adapter)
+{
+	struct fsr_runtime *runtime = adapter->runtime;
+	uint32_t released = 0;
+
+	if (runtime->cross_adapter_fences == 0)
+		return 0;
+	for (size_t cursor = 0;;) {
+		uint64_t key;
+		void *value;
+		struct fsr_fence *fence;
+
+		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
+			break;
+		fence = value;
+		if (!fence->is_cross_adapter)
+			continue;
+		fence = rt_fence_on_adapter(runtime, key, adapter);
+		if (!fence || rt_fence_current(fence, RT_POINT_NONE) == creator_of(fence)->propagated_value)
+			continue;
+		released += os_fence_release_waiters(fence);
+		released += os_fence_propagate(fence);
+	}
+	return released;
 }
 
 fsr_status
@@ -294,7 +530,11 @@ fsr_fence_create(struct fsr_process *process, fsr_handle device_handle, uint64_t
 	fsr_status status;
 
 	rt_lock(runtime);
-	if (!fence_handle || (flags & ~(uint32_t) FSR_FENCE_SHARED)) {
+	if (!fence_handle ||
+	    (flags & ~(uint32_t) (FSR_FENCE_SHARED | FSR_FENCE_CROSS_ADAPTER |
+				  FSR_FENCE_INTRA_GPU)) ||
+	    /* XAD-02: a cross-adapter fence only with the default type. */
+	    ((flags & FSR_FENCE_CROSS_ADAPTER) && (flags & FSR_FENCE_INTRA_GPU))) {
 		status = rt_refuse(runtime, process->id, "CreateNativeFence", device_handle,
 				   FSR_ERR_INVALID_ARGUMENT);
 		goto end;
@@ -304,7 +544,7 @@ fsr_fence_create(struct fsr_process *process, fsr_handle device_handle, uint64_t
 		rt_refuse(runtime, process->id, "CreateNativeFence", device_handle, status);
 		goto end;
 	}
-	status = os_fence_new(object->pointer, initial_value, flags & FSR_FENCE_SHARED, &fence);
+	status = os_fence_new(object->pointer, initial_value, flags, &fence);
 	if (status == FSR_OK)
 		status = add_fence_handle(process, fence, object->pointer, fence_handle);
 	if (status != FSR_OK) {
@@ -315,8 +555,8 @@ fsr_fence_create(struct fsr_process *process, fsr_handle device_handle, uint64_t
 	}
 	/* SHF-01: CreateNativeFence for the global fence, then OpenNativeFence for A's handle. */
 	FSR_TRACE(runtime, fencescope_os, fence_create, process->id, fence->adapter->id,
-		  fence->global_handle, *fence_handle, FSTP_FENCE_TYPE_DEFAULT, fence->is_shared, 0,
-		  initial_value, FSTP_FENCE_OBJECT_NATIVE);
+		  fence->global_handle, *fence_handle, fence->type, fence->is_shared,
+		  fence->is_cross_adapter, initial_value, object_of(fence));
 	if (global_handle)
 		*global_handle = fence->global_handle;
 end:
@@ -347,8 +587,10 @@ fsr_fence_open(struct fsr_process *process, fsr_handle device_handle, fsr_handle
 		status = fence ? FSR_ERR_DESTROYED : FSR_ERR_INVALID_HANDLE;
 	else if (!fence->is_shared)
 		status = FSR_ERR_ACCESS_DENIED;
+	else if (fence->adapter != device->adapter && !fence->is_cross_adapter)
+		status = FSR_ERR_NOT_SUPPORTED; /* XAD-01: created cross-adapter, or not across */
 	else if (fence->adapter != device->adapter)
-		status = FSR_ERR_NOT_SUPPORTED; /* cross-adapter fences come with their own work */
+		status = open_cross_adapter(process, fence, device, fence_handle);
 	else
 		status = add_fence_handle(process, fence, device, fence_handle);
 	if (status != FSR_OK) {
@@ -445,9 +687,10 @@ fsr_fence_signal_cpu(struct fsr_process *process, fsr_handle fence_handle, uint6
 		goto end;
 	}
 	FSR_TRACE(runtime, fencescope_os, cpu_signal, process->id, fence_handle, value);
-	fence->adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(fence->adapter->miniport, fence,
-							      value, false);
+	os_fence_write_cpu(fence, value);
 	os_fence_release_waiters(fence);
+	/* XAD-12, XAD-15: a CPU signal of a cross-adapter fence goes to the other adapters. */
+	os_fence_propagate(fence);
 end:
 	rt_unlock(runtime);
 	os_run_callbacks(runtime);

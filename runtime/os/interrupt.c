@@ -54,6 +54,7 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 	uint32_t fence_count = 0;
 	uint32_t released = 0;
 	fsr_handle queue_handle = interrupt->queue ? interrupt->queue->handle : 0;
+	bool is_page_fault = false;
 
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_DMA_COMPLETED) {
 		/* INT-01: the kernel-mode path learns of completions through interrupts. */
@@ -64,6 +65,12 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_CRTC_VSYNC) {
 		/* PRE-13: a display's vertical sync, naming the flip it latched (os/display.c). */
 		os_display_vsync(adapter, interrupt);
+		goto end;
+	}
+	if (interrupt->type == FSTP_INTERRUPT_TYPE_PAGE_FAULT &&
+	    interrupt->fault_reason == FSTP_LOSS_REASON_PAGE_FAULT) {
+		/* MMU-14: the memory manager's part comes after the interrupt (below). */
+		is_page_fault = true;
 		goto end;
 	}
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_PAGE_FAULT) {
@@ -93,6 +100,10 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		fence_count = interrupt->fence_count;
 		for (uint32_t i = 0; i < interrupt->fence_count; i++) {
 			fence = rt_map_get(&runtime->fences, interrupt->fences[i]);
+			if (fence) /* a cross-adapter fence: its object on this adapter */
+				fence = rt_fence_on_adapter(runtime, interrupt->fences[i], adapter);
+			if (!fence && rt_map_get(&runtime->fences, interrupt->fences[i]))
+				continue; /* that adapter's object is gone: nothing waits there */
 			if (!fence) {
 				/* INT-05: a fence that no longer exists: refused, loudly. */
 				rt_refuse(runtime, 0, "NativeFenceSignaledInterrupt",
@@ -112,9 +123,9 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 
 			if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
 				break;
-			fence = value;
-			if (fence->waiters)
-				released += os_fence_release_waiters(fence);
+			RT_FOR_EACH_FENCE_MEMBER(member, (struct fsr_fence *) value)
+				if (member->waiters)
+					released += os_fence_release_waiters(member);
 		}
 		released += os_read_engine_logs(adapter, interrupt->engine_id);
 		break;
@@ -135,11 +146,23 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 	default:
 		break;
 	}
+	/*
+	 * XAD-06, XAD-07: a cross-adapter fence's MonitoredValue is 0, so every signal of it
+	 * interrupted: what this GPU moved goes to the other adapters, whatever the form.
+	 */
+	released += os_fence_propagate_from_adapter(adapter);
 	if (released == 0)
 		runtime->stats.spurious_interrupts++; /* SYN-07: allowed, and counted */
 end:
 	FSR_TRACE(runtime, fencescope_os, interrupt_handled, adapter->id, interrupt->engine_id,
 		  interrupt->type, interrupt->form, queue_handle, fence_count, released);
+	/*
+	 * MMU-14, TDR-06: the interrupt only tells the OS; the memory manager then terminates the
+	 * context (or device) and has the engine reset (os/fault.c), after interrupt_handled, in
+	 * the order of docs/trace-format.md (1.5).
+	 */
+	if (is_page_fault)
+		os_gpu_page_fault(adapter, interrupt);
 	hold_interrupt_fences(runtime, interrupt, false);
 	free(interrupt);
 }

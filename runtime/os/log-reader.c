@@ -92,8 +92,8 @@ release_adapter_waiters(struct fsr_adapter *adapter)
 
 		if (!rt_map_next(&adapter->runtime->fences, &cursor, &key, &value))
 			break;
-		fence = value;
-		if (fence->adapter == adapter && fence->waiters)
+		fence = rt_fence_on_adapter(adapter->runtime, key, adapter);
+		if (fence && fence->adapter == adapter && fence->waiters)
 			released += os_fence_release_waiters(fence);
 	}
 	return released;

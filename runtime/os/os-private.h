@@ -66,6 +66,8 @@ struct os_device {
 	struct os_allocation *allocations; /* alive (RES-04: freed with the device) */
 	bool is_lost;     /* device loss (UMS-16): its doorbells are ABORT for good */
 	bool is_in_error; /* abnormal termination (TRM-03) */
+	/* MMU-14: GPU page faults of its contexts so far (a second loses the device: os/fault.c) */
+	uint32_t page_faults;
 
 	struct os_device *next_in_process;
 };
@@ -88,6 +90,8 @@ struct fsr_process {
 	 * fsr_process_terminate may take, to free it.
 	 */
 	bool is_killed;
+	/* os/vidmm.c: its GPU VA space on each adapter (MMU-01), NULL until first used */
+	struct os_va_space *va_spaces[FSR_MAX_ADAPTERS];
 	struct fsr_process *next;
 };
 
@@ -127,6 +131,13 @@ fsr_status os_kmt_submit_command(struct os_hwqueue *queue, struct fsr_process *p
  */
 fsr_status os_allocation_new(struct os_device *device, uint64_t size_bytes, bool is_resident,
 			     struct os_allocation **allocation);
+/*
+ * A GpuMmu allocation (MMU-05, MMU-11 to MMU-13): `size_bytes` rounded up to `page_size_bytes`
+ * (4 KB or 64 KB), placed in `segment` (enum fstp_segment), resident.
+ */
+fsr_status os_allocation_new_in_segment(struct os_device *device, uint64_t size_bytes, int segment,
+					uint32_t page_size_bytes,
+					struct os_allocation **allocation);
 void os_allocation_ref(struct os_allocation *allocation);
 /* Drops a reference; the last one frees the storage (allocation_destroy). */
 void os_allocation_unref(struct os_allocation *allocation);
@@ -138,6 +149,33 @@ fsr_status os_allocation_lookup(struct fsr_process *process, fsr_handle handle,
 				struct os_allocation **allocation);
 /* RES-04: at device destruction, after its queues: the allocations the UMD did not free. */
 void os_device_free_allocations(struct os_device *device);
+
+/* ---- the GpuMmu's memory manager (vidmm.c; docs/runtime.md "GpuMmu as built") --------------- */
+
+struct os_va_space;
+/* MMU-02: the driver's GpuMmu caps (DXGKQAITYPE_GPUMMUCAPS), asked once; false: unusable. */
+bool os_vidmm_query_caps(struct fsr_adapter *adapter);
+/* The process's VA space on the adapter, NULL when it has none. */
+struct os_va_space *os_vidmm_find_space(struct fsr_process *process, struct fsr_adapter *adapter);
+/* ... made the first time (va_space_create, its root, every context of it programmed). */
+fsr_status os_vidmm_get_space(struct fsr_process *process, struct fsr_adapter *adapter,
+			      struct os_va_space **space);
+uint64_t os_vidmm_space_size(const struct os_va_space *space);
+/* A new context translates through its process's VA space on its adapter, if there is one. */
+void os_vidmm_context_created(struct os_context *context);
+/* fsr_va_reserve, fsr_va_free, fsr_va_map, fsr_va_unmap past the handle checks (MMU-06). */
+fsr_status os_vidmm_reserve(struct os_va_space *space, uint64_t size, uint64_t min_va,
+			    uint64_t max_va, uint64_t fixed_va, uint64_t *va);
+fsr_status os_vidmm_free(struct os_va_space *space, uint64_t va, uint64_t size);
+fsr_status os_vidmm_map(struct os_va_space *space, struct os_allocation *allocation,
+			const struct fsr_va_map_args *args, uint64_t *va);
+fsr_status os_vidmm_unmap(struct os_va_space *space, uint64_t va, uint64_t size);
+/* Before an allocation's UMD handle goes: each of its mappings unmapped (va_unmap). */
+void os_vidmm_unmap_allocation(struct os_allocation *allocation);
+/* MMU-02: the page tables of every VA space on the adapter evicted (D3) or resident (D0). */
+void os_vidmm_set_resident(struct fsr_adapter *adapter, bool is_resident);
+/* At the end of a process, its devices gone: its VA spaces, their ranges and page tables. */
+void os_vidmm_destroy_spaces(struct fsr_process *process);
 
 /* ---- adapters (adapter.c) ----------------------------------------------------------------- */
 
@@ -172,6 +210,12 @@ void os_actor_init(struct fsr_runtime *runtime);
  * wake-ups a lost interrupt withheld (lock held). */
 void os_gpu_fault(struct fsr_adapter *adapter, struct os_hwqueue *queue,
 		  enum fstp_loss_reason reason);
+/*
+ * MMU-14, TDR-06: the GPU's page fault interrupt (PAGE_FAULT, reason PAGE_FAULT), after
+ * interrupt_handled: os:page_fault with the scope the OS chose, then the recovery
+ * (os_tdr_page_fault). docs/runtime.md "Page faults as built".
+ */
+void os_gpu_page_fault(struct fsr_adapter *adapter, const struct hw_interrupt *interrupt);
 uint32_t os_rescan_waiters(struct fsr_runtime *runtime);
 bool os_has_unreleased_waiter(struct fsr_runtime *runtime);
 /* DxgkCbNotifyInterrupt: queues the interrupt for the OS actor (its DPC). */
@@ -242,14 +286,19 @@ bool os_displays_are_idle(struct fsr_runtime *runtime);
 
 /* Runs the callbacks of ended asynchronous waits (lock NOT held; after every clock step). */
 void os_run_callbacks(struct fsr_runtime *runtime);
-fsr_status os_fence_new(struct os_device *device, uint64_t initial_value, bool is_shared,
-			struct fsr_fence **fence);
+/* flags: FSR_FENCE_* (fencescope/fence.h); 0 for a queue's progress fence. */
+fsr_status os_fence_new(struct os_device *device, uint64_t initial_value, uint32_t flags,
+			struct fsr_fence **fence_out);
 void os_fence_unref_packet(struct fsr_fence *fence);
 /* Drops the reference a queued interrupt held (INT-05); frees a destroyed, unnamed fence. */
 void os_fence_unref_interrupt(struct fsr_fence *fence);
 void os_fence_close_handle(struct fsr_process *process, fsr_handle handle, struct fsr_fence *fence);
 /* Releases the waiters that CurrentValue satisfies and re-arms MonitoredValue (NFV-09). */
 uint32_t os_fence_release_waiters(struct fsr_fence *fence);
+/* CPU writes and cross-adapter propagation (os/fence.c, XAD-07, XAD-15). */
+void os_fence_write_cpu(struct fsr_fence *fence, uint64_t value);
+uint32_t os_fence_propagate(struct fsr_fence *from);
+uint32_t os_fence_propagate_from_adapter(struct fsr_adapter *adapter);
 void os_fence_add_waiter(struct fsr_fence *fence, struct os_waiter *waiter);
 void os_fence_remove_waiter(struct fsr_fence *fence, struct os_waiter *waiter);
 void os_waiter_finish(struct fsr_runtime *runtime, struct os_waiter *waiter, fsr_status status,
@@ -350,6 +399,20 @@ void os_tdr_engine_hung(struct fsr_adapter *adapter, uint32_t engine_id);
  * and its device is lost (context_error, then device_lost).
  */
 void os_context_error(struct os_context *context, enum fstp_loss_reason reason);
+/* As os_context_error, and the device is lost only when `is_device_lost` (MMU-14's scope). */
+void os_context_fault(struct os_context *context, enum fstp_loss_reason reason,
+		      bool is_device_lost);
+/* The context of kernel handle `handle` on the adapter, NULL if it is gone (or 0). */
+struct os_context *os_context_find(struct fsr_adapter *adapter, fsr_handle handle);
+/*
+ * TDR-06: the recovery of a GPU page fault on `engine_id`, initiated by the memory manager:
+ * tdr_begin (PAGE_FAULT, the guilty context) -> the guilty context in error (its device lost
+ * too when `is_device_lost`: scope DEVICE) -> DxgkDdiResetEngine, promoted to
+ * DxgkDdiResetFromTimeout when it fails -> tdr_end. No tdr_detect and no preemption request:
+ * no timeout was detected, and the engine stopped at the fault.
+ */
+void os_tdr_page_fault(struct fsr_adapter *adapter, uint32_t engine_id, struct os_context *guilty,
+		       bool is_device_lost);
 /* ---- the scheduler and preemption (scheduler.c; docs/runtime.md "Scheduling and preemption
  * as built") -------------------------------------------------------------------------------- */
 

@@ -93,6 +93,7 @@ device_power_down(struct fsr_adapter *adapter)
 		rt_lock(adapter->runtime);
 	}
 	os_set_rings_resident(adapter, false);
+	os_vidmm_set_resident(adapter, false); /* MMU-02: page tables too */
 	os_set_device_power(adapter, FSTP_DEVICE_POWER_D3);
 }
 
@@ -111,6 +112,7 @@ device_wake(struct fsr_adapter *adapter, struct os_hwqueue *caller,
 
 	os_set_device_power(adapter, FSTP_DEVICE_POWER_D0);
 	os_set_rings_resident(adapter, true);
+	os_vidmm_set_resident(adapter, true);
 	if (caller)
 		result = os_doorbell_connect(caller, status);
 	power_contexts(adapter, false);

@@ -116,6 +116,8 @@ end_process(struct fsr_process *process, bool is_abnormal)
 	}
 	rt_map_fini(&process->handles);
 	rt_map_init(&process->handles); /* empty: a killed process's husk answers no handle */
+	/* MMU-02: its GPU VA spaces and their page tables, once its devices are gone. */
+	os_vidmm_destroy_spaces(process);
 	rt_unlock(runtime);
 	os_run_callbacks(runtime);
 }

@@ -7,6 +7,7 @@
  * learning of each completion from an interrupt (INT-01).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "os/os-private.h"
 
@@ -186,6 +187,7 @@ fsr_context_create(struct fsr_process *process, fsr_handle device_handle, uint32
 	}
 	context->handle = rt_new_kernel_handle(runtime, RT_OBJECT_CONTEXT);
 	context->device = device;
+	context->process_id = process->id;
 	context->engine_id = engine_id;
 	status = add_object(process, context->handle, RT_OBJECT_CONTEXT, context);
 	if (status != FSR_OK) {
@@ -198,6 +200,7 @@ fsr_context_create(struct fsr_process *process, fsr_handle device_handle, uint32
 		  context->handle, engine_id);
 	os_context_init_scheduling(context);   /* PRE-15: context_schedule, after context_create */
 	os_context_create_allocation(context); /* PRE-14, when configured */
+	os_vidmm_context_created(context);     /* MMU-01: its process's VA space, if any */
 	*context_handle = context->handle;
 	goto end;
 refuse:
@@ -590,7 +593,7 @@ fsr_hwqueue_create(struct fsr_process *process, fsr_handle context_handle,
 		atomic_store(&queue->control->write_ptr_bytes, 0);
 		atomic_store(&queue->control->read_ptr_bytes, 0);
 	}
-	status = os_fence_new(context->device, 0, false, &queue->progress_fence);
+	status = os_fence_new(context->device, 0, 0, &queue->progress_fence);
 	if (status != FSR_OK)
 		goto refuse;
 	queue->progress_fence->packet_refs = 1; /* the queue's own reference */
@@ -691,10 +694,11 @@ fsr_hwqueue_wait_progress(struct fsr_process *process, fsr_handle hwqueue, uint6
 }
 
 static void
-unref_packet_fences(struct fsr_runtime *runtime, const struct hw_packet *packet)
+unref_packet_fences(struct os_hwqueue *queue, const struct hw_packet *packet)
 {
 	if (packet->type == HW_PACKET_WAIT || packet->type == HW_PACKET_SIGNAL) {
-		struct fsr_fence *fence = rt_map_get(&runtime->fences, packet->a);
+		struct fsr_fence *fence =
+		    rt_fence_on_adapter(queue->adapter->runtime, packet->a, queue->adapter);
 
 		if (fence)
 			os_fence_unref_packet(fence);
@@ -716,7 +720,7 @@ retire_km_waiter(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 	if (!queue->is_km_blocked || !queue->km_head)
 		return;
 	packet = &queue->km_head->packets[queue->km_head->position];
-	fence = rt_map_get(&runtime->fences, packet->a);
+	fence = rt_fence_on_adapter(runtime, packet->a, queue->adapter);
 	for (struct os_waiter *w = fence ? fence->waiters : NULL; w; w = w->next) {
 		if (w->kind == OS_WAITER_KM_QUEUE && w->queue == queue) {
 			os_fence_remove_waiter(fence, w);
@@ -751,7 +755,7 @@ release_ring(struct os_hwqueue *queue)
 	for (; read_ptr != write_ptr; read_ptr += sizeof(struct hw_packet)) {
 		struct hw_packet packet = rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
 
-		unref_packet_fences(runtime, &packet);
+		unref_packet_fences(queue, &packet);
 	}
 	os_allocation_unref(queue->ring_allocation);
 	os_allocation_unref(queue->ring_control_allocation);
@@ -779,7 +783,7 @@ os_hwqueue_free(struct os_hwqueue *queue)
 
 		queue->km_head = buffer->next;
 		for (size_t i = buffer->position; i < buffer->count; i++)
-			unref_packet_fences(runtime, &buffer->packets[i]);
+			unref_packet_fences(queue, &buffer->packets[i]);
 		free(buffer->packets);
 		free(buffer);
 	}
@@ -1048,13 +1052,33 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 		}
 		packet = &buffer->packets[buffer->position];
 		switch (packet->type) {
-		case HW_PACKET_WORK:
-			dma = calloc(1, sizeof(*dma));
+		case HW_PACKET_ACCESS:
+		case HW_PACKET_WORK: {
+			/*
+			 * MMU-14: the accesses before a WORK travel in its DMA packet and run first;
+			 * accesses that no WORK follows make a DMA packet of their own (one tick).
+			 */
+			size_t accesses = 0;
+
+			while (buffer->position + accesses < buffer->count &&
+			       buffer->packets[buffer->position + accesses].type == HW_PACKET_ACCESS)
+				accesses++;
+			dma = calloc(1, sizeof(*dma) + accesses * sizeof(struct hw_packet));
 			if (!dma)
 				abort();
+			dma->access_count = (uint32_t) accesses;
+			if (accesses)
+				memcpy(dma->accesses, packet, accesses * sizeof(struct hw_packet));
+			buffer->position += accesses;
+			if (buffer->position < buffer->count &&
+			    buffer->packets[buffer->position].type == HW_PACKET_WORK)
+				dma->gpu_ticks = buffer->packets[buffer->position].a;
+			else {
+				dma->gpu_ticks = 1;
+				buffer->position--; /* the command after the accesses runs next */
+			}
 			dma->packet_id = ++adapter->next_packet_id;
 			dma->queue = queue;
-			dma->gpu_ticks = packet->a;
 			dma->progress_value = buffer->packets[0].b;
 			dma->submit_ns = buffer->submit_ns;
 			queue->km_sent_ns = rt_clock_now(runtime); /* FST-01: the TDR's clock */
@@ -1062,15 +1086,21 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			for (size_t i = buffer->position + 1; i < buffer->count; i++) {
 				if (buffer->packets[i].type == HW_PACKET_WAIT)
 					break;
-				if (buffer->packets[i].type == HW_PACKET_WORK) {
+				if (buffer->packets[i].type == HW_PACKET_WORK ||
+				    buffer->packets[i].type == HW_PACKET_ACCESS) {
 					dma->is_split_continued = true;
 					break;
 				}
 			}
 			os_sched_queue_packet(queue, dma);
 			break;
+		}
 		case HW_PACKET_WAIT:
-			fence = rt_map_get(&runtime->fences, packet->a);
+			/*
+			 * XAD-14, XAD-17: a software wait; on a cross-adapter fence it sits in this
+			 * adapter's object's waiting list until a propagated signal releases it.
+			 */
+			fence = rt_fence_on_adapter(runtime, packet->a, adapter);
 			if (fence->is_destroyed &&
 			    rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE) < packet->b) {
 				/* Nothing can signal it any more: the wait is dropped, loudly. */
@@ -1094,17 +1124,17 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			 * event that closes the signal box comes before the value is written, so no
 			 * wait it releases can be stamped before it (GPV-07).
 			 */
-			fence = rt_map_get(&runtime->fences, packet->a);
+			fence = rt_fence_on_adapter(runtime, packet->a, adapter);
 			FSR_TRACE(runtime, fencescope_os, km_fence_signal_executed,
 				  queue->process->id, queue->handle, packet->c, packet->b);
-			adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(adapter->miniport, fence,
-								       packet->b, false);
+			/* XAD-15: written from the CPU, then propagated to the other adapters. */
+			os_fence_write_cpu(fence, packet->b);
 			os_fence_release_waiters(fence);
+			os_fence_propagate(fence);
 			os_fence_unref_packet(fence);
 			break;
 		case HW_PACKET_PROGRESS:
-			adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(
-			    adapter->miniport, queue->progress_fence, packet->a, false);
+			os_fence_write_cpu(queue->progress_fence, packet->a);
 			os_fence_release_waiters(queue->progress_fence);
 			break;
 		default:

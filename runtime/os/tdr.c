@@ -85,9 +85,8 @@ os_tdr_packet_completed(struct fsr_adapter *adapter, uint32_t engine_id)
 	engine->stall_since_ns = rt_clock_now(adapter->runtime);
 }
 
-/* The context of kernel handle `handle` on the adapter, NULL if it is gone (or 0). */
-static struct os_context *
-context_of(struct fsr_adapter *adapter, fsr_handle handle)
+struct os_context *
+os_context_find(struct fsr_adapter *adapter, fsr_handle handle)
 {
 	for (struct fsr_process *p = adapter->runtime->processes; handle && p; p = p->next)
 		for (struct os_device *d = p->devices; d; d = d->next_in_process)
@@ -206,20 +205,17 @@ lose_every_device(struct fsr_adapter *adapter)
 				os_device_lose(d, FSTP_LOSS_REASON_GPU_STOP);
 }
 
-static void
-recover(struct fsr_adapter *adapter, uint32_t engine_id, enum fstp_loss_reason reason,
-	struct os_context *guilty)
+/*
+ * DxgkDdiResetEngine, and when it fails DxgkDdiResetFromTimeout, the adapter-wide reset
+ * (TDR-06); an adapter that cannot be reset loses every device on it.
+ */
+static enum fstp_tdr_result
+reset_engine(struct fsr_adapter *adapter, uint32_t engine_id)
 {
 	struct fsr_runtime *runtime = adapter->runtime;
-	struct os_tdr_engine *engine = &adapter->tdr->engines[engine_id];
 	struct hw_dma_packet *aborted = NULL;
 	enum fstp_tdr_result result = FSTP_TDR_RESULT_ENGINE_RESET;
 
-	FSR_TRACE(runtime, fencescope_os, tdr_begin, adapter->id, engine_id, (int) reason,
-		  guilty ? guilty->handle : 0);
-	/* Off the run list before the engine restarts: it runs nothing more (TDR-04). */
-	if (guilty)
-		(void) os_context_suspend(guilty, FSTP_PREEMPT_REASON_TDR);
 	if (adapter->ddi.DxgkDdiResetEngine(adapter->miniport, engine_id, &aborted) == 0) {
 		take_back_packet(adapter, aborted);
 	} else {
@@ -237,6 +233,23 @@ recover(struct fsr_adapter *adapter, uint32_t engine_id, enum fstp_loss_reason r
 			lose_every_device(adapter);
 		}
 	}
+	return result;
+}
+
+static void
+recover(struct fsr_adapter *adapter, uint32_t engine_id, enum fstp_loss_reason reason,
+	struct os_context *guilty)
+{
+	struct fsr_runtime *runtime = adapter->runtime;
+	struct os_tdr_engine *engine = &adapter->tdr->engines[engine_id];
+	enum fstp_tdr_result result;
+
+	FSR_TRACE(runtime, fencescope_os, tdr_begin, adapter->id, engine_id, (int) reason,
+		  guilty ? guilty->handle : 0);
+	/* Off the run list before the engine restarts: it runs nothing more (TDR-04). */
+	if (guilty)
+		(void) os_context_suspend(guilty, FSTP_PREEMPT_REASON_TDR);
+	result = reset_engine(adapter, engine_id);
 	if (guilty)
 		os_context_error(guilty, reason);
 	engine->state = TDR_WATCHING;
@@ -244,6 +257,32 @@ recover(struct fsr_adapter *adapter, uint32_t engine_id, enum fstp_loss_reason r
 	engine->stall_since_ns = rt_clock_now(runtime);
 	FSR_TRACE(runtime, fencescope_os, tdr_end, adapter->id, engine_id, (int) result);
 	/* Innocent kernel-mode queues go on (the guilty one's context is suspended). */
+	os_km_schedule(runtime);
+}
+
+void
+os_tdr_page_fault(struct fsr_adapter *adapter, uint32_t engine_id, struct os_context *guilty,
+		  bool is_device_lost)
+{
+	struct fsr_runtime *runtime = adapter->runtime;
+	struct os_tdr_engine *engine = &adapter->tdr->engines[engine_id];
+	enum fstp_tdr_result result;
+
+	/*
+	 * TDR-06 in docs/trace-format.md's order (1.5): the memory manager initiates the engine
+	 * reset; the guilty context is terminated first (MMU-14), so that it is off the run list
+	 * and its fences are released before the engine runs again.
+	 */
+	FSR_TRACE(runtime, fencescope_os, tdr_begin, adapter->id, engine_id,
+		  (int) FSTP_LOSS_REASON_PAGE_FAULT, guilty ? guilty->handle : 0);
+	if (guilty)
+		os_context_fault(guilty, FSTP_LOSS_REASON_PAGE_FAULT, is_device_lost);
+	result = reset_engine(adapter, engine_id);
+	/* A timeout recovery of the engine that was under way is moot: the engine was reset. */
+	engine->state = TDR_WATCHING;
+	engine->suspect = 0;
+	engine->stall_since_ns = rt_clock_now(runtime);
+	FSR_TRACE(runtime, fencescope_os, tdr_end, adapter->id, engine_id, (int) result);
 	os_km_schedule(runtime);
 }
 
@@ -277,7 +316,7 @@ os_tdr_engine_hung(struct fsr_adapter *adapter, uint32_t engine_id)
 	/* TDR-03: at once — TDR-01's request first, but no waiting for it. */
 	detect(adapter, engine_id, FSTP_LOSS_REASON_ENGINE_HUNG, rt_clock_now(adapter->runtime));
 	recover(adapter, engine_id, FSTP_LOSS_REASON_ENGINE_HUNG,
-		context_of(adapter, engine->suspect));
+		os_context_find(adapter, engine->suspect));
 }
 
 /* One engine's watch; returns when it wants to look again. */
@@ -302,7 +341,7 @@ watch_engine(struct fsr_adapter *adapter, uint32_t engine_id, uint64_t now)
 			engine->stall_since_ns = now;
 		} else if (now >= engine->preempt_deadline_ns) {
 			recover(adapter, engine_id, engine->reason,
-				context_of(adapter, engine->suspect));
+				os_context_find(adapter, engine->suspect));
 			return rt_add_ns(now, delay / TDR_SAMPLES_PER_DELAY);
 		} else {
 			return engine->preempt_deadline_ns;
@@ -394,9 +433,9 @@ lose_fence(struct fsr_runtime *runtime, struct fsr_fence *fence)
 		os_waiter_finish(runtime, waiter, FSR_ERR_DEVICE_LOST,
 				 rt_fence_current(fence, RT_POINT_NONE));
 	}
-	fence->adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(fence->adapter->miniport, fence,
-							      UINT64_MAX, false);
+	os_fence_write_cpu(fence, UINT64_MAX);
 	os_fence_release_waiters(fence);
+	os_fence_propagate(fence); /* XAD-07: the other adapters' waiters must not hang */
 }
 
 /* The fences a queue's pending work would signal: its ring's or software queue's, its progress. */
@@ -414,18 +453,25 @@ lose_queue_fences(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			    rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
 
 			if (packet.type == HW_PACKET_SIGNAL)
-				lose_fence(runtime, rt_map_get(&runtime->fences, packet.a));
+				lose_fence(runtime, rt_fence_on_adapter(runtime, packet.a, queue->adapter));
 		}
 	}
 	for (struct os_km_buffer *b = queue->km_head; b; b = b->next)
 		for (size_t i = b->position; i < b->count; i++)
 			if (b->packets[i].type == HW_PACKET_SIGNAL)
-				lose_fence(runtime, rt_map_get(&runtime->fences, b->packets[i].a));
+				lose_fence(runtime,
+					   rt_fence_on_adapter(runtime, b->packets[i].a, queue->adapter));
 	lose_fence(runtime, queue->progress_fence);
 }
 
 void
 os_context_error(struct os_context *context, enum fstp_loss_reason reason)
+{
+	os_context_fault(context, reason, true);
+}
+
+void
+os_context_fault(struct os_context *context, enum fstp_loss_reason reason, bool is_device_lost)
 {
 	struct os_device *device = context->device;
 	struct fsr_adapter *adapter = device->adapter;
@@ -440,7 +486,10 @@ os_context_error(struct os_context *context, enum fstp_loss_reason reason)
 		  device->handle, context->handle, (int) reason);
 	for (struct os_hwqueue *q = context->queues; q; q = q->next_in_context)
 		lose_queue_fences(runtime, q);
-	/* TDR-04: the device is lost: every doorbell DISCONNECTED_ABORT (TDR-05: re-create). */
-	if (!device->is_lost)
+	/*
+	 * TDR-04: the device is lost: every doorbell DISCONNECTED_ABORT (TDR-05: re-create).
+	 * A page fault of scope CONTEXT leaves the device whole (MMU-14, os/fault.c).
+	 */
+	if (is_device_lost && !device->is_lost)
 		os_device_lose(device, reason);
 }

@@ -1162,7 +1162,553 @@ end:
 	return world_close(world, status);
 }
 
+/* ---- mapping-churn ------------------------------------------------------------------------ */
+
+#define CHURN_PROCESSES 3
+#define CHURN_KB4       UINT64_C(4096)
+#define CHURN_KB64      UINT64_C(65536)
+/* Each process's own reservation, where its 4 KB-page allocations are mapped at fixed VAs. */
+#define CHURN_RESERVED_VA    (UINT64_C(4) << 30)
+#define CHURN_RESERVED_BYTES (UINT64_C(1) << 20)
+
+/* One process of the churn: its queue, fence, and what it mapped in the round before. */
+struct churn_process {
+	struct fsr_process *process;
+	fsr_handle device, queue, fence;
+	fsr_handle local, system; /* the previous round's allocations, 0 when none */
+	uint64_t local_va, local_alias_va, system_va, local_bytes, system_bytes;
+};
+
+/*
+ * One round of a process (MMU-04 to MMU-07, MMU-11 to MMU-13): a local allocation of 64 KB pages
+ * mapped twice at VAs VidMm picks (one between bounds), a system one of 4 KB pages mapped at a
+ * fixed VA of the process's reservation, work on its queue; then the previous round's mappings
+ * unmapped and their allocations destroyed while that work runs.
+ */
+static fsr_status
+churn_round(struct world *world, struct churn_process *churn, uint64_t round)
+{
+	struct fsr_allocation_config local_config = {.size_bytes =
+							 random_between(world, 1, 4) * CHURN_KB64,
+						     .segment = FSR_SEGMENT_LOCAL,
+						     .page_size_bytes = (uint32_t) CHURN_KB64};
+	struct fsr_allocation_config system_config = {
+	    .size_bytes = random_between(world, 1, 8) * CHURN_KB4, .segment = FSR_SEGMENT_SYSTEM};
+	fsr_handle local = 0, system = 0;
+	uint64_t local_va = 0, alias_va = 0, system_va = 0;
+	struct fsr_cmdbuf *cmdbuf = NULL;
+	uint64_t ticks = random_between(world, 2000, 6000);
+	fsr_status status;
+
+	TRY(fsr_allocation_create_with_config(churn->process, churn->device, &local_config,
+					      &local));
+	TRY(fsr_allocation_create_with_config(churn->process, churn->device, &system_config,
+					      &system));
+	TRY(fsr_va_map(
+	    churn->process, churn->device,
+	    &(struct fsr_va_map_args){.allocation = local, .size_bytes = local_config.size_bytes},
+	    &local_va));
+	TRY(fsr_va_map(churn->process, churn->device,
+		       &(struct fsr_va_map_args){.allocation = local,
+						 .size_bytes = CHURN_KB64,
+						 .min_va = UINT64_C(1) << 30,
+						 .max_va = UINT64_C(2) << 30,
+						 .is_read_only = true},
+		       &alias_va));
+	/* Alternate halves of the reservation, so the previous round's stays mapped meanwhile. */
+	system_va = CHURN_RESERVED_VA + (round % 2) * (CHURN_RESERVED_BYTES / 2);
+	TRY(fsr_va_map(churn->process, churn->device,
+		       &(struct fsr_va_map_args){.allocation = system,
+						 .size_bytes = system_config.size_bytes,
+						 .va = system_va},
+		       &system_va));
+	TRY(fsr_cmdbuf_create(churn->process, churn->queue, &cmdbuf));
+	TRY(fsr_cmdbuf_work(cmdbuf, ticks));
+	TRY(fsr_cmdbuf_signal(cmdbuf, churn->fence, round));
+	status = fsr_cmdbuf_submit(cmdbuf, NULL);
+	cmdbuf = NULL;
+	if (status != FSR_OK) {
+		world_fail(world, status, "fsr_cmdbuf_submit");
+		goto end;
+	}
+	world->totals->submissions++;
+	world->totals->gpu_signals++;
+	world->totals->work_gpu_ticks += ticks;
+	if (churn->local) {
+		TRY(fsr_va_unmap(churn->process, churn->device, churn->local_va,
+				 churn->local_bytes));
+		TRY(fsr_va_unmap(churn->process, churn->device, churn->local_alias_va, CHURN_KB64));
+		TRY(fsr_va_unmap(churn->process, churn->device, churn->system_va,
+				 churn->system_bytes));
+		TRY(fsr_allocation_destroy(churn->process, churn->local));
+		TRY(fsr_allocation_destroy(churn->process, churn->system));
+	}
+	churn->local = local;
+	churn->system = system;
+	local = system = 0;
+	churn->local_va = local_va;
+	churn->local_alias_va = alias_va;
+	churn->system_va = system_va;
+	churn->local_bytes = local_config.size_bytes;
+	churn->system_bytes = system_config.size_bytes;
+end:
+	fsr_cmdbuf_destroy(cmdbuf);
+	return status;
+}
+
+/*
+ * GpuMmu mapping churn (spec 004; docs/runtime.md "GpuMmu as built"): three processes on one
+ * adapter, each with a user-mode 3D queue that keeps working while, round after round, it
+ * creates allocations in the local segment (64 KB pages) and in system memory (4 KB pages), maps
+ * them (VAs it picks in a reservation of its own, VAs VidMm picks, with and without bounds, one
+ * allocation twice), and unmaps and destroys the previous round's. Each process's VA space grows
+ * its page tables on the way and goes with the process. The work packets do not touch the
+ * mappings (--scale rounds, default 16).
+ */
+static fsr_status
+run_mapping_churn(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+/* ---- cross-adapter, cross-adapter-2a, cross-adapter-2b ------------------------------------- */
+
+/*
+ * Cross-adapter fences (spec 001 "Cross-adapter native fences", docs/runtime.md "Cross-adapter
+ * fences as built"): the world's adapter is the iGPU, a second adapter of the same runtime the
+ * dGPU; one process holds a device on each.
+ */
+struct dgpu {
+	uint32_t adapter;
+	fsr_handle device;
+	fsr_handle context; /* its 3D engine */
+};
+
+static fsr_status
+dgpu_open(struct world *world, struct dgpu *dgpu)
+{
+	struct fsr_adapter_config config;
+	fsr_status status;
+
+	fsr_adapter_config_init(&config);
+	TRY(fsr_adapter_create(world->runtime, &config, &dgpu->adapter));
+	TRY(fsr_device_create(world->process, dgpu->adapter, &dgpu->device));
+	TRY(fsr_context_create(world->process, dgpu->device, 0, &dgpu->context));
+end:
+	return status;
+}
+
+static fsr_status
+queue_on(struct world *world, fsr_handle context, enum fsr_submission_mode mode,
+	 fsr_handle *queue)
+{
+	struct fsr_hwqueue_config config = {.mode = mode, .ring_size_bytes = 256 * 1024};
+
+	if (mode == FSR_SUBMIT_USER_MODE)
+		return fsr_hwqueue_create_user_mode(world->process, context, &config, queue);
+	return fsr_hwqueue_create(world->process, context, &config, queue);
+}
+
+/* A cross-adapter fence created on `creator`, opened on `other`: its handle on each. */
+static fsr_status
+cross_fence(struct world *world, fsr_handle creator, fsr_handle other, fsr_handle *on_creator,
+	    fsr_handle *on_other)
+{
+	fsr_handle global = 0;
+	fsr_status status;
+
+	TRY(fsr_fence_create(world->process, creator, 0, FSR_FENCE_CROSS_ADAPTER, on_creator,
+			     &global));
+	TRY(fsr_fence_open(world->process, other, global, on_other));
+end:
+	return status;
+}
+
+static fsr_status
+cpu_signal(struct world *world, fsr_handle fence, uint64_t value)
+{
+	fsr_status status = fsr_fence_signal_cpu(world->process, fence, value);
+
+	world->totals->cpu_signals++;
+	if (status != FSR_OK)
+		world_fail(world, status, "fsr_fence_signal_cpu");
+	return status;
+}
+
+#define XAD_CPU_SIGNAL_EVERY 10 /* a CPU signal on one adapter released on the other */
+
+/*
+ * Scenario 1 (both adapters native): the iGPU renders each frame and signals `rendered`, a
+ * cross-adapter fence the dGPU's queue waits on before it composes the frame and signals
+ * `composed` back, which the iGPU waits on before it reuses the frame's buffer; the CPU keeps a
+ * bounded number of frames in flight by waiting on `composed` through the iGPU. Every 10th
+ * frame the iGPU's render also waits on `settings`, which the CPU signals through the dGPU.
+ * Every signal goes through the OS's propagation (XAD-07, XAD-12, XAD-13).
+ */
+static fsr_status
+run_cross_adapter(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+		  struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 16;
+	struct side_process sides[CHURN_PROCESSES - 1] = {0};
+	struct churn_process churn[CHURN_PROCESSES] = {0};
+	static const char *const names[CHURN_PROCESSES - 1] = {"churn-b", "churn-c"};
+	uint64_t reserved = 0;
+	uint64_t frames = options->scale ? options->scale : 60;
+	struct dgpu dgpu = {0};
+	fsr_handle render, compose;
+	fsr_handle rendered_igpu, rendered_dgpu, composed_igpu, composed_dgpu, settings_igpu,
+	    settings_dgpu;
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	churn[0].process = world->process;
+	churn[0].device = world->device;
+	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &churn[0].queue));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &churn[0].fence, NULL));
+	for (uint32_t p = 1; p < CHURN_PROCESSES; p++) {
+		TRY(side_open(world, names[p - 1], &sides[p - 1]));
+		churn[p] = (struct churn_process){.process = sides[p - 1].process,
+						  .device = sides[p - 1].device,
+						  .queue = sides[p - 1].queue,
+						  .fence = sides[p - 1].fence};
+	}
+	for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
+		TRY(fsr_va_reserve(churn[p].process, churn[p].device, CHURN_RESERVED_BYTES, 0, 0,
+				   CHURN_RESERVED_VA, &reserved));
+	for (uint64_t round = 1; round <= rounds; round++) {
+		for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
+			TRY(churn_round(world, &churn[p], round));
+		/* Two rounds in flight at most, as an application keeps its frames. */
+		if (round > 2)
+			for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
+				TRY(fsr_fence_wait_cpu(churn[p].process, churn[p].fence, round - 2,
+						       FSR_INFINITE, FSR_WAIT_BLOCKING));
+	}
+	TRY(fsr_runtime_run_until_idle(world->runtime));
+	/* The last round's mappings and the reservations go with the processes. */
+	for (uint32_t p = 1; p < CHURN_PROCESSES; p++) {
+		TRY(fsr_process_terminate(sides[p - 1].process, false));
+		sides[p - 1].process = NULL;
+	}
+end:
+	for (uint32_t p = 1; p < CHURN_PROCESSES; p++)
+		if (sides[p - 1].process)
+			fsr_process_terminate(sides[p - 1].process, true);
+	TRY(dgpu_open(world, &dgpu));
+	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &render));
+	TRY(queue_on(world, dgpu.context, FSR_SUBMIT_USER_MODE, &compose));
+	TRY(cross_fence(world, world->device, dgpu.device, &rendered_igpu, &rendered_dgpu));
+	TRY(cross_fence(world, dgpu.device, world->device, &composed_dgpu, &composed_igpu));
+	TRY(cross_fence(world, dgpu.device, world->device, &settings_dgpu, &settings_igpu));
+	for (uint64_t frame = 1; frame <= frames; frame++) {
+		bool is_settings = frame % XAD_CPU_SIGNAL_EVERY == 0;
+
+		TRY(submit(world, &(struct step){.queue = render,
+						 .is_user_mode = true,
+						 .wait_fence = is_settings ? settings_igpu : composed_igpu,
+						 .wait_value = is_settings ? frame / XAD_CPU_SIGNAL_EVERY
+									   : frame - 1,
+						 .work_ticks = random_between(world, 200000, 600000),
+						 .signal_fence = rendered_igpu,
+						 .signal_value = frame}));
+		TRY(submit(world, &(struct step){.queue = compose,
+						 .is_user_mode = true,
+						 .wait_fence = rendered_dgpu,
+						 .wait_value = frame,
+						 .work_ticks = random_between(world, 100000, 300000),
+						 .signal_fence = composed_dgpu,
+						 .signal_value = frame}));
+		if (is_settings) {
+			/* The render waits; the CPU changes the settings through the dGPU. */
+			TRY(fsr_runtime_run_until(world->runtime,
+						  fsr_runtime_now_ns(world->runtime) + 1000000));
+			TRY(cpu_signal(world, settings_dgpu, frame / XAD_CPU_SIGNAL_EVERY));
+		}
+		if (frame % 4 == 0)
+			TRY(cpu_wait(world, composed_igpu, frame - 2));
+	}
+	TRY(cpu_wait(world, composed_igpu, frames));
+end:
+	return world_close(world, status);
+}
+
+/*
+ * Scenario 2a (an iGPU without native fences, the dGPU with them): the dGPU renders each frame
+ * and signals `rendered` from its ring; the iGPU's kernel-mode queue (a software wait in the
+ * OS's monitored fence waiting list) waits for it before scanning the frame out, and the CPU
+ * waits on `rendered` through the iGPU (the monitored fence CPU waiter list) to keep two
+ * frames in flight (XAD-10, XAD-14).
+ */
+static fsr_status
+run_cross_adapter_2a(const struct fsr_scenario *scenario,
+		     const struct fsr_scenario_options *options,
+		     struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t frames = options->scale ? options->scale : 60;
+	struct dgpu dgpu = {0};
+	fsr_handle render, scan_out, rendered_dgpu, rendered_igpu, shown;
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.no_native_fences = true;
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(dgpu_open(world, &dgpu));
+	TRY(queue_on(world, dgpu.context, FSR_SUBMIT_USER_MODE, &render));
+	TRY(queue_new(world, 0, FSR_SUBMIT_KERNEL_MODE, &scan_out));
+	TRY(cross_fence(world, dgpu.device, world->device, &rendered_dgpu, &rendered_igpu));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &shown, NULL));
+	for (uint64_t frame = 1; frame <= frames; frame++) {
+		TRY(submit(world, &(struct step){.queue = scan_out,
+						 .wait_fence = rendered_igpu,
+						 .wait_value = frame,
+						 .work_ticks = random_between(world, 50000, 150000),
+						 .signal_fence = shown,
+						 .signal_value = frame}));
+		TRY(submit(world, &(struct step){.queue = render,
+						 .is_user_mode = true,
+						 .work_ticks = random_between(world, 200000, 600000),
+						 .signal_fence = rendered_dgpu,
+						 .signal_value = frame}));
+		if (frame > 2)
+			TRY(cpu_wait(world, rendered_igpu, frame - 2));
+	}
+	TRY(cpu_wait(world, shown, frames));
+end:
+	return world_close(world, status);
+}
+
+/*
+ * Scenario 2b (an iGPU without native fences, the dGPU with them): the iGPU's kernel-mode
+ * queue decodes each frame and signals `decoded`, a monitored fence there and a native fence
+ * on the dGPU (XAD-11), which the OS writes from the CPU when the packet reaches the head of
+ * the software queue (XAD-15, XAD-16) and propagates to the dGPU, whose ring waits on it; the
+ * CPU waits through the dGPU (the native fence CPU waiter list). Every 10th frame the dGPU also
+ * waits on `settings`, which the CPU signals through the iGPU.
+ */
+static fsr_status
+run_cross_adapter_2b(const struct fsr_scenario *scenario,
+		     const struct fsr_scenario_options *options,
+		     struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t frames = options->scale ? options->scale : 60;
+	struct dgpu dgpu = {0};
+	fsr_handle decode, render, decoded_igpu, decoded_dgpu, settings_igpu, settings_dgpu;
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.no_native_fences = true;
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(dgpu_open(world, &dgpu));
+	TRY(queue_new(world, 1, FSR_SUBMIT_KERNEL_MODE, &decode));
+	TRY(queue_on(world, dgpu.context, FSR_SUBMIT_USER_MODE, &render));
+	TRY(cross_fence(world, world->device, dgpu.device, &decoded_igpu, &decoded_dgpu));
+	TRY(cross_fence(world, world->device, dgpu.device, &settings_igpu, &settings_dgpu));
+	for (uint64_t frame = 1; frame <= frames; frame++) {
+		bool is_settings = frame % XAD_CPU_SIGNAL_EVERY == 0;
+
+		TRY(submit(world, &(struct step){.queue = decode,
+						 .work_ticks = random_between(world, 100000, 400000),
+						 .signal_fence = decoded_igpu,
+						 .signal_value = frame}));
+		if (is_settings)
+			TRY(submit(world,
+				   &(struct step){.queue = render,
+						  .is_user_mode = true,
+						  .wait_fence = settings_dgpu,
+						  .wait_value = frame / XAD_CPU_SIGNAL_EVERY}));
+		TRY(submit(world, &(struct step){.queue = render,
+						 .is_user_mode = true,
+						 .wait_fence = decoded_dgpu,
+						 .wait_value = frame,
+						 .work_ticks = random_between(world, 200000, 500000)}));
+		if (is_settings)
+			TRY(cpu_signal(world, settings_igpu, frame / XAD_CPU_SIGNAL_EVERY));
+		if (frame % 4 == 0)
+			TRY(cpu_wait(world, decoded_dgpu, frame - 2));
+	}
+	TRY(cpu_wait(world, decoded_dgpu, frames));
+end:
+	return world_close(world, status);
+}
+
 /* ---- registry ------------------------------------------------------------------------------ */
+
+/* ---- page-fault ------------------------------------------------------------------------------ */
+
+/* A fresh allocation of `process`'s `device`, mapped whole at a VA the memory manager picks. */
+static fsr_status
+map_new(struct fsr_process *process, fsr_handle device, uint64_t size, uint32_t page_size,
+	fsr_handle *allocation, uint64_t *va)
+{
+	struct fsr_allocation_config config = {
+	    .size_bytes = size,
+	    .segment = page_size == FSR_GPU_LARGE_PAGE_BYTES ? FSR_SEGMENT_LOCAL
+							     : FSR_SEGMENT_SYSTEM,
+	    .page_size_bytes = page_size,
+	};
+	struct fsr_va_map_args args = {.size_bytes = size};
+	fsr_status status = fsr_allocation_create_with_config(process, device, &config, allocation);
+
+	args.allocation = *allocation;
+	if (status == FSR_OK)
+		status = fsr_va_map(process, device, &args, va);
+	return status;
+}
+
+/*
+ * MMU-14 and TDR-06 (docs/runtime.md "Page faults as built"), per round: the main process keeps
+ * rendering frames on a user-mode 3D queue — each one reads a 64 KB-page texture, works and
+ * writes one 4 KB tile of its canvas, then signals — while a second process ("faulty-app")
+ * writes a buffer it maps, queues one more write of it behind a fence, unmaps it (the unmap
+ * call faults nothing) and opens the fence: the GPU faults when it runs the write (page_fault,
+ * the buffer FAULTED, the PAGE_FAULT interrupt), the OS terminates the faulty context (scope
+ * CONTEXT: context_error, its wait ends DEVICE_LOST; its device stays) and has the 3D engine
+ * reset — every second round the engine reset fails and is promoted to an adapter reset, which
+ * aborts and resubmits the main process's compute packet in flight. The faulty app then goes on
+ * with a new context of the same device, whose buffer completes. The main process's frames all
+ * complete, every tile holding the frame that wrote it last.
+ */
+static fsr_status
+run_page_fault(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+	       struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 2;
+	const uint64_t frames = 6, tiles = 4;
+	fsr_handle render, compute, render_fence, compute_fence, canvas, texture;
+	uint64_t canvas_va = 0, texture_va = 0, frame_value = 0, compute_value = 0;
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &render));
+	TRY(queue_new(world, 1, FSR_SUBMIT_KERNEL_MODE, &compute));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &render_fence, NULL));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &compute_fence, NULL));
+	TRY(map_new(world->process, world->device, tiles * FSR_GPU_PAGE_BYTES, FSR_GPU_PAGE_BYTES,
+		    &canvas, &canvas_va));
+	TRY(map_new(world->process, world->device, FSR_GPU_LARGE_PAGE_BYTES,
+		    FSR_GPU_LARGE_PAGE_BYTES, &texture, &texture_va));
+	for (uint64_t round = 1; round <= rounds; round++) {
+		struct side_process faulty = {0};
+		struct fsr_cmdbuf *cmdbuf = NULL;
+		fsr_handle buffer, gate, context, queue;
+		uint64_t buffer_va = 0;
+		struct fsr_hwqueue_config config = {.mode = FSR_SUBMIT_USER_MODE};
+		bool is_promoted = round % 2 == 0;
+
+		TRY(side_open(world, "faulty-app", &faulty));
+		TRY(map_new(faulty.process, faulty.device, 2 * FSR_GPU_PAGE_BYTES,
+			    FSR_GPU_PAGE_BYTES, &buffer, &buffer_va));
+		TRY(fsr_fence_create(faulty.process, faulty.device, 0, 0, &gate, NULL));
+		/* A write that lands (its buffer completes), then one behind the gate that will not. */
+		TRY(fsr_cmdbuf_create(faulty.process, faulty.queue, &cmdbuf));
+		TRY(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE, buffer_va, 2 * FSR_GPU_PAGE_BYTES,
+				      0x11));
+		TRY(fsr_cmdbuf_signal(cmdbuf, faulty.fence, 1));
+		status = fsr_cmdbuf_submit(cmdbuf, NULL);
+		cmdbuf = NULL;
+		if (status != FSR_OK) {
+			world_fail(world, status, "fsr_cmdbuf_submit of the first write");
+			goto end;
+		}
+		totals->submissions++;
+		totals->gpu_signals++;
+		TRY(fsr_fence_wait_cpu(faulty.process, faulty.fence, 1, FSR_INFINITE,
+				       FSR_WAIT_BLOCKING));
+		totals->cpu_waits++;
+		TRY(fsr_cmdbuf_create(faulty.process, faulty.queue, &cmdbuf));
+		TRY(fsr_cmdbuf_wait(cmdbuf, gate, 1));
+		TRY(fsr_cmdbuf_work(cmdbuf, 2000));
+		TRY(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE, buffer_va + FSR_GPU_PAGE_BYTES, 64,
+				      0x22));
+		TRY(fsr_cmdbuf_signal(cmdbuf, faulty.fence, 2));
+		status = fsr_cmdbuf_submit(cmdbuf, NULL);
+		cmdbuf = NULL;
+		if (status != FSR_OK) {
+			world_fail(world, status, "fsr_cmdbuf_submit of the faulty buffer");
+			goto end;
+		}
+		totals->submissions++;
+		totals->work_gpu_ticks += 2000;
+		totals->gpu_waits++;
+		if (is_promoted)
+			TRY(fsr_test_engine_reset_fail(world->runtime, world->adapter, 0, 1));
+		/* The main process renders; its compute packets run beside. */
+		for (uint64_t f = 0; f < frames; f++) {
+			uint64_t tile = (frame_value + f) % tiles;
+
+			TRY(fsr_cmdbuf_create(world->process, render, &cmdbuf));
+			TRY(fsr_cmdbuf_access(cmdbuf, FSR_GPU_READ, texture_va,
+					      FSR_GPU_LARGE_PAGE_BYTES, 0));
+			TRY(fsr_cmdbuf_work(cmdbuf, random_between(world, 20000, 40000)));
+			TRY(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE,
+					      canvas_va + tile * FSR_GPU_PAGE_BYTES,
+					      FSR_GPU_PAGE_BYTES, (uint8_t) (frame_value + f + 1)));
+			TRY(fsr_cmdbuf_signal(cmdbuf, render_fence, frame_value + f + 1));
+			status = fsr_cmdbuf_submit(cmdbuf, NULL);
+			cmdbuf = NULL;
+			if (status != FSR_OK) {
+				world_fail(world, status, "fsr_cmdbuf_submit of a frame");
+				goto end;
+			}
+			totals->submissions++;
+			totals->gpu_signals++;
+			if (f == 1) {
+				TRY(submit(world, &(struct step){.queue = compute,
+								 .work_ticks = 2000000,
+								 .signal_fence = compute_fence,
+								 .signal_value = ++compute_value}));
+				/* MMU-14: unmapped while the write is queued; faults when it runs. */
+				TRY(fsr_va_unmap(faulty.process, faulty.device, buffer_va,
+						 2 * FSR_GPU_PAGE_BYTES));
+				TRY(fsr_fence_signal_cpu(faulty.process, gate, 1));
+				totals->cpu_signals++;
+			}
+		}
+		frame_value += frames;
+		status = fsr_fence_wait_cpu(faulty.process, faulty.fence, 2, FSR_INFINITE,
+					    FSR_WAIT_BLOCKING);
+		totals->cpu_waits++;
+		if (status != FSR_ERR_DEVICE_LOST) {
+			status = status == FSR_OK ? FSR_ERR_BAD_STATE : status;
+			world_fail(world, status, "fsr_fence_wait_cpu on the faulting buffer");
+			goto end;
+		}
+		/* Scope CONTEXT: the device is whole; a new context of it runs. */
+		TRY(fsr_hwqueue_destroy(faulty.process, faulty.queue));
+		TRY(fsr_context_create(faulty.process, faulty.device, 0, &context));
+		TRY(fsr_hwqueue_create_user_mode(faulty.process, context, &config, &queue));
+		TRY(fsr_fence_create(faulty.process, faulty.device, 0, 0, &faulty.fence, NULL));
+		TRY(side_submit(world, &faulty, queue, 1000, 1));
+		totals->gpu_signals++;
+		TRY(fsr_fence_wait_cpu(faulty.process, faulty.fence, 1, FSR_INFINITE,
+				       FSR_WAIT_BLOCKING));
+		totals->cpu_waits++;
+		TRY(fsr_process_terminate(faulty.process, false));
+		TRY(cpu_wait(world, render_fence, frame_value));
+		TRY(cpu_wait(world, compute_fence, compute_value));
+	}
+end:
+	return world_close(world, status);
+}
 
 static const struct fsr_scenario producer_consumer = {
     "producer-consumer",
@@ -1245,10 +1791,42 @@ static const struct fsr_scenario fault_injection = {
     "completes (--scale rounds, default 1)",
     run_fault_injection, NULL};
 
+static const struct fsr_scenario mapping_churn = {
+    "mapping-churn",
+    "GpuMmu: 3 processes map and unmap 64 KB-page local and 4 KB-page system allocations at "
+    "fixed and picked VAs, one mapped twice, while their queues work (--scale rounds, default "
+    "16)",
+    run_mapping_churn, NULL};
+
+static const struct fsr_scenario page_fault = {
+    "page-fault",
+    "a process whose GPU write hits a range it unmapped while the write was queued: the page "
+    "fault terminates its context and the 3D engine is reset (every second round promoted to an "
+    "adapter reset) while another process keeps rendering frames that read and write mapped "
+    "memory (--scale rounds, default 2)",
+    run_page_fault, NULL};
+
+static const struct fsr_scenario cross_adapter = {
+    "cross-adapter",
+    "iGPU -> dGPU frame pipeline over cross-adapter fences, both adapters native (spec 001 "
+    "scenario 1): GPU and CPU signals propagated by the OS (--scale frames, default 60)",
+    run_cross_adapter, NULL};
+static const struct fsr_scenario cross_adapter_2a = {
+    "cross-adapter-2a",
+    "an iGPU without native fences waits (kernel-mode queue, CPU) on frames the dGPU signals "
+    "(spec 001 scenario 2a; --scale frames, default 60)",
+    run_cross_adapter_2a, NULL};
+static const struct fsr_scenario cross_adapter_2b = {
+    "cross-adapter-2b",
+    "an iGPU without native fences signals from a kernel-mode queue and the CPU, the dGPU waits "
+    "(spec 001 scenario 2b; --scale frames, default 60)",
+    run_cross_adapter_2b, NULL};
+
 static const struct fsr_scenario *const builtins[] = {
     &producer_consumer, &frame_pipeline,  &log_overrun,   &cpu_waiters,       &stress,
     &doorbell_pressure, &doorbell_global, &power_states,  &suspend_terminate, &priority_inversion,
-    &timeslice_mix,     &tdr_hang,        &adapter_reset, &fault_injection,
+    &timeslice_mix,     &tdr_hang,        &adapter_reset, &fault_injection,   &mapping_churn,
+    &page_fault,        &cross_adapter,   &cross_adapter_2a, &cross_adapter_2b,
 };
 
 const struct fsr_scenario *const *

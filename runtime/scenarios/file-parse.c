@@ -219,6 +219,7 @@ parse_adapter(const SfLoad *load, SfFile *file, JsonNode *node, GError **error)
 					      "interrupt-coalesce-ns",
 					      "displays",
 					      "vsync-period-ns",
+					      "native-fences",
 					      NULL};
 	static const char *const forms[] = {"fence-array", "null-array", "hwqueue", NULL};
 	static const enum fsr_interrupt_form form_values[] = {
@@ -317,6 +318,15 @@ parse_adapter(const SfLoad *load, SfFile *file, JsonNode *node, GError **error)
 	if (member && !sf_read_uint(load, member, "vsync-period-ns", FSR_MIN_VSYNC_PERIOD_NS,
 				    FSR_MAX_VSYNC_PERIOD_NS, &config->vsync_period_ns, error))
 		return FALSE;
+	/* XAD-10, XAD-11, XAD-17: an adapter without native fences (spec 001's scenario 2). */
+	member = json_object_get_member(object, "native-fences");
+	if (member) {
+		bool is_native;
+
+		if (!sf_read_bool(load, member, "native-fences", &is_native, error))
+			return FALSE;
+		config->no_native_fences = !is_native;
+	}
 	return TRUE;
 }
 
@@ -390,6 +400,11 @@ parse_queue(const SfLoad *load, SfFile *file, struct sf_process *process, JsonNo
 	if (mode == FSR_SUBMIT_USER_MODE && adapter->config.engine_types[engine] == FSR_ENGINE_COPY)
 		return sf_fail(load, sf_line_of(load, member), error,
 			       "a copy engine takes no user-mode queue (UMS-05): use \"kernel\"");
+	if (mode == FSR_SUBMIT_USER_MODE && adapter->config.no_native_fences)
+		return sf_fail(load, sf_line_of(load, member), error,
+			       "adapter \"%s\" has no native fences: it takes no user-mode queue, "
+			       "use \"kernel\"",
+			       adapter->name);
 	member = json_object_get_member(object, "ring-size-bytes");
 	if (member) {
 		if (mode != FSR_SUBMIT_USER_MODE)
@@ -442,7 +457,7 @@ static gboolean
 parse_fence(const SfLoad *load, SfFile *file, struct sf_process *process, JsonNode *node,
 	    GError **error)
 {
-	static const char *const members[] = {"name", "initial", "shared", NULL};
+	static const char *const members[] = {"name", "initial", "shared", "cross-adapter", NULL};
 	struct sf_binding *binding;
 	struct sf_fence *fence;
 	JsonObject *object;
@@ -469,6 +484,11 @@ parse_fence(const SfLoad *load, SfFile *file, struct sf_process *process, JsonNo
 		return FALSE;
 	member = json_object_get_member(object, "shared");
 	if (member && !sf_read_bool(load, member, "shared", &fence->is_shared, error))
+		return FALSE;
+	/* XAD-01: processes of other adapters may open it; it is shared with them. */
+	member = json_object_get_member(object, "cross-adapter");
+	if (member &&
+	    !sf_read_bool(load, member, "cross-adapter", &fence->is_cross_adapter, error))
 		return FALSE;
 	return TRUE;
 }
@@ -606,17 +626,17 @@ resolve_opens(const SfLoad *load, SfFile *file, GError **error)
 			return sf_fail(load, binding->open_fence_line, error,
 				       "process \"%s\" creates no fence named \"%s\"", owner->name,
 				       binding->open_fence);
-		if (!target->fence->is_shared)
+		if (!target->fence->is_shared && !target->fence->is_cross_adapter)
 			return sf_fail(load, binding->open_fence_line, error,
 				       "fence \"%s\" of process \"%s\" is not shared: give it "
 				       "\"shared\": true",
 				       target->name, owner->name);
-		if (owner->adapter != binding->process->adapter)
-			return sf_fail(
-			    load, binding->line, error,
-			    "fence \"%s\" lives on the adapter of process \"%s\": the runtime "
-			    "does not share fences across adapters",
-			    target->name, owner->name);
+		if (owner->adapter != binding->process->adapter &&
+		    !target->fence->is_cross_adapter)
+			return sf_fail(load, binding->line, error,
+				       "fence \"%s\" lives on the adapter of process \"%s\": give it "
+				       "\"cross-adapter\": true to open it on another adapter",
+				       target->name, owner->name);
 		binding->fence = target->fence;
 	}
 	return TRUE;

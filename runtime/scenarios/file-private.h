@@ -63,6 +63,7 @@ struct sf_fence {
 	struct sf_process *owner;
 	uint64_t initial;
 	bool is_shared;
+	bool is_cross_adapter; /* XAD-01: FSR_FENCE_CROSS_ADAPTER */
 };
 
 /* A name of a fence in one process: the fence it created or one it opened (a local handle). */

@@ -182,7 +182,8 @@ run_setup(SfRun *run, const struct fsr_scenario_options *options)
 			if (!binding->is_opened) {
 				status = fsr_fence_create(
 				    run->processes[p], run->devices[p], fence->initial,
-				    fence->is_shared ? FSR_FENCE_SHARED : 0,
+				    (fence->is_shared ? FSR_FENCE_SHARED : 0) |
+					(fence->is_cross_adapter ? FSR_FENCE_CROSS_ADAPTER : 0),
 				    &run->binding_handles[b], &run->fence_globals[fence->index]);
 				run->script_values[fence->index] = fence->initial;
 			} else {

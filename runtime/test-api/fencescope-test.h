@@ -121,6 +121,19 @@ FSR_TEST_API fsr_status fsr_test_engine_report_hung(struct fsr_runtime *runtime,
 FSR_TEST_API fsr_status fsr_test_engine_reset_fail(struct fsr_runtime *runtime, uint32_t adapter_id,
 						   uint32_t engine_id, uint32_t count);
 /*
+ * MMU-14 (docs/runtime.md "Page faults as built"): the sum of every byte the engine's READ
+ * accesses have read so far (hw/access.c), so that a test can check a read saw the memory its
+ * VA maps; and the storage of an allocation of `process` (host memory standing for video
+ * memory: what the GPU's writes land in), borrowed, with its size, so that a test can check
+ * what landed where. FSR_ERR_INVALID_ARGUMENT / FSR_ERR_INVALID_HANDLE otherwise. Realtime:
+ * read it only once the work that wrote it has completed (a wait on its fence orders it).
+ */
+FSR_TEST_API fsr_status fsr_test_engine_read_sum(struct fsr_runtime *runtime, uint32_t adapter_id,
+						 uint32_t engine_id, uint64_t *sum);
+FSR_TEST_API fsr_status fsr_test_allocation_storage(struct fsr_process *process,
+						    fsr_handle allocation, uint8_t **storage,
+						    uint64_t *size_bytes);
+/*
  * What an emulated display's hardware knows of itself (PRE-13; docs/runtime.md "Display, vsync
  * and flips as built"): its vsyncs so far, the flip it scans out and the one pending in its flip
  * register (0: none), the flips it latched at a vsync, and its no-tearing watch: the frames
@@ -173,5 +186,20 @@ struct fsr_test_invariants {
 };
 /* Takes the runtime lock: not from a tap. */
 FSR_TEST_API void fsr_test_invariants(struct fsr_runtime *runtime, struct fsr_test_invariants *out);
+
+/*
+ * GpuMmu (docs/runtime.md "GpuMmu as built"): the root register the driver programmed into a
+ * context of `process` (DxgkDdiSetRootPageTable; 0: none), as the GPU's MMU walks from it, and
+ * the GPU MMU's walk of one access from such a register, as an engine makes it (hw_mmu_translate):
+ * true with *host_ptr the byte the VA names, or false with *fault_type (enum fstp_fault_type:
+ * 0 NOT_MAPPED, 1 READ_ONLY). `is_write`: the access kind. Both take the runtime lock (not from a
+ * tap). What tests of the mapping rules and conformance drivers use to look through the page
+ * tables without a work packet.
+ */
+FSR_TEST_API fsr_status fsr_test_context_root_register(struct fsr_process *process,
+						       fsr_handle context, uint64_t *root_register);
+FSR_TEST_API bool fsr_test_gpu_translate(struct fsr_runtime *runtime, uint32_t adapter_id,
+					 uint64_t root_register, uint64_t va, bool is_write,
+					 void **host_ptr, int *fault_type);
 
 #endif /* FENCESCOPE_TEST_API_H */

@@ -82,7 +82,8 @@ release_packets(struct fsr_cmdbuf *cmdbuf)
 
 		if (!cmdbuf->is_raw[i] &&
 		    (packet->type == HW_PACKET_WAIT || packet->type == HW_PACKET_SIGNAL)) {
-			struct fsr_fence *fence = rt_map_get(&runtime->fences, packet->a);
+			struct fsr_fence *fence =
+			    rt_fence_on_adapter(runtime, packet->a, cmdbuf->queue->adapter);
 
 			if (fence)
 				os_kmt_release_fence(fence);
@@ -284,6 +285,36 @@ fsr_cmdbuf_work(struct fsr_cmdbuf *cmdbuf, uint64_t gpu_ticks)
 				false);
 	if (status != FSR_OK)
 		rt_refuse(cmdbuf->process->runtime, cmdbuf->process->id, "RecordWork",
+			  cmdbuf->queue_handle, status);
+	rt_unlock(cmdbuf->process->runtime);
+	return status;
+}
+
+fsr_status
+fsr_cmdbuf_access(struct fsr_cmdbuf *cmdbuf, enum fsr_gpu_access access, uint64_t gpu_va,
+		  uint64_t bytes, uint8_t value)
+{
+	fsr_status status = FSR_ERR_INVALID_ARGUMENT;
+
+	if (!cmdbuf)
+		return FSR_ERR_INVALID_ARGUMENT;
+	rt_lock(cmdbuf->process->runtime);
+	/* Validated where it enters; whether the range is mapped is the GPU's to find (MMU-14). */
+	if (!is_queue_alive(cmdbuf))
+		status = FSR_ERR_DESTROYED;
+	else if ((access == FSR_GPU_READ || access == FSR_GPU_WRITE) && bytes > 0 &&
+		 bytes <= FSR_MAX_ACCESS_BYTES && gpu_va <= UINT64_MAX - (bytes - 1))
+		status = append(cmdbuf,
+				(struct hw_packet){.type = HW_PACKET_ACCESS,
+						   .flags = access == FSR_GPU_WRITE
+								? FSTP_ACCESS_KIND_WRITE
+								: FSTP_ACCESS_KIND_READ,
+						   .a = gpu_va,
+						   .b = bytes,
+						   .c = value},
+				false);
+	if (status != FSR_OK)
+		rt_refuse(cmdbuf->process->runtime, cmdbuf->process->id, "RecordAccess",
 			  cmdbuf->queue_handle, status);
 	rt_unlock(cmdbuf->process->runtime);
 	return status;
@@ -684,9 +715,9 @@ refuse:
 
 /*
  * Resubmits the packets a dead ring had not run to the kernel-mode queue, one command buffer
- * per progress write: BEGIN with the new queue's next progress value, the work, waits and
- * signals as a kernel-mode buffer names them (by the process's handle, which the log
- * instruction after each carries; log instructions go: a kernel-mode queue has no log,
+ * per progress write: BEGIN with the new queue's next progress value, the work and memory
+ * accesses, waits and signals as a kernel-mode buffer names them (by the process's handle, which
+ * the log instruction after each carries; log instructions go: a kernel-mode queue has no log,
  * LOG-02), then the progress write. A buffer the GPU had begun goes on from where it stopped.
  * The packets' fence references pass to the new buffers. Lock held.
  */
@@ -712,6 +743,7 @@ resubmit_salvage(struct os_hwqueue *queue, struct fsr_process *process,
 		}
 		switch (packet.type) {
 		case HW_PACKET_WORK:
+		case HW_PACKET_ACCESS:
 			packets[count++] = packet;
 			break;
 		case HW_PACKET_WAIT:
@@ -783,8 +815,13 @@ fsr_hwqueue_fall_back_to_kernel_mode(struct fsr_process *process, fsr_handle hwq
 		const struct hw_packet *packet = &salvage.packets[i];
 
 		if (packet->type == HW_PACKET_WAIT || packet->type == HW_PACKET_SIGNAL) {
-			struct fsr_fence *fence = rt_map_get(&runtime->fences, packet->a);
+			struct fsr_fence *creator = rt_map_get(&runtime->fences, packet->a);
+			struct fsr_fence *fence = creator;
 
+			/* A cross-adapter fence: the object the ring named (its adapter's). */
+			RT_FOR_EACH_FENCE_MEMBER(member, creator)
+				if (member == (struct fsr_fence *) (uintptr_t) packet->c)
+					fence = member;
 			if (fence)
 				os_kmt_release_fence(fence);
 		}

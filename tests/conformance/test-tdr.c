@@ -103,3 +103,36 @@ Test(tdr, tdr_06_a_failed_engine_reset_is_promoted_to_an_adapter_reset)
 	cr_expect_eq(fst_last_completed(innocent, innocent_um), last_um);
 	cr_expect_eq(fst_last_completed(innocent, innocent_km), last_km);
 }
+
+/*
+ * MMU-14, TDR-06 (docs/runtime.md "Page faults as built"): the driver passes the GPU's page fault
+ * interrupt to the OS, which terminates the faulting context and has the engine reset; the reset
+ * lets the stopped engine run the innocent contexts' work. An access to a VA the process never
+ * mapped (it has no VA space) faults whatever the driver's page-table format.
+ */
+Test(tdr, mmu_14_tdr_06_a_page_fault_reaches_the_os_and_the_engine_runs_on)
+{
+	struct fsr_cmdbuf *cmdbuf;
+
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, guilty_queue, &cmdbuf), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE, UINT64_C(0x10000000), 64, 0x5a),
+		     FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
+	for (uint64_t v = 1; v <= 4; v++) {
+		last_um = fst_submit_signal(innocent, innocent_um, innocent_fence, v);
+		last_km = fst_submit_work(innocent, innocent_km, 100000);
+	}
+	/* Not run_until_idle: an engine that never gets its reset would keep it busy for ever. */
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime,
+					   fsr_runtime_now_ns(fx.runtime) + UINT64_C(5000000000)),
+		     FSR_OK);
+	cr_expect_eq(fsc_count(0, "fencescope_hw:page_fault", FSC_ANY, 0), 1);
+	cr_expect_eq(fsc_count(0, "fencescope_os:page_fault", 3, fx.context_3d), 1,
+		     "the OS did not handle the page fault");
+	cr_expect_eq(fsc_count(0, "fencescope_os:context_error", 3, fx.context_3d), 1);
+	cr_expect_eq(fsc_count(0, "fencescope_os:tdr_end", 2, FSTP_TDR_RESULT_ENGINE_RESET), 1);
+	cr_expect_eq(fst_last_completed(innocent, innocent_um), last_um,
+		     "the innocent user-mode queue's work did not run after the fault");
+	cr_expect_eq(fst_last_completed(innocent, innocent_km), last_km,
+		     "the innocent kernel-mode queue's work did not run after the fault");
+}

@@ -351,3 +351,111 @@ Test(builtin, tdr_scenarios_under_interleaving)
 		}
 	}
 }
+
+/* MMU-06, MMU-07: mapping-churn runs every round in both clocks, the same counts. */
+Test(builtin, mmu_06_mmu_07_mapping_churn_runs_every_buffer_in_both_clocks)
+{
+	struct fsr_scenario_totals sim = run_scenario("mapping-churn", FSR_CLOCK_SIM, 1, 6);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("mapping-churn", FSR_CLOCK_REALTIME, 1, 6);
+	struct fsr_scenario_totals again = run_scenario("mapping-churn", FSR_CLOCK_SIM, 1, 6);
+
+	cr_expect_eq(sim.submissions, 3 * 6);
+	cr_expect_eq(sim.gpu_signals, 3 * 6);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_signals, sim.gpu_signals);
+	cr_expect_eq(realtime.work_gpu_ticks, sim.work_gpu_ticks);
+	cr_expect_eq(again.events, sim.events, "deterministic in sim");
+	cr_expect_eq(again.virtual_ns, sim.virtual_ns);
+}
+
+/*
+ * MMU-14, TDR-06: page-fault, 2 rounds: per round the faulty app's write lands, its write queued
+ * behind a gate faults once the range is unmapped and the gate opened (its wait ends
+ * DEVICE_LOST, the scenario fails otherwise), its new context of the same device runs; the
+ * innocent's 6 frames and compute packet complete — in both clocks, the same events twice in sim
+ * mode, and under interleaving seeds.
+ */
+Test(builtin, mmu_14_tdr_06_page_fault_scenario_runs_in_both_clocks)
+{
+	struct fsr_scenario_totals sim = run_scenario("page-fault", FSR_CLOCK_SIM, 1, 2);
+	struct fsr_scenario_totals again = run_scenario("page-fault", FSR_CLOCK_SIM, 1, 2);
+	struct fsr_scenario_totals realtime = run_scenario("page-fault", FSR_CLOCK_REALTIME, 1, 2);
+
+	cr_expect_eq(sim.submissions, 2 * (1 + 1 + 6 + 1 + 1));
+	cr_expect_eq(sim.gpu_signals, 2 * (1 + 6 + 1));
+	cr_expect_eq(sim.gpu_waits, 2);
+	cr_expect_eq(sim.kernel_signals, 2);
+	cr_expect_eq(sim.cpu_waits, 2 * 5);
+	cr_expect_eq(again.events, sim.events);
+	cr_expect_eq(again.virtual_ns, sim.virtual_ns);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_signals, sim.gpu_signals);
+	cr_expect_eq(realtime.cpu_waits, sim.cpu_waits);
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		struct fsr_scenario_options options = {
+		    .clock_mode = FSR_CLOCK_SIM, .seed = 1, .scale = 2, .interleave_seed = seed};
+		struct fsr_scenario_totals totals;
+		char *error = NULL;
+
+		cr_assert_eq(fsr_scenario_run(fsr_scenario_find_builtin("page-fault"), &options,
+					      &totals, &error),
+			     FSR_OK, "interleave seed %llu: %s", (unsigned long long) seed,
+			     error ? error : "");
+		free(error);
+		cr_expect_eq(totals.submissions, sim.submissions);
+	}
+}
+
+/*
+ * XAD-12, XAD-13 (spec 001 scenario 1): the iGPU -> dGPU pipeline over cross-adapter fences
+ * runs every frame's waits and signals on both adapters, in both clocks.
+ */
+Test(builtin, xad_12_cross_adapter_runs_every_frame_on_both_adapters)
+{
+	struct fsr_scenario_totals sim = run_scenario("cross-adapter", FSR_CLOCK_SIM, 1, 20);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("cross-adapter", FSR_CLOCK_REALTIME, 1, 20);
+
+	cr_expect_eq(sim.submissions, 40); /* a render on the iGPU, a compose on the dGPU */
+	cr_expect_eq(sim.gpu_waits, 40);
+	cr_expect_eq(sim.gpu_signals, 40);
+	cr_expect_eq(sim.cpu_signals, 2); /* the settings, every 10th frame, through the dGPU */
+	cr_expect_eq(sim.cpu_waits, 6);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_waits, sim.gpu_waits);
+	cr_expect_eq(realtime.cpu_waits, sim.cpu_waits);
+}
+
+/* XAD-14 (scenario 2a): software and CPU waits on an iGPU without native fences. */
+Test(builtin, xad_14_cross_adapter_2a_waits_on_the_non_native_igpu)
+{
+	struct fsr_scenario_totals sim = run_scenario("cross-adapter-2a", FSR_CLOCK_SIM, 1, 20);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("cross-adapter-2a", FSR_CLOCK_REALTIME, 1, 20);
+
+	cr_expect_eq(sim.submissions, 40);
+	cr_expect_eq(sim.kernel_waits, 20); /* the iGPU's software waits on the dGPU's frames */
+	cr_expect_eq(sim.kernel_signals, 20);
+	cr_expect_eq(sim.gpu_signals, 20);
+	cr_expect_eq(sim.gpu_waits, 0);
+	cr_expect_eq(sim.cpu_waits, 19);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.cpu_waits, sim.cpu_waits);
+}
+
+/* XAD-15, XAD-16 (scenario 2b): CPU-applied signals on the non-native iGPU, waits on the dGPU. */
+Test(builtin, xad_15_cross_adapter_2b_signals_from_the_non_native_igpu)
+{
+	struct fsr_scenario_totals sim = run_scenario("cross-adapter-2b", FSR_CLOCK_SIM, 1, 20);
+	struct fsr_scenario_totals realtime =
+	    run_scenario("cross-adapter-2b", FSR_CLOCK_REALTIME, 1, 20);
+
+	cr_expect_eq(sim.submissions, 42); /* decode and render a frame, 2 settings waits */
+	cr_expect_eq(sim.kernel_signals, 20);
+	cr_expect_eq(sim.gpu_waits, 22);
+	cr_expect_eq(sim.cpu_signals, 2); /* the settings, through the iGPU */
+	cr_expect_eq(sim.cpu_waits, 6);
+	cr_expect_eq(realtime.submissions, sim.submissions);
+	cr_expect_eq(realtime.gpu_waits, sim.gpu_waits);
+}

@@ -711,3 +711,64 @@ Test(scenario_file, pre_13_a_present_on_a_display_the_adapter_lacks_is_refused_a
 			  "}\n",
 			  2, "\"vsync-period-ns\" must be");
 }
+
+/* ---- cross-adapter fences (XAD) ------------------------------------------------------------- */
+
+/*
+ * XAD-01, XAD-10, XAD-14: a dGPU renderer signals a cross-adapter fence that a process on an
+ * iGPU without native fences waits on in a kernel-mode queue (spec 001's scenario 2a).
+ */
+static const char cross_adapter_file[] =
+    "{\n"
+    "  \"adapters\": [ { \"name\": \"igpu\", \"native-fences\": false },\n"
+    "                  { \"name\": \"dgpu\" } ],\n"
+    "  \"processes\": [\n"
+    "    { \"name\": \"renderer\", \"adapter\": \"dgpu\",\n"
+    "      \"queues\": [ { \"name\": \"render\", \"engine\": \"3d\", \"mode\": \"user\" } ],\n"
+    "      \"fences\": [ { \"name\": \"frame\", \"cross-adapter\": true } ] },\n"
+    "    { \"name\": \"display\", \"adapter\": \"igpu\",\n"
+    "      \"queues\": [ { \"name\": \"scan\", \"engine\": \"3d\", \"mode\": \"kernel\" } ],\n"
+    "      \"open-fences\": [ { \"process\": \"renderer\", \"fence\": \"frame\" } ] }\n"
+    "  ],\n"
+    "  \"script\": [\n"
+    "    { \"repeat\": 5, \"steps\": [\n"
+    "      { \"submit\": \"scan\", \"process\": \"display\", \"commands\": [\n"
+    "        { \"wait\": \"frame\", \"value\": \"+1\" }, { \"work\": 1000 } ] },\n"
+    "      { \"submit\": \"render\", \"process\": \"renderer\", \"commands\": [\n"
+    "        { \"work\": 5000 }, { \"signal\": \"frame\", \"value\": \"+1\" } ] },\n"
+    "      { \"cpu-wait\": \"frame\", \"process\": \"display\", \"value\": \"+0\" }\n"
+    "    ] }\n"
+    "  ]\n"
+    "}\n";
+
+Test(scenario_file, xad_01_xad_14_a_cross_adapter_fence_opened_on_a_non_native_igpu)
+{
+	struct fsr_scenario_totals totals = run_file(write_input(cross_adapter_file), 1, 0);
+
+	cr_expect_eq(totals.submissions, 10);
+	cr_expect_eq(totals.gpu_signals, 5);
+	cr_expect_eq(totals.kernel_waits, 5);
+	cr_expect_eq(totals.cpu_waits, 5);
+}
+
+Test(scenario_file, xad_01_a_fence_without_cross_adapter_is_refused_on_another_adapter)
+{
+	char *text = strdup(cross_adapter_file);
+	char *flag = strstr(text, "\"cross-adapter\": true");
+
+	cr_assert_not_null(flag);
+	memcpy(flag, "\"shared\":        true", strlen("\"cross-adapter\": true"));
+	expect_load_error(text, 10, "give it \"cross-adapter\": true");
+	free(text);
+}
+
+Test(scenario_file, xad_17_an_adapter_without_native_fences_takes_no_user_mode_queue)
+{
+	char *text = strdup(cross_adapter_file);
+	char *mode = strstr(text, "\"mode\": \"kernel\"");
+
+	cr_assert_not_null(mode);
+	memcpy(mode, "\"mode\": \"user\"  ", strlen("\"mode\": \"kernel\""));
+	expect_load_error(text, 9, "has no native fences");
+	free(text);
+}

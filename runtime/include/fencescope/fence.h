@@ -21,6 +21,19 @@ extern "C" {
 
 enum fsr_fence_flags {
 	FSR_FENCE_SHARED = 1 << 0,
+	/*
+	 * XAD-01: a cross-adapter fence (implies FSR_FENCE_SHARED): a device of another adapter
+	 * opens it by its global handle with fsr_fence_open, and both adapters' GPUs reach the
+	 * same CurrentValue (XAD-03); its MonitoredValue is 0 on every adapter for its whole life
+	 * (XAD-05), and the OS propagates every signal to the other adapters (XAD-07).
+	 */
+	FSR_FENCE_CROSS_ADAPTER = 1 << 1,
+	/*
+	 * D3DDDI_NATIVEFENCE_TYPE_INTRA_GPU instead of the default type: fence_create.fence_type.
+	 * It behaves as a default fence in the runtime; with FSR_FENCE_CROSS_ADAPTER it is refused
+	 * (XAD-02: FSR_ERR_INVALID_ARGUMENT).
+	 */
+	FSR_FENCE_INTRA_GPU = 1 << 2,
 };
 
 /*
@@ -32,7 +45,13 @@ FSR_API fsr_status fsr_fence_create(struct fsr_process *process, fsr_handle devi
 				    uint64_t initial_value, uint32_t flags, fsr_handle *fence,
 				    fsr_handle *global_handle);
 
-/* Opens a shared fence of another process (SHF-02). Returns: a new local handle in *fence. */
+/*
+ * Opens a shared fence of another process (SHF-02), or a cross-adapter fence on a device of
+ * another adapter (XAD-03: the same CurrentValue; XAD-10, XAD-11: opened as a monitored fence
+ * on an adapter without native fences, as a native fence on one with them). A fence created
+ * without FSR_FENCE_CROSS_ADAPTER is refused on another adapter (FSR_ERR_NOT_SUPPORTED).
+ * Returns: a new local handle in *fence.
+ */
 FSR_API fsr_status fsr_fence_open(struct fsr_process *process, fsr_handle device,
 				  fsr_handle global_handle, fsr_handle *fence);
 

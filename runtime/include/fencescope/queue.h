@@ -161,6 +161,29 @@ FSR_API fsr_status fsr_cmdbuf_work(struct fsr_cmdbuf *cmdbuf, uint64_t gpu_ticks
 FSR_API fsr_status fsr_cmdbuf_wait(struct fsr_cmdbuf *cmdbuf, fsr_handle fence, uint64_t value);
 FSR_API fsr_status fsr_cmdbuf_signal(struct fsr_cmdbuf *cmdbuf, fsr_handle fence, uint64_t value);
 
+/* What a GPU memory access does (the trace's `access_kind`). */
+enum fsr_gpu_access {
+	FSR_GPU_READ = 0,
+	FSR_GPU_WRITE = 1,
+};
+
+/* The longest range one recorded access may name (FSR_ERR_INVALID_ARGUMENT beyond). */
+#define FSR_MAX_ACCESS_BYTES (UINT64_C(1) << 24)
+
+/*
+ * A GPU memory access of `bytes` bytes at `gpu_va` in the process's GPU VA space on the queue's
+ * adapter: a READ, or a WRITE that stores `value` in every byte of the range. The engine
+ * translates every page of the range through the context's page tables when it runs the
+ * command (MMU-14), not when it is recorded: the range need not be mapped yet, and one unmapped
+ * by the time the GPU gets there is a page fault (fencescope_hw:page_fault, the buffer ends
+ * FAULTED, the context is terminated and the engine reset: docs/runtime.md "Page faults as
+ * built"). A faulting write stores nothing, not even in the pages that did translate.
+ * FSR_ERR_INVALID_ARGUMENT for another access kind, 0 bytes, more than FSR_MAX_ACCESS_BYTES
+ * or a range that wraps the 64-bit address space.
+ */
+FSR_API fsr_status fsr_cmdbuf_access(struct fsr_cmdbuf *cmdbuf, enum fsr_gpu_access access,
+				     uint64_t gpu_va, uint64_t bytes, uint8_t value);
+
 /*
  * Appends one raw 32-byte packet {type, flags, a, b, c}, as a buggy or hostile UMD could write
  * it. Submission checks every packet and refuses the buffer with FSR_ERR_MALFORMED_PACKET.

@@ -283,6 +283,15 @@ struct fsr_adapter_config {
 	 * default.
 	 */
 	bool lazy_context_switch;
+	/*
+	 * XAD-10, XAD-11, XAD-17 (docs/runtime.md "Cross-adapter fences as built"): the adapter
+	 * has no native fence support — an iGPU of spec 001's scenario 2. It takes kernel-mode
+	 * queues only (user-mode queues are refused: UMS needs native fences), its fences are
+	 * regular monitored fences (fence_create.fence_object MONITORED) whose values the OS
+	 * writes from the CPU and whose waits it runs in software, and the native fence DDIs are
+	 * never called for them. False, the default: native fences.
+	 */
+	bool no_native_fences;
 };
 
 /* TDR-02: the default TDR delay, two seconds. */
@@ -414,7 +423,8 @@ enum fsr_device_power {
 FSR_API fsr_status fsr_adapter_set_power(struct fsr_runtime *runtime, uint32_t adapter_id,
 					 enum fsr_device_power state);
 
-/* An emulated process: its own handle table (and, later, GPU virtual address space). */
+/* An emulated process: its own handle table and a GPU virtual address space per adapter
+ * (<fencescope/memory.h>). */
 struct fsr_process;
 
 /* Returns: (transfer none) in *process: owned by the runtime until fsr_process_terminate. */
@@ -437,5 +447,6 @@ FSR_API fsr_status fsr_process_terminate(struct fsr_process *process, bool is_ab
 
 #include <fencescope/fence.h>
 #include <fencescope/queue.h>
+#include <fencescope/memory.h>
 
 #endif /* FENCESCOPE_RUNTIME_H */
