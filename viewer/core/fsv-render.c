@@ -2219,6 +2219,12 @@ op_anchor(Ctx *c, guint32 op, double *x, double *y)
 	return true;
 }
 
+static bool
+is_page_fault(const FsvMarker *m)
+{
+	return m->kind == FSA_MARK_PAGE_FAULT || m->kind == FSA_MARK_PAGE_FAULT_HANDLED;
+}
+
 /* MMU-14, TDR-06: a selected page fault is tied to the recovery that followed: the TDR band,
  * the engine and adapter resets inside it and the context in error are outlined in the
  * selection colour, and a dashed line runs from the fault's flash to the TDR's start. */
@@ -2290,8 +2296,19 @@ draw_selection(Ctx *c)
 		}
 	}
 	if (sel->kind == FSV_ITEM_MARKER && sel->index < fsv_trace_get_marker_count(c->trace) &&
-	    fsv_trace_get_marker(c->trace, sel->index)->kind == FSA_MARK_PAGE_FAULT)
+	    is_page_fault(fsv_trace_get_marker(c->trace, sel->index))) {
+		const FsvMarker *f = fsv_trace_get_marker(c->trace, sel->index);
+		double y, h;
+
 		draw_fault_recovery(c, sel);
+		outline_item(c, sel, colors[FSV_COLOR_SELECTION], 2);
+		/* The flash over the outlines: they stack within a pixel or two of it. */
+		if (fsv_view_get_row_geometry(c->view, sel->row != FSV_INDEX_NONE ? sel->row : f->row,
+					      &y, &h))
+			page_fault_glyph(c->cr,
+					 floor(fsv_view_time_to_x(c->view, f->begin_ns)) + 0.5, y + 1);
+		return;
+	}
 	outline_item(c, sel, colors[FSV_COLOR_SELECTION], 2);
 }
 
