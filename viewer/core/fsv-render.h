@@ -8,9 +8,11 @@
  * (hatched / outlined), doorbell ticks, a queue's doorbell connection band, victimization
  * arrows, suspended ranges, F- and D-state rows, preempted packets joined to their resubmitted
  * pieces, preemption brackets by reason, TDR stages, engine and adapter resets, contexts in
- * error, display rows (vsyncs, flips, missed vsyncs), page-fault and injected-fault markers,
- * hatched overlays where data was lost, CurrentValue steps on fence rows, the selection with its
- * dependency arrows, a range selection, a measurement and the legend.
+ * error, display rows (vsyncs, flips, missed vsyncs), page faults (a flash, tied to their
+ * recovery when selected) and injected-fault markers, GPU VA space rows (mappings by page size,
+ * reserve/free ticks), cross-adapter fence rows under each adapter with the propagation arrows
+ * between them, hatched overlays where data was lost, CurrentValue steps on fence rows, the
+ * selection with its dependency arrows, a range selection, a measurement and the legend.
  *
  * Every visible row costs O(pixels), not O(items): far zooms draw the level-of-detail
  * aggregates (fsv-lod.h), never hiding an item a full draw would show as a pixel.

@@ -2,7 +2,8 @@
 /*
  * viewer/core: FsvTrace, the whole-trace index the timeline draws from. It is built once, from
  * the analyzer model's sink (fsa/model.h) fed by analyzer/ingest, and is read-only afterwards:
- * rows (adapter → engine → HWQueue, CPU processes, fences), per row the fence operation boxes,
+ * rows (adapter → engine → HWQueue and cross-adapter fences, CPU processes, GPU VA spaces,
+ * fences), per row the fence operation boxes,
  * packets and markers sorted by time with their level-of-detail indexes, lost data, signal ↔
  * wait edges, anomalies, the summary and the clock fits. It never re-reads the trace.
  *
