@@ -1267,6 +1267,60 @@ end:
  */
 static fsr_status
 run_mapping_churn(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+		  struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 16;
+	struct side_process sides[CHURN_PROCESSES - 1] = {0};
+	struct churn_process churn[CHURN_PROCESSES] = {0};
+	static const char *const names[CHURN_PROCESSES - 1] = {"churn-b", "churn-c"};
+	uint64_t reserved = 0;
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	churn[0].process = world->process;
+	churn[0].device = world->device;
+	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &churn[0].queue));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &churn[0].fence, NULL));
+	for (uint32_t p = 1; p < CHURN_PROCESSES; p++) {
+		TRY(side_open(world, names[p - 1], &sides[p - 1]));
+		churn[p] = (struct churn_process){.process = sides[p - 1].process,
+						  .device = sides[p - 1].device,
+						  .queue = sides[p - 1].queue,
+						  .fence = sides[p - 1].fence};
+	}
+	for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
+		TRY(fsr_va_reserve(churn[p].process, churn[p].device, CHURN_RESERVED_BYTES, 0, 0,
+				   CHURN_RESERVED_VA, &reserved));
+	for (uint64_t round = 1; round <= rounds; round++) {
+		for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
+			TRY(churn_round(world, &churn[p], round));
+		/* Two rounds in flight at most, as an application keeps its frames. */
+		if (round > 2)
+			for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
+				TRY(fsr_fence_wait_cpu(churn[p].process, churn[p].fence, round - 2,
+						       FSR_INFINITE, FSR_WAIT_BLOCKING));
+	}
+	TRY(fsr_runtime_run_until_idle(world->runtime));
+	/* The last round's mappings and the reservations go with the processes. */
+	for (uint32_t p = 1; p < CHURN_PROCESSES; p++) {
+		TRY(fsr_process_terminate(sides[p - 1].process, false));
+		sides[p - 1].process = NULL;
+	}
+end:
+	for (uint32_t p = 1; p < CHURN_PROCESSES; p++)
+		if (sides[p - 1].process)
+			fsr_process_terminate(sides[p - 1].process, true);
+	return world_close(world, status);
+}
+
+/* ---- registry ------------------------------------------------------------------------------ */
+
 /* ---- cross-adapter, cross-adapter-2a, cross-adapter-2b ------------------------------------- */
 
 /*
@@ -1349,11 +1403,6 @@ run_cross_adapter(const struct fsr_scenario *scenario, const struct fsr_scenario
 	struct world *world = &world_storage;
 	struct fsr_runtime_config runtime_config = {0};
 	struct fsr_adapter_config adapter_config;
-	uint64_t rounds = options->scale ? options->scale : 16;
-	struct side_process sides[CHURN_PROCESSES - 1] = {0};
-	struct churn_process churn[CHURN_PROCESSES] = {0};
-	static const char *const names[CHURN_PROCESSES - 1] = {"churn-b", "churn-c"};
-	uint64_t reserved = 0;
 	uint64_t frames = options->scale ? options->scale : 60;
 	struct dgpu dgpu = {0};
 	fsr_handle render, compose;
@@ -1364,39 +1413,6 @@ run_cross_adapter(const struct fsr_scenario *scenario, const struct fsr_scenario
 	(void) scenario;
 	fsr_adapter_config_init(&adapter_config);
 	TRY(world_open(world, options, &runtime_config, &adapter_config));
-	churn[0].process = world->process;
-	churn[0].device = world->device;
-	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &churn[0].queue));
-	TRY(fsr_fence_create(world->process, world->device, 0, 0, &churn[0].fence, NULL));
-	for (uint32_t p = 1; p < CHURN_PROCESSES; p++) {
-		TRY(side_open(world, names[p - 1], &sides[p - 1]));
-		churn[p] = (struct churn_process){.process = sides[p - 1].process,
-						  .device = sides[p - 1].device,
-						  .queue = sides[p - 1].queue,
-						  .fence = sides[p - 1].fence};
-	}
-	for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
-		TRY(fsr_va_reserve(churn[p].process, churn[p].device, CHURN_RESERVED_BYTES, 0, 0,
-				   CHURN_RESERVED_VA, &reserved));
-	for (uint64_t round = 1; round <= rounds; round++) {
-		for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
-			TRY(churn_round(world, &churn[p], round));
-		/* Two rounds in flight at most, as an application keeps its frames. */
-		if (round > 2)
-			for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
-				TRY(fsr_fence_wait_cpu(churn[p].process, churn[p].fence, round - 2,
-						       FSR_INFINITE, FSR_WAIT_BLOCKING));
-	}
-	TRY(fsr_runtime_run_until_idle(world->runtime));
-	/* The last round's mappings and the reservations go with the processes. */
-	for (uint32_t p = 1; p < CHURN_PROCESSES; p++) {
-		TRY(fsr_process_terminate(sides[p - 1].process, false));
-		sides[p - 1].process = NULL;
-	}
-end:
-	for (uint32_t p = 1; p < CHURN_PROCESSES; p++)
-		if (sides[p - 1].process)
-			fsr_process_terminate(sides[p - 1].process, true);
 	TRY(dgpu_open(world, &dgpu));
 	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &render));
 	TRY(queue_on(world, dgpu.context, FSR_SUBMIT_USER_MODE, &compose));
@@ -1543,8 +1559,6 @@ run_cross_adapter_2b(const struct fsr_scenario *scenario,
 end:
 	return world_close(world, status);
 }
-
-/* ---- registry ------------------------------------------------------------------------------ */
 
 /* ---- page-fault ------------------------------------------------------------------------------ */
 
