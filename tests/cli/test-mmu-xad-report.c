@@ -623,6 +623,12 @@ check_cross_adapter(const char *scenario, bool is_realtime)
 				     "%s: fence 0x%" PRIx64, rec.label, pairs[p].fence);
 			cr_expect_eq(member(row, "notified"), (gint64) pairs[p].notifications,
 				     "%s: fence 0x%" PRIx64, rec.label, pairs[p].fence);
+			/* Every propagation found the signal that caused it (XAD-06, XAD-07). */
+			if (strcmp(string(row, "metric"), "signal_to_propagate") == 0)
+				cr_expect_eq(member(row, "count"), (gint64) pairs[p].propagations,
+					     "%s: fence 0x%" PRIx64 " %" PRIu64 " -> %" PRIu64
+					     ": propagations with their signal",
+					     rec.label, pairs[p].fence, pairs[p].from, pairs[p].to);
 		}
 		cr_expect(is_found, "%s: no row for fence 0x%" PRIx64, rec.label, pairs[p].fence);
 	}
