@@ -27,7 +27,14 @@
  *               submission waits behind such a packet of a low-priority context, with
  *               preemption (priorities 28 and 4: priority_wait_preempting_*) and without (both
  *               16: priority_wait_no_preemption_*), from its submit to its progress.
- * sim and cost run on the calling thread alone; CPU time is that thread's, which time other
+ *   mmu N       GpuMmu in sim mode (spec 004): the GPU MMU's walk per emulated access
+ *               (mmu_translate_4k_ns, mmu_translate_64k_ns: N walks each at random VAs of a
+ *               64 MB mapping of 4 KB pages, of 64 KB pages; fsr_test_gpu_translate_many, one
+ *               lock for the batch) and the memory manager's map/unmap throughput
+ *               (mmu_map_unmap_4k_per_s: a one-page mapping at a picked VA and its unmap,
+ *               mmu_map_unmap_64k_per_s: 64 KB, mmu_map_unmap_1m_per_s: a 1 MB mapping of 4 KB
+ *               pages, 256 entries; N/10 pairs each, page tables already made)
+ * sim, cost and mmu run on the calling thread alone; CPU time is that thread's, which time other
  * processes take on a loaded machine does not inflate as it does wall time.
  */
 #define _GNU_SOURCE
@@ -665,6 +672,89 @@ run_preempt(FILE *out, uint64_t samples)
 	run_priority_wait(out, "priority_wait_no_preemption", false, samples);
 }
 
+/* ---- mmu ------------------------------------------------------------------------------------ */
+
+#define MMU_BENCH_MAPPING (UINT64_C(64) << 20)
+
+/* ns per walk at `count` random VAs of a 64 MB mapping of `page`-byte pages. */
+static double
+mmu_translate_ns(struct setup *s, fsr_handle context, uint32_t page, uint64_t count)
+{
+	struct fsr_allocation_config config = {
+	    .size_bytes = MMU_BENCH_MAPPING, .segment = FSR_SEGMENT_LOCAL, .page_size_bytes = page};
+	struct fsr_va_map_args args = {.size_bytes = MMU_BENCH_MAPPING};
+	uint64_t *vas = malloc(count * sizeof(*vas));
+	uint64_t va, root, checksum, mapped, rng = 88172645463325252ull;
+	double start, elapsed;
+
+	if (!vas)
+		exit(1);
+	TRY(fsr_allocation_create_with_config(s->process, s->device, &config, &args.allocation));
+	TRY(fsr_va_map(s->process, s->device, &args, &va));
+	TRY(fsr_test_context_root_register(s->process, context, &root));
+	for (uint64_t i = 0; i < count; i++) {
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		vas[i] = va + rng % MMU_BENCH_MAPPING;
+	}
+	start = thread_cpu_seconds();
+	mapped = fsr_test_gpu_translate_many(s->runtime, 0, root, vas, count, &checksum);
+	elapsed = thread_cpu_seconds() - start;
+	if (mapped != count || checksum == 0) {
+		fprintf(stderr, "bench-runtime: %llu of %llu walks translated\n",
+			(unsigned long long) mapped, (unsigned long long) count);
+		exit(1);
+	}
+	TRY(fsr_va_unmap(s->process, s->device, va, MMU_BENCH_MAPPING));
+	TRY(fsr_allocation_destroy(s->process, args.allocation));
+	free(vas);
+	return elapsed * 1e9 / (double) count;
+}
+
+/* Map/unmap pairs per second of `bytes` of an allocation of `page`-byte pages, at picked VAs. */
+static double
+mmu_map_unmap_per_s(struct setup *s, uint64_t bytes, uint32_t page, uint64_t pairs)
+{
+	struct fsr_allocation_config config = {
+	    .size_bytes = bytes, .segment = FSR_SEGMENT_LOCAL, .page_size_bytes = page};
+	struct fsr_va_map_args args = {.size_bytes = bytes};
+	uint64_t va;
+	double start;
+
+	TRY(fsr_allocation_create_with_config(s->process, s->device, &config, &args.allocation));
+	/* Once first: the page tables it needs exist from then on. */
+	TRY(fsr_va_map(s->process, s->device, &args, &va));
+	TRY(fsr_va_unmap(s->process, s->device, va, bytes));
+	start = thread_cpu_seconds();
+	for (uint64_t i = 0; i < pairs; i++) {
+		TRY(fsr_va_map(s->process, s->device, &args, &va));
+		TRY(fsr_va_unmap(s->process, s->device, va, bytes));
+	}
+	start = thread_cpu_seconds() - start;
+	TRY(fsr_allocation_destroy(s->process, args.allocation));
+	return (double) pairs / start;
+}
+
+static void
+run_mmu(FILE *out, uint64_t walks)
+{
+	struct setup s;
+	fsr_handle context;
+	uint64_t pairs = walks / 10 ? walks / 10 : 1;
+
+	setup_with(&s, FSR_CLOCK_SIM, FSR_SUBMIT_KERNEL_MODE, 1, false);
+	TRY(fsr_context_create(s.process, s.device, 1, &context));
+	fprintf(out, "mmu_translate_4k_ns %.2f\n", mmu_translate_ns(&s, context, 4096, walks));
+	fprintf(out, "mmu_translate_64k_ns %.2f\n", mmu_translate_ns(&s, context, 65536, walks));
+	fprintf(out, "mmu_map_unmap_4k_per_s %.0f\n", mmu_map_unmap_per_s(&s, 4096, 4096, pairs));
+	fprintf(out, "mmu_map_unmap_64k_per_s %.0f\n",
+		mmu_map_unmap_per_s(&s, 65536, 65536, pairs));
+	fprintf(out, "mmu_map_unmap_1m_per_s %.0f\n",
+		mmu_map_unmap_per_s(&s, UINT64_C(1) << 20, 4096, pairs));
+	fsr_runtime_destroy(s.runtime);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -672,7 +762,7 @@ main(int argc, char **argv)
 	uint64_t n;
 
 	if (argc != 5 || strcmp(argv[1], "-o") != 0) {
-		fprintf(stderr, "usage: bench-runtime -o FILE sim|realtime|cost|preempt N\n");
+		fprintf(stderr, "usage: bench-runtime -o FILE sim|realtime|cost|preempt|mmu N\n");
 		return 2;
 	}
 	out = fopen(argv[2], "a");
@@ -689,6 +779,8 @@ main(int argc, char **argv)
 		run_cost(out, n);
 	else if (strcmp(argv[3], "preempt") == 0 && n > 0)
 		run_preempt(out, n);
+	else if (strcmp(argv[3], "mmu") == 0 && n > 0)
+		run_mmu(out, n);
 	else
 		return 2;
 	fclose(out);
