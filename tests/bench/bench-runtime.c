@@ -34,11 +34,21 @@
  *               (mmu_map_unmap_4k_per_s: a one-page mapping at a picked VA and its unmap,
  *               mmu_map_unmap_64k_per_s: 64 KB, mmu_map_unmap_1m_per_s: a 1 MB mapping of 4 KB
  *               pages, 256 entries; N/10 pairs each, page tables already made)
+ *   xad N       realtime cross-adapter propagation (spec 001, XAD-07): N samples of a dGPU ring's
+ *               signal of a cross-adapter fence -> an iGPU ring's GPU wait on it released
+ *               (xad_cross_*: through the interrupt, the OS's fence_propagate and the iGPU
+ *               driver's NotificationOnly rescan), and, alternating with them in the same run,
+ *               N samples of the same on one adapter, a dGPU 3D ring's wait released by its
+ *               compute ring's signal (xad_same_*: the GPU sees its own write). Each from the
+ *               signal's gpu_ts (fence_value_write) to the wait's (gpu_wait_end), both adapters
+ *               on the same GPU clock, read through the test API's event tap.
  * sim, cost and mmu run on the calling thread alone; CPU time is that thread's, which time other
  * processes take on a loaded machine does not inflate as it does wall time.
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -755,6 +765,128 @@ run_mmu(FILE *out, uint64_t walks)
 	fsr_runtime_destroy(s.runtime);
 }
 
+/* ---- xad: cross-adapter propagation latency ------------------------------------------------ */
+
+#define XAD_FENCES 2 /* 0: the cross-adapter fence, 1: the dGPU's own */
+
+struct xad_tap {
+	uint64_t globals[XAD_FENCES];
+	uint64_t samples;
+	/* gpu_ts by fence and value: written by the engines' threads, each slot once */
+	_Atomic uint64_t *signal_ts[XAD_FENCES];
+	_Atomic uint64_t *wait_end_ts[XAD_FENCES];
+};
+
+static void
+xad_record(void *user_data, const char *name, const uint64_t *fields, uint32_t field_count)
+{
+	struct xad_tap *tap = user_data;
+	bool is_signal = strcmp(name, "fencescope_hw:fence_value_write") == 0;
+	uint64_t fence, value, gpu_ts;
+
+	if (!is_signal && strcmp(name, "fencescope_hw:gpu_wait_end") != 0)
+		return;
+	(void) field_count;
+	fence = fields[3];
+	value = fields[4];
+	gpu_ts = is_signal ? fields[7] : fields[5];
+	for (int f = 0; f < XAD_FENCES; f++) {
+		if (fence != tap->globals[f] || value == 0 || value > tap->samples)
+			continue;
+		atomic_store((is_signal ? tap->signal_ts[f] : tap->wait_end_ts[f]) + value, gpu_ts);
+	}
+}
+
+static uint64_t
+xad_submit(struct fsr_process *process, fsr_handle queue, fsr_handle fence, uint64_t value,
+	   bool is_wait)
+{
+	struct fsr_cmdbuf *cmdbuf;
+	uint64_t progress;
+
+	TRY(fsr_cmdbuf_create(process, queue, &cmdbuf));
+	TRY(is_wait ? fsr_cmdbuf_wait(cmdbuf, fence, value)
+		    : fsr_cmdbuf_signal(cmdbuf, fence, value));
+	TRY(fsr_cmdbuf_submit(cmdbuf, &progress));
+	return progress;
+}
+
+static void
+run_xad(FILE *out, uint64_t samples)
+{
+	struct fsr_runtime_config config = {.clock_mode = FSR_CLOCK_REALTIME, .seed = 14};
+	struct fsr_adapter_config adapter_config;
+	struct fsr_hwqueue_config queue_config = {.mode = FSR_SUBMIT_USER_MODE,
+						  .ring_size_bytes = 1 << 20};
+	struct xad_tap tap = {.samples = samples};
+	struct fsr_runtime *runtime;
+	struct fsr_process *process;
+	uint32_t igpu, dgpu;
+	fsr_handle igpu_device, dgpu_device, context;
+	fsr_handle igpu_wait, dgpu_signal, dgpu_wait, dgpu_compute_signal;
+	fsr_handle cross_dgpu, cross_igpu, own;
+	uint64_t *latencies[XAD_FENCES];
+	const double ticks_to_ns = 1e9 / 100e6; /* the default GPU clock, 100 MHz, both */
+
+	for (int f = 0; f < XAD_FENCES; f++) {
+		tap.signal_ts[f] = calloc(samples + 1, sizeof(*tap.signal_ts[f]));
+		tap.wait_end_ts[f] = calloc(samples + 1, sizeof(*tap.wait_end_ts[f]));
+		latencies[f] = calloc(samples, sizeof(*latencies[f]));
+		if (!tap.signal_ts[f] || !tap.wait_end_ts[f] || !latencies[f])
+			exit(1);
+	}
+	fsr_adapter_config_init(&adapter_config);
+	TRY(fsr_runtime_create(&config, &runtime));
+	TRY(fsr_adapter_create(runtime, &adapter_config, &igpu));
+	TRY(fsr_adapter_create(runtime, &adapter_config, &dgpu));
+	TRY(fsr_process_create(runtime, "bench", &process));
+	TRY(fsr_device_create(process, igpu, &igpu_device));
+	TRY(fsr_device_create(process, dgpu, &dgpu_device));
+	TRY(fsr_context_create(process, igpu_device, 0, &context));
+	TRY(fsr_hwqueue_create_user_mode(process, context, &queue_config, &igpu_wait));
+	TRY(fsr_context_create(process, dgpu_device, 0, &context));
+	TRY(fsr_hwqueue_create_user_mode(process, context, &queue_config, &dgpu_signal));
+	TRY(fsr_context_create(process, dgpu_device, 0, &context));
+	TRY(fsr_hwqueue_create_user_mode(process, context, &queue_config, &dgpu_wait));
+	TRY(fsr_context_create(process, dgpu_device, 1, &context));
+	TRY(fsr_hwqueue_create_user_mode(process, context, &queue_config, &dgpu_compute_signal));
+	TRY(fsr_fence_create(process, dgpu_device, 0, FSR_FENCE_CROSS_ADAPTER, &cross_dgpu,
+			     &tap.globals[0]));
+	TRY(fsr_fence_open(process, igpu_device, tap.globals[0], &cross_igpu));
+	TRY(fsr_fence_create(process, dgpu_device, 0, 0, &own, &tap.globals[1]));
+	fsr_runtime_set_event_tap(runtime, xad_record, &tap);
+	for (uint64_t v = 1; v <= samples; v++) {
+		uint64_t progress;
+
+		/* Across adapters: the iGPU waits, the dGPU signals once the wait is blocked. */
+		progress = xad_submit(process, igpu_wait, cross_igpu, v, true);
+		sleep_ns(50000);
+		xad_submit(process, dgpu_signal, cross_dgpu, v, false);
+		TRY(fsr_hwqueue_wait_progress(process, igpu_wait, progress, FSR_INFINITE));
+		/* On one adapter: the dGPU's 3D ring waits, its compute ring signals. */
+		progress = xad_submit(process, dgpu_wait, own, v, true);
+		sleep_ns(50000);
+		xad_submit(process, dgpu_compute_signal, own, v, false);
+		TRY(fsr_hwqueue_wait_progress(process, dgpu_wait, progress, FSR_INFINITE));
+	}
+	TRY(fsr_runtime_run_until_idle(runtime));
+	fsr_runtime_set_event_tap(runtime, NULL, NULL);
+	for (int f = 0; f < XAD_FENCES; f++) {
+		for (uint64_t v = 1; v <= samples; v++) {
+			uint64_t signal = atomic_load(tap.signal_ts[f] + v);
+			uint64_t end = atomic_load(tap.wait_end_ts[f] + v);
+
+			latencies[f][v - 1] =
+			    end > signal ? (uint64_t) ((double) (end - signal) * ticks_to_ns) : 0;
+		}
+		print_percentiles(out, f == 0 ? "xad_cross" : "xad_same", latencies[f], samples);
+		free(tap.signal_ts[f]);
+		free(tap.wait_end_ts[f]);
+		free(latencies[f]);
+	}
+	fsr_runtime_destroy(runtime);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -762,7 +894,7 @@ main(int argc, char **argv)
 	uint64_t n;
 
 	if (argc != 5 || strcmp(argv[1], "-o") != 0) {
-		fprintf(stderr, "usage: bench-runtime -o FILE sim|realtime|cost|preempt|mmu N\n");
+		fprintf(stderr, "usage: bench-runtime -o FILE sim|realtime|cost|preempt|mmu|xad N\n");
 		return 2;
 	}
 	out = fopen(argv[2], "a");
@@ -781,6 +913,8 @@ main(int argc, char **argv)
 		run_preempt(out, n);
 	else if (strcmp(argv[3], "mmu") == 0 && n > 0)
 		run_mmu(out, n);
+	else if (strcmp(argv[3], "xad") == 0 && n > 0)
+		run_xad(out, n);
 	else
 		return 2;
 	fclose(out);
