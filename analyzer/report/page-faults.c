@@ -192,14 +192,18 @@ add_recovery(struct fsa_report *r, struct fsa_fault_row *row, bool *used_sequenc
 		const struct fsa_packet *p = &g_array_index(lost, struct fsa_packet, i);
 		bool counts;
 
+		/* The faulting packet, whose GPU end may map a tick before the fault's CPU time. */
+		bool is_faulting = row->packet_id && p->packet_id == row->packet_id &&
+				   p->engine_id == row->engine_id && p->status == FSA_PACKET_FAULTED;
+
 		if (p->adapter_id != row->adapter_id)
 			continue;
 		if (s)
-			counts = (p->engine_id == row->engine_id || s->adapter_reset >= 0) &&
-				 within(p->end_ns, row->ts_ns, s->end_ns);
+			counts = is_faulting ||
+				 ((p->engine_id == row->engine_id || s->adapter_reset >= 0) &&
+				  within(p->end_ns, row->ts_ns, s->end_ns));
 		else
-			counts = p->engine_id == row->engine_id && row->packet_id &&
-				 p->packet_id == row->packet_id;
+			counts = is_faulting;
 		if (!counts)
 			continue;
 		if (p->status == FSA_PACKET_FAULTED)

@@ -698,6 +698,7 @@ page_fault(struct hw_engine *engine, struct os_hwqueue *queue, uint64_t packet_i
 	FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id, queue->handle,
 		  packet_id, progress_value, gpu_ts, FSTP_PACKET_STATUS_FAULTED);
 	engine->is_page_faulted = true;
+	engine->busy_until_ns = FSR_NEVER; /* engine_run's answer: nothing until the reset */
 	engine->has_worked = true;
 	*interrupt = (struct hw_interrupt){.type = FSTP_INTERRUPT_TYPE_PAGE_FAULT,
 					   .form = FSTP_INTERRUPT_FORM_NOT_FENCE,
@@ -1009,7 +1010,6 @@ start_dma(struct hw_engine *engine, int level, bool is_paging)
 				continue;
 			engine->is_busy = false;
 			engine->busy_packet = NULL;
-			engine->busy_until_ns = FSR_NEVER;
 			engine->fault_packet = packet;
 			page_fault(engine, packet->queue, packet->packet_id, packet->progress_value,
 				   &packet->accesses[i], fault_va, fault_type);

@@ -107,3 +107,28 @@ fsr_test_gpu_translate(struct fsr_runtime *runtime, uint32_t adapter_id, uint64_
 	*fault_type = (int) type;
 	return is_mapped;
 }
+
+uint64_t
+fsr_test_gpu_translate_many(struct fsr_runtime *runtime, uint32_t adapter_id,
+			    uint64_t root_register, const uint64_t *vas, size_t count,
+			    uint64_t *checksum)
+{
+	struct fsr_adapter *adapter;
+	uint64_t mapped = 0, sum = 0;
+
+	rt_lock(runtime);
+	adapter = adapter_id < runtime->adapter_count ? runtime->adapters[adapter_id] : NULL;
+	for (size_t i = 0; adapter && i < count; i++) {
+		enum fstp_fault_type type;
+		void *host;
+
+		if (hw_mmu_translate(adapter, root_register, vas[i], FSTP_ACCESS_KIND_READ, &host,
+				     &type)) {
+			mapped++;
+			sum += (uint64_t) (uintptr_t) host;
+		}
+	}
+	rt_unlock(runtime);
+	*checksum = sum;
+	return mapped;
+}

@@ -370,6 +370,15 @@ add_fence_handle(struct fsr_process *process, struct fsr_fence *fence, struct os
 		return FSR_ERR_NO_RESOURCES;
 	}
 	fence->handle_count++;
+	if (!fence->device) {
+		/*
+		 * A cross-adapter fence's object whose handles had all closed, opened again while
+		 * the fence lives on another adapter: it is this device's again (LOG-18's scans).
+		 */
+		fence->device = device;
+		fence->next_in_device = device->fences;
+		device->fences = fence;
+	}
 	/* SHF-01 (the creator's handle, after CreateNativeFence), SHF-02 (another process's). */
 	if (!fence->is_monitored)
 		fence->adapter->ddi.DxgkDdiOpenNativeFence(fence->adapter->miniport, fence,
@@ -477,6 +486,10 @@ os_fence_propagate(struct fsr_fence *from)
 		return 0;
 	creator->propagated_value = value;
 	RT_FOR_EACH_FENCE_MEMBER(to, creator) {
+		/*
+		 * XAD-09: not to the adapter that signalled: its GPU waits synchronised on the
+		 * GPU (the signalling engine kicked its own adapter's engines, hw_engine_kick_all).
+		 */
 		if (to == from)
 			continue;
 		FSR_TRACE(runtime, fencescope_os, fence_propagate, creator->global_handle,

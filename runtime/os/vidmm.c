@@ -34,6 +34,9 @@ struct os_page_table {
 	 * leaf has two per entry (dual PDE): [2 i] the 4 KB leaf, [2 i + 1] the 64 KB one.
 	 */
 	struct os_page_table **children;
+	/* A leaf: its valid entries; above it: its children. 0 (but the root): it is freed. */
+	uint32_t used;
+	struct os_page_table *next_free; /* unlinked, to be freed after the TLB flush */
 };
 
 /* A reserved range (MMU-06): the UMD's, or one VidMm picked for a single mapping. */
@@ -300,6 +303,7 @@ grow_root(struct os_va_space *space, uint64_t end)
 	size_t bytes;
 	void *memory;
 	struct os_page_table **children;
+	void *old_memory = root->memory;
 	uint32_t old_count = root->entry_count;
 
 	if (needed <= root->entry_count)
@@ -320,16 +324,14 @@ grow_root(struct os_va_space *space, uint64_t end)
 	memcpy(children, root->children, root->entry_count * sizeof(*children));
 	free(root->children);
 	root->children = children;
-	/* The new root is filled before any context is pointed at it. */
-	void *old_memory = root->memory;
-
 	root->memory = memory;
 	root->entry_count = count;
+	FSR_TRACE(adapter->runtime, fencescope_os, page_table_resize, adapter->id,
+		  space->process->id, root->id, old_count, count);
+	/* The new root is filled before any context is pointed at it. */
 	relink_root(space, root);
 	program_root(space, root);
 	free(old_memory); /* SetRootPageTable returned: no engine walks it any more */
-	FSR_TRACE(adapter->runtime, fencescope_os, page_table_resize, adapter->id,
-		  space->process->id, root->id, old_count, count);
 	return FSR_OK;
 }
 
@@ -356,6 +358,7 @@ leaf_for(struct os_va_space *space, uint64_t va, uint32_t page_bytes)
 			if (!child)
 				return NULL;
 			table->children[slot] = child;
+			table->used++;
 			link_child(space, table, index, child, child_page);
 		}
 		table = child;
@@ -364,23 +367,57 @@ leaf_for(struct os_va_space *space, uint64_t va, uint32_t page_bytes)
 }
 
 /*
- * MMU-02: the leaf entries of [va, va + size) written: to the pages of `mapping` from
- * its offset, or invalid (mapping NULL). One DxgkDdiUpdatePageTable per leaf table touched.
+ * The tables on the way to the leaf of `page_bytes` pages that translates `va`, root first
+ * (path[0 .. leaf]), and each one's slot in its parent (slots[1 .. leaf]); false when a table
+ * on the way is missing.
+ */
+static bool
+find_path(struct os_va_space *space, uint64_t va, uint32_t page_bytes,
+	  struct os_page_table *path[DXGK_MAX_PAGE_TABLE_LEVELS],
+	  uint32_t slots[DXGK_MAX_PAGE_TABLE_LEVELS])
+{
+	uint32_t leaf = leaf_level(space);
+
+	path[0] = space->root;
+	for (uint32_t level = 0; level < leaf; level++) {
+		uint32_t index = entry_index(space, level, SMALL_PAGE, va);
+
+		slots[level + 1] = child_slots(space, level) == 2
+				       ? index * 2 + (page_bytes == LARGE_PAGE ? 1 : 0)
+				       : index;
+		if (index >= path[level]->entry_count ||
+		    !(path[level + 1] = path[level]->children[slots[level + 1]]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * MMU-02: the leaf entries of [va, va + size) written: to the pages of `mapping` from its
+ * offset (making the tables on the way), or invalid (mapping NULL: the tables exist). One
+ * DxgkDdiUpdatePageTable per leaf table touched. *pages_done: the pages written.
  */
 static fsr_status
 write_leaves(struct os_va_space *space, uint64_t va, uint64_t size, uint32_t page_bytes,
-	     const struct os_va_mapping *mapping)
+	     const struct os_va_mapping *mapping, uint64_t *pages_done)
 {
 	uint32_t leaf_entries = level_entries(space, leaf_level(space), page_bytes);
 	struct dxgk_pte *entries = calloc(leaf_entries, sizeof(*entries));
 	uint64_t pages = size / page_bytes;
+	uint64_t page = 0;
 	fsr_status status = FSR_OK;
 
 	if (!entries)
 		return FSR_ERR_NO_RESOURCES;
-	for (uint64_t page = 0; page < pages;) {
+	while (page < pages) {
 		uint64_t first_va = va + page * page_bytes;
-		struct os_page_table *leaf = leaf_for(space, first_va, page_bytes);
+		struct os_page_table *path[DXGK_MAX_PAGE_TABLE_LEVELS];
+		uint32_t slots[DXGK_MAX_PAGE_TABLE_LEVELS];
+		struct os_page_table *leaf =
+		    mapping ? leaf_for(space, first_va, page_bytes)
+			    : (find_path(space, first_va, page_bytes, path, slots)
+				   ? path[leaf_level(space)]
+				   : NULL);
 		uint32_t first = entry_index(space, leaf_level(space), page_bytes, first_va);
 		uint32_t count = 0;
 
@@ -403,9 +440,78 @@ write_leaves(struct os_va_space *space, uint64_t va, uint64_t size, uint32_t pag
 			page++;
 		}
 		update_entries(space, leaf, first, count, first_va, entries);
+		/* Mappings never overlap: a map turns invalid entries valid, an unmap back. */
+		if (mapping)
+			leaf->used += count;
+		else
+			leaf->used -= count;
 	}
 	free(entries);
+	*pages_done = page;
 	return status;
+}
+
+/*
+ * MMU-02: the tables [va, va + size) left empty are unlinked from their parents (each parent
+ * entry written invalid), leaves first and up to the root's children, and queued on *freed:
+ * the caller flushes the TLB, then frees them (free_unlinked).
+ */
+static void
+unlink_empty(struct os_va_space *space, uint64_t va, uint64_t size, uint32_t page_bytes,
+	     struct os_page_table **freed)
+{
+	uint32_t leaf = leaf_level(space);
+	uint64_t span = UINT64_C(1)
+			<< level_shift(space, leaf - 1, SMALL_PAGE); /* one leaf's VAs */
+
+	for (uint64_t at = va & ~(span - 1); at < va + size; at += span) {
+		struct os_page_table *path[DXGK_MAX_PAGE_TABLE_LEVELS];
+		uint32_t slots[DXGK_MAX_PAGE_TABLE_LEVELS];
+
+		if (!find_path(space, at, page_bytes, path, slots))
+			continue;
+		for (uint32_t level = leaf; level > 0 && path[level]->used == 0; level--) {
+			struct os_page_table *parent = path[level - 1];
+			uint32_t index = entry_index(space, level - 1, SMALL_PAGE, at);
+			struct dxgk_pte entry = {
+			    .page_size_bytes = child_slots(space, level - 1) == 2 ? page_bytes : 0};
+
+			parent->children[slots[level]] = NULL;
+			parent->used--;
+			update_entries(
+			    space, parent, index, 1,
+			    (uint64_t) index << level_shift(space, level - 1, SMALL_PAGE), &entry);
+			path[level]->next_free = *freed;
+			*freed = path[level];
+		}
+	}
+}
+
+/* After the TLB flush: no walk is left in the unlinked tables (page_table_destroy each). */
+static void
+free_unlinked(struct os_va_space *space, struct os_page_table *freed)
+{
+	while (freed) {
+		struct os_page_table *next = freed->next_free;
+
+		table_free(space, freed);
+		freed = next;
+	}
+}
+
+/* An unmap's page-table work: entries invalid, empty tables unlinked, flush, tables freed. */
+static void
+clear_range(struct os_va_space *space, uint64_t va, uint64_t size, uint32_t page_bytes)
+{
+	struct os_page_table *freed = NULL;
+	uint64_t pages_done;
+
+	if (size == 0)
+		return;
+	(void) write_leaves(space, va, size, page_bytes, NULL, &pages_done);
+	unlink_empty(space, va, size, page_bytes, &freed);
+	space->adapter->ddi.DxgkDdiFlushTlb(space->adapter->miniport);
+	free_unlinked(space, freed);
 }
 
 /* ---- VA spaces ---------------------------------------------------------------------------- */
@@ -603,9 +709,7 @@ unmap(struct os_va_space *space, struct os_va_mapping *mapping)
 			break;
 		}
 	}
-	(void) write_leaves(space, mapping->va, mapping->size_bytes, mapping->page_size_bytes,
-			    NULL); /* the tables exist: nothing to allocate */
-	adapter->ddi.DxgkDdiFlushTlb(adapter->miniport);
+	clear_range(space, mapping->va, mapping->size_bytes, mapping->page_size_bytes);
 	mapping->allocation->mapping_count--;
 	FSR_TRACE(adapter->runtime, fencescope_os, va_unmap, space->process->id, mapping->va,
 		  mapping->size_bytes, adapter->id);
@@ -653,6 +757,7 @@ os_vidmm_map(struct os_va_space *space, struct os_allocation *allocation,
 	uint64_t size = args->size_bytes;
 	uint64_t va = args->va;
 	uint64_t storage_bytes = align_up(allocation->size_bytes, allocation->page_size_bytes);
+	uint64_t pages_done = 0;
 	fsr_status status;
 
 	/* MMU-10: the interface's granularity; the range inside the allocation. */
@@ -695,11 +800,11 @@ os_vidmm_map(struct os_va_space *space, struct os_allocation *allocation,
 	    .is_read_only = args->is_read_only,
 	    .is_os_picked = !args->va,
 	};
-	status = write_leaves(space, va, size, mapping->page_size_bytes, mapping);
+	status = write_leaves(space, va, size, mapping->page_size_bytes, mapping, &pages_done);
 	if (status != FSR_OK) {
-		/* Whatever was written goes again (tables stay: they are freed with the space). */
-		(void) write_leaves(space, va, size, mapping->page_size_bytes, NULL);
-		adapter->ddi.DxgkDdiFlushTlb(adapter->miniport);
+		/* Whatever was written goes again, and the tables it left empty. */
+		clear_range(space, va, pages_done * mapping->page_size_bytes,
+			    mapping->page_size_bytes);
 		if (mapping->is_os_picked)
 			remove_range(space, find_range(space, va, size));
 		free(mapping);

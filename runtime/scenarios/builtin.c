@@ -1162,6 +1162,165 @@ end:
 	return world_close(world, status);
 }
 
+/* ---- mapping-churn ------------------------------------------------------------------------ */
+
+#define CHURN_PROCESSES 3
+#define CHURN_KB4       UINT64_C(4096)
+#define CHURN_KB64      UINT64_C(65536)
+/* Each process's own reservation, where its 4 KB-page allocations are mapped at fixed VAs. */
+#define CHURN_RESERVED_VA    (UINT64_C(4) << 30)
+#define CHURN_RESERVED_BYTES (UINT64_C(1) << 20)
+
+/* One process of the churn: its queue, fence, and what it mapped in the round before. */
+struct churn_process {
+	struct fsr_process *process;
+	fsr_handle device, queue, fence;
+	fsr_handle local, system; /* the previous round's allocations, 0 when none */
+	uint64_t local_va, local_alias_va, system_va, local_bytes, system_bytes;
+};
+
+/*
+ * One round of a process (MMU-04 to MMU-07, MMU-11 to MMU-13): a local allocation of 64 KB pages
+ * mapped twice at VAs VidMm picks (one between bounds), a system one of 4 KB pages mapped at a
+ * fixed VA of the process's reservation, work on its queue; then the previous round's mappings
+ * unmapped and their allocations destroyed while that work runs.
+ */
+static fsr_status
+churn_round(struct world *world, struct churn_process *churn, uint64_t round)
+{
+	struct fsr_allocation_config local_config = {.size_bytes =
+							 random_between(world, 1, 4) * CHURN_KB64,
+						     .segment = FSR_SEGMENT_LOCAL,
+						     .page_size_bytes = (uint32_t) CHURN_KB64};
+	struct fsr_allocation_config system_config = {
+	    .size_bytes = random_between(world, 1, 8) * CHURN_KB4, .segment = FSR_SEGMENT_SYSTEM};
+	fsr_handle local = 0, system = 0;
+	uint64_t local_va = 0, alias_va = 0, system_va = 0;
+	struct fsr_cmdbuf *cmdbuf = NULL;
+	uint64_t ticks = random_between(world, 2000, 6000);
+	fsr_status status;
+
+	TRY(fsr_allocation_create_with_config(churn->process, churn->device, &local_config,
+					      &local));
+	TRY(fsr_allocation_create_with_config(churn->process, churn->device, &system_config,
+					      &system));
+	TRY(fsr_va_map(
+	    churn->process, churn->device,
+	    &(struct fsr_va_map_args){.allocation = local, .size_bytes = local_config.size_bytes},
+	    &local_va));
+	TRY(fsr_va_map(churn->process, churn->device,
+		       &(struct fsr_va_map_args){.allocation = local,
+						 .size_bytes = CHURN_KB64,
+						 .min_va = UINT64_C(1) << 30,
+						 .max_va = UINT64_C(2) << 30,
+						 .is_read_only = true},
+		       &alias_va));
+	/* Alternate halves of the reservation, so the previous round's stays mapped meanwhile. */
+	system_va = CHURN_RESERVED_VA + (round % 2) * (CHURN_RESERVED_BYTES / 2);
+	TRY(fsr_va_map(churn->process, churn->device,
+		       &(struct fsr_va_map_args){.allocation = system,
+						 .size_bytes = system_config.size_bytes,
+						 .va = system_va},
+		       &system_va));
+	TRY(fsr_cmdbuf_create(churn->process, churn->queue, &cmdbuf));
+	TRY(fsr_cmdbuf_work(cmdbuf, ticks));
+	TRY(fsr_cmdbuf_signal(cmdbuf, churn->fence, round));
+	status = fsr_cmdbuf_submit(cmdbuf, NULL);
+	cmdbuf = NULL;
+	if (status != FSR_OK) {
+		world_fail(world, status, "fsr_cmdbuf_submit");
+		goto end;
+	}
+	world->totals->submissions++;
+	world->totals->gpu_signals++;
+	world->totals->work_gpu_ticks += ticks;
+	if (churn->local) {
+		TRY(fsr_va_unmap(churn->process, churn->device, churn->local_va,
+				 churn->local_bytes));
+		TRY(fsr_va_unmap(churn->process, churn->device, churn->local_alias_va, CHURN_KB64));
+		TRY(fsr_va_unmap(churn->process, churn->device, churn->system_va,
+				 churn->system_bytes));
+		TRY(fsr_allocation_destroy(churn->process, churn->local));
+		TRY(fsr_allocation_destroy(churn->process, churn->system));
+	}
+	churn->local = local;
+	churn->system = system;
+	local = system = 0;
+	churn->local_va = local_va;
+	churn->local_alias_va = alias_va;
+	churn->system_va = system_va;
+	churn->local_bytes = local_config.size_bytes;
+	churn->system_bytes = system_config.size_bytes;
+end:
+	fsr_cmdbuf_destroy(cmdbuf);
+	return status;
+}
+
+/*
+ * GpuMmu mapping churn (spec 004; docs/runtime.md "GpuMmu as built"): three processes on one
+ * adapter, each with a user-mode 3D queue that keeps working while, round after round, it
+ * creates allocations in the local segment (64 KB pages) and in system memory (4 KB pages), maps
+ * them (VAs it picks in a reservation of its own, VAs VidMm picks, with and without bounds, one
+ * allocation twice), and unmaps and destroys the previous round's. Each process's VA space grows
+ * its page tables on the way and goes with the process. The work packets do not touch the
+ * mappings (--scale rounds, default 16).
+ */
+static fsr_status
+run_mapping_churn(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
+		  struct fsr_scenario_totals *totals, char **error)
+{
+	struct world world_storage = {.totals = totals, .error = error};
+	struct world *world = &world_storage;
+	struct fsr_runtime_config runtime_config = {0};
+	struct fsr_adapter_config adapter_config;
+	uint64_t rounds = options->scale ? options->scale : 16;
+	struct side_process sides[CHURN_PROCESSES - 1] = {0};
+	struct churn_process churn[CHURN_PROCESSES] = {0};
+	static const char *const names[CHURN_PROCESSES - 1] = {"churn-b", "churn-c"};
+	uint64_t reserved = 0;
+	fsr_status status;
+
+	(void) scenario;
+	fsr_adapter_config_init(&adapter_config);
+	TRY(world_open(world, options, &runtime_config, &adapter_config));
+	churn[0].process = world->process;
+	churn[0].device = world->device;
+	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &churn[0].queue));
+	TRY(fsr_fence_create(world->process, world->device, 0, 0, &churn[0].fence, NULL));
+	for (uint32_t p = 1; p < CHURN_PROCESSES; p++) {
+		TRY(side_open(world, names[p - 1], &sides[p - 1]));
+		churn[p] = (struct churn_process){.process = sides[p - 1].process,
+						  .device = sides[p - 1].device,
+						  .queue = sides[p - 1].queue,
+						  .fence = sides[p - 1].fence};
+	}
+	for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
+		TRY(fsr_va_reserve(churn[p].process, churn[p].device, CHURN_RESERVED_BYTES, 0, 0,
+				   CHURN_RESERVED_VA, &reserved));
+	for (uint64_t round = 1; round <= rounds; round++) {
+		for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
+			TRY(churn_round(world, &churn[p], round));
+		/* Two rounds in flight at most, as an application keeps its frames. */
+		if (round > 2)
+			for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
+				TRY(fsr_fence_wait_cpu(churn[p].process, churn[p].fence, round - 2,
+						       FSR_INFINITE, FSR_WAIT_BLOCKING));
+	}
+	TRY(fsr_runtime_run_until_idle(world->runtime));
+	/* The last round's mappings and the reservations go with the processes. */
+	for (uint32_t p = 1; p < CHURN_PROCESSES; p++) {
+		TRY(fsr_process_terminate(sides[p - 1].process, false));
+		sides[p - 1].process = NULL;
+	}
+end:
+	for (uint32_t p = 1; p < CHURN_PROCESSES; p++)
+		if (sides[p - 1].process)
+			fsr_process_terminate(sides[p - 1].process, true);
+	return world_close(world, status);
+}
+
+/* ---- registry ------------------------------------------------------------------------------ */
+
 /* ---- cross-adapter, cross-adapter-2a, cross-adapter-2b ------------------------------------- */
 
 /*
@@ -1400,165 +1559,6 @@ run_cross_adapter_2b(const struct fsr_scenario *scenario,
 end:
 	return world_close(world, status);
 }
-
-/* ---- mapping-churn ------------------------------------------------------------------------ */
-
-#define CHURN_PROCESSES 3
-#define CHURN_KB4       UINT64_C(4096)
-#define CHURN_KB64      UINT64_C(65536)
-/* Each process's own reservation, where its 4 KB-page allocations are mapped at fixed VAs. */
-#define CHURN_RESERVED_VA    (UINT64_C(4) << 30)
-#define CHURN_RESERVED_BYTES (UINT64_C(1) << 20)
-
-/* One process of the churn: its queue, fence, and what it mapped in the round before. */
-struct churn_process {
-	struct fsr_process *process;
-	fsr_handle device, queue, fence;
-	fsr_handle local, system; /* the previous round's allocations, 0 when none */
-	uint64_t local_va, local_alias_va, system_va, local_bytes, system_bytes;
-};
-
-/*
- * One round of a process (MMU-04 to MMU-07, MMU-11 to MMU-13): a local allocation of 64 KB pages
- * mapped twice at VAs VidMm picks (one between bounds), a system one of 4 KB pages mapped at a
- * fixed VA of the process's reservation, work on its queue; then the previous round's mappings
- * unmapped and their allocations destroyed while that work runs.
- */
-static fsr_status
-churn_round(struct world *world, struct churn_process *churn, uint64_t round)
-{
-	struct fsr_allocation_config local_config = {.size_bytes =
-							 random_between(world, 1, 4) * CHURN_KB64,
-						     .segment = FSR_SEGMENT_LOCAL,
-						     .page_size_bytes = (uint32_t) CHURN_KB64};
-	struct fsr_allocation_config system_config = {
-	    .size_bytes = random_between(world, 1, 8) * CHURN_KB4, .segment = FSR_SEGMENT_SYSTEM};
-	fsr_handle local = 0, system = 0;
-	uint64_t local_va = 0, alias_va = 0, system_va = 0;
-	struct fsr_cmdbuf *cmdbuf = NULL;
-	uint64_t ticks = random_between(world, 2000, 6000);
-	fsr_status status;
-
-	TRY(fsr_allocation_create_with_config(churn->process, churn->device, &local_config,
-					      &local));
-	TRY(fsr_allocation_create_with_config(churn->process, churn->device, &system_config,
-					      &system));
-	TRY(fsr_va_map(
-	    churn->process, churn->device,
-	    &(struct fsr_va_map_args){.allocation = local, .size_bytes = local_config.size_bytes},
-	    &local_va));
-	TRY(fsr_va_map(churn->process, churn->device,
-		       &(struct fsr_va_map_args){.allocation = local,
-						 .size_bytes = CHURN_KB64,
-						 .min_va = UINT64_C(1) << 30,
-						 .max_va = UINT64_C(2) << 30,
-						 .is_read_only = true},
-		       &alias_va));
-	/* Alternate halves of the reservation, so the previous round's stays mapped meanwhile. */
-	system_va = CHURN_RESERVED_VA + (round % 2) * (CHURN_RESERVED_BYTES / 2);
-	TRY(fsr_va_map(churn->process, churn->device,
-		       &(struct fsr_va_map_args){.allocation = system,
-						 .size_bytes = system_config.size_bytes,
-						 .va = system_va},
-		       &system_va));
-	TRY(fsr_cmdbuf_create(churn->process, churn->queue, &cmdbuf));
-	TRY(fsr_cmdbuf_work(cmdbuf, ticks));
-	TRY(fsr_cmdbuf_signal(cmdbuf, churn->fence, round));
-	status = fsr_cmdbuf_submit(cmdbuf, NULL);
-	cmdbuf = NULL;
-	if (status != FSR_OK) {
-		world_fail(world, status, "fsr_cmdbuf_submit");
-		goto end;
-	}
-	world->totals->submissions++;
-	world->totals->gpu_signals++;
-	world->totals->work_gpu_ticks += ticks;
-	if (churn->local) {
-		TRY(fsr_va_unmap(churn->process, churn->device, churn->local_va,
-				 churn->local_bytes));
-		TRY(fsr_va_unmap(churn->process, churn->device, churn->local_alias_va, CHURN_KB64));
-		TRY(fsr_va_unmap(churn->process, churn->device, churn->system_va,
-				 churn->system_bytes));
-		TRY(fsr_allocation_destroy(churn->process, churn->local));
-		TRY(fsr_allocation_destroy(churn->process, churn->system));
-	}
-	churn->local = local;
-	churn->system = system;
-	local = system = 0;
-	churn->local_va = local_va;
-	churn->local_alias_va = alias_va;
-	churn->system_va = system_va;
-	churn->local_bytes = local_config.size_bytes;
-	churn->system_bytes = system_config.size_bytes;
-end:
-	fsr_cmdbuf_destroy(cmdbuf);
-	return status;
-}
-
-/*
- * GpuMmu mapping churn (spec 004; docs/runtime.md "GpuMmu as built"): three processes on one
- * adapter, each with a user-mode 3D queue that keeps working while, round after round, it
- * creates allocations in the local segment (64 KB pages) and in system memory (4 KB pages), maps
- * them (VAs it picks in a reservation of its own, VAs VidMm picks, with and without bounds, one
- * allocation twice), and unmaps and destroys the previous round's. Each process's VA space grows
- * its page tables on the way and goes with the process. The work packets do not touch the
- * mappings (--scale rounds, default 16).
- */
-static fsr_status
-run_mapping_churn(const struct fsr_scenario *scenario, const struct fsr_scenario_options *options,
-		  struct fsr_scenario_totals *totals, char **error)
-{
-	struct world world_storage = {.totals = totals, .error = error};
-	struct world *world = &world_storage;
-	struct fsr_runtime_config runtime_config = {0};
-	struct fsr_adapter_config adapter_config;
-	uint64_t rounds = options->scale ? options->scale : 16;
-	struct side_process sides[CHURN_PROCESSES - 1] = {0};
-	struct churn_process churn[CHURN_PROCESSES] = {0};
-	static const char *const names[CHURN_PROCESSES - 1] = {"churn-b", "churn-c"};
-	uint64_t reserved = 0;
-	fsr_status status;
-
-	(void) scenario;
-	fsr_adapter_config_init(&adapter_config);
-	TRY(world_open(world, options, &runtime_config, &adapter_config));
-	churn[0].process = world->process;
-	churn[0].device = world->device;
-	TRY(queue_new(world, 0, FSR_SUBMIT_USER_MODE, &churn[0].queue));
-	TRY(fsr_fence_create(world->process, world->device, 0, 0, &churn[0].fence, NULL));
-	for (uint32_t p = 1; p < CHURN_PROCESSES; p++) {
-		TRY(side_open(world, names[p - 1], &sides[p - 1]));
-		churn[p] = (struct churn_process){.process = sides[p - 1].process,
-						  .device = sides[p - 1].device,
-						  .queue = sides[p - 1].queue,
-						  .fence = sides[p - 1].fence};
-	}
-	for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
-		TRY(fsr_va_reserve(churn[p].process, churn[p].device, CHURN_RESERVED_BYTES, 0, 0,
-				   CHURN_RESERVED_VA, &reserved));
-	for (uint64_t round = 1; round <= rounds; round++) {
-		for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
-			TRY(churn_round(world, &churn[p], round));
-		/* Two rounds in flight at most, as an application keeps its frames. */
-		if (round > 2)
-			for (uint32_t p = 0; p < CHURN_PROCESSES; p++)
-				TRY(fsr_fence_wait_cpu(churn[p].process, churn[p].fence, round - 2,
-						       FSR_INFINITE, FSR_WAIT_BLOCKING));
-	}
-	TRY(fsr_runtime_run_until_idle(world->runtime));
-	/* The last round's mappings and the reservations go with the processes. */
-	for (uint32_t p = 1; p < CHURN_PROCESSES; p++) {
-		TRY(fsr_process_terminate(sides[p - 1].process, false));
-		sides[p - 1].process = NULL;
-	}
-end:
-	for (uint32_t p = 1; p < CHURN_PROCESSES; p++)
-		if (sides[p - 1].process)
-			fsr_process_terminate(sides[p - 1].process, true);
-	return world_close(world, status);
-}
-
-/* ---- registry ------------------------------------------------------------------------------ */
 
 /* ---- page-fault ------------------------------------------------------------------------------ */
 
@@ -1819,6 +1819,7 @@ static const struct fsr_scenario page_fault = {
     "adapter reset) while another process keeps rendering frames that read and write mapped "
     "memory (--scale rounds, default 2)",
     run_page_fault, NULL};
+
 static const struct fsr_scenario cross_adapter = {
     "cross-adapter",
     "iGPU -> dGPU frame pipeline over cross-adapter fences, both adapters native (spec 001 "

@@ -11,6 +11,7 @@
 #define FENCESCOPE_TEST_API_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <fencescope/runtime.h>
@@ -201,5 +202,13 @@ FSR_TEST_API fsr_status fsr_test_context_root_register(struct fsr_process *proce
 FSR_TEST_API bool fsr_test_gpu_translate(struct fsr_runtime *runtime, uint32_t adapter_id,
 					 uint64_t root_register, uint64_t va, bool is_write,
 					 void **host_ptr, int *fault_type);
+/*
+ * The same walk for `count` VAs under one take of the lock (the benchmark's translation cost):
+ * returns how many translated; *checksum sums the host addresses they reached (so the walks
+ * cannot be optimized away).
+ */
+FSR_TEST_API uint64_t fsr_test_gpu_translate_many(struct fsr_runtime *runtime, uint32_t adapter_id,
+						  uint64_t root_register, const uint64_t *vas,
+						  size_t count, uint64_t *checksum);
 
 #endif /* FENCESCOPE_TEST_API_H */

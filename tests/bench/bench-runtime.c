@@ -27,11 +27,28 @@
  *               submission waits behind such a packet of a low-priority context, with
  *               preemption (priorities 28 and 4: priority_wait_preempting_*) and without (both
  *               16: priority_wait_no_preemption_*), from its submit to its progress.
- * sim and cost run on the calling thread alone; CPU time is that thread's, which time other
+ *   mmu N       GpuMmu in sim mode (spec 004): the GPU MMU's walk per emulated access
+ *               (mmu_translate_4k_ns, mmu_translate_64k_ns: N walks each at random VAs of a
+ *               64 MB mapping of 4 KB pages, of 64 KB pages; fsr_test_gpu_translate_many, one
+ *               lock for the batch) and the memory manager's map/unmap throughput
+ *               (mmu_map_unmap_4k_per_s: a one-page mapping at a picked VA and its unmap,
+ *               mmu_map_unmap_64k_per_s: 64 KB, mmu_map_unmap_1m_per_s: a 1 MB mapping of 4 KB
+ *               pages, 256 entries; N/10 pairs each, page tables already made)
+ *   xad N       realtime cross-adapter propagation (spec 001, XAD-07): N samples of a dGPU ring's
+ *               signal of a cross-adapter fence -> an iGPU ring's GPU wait on it released
+ *               (xad_cross_*: through the interrupt, the OS's fence_propagate and the iGPU
+ *               driver's NotificationOnly rescan), and, alternating with them in the same run,
+ *               N samples of the same on one adapter, a dGPU 3D ring's wait released by its
+ *               compute ring's signal (xad_same_*: the GPU sees its own write). Each from the
+ *               signal's gpu_ts (fence_value_write) to the wait's (gpu_wait_end), both adapters
+ *               on the same GPU clock, read through the test API's event tap.
+ * sim, cost and mmu run on the calling thread alone; CPU time is that thread's, which time other
  * processes take on a loaded machine does not inflate as it does wall time.
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -665,6 +682,211 @@ run_preempt(FILE *out, uint64_t samples)
 	run_priority_wait(out, "priority_wait_no_preemption", false, samples);
 }
 
+/* ---- mmu ------------------------------------------------------------------------------------ */
+
+#define MMU_BENCH_MAPPING (UINT64_C(64) << 20)
+
+/* ns per walk at `count` random VAs of a 64 MB mapping of `page`-byte pages. */
+static double
+mmu_translate_ns(struct setup *s, fsr_handle context, uint32_t page, uint64_t count)
+{
+	struct fsr_allocation_config config = {
+	    .size_bytes = MMU_BENCH_MAPPING, .segment = FSR_SEGMENT_LOCAL, .page_size_bytes = page};
+	struct fsr_va_map_args args = {.size_bytes = MMU_BENCH_MAPPING};
+	uint64_t *vas = malloc(count * sizeof(*vas));
+	uint64_t va, root, checksum, mapped, rng = 88172645463325252ull;
+	double start, elapsed;
+
+	if (!vas)
+		exit(1);
+	TRY(fsr_allocation_create_with_config(s->process, s->device, &config, &args.allocation));
+	TRY(fsr_va_map(s->process, s->device, &args, &va));
+	TRY(fsr_test_context_root_register(s->process, context, &root));
+	for (uint64_t i = 0; i < count; i++) {
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		vas[i] = va + rng % MMU_BENCH_MAPPING;
+	}
+	start = thread_cpu_seconds();
+	mapped = fsr_test_gpu_translate_many(s->runtime, 0, root, vas, count, &checksum);
+	elapsed = thread_cpu_seconds() - start;
+	if (mapped != count || checksum == 0) {
+		fprintf(stderr, "bench-runtime: %llu of %llu walks translated\n",
+			(unsigned long long) mapped, (unsigned long long) count);
+		exit(1);
+	}
+	TRY(fsr_va_unmap(s->process, s->device, va, MMU_BENCH_MAPPING));
+	TRY(fsr_allocation_destroy(s->process, args.allocation));
+	free(vas);
+	return elapsed * 1e9 / (double) count;
+}
+
+/* Map/unmap pairs per second of `bytes` of an allocation of `page`-byte pages, at picked VAs. */
+static double
+mmu_map_unmap_per_s(struct setup *s, uint64_t bytes, uint32_t page, uint64_t pairs)
+{
+	struct fsr_allocation_config config = {
+	    .size_bytes = bytes, .segment = FSR_SEGMENT_LOCAL, .page_size_bytes = page};
+	struct fsr_va_map_args args = {.size_bytes = bytes};
+	uint64_t va;
+	double start;
+
+	TRY(fsr_allocation_create_with_config(s->process, s->device, &config, &args.allocation));
+	/* Once first: the page tables it needs exist from then on. */
+	TRY(fsr_va_map(s->process, s->device, &args, &va));
+	TRY(fsr_va_unmap(s->process, s->device, va, bytes));
+	start = thread_cpu_seconds();
+	for (uint64_t i = 0; i < pairs; i++) {
+		TRY(fsr_va_map(s->process, s->device, &args, &va));
+		TRY(fsr_va_unmap(s->process, s->device, va, bytes));
+	}
+	start = thread_cpu_seconds() - start;
+	TRY(fsr_allocation_destroy(s->process, args.allocation));
+	return (double) pairs / start;
+}
+
+static void
+run_mmu(FILE *out, uint64_t walks)
+{
+	struct setup s;
+	fsr_handle context;
+	uint64_t pairs = walks / 10 ? walks / 10 : 1;
+
+	setup_with(&s, FSR_CLOCK_SIM, FSR_SUBMIT_KERNEL_MODE, 1, false);
+	TRY(fsr_context_create(s.process, s.device, 1, &context));
+	fprintf(out, "mmu_translate_4k_ns %.2f\n", mmu_translate_ns(&s, context, 4096, walks));
+	fprintf(out, "mmu_translate_64k_ns %.2f\n", mmu_translate_ns(&s, context, 65536, walks));
+	fprintf(out, "mmu_map_unmap_4k_per_s %.0f\n", mmu_map_unmap_per_s(&s, 4096, 4096, pairs));
+	fprintf(out, "mmu_map_unmap_64k_per_s %.0f\n",
+		mmu_map_unmap_per_s(&s, 65536, 65536, pairs));
+	fprintf(out, "mmu_map_unmap_1m_per_s %.0f\n",
+		mmu_map_unmap_per_s(&s, UINT64_C(1) << 20, 4096, pairs));
+	fsr_runtime_destroy(s.runtime);
+}
+
+/* ---- xad: cross-adapter propagation latency ------------------------------------------------ */
+
+#define XAD_FENCES 2 /* 0: the cross-adapter fence, 1: the dGPU's own */
+
+struct xad_tap {
+	uint64_t globals[XAD_FENCES];
+	uint64_t samples;
+	/* gpu_ts by fence and value: written by the engines' threads, each slot once */
+	_Atomic uint64_t *signal_ts[XAD_FENCES];
+	_Atomic uint64_t *wait_end_ts[XAD_FENCES];
+};
+
+static void
+xad_record(void *user_data, const char *name, const uint64_t *fields, uint32_t field_count)
+{
+	struct xad_tap *tap = user_data;
+	bool is_signal = strcmp(name, "fencescope_hw:fence_value_write") == 0;
+	uint64_t fence, value, gpu_ts;
+
+	if (!is_signal && strcmp(name, "fencescope_hw:gpu_wait_end") != 0)
+		return;
+	(void) field_count;
+	fence = fields[3];
+	value = fields[4];
+	gpu_ts = is_signal ? fields[7] : fields[5];
+	for (int f = 0; f < XAD_FENCES; f++) {
+		if (fence != tap->globals[f] || value == 0 || value > tap->samples)
+			continue;
+		atomic_store((is_signal ? tap->signal_ts[f] : tap->wait_end_ts[f]) + value, gpu_ts);
+	}
+}
+
+static uint64_t
+xad_submit(struct fsr_process *process, fsr_handle queue, fsr_handle fence, uint64_t value,
+	   bool is_wait)
+{
+	struct fsr_cmdbuf *cmdbuf;
+	uint64_t progress;
+
+	TRY(fsr_cmdbuf_create(process, queue, &cmdbuf));
+	TRY(is_wait ? fsr_cmdbuf_wait(cmdbuf, fence, value)
+		    : fsr_cmdbuf_signal(cmdbuf, fence, value));
+	TRY(fsr_cmdbuf_submit(cmdbuf, &progress));
+	return progress;
+}
+
+static void
+run_xad(FILE *out, uint64_t samples)
+{
+	struct fsr_runtime_config config = {.clock_mode = FSR_CLOCK_REALTIME, .seed = 14};
+	struct fsr_adapter_config adapter_config;
+	struct fsr_hwqueue_config queue_config = {.mode = FSR_SUBMIT_USER_MODE,
+						  .ring_size_bytes = 1 << 20};
+	struct xad_tap tap = {.samples = samples};
+	struct fsr_runtime *runtime;
+	struct fsr_process *process;
+	uint32_t igpu, dgpu;
+	fsr_handle igpu_device, dgpu_device, context;
+	fsr_handle igpu_wait, dgpu_signal, dgpu_wait, dgpu_compute_signal;
+	fsr_handle cross_dgpu, cross_igpu, own;
+	uint64_t *latencies[XAD_FENCES];
+	const double ticks_to_ns = 1e9 / 100e6; /* the default GPU clock, 100 MHz, both */
+
+	for (int f = 0; f < XAD_FENCES; f++) {
+		tap.signal_ts[f] = calloc(samples + 1, sizeof(*tap.signal_ts[f]));
+		tap.wait_end_ts[f] = calloc(samples + 1, sizeof(*tap.wait_end_ts[f]));
+		latencies[f] = calloc(samples, sizeof(*latencies[f]));
+		if (!tap.signal_ts[f] || !tap.wait_end_ts[f] || !latencies[f])
+			exit(1);
+	}
+	fsr_adapter_config_init(&adapter_config);
+	TRY(fsr_runtime_create(&config, &runtime));
+	TRY(fsr_adapter_create(runtime, &adapter_config, &igpu));
+	TRY(fsr_adapter_create(runtime, &adapter_config, &dgpu));
+	TRY(fsr_process_create(runtime, "bench", &process));
+	TRY(fsr_device_create(process, igpu, &igpu_device));
+	TRY(fsr_device_create(process, dgpu, &dgpu_device));
+	TRY(fsr_context_create(process, igpu_device, 0, &context));
+	TRY(fsr_hwqueue_create_user_mode(process, context, &queue_config, &igpu_wait));
+	TRY(fsr_context_create(process, dgpu_device, 0, &context));
+	TRY(fsr_hwqueue_create_user_mode(process, context, &queue_config, &dgpu_signal));
+	TRY(fsr_context_create(process, dgpu_device, 0, &context));
+	TRY(fsr_hwqueue_create_user_mode(process, context, &queue_config, &dgpu_wait));
+	TRY(fsr_context_create(process, dgpu_device, 1, &context));
+	TRY(fsr_hwqueue_create_user_mode(process, context, &queue_config, &dgpu_compute_signal));
+	TRY(fsr_fence_create(process, dgpu_device, 0, FSR_FENCE_CROSS_ADAPTER, &cross_dgpu,
+			     &tap.globals[0]));
+	TRY(fsr_fence_open(process, igpu_device, tap.globals[0], &cross_igpu));
+	TRY(fsr_fence_create(process, dgpu_device, 0, 0, &own, &tap.globals[1]));
+	fsr_runtime_set_event_tap(runtime, xad_record, &tap);
+	for (uint64_t v = 1; v <= samples; v++) {
+		uint64_t progress;
+
+		/* Across adapters: the iGPU waits, the dGPU signals once the wait is blocked. */
+		progress = xad_submit(process, igpu_wait, cross_igpu, v, true);
+		sleep_ns(50000);
+		xad_submit(process, dgpu_signal, cross_dgpu, v, false);
+		TRY(fsr_hwqueue_wait_progress(process, igpu_wait, progress, FSR_INFINITE));
+		/* On one adapter: the dGPU's 3D ring waits, its compute ring signals. */
+		progress = xad_submit(process, dgpu_wait, own, v, true);
+		sleep_ns(50000);
+		xad_submit(process, dgpu_compute_signal, own, v, false);
+		TRY(fsr_hwqueue_wait_progress(process, dgpu_wait, progress, FSR_INFINITE));
+	}
+	TRY(fsr_runtime_run_until_idle(runtime));
+	fsr_runtime_set_event_tap(runtime, NULL, NULL);
+	for (int f = 0; f < XAD_FENCES; f++) {
+		for (uint64_t v = 1; v <= samples; v++) {
+			uint64_t signal = atomic_load(tap.signal_ts[f] + v);
+			uint64_t end = atomic_load(tap.wait_end_ts[f] + v);
+
+			latencies[f][v - 1] =
+			    end > signal ? (uint64_t) ((double) (end - signal) * ticks_to_ns) : 0;
+		}
+		print_percentiles(out, f == 0 ? "xad_cross" : "xad_same", latencies[f], samples);
+		free(tap.signal_ts[f]);
+		free(tap.wait_end_ts[f]);
+		free(latencies[f]);
+	}
+	fsr_runtime_destroy(runtime);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -672,7 +894,7 @@ main(int argc, char **argv)
 	uint64_t n;
 
 	if (argc != 5 || strcmp(argv[1], "-o") != 0) {
-		fprintf(stderr, "usage: bench-runtime -o FILE sim|realtime|cost|preempt N\n");
+		fprintf(stderr, "usage: bench-runtime -o FILE sim|realtime|cost|preempt|mmu|xad N\n");
 		return 2;
 	}
 	out = fopen(argv[2], "a");
@@ -689,6 +911,10 @@ main(int argc, char **argv)
 		run_cost(out, n);
 	else if (strcmp(argv[3], "preempt") == 0 && n > 0)
 		run_preempt(out, n);
+	else if (strcmp(argv[3], "mmu") == 0 && n > 0)
+		run_mmu(out, n);
+	else if (strcmp(argv[3], "xad") == 0 && n > 0)
+		run_xad(out, n);
 	else
 		return 2;
 	fclose(out);

@@ -787,10 +787,91 @@ Test(gpummu, mmu_06_mmu_07_mmu_10_random_orders_translate_as_a_reference_map)
 				cr_assert_eq(fsr_va_free(fx.process, fx.device, model.ranges[r].va,
 							 model.ranges[r].size),
 					     FSR_OK);
-		cr_assert_gt(mlog.va_map, 20 * seed, "seed %llu: the run maps", (unsigned long long) seed);
+		cr_assert_gt(mlog.va_map, 20 * seed, "seed %llu: the run maps",
+			     (unsigned long long) seed);
 		cr_assert_eq(mlog.va_map, mlog.va_unmap, "seed %llu: every mapping unmapped",
 			     (unsigned long long) seed);
 		cr_assert_eq(mlog.va_reserve, mlog.va_free, "seed %llu: every range freed",
 			     (unsigned long long) seed);
 	}
+}
+
+Test(gpummu, mmu_06_mmu_10_bad_input_is_refused_and_changes_nothing)
+{
+	struct fsr_allocation_config config = {.size_bytes = KB4};
+	fsr_handle allocation = make_allocation(fx.process, fx.device, KB4, FSR_SEGMENT_SYSTEM, 0);
+	struct fsr_va_map_args args = {.allocation = allocation, .size_bytes = KB4};
+	fsr_handle out = 0;
+	uint64_t va = 0;
+
+	cr_assert_eq(fsr_allocation_create_with_config(NULL, fx.device, &config, &out),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_allocation_create_with_config(fx.process, fx.device, NULL, &out),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_allocation_create_with_config(fx.process, fx.device, &config, NULL),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_allocation_create_with_config(fx.process, 0x1234, &config, &out),
+		     FSR_ERR_INVALID_HANDLE);
+	config.segment = (enum fsr_segment) 7;
+	cr_assert_eq(fsr_allocation_create_with_config(fx.process, fx.device, &config, &out),
+		     FSR_ERR_INVALID_ARGUMENT);
+	config = (struct fsr_allocation_config){.size_bytes = 0};
+	cr_assert_eq(fsr_allocation_create_with_config(fx.process, fx.device, &config, &out),
+		     FSR_ERR_INVALID_ARGUMENT);
+	/* No VA space yet: nothing to free or unmap, and a refused call makes none. */
+	cr_assert_eq(fsr_va_free(fx.process, fx.device, KB64, KB4), FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_unmap(fx.process, fx.device, KB64, KB4), FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_reserve(NULL, fx.device, KB4, 0, 0, 0, &va), FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_reserve(fx.process, fx.device, KB4, 0, 0, 0, NULL),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_map(fx.process, fx.device, NULL, &va), FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_map(fx.process, fx.device, &args, NULL), FSR_ERR_INVALID_ARGUMENT);
+	args.allocation = 0x4321;
+	cr_assert_eq(fsr_va_map(fx.process, fx.device, &args, &va), FSR_ERR_INVALID_HANDLE);
+	cr_assert_eq(mlog.va_space_create, 0);
+	/* Out of the space, wrapping, bounds the wrong way round. */
+	cr_assert_eq(fsr_va_reserve(fx.process, fx.device, KB4, 0, 0, FSR_GPU_VA_SPACE_BYTES, &va),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_reserve(fx.process, fx.device, KB4, 0, 0, UINT64_MAX - KB4 + 1, &va),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_reserve(fx.process, fx.device, KB4, 2 * GB1, GB1, 0, &va),
+		     FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_reserve(fx.process, fx.device, 2 * KB64, 0, KB64 * 2, 0, &va),
+		     FSR_ERR_NO_RESOURCES, "no 128 KB below 128 KB but page 0's 64 KB");
+	/* A mapping past the allocation's end, an unmap or free of a part only. */
+	args.allocation = allocation;
+	args.offset_bytes = KB4;
+	cr_assert_eq(fsr_va_map(fx.process, fx.device, &args, &va), FSR_ERR_INVALID_ARGUMENT);
+	args.offset_bytes = 0;
+	cr_assert_eq(fsr_va_map(fx.process, fx.device, &args, &va), FSR_OK);
+	cr_assert_eq(fsr_va_unmap(fx.process, fx.device, va + KB4, KB4), FSR_ERR_INVALID_ARGUMENT);
+	cr_assert_eq(fsr_va_free(fx.process, fx.device, va, KB4), FSR_ERR_INVALID_ARGUMENT,
+		     "a mapping's own range goes with the unmap, not with fsr_va_free");
+	cr_assert_not_null(gpu_byte(fx.process, fx.context_3d, va, false, NULL));
+	cr_assert_eq(mlog.va_unmap, 0);
+}
+
+Test(gpummu, mmu_02_tables_left_empty_are_freed_and_made_again)
+{
+	fsr_handle allocation =
+	    make_allocation(fx.process, fx.device, 2 * KB64, FSR_SEGMENT_LOCAL, (uint32_t) KB64);
+	uint64_t reserved, va1, va2;
+
+	cr_assert_eq(fsr_va_reserve(fx.process, fx.device, 4 * MB2, 0, 0, 3 * GB1 / 2, &reserved),
+		     FSR_OK);
+	/* One 64 KB leaf and one directory for both mappings (same 2 MB span). */
+	va1 = map(fx.process, fx.device, allocation, 0, KB64, reserved);
+	va2 = map(fx.process, fx.device, allocation, 0, KB4, reserved + KB64);
+	cr_assert_eq(mlog.page_table_create, 4, "root, directory, a 64 KB and a 4 KB leaf");
+	cr_assert_eq(fsr_va_unmap(fx.process, fx.device, va1, KB64), FSR_OK);
+	cr_assert_eq(mlog.page_table_destroy, 1, "the 64 KB leaf went; the directory stays");
+	cr_assert_not_null(gpu_byte(fx.process, fx.context_3d, va2, false, NULL));
+	cr_assert_eq(fsr_va_unmap(fx.process, fx.device, va2, KB4), FSR_OK);
+	cr_assert_eq(mlog.page_table_destroy, 3, "then the 4 KB leaf and the empty directory");
+	cr_assert_null(gpu_byte(fx.process, fx.context_3d, va2, false, NULL));
+	/* Mapping there again makes the tables again, and they translate. */
+	va1 = map(fx.process, fx.device, allocation, KB64, KB64, reserved);
+	cr_assert_eq(mlog.page_table_create, 6);
+	cr_assert_not_null(gpu_byte(fx.process, fx.context_3d, va1 + 5, false, NULL));
+	cr_assert_null(gpu_byte(fx.process, fx.context_3d, reserved + 2 * MB2, false, NULL));
 }

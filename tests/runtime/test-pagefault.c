@@ -195,6 +195,43 @@ Test(pagefault, mmu_14_64k_pages_translate_across_pages)
 	write_and_read_back(FSR_SUBMIT_USER_MODE, PAGE_64);
 }
 
+/* Kernel mode: the accesses before a WORK ride in its DMA packet and run when it starts. */
+Test(pagefault, mmu_14_kernel_mode_accesses_travel_in_the_dma_packet_of_their_work)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_KERNEL_MODE);
+	struct mapped m = map_new(fx.process, fx.device, PAGE, PAGE, false);
+	struct fsr_cmdbuf *cmdbuf;
+	uint64_t progress = 0;
+	size_t start, fault;
+
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE, m.va, 16, 0x61), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_access(cmdbuf, FSR_GPU_READ, m.va, 16, 0), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_work(cmdbuf, 5000), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, &progress), FSR_OK);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, queue), progress);
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:packet_queued", 2, queue), 1,
+		     "one DMA packet: the accesses and the work");
+	cr_assert(is_filled(m.storage, 16, 0x61));
+	/* A bad access in front of the work: the packet ends FAULTED before its work runs. */
+	start = fst_tap_event_count();
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE, m.va, 16, 0x62), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE, m.va + PAGE, 16, 0x63), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_work(cmdbuf, 5000), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
+	fst_run_until_idle();
+	fault = assert_fault_sequence(start, false, false);
+	cr_assert_eq(field_of(fault, 1), 1);
+	cr_assert_eq(fst_tap_count(start, "fencescope_hw:packet_end", 6,
+				   FSTP_PACKET_STATUS_COMPLETED),
+		     0);
+	cr_assert_eq(fst_tap_count(start, "fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_FAULTED),
+		     1);
+	cr_assert(is_filled(m.storage, 16, 0x62), "the access before the faulting one ran");
+}
+
 Test(pagefault, mmu_07_one_allocation_mapped_twice_written_through_both)
 {
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);

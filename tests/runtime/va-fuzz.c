@@ -30,7 +30,7 @@
 
 #define PAGE          UINT64_C(4096)
 #define WINDOW_PAGES  96u /* 384 KB: room for a few 64 KB pages too */
-#define WINDOW_VA     UINT64_C(0x40000000) /* 1 GiB: the window and 4 pages below are in the space */
+#define WINDOW_VA     UINT64_C(0x40000000) /* a fixed window, half the rounds (else picked) */
 #define MAX_ALLOCS    3
 #define MAX_MAPPINGS  32
 #define MAX_ACCESSES  6
@@ -276,8 +276,8 @@ run_round(struct fsr_runtime *runtime, uint32_t adapter, uint64_t seed, uint32_t
 	if (fsr_process_create(runtime, name, &r.process) != FSR_OK ||
 	    fsr_device_create(r.process, adapter, &r.device) != FSR_OK ||
 	    fsr_context_create(r.process, r.device, FUZZ_ENGINE, &context) != FSR_OK ||
-	    fsr_va_reserve(r.process, r.device, WINDOW_PAGES * PAGE, 0, 0, WINDOW_VA, &r.base) !=
-		FSR_OK) {
+	    fsr_va_reserve(r.process, r.device, WINDOW_PAGES * PAGE, 0, 0, rnd(2) ? WINDOW_VA : 0,
+			   &r.base) != FSR_OK) {
 		FAIL("seed %" PRIu64 " round %u: setup refused", seed, index);
 		return;
 	}

@@ -459,3 +459,40 @@ Test(builtin, xad_15_cross_adapter_2b_signals_from_the_non_native_igpu)
 	cr_expect_eq(realtime.submissions, sim.submissions);
 	cr_expect_eq(realtime.gpu_waits, sim.gpu_waits);
 }
+
+/*
+ * XAD-07 under sim-mode interleaving: the GPUs and the OS switch at every shared word while
+ * signals propagate between adapters; the three cross-adapter scenarios end with their totals,
+ * seed after seed, and a seed replays the same run.
+ */
+Test(builtin, xad_07_cross_adapter_scenarios_under_interleaving)
+{
+	static const char *const names[] = {"cross-adapter", "cross-adapter-2a",
+					    "cross-adapter-2b"};
+	static const uint64_t submissions[] = {40, 40, 42};
+
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		for (size_t i = 0; i < 3; i++) {
+			struct fsr_scenario_options options = {.clock_mode = FSR_CLOCK_SIM,
+							       .seed = 1,
+							       .scale = 20,
+							       .interleave_seed = seed};
+			struct fsr_scenario_totals totals;
+			struct fsr_scenario_totals again;
+			char *error = NULL;
+
+			cr_assert_eq(fsr_scenario_run(fsr_scenario_find_builtin(names[i]), &options,
+						      &totals, &error),
+				     FSR_OK, "%s, interleave seed %llu: %s", names[i],
+				     (unsigned long long) seed, error ? error : "");
+			free(error);
+			cr_expect_eq(totals.submissions, submissions[i], "%s", names[i]);
+			cr_assert_eq(fsr_scenario_run(fsr_scenario_find_builtin(names[i]), &options,
+						      &again, &error),
+				     FSR_OK);
+			cr_expect_eq(again.events, totals.events, "%s, seed %llu: not replayed",
+				     names[i], (unsigned long long) seed);
+			cr_expect_eq(again.virtual_ns, totals.virtual_ns);
+		}
+	}
+}

@@ -56,8 +56,8 @@ struct fsr_allocation_config {
  * aligned to and sized as a multiple of its page size (the size is rounded up; allocation_create
  * carries the rounded size), resident at once (allocation_residency), zero-filled. It has no
  * GPU VA until the UMD maps it (MMU-04). fsr_allocation_destroy frees it (its handle goes once
- * every mapping of it has been unmapped: the OS unmaps what is left, va_unmap for each). Such an
- * allocation can also serve as a user-mode queue's ring (fsr_hwqueue_config).
+ * every mapping of it has been unmapped: the OS unmaps what is left, va_unmap for each). What
+ * the UMD did not free goes with its device (RES-04).
  * Returns: the handle in *allocation.
  */
 FSR_API fsr_status fsr_allocation_create_with_config(struct fsr_process *process, fsr_handle device,
