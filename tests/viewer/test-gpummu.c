@@ -858,9 +858,42 @@ Test(xad, xad_07_selecting_the_signal_draws_its_propagation_and_its_wait)
 	cr_assert_eq(count_near(plain, blue, 40, MIN(x0, x1) - 3, MIN(y0, y1) + 3,
 				MAX(x0, x1) + 4, MAX(y0, y1) - 3),
 		     0);
-	cr_assert_gt(count_near(selected, blue, 40, MIN(x0, x1) - 3, MIN(y0, y1) + 3,
-				MAX(x0, x1) + 4, MAX(y0, y1) - 3),
-		     10, "the selected signal's propagation is highlighted");
+	for (double k = 0.2; k < 0.85; k += 0.15) {
+		double x = x0 + k * (x1 - x0), y = y0 + k * (y1 - y0);
+
+		cr_assert_gt(count_near(selected, blue, 40, x - 2, y - 1, x + 3, y + 2), 0,
+			     "the selected signal's propagation is highlighted at %.0f%% of its "
+			     "length",
+			     k * 100);
+	}
 	cairo_surface_destroy(plain);
+	cairo_surface_destroy(selected);
+}
+
+Test(xad, xad_07_selecting_the_released_wait_highlights_the_propagation_too)
+{
+	guint32 prop = marker_of(FSA_MARK_FENCE_PROPAGATION, 0);
+	guint32 wait = FSV_INDEX_NONE;
+	double x0, y0, x1, y1;
+	cairo_surface_t *selected;
+
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++)
+		if (fsv_trace_get_op(trace, i)->kind == FSA_OP_WAIT)
+			wait = i;
+	cr_assert_neq(wait, FSV_INDEX_NONE);
+	cr_assert_eq(fsv_trace_get_op(trace, wait)->adapter_id, 1);
+	cr_assert_neq(fsv_trace_get_op(trace, wait)->signal_op, FSV_INDEX_NONE,
+		      "the model's edge crosses the adapters");
+	cr_assert(fsv_view_get_propagation_arrow(view, prop, &x0, &y0, &x1, &y1));
+	selected = render(NULL, &(FsvItem){FSV_ITEM_OP, wait, fsv_trace_get_op(trace, wait)->row});
+	/* Along the whole arrow (the dependency arrow from the signal to the wait crosses it at
+	 * one point at most). */
+	for (double k = 0.2; k < 0.85; k += 0.15) {
+		double x = x0 + k * (x1 - x0), y = y0 + k * (y1 - y0);
+
+		cr_assert_gt(count_near(selected, rgb24(FSV_COLOR_SELECTION), 40, x - 2, y - 1,
+					x + 3, y + 2),
+			     0, "the propagation is highlighted at %.0f%% of its length", k * 100);
+	}
 	cairo_surface_destroy(selected);
 }

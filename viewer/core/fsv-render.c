@@ -1679,19 +1679,25 @@ draw_va_lanes(Ctx *c, guint32 row)
 
 /* ---- Cross-adapter propagation arrows (XAD-07) ------------------------------------------- */
 
-/* Whether a propagation is the selection's: the propagation itself, or the signal it carried
- * (its value2 is the signal's op id). */
+/* Whether a propagation is the selection's: the propagation itself, the signal it carried (its
+ * value2 is the signal's op id), or a wait on the notified adapter that signal released. */
 static bool
 propagation_is_selected(Ctx *c, guint32 id)
 {
 	const FsvItem *sel = &c->opt->selection;
 	const FsvMarker *m = fsv_trace_get_marker(c->trace, id);
+	const FsvOp *o;
 
 	if (sel->kind == FSV_ITEM_MARKER)
 		return sel->index == id;
-	if (sel->kind == FSV_ITEM_OP && sel->index < fsv_trace_get_op_count(c->trace))
-		return m->value2 != 0 && fsv_trace_get_op(c->trace, sel->index)->id == m->value2;
-	return false;
+	if (sel->kind != FSV_ITEM_OP || sel->index >= fsv_trace_get_op_count(c->trace) ||
+	    m->value2 == 0)
+		return false;
+	o = fsv_trace_get_op(c->trace, sel->index);
+	if (o->kind == FSA_OP_SIGNAL)
+		return o->id == m->value2;
+	return o->signal_op != FSV_INDEX_NONE && o->adapter_id == (guint32) m->code &&
+	       fsv_trace_get_op(c->trace, o->signal_op)->id == m->value2;
 }
 
 static void
