@@ -799,8 +799,12 @@ describe_marker(const FsvTrace *t, guint32 index, GPtrArray *out)
 		add(out, "Context", g_strdup_printf("0x%" PRIx64, m->context_handle));
 	if (m->doorbell_handle)
 		add(out, "Doorbell", g_strdup_printf("0x%" PRIx64, m->doorbell_handle));
+	/* Kinds whose other handle their own fields name (a device, the beneficiary, a display,
+	 * the fence propagated, the allocation mapped, the faulting packet). */
 	if (m->other_handle && m->kind != FSA_MARK_DOORBELL_VICTIMIZE &&
 	    m->kind != FSA_MARK_DEVICE_LOST && m->kind != FSA_MARK_CONTEXT_ERROR &&
+	    m->kind != FSA_MARK_FENCE_PROPAGATION && m->kind != FSA_MARK_FENCE_NOTIFICATION &&
+	    m->kind != FSA_MARK_VA_MAPPING && m->kind != FSA_MARK_PAGE_FAULT_HANDLED &&
 	    _fsv_marker_display_source(m) == UINT32_MAX)
 		add(out, "Other handle", g_strdup_printf("0x%" PRIx64, m->other_handle));
 	if (m->adapter_id != UINT32_MAX)
