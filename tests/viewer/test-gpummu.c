@@ -897,3 +897,79 @@ Test(xad, xad_07_selecting_the_released_wait_highlights_the_propagation_too)
 	}
 	cairo_surface_destroy(selected);
 }
+
+/* 20000 short mappings of one VA space, one after the other (a lane), about 15 per pixel of the
+ * whole trace: drawn as aggregates without losing a column the full draw paints. */
+static void
+build_many_mappings(void)
+{
+	begin_trace();
+	ev("va_space_create", T0, "adapter_id", UINT64_C(0), "process_id", PID_A, "va_size_bytes",
+	   UINT64_C(1) << 40, "page_table_levels", UINT64_C(4), "root_entry_count", UINT64_C(16),
+	   NULL);
+	for (uint64_t k = 0; k < 20000; k++) {
+		uint64_t t = US(10) + 100 * k;
+
+		ev("va_map", t, "process_id", PID_A, "allocation_handle", UINT64_C(0xa1), "gpu_va",
+		   VA_1, "size_bytes", UINT64_C(0x10000), "offset_bytes", UINT64_C(0), "adapter_id",
+		   UINT64_C(0), "is_os_picked", UINT64_C(0), "page_size_bytes",
+		   k % 7 ? UINT64_C(65536) : UINT64_C(4096), "segment",
+		   (uint64_t) FSTP_SEGMENT_LOCAL, NULL);
+		ev("va_unmap", t + 10 + k % 40, "process_id", PID_A, "gpu_va", VA_1, "size_bytes",
+		   UINT64_C(0x10000), "adapter_id", UINT64_C(0), NULL);
+	}
+	pair(0, US(2020));
+	end_trace("gpummu-many-mappings");
+	fsv_view_fit(view);
+}
+
+TestSuite(gpummu_va_lod, .init = build_many_mappings, .fini = teardown);
+
+Test(gpummu_va_lod, mmu_06_mappings_aggregate_without_losing_a_column)
+{
+	guint32 row = row_of_kind(FSV_ROW_VA_SPACE);
+	double ly, lh;
+	int lw = fsv_view_get_label_width(view);
+	cairo_surface_t *s[2];
+	FsvRenderStats stats[2];
+	guint painted = 0;
+
+	cr_assert_eq(fsv_trace_get_row(trace, row)->lane_count, 1, "one mapping at a time");
+	cr_assert(fsv_view_get_lane_geometry(view, row, 0, &ly, &lh));
+	for (int k = 0; k < 2; k++) {
+		cairo_t *cr;
+		FsvRenderOptions o;
+
+		s[k] = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1600, 400);
+		cr = cairo_create(s[k]);
+		fsv_render_options_init(&o);
+		o.no_lod = k == 0;
+		o.show_legend = false;
+		fsv_render_draw_with_stats(cr, trace, view, &o, &stats[k]);
+		cairo_destroy(cr);
+		cairo_surface_flush(s[k]);
+	}
+	cr_assert_gt(stats[1].buckets_drawn, 0, "aggregates are drawn");
+	cr_assert_lt(stats[1].items_drawn + stats[1].buckets_drawn, 20000 / 4,
+		     "%" PRIu64 " items, %" PRIu64 " buckets", stats[1].items_drawn,
+		     stats[1].buckets_drawn);
+	for (int x = lw; x < 1600; x++) {
+		guint32 bg = pixel(s[0], lw + 1, ly + lh / 2);
+		bool in_full = pixel(s[0], x, ly + lh / 2) != bg;
+		bool in_lod = pixel(s[1], x, ly + lh / 2) != bg;
+
+		painted += in_full;
+		if (in_full)
+			cr_assert(in_lod, "column %d painted by the full draw only", x);
+		if (in_lod) {
+			bool near = false;
+
+			for (int k = MAX(x - 2, lw); k <= MIN(x + 2, 1599) && !near; k++)
+				near = pixel(s[0], k, ly + lh / 2) != bg;
+			cr_assert(near, "column %d painted by the LOD draw only", x);
+		}
+	}
+	cr_assert_gt(painted, 1000, "the mappings cover the trace");
+	cairo_surface_destroy(s[0]);
+	cairo_surface_destroy(s[1]);
+}
