@@ -323,7 +323,7 @@ fsa_status markers_on_doorbell_state(struct fsa_model *model, const struct fsa_e
 fsa_status markers_on_victimize(struct fsa_model *model, const struct fsa_event *ev);
 /* A context destroyed while suspended (abnormal termination, TRM-03) ends its suspension. */
 fsa_status markers_on_context_destroy(struct fsa_model *model, const struct fsa_event *ev);
-/* Point markers of an engine: resets, page faults, fence log resizes. */
+/* Point markers of an engine: resets, fence log resizes (page faults: memory.c). */
 fsa_status markers_on_engine_event(struct fsa_model *model, const struct fsa_event *ev,
 				   enum fsa_marker_kind kind);
 /* Intervals: preemption, TDR, suspend, engine F1, device D3. */

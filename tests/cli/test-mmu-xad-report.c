@@ -337,6 +337,19 @@ check_page_faults(const char *scenario, bool is_realtime)
 			     rec.label, k, member(row, "packets_aborted"), f->aborted);
 		cr_expect_geq(f->faulted, 1, "%s #%zu: the faulting packet", rec.label, k);
 	}
+	/* memory.va_spaces counts each process's handled faults. */
+	rows = table(rec.report, "memory", "va_spaces");
+	for (guint i = 0; i < json_array_get_length(rows); i++) {
+		JsonObject *row = json_array_get_object_element(rows, i);
+		gint64 handled = 0;
+
+		for (size_t k = 0; k < count; k++)
+			handled += faults[k].is_handled &&
+				   (gint64) faults[k].process == member(row, "process_id") &&
+				   (gint64) faults[k].adapter == member(row, "adapter_id");
+		cr_expect_eq(member(row, "page_faults"), handled, "%s: process %" G_GINT64_FORMAT,
+			     rec.label, member(row, "process_id"));
+	}
 	recording_clear(&rec);
 }
 

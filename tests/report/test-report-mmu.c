@@ -493,3 +493,40 @@ Test(report_mmu, sections_23_hidden_for_older_traces_unless_named)
 	cr_assert_eq(count_at(root, "$.cross_adapter.fences[*]"), 0);
 	json_node_unref(root);
 }
+
+/* The text and CSV writers print the 2.3 tables as JSON does (one table layer). */
+Test(report_mmu, text_and_csv_carry_the_23_tables)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out;
+
+	setup_with(NULL);
+	two_adapters();
+	ev("fence_propagate", 5200, "fence_global_handle", FX_G, "from_adapter_id", U64(0),
+	   "to_adapter_id", U64(1), "fence_value", U64(1), NULL);
+	cr_assert_eq(fsa_model_finish(model), FSA_OK);
+	cr_assert_eq(fsa_report_finish(report), FSA_OK);
+	out = open_memstream(&text, &size);
+	cr_assert_eq(fsa_report_write(report, FSA_REPORT_FORMAT_CSV, out), FSA_OK);
+	fclose(out);
+	cr_assert(strstr(text, "section,table,from_adapter_id,to_adapter_id,propagations,notified,"
+			       "edges,metric,count,"),
+		  "%s", text);
+	cr_assert(strstr(text, "cross_adapter,adapters,0,1,1,0,0,signal_to_release,0,"), "%s",
+		  text);
+	cr_assert(strstr(text, "cross_adapter,opens,12,0x8004000000000030,2,0x200,1,0,native,"
+			       "monitored"),
+		  "%s", text);
+	cr_assert(strstr(text, "page_faults,summary,0,"), "%s", text);
+	free(text);
+	text = NULL;
+	out = open_memstream(&text, &size);
+	cr_assert_eq(fsa_report_write(report, FSA_REPORT_FORMAT_TEXT, out), FSA_OK);
+	fclose(out);
+	cr_assert(strstr(text, "PAGE_FAULTS"), "%s", text);
+	cr_assert(strstr(text, "CROSS_ADAPTER"), "%s", text);
+	cr_assert(strstr(text, "propagate_to_notification"), "%s", text);
+	cr_assert(strstr(text, "(no GPU VA space)"), "%s", text);
+	free(text);
+}
