@@ -632,6 +632,11 @@ Test(gpummu_va, mmu_06_reserve_and_free_are_ticks_of_the_va_row)
 	cr_assert_eq(fsv_trace_get_marker(trace, hit.index)->kind, FSA_MARK_VA_RESERVE);
 	size = detail(FSV_ITEM_MARKER, hit.index, "Size");
 	cr_assert_not_null(strstr(size, "MiB (1048576 bytes)"), "%s", size);
+	{
+		g_autofree char *title = fsv_trace_dup_item_title(trace, &hit);
+
+		cr_assert_not_null(strstr(title, "VA reserve 0x100000, 1.0"), "%s", title);
+	}
 	hit = hit_at(x_of(US(45)), ty + th / 2);
 	cr_assert_eq(fsv_trace_get_marker(trace, hit.index)->kind, FSA_MARK_VA_FREE);
 }

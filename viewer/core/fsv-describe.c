@@ -1101,6 +1101,19 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 				return g_strdup_printf("VA mapping 0x%" PRIx64 ", %s", m->value,
 						       size);
 			}
+			if (m->kind == FSA_MARK_VA_RESERVE || m->kind == FSA_MARK_VA_FREE) {
+				g_autofree char *size =
+				    g_format_size_full(m->value2, G_FORMAT_SIZE_IEC_UNITS);
+
+				return g_strdup_printf("VA %s 0x%" PRIx64 ", %s",
+						       m->kind == FSA_MARK_VA_RESERVE ? "reserve"
+										 : "free",
+						       m->value, size);
+			}
+			if (m->kind == FSA_MARK_FENCE_NOTIFICATION)
+				return g_strdup_printf("Fence 0x%" PRIx64 " = %" PRIu64
+						       " notified (NotificationOnly)",
+						       m->other_handle, m->value);
 			if (m->kind == FSA_MARK_FENCE_PROPAGATION)
 				return g_strdup_printf("Fence 0x%" PRIx64 " = %" PRIu64
 						       " propagated, adapter %" PRIu32
