@@ -340,8 +340,9 @@ ingest_wire_put_event(struct ingest_wire_writer *w, const struct fsa_event *ev)
 	p = wire_varint_put(p, wire_zigzag((int64_t) (ev->ts_ns - w->last_ts)));
 	w->last_ts = ev->ts_ns;
 	p = wire_varint_put(p, (uint64_t) (uint32_t) (ev->cpu_id + 1));
-	/* The slot count is one byte (FSA_F_COUNT < 128), written once known. */
-	_Static_assert(FSA_F_COUNT < 128, "a slot and the slot count must fit one (varint) byte");
+	/* The slot count is one raw byte, written once known (an event carries at most
+	 * FSA_F_COUNT slots, FSA_F_COUNT < 256), and each slot one raw byte. */
+	_Static_assert(FSA_F_COUNT < 256, "a slot and the slot count must fit one byte");
 	count_at = p++;
 	for (int word = 0; word < FSA_FIELD_WORDS; word++) {
 		uint64_t bits = ev->present[word];
@@ -584,9 +585,11 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 	type = wire_varint_get(c);
 	ts_delta = wire_varint_get(c);
 	cpu = wire_varint_get(c);
-	count = wire_varint_get(c);
-	if (c->is_short)
+	if (c->is_short || c->p >= c->end) {
+		c->is_short = true;
 		return 0;
+	}
+	count = *c->p++; /* one raw byte (ingest_wire_put_event) */
 	if (type >= FSA_EV_COUNT || count > FSA_F_COUNT)
 		return -1;
 	ev->type = (enum fsa_event_type) type;

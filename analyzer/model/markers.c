@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The marker timelines: doorbells (UMS-12..24) and their status words, preemption (PRE-04, PRE-09),
- * TDR and resets (TDR-01..06), suspend (SUS-01, SUS-04), power (FST-03, DST-01), page faults
- * (MMU-14), lost devices and failed calls; since format 1.4 also TDR detection, adapter resets,
+ * TDR and resets (TDR-01..06), suspend (SUS-01, SUS-04), power (FST-03, DST-01), lost devices
+ * and failed calls (page faults and the other format 1.5 markers: memory.c, crossadapter.c); since format 1.4 also TDR detection, adapter resets,
  * contexts in error (TDR-04), flips and vsyncs (PRE-13) and the fault injector's faults. A point
  * marker goes to the sink at once; an interval is kept open under its key until the event that
  * closes it, and one still open at the end goes out without an end.
@@ -224,12 +224,6 @@ markers_on_engine_event(struct fsa_model *model, const struct fsa_event *ev,
 	switch (ev->type) {
 	case FSA_EV_ENGINE_RESET:
 		m.code = (int64_t) ev->u[FSA_F_IS_SUCCESS];
-		break;
-	case FSA_EV_PAGE_FAULT:
-		m.process_id = (uint32_t) ev->u[FSA_F_PROCESS_ID];
-		m.context_handle = ev->u[FSA_F_CONTEXT_HANDLE];
-		m.value = ev->u[FSA_F_GPU_VA];
-		m.code = (int64_t) ev->u[FSA_F_FAULT_TYPE];
 		break;
 	case FSA_EV_FENCE_LOG_RESIZE:
 		m.hwqueue_handle = ev->u[FSA_F_HWQUEUE_HANDLE];
@@ -634,4 +628,22 @@ markers_free(struct fsa_model *model)
 	hmap_fini_values(&model->context_errors);
 	hmap_fini_values(&model->flips);
 	free_interrupts(model);
+}
+
+fsa_status
+markers_emit(struct fsa_model *model, const struct fsa_marker *marker)
+{
+	return emit_marker(model, marker);
+}
+
+struct fsa_marker
+markers_at(enum fsa_marker_kind kind, uint64_t ts)
+{
+	return marker_at(kind, ts);
+}
+
+fsa_status
+markers_close_all(struct fsa_model *model, struct hmap *map)
+{
+	return close_open_intervals(model, map);
 }

@@ -79,6 +79,7 @@ struct signal_memory {
 	uint64_t hwqueue_handle;
 	uint64_t fence_handle;
 	uint32_t process_id;
+	uint32_t adapter_id; /* where it ran (UINT32_MAX: CPU or unknown), for cross-adapter edges */
 	/* Reported as a VALUE_REGRESSION already: a signal is reported once, whichever order
 	 * it and the higher signal before it were given out in. */
 	bool is_regression;
@@ -120,6 +121,9 @@ struct fence_state {
 	uint32_t open_signal_count, open_signal_capacity;
 	/* Closed waits held until the signal that released them is given out. */
 	struct op_rec *held;
+	/* Format 1.5: its opens on other adapters (fence_cross_adapter_open), in trace order. */
+	struct fsa_cross_open *cross_opens;
+	uint32_t cross_open_capacity;
 };
 
 /* One of a fence's open signals: a copy of its box's members that do not change while it is
@@ -243,6 +247,16 @@ struct fsa_model {
 	struct hmap doorbell_states;
 	/* Last fallback scan values, per adapter: key2(adapter, global) → value + 1. */
 	struct hmap scan_values;
+	/* Format 1.5 (memory.c): VA spaces, key2(process, adapter) → struct fsa_va_space_info, in
+	 * creation order in va_space_list; open VA mappings, mapping_key() → struct fsa_marker;
+	 * engine page faults the OS has not answered yet, ENGINE_KEY → struct fsa_marker (the
+	 * FSA_MARK_PAGE_FAULT given out). */
+	struct hmap va_spaces, mappings, hw_faults;
+	struct fsa_va_space_info **va_space_list;
+	size_t va_space_count, va_space_capacity;
+	/* Format 1.5 (crossadapter.c): propagations waiting for their NotificationOnly update,
+	 * key2(fence, to_adapter << 32 ^ value) → struct fsa_marker. */
+	struct hmap propagations;
 	uint64_t events_since_flush;
 	char runtime_version[64];
 	bool is_clock_mismatch_said; /* TRACE_CLOCK_MISMATCH reported */
@@ -309,7 +323,7 @@ fsa_status markers_on_doorbell_state(struct fsa_model *model, const struct fsa_e
 fsa_status markers_on_victimize(struct fsa_model *model, const struct fsa_event *ev);
 /* A context destroyed while suspended (abnormal termination, TRM-03) ends its suspension. */
 fsa_status markers_on_context_destroy(struct fsa_model *model, const struct fsa_event *ev);
-/* Point markers of an engine: resets, page faults, fence log resizes. */
+/* Point markers of an engine: resets, fence log resizes (page faults: memory.c). */
 fsa_status markers_on_engine_event(struct fsa_model *model, const struct fsa_event *ev,
 				   enum fsa_marker_kind kind);
 /* Intervals: preemption, TDR, suspend, engine F1, device D3. */
@@ -328,7 +342,35 @@ fsa_status markers_on_flip(struct fsa_model *model, const struct fsa_event *ev);
 fsa_status markers_finish(struct fsa_model *model);
 void markers_free(struct fsa_model *model);
 
+/* memory.c (format 1.5: GpuMmu) */
+fsa_status memory_on_va_space(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status memory_on_va_range(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status memory_on_page_table(struct fsa_model *model, const struct fsa_event *ev);
+/* fencescope_hw:page_fault (the engine's marker) and fencescope_os:page_fault (the OS's). */
+fsa_status memory_on_page_fault(struct fsa_model *model, const struct fsa_event *ev);
+/* Gives out the mappings still open, without an end. */
+fsa_status memory_finish(struct fsa_model *model);
+void memory_free(struct fsa_model *model);
+
+/* crossadapter.c (format 1.5: XAD) */
+fsa_status xad_on_cross_open(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status xad_on_propagate(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status xad_on_update_current_value(struct fsa_model *model, const struct fsa_event *ev);
+fsa_status xad_finish(struct fsa_model *model);
+void xad_free(struct fsa_model *model);
+
+/* markers.c: gives a marker to the sink (sets model->failed on a sink's refusal). */
+fsa_status markers_emit(struct fsa_model *model, const struct fsa_marker *marker);
+/* A marker of `kind` at `ts` with every id UINT32_MAX and no latency. */
+struct fsa_marker markers_at(enum fsa_marker_kind kind, uint64_t ts);
+/* Gives out, by start time and without an end, the intervals left in `map`, and empties it. */
+fsa_status markers_close_all(struct fsa_model *model, struct hmap *map);
+
 /* ops.c */
+/* The id of the signal operation of `fence` to `value` closed most recently (open or given
+ * out), on `adapter_id` when it ran on a known adapter; 0 when none. */
+uint64_t ops_find_signal(struct fsa_model *model, uint64_t fence_global_handle, uint64_t value,
+			 uint32_t adapter_id);
 fsa_status ops_queued(struct fsa_model *model, const struct fsa_event *ev, enum fsa_op_kind kind);
 fsa_status ops_log_entry(struct fsa_model *model, const struct fsa_event *ev);
 fsa_status ops_km_closed(struct fsa_model *model, const struct fsa_event *ev,

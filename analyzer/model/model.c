@@ -40,6 +40,8 @@ fsa_model_destroy(struct fsa_model *model)
 	objects_free(model);
 	packets_free(model);
 	markers_free(model);
+	memory_free(model);
+	xad_free(model);
 	hmap_fini(&model->scan_values);
 	free(model);
 }
@@ -160,7 +162,28 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	case FSA_EV_ENGINE_RESET:
 		return markers_on_engine_event(model, ev, FSA_MARK_ENGINE_RESET);
 	case FSA_EV_PAGE_FAULT:
-		return markers_on_engine_event(model, ev, FSA_MARK_PAGE_FAULT);
+	case FSA_EV_OS_PAGE_FAULT:
+		return memory_on_page_fault(model, ev);
+	case FSA_EV_VA_SPACE_CREATE:
+	case FSA_EV_VA_SPACE_DESTROY:
+		return memory_on_va_space(model, ev);
+	case FSA_EV_VA_RESERVE:
+	case FSA_EV_VA_FREE:
+	case FSA_EV_VA_MAP:
+	case FSA_EV_VA_UNMAP:
+		return memory_on_va_range(model, ev);
+	case FSA_EV_PAGE_TABLE_CREATE:
+	case FSA_EV_PAGE_TABLE_RESIZE:
+	case FSA_EV_PAGE_TABLE_RESIDENCY:
+	case FSA_EV_PAGE_TABLE_DESTROY:
+	case FSA_EV_PAGE_TABLE_UPDATE:
+		return memory_on_page_table(model, ev);
+	case FSA_EV_FENCE_CROSS_ADAPTER_OPEN:
+		return xad_on_cross_open(model, ev);
+	case FSA_EV_FENCE_PROPAGATE:
+		return xad_on_propagate(model, ev);
+	case FSA_EV_UPDATE_CURRENT_VALUE:
+		return xad_on_update_current_value(model, ev);
 	case FSA_EV_FENCE_LOG_RESIZE:
 		return markers_on_engine_event(model, ev, FSA_MARK_LOG_RESIZE);
 	case FSA_EV_PREEMPT_REQUEST:
@@ -200,7 +223,7 @@ dispatch(struct fsa_model *model, const struct fsa_event *ev)
 	case FSA_EV_CALL_FAILED:
 		return markers_on_call_failed(model, ev);
 	default:
-		/* Detail the model does not need (allocations, VA maps, ground truth
+		/* Detail the model does not need (allocations, ground truth
 		 * of the emulator, log reads): counted in the summary only. */
 		return FSA_OK;
 	}
@@ -215,14 +238,9 @@ fsa_model_needs_payload(enum fsa_event_type type)
 	case FSA_EV_ALLOCATION_CREATE:
 	case FSA_EV_ALLOCATION_DESTROY:
 	case FSA_EV_ALLOCATION_RESIDENCY:
-	case FSA_EV_VA_MAP:
-	case FSA_EV_VA_UNMAP:
 	case FSA_EV_FENCE_LOG_READ:
 	case FSA_EV_FENCE_LOG_ANOMALY:
-	case FSA_EV_FENCE_PROPAGATE:
 	case FSA_EV_SET_FENCE_LOG_BUFFER:
-	case FSA_EV_UPDATE_CURRENT_VALUE:
-	case FSA_EV_PAGE_TABLE_UPDATE:
 	case FSA_EV_RING_FETCH:
 	case FSA_EV_FENCE_VALUE_WRITE:
 	case FSA_EV_GPU_WAIT_BEGIN:
@@ -326,6 +344,10 @@ fsa_model_finish(struct fsa_model *model)
 		status = packets_finish(model);
 	if (!status)
 		status = markers_finish(model);
+	if (!status)
+		status = memory_finish(model);
+	if (!status)
+		status = xad_finish(model);
 	objects_finish(model);
 	if (status)
 		model->failed = status;

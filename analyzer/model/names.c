@@ -94,6 +94,12 @@ fsa_marker_kind_name(enum fsa_marker_kind kind)
 	    [FSA_MARK_FLIP] = "flip",
 	    [FSA_MARK_INTERRUPT_LATE] = "interrupt_late",
 	    [FSA_MARK_INTERRUPT_UNHANDLED] = "interrupt_unhandled",
+	    [FSA_MARK_PAGE_FAULT_HANDLED] = "page_fault_handled",
+	    [FSA_MARK_VA_RESERVE] = "va_reserve",
+	    [FSA_MARK_VA_FREE] = "va_free",
+	    [FSA_MARK_FENCE_NOTIFICATION] = "fence_notification",
+	    [FSA_MARK_VA_MAPPING] = "va_mapping",
+	    [FSA_MARK_FENCE_PROPAGATION] = "fence_propagation",
 	};
 
 	return NAME_OR(names, kind, "unknown");

@@ -411,6 +411,9 @@ objects_on_fence_create(struct fsa_model *model, const struct fsa_event *ev)
 	    .final_value = ev->u[FSA_F_INITIAL_VALUE],
 	    .created_ns = ev->ts_ns,
 	    .destroyed_ns = FSA_TIME_NONE,
+	    /* XAD-10, XAD-11 (format 1.5; 0, NATIVE, before) */
+	    .fence_object = (uint8_t) ev->u[FSA_F_FENCE_OBJECT],
+	    .cross_open_count = fence->info.cross_open_count,
 	};
 	for (size_t i = 0; i < model->queue_count; i++)
 		if (model->queue_list[i]->info.progress_fence_handle == global)
@@ -526,6 +529,7 @@ objects_free(struct fsa_model *model)
 
 		free(fence->history ? fence->history - fence->history_start : NULL);
 		free(fence->open_signals);
+		free(fence->cross_opens);
 		free(fence);
 	}
 	free(model->fence_list);

@@ -608,6 +608,7 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op, bool is_regr
 	    .hwqueue_handle = op->hwqueue_handle,
 	    .fence_handle = op->fence_handle,
 	    .process_id = op->process_id,
+	    .adapter_id = op->adapter_id,
 	    .is_regression = is_regression,
 	};
 	return true;
@@ -761,6 +762,8 @@ emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *re
 		    .wait_process_id = op->process_id,
 		    .signal_end_ns = release->end_ns,
 		    .wait_end_ns = op->end_ns,
+		    .signal_adapter_id = release->adapter_id,
+		    .wait_adapter_id = op->adapter_id,
 		};
 
 		sum->edge_count++;
@@ -1552,4 +1555,34 @@ ops_free(struct fsa_model *model)
 		model->free_ops = rec->next;
 		free(rec);
 	}
+}
+
+uint64_t
+ops_find_signal(struct fsa_model *model, uint64_t fence_global_handle, uint64_t value,
+		uint32_t adapter_id)
+{
+	const struct fence_state *fence = hmap_get(&model->fences, fence_global_handle);
+	uint64_t best = 0;
+
+	if (!fence)
+		return 0;
+	/* Closed and not given out yet (waiting for a clock pair, most often). */
+	for (uint32_t i = 0; i < fence->open_signal_count; i++) {
+		const struct open_signal *open = &fence->open_signals[i];
+		const struct fsa_op *op = &open->rec->op;
+
+		if (open->is_closed && open->fence_value == value && op->id > best &&
+		    (op->adapter_id == UINT32_MAX || op->adapter_id == adapter_id))
+			best = op->id;
+	}
+	if (best)
+		return best;
+	for (unsigned i = fence->history_count; i-- > 0;) {
+		const struct signal_memory *signal = &fence->history[i];
+
+		if (signal->value == value && signal->op_id > best &&
+		    (signal->adapter_id == UINT32_MAX || signal->adapter_id == adapter_id))
+			best = signal->op_id;
+	}
+	return best;
 }

@@ -37,6 +37,8 @@ enum stmt_id {
 	STMT_SUMMARY,
 	STMT_CONTEXT,
 	STMT_ENGINE,
+	STMT_VA_SPACE,
+	STMT_CROSS_OPEN,
 	STMT_COUNT,
 };
 
@@ -55,7 +57,8 @@ static const char schema_sql[] =
     " creator_process_id INTEGER, creator_fence_handle INTEGER, fence_type INTEGER,"
     " is_shared INTEGER, is_cross_adapter INTEGER, is_progress_fence INTEGER,"
     " initial_value INTEGER, last_value INTEGER, final_value INTEGER, created_ns INTEGER,"
-    " destroyed_ns INTEGER, wait_count INTEGER, signal_count INTEGER);\n"
+    " destroyed_ns INTEGER, wait_count INTEGER, signal_count INTEGER, fence_object TEXT,"
+    " cross_open_count INTEGER, propagation_count INTEGER, notification_count INTEGER);\n"
     "CREATE TABLE operations (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, source TEXT NOT NULL,"
     " state TEXT NOT NULL, hwqueue_handle INTEGER, process_id INTEGER, adapter_id INTEGER,"
     " engine_id INTEGER, fence_handle INTEGER, fence_global_handle INTEGER,"
@@ -68,7 +71,8 @@ static const char schema_sql[] =
     " fence_global_handle INTEGER, signal_value INTEGER, wait_value INTEGER,"
     " signal_source TEXT, wait_source TEXT, signal_hwqueue_handle INTEGER,"
     " wait_hwqueue_handle INTEGER, signal_process_id INTEGER, wait_process_id INTEGER,"
-    " signal_end_ns INTEGER, wait_end_ns INTEGER, release_latency_ns INTEGER);\n"
+    " signal_end_ns INTEGER, wait_end_ns INTEGER, release_latency_ns INTEGER,"
+    " signal_adapter_id INTEGER, wait_adapter_id INTEGER);\n"
     "CREATE TABLE packets (id INTEGER PRIMARY KEY, adapter_id INTEGER, engine_id INTEGER,"
     " hwqueue_handle INTEGER, packet_id INTEGER, resubmission_of INTEGER,"
     " progress_value INTEGER, is_user_mode INTEGER, is_paging INTEGER, queued_ns INTEGER,"
@@ -87,7 +91,10 @@ static const char schema_sql[] =
     "CREATE TABLE anomalies (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, ts_ns INTEGER,"
     " process_id INTEGER, hwqueue_handle INTEGER, fence_handle INTEGER,"
     " fence_global_handle INTEGER, fence_value INTEGER, op_id INTEGER, a INTEGER,"
-    " b INTEGER);\n"
+    " b INTEGER);\n";
+
+/* The rest of the schema: a string of its own, under C99's 4095 characters. */
+static const char schema_more_sql[] =
     "CREATE TABLE clock_fits (adapter_id INTEGER PRIMARY KEY, pair_count INTEGER,"
     " nominal_hz INTEGER, offset_ns REAL, ns_per_tick REAL, residual_rms_ns REAL,"
     " residual_max_ns REAL, drift_ppm REAL, extrapolated INTEGER, extrapolated_max_ns INTEGER);\n"
@@ -97,7 +104,23 @@ static const char schema_sql[] =
     " error_ns INTEGER, error_reason TEXT);\n"
     "CREATE TABLE engines (adapter_id INTEGER, engine_id INTEGER, engine_type TEXT,"
     " ums_supported INTEGER, preempt_granularity TEXT, compute_preempt_granularity TEXT,"
-    " is_preemption_aware INTEGER, PRIMARY KEY (adapter_id, engine_id));\n";
+    " is_preemption_aware INTEGER, PRIMARY KEY (adapter_id, engine_id));\n"
+    /* Format 1.5: GpuMmu and cross-adapter fences. */
+    "CREATE TABLE va_spaces (process_id INTEGER, adapter_id INTEGER, created_ns INTEGER,"
+    " destroyed_ns INTEGER, va_size_bytes INTEGER, page_table_levels INTEGER,"
+    " root_entry_count INTEGER, root_entry_count_max INTEGER, reserve_count INTEGER,"
+    " free_count INTEGER, reserved_bytes_peak INTEGER, map_count INTEGER, unmap_count INTEGER,"
+    " os_picked_count INTEGER, mapped_bytes_peak INTEGER, mapped_bytes_end INTEGER,"
+    " mapped_4k_bytes_peak INTEGER, mapped_64k_bytes_peak INTEGER,"
+    " mapped_system_bytes_peak INTEGER, mapped_local_bytes_peak INTEGER,"
+    " page_tables_created INTEGER, page_tables_destroyed INTEGER, page_tables_peak INTEGER,"
+    " root_resizes INTEGER, page_table_updates INTEGER, entries_written INTEGER,"
+    " entries_invalidated INTEGER, page_tables_made_resident INTEGER,"
+    " page_tables_evicted INTEGER, page_faults INTEGER,"
+    " PRIMARY KEY (process_id, adapter_id));\n"
+    "CREATE TABLE cross_opens (fence_global_handle INTEGER, ts_ns INTEGER, process_id INTEGER,"
+    " fence_handle INTEGER, adapter_id INTEGER, creator_adapter_id INTEGER, created_as TEXT,"
+    " opened_as TEXT);\n";
 
 /* Created after the rows are in: an index built once is faster than one kept up per insert. */
 static const char finish_sql[] =
@@ -148,7 +171,7 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_OP] = "INSERT INTO operations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
 		" ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
     [STMT_EDGE] = "INSERT INTO edges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-		  " ?13, ?14)",
+		  " ?13, ?14, ?15, ?16)",
     [STMT_PACKET] = "INSERT INTO packets VALUES (NULL, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
 		    " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
     [STMT_MARKER] = "INSERT INTO markers VALUES (NULL, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
@@ -161,7 +184,7 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_QUEUE] = "INSERT OR REPLACE INTO queues VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
 		   " ?10, ?11, ?12, ?13, ?14)",
     [STMT_FENCE] = "INSERT OR REPLACE INTO fences VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-		   " ?10, ?11, ?12, ?13, ?14, ?15)",
+		   " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
     [STMT_CLOCK_FIT] =
 	"INSERT OR REPLACE INTO clock_fits VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     [STMT_META] = "INSERT OR REPLACE INTO meta VALUES (?1, ?2)",
@@ -169,6 +192,10 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_CONTEXT] = "INSERT OR REPLACE INTO contexts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
 		     " ?9, ?10, ?11, ?12)",
     [STMT_ENGINE] = "INSERT OR REPLACE INTO engines VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [STMT_VA_SPACE] = "INSERT OR REPLACE INTO va_spaces VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		      " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,"
+		      " ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
+    [STMT_CROSS_OPEN] = "INSERT INTO cross_opens VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 
 struct fsa_sqlite_writer {
@@ -353,6 +380,9 @@ on_edge(void *data, const struct fsa_edge *e)
 	bind_time(s, 12, e->signal_end_ns);
 	bind_time(s, 13, e->wait_end_ns);
 	bind_span(s, 14, e->signal_end_ns, e->wait_end_ns);
+	/* A signal on one adapter releasing a wait on another (cross-adapter fences, 1.5). */
+	bind_id32(s, 15, e->signal_adapter_id);
+	bind_id32(s, 16, e->wait_adapter_id);
 	return step(w, STMT_EDGE, "cannot insert an edge");
 }
 
@@ -522,7 +552,8 @@ fsa_sqlite_writer_create(const char *path, bool is_overwrite, const struct fsa_e
 		 "PRAGMA cache_size = -16384; PRAGMA page_size = 8192;",
 		 "cannot configure") != FSA_OK)
 		goto end;
-	if (exec(w, schema_sql, "cannot create the tables") != FSA_OK)
+	if (exec(w, schema_sql, "cannot create the tables") != FSA_OK ||
+	    exec(w, schema_more_sql, "cannot create the tables") != FSA_OK)
 		goto end;
 	for (int i = 0; i < STMT_COUNT; i++) {
 		if (sqlite3_prepare_v3(w->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
@@ -641,6 +672,10 @@ fsa_sqlite_writer_add_fence(struct fsa_sqlite_writer *w, const struct fsa_fence_
 	bind_time(s, 13, f->destroyed_ns);
 	bind_u64(s, 14, f->wait_count);
 	bind_u64(s, 15, f->signal_count);
+	bind_text(s, 16, f->fence_object == FSTP_FENCE_OBJECT_MONITORED ? "monitored" : "native");
+	bind_u64(s, 17, f->cross_open_count);
+	bind_u64(s, 18, f->propagation_count);
+	bind_u64(s, 19, f->notification_count);
 	return step(w, STMT_FENCE, "cannot insert a fence");
 }
 
@@ -769,6 +804,62 @@ add_engine(struct fsa_sqlite_writer *w, const struct fsa_engine_info *e)
 	return step(w, STMT_ENGINE, "cannot insert an engine");
 }
 
+/* A GPU VA space and what happened in it (format 1.5, MMU-01..14). */
+static fsa_status
+add_va_space(struct fsa_sqlite_writer *w, const struct fsa_va_space_info *v)
+{
+	sqlite3_stmt *s = w->stmts[STMT_VA_SPACE];
+
+	bind_u64(s, 1, v->process_id);
+	bind_u64(s, 2, v->adapter_id);
+	bind_time(s, 3, v->created_ns);
+	bind_time(s, 4, v->destroyed_ns);
+	bind_u64(s, 5, v->va_size_bytes);
+	bind_u64(s, 6, v->page_table_levels);
+	bind_u64(s, 7, v->root_entry_count);
+	bind_u64(s, 8, v->root_entry_count_max);
+	bind_u64(s, 9, v->reserve_count);
+	bind_u64(s, 10, v->free_count);
+	bind_u64(s, 11, v->reserved_bytes_peak);
+	bind_u64(s, 12, v->map_count);
+	bind_u64(s, 13, v->unmap_count);
+	bind_u64(s, 14, v->map_os_picked_count + v->reserve_os_picked_count);
+	bind_u64(s, 15, v->mapped_bytes_peak);
+	bind_u64(s, 16, v->mapped_bytes);
+	bind_u64(s, 17, v->mapped_bytes_peak_by_page_size[0]);
+	bind_u64(s, 18, v->mapped_bytes_peak_by_page_size[1]);
+	bind_u64(s, 19, v->mapped_bytes_peak_by_segment[FSTP_SEGMENT_SYSTEM]);
+	bind_u64(s, 20, v->mapped_bytes_peak_by_segment[FSTP_SEGMENT_LOCAL]);
+	bind_u64(s, 21, v->page_tables_created);
+	bind_u64(s, 22, v->page_tables_destroyed);
+	bind_u64(s, 23, v->page_tables_live_peak);
+	bind_u64(s, 24, v->root_resizes);
+	bind_u64(s, 25, v->page_table_updates);
+	bind_u64(s, 26, v->entries_written);
+	bind_u64(s, 27, v->entries_invalidated);
+	bind_u64(s, 28, v->page_tables_made_resident);
+	bind_u64(s, 29, v->page_tables_evicted);
+	bind_u64(s, 30, v->page_faults);
+	return step(w, STMT_VA_SPACE, "cannot insert a VA space");
+}
+
+/* A fence opened on another adapter than its creator's (format 1.5, XAD-10, XAD-11). */
+static fsa_status
+add_cross_open(struct fsa_sqlite_writer *w, uint64_t fence, const struct fsa_cross_open *o)
+{
+	sqlite3_stmt *s = w->stmts[STMT_CROSS_OPEN];
+
+	bind_u64(s, 1, fence);
+	bind_time(s, 2, o->ts_ns);
+	bind_u64(s, 3, o->process_id);
+	bind_u64(s, 4, o->fence_handle);
+	bind_u64(s, 5, o->adapter_id);
+	bind_u64(s, 6, o->creator_adapter_id);
+	bind_text(s, 7, o->created_as == FSTP_FENCE_OBJECT_MONITORED ? "monitored" : "native");
+	bind_text(s, 8, o->opened_as == FSTP_FENCE_OBJECT_MONITORED ? "monitored" : "native");
+	return step(w, STMT_CROSS_OPEN, "cannot insert a cross-adapter open");
+}
+
 fsa_status
 fsa_sqlite_writer_add_model(struct fsa_sqlite_writer *w, const struct fsa_model *model)
 {
@@ -782,8 +873,18 @@ fsa_sqlite_writer_add_model(struct fsa_sqlite_writer *w, const struct fsa_model 
 	for (size_t i = 0; i < n && status == FSA_OK; i++)
 		status = fsa_sqlite_writer_add_queue(w, fsa_model_borrow_queue(model, i));
 	n = fsa_model_fence_count(model);
+	for (size_t i = 0; i < n && status == FSA_OK; i++) {
+		const struct fsa_fence_info *f = fsa_model_borrow_fence(model, i);
+
+		status = fsa_sqlite_writer_add_fence(w, f);
+		for (size_t k = 0; k < f->cross_open_count && status == FSA_OK; k++)
+			status = add_cross_open(
+			    w, f->fence_global_handle,
+			    fsa_model_borrow_cross_open(model, f->fence_global_handle, k));
+	}
+	n = fsa_model_va_space_count(model);
 	for (size_t i = 0; i < n && status == FSA_OK; i++)
-		status = fsa_sqlite_writer_add_fence(w, fsa_model_borrow_fence(model, i));
+		status = add_va_space(w, fsa_model_borrow_va_space(model, i));
 	n = fsa_model_clock_fit_count(model);
 	for (size_t i = 0; i < n && status == FSA_OK; i++)
 		status = fsa_sqlite_writer_add_clock_fit(w, fsa_model_borrow_clock_fit(model, i));

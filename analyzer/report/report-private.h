@@ -104,6 +104,7 @@ struct fsa_loss_total {
 
 struct fsa_threshold;
 struct fsa_recovery; /* recovery-private.h */
+struct fsa_mmu_xad;  /* mmu-xad-private.h */
 
 struct fsa_report {
 	struct fsa_report_options options;
@@ -157,6 +158,8 @@ struct fsa_report {
 
 	/* Scheduling, preemption, TDR, display and faults (format 1.4; recovery.c). */
 	struct fsa_recovery *recovery;
+	/* GpuMmu and cross-adapter fences (format 1.5; page-faults.c, cross-adapter.c). */
+	struct fsa_mmu_xad *mmu_xad;
 
 	GPtrArray *thresholds; /* struct fsa_threshold */
 	GPtrArray *failures;   /* char *, after finish */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmu-xad-private.h"
 #include "recovery-private.h"
 #include "report-private.h"
 
@@ -329,6 +330,8 @@ on_op(void *data, const struct fsa_op *op)
 		end_ns = op->inferred_end_ns;
 	}
 	see_time(r, begin_ns, end_ns);
+	if (xad_on_op(r, op) != FSA_OK)
+		return remember(r, FSA_ERR_NOMEM);
 	if (!in_range(r, begin_ns, end_ns))
 		return FSA_OK;
 	if (recovery_on_op(r, op) != FSA_OK)
@@ -398,6 +401,8 @@ on_edge(void *data, const struct fsa_edge *edge)
 	if (!in_range(r, edge->signal_end_ns, edge->wait_end_ns))
 		return FSA_OK;
 	r->edge_count++;
+	if (xad_on_edge(r, edge) != FSA_OK)
+		return remember(r, FSA_ERR_NOMEM);
 	for (size_t i = 0; i < r->longest_len; i++) {
 		if (r->longest[i].op.id == edge->wait_op_id) {
 			set_signaller(&r->longest[i], edge);
@@ -535,6 +540,10 @@ on_marker(void *data, const struct fsa_marker *marker)
 	r->marker_count++;
 	r->marker_counts[marker->kind]++;
 	status = remember(r, recovery_on_marker(r, marker));
+	if (status == FSA_OK)
+		status = remember(r, mmu_on_marker(r, marker));
+	if (status == FSA_OK)
+		status = remember(r, xad_on_marker(r, marker));
 	if (status != FSA_OK)
 		return status;
 	if (has_duration)
@@ -773,6 +782,7 @@ fsa_report_create(const struct fsa_report_options *options)
 	r->loss_totals = g_array_new(FALSE, FALSE, sizeof(struct fsa_loss_total));
 	r->anomaly_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_anomaly));
 	r->recovery = recovery_new();
+	r->mmu_xad = mmu_xad_new();
 	r->thresholds = g_ptr_array_new_with_free_func((GDestroyNotify) threshold_destroy);
 	r->failures = g_ptr_array_new_with_free_func(g_free);
 	r->threshold_messages = g_ptr_array_new_with_free_func(g_free);
@@ -802,6 +812,7 @@ fsa_report_destroy(struct fsa_report *r)
 	g_array_free(r->loss_totals, TRUE);
 	g_array_free(r->anomaly_examples, TRUE);
 	recovery_free(r->recovery);
+	mmu_xad_free(r->mmu_xad);
 	g_ptr_array_free(r->thresholds, TRUE);
 	g_ptr_array_free(r->failures, TRUE);
 	g_ptr_array_free(r->threshold_messages, TRUE);
@@ -847,6 +858,7 @@ fsa_report_finish(struct fsa_report *report)
 {
 	resolve_range(report);
 	recovery_finish(report);
+	mmu_finish(report);
 	g_ptr_array_set_size(report->failures, 0);
 	if (report->options.is_fail_on_loss && report->loss_count > 0) {
 		g_ptr_array_add(report->failures,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fencescope-tp-enums.h"
+#include "mmu-xad-private.h"
 #include "recovery-private.h"
 #include "report-private.h"
 
@@ -1239,6 +1240,434 @@ build_faults(struct fsa_report *r, GPtrArray *tables)
 	}
 }
 
+/* --- Schema 2.3: page faults, GPU memory, cross-adapter fences (trace format 1.5) ----------- */
+
+static const char *
+access_name(int64_t access)
+{
+	return access == FSTP_ACCESS_KIND_READ ? "read" : access == FSTP_ACCESS_KIND_WRITE ? "write" : NULL;
+}
+
+static const char *
+fault_type_name(int64_t type)
+{
+	return type == FSTP_FAULT_TYPE_NOT_MAPPED  ? "not_mapped"
+	       : type == FSTP_FAULT_TYPE_READ_ONLY ? "read_only"
+						   : NULL;
+}
+
+static const char *
+fault_scope_name(int64_t scope)
+{
+	return scope == FSTP_FAULT_SCOPE_CONTEXT  ? "context"
+	       : scope == FSTP_FAULT_SCOPE_DEVICE ? "device"
+						  : NULL;
+}
+
+static const char *
+fence_object_name(int64_t object)
+{
+	return object == FSTP_FENCE_OBJECT_NATIVE ? "native"
+	       : object == FSTP_FENCE_OBJECT_MONITORED ? "monitored"
+						       : "unknown";
+}
+
+static const struct fsa_column fault_summary_columns[] = {
+    {"faults", "page faults", FSA_CELL_U64},
+    {"engine_faults", "seen by an engine", FSA_CELL_U64},
+    {"handled", "handled by the OS", FSA_CELL_U64},
+    {"unhandled", "never handled", FSA_CELL_U64},
+    {"context_scope", "context terminated", FSA_CELL_U64},
+    {"device_scope", "device terminated", FSA_CELL_U64},
+    {"reads", "reads", FSA_CELL_U64},
+    {"writes", "writes", FSA_CELL_U64},
+    {"recovered_engine_reset", "recovered by engine reset", FSA_CELL_U64},
+    {"recovered_adapter_reset", "recovered by adapter reset", FSA_CELL_U64},
+    {"recovery_failed", "recovery failed", FSA_CELL_U64},
+    {"no_recovery", "no recovery in the trace", FSA_CELL_U64},
+    {"packets_faulted", "packets faulted", FSA_CELL_U64},
+    {"packets_aborted", "packets aborted", FSA_CELL_U64},
+    {"lost_gpu_ns", "GPU time lost", FSA_CELL_DURATION},
+};
+
+static const struct fsa_column fault_row_columns[] = {
+    {"ts_ns", "time", FSA_CELL_TIME},
+    {"handled_ns", "handled", FSA_CELL_TIME},
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"engine_id", "engine", FSA_CELL_U64},
+    {"process_id", "process", FSA_CELL_U64},
+    {"context_handle", "context", FSA_CELL_HANDLE},
+    {"hwqueue_handle", "queue", FSA_CELL_HANDLE},
+    {"gpu_va", "GPU VA", FSA_CELL_HANDLE},
+    {"access", "access", FSA_CELL_STRING},
+    {"fault_type", "fault", FSA_CELL_STRING},
+    {"packet_id", "packet", FSA_CELL_U64},
+    {"scope", "terminated", FSA_CELL_STRING},
+    {"handling_ns", "engine to OS", FSA_CELL_DURATION},
+    {"tdr_begin_ns", "tdr begin", FSA_CELL_TIME},
+    {"tdr_end_ns", "tdr end", FSA_CELL_TIME},
+    {"recovery", "recovery", FSA_CELL_STRING},
+    {"engine_reset", "engine reset ok", FSA_CELL_BOOL},
+    {"adapter_reset", "adapter reset ok", FSA_CELL_BOOL},
+    {"contexts_in_error", "contexts in error", FSA_CELL_U64},
+    {"devices_lost", "devices lost", FSA_CELL_U64},
+    {"packets_faulted", "packets faulted", FSA_CELL_U64},
+    {"packets_aborted", "packets aborted", FSA_CELL_U64},
+    {"lost_gpu_ns", "GPU time lost", FSA_CELL_DURATION},
+};
+
+static const struct fsa_column metric_stat_columns[] = {
+    {"metric", "metric", FSA_CELL_STRING},
+    STAT_COLUMNS,
+};
+
+static void
+add_opt_str(struct fsa_table *t, const char *value)
+{
+	if (value)
+		add_str(t, value);
+	else
+		add_null(t);
+}
+
+/* MMU-14, TDR-06 (schema 2.3). */
+static void
+build_page_faults(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_mmu_xad *m = r->mmu_xad;
+	uint64_t counts[15] = {0};
+	struct fsa_table *t;
+
+	for (size_t i = 0; i < m->rows->len; i++) {
+		const struct fsa_fault_row *f = &g_array_index(m->rows, struct fsa_fault_row, i);
+
+		counts[0]++;
+		counts[2] += f->handled_ns != FSA_TIME_NONE;
+		counts[3] += f->handled_ns == FSA_TIME_NONE;
+		counts[4] += f->scope == FSTP_FAULT_SCOPE_CONTEXT;
+		counts[5] += f->scope == FSTP_FAULT_SCOPE_DEVICE;
+		counts[6] += f->access == FSTP_ACCESS_KIND_READ;
+		counts[7] += f->access == FSTP_ACCESS_KIND_WRITE;
+		counts[8] += f->result == FSTP_TDR_RESULT_ENGINE_RESET;
+		counts[9] += f->result == FSTP_TDR_RESULT_ADAPTER_RESET;
+		counts[10] += f->result == FSTP_TDR_RESULT_FAILED;
+		counts[11] += f->result < 0;
+		counts[12] += f->packets_faulted;
+		counts[13] += f->packets_aborted;
+		counts[14] += f->lost_gpu_ns;
+	}
+	counts[1] = m->hw_faults->len; /* fencescope_hw:page_fault, handled or not */
+	t = table_new(tables, "page_faults", "summary", "GPU page faults", true,
+		      COLUMNS(fault_summary_columns), NULL);
+	for (size_t i = 0; i < 15; i++)
+		add_u64(t, counts[i]);
+
+	t = table_new(tables, "page_faults", "handling", "Engine fault to OS handling", false,
+		      COLUMNS(metric_stat_columns), NULL);
+	add_str(t, "handling");
+	add_stats(t, &m->handling);
+
+	t = table_new(tables, "page_faults", "faults", "Page faults and their recovery", false,
+		      COLUMNS(fault_row_columns), "no page fault");
+	for (size_t i = 0; i < m->rows->len; i++) {
+		const struct fsa_fault_row *f = &g_array_index(m->rows, struct fsa_fault_row, i);
+
+		add_u64(t, f->ts_ns);
+		add_opt(t, f->handled_ns, FSA_TIME_NONE);
+		add_opt(t, f->adapter_id, UINT32_MAX);
+		add_opt(t, f->engine_id, UINT32_MAX);
+		add_opt(t, f->process_id, UINT32_MAX);
+		add_opt(t, f->context_handle, 0);
+		add_opt(t, f->hwqueue_handle, 0);
+		add_u64(t, f->gpu_va);
+		add_opt_str(t, access_name(f->access));
+		add_opt_str(t, fault_type_name(f->fault_type));
+		add_opt(t, f->packet_id, 0);
+		add_opt_str(t, f->handled_ns == FSA_TIME_NONE ? NULL : fault_scope_name(f->scope));
+		add_opt(t, f->latency_ns, FSA_TIME_NONE);
+		add_opt(t, f->tdr_begin_ns, FSA_TIME_NONE);
+		add_opt(t, f->tdr_end_ns, FSA_TIME_NONE);
+		add_opt_str(t, f->result >= 0 ? tdr_result_name(f->result) : NULL);
+		add_opt_bool(t, f->engine_reset);
+		add_opt_bool(t, f->adapter_reset);
+		add_u64(t, f->contexts_in_error);
+		add_u64(t, f->devices_lost);
+		add_u64(t, f->packets_faulted);
+		add_u64(t, f->packets_aborted);
+		add_u64(t, f->lost_gpu_ns);
+	}
+}
+
+static const struct fsa_column va_space_columns[] = {
+    {"process_id", "process", FSA_CELL_U64},
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"created_ns", "created", FSA_CELL_TIME},
+    {"destroyed_ns", "destroyed", FSA_CELL_TIME},
+    {"va_size_bytes", "VA size", FSA_CELL_U64},
+    {"page_table_levels", "levels", FSA_CELL_U64},
+    {"reserves", "reserves", FSA_CELL_U64},
+    {"frees", "frees", FSA_CELL_U64},
+    {"reserved_peak_bytes", "reserved peak", FSA_CELL_U64},
+    {"maps", "maps", FSA_CELL_U64},
+    {"unmaps", "unmaps", FSA_CELL_U64},
+    {"os_picked", "VA picked by the OS", FSA_CELL_U64},
+    {"mapped_peak_bytes", "mapped peak", FSA_CELL_U64},
+    {"mapped_end_bytes", "mapped at end", FSA_CELL_U64},
+    {"maps_4k", "4 KB maps", FSA_CELL_U64},
+    {"maps_64k", "64 KB maps", FSA_CELL_U64},
+    {"mapped_4k_peak_bytes", "4 KB peak", FSA_CELL_U64},
+    {"mapped_64k_peak_bytes", "64 KB peak", FSA_CELL_U64},
+    {"mapped_4k_end_bytes", "4 KB at end", FSA_CELL_U64},
+    {"mapped_64k_end_bytes", "64 KB at end", FSA_CELL_U64},
+    {"maps_system", "system maps", FSA_CELL_U64},
+    {"maps_local", "local maps", FSA_CELL_U64},
+    {"mapped_system_peak_bytes", "system peak", FSA_CELL_U64},
+    {"mapped_local_peak_bytes", "local peak", FSA_CELL_U64},
+    {"mapped_system_end_bytes", "system at end", FSA_CELL_U64},
+    {"mapped_local_end_bytes", "local at end", FSA_CELL_U64},
+    {"page_tables_created", "tables created", FSA_CELL_U64},
+    {"page_tables_destroyed", "tables destroyed", FSA_CELL_U64},
+    {"page_tables_peak", "tables peak", FSA_CELL_U64},
+    {"root_resizes", "root resizes", FSA_CELL_U64},
+    {"root_entries", "root entries", FSA_CELL_U64},
+    {"root_entries_max", "root entries max", FSA_CELL_U64},
+    {"page_table_updates", "table updates", FSA_CELL_U64},
+    {"entries_written", "entries written", FSA_CELL_U64},
+    {"entries_invalidated", "entries invalidated", FSA_CELL_U64},
+    {"made_resident", "tables made resident", FSA_CELL_U64},
+    {"evicted", "tables evicted", FSA_CELL_U64},
+    {"page_faults", "page faults", FSA_CELL_U64},
+};
+
+static const struct fsa_column mapping_columns[] = {
+    {"process_id", "process", FSA_CELL_U64},
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"open_at_end", "mapped at end", FSA_CELL_U64},
+    STAT_COLUMNS,
+};
+
+static int
+compare_va_space(const void *a, const void *b)
+{
+	const struct fsa_va_space_info *x = *(const struct fsa_va_space_info *const *) a;
+	const struct fsa_va_space_info *y = *(const struct fsa_va_space_info *const *) b;
+
+	if (x->process_id != y->process_id)
+		return x->process_id < y->process_id ? -1 : 1;
+	return x->adapter_id < y->adapter_id ? -1 : x->adapter_id > y->adapter_id;
+}
+
+/* MMU-01..13 (schema 2.3): the model's VA spaces (whole trace) and mapping lifetimes (in range). */
+static void
+build_memory(struct fsa_report *r, GPtrArray *tables)
+{
+	size_t count = r->model ? fsa_model_va_space_count(r->model) : 0;
+	const struct fsa_va_space_info **spaces = g_new0(const struct fsa_va_space_info *, count + 1);
+	struct fsa_table *t = table_new(tables, "memory", "va_spaces", "GPU virtual address spaces",
+					false, COLUMNS(va_space_columns), "no GPU VA space");
+	GPtrArray *values;
+
+	for (size_t i = 0; i < count; i++)
+		spaces[i] = fsa_model_borrow_va_space(r->model, i);
+	if (count > 1)
+		qsort(spaces, count, sizeof(spaces[0]), compare_va_space);
+	for (size_t i = 0; i < count; i++) {
+		const struct fsa_va_space_info *v = spaces[i];
+
+		add_opt(t, v->process_id, UINT32_MAX);
+		add_opt(t, v->adapter_id, UINT32_MAX);
+		add_opt(t, v->created_ns, FSA_TIME_NONE);
+		add_opt(t, v->destroyed_ns, FSA_TIME_NONE);
+		add_u64(t, v->va_size_bytes);
+		add_u64(t, v->page_table_levels);
+		add_u64(t, v->reserve_count);
+		add_u64(t, v->free_count);
+		add_u64(t, v->reserved_bytes_peak);
+		add_u64(t, v->map_count);
+		add_u64(t, v->unmap_count);
+		add_u64(t, v->map_os_picked_count + v->reserve_os_picked_count);
+		add_u64(t, v->mapped_bytes_peak);
+		add_u64(t, v->mapped_bytes);
+		add_u64(t, v->map_count_by_page_size[0]);
+		add_u64(t, v->map_count_by_page_size[1]);
+		add_u64(t, v->mapped_bytes_peak_by_page_size[0]);
+		add_u64(t, v->mapped_bytes_peak_by_page_size[1]);
+		add_u64(t, v->mapped_bytes_by_page_size[0]);
+		add_u64(t, v->mapped_bytes_by_page_size[1]);
+		add_u64(t, v->map_count_by_segment[FSTP_SEGMENT_SYSTEM]);
+		add_u64(t, v->map_count_by_segment[FSTP_SEGMENT_LOCAL]);
+		add_u64(t, v->mapped_bytes_peak_by_segment[FSTP_SEGMENT_SYSTEM]);
+		add_u64(t, v->mapped_bytes_peak_by_segment[FSTP_SEGMENT_LOCAL]);
+		add_u64(t, v->mapped_bytes_by_segment[FSTP_SEGMENT_SYSTEM]);
+		add_u64(t, v->mapped_bytes_by_segment[FSTP_SEGMENT_LOCAL]);
+		add_u64(t, v->page_tables_created);
+		add_u64(t, v->page_tables_destroyed);
+		add_u64(t, v->page_tables_live_peak);
+		add_u64(t, v->root_resizes);
+		add_u64(t, v->root_entry_count);
+		add_u64(t, v->root_entry_count_max);
+		add_u64(t, v->page_table_updates);
+		add_u64(t, v->entries_written);
+		add_u64(t, v->entries_invalidated);
+		add_u64(t, v->page_tables_made_resident);
+		add_u64(t, v->page_tables_evicted);
+		add_u64(t, v->page_faults);
+	}
+	g_free(spaces);
+
+	t = table_new(tables, "memory", "mappings", "GPU VA mapping lifetimes", false,
+		      COLUMNS(mapping_columns), "no mapping");
+	values = sorted_values(r->mmu_xad->mappings);
+	for (size_t i = 0; i < values->len; i++) {
+		struct fsa_mapping_acc *acc = values->pdata[i];
+
+		add_u64(t, acc->process_id);
+		add_u64(t, acc->adapter_id);
+		add_u64(t, acc->open_at_end);
+		add_stats(t, &acc->lifetime);
+	}
+	g_ptr_array_free(values, TRUE);
+}
+
+static const struct fsa_column xad_fence_columns[] = {
+    {"fence_global_handle", "fence", FSA_CELL_HANDLE},
+    {"adapter_id", "created on", FSA_CELL_U64},
+    {"created_as", "created as", FSA_CELL_STRING},
+    {"opens", "opened on other adapters", FSA_CELL_U64},
+    {"signals", "signals", FSA_CELL_U64},
+    {"waits", "waits", FSA_CELL_U64},
+    {"propagations", "propagations", FSA_CELL_U64},
+    {"notifications", "NotificationOnly updates", FSA_CELL_U64},
+};
+
+static const struct fsa_column xad_open_columns[] = {
+    {"ts_ns", "time", FSA_CELL_TIME},
+    {"fence_global_handle", "fence", FSA_CELL_HANDLE},
+    {"process_id", "process", FSA_CELL_U64},
+    {"fence_handle", "local handle", FSA_CELL_HANDLE},
+    {"adapter_id", "opened on", FSA_CELL_U64},
+    {"creator_adapter_id", "created on", FSA_CELL_U64},
+    {"created_as", "created as", FSA_CELL_STRING},
+    {"opened_as", "opened as", FSA_CELL_STRING},
+};
+
+static const struct fsa_column xad_propagation_columns[] = {
+    {"fence_global_handle", "fence", FSA_CELL_HANDLE},
+    {"from_adapter_id", "from", FSA_CELL_U64},
+    {"to_adapter_id", "to", FSA_CELL_U64},
+    {"propagations", "propagations", FSA_CELL_U64},
+    {"notified", "notified", FSA_CELL_U64},
+    {"edges", "edges", FSA_CELL_U64},
+    {"metric", "metric", FSA_CELL_STRING},
+    STAT_COLUMNS,
+};
+
+static int
+compare_xad(const void *a, const void *b)
+{
+	const struct fsa_xad_acc *x = *(const struct fsa_xad_acc *const *) a;
+	const struct fsa_xad_acc *y = *(const struct fsa_xad_acc *const *) b;
+
+	if (x->fence_global_handle != y->fence_global_handle)
+		return x->fence_global_handle < y->fence_global_handle ? -1 : 1;
+	if (x->from_adapter_id != y->from_adapter_id)
+		return x->from_adapter_id < y->from_adapter_id ? -1 : 1;
+	return x->to_adapter_id < y->to_adapter_id ? -1 : x->to_adapter_id > y->to_adapter_id;
+}
+
+static void
+add_xad_rows(struct fsa_table *t, GPtrArray *accs, bool want_pairs)
+{
+	for (size_t i = 0; i < accs->len; i++) {
+		struct fsa_xad_acc *acc = accs->pdata[i];
+
+		if ((acc->fence_global_handle == 0) != want_pairs)
+			continue;
+		for (int metric = 0; metric < FSA_XAD_METRIC_COUNT; metric++) {
+			if (!want_pairs)
+				add_u64(t, acc->fence_global_handle);
+			add_u64(t, acc->from_adapter_id);
+			add_u64(t, acc->to_adapter_id);
+			add_u64(t, acc->propagations);
+			add_u64(t, acc->notified);
+			add_u64(t, acc->edges);
+			add_str(t, xad_metric_name(metric));
+			add_stats(t, &acc->q[metric]);
+		}
+	}
+}
+
+/* XAD-07, XAD-08, XAD-10, XAD-11 (schema 2.3). */
+static void
+build_cross_adapter(struct fsa_report *r, GPtrArray *tables)
+{
+	size_t fence_count = r->model ? fsa_model_fence_count(r->model) : 0;
+	struct fsa_table *t = table_new(tables, "cross_adapter", "fences", "Cross-adapter fences",
+					false, COLUMNS(xad_fence_columns), "no cross-adapter fence");
+	GPtrArray *accs = g_ptr_array_new();
+	GHashTableIter iter;
+	gpointer value;
+
+	/* The model's fences are in creation order: by handle for stable output. */
+	GPtrArray *fences = g_ptr_array_new();
+
+	for (size_t i = 0; i < fence_count; i++) {
+		const struct fsa_fence_info *f = fsa_model_borrow_fence(r->model, i);
+
+		if (f->is_cross_adapter || f->cross_open_count)
+			g_ptr_array_add(fences, (gpointer) f);
+	}
+	if (fences->len > 1)
+		qsort(fences->pdata, fences->len, sizeof(gpointer), compare_key);
+	for (size_t i = 0; i < fences->len; i++) {
+		const struct fsa_fence_info *f = fences->pdata[i];
+
+		add_u64(t, f->fence_global_handle);
+		add_opt(t, f->adapter_id, UINT32_MAX);
+		add_str(t, fence_object_name(f->fence_object));
+		add_u64(t, f->cross_open_count);
+		add_u64(t, f->signal_count);
+		add_u64(t, f->wait_count);
+		add_u64(t, f->propagation_count);
+		add_u64(t, f->notification_count);
+	}
+	t = table_new(tables, "cross_adapter", "opens", "Opens on another adapter (XAD-10, XAD-11)",
+		      false, COLUMNS(xad_open_columns), "none");
+	for (size_t i = 0; i < fences->len; i++) {
+		const struct fsa_fence_info *f = fences->pdata[i];
+
+		for (size_t k = 0; k < f->cross_open_count; k++) {
+			const struct fsa_cross_open *o =
+			    fsa_model_borrow_cross_open(r->model, f->fence_global_handle, k);
+
+			add_u64(t, o->ts_ns);
+			add_u64(t, f->fence_global_handle);
+			add_u64(t, o->process_id);
+			add_u64(t, o->fence_handle);
+			add_u64(t, o->adapter_id);
+			add_u64(t, o->creator_adapter_id);
+			add_str(t, fence_object_name(o->created_as));
+			add_str(t, fence_object_name(o->opened_as));
+		}
+	}
+	g_ptr_array_free(fences, TRUE);
+
+	g_hash_table_iter_init(&iter, r->mmu_xad->xad);
+	while (g_hash_table_iter_next(&iter, &value, NULL))
+		g_ptr_array_add(accs, value);
+	if (accs->len > 1)
+		qsort(accs->pdata, accs->len, sizeof(gpointer), compare_xad);
+	t = table_new(tables, "cross_adapter", "adapters", "Propagation by adapter pair", false,
+		      xad_propagation_columns + 1,
+		      sizeof(xad_propagation_columns) / sizeof(xad_propagation_columns[0]) - 1,
+		      "no propagation");
+	add_xad_rows(t, accs, true);
+	t = table_new(tables, "cross_adapter", "propagation", "Propagation by fence", false,
+		      COLUMNS(xad_propagation_columns), "no propagation");
+	add_xad_rows(t, accs, false);
+	g_ptr_array_free(accs, TRUE);
+}
+
 static const struct fsa_column loss_summary_columns[] = {
     {"log_entries_lost", "log entries lost", FSA_CELL_U64},
     {"overruns", "log overruns", FSA_CELL_U64},
@@ -1492,6 +1921,15 @@ report_build_tables(struct fsa_report *r)
 		build_display(r, tables);
 	if ((sections & FSA_REPORT_FAULTS) && (is_shown || is_named))
 		build_faults(r, tables);
+	/* Schema 2.3: for traces of format 1.5 (or with its items), or when named by --sections. */
+	bool is_shown_23 = mmu_xad_is_shown(r);
+
+	if ((sections & FSA_REPORT_PAGE_FAULTS) && (is_shown_23 || is_named))
+		build_page_faults(r, tables);
+	if ((sections & FSA_REPORT_MEMORY) && (is_shown_23 || is_named))
+		build_memory(r, tables);
+	if ((sections & FSA_REPORT_CROSS_ADAPTER) && (is_shown_23 || is_named))
+		build_cross_adapter(r, tables);
 	if (sections & FSA_REPORT_LOSSES)
 		build_losses(r, tables);
 	if (sections & FSA_REPORT_ANOMALIES)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmu-xad-private.h"
 #include "recovery-private.h"
 #include "report-private.h"
 
@@ -22,12 +23,14 @@ enum target {
 	TARGET_RECONNECT,  /* doorbell reconnect latency */
 	TARGET_PREEMPTION, /* preemption durations */
 	TARGET_TDR,        /* TDR durations */
+	TARGET_PROPAGATION, /* cross-adapter signal → release latency (2.3) */
 	TARGET_ANOMALY,    /* count only */
 	TARGET_STATE,      /* count only: ops in a state (metric: enum fsa_op_state) */
 	TARGET_OVERRUN,    /* count only: overrun records */
 	TARGET_LOSS,       /* count only: loss records of every kind */
 	TARGET_LOST,       /* lost(): metric 0 log, 1 events, 2 packets, 3 any */
 	TARGET_FAULT,      /* count only: injected faults, metric 0 unaccounted, 1 all (2.2) */
+	TARGET_PAGE_FAULT, /* count only: GPU page faults (page_faults rows; 2.3) */
 };
 
 enum compare { CMP_GT, CMP_GE, CMP_LT, CMP_LE, CMP_EQ, CMP_NE };
@@ -148,6 +151,8 @@ parse_target(struct fsa_threshold *t, const char *word, size_t len, char **error
 	    {"loss", TARGET_LOSS, 0},
 	    {"fault_unaccounted", TARGET_FAULT, 0},
 	    {"fault_injected", TARGET_FAULT, 1},
+	    {"propagation", TARGET_PROPAGATION, 0},
+	    {"page_fault", TARGET_PAGE_FAULT, 0},
 	};
 	static const char *const lost_names[] = {"log", "events", "packets", "any"};
 
@@ -182,7 +187,7 @@ parse_target(struct fsa_threshold *t, const char *word, size_t len, char **error
 			 "'%s': unknown metric '%.*s' (wait, wait_queued, wait_stalled, signal, "
 			 "cpu_wait, reconnect, preemption, tdr, anomaly, inferred, "
 			 "never_completed, unqueued, overrun, loss, fault_unaccounted, "
-			 "fault_injected)",
+			 "fault_injected, propagation, page_fault)",
 			 t->expression, (int) len, word);
 	return FSA_ERR_INVALID;
 }
@@ -240,7 +245,7 @@ parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
 		return FSA_ERR_INVALID;
 	}
 	bool is_allowed =
-	    t->target == TARGET_LATENCY ||
+	    t->target == TARGET_LATENCY || (scope == 'p' && t->target == TARGET_PAGE_FAULT) ||
 	    (scope == 'q' &&
 	     (t->target == TARGET_RECONNECT || t->target == TARGET_STATE ||
 	      t->target == TARGET_OVERRUN || (t->target == TARGET_LOST && t->metric == 0)));
@@ -520,6 +525,19 @@ threshold_check(const struct fsa_threshold *t, struct fsa_report *r, char **fail
 
 		for (size_t k = 0; k < 8; k++)
 			sum += t->metric ? rc->injected[k] : rc->injected[k] - rc->accounted[k];
+		measured = (double) sum;
+		break;
+	}
+	case TARGET_PROPAGATION:
+		has_value = quantile_stat(t, xad_release_all(r), &measured);
+		break;
+	case TARGET_PAGE_FAULT: {
+		const GArray *rows = r->mmu_xad->rows;
+		uint64_t sum = 0;
+
+		for (size_t i = 0; i < rows->len; i++)
+			sum += t->scope == 'a' ||
+			       g_array_index(rows, struct fsa_fault_row, i).process_id == t->scope_key;
 		measured = (double) sum;
 		break;
 	}

@@ -1319,6 +1319,8 @@ end:
 	return world_close(world, status);
 }
 
+/* ---- registry ------------------------------------------------------------------------------ */
+
 /* ---- cross-adapter, cross-adapter-2a, cross-adapter-2b ------------------------------------- */
 
 /*
@@ -1557,8 +1559,6 @@ run_cross_adapter_2b(const struct fsr_scenario *scenario,
 end:
 	return world_close(world, status);
 }
-
-/* ---- registry ------------------------------------------------------------------------------ */
 
 /* ---- page-fault ------------------------------------------------------------------------------ */
 

@@ -112,6 +112,8 @@ fst_edge(const struct fsa_op *signal, const struct fsa_op *wait)
 	    .wait_process_id = wait->process_id,
 	    .signal_end_ns = signal->end_ns,
 	    .wait_end_ns = wait->end_ns,
+	    .signal_adapter_id = signal->adapter_id,
+	    .wait_adapter_id = wait->adapter_id,
 	};
 }
 

@@ -525,3 +525,60 @@ Test(export_perfetto, file_appears_only_when_finished_and_is_never_replaced)
 	fsa_perfetto_writer_destroy(other);
 	cr_assert_eq(fst_dir_file_count(), 1, "a cancelled export leaves the old file alone");
 }
+
+/* Format 1.5: a cross-adapter edge is an arrow from one adapter's process to the other's
+ * (XAD-07), and a VA mapping and a propagation are interval markers with their args. */
+Test(export_perfetto, xad_07_cross_adapter_arrow_and_format_15_markers)
+{
+	const struct fsa_model_sink *sink = start();
+	struct fsa_op signal = fst_op(1, FSA_OP_SIGNAL, 100, 200);
+	struct fsa_op wait = fst_op(2, FSA_OP_WAIT, 50, 400);
+	struct fsa_marker mapping = {
+	    .kind = FSA_MARK_VA_MAPPING, .begin_ns = 10, .end_ns = 500, .adapter_id = 1,
+	    .engine_id = UINT32_MAX, .process_id = 42, .other_handle = 0xa1, .value = 0x10000,
+	    .value2 = 0x20000, .code = 1, .code2 = 65536, .latency_ns = FSA_TIME_NONE};
+	struct fsa_marker propagation = {
+	    .kind = FSA_MARK_FENCE_PROPAGATION, .begin_ns = 220, .end_ns = 230, .adapter_id = 0,
+	    .engine_id = UINT32_MAX, .process_id = UINT32_MAX, .other_handle = 0x12, .value = 5,
+	    .value2 = 1, .code = 1, .latency_ns = FSA_TIME_NONE};
+	struct fsa_edge edge;
+	JsonArray *all;
+	GPtrArray *s, *f, *x;
+	JsonObject *args;
+
+	wait.hwqueue_handle = 0x200;
+	wait.adapter_id = 1;
+	edge = fst_edge(&signal, &wait);
+	cr_assert_eq(sink->op(sink->data, &signal), FSA_OK);
+	cr_assert_eq(sink->marker(sink->data, &propagation), FSA_OK);
+	cr_assert_eq(sink->op(sink->data, &wait), FSA_OK);
+	cr_assert_eq(sink->edge(sink->data, &edge), FSA_OK);
+	cr_assert_eq(sink->marker(sink->data, &mapping), FSA_OK);
+	all = finish_and_parse();
+	assert_slices_nest(all);
+
+	s = events(all, "s", NULL);
+	f = events(all, "f", NULL);
+	cr_assert_eq(s->len, 1);
+	cr_assert_eq(f->len, 1);
+	cr_assert_eq(json_object_get_int_member(s->pdata[0], "pid"), 1, "adapter 0");
+	cr_assert_eq(json_object_get_int_member(f->pdata[0], "pid"), 2, "adapter 1");
+	assert_binds(s->pdata[0], slice_of(all, 1));
+	assert_binds(f->pdata[0], slice_of(all, 2));
+	x = events(all, "X", "va_mapping");
+	cr_assert_eq(x->len, 1);
+	cr_assert_eq(ns(x->pdata[0], "dur"), 490);
+	args = json_object_get_object_member(x->pdata[0], "args");
+	cr_assert_eq(json_object_get_int_member(args, "value2"), 0x20000);
+	cr_assert_eq(json_object_get_int_member(args, "code2"), 65536);
+	g_ptr_array_unref(x);
+	x = events(all, "X", "fence_propagation");
+	cr_assert_eq(x->len, 1);
+	cr_assert_eq(json_object_get_int_member(x->pdata[0], "pid"), 1, "on the adapter that signalled");
+	args = json_object_get_object_member(x->pdata[0], "args");
+	cr_assert_eq(json_object_get_int_member(args, "value2"), 1, "the signal's op id");
+	cr_assert_eq(json_object_get_int_member(args, "code"), 1, "the adapter notified");
+	g_ptr_array_unref(x);
+	g_ptr_array_unref(s);
+	g_ptr_array_unref(f);
+}

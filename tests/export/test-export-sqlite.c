@@ -548,3 +548,72 @@ Test(export_sqlite, pre_15_contexts_engines_fence_ids_and_granularity)
 	assert_text("SELECT preempt_granularity FROM engines", "dma_buffer_boundary");
 	cr_assert_eq(query_int("SELECT is_preemption_aware FROM engines"), 1);
 }
+
+/* Format 1.5: VA spaces, cross-adapter opens, the fence's object and counts, markers of the new
+ * kinds and an edge from a CPU signal to a wait on a kernel-mode queue of adapter 1 (MMU-06,
+ * MMU-14, XAD-07, XAD-10). */
+Test(export_sqlite, mmu_14_xad_10_va_spaces_cross_opens_and_new_markers)
+{
+	const struct fsa_model_sink *sink = start();
+	struct fsa_model *model = fsa_model_create(sink);
+	const uint64_t dev = 0x8001000000000001, ctx = 0x8002000000000002, q = 0x8003000000000005;
+	const uint64_t fence = 0x8004000000000030;
+
+	feed_model(model, "device_create", 11, "process_id", (uint64_t) 3, "adapter_id",
+		   (uint64_t) 1, "device_handle", dev, NULL);
+	feed_model(model, "context_create", 12, "process_id", (uint64_t) 3, "device_handle", dev,
+		   "context_handle", ctx, "engine_id", (uint64_t) 0, NULL);
+	feed_model(model, "hwqueue_create", 14, "process_id", (uint64_t) 3, "context_handle", ctx,
+		   "hwqueue_handle", q, "engine_id", (uint64_t) 0, "submission_mode",
+		   (uint64_t) FSTP_SUBMISSION_MODE_KERNEL_MODE, NULL);
+	feed_model(model, "fence_create", 15, "process_id", (uint64_t) 2, "adapter_id",
+		   (uint64_t) 0, "fence_global_handle", fence, "fence_handle", (uint64_t) 0x10,
+		   "is_cross_adapter", (uint64_t) 1, "fence_object",
+		   (uint64_t) FSTP_FENCE_OBJECT_NATIVE, NULL);
+	feed_model(model, "fence_cross_adapter_open", 16, "process_id", (uint64_t) 3,
+		   "fence_global_handle", fence, "fence_handle", (uint64_t) 0x20, "adapter_id",
+		   (uint64_t) 1, "creator_adapter_id", (uint64_t) 0, "created_as",
+		   (uint64_t) FSTP_FENCE_OBJECT_NATIVE, "opened_as",
+		   (uint64_t) FSTP_FENCE_OBJECT_MONITORED, NULL);
+	feed_model(model, "fence_open", 16, "process_id", (uint64_t) 3, "fence_global_handle",
+		   fence, "fence_handle", (uint64_t) 0x20, NULL);
+	feed_model(model, "va_space_create", 17, "adapter_id", (uint64_t) 1, "process_id",
+		   (uint64_t) 3, "va_size_bytes", (uint64_t) 1 << 40, "page_table_levels",
+		   (uint64_t) 4, "root_entry_count", (uint64_t) 512, NULL);
+	feed_model(model, "va_map", 18, "process_id", (uint64_t) 3, "allocation_handle",
+		   (uint64_t) 0xa1, "gpu_va", (uint64_t) 0x10000, "size_bytes", (uint64_t) 0x10000,
+		   "adapter_id", (uint64_t) 1, "page_size_bytes", (uint64_t) 65536, "segment",
+		   (uint64_t) FSTP_SEGMENT_LOCAL, NULL);
+	feed_model(model, "fence_wait_queued", 20, "process_id", (uint64_t) 3, "hwqueue_handle", q,
+		   "fence_handle", (uint64_t) 0x20, "fence_value", (uint64_t) 1, NULL);
+	feed_model(model, "cpu_signal", 30, "process_id", (uint64_t) 2, "fence_handle",
+		   (uint64_t) 0x10, "fence_value", (uint64_t) 1, NULL);
+	feed_model(model, "km_fence_wait_unblocked", 40, "process_id", (uint64_t) 3,
+		   "hwqueue_handle", q, "fence_handle", (uint64_t) 0x20, "fence_value",
+		   (uint64_t) 1, NULL);
+	feed_model(model, "fence_propagate", 35, "fence_global_handle", fence, "from_adapter_id",
+		   (uint64_t) 0, "to_adapter_id", (uint64_t) 1, "fence_value", (uint64_t) 1, NULL);
+	feed_model(model, "update_current_value", 38, "adapter_id", (uint64_t) 1,
+		   "fence_global_handle", fence, "fence_value", (uint64_t) 1, "notification_only",
+		   (uint64_t) 1, NULL);
+	cr_assert_eq(fsa_model_finish(model), FSA_OK);
+	cr_assert_eq(fsa_sqlite_writer_add_model(writer, model), FSA_OK);
+	finish_and_open();
+	fsa_model_destroy(model);
+
+	assert_text("SELECT fence_object FROM fences", "native");
+	cr_assert_eq(query_int("SELECT cross_open_count FROM fences"), 1);
+	cr_assert_eq(query_int("SELECT propagation_count FROM fences"), 1);
+	cr_assert_eq(query_int("SELECT notification_count FROM fences"), 1);
+	assert_text("SELECT opened_as FROM cross_opens", "monitored");
+	cr_assert_eq(query_int("SELECT adapter_id FROM cross_opens"), 1);
+	cr_assert_eq(query_int("SELECT mapped_bytes_peak FROM va_spaces"), 0x10000);
+	cr_assert_eq(query_int("SELECT mapped_64k_bytes_peak FROM va_spaces"), 0x10000);
+	cr_assert_eq(query_int("SELECT page_table_levels FROM va_spaces"), 4);
+	cr_assert_eq(query_int("SELECT wait_adapter_id FROM edges"), 1);
+	cr_assert_eq(query_int("SELECT signal_adapter_id FROM edges"), INT64_MIN, "a CPU signal");
+	cr_assert_eq(query_int("SELECT value2 FROM markers WHERE kind = 'va_mapping'"), 0x10000);
+	cr_assert_eq(query_int("SELECT end_ns FROM markers WHERE kind = 'fence_propagation'"), 38);
+	cr_assert_eq(query_int("SELECT COUNT(*) FROM markers WHERE kind = 'fence_notification'"),
+		     1);
+}

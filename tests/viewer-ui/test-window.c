@@ -925,3 +925,137 @@ Test(window, click_on_a_piece_connector_shows_the_resubmission)
 			      gdk_texture_get_height(texture));
 	cr_assert_gt(orange, 20, "no preempted piece drawn; see %s", shot);
 }
+
+/* A recording named NAME: $FSV_RECORDED_TRACES/NAME, else traces/NAME; NULL (the test is then
+ * skipped, saying so) when neither exists. Returns: (transfer full) (nullable). */
+static char *
+recorded_trace(const char *name)
+{
+	const char *dir = g_getenv("FSV_RECORDED_TRACES");
+	char *path = dir ? g_build_filename(dir, name, NULL)
+			 : g_build_filename(FST_SOURCE_ROOT, "traces", name, NULL);
+
+	if (g_file_test(path, G_FILE_TEST_IS_DIR))
+		return path;
+	g_free(path);
+	return NULL;
+}
+
+static void
+open_path(const char *path)
+{
+	g_autoptr(GFile) file = g_file_new_for_path(path);
+
+	fsv_window_open(window, file);
+	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
+	settle();
+}
+
+/* Issue 14 (MMU-14, TDR-06): in a recording of page-fault, a click on the flash of a page fault
+ * on its engine's row selects the fault, and the details pane names the faulting VA, its access
+ * and the recovery that followed; the screenshot (window-page-fault.png) shows the flash. */
+Test(window, mmu_14_click_on_a_page_fault_names_its_va_and_recovery)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	g_autofree char *path = recorded_trace("page-fault");
+	g_autofree char *details = NULL, *shot = NULL;
+	g_autoptr(GdkTexture) texture = NULL;
+	graphene_point_t origin;
+	const FsvView *view;
+	FsvTrace *trace;
+	guint32 fault = FSV_INDEX_NONE;
+	const FsvMarker *m;
+	FsvItem selection;
+	double x, ry, rh, rgb[3];
+	guint red;
+
+	if (!path)
+		cr_skip_test("no page-fault recording (FSV_RECORDED_TRACES or traces/)");
+	open_path(path);
+	view = fsv_timeline_get_view(timeline);
+	trace = fsv_timeline_get_trace(timeline);
+	for (guint32 i = 0; i < fsv_trace_get_marker_count(trace) && fault == FSV_INDEX_NONE; i++)
+		if (fsv_trace_get_marker(trace, i)->kind == FSA_MARK_PAGE_FAULT)
+			fault = i;
+	cr_assert_neq(fault, FSV_INDEX_NONE, "page-fault has no page fault");
+	m = fsv_trace_get_marker(trace, fault);
+	fsv_timeline_set_visible_range(timeline, m->begin_ns - 200000, m->begin_ns + 400000);
+	settle();
+	cr_assert(fsv_view_get_row_geometry(view, m->row, &ry, &rh), "the engine row is not shown");
+	x = fsv_view_time_to_x(view, m->begin_ns);
+	cr_assert(fsv_timeline_select_at(timeline, x + 1, ry + 5), "nothing at the flash");
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_MARKER);
+	cr_assert_eq(fsv_trace_get_marker(trace, selection.index)->kind, FSA_MARK_PAGE_FAULT);
+	details = _fsv_window_dup_details_text(window);
+	cr_assert_not_null(strstr(details, "Faulting VA: 0x"), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "Recovery: TDR (PAGE_FAULT)"), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "Recovery steps: "), "details:\n%s", details);
+	settle();
+	texture = screenshot();
+	shot = g_build_filename(FST_BUILD_DIR, "window-page-fault.png", NULL);
+	cr_assert(gdk_texture_save_to_png(texture, shot));
+	cr_assert(gtk_widget_compute_point(GTK_WIDGET(timeline), GTK_WIDGET(window),
+					   &GRAPHENE_POINT_INIT(0, 0), &origin));
+	fsv_render_get_color(FSV_COLOR_PAGE_FAULT, rgb);
+	red = count_colour(texture, rgb, 24, (int) (origin.x + x) - 5, (int) (origin.y + ry),
+			   (int) (origin.x + x) + 6, (int) (origin.y + ry + 14));
+	cr_assert_gt(red, 10, "no flash at the fault; see %s", shot);
+}
+
+/* Issue 14 (XAD-07): in a recording of cross-adapter, a click on a propagation's arrow between
+ * the two adapters' fence rows selects it, and the details pane names both adapters and the
+ * waits it released; the screenshot (window-cross-adapter.png) shows the arrow selected. */
+Test(window, xad_07_click_on_a_propagation_arrow_names_both_adapters)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	g_autofree char *path = recorded_trace("cross-adapter");
+	g_autofree char *details = NULL, *shot = NULL;
+	g_autoptr(GdkTexture) texture = NULL;
+	graphene_point_t origin;
+	const FsvView *view;
+	FsvTrace *trace;
+	guint32 prop = FSV_INDEX_NONE;
+	const FsvMarker *m;
+	FsvItem selection;
+	double x0, y0, x1, y1, rgb[3];
+	guint blue;
+
+	if (!path)
+		cr_skip_test("no cross-adapter recording (FSV_RECORDED_TRACES or traces/)");
+	open_path(path);
+	view = fsv_timeline_get_view(timeline);
+	trace = fsv_timeline_get_trace(timeline);
+	for (guint32 i = 0; i < fsv_trace_get_marker_count(trace) && prop == FSV_INDEX_NONE; i++)
+		if (fsv_trace_get_marker(trace, i)->kind == FSA_MARK_FENCE_PROPAGATION &&
+		    !fsv_trace_get_marker(trace, i)->is_open)
+			prop = i;
+	cr_assert_neq(prop, FSV_INDEX_NONE, "cross-adapter has no propagation");
+	m = fsv_trace_get_marker(trace, prop);
+	fsv_timeline_set_visible_range(timeline, m->begin_ns - 20000, m->end_ns + 20000);
+	settle();
+	cr_assert(fsv_view_get_propagation_arrow(view, prop, &x0, &y0, &x1, &y1),
+		  "the arrow is not laid out");
+	cr_assert(fsv_timeline_select_at(timeline, (x0 + x1) / 2, (y0 + y1) / 2),
+		  "nothing at the arrow");
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_MARKER);
+	cr_assert_eq(fsv_trace_get_marker(trace, selection.index)->kind,
+		     FSA_MARK_FENCE_PROPAGATION);
+	details = _fsv_window_dup_details_text(window);
+	cr_assert_not_null(strstr(details, "From adapter: "), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "To adapter: "), "details:\n%s", details);
+	cr_assert_not_null(strstr(details, "Propagate → notified: "), "details:\n%s", details);
+	settle();
+	texture = screenshot();
+	shot = g_build_filename(FST_BUILD_DIR, "window-cross-adapter.png", NULL);
+	cr_assert(gdk_texture_save_to_png(texture, shot));
+	cr_assert(gtk_widget_compute_point(GTK_WIDGET(timeline), GTK_WIDGET(window),
+					   &GRAPHENE_POINT_INIT(0, 0), &origin));
+	fsv_render_get_color(FSV_COLOR_SELECTION, rgb);
+	blue = count_colour(texture, rgb, 40, (int) (origin.x + MIN(x0, x1)) - 4,
+			    (int) (origin.y + MIN(y0, y1)), (int) (origin.x + MAX(x0, x1)) + 5,
+			    (int) (origin.y + MAX(y0, y1)));
+	cr_assert_gt(blue, 10, "the selected arrow is not drawn; see %s", shot);
+}

@@ -11,7 +11,10 @@
  * - timeslice-mix: time-slice brackets on both engines;
  * - frame-pipeline: the display row, its flips queued → done, a missed vsync (PRE-13);
  * - tdr-hang, adapter-reset: the TDR stages, the guilty context in error, the adapter reset
- *   across the adapter's rows (TDR-01..06). Skipped, saying so, when the runtime built here
+ *   across the adapter's rows (TDR-01..06);
+ * - page-fault, mapping-churn, cross-adapter (issue 14): the engine's page fault and its
+ *   recovery (MMU-14, TDR-06), 4 KB and 64 KB mappings on VA rows (MMU-12), propagation arrows
+ *   between the adapters' fence rows (XAD-07). Skipped, saying so, when the runtime built here
  *   has no such scenario.
  *
  * FSV_RECORDED_TRACES=DIR reads DIR/SCENARIO instead of recording (to check the viewer against
@@ -370,6 +373,110 @@ Test(recorded, tdr_06_adapter_reset_crosses_the_adapter_rows)
 	}
 	fsv_view_fit(v);
 	render(t, v, "adapter-reset");
+	fsv_view_free(v);
+	fsv_trace_unref(t);
+	fsct_outcome_clear(&outcome);
+}
+
+/* Issue 14. Records SCENARIO, or says why the test is skipped (a runtime without it). */
+static FsvTrace *
+record_issue_14(const char *scenario, struct fsct_outcome *outcome)
+{
+	if (!g_getenv("FSV_RECORDED_TRACES") && !has_scenario(scenario))
+		cr_skip_test("this runtime has no %s scenario yet", scenario);
+	return record_and_load(scenario, outcome);
+}
+
+Test(recorded, mmu_14_page_fault_flash_on_the_engine_and_its_recovery_in_the_details)
+{
+	struct fsct_outcome outcome = {0};
+	FsvTrace *t = record_issue_14("page-fault", &outcome);
+	FsvView *v = view_new(t);
+	guint32 fault = FSV_INDEX_NONE;
+	const FsvMarker *m;
+	double ry, rh;
+	FsvItem hit;
+	g_autofree char *va = NULL, *recovery = NULL;
+
+	for (guint32 i = 0; i < fsv_trace_get_marker_count(t) && fault == FSV_INDEX_NONE; i++)
+		if (fsv_trace_get_marker(t, i)->kind == FSA_MARK_PAGE_FAULT)
+			fault = i;
+	cr_assert_neq(fault, FSV_INDEX_NONE, "page-fault has no engine page fault");
+	m = fsv_trace_get_marker(t, fault);
+	cr_assert_eq(fsv_trace_get_row(t, m->row)->kind, FSV_ROW_ENGINE);
+	zoom_on(v, m->begin_ns, m->begin_ns + 1000);
+	cr_assert(fsv_view_get_row_geometry(v, m->row, &ry, &rh));
+	cr_assert(fsv_view_hit_test(v, fsv_view_time_to_x(v, m->begin_ns) + 1, ry + 5, &hit));
+	cr_assert_eq(hit.kind, FSV_ITEM_MARKER);
+	cr_assert_eq(hit.index, fault);
+	va = detail(t, FSV_ITEM_MARKER, fault, "Faulting VA");
+	recovery = detail(t, FSV_ITEM_MARKER, fault, "Recovery");
+	cr_assert_not_null(va);
+	cr_assert_not_null(recovery);
+	cr_assert_not_null(strstr(recovery, "TDR (PAGE_FAULT)"), "%s", recovery);
+	cr_assert_gt(count_markers(t, FSA_MARK_PAGE_FAULT_HANDLED), 0, "the OS's handling");
+	fsv_view_fit(v);
+	render(t, v, "page-fault");
+	fsv_view_free(v);
+	fsv_trace_unref(t);
+	fsct_outcome_clear(&outcome);
+}
+
+Test(recorded, mmu_12_mapping_churn_draws_4k_and_64k_mappings_on_va_rows)
+{
+	struct fsct_outcome outcome = {0};
+	FsvTrace *t = record_issue_14("mapping-churn", &outcome);
+	FsvView *v = view_new(t);
+	guint rows = 0, k4 = 0, k64 = 0;
+
+	for (guint32 r = 0; r < fsv_trace_get_row_count(t); r++)
+		rows += fsv_trace_get_row(t, r)->kind == FSV_ROW_VA_SPACE;
+	cr_assert_gt(rows, 0, "no VA space row");
+	for (guint32 i = 0; i < fsv_trace_get_marker_count(t); i++) {
+		const FsvMarker *m = fsv_trace_get_marker(t, i);
+
+		if (m->kind != FSA_MARK_VA_MAPPING)
+			continue;
+		cr_assert_eq(fsv_trace_get_row(t, m->row)->kind, FSV_ROW_VA_SPACE);
+		k4 += m->code2 == 4096;
+		k64 += m->code2 == 65536;
+	}
+	cr_assert_gt(k4, 0, "no 4 KB mapping");
+	cr_assert_gt(k64, 0, "no 64 KB mapping");
+	render(t, v, "mapping-churn");
+	fsv_view_free(v);
+	fsv_trace_unref(t);
+	fsct_outcome_clear(&outcome);
+}
+
+Test(recorded, xad_07_cross_adapter_propagations_are_arrows_between_the_adapters)
+{
+	struct fsct_outcome outcome = {0};
+	FsvTrace *t = record_issue_14("cross-adapter", &outcome);
+	FsvView *v = view_new(t);
+	guint32 prop = FSV_INDEX_NONE;
+	double x0, y0, x1, y1;
+	FsvItem hit;
+
+	for (guint32 i = 0; i < fsv_trace_get_marker_count(t) && prop == FSV_INDEX_NONE; i++)
+		if (fsv_trace_get_marker(t, i)->kind == FSA_MARK_FENCE_PROPAGATION)
+			prop = i;
+	cr_assert_neq(prop, FSV_INDEX_NONE, "cross-adapter has no propagation");
+	{
+		const FsvMarker *m = fsv_trace_get_marker(t, prop);
+
+		cr_assert_neq(fsv_trace_find_xfence_row(t, m->other_handle, m->adapter_id),
+			      FSV_INDEX_NONE, "the signalling adapter's row");
+		cr_assert_neq(fsv_trace_find_xfence_row(t, m->other_handle, (guint32) m->code),
+			      FSV_INDEX_NONE, "the notified adapter's row");
+		zoom_on(v, m->begin_ns, m->is_open ? m->begin_ns + 1000 : m->end_ns);
+	}
+	cr_assert(fsv_view_get_propagation_arrow(v, prop, &x0, &y0, &x1, &y1));
+	cr_assert(fsv_view_hit_test(v, (x0 + x1) / 2, (y0 + y1) / 2, &hit));
+	cr_assert_eq(hit.kind, FSV_ITEM_MARKER);
+	cr_assert_eq(fsv_trace_get_marker(t, hit.index)->kind, FSA_MARK_FENCE_PROPAGATION);
+	fsv_view_fit(v);
+	render(t, v, "cross-adapter");
 	fsv_view_free(v);
 	fsv_trace_unref(t);
 	fsct_outcome_clear(&outcome);

@@ -186,6 +186,34 @@ Test(render, adapter_reset_matches_reference)
 	check_golden_if_recorded("adapter-reset");
 }
 
+/* Issue 14: page faults on engine, queue and VA rows; VA mappings by page size; cross-adapter
+ * fence rows under both adapters with their propagation arrows. Skipped until traces/ has
+ * them, as above. */
+Test(render, page_fault_matches_reference)
+{
+	check_golden_if_recorded("page-fault");
+}
+
+Test(render, mapping_churn_matches_reference)
+{
+	check_golden_if_recorded("mapping-churn");
+}
+
+Test(render, cross_adapter_matches_reference)
+{
+	check_golden_if_recorded("cross-adapter");
+}
+
+Test(render, cross_adapter_2a_matches_reference)
+{
+	check_golden_if_recorded("cross-adapter-2a");
+}
+
+Test(render, cross_adapter_2b_matches_reference)
+{
+	check_golden_if_recorded("cross-adapter-2b");
+}
+
 static void
 check_magic(const char *ext, const char *magic)
 {

@@ -388,6 +388,208 @@ queue_name(const FsvTrace *t, guint64 handle)
 	return g_strdup_printf("HWQueue 0x%" PRIx64 " · %s", handle, proc);
 }
 
+static const char *
+fault_type_name(gint64 code)
+{
+	switch (code) {
+	case FSTP_FAULT_TYPE_NOT_MAPPED:
+		return "NOT_MAPPED (no valid page table entry)";
+	case FSTP_FAULT_TYPE_READ_ONLY:
+		return "READ_ONLY (a write to a read-only page)";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *
+access_name(gint64 code)
+{
+	return code == FSTP_ACCESS_KIND_WRITE ? "write" : code == FSTP_ACCESS_KIND_READ ? "read"
+											 : "unknown";
+}
+
+static char *
+format_bytes(guint64 bytes)
+{
+	g_autofree char *iec = g_format_size_full(bytes, G_FORMAT_SIZE_IEC_UNITS);
+
+	return g_strdup_printf("%s (%" PRIu64 " bytes)", iec, bytes);
+}
+
+/* MMU-04, MMU-06, MMU-07, MMU-11, MMU-12: a mapping, a reserve or a free of a process's VA
+ * space. */
+static void
+describe_va(const FsvMarker *m, GPtrArray *out)
+{
+	add(out, "VA range",
+	    g_strdup_printf("0x%" PRIx64 " – 0x%" PRIx64, m->value,
+			    m->value2 ? m->value + m->value2 - 1 : m->value));
+	add(out, "Size", format_bytes(m->value2));
+	if (m->kind == FSA_MARK_VA_MAPPING) {
+		add(out, "Page size",
+		    m->code2 ? g_strdup_printf("%" PRId64 " KB", m->code2 / 1024)
+			     : g_strdup("unknown"));
+		add(out, "Segment", g_strdup(m->code == FSTP_SEGMENT_SYSTEM
+						 ? "system memory"
+						 : "local (video) memory"));
+		add(out, "Allocation", g_strdup_printf("0x%" PRIx64, m->other_handle));
+		add(out, "Mapped",
+		    g_strdup(m->is_open ? "until the end of the trace (never unmapped)"
+					: "until its unmap (End)"));
+	} else if (m->kind == FSA_MARK_VA_RESERVE) {
+		add(out, "VA picked by",
+		    g_strdup(m->code ? "the memory manager (between the UMD's bounds)" : "the UMD"));
+	}
+}
+
+/* XAD-07, XAD-08: a propagation of a cross-adapter fence's signal, or a NotificationOnly update
+ * of one adapter. */
+static void
+describe_propagation(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
+{
+	add(out, "Fence", g_strdup_printf("0x%" PRIx64, m->other_handle));
+	add(out, "Value", g_strdup_printf("%" PRIu64, m->value));
+	if (m->kind == FSA_MARK_FENCE_NOTIFICATION) {
+		add(out, "Update",
+		    g_strdup("UpdateCurrentValuesFromCpu, NotificationOnly (no write, XAD-08)"));
+		return;
+	}
+	add(out, "From adapter",
+	    g_strdup_printf("%" PRIu32 " (%s)", m->adapter_id,
+			    fsv_trace_get_fence_object(t, m->other_handle, m->adapter_id) ==
+				    FSTP_FENCE_OBJECT_MONITORED
+				? "monitored"
+				: "native"));
+	add(out, "To adapter",
+	    g_strdup_printf("%" PRId64 " (%s)", m->code,
+			    fsv_trace_get_fence_object(t, m->other_handle, (guint32) m->code) ==
+				    FSTP_FENCE_OBJECT_MONITORED
+				? "monitored"
+				: "native"));
+	if (m->is_open)
+		add(out, "NotificationOnly update", g_strdup("none in the trace"));
+	else
+		add_duration(out, "Propagate → notified", m->begin_ns, m->end_ns);
+	if (m->value2) {
+		guint32 sig = fsv_trace_find_op_by_id(t, m->value2);
+		guint n = 0, released = 0;
+		const guint32 *edges = sig != FSV_INDEX_NONE ? fsv_trace_get_op_edges(t, sig, &n)
+							     : NULL;
+		guint64 last_end = 0;
+
+		add(out, "Signal", g_strdup_printf("op %" PRIu64, m->value2));
+		if (sig != FSV_INDEX_NONE) {
+			const FsvOp *so = fsv_trace_get_op(t, sig);
+
+			add_duration(out, "Signal → propagate", so->end_ns, m->begin_ns);
+			for (guint i = 0; i < n; i++) {
+				const FsvOp *w = fsv_trace_get_op(t, edges[i]);
+
+				if (w->adapter_id == (guint32) m->code) {
+					released++;
+					last_end = MAX(last_end, w->end_ns);
+				}
+			}
+			add(out, "Waits released there", g_strdup_printf("%u", released));
+			if (released)
+				add_duration(out, "Signal → last wait released", so->end_ns,
+					     last_end);
+		}
+	}
+}
+
+/* "+12 µs after": how long after the fault a step of its recovery came. */
+static char *
+after_fault(const FsvMarker *fault, guint64 ns)
+{
+	g_autofree char *d = fsv_format_duration(ns >= fault->begin_ns ? ns - fault->begin_ns : 0);
+
+	return g_strdup_printf("%s after", d);
+}
+
+/* MMU-14, TDR-06: a page fault — the access, the context that did it, and the recovery that
+ * followed (the TDR of its engine, the resets inside it, the context in error, the device
+ * lost), each with how long after the fault it came. */
+static void
+describe_page_fault(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
+{
+	FsvFaultRecovery rec;
+	guint32 index = (guint32) (m - fsv_trace_get_marker(t, 0));
+	GString *steps = g_string_new(NULL);
+
+	add(out, "Faulting VA", g_strdup_printf("0x%" PRIx64, m->value));
+	add(out, "Fault type", g_strdup(fault_type_name(m->code)));
+	/* Format 1.5: the access; the engine's fault names its packet, the OS's names what it
+	 * terminated and the engine's fault it answers (its packet, the delay). */
+	if (t && fsv_trace_get_summary(t)->format_minor >= 5 &&
+	    fsv_trace_get_summary(t)->format_major == 1)
+		add(out, "Access", g_strdup(access_name(m->code2)));
+	if (m->kind == FSA_MARK_PAGE_FAULT && m->value2)
+		add(out, "Packet", g_strdup_printf("%" PRIu64, m->value2));
+	if (m->kind == FSA_MARK_PAGE_FAULT_HANDLED) {
+		add(out, "Terminated", g_strdup(m->value2 == FSTP_FAULT_SCOPE_DEVICE
+						    ? "the device (scope DEVICE)"
+						    : "the context (scope CONTEXT)"));
+		if (m->other_handle)
+			add(out, "Packet", g_strdup_printf("%" PRIu64, m->other_handle));
+		if (m->latency_ns != FSV_TIME_NONE)
+			add(out, "Engine fault → handled", fsv_format_duration(m->latency_ns));
+	}
+	if (m->context_handle)
+		add(out, "Faulting context", context_name(t, m->context_handle));
+	if (!_fsv_trace_find_fault_recovery(t, index, &rec)) {
+		add(out, "Recovery", g_strdup("none in the trace"));
+		g_string_free(steps, TRUE);
+		return;
+	}
+	if (rec.tdr != FSV_INDEX_NONE) {
+		const FsvMarker *tdr = fsv_trace_get_marker(t, rec.tdr);
+		g_autofree char *when = after_fault(m, tdr->begin_ns);
+
+		add(out, "Recovery",
+		    g_strdup_printf("TDR (%s), %s", loss_reason_name((gint64) tdr->value), when));
+		g_string_append(steps, "TDR");
+		if (rec.engine_reset != FSV_INDEX_NONE) {
+			const FsvMarker *r = fsv_trace_get_marker(t, rec.engine_reset);
+			g_autofree char *w = after_fault(m, r->begin_ns);
+
+			add(out, "Engine reset",
+			    g_strdup_printf("%s, %s", r->code ? "succeeded" : "failed", w));
+			g_string_append_printf(steps, " → engine reset%s",
+					       r->code ? "" : " (failed)");
+		}
+		if (rec.adapter_reset != FSV_INDEX_NONE) {
+			const FsvMarker *r = fsv_trace_get_marker(t, rec.adapter_reset);
+			g_autofree char *w = after_fault(m, r->begin_ns);
+
+			add(out, "Adapter reset",
+			    g_strdup_printf("%s, %s", r->code ? "succeeded" : "failed", w));
+			g_string_append_printf(steps, " → adapter reset%s",
+					       r->code ? "" : " (failed)");
+		}
+		if (!tdr->is_open) {
+			g_autofree char *w = after_fault(m, tdr->end_ns);
+
+			add(out, "TDR ended", g_strdup_printf("%s, %s", tdr_result_name(tdr->code), w));
+		}
+	}
+	if (rec.context_error != FSV_INDEX_NONE) {
+		const FsvMarker *e = fsv_trace_get_marker(t, rec.context_error);
+		g_autofree char *w = after_fault(m, e->begin_ns);
+
+		add(out, "Context in error", g_steal_pointer(&w));
+		g_string_append(steps, steps->len ? " → context in error" : "context in error");
+	}
+	if (rec.device_lost != FSV_INDEX_NONE) {
+		const FsvMarker *d = fsv_trace_get_marker(t, rec.device_lost);
+		g_autofree char *w = after_fault(m, d->begin_ns);
+
+		add(out, "Device lost", g_strdup_printf("0x%" PRIx64 ", %s", d->other_handle, w));
+		g_string_append(steps, steps->len ? " → device lost" : "device lost");
+	}
+	add(out, "Recovery steps", g_string_free(steps, FALSE));
+}
+
 /* The fields a doorbell, suspend or power marker means (docs/viewer.md "Doorbells"); false
  * for other kinds, which get the generic value and code. */
 static bool
@@ -554,6 +756,19 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 		add(out, "Device", g_strdup_printf("0x%" PRIx64, m->other_handle));
 		add(out, "Reason", g_strdup(loss_reason_name(m->code)));
 		return true;
+	case FSA_MARK_PAGE_FAULT:
+	case FSA_MARK_PAGE_FAULT_HANDLED:
+		describe_page_fault(t, m, out);
+		return true;
+	case FSA_MARK_VA_MAPPING:
+	case FSA_MARK_VA_RESERVE:
+	case FSA_MARK_VA_FREE:
+		describe_va(m, out);
+		return true;
+	case FSA_MARK_FENCE_PROPAGATION:
+	case FSA_MARK_FENCE_NOTIFICATION:
+		describe_propagation(t, m, out);
+		return true;
 	default:
 		return false;
 	}
@@ -584,8 +799,12 @@ describe_marker(const FsvTrace *t, guint32 index, GPtrArray *out)
 		add(out, "Context", g_strdup_printf("0x%" PRIx64, m->context_handle));
 	if (m->doorbell_handle)
 		add(out, "Doorbell", g_strdup_printf("0x%" PRIx64, m->doorbell_handle));
+	/* Kinds whose other handle their own fields name (a device, the beneficiary, a display,
+	 * the fence propagated, the allocation mapped, the faulting packet). */
 	if (m->other_handle && m->kind != FSA_MARK_DOORBELL_VICTIMIZE &&
 	    m->kind != FSA_MARK_DEVICE_LOST && m->kind != FSA_MARK_CONTEXT_ERROR &&
+	    m->kind != FSA_MARK_FENCE_PROPAGATION && m->kind != FSA_MARK_FENCE_NOTIFICATION &&
+	    m->kind != FSA_MARK_VA_MAPPING && m->kind != FSA_MARK_PAGE_FAULT_HANDLED &&
 	    _fsv_marker_display_source(m) == UINT32_MAX)
 		add(out, "Other handle", g_strdup_printf("0x%" PRIx64, m->other_handle));
 	if (m->adapter_id != UINT32_MAX)
@@ -650,6 +869,10 @@ describe_step(const FsvTrace *t, guint32 row, guint32 index, GPtrArray *out)
 	add_time(out, t, "From", steps[index].ns, r->adapter_id, 0);
 	if (steps[index].op == FSV_STEP_BUFFER_COMPLETED)
 		add(out, "Shown by", g_strdup("command buffer completed"));
+	else if (steps[index].op == FSV_STEP_PROPAGATED)
+		add(out, "Shown by",
+		    g_strdup_printf("propagation from adapter %" PRIu32 " (XAD-07)",
+				    fsv_trace_get_marker(t, steps[index].marker)->adapter_id));
 	else if (steps[index].op != FSV_INDEX_NONE)
 		add(out, "Shown by",
 		    g_strdup_printf("op %" PRIu64, fsv_trace_get_op(t, steps[index].op)->id));
@@ -678,6 +901,54 @@ describe_row(const FsvTrace *t, guint32 index, GPtrArray *out)
 			    g_strdup_printf("0x%" PRIx64, q->progress_fence_handle));
 			add_time(out, t, "Created", q->created_ns, UINT32_MAX, 0);
 			add_time(out, t, "Destroyed", q->destroyed_ns, UINT32_MAX, 0);
+		}
+	} else if (r->kind == FSV_ROW_VA_SPACE) {
+		/* MMU-01..03, MMU-06: what the model counted in this VA space. */
+		const struct fsa_va_space_info *v =
+		    fsv_trace_find_va_space(t, r->process_id, r->adapter_id);
+
+		if (v) {
+			add(out, "Adapter", g_strdup_printf("%" PRIu32, v->adapter_id));
+			if (v->va_size_bytes)
+				add(out, "VA size", format_bytes(v->va_size_bytes));
+			add(out, "Page table levels", g_strdup_printf("%" PRIu32, v->page_table_levels));
+			add(out, "Reserves / frees",
+			    g_strdup_printf("%" PRIu64 " / %" PRIu64, v->reserve_count,
+					    v->free_count));
+			add(out, "Maps / unmaps",
+			    g_strdup_printf("%" PRIu64 " / %" PRIu64, v->map_count, v->unmap_count));
+			add(out, "Mapped at the end", format_bytes(v->mapped_bytes));
+			add(out, "Mapped at most", format_bytes(v->mapped_bytes_peak));
+			add(out, "Page tables created / destroyed",
+			    g_strdup_printf("%" PRIu64 " / %" PRIu64, v->page_tables_created,
+					    v->page_tables_destroyed));
+			add(out, "Root resizes", g_strdup_printf("%" PRIu64, v->root_resizes));
+			add(out, "Page table updates",
+			    g_strdup_printf("%" PRIu64 " (%" PRIu64 " entries written, %" PRIu64
+					    " invalidated)",
+					    v->page_table_updates, v->entries_written,
+					    v->entries_invalidated));
+			add(out, "Page tables resident / evicted",
+			    g_strdup_printf("%" PRIu64 " / %" PRIu64, v->page_tables_made_resident,
+					    v->page_tables_evicted));
+			add(out, "Page faults", g_strdup_printf("%" PRIu64, v->page_faults));
+			add_time(out, t, "Created", v->created_ns, UINT32_MAX, 0);
+			add_time(out, t, "Destroyed", v->destroyed_ns, UINT32_MAX, 0);
+		}
+	} else if (r->kind == FSV_ROW_XFENCE) {
+		const struct fsa_fence_info *f = fsv_trace_find_fence(t, r->fence_global_handle);
+
+		add(out, "Adapter", g_strdup_printf("%" PRIu32, r->adapter_id));
+		add(out, "Here",
+		    g_strdup(fsv_trace_get_fence_object(t, r->fence_global_handle, r->adapter_id) ==
+				     FSTP_FENCE_OBJECT_MONITORED
+				 ? "a monitored fence (the adapter has no native fences, XAD-10)"
+				 : "a native fence"));
+		if (f) {
+			add(out, "Created on adapter", g_strdup_printf("%" PRIu32, f->adapter_id));
+			add(out, "Propagations", g_strdup_printf("%" PRIu64, f->propagation_count));
+			add(out, "NotificationOnly updates",
+			    g_strdup_printf("%" PRIu64, f->notification_count));
 		}
 	} else if (r->kind == FSV_ROW_FENCE) {
 		const struct fsa_fence_info *f = fsv_trace_find_fence(t, r->fence_global_handle);
@@ -818,6 +1089,37 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 						       m->kind == FSA_MARK_ADAPTER_RESET ? "Adapter"
 											 : "Engine",
 						       m->code ? "" : " (failed)");
+			if (m->kind == FSA_MARK_PAGE_FAULT)
+				return g_strdup_printf("Page fault at VA 0x%" PRIx64, m->value);
+			if (m->kind == FSA_MARK_PAGE_FAULT_HANDLED)
+				return g_strdup_printf("Page fault at VA 0x%" PRIx64 " handled",
+						       m->value);
+			if (m->kind == FSA_MARK_VA_MAPPING) {
+				g_autofree char *size =
+				    g_format_size_full(m->value2, G_FORMAT_SIZE_IEC_UNITS);
+
+				return g_strdup_printf("VA mapping 0x%" PRIx64 ", %s", m->value,
+						       size);
+			}
+			if (m->kind == FSA_MARK_VA_RESERVE || m->kind == FSA_MARK_VA_FREE) {
+				g_autofree char *size =
+				    g_format_size_full(m->value2, G_FORMAT_SIZE_IEC_UNITS);
+
+				return g_strdup_printf("VA %s 0x%" PRIx64 ", %s",
+						       m->kind == FSA_MARK_VA_RESERVE ? "reserve"
+										 : "free",
+						       m->value, size);
+			}
+			if (m->kind == FSA_MARK_FENCE_NOTIFICATION)
+				return g_strdup_printf("Fence 0x%" PRIx64 " = %" PRIu64
+						       " notified (NotificationOnly)",
+						       m->other_handle, m->value);
+			if (m->kind == FSA_MARK_FENCE_PROPAGATION)
+				return g_strdup_printf("Fence 0x%" PRIx64 " = %" PRIu64
+						       " propagated, adapter %" PRIu32
+						       " → %" PRId64,
+						       m->other_handle, m->value, m->adapter_id,
+						       m->code);
 			if (m->kind == FSA_MARK_FAULT_INJECTED) {
 				const char *f = fault_kind_name(m->code);
 

@@ -57,6 +57,9 @@ static const double colors[FSV_COLOR_COUNT][3] = {
     [FSV_COLOR_FLIP] = {0.16, 0.50, 0.73},                /* #2980ba blue */
     [FSV_COLOR_MISSED_VSYNC] = {0.86, 0.15, 0.15},        /* #dc2626 red */
     [FSV_COLOR_FAULT_INJECTED] = {0.75, 0.15, 0.83},      /* #c026d3 fuchsia */
+    [FSV_COLOR_VA_4K] = {0.16, 0.62, 0.56},               /* #299e8f teal */
+    [FSV_COLOR_VA_64K] = {0.42, 0.36, 0.78},              /* #6b5cc7 violet */
+    [FSV_COLOR_PROPAGATION] = {0.05, 0.55, 0.75},         /* #0d8cbf cyan blue */
 };
 
 /* Packets take the colour of their queue's process, as GPUView colours them. */
@@ -111,7 +114,16 @@ enum batch_style {
 	B_CUT_EDGE,  /* and its dark outline */
 	B_PREEMPT_BAR0,
 	B_PREEMPT_LEG0 = B_PREEMPT_BAR0 + 6,
-	B_COUNT = B_PREEMPT_LEG0 + 6,
+	/* VA mappings (MMU-11, MMU-12): by page size, local (video) memory solid, system memory
+	 * pale. */
+	B_VA_4K_LOCAL = B_PREEMPT_LEG0 + 6,
+	B_VA_64K_LOCAL,
+	B_VA_4K_SYSTEM,
+	B_VA_64K_SYSTEM,
+	/* Cross-adapter propagations on the notified row's strip, NotificationOnly ticks
+	 * (XAD-07, XAD-08). */
+	B_PROPAGATION,
+	B_COUNT,
 };
 
 typedef struct {
@@ -136,6 +148,10 @@ typedef struct {
 	GArray *pieces;
 	/* Torn right edges of preempted pieces drawn in a lane: double[4] x, y, h, depth. */
 	GArray *cuts;
+	/* Page faults of the row being drawn (MMU-14): x of each flash, x of each label, and the
+	 * right edge of the last label (flush_faults). */
+	GArray *fault_xs, *fault_labels;
+	double fault_label_end;
 	bool has_filter;
 	const char *font;
 	double label_end; /* right edge of the last box labelled in this lane */
@@ -205,7 +221,7 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 		set_rgb(cr, colors[preempt_reason_color(s - B_PREEMPT_BAR0)], 1);
 		return;
 	}
-	if (s >= B_PREEMPT_LEG0 && s < B_COUNT) {
+	if (s >= B_PREEMPT_LEG0 && s < B_VA_4K_LOCAL) {
 		set_rgb(cr, colors[preempt_reason_color(s - B_PREEMPT_LEG0)], 0.9);
 		return;
 	}
@@ -257,6 +273,25 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 		break;
 	case B_CUT_NOTCH:
 		cairo_set_source_rgb(cr, 1, 1, 1);
+		break;
+	case B_VA_4K_LOCAL:
+		set_rgb(cr, colors[FSV_COLOR_VA_4K], 1);
+		break;
+	case B_VA_64K_LOCAL:
+		set_rgb(cr, colors[FSV_COLOR_VA_64K], 1);
+		break;
+	case B_VA_4K_SYSTEM:
+	case B_VA_64K_SYSTEM: {
+		/* Pale: 45% of the colour over white, opaque (pixman fills opaque runs fastest;
+		 * a far zoom has thousands of them). */
+		const double *k = colors[s == B_VA_4K_SYSTEM ? FSV_COLOR_VA_4K : FSV_COLOR_VA_64K];
+
+		cairo_set_source_rgb(cr, 1 - 0.45 * (1 - k[0]), 1 - 0.45 * (1 - k[1]),
+				     1 - 0.45 * (1 - k[2]));
+		break;
+	}
+	case B_PROPAGATION:
+		set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 1);
 		break;
 	case B_CUT_EDGE:
 		cairo_set_source_rgba(cr, 0.45, 0.20, 0.0, 0.9);
@@ -752,6 +787,79 @@ draw_flip(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double x0, double x
 	}
 }
 
+/* MMU-14: a page fault's glyph, a flash 9 px wide and 12 px high with its top at (x, y). */
+static void
+page_fault_path(cairo_t *cr, double x, double y)
+{
+	cairo_move_to(cr, x + 1.5, y);
+	cairo_line_to(cr, x - 3.5, y + 7);
+	cairo_line_to(cr, x - 0.5, y + 7);
+	cairo_line_to(cr, x - 2.5, y + 12);
+	cairo_line_to(cr, x + 4.5, y + 4.5);
+	cairo_line_to(cr, x + 1.2, y + 4.5);
+	cairo_line_to(cr, x + 3.5, y);
+	cairo_close_path(cr);
+}
+
+/* The flash red with a white halo, so that it shows over packets of any colour. */
+static void
+page_fault_glyph(cairo_t *cr, double x, double y)
+{
+	page_fault_path(cr, x, y);
+	cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
+	cairo_set_line_width(cr, 2);
+	cairo_stroke_preserve(cr);
+	set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
+	cairo_fill(cr);
+}
+
+/* The faults collected by draw_marker for one row, in three paths whatever their number: the
+ * hairlines, every halo, then every flash (a halo drawn after a flash would erase it), and
+ * the labels. */
+static void
+flush_faults(MarkerCtx *m)
+{
+	Ctx *c = m->c;
+	cairo_t *cr = c->cr;
+	GArray *xs = c->fault_xs;
+
+	if (xs->len > 0) {
+		for (guint i = 0; i < xs->len; i++)
+			cairo_rectangle(cr, g_array_index(xs, double, i) - 0.5, m->row_y + 8, 1,
+					m->row_h - 8);
+		set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 0.7);
+		cairo_fill(cr);
+		for (guint i = 0; i < xs->len; i++)
+			page_fault_path(cr, g_array_index(xs, double, i), m->row_y + 1);
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
+		cairo_set_line_width(cr, 2);
+		cairo_stroke_preserve(cr);
+		set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
+		cairo_fill(cr);
+	}
+	if (c->fault_labels->len > 0) {
+		double tw;
+
+		font(c, 8.5, true);
+		tw = text_width(cr, "PAGE FAULT");
+		/* On a white backing: the label lies over the faulted packet and the TDR band. */
+		for (guint i = 0; i < c->fault_labels->len; i++)
+			cairo_rectangle(cr, g_array_index(c->fault_labels, double, i) + 4,
+					m->row_y + m->row_h - 12, tw + 3, 10);
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+		cairo_fill(cr);
+		set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
+		for (guint i = 0; i < c->fault_labels->len; i++) {
+			cairo_move_to(cr, g_array_index(c->fault_labels, double, i) + 5,
+				      m->row_y + m->row_h - 4);
+			cairo_show_text(cr, "PAGE FAULT");
+		}
+	}
+	g_array_set_size(xs, 0);
+	g_array_set_size(c->fault_labels, 0);
+	c->fault_label_end = -1e9;
+}
+
 static void
 draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, double bx1)
 {
@@ -817,6 +925,23 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		break;
 	}
 	case FSA_MARK_PAGE_FAULT:
+	case FSA_MARK_PAGE_FAULT_HANDLED: {
+		/* MMU-14: a red flash at the top of the row and a hairline down through it; on an
+		 * engine row "PAGE FAULT" at the bottom when there is room (its queue rows say "in
+		 * error: page fault" once the OS put the context in error). Collected, drawn by
+		 * flush_faults: a flash within 2 px of the previous adds nothing visible. */
+		double x = floor(x0) + 0.5;
+		GArray *xs = c->fault_xs;
+
+		if (xs->len > 0 && fabs(g_array_index(xs, double, xs->len - 1) - x) < 2)
+			break;
+		g_array_append_val(xs, x);
+		if (!is_bucket && m->row_kind == FSV_ROW_ENGINE && x >= c->fault_label_end) {
+			g_array_append_val(c->fault_labels, x);
+			c->fault_label_end = x + 70;
+		}
+		break;
+	}
 	case FSA_MARK_DEVICE_LOST: {
 		/* A downward triangle at the top of the row, and a hairline through it. */
 		double x = floor(x0) + 0.5;
@@ -965,6 +1090,27 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		}
 		break;
 	}
+	case FSA_MARK_VA_RESERVE:
+	case FSA_MARK_VA_FREE: {
+		/* MMU-06: a VA range reserved (green) or freed (orange), a triangle in the tick
+		 * strip. */
+		GArray *xs = m->tri[mk->kind == FSA_MARK_VA_RESERVE ? TRI_CONNECT : TRI_CUT];
+		double x = floor(x0);
+
+		if (xs && (xs->len == 0 || fabs(g_array_index(xs, double, xs->len - 1) - x) >= 2))
+			g_array_append_val(xs, x);
+		break;
+	}
+	case FSA_MARK_FENCE_NOTIFICATION:
+		/* XAD-08: a NotificationOnly update of this adapter, a tick in the strip (batched:
+		 * one per update, a run over a bucket's extent). */
+		batch_add(c, B_PROPAGATION, x0, MAX(x1, x0 + 1), tick_y, FSV_TICK_HEIGHT - 3);
+		break;
+	case FSA_MARK_FENCE_PROPAGATION:
+		/* XAD-07: propagate → NotificationOnly update, a bar along the strip of the row
+		 * notified (the arrow from the other adapter is drawn over the rows). */
+		batch_add(c, B_PROPAGATION, x0, MAX(x1, x0 + 1), tick_y + FSV_TICK_HEIGHT - 3, 3);
+		break;
 	case FSA_MARK_FAULT_INJECTED: {
 		/* The fault injector's ground truth: a small diamond at the top of the row. */
 		double x = floor(x0) + 0.5, y = m->row_y + 5;
@@ -1415,6 +1561,248 @@ draw_adapter_resets(Ctx *c)
 	g_array_set_size(c->specials, 0);
 }
 
+/* ---- GPU VA space rows (MMU-04, MMU-06, MMU-07, MMU-11, MMU-12) ----------------------- */
+
+/* A mapping's colour: its page size (4 KB teal, 64 KB violet), pale in system memory. */
+static enum batch_style
+va_style(const FsvMarker *m)
+{
+	bool is_64k = m->code2 == 65536;
+	bool is_system = m->code == FSTP_SEGMENT_SYSTEM;
+
+	return is_system ? (is_64k ? B_VA_64K_SYSTEM : B_VA_4K_SYSTEM)
+			 : (is_64k ? B_VA_64K_LOCAL : B_VA_4K_LOCAL);
+}
+
+static bool
+draw_va_item(const FsvLodItem *item, gpointer data)
+{
+	Ctx *c = data;
+	const FsvMarker *m = fsv_trace_get_marker(c->trace, item->id);
+	double x0 = fsv_view_time_to_x(c->view, m->begin_ns);
+	double x1 = fsv_view_time_to_x(c->view, m->end_ns);
+
+	c->stats->items_drawn++;
+	batch_add(c, va_style(m), x0, x1, c->lane_y, c->lane_h);
+	if (x1 - x0 >= 4.0 && c->details->len <= c->details_cap)
+		g_array_append_val(c->details, item->id);
+	return true;
+}
+
+static bool
+draw_va_bucket(const FsvLodBucket *b, gpointer data)
+{
+	Ctx *c = data;
+
+	c->stats->buckets_drawn++;
+	batch_add(c, va_style(fsv_trace_get_marker(c->trace, b->top)),
+		  fsv_view_time_to_x(c->view, b->begin_ns), fsv_view_time_to_x(c->view, b->end_ns),
+		  c->lane_y, c->lane_h);
+	return true;
+}
+
+static int
+compare_marker_begin(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const FsvMarker *x = fsv_trace_get_marker(data, *(const guint32 *) a);
+	const FsvMarker *y = fsv_trace_get_marker(data, *(const guint32 *) b);
+
+	return x->begin_ns < y->begin_ns ? -1 : x->begin_ns > y->begin_ns;
+}
+
+/* "0x7f0000 · 256 KB · 64K · local": the range, its size, page size and segment, as much of it
+ * as fits. */
+static void
+va_label(char *buf, gsize size, const FsvMarker *m)
+{
+	g_autofree char *bytes = g_format_size_full(m->value2, G_FORMAT_SIZE_IEC_UNITS);
+
+	g_snprintf(buf, size, "0x%" PRIx64 " · %s · %s · %s", m->value, bytes,
+		   m->code2 == 65536 ? "64K" : m->code2 == 4096 ? "4K" : "?",
+		   m->code == FSTP_SEGMENT_SYSTEM ? "system" : "local");
+}
+
+static void
+draw_va_lanes(Ctx *c, guint32 row)
+{
+	const FsvRow *r = fsv_trace_get_row(c->trace, row);
+	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
+	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
+
+	for (guint lane = 0; lane < r->lane_count; lane++) {
+		const FsvLod *lod = _fsv_trace_get_va_lod(c->trace, row, lane);
+
+		if (!lod || !fsv_view_get_lane_geometry(c->view, row, lane, &c->lane_y, &c->lane_h))
+			continue;
+		g_array_set_size(c->details, 0);
+		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), draw_va_item,
+			      c->opt->no_lod ? NULL : draw_va_bucket, c);
+		batch_flush(c);
+		if (c->details->len > c->details_cap)
+			continue;
+		/* Outlines and labels of the mappings wide enough, in time order; a still-mapped
+		 * one (open at the end) has no right edge; a label that would overlap the previous
+		 * one of the lane is left out (measuring text is what costs). */
+		g_array_sort_with_data(c->details, compare_marker_begin, c->trace);
+		c->label_end = -1e9;
+		font(c, 8.5, false);
+		for (guint i = 0; i < c->details->len; i++) {
+			const FsvMarker *m =
+			    fsv_trace_get_marker(c->trace, g_array_index(c->details, guint32, i));
+			double x0 = fsv_view_time_to_x(c->view, m->begin_ns);
+			double x1 = fsv_view_time_to_x(c->view, m->end_ns);
+			double vx0 = MAX(x0, c->x_min), vx1 = MIN(x1, c->x_max);
+			char label[96];
+
+			cairo_set_source_rgba(c->cr, 0, 0, 0, 0.35);
+			cairo_set_line_width(c->cr, 1);
+			cairo_move_to(c->cr, floor(x1) - 0.5, c->lane_y + 0.5);
+			cairo_line_to(c->cr, floor(x0) + 0.5, c->lane_y + 0.5);
+			cairo_line_to(c->cr, floor(x0) + 0.5, c->lane_y + c->lane_h - 0.5);
+			cairo_line_to(c->cr, floor(x1) - 0.5, c->lane_y + c->lane_h - 0.5);
+			if (!m->is_open)
+				cairo_close_path(c->cr);
+			cairo_stroke(c->cr);
+			if (vx0 < c->label_end)
+				vx0 = c->label_end;
+			if (vx1 - vx0 < 40)
+				continue;
+			c->label_end = vx1;
+			va_label(label, sizeof(label), m);
+			cairo_set_source_rgb(c->cr, m->code == FSTP_SEGMENT_SYSTEM ? 0.1 : 1,
+					     m->code == FSTP_SEGMENT_SYSTEM ? 0.1 : 1,
+					     m->code == FSTP_SEGMENT_SYSTEM ? 0.15 : 1);
+			text_fit(c->cr, vx0 + 3, c->lane_y + c->lane_h - 2, label, vx1 - vx0 - 6);
+		}
+	}
+}
+
+/* ---- Cross-adapter propagation arrows (XAD-07) ------------------------------------------- */
+
+/* Whether a propagation is the selection's: the propagation itself, the signal it carried (its
+ * value2 is the signal's op id), or a wait on the notified adapter that signal released. */
+static bool
+propagation_is_selected(Ctx *c, guint32 id)
+{
+	const FsvItem *sel = &c->opt->selection;
+	const FsvMarker *m = fsv_trace_get_marker(c->trace, id);
+	const FsvOp *o;
+
+	if (sel->kind == FSV_ITEM_MARKER)
+		return sel->index == id;
+	if (sel->kind != FSV_ITEM_OP || sel->index >= fsv_trace_get_op_count(c->trace) ||
+	    m->value2 == 0)
+		return false;
+	o = fsv_trace_get_op(c->trace, sel->index);
+	if (o->kind == FSA_OP_SIGNAL)
+		return o->id == m->value2;
+	return o->signal_op != FSV_INDEX_NONE && o->adapter_id == (guint32) m->code &&
+	       fsv_trace_get_op(c->trace, o->signal_op)->id == m->value2;
+}
+
+static void
+propagation_arrow_path(cairo_t *cr, double x0, double y0, double x1, double y1, double head)
+{
+	double ang = atan2(y1 - y0, x1 - x0);
+
+	cairo_move_to(cr, x0, y0);
+	cairo_line_to(cr, x1 - head * 0.8 * cos(ang), y1 - head * 0.8 * sin(ang));
+}
+
+static void
+propagation_head_path(cairo_t *cr, double x0, double y0, double x1, double y1, double head)
+{
+	double ang = atan2(y1 - y0, x1 - x0);
+
+	cairo_move_to(cr, x1, y1);
+	cairo_line_to(cr, x1 - head * cos(ang - 0.45), y1 - head * sin(ang - 0.45));
+	cairo_line_to(cr, x1 - head * cos(ang + 0.45), y1 - head * sin(ang + 0.45));
+	cairo_close_path(cr);
+}
+
+/* Every propagation whose arrow lies in view, from the signalling adapter's fence row to the
+ * notified one's: one per item or bucket of each laid-out cross-adapter fence row's
+ * propagation layer (bounded by the pixels), always drawn; the selected one (or the one of the
+ * selected signal) thicker, in the selection colour, on top. */
+static void
+draw_propagation_arrows(Ctx *c, GArray *ids)
+{
+	cairo_t *cr = c->cr;
+	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
+	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
+	guint n = fsv_view_get_visible_row_count(c->view);
+	MarkerCtx m = {c, 0, 0, 0, 0, 0, 0, 0, FSV_ROW_XFENCE, 0, {NULL, NULL, NULL}, ids};
+	double last_x = -1e9, last_y0 = 0;
+
+	if (!_fsv_trace_has_marker_kind(c->trace, FSA_MARK_FENCE_PROPAGATION))
+		return;
+	g_array_set_size(ids, 0);
+	for (guint i = 0; i < n; i++) {
+		guint32 row = fsv_view_get_visible_row(c->view, i, NULL, NULL);
+		const FsvLod *lod =
+		    fsv_trace_get_row(c->trace, row)->kind == FSV_ROW_XFENCE
+			? _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_PROPAGATION)
+			: NULL;
+
+		if (lod)
+			fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), collect_arrow,
+				      c->opt->no_lod ? NULL : collect_arrow_bucket, &m);
+	}
+	/* Four passes, each one path and one cairo call whatever the number of arrows: slanted
+	 * shafts (stroked), vertical ones (notified within the pixel: pixel-aligned rectangles,
+	 * cairo's fast path, as the victimization arrows), the heads, then the selected arrow
+	 * on top. An arrow from the same row less than 3 px from the previous one adds nothing
+	 * visible and is left out. */
+	for (int pass = 0; pass < 4; pass++) {
+		for (guint i = 0; i < ids->len; i++) {
+			guint32 id = g_array_index(ids, guint32, i);
+			double x0, y0, x1, y1;
+			bool is_selected = propagation_is_selected(c, id);
+			bool is_vertical;
+
+			if (!fsv_view_get_propagation_arrow(c->view, id, &x0, &y0, &x1, &y1) ||
+			    (pass < 3 && is_selected) || (pass == 3 && !is_selected))
+				continue;
+			if (pass < 3 && fabs(x0 - last_x) < 3 && y0 == last_y0)
+				continue;
+			last_x = x0;
+			last_y0 = y0;
+			is_vertical = fabs(x1 - x0) < 1;
+			if (pass == 0 && !is_vertical) {
+				propagation_arrow_path(cr, x0, y0, x1, y1, 6);
+				cairo_new_sub_path(cr);
+				cairo_arc(cr, x0, y0, 1.75, 0, 2 * G_PI);
+			} else if (pass == 1 && is_vertical) {
+				double dir = y1 > y0 ? 1 : -1;
+				double top = floor(MIN(y0, y1 - dir * 5)),
+				       bottom = ceil(MAX(y0, y1 - dir * 5));
+
+				cairo_rectangle(cr, floor(x0), top, 1, bottom - top);
+				cairo_rectangle(cr, floor(x0) - 1, floor(y0) - 1, 3, 3);
+			} else if (pass == 2) {
+				propagation_head_path(cr, x0, y0, x1, y1, 6);
+			} else if (pass == 3) {
+				set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
+				cairo_set_line_width(cr, 2);
+				propagation_arrow_path(cr, x0, y0, x1, y1, 8);
+				cairo_new_sub_path(cr);
+				cairo_arc(cr, x0, y0, 2.5, 0, 2 * G_PI);
+				cairo_stroke(cr);
+				propagation_head_path(cr, x0, y0, x1, y1, 8);
+				cairo_fill(cr);
+			}
+		}
+		set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 0.9);
+		if (pass == 0) {
+			cairo_set_line_width(cr, 1.25);
+			cairo_stroke(cr);
+		} else if (pass < 3) {
+			cairo_fill(cr);
+		}
+		last_x = -1e9;
+	}
+}
+
 static void
 draw_row_content(Ctx *c, guint32 row, double y, double h)
 {
@@ -1423,7 +1811,8 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 	static const FsvMarkerLayer layers[] = {FSV_MARKER_LAYER_BAND,   FSV_MARKER_LAYER_BACK,
 						FSV_MARKER_LAYER_RING,   FSV_MARKER_LAYER_VSYNC,
 						FSV_MARKER_LAYER_OTHER,  FSV_MARKER_LAYER_RESET,
-						FSV_MARKER_LAYER_MISSED, FSV_MARKER_LAYER_VICTIM};
+						FSV_MARKER_LAYER_MISSED, FSV_MARKER_LAYER_VICTIM,
+						FSV_MARKER_LAYER_FAULT};
 	double tick_h;
 
 	c->row = row;
@@ -1431,6 +1820,11 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 		draw_fence_steps(c, row, y, h);
 		return;
 	}
+	/* XAD-03: a cross-adapter fence's value as this adapter sees it, then its markers. */
+	if (r->kind == FSV_ROW_XFENCE)
+		draw_fence_steps(c, row, y, h);
+	if (r->kind == FSV_ROW_VA_SPACE)
+		draw_va_lanes(c, row);
 	g_array_set_size(c->pieces, 0);
 	for (guint lane = 0; lane < r->lane_count; lane++) {
 		const FsvLod *ops = _fsv_trace_get_op_lod(c->trace, row, lane);
@@ -1474,6 +1868,7 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 			      c->opt->no_lod ? NULL : draw_marker_bucket, &m);
 		batch_flush(c);
 		flush_triangles(&m);
+		flush_faults(&m);
 	}
 }
 
@@ -1485,7 +1880,7 @@ draw_row_label(Ctx *c, guint32 row, double y, double h)
 	bool is_group = fsv_view_row_has_children(c->view, row);
 	double x = 8 + r->depth * 14, lw = fsv_view_get_label_width(c->view);
 	bool is_header = r->kind == FSV_ROW_ADAPTER || r->kind == FSV_ROW_CPU_GROUP ||
-			 r->kind == FSV_ROW_FENCE_GROUP;
+			 r->kind == FSV_ROW_FENCE_GROUP || r->kind == FSV_ROW_VA_GROUP;
 
 	if (is_header)
 		cairo_set_source_rgb(cr, 0.89, 0.91, 0.94);
@@ -1761,6 +2156,12 @@ item_rect(Ctx *c, const FsvItem *it, double *x0, double *x1, double *y, double *
 		*x1 = fsv_view_time_to_x(c->view, m->end_ns) + 2;
 		if (m->row == FSV_INDEX_NONE)
 			return false;
+		/* A VA mapping: its lane. */
+		if (m->kind == FSA_MARK_VA_MAPPING) {
+			*x0 += 2;
+			*x1 -= 2;
+			return fsv_view_get_lane_geometry(c->view, m->row, m->lane, y, h);
+		}
 		/* A connection state: its stretch of the band. */
 		if (_fsv_marker_layer(m->kind) == FSV_MARKER_LAYER_BAND &&
 		    fsv_view_get_strip_geometry(c->view, m->row, FSV_STRIP_BAND, y, h)) {
@@ -1828,6 +2229,53 @@ op_anchor(Ctx *c, guint32 op, double *x, double *y)
 	return true;
 }
 
+static bool
+is_page_fault(const FsvMarker *m)
+{
+	return m->kind == FSA_MARK_PAGE_FAULT || m->kind == FSA_MARK_PAGE_FAULT_HANDLED;
+}
+
+/* MMU-14, TDR-06: a selected page fault is tied to the recovery that followed: the TDR band,
+ * the engine and adapter resets inside it and the context in error are outlined in the
+ * selection colour, and a dashed line runs from the fault's flash to the TDR's start. */
+static void
+draw_fault_recovery(Ctx *c, const FsvItem *sel)
+{
+	cairo_t *cr = c->cr;
+	FsvFaultRecovery rec;
+	double fy, fh, ty, th;
+
+	if (!_fsv_trace_find_fault_recovery(c->trace, sel->index, &rec))
+		return;
+	{
+		const guint32 steps[] = {rec.tdr, rec.engine_reset, rec.adapter_reset,
+					 rec.context_error};
+
+		for (guint i = 0; i < G_N_ELEMENTS(steps); i++)
+			if (steps[i] != FSV_INDEX_NONE)
+				outline_item(c, &(FsvItem){FSV_ITEM_MARKER, steps[i], FSV_INDEX_NONE},
+					     colors[FSV_COLOR_SELECTION], 1.5);
+	}
+	if (rec.tdr != FSV_INDEX_NONE && sel->row != FSV_INDEX_NONE &&
+	    fsv_view_get_row_geometry(c->view, sel->row, &fy, &fh) &&
+	    fsv_view_get_row_geometry(c->view, fsv_trace_get_marker(c->trace, rec.tdr)->row, &ty,
+				      &th)) {
+		const FsvMarker *f = fsv_trace_get_marker(c->trace, sel->index);
+		const FsvMarker *tdr = fsv_trace_get_marker(c->trace, rec.tdr);
+		double xf = floor(fsv_view_time_to_x(c->view, f->begin_ns)) + 0.5;
+		double xt = floor(fsv_view_time_to_x(c->view, tdr->begin_ns)) + 0.5;
+		const double dash[] = {3.0, 2.0};
+
+		set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
+		cairo_set_line_width(cr, 1.5);
+		cairo_set_dash(cr, dash, 2, 0);
+		cairo_move_to(cr, xf + 4, fy + 6);
+		cairo_line_to(cr, MAX(xt, xf + 6), ty + 2);
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+	}
+}
+
 static void
 draw_selection(Ctx *c)
 {
@@ -1856,6 +2304,20 @@ draw_selection(Ctx *c)
 					     colors[FSV_COLOR_ARROW], 1);
 			}
 		}
+	}
+	if (sel->kind == FSV_ITEM_MARKER && sel->index < fsv_trace_get_marker_count(c->trace) &&
+	    is_page_fault(fsv_trace_get_marker(c->trace, sel->index))) {
+		const FsvMarker *f = fsv_trace_get_marker(c->trace, sel->index);
+		double y, h;
+
+		draw_fault_recovery(c, sel);
+		outline_item(c, sel, colors[FSV_COLOR_SELECTION], 2);
+		/* The flash over the outlines: they stack within a pixel or two of it. */
+		if (fsv_view_get_row_geometry(c->view, sel->row != FSV_INDEX_NONE ? sel->row : f->row,
+					      &y, &h))
+			page_fault_glyph(c->cr,
+					 floor(fsv_view_time_to_x(c->view, f->begin_ns)) + 0.5, y + 1);
+		return;
 	}
 	outline_item(c, sel, colors[FSV_COLOR_SELECTION], 2);
 }
@@ -1929,6 +2391,9 @@ typedef enum {
 	SW_VLINE,     /* a thick vertical line (an adapter reset) */
 	SW_DIAMOND,   /* a small diamond (an injected fault) */
 	SW_BRACKET,   /* a preemption bracket, split in two colours */
+	SW_FLASH,     /* a page fault's flash */
+	SW_TRI2,      /* two triangles, one of each colour */
+	SW_ARROW,     /* a slanted arrow (cross-adapter propagation) */
 } SwatchKind;
 
 typedef struct {
@@ -1951,7 +2416,7 @@ draw_legend(Ctx *c)
 	    {"Doorbell ring", SW_TICK, FSV_COLOR_DOORBELL, FSV_COLOR_DOORBELL},
 	    {"Preemption", SW_BAR, FSV_COLOR_PREEMPTION, FSV_COLOR_PREEMPTION},
 	    {"TDR / reset", SW_BAR, FSV_COLOR_TDR, FSV_COLOR_TDR},
-	    {"Page fault", SW_TRIANGLE, FSV_COLOR_PAGE_FAULT, FSV_COLOR_PAGE_FAULT},
+	    {"Page fault", SW_FLASH, FSV_COLOR_PAGE_FAULT, FSV_COLOR_PAGE_FAULT},
 	    {"Data lost", SW_HATCH, FSV_COLOR_LOSS, FSV_COLOR_LOSS},
 	    {"Dependency (signal → wait)", SW_BAR, FSV_COLOR_ARROW, FSV_COLOR_ARROW},
 	};
@@ -1980,6 +2445,12 @@ draw_legend(Ctx *c)
 	    {"Fault injected", SW_DIAMOND, FSV_COLOR_FAULT_INJECTED, FSV_COLOR_FAULT_INJECTED},
 	};
 	bool has_display = false;
+	/* Issue 14's items, only for traces that have them. */
+	static const LegendEntry gpummu[] = {
+	    {"VA mapping: 4 KB | 64 KB pages", SW_SPLIT, FSV_COLOR_VA_4K, FSV_COLOR_VA_64K},
+	    {"VA reserve | free", SW_TRI2, FSV_COLOR_DOORBELL_CONNECTED, FSV_COLOR_VICTIMIZE},
+	    {"Cross-adapter propagation", SW_ARROW, FSV_COLOR_PROPAGATION, FSV_COLOR_PROPAGATION},
+	};
 	static const LegendEntry pieces = {"Preempted → resubmitted piece", SW_CONNECTOR,
 					   FSV_COLOR_PACKET_PREEMPTED, FSV_COLOR_PACKET_PREEMPTED};
 	static const LegendEntry reasons[] = {
@@ -1987,7 +2458,7 @@ draw_legend(Ctx *c)
 	     FSV_COLOR_PREEMPT_PRIORITY},
 	    {"Preemption: suspend | TDR", SW_BRACKET, FSV_COLOR_SUSPENDED, FSV_COLOR_TDR},
 	};
-	LegendEntry entries[G_N_ELEMENTS(base) + 24];
+	LegendEntry entries[G_N_ELEMENTS(base) + 28];
 	cairo_t *cr = c->cr;
 	guint n = G_N_ELEMENTS(base), rows, columns;
 	double col_w = 178, w, h, x, y;
@@ -2026,6 +2497,13 @@ draw_legend(Ctx *c)
 		entries[n++] = display[0];
 		entries[n++] = display[1];
 	}
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_VA_MAPPING))
+		entries[n++] = gpummu[0];
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_VA_RESERVE) ||
+	    _fsv_trace_has_marker_kind(c->trace, FSA_MARK_VA_FREE))
+		entries[n++] = gpummu[1];
+	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_FENCE_PROPAGATION))
+		entries[n++] = gpummu[2];
 	g_assert(n <= G_N_ELEMENTS(entries));
 	/* Two columns as before issue 13; a third past 16 entries keeps the box low. */
 	columns = n > 16 ? 3 : 2;
@@ -2142,6 +2620,29 @@ draw_legend(Ctx *c)
 			cairo_rectangle(cr, ex + 20.5, ey, 1.5, 10);
 			cairo_fill(cr);
 			break;
+		case SW_FLASH:
+			page_fault_glyph(cr, ex + 10, ey - 1);
+			break;
+		case SW_TRI2:
+			for (int k = 0; k < 2; k++) {
+				double tx = ex + 5 + 12 * k;
+
+				set_rgb(cr, colors[k ? entries[i].color2 : entries[i].color], 1);
+				cairo_move_to(cr, tx - 4, ey + 10);
+				cairo_line_to(cr, tx + 4, ey + 10);
+				cairo_line_to(cr, tx, ey + 2);
+				cairo_close_path(cr);
+				cairo_fill(cr);
+			}
+			break;
+		case SW_ARROW:
+			set_rgb(cr, rgb, 1);
+			cairo_set_line_width(cr, 1.5);
+			propagation_arrow_path(cr, ex + 2, ey + 1, ex + 20, ey + 9, 6);
+			cairo_stroke(cr);
+			propagation_head_path(cr, ex + 2, ey + 1, ex + 20, ey + 9, 6);
+			cairo_fill(cr);
+			break;
 		case SW_BAR:
 		default:
 			set_rgb(cr, rgb, 1);
@@ -2190,6 +2691,9 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	c.specials = g_array_new(FALSE, FALSE, sizeof(guint32));
 	c.pieces = g_array_new(FALSE, FALSE, sizeof(guint32));
 	c.cuts = g_array_new(FALSE, FALSE, sizeof(double));
+	c.fault_xs = g_array_new(FALSE, FALSE, sizeof(double));
+	c.fault_labels = g_array_new(FALSE, FALSE, sizeof(double));
+	c.fault_label_end = -1e9;
 	for (int k = 0; k < 3; k++)
 		c.tri[k] = g_array_new(FALSE, FALSE, sizeof(double));
 
@@ -2211,7 +2715,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		if (y + rowh < rh || y > h)
 			continue;
 		if (r->kind == FSV_ROW_ADAPTER || r->kind == FSV_ROW_CPU_GROUP ||
-		    r->kind == FSV_ROW_FENCE_GROUP)
+		    r->kind == FSV_ROW_FENCE_GROUP || r->kind == FSV_ROW_VA_GROUP)
 			cairo_set_source_rgb(cr, 0.955, 0.96, 0.97);
 		else if (i % 2)
 			cairo_set_source_rgb(cr, 0.985, 0.987, 0.99);
@@ -2238,6 +2742,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	    &c, rh,
 	    MIN((double) h, rh + fsv_view_get_content_height(view) - fsv_view_get_scroll_y(view)));
 	draw_victim_arrows(&c, c.specials);
+	draw_propagation_arrows(&c, c.specials);
 	draw_adapter_resets(&c);
 	draw_selection(&c);
 	cairo_restore(cr);
@@ -2300,6 +2805,8 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	g_array_unref(c.specials);
 	g_array_unref(c.pieces);
 	g_array_unref(c.cuts);
+	g_array_unref(c.fault_xs);
+	g_array_unref(c.fault_labels);
 	for (int k = 0; k < 3; k++)
 		g_array_unref(c.tri[k]);
 }

@@ -8,9 +8,11 @@
  * (hatched / outlined), doorbell ticks, a queue's doorbell connection band, victimization
  * arrows, suspended ranges, F- and D-state rows, preempted packets joined to their resubmitted
  * pieces, preemption brackets by reason, TDR stages, engine and adapter resets, contexts in
- * error, display rows (vsyncs, flips, missed vsyncs), page-fault and injected-fault markers,
- * hatched overlays where data was lost, CurrentValue steps on fence rows, the selection with its
- * dependency arrows, a range selection, a measurement and the legend.
+ * error, display rows (vsyncs, flips, missed vsyncs), page faults (a flash, tied to their
+ * recovery when selected) and injected-fault markers, GPU VA space rows (mappings by page size,
+ * reserve/free ticks), cross-adapter fence rows under each adapter with the propagation arrows
+ * between them, hatched overlays where data was lost, CurrentValue steps on fence rows, the
+ * selection with its dependency arrows, a range selection, a measurement and the legend.
  *
  * Every visible row costs O(pixels), not O(items): far zooms draw the level-of-detail
  * aggregates (fsv-lod.h), never hiding an item a full draw would show as a pixel.
@@ -123,6 +125,12 @@ typedef enum {
 	FSV_COLOR_FLIP,           /* flips, queued → done */
 	FSV_COLOR_MISSED_VSYNC,   /* a vsync that presented nothing new */
 	FSV_COLOR_FAULT_INJECTED, /* the fault injector's ground truth */
+	/* Issue 14 (docs/viewer.md "GpuMmu, page faults and cross-adapter fences"): VA mappings
+	 * by page size (MMU-12; a mapping of system memory is drawn paler, MMU-11), and the
+	 * cross-adapter propagation arrows (XAD-07). */
+	FSV_COLOR_VA_4K,
+	FSV_COLOR_VA_64K,
+	FSV_COLOR_PROPAGATION,
 	FSV_COLOR_COUNT,
 } FsvColor;
 

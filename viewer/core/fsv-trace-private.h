@@ -35,9 +35,20 @@ typedef enum {
 	/* Engine and adapter resets (TDR-06): a reset is an instant right next to its TDR and its
 	 * request, which would stand for it in a bucket of theirs; drawn over them. */
 	FSV_MARKER_LAYER_RESET,
+	/* GPU page faults (MMU-14): the flash glyph, drawn over everything of the row and hit
+	 * first in its glyph; a fault lies nanoseconds from its TDR and reset, and in a bucket of
+	 * theirs it would be lost. */
+	FSV_MARKER_LAYER_FAULT,
+	/* Cross-adapter propagations (XAD-07) on the notified adapter's fence row: arrows from
+	 * the signalling adapter's row, drawn for every laid-out row like victimizations. */
+	FSV_MARKER_LAYER_PROPAGATION,
 	FSV_MARKER_LAYER_COUNT,
 } FsvMarkerLayer;
 
+/* VA mappings of a VA space row in one of its lanes (item ids: marker indexes; MMU-04, MMU-06,
+ * MMU-07); NULL when none. Mappings are in no marker layer (_fsv_marker_layer gives
+ * FSV_MARKER_LAYER_COUNT). */
+const FsvLod *_fsv_trace_get_va_lod(const FsvTrace *trace, guint32 row, guint lane);
 /* Markers of a row in one layer (item ids: marker indexes); NULL when none. */
 const FsvLod *_fsv_trace_get_marker_lod(const FsvTrace *trace, guint32 row, FsvMarkerLayer layer);
 /* The layer a marker of KIND goes to (doorbell_connected: BAND; rows with doorbell_state
@@ -66,6 +77,18 @@ FsvMarkerLayer _fsv_marker_get_layer(const FsvMarker *marker);
 const char *_fsv_granularity_name(gint64 code, bool is_compute);
 /* Whether a marker of KIND on an engine row is drawn in its event strip (FSV_STRIP_EVENTS). */
 bool _fsv_marker_uses_event_strip(guint8 kind);
+/*
+ * MMU-14, TDR-06: what followed a page fault (a FSA_MARK_PAGE_FAULT marker): the TDR of its
+ * engine that began at or after it (reason PAGE_FAULT preferred), the engine and adapter resets
+ * inside that TDR, the faulting context's context_error and its process's device_lost from the
+ * fault to the TDR's end. Marker indexes, FSV_INDEX_NONE for each one the trace does not have.
+ * Returns false when nothing followed.
+ */
+typedef struct {
+	guint32 tdr, engine_reset, adapter_reset, context_error, device_lost;
+} FsvFaultRecovery;
+bool _fsv_trace_find_fault_recovery(const FsvTrace *trace, guint32 marker,
+				    FsvFaultRecovery *recovery);
 /* Whether the trace has a marker of KIND (enum fsa_marker_kind), in O(1). */
 bool _fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind);
 

@@ -26,6 +26,7 @@ typedef struct {
 	GArray *markers; /* guint32 */
 	GArray *steps;   /* FsvFenceStep */
 	FsvLod *lods[FSV_MAX_LANES];
+	FsvLod *va_lods[FSV_VA_MAX_LANES]; /* VA space rows: mappings per lane */
 	FsvLod *marker_lods[FSV_MARKER_LAYER_COUNT];
 } RowData;
 
@@ -54,11 +55,17 @@ struct _FsvTrace {
 	GArray *contexts;  /* struct fsa_context_info */
 	GArray *engines;   /* struct fsa_engine_info */
 	GArray *fences;    /* struct fsa_fence_info */
+	GArray *va_spaces; /* struct fsa_va_space_info (format 1.5) */
+	GArray *xopens;    /* struct fsa_cross_open, every fence's (format 1.5) */
 	GArray *clock_fits;
 	guint64 marker_kinds; /* bit k: the trace has a marker of kind k */
 	bool has_paging_packets, has_resubmitted_pieces;
 	GHashTable *queue_rows; /* hwqueue handle → row + 1 */
 	GHashTable *fence_rows; /* global fence handle → row + 1 */
+	GHashTable *va_rows;    /* process id << 32 | adapter id → row + 1 */
+	/* Cross-adapter fences (XAD-03): global fence handle → GArray of guint32 pairs (adapter,
+	 * row) of its rows under each adapter. */
+	GHashTable *xfence_rows;
 };
 
 /* ---- Loading: the model's sink ---------------------------------------------------------- */
@@ -421,6 +428,156 @@ find_display_row(const FsvTrace *t, guint32 adapter_id, guint32 source_id)
 	return FSV_INDEX_NONE;
 }
 
+/* XAD-03: whether a fence lives on several adapters (created cross-adapter, opened on another
+ * adapter, or propagated), and the adapters it lives on, in order. */
+/* Adds ADAPTER to the sorted set ADAPTERS (a fence lives on a few adapters). */
+static void
+adapter_set_add(GArray *adapters, guint32 adapter)
+{
+	guint i = 0;
+
+	if (adapter == UINT32_MAX)
+		return;
+	while (i < adapters->len && g_array_index(adapters, guint32, i) < adapter)
+		i++;
+	if (i < adapters->len && g_array_index(adapters, guint32, i) == adapter)
+		return;
+	g_array_insert_val(adapters, i, adapter);
+}
+
+static void
+fence_adapters(const FsvTrace *t, const struct fsa_fence_info *f, GArray *adapters)
+{
+	g_array_set_size(adapters, 0);
+	adapter_set_add(adapters, f->adapter_id);
+	for (guint i = 0; i < t->xopens->len; i++) {
+		const struct fsa_cross_open *o = &g_array_index(t->xopens, struct fsa_cross_open, i);
+
+		if (o->fence_handle == f->fence_global_handle) {
+			adapter_set_add(adapters, o->adapter_id);
+			adapter_set_add(adapters, o->creator_adapter_id);
+		}
+	}
+	/* Propagations of a fence the trace never opened elsewhere (one without its
+	 * fence_cross_adapter_open): their adapters. */
+	if (adapters->len < 2 && f->propagation_count > 0)
+		for (guint i = 0; i < t->markers->len; i++) {
+			const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+
+			if (m->kind != FSA_MARK_FENCE_PROPAGATION ||
+			    m->other_handle != f->fence_global_handle)
+				continue;
+			adapter_set_add(adapters, m->adapter_id);
+			adapter_set_add(adapters, (guint32) m->code);
+		}
+}
+
+static bool
+fence_is_cross_adapter(const FsvTrace *t, const struct fsa_fence_info *f, GArray *adapters)
+{
+	if (f->fence_global_handle == 0 ||
+	    (!f->is_cross_adapter && f->cross_open_count == 0 && f->propagation_count == 0))
+		return false;
+	fence_adapters(t, f, adapters);
+	return f->is_cross_adapter || adapters->len > 1;
+}
+
+guint8
+fsv_trace_get_fence_object(const FsvTrace *t, guint64 fence, guint32 adapter_id)
+{
+	const struct fsa_fence_info *f = fsv_trace_find_fence(t, fence);
+
+	for (guint i = 0; i < t->xopens->len; i++) {
+		const struct fsa_cross_open *o = &g_array_index(t->xopens, struct fsa_cross_open, i);
+
+		if (o->fence_handle != fence)
+			continue;
+		if (o->adapter_id == adapter_id)
+			return o->opened_as;
+		if (o->creator_adapter_id == adapter_id)
+			return o->created_as;
+	}
+	return f && f->adapter_id == adapter_id ? f->fence_object : FSTP_FENCE_OBJECT_NATIVE;
+}
+
+/* XAD-03: a row under ADAPTER_ROW for each cross-adapter fence living on that adapter. */
+static void
+add_xfence_rows(FsvTrace *t, guint32 adapter_row, guint32 adapter_id)
+{
+	g_autoptr(GArray) adapters = g_array_new(FALSE, FALSE, sizeof(guint32));
+
+	for (guint i = 0; i < t->fences->len; i++) {
+		const struct fsa_fence_info *f =
+		    &g_array_index(t->fences, struct fsa_fence_info, i);
+		bool here = false;
+		guint32 r, pair[2];
+		GArray *rows;
+
+		if (!fence_is_cross_adapter(t, f, adapters))
+			continue;
+		for (guint k = 0; k < adapters->len && !here; k++)
+			here = g_array_index(adapters, guint32, k) == adapter_id;
+		if (!here || fsv_trace_find_xfence_row(t, f->fence_global_handle, adapter_id) !=
+				 FSV_INDEX_NONE)
+			continue;
+		r = add_row(t, FSV_ROW_XFENCE, adapter_row,
+			    g_strdup_printf("Fence 0x%" PRIx64, f->fence_global_handle),
+			    g_strdup_printf("cross-adapter · %s here%s",
+					    fsv_trace_get_fence_object(t, f->fence_global_handle,
+								       adapter_id) ==
+						    FSTP_FENCE_OBJECT_MONITORED
+						? "monitored"
+						: "native",
+					    f->adapter_id == adapter_id ? " · creator" : ""));
+		row_at(t, r)->adapter_id = adapter_id;
+		row_at(t, r)->process_id = f->creator_process_id;
+		row_at(t, r)->fence_global_handle = f->fence_global_handle;
+		rows = g_hash_table_lookup(t->xfence_rows, &f->fence_global_handle);
+		if (!rows) {
+			rows = g_array_new(FALSE, FALSE, sizeof(guint32));
+			g_hash_table_insert(t->xfence_rows,
+					    g_memdup2(&f->fence_global_handle, sizeof(guint64)),
+					    rows);
+		}
+		pair[0] = adapter_id;
+		pair[1] = r;
+		g_array_append_vals(rows, pair, 2);
+	}
+}
+
+guint32
+fsv_trace_find_xfence_row(const FsvTrace *t, guint64 fence, guint32 adapter_id)
+{
+	GArray *rows = g_hash_table_lookup(t->xfence_rows, &fence);
+
+	for (guint i = 0; rows && i + 1 < rows->len; i += 2)
+		if (g_array_index(rows, guint32, i) == adapter_id)
+			return g_array_index(rows, guint32, i + 1);
+	return FSV_INDEX_NONE;
+}
+
+guint32
+fsv_trace_find_va_row(const FsvTrace *t, guint32 process_id, guint32 adapter_id)
+{
+	guint64 key = (guint64) process_id << 32 | adapter_id;
+	gpointer v = g_hash_table_lookup(t->va_rows, &key);
+
+	return v ? GPOINTER_TO_UINT(v) - 1 : FSV_INDEX_NONE;
+}
+
+const struct fsa_va_space_info *
+fsv_trace_find_va_space(const FsvTrace *t, guint32 process_id, guint32 adapter_id)
+{
+	for (guint i = 0; i < t->va_spaces->len; i++) {
+		const struct fsa_va_space_info *v =
+		    &g_array_index(t->va_spaces, struct fsa_va_space_info, i);
+
+		if (v->process_id == process_id && v->adapter_id == adapter_id)
+			return v;
+	}
+	return NULL;
+}
+
 static char *
 process_label(const FsvTrace *t, guint32 pid)
 {
@@ -435,7 +592,7 @@ static void
 layout_rows(FsvTrace *t)
 {
 	g_autoptr(GArray) engines = g_array_new(FALSE, FALSE, sizeof(guint64));
-	guint32 cpu_group = FSV_INDEX_NONE, fence_group = FSV_INDEX_NONE;
+	guint32 cpu_group = FSV_INDEX_NONE, fence_group = FSV_INDEX_NONE, va_group = FSV_INDEX_NONE;
 	g_autoptr(GArray) cpu_pids = g_array_new(FALSE, FALSE, sizeof(guint64));
 
 	/* (adapter, engine) pairs, engine UINT32_MAX when a queue's engine is unknown. */
@@ -476,6 +633,15 @@ layout_rows(FsvTrace *t)
 		if (i > 0 && g_array_index(engines, guint64, i - 1) == key)
 			continue;
 		adapter_row = find_adapter_row(t, adapter_id);
+		/* XAD-03: the previous adapter's cross-adapter fences close its rows. */
+		if (adapter_row == FSV_INDEX_NONE && t->rows->len > 0) {
+			guint32 prev = find_adapter_row(t, (guint32) (g_array_index(engines, guint64,
+										  i - 1) >>
+								      32));
+
+			if (prev != FSV_INDEX_NONE)
+				add_xfence_rows(t, prev, row_at(t, prev)->adapter_id);
+		}
 		if (adapter_row == FSV_INDEX_NONE) {
 			adapter_row =
 			    add_row(t, FSV_ROW_ADAPTER, FSV_INDEX_NONE,
@@ -538,6 +704,13 @@ layout_rows(FsvTrace *t)
 			insert_row_key(t->queue_rows, qi->hwqueue_handle, r);
 		}
 	}
+	if (engines->len > 0) {
+		guint32 last = find_adapter_row(
+		    t, (guint32) (g_array_index(engines, guint64, engines->len - 1) >> 32));
+
+		if (last != FSV_INDEX_NONE)
+			add_xfence_rows(t, last, row_at(t, last)->adapter_id);
+	}
 	/* Queues the trace never created but ops name (an anomaly): a row each at the end, so
 	 * their boxes are not lost. */
 	for (guint i = 0; i < t->ops->len; i++) {
@@ -570,6 +743,25 @@ layout_rows(FsvTrace *t)
 					    g_strdup("waits and signals outside queues"));
 		r = add_row(t, FSV_ROW_CPU_PROCESS, cpu_group, process_label(t, pid), NULL);
 		row_at(t, r)->process_id = pid;
+	}
+	/* MMU-01: a row per GPU VA space (process, adapter), in the order the trace made them. */
+	for (guint i = 0; i < t->va_spaces->len; i++) {
+		const struct fsa_va_space_info *v =
+		    &g_array_index(t->va_spaces, struct fsa_va_space_info, i);
+		guint64 key = (guint64) v->process_id << 32 | v->adapter_id;
+		guint32 r;
+
+		if (g_hash_table_contains(t->va_rows, &key))
+			continue;
+		if (va_group == FSV_INDEX_NONE)
+			va_group = add_row(t, FSV_ROW_VA_GROUP, FSV_INDEX_NONE, g_strdup("GPU VA"),
+					   g_strdup("mappings per process and adapter"));
+		r = add_row(t, FSV_ROW_VA_SPACE, va_group, process_label(t, v->process_id),
+			    g_strdup_printf("VA space · adapter %" PRIu32, v->adapter_id));
+		row_at(t, r)->process_id = v->process_id;
+		row_at(t, r)->adapter_id = v->adapter_id;
+		g_hash_table_insert(t->va_rows, g_memdup2(&key, sizeof(key)),
+				    GUINT_TO_POINTER(r + 1));
 	}
 	for (guint i = 0; i < t->fences->len; i++) {
 		const struct fsa_fence_info *f =
@@ -618,10 +810,21 @@ marker_row(const FsvTrace *t, const FsvMarker *m)
 
 	if (m->kind == FSA_MARK_ENGINE_F1)
 		r = find_power_row(t, FSV_ROW_ENGINE_POWER, m->adapter_id, m->engine_id);
+	else if (m->kind == FSA_MARK_PAGE_FAULT && m->engine_id != UINT32_MAX)
+		/* MMU-14: the engine's failed translation, on the engine (not its packet's queue). */
+		r = find_engine_row(t, m->adapter_id, m->engine_id);
 	else if (m->kind == FSA_MARK_DEVICE_D3)
 		r = find_power_row(t, FSV_ROW_DEVICE_POWER, m->adapter_id, UINT32_MAX);
 	else if (_fsv_marker_display_source(m) != UINT32_MAX)
 		r = find_display_row(t, m->adapter_id, _fsv_marker_display_source(m));
+	else if (m->kind == FSA_MARK_VA_MAPPING || m->kind == FSA_MARK_VA_RESERVE ||
+		 m->kind == FSA_MARK_VA_FREE)
+		r = fsv_trace_find_va_row(t, m->process_id, m->adapter_id);
+	else if (m->kind == FSA_MARK_FENCE_PROPAGATION)
+		/* XAD-07: on the row of the adapter notified. */
+		r = fsv_trace_find_xfence_row(t, m->other_handle, (guint32) m->code);
+	else if (m->kind == FSA_MARK_FENCE_NOTIFICATION)
+		r = fsv_trace_find_xfence_row(t, m->other_handle, m->adapter_id);
 	if (r == FSV_INDEX_NONE && m->hwqueue_handle != 0)
 		r = fsv_trace_find_queue_row(t, m->hwqueue_handle);
 	if (r == FSV_INDEX_NONE && m->adapter_id != UINT32_MAX && m->engine_id != UINT32_MAX)
@@ -936,6 +1139,98 @@ link_packet_pieces(FsvTrace *t)
 	}
 }
 
+/* XAD-03, XAD-07: the CurrentValue of a cross-adapter fence as each adapter sees it: its
+ * initial value, the signals that ran on that adapter (or on the CPU, on its creator's row),
+ * and the values propagated to it from the other adapter, at their NotificationOnly update (at
+ * the propagation when the trace has none). */
+static void
+index_xfence_steps(FsvTrace *t)
+{
+	if (g_hash_table_size(t->xfence_rows) == 0)
+		return;
+	for (guint32 r = 0; r < t->rows->len; r++) {
+		const FsvRow *row = row_at(t, r);
+		const struct fsa_fence_info *f;
+		FsvFenceStep s;
+
+		if (row->kind != FSV_ROW_XFENCE)
+			continue;
+		f = fsv_trace_find_fence(t, row->fence_global_handle);
+		s = (FsvFenceStep){f && f->created_ns != FSA_TIME_NONE ? f->created_ns
+								      : t->begin_ns,
+				   f ? f->initial_value : 0, FSV_INDEX_NONE, FSV_INDEX_NONE};
+		g_array_append_val(t->row_data[r].steps, s);
+	}
+	for (guint32 i = 0; i < t->ops->len; i++) {
+		const FsvOp *o = &g_array_index(t->ops, FsvOp, i);
+		const struct fsa_fence_info *f;
+		guint32 r, adapter = o->adapter_id;
+		FsvFenceStep s = {o->end_ns, o->fence_value, i, FSV_INDEX_NONE};
+
+		if (o->kind != FSA_OP_SIGNAL || o->state == FSA_OP_NEVER_COMPLETED ||
+		    !o->fence_global_handle ||
+		    !g_hash_table_contains(t->xfence_rows, &o->fence_global_handle))
+			continue;
+		if (adapter == UINT32_MAX && (f = fsv_trace_find_fence(t, o->fence_global_handle)))
+			adapter = f->adapter_id;
+		r = fsv_trace_find_xfence_row(t, o->fence_global_handle, adapter);
+		if (r != FSV_INDEX_NONE)
+			g_array_append_val(t->row_data[r].steps, s);
+	}
+	for (guint32 i = 0; i < t->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+		FsvFenceStep s = {m->is_open ? m->begin_ns : m->end_ns, m->value, FSV_STEP_PROPAGATED,
+				  i};
+
+		if (m->kind == FSA_MARK_FENCE_PROPAGATION && m->row != FSV_INDEX_NONE)
+			g_array_append_val(t->row_data[m->row].steps, s);
+	}
+}
+
+/* MMU-06, MMU-07: a VA space row's mappings in lanes (a mapping goes to the first lane free
+ * when it is made; all busy: the one that frees first), one level-of-detail index per lane. */
+static void
+index_va_mappings(FsvTrace *t, guint32 r, GArray *items)
+{
+	RowData *d = &t->row_data[r];
+	guint64 lane_end[FSV_VA_MAX_LANES] = {0};
+	guint used = 0;
+
+	for (guint i = 0; i < d->markers->len; i++) {
+		FsvMarker *m = &g_array_index(t->markers, FsvMarker, g_array_index(d->markers, guint32, i));
+		guint lane = FSV_VA_MAX_LANES;
+
+		if (m->kind != FSA_MARK_VA_MAPPING)
+			continue;
+		for (guint l = 0; l < FSV_VA_MAX_LANES && lane == FSV_VA_MAX_LANES; l++)
+			if (lane_end[l] <= m->begin_ns || (l >= used && lane_end[l] == 0))
+				lane = l;
+		if (lane == FSV_VA_MAX_LANES) {
+			lane = 0;
+			for (guint l = 1; l < FSV_VA_MAX_LANES; l++)
+				if (lane_end[l] < lane_end[lane])
+					lane = l;
+		}
+		lane_end[lane] = MAX(lane_end[lane], MAX(m->end_ns, m->begin_ns + 1));
+		used = MAX(used, lane + 1);
+		m->lane = (guint8) lane;
+	}
+	row_at(t, r)->lane_count = MAX(used, 1);
+	for (guint lane = 0; lane < used; lane++) {
+		g_array_set_size(items, 0);
+		for (guint i = 0; i < d->markers->len; i++) {
+			guint32 idx = g_array_index(d->markers, guint32, i);
+			const FsvMarker *m = &g_array_index(t->markers, FsvMarker, idx);
+			FsvLodItem it = {m->begin_ns, m->end_ns, idx};
+
+			if (m->kind == FSA_MARK_VA_MAPPING && m->lane == lane)
+				g_array_append_val(items, it);
+		}
+		if (items->len > 0)
+			d->va_lods[lane] = fsv_lod_new((const FsvLodItem *) items->data, items->len);
+	}
+}
+
 static void
 build_index(FsvTrace *t)
 {
@@ -982,7 +1277,7 @@ build_index(FsvTrace *t)
 		fr = o->fence_global_handle ? fsv_trace_find_fence_row(t, o->fence_global_handle)
 					    : FSV_INDEX_NONE;
 		if (fr != FSV_INDEX_NONE && o->state != FSA_OP_NEVER_COMPLETED) {
-			FsvFenceStep s = {o->end_ns, o->fence_value, i};
+			FsvFenceStep s = {o->end_ns, o->fence_value, i, FSV_INDEX_NONE};
 
 			if (o->kind == FSA_OP_SIGNAL) {
 				g_array_append_val(t->row_data[fr].steps, s);
@@ -1000,7 +1295,7 @@ build_index(FsvTrace *t)
 				 ? fsv_trace_find_fence_row(t, f->fence_global_handle)
 				 : FSV_INDEX_NONE;
 		FsvFenceStep s = {f->created_ns != FSA_TIME_NONE ? f->created_ns : t->begin_ns,
-				  f->initial_value, FSV_INDEX_NONE};
+				  f->initial_value, FSV_INDEX_NONE, FSV_INDEX_NONE};
 
 		if (fr != FSV_INDEX_NONE)
 			g_array_prepend_val(t->row_data[fr].steps, s);
@@ -1011,7 +1306,7 @@ build_index(FsvTrace *t)
 		const struct fsa_fence_value *v =
 		    &g_array_index(t->fence_values, struct fsa_fence_value, i);
 		guint32 fr = fsv_trace_find_fence_row(t, v->fence_global_handle);
-		FsvFenceStep s = {v->ts_ns, v->value, FSV_STEP_BUFFER_COMPLETED};
+		FsvFenceStep s = {v->ts_ns, v->value, FSV_STEP_BUFFER_COMPLETED, FSV_INDEX_NONE};
 
 		if (fr != FSV_INDEX_NONE)
 			g_array_append_val(t->row_data[fr].steps, s);
@@ -1072,8 +1367,33 @@ build_index(FsvTrace *t)
 			if (m->row != FSV_INDEX_NONE)
 				g_array_append_val(t->row_data[m->row].markers, i);
 		}
+		/* MMU-14: the engine's page fault is drawn on its engine's row (its row); the OS's
+		 * handling of it on every queue row of the faulting context, which the OS
+		 * terminates for it (and on its process's VA space row, below). A trace without
+		 * the OS's events (format 1.4 and before) shows the engine's fault there. */
+		if ((m->kind == FSA_MARK_PAGE_FAULT_HANDLED ||
+		     (m->kind == FSA_MARK_PAGE_FAULT &&
+		      !_fsv_trace_has_marker_kind(t, FSA_MARK_PAGE_FAULT_HANDLED))) &&
+		    m->context_handle != 0)
+			for (guint32 r = 0; r < n_rows; r++) {
+				const FsvRow *row = row_at(t, r);
+
+				if (r == m->row || row->kind != FSV_ROW_QUEUE ||
+				    row->context_handle != m->context_handle ||
+				    (m->adapter_id != UINT32_MAX &&
+				     row->adapter_id != m->adapter_id))
+					continue;
+				g_array_append_val(t->row_data[r].markers, i);
+			}
+		if (m->kind == FSA_MARK_PAGE_FAULT_HANDLED) {
+			guint32 va = fsv_trace_find_va_row(t, m->process_id, m->adapter_id);
+
+			if (va != FSV_INDEX_NONE && va != m->row)
+				g_array_append_val(t->row_data[va].markers, i);
+		}
 	}
 	index_display_markers(t);
+	index_xfence_steps(t);
 	end_abandoned_requests(t);
 	/* Engine rows with preemptions, pieces or TDR stages get the strip above their lanes. */
 	for (guint32 i = 0; i < t->packets->len; i++) {
@@ -1168,9 +1488,67 @@ build_index(FsvTrace *t)
 				d->lods[lane] =
 				    fsv_lod_new((const FsvLodItem *) items->data, items->len);
 		}
+		if (row->kind == FSV_ROW_VA_SPACE)
+			index_va_mappings(t, r, items);
 		build_marker_lods(t, r, items);
 	}
 	index_edges(t);
+}
+
+bool
+_fsv_trace_find_fault_recovery(const FsvTrace *t, guint32 marker, FsvFaultRecovery *rec)
+{
+	const FsvMarker *f;
+	guint64 tdr_begin = FSV_TIME_NONE, tdr_end = FSV_TIME_NONE;
+	bool tdr_is_page_fault = false;
+
+	rec->tdr = rec->engine_reset = rec->adapter_reset = FSV_INDEX_NONE;
+	rec->context_error = rec->device_lost = FSV_INDEX_NONE;
+	g_return_val_if_fail(marker < t->markers->len, false);
+	f = &g_array_index(t->markers, FsvMarker, marker);
+	/* TDR-06: the recovery of its engine that began at or after it; one for a page fault
+	 * first, else the earliest. */
+	for (guint32 i = 0; i < t->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+		bool is_page_fault;
+
+		if (m->kind != FSA_MARK_TDR || m->adapter_id != f->adapter_id ||
+		    (f->engine_id != UINT32_MAX && m->engine_id != f->engine_id) ||
+		    m->begin_ns < f->begin_ns)
+			continue;
+		is_page_fault = m->value == FSTP_LOSS_REASON_PAGE_FAULT;
+		if (rec->tdr == FSV_INDEX_NONE || (is_page_fault && !tdr_is_page_fault) ||
+		    (is_page_fault == tdr_is_page_fault && m->begin_ns < tdr_begin)) {
+			rec->tdr = i;
+			tdr_begin = m->begin_ns;
+			tdr_end = m->end_ns;
+			tdr_is_page_fault = is_page_fault;
+		}
+	}
+	for (guint32 i = 0; i < t->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+		bool in_tdr = rec->tdr != FSV_INDEX_NONE && m->begin_ns >= tdr_begin &&
+			      m->begin_ns <= tdr_end;
+
+		if (m->kind == FSA_MARK_ENGINE_RESET && in_tdr && m->adapter_id == f->adapter_id &&
+		    m->engine_id == g_array_index(t->markers, FsvMarker, rec->tdr).engine_id &&
+		    rec->engine_reset == FSV_INDEX_NONE)
+			rec->engine_reset = i;
+		else if (m->kind == FSA_MARK_ADAPTER_RESET && in_tdr &&
+			 m->adapter_id == f->adapter_id && rec->adapter_reset == FSV_INDEX_NONE)
+			rec->adapter_reset = i;
+		else if (m->kind == FSA_MARK_CONTEXT_ERROR && f->context_handle != 0 &&
+			 m->context_handle == f->context_handle && m->begin_ns >= f->begin_ns &&
+			 rec->context_error == FSV_INDEX_NONE)
+			rec->context_error = i;
+		else if (m->kind == FSA_MARK_DEVICE_LOST && f->process_id != UINT32_MAX &&
+			 m->process_id == f->process_id && m->begin_ns >= f->begin_ns &&
+			 (tdr_end == FSV_TIME_NONE || m->begin_ns <= tdr_end) &&
+			 rec->device_lost == FSV_INDEX_NONE)
+			rec->device_lost = i;
+	}
+	return rec->tdr != FSV_INDEX_NONE || rec->context_error != FSV_INDEX_NONE ||
+	       rec->device_lost != FSV_INDEX_NONE;
 }
 
 /* The layer of a marker kind (fsv-trace-private.h). */
@@ -1272,6 +1650,13 @@ _fsv_marker_layer(guint8 kind)
 	case FSA_MARK_ENGINE_RESET:
 	case FSA_MARK_ADAPTER_RESET:
 		return FSV_MARKER_LAYER_RESET;
+	case FSA_MARK_PAGE_FAULT:
+	case FSA_MARK_PAGE_FAULT_HANDLED:
+		return FSV_MARKER_LAYER_FAULT;
+	case FSA_MARK_FENCE_PROPAGATION:
+		return FSV_MARKER_LAYER_PROPAGATION;
+	case FSA_MARK_VA_MAPPING:
+		return FSV_MARKER_LAYER_COUNT; /* in the VA row's lanes (_fsv_trace_get_va_lod) */
 	default:
 		return FSV_MARKER_LAYER_OTHER;
 	}
@@ -1334,6 +1719,21 @@ copy_model(FsvTrace *t, const struct fsa_model *model)
 		g_array_append_val(t->fences, *fsa_model_borrow_fence(model, i));
 	for (size_t i = 0; i < fsa_model_clock_fit_count(model); i++)
 		g_array_append_val(t->clock_fits, *fsa_model_borrow_clock_fit(model, i));
+	for (size_t i = 0; i < fsa_model_va_space_count(model); i++)
+		g_array_append_val(t->va_spaces, *fsa_model_borrow_va_space(model, i));
+	for (size_t i = 0; i < fsa_model_fence_count(model); i++) {
+		const struct fsa_fence_info *f = fsa_model_borrow_fence(model, i);
+		const struct fsa_cross_open *o;
+
+		for (size_t k = 0;
+		     (o = fsa_model_borrow_cross_open(model, f->fence_global_handle, k)); k++) {
+			struct fsa_cross_open copy = *o;
+
+			/* Kept by global handle: the local one is the opener's. */
+			copy.fence_handle = f->fence_global_handle;
+			g_array_append_val(t->xopens, copy);
+		}
+	}
 }
 
 static FsvTrace *
@@ -1362,6 +1762,11 @@ trace_new(const char *path)
 	t->engines = g_array_new(FALSE, FALSE, sizeof(struct fsa_engine_info));
 	t->fences = g_array_new(FALSE, FALSE, sizeof(struct fsa_fence_info));
 	t->clock_fits = g_array_new(FALSE, FALSE, sizeof(struct fsa_clock_fit));
+	t->va_spaces = g_array_new(FALSE, FALSE, sizeof(struct fsa_va_space_info));
+	t->xopens = g_array_new(FALSE, FALSE, sizeof(struct fsa_cross_open));
+	t->va_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	t->xfence_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+					       (GDestroyNotify) g_array_unref);
 	t->queue_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	t->fence_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	return t;
@@ -1488,6 +1893,8 @@ fsv_trace_unref(FsvTrace *t)
 			g_array_unref(d->steps);
 			for (guint l = 0; l < FSV_MAX_LANES; l++)
 				fsv_lod_free(d->lods[l]);
+			for (guint l = 0; l < FSV_VA_MAX_LANES; l++)
+				fsv_lod_free(d->va_lods[l]);
 			for (int l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
 				fsv_lod_free(d->marker_lods[l]);
 		}
@@ -1509,6 +1916,10 @@ fsv_trace_unref(FsvTrace *t)
 	g_array_unref(t->engines);
 	g_array_unref(t->fences);
 	g_array_unref(t->clock_fits);
+	g_array_unref(t->va_spaces);
+	g_array_unref(t->xopens);
+	g_hash_table_unref(t->va_rows);
+	g_hash_table_unref(t->xfence_rows);
 	g_hash_table_unref(t->queue_rows);
 	g_hash_table_unref(t->fence_rows);
 	g_free(t->edge_start);
@@ -1894,6 +2305,14 @@ _fsv_trace_get_packet_lod(const FsvTrace *trace, guint32 row, guint lane)
 }
 
 const FsvLod *
+_fsv_trace_get_va_lod(const FsvTrace *trace, guint32 row, guint lane)
+{
+	if (lane >= FSV_VA_MAX_LANES || row >= trace->rows->len)
+		return NULL;
+	return trace->row_data[row].va_lods[lane];
+}
+
+const FsvLod *
 _fsv_trace_get_marker_lod(const FsvTrace *trace, guint32 row, FsvMarkerLayer layer)
 {
 	g_return_val_if_fail(layer < FSV_MARKER_LAYER_COUNT, NULL);
@@ -1916,6 +2335,9 @@ _fsv_trace_get_memory_size(const FsvTrace *t)
 		for (guint l = 0; l < FSV_MAX_LANES; l++)
 			if (d->lods[l])
 				size += fsv_lod_get_size(d->lods[l]);
+		for (guint l = 0; l < FSV_VA_MAX_LANES; l++)
+			if (d->va_lods[l])
+				size += fsv_lod_get_size(d->va_lods[l]);
 		for (int l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
 			if (d->marker_lods[l])
 				size += fsv_lod_get_size(d->marker_lods[l]);

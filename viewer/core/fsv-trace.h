@@ -2,7 +2,8 @@
 /*
  * viewer/core: FsvTrace, the whole-trace index the timeline draws from. It is built once, from
  * the analyzer model's sink (fsa/model.h) fed by analyzer/ingest, and is read-only afterwards:
- * rows (adapter → engine → HWQueue, CPU processes, fences), per row the fence operation boxes,
+ * rows (adapter → engine → HWQueue and cross-adapter fences, CPU processes, GPU VA spaces,
+ * fences), per row the fence operation boxes,
  * packets and markers sorted by time with their level-of-detail indexes, lost data, signal ↔
  * wait edges, anomalies, the summary and the clock fits. It never re-reads the trace.
  *
@@ -63,7 +64,23 @@ typedef enum {
 	 * red, and its flips from queued to done. Children of their adapter, after its D-state
 	 * row, only when the trace has vsync or flip markers. */
 	FSV_ROW_DISPLAY,
+	/* Format 1.5 (issue 14). The group of the GPU VA space rows (expanded by default), after
+	 * the CPU group, only when the trace has VA spaces: */
+	FSV_ROW_VA_GROUP,
+	/* One process's GPU virtual address space on one adapter (MMU-01): its mappings as
+	 * intervals from map to unmap in up to FSV_VA_MAX_LANES lanes, VA reserves and frees as
+	 * ticks, the page faults the OS handled for that process (MMU-14). */
+	FSV_ROW_VA_SPACE,
+	/* A cross-adapter fence as one adapter sees it (XAD-03..08): a row under each adapter it
+	 * lives on, after that adapter's engines: its CurrentValue as steps (the signals run on
+	 * this adapter, the propagations from the other one), the propagations that reached this
+	 * adapter (propagate → NotificationOnly update) and the arrows from the other adapter's
+	 * row. */
+	FSV_ROW_XFENCE,
 } FsvRowKind;
+
+/* Lanes of a VA space row's mappings. */
+#define FSV_VA_MAX_LANES 4
 
 /* One timeline row. Rows are stored in display order (a parent before its children). */
 typedef struct {
@@ -191,14 +208,19 @@ typedef struct {
 
 /* FsvFenceStep.op of a progress fence's step to a completed command buffer's value. */
 #define FSV_STEP_BUFFER_COMPLETED (FSV_INDEX_NONE - 1)
+/* FsvFenceStep.op of a cross-adapter fence row's step to a value another adapter signalled and
+ * the OS propagated here (XAD-07); FsvFenceStep.marker names the propagation. */
+#define FSV_STEP_PROPAGATED (FSV_INDEX_NONE - 2)
 
 /* A point of a fence's CurrentValue: from ns on, the fence is known to be at value. */
 typedef struct {
 	guint64 ns;
 	guint64 value;
 	/* The signal or CPU wait that showed it, FSV_STEP_BUFFER_COMPLETED for a progress fence's
-	 * command buffer that completed, FSV_INDEX_NONE for the initial value. */
+	 * command buffer that completed, FSV_STEP_PROPAGATED for a propagation from another
+	 * adapter, FSV_INDEX_NONE for the initial value. */
 	guint32 op;
+	guint32 marker; /* FSV_STEP_PROPAGATED: the propagation marker, else FSV_INDEX_NONE */
 } FsvFenceStep;
 
 typedef struct _FsvTrace FsvTrace;
@@ -301,6 +323,19 @@ const struct fsa_engine_info *fsv_trace_find_engine(const FsvTrace *trace, guint
 bool fsv_trace_ticks_to_ns(const FsvTrace *trace, guint32 adapter_id, guint64 ticks, guint64 *ns);
 const struct fsa_fence_info *fsv_trace_find_fence(const FsvTrace *trace,
 						  guint64 fence_global_handle);
+/* A process's GPU VA space on an adapter as the model counted it (format 1.5), NULL when the
+ * trace has none. */
+const struct fsa_va_space_info *fsv_trace_find_va_space(const FsvTrace *trace,
+							 guint32 process_id, guint32 adapter_id);
+/* The VA space row of a process on an adapter, FSV_INDEX_NONE when none. */
+guint32 fsv_trace_find_va_row(const FsvTrace *trace, guint32 process_id, guint32 adapter_id);
+/* The row of a cross-adapter fence under an adapter, FSV_INDEX_NONE when none. */
+guint32 fsv_trace_find_xfence_row(const FsvTrace *trace, guint64 fence_global_handle,
+				  guint32 adapter_id);
+/* What a fence is on an adapter (FSTP_FENCE_OBJECT_*: its creator's fence_object there, else
+ * what a cross-adapter open made it); FSTP_FENCE_OBJECT_NATIVE when the trace does not say. */
+guint8 fsv_trace_get_fence_object(const FsvTrace *trace, guint64 fence_global_handle,
+				  guint32 adapter_id);
 guint fsv_trace_get_clock_fit_count(const FsvTrace *trace);
 const struct fsa_clock_fit *fsv_trace_get_clock_fit(const FsvTrace *trace, guint index);
 

@@ -27,5 +27,7 @@
 #define FSV_VSYNC_STRIP_HEIGHT 10
 #define FSV_FLIP_LANE_HEIGHT   12
 #define FSV_DISPLAY_ROW_HEIGHT (3 + FSV_VSYNC_STRIP_HEIGHT + 2 + 2 * FSV_FLIP_LANE_HEIGHT + 2)
+/* A GPU VA space row (MMU-01): thin lanes of mappings above its tick strip. */
+#define FSV_VA_LANE_HEIGHT 12
 
 #endif /* FSV_VIEW_PRIVATE_H */

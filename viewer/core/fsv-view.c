@@ -43,7 +43,13 @@ row_height(const FsvRow *row)
 	case FSV_ROW_ADAPTER:
 	case FSV_ROW_CPU_GROUP:
 	case FSV_ROW_FENCE_GROUP:
+	case FSV_ROW_VA_GROUP:
 		return FSV_GROUP_HEIGHT;
+	case FSV_ROW_VA_SPACE:
+		return FSV_ROW_PAD_TOP + (int) row->lane_count * FSV_VA_LANE_HEIGHT + FSV_TICK_HEIGHT +
+		       FSV_ROW_PAD_BOTTOM;
+	case FSV_ROW_XFENCE:
+		return FSV_FENCE_ROW_HEIGHT;
 	case FSV_ROW_ENGINE:
 		return FSV_ROW_PAD_TOP + (row->has_event_strip ? FSV_EVENT_STRIP_HEIGHT : 0) +
 		       (int) row->lane_count * FSV_PACKET_LANE_HEIGHT + FSV_ROW_PAD_BOTTOM;
@@ -416,6 +422,10 @@ fsv_view_get_lane_geometry(const FsvView *v, guint32 row, guint lane, double *y,
 		*y = ry + FSV_ROW_PAD_TOP + lane * FSV_LANE_HEIGHT;
 		*height = FSV_LANE_HEIGHT - 2;
 		return true;
+	case FSV_ROW_VA_SPACE:
+		*y = ry + FSV_ROW_PAD_TOP + lane * FSV_VA_LANE_HEIGHT;
+		*height = FSV_VA_LANE_HEIGHT - 2;
+		return true;
 	case FSV_ROW_DISPLAY:
 		/* The two sub-lanes of flips, under the vsync strip (FsvMarker.lane). */
 		lane = MIN(lane, 1);
@@ -571,6 +581,32 @@ fsv_view_get_victim_arrow(const FsvView *v, guint32 marker, double *x, double *y
 		return false;
 	*y1 += h / 2;
 	*x = floor(fsv_view_time_to_x(v, m->begin_ns)) + 0.5;
+	return true;
+}
+
+bool
+fsv_view_get_propagation_arrow(const FsvView *v, guint32 marker, double *x0, double *y0,
+			       double *x1, double *y1)
+{
+	const FsvMarker *m;
+	guint32 from;
+	double h;
+
+	if (marker >= fsv_trace_get_marker_count(v->trace))
+		return false;
+	m = fsv_trace_get_marker(v->trace, marker);
+	if (m->kind != FSA_MARK_FENCE_PROPAGATION || m->row == FSV_INDEX_NONE)
+		return false;
+	from = fsv_trace_find_xfence_row(v->trace, m->other_handle, m->adapter_id);
+	if (from == FSV_INDEX_NONE || from == m->row ||
+	    !fsv_view_get_row_geometry(v, from, y0, &h))
+		return false;
+	*y0 += h / 2;
+	if (!fsv_view_get_row_geometry(v, m->row, y1, &h))
+		return false;
+	*y1 += h / 2;
+	*x0 = floor(fsv_view_time_to_x(v, m->begin_ns)) + 0.5;
+	*x1 = floor(fsv_view_time_to_x(v, m->is_open ? m->begin_ns : m->end_ns)) + 0.5;
 	return true;
 }
 
@@ -736,6 +772,61 @@ hit_victim_arrow(const FsvView *v, double x, double y, guint64 t, double slack_p
 	return a.best;
 }
 
+/* XAD-07: a propagation arrow through (x, y): the propagation layers of every laid-out row near
+ * t (the arrows of their aggregates too: the drawing draws one per bucket), within SLACK_PX of
+ * the segment. */
+static void
+propagation_consider(ArrowHit *a, guint32 id)
+{
+	double x0, y0, x1, y1, dx, dy, k, px, py;
+
+	if (a->best != FSV_INDEX_NONE ||
+	    !fsv_view_get_propagation_arrow(a->v, id, &x0, &y0, &x1, &y1))
+		return;
+	dx = x1 - x0;
+	dy = y1 - y0;
+	k = dx * dx + dy * dy > 0 ? ((a->x - x0) * dx + (a->y - y0) * dy) / (dx * dx + dy * dy) : 0;
+	k = CLAMP(k, 0.0, 1.0);
+	px = x0 + k * dx;
+	py = y0 + k * dy;
+	if (hypot(a->x - px, a->y - py) <= a->slack_px)
+		a->best = id;
+}
+
+static bool
+propagation_item(const FsvLodItem *item, gpointer data)
+{
+	propagation_consider(data, item->id);
+	return true;
+}
+
+static bool
+propagation_bucket(const FsvLodBucket *b, gpointer data)
+{
+	propagation_consider(data, b->top);
+	return true;
+}
+
+static guint32
+hit_propagation_arrow(const FsvView *v, double x, double y, guint64 t, double slack_px)
+{
+	ArrowHit a = {v, x, y, slack_px, FSV_INDEX_NONE};
+	guint64 slack = (guint64) ((slack_px + 1) * v->ns_per_px);
+
+	for (guint i = 0; i < v->layout->len && a.best == FSV_INDEX_NONE; i++) {
+		guint32 row = g_array_index(v->layout, LayoutRow, i).row;
+		const FsvLod *lod =
+		    fsv_trace_get_row(v->trace, row)->kind == FSV_ROW_XFENCE
+			? _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_PROPAGATION)
+			: NULL;
+
+		if (lod)
+			fsv_lod_visit(lod, t > slack ? t - slack : 0, t + slack, v->ns_per_px,
+				      propagation_item, propagation_bucket, &a);
+	}
+	return a.best;
+}
+
 bool
 fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 {
@@ -761,10 +852,22 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 		guint32 id = hit_victim_arrow(v, x, y, t, 1.0);
 
 		if (id == FSV_INDEX_NONE)
+			id = hit_propagation_arrow(v, x, y, t, 1.5);
+		if (id == FSV_INDEX_NONE)
 			id = hit_adapter_reset(v, row, t, 1.5);
 		if (id != FSV_INDEX_NONE) {
 			*hit =
 			    (FsvItem){FSV_ITEM_MARKER, id, fsv_trace_get_marker(v->trace, id)->row};
+			return true;
+		}
+		/* MMU-14: a page fault's flash, at the top of each of its rows, is drawn over the
+		 * rest of the row. */
+		if (y < ry + 14)
+			id = hit_lod(
+			    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_FAULT), t,
+			    4.5);
+		if (id != FSV_INDEX_NONE) {
+			*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
 			return true;
 		}
 	}
@@ -866,7 +969,41 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 			return true;
 		}
 	}
-	if (r->kind == FSV_ROW_FENCE) {
+	/* MMU-06: a VA space row's lanes answer the mapping there. */
+	if (r->kind == FSV_ROW_VA_SPACE) {
+		int lane = (int) floor((y - ry - FSV_ROW_PAD_TOP) / FSV_VA_LANE_HEIGHT);
+		guint32 id = lane >= 0 && lane < (int) r->lane_count
+				 ? hit_lod(v, _fsv_trace_get_va_lod(v->trace, row, (guint) lane), t,
+					   2.0)
+				 : FSV_INDEX_NONE;
+
+		if (id != FSV_INDEX_NONE) {
+			*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
+			return true;
+		}
+	}
+	if (r->kind == FSV_ROW_XFENCE) {
+		/* Its strip at the bottom: the propagations that reached it, the NotificationOnly
+		 * updates; above it, its CurrentValue steps (below). */
+		double ty, th;
+		guint32 id = FSV_INDEX_NONE;
+
+		if (fsv_view_get_strip_geometry(v, row, FSV_STRIP_TICKS, &ty, &th) && y >= ty - 1) {
+			id = hit_lod(
+			    v, _fsv_trace_get_marker_lod(v->trace, row, FSV_MARKER_LAYER_OTHER), t,
+			    2.0);
+			if (id == FSV_INDEX_NONE)
+				id = hit_lod(v,
+					     _fsv_trace_get_marker_lod(v->trace, row,
+								       FSV_MARKER_LAYER_PROPAGATION),
+					     t, 2.0);
+		}
+		if (id != FSV_INDEX_NONE) {
+			*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
+			return true;
+		}
+	}
+	if (r->kind == FSV_ROW_FENCE || r->kind == FSV_ROW_XFENCE) {
 		guint n = 0;
 		const FsvFenceStep *steps = fsv_trace_get_fence_steps(v->trace, row, &n);
 		guint lo = 0, hi = n;
@@ -886,7 +1023,8 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 	}
 	if (r->kind != FSV_ROW_DISPLAY) {
 		static const FsvMarkerLayer order[] = {
-		    FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_RESET, FSV_MARKER_LAYER_OTHER,
+		    FSV_MARKER_LAYER_FAULT,  FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_RESET,
+		    FSV_MARKER_LAYER_OTHER,  FSV_MARKER_LAYER_PROPAGATION,
 		    FSV_MARKER_LAYER_RING, FSV_MARKER_LAYER_BACK};
 		double by, bh, ty, th;
 		guint32 id = FSV_INDEX_NONE;
@@ -1045,6 +1183,11 @@ fsv_trace_range_stats(const FsvTrace *trace, guint64 begin_ns, guint64 end_ns, F
 		for (int l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
 			if (_fsv_trace_get_marker_lod(trace, r, l))
 				fsv_lod_visit(_fsv_trace_get_marker_lod(trace, r, l), begin_ns,
+					      end_ns, 0, stats_marker, NULL, &w);
+		/* VA mappings (MMU-06) count as markers too. */
+		for (guint lane = 0; lane < FSV_VA_MAX_LANES; lane++)
+			if (_fsv_trace_get_va_lod(trace, r, lane))
+				fsv_lod_visit(_fsv_trace_get_va_lod(trace, r, lane), begin_ns,
 					      end_ns, 0, stats_marker, NULL, &w);
 		if (rs.wait_count + rs.signal_count + rs.packet_count + rs.marker_count == 0)
 			continue;

@@ -126,6 +126,12 @@ bool fsv_view_get_group_extent(const FsvView *view, guint32 row, double *y0, dou
  * uses its tick strip. False when either row is not laid out or the beneficiary has no row. */
 bool fsv_view_get_victim_arrow(const FsvView *view, guint32 marker, double *x, double *y0,
 			       double *y1);
+/* A cross-adapter propagation's arrow (marker: a fence_propagation marker's index, XAD-07): from
+ * the signalling adapter's row of that fence at the propagation (x0, y0) to the notified
+ * adapter's row at its NotificationOnly update (x1, y1; at the propagation when it has none).
+ * False when either row is not laid out. */
+bool fsv_view_get_propagation_arrow(const FsvView *view, guint32 marker, double *x0, double *y0,
+				    double *x1, double *y1);
 /* The row at drawing y, FSV_INDEX_NONE over the ruler or below the last row. */
 guint32 fsv_view_row_at_y(const FsvView *view, double y);
 

@@ -21,7 +21,8 @@
 /*
  * The events of trace format 1.x, in the order of docs/trace-format.md for 1.0's; the events 1.1
  * added come after them, then 1.2's (the OS's doorbell words), then 1.3's (termination steps),
- * then 1.4's (scheduling, TDR, display, fault injection), so that earlier numbers stay.
+ * then 1.4's (scheduling, TDR, display, fault injection), then 1.5's (GpuMmu, cross-adapter
+ * fences), so that earlier numbers stay.
  */
 /* clang-format off */
 #define FSA_EVENT_TYPES(X) \
@@ -112,10 +113,21 @@
 	X(os, flip_done, FLIP_DONE) \
 	X(os, fault_injected, FAULT_INJECTED) \
 	X(kmd, adapter_reset, ADAPTER_RESET) \
-	X(hw, vsync, VSYNC)
+	X(hw, vsync, VSYNC) \
+	X(os, va_space_create, VA_SPACE_CREATE) \
+	X(os, va_space_destroy, VA_SPACE_DESTROY) \
+	X(os, va_reserve, VA_RESERVE) \
+	X(os, va_free, VA_FREE) \
+	X(os, page_table_create, PAGE_TABLE_CREATE) \
+	X(os, page_table_resize, PAGE_TABLE_RESIZE) \
+	X(os, page_table_residency, PAGE_TABLE_RESIDENCY) \
+	X(os, page_table_destroy, PAGE_TABLE_DESTROY) \
+	X(os, page_fault, OS_PAGE_FAULT) \
+	X(os, fence_cross_adapter_open, FENCE_CROSS_ADAPTER_OPEN)
 
 /* Every integer field name of the contract, sorted. */
 #define FSA_FIELDS(X) \
+	X(access, ACCESS) \
 	X(adapter_id, ADAPTER_ID) \
 	X(allocation_handle, ALLOCATION_HANDLE) \
 	X(anomaly, ANOMALY) \
@@ -127,6 +139,8 @@
 	X(connecting_hwqueue_handle, CONNECTING_HWQUEUE_HANDLE) \
 	X(context_handle, CONTEXT_HANDLE) \
 	X(cpu_ts_ns, CPU_TS_NS) \
+	X(created_as, CREATED_AS) \
+	X(creator_adapter_id, CREATOR_ADAPTER_ID) \
 	X(current_value, CURRENT_VALUE) \
 	X(detail, DETAIL) \
 	X(device_handle, DEVICE_HANDLE) \
@@ -138,16 +152,19 @@
 	X(engine_id, ENGINE_ID) \
 	X(engine_type, ENGINE_TYPE) \
 	X(entries_lost, ENTRIES_LOST) \
+	X(entry_count, ENTRY_COUNT) \
 	X(entry_position, ENTRY_POSITION) \
 	X(fault_type, FAULT_TYPE) \
 	X(fence_count, FENCE_COUNT) \
 	X(fence_global_handle, FENCE_GLOBAL_HANDLE) \
 	X(fence_handle, FENCE_HANDLE) \
 	X(fence_id, FENCE_ID) \
+	X(fence_object, FENCE_OBJECT) \
 	X(fence_type, FENCE_TYPE) \
 	X(fence_value, FENCE_VALUE) \
 	X(fences_scanned, FENCES_SCANNED) \
 	X(final_value, FINAL_VALUE) \
+	X(first_entry, FIRST_ENTRY) \
 	X(first_free_entry_index, FIRST_FREE_ENTRY_INDEX) \
 	X(flip_id, FLIP_ID) \
 	X(form, FORM) \
@@ -167,6 +184,7 @@
 	X(is_cross_adapter, IS_CROSS_ADAPTER) \
 	X(is_dummy_page, IS_DUMMY_PAGE) \
 	X(is_interrupt, IS_INTERRUPT) \
+	X(is_os_picked, IS_OS_PICKED) \
 	X(is_paging, IS_PAGING) \
 	X(is_preemption_aware, IS_PREEMPTION_AWARE) \
 	X(is_resident, IS_RESIDENT) \
@@ -176,12 +194,16 @@
 	X(kind, KIND) \
 	X(last_completed_value, LAST_COMPLETED_VALUE) \
 	X(last_queued_value, LAST_QUEUED_VALUE) \
+	X(level, LEVEL) \
 	X(log_type, LOG_TYPE) \
+	X(max_va, MAX_VA) \
+	X(min_va, MIN_VA) \
 	X(mode, MODE) \
 	X(monitored_value, MONITORED_VALUE) \
 	X(native_fences, NATIVE_FENCES) \
 	X(new_capacity_entries, NEW_CAPACITY_ENTRIES) \
 	X(new_entries, NEW_ENTRIES) \
+	X(new_entry_count, NEW_ENTRY_COUNT) \
 	X(new_position, NEW_POSITION) \
 	X(new_state, NEW_STATE) \
 	X(new_status, NEW_STATUS) \
@@ -190,13 +212,16 @@
 	X(observed_value, OBSERVED_VALUE) \
 	X(offset_bytes, OFFSET_BYTES) \
 	X(old_capacity_entries, OLD_CAPACITY_ENTRIES) \
+	X(old_entry_count, OLD_ENTRY_COUNT) \
 	X(old_state, OLD_STATE) \
 	X(old_status, OLD_STATUS) \
+	X(opened_as, OPENED_AS) \
 	X(operation, OPERATION) \
 	X(optimized_interrupt, OPTIMIZED_INTERRUPT) \
 	X(packet_id, PACKET_ID) \
 	X(page_count, PAGE_COUNT) \
 	X(page_size_bytes, PAGE_SIZE_BYTES) \
+	X(page_table_levels, PAGE_TABLE_LEVELS) \
 	X(physical_doorbell, PHYSICAL_DOORBELL) \
 	X(preempt_granularity, PREEMPT_GRANULARITY) \
 	X(previous_gpu_ts, PREVIOUS_GPU_TS) \
@@ -210,6 +235,8 @@
 	X(resubmission_of, RESUBMISSION_OF) \
 	X(result, RESULT) \
 	X(ring_size_bytes, RING_SIZE_BYTES) \
+	X(root_entry_count, ROOT_ENTRY_COUNT) \
+	X(scope, SCOPE) \
 	X(segment, SEGMENT) \
 	X(size_bytes, SIZE_BYTES) \
 	X(source_id, SOURCE_ID) \
@@ -217,12 +244,14 @@
 	X(status, STATUS) \
 	X(step, STEP) \
 	X(submission_mode, SUBMISSION_MODE) \
+	X(table_id, TABLE_ID) \
 	X(termination, TERMINATION) \
 	X(time_slice_ns, TIME_SLICE_NS) \
 	X(timeout_ns, TIMEOUT_NS) \
 	X(to_adapter_id, TO_ADAPTER_ID) \
 	X(type, TYPE) \
 	X(ums_supported, UMS_SUPPORTED) \
+	X(va_size_bytes, VA_SIZE_BYTES) \
 	X(victim_doorbell_handle, VICTIM_DOORBELL_HANDLE) \
 	X(victim_hwqueue_handle, VICTIM_HWQUEUE_HANDLE) \
 	X(vsync_count, VSYNC_COUNT) \

@@ -113,6 +113,61 @@ struct fsa_fence_info {
 	uint64_t final_value; /* at fence_destroy, else last_value */
 	uint64_t created_ns, destroyed_ns;
 	uint64_t wait_count, signal_count;
+	/* Format 1.5 (XAD-10, XAD-11): what it is on its creator's adapter (FSTP_FENCE_OBJECT_*;
+	 * NATIVE in older traces), its opens on other adapters (fencescope_os:
+	 * fence_cross_adapter_open; fsa_model_borrow_cross_open), and the propagations of its
+	 * signals to another adapter (fencescope_os:fence_propagate, XAD-07) and the
+	 * NotificationOnly updates (fencescope_kmd:update_current_value, XAD-08) seen so far. */
+	uint8_t fence_object;
+	uint32_t cross_open_count;
+	uint64_t propagation_count, notification_count;
+};
+
+/* A fence opened on another adapter than its creator's (fencescope_os:fence_cross_adapter_open;
+ * format 1.5): what it is there. */
+struct fsa_cross_open {
+	uint64_t ts_ns;
+	uint32_t process_id;
+	uint64_t fence_handle; /* process-local */
+	uint32_t adapter_id, creator_adapter_id;
+	uint8_t created_as, opened_as; /* FSTP_FENCE_OBJECT_* */
+};
+
+/*
+ * A process's GPU virtual address space on one adapter (format 1.5, GpuMmu): what its
+ * va_space_create said, and what happened in it so far (final after fsa_model_finish). Made by
+ * va_space_create, or by the first VA event of a (process, adapter) the trace never created.
+ * Index [0] of the *_by_page_size arrays is 4 KB pages, [1] 64 KB, [2] any other size;
+ * *_by_segment is indexed by FSTP_SEGMENT_* (SYSTEM 0, LOCAL 1).
+ */
+struct fsa_va_space_info {
+	uint32_t adapter_id, process_id;
+	uint64_t created_ns, destroyed_ns; /* FSA_TIME_NONE when not in the trace */
+	uint64_t va_size_bytes;
+	uint32_t page_table_levels;
+	uint32_t root_entry_count;     /* at creation */
+	uint32_t root_entry_count_max; /* the largest the root grew to */
+	/* VA ranges (MMU-06): reserve / free and the bytes reserved now and at most. */
+	uint64_t reserve_count, free_count, reserve_os_picked_count;
+	uint64_t reserved_bytes, reserved_bytes_peak;
+	/* Mappings (MMU-04, 06, 07, 11, 12): map / unmap calls, the bytes mapped now (at the end
+	 * after fsa_model_finish) and at most, by page size and by segment. */
+	uint64_t map_count, unmap_count, map_os_picked_count;
+	uint64_t mapped_bytes, mapped_bytes_peak;
+	uint64_t map_count_by_page_size[3];
+	uint64_t mapped_bytes_by_page_size[3], mapped_bytes_peak_by_page_size[3];
+	uint64_t map_count_by_segment[2];
+	uint64_t mapped_bytes_by_segment[2], mapped_bytes_peak_by_segment[2];
+	/* Page tables (MMU-02, MMU-03): created, destroyed, live now and at most, root resizes,
+	 * residency changes (made resident / evicted), KMD updates and the entries they wrote
+	 * (valid) or invalidated. */
+	uint64_t page_tables_created, page_tables_destroyed;
+	uint64_t page_tables_live, page_tables_live_peak;
+	uint64_t root_resizes;
+	uint64_t page_tables_made_resident, page_tables_evicted;
+	uint64_t page_table_updates, entries_written, entries_invalidated;
+	/* GPU page faults of this process on this adapter the OS handled (fencescope_os:page_fault). */
+	uint64_t page_faults;
 };
 
 /* GPU → trace time for one adapter (docs/trace-format.md "GPU time to trace time"). */
@@ -200,6 +255,9 @@ struct fsa_edge {
 	uint64_t signal_hwqueue_handle, wait_hwqueue_handle; /* 0 for CPU */
 	uint32_t signal_process_id, wait_process_id;
 	uint64_t signal_end_ns, wait_end_ns;
+	/* Where each side ran (UINT32_MAX for CPU operations and unknown queues): a signal on one
+	 * adapter may release a wait on another (cross-adapter fences, XAD-07; format 1.5). */
+	uint32_t signal_adapter_id, wait_adapter_id;
 };
 
 enum fsa_packet_status {
@@ -241,7 +299,10 @@ enum fsa_marker_kind {
 	FSA_MARK_DOORBELL_VICTIMIZE,  /* hwqueue = victim, other_handle = connecting queue */
 	FSA_MARK_DOORBELL_DESTROY,
 	FSA_MARK_ENGINE_RESET, /* code = is_success */
-	FSA_MARK_PAGE_FAULT,   /* value = gpu_va, code = fault type */
+	/* fencescope_hw:page_fault, on the engine: process_id, context_handle, value = gpu_va,
+	 * code = fault type; format 1.5: value2 = the faulting packet, code2 = access
+	 * (FSTP_ACCESS_KIND_*), hwqueue_handle = that packet's queue when the trace started it. */
+	FSA_MARK_PAGE_FAULT,
 	FSA_MARK_DEVICE_LOST,  /* other_handle = device, code = loss reason */
 	FSA_MARK_LOG_RESIZE,   /* value = new capacity, code = reason */
 	FSA_MARK_CALL_FAILED,  /* value = handle, code = status (sign-extended) */
@@ -289,21 +350,52 @@ enum fsa_marker_kind {
 	 * engine_id, hwqueue_handle, code = interrupt type. */
 	FSA_MARK_INTERRUPT_LATE,
 	FSA_MARK_INTERRUPT_UNHANDLED,
+	/* Format 1.5 (issue 14: GpuMmu and cross-adapter fences; docs/analyzer.md "GpuMmu and
+	 * cross-adapter fences"). Instants: */
+	/* fencescope_os:page_fault, the OS's handling (MMU-14, TDR-06): adapter_id, engine_id,
+	 * process_id, context_handle, value = gpu_va, code = fault type, code2 = access,
+	 * value2 = scope (FSTP_FAULT_SCOPE_*: what the OS terminated), and from the engine's
+	 * fencescope_hw:page_fault it answers (the latest of that engine not answered yet):
+	 * other_handle = its packet, hwqueue_handle = that packet's queue, latency_ns = from the
+	 * engine's fault to this (FSA_TIME_NONE without one). */
+	FSA_MARK_PAGE_FAULT_HANDLED,
+	/* fencescope_os:va_reserve / va_free (MMU-06): adapter_id, process_id, value = gpu_va,
+	 * value2 = size_bytes; reserve: code = is_os_picked. */
+	FSA_MARK_VA_RESERVE,
+	FSA_MARK_VA_FREE,
+	/* fencescope_kmd:update_current_value with notification_only (XAD-08): adapter_id,
+	 * other_handle = global fence, value = fence value. */
+	FSA_MARK_FENCE_NOTIFICATION,
+	/* Intervals: */
+	/* A GPU VA mapping (MMU-04, 06, 07): va_map → the va_unmap that covers it (open at the
+	 * trace end otherwise). adapter_id, process_id, value = gpu_va, value2 = size_bytes,
+	 * other_handle = allocation, code = segment (FSTP_SEGMENT_*), code2 = page_size_bytes.
+	 * An unmap of part of a mapping ends it and
+	 * opens the parts left mapped as new intervals from the unmap on. */
+	FSA_MARK_VA_MAPPING,
+	/* A cross-adapter fence signal propagated (XAD-07): fence_propagate → the
+	 * NotificationOnly update_current_value of that fence and value on the adapter notified
+	 * (open at the end without one). adapter_id = the adapter that signalled, code = the
+	 * adapter notified, other_handle = global fence, value = fence value, value2 = the id of
+	 * the signal operation that caused it (0 when not found). The waits it released are the
+	 * edges that name that signal on the notified adapter. */
+	FSA_MARK_FENCE_PROPAGATION,
 	FSA_MARK_KIND_COUNT,
 };
 
 /* An interrupt handled this long after its raise or later is `interrupt_late`. */
 #define FSA_INTERRUPT_LATE_NS UINT64_C(1000000)
 
-/* Interval kinds (preemption through doorbell_state, context_error, flip, interrupt_late) have a
- * duration;
+/* Interval kinds (preemption through doorbell_state, context_error, flip, interrupt_late,
+ * va_mapping, fence_propagation) have a duration;
  * the others are instants (end_ns == begin_ns). */
 static inline bool
 fsa_marker_kind_is_interval(enum fsa_marker_kind kind)
 {
 	return (kind >= FSA_MARK_PREEMPTION && kind <= FSA_MARK_DOORBELL_STATE) ||
 	       kind == FSA_MARK_CONTEXT_ERROR || kind == FSA_MARK_FLIP ||
-	       kind == FSA_MARK_INTERRUPT_LATE;
+	       kind == FSA_MARK_INTERRUPT_LATE || kind == FSA_MARK_VA_MAPPING ||
+	       kind == FSA_MARK_FENCE_PROPAGATION;
 }
 
 struct fsa_marker {
@@ -506,6 +598,17 @@ FSA_API const struct fsa_fence_info *fsa_model_borrow_fence(const struct fsa_mod
 							    size_t index);
 FSA_API const struct fsa_fence_info *fsa_model_find_fence(const struct fsa_model *model,
 							  uint64_t fence_global_handle);
+/* Cross-adapter opens of a fence (format 1.5), in trace order; NULL past the last. */
+FSA_API const struct fsa_cross_open *
+fsa_model_borrow_cross_open(const struct fsa_model *model, uint64_t fence_global_handle,
+			    size_t index);
+/* GPU VA spaces (format 1.5) in the order the trace made them (va_space_create, or a first VA
+ * event of a process on an adapter). */
+FSA_API size_t fsa_model_va_space_count(const struct fsa_model *model);
+FSA_API const struct fsa_va_space_info *fsa_model_borrow_va_space(const struct fsa_model *model,
+								  size_t index);
+FSA_API const struct fsa_va_space_info *
+fsa_model_find_va_space(const struct fsa_model *model, uint32_t process_id, uint32_t adapter_id);
 FSA_API size_t fsa_model_clock_fit_count(const struct fsa_model *model);
 FSA_API const struct fsa_clock_fit *fsa_model_borrow_clock_fit(const struct fsa_model *model,
 							       size_t index);

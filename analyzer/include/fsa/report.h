@@ -34,7 +34,7 @@
 #include "fsa/model.h"
 
 /* The version of the JSON document (its "schema_version"); see docs/report-schema.md. */
-#define FSA_REPORT_SCHEMA_VERSION "2.2"
+#define FSA_REPORT_SCHEMA_VERSION "2.3"
 
 enum fsa_report_format {
 	FSA_REPORT_FORMAT_TEXT,
@@ -56,7 +56,10 @@ enum fsa_report_section {
 	FSA_REPORT_TDR = 1u << 8,       /* "tdr": TDR sequences, contexts in error (2.2) */
 	FSA_REPORT_DISPLAY = 1u << 9,   /* "display": vsyncs and flips (2.2) */
 	FSA_REPORT_FAULTS = 1u << 10,   /* "faults": injected faults accounted for (2.2) */
-	FSA_REPORT_ALL_SECTIONS = (1u << 11) - 1,
+	FSA_REPORT_PAGE_FAULTS = 1u << 11,    /* "page_faults": GPU page faults, recovery (2.3) */
+	FSA_REPORT_MEMORY = 1u << 12,         /* "memory": GPU VA spaces, page tables (2.3) */
+	FSA_REPORT_CROSS_ADAPTER = 1u << 13,  /* "cross_adapter": propagation latency (2.3) */
+	FSA_REPORT_ALL_SECTIONS = (1u << 14) - 1,
 };
 
 /* A time given on a command line: absolute trace ns, or relative to the trace's first event. */
