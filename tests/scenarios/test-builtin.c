@@ -352,6 +352,34 @@ Test(builtin, tdr_scenarios_under_interleaving)
 	}
 }
 
+/* MMU-06, MMU-07 under sim-mode interleaving: mapping-churn's totals, seed after seed, and the
+ * same seed twice gives the same run. */
+Test(builtin, mmu_06_mapping_churn_under_interleaving)
+{
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		uint64_t events[2];
+
+		for (int run = 0; run < 2; run++) {
+			struct fsr_scenario_options options = {.clock_mode = FSR_CLOCK_SIM,
+							       .seed = 1,
+							       .scale = 3,
+							       .interleave_seed = seed};
+			struct fsr_scenario_totals totals;
+			char *error = NULL;
+
+			cr_assert_eq(fsr_scenario_run(fsr_scenario_find_builtin("mapping-churn"),
+						      &options, &totals, &error),
+				     FSR_OK, "interleave seed %llu: %s", (unsigned long long) seed,
+				     error ? error : "");
+			free(error);
+			cr_expect_eq(totals.submissions, 3 * 3);
+			events[run] = totals.events;
+		}
+		cr_expect_eq(events[0], events[1], "interleave seed %llu: the same run",
+			     (unsigned long long) seed);
+	}
+}
+
 /* MMU-06, MMU-07: mapping-churn runs every round in both clocks, the same counts. */
 Test(builtin, mmu_06_mmu_07_mapping_churn_runs_every_buffer_in_both_clocks)
 {
