@@ -693,8 +693,8 @@ page_fault(struct hw_engine *engine, struct os_hwqueue *queue, uint64_t packet_i
 	if (!interrupt)
 		abort();
 	FSR_TRACE(runtime, fencescope_hw, page_fault, adapter->id, engine->id,
-		  queue->context->process_id, queue->context->handle, fault_va, fault_type, gpu_ts, (int) access->flags,
-		  packet_id);
+		  queue->context->process_id, queue->context->handle, fault_va, fault_type, gpu_ts,
+		  (int) access->flags, packet_id);
 	FSR_TRACE(runtime, fencescope_hw, packet_end, adapter->id, engine->id, queue->handle,
 		  packet_id, progress_value, gpu_ts, FSTP_PACKET_STATUS_FAULTED);
 	engine->is_page_faulted = true;
@@ -871,7 +871,8 @@ run_queue(struct hw_engine *engine, struct os_hwqueue *queue)
 			uint64_t fault_va;
 			int fault_type;
 
-			if (!hw_access_run(engine, queue->context, packet, &fault_va, &fault_type)) {
+			if (!hw_access_run(engine, queue->context, packet, &fault_va,
+					   &fault_type)) {
 				queue->hw_is_faulted = true;
 				page_fault(engine, queue, queue->hw_packet_id,
 					   queue->hw_progress_value, packet, fault_va, fault_type);
@@ -967,6 +968,7 @@ start_dma(struct hw_engine *engine, int level, bool is_paging)
 
 	while (previous ? previous->next : engine->dma_head) {
 		struct hw_dma_packet *packet = previous ? previous->next : engine->dma_head;
+		bool is_first_start;
 		uint64_t now;
 
 		/* SUS-07: a suspended queue's packet waits in the DMA queue, in its place. */
@@ -993,6 +995,12 @@ start_dma(struct hw_engine *engine, int level, bool is_paging)
 		engine->busy_until_ns = now + work_ns(adapter, packet->gpu_ticks);
 		engine->busy_start_ns = now;
 		engine->busy_ticks = packet->gpu_ticks;
+		/*
+		 * MMU-14: a packet's accesses run when it first starts; the remainder of a
+		 * preempted one does not make them again (an adapter reset's redo, which starts
+		 * afresh, does).
+		 */
+		is_first_start = !packet->start_ns;
 		/* the OS counts submit→start when the packet is done (a resubmission: its first) */
 		if (!packet->start_ns)
 			packet->start_ns = now;
@@ -1001,7 +1009,7 @@ start_dma(struct hw_engine *engine, int level, bool is_paging)
 			  hw_gpu_ts(adapter, now));
 		hw_engine_packet_started(engine, packet->queue);
 		/* MMU-14: the packet's accesses first, each through its context's page tables. */
-		for (uint32_t i = 0; i < packet->access_count; i++) {
+		for (uint32_t i = 0; is_first_start && i < packet->access_count; i++) {
 			uint64_t fault_va;
 			int fault_type;
 

@@ -1055,13 +1055,14 @@ km_run_queue(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 		case HW_PACKET_ACCESS:
 		case HW_PACKET_WORK: {
 			/*
-			 * MMU-14: the accesses before a WORK travel in its DMA packet and run first;
-			 * accesses that no WORK follows make a DMA packet of their own (one tick).
+			 * MMU-14: the accesses before a WORK travel in its DMA packet and run
+			 * first; accesses no WORK follows make a DMA packet of their own (1 tick).
 			 */
 			size_t accesses = 0;
 
 			while (buffer->position + accesses < buffer->count &&
-			       buffer->packets[buffer->position + accesses].type == HW_PACKET_ACCESS)
+			       buffer->packets[buffer->position + accesses].type ==
+				   HW_PACKET_ACCESS)
 				accesses++;
 			dma = calloc(1, sizeof(*dma) + accesses * sizeof(struct hw_packet));
 			if (!dma)

@@ -1569,8 +1569,8 @@ map_new(struct fsr_process *process, fsr_handle device, uint64_t size, uint32_t 
 {
 	struct fsr_allocation_config config = {
 	    .size_bytes = size,
-	    .segment = page_size == FSR_GPU_LARGE_PAGE_BYTES ? FSR_SEGMENT_LOCAL
-							     : FSR_SEGMENT_SYSTEM,
+	    .segment =
+		page_size == FSR_GPU_LARGE_PAGE_BYTES ? FSR_SEGMENT_LOCAL : FSR_SEGMENT_SYSTEM,
 	    .page_size_bytes = page_size,
 	};
 	struct fsr_va_map_args args = {.size_bytes = size};
@@ -1632,7 +1632,7 @@ run_page_fault(const struct fsr_scenario *scenario, const struct fsr_scenario_op
 		TRY(map_new(faulty.process, faulty.device, 2 * FSR_GPU_PAGE_BYTES,
 			    FSR_GPU_PAGE_BYTES, &buffer, &buffer_va));
 		TRY(fsr_fence_create(faulty.process, faulty.device, 0, 0, &gate, NULL));
-		/* A write that lands (its buffer completes), then one behind the gate that will not. */
+		/* A write that lands (its buffer completes), then one behind a gate that won't. */
 		TRY(fsr_cmdbuf_create(faulty.process, faulty.queue, &cmdbuf));
 		TRY(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE, buffer_va, 2 * FSR_GPU_PAGE_BYTES,
 				      0x11));
@@ -1690,7 +1690,7 @@ run_page_fault(const struct fsr_scenario *scenario, const struct fsr_scenario_op
 								 .work_ticks = 2000000,
 								 .signal_fence = compute_fence,
 								 .signal_value = ++compute_value}));
-				/* MMU-14: unmapped while the write is queued; faults when it runs. */
+				/* MMU-14: unmapped while the write is queued: it faults later. */
 				TRY(fsr_va_unmap(faulty.process, faulty.device, buffer_va,
 						 2 * FSR_GPU_PAGE_BYTES));
 				TRY(fsr_fence_signal_cpu(faulty.process, gate, 1));
@@ -1701,6 +1701,17 @@ run_page_fault(const struct fsr_scenario *scenario, const struct fsr_scenario_op
 		status = fsr_fence_wait_cpu(faulty.process, faulty.fence, 2, FSR_INFINITE,
 					    FSR_WAIT_BLOCKING);
 		totals->cpu_waits++;
+		/*
+		 * DEVICE_LOST if it waited when the OS terminated the context; in realtime the
+		 * fault may come first: the wait then finds the fence at UINT64_MAX (TDR-04).
+		 */
+		if (status == FSR_OK) {
+			uint64_t current = 0;
+
+			if (fsr_fence_read(faulty.process, faulty.fence, &current) == FSR_OK &&
+			    current == UINT64_MAX)
+				status = FSR_ERR_DEVICE_LOST;
+		}
 		if (status != FSR_ERR_DEVICE_LOST) {
 			status = status == FSR_OK ? FSR_ERR_BAD_STATE : status;
 			world_fail(world, status, "fsr_fence_wait_cpu on the faulting buffer");

@@ -15,7 +15,9 @@
  * innocent's frames all complete, each tile holding the last frame that wrote it.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include "fencescope-test.h"
 #include "fencescope-tp-enums.h"
@@ -42,7 +44,7 @@ static bool
 is_watched(const char *name)
 {
 	static const char *const watched[] = {
-	    "fencescope_hw:page_fault",       "fencescope_hw:interrupt_raise",
+	    "fencescope_hw:page_fault",        "fencescope_hw:interrupt_raise",
 	    "fencescope_os:interrupt_handled", "fencescope_os:page_fault",
 	    "fencescope_os:tdr_begin",         "fencescope_os:context_error",
 	    "fencescope_kmd:engine_reset",     "fencescope_kmd:adapter_reset",
@@ -82,6 +84,22 @@ find(size_t from, const char *name, int field, uint64_t value)
 	return SIZE_MAX;
 }
 
+/*
+ * A CPU wait on a fence the faulting context would have signalled: DEVICE_LOST when it was
+ * waiting when the OS terminated the context; one that starts after finds the fence at
+ * UINT64_MAX (TDR-04's value) and returns at once, FSR_OK. Either way it was lost.
+ */
+static bool
+is_lost_wait(struct fsr_process *process, fsr_handle fence, fsr_status status)
+{
+	uint64_t current = 0;
+
+	if (status == FSR_ERR_DEVICE_LOST)
+		return true;
+	return status == FSR_OK && fsr_fence_read(process, fence, &current) == FSR_OK &&
+	       current == UINT64_MAX;
+}
+
 struct innocent {
 	struct fsr_runtime *runtime;
 	struct fsr_process *process;
@@ -119,7 +137,8 @@ render_frames(void *data)
 			if (in->status == FSR_OK)
 				in->status = fsr_cmdbuf_work(cmdbuf, 100000);
 			if (in->status == FSR_OK)
-				in->status = fsr_cmdbuf_signal(cmdbuf, in->compute_fence, frame / 8);
+				in->status =
+				    fsr_cmdbuf_signal(cmdbuf, in->compute_fence, frame / 8);
 			if (in->status == FSR_OK) {
 				in->status = fsr_cmdbuf_submit(cmdbuf, NULL);
 				cmdbuf = NULL;
@@ -154,8 +173,8 @@ static void
 faulty_round(struct fsr_runtime *runtime, uint32_t adapter, struct fsr_process *process,
 	     uint32_t round)
 {
-	struct fsr_hwqueue_config config = {
-	    .mode = round % 2 ? FSR_SUBMIT_USER_MODE : FSR_SUBMIT_KERNEL_MODE};
+	struct fsr_hwqueue_config config = {.mode = round % 2 ? FSR_SUBMIT_USER_MODE
+							      : FSR_SUBMIT_KERNEL_MODE};
 	fsr_handle device, context, queue, fence, gate, allocation;
 	struct fsr_cmdbuf *cmdbuf;
 	uint64_t va = 0;
@@ -189,15 +208,15 @@ faulty_round(struct fsr_runtime *runtime, uint32_t adapter, struct fsr_process *
 	SETUP(fsr_va_unmap(process, device, va, 2 * PAGE));
 	SETUP(fsr_fence_signal_cpu(process, gate, 1));
 	status = fsr_fence_wait_cpu(process, fence, 2, UINT64_C(5000000000), FSR_WAIT_BLOCKING);
-	CHECK(status == FSR_ERR_DEVICE_LOST, "round %u: the faulting buffer's wait: %s", round,
-	      fsr_status_name(status));
+	CHECK(is_lost_wait(process, fence, status), "round %u: the faulting buffer's wait: %s",
+	      round, fsr_status_name(status));
 	CHECK(storage[0] == 0x11 && storage[2 * PAGE - 1] == 0x11,
 	      "round %u: the unmapped write landed nowhere", round);
 	SETUP(fsr_device_destroy(process, device));
 }
 
-int
-main(void)
+static void
+faults_beside_a_renderer(void)
 {
 	struct fsr_runtime_config config = {.clock_mode = FSR_CLOCK_REALTIME, .seed = 1};
 	struct fsr_adapter_config adapter_config;
@@ -210,7 +229,8 @@ main(void)
 	pthread_t thread;
 	size_t from = 0;
 
-	printf("1..1\n");
+	int failed_before = failed_checks;
+
 	fsr_adapter_config_init(&adapter_config);
 	adapter_config.keep_log_size_when_tracing = true;
 	SETUP(fsr_runtime_create(&config, &in.runtime));
@@ -229,7 +249,7 @@ main(void)
 
 	if (pthread_create(&thread, NULL, render_frames, &in) != 0) {
 		printf("Bail out! pthread_create\n");
-		return EXIT_FAILURE;
+		exit(EXIT_FAILURE);
 	}
 	for (uint32_t round = 1; round <= ROUNDS; round++)
 		faulty_round(in.runtime, adapter, faulty, round);
@@ -252,13 +272,13 @@ main(void)
 	/* One fault sequence per round, in the 1.5 order. */
 	for (uint32_t round = 1; round <= ROUNDS; round++) {
 		size_t fault = find(from, "fencescope_hw:page_fault", -1, 0);
-		size_t raise = find(fault, "fencescope_hw:interrupt_raise", 2,
-				    FSTP_INTERRUPT_TYPE_PAGE_FAULT);
+		size_t raise =
+		    find(fault, "fencescope_hw:interrupt_raise", 2, FSTP_INTERRUPT_TYPE_PAGE_FAULT);
 		size_t os_fault = find(raise, "fencescope_os:page_fault", -1, 0);
 		size_t begin =
 		    find(os_fault, "fencescope_os:tdr_begin", 2, FSTP_LOSS_REASON_PAGE_FAULT);
-		size_t error = find(begin, "fencescope_os:context_error", 4,
-				    FSTP_LOSS_REASON_PAGE_FAULT);
+		size_t error =
+		    find(begin, "fencescope_os:context_error", 4, FSTP_LOSS_REASON_PAGE_FAULT);
 		size_t reset = find(error, "fencescope_kmd:engine_reset", -1, 0);
 		size_t end = find(reset, "fencescope_os:tdr_end", -1, 0);
 
@@ -282,6 +302,161 @@ main(void)
 	SETUP(fsr_process_terminate(in.process, false));
 	fsr_runtime_destroy(in.runtime);
 	printf("%s 1 - page faults beside an innocent renderer, %u rounds\n",
-	       failed_checks ? "not ok" : "ok", ROUNDS);
+	       failed_checks > failed_before ? "not ok" : "ok", ROUNDS);
+}
+
+/* ---- 2: unmaps racing the engine's translations ------------------------------------------ */
+
+#define RACE_ITERATIONS 200u
+#define RACE_VA         UINT64_C(0x40000000)
+
+struct mapper {
+	struct fsr_process *process;
+	fsr_handle device, allocation;
+	_Atomic bool is_done;
+	fsr_status status;
+};
+
+/* Unmaps and maps the range again, as fast as it can, until the writer is done. */
+static void *
+churn_mapping(void *data)
+{
+	struct mapper *m = data;
+	struct fsr_va_map_args args = {
+	    .allocation = m->allocation, .size_bytes = 2 * PAGE, .va = RACE_VA};
+	uint64_t va_turns = 0;
+
+	while (!atomic_load(&m->is_done) && m->status == FSR_OK) {
+		uint64_t va = 0;
+
+		m->status = fsr_va_unmap(m->process, m->device, RACE_VA, 2 * PAGE);
+		/* Unmapped a while, mapped a while: writes meet both, and the edges between. */
+		nanosleep(&(struct timespec){.tv_nsec = (long) (20000 + 10000 * (va_turns % 5))},
+			  NULL);
+		if (m->status == FSR_OK)
+			m->status = fsr_va_map(m->process, m->device, &args, &va);
+		nanosleep(&(struct timespec){.tv_nsec = 30000}, NULL);
+		va_turns++;
+	}
+	return NULL;
+}
+
+/*
+ * MMU-14 under a race: one thread unmaps and maps a two-page range again and again while the
+ * main thread's buffers write the whole range through it. Each write either lands whole (its
+ * buffer completes, both pages hold its value) or faults and lands nowhere (the buffer's wait
+ * ends DEVICE_LOST, both pages keep the value before); the faulting context's process makes a
+ * new device and context and goes on. Every fault is one hw:page_fault. Under ThreadSanitizer
+ * and AddressSanitizer this is the check that a walk in flight never touches a table or page an
+ * unmap freed (DxgkDdiFlushTlb).
+ */
+static void
+unmaps_racing_writes(void)
+{
+	struct fsr_runtime_config config = {.clock_mode = FSR_CLOCK_REALTIME, .seed = 1};
+	struct fsr_adapter_config adapter_config;
+	struct fsr_runtime *runtime;
+	struct mapper mapper = {0};
+	struct fsr_allocation_config ac = {.size_bytes = 2 * PAGE,
+					   .segment = FSR_SEGMENT_SYSTEM,
+					   .page_size_bytes = FSR_GPU_PAGE_BYTES};
+	struct fsr_hwqueue_config user = {.mode = FSR_SUBMIT_USER_MODE};
+	fsr_handle device = 0, context, queue = 0, fence = 0;
+	uint64_t reserved = 0, mapped = 0, storage_size = 0, value = 0, faults = 0, landed = 0;
+	uint8_t *storage = NULL;
+	uint8_t before = 0;
+	pthread_t thread;
+	int failed_before = failed_checks;
+
+	fsr_adapter_config_init(&adapter_config);
+	adapter_config.keep_log_size_when_tracing = true;
+	seen.count = 0;
+	SETUP(fsr_runtime_create(&config, &runtime));
+	SETUP(fsr_adapter_create(runtime, &adapter_config, &(uint32_t){0}));
+	fsr_runtime_set_event_tap(runtime, tap, NULL);
+	SETUP(fsr_process_create(runtime, "racer", &mapper.process));
+	SETUP(fsr_device_create(mapper.process, 0, &mapper.device));
+	SETUP(fsr_allocation_create_with_config(mapper.process, mapper.device, &ac,
+						&mapper.allocation));
+	SETUP(fsr_test_allocation_storage(mapper.process, mapper.allocation, &storage,
+					  &storage_size));
+	SETUP(fsr_va_reserve(mapper.process, mapper.device, 2 * PAGE, 0, 0, RACE_VA, &reserved));
+	SETUP(fsr_va_map(mapper.process, mapper.device,
+			 &(struct fsr_va_map_args){.allocation = mapper.allocation,
+						   .size_bytes = 2 * PAGE,
+						   .va = RACE_VA},
+			 &mapped));
+	if (pthread_create(&thread, NULL, churn_mapping, &mapper) != 0) {
+		printf("Bail out! pthread_create\n");
+		exit(EXIT_FAILURE);
+	}
+	for (uint32_t i = 1; i <= RACE_ITERATIONS; i++) {
+		struct fsr_cmdbuf *cmdbuf;
+		uint8_t v = (uint8_t) (1 + i % 250);
+		fsr_status status;
+
+		if (!queue) {
+			/* A new device each time: every fault is its device's first. */
+			SETUP(fsr_device_create(mapper.process, 0, &device));
+			SETUP(fsr_context_create(mapper.process, device, 0, &context));
+			SETUP(fsr_hwqueue_create_user_mode(mapper.process, context, &user, &queue));
+			SETUP(fsr_fence_create(mapper.process, device, 0, 0, &fence, NULL));
+			value = 0;
+		}
+		SETUP(fsr_cmdbuf_create(mapper.process, queue, &cmdbuf));
+		SETUP(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE, RACE_VA, 2 * PAGE, v));
+		SETUP(fsr_cmdbuf_signal(cmdbuf, fence, ++value));
+		SETUP(fsr_cmdbuf_submit(cmdbuf, NULL));
+		status = fsr_fence_wait_cpu(mapper.process, fence, value, UINT64_C(5000000000),
+					    FSR_WAIT_BLOCKING);
+		if (!is_lost_wait(mapper.process, fence, status)) {
+			CHECK(status == FSR_OK, "iteration %u: the wait ended %s", i,
+			      fsr_status_name(status));
+			landed++;
+			CHECK(
+			    storage[0] == v && storage[PAGE] == v && storage[2 * PAGE - 1] == v,
+			    "iteration %u: a completed write did not land whole (%#x %#x %#x, not "
+			    "%#x)",
+			    i, storage[0], storage[PAGE], storage[2 * PAGE - 1], v);
+			before = v;
+			continue;
+		}
+		faults++;
+		CHECK(storage[0] == before && storage[PAGE] == before &&
+			  storage[2 * PAGE - 1] == before,
+		      "iteration %u: a faulting write landed (%#x %#x %#x, not %#x)", i, storage[0],
+		      storage[PAGE], storage[2 * PAGE - 1], before);
+		SETUP(fsr_device_destroy(mapper.process, device));
+		queue = 0;
+	}
+	atomic_store(&mapper.is_done, true);
+	pthread_join(thread, NULL);
+	CHECK(mapper.status == FSR_OK, "the mapper: %s", fsr_status_name(mapper.status));
+	SETUP(fsr_runtime_run_until_idle(runtime));
+	fsr_runtime_set_event_tap(runtime, NULL, NULL);
+	pthread_mutex_lock(&seen.lock);
+	{
+		size_t hw_faults = 0;
+
+		for (size_t i = 0; i < seen.count; i++)
+			hw_faults += strcmp(seen.events[i].name, "fencescope_hw:page_fault") == 0;
+		CHECK(hw_faults == faults, "%zu page faults for %llu faulted buffers", hw_faults,
+		      (unsigned long long) faults);
+	}
+	pthread_mutex_unlock(&seen.lock);
+	SETUP(fsr_process_terminate(mapper.process, false));
+	fsr_runtime_destroy(runtime);
+	printf("# %llu writes landed whole, %llu faulted and landed nowhere\n",
+	       (unsigned long long) landed, (unsigned long long) faults);
+	printf("%s 2 - unmaps racing the engine's writes, %u buffers\n",
+	       failed_checks > failed_before ? "not ok" : "ok", RACE_ITERATIONS);
+}
+
+int
+main(void)
+{
+	printf("1..2\n");
+	faults_beside_a_renderer();
+	unmaps_racing_writes();
 	return failed_checks ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -114,10 +114,10 @@ static size_t
 assert_fault_sequence(size_t from, bool is_device_scope, bool is_promoted)
 {
 	size_t fault = find(from, "fencescope_hw:page_fault", -1, 0);
-	size_t raise = find(fault, "fencescope_hw:interrupt_raise", 2,
-			    FSTP_INTERRUPT_TYPE_PAGE_FAULT);
-	size_t handled = find(raise, "fencescope_os:interrupt_handled", 2,
-			      FSTP_INTERRUPT_TYPE_PAGE_FAULT);
+	size_t raise =
+	    find(fault, "fencescope_hw:interrupt_raise", 2, FSTP_INTERRUPT_TYPE_PAGE_FAULT);
+	size_t handled =
+	    find(raise, "fencescope_os:interrupt_handled", 2, FSTP_INTERRUPT_TYPE_PAGE_FAULT);
 	size_t os_fault = find(handled, "fencescope_os:page_fault", -1, 0);
 	size_t begin = find(os_fault, "fencescope_os:tdr_begin", 2, FSTP_LOSS_REASON_PAGE_FAULT);
 	size_t error = find(begin, "fencescope_os:context_error", 4, FSTP_LOSS_REASON_PAGE_FAULT);
@@ -167,8 +167,8 @@ write_and_read_back(enum fsr_submission_mode mode, uint32_t page_size)
 	uint64_t progress, sum = 0;
 
 	/* Three pages from the middle of the first: every page of the range is translated. */
-	(void) submit_access(fx.process, queue, FSR_GPU_WRITE, m.va + page_size / 2,
-			     2 * page_size, 0xab);
+	(void) submit_access(fx.process, queue, FSR_GPU_WRITE, m.va + page_size / 2, 2 * page_size,
+			     0xab);
 	progress = submit_access(fx.process, queue, FSR_GPU_READ, m.va, 4 * page_size, 0);
 	fst_run_until_idle();
 	cr_assert_eq(fst_last_completed(fx.process, queue), progress);
@@ -224,21 +224,47 @@ Test(pagefault, mmu_14_kernel_mode_accesses_travel_in_the_dma_packet_of_their_wo
 	fst_run_until_idle();
 	fault = assert_fault_sequence(start, false, false);
 	cr_assert_eq(field_of(fault, 1), 1);
-	cr_assert_eq(fst_tap_count(start, "fencescope_hw:packet_end", 6,
-				   FSTP_PACKET_STATUS_COMPLETED),
-		     0);
-	cr_assert_eq(fst_tap_count(start, "fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_FAULTED),
-		     1);
+	cr_assert_eq(
+	    fst_tap_count(start, "fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_COMPLETED), 0);
+	cr_assert_eq(
+	    fst_tap_count(start, "fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_FAULTED), 1);
 	cr_assert(is_filled(m.storage, 16, 0x62), "the access before the faulting one ran");
+}
+
+/*
+ * PRE-09 with MMU-14: a preempted DMA packet's remainder resumes its work, not its accesses,
+ * which ran when it started: an unmap meanwhile faults nothing.
+ */
+Test(pagefault, mmu_14_a_preempted_packet_s_remainder_does_not_repeat_its_accesses)
+{
+	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	struct mapped m = map_new(fx.process, fx.device, PAGE, PAGE, false);
+	struct fsr_cmdbuf *cmdbuf;
+	uint64_t progress = 0, request_id = 0;
+
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE, m.va, PAGE, 0x71), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_work(cmdbuf, 100000), FSR_OK); /* 1 ms */
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, &progress), FSR_OK);
+	cr_assert_eq(fsr_runtime_run_until(fx.runtime, fsr_runtime_now_ns(fx.runtime) + 400000),
+		     FSR_OK);
+	cr_assert(is_filled(m.storage, PAGE, 0x71), "the access ran when the packet started");
+	cr_assert_eq(fsr_va_unmap(fx.process, fx.device, m.va, PAGE), FSR_OK);
+	cr_assert_eq(fsr_test_preempt_request(fx.runtime, fx.adapter_id, 0, 1, &request_id),
+		     FSR_OK);
+	fst_run_until_idle();
+	cr_assert_eq(fst_tap_count(0, "fencescope_hw:packet_end", 6, FSTP_PACKET_STATUS_PREEMPTED),
+		     1, "the packet was preempted and resumed");
+	cr_assert_eq(fst_tap_count(0, "fencescope_hw:page_fault", -1, 0), 0);
+	cr_assert_eq(fst_last_completed(fx.process, queue), progress);
 }
 
 Test(pagefault, mmu_07_one_allocation_mapped_twice_written_through_both)
 {
 	fsr_handle queue = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_USER_MODE);
 	struct mapped m = map_new(fx.process, fx.device, 2 * PAGE, PAGE, false);
-	struct fsr_va_map_args args = {.allocation = m.allocation,
-				       .offset_bytes = PAGE,
-				       .size_bytes = PAGE};
+	struct fsr_va_map_args args = {
+	    .allocation = m.allocation, .offset_bytes = PAGE, .size_bytes = PAGE};
 	uint64_t alias = 0, progress;
 
 	cr_assert_eq(fsr_va_map(fx.process, fx.device, &args, &alias), FSR_OK);
@@ -285,9 +311,9 @@ fault_on_an_unmapped_va(enum fsr_submission_mode mode)
 	uint64_t progress = 0;
 	size_t fault, end;
 
-	cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, fence, 1, FSR_INFINITE, fst_wait_record,
-					      &waited),
-		     FSR_OK);
+	cr_assert_eq(
+	    fsr_fence_wait_cpu_async(fx.process, fence, 1, FSR_INFINITE, fst_wait_record, &waited),
+	    FSR_OK);
 	/* A write to the page after the mapping: never mapped. */
 	cr_assert_eq(fsr_cmdbuf_create(fx.process, queue, &cmdbuf), FSR_OK);
 	cr_assert_eq(fsr_cmdbuf_access(cmdbuf, FSR_GPU_WRITE, m.va + PAGE + 16, 32, 0x5a), FSR_OK);
@@ -352,7 +378,8 @@ multi_page_write_is_all_or_nothing(enum fsr_submission_mode mode)
 		struct fsr_va_map_args args = {.allocation = m.allocation, .size_bytes = PAGE};
 		uint64_t va = 0, first = 0;
 
-		cr_assert_eq(fsr_va_reserve(fx.process, fx.device, 3 * PAGE, 0, 0, UINT64_C(0x80000000), &va),
+		cr_assert_eq(fsr_va_reserve(fx.process, fx.device, 3 * PAGE, 0, 0,
+					    UINT64_C(0x80000000), &va),
 			     FSR_OK);
 		args.va = va;
 		cr_assert_eq(fsr_va_map(fx.process, fx.device, &args, &first), FSR_OK);
@@ -485,6 +512,31 @@ Test(pagefault, mmu_14_a_second_fault_of_the_device_loses_the_device)
 	cr_assert_eq(status, FSR_DOORBELL_DISCONNECTED_ABORT);
 }
 
+/* TDR-05 after a DEVICE fault: the UMD makes a new device, whose work runs in the same VA space. */
+Test(pagefault, mmu_14_tdr_05_after_a_device_fault_a_new_device_runs)
+{
+	fsr_handle first = fst_queue_new(fx.process, fx.context_3d, FSR_SUBMIT_KERNEL_MODE);
+	fsr_handle second = fst_queue_new(fx.process, fx.context_compute, FSR_SUBMIT_KERNEL_MODE);
+	struct mapped m = map_new(fx.process, fx.device, PAGE, PAGE, false);
+	fsr_handle device, context, queue;
+	uint64_t done;
+
+	(void) submit_access(fx.process, first, FSR_GPU_WRITE, m.va + PAGE, 8, 1);
+	fst_run_until_idle();
+	(void) submit_access(fx.process, second, FSR_GPU_WRITE, m.va + PAGE, 8, 2);
+	fst_run_until_idle();
+	cr_assert_eq(fst_tap_count(0, "fencescope_os:device_lost", 1, fx.device), 1);
+	cr_assert_eq(fsr_device_create(fx.process, fx.adapter_id, &device), FSR_OK);
+	cr_assert_eq(fsr_context_create(fx.process, device, 0, &context), FSR_OK);
+	queue = fst_queue_new(fx.process, context, FSR_SUBMIT_USER_MODE);
+	/* The process's VA space is the adapter's, not the device's: the mapping still holds. */
+	done = submit_access(fx.process, queue, FSR_GPU_WRITE, m.va, 8, 0x5e);
+	fst_run_until_idle();
+	cr_assert_eq(fst_last_completed(fx.process, queue), done);
+	cr_assert(is_filled(m.storage, 8, 0x5e));
+	cr_assert_eq(fst_tap_count(0, "fencescope_hw:page_fault", -1, 0), 2);
+}
+
 /* Other processes carry on: their work on the faulting engine runs after the reset. */
 static void
 innocent_keeps_rendering(enum fsr_submission_mode mode)
@@ -601,8 +653,7 @@ Test(pagefault, tdr_06_failed_engine_reset_after_a_page_fault_promoted_to_adapte
 }
 
 /* The recovery holds whatever the interleaving of the GPU and the OS (sim mode, 8 seeds). */
-Test(pagefault, mmu_14_tdr_06_fault_and_recovery_hold_under_an_interleaving_sweep,
-     .timeout = 120)
+Test(pagefault, mmu_14_tdr_06_fault_and_recovery_hold_under_an_interleaving_sweep, .timeout = 120)
 {
 	for (uint64_t seed = 1; seed <= 8; seed++) {
 		fst_rt_teardown();

@@ -28,13 +28,13 @@
 
 #include "fencescope-test.h"
 
-#define PAGE          UINT64_C(4096)
-#define WINDOW_PAGES  96u /* 384 KB: room for a few 64 KB pages too */
-#define WINDOW_VA     UINT64_C(0x40000000) /* a fixed window, half the rounds (else picked) */
-#define MAX_ALLOCS    3
-#define MAX_MAPPINGS  32
-#define MAX_ACCESSES  6
-#define FUZZ_ENGINE   0
+#define PAGE         UINT64_C(4096)
+#define WINDOW_PAGES 96u                  /* 384 KB: room for a few 64 KB pages too */
+#define WINDOW_VA    UINT64_C(0x40000000) /* a fixed window, half the rounds (else picked) */
+#define MAX_ALLOCS   3
+#define MAX_MAPPINGS 32
+#define MAX_ACCESSES 6
+#define FUZZ_ENGINE  0
 
 struct alloc {
 	fsr_handle handle;
@@ -307,7 +307,8 @@ run_round(struct fsr_runtime *runtime, uint32_t adapter, uint64_t seed, uint32_t
 		a->shadow = malloc(a->size);
 		if (!a->shadow)
 			abort();
-		memcpy(a->shadow, a->storage, a->size); /* zero-filled, as the memory manager says */
+		memcpy(a->shadow, a->storage,
+		       a->size); /* zero-filled, as the memory manager says */
 	}
 	random_mapping_ops(&r, 2 + (uint32_t) rnd(5));
 
@@ -323,7 +324,8 @@ run_round(struct fsr_runtime *runtime, uint32_t adapter, uint64_t seed, uint32_t
 		x->kind = rnd(2) ? FSR_GPU_WRITE : FSR_GPU_READ;
 		x->bytes = 1 + rnd(rnd(4) == 0 ? 3 * PAGE : 256);
 		if (r.map_count && rnd(16) != 0) {
-			/* Mostly inside a mapping of now (which may be gone when the GPU runs it). */
+			/* Mostly inside a mapping of now (which may be gone when the GPU runs it).
+			 */
 			const struct mapping *m = &r.maps[rnd(r.map_count)];
 
 			x->va = m->va + rnd(m->size);
