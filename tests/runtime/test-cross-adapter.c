@@ -617,3 +617,73 @@ Test(cross_adapter_2, xad_15_scenario_2b_cpu_signal_on_the_non_native_igpu)
 	cr_expect_gt(find(0, "fencescope_os:cpu_wait_end", CWE_FENCE_HANDLE, on_dgpu), notify);
 	cr_expect_eq(cpu_wait.call_count, 1);
 }
+
+/* ---- every interrupt form, and a lost device ------------------------------------------------ */
+
+/*
+ * XAD-06, XAD-07: whatever form the signalling GPU's interrupt takes — a fence array, the NULL
+ * array, the HWQueue form — the OS propagates what it moved to the other adapter.
+ */
+Test(cross_adapter, xad_06_xad_07_every_interrupt_form_propagates)
+{
+	static const enum fsr_interrupt_form forms[] = {
+	    FSR_INTERRUPT_FENCE_ARRAY, FSR_INTERRUPT_NULL_ARRAY, FSR_INTERRUPT_HWQUEUE};
+
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		struct fsr_adapter_config config;
+		uint32_t adapter;
+		fsr_handle device, context, queue, global = 0, on_signaller, on_igpu;
+		struct fst_wait_result result = {0};
+
+		fsr_adapter_config_init(&config);
+		config.interrupt_form = forms[f];
+		cr_assert_eq(fsr_adapter_create(fx.runtime, &config, &adapter), FSR_OK);
+		cr_assert_eq(fsr_device_create(fx.process, adapter, &device), FSR_OK);
+		cr_assert_eq(fsr_context_create(fx.process, device, 0, &context), FSR_OK);
+		queue = fst_queue_new(fx.process, context, FSR_SUBMIT_USER_MODE);
+		on_signaller = create_cross(device, 0, &global);
+		on_igpu = open_on(fx.device, global);
+		cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, on_igpu, 3, FSR_INFINITE,
+						      fst_wait_record, &result),
+			     FSR_OK);
+		fst_tap_start();
+		fst_submit_signal(fx.process, queue, on_signaller, 3);
+		fst_run_until_idle();
+		cr_expect_eq(fst_tap_count(0, "fencescope_os:fence_propagate", PROP_FENCE, global), 1,
+			     "form %zu", f);
+		cr_expect_eq(result.call_count, 1, "form %zu: the iGPU's waiter", f);
+		fst_tap_stop();
+	}
+}
+
+/*
+ * A TDR with a cross-adapter fence's signal still queued behind the hung work: the guilty
+ * context's fences get the lost value (UINT64_MAX) and the OS propagates it, so the other
+ * adapter's waiter does not hang.
+ */
+Test(cross_adapter, xad_07_a_lost_context_s_pending_signal_releases_the_other_adapter)
+{
+	fsr_handle global = 0;
+	fsr_handle on_dgpu = create_cross(dgpu_device, 0, &global);
+	fsr_handle on_igpu = open_on(fx.device, global);
+	fsr_handle dgpu_queue = fst_queue_new(fx.process, dgpu_context, FSR_SUBMIT_USER_MODE);
+	struct fst_wait_result result = {0};
+	struct fsr_cmdbuf *cmdbuf = NULL;
+
+	cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, on_igpu, 5, FSR_INFINITE, fst_wait_record,
+					      &result),
+		     FSR_OK);
+	cr_assert_eq(fsr_test_engine_hang(fx.runtime, dgpu, 0, 0), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_create(fx.process, dgpu_queue, &cmdbuf), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_work(cmdbuf, 1000), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_signal(cmdbuf, on_dgpu, 5), FSR_OK);
+	cr_assert_eq(fsr_cmdbuf_submit(cmdbuf, NULL), FSR_OK);
+	fst_tap_start();
+	fst_run_until_idle(); /* the TDR's delay, its recovery */
+	cr_expect_neq(find(0, "fencescope_os:context_error", -1, 0), NONE);
+	cr_expect_eq(result.call_count, 1, "the iGPU's waiter did not hang");
+	cr_expect_eq(result.observed_value, UINT64_MAX);
+	cr_expect_neq(find2(0, "fencescope_os:fence_propagate", PROP_FENCE, global, PROP_VALUE,
+			    UINT64_MAX),
+		      NONE);
+}
