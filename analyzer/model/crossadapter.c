@@ -50,7 +50,24 @@ xad_on_cross_open(struct fsa_model *model, const struct fsa_event *ev)
 	return FSA_OK;
 }
 
-/* XAD-07: a propagation opens an interval that the NotificationOnly update closes. */
+/* What the fence is on `adapter_id`: its creator's object there, or what an open made of it
+ * (XAD-10, XAD-11); NATIVE when the trace does not say. */
+static uint8_t
+fence_object_on(const struct fence_state *fence, uint32_t adapter_id)
+{
+	if (fence->info.adapter_id == adapter_id)
+		return fence->info.fence_object;
+	for (uint32_t i = fence->info.cross_open_count; i-- > 0;)
+		if (fence->cross_opens[i].adapter_id == adapter_id)
+			return fence->cross_opens[i].opened_as;
+	return FSTP_FENCE_OBJECT_NATIVE;
+}
+
+/*
+ * XAD-07: a propagation opens an interval that the NotificationOnly update closes. To an adapter
+ * where the fence is a monitored fence the OS makes no driver call and releases the waiters at
+ * once (XAD-14): the propagation is an instant there.
+ */
 fsa_status
 xad_on_propagate(struct fsa_model *model, const struct fsa_event *ev)
 {
@@ -85,6 +102,15 @@ xad_on_propagate(struct fsa_model *model, const struct fsa_event *ev)
 	open->value = value;
 	/* The signal that caused it (its log entry or km event came first, XAD-06). */
 	open->value2 = ops_find_signal(model, global, value, from);
+	if (fence && fence_object_on(fence, to) == FSTP_FENCE_OBJECT_MONITORED) {
+		fsa_status status;
+
+		open->end_ns = ev->ts_ns;
+		open->code2 = 1; /* no driver call */
+		status = markers_emit(model, open);
+		free(open);
+		return status;
+	}
 	if (!hmap_put(&model->propagations, key, open)) {
 		free(open);
 		return model->failed = FSA_ERR_NOMEM;

@@ -152,7 +152,8 @@ xad_on_marker(struct fsa_report *r, const struct fsa_marker *marker)
 	pair_acc = get_acc(m, 0, from, to);
 	fence_acc->propagations++;
 	pair_acc->propagations++;
-	if (marker->end_ns != FSA_TIME_NONE) {
+	/* code2: a propagation to an adapter where the fence is monitored, no driver call (XAD-14) */
+	if (marker->end_ns != FSA_TIME_NONE && !marker->code2) {
 		fence_acc->notified++;
 		pair_acc->notified++;
 		status = add_sample(m, marker->other_handle, from, to,

@@ -251,9 +251,10 @@ Test(model_mmu, mmu_02_03_page_tables_are_counted_per_va_space)
 
 /* A second adapter whose counter runs at 50 MHz from tick 5000 at T0 (20 ns per tick), and a
  * process on it with a user-mode queue UQB, and the cross-adapter fence FX_G created on adapter 0
- * and opened on adapter 1 as a monitored fence (XAD-10). */
+ * and opened on adapter 1 as `opened_as` (a monitored fence on an adapter without native fences,
+ * XAD-10). */
 static void
-two_adapters(void)
+two_adapters_opened_as(uint64_t opened_as)
 {
 	fixture_objects(T0);
 	feed_ok("adapter_create", T0, "adapter_id", U(1), "engine_count", U(1),
@@ -277,8 +278,7 @@ two_adapters(void)
 		"initial_value", U(0), "fence_object", U(FSTP_FENCE_OBJECT_NATIVE), NULL);
 	feed_ok("fence_cross_adapter_open", T0 + 1, "process_id", U(PID2), "fence_global_handle",
 		FX_G, "fence_handle", FX2, "adapter_id", U(1), "creator_adapter_id", U(0),
-		"created_as", U(FSTP_FENCE_OBJECT_NATIVE), "opened_as",
-		U(FSTP_FENCE_OBJECT_MONITORED), NULL);
+		"created_as", U(FSTP_FENCE_OBJECT_NATIVE), "opened_as", opened_as, NULL);
 	feed_ok("fence_open", T0 + 1, "process_id", U(PID2), "fence_global_handle", FX_G,
 		"fence_handle", FX2, NULL);
 }
@@ -288,7 +288,7 @@ Test(model_mmu, xad_10_cross_adapter_open_is_kept_on_the_fence)
 	const struct fsa_fence_info *fence;
 	const struct fsa_cross_open *open;
 
-	two_adapters();
+	two_adapters_opened_as(FSTP_FENCE_OBJECT_MONITORED);
 	cr_assert_eq(finish(), FSA_OK);
 	fence = fsa_model_find_fence(model, FX_G);
 	cr_assert_not_null(fence);
@@ -313,7 +313,7 @@ Test(model_mmu, xad_07_08_propagation_and_cross_adapter_edge_each_on_its_own_clo
 	const struct fsa_marker *propagation, *notification;
 	const struct fsa_fence_info *fence;
 
-	two_adapters();
+	two_adapters_opened_as(FSTP_FENCE_OBJECT_NATIVE);
 	feed_ok("fence_signal_queued", T0 + 10, "process_id", U(PID), "hwqueue_handle", UQ,
 		"fence_handle", FX, "fence_value", U(1), "progress_value", U(1), NULL);
 	feed_ok("fence_wait_queued", T0 + 20, "process_id", U(PID2), "hwqueue_handle", UQB,
@@ -383,7 +383,7 @@ Test(model_mmu, xad_07_propagation_without_notification_stays_open)
 {
 	const struct fsa_marker *propagation;
 
-	two_adapters();
+	two_adapters_opened_as(FSTP_FENCE_OBJECT_NATIVE);
 	feed_ok("fence_propagate", T0 + 160, "fence_global_handle", FX_G, "from_adapter_id", U(0),
 		"to_adapter_id", U(1), "fence_value", U(5), NULL);
 	/* An ordinary (writing) update is no notification (NFV-13). */
@@ -395,4 +395,22 @@ Test(model_mmu, xad_07_propagation_without_notification_stays_open)
 	cr_assert_eq(propagation->end_ns, FSA_TIME_NONE);
 	cr_assert_eq(propagation->value2, 0, "no signal of value 5 in the trace");
 	cr_assert_eq(count_markers(FSA_MARK_FENCE_NOTIFICATION), 0);
+}
+
+/* XAD-14: to an adapter where the fence is a monitored fence the OS makes no driver call; the
+ * propagation is an instant marked code2 = 1, closed at once. */
+Test(model_mmu, xad_14_propagation_to_a_monitored_fence_is_an_instant)
+{
+	const struct fsa_marker *propagation;
+
+	two_adapters_opened_as(FSTP_FENCE_OBJECT_MONITORED);
+	feed_ok("fence_propagate", T0 + 160, "fence_global_handle", FX_G, "from_adapter_id", U(0),
+		"to_adapter_id", U(1), "fence_value", U(3), NULL);
+	propagation = find_marker(FSA_MARK_FENCE_PROPAGATION, 0);
+	cr_assert_not_null(propagation, "given out at once, not at the end");
+	cr_assert_eq(propagation->begin_ns, T0 + 160);
+	cr_assert_eq(propagation->end_ns, T0 + 160);
+	cr_assert_eq(propagation->code2, 1);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(count_markers(FSA_MARK_FENCE_PROPAGATION), 1);
 }

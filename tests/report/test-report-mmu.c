@@ -393,7 +393,7 @@ two_adapters(void)
 	   "fence_object", U64(FSTP_FENCE_OBJECT_NATIVE), NULL);
 	ev("fence_cross_adapter_open", 12, "process_id", U64(2), "fence_global_handle", FX_G,
 	   "fence_handle", FX2, "adapter_id", U64(1), "creator_adapter_id", U64(0), "created_as",
-	   U64(FSTP_FENCE_OBJECT_NATIVE), "opened_as", U64(FSTP_FENCE_OBJECT_MONITORED), NULL);
+	   U64(FSTP_FENCE_OBJECT_NATIVE), "opened_as", U64(FSTP_FENCE_OBJECT_NATIVE), NULL);
 	ev("fence_open", 12, "process_id", U64(2), "fence_global_handle", FX_G, "fence_handle",
 	   FX2, NULL);
 }
@@ -441,7 +441,7 @@ Test(report_mmu, xad_07_08_10_cross_adapter_section_latencies_each_adapter_on_it
 	cr_assert_eq(int_at(root, "$.cross_adapter.fences[0].propagations"), 1);
 	cr_assert_eq(int_at(root, "$.cross_adapter.fences[0].notifications"), 1);
 	cr_assert_eq(int_at(root, "$.cross_adapter.opens[0].adapter_id"), 1);
-	assert_str_at(root, "$.cross_adapter.opens[0].opened_as", "monitored");
+	assert_str_at(root, "$.cross_adapter.opens[0].opened_as", "native");
 
 	/* Three metrics per row, in enum order. */
 	cr_assert_eq(count_at(root, "$.cross_adapter.adapters[*]"), 3);
@@ -516,7 +516,7 @@ Test(report_mmu, text_and_csv_carry_the_23_tables)
 	cr_assert(strstr(text, "cross_adapter,adapters,0,1,1,0,0,signal_to_release,0,"), "%s",
 		  text);
 	cr_assert(strstr(text, "cross_adapter,opens,12,0x8004000000000030,2,0x200,1,0,native,"
-			       "monitored"),
+			       "native"),
 		  "%s", text);
 	cr_assert(strstr(text, "page_faults,summary,0,"), "%s", text);
 	free(text);

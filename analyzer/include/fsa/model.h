@@ -375,7 +375,10 @@ enum fsa_marker_kind {
 	FSA_MARK_VA_MAPPING,
 	/* A cross-adapter fence signal propagated (XAD-07): fence_propagate → the
 	 * NotificationOnly update_current_value of that fence and value on the adapter notified
-	 * (open at the end without one). adapter_id = the adapter that signalled, code = the
+	 * (open at the end without one; an instant, end_ns = begin_ns, to an adapter where the fence
+	 * is a monitored fence: the OS makes no driver call there, XAD-14; code2 = 1 then, else 0).
+	 * adapter_id = the
+	 * adapter that signalled, code = the
 	 * adapter notified, other_handle = global fence, value = fence value, value2 = the id of
 	 * the signal operation that caused it (0 when not found). The waits it released are the
 	 * edges that name that signal on the notified adapter. */
