@@ -700,15 +700,18 @@ ingest_split_plan(const struct ingest_dirs *dirs, const struct ingest_truncation
 			is_ok = memcmp(&split->keys[a * 3], &split->keys[b * 3],
 				       3 * sizeof(uint64_t)) != 0;
 	}
-	/* The largest first, each to the part with fewer bytes so far. */
+	/* The largest first, each to the part with fewer bytes so far (the first to part 0). */
 	for (size_t i = 0; is_ok && i < split->count; i++)
 		split->part[i] = UINT8_MAX; /* not placed yet */
 	for (size_t n = 0; is_ok && n < split->count; n++) {
 		size_t pick = SIZE_MAX;
 
 		for (size_t i = 0; i < split->count; i++) {
+			/* Equal sizes by name: the same split on every run. */
 			if (split->part[i] == UINT8_MAX &&
-			    (pick == SIZE_MAX || split->sizes[i] > split->sizes[pick]))
+			    (pick == SIZE_MAX || split->sizes[i] > split->sizes[pick] ||
+			     (split->sizes[i] == split->sizes[pick] &&
+			      strcmp(split->files[i], split->files[pick]) < 0)))
 				pick = i;
 		}
 		split->part[pick] = split->bytes[1] < split->bytes[0] ? 1 : 0;

@@ -69,9 +69,16 @@ decode_payload_parse(const char *hex)
 	return true;
 }
 
+/* FENCESCOPE_DECODE_KILL_AFTER=N (tests only): the helper kills itself (SIGKILL) after writing N
+ * events, as a decoder killed mid-trace; -1: never. */
+static long long decode_kill_after = -1;
+static long long decode_events_written;
+
 static fsa_status
 decode_event(void *data, const struct fsa_event *event)
 {
+	if (decode_events_written++ == decode_kill_after)
+		raise(SIGKILL);
 	return ingest_wire_put_event(data, event) ? FSA_OK : FSA_ERR_IO;
 }
 
@@ -169,6 +176,8 @@ main(int argc, char **argv)
 	fsa_status status;
 
 	decode_limit_memory();
+	if (getenv("FENCESCOPE_DECODE_KILL_AFTER"))
+		decode_kill_after = strtoll(getenv("FENCESCOPE_DECODE_KILL_AFTER"), NULL, 10);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--discard") == 0 && i + 2 == argc) {
 			struct fsa_ingest_stats discard_stats;
