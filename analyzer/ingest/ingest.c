@@ -578,9 +578,31 @@ ingest_merge_pump(struct ingest_merge *m)
 		}
 		if (!next)
 			return FSA_OK;
-		status = ingest_head_deliver(m, next);
-		if (status != FSA_OK)
-			return status;
+		/* A run of heads of one decoder: while its head still goes first, only it is read
+		 * (the others' heads stay where they are). */
+		for (;;) {
+			bool is_first = true;
+
+			status = ingest_head_deliver(m, next);
+			if (status != FSA_OK)
+				return status;
+			status = ingest_decoder_advance(m, next);
+			if (status != FSA_OK)
+				return status;
+			if (!next->has_head)
+				break;
+			for (size_t i = 0; i < m->count && is_first; i++) {
+				const struct ingest_decoder *other = &m->decoders[i];
+
+				if (other == next)
+					continue;
+				/* One that is not done may have a record by now that goes first. */
+				is_first = other->has_head ? ingest_head_is_before(next, other)
+							   : other->is_done;
+			}
+			if (!is_first)
+				break;
+		}
 	}
 }
 
