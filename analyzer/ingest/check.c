@@ -653,9 +653,9 @@ ingest_split_plan(const struct ingest_dirs *dirs, const struct ingest_truncation
 				size_t capacity = split->capacity ? split->capacity * 2 : 16;
 				char **files = realloc(split->files, capacity * sizeof(*files));
 				uint8_t *part = files ? realloc(split->part, capacity) : NULL;
-				uint64_t *keys = part ? realloc(split->keys,
-								capacity * 3 * sizeof(*keys))
-						      : NULL;
+				uint64_t *keys =
+				    part ? realloc(split->keys, capacity * 3 * sizeof(*keys))
+					 : NULL;
 				uint64_t *sizes =
 				    keys ? realloc(split->sizes, capacity * sizeof(*sizes)) : NULL;
 
@@ -675,7 +675,8 @@ ingest_split_plan(const struct ingest_dirs *dirs, const struct ingest_truncation
 				free(file);
 				break;
 			}
-			/* The folders of one UUID are one trace: their first folder stands for it. */
+			/* The folders of one UUID are one trace: their first folder stands for it.
+			 */
 			size_t trace = i;
 
 			for (size_t j = 0; j < i; j++) {

@@ -101,7 +101,8 @@ const struct fsa_decoder_stream_key *fsa_decoder_stream_key(const struct fsa_dec
  * message's order is written to *current. NULL `stream`: order mode off (the default). Set it
  * before ingest_graph_read().
  */
-void ingest_graph_set_order(fsa_status (*stream)(void *data, const struct fsa_decoder_stream_key *key),
+void ingest_graph_set_order(fsa_status (*stream)(void *data,
+						 const struct fsa_decoder_stream_key *key),
 			    struct fsa_decoder_order *current, void *data);
 
 /* Counts so far (trace_count is left 0: the decoder does not know the traces). */

@@ -521,7 +521,7 @@ decoder_cycles_ns(const bt_clock_class *clock_class, uint64_t cycles)
 }
 
 static struct decoder_stream *decoder_stream_find(struct fsa_decoder *decoder,
-						 const bt_stream *stream);
+						  const bt_stream *stream);
 
 static fsa_status
 decoder_event_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fsa_decoded *what,
@@ -674,8 +674,7 @@ decoder_stream_add(struct fsa_decoder *decoder, const bt_stream *stream)
 
 /* Order mode: a stream begins; its key goes out as FSA_DECODED_STREAM. */
 static fsa_status
-decoder_stream_begin(struct fsa_decoder *decoder, const bt_stream *stream,
-		     enum fsa_decoded *what)
+decoder_stream_begin(struct fsa_decoder *decoder, const bt_stream *stream, enum fsa_decoded *what)
 {
 	const bt_stream_class *stream_class = bt_stream_borrow_class_const(stream);
 	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
@@ -714,7 +713,8 @@ decoder_order_time(struct fsa_decoder *decoder, const bt_message *msg)
 		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
 		    bt_message_packet_beginning_borrow_packet_const(msg)));
 		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(sc))
-			snapshot = bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
+			snapshot =
+			    bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
 		break;
 	case BT_MESSAGE_TYPE_PACKET_END:
 		sc = bt_stream_borrow_class_const(
@@ -723,8 +723,8 @@ decoder_order_time(struct fsa_decoder *decoder, const bt_message *msg)
 			snapshot = bt_message_packet_end_borrow_default_clock_snapshot_const(msg);
 		break;
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		if (bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg, &snapshot) !=
-		    BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
+		if (bt_message_stream_beginning_borrow_default_clock_snapshot_const(
+			msg, &snapshot) != BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
 			snapshot = NULL;
 		break;
 	case BT_MESSAGE_TYPE_STREAM_END:
@@ -733,7 +733,8 @@ decoder_order_time(struct fsa_decoder *decoder, const bt_message *msg)
 			snapshot = NULL;
 		break;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		sc = bt_stream_borrow_class_const(bt_message_discarded_events_borrow_stream_const(msg));
+		sc = bt_stream_borrow_class_const(
+		    bt_message_discarded_events_borrow_stream_const(msg));
 		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
 			snapshot =
 			    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(

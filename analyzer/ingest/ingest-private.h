@@ -149,7 +149,8 @@ bool ingest_split_plan(const struct ingest_dirs *dirs, const struct ingest_trunc
 void ingest_split_fini(struct ingest_split *split);
 
 /* ingest_view_create() with only the stream files of `part`. */
-fsa_status ingest_view_create_part(const struct ingest_dirs *dirs, const struct ingest_truncations *t,
+fsa_status ingest_view_create_part(const struct ingest_dirs *dirs,
+				   const struct ingest_truncations *t,
 				   const struct ingest_split *split, int part, char **view,
 				   char **error);
 

@@ -345,8 +345,8 @@ struct ingest_decoder {
 	struct ingest_channel channel;
 	struct ingest_wire_reader reader;
 	pid_t pid;
-	char *view; /* its view of the trace (transfer full), NULL: the trace or the shared view */
-	bool is_eof;  /* its data pipe's end of file: it is gone, the ring holds the rest */
+	char *view;  /* its view of the trace (transfer full), NULL: the trace or the shared view */
+	bool is_eof; /* its data pipe's end of file: it is gone, the ring holds the rest */
 	bool is_done; /* nothing more will be taken from it (its end, its ring drained, killed) */
 	bool is_killed, is_timeout, is_garbage;
 	bool has_head; /* `head` is its next event or discard, not delivered yet */
@@ -444,9 +444,8 @@ ingest_decoder_advance(struct ingest_merge *m, struct ingest_decoder *d)
 		}
 		if (got == 0) {
 			bool is_eof = d->is_eof, is_writer_waiting = false;
-			size_t taken = ingest_wire_reader_take(&d->reader, d->channel.ring,
-							       d->channel.ring_size,
-							       &is_writer_waiting);
+			size_t taken = ingest_wire_reader_take(
+			    &d->reader, d->channel.ring, d->channel.ring_size, &is_writer_waiting);
 
 			if (is_writer_waiting)
 				(void) send(d->channel.room[1], "", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -780,8 +779,8 @@ ingest_decoder_outcome(const struct ingest_decoder *d, int wstatus, const char *
 		int sig = WTERMSIG(wstatus);
 		const char *name = ingest_signal_name(sig);
 		/* A fault of its own, or a signal from outside (Ctrl-C, kill). */
-		bool is_fault = sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS || sig == SIGFPE ||
-				sig == SIGILL;
+		bool is_fault = sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS ||
+				sig == SIGFPE || sig == SIGILL;
 
 		if (is_fault)
 			ingest_error_set(error,
@@ -870,8 +869,11 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 			goto end;
 		}
 		d->reader.is_ordered = m.count > 1;
-		status = ingest_helper_spawn(helper, d->view ? d->view : view ? view : trace, payload,
-					     m.count > 1, &d->channel, &d->pid, &error);
+		status = ingest_helper_spawn(helper,
+					     d->view ? d->view
+					     : view  ? view
+						     : trace,
+					     payload, m.count > 1, &d->channel, &d->pid, &error);
 		if (status != FSA_OK)
 			goto end;
 		d->last_data_ms = ingest_now_ms();

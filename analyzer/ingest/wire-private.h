@@ -118,9 +118,9 @@ struct ingest_wire_record {
 	double fraction;
 	int status;
 	struct fsa_ingest_stats stats;
-	char *error; /* 'Z' only: (transfer full: free()), NULL when none */
-	struct fsa_decoder_order order;      /* 'E' and 'D' in order mode */
-	struct fsa_decoder_stream_key key;   /* 'S' */
+	char *error;                       /* 'Z' only: (transfer full: free()), NULL when none */
+	struct fsa_decoder_order order;    /* 'E' and 'D' in order mode */
+	struct fsa_decoder_stream_key key; /* 'S' */
 };
 
 struct ingest_wire_reader {

@@ -544,15 +544,16 @@ static char *
 wrapper_make(const char *dir, const char *log, const char *kill_stream, int kill_after)
 {
 	char *path = g_build_filename(dir, "decode-wrapper.sh", NULL);
-	char *text = g_strdup_printf("#!/bin/sh\n"
-				     "echo \"$*\" >> '%s'\n"
-				     "for a; do trace=$a; done\n"
-				     "if [ -n '%s' ] && [ -e \"$trace/d0/%s\" ]; then\n"
-				     "  FENCESCOPE_DECODE_KILL_AFTER=%d; export FENCESCOPE_DECODE_KILL_AFTER\n"
-				     "fi\n"
-				     "exec '%s' \"$@\"\n",
-				     log, kill_stream ? kill_stream : "", kill_stream ? kill_stream : "",
-				     kill_after, FSTI_DECODE_HELPER);
+	char *text = g_strdup_printf(
+	    "#!/bin/sh\n"
+	    "echo \"$*\" >> '%s'\n"
+	    "for a; do trace=$a; done\n"
+	    "if [ -n '%s' ] && [ -e \"$trace/d0/%s\" ]; then\n"
+	    "  FENCESCOPE_DECODE_KILL_AFTER=%d; export FENCESCOPE_DECODE_KILL_AFTER\n"
+	    "fi\n"
+	    "exec '%s' \"$@\"\n",
+	    log, kill_stream ? kill_stream : "", kill_stream ? kill_stream : "", kill_after,
+	    FSTI_DECODE_HELPER);
 
 	cr_assert(g_file_set_contents(path, text, -1, NULL));
 	cr_assert_eq(chmod(path, 0755), 0);
@@ -702,9 +703,9 @@ Test(ingest, a_decoder_killed_mid_trace_gives_a_partial_reading_with_the_other_d
 
 	cr_assert_eq(collect_with(TRACE("realtime-producer-consumer"), "1", NULL, 0, &all), 0);
 	/* fencescope_0 is CPU 0's stream: its decoder dies after KEPT events. */
-	cr_assert_eq(collect_with(TRACE("realtime-producer-consumer"), "2", "fencescope_0", KEPT,
-				  &partial),
-		     2);
+	cr_assert_eq(
+	    collect_with(TRACE("realtime-producer-consumer"), "2", "fencescope_0", KEPT, &partial),
+	    2);
 	cr_assert_eq(partial.status, FSA_ERR_TRACE);
 	cr_assert_not_null(partial.error);
 	cr_expect(strstr(partial.error, "the decoder was stopped by SIGKILL from outside"), "%s",

@@ -51,14 +51,14 @@ static char *
 killing_helper(void)
 {
 	char *path = g_build_filename(tmp_dir, "..", "fsti-split-cli-helper.sh", NULL);
-	g_autofree char *text =
-	    g_strdup_printf("#!/bin/sh\n"
-			    "for a; do trace=$a; done\n"
-			    "if [ -e \"$trace/d0/fencescope_0\" ]; then\n"
-			    "  FENCESCOPE_DECODE_KILL_AFTER=50; export FENCESCOPE_DECODE_KILL_AFTER\n"
-			    "fi\n"
-			    "exec '%s' \"$@\"\n",
-			    FSTI_DECODE_HELPER);
+	g_autofree char *text = g_strdup_printf(
+	    "#!/bin/sh\n"
+	    "for a; do trace=$a; done\n"
+	    "if [ -e \"$trace/d0/fencescope_0\" ]; then\n"
+	    "  FENCESCOPE_DECODE_KILL_AFTER=50; export FENCESCOPE_DECODE_KILL_AFTER\n"
+	    "fi\n"
+	    "exec '%s' \"$@\"\n",
+	    FSTI_DECODE_HELPER);
 
 	cr_assert(g_file_set_contents(path, text, -1, NULL));
 	cr_assert_eq(chmod(path, 0755), 0);
