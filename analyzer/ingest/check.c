@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -428,6 +429,65 @@ check_truncation_of(const struct ingest_truncations *t, const char *file)
 	return NULL;
 }
 
+/*
+ * Every file and folder of the views on disk, for fsa_ingest_remove_temporary() (a signal
+ * handler: a fixed list, read without locks or allocation). A slot holds a path while it exists;
+ * one made when every slot is taken is only removed by ingest_view_remove().
+ */
+#define CHECK_TEMPORARY_SLOTS 256
+static _Atomic(char *) check_temporary[CHECK_TEMPORARY_SLOTS];
+static _Atomic(pid_t) check_temporary_owner[CHECK_TEMPORARY_SLOTS];
+
+static void
+check_temporary_remember(const char *path)
+{
+	char *copy = strdup(path);
+
+	for (int i = 0; copy && i < CHECK_TEMPORARY_SLOTS; i++) {
+		char *expected = NULL;
+
+		atomic_store(&check_temporary_owner[i], getpid());
+		if (atomic_compare_exchange_strong(&check_temporary[i], &expected, copy))
+			return;
+	}
+	free(copy);
+}
+
+/* Forgets every path at or under `view`. */
+static void
+check_temporary_forget(const char *view)
+{
+	size_t len = strlen(view);
+
+	for (int i = 0; i < CHECK_TEMPORARY_SLOTS; i++) {
+		char *path = atomic_load(&check_temporary[i]);
+
+		if (path && strncmp(path, view, len) == 0 && (path[len] == '/' || !path[len]) &&
+		    atomic_compare_exchange_strong(&check_temporary[i], &path, NULL))
+			free(path);
+	}
+}
+
+void
+fsa_ingest_remove_temporary(void)
+{
+	int saved_errno = errno;
+	pid_t self = getpid();
+
+	/* The links and copies first, then the folders: dN before the view that holds it. */
+	for (int pass = 0; pass < 3; pass++) {
+		for (int i = CHECK_TEMPORARY_SLOTS; i-- > 0;) {
+			char *path = atomic_load(&check_temporary[i]);
+
+			if (!path || atomic_load(&check_temporary_owner[i]) != self)
+				continue;
+			if (pass == 0 ? unlink(path) == 0 : rmdir(path) == 0)
+				atomic_store(&check_temporary[i], NULL);
+		}
+	}
+	errno = saved_errno;
+}
+
 /* view/dN mirrors dirs->paths[N]: links to every file but the truncated streams, which are
  * copied up to their last whole packet (or left out when none is whole). No index: the
  * decoder scans the packets itself. */
@@ -458,6 +518,7 @@ check_view_fill(const char *view, const struct ingest_dirs *dirs,
 			free(sub);
 			return FSA_ERR_IO;
 		}
+		check_temporary_remember(sub);
 		stream = opendir(dirs->paths[i]);
 		while (stream && status == FSA_OK && (entry = readdir(stream))) {
 			char *from = NULL, *to = NULL;
@@ -485,6 +546,12 @@ check_view_fill(const char *view, const struct ingest_dirs *dirs,
 				ingest_error_set(error, "cannot make a view of the trace: %s: %s",
 						 to, strerror(errno));
 				status = FSA_ERR_IO;
+			} else {
+				struct stat made;
+
+				/* Skipped files were not made: nothing to remember. */
+				if (to && lstat(to, &made) == 0)
+					check_temporary_remember(to);
 			}
 			free(from);
 			free(to);
@@ -506,6 +573,7 @@ ingest_view_remove(char *view)
 
 	if (!view)
 		return;
+	check_temporary_forget(view);
 	top = opendir(view);
 	while (top && (entry = readdir(top))) {
 		char *sub = NULL;
@@ -550,6 +618,7 @@ check_view_create(const struct ingest_dirs *dirs, const struct ingest_truncation
 		free(path);
 		return FSA_ERR_IO;
 	}
+	check_temporary_remember(path);
 	status = check_view_fill(path, dirs, t, split, part, error);
 	if (status != FSA_OK) {
 		ingest_view_remove(path);

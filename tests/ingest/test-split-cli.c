@@ -5,11 +5,14 @@
  * traces, one with every event of a stream tied in time with a twin in the other decoder's
  * stream (tests/ingest/split/make-split.py) and one with discarded events; and, when one of the
  * two decoders is killed mid-trace, a partial report (`PARTIAL:` under the title, exit 1)
- * with the cause, the same on every run, and no temporary file (the views) left behind. (A
+ * with the cause, the same on every run, and no temporary file (the views) left behind, also
+ * after a Ctrl-C. (A
  * report adds the tied twins up whatever their order: test-ingest.c checks that order event by
  * event.)
  */
 #define _GNU_SOURCE
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,4 +160,45 @@ Test(split_cli, one_decoder_killed_mid_trace_gives_a_partial_report_with_a_stabl
 	g_free(first.err);
 	g_free(again.out);
 	g_free(again.err);
+}
+
+Test(split_cli, ctrl_c_while_two_decoders_read_leaves_no_view_behind)
+{
+	g_autofree char *helper = g_build_filename(tmp_dir, "..", "fsti-split-cli-slow.sh", NULL);
+	g_autofree char *text =
+	    g_strdup_printf("#!/bin/sh\nsleep 3\nexec '%s' \"$@\"\n", FSTI_DECODE_HELPER);
+	const char *argv[] = {FS_FENCESCOPE, "report", FSTI_TRACES "/realtime-producer-consumer",
+			      NULL};
+	char **envp = g_environ_setenv(g_get_environ(), "TMPDIR", tmp_dir, TRUE);
+	GError *error = NULL;
+	GPid pid;
+	int wait_status = 0;
+	bool has_views = false;
+
+	cr_assert(g_file_set_contents(helper, text, -1, NULL));
+	cr_assert_eq(chmod(helper, 0755), 0);
+	envp = g_environ_setenv(envp, "FENCESCOPE_DECODERS", "2", TRUE);
+	envp = g_environ_setenv(envp, "FENCESCOPE_DECODE_HELPER", helper, TRUE);
+	cr_assert(g_spawn_async(NULL, (char **) argv, envp,
+				G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
+				    G_SPAWN_STDERR_TO_DEV_NULL,
+				NULL, NULL, &pid, &error),
+		  "%s", error ? error->message : "");
+	g_strfreev(envp);
+	/* The two views are made before the helpers start (which sleep 3 s here). */
+	for (int i = 0; i < 200 && !has_views; i++) {
+		GDir *dir = g_dir_open(tmp_dir, 0, NULL);
+
+		has_views = dir && g_dir_read_name(dir) && g_dir_read_name(dir);
+		if (dir)
+			g_dir_close(dir);
+		if (!has_views)
+			g_usleep(10000);
+	}
+	cr_assert(has_views, "no view made in %s", tmp_dir);
+	kill(pid, SIGINT);
+	cr_assert_eq(waitpid(pid, &wait_status, 0), pid);
+	cr_expect(WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGINT);
+	unlink(helper);
+	expect_tmp_dir_empty();
 }
