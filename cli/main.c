@@ -50,6 +50,7 @@ static void
 remove_outputs_and_die(int sig)
 {
 	fsa_output_files_remove_temporary();
+	fsa_ingest_remove_temporary();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -428,12 +429,82 @@ check_truncation_of(const struct ingest_truncations *t, const char *file)
 	return NULL;
 }
 
+/*
+ * Every file and folder of the views on disk, for fsa_ingest_remove_temporary() (a signal
+ * handler: a fixed list, read without locks or allocation). A slot holds a path while it exists;
+ * one made when every slot is taken is only removed by ingest_view_remove().
+ */
+#define CHECK_TEMPORARY_SLOTS 256
+static _Atomic(char *) check_temporary[CHECK_TEMPORARY_SLOTS];
+static _Atomic(pid_t) check_temporary_owner[CHECK_TEMPORARY_SLOTS];
+
+static void
+check_temporary_remember(const char *path)
+{
+	char *copy = strdup(path);
+
+	for (int i = 0; copy && i < CHECK_TEMPORARY_SLOTS; i++) {
+		char *expected = NULL;
+
+		atomic_store(&check_temporary_owner[i], getpid());
+		if (atomic_compare_exchange_strong(&check_temporary[i], &expected, copy))
+			return;
+	}
+	free(copy);
+}
+
+/* Forgets every path at or under `view`. */
+static void
+check_temporary_forget(const char *view)
+{
+	size_t len = strlen(view);
+
+	for (int i = 0; i < CHECK_TEMPORARY_SLOTS; i++) {
+		char *path = atomic_load(&check_temporary[i]);
+
+		if (path && strncmp(path, view, len) == 0 && (path[len] == '/' || !path[len]) &&
+		    atomic_compare_exchange_strong(&check_temporary[i], &path, NULL))
+			free(path);
+	}
+}
+
+void
+fsa_ingest_remove_temporary(void)
+{
+	int saved_errno = errno;
+	pid_t self = getpid();
+
+	/* The links and copies first, then the folders: dN before the view that holds it. */
+	for (int pass = 0; pass < 3; pass++) {
+		for (int i = CHECK_TEMPORARY_SLOTS; i-- > 0;) {
+			char *path = atomic_load(&check_temporary[i]);
+
+			if (!path || atomic_load(&check_temporary_owner[i]) != self)
+				continue;
+			if (pass == 0 ? unlink(path) == 0 : rmdir(path) == 0)
+				atomic_store(&check_temporary[i], NULL);
+		}
+	}
+	errno = saved_errno;
+}
+
 /* view/dN mirrors dirs->paths[N]: links to every file but the truncated streams, which are
  * copied up to their last whole packet (or left out when none is whole). No index: the
  * decoder scans the packets itself. */
+static bool
+check_split_skips(const struct ingest_split *split, int part, const char *file)
+{
+	for (size_t i = 0; split && i < split->count; i++) {
+		if (strcmp(split->files[i], file) == 0)
+			return split->part[i] != part;
+	}
+	return false;
+}
+
 static fsa_status
 check_view_fill(const char *view, const struct ingest_dirs *dirs,
-		const struct ingest_truncations *t, char **error)
+		const struct ingest_truncations *t, const struct ingest_split *split, int part,
+		char **error)
 {
 	for (size_t i = 0; i < dirs->count; i++) {
 		char *sub = NULL;
@@ -447,6 +518,7 @@ check_view_fill(const char *view, const struct ingest_dirs *dirs,
 			free(sub);
 			return FSA_ERR_IO;
 		}
+		check_temporary_remember(sub);
 		stream = opendir(dirs->paths[i]);
 		while (stream && status == FSA_OK && (entry = readdir(stream))) {
 			char *from = NULL, *to = NULL;
@@ -458,6 +530,8 @@ check_view_fill(const char *view, const struct ingest_dirs *dirs,
 			if (asprintf(&from, "%s/%s", dirs->paths[i], entry->d_name) < 0 ||
 			    asprintf(&to, "%s/%s", sub, entry->d_name) < 0) {
 				status = FSA_ERR_NOMEM;
+			} else if (check_split_skips(split, part, from)) {
+				/* The other decoder's stream. */
 			} else if ((cut = check_truncation_of(t, from))) {
 				/* Damaged streams and stray files are left out. */
 				if (cut->kind == INGEST_CUT_SHORT && cut->kept_bytes > 0)
@@ -472,6 +546,12 @@ check_view_fill(const char *view, const struct ingest_dirs *dirs,
 				ingest_error_set(error, "cannot make a view of the trace: %s: %s",
 						 to, strerror(errno));
 				status = FSA_ERR_IO;
+			} else {
+				struct stat made;
+
+				/* Skipped files were not made: nothing to remember. */
+				if (to && lstat(to, &made) == 0)
+					check_temporary_remember(to);
 			}
 			free(from);
 			free(to);
@@ -493,6 +573,7 @@ ingest_view_remove(char *view)
 
 	if (!view)
 		return;
+	check_temporary_forget(view);
 	top = opendir(view);
 	while (top && (entry = readdir(top))) {
 		char *sub = NULL;
@@ -521,9 +602,9 @@ ingest_view_remove(char *view)
 	free(view);
 }
 
-fsa_status
-ingest_view_create(const struct ingest_dirs *dirs, const struct ingest_truncations *t, char **view,
-		   char **error)
+static fsa_status
+check_view_create(const struct ingest_dirs *dirs, const struct ingest_truncations *t,
+		  const struct ingest_split *split, int part, char **view, char **error)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *path = NULL;
@@ -537,13 +618,182 @@ ingest_view_create(const struct ingest_dirs *dirs, const struct ingest_truncatio
 		free(path);
 		return FSA_ERR_IO;
 	}
-	status = check_view_fill(path, dirs, t, error);
+	check_temporary_remember(path);
+	status = check_view_fill(path, dirs, t, split, part, error);
 	if (status != FSA_OK) {
 		ingest_view_remove(path);
 		return status;
 	}
 	*view = path;
 	return FSA_OK;
+}
+
+fsa_status
+ingest_view_create(const struct ingest_dirs *dirs, const struct ingest_truncations *t, char **view,
+		   char **error)
+{
+	return check_view_create(dirs, t, NULL, 0, view, error);
+}
+
+fsa_status
+ingest_view_create_part(const struct ingest_dirs *dirs, const struct ingest_truncations *t,
+			const struct ingest_split *split, int part, char **view, char **error)
+{
+	return check_view_create(dirs, t, split, part, view, error);
+}
+
+void
+ingest_split_fini(struct ingest_split *split)
+{
+	for (size_t i = 0; i < split->count; i++)
+		free(split->files[i]);
+	free(split->files);
+	free(split->part);
+	free(split->keys);
+	free(split->sizes);
+	*split = (struct ingest_split){0};
+}
+
+/* The stream a stream file belongs to, from its LTTng index (1.1 names the stream instance):
+ * false when there is no such index or it has no packet. */
+static bool
+check_stream_key(const char *dir, const char *name, uint64_t *class_id, uint64_t *instance_id)
+{
+	char *index = NULL;
+	unsigned char *bytes;
+	size_t size = 0;
+	bool is_ok;
+
+	if (asprintf(&index, "%s/index/%s.idx", dir, name) < 0)
+		return false;
+	bytes = check_file_read(index, 16 + 72, &size);
+	free(index);
+	/* Header: magic, major, minor, entry length; entry: ... stream_id at 48, (1.1)
+	 * stream_instance_id at 56. */
+	is_ok = bytes && size >= 16 + 72 && check_u32(bytes, true) == CHECK_INDEX_MAGIC &&
+		check_u32(bytes + 4, true) == 1 && check_u32(bytes + 8, true) >= 1 &&
+		check_u32(bytes + 12, true) >= 72;
+	if (is_ok) {
+		*class_id = check_u64_be(bytes + 16 + 48);
+		*instance_id = check_u64_be(bytes + 16 + 56);
+	}
+	free(bytes);
+	return is_ok;
+}
+
+bool
+ingest_split_plan(const struct ingest_dirs *dirs, const struct ingest_truncations *t,
+		  struct ingest_split *split)
+{
+	char **uuids = calloc(dirs->count ? dirs->count : 1, sizeof(*uuids));
+	bool is_ok = uuids != NULL;
+
+	*split = (struct ingest_split){0};
+	for (size_t i = 0; is_ok && i < t->count; i++)
+		is_ok = t->items[i].kind == INGEST_CUT_STRAY;
+	for (size_t i = 0; is_ok && i < dirs->count; i++) {
+		DIR *stream = opendir(dirs->paths[i]);
+		struct dirent *entry;
+
+		/* A trace without a UUID would be ordered by its name, which a view changes. */
+		uuids[i] = ingest_metadata_uuid(dirs->paths[i]);
+		is_ok = stream && uuids[i];
+		while (is_ok && (entry = readdir(stream))) {
+			char *file = NULL;
+			struct stat st;
+			uint64_t class_id, instance_id;
+
+			if (entry->d_name[0] == '.' || strcmp(entry->d_name, "metadata") == 0 ||
+			    strcmp(entry->d_name, "index") == 0)
+				continue;
+			if (asprintf(&file, "%s/%s", dirs->paths[i], entry->d_name) < 0) {
+				is_ok = false;
+				break;
+			}
+			if (check_truncation_of(t, file) || stat(file, &st) != 0 ||
+			    !S_ISREG(st.st_mode)) {
+				free(file);
+				continue;
+			}
+			/* A stream file without an index 1.1 cannot be placed: no split. */
+			is_ok = check_stream_key(dirs->paths[i], entry->d_name, &class_id,
+						 &instance_id);
+			if (is_ok && split->count == split->capacity) {
+				size_t capacity = split->capacity ? split->capacity * 2 : 16;
+				char **files = realloc(split->files, capacity * sizeof(*files));
+				uint8_t *part = files ? realloc(split->part, capacity) : NULL;
+				uint64_t *keys =
+				    part ? realloc(split->keys, capacity * 3 * sizeof(*keys))
+					 : NULL;
+				uint64_t *sizes =
+				    keys ? realloc(split->sizes, capacity * sizeof(*sizes)) : NULL;
+
+				if (files)
+					split->files = files;
+				if (part)
+					split->part = part;
+				if (keys)
+					split->keys = keys;
+				if (sizes)
+					split->sizes = sizes;
+				is_ok = sizes != NULL;
+				if (is_ok)
+					split->capacity = capacity;
+			}
+			if (!is_ok) {
+				free(file);
+				break;
+			}
+			/* The folders of one UUID are one trace: their first folder stands for it.
+			 */
+			size_t trace = i;
+
+			for (size_t j = 0; j < i; j++) {
+				if (strcmp(uuids[j], uuids[i]) == 0) {
+					trace = j;
+					break;
+				}
+			}
+			split->files[split->count] = file;
+			split->keys[split->count * 3] = trace;
+			split->keys[split->count * 3 + 1] = class_id;
+			split->keys[split->count * 3 + 2] = instance_id;
+			split->sizes[split->count] = (uint64_t) st.st_size;
+			split->count++;
+		}
+		if (stream)
+			closedir(stream);
+	}
+	/* One stream in several files (LTTng's tracefile rotation) stays whole: no split. */
+	for (size_t a = 0; is_ok && a < split->count; a++) {
+		for (size_t b = a + 1; is_ok && b < split->count; b++)
+			is_ok = memcmp(&split->keys[a * 3], &split->keys[b * 3],
+				       3 * sizeof(uint64_t)) != 0;
+	}
+	/* The largest first, each to the part with fewer bytes so far (the first to part 0). */
+	for (size_t i = 0; is_ok && i < split->count; i++)
+		split->part[i] = UINT8_MAX; /* not placed yet */
+	for (size_t n = 0; is_ok && n < split->count; n++) {
+		size_t pick = SIZE_MAX;
+
+		for (size_t i = 0; i < split->count; i++) {
+			/* Equal sizes by name: the same split on every run. */
+			if (split->part[i] == UINT8_MAX &&
+			    (pick == SIZE_MAX || split->sizes[i] > split->sizes[pick] ||
+			     (split->sizes[i] == split->sizes[pick] &&
+			      strcmp(split->files[i], split->files[pick]) < 0)))
+				pick = i;
+		}
+		split->part[pick] = split->bytes[1] < split->bytes[0] ? 1 : 0;
+		split->bytes[split->part[pick]] += split->sizes[pick];
+	}
+	is_ok = is_ok && split->count >= 2 && split->bytes[0] > 0 && split->bytes[1] > 0;
+	for (size_t i = 0; uuids && i < dirs->count; i++)
+		free(uuids[i]);
+	free(uuids);
+	if (!is_ok)
+		ingest_split_fini(split);
+	return is_ok;
 }
 
 /* The recordings under a path: each one's id (ingest_recording_id) and the deepest folder that

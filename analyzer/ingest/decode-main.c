@@ -5,7 +5,7 @@
  * down; it reads the trace with the in-process graph (graph.c) and writes every normalized
  * event, loss and progress step to the shared ring of the wire (wire-private.h).
  *
- *   fencescope-decode --wire SHM,DATA,ROOM [--payload HEX] -- TRACE
+ *   fencescope-decode --wire SHM,DATA,ROOM [--payload HEX] [--order] -- TRACE
  *   fencescope-decode --discard TRACE
  *
  * SHM is the ring's memfd, DATA the "there is data" pipe's writing end, ROOM the "there is room"
@@ -14,6 +14,9 @@
  * --payload: the event types whose fields the reader needs, as a bit set in hexadecimal (bit i
  * for enum fsa_event_type i, lowest first); without it, every field of every type. It is not a
  * command for users: it is installed in LIBEXECDIR/fencescope and its interface may change.
+ * --order: this helper reads some of the trace's streams and the reader merges its records with
+ * another helper's (analyzer/ingest's split): stream keys and each event's and discard's place in
+ * the muxer's order go along (wire-private.h, order mode).
  * --discard decodes every field of every event and throws it away: for fuzzers and by hand, it
  * prints the one-line error of a trace that cannot be read and exits 1 (a crash of
  * libbabeltrace2 is a crash of this process). With --wire, exit status 0: the end record was
@@ -30,6 +33,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "decoder-private.h"
 #include "ingest-private.h"
 #include "wire-private.h"
 
@@ -65,9 +69,16 @@ decode_payload_parse(const char *hex)
 	return true;
 }
 
+/* FENCESCOPE_DECODE_KILL_AFTER=N (tests only): the helper kills itself (SIGKILL) after writing N
+ * events, as a decoder killed mid-trace; -1: never. */
+static long long decode_kill_after = -1;
+static long long decode_events_written;
+
 static fsa_status
 decode_event(void *data, const struct fsa_event *event)
 {
+	if (decode_events_written++ == decode_kill_after)
+		raise(SIGKILL);
 	return ingest_wire_put_event(data, event) ? FSA_OK : FSA_ERR_IO;
 }
 
@@ -82,6 +93,12 @@ decode_progress(void *data, uint64_t events, double fraction)
 {
 	/* The reader cancels by ending this process; a failed write ends it too. */
 	return !ingest_wire_put_progress(data, events, fraction);
+}
+
+static fsa_status
+decode_stream(void *data, const struct fsa_decoder_stream_key *key)
+{
+	return ingest_wire_put_stream(data, key) ? FSA_OK : FSA_ERR_IO;
 }
 
 static void
@@ -155,9 +172,12 @@ main(int argc, char **argv)
 	const char *trace = NULL;
 	char *error = NULL;
 	int shm_fd = -1, data_fd = -1, room_fd = -1;
+	bool is_ordered = false;
 	fsa_status status;
 
 	decode_limit_memory();
+	if (getenv("FENCESCOPE_DECODE_KILL_AFTER"))
+		decode_kill_after = strtoll(getenv("FENCESCOPE_DECODE_KILL_AFTER"), NULL, 10);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--discard") == 0 && i + 2 == argc) {
 			struct fsa_ingest_stats discard_stats;
@@ -177,6 +197,8 @@ main(int argc, char **argv)
 			if (!decode_payload_parse(argv[++i]))
 				trace = NULL, i = argc;
 			callbacks.needs_payload = decode_needs_payload;
+		} else if (strcmp(argv[i], "--order") == 0) {
+			is_ordered = true;
 		} else if (strcmp(argv[i], "--") == 0 && i + 2 == argc) {
 			trace = argv[++i];
 		} else if (!trace && argv[i][0] != '-') {
@@ -188,7 +210,7 @@ main(int argc, char **argv)
 	}
 	if (shm_fd < 0 || data_fd < 0 || room_fd < 0 || !trace) {
 		fprintf(stderr,
-			"usage: %s --wire SHM,DATA,ROOM [--payload HEX] -- TRACE (run by "
+			"usage: %s --wire SHM,DATA,ROOM [--payload HEX] [--order] -- TRACE (run by "
 			"fencescope), or %s --discard TRACE\n",
 			argv[0], argv[0]);
 		return 1;
@@ -203,6 +225,10 @@ main(int argc, char **argv)
 	ingest_graph_set_heartbeat(decode_heartbeat, &writer);
 	/* The wire sends the present slots only. */
 	ingest_graph_set_present_only(true);
+	if (is_ordered) {
+		writer.is_ordered = true;
+		ingest_graph_set_order(decode_stream, &writer.order, &writer);
+	}
 	status = ingest_graph_read(trace, &callbacks, &stats, &error);
 	if (writer.has_failed)
 		return 1;

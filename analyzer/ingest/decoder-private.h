@@ -26,6 +26,32 @@ enum fsa_decoded {
 	FSA_DECODED_NOTHING,
 	FSA_DECODED_EVENT,
 	FSA_DECODED_DISCARD,
+	/* Order mode only (fsa_decoder_set_order): a stream began; fsa_decoder_stream_key() says
+	 * which. */
+	FSA_DECODED_STREAM,
+};
+
+/*
+ * What flt.utils.muxer (libbabeltrace2 2.0) orders messages of different streams by when their
+ * times are equal (plugins/common/muxing/muxing.c, common_muxing_compare_messages): the trace's
+ * UUID (a trace with one first), its name, the stream class id, the stream id. The name is left
+ * out: analyzer/ingest splits only traces whose folders all have a UUID, and one UUID is one
+ * source component, hence one name. `ordinal` numbers the decoder's streams from 0 in the order
+ * they began (never reused).
+ */
+struct fsa_decoder_stream_key {
+	uint32_t ordinal;
+	bool has_uuid;
+	uint8_t uuid[16];
+	uint64_t stream_class_id, stream_id;
+};
+
+/* Where a message stands in the muxer's order: its stream and the time the muxer sorts it by
+ * (ns from origin, signed; a message without a time takes the time of the message before it,
+ * as the muxer does). */
+struct fsa_decoder_order {
+	uint32_t ordinal;
+	int64_t ts;
 };
 
 /* Returns: (transfer full) (nullable: out of memory). */
@@ -57,6 +83,27 @@ void fsa_decoder_set_present_only(struct fsa_decoder *decoder, bool is_present_o
 fsa_status fsa_decoder_decode(struct fsa_decoder *decoder, const bt_message *msg,
 			      enum fsa_decoded *what, const struct fsa_event **event,
 			      struct fsa_discard *discard, char **error_message);
+
+/*
+ * Order mode, for a decoder that reads some of a trace's streams while another process reads the
+ * others (analyzer/ingest's split): each stream beginning is given out as FSA_DECODED_STREAM, and
+ * after each FSA_DECODED_EVENT or FSA_DECODED_DISCARD fsa_decoder_order() says where the message
+ * stands in the muxer's order. Set it before the first message. Off by default.
+ */
+void fsa_decoder_set_order(struct fsa_decoder *decoder, bool is_ordered);
+const struct fsa_decoder_order *fsa_decoder_order(const struct fsa_decoder *decoder);
+/* After FSA_DECODED_STREAM: the stream that began. */
+const struct fsa_decoder_stream_key *fsa_decoder_stream_key(const struct fsa_decoder *decoder);
+
+/*
+ * analyzer/ingest's graph (graph.c) in order mode, for the decoder helper (decode-main.c): each
+ * stream's key goes to `stream` as it begins, and before each event or discard callback the
+ * message's order is written to *current. NULL `stream`: order mode off (the default). Set it
+ * before ingest_graph_read().
+ */
+void ingest_graph_set_order(fsa_status (*stream)(void *data,
+						 const struct fsa_decoder_stream_key *key),
+			    struct fsa_decoder_order *current, void *data);
 
 /* Counts so far (trace_count is left 0: the decoder does not know the traces). */
 const struct fsa_ingest_stats *fsa_decoder_borrow_stats(const struct fsa_decoder *decoder);

@@ -68,10 +68,12 @@ struct decoder_slot {
 	struct decoder_class *cls;
 };
 
-/* Streams → the `cpu_id` of their current packet, for discarded-events messages. */
+/* Streams → the `cpu_id` of their current packet, for discarded-events messages, and their
+ * ordinal in order mode. */
 struct decoder_stream {
 	const bt_stream *stream;
 	uint32_t cpu_id;
+	uint32_t ordinal;
 };
 
 struct fsa_decoder {
@@ -96,6 +98,16 @@ struct fsa_decoder {
 	const bt_packet *cpu_packet;
 	int64_t cpu_index;
 	uint32_t cpu_id;
+	/* Order mode (fsa_decoder_set_order): the muxer's time of the last message (its
+	 * last_returned_ts_ns), the order of the last event or discard, the last stream begun, and
+	 * the stream of the last event (only compared, never dereferenced). */
+	bool is_ordered;
+	int64_t order_last_ts;
+	struct fsa_decoder_order order;
+	struct fsa_decoder_stream_key stream_key;
+	uint32_t next_ordinal;
+	const bt_stream *order_stream;
+	uint32_t order_stream_ordinal;
 };
 
 static const char *const string_field_names[FSA_S_COUNT] = {
@@ -142,6 +154,7 @@ fsa_decoder_create(void)
 	}
 	fsa_event_clear(&decoder->event);
 	decoder->last_ts = FSA_TIME_NONE;
+	decoder->order_last_ts = INT64_MIN;
 	return decoder;
 }
 
@@ -169,6 +182,24 @@ void
 fsa_decoder_set_present_only(struct fsa_decoder *decoder, bool is_present_only)
 {
 	decoder->is_present_only = is_present_only;
+}
+
+void
+fsa_decoder_set_order(struct fsa_decoder *decoder, bool is_ordered)
+{
+	decoder->is_ordered = is_ordered;
+}
+
+const struct fsa_decoder_order *
+fsa_decoder_order(const struct fsa_decoder *decoder)
+{
+	return &decoder->order;
+}
+
+const struct fsa_decoder_stream_key *
+fsa_decoder_stream_key(const struct fsa_decoder *decoder)
+{
+	return &decoder->stream_key;
 }
 
 const struct fsa_ingest_stats *
@@ -489,6 +520,9 @@ decoder_cycles_ns(const bt_clock_class *clock_class, uint64_t cycles)
 	return (uint64_t) ns;
 }
 
+static struct decoder_stream *decoder_stream_find(struct fsa_decoder *decoder,
+						  const bt_stream *stream);
+
 static fsa_status
 decoder_event_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fsa_decoded *what,
 		     const struct fsa_event **out, char **error_message)
@@ -498,21 +532,40 @@ decoder_event_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fs
 	struct fsa_event *ev = &decoder->event;
 	const bt_field *payload;
 	fsa_status status;
+	int64_t ns = 0;
+	bool has_ns = false;
 
 	decoder->stats.events++;
 	status = decoder_class_find(decoder, bt_event_borrow_class_const(event), &cls);
 	if (status != FSA_OK)
 		return status;
+	/* A time before the clock's origin or beyond int64 is not a time: 0 shows it as an
+	 * anomaly (zero timestamp) instead of stopping the analysis. */
+	if (cls->has_clock && (cls->type != FSA_EV_UNKNOWN || decoder->is_ordered))
+		has_ns = bt_clock_snapshot_get_ns_from_origin(
+			     bt_message_event_borrow_default_clock_snapshot_const(msg), &ns) ==
+			 BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK;
+	if (decoder->is_ordered) {
+		const bt_stream *stream = bt_event_borrow_stream_const(event);
+
+		if (has_ns)
+			decoder->order_last_ts = ns;
+		if (stream != decoder->order_stream) {
+			const struct decoder_stream *entry = decoder_stream_find(decoder, stream);
+
+			decoder->order_stream = stream;
+			decoder->order_stream_ordinal = entry ? entry->ordinal : UINT32_MAX;
+		}
+		decoder->order.ordinal = decoder->order_stream_ordinal;
+		decoder->order.ts = decoder->order_last_ts;
+	}
 	if (cls->type == FSA_EV_UNKNOWN) {
 		decoder->stats.other_events++;
 		return FSA_OK;
 	}
 	decoder_event_reset(decoder, cls);
 	decoder->event_class = cls;
-	ev->ts_ns =
-	    cls->has_clock
-		? decoder_snapshot_ns(bt_message_event_borrow_default_clock_snapshot_const(msg))
-		: 0;
+	ev->ts_ns = has_ns && ns >= 0 ? (uint64_t) ns : 0;
 	if (cls->cpu_id_index >= 0) {
 		const bt_packet *packet = bt_event_borrow_packet_const(event);
 
@@ -595,6 +648,117 @@ decoder_stream_find(struct fsa_decoder *decoder, const bt_stream *stream)
 	return NULL;
 }
 
+/* The stream's entry, made when it is new (its ordinal the next one). NULL: out of memory. */
+static struct decoder_stream *
+decoder_stream_add(struct fsa_decoder *decoder, const bt_stream *stream)
+{
+	struct decoder_stream *entry = decoder_stream_find(decoder, stream);
+
+	if (entry)
+		return entry;
+	if (decoder->stream_count == decoder->stream_capacity) {
+		size_t capacity = decoder->stream_capacity ? decoder->stream_capacity * 2 : 16;
+		struct decoder_stream *streams =
+		    realloc(decoder->streams, capacity * sizeof(*streams));
+
+		if (!streams)
+			return NULL;
+		decoder->streams = streams;
+		decoder->stream_capacity = capacity;
+	}
+	entry = &decoder->streams[decoder->stream_count++];
+	*entry = (struct decoder_stream){
+	    .stream = stream, .cpu_id = UINT32_MAX, .ordinal = decoder->next_ordinal++};
+	return entry;
+}
+
+/* Order mode: a stream begins; its key goes out as FSA_DECODED_STREAM. */
+static fsa_status
+decoder_stream_begin(struct fsa_decoder *decoder, const bt_stream *stream, enum fsa_decoded *what)
+{
+	const bt_stream_class *stream_class = bt_stream_borrow_class_const(stream);
+	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
+	bt_uuid uuid = trace ? bt_trace_get_uuid(trace) : NULL;
+	struct decoder_stream *entry;
+
+	/* A stream that begins may have the address of one that ended (its entry is gone). */
+	decoder->order_stream = NULL;
+	entry = decoder_stream_add(decoder, stream);
+	if (!entry)
+		return FSA_ERR_NOMEM;
+	decoder->stream_key = (struct fsa_decoder_stream_key){
+	    .ordinal = entry->ordinal,
+	    .has_uuid = uuid != NULL,
+	    .stream_class_id = bt_stream_class_get_id(stream_class),
+	    .stream_id = bt_stream_get_id(stream),
+	};
+	if (uuid)
+		memcpy(decoder->stream_key.uuid, uuid, sizeof(decoder->stream_key.uuid));
+	*what = FSA_DECODED_STREAM;
+	return FSA_OK;
+}
+
+/* Order mode: the time flt.utils.muxer sorts a message by (plugins/utils/muxer/muxer.c,
+ * get_msg_ts_ns): its default clock snapshot, or, for a message that has none, the time of the
+ * message before it. */
+static void
+decoder_order_time(struct fsa_decoder *decoder, const bt_message *msg)
+{
+	const bt_clock_snapshot *snapshot = NULL;
+	const bt_stream_class *sc = NULL;
+	int64_t ns;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
+		    bt_message_packet_beginning_borrow_packet_const(msg)));
+		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(sc))
+			snapshot =
+			    bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_PACKET_END:
+		sc = bt_stream_borrow_class_const(
+		    bt_packet_borrow_stream_const(bt_message_packet_end_borrow_packet_const(msg)));
+		if (bt_stream_class_packets_have_end_default_clock_snapshot(sc))
+			snapshot = bt_message_packet_end_borrow_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		if (bt_message_stream_beginning_borrow_default_clock_snapshot_const(
+			msg, &snapshot) != BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
+			snapshot = NULL;
+		break;
+	case BT_MESSAGE_TYPE_STREAM_END:
+		if (bt_message_stream_end_borrow_default_clock_snapshot_const(msg, &snapshot) !=
+		    BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
+			snapshot = NULL;
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		sc = bt_stream_borrow_class_const(
+		    bt_message_discarded_events_borrow_stream_const(msg));
+		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
+			snapshot =
+			    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
+				msg);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		sc = bt_stream_borrow_class_const(
+		    bt_message_discarded_packets_borrow_stream_const(msg));
+		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
+			snapshot =
+			    bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
+				msg);
+		break;
+	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
+		snapshot = bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
+		break;
+	default:
+		break;
+	}
+	if (snapshot && bt_clock_snapshot_get_ns_from_origin(snapshot, &ns) ==
+			    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+		decoder->order_last_ts = ns;
+}
+
 /* Packet beginnings are rare (one per sub-buffer): remember the packet's CPU for its stream. */
 static fsa_status
 decoder_packet_begin(struct fsa_decoder *decoder, const bt_message *msg)
@@ -604,26 +768,12 @@ decoder_packet_begin(struct fsa_decoder *decoder, const bt_message *msg)
 	const bt_field *ctx = bt_packet_borrow_context_field_const(packet);
 	const bt_field *cpu =
 	    ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "cpu_id") : NULL;
-	struct decoder_stream *entry = decoder_stream_find(decoder, stream);
+	struct decoder_stream *entry = decoder_stream_add(decoder, stream);
 
 	/* A new packet may reuse the address of one that ended: forget the cached CPU. */
 	decoder->cpu_packet = NULL;
-
-	if (!entry) {
-		if (decoder->stream_count == decoder->stream_capacity) {
-			size_t capacity =
-			    decoder->stream_capacity ? decoder->stream_capacity * 2 : 16;
-			struct decoder_stream *streams =
-			    realloc(decoder->streams, capacity * sizeof(*streams));
-
-			if (!streams)
-				return FSA_ERR_NOMEM;
-			decoder->streams = streams;
-			decoder->stream_capacity = capacity;
-		}
-		entry = &decoder->streams[decoder->stream_count++];
-		entry->stream = stream;
-	}
+	if (!entry)
+		return FSA_ERR_NOMEM;
 	entry->cpu_id = UINT32_MAX;
 	if (cpu && bt_field_class_type_is(bt_field_get_class_type(cpu),
 					  BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
@@ -688,6 +838,10 @@ decoder_discard_decode(struct fsa_decoder *decoder, const bt_message *msg,
 		    bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg));
 		discard->has_range = true;
 	}
+	if (decoder->is_ordered) {
+		decoder->order.ordinal = entry ? entry->ordinal : UINT32_MAX;
+		decoder->order.ts = decoder->order_last_ts;
+	}
 	/* The stats count a loss of unknown size as one, so that it is never invisible. */
 	if (is_events)
 		decoder->stats.discarded_events += discard->count ? discard->count : 1;
@@ -702,6 +856,13 @@ fsa_decoder_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fsa_
 {
 	assert(decoder && msg && what);
 	*what = FSA_DECODED_NOTHING;
+	/* Events find their time themselves (they read the snapshot anyway). */
+	if (decoder->is_ordered && bt_message_get_type(msg) != BT_MESSAGE_TYPE_EVENT) {
+		decoder_order_time(decoder, msg);
+		if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_STREAM_BEGINNING)
+			return decoder_stream_begin(
+			    decoder, bt_message_stream_beginning_borrow_stream_const(msg), what);
+	}
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT:
 		return decoder_event_decode(decoder, msg, what, event, error_message);

@@ -102,6 +102,19 @@ ingest_fraction(const struct ingest_run *run)
 	return (double) (ts - run->range_begin) / (double) (run->range_end - run->range_begin);
 }
 
+static fsa_status (*ingest_order_stream)(void *data, const struct fsa_decoder_stream_key *key);
+static struct fsa_decoder_order *ingest_order_current;
+static void *ingest_order_data;
+
+void
+ingest_graph_set_order(fsa_status (*stream)(void *data, const struct fsa_decoder_stream_key *key),
+		       struct fsa_decoder_order *current, void *data)
+{
+	ingest_order_stream = stream;
+	ingest_order_current = current;
+	ingest_order_data = data;
+}
+
 static fsa_status
 ingest_message_handle(struct ingest_run *run, const bt_message *msg)
 {
@@ -114,6 +127,13 @@ ingest_message_handle(struct ingest_run *run, const bt_message *msg)
 	status = fsa_decoder_decode(run->decoder, msg, &what, &event, &discard, &run->error);
 	if (status != FSA_OK)
 		return status;
+	if (ingest_order_stream) {
+		/* Order mode: where the event or discard stands, for the reader's merge. */
+		if (what == FSA_DECODED_STREAM)
+			return ingest_order_stream(ingest_order_data,
+						   fsa_decoder_stream_key(run->decoder));
+		*ingest_order_current = *fsa_decoder_order(run->decoder);
+	}
 	if (what == FSA_DECODED_EVENT) {
 		const struct fsa_ingest_stats *stats = fsa_decoder_borrow_stats(run->decoder);
 
@@ -584,6 +604,7 @@ ingest_graph_read(const char *trace, const struct fsa_ingest_callbacks *callback
 		fsa_decoder_set_payload_filter(run.decoder,
 					       callbacks ? callbacks->needs_payload : NULL);
 		fsa_decoder_set_present_only(run.decoder, ingest_present_only);
+		fsa_decoder_set_order(run.decoder, ingest_order_stream != NULL);
 	}
 	graph = bt_graph_create(0);
 	if (!run.decoder || !graph) {

@@ -126,6 +126,34 @@ fsa_status ingest_view_create(const struct ingest_dirs *dirs, const struct inges
 			      char **view, char **error);
 void ingest_view_remove(char *view);
 
+/*
+ * Two decoders (docs/analyzer.md "Two decoders"): which one reads each stream file. Every
+ * stream file of the folders is listed (stray files are not), with its part, 0 or 1.
+ */
+struct ingest_split {
+	char **files;
+	uint8_t *part;
+	uint64_t *keys;  /* per file: trace (its first folder's index), stream class, instance */
+	uint64_t *sizes; /* per file, bytes */
+	size_t count, capacity;
+	uint64_t bytes[2]; /* per part */
+};
+
+/* Splits the stream files into two parts of about equal size, whole streams each. False
+ * (nothing to free) when the trace cannot be split so that the two decoders' messages merge in
+ * exactly the muxer's order: a cut or damaged stream, a folder without a UUID, a stream file
+ * without an LTTng index 1.1 (which names its stream), a stream in several files, fewer than
+ * two non-empty parts. */
+bool ingest_split_plan(const struct ingest_dirs *dirs, const struct ingest_truncations *t,
+		       struct ingest_split *split);
+void ingest_split_fini(struct ingest_split *split);
+
+/* ingest_view_create() with only the stream files of `part`. */
+fsa_status ingest_view_create_part(const struct ingest_dirs *dirs,
+				   const struct ingest_truncations *t,
+				   const struct ingest_split *split, int part, char **view,
+				   char **error);
+
 /* Sets *error (when error is non-NULL and *error still NULL) to the formatted one-line text. */
 __attribute__((format(printf, 2, 3))) void ingest_error_set(char **error, const char *fmt, ...);
 

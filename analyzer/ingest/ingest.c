@@ -41,6 +41,10 @@ extern char **environ;
 
 #define INGEST_TIMEOUT_DEFAULT_S 60
 #define INGEST_POLL_MS           250
+#define INGEST_DECODERS_MAX      2
+/* Below this many bytes of streams, one decoder reads a trace: a second one would cost its
+ * start (libbabeltrace2's plugins, the metadata) for little. */
+#define INGEST_SPLIT_MIN_BYTES (16 * 1024 * 1024)
 
 static char *
 ingest_helper_path(void)
@@ -234,7 +238,7 @@ ingest_channel_fini(struct ingest_channel *ch)
 }
 
 static fsa_status
-ingest_helper_spawn(const char *helper, const char *trace, const char *payload,
+ingest_helper_spawn(const char *helper, const char *trace, const char *payload, bool is_ordered,
 		    struct ingest_channel *ch, pid_t *pid, char **error)
 {
 	posix_spawn_file_actions_t actions;
@@ -242,7 +246,7 @@ ingest_helper_spawn(const char *helper, const char *trace, const char *payload,
 	sigset_t signals;
 	const char *log = getenv("FENCESCOPE_BT_LOG");
 	bool is_logging = log && *log && strcmp(log, "0") != 0;
-	char *argv[8];
+	char *argv[9];
 	char wire[64];
 	char **child_env;
 	int argc = 0, err;
@@ -276,6 +280,8 @@ ingest_helper_spawn(const char *helper, const char *trace, const char *payload,
 		argv[argc++] = (char *) "--payload";
 		argv[argc++] = (char *) payload;
 	}
+	if (is_ordered)
+		argv[argc++] = (char *) "--order";
 	argv[argc++] = (char *) "--";
 	argv[argc++] = (char *) trace;
 	argv[argc] = NULL;
@@ -334,8 +340,17 @@ ingest_helper_reap(pid_t pid, bool is_kill)
 	return wstatus;
 }
 
-struct ingest_pump {
-	const struct fsa_ingest_callbacks *cb;
+/* One decoder helper and what it sent. */
+struct ingest_decoder {
+	struct ingest_channel channel;
+	struct ingest_wire_reader reader;
+	pid_t pid;
+	char *view;  /* its view of the trace (transfer full), NULL: the trace or the shared view */
+	bool is_eof; /* its data pipe's end of file: it is gone, the ring holds the rest */
+	bool is_done; /* nothing more will be taken from it (its end, its ring drained, killed) */
+	bool is_killed, is_timeout, is_garbage;
+	bool has_head; /* `head` is its next event or discard, not delivered yet */
+	struct ingest_wire_record head;
 	struct fsa_ingest_stats seen; /* what arrived, for a decoder that died */
 	uint64_t events_read;         /* from its progress records */
 	double fraction;
@@ -343,59 +358,268 @@ struct ingest_pump {
 	int end_status;
 	struct fsa_ingest_stats end_stats;
 	char *end_error;
+	uint64_t last_data_ms;
+	/* Order mode: its streams' keys by ordinal. */
+	struct fsa_decoder_stream_key *keys;
+	size_t key_count;
 };
 
-/* Hands the records in the buffer to the callbacks. Returns FSA_OK, a callback's status,
- * FSA_ERR_CANCELLED, or FSA_ERR_TRACE for bytes that are not records. */
-static fsa_status
-ingest_pump_records(struct ingest_pump *pump, struct ingest_wire_reader *reader)
-{
-	const struct fsa_ingest_callbacks *cb = pump->cb;
-	struct ingest_wire_record record;
-	fsa_status status;
-	int got;
+/* The decoders of one reading and the callbacks their records go to. With one decoder every
+ * record is handed on as it comes; with two, events and discards go in the muxer's order. */
+struct ingest_merge {
+	const struct fsa_ingest_callbacks *cb;
+	struct ingest_decoder decoders[INGEST_DECODERS_MAX];
+	size_t count;
+	bool has_delivered; /* something arrived in this round (not quiet) */
+};
 
-	while ((got = ingest_wire_next(reader, &record)) == 1) {
-		switch (record.tag) {
+static void
+ingest_decoder_fini(struct ingest_decoder *d)
+{
+	free(d->end_error);
+	free(d->keys);
+	ingest_wire_reader_fini(&d->reader);
+	ingest_channel_fini(&d->channel);
+	ingest_view_remove(d->view);
+	*d = (struct ingest_decoder){0};
+}
+
+static fsa_status
+ingest_decoder_key_add(struct ingest_decoder *d, const struct fsa_decoder_stream_key *key)
+{
+	if (key->ordinal >= d->key_count) {
+		size_t count = (size_t) key->ordinal + 1;
+		struct fsa_decoder_stream_key *keys;
+
+		/* Ordinals are given in order: a jump is a helper gone astray. */
+		if (count > d->key_count + 1024)
+			return FSA_ERR_TRACE;
+		keys = realloc(d->keys, count * sizeof(*keys));
+		if (!keys)
+			return FSA_ERR_NOMEM;
+		memset(keys + d->key_count, 0, (count - d->key_count) * sizeof(*keys));
+		d->keys = keys;
+		d->key_count = count;
+	}
+	d->keys[key->ordinal] = *key;
+	return FSA_OK;
+}
+
+/* The progress of the whole reading: events read by all decoders, and the fraction of the one
+ * furthest behind (a decoder that ended counts as done). */
+static bool
+ingest_merge_progress(struct ingest_merge *m)
+{
+	uint64_t events = 0;
+	double fraction = 1.0;
+
+	for (size_t i = 0; i < m->count; i++) {
+		const struct ingest_decoder *d = &m->decoders[i];
+		double f = d->has_end ? 1.0 : d->fraction;
+
+		events += d->events_read;
+		/* A negative fraction ("cannot tell") wins. */
+		if (i == 0 || f < fraction)
+			fraction = f;
+	}
+	return m->cb->progress && m->cb->progress(m->cb->data, events, fraction);
+}
+
+/*
+ * Makes decoder d's next event or discard its head, handing on the other records on the way
+ * (progress, stream keys, its end). Returns FSA_OK (a head, or nothing more for now, or d is
+ * done), a callback's status, FSA_ERR_CANCELLED, or FSA_ERR_TRACE / FSA_ERR_NOMEM for bytes that
+ * are not records (d is then done).
+ */
+static fsa_status
+ingest_decoder_advance(struct ingest_merge *m, struct ingest_decoder *d)
+{
+	while (!d->has_head && !d->is_done) {
+		int got = ingest_wire_next(&d->reader, &d->head);
+		fsa_status status;
+
+		if (got < 0) {
+			d->is_garbage = d->is_done = true;
+			return FSA_OK;
+		}
+		if (got == 0) {
+			bool is_eof = d->is_eof, is_writer_waiting = false;
+			size_t taken = ingest_wire_reader_take(
+			    &d->reader, d->channel.ring, d->channel.ring_size, &is_writer_waiting);
+
+			if (is_writer_waiting)
+				(void) send(d->channel.room[1], "", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (taken > 0) {
+				m->has_delivered = true;
+				continue;
+			}
+			/* Gone and drained: a record it began and never ended is dropped. */
+			if (is_eof)
+				d->is_done = true;
+			return FSA_OK;
+		}
+		switch (d->head.tag) {
 		case INGEST_WIRE_EVENT:
-			pump->seen.fencescope_events++;
-			if (cb->event) {
-				status = cb->event(cb->data, record.event);
-				if (status != FSA_OK)
-					return status;
-			}
-			break;
 		case INGEST_WIRE_DISCARD:
-			if (record.discard.kind == FSA_DISCARD_EVENTS)
-				pump->seen.discarded_events +=
-				    record.discard.count ? record.discard.count : 1;
-			else
-				pump->seen.discarded_packets +=
-				    record.discard.count ? record.discard.count : 1;
-			if (cb->discard) {
-				status = cb->discard(cb->data, &record.discard);
-				if (status != FSA_OK)
-					return status;
-			}
+			d->has_head = true;
 			break;
 		case INGEST_WIRE_PROGRESS:
-			pump->events_read = record.events;
-			pump->fraction = record.fraction;
-			if (cb->progress && cb->progress(cb->data, record.events, record.fraction))
+			d->events_read = d->head.events;
+			d->fraction = d->head.fraction;
+			if (ingest_merge_progress(m))
 				return FSA_ERR_CANCELLED;
 			break;
 		case INGEST_WIRE_HEARTBEAT:
 			break;
+		case INGEST_WIRE_STREAM:
+			status = ingest_decoder_key_add(d, &d->head.key);
+			if (status != FSA_OK) {
+				d->is_garbage = d->is_done = true;
+				return FSA_OK;
+			}
+			break;
 		case INGEST_WIRE_END:
-			free(pump->end_error);
-			pump->has_end = true;
-			pump->end_status = record.status;
-			pump->end_stats = record.stats;
-			pump->end_error = record.error;
+			/* The end record is the last word: do not wait for the helper's exit. */
+			free(d->end_error);
+			d->has_end = d->is_done = true;
+			d->end_status = d->head.status;
+			d->end_stats = d->head.stats;
+			d->end_error = d->head.error;
 			break;
 		}
 	}
-	return got < 0 ? FSA_ERR_TRACE : FSA_OK;
+	return FSA_OK;
+}
+
+/* The key of decoder d's head's stream; a zero key for an ordinal it never announced. */
+static const struct fsa_decoder_stream_key *
+ingest_head_key(const struct ingest_decoder *d)
+{
+	static const struct fsa_decoder_stream_key none = {0};
+	uint32_t ordinal = d->head.order.ordinal;
+
+	return ordinal < d->key_count ? &d->keys[ordinal] : &none;
+}
+
+/*
+ * Whether a's head goes before b's, as flt.utils.muxer (libbabeltrace2 2.0) would order them:
+ * by time, then by trace UUID (a trace with one first), stream class id and stream id
+ * (plugins/common/muxing/muxing.c). Heads of different streams never compare equal; the same
+ * stream in both decoders cannot happen (whole streams are split), and would keep the decoders'
+ * order. Message types are compared only within one stream, which each decoder's own muxer did.
+ */
+static bool
+ingest_head_is_before(const struct ingest_decoder *a, const struct ingest_decoder *b)
+{
+	const struct fsa_decoder_stream_key *ka, *kb;
+	int cmp;
+
+	if (a->head.order.ts != b->head.order.ts)
+		return a->head.order.ts < b->head.order.ts;
+	ka = ingest_head_key(a);
+	kb = ingest_head_key(b);
+	if (ka->has_uuid != kb->has_uuid)
+		return ka->has_uuid;
+	cmp = ka->has_uuid ? memcmp(ka->uuid, kb->uuid, sizeof(ka->uuid)) : 0;
+	if (cmp != 0)
+		return cmp < 0;
+	if (ka->stream_class_id != kb->stream_class_id)
+		return ka->stream_class_id < kb->stream_class_id;
+	if (ka->stream_id != kb->stream_id)
+		return ka->stream_id < kb->stream_id;
+	return a < b;
+}
+
+static fsa_status
+ingest_head_deliver(struct ingest_merge *m, struct ingest_decoder *d)
+{
+	const struct fsa_ingest_callbacks *cb = m->cb;
+	const struct ingest_wire_record *record = &d->head;
+
+	d->has_head = false;
+	m->has_delivered = true;
+	if (record->tag == INGEST_WIRE_EVENT) {
+		d->seen.fencescope_events++;
+		return cb->event ? cb->event(cb->data, record->event) : FSA_OK;
+	}
+	if (record->discard.kind == FSA_DISCARD_EVENTS)
+		d->seen.discarded_events += record->discard.count ? record->discard.count : 1;
+	else
+		d->seen.discarded_packets += record->discard.count ? record->discard.count : 1;
+	return cb->discard ? cb->discard(cb->data, &record->discard) : FSA_OK;
+}
+
+/* Hands on everything that can go now. Returns FSA_OK or the status that stops the reading. */
+static fsa_status
+ingest_merge_pump(struct ingest_merge *m)
+{
+	for (;;) {
+		struct ingest_decoder *next = NULL;
+		fsa_status status;
+
+		for (size_t i = 0; i < m->count; i++) {
+			struct ingest_decoder *d = &m->decoders[i];
+
+			status = ingest_decoder_advance(m, d);
+			if (status != FSA_OK)
+				return status;
+			/* An error that ends the whole reading in one decoder ends it in all. */
+			if (m->count > 1 && d->has_end && d->end_status != FSA_OK &&
+			    d->end_status != FSA_ERR_TRACE)
+				return FSA_OK;
+			if (d->has_head) {
+				if (!next || (m->count > 1 && ingest_head_is_before(d, next)))
+					next = d;
+			} else if (!d->is_done && m->count > 1) {
+				/* Its next record may go first: wait for it. */
+				return FSA_OK;
+			}
+		}
+		if (!next)
+			return FSA_OK;
+		/* A run of heads of one decoder: while its head still goes first, only it is read
+		 * (the others' heads stay where they are). */
+		for (;;) {
+			bool is_first = true;
+
+			status = ingest_head_deliver(m, next);
+			if (status != FSA_OK)
+				return status;
+			status = ingest_decoder_advance(m, next);
+			if (status != FSA_OK)
+				return status;
+			if (!next->has_head)
+				break;
+			for (size_t i = 0; i < m->count && is_first; i++) {
+				const struct ingest_decoder *other = &m->decoders[i];
+
+				if (other == next)
+					continue;
+				/* One that is not done may have a record by now that goes first. */
+				is_first = other->has_head ? ingest_head_is_before(next, other)
+							   : other->is_done;
+			}
+			if (!is_first)
+				break;
+		}
+	}
+}
+
+/* Whether the reading is over: every decoder done, or one ended with an error that ends all. */
+static bool
+ingest_merge_is_over(const struct ingest_merge *m)
+{
+	bool is_over = true;
+
+	for (size_t i = 0; i < m->count; i++) {
+		const struct ingest_decoder *d = &m->decoders[i];
+
+		if (m->count > 1 && d->has_end && d->end_status != FSA_OK &&
+		    d->end_status != FSA_ERR_TRACE)
+			return true;
+		is_over = is_over && d->is_done && !d->has_head;
+	}
+	return is_over;
 }
 
 static uint64_t
@@ -481,7 +705,7 @@ ingest_cut_describe(const struct ingest_truncation *cut, bool has_more, char **e
 
 /* One note per stray file: the trace is whole, but the user should know the file was not read. */
 static void
-ingest_strays_note(const struct ingest_pump *pump, const struct ingest_truncations *cuts)
+ingest_strays_note(const struct fsa_ingest_callbacks *cb, const struct ingest_truncations *cuts)
 {
 	for (size_t i = 0; i < cuts->count; i++) {
 		char *text = NULL;
@@ -492,12 +716,86 @@ ingest_strays_note(const struct ingest_pump *pump, const struct ingest_truncatio
 			     "without it)",
 			     cuts->items[i].file) < 0)
 			continue;
-		if (pump->cb->note)
-			pump->cb->note(pump->cb->data, text);
+		if (cb->note)
+			cb->note(cb->data, text);
 		else
 			fprintf(stderr, "fencescope: note: %s\n", text);
 		free(text);
 	}
+}
+
+/* How many decoders read a trace (docs/analyzer.md "Two decoders"): FENCESCOPE_DECODERS=1 or 2,
+ * else two when the trace is large enough (INGEST_SPLIT_MIN_BYTES of streams), splits evenly
+ * enough (the smaller part at least an eighth), and two processors are online. Two only when
+ * ingest_split_plan() finds an exact split, and only with libbabeltrace2 2.0, whose muxer
+ * ingest_head_is_before() reproduces. On 2, *split says which decoder reads which stream. */
+static size_t
+ingest_decoder_count(const struct ingest_dirs *dirs, const struct ingest_truncations *cuts,
+		     struct ingest_split *split)
+{
+	const char *env = getenv("FENCESCOPE_DECODERS");
+	bool is_forced = env && strcmp(env, "2") == 0;
+	uint64_t total, smaller;
+
+	if ((env && strcmp(env, "1") == 0) || (!is_forced && sysconf(_SC_NPROCESSORS_ONLN) < 2) ||
+	    bt_version_get_major() != 2 || bt_version_get_minor() != 0 ||
+	    !ingest_split_plan(dirs, cuts, split))
+		return 1;
+	total = split->bytes[0] + split->bytes[1];
+	smaller = split->bytes[0] < split->bytes[1] ? split->bytes[0] : split->bytes[1];
+	if (!is_forced && (total < INGEST_SPLIT_MIN_BYTES || smaller < total / 8)) {
+		ingest_split_fini(split);
+		return 1;
+	}
+	return 2;
+}
+
+/* One decoder's fate as a status and a one-line error (or a whole message naming the trace). */
+static fsa_status
+ingest_decoder_outcome(const struct ingest_decoder *d, int wstatus, const char *helper,
+		       const char *named, int timeout_s, char **error, char **message)
+{
+	if (d->is_timeout) {
+		ingest_error_set(error,
+				 "the decoder sent nothing for %d s and was stopped "
+				 "(FENCESCOPE_DECODE_TIMEOUT sets the limit)",
+				 timeout_s);
+		return FSA_ERR_TRACE;
+	}
+	if (d->is_garbage) {
+		ingest_error_set(error, "the decoder sent bytes that are not records");
+		return FSA_ERR_TRACE;
+	}
+	if (d->has_end) {
+		/* The graph's message already names the trace. A helper gone astray may send one
+		 * that does not, or none: it gets the trace's path. */
+		if (d->end_error && strncmp(d->end_error, named, strlen(named)) == 0)
+			*message = strdup(d->end_error);
+		else if (d->end_error)
+			ingest_error_set(error, "%s", d->end_error);
+		return (fsa_status) d->end_status;
+	}
+	if (WIFSIGNALED(wstatus)) {
+		int sig = WTERMSIG(wstatus);
+		const char *name = ingest_signal_name(sig);
+		/* A fault of its own, or a signal from outside (Ctrl-C, kill). */
+		bool is_fault = sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS ||
+				sig == SIGFPE || sig == SIGILL;
+
+		if (is_fault)
+			ingest_error_set(error,
+					 "libbabeltrace2 crashed (%s) while decoding the trace "
+					 "(a damaged stream file?)",
+					 name);
+		else if (name)
+			ingest_error_set(error, "the decoder was stopped by %s from outside", name);
+		else
+			ingest_error_set(error, "the decoder was ended by signal %d", sig);
+		return FSA_ERR_TRACE;
+	}
+	ingest_error_set(error, "the decoder %s exited with status %d without finishing", helper,
+			 WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+	return FSA_ERR_TRACE;
 }
 
 fsa_status
@@ -505,21 +803,21 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 	       struct fsa_ingest_stats *stats, char **error_message)
 {
 	static const struct fsa_ingest_callbacks no_callbacks = {0};
-	struct ingest_pump pump = {.cb = callbacks ? callbacks : &no_callbacks};
-	struct ingest_wire_reader reader = {0};
+	struct ingest_merge m = {.cb = callbacks ? callbacks : &no_callbacks, .count = 1};
 	struct ingest_dirs dirs = {0};
 	struct ingest_truncations cuts = {0};
+	struct ingest_split split = {0};
 	const struct ingest_truncation *lost;
-	struct ingest_channel channel = {.shm_fd = -1, .data = {-1, -1}, .room = {-1, -1}};
-	struct fsa_ingest_stats result = {0};
+	struct fsa_ingest_stats result = {0}, seen = {0};
 	char *helper = NULL, *payload = NULL, *error = NULL, *message = NULL, *view = NULL;
+	const char *message_view = NULL;
 	int timeout_s = ingest_timeout_s();
-	bool is_live = false, is_killed = false, is_timeout = false, is_garbage = false;
-	bool is_stopped_by_us = false;
-	uint64_t last_data_ms;
-	pid_t pid = -1;
+	bool is_live = false, is_stopped_by_us = false, is_over_by_error = false;
 	fsa_status status = FSA_OK;
 
+	for (size_t i = 0; i < INGEST_DECODERS_MAX; i++)
+		m.decoders[i] = (struct ingest_decoder){
+		    .channel = {.shm_fd = -1, .data = {-1, -1}, .room = {-1, -1}}, .pid = -1};
 	if (error_message)
 		*error_message = NULL;
 	if (stats)
@@ -542,141 +840,171 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 			status = ingest_recordings_check(&dirs, trace, &error);
 		if (status == FSA_OK)
 			status = ingest_truncations_find(&dirs, &cuts);
-		if (status == FSA_OK && cuts.count > 0)
+		if (status == FSA_OK)
+			m.count = ingest_decoder_count(&dirs, &cuts, &split);
+		/* Two decoders: a view each, holding its streams. */
+		for (size_t i = 0; status == FSA_OK && m.count > 1 && i < m.count; i++)
+			status = ingest_view_create_part(&dirs, &cuts, &split, (int) i,
+							 &m.decoders[i].view, &error);
+		if (status == FSA_OK && m.count == 1 && cuts.count > 0)
 			status = ingest_view_create(&dirs, &cuts, &view, &error);
 		if (status != FSA_OK)
 			goto end;
-		ingest_strays_note(&pump, &cuts);
+		ingest_strays_note(m.cb, &cuts);
 	}
 	helper = ingest_helper_path();
-	if (pump.cb->needs_payload)
-		payload = ingest_payload_hex(pump.cb->needs_payload);
-	if (!helper || (pump.cb->needs_payload && !payload) || !ingest_wire_reader_init(&reader)) {
+	if (m.cb->needs_payload)
+		payload = ingest_payload_hex(m.cb->needs_payload);
+	if (!helper || (m.cb->needs_payload && !payload)) {
 		ingest_error_set(&error, "out of memory");
 		status = FSA_ERR_NOMEM;
 		goto end;
 	}
-	status = ingest_helper_spawn(helper, view ? view : trace, payload, &channel, &pid, &error);
-	if (status != FSA_OK)
-		goto end;
-	last_data_ms = ingest_now_ms();
-	for (bool is_eof = false; !is_eof;) {
-		struct pollfd pfd = {.fd = channel.data[0], .events = POLLIN};
-		int ready = poll(&pfd, 1, INGEST_POLL_MS);
-		bool is_writer_waiting = false;
-		size_t taken;
+	for (size_t i = 0; i < m.count; i++) {
+		struct ingest_decoder *d = &m.decoders[i];
 
+		if (!ingest_wire_reader_init(&d->reader)) {
+			ingest_error_set(&error, "out of memory");
+			status = FSA_ERR_NOMEM;
+			goto end;
+		}
+		d->reader.is_ordered = m.count > 1;
+		status = ingest_helper_spawn(helper,
+					     d->view ? d->view
+					     : view  ? view
+						     : trace,
+					     payload, m.count > 1, &d->channel, &d->pid, &error);
+		if (status != FSA_OK)
+			goto end;
+		d->last_data_ms = ingest_now_ms();
+	}
+	for (;;) {
+		struct pollfd pfds[INGEST_DECODERS_MAX];
+		size_t polled[INGEST_DECODERS_MAX], n = 0;
+		int ready = 0;
+
+		for (size_t i = 0; i < m.count; i++) {
+			if (!m.decoders[i].is_eof) {
+				pfds[n] = (struct pollfd){.fd = m.decoders[i].channel.data[0],
+							  .events = POLLIN};
+				polled[n++] = i;
+			}
+		}
+		m.has_delivered = false;
+		if (n > 0)
+			ready = poll(pfds, n, INGEST_POLL_MS);
 		if (ready < 0 && errno != EINTR) {
 			ingest_error_set(&error, "cannot wait for the decoder: %s",
 					 strerror(errno));
 			status = FSA_ERR_IO;
-			is_killed = true;
+			is_stopped_by_us = true;
 			break;
 		}
-		if (ready > 0) {
+		for (size_t k = 0; ready > 0 && k < n; k++) {
+			struct ingest_decoder *d = &m.decoders[polled[k]];
 			char bytes[256];
-			ssize_t n = read(channel.data[0], bytes, sizeof(bytes));
+			ssize_t got;
 
+			if (!pfds[k].revents)
+				continue;
+			got = read(d->channel.data[0], bytes, sizeof(bytes));
 			/* The end of file: the helper is gone (done or dead); what it published is
 			 * still in the ring. */
-			is_eof = n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN);
+			d->is_eof = got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN);
+			d->last_data_ms = ingest_now_ms();
+			m.has_delivered = true;
 		}
-		/* Drain the ring, waking the writer when it waits for room. */
-		do {
-			taken = ingest_wire_reader_take(&reader, channel.ring, channel.ring_size,
-							&is_writer_waiting);
-			if (is_writer_waiting)
-				(void) send(channel.room[1], "", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-			status = ingest_pump_records(&pump, &reader);
-		} while (status == FSA_OK && taken > 0);
+		/* Drain the rings, waking a writer that waits for room, and hand records on. */
+		status = ingest_merge_pump(&m);
 		if (status != FSA_OK) {
-			is_garbage = status == FSA_ERR_TRACE;
-			is_killed = true;
+			is_stopped_by_us = true;
 			break;
 		}
-		/* The end record is the last word: do not wait for the helper's exit. */
-		if (pump.has_end)
+		if (ingest_merge_is_over(&m))
 			break;
-		if (ready > 0 || taken > 0) {
-			last_data_ms = ingest_now_ms();
-		} else if (!is_eof) {
-			/* Quiet: let the caller cancel, and cut a decoder that hangs. */
-			if (pump.cb->progress &&
-			    pump.cb->progress(pump.cb->data, pump.events_read, pump.fraction)) {
+		if (!m.has_delivered) {
+			uint64_t now = ingest_now_ms();
+
+			/* Quiet: let the caller cancel, and cut a decoder that hangs (one that
+			 * waits for room in its ring is waiting for us, not hung). */
+			if (ingest_merge_progress(&m)) {
 				status = FSA_ERR_CANCELLED;
-				is_killed = true;
+				is_stopped_by_us = true;
 				break;
 			}
-			if (timeout_s > 0 &&
-			    ingest_now_ms() - last_data_ms >= (uint64_t) timeout_s * 1000) {
-				is_timeout = is_killed = true;
-				break;
+			for (size_t i = 0; timeout_s > 0 && i < m.count; i++) {
+				struct ingest_decoder *d = &m.decoders[i];
+
+				if (!d->is_done && !d->has_head &&
+				    now - d->last_data_ms >= (uint64_t) timeout_s * 1000) {
+					kill(d->pid, SIGKILL);
+					d->is_timeout = d->is_killed = d->is_done = true;
+				}
 			}
+			if (ingest_merge_is_over(&m))
+				break;
 		}
 	}
-	{
+	for (size_t i = 0; i < m.count; i++) {
+		struct ingest_decoder *d = &m.decoders[i];
+
+		if (m.count > 1 && d->has_end && d->end_status != FSA_OK &&
+		    d->end_status != FSA_ERR_TRACE)
+			is_over_by_error = true;
+	}
+	for (size_t i = 0; i < m.count; i++) {
+		struct ingest_decoder *d = &m.decoders[i];
 		/* A helper that said its last word is killed too: it may not hang us on its way
 		 * out (its exit-time work is only freeing memory). */
-		int wstatus = ingest_helper_reap(pid, is_killed || pump.has_end);
+		int wstatus = ingest_helper_reap(d->pid, is_stopped_by_us || d->is_killed ||
+							     d->has_end || !d->is_eof);
+		const char *named = d->view ? d->view : view ? view : trace;
+		char *d_error = NULL, *d_message = NULL;
+		fsa_status d_status;
 
-		is_stopped_by_us = is_killed && !is_timeout && !is_garbage;
-		if (is_stopped_by_us) {
-			/* A callback's status, a cancel or a read error: nothing to add. */
-		} else if (is_timeout) {
-			ingest_error_set(&error,
-					 "the decoder sent nothing for %d s and was stopped "
-					 "(FENCESCOPE_DECODE_TIMEOUT sets the limit)",
-					 timeout_s);
-			status = FSA_ERR_TRACE;
-		} else if (is_garbage) {
-			ingest_error_set(&error, "the decoder sent bytes that are not records");
-			status = FSA_ERR_TRACE;
-		} else if (pump.has_end) {
-			const char *named = view ? view : trace;
-
-			status = (fsa_status) pump.end_status;
-			result = pump.end_stats;
-			/* The graph's message already names the trace. A helper gone astray may
-			 * send one that does not, or none: it gets the trace's path below. */
-			if (pump.end_error && strncmp(pump.end_error, named, strlen(named)) == 0) {
-				message = pump.end_error;
-				pump.end_error = NULL;
-			} else if (pump.end_error) {
-				ingest_error_set(&error, "%s", pump.end_error);
-			}
-		} else if (WIFSIGNALED(wstatus)) {
-			int sig = WTERMSIG(wstatus);
-			const char *name = ingest_signal_name(sig);
-			/* A fault of its own, or a signal from outside (Ctrl-C, kill). */
-			bool is_fault = sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS ||
-					sig == SIGFPE || sig == SIGILL;
-
-			if (is_fault)
-				ingest_error_set(
-				    &error,
-				    "libbabeltrace2 crashed (%s) while decoding the trace "
-				    "(a damaged stream file?)",
-				    name);
-			else if (name)
-				ingest_error_set(
-				    &error, "the decoder was stopped by %s from outside", name);
-			else
-				ingest_error_set(&error, "the decoder was ended by signal %d", sig);
-			status = FSA_ERR_TRACE;
+		d->pid = -1;
+		/* Stopped by us (a callback's status, a cancel, a read error), or by the error
+		 * that another decoder ended the reading with: nothing to add. */
+		if (is_stopped_by_us || (is_over_by_error && !d->has_end))
+			continue;
+		d_status = ingest_decoder_outcome(d, wstatus, helper, named, timeout_s, &d_error,
+						  &d_message);
+		/* The first decoder's error wins, except over an error that ends everything. */
+		if (d_status != FSA_OK &&
+		    (status == FSA_OK || (status == FSA_ERR_TRACE && d_status != FSA_ERR_TRACE))) {
+			status = d_status;
+			free(error);
+			free(message);
+			error = d_error;
+			message = d_message;
+			message_view = d->view ? d->view : view;
 		} else {
-			ingest_error_set(&error,
-					 "the decoder %s exited with status %d without finishing",
-					 helper, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
-			status = FSA_ERR_TRACE;
+			free(d_error);
+			free(d_message);
 		}
 	}
-	if (!pump.has_end) {
-		result = pump.seen;
-		result.events = pump.events_read > pump.seen.fencescope_events
-				    ? pump.events_read
-				    : pump.seen.fencescope_events;
-		result.trace_count = (uint32_t) (is_live ? 1 : dirs.count);
+	for (size_t i = 0; i < m.count; i++) {
+		const struct ingest_decoder *d = &m.decoders[i];
+		struct fsa_ingest_stats one = d->seen;
+
+		if (d->has_end && !is_stopped_by_us) {
+			one = d->end_stats;
+		} else {
+			one.events = d->events_read > d->seen.fencescope_events
+					 ? d->events_read
+					 : d->seen.fencescope_events;
+			one.trace_count = (uint32_t) (is_live ? 1 : dirs.count);
+		}
+		result.events += one.events;
+		result.fencescope_events += one.fencescope_events;
+		result.other_events += one.other_events;
+		result.discarded_events += one.discarded_events;
+		result.discarded_packets += one.discarded_packets;
+		if (one.trace_count > result.trace_count)
+			result.trace_count = one.trace_count;
 	}
+	if (is_stopped_by_us)
+		result = (struct fsa_ingest_stats){0};
 	/* What the cut and damaged streams lost: one loss per stream, after everything that was
 	 * read. A stray file lost nothing. */
 	for (size_t i = 0; i < cuts.count && !is_stopped_by_us; i++) {
@@ -694,7 +1022,7 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 		if (cut->kind == INGEST_CUT_STRAY)
 			continue;
 		result.discarded_packets += cut->packets_lost;
-		if (pump.cb->discard && pump.cb->discard(pump.cb->data, &loss) != FSA_OK)
+		if (m.cb->discard && m.cb->discard(m.cb->data, &loss) != FSA_OK)
 			break;
 	}
 	lost = ingest_cuts_first_loss(&cuts);
@@ -708,26 +1036,35 @@ fsa_ingest_run(const char *trace, const struct fsa_ingest_callbacks *callbacks,
 		*stats = result;
 	stats = NULL;
 end:
+	for (size_t i = 0; i < m.count; i++) {
+		seen.events += m.decoders[i].seen.events;
+		seen.fencescope_events += m.decoders[i].seen.fencescope_events;
+		seen.discarded_events += m.decoders[i].seen.discarded_events;
+		seen.discarded_packets += m.decoders[i].seen.discarded_packets;
+	}
 	if (stats)
-		*stats = pump.seen;
+		*stats = seen;
 	if (status != FSA_OK && !message) {
 		if (asprintf(&message, "%s: %s", trace ? trace : "(null)",
 			     error ? error : fsa_status_string(status)) < 0)
 			message = NULL;
 	}
-	message = ingest_message_unview(message, view, &dirs, trace);
+	message = ingest_message_unview(message, message_view ? message_view : view, &dirs, trace);
 	if (status != FSA_OK && error_message) {
 		*error_message = message;
 		message = NULL;
 	}
 	free(message);
-	free(pump.end_error);
 	free(error);
 	free(helper);
 	free(payload);
-	ingest_wire_reader_fini(&reader);
-	ingest_channel_fini(&channel);
+	for (size_t i = 0; i < INGEST_DECODERS_MAX; i++) {
+		if (m.decoders[i].pid > 0)
+			ingest_helper_reap(m.decoders[i].pid, true);
+		ingest_decoder_fini(&m.decoders[i]);
+	}
 	ingest_view_remove(view);
+	ingest_split_fini(&split);
 	ingest_truncations_fini(&cuts);
 	ingest_dirs_fini(&dirs);
 	return status;

@@ -21,6 +21,12 @@
  *   'P' progress: events read (all providers), fraction (raw double).
  *   'H' heartbeat: nothing; the decoder is alive but has nothing yet (a live session).
  *   'Z' end: status (zigzag), struct fsa_ingest_stats raw, error length and bytes.
+ *   'S' stream (order mode only): ordinal, has_uuid byte, 16 uuid bytes, stream class id, stream
+ *       id: the muxer's key of a stream that began (struct fsa_decoder_stream_key).
+ *
+ * Order mode (--order: one of several decoders, merged by the reader): an event record ends with
+ * its stream's ordinal and the muxer's time less the event's ts_ns (zigzag; 0 almost always), a
+ * discard record with the ordinal and the muxer's time raw (struct fsa_decoder_order).
  *
  * It is not an interface: no other program should read it.
  */
@@ -32,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "decoder-private.h"
 #include "fsa/event.h"
 #include "fsa/ingest.h"
 
@@ -41,6 +48,7 @@ enum ingest_wire_tag {
 	INGEST_WIRE_PROGRESS = 'P',
 	INGEST_WIRE_HEARTBEAT = 'H',
 	INGEST_WIRE_END = 'Z',
+	INGEST_WIRE_STREAM = 'S',
 };
 
 /* The shared ring's header, at the start of the memfd; the data follows at
@@ -83,6 +91,10 @@ struct ingest_wire_writer {
 	/* The raw regions as the reader holds them (the last sent; zero at first). */
 	unsigned char last_event[sizeof(struct fsa_event)];
 	bool has_failed; /* the reader is gone: nothing more is written */
+	/* Order mode: each event and discard carries `order` (written by the graph before each
+	 * callback). */
+	bool is_ordered;
+	struct fsa_decoder_order order;
 };
 
 bool ingest_wire_writer_init(struct ingest_wire_writer *w, int shm_fd, int data_fd, int room_fd);
@@ -94,6 +106,7 @@ bool ingest_wire_put_progress(struct ingest_wire_writer *w, uint64_t events, dou
 bool ingest_wire_put_heartbeat(struct ingest_wire_writer *w);
 bool ingest_wire_put_end(struct ingest_wire_writer *w, int status,
 			 const struct fsa_ingest_stats *stats, const char *error);
+bool ingest_wire_put_stream(struct ingest_wire_writer *w, const struct fsa_decoder_stream_key *key);
 
 /* One record read back. Pointers (event strings, fence handles) point into the reader's
  * buffers and live until the next ingest_wire_next(). */
@@ -105,7 +118,9 @@ struct ingest_wire_record {
 	double fraction;
 	int status;
 	struct fsa_ingest_stats stats;
-	char *error; /* 'Z' only: (transfer full: free()), NULL when none */
+	char *error;                       /* 'Z' only: (transfer full: free()), NULL when none */
+	struct fsa_decoder_order order;    /* 'E' and 'D' in order mode */
+	struct fsa_decoder_stream_key key; /* 'S' */
 };
 
 struct ingest_wire_reader {
@@ -113,6 +128,7 @@ struct ingest_wire_reader {
 	size_t start, len, capacity;
 	uint64_t last_ts;
 	struct fsa_event event;
+	struct fsa_decoder_order order; /* the event's, in order mode */
 	uint64_t *handles;
 	size_t handle_capacity;
 	/* Strings are copied here with their NUL (the wire bytes have none). */
@@ -122,6 +138,8 @@ struct ingest_wire_reader {
 	uint64_t tail;
 	/* The ring's head said more than the ring holds: nothing more is a record. */
 	bool is_broken;
+	/* The writer is in order mode (set after init). */
+	bool is_ordered;
 };
 
 bool ingest_wire_reader_init(struct ingest_wire_reader *r);

@@ -389,19 +389,46 @@ ingest_wire_put_event(struct ingest_wire_writer *w, const struct fsa_event *ev)
 		memcpy(w->last_event + region->offset, p, region->len);
 		p += region->len;
 	}
+	if (w->is_ordered) {
+		p = wire_varint_put(p, w->order.ordinal);
+		p = wire_varint_put(p, wire_zigzag((int64_t) ((uint64_t) w->order.ts - ev->ts_ns)));
+	}
 	return wire_commit(w, p, false);
 }
 
 bool
 ingest_wire_put_discard(struct ingest_wire_writer *w, const struct fsa_discard *discard)
 {
-	unsigned char *p = wire_reserve(w, 1 + sizeof(*discard));
+	unsigned char *p = wire_reserve(w, 1 + sizeof(*discard) + 10 + sizeof(int64_t));
 
 	if (!p)
 		return false;
 	*p++ = INGEST_WIRE_DISCARD;
 	memcpy(p, discard, sizeof(*discard));
-	return wire_commit(w, p + sizeof(*discard), false);
+	p += sizeof(*discard);
+	if (w->is_ordered) {
+		p = wire_varint_put(p, w->order.ordinal);
+		memcpy(p, &w->order.ts, sizeof(int64_t));
+		p += sizeof(int64_t);
+	}
+	return wire_commit(w, p, false);
+}
+
+bool
+ingest_wire_put_stream(struct ingest_wire_writer *w, const struct fsa_decoder_stream_key *key)
+{
+	unsigned char *p = wire_reserve(w, 1 + 10 + 1 + sizeof(key->uuid) + 10 + 10);
+
+	if (!p)
+		return false;
+	*p++ = INGEST_WIRE_STREAM;
+	p = wire_varint_put(p, key->ordinal);
+	*p++ = key->has_uuid ? 1 : 0;
+	memcpy(p, key->uuid, sizeof(key->uuid));
+	p += sizeof(key->uuid);
+	p = wire_varint_put(p, key->stream_class_id);
+	p = wire_varint_put(p, key->stream_id);
+	return wire_commit(w, p, false);
 }
 
 bool
@@ -682,6 +709,18 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 		if (!wire_bytes_get(c, (unsigned char *) ev + region->offset, region->len))
 			return 0;
 	}
+	if (r->is_ordered) {
+		uint64_t ordinal = wire_varint_get(c);
+		uint64_t ts_delta_order = wire_varint_get(c);
+
+		if (c->is_short)
+			return 0;
+		if (ordinal > UINT32_MAX)
+			return -1;
+		r->order.ordinal = (uint32_t) ordinal;
+		r->order.ts = (int64_t) (r->last_ts + (uint64_t) wire_unzigzag(ts_delta) +
+					 (uint64_t) wire_unzigzag(ts_delta_order));
+	}
 	/* Whole: only now does the timestamp base move on. */
 	ev->ts_ns = r->last_ts + (uint64_t) wire_unzigzag(ts_delta);
 	/* Not a memset when there is none: GCC makes a slow `rep stos` of it. */
@@ -744,13 +783,40 @@ ingest_wire_next(struct ingest_wire_reader *r, struct ingest_wire_record *record
 		if (result == 1) {
 			r->last_ts = r->event.ts_ns;
 			record->event = &r->event;
+			record->order = r->order;
 		}
 		break;
 	case INGEST_WIRE_DISCARD:
 		if (wire_bytes_get(&c, &record->discard, sizeof(record->discard)) &&
 		    !wire_discard_is_valid(&record->discard))
 			return -1;
+		if (r->is_ordered) {
+			uint64_t ordinal = wire_varint_get(&c);
+
+			if (wire_bytes_get(&c, &record->order.ts, sizeof(int64_t)) &&
+			    ordinal > UINT32_MAX)
+				return -1;
+			record->order.ordinal = (uint32_t) ordinal;
+		}
 		break;
+	case INGEST_WIRE_STREAM: {
+		uint64_t ordinal = wire_varint_get(&c);
+		unsigned char has_uuid = 0;
+
+		record->key = (struct fsa_decoder_stream_key){0};
+		if (wire_bytes_get(&c, &has_uuid, 1) &&
+		    wire_bytes_get(&c, record->key.uuid, sizeof(record->key.uuid))) {
+			record->key.stream_class_id = wire_varint_get(&c);
+			record->key.stream_id = wire_varint_get(&c);
+		}
+		if (c.is_short)
+			break;
+		if (ordinal > UINT32_MAX || has_uuid > 1)
+			return -1;
+		record->key.ordinal = (uint32_t) ordinal;
+		record->key.has_uuid = has_uuid == 1;
+		break;
+	}
 	case INGEST_WIRE_PROGRESS:
 		record->events = wire_varint_get(&c);
 		/* A fraction that is no fraction reads as "cannot tell" (negative). */

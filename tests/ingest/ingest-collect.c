@@ -53,12 +53,16 @@ collect_discard(void *data, const struct fsa_discard *discard)
 	if (r->discard_count == r->discard_capacity) {
 		size_t capacity = r->discard_capacity ? r->discard_capacity * 2 : 16;
 		struct fsa_discard *discards = realloc(r->discards, capacity * sizeof(*discards));
+		size_t *at = discards ? realloc(r->discard_at, capacity * sizeof(*at)) : NULL;
 
-		if (!discards)
+		if (discards)
+			r->discards = discards;
+		if (!at)
 			return FSA_ERR_NOMEM;
-		r->discards = discards;
+		r->discard_at = at;
 		r->discard_capacity = capacity;
 	}
+	r->discard_at[r->discard_count] = r->event_count;
 	r->discards[r->discard_count++] = *discard;
 	return FSA_OK;
 }
@@ -111,6 +115,7 @@ fsti_result_fini(struct fsti_result *result)
 	}
 	free(result->events);
 	free(result->discards);
+	free(result->discard_at);
 	free(result->error);
 	free(result->notes);
 	memset(result, 0, sizeof(*result));

@@ -24,6 +24,7 @@ struct fsti_result {
 	struct fsti_event *events;
 	size_t event_count, event_capacity;
 	struct fsa_discard *discards;
+	size_t *discard_at; /* per discard: how many events had arrived before it */
 	size_t discard_count, discard_capacity;
 	char *notes; /* the notes, one a line, NULL when none */
 	uint64_t progress_calls;

@@ -531,3 +531,196 @@ Test(ingest, a_callback_status_stops_the_reading_and_is_returned)
 	cr_expect_eq(seen, 10);
 	free(error);
 }
+
+/*
+ * Two decoder processes (docs/analyzer.md "Two decoders"): whatever FENCESCOPE_DECODERS says, the
+ * callbacks get the same events, field by field, and the same discards at the same places, in
+ * the order of one libbabeltrace2 muxer over all the streams.
+ */
+
+/* A helper that logs its command line to `log` and, when its view holds `kill_stream`, is
+ * killed after `kill_after` events (FENCESCOPE_DECODE_KILL_AFTER). Returns its path (g_free). */
+static char *
+wrapper_make(const char *dir, const char *log, const char *kill_stream, int kill_after)
+{
+	char *path = g_build_filename(dir, "decode-wrapper.sh", NULL);
+	char *text = g_strdup_printf(
+	    "#!/bin/sh\n"
+	    "echo \"$*\" >> '%s'\n"
+	    "for a; do trace=$a; done\n"
+	    "if [ -n '%s' ] && [ -e \"$trace/d0/%s\" ]; then\n"
+	    "  FENCESCOPE_DECODE_KILL_AFTER=%d; export FENCESCOPE_DECODE_KILL_AFTER\n"
+	    "fi\n"
+	    "exec '%s' \"$@\"\n",
+	    log, kill_stream ? kill_stream : "", kill_stream ? kill_stream : "", kill_after,
+	    FSTI_DECODE_HELPER);
+
+	cr_assert(g_file_set_contents(path, text, -1, NULL));
+	cr_assert_eq(chmod(path, 0755), 0);
+	g_free(text);
+	return path;
+}
+
+/* Reads `trace` with FENCESCOPE_DECODERS=`decoders`; returns how many decoder processes ran
+ * with --order (0: one decoder, as before). */
+static size_t
+collect_with(const char *trace, const char *decoders, const char *kill_stream, int kill_after,
+	     struct fsti_result *r)
+{
+	char *dir = g_dir_make_tmp("fsti-split-XXXXXX", NULL);
+	char *log = g_build_filename(dir, "log", NULL);
+	char *wrapper = wrapper_make(dir, log, kill_stream, kill_after);
+	char *lines = NULL;
+	size_t ordered = 0;
+
+	setenv("FENCESCOPE_DECODERS", decoders, 1);
+	setenv("FENCESCOPE_DECODE_HELPER", wrapper, 1);
+	fsti_collect(trace, r);
+	unsetenv("FENCESCOPE_DECODERS");
+	unsetenv("FENCESCOPE_DECODE_HELPER");
+	if (g_file_get_contents(log, &lines, NULL, NULL)) {
+		for (const char *p = lines; (p = strstr(p, "--order")); p++)
+			ordered++;
+	}
+	g_free(lines);
+	unlink(log);
+	unlink(wrapper);
+	rmdir(dir);
+	g_free(wrapper);
+	g_free(log);
+	g_free(dir);
+	return ordered;
+}
+
+static void
+expect_same_event(const struct fsti_event *a, const struct fsti_event *b, size_t i)
+{
+	cr_assert_eq(a->ev.type, b->ev.type, "event %zu", i);
+	cr_assert_eq(a->ev.ts_ns, b->ev.ts_ns, "event %zu", i);
+	cr_assert_eq(a->ev.cpu_id, b->ev.cpu_id, "event %zu", i);
+	cr_assert_eq(a->ev.trace_clock, b->ev.trace_clock, "event %zu", i);
+	/* Only a clock_correlation's says something (fsa/event.h). */
+	if (a->ev.type == FSA_EV_CLOCK_CORRELATION)
+		cr_assert_eq(a->ev.cpu_ts_trace_ns, b->ev.cpu_ts_trace_ns, "event %zu", i);
+	cr_assert_arr_eq(a->ev.present, b->ev.present, sizeof(a->ev.present), "event %zu", i);
+	for (int slot = 0; slot < FSA_F_COUNT; slot++) {
+		if (fsa_event_has(&a->ev, slot))
+			cr_assert_eq(a->ev.u[slot], b->ev.u[slot], "event %zu slot %d", i, slot);
+	}
+	for (int s = 0; s < FSA_S_COUNT; s++) {
+		cr_assert_eq(!a->s[s], !b->s[s], "event %zu string %d", i, s);
+		if (a->s[s])
+			cr_assert_str_eq(a->s[s], b->s[s], "event %zu", i);
+	}
+	cr_assert_eq(a->ev.fence_handle_count, b->ev.fence_handle_count, "event %zu", i);
+	for (uint32_t h = 0; h < a->ev.fence_handle_count; h++)
+		cr_assert_eq(a->fence_handles[h], b->fence_handles[h], "event %zu", i);
+}
+
+static void
+expect_two_decoders_as_one(const char *trace, size_t min_discards)
+{
+	struct fsti_result one, two;
+
+	cr_assert_eq(collect_with(trace, "1", NULL, 0, &one), 0);
+	cr_assert_eq(collect_with(trace, "2", NULL, 0, &two), 2, "%s: not split", trace);
+	cr_assert_eq(one.status, FSA_OK, "%s", one.error);
+	cr_assert_eq(two.status, FSA_OK, "%s", two.error);
+	cr_assert_gt(one.event_count, 0);
+	cr_assert_eq(two.event_count, one.event_count);
+	for (size_t i = 0; i < one.event_count; i++)
+		expect_same_event(&two.events[i], &one.events[i], i);
+	cr_assert_geq(one.discard_count, min_discards);
+	cr_assert_eq(two.discard_count, one.discard_count);
+	for (size_t i = 0; i < one.discard_count; i++) {
+		const struct fsa_discard *a = &two.discards[i], *b = &one.discards[i];
+
+		cr_expect_eq(two.discard_at[i], one.discard_at[i], "discard %zu", i);
+		cr_expect(a->kind == b->kind && a->count == b->count &&
+			      a->begin_ns == b->begin_ns && a->end_ns == b->end_ns &&
+			      a->has_range == b->has_range && a->stream_id == b->stream_id &&
+			      a->cpu_id == b->cpu_id,
+			  "discard %zu", i);
+	}
+	cr_expect_eq(two.stats.events, one.stats.events);
+	cr_expect_eq(two.stats.fencescope_events, one.stats.fencescope_events);
+	cr_expect_eq(two.stats.other_events, one.stats.other_events);
+	cr_expect_eq(two.stats.discarded_events, one.stats.discarded_events);
+	cr_expect_eq(two.stats.discarded_packets, one.stats.discarded_packets);
+	cr_expect_eq(two.stats.trace_count, one.stats.trace_count);
+	cr_expect_eq(two.last_fraction, 1.0);
+	fsti_result_fini(&one);
+	fsti_result_fini(&two);
+}
+
+Test(ingest, two_decoders_break_ties_across_streams_as_the_muxer_does)
+{
+	/* Every event of fencescope_1 has a twin at the same time in the other decoder's
+	 * fencescope_2: the stream id decides, whichever decoder holds the lower one. */
+	expect_two_decoders_as_one(FSTI_SPLIT "/ties-copy-last", 0);
+	expect_two_decoders_as_one(FSTI_SPLIT "/ties-copy-first", 0);
+}
+
+Test(ingest, two_decoders_deliver_discarded_events_where_one_decoder_does)
+{
+	expect_two_decoders_as_one(FSTI_SPLIT "/discards", 2);
+}
+
+Test(ingest, two_decoders_read_recorded_traces_as_one_does)
+{
+	expect_two_decoders_as_one(TRACE("realtime-producer-consumer"), 0);
+	expect_two_decoders_as_one(TRACE("stress"), 0);
+	expect_two_decoders_as_one(TRACE("frame-pipeline"), 0);
+}
+
+Test(ingest, one_decoder_reads_a_trace_that_cannot_be_split_exactly)
+{
+	struct fsti_result r;
+	char *dir = g_dir_make_tmp("fsti-nosplit-XXXXXX", NULL);
+	char *copy = g_strdup_printf("cp -r '%s' '%s/t' && rm -r '%s/t/ust/uid/0/64-bit/index'",
+				     TRACE("realtime-producer-consumer"), dir, dir);
+	char *trace = g_strdup_printf("%s/t", dir);
+	char *remove = g_strdup_printf("rm -rf '%s'", dir);
+
+	/* Without LTTng's index files nothing says which stream a file is. */
+	cr_assert_eq(system(copy), 0);
+	cr_expect_eq(collect_with(trace, "2", NULL, 0, &r), 0);
+	cr_expect_eq(r.status, FSA_OK, "%s", r.error);
+	cr_expect_gt(r.event_count, 0);
+	fsti_result_fini(&r);
+	cr_expect_eq(system(remove), 0);
+	g_free(copy);
+	g_free(trace);
+	g_free(remove);
+	g_free(dir);
+}
+
+Test(ingest, a_decoder_killed_mid_trace_gives_a_partial_reading_with_the_other_decoders_events)
+{
+	enum { KEPT = 50 };
+	struct fsti_result all, partial;
+	size_t cpu0 = 0, at = 0;
+
+	cr_assert_eq(collect_with(TRACE("realtime-producer-consumer"), "1", NULL, 0, &all), 0);
+	/* fencescope_0 is CPU 0's stream: its decoder dies after KEPT events. */
+	cr_assert_eq(
+	    collect_with(TRACE("realtime-producer-consumer"), "2", "fencescope_0", KEPT, &partial),
+	    2);
+	cr_assert_eq(partial.status, FSA_ERR_TRACE);
+	cr_assert_not_null(partial.error);
+	cr_expect(strstr(partial.error, "the decoder was stopped by SIGKILL from outside"), "%s",
+		  partial.error);
+	cr_expect_null(strstr(partial.error, "fencescope-view"), "%s", partial.error);
+	/* The events of the full reading less CPU 0's after its first KEPT, in the same order. */
+	for (size_t i = 0; i < all.event_count; i++) {
+		if (all.events[i].ev.cpu_id == 0 && cpu0++ >= KEPT)
+			continue;
+		cr_assert_lt(at, partial.event_count, "event %zu missing", i);
+		expect_same_event(&partial.events[at++], &all.events[i], i);
+	}
+	cr_expect_gt(cpu0, KEPT);
+	cr_expect_eq(at, partial.event_count);
+	cr_expect_eq(partial.stats.fencescope_events, partial.event_count);
+	fsti_result_fini(&all);
+	fsti_result_fini(&partial);
+}

@@ -62,6 +62,13 @@ FSA_API fsa_status fsa_ingest_run(const char *trace, const struct fsa_ingest_cal
  * FSA_ERR_IO (no such path, no or several recordings of that name, with the list in
  * *error_message) or FSA_ERR_NOMEM.
  */
+/*
+ * Removes the temporary folders that fsa_ingest_run() made in this process and has not removed
+ * yet (its views of a trace: docs/analyzer.md "Two decoders", "Two processes").
+ * Async-signal-safe: for a SIGINT/SIGTERM handler, which then ends the process.
+ */
+FSA_API void fsa_ingest_remove_temporary(void);
+
 FSA_API fsa_status fsa_ingest_pick_recording(const char *trace, const char *recording, char **path,
 					     char **error_message);
 
