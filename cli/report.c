@@ -256,7 +256,8 @@ fs_report_main(int argc, char **argv)
 	     "FORMAT"},
 	    {"sections", 's', 0, G_OPTION_ARG_STRING, &args.sections,
 	     "comma-separated: summary, latency, longest, doorbells, preemption, losses, "
-	     "anomalies, clocks, tdr, display, faults, page_faults, memory, cross_adapter (default: all)",
+	     "anomalies, clocks, tdr, display, faults, page_faults, memory, cross_adapter "
+	     "(default: all)",
 	     "LIST"},
 	    {"begin", 0, 0, G_OPTION_ARG_STRING, &args.begin,
 	     "only what overlaps from TIME on (ns, 1.5s, 200ms; +TIME from the trace's start)",

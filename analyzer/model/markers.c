@@ -2,10 +2,11 @@
 /*
  * The marker timelines: doorbells (UMS-12..24) and their status words, preemption (PRE-04, PRE-09),
  * TDR and resets (TDR-01..06), suspend (SUS-01, SUS-04), power (FST-03, DST-01), lost devices
- * and failed calls (page faults and the other format 1.5 markers: memory.c, crossadapter.c); since format 1.4 also TDR detection, adapter resets,
- * contexts in error (TDR-04), flips and vsyncs (PRE-13) and the fault injector's faults. A point
- * marker goes to the sink at once; an interval is kept open under its key until the event that
- * closes it, and one still open at the end goes out without an end.
+ * and failed calls (page faults and the other format 1.5 markers: memory.c, crossadapter.c); since
+ * format 1.4 also TDR detection, adapter resets, contexts in error (TDR-04), flips and vsyncs
+ * (PRE-13) and the fault injector's faults. A point marker goes to the sink at once; an interval is
+ * kept open under its key until the event that closes it, and one still open at the end goes out
+ * without an end.
  *
  * What it is not: packets (packets.c) or fence operations (ops.c); it only reads the queue
  * table (objects.c) to place a doorbell on its adapter and engine.

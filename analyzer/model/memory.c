@@ -85,8 +85,8 @@ sub_floor(uint64_t a, uint64_t b)
 
 /* `bytes` of a mapping with this page size and segment come (sign +1) or go (sign -1). */
 static void
-account_mapped(struct fsa_va_space_info *space, uint64_t bytes, uint64_t page_size,
-	       int64_t segment, int sign)
+account_mapped(struct fsa_va_space_info *space, uint64_t bytes, uint64_t page_size, int64_t segment,
+	       int sign)
 {
 	unsigned p = page_size_index(page_size);
 	unsigned s = segment == FSTP_SEGMENT_LOCAL ? 1 : 0;
@@ -96,13 +96,15 @@ account_mapped(struct fsa_va_space_info *space, uint64_t bytes, uint64_t page_si
 		space->mapped_bytes_by_page_size[p] += bytes;
 		space->mapped_bytes_by_segment[s] += bytes;
 		peak(&space->mapped_bytes_peak, space->mapped_bytes);
-		peak(&space->mapped_bytes_peak_by_page_size[p], space->mapped_bytes_by_page_size[p]);
+		peak(&space->mapped_bytes_peak_by_page_size[p],
+		     space->mapped_bytes_by_page_size[p]);
 		peak(&space->mapped_bytes_peak_by_segment[s], space->mapped_bytes_by_segment[s]);
 	} else {
 		space->mapped_bytes = sub_floor(space->mapped_bytes, bytes);
 		space->mapped_bytes_by_page_size[p] =
 		    sub_floor(space->mapped_bytes_by_page_size[p], bytes);
-		space->mapped_bytes_by_segment[s] = sub_floor(space->mapped_bytes_by_segment[s], bytes);
+		space->mapped_bytes_by_segment[s] =
+		    sub_floor(space->mapped_bytes_by_segment[s], bytes);
 	}
 }
 
@@ -139,8 +141,8 @@ mapping_open(struct fsa_model *model, const struct fsa_marker *m)
 	if (open) {
 		/* Mapped again at a VA still mapped (the unmap is not in the trace): the old
 		 * mapping ends where the new one begins. */
-		struct fsa_va_space_info *space = space_get(model, open->process_id,
-							    open->adapter_id);
+		struct fsa_va_space_info *space =
+		    space_get(model, open->process_id, open->adapter_id);
 
 		if (space)
 			account_mapped(space, open->value2, (uint64_t) open->code2, open->code, -1);
@@ -212,7 +214,8 @@ mapping_unmap(struct fsa_model *model, struct fsa_va_space_info *space, uint64_t
 		struct fsa_marker was = *hit[i];
 		uint64_t was_end = was.value + was.value2;
 
-		hmap_remove(&model->mappings, mapping_key(was.process_id, was.adapter_id, was.value));
+		hmap_remove(&model->mappings,
+			    mapping_key(was.process_id, was.adapter_id, was.value));
 		account_mapped(space, was.value2, (uint64_t) was.code2, was.code, -1);
 		hit[i]->end_ns = ts;
 		status = markers_emit(model, hit[i]);

@@ -79,7 +79,8 @@ struct signal_memory {
 	uint64_t hwqueue_handle;
 	uint64_t fence_handle;
 	uint32_t process_id;
-	uint32_t adapter_id; /* where it ran (UINT32_MAX: CPU or unknown), for cross-adapter edges */
+	uint32_t
+	    adapter_id; /* where it ran (UINT32_MAX: CPU or unknown), for cross-adapter edges */
 	/* Reported as a VALUE_REGRESSION already: a signal is reported once, whichever order
 	 * it and the higher signal before it were given out in. */
 	bool is_regression;

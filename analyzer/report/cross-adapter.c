@@ -39,9 +39,8 @@ xad_release_all(struct fsa_report *r)
 static struct fsa_xad_acc *
 get_acc(struct fsa_mmu_xad *m, uint64_t fence, uint32_t from, uint32_t to)
 {
-	struct fsa_xad_acc key = {.fence_global_handle = fence,
-				  .from_adapter_id = from,
-				  .to_adapter_id = to};
+	struct fsa_xad_acc key = {
+	    .fence_global_handle = fence, .from_adapter_id = from, .to_adapter_id = to};
 	struct fsa_xad_acc *acc = g_hash_table_lookup(m->xad, &key);
 
 	if (!acc) {
@@ -70,8 +69,7 @@ add_sample(struct fsa_mmu_xad *m, uint64_t fence, uint32_t from, uint32_t to,
 
 /* Remembers `value` under `id` in a bounded FIFO (the oldest id is forgotten). */
 static void
-fifo_put(GHashTable *table, uint64_t *order, size_t *head, size_t *len, uint64_t id,
-	 gpointer value)
+fifo_put(GHashTable *table, uint64_t *order, size_t *head, size_t *len, uint64_t id, gpointer value)
 {
 	uint64_t *key = g_new(uint64_t, 1);
 
@@ -94,9 +92,8 @@ signal_to_propagate(struct fsa_mmu_xad *m, const struct fsa_marker *propagation,
 {
 	/* The signal ran before the OS propagated it (XAD-06, XAD-07): a negative difference is
 	 * a mapping error within the tolerance, counted as 0. */
-	uint64_t value = propagation->begin_ns >= signal_end_ns
-			     ? propagation->begin_ns - signal_end_ns
-			     : 0;
+	uint64_t value =
+	    propagation->begin_ns >= signal_end_ns ? propagation->begin_ns - signal_end_ns : 0;
 
 	return add_sample(m, propagation->other_handle, propagation->adapter_id,
 			  (uint32_t) propagation->code, FSA_XAD_SIGNAL_TO_PROPAGATE, value);
@@ -152,15 +149,14 @@ xad_on_marker(struct fsa_report *r, const struct fsa_marker *marker)
 	pair_acc = get_acc(m, 0, from, to);
 	fence_acc->propagations++;
 	pair_acc->propagations++;
-	/* code2: a propagation to an adapter where the fence is monitored, no driver call (XAD-14) */
+	/* code2: a propagation to an adapter where the fence is monitored, no driver call (XAD-14)
+	 */
 	if (marker->end_ns != FSA_TIME_NONE && !marker->code2) {
 		fence_acc->notified++;
 		pair_acc->notified++;
-		status = add_sample(m, marker->other_handle, from, to,
-				    FSA_XAD_PROPAGATE_TO_NOTIFICATION,
-				    marker->end_ns >= marker->begin_ns
-					? marker->end_ns - marker->begin_ns
-					: 0);
+		status = add_sample(
+		    m, marker->other_handle, from, to, FSA_XAD_PROPAGATE_TO_NOTIFICATION,
+		    marker->end_ns >= marker->begin_ns ? marker->end_ns - marker->begin_ns : 0);
 	}
 	if (status != FSA_OK || !marker->value2)
 		return status;

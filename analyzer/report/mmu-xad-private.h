@@ -30,7 +30,7 @@ struct fsa_fault_row {
 	int64_t access, fault_type, scope; /* -1: unknown (scope: not handled) */
 	uint64_t latency_ns;               /* engine → OS, FSA_TIME_NONE unknown */
 	/* The TDR sequence of reason PAGE_FAULT on that engine that followed (tdr.sequences). */
-	uint64_t tdr_begin_ns, tdr_end_ns; /* FSA_TIME_NONE: none */
+	uint64_t tdr_begin_ns, tdr_end_ns;           /* FSA_TIME_NONE: none */
 	int64_t result, engine_reset, adapter_reset; /* -1: none */
 	uint64_t contexts_in_error, devices_lost;
 	/* Work lost: packets that ended FAULTED / ABORTED on that engine (any engine of the adapter

@@ -194,7 +194,8 @@ add_recovery(struct fsa_report *r, struct fsa_fault_row *row, bool *used_sequenc
 
 		/* The faulting packet, whose GPU end may map a tick before the fault's CPU time. */
 		bool is_faulting = row->packet_id && p->packet_id == row->packet_id &&
-				   p->engine_id == row->engine_id && p->status == FSA_PACKET_FAULTED;
+				   p->engine_id == row->engine_id &&
+				   p->status == FSA_PACKET_FAULTED;
 
 		if (p->adapter_id != row->adapter_id)
 			continue;

@@ -1245,7 +1245,9 @@ build_faults(struct fsa_report *r, GPtrArray *tables)
 static const char *
 access_name(int64_t access)
 {
-	return access == FSTP_ACCESS_KIND_READ ? "read" : access == FSTP_ACCESS_KIND_WRITE ? "write" : NULL;
+	return access == FSTP_ACCESS_KIND_READ    ? "read"
+	       : access == FSTP_ACCESS_KIND_WRITE ? "write"
+						  : NULL;
 }
 
 static const char *
@@ -1267,7 +1269,7 @@ fault_scope_name(int64_t scope)
 static const char *
 fence_object_name(int64_t object)
 {
-	return object == FSTP_FENCE_OBJECT_NATIVE ? "native"
+	return object == FSTP_FENCE_OBJECT_NATIVE      ? "native"
 	       : object == FSTP_FENCE_OBJECT_MONITORED ? "monitored"
 						       : "unknown";
 }
@@ -1462,7 +1464,8 @@ static void
 build_memory(struct fsa_report *r, GPtrArray *tables)
 {
 	size_t count = r->model ? fsa_model_va_space_count(r->model) : 0;
-	const struct fsa_va_space_info **spaces = g_new0(const struct fsa_va_space_info *, count + 1);
+	const struct fsa_va_space_info **spaces =
+	    g_new0(const struct fsa_va_space_info *, count + 1);
 	struct fsa_table *t = table_new(tables, "memory", "va_spaces", "GPU virtual address spaces",
 					false, COLUMNS(va_space_columns), "no GPU VA space");
 	GPtrArray *values;
@@ -1602,8 +1605,9 @@ static void
 build_cross_adapter(struct fsa_report *r, GPtrArray *tables)
 {
 	size_t fence_count = r->model ? fsa_model_fence_count(r->model) : 0;
-	struct fsa_table *t = table_new(tables, "cross_adapter", "fences", "Cross-adapter fences",
-					false, COLUMNS(xad_fence_columns), "no cross-adapter fence");
+	struct fsa_table *t =
+	    table_new(tables, "cross_adapter", "fences", "Cross-adapter fences", false,
+		      COLUMNS(xad_fence_columns), "no cross-adapter fence");
 	GPtrArray *accs = g_ptr_array_new();
 	GHashTableIter iter;
 	gpointer value;

@@ -19,18 +19,18 @@
 enum stat_kind { STAT_COUNT, STAT_MIN, STAT_MAX, STAT_TOTAL, STAT_MEAN, STAT_QUANTILE, STAT_LOST };
 
 enum target {
-	TARGET_LATENCY,    /* metric: enum fsa_metric */
-	TARGET_RECONNECT,  /* doorbell reconnect latency */
-	TARGET_PREEMPTION, /* preemption durations */
-	TARGET_TDR,        /* TDR durations */
+	TARGET_LATENCY,     /* metric: enum fsa_metric */
+	TARGET_RECONNECT,   /* doorbell reconnect latency */
+	TARGET_PREEMPTION,  /* preemption durations */
+	TARGET_TDR,         /* TDR durations */
 	TARGET_PROPAGATION, /* cross-adapter signal → release latency (2.3) */
-	TARGET_ANOMALY,    /* count only */
-	TARGET_STATE,      /* count only: ops in a state (metric: enum fsa_op_state) */
-	TARGET_OVERRUN,    /* count only: overrun records */
-	TARGET_LOSS,       /* count only: loss records of every kind */
-	TARGET_LOST,       /* lost(): metric 0 log, 1 events, 2 packets, 3 any */
-	TARGET_FAULT,      /* count only: injected faults, metric 0 unaccounted, 1 all (2.2) */
-	TARGET_PAGE_FAULT, /* count only: GPU page faults (page_faults rows; 2.3) */
+	TARGET_ANOMALY,     /* count only */
+	TARGET_STATE,       /* count only: ops in a state (metric: enum fsa_op_state) */
+	TARGET_OVERRUN,     /* count only: overrun records */
+	TARGET_LOSS,        /* count only: loss records of every kind */
+	TARGET_LOST,        /* lost(): metric 0 log, 1 events, 2 packets, 3 any */
+	TARGET_FAULT,       /* count only: injected faults, metric 0 unaccounted, 1 all (2.2) */
+	TARGET_PAGE_FAULT,  /* count only: GPU page faults (page_faults rows; 2.3) */
 };
 
 enum compare { CMP_GT, CMP_GE, CMP_LT, CMP_LE, CMP_EQ, CMP_NE };
@@ -536,8 +536,9 @@ threshold_check(const struct fsa_threshold *t, struct fsa_report *r, char **fail
 		uint64_t sum = 0;
 
 		for (size_t i = 0; i < rows->len; i++)
-			sum += t->scope == 'a' ||
-			       g_array_index(rows, struct fsa_fault_row, i).process_id == t->scope_key;
+			sum +=
+			    t->scope == 'a' ||
+			    g_array_index(rows, struct fsa_fault_row, i).process_id == t->scope_key;
 		measured = (double) sum;
 		break;
 	}

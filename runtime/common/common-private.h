@@ -355,9 +355,9 @@ struct fsr_fence {
 	 * memory that every adapter's GPU reaches).
 	 */
 	_Atomic uint64_t *current_word;
-	uint8_t type;            /* enum fstp_fence_type */
-	bool is_monitored;       /* a monitored fence (adapter without native fences, XAD-10) */
-	bool is_cross_adapter;   /* XAD-01: MonitoredValue held at 0 (XAD-05) */
+	uint8_t type;          /* enum fstp_fence_type */
+	bool is_monitored;     /* a monitored fence (adapter without native fences, XAD-10) */
+	bool is_cross_adapter; /* XAD-01: MonitoredValue held at 0 (XAD-05) */
 	/*
 	 * Cross-adapter (os/fence.c): the creator holds, in `peers`, the fence objects opened on
 	 * the other adapters (one per adapter, each with its own MonitoredValue, XAD-04, its own

@@ -1349,8 +1349,7 @@ end:
 }
 
 static fsr_status
-queue_on(struct world *world, fsr_handle context, enum fsr_submission_mode mode,
-	 fsr_handle *queue)
+queue_on(struct world *world, fsr_handle context, enum fsr_submission_mode mode, fsr_handle *queue)
 {
 	struct fsr_hwqueue_config config = {.mode = mode, .ring_size_bytes = 256 * 1024};
 
@@ -1422,21 +1421,23 @@ run_cross_adapter(const struct fsr_scenario *scenario, const struct fsr_scenario
 	for (uint64_t frame = 1; frame <= frames; frame++) {
 		bool is_settings = frame % XAD_CPU_SIGNAL_EVERY == 0;
 
-		TRY(submit(world, &(struct step){.queue = render,
-						 .is_user_mode = true,
-						 .wait_fence = is_settings ? settings_igpu : composed_igpu,
-						 .wait_value = is_settings ? frame / XAD_CPU_SIGNAL_EVERY
-									   : frame - 1,
-						 .work_ticks = random_between(world, 200000, 600000),
-						 .signal_fence = rendered_igpu,
-						 .signal_value = frame}));
-		TRY(submit(world, &(struct step){.queue = compose,
-						 .is_user_mode = true,
-						 .wait_fence = rendered_dgpu,
-						 .wait_value = frame,
-						 .work_ticks = random_between(world, 100000, 300000),
-						 .signal_fence = composed_dgpu,
-						 .signal_value = frame}));
+		TRY(submit(world,
+			   &(struct step){.queue = render,
+					  .is_user_mode = true,
+					  .wait_fence = is_settings ? settings_igpu : composed_igpu,
+					  .wait_value = is_settings ? frame / XAD_CPU_SIGNAL_EVERY
+								    : frame - 1,
+					  .work_ticks = random_between(world, 200000, 600000),
+					  .signal_fence = rendered_igpu,
+					  .signal_value = frame}));
+		TRY(submit(world,
+			   &(struct step){.queue = compose,
+					  .is_user_mode = true,
+					  .wait_fence = rendered_dgpu,
+					  .wait_value = frame,
+					  .work_ticks = random_between(world, 100000, 300000),
+					  .signal_fence = composed_dgpu,
+					  .signal_value = frame}));
 		if (is_settings) {
 			/* The render waits; the CPU changes the settings through the dGPU. */
 			TRY(fsr_runtime_run_until(world->runtime,
@@ -1460,8 +1461,8 @@ end:
  */
 static fsr_status
 run_cross_adapter_2a(const struct fsr_scenario *scenario,
-		     const struct fsr_scenario_options *options,
-		     struct fsr_scenario_totals *totals, char **error)
+		     const struct fsr_scenario_options *options, struct fsr_scenario_totals *totals,
+		     char **error)
 {
 	struct world world_storage = {.totals = totals, .error = error};
 	struct world *world = &world_storage;
@@ -1488,11 +1489,12 @@ run_cross_adapter_2a(const struct fsr_scenario *scenario,
 						 .work_ticks = random_between(world, 50000, 150000),
 						 .signal_fence = shown,
 						 .signal_value = frame}));
-		TRY(submit(world, &(struct step){.queue = render,
-						 .is_user_mode = true,
-						 .work_ticks = random_between(world, 200000, 600000),
-						 .signal_fence = rendered_dgpu,
-						 .signal_value = frame}));
+		TRY(submit(world,
+			   &(struct step){.queue = render,
+					  .is_user_mode = true,
+					  .work_ticks = random_between(world, 200000, 600000),
+					  .signal_fence = rendered_dgpu,
+					  .signal_value = frame}));
 		if (frame > 2)
 			TRY(cpu_wait(world, rendered_igpu, frame - 2));
 	}
@@ -1511,8 +1513,8 @@ end:
  */
 static fsr_status
 run_cross_adapter_2b(const struct fsr_scenario *scenario,
-		     const struct fsr_scenario_options *options,
-		     struct fsr_scenario_totals *totals, char **error)
+		     const struct fsr_scenario_options *options, struct fsr_scenario_totals *totals,
+		     char **error)
 {
 	struct world world_storage = {.totals = totals, .error = error};
 	struct world *world = &world_storage;
@@ -1535,21 +1537,23 @@ run_cross_adapter_2b(const struct fsr_scenario *scenario,
 	for (uint64_t frame = 1; frame <= frames; frame++) {
 		bool is_settings = frame % XAD_CPU_SIGNAL_EVERY == 0;
 
-		TRY(submit(world, &(struct step){.queue = decode,
-						 .work_ticks = random_between(world, 100000, 400000),
-						 .signal_fence = decoded_igpu,
-						 .signal_value = frame}));
+		TRY(submit(world,
+			   &(struct step){.queue = decode,
+					  .work_ticks = random_between(world, 100000, 400000),
+					  .signal_fence = decoded_igpu,
+					  .signal_value = frame}));
 		if (is_settings)
 			TRY(submit(world,
 				   &(struct step){.queue = render,
 						  .is_user_mode = true,
 						  .wait_fence = settings_dgpu,
 						  .wait_value = frame / XAD_CPU_SIGNAL_EVERY}));
-		TRY(submit(world, &(struct step){.queue = render,
-						 .is_user_mode = true,
-						 .wait_fence = decoded_dgpu,
-						 .wait_value = frame,
-						 .work_ticks = random_between(world, 200000, 500000)}));
+		TRY(submit(world,
+			   &(struct step){.queue = render,
+					  .is_user_mode = true,
+					  .wait_fence = decoded_dgpu,
+					  .wait_value = frame,
+					  .work_ticks = random_between(world, 200000, 500000)}));
 		if (is_settings)
 			TRY(cpu_signal(world, settings_igpu, frame / XAD_CPU_SIGNAL_EVERY));
 		if (frame % 4 == 0)
@@ -1847,10 +1851,13 @@ static const struct fsr_scenario cross_adapter_2b = {
     run_cross_adapter_2b, NULL};
 
 static const struct fsr_scenario *const builtins[] = {
-    &producer_consumer, &frame_pipeline,  &log_overrun,   &cpu_waiters,       &stress,
-    &doorbell_pressure, &doorbell_global, &power_states,  &suspend_terminate, &priority_inversion,
-    &timeslice_mix,     &tdr_hang,        &adapter_reset, &fault_injection,   &mapping_churn,
-    &page_fault,        &cross_adapter,   &cross_adapter_2a, &cross_adapter_2b,
+    &producer_consumer,  &frame_pipeline,  &log_overrun,
+    &cpu_waiters,        &stress,          &doorbell_pressure,
+    &doorbell_global,    &power_states,    &suspend_terminate,
+    &priority_inversion, &timeslice_mix,   &tdr_hang,
+    &adapter_reset,      &fault_injection, &mapping_churn,
+    &page_fault,         &cross_adapter,   &cross_adapter_2a,
+    &cross_adapter_2b,
 };
 
 const struct fsr_scenario *const *

@@ -487,8 +487,7 @@ parse_fence(const SfLoad *load, SfFile *file, struct sf_process *process, JsonNo
 		return FALSE;
 	/* XAD-01: processes of other adapters may open it; it is shared with them. */
 	member = json_object_get_member(object, "cross-adapter");
-	if (member &&
-	    !sf_read_bool(load, member, "cross-adapter", &fence->is_cross_adapter, error))
+	if (member && !sf_read_bool(load, member, "cross-adapter", &fence->is_cross_adapter, error))
 		return FALSE;
 	return TRUE;
 }
@@ -631,12 +630,12 @@ resolve_opens(const SfLoad *load, SfFile *file, GError **error)
 				       "fence \"%s\" of process \"%s\" is not shared: give it "
 				       "\"shared\": true",
 				       target->name, owner->name);
-		if (owner->adapter != binding->process->adapter &&
-		    !target->fence->is_cross_adapter)
-			return sf_fail(load, binding->line, error,
-				       "fence \"%s\" lives on the adapter of process \"%s\": give it "
-				       "\"cross-adapter\": true to open it on another adapter",
-				       target->name, owner->name);
+		if (owner->adapter != binding->process->adapter && !target->fence->is_cross_adapter)
+			return sf_fail(
+			    load, binding->line, error,
+			    "fence \"%s\" lives on the adapter of process \"%s\": give it "
+			    "\"cross-adapter\": true to open it on another adapter",
+			    target->name, owner->name);
 		binding->fence = target->fence;
 	}
 	return TRUE;

@@ -894,7 +894,8 @@ main(int argc, char **argv)
 	uint64_t n;
 
 	if (argc != 5 || strcmp(argv[1], "-o") != 0) {
-		fprintf(stderr, "usage: bench-runtime -o FILE sim|realtime|cost|preempt|mmu|xad N\n");
+		fprintf(stderr,
+			"usage: bench-runtime -o FILE sim|realtime|cost|preempt|mmu|xad N\n");
 		return 2;
 	}
 	out = fopen(argv[2], "a");

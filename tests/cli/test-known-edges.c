@@ -593,8 +593,9 @@ Test(known_edges, gpv_07_built_in_scenarios_and_examples, .timeout = 600)
 	 * kernel-mode or CPU signal to the monitored fence with no update_current_value, so the
 	 * trace has no ground-truth write for it (tests/cli/test-mmu-xad-report.c checks their
 	 * cross-adapter edges with the OS's own events instead). */
-	static const char *const builtins[] = {"producer-consumer", "frame-pipeline", "log-overrun",
-					       "cpu-waiters", "stress", "cross-adapter"};
+	static const char *const builtins[] = {
+	    "producer-consumer", "frame-pipeline", "log-overrun",
+	    "cpu-waiters",       "stress",         "cross-adapter"};
 	static const char *const examples[] = {"producer-consumer", "shared-fence"};
 
 	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++) {

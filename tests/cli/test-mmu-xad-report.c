@@ -125,8 +125,9 @@ report_json(const char *path)
 static void
 record(struct recording *rec, const char *scenario, bool is_realtime, const char *scale)
 {
-	const char *args[] = {"record",  "-o",  "trace", "--clock", is_realtime ? "realtime" : "sim",
-			      "--scale", scale, scenario,  NULL};
+	const char *args[] = {
+	    "record",  "-o",  "trace",  "--clock", is_realtime ? "realtime" : "sim",
+	    "--scale", scale, scenario, NULL};
 	struct fsct_sandbox_options options = {.args = args, .timeout_s = 240};
 	struct fsa_model_sink sink = {.data = rec, .op = keep_op, .edge = keep_edge};
 	char *error = NULL;
@@ -145,8 +146,8 @@ record(struct recording *rec, const char *scenario, bool is_realtime, const char
 	rec->report = report_json(rec->path);
 	rec->model = fsa_model_create(&sink);
 	cr_assert_not_null(rec->model);
-	cr_assert_eq(fsa_ingest_into_model(rec->path, rec->model, NULL, NULL, NULL, &error),
-		     FSA_OK, "%s", error);
+	cr_assert_eq(fsa_ingest_into_model(rec->path, rec->model, NULL, NULL, NULL, &error), FSA_OK,
+		     "%s", error);
 }
 
 static void
@@ -320,15 +321,14 @@ check_page_faults(const char *scenario, bool is_realtime)
 		cr_expect_str_eq(string(row, "scope"), scope_names[f->scope & 1], "%s #%zu",
 				 rec.label, k);
 		cr_expect(f->has_tdr && f->has_end, "%s #%zu: recovered", rec.label, k);
-		cr_expect_eq(member(row, "tdr_begin_ns"), f->tdr_begin_ns, "%s #%zu", rec.label,
-			     k);
+		cr_expect_eq(member(row, "tdr_begin_ns"), f->tdr_begin_ns, "%s #%zu", rec.label, k);
 		cr_expect_eq(member(row, "tdr_end_ns"), f->tdr_end_ns, "%s #%zu", rec.label, k);
 		cr_expect_str_eq(string(row, "recovery"), result_names[f->result % 3], "%s #%zu",
 				 rec.label, k);
 		cr_expect_eq(tristate(row, "engine_reset"), f->engine_reset, "%s #%zu", rec.label,
 			     k);
-		cr_expect_eq(tristate(row, "adapter_reset"), f->adapter_reset, "%s #%zu",
-			     rec.label, k);
+		cr_expect_eq(tristate(row, "adapter_reset"), f->adapter_reset, "%s #%zu", rec.label,
+			     k);
 		cr_expect_eq(member(row, "packets_faulted"), (gint64) f->faulted,
 			     "%s #%zu: %" G_GINT64_FORMAT " faulted, the emulator %" PRIu64,
 			     rec.label, k, member(row, "packets_faulted"), f->faulted);
@@ -363,7 +363,8 @@ Test(mmu_xad_report, mmu_14_tdr_06_page_faults_match_the_emulator_in_realtime, .
 	check_page_faults("page-fault", true);
 }
 
-/* --- VA spaces (MMU-02, 03, 06, 07, 12) -------------------------------------------------------- */
+/* --- VA spaces (MMU-02, 03, 06, 07, 12) --------------------------------------------------------
+ */
 
 struct truth_space {
 	uint64_t process, adapter;
@@ -468,7 +469,8 @@ Test(mmu_xad_report, mmu_06_07_mapping_churn_memory_matches_the_emulator_in_real
 	check_memory(true);
 }
 
-/* --- Cross-adapter fences (XAD-07, 08, 10) ------------------------------------------------------ */
+/* --- Cross-adapter fences (XAD-07, 08, 10) ------------------------------------------------------
+ */
 
 struct truth_pair {
 	uint64_t fence, from, to;
@@ -690,7 +692,8 @@ check_cross_adapter(const char *scenario, bool is_realtime)
 		 * have the driver's update_current_value on a native adapter, and are their own
 		 * event otherwise. */
 		cr_assert(write || signal->source != FSA_SRC_USER_MODE_QUEUE,
-			  "%s: signal %" PRIu64 " has no ground-truth write", rec.label, signal->id);
+			  "%s: signal %" PRIu64 " has no ground-truth write", rec.label,
+			  signal->id);
 		truth_signal_ns = write ? write->ts_ns : (int64_t) signal->end_ns;
 		if (wait->source == FSA_SRC_USER_MODE_QUEUE) {
 			release = release_of(&rec, wait, window + wait_tol);
@@ -701,9 +704,9 @@ check_cross_adapter(const char *scenario, bool is_realtime)
 			truth_release_ns = (int64_t) wait->end_ns; /* the OS's own event */
 		}
 		if (!is_realtime) {
-			cr_expect_leq(llabs((long long) (truth_signal_ns - (int64_t) signal->end_ns)),
-				      signal_tol + 1000, "%s: signal %" PRIu64, rec.label,
-				      signal->id);
+			cr_expect_leq(
+			    llabs((long long) (truth_signal_ns - (int64_t) signal->end_ns)),
+			    signal_tol + 1000, "%s: signal %" PRIu64, rec.label, signal->id);
 			cr_expect_leq(
 			    llabs((long long) (truth_release_ns - (int64_t) wait->end_ns)),
 			    wait_tol + 1000, "%s: wait %" PRIu64, rec.label, wait->id);
@@ -713,7 +716,8 @@ check_cross_adapter(const char *scenario, bool is_realtime)
 									: wait->queued_ns);
 		if (wait->queued_ns == FSA_TIME_NONE && wait->observed_ns == FSA_TIME_NONE)
 			continue;
-		if (reached > (int64_t) edge->signal_end_ns || edge->wait_end_ns < edge->signal_end_ns)
+		if (reached > (int64_t) edge->signal_end_ns ||
+		    edge->wait_end_ns < edge->signal_end_ns)
 			continue;
 		samples++;
 		{
@@ -729,8 +733,8 @@ check_cross_adapter(const char *scenario, bool is_realtime)
 	cr_log_info("%s: %zu propagation pairs, %zu opens, %zu cross-adapter edges, %zu released "
 		    "while waiting (ground truth %" PRIu64 "..%" PRIu64 " ns), tolerance %" PRId64
 		    " ns",
-		    rec.label, pair_count, opens, cross_edges, samples,
-		    samples ? truth_min : 0, truth_max, tolerance);
+		    rec.label, pair_count, opens, cross_edges, samples, samples ? truth_min : 0,
+		    truth_max, tolerance);
 	cr_expect_gt(cross_edges, 0, "%s: edges cross adapters", rec.label);
 	cr_expect_eq(fsa_model_clock_fit_count(rec.model), 2, "%s: a clock fit per adapter",
 		     rec.label);

@@ -35,9 +35,9 @@ add_second_adapter(void)
 static void
 cross_fence_new(fsr_handle *first, fsr_handle *second, fsr_handle *global)
 {
-	cr_assert_eq(fsr_fence_create(fx.process, fx.device, 0, FSR_FENCE_CROSS_ADAPTER, first,
-				      global),
-		     FSR_OK);
+	cr_assert_eq(
+	    fsr_fence_create(fx.process, fx.device, 0, FSR_FENCE_CROSS_ADAPTER, first, global),
+	    FSR_OK);
 	cr_assert_eq(fsr_fence_open(fx.process, second_device, *global, second), FSR_OK);
 }
 
@@ -56,8 +56,8 @@ Test(xad, xad_05_monitored_value_stays_zero_on_both_adapters)
 	cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, first, 5, FSR_INFINITE, fst_wait_record,
 					      &first_wait),
 		     FSR_OK);
-	cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, second, 6, FSR_INFINITE,
-					      fst_wait_record, &second_wait),
+	cr_assert_eq(fsr_fence_wait_cpu_async(fx.process, second, 6, FSR_INFINITE, fst_wait_record,
+					      &second_wait),
 		     FSR_OK);
 	cr_expect_eq(fst_monitored_value(fx.process, first), 0, "with a CPU waiter");
 	cr_expect_eq(fst_monitored_value(fx.process, second), 0, "with a CPU waiter");

@@ -533,14 +533,29 @@ Test(export_perfetto, xad_07_cross_adapter_arrow_and_format_15_markers)
 	const struct fsa_model_sink *sink = start();
 	struct fsa_op signal = fst_op(1, FSA_OP_SIGNAL, 100, 200);
 	struct fsa_op wait = fst_op(2, FSA_OP_WAIT, 50, 400);
-	struct fsa_marker mapping = {
-	    .kind = FSA_MARK_VA_MAPPING, .begin_ns = 10, .end_ns = 500, .adapter_id = 1,
-	    .engine_id = UINT32_MAX, .process_id = 42, .other_handle = 0xa1, .value = 0x10000,
-	    .value2 = 0x20000, .code = 1, .code2 = 65536, .latency_ns = FSA_TIME_NONE};
-	struct fsa_marker propagation = {
-	    .kind = FSA_MARK_FENCE_PROPAGATION, .begin_ns = 220, .end_ns = 230, .adapter_id = 0,
-	    .engine_id = UINT32_MAX, .process_id = UINT32_MAX, .other_handle = 0x12, .value = 5,
-	    .value2 = 1, .code = 1, .latency_ns = FSA_TIME_NONE};
+	struct fsa_marker mapping = {.kind = FSA_MARK_VA_MAPPING,
+				     .begin_ns = 10,
+				     .end_ns = 500,
+				     .adapter_id = 1,
+				     .engine_id = UINT32_MAX,
+				     .process_id = 42,
+				     .other_handle = 0xa1,
+				     .value = 0x10000,
+				     .value2 = 0x20000,
+				     .code = 1,
+				     .code2 = 65536,
+				     .latency_ns = FSA_TIME_NONE};
+	struct fsa_marker propagation = {.kind = FSA_MARK_FENCE_PROPAGATION,
+					 .begin_ns = 220,
+					 .end_ns = 230,
+					 .adapter_id = 0,
+					 .engine_id = UINT32_MAX,
+					 .process_id = UINT32_MAX,
+					 .other_handle = 0x12,
+					 .value = 5,
+					 .value2 = 1,
+					 .code = 1,
+					 .latency_ns = FSA_TIME_NONE};
 	struct fsa_edge edge;
 	JsonArray *all;
 	GPtrArray *s, *f, *x;
@@ -574,7 +589,8 @@ Test(export_perfetto, xad_07_cross_adapter_arrow_and_format_15_markers)
 	g_ptr_array_unref(x);
 	x = events(all, "X", "fence_propagation");
 	cr_assert_eq(x->len, 1);
-	cr_assert_eq(json_object_get_int_member(x->pdata[0], "pid"), 1, "on the adapter that signalled");
+	cr_assert_eq(json_object_get_int_member(x->pdata[0], "pid"), 1,
+		     "on the adapter that signalled");
 	args = json_object_get_object_member(x->pdata[0], "args");
 	cr_assert_eq(json_object_get_int_member(args, "value2"), 1, "the signal's op id");
 	cr_assert_eq(json_object_get_int_member(args, "code"), 1, "the adapter notified");

@@ -112,8 +112,8 @@ Test(model_mmu, mmu_06_07_12_mappings_are_intervals_split_by_a_partial_unmap)
 	/* A: 256 KiB of a local allocation in 64 KB pages; B: 12 KiB of system memory in 4 KB. */
 	feed_ok("va_map", T0 + 10, "process_id", U(PID), "allocation_handle", U(0xa1), "gpu_va",
 		U(0x100000), "size_bytes", U(0x40000), "offset_bytes", U(0), "adapter_id", U(0),
-		"is_os_picked", U(0), "page_size_bytes", U(65536), "segment",
-		U(FSTP_SEGMENT_LOCAL), NULL);
+		"is_os_picked", U(0), "page_size_bytes", U(65536), "segment", U(FSTP_SEGMENT_LOCAL),
+		NULL);
 	feed_ok("va_map", T0 + 20, "process_id", U(PID), "allocation_handle", U(0xb1), "gpu_va",
 		U(0x200000), "size_bytes", U(0x3000), "offset_bytes", U(0x1000), "adapter_id", U(0),
 		"is_os_picked", U(1), "page_size_bytes", U(4096), "segment", U(FSTP_SEGMENT_SYSTEM),
@@ -123,8 +123,8 @@ Test(model_mmu, mmu_06_07_12_mappings_are_intervals_split_by_a_partial_unmap)
 		U(0x10000), "adapter_id", U(0), NULL);
 	feed_ok("va_unmap", T0 + 40, "process_id", U(PID), "gpu_va", U(0x200000), "size_bytes",
 		U(0x3000), "adapter_id", U(0), NULL);
-	feed_ok("va_free", T0 + 50, "adapter_id", U(0), "process_id", U(PID), "gpu_va",
-		U(0x100000), "size_bytes", U(0x200000), NULL);
+	feed_ok("va_free", T0 + 50, "adapter_id", U(0), "process_id", U(PID), "gpu_va", U(0x100000),
+		"size_bytes", U(0x200000), NULL);
 	cr_assert_eq(finish(), FSA_OK);
 
 	m = find_marker(FSA_MARK_VA_RESERVE, 0);
@@ -151,7 +151,8 @@ Test(model_mmu, mmu_06_07_12_mappings_are_intervals_split_by_a_partial_unmap)
 	cr_assert_eq(m->end_ns, T0 + 40);
 	cr_assert_eq(m->value, 0x200000);
 	cr_assert_eq(m->code2, 4096);
-	/* The two sides of A, mapped from the unmap on to the end of the trace (in either order). */
+	/* The two sides of A, mapped from the unmap on to the end of the trace (in either order).
+	 */
 	m = find_marker(FSA_MARK_VA_MAPPING, 2);
 	if (m->value != 0x100000)
 		m = find_marker(FSA_MARK_VA_MAPPING, 3);
@@ -213,13 +214,13 @@ Test(model_mmu, mmu_02_03_page_tables_are_counted_per_va_space)
 	feed_ok("page_table_residency", T0 + 12, "adapter_id", U(1), "process_id", U(PID),
 		"table_id", U(0x72), "is_resident", U(1), "segment", U(FSTP_SEGMENT_LOCAL), NULL);
 	feed_ok("page_table_update", T0 + 13, "process_id", U(PID), "gpu_va", U(0x10000),
-		"page_count", U(4), "page_size_bytes", U(4096), "is_valid", U(1), "adapter_id", U(1),
-		"table_id", U(0x72), "level", U(2), "first_entry", U(16), NULL);
+		"page_count", U(4), "page_size_bytes", U(4096), "is_valid", U(1), "adapter_id",
+		U(1), "table_id", U(0x72), "level", U(2), "first_entry", U(16), NULL);
 	feed_ok("page_table_update", T0 + 14, "process_id", U(PID), "gpu_va", U(0x10000),
-		"page_count", U(1), "page_size_bytes", U(4096), "is_valid", U(0), "adapter_id", U(1),
-		"table_id", U(0x72), "level", U(2), "first_entry", U(16), NULL);
-	feed_ok("page_table_destroy", T0 + 15, "adapter_id", U(1), "process_id", U(PID),
-		"table_id", U(0x72), NULL);
+		"page_count", U(1), "page_size_bytes", U(4096), "is_valid", U(0), "adapter_id",
+		U(1), "table_id", U(0x72), "level", U(2), "first_entry", U(16), NULL);
+	feed_ok("page_table_destroy", T0 + 15, "adapter_id", U(1), "process_id", U(PID), "table_id",
+		U(0x72), NULL);
 	feed_ok("va_space_destroy", T0 + 20, "adapter_id", U(1), "process_id", U(PID), NULL);
 	cr_assert_eq(finish(), FSA_OK);
 
@@ -261,9 +262,9 @@ two_adapters_opened_as(uint64_t opened_as)
 		"gpu_ts_frequency_hz", U(50000000), "native_fences", U(0), NULL);
 	feed_ok("clock_correlation", T0, "adapter_id", U(1), "cpu_ts_ns", T0, "gpu_ts", U(5000),
 		"gpu_ts_frequency_hz", U(50000000), NULL);
-	feed_ok("clock_correlation", T0, "adapter_id", U(1), "cpu_ts_ns",
-		T0 + FIXTURE_PAIR_SPAN_NS, "gpu_ts", 5000 + FIXTURE_PAIR_SPAN_NS / 20,
-		"gpu_ts_frequency_hz", U(50000000), NULL);
+	feed_ok("clock_correlation", T0, "adapter_id", U(1), "cpu_ts_ns", T0 + FIXTURE_PAIR_SPAN_NS,
+		"gpu_ts", 5000 + FIXTURE_PAIR_SPAN_NS / 20, "gpu_ts_frequency_hz", U(50000000),
+		NULL);
 	feed_ok("process_create", T0, "process_id", U(PID2), NULL);
 	feed_ok("device_create", T0, "process_id", U(PID2), "adapter_id", U(1), "device_handle",
 		DEV2, NULL);

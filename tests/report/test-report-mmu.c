@@ -163,7 +163,6 @@ count_at(JsonNode *root, const char *path)
 	return n;
 }
 
-
 TestSuite(report_mmu, .fini = teardown);
 
 #define DEV2 U64(0x8001000000000002)
@@ -220,10 +219,10 @@ Test(report_mmu, mmu_14_tdr_06_page_faults_with_handling_recovery_and_work_lost)
 	   "packet_id", U64(8), "progress_value", U64(8), NULL);
 	hw_fault(150, 0, CTX_A, 0xdead000, FSTP_ACCESS_KIND_WRITE, 7);
 	ev("packet_end", 150, "adapter_id", U64(0), "engine_id", U64(0), "hwqueue_handle", QA,
-	   "packet_id", U64(7), "progress_value", U64(7), "status",
-	   U64(FSTP_PACKET_STATUS_FAULTED), NULL);
-	ev("fencescope_os:page_fault", 160, "adapter_id", U64(0), "engine_id", U64(0),
-	   "process_id", U64(1), "context_handle", CTX_A, "gpu_va", U64(0xdead000), "access",
+	   "packet_id", U64(7), "progress_value", U64(7), "status", U64(FSTP_PACKET_STATUS_FAULTED),
+	   NULL);
+	ev("fencescope_os:page_fault", 160, "adapter_id", U64(0), "engine_id", U64(0), "process_id",
+	   U64(1), "context_handle", CTX_A, "gpu_va", U64(0xdead000), "access",
 	   U64(FSTP_ACCESS_KIND_WRITE), "fault_type", U64(FSTP_FAULT_TYPE_NOT_MAPPED), "scope",
 	   U64(FSTP_FAULT_SCOPE_CONTEXT), NULL);
 	ev("tdr_begin", 170, "adapter_id", U64(0), "engine_id", U64(0), "reason",
@@ -233,8 +232,8 @@ Test(report_mmu, mmu_14_tdr_06_page_faults_with_handling_recovery_and_work_lost)
 	ev("engine_reset", 180, "adapter_id", U64(0), "engine_id", U64(0), "is_success", U64(1),
 	   NULL);
 	ev("packet_end", 185, "adapter_id", U64(0), "engine_id", U64(0), "hwqueue_handle", QB,
-	   "packet_id", U64(8), "progress_value", U64(8), "status",
-	   U64(FSTP_PACKET_STATUS_ABORTED), NULL);
+	   "packet_id", U64(8), "progress_value", U64(8), "status", U64(FSTP_PACKET_STATUS_ABORTED),
+	   NULL);
 	ev("tdr_end", 190, "adapter_id", U64(0), "engine_id", U64(0), "result",
 	   U64(FSTP_TDR_RESULT_ENGINE_RESET), NULL);
 	ev("packet_start", 250, "adapter_id", U64(0), "engine_id", U64(1), "hwqueue_handle", QC,
@@ -385,8 +384,8 @@ two_adapters(void)
 	   NULL);
 	ev("context_create", 10, "process_id", U64(2), "device_handle", DEV2, "context_handle",
 	   CTX2, "engine_id", U64(0), NULL);
-	ev("hwqueue_create", 10, "process_id", U64(2), "context_handle", CTX2, "hwqueue_handle",
-	   QU, "engine_id", U64(0), "submission_mode", U64(FSTP_SUBMISSION_MODE_USER_MODE),
+	ev("hwqueue_create", 10, "process_id", U64(2), "context_handle", CTX2, "hwqueue_handle", QU,
+	   "engine_id", U64(0), "submission_mode", U64(FSTP_SUBMISSION_MODE_USER_MODE),
 	   "progress_fence_handle", U64(0x8004000000000005), NULL);
 	ev("fence_create", 11, "process_id", U64(1), "adapter_id", U64(0), "fence_global_handle",
 	   FX_G, "fence_handle", FX, "is_shared", U64(1), "is_cross_adapter", U64(1),
@@ -394,8 +393,8 @@ two_adapters(void)
 	ev("fence_cross_adapter_open", 12, "process_id", U64(2), "fence_global_handle", FX_G,
 	   "fence_handle", FX2, "adapter_id", U64(1), "creator_adapter_id", U64(0), "created_as",
 	   U64(FSTP_FENCE_OBJECT_NATIVE), "opened_as", U64(FSTP_FENCE_OBJECT_NATIVE), NULL);
-	ev("fence_open", 12, "process_id", U64(2), "fence_global_handle", FX_G, "fence_handle",
-	   FX2, NULL);
+	ev("fence_open", 12, "process_id", U64(2), "fence_global_handle", FX_G, "fence_handle", FX2,
+	   NULL);
 }
 
 /* One frame: the wait is queued at 2000 and reached by the GPU at 3000 (tick 5100); the signal
@@ -471,9 +470,8 @@ Test(report_mmu, xad_07_08_10_cross_adapter_section_latencies_each_adapter_on_it
 Test(report_mmu, sections_23_hidden_for_older_traces_unless_named)
 {
 	JsonNode *root;
-	struct fsa_report_options options = {.sections = FSA_REPORT_PAGE_FAULTS |
-							 FSA_REPORT_MEMORY |
-							 FSA_REPORT_CROSS_ADAPTER};
+	struct fsa_report_options options = {
+	    .sections = FSA_REPORT_PAGE_FAULTS | FSA_REPORT_MEMORY | FSA_REPORT_CROSS_ADAPTER};
 
 	setup_with(NULL);
 	ev("trace_info", 10, "format_major", U64(1), "format_minor", U64(4), NULL);

@@ -134,8 +134,8 @@ main(void)
 		int before = failed_checks;
 
 		for (int q = 0; q < 5; q++) {
-			fsr_status status = fsr_hwqueue_wait_progress(process, queues[q],
-								      progress[q], TIMEOUT_NS);
+			fsr_status status =
+			    fsr_hwqueue_wait_progress(process, queues[q], progress[q], TIMEOUT_NS);
 
 			CHECK(status == FSR_OK, "queue %d: %s", q, fsr_status_name(status));
 		}

@@ -226,9 +226,9 @@ Test(cross_adapter, xad_04_xad_05_monitored_value_is_zero_on_every_adapter_whate
 	cr_expect_neq(find2(0, "fencescope_kmd:update_monitored_value", UMV_ADAPTER, fx.adapter_id,
 			    UMV_FENCE, global),
 		      NONE);
-	cr_expect_neq(find2(0, "fencescope_kmd:update_monitored_value", UMV_ADAPTER, dgpu,
-			    UMV_FENCE, global),
-		      NONE);
+	cr_expect_neq(
+	    find2(0, "fencescope_kmd:update_monitored_value", UMV_ADAPTER, dgpu, UMV_FENCE, global),
+	    NONE);
 	for (size_t i = 0; i < fst_tap_event_count(); i++) {
 		const struct fst_event *event = fst_tap_event(i);
 
@@ -246,8 +246,8 @@ Test(cross_adapter, xad_06_every_gpu_signal_interrupts_even_without_any_waiter)
 	fsr_handle on_dgpu = create_cross(dgpu_device, 0, &global);
 	fsr_handle dgpu_queue = fst_queue_new(fx.process, dgpu_context, FSR_SUBMIT_USER_MODE);
 
-	cr_assert_eq(
-	    fsr_fence_create(fx.process, dgpu_device, 0, 0, &ordinary, &ordinary_global), FSR_OK);
+	cr_assert_eq(fsr_fence_create(fx.process, dgpu_device, 0, 0, &ordinary, &ordinary_global),
+		     FSR_OK);
 	fst_tap_start();
 	for (uint64_t v = 1; v <= 3; v++) {
 		fst_submit_signal(fx.process, dgpu_queue, on_dgpu, v);
@@ -361,15 +361,15 @@ Test(cross_adapter, xad_07_xad_08_xad_12_xad_13_scenario_1_gpu_signal_on_the_dgp
 	cr_expect_eq(fst_tap_event(propagate)->fields[PROP_FROM], dgpu);
 	cr_expect_eq(fst_tap_event(propagate)->fields[PROP_TO], fx.adapter_id);
 	cr_expect_eq(fst_tap_event(propagate)->fields[PROP_VALUE], 10);
-	notify = find2(propagate, "fencescope_kmd:update_current_value", UCV_ADAPTER,
-		       fx.adapter_id, UCV_FENCE, global);
+	notify = find2(propagate, "fencescope_kmd:update_current_value", UCV_ADAPTER, fx.adapter_id,
+		       UCV_FENCE, global);
 	cr_assert_neq(notify, NONE, "XAD-07: UpdateCurrentValuesFromCpu on the iGPU");
 	cr_expect_eq(fst_tap_event(notify)->fields[UCV_NOTIFICATION_ONLY], 1, "XAD-08");
 	cr_expect_eq(fst_tap_event(notify)->fields[UCV_VALUE], 10);
 	/* XAD-13: then the iGPU's waiters: the KEVENT of the CPU wait, the HW channel's wait. */
 	cpu_released = find(notify, "fencescope_os:cpu_wait_end", CWE_FENCE_HANDLE, on_igpu);
-	gpu_released = find2(notify, "fencescope_hw:gpu_wait_end", HW_ADAPTER, fx.adapter_id, 3,
-			     global);
+	gpu_released =
+	    find2(notify, "fencescope_hw:gpu_wait_end", HW_ADAPTER, fx.adapter_id, 3, global);
 	cr_expect_neq(cpu_released, NONE);
 	cr_expect_neq(gpu_released, NONE, "the KMD's run-list rescan woke the iGPU's engine");
 	cr_expect_eq(find(0, "fencescope_hw:gpu_wait_end", -1, 0), gpu_released,
@@ -401,17 +401,17 @@ Test(cross_adapter, xad_12_xad_13_scenario_1_cpu_signal_on_the_dgpu)
 	write = find2(cpu_signal, "fencescope_kmd:update_current_value", UCV_ADAPTER, dgpu,
 		      UCV_NOTIFICATION_ONLY, 0);
 	propagate = find(write, "fencescope_os:fence_propagate", PROP_FENCE, global);
-	notify = find2(propagate, "fencescope_kmd:update_current_value", UCV_ADAPTER,
-		       fx.adapter_id, UCV_NOTIFICATION_ONLY, 1);
+	notify = find2(propagate, "fencescope_kmd:update_current_value", UCV_ADAPTER, fx.adapter_id,
+		       UCV_NOTIFICATION_ONLY, 1);
 	cr_assert_neq(cpu_signal, NONE);
 	cr_assert_neq(write, NONE, "VidSch calls UpdateCurrentValuesFromCpu(hFence, 10)");
 	cr_assert_neq(propagate, NONE);
 	cr_assert_neq(notify, NONE);
 	cr_expect_eq(fst_tap_event(propagate)->fields[PROP_FROM], dgpu);
 	cr_expect_neq(find(notify, "fencescope_os:cpu_wait_end", CWE_FENCE_HANDLE, on_igpu), NONE);
-	cr_expect_neq(find2(notify, "fencescope_hw:gpu_wait_end", HW_ADAPTER, fx.adapter_id, 3,
-			    global),
-		      NONE);
+	cr_expect_neq(
+	    find2(notify, "fencescope_hw:gpu_wait_end", HW_ADAPTER, fx.adapter_id, 3, global),
+	    NONE);
 	cr_expect_eq(cpu_wait.call_count, 1);
 }
 
@@ -434,9 +434,10 @@ Test(cross_adapter, xad_17_kernel_mode_queues_on_native_adapters_wait_and_signal
 	fst_run_until_idle();
 	executed = find(0, "fencescope_os:km_fence_signal_executed", KM_QUEUE, igpu_km);
 	cr_assert_neq(executed, NONE);
-	cr_expect_gt(executed, find2(0, "fencescope_hw:packet_end", HW_ADAPTER, fx.adapter_id,
-				     HW_QUEUE, igpu_km),
-		     "XAD-16: not before the work ahead of it");
+	cr_expect_gt(
+	    executed,
+	    find2(0, "fencescope_hw:packet_end", HW_ADAPTER, fx.adapter_id, HW_QUEUE, igpu_km),
+	    "XAD-16: not before the work ahead of it");
 	cr_expect_neq(find2(executed, "fencescope_kmd:update_current_value", UCV_ADAPTER,
 			    fx.adapter_id, UCV_NOTIFICATION_ONLY, 0),
 		      NONE, "the native iGPU's value goes through its driver");
@@ -462,8 +463,8 @@ Test(cross_adapter_2, xad_10_a_native_fence_opens_as_a_monitored_fence_on_a_non_
 
 	fst_tap_start();
 	create_cross(dgpu_device, 0, &global);
-	cr_expect_eq(fst_tap_event(find(0, "fencescope_os:fence_create", 2, global))->fields[8],
-		     0, "NATIVE on the dGPU");
+	cr_expect_eq(fst_tap_event(find(0, "fencescope_os:fence_create", 2, global))->fields[8], 0,
+		     "NATIVE on the dGPU");
 	open_on(fx.device, global);
 	open = find(0, "fencescope_os:fence_cross_adapter_open", 1, global);
 	cr_assert_neq(open, NONE);
@@ -561,8 +562,8 @@ Test(cross_adapter_2, xad_15_xad_16_scenario_2b_gpu_signal_on_the_non_native_igp
 	fst_submit_signal(fx.process, igpu_km, on_igpu, 10);
 	cr_expect_eq(fst_fence_value(fx.process, on_igpu), 0, "XAD-16: not at submission");
 	fst_run_until_idle();
-	work_end = find2(0, "fencescope_hw:packet_end", HW_ADAPTER, fx.adapter_id, HW_QUEUE,
-			 igpu_km);
+	work_end =
+	    find2(0, "fencescope_hw:packet_end", HW_ADAPTER, fx.adapter_id, HW_QUEUE, igpu_km);
 	executed = find(0, "fencescope_os:km_fence_signal_executed", KM_QUEUE, igpu_km);
 	cr_assert_neq(work_end, NONE);
 	cr_assert_neq(executed, NONE);
@@ -649,8 +650,8 @@ Test(cross_adapter, xad_06_xad_07_every_interrupt_form_propagates)
 		fst_tap_start();
 		fst_submit_signal(fx.process, queue, on_signaller, 3);
 		fst_run_until_idle();
-		cr_expect_eq(fst_tap_count(0, "fencescope_os:fence_propagate", PROP_FENCE, global), 1,
-			     "form %zu", f);
+		cr_expect_eq(fst_tap_count(0, "fencescope_os:fence_propagate", PROP_FENCE, global),
+			     1, "form %zu", f);
 		cr_expect_eq(result.call_count, 1, "form %zu: the iGPU's waiter", f);
 		fst_tap_stop();
 	}
@@ -683,7 +684,7 @@ Test(cross_adapter, xad_07_a_lost_context_s_pending_signal_releases_the_other_ad
 	cr_expect_neq(find(0, "fencescope_os:context_error", -1, 0), NONE);
 	cr_expect_eq(result.call_count, 1, "the iGPU's waiter did not hang");
 	cr_expect_eq(result.observed_value, UINT64_MAX);
-	cr_expect_neq(find2(0, "fencescope_os:fence_propagate", PROP_FENCE, global, PROP_VALUE,
-			    UINT64_MAX),
-		      NONE);
+	cr_expect_neq(
+	    find2(0, "fencescope_os:fence_propagate", PROP_FENCE, global, PROP_VALUE, UINT64_MAX),
+	    NONE);
 }

@@ -26,17 +26,17 @@
 #include "fsv-trace.h"
 #include "fsv-view.h"
 
-#define PID_A  UINT64_C(1)
-#define PID_B  UINT64_C(2)
-#define DEV_A  UINT64_C(0x8001000000000001)
-#define DEV_B  UINT64_C(0x8001000000000002)
-#define CTX_A  UINT64_C(0x8002000000000002)
-#define CTX_B  UINT64_C(0x8002000000000003)
-#define KQ_A   UINT64_C(0x8003000000000005)
-#define KQ_B   UINT64_C(0x8003000000000009)
+#define PID_A    UINT64_C(1)
+#define PID_B    UINT64_C(2)
+#define DEV_A    UINT64_C(0x8001000000000001)
+#define DEV_B    UINT64_C(0x8001000000000002)
+#define CTX_A    UINT64_C(0x8002000000000002)
+#define CTX_B    UINT64_C(0x8002000000000003)
+#define KQ_A     UINT64_C(0x8003000000000005)
+#define KQ_B     UINT64_C(0x8003000000000009)
 #define FAULT_VA UINT64_C(0x7f0000)
-#define T0     UINT64_C(1000000000)
-#define US(n)  (T0 + (uint64_t) (n) *1000)
+#define T0       UINT64_C(1000000000)
+#define US(n)    (T0 + (uint64_t) (n) *1000)
 
 static GArray *events;
 static FsvTrace *trace;
@@ -96,8 +96,8 @@ process(uint64_t pid, uint64_t dev, uint64_t ctx, uint64_t queue)
 	ev("context_create", T0, "process_id", pid, "device_handle", dev, "context_handle", ctx,
 	   "engine_id", UINT64_C(0), NULL);
 	ev("hwqueue_create", T0, "process_id", pid, "context_handle", ctx, "hwqueue_handle", queue,
-	   "engine_id", UINT64_C(0), "submission_mode",
-	   (uint64_t) FSTP_SUBMISSION_MODE_KERNEL_MODE, NULL);
+	   "engine_id", UINT64_C(0), "submission_mode", (uint64_t) FSTP_SUBMISSION_MODE_KERNEL_MODE,
+	   NULL);
 }
 
 /* The MMU-14 sequence of docs/trace-format.md's 1.5 paragraph at AT µs: the engine's failed
@@ -106,8 +106,8 @@ process(uint64_t pid, uint64_t dev, uint64_t ctx, uint64_t queue)
 static void
 page_fault(uint64_t at, uint64_t pid, uint64_t ctx, uint64_t va, uint64_t packet_id)
 {
-	ev("fencescope_hw:page_fault", US(at), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0), "process_id",
-	   pid, "context_handle", ctx, "gpu_va", va, "fault_type",
+	ev("fencescope_hw:page_fault", US(at), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "process_id", pid, "context_handle", ctx, "gpu_va", va, "fault_type",
 	   (uint64_t) FSTP_FAULT_TYPE_NOT_MAPPED, "gpu_ts", US(at), NULL);
 	(void) packet_id;
 	ev("tdr_begin", US(at) + 2000, "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
@@ -139,8 +139,8 @@ begin_trace(void)
 static void
 end_trace(const char *name)
 {
-	trace = _fsv_trace_new_from_events(name, (const struct fsa_event *) events->data,
-					   events->len);
+	trace =
+	    _fsv_trace_new_from_events(name, (const struct fsa_event *) events->data, events->len);
 	cr_assert_null(fsv_trace_get_partial_error(trace), "%s",
 		       fsv_trace_get_partial_error(trace));
 	view = fsv_view_new(trace);
@@ -276,8 +276,8 @@ Test(gpummu, tdr_06_fault_details_name_the_va_and_the_recovery)
 	g_autofree char *recovery = detail(FSV_ITEM_MARKER, fault, "Recovery");
 	g_autofree char *reset = detail(FSV_ITEM_MARKER, fault, "Engine reset");
 	g_autofree char *steps = detail(FSV_ITEM_MARKER, fault, "Recovery steps");
-	g_autofree char *title = fsv_trace_dup_item_title(
-	    trace, &(FsvItem){FSV_ITEM_MARKER, fault, FSV_INDEX_NONE});
+	g_autofree char *title =
+	    fsv_trace_dup_item_title(trace, &(FsvItem){FSV_ITEM_MARKER, fault, FSV_INDEX_NONE});
 
 	cr_assert_str_eq(va, "0x7f0000");
 	cr_assert_not_null(strstr(type, "NOT_MAPPED"), "%s", type);
@@ -401,8 +401,8 @@ Test(gpummu, tdr_06_selected_fault_outlines_its_recovery)
 	guint32 engine = row_of_kind(FSV_ROW_ENGINE);
 	FsvItem sel = {FSV_ITEM_MARKER, fault, engine};
 	double ry, rh;
-	cairo_surface_t *plain = render(NULL, NULL), *selected = render("gpummu-fault-selected.png",
-									&sel);
+	cairo_surface_t *plain = render(NULL, NULL),
+			*selected = render("gpummu-fault-selected.png", &sel);
 	guint32 blue = rgb24(FSV_COLOR_SELECTION);
 	/* The TDR's right edge, 56 µs, is outlined; it is not selected itself. */
 	double xe = x_of(US(56));
@@ -424,8 +424,8 @@ build_many(void)
 {
 	begin_trace();
 	for (uint64_t k = 0; k < 40000; k++)
-		ev("fencescope_hw:page_fault", US(10) + 100 * k, "adapter_id", UINT64_C(0), "engine_id",
-		   UINT64_C(0), "process_id", PID_A, "context_handle", CTX_A, "gpu_va",
+		ev("fencescope_hw:page_fault", US(10) + 100 * k, "adapter_id", UINT64_C(0),
+		   "engine_id", UINT64_C(0), "process_id", PID_A, "context_handle", CTX_A, "gpu_va",
 		   FAULT_VA + 4096 * k, "fault_type", (uint64_t) FSTP_FAULT_TYPE_NOT_MAPPED,
 		   "gpu_ts", US(10) + 100 * k, NULL);
 	pair(0, US(4020));
@@ -522,23 +522,22 @@ build_va(void)
 	   UINT64_C(0), "is_os_picked", UINT64_C(1), "page_size_bytes", UINT64_C(4096), "segment",
 	   (uint64_t) FSTP_SEGMENT_SYSTEM, NULL);
 	packet(1, KQ_A, 20, 30, -1, -1);
-	ev("va_unmap", US(40), "process_id", PID_A, "gpu_va", VA_1, "size_bytes",
-	   UINT64_C(0x10000), "adapter_id", UINT64_C(0), NULL);
+	ev("va_unmap", US(40), "process_id", PID_A, "gpu_va", VA_1, "size_bytes", UINT64_C(0x10000),
+	   "adapter_id", UINT64_C(0), NULL);
 	ev("va_free", US(45), "adapter_id", UINT64_C(0), "process_id", PID_A, "gpu_va", VA_1,
 	   "size_bytes", UINT64_C(0x100000), NULL);
-	ev("fencescope_hw:page_fault", US(50), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0), "process_id",
-	   PID_A, "context_handle", CTX_A, "gpu_va", VA_1, "fault_type",
+	ev("fencescope_hw:page_fault", US(50), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "process_id", PID_A, "context_handle", CTX_A, "gpu_va", VA_1, "fault_type",
 	   (uint64_t) FSTP_FAULT_TYPE_NOT_MAPPED, "gpu_ts", US(50), "access",
 	   (uint64_t) FSTP_ACCESS_KIND_READ, "packet_id", UINT64_C(1), NULL);
-	ev("fencescope_os:page_fault", US(51), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0), "process_id",
-	   PID_A, "context_handle", CTX_A, "gpu_va", VA_1, "access",
+	ev("fencescope_os:page_fault", US(51), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
+	   "process_id", PID_A, "context_handle", CTX_A, "gpu_va", VA_1, "access",
 	   (uint64_t) FSTP_ACCESS_KIND_READ, "fault_type", (uint64_t) FSTP_FAULT_TYPE_NOT_MAPPED,
 	   "scope", (uint64_t) FSTP_FAULT_SCOPE_CONTEXT, NULL);
 	ev("tdr_begin", US(52), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0), "reason",
 	   (uint64_t) FSTP_LOSS_REASON_PAGE_FAULT, "context_handle", CTX_A, NULL);
-	ev("context_error", US(53), "adapter_id", UINT64_C(0), "process_id", PID_A,
-	   "device_handle", DEV_A, "context_handle", CTX_A, "reason",
-	   (uint64_t) FSTP_LOSS_REASON_PAGE_FAULT, NULL);
+	ev("context_error", US(53), "adapter_id", UINT64_C(0), "process_id", PID_A, "device_handle",
+	   DEV_A, "context_handle", CTX_A, "reason", (uint64_t) FSTP_LOSS_REASON_PAGE_FAULT, NULL);
 	ev("engine_reset", US(54), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
 	   "is_success", UINT64_C(1), NULL);
 	ev("packet_end", US(54), "adapter_id", UINT64_C(0), "engine_id", UINT64_C(0),
@@ -604,8 +603,8 @@ Test(gpummu_va, mmu_12_click_on_a_mapping_names_its_range_and_page_size)
 	FsvItem hit;
 	g_autofree char *range = NULL, *page = NULL, *segment = NULL, *alloc = NULL;
 
-	cr_assert(fsv_view_get_lane_geometry(view, row, fsv_trace_get_marker(trace, map)->lane,
-					     &ly, &lh));
+	cr_assert(fsv_view_get_lane_geometry(view, row, fsv_trace_get_marker(trace, map)->lane, &ly,
+					     &lh));
 	hit = hit_at(x_of(US(25)), ly + lh / 2);
 	cr_assert_eq(hit.kind, FSV_ITEM_MARKER);
 	cr_assert_eq(hit.index, map);
@@ -732,9 +731,9 @@ build_xad(void)
 		   "hwqueue_handle", a ? KQ_D1 : KQ_D0, "engine_id", UINT64_C(0), "submission_mode",
 		   (uint64_t) FSTP_SUBMISSION_MODE_KERNEL_MODE, NULL);
 	}
-	ev("fence_create", T0, "process_id", PID_A, "adapter_id", UINT64_C(0), "fence_global_handle",
-	   XF_G, "fence_handle", XF_0, "is_cross_adapter", UINT64_C(1), "initial_value",
-	   UINT64_C(0), "fence_object", (uint64_t) FSTP_FENCE_OBJECT_NATIVE, NULL);
+	ev("fence_create", T0, "process_id", PID_A, "adapter_id", UINT64_C(0),
+	   "fence_global_handle", XF_G, "fence_handle", XF_0, "is_cross_adapter", UINT64_C(1),
+	   "initial_value", UINT64_C(0), "fence_object", (uint64_t) FSTP_FENCE_OBJECT_NATIVE, NULL);
 	ev("fence_cross_adapter_open", T0 + 100, "process_id", PID_A, "fence_global_handle", XF_G,
 	   "fence_handle", XF_1, "adapter_id", UINT64_C(1), "creator_adapter_id", UINT64_C(0),
 	   "created_as", (uint64_t) FSTP_FENCE_OBJECT_NATIVE, "opened_as",
@@ -770,14 +769,12 @@ Test(xad, xad_03_the_fence_has_a_row_under_each_adapter)
 	cr_assert_neq(r1, FSV_INDEX_NONE);
 	cr_assert_eq(fsv_trace_get_row(trace, fsv_trace_get_row(trace, r0)->parent)->kind,
 		     FSV_ROW_ADAPTER);
-	cr_assert_eq(fsv_trace_get_row(trace, fsv_trace_get_row(trace, r0)->parent)->adapter_id,
-		     0);
-	cr_assert_eq(fsv_trace_get_row(trace, fsv_trace_get_row(trace, r1)->parent)->adapter_id,
-		     1);
+	cr_assert_eq(fsv_trace_get_row(trace, fsv_trace_get_row(trace, r0)->parent)->adapter_id, 0);
+	cr_assert_eq(fsv_trace_get_row(trace, fsv_trace_get_row(trace, r1)->parent)->adapter_id, 1);
 	/* XAD-10: a native fence on its creator, a monitored fence on the adapter without. */
 	cr_assert_not_null(strstr(fsv_trace_get_row(trace, r0)->sublabel, "native here"));
-	cr_assert_not_null(strstr(fsv_trace_get_row(trace, r1)->sublabel, "monitored here"),
-			   "%s", fsv_trace_get_row(trace, r1)->sublabel);
+	cr_assert_not_null(strstr(fsv_trace_get_row(trace, r1)->sublabel, "monitored here"), "%s",
+			   fsv_trace_get_row(trace, r1)->sublabel);
 	cr_assert(fsv_view_get_row_geometry(view, r0, &(double){0}, &(double){0}),
 		  "shown by default");
 }
@@ -857,11 +854,11 @@ Test(xad, xad_07_selecting_the_signal_draws_its_propagation_and_its_wait)
 			  &(FsvItem){FSV_ITEM_OP, signal, fsv_trace_get_op(trace, signal)->row});
 	/* Unselected, the arrow is drawn in its own colour; with its signal selected, in the
 	 * selection's. The signal's edge to the wait on adapter 1 (an arrow too) crosses rows. */
-	cr_assert_gt(count_near(plain, teal, 40, MIN(x0, x1) - 3, MIN(y0, y1) + 3,
-				MAX(x0, x1) + 4, MAX(y0, y1) - 3),
+	cr_assert_gt(count_near(plain, teal, 40, MIN(x0, x1) - 3, MIN(y0, y1) + 3, MAX(x0, x1) + 4,
+				MAX(y0, y1) - 3),
 		     10, "the propagation arrow is always drawn");
-	cr_assert_eq(count_near(plain, blue, 40, MIN(x0, x1) - 3, MIN(y0, y1) + 3,
-				MAX(x0, x1) + 4, MAX(y0, y1) - 3),
+	cr_assert_eq(count_near(plain, blue, 40, MIN(x0, x1) - 3, MIN(y0, y1) + 3, MAX(x0, x1) + 4,
+				MAX(y0, y1) - 3),
 		     0);
 	for (double k = 0.2; k < 0.85; k += 0.15) {
 		double x = x0 + k * (x1 - x0), y = y0 + k * (y1 - y0);

@@ -404,8 +404,9 @@ fault_type_name(gint64 code)
 static const char *
 access_name(gint64 code)
 {
-	return code == FSTP_ACCESS_KIND_WRITE ? "write" : code == FSTP_ACCESS_KIND_READ ? "read"
-											 : "unknown";
+	return code == FSTP_ACCESS_KIND_WRITE  ? "write"
+	       : code == FSTP_ACCESS_KIND_READ ? "read"
+					       : "unknown";
 }
 
 static char *
@@ -429,16 +430,17 @@ describe_va(const FsvMarker *m, GPtrArray *out)
 		add(out, "Page size",
 		    m->code2 ? g_strdup_printf("%" PRId64 " KB", m->code2 / 1024)
 			     : g_strdup("unknown"));
-		add(out, "Segment", g_strdup(m->code == FSTP_SEGMENT_SYSTEM
-						 ? "system memory"
-						 : "local (video) memory"));
+		add(out, "Segment",
+		    g_strdup(m->code == FSTP_SEGMENT_SYSTEM ? "system memory"
+							    : "local (video) memory"));
 		add(out, "Allocation", g_strdup_printf("0x%" PRIx64, m->other_handle));
 		add(out, "Mapped",
 		    g_strdup(m->is_open ? "until the end of the trace (never unmapped)"
 					: "until its unmap (End)"));
 	} else if (m->kind == FSA_MARK_VA_RESERVE) {
 		add(out, "VA picked by",
-		    g_strdup(m->code ? "the memory manager (between the UMD's bounds)" : "the UMD"));
+		    g_strdup(m->code ? "the memory manager (between the UMD's bounds)"
+				     : "the UMD"));
 	}
 }
 
@@ -473,8 +475,8 @@ describe_propagation(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 	if (m->value2) {
 		guint32 sig = fsv_trace_find_op_by_id(t, m->value2);
 		guint n = 0, released = 0;
-		const guint32 *edges = sig != FSV_INDEX_NONE ? fsv_trace_get_op_edges(t, sig, &n)
-							     : NULL;
+		const guint32 *edges =
+		    sig != FSV_INDEX_NONE ? fsv_trace_get_op_edges(t, sig, &n) : NULL;
 		guint64 last_end = 0;
 
 		add(out, "Signal", g_strdup_printf("op %" PRIu64, m->value2));
@@ -527,9 +529,9 @@ describe_page_fault(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 	if (m->kind == FSA_MARK_PAGE_FAULT && m->value2)
 		add(out, "Packet", g_strdup_printf("%" PRIu64, m->value2));
 	if (m->kind == FSA_MARK_PAGE_FAULT_HANDLED) {
-		add(out, "Terminated", g_strdup(m->value2 == FSTP_FAULT_SCOPE_DEVICE
-						    ? "the device (scope DEVICE)"
-						    : "the context (scope CONTEXT)"));
+		add(out, "Terminated",
+		    g_strdup(m->value2 == FSTP_FAULT_SCOPE_DEVICE ? "the device (scope DEVICE)"
+								  : "the context (scope CONTEXT)"));
 		if (m->other_handle)
 			add(out, "Packet", g_strdup_printf("%" PRIu64, m->other_handle));
 		if (m->latency_ns != FSV_TIME_NONE)
@@ -570,7 +572,8 @@ describe_page_fault(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 		if (!tdr->is_open) {
 			g_autofree char *w = after_fault(m, tdr->end_ns);
 
-			add(out, "TDR ended", g_strdup_printf("%s, %s", tdr_result_name(tdr->code), w));
+			add(out, "TDR ended",
+			    g_strdup_printf("%s, %s", tdr_result_name(tdr->code), w));
 		}
 	}
 	if (rec.context_error != FSV_INDEX_NONE) {
@@ -911,12 +914,14 @@ describe_row(const FsvTrace *t, guint32 index, GPtrArray *out)
 			add(out, "Adapter", g_strdup_printf("%" PRIu32, v->adapter_id));
 			if (v->va_size_bytes)
 				add(out, "VA size", format_bytes(v->va_size_bytes));
-			add(out, "Page table levels", g_strdup_printf("%" PRIu32, v->page_table_levels));
+			add(out, "Page table levels",
+			    g_strdup_printf("%" PRIu32, v->page_table_levels));
 			add(out, "Reserves / frees",
 			    g_strdup_printf("%" PRIu64 " / %" PRIu64, v->reserve_count,
 					    v->free_count));
 			add(out, "Maps / unmaps",
-			    g_strdup_printf("%" PRIu64 " / %" PRIu64, v->map_count, v->unmap_count));
+			    g_strdup_printf("%" PRIu64 " / %" PRIu64, v->map_count,
+					    v->unmap_count));
 			add(out, "Mapped at the end", format_bytes(v->mapped_bytes));
 			add(out, "Mapped at most", format_bytes(v->mapped_bytes_peak));
 			add(out, "Page tables created / destroyed",
@@ -1107,7 +1112,7 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 
 				return g_strdup_printf("VA %s 0x%" PRIx64 ", %s",
 						       m->kind == FSA_MARK_VA_RESERVE ? "reserve"
-										 : "free",
+										      : "free",
 						       m->value, size);
 			}
 			if (m->kind == FSA_MARK_FENCE_NOTIFICATION)
@@ -1115,11 +1120,10 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 						       " notified (NotificationOnly)",
 						       m->other_handle, m->value);
 			if (m->kind == FSA_MARK_FENCE_PROPAGATION)
-				return g_strdup_printf("Fence 0x%" PRIx64 " = %" PRIu64
-						       " propagated, adapter %" PRIu32
-						       " → %" PRId64,
-						       m->other_handle, m->value, m->adapter_id,
-						       m->code);
+				return g_strdup_printf(
+				    "Fence 0x%" PRIx64 " = %" PRIu64 " propagated, adapter %" PRIu32
+				    " → %" PRId64,
+				    m->other_handle, m->value, m->adapter_id, m->code);
 			if (m->kind == FSA_MARK_FAULT_INJECTED) {
 				const char *f = fault_kind_name(m->code);
 

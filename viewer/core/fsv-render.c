@@ -1618,7 +1618,9 @@ va_label(char *buf, gsize size, const FsvMarker *m)
 	g_autofree char *bytes = g_format_size_full(m->value2, G_FORMAT_SIZE_IEC_UNITS);
 
 	g_snprintf(buf, size, "0x%" PRIx64 " · %s · %s · %s", m->value, bytes,
-		   m->code2 == 65536 ? "64K" : m->code2 == 4096 ? "4K" : "?",
+		   m->code2 == 65536  ? "64K"
+		   : m->code2 == 4096 ? "4K"
+				      : "?",
 		   m->code == FSTP_SEGMENT_SYSTEM ? "system" : "local");
 }
 
@@ -1808,11 +1810,10 @@ draw_row_content(Ctx *c, guint32 row, double y, double h)
 {
 	const FsvRow *r = fsv_trace_get_row(c->trace, row);
 	MarkerCtx m = {c, y, h, 0, 0, 0, 0, 0, r->kind, 0, {c->tri[0], c->tri[1], c->tri[2]}, NULL};
-	static const FsvMarkerLayer layers[] = {FSV_MARKER_LAYER_BAND,   FSV_MARKER_LAYER_BACK,
-						FSV_MARKER_LAYER_RING,   FSV_MARKER_LAYER_VSYNC,
-						FSV_MARKER_LAYER_OTHER,  FSV_MARKER_LAYER_RESET,
-						FSV_MARKER_LAYER_MISSED, FSV_MARKER_LAYER_VICTIM,
-						FSV_MARKER_LAYER_FAULT};
+	static const FsvMarkerLayer layers[] = {
+	    FSV_MARKER_LAYER_BAND,   FSV_MARKER_LAYER_BACK,   FSV_MARKER_LAYER_RING,
+	    FSV_MARKER_LAYER_VSYNC,  FSV_MARKER_LAYER_OTHER,  FSV_MARKER_LAYER_RESET,
+	    FSV_MARKER_LAYER_MISSED, FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_FAULT};
 	double tick_h;
 
 	c->row = row;
@@ -2253,7 +2254,8 @@ draw_fault_recovery(Ctx *c, const FsvItem *sel)
 
 		for (guint i = 0; i < G_N_ELEMENTS(steps); i++)
 			if (steps[i] != FSV_INDEX_NONE)
-				outline_item(c, &(FsvItem){FSV_ITEM_MARKER, steps[i], FSV_INDEX_NONE},
+				outline_item(c,
+					     &(FsvItem){FSV_ITEM_MARKER, steps[i], FSV_INDEX_NONE},
 					     colors[FSV_COLOR_SELECTION], 1.5);
 	}
 	if (rec.tdr != FSV_INDEX_NONE && sel->row != FSV_INDEX_NONE &&
@@ -2313,10 +2315,10 @@ draw_selection(Ctx *c)
 		draw_fault_recovery(c, sel);
 		outline_item(c, sel, colors[FSV_COLOR_SELECTION], 2);
 		/* The flash over the outlines: they stack within a pixel or two of it. */
-		if (fsv_view_get_row_geometry(c->view, sel->row != FSV_INDEX_NONE ? sel->row : f->row,
-					      &y, &h))
-			page_fault_glyph(c->cr,
-					 floor(fsv_view_time_to_x(c->view, f->begin_ns)) + 0.5, y + 1);
+		if (fsv_view_get_row_geometry(
+			c->view, sel->row != FSV_INDEX_NONE ? sel->row : f->row, &y, &h))
+			page_fault_glyph(
+			    c->cr, floor(fsv_view_time_to_x(c->view, f->begin_ns)) + 0.5, y + 1);
 		return;
 	}
 	outline_item(c, sel, colors[FSV_COLOR_SELECTION], 2);

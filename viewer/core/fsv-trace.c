@@ -451,7 +451,8 @@ fence_adapters(const FsvTrace *t, const struct fsa_fence_info *f, GArray *adapte
 	g_array_set_size(adapters, 0);
 	adapter_set_add(adapters, f->adapter_id);
 	for (guint i = 0; i < t->xopens->len; i++) {
-		const struct fsa_cross_open *o = &g_array_index(t->xopens, struct fsa_cross_open, i);
+		const struct fsa_cross_open *o =
+		    &g_array_index(t->xopens, struct fsa_cross_open, i);
 
 		if (o->fence_handle == f->fence_global_handle) {
 			adapter_set_add(adapters, o->adapter_id);
@@ -488,7 +489,8 @@ fsv_trace_get_fence_object(const FsvTrace *t, guint64 fence, guint32 adapter_id)
 	const struct fsa_fence_info *f = fsv_trace_find_fence(t, fence);
 
 	for (guint i = 0; i < t->xopens->len; i++) {
-		const struct fsa_cross_open *o = &g_array_index(t->xopens, struct fsa_cross_open, i);
+		const struct fsa_cross_open *o =
+		    &g_array_index(t->xopens, struct fsa_cross_open, i);
 
 		if (o->fence_handle != fence)
 			continue;
@@ -522,13 +524,13 @@ add_xfence_rows(FsvTrace *t, guint32 adapter_row, guint32 adapter_id)
 			continue;
 		r = add_row(t, FSV_ROW_XFENCE, adapter_row,
 			    g_strdup_printf("Fence 0x%" PRIx64, f->fence_global_handle),
-			    g_strdup_printf("cross-adapter · %s here%s",
-					    fsv_trace_get_fence_object(t, f->fence_global_handle,
-								       adapter_id) ==
-						    FSTP_FENCE_OBJECT_MONITORED
-						? "monitored"
-						: "native",
-					    f->adapter_id == adapter_id ? " · creator" : ""));
+			    g_strdup_printf(
+				"cross-adapter · %s here%s",
+				fsv_trace_get_fence_object(t, f->fence_global_handle, adapter_id) ==
+					FSTP_FENCE_OBJECT_MONITORED
+				    ? "monitored"
+				    : "native",
+				f->adapter_id == adapter_id ? " · creator" : ""));
 		row_at(t, r)->adapter_id = adapter_id;
 		row_at(t, r)->process_id = f->creator_process_id;
 		row_at(t, r)->fence_global_handle = f->fence_global_handle;
@@ -635,9 +637,8 @@ layout_rows(FsvTrace *t)
 		adapter_row = find_adapter_row(t, adapter_id);
 		/* XAD-03: the previous adapter's cross-adapter fences close its rows. */
 		if (adapter_row == FSV_INDEX_NONE && t->rows->len > 0) {
-			guint32 prev = find_adapter_row(t, (guint32) (g_array_index(engines, guint64,
-										  i - 1) >>
-								      32));
+			guint32 prev = find_adapter_row(
+			    t, (guint32) (g_array_index(engines, guint64, i - 1) >> 32));
 
 			if (prev != FSV_INDEX_NONE)
 				add_xfence_rows(t, prev, row_at(t, prev)->adapter_id);
@@ -811,7 +812,8 @@ marker_row(const FsvTrace *t, const FsvMarker *m)
 	if (m->kind == FSA_MARK_ENGINE_F1)
 		r = find_power_row(t, FSV_ROW_ENGINE_POWER, m->adapter_id, m->engine_id);
 	else if (m->kind == FSA_MARK_PAGE_FAULT && m->engine_id != UINT32_MAX)
-		/* MMU-14: the engine's failed translation, on the engine (not its packet's queue). */
+		/* MMU-14: the engine's failed translation, on the engine (not its packet's queue).
+		 */
 		r = find_engine_row(t, m->adapter_id, m->engine_id);
 	else if (m->kind == FSA_MARK_DEVICE_D3)
 		r = find_power_row(t, FSV_ROW_DEVICE_POWER, m->adapter_id, UINT32_MAX);
@@ -1157,7 +1159,7 @@ index_xfence_steps(FsvTrace *t)
 			continue;
 		f = fsv_trace_find_fence(t, row->fence_global_handle);
 		s = (FsvFenceStep){f && f->created_ns != FSA_TIME_NONE ? f->created_ns
-								      : t->begin_ns,
+								       : t->begin_ns,
 				   f ? f->initial_value : 0, FSV_INDEX_NONE, FSV_INDEX_NONE};
 		g_array_append_val(t->row_data[r].steps, s);
 	}
@@ -1179,8 +1181,8 @@ index_xfence_steps(FsvTrace *t)
 	}
 	for (guint32 i = 0; i < t->markers->len; i++) {
 		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
-		FsvFenceStep s = {m->is_open ? m->begin_ns : m->end_ns, m->value, FSV_STEP_PROPAGATED,
-				  i};
+		FsvFenceStep s = {m->is_open ? m->begin_ns : m->end_ns, m->value,
+				  FSV_STEP_PROPAGATED, i};
 
 		if (m->kind == FSA_MARK_FENCE_PROPAGATION && m->row != FSV_INDEX_NONE)
 			g_array_append_val(t->row_data[m->row].steps, s);
@@ -1197,7 +1199,8 @@ index_va_mappings(FsvTrace *t, guint32 r, GArray *items)
 	guint used = 0;
 
 	for (guint i = 0; i < d->markers->len; i++) {
-		FsvMarker *m = &g_array_index(t->markers, FsvMarker, g_array_index(d->markers, guint32, i));
+		FsvMarker *m =
+		    &g_array_index(t->markers, FsvMarker, g_array_index(d->markers, guint32, i));
 		guint lane = FSV_VA_MAX_LANES;
 
 		if (m->kind != FSA_MARK_VA_MAPPING)
@@ -1227,7 +1230,8 @@ index_va_mappings(FsvTrace *t, guint32 r, GArray *items)
 				g_array_append_val(items, it);
 		}
 		if (items->len > 0)
-			d->va_lods[lane] = fsv_lod_new((const FsvLodItem *) items->data, items->len);
+			d->va_lods[lane] =
+			    fsv_lod_new((const FsvLodItem *) items->data, items->len);
 	}
 }
 

@@ -325,8 +325,8 @@ const struct fsa_fence_info *fsv_trace_find_fence(const FsvTrace *trace,
 						  guint64 fence_global_handle);
 /* A process's GPU VA space on an adapter as the model counted it (format 1.5), NULL when the
  * trace has none. */
-const struct fsa_va_space_info *fsv_trace_find_va_space(const FsvTrace *trace,
-							 guint32 process_id, guint32 adapter_id);
+const struct fsa_va_space_info *fsv_trace_find_va_space(const FsvTrace *trace, guint32 process_id,
+							guint32 adapter_id);
 /* The VA space row of a process on an adapter, FSV_INDEX_NONE when none. */
 guint32 fsv_trace_find_va_row(const FsvTrace *trace, guint32 process_id, guint32 adapter_id);
 /* The row of a cross-adapter fence under an adapter, FSV_INDEX_NONE when none. */

@@ -46,8 +46,8 @@ row_height(const FsvRow *row)
 	case FSV_ROW_VA_GROUP:
 		return FSV_GROUP_HEIGHT;
 	case FSV_ROW_VA_SPACE:
-		return FSV_ROW_PAD_TOP + (int) row->lane_count * FSV_VA_LANE_HEIGHT + FSV_TICK_HEIGHT +
-		       FSV_ROW_PAD_BOTTOM;
+		return FSV_ROW_PAD_TOP + (int) row->lane_count * FSV_VA_LANE_HEIGHT +
+		       FSV_TICK_HEIGHT + FSV_ROW_PAD_BOTTOM;
 	case FSV_ROW_XFENCE:
 		return FSV_FENCE_ROW_HEIGHT;
 	case FSV_ROW_ENGINE:
@@ -585,8 +585,8 @@ fsv_view_get_victim_arrow(const FsvView *v, guint32 marker, double *x, double *y
 }
 
 bool
-fsv_view_get_propagation_arrow(const FsvView *v, guint32 marker, double *x0, double *y0,
-			       double *x1, double *y1)
+fsv_view_get_propagation_arrow(const FsvView *v, guint32 marker, double *x0, double *y0, double *x1,
+			       double *y1)
 {
 	const FsvMarker *m;
 	guint32 from;
@@ -598,8 +598,7 @@ fsv_view_get_propagation_arrow(const FsvView *v, guint32 marker, double *x0, dou
 	if (m->kind != FSA_MARK_FENCE_PROPAGATION || m->row == FSV_INDEX_NONE)
 		return false;
 	from = fsv_trace_find_xfence_row(v->trace, m->other_handle, m->adapter_id);
-	if (from == FSV_INDEX_NONE || from == m->row ||
-	    !fsv_view_get_row_geometry(v, from, y0, &h))
+	if (from == FSV_INDEX_NONE || from == m->row || !fsv_view_get_row_geometry(v, from, y0, &h))
 		return false;
 	*y0 += h / 2;
 	if (!fsv_view_get_row_geometry(v, m->row, y1, &h))
@@ -972,10 +971,10 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 	/* MMU-06: a VA space row's lanes answer the mapping there. */
 	if (r->kind == FSV_ROW_VA_SPACE) {
 		int lane = (int) floor((y - ry - FSV_ROW_PAD_TOP) / FSV_VA_LANE_HEIGHT);
-		guint32 id = lane >= 0 && lane < (int) r->lane_count
-				 ? hit_lod(v, _fsv_trace_get_va_lod(v->trace, row, (guint) lane), t,
-					   2.0)
-				 : FSV_INDEX_NONE;
+		guint32 id =
+		    lane >= 0 && lane < (int) r->lane_count
+			? hit_lod(v, _fsv_trace_get_va_lod(v->trace, row, (guint) lane), t, 2.0)
+			: FSV_INDEX_NONE;
 
 		if (id != FSV_INDEX_NONE) {
 			*hit = (FsvItem){FSV_ITEM_MARKER, id, row};
@@ -994,8 +993,8 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 			    2.0);
 			if (id == FSV_INDEX_NONE)
 				id = hit_lod(v,
-					     _fsv_trace_get_marker_lod(v->trace, row,
-								       FSV_MARKER_LAYER_PROPAGATION),
+					     _fsv_trace_get_marker_lod(
+						 v->trace, row, FSV_MARKER_LAYER_PROPAGATION),
 					     t, 2.0);
 		}
 		if (id != FSV_INDEX_NONE) {
@@ -1023,9 +1022,9 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 	}
 	if (r->kind != FSV_ROW_DISPLAY) {
 		static const FsvMarkerLayer order[] = {
-		    FSV_MARKER_LAYER_FAULT,  FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_RESET,
-		    FSV_MARKER_LAYER_OTHER,  FSV_MARKER_LAYER_PROPAGATION,
-		    FSV_MARKER_LAYER_RING, FSV_MARKER_LAYER_BACK};
+		    FSV_MARKER_LAYER_FAULT, FSV_MARKER_LAYER_VICTIM,      FSV_MARKER_LAYER_RESET,
+		    FSV_MARKER_LAYER_OTHER, FSV_MARKER_LAYER_PROPAGATION, FSV_MARKER_LAYER_RING,
+		    FSV_MARKER_LAYER_BACK};
 		double by, bh, ty, th;
 		guint32 id = FSV_INDEX_NONE;
 		bool in_ticks = fsv_view_get_strip_geometry(v, row, FSV_STRIP_TICKS, &ty, &th) &&

@@ -166,7 +166,8 @@ struct fsa_va_space_info {
 	uint64_t root_resizes;
 	uint64_t page_tables_made_resident, page_tables_evicted;
 	uint64_t page_table_updates, entries_written, entries_invalidated;
-	/* GPU page faults of this process on this adapter the OS handled (fencescope_os:page_fault). */
+	/* GPU page faults of this process on this adapter the OS handled
+	 * (fencescope_os:page_fault). */
 	uint64_t page_faults;
 };
 
@@ -303,9 +304,9 @@ enum fsa_marker_kind {
 	 * code = fault type; format 1.5: value2 = the faulting packet, code2 = access
 	 * (FSTP_ACCESS_KIND_*), hwqueue_handle = that packet's queue when the trace started it. */
 	FSA_MARK_PAGE_FAULT,
-	FSA_MARK_DEVICE_LOST,  /* other_handle = device, code = loss reason */
-	FSA_MARK_LOG_RESIZE,   /* value = new capacity, code = reason */
-	FSA_MARK_CALL_FAILED,  /* value = handle, code = status (sign-extended) */
+	FSA_MARK_DEVICE_LOST, /* other_handle = device, code = loss reason */
+	FSA_MARK_LOG_RESIZE,  /* value = new capacity, code = reason */
+	FSA_MARK_CALL_FAILED, /* value = handle, code = status (sign-extended) */
 	/* Intervals. */
 	/* request → complete; value = packet, code = reason, code2 = the granularity reached
 	 * (FSTP_PREEMPT_GRANULARITY_*; -1 while not completed), value2 = work_left_ticks
@@ -375,13 +376,12 @@ enum fsa_marker_kind {
 	FSA_MARK_VA_MAPPING,
 	/* A cross-adapter fence signal propagated (XAD-07): fence_propagate → the
 	 * NotificationOnly update_current_value of that fence and value on the adapter notified
-	 * (open at the end without one; an instant, end_ns = begin_ns, to an adapter where the fence
-	 * is a monitored fence: the OS makes no driver call there, XAD-14; code2 = 1 then, else 0).
-	 * adapter_id = the
-	 * adapter that signalled, code = the
-	 * adapter notified, other_handle = global fence, value = fence value, value2 = the id of
-	 * the signal operation that caused it (0 when not found). The waits it released are the
-	 * edges that name that signal on the notified adapter. */
+	 * (open at the end without one; an instant, end_ns = begin_ns, to an adapter where the
+	 * fence is a monitored fence: the OS makes no driver call there, XAD-14; code2 = 1 then,
+	 * else 0). adapter_id = the adapter that signalled, code = the adapter notified,
+	 * other_handle = global fence, value = fence value, value2 = the id of the signal operation
+	 * that caused it (0 when not found). The waits it released are the edges that name that
+	 * signal on the notified adapter. */
 	FSA_MARK_FENCE_PROPAGATION,
 	FSA_MARK_KIND_COUNT,
 };
@@ -602,9 +602,9 @@ FSA_API const struct fsa_fence_info *fsa_model_borrow_fence(const struct fsa_mod
 FSA_API const struct fsa_fence_info *fsa_model_find_fence(const struct fsa_model *model,
 							  uint64_t fence_global_handle);
 /* Cross-adapter opens of a fence (format 1.5), in trace order; NULL past the last. */
-FSA_API const struct fsa_cross_open *
-fsa_model_borrow_cross_open(const struct fsa_model *model, uint64_t fence_global_handle,
-			    size_t index);
+FSA_API const struct fsa_cross_open *fsa_model_borrow_cross_open(const struct fsa_model *model,
+								 uint64_t fence_global_handle,
+								 size_t index);
 /* GPU VA spaces (format 1.5) in the order the trace made them (va_space_create, or a first VA
  * event of a process on an adapter). */
 FSA_API size_t fsa_model_va_space_count(const struct fsa_model *model);

@@ -56,9 +56,9 @@ enum fsa_report_section {
 	FSA_REPORT_TDR = 1u << 8,       /* "tdr": TDR sequences, contexts in error (2.2) */
 	FSA_REPORT_DISPLAY = 1u << 9,   /* "display": vsyncs and flips (2.2) */
 	FSA_REPORT_FAULTS = 1u << 10,   /* "faults": injected faults accounted for (2.2) */
-	FSA_REPORT_PAGE_FAULTS = 1u << 11,    /* "page_faults": GPU page faults, recovery (2.3) */
-	FSA_REPORT_MEMORY = 1u << 12,         /* "memory": GPU VA spaces, page tables (2.3) */
-	FSA_REPORT_CROSS_ADAPTER = 1u << 13,  /* "cross_adapter": propagation latency (2.3) */
+	FSA_REPORT_PAGE_FAULTS = 1u << 11,   /* "page_faults": GPU page faults, recovery (2.3) */
+	FSA_REPORT_MEMORY = 1u << 12,        /* "memory": GPU VA spaces, page tables (2.3) */
+	FSA_REPORT_CROSS_ADAPTER = 1u << 13, /* "cross_adapter": propagation latency (2.3) */
 	FSA_REPORT_ALL_SECTIONS = (1u << 14) - 1,
 };
 

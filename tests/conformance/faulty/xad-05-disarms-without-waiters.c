@@ -8,8 +8,8 @@
 #include "faulty.h"
 
 static uint64_t
-disarming_update_monitored_values(void *miniport, struct fsr_fence *fence,
-				  uint64_t monitored_value, uint32_t waiter_count)
+disarming_update_monitored_values(void *miniport, struct fsr_fence *fence, uint64_t monitored_value,
+				  uint32_t waiter_count)
 {
 	return reference.DxgkDdiUpdateMonitoredValues(
 	    miniport, fence, waiter_count == 0 ? UINT64_MAX : monitored_value, waiter_count);
