@@ -63,8 +63,8 @@ os_fence_new(struct os_device *device, uint64_t initial_value, uint32_t flags,
 	fence->device = device;
 	fence->is_shared = flags & (FSR_FENCE_SHARED | FSR_FENCE_CROSS_ADAPTER);
 	fence->is_cross_adapter = flags & FSR_FENCE_CROSS_ADAPTER;
-	fence->type = flags & FSR_FENCE_INTRA_GPU ? FSTP_FENCE_TYPE_INTRA_GPU
-						  : FSTP_FENCE_TYPE_DEFAULT;
+	fence->type =
+	    flags & FSR_FENCE_INTRA_GPU ? FSTP_FENCE_TYPE_INTRA_GPU : FSTP_FENCE_TYPE_DEFAULT;
 	fence->is_monitored = device->adapter->config.no_native_fences;
 	fence->current_word = &fence->current_value;
 	fence->propagated_value = initial_value;
@@ -397,12 +397,12 @@ object_of(const struct fsr_fence *fence)
  * object of it (made at the first open there), which reaches the creator's CurrentValue.
  */
 static fsr_status
-open_cross_adapter(struct fsr_process *process, struct fsr_fence *creator,
-		   struct os_device *device, fsr_handle *fence_handle)
+open_cross_adapter(struct fsr_process *process, struct fsr_fence *creator, struct os_device *device,
+		   fsr_handle *fence_handle)
 {
 	struct fsr_runtime *runtime = process->runtime;
-	struct fsr_fence *peer = rt_fence_on_adapter(runtime, creator->global_handle,
-						     device->adapter);
+	struct fsr_fence *peer =
+	    rt_fence_on_adapter(runtime, creator->global_handle, device->adapter);
 	fsr_status status;
 
 	if (!peer) {
@@ -495,8 +495,8 @@ os_fence_propagate(struct fsr_fence *from)
 		FSR_TRACE(runtime, fencescope_os, fence_propagate, creator->global_handle,
 			  from->adapter->id, to->adapter->id, value);
 		if (!to->is_monitored)
-			to->adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(to->adapter->miniport, to,
-									   value, true);
+			to->adapter->ddi.DxgkDdiUpdateCurrentValuesFromCpu(to->adapter->miniport,
+									   to, value, true);
 		released += os_fence_release_waiters(to);
 	}
 	return released;
@@ -525,7 +525,8 @@ os_fence_propagate_from_adapter(struct fsr_adapter *adapter)
 		if (!fence->is_cross_adapter)
 			continue;
 		fence = rt_fence_on_adapter(runtime, key, adapter);
-		if (!fence || rt_fence_current(fence, RT_POINT_NONE) == creator_of(fence)->propagated_value)
+		if (!fence ||
+		    rt_fence_current(fence, RT_POINT_NONE) == creator_of(fence)->propagated_value)
 			continue;
 		released += os_fence_release_waiters(fence);
 		released += os_fence_propagate(fence);
@@ -544,8 +545,8 @@ fsr_fence_create(struct fsr_process *process, fsr_handle device_handle, uint64_t
 
 	rt_lock(runtime);
 	if (!fence_handle ||
-	    (flags & ~(uint32_t) (FSR_FENCE_SHARED | FSR_FENCE_CROSS_ADAPTER |
-				  FSR_FENCE_INTRA_GPU)) ||
+	    (flags &
+	     ~(uint32_t) (FSR_FENCE_SHARED | FSR_FENCE_CROSS_ADAPTER | FSR_FENCE_INTRA_GPU)) ||
 	    /* XAD-02: a cross-adapter fence only with the default type. */
 	    ((flags & FSR_FENCE_CROSS_ADAPTER) && (flags & FSR_FENCE_INTRA_GPU))) {
 		status = rt_refuse(runtime, process->id, "CreateNativeFence", device_handle,

@@ -453,14 +453,15 @@ lose_queue_fences(struct fsr_runtime *runtime, struct os_hwqueue *queue)
 			    rt_ring_read(runtime, queue, read_ptr, RT_POINT_NONE);
 
 			if (packet.type == HW_PACKET_SIGNAL)
-				lose_fence(runtime, rt_fence_on_adapter(runtime, packet.a, queue->adapter));
+				lose_fence(runtime,
+					   rt_fence_on_adapter(runtime, packet.a, queue->adapter));
 		}
 	}
 	for (struct os_km_buffer *b = queue->km_head; b; b = b->next)
 		for (size_t i = b->position; i < b->count; i++)
 			if (b->packets[i].type == HW_PACKET_SIGNAL)
-				lose_fence(runtime,
-					   rt_fence_on_adapter(runtime, b->packets[i].a, queue->adapter));
+				lose_fence(runtime, rt_fence_on_adapter(runtime, b->packets[i].a,
+									queue->adapter));
 	lose_fence(runtime, queue->progress_fence);
 }
 
