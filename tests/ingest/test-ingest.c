@@ -302,9 +302,11 @@ Test(ingest, a_folder_of_several_recordings_is_refused_with_each_one_named)
 		if (g_file_test(folder, G_FILE_TEST_IS_DIR)) {
 			recordings++;
 			cr_assert_geq(asprintf(&listed, " in %s", folder), 0);
+			/* A folder's name may begin another's (cross-adapter, cross-adapter-2a). */
 			at = strstr(r.error, listed);
-			cr_expect(at && (at[strlen(listed)] == ';' || at[strlen(listed)] == '.'),
-				  "%s not named: %s", name, r.error);
+			while (at && at[strlen(listed)] != ';' && at[strlen(listed)] != '.')
+				at = strstr(at + 1, listed);
+			cr_expect(at, "%s not named: %s", name, r.error);
 			free(listed);
 		}
 		g_free(folder);
