@@ -156,7 +156,7 @@ Test(cli_report, output_file_holds_the_same_report)
 
 	for (size_t i = 0; lines[i]; i++)
 		cr_assert(!lines[i][0] || g_str_has_prefix(lines[i], "section,table,") ||
-			      g_regex_match_simple("^[a-z]+,[a-z_]+,", lines[i], 0, 0),
+			      g_regex_match_simple("^[a-z_]+,[a-z_]+,", lines[i], 0, 0),
 			  "line %zu: %s", i + 1, lines[i]);
 	g_strfreev(lines);
 	g_free(contents);
