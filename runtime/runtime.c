@@ -193,19 +193,19 @@ fsr_runtime_destroy(struct fsr_runtime *runtime)
 	os_run_callbacks(runtime);
 	os_adapters_remove(runtime);
 	/* Fences still referenced by nothing but the map (all handles are closed by now). */
-	for (size_t cursor = 0;;) {
-		uint64_t key;
-		void *value;
+	uint64_t key;
+	void *value;
 
-		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
-			break;
-		while (((struct fsr_fence *) value)->peers) { /* cross-adapter objects (XAD-03) */
-			struct fsr_fence *peer = ((struct fsr_fence *) value)->peers;
+	for (size_t cursor = 0; rt_map_next(&runtime->fences, &cursor, &key, &value);) {
+		struct fsr_fence *fence = value;
 
-			((struct fsr_fence *) value)->peers = peer->next_peer;
+		while (fence->peers) { /* cross-adapter objects (XAD-03) */
+			struct fsr_fence *peer = fence->peers;
+
+			fence->peers = peer->next_peer;
 			free(peer);
 		}
-		free(value);
+		free(fence);
 	}
 	rt_map_fini(&runtime->fences);
 	rt_clock_fini(&runtime->clock);

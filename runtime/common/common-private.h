@@ -1047,6 +1047,16 @@ rt_fence_monitored(struct fsr_fence *fence, enum rt_point point)
 			    point);
 }
 
+/* The object of a map entry (a creator) on `adapter`: itself or its peer there (XAD-03). */
+static inline struct fsr_fence *
+rt_fence_member_on(struct fsr_fence *creator, const struct fsr_adapter *adapter)
+{
+	RT_FOR_EACH_FENCE_MEMBER(member, creator)
+		if (member->adapter == adapter)
+			return member;
+	return NULL;
+}
+
 /*
  * The fence object a global handle names on `adapter`: the fence itself, or for a
  * cross-adapter fence its peer opened there (XAD-03); NULL when none.
@@ -1057,12 +1067,7 @@ rt_fence_on_adapter(struct fsr_runtime *runtime, uint64_t global_handle,
 {
 	struct fsr_fence *fence = rt_map_get(&runtime->fences, global_handle);
 
-	if (!fence || fence->adapter == adapter)
-		return fence;
-	for (struct fsr_fence *peer = fence->peers; peer; peer = peer->next_peer)
-		if (peer->adapter == adapter)
-			return peer;
-	return NULL;
+	return fence ? rt_fence_member_on(fence, adapter) : NULL;
 }
 
 /* A queue's LastQueuedValue (HPF-08): release/acquire with the UMD's store (HPF-04). */

@@ -58,22 +58,15 @@ uint32_t
 os_rescan_waiters(struct fsr_runtime *runtime)
 {
 	uint32_t released = 0;
+	uint64_t key;
+	void *value;
 
-	for (size_t cursor = 0;;) {
-		uint64_t key;
-		void *value;
-		struct fsr_fence *fence;
-
-		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
-			break;
-		RT_FOR_EACH_FENCE_MEMBER(member, (struct fsr_fence *) value) {
-			fence = member;
+	for (size_t cursor = 0; rt_map_next(&runtime->fences, &cursor, &key, &value);)
+		RT_FOR_EACH_FENCE_MEMBER(fence, (struct fsr_fence *) value)
 			if (fence->waiters &&
 			    fence->waiters->value <=
 				rt_fence_current(fence, RT_POINT_OS_READ_CURRENT_VALUE))
 				released += os_fence_release_waiters(fence);
-		}
-	}
 	runtime->stats.waiters_rescued += released;
 	return released;
 }
@@ -87,20 +80,15 @@ os_rescan_waiters(struct fsr_runtime *runtime)
 bool
 os_has_unreleased_waiter(struct fsr_runtime *runtime)
 {
-	for (size_t cursor = 0;;) {
-		uint64_t key;
-		void *value;
-		struct fsr_fence *fence;
+	uint64_t key;
+	void *value;
 
-		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
-			return false;
-		RT_FOR_EACH_FENCE_MEMBER(member, (struct fsr_fence *) value) {
-			fence = member;
+	for (size_t cursor = 0; rt_map_next(&runtime->fences, &cursor, &key, &value);)
+		RT_FOR_EACH_FENCE_MEMBER(fence, (struct fsr_fence *) value)
 			if (fence->waiters &&
 			    fence->waiters->value <= rt_fence_current(fence, RT_POINT_NONE))
 				return true;
-		}
-	}
+	return false;
 }
 
 /* ---- the invariants' ground truth, for tests (test-api/fencescope-test.h) ---------------- */
@@ -133,17 +121,14 @@ count_waiters(struct fsr_fence *fence, struct fsr_test_invariants *out)
 void
 fsr_test_invariants(struct fsr_runtime *runtime, struct fsr_test_invariants *out)
 {
+	uint64_t key;
+	void *value;
+
 	*out = (struct fsr_test_invariants){0};
 	rt_lock(runtime);
-	for (size_t cursor = 0;;) {
-		uint64_t key;
-		void *value;
-
-		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
-			break;
+	for (size_t cursor = 0; rt_map_next(&runtime->fences, &cursor, &key, &value);)
 		RT_FOR_EACH_FENCE_MEMBER(member, (struct fsr_fence *) value)
 			count_waiters(member, out);
-	}
 	for (struct fsr_process *p = runtime->processes; p; p = p->next)
 		for (struct os_device *d = p->devices; d; d = d->next_in_process)
 			for (struct os_context *c = d->contexts; c; c = c->next_in_device)

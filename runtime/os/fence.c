@@ -511,20 +511,17 @@ os_fence_propagate_from_adapter(struct fsr_adapter *adapter)
 {
 	struct fsr_runtime *runtime = adapter->runtime;
 	uint32_t released = 0;
+	uint64_t key;
+	void *value;
 
 	if (runtime->cross_adapter_fences == 0)
 		return 0;
-	for (size_t cursor = 0;;) {
-		uint64_t key;
-		void *value;
-		struct fsr_fence *fence;
+	for (size_t cursor = 0; rt_map_next(&runtime->fences, &cursor, &key, &value);) {
+		struct fsr_fence *fence = value;
 
-		if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
-			break;
-		fence = value;
 		if (!fence->is_cross_adapter)
 			continue;
-		fence = rt_fence_on_adapter(runtime, key, adapter);
+		fence = rt_fence_member_on(fence, adapter);
 		if (!fence ||
 		    rt_fence_current(fence, RT_POINT_NONE) == creator_of(fence)->propagated_value)
 			continue;

@@ -55,6 +55,8 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 	uint32_t released = 0;
 	fsr_handle queue_handle = interrupt->queue ? interrupt->queue->handle : 0;
 	bool is_page_fault = false;
+	uint64_t key;
+	void *value;
 
 	if (interrupt->type == FSTP_INTERRUPT_TYPE_DMA_COMPLETED) {
 		/* INT-01: the kernel-mode path learns of completions through interrupts. */
@@ -117,16 +119,10 @@ handle_interrupt(struct fsr_runtime *runtime, struct hw_interrupt *interrupt)
 		break;
 	case FSTP_INTERRUPT_FORM_NULL_ARRAY:
 		/* INT-06: scan every outstanding waiter. */
-		for (size_t cursor = 0;;) {
-			uint64_t key;
-			void *value;
-
-			if (!rt_map_next(&runtime->fences, &cursor, &key, &value))
-				break;
+		for (size_t cursor = 0; rt_map_next(&runtime->fences, &cursor, &key, &value);)
 			RT_FOR_EACH_FENCE_MEMBER(member, (struct fsr_fence *) value)
 				if (member->waiters)
 					released += os_fence_release_waiters(member);
-		}
 		released += os_read_engine_logs(adapter, interrupt->engine_id);
 		break;
 	case FSTP_INTERRUPT_FORM_HWQUEUE:

@@ -85,15 +85,13 @@ release_adapter_waiters(struct fsr_adapter *adapter)
 {
 	uint32_t released = 0;
 
-	for (size_t cursor = 0;;) {
-		uint64_t key;
-		void *value;
-		struct fsr_fence *fence;
+	uint64_t key;
+	void *value;
 
-		if (!rt_map_next(&adapter->runtime->fences, &cursor, &key, &value))
-			break;
-		fence = rt_fence_on_adapter(adapter->runtime, key, adapter);
-		if (fence && fence->adapter == adapter && fence->waiters)
+	for (size_t cursor = 0; rt_map_next(&adapter->runtime->fences, &cursor, &key, &value);) {
+		struct fsr_fence *fence = rt_fence_member_on(value, adapter);
+
+		if (fence && fence->waiters)
 			released += os_fence_release_waiters(fence);
 	}
 	return released;

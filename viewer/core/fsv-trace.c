@@ -428,8 +428,6 @@ find_display_row(const FsvTrace *t, guint32 adapter_id, guint32 source_id)
 	return FSV_INDEX_NONE;
 }
 
-/* XAD-03: whether a fence lives on several adapters (created cross-adapter, opened on another
- * adapter, or propagated), and the adapters it lives on, in order. */
 /* Adds ADAPTER to the sorted set ADAPTERS (a fence lives on a few adapters). */
 static void
 adapter_set_add(GArray *adapters, guint32 adapter)
@@ -445,6 +443,8 @@ adapter_set_add(GArray *adapters, guint32 adapter)
 	g_array_insert_val(adapters, i, adapter);
 }
 
+/* XAD-03: the adapters a fence lives on (created cross-adapter, opened on another adapter, or
+ * propagated), in order. */
 static void
 fence_adapters(const FsvTrace *t, const struct fsa_fence_info *f, GArray *adapters)
 {
