@@ -51,28 +51,28 @@ add(GPtrArray *out, const char *name, char *value)
 
 /* "+1.234 ms (1234567890 ns, GPU 123456)": relative, absolute and GPU ticks when known. */
 static char *
-format_time_full(const FsvTrace *t, guint64 ns, guint32 adapter_id, guint64 raw_gpu)
+format_time_full(const FsvTrace *trace, guint64 ns, guint32 adapter_id, guint64 raw_gpu)
 {
 	g_autofree char *rel = NULL;
 	guint64 gpu = 0;
 
 	if (ns == FSV_TIME_NONE)
 		return g_strdup("unknown");
-	rel = fsv_trace_format_time(t, ns);
+	rel = fsv_trace_format_time(trace, ns);
 	if (raw_gpu != 0)
 		return g_strdup_printf("%s (%" PRIu64 " ns; GPU %" PRIu64 " ticks)", rel, ns,
 				       raw_gpu);
-	if (adapter_id != UINT32_MAX && fsv_trace_trace_to_gpu(t, adapter_id, ns, &gpu))
+	if (adapter_id != UINT32_MAX && fsv_trace_trace_to_gpu(trace, adapter_id, ns, &gpu))
 		return g_strdup_printf("%s (%" PRIu64 " ns; GPU ≈%" PRIu64 " ticks)", rel, ns, gpu);
 	return g_strdup_printf("%s (%" PRIu64 " ns)", rel, ns);
 }
 
 static void
-add_time(GPtrArray *out, const FsvTrace *t, const char *name, guint64 ns, guint32 adapter_id,
+add_time(GPtrArray *out, const FsvTrace *trace, const char *name, guint64 ns, guint32 adapter_id,
 	 guint64 raw_gpu)
 {
 	if (ns != FSV_TIME_NONE)
-		add(out, name, format_time_full(t, ns, adapter_id, raw_gpu));
+		add(out, name, format_time_full(trace, ns, adapter_id, raw_gpu));
 }
 
 static void
@@ -102,9 +102,9 @@ cpu_wait_result_name(guint8 r)
 }
 
 static char *
-process_name(const FsvTrace *t, guint32 pid)
+process_name(const FsvTrace *trace, guint32 pid)
 {
-	const struct fsa_process_info *p = fsv_trace_find_process(t, pid);
+	const struct fsa_process_info *p = fsv_trace_find_process(trace, pid);
 
 	if (p && p->name && p->name[0])
 		return g_strdup_printf("%" PRIu32 " (%s)", pid, p->name);
@@ -112,11 +112,11 @@ process_name(const FsvTrace *t, guint32 pid)
 }
 
 static void
-describe_op(const FsvTrace *t, guint32 index, GPtrArray *out)
+describe_op(const FsvTrace *trace, guint32 index, GPtrArray *out)
 {
-	const FsvOp *o = fsv_trace_get_op(t, index);
+	const FsvOp *o = fsv_trace_get_op(trace, index);
 	guint n = 0;
-	const guint32 *edges = fsv_trace_get_op_edges(t, index, &n);
+	const guint32 *edges = fsv_trace_get_op_edges(trace, index, &n);
 	bool is_wait = o->kind == FSA_OP_WAIT;
 
 	add(out, "Operation", g_strdup(fsa_op_kind_name(o->kind)));
@@ -125,7 +125,7 @@ describe_op(const FsvTrace *t, guint32 index, GPtrArray *out)
 	add(out, "Op id", g_strdup_printf("%" PRIu64, o->id));
 	if (o->hwqueue_handle)
 		add(out, "HWQueue", g_strdup_printf("0x%" PRIx64, o->hwqueue_handle));
-	add(out, "Process", process_name(t, o->process_id));
+	add(out, "Process", process_name(trace, o->process_id));
 	if (o->adapter_id != UINT32_MAX)
 		add(out, "Adapter", g_strdup_printf("%" PRIu32, o->adapter_id));
 	if (o->engine_id != UINT32_MAX)
@@ -136,15 +136,15 @@ describe_op(const FsvTrace *t, guint32 index, GPtrArray *out)
 	add(out, "Value", g_strdup_printf("%" PRIu64, o->fence_value));
 	if (o->source != FSA_SRC_CPU)
 		add(out, "Progress value", g_strdup_printf("%" PRIu64, o->progress_value));
-	add_time(out, t, "Queued", o->queued_ns, o->adapter_id, 0);
+	add_time(out, trace, "Queued", o->queued_ns, o->adapter_id, 0);
 	if (is_wait && o->observed_ns != FSV_TIME_NONE)
-		add_time(out, t, "Reached on GPU", o->observed_ns, o->adapter_id,
+		add_time(out, trace, "Reached on GPU", o->observed_ns, o->adapter_id,
 			 o->observed_gpu_ts);
-	add_time(out, t, is_wait ? "Unblocked" : "Executed", o->op_end_ns, o->adapter_id,
+	add_time(out, trace, is_wait ? "Unblocked" : "Executed", o->op_end_ns, o->adapter_id,
 		 o->end_gpu_ts);
 	if (o->state == FSA_OP_INFERRED) {
-		add_time(out, t, "Inferred after", o->begin_ns, o->adapter_id, 0);
-		add_time(out, t, "Inferred before", o->end_ns, o->adapter_id, 0);
+		add_time(out, trace, "Inferred after", o->begin_ns, o->adapter_id, 0);
+		add_time(out, trace, "Inferred before", o->end_ns, o->adapter_id, 0);
 	}
 	if (o->state == FSA_OP_OBSERVED || o->state == FSA_OP_UNQUEUED) {
 		add_duration(out, "Duration", o->queued_ns, o->op_end_ns);
@@ -163,7 +163,7 @@ describe_op(const FsvTrace *t, guint32 index, GPtrArray *out)
 	}
 	if (is_wait) {
 		if (o->signal_op != FSV_INDEX_NONE) {
-			const FsvOp *s = fsv_trace_get_op(t, o->signal_op);
+			const FsvOp *s = fsv_trace_get_op(trace, o->signal_op);
 
 			add(out, "Released by",
 			    g_strdup_printf("signal op %" PRIu64 " (value %" PRIu64 ")", s->id,
@@ -174,7 +174,7 @@ describe_op(const FsvTrace *t, guint32 index, GPtrArray *out)
 	} else {
 		add(out, "Waits released", g_strdup_printf("%u", n));
 		for (guint i = 0; i < n && i < 8; i++) {
-			const FsvOp *w = fsv_trace_get_op(t, edges[i]);
+			const FsvOp *w = fsv_trace_get_op(trace, edges[i]);
 
 			add(out, "  Wait",
 			    g_strdup_printf("op %" PRIu64 " on 0x%" PRIx64 " (≥ %" PRIu64 ")",
@@ -183,12 +183,12 @@ describe_op(const FsvTrace *t, guint32 index, GPtrArray *out)
 	}
 }
 
-static char *context_name(const FsvTrace *t, guint64 handle);
+static char *context_name(const FsvTrace *trace, guint64 handle);
 
 static void
-describe_packet(const FsvTrace *t, guint32 index, GPtrArray *out)
+describe_packet(const FsvTrace *trace, guint32 index, GPtrArray *out)
 {
-	const FsvPacket *p = fsv_trace_get_packet(t, index);
+	const FsvPacket *p = fsv_trace_get_packet(trace, index);
 
 	add(out, "Packet", g_strdup_printf("%" PRIu64, p->packet_id));
 	add(out, "Status", g_strdup(fsa_packet_status_name(p->status)));
@@ -206,8 +206,8 @@ describe_packet(const FsvTrace *t, guint32 index, GPtrArray *out)
 		    g_strdup_printf("%s %" PRIu64 " at its saved point",
 				    p->is_user_mode ? "ring submission" : "packet", p->packet_id));
 	if (p->prev_piece != FSV_INDEX_NONE && p->resubmission_of &&
-	    fsv_trace_get_packet(t, p->prev_piece)->fence_id && p->fence_id) {
-		const FsvPacket *prev = fsv_trace_get_packet(t, p->prev_piece);
+	    fsv_trace_get_packet(trace, p->prev_piece)->fence_id && p->fence_id) {
+		const FsvPacket *prev = fsv_trace_get_packet(trace, p->prev_piece);
 
 		add(out, "Fence ids",
 		    g_strdup_printf("%" PRIu64 " (packet %" PRIu64 ") → %" PRIu64 " %s",
@@ -217,7 +217,7 @@ describe_packet(const FsvTrace *t, guint32 index, GPtrArray *out)
 	if (p->hwqueue_handle)
 		add(out, "HWQueue", g_strdup_printf("0x%" PRIx64, p->hwqueue_handle));
 	if (p->context_handle)
-		add(out, "Context", context_name(t, p->context_handle));
+		add(out, "Context", context_name(trace, p->context_handle));
 	add(out, "Adapter", g_strdup_printf("%" PRIu32, p->adapter_id));
 	add(out, "Engine", g_strdup_printf("%" PRIu32, p->engine_id));
 	add(out, "Progress value", g_strdup_printf("%" PRIu64, p->progress_value));
@@ -227,21 +227,22 @@ describe_packet(const FsvTrace *t, guint32 index, GPtrArray *out)
 	if (p->next_piece != FSV_INDEX_NONE)
 		add(out, "Resubmitted as",
 		    g_strdup_printf("packet %" PRIu64,
-				    fsv_trace_get_packet(t, p->next_piece)->packet_id));
+				    fsv_trace_get_packet(trace, p->next_piece)->packet_id));
 	if (p->prev_piece != FSV_INDEX_NONE || p->next_piece != FSV_INDEX_NONE) {
 		guint32 first = index, n = 1;
 
-		while (fsv_trace_get_packet(t, first)->prev_piece != FSV_INDEX_NONE && n < 10000) {
-			first = fsv_trace_get_packet(t, first)->prev_piece;
+		while (fsv_trace_get_packet(trace, first)->prev_piece != FSV_INDEX_NONE &&
+		       n < 10000) {
+			first = fsv_trace_get_packet(trace, first)->prev_piece;
 			n++;
 		}
 		add(out, "Piece",
 		    g_strdup_printf("%u (the work was first queued as packet %" PRIu64 ")", n,
-				    fsv_trace_get_packet(t, first)->packet_id));
+				    fsv_trace_get_packet(trace, first)->packet_id));
 	}
-	add_time(out, t, "Queued", p->queued_ns, p->adapter_id, 0);
-	add_time(out, t, "Started", p->start_ns, p->adapter_id, p->start_gpu_ts);
-	add_time(out, t, "Ended", p->end_ns, p->adapter_id, p->end_gpu_ts);
+	add_time(out, trace, "Queued", p->queued_ns, p->adapter_id, 0);
+	add_time(out, trace, "Started", p->start_ns, p->adapter_id, p->start_gpu_ts);
+	add_time(out, trace, "Ended", p->end_ns, p->adapter_id, p->end_gpu_ts);
 	add_duration(out, "Waited before start", p->queued_ns, p->start_ns);
 	add_duration(out, "Ran for", p->start_ns, p->end_ns);
 }
@@ -358,14 +359,14 @@ interrupt_type_name(gint64 code)
 
 /* "0x20 · pid 42 game · priority 8, slice 2 ms": a context with what the trace says of it. */
 static char *
-context_name(const FsvTrace *t, guint64 handle)
+context_name(const FsvTrace *trace, guint64 handle)
 {
-	const struct fsa_context_info *c = fsv_trace_find_context(t, handle);
+	const struct fsa_context_info *c = fsv_trace_find_context(trace, handle);
 	g_autofree char *proc = NULL, *slice = NULL, *d = NULL;
 
 	if (!c)
 		return g_strdup_printf("0x%" PRIx64, handle);
-	proc = process_name(t, c->process_id);
+	proc = process_name(trace, c->process_id);
 	if (!c->has_schedule)
 		return g_strdup_printf("0x%" PRIx64 " · pid %s", handle, proc);
 	slice = c->time_slice_ns
@@ -377,14 +378,14 @@ context_name(const FsvTrace *t, guint64 handle)
 
 /* "0x8003… · pid 42 game": a queue handle with its process when the trace knows the queue. */
 static char *
-queue_name(const FsvTrace *t, guint64 handle)
+queue_name(const FsvTrace *trace, guint64 handle)
 {
-	const struct fsa_queue_info *q = fsv_trace_find_queue(t, handle);
+	const struct fsa_queue_info *q = fsv_trace_find_queue(trace, handle);
 	g_autofree char *proc = NULL;
 
 	if (!q)
 		return g_strdup_printf("HWQueue 0x%" PRIx64, handle);
-	proc = process_name(t, q->process_id);
+	proc = process_name(trace, q->process_id);
 	return g_strdup_printf("HWQueue 0x%" PRIx64 " · %s", handle, proc);
 }
 
@@ -447,7 +448,7 @@ describe_va(const FsvMarker *m, GPtrArray *out)
 /* XAD-07, XAD-08: a propagation of a cross-adapter fence's signal, or a NotificationOnly update
  * of one adapter. */
 static void
-describe_propagation(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
+describe_propagation(const FsvTrace *trace, const FsvMarker *m, GPtrArray *out)
 {
 	add(out, "Fence", g_strdup_printf("0x%" PRIx64, m->other_handle));
 	add(out, "Value", g_strdup_printf("%" PRIu64, m->value));
@@ -458,13 +459,13 @@ describe_propagation(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 	}
 	add(out, "From adapter",
 	    g_strdup_printf("%" PRIu32 " (%s)", m->adapter_id,
-			    fsv_trace_get_fence_object(t, m->other_handle, m->adapter_id) ==
+			    fsv_trace_get_fence_object(trace, m->other_handle, m->adapter_id) ==
 				    FSTP_FENCE_OBJECT_MONITORED
 				? "monitored"
 				: "native"));
 	add(out, "To adapter",
 	    g_strdup_printf("%" PRId64 " (%s)", m->code,
-			    fsv_trace_get_fence_object(t, m->other_handle, (guint32) m->code) ==
+			    fsv_trace_get_fence_object(trace, m->other_handle, (guint32) m->code) ==
 				    FSTP_FENCE_OBJECT_MONITORED
 				? "monitored"
 				: "native"));
@@ -477,19 +478,19 @@ describe_propagation(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 	else
 		add_duration(out, "Propagate → notified", m->begin_ns, m->end_ns);
 	if (m->value2) {
-		guint32 sig = fsv_trace_find_op_by_id(t, m->value2);
+		guint32 sig = fsv_trace_find_op_by_id(trace, m->value2);
 		guint n = 0, released = 0;
 		const guint32 *edges =
-		    sig != FSV_INDEX_NONE ? fsv_trace_get_op_edges(t, sig, &n) : NULL;
+		    sig != FSV_INDEX_NONE ? fsv_trace_get_op_edges(trace, sig, &n) : NULL;
 		guint64 last_end = 0;
 
 		add(out, "Signal", g_strdup_printf("op %" PRIu64, m->value2));
 		if (sig != FSV_INDEX_NONE) {
-			const FsvOp *so = fsv_trace_get_op(t, sig);
+			const FsvOp *so = fsv_trace_get_op(trace, sig);
 
 			add_duration(out, "Signal → propagate", so->end_ns, m->begin_ns);
 			for (guint i = 0; i < n; i++) {
-				const FsvOp *w = fsv_trace_get_op(t, edges[i]);
+				const FsvOp *w = fsv_trace_get_op(trace, edges[i]);
 
 				if (w->adapter_id == (guint32) m->code) {
 					released++;
@@ -517,18 +518,18 @@ after_fault(const FsvMarker *fault, guint64 ns)
  * followed (the TDR of its engine, the resets inside it, the context in error, the device
  * lost), each with how long after the fault it came. */
 static void
-describe_page_fault(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
+describe_page_fault(const FsvTrace *trace, const FsvMarker *m, GPtrArray *out)
 {
 	FsvFaultRecovery rec;
-	guint32 index = (guint32) (m - fsv_trace_get_marker(t, 0));
+	guint32 index = (guint32) (m - fsv_trace_get_marker(trace, 0));
 	GString *steps = g_string_new(NULL);
 
 	add(out, "Faulting VA", g_strdup_printf("0x%" PRIx64, m->value));
 	add(out, "Fault type", g_strdup(fault_type_name(m->code)));
 	/* Format 1.5: the access; the engine's fault names its packet, the OS's names what it
 	 * terminated and the engine's fault it answers (its packet, the delay). */
-	if (t && fsv_trace_get_summary(t)->format_minor >= 5 &&
-	    fsv_trace_get_summary(t)->format_major == 1)
+	if (trace && fsv_trace_get_summary(trace)->format_minor >= 5 &&
+	    fsv_trace_get_summary(trace)->format_major == 1)
 		add(out, "Access", g_strdup(access_name(m->code2)));
 	if (m->kind == FSA_MARK_PAGE_FAULT && m->value2)
 		add(out, "Packet", g_strdup_printf("%" PRIu64, m->value2));
@@ -542,21 +543,21 @@ describe_page_fault(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 			add(out, "Engine fault → handled", fsv_format_duration(m->latency_ns));
 	}
 	if (m->context_handle)
-		add(out, "Faulting context", context_name(t, m->context_handle));
-	if (!_fsv_trace_find_fault_recovery(t, index, &rec)) {
+		add(out, "Faulting context", context_name(trace, m->context_handle));
+	if (!_fsv_trace_find_fault_recovery(trace, index, &rec)) {
 		add(out, "Recovery", g_strdup("none in the trace"));
 		g_string_free(steps, TRUE);
 		return;
 	}
 	if (rec.tdr != FSV_INDEX_NONE) {
-		const FsvMarker *tdr = fsv_trace_get_marker(t, rec.tdr);
+		const FsvMarker *tdr = fsv_trace_get_marker(trace, rec.tdr);
 		g_autofree char *when = after_fault(m, tdr->begin_ns);
 
 		add(out, "Recovery",
 		    g_strdup_printf("TDR (%s), %s", loss_reason_name((gint64) tdr->value), when));
 		g_string_append(steps, "TDR");
 		if (rec.engine_reset != FSV_INDEX_NONE) {
-			const FsvMarker *r = fsv_trace_get_marker(t, rec.engine_reset);
+			const FsvMarker *r = fsv_trace_get_marker(trace, rec.engine_reset);
 			g_autofree char *w = after_fault(m, r->begin_ns);
 
 			add(out, "Engine reset",
@@ -565,7 +566,7 @@ describe_page_fault(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 					       r->code ? "" : " (failed)");
 		}
 		if (rec.adapter_reset != FSV_INDEX_NONE) {
-			const FsvMarker *r = fsv_trace_get_marker(t, rec.adapter_reset);
+			const FsvMarker *r = fsv_trace_get_marker(trace, rec.adapter_reset);
 			g_autofree char *w = after_fault(m, r->begin_ns);
 
 			add(out, "Adapter reset",
@@ -581,14 +582,14 @@ describe_page_fault(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 		}
 	}
 	if (rec.context_error != FSV_INDEX_NONE) {
-		const FsvMarker *e = fsv_trace_get_marker(t, rec.context_error);
+		const FsvMarker *e = fsv_trace_get_marker(trace, rec.context_error);
 		g_autofree char *w = after_fault(m, e->begin_ns);
 
 		add(out, "Context in error", g_steal_pointer(&w));
 		g_string_append(steps, steps->len ? " → context in error" : "context in error");
 	}
 	if (rec.device_lost != FSV_INDEX_NONE) {
-		const FsvMarker *d = fsv_trace_get_marker(t, rec.device_lost);
+		const FsvMarker *d = fsv_trace_get_marker(trace, rec.device_lost);
 		g_autofree char *w = after_fault(m, d->begin_ns);
 
 		add(out, "Device lost", g_strdup_printf("0x%" PRIx64 ", %s", d->other_handle, w));
@@ -600,7 +601,7 @@ describe_page_fault(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 /* The fields a doorbell, suspend or power marker means (docs/viewer.md "Doorbells"); false
  * for other kinds, which get the generic value and code. */
 static bool
-describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
+describe_marker_meaning(const FsvTrace *trace, const FsvMarker *m, GPtrArray *out)
 {
 	/* PRE-13: a display's vsync and flips. */
 	if (_fsv_marker_is_vsync(m)) {
@@ -656,9 +657,9 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 		return true;
 	case FSA_MARK_DOORBELL_VICTIMIZE:
 		/* UMS-23: the victim lost its physical doorbell to the beneficiary. */
-		add(out, "Victim", queue_name(t, m->hwqueue_handle));
+		add(out, "Victim", queue_name(trace, m->hwqueue_handle));
 		add(out, "Beneficiary",
-		    m->other_handle ? queue_name(t, m->other_handle) : g_strdup("unknown"));
+		    m->other_handle ? queue_name(trace, m->other_handle) : g_strdup("unknown"));
 		add(out, "Physical doorbell", g_strdup_printf("%" PRIu64, m->value));
 		return true;
 	case FSA_MARK_CONTEXT_SUSPENDED:
@@ -673,7 +674,7 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 	case FSA_MARK_PREEMPTION: {
 		/* PRE-03, PRE-04, PRE-09, TDR-01. */
 		const struct fsa_engine_info *e =
-		    fsv_trace_find_engine(t, m->adapter_id, m->engine_id);
+		    fsv_trace_find_engine(trace, m->adapter_id, m->engine_id);
 		bool is_compute = e && e->engine_type == FSTP_ENGINE_TYPE_COMPUTE;
 		guint64 ns = 0;
 
@@ -687,7 +688,7 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 			    g_strdup(_fsv_granularity_name(m->code2, is_compute)));
 			if (m->value2 == 0)
 				add(out, "Work left", g_strdup("none (it stopped at its end)"));
-			else if (fsv_trace_ticks_to_ns(t, m->adapter_id, m->value2, &ns)) {
+			else if (fsv_trace_ticks_to_ns(trace, m->adapter_id, m->value2, &ns)) {
 				g_autofree char *d = fsv_format_duration(ns);
 
 				add(out, "Work left",
@@ -716,7 +717,7 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 		/* TDR-04..06: the recovery interval, tdr_begin → tdr_end. */
 		add(out, "Reason", g_strdup(loss_reason_name((gint64) m->value)));
 		add(out, "Guilty context",
-		    m->context_handle ? context_name(t, m->context_handle)
+		    m->context_handle ? context_name(trace, m->context_handle)
 				      : g_strdup("none known"));
 		add(out, "Result",
 		    m->is_open ? g_strdup("still recovering at the end of the trace")
@@ -730,7 +731,7 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 				 : "TIMEOUT (no progress for the TDR delay)"));
 		add(out, "No progress for", fsv_format_duration(m->value));
 		if (m->context_handle)
-			add(out, "Context running", context_name(t, m->context_handle));
+			add(out, "Context running", context_name(trace, m->context_handle));
 		return true;
 	case FSA_MARK_ENGINE_RESET:
 		add(out, "Result",
@@ -743,7 +744,7 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 		return true;
 	case FSA_MARK_CONTEXT_ERROR:
 		/* TDR-04: from context_error to the context's destruction. */
-		add(out, "In error", context_name(t, m->context_handle));
+		add(out, "In error", context_name(trace, m->context_handle));
 		add(out, "Device", g_strdup_printf("0x%" PRIx64, m->other_handle));
 		add(out, "Reason", g_strdup(loss_reason_name(m->code)));
 		return true;
@@ -765,7 +766,7 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 		return true;
 	case FSA_MARK_PAGE_FAULT:
 	case FSA_MARK_PAGE_FAULT_HANDLED:
-		describe_page_fault(t, m, out);
+		describe_page_fault(trace, m, out);
 		return true;
 	case FSA_MARK_VA_MAPPING:
 	case FSA_MARK_VA_RESERVE:
@@ -774,7 +775,7 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 		return true;
 	case FSA_MARK_FENCE_PROPAGATION:
 	case FSA_MARK_FENCE_NOTIFICATION:
-		describe_propagation(t, m, out);
+		describe_propagation(trace, m, out);
 		return true;
 	default:
 		return false;
@@ -782,19 +783,19 @@ describe_marker_meaning(const FsvTrace *t, const FsvMarker *m, GPtrArray *out)
 }
 
 static void
-describe_marker(const FsvTrace *t, guint32 index, GPtrArray *out)
+describe_marker(const FsvTrace *trace, guint32 index, GPtrArray *out)
 {
-	const FsvMarker *m = fsv_trace_get_marker(t, index);
+	const FsvMarker *m = fsv_trace_get_marker(trace, index);
 
 	add(out, "Marker", g_strdup(fsa_marker_kind_name(m->kind)));
 	if (m->kind == FSA_MARK_TDR_DETECT) {
-		add_time(out, t, "Detected", m->end_ns, m->adapter_id, 0);
-		add_time(out, t, "No progress since", m->begin_ns, m->adapter_id, 0);
+		add_time(out, trace, "Detected", m->end_ns, m->adapter_id, 0);
+		add_time(out, trace, "No progress since", m->begin_ns, m->adapter_id, 0);
 	} else {
-		add_time(out, t, "Begin", m->begin_ns, m->adapter_id, 0);
+		add_time(out, trace, "Begin", m->begin_ns, m->adapter_id, 0);
 	}
 	if (m->kind != FSA_MARK_TDR_DETECT && (m->end_ns != m->begin_ns || m->is_open)) {
-		add_time(out, t, "End", m->end_ns, m->adapter_id, 0);
+		add_time(out, trace, "End", m->end_ns, m->adapter_id, 0);
 		if (m->is_open)
 			add(out, "Duration", g_strdup("still open at the end of the trace"));
 		else
@@ -819,8 +820,8 @@ describe_marker(const FsvTrace *t, guint32 index, GPtrArray *out)
 	if (m->engine_id != UINT32_MAX)
 		add(out, "Engine", g_strdup_printf("%" PRIu32, m->engine_id));
 	if (m->process_id != UINT32_MAX)
-		add(out, "Process", process_name(t, m->process_id));
-	if (!describe_marker_meaning(t, m, out)) {
+		add(out, "Process", process_name(trace, m->process_id));
+	if (!describe_marker_meaning(trace, m, out)) {
 		add(out, "Value",
 		    g_strdup_printf("%" PRIu64 " (0x%" PRIx64 ")", m->value, m->value));
 		add(out, "Code", g_strdup_printf("%" PRId64, m->code));
@@ -830,9 +831,9 @@ describe_marker(const FsvTrace *t, guint32 index, GPtrArray *out)
 }
 
 static void
-describe_loss(const FsvTrace *t, guint32 index, GPtrArray *out)
+describe_loss(const FsvTrace *trace, guint32 index, GPtrArray *out)
 {
-	const FsvLoss *l = fsv_trace_get_loss(t, index);
+	const FsvLoss *l = fsv_trace_get_loss(trace, index);
 	const struct fsa_loss *x = &l->loss;
 
 	add(out, "Lost data", g_strdup(fsa_loss_kind_name(x->kind)));
@@ -857,46 +858,46 @@ describe_loss(const FsvTrace *t, guint32 index, GPtrArray *out)
 	case FSA_LOSS_KIND_COUNT:
 		break;
 	}
-	add_time(out, t, "From", x->begin_ns, UINT32_MAX, 0);
-	add_time(out, t, "To", x->end_ns, UINT32_MAX, 0);
+	add_time(out, trace, "From", x->begin_ns, UINT32_MAX, 0);
+	add_time(out, trace, "To", x->end_ns, UINT32_MAX, 0);
 	add_duration(out, "Range", x->begin_ns, x->end_ns);
 }
 
 static void
-describe_step(const FsvTrace *t, guint32 row, guint32 index, GPtrArray *out)
+describe_step(const FsvTrace *trace, guint32 row, guint32 index, GPtrArray *out)
 {
 	guint n = 0;
-	const FsvFenceStep *steps = fsv_trace_get_fence_steps(t, row, &n);
-	const FsvRow *r = fsv_trace_get_row(t, row);
+	const FsvFenceStep *steps = fsv_trace_get_fence_steps(trace, row, &n);
+	const FsvRow *r = fsv_trace_get_row(trace, row);
 
 	if (index >= n)
 		return;
 	add(out, "Fence", g_strdup_printf("0x%" PRIx64, r->fence_global_handle));
 	add(out, "CurrentValue", g_strdup_printf("%" PRIu64, steps[index].value));
-	add_time(out, t, "From", steps[index].ns, r->adapter_id, 0);
+	add_time(out, trace, "From", steps[index].ns, r->adapter_id, 0);
 	if (steps[index].op == FSV_STEP_BUFFER_COMPLETED)
 		add(out, "Shown by", g_strdup("command buffer completed"));
 	else if (steps[index].op == FSV_STEP_PROPAGATED)
 		add(out, "Shown by",
 		    g_strdup_printf("propagation from adapter %" PRIu32 " (XAD-07)",
-				    fsv_trace_get_marker(t, steps[index].marker)->adapter_id));
+				    fsv_trace_get_marker(trace, steps[index].marker)->adapter_id));
 	else if (steps[index].op != FSV_INDEX_NONE)
 		add(out, "Shown by",
-		    g_strdup_printf("op %" PRIu64, fsv_trace_get_op(t, steps[index].op)->id));
+		    g_strdup_printf("op %" PRIu64, fsv_trace_get_op(trace, steps[index].op)->id));
 	else
 		add(out, "Shown by", g_strdup("initial value"));
 }
 
 static void
-describe_row(const FsvTrace *t, guint32 index, GPtrArray *out)
+describe_row(const FsvTrace *trace, guint32 index, GPtrArray *out)
 {
-	const FsvRow *r = fsv_trace_get_row(t, index);
+	const FsvRow *r = fsv_trace_get_row(trace, index);
 
 	add(out, "Row", g_strdup(r->label));
 	if (r->sublabel[0])
 		add(out, "", g_strdup(r->sublabel));
 	if (r->kind == FSV_ROW_QUEUE) {
-		const struct fsa_queue_info *q = fsv_trace_find_queue(t, r->hwqueue_handle);
+		const struct fsa_queue_info *q = fsv_trace_find_queue(trace, r->hwqueue_handle);
 
 		if (q) {
 			add(out, "Waits", g_strdup_printf("%" PRIu64, q->wait_count));
@@ -906,13 +907,13 @@ describe_row(const FsvTrace *t, guint32 index, GPtrArray *out)
 			    g_strdup_printf("%" PRIu32 " bytes", q->ring_size_bytes));
 			add(out, "Progress fence",
 			    g_strdup_printf("0x%" PRIx64, q->progress_fence_handle));
-			add_time(out, t, "Created", q->created_ns, UINT32_MAX, 0);
-			add_time(out, t, "Destroyed", q->destroyed_ns, UINT32_MAX, 0);
+			add_time(out, trace, "Created", q->created_ns, UINT32_MAX, 0);
+			add_time(out, trace, "Destroyed", q->destroyed_ns, UINT32_MAX, 0);
 		}
 	} else if (r->kind == FSV_ROW_VA_SPACE) {
 		/* MMU-01..03, MMU-06: what the model counted in this VA space. */
 		const struct fsa_va_space_info *v =
-		    fsv_trace_find_va_space(t, r->process_id, r->adapter_id);
+		    fsv_trace_find_va_space(trace, r->process_id, r->adapter_id);
 
 		if (v) {
 			add(out, "Adapter", g_strdup_printf("%" PRIu32, v->adapter_id));
@@ -941,18 +942,20 @@ describe_row(const FsvTrace *t, guint32 index, GPtrArray *out)
 			    g_strdup_printf("%" PRIu64 " / %" PRIu64, v->page_tables_made_resident,
 					    v->page_tables_evicted));
 			add(out, "Page faults", g_strdup_printf("%" PRIu64, v->page_faults));
-			add_time(out, t, "Created", v->created_ns, UINT32_MAX, 0);
-			add_time(out, t, "Destroyed", v->destroyed_ns, UINT32_MAX, 0);
+			add_time(out, trace, "Created", v->created_ns, UINT32_MAX, 0);
+			add_time(out, trace, "Destroyed", v->destroyed_ns, UINT32_MAX, 0);
 		}
 	} else if (r->kind == FSV_ROW_XFENCE) {
-		const struct fsa_fence_info *f = fsv_trace_find_fence(t, r->fence_global_handle);
+		const struct fsa_fence_info *f =
+		    fsv_trace_find_fence(trace, r->fence_global_handle);
 
 		add(out, "Adapter", g_strdup_printf("%" PRIu32, r->adapter_id));
 		add(out, "Here",
-		    g_strdup(fsv_trace_get_fence_object(t, r->fence_global_handle, r->adapter_id) ==
-				     FSTP_FENCE_OBJECT_MONITORED
-				 ? "a monitored fence (the adapter has no native fences, XAD-10)"
-				 : "a native fence"));
+		    g_strdup(
+			fsv_trace_get_fence_object(trace, r->fence_global_handle, r->adapter_id) ==
+				FSTP_FENCE_OBJECT_MONITORED
+			    ? "a monitored fence (the adapter has no native fences, XAD-10)"
+			    : "a native fence"));
 		if (f) {
 			add(out, "Created on adapter", g_strdup_printf("%" PRIu32, f->adapter_id));
 			add(out, "Propagations", g_strdup_printf("%" PRIu64, f->propagation_count));
@@ -960,7 +963,8 @@ describe_row(const FsvTrace *t, guint32 index, GPtrArray *out)
 			    g_strdup_printf("%" PRIu64, f->notification_count));
 		}
 	} else if (r->kind == FSV_ROW_FENCE) {
-		const struct fsa_fence_info *f = fsv_trace_find_fence(t, r->fence_global_handle);
+		const struct fsa_fence_info *f =
+		    fsv_trace_find_fence(trace, r->fence_global_handle);
 
 		if (f) {
 			add(out, "Initial value", g_strdup_printf("%" PRIu64, f->initial_value));
@@ -1259,9 +1263,9 @@ fsv_filter_parse(const char *text, FsvFilter *filter, GError **error)
 static int
 compare_op_begin(const void *a, const void *b, void *data)
 {
-	const FsvTrace *t = data;
-	const FsvOp *x = fsv_trace_get_op(t, *(const guint32 *) a);
-	const FsvOp *y = fsv_trace_get_op(t, *(const guint32 *) b);
+	const FsvTrace *trace = data;
+	const FsvOp *x = fsv_trace_get_op(trace, *(const guint32 *) a);
+	const FsvOp *y = fsv_trace_get_op(trace, *(const guint32 *) b);
 
 	if (x->begin_ns != y->begin_ns)
 		return x->begin_ns < y->begin_ns ? -1 : 1;
@@ -1291,9 +1295,10 @@ fsv_trace_find_ops(const FsvTrace *trace, const FsvFilter *filter, guint64 begin
 
 /* (begin_ns, index) of A before that of B. */
 static bool
-op_is_before(const FsvTrace *t, guint32 a, guint32 b)
+op_is_before(const FsvTrace *trace, guint32 a, guint32 b)
 {
-	guint64 ba = fsv_trace_get_op(t, a)->begin_ns, bb = fsv_trace_get_op(t, b)->begin_ns;
+	guint64 ba = fsv_trace_get_op(trace, a)->begin_ns,
+		bb = fsv_trace_get_op(trace, b)->begin_ns;
 
 	return ba < bb || (ba == bb && a < b);
 }

@@ -90,40 +90,40 @@ fsv_render_options_init(FsvRenderOptions *o)
 /* ---- Batches of rectangles ------------------------------------------------------------- */
 
 enum batch_style {
-	B_WAIT_QUEUED,
-	B_WAIT_STALLED,
-	B_SIGNAL,
-	B_FADED_WAIT,
-	B_FADED_SIGNAL,
-	B_PACKET0, /* + palette index */
-	B_PACKET_PREEMPTED = B_PACKET0 + 8,
-	B_PACKET_FAULTED,
-	B_PACKET_PAGING,
-	B_TICK,
-	B_BAND_CONNECTED, /* + FSTP_DOORBELL_STATUS_* */
-	B_BAND_NOTIFY_KMD,
-	B_BAND_RETRY,
-	B_BAND_ABORT,
-	B_STEP_FILL,
-	B_STEP_LINE,
-	B_VSYNC,
-	B_MISSED_VSYNC,
+	BATCH_WAIT_QUEUED,
+	BATCH_WAIT_STALLED,
+	BATCH_SIGNAL,
+	BATCH_FADED_WAIT,
+	BATCH_FADED_SIGNAL,
+	BATCH_PACKET0, /* + palette index */
+	BATCH_PACKET_PREEMPTED = BATCH_PACKET0 + 8,
+	BATCH_PACKET_FAULTED,
+	BATCH_PACKET_PAGING,
+	BATCH_TICK,
+	BATCH_BAND_CONNECTED, /* + FSTP_DOORBELL_STATUS_* */
+	BATCH_BAND_NOTIFY_KMD,
+	BATCH_BAND_RETRY,
+	BATCH_BAND_ABORT,
+	BATCH_STEP_FILL,
+	BATCH_STEP_LINE,
+	BATCH_VSYNC,
+	BATCH_MISSED_VSYNC,
 	/* Preemption brackets by reason (FSTP_PREEMPT_REASON_*, 6 of them): bars and legs apart,
 	 * so that consecutive ones merge. */
-	B_CUT_NOTCH, /* a preempted piece's torn edge: notches in the background colour */
-	B_CUT_EDGE,  /* and its dark outline */
-	B_PREEMPT_BAR0,
-	B_PREEMPT_LEG0 = B_PREEMPT_BAR0 + 6,
+	BATCH_CUT_NOTCH, /* a preempted piece's torn edge: notches in the background colour */
+	BATCH_CUT_EDGE,  /* and its dark outline */
+	BATCH_PREEMPT_BAR0,
+	BATCH_PREEMPT_LEG0 = BATCH_PREEMPT_BAR0 + 6,
 	/* VA mappings (MMU-11, MMU-12): by page size, local (video) memory solid, system memory
 	 * pale. */
-	B_VA_4K_LOCAL = B_PREEMPT_LEG0 + 6,
-	B_VA_64K_LOCAL,
-	B_VA_4K_SYSTEM,
-	B_VA_64K_SYSTEM,
+	BATCH_VA_4K_LOCAL = BATCH_PREEMPT_LEG0 + 6,
+	BATCH_VA_64K_LOCAL,
+	BATCH_VA_4K_SYSTEM,
+	BATCH_VA_64K_SYSTEM,
 	/* Cross-adapter propagations on the notified row's strip, NotificationOnly ticks
 	 * (XAD-07, XAD-08). */
-	B_PROPAGATION,
-	B_COUNT,
+	BATCH_PROPAGATION,
+	BATCH_COUNT,
 };
 
 typedef struct {
@@ -139,7 +139,7 @@ typedef struct {
 	double x_min, x_max; /* the time area */
 	double lane_y, lane_h;
 	guint32 row;
-	Batch batches[B_COUNT];
+	Batch batches[BATCH_COUNT];
 	GArray *details;  /* guint32 ids of items wide enough for an outline/label */
 	GArray *specials; /* guint32 ids of inferred / never-completed / unqueued ops */
 	GArray *tri[3];   /* double: tick-strip triangles per colour (MarkerCtx.tri) */
@@ -157,18 +157,18 @@ typedef struct {
 	double label_end; /* right edge of the last box labelled in this lane */
 	/* Outlines are drawn only for at most one box per 4 px; past that, collecting stops. */
 	guint details_cap;
-} Ctx;
+} RenderPass;
 
 static void
-batch_add(Ctx *c, enum batch_style s, double x0, double x1, double y, double h)
+batch_add(RenderPass *pass, enum batch_style s, double x0, double x1, double y, double h)
 {
-	GArray *a = c->batches[s].rects;
+	GArray *a = pass->batches[s].rects;
 
 	/* Whole pixels: cairo fills pixel-aligned boxes without antialiasing work, and a box
 	 * covers exactly the columns [floor(x0), ceil(x1)) the LOD invariant speaks of. Every
 	 * item shows as one pixel at least: the invariant's other half. */
-	x0 = floor(MAX(x0, c->x_min - 1));
-	x1 = ceil(MIN(x1, c->x_max + 1));
+	x0 = floor(MAX(x0, pass->x_min - 1));
+	x1 = ceil(MIN(x1, pass->x_max + 1));
 	if (x1 - x0 < 1.0)
 		x1 = x0 + 1.0;
 	if (a->len > 0) {
@@ -217,106 +217,107 @@ preempt_reason_color(gint64 reason)
 static void
 batch_style_source(cairo_t *cr, enum batch_style s)
 {
-	if (s >= B_PREEMPT_BAR0 && s < B_PREEMPT_LEG0) {
-		set_rgb(cr, colors[preempt_reason_color(s - B_PREEMPT_BAR0)], 1);
+	if (s >= BATCH_PREEMPT_BAR0 && s < BATCH_PREEMPT_LEG0) {
+		set_rgb(cr, colors[preempt_reason_color(s - BATCH_PREEMPT_BAR0)], 1);
 		return;
 	}
-	if (s >= B_PREEMPT_LEG0 && s < B_VA_4K_LOCAL) {
-		set_rgb(cr, colors[preempt_reason_color(s - B_PREEMPT_LEG0)], 0.9);
+	if (s >= BATCH_PREEMPT_LEG0 && s < BATCH_VA_4K_LOCAL) {
+		set_rgb(cr, colors[preempt_reason_color(s - BATCH_PREEMPT_LEG0)], 0.9);
 		return;
 	}
 	switch (s) {
-	case B_WAIT_QUEUED:
+	case BATCH_WAIT_QUEUED:
 		set_rgb(cr, colors[FSV_COLOR_WAIT_QUEUED], 1);
 		break;
-	case B_WAIT_STALLED:
+	case BATCH_WAIT_STALLED:
 		set_rgb(cr, colors[FSV_COLOR_WAIT_STALLED], 1);
 		break;
-	case B_SIGNAL:
+	case BATCH_SIGNAL:
 		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 1);
 		break;
-	case B_FADED_WAIT:
+	case BATCH_FADED_WAIT:
 		set_rgb(cr, colors[FSV_COLOR_WAIT_QUEUED], 0.3);
 		break;
-	case B_FADED_SIGNAL:
+	case BATCH_FADED_SIGNAL:
 		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.2);
 		break;
-	case B_PACKET_PREEMPTED:
+	case BATCH_PACKET_PREEMPTED:
 		set_rgb(cr, colors[FSV_COLOR_PACKET_PREEMPTED], 1);
 		break;
-	case B_PACKET_FAULTED:
+	case BATCH_PACKET_FAULTED:
 		set_rgb(cr, colors[FSV_COLOR_PACKET_FAULTED], 1);
 		break;
-	case B_PACKET_PAGING:
+	case BATCH_PACKET_PAGING:
 		set_rgb(cr, colors[FSV_COLOR_PACKET_PAGING], 1);
 		break;
-	case B_TICK:
+	case BATCH_TICK:
 		set_rgb(cr, colors[FSV_COLOR_DOORBELL], 0.85);
 		break;
-	case B_BAND_CONNECTED:
-	case B_BAND_NOTIFY_KMD:
-	case B_BAND_RETRY:
-	case B_BAND_ABORT:
-		set_rgb(cr, colors[FSV_COLOR_DOORBELL_CONNECTED + (s - B_BAND_CONNECTED)], 1);
+	case BATCH_BAND_CONNECTED:
+	case BATCH_BAND_NOTIFY_KMD:
+	case BATCH_BAND_RETRY:
+	case BATCH_BAND_ABORT:
+		set_rgb(cr, colors[FSV_COLOR_DOORBELL_CONNECTED + (s - BATCH_BAND_CONNECTED)], 1);
 		break;
-	case B_STEP_FILL:
+	case BATCH_STEP_FILL:
 		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.12);
 		break;
-	case B_STEP_LINE:
+	case BATCH_STEP_LINE:
 		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.9);
 		break;
-	case B_VSYNC:
+	case BATCH_VSYNC:
 		set_rgb(cr, colors[FSV_COLOR_VSYNC], 0.8);
 		break;
-	case B_MISSED_VSYNC:
+	case BATCH_MISSED_VSYNC:
 		set_rgb(cr, colors[FSV_COLOR_MISSED_VSYNC], 1);
 		break;
-	case B_CUT_NOTCH:
+	case BATCH_CUT_NOTCH:
 		cairo_set_source_rgb(cr, 1, 1, 1);
 		break;
-	case B_VA_4K_LOCAL:
+	case BATCH_VA_4K_LOCAL:
 		set_rgb(cr, colors[FSV_COLOR_VA_4K], 1);
 		break;
-	case B_VA_64K_LOCAL:
+	case BATCH_VA_64K_LOCAL:
 		set_rgb(cr, colors[FSV_COLOR_VA_64K], 1);
 		break;
-	case B_VA_4K_SYSTEM:
-	case B_VA_64K_SYSTEM: {
+	case BATCH_VA_4K_SYSTEM:
+	case BATCH_VA_64K_SYSTEM: {
 		/* Pale: 45% of the colour over white, opaque (pixman fills opaque runs fastest;
 		 * a far zoom has thousands of them). */
-		const double *k = colors[s == B_VA_4K_SYSTEM ? FSV_COLOR_VA_4K : FSV_COLOR_VA_64K];
+		const double *k =
+		    colors[s == BATCH_VA_4K_SYSTEM ? FSV_COLOR_VA_4K : FSV_COLOR_VA_64K];
 
 		cairo_set_source_rgb(cr, 1 - 0.45 * (1 - k[0]), 1 - 0.45 * (1 - k[1]),
 				     1 - 0.45 * (1 - k[2]));
 		break;
 	}
-	case B_PROPAGATION:
+	case BATCH_PROPAGATION:
 		set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 1);
 		break;
-	case B_CUT_EDGE:
+	case BATCH_CUT_EDGE:
 		cairo_set_source_rgba(cr, 0.45, 0.20, 0.0, 0.9);
 		break;
 	default:
-		set_rgb(cr, packet_palette[s - B_PACKET0], 1);
+		set_rgb(cr, packet_palette[s - BATCH_PACKET0], 1);
 		break;
 	}
 }
 
 static void
-batch_flush(Ctx *c)
+batch_flush(RenderPass *pass)
 {
-	for (guint s = 0; s < B_COUNT; s++) {
-		GArray *a = c->batches[s].rects;
+	for (guint s = 0; s < BATCH_COUNT; s++) {
+		GArray *a = pass->batches[s].rects;
 
 		if (a->len == 0)
 			continue;
 		for (guint i = 0; i < a->len; i += 4) {
 			const double *r = &g_array_index(a, double, i);
 
-			cairo_rectangle(c->cr, r[0], r[1], r[2] - r[0], r[3]);
+			cairo_rectangle(pass->cr, r[0], r[1], r[2] - r[0], r[3]);
 		}
-		batch_style_source(c->cr, s);
-		cairo_fill(c->cr);
+		batch_style_source(pass->cr, s);
+		cairo_fill(pass->cr);
 		g_array_set_size(a, 0);
 	}
 }
@@ -324,11 +325,11 @@ batch_flush(Ctx *c)
 /* ---- Text ------------------------------------------------------------------------------ */
 
 static void
-font(Ctx *c, double size, bool is_bold)
+font(RenderPass *pass, double size, bool is_bold)
 {
-	cairo_select_font_face(c->cr, c->font, CAIRO_FONT_SLANT_NORMAL,
+	cairo_select_font_face(pass->cr, pass->font, CAIRO_FONT_SLANT_NORMAL,
 			       is_bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-	cairo_set_font_size(c->cr, size);
+	cairo_set_font_size(pass->cr, size);
 }
 
 /* Draws TEXT with its baseline at (x, y), cut with "…" to fit MAX_WIDTH. Measuring is what
@@ -397,74 +398,75 @@ fill_hatched(cairo_t *cr, double x, double y, double w, double h, const double r
 /* ---- Ops ------------------------------------------------------------------------------- */
 
 static bool
-op_is_faded(const Ctx *c, const FsvOp *o)
+op_is_faded(const RenderPass *pass, const FsvOp *o)
 {
-	return c->has_filter && !fsv_filter_match_op(&c->opt->filter, o);
+	return pass->has_filter && !fsv_filter_match_op(&pass->opt->filter, o);
 }
 
 static bool
 draw_op_item(const FsvLodItem *item, gpointer data)
 {
-	Ctx *c = data;
-	const FsvOp *o = fsv_trace_get_op(c->trace, item->id);
-	double x0 = fsv_view_time_to_x(c->view, o->begin_ns);
-	double x1 = fsv_view_time_to_x(c->view, o->end_ns);
-	bool is_faded = op_is_faded(c, o);
+	RenderPass *pass = data;
+	const FsvOp *o = fsv_trace_get_op(pass->trace, item->id);
+	double x0 = fsv_view_time_to_x(pass->view, o->begin_ns);
+	double x1 = fsv_view_time_to_x(pass->view, o->end_ns);
+	bool is_faded = op_is_faded(pass, o);
 
-	c->stats->items_drawn++;
+	pass->stats->items_drawn++;
 	if (o->state != FSA_OP_OBSERVED) {
-		g_array_append_val(c->specials, item->id);
+		g_array_append_val(pass->specials, item->id);
 		return true;
 	}
 	if (is_faded) {
-		batch_add(c, o->kind == FSA_OP_WAIT ? B_FADED_WAIT : B_FADED_SIGNAL, x0, x1,
-			  c->lane_y, c->lane_h);
+		batch_add(pass, o->kind == FSA_OP_WAIT ? BATCH_FADED_WAIT : BATCH_FADED_SIGNAL, x0,
+			  x1, pass->lane_y, pass->lane_h);
 	} else if (o->kind == FSA_OP_SIGNAL) {
-		batch_add(c, B_SIGNAL, x0, x1, c->lane_y, c->lane_h);
+		batch_add(pass, BATCH_SIGNAL, x0, x1, pass->lane_y, pass->lane_h);
 	} else if (o->observed_ns != FSV_TIME_NONE && o->observed_ns >= o->begin_ns &&
 		   o->observed_ns <= o->end_ns) {
-		double xm = fsv_view_time_to_x(c->view, o->observed_ns);
+		double xm = fsv_view_time_to_x(pass->view, o->observed_ns);
 
 		if (xm - x0 >= 1.0 || x1 - xm < 1.0)
-			batch_add(c, B_WAIT_QUEUED, x0, MAX(xm, x0), c->lane_y, c->lane_h);
+			batch_add(pass, BATCH_WAIT_QUEUED, x0, MAX(xm, x0), pass->lane_y,
+				  pass->lane_h);
 		if (x1 - xm >= 0.5 || xm - x0 < 1.0)
-			batch_add(c, B_WAIT_STALLED, xm, x1, c->lane_y, c->lane_h);
+			batch_add(pass, BATCH_WAIT_STALLED, xm, x1, pass->lane_y, pass->lane_h);
 	} else {
-		batch_add(c, B_WAIT_QUEUED, x0, x1, c->lane_y, c->lane_h);
+		batch_add(pass, BATCH_WAIT_QUEUED, x0, x1, pass->lane_y, pass->lane_h);
 	}
-	if (x1 - x0 >= 4.0 && !is_faded && c->details->len <= c->details_cap)
-		g_array_append_val(c->details, item->id);
+	if (x1 - x0 >= 4.0 && !is_faded && pass->details->len <= pass->details_cap)
+		g_array_append_val(pass->details, item->id);
 	return true;
 }
 
 static bool
 draw_op_bucket(const FsvLodBucket *b, gpointer data)
 {
-	Ctx *c = data;
-	const FsvOp *o = fsv_trace_get_op(c->trace, b->top);
-	bool is_faded = op_is_faded(c, o);
+	RenderPass *pass = data;
+	const FsvOp *o = fsv_trace_get_op(pass->trace, b->top);
+	bool is_faded = op_is_faded(pass, o);
 	enum batch_style s;
 
-	c->stats->buckets_drawn++;
+	pass->stats->buckets_drawn++;
 	if (o->kind == FSA_OP_SIGNAL)
-		s = is_faded ? B_FADED_SIGNAL : B_SIGNAL;
+		s = is_faded ? BATCH_FADED_SIGNAL : BATCH_SIGNAL;
 	else
-		s = is_faded ? B_FADED_WAIT : B_WAIT_STALLED;
-	batch_add(c, s, fsv_view_time_to_x(c->view, b->begin_ns),
-		  fsv_view_time_to_x(c->view, b->end_ns), c->lane_y, c->lane_h);
+		s = is_faded ? BATCH_FADED_WAIT : BATCH_WAIT_STALLED;
+	batch_add(pass, s, fsv_view_time_to_x(pass->view, b->begin_ns),
+		  fsv_view_time_to_x(pass->view, b->end_ns), pass->lane_y, pass->lane_h);
 	return true;
 }
 
 static void
-draw_special_op(Ctx *c, const FsvOp *o)
+draw_special_op(RenderPass *pass, const FsvOp *o)
 {
-	cairo_t *cr = c->cr;
-	double x0 = MAX(fsv_view_time_to_x(c->view, o->begin_ns), c->x_min - 2);
-	double x1 = MIN(fsv_view_time_to_x(c->view, o->end_ns), c->x_max + 2);
-	double y = c->lane_y, h = c->lane_h;
+	cairo_t *cr = pass->cr;
+	double x0 = MAX(fsv_view_time_to_x(pass->view, o->begin_ns), pass->x_min - 2);
+	double x1 = MIN(fsv_view_time_to_x(pass->view, o->end_ns), pass->x_max + 2);
+	double y = pass->lane_y, h = pass->lane_h;
 	const double *rgb =
 	    colors[o->kind == FSA_OP_WAIT ? FSV_COLOR_WAIT_STALLED : FSV_COLOR_SIGNAL];
-	double alpha = op_is_faded(c, o) ? 0.25 : 1.0;
+	double alpha = op_is_faded(pass, o) ? 0.25 : 1.0;
 
 	if (x1 - x0 < 1.0)
 		x1 = x0 + 1.0;
@@ -521,29 +523,29 @@ draw_special_op(Ctx *c, const FsvOp *o)
 
 /* Outline and label of a box wide enough to carry them. */
 static void
-draw_op_detail(Ctx *c, const FsvOp *o)
+draw_op_detail(RenderPass *pass, const FsvOp *o)
 {
-	cairo_t *cr = c->cr;
-	double x0 = fsv_view_time_to_x(c->view, o->begin_ns);
-	double x1 = fsv_view_time_to_x(c->view, o->end_ns);
-	double vx0 = MAX(x0, c->x_min), vx1 = MIN(x1, c->x_max);
+	cairo_t *cr = pass->cr;
+	double x0 = fsv_view_time_to_x(pass->view, o->begin_ns);
+	double x1 = fsv_view_time_to_x(pass->view, o->end_ns);
+	double vx0 = MAX(x0, pass->x_min), vx1 = MIN(x1, pass->x_max);
 	char label[64];
 
-	if (vx0 < c->label_end) {
+	if (vx0 < pass->label_end) {
 		/* Overlaps the previous labelled box of this lane: its label would cover ours. */
-		vx0 = c->label_end;
+		vx0 = pass->label_end;
 	}
 	cairo_set_line_width(cr, 1.0);
 	if (o->kind == FSA_OP_WAIT)
 		cairo_set_source_rgba(cr, 0.78, 0.35, 0.50, 0.9);
 	else
 		cairo_set_source_rgba(cr, 0.45, 0.03, 0.20, 0.9);
-	cairo_rectangle(cr, floor(x0) + 0.5, c->lane_y + 0.5, MAX(floor(x1) - floor(x0), 1.0),
-			c->lane_h - 1);
+	cairo_rectangle(cr, floor(x0) + 0.5, pass->lane_y + 0.5, MAX(floor(x1) - floor(x0), 1.0),
+			pass->lane_h - 1);
 	cairo_stroke(cr);
 	if (vx1 - vx0 < 36)
 		return;
-	c->label_end = vx1;
+	pass->label_end = vx1;
 	if (o->kind == FSA_OP_WAIT)
 		g_snprintf(label, sizeof(label), "W 0x%" PRIx64 " ≥ %" PRIu64, o->fence_handle,
 			   o->fence_value);
@@ -557,7 +559,7 @@ draw_op_detail(Ctx *c, const FsvOp *o)
 		cairo_set_source_rgb(cr, 0.35, 0.05, 0.18);
 	else
 		cairo_set_source_rgb(cr, 1, 1, 1);
-	cairo_move_to(cr, vx0 + 3, c->lane_y + c->lane_h - 4);
+	cairo_move_to(cr, vx0 + 3, pass->lane_y + pass->lane_h - 4);
 	cairo_show_text(cr, label);
 }
 
@@ -570,36 +572,36 @@ static enum batch_style
 packet_style(const FsvPacket *p)
 {
 	if (p->is_paging)
-		return B_PACKET_PAGING;
+		return BATCH_PACKET_PAGING;
 	if (p->status == FSA_PACKET_PREEMPTED)
-		return B_PACKET_PREEMPTED;
+		return BATCH_PACKET_PREEMPTED;
 	if (p->status == FSA_PACKET_FAULTED || p->status == FSA_PACKET_ABORTED)
-		return B_PACKET_FAULTED;
-	return B_PACKET0 + (guint) (p->hwqueue_handle * 2654435761u >> 8) % PACKET_COLORS;
+		return BATCH_PACKET_FAULTED;
+	return BATCH_PACKET0 + (guint) (p->hwqueue_handle * 2654435761u >> 8) % PACKET_COLORS;
 }
 
 static bool
 draw_packet_item(const FsvLodItem *item, gpointer data)
 {
-	Ctx *c = data;
-	const FsvPacket *p = fsv_trace_get_packet(c->trace, item->id);
-	double x0 = fsv_view_time_to_x(c->view, p->start_ns);
-	double x1 = fsv_view_time_to_x(c->view, p->end_ns);
+	RenderPass *pass = data;
+	const FsvPacket *p = fsv_trace_get_packet(pass->trace, item->id);
+	double x0 = fsv_view_time_to_x(pass->view, p->start_ns);
+	double x1 = fsv_view_time_to_x(pass->view, p->end_ns);
 
-	c->stats->items_drawn++;
-	batch_add(c, packet_style(p), x0, x1, c->lane_y, c->lane_h);
-	if (x1 - x0 >= 4.0 && c->details->len <= c->details_cap)
-		g_array_append_val(c->details, item->id);
+	pass->stats->items_drawn++;
+	batch_add(pass, packet_style(p), x0, x1, pass->lane_y, pass->lane_h);
+	if (x1 - x0 >= 4.0 && pass->details->len <= pass->details_cap)
+		g_array_append_val(pass->details, item->id);
 	/* The connector of a preempted piece, drawn once: from the earlier piece, or from this
 	 * one's earlier piece when that lies left of the view (the walk does not visit it). */
-	if (c->pieces->len <= c->details_cap) {
+	if (pass->pieces->len <= pass->details_cap) {
 		if (p->next_piece != FSV_INDEX_NONE)
-			g_array_append_val(c->pieces, item->id);
+			g_array_append_val(pass->pieces, item->id);
 		else if (p->prev_piece != FSV_INDEX_NONE &&
-			 fsv_view_time_to_x(c->view,
-					    fsv_trace_get_packet(c->trace, p->prev_piece)->end_ns) <
-			     c->x_min - 2)
-			g_array_append_val(c->pieces, p->prev_piece);
+			 fsv_view_time_to_x(
+			     pass->view, fsv_trace_get_packet(pass->trace, p->prev_piece)->end_ns) <
+			     pass->x_min - 2)
+			g_array_append_val(pass->pieces, p->prev_piece);
 	}
 	return true;
 }
@@ -607,35 +609,35 @@ draw_packet_item(const FsvLodItem *item, gpointer data)
 static bool
 draw_packet_bucket(const FsvLodBucket *b, gpointer data)
 {
-	Ctx *c = data;
+	RenderPass *pass = data;
 
-	c->stats->buckets_drawn++;
-	batch_add(c, packet_style(fsv_trace_get_packet(c->trace, b->top)),
-		  fsv_view_time_to_x(c->view, b->begin_ns), fsv_view_time_to_x(c->view, b->end_ns),
-		  c->lane_y, c->lane_h);
+	pass->stats->buckets_drawn++;
+	batch_add(pass, packet_style(fsv_trace_get_packet(pass->trace, b->top)),
+		  fsv_view_time_to_x(pass->view, b->begin_ns),
+		  fsv_view_time_to_x(pass->view, b->end_ns), pass->lane_y, pass->lane_h);
 	return true;
 }
 
 static void
-draw_packet_detail(Ctx *c, const FsvPacket *p)
+draw_packet_detail(RenderPass *pass, const FsvPacket *p)
 {
-	cairo_t *cr = c->cr;
-	double x0 = fsv_view_time_to_x(c->view, p->start_ns);
-	double x1 = fsv_view_time_to_x(c->view, p->end_ns);
-	double vx0 = MAX(x0, c->x_min), vx1 = MIN(x1, c->x_max);
+	cairo_t *cr = pass->cr;
+	double x0 = fsv_view_time_to_x(pass->view, p->start_ns);
+	double x1 = fsv_view_time_to_x(pass->view, p->end_ns);
+	double vx0 = MAX(x0, pass->x_min), vx1 = MIN(x1, pass->x_max);
 	char label[48];
 
 	cairo_set_source_rgba(cr, 0, 0, 0, 0.35);
 	cairo_set_line_width(cr, 1.0);
-	cairo_rectangle(cr, floor(x0) + 0.5, c->lane_y + 0.5, MAX(floor(x1) - floor(x0), 1.0),
-			c->lane_h - 1);
+	cairo_rectangle(cr, floor(x0) + 0.5, pass->lane_y + 0.5, MAX(floor(x1) - floor(x0), 1.0),
+			pass->lane_h - 1);
 	cairo_stroke(cr);
-	if (p->status == FSA_PACKET_PREEMPTED && x1 <= c->x_max + 4) {
+	if (p->status == FSA_PACKET_PREEMPTED && x1 <= pass->x_max + 4) {
 		/* PRE-04: the work stopped at a boundary here: a torn (zigzag) right edge, drawn
 		 * with the lane's others (draw_cuts). */
-		double cut[4] = {floor(x1) + 0.5, c->lane_y, c->lane_h, MIN(3.0, x1 - x0)};
+		double cut[4] = {floor(x1) + 0.5, pass->lane_y, pass->lane_h, MIN(3.0, x1 - x0)};
 
-		g_array_append_vals(c->cuts, cut, 4);
+		g_array_append_vals(pass->cuts, cut, 4);
 	}
 	if (vx1 - vx0 < 30)
 		return;
@@ -645,28 +647,28 @@ draw_packet_detail(Ctx *c, const FsvPacket *p)
 	else
 		g_snprintf(label, sizeof(label), "%" PRIu64, p->packet_id);
 	cairo_set_source_rgb(cr, 1, 1, 1);
-	text_fit(cr, vx0 + 3, c->lane_y + c->lane_h - 3, label, vx1 - vx0 - 6);
+	text_fit(cr, vx0 + 3, pass->lane_y + pass->lane_h - 3, label, vx1 - vx0 - 6);
 }
 
 /* The torn edges collected by draw_packet_detail, castellated and pixel-aligned so that they
  * batch like boxes (a zigzag path per piece cost a time-sliced trace 15 ms a frame): the
  * second and fourth quarter of the right edge notched D px deep, a dark outline along it. */
 static void
-draw_cuts(Ctx *c)
+draw_cuts(RenderPass *pass)
 {
-	for (guint i = 0; i < c->cuts->len; i += 4) {
-		const double *k = &g_array_index(c->cuts, double, i);
+	for (guint i = 0; i < pass->cuts->len; i += 4) {
+		const double *k = &g_array_index(pass->cuts, double, i);
 		double xe = floor(k[0]) + 1, y = k[1], h = k[2], d = MAX(floor(k[3]), 1), q = h / 4;
 
-		batch_add(c, B_CUT_NOTCH, xe - d, xe, y + q, q);
-		batch_add(c, B_CUT_NOTCH, xe - d, xe, y + 3 * q, q);
-		batch_add(c, B_CUT_EDGE, xe - 1, xe, y, q);
-		batch_add(c, B_CUT_EDGE, xe - d - 1, xe - d, y + q, q);
-		batch_add(c, B_CUT_EDGE, xe - 1, xe, y + 2 * q, q);
-		batch_add(c, B_CUT_EDGE, xe - d - 1, xe - d, y + 3 * q, q);
+		batch_add(pass, BATCH_CUT_NOTCH, xe - d, xe, y + q, q);
+		batch_add(pass, BATCH_CUT_NOTCH, xe - d, xe, y + 3 * q, q);
+		batch_add(pass, BATCH_CUT_EDGE, xe - 1, xe, y, q);
+		batch_add(pass, BATCH_CUT_EDGE, xe - d - 1, xe - d, y + q, q);
+		batch_add(pass, BATCH_CUT_EDGE, xe - 1, xe, y + 2 * q, q);
+		batch_add(pass, BATCH_CUT_EDGE, xe - d - 1, xe - d, y + 3 * q, q);
 	}
-	g_array_set_size(c->cuts, 0);
-	batch_flush(c);
+	g_array_set_size(pass->cuts, 0);
+	batch_flush(pass);
 }
 
 /* ---- Markers --------------------------------------------------------------------------- */
@@ -692,7 +694,7 @@ marker_color(guint8 kind)
 }
 
 typedef struct {
-	Ctx *c;
+	RenderPass *pass;
 	double row_y, row_h;
 	double tick_y;           /* the tick strip (fsv_view_get_strip_geometry) */
 	double band_y, band_h;   /* the doorbell band, band_h 0 when the row has none */
@@ -703,17 +705,17 @@ typedef struct {
 	 * colour when the layer is done (flush_triangles), at least 2 px apart. */
 	GArray *tri[3];
 	GArray *arrows; /* victimize marker ids to draw arrows for, NULL: none */
-} MarkerCtx;
+} MarkerPass;
 
 enum { TRI_CONNECT, TRI_CUT, TRI_FAILED };
 
 /* The triangles collected by draw_marker: one path and one fill per colour. */
 static void
-flush_triangles(MarkerCtx *m)
+flush_triangles(MarkerPass *m)
 {
 	static const double connect[3] = {0.13, 0.60, 0.33}, cut[3] = {0.85, 0.45, 0.10};
 	const double *tc[3] = {connect, cut, colors[FSV_COLOR_TDR]};
-	cairo_t *cr = m->c->cr;
+	cairo_t *cr = m->pass->cr;
 
 	for (int k = 0; k < 3; k++) {
 		GArray *xs = m->tri[k];
@@ -739,31 +741,31 @@ static enum batch_style
 band_style(const FsvMarker *mk)
 {
 	if (mk->kind == FSA_MARK_DOORBELL_CONNECTED)
-		return mk->code == FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD ? B_BAND_NOTIFY_KMD
-									     : B_BAND_CONNECTED;
+		return mk->code == FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD ? BATCH_BAND_NOTIFY_KMD
+									     : BATCH_BAND_CONNECTED;
 	switch (mk->code) {
 	case FSTP_DOORBELL_STATUS_CONNECTED:
-		return B_BAND_CONNECTED;
+		return BATCH_BAND_CONNECTED;
 	case FSTP_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD:
-		return B_BAND_NOTIFY_KMD;
+		return BATCH_BAND_NOTIFY_KMD;
 	case FSTP_DOORBELL_STATUS_DISCONNECTED_ABORT:
-		return B_BAND_ABORT;
+		return BATCH_BAND_ABORT;
 	default:
-		return B_BAND_RETRY;
+		return BATCH_BAND_RETRY;
 	}
 }
 
 /* PRE-13: a flip from queued to done in its sub-lane of the display row, labelled with its id
  * when wide enough; one still pending at the end of the trace pale, open to the right. */
 static void
-draw_flip(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double x0, double x1)
+draw_flip(MarkerPass *m, const FsvMarker *mk, bool is_bucket, double x0, double x1)
 {
-	Ctx *c = m->c;
-	cairo_t *cr = c->cr;
+	RenderPass *pass = m->pass;
+	cairo_t *cr = pass->cr;
 	const double *rgb = colors[FSV_COLOR_FLIP];
 	double y, h;
 
-	if (!fsv_view_get_lane_geometry(c->view, c->row, mk->lane, &y, &h))
+	if (!fsv_view_get_lane_geometry(pass->view, pass->row, mk->lane, &y, &h))
 		return;
 	if (x1 - x0 < 1)
 		x1 = x0 + 1;
@@ -780,10 +782,10 @@ draw_flip(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double x0, double x
 		char label[40];
 
 		g_snprintf(label, sizeof(label), "flip %" PRIu64, _fsv_flip_id(mk));
-		font(c, 8.5, false);
+		font(pass, 8.5, false);
 		cairo_set_source_rgb(cr, 1, 1, 1);
-		text_fit(cr, MAX(x0, c->x_min) + 3, y + h - 2, label,
-			 MIN(x1, c->x_max) - MAX(x0, c->x_min) - 6);
+		text_fit(cr, MAX(x0, pass->x_min) + 3, y + h - 2, label,
+			 MIN(x1, pass->x_max) - MAX(x0, pass->x_min) - 6);
 	}
 }
 
@@ -817,11 +819,11 @@ page_fault_glyph(cairo_t *cr, double x, double y)
  * hairlines, every halo, then every flash (a halo drawn after a flash would erase it), and
  * the labels. */
 static void
-flush_faults(MarkerCtx *m)
+flush_faults(MarkerPass *m)
 {
-	Ctx *c = m->c;
-	cairo_t *cr = c->cr;
-	GArray *xs = c->fault_xs;
+	RenderPass *pass = m->pass;
+	cairo_t *cr = pass->cr;
+	GArray *xs = pass->fault_xs;
 
 	if (xs->len > 0) {
 		for (guint i = 0; i < xs->len; i++)
@@ -837,49 +839,50 @@ flush_faults(MarkerCtx *m)
 		set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
 		cairo_fill(cr);
 	}
-	if (c->fault_labels->len > 0) {
+	if (pass->fault_labels->len > 0) {
 		double tw;
 
-		font(c, 8.5, true);
+		font(pass, 8.5, true);
 		tw = text_width(cr, "PAGE FAULT");
 		/* On a white backing: the label lies over the faulted packet and the TDR band. */
-		for (guint i = 0; i < c->fault_labels->len; i++)
-			cairo_rectangle(cr, g_array_index(c->fault_labels, double, i) + 4,
+		for (guint i = 0; i < pass->fault_labels->len; i++)
+			cairo_rectangle(cr, g_array_index(pass->fault_labels, double, i) + 4,
 					m->row_y + m->row_h - 12, tw + 3, 10);
 		cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
 		cairo_fill(cr);
 		set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
-		for (guint i = 0; i < c->fault_labels->len; i++) {
-			cairo_move_to(cr, g_array_index(c->fault_labels, double, i) + 5,
+		for (guint i = 0; i < pass->fault_labels->len; i++) {
+			cairo_move_to(cr, g_array_index(pass->fault_labels, double, i) + 5,
 				      m->row_y + m->row_h - 4);
 			cairo_show_text(cr, "PAGE FAULT");
 		}
 	}
 	g_array_set_size(xs, 0);
-	g_array_set_size(c->fault_labels, 0);
-	c->fault_label_end = -1e9;
+	g_array_set_size(pass->fault_labels, 0);
+	pass->fault_label_end = -1e9;
 }
 
 static void
-draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, double bx1)
+draw_marker(MarkerPass *m, const FsvMarker *mk, bool is_bucket, double bx0, double bx1)
 {
-	Ctx *c = m->c;
-	cairo_t *cr = c->cr;
-	double x0 = is_bucket ? bx0 : fsv_view_time_to_x(c->view, mk->begin_ns);
-	double x1 = is_bucket ? bx1 : fsv_view_time_to_x(c->view, mk->end_ns);
+	RenderPass *pass = m->pass;
+	cairo_t *cr = pass->cr;
+	double x0 = is_bucket ? bx0 : fsv_view_time_to_x(pass->view, mk->begin_ns);
+	double x1 = is_bucket ? bx1 : fsv_view_time_to_x(pass->view, mk->end_ns);
 	double tick_y = m->tick_y;
 	const double *rgb = colors[marker_color(mk->kind)];
 
-	x0 = MAX(x0, c->x_min - 2);
-	x1 = MIN(x1, c->x_max + 2);
+	x0 = MAX(x0, pass->x_min - 2);
+	x1 = MIN(x1, pass->x_max + 2);
 	if (_fsv_marker_is_vsync(mk)) {
 		/* PRE-13: a tick per vsync in the display's strip (a bucket: a run over its
 		 * extent); a missed one red, 2 px wide and down through the flips. */
 		if (mk->is_missed)
-			batch_add(c, B_MISSED_VSYNC, x0 - 0.5, MAX(x1, x0 + 1) + 0.5, tick_y,
+			batch_add(pass, BATCH_MISSED_VSYNC, x0 - 0.5, MAX(x1, x0 + 1) + 0.5, tick_y,
 				  m->row_y + m->row_h - 2 - tick_y);
 		else
-			batch_add(c, B_VSYNC, x0, MAX(x1, x0 + 1), tick_y, FSV_TICK_HEIGHT + 3);
+			batch_add(pass, BATCH_VSYNC, x0, MAX(x1, x0 + 1), tick_y,
+				  FSV_TICK_HEIGHT + 3);
 		return;
 	}
 	if (_fsv_marker_is_flip(mk)) {
@@ -889,12 +892,13 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 	switch (mk->kind) {
 	case FSA_MARK_DOORBELL_RING:
 		/* One tick per ring; a bucket of rings (far zooms) one run over their extent. */
-		batch_add(c, B_TICK, x0, MAX(x1, x0 + 1), tick_y + 1, FSV_TICK_HEIGHT - 1);
+		batch_add(pass, BATCH_TICK, x0, MAX(x1, x0 + 1), tick_y + 1, FSV_TICK_HEIGHT - 1);
 		break;
 	case FSA_MARK_DOORBELL_STATE:
 	case FSA_MARK_DOORBELL_CONNECTED:
 		if (m->band_h > 0) {
-			batch_add(c, band_style(mk), x0, MAX(x1, x0 + 1), m->band_y, m->band_h - 1);
+			batch_add(pass, band_style(mk), x0, MAX(x1, x0 + 1), m->band_y,
+				  m->band_h - 1);
 		} else {
 			/* Not a queue row (a doorbell of an unknown queue): a line under the
 			 * ticks, as before the band existed. */
@@ -931,14 +935,14 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		 * error: page fault" once the OS put the context in error). Collected, drawn by
 		 * flush_faults: a flash within 2 px of the previous adds nothing visible. */
 		double x = floor(x0) + 0.5;
-		GArray *xs = c->fault_xs;
+		GArray *xs = pass->fault_xs;
 
 		if (xs->len > 0 && fabs(g_array_index(xs, double, xs->len - 1) - x) < 2)
 			break;
 		g_array_append_val(xs, x);
-		if (!is_bucket && m->row_kind == FSV_ROW_ENGINE && x >= c->fault_label_end) {
-			g_array_append_val(c->fault_labels, x);
-			c->fault_label_end = x + 70;
+		if (!is_bucket && m->row_kind == FSV_ROW_ENGINE && x >= pass->fault_label_end) {
+			g_array_append_val(pass->fault_labels, x);
+			pass->fault_label_end = x + 70;
 		}
 		break;
 	}
@@ -959,7 +963,7 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		cairo_fill(cr);
 		if (mk->kind == FSA_MARK_DEVICE_LOST && !is_bucket &&
 		    m->row_kind == FSV_ROW_QUEUE) {
-			font(c, 9, true);
+			font(pass, 9, true);
 			cairo_move_to(cr, x + 6, m->row_y + 9);
 			cairo_show_text(cr, "device lost");
 		}
@@ -980,7 +984,7 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 		cairo_line_to(cr, x, m->row_y + m->row_h - 1);
 		cairo_stroke(cr);
 		cairo_set_dash(cr, NULL, 0, 0);
-		font(c, 9, true);
+		font(pass, 9, true);
 		cairo_move_to(cr, x + 3, m->row_y + 10);
 		cairo_show_text(cr, mk->code ? "RESET" : "RESET FAILED");
 		break;
@@ -1004,11 +1008,11 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 			cairo_stroke(cr);
 			cairo_set_dash(cr, NULL, 0, 0);
 		} else {
-			batch_add(c, B_PREEMPT_BAR0 + reason, x0, MAX(x1, x0 + 2), top, 3);
+			batch_add(pass, BATCH_PREEMPT_BAR0 + reason, x0, MAX(x1, x0 + 2), top, 3);
 		}
-		batch_add(c, B_PREEMPT_LEG0 + reason, x0, x0 + 1, top + 3, bottom - top - 3);
+		batch_add(pass, BATCH_PREEMPT_LEG0 + reason, x0, x0 + 1, top + 3, bottom - top - 3);
 		if (!mk->is_open && x1 - x0 >= 3)
-			batch_add(c, B_PREEMPT_LEG0 + reason, x1 - 1, x1, top + 3,
+			batch_add(pass, BATCH_PREEMPT_LEG0 + reason, x1 - 1, x1, top + 3,
 				  bottom - top - 3);
 		break;
 	}
@@ -1028,16 +1032,16 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 					   mk->context_handle);
 			else
 				g_snprintf(label, sizeof(label), "TDR");
-			font(c, 9, true);
-			text_fit(cr, MAX(x0, c->x_min) + 3, m->row_y + 13, label,
-				 MIN(x1, c->x_max) - MAX(x0, c->x_min) - 6);
+			font(pass, 9, true);
+			text_fit(cr, MAX(x0, pass->x_min) + 3, m->row_y + 13, label,
+				 MIN(x1, pass->x_max) - MAX(x0, pass->x_min) - 6);
 		}
 		break;
 	case FSA_MARK_TDR_DETECT: {
 		/* TDR-02: the stall the watchdog found, hatched over the lanes, "no progress for
 		 * …" in the strip, and a tick at the detection. */
 		double top = m->strip_h > 0 ? m->strip_y + m->strip_h : m->row_y + 2;
-		double xd = floor(fsv_view_time_to_x(c->view, mk->end_ns)) + 0.5;
+		double xd = floor(fsv_view_time_to_x(pass->view, mk->end_ns)) + 0.5;
 
 		fill_hatched(cr, x0, top, MAX(x1 - x0, 1.0), m->row_y + m->row_h - 2 - top, rgb,
 			     0.06, 0.30);
@@ -1052,10 +1056,10 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 			    "%s for %s",
 			    mk->code == FSTP_LOSS_REASON_ENGINE_HUNG ? "hung" : "no progress", d);
 
-			font(c, 8.5, true);
-			text_fit(cr, MAX(x0, c->x_min) + 3,
+			font(pass, 8.5, true);
+			text_fit(cr, MAX(x0, pass->x_min) + 3,
 				 (m->strip_h > 0 ? m->strip_y : m->row_y) + 10, label,
-				 MIN(xd, c->x_max) - MAX(x0, c->x_min) - 6);
+				 MIN(xd, pass->x_max) - MAX(x0, pass->x_min) - 6);
 		}
 		break;
 	}
@@ -1077,9 +1081,9 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 			   mk->code >= 0 && mk->code < (gint64) G_N_ELEMENTS(reasons)
 			       ? reasons[mk->code]
 			       : "unknown");
-		font(c, 9, true);
+		font(pass, 9, true);
 		if (!is_bucket && x1 - x0 >= text_width(cr, label) + 8) {
-			double tw = text_width(cr, label), lx = MAX(x0, c->x_min) + 3;
+			double tw = text_width(cr, label), lx = MAX(x0, pass->x_min) + 3;
 
 			cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
 			cairo_rectangle(cr, lx - 1, bottom - 11, tw + 3, 11);
@@ -1104,12 +1108,14 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 	case FSA_MARK_FENCE_NOTIFICATION:
 		/* XAD-08: a NotificationOnly update of this adapter, a tick in the strip (batched:
 		 * one per update, a run over a bucket's extent). */
-		batch_add(c, B_PROPAGATION, x0, MAX(x1, x0 + 1), tick_y, FSV_TICK_HEIGHT - 3);
+		batch_add(pass, BATCH_PROPAGATION, x0, MAX(x1, x0 + 1), tick_y,
+			  FSV_TICK_HEIGHT - 3);
 		break;
 	case FSA_MARK_FENCE_PROPAGATION:
 		/* XAD-07: propagate → NotificationOnly update, a bar along the strip of the row
 		 * notified (the arrow from the other adapter is drawn over the rows). */
-		batch_add(c, B_PROPAGATION, x0, MAX(x1, x0 + 1), tick_y + FSV_TICK_HEIGHT - 3, 3);
+		batch_add(pass, BATCH_PROPAGATION, x0, MAX(x1, x0 + 1),
+			  tick_y + FSV_TICK_HEIGHT - 3, 3);
 		break;
 	case FSA_MARK_FAULT_INJECTED: {
 		/* The fault injector's ground truth: a small diamond at the top of the row. */
@@ -1157,10 +1163,10 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 			label = "suspended";
 		}
 		fill_hatched(cr, x0, top, MAX(x1 - x0, 1.0), bottom - top, grey, 0.12, 0.35);
-		font(c, 9, true);
+		font(pass, 9, true);
 		if (label && !is_bucket && x1 - x0 >= text_width(cr, label) + 8) {
 			set_rgb(cr, grey, 1);
-			cairo_move_to(cr, MAX(x0, c->x_min) + 3, top + 10);
+			cairo_move_to(cr, MAX(x0, pass->x_min) + 3, top + 10);
 			cairo_show_text(cr, label);
 		}
 		break;
@@ -1173,31 +1179,31 @@ draw_marker(MarkerCtx *m, const FsvMarker *mk, bool is_bucket, double bx0, doubl
 static bool
 draw_marker_item(const FsvLodItem *item, gpointer data)
 {
-	MarkerCtx *m = data;
+	MarkerPass *m = data;
 
-	m->c->stats->items_drawn++;
+	m->pass->stats->items_drawn++;
 	m->id = item->id;
-	draw_marker(m, fsv_trace_get_marker(m->c->trace, item->id), false, 0, 0);
+	draw_marker(m, fsv_trace_get_marker(m->pass->trace, item->id), false, 0, 0);
 	return true;
 }
 
 static bool
 draw_marker_bucket(const FsvLodBucket *b, gpointer data)
 {
-	MarkerCtx *m = data;
-	const FsvMarker *mk = fsv_trace_get_marker(m->c->trace, b->top);
+	MarkerPass *m = data;
+	const FsvMarker *mk = fsv_trace_get_marker(m->pass->trace, b->top);
 
-	m->c->stats->buckets_drawn++;
+	m->pass->stats->buckets_drawn++;
 	m->id = b->top;
-	draw_marker(m, mk, true, fsv_view_time_to_x(m->c->view, b->begin_ns),
-		    fsv_view_time_to_x(m->c->view, b->end_ns));
+	draw_marker(m, mk, true, fsv_view_time_to_x(m->pass->view, b->begin_ns),
+		    fsv_view_time_to_x(m->pass->view, b->end_ns));
 	return true;
 }
 
 static bool
 collect_arrow(const FsvLodItem *item, gpointer data)
 {
-	MarkerCtx *m = data;
+	MarkerPass *m = data;
 
 	g_array_append_val(m->arrows, item->id);
 	return true;
@@ -1206,7 +1212,7 @@ collect_arrow(const FsvLodItem *item, gpointer data)
 static bool
 collect_arrow_bucket(const FsvLodBucket *b, gpointer data)
 {
-	MarkerCtx *m = data;
+	MarkerPass *m = data;
 
 	g_array_append_val(m->arrows, b->top);
 	return true;
@@ -1224,54 +1230,54 @@ compare_op_begin(gconstpointer a, gconstpointer b, gpointer data)
 }
 
 static void
-draw_lane_items(Ctx *c, const FsvLod *lod, bool is_packets)
+draw_lane_items(RenderPass *pass, const FsvLod *lod, bool is_packets)
 {
-	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
-	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
+	guint64 b = fsv_view_x_to_time(pass->view, pass->x_min - 2);
+	guint64 e = fsv_view_x_to_time(pass->view, pass->x_max + 2);
 
 	if (!lod)
 		return;
-	g_array_set_size(c->details, 0);
-	g_array_set_size(c->specials, 0);
+	g_array_set_size(pass->details, 0);
+	g_array_set_size(pass->specials, 0);
 	if (is_packets)
-		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), draw_packet_item,
-			      c->opt->no_lod ? NULL : draw_packet_bucket, c);
+		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_packet_item,
+			      pass->opt->no_lod ? NULL : draw_packet_bucket, pass);
 	else
-		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), draw_op_item,
-			      c->opt->no_lod ? NULL : draw_op_bucket, c);
-	batch_flush(c);
-	for (guint i = 0; i < c->specials->len; i++)
-		draw_special_op(c,
-				fsv_trace_get_op(c->trace, g_array_index(c->specials, guint32, i)));
-	font(c, 9, false);
-	c->label_end = -1e9;
+		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_op_item,
+			      pass->opt->no_lod ? NULL : draw_op_bucket, pass);
+	batch_flush(pass);
+	for (guint i = 0; i < pass->specials->len; i++)
+		draw_special_op(
+		    pass, fsv_trace_get_op(pass->trace, g_array_index(pass->specials, guint32, i)));
+	font(pass, 9, false);
+	pass->label_end = -1e9;
 	/* Outlines only where they stay readable: at most one per 4 pixels. */
-	if (c->details->len <= c->details_cap && !is_packets)
-		g_array_sort_with_data(c->details, compare_op_begin, c->trace);
-	if (c->details->len <= c->details_cap)
-		for (guint i = 0; i < c->details->len; i++) {
-			guint32 id = g_array_index(c->details, guint32, i);
+	if (pass->details->len <= pass->details_cap && !is_packets)
+		g_array_sort_with_data(pass->details, compare_op_begin, pass->trace);
+	if (pass->details->len <= pass->details_cap)
+		for (guint i = 0; i < pass->details->len; i++) {
+			guint32 id = g_array_index(pass->details, guint32, i);
 
 			if (is_packets)
-				draw_packet_detail(c, fsv_trace_get_packet(c->trace, id));
+				draw_packet_detail(pass, fsv_trace_get_packet(pass->trace, id));
 			else
-				draw_op_detail(c, fsv_trace_get_op(c->trace, id));
+				draw_op_detail(pass, fsv_trace_get_op(pass->trace, id));
 		}
-	draw_cuts(c);
+	draw_cuts(pass);
 }
 
 /* PRE-06, PRE-07: each preempted piece drawn one by one is joined to its resubmitted piece by a
  * dashed arc through the event strip, with a head on the resubmitted piece; the selected pair's
  * arc is drawn in the selection colour. */
 static void
-draw_piece_connectors(Ctx *c)
+draw_piece_connectors(RenderPass *pass)
 {
-	cairo_t *cr = c->cr;
-	const FsvItem *sel = &c->opt->selection;
+	cairo_t *cr = pass->cr;
+	const FsvItem *sel = &pass->opt->selection;
 	guint32 selected = FSV_INDEX_NONE;
 	double last_x1 = -1e9;
 
-	if (c->pieces->len == 0)
+	if (pass->pieces->len == 0)
 		return;
 	cairo_save(cr);
 	cairo_set_line_width(cr, 1.0);
@@ -1279,21 +1285,23 @@ draw_piece_connectors(Ctx *c)
 	 * them cost a time-sliced trace 10 ms a frame), their heads in one fill; the selected
 	 * pair's arc last, on top. Pieces less than 2 px apart have nothing visible to join; a
 	 * head within 2 px of the previous one adds nothing. */
-	for (int pass = 0; pass < 2; pass++) {
-		for (guint i = 0; i < c->pieces->len; i++) {
-			guint32 id = g_array_index(c->pieces, guint32, i);
-			const FsvPacket *p = fsv_trace_get_packet(c->trace, id);
+	for (int round = 0; round < 2; round++) {
+		for (guint i = 0; i < pass->pieces->len; i++) {
+			guint32 id = g_array_index(pass->pieces, guint32, i);
+			const FsvPacket *p = fsv_trace_get_packet(pass->trace, id);
 			double x0, y0, x1, y1, peak, dx;
 
-			if (!fsv_view_get_piece_connector(c->view, id, &x0, &y0, &x1, &y1, &peak) ||
-			    MAX(x0, x1) < c->x_min - 2 || MIN(x0, x1) > c->x_max + 2 || x1 - x0 < 2)
+			if (!fsv_view_get_piece_connector(pass->view, id, &x0, &y0, &x1, &y1,
+							  &peak) ||
+			    MAX(x0, x1) < pass->x_min - 2 || MIN(x0, x1) > pass->x_max + 2 ||
+			    x1 - x0 < 2)
 				continue;
 			if (sel->kind == FSV_ITEM_PACKET &&
 			    (sel->index == id || sel->index == p->next_piece)) {
 				selected = id;
 				continue;
 			}
-			if (pass == 0) {
+			if (round == 0) {
 				dx = MIN(MAX((x1 - x0) / 3, 2), 24);
 				cairo_move_to(cr, x0 - 0.5, y0 + 1);
 				cairo_curve_to(cr, x0 + dx, peak, x1 - dx, peak, x1 + 1,
@@ -1308,7 +1316,7 @@ draw_piece_connectors(Ctx *c)
 			}
 		}
 		cairo_set_source_rgb(cr, 0.72, 0.36, 0.02);
-		if (pass == 0)
+		if (round == 0)
 			cairo_stroke(cr);
 		else
 			cairo_fill(cr);
@@ -1316,7 +1324,7 @@ draw_piece_connectors(Ctx *c)
 	if (selected != FSV_INDEX_NONE) {
 		double x0, y0, x1, y1, peak, dx;
 
-		fsv_view_get_piece_connector(c->view, selected, &x0, &y0, &x1, &y1, &peak);
+		fsv_view_get_piece_connector(pass->view, selected, &x0, &y0, &x1, &y1, &peak);
 		dx = MIN(MAX((x1 - x0) / 3, 2), 24);
 		set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
 		cairo_set_line_width(cr, 2);
@@ -1353,15 +1361,15 @@ step_at_or_after(const FsvFenceStep *s, guint from, guint n, guint64 ns)
  * (one segment per pixel column at most: crowded steps are jumped over by binary search), so a
  * fence signalled a million times costs what its pixels cost. */
 static void
-draw_fence_steps(Ctx *c, guint32 row, double y, double h)
+draw_fence_steps(RenderPass *pass, guint32 row, double y, double h)
 {
-	cairo_t *cr = c->cr;
+	cairo_t *cr = pass->cr;
 	guint n = 0;
-	const FsvFenceStep *s = fsv_trace_get_fence_steps(c->trace, row, &n);
-	const FsvRow *r = fsv_trace_get_row(c->trace, row);
+	const FsvFenceStep *s = fsv_trace_get_fence_steps(pass->trace, row, &n);
+	const FsvRow *r = fsv_trace_get_row(pass->trace, row);
 	guint64 vmin = r->value_min, vmax = r->value_max;
-	guint64 tb = fsv_view_x_to_time(c->view, c->x_min);
-	guint64 te = fsv_view_x_to_time(c->view, c->x_max);
+	guint64 tb = fsv_view_x_to_time(pass->view, pass->x_min);
+	guint64 te = fsv_view_x_to_time(pass->view, pass->x_max);
 	double top = y + 6, bottom = y + h - 4, last_label_x = -1e9;
 	guint k;
 
@@ -1374,10 +1382,11 @@ draw_fence_steps(Ctx *c, guint32 row, double y, double h)
 	/* The step in force at the left edge. */
 	k = step_at_or_after(s, 0, n, tb + 1);
 	k = k > 0 ? k - 1 : 0;
-	font(c, 9, false);
+	font(pass, 9, false);
 	while (k < n && s[k].ns <= te) {
-		double x0 = MAX(floor(fsv_view_time_to_x(c->view, s[k].ns)), c->x_min);
-		guint next = step_at_or_after(s, k + 1, n, fsv_view_x_to_time(c->view, x0 + 1) + 1);
+		double x0 = MAX(floor(fsv_view_time_to_x(pass->view, s[k].ns)), pass->x_min);
+		guint next =
+		    step_at_or_after(s, k + 1, n, fsv_view_x_to_time(pass->view, x0 + 1) + 1);
 		double x1, vy = VY(s[k].value);
 
 		/* Steps inside the same pixel column: the last of them shows. */
@@ -1386,16 +1395,17 @@ draw_fence_steps(Ctx *c, guint32 row, double y, double h)
 		if (next > k + 1 && next < n) {
 			vy = VY(s[next - 1].value);
 		}
-		x1 = next < n ? MAX(floor(fsv_view_time_to_x(c->view, s[next].ns)), x0 + 1)
-			      : c->x_max;
-		batch_add(c, B_STEP_FILL, x0, x1, vy, bottom - vy + 1);
-		batch_add(c, B_STEP_LINE, x0, x1, vy - 1, 2);
+		x1 = next < n ? MAX(floor(fsv_view_time_to_x(pass->view, s[next].ns)), x0 + 1)
+			      : pass->x_max;
+		batch_add(pass, BATCH_STEP_FILL, x0, x1, vy, bottom - vy + 1);
+		batch_add(pass, BATCH_STEP_LINE, x0, x1, vy - 1, 2);
 		if (next < n && s[next].ns <= te) {
 			double ny = VY(s[next].value);
 
-			batch_add(c, B_STEP_LINE, x1, x1 + 1, MIN(ny, vy) - 1, fabs(ny - vy) + 2);
+			batch_add(pass, BATCH_STEP_LINE, x1, x1 + 1, MIN(ny, vy) - 1,
+				  fabs(ny - vy) + 2);
 		}
-		c->stats->items_drawn++;
+		pass->stats->items_drawn++;
 		if (x1 - x0 >= 40 && x0 - last_label_x >= 40) {
 			char v[32];
 
@@ -1407,7 +1417,7 @@ draw_fence_steps(Ctx *c, guint32 row, double y, double h)
 		}
 		k = next;
 	}
-	batch_flush(c);
+	batch_flush(pass);
 #undef VY
 }
 
@@ -1416,42 +1426,42 @@ draw_fence_steps(Ctx *c, guint32 row, double y, double h)
  * for every laid-out queue row (a victim scrolled out of sight still points at a visible
  * beneficiary). The selected one is drawn in the selection colour. */
 static void
-draw_victim_arrows(Ctx *c, GArray *ids)
+draw_victim_arrows(RenderPass *pass, GArray *ids)
 {
-	cairo_t *cr = c->cr;
-	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
-	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
-	guint n = fsv_view_get_visible_row_count(c->view);
-	MarkerCtx m = {c, 0, 0, 0, 0, 0, 0, 0, FSV_ROW_QUEUE, 0, {NULL, NULL, NULL}, ids};
+	cairo_t *cr = pass->cr;
+	guint64 b = fsv_view_x_to_time(pass->view, pass->x_min - 2);
+	guint64 e = fsv_view_x_to_time(pass->view, pass->x_max + 2);
+	guint n = fsv_view_get_visible_row_count(pass->view);
+	MarkerPass m = {pass, 0, 0, 0, 0, 0, 0, 0, FSV_ROW_QUEUE, 0, {NULL, NULL, NULL}, ids};
 	guint32 selected = FSV_INDEX_NONE;
 	double last_x = -1e9, last_y0 = 0, last_y1 = 0;
 
 	g_array_set_size(ids, 0);
 	for (guint i = 0; i < n; i++) {
-		guint32 row = fsv_view_get_visible_row(c->view, i, NULL, NULL);
+		guint32 row = fsv_view_get_visible_row(pass->view, i, NULL, NULL);
 		const FsvLod *lod =
-		    _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_VICTIM);
+		    _fsv_trace_get_marker_lod(pass->trace, row, FSV_MARKER_LAYER_VICTIM);
 
 		if (lod)
-			fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), collect_arrow,
-				      c->opt->no_lod ? NULL : collect_arrow_bucket, &m);
+			fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(pass->view), collect_arrow,
+				      pass->opt->no_lod ? NULL : collect_arrow_bucket, &m);
 	}
 	/* Shafts and dots are pixel-aligned rectangles, all in one fill (cairo's fast path); the
 	 * heads, triangles, in another. An arrow between the same rows as the previous one and
 	 * within 2 px of it is left out (it would add nothing visible). The selected one is drawn
 	 * last, on top. */
 	set_rgb(cr, colors[FSV_COLOR_VICTIMIZE], 0.85);
-	for (int pass = 0; pass < 2; pass++) {
+	for (int round = 0; round < 2; round++) {
 		for (guint i = 0; i < ids->len; i++) {
 			guint32 id = g_array_index(ids, guint32, i);
 			double x, y0, y1, dir, tip;
 
-			if (c->opt->selection.kind == FSV_ITEM_MARKER &&
-			    c->opt->selection.index == id) {
+			if (pass->opt->selection.kind == FSV_ITEM_MARKER &&
+			    pass->opt->selection.index == id) {
 				selected = id;
 				continue;
 			}
-			if (!fsv_view_get_victim_arrow(c->view, id, &x, &y0, &y1) ||
+			if (!fsv_view_get_victim_arrow(pass->view, id, &x, &y0, &y1) ||
 			    (fabs(x - last_x) < 2 && y0 == last_y0 && y1 == last_y1))
 				continue;
 			last_x = x;
@@ -1459,7 +1469,7 @@ draw_victim_arrows(Ctx *c, GArray *ids)
 			last_y1 = y1;
 			dir = y1 > y0 ? 1 : -1;
 			tip = y1 - dir;
-			if (pass == 0) {
+			if (round == 0) {
 				double top = floor(MIN(y0, tip - dir * 5)),
 				       bottom = ceil(MAX(y0, tip - dir * 5));
 
@@ -1478,7 +1488,7 @@ draw_victim_arrows(Ctx *c, GArray *ids)
 	if (selected != FSV_INDEX_NONE) {
 		double x, y0, y1, dir, tip;
 
-		if (fsv_view_get_victim_arrow(c->view, selected, &x, &y0, &y1)) {
+		if (fsv_view_get_victim_arrow(pass->view, selected, &x, &y0, &y1)) {
 			dir = y1 > y0 ? 1 : -1;
 			tip = y1 - dir;
 			set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
@@ -1503,41 +1513,41 @@ draw_victim_arrows(Ctx *c, GArray *ids)
 static bool
 collect_reset(const FsvLodItem *item, gpointer data)
 {
-	Ctx *c = data;
+	RenderPass *pass = data;
 
-	if (fsv_trace_get_marker(c->trace, item->id)->kind == FSA_MARK_ADAPTER_RESET)
-		g_array_append_val(c->specials, item->id);
+	if (fsv_trace_get_marker(pass->trace, item->id)->kind == FSA_MARK_ADAPTER_RESET)
+		g_array_append_val(pass->specials, item->id);
 	return true;
 }
 
 static void
-draw_adapter_resets(Ctx *c)
+draw_adapter_resets(RenderPass *pass)
 {
-	cairo_t *cr = c->cr;
-	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
-	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
-	guint n = fsv_view_get_visible_row_count(c->view);
+	cairo_t *cr = pass->cr;
+	guint64 b = fsv_view_x_to_time(pass->view, pass->x_min - 2);
+	guint64 e = fsv_view_x_to_time(pass->view, pass->x_max + 2);
+	guint n = fsv_view_get_visible_row_count(pass->view);
 
-	if (!_fsv_trace_has_marker_kind(c->trace, FSA_MARK_ADAPTER_RESET))
+	if (!_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_ADAPTER_RESET))
 		return;
 	for (guint i = 0; i < n; i++) {
-		guint32 row = fsv_view_get_visible_row(c->view, i, NULL, NULL);
+		guint32 row = fsv_view_get_visible_row(pass->view, i, NULL, NULL);
 		const FsvLod *lod =
-		    _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_RESET);
+		    _fsv_trace_get_marker_lod(pass->trace, row, FSV_MARKER_LAYER_RESET);
 		double y0, y1;
 
-		if (fsv_trace_get_row(c->trace, row)->kind != FSV_ROW_ADAPTER || !lod ||
-		    !fsv_view_get_group_extent(c->view, row, &y0, &y1))
+		if (fsv_trace_get_row(pass->trace, row)->kind != FSV_ROW_ADAPTER || !lod ||
+		    !fsv_view_get_group_extent(pass->view, row, &y0, &y1))
 			continue;
-		g_array_set_size(c->specials, 0);
-		fsv_lod_visit(lod, b, e, 0, collect_reset, NULL, c);
-		for (guint k = 0; k < c->specials->len; k++) {
-			guint32 id = g_array_index(c->specials, guint32, k);
-			const FsvMarker *mk = fsv_trace_get_marker(c->trace, id);
-			double x = floor(fsv_view_time_to_x(c->view, mk->begin_ns)) + 0.5;
+		g_array_set_size(pass->specials, 0);
+		fsv_lod_visit(lod, b, e, 0, collect_reset, NULL, pass);
+		for (guint k = 0; k < pass->specials->len; k++) {
+			guint32 id = g_array_index(pass->specials, guint32, k);
+			const FsvMarker *mk = fsv_trace_get_marker(pass->trace, id);
+			double x = floor(fsv_view_time_to_x(pass->view, mk->begin_ns)) + 0.5;
 			const char *label = mk->code ? "ADAPTER RESET" : "ADAPTER RESET FAILED";
 
-			c->stats->items_drawn++;
+			pass->stats->items_drawn++;
 			set_rgb(cr, colors[FSV_COLOR_RESET], 1);
 			cairo_set_line_width(cr, 2.5);
 			if (!mk->code) {
@@ -1549,7 +1559,7 @@ draw_adapter_resets(Ctx *c)
 			cairo_line_to(cr, x, y1 - 1);
 			cairo_stroke(cr);
 			cairo_set_dash(cr, NULL, 0, 0);
-			font(c, 9, true);
+			font(pass, 9, true);
 			cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
 			cairo_rectangle(cr, x + 3, y0 + 4, text_width(cr, label) + 4, 12);
 			cairo_fill(cr);
@@ -1558,7 +1568,7 @@ draw_adapter_resets(Ctx *c)
 			cairo_show_text(cr, label);
 		}
 	}
-	g_array_set_size(c->specials, 0);
+	g_array_set_size(pass->specials, 0);
 }
 
 /* ---- GPU VA space rows (MMU-04, MMU-06, MMU-07, MMU-11, MMU-12) ----------------------- */
@@ -1570,34 +1580,34 @@ va_style(const FsvMarker *m)
 	bool is_64k = m->code2 == 65536;
 	bool is_system = m->code == FSTP_SEGMENT_SYSTEM;
 
-	return is_system ? (is_64k ? B_VA_64K_SYSTEM : B_VA_4K_SYSTEM)
-			 : (is_64k ? B_VA_64K_LOCAL : B_VA_4K_LOCAL);
+	return is_system ? (is_64k ? BATCH_VA_64K_SYSTEM : BATCH_VA_4K_SYSTEM)
+			 : (is_64k ? BATCH_VA_64K_LOCAL : BATCH_VA_4K_LOCAL);
 }
 
 static bool
 draw_va_item(const FsvLodItem *item, gpointer data)
 {
-	Ctx *c = data;
-	const FsvMarker *m = fsv_trace_get_marker(c->trace, item->id);
-	double x0 = fsv_view_time_to_x(c->view, m->begin_ns);
-	double x1 = fsv_view_time_to_x(c->view, m->end_ns);
+	RenderPass *pass = data;
+	const FsvMarker *m = fsv_trace_get_marker(pass->trace, item->id);
+	double x0 = fsv_view_time_to_x(pass->view, m->begin_ns);
+	double x1 = fsv_view_time_to_x(pass->view, m->end_ns);
 
-	c->stats->items_drawn++;
-	batch_add(c, va_style(m), x0, x1, c->lane_y, c->lane_h);
-	if (x1 - x0 >= 4.0 && c->details->len <= c->details_cap)
-		g_array_append_val(c->details, item->id);
+	pass->stats->items_drawn++;
+	batch_add(pass, va_style(m), x0, x1, pass->lane_y, pass->lane_h);
+	if (x1 - x0 >= 4.0 && pass->details->len <= pass->details_cap)
+		g_array_append_val(pass->details, item->id);
 	return true;
 }
 
 static bool
 draw_va_bucket(const FsvLodBucket *b, gpointer data)
 {
-	Ctx *c = data;
+	RenderPass *pass = data;
 
-	c->stats->buckets_drawn++;
-	batch_add(c, va_style(fsv_trace_get_marker(c->trace, b->top)),
-		  fsv_view_time_to_x(c->view, b->begin_ns), fsv_view_time_to_x(c->view, b->end_ns),
-		  c->lane_y, c->lane_h);
+	pass->stats->buckets_drawn++;
+	batch_add(pass, va_style(fsv_trace_get_marker(pass->trace, b->top)),
+		  fsv_view_time_to_x(pass->view, b->begin_ns),
+		  fsv_view_time_to_x(pass->view, b->end_ns), pass->lane_y, pass->lane_h);
 	return true;
 }
 
@@ -1625,56 +1635,58 @@ va_label(char *buf, gsize size, const FsvMarker *m)
 }
 
 static void
-draw_va_lanes(Ctx *c, guint32 row)
+draw_va_lanes(RenderPass *pass, guint32 row)
 {
-	const FsvRow *r = fsv_trace_get_row(c->trace, row);
-	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
-	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
+	const FsvRow *r = fsv_trace_get_row(pass->trace, row);
+	guint64 b = fsv_view_x_to_time(pass->view, pass->x_min - 2);
+	guint64 e = fsv_view_x_to_time(pass->view, pass->x_max + 2);
 
 	for (guint lane = 0; lane < r->lane_count; lane++) {
-		const FsvLod *lod = _fsv_trace_get_va_lod(c->trace, row, lane);
+		const FsvLod *lod = _fsv_trace_get_va_lod(pass->trace, row, lane);
 
-		if (!lod || !fsv_view_get_lane_geometry(c->view, row, lane, &c->lane_y, &c->lane_h))
+		if (!lod || !fsv_view_get_lane_geometry(pass->view, row, lane, &pass->lane_y,
+							&pass->lane_h))
 			continue;
-		g_array_set_size(c->details, 0);
-		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), draw_va_item,
-			      c->opt->no_lod ? NULL : draw_va_bucket, c);
-		batch_flush(c);
-		if (c->details->len > c->details_cap)
+		g_array_set_size(pass->details, 0);
+		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_va_item,
+			      pass->opt->no_lod ? NULL : draw_va_bucket, pass);
+		batch_flush(pass);
+		if (pass->details->len > pass->details_cap)
 			continue;
 		/* Outlines and labels of the mappings wide enough, in time order; a still-mapped
 		 * one (open at the end) has no right edge; a label that would overlap the previous
 		 * one of the lane is left out (measuring text is what costs). */
-		g_array_sort_with_data(c->details, compare_marker_begin, c->trace);
-		c->label_end = -1e9;
-		font(c, 8.5, false);
-		for (guint i = 0; i < c->details->len; i++) {
-			const FsvMarker *m =
-			    fsv_trace_get_marker(c->trace, g_array_index(c->details, guint32, i));
-			double x0 = fsv_view_time_to_x(c->view, m->begin_ns);
-			double x1 = fsv_view_time_to_x(c->view, m->end_ns);
-			double vx0 = MAX(x0, c->x_min), vx1 = MIN(x1, c->x_max);
+		g_array_sort_with_data(pass->details, compare_marker_begin, pass->trace);
+		pass->label_end = -1e9;
+		font(pass, 8.5, false);
+		for (guint i = 0; i < pass->details->len; i++) {
+			const FsvMarker *m = fsv_trace_get_marker(
+			    pass->trace, g_array_index(pass->details, guint32, i));
+			double x0 = fsv_view_time_to_x(pass->view, m->begin_ns);
+			double x1 = fsv_view_time_to_x(pass->view, m->end_ns);
+			double vx0 = MAX(x0, pass->x_min), vx1 = MIN(x1, pass->x_max);
 			char label[96];
 
-			cairo_set_source_rgba(c->cr, 0, 0, 0, 0.35);
-			cairo_set_line_width(c->cr, 1);
-			cairo_move_to(c->cr, floor(x1) - 0.5, c->lane_y + 0.5);
-			cairo_line_to(c->cr, floor(x0) + 0.5, c->lane_y + 0.5);
-			cairo_line_to(c->cr, floor(x0) + 0.5, c->lane_y + c->lane_h - 0.5);
-			cairo_line_to(c->cr, floor(x1) - 0.5, c->lane_y + c->lane_h - 0.5);
+			cairo_set_source_rgba(pass->cr, 0, 0, 0, 0.35);
+			cairo_set_line_width(pass->cr, 1);
+			cairo_move_to(pass->cr, floor(x1) - 0.5, pass->lane_y + 0.5);
+			cairo_line_to(pass->cr, floor(x0) + 0.5, pass->lane_y + 0.5);
+			cairo_line_to(pass->cr, floor(x0) + 0.5, pass->lane_y + pass->lane_h - 0.5);
+			cairo_line_to(pass->cr, floor(x1) - 0.5, pass->lane_y + pass->lane_h - 0.5);
 			if (!m->is_open)
-				cairo_close_path(c->cr);
-			cairo_stroke(c->cr);
-			if (vx0 < c->label_end)
-				vx0 = c->label_end;
+				cairo_close_path(pass->cr);
+			cairo_stroke(pass->cr);
+			if (vx0 < pass->label_end)
+				vx0 = pass->label_end;
 			if (vx1 - vx0 < 40)
 				continue;
-			c->label_end = vx1;
+			pass->label_end = vx1;
 			va_label(label, sizeof(label), m);
-			cairo_set_source_rgb(c->cr, m->code == FSTP_SEGMENT_SYSTEM ? 0.1 : 1,
+			cairo_set_source_rgb(pass->cr, m->code == FSTP_SEGMENT_SYSTEM ? 0.1 : 1,
 					     m->code == FSTP_SEGMENT_SYSTEM ? 0.1 : 1,
 					     m->code == FSTP_SEGMENT_SYSTEM ? 0.15 : 1);
-			text_fit(c->cr, vx0 + 3, c->lane_y + c->lane_h - 2, label, vx1 - vx0 - 6);
+			text_fit(pass->cr, vx0 + 3, pass->lane_y + pass->lane_h - 2, label,
+				 vx1 - vx0 - 6);
 		}
 	}
 }
@@ -1684,22 +1696,22 @@ draw_va_lanes(Ctx *c, guint32 row)
 /* Whether a propagation is the selection's: the propagation itself, the signal it carried (its
  * value2 is the signal's op id), or a wait on the notified adapter that signal released. */
 static bool
-propagation_is_selected(Ctx *c, guint32 id)
+propagation_is_selected(RenderPass *pass, guint32 id)
 {
-	const FsvItem *sel = &c->opt->selection;
-	const FsvMarker *m = fsv_trace_get_marker(c->trace, id);
+	const FsvItem *sel = &pass->opt->selection;
+	const FsvMarker *m = fsv_trace_get_marker(pass->trace, id);
 	const FsvOp *o;
 
 	if (sel->kind == FSV_ITEM_MARKER)
 		return sel->index == id;
-	if (sel->kind != FSV_ITEM_OP || sel->index >= fsv_trace_get_op_count(c->trace) ||
+	if (sel->kind != FSV_ITEM_OP || sel->index >= fsv_trace_get_op_count(pass->trace) ||
 	    m->value2 == 0)
 		return false;
-	o = fsv_trace_get_op(c->trace, sel->index);
+	o = fsv_trace_get_op(pass->trace, sel->index);
 	if (o->kind == FSA_OP_SIGNAL)
 		return o->id == m->value2;
 	return o->signal_op != FSV_INDEX_NONE && o->adapter_id == (guint32) m->code &&
-	       fsv_trace_get_op(c->trace, o->signal_op)->id == m->value2;
+	       fsv_trace_get_op(pass->trace, o->signal_op)->id == m->value2;
 }
 
 static void
@@ -1727,63 +1739,63 @@ propagation_head_path(cairo_t *cr, double x0, double y0, double x1, double y1, d
  * propagation layer (bounded by the pixels), always drawn; the selected one (or the one of the
  * selected signal) thicker, in the selection colour, on top. */
 static void
-draw_propagation_arrows(Ctx *c, GArray *ids)
+draw_propagation_arrows(RenderPass *pass, GArray *ids)
 {
-	cairo_t *cr = c->cr;
-	guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
-	guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
-	guint n = fsv_view_get_visible_row_count(c->view);
-	MarkerCtx m = {c, 0, 0, 0, 0, 0, 0, 0, FSV_ROW_XFENCE, 0, {NULL, NULL, NULL}, ids};
+	cairo_t *cr = pass->cr;
+	guint64 b = fsv_view_x_to_time(pass->view, pass->x_min - 2);
+	guint64 e = fsv_view_x_to_time(pass->view, pass->x_max + 2);
+	guint n = fsv_view_get_visible_row_count(pass->view);
+	MarkerPass m = {pass, 0, 0, 0, 0, 0, 0, 0, FSV_ROW_XFENCE, 0, {NULL, NULL, NULL}, ids};
 	double last_x = -1e9, last_y0 = 0;
 
-	if (!_fsv_trace_has_marker_kind(c->trace, FSA_MARK_FENCE_PROPAGATION))
+	if (!_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_FENCE_PROPAGATION))
 		return;
 	g_array_set_size(ids, 0);
 	for (guint i = 0; i < n; i++) {
-		guint32 row = fsv_view_get_visible_row(c->view, i, NULL, NULL);
+		guint32 row = fsv_view_get_visible_row(pass->view, i, NULL, NULL);
 		const FsvLod *lod =
-		    fsv_trace_get_row(c->trace, row)->kind == FSV_ROW_XFENCE
-			? _fsv_trace_get_marker_lod(c->trace, row, FSV_MARKER_LAYER_PROPAGATION)
+		    fsv_trace_get_row(pass->trace, row)->kind == FSV_ROW_XFENCE
+			? _fsv_trace_get_marker_lod(pass->trace, row, FSV_MARKER_LAYER_PROPAGATION)
 			: NULL;
 
 		if (lod)
-			fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), collect_arrow,
-				      c->opt->no_lod ? NULL : collect_arrow_bucket, &m);
+			fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(pass->view), collect_arrow,
+				      pass->opt->no_lod ? NULL : collect_arrow_bucket, &m);
 	}
 	/* Four passes, each one path and one cairo call whatever the number of arrows: slanted
 	 * shafts (stroked), vertical ones (notified within the pixel: pixel-aligned rectangles,
 	 * cairo's fast path, as the victimization arrows), the heads, then the selected arrow
 	 * on top. An arrow from the same row less than 3 px from the previous one adds nothing
 	 * visible and is left out. */
-	for (int pass = 0; pass < 4; pass++) {
+	for (int round = 0; round < 4; round++) {
 		for (guint i = 0; i < ids->len; i++) {
 			guint32 id = g_array_index(ids, guint32, i);
 			double x0, y0, x1, y1;
-			bool is_selected = propagation_is_selected(c, id);
+			bool is_selected = propagation_is_selected(pass, id);
 			bool is_vertical;
 
-			if (!fsv_view_get_propagation_arrow(c->view, id, &x0, &y0, &x1, &y1) ||
-			    (pass < 3 && is_selected) || (pass == 3 && !is_selected))
+			if (!fsv_view_get_propagation_arrow(pass->view, id, &x0, &y0, &x1, &y1) ||
+			    (round < 3 && is_selected) || (round == 3 && !is_selected))
 				continue;
-			if (pass < 3 && fabs(x0 - last_x) < 3 && y0 == last_y0)
+			if (round < 3 && fabs(x0 - last_x) < 3 && y0 == last_y0)
 				continue;
 			last_x = x0;
 			last_y0 = y0;
 			is_vertical = fabs(x1 - x0) < 1;
-			if (pass == 0 && !is_vertical) {
+			if (round == 0 && !is_vertical) {
 				propagation_arrow_path(cr, x0, y0, x1, y1, 6);
 				cairo_new_sub_path(cr);
 				cairo_arc(cr, x0, y0, 1.75, 0, 2 * G_PI);
-			} else if (pass == 1 && is_vertical) {
+			} else if (round == 1 && is_vertical) {
 				double dir = y1 > y0 ? 1 : -1;
 				double top = floor(MIN(y0, y1 - dir * 5)),
 				       bottom = ceil(MAX(y0, y1 - dir * 5));
 
 				cairo_rectangle(cr, floor(x0), top, 1, bottom - top);
 				cairo_rectangle(cr, floor(x0) - 1, floor(y0) - 1, 3, 3);
-			} else if (pass == 2) {
+			} else if (round == 2) {
 				propagation_head_path(cr, x0, y0, x1, y1, 6);
-			} else if (pass == 3) {
+			} else if (round == 3) {
 				set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
 				cairo_set_line_width(cr, 2);
 				propagation_arrow_path(cr, x0, y0, x1, y1, 8);
@@ -1795,10 +1807,10 @@ draw_propagation_arrows(Ctx *c, GArray *ids)
 			}
 		}
 		set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 0.9);
-		if (pass == 0) {
+		if (round == 0) {
 			cairo_set_line_width(cr, 1.25);
 			cairo_stroke(cr);
-		} else if (pass < 3) {
+		} else if (round < 3) {
 			cairo_fill(cr);
 		}
 		last_x = -1e9;
@@ -1806,80 +1818,83 @@ draw_propagation_arrows(Ctx *c, GArray *ids)
 }
 
 static void
-draw_row_content(Ctx *c, guint32 row, double y, double h)
+draw_row_content(RenderPass *pass, guint32 row, double y, double h)
 {
-	const FsvRow *r = fsv_trace_get_row(c->trace, row);
-	MarkerCtx m = {c, y, h, 0, 0, 0, 0, 0, r->kind, 0, {c->tri[0], c->tri[1], c->tri[2]}, NULL};
+	const FsvRow *r = fsv_trace_get_row(pass->trace, row);
+	MarkerPass m = {
+	    pass, y, h, 0, 0, 0, 0, 0, r->kind, 0, {pass->tri[0], pass->tri[1], pass->tri[2]},
+	    NULL};
 	static const FsvMarkerLayer layers[] = {
 	    FSV_MARKER_LAYER_BAND,   FSV_MARKER_LAYER_BACK,   FSV_MARKER_LAYER_RING,
 	    FSV_MARKER_LAYER_VSYNC,  FSV_MARKER_LAYER_OTHER,  FSV_MARKER_LAYER_RESET,
 	    FSV_MARKER_LAYER_MISSED, FSV_MARKER_LAYER_VICTIM, FSV_MARKER_LAYER_FAULT};
 	double tick_h;
 
-	c->row = row;
+	pass->row = row;
 	if (r->kind == FSV_ROW_FENCE) {
-		draw_fence_steps(c, row, y, h);
+		draw_fence_steps(pass, row, y, h);
 		return;
 	}
 	/* XAD-03: a cross-adapter fence's value as this adapter sees it, then its markers. */
 	if (r->kind == FSV_ROW_XFENCE)
-		draw_fence_steps(c, row, y, h);
+		draw_fence_steps(pass, row, y, h);
 	if (r->kind == FSV_ROW_VA_SPACE)
-		draw_va_lanes(c, row);
-	g_array_set_size(c->pieces, 0);
+		draw_va_lanes(pass, row);
+	g_array_set_size(pass->pieces, 0);
 	for (guint lane = 0; lane < r->lane_count; lane++) {
-		const FsvLod *ops = _fsv_trace_get_op_lod(c->trace, row, lane);
-		const FsvLod *packets = _fsv_trace_get_packet_lod(c->trace, row, lane);
+		const FsvLod *ops = _fsv_trace_get_op_lod(pass->trace, row, lane);
+		const FsvLod *packets = _fsv_trace_get_packet_lod(pass->trace, row, lane);
 
-		if (!fsv_view_get_lane_geometry(c->view, row, lane, &c->lane_y, &c->lane_h))
+		if (!fsv_view_get_lane_geometry(pass->view, row, lane, &pass->lane_y,
+						&pass->lane_h))
 			continue;
 		if (ops)
-			draw_lane_items(c, ops, false);
+			draw_lane_items(pass, ops, false);
 		else if (packets)
-			draw_lane_items(c, packets, true);
+			draw_lane_items(pass, packets, true);
 	}
-	draw_piece_connectors(c);
-	if (!fsv_view_get_strip_geometry(c->view, row, FSV_STRIP_EVENTS, &m.strip_y, &m.strip_h))
+	draw_piece_connectors(pass);
+	if (!fsv_view_get_strip_geometry(pass->view, row, FSV_STRIP_EVENTS, &m.strip_y, &m.strip_h))
 		m.strip_h = 0;
-	fsv_view_get_strip_geometry(c->view, row, FSV_STRIP_TICKS, &m.tick_y, &tick_h);
-	if (!fsv_view_get_strip_geometry(c->view, row, FSV_STRIP_BAND, &m.band_y, &m.band_h))
+	fsv_view_get_strip_geometry(pass->view, row, FSV_STRIP_TICKS, &m.tick_y, &tick_h);
+	if (!fsv_view_get_strip_geometry(pass->view, row, FSV_STRIP_BAND, &m.band_y, &m.band_h))
 		m.band_h = 0;
 	if (r->kind == FSV_ROW_ENGINE_POWER || r->kind == FSV_ROW_DEVICE_POWER) {
 		/* F0 / D0 wherever no low-power range is drawn: a thin line over the trace. */
-		double x0 =
-		    MAX(fsv_view_time_to_x(c->view, fsv_trace_get_begin_ns(c->trace)), c->x_min);
-		double x1 =
-		    MIN(fsv_view_time_to_x(c->view, fsv_trace_get_end_ns(c->trace)), c->x_max);
+		double x0 = MAX(fsv_view_time_to_x(pass->view, fsv_trace_get_begin_ns(pass->trace)),
+				pass->x_min);
+		double x1 = MIN(fsv_view_time_to_x(pass->view, fsv_trace_get_end_ns(pass->trace)),
+				pass->x_max);
 
 		if (x1 > x0) {
-			set_rgb(c->cr, colors[FSV_COLOR_DOORBELL_CONNECTED], 0.5);
-			cairo_rectangle(c->cr, x0, y + h / 2 - 1, x1 - x0, 2);
-			cairo_fill(c->cr);
+			set_rgb(pass->cr, colors[FSV_COLOR_DOORBELL_CONNECTED], 0.5);
+			cairo_rectangle(pass->cr, x0, y + h / 2 - 1, x1 - x0, 2);
+			cairo_fill(pass->cr);
 		}
 	}
 	/* Band first (under everything), then ring ticks, other markers, victimizations. */
 	for (guint i = 0; i < G_N_ELEMENTS(layers); i++) {
-		const FsvLod *lod = _fsv_trace_get_marker_lod(c->trace, row, layers[i]);
-		guint64 b = fsv_view_x_to_time(c->view, c->x_min - 2);
-		guint64 e = fsv_view_x_to_time(c->view, c->x_max + 2);
+		const FsvLod *lod = _fsv_trace_get_marker_lod(pass->trace, row, layers[i]);
+		guint64 b = fsv_view_x_to_time(pass->view, pass->x_min - 2);
+		guint64 e = fsv_view_x_to_time(pass->view, pass->x_max + 2);
 
 		if (!lod)
 			continue;
-		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(c->view), draw_marker_item,
-			      c->opt->no_lod ? NULL : draw_marker_bucket, &m);
-		batch_flush(c);
+		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_marker_item,
+			      pass->opt->no_lod ? NULL : draw_marker_bucket, &m);
+		batch_flush(pass);
 		flush_triangles(&m);
 		flush_faults(&m);
 	}
 }
 
 static void
-draw_row_label(Ctx *c, guint32 row, double y, double h)
+draw_row_label(RenderPass *pass, guint32 row, double y, double h)
 {
-	cairo_t *cr = c->cr;
-	const FsvRow *r = fsv_trace_get_row(c->trace, row);
-	bool is_group = fsv_view_row_has_children(c->view, row);
-	double x = 8 + r->depth * 14, lw = fsv_view_get_label_width(c->view);
+	cairo_t *cr = pass->cr;
+	const FsvRow *r = fsv_trace_get_row(pass->trace, row);
+	bool is_group = fsv_view_row_has_children(pass->view, row);
+	double x = 8 + r->depth * 14, lw = fsv_view_get_label_width(pass->view);
 	bool is_header = r->kind == FSV_ROW_ADAPTER || r->kind == FSV_ROW_CPU_GROUP ||
 			 r->kind == FSV_ROW_FENCE_GROUP || r->kind == FSV_ROW_VA_GROUP;
 
@@ -1889,7 +1904,7 @@ draw_row_label(Ctx *c, guint32 row, double y, double h)
 		cairo_set_source_rgb(cr, 0.965, 0.97, 0.98);
 	cairo_rectangle(cr, 0, y, lw, h);
 	cairo_fill(cr);
-	if (c->opt->selection.kind == FSV_ITEM_ROW && c->opt->selection.index == row) {
+	if (pass->opt->selection.kind == FSV_ITEM_ROW && pass->opt->selection.index == row) {
 		set_rgb(cr, colors[FSV_COLOR_SELECTION], 0.15);
 		cairo_rectangle(cr, 0, y, lw, h);
 		cairo_fill(cr);
@@ -1899,7 +1914,7 @@ draw_row_label(Ctx *c, guint32 row, double y, double h)
 		double cx = x + 4, cy = y + (is_header ? h / 2 : 11);
 
 		cairo_set_source_rgb(cr, 0.35, 0.38, 0.45);
-		if (fsv_view_is_row_expanded(c->view, row)) {
+		if (fsv_view_is_row_expanded(pass->view, row)) {
 			cairo_move_to(cr, cx - 4, cy - 2);
 			cairo_line_to(cr, cx + 4, cy - 2);
 			cairo_line_to(cr, cx, cy + 3);
@@ -1913,7 +1928,7 @@ draw_row_label(Ctx *c, guint32 row, double y, double h)
 	}
 	x += 12;
 	cairo_set_source_rgb(cr, 0.12, 0.14, 0.18);
-	font(c, 11, is_header || r->kind == FSV_ROW_ENGINE);
+	font(pass, 11, is_header || r->kind == FSV_ROW_ENGINE);
 	if (is_header) {
 		g_autofree char *full = r->sublabel[0] ? g_strdup_printf("%s", r->label) : NULL;
 
@@ -1922,14 +1937,14 @@ draw_row_label(Ctx *c, guint32 row, double y, double h)
 		if (r->sublabel[0]) {
 			double w = text_width(cr, r->label) + 8;
 
-			font(c, 9.5, false);
+			font(pass, 9.5, false);
 			cairo_set_source_rgb(cr, 0.42, 0.45, 0.52);
 			text_fit(cr, x + w, y + h / 2 + 4, r->sublabel, lw - x - w - 6);
 		}
 	} else {
 		text_fit(cr, x, y + 14, r->label, lw - x - 6);
 		if (r->sublabel[0] && h >= 26) {
-			font(c, 9.5, false);
+			font(pass, 9.5, false);
 			cairo_set_source_rgb(cr, 0.42, 0.45, 0.52);
 			text_fit(cr, x, y + 25, r->sublabel, lw - x - 6);
 		}
@@ -1985,15 +2000,15 @@ format_tick(char *buf, gsize size, guint64 rel, guint64 step)
 }
 
 static void
-draw_ruler(Ctx *c)
+draw_ruler(RenderPass *pass)
 {
-	cairo_t *cr = c->cr;
-	int rh = fsv_view_get_ruler_height(c->view), w = fsv_view_get_width(c->view);
-	double p = fsv_view_get_ns_per_px(c->view);
-	guint64 base = fsv_trace_get_begin_ns(c->trace);
+	cairo_t *cr = pass->cr;
+	int rh = fsv_view_get_ruler_height(pass->view), w = fsv_view_get_width(pass->view);
+	double p = fsv_view_get_ns_per_px(pass->view);
+	guint64 base = fsv_trace_get_begin_ns(pass->trace);
 	guint64 step = nice_step(p, 90), minor = step / (step % 5 == 0 && step >= 5 ? 5 : 2);
-	guint64 tb = fsv_view_x_to_time(c->view, c->x_min),
-		te = fsv_view_x_to_time(c->view, c->x_max);
+	guint64 tb = fsv_view_x_to_time(pass->view, pass->x_min),
+		te = fsv_view_x_to_time(pass->view, pass->x_max);
 	guint64 first;
 
 	cairo_set_source_rgb(cr, 0.93, 0.94, 0.96);
@@ -2007,13 +2022,13 @@ draw_ruler(Ctx *c)
 	/* Ticks count from the trace's first event, so "0" is where the trace begins. */
 	first = tb > base ? base + (tb - base) / minor * minor : base - (base - tb) / minor * minor;
 	cairo_set_line_width(cr, 1);
-	font(c, 10, false);
+	font(pass, 10, false);
 	for (guint64 t = first; t <= te + minor && t >= first; t += minor) {
-		double x = floor(fsv_view_time_to_x(c->view, t)) + 0.5;
+		double x = floor(fsv_view_time_to_x(pass->view, t)) + 0.5;
 		guint64 rel = t >= base ? t - base : base - t;
 		bool is_major = rel % step == 0;
 
-		if (x < c->x_min || x > c->x_max)
+		if (x < pass->x_min || x > pass->x_max)
 			continue;
 		cairo_set_source_rgb(cr, 0.45, 0.48, 0.55);
 		cairo_move_to(cr, x, rh - (is_major ? 10 : 4));
@@ -2027,7 +2042,7 @@ draw_ruler(Ctx *c)
 				label[0] = '-';
 			/* A label the right edge would cut ("+2.0" of "+2.0 s", or a bare "+")
 			 * misreads: only whole labels. */
-			if (x + 3 + text_width(cr, label) > c->x_max)
+			if (x + 3 + text_width(cr, label) > pass->x_max)
 				continue;
 			cairo_set_source_rgb(cr, 0.20, 0.22, 0.27);
 			cairo_move_to(cr, x + 3, rh - 13);
@@ -2037,35 +2052,35 @@ draw_ruler(Ctx *c)
 	/* Scale note in the corner above the labels: what one major step is. */
 	{
 		g_autofree char *d = fsv_format_duration(step);
-		g_autofree char *name = g_strdup_printf("%s", fsv_trace_get_name(c->trace));
+		g_autofree char *name = g_strdup_printf("%s", fsv_trace_get_name(pass->trace));
 		g_autofree char *note = g_strdup_printf("%s / division", d);
 
 		cairo_set_source_rgb(cr, 0.12, 0.14, 0.18);
-		font(c, 11, true);
-		text_fit(cr, 8, 14, name, fsv_view_get_label_width(c->view) - 12);
-		font(c, 9.5, false);
+		font(pass, 11, true);
+		text_fit(cr, 8, 14, name, fsv_view_get_label_width(pass->view) - 12);
+		font(pass, 9.5, false);
 		cairo_set_source_rgb(cr, 0.42, 0.45, 0.52);
-		text_fit(cr, 8, 27, note, fsv_view_get_label_width(c->view) - 12);
+		text_fit(cr, 8, 27, note, fsv_view_get_label_width(pass->view) - 12);
 	}
 }
 
 static void
-draw_grid(Ctx *c, double top, double bottom)
+draw_grid(RenderPass *pass, double top, double bottom)
 {
-	cairo_t *cr = c->cr;
-	double p = fsv_view_get_ns_per_px(c->view);
-	guint64 base = fsv_trace_get_begin_ns(c->trace), step = nice_step(p, 90);
-	guint64 tb = fsv_view_x_to_time(c->view, c->x_min),
-		te = fsv_view_x_to_time(c->view, c->x_max);
+	cairo_t *cr = pass->cr;
+	double p = fsv_view_get_ns_per_px(pass->view);
+	guint64 base = fsv_trace_get_begin_ns(pass->trace), step = nice_step(p, 90);
+	guint64 tb = fsv_view_x_to_time(pass->view, pass->x_min),
+		te = fsv_view_x_to_time(pass->view, pass->x_max);
 	guint64 first =
 	    tb > base ? base + (tb - base) / step * step : base - (base - tb) / step * step;
 
 	cairo_set_source_rgba(cr, 0.2, 0.25, 0.35, 0.07);
 	cairo_set_line_width(cr, 1);
 	for (guint64 t = first; t <= te && t >= first; t += step) {
-		double x = floor(fsv_view_time_to_x(c->view, t)) + 0.5;
+		double x = floor(fsv_view_time_to_x(pass->view, t)) + 0.5;
 
-		if (x < c->x_min)
+		if (x < pass->x_min)
 			continue;
 		cairo_move_to(cr, x, top);
 		cairo_line_to(cr, x, bottom);
@@ -2076,24 +2091,25 @@ draw_grid(Ctx *c, double top, double bottom)
 /* ---- Losses, selection, arrows, range, legend ------------------------------------------- */
 
 static void
-draw_losses(Ctx *c, double top, double bottom)
+draw_losses(RenderPass *pass, double top, double bottom)
 {
-	cairo_t *cr = c->cr;
+	cairo_t *cr = pass->cr;
 
-	for (guint32 i = 0; i < fsv_trace_get_loss_count(c->trace); i++) {
-		const FsvLoss *l = fsv_trace_get_loss(c->trace, i);
-		double x0 = MAX(fsv_view_time_to_x(c->view, l->begin_ns), c->x_min);
-		double x1 = MIN(fsv_view_time_to_x(c->view, l->end_ns), c->x_max);
+	for (guint32 i = 0; i < fsv_trace_get_loss_count(pass->trace); i++) {
+		const FsvLoss *l = fsv_trace_get_loss(pass->trace, i);
+		double x0 = MAX(fsv_view_time_to_x(pass->view, l->begin_ns), pass->x_min);
+		double x1 = MIN(fsv_view_time_to_x(pass->view, l->end_ns), pass->x_max);
 		double y = top, h = bottom - top;
 		char label[64];
 
-		if (x1 < c->x_min || x0 > c->x_max)
+		if (x1 < pass->x_min || x0 > pass->x_max)
 			continue;
 		if (x1 - x0 < 3) {
 			x0 = (x0 + x1) / 2 - 1.5;
 			x1 = x0 + 3;
 		}
-		if (l->row != FSV_INDEX_NONE && !fsv_view_get_row_geometry(c->view, l->row, &y, &h))
+		if (l->row != FSV_INDEX_NONE &&
+		    !fsv_view_get_row_geometry(pass->view, l->row, &y, &h))
 			continue;
 		fill_hatched(cr, x0, y, x1 - x0, h, colors[FSV_COLOR_LOSS], 0.10, 0.55);
 		set_rgb(cr, colors[FSV_COLOR_LOSS], 0.9);
@@ -2106,7 +2122,7 @@ draw_losses(Ctx *c, double top, double bottom)
 		else
 			g_snprintf(label, sizeof(label), "%" PRIu64 " %s discarded", l->loss.count,
 				   l->loss.kind == FSA_LOSS_TRACER_EVENTS ? "events" : "packets");
-		font(c, 9.5, true);
+		font(pass, 9.5, true);
 		if (x1 - x0 > text_width(cr, label) + 8) {
 			double ty = y + MIN(h - 3, 12);
 
@@ -2122,55 +2138,55 @@ draw_losses(Ctx *c, double top, double bottom)
 
 /* Where an item sits: x range and lane rectangle. False when its row is not laid out. */
 static bool
-item_rect(Ctx *c, const FsvItem *it, double *x0, double *x1, double *y, double *h)
+item_rect(RenderPass *pass, const FsvItem *it, double *x0, double *x1, double *y, double *h)
 {
 	switch (it->kind) {
 	case FSV_ITEM_OP: {
 		const FsvOp *o;
 
-		if (it->index >= fsv_trace_get_op_count(c->trace))
+		if (it->index >= fsv_trace_get_op_count(pass->trace))
 			return false;
-		o = fsv_trace_get_op(c->trace, it->index);
-		*x0 = fsv_view_time_to_x(c->view, o->begin_ns);
-		*x1 = fsv_view_time_to_x(c->view, o->end_ns);
+		o = fsv_trace_get_op(pass->trace, it->index);
+		*x0 = fsv_view_time_to_x(pass->view, o->begin_ns);
+		*x1 = fsv_view_time_to_x(pass->view, o->end_ns);
 		return o->row != FSV_INDEX_NONE &&
-		       fsv_view_get_lane_geometry(c->view, o->row, o->lane, y, h);
+		       fsv_view_get_lane_geometry(pass->view, o->row, o->lane, y, h);
 	}
 	case FSV_ITEM_PACKET: {
 		const FsvPacket *p;
 
-		if (it->index >= fsv_trace_get_packet_count(c->trace))
+		if (it->index >= fsv_trace_get_packet_count(pass->trace))
 			return false;
-		p = fsv_trace_get_packet(c->trace, it->index);
-		*x0 = fsv_view_time_to_x(c->view, p->start_ns);
-		*x1 = fsv_view_time_to_x(c->view, p->end_ns);
+		p = fsv_trace_get_packet(pass->trace, it->index);
+		*x0 = fsv_view_time_to_x(pass->view, p->start_ns);
+		*x1 = fsv_view_time_to_x(pass->view, p->end_ns);
 		return p->row != FSV_INDEX_NONE &&
-		       fsv_view_get_lane_geometry(c->view, p->row, p->lane, y, h);
+		       fsv_view_get_lane_geometry(pass->view, p->row, p->lane, y, h);
 	}
 	case FSV_ITEM_MARKER: {
 		const FsvMarker *m;
 
-		if (it->index >= fsv_trace_get_marker_count(c->trace))
+		if (it->index >= fsv_trace_get_marker_count(pass->trace))
 			return false;
-		m = fsv_trace_get_marker(c->trace, it->index);
-		*x0 = fsv_view_time_to_x(c->view, m->begin_ns) - 2;
-		*x1 = fsv_view_time_to_x(c->view, m->end_ns) + 2;
+		m = fsv_trace_get_marker(pass->trace, it->index);
+		*x0 = fsv_view_time_to_x(pass->view, m->begin_ns) - 2;
+		*x1 = fsv_view_time_to_x(pass->view, m->end_ns) + 2;
 		if (m->row == FSV_INDEX_NONE)
 			return false;
 		/* A VA mapping: its lane. */
 		if (m->kind == FSA_MARK_VA_MAPPING) {
 			*x0 += 2;
 			*x1 -= 2;
-			return fsv_view_get_lane_geometry(c->view, m->row, m->lane, y, h);
+			return fsv_view_get_lane_geometry(pass->view, m->row, m->lane, y, h);
 		}
 		/* A connection state: its stretch of the band. */
 		if (_fsv_marker_layer(m->kind) == FSV_MARKER_LAYER_BAND &&
-		    fsv_view_get_strip_geometry(c->view, m->row, FSV_STRIP_BAND, y, h)) {
+		    fsv_view_get_strip_geometry(pass->view, m->row, FSV_STRIP_BAND, y, h)) {
 			*x0 += 2;
 			*x1 -= 2;
 			return true;
 		}
-		return fsv_view_get_row_geometry(c->view, m->row, y, h);
+		return fsv_view_get_row_geometry(pass->view, m->row, y, h);
 	}
 	default:
 		return false;
@@ -2178,27 +2194,27 @@ item_rect(Ctx *c, const FsvItem *it, double *x0, double *x1, double *y, double *
 }
 
 static void
-outline_item(Ctx *c, const FsvItem *it, const double rgb[3], double width)
+outline_item(RenderPass *pass, const FsvItem *it, const double rgb[3], double width)
 {
 	double x0, x1, y, h;
 
-	if (!item_rect(c, it, &x0, &x1, &y, &h))
+	if (!item_rect(pass, it, &x0, &x1, &y, &h))
 		return;
 	if (x1 - x0 < 3) {
 		x0 = (x0 + x1) / 2 - 1.5;
 		x1 = x0 + 3;
 	}
-	set_rgb(c->cr, rgb, 1);
-	cairo_set_line_width(c->cr, width);
-	cairo_rectangle(c->cr, floor(x0) - 0.5, y - 1.5, floor(x1) - floor(x0) + 2, h + 3);
-	cairo_stroke(c->cr);
+	set_rgb(pass->cr, rgb, 1);
+	cairo_set_line_width(pass->cr, width);
+	cairo_rectangle(pass->cr, floor(x0) - 0.5, y - 1.5, floor(x1) - floor(x0) + 2, h + 3);
+	cairo_stroke(pass->cr);
 }
 
 /* An arrow from the end of a signal box to the end (unblock) of a wait box. */
 static void
-arrow(Ctx *c, double xa, double ya, double xb, double yb)
+arrow(RenderPass *pass, double xa, double ya, double xb, double yb)
 {
-	cairo_t *cr = c->cr;
+	cairo_t *cr = pass->cr;
 	double dx = MAX(fabs(xb - xa) * 0.4, 20), ang;
 
 	set_rgb(cr, colors[FSV_COLOR_ARROW], 0.9);
@@ -2217,15 +2233,15 @@ arrow(Ctx *c, double xa, double ya, double xb, double yb)
 }
 
 static bool
-op_anchor(Ctx *c, guint32 op, double *x, double *y)
+op_anchor(RenderPass *pass, guint32 op, double *x, double *y)
 {
-	const FsvOp *o = fsv_trace_get_op(c->trace, op);
+	const FsvOp *o = fsv_trace_get_op(pass->trace, op);
 	double ly, lh;
 
 	if (o->row == FSV_INDEX_NONE ||
-	    !fsv_view_get_lane_geometry(c->view, o->row, o->lane, &ly, &lh))
+	    !fsv_view_get_lane_geometry(pass->view, o->row, o->lane, &ly, &lh))
 		return false;
-	*x = fsv_view_time_to_x(c->view, o->end_ns);
+	*x = fsv_view_time_to_x(pass->view, o->end_ns);
 	*y = ly + lh / 2;
 	return true;
 }
@@ -2240,13 +2256,13 @@ is_page_fault(const FsvMarker *m)
  * the engine and adapter resets inside it and the context in error are outlined in the
  * selection colour, and a dashed line runs from the fault's flash to the TDR's start. */
 static void
-draw_fault_recovery(Ctx *c, const FsvItem *sel)
+draw_fault_recovery(RenderPass *pass, const FsvItem *sel)
 {
-	cairo_t *cr = c->cr;
+	cairo_t *cr = pass->cr;
 	FsvFaultRecovery rec;
 	double fy, fh, ty, th;
 
-	if (!_fsv_trace_find_fault_recovery(c->trace, sel->index, &rec))
+	if (!_fsv_trace_find_fault_recovery(pass->trace, sel->index, &rec))
 		return;
 	{
 		const guint32 steps[] = {rec.tdr, rec.engine_reset, rec.adapter_reset,
@@ -2254,18 +2270,18 @@ draw_fault_recovery(Ctx *c, const FsvItem *sel)
 
 		for (guint i = 0; i < G_N_ELEMENTS(steps); i++)
 			if (steps[i] != FSV_INDEX_NONE)
-				outline_item(c,
+				outline_item(pass,
 					     &(FsvItem){FSV_ITEM_MARKER, steps[i], FSV_INDEX_NONE},
 					     colors[FSV_COLOR_SELECTION], 1.5);
 	}
 	if (rec.tdr != FSV_INDEX_NONE && sel->row != FSV_INDEX_NONE &&
-	    fsv_view_get_row_geometry(c->view, sel->row, &fy, &fh) &&
-	    fsv_view_get_row_geometry(c->view, fsv_trace_get_marker(c->trace, rec.tdr)->row, &ty,
-				      &th)) {
-		const FsvMarker *f = fsv_trace_get_marker(c->trace, sel->index);
-		const FsvMarker *tdr = fsv_trace_get_marker(c->trace, rec.tdr);
-		double xf = floor(fsv_view_time_to_x(c->view, f->begin_ns)) + 0.5;
-		double xt = floor(fsv_view_time_to_x(c->view, tdr->begin_ns)) + 0.5;
+	    fsv_view_get_row_geometry(pass->view, sel->row, &fy, &fh) &&
+	    fsv_view_get_row_geometry(pass->view, fsv_trace_get_marker(pass->trace, rec.tdr)->row,
+				      &ty, &th)) {
+		const FsvMarker *f = fsv_trace_get_marker(pass->trace, sel->index);
+		const FsvMarker *tdr = fsv_trace_get_marker(pass->trace, rec.tdr);
+		double xf = floor(fsv_view_time_to_x(pass->view, f->begin_ns)) + 0.5;
+		double xt = floor(fsv_view_time_to_x(pass->view, tdr->begin_ns)) + 0.5;
 		const double dash[] = {3.0, 2.0};
 
 		set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
@@ -2279,18 +2295,18 @@ draw_fault_recovery(Ctx *c, const FsvItem *sel)
 }
 
 static void
-draw_selection(Ctx *c)
+draw_selection(RenderPass *pass)
 {
-	const FsvItem *sel = &c->opt->selection;
+	const FsvItem *sel = &pass->opt->selection;
 
-	if (c->opt->hover.kind != FSV_ITEM_NONE)
-		outline_item(c, &c->opt->hover, (const double[3]){0.3, 0.3, 0.35}, 1);
+	if (pass->opt->hover.kind != FSV_ITEM_NONE)
+		outline_item(pass, &pass->opt->hover, (const double[3]){0.3, 0.3, 0.35}, 1);
 	if (sel->kind == FSV_ITEM_NONE)
 		return;
-	if (sel->kind == FSV_ITEM_OP && sel->index < fsv_trace_get_op_count(c->trace)) {
+	if (sel->kind == FSV_ITEM_OP && sel->index < fsv_trace_get_op_count(pass->trace)) {
 		guint n = 0;
-		const guint32 *edges = fsv_trace_get_op_edges(c->trace, sel->index, &n);
-		const FsvOp *o = fsv_trace_get_op(c->trace, sel->index);
+		const guint32 *edges = fsv_trace_get_op_edges(pass->trace, sel->index, &n);
+		const FsvOp *o = fsv_trace_get_op(pass->trace, sel->index);
 		double sx, sy, wx, wy;
 
 		/* Signal → the waits it released; wait → its signal (the arrow still points from
@@ -2300,41 +2316,42 @@ draw_selection(Ctx *c)
 			guint32 s = o->kind == FSA_OP_SIGNAL ? sel->index : other;
 			guint32 w = o->kind == FSA_OP_SIGNAL ? other : sel->index;
 
-			if (op_anchor(c, s, &sx, &sy) && op_anchor(c, w, &wx, &wy)) {
-				arrow(c, sx, sy, wx, wy);
-				outline_item(c, &(FsvItem){FSV_ITEM_OP, other, FSV_INDEX_NONE},
+			if (op_anchor(pass, s, &sx, &sy) && op_anchor(pass, w, &wx, &wy)) {
+				arrow(pass, sx, sy, wx, wy);
+				outline_item(pass, &(FsvItem){FSV_ITEM_OP, other, FSV_INDEX_NONE},
 					     colors[FSV_COLOR_ARROW], 1);
 			}
 		}
 	}
-	if (sel->kind == FSV_ITEM_MARKER && sel->index < fsv_trace_get_marker_count(c->trace) &&
-	    is_page_fault(fsv_trace_get_marker(c->trace, sel->index))) {
-		const FsvMarker *f = fsv_trace_get_marker(c->trace, sel->index);
+	if (sel->kind == FSV_ITEM_MARKER && sel->index < fsv_trace_get_marker_count(pass->trace) &&
+	    is_page_fault(fsv_trace_get_marker(pass->trace, sel->index))) {
+		const FsvMarker *f = fsv_trace_get_marker(pass->trace, sel->index);
 		double y, h;
 
-		draw_fault_recovery(c, sel);
-		outline_item(c, sel, colors[FSV_COLOR_SELECTION], 2);
+		draw_fault_recovery(pass, sel);
+		outline_item(pass, sel, colors[FSV_COLOR_SELECTION], 2);
 		/* The flash over the outlines: they stack within a pixel or two of it. */
 		if (fsv_view_get_row_geometry(
-			c->view, sel->row != FSV_INDEX_NONE ? sel->row : f->row, &y, &h))
-			page_fault_glyph(
-			    c->cr, floor(fsv_view_time_to_x(c->view, f->begin_ns)) + 0.5, y + 1);
+			pass->view, sel->row != FSV_INDEX_NONE ? sel->row : f->row, &y, &h))
+			page_fault_glyph(pass->cr,
+					 floor(fsv_view_time_to_x(pass->view, f->begin_ns)) + 0.5,
+					 y + 1);
 		return;
 	}
-	outline_item(c, sel, colors[FSV_COLOR_SELECTION], 2);
+	outline_item(pass, sel, colors[FSV_COLOR_SELECTION], 2);
 }
 
 static void
-draw_range_and_measure(Ctx *c, double top, double bottom)
+draw_range_and_measure(RenderPass *pass, double top, double bottom)
 {
-	cairo_t *cr = c->cr;
-	const FsvRenderOptions *o = c->opt;
+	cairo_t *cr = pass->cr;
+	const FsvRenderOptions *o = pass->opt;
 
 	if (o->has_range) {
 		guint64 a = MIN(o->range_begin_ns, o->range_end_ns),
 			b = MAX(o->range_begin_ns, o->range_end_ns);
-		double x0 = MAX(fsv_view_time_to_x(c->view, a), c->x_min);
-		double x1 = MIN(fsv_view_time_to_x(c->view, b), c->x_max);
+		double x0 = MAX(fsv_view_time_to_x(pass->view, a), pass->x_min);
+		double x1 = MIN(fsv_view_time_to_x(pass->view, b), pass->x_max);
 		g_autofree char *d = fsv_format_duration(b - a);
 
 		if (x1 >= x0) {
@@ -2345,7 +2362,7 @@ draw_range_and_measure(Ctx *c, double top, double bottom)
 			cairo_rectangle(cr, x0, 0, 1, bottom);
 			cairo_rectangle(cr, x1 - 1, 0, 1, bottom);
 			cairo_fill(cr);
-			font(c, 10, true);
+			font(pass, 10, true);
 			cairo_move_to(cr, (x0 + x1) / 2 - text_width(cr, d) / 2, 11);
 			cairo_show_text(cr, d);
 		}
@@ -2353,7 +2370,8 @@ draw_range_and_measure(Ctx *c, double top, double bottom)
 	if (o->has_measure) {
 		guint64 a = MIN(o->measure_a_ns, o->measure_b_ns),
 			b = MAX(o->measure_a_ns, o->measure_b_ns);
-		double x0 = fsv_view_time_to_x(c->view, a), x1 = fsv_view_time_to_x(c->view, b);
+		double x0 = fsv_view_time_to_x(pass->view, a),
+		       x1 = fsv_view_time_to_x(pass->view, b);
 		double y = top + 14;
 		g_autofree char *d = fsv_format_duration(b - a);
 		double tw;
@@ -2369,7 +2387,7 @@ draw_range_and_measure(Ctx *c, double top, double bottom)
 		cairo_move_to(cr, x0, y);
 		cairo_line_to(cr, x1, y);
 		cairo_stroke(cr);
-		font(c, 10, true);
+		font(pass, 10, true);
 		tw = text_width(cr, d);
 		cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
 		cairo_rectangle(cr, (x0 + x1) / 2 - tw / 2 - 3, y - 12, tw + 6, 13);
@@ -2405,7 +2423,7 @@ typedef struct {
 } LegendEntry;
 
 static void
-draw_legend(Ctx *c)
+draw_legend(RenderPass *pass)
 {
 	static const LegendEntry base[] = {
 	    {"Wait: queued | stalled on GPU", SW_SPLIT, FSV_COLOR_WAIT_QUEUED,
@@ -2461,50 +2479,50 @@ draw_legend(Ctx *c)
 	    {"Preemption: suspend | TDR", SW_BRACKET, FSV_COLOR_SUSPENDED, FSV_COLOR_TDR},
 	};
 	LegendEntry entries[G_N_ELEMENTS(base) + 28];
-	cairo_t *cr = c->cr;
+	cairo_t *cr = pass->cr;
 	guint n = G_N_ELEMENTS(base), rows, columns;
 	double col_w = 178, w, h, x, y;
 
 	memcpy(entries, base, sizeof(base));
-	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_DOORBELL_STATE) ||
-	    _fsv_trace_has_marker_kind(c->trace, FSA_MARK_DOORBELL_CONNECTED)) {
+	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_DOORBELL_STATE) ||
+	    _fsv_trace_has_marker_kind(pass->trace, FSA_MARK_DOORBELL_CONNECTED)) {
 		entries[n++] = doorbell[0];
 		entries[n++] = doorbell[1];
 	}
-	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_DOORBELL_VICTIMIZE))
+	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_DOORBELL_VICTIMIZE))
 		entries[n++] = victim;
-	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_CONTEXT_SUSPENDED) ||
-	    _fsv_trace_has_marker_kind(c->trace, FSA_MARK_ENGINE_F1) ||
-	    _fsv_trace_has_marker_kind(c->trace, FSA_MARK_DEVICE_D3))
+	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_CONTEXT_SUSPENDED) ||
+	    _fsv_trace_has_marker_kind(pass->trace, FSA_MARK_ENGINE_F1) ||
+	    _fsv_trace_has_marker_kind(pass->trace, FSA_MARK_DEVICE_D3))
 		entries[n++] = low_power;
-	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_PREEMPTION)) {
+	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_PREEMPTION)) {
 		entries[n++] = reasons[0];
 		entries[n++] = reasons[1];
 	}
-	if (_fsv_trace_has_resubmitted_pieces(c->trace))
+	if (_fsv_trace_has_resubmitted_pieces(pass->trace))
 		entries[n++] = pieces;
-	if (_fsv_trace_has_paging_packets(c->trace))
+	if (_fsv_trace_has_paging_packets(pass->trace))
 		entries[n++] = paging;
-	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_TDR_DETECT))
+	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_TDR_DETECT))
 		entries[n++] = recovery[0];
-	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_ADAPTER_RESET))
+	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_ADAPTER_RESET))
 		entries[n++] = recovery[1];
-	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_CONTEXT_ERROR))
+	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_CONTEXT_ERROR))
 		entries[n++] = recovery[2];
-	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_FAULT_INJECTED))
+	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_FAULT_INJECTED))
 		entries[n++] = recovery[3];
-	for (guint32 r = 0; r < fsv_trace_get_row_count(c->trace) && !has_display; r++)
-		has_display = fsv_trace_get_row(c->trace, r)->kind == FSV_ROW_DISPLAY;
+	for (guint32 r = 0; r < fsv_trace_get_row_count(pass->trace) && !has_display; r++)
+		has_display = fsv_trace_get_row(pass->trace, r)->kind == FSV_ROW_DISPLAY;
 	if (has_display) {
 		entries[n++] = display[0];
 		entries[n++] = display[1];
 	}
-	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_VA_MAPPING))
+	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_VA_MAPPING))
 		entries[n++] = gpummu[0];
-	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_VA_RESERVE) ||
-	    _fsv_trace_has_marker_kind(c->trace, FSA_MARK_VA_FREE))
+	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_VA_RESERVE) ||
+	    _fsv_trace_has_marker_kind(pass->trace, FSA_MARK_VA_FREE))
 		entries[n++] = gpummu[1];
-	if (_fsv_trace_has_marker_kind(c->trace, FSA_MARK_FENCE_PROPAGATION))
+	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_FENCE_PROPAGATION))
 		entries[n++] = gpummu[2];
 	g_assert(n <= G_N_ELEMENTS(entries));
 	/* Two columns as before issue 13; a third past 16 entries keeps the box low. */
@@ -2514,10 +2532,10 @@ draw_legend(Ctx *c)
 	w = columns * col_w + 16;
 	rows = (n + columns - 1) / columns;
 	h = rows * 16 + 30;
-	x = fsv_view_get_width(c->view) - w - 12;
-	y = fsv_view_get_height(c->view) - h - 12;
+	x = fsv_view_get_width(pass->view) - w - 12;
+	y = fsv_view_get_height(pass->view) - h - 12;
 
-	if (x < fsv_view_get_label_width(c->view) || y < fsv_view_get_ruler_height(c->view))
+	if (x < fsv_view_get_label_width(pass->view) || y < fsv_view_get_ruler_height(pass->view))
 		return;
 	cairo_set_source_rgba(cr, 1, 1, 1, 0.93);
 	cairo_rectangle(cr, x, y, w, h);
@@ -2525,11 +2543,11 @@ draw_legend(Ctx *c)
 	cairo_set_source_rgba(cr, 0.55, 0.58, 0.65, 0.8);
 	cairo_set_line_width(cr, 1);
 	cairo_stroke(cr);
-	font(c, 10, true);
+	font(pass, 10, true);
 	cairo_set_source_rgb(cr, 0.12, 0.14, 0.18);
 	cairo_move_to(cr, x + 8, y + 15);
 	cairo_show_text(cr, "Legend");
-	font(c, 9.5, false);
+	font(pass, 9.5, false);
 	for (guint i = 0; i < n; i++) {
 		double ex = x + 8 + (i / rows) * col_w, ey = y + 22 + (i % rows) * 16;
 		const double *rgb = colors[entries[i].color];
@@ -2666,7 +2684,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 {
 	FsvRenderOptions defaults;
 	FsvRenderStats local = {0};
-	Ctx c = {0};
+	RenderPass pass = {0};
 	int w = fsv_view_get_width(view), h = fsv_view_get_height(view);
 	int rh = fsv_view_get_ruler_height(view), lw = fsv_view_get_label_width(view);
 	guint n_visible = fsv_view_get_visible_row_count(view);
@@ -2676,28 +2694,28 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		fsv_render_options_init(&defaults);
 		options = &defaults;
 	}
-	c.cr = cr;
-	c.trace = trace;
-	c.view = view;
-	c.opt = options;
-	c.stats = stats ? stats : &local;
-	memset(c.stats, 0, sizeof(*c.stats));
-	c.x_min = lw;
-	c.x_max = w;
-	c.has_filter = fsv_filter_is_active(&options->filter);
-	c.details_cap = (guint) MAX((w - lw) / 4, 1);
-	c.font = options->font_family ? options->font_family : "DejaVu Sans";
-	for (guint s = 0; s < B_COUNT; s++)
-		c.batches[s].rects = g_array_new(FALSE, FALSE, sizeof(double));
-	c.details = g_array_new(FALSE, FALSE, sizeof(guint32));
-	c.specials = g_array_new(FALSE, FALSE, sizeof(guint32));
-	c.pieces = g_array_new(FALSE, FALSE, sizeof(guint32));
-	c.cuts = g_array_new(FALSE, FALSE, sizeof(double));
-	c.fault_xs = g_array_new(FALSE, FALSE, sizeof(double));
-	c.fault_labels = g_array_new(FALSE, FALSE, sizeof(double));
-	c.fault_label_end = -1e9;
+	pass.cr = cr;
+	pass.trace = trace;
+	pass.view = view;
+	pass.opt = options;
+	pass.stats = stats ? stats : &local;
+	memset(pass.stats, 0, sizeof(*pass.stats));
+	pass.x_min = lw;
+	pass.x_max = w;
+	pass.has_filter = fsv_filter_is_active(&options->filter);
+	pass.details_cap = (guint) MAX((w - lw) / 4, 1);
+	pass.font = options->font_family ? options->font_family : "DejaVu Sans";
+	for (guint s = 0; s < BATCH_COUNT; s++)
+		pass.batches[s].rects = g_array_new(FALSE, FALSE, sizeof(double));
+	pass.details = g_array_new(FALSE, FALSE, sizeof(guint32));
+	pass.specials = g_array_new(FALSE, FALSE, sizeof(guint32));
+	pass.pieces = g_array_new(FALSE, FALSE, sizeof(guint32));
+	pass.cuts = g_array_new(FALSE, FALSE, sizeof(double));
+	pass.fault_xs = g_array_new(FALSE, FALSE, sizeof(double));
+	pass.fault_labels = g_array_new(FALSE, FALSE, sizeof(double));
+	pass.fault_label_end = -1e9;
 	for (int k = 0; k < 3; k++)
-		c.tri[k] = g_array_new(FALSE, FALSE, sizeof(double));
+		pass.tri[k] = g_array_new(FALSE, FALSE, sizeof(double));
 
 	cairo_save(cr);
 	cairo_set_source_rgb(cr, 1, 1, 1);
@@ -2730,7 +2748,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		cairo_fill(cr);
 	}
 	if (options->show_ruler_grid)
-		draw_grid(&c, rh, h);
+		draw_grid(&pass, rh, h);
 	for (guint i = 0; i < n_visible; i++) {
 		double y, rowh;
 		guint32 row = fsv_view_get_visible_row(view, i, NULL, NULL);
@@ -2738,15 +2756,15 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		fsv_view_get_row_geometry(view, row, &y, &rowh);
 		if (y + rowh < rh || y > h)
 			continue;
-		draw_row_content(&c, row, y, rowh);
+		draw_row_content(&pass, row, y, rowh);
 	}
 	draw_losses(
-	    &c, rh,
+	    &pass, rh,
 	    MIN((double) h, rh + fsv_view_get_content_height(view) - fsv_view_get_scroll_y(view)));
-	draw_victim_arrows(&c, c.specials);
-	draw_propagation_arrows(&c, c.specials);
-	draw_adapter_resets(&c);
-	draw_selection(&c);
+	draw_victim_arrows(&pass, pass.specials);
+	draw_propagation_arrows(&pass, pass.specials);
+	draw_adapter_resets(&pass);
+	draw_selection(&pass);
 	cairo_restore(cr);
 
 	/* Labels, drawn after the content so nothing covers them. */
@@ -2763,24 +2781,24 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		fsv_view_get_row_geometry(view, row, &y, &rowh);
 		if (y + rowh < rh || y > h)
 			continue;
-		draw_row_label(&c, row, y, rowh);
+		draw_row_label(&pass, row, y, rowh);
 	}
 	cairo_restore(cr);
 	cairo_set_source_rgb(cr, 0.75, 0.77, 0.82);
 	cairo_rectangle(cr, lw - 1, 0, 1, h);
 	cairo_fill(cr);
 
-	draw_ruler(&c);
+	draw_ruler(&pass);
 	cairo_save(cr);
 	cairo_rectangle(cr, lw, 0, w - lw, h);
 	cairo_clip(cr);
-	draw_range_and_measure(&c, rh, h);
+	draw_range_and_measure(&pass, rh, h);
 	cairo_restore(cr);
 
 	if (n_visible == 0) {
 		const char *msg = "No GPU queues, fences or packets in this trace";
 
-		font(&c, 13, false);
+		font(&pass, 13, false);
 		cairo_set_source_rgb(cr, 0.42, 0.45, 0.52);
 		cairo_move_to(cr, lw + (w - lw) / 2.0 - text_width(cr, msg) / 2, rh + 60);
 		cairo_show_text(cr, msg);
@@ -2789,28 +2807,28 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		g_autofree char *msg =
 		    g_strdup_printf("Partial trace: %s", fsv_trace_get_partial_error(trace));
 
-		font(&c, 10, true);
+		font(&pass, 10, true);
 		set_rgb(cr, colors[FSV_COLOR_LOSS], 1);
 		text_fit(cr, lw + 8, h - 8, msg, w - lw - 16);
 	} else if (fsv_trace_get_clock_warning(trace)) {
-		font(&c, 10, true);
+		font(&pass, 10, true);
 		set_rgb(cr, colors[FSV_COLOR_LOSS], 1);
 		text_fit(cr, lw + 8, h - 8, fsv_trace_get_clock_warning(trace), w - lw - 16);
 	}
 	if (options->show_legend)
-		draw_legend(&c);
+		draw_legend(&pass);
 	cairo_restore(cr);
 
-	for (guint s = 0; s < B_COUNT; s++)
-		g_array_unref(c.batches[s].rects);
-	g_array_unref(c.details);
-	g_array_unref(c.specials);
-	g_array_unref(c.pieces);
-	g_array_unref(c.cuts);
-	g_array_unref(c.fault_xs);
-	g_array_unref(c.fault_labels);
+	for (guint s = 0; s < BATCH_COUNT; s++)
+		g_array_unref(pass.batches[s].rects);
+	g_array_unref(pass.details);
+	g_array_unref(pass.specials);
+	g_array_unref(pass.pieces);
+	g_array_unref(pass.cuts);
+	g_array_unref(pass.fault_xs);
+	g_array_unref(pass.fault_labels);
 	for (int k = 0; k < 3; k++)
-		g_array_unref(c.tri[k]);
+		g_array_unref(pass.tri[k]);
 }
 
 void

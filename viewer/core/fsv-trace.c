@@ -73,7 +73,7 @@ struct _FsvTrace {
 static fsa_status
 sink_op(void *data, const struct fsa_op *op)
 {
-	FsvTrace *t = data;
+	FsvTrace *trace = data;
 	FsvOp o = {0};
 
 	o.queued_ns = op->queued_ns;
@@ -119,11 +119,11 @@ sink_op(void *data, const struct fsa_op *op)
 	o.source = (guint8) op->source;
 	o.state = (guint8) op->state;
 	o.cpu_wait_result = op->cpu_wait_result;
-	g_array_append_val(t->ops, o);
+	g_array_append_val(trace->ops, o);
 	if (op->kind == FSA_OP_WAIT && op->signal_op_id != 0) {
 		guint64 pair[2] = {op->signal_op_id, op->id};
 
-		g_array_append_vals(t->edge_ids, pair, 2);
+		g_array_append_vals(trace->edge_ids, pair, 2);
 	}
 	return FSA_OK;
 }
@@ -134,17 +134,17 @@ sink_op(void *data, const struct fsa_op *op)
 static fsa_status
 sink_edge(void *data, const struct fsa_edge *edge)
 {
-	FsvTrace *t = data;
+	FsvTrace *trace = data;
 	guint64 pair[2] = {edge->signal_op_id, edge->wait_op_id};
 
-	g_array_append_vals(t->edge_ids, pair, 2);
+	g_array_append_vals(trace->edge_ids, pair, 2);
 	return FSA_OK;
 }
 
 static fsa_status
 sink_packet(void *data, const struct fsa_packet *packet)
 {
-	FsvTrace *t = data;
+	FsvTrace *trace = data;
 	FsvPacket p = {0};
 
 	p.queued_ns = packet->queued_ns;
@@ -165,14 +165,14 @@ sink_packet(void *data, const struct fsa_packet *packet)
 	p.fence_id = packet->fence_id;
 	p.context_handle = packet->context_handle;
 	p.is_context_switch = packet->is_context_switch;
-	g_array_append_val(t->packets, p);
+	g_array_append_val(trace->packets, p);
 	return FSA_OK;
 }
 
 static fsa_status
 sink_marker(void *data, const struct fsa_marker *marker)
 {
-	FsvTrace *t = data;
+	FsvTrace *trace = data;
 	FsvMarker m = {0};
 
 	m.begin_ns = marker->begin_ns;
@@ -198,35 +198,35 @@ sink_marker(void *data, const struct fsa_marker *marker)
 	m.engine_id = marker->engine_id;
 	m.process_id = marker->process_id;
 	m.kind = (guint8) marker->kind;
-	g_array_append_val(t->markers, m);
+	g_array_append_val(trace->markers, m);
 	return FSA_OK;
 }
 
 static fsa_status
 sink_loss(void *data, const struct fsa_loss *loss)
 {
-	FsvTrace *t = data;
+	FsvTrace *trace = data;
 	FsvLoss l = {.loss = *loss, .row = FSV_INDEX_NONE};
 
-	g_array_append_val(t->losses, l);
+	g_array_append_val(trace->losses, l);
 	return FSA_OK;
 }
 
 static fsa_status
 sink_fence_value(void *data, const struct fsa_fence_value *step)
 {
-	FsvTrace *t = data;
+	FsvTrace *trace = data;
 
-	g_array_append_val(t->fence_values, *step);
+	g_array_append_val(trace->fence_values, *step);
 	return FSA_OK;
 }
 
 static fsa_status
 sink_anomaly(void *data, const struct fsa_anomaly *anomaly)
 {
-	FsvTrace *t = data;
+	FsvTrace *trace = data;
 
-	g_array_append_val(t->anomalies, *anomaly);
+	g_array_append_val(trace->anomalies, *anomaly);
 	return FSA_OK;
 }
 
@@ -266,11 +266,11 @@ engine_type_name(guint8 type)
 }
 
 static const struct fsa_process_info *
-find_process(const FsvTrace *t, guint32 pid)
+find_process(const FsvTrace *trace, guint32 pid)
 {
-	for (guint i = 0; i < t->processes->len; i++) {
+	for (guint i = 0; i < trace->processes->len; i++) {
 		const struct fsa_process_info *p =
-		    &g_array_index(t->processes, struct fsa_process_info, i);
+		    &g_array_index(trace->processes, struct fsa_process_info, i);
 
 		if (p->process_id == pid)
 			return p;
@@ -286,25 +286,26 @@ insert_row_key(GHashTable *table, guint64 handle, guint32 row)
 }
 
 static guint32
-add_row(FsvTrace *t, FsvRowKind kind, guint32 parent, char *label, char *sublabel)
+add_row(FsvTrace *trace, FsvRowKind kind, guint32 parent, char *label, char *sublabel)
 {
 	FsvRow row = {0};
 
 	row.kind = kind;
 	row.parent = parent;
-	row.depth = parent == FSV_INDEX_NONE ? 0 : g_array_index(t->rows, FsvRow, parent).depth + 1;
+	row.depth =
+	    parent == FSV_INDEX_NONE ? 0 : g_array_index(trace->rows, FsvRow, parent).depth + 1;
 	row.label = label;
 	row.sublabel = sublabel ? sublabel : g_strdup("");
 	row.adapter_id = row.engine_id = row.process_id = row.source_id = UINT32_MAX;
 	row.lane_count = 1;
-	g_array_append_val(t->rows, row);
-	return t->rows->len - 1;
+	g_array_append_val(trace->rows, row);
+	return trace->rows->len - 1;
 }
 
 static FsvRow *
-row_at(FsvTrace *t, guint32 row)
+row_at(FsvTrace *trace, guint32 row)
 {
-	return &g_array_index(t->rows, FsvRow, row);
+	return &g_array_index(trace->rows, FsvRow, row);
 }
 
 /* Adapters and engines named anywhere (queues, packets, markers), sorted. */
@@ -325,10 +326,10 @@ compare_op_id(const void *a, const void *b)
 }
 
 static guint32
-find_engine_row(const FsvTrace *t, guint32 adapter_id, guint32 engine_id)
+find_engine_row(const FsvTrace *trace, guint32 adapter_id, guint32 engine_id)
 {
-	for (guint32 r = 0; r < t->rows->len; r++) {
-		const FsvRow *row = &g_array_index(t->rows, FsvRow, r);
+	for (guint32 r = 0; r < trace->rows->len; r++) {
+		const FsvRow *row = &g_array_index(trace->rows, FsvRow, r);
 
 		if (row->kind == FSV_ROW_ENGINE && row->adapter_id == adapter_id &&
 		    row->engine_id == engine_id)
@@ -338,10 +339,10 @@ find_engine_row(const FsvTrace *t, guint32 adapter_id, guint32 engine_id)
 }
 
 static guint32
-find_adapter_row(const FsvTrace *t, guint32 adapter_id)
+find_adapter_row(const FsvTrace *trace, guint32 adapter_id)
 {
-	for (guint32 r = 0; r < t->rows->len; r++) {
-		const FsvRow *row = &g_array_index(t->rows, FsvRow, r);
+	for (guint32 r = 0; r < trace->rows->len; r++) {
+		const FsvRow *row = &g_array_index(trace->rows, FsvRow, r);
 
 		if (row->kind == FSV_ROW_ADAPTER && row->adapter_id == adapter_id)
 			return r;
@@ -351,12 +352,12 @@ find_adapter_row(const FsvTrace *t, guint32 adapter_id)
 
 /* Whether the trace has a marker of KIND on that adapter (and engine, unless UINT32_MAX). */
 static bool
-has_marker_of(const FsvTrace *t, guint8 kind, guint32 adapter_id, guint32 engine_id)
+has_marker_of(const FsvTrace *trace, guint8 kind, guint32 adapter_id, guint32 engine_id)
 {
-	if (!_fsv_trace_has_marker_kind(t, kind))
+	if (!_fsv_trace_has_marker_kind(trace, kind))
 		return false;
-	for (guint i = 0; i < t->markers->len; i++) {
-		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+	for (guint i = 0; i < trace->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(trace->markers, FsvMarker, i);
 
 		if (m->kind == kind && m->adapter_id == adapter_id &&
 		    (engine_id == UINT32_MAX || m->engine_id == engine_id))
@@ -366,10 +367,10 @@ has_marker_of(const FsvTrace *t, guint8 kind, guint32 adapter_id, guint32 engine
 }
 
 static guint32
-find_power_row(const FsvTrace *t, FsvRowKind kind, guint32 adapter_id, guint32 engine_id)
+find_power_row(const FsvTrace *trace, FsvRowKind kind, guint32 adapter_id, guint32 engine_id)
 {
-	for (guint32 r = 0; r < t->rows->len; r++) {
-		const FsvRow *row = &g_array_index(t->rows, FsvRow, r);
+	for (guint32 r = 0; r < trace->rows->len; r++) {
+		const FsvRow *row = &g_array_index(trace->rows, FsvRow, r);
 
 		if (row->kind == kind && row->adapter_id == adapter_id &&
 		    (kind == FSV_ROW_DEVICE_POWER || row->engine_id == engine_id))
@@ -381,13 +382,13 @@ find_power_row(const FsvTrace *t, FsvRowKind kind, guint32 adapter_id, guint32 e
 /* PRE-13: a display row per display (VidPN source) of the adapter that has vsyncs or flips,
  * in source order. */
 static void
-add_display_rows(FsvTrace *t, guint32 adapter_row, guint32 adapter_id)
+add_display_rows(FsvTrace *trace, guint32 adapter_row, guint32 adapter_id)
 {
 	guint64 seen = 0; /* sources 0..63 */
 	g_autoptr(GArray) more = g_array_new(FALSE, FALSE, sizeof(guint64));
 
-	for (guint i = 0; i < t->markers->len; i++) {
-		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+	for (guint i = 0; i < trace->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(trace->markers, FsvMarker, i);
 		guint32 source = _fsv_marker_display_source(m);
 
 		if (source == UINT32_MAX || m->adapter_id != adapter_id)
@@ -408,18 +409,18 @@ add_display_rows(FsvTrace *t, guint32 adapter_row, guint32 adapter_id)
 		if ((s < 64 && !(seen >> s & 1)) ||
 		    (s > 64 && source == (guint32) g_array_index(more, guint64, s - 65)))
 			continue;
-		r = add_row(t, FSV_ROW_DISPLAY, adapter_row,
+		r = add_row(trace, FSV_ROW_DISPLAY, adapter_row,
 			    g_strdup_printf("Display %" PRIu32, source), g_strdup("vsync · flips"));
-		row_at(t, r)->adapter_id = adapter_id;
-		row_at(t, r)->source_id = source;
+		row_at(trace, r)->adapter_id = adapter_id;
+		row_at(trace, r)->source_id = source;
 	}
 }
 
 static guint32
-find_display_row(const FsvTrace *t, guint32 adapter_id, guint32 source_id)
+find_display_row(const FsvTrace *trace, guint32 adapter_id, guint32 source_id)
 {
-	for (guint32 r = 0; r < t->rows->len; r++) {
-		const FsvRow *row = &g_array_index(t->rows, FsvRow, r);
+	for (guint32 r = 0; r < trace->rows->len; r++) {
+		const FsvRow *row = &g_array_index(trace->rows, FsvRow, r);
 
 		if (row->kind == FSV_ROW_DISPLAY && row->adapter_id == adapter_id &&
 		    row->source_id == source_id)
@@ -446,13 +447,13 @@ adapter_set_add(GArray *adapters, guint32 adapter)
 /* XAD-03: the adapters a fence lives on (created cross-adapter, opened on another adapter, or
  * propagated), in order. */
 static void
-fence_adapters(const FsvTrace *t, const struct fsa_fence_info *f, GArray *adapters)
+fence_adapters(const FsvTrace *trace, const struct fsa_fence_info *f, GArray *adapters)
 {
 	g_array_set_size(adapters, 0);
 	adapter_set_add(adapters, f->adapter_id);
-	for (guint i = 0; i < t->xopens->len; i++) {
+	for (guint i = 0; i < trace->xopens->len; i++) {
 		const struct fsa_cross_open *o =
-		    &g_array_index(t->xopens, struct fsa_cross_open, i);
+		    &g_array_index(trace->xopens, struct fsa_cross_open, i);
 
 		if (o->fence_handle == f->fence_global_handle) {
 			adapter_set_add(adapters, o->adapter_id);
@@ -462,8 +463,8 @@ fence_adapters(const FsvTrace *t, const struct fsa_fence_info *f, GArray *adapte
 	/* Propagations of a fence the trace never opened elsewhere (one without its
 	 * fence_cross_adapter_open): their adapters. */
 	if (adapters->len < 2 && f->propagation_count > 0)
-		for (guint i = 0; i < t->markers->len; i++) {
-			const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+		for (guint i = 0; i < trace->markers->len; i++) {
+			const FsvMarker *m = &g_array_index(trace->markers, FsvMarker, i);
 
 			if (m->kind != FSA_MARK_FENCE_PROPAGATION ||
 			    m->other_handle != f->fence_global_handle)
@@ -474,23 +475,23 @@ fence_adapters(const FsvTrace *t, const struct fsa_fence_info *f, GArray *adapte
 }
 
 static bool
-fence_is_cross_adapter(const FsvTrace *t, const struct fsa_fence_info *f, GArray *adapters)
+fence_is_cross_adapter(const FsvTrace *trace, const struct fsa_fence_info *f, GArray *adapters)
 {
 	if (f->fence_global_handle == 0 ||
 	    (!f->is_cross_adapter && f->cross_open_count == 0 && f->propagation_count == 0))
 		return false;
-	fence_adapters(t, f, adapters);
+	fence_adapters(trace, f, adapters);
 	return f->is_cross_adapter || adapters->len > 1;
 }
 
 guint8
-fsv_trace_get_fence_object(const FsvTrace *t, guint64 fence, guint32 adapter_id)
+fsv_trace_get_fence_object(const FsvTrace *trace, guint64 fence, guint32 adapter_id)
 {
-	const struct fsa_fence_info *f = fsv_trace_find_fence(t, fence);
+	const struct fsa_fence_info *f = fsv_trace_find_fence(trace, fence);
 
-	for (guint i = 0; i < t->xopens->len; i++) {
+	for (guint i = 0; i < trace->xopens->len; i++) {
 		const struct fsa_cross_open *o =
-		    &g_array_index(t->xopens, struct fsa_cross_open, i);
+		    &g_array_index(trace->xopens, struct fsa_cross_open, i);
 
 		if (o->fence_handle != fence)
 			continue;
@@ -504,40 +505,40 @@ fsv_trace_get_fence_object(const FsvTrace *t, guint64 fence, guint32 adapter_id)
 
 /* XAD-03: a row under ADAPTER_ROW for each cross-adapter fence living on that adapter. */
 static void
-add_xfence_rows(FsvTrace *t, guint32 adapter_row, guint32 adapter_id)
+add_xfence_rows(FsvTrace *trace, guint32 adapter_row, guint32 adapter_id)
 {
 	g_autoptr(GArray) adapters = g_array_new(FALSE, FALSE, sizeof(guint32));
 
-	for (guint i = 0; i < t->fences->len; i++) {
+	for (guint i = 0; i < trace->fences->len; i++) {
 		const struct fsa_fence_info *f =
-		    &g_array_index(t->fences, struct fsa_fence_info, i);
+		    &g_array_index(trace->fences, struct fsa_fence_info, i);
 		bool here = false;
 		guint32 r, pair[2];
 		GArray *rows;
 
-		if (!fence_is_cross_adapter(t, f, adapters))
+		if (!fence_is_cross_adapter(trace, f, adapters))
 			continue;
 		for (guint k = 0; k < adapters->len && !here; k++)
 			here = g_array_index(adapters, guint32, k) == adapter_id;
-		if (!here || fsv_trace_find_xfence_row(t, f->fence_global_handle, adapter_id) !=
+		if (!here || fsv_trace_find_xfence_row(trace, f->fence_global_handle, adapter_id) !=
 				 FSV_INDEX_NONE)
 			continue;
-		r = add_row(t, FSV_ROW_XFENCE, adapter_row,
+		r = add_row(trace, FSV_ROW_XFENCE, adapter_row,
 			    g_strdup_printf("Fence 0x%" PRIx64, f->fence_global_handle),
-			    g_strdup_printf(
-				"cross-adapter · %s here%s",
-				fsv_trace_get_fence_object(t, f->fence_global_handle, adapter_id) ==
-					FSTP_FENCE_OBJECT_MONITORED
-				    ? "monitored"
-				    : "native",
-				f->adapter_id == adapter_id ? " · creator" : ""));
-		row_at(t, r)->adapter_id = adapter_id;
-		row_at(t, r)->process_id = f->creator_process_id;
-		row_at(t, r)->fence_global_handle = f->fence_global_handle;
-		rows = g_hash_table_lookup(t->xfence_rows, &f->fence_global_handle);
+			    g_strdup_printf("cross-adapter · %s here%s",
+					    fsv_trace_get_fence_object(
+						trace, f->fence_global_handle, adapter_id) ==
+						    FSTP_FENCE_OBJECT_MONITORED
+						? "monitored"
+						: "native",
+					    f->adapter_id == adapter_id ? " · creator" : ""));
+		row_at(trace, r)->adapter_id = adapter_id;
+		row_at(trace, r)->process_id = f->creator_process_id;
+		row_at(trace, r)->fence_global_handle = f->fence_global_handle;
+		rows = g_hash_table_lookup(trace->xfence_rows, &f->fence_global_handle);
 		if (!rows) {
 			rows = g_array_new(FALSE, FALSE, sizeof(guint32));
-			g_hash_table_insert(t->xfence_rows,
+			g_hash_table_insert(trace->xfence_rows,
 					    g_memdup2(&f->fence_global_handle, sizeof(guint64)),
 					    rows);
 		}
@@ -548,9 +549,9 @@ add_xfence_rows(FsvTrace *t, guint32 adapter_row, guint32 adapter_id)
 }
 
 guint32
-fsv_trace_find_xfence_row(const FsvTrace *t, guint64 fence, guint32 adapter_id)
+fsv_trace_find_xfence_row(const FsvTrace *trace, guint64 fence, guint32 adapter_id)
 {
-	GArray *rows = g_hash_table_lookup(t->xfence_rows, &fence);
+	GArray *rows = g_hash_table_lookup(trace->xfence_rows, &fence);
 
 	for (guint i = 0; rows && i + 1 < rows->len; i += 2)
 		if (g_array_index(rows, guint32, i) == adapter_id)
@@ -559,20 +560,20 @@ fsv_trace_find_xfence_row(const FsvTrace *t, guint64 fence, guint32 adapter_id)
 }
 
 guint32
-fsv_trace_find_va_row(const FsvTrace *t, guint32 process_id, guint32 adapter_id)
+fsv_trace_find_va_row(const FsvTrace *trace, guint32 process_id, guint32 adapter_id)
 {
 	guint64 key = (guint64) process_id << 32 | adapter_id;
-	gpointer v = g_hash_table_lookup(t->va_rows, &key);
+	gpointer v = g_hash_table_lookup(trace->va_rows, &key);
 
 	return v ? GPOINTER_TO_UINT(v) - 1 : FSV_INDEX_NONE;
 }
 
 const struct fsa_va_space_info *
-fsv_trace_find_va_space(const FsvTrace *t, guint32 process_id, guint32 adapter_id)
+fsv_trace_find_va_space(const FsvTrace *trace, guint32 process_id, guint32 adapter_id)
 {
-	for (guint i = 0; i < t->va_spaces->len; i++) {
+	for (guint i = 0; i < trace->va_spaces->len; i++) {
 		const struct fsa_va_space_info *v =
-		    &g_array_index(t->va_spaces, struct fsa_va_space_info, i);
+		    &g_array_index(trace->va_spaces, struct fsa_va_space_info, i);
 
 		if (v->process_id == process_id && v->adapter_id == adapter_id)
 			return v;
@@ -581,9 +582,9 @@ fsv_trace_find_va_space(const FsvTrace *t, guint32 process_id, guint32 adapter_i
 }
 
 static char *
-process_label(const FsvTrace *t, guint32 pid)
+process_label(const FsvTrace *trace, guint32 pid)
 {
-	const struct fsa_process_info *p = find_process(t, pid);
+	const struct fsa_process_info *p = find_process(trace, pid);
 
 	if (p && p->name && p->name[0])
 		return g_strdup_printf("pid %" PRIu32 " %s", pid, p->name);
@@ -591,29 +592,29 @@ process_label(const FsvTrace *t, guint32 pid)
 }
 
 static void
-layout_rows(FsvTrace *t)
+layout_rows(FsvTrace *trace)
 {
 	g_autoptr(GArray) engines = g_array_new(FALSE, FALSE, sizeof(guint64));
 	guint32 cpu_group = FSV_INDEX_NONE, fence_group = FSV_INDEX_NONE, va_group = FSV_INDEX_NONE;
 	g_autoptr(GArray) cpu_pids = g_array_new(FALSE, FALSE, sizeof(guint64));
 
 	/* (adapter, engine) pairs, engine UINT32_MAX when a queue's engine is unknown. */
-	for (guint i = 0; i < t->queues->len; i++) {
+	for (guint i = 0; i < trace->queues->len; i++) {
 		const struct fsa_queue_info *q =
-		    &g_array_index(t->queues, struct fsa_queue_info, i);
+		    &g_array_index(trace->queues, struct fsa_queue_info, i);
 		guint64 key = (guint64) q->adapter_id << 32 | q->engine_id;
 
 		g_array_append_val(engines, key);
 	}
-	for (guint i = 0; i < t->packets->len; i++) {
-		const FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+	for (guint i = 0; i < trace->packets->len; i++) {
+		const FsvPacket *p = &g_array_index(trace->packets, FsvPacket, i);
 		guint64 key = (guint64) p->adapter_id << 32 | p->engine_id;
 
 		if (engines->len == 0 || g_array_index(engines, guint64, engines->len - 1) != key)
 			g_array_append_val(engines, key);
 	}
-	for (guint i = 0; i < t->markers->len; i++) {
-		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+	for (guint i = 0; i < trace->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(trace->markers, FsvMarker, i);
 
 		if (m->adapter_id != UINT32_MAX) {
 			guint64 key = (guint64) m->adapter_id << 32 | m->engine_id;
@@ -634,102 +635,102 @@ layout_rows(FsvTrace *t)
 
 		if (i > 0 && g_array_index(engines, guint64, i - 1) == key)
 			continue;
-		adapter_row = find_adapter_row(t, adapter_id);
+		adapter_row = find_adapter_row(trace, adapter_id);
 		/* XAD-03: the previous adapter's cross-adapter fences close its rows. */
-		if (adapter_row == FSV_INDEX_NONE && t->rows->len > 0) {
+		if (adapter_row == FSV_INDEX_NONE && trace->rows->len > 0) {
 			guint32 prev = find_adapter_row(
-			    t, (guint32) (g_array_index(engines, guint64, i - 1) >> 32));
+			    trace, (guint32) (g_array_index(engines, guint64, i - 1) >> 32));
 
 			if (prev != FSV_INDEX_NONE)
-				add_xfence_rows(t, prev, row_at(t, prev)->adapter_id);
+				add_xfence_rows(trace, prev, row_at(trace, prev)->adapter_id);
 		}
 		if (adapter_row == FSV_INDEX_NONE) {
 			adapter_row =
-			    add_row(t, FSV_ROW_ADAPTER, FSV_INDEX_NONE,
+			    add_row(trace, FSV_ROW_ADAPTER, FSV_INDEX_NONE,
 				    g_strdup_printf("Adapter %" PRIu32, adapter_id), NULL);
-			row_at(t, adapter_row)->adapter_id = adapter_id;
+			row_at(trace, adapter_row)->adapter_id = adapter_id;
 			/* DST-01: the adapter's D-state, when the trace has D3 ranges for it. */
-			if (has_marker_of(t, FSA_MARK_DEVICE_D3, adapter_id, UINT32_MAX)) {
-				guint32 p = add_row(t, FSV_ROW_DEVICE_POWER, adapter_row,
+			if (has_marker_of(trace, FSA_MARK_DEVICE_D3, adapter_id, UINT32_MAX)) {
+				guint32 p = add_row(trace, FSV_ROW_DEVICE_POWER, adapter_row,
 						    g_strdup("D-state"), g_strdup("D0 · D3"));
 
-				row_at(t, p)->adapter_id = adapter_id;
+				row_at(trace, p)->adapter_id = adapter_id;
 			}
-			add_display_rows(t, adapter_row, adapter_id);
+			add_display_rows(trace, adapter_row, adapter_id);
 		}
 		if (engine_id == UINT32_MAX)
 			continue; /* adapter-wide markers only */
-		for (guint q = 0; q < t->queues->len && !type; q++) {
+		for (guint q = 0; q < trace->queues->len && !type; q++) {
 			const struct fsa_queue_info *qi =
-			    &g_array_index(t->queues, struct fsa_queue_info, q);
+			    &g_array_index(trace->queues, struct fsa_queue_info, q);
 
 			if (qi->adapter_id == adapter_id && qi->engine_id == engine_id)
 				type = engine_type_name(qi->engine_type);
 		}
 		engine_row =
-		    add_row(t, FSV_ROW_ENGINE, adapter_row,
+		    add_row(trace, FSV_ROW_ENGINE, adapter_row,
 			    type ? g_strdup_printf("Engine %" PRIu32 " · %s", engine_id, type)
 				 : g_strdup_printf("Engine %" PRIu32, engine_id),
 			    NULL);
-		row_at(t, engine_row)->adapter_id = adapter_id;
-		row_at(t, engine_row)->engine_id = engine_id;
+		row_at(trace, engine_row)->adapter_id = adapter_id;
+		row_at(trace, engine_row)->engine_id = engine_id;
 		/* FST-03: the engine's F-state, when the trace has F1 ranges for it. */
-		if (has_marker_of(t, FSA_MARK_ENGINE_F1, adapter_id, engine_id)) {
-			guint32 p = add_row(t, FSV_ROW_ENGINE_POWER, engine_row,
+		if (has_marker_of(trace, FSA_MARK_ENGINE_F1, adapter_id, engine_id)) {
+			guint32 p = add_row(trace, FSV_ROW_ENGINE_POWER, engine_row,
 					    g_strdup("F-state"), g_strdup("F0 · F1"));
 
-			row_at(t, p)->adapter_id = adapter_id;
-			row_at(t, p)->engine_id = engine_id;
+			row_at(trace, p)->adapter_id = adapter_id;
+			row_at(trace, p)->engine_id = engine_id;
 		}
-		for (guint q = 0; q < t->queues->len; q++) {
+		for (guint q = 0; q < trace->queues->len; q++) {
 			const struct fsa_queue_info *qi =
-			    &g_array_index(t->queues, struct fsa_queue_info, q);
+			    &g_array_index(trace->queues, struct fsa_queue_info, q);
 			g_autofree char *proc = NULL;
 			guint32 r;
 
 			if (qi->adapter_id != adapter_id || qi->engine_id != engine_id)
 				continue;
-			proc = process_label(t, qi->process_id);
-			r = add_row(t, FSV_ROW_QUEUE, engine_row,
+			proc = process_label(trace, qi->process_id);
+			r = add_row(trace, FSV_ROW_QUEUE, engine_row,
 				    g_strdup_printf("HWQueue 0x%" PRIx64, qi->hwqueue_handle),
 				    /* The mode first: a narrow label column cuts the end, and the
 				     * context handle is the least telling part. */
 				    g_strdup_printf("%s · %s · ctx 0x%" PRIx64,
 						    qi->is_user_mode ? "user mode" : "kernel mode",
 						    proc, qi->context_handle));
-			row_at(t, r)->adapter_id = adapter_id;
-			row_at(t, r)->engine_id = engine_id;
-			row_at(t, r)->process_id = qi->process_id;
-			row_at(t, r)->hwqueue_handle = qi->hwqueue_handle;
-			row_at(t, r)->context_handle = qi->context_handle;
-			insert_row_key(t->queue_rows, qi->hwqueue_handle, r);
+			row_at(trace, r)->adapter_id = adapter_id;
+			row_at(trace, r)->engine_id = engine_id;
+			row_at(trace, r)->process_id = qi->process_id;
+			row_at(trace, r)->hwqueue_handle = qi->hwqueue_handle;
+			row_at(trace, r)->context_handle = qi->context_handle;
+			insert_row_key(trace->queue_rows, qi->hwqueue_handle, r);
 		}
 	}
 	if (engines->len > 0) {
 		guint32 last = find_adapter_row(
-		    t, (guint32) (g_array_index(engines, guint64, engines->len - 1) >> 32));
+		    trace, (guint32) (g_array_index(engines, guint64, engines->len - 1) >> 32));
 
 		if (last != FSV_INDEX_NONE)
-			add_xfence_rows(t, last, row_at(t, last)->adapter_id);
+			add_xfence_rows(trace, last, row_at(trace, last)->adapter_id);
 	}
 	/* Queues the trace never created but ops name (an anomaly): a row each at the end, so
 	 * their boxes are not lost. */
-	for (guint i = 0; i < t->ops->len; i++) {
-		const FsvOp *o = &g_array_index(t->ops, FsvOp, i);
+	for (guint i = 0; i < trace->ops->len; i++) {
+		const FsvOp *o = &g_array_index(trace->ops, FsvOp, i);
 
 		if (o->source == FSA_SRC_CPU) {
 			guint64 pid = o->process_id;
 
 			g_array_append_val(cpu_pids, pid);
-		} else if (!g_hash_table_contains(t->queue_rows, &o->hwqueue_handle)) {
+		} else if (!g_hash_table_contains(trace->queue_rows, &o->hwqueue_handle)) {
 			guint32 r = add_row(
-			    t, FSV_ROW_QUEUE, FSV_INDEX_NONE,
+			    trace, FSV_ROW_QUEUE, FSV_INDEX_NONE,
 			    g_strdup_printf("HWQueue 0x%" PRIx64 " (unknown)", o->hwqueue_handle),
-			    process_label(t, o->process_id));
+			    process_label(trace, o->process_id));
 
-			row_at(t, r)->hwqueue_handle = o->hwqueue_handle;
-			row_at(t, r)->process_id = o->process_id;
-			insert_row_key(t->queue_rows, o->hwqueue_handle, r);
+			row_at(trace, r)->hwqueue_handle = o->hwqueue_handle;
+			row_at(trace, r)->process_id = o->process_id;
+			insert_row_key(trace->queue_rows, o->hwqueue_handle, r);
 		}
 	}
 	g_array_sort(cpu_pids, (GCompareFunc) compare_u64);
@@ -740,61 +741,63 @@ layout_rows(FsvTrace *t)
 		if (i > 0 && g_array_index(cpu_pids, guint64, i - 1) == pid)
 			continue;
 		if (cpu_group == FSV_INDEX_NONE)
-			cpu_group = add_row(t, FSV_ROW_CPU_GROUP, FSV_INDEX_NONE, g_strdup("CPU"),
-					    g_strdup("waits and signals outside queues"));
-		r = add_row(t, FSV_ROW_CPU_PROCESS, cpu_group, process_label(t, pid), NULL);
-		row_at(t, r)->process_id = pid;
+			cpu_group =
+			    add_row(trace, FSV_ROW_CPU_GROUP, FSV_INDEX_NONE, g_strdup("CPU"),
+				    g_strdup("waits and signals outside queues"));
+		r = add_row(trace, FSV_ROW_CPU_PROCESS, cpu_group, process_label(trace, pid), NULL);
+		row_at(trace, r)->process_id = pid;
 	}
 	/* MMU-01: a row per GPU VA space (process, adapter), in the order the trace made them. */
-	for (guint i = 0; i < t->va_spaces->len; i++) {
+	for (guint i = 0; i < trace->va_spaces->len; i++) {
 		const struct fsa_va_space_info *v =
-		    &g_array_index(t->va_spaces, struct fsa_va_space_info, i);
+		    &g_array_index(trace->va_spaces, struct fsa_va_space_info, i);
 		guint64 key = (guint64) v->process_id << 32 | v->adapter_id;
 		guint32 r;
 
-		if (g_hash_table_contains(t->va_rows, &key))
+		if (g_hash_table_contains(trace->va_rows, &key))
 			continue;
 		if (va_group == FSV_INDEX_NONE)
-			va_group = add_row(t, FSV_ROW_VA_GROUP, FSV_INDEX_NONE, g_strdup("GPU VA"),
-					   g_strdup("mappings per process and adapter"));
-		r = add_row(t, FSV_ROW_VA_SPACE, va_group, process_label(t, v->process_id),
+			va_group =
+			    add_row(trace, FSV_ROW_VA_GROUP, FSV_INDEX_NONE, g_strdup("GPU VA"),
+				    g_strdup("mappings per process and adapter"));
+		r = add_row(trace, FSV_ROW_VA_SPACE, va_group, process_label(trace, v->process_id),
 			    g_strdup_printf("VA space · adapter %" PRIu32, v->adapter_id));
-		row_at(t, r)->process_id = v->process_id;
-		row_at(t, r)->adapter_id = v->adapter_id;
-		g_hash_table_insert(t->va_rows, g_memdup2(&key, sizeof(key)),
+		row_at(trace, r)->process_id = v->process_id;
+		row_at(trace, r)->adapter_id = v->adapter_id;
+		g_hash_table_insert(trace->va_rows, g_memdup2(&key, sizeof(key)),
 				    GUINT_TO_POINTER(r + 1));
 	}
-	for (guint i = 0; i < t->fences->len; i++) {
+	for (guint i = 0; i < trace->fences->len; i++) {
 		const struct fsa_fence_info *f =
-		    &g_array_index(t->fences, struct fsa_fence_info, i);
+		    &g_array_index(trace->fences, struct fsa_fence_info, i);
 		guint32 r;
 
 		if (f->fence_global_handle == 0 ||
-		    g_hash_table_contains(t->fence_rows, &f->fence_global_handle))
+		    g_hash_table_contains(trace->fence_rows, &f->fence_global_handle))
 			continue;
 		if (fence_group == FSV_INDEX_NONE)
-			fence_group = add_row(t, FSV_ROW_FENCE_GROUP, FSV_INDEX_NONE,
+			fence_group = add_row(trace, FSV_ROW_FENCE_GROUP, FSV_INDEX_NONE,
 					      g_strdup("Fences"), g_strdup("CurrentValue"));
-		r = add_row(t, FSV_ROW_FENCE, fence_group,
+		r = add_row(trace, FSV_ROW_FENCE, fence_group,
 			    g_strdup_printf("Fence 0x%" PRIx64, f->fence_global_handle),
 			    g_strdup_printf("%s%s%s", f->is_progress_fence ? "progress fence" : "",
 					    f->is_progress_fence && f->is_shared ? " · " : "",
 					    f->is_shared ? "shared" : ""));
-		row_at(t, r)->adapter_id = f->adapter_id;
-		row_at(t, r)->process_id = f->creator_process_id;
-		row_at(t, r)->fence_global_handle = f->fence_global_handle;
-		insert_row_key(t->fence_rows, f->fence_global_handle, r);
+		row_at(trace, r)->adapter_id = f->adapter_id;
+		row_at(trace, r)->process_id = f->creator_process_id;
+		row_at(trace, r)->fence_global_handle = f->fence_global_handle;
+		insert_row_key(trace->fence_rows, f->fence_global_handle, r);
 	}
 	/* An empty trace still draws one row, so the empty timeline has a place to say so. */
-	if (t->rows->len == 0 && (t->markers->len > 0 || t->losses->len > 0))
-		add_row(t, FSV_ROW_ADAPTER, FSV_INDEX_NONE, g_strdup("Trace"), NULL);
+	if (trace->rows->len == 0 && (trace->markers->len > 0 || trace->losses->len > 0))
+		add_row(trace, FSV_ROW_ADAPTER, FSV_INDEX_NONE, g_strdup("Trace"), NULL);
 }
 
 static guint32
-find_cpu_row(const FsvTrace *t, guint32 pid)
+find_cpu_row(const FsvTrace *trace, guint32 pid)
 {
-	for (guint32 r = 0; r < t->rows->len; r++) {
-		const FsvRow *row = &g_array_index(t->rows, FsvRow, r);
+	for (guint32 r = 0; r < trace->rows->len; r++) {
+		const FsvRow *row = &g_array_index(trace->rows, FsvRow, r);
 
 		if (row->kind == FSV_ROW_CPU_PROCESS && row->process_id == pid)
 			return r;
@@ -805,35 +808,35 @@ find_cpu_row(const FsvTrace *t, guint32 pid)
 /* The row a marker is drawn on: its queue, else its engine, else its adapter, else the
  * first row. */
 static guint32
-marker_row(const FsvTrace *t, const FsvMarker *m)
+marker_row(const FsvTrace *trace, const FsvMarker *m)
 {
 	guint32 r = FSV_INDEX_NONE;
 
 	if (m->kind == FSA_MARK_ENGINE_F1)
-		r = find_power_row(t, FSV_ROW_ENGINE_POWER, m->adapter_id, m->engine_id);
+		r = find_power_row(trace, FSV_ROW_ENGINE_POWER, m->adapter_id, m->engine_id);
 	else if (m->kind == FSA_MARK_PAGE_FAULT && m->engine_id != UINT32_MAX)
 		/* MMU-14: the engine's failed translation, on the engine (not its packet's queue).
 		 */
-		r = find_engine_row(t, m->adapter_id, m->engine_id);
+		r = find_engine_row(trace, m->adapter_id, m->engine_id);
 	else if (m->kind == FSA_MARK_DEVICE_D3)
-		r = find_power_row(t, FSV_ROW_DEVICE_POWER, m->adapter_id, UINT32_MAX);
+		r = find_power_row(trace, FSV_ROW_DEVICE_POWER, m->adapter_id, UINT32_MAX);
 	else if (_fsv_marker_display_source(m) != UINT32_MAX)
-		r = find_display_row(t, m->adapter_id, _fsv_marker_display_source(m));
+		r = find_display_row(trace, m->adapter_id, _fsv_marker_display_source(m));
 	else if (m->kind == FSA_MARK_VA_MAPPING || m->kind == FSA_MARK_VA_RESERVE ||
 		 m->kind == FSA_MARK_VA_FREE)
-		r = fsv_trace_find_va_row(t, m->process_id, m->adapter_id);
+		r = fsv_trace_find_va_row(trace, m->process_id, m->adapter_id);
 	else if (m->kind == FSA_MARK_FENCE_PROPAGATION)
 		/* XAD-07: on the row of the adapter notified. */
-		r = fsv_trace_find_xfence_row(t, m->other_handle, (guint32) m->code);
+		r = fsv_trace_find_xfence_row(trace, m->other_handle, (guint32) m->code);
 	else if (m->kind == FSA_MARK_FENCE_NOTIFICATION)
-		r = fsv_trace_find_xfence_row(t, m->other_handle, m->adapter_id);
+		r = fsv_trace_find_xfence_row(trace, m->other_handle, m->adapter_id);
 	if (r == FSV_INDEX_NONE && m->hwqueue_handle != 0)
-		r = fsv_trace_find_queue_row(t, m->hwqueue_handle);
+		r = fsv_trace_find_queue_row(trace, m->hwqueue_handle);
 	if (r == FSV_INDEX_NONE && m->adapter_id != UINT32_MAX && m->engine_id != UINT32_MAX)
-		r = find_engine_row(t, m->adapter_id, m->engine_id);
+		r = find_engine_row(trace, m->adapter_id, m->engine_id);
 	if (r == FSV_INDEX_NONE && m->adapter_id != UINT32_MAX)
-		r = find_adapter_row(t, m->adapter_id);
-	if (r == FSV_INDEX_NONE && t->rows->len > 0)
+		r = find_adapter_row(trace, m->adapter_id);
+	if (r == FSV_INDEX_NONE && trace->rows->len > 0)
 		r = 0;
 	return r;
 }
@@ -871,9 +874,9 @@ compare_by_begin(const void *a, const void *b, void *data)
 }
 
 static void
-sort_row_list(const FsvTrace *t, GArray *list, int what)
+sort_row_list(const FsvTrace *trace, GArray *list, int what)
 {
-	SortCtx c = {t, what};
+	SortCtx c = {trace, what};
 
 	g_qsort_with_data(list->data, (gint) list->len, sizeof(guint32), compare_by_begin, &c);
 }
@@ -882,7 +885,7 @@ sort_row_list(const FsvTrace *t, GArray *list, int what)
  * overflow (its items may then overlap). */
 static guint
 assign_lanes(GArray *list, guint64 (*span)(FsvTrace *, guint32, guint64 *),
-	     void (*set_lane)(FsvTrace *, guint32, guint8), FsvTrace *t, int kind, guint cap,
+	     void (*set_lane)(FsvTrace *, guint32, guint8), FsvTrace *trace, int kind, guint cap,
 	     guint offset)
 {
 	guint64 lane_end[FSV_MAX_LANES] = {0};
@@ -893,9 +896,9 @@ assign_lanes(GArray *list, guint64 (*span)(FsvTrace *, guint32, guint64 *),
 		guint64 end, begin;
 		guint lane = FSV_INDEX_NONE;
 
-		if (kind >= 0 && g_array_index(t->ops, FsvOp, idx).kind != kind)
+		if (kind >= 0 && g_array_index(trace->ops, FsvOp, idx).kind != kind)
 			continue;
-		begin = span(t, idx, &end);
+		begin = span(trace, idx, &end);
 		for (guint l = 0; l < cap && lane == FSV_INDEX_NONE; l++)
 			if (lane_end[l] <= begin || (l >= used && lane_end[l] == 0))
 				lane = l;
@@ -909,39 +912,39 @@ assign_lanes(GArray *list, guint64 (*span)(FsvTrace *, guint32, guint64 *),
 		}
 		lane_end[lane] = MAX(lane_end[lane], end == begin ? end + 1 : end);
 		used = MAX(used, lane + 1);
-		set_lane(t, idx, (guint8) (offset + lane));
+		set_lane(trace, idx, (guint8) (offset + lane));
 	}
 	return used;
 }
 
 static guint64
-op_span(FsvTrace *t, guint32 i, guint64 *end)
+op_span(FsvTrace *trace, guint32 i, guint64 *end)
 {
-	const FsvOp *o = &g_array_index(t->ops, FsvOp, i);
+	const FsvOp *o = &g_array_index(trace->ops, FsvOp, i);
 
 	*end = o->end_ns;
 	return o->begin_ns;
 }
 
 static void
-op_set_lane(FsvTrace *t, guint32 i, guint8 lane)
+op_set_lane(FsvTrace *trace, guint32 i, guint8 lane)
 {
-	g_array_index(t->ops, FsvOp, i).lane = lane;
+	g_array_index(trace->ops, FsvOp, i).lane = lane;
 }
 
 static guint64
-packet_span(FsvTrace *t, guint32 i, guint64 *end)
+packet_span(FsvTrace *trace, guint32 i, guint64 *end)
 {
-	const FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+	const FsvPacket *p = &g_array_index(trace->packets, FsvPacket, i);
 
 	*end = p->end_ns;
 	return p->start_ns;
 }
 
 static void
-packet_set_lane(FsvTrace *t, guint32 i, guint8 lane)
+packet_set_lane(FsvTrace *trace, guint32 i, guint8 lane)
 {
-	g_array_index(t->packets, FsvPacket, i).lane = lane;
+	g_array_index(trace->packets, FsvPacket, i).lane = lane;
 }
 
 static int
@@ -967,15 +970,17 @@ compare_edge_pairs(const void *a, const void *b)
 /* Edges as CSR, both directions: edge_ops[edge_start[op] .. edge_start[op + 1]) are the waits
  * a signal released, or the signal of a wait. */
 static void
-index_edges(FsvTrace *t)
+index_edges(FsvTrace *trace)
 {
-	guint n_ops = t->ops->len;
+	guint n_ops = trace->ops->len;
 	g_autoptr(GArray) pairs = g_array_new(FALSE, FALSE, sizeof(guint32) * 2);
 	guint32 *fill;
 
-	for (guint i = 0; i + 1 < t->edge_ids->len; i += 2) {
-		guint32 s = fsv_trace_find_op_by_id(t, g_array_index(t->edge_ids, guint64, i));
-		guint32 w = fsv_trace_find_op_by_id(t, g_array_index(t->edge_ids, guint64, i + 1));
+	for (guint i = 0; i + 1 < trace->edge_ids->len; i += 2) {
+		guint32 s =
+		    fsv_trace_find_op_by_id(trace, g_array_index(trace->edge_ids, guint64, i));
+		guint32 w =
+		    fsv_trace_find_op_by_id(trace, g_array_index(trace->edge_ids, guint64, i + 1));
 		guint32 ab[2] = {s, w}, ba[2] = {w, s};
 
 		if (s == FSV_INDEX_NONE || w == FSV_INDEX_NONE)
@@ -983,13 +988,13 @@ index_edges(FsvTrace *t)
 		g_array_append_val(pairs, ab);
 		g_array_append_val(pairs, ba);
 	}
-	g_array_set_size(t->edge_ids, 0);
+	g_array_set_size(trace->edge_ids, 0);
 	/* qsort's base must not be NULL, even for no elements (UBSan). */
 	if (pairs->len > 0)
 		qsort(pairs->data, pairs->len, sizeof(guint32) * 2, compare_edge_pairs);
-	t->edge_start = g_new0(guint32, n_ops + 1);
-	t->edge_ops = g_new(guint32, MAX(pairs->len, 1));
-	fill = t->edge_start;
+	trace->edge_start = g_new0(guint32, n_ops + 1);
+	trace->edge_ops = g_new(guint32, MAX(pairs->len, 1));
+	fill = trace->edge_start;
 	{
 		guint n = 0;
 
@@ -999,39 +1004,39 @@ index_edges(FsvTrace *t)
 			if (n > 0 && p[0] == ((const guint32 *) pairs->data)[2 * (i - 1)] &&
 			    p[1] == ((const guint32 *) pairs->data)[2 * (i - 1) + 1])
 				continue; /* duplicate */
-			t->edge_ops[n++] = p[1];
+			trace->edge_ops[n++] = p[1];
 			fill[p[0] + 1]++;
 		}
 	}
 	for (guint i = 0; i < n_ops; i++)
 		fill[i + 1] += fill[i];
 	for (guint i = 0; i < n_ops; i++) {
-		FsvOp *o = &g_array_index(t->ops, FsvOp, i);
+		FsvOp *o = &g_array_index(trace->ops, FsvOp, i);
 
-		if (o->kind == FSA_OP_WAIT && t->edge_start[i + 1] > t->edge_start[i])
-			o->signal_op = t->edge_ops[t->edge_start[i]];
+		if (o->kind == FSA_OP_WAIT && trace->edge_start[i + 1] > trace->edge_start[i])
+			o->signal_op = trace->edge_ops[trace->edge_start[i]];
 	}
 }
 
-static void build_marker_lods(FsvTrace *t, guint32 r, GArray *items);
+static void build_marker_lods(FsvTrace *trace, guint32 r, GArray *items);
 
 /* TDR-01: a TDR's preemption request that never completed was abandoned by the recovery that
  * followed on its engine: it is drawn up to that recovery's end, not to the end of the trace
  * (it stays is_open: its details say it never completed). */
 static void
-end_abandoned_requests(FsvTrace *t)
+end_abandoned_requests(FsvTrace *trace)
 {
-	if (!_fsv_trace_has_marker_kind(t, FSA_MARK_TDR))
+	if (!_fsv_trace_has_marker_kind(trace, FSA_MARK_TDR))
 		return;
-	for (guint32 i = 0; i < t->markers->len; i++) {
-		FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+	for (guint32 i = 0; i < trace->markers->len; i++) {
+		FsvMarker *m = &g_array_index(trace->markers, FsvMarker, i);
 		guint64 end = FSV_TIME_NONE;
 
 		if (m->kind != FSA_MARK_PREEMPTION || !m->is_open ||
 		    m->code != FSTP_PREEMPT_REASON_TDR)
 			continue;
-		for (guint32 k = 0; k < t->markers->len; k++) {
-			const FsvMarker *r = &g_array_index(t->markers, FsvMarker, k);
+		for (guint32 k = 0; k < trace->markers->len; k++) {
+			const FsvMarker *r = &g_array_index(trace->markers, FsvMarker, k);
 
 			if (r->kind == FSA_MARK_TDR && r->adapter_id == m->adapter_id &&
 			    r->engine_id == m->engine_id && r->begin_ns >= m->begin_ns &&
@@ -1047,18 +1052,18 @@ end_abandoned_requests(FsvTrace *t)
  * takes the other one), and the vsyncs that latched nothing while the presenter was presenting
  * (from its first flip done to its last) marked missed. */
 static void
-index_display_markers(FsvTrace *t)
+index_display_markers(FsvTrace *trace)
 {
-	for (guint32 r = 0; r < t->rows->len; r++) {
-		GArray *list = t->row_data[r].markers;
+	for (guint32 r = 0; r < trace->rows->len; r++) {
+		GArray *list = trace->row_data[r].markers;
 		guint64 first_done = FSV_TIME_NONE, last_done = 0, lane_end[2] = {0, 0};
 
-		if (row_at(t, r)->kind != FSV_ROW_DISPLAY)
+		if (row_at(trace, r)->kind != FSV_ROW_DISPLAY)
 			continue;
-		sort_row_list(t, list, 2);
+		sort_row_list(trace, list, 2);
 		for (guint i = 0; i < list->len; i++) {
-			FsvMarker *m =
-			    &g_array_index(t->markers, FsvMarker, g_array_index(list, guint32, i));
+			FsvMarker *m = &g_array_index(trace->markers, FsvMarker,
+						      g_array_index(list, guint32, i));
 
 			if (!_fsv_marker_is_flip(m))
 				continue;
@@ -1075,8 +1080,8 @@ index_display_markers(FsvTrace *t)
 			}
 		}
 		for (guint i = 0; i < list->len; i++) {
-			FsvMarker *m =
-			    &g_array_index(t->markers, FsvMarker, g_array_index(list, guint32, i));
+			FsvMarker *m = &g_array_index(trace->markers, FsvMarker,
+						      g_array_index(list, guint32, i));
 
 			m->is_missed = _fsv_marker_is_vsync(m) && _fsv_vsync_flip_id(m) == 0 &&
 				       first_done != FSV_TIME_NONE && m->begin_ns > first_done &&
@@ -1092,9 +1097,9 @@ index_display_markers(FsvTrace *t)
 static int
 compare_packet_start(const void *a, const void *b, void *data)
 {
-	const FsvTrace *t = data;
-	const FsvPacket *x = &g_array_index(t->packets, FsvPacket, *(const guint32 *) a);
-	const FsvPacket *y = &g_array_index(t->packets, FsvPacket, *(const guint32 *) b);
+	const FsvTrace *trace = data;
+	const FsvPacket *x = &g_array_index(trace->packets, FsvPacket, *(const guint32 *) a);
+	const FsvPacket *y = &g_array_index(trace->packets, FsvPacket, *(const guint32 *) b);
 
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
@@ -1102,34 +1107,35 @@ compare_packet_start(const void *a, const void *b, void *data)
 }
 
 static void
-link_packet_pieces(FsvTrace *t)
+link_packet_pieces(FsvTrace *trace)
 {
 	g_autoptr(GHashTable) last = NULL; /* (adapter, packet id) → latest piece + 1 */
 	g_autofree guint32 *order = NULL;
 	bool has_pieces = false;
 
-	for (guint32 i = 0; i < t->packets->len; i++) {
-		FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+	for (guint32 i = 0; i < trace->packets->len; i++) {
+		FsvPacket *p = &g_array_index(trace->packets, FsvPacket, i);
 
 		p->prev_piece = p->next_piece = FSV_INDEX_NONE;
 		has_pieces |= p->resubmission_of != 0 || p->status == FSA_PACKET_PREEMPTED;
 	}
 	if (!has_pieces)
 		return;
-	order = g_new(guint32, t->packets->len);
-	for (guint32 i = 0; i < t->packets->len; i++)
+	order = g_new(guint32, trace->packets->len);
+	for (guint32 i = 0; i < trace->packets->len; i++)
 		order[i] = i;
-	g_qsort_with_data(order, (gint) t->packets->len, sizeof(guint32), compare_packet_start, t);
+	g_qsort_with_data(order, (gint) trace->packets->len, sizeof(guint32), compare_packet_start,
+			  trace);
 	last = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-	for (guint32 k = 0; k < t->packets->len; k++) {
+	for (guint32 k = 0; k < trace->packets->len; k++) {
 		guint32 i = order[k];
-		FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+		FsvPacket *p = &g_array_index(trace->packets, FsvPacket, i);
 		/* 24 bits of adapter over 40 of packet id: ids stay far below 2^40. */
 		guint64 own = (guint64) p->adapter_id << 40 ^ p->packet_id;
 		guint64 of = (guint64) p->adapter_id << 40 ^ p->resubmission_of;
 		gpointer v = g_hash_table_lookup(last, p->resubmission_of ? &of : &own);
 		FsvPacket *prev =
-		    v ? &g_array_index(t->packets, FsvPacket, GPOINTER_TO_UINT(v) - 1) : NULL;
+		    v ? &g_array_index(trace->packets, FsvPacket, GPOINTER_TO_UINT(v) - 1) : NULL;
 
 		if (prev && prev != p && prev->next_piece == FSV_INDEX_NONE &&
 		    (p->resubmission_of || (prev->status == FSA_PACKET_PREEMPTED &&
@@ -1146,61 +1152,62 @@ link_packet_pieces(FsvTrace *t)
  * and the values propagated to it from the other adapter, at their NotificationOnly update (at
  * the propagation when the trace has none). */
 static void
-index_xfence_steps(FsvTrace *t)
+index_xfence_steps(FsvTrace *trace)
 {
-	if (g_hash_table_size(t->xfence_rows) == 0)
+	if (g_hash_table_size(trace->xfence_rows) == 0)
 		return;
-	for (guint32 r = 0; r < t->rows->len; r++) {
-		const FsvRow *row = row_at(t, r);
+	for (guint32 r = 0; r < trace->rows->len; r++) {
+		const FsvRow *row = row_at(trace, r);
 		const struct fsa_fence_info *f;
 		FsvFenceStep s;
 
 		if (row->kind != FSV_ROW_XFENCE)
 			continue;
-		f = fsv_trace_find_fence(t, row->fence_global_handle);
+		f = fsv_trace_find_fence(trace, row->fence_global_handle);
 		s = (FsvFenceStep){f && f->created_ns != FSA_TIME_NONE ? f->created_ns
-								       : t->begin_ns,
+								       : trace->begin_ns,
 				   f ? f->initial_value : 0, FSV_INDEX_NONE, FSV_INDEX_NONE};
-		g_array_append_val(t->row_data[r].steps, s);
+		g_array_append_val(trace->row_data[r].steps, s);
 	}
-	for (guint32 i = 0; i < t->ops->len; i++) {
-		const FsvOp *o = &g_array_index(t->ops, FsvOp, i);
+	for (guint32 i = 0; i < trace->ops->len; i++) {
+		const FsvOp *o = &g_array_index(trace->ops, FsvOp, i);
 		const struct fsa_fence_info *f;
 		guint32 r, adapter = o->adapter_id;
 		FsvFenceStep s = {o->end_ns, o->fence_value, i, FSV_INDEX_NONE};
 
 		if (o->kind != FSA_OP_SIGNAL || o->state == FSA_OP_NEVER_COMPLETED ||
 		    !o->fence_global_handle ||
-		    !g_hash_table_contains(t->xfence_rows, &o->fence_global_handle))
+		    !g_hash_table_contains(trace->xfence_rows, &o->fence_global_handle))
 			continue;
-		if (adapter == UINT32_MAX && (f = fsv_trace_find_fence(t, o->fence_global_handle)))
+		if (adapter == UINT32_MAX &&
+		    (f = fsv_trace_find_fence(trace, o->fence_global_handle)))
 			adapter = f->adapter_id;
-		r = fsv_trace_find_xfence_row(t, o->fence_global_handle, adapter);
+		r = fsv_trace_find_xfence_row(trace, o->fence_global_handle, adapter);
 		if (r != FSV_INDEX_NONE)
-			g_array_append_val(t->row_data[r].steps, s);
+			g_array_append_val(trace->row_data[r].steps, s);
 	}
-	for (guint32 i = 0; i < t->markers->len; i++) {
-		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+	for (guint32 i = 0; i < trace->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(trace->markers, FsvMarker, i);
 		FsvFenceStep s = {m->is_open ? m->begin_ns : m->end_ns, m->value,
 				  FSV_STEP_PROPAGATED, i};
 
 		if (m->kind == FSA_MARK_FENCE_PROPAGATION && m->row != FSV_INDEX_NONE)
-			g_array_append_val(t->row_data[m->row].steps, s);
+			g_array_append_val(trace->row_data[m->row].steps, s);
 	}
 }
 
 /* MMU-06, MMU-07: a VA space row's mappings in lanes (a mapping goes to the first lane free
  * when it is made; all busy: the one that frees first), one level-of-detail index per lane. */
 static void
-index_va_mappings(FsvTrace *t, guint32 r, GArray *items)
+index_va_mappings(FsvTrace *trace, guint32 r, GArray *items)
 {
-	RowData *d = &t->row_data[r];
+	RowData *d = &trace->row_data[r];
 	guint64 lane_end[FSV_VA_MAX_LANES] = {0};
 	guint used = 0;
 
 	for (guint i = 0; i < d->markers->len; i++) {
-		FsvMarker *m =
-		    &g_array_index(t->markers, FsvMarker, g_array_index(d->markers, guint32, i));
+		FsvMarker *m = &g_array_index(trace->markers, FsvMarker,
+					      g_array_index(d->markers, guint32, i));
 		guint lane = FSV_VA_MAX_LANES;
 
 		if (m->kind != FSA_MARK_VA_MAPPING)
@@ -1218,12 +1225,12 @@ index_va_mappings(FsvTrace *t, guint32 r, GArray *items)
 		used = MAX(used, lane + 1);
 		m->lane = (guint8) lane;
 	}
-	row_at(t, r)->lane_count = MAX(used, 1);
+	row_at(trace, r)->lane_count = MAX(used, 1);
 	for (guint lane = 0; lane < used; lane++) {
 		g_array_set_size(items, 0);
 		for (guint i = 0; i < d->markers->len; i++) {
 			guint32 idx = g_array_index(d->markers, guint32, i);
-			const FsvMarker *m = &g_array_index(t->markers, FsvMarker, idx);
+			const FsvMarker *m = &g_array_index(trace->markers, FsvMarker, idx);
 			FsvLodItem it = {m->begin_ns, m->end_ns, idx};
 
 			if (m->kind == FSA_MARK_VA_MAPPING && m->lane == lane)
@@ -1236,111 +1243,117 @@ index_va_mappings(FsvTrace *t, guint32 r, GArray *items)
 }
 
 static void
-build_index(FsvTrace *t)
+build_index(FsvTrace *trace)
 {
 	guint n_rows;
 
 	/* The span of the trace: the model's, widened by anything that reaches further. */
-	t->begin_ns = t->summary.first_ns != FSA_TIME_NONE ? t->summary.first_ns : 0;
-	t->end_ns = t->summary.last_ns != FSA_TIME_NONE ? t->summary.last_ns : t->begin_ns;
+	trace->begin_ns = trace->summary.first_ns != FSA_TIME_NONE ? trace->summary.first_ns : 0;
+	trace->end_ns =
+	    trace->summary.last_ns != FSA_TIME_NONE ? trace->summary.last_ns : trace->begin_ns;
 
 	/* Ops arrive in id order; sort defensively if they did not. */
-	for (guint i = 1; i < t->ops->len; i++)
-		if (g_array_index(t->ops, FsvOp, i - 1).id > g_array_index(t->ops, FsvOp, i).id) {
-			g_array_sort(t->ops, compare_op_id);
+	for (guint i = 1; i < trace->ops->len; i++)
+		if (g_array_index(trace->ops, FsvOp, i - 1).id >
+		    g_array_index(trace->ops, FsvOp, i).id) {
+			g_array_sort(trace->ops, compare_op_id);
 			break;
 		}
 
-	for (guint i = 0; i < t->markers->len; i++)
-		t->marker_kinds |= G_GUINT64_CONSTANT(1)
-				   << g_array_index(t->markers, FsvMarker, i).kind;
-	layout_rows(t);
-	n_rows = t->rows->len;
-	t->row_data = g_new0(RowData, MAX(n_rows, 1));
+	for (guint i = 0; i < trace->markers->len; i++)
+		trace->marker_kinds |= G_GUINT64_CONSTANT(1)
+				       << g_array_index(trace->markers, FsvMarker, i).kind;
+	layout_rows(trace);
+	n_rows = trace->rows->len;
+	trace->row_data = g_new0(RowData, MAX(n_rows, 1));
 	for (guint r = 0; r < n_rows; r++) {
-		t->row_data[r].ops = g_array_new(FALSE, FALSE, sizeof(guint32));
-		t->row_data[r].packets = g_array_new(FALSE, FALSE, sizeof(guint32));
-		t->row_data[r].markers = g_array_new(FALSE, FALSE, sizeof(guint32));
-		t->row_data[r].steps = g_array_new(FALSE, FALSE, sizeof(FsvFenceStep));
+		trace->row_data[r].ops = g_array_new(FALSE, FALSE, sizeof(guint32));
+		trace->row_data[r].packets = g_array_new(FALSE, FALSE, sizeof(guint32));
+		trace->row_data[r].markers = g_array_new(FALSE, FALSE, sizeof(guint32));
+		trace->row_data[r].steps = g_array_new(FALSE, FALSE, sizeof(FsvFenceStep));
 	}
 
-	for (guint32 i = 0; i < t->ops->len; i++) {
-		FsvOp *o = &g_array_index(t->ops, FsvOp, i);
+	for (guint32 i = 0; i < trace->ops->len; i++) {
+		FsvOp *o = &g_array_index(trace->ops, FsvOp, i);
 		guint32 fr;
 
 		if (o->end_ns == FSV_TIME_NONE || o->end_ns < o->begin_ns)
-			o->end_ns = MAX(t->end_ns, o->begin_ns == FSV_TIME_NONE ? 0 : o->begin_ns);
+			o->end_ns =
+			    MAX(trace->end_ns, o->begin_ns == FSV_TIME_NONE ? 0 : o->begin_ns);
 		if (o->begin_ns == FSV_TIME_NONE)
 			o->begin_ns = o->end_ns;
-		o->row = o->source == FSA_SRC_CPU ? find_cpu_row(t, o->process_id)
-						  : fsv_trace_find_queue_row(t, o->hwqueue_handle);
+		o->row = o->source == FSA_SRC_CPU
+			     ? find_cpu_row(trace, o->process_id)
+			     : fsv_trace_find_queue_row(trace, o->hwqueue_handle);
 		if (o->row != FSV_INDEX_NONE)
-			g_array_append_val(t->row_data[o->row].ops, i);
+			g_array_append_val(trace->row_data[o->row].ops, i);
 		/* CurrentValue steps: a signal's value from its end; a CPU wait's observed value.
 		 */
-		fr = o->fence_global_handle ? fsv_trace_find_fence_row(t, o->fence_global_handle)
-					    : FSV_INDEX_NONE;
+		fr = o->fence_global_handle
+			 ? fsv_trace_find_fence_row(trace, o->fence_global_handle)
+			 : FSV_INDEX_NONE;
 		if (fr != FSV_INDEX_NONE && o->state != FSA_OP_NEVER_COMPLETED) {
 			FsvFenceStep s = {o->end_ns, o->fence_value, i, FSV_INDEX_NONE};
 
 			if (o->kind == FSA_OP_SIGNAL) {
-				g_array_append_val(t->row_data[fr].steps, s);
+				g_array_append_val(trace->row_data[fr].steps, s);
 			} else if (o->source == FSA_SRC_CPU && o->op_end_ns != FSA_TIME_NONE &&
 				   o->cpu_wait_result == FSTP_CPU_WAIT_RESULT_SATISFIED) {
 				s.value = o->observed_value;
-				g_array_append_val(t->row_data[fr].steps, s);
+				g_array_append_val(trace->row_data[fr].steps, s);
 			}
 		}
 	}
-	for (guint i = 0; i < t->fences->len; i++) {
+	for (guint i = 0; i < trace->fences->len; i++) {
 		const struct fsa_fence_info *f =
-		    &g_array_index(t->fences, struct fsa_fence_info, i);
+		    &g_array_index(trace->fences, struct fsa_fence_info, i);
 		guint32 fr = f->fence_global_handle
-				 ? fsv_trace_find_fence_row(t, f->fence_global_handle)
+				 ? fsv_trace_find_fence_row(trace, f->fence_global_handle)
 				 : FSV_INDEX_NONE;
-		FsvFenceStep s = {f->created_ns != FSA_TIME_NONE ? f->created_ns : t->begin_ns,
+		FsvFenceStep s = {f->created_ns != FSA_TIME_NONE ? f->created_ns : trace->begin_ns,
 				  f->initial_value, FSV_INDEX_NONE, FSV_INDEX_NONE};
 
 		if (fr != FSV_INDEX_NONE)
-			g_array_prepend_val(t->row_data[fr].steps, s);
+			g_array_prepend_val(trace->row_data[fr].steps, s);
 	}
 	/* Values the analyzer saw a fence take without an operation: a progress fence reaching
 	 * each completed command buffer's value. */
-	for (guint i = 0; i < t->fence_values->len; i++) {
+	for (guint i = 0; i < trace->fence_values->len; i++) {
 		const struct fsa_fence_value *v =
-		    &g_array_index(t->fence_values, struct fsa_fence_value, i);
-		guint32 fr = fsv_trace_find_fence_row(t, v->fence_global_handle);
+		    &g_array_index(trace->fence_values, struct fsa_fence_value, i);
+		guint32 fr = fsv_trace_find_fence_row(trace, v->fence_global_handle);
 		FsvFenceStep s = {v->ts_ns, v->value, FSV_STEP_BUFFER_COMPLETED, FSV_INDEX_NONE};
 
 		if (fr != FSV_INDEX_NONE)
-			g_array_append_val(t->row_data[fr].steps, s);
+			g_array_append_val(trace->row_data[fr].steps, s);
 	}
-	for (guint32 i = 0; i < t->packets->len; i++) {
-		FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+	for (guint32 i = 0; i < trace->packets->len; i++) {
+		FsvPacket *p = &g_array_index(trace->packets, FsvPacket, i);
 
 		if (p->start_ns == FSV_TIME_NONE)
-			p->start_ns = p->queued_ns != FSV_TIME_NONE ? p->queued_ns : t->begin_ns;
+			p->start_ns =
+			    p->queued_ns != FSV_TIME_NONE ? p->queued_ns : trace->begin_ns;
 		if (p->end_ns == FSV_TIME_NONE || p->end_ns < p->start_ns)
-			p->end_ns = MAX(t->end_ns, p->start_ns);
-		p->row = find_engine_row(t, p->adapter_id, p->engine_id);
+			p->end_ns = MAX(trace->end_ns, p->start_ns);
+		p->row = find_engine_row(trace, p->adapter_id, p->engine_id);
 		if (p->row != FSV_INDEX_NONE)
-			g_array_append_val(t->row_data[p->row].packets, i);
+			g_array_append_val(trace->row_data[p->row].packets, i);
 	}
-	link_packet_pieces(t);
-	for (guint32 i = 0; i < t->markers->len; i++) {
-		FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+	link_packet_pieces(trace);
+	for (guint32 i = 0; i < trace->markers->len; i++) {
+		FsvMarker *m = &g_array_index(trace->markers, FsvMarker, i);
 
 		if (m->begin_ns == FSV_TIME_NONE)
-			m->begin_ns = t->begin_ns;
+			m->begin_ns = trace->begin_ns;
 		if (m->end_ns == FSV_TIME_NONE || m->end_ns < m->begin_ns)
-			m->end_ns = MAX(t->end_ns, m->begin_ns);
+			m->end_ns = MAX(trace->end_ns, m->begin_ns);
 		m->row = FSV_INDEX_NONE;
 		/* SUS-01: a suspended context suspends all its queues: the range goes on each;
 		 * TDR-04: so does a context in error. */
 		if ((m->kind == FSA_MARK_CONTEXT_SUSPENDED || m->kind == FSA_MARK_CONTEXT_ERROR) &&
 		    m->context_handle != 0)
 			for (guint32 r = 0; r < n_rows; r++) {
-				const FsvRow *row = row_at(t, r);
+				const FsvRow *row = row_at(trace, r);
 
 				if (row->kind != FSV_ROW_QUEUE ||
 				    row->context_handle != m->context_handle ||
@@ -1349,13 +1362,13 @@ build_index(FsvTrace *t)
 					continue;
 				if (m->row == FSV_INDEX_NONE)
 					m->row = r;
-				g_array_append_val(t->row_data[r].markers, i);
+				g_array_append_val(trace->row_data[r].markers, i);
 			}
 		/* TDR-04: a lost device takes every queue of its process down with it (the trace
 		 * names the device, not its queues): the loss goes on each of them. */
 		if (m->kind == FSA_MARK_DEVICE_LOST && m->process_id != UINT32_MAX)
 			for (guint32 r = 0; r < n_rows; r++) {
-				const FsvRow *row = row_at(t, r);
+				const FsvRow *row = row_at(trace, r);
 
 				if (row->kind != FSV_ROW_QUEUE ||
 				    row->process_id != m->process_id ||
@@ -1364,12 +1377,12 @@ build_index(FsvTrace *t)
 					continue;
 				if (m->row == FSV_INDEX_NONE)
 					m->row = r;
-				g_array_append_val(t->row_data[r].markers, i);
+				g_array_append_val(trace->row_data[r].markers, i);
 			}
 		if (m->row == FSV_INDEX_NONE) {
-			m->row = marker_row(t, m);
+			m->row = marker_row(trace, m);
 			if (m->row != FSV_INDEX_NONE)
-				g_array_append_val(t->row_data[m->row].markers, i);
+				g_array_append_val(trace->row_data[m->row].markers, i);
 		}
 		/* MMU-14: the engine's page fault is drawn on its engine's row (its row); the OS's
 		 * handling of it on every queue row of the faulting context, which the OS
@@ -1377,65 +1390,66 @@ build_index(FsvTrace *t)
 		 * the OS's events (format 1.4 and before) shows the engine's fault there. */
 		if ((m->kind == FSA_MARK_PAGE_FAULT_HANDLED ||
 		     (m->kind == FSA_MARK_PAGE_FAULT &&
-		      !_fsv_trace_has_marker_kind(t, FSA_MARK_PAGE_FAULT_HANDLED))) &&
+		      !_fsv_trace_has_marker_kind(trace, FSA_MARK_PAGE_FAULT_HANDLED))) &&
 		    m->context_handle != 0)
 			for (guint32 r = 0; r < n_rows; r++) {
-				const FsvRow *row = row_at(t, r);
+				const FsvRow *row = row_at(trace, r);
 
 				if (r == m->row || row->kind != FSV_ROW_QUEUE ||
 				    row->context_handle != m->context_handle ||
 				    (m->adapter_id != UINT32_MAX &&
 				     row->adapter_id != m->adapter_id))
 					continue;
-				g_array_append_val(t->row_data[r].markers, i);
+				g_array_append_val(trace->row_data[r].markers, i);
 			}
 		if (m->kind == FSA_MARK_PAGE_FAULT_HANDLED) {
-			guint32 va = fsv_trace_find_va_row(t, m->process_id, m->adapter_id);
+			guint32 va = fsv_trace_find_va_row(trace, m->process_id, m->adapter_id);
 
 			if (va != FSV_INDEX_NONE && va != m->row)
-				g_array_append_val(t->row_data[va].markers, i);
+				g_array_append_val(trace->row_data[va].markers, i);
 		}
 	}
-	index_display_markers(t);
-	index_xfence_steps(t);
-	end_abandoned_requests(t);
+	index_display_markers(trace);
+	index_xfence_steps(trace);
+	end_abandoned_requests(trace);
 	/* Engine rows with preemptions, pieces or TDR stages get the strip above their lanes. */
-	for (guint32 i = 0; i < t->packets->len; i++) {
-		const FsvPacket *p = &g_array_index(t->packets, FsvPacket, i);
+	for (guint32 i = 0; i < trace->packets->len; i++) {
+		const FsvPacket *p = &g_array_index(trace->packets, FsvPacket, i);
 
-		t->has_paging_packets |= p->is_paging;
-		t->has_resubmitted_pieces |= p->next_piece != FSV_INDEX_NONE;
+		trace->has_paging_packets |= p->is_paging;
+		trace->has_resubmitted_pieces |= p->next_piece != FSV_INDEX_NONE;
 		if (p->row != FSV_INDEX_NONE &&
 		    (p->prev_piece != FSV_INDEX_NONE || p->next_piece != FSV_INDEX_NONE))
-			row_at(t, p->row)->has_event_strip = true;
+			row_at(trace, p->row)->has_event_strip = true;
 	}
-	for (guint32 i = 0; i < t->markers->len; i++) {
-		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+	for (guint32 i = 0; i < trace->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(trace->markers, FsvMarker, i);
 
-		if (m->row != FSV_INDEX_NONE && row_at(t, m->row)->kind == FSV_ROW_ENGINE &&
+		if (m->row != FSV_INDEX_NONE && row_at(trace, m->row)->kind == FSV_ROW_ENGINE &&
 		    _fsv_marker_uses_event_strip(m->kind))
-			row_at(t, m->row)->has_event_strip = true;
+			row_at(trace, m->row)->has_event_strip = true;
 	}
-	for (guint i = 0; i < t->losses->len; i++) {
-		FsvLoss *l = &g_array_index(t->losses, FsvLoss, i);
+	for (guint i = 0; i < trace->losses->len; i++) {
+		FsvLoss *l = &g_array_index(trace->losses, FsvLoss, i);
 
 		l->row = fsa_loss_is_per_log(l->loss.kind)
-			     ? fsv_trace_find_queue_row(t, l->loss.hwqueue_handle)
+			     ? fsv_trace_find_queue_row(trace, l->loss.hwqueue_handle)
 			     : FSV_INDEX_NONE;
-		l->begin_ns = l->loss.begin_ns != FSA_TIME_NONE ? l->loss.begin_ns : t->begin_ns;
-		l->end_ns = l->loss.end_ns != FSA_TIME_NONE ? l->loss.end_ns : t->end_ns;
+		l->begin_ns =
+		    l->loss.begin_ns != FSA_TIME_NONE ? l->loss.begin_ns : trace->begin_ns;
+		l->end_ns = l->loss.end_ns != FSA_TIME_NONE ? l->loss.end_ns : trace->end_ns;
 		if (l->end_ns < l->begin_ns)
 			l->end_ns = l->begin_ns;
 	}
 
 	for (guint r = 0; r < n_rows; r++) {
-		RowData *d = &t->row_data[r];
-		FsvRow *row = row_at(t, r);
+		RowData *d = &trace->row_data[r];
+		FsvRow *row = row_at(trace, r);
 		g_autoptr(GArray) items = g_array_new(FALSE, FALSE, sizeof(FsvLodItem));
 
-		sort_row_list(t, d->ops, 0);
-		sort_row_list(t, d->packets, 1);
-		sort_row_list(t, d->markers, 2);
+		sort_row_list(trace, d->ops, 0);
+		sort_row_list(trace, d->packets, 1);
+		sort_row_list(trace, d->markers, 2);
 		if (d->steps->len > 0)
 			qsort(d->steps->data, d->steps->len, sizeof(FsvFenceStep), compare_steps);
 		row->value_min = d->steps->len ? UINT64_MAX : 0;
@@ -1454,27 +1468,28 @@ build_index(FsvTrace *t)
 			guint waits = 0, signals = 0, w;
 
 			for (guint i = 0; i < d->ops->len; i++) {
-				if (g_array_index(t->ops, FsvOp, g_array_index(d->ops, guint32, i))
+				if (g_array_index(trace->ops, FsvOp,
+						  g_array_index(d->ops, guint32, i))
 					.kind == FSA_OP_WAIT)
 					waits++;
 				else
 					signals++;
 			}
-			w = assign_lanes(d->ops, op_span, op_set_lane, t, FSA_OP_WAIT,
+			w = assign_lanes(d->ops, op_span, op_set_lane, trace, FSA_OP_WAIT,
 					 signals ? FSV_MAX_LANES / 2 : FSV_MAX_LANES, 0);
 			row->lane_count =
-			    w + assign_lanes(d->ops, op_span, op_set_lane, t, FSA_OP_SIGNAL,
+			    w + assign_lanes(d->ops, op_span, op_set_lane, trace, FSA_OP_SIGNAL,
 					     waits ? FSV_MAX_LANES / 2 : FSV_MAX_LANES, w);
 		} else if (d->packets->len > 0) {
-			row->lane_count = assign_lanes(d->packets, packet_span, packet_set_lane, t,
-						       -1, FSV_MAX_LANES, 0);
+			row->lane_count = assign_lanes(d->packets, packet_span, packet_set_lane,
+						       trace, -1, FSV_MAX_LANES, 0);
 		}
 		row->lane_count = MAX(row->lane_count, 1);
 		for (guint lane = 0; lane < row->lane_count; lane++) {
 			g_array_set_size(items, 0);
 			for (guint i = 0; i < d->ops->len; i++) {
 				guint32 idx = g_array_index(d->ops, guint32, i);
-				const FsvOp *o = &g_array_index(t->ops, FsvOp, idx);
+				const FsvOp *o = &g_array_index(trace->ops, FsvOp, idx);
 				FsvLodItem it = {o->begin_ns, o->end_ns, idx};
 
 				if (o->lane == lane)
@@ -1482,7 +1497,7 @@ build_index(FsvTrace *t)
 			}
 			for (guint i = 0; i < d->packets->len; i++) {
 				guint32 idx = g_array_index(d->packets, guint32, i);
-				const FsvPacket *p = &g_array_index(t->packets, FsvPacket, idx);
+				const FsvPacket *p = &g_array_index(trace->packets, FsvPacket, idx);
 				FsvLodItem it = {p->start_ns, p->end_ns, idx};
 
 				if (p->lane == lane && d->ops->len == 0)
@@ -1493,14 +1508,14 @@ build_index(FsvTrace *t)
 				    fsv_lod_new((const FsvLodItem *) items->data, items->len);
 		}
 		if (row->kind == FSV_ROW_VA_SPACE)
-			index_va_mappings(t, r, items);
-		build_marker_lods(t, r, items);
+			index_va_mappings(trace, r, items);
+		build_marker_lods(trace, r, items);
 	}
-	index_edges(t);
+	index_edges(trace);
 }
 
 bool
-_fsv_trace_find_fault_recovery(const FsvTrace *t, guint32 marker, FsvFaultRecovery *rec)
+_fsv_trace_find_fault_recovery(const FsvTrace *trace, guint32 marker, FsvFaultRecovery *rec)
 {
 	const FsvMarker *f;
 	guint64 tdr_begin = FSV_TIME_NONE, tdr_end = FSV_TIME_NONE;
@@ -1508,12 +1523,12 @@ _fsv_trace_find_fault_recovery(const FsvTrace *t, guint32 marker, FsvFaultRecove
 
 	rec->tdr = rec->engine_reset = rec->adapter_reset = FSV_INDEX_NONE;
 	rec->context_error = rec->device_lost = FSV_INDEX_NONE;
-	g_return_val_if_fail(marker < t->markers->len, false);
-	f = &g_array_index(t->markers, FsvMarker, marker);
+	g_return_val_if_fail(marker < trace->markers->len, false);
+	f = &g_array_index(trace->markers, FsvMarker, marker);
 	/* TDR-06: the recovery of its engine that began at or after it; one for a page fault
 	 * first, else the earliest. */
-	for (guint32 i = 0; i < t->markers->len; i++) {
-		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+	for (guint32 i = 0; i < trace->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(trace->markers, FsvMarker, i);
 		bool is_page_fault;
 
 		if (m->kind != FSA_MARK_TDR || m->adapter_id != f->adapter_id ||
@@ -1529,13 +1544,13 @@ _fsv_trace_find_fault_recovery(const FsvTrace *t, guint32 marker, FsvFaultRecove
 			tdr_is_page_fault = is_page_fault;
 		}
 	}
-	for (guint32 i = 0; i < t->markers->len; i++) {
-		const FsvMarker *m = &g_array_index(t->markers, FsvMarker, i);
+	for (guint32 i = 0; i < trace->markers->len; i++) {
+		const FsvMarker *m = &g_array_index(trace->markers, FsvMarker, i);
 		bool in_tdr = rec->tdr != FSV_INDEX_NONE && m->begin_ns >= tdr_begin &&
 			      m->begin_ns <= tdr_end;
 
 		if (m->kind == FSA_MARK_ENGINE_RESET && in_tdr && m->adapter_id == f->adapter_id &&
-		    m->engine_id == g_array_index(t->markers, FsvMarker, rec->tdr).engine_id &&
+		    m->engine_id == g_array_index(trace->markers, FsvMarker, rec->tdr).engine_id &&
 		    rec->engine_reset == FSV_INDEX_NONE)
 			rec->engine_reset = i;
 		else if (m->kind == FSA_MARK_ADAPTER_RESET && in_tdr &&
@@ -1669,21 +1684,21 @@ _fsv_marker_layer(guint8 kind)
 /* A row's markers (sorted) into one level-of-detail index per layer. The band shows the status
  * word's intervals when the trace has them (format 1.2), else the connected intervals. */
 static void
-build_marker_lods(FsvTrace *t, guint32 r, GArray *items)
+build_marker_lods(FsvTrace *trace, guint32 r, GArray *items)
 {
-	RowData *d = &t->row_data[r];
-	FsvRow *row = row_at(t, r);
+	RowData *d = &trace->row_data[r];
+	FsvRow *row = row_at(trace, r);
 	bool has_states = false;
 
 	for (guint i = 0; i < d->markers->len && !has_states; i++)
 		has_states =
-		    g_array_index(t->markers, FsvMarker, g_array_index(d->markers, guint32, i))
+		    g_array_index(trace->markers, FsvMarker, g_array_index(d->markers, guint32, i))
 			.kind == FSA_MARK_DOORBELL_STATE;
 	for (int layer = 0; layer < FSV_MARKER_LAYER_COUNT; layer++) {
 		g_array_set_size(items, 0);
 		for (guint i = 0; i < d->markers->len; i++) {
 			guint32 idx = g_array_index(d->markers, guint32, i);
-			const FsvMarker *m = &g_array_index(t->markers, FsvMarker, idx);
+			const FsvMarker *m = &g_array_index(trace->markers, FsvMarker, idx);
 			FsvLodItem it = {m->begin_ns, m->end_ns, idx};
 
 			if ((int) _fsv_marker_get_layer(m) != layer ||
@@ -1700,31 +1715,31 @@ build_marker_lods(FsvTrace *t, guint32 r, GArray *items)
 }
 
 static void
-copy_model(FsvTrace *t, const struct fsa_model *model)
+copy_model(FsvTrace *trace, const struct fsa_model *model)
 {
 	const struct fsa_summary *s = fsa_model_borrow_summary(model);
 
-	t->summary = *s;
-	t->runtime_version = g_strdup(s->runtime_version ? s->runtime_version : "");
-	t->summary.runtime_version = t->runtime_version;
+	trace->summary = *s;
+	trace->runtime_version = g_strdup(s->runtime_version ? s->runtime_version : "");
+	trace->summary.runtime_version = trace->runtime_version;
 	for (size_t i = 0; i < fsa_model_process_count(model); i++) {
 		struct fsa_process_info p = *fsa_model_borrow_process(model, i);
 
 		p.name = g_strdup(p.name ? p.name : "");
-		g_array_append_val(t->processes, p);
+		g_array_append_val(trace->processes, p);
 	}
 	for (size_t i = 0; i < fsa_model_queue_count(model); i++)
-		g_array_append_val(t->queues, *fsa_model_borrow_queue(model, i));
+		g_array_append_val(trace->queues, *fsa_model_borrow_queue(model, i));
 	for (size_t i = 0; i < fsa_model_context_count(model); i++)
-		g_array_append_val(t->contexts, *fsa_model_borrow_context(model, i));
+		g_array_append_val(trace->contexts, *fsa_model_borrow_context(model, i));
 	for (size_t i = 0; i < fsa_model_engine_count(model); i++)
-		g_array_append_val(t->engines, *fsa_model_borrow_engine(model, i));
+		g_array_append_val(trace->engines, *fsa_model_borrow_engine(model, i));
 	for (size_t i = 0; i < fsa_model_fence_count(model); i++)
-		g_array_append_val(t->fences, *fsa_model_borrow_fence(model, i));
+		g_array_append_val(trace->fences, *fsa_model_borrow_fence(model, i));
 	for (size_t i = 0; i < fsa_model_clock_fit_count(model); i++)
-		g_array_append_val(t->clock_fits, *fsa_model_borrow_clock_fit(model, i));
+		g_array_append_val(trace->clock_fits, *fsa_model_borrow_clock_fit(model, i));
 	for (size_t i = 0; i < fsa_model_va_space_count(model); i++)
-		g_array_append_val(t->va_spaces, *fsa_model_borrow_va_space(model, i));
+		g_array_append_val(trace->va_spaces, *fsa_model_borrow_va_space(model, i));
 	for (size_t i = 0; i < fsa_model_fence_count(model); i++) {
 		const struct fsa_fence_info *f = fsa_model_borrow_fence(model, i);
 		const struct fsa_cross_open *o;
@@ -1735,7 +1750,7 @@ copy_model(FsvTrace *t, const struct fsa_model *model)
 
 			/* Kept by global handle: the local one is the opener's. */
 			copy.fence_handle = f->fence_global_handle;
-			g_array_append_val(t->xopens, copy);
+			g_array_append_val(trace->xopens, copy);
 		}
 	}
 }
@@ -1743,43 +1758,43 @@ copy_model(FsvTrace *t, const struct fsa_model *model)
 static FsvTrace *
 trace_new(const char *path)
 {
-	FsvTrace *t = g_new0(FsvTrace, 1);
+	FsvTrace *trace = g_new0(FsvTrace, 1);
 	g_autofree char *clean = g_strdup(path);
 	gsize len = strlen(clean);
 
 	while (len > 1 && clean[len - 1] == '/')
 		clean[--len] = '\0';
-	t->ref_count = 1;
-	t->path = g_strdup(path);
-	t->name = g_path_get_basename(clean);
-	t->rows = g_array_new(FALSE, FALSE, sizeof(FsvRow));
-	t->ops = g_array_new(FALSE, FALSE, sizeof(FsvOp));
-	t->packets = g_array_new(FALSE, FALSE, sizeof(FsvPacket));
-	t->markers = g_array_new(FALSE, FALSE, sizeof(FsvMarker));
-	t->losses = g_array_new(FALSE, FALSE, sizeof(FsvLoss));
-	t->anomalies = g_array_new(FALSE, FALSE, sizeof(struct fsa_anomaly));
-	t->fence_values = g_array_new(FALSE, FALSE, sizeof(struct fsa_fence_value));
-	t->edge_ids = g_array_new(FALSE, FALSE, sizeof(guint64));
-	t->processes = g_array_new(FALSE, FALSE, sizeof(struct fsa_process_info));
-	t->queues = g_array_new(FALSE, FALSE, sizeof(struct fsa_queue_info));
-	t->contexts = g_array_new(FALSE, FALSE, sizeof(struct fsa_context_info));
-	t->engines = g_array_new(FALSE, FALSE, sizeof(struct fsa_engine_info));
-	t->fences = g_array_new(FALSE, FALSE, sizeof(struct fsa_fence_info));
-	t->clock_fits = g_array_new(FALSE, FALSE, sizeof(struct fsa_clock_fit));
-	t->va_spaces = g_array_new(FALSE, FALSE, sizeof(struct fsa_va_space_info));
-	t->xopens = g_array_new(FALSE, FALSE, sizeof(struct fsa_cross_open));
-	t->va_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-	t->xfence_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-					       (GDestroyNotify) g_array_unref);
-	t->queue_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-	t->fence_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-	return t;
+	trace->ref_count = 1;
+	trace->path = g_strdup(path);
+	trace->name = g_path_get_basename(clean);
+	trace->rows = g_array_new(FALSE, FALSE, sizeof(FsvRow));
+	trace->ops = g_array_new(FALSE, FALSE, sizeof(FsvOp));
+	trace->packets = g_array_new(FALSE, FALSE, sizeof(FsvPacket));
+	trace->markers = g_array_new(FALSE, FALSE, sizeof(FsvMarker));
+	trace->losses = g_array_new(FALSE, FALSE, sizeof(FsvLoss));
+	trace->anomalies = g_array_new(FALSE, FALSE, sizeof(struct fsa_anomaly));
+	trace->fence_values = g_array_new(FALSE, FALSE, sizeof(struct fsa_fence_value));
+	trace->edge_ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+	trace->processes = g_array_new(FALSE, FALSE, sizeof(struct fsa_process_info));
+	trace->queues = g_array_new(FALSE, FALSE, sizeof(struct fsa_queue_info));
+	trace->contexts = g_array_new(FALSE, FALSE, sizeof(struct fsa_context_info));
+	trace->engines = g_array_new(FALSE, FALSE, sizeof(struct fsa_engine_info));
+	trace->fences = g_array_new(FALSE, FALSE, sizeof(struct fsa_fence_info));
+	trace->clock_fits = g_array_new(FALSE, FALSE, sizeof(struct fsa_clock_fit));
+	trace->va_spaces = g_array_new(FALSE, FALSE, sizeof(struct fsa_va_space_info));
+	trace->xopens = g_array_new(FALSE, FALSE, sizeof(struct fsa_cross_open));
+	trace->va_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	trace->xfence_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+						   (GDestroyNotify) g_array_unref);
+	trace->queue_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	trace->fence_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	return trace;
 }
 
 static void
-init_sink(struct fsa_model_sink *sink, FsvTrace *t)
+init_sink(struct fsa_model_sink *sink, FsvTrace *trace)
 {
-	sink->data = t;
+	sink->data = trace;
 	sink->op = sink_op;
 	sink->edge = sink_edge;
 	sink->packet = sink_packet;
@@ -1792,12 +1807,12 @@ init_sink(struct fsa_model_sink *sink, FsvTrace *t)
 FsvTrace *
 _fsv_trace_new_from_events(const char *name, const struct fsa_event *events, gsize n)
 {
-	FsvTrace *t = trace_new(name);
+	FsvTrace *trace = trace_new(name);
 	struct fsa_model_sink sink = {0};
 	struct fsa_model *model;
 	fsa_status status = FSA_OK;
 
-	init_sink(&sink, t);
+	init_sink(&sink, trace);
 	model = fsa_model_create(&sink);
 	g_assert(model);
 	for (gsize i = 0; i < n && status == FSA_OK; i++)
@@ -1805,18 +1820,18 @@ _fsv_trace_new_from_events(const char *name, const struct fsa_event *events, gsi
 	if (status == FSA_OK)
 		status = fsa_model_finish(model);
 	if (status != FSA_OK)
-		t->partial_error = g_strdup(fsa_status_string(status));
-	copy_model(t, model);
+		trace->partial_error = g_strdup(fsa_status_string(status));
+	copy_model(trace, model);
 	fsa_model_destroy(model);
-	build_index(t);
-	return t;
+	build_index(trace);
+	return trace;
 }
 
 FsvTrace *
 fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_data,
 	       GCancellable *cancellable, GError **error)
 {
-	g_autoptr(FsvTrace) t = NULL;
+	g_autoptr(FsvTrace) trace = NULL;
 	struct fsa_model *model;
 	struct fsa_model_sink sink = {0};
 	LoadProgress lp = {progress, user_data, cancellable};
@@ -1829,17 +1844,17 @@ fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_da
 	/* Cancelled before it starts (as GIO's calls do), or while reading (progress). */
 	if (g_cancellable_set_error_if_cancelled(cancellable, error))
 		return NULL;
-	t = trace_new(path);
-	init_sink(&sink, t);
+	trace = trace_new(path);
+	init_sink(&sink, trace);
 	model = fsa_model_create(&sink);
 	if (!model) {
 		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_NOMEM, "%s: out of memory",
 			    path);
 		return NULL;
 	}
-	status = fsa_ingest_into_model(path, model, on_progress, &lp, &t->stats, &message);
+	status = fsa_ingest_into_model(path, model, on_progress, &lp, &trace->stats, &message);
 	if (status == FSA_OK || status == FSA_ERR_TRACE)
-		copy_model(t, model);
+		copy_model(trace, model);
 	fsa_model_destroy(model);
 	if (status == FSA_ERR_CANCELLED ||
 	    (status != FSA_OK && cancellable && g_cancellable_is_cancelled(cancellable))) {
@@ -1848,7 +1863,7 @@ fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_da
 		return NULL;
 	}
 	if (status == FSA_ERR_TRACE) {
-		t->partial_error = g_strdup(message ? message : "the trace is damaged");
+		trace->partial_error = g_strdup(message ? message : "the trace is damaged");
 	} else if (status != FSA_OK) {
 		int code = status == FSA_ERR_IO               ? FSV_TRACE_ERROR_IO
 			   : status == FSA_ERR_FORMAT_VERSION ? FSV_TRACE_ERROR_FORMAT
@@ -1866,8 +1881,8 @@ fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_da
 	free(message);
 	if (g_cancellable_set_error_if_cancelled(cancellable, error))
 		return NULL;
-	build_index(t);
-	return g_steal_pointer(&t);
+	build_index(trace);
+	return g_steal_pointer(&trace);
 }
 
 FsvTrace *
@@ -1879,17 +1894,17 @@ fsv_trace_ref(FsvTrace *trace)
 }
 
 void
-fsv_trace_unref(FsvTrace *t)
+fsv_trace_unref(FsvTrace *trace)
 {
-	if (!t || !g_atomic_int_dec_and_test(&t->ref_count))
+	if (!trace || !g_atomic_int_dec_and_test(&trace->ref_count))
 		return;
-	for (guint r = 0; r < t->rows->len; r++) {
-		FsvRow *row = row_at(t, r);
+	for (guint r = 0; r < trace->rows->len; r++) {
+		FsvRow *row = row_at(trace, r);
 
 		g_free(row->label);
 		g_free(row->sublabel);
-		if (t->row_data) {
-			RowData *d = &t->row_data[r];
+		if (trace->row_data) {
+			RowData *d = &trace->row_data[r];
 
 			g_array_unref(d->ops);
 			g_array_unref(d->packets);
@@ -1903,36 +1918,36 @@ fsv_trace_unref(FsvTrace *t)
 				fsv_lod_free(d->marker_lods[l]);
 		}
 	}
-	for (guint i = 0; i < t->processes->len; i++)
-		g_free((char *) g_array_index(t->processes, struct fsa_process_info, i).name);
-	g_free(t->row_data);
-	g_array_unref(t->rows);
-	g_array_unref(t->ops);
-	g_array_unref(t->packets);
-	g_array_unref(t->markers);
-	g_array_unref(t->losses);
-	g_array_unref(t->anomalies);
-	g_array_unref(t->fence_values);
-	g_array_unref(t->edge_ids);
-	g_array_unref(t->processes);
-	g_array_unref(t->queues);
-	g_array_unref(t->contexts);
-	g_array_unref(t->engines);
-	g_array_unref(t->fences);
-	g_array_unref(t->clock_fits);
-	g_array_unref(t->va_spaces);
-	g_array_unref(t->xopens);
-	g_hash_table_unref(t->va_rows);
-	g_hash_table_unref(t->xfence_rows);
-	g_hash_table_unref(t->queue_rows);
-	g_hash_table_unref(t->fence_rows);
-	g_free(t->edge_start);
-	g_free(t->edge_ops);
-	g_free(t->runtime_version);
-	g_free(t->path);
-	g_free(t->name);
-	g_free(t->partial_error);
-	g_free(t);
+	for (guint i = 0; i < trace->processes->len; i++)
+		g_free((char *) g_array_index(trace->processes, struct fsa_process_info, i).name);
+	g_free(trace->row_data);
+	g_array_unref(trace->rows);
+	g_array_unref(trace->ops);
+	g_array_unref(trace->packets);
+	g_array_unref(trace->markers);
+	g_array_unref(trace->losses);
+	g_array_unref(trace->anomalies);
+	g_array_unref(trace->fence_values);
+	g_array_unref(trace->edge_ids);
+	g_array_unref(trace->processes);
+	g_array_unref(trace->queues);
+	g_array_unref(trace->contexts);
+	g_array_unref(trace->engines);
+	g_array_unref(trace->fences);
+	g_array_unref(trace->clock_fits);
+	g_array_unref(trace->va_spaces);
+	g_array_unref(trace->xopens);
+	g_hash_table_unref(trace->va_rows);
+	g_hash_table_unref(trace->xfence_rows);
+	g_hash_table_unref(trace->queue_rows);
+	g_hash_table_unref(trace->fence_rows);
+	g_free(trace->edge_start);
+	g_free(trace->edge_ops);
+	g_free(trace->runtime_version);
+	g_free(trace->path);
+	g_free(trace->name);
+	g_free(trace->partial_error);
+	g_free(trace);
 }
 
 /* ---- Accessors ------------------------------------------------------------------------- */
@@ -2324,15 +2339,15 @@ _fsv_trace_get_marker_lod(const FsvTrace *trace, guint32 row, FsvMarkerLayer lay
 }
 
 gsize
-_fsv_trace_get_memory_size(const FsvTrace *t)
+_fsv_trace_get_memory_size(const FsvTrace *trace)
 {
-	gsize size = t->ops->len * sizeof(FsvOp) + t->packets->len * sizeof(FsvPacket) +
-		     t->markers->len * sizeof(FsvMarker) +
-		     t->anomalies->len * sizeof(struct fsa_anomaly) +
-		     t->fence_values->len * sizeof(struct fsa_fence_value);
+	gsize size = trace->ops->len * sizeof(FsvOp) + trace->packets->len * sizeof(FsvPacket) +
+		     trace->markers->len * sizeof(FsvMarker) +
+		     trace->anomalies->len * sizeof(struct fsa_anomaly) +
+		     trace->fence_values->len * sizeof(struct fsa_fence_value);
 
-	for (guint r = 0; r < t->rows->len; r++) {
-		const RowData *d = &t->row_data[r];
+	for (guint r = 0; r < trace->rows->len; r++) {
+		const RowData *d = &trace->row_data[r];
 
 		size += (d->ops->len + d->packets->len + d->markers->len) * sizeof(guint32) +
 			d->steps->len * sizeof(FsvFenceStep);
@@ -2346,5 +2361,5 @@ _fsv_trace_get_memory_size(const FsvTrace *t)
 			if (d->marker_lods[l])
 				size += fsv_lod_get_size(d->marker_lods[l]);
 	}
-	return size + (t->ops->len + 1) * sizeof(guint32) * 2;
+	return size + (trace->ops->len + 1) * sizeof(guint32) * 2;
 }
