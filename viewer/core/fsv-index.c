@@ -700,6 +700,73 @@ fsv_index_map(const char *file, const char *expected_key, const char *trace_path
 	return g_steal_pointer(&trace);
 }
 
+/* ---- Tests ----------------------------------------------------------------------------- */
+
+static bool
+read_header(int fd, const char *file, IndexHeader *header, GError **error)
+{
+	if (!read_all(fd, header, sizeof(*header), 0) ||
+	    memcmp(header->magic, INDEX_MAGIC, 8) != 0) {
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_INDEX, "%s: not an index file",
+			    file);
+		return false;
+	}
+	return true;
+}
+
+bool
+_fsv_index_find_section(const char *file, const char *tag, guint64 *offset, guint64 *count,
+			GError **error)
+{
+	IndexHeader header;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	bool found = false;
+
+	if (fd < 0 || !read_header(fd, file, &header, error)) {
+		if (fd >= 0)
+			close(fd);
+		else
+			g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO, "%s: %s", file,
+				    g_strerror(errno));
+		return false;
+	}
+	for (guint i = 0; i < header.n_sections && !found; i++) {
+		IndexSection s;
+
+		if (!read_all(fd, &s, sizeof(s), sizeof(header) + i * sizeof(s)))
+			break;
+		if (memcmp(s.tag, tag, 4) == 0) {
+			*offset = s.offset;
+			*count = s.count;
+			found = true;
+		}
+	}
+	close(fd);
+	if (!found)
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_INDEX, "%s: no section %s",
+			    file, tag);
+	return found;
+}
+
+bool
+_fsv_index_update_checksum(const char *file, GError **error)
+{
+	g_autofree char *data = NULL;
+	gsize size;
+	IndexHeader *header;
+
+	if (!g_file_get_contents(file, &data, &size, error))
+		return false;
+	if (size < sizeof(IndexHeader)) {
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_INDEX, "%s: truncated", file);
+		return false;
+	}
+	header = (IndexHeader *) data;
+	header->crc32 = 0;
+	header->crc32 = (guint32) crc32_z(crc32_z(0, NULL, 0), (const Bytef *) data, size);
+	return g_file_set_contents(file, data, (gssize) size, error);
+}
+
 /* ---- Tests: every trace through an index file ------------------------------------------- */
 
 FsvTrace *

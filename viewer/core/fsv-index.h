@@ -63,6 +63,12 @@ bool fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GE
 FsvTrace *fsv_index_map(const char *file, const char *expected_key, const char *trace_path,
 			GError **error);
 
+/* For tests of damaged files (tests/viewer/test-index.c): where the section TAG (4 characters,
+ * fsv-trace-storage.h) lies in FILE, and recomputing FILE's checksum after patching it. */
+bool _fsv_index_find_section(const char *file, const char *tag, guint64 *offset, guint64 *count,
+			     GError **error);
+bool _fsv_index_update_checksum(const char *file, GError **error);
+
 G_END_DECLS
 
 #endif /* FSV_INDEX_H */
