@@ -1318,6 +1318,19 @@ build_freeze(TraceBuild *build)
 		trace->processes[i].info.name = NULL;
 		trace->processes[i].name = pool_add(pool, p->name);
 	}
+	trace->op_kinds = g_new0(guint8, MAX(build->ops->len, 1));
+	trace->n_op_kinds = build->ops->len;
+	for (guint i = 0; i < build->ops->len; i++)
+		trace->op_kinds[i] = g_array_index(build->ops, FsvOp, i).kind;
+	trace->packet_styles = g_new0(FsvPacketStyle, MAX(build->packets->len, 1));
+	trace->n_packet_styles = build->packets->len;
+	for (guint i = 0; i < build->packets->len; i++) {
+		const FsvPacket *p = &g_array_index(build->packets, FsvPacket, i);
+
+		trace->packet_styles[i].hwqueue_handle = p->hwqueue_handle;
+		trace->packet_styles[i].status = p->status;
+		trace->packet_styles[i].is_paging = p->is_paging;
+	}
 	trace->ops = steal_array(build->ops, &trace->n_ops);
 	trace->packets = steal_array(build->packets, &trace->n_packets);
 	trace->markers = steal_array(build->markers, &trace->n_markers);
