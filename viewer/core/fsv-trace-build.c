@@ -273,7 +273,7 @@ sort_row_list(const TraceBuild *build, GArray *list, int what)
  * overflow (its items may then overlap). */
 static guint
 assign_lanes(GArray *list, guint64 (*span)(TraceBuild *, guint32, guint64 *),
-	     void (*set_lane)(TraceBuild *, guint32, guint8), TraceBuild *build, int kind,
+	     void (*set_lane)(TraceBuild *, guint32, guint16), TraceBuild *build, int kind,
 	     guint cap, guint offset)
 {
 	guint64 lane_end[FSV_MAX_LANES] = {0};
@@ -300,7 +300,7 @@ assign_lanes(GArray *list, guint64 (*span)(TraceBuild *, guint32, guint64 *),
 		}
 		lane_end[lane] = MAX(lane_end[lane], end == begin ? end + 1 : end);
 		used = MAX(used, lane + 1);
-		set_lane(build, idx, (guint8) (offset + lane));
+		set_lane(build, idx, (guint16) (offset + lane));
 	}
 	return used;
 }
@@ -315,7 +315,7 @@ op_span(TraceBuild *build, guint32 i, guint64 *end)
 }
 
 static void
-op_set_lane(TraceBuild *build, guint32 i, guint8 lane)
+op_set_lane(TraceBuild *build, guint32 i, guint16 lane)
 {
 	g_array_index(build->ops, FsvOp, i).lane = lane;
 }
@@ -330,7 +330,7 @@ packet_span(TraceBuild *build, guint32 i, guint64 *end)
 }
 
 static void
-packet_set_lane(TraceBuild *build, guint32 i, guint8 lane)
+packet_set_lane(TraceBuild *build, guint32 i, guint16 lane)
 {
 	g_array_index(build->packets, FsvPacket, i).lane = lane;
 }
