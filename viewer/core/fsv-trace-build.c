@@ -1131,7 +1131,8 @@ steal_array(GArray *array, gsize *n)
 	gpointer data = g_array_steal(array, NULL);
 
 	*n = len;
-	return data;
+	/* Never NULL, so that an empty array plus offset 0 is still a valid pointer. */
+	return data ? data : g_malloc0(1);
 }
 
 /* Appends TEXT (NULL: "") to the string pool, returns its offset. */
