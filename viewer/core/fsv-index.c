@@ -497,6 +497,14 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 
 		for (gsize i = 0; i < n; i++) {
 			guint32 lane_kind = d[i].n_ops ? FSV_ITEM_OP : FSV_ITEM_PACKET;
+			/* Rows are checked already: the row's lane counts, which the view sizes
+			 * its lanes by, agree with its LODs. */
+			const FsvRow *row = &trace->rows[first + i].row;
+
+			if (row->lane_count < 1 ||
+			    row->lane_count > MAX(MAX(d[i].n_lane_lods, d[i].n_va_lods), 1) ||
+			    row->first_lower_lane > row->lane_count)
+				FAIL(c, "row lane count out of bounds");
 
 			if (!range_ok(d[i].ops_start, d[i].n_ops, trace->n_row_ops) ||
 			    !range_ok(d[i].packets_start, d[i].n_packets, trace->n_row_packets) ||
