@@ -799,14 +799,14 @@ _fsv_trace_maybe_round_trip(FsvTrace *trace)
 	dir = g_dir_make_tmp("fsv-round-trip-XXXXXX", &error);
 	g_assert_no_error(error);
 	file = g_build_filename(dir, "trace.fsvi", NULL);
-	if (!fsv_index_save(trace, "round-trip", file, &error))
-		g_error("FSV_TRACE_ROUND_TRIP: %s", error->message);
-	mapped = fsv_index_map(file, "round-trip", trace->path, &error);
-	if (!mapped)
-		g_error("FSV_TRACE_ROUND_TRIP: %s", error->message);
-	/* The mapping keeps the data; the file and its folder go. */
+	mapped = fsv_index_save(trace, "round-trip", file, &error)
+		     ? fsv_index_map(file, "round-trip", trace->path, &error)
+		     : NULL;
+	/* The mapping keeps the data; the file and its folder go (before a failure aborts). */
 	g_unlink(file);
 	g_rmdir(dir);
+	if (!mapped)
+		g_error("FSV_TRACE_ROUND_TRIP: %s", error->message);
 	fsv_trace_unref(trace);
 	return mapped;
 }
