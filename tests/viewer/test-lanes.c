@@ -31,6 +31,7 @@
 
 #include "fencescope-tp-enums.h"
 #include "fsv-render.h"
+#include "fsv-lanes-private.h"
 #include "fsv-trace-private.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
@@ -553,4 +554,115 @@ Test(lanes, the_aggregated_slot_says_how_many_lanes_it_stacks)
 	fields = fsv_trace_describe_item(trace, &item);
 	cr_assert_not_null(fields[0]);
 	teardown();
+}
+
+/* ---- fsv-lanes.c on its own: random rows ---------------------------------------------------- */
+
+/* How many of ITEMS overlap at T (a zero-length item covers its instant). */
+static guint
+depth_at(const FsvLaneItem *items, gsize n, guint64 t, bool lower)
+{
+	guint d = 0;
+
+	for (gsize i = 0; i < n; i++)
+		d += items[i].is_lower == lower && items[i].begin_ns <= t &&
+		     t < MAX(items[i].end_ns, items[i].begin_ns + 1);
+	return d;
+}
+
+static bool
+covers(const FsvLodItem *item, gpointer data)
+{
+	guint64 *t = data;
+
+	if (item->begin_ns <= t[0] && t[0] <= item->end_ns)
+		t[1] = 1;
+	return true;
+}
+
+/* Greedy lanes use exactly as many lanes as the deepest instant (interval partitioning is
+ * optimal), no two boxes of a lane overlap, waits stay above signals. */
+Test(lanes, random_rows_get_one_lane_per_level_of_depth_and_no_overlap)
+{
+	GRand *rand = g_rand_new_with_seed(15);
+
+	for (int round = 0; round < 40; round++) {
+		gsize n = (gsize) g_rand_int_range(rand, 1, 400);
+		g_autofree FsvLaneItem *items = g_new(FsvLaneItem, n);
+		g_autofree guint16 *lanes = g_new(guint16, n);
+		guint64 t = 0;
+		guint lane_count, first_lower, deepest[2] = {0, 0};
+		FsvRowLanes *rl;
+
+		for (gsize i = 0; i < n; i++) {
+			t += (guint64) g_rand_int_range(rand, 0, 50);
+			items[i] = (FsvLaneItem){t, t + (guint64) g_rand_int_range(rand, 0, 2000),
+						 (guint32) i, g_rand_boolean(rand)};
+		}
+		rl = _fsv_row_lanes_new(items, n, lanes, &lane_count, &first_lower);
+		for (gsize i = 0; i < n; i++) {
+			bool lower = items[i].is_lower;
+
+			deepest[lower] =
+			    MAX(deepest[lower], depth_at(items, n, items[i].begin_ns, lower));
+			cr_assert_eq(lanes[i] >= first_lower, lower, "halves");
+			for (gsize j = i + 1; j < n; j++)
+				if (lanes[i] == lanes[j])
+					cr_assert(MAX(items[i].end_ns, items[i].begin_ns + 1) <=
+						      items[j].begin_ns,
+						  "round %d: %zu and %zu overlap in lane %u", round,
+						  i, j, lanes[i]);
+		}
+		cr_assert_eq(lane_count, MAX(deepest[0] + deepest[1], 1), "round %d", round);
+		cr_assert_eq(first_lower, deepest[1] ? deepest[0] : lane_count);
+		_fsv_row_lanes_free(rl);
+	}
+	g_rand_free(rand);
+}
+
+/* Past FSV_STACK_MAX_BOXES boxes, the aggregated slot indexes the union of their spans: far
+ * fewer items, the same instants covered. */
+Test(lanes, a_huge_stack_indexes_the_union_of_its_boxes)
+{
+	gsize n = 8 * (FSV_STACK_MAX_BOXES / 3 + 1000);
+	g_autofree FsvLaneItem *items = g_new(FsvLaneItem, n);
+	g_autofree guint16 *lanes = g_new(guint16, n);
+	guint lane_count, first_lower;
+	bool is_union = false;
+	const FsvLod *stack;
+	FsvRowLanes *rl;
+
+	/* Eight boxes in flight, each 800 ns, one beginning every 100 ns; a pause every 1000. */
+	for (gsize i = 0; i < n; i++) {
+		guint64 b = 100 * (guint64) i + 5000 * (i / 1000);
+
+		items[i] = (FsvLaneItem){b, b + 800, (guint32) i, false};
+	}
+	rl = _fsv_row_lanes_new(items, n, lanes, &lane_count, &first_lower);
+	cr_assert_eq(lane_count, 8);
+	stack = _fsv_row_lanes_get_stack_lod(rl, FSV_COLLAPSED_LANES - 1, &is_union);
+	cr_assert_not_null(stack);
+	cr_assert(is_union, "more than %d boxes stacked", FSV_STACK_MAX_BOXES);
+	cr_assert_lt(fsv_lod_get_item_count(stack), n / 100, "runs, not boxes");
+	for (guint64 t = 0; t < items[n - 1].end_ns + 6000; t += 37) {
+		guint64 probe[2] = {t, 0};
+		bool stacked = false;
+
+		fsv_lod_visit(stack, t, t, 0, covers, NULL, probe);
+		gsize lo = 0, hi = n;
+
+		/* The boxes begun by t: the last few of them (eight in flight) may cover it. */
+		while (lo < hi) {
+			gsize mid = lo + (hi - lo) / 2;
+
+			if (items[mid].begin_ns <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (gsize i = lo > 16 ? lo - 16 : 0; i < lo; i++)
+			stacked |= lanes[i] >= FSV_COLLAPSED_LANES - 1 && t <= items[i].end_ns;
+		cr_assert_eq(probe[1] != 0, stacked, "at %" G_GUINT64_FORMAT " ns", t);
+	}
+	_fsv_row_lanes_free(rl);
 }

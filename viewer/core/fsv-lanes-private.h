@@ -42,9 +42,15 @@ FsvRowLanes *_fsv_row_lanes_new(const FsvLaneItem *items, gsize n, guint16 *lane
 void _fsv_row_lanes_free(FsvRowLanes *lanes);
 /* The index of one lane (NULL: empty lane). */
 const FsvLod *_fsv_row_lanes_get_lod(const FsvRowLanes *lanes, guint lane);
-/* The index of every item of lanes [first_lane, end of its half) (the aggregated slot of a
- * collapsed half starting at FIRST_LANE); NULL when no collapsed slot starts there. */
-const FsvLod *_fsv_row_lanes_get_stack_lod(const FsvRowLanes *lanes, guint first_lane);
+/* Boxes an aggregated slot indexes one by one at most; past it, the union of their spans. */
+#define FSV_STACK_MAX_BOXES 65536
+
+/* The index of lanes [first_lane, end of its half) (the aggregated slot of a collapsed half
+ * starting at FIRST_LANE): its boxes, or when more than FSV_STACK_MAX_BOXES the union of their
+ * spans as runs (*IS_UNION; a run's id is its first box's); NULL when no collapsed slot starts
+ * there. */
+const FsvLod *_fsv_row_lanes_get_stack_lod(const FsvRowLanes *lanes, guint first_lane,
+					   bool *is_union);
 gsize _fsv_row_lanes_get_size(const FsvRowLanes *lanes);
 
 /*

@@ -19,6 +19,9 @@ struct _FsvRowLanes {
 	FsvLod **lods;         /* lane_count, NULL for an empty lane */
 	FsvLod *stack_lods[2]; /* the aggregated slot of the upper and the lower half */
 	guint stack_first[2];  /* its first lane, G_MAXUINT when the half has none */
+	/* Whether stack_lods[h] indexes the union of the boxes (merged runs) rather than the
+	 * boxes themselves. */
+	bool is_union[2];
 };
 
 /* ---- Heaps ---------------------------------------------------------------------------- */
@@ -162,17 +165,36 @@ half_cap(const FsvRow *row)
 	return has_both ? FSV_COLLAPSED_LANES / 2 : FSV_COLLAPSED_LANES;
 }
 
+/*
+ * The index of the aggregated slot of lanes [FROM, TO): the boxes themselves (the slot then
+ * draws a tick where each ends) when there are at most FSV_STACK_MAX_BOXES, else the union of
+ * their spans as merged runs (*IS_UNION), so that a 10 M event trace whose queues hold a hundred
+ * operations at once does not index its boxes twice: a run stands for every box in it (its id
+ * is its first box's), and the slot draws the same pixels.
+ */
 static FsvLod *
-lod_of(const FsvLaneItem *items, const guint16 *lanes, gsize n, guint from, guint to)
+stack_lod_of(const FsvLaneItem *items, const guint16 *lanes, gsize n, guint from, guint to,
+	     bool *is_union)
 {
 	g_autoptr(GArray) sel = g_array_new(FALSE, FALSE, sizeof(FsvLodItem));
+	gsize count = 0;
 
 	for (gsize i = 0; i < n; i++)
-		if (lanes[i] >= from && lanes[i] < to) {
-			FsvLodItem it = {items[i].begin_ns, items[i].end_ns, items[i].id};
+		count += lanes[i] >= from && lanes[i] < to;
+	*is_union = count > FSV_STACK_MAX_BOXES;
+	/* ITEMS come in begin order: a box that begins at or before the end of the run so far
+	 * extends it. */
+	for (gsize i = 0; i < n; i++) {
+		FsvLodItem it = {items[i].begin_ns, items[i].end_ns, items[i].id};
+		FsvLodItem *last = sel->len ? &g_array_index(sel, FsvLodItem, sel->len - 1) : NULL;
 
+		if (lanes[i] < from || lanes[i] >= to)
+			continue;
+		if (*is_union && last && it.begin_ns <= last->end_ns)
+			last->end_ns = MAX(last->end_ns, it.end_ns);
+		else
 			g_array_append_val(sel, it);
-		}
+	}
 	return sel->len ? fsv_lod_new((const FsvLodItem *) sel->data, sel->len) : NULL;
 }
 
@@ -226,7 +248,7 @@ _fsv_row_lanes_new(const FsvLaneItem *items, gsize n, guint16 *lanes, guint *lan
 		if (b - a <= cap)
 			continue;
 		rl->stack_first[h] = a + cap - 1;
-		rl->stack_lods[h] = lod_of(items, lanes, n, a + cap - 1, b);
+		rl->stack_lods[h] = stack_lod_of(items, lanes, n, a + cap - 1, b, &rl->is_union[h]);
 	}
 	return rl;
 }
@@ -251,13 +273,16 @@ _fsv_row_lanes_get_lod(const FsvRowLanes *rl, guint lane)
 }
 
 const FsvLod *
-_fsv_row_lanes_get_stack_lod(const FsvRowLanes *rl, guint first_lane)
+_fsv_row_lanes_get_stack_lod(const FsvRowLanes *rl, guint first_lane, bool *is_union)
 {
+	*is_union = false;
 	if (!rl)
 		return NULL;
 	for (int h = 0; h < 2; h++)
-		if (rl->stack_first[h] == first_lane)
+		if (rl->stack_first[h] == first_lane) {
+			*is_union = rl->is_union[h];
 			return rl->stack_lods[h];
+		}
 	return NULL;
 }
 

@@ -1325,6 +1325,7 @@ draw_lane_items(RenderPass *pass, const FsvLod *lod, bool is_packets)
 typedef struct {
 	RenderPass *pass;
 	enum batch_style style;
+	bool has_ends; /* the index holds the boxes, not their union: ticks at their ends */
 } StackPass;
 
 /* The union of the stacked boxes, and a tick where each ends: in a deep queue the ends are
@@ -1338,7 +1339,8 @@ stack_add(StackPass *sp, guint64 begin_ns, guint64 end_ns)
 
 	batch_add(pass, sp->style, fsv_view_time_to_x(pass->view, begin_ns), x1, pass->lane_y,
 		  pass->lane_h);
-	batch_add(pass, BATCH_STACK_END, x1 - 1, x1, pass->lane_y, pass->lane_h);
+	if (sp->has_ends)
+		batch_add(pass, BATCH_STACK_END, x1 - 1, x1, pass->lane_y, pass->lane_h);
 }
 
 static bool
@@ -1365,10 +1367,13 @@ static void
 draw_stack(RenderPass *pass, guint32 row, const FsvLaneSlot *slot)
 {
 	const FsvRow *r = fsv_trace_get_row(pass->trace, row);
-	const FsvLod *lod = _fsv_trace_get_stack_lod(pass->trace, row, slot->first_lane);
-	StackPass sp = {pass, r->kind == FSV_ROW_ENGINE                ? BATCH_STACK_PACKET
-			      : slot->first_lane < r->first_lower_lane ? BATCH_STACK_WAIT
-								       : BATCH_STACK_SIGNAL};
+	bool is_union = false;
+	const FsvLod *lod = _fsv_trace_get_stack_lod(pass->trace, row, slot->first_lane, &is_union);
+	StackPass sp = {pass,
+			r->kind == FSV_ROW_ENGINE                ? BATCH_STACK_PACKET
+			: slot->first_lane < r->first_lower_lane ? BATCH_STACK_WAIT
+								 : BATCH_STACK_SIGNAL,
+			!is_union};
 	guint64 b = fsv_view_x_to_time(pass->view, pass->x_min - 2);
 	guint64 e = fsv_view_x_to_time(pass->view, pass->x_max + 2);
 	GArray *runs = pass->batches[sp.style].rects;

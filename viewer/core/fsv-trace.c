@@ -2254,10 +2254,11 @@ _fsv_trace_get_packet_lod(const FsvTrace *trace, guint32 row, guint lane)
 }
 
 const FsvLod *
-_fsv_trace_get_stack_lod(const FsvTrace *trace, guint32 row, guint first_lane)
+_fsv_trace_get_stack_lod(const FsvTrace *trace, guint32 row, guint first_lane, bool *is_union)
 {
+	*is_union = false;
 	g_return_val_if_fail(row < trace->rows->len, NULL);
-	return _fsv_row_lanes_get_stack_lod(trace->row_data[row].lanes, first_lane);
+	return _fsv_row_lanes_get_stack_lod(trace->row_data[row].lanes, first_lane, is_union);
 }
 
 const FsvLod *

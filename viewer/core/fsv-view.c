@@ -1072,6 +1072,7 @@ fsv_view_hit_test_selected(const FsvView *v, double x, double y, const FsvItem *
 		int top = FSV_ROW_PAD_TOP + (r->has_event_strip ? FSV_EVENT_STRIP_HEIGHT : 0);
 		int slot = (int) floor((y - ry - top) / lane_h);
 		FsvLaneSlot ls;
+		bool is_union = false;
 
 		if (slot >= 0 && fsv_view_get_lane_slot(v, row, (guint) slot, &ls) && y >= ls.y &&
 		    y < ls.y + ls.height + 2) {
@@ -1079,7 +1080,7 @@ fsv_view_hit_test_selected(const FsvView *v, double x, double y, const FsvItem *
 			 * drawn as the union of the boxes of its lanes. */
 			const FsvLod *lod =
 			    ls.lane_count > 1
-				? _fsv_trace_get_stack_lod(v->trace, row, ls.first_lane)
+				? _fsv_trace_get_stack_lod(v->trace, row, ls.first_lane, &is_union)
 			    : r->kind == FSV_ROW_ENGINE
 				? _fsv_trace_get_packet_lod(v->trace, row, ls.first_lane)
 				: _fsv_trace_get_op_lod(v->trace, row, ls.first_lane);
