@@ -1994,6 +1994,10 @@ draw_row_content(RenderPass *pass, guint32 row, double y, double h)
 
 		if (!fsv_view_get_lane_slot(pass->view, row, slot, &ls))
 			continue;
+		/* An expanded row can be taller than the view: only its slots in sight. */
+		if (ls.y + ls.height < fsv_view_get_ruler_height(pass->view) ||
+		    ls.y > fsv_view_get_height(pass->view))
+			continue;
 		pass->lane_y = ls.y;
 		pass->lane_h = ls.height;
 		if (ls.lane_count > 1) {
