@@ -450,7 +450,8 @@ fsv_timeline_select_op(FsvTimeline *self, guint32 op_index)
 	/* Expand every group above the op's row so it is laid out, and the row's lanes when the
 	 * op lies in its aggregated slot. */
 	fsv_view_reveal_item(self->view, &item);
-	if (fsv_view_get_row_geometry(self->view, op->row, &y, &height)) {
+	/* Its lane in sight (in a deep row it can lie far below the row's top). */
+	if (fsv_view_get_lane_geometry(self->view, op->row, op->lane, &y, &height)) {
 		ruler = fsv_view_get_ruler_height(self->view);
 		visible = fsv_view_get_height(self->view);
 		if (y < ruler || y + height > visible)
