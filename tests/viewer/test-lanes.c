@@ -592,14 +592,13 @@ Test(lanes, random_rows_get_one_lane_per_level_of_depth_and_no_overlap)
 		g_autofree guint16 *lanes = g_new(guint16, n);
 		guint64 t = 0;
 		guint lane_count, first_lower, deepest[2] = {0, 0};
-		FsvRowLanes *rl;
 
 		for (gsize i = 0; i < n; i++) {
 			t += (guint64) g_rand_int_range(rand, 0, 50);
 			items[i] = (FsvLaneItem){t, t + (guint64) g_rand_int_range(rand, 0, 2000),
 						 (guint32) i, g_rand_boolean(rand)};
 		}
-		rl = _fsv_row_lanes_new(items, n, lanes, &lane_count, &first_lower);
+		lane_count = _fsv_lanes_assign(items, n, lanes, &first_lower);
 		for (gsize i = 0; i < n; i++) {
 			bool lower = items[i].is_lower;
 
@@ -615,7 +614,6 @@ Test(lanes, random_rows_get_one_lane_per_level_of_depth_and_no_overlap)
 		}
 		cr_assert_eq(lane_count, MAX(deepest[0] + deepest[1], 1), "round %d", round);
 		cr_assert_eq(first_lower, deepest[1] ? deepest[0] : lane_count);
-		_fsv_row_lanes_free(rl);
 	}
 	g_rand_free(rand);
 }
@@ -627,10 +625,10 @@ Test(lanes, a_huge_stack_indexes_the_union_of_its_boxes)
 	gsize n = 8 * (FSV_STACK_MAX_BOXES / 3 + 1000);
 	g_autofree FsvLaneItem *items = g_new(FsvLaneItem, n);
 	g_autofree guint16 *lanes = g_new(guint16, n);
-	guint lane_count, first_lower;
+	guint lane_count, first_lower, from = 0, to = 0;
 	bool is_union = false;
-	const FsvLod *stack;
-	FsvRowLanes *rl;
+	g_autoptr(GArray) runs = g_array_new(FALSE, FALSE, sizeof(FsvLodItem));
+	g_autoptr(FsvLod) stack = NULL;
 
 	/* Eight boxes in flight, each 800 ns, one beginning every 100 ns; a pause every 1000. */
 	for (gsize i = 0; i < n; i++) {
@@ -638,10 +636,14 @@ Test(lanes, a_huge_stack_indexes_the_union_of_its_boxes)
 
 		items[i] = (FsvLaneItem){b, b + 800, (guint32) i, false};
 	}
-	rl = _fsv_row_lanes_new(items, n, lanes, &lane_count, &first_lower);
+	lane_count = _fsv_lanes_assign(items, n, lanes, &first_lower);
 	cr_assert_eq(lane_count, 8);
-	stack = _fsv_row_lanes_get_stack_lod(rl, FSV_COLLAPSED_LANES - 1, &is_union);
-	cr_assert_not_null(stack);
+	cr_assert(_fsv_lanes_get_stack(lane_count, first_lower, 0, &from, &to));
+	cr_assert_eq(from, FSV_COLLAPSED_LANES - 1);
+	cr_assert_eq(to, 8);
+	cr_assert_not(_fsv_lanes_get_stack(lane_count, first_lower, 1, &from, &to), "no signals");
+	_fsv_lanes_get_stack_items(items, lanes, n, FSV_COLLAPSED_LANES - 1, 8, runs, &is_union);
+	stack = fsv_lod_new((const FsvLodItem *) runs->data, runs->len);
 	cr_assert(is_union, "more than %d boxes stacked", FSV_STACK_MAX_BOXES);
 	cr_assert_lt(fsv_lod_get_item_count(stack), n / 100, "runs, not boxes");
 	for (guint64 t = 0; t < items[n - 1].end_ns + 6000; t += 37) {
@@ -664,5 +666,4 @@ Test(lanes, a_huge_stack_indexes_the_union_of_its_boxes)
 			stacked |= lanes[i] >= FSV_COLLAPSED_LANES - 1 && t <= items[i].end_ns;
 		cr_assert_eq(probe[1] != 0, stacked, "at %" G_GUINT64_FORMAT " ns", t);
 	}
-	_fsv_row_lanes_free(rl);
 }

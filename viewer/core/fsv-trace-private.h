@@ -3,6 +3,12 @@
  * viewer/core: what fsv-view.c and fsv-render.c read from an FsvTrace beyond its public API —
  * the level-of-detail indexes of each row's lanes. Not for the GTK app: it goes through
  * fsv-view.h and fsv-render.h.
+ *
+ * How a trace is stored (flat arrays of plain structs, the same in memory and in its index
+ * file) is in fsv-trace-storage.h, for the trace's own files only. Adding an array to the trace
+ * (the counters' tracks, say) is one line there, in FSV_TRACE_ARRAYS: X(field, type, "TAG");
+ * fill it in fsv-trace-build.c's build_freeze(), read it in an accessor of fsv-trace.c, and if
+ * its elements hold indexes, check them in fsv-index.c's check_section().
  */
 #ifndef FSV_TRACE_PRIVATE_H
 #define FSV_TRACE_PRIVATE_H
@@ -103,6 +109,21 @@ bool _fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind);
  * synthetic timelines. NAME is the trace's name. Returns: (transfer full).
  */
 FsvTrace *_fsv_trace_new_from_events(const char *name, const struct fsa_event *events, gsize n);
+/*
+ * What drawing a LOD bucket needs of its top item, without reading the item: a bucket stands
+ * for one pixel column of a lane, so at a far zoom the buckets' tops are spread over the whole
+ * op and packet arrays, and reading them would make those arrays resident (a mapped index file
+ * is read 64 KB around each page touched). These small arrays are read instead.
+ */
+guint8 _fsv_trace_get_op_kind(const FsvTrace *trace, guint32 op); /* FsvOp.kind */
+typedef struct {
+	guint64 hwqueue_handle;
+	guint8 status; /* enum fsa_packet_status */
+	bool is_paging;
+	guint8 reserved[6];
+} FsvPacketStyle;
+/* Returns: (transfer none): FsvPacket's hwqueue_handle, status and is_paging. */
+const FsvPacketStyle *_fsv_trace_get_packet_style(const FsvTrace *trace, guint32 packet);
 /* Bytes of the index (ops, packets, markers, LODs), for the benchmark. */
 gsize _fsv_trace_get_memory_size(const FsvTrace *trace);
 
