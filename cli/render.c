@@ -75,7 +75,7 @@ typedef struct {
 	/* Derived. */
 	struct fsa_report_time begin, end;
 	FsvRenderFormat format;
-	FsvFilter filter;
+	FsvQuery *query; /* --filter, NULL when not given */
 } RenderOptions;
 
 static void
@@ -87,6 +87,7 @@ render_options_clear(RenderOptions *o)
 	g_free(o->filter_text);
 	g_free(o->recording);
 	g_strfreev(o->rest);
+	g_clear_pointer(&o->query, fsv_query_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RenderOptions, render_options_clear)
@@ -111,7 +112,9 @@ render_options_new_context(RenderOptions *o)
 	     "dependency arrows",
 	     "ID"},
 	    {"filter", 0, 0, G_OPTION_ARG_STRING, &o->filter_text,
-	     "Fade operations not matching 'fence=H value=V queue=H pid=P'", "TERMS"},
+	     "Fade operations not matching a search ('kind=wait and dur>2ms', the viewer's "
+	     "search language, docs/user-guide.md)",
+	     "QUERY"},
 	    {"fences", 0, 0, G_OPTION_ARG_NONE, &o->show_fences,
 	     "Expand the fence rows (CurrentValue steps)", NULL},
 	    {"expand-lanes", 0, 0, G_OPTION_ARG_NONE, &o->expand_lanes,
@@ -186,7 +189,7 @@ render_options_parse(RenderOptions *o, int argc, char **argv)
 			 o->select_op);
 		return FS_EXIT_USAGE;
 	}
-	if (o->filter_text && !fsv_filter_parse(o->filter_text, &o->filter, &error)) {
+	if (o->filter_text && !(o->query = fsv_query_parse(o->filter_text, NULL, &error))) {
 		fs_error(RENDER_COMMAND, "--filter: %s", error->message);
 		return FS_EXIT_USAGE;
 	}
@@ -256,7 +259,7 @@ render_make_view(const RenderOptions *o, FsvTrace *trace, FsvView **view_out,
 	if (status != FS_EXIT_OK)
 		return status;
 	fsv_render_options_init(options);
-	options->filter = o->filter;
+	options->query = o->query; /* borrowed: o outlives the drawing */
 	options->show_legend = !o->no_legend;
 	for (guint32 r = 0; r < fsv_trace_get_row_count(trace); r++) {
 		if (o->show_fences && fsv_trace_get_row(trace, r)->kind == FSV_ROW_FENCE_GROUP)

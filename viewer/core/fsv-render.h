@@ -27,6 +27,7 @@
 #include <cairo.h>
 #include <glib.h>
 
+#include "fsv-query.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
 
@@ -42,8 +43,9 @@ typedef struct {
 	/* A measurement between two times, drawn as a bracket with its duration. */
 	bool has_measure;
 	guint64 measure_a_ns, measure_b_ns;
-	/* Ops not matching an active filter are drawn faded. */
-	FsvFilter filter;
+	/* Ops not matching an active search are drawn faded (NULL or empty: none). Borrowed: the
+	 * caller keeps a reference while it draws with these options. */
+	const FsvQuery *query;
 	/* The item under the pointer, outlined (kind FSV_ITEM_NONE: none). */
 	FsvItem hover;
 	bool show_legend;     /* the legend box in the bottom-right corner */
