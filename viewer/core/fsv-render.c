@@ -498,8 +498,7 @@ draw_op_bucket(const FsvLodBucket *b, gpointer data)
 	RenderPass *pass = data;
 	/* The top's kind from the small kind array; the op itself only to match a filter
 	 * (fsv-trace-private.h). */
-	bool is_faded =
-	    pass->has_query && op_is_faded(pass, fsv_trace_get_op(pass->trace, b->top));
+	bool is_faded = pass->has_query && op_is_faded(pass, fsv_trace_get_op(pass->trace, b->top));
 	enum batch_style s;
 
 	pass->stats->buckets_drawn++;
