@@ -993,8 +993,9 @@ _fsv_view_get_box(const FsvView *v, const FsvItem *item, double *x0, double *x1,
 	return true;
 }
 
-bool
-_fsv_view_selection_covers(const FsvView *v, const FsvItem *selection, double x, double y)
+/* Whether (x, y) lies in the drawn frame of SELECTION (an op or packet), which is on top. */
+static bool
+selection_covers(const FsvView *v, const FsvItem *selection, double x, double y)
 {
 	double x0, x1, by, bh;
 
@@ -1048,7 +1049,7 @@ fsv_view_hit_test_selected(const FsvView *v, double x, double y, const FsvItem *
 		}
 		/* The selected op or packet is drawn over every row's content and the lost-data
 		 * overlays, under those arrows (fsv-render.c draw_selected_box). */
-		if (_fsv_view_selection_covers(v, selection, x, y)) {
+		if (selection_covers(v, selection, x, y)) {
 			*hit = *selection;
 			hit->row = selection->kind == FSV_ITEM_OP
 				       ? fsv_trace_get_op(v->trace, selection->index)->row
