@@ -61,186 +61,283 @@ resolve(const FsvTrace *trace, const struct fsa_report_time *t, guint64 unset, g
 	return true;
 }
 
-int
-fs_render_main(int argc, char **argv)
-{
-	g_autofree char *out_path = NULL;
-	g_autofree char *begin_text = NULL;
-	g_autofree char *end_text = NULL;
-	g_autofree char *filter_text = NULL;
-	g_autofree char *recording = NULL;
-	gint width = 1600, height = 0;
+/* The command line, as GOptionContext fills it, and what is derived from it. */
+typedef struct {
+	char *out_path;
+	char *begin_text, *end_text;
+	char *filter_text;
+	char *recording;
+	gint width, height; /* height 0: every row, at most 4000 px */
 	/* G_MININT64: not given (any negative id given is refused). */
-	gint64 select_op = G_MININT64;
-	gboolean is_quiet = FALSE, show_fences = FALSE, no_legend = FALSE;
-	struct fsa_report_time begin = {0}, end = {0};
-	g_auto(GStrv) rest = NULL;
-	g_autoptr(GOptionContext) context = NULL;
-	g_autoptr(GError) error = NULL;
-	g_autoptr(FsvTrace) trace = NULL;
-	g_autoptr(FsvView) view = NULL;
-	FsvRenderOptions options;
+	gint64 select_op;
+	gboolean is_quiet, show_fences, expand_lanes, no_legend;
+	char **rest; /* the TRACE; rest[0] becomes the recording picked under it */
+	/* Derived. */
+	struct fsa_report_time begin, end;
 	FsvRenderFormat format;
-	__attribute__((cleanup(output_file_clear))) struct fsa_output_file output = {0};
-	char *output_error = NULL;
-	guint64 b, e;
+	FsvQuery *query; /* --filter, NULL when not given */
+} RenderOptions;
+
+static void
+render_options_clear(RenderOptions *o)
+{
+	g_free(o->out_path);
+	g_free(o->begin_text);
+	g_free(o->end_text);
+	g_free(o->filter_text);
+	g_free(o->recording);
+	g_strfreev(o->rest);
+	g_clear_pointer(&o->query, fsv_query_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RenderOptions, render_options_clear)
+
+static GOptionContext *
+render_options_new_context(RenderOptions *o)
+{
 	const GOptionEntry entries[] = {
-	    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out_path,
+	    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o->out_path,
 	     "Write FILE; .png, .svg or .pdf chooses the format", "FILE"},
-	    {"begin", 0, 0, G_OPTION_ARG_STRING, &begin_text,
+	    {"begin", 0, 0, G_OPTION_ARG_STRING, &o->begin_text,
 	     "Left edge: trace ns, a duration (2.5ms), or +DURATION from the first event "
 	     "(default: the trace's start)",
 	     "TIME"},
-	    {"end", 0, 0, G_OPTION_ARG_STRING, &end_text, "Right edge (default: the trace's end)",
-	     "TIME"},
-	    {"width", 'W', 0, G_OPTION_ARG_INT, &width, "Width in pixels (default 1600)", "PX"},
-	    {"height", 'H', 0, G_OPTION_ARG_INT, &height,
+	    {"end", 0, 0, G_OPTION_ARG_STRING, &o->end_text,
+	     "Right edge (default: the trace's end)", "TIME"},
+	    {"width", 'W', 0, G_OPTION_ARG_INT, &o->width, "Width in pixels (default 1600)", "PX"},
+	    {"height", 'H', 0, G_OPTION_ARG_INT, &o->height,
 	     "Height in pixels (default: every row, at most 4000)", "PX"},
-	    {"select-op", 0, 0, G_OPTION_ARG_INT64, &select_op,
+	    {"select-op", 0, 0, G_OPTION_ARG_INT64, &o->select_op,
 	     "Select the fence operation with this analyzer op id: highlight it and draw its "
 	     "dependency arrows",
 	     "ID"},
-	    {"filter", 0, 0, G_OPTION_ARG_STRING, &filter_text,
-	     "Fade operations not matching 'fence=H value=V queue=H pid=P'", "TERMS"},
-	    {"fences", 0, 0, G_OPTION_ARG_NONE, &show_fences,
+	    {"filter", 0, 0, G_OPTION_ARG_STRING, &o->filter_text,
+	     "Fade operations not matching a search ('kind=wait and dur>2ms', the viewer's "
+	     "search language, docs/user-guide.md)",
+	     "QUERY"},
+	    {"fences", 0, 0, G_OPTION_ARG_NONE, &o->show_fences,
 	     "Expand the fence rows (CurrentValue steps)", NULL},
-	    {"no-legend", 0, 0, G_OPTION_ARG_NONE, &no_legend, "Leave the legend out", NULL},
-	    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &is_quiet, "No progress on stderr", NULL},
-	    {"recording", 0, 0, G_OPTION_ARG_STRING, &recording,
+	    {"expand-lanes", 0, 0, G_OPTION_ARG_NONE, &o->expand_lanes,
+	     "Show every lane of deep rows instead of their \"+k more\" slot", NULL},
+	    {"no-legend", 0, 0, G_OPTION_ARG_NONE, &o->no_legend, "Leave the legend out", NULL},
+	    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->is_quiet, "No progress on stderr", NULL},
+	    {"recording", 0, 0, G_OPTION_ARG_STRING, &o->recording,
 	     "Of a folder holding several recordings, the one named NAME (its LTTng trace name "
 	     "or its folder)",
 	     "NAME"},
-	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "TRACE"},
+	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o->rest, NULL, "TRACE"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
+	GOptionContext *context = g_option_context_new(NULL);
 
-	context = g_option_context_new(NULL);
-	g_set_prgname("fencescope " RENDER_COMMAND);
 	g_option_context_set_summary(
 	    context, "Draws the timeline the viewer shows (fencescope-view) without a display:\n"
 		     "hardware queues with their fence wait and signal boxes, packets, doorbell\n"
 		     "rings, preemption / TDR / fault markers and lost data (docs/viewer.md).");
 	g_option_context_add_main_entries(context, entries, NULL);
+	return context;
+}
+
+/* Phase 1: the command line, everything checked that can be without the trace. Returns
+ * FS_EXIT_OK to go on, else the exit status (said on stderr). */
+static int
+render_options_parse(RenderOptions *o, int argc, char **argv)
+{
+	g_autoptr(GOptionContext) context = render_options_new_context(o);
+	g_autoptr(GError) error = NULL;
+
+	g_set_prgname("fencescope " RENDER_COMMAND);
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
 		fs_error(RENDER_COMMAND, "%s", error->message);
 		return FS_EXIT_USAGE;
 	}
-	if (!rest || !rest[0] || rest[1]) {
+	if (!o->rest || !o->rest[0] || o->rest[1]) {
 		fs_error(RENDER_COMMAND, "give exactly one TRACE; see 'fencescope render --help'");
 		return FS_EXIT_USAGE;
 	}
-	if (!fs_recording_pick(RENDER_COMMAND, &rest[0], recording))
+	if (!fs_recording_pick(RENDER_COMMAND, &o->rest[0], o->recording))
 		return FS_EXIT_FAILURE;
-	if (!out_path) {
+	if (!o->out_path) {
 		fs_error(RENDER_COMMAND, "give -o FILE (.png, .svg or .pdf)");
 		return FS_EXIT_USAGE;
 	}
-	if (!fsv_render_format_from_path(out_path, &format)) {
-		fs_error(RENDER_COMMAND, "%s: the name must end in .png, .svg or .pdf", out_path);
+	if (!fsv_render_format_from_path(o->out_path, &o->format)) {
+		fs_error(RENDER_COMMAND, "%s: the name must end in .png, .svg or .pdf",
+			 o->out_path);
 		return FS_EXIT_USAGE;
 	}
-	if (width < 320 || width > 16384 || (height != 0 && (height < 100 || height > 16384))) {
+	if (o->width < 320 || o->width > 16384 ||
+	    (o->height != 0 && (o->height < 100 || o->height > 16384))) {
 		fs_error(RENDER_COMMAND, "--width must be 320…16384 and --height 100…16384 pixels");
 		return FS_EXIT_USAGE;
 	}
 	for (int i = 0; i < 2; i++) {
-		const char *text = i == 0 ? begin_text : end_text;
+		const char *text = i == 0 ? o->begin_text : o->end_text;
 		char *why = NULL;
 
-		if (text && fsa_report_parse_time(text, i == 0 ? &begin : &end, &why) != FSA_OK) {
+		if (text &&
+		    fsa_report_parse_time(text, i == 0 ? &o->begin : &o->end, &why) != FSA_OK) {
 			fs_error(RENDER_COMMAND, "--%s %s: %s", i == 0 ? "begin" : "end", text,
 				 why ? why : "not a time");
 			free(why);
 			return FS_EXIT_USAGE;
 		}
 	}
-	if (select_op != G_MININT64 && select_op < 0) {
+	if (o->select_op != G_MININT64 && o->select_op < 0) {
 		fs_error(RENDER_COMMAND,
-			 "--select-op %" G_GINT64_FORMAT ": an op id is not negative", select_op);
+			 "--select-op %" G_GINT64_FORMAT ": an op id is not negative",
+			 o->select_op);
 		return FS_EXIT_USAGE;
 	}
-	fsv_render_options_init(&options);
-	if (filter_text && !fsv_filter_parse(filter_text, &options.filter, &error)) {
+	if (o->filter_text && !(o->query = fsv_query_parse(o->filter_text, NULL, &error))) {
 		fs_error(RENDER_COMMAND, "--filter: %s", error->message);
 		return FS_EXIT_USAGE;
 	}
-	/* Before the trace is read: a wrong -o fails at once. */
-	fs_remove_outputs_on_signals();
-	if (fsa_output_file_begin(&output, out_path, FSA_OUTPUT_REPLACE | FSA_OUTPUT_INTO_SPECIAL,
-				  &output_error) != FSA_OK) {
-		fs_error(RENDER_COMMAND, "%s", output_error ? output_error : out_path);
-		free(output_error);
-		return FS_EXIT_OUTPUT;
-	}
+	return FS_EXIT_OK;
+}
 
-	trace = fsv_trace_load(rest[0], !is_quiet && isatty(STDERR_FILENO) ? on_progress : NULL,
-			       NULL, NULL, &error);
-	if (!is_quiet && isatty(STDERR_FILENO))
+/* Phase 3: the trace, with progress on a terminal. */
+static int
+render_load_trace(const RenderOptions *o, FsvTrace **trace)
+{
+	bool show_progress = !o->is_quiet && isatty(STDERR_FILENO);
+	g_autoptr(GError) error = NULL;
+
+	*trace = fsv_trace_load(o->rest[0], show_progress ? on_progress : NULL, NULL, NULL, &error);
+	if (show_progress)
 		fputs("\r\033[K", stderr);
-	if (!trace) {
+	if (!*trace) {
 		fs_error(RENDER_COMMAND, "%s", error->message);
 		return FS_EXIT_USAGE;
 	}
+	return FS_EXIT_OK;
+}
+
+/* The time range to draw, [*b, *e] (the trace's own edges where not given). */
+static int
+render_resolve_range(const RenderOptions *o, const FsvTrace *trace, guint64 *b, guint64 *e)
+{
 	for (int i = 0; i < 2; i++) {
 		bool is_begin = i == 0;
 		guint64 unset =
 		    is_begin ? fsv_trace_get_begin_ns(trace) : fsv_trace_get_end_ns(trace);
 
-		if (!resolve(trace, is_begin ? &begin : &end, unset, is_begin ? &b : &e)) {
+		if (!resolve(trace, is_begin ? &o->begin : &o->end, unset, is_begin ? b : e)) {
 			fs_error(RENDER_COMMAND, "--%s %s: too far after the trace's start",
-				 is_begin ? "begin" : "end", is_begin ? begin_text : end_text);
+				 is_begin ? "begin" : "end",
+				 is_begin ? o->begin_text : o->end_text);
 			return FS_EXIT_USAGE;
 		}
 	}
-	if (e <= b) {
+	if (*e <= *b) {
 		/* Name the option the user gave: the other edge is the trace's own. */
-		if (!end.is_set)
+		if (!o->end.is_set)
 			fs_error(RENDER_COMMAND, "--begin %s: at or after the trace's end",
-				 begin_text);
-		else if (!begin.is_set)
+				 o->begin_text);
+		else if (!o->begin.is_set)
 			fs_error(RENDER_COMMAND, "--end %s: at or before the trace's start",
-				 end_text);
+				 o->end_text);
 		else
 			fs_error(RENDER_COMMAND, "--end must be after --begin");
 		return FS_EXIT_USAGE;
 	}
-	view = fsv_view_new(trace);
-	for (guint32 r = 0; show_fences && r < fsv_trace_get_row_count(trace); r++)
-		if (fsv_trace_get_row(trace, r)->kind == FSV_ROW_FENCE_GROUP)
+	return FS_EXIT_OK;
+}
+
+/* Phase 4: the view and what is drawn on it: rows, lanes, the selection (revealed: its row's
+ * lanes expand when it lies in an aggregated slot), then the size, which depends on the rows,
+ * and the range. */
+static int
+render_make_view(const RenderOptions *o, FsvTrace *trace, FsvView **view_out,
+		 FsvRenderOptions *options)
+{
+	g_autoptr(FsvView) view = fsv_view_new(trace);
+	guint64 b = 0, e = 0;
+	int height = o->height;
+	int status = render_resolve_range(o, trace, &b, &e);
+
+	if (status != FS_EXIT_OK)
+		return status;
+	fsv_render_options_init(options);
+	options->query = o->query; /* borrowed: o outlives the drawing */
+	options->show_legend = !o->no_legend;
+	for (guint32 r = 0; r < fsv_trace_get_row_count(trace); r++) {
+		if (o->show_fences && fsv_trace_get_row(trace, r)->kind == FSV_ROW_FENCE_GROUP)
 			fsv_view_set_row_expanded(view, r, true);
-	if (select_op >= 0) {
-		guint32 op = fsv_trace_find_op_by_id(trace, (guint64) select_op);
+		if (o->expand_lanes && fsv_view_row_has_stacked_lanes(view, r))
+			fsv_view_set_row_lanes_expanded(view, r, true);
+	}
+	if (o->select_op != G_MININT64) {
+		guint32 op = fsv_trace_find_op_by_id(trace, (guint64) o->select_op);
 
 		if (op == FSV_INDEX_NONE) {
 			fs_error(RENDER_COMMAND,
-				 "--select-op %" G_GINT64_FORMAT ": no such op in %s", select_op,
-				 rest[0]);
+				 "--select-op %" G_GINT64_FORMAT ": no such op in %s", o->select_op,
+				 o->rest[0]);
 			return FS_EXIT_USAGE;
 		}
-		options.selection = (FsvItem){FSV_ITEM_OP, op, fsv_trace_get_op(trace, op)->row};
-		/* Seen in its own lane: expands its row when it lies in an aggregated slot. */
-		fsv_view_reveal_item(view, &options.selection);
+		options->selection = (FsvItem){FSV_ITEM_OP, op, fsv_trace_get_op(trace, op)->row};
+		fsv_view_reveal_item(view, &options->selection);
 	}
 	if (height == 0)
 		height = CLAMP(fsv_view_get_ruler_height(view) + fsv_view_get_content_height(view) +
-				   (no_legend ? 8 : 150),
+				   (o->no_legend ? 8 : 150),
 			       240, 4000);
-	fsv_view_set_size(view, width, height);
-	if (begin.is_set || end.is_set)
+	fsv_view_set_size(view, o->width, height);
+	if (o->begin.is_set || o->end.is_set)
 		fsv_view_set_range(view, b, e);
 	else
 		fsv_view_fit(view);
-	options.show_legend = !no_legend;
-	if (!fsv_render_to_file(trace, view, &options, format, output.tmp_path, &error)) {
+	*view_out = g_steal_pointer(&view);
+	return FS_EXIT_OK;
+}
+
+/* Phase 5: the image into the output file begun in phase 2, then under its name. */
+static int
+render_write(const RenderOptions *o, FsvTrace *trace, const FsvView *view,
+	     const FsvRenderOptions *options, struct fsa_output_file *output)
+{
+	g_autoptr(GError) error = NULL;
+	char *output_error = NULL;
+
+	if (!fsv_render_to_file(trace, view, options, o->format, output->tmp_path, &error)) {
 		/* The message names the temporary file: name the output instead. */
-		fs_error(RENDER_COMMAND, "%s: cannot write the image", output.path);
+		fs_error(RENDER_COMMAND, "%s: cannot write the image", output->path);
 		return FS_EXIT_OUTPUT;
 	}
-	if (fsa_output_file_commit(&output, &output_error) != FSA_OK) {
-		fs_error(RENDER_COMMAND, "%s", output_error ? output_error : out_path);
+	if (fsa_output_file_commit(output, &output_error) != FSA_OK) {
+		fs_error(RENDER_COMMAND, "%s", output_error ? output_error : o->out_path);
 		free(output_error);
 		return FS_EXIT_OUTPUT;
 	}
+	return FS_EXIT_OK;
+}
+
+int
+fs_render_main(int argc, char **argv)
+{
+	g_auto(RenderOptions) o = {.width = 1600, .select_op = G_MININT64};
+	g_autoptr(FsvTrace) trace = NULL;
+	g_autoptr(FsvView) view = NULL;
+	__attribute__((cleanup(output_file_clear))) struct fsa_output_file output = {0};
+	FsvRenderOptions options;
+	char *output_error = NULL;
+	int status = render_options_parse(&o, argc, argv);
+
+	if (status != FS_EXIT_OK)
+		return status;
+	/* Phase 2, before the trace is read: a wrong -o fails at once. */
+	fs_remove_outputs_on_signals();
+	if (fsa_output_file_begin(&output, o.out_path, FSA_OUTPUT_REPLACE | FSA_OUTPUT_INTO_SPECIAL,
+				  &output_error) != FSA_OK) {
+		fs_error(RENDER_COMMAND, "%s", output_error ? output_error : o.out_path);
+		free(output_error);
+		return FS_EXIT_OUTPUT;
+	}
+	if ((status = render_load_trace(&o, &trace)) != FS_EXIT_OK ||
+	    (status = render_make_view(&o, trace, &view, &options)) != FS_EXIT_OK ||
+	    (status = render_write(&o, trace, view, &options, &output)) != FS_EXIT_OK)
+		return status;
 	if (fsv_trace_get_partial_error(trace)) {
 		fs_error(RENDER_COMMAND, "%s (drawn up to the damage)",
 			 fsv_trace_get_partial_error(trace));

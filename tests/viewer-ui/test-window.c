@@ -375,7 +375,7 @@ Test(window, range_selection_shows_statistics_and_measure_shows_delta)
 			   _fsv_window_get_status(window));
 }
 
-Test(window, search_filters_by_fence_and_rejects_bad_terms)
+Test(window, search_filters_by_fence_rejects_bad_terms_and_gives_keys_back)
 {
 	FsvTimeline *timeline = _fsv_window_get_timeline(window);
 	FsvTrace *trace = fsv_timeline_get_trace(timeline);
@@ -397,8 +397,16 @@ Test(window, search_filters_by_fence_and_rejects_bad_terms)
 	cr_assert_eq(found->fence_handle, fsv_trace_get_op(trace, wait)->fence_handle);
 	cr_assert_eq(found->fence_value, fsv_trace_get_op(trace, wait)->fence_value);
 
+	/* After Enter the keys go back to the timeline (Z, W, F typed next once landed in the
+	 * entry). */
+	cr_assert(gtk_widget_is_focus(GTK_WIDGET(timeline)), "Enter gives the focus back");
+
 	_fsv_window_set_search_text(window, "colour=blue");
 	cr_assert(_fsv_window_search_has_error(window));
+	_fsv_window_set_search_text(window, "kind=wait and (dur>2xs");
+	cr_assert(_fsv_window_search_has_error(window));
+	_fsv_window_set_search_text(window, "kind=wait and dur>1ms or state=never_completed");
+	cr_assert_not(_fsv_window_search_has_error(window));
 	_fsv_window_set_search_text(window, "");
 	cr_assert_not(_fsv_window_search_has_error(window));
 }
@@ -484,6 +492,68 @@ Test(window, click_on_a_group_label_folds_and_unfolds_it)
 	fsv_timeline_select_at(timeline, 10, y + h / 2);
 	cr_assert(fsv_view_is_row_expanded(view, adapter));
 	cr_assert_eq(fsv_view_get_visible_row_count(view), before);
+}
+
+/* docs/viewer.md "Lanes": cpu-waiters queues 256 signals at once. A click on the "+k more"
+ * slot expands the row, its boxes then each in a lane of its own and selectable; the row's
+ * label folds the lanes again; selecting an op of a folded lane from elsewhere unfolds them. */
+Test(window, click_on_more_lanes_expands_a_deep_row_and_its_label_folds_it)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvTrace *trace;
+	const FsvView *view;
+	guint32 row = FSV_INDEX_NONE, deep = FSV_INDEX_NONE;
+	int collapsed_height;
+	FsvLaneSlot slot;
+	FsvItem selection;
+	const FsvOp *op;
+	double x, y, h;
+
+	open_trace("cpu-waiters");
+	settle();
+	trace = fsv_timeline_get_trace(timeline);
+	view = fsv_timeline_get_view(timeline);
+	for (guint32 r = 0; r < fsv_trace_get_row_count(trace) && row == FSV_INDEX_NONE; r++)
+		if (fsv_trace_get_row(trace, r)->kind == FSV_ROW_QUEUE &&
+		    fsv_view_row_has_stacked_lanes(view, r))
+			row = r;
+	cr_assert_neq(row, FSV_INDEX_NONE, "cpu-waiters has a deep queue");
+	collapsed_height = fsv_view_get_content_height(view);
+	cr_assert(
+	    fsv_view_get_lane_slot(view, row, fsv_view_get_lane_slot_count(view, row) - 1, &slot));
+	cr_assert_gt(slot.lane_count, 1, "the last slot aggregates");
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace) && deep == FSV_INDEX_NONE; i++)
+		if (fsv_trace_get_op(trace, i)->row == row &&
+		    fsv_trace_get_op(trace, i)->lane == slot.first_lane + 40)
+			deep = i;
+	cr_assert_neq(deep, FSV_INDEX_NONE);
+	op = fsv_trace_get_op(trace, deep);
+	x = (fsv_view_time_to_x(view, op->begin_ns) + fsv_view_time_to_x(view, op->end_ns)) / 2;
+	/* The click on "+k more" selects nothing and shows every lane. */
+	cr_assert_not(fsv_timeline_select_at(timeline, x, slot.y + slot.height / 2));
+	cr_assert(fsv_view_is_row_lanes_expanded(view, row));
+	cr_assert_gt(fsv_view_get_content_height(view), collapsed_height);
+	settle();
+	/* The label folds the lanes again. */
+	cr_assert(fsv_view_get_row_geometry(view, row, &y, &h));
+	cr_assert_not(fsv_timeline_select_at(timeline, 10, y + 10));
+	cr_assert_not(fsv_view_is_row_lanes_expanded(view, row));
+	cr_assert_eq(fsv_view_get_content_height(view), collapsed_height);
+	/* Selected from elsewhere (the search), it unfolds its row, seen in its own lane. */
+	fsv_timeline_select_op(timeline, deep);
+	settle();
+	cr_assert(fsv_view_is_row_lanes_expanded(view, row));
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.index, deep);
+	/* Scrolled to its lane, which answers a click. */
+	cr_assert(fsv_view_get_lane_geometry(view, row, op->lane, &y, &h));
+	cr_assert(y >= fsv_view_get_ruler_height(view) && y + h <= fsv_view_get_height(view),
+		  "its lane is in sight (y %.0f)", y);
+	fsv_timeline_set_selection(timeline, NULL);
+	cr_assert(fsv_timeline_select_at(timeline, x, y + h / 2));
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_OP);
+	cr_assert_eq(selection.index, deep, "its own lane answers a click");
 }
 
 Test(window, dropping_a_trace_folder_opens_it)
@@ -739,7 +809,7 @@ Test(window, search_enter_visits_each_match_once_in_time_order)
 {
 	FsvTimeline *timeline = _fsv_window_get_timeline(window);
 	FsvTrace *trace;
-	FsvFilter filter;
+	g_autoptr(FsvQuery) filter = fsv_query_parse("pid=1", NULL, NULL);
 	guint matches = 0, steps;
 	g_autofree guint8 *seen = NULL;
 	FsvItem selection;
@@ -747,9 +817,9 @@ Test(window, search_enter_visits_each_match_once_in_time_order)
 
 	open_trace("stress");
 	trace = fsv_timeline_get_trace(timeline);
-	cr_assert(fsv_filter_parse("pid=1", &filter, NULL));
+	cr_assert_not_null(filter);
 	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++)
-		matches += fsv_filter_match_op(&filter, fsv_trace_get_op(trace, i));
+		matches += fsv_query_match_op(filter, fsv_trace_get_op(trace, i));
 	cr_assert_gt(matches, 1000);
 	seen = g_new0(guint8, fsv_trace_get_op_count(trace));
 	_fsv_window_set_search_text(window, "pid=1");
@@ -774,7 +844,7 @@ Test(window, search_enter_visits_each_match_once_in_time_order)
 		previous = selection.index;
 	}
 	/* One more wraps to the first match. */
-	first = fsv_trace_find_next_op(trace, &filter, FSV_INDEX_NONE);
+	first = fsv_trace_find_next_op(trace, filter, FSV_INDEX_NONE);
 	_fsv_window_activate_search(window);
 	fsv_timeline_get_selection(timeline, &selection);
 	cr_assert_eq(selection.index, first);

@@ -494,3 +494,88 @@ Test(render, report_and_viewer_write_a_duration_the_same_way)
 	g_autofree char *row = g_strdup_printf("\n   1 %s ", text);
 	cr_expect(strstr(out, row), "the viewer's \"%s\" is not the report's:\n%s", text, out);
 }
+
+/* docs/viewer.md "Lanes" through the command: cpu-waiters queues 256 signals at once on one
+ * queue. Collapsed, its row is six lanes high; `--expand-lanes` shows all of them; selecting
+ * an op of the aggregated slot expands its row so that the op is seen in its own lane, drawn
+ * on top with the selection's outline. */
+static int
+png_height(const char *path)
+{
+	cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+	int h;
+
+	cr_assert_eq(cairo_surface_status(s), CAIRO_STATUS_SUCCESS, "%s", path);
+	h = cairo_image_surface_get_height(s);
+	cairo_surface_destroy(s);
+	return h;
+}
+
+Test(render, deep_rows_expand_on_request_and_for_the_selected_op)
+{
+	g_autofree char *trace_path = g_build_filename(FST_TRACES, "cpu-waiters", NULL);
+	g_autoptr(FsvTrace) trace = fsv_trace_load(trace_path, NULL, NULL, NULL, NULL);
+	g_autofree char *collapsed = g_strdup_printf("%s/render-lanes-collapsed.png", FST_OUT_DIR);
+	g_autofree char *expanded = g_strdup_printf("%s/render-lanes-expanded.png", FST_OUT_DIR);
+	g_autofree char *selected = g_strdup_printf("%s/render-lanes-selected.png", FST_OUT_DIR);
+	g_autofree char *id = NULL;
+	guint32 deep = FSV_INDEX_NONE;
+	const FsvOp *op;
+	const char *plain[] = {"render", trace_path, "-o", collapsed, "-q", NULL};
+	const char *all[] = {"render", trace_path, "-o", expanded, "--expand-lanes", "-q", NULL};
+	Run r;
+
+	cr_assert_not_null(trace);
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace) && deep == FSV_INDEX_NONE; i++)
+		if (fsv_trace_get_op(trace, i)->lane == 100)
+			deep = i;
+	cr_assert_neq(deep, FSV_INDEX_NONE, "an op in lane 100");
+	op = fsv_trace_get_op(trace, deep);
+	id = g_strdup_printf("%" G_GUINT64_FORMAT, op->id);
+	r = run(plain);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	r = run(all);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	/* Up to the 4000 px a default height stops at. */
+	cr_assert_geq(png_height(expanded),
+		      MIN(4000, png_height(collapsed) +
+				    (int) (fsv_trace_get_row(trace, op->row)->lane_count - 6) * 16),
+		      "every lane of the deep row is drawn");
+	{
+		const char *sel[] = {"render",      trace_path, "-o", selected,
+				     "--select-op", id,         "-q", NULL};
+		g_autoptr(FsvView) view = fsv_view_new(trace);
+		FsvItem item = {FSV_ITEM_OP, deep, op->row};
+		cairo_surface_t *s;
+		double x0, y, h;
+
+		r = run(sel);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		g_free(r.err);
+		cr_assert_gt(png_height(selected), png_height(collapsed), "its row expanded");
+		/* Where the command drew it: the same view, revealed, at the same size. */
+		cr_assert(fsv_view_reveal_item(view, &item));
+		fsv_view_set_size(view, 1600, png_height(selected));
+		fsv_view_fit(view);
+		cr_assert(fsv_view_get_lane_geometry(view, op->row, op->lane, &y, &h));
+		x0 = fsv_view_time_to_x(view, op->begin_ns);
+		s = cairo_image_surface_create_from_png(selected);
+		/* The outline's top edge in the selection colour (#1e66f5) just above the box. */
+		{
+			int stride = cairo_image_surface_get_stride(s);
+			const unsigned char *p = cairo_image_surface_get_data(s);
+			int blue = 0;
+
+			for (int x = (int) x0 + 2; x < (int) x0 + 12; x++) {
+				const unsigned char *px = p + (int) (y - 2) * stride + 4 * x;
+
+				blue += abs(px[2] - 0x1e) < 40 && abs(px[1] - 0x66) < 40 &&
+					abs(px[0] - 0xf5) < 40;
+			}
+			cr_assert_gt(blue, 5, "the selected op is outlined in its own lane");
+		}
+		cairo_surface_destroy(s);
+	}
+}

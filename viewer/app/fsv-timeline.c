@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * FsvTimeline: input → FsvView, FsvView → fsv_render_draw(). The widget keeps only what the
- * user is doing (a drag, the pointer, the selection, range, measurement and filter); the row
+ * user is doing (a drag, the pointer, the selection, range, measurement and search); the row
  * layout, zoom limits and hit tests are the core's FsvView, so the widget and the headless
  * renderer cannot disagree about where a box is.
  *
@@ -35,6 +35,8 @@ struct _FsvTimeline {
 	FsvTrace *trace;
 	FsvView *view;
 	FsvRenderOptions options;
+	/* The search the boxes are faded by: options.query borrows it. */
+	FsvQuery *query;
 
 	/* Drag state: where it started, the viewport's x/y at the last update. */
 	DragMode drag_mode;
@@ -450,7 +452,8 @@ fsv_timeline_select_op(FsvTimeline *self, guint32 op_index)
 	/* Expand every group above the op's row so it is laid out, and the row's lanes when the
 	 * op lies in its aggregated slot. */
 	fsv_view_reveal_item(self->view, &item);
-	if (fsv_view_get_row_geometry(self->view, op->row, &y, &height)) {
+	/* Its lane in sight (in a deep row it can lie far below the row's top). */
+	if (fsv_view_get_lane_geometry(self->view, op->row, op->lane, &y, &height)) {
 		ruler = fsv_view_get_ruler_height(self->view);
 		visible = fsv_view_get_height(self->view);
 		if (y < ruler || y + height > visible)
@@ -525,13 +528,14 @@ fsv_timeline_get_measure(FsvTimeline *self, guint64 *a_ns, guint64 *b_ns)
 }
 
 void
-fsv_timeline_set_filter(FsvTimeline *self, const FsvFilter *filter)
+fsv_timeline_set_query(FsvTimeline *self, FsvQuery *query)
 {
 	g_return_if_fail(FSV_IS_TIMELINE(self));
-	if (filter)
-		self->options.filter = *filter;
-	else
-		memset(&self->options.filter, 0, sizeof(self->options.filter));
+	if (query)
+		fsv_query_ref(query);
+	g_clear_pointer(&self->query, fsv_query_unref);
+	self->query = query;
+	self->options.query = query;
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
@@ -876,6 +880,8 @@ fsv_timeline_dispose(GObject *object)
 	g_clear_pointer(&self->view, fsv_view_free);
 	g_clear_pointer(&self->trace, fsv_trace_unref);
 	g_clear_pointer(&self->status, g_free);
+	self->options.query = NULL;
+	g_clear_pointer(&self->query, fsv_query_unref);
 	G_OBJECT_CLASS(fsv_timeline_parent_class)->dispose(object);
 }
 

@@ -74,8 +74,8 @@ void fsv_timeline_add_measure_point(FsvTimeline *self, guint64 ns);
 /* Whether both points are placed, and where. */
 gboolean fsv_timeline_get_measure(FsvTimeline *self, guint64 *a_ns, guint64 *b_ns);
 
-/* Fades ops that do not match FILTER (NULL: no filter). */
-void fsv_timeline_set_filter(FsvTimeline *self, const FsvFilter *filter);
+/* Fades ops that do not match QUERY (NULL or empty: none faded). Keeps a reference. */
+void fsv_timeline_set_query(FsvTimeline *self, FsvQuery *query);
 
 /* Selection, range and measurement all cleared (Escape). */
 void fsv_timeline_clear(FsvTimeline *self);

@@ -516,6 +516,15 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 			for (guint l = 0; l < d[i].n_lane_lods; l++)
 				if (!lod_kind_is(trace, (guint64) d[i].lane_lods + l, lane_kind))
 					FAIL(c, "row lane index of the wrong kind");
+			/* An aggregated slot (fsv-lanes-private.h): a LOD of the row's kind
+			 * starting at one of its lanes; none: every field 0. */
+			for (guint h = 0; h < 2; h++)
+				if (d[i].stack_is_union[h] > 1 ||
+				    (d[i].stack_lods[h] == FSV_INDEX_NONE
+					 ? d[i].stack_first[h] != 0 || d[i].stack_is_union[h] != 0
+					 : !lod_kind_is(trace, d[i].stack_lods[h], lane_kind) ||
+					       d[i].stack_first[h] >= d[i].n_lane_lods))
+					FAIL(c, "row stacked lanes out of bounds");
 			for (guint l = 0; l < d[i].n_va_lods; l++)
 				if (!lod_kind_is(trace, (guint64) d[i].va_lods + l,
 						 FSV_ITEM_MARKER))

@@ -8,8 +8,8 @@
  * more") or expanded (every lane); that choice is the view's, the split into slots is here so
  * that the view, the renderer and the tests compute it one way.
  *
- * It is not the trace's storage: fsv-trace.c gives it each row's sorted items and keeps the
- * FsvRowLanes it returns; fsv-view.c lays the slots out in pixels.
+ * It is not the trace's storage: fsv-trace-build.c gives it each row's sorted items and indexes
+ * the lanes and aggregated slots it names (FsvRowData); fsv-view.c lays the slots out in pixels.
  */
 #ifndef FSV_LANES_PRIVATE_H
 #define FSV_LANES_PRIVATE_H
@@ -26,30 +26,32 @@ typedef struct {
 	bool is_lower;
 } FsvLaneItem;
 
-typedef struct _FsvRowLanes FsvRowLanes;
-
 /*
  * Lays out N items given in begin order: each goes to the first lane of its half free at its
  * begin (a zero-length item holds its lane for 1 ns), a new lane when none is. LANES[i]
- * receives the lane of ITEMS[i]; *LANE_COUNT (≥ 1) every lane, *FIRST_LOWER_LANE the first lane
- * of the lower half (LANE_COUNT when it is empty). Builds the level-of-detail index of each lane
- * and of the lanes a collapsed half aggregates. Past FSV_MAX_LANES lanes, the lane that frees
- * first takes the item (the only case where boxes overlap).
- * Returns: (transfer full).
+ * receives the lane of ITEMS[i], *FIRST_LOWER_LANE the first lane of the lower half (the lane
+ * count when it is empty). Past FSV_MAX_LANES lanes, the lane that frees first takes the item
+ * (the only case where boxes overlap). Returns the number of lanes (≥ 1).
  */
-/* The lane assignment of _fsv_row_lanes_new() alone (FsvTrace builds the indexes itself, in
- * its flat arrays: fsv-trace-storage.h). */
-void _fsv_lanes_assign(const FsvLaneItem *items, gsize n, guint16 *lanes, guint *lane_count,
-		       guint *first_lower_lane);
-FsvRowLanes *_fsv_row_lanes_new(const FsvLaneItem *items, gsize n, guint16 *lanes,
-				guint *lane_count, guint *first_lower_lane);
-void _fsv_row_lanes_free(FsvRowLanes *lanes);
-/* The index of one lane (NULL: empty lane). */
-const FsvLod *_fsv_row_lanes_get_lod(const FsvRowLanes *lanes, guint lane);
-/* The index of every item of lanes [first_lane, end of its half) (the aggregated slot of a
- * collapsed half starting at FIRST_LANE); NULL when no collapsed slot starts there. */
-const FsvLod *_fsv_row_lanes_get_stack_lod(const FsvRowLanes *lanes, guint first_lane);
-gsize _fsv_row_lanes_get_size(const FsvRowLanes *lanes);
+guint _fsv_lanes_assign(const FsvLaneItem *items, gsize n, guint16 *lanes, guint *first_lower_lane);
+
+/* Boxes an aggregated slot indexes one by one at most; past it, the union of their spans. */
+#define FSV_STACK_MAX_BOXES 65536
+
+/*
+ * The lanes the collapsed form of a row of LANE_COUNT lanes aggregates in half HALF (0 upper, 1
+ * lower): [*from, *to). False when that half shows every lane.
+ */
+bool _fsv_lanes_get_stack(guint lane_count, guint first_lower_lane, int half, guint *from,
+			  guint *to);
+/*
+ * What the aggregated slot of lanes [FROM, TO) indexes, appended to OUT (FsvLodItem): its
+ * boxes, or when there are more than FSV_STACK_MAX_BOXES the union of their spans as merged
+ * runs (*IS_UNION; a run's id is its first box's), so that a trace whose queues hold a hundred
+ * operations at once does not index its boxes twice.
+ */
+void _fsv_lanes_get_stack_items(const FsvLaneItem *items, const guint16 *lanes, gsize n, guint from,
+				guint to, GArray *out, bool *is_union);
 
 /*
  * Slots: the lanes as shown, top to bottom. Expanded, one slot per lane. Collapsed, a half of

@@ -11,16 +11,6 @@
  */
 #include "fsv-lanes-private.h"
 
-#include <string.h>
-
-struct _FsvRowLanes {
-	guint lane_count;
-	guint first_lower;
-	FsvLod **lods;         /* lane_count, NULL for an empty lane */
-	FsvLod *stack_lods[2]; /* the aggregated slot of the upper and the lower half */
-	guint stack_first[2];  /* its first lane, G_MAXUINT when the half has none */
-};
-
 /* ---- Heaps ---------------------------------------------------------------------------- */
 
 typedef struct {
@@ -153,137 +143,73 @@ assign_half(const FsvLaneItem *items, gsize n, guint16 *lanes, bool lower, guint
 	return used;
 }
 
+guint
+_fsv_lanes_assign(const FsvLaneItem *items, gsize n, guint16 *lanes, guint *first_lower_lane)
+{
+	guint upper = assign_half(items, n, lanes, false, FSV_MAX_LANES);
+	guint lower =
+	    assign_half(items, n, lanes, true, FSV_MAX_LANES - MIN(upper, FSV_MAX_LANES - 1));
+	guint count = MAX(upper + lower, 1);
+
+	for (gsize i = 0; i < n; i++)
+		if (items[i].is_lower)
+			lanes[i] = (guint16) (lanes[i] + upper);
+	*first_lower_lane = lower > 0 ? upper : count;
+	return count;
+}
+
 /* How many lanes a collapsed half shows at most. */
 static guint
-half_cap(const FsvRow *row)
+cap_of(guint lane_count, guint first_lower_lane)
 {
-	bool has_both = row->first_lower_lane > 0 && row->first_lower_lane < row->lane_count;
+	bool has_both = first_lower_lane > 0 && first_lower_lane < lane_count;
 
 	return has_both ? FSV_COLLAPSED_LANES / 2 : FSV_COLLAPSED_LANES;
 }
 
-static FsvLod *
-lod_of(const FsvLaneItem *items, const guint16 *lanes, gsize n, guint from, guint to)
+static guint
+half_cap(const FsvRow *row)
 {
-	g_autoptr(GArray) sel = g_array_new(FALSE, FALSE, sizeof(FsvLodItem));
+	return cap_of(row->lane_count, row->first_lower_lane);
+}
 
-	for (gsize i = 0; i < n; i++)
-		if (lanes[i] >= from && lanes[i] < to) {
-			FsvLodItem it = {items[i].begin_ns, items[i].end_ns, items[i].id};
+bool
+_fsv_lanes_get_stack(guint lane_count, guint first_lower_lane, int half, guint *from, guint *to)
+{
+	guint split = MIN(first_lower_lane, MAX(lane_count, 1));
+	guint a = half == 0 ? 0 : split, b = half == 0 ? split : MAX(lane_count, 1);
+	guint cap = cap_of(lane_count, first_lower_lane);
 
-			g_array_append_val(sel, it);
-		}
-	return sel->len ? fsv_lod_new((const FsvLodItem *) sel->data, sel->len) : NULL;
+	if (b - a <= cap)
+		return false;
+	*from = a + cap - 1;
+	*to = b;
+	return true;
 }
 
 void
-_fsv_lanes_assign(const FsvLaneItem *items, gsize n, guint16 *lanes, guint *lane_count,
-		  guint *first_lower_lane)
+_fsv_lanes_get_stack_items(const FsvLaneItem *items, const guint16 *lanes, gsize n, guint from,
+			   guint to, GArray *out, bool *is_union)
 {
-	guint upper, lower;
+	gsize count = 0, first = out->len;
 
-	upper = assign_half(items, n, lanes, false, FSV_MAX_LANES);
-	lower = assign_half(items, n, lanes, true, FSV_MAX_LANES - MIN(upper, FSV_MAX_LANES - 1));
 	for (gsize i = 0; i < n; i++)
-		if (items[i].is_lower)
-			lanes[i] = (guint16) (lanes[i] + upper);
-	*lane_count = MAX(upper + lower, 1);
-	*first_lower_lane = lower > 0 ? upper : *lane_count;
-}
+		count += lanes[i] >= from && lanes[i] < to;
+	*is_union = count > FSV_STACK_MAX_BOXES;
+	/* ITEMS come in begin order: a box that begins at or before the end of the run so far
+	 * extends it. */
+	for (gsize i = 0; i < n; i++) {
+		FsvLodItem it = {items[i].begin_ns, items[i].end_ns, items[i].id};
+		FsvLodItem *last =
+		    out->len > first ? &g_array_index(out, FsvLodItem, out->len - 1) : NULL;
 
-FsvRowLanes *
-_fsv_row_lanes_new(const FsvLaneItem *items, gsize n, guint16 *lanes, guint *lane_count,
-		   guint *first_lower_lane)
-{
-	FsvRowLanes *rl = g_new0(FsvRowLanes, 1);
-	g_autofree guint *count = NULL;
-	g_autofree guint *start = NULL;
-	g_autofree FsvLodItem *sorted = NULL;
-	FsvRow shape = {0};
-
-	_fsv_lanes_assign(items, n, lanes, &rl->lane_count, &rl->first_lower);
-	*lane_count = rl->lane_count;
-	*first_lower_lane = rl->first_lower;
-
-	/* One pass to bucket the items by lane, then one index per lane. */
-	count = g_new0(guint, rl->lane_count + 1);
-	start = g_new0(guint, rl->lane_count + 1);
-	sorted = g_new(FsvLodItem, MAX(n, 1));
-	for (gsize i = 0; i < n; i++)
-		count[lanes[i]]++;
-	for (guint l = 1; l <= rl->lane_count; l++)
-		start[l] = start[l - 1] + count[l - 1];
-	memset(count, 0, sizeof(guint) * (rl->lane_count + 1));
-	for (gsize i = 0; i < n; i++)
-		sorted[start[lanes[i]] + count[lanes[i]]++] =
-		    (FsvLodItem){items[i].begin_ns, items[i].end_ns, items[i].id};
-	rl->lods = g_new0(FsvLod *, rl->lane_count);
-	for (guint l = 0; l < rl->lane_count; l++)
-		if (count[l] > 0)
-			rl->lods[l] = fsv_lod_new(sorted + start[l], count[l]);
-
-	/* The aggregated slot of each half that a collapsed row cannot show lane by lane. */
-	shape.lane_count = rl->lane_count;
-	shape.first_lower_lane = rl->first_lower;
-	rl->stack_first[0] = rl->stack_first[1] = G_MAXUINT;
-	for (int h = 0; h < 2; h++) {
-		guint a = h == 0 ? 0 : rl->first_lower;
-		guint b = h == 0 ? rl->first_lower : rl->lane_count;
-		guint cap = half_cap(&shape);
-
-		if (b - a <= cap)
+		if (lanes[i] < from || lanes[i] >= to)
 			continue;
-		rl->stack_first[h] = a + cap - 1;
-		rl->stack_lods[h] = lod_of(items, lanes, n, a + cap - 1, b);
+		if (*is_union && last && it.begin_ns <= last->end_ns)
+			last->end_ns = MAX(last->end_ns, it.end_ns);
+		else
+			g_array_append_val(out, it);
 	}
-	return rl;
-}
-
-void
-_fsv_row_lanes_free(FsvRowLanes *rl)
-{
-	if (!rl)
-		return;
-	for (guint l = 0; l < rl->lane_count; l++)
-		fsv_lod_free(rl->lods[l]);
-	g_free(rl->lods);
-	fsv_lod_free(rl->stack_lods[0]);
-	fsv_lod_free(rl->stack_lods[1]);
-	g_free(rl);
-}
-
-const FsvLod *
-_fsv_row_lanes_get_lod(const FsvRowLanes *rl, guint lane)
-{
-	return rl && lane < rl->lane_count ? rl->lods[lane] : NULL;
-}
-
-const FsvLod *
-_fsv_row_lanes_get_stack_lod(const FsvRowLanes *rl, guint first_lane)
-{
-	if (!rl)
-		return NULL;
-	for (int h = 0; h < 2; h++)
-		if (rl->stack_first[h] == first_lane)
-			return rl->stack_lods[h];
-	return NULL;
-}
-
-gsize
-_fsv_row_lanes_get_size(const FsvRowLanes *rl)
-{
-	gsize size;
-
-	if (!rl)
-		return 0;
-	size = sizeof(*rl) + rl->lane_count * sizeof(FsvLod *);
-	for (guint l = 0; l < rl->lane_count; l++)
-		if (rl->lods[l])
-			size += fsv_lod_get_size(rl->lods[l]);
-	for (int h = 0; h < 2; h++)
-		if (rl->stack_lods[h])
-			size += fsv_lod_get_size(rl->stack_lods[h]);
-	return size;
 }
 
 /* ---- Slots ---------------------------------------------------------------------------- */

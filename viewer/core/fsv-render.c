@@ -60,15 +60,49 @@ static const double colors[FSV_COLOR_COUNT][3] = {
     [FSV_COLOR_VA_4K] = {0.16, 0.62, 0.56},               /* #299e8f teal */
     [FSV_COLOR_VA_64K] = {0.42, 0.36, 0.78},              /* #6b5cc7 violet */
     [FSV_COLOR_PROPAGATION] = {0.05, 0.55, 0.75},         /* #0d8cbf cyan blue */
-    [FSV_COLOR_STACK_TEXT] = {0.30, 0.05, 0.17},          /* #4d0d2b dark wine */
+    [FSV_COLOR_PACKET_QUEUE_1] = {0.30, 0.66, 0.52},
+    [FSV_COLOR_PACKET_QUEUE_2] = {0.55, 0.45, 0.80},
+    [FSV_COLOR_PACKET_QUEUE_3] = {0.28, 0.63, 0.72},
+    [FSV_COLOR_PACKET_QUEUE_4] = {0.45, 0.52, 0.68},
+    [FSV_COLOR_PACKET_QUEUE_5] = {0.50, 0.66, 0.36},
+    [FSV_COLOR_PACKET_QUEUE_6] = {0.42, 0.40, 0.70},
+    [FSV_COLOR_PACKET_QUEUE_7] = {0.24, 0.50, 0.62},
+    [FSV_COLOR_WAIT_OUTLINE] = {0.78, 0.35, 0.50},
+    [FSV_COLOR_SIGNAL_OUTLINE] = {0.45, 0.03, 0.20},
+    [FSV_COLOR_OP_TEXT] = {0.35, 0.05, 0.18}, /* #590d2e dark wine */
+    [FSV_COLOR_TEXT_ON_PALE] = {0.10, 0.10, 0.15},
+    [FSV_COLOR_PIECE_TEXT] = {0.72, 0.36, 0.02},
+    [FSV_COLOR_CUT_EDGE] = {0.45, 0.20, 0.00},
+    [FSV_COLOR_HOVER] = {0.30, 0.30, 0.35},
+    [FSV_COLOR_MEASURE] = {0.05, 0.55, 0.45},
+    [FSV_COLOR_MEASURE_TEXT] = {0.05, 0.45, 0.38},
+    [FSV_COLOR_BACKGROUND] = {1.00, 1.00, 1.00},
+    [FSV_COLOR_INK] = {0.00, 0.00, 0.00},
+    [FSV_COLOR_GROUP_STRIPE] = {0.955, 0.96, 0.97},
+    [FSV_COLOR_ODD_STRIPE] = {0.985, 0.987, 0.99},
+    [FSV_COLOR_ROW_SEPARATOR] = {0.91, 0.92, 0.94},
+    [FSV_COLOR_GRID] = {0.20, 0.25, 0.35},
+    [FSV_COLOR_LABEL_BACKGROUND] = {0.965, 0.97, 0.98},
+    [FSV_COLOR_LABEL_HEADER] = {0.89, 0.91, 0.94},
+    [FSV_COLOR_LABEL_SEPARATOR] = {0.82, 0.84, 0.88},
+    [FSV_COLOR_DISCLOSURE] = {0.35, 0.38, 0.45},
+    [FSV_COLOR_TEXT] = {0.12, 0.14, 0.18},
+    [FSV_COLOR_TEXT_DIM] = {0.42, 0.45, 0.52},
+    [FSV_COLOR_TEXT_SECONDARY] = {0.20, 0.22, 0.27},
+    [FSV_COLOR_RULER_BACKGROUND] = {0.93, 0.94, 0.96},
+    [FSV_COLOR_RULER_TICK] = {0.45, 0.48, 0.55},
+    [FSV_COLOR_RULE] = {0.75, 0.77, 0.82},
+    [FSV_COLOR_LEGEND_BORDER] = {0.55, 0.58, 0.65},
 };
 
-/* Packets take the colour of their queue's process, as GPUView colours them. */
-static const double packet_palette[][3] = {
-    {0.35, 0.55, 0.85}, {0.30, 0.66, 0.52}, {0.55, 0.45, 0.80}, {0.28, 0.63, 0.72},
-    {0.45, 0.52, 0.68}, {0.50, 0.66, 0.36}, {0.42, 0.40, 0.70}, {0.24, 0.50, 0.62},
-};
-#define PACKET_COLORS ((guint) G_N_ELEMENTS(packet_palette))
+/* Packets take the colour of their queue, as GPUView colours them: one of eight. */
+#define PACKET_COLORS 8
+
+static FsvColor
+packet_color(guint k)
+{
+	return k == 0 ? FSV_COLOR_PACKET : FSV_COLOR_PACKET_QUEUE_1 + (k - 1);
+}
 
 void
 fsv_render_get_color(FsvColor color, double rgb[3])
@@ -159,7 +193,7 @@ typedef struct {
 	 * right edge of the last label (flush_faults). */
 	GArray *fault_xs, *fault_labels;
 	double fault_label_end;
-	bool has_filter;
+	bool has_query; /* an active search: ops that do not match it are faded */
 	const char *font;
 	double label_end; /* right edge of the last box labelled in this lane */
 	/* Outlines are drawn only for at most one box per 4 px; past that, collecting stops. */
@@ -279,7 +313,7 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 		set_rgb(cr, colors[FSV_COLOR_MISSED_VSYNC], 1);
 		break;
 	case BATCH_CUT_NOTCH:
-		cairo_set_source_rgb(cr, 1, 1, 1);
+		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 1);
 		break;
 	case BATCH_VA_4K_LOCAL:
 		set_rgb(cr, colors[FSV_COLOR_VA_4K], 1);
@@ -302,7 +336,7 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 		set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 1);
 		break;
 	case BATCH_CUT_EDGE:
-		cairo_set_source_rgba(cr, 0.45, 0.20, 0.0, 0.9);
+		set_rgb(cr, colors[FSV_COLOR_CUT_EDGE], 0.9);
 		break;
 	case BATCH_STACK_WAIT:
 		set_rgb(cr, colors[FSV_COLOR_WAIT_STALLED], 0.55);
@@ -314,10 +348,10 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 		set_rgb(cr, colors[FSV_COLOR_PACKET], 0.45);
 		break;
 	case BATCH_STACK_END:
-		set_rgb(cr, colors[FSV_COLOR_STACK_TEXT], 0.55);
+		set_rgb(cr, colors[FSV_COLOR_OP_TEXT], 0.55);
 		break;
 	default:
-		set_rgb(cr, packet_palette[s - BATCH_PACKET0], 1);
+		set_rgb(cr, colors[packet_color(s - BATCH_PACKET0)], 1);
 		break;
 	}
 }
@@ -419,7 +453,7 @@ fill_hatched(cairo_t *cr, double x, double y, double w, double h, const double r
 static bool
 op_is_faded(const RenderPass *pass, const FsvOp *o)
 {
-	return pass->has_filter && !fsv_filter_match_op(&pass->opt->filter, o);
+	return pass->has_query && !fsv_query_match_op(pass->opt->query, o);
 }
 
 static bool
@@ -464,8 +498,7 @@ draw_op_bucket(const FsvLodBucket *b, gpointer data)
 	RenderPass *pass = data;
 	/* The top's kind from the small kind array; the op itself only to match a filter
 	 * (fsv-trace-private.h). */
-	bool is_faded =
-	    pass->has_filter && op_is_faded(pass, fsv_trace_get_op(pass->trace, b->top));
+	bool is_faded = pass->has_query && op_is_faded(pass, fsv_trace_get_op(pass->trace, b->top));
 	enum batch_style s;
 
 	pass->stats->buckets_drawn++;
@@ -495,7 +528,7 @@ draw_special_op(RenderPass *pass, const FsvOp *o)
 	case FSA_OP_INFERRED:
 		/* Happened somewhere in this range: hatched on white, never a solid box
 		 * (GPV-08), so it stands out from the observed boxes it overlaps. */
-		cairo_set_source_rgba(cr, 1, 1, 1, alpha);
+		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], alpha);
 		cairo_rectangle(cr, x0, y, x1 - x0, h);
 		cairo_fill(cr);
 		fill_hatched(cr, x0, y, x1 - x0, h, rgb, 0.15 * alpha, 0.9 * alpha);
@@ -558,9 +591,9 @@ draw_op_detail(RenderPass *pass, const FsvOp *o)
 	}
 	cairo_set_line_width(cr, 1.0);
 	if (o->kind == FSA_OP_WAIT)
-		cairo_set_source_rgba(cr, 0.78, 0.35, 0.50, 0.9);
+		set_rgb(cr, colors[FSV_COLOR_WAIT_OUTLINE], 0.9);
 	else
-		cairo_set_source_rgba(cr, 0.45, 0.03, 0.20, 0.9);
+		set_rgb(cr, colors[FSV_COLOR_SIGNAL_OUTLINE], 0.9);
 	cairo_rectangle(cr, floor(x0) + 0.5, pass->lane_y + 0.5, MAX(floor(x1) - floor(x0), 1.0),
 			pass->lane_h - 1);
 	cairo_stroke(cr);
@@ -577,9 +610,9 @@ draw_op_detail(RenderPass *pass, const FsvOp *o)
 	if (text_width(cr, label) > vx1 - vx0 - 6)
 		return;
 	if (o->kind == FSA_OP_WAIT)
-		cairo_set_source_rgb(cr, 0.35, 0.05, 0.18);
+		set_rgb(cr, colors[FSV_COLOR_OP_TEXT], 1);
 	else
-		cairo_set_source_rgb(cr, 1, 1, 1);
+		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 1);
 	cairo_move_to(cr, vx0 + 3, pass->lane_y + pass->lane_h - 4);
 	cairo_show_text(cr, label);
 }
@@ -656,7 +689,7 @@ draw_packet_detail(RenderPass *pass, const FsvPacket *p)
 	double vx0 = MAX(x0, pass->x_min), vx1 = MIN(x1, pass->x_max);
 	char label[48];
 
-	cairo_set_source_rgba(cr, 0, 0, 0, 0.35);
+	set_rgb(cr, colors[FSV_COLOR_INK], 0.35);
 	cairo_set_line_width(cr, 1.0);
 	cairo_rectangle(cr, floor(x0) + 0.5, pass->lane_y + 0.5, MAX(floor(x1) - floor(x0), 1.0),
 			pass->lane_h - 1);
@@ -675,7 +708,7 @@ draw_packet_detail(RenderPass *pass, const FsvPacket *p)
 		g_snprintf(label, sizeof(label), "↻ %" PRIu64, p->packet_id);
 	else
 		g_snprintf(label, sizeof(label), "%" PRIu64, p->packet_id);
-	cairo_set_source_rgb(cr, 1, 1, 1);
+	set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 1);
 	text_fit(cr, vx0 + 3, pass->lane_y + pass->lane_h - 3, label, vx1 - vx0 - 6);
 }
 
@@ -742,8 +775,8 @@ enum { TRI_CONNECT, TRI_CUT, TRI_FAILED };
 static void
 flush_triangles(MarkerPass *m)
 {
-	static const double connect[3] = {0.13, 0.60, 0.33}, cut[3] = {0.85, 0.45, 0.10};
-	const double *tc[3] = {connect, cut, colors[FSV_COLOR_TDR]};
+	const double *tc[3] = {colors[FSV_COLOR_DOORBELL_CONNECTED], colors[FSV_COLOR_VICTIMIZE],
+			       colors[FSV_COLOR_TDR]};
 	cairo_t *cr = m->pass->cr;
 
 	for (int k = 0; k < 3; k++) {
@@ -812,7 +845,7 @@ draw_flip(MarkerPass *m, const FsvMarker *mk, bool is_bucket, double x0, double 
 
 		g_snprintf(label, sizeof(label), "flip %" PRIu64, _fsv_flip_id(mk));
 		font(pass, 8.5, false);
-		cairo_set_source_rgb(cr, 1, 1, 1);
+		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 1);
 		text_fit(cr, MAX(x0, pass->x_min) + 3, y + h - 2, label,
 			 MIN(x1, pass->x_max) - MAX(x0, pass->x_min) - 6);
 	}
@@ -837,7 +870,7 @@ static void
 page_fault_glyph(cairo_t *cr, double x, double y)
 {
 	page_fault_path(cr, x, y);
-	cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
+	set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.9);
 	cairo_set_line_width(cr, 2);
 	cairo_stroke_preserve(cr);
 	set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
@@ -862,7 +895,7 @@ flush_faults(MarkerPass *m)
 		cairo_fill(cr);
 		for (guint i = 0; i < xs->len; i++)
 			page_fault_path(cr, g_array_index(xs, double, i), m->row_y + 1);
-		cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
+		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.9);
 		cairo_set_line_width(cr, 2);
 		cairo_stroke_preserve(cr);
 		set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
@@ -877,7 +910,7 @@ flush_faults(MarkerPass *m)
 		for (guint i = 0; i < pass->fault_labels->len; i++)
 			cairo_rectangle(cr, g_array_index(pass->fault_labels, double, i) + 4,
 					m->row_y + m->row_h - 12, tw + 3, 10);
-		cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.85);
 		cairo_fill(cr);
 		set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
 		for (guint i = 0; i < pass->fault_labels->len; i++) {
@@ -1102,7 +1135,7 @@ draw_marker(MarkerPass *m, const FsvMarker *mk, bool is_bucket, double bx0, doub
 						      "termination", "invalid command"};
 		char label[48];
 
-		cairo_set_source_rgba(cr, 1, 1, 1, 0.55);
+		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.55);
 		cairo_rectangle(cr, x0, top, MAX(x1 - x0, 1.0), bottom - top);
 		cairo_fill(cr);
 		fill_hatched(cr, x0, top, MAX(x1 - x0, 1.0), bottom - top, red, 0.08, 0.45);
@@ -1114,7 +1147,7 @@ draw_marker(MarkerPass *m, const FsvMarker *mk, bool is_bucket, double bx0, doub
 		if (!is_bucket && x1 - x0 >= text_width(cr, label) + 8) {
 			double tw = text_width(cr, label), lx = MAX(x0, pass->x_min) + 3;
 
-			cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+			set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.85);
 			cairo_rectangle(cr, lx - 1, bottom - 11, tw + 3, 11);
 			cairo_fill(cr);
 			set_rgb(cr, red, 1);
@@ -1301,6 +1334,7 @@ draw_lane_items(RenderPass *pass, const FsvLod *lod, bool is_packets)
 typedef struct {
 	RenderPass *pass;
 	enum batch_style style;
+	bool has_ends; /* the index holds the boxes, not their union: ticks at their ends */
 } StackPass;
 
 /* The union of the stacked boxes, and a tick where each ends: in a deep queue the ends are
@@ -1314,7 +1348,8 @@ stack_add(StackPass *sp, guint64 begin_ns, guint64 end_ns)
 
 	batch_add(pass, sp->style, fsv_view_time_to_x(pass->view, begin_ns), x1, pass->lane_y,
 		  pass->lane_h);
-	batch_add(pass, BATCH_STACK_END, x1 - 1, x1, pass->lane_y, pass->lane_h);
+	if (sp->has_ends)
+		batch_add(pass, BATCH_STACK_END, x1 - 1, x1, pass->lane_y, pass->lane_h);
 }
 
 static bool
@@ -1341,10 +1376,13 @@ static void
 draw_stack(RenderPass *pass, guint32 row, const FsvLaneSlot *slot)
 {
 	const FsvRow *r = fsv_trace_get_row(pass->trace, row);
-	const FsvLod *lod = _fsv_trace_get_stack_lod(pass->trace, row, slot->first_lane);
-	StackPass sp = {pass, r->kind == FSV_ROW_ENGINE                ? BATCH_STACK_PACKET
-			      : slot->first_lane < r->first_lower_lane ? BATCH_STACK_WAIT
-								       : BATCH_STACK_SIGNAL};
+	bool is_union = false;
+	const FsvLod *lod = _fsv_trace_get_stack_lod(pass->trace, row, slot->first_lane, &is_union);
+	StackPass sp = {pass,
+			r->kind == FSV_ROW_ENGINE                ? BATCH_STACK_PACKET
+			: slot->first_lane < r->first_lower_lane ? BATCH_STACK_WAIT
+								 : BATCH_STACK_SIGNAL,
+			!is_union};
 	guint64 b = fsv_view_x_to_time(pass->view, pass->x_min - 2);
 	guint64 e = fsv_view_x_to_time(pass->view, pass->x_max + 2);
 	GArray *runs = pass->batches[sp.style].rects;
@@ -1373,10 +1411,10 @@ draw_stack(RenderPass *pass, guint32 row, const FsvLaneSlot *slot)
 		double x = g_array_index(labels, double, i);
 
 		/* On a pale pill, over the end ticks. */
-		cairo_set_source_rgba(pass->cr, 1, 1, 1, 0.85);
+		set_rgb(pass->cr, colors[FSV_COLOR_BACKGROUND], 0.85);
 		cairo_rectangle(pass->cr, x + 2, pass->lane_y + 1, tw + 4, pass->lane_h - 2);
 		cairo_fill(pass->cr);
-		set_rgb(pass->cr, colors[FSV_COLOR_STACK_TEXT], 1);
+		set_rgb(pass->cr, colors[FSV_COLOR_OP_TEXT], 1);
 		cairo_move_to(pass->cr, x + 4, pass->lane_y + pass->lane_h - 4);
 		cairo_show_text(pass->cr, text);
 	}
@@ -1431,7 +1469,7 @@ draw_piece_connectors(RenderPass *pass)
 				last_x1 = x1;
 			}
 		}
-		cairo_set_source_rgb(cr, 0.72, 0.36, 0.02);
+		set_rgb(cr, colors[FSV_COLOR_PIECE_TEXT], 1);
 		if (round == 0)
 			cairo_stroke(cr);
 		else
@@ -1526,7 +1564,7 @@ draw_fence_steps(RenderPass *pass, guint32 row, double y, double h)
 			char v[32];
 
 			g_snprintf(v, sizeof(v), "%" PRIu64, s[k].value);
-			cairo_set_source_rgb(cr, 0.35, 0.05, 0.18);
+			set_rgb(cr, colors[FSV_COLOR_OP_TEXT], 1);
 			cairo_move_to(cr, x0 + 3, MAX(vy - 3, y + 9));
 			cairo_show_text(cr, v);
 			last_label_x = x0;
@@ -1676,7 +1714,7 @@ draw_adapter_resets(RenderPass *pass)
 			cairo_stroke(cr);
 			cairo_set_dash(cr, NULL, 0, 0);
 			font(pass, 9, true);
-			cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+			set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.85);
 			cairo_rectangle(cr, x + 3, y0 + 4, text_width(cr, label) + 4, 12);
 			cairo_fill(cr);
 			set_rgb(cr, colors[FSV_COLOR_RESET], 1);
@@ -1783,7 +1821,7 @@ draw_va_lanes(RenderPass *pass, guint32 row)
 			double vx0 = MAX(x0, pass->x_min), vx1 = MIN(x1, pass->x_max);
 			char label[96];
 
-			cairo_set_source_rgba(pass->cr, 0, 0, 0, 0.35);
+			set_rgb(pass->cr, colors[FSV_COLOR_INK], 0.35);
 			cairo_set_line_width(pass->cr, 1);
 			cairo_move_to(pass->cr, floor(x1) - 0.5, pass->lane_y + 0.5);
 			cairo_line_to(pass->cr, floor(x0) + 0.5, pass->lane_y + 0.5);
@@ -1798,9 +1836,10 @@ draw_va_lanes(RenderPass *pass, guint32 row)
 				continue;
 			pass->label_end = vx1;
 			va_label(label, sizeof(label), m);
-			cairo_set_source_rgb(pass->cr, m->code == FSTP_SEGMENT_SYSTEM ? 0.1 : 1,
-					     m->code == FSTP_SEGMENT_SYSTEM ? 0.1 : 1,
-					     m->code == FSTP_SEGMENT_SYSTEM ? 0.15 : 1);
+			set_rgb(pass->cr,
+				colors[m->code == FSTP_SEGMENT_SYSTEM ? FSV_COLOR_TEXT_ON_PALE
+								      : FSV_COLOR_BACKGROUND],
+				1);
 			text_fit(pass->cr, vx0 + 3, pass->lane_y + pass->lane_h - 2, label,
 				 vx1 - vx0 - 6);
 		}
@@ -1964,6 +2003,10 @@ draw_row_content(RenderPass *pass, guint32 row, double y, double h)
 
 		if (!fsv_view_get_lane_slot(pass->view, row, slot, &ls))
 			continue;
+		/* An expanded row can be taller than the view: only its slots in sight. */
+		if (ls.y + ls.height < fsv_view_get_ruler_height(pass->view) ||
+		    ls.y > fsv_view_get_height(pass->view))
+			continue;
 		pass->lane_y = ls.y;
 		pass->lane_h = ls.height;
 		if (ls.lane_count > 1) {
@@ -2023,9 +2066,9 @@ draw_row_label(RenderPass *pass, guint32 row, double y, double h)
 			 r->kind == FSV_ROW_FENCE_GROUP || r->kind == FSV_ROW_VA_GROUP;
 
 	if (is_header)
-		cairo_set_source_rgb(cr, 0.89, 0.91, 0.94);
+		set_rgb(cr, colors[FSV_COLOR_LABEL_HEADER], 1);
 	else
-		cairo_set_source_rgb(cr, 0.965, 0.97, 0.98);
+		set_rgb(cr, colors[FSV_COLOR_LABEL_BACKGROUND], 1);
 	cairo_rectangle(cr, 0, y, lw, h);
 	cairo_fill(cr);
 	if (pass->opt->selection.kind == FSV_ITEM_ROW && pass->opt->selection.index == row) {
@@ -2037,7 +2080,7 @@ draw_row_label(RenderPass *pass, guint32 row, double y, double h)
 		/* Disclosure triangle: ▾ expanded, ▸ collapsed. */
 		double cx = x + 4, cy = y + (is_header ? h / 2 : 11);
 
-		cairo_set_source_rgb(cr, 0.35, 0.38, 0.45);
+		set_rgb(cr, colors[FSV_COLOR_DISCLOSURE], 1);
 		if (fsv_view_is_row_expanded(pass->view, row)) {
 			cairo_move_to(cr, cx - 4, cy - 2);
 			cairo_line_to(cr, cx + 4, cy - 2);
@@ -2051,7 +2094,7 @@ draw_row_label(RenderPass *pass, guint32 row, double y, double h)
 		cairo_fill(cr);
 	}
 	x += 12;
-	cairo_set_source_rgb(cr, 0.12, 0.14, 0.18);
+	set_rgb(cr, colors[FSV_COLOR_TEXT], 1);
 	font(pass, 11, is_header || r->kind == FSV_ROW_ENGINE);
 	if (is_header) {
 		g_autofree char *full = r->sublabel[0] ? g_strdup_printf("%s", r->label) : NULL;
@@ -2062,18 +2105,18 @@ draw_row_label(RenderPass *pass, guint32 row, double y, double h)
 			double w = text_width(cr, r->label) + 8;
 
 			font(pass, 9.5, false);
-			cairo_set_source_rgb(cr, 0.42, 0.45, 0.52);
+			set_rgb(cr, colors[FSV_COLOR_TEXT_DIM], 1);
 			text_fit(cr, x + w, y + h / 2 + 4, r->sublabel, lw - x - w - 6);
 		}
 	} else {
 		text_fit(cr, x, y + 14, r->label, lw - x - 6);
 		if (r->sublabel[0] && h >= 26) {
 			font(pass, 9.5, false);
-			cairo_set_source_rgb(cr, 0.42, 0.45, 0.52);
+			set_rgb(cr, colors[FSV_COLOR_TEXT_DIM], 1);
 			text_fit(cr, x, y + 25, r->sublabel, lw - x - 6);
 		}
 	}
-	cairo_set_source_rgb(cr, 0.82, 0.84, 0.88);
+	set_rgb(cr, colors[FSV_COLOR_LABEL_SEPARATOR], 1);
 	cairo_rectangle(cr, 0, y + h - 1, lw, 1);
 	cairo_fill(cr);
 }
@@ -2135,10 +2178,10 @@ draw_ruler(RenderPass *pass)
 		te = fsv_view_x_to_time(pass->view, pass->x_max);
 	guint64 first;
 
-	cairo_set_source_rgb(cr, 0.93, 0.94, 0.96);
+	set_rgb(cr, colors[FSV_COLOR_RULER_BACKGROUND], 1);
 	cairo_rectangle(cr, 0, 0, w, rh);
 	cairo_fill(cr);
-	cairo_set_source_rgb(cr, 0.75, 0.77, 0.82);
+	set_rgb(cr, colors[FSV_COLOR_RULE], 1);
 	cairo_rectangle(cr, 0, rh - 1, w, 1);
 	cairo_fill(cr);
 	if (minor == 0)
@@ -2154,7 +2197,7 @@ draw_ruler(RenderPass *pass)
 
 		if (x < pass->x_min || x > pass->x_max)
 			continue;
-		cairo_set_source_rgb(cr, 0.45, 0.48, 0.55);
+		set_rgb(cr, colors[FSV_COLOR_RULER_TICK], 1);
 		cairo_move_to(cr, x, rh - (is_major ? 10 : 4));
 		cairo_line_to(cr, x, rh - 1);
 		cairo_stroke(cr);
@@ -2168,7 +2211,7 @@ draw_ruler(RenderPass *pass)
 			 * misreads: only whole labels. */
 			if (x + 3 + text_width(cr, label) > pass->x_max)
 				continue;
-			cairo_set_source_rgb(cr, 0.20, 0.22, 0.27);
+			set_rgb(cr, colors[FSV_COLOR_TEXT_SECONDARY], 1);
 			cairo_move_to(cr, x + 3, rh - 13);
 			cairo_show_text(cr, label);
 		}
@@ -2179,11 +2222,11 @@ draw_ruler(RenderPass *pass)
 		g_autofree char *name = g_strdup_printf("%s", fsv_trace_get_name(pass->trace));
 		g_autofree char *note = g_strdup_printf("%s / division", d);
 
-		cairo_set_source_rgb(cr, 0.12, 0.14, 0.18);
+		set_rgb(cr, colors[FSV_COLOR_TEXT], 1);
 		font(pass, 11, true);
 		text_fit(cr, 8, 14, name, fsv_view_get_label_width(pass->view) - 12);
 		font(pass, 9.5, false);
-		cairo_set_source_rgb(cr, 0.42, 0.45, 0.52);
+		set_rgb(cr, colors[FSV_COLOR_TEXT_DIM], 1);
 		text_fit(cr, 8, 27, note, fsv_view_get_label_width(pass->view) - 12);
 	}
 }
@@ -2199,7 +2242,7 @@ draw_grid(RenderPass *pass, double top, double bottom)
 	guint64 first =
 	    tb > base ? base + (tb - base) / step * step : base - (base - tb) / step * step;
 
-	cairo_set_source_rgba(cr, 0.2, 0.25, 0.35, 0.07);
+	set_rgb(cr, colors[FSV_COLOR_GRID], 0.07);
 	cairo_set_line_width(cr, 1);
 	for (guint64 t = first; t <= te && t >= first; t += step) {
 		double x = floor(fsv_view_time_to_x(pass->view, t)) + 0.5;
@@ -2250,7 +2293,7 @@ draw_losses(RenderPass *pass, double top, double bottom)
 		if (x1 - x0 > text_width(cr, label) + 8) {
 			double ty = y + MIN(h - 3, 12);
 
-			cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+			set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.85);
 			cairo_rectangle(cr, x0 + 3, ty - 9, text_width(cr, label) + 4, 12);
 			cairo_fill(cr);
 			set_rgb(cr, colors[FSV_COLOR_LOSS], 1);
@@ -2436,7 +2479,7 @@ draw_selected_box(RenderPass *pass, const FsvItem *sel)
 	g_array_set_size(pass->cuts, 0);
 	cairo_save(pass->cr);
 	/* Over whatever lies in its frame: the background first. */
-	cairo_set_source_rgb(pass->cr, 1, 1, 1);
+	set_rgb(pass->cr, colors[FSV_COLOR_BACKGROUND], 1);
 	cairo_rectangle(pass->cr, x0 - 0.5, y - 0.5, x1 - x0 + 1, h + 1);
 	cairo_fill(pass->cr);
 	if (sel->kind == FSV_ITEM_OP) {
@@ -2478,7 +2521,7 @@ draw_selection(RenderPass *pass)
 	const FsvItem *sel = &pass->opt->selection;
 
 	if (pass->opt->hover.kind != FSV_ITEM_NONE)
-		outline_item(pass, &pass->opt->hover, (const double[3]){0.3, 0.3, 0.35}, 1);
+		outline_item(pass, &pass->opt->hover, colors[FSV_COLOR_HOVER], 1);
 	if (sel->kind == FSV_ITEM_NONE)
 		return;
 	if (sel->kind == FSV_ITEM_OP && sel->index < fsv_trace_get_op_count(pass->trace)) {
@@ -2556,7 +2599,7 @@ draw_range_and_measure(RenderPass *pass, double top, double bottom)
 		g_autofree char *d = fsv_format_duration(b - a);
 		double tw;
 
-		cairo_set_source_rgba(cr, 0.05, 0.55, 0.45, 0.95);
+		set_rgb(cr, colors[FSV_COLOR_MEASURE], 0.95);
 		cairo_set_line_width(cr, 1);
 		cairo_move_to(cr, floor(x0) + 0.5, top);
 		cairo_line_to(cr, floor(x0) + 0.5, bottom);
@@ -2569,10 +2612,10 @@ draw_range_and_measure(RenderPass *pass, double top, double bottom)
 		cairo_stroke(cr);
 		font(pass, 10, true);
 		tw = text_width(cr, d);
-		cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
+		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.9);
 		cairo_rectangle(cr, (x0 + x1) / 2 - tw / 2 - 3, y - 12, tw + 6, 13);
 		cairo_fill(cr);
-		cairo_set_source_rgba(cr, 0.05, 0.45, 0.38, 1);
+		set_rgb(cr, colors[FSV_COLOR_MEASURE_TEXT], 1);
 		cairo_move_to(cr, (x0 + x1) / 2 - tw / 2, y - 2);
 		cairo_show_text(cr, d);
 	}
@@ -2717,14 +2760,14 @@ draw_legend(RenderPass *pass)
 
 	if (x < fsv_view_get_label_width(pass->view) || y < fsv_view_get_ruler_height(pass->view))
 		return;
-	cairo_set_source_rgba(cr, 1, 1, 1, 0.93);
+	set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.93);
 	cairo_rectangle(cr, x, y, w, h);
 	cairo_fill_preserve(cr);
-	cairo_set_source_rgba(cr, 0.55, 0.58, 0.65, 0.8);
+	set_rgb(cr, colors[FSV_COLOR_LEGEND_BORDER], 0.8);
 	cairo_set_line_width(cr, 1);
 	cairo_stroke(cr);
 	font(pass, 10, true);
-	cairo_set_source_rgb(cr, 0.12, 0.14, 0.18);
+	set_rgb(cr, colors[FSV_COLOR_TEXT], 1);
 	cairo_move_to(cr, x + 8, y + 15);
 	cairo_show_text(cr, "Legend");
 	font(pass, 9.5, false);
@@ -2779,7 +2822,7 @@ draw_legend(RenderPass *pass)
 			cairo_rectangle(cr, ex, ey + 5, 6, 5);
 			cairo_rectangle(cr, ex + 16, ey + 5, 6, 5);
 			cairo_fill(cr);
-			cairo_set_source_rgb(cr, 0.72, 0.36, 0.02);
+			set_rgb(cr, colors[FSV_COLOR_PIECE_TEXT], 1);
 			cairo_set_line_width(cr, 1.0);
 			cairo_move_to(cr, ex + 6, ey + 5);
 			cairo_curve_to(cr, ex + 9, ey, ex + 14, ey, ex + 17, ey + 4);
@@ -2850,7 +2893,7 @@ draw_legend(RenderPass *pass)
 			cairo_fill(cr);
 			break;
 		}
-		cairo_set_source_rgb(cr, 0.20, 0.22, 0.27);
+		set_rgb(cr, colors[FSV_COLOR_TEXT_SECONDARY], 1);
 		cairo_move_to(cr, ex + 28, ey + 9);
 		cairo_show_text(cr, entries[i].text);
 	}
@@ -2882,7 +2925,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	memset(pass.stats, 0, sizeof(*pass.stats));
 	pass.x_min = lw;
 	pass.x_max = w;
-	pass.has_filter = fsv_filter_is_active(&options->filter);
+	pass.has_query = fsv_query_is_active(options->query);
 	pass.details_cap = (guint) MAX((w - lw) / 4, 1);
 	pass.font = options->font_family ? options->font_family : "DejaVu Sans";
 	for (guint s = 0; s < BATCH_COUNT; s++)
@@ -2898,7 +2941,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		pass.tri[k] = g_array_new(FALSE, FALSE, sizeof(double));
 
 	cairo_save(cr);
-	cairo_set_source_rgb(cr, 1, 1, 1);
+	set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 1);
 	cairo_rectangle(cr, 0, 0, w, h);
 	cairo_fill(cr);
 
@@ -2916,14 +2959,14 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 			continue;
 		if (r->kind == FSV_ROW_ADAPTER || r->kind == FSV_ROW_CPU_GROUP ||
 		    r->kind == FSV_ROW_FENCE_GROUP || r->kind == FSV_ROW_VA_GROUP)
-			cairo_set_source_rgb(cr, 0.955, 0.96, 0.97);
+			set_rgb(cr, colors[FSV_COLOR_GROUP_STRIPE], 1);
 		else if (i % 2)
-			cairo_set_source_rgb(cr, 0.985, 0.987, 0.99);
+			set_rgb(cr, colors[FSV_COLOR_ODD_STRIPE], 1);
 		else
-			cairo_set_source_rgb(cr, 1, 1, 1);
+			set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 1);
 		cairo_rectangle(cr, lw, y, w - lw, rowh);
 		cairo_fill(cr);
-		cairo_set_source_rgb(cr, 0.91, 0.92, 0.94);
+		set_rgb(cr, colors[FSV_COLOR_ROW_SEPARATOR], 1);
 		cairo_rectangle(cr, lw, y + rowh - 1, w - lw, 1);
 		cairo_fill(cr);
 	}
@@ -2955,7 +2998,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	cairo_save(cr);
 	cairo_rectangle(cr, 0, rh, lw, h - rh);
 	cairo_clip(cr);
-	cairo_set_source_rgb(cr, 0.965, 0.97, 0.98);
+	set_rgb(cr, colors[FSV_COLOR_LABEL_BACKGROUND], 1);
 	cairo_rectangle(cr, 0, rh, lw, h - rh);
 	cairo_fill(cr);
 	for (guint i = 0; i < n_visible; i++) {
@@ -2968,7 +3011,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		draw_row_label(&pass, row, y, rowh);
 	}
 	cairo_restore(cr);
-	cairo_set_source_rgb(cr, 0.75, 0.77, 0.82);
+	set_rgb(cr, colors[FSV_COLOR_RULE], 1);
 	cairo_rectangle(cr, lw - 1, 0, 1, h);
 	cairo_fill(cr);
 
@@ -2983,7 +3026,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		const char *msg = "No GPU queues, fences or packets in this trace";
 
 		font(&pass, 13, false);
-		cairo_set_source_rgb(cr, 0.42, 0.45, 0.52);
+		set_rgb(cr, colors[FSV_COLOR_TEXT_DIM], 1);
 		cairo_move_to(cr, lw + (w - lw) / 2.0 - text_width(cr, msg) / 2, rh + 60);
 		cairo_show_text(cr, msg);
 	}

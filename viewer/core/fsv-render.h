@@ -27,6 +27,7 @@
 #include <cairo.h>
 #include <glib.h>
 
+#include "fsv-query.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
 
@@ -42,8 +43,9 @@ typedef struct {
 	/* A measurement between two times, drawn as a bracket with its duration. */
 	bool has_measure;
 	guint64 measure_a_ns, measure_b_ns;
-	/* Ops not matching an active filter are drawn faded. */
-	FsvFilter filter;
+	/* Ops not matching an active search are drawn faded (NULL or empty: none). Borrowed: the
+	 * caller keeps a reference while it draws with these options. */
+	const FsvQuery *query;
 	/* The item under the pointer, outlined (kind FSV_ITEM_NONE: none). */
 	FsvItem hover;
 	bool show_legend;     /* the legend box in the bottom-right corner */
@@ -131,8 +133,44 @@ typedef enum {
 	FSV_COLOR_VA_4K,
 	FSV_COLOR_VA_64K,
 	FSV_COLOR_PROPAGATION,
-	/* The "+k more" label of a collapsed row's aggregated lanes (docs/viewer.md "Lanes"). */
-	FSV_COLOR_STACK_TEXT,
+	/* The colours of the other queues' packets: a queue's packets take FSV_COLOR_PACKET or
+	 * one of these seven, by a hash of its handle (GPUView colours packets by queue). */
+	FSV_COLOR_PACKET_QUEUE_1,
+	FSV_COLOR_PACKET_QUEUE_2,
+	FSV_COLOR_PACKET_QUEUE_3,
+	FSV_COLOR_PACKET_QUEUE_4,
+	FSV_COLOR_PACKET_QUEUE_5,
+	FSV_COLOR_PACKET_QUEUE_6,
+	FSV_COLOR_PACKET_QUEUE_7,
+	/* Outlines and text of boxes (issue 15 §5: every colour fsv-render.c draws is named
+	 * here): */
+	FSV_COLOR_WAIT_OUTLINE,
+	FSV_COLOR_SIGNAL_OUTLINE,
+	FSV_COLOR_OP_TEXT,      /* labels on pale pink (waits, fence steps, "+k more") */
+	FSV_COLOR_TEXT_ON_PALE, /* labels on pale VA mappings */
+	FSV_COLOR_PIECE_TEXT,   /* a preempted piece's connector label, its legend entry */
+	FSV_COLOR_CUT_EDGE,     /* a preempted piece's torn right edge */
+	FSV_COLOR_HOVER,        /* the outline of the item under the pointer */
+	FSV_COLOR_MEASURE,      /* a measurement's bracket */
+	FSV_COLOR_MEASURE_TEXT, /* and its duration */
+	/* The chrome: background, rows, labels, ruler, legend. */
+	FSV_COLOR_BACKGROUND,    /* white: the time area, notches, label pills */
+	FSV_COLOR_INK,           /* black, drawn translucent: packet and mapping outlines */
+	FSV_COLOR_GROUP_STRIPE,  /* the time area of a group row */
+	FSV_COLOR_ODD_STRIPE,    /* every other row */
+	FSV_COLOR_ROW_SEPARATOR, /* the line under each row */
+	FSV_COLOR_GRID,          /* the ruler's major ticks across the rows */
+	FSV_COLOR_LABEL_BACKGROUND,
+	FSV_COLOR_LABEL_HEADER, /* a group row's label */
+	FSV_COLOR_LABEL_SEPARATOR,
+	FSV_COLOR_DISCLOSURE,     /* ▾ / ▸ of a group */
+	FSV_COLOR_TEXT,           /* row labels, the trace's name, the legend's title */
+	FSV_COLOR_TEXT_DIM,       /* sublabels, the ruler's note, "no GPU queues…" */
+	FSV_COLOR_TEXT_SECONDARY, /* ruler labels, legend entries */
+	FSV_COLOR_RULER_BACKGROUND,
+	FSV_COLOR_RULER_TICK,
+	FSV_COLOR_RULE, /* the ruler's and the labels' edges */
+	FSV_COLOR_LEGEND_BORDER,
 	FSV_COLOR_COUNT,
 } FsvColor;
 

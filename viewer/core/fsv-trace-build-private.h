@@ -20,11 +20,11 @@ typedef struct {
 	GArray *markers;                /* guint32 */
 	GArray *steps;                  /* FsvFenceStep */
 	guint32 lane_lods, n_lane_lods; /* one per lane, consecutive */
-	guint32 va_lods, n_va_lods;     /* VA space rows: mappings per lane, consecutive */
+	/* The aggregated slots of a collapsed row (fsv-lanes-private.h), upper and lower half:
+	 * their LOD (FSV_INDEX_NONE: none), first lane, and whether it holds merged runs. */
+	guint32 stack_lods[2], stack_first[2], stack_is_union[2];
+	guint32 va_lods, n_va_lods; /* VA space rows: mappings per lane, consecutive */
 	guint32 marker_lods[FSV_MARKER_LAYER_COUNT];
-	/* The aggregated slots of the collapsed row (fsv-lanes-private.h): their first lane
-	 * and LOD, FSV_INDEX_NONE when none. */
-	guint32 stack_first_lane[2], stack_lods[2];
 } RowLists;
 
 typedef struct {

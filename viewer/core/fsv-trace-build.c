@@ -604,8 +604,7 @@ alloc_row_lists(TraceBuild *build)
 		for (guint l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
 			build->row_data[r].marker_lods[l] = FSV_INDEX_NONE;
 		for (guint h = 0; h < 2; h++)
-			build->row_data[r].stack_lods[h] = build->row_data[r].stack_first_lane[h] =
-			    FSV_INDEX_NONE;
+			build->row_data[r].stack_lods[h] = FSV_INDEX_NONE;
 	}
 }
 
@@ -831,52 +830,40 @@ sort_row(TraceBuild *build, guint32 r)
 	row->marker_count = d->markers->len;
 }
 
-/* The LOD of the items of lanes [from, to) appended to the trace's LODs (ITEMS: scratch). */
-static guint32
-add_lanes_lod(TraceBuild *build, const FsvLaneItem *lane_items, const guint16 *lanes, gsize n,
-	      guint from, guint to, FsvItemKind kind, GArray *items)
-{
-	g_array_set_size(items, 0);
-	for (gsize i = 0; i < n; i++)
-		if (lanes[i] >= from && lanes[i] < to) {
-			FsvLodItem it = {lane_items[i].begin_ns, lane_items[i].end_ns,
-					 lane_items[i].id};
-
-			g_array_append_val(items, it);
-		}
-	return add_lod(build, items, kind);
-}
-
-/* A queue row's ops (waits above signals) or an engine row's packets in lanes
- * (fsv-lanes.c), then a LOD per lane, consecutive (an empty lane an empty one), and one for
- * each aggregated slot of the collapsed row ("+k more", at most one per half). */
+/* A queue row's ops (waits above signals) or an engine row's packets in lanes, as many as its
+ * deepest instant needs (fsv-lanes.c), a LOD per lane (consecutive, an empty lane an empty
+ * one) and one per aggregated slot of its collapsed form (docs/viewer.md "Lanes"). */
 static void
-index_row_lanes(TraceBuild *build, guint32 r, GArray *items)
+index_row_lanes(TraceBuild *build, guint32 r, GArray *lod_items)
 {
 	RowLists *d = &build->row_data[r];
 	FsvRow *row = _fsv_build_row_at(build, r);
 	bool is_ops = d->ops->len > 0;
 	GArray *list = is_ops ? d->ops : d->packets;
 	FsvItemKind kind = is_ops ? FSV_ITEM_OP : FSV_ITEM_PACKET;
-	g_autofree FsvLaneItem *lane_items = g_new(FsvLaneItem, MAX(list->len, 1));
+	g_autofree FsvLaneItem *items = g_new(FsvLaneItem, MAX(list->len, 1));
 	g_autofree guint16 *lanes = g_new(guint16, MAX(list->len, 1));
-	guint n_stacks = 0;
+	g_autofree guint *count = NULL;
+	g_autofree guint *start = NULL;
+	g_autofree FsvLodItem *by_lane = NULL;
 
+	if (list->len == 0)
+		return;
 	for (guint i = 0; i < list->len; i++) {
 		guint32 idx = g_array_index(list, guint32, i);
 
 		if (is_ops) {
 			const FsvOp *o = &g_array_index(build->ops, FsvOp, idx);
 
-			lane_items[i] =
+			items[i] =
 			    (FsvLaneItem){o->begin_ns, o->end_ns, idx, o->kind != FSA_OP_WAIT};
 		} else {
 			const FsvPacket *p = &g_array_index(build->packets, FsvPacket, idx);
 
-			lane_items[i] = (FsvLaneItem){p->start_ns, p->end_ns, idx, false};
+			items[i] = (FsvLaneItem){p->start_ns, p->end_ns, idx, false};
 		}
 	}
-	_fsv_lanes_assign(lane_items, list->len, lanes, &row->lane_count, &row->first_lower_lane);
+	row->lane_count = _fsv_lanes_assign(items, list->len, lanes, &row->first_lower_lane);
 	for (guint i = 0; i < list->len; i++) {
 		guint32 idx = g_array_index(list, guint32, i);
 
@@ -885,38 +872,36 @@ index_row_lanes(TraceBuild *build, guint32 r, GArray *items)
 		else
 			g_array_index(build->packets, FsvPacket, idx).lane = lanes[i];
 	}
-	/* One pass to bucket the items by lane, then one index per lane. */
-	{
-		guint n_lanes = row->lane_count;
-		g_autofree guint *count = g_new0(guint, n_lanes + 1);
-		g_autofree guint *start = g_new0(guint, n_lanes + 1);
-		g_autofree FsvLodItem *sorted = g_new(FsvLodItem, MAX(list->len, 1));
-
-		for (guint i = 0; i < list->len; i++)
-			count[lanes[i]]++;
-		for (guint l = 1; l <= n_lanes; l++)
-			start[l] = start[l - 1] + count[l - 1];
-		memset(count, 0, sizeof(guint) * (n_lanes + 1));
-		for (guint i = 0; i < list->len; i++)
-			sorted[start[lanes[i]] + count[lanes[i]]++] = (FsvLodItem){
-			    lane_items[i].begin_ns, lane_items[i].end_ns, lane_items[i].id};
-		d->lane_lods = build->lods->len;
-		d->n_lane_lods = n_lanes;
-		for (guint l = 0; l < n_lanes; l++)
-			_fsv_lod_build(sorted + start[l], count[l], kind, build->lods,
-				       build->lod_items, build->lod_buckets);
+	/* One pass to bucket the items by lane (a row may have hundreds of lanes), then a LOD
+	 * per lane. */
+	count = g_new0(guint, row->lane_count + 1);
+	start = g_new0(guint, row->lane_count + 1);
+	by_lane = g_new(FsvLodItem, list->len);
+	for (guint i = 0; i < list->len; i++)
+		count[lanes[i]]++;
+	for (guint l = 1; l <= row->lane_count; l++)
+		start[l] = start[l - 1] + count[l - 1];
+	memset(count, 0, sizeof(guint) * (row->lane_count + 1));
+	for (guint i = 0; i < list->len; i++)
+		by_lane[start[lanes[i]] + count[lanes[i]]++] =
+		    (FsvLodItem){items[i].begin_ns, items[i].end_ns, items[i].id};
+	d->lane_lods = build->lods->len;
+	for (guint l = 0; l < row->lane_count; l++) {
+		_fsv_lod_build(by_lane + start[l], count[l], kind, build->lods, build->lod_items,
+			       build->lod_buckets);
+		d->n_lane_lods++;
 	}
-	/* The aggregated slots of the collapsed row (fsv-lanes.c decides where they are). */
-	for (guint slot = 0; slot < _fsv_lanes_get_slot_count(row, false) && n_stacks < 2; slot++) {
-		guint first, n;
+	for (int h = 0; h < 2; h++) {
+		guint from, to;
+		bool is_union = false;
 
-		_fsv_lanes_get_slot(row, false, slot, &first, &n);
-		if (n < 2)
+		if (!_fsv_lanes_get_stack(row->lane_count, row->first_lower_lane, h, &from, &to))
 			continue;
-		d->stack_first_lane[n_stacks] = first;
-		d->stack_lods[n_stacks] = add_lanes_lod(build, lane_items, lanes, list->len, first,
-							first + n, kind, items);
-		n_stacks++;
+		g_array_set_size(lod_items, 0);
+		_fsv_lanes_get_stack_items(items, lanes, list->len, from, to, lod_items, &is_union);
+		d->stack_lods[h] = add_lod(build, lod_items, kind);
+		d->stack_first[h] = from;
+		d->stack_is_union[h] = is_union;
 	}
 }
 
@@ -1245,12 +1230,13 @@ freeze_rows(TraceBuild *build, FsvTrace *trace, GString *pool)
 		g_array_append_vals(steps, d->steps->data, d->steps->len);
 		out->lane_lods = d->lane_lods;
 		out->n_lane_lods = d->n_lane_lods;
-		out->va_lods = d->va_lods;
-		out->n_va_lods = d->n_va_lods;
 		for (guint h = 0; h < 2; h++) {
 			out->stack_lods[h] = d->stack_lods[h];
-			out->stack_first_lane[h] = d->stack_first_lane[h];
+			out->stack_first[h] = d->stack_first[h];
+			out->stack_is_union[h] = d->stack_is_union[h];
 		}
+		out->va_lods = d->va_lods;
+		out->n_va_lods = d->n_va_lods;
 		for (guint l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
 			out->marker_lods[l] = d->marker_lods[l];
 	}

@@ -63,11 +63,12 @@ typedef struct {
 	/* lods: one per lane of ops or packets (lane l: lane_lods + l; n_items 0 when the lane
 	 * is empty), one per VA mapping lane, one per marker layer (FSV_INDEX_NONE: none). */
 	guint32 lane_lods, n_lane_lods;
+	/* The aggregated slot of each half of a collapsed row (docs/viewer.md "Lanes"): its LOD
+	 * (FSV_INDEX_NONE: none), its first lane, and 1 when it indexes the union of its boxes
+	 * (merged runs) rather than the boxes. */
+	guint32 stack_lods[2], stack_first[2], stack_is_union[2];
 	guint32 va_lods, n_va_lods;
 	guint32 marker_lods[FSV_MARKER_LAYER_COUNT];
-	/* The aggregated slots of the collapsed row ("+k more", fsv-lanes-private.h): the first
-	 * lane of each and its LOD (the items of its lanes), FSV_INDEX_NONE when none. */
-	guint32 stack_first_lane[2], stack_lods[2];
 } FsvRowData;
 
 /* A process, its name as an offset in strings (info.name NULL). */

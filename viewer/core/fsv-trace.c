@@ -557,15 +557,18 @@ _fsv_trace_get_packet_lod(const FsvTrace *trace, guint32 row, guint lane)
 }
 
 const FsvLod *
-_fsv_trace_get_stack_lod(const FsvTrace *trace, guint32 row, guint first_lane)
+_fsv_trace_get_stack_lod(const FsvTrace *trace, guint32 row, guint first_lane, bool *is_union)
 {
 	const FsvRowData *d;
 
+	*is_union = false;
 	g_return_val_if_fail(row < trace->n_rows, NULL);
 	d = &trace->row_data[row];
 	for (guint h = 0; h < 2; h++)
-		if (d->stack_first_lane[h] == first_lane && first_lane != FSV_INDEX_NONE)
+		if (d->stack_lods[h] != FSV_INDEX_NONE && d->stack_first[h] == first_lane) {
+			*is_union = d->stack_is_union[h] != 0;
 			return lod_at(trace, d->stack_lods[h]);
+		}
 	return NULL;
 }
 

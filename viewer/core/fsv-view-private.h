@@ -45,7 +45,5 @@
  */
 bool _fsv_view_get_box(const FsvView *view, const FsvItem *item, double *x0, double *x1, double *y,
 		       double *h);
-/* Whether (x, y) lies in the drawn frame of SELECTION (an op or packet), which is on top. */
-bool _fsv_view_selection_covers(const FsvView *view, const FsvItem *selection, double x, double y);
 
 #endif /* FSV_VIEW_PRIVATE_H */

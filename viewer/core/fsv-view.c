@@ -993,8 +993,9 @@ _fsv_view_get_box(const FsvView *v, const FsvItem *item, double *x0, double *x1,
 	return true;
 }
 
-bool
-_fsv_view_selection_covers(const FsvView *v, const FsvItem *selection, double x, double y)
+/* Whether (x, y) lies in the drawn frame of SELECTION (an op or packet), which is on top. */
+static bool
+selection_covers(const FsvView *v, const FsvItem *selection, double x, double y)
 {
 	double x0, x1, by, bh;
 
@@ -1048,7 +1049,7 @@ fsv_view_hit_test_selected(const FsvView *v, double x, double y, const FsvItem *
 		}
 		/* The selected op or packet is drawn over every row's content and the lost-data
 		 * overlays, under those arrows (fsv-render.c draw_selected_box). */
-		if (_fsv_view_selection_covers(v, selection, x, y)) {
+		if (selection_covers(v, selection, x, y)) {
 			*hit = *selection;
 			hit->row = selection->kind == FSV_ITEM_OP
 				       ? fsv_trace_get_op(v->trace, selection->index)->row
@@ -1072,6 +1073,7 @@ fsv_view_hit_test_selected(const FsvView *v, double x, double y, const FsvItem *
 		int top = FSV_ROW_PAD_TOP + (r->has_event_strip ? FSV_EVENT_STRIP_HEIGHT : 0);
 		int slot = (int) floor((y - ry - top) / lane_h);
 		FsvLaneSlot ls;
+		bool is_union = false;
 
 		if (slot >= 0 && fsv_view_get_lane_slot(v, row, (guint) slot, &ls) && y >= ls.y &&
 		    y < ls.y + ls.height + 2) {
@@ -1079,7 +1081,7 @@ fsv_view_hit_test_selected(const FsvView *v, double x, double y, const FsvItem *
 			 * drawn as the union of the boxes of its lanes. */
 			const FsvLod *lod =
 			    ls.lane_count > 1
-				? _fsv_trace_get_stack_lod(v->trace, row, ls.first_lane)
+				? _fsv_trace_get_stack_lod(v->trace, row, ls.first_lane, &is_union)
 			    : r->kind == FSV_ROW_ENGINE
 				? _fsv_trace_get_packet_lod(v->trace, row, ls.first_lane)
 				: _fsv_trace_get_op_lod(v->trace, row, ls.first_lane);
