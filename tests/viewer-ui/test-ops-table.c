@@ -293,6 +293,81 @@ Test(table, selecting_a_row_selects_and_reveals_the_op)
 	cr_assert_eq(fsv_ops_table_get_selected(table), GTK_INVALID_LIST_POSITION);
 }
 
+/* In the details pane, "Released by signal op N" is a link: a click selects that signal (in the
+ * timeline and the table); the signal's "Wait" links select the waits it released; a queue
+ * op's "Packet" link selects its command buffer, whose "Operations" link leads back. */
+Test(table, details_links_select_the_signal_the_waits_and_the_packet)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvOpsTable *table = _fsv_window_get_ops_table(window);
+	FsvTrace *trace = shown_trace();
+	guint32 wait = FSV_INDEX_NONE, with_packet = FSV_INDEX_NONE;
+	const guint32 *edges;
+	guint n_edges = 0;
+	FsvItem selection;
+	g_autofree char *details = NULL;
+	g_autofree char *released = NULL;
+
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
+		const FsvOp *o = fsv_trace_get_op(trace, i);
+
+		if (wait == FSV_INDEX_NONE && o->kind == FSA_OP_WAIT &&
+		    o->signal_op != FSV_INDEX_NONE)
+			wait = i;
+		if (with_packet == FSV_INDEX_NONE && o->source == FSA_SRC_USER_MODE_QUEUE &&
+		    o->kind == FSA_OP_SIGNAL)
+			with_packet = i;
+	}
+	cr_assert_neq(wait, FSV_INDEX_NONE, "frame-pipeline has a released wait");
+	fsv_timeline_select_op(timeline, wait);
+	settle();
+	details = _fsv_window_dup_details_text(window);
+	released = g_strdup_printf(
+	    "Released by: signal op %" G_GUINT64_FORMAT,
+	    fsv_trace_get_op(trace, fsv_trace_get_op(trace, wait)->signal_op)->id);
+	cr_assert_not_null(strstr(details, released), "details:\n%s", details);
+	cr_assert(_fsv_window_click_details_link(window, "Released by", 0));
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_OP);
+	cr_assert_eq(selection.index, fsv_trace_get_op(trace, wait)->signal_op);
+	cr_assert_eq(fsv_ops_table_get_row_op(table, fsv_ops_table_get_selected(table)),
+		     selection.index, "the table follows");
+
+	/* From the signal, its first released wait. */
+	edges = fsv_trace_get_op_edges(trace, selection.index, &n_edges);
+	cr_assert_gt(n_edges, 0);
+	cr_assert(_fsv_window_click_details_link(window, "  Wait", 0));
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_OP);
+	cr_assert_eq(selection.index, edges[0]);
+
+	/* A signal on a user-mode queue → its packet → back to its operations. */
+	cr_assert_neq(with_packet, FSV_INDEX_NONE);
+	fsv_timeline_select_op(timeline, with_packet);
+	settle();
+	cr_assert(_fsv_window_click_details_link(window, "Packet", 0), "no packet link");
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_PACKET);
+	{
+		const FsvPacket *p = fsv_trace_get_packet(trace, selection.index);
+		const FsvOp *o = fsv_trace_get_op(trace, with_packet);
+
+		cr_assert_eq(p->hwqueue_handle, o->hwqueue_handle);
+		cr_assert_eq(p->progress_value, o->progress_value);
+	}
+	cr_assert(_fsv_window_click_details_link(window, "Operations", 0));
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_OP);
+	cr_assert_eq(fsv_trace_get_op(trace, selection.index)->progress_value,
+		     fsv_trace_get_op(trace, with_packet)->progress_value);
+	cr_assert_not(_fsv_window_click_details_link(window, "Operation", 0),
+		      "plain fields are no links");
+}
+
 /* Ctrl+T's action hides and shows the table; the button shows its state. */
 Test(table, show_table_action_toggles_the_pane)
 {

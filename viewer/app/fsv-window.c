@@ -13,6 +13,8 @@
 
 #include "fsv-window-private.h"
 
+#include <string.h>
+
 #include "fsv-ops-table.h"
 
 #define RECENT_APP_NAME "fencescope-view"
@@ -332,15 +334,57 @@ details_add_duration(FsvWindow *self, const char *name, guint64 ns)
 	details_add(self, name, text);
 }
 
+/* A link of the details pane: selects and reveals the item it names. */
+static gboolean
+on_details_link(GtkLabel *label, const char *uri, FsvWindow *self)
+{
+	const FsvItem *target = g_object_get_data(G_OBJECT(label), "fsv-link-target");
+
+	(void) uri;
+	if (target == NULL || self->trace == NULL)
+		return FALSE;
+	/* Copied: revealing rebuilds the pane, and this label with it. */
+	FsvItem item = *target;
+
+	fsv_timeline_reveal_item(self->timeline, &item);
+	return TRUE;
+}
+
+static void
+details_add_link(FsvWindow *self, const char *name, const char *value, const FsvItem *target)
+{
+	g_autofree char *escaped = g_markup_escape_text(value, -1);
+	g_autofree char *markup = g_strdup_printf("<a href=\"fsv-item:%d:%u\">%s</a>",
+						  (int) target->kind, target->index, escaped);
+	GtkWidget *label;
+
+	details_add(self, name, value);
+	label = gtk_grid_get_child_at(self->details_grid, 1, (int) self->details_rows - 1);
+	gtk_label_set_markup(GTK_LABEL(label), markup);
+	/* A selectable label takes the click for its selection, not its link. */
+	gtk_label_set_selectable(GTK_LABEL(label), FALSE);
+	gtk_widget_set_tooltip_text(label, "Select it in the timeline");
+	g_object_set_data_full(G_OBJECT(label), "fsv-link-target",
+			       g_memdup2(target, sizeof(*target)), g_free);
+	g_signal_connect(label, "activate-link", G_CALLBACK(on_details_link), self);
+}
+
 static void
 details_add_selection(FsvWindow *self, const FsvItem *item)
 {
 	g_autofree char *title = fsv_trace_dup_item_title(self->trace, item);
-	g_auto(GStrv) fields = fsv_trace_describe_item(self->trace, item);
+	g_autoptr(GArray) links = NULL;
+	g_auto(GStrv) fields = fsv_trace_describe_item_with_links(self->trace, item, &links);
 
 	details_heading(self, title);
-	for (guint i = 0; fields[i] && fields[i + 1]; i += 2)
-		details_add(self, fields[i], fields[i + 1]);
+	for (guint i = 0; fields[i] && fields[i + 1]; i += 2) {
+		const FsvItem *target = &g_array_index(links, FsvItem, i / 2);
+
+		if (target->kind != FSV_ITEM_NONE)
+			details_add_link(self, fields[i], fields[i + 1], target);
+		else
+			details_add(self, fields[i], fields[i + 1]);
+	}
 }
 
 /* One row's share of a range: its label on one line, what it did on the next, across both
@@ -838,6 +882,27 @@ void
 _fsv_window_activate_search(FsvWindow *self)
 {
 	on_search_activate(self);
+}
+
+gboolean
+_fsv_window_click_details_link(FsvWindow *self, const char *name, guint nth)
+{
+	for (guint row = 0; row < self->details_rows; row++) {
+		GtkWidget *key = gtk_grid_get_child_at(self->details_grid, 0, (int) row);
+		GtkWidget *value = gtk_grid_get_child_at(self->details_grid, 1, (int) row);
+		gboolean is_handled = FALSE;
+		g_autofree char *uri = NULL;
+
+		if (!key || !value || key == value ||
+		    strcmp(gtk_label_get_text(GTK_LABEL(key)), name) != 0 ||
+		    !g_object_get_data(G_OBJECT(value), "fsv-link-target") || nth-- > 0)
+			continue;
+		uri = g_strdup(gtk_label_get_label(GTK_LABEL(value)));
+		/* What GtkLabel does on a click on its link. */
+		g_signal_emit_by_name(value, "activate-link", uri, &is_handled);
+		return is_handled;
+	}
+	return FALSE;
 }
 
 gboolean
