@@ -322,9 +322,9 @@ Test(table, details_links_select_the_signal_the_waits_and_the_packet)
 	fsv_timeline_select_op(timeline, wait);
 	settle();
 	details = _fsv_window_dup_details_text(window);
-	released = g_strdup_printf(
-	    "Released by: signal op %" G_GUINT64_FORMAT,
-	    fsv_trace_get_op(trace, fsv_trace_get_op(trace, wait)->signal_op)->id);
+	released =
+	    g_strdup_printf("Released by: signal op %" G_GUINT64_FORMAT,
+			    fsv_trace_get_op(trace, fsv_trace_get_op(trace, wait)->signal_op)->id);
 	cr_assert_not_null(strstr(details, released), "details:\n%s", details);
 	cr_assert(_fsv_window_click_details_link(window, "Released by", 0));
 	settle();
@@ -381,4 +381,174 @@ Test(table, show_table_action_toggles_the_pane)
 	g_action_group_activate_action(G_ACTION_GROUP(window), "show-table", NULL);
 	settle();
 	cr_assert(gtk_widget_get_visible(table));
+}
+
+/* --- The application's command line (fencescope view --select-op / --at) ---------------- */
+
+typedef struct {
+	GApplication *app;
+	FsvWindow *window;
+	FsvItem selection;
+	guint64 begin_ns, end_ns;
+	char *error;
+	gboolean is_done;
+} StartRun;
+
+static void
+on_window_added(GtkApplication *app, GtkWindow *added, StartRun *run)
+{
+	(void) app;
+	run->window = FSV_WINDOW(added);
+}
+
+/* Once the window has loaded its trace and applied the start: what it shows, then quit. */
+static gboolean
+poll_started(gpointer data)
+{
+	StartRun *run = data;
+	FsvTimeline *timeline;
+	const FsvView *view;
+
+	if (run->window == NULL || _fsv_window_is_loading(run->window) ||
+	    _fsv_window_is_start_pending(run->window))
+		return G_SOURCE_CONTINUE;
+	timeline = _fsv_window_get_timeline(run->window);
+	view = fsv_timeline_get_view(timeline);
+	fsv_timeline_get_selection(timeline, &run->selection);
+	run->begin_ns = fsv_view_get_begin_ns(view);
+	run->end_ns = fsv_view_get_end_ns(view);
+	run->error = g_strdup(_fsv_window_get_error(run->window));
+	run->is_done = TRUE;
+	gtk_window_destroy(GTK_WINDOW(run->window));
+	g_application_quit(run->app);
+	return G_SOURCE_REMOVE;
+}
+
+/* Runs fencescope-view's application with ARGV; returns its exit status. */
+static int
+run_application(const char *const *argv, StartRun *run)
+{
+	g_autoptr(FsvApplication) app = fsv_application_new();
+	int argc = (int) g_strv_length((char **) argv);
+	guint poll;
+	int status;
+
+	run->app = G_APPLICATION(app);
+	g_signal_connect(app, "window-added", G_CALLBACK(on_window_added), run);
+	poll = g_timeout_add(20, poll_started, run);
+	status = g_application_run(G_APPLICATION(app), argc, (char **) argv);
+	if (!run->is_done)
+		g_source_remove(poll);
+	return status;
+}
+
+static FsvTrace *
+load_frame_pipeline(void)
+{
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	FsvTrace *trace = fsv_trace_load(path, NULL, NULL, NULL, NULL);
+
+	cr_assert_not_null(trace);
+	return trace;
+}
+
+TestSuite(command_line, .timeout = 120);
+
+/* The op id report prints for the longest wait: the window opens with it selected and zoomed
+ * to. */
+Test(command_line, select_op_opens_with_that_op_selected_and_in_view)
+{
+	g_autoptr(FsvTrace) trace = load_frame_pipeline();
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	guint32 longest = FSV_INDEX_NONE;
+	g_autofree char *id = NULL;
+	StartRun run = {0};
+	const FsvOp *o;
+
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
+		o = fsv_trace_get_op(trace, i);
+		if (o->kind == FSA_OP_WAIT &&
+		    (longest == FSV_INDEX_NONE ||
+		     duration_of(o) > duration_of(fsv_trace_get_op(trace, longest))))
+			longest = i;
+	}
+	o = fsv_trace_get_op(trace, longest);
+	id = g_strdup_printf("%" G_GUINT64_FORMAT, o->id);
+	{
+		const char *argv[] = {"fencescope-view", "--select-op", id, path, NULL};
+
+		cr_assert_eq(run_application(argv, &run), 0);
+	}
+	cr_assert(run.is_done, "the window never showed the trace");
+	cr_assert_null(run.error, "error: %s", run.error);
+	cr_assert_eq(run.selection.kind, FSV_ITEM_OP);
+	cr_assert_eq(run.selection.index, longest);
+	cr_assert_leq(run.begin_ns, o->begin_ns);
+	cr_assert_geq(run.end_ns, o->end_ns, "the whole box in view");
+	cr_assert_lt(run.end_ns - run.begin_ns,
+		     fsv_trace_get_end_ns(trace) - fsv_trace_get_begin_ns(trace), "zoomed to it");
+	g_free(run.error);
+}
+
+/* --at +1.5ms centres the time axis 1.5 ms after the trace's first event; an absolute time in
+ * trace ns, or as `report` prints it ("1795513402.024431610 s"), the same. */
+Test(command_line, at_centres_the_timeline_on_that_time)
+{
+	g_autoptr(FsvTrace) trace = load_frame_pipeline();
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	guint64 base = fsv_trace_get_begin_ns(trace);
+	g_autofree char *absolute = g_strdup_printf("%" G_GUINT64_FORMAT, base + 2500000);
+	g_autofree char *as_report =
+	    g_strdup_printf("%" G_GUINT64_FORMAT ".%09" G_GUINT64_FORMAT " s",
+			    (base + 3500000) / 1000000000, (base + 3500000) % 1000000000);
+	const struct {
+		const char *text;
+		guint64 want;
+	} cases[] = {
+	    {"+1.5ms", base + 1500000},
+	    {absolute, base + 2500000},
+	    {as_report, base + 3500000},
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		const char *argv[] = {"fencescope-view", "--at", cases[i].text, path, NULL};
+		guint64 centre, span;
+		StartRun run = {0};
+
+		cr_assert_eq(run_application(argv, &run), 0, "--at %s", cases[i].text);
+		cr_assert(run.is_done);
+		cr_assert_null(run.error, "error: %s", run.error);
+		span = run.end_ns - run.begin_ns;
+		centre = run.begin_ns + span / 2;
+		cr_assert_leq(centre > cases[i].want ? centre - cases[i].want
+						     : cases[i].want - centre,
+			      1000, "--at %s: centre %" G_GUINT64_FORMAT, cases[i].text, centre);
+	}
+}
+
+/* Bad values: one line, exit status 2, no window; an id the trace lacks: said in the window. */
+Test(command_line, bad_values_exit_2_and_unknown_ids_are_said)
+{
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	static const char *const bad[][2] = {
+	    {"--select-op", "x12"}, {"--select-op", "-1"}, {"--at", "1.5xs"}, {"--at", "+"}};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		const char *argv[] = {"fencescope-view", bad[i][0], bad[i][1], path, NULL};
+		StartRun run = {0};
+
+		cr_assert_eq(run_application(argv, &run), 2, "%s %s", bad[i][0], bad[i][1]);
+		cr_assert_null(run.window);
+	}
+	{
+		const char *argv[] = {"fencescope-view", "--select-op", "999999999", path, NULL};
+		StartRun run = {0};
+
+		cr_assert_eq(run_application(argv, &run), 0);
+		cr_assert(run.is_done);
+		cr_assert_not_null(run.error);
+		cr_assert_not_null(strstr(run.error, "--select-op 999999999"), "%s", run.error);
+		cr_assert_eq(run.selection.kind, FSV_ITEM_NONE);
+		g_free(run.error);
+	}
 }

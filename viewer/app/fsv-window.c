@@ -45,6 +45,11 @@ struct _FsvWindow {
 	guint progress_source;
 	GtkFileChooserNative *chooser;
 	FsvQuery *query; /* the search entry's last valid query, NULL when empty */
+
+	/* fsv_window_set_start(): applied once the loaded trace is laid out at its real size. */
+	gboolean has_start_op, has_start_at, is_start_at_relative;
+	guint64 start_op_id, start_at_ns;
+	guint start_tick;
 };
 
 G_DEFINE_FINAL_TYPE(FsvWindow, fsv_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -180,6 +185,72 @@ show_trace(FsvWindow *self, FsvTrace *trace)
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
 }
 
+/* --select-op, --at: the op selected and zoomed to, the time centred. */
+static void
+apply_start(FsvWindow *self)
+{
+	g_autofree char *problem = NULL;
+
+	if (self->has_start_op) {
+		guint32 op = fsv_trace_find_op_by_id(self->trace, self->start_op_id);
+
+		if (op == FSV_INDEX_NONE) {
+			problem = g_strdup_printf("--select-op %" G_GUINT64_FORMAT
+						  ": this trace has no operation with that op id",
+						  self->start_op_id);
+		} else {
+			FsvItem item = {FSV_ITEM_OP, op, fsv_trace_get_op(self->trace, op)->row};
+
+			fsv_timeline_reveal_item(self->timeline, &item);
+			fsv_timeline_zoom_to_selection(self->timeline);
+		}
+	}
+	if (self->has_start_at) {
+		guint64 base = fsv_trace_get_begin_ns(self->trace);
+
+		if (self->is_start_at_relative && self->start_at_ns > G_MAXUINT64 - 1 - base)
+			problem = g_strdup_printf("--at +%" G_GUINT64_FORMAT
+						  " ns: past the last representable time",
+						  self->start_at_ns);
+		else
+			fsv_timeline_center_at(self->timeline, self->is_start_at_relative
+								   ? base + self->start_at_ns
+								   : self->start_at_ns);
+	}
+	self->has_start_op = self->has_start_at = FALSE;
+	if (problem)
+		show_error(self, problem);
+}
+
+/* The first allocation fits the trace to the timeline's real width: the start is applied after
+ * it, or the fit would undo it. */
+static gboolean
+apply_start_when_laid_out(GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+	FsvWindow *self = user_data;
+	const FsvView *view = fsv_timeline_get_view(self->timeline);
+	int width = gtk_widget_get_width(widget);
+
+	(void) clock;
+	if (self->trace == NULL || view == NULL || width <= 1 || fsv_view_get_width(view) != width)
+		return G_SOURCE_CONTINUE;
+	self->start_tick = 0;
+	apply_start(self);
+	return G_SOURCE_REMOVE;
+}
+
+void
+fsv_window_set_start(FsvWindow *self, gboolean has_op, guint64 op_id, gboolean has_at,
+		     gboolean at_is_relative, guint64 at_ns)
+{
+	g_return_if_fail(FSV_IS_WINDOW(self));
+	self->has_start_op = has_op;
+	self->start_op_id = op_id;
+	self->has_start_at = has_at;
+	self->is_start_at_relative = at_is_relative;
+	self->start_at_ns = at_ns;
+}
+
 static void
 load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -207,6 +278,9 @@ load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 							    : fsv_trace_get_clock_warning(trace));
 	show_trace(self, trace);
 	add_recent(trace);
+	if (self->has_start_op || self->has_start_at)
+		self->start_tick = gtk_widget_add_tick_callback(
+		    GTK_WIDGET(self->timeline), apply_start_when_laid_out, self, NULL);
 }
 
 void
@@ -906,6 +980,12 @@ _fsv_window_click_details_link(FsvWindow *self, const char *name, guint nth)
 }
 
 gboolean
+_fsv_window_is_start_pending(FsvWindow *self)
+{
+	return self->has_start_op || self->has_start_at;
+}
+
+gboolean
 _fsv_window_search_has_error(FsvWindow *self)
 {
 	return gtk_widget_has_css_class(GTK_WIDGET(self->search_entry), "error");
@@ -934,6 +1014,9 @@ fsv_window_dispose(GObject *object)
 	g_clear_object(&self->chooser);
 	g_clear_pointer(&self->trace, fsv_trace_unref);
 	g_clear_pointer(&self->query, fsv_query_unref);
+	if (self->start_tick && self->timeline)
+		gtk_widget_remove_tick_callback(GTK_WIDGET(self->timeline), self->start_tick);
+	self->start_tick = 0;
 	gtk_widget_dispose_template(GTK_WIDGET(self), FSV_TYPE_WINDOW);
 	G_OBJECT_CLASS(fsv_window_parent_class)->dispose(object);
 }
