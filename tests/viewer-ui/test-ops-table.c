@@ -368,6 +368,81 @@ Test(table, details_links_select_the_signal_the_waits_and_the_packet)
 		      "plain fields are no links");
 }
 
+/* Above 200 000 ops the rows are computed in a worker thread: lowered to 0 here, a sort and a
+ * filter give the rows the UI thread gives, while the previous rows stay shown meanwhile. */
+Test(table, worker_thread_sorts_and_filters_like_the_ui_thread)
+{
+	FsvOpsTable *table = _fsv_window_get_ops_table(window);
+	guint n = fsv_ops_table_get_n_rows(table);
+	g_autofree guint32 *sync_rows = NULL;
+	guint n_sync;
+
+	_fsv_ops_table_set_sync_max_ops(G_MAXUINT);
+	_fsv_window_set_search_text(window, "state=observed or kind=signal");
+	fsv_ops_table_sort(table, FSV_OPS_COLUMN_END, GTK_SORT_DESCENDING);
+	cr_assert_not(fsv_ops_table_is_busy(table));
+	n_sync = fsv_ops_table_get_n_rows(table);
+	cr_assert_gt(n_sync, 0);
+	sync_rows = g_new(guint32, n_sync);
+	for (guint i = 0; i < n_sync; i++)
+		sync_rows[i] = fsv_ops_table_get_row_op(table, i);
+
+	_fsv_ops_table_set_sync_max_ops(0);
+	_fsv_window_set_search_text(window, "");
+	fsv_ops_table_sort(table, FSV_OPS_COLUMN_NONE, GTK_SORT_ASCENDING);
+	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	cr_assert_eq(fsv_ops_table_get_n_rows(table), n);
+	_fsv_window_set_search_text(window, "state=observed or kind=signal");
+	fsv_ops_table_sort(table, FSV_OPS_COLUMN_END, GTK_SORT_DESCENDING);
+	cr_assert(fsv_ops_table_is_busy(table), "the worker runs");
+	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	cr_assert_eq(fsv_ops_table_get_n_rows(table), n_sync);
+	for (guint i = 0; i < n_sync; i++)
+		cr_assert_eq(fsv_ops_table_get_row_op(table, i), sync_rows[i], "row %u", i);
+	_fsv_ops_table_set_sync_max_ops(200000);
+}
+
+/* A real pointer click (xdotool, as the end-to-end test does) on row 5, found by
+ * _fsv_ops_table_get_row_bounds(), selects that op in the timeline. */
+Test(table, xdotool_click_on_a_row_selects_its_op)
+{
+	FsvOpsTable *table = _fsv_window_get_ops_table(window);
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	g_autofree char *xdotool = g_find_program_in_path("xdotool");
+	graphene_rect_t bounds;
+	FsvItem selection;
+	g_autofree char *command = NULL;
+	gint64 deadline;
+	int status = -1;
+	double scale;
+
+	if (xdotool == NULL) {
+		cr_skip_test("xdotool is not installed");
+		return;
+	}
+	settle();
+	cr_assert(_fsv_ops_table_get_row_bounds(table, 5, GTK_WIDGET(window), &bounds),
+		  "row 5 is on screen");
+	cr_assert_gt(bounds.size.height, 4);
+	scale = gtk_widget_get_scale_factor(GTK_WIDGET(window));
+	/* Under Xvfb there is no window manager (no windowactivate): the window is found by its
+	 * title and the pointer moved relative to it. */
+	command = g_strdup_printf("%s search --sync --name 'frame-pipeline — fencescope viewer' "
+				  "mousemove --window %%1 %d %d click 1",
+				  xdotool, (int) ((bounds.origin.x + 20) * scale),
+				  (int) ((bounds.origin.y + bounds.size.height / 2) * scale));
+	cr_assert(g_spawn_command_line_sync(command, NULL, NULL, &status, NULL));
+	cr_assert_eq(status, 0, "%s", command);
+	deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+	do {
+		g_main_context_iteration(NULL, FALSE);
+		fsv_timeline_get_selection(timeline, &selection);
+	} while (selection.kind == FSV_ITEM_NONE && g_get_monotonic_time() < deadline);
+	cr_assert_eq(selection.kind, FSV_ITEM_OP, "the click selected nothing");
+	cr_assert_eq(selection.index, fsv_ops_table_get_row_op(table, 5));
+	cr_assert_eq(fsv_ops_table_get_selected(table), 5);
+}
+
 /* Ctrl+T's action hides and shows the table; the button shows its state. */
 Test(table, show_table_action_toggles_the_pane)
 {
