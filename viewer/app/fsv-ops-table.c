@@ -851,12 +851,6 @@ fsv_ops_table_dup_cell_text(FsvOpsTable *self, guint position, FsvOpsColumn colu
 
 /* --- GObject ------------------------------------------------------------------------------ */
 
-GtkWidget *
-fsv_ops_table_new(void)
-{
-	return g_object_new(FSV_TYPE_OPS_TABLE, NULL);
-}
-
 static void
 fsv_ops_table_dispose(GObject *object)
 {

@@ -47,8 +47,6 @@ typedef enum {
 	FSV_OPS_COLUMN_NONE = FSV_OPS_COLUMN_COUNT,
 } FsvOpsColumn;
 
-GtkWidget *fsv_ops_table_new(void);
-
 /* Lists every op of TRACE (referenced; NULL empties the table). */
 void fsv_ops_table_set_trace(FsvOpsTable *self, FsvTrace *trace);
 /* Lists only the ops matching QUERY (referenced; NULL or empty: every op). */
