@@ -290,6 +290,10 @@ struct _FsvOpsTable {
 	GCancellable *rows_cancellable;
 	guint generation;
 	gboolean is_busy;
+	/* The rows were not computed for the current trace, query and sort because the table
+	 * was hidden: a trace opened with the table hidden costs nothing here (a rebuild of
+	 * GTK's rows is ~150 ms of the UI thread); they are computed when it is shown. */
+	gboolean is_stale;
 
 	/* Which column the column view's sorter asked first (the sort probe). */
 	FsvOpsColumn probed_column;
@@ -625,6 +629,11 @@ refresh_rows(FsvOpsTable *self)
 		g_cancellable_cancel(self->rows_cancellable);
 	g_clear_object(&self->rows_cancellable);
 	self->is_busy = FALSE;
+	self->is_stale = FALSE;
+	if (self->trace != NULL && !gtk_widget_get_mapped(GTK_WIDGET(self))) {
+		self->is_stale = TRUE;
+		return;
+	}
 	if (self->trace == NULL) {
 		apply_rows(self, NULL, 0);
 		return;
@@ -852,6 +861,16 @@ fsv_ops_table_dup_cell_text(FsvOpsTable *self, guint position, FsvOpsColumn colu
 /* --- GObject ------------------------------------------------------------------------------ */
 
 static void
+fsv_ops_table_map(GtkWidget *widget)
+{
+	FsvOpsTable *self = FSV_OPS_TABLE(widget);
+
+	GTK_WIDGET_CLASS(fsv_ops_table_parent_class)->map(widget);
+	if (self->is_stale)
+		refresh_rows(self);
+}
+
+static void
 fsv_ops_table_dispose(GObject *object)
 {
 	FsvOpsTable *self = FSV_OPS_TABLE(object);
@@ -881,6 +900,7 @@ fsv_ops_table_class_init(FsvOpsTableClass *klass)
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 
 	object_class->dispose = fsv_ops_table_dispose;
+	widget_class->map = fsv_ops_table_map;
 	/* FsvOpsTable::op-selected: (op index) the user selected a row. */
 	signals[SIGNAL_OP_SELECTED] =
 	    g_signal_new("op-selected", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,

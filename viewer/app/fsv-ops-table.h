@@ -10,6 +10,9 @@
  * permutation of a large trace is computed in a worker thread; the previous one stays shown
  * until it is done.
  *
+ * While hidden it computes nothing: the rows of a new trace, query or sort are computed when it
+ * is shown (mapped).
+ *
  * It does not draw the timeline and owns no selection of its own: the window ties its
  * "op-selected" signal to the timeline, and the timeline's selection back with
  * fsv_ops_table_select_op().
