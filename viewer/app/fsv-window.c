@@ -2,7 +2,9 @@
 /*
  * FsvWindow: opening traces (file chooser, recent traces, drag and drop), loading one in a
  * worker thread with progress and Cancel, and the panes around the timeline: the details of
- * the selection, the statistics of a range, the measurement and the status line.
+ * the selection (its references as links), the statistics of a range, the measurement, the
+ * status line, the search and the operations table (kept in step with the timeline's
+ * selection both ways), and where a window opened by `--select-op` / `--at` starts.
  *
  * Loading runs fsv_trace_load() in a GTask thread. The thread only writes the progress counters
  * (under a mutex); a 100 ms timeout on the UI thread reads them, so the UI never waits on the

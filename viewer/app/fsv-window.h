@@ -3,7 +3,8 @@
  * FsvWindow: one trace in one window. The header bar opens traces (button, Ctrl+O, recent
  * traces, drag and drop of a folder) and searches; a bar under it shows loading progress with
  * Cancel, or a one-line error; the body is the empty state (how to record a trace) or the
- * timeline with the details pane (the selected item, the range's statistics, the measurement).
+ * timeline with the operations table under it (Ctrl+T) and the details pane (the selected item
+ * with its references as links, the range's statistics, the measurement).
  */
 #ifndef FSV_WINDOW_H
 #define FSV_WINDOW_H
