@@ -468,6 +468,28 @@ Test(table, show_table_action_toggles_the_pane_and_a_hidden_table_waits)
 	cr_assert_eq(fsv_ops_table_get_n_rows(table), waits, "shown: the search applies");
 }
 
+/* Enter and Escape in the search entry give the keys back to the timeline: Z, W, F typed next
+ * zoom instead of landing in the entry. Escape clears the search too. */
+Test(table, enter_and_escape_in_the_search_give_the_keys_back)
+{
+	GtkWidget *timeline = GTK_WIDGET(_fsv_window_get_timeline(window));
+	FsvOpsTable *table = _fsv_window_get_ops_table(window);
+
+	_fsv_window_focus_search(window);
+	cr_assert_not(gtk_widget_is_focus(timeline));
+	_fsv_window_set_search_text(window, "kind=signal");
+	_fsv_window_activate_search(window);
+	cr_assert(gtk_widget_is_focus(timeline), "Enter");
+
+	_fsv_window_focus_search(window);
+	cr_assert_not(gtk_widget_is_focus(timeline));
+	_fsv_window_stop_search(window);
+	cr_assert(gtk_widget_is_focus(timeline), "Escape");
+	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	cr_assert_eq(fsv_ops_table_get_n_rows(table), fsv_trace_get_op_count(shown_trace()),
+		     "Escape cleared the search");
+}
+
 /* --- The application's command line (fencescope view --select-op / --at) ---------------- */
 
 typedef struct {

@@ -28,6 +28,9 @@ const char *_fsv_window_get_status(FsvWindow *self);
 /* Sets the search entry's text (as typing would), and presses Enter in it. */
 void _fsv_window_set_search_text(FsvWindow *self, const char *text);
 void _fsv_window_activate_search(FsvWindow *self);
+/* Gives the search entry the focus (Ctrl+F) and presses Escape in it (its "stop-search"). */
+void _fsv_window_focus_search(FsvWindow *self);
+void _fsv_window_stop_search(FsvWindow *self);
 /* Clicks the link of the NTH (from 0) details field named NAME ("Released by", "  Wait",
  * "Packet"), as the pointer would. Returns whether there was such a link and it was followed. */
 gboolean _fsv_window_click_details_link(FsvWindow *self, const char *name, guint nth);

@@ -987,6 +987,18 @@ _fsv_window_is_start_pending(FsvWindow *self)
 	return self->has_start_op || self->has_start_at;
 }
 
+void
+_fsv_window_focus_search(FsvWindow *self)
+{
+	gtk_widget_grab_focus(GTK_WIDGET(self->search_entry));
+}
+
+void
+_fsv_window_stop_search(FsvWindow *self)
+{
+	g_signal_emit_by_name(self->search_entry, "stop-search");
+}
+
 gboolean
 _fsv_window_search_has_error(FsvWindow *self)
 {
