@@ -6,6 +6,7 @@
 #ifndef FSV_WINDOW_PRIVATE_H
 #define FSV_WINDOW_PRIVATE_H
 
+#include "fsv-ops-table.h"
 #include "fsv-timeline.h"
 #include "fsv-window.h"
 
@@ -13,6 +14,8 @@ G_BEGIN_DECLS
 
 /* Returns: (transfer none). */
 FsvTimeline *_fsv_window_get_timeline(FsvWindow *self);
+/* Returns: (transfer none): the operations table (shown or not). */
+FsvOpsTable *_fsv_window_get_ops_table(FsvWindow *self);
 gboolean _fsv_window_is_loading(FsvWindow *self);
 /* Whether the loading bar (progress and Cancel) is shown. */
 gboolean _fsv_window_is_progress_shown(FsvWindow *self);
@@ -25,6 +28,14 @@ const char *_fsv_window_get_status(FsvWindow *self);
 /* Sets the search entry's text (as typing would), and presses Enter in it. */
 void _fsv_window_set_search_text(FsvWindow *self, const char *text);
 void _fsv_window_activate_search(FsvWindow *self);
+/* Gives the search entry the focus (Ctrl+F) and presses Escape in it (its "stop-search"). */
+void _fsv_window_focus_search(FsvWindow *self);
+void _fsv_window_stop_search(FsvWindow *self);
+/* Clicks the link of the NTH (from 0) details field named NAME ("Released by", "  Wait",
+ * "Packet"), as the pointer would. Returns whether there was such a link and it was followed. */
+gboolean _fsv_window_click_details_link(FsvWindow *self, const char *name, guint nth);
+/* Whether a fsv_window_set_start() is still to be applied (the trace not loaded or laid out). */
+gboolean _fsv_window_is_start_pending(FsvWindow *self);
 /* Whether the search entry shows its text as an error (a term the filter cannot read). */
 gboolean _fsv_window_search_has_error(FsvWindow *self);
 

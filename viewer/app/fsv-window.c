@@ -2,7 +2,9 @@
 /*
  * FsvWindow: opening traces (file chooser, recent traces, drag and drop), loading one in a
  * worker thread with progress and Cancel, and the panes around the timeline: the details of
- * the selection, the statistics of a range, the measurement and the status line.
+ * the selection (its references as links), the statistics of a range, the measurement, the
+ * status line, the search and the operations table (kept in step with the timeline's
+ * selection both ways), and where a window opened by `--select-op` / `--at` starts.
  *
  * Loading runs fsv_trace_load() in a GTask thread. The thread only writes the progress counters
  * (under a mutex); a 100 ms timeout on the UI thread reads them, so the UI never waits on the
@@ -12,6 +14,10 @@
 #include "fsv-config.h"
 
 #include "fsv-window-private.h"
+
+#include <string.h>
+
+#include "fsv-ops-table.h"
 
 #define RECENT_APP_NAME "fencescope-view"
 #define RECENT_MAX      10
@@ -32,6 +38,7 @@ struct _FsvWindow {
 	GtkScrollbar *vscrollbar, *hscrollbar;
 	GtkLabel *status_label;
 	GtkGrid *details_grid;
+	FsvOpsTable *ops_table;
 
 	guint details_rows;
 	FsvTrace *trace; /* the trace shown, NULL before the first load */
@@ -40,6 +47,11 @@ struct _FsvWindow {
 	guint progress_source;
 	GtkFileChooserNative *chooser;
 	FsvQuery *query; /* the search entry's last valid query, NULL when empty */
+
+	/* fsv_window_set_start(): applied once the loaded trace is laid out at its real size. */
+	gboolean has_start_op, has_start_at, is_start_at_relative;
+	guint64 start_op_id, start_at_ns;
+	guint start_tick;
 };
 
 G_DEFINE_FINAL_TYPE(FsvWindow, fsv_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -167,10 +179,78 @@ show_trace(FsvWindow *self, FsvTrace *trace)
 	self->trace = fsv_trace_ref(trace);
 	fsv_timeline_set_trace(self->timeline, trace);
 	fsv_timeline_set_query(self->timeline, self->query);
+	fsv_ops_table_set_trace(self->ops_table, trace);
+	fsv_ops_table_set_query(self->ops_table, self->query);
 	title = g_strdup_printf("%s — fencescope viewer", fsv_trace_get_name(trace));
 	gtk_window_set_title(GTK_WINDOW(self), title);
 	gtk_stack_set_visible_child_name(self->stack, "trace");
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+}
+
+/* --select-op, --at: the op selected and zoomed to, the time centred. */
+static void
+apply_start(FsvWindow *self)
+{
+	g_autofree char *problem = NULL;
+
+	if (self->has_start_op) {
+		guint32 op = fsv_trace_find_op_by_id(self->trace, self->start_op_id);
+
+		if (op == FSV_INDEX_NONE) {
+			problem = g_strdup_printf("--select-op %" G_GUINT64_FORMAT
+						  ": this trace has no operation with that op id",
+						  self->start_op_id);
+		} else {
+			FsvItem item = {FSV_ITEM_OP, op, fsv_trace_get_op(self->trace, op)->row};
+
+			fsv_timeline_reveal_item(self->timeline, &item);
+			fsv_timeline_zoom_to_selection(self->timeline);
+		}
+	}
+	if (self->has_start_at) {
+		guint64 base = fsv_trace_get_begin_ns(self->trace);
+
+		if (self->is_start_at_relative && self->start_at_ns > G_MAXUINT64 - 1 - base)
+			problem = g_strdup_printf("--at +%" G_GUINT64_FORMAT
+						  " ns: past the last representable time",
+						  self->start_at_ns);
+		else
+			fsv_timeline_center_at(self->timeline, self->is_start_at_relative
+								   ? base + self->start_at_ns
+								   : self->start_at_ns);
+	}
+	self->has_start_op = self->has_start_at = FALSE;
+	if (problem)
+		show_error(self, problem);
+}
+
+/* The first allocation fits the trace to the timeline's real width: the start is applied after
+ * it, or the fit would undo it. */
+static gboolean
+apply_start_when_laid_out(GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+	FsvWindow *self = user_data;
+	const FsvView *view = fsv_timeline_get_view(self->timeline);
+	int width = gtk_widget_get_width(widget);
+
+	(void) clock;
+	if (self->trace == NULL || view == NULL || width <= 1 || fsv_view_get_width(view) != width)
+		return G_SOURCE_CONTINUE;
+	self->start_tick = 0;
+	apply_start(self);
+	return G_SOURCE_REMOVE;
+}
+
+void
+fsv_window_set_start(FsvWindow *self, gboolean has_op, guint64 op_id, gboolean has_at,
+		     gboolean at_is_relative, guint64 at_ns)
+{
+	g_return_if_fail(FSV_IS_WINDOW(self));
+	self->has_start_op = has_op;
+	self->start_op_id = op_id;
+	self->has_start_at = has_at;
+	self->is_start_at_relative = at_is_relative;
+	self->start_at_ns = at_ns;
 }
 
 static void
@@ -200,6 +280,9 @@ load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 							    : fsv_trace_get_clock_warning(trace));
 	show_trace(self, trace);
 	add_recent(trace);
+	if (self->has_start_op || self->has_start_at)
+		self->start_tick = gtk_widget_add_tick_callback(
+		    GTK_WIDGET(self->timeline), apply_start_when_laid_out, self, NULL);
 }
 
 void
@@ -327,15 +410,57 @@ details_add_duration(FsvWindow *self, const char *name, guint64 ns)
 	details_add(self, name, text);
 }
 
+/* A link of the details pane: selects and reveals the item it names. */
+static gboolean
+on_details_link(GtkLabel *label, const char *uri, FsvWindow *self)
+{
+	const FsvItem *target = g_object_get_data(G_OBJECT(label), "fsv-link-target");
+
+	(void) uri;
+	if (target == NULL || self->trace == NULL)
+		return FALSE;
+	/* Copied: revealing rebuilds the pane, and this label with it. */
+	FsvItem item = *target;
+
+	fsv_timeline_reveal_item(self->timeline, &item);
+	return TRUE;
+}
+
+static void
+details_add_link(FsvWindow *self, const char *name, const char *value, const FsvItem *target)
+{
+	g_autofree char *escaped = g_markup_escape_text(value, -1);
+	g_autofree char *markup = g_strdup_printf("<a href=\"fsv-item:%d:%u\">%s</a>",
+						  (int) target->kind, target->index, escaped);
+	GtkWidget *label;
+
+	details_add(self, name, value);
+	label = gtk_grid_get_child_at(self->details_grid, 1, (int) self->details_rows - 1);
+	gtk_label_set_markup(GTK_LABEL(label), markup);
+	/* A selectable label takes the click for its selection, not its link. */
+	gtk_label_set_selectable(GTK_LABEL(label), FALSE);
+	gtk_widget_set_tooltip_text(label, "Select it in the timeline");
+	g_object_set_data_full(G_OBJECT(label), "fsv-link-target",
+			       g_memdup2(target, sizeof(*target)), g_free);
+	g_signal_connect(label, "activate-link", G_CALLBACK(on_details_link), self);
+}
+
 static void
 details_add_selection(FsvWindow *self, const FsvItem *item)
 {
 	g_autofree char *title = fsv_trace_dup_item_title(self->trace, item);
-	g_auto(GStrv) fields = fsv_trace_describe_item(self->trace, item);
+	g_autoptr(GArray) links = NULL;
+	g_auto(GStrv) fields = fsv_trace_describe_item_with_links(self->trace, item, &links);
 
 	details_heading(self, title);
-	for (guint i = 0; fields[i] && fields[i + 1]; i += 2)
-		details_add(self, fields[i], fields[i + 1]);
+	for (guint i = 0; fields[i] && fields[i + 1]; i += 2) {
+		const FsvItem *target = &g_array_index(links, FsvItem, i / 2);
+
+		if (target->kind != FSV_ITEM_NONE)
+			details_add_link(self, fields[i], fields[i + 1], target);
+		else
+			details_add(self, fields[i], fields[i + 1]);
+	}
 }
 
 /* One row's share of a range: its label on one line, what it did on the next, across both
@@ -477,7 +602,26 @@ details_update(FsvWindow *self)
 static void
 on_selection_changed(FsvWindow *self)
 {
+	FsvItem item;
+
 	details_update(self);
+	/* The table follows the timeline: the op's row selected and scrolled to. */
+	fsv_timeline_get_selection(self->timeline, &item);
+	fsv_ops_table_select_op(self->ops_table,
+				item.kind == FSV_ITEM_OP ? item.index : FSV_INDEX_NONE);
+}
+
+/* A row of the operations table selected: its box selected and brought into view. */
+static void
+on_table_op_selected(FsvWindow *self, guint op)
+{
+	FsvItem item;
+
+	if (self->trace == NULL || op >= fsv_trace_get_op_count(self->trace))
+		return;
+	item = (FsvItem){
+	    .kind = FSV_ITEM_OP, .index = op, .row = fsv_trace_get_op(self->trace, op)->row};
+	fsv_timeline_reveal_item(self->timeline, &item);
 }
 
 static void
@@ -544,6 +688,7 @@ on_search_changed(FsvWindow *self)
 	if (fsv_query_is_active(query))
 		self->query = g_steal_pointer(&query);
 	fsv_timeline_set_query(self->timeline, self->query);
+	fsv_ops_table_set_query(self->ops_table, self->query);
 }
 
 static void
@@ -560,9 +705,6 @@ on_search_activate(FsvWindow *self)
 {
 	FsvItem selection;
 	guint32 next;
-	const FsvOp *op;
-	const FsvView *view;
-	guint64 span, centre;
 
 	/* Keys typed after Enter (Z, W, F, arrows) are for the timeline, not the entry. */
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
@@ -578,17 +720,7 @@ on_search_activate(FsvWindow *self)
 		gtk_widget_error_bell(GTK_WIDGET(self));
 		return;
 	}
-	fsv_timeline_select_op(self->timeline, next);
-	op = fsv_trace_get_op(self->trace, next);
-	view = fsv_timeline_get_view(self->timeline);
-	if (op->begin_ns < fsv_view_get_begin_ns(view) ||
-	    op->begin_ns > fsv_view_get_end_ns(view)) {
-		span = fsv_view_get_end_ns(view) - fsv_view_get_begin_ns(view);
-		centre = op->begin_ns / 2 + op->end_ns / 2;
-		fsv_timeline_set_visible_range(self->timeline,
-					       centre > span / 2 ? centre - span / 2 : 0,
-					       (centre > span / 2 ? centre - span / 2 : 0) + span);
-	}
+	on_table_op_selected(self, next);
 }
 
 /* --- Actions ------------------------------------------------------------------------------- */
@@ -654,6 +786,25 @@ cancel_load_activated(GSimpleAction *action, GVariant *parameter, gpointer user_
 	(void) action;
 	(void) parameter;
 	on_cancel_clicked(FSV_WINDOW(user_data));
+}
+
+/* win.show-table (Ctrl+T, the header bar's toggle): shows or hides the operations table. */
+static void
+show_table_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
+{
+	FsvWindow *self = user_data;
+	gboolean is_shown = g_variant_get_boolean(value);
+
+	g_simple_action_set_state(action, value);
+	gtk_widget_set_visible(GTK_WIDGET(self->ops_table), is_shown);
+	if (is_shown) {
+		FsvItem item;
+
+		/* Its selected row in sight now that it has a size. */
+		fsv_timeline_get_selection(self->timeline, &item);
+		if (item.kind == FSV_ITEM_OP)
+			fsv_ops_table_select_op(self->ops_table, item.index);
+	}
 }
 
 static void
@@ -746,6 +897,12 @@ _fsv_window_get_timeline(FsvWindow *self)
 	return self->timeline;
 }
 
+FsvOpsTable *
+_fsv_window_get_ops_table(FsvWindow *self)
+{
+	return self->ops_table;
+}
+
 gboolean
 _fsv_window_is_loading(FsvWindow *self)
 {
@@ -804,6 +961,45 @@ _fsv_window_activate_search(FsvWindow *self)
 }
 
 gboolean
+_fsv_window_click_details_link(FsvWindow *self, const char *name, guint nth)
+{
+	for (guint row = 0; row < self->details_rows; row++) {
+		GtkWidget *key = gtk_grid_get_child_at(self->details_grid, 0, (int) row);
+		GtkWidget *value = gtk_grid_get_child_at(self->details_grid, 1, (int) row);
+		gboolean is_handled = FALSE;
+		g_autofree char *uri = NULL;
+
+		if (!key || !value || key == value ||
+		    strcmp(gtk_label_get_text(GTK_LABEL(key)), name) != 0 ||
+		    !g_object_get_data(G_OBJECT(value), "fsv-link-target") || nth-- > 0)
+			continue;
+		uri = g_strdup(gtk_label_get_label(GTK_LABEL(value)));
+		/* What GtkLabel does on a click on its link. */
+		g_signal_emit_by_name(value, "activate-link", uri, &is_handled);
+		return is_handled;
+	}
+	return FALSE;
+}
+
+gboolean
+_fsv_window_is_start_pending(FsvWindow *self)
+{
+	return self->has_start_op || self->has_start_at;
+}
+
+void
+_fsv_window_focus_search(FsvWindow *self)
+{
+	gtk_widget_grab_focus(GTK_WIDGET(self->search_entry));
+}
+
+void
+_fsv_window_stop_search(FsvWindow *self)
+{
+	g_signal_emit_by_name(self->search_entry, "stop-search");
+}
+
+gboolean
 _fsv_window_search_has_error(FsvWindow *self)
 {
 	return gtk_widget_has_css_class(GTK_WIDGET(self->search_entry), "error");
@@ -832,6 +1028,9 @@ fsv_window_dispose(GObject *object)
 	g_clear_object(&self->chooser);
 	g_clear_pointer(&self->trace, fsv_trace_unref);
 	g_clear_pointer(&self->query, fsv_query_unref);
+	if (self->start_tick && self->timeline)
+		gtk_widget_remove_tick_callback(GTK_WIDGET(self->timeline), self->start_tick);
+	self->start_tick = 0;
 	gtk_widget_dispose_template(GTK_WIDGET(self), FSV_TYPE_WINDOW);
 	G_OBJECT_CLASS(fsv_window_parent_class)->dispose(object);
 }
@@ -844,6 +1043,7 @@ fsv_window_class_init(FsvWindowClass *klass)
 
 	object_class->dispose = fsv_window_dispose;
 	g_type_ensure(FSV_TYPE_TIMELINE);
+	g_type_ensure(FSV_TYPE_OPS_TABLE);
 	gtk_widget_class_set_template_from_resource(widget_class,
 						    "/org/fencescope/Viewer/fsv-window.ui");
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, recent_button);
@@ -859,6 +1059,7 @@ fsv_window_class_init(FsvWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, hscrollbar);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, status_label);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, details_grid);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, ops_table);
 	gtk_widget_class_bind_template_callback(widget_class, on_cancel_clicked);
 	gtk_widget_class_bind_template_callback(widget_class, on_error_dismissed);
 	gtk_widget_class_bind_template_callback(widget_class, on_selection_changed);
@@ -868,6 +1069,7 @@ fsv_window_class_init(FsvWindowClass *klass)
 	gtk_widget_class_bind_template_callback(widget_class, on_search_changed);
 	gtk_widget_class_bind_template_callback(widget_class, on_search_stopped);
 	gtk_widget_class_bind_template_callback(widget_class, on_search_activate);
+	gtk_widget_class_bind_template_callback(widget_class, on_table_op_selected);
 }
 
 static void
@@ -899,6 +1101,7 @@ fsv_window_init(FsvWindow *self)
 	    {.name = "find", .activate = find_activated},
 	    {.name = "close", .activate = close_activated},
 	    {.name = "cancel-load", .activate = cancel_load_activated},
+	    {.name = "show-table", .state = "false", .change_state = show_table_changed},
 	};
 	GtkDropTarget *drop;
 	GType types[] = {GDK_TYPE_FILE_LIST, G_TYPE_FILE};
