@@ -332,6 +332,8 @@ item_span(FsvTimeline *self, const FsvItem *item, guint64 *begin_ns, guint64 *en
 		*end_ns = marker->end_ns;
 		return TRUE;
 	}
+	case FSV_ITEM_COUNTER:
+		return fsv_counters_get_item_span(self->trace, item, begin_ns, end_ns);
 	case FSV_ITEM_LOSS: {
 		const FsvLoss *loss = fsv_trace_get_loss(self->trace, item->index);
 

@@ -7,6 +7,7 @@
 #ifndef FSV_TRACE_PRIVATE_H
 #define FSV_TRACE_PRIVATE_H
 
+#include "fsv-counters.h"
 #include "fsv-lod.h"
 #include "fsv-trace.h"
 
@@ -98,6 +99,8 @@ bool _fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind);
  * synthetic timelines. NAME is the trace's name. Returns: (transfer full).
  */
 FsvTrace *_fsv_trace_new_from_events(const char *name, const struct fsa_event *events, gsize n);
+/* The counter tracks' data (fsv-counters.h), built with the index. */
+const FsvCounters *_fsv_trace_get_counters(const FsvTrace *trace);
 /* Bytes of the index (ops, packets, markers, LODs), for the benchmark. */
 gsize _fsv_trace_get_memory_size(const FsvTrace *trace);
 

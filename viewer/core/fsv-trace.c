@@ -66,6 +66,7 @@ struct _FsvTrace {
 	/* Cross-adapter fences (XAD-03): global fence handle → GArray of guint32 pairs (adapter,
 	 * row) of its rows under each adapter. */
 	GHashTable *xfence_rows;
+	FsvCounters *counters; /* owned; counter tracks, built last by build_index */
 };
 
 /* ---- Loading: the model's sink ---------------------------------------------------------- */
@@ -306,6 +307,33 @@ static FsvRow *
 row_at(FsvTrace *trace, guint32 row)
 {
 	return &g_array_index(trace->rows, FsvRow, row);
+}
+
+static bool
+has_packets_on(const FsvTrace *trace, guint32 adapter_id, guint32 engine_id)
+{
+	for (guint i = 0; i < trace->packets->len; i++) {
+		const FsvPacket *p = &g_array_index(trace->packets, FsvPacket, i);
+
+		if (p->adapter_id == adapter_id && p->engine_id == engine_id)
+			return true;
+	}
+	return false;
+}
+
+/* Issue 15 §4: a queue's depth row, right after QUEUE_ROW, under the same parent. Its handles
+ * stay 0: what matches rows by queue must keep finding the queue row only. */
+static void
+add_depth_row(FsvTrace *trace, guint32 queue_row)
+{
+	FsvRow *q = row_at(trace, queue_row);
+	guint32 adapter_id = q->adapter_id, engine_id = q->engine_id, process_id = q->process_id;
+	guint32 d = add_row(trace, FSV_ROW_DEPTH, q->parent, g_strdup("depth"),
+			    g_strdup("submitted − completed"));
+
+	row_at(trace, d)->adapter_id = adapter_id;
+	row_at(trace, d)->engine_id = engine_id;
+	row_at(trace, d)->process_id = process_id;
 }
 
 /* Adapters and engines named anywhere (queues, packets, markers), sorted. */
@@ -682,6 +710,14 @@ layout_rows(FsvTrace *trace)
 			row_at(trace, p)->adapter_id = adapter_id;
 			row_at(trace, p)->engine_id = engine_id;
 		}
+		/* Issue 15 §4: the engine's busy fraction, when the trace has its packets. */
+		if (has_packets_on(trace, adapter_id, engine_id)) {
+			guint32 b = add_row(trace, FSV_ROW_BUSY, engine_row, g_strdup("busy"),
+					    g_strdup("share of time a packet ran"));
+
+			row_at(trace, b)->adapter_id = adapter_id;
+			row_at(trace, b)->engine_id = engine_id;
+		}
 		for (guint q = 0; q < trace->queues->len; q++) {
 			const struct fsa_queue_info *qi =
 			    &g_array_index(trace->queues, struct fsa_queue_info, q);
@@ -704,6 +740,7 @@ layout_rows(FsvTrace *trace)
 			row_at(trace, r)->hwqueue_handle = qi->hwqueue_handle;
 			row_at(trace, r)->context_handle = qi->context_handle;
 			insert_row_key(trace->queue_rows, qi->hwqueue_handle, r);
+			add_depth_row(trace, r);
 		}
 	}
 	if (engines->len > 0) {
@@ -731,6 +768,7 @@ layout_rows(FsvTrace *trace)
 			row_at(trace, r)->hwqueue_handle = o->hwqueue_handle;
 			row_at(trace, r)->process_id = o->process_id;
 			insert_row_key(trace->queue_rows, o->hwqueue_handle, r);
+			add_depth_row(trace, r);
 		}
 	}
 	g_array_sort(cpu_pids, (GCompareFunc) compare_u64);
@@ -1512,6 +1550,7 @@ build_index(FsvTrace *trace)
 		build_marker_lods(trace, r, items);
 	}
 	index_edges(trace);
+	trace->counters = _fsv_counters_new(trace);
 }
 
 bool
@@ -1921,6 +1960,7 @@ fsv_trace_unref(FsvTrace *trace)
 	for (guint i = 0; i < trace->processes->len; i++)
 		g_free((char *) g_array_index(trace->processes, struct fsa_process_info, i).name);
 	g_free(trace->row_data);
+	_fsv_counters_free(trace->counters);
 	g_array_unref(trace->rows);
 	g_array_unref(trace->ops);
 	g_array_unref(trace->packets);
@@ -2361,5 +2401,13 @@ _fsv_trace_get_memory_size(const FsvTrace *trace)
 			if (d->marker_lods[l])
 				size += fsv_lod_get_size(d->marker_lods[l]);
 	}
+	if (trace->counters)
+		size += _fsv_counters_get_size(trace->counters);
 	return size + (trace->ops->len + 1) * sizeof(guint32) * 2;
+}
+
+const FsvCounters *
+_fsv_trace_get_counters(const FsvTrace *trace)
+{
+	return trace->counters;
 }

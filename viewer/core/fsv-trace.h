@@ -77,6 +77,11 @@ typedef enum {
 	 * adapter (propagate → NotificationOnly update) and the arrows from the other adapter's
 	 * row. */
 	FSV_ROW_XFENCE,
+	/* Counter tracks (issue 15 §4, fsv-counters.h), thin rows: an engine's busy fraction,
+	 * first child of its engine after its F-state row; a queue's depth, right after its queue
+	 * row (same parent: the queue row is the row before it). */
+	FSV_ROW_BUSY,
+	FSV_ROW_DEPTH,
 } FsvRowKind;
 
 /* Lanes of a VA space row's mappings. */
@@ -119,6 +124,10 @@ typedef enum {
 	FSV_ITEM_LOSS,       /* fsv_trace_get_loss() */
 	FSV_ITEM_FENCE_STEP, /* a CurrentValue step on a fence row: index into that row's steps */
 	FSV_ITEM_ROW,        /* a row label (index is the row) */
+	/* A point of a counter row (fsv-counters.h): on a depth row the change point in force
+	 * (index into the row's points); on a busy row 2k + 1 for busy interval k, 2k for the
+	 * idle gap before it. */
+	FSV_ITEM_COUNTER,
 } FsvItemKind;
 
 typedef struct {
