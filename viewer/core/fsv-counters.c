@@ -190,8 +190,8 @@ build_busy(FsvCounters *c, const FsvTrace *trace, guint32 engine_row, RowSlice *
 	for (guint i = 0; i < k;) {
 		Span merged = spans[i++];
 
-		while (i < k && spans[i].begin <= merged.end)
-			merged.end = MAX(merged.end, spans[i++].end);
+		for (; i < k && spans[i].begin <= merged.end; i++)
+			merged.end = MAX(merged.end, spans[i].end);
 		g_array_append_val(c->busy_begin, merged.begin);
 		g_array_append_val(c->busy_end, merged.end);
 		g_array_append_val(c->busy_before, before);
