@@ -10,9 +10,11 @@
  *   to the maximum, so a one-nanosecond spike shows at any zoom as a pixel-wide line.
  *
  * One query per pixel column (O(log n) each), runs of equal columns merged into one rectangle:
- * the cost is the pixels', never the points'. The y-axis labels (the row's largest value at
+ * the cost is the pixels', never the points'. A fence row keeps the look it had (a pale area
+ * under its line, the value of the wider steps written above it). The y-axis labels (the row's largest value at
  * the top, 0 at the bottom) are drawn in the label column, never over the data.
  */
+#include "fsv-render.h"
 #include "fsv-render-private.h"
 #include "fsv-trace-private.h"
 #include "fsv-view-private.h"
@@ -20,11 +22,6 @@
 #include <inttypes.h>
 #include <math.h>
 
-/* Colours (fsv-render.c's table holds the shared ones): busy teal, depth indigo, the fence
- * line the dark pink of signals. Fill at 35 %, line solid. */
-static const double busy_rgb[3] = {0.07, 0.53, 0.51};
-static const double depth_rgb[3] = {0.30, 0.33, 0.72};
-static const double fence_rgb[3] = {0.76, 0.09, 0.36};
 
 /* Rectangles of one colour, merged along x while they have the same y and height. */
 typedef struct {
@@ -149,9 +146,10 @@ _fsv_render_counter_row(cairo_t *cr, FsvTrace *trace, const FsvView *view, guint
 			guint64 *columns_drawn)
 {
 	const FsvRow *r = fsv_trace_get_row(trace, row);
-	const double *rgb = r->kind == FSV_ROW_BUSY    ? busy_rgb
-			    : r->kind == FSV_ROW_DEPTH ? depth_rgb
-						       : fence_rgb;
+	/* Colours of fsv-render.c's table: busy, depth, and the dark pink of signals for a
+	 * fence's line. The busy bars nearly solid; the depth and value areas light under
+	 * their solid min – max line. */
+	double rgb[3];
 	bool is_fence = r->kind == FSV_ROW_FENCE || r->kind == FSV_ROW_XFENCE;
 	guint64 trace_begin = fsv_trace_get_begin_ns(trace), trace_end = fsv_trace_get_end_ns(trace);
 	Run fill = {cr, 0, 0, 0, 0}, line = {cr, 0, 0, 0, 0};
@@ -159,6 +157,10 @@ _fsv_render_counter_row(cairo_t *cr, FsvTrace *trace, const FsvView *view, guint
 	guint64 base;
 	Plot plot;
 
+	fsv_render_get_color(r->kind == FSV_ROW_BUSY    ? FSV_COLOR_COUNTER_BUSY
+			     : r->kind == FSV_ROW_DEPTH ? FSV_COLOR_COUNTER_DEPTH
+							: FSV_COLOR_SIGNAL,
+			     rgb);
 	row_plot(trace, row, y, h, &plot, &base);
 	cairo_new_path(cr);
 	for (double x = floor(x_min); x < x_max; x++) {
@@ -202,7 +204,8 @@ _fsv_render_counter_row(cairo_t *cr, FsvTrace *trace, const FsvView *view, guint
 		(*columns_drawn)++;
 	}
 	run_flush(&fill);
-	cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], r->kind == FSV_ROW_BUSY ? 0.8 : 0.3);
+	cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2],
+			      r->kind == FSV_ROW_BUSY ? 0.8 : is_fence ? 0.12 : 0.3);
 	cairo_fill(cr);
 	for (guint i = 0; i < lines->len; i += 3) {
 		const double *seg = &g_array_index(lines, double, i);
@@ -210,7 +213,7 @@ _fsv_render_counter_row(cairo_t *cr, FsvTrace *trace, const FsvView *view, guint
 		run_add(&line, seg[0], seg[1], seg[2]);
 	}
 	run_flush(&line);
-	cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+	cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], is_fence ? 0.9 : 1.0);
 	cairo_fill(cr);
 	g_array_unref(lines);
 	if (is_fence)

@@ -61,6 +61,8 @@ static const double colors[FSV_COLOR_COUNT][3] = {
     [FSV_COLOR_VA_4K] = {0.16, 0.62, 0.56},               /* #299e8f teal */
     [FSV_COLOR_VA_64K] = {0.42, 0.36, 0.78},              /* #6b5cc7 violet */
     [FSV_COLOR_PROPAGATION] = {0.05, 0.55, 0.75},         /* #0d8cbf cyan blue */
+    [FSV_COLOR_COUNTER_BUSY] = {0.07, 0.53, 0.51},        /* #128782 teal */
+    [FSV_COLOR_COUNTER_DEPTH] = {0.30, 0.33, 0.72},       /* #4d54b8 indigo */
 };
 
 /* Packets take the colour of their queue's process, as GPUView colours them. */
@@ -105,8 +107,6 @@ enum batch_style {
 	BATCH_BAND_NOTIFY_KMD,
 	BATCH_BAND_RETRY,
 	BATCH_BAND_ABORT,
-	BATCH_STEP_FILL,
-	BATCH_STEP_LINE,
 	BATCH_VSYNC,
 	BATCH_MISSED_VSYNC,
 	/* Preemption brackets by reason (FSTP_PREEMPT_REASON_*, 6 of them): bars and legs apart,
@@ -259,12 +259,6 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 	case BATCH_BAND_RETRY:
 	case BATCH_BAND_ABORT:
 		set_rgb(cr, colors[FSV_COLOR_DOORBELL_CONNECTED + (s - BATCH_BAND_CONNECTED)], 1);
-		break;
-	case BATCH_STEP_FILL:
-		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.12);
-		break;
-	case BATCH_STEP_LINE:
-		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.9);
 		break;
 	case BATCH_VSYNC:
 		set_rgb(cr, colors[FSV_COLOR_VSYNC], 0.8);
@@ -2412,7 +2406,14 @@ draw_legend(RenderPass *pass)
 	     FSV_COLOR_PREEMPT_PRIORITY},
 	    {"Preemption: suspend | TDR", SW_BRACKET, FSV_COLOR_SUSPENDED, FSV_COLOR_TDR},
 	};
-	LegendEntry entries[G_N_ELEMENTS(base) + 28];
+	/* Issue 15 §4: counter tracks, only while such rows are shown. */
+	static const LegendEntry counters[] = {
+	    {"Engine busy fraction", SW_SOLID, FSV_COLOR_COUNTER_BUSY, FSV_COLOR_COUNTER_BUSY},
+	    {"Queue depth (min – max per pixel)", SW_SOLID, FSV_COLOR_COUNTER_DEPTH,
+	     FSV_COLOR_COUNTER_DEPTH},
+	};
+	bool has_counter[FSV_COUNTER_KIND_COUNT] = {false};
+	LegendEntry entries[G_N_ELEMENTS(base) + 30];
 	cairo_t *cr = pass->cr;
 	guint n = G_N_ELEMENTS(base), rows, columns;
 	double col_w = 178, w, h, x, y;
@@ -2458,6 +2459,16 @@ draw_legend(RenderPass *pass)
 		entries[n++] = gpummu[1];
 	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_FENCE_PROPAGATION))
 		entries[n++] = gpummu[2];
+	for (guint i = 0; i < fsv_view_get_visible_row_count(pass->view); i++) {
+		FsvCounterKind kind = fsv_counter_kind_of_row(fsv_trace_get_row(
+		    pass->trace, fsv_view_get_visible_row(pass->view, i, NULL, NULL)));
+
+		if (kind != FSV_COUNTER_KIND_COUNT)
+			has_counter[kind] = true;
+	}
+	for (guint k = 0; k < FSV_COUNTER_KIND_COUNT; k++)
+		if (has_counter[k])
+			entries[n++] = counters[k];
 	g_assert(n <= G_N_ELEMENTS(entries));
 	/* Two columns as before issue 13; a third past 16 entries keeps the box low. */
 	columns = n > 16 ? 3 : 2;

@@ -131,6 +131,10 @@ typedef enum {
 	FSV_COLOR_VA_4K,
 	FSV_COLOR_VA_64K,
 	FSV_COLOR_PROPAGATION,
+	/* Issue 15 §4 (docs/viewer.md "Counter tracks"): an engine's busy fraction, a queue's
+	 * depth. The fence rows' step line is FSV_COLOR_SIGNAL. */
+	FSV_COLOR_COUNTER_BUSY,
+	FSV_COLOR_COUNTER_DEPTH,
 	FSV_COLOR_COUNT,
 } FsvColor;
 
