@@ -366,42 +366,61 @@ Test(counters, depth_is_a_brute_force_count_at_every_change_point)
 }
 
 /* At several zooms and positions, each pixel column's min/max is the brute force's over the
- * column's span, for the depth and the fence's CurrentValue. */
+ * column's span, for the depth and the fence's CurrentValue, and its busy time the sum of the
+ * packets' overlaps: both through the single-span queries and through the column sweeps the
+ * drawing uses. */
 Test(counters, every_pixel_column_holds_the_true_min_and_max_at_every_zoom)
 {
 	static const double spans_ns[] = {4e9, 1.2e6, 1e5, 7e3, 900, 100};
 	g_autoptr(GRand) rand = g_rand_new_with_seed(9);
 	int lw = fsv_view_get_label_width(view), w = fsv_view_get_width(view);
-	guint columns = 0, spiky = 0;
+	guint n = (guint) (w - lw), columns = 0, spiky = 0;
+	g_autofree guint64 *begin = g_new(guint64, n), *end = g_new(guint64, n);
+	g_autofree guint64 *busy = g_new(guint64, n), *fmin = g_new(guint64, n);
+	g_autofree guint64 *fmax = g_new(guint64, n);
+	g_autofree guint32 *dmin = g_new(guint32, n), *dmax = g_new(guint32, n);
+	g_autofree bool *has = g_new(bool, n);
 
 	for (guint z = 0; z < G_N_ELEMENTS(spans_ns); z++) {
 		for (int pos = 0; pos < 3; pos++) {
-			guint64 begin = z == 0 ? T0 - 10000
+			guint64 first = z == 0 ? T0 - 10000
 					       : US(10) + (guint64) g_rand_int_range(rand, 0, 880000);
 
-			fsv_view_set_range(view, begin, begin + (guint64) spans_ns[z]);
-			for (int x = lw; x < w; x++) {
-				guint64 a, b, fmin = 0, fmax = 0, bmin = 0, bmax = 0;
-				guint32 dmin, dmax, emin, emax;
-				bool has, brute_has;
+			fsv_view_set_range(view, first, first + (guint64) spans_ns[z]);
+			for (guint i = 0; i < n; i++)
+				fsv_view_get_column_span(view, lw + i, &begin[i], &end[i]);
+			fsv_counters_busy_columns(trace, busy_row, begin, end, n, busy);
+			fsv_counters_depth_columns(trace, depth_row, begin, end, n, dmin, dmax);
+			fsv_counters_fence_columns(trace, fence_row, begin, end, n, fmin, fmax, has);
+			for (guint i = 0; i < n; i++) {
+				guint64 a = begin[i], b = end[i], smin = 0, smax = 0, bmin = 0,
+					bmax = 0;
+				guint32 one_min, one_max, emin, emax;
+				bool one_has, brute_has;
 
-				fsv_view_get_column_span(view, x, &a, &b);
 				cr_assert_gt(b, a);
-				fsv_counters_depth_range(trace, depth_row, a, b, &dmin, &dmax);
 				brute_depth_range(a, b, &emin, &emax);
-				cr_assert_eq(dmin, emin, "zoom %u x %d: min %u, brute %u", z, x, dmin,
-					     emin);
-				cr_assert_eq(dmax, emax, "zoom %u x %d: max %u, brute %u", z, x, dmax,
-					     emax);
-				has = fsv_counters_fence_range(trace, fence_row, a, b, &fmin, &fmax);
+				fsv_counters_depth_range(trace, depth_row, a, b, &one_min, &one_max);
+				cr_assert_eq(one_min, emin, "zoom %u column %u: min %u, brute %u", z,
+					     i, one_min, emin);
+				cr_assert_eq(one_max, emax, "zoom %u column %u: max %u, brute %u", z,
+					     i, one_max, emax);
+				cr_assert_eq(dmin[i], emin, "sweep, zoom %u column %u", z, i);
+				cr_assert_eq(dmax[i], emax, "sweep, zoom %u column %u", z, i);
+				cr_assert_eq(busy[i], brute_busy(a, b), "sweep, zoom %u column %u", z,
+					     i);
+				one_has = fsv_counters_fence_range(trace, fence_row, a, b, &smin, &smax);
 				brute_has = brute_fence_range(a, b, &bmin, &bmax);
-				cr_assert_eq(has, brute_has);
-				if (has) {
-					cr_assert_eq(fmin, bmin);
-					cr_assert_eq(fmax, bmax);
+				cr_assert_eq(one_has, brute_has);
+				cr_assert_eq(has[i], brute_has);
+				if (brute_has) {
+					cr_assert_eq(smin, bmin);
+					cr_assert_eq(smax, bmax);
+					cr_assert_eq(fmin[i], bmin, "sweep, zoom %u column %u", z, i);
+					cr_assert_eq(fmax[i], bmax);
 				}
 				columns++;
-				spiky += dmin != dmax;
+				spiky += emin != emax;
 			}
 		}
 	}

@@ -589,3 +589,138 @@ fsv_counters_get_item_span(const FsvTrace *trace, const FsvItem *item, guint64 *
 		      : MAX(fsv_trace_get_end_ns(trace), *begin_ns);
 	return true;
 }
+
+/* ---- Pixel columns ---------------------------------------------------------------------- */
+
+/* The first index in [from, hi) whose value is > NS, knowing none before FROM is: a galloping
+ * search from FROM, O(log distance) — the columns of a sweep move it forward a little each. */
+static gsize
+gallop_upper(const guint64 *sorted, gsize stride, gsize from, gsize hi, guint64 ns)
+{
+	gsize step = 1, lo = from;
+
+#define AT(i) (*(const guint64 *) ((const char *) sorted + (i) *stride))
+	while (lo + step < hi && AT(lo + step - 1) <= ns) {
+		lo += step;
+		step *= 2;
+	}
+	hi = MIN(hi, lo + step);
+	while (lo < hi) {
+		gsize mid = lo + (hi - lo) / 2;
+
+		if (AT(mid) <= ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+#undef AT
+	return lo;
+}
+
+void
+fsv_counters_busy_columns(const FsvTrace *trace, guint32 row, const guint64 *begin,
+			  const guint64 *end, guint n, guint64 *busy_ns)
+{
+	const FsvCounters *c;
+	const RowSlice *s = slice_of(trace, row, FSV_ROW_BUSY, &c);
+	const guint64 *b, *e, *before;
+	gsize k = 0, hi;
+
+	memset(busy_ns, 0, n * sizeof(guint64));
+	if (!s || s->count == 0)
+		return;
+	b = &g_array_index(c->busy_begin, guint64, s->first);
+	e = &g_array_index(c->busy_end, guint64, s->first);
+	before = &g_array_index(c->busy_before, guint64, s->first);
+	hi = s->count;
+	for (guint i = 0; i < n; i++) {
+		guint64 at[2] = {begin[i], end[i]}, busy[2];
+
+		/* k: the intervals begun by the column's begin; m: by its end. */
+		for (int j = 0; j < 2; j++) {
+			gsize m = gallop_upper(b, sizeof(guint64), k, hi, at[j]);
+
+			if (j == 0)
+				k = m;
+			busy[j] = m == 0 ? 0 : before[m - 1] + (MIN(at[j], e[m - 1]) - b[m - 1]);
+		}
+		busy_ns[i] = busy[1] - busy[0];
+	}
+}
+
+void
+fsv_counters_depth_columns(const FsvTrace *trace, guint32 row, const guint64 *begin,
+			   const guint64 *end, guint n, guint32 *min, guint32 *max)
+{
+	const FsvCounters *c;
+	const RowSlice *s = slice_of(trace, row, FSV_ROW_DEPTH, &c);
+	const guint64 *ns;
+	const guint32 *value;
+	gsize a = 0;
+
+	memset(min, 0, n * sizeof(guint32));
+	memset(max, 0, n * sizeof(guint32));
+	if (!s || s->count == 0)
+		return;
+	ns = &g_array_index(c->depth_ns, guint64, s->first);
+	value = &g_array_index(c->depth_value, guint32, s->first);
+	for (guint i = 0; i < n; i++) {
+		/* The point in force at begin, then those inside (begin, end). */
+		gsize b;
+		guint32 lo, hi;
+
+		a = gallop_upper(ns, sizeof(guint64), a, s->count, begin[i]);
+		b = gallop_upper(ns, sizeof(guint64), a, s->count, end[i] - 1);
+		lo = hi = a == 0 ? 0 : value[a - 1];
+		if (b - a <= 2 * FANOUT) {
+			for (gsize k = a; k < b; k++) {
+				lo = MIN(lo, value[k]);
+				hi = MAX(hi, value[k]);
+			}
+		} else {
+			MinMax m = pyramid_query(c->pyramid, s->pyramid, value, s->count,
+						 depth_value_at, a, b);
+
+			lo = MIN(lo, (guint32) m.min);
+			hi = MAX(hi, (guint32) m.max);
+		}
+		min[i] = lo;
+		max[i] = hi;
+	}
+}
+
+void
+fsv_counters_fence_columns(const FsvTrace *trace, guint32 row, const guint64 *begin,
+			   const guint64 *end, guint n, guint64 *min, guint64 *max, bool *has)
+{
+	const FsvCounters *c;
+	const RowSlice *s = slice_of(trace, row, FSV_ROW_FENCE, &c);
+	guint count = 0;
+	const FsvFenceStep *steps = fsv_trace_get_fence_steps(trace, row, &count);
+	gsize a = 0;
+
+	memset(has, 0, n * sizeof(bool));
+	if (!s || count == 0)
+		return;
+	for (guint i = 0; i < n; i++) {
+		gsize b;
+		MinMax m = {G_MAXUINT64, 0};
+
+		a = gallop_upper(&steps[0].ns, sizeof(FsvFenceStep), a, count, begin[i]);
+		b = gallop_upper(&steps[0].ns, sizeof(FsvFenceStep), a, count, end[i] - 1);
+		if (a == 0 && b == 0)
+			continue;
+		if (b - (a > 0 ? a - 1 : 0) <= 2 * FANOUT) {
+			for (gsize k = a > 0 ? a - 1 : 0; k < b; k++) {
+				m.min = MIN(m.min, steps[k].value);
+				m.max = MAX(m.max, steps[k].value);
+			}
+		} else {
+			m = pyramid_query(c->pyramid, s->pyramid, steps, count, step_value_at,
+					  a > 0 ? a - 1 : 0, b);
+		}
+		min[i] = m.min;
+		max[i] = m.max;
+		has[i] = true;
+	}
+}

@@ -82,6 +82,23 @@ void fsv_counters_get_depth_point(const FsvTrace *trace, guint32 row, guint i, g
 bool fsv_counters_fence_range(const FsvTrace *trace, guint32 row, guint64 begin_ns,
 			      guint64 end_ns, guint64 *min, guint64 *max);
 
+/* ---- Pixel columns ---------------------------------------------------------------------- */
+
+/*
+ * What the drawing asks, for N pixel columns at once: column i covers [begin[i], end[i])
+ * (end > begin, begin non-decreasing, as fsv_view_get_column_span() gives them). Each answer
+ * equals the single-span query's above; the columns are swept left to right, so a whole row
+ * costs O(N + log n) searches instead of N binary searches.
+ */
+void fsv_counters_busy_columns(const FsvTrace *trace, guint32 row, const guint64 *begin,
+			       const guint64 *end, guint n, guint64 *busy_ns);
+void fsv_counters_depth_columns(const FsvTrace *trace, guint32 row, const guint64 *begin,
+				const guint64 *end, guint n, guint32 *min, guint32 *max);
+/* HAS[i]: whether the fence has a value anywhere in column i (min/max unset when not). */
+void fsv_counters_fence_columns(const FsvTrace *trace, guint32 row, const guint64 *begin,
+				const guint64 *end, guint n, guint64 *min, guint64 *max,
+				bool *has);
+
 /* ---- Items (FSV_ITEM_COUNTER) ---------------------------------------------------------- */
 
 /* The item of a busy or depth row at NS (its FsvItem.index), FSV_INDEX_NONE when none: a busy

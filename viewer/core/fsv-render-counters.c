@@ -9,7 +9,8 @@
  *   over the column's span: a light fill up to the maximum and a dark segment from the minimum
  *   to the maximum, so a one-nanosecond spike shows at any zoom as a pixel-wide line.
  *
- * One query per pixel column (O(log n) each), runs of equal columns merged into one rectangle:
+ * The columns are answered in one sweep per row (fsv_counters_*_columns: a galloping search from
+ * the previous column, the min/max pyramid across crowded ones), runs of equal columns merged into one rectangle:
  * the cost is the pixels', never the points'. A fence row keeps the look it had (a pale area
  * under its line, the value of the wider steps written above it). The y-axis labels (the row's largest value at
  * the top, 0 at the bottom) are drawn in the label column, never over the data.
@@ -154,7 +155,11 @@ _fsv_render_counter_row(cairo_t *cr, FsvTrace *trace, const FsvView *view, guint
 	guint64 trace_begin = fsv_trace_get_begin_ns(trace), trace_end = fsv_trace_get_end_ns(trace);
 	Run fill = {cr, 0, 0, 0, 0}, line = {cr, 0, 0, 0, 0};
 	GArray *lines = g_array_new(FALSE, FALSE, sizeof(double));
+	g_autofree guint64 *begin = NULL, *end = NULL, *lo = NULL, *hi = NULL;
+	g_autofree bool *has = NULL;
 	guint64 base;
+	double x0;
+	guint n;
 	Plot plot;
 
 	fsv_render_get_color(r->kind == FSV_ROW_BUSY    ? FSV_COLOR_COUNTER_BUSY
@@ -162,41 +167,53 @@ _fsv_render_counter_row(cairo_t *cr, FsvTrace *trace, const FsvView *view, guint
 							: FSV_COLOR_SIGNAL,
 			     rgb);
 	row_plot(trace, row, y, h, &plot, &base);
-	cairo_new_path(cr);
-	for (double x = floor(x_min); x < x_max; x++) {
-		guint64 b, e;
-		double y_lo, y_hi;
+	/* The columns' spans, then every column's answer in one sweep. */
+	x0 = floor(x_min);
+	n = x_max > x0 ? (guint) ceil(x_max - x0) : 0;
+	begin = g_new(guint64, MAX(n, 1));
+	end = g_new(guint64, MAX(n, 1));
+	lo = g_new(guint64, MAX(n, 1));
+	hi = g_new(guint64, MAX(n, 1));
+	has = g_new(bool, MAX(n, 1));
+	for (guint i = 0; i < n; i++)
+		fsv_view_get_column_span(view, x0 + i, &begin[i], &end[i]);
+	if (r->kind == FSV_ROW_BUSY) {
+		fsv_counters_busy_columns(trace, row, begin, end, n, hi);
+	} else if (r->kind == FSV_ROW_DEPTH) {
+		g_autofree guint32 *dlo = g_new(guint32, MAX(n, 1));
+		g_autofree guint32 *dhi = g_new(guint32, MAX(n, 1));
 
-		fsv_view_get_column_span(view, x, &b, &e);
-		if (e <= trace_begin || b > trace_end)
+		fsv_counters_depth_columns(trace, row, begin, end, n, dlo, dhi);
+		for (guint i = 0; i < n; i++) {
+			lo[i] = dlo[i];
+			hi[i] = dhi[i];
+		}
+	} else {
+		fsv_counters_fence_columns(trace, row, begin, end, n, lo, hi, has);
+	}
+	cairo_new_path(cr);
+	for (guint i = 0; i < n; i++) {
+		double x = x0 + i, y_lo, y_hi;
+
+		if (end[i] <= trace_begin || begin[i] > trace_end)
 			continue;
 		if (r->kind == FSV_ROW_BUSY) {
-			guint64 busy = fsv_counters_busy_ns(trace, row, b, e);
-
-			if (busy == 0)
+			if (hi[i] == 0)
 				continue;
 			/* Any busy time shows as a pixel at least. */
-			y_hi = MIN(plot_y(&plot, (double) busy / (double) (e - b)), plot.bottom - 1);
+			y_hi = MIN(plot_y(&plot, (double) hi[i] / (double) (end[i] - begin[i])),
+				   plot.bottom - 1);
 			run_add(&fill, x, y_hi, plot.bottom - y_hi);
 		} else {
-			guint64 lo, hi;
-
-			if (r->kind == FSV_ROW_DEPTH) {
-				guint32 dlo, dhi;
-
-				fsv_counters_depth_range(trace, row, b, e, &dlo, &dhi);
-				lo = dlo;
-				hi = dhi;
-			} else if (!fsv_counters_fence_range(trace, row, b, e, &lo, &hi)) {
+			if (is_fence && !has[i])
 				continue;
-			}
-			y_hi = plot_y(&plot, (double) (hi - base));
-			y_lo = plot_y(&plot, (double) (lo - base));
-			if (hi > 0 || is_fence)
+			y_hi = plot_y(&plot, (double) (hi[i] - base));
+			y_lo = plot_y(&plot, (double) (lo[i] - base));
+			if (hi[i] > 0 || is_fence)
 				run_add(&fill, x, y_hi, plot.bottom - y_hi + 1);
 			/* The line: from the maximum down to the minimum, 2 px tall at least. */
 			{
-				double seg[4] = {x, y_hi - 1, y_lo - y_hi + 2};
+				double seg[3] = {x, y_hi - 1, y_lo - y_hi + 2};
 
 				g_array_append_vals(lines, seg, 3);
 			}
