@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * viewer/core: the counter tracks' data (fsv-counters.h). Three flat arrays per kind, every row
- * a slice of them (RowSlice), so that the index file can hold them as they are:
+ * viewer/core: the counter tracks' data (fsv-counters.h). Flat arrays per kind, every row a
+ * slice of them (FsvCounterRow), held by the trace like its other arrays (fsv-trace-storage.h)
+ * so that the index file saves and maps them as they are:
  *
  * - busy: the engine's packets merged into disjoint busy intervals [begin, end), sorted, with
  *   busy_before[i] the busy time before interval i: the busy time before any t is then one
@@ -22,27 +23,17 @@
 /* Entries per pyramid block. */
 #define FANOUT 16
 
-typedef struct {
-	guint64 min, max;
-} MinMax;
+typedef FsvCounterMinMax MinMax;
+typedef FsvCounterRow RowSlice;
 
-/* A row's share of the arrays of its kind; pyramid: its first entry in the pyramid array. */
+/* The arrays while they are built. */
 typedef struct {
-	guint32 first, count;
-	guint32 pyramid;
-	guint32 max_depth; /* depth rows: the largest depth */
-} RowSlice;
-
-struct _FsvCounters {
-	guint n_rows;
 	RowSlice *rows;
-	/* Busy intervals of every engine row, each row's sorted. */
 	GArray *busy_begin, *busy_end, *busy_before; /* guint64 */
-	/* Depth change points of every queue row. */
-	GArray *depth_ns;    /* guint64 */
-	GArray *depth_value; /* guint32 */
-	GArray *pyramid;     /* MinMax: the depth rows', then the fence rows' */
-};
+	GArray *depth_ns;                            /* guint64 */
+	GArray *depth_value;                         /* guint32 */
+	GArray *pyramid;                             /* MinMax: the depth rows', the fence rows' */
+} Build;
 
 FsvCounterKind
 fsv_counter_kind_of_row(const FsvRow *row)
@@ -67,6 +58,16 @@ static guint64
 step_value_at(gconstpointer base, gsize i)
 {
 	return ((const FsvFenceStep *) base)[i].value;
+}
+
+gsize
+_fsv_counters_pyramid_size(gsize n)
+{
+	gsize total = 0;
+
+	for (; n > 1; n = (n + FANOUT - 1) / FANOUT)
+		total += (n + FANOUT - 1) / FANOUT;
+	return total;
 }
 
 /* Entries of level LEVEL ≥ 1 over N values. */
@@ -114,7 +115,7 @@ pyramid_build(GArray *pyramid, gconstpointer base, gsize n, ValueFunc value)
 /* The min and max of values [i, j) (i < j ≤ n) of a row whose pyramid starts at FIRST: the
  * unaligned ends of the run at each level, its aligned middle one level up. */
 static MinMax
-pyramid_query(const GArray *pyramid, guint32 first, gconstpointer base, gsize n, ValueFunc value,
+pyramid_query(const MinMax *pyramid, guint32 first, gconstpointer base, gsize n, ValueFunc value,
 	      gsize i, gsize j)
 {
 	MinMax m = {G_MAXUINT64, 0};
@@ -128,7 +129,7 @@ pyramid_query(const GArray *pyramid, guint32 first, gconstpointer base, gsize n,
 			if (level == 0)
 				e.min = e.max = value(base, k);
 			else
-				e = g_array_index(pyramid, MinMax, offset + k);
+				e = pyramid[offset + k];
 			m.min = MIN(m.min, e.min);
 			m.max = MAX(m.max, e.max);
 		}
@@ -169,7 +170,7 @@ compare_span(const void *a, const void *b)
 
 /* An engine's packets merged into disjoint busy intervals (touching ones joined). */
 static void
-build_busy(FsvCounters *c, const FsvTrace *trace, guint32 engine_row, RowSlice *slice)
+build_busy(Build *c, const FsvTrace *trace, guint32 engine_row, RowSlice *slice)
 {
 	guint n = 0;
 	const guint32 *packets = fsv_trace_get_row_packets(trace, engine_row, &n);
@@ -207,7 +208,7 @@ build_busy(FsvCounters *c, const FsvTrace *trace, guint32 engine_row, RowSlice *
  * ended, end_ns, so the depth is an upper bound there; a never-completed one: never).
  */
 static void
-build_depth(FsvCounters *c, const FsvTrace *trace, guint32 queue_row, RowSlice *slice)
+build_depth(Build *c, const FsvTrace *trace, guint32 queue_row, RowSlice *slice)
 {
 	guint n = 0;
 	const guint32 *ops = fsv_trace_get_row_ops(trace, queue_row, &n);
@@ -256,58 +257,49 @@ build_depth(FsvCounters *c, const FsvTrace *trace, guint32 queue_row, RowSlice *
 			  slice->count, depth_value_at);
 }
 
-FsvCounters *
-_fsv_counters_new(const FsvTrace *trace)
+static gpointer
+steal(GArray *array, gsize *n)
 {
-	FsvCounters *c = g_new0(FsvCounters, 1);
+	*n = array->len;
+	return g_array_free(array, FALSE);
+}
 
-	c->n_rows = fsv_trace_get_row_count(trace);
-	c->rows = g_new0(RowSlice, MAX(c->n_rows, 1));
-	c->busy_begin = g_array_new(FALSE, FALSE, sizeof(guint64));
-	c->busy_end = g_array_new(FALSE, FALSE, sizeof(guint64));
-	c->busy_before = g_array_new(FALSE, FALSE, sizeof(guint64));
-	c->depth_ns = g_array_new(FALSE, FALSE, sizeof(guint64));
-	c->depth_value = g_array_new(FALSE, FALSE, sizeof(guint32));
-	c->pyramid = g_array_new(FALSE, FALSE, sizeof(MinMax));
-	for (guint32 r = 0; r < c->n_rows; r++) {
+void
+_fsv_counters_build(const FsvTrace *trace, FsvCounters *out)
+{
+	guint n_rows = fsv_trace_get_row_count(trace);
+	Build c;
+
+	c.rows = g_new0(RowSlice, MAX(n_rows, 1));
+	c.busy_begin = g_array_new(FALSE, FALSE, sizeof(guint64));
+	c.busy_end = g_array_new(FALSE, FALSE, sizeof(guint64));
+	c.busy_before = g_array_new(FALSE, FALSE, sizeof(guint64));
+	c.depth_ns = g_array_new(FALSE, FALSE, sizeof(guint64));
+	c.depth_value = g_array_new(FALSE, FALSE, sizeof(guint32));
+	c.pyramid = g_array_new(FALSE, FALSE, sizeof(MinMax));
+	for (guint32 r = 0; r < n_rows; r++) {
 		const FsvRow *row = fsv_trace_get_row(trace, r);
 
 		if (row->kind == FSV_ROW_BUSY) {
-			build_busy(c, trace, row->parent, &c->rows[r]);
+			build_busy(&c, trace, row->parent, &c.rows[r]);
 		} else if (row->kind == FSV_ROW_DEPTH) {
-			build_depth(c, trace, r - 1, &c->rows[r]);
+			build_depth(&c, trace, r - 1, &c.rows[r]);
 		} else if (row->kind == FSV_ROW_FENCE || row->kind == FSV_ROW_XFENCE) {
 			guint n = 0;
 			const FsvFenceStep *steps = fsv_trace_get_fence_steps(trace, r, &n);
 
-			c->rows[r].count = n;
-			c->rows[r].pyramid = pyramid_build(c->pyramid, steps, n, step_value_at);
+			c.rows[r].count = n;
+			c.rows[r].pyramid = pyramid_build(c.pyramid, steps, n, step_value_at);
 		}
 	}
-	return c;
-}
-
-void
-_fsv_counters_free(FsvCounters *c)
-{
-	if (!c)
-		return;
-	g_free(c->rows);
-	g_array_unref(c->busy_begin);
-	g_array_unref(c->busy_end);
-	g_array_unref(c->busy_before);
-	g_array_unref(c->depth_ns);
-	g_array_unref(c->depth_value);
-	g_array_unref(c->pyramid);
-	g_free(c);
-}
-
-gsize
-_fsv_counters_get_size(const FsvCounters *c)
-{
-	return c->n_rows * sizeof(RowSlice) + c->busy_begin->len * 3 * sizeof(guint64) +
-	       c->depth_ns->len * (sizeof(guint64) + sizeof(guint32)) +
-	       c->pyramid->len * sizeof(MinMax);
+	out->rows = c.rows;
+	out->n_rows = n_rows;
+	out->busy_begin = steal(c.busy_begin, &out->n_busy);
+	out->busy_end = steal(c.busy_end, &out->n_busy);
+	out->busy_before = steal(c.busy_before, &out->n_busy);
+	out->depth_ns = steal(c.depth_ns, &out->n_depth);
+	out->depth_value = steal(c.depth_value, &out->n_depth);
+	out->pyramid = steal(c.pyramid, &out->n_pyramid);
 }
 
 /* ---- Queries ---------------------------------------------------------------------------- */
@@ -358,7 +350,7 @@ upper_bound(const guint64 *sorted, gsize lo, gsize hi, guint64 ns)
 static guint64
 busy_before(const FsvCounters *c, const RowSlice *s, guint64 ns)
 {
-	const guint64 *begin = &g_array_index(c->busy_begin, guint64, 0);
+	const guint64 *begin = c->busy_begin;
 	gsize k = upper_bound(begin, s->first, s->first + s->count, ns);
 	guint64 b, e;
 
@@ -366,8 +358,8 @@ busy_before(const FsvCounters *c, const RowSlice *s, guint64 ns)
 		return 0;
 	k--;
 	b = begin[k];
-	e = g_array_index(c->busy_end, guint64, k);
-	return g_array_index(c->busy_before, guint64, k) + (MIN(ns, e) - b);
+	e = c->busy_end[k];
+	return c->busy_before[k] + (MIN(ns, e) - b);
 }
 
 guint64
@@ -398,8 +390,8 @@ fsv_counters_get_busy_interval(const FsvTrace *trace, guint32 row, guint i, guin
 	const RowSlice *s = slice_of(trace, row, FSV_ROW_BUSY, &c);
 
 	g_return_if_fail(s && i < s->count);
-	*begin_ns = g_array_index(c->busy_begin, guint64, s->first + i);
-	*end_ns = g_array_index(c->busy_end, guint64, s->first + i);
+	*begin_ns = c->busy_begin[s->first + i];
+	*end_ns = c->busy_end[s->first + i];
 }
 
 guint32
@@ -411,9 +403,9 @@ fsv_counters_depth_at(const FsvTrace *trace, guint32 row, guint64 ns)
 
 	if (!s || s->count == 0)
 		return 0;
-	k = upper_bound(&g_array_index(c->depth_ns, guint64, 0), s->first, s->first + s->count,
+	k = upper_bound(c->depth_ns, s->first, s->first + s->count,
 			ns);
-	return k == s->first ? 0 : g_array_index(c->depth_value, guint32, k - 1);
+	return k == s->first ? 0 : c->depth_value[k - 1];
 }
 
 void
@@ -431,14 +423,14 @@ fsv_counters_depth_range(const FsvTrace *trace, guint32 row, guint64 begin_ns, g
 		return;
 	if (end_ns <= begin_ns)
 		end_ns = begin_ns + 1;
-	ns = &g_array_index(c->depth_ns, guint64, 0);
+	ns = c->depth_ns;
 	/* The depth in force at begin_ns, then every change point inside (begin, end). */
 	a = upper_bound(ns, s->first, s->first + s->count, begin_ns);
 	b = upper_bound(ns, a, s->first + s->count, end_ns - 1);
-	m.min = m.max = a == s->first ? 0 : g_array_index(c->depth_value, guint32, a - 1);
+	m.min = m.max = a == s->first ? 0 : c->depth_value[a - 1];
 	if (b > a) {
 		MinMax inside = pyramid_query(
-		    c->pyramid, s->pyramid, &g_array_index(c->depth_value, guint32, s->first),
+		    c->pyramid, s->pyramid, c->depth_value + s->first,
 		    s->count, depth_value_at, a - s->first, b - s->first);
 
 		m.min = MIN(m.min, inside.min);
@@ -474,8 +466,8 @@ fsv_counters_get_depth_point(const FsvTrace *trace, guint32 row, guint i, guint6
 	const RowSlice *s = slice_of(trace, row, FSV_ROW_DEPTH, &c);
 
 	g_return_if_fail(s && i < s->count);
-	*ns = g_array_index(c->depth_ns, guint64, s->first + i);
-	*depth = g_array_index(c->depth_value, guint32, s->first + i);
+	*ns = c->depth_ns[s->first + i];
+	*depth = c->depth_value[s->first + i];
 }
 
 bool
@@ -533,18 +525,18 @@ fsv_counters_item_at(const FsvTrace *trace, guint32 row, guint64 ns)
 		s = slice_of(trace, row, FSV_ROW_BUSY, &c);
 		if (!s || s->count == 0)
 			return FSV_INDEX_NONE;
-		k = upper_bound(&g_array_index(c->busy_begin, guint64, 0), s->first,
+		k = upper_bound(c->busy_begin, s->first,
 				s->first + s->count, ns) -
 		    s->first;
 		/* Inside interval k − 1, else in the gap before interval k. */
-		if (k > 0 && ns < g_array_index(c->busy_end, guint64, s->first + k - 1))
+		if (k > 0 && ns < c->busy_end[s->first + k - 1])
 			return (guint32) (2 * (k - 1) + 1);
 		return (guint32) (2 * k);
 	}
 	s = slice_of(trace, row, FSV_ROW_DEPTH, &c);
 	if (!s || s->count == 0 || fsv_trace_get_row(trace, row)->kind != FSV_ROW_DEPTH)
 		return FSV_INDEX_NONE;
-	k = upper_bound(&g_array_index(c->depth_ns, guint64, 0), s->first, s->first + s->count,
+	k = upper_bound(c->depth_ns, s->first, s->first + s->count,
 			ns);
 	return k == s->first ? FSV_INDEX_NONE : (guint32) (k - 1 - s->first);
 }
@@ -567,12 +559,12 @@ fsv_counters_get_item_span(const FsvTrace *trace, const FsvItem *item, guint64 *
 		if (!s || k > s->count || (item->index % 2 == 1 && k >= s->count))
 			return false;
 		if (item->index % 2 == 1) {
-			*begin_ns = g_array_index(c->busy_begin, guint64, s->first + k);
-			*end_ns = g_array_index(c->busy_end, guint64, s->first + k);
+			*begin_ns = c->busy_begin[s->first + k];
+			*end_ns = c->busy_end[s->first + k];
 		} else {
-			*begin_ns = k > 0 ? g_array_index(c->busy_end, guint64, s->first + k - 1)
+			*begin_ns = k > 0 ? c->busy_end[s->first + k - 1]
 					  : fsv_trace_get_begin_ns(trace);
-			*end_ns = k < s->count ? g_array_index(c->busy_begin, guint64, s->first + k)
+			*end_ns = k < s->count ? c->busy_begin[s->first + k]
 					       : fsv_trace_get_end_ns(trace);
 			*end_ns = MAX(*end_ns, *begin_ns);
 		}
@@ -583,9 +575,9 @@ fsv_counters_get_item_span(const FsvTrace *trace, const FsvItem *item, guint64 *
 	s = slice_of(trace, item->row, FSV_ROW_DEPTH, &c);
 	if (!s || item->index >= s->count)
 		return false;
-	*begin_ns = g_array_index(c->depth_ns, guint64, s->first + item->index);
+	*begin_ns = c->depth_ns[s->first + item->index];
 	*end_ns = item->index + 1 < s->count
-		      ? g_array_index(c->depth_ns, guint64, s->first + item->index + 1)
+		      ? c->depth_ns[s->first + item->index + 1]
 		      : MAX(fsv_trace_get_end_ns(trace), *begin_ns);
 	return true;
 }
@@ -629,9 +621,9 @@ fsv_counters_busy_columns(const FsvTrace *trace, guint32 row, const guint64 *beg
 	memset(busy_ns, 0, n * sizeof(guint64));
 	if (!s || s->count == 0)
 		return;
-	b = &g_array_index(c->busy_begin, guint64, s->first);
-	e = &g_array_index(c->busy_end, guint64, s->first);
-	before = &g_array_index(c->busy_before, guint64, s->first);
+	b = c->busy_begin + s->first;
+	e = c->busy_end + s->first;
+	before = c->busy_before + s->first;
 	hi = s->count;
 	for (guint i = 0; i < n; i++) {
 		guint64 at[2] = {begin[i], end[i]}, busy[2];
@@ -662,8 +654,8 @@ fsv_counters_depth_columns(const FsvTrace *trace, guint32 row, const guint64 *be
 	memset(max, 0, n * sizeof(guint32));
 	if (!s || s->count == 0)
 		return;
-	ns = &g_array_index(c->depth_ns, guint64, s->first);
-	value = &g_array_index(c->depth_value, guint32, s->first);
+	ns = c->depth_ns + s->first;
+	value = c->depth_value + s->first;
 	for (guint i = 0; i < n; i++) {
 		/* The point in force at begin, then those inside (begin, end). */
 		gsize b;

@@ -38,13 +38,44 @@ typedef enum {
 	FSV_COUNTER_KIND_COUNT,
 } FsvCounterKind;
 
-typedef struct _FsvCounters FsvCounters;
+/*
+ * Storage: flat arrays of plain data, listed in fsv-trace-storage.h's FSV_TRACE_ARRAYS, so the
+ * index file saves and maps them with the rest of the trace. Per trace row, its slice of the
+ * arrays of its kind (busy rows: busy_*; depth rows: depth_*; every row with a pyramid: its
+ * first pyramid entry; others all 0).
+ */
+typedef struct {
+	guint32 first, count; /* busy intervals or depth change points */
+	guint32 pyramid;      /* first entry of its min/max pyramid (depth, fence rows) */
+	guint32 max_depth;    /* depth rows: the largest depth */
+} FsvCounterRow;
 
-/* Returns: (transfer full): the counters of TRACE's busy, depth and fence rows. */
-FsvCounters *_fsv_counters_new(const FsvTrace *trace);
-void _fsv_counters_free(FsvCounters *counters);
-/* Bytes of the counters' arrays (for the memory figures). */
-gsize _fsv_counters_get_size(const FsvCounters *counters);
+typedef struct {
+	guint64 min, max;
+} FsvCounterMinMax;
+
+/* The arrays, as the trace holds them (views into its storage, or a build's g_malloc'd
+ * arrays before they are handed to the trace). */
+typedef struct _FsvCounters {
+	const FsvCounterRow *rows;
+	gsize n_rows;
+	/* Busy intervals [begin, end) of every busy row, each row's sorted and disjoint, and
+	 * the busy time before each. */
+	const guint64 *busy_begin, *busy_end, *busy_before;
+	gsize n_busy;
+	/* Depth change points of every depth row: from depth_ns[i] on, depth_value[i]. */
+	const guint64 *depth_ns;
+	const guint32 *depth_value;
+	gsize n_depth;
+	const FsvCounterMinMax *pyramid;
+	gsize n_pyramid;
+} FsvCounters;
+
+/* Fills COUNTERS with new arrays (g_malloc'd, the caller takes them) for TRACE, whose rows,
+ * packets, ops and fence steps must be in place (a frozen trace). */
+void _fsv_counters_build(const FsvTrace *trace, FsvCounters *counters);
+/* Entries of the pyramid over N values (for the index file's checks). */
+gsize _fsv_counters_pyramid_size(gsize n);
 
 /* The counter kind a row shows, FSV_COUNTER_KIND_COUNT for other rows. */
 FsvCounterKind fsv_counter_kind_of_row(const FsvRow *row);

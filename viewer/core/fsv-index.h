@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewer/core: the index file of a trace and its cache (issue 15 §1, docs/viewer.md "Index file
+ * and cache"). An FsvTrace is flat arrays (fsv-trace-storage.h); the index file is those arrays
+ * as they are in memory, behind a header and a section table, so that opening a trace again is
+ * mapping a file instead of decoding it. The file is keyed by the trace's identity on disk, so
+ * a changed trace is never served from a stale index, and checked whole (checksum, bounds of
+ * every stored index) before it is used, so a damaged file is rebuilt, never trusted.
+ *
+ * Plain GLib + POSIX, no GTK; every function is thread-safe.
+ */
+#ifndef FSV_INDEX_H
+#define FSV_INDEX_H
+
+#include <stdbool.h>
+
+#include <glib.h>
+
+#include "fsv-trace.h"
+
+G_BEGIN_DECLS
+
+/* The layout of the file and of every array in it: bump it whenever a stored struct or the
+ * list of arrays (FSV_TRACE_ARRAYS) changes. Part of the key, and checked when mapping. */
+#define FSV_INDEX_FORMAT_VERSION 2
+
+/*
+ * The identity of a trace on disk: its real path, and for every file under it (stream files,
+ * metadata, index/ files), in name order, its relative name, size, mtime (ns) and inode; plus
+ * FSV_INDEX_FORMAT_VERSION and the fencescope version. A changed trace gets another key, so it
+ * is never served stale.
+ *
+ * Returns: (transfer full) (nullable): a hex string (SHA-256), or NULL with *error set (the path
+ * cannot be read: FSV_TRACE_ERROR_IO).
+ */
+char *fsv_index_key(const char *trace_path, GError **error);
+
+/*
+ * Where the index of TRACE_PATH lives: $XDG_CACHE_HOME/fencescope/index/<key>.fsvi
+ * (g_get_user_cache_dir()), its folders created.
+ *
+ * Returns: (transfer full) (nullable): the file's path, or NULL with *error set.
+ */
+char *fsv_index_cache_file(const char *trace_path, GError **error);
+
+/*
+ * Writes TRACE as an index file at FILE with key KEY: a temporary file beside it, written,
+ * fsync'd, renamed into place. Two processes writing the same file at once both succeed and
+ * the file is always whole (either one's). Returns false with *error set on failure (nothing
+ * left behind).
+ */
+bool fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GError **error);
+
+/*
+ * Maps FILE read-only and returns a trace whose arrays point into the mapping. Checks the magic,
+ * the format version, the byte order, that the key in the file equals EXPECTED_KEY, the crc32
+ * (zlib) of the whole file, and that every section and every stored index or offset lies in
+ * bounds. On any failure returns NULL with a one-line error (FSV_TRACE_ERROR_INDEX): the caller
+ * rebuilds the index. The trace's path is TRACE_PATH (paths are not stored).
+ *
+ * Returns: (transfer full) (nullable).
+ */
+FsvTrace *fsv_index_map(const char *file, const char *expected_key, const char *trace_path,
+			GError **error);
+
+G_END_DECLS
+
+#endif /* FSV_INDEX_H */
