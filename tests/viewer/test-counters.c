@@ -329,6 +329,8 @@ Test(counters, busy_of_a_window_is_the_sum_of_packet_overlaps)
 
 Test(counters, depth_is_a_brute_force_count_at_every_change_point)
 {
+	cr_assert_not(_fsv_trace_get_counters(trace)->rows[depth_row].is_wide,
+		      "a millisecond of points is stored compact");
 	guint n = fsv_counters_get_depth_count(trace, depth_row);
 	guint32 max = 0;
 
@@ -571,6 +573,75 @@ Test(counters, range_statistics_give_average_busy_and_max_depth)
 	}
 	cr_assert(has_engine && has_queue);
 	fsv_range_stats_clear(&stats);
+}
+
+/* ---- A depth row stored wide ------------------------------------------------------------ */
+
+/* Change points seconds apart (a block of 64 spans more than 2^32 ns): the row keeps 64-bit
+ * times, and answers as a compact one does. */
+static void
+build_wide(void)
+{
+	events = g_array_new(FALSE, FALSE, sizeof(struct fsa_event));
+	ops = g_array_new(FALSE, FALSE, sizeof(Span));
+	packets = g_array_new(FALSE, FALSE, sizeof(Span));
+	ev("trace_info", T0, "format_major", UINT64_C(1), "format_minor", UINT64_C(5), "clock_mode",
+	   (uint64_t) FSTP_CLOCK_MODE_SIM, NULL);
+	ev("adapter_create", T0, "adapter_id", UINT64_C(0), "engine_count", UINT64_C(1),
+	   "gpu_ts_frequency_hz", UINT64_C(1000000000), NULL);
+	ev("process_create", T0, "process_id", PID, NULL);
+	ev("device_create", T0, "process_id", PID, "adapter_id", UINT64_C(0), "device_handle", DEV,
+	   NULL);
+	ev("context_create", T0, "process_id", PID, "device_handle", DEV, "context_handle", CTX,
+	   "engine_id", UINT64_C(0), NULL);
+	ev("hwqueue_create", T0, "process_id", PID, "context_handle", CTX, "hwqueue_handle", KQ,
+	   "engine_id", UINT64_C(0), "submission_mode", (uint64_t) FSTP_SUBMISSION_MODE_KERNEL_MODE,
+	   NULL);
+	ev("fence_create", T0, "process_id", PID, "adapter_id", UINT64_C(0), "fence_global_handle",
+	   FENCE, "fence_handle", FH, "initial_value", UINT64_C(0), NULL);
+	/* 40 signals a second apart, each in the queue 1.5 s: the depth steps 1, 2, 1, 2, … */
+	for (guint i = 0; i < 40; i++)
+		signal_op(i + 1, T0 + (guint64) i * 1000000000 + 7,
+			  T0 + (guint64) i * 1000000000 + 1500000007);
+	g_array_sort(events, compare_event_ts);
+	trace = _fsv_trace_new_from_events("counters-wide", (const struct fsa_event *) events->data,
+					   events->len);
+	depth_row = find_row(FSV_ROW_DEPTH);
+	view = fsv_view_new(trace);
+}
+
+TestSuite(counters_wide, .init = build_wide, .fini = teardown);
+
+Test(counters_wide, a_depth_row_seconds_apart_is_stored_wide_and_answers_the_same)
+{
+	const FsvCounters *c = _fsv_trace_get_counters(trace);
+	guint n = fsv_counters_get_depth_count(trace, depth_row);
+	g_autofree guint64 *begin = g_new(guint64, 1000), *end = g_new(guint64, 1000);
+	g_autofree guint32 *dmin = g_new(guint32, 1000), *dmax = g_new(guint32, 1000);
+
+	cr_assert(c->rows[depth_row].is_wide, "blocks span more than 2^32 ns");
+	cr_assert_eq(n, 80);
+	for (guint i = 0; i < n; i++) {
+		guint64 ns;
+		guint32 depth;
+
+		fsv_counters_get_depth_point(trace, depth_row, i, &ns, &depth);
+		cr_assert_eq(depth, brute_depth(ns));
+		cr_assert_eq(fsv_counters_depth_at(trace, depth_row, ns - 1), brute_depth(ns - 1));
+	}
+	for (guint i = 0; i < 1000; i++) {
+		begin[i] = T0 + (guint64) i * 41000000;
+		end[i] = begin[i] + 41000000;
+	}
+	fsv_counters_depth_columns(trace, depth_row, begin, end, 1000, dmin, dmax);
+	for (guint i = 0; i < 1000; i++) {
+		guint32 emin, emax;
+
+		brute_depth_range(begin[i], end[i], &emin, &emax);
+		cr_assert_eq(dmin[i], emin, "column %u", i);
+		cr_assert_eq(dmax[i], emax, "column %u", i);
+	}
+	cr_assert_eq(fsv_counters_get_depth_max(trace, depth_row), 2);
 }
 
 /* ---- traces/: progress fences follow their command buffers (HPF-02) ------------------- */

@@ -30,8 +30,11 @@ typedef FsvCounterRow RowSlice;
 typedef struct {
 	RowSlice *rows;
 	GArray *busy_begin, *busy_end, *busy_before; /* guint64 */
-	GArray *depth_ns;                            /* guint64 */
-	GArray *depth_value;                         /* guint32 */
+	GArray *depth_base;                          /* guint64, compact rows */
+	GArray *depth_offset;                        /* guint32, compact rows */
+	GArray *depth_value16;                       /* guint16, compact rows */
+	GArray *depth_ns;                            /* guint64, wide rows */
+	GArray *depth_value;                         /* guint32, wide rows */
 	GArray *pyramid;                             /* MinMax: the depth rows', the fence rows' */
 } Build;
 
@@ -49,9 +52,61 @@ fsv_counter_kind_of_row(const FsvRow *row)
 typedef guint64 (*ValueFunc)(gconstpointer base, gsize i);
 
 static guint64
-depth_value_at(gconstpointer base, gsize i)
+u32_value_at(gconstpointer base, gsize i)
 {
 	return ((const guint32 *) base)[i];
+}
+
+/* A depth row's points, compact or wide (FsvCounterRow.is_wide); indexes relative to the
+ * row's first point. */
+typedef struct {
+	const FsvCounters *c;
+	const FsvCounterRow *s;
+} DepthRow;
+
+static inline guint64
+depth_ns_at(const DepthRow *d, gsize i)
+{
+	if (d->s->is_wide)
+		return d->c->depth_ns[d->s->first + i];
+	return d->c->depth_base[d->s->block + i / FSV_DEPTH_BLOCK] +
+	       d->c->depth_offset[d->s->first + i];
+}
+
+static inline guint32
+depth_at(const DepthRow *d, gsize i)
+{
+	return d->s->is_wide ? d->c->depth_value[d->s->first + i]
+			     : d->c->depth_value16[d->s->first + i];
+}
+
+static guint64
+depth_value_at(gconstpointer base, gsize i)
+{
+	return depth_at(base, i);
+}
+
+/* The first point in [from, count) after NS, knowing none before FROM is: a galloping search
+ * from FROM. */
+static gsize
+depth_upper(const DepthRow *d, gsize from, guint64 ns)
+{
+	gsize step = 1, lo = from, hi = d->s->count;
+
+	while (lo + step < hi && depth_ns_at(d, lo + step - 1) <= ns) {
+		lo += step;
+		step *= 2;
+	}
+	hi = MIN(hi, lo + step);
+	while (lo < hi) {
+		gsize mid = lo + (hi - lo) / 2;
+
+		if (depth_ns_at(d, mid) <= ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static guint64
@@ -213,6 +268,7 @@ build_depth(Build *c, const FsvTrace *trace, guint32 queue_row, RowSlice *slice)
 	guint n = 0;
 	const guint32 *ops = fsv_trace_get_row_ops(trace, queue_row, &n);
 	g_autofree DepthChange *changes = g_new(DepthChange, MAX(2 * n, 1));
+	GArray *points, *values;
 	guint k = 0;
 	gint64 depth = 0;
 
@@ -233,7 +289,9 @@ build_depth(Build *c, const FsvTrace *trace, guint32 queue_row, RowSlice *slice)
 		changes[k++] = (DepthChange){completed, -1};
 	}
 	qsort(changes, k, sizeof(DepthChange), compare_change);
-	slice->first = c->depth_ns->len;
+	/* One point per distinct time, the depth after everything at that time. */
+	points = g_array_new(FALSE, FALSE, sizeof(guint64));
+	values = g_array_new(FALSE, FALSE, sizeof(guint32));
 	slice->max_depth = 0;
 	for (guint i = 0; i < k;) {
 		guint64 ns = changes[i].ns;
@@ -244,17 +302,45 @@ build_depth(Build *c, const FsvTrace *trace, guint32 queue_row, RowSlice *slice)
 		g_assert(depth >= 0);
 		value = (guint32) depth;
 		/* A time where as many went out as came in changes nothing. */
-		if (c->depth_ns->len > slice->first &&
-		    g_array_index(c->depth_value, guint32, c->depth_value->len - 1) == value)
+		if (values->len > 0 && g_array_index(values, guint32, values->len - 1) == value)
 			continue;
-		g_array_append_val(c->depth_ns, ns);
-		g_array_append_val(c->depth_value, value);
+		g_array_append_val(points, ns);
+		g_array_append_val(values, value);
 		slice->max_depth = MAX(slice->max_depth, value);
 	}
-	slice->count = c->depth_ns->len - slice->first;
-	slice->pyramid =
-	    pyramid_build(c->pyramid, &g_array_index(c->depth_value, guint32, slice->first),
-			  slice->count, depth_value_at);
+	slice->count = points->len;
+	/* Compact unless a block of points spans 2^32 ns or more, or a depth needs 17 bits. */
+	slice->is_wide = slice->max_depth > G_MAXUINT16;
+	for (guint i = 0; i < points->len && !slice->is_wide; i += FSV_DEPTH_BLOCK) {
+		guint last = MIN(i + FSV_DEPTH_BLOCK, points->len) - 1;
+
+		slice->is_wide = g_array_index(points, guint64, last) -
+				     g_array_index(points, guint64, i) >
+				 G_MAXUINT32;
+	}
+	if (slice->is_wide) {
+		slice->first = c->depth_ns->len;
+		g_array_append_vals(c->depth_ns, points->data, points->len);
+		g_array_append_vals(c->depth_value, values->data, values->len);
+	} else {
+		slice->first = c->depth_offset->len;
+		slice->block = c->depth_base->len;
+		for (guint i = 0; i < points->len; i++) {
+			guint64 ns = g_array_index(points, guint64, i);
+			guint32 offset;
+			guint16 value = (guint16) g_array_index(values, guint32, i);
+
+			if (i % FSV_DEPTH_BLOCK == 0)
+				g_array_append_val(c->depth_base, ns);
+			offset = (guint32) (ns - g_array_index(c->depth_base, guint64,
+								c->depth_base->len - 1));
+			g_array_append_val(c->depth_offset, offset);
+			g_array_append_val(c->depth_value16, value);
+		}
+	}
+	slice->pyramid = pyramid_build(c->pyramid, values->data, values->len, u32_value_at);
+	g_array_unref(points);
+	g_array_unref(values);
 }
 
 static gpointer
@@ -274,6 +360,9 @@ _fsv_counters_build(const FsvTrace *trace, FsvCounters *out)
 	c.busy_begin = g_array_new(FALSE, FALSE, sizeof(guint64));
 	c.busy_end = g_array_new(FALSE, FALSE, sizeof(guint64));
 	c.busy_before = g_array_new(FALSE, FALSE, sizeof(guint64));
+	c.depth_base = g_array_new(FALSE, FALSE, sizeof(guint64));
+	c.depth_offset = g_array_new(FALSE, FALSE, sizeof(guint32));
+	c.depth_value16 = g_array_new(FALSE, FALSE, sizeof(guint16));
 	c.depth_ns = g_array_new(FALSE, FALSE, sizeof(guint64));
 	c.depth_value = g_array_new(FALSE, FALSE, sizeof(guint32));
 	c.pyramid = g_array_new(FALSE, FALSE, sizeof(MinMax));
@@ -297,8 +386,11 @@ _fsv_counters_build(const FsvTrace *trace, FsvCounters *out)
 	out->busy_begin = steal(c.busy_begin, &out->n_busy);
 	out->busy_end = steal(c.busy_end, &out->n_busy);
 	out->busy_before = steal(c.busy_before, &out->n_busy);
-	out->depth_ns = steal(c.depth_ns, &out->n_depth);
-	out->depth_value = steal(c.depth_value, &out->n_depth);
+	out->depth_base = steal(c.depth_base, &out->n_depth_base);
+	out->depth_offset = steal(c.depth_offset, &out->n_depth);
+	out->depth_value16 = steal(c.depth_value16, &out->n_depth);
+	out->depth_ns = steal(c.depth_ns, &out->n_depth_wide);
+	out->depth_value = steal(c.depth_value, &out->n_depth_wide);
 	out->pyramid = steal(c.pyramid, &out->n_pyramid);
 }
 
@@ -397,41 +489,54 @@ fsv_counters_get_busy_interval(const FsvTrace *trace, guint32 row, guint i, guin
 guint32
 fsv_counters_depth_at(const FsvTrace *trace, guint32 row, guint64 ns)
 {
-	const FsvCounters *c;
-	const RowSlice *s = slice_of(trace, row, FSV_ROW_DEPTH, &c);
+	DepthRow d;
 	gsize k;
 
-	if (!s || s->count == 0)
+	d.s = slice_of(trace, row, FSV_ROW_DEPTH, &d.c);
+	if (!d.s || d.s->count == 0)
 		return 0;
-	k = upper_bound(c->depth_ns, s->first, s->first + s->count,
-			ns);
-	return k == s->first ? 0 : c->depth_value[k - 1];
+	k = depth_upper(&d, 0, ns);
+	return k == 0 ? 0 : depth_at(&d, k - 1);
+}
+
+/* The min and max depth over the points [a, b) of a row (b > a). */
+static MinMax
+depth_points_range(const DepthRow *d, gsize a, gsize b)
+{
+	MinMax m = {G_MAXUINT64, 0};
+
+	if (b - a > 2 * FANOUT)
+		return pyramid_query(d->c->pyramid, d->s->pyramid, d, d->s->count, depth_value_at,
+				     a, b);
+	for (gsize k = a; k < b; k++) {
+		guint32 v = depth_at(d, k);
+
+		m.min = MIN(m.min, v);
+		m.max = MAX(m.max, v);
+	}
+	return m;
 }
 
 void
 fsv_counters_depth_range(const FsvTrace *trace, guint32 row, guint64 begin_ns, guint64 end_ns,
 			 guint32 *min, guint32 *max)
 {
-	const FsvCounters *c;
-	const RowSlice *s = slice_of(trace, row, FSV_ROW_DEPTH, &c);
-	const guint64 *ns;
+	DepthRow d;
 	gsize a, b;
 	MinMax m;
 
 	*min = *max = 0;
-	if (!s || s->count == 0)
+	d.s = slice_of(trace, row, FSV_ROW_DEPTH, &d.c);
+	if (!d.s || d.s->count == 0)
 		return;
 	if (end_ns <= begin_ns)
 		end_ns = begin_ns + 1;
-	ns = c->depth_ns;
 	/* The depth in force at begin_ns, then every change point inside (begin, end). */
-	a = upper_bound(ns, s->first, s->first + s->count, begin_ns);
-	b = upper_bound(ns, a, s->first + s->count, end_ns - 1);
-	m.min = m.max = a == s->first ? 0 : c->depth_value[a - 1];
+	a = depth_upper(&d, 0, begin_ns);
+	b = depth_upper(&d, a, end_ns - 1);
+	m.min = m.max = a == 0 ? 0 : depth_at(&d, a - 1);
 	if (b > a) {
-		MinMax inside = pyramid_query(
-		    c->pyramid, s->pyramid, c->depth_value + s->first,
-		    s->count, depth_value_at, a - s->first, b - s->first);
+		MinMax inside = depth_points_range(&d, a, b);
 
 		m.min = MIN(m.min, inside.min);
 		m.max = MAX(m.max, inside.max);
@@ -465,9 +570,11 @@ fsv_counters_get_depth_point(const FsvTrace *trace, guint32 row, guint i, guint6
 	const FsvCounters *c;
 	const RowSlice *s = slice_of(trace, row, FSV_ROW_DEPTH, &c);
 
+	DepthRow d = {c, s};
+
 	g_return_if_fail(s && i < s->count);
-	*ns = c->depth_ns[s->first + i];
-	*depth = c->depth_value[s->first + i];
+	*ns = depth_ns_at(&d, i);
+	*depth = depth_at(&d, i);
 }
 
 bool
@@ -536,9 +643,12 @@ fsv_counters_item_at(const FsvTrace *trace, guint32 row, guint64 ns)
 	s = slice_of(trace, row, FSV_ROW_DEPTH, &c);
 	if (!s || s->count == 0 || fsv_trace_get_row(trace, row)->kind != FSV_ROW_DEPTH)
 		return FSV_INDEX_NONE;
-	k = upper_bound(c->depth_ns, s->first, s->first + s->count,
-			ns);
-	return k == s->first ? FSV_INDEX_NONE : (guint32) (k - 1 - s->first);
+	{
+		DepthRow d = {c, s};
+
+		k = depth_upper(&d, 0, ns);
+	}
+	return k == 0 ? FSV_INDEX_NONE : (guint32) (k - 1);
 }
 
 bool
@@ -575,10 +685,13 @@ fsv_counters_get_item_span(const FsvTrace *trace, const FsvItem *item, guint64 *
 	s = slice_of(trace, item->row, FSV_ROW_DEPTH, &c);
 	if (!s || item->index >= s->count)
 		return false;
-	*begin_ns = c->depth_ns[s->first + item->index];
-	*end_ns = item->index + 1 < s->count
-		      ? c->depth_ns[s->first + item->index + 1]
-		      : MAX(fsv_trace_get_end_ns(trace), *begin_ns);
+	{
+		DepthRow d = {c, s};
+
+		*begin_ns = depth_ns_at(&d, item->index);
+		*end_ns = item->index + 1 < s->count ? depth_ns_at(&d, item->index + 1)
+						     : MAX(fsv_trace_get_end_ns(trace), *begin_ns);
+	}
 	return true;
 }
 
@@ -644,34 +757,24 @@ void
 fsv_counters_depth_columns(const FsvTrace *trace, guint32 row, const guint64 *begin,
 			   const guint64 *end, guint n, guint32 *min, guint32 *max)
 {
-	const FsvCounters *c;
-	const RowSlice *s = slice_of(trace, row, FSV_ROW_DEPTH, &c);
-	const guint64 *ns;
-	const guint32 *value;
+	DepthRow d;
 	gsize a = 0;
 
 	memset(min, 0, n * sizeof(guint32));
 	memset(max, 0, n * sizeof(guint32));
-	if (!s || s->count == 0)
+	d.s = slice_of(trace, row, FSV_ROW_DEPTH, &d.c);
+	if (!d.s || d.s->count == 0)
 		return;
-	ns = c->depth_ns + s->first;
-	value = c->depth_value + s->first;
 	for (guint i = 0; i < n; i++) {
 		/* The point in force at begin, then those inside (begin, end). */
 		gsize b;
 		guint32 lo, hi;
 
-		a = gallop_upper(ns, sizeof(guint64), a, s->count, begin[i]);
-		b = gallop_upper(ns, sizeof(guint64), a, s->count, end[i] - 1);
-		lo = hi = a == 0 ? 0 : value[a - 1];
-		if (b - a <= 2 * FANOUT) {
-			for (gsize k = a; k < b; k++) {
-				lo = MIN(lo, value[k]);
-				hi = MAX(hi, value[k]);
-			}
-		} else {
-			MinMax m = pyramid_query(c->pyramid, s->pyramid, value, s->count,
-						 depth_value_at, a, b);
+		a = depth_upper(&d, a, begin[i]);
+		b = depth_upper(&d, a, end[i] - 1);
+		lo = hi = a == 0 ? 0 : depth_at(&d, a - 1);
+		if (b > a) {
+			MinMax m = depth_points_range(&d, a, b);
 
 			lo = MIN(lo, (guint32) m.min);
 			hi = MAX(hi, (guint32) m.max);

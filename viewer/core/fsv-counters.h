@@ -48,7 +48,14 @@ typedef struct {
 	guint32 first, count; /* busy intervals or depth change points */
 	guint32 pyramid;      /* first entry of its min/max pyramid (depth, fence rows) */
 	guint32 max_depth;    /* depth rows: the largest depth */
+	/* Depth rows: compact (is_wide 0: times as 32-bit offsets from a 64-bit base per block of
+	 * FSV_DEPTH_BLOCK points, depths in 16 bits; block: its first base) or wide (64-bit
+	 * times, 32-bit depths: a block spans 2^32 ns or more, or a depth passes 65535). */
+	guint32 block;
+	guint32 is_wide;
 } FsvCounterRow;
+
+#define FSV_DEPTH_BLOCK 64
 
 typedef struct {
 	guint64 min, max;
@@ -63,10 +70,17 @@ typedef struct _FsvCounters {
 	 * the busy time before each. */
 	const guint64 *busy_begin, *busy_end, *busy_before;
 	gsize n_busy;
-	/* Depth change points of every depth row: from depth_ns[i] on, depth_value[i]. */
+	/* Depth change points of every compact depth row: from depth_base[block + i / 64] +
+	 * depth_offset[first + i] on, depth_value16[first + i]. */
+	const guint64 *depth_base;
+	gsize n_depth_base;
+	const guint32 *depth_offset;
+	const guint16 *depth_value16;
+	gsize n_depth;
+	/* And of every wide one: from depth_ns[first + i] on, depth_value[first + i]. */
 	const guint64 *depth_ns;
 	const guint32 *depth_value;
-	gsize n_depth;
+	gsize n_depth_wide;
 	const FsvCounterMinMax *pyramid;
 	gsize n_pyramid;
 } FsvCounters;

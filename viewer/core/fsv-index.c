@@ -503,10 +503,11 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 			FAIL(c, "counter rows are not one per row");
 		for (gsize i = 0; i < n; i++) {
 			FsvRowKind kind = trace->rows[first + i].row.kind;
-			gsize values = kind == FSV_ROW_BUSY ? trace->n_busy_begin
-				       : kind == FSV_ROW_DEPTH
-					   ? MIN(trace->n_depth_ns, trace->n_depth_value)
-					   : (gsize) G_MAXUINT32;
+			gsize values =
+			    kind == FSV_ROW_BUSY ? trace->n_busy_begin
+			    : kind != FSV_ROW_DEPTH ? (gsize) G_MAXUINT32
+			    : r[i].is_wide ? MIN(trace->n_depth_ns, trace->n_depth_value)
+					   : MIN(trace->n_depth_offset, trace->n_depth_value16);
 			bool has_pyramid = kind == FSV_ROW_DEPTH || kind == FSV_ROW_FENCE ||
 					   kind == FSV_ROW_XFENCE;
 
@@ -520,6 +521,11 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 			     !range_ok(r[i].pyramid, _fsv_counters_pyramid_size(r[i].count),
 				       trace->n_counter_pyramid)))
 				FAIL(c, "counter row out of bounds");
+			if (kind == FSV_ROW_DEPTH && !r[i].is_wide &&
+			    !range_ok(r[i].block,
+				      (r[i].count + FSV_DEPTH_BLOCK - 1) / FSV_DEPTH_BLOCK,
+				      trace->n_depth_base))
+				FAIL(c, "depth row blocks out of bounds");
 			if ((kind == FSV_ROW_FENCE || kind == FSV_ROW_XFENCE) &&
 			    r[i].count != trace->row_data[first + i].n_steps)
 				FAIL(c, "counter row of a fence without its steps");

@@ -1297,9 +1297,14 @@ freeze_counters(FsvTrace *trace)
 	trace->busy_end = (guint64 *) c.busy_end;
 	trace->busy_before = (guint64 *) c.busy_before;
 	trace->n_busy_begin = trace->n_busy_end = trace->n_busy_before = c.n_busy;
+	trace->depth_base = (guint64 *) c.depth_base;
+	trace->n_depth_base = c.n_depth_base;
+	trace->depth_offset = (guint32 *) c.depth_offset;
+	trace->depth_value16 = (guint16 *) c.depth_value16;
+	trace->n_depth_offset = trace->n_depth_value16 = c.n_depth;
 	trace->depth_ns = (guint64 *) c.depth_ns;
 	trace->depth_value = (guint32 *) c.depth_value;
-	trace->n_depth_ns = trace->n_depth_value = c.n_depth;
+	trace->n_depth_ns = trace->n_depth_value = c.n_depth_wide;
 	trace->counter_pyramid = (FsvCounterMinMax *) c.pyramid;
 	trace->n_counter_pyramid = c.n_pyramid;
 	_fsv_trace_derive_counters(trace);

@@ -123,6 +123,9 @@ typedef struct {
 	X(busy_begin, guint64, "BSYB")                                                             \
 	X(busy_end, guint64, "BSYE")                                                               \
 	X(busy_before, guint64, "BSYP")                                                            \
+	X(depth_base, guint64, "DPTB")                                                             \
+	X(depth_offset, guint32, "DPTO")                                                           \
+	X(depth_value16, guint16, "DPTS")                                                          \
 	X(depth_ns, guint64, "DPTN")                                                               \
 	X(depth_value, guint32, "DPTV")                                                            \
 	X(counter_pyramid, FsvCounterMinMax, "CPYR")

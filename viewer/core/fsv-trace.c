@@ -81,9 +81,14 @@ _fsv_trace_derive_counters(FsvTrace *trace)
 	c->busy_end = trace->busy_end;
 	c->busy_before = trace->busy_before;
 	c->n_busy = MIN(trace->n_busy_begin, MIN(trace->n_busy_end, trace->n_busy_before));
+	c->depth_base = trace->depth_base;
+	c->n_depth_base = trace->n_depth_base;
+	c->depth_offset = trace->depth_offset;
+	c->depth_value16 = trace->depth_value16;
+	c->n_depth = MIN(trace->n_depth_offset, trace->n_depth_value16);
 	c->depth_ns = trace->depth_ns;
 	c->depth_value = trace->depth_value;
-	c->n_depth = MIN(trace->n_depth_ns, trace->n_depth_value);
+	c->n_depth_wide = MIN(trace->n_depth_ns, trace->n_depth_value);
 	c->pyramid = trace->counter_pyramid;
 	c->n_pyramid = trace->n_counter_pyramid;
 }
