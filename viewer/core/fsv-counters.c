@@ -8,7 +8,8 @@
  *   busy_before[i] the busy time before interval i: the busy time before any t is then one
  *   binary search away, and the busy time of a span the difference of two of them;
  * - depth: change points (ns, depth), sorted, one per distinct time (the depth after every
- *   submission and completion at that time);
+ *   submission and completion at that time), compact (a 64-bit base per block of 64 points,
+ *   32-bit offsets, 16-bit depths) unless a block spans 2^32 ns or a depth 17 bits (wide);
  * - a min/max pyramid over the depth values and over each fence row's step values: level k + 1
  *   holds the min and max of FANOUT entries of level k, so the extremes of any run of points
  *   cost O(FANOUT · log n).
@@ -758,7 +759,7 @@ fsv_counters_depth_columns(const FsvTrace *trace, guint32 row, const guint64 *be
 			   const guint64 *end, guint n, guint32 *min, guint32 *max)
 {
 	DepthRow d;
-	gsize a = 0;
+	gsize a = 0, b_prev = 0;
 
 	memset(min, 0, n * sizeof(guint32));
 	memset(max, 0, n * sizeof(guint32));
@@ -766,12 +767,15 @@ fsv_counters_depth_columns(const FsvTrace *trace, guint32 row, const guint64 *be
 	if (!d.s || d.s->count == 0)
 		return;
 	for (guint i = 0; i < n; i++) {
-		/* The point in force at begin, then those inside (begin, end). */
+		/* The point in force at begin, then those inside (begin, end). Every point before
+		 * the previous column's b lies before its end: a column that starts there (the
+		 * usual case) searches from b, a step or two. */
 		gsize b;
 		guint32 lo, hi;
 
-		a = depth_upper(&d, a, begin[i]);
+		a = depth_upper(&d, i > 0 && begin[i] >= end[i - 1] ? MAX(a, b_prev) : a, begin[i]);
 		b = depth_upper(&d, a, end[i] - 1);
+		b_prev = b;
 		lo = hi = a == 0 ? 0 : depth_at(&d, a - 1);
 		if (b > a) {
 			MinMax m = depth_points_range(&d, a, b);
@@ -792,7 +796,7 @@ fsv_counters_fence_columns(const FsvTrace *trace, guint32 row, const guint64 *be
 	const RowSlice *s = slice_of(trace, row, FSV_ROW_FENCE, &c);
 	guint count = 0;
 	const FsvFenceStep *steps = fsv_trace_get_fence_steps(trace, row, &count);
-	gsize a = 0;
+	gsize a = 0, b_prev = 0;
 
 	memset(has, 0, n * sizeof(bool));
 	if (!s || count == 0)
@@ -801,8 +805,11 @@ fsv_counters_fence_columns(const FsvTrace *trace, guint32 row, const guint64 *be
 		gsize b;
 		MinMax m = {G_MAXUINT64, 0};
 
-		a = gallop_upper(&steps[0].ns, sizeof(FsvFenceStep), a, count, begin[i]);
+		a = gallop_upper(&steps[0].ns, sizeof(FsvFenceStep),
+				 i > 0 && begin[i] >= end[i - 1] ? MAX(a, b_prev) : a, count,
+				 begin[i]);
 		b = gallop_upper(&steps[0].ns, sizeof(FsvFenceStep), a, count, end[i] - 1);
+		b_prev = b;
 		if (a == 0 && b == 0)
 			continue;
 		if (b - (a > 0 ? a - 1 : 0) <= 2 * FANOUT) {

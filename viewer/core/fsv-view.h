@@ -86,7 +86,8 @@ bool fsv_view_row_has_children(const FsvView *view, guint32 row);
 /* Whether the fence rows are shown at all (default: shown, in a collapsed group). */
 void fsv_view_set_show_fence_rows(FsvView *view, bool is_shown);
 /* Whether the counter rows of KIND (engines' busy fraction, queues' depth; issue 15 §4) are
- * laid out. Default: hidden (the window shows them; `fencescope render --counters`). */
+ * laid out. Default: hidden (the window shows them; `fencescope render` draws without them,
+ * so its renders are those of before). */
 void fsv_view_set_show_counter(FsvView *view, FsvCounterKind kind, bool is_shown);
 bool fsv_view_get_show_counter(const FsvView *view, FsvCounterKind kind);
 /* Hides or shows one row (a filter by queue or process), and its children. */
