@@ -313,8 +313,9 @@ Test(counters, busy_of_a_window_is_the_sum_of_packet_overlaps)
 		guint64 len = i % 3 == 0 ? (guint64) g_rand_int_range(rand, 1, 50)
 					 : (guint64) g_rand_int_range(rand, 1, 200000);
 
-		cr_assert_eq(fsv_counters_busy_ns(trace, busy_row, a, a + len), brute_busy(a, a + len),
-			     "window [%" PRIu64 ", +%" PRIu64 ")", a - T0, len);
+		cr_assert_eq(fsv_counters_busy_ns(trace, busy_row, a, a + len),
+			     brute_busy(a, a + len), "window [%" PRIu64 ", +%" PRIu64 ")", a - T0,
+			     len);
 	}
 	/* Every packet boundary, ±1 ns. */
 	for (guint i = 0; i < packets->len; i++) {
@@ -357,7 +358,8 @@ Test(counters, depth_is_a_brute_force_count_at_every_change_point)
 	for (guint i = 0; i < ops->len; i++) {
 		const Span *o = &g_array_index(ops, Span, i);
 
-		cr_assert_eq(fsv_counters_depth_at(trace, depth_row, o->begin), brute_depth(o->begin));
+		cr_assert_eq(fsv_counters_depth_at(trace, depth_row, o->begin),
+			     brute_depth(o->begin));
 		if (o->end != FSV_TIME_NONE)
 			cr_assert_eq(fsv_counters_depth_at(trace, depth_row, o->end),
 				     brute_depth(o->end));
@@ -385,15 +387,17 @@ Test(counters, every_pixel_column_holds_the_true_min_and_max_at_every_zoom)
 
 	for (guint z = 0; z < G_N_ELEMENTS(spans_ns); z++) {
 		for (int pos = 0; pos < 3; pos++) {
-			guint64 first = z == 0 ? T0 - 10000
-					       : US(10) + (guint64) g_rand_int_range(rand, 0, 880000);
+			guint64 first = z == 0
+					    ? T0 - 10000
+					    : US(10) + (guint64) g_rand_int_range(rand, 0, 880000);
 
 			fsv_view_set_range(view, first, first + (guint64) spans_ns[z]);
 			for (guint i = 0; i < n; i++)
 				fsv_view_get_column_span(view, lw + i, &begin[i], &end[i]);
 			fsv_counters_busy_columns(trace, busy_row, begin, end, n, busy);
 			fsv_counters_depth_columns(trace, depth_row, begin, end, n, dmin, dmax);
-			fsv_counters_fence_columns(trace, fence_row, begin, end, n, fmin, fmax, has);
+			fsv_counters_fence_columns(trace, fence_row, begin, end, n, fmin, fmax,
+						   has);
 			for (guint i = 0; i < n; i++) {
 				guint64 a = begin[i], b = end[i], smin = 0, smax = 0, bmin = 0,
 					bmax = 0;
@@ -402,23 +406,26 @@ Test(counters, every_pixel_column_holds_the_true_min_and_max_at_every_zoom)
 
 				cr_assert_gt(b, a);
 				brute_depth_range(a, b, &emin, &emax);
-				fsv_counters_depth_range(trace, depth_row, a, b, &one_min, &one_max);
-				cr_assert_eq(one_min, emin, "zoom %u column %u: min %u, brute %u", z,
-					     i, one_min, emin);
-				cr_assert_eq(one_max, emax, "zoom %u column %u: max %u, brute %u", z,
-					     i, one_max, emax);
+				fsv_counters_depth_range(trace, depth_row, a, b, &one_min,
+							 &one_max);
+				cr_assert_eq(one_min, emin, "zoom %u column %u: min %u, brute %u",
+					     z, i, one_min, emin);
+				cr_assert_eq(one_max, emax, "zoom %u column %u: max %u, brute %u",
+					     z, i, one_max, emax);
 				cr_assert_eq(dmin[i], emin, "sweep, zoom %u column %u", z, i);
 				cr_assert_eq(dmax[i], emax, "sweep, zoom %u column %u", z, i);
-				cr_assert_eq(busy[i], brute_busy(a, b), "sweep, zoom %u column %u", z,
-					     i);
-				one_has = fsv_counters_fence_range(trace, fence_row, a, b, &smin, &smax);
+				cr_assert_eq(busy[i], brute_busy(a, b), "sweep, zoom %u column %u",
+					     z, i);
+				one_has =
+				    fsv_counters_fence_range(trace, fence_row, a, b, &smin, &smax);
 				brute_has = brute_fence_range(a, b, &bmin, &bmax);
 				cr_assert_eq(one_has, brute_has);
 				cr_assert_eq(has[i], brute_has);
 				if (brute_has) {
 					cr_assert_eq(smin, bmin);
 					cr_assert_eq(smax, bmax);
-					cr_assert_eq(fmin[i], bmin, "sweep, zoom %u column %u", z, i);
+					cr_assert_eq(fmin[i], bmin, "sweep, zoom %u column %u", z,
+						     i);
 					cr_assert_eq(fmax[i], bmax);
 				}
 				columns++;
@@ -707,7 +714,8 @@ Test(counters_recorded, progress_fence_steps_are_the_progress_values_buffers_wro
 			k++;
 		}
 		for (; k < n; k++)
-			cr_assert_neq(steps[k].op, FSV_STEP_BUFFER_COMPLETED, "no step without a buffer");
+			cr_assert_neq(steps[k].op, FSV_STEP_BUFFER_COMPLETED,
+				      "no step without a buffer");
 		/* Not flat at 0 with a jump at the end: half-way, the value is half-way too. */
 		for (guint i = 0; i < n && steps[i].ns <= mid; i++)
 			at_mid = steps[i].value;

@@ -81,8 +81,7 @@ fsv_application_startup(GApplication *app)
 	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.find", find_accels);
 	/* Issue 15 §4: counter rows on and off. */
 	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.show-busy", busy_accels);
-	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.show-depth",
-					      depth_accels);
+	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.show-depth", depth_accels);
 	/* Single letters (W A S D F Z M) are the timeline's own shortcuts, active only while it
 	 * has the focus, so typing them in the search entry never zooms. */
 	gtk_window_set_default_icon_name(FSV_APPLICATION_ID);

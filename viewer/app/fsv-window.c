@@ -438,7 +438,8 @@ details_add_range(FsvWindow *self, guint64 begin, guint64 end)
 	if (stats.rows && stats.rows->len > 0)
 		details_heading(self, "Rows in the range");
 	for (guint i = 0; stats.rows && i < stats.rows->len; i++)
-		details_add_row_stats(self, &g_array_index(stats.rows, FsvRowStats, i), end - begin);
+		details_add_row_stats(self, &g_array_index(stats.rows, FsvRowStats, i),
+				      end - begin);
 	fsv_range_stats_clear(&stats);
 }
 

@@ -315,9 +315,9 @@ build_depth(Build *c, const FsvTrace *trace, guint32 queue_row, RowSlice *slice)
 	for (guint i = 0; i < points->len && !slice->is_wide; i += FSV_DEPTH_BLOCK) {
 		guint last = MIN(i + FSV_DEPTH_BLOCK, points->len) - 1;
 
-		slice->is_wide = g_array_index(points, guint64, last) -
-				     g_array_index(points, guint64, i) >
-				 G_MAXUINT32;
+		slice->is_wide =
+		    g_array_index(points, guint64, last) - g_array_index(points, guint64, i) >
+		    G_MAXUINT32;
 	}
 	if (slice->is_wide) {
 		slice->first = c->depth_ns->len;
@@ -334,7 +334,7 @@ build_depth(Build *c, const FsvTrace *trace, guint32 queue_row, RowSlice *slice)
 			if (i % FSV_DEPTH_BLOCK == 0)
 				g_array_append_val(c->depth_base, ns);
 			offset = (guint32) (ns - g_array_index(c->depth_base, guint64,
-								c->depth_base->len - 1));
+							       c->depth_base->len - 1));
 			g_array_append_val(c->depth_offset, offset);
 			g_array_append_val(c->depth_value16, value);
 		}
@@ -633,9 +633,7 @@ fsv_counters_item_at(const FsvTrace *trace, guint32 row, guint64 ns)
 		s = slice_of(trace, row, FSV_ROW_BUSY, &c);
 		if (!s || s->count == 0)
 			return FSV_INDEX_NONE;
-		k = upper_bound(c->busy_begin, s->first,
-				s->first + s->count, ns) -
-		    s->first;
+		k = upper_bound(c->busy_begin, s->first, s->first + s->count, ns) - s->first;
 		/* Inside interval k − 1, else in the gap before interval k. */
 		if (k > 0 && ns < c->busy_end[s->first + k - 1])
 			return (guint32) (2 * (k - 1) + 1);
@@ -673,8 +671,8 @@ fsv_counters_get_item_span(const FsvTrace *trace, const FsvItem *item, guint64 *
 			*begin_ns = c->busy_begin[s->first + k];
 			*end_ns = c->busy_end[s->first + k];
 		} else {
-			*begin_ns = k > 0 ? c->busy_end[s->first + k - 1]
-					  : fsv_trace_get_begin_ns(trace);
+			*begin_ns =
+			    k > 0 ? c->busy_end[s->first + k - 1] : fsv_trace_get_begin_ns(trace);
 			*end_ns = k < s->count ? c->busy_begin[s->first + k]
 					       : fsv_trace_get_end_ns(trace);
 			*end_ns = MAX(*end_ns, *begin_ns);

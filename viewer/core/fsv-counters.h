@@ -97,20 +97,19 @@ FsvCounterKind fsv_counter_kind_of_row(const FsvRow *row);
 /* ---- Busy (FSV_ROW_BUSY rows, or their engine row) ------------------------------------ */
 
 /* Nanoseconds of [begin_ns, end_ns) during which a packet of the engine ran (exact). */
-guint64 fsv_counters_busy_ns(const FsvTrace *trace, guint32 row, guint64 begin_ns,
-			     guint64 end_ns);
+guint64 fsv_counters_busy_ns(const FsvTrace *trace, guint32 row, guint64 begin_ns, guint64 end_ns);
 /* The engine's merged busy intervals: how many there are, and interval I ([*begin, *end)). */
 guint fsv_counters_get_busy_count(const FsvTrace *trace, guint32 row);
-void fsv_counters_get_busy_interval(const FsvTrace *trace, guint32 row, guint i,
-				    guint64 *begin_ns, guint64 *end_ns);
+void fsv_counters_get_busy_interval(const FsvTrace *trace, guint32 row, guint i, guint64 *begin_ns,
+				    guint64 *end_ns);
 
 /* ---- Depth (FSV_ROW_DEPTH rows, or their queue row) ----------------------------------- */
 
 /* The queue's depth at NS (0 before its first operation). */
 guint32 fsv_counters_depth_at(const FsvTrace *trace, guint32 row, guint64 ns);
 /* The smallest and largest depth over [begin_ns, end_ns) (end > begin). */
-void fsv_counters_depth_range(const FsvTrace *trace, guint32 row, guint64 begin_ns,
-			      guint64 end_ns, guint32 *min, guint32 *max);
+void fsv_counters_depth_range(const FsvTrace *trace, guint32 row, guint64 begin_ns, guint64 end_ns,
+			      guint32 *min, guint32 *max);
 /* The largest depth the queue ever had. */
 guint32 fsv_counters_get_depth_max(const FsvTrace *trace, guint32 row);
 /* The change points: how many, and point I (from *ns on the depth is *depth). */
@@ -124,8 +123,8 @@ void fsv_counters_get_depth_point(const FsvTrace *trace, guint32 row, guint i, g
  * The smallest and largest CurrentValue over [begin_ns, end_ns): the step in force at begin_ns
  * and every step inside. False when the fence has no value yet anywhere in the span.
  */
-bool fsv_counters_fence_range(const FsvTrace *trace, guint32 row, guint64 begin_ns,
-			      guint64 end_ns, guint64 *min, guint64 *max);
+bool fsv_counters_fence_range(const FsvTrace *trace, guint32 row, guint64 begin_ns, guint64 end_ns,
+			      guint64 *min, guint64 *max);
 
 /* ---- Pixel columns ---------------------------------------------------------------------- */
 
@@ -141,8 +140,7 @@ void fsv_counters_depth_columns(const FsvTrace *trace, guint32 row, const guint6
 				const guint64 *end, guint n, guint32 *min, guint32 *max);
 /* HAS[i]: whether the fence has a value anywhere in column i (min/max unset when not). */
 void fsv_counters_fence_columns(const FsvTrace *trace, guint32 row, const guint64 *begin,
-				const guint64 *end, guint n, guint64 *min, guint64 *max,
-				bool *has);
+				const guint64 *end, guint n, guint64 *min, guint64 *max, bool *has);
 
 /* ---- Items (FSV_ITEM_COUNTER) ---------------------------------------------------------- */
 

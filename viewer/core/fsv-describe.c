@@ -1011,8 +1011,8 @@ describe_counter(const FsvTrace *trace, const FsvItem *item, GPtrArray *out)
 
 		fsv_counters_get_depth_point(trace, item->row, item->index, &ns, &depth);
 		add(out, "Queue", g_strdup(of->label));
-		add(out, "Depth", g_strdup_printf("%" G_GUINT32_FORMAT " (submitted − completed)",
-						  depth));
+		add(out, "Depth",
+		    g_strdup_printf("%" G_GUINT32_FORMAT " (submitted − completed)", depth));
 		add_time(out, trace, "From", b, UINT32_MAX, 0);
 		add_time(out, trace, "To", e, UINT32_MAX, 0);
 		add_duration(out, "Duration", b, e);

@@ -503,17 +503,16 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 			FAIL(c, "counter rows are not one per row");
 		for (gsize i = 0; i < n; i++) {
 			FsvRowKind kind = trace->rows[first + i].row.kind;
-			gsize values =
-			    kind == FSV_ROW_BUSY ? trace->n_busy_begin
-			    : kind != FSV_ROW_DEPTH ? (gsize) G_MAXUINT32
-			    : r[i].is_wide ? MIN(trace->n_depth_ns, trace->n_depth_value)
+			gsize values = kind == FSV_ROW_BUSY    ? trace->n_busy_begin
+				       : kind != FSV_ROW_DEPTH ? (gsize) G_MAXUINT32
+				       : r[i].is_wide
+					   ? MIN(trace->n_depth_ns, trace->n_depth_value)
 					   : MIN(trace->n_depth_offset, trace->n_depth_value16);
 			bool has_pyramid = kind == FSV_ROW_DEPTH || kind == FSV_ROW_FENCE ||
 					   kind == FSV_ROW_XFENCE;
 
-			if (kind == FSV_ROW_BUSY &&
-			    (trace->n_busy_end != trace->n_busy_begin ||
-			     trace->n_busy_before != trace->n_busy_begin))
+			if (kind == FSV_ROW_BUSY && (trace->n_busy_end != trace->n_busy_begin ||
+						     trace->n_busy_before != trace->n_busy_begin))
 				FAIL(c, "busy arrays of different lengths");
 
 			if (!range_ok(r[i].first, r[i].count, values) ||

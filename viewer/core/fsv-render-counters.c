@@ -10,10 +10,11 @@
  *   to the maximum, so a one-nanosecond spike shows at any zoom as a pixel-wide line.
  *
  * The columns are answered in one sweep per row (fsv_counters_*_columns: a galloping search from
- * the previous column, the min/max pyramid across crowded ones), runs of equal columns merged into one rectangle:
- * the cost is the pixels', never the points'. A fence row keeps the look it had (a pale area
- * under its line, the value of the wider steps written above it). The y-axis labels (the row's largest value at
- * the top, 0 at the bottom) are drawn in the label column, never over the data.
+ * the previous column, the min/max pyramid across crowded ones), runs of equal columns merged into
+ * one rectangle: the cost is the pixels', never the points'. A fence row keeps the look it had (a
+ * pale area under its line, the value of the wider steps written above it). The y-axis labels (the
+ * row's largest value at the top, 0 at the bottom) are drawn in the label column, never over the
+ * data.
  */
 #include "fsv-render.h"
 #include "fsv-render-private.h"
@@ -22,7 +23,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-
 
 /* Rectangles of one colour, merged along x while they have the same y and height. */
 typedef struct {
@@ -152,7 +152,8 @@ _fsv_render_counter_row(cairo_t *cr, FsvTrace *trace, const FsvView *view, guint
 	 * their solid min – max line. */
 	double rgb[3];
 	bool is_fence = r->kind == FSV_ROW_FENCE || r->kind == FSV_ROW_XFENCE;
-	guint64 trace_begin = fsv_trace_get_begin_ns(trace), trace_end = fsv_trace_get_end_ns(trace);
+	guint64 trace_begin = fsv_trace_get_begin_ns(trace),
+		trace_end = fsv_trace_get_end_ns(trace);
 	Run fill = {cr, 0, 0, 0, 0}, line = {cr, 0, 0, 0, 0};
 	GArray *lines = g_array_new(FALSE, FALSE, sizeof(double));
 	g_autofree guint64 *begin = NULL, *end = NULL, *lo = NULL, *hi = NULL;
@@ -222,7 +223,9 @@ _fsv_render_counter_row(cairo_t *cr, FsvTrace *trace, const FsvView *view, guint
 	}
 	run_flush(&fill);
 	cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2],
-			      r->kind == FSV_ROW_BUSY ? 0.8 : is_fence ? 0.12 : 0.3);
+			      r->kind == FSV_ROW_BUSY ? 0.8
+			      : is_fence              ? 0.12
+						      : 0.3);
 	cairo_fill(cr);
 	for (guint i = 0; i < lines->len; i += 3) {
 		const double *seg = &g_array_index(lines, double, i);

@@ -32,8 +32,8 @@
 
 /* A counter row (issue 15 §4): busy fraction or queue depth, a plot between its top and bottom
  * margins. */
-#define FSV_COUNTER_ROW_HEIGHT     24
-#define FSV_COUNTER_MARGIN_TOP     4
-#define FSV_COUNTER_MARGIN_BOTTOM  3
+#define FSV_COUNTER_ROW_HEIGHT    24
+#define FSV_COUNTER_MARGIN_TOP    4
+#define FSV_COUNTER_MARGIN_BOTTOM 3
 
 #endif /* FSV_VIEW_PRIVATE_H */

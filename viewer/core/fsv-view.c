@@ -547,26 +547,26 @@ fsv_view_dup_counter_text(const FsvView *v, guint32 row, double x)
 		g_autofree char *span = fsv_format_duration(e - b);
 		guint64 busy = fsv_counters_busy_ns(v->trace, row, b, e);
 
-		return g_strdup_printf("busy %.1f %% of %s", 100.0 * (double) busy / (double) (e - b),
-				       span);
+		return g_strdup_printf("busy %.1f %% of %s",
+				       100.0 * (double) busy / (double) (e - b), span);
 	}
 	if (r->kind == FSV_ROW_DEPTH) {
 		guint32 lo, hi;
 
 		fsv_counters_depth_range(v->trace, row, b, e, &lo, &hi);
 		return lo == hi ? g_strdup_printf("depth %" G_GUINT32_FORMAT, lo)
-				: g_strdup_printf("depth %" G_GUINT32_FORMAT " – %" G_GUINT32_FORMAT,
-						  lo, hi);
+				: g_strdup_printf(
+				      "depth %" G_GUINT32_FORMAT " – %" G_GUINT32_FORMAT, lo, hi);
 	}
 	if (r->kind == FSV_ROW_FENCE || r->kind == FSV_ROW_XFENCE) {
 		guint64 lo, hi;
 
 		if (!fsv_counters_fence_range(v->trace, row, b, e, &lo, &hi))
 			return NULL;
-		return lo == hi ? g_strdup_printf("CurrentValue %" G_GUINT64_FORMAT, lo)
-				: g_strdup_printf("CurrentValue %" G_GUINT64_FORMAT
-						  " – %" G_GUINT64_FORMAT,
-						  lo, hi);
+		return lo == hi
+			   ? g_strdup_printf("CurrentValue %" G_GUINT64_FORMAT, lo)
+			   : g_strdup_printf(
+				 "CurrentValue %" G_GUINT64_FORMAT " – %" G_GUINT64_FORMAT, lo, hi);
 	}
 	return NULL;
 }
@@ -1269,8 +1269,8 @@ fsv_trace_range_stats(const FsvTrace *trace, guint64 begin_ns, guint64 end_ns, F
 				fsv_lod_visit(_fsv_trace_get_va_lod(trace, r, lane), begin_ns,
 					      end_ns, 0, stats_marker, NULL, &w);
 		/* Counter tracks (issue 15 §4): exact busy time, largest depth in the range. */
-		if (row->kind == FSV_ROW_ENGINE &&
-		    fsv_counters_get_busy_count(trace, r) > 0 && end_ns > begin_ns) {
+		if (row->kind == FSV_ROW_ENGINE && fsv_counters_get_busy_count(trace, r) > 0 &&
+		    end_ns > begin_ns) {
 			rs.busy_ns = fsv_counters_busy_ns(trace, r, begin_ns, end_ns);
 			rs.busy_engines = 1;
 		}
