@@ -2409,7 +2409,7 @@ draw_legend(RenderPass *pass)
 	/* Issue 15 §4: counter tracks, only while such rows are shown. */
 	static const LegendEntry counters[] = {
 	    {"Engine busy fraction", SW_SOLID, FSV_COLOR_COUNTER_BUSY, FSV_COLOR_COUNTER_BUSY},
-	    {"Queue depth (min – max per pixel)", SW_SOLID, FSV_COLOR_COUNTER_DEPTH,
+	    {"Queue depth (min – max)", SW_SOLID, FSV_COLOR_COUNTER_DEPTH,
 	     FSV_COLOR_COUNTER_DEPTH},
 	};
 	bool has_counter[FSV_COUNTER_KIND_COUNT] = {false};
