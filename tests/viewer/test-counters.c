@@ -506,7 +506,7 @@ Test(counters, hit_testing_and_details_give_the_value_at_the_pointer)
 {
 	const Span *p = &g_array_index(packets, Span, 10);
 	g_autofree char *text = NULL, *expected = NULL, *span = NULL, *title = NULL;
-	g_autofree char *depth_title = NULL;
+	g_autofree char *depth_title = NULL, *want_title = NULL, *want_depth = NULL;
 	g_auto(GStrv) fields = NULL;
 	double y, h, x;
 	FsvItem hit;
@@ -547,11 +547,27 @@ Test(counters, hit_testing_and_details_give_the_value_at_the_pointer)
 	cr_assert_eq(hit.kind, FSV_ITEM_COUNTER);
 	cr_assert_eq(hit.index, k);
 	depth_title = fsv_trace_dup_item_title(trace, &hit);
-	cr_assert_str_eq(depth_title, g_strdup_printf("Queue depth %u", depth));
+	want_title = g_strdup_printf("Queue depth %u", depth);
+	cr_assert_str_eq(depth_title, want_title);
 	fields = fsv_trace_describe_item(trace, &hit);
 	cr_assert_str_eq(fields[0], "Queue");
 	cr_assert_str_eq(fields[2], "Depth");
-	cr_assert_str_eq(fields[3], g_strdup_printf("%u (submitted − completed)", depth));
+	want_depth = g_strdup_printf("%u (submitted − completed)", depth);
+	cr_assert_str_eq(fields[3], want_depth);
+
+	/* The row labels: what each counter row sums up. */
+	{
+		FsvItem label = {FSV_ITEM_ROW, depth_row, depth_row};
+		g_auto(GStrv) row_fields = fsv_trace_describe_item(trace, &label);
+		g_autofree char *want_max =
+		    g_strdup_printf("%u", fsv_counters_get_depth_max(trace, depth_row));
+		bool has_max = false;
+
+		for (guint i = 0; row_fields[i] && row_fields[i + 1]; i += 2)
+			if (strcmp(row_fields[i], "Largest depth") == 0)
+				has_max = strcmp(row_fields[i + 1], want_max) == 0;
+		cr_assert(has_max);
+	}
 }
 
 Test(counters, range_statistics_give_average_busy_and_max_depth)

@@ -962,6 +962,24 @@ describe_row(const FsvTrace *trace, guint32 index, GPtrArray *out)
 			add(out, "NotificationOnly updates",
 			    g_strdup_printf("%" PRIu64, f->notification_count));
 		}
+	} else if (r->kind == FSV_ROW_BUSY) {
+		/* Issue 15 §4: what the engine's busy row sums up. */
+		guint64 b = fsv_trace_get_begin_ns(trace), e = fsv_trace_get_end_ns(trace);
+		guint64 busy = fsv_counters_busy_ns(trace, index, b, e);
+
+		add(out, "Counter", g_strdup("busy fraction: share of time a packet ran"));
+		add(out, "Busy over the trace",
+		    g_strdup_printf("%.1f %%",
+				    e > b ? 100.0 * (double) busy / (double) (e - b) : 0.0));
+		add(out, "Busy intervals",
+		    g_strdup_printf("%u", fsv_counters_get_busy_count(trace, index)));
+	} else if (r->kind == FSV_ROW_DEPTH) {
+		add(out, "Counter", g_strdup("queue depth: operations submitted − completed"));
+		add(out, "Largest depth",
+		    g_strdup_printf("%" G_GUINT32_FORMAT,
+				    fsv_counters_get_depth_max(trace, index)));
+		add(out, "Change points",
+		    g_strdup_printf("%u", fsv_counters_get_depth_count(trace, index)));
 	} else if (r->kind == FSV_ROW_FENCE) {
 		const struct fsa_fence_info *f =
 		    fsv_trace_find_fence(trace, r->fence_global_handle);
