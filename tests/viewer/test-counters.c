@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cairo.h>
@@ -596,6 +597,60 @@ Test(counters, range_statistics_give_average_busy_and_max_depth)
 	}
 	cr_assert(has_engine && has_queue);
 	fsv_range_stats_clear(&stats);
+}
+
+/* Pixels of exactly COLOR in the bottom-right corner, where the legend is. */
+static guint
+legend_pixels_of(FsvColor color)
+{
+	cairo_surface_t *surface = cairo_image_surface_create(
+	    CAIRO_FORMAT_RGB24, fsv_view_get_width(view), fsv_view_get_height(view));
+	cairo_t *cr = cairo_create(surface);
+	int stride = cairo_image_surface_get_stride(surface);
+	int w = fsv_view_get_width(view), h = fsv_view_get_height(view);
+	FsvRenderOptions options;
+	const unsigned char *data;
+	double rgb[3];
+	guint32 want;
+	guint n = 0;
+
+	fsv_render_get_color(color, rgb);
+	want = (guint32) lround(rgb[0] * 255) << 16 | (guint32) lround(rgb[1] * 255) << 8 |
+	       (guint32) lround(rgb[2] * 255);
+	fsv_render_options_init(&options);
+	fsv_render_draw(cr, trace, view, &options);
+	cairo_surface_flush(surface);
+	data = cairo_image_surface_get_data(surface);
+	for (int y = h - 200; y < h; y++)
+		for (int x = w - 500; x < w; x++) {
+			guint32 px = *(const guint32 *) (data + y * stride + x * 4);
+			bool same = true;
+
+			/* Within 1 of each component: cairo rounds through 16 bits. */
+			for (int shift = 0; shift <= 16; shift += 8)
+				same &= abs((int) ((px >> shift) & 0xff) -
+					    (int) ((want >> shift) & 0xff)) <= 1;
+			n += same;
+		}
+	cairo_destroy(cr);
+	cairo_surface_destroy(surface);
+	return n;
+}
+
+Test(counters, the_legend_names_counter_tracks_only_while_they_are_shown)
+{
+	double y, h;
+
+	/* The rows end well above the legend in the bottom-right corner. */
+	cr_assert(fsv_view_get_row_geometry(view, depth_row, &y, &h));
+	cr_assert_lt(y + h, fsv_view_get_height(view) - 200);
+	cr_assert_gt(legend_pixels_of(FSV_COLOR_COUNTER_BUSY), 50);
+	cr_assert_gt(legend_pixels_of(FSV_COLOR_COUNTER_DEPTH), 50);
+	fsv_view_set_show_counter(view, FSV_COUNTER_DEPTH, false);
+	cr_assert_eq(legend_pixels_of(FSV_COLOR_COUNTER_DEPTH), 0);
+	cr_assert_gt(legend_pixels_of(FSV_COLOR_COUNTER_BUSY), 50);
+	fsv_view_set_show_counter(view, FSV_COUNTER_BUSY, false);
+	cr_assert_eq(legend_pixels_of(FSV_COLOR_COUNTER_BUSY), 0);
 }
 
 /* ---- A depth row stored wide ------------------------------------------------------------ */
