@@ -6,7 +6,7 @@
  * submitted minus completed operations at every change point; at every zoom each pixel column's
  * min/max equals the brute-force min/max over the column's span (depth and a fence's
  * CurrentValue); a one-nanosecond spike survives at the widest zoom, in the data and in the
- * pixels. And on traces/frame-pipeline: each progress fence's CurrentValue steps are the
+ * pixels. And on six traces of traces/: each progress fence's CurrentValue steps are the
  * progress values its queue's command buffers wrote as they completed (HPF-02), through the
  * whole trace.
  *
@@ -724,12 +724,15 @@ Test(counters_wide, a_depth_row_seconds_apart_is_stored_wide_and_answers_the_sam
 
 /* ---- traces/: progress fences follow their command buffers (HPF-02) ------------------- */
 
-Test(counters_recorded, progress_fence_steps_are_the_progress_values_buffers_wrote)
+/* Checks each progress fence of traces/NAME against its queue's completed buffers; returns
+ * how many were checked, *USER_MODE how many steps were checked to the nanosecond. */
+static guint
+check_progress_fences(const char *name, guint *user_mode)
 {
-	g_autofree char *path = g_build_filename(FST_TRACES, "frame-pipeline", NULL);
+	g_autofree char *path = g_build_filename(FST_TRACES, name, NULL);
 	g_autoptr(GError) error = NULL;
 	g_autoptr(FsvTrace) t = fsv_trace_load(path, NULL, NULL, NULL, &error);
-	guint checked = 0, user_mode = 0;
+	guint checked = 0;
 
 	cr_assert_not_null(t, "%s", error ? error->message : "");
 	for (guint32 r = 0; r < fsv_trace_get_row_count(t); r++) {
@@ -780,7 +783,7 @@ Test(counters_recorded, progress_fence_steps_are_the_progress_values_buffers_wro
 			else
 				cr_assert_geq(steps[k].ns, p->end_ns, "value %" PRIu64,
 					      p->progress_value);
-			user_mode += q->is_user_mode;
+			*user_mode += q->is_user_mode;
 			last = p->progress_value;
 			k++;
 		}
@@ -792,10 +795,22 @@ Test(counters_recorded, progress_fence_steps_are_the_progress_values_buffers_wro
 			at_mid = steps[i].value;
 		cr_assert_gt(last, 10);
 		cr_assert(at_mid > last / 4 && at_mid < last * 3 / 4,
-			  "0x%" PRIx64 ": %" PRIu64 " of %" PRIu64 " half-way",
+			  "%s 0x%" PRIx64 ": %" PRIu64 " of %" PRIu64 " half-way", name,
 			  row->fence_global_handle, at_mid, last);
 		checked++;
 	}
-	cr_assert_geq(checked, 2, "frame-pipeline has two progress fences");
+	return checked;
+}
+
+Test(counters_recorded, progress_fence_steps_are_the_progress_values_buffers_wrote)
+{
+	static const char *const names[] = {"frame-pipeline", "stress",      "producer-consumer",
+					    "cpu-waiters",    "log-overrun", "cross-adapter"};
+	guint user_mode = 0;
+
+	cr_assert_eq(check_progress_fences("frame-pipeline", &user_mode), 2,
+		     "frame-pipeline has two progress fences");
+	for (guint i = 1; i < G_N_ELEMENTS(names); i++)
+		cr_assert_gt(check_progress_fences(names[i], &user_mode), 0, "%s", names[i]);
 	cr_assert_gt(user_mode, 0, "a user-mode queue's steps were checked to the nanosecond");
 }
