@@ -1129,3 +1129,49 @@ Test(window, xad_07_click_on_a_propagation_arrow_names_both_adapters)
 			    (int) (origin.y + MAX(y0, y1)));
 	cr_assert_gt(blue, 10, "the selected arrow is not drawn; see %s", shot);
 }
+
+/* Issue 15 §4: the counter rows are shown in the window, the View menu's actions (also
+ * Ctrl+Shift+B / Ctrl+Shift+D) hide and show each kind, and the tooltip of a busy row gives the
+ * fraction of the pixel under the pointer. */
+Test(window, counter_rows_toggle_from_the_menu_and_answer_at_the_pointer)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvTrace *trace = fsv_timeline_get_trace(timeline);
+	const FsvView *view = fsv_timeline_get_view(timeline);
+	guint32 busy = FSV_INDEX_NONE, depth = FSV_INDEX_NONE;
+	g_autofree char *text = NULL;
+	GAction *action;
+	FsvItem hit;
+	double y, h, x;
+
+	for (guint32 row = 0; row < fsv_trace_get_row_count(trace); row++) {
+		FsvRowKind kind = fsv_trace_get_row(trace, row)->kind;
+
+		if (kind == FSV_ROW_BUSY && busy == FSV_INDEX_NONE)
+			busy = row;
+		if (kind == FSV_ROW_DEPTH && depth == FSV_INDEX_NONE)
+			depth = row;
+	}
+	cr_assert_neq(busy, FSV_INDEX_NONE);
+	cr_assert_neq(depth, FSV_INDEX_NONE);
+	cr_assert(fsv_view_get_row_geometry(view, busy, &y, &h), "busy rows shown by default");
+	cr_assert(fsv_view_get_row_geometry(view, depth, &y, &h));
+	action = g_action_map_lookup_action(G_ACTION_MAP(window), "show-depth");
+	cr_assert_not_null(action);
+	g_action_activate(action, NULL);
+	cr_assert_not(g_variant_get_boolean(g_action_get_state(action)));
+	cr_assert_not(fsv_view_get_row_geometry(view, depth, &y, &h), "depth rows hidden");
+	cr_assert(fsv_view_get_row_geometry(view, busy, &y, &h), "busy rows stay");
+	g_action_activate(action, NULL);
+	cr_assert(fsv_view_get_row_geometry(view, depth, &y, &h), "depth rows back");
+
+	/* Hover the middle of the busy row, where frame-pipeline's engine ran. */
+	cr_assert(fsv_view_get_row_geometry(view, busy, &y, &h));
+	for (x = fsv_view_get_label_width(view) + 1; x < fsv_view_get_width(view); x++)
+		if (fsv_view_hit_test(view, x, y + h / 2, &hit) && hit.kind == FSV_ITEM_COUNTER &&
+		    hit.index % 2 == 1)
+			break;
+	cr_assert_lt(x, fsv_view_get_width(view), "a busy stretch is drawn");
+	text = fsv_view_dup_counter_text(view, busy, x);
+	cr_assert(g_str_has_prefix(text, "busy "), "%s", text);
+}

@@ -84,6 +84,8 @@ fsv_application_startup(GApplication *app)
 	static const char *find_accels[] = {"<Control>f", NULL};
 	static const char *close_accels[] = {"<Control>w", NULL};
 	static const char *table_accels[] = {"<Control>t", NULL};
+	static const char *busy_accels[] = {"<Control><Shift>b", NULL};
+	static const char *depth_accels[] = {"<Control><Shift>d", NULL};
 
 	G_APPLICATION_CLASS(fsv_application_parent_class)->startup(app);
 	g_action_map_add_action_entries(G_ACTION_MAP(app), entries, G_N_ELEMENTS(entries), app);
@@ -92,6 +94,9 @@ fsv_application_startup(GApplication *app)
 	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.close", close_accels);
 	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.find", find_accels);
 	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.show-table", table_accels);
+	/* Issue 15 §4: counter rows on and off. */
+	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.show-busy", busy_accels);
+	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.show-depth", depth_accels);
 	/* Single letters (W A S D F Z M) are the timeline's own shortcuts, active only while it
 	 * has the focus, so typing them in the search entry never zooms. */
 	gtk_window_set_default_icon_name(FSV_APPLICATION_ID);

@@ -53,6 +53,8 @@ struct _FsvTimeline {
 	GtkAdjustment *hadjustment, *vadjustment;
 	GtkScrollablePolicy hscroll_policy, vscroll_policy;
 	gboolean is_syncing_adjustments;
+	/* Counter rows shown (issue 15 §4), kept across traces. */
+	gboolean show_counter[FSV_COUNTER_KIND_COUNT];
 };
 
 enum {
@@ -197,6 +199,7 @@ update_hover(FsvTimeline *self)
 	FsvItem hit = {.kind = FSV_ITEM_NONE};
 	g_autofree char *time = NULL;
 	g_autofree char *title = NULL;
+	g_autofree char *counter = NULL;
 	gboolean changed;
 
 	if (self->view == NULL || !self->has_pointer)
@@ -212,8 +215,12 @@ update_hover(FsvTimeline *self)
 					     fsv_view_x_to_time(self->view, self->pointer_x));
 	if (hit.kind != FSV_ITEM_NONE)
 		title = fsv_trace_dup_item_title(self->trace, &hit);
-	set_status_take(self, g_strdup_printf("%s%s%s", time ? time : "",
-					      time && title ? "  ·  " : "", title ? title : ""));
+	/* A counter or fence row: what its pixel column under the pointer shows. */
+	counter = fsv_view_dup_counter_text(
+	    self->view, fsv_view_row_at_y(self->view, self->pointer_y), self->pointer_x);
+	set_status_take(self, g_strdup_printf("%s%s%s%s%s", time ? time : "",
+					      time && title ? "  ·  " : "", title ? title : "",
+					      counter ? "  ·  " : "", counter ? counter : ""));
 	if (changed)
 		gtk_widget_queue_draw(GTK_WIDGET(self));
 }
@@ -239,6 +246,8 @@ fsv_timeline_set_trace(FsvTimeline *self, FsvTrace *trace)
 	if (trace) {
 		self->trace = fsv_trace_ref(trace);
 		self->view = fsv_view_new(trace);
+		for (guint k = 0; k < FSV_COUNTER_KIND_COUNT; k++)
+			fsv_view_set_show_counter(self->view, k, self->show_counter[k]);
 		width = gtk_widget_get_width(GTK_WIDGET(self));
 		height = gtk_widget_get_height(GTK_WIDGET(self));
 		self->needs_fit = width <= 1 || height <= 1;
@@ -258,6 +267,23 @@ fsv_timeline_get_trace(FsvTimeline *self)
 {
 	g_return_val_if_fail(FSV_IS_TIMELINE(self), NULL);
 	return self->trace;
+}
+
+void
+fsv_timeline_set_show_counter(FsvTimeline *self, FsvCounterKind kind, gboolean is_shown)
+{
+	g_return_if_fail(FSV_IS_TIMELINE(self) && kind < FSV_COUNTER_KIND_COUNT);
+	self->show_counter[kind] = is_shown;
+	if (self->view)
+		fsv_view_set_show_counter(self->view, kind, is_shown);
+	view_changed(self);
+}
+
+gboolean
+fsv_timeline_get_show_counter(FsvTimeline *self, FsvCounterKind kind)
+{
+	g_return_val_if_fail(FSV_IS_TIMELINE(self) && kind < FSV_COUNTER_KIND_COUNT, FALSE);
+	return self->show_counter[kind];
 }
 
 const FsvView *
@@ -335,6 +361,8 @@ item_span(FsvTimeline *self, const FsvItem *item, guint64 *begin_ns, guint64 *en
 		*end_ns = marker->end_ns;
 		return TRUE;
 	}
+	case FSV_ITEM_COUNTER:
+		return fsv_counters_get_item_span(self->trace, item, begin_ns, end_ns);
 	case FSV_ITEM_LOSS: {
 		const FsvLoss *loss = fsv_trace_get_loss(self->trace, item->index);
 
@@ -761,6 +789,14 @@ query_tooltip(GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip *to
 			g_string_append_printf(text, "\n%s: %s", name, value);
 		}
 	}
+	/* A counter row's value over the pixel under the pointer (for busy, the fraction of the
+	 * pixel's span: the item is the whole interval). */
+	if (hit.kind == FSV_ITEM_COUNTER || hit.kind == FSV_ITEM_FENCE_STEP) {
+		g_autofree char *counter = fsv_view_dup_counter_text(self->view, hit.row, x);
+
+		if (counter)
+			g_string_append_printf(text, "\nThis pixel: %s", counter);
+	}
 	gtk_tooltip_set_markup(tooltip, text->str);
 	return TRUE;
 }
@@ -1020,6 +1056,8 @@ fsv_timeline_init(FsvTimeline *self)
 	GtkGesture *drag, *right_drag;
 
 	fsv_render_options_init(&self->options);
+	for (guint k = 0; k < FSV_COUNTER_KIND_COUNT; k++)
+		self->show_counter[k] = TRUE;
 	gtk_widget_set_focusable(GTK_WIDGET(self), TRUE);
 	gtk_widget_set_has_tooltip(GTK_WIDGET(self), TRUE);
 	/* A focusable drawing says what it is and how to drive it from the keyboard. */

@@ -36,6 +36,11 @@ FsvTrace *fsv_timeline_get_trace(FsvTimeline *self);
 /* Returns: (transfer none) (nullable): the view, for reading geometry (tests, the window). */
 const FsvView *fsv_timeline_get_view(FsvTimeline *self);
 
+/* Shows or hides the counter rows of KIND (engines' busy fraction, queues' depth; issue 15
+ * §4). Default: shown; the choice holds for the traces shown next. */
+void fsv_timeline_set_show_counter(FsvTimeline *self, FsvCounterKind kind, gboolean is_shown);
+gboolean fsv_timeline_get_show_counter(FsvTimeline *self, FsvCounterKind kind);
+
 /* --- Navigation (also the timeline.* actions) -------------------------------------------- */
 
 void fsv_timeline_zoom(FsvTimeline *self, double factor, double x);

@@ -466,7 +466,7 @@ details_add_selection(FsvWindow *self, const FsvItem *item)
 /* One row's share of a range: its label on one line, what it did on the next, across both
  * columns (a queue label is too long for the name column). */
 static void
-details_add_row_stats(FsvWindow *self, const FsvRowStats *r)
+details_add_row_stats(FsvWindow *self, const FsvRowStats *r, guint64 span_ns)
 {
 	const FsvRow *row = fsv_trace_get_row(self->trace, r->row);
 	g_autoptr(GString) text = g_string_new(row->label);
@@ -490,6 +490,15 @@ details_add_row_stats(FsvWindow *self, const FsvRowStats *r)
 	if (r->marker_count) {
 		g_string_append_printf(text, "%s%" G_GUINT64_FORMAT " markers", sep,
 				       r->marker_count);
+		sep = " · ";
+	}
+	if (r->busy_engines > 0) {
+		g_string_append_printf(text, "%sbusy %.1f %%", sep,
+				       100.0 * (double) r->busy_ns / (double) MAX(span_ns, 1));
+		sep = " · ";
+	}
+	if (r->depth_max > 0) {
+		g_string_append_printf(text, "%smax depth %u", sep, r->depth_max);
 		sep = " · ";
 	}
 	if (r->wait_count + r->signal_count > 0) {
@@ -536,6 +545,17 @@ details_add_range(FsvWindow *self, guint64 begin, guint64 end)
 		details_add(self, "Latency mean", mean);
 		details_add_duration(self, "Stalled on GPU", t->stalled_ns);
 	}
+	/* Counter tracks (issue 15 §4): the engines' mean busy fraction, the deepest queue. */
+	if (t->busy_engines > 0 && end > begin) {
+		g_autofree char *busy = g_strdup_printf(
+		    "%.1f %% (%u engine%s)",
+		    100.0 * (double) t->busy_ns / ((double) (end - begin) * t->busy_engines),
+		    t->busy_engines, t->busy_engines == 1 ? "" : "s");
+
+		details_add(self, "Busy (mean)", busy);
+	}
+	if (t->depth_max > 0)
+		details_add_count(self, "Max queue depth", t->depth_max);
 	if (stats.lost_entries)
 		details_add_count(self, "Log entries lost", stats.lost_entries);
 	if (stats.discarded_events)
@@ -543,7 +563,8 @@ details_add_range(FsvWindow *self, guint64 begin, guint64 end)
 	if (stats.rows && stats.rows->len > 0)
 		details_heading(self, "Rows in the range");
 	for (guint i = 0; stats.rows && i < stats.rows->len; i++)
-		details_add_row_stats(self, &g_array_index(stats.rows, FsvRowStats, i));
+		details_add_row_stats(self, &g_array_index(stats.rows, FsvRowStats, i),
+				      end - begin);
 	fsv_range_stats_clear(&stats);
 }
 
@@ -770,6 +791,26 @@ fit_activated(GSimpleAction *action, GVariant *parameter, gpointer user_data)
 	(void) action;
 	(void) parameter;
 	fsv_timeline_fit(FSV_WINDOW(user_data)->timeline);
+}
+
+/* Issue 15 §4: View ▸ Engine Busy / Queue Depth show or hide that kind of counter row. */
+static void
+counter_toggled(GSimpleAction *action, GVariant *state, FsvWindow *self, FsvCounterKind kind)
+{
+	g_simple_action_set_state(action, state);
+	fsv_timeline_set_show_counter(self->timeline, kind, g_variant_get_boolean(state));
+}
+
+static void
+show_busy_changed(GSimpleAction *action, GVariant *state, gpointer user_data)
+{
+	counter_toggled(action, state, FSV_WINDOW(user_data), FSV_COUNTER_BUSY);
+}
+
+static void
+show_depth_changed(GSimpleAction *action, GVariant *state, gpointer user_data)
+{
+	counter_toggled(action, state, FSV_WINDOW(user_data), FSV_COUNTER_DEPTH);
 }
 
 static void
@@ -1098,6 +1139,8 @@ fsv_window_init(FsvWindow *self)
 	    {.name = "open", .activate = open_activated},
 	    {.name = "open-recent", .activate = open_recent_activated, .parameter_type = "s"},
 	    {.name = "fit", .activate = fit_activated},
+	    {.name = "show-busy", .state = "true", .change_state = show_busy_changed},
+	    {.name = "show-depth", .state = "true", .change_state = show_depth_changed},
 	    {.name = "find", .activate = find_activated},
 	    {.name = "close", .activate = close_activated},
 	    {.name = "cancel-load", .activate = cancel_load_activated},

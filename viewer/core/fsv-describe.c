@@ -1065,6 +1065,24 @@ describe_row(const FsvTrace *trace, guint32 index, GPtrArray *out)
 			add(out, "NotificationOnly updates",
 			    g_strdup_printf("%" PRIu64, f->notification_count));
 		}
+	} else if (r->kind == FSV_ROW_BUSY) {
+		/* Issue 15 §4: what the engine's busy row sums up. */
+		guint64 b = fsv_trace_get_begin_ns(trace), e = fsv_trace_get_end_ns(trace);
+		guint64 busy = fsv_counters_busy_ns(trace, index, b, e);
+
+		add(out, "Counter", g_strdup("busy fraction: share of time a packet ran"));
+		add(out, "Busy over the trace",
+		    g_strdup_printf("%.1f %%",
+				    e > b ? 100.0 * (double) busy / (double) (e - b) : 0.0));
+		add(out, "Busy intervals",
+		    g_strdup_printf("%u", fsv_counters_get_busy_count(trace, index)));
+	} else if (r->kind == FSV_ROW_DEPTH) {
+		add(out, "Counter", g_strdup("queue depth: operations submitted − completed"));
+		add(out, "Largest depth",
+		    g_strdup_printf("%" G_GUINT32_FORMAT,
+				    fsv_counters_get_depth_max(trace, index)));
+		add(out, "Change points",
+		    g_strdup_printf("%u", fsv_counters_get_depth_count(trace, index)));
 	} else if (r->kind == FSV_ROW_FENCE) {
 		const struct fsa_fence_info *f =
 		    fsv_trace_find_fence(trace, r->fence_global_handle);
@@ -1111,6 +1129,48 @@ describe_lanes(const FsvTrace *trace, guint32 row, guint first, GPtrArray *out)
 	add(out, "Click", g_strdup("expands the row: every box in a lane of its own"));
 }
 
+/* Issue 15 §4: a counter row's item: an engine's busy interval or idle gap, a queue's depth
+ * from one change point to the next. */
+static void
+describe_counter(const FsvTrace *trace, const FsvItem *item, GPtrArray *out)
+{
+	const FsvRow *r = fsv_trace_get_row(trace, item->row);
+	const FsvRow *of = fsv_trace_get_row(
+	    trace, r->kind == FSV_ROW_BUSY ? r->parent : item->row - 1); /* fsv-trace.h */
+	guint64 b, e, span = fsv_trace_get_end_ns(trace) - fsv_trace_get_begin_ns(trace);
+
+	if (!fsv_counters_get_item_span(trace, item, &b, &e))
+		return;
+	if (r->kind == FSV_ROW_BUSY) {
+		guint64 busy = fsv_counters_busy_ns(trace, item->row, fsv_trace_get_begin_ns(trace),
+						    fsv_trace_get_end_ns(trace));
+
+		add(out, "Engine", g_strdup(of->label));
+		add(out, "State", g_strdup(item->index % 2 ? "busy (a packet ran)" : "idle"));
+		add_time(out, trace, "From", b, UINT32_MAX, 0);
+		add_time(out, trace, "To", e, UINT32_MAX, 0);
+		add_duration(out, "Duration", b, e);
+		add(out, "Busy over the trace",
+		    g_strdup_printf("%.1f %%", span ? 100.0 * (double) busy / (double) span : 0.0));
+		return;
+	}
+	{
+		guint64 ns;
+		guint32 depth;
+
+		fsv_counters_get_depth_point(trace, item->row, item->index, &ns, &depth);
+		add(out, "Queue", g_strdup(of->label));
+		add(out, "Depth",
+		    g_strdup_printf("%" G_GUINT32_FORMAT " (submitted − completed)", depth));
+		add_time(out, trace, "From", b, UINT32_MAX, 0);
+		add_time(out, trace, "To", e, UINT32_MAX, 0);
+		add_duration(out, "Duration", b, e);
+		add(out, "Largest depth",
+		    g_strdup_printf("%" G_GUINT32_FORMAT,
+				    fsv_counters_get_depth_max(trace, item->row)));
+	}
+}
+
 char **
 fsv_trace_describe_item(const FsvTrace *trace, const FsvItem *item)
 {
@@ -1152,6 +1212,9 @@ fsv_trace_describe_item_with_links(const FsvTrace *trace, const FsvItem *item, G
 	case FSV_ITEM_LANES:
 		if (item->row < fsv_trace_get_row_count(trace))
 			describe_lanes(trace, item->row, item->index, out);
+		break;
+	case FSV_ITEM_COUNTER:
+		describe_counter(trace, item, out);
 		break;
 	case FSV_ITEM_NONE:
 	default:
@@ -1287,6 +1350,21 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 			return g_strdup(fsa_marker_kind_name(m->kind));
 		}
 		break;
+	case FSV_ITEM_COUNTER: {
+		guint64 b, e;
+
+		if (!fsv_counters_get_item_span(trace, item, &b, &e))
+			break;
+		if (fsv_trace_get_row(trace, item->row)->kind == FSV_ROW_BUSY)
+			return g_strdup(item->index % 2 ? "Engine busy" : "Engine idle");
+		{
+			guint64 ns;
+			guint32 depth;
+
+			fsv_counters_get_depth_point(trace, item->row, item->index, &ns, &depth);
+			return g_strdup_printf("Queue depth %" G_GUINT32_FORMAT, depth);
+		}
+	}
 	case FSV_ITEM_LOSS:
 		if (item->index < fsv_trace_get_loss_count(trace)) {
 			const FsvLoss *l = fsv_trace_get_loss(trace, item->index);

@@ -490,8 +490,45 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 		for (gsize i = 0; i < n; i++)
 			if ((r[i].row.parent != FSV_INDEX_NONE && r[i].row.parent >= first + i) ||
 			    r[i].label >= trace->n_strings || r[i].sublabel >= trace->n_strings ||
-			    r[i].row.kind > FSV_ROW_XFENCE)
+			    r[i].row.kind > FSV_ROW_DEPTH)
 				FAIL(c, "row out of bounds");
+	} else if (IS(counter_rows)) {
+		/* Issue 15 §4: a row's counter slice lies inside the arrays of its kind. Those come
+		 * after this one in the file: their sizes are known (from the section table), not
+		 * their contents, which the queries bound by these slices. */
+		const FsvCounterRow *r = data;
+
+		if (first == 0 && trace->n_counter_rows != 0 &&
+		    trace->n_counter_rows != trace->n_rows)
+			FAIL(c, "counter rows are not one per row");
+		for (gsize i = 0; i < n; i++) {
+			FsvRowKind kind = trace->rows[first + i].row.kind;
+			gsize values = kind == FSV_ROW_BUSY    ? trace->n_busy_begin
+				       : kind != FSV_ROW_DEPTH ? (gsize) G_MAXUINT32
+				       : r[i].is_wide
+					   ? MIN(trace->n_depth_ns, trace->n_depth_value)
+					   : MIN(trace->n_depth_offset, trace->n_depth_value16);
+			bool has_pyramid = kind == FSV_ROW_DEPTH || kind == FSV_ROW_FENCE ||
+					   kind == FSV_ROW_XFENCE;
+
+			if (kind == FSV_ROW_BUSY && (trace->n_busy_end != trace->n_busy_begin ||
+						     trace->n_busy_before != trace->n_busy_begin))
+				FAIL(c, "busy arrays of different lengths");
+
+			if (!range_ok(r[i].first, r[i].count, values) ||
+			    (has_pyramid &&
+			     !range_ok(r[i].pyramid, _fsv_counters_pyramid_size(r[i].count),
+				       trace->n_counter_pyramid)))
+				FAIL(c, "counter row out of bounds");
+			if (kind == FSV_ROW_DEPTH && !r[i].is_wide &&
+			    !range_ok(r[i].block,
+				      (r[i].count + FSV_DEPTH_BLOCK - 1) / FSV_DEPTH_BLOCK,
+				      trace->n_depth_base))
+				FAIL(c, "depth row blocks out of bounds");
+			if ((kind == FSV_ROW_FENCE || kind == FSV_ROW_XFENCE) &&
+			    r[i].count != trace->row_data[first + i].n_steps)
+				FAIL(c, "counter row of a fence without its steps");
+		}
 	} else if (IS(row_data)) {
 		const FsvRowData *d = data;
 

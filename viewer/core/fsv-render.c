@@ -16,6 +16,7 @@
  * outlined and open to the right, unqueued ones have a dashed left edge.
  */
 #include "fsv-render.h"
+#include "fsv-render-private.h"
 #include "fsv-trace-private.h"
 #include "fsv-view-private.h"
 
@@ -93,6 +94,8 @@ static const double colors[FSV_COLOR_COUNT][3] = {
     [FSV_COLOR_RULER_TICK] = {0.45, 0.48, 0.55},
     [FSV_COLOR_RULE] = {0.75, 0.77, 0.82},
     [FSV_COLOR_LEGEND_BORDER] = {0.55, 0.58, 0.65},
+    [FSV_COLOR_COUNTER_BUSY] = {0.07, 0.53, 0.51},        /* #128782 teal */
+    [FSV_COLOR_COUNTER_DEPTH] = {0.30, 0.33, 0.72},       /* #4d54b8 indigo */
 };
 
 /* Packets take the colour of their queue, as GPUView colours them: one of eight. */
@@ -139,8 +142,6 @@ enum batch_style {
 	BATCH_BAND_NOTIFY_KMD,
 	BATCH_BAND_RETRY,
 	BATCH_BAND_ABORT,
-	BATCH_STEP_FILL,
-	BATCH_STEP_LINE,
 	BATCH_VSYNC,
 	BATCH_MISSED_VSYNC,
 	/* Preemption brackets by reason (FSTP_PREEMPT_REASON_*, 6 of them): bars and legs apart,
@@ -299,12 +300,6 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 	case BATCH_BAND_RETRY:
 	case BATCH_BAND_ABORT:
 		set_rgb(cr, colors[FSV_COLOR_DOORBELL_CONNECTED + (s - BATCH_BAND_CONNECTED)], 1);
-		break;
-	case BATCH_STEP_FILL:
-		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.12);
-		break;
-	case BATCH_STEP_LINE:
-		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.9);
 		break;
 	case BATCH_VSYNC:
 		set_rgb(cr, colors[FSV_COLOR_VSYNC], 0.8);
@@ -1494,87 +1489,6 @@ draw_piece_connectors(RenderPass *pass)
 	cairo_restore(cr);
 }
 
-/* The index of the first step at or after NS, from FROM on. */
-static guint
-step_at_or_after(const FsvFenceStep *s, guint from, guint n, guint64 ns)
-{
-	guint lo = from, hi = n;
-
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-
-		if (s[mid].ns < ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* A fence's CurrentValue as steps: an area under a line, built from pixel-aligned rectangles
- * (one segment per pixel column at most: crowded steps are jumped over by binary search), so a
- * fence signalled a million times costs what its pixels cost. */
-static void
-draw_fence_steps(RenderPass *pass, guint32 row, double y, double h)
-{
-	cairo_t *cr = pass->cr;
-	guint n = 0;
-	const FsvFenceStep *s = fsv_trace_get_fence_steps(pass->trace, row, &n);
-	const FsvRow *r = fsv_trace_get_row(pass->trace, row);
-	guint64 vmin = r->value_min, vmax = r->value_max;
-	guint64 tb = fsv_view_x_to_time(pass->view, pass->x_min);
-	guint64 te = fsv_view_x_to_time(pass->view, pass->x_max);
-	double top = y + 6, bottom = y + h - 4, last_label_x = -1e9;
-	guint k;
-
-	if (n == 0)
-		return;
-#define VY(v)                                                                                      \
-	floor(vmax == vmin                                                                         \
-		  ? (top + bottom) / 2                                                             \
-		  : bottom - (double) ((v) -vmin) / (double) (vmax - vmin) * (bottom - top))
-	/* The step in force at the left edge. */
-	k = step_at_or_after(s, 0, n, tb + 1);
-	k = k > 0 ? k - 1 : 0;
-	font(pass, 9, false);
-	while (k < n && s[k].ns <= te) {
-		double x0 = MAX(floor(fsv_view_time_to_x(pass->view, s[k].ns)), pass->x_min);
-		guint next =
-		    step_at_or_after(s, k + 1, n, fsv_view_x_to_time(pass->view, x0 + 1) + 1);
-		double x1, vy = VY(s[k].value);
-
-		/* Steps inside the same pixel column: the last of them shows. */
-		if (next > k + 1)
-			next = MAX(next - 1, k + 1);
-		if (next > k + 1 && next < n) {
-			vy = VY(s[next - 1].value);
-		}
-		x1 = next < n ? MAX(floor(fsv_view_time_to_x(pass->view, s[next].ns)), x0 + 1)
-			      : pass->x_max;
-		batch_add(pass, BATCH_STEP_FILL, x0, x1, vy, bottom - vy + 1);
-		batch_add(pass, BATCH_STEP_LINE, x0, x1, vy - 1, 2);
-		if (next < n && s[next].ns <= te) {
-			double ny = VY(s[next].value);
-
-			batch_add(pass, BATCH_STEP_LINE, x1, x1 + 1, MIN(ny, vy) - 1,
-				  fabs(ny - vy) + 2);
-		}
-		pass->stats->items_drawn++;
-		if (x1 - x0 >= 40 && x0 - last_label_x >= 40) {
-			char v[32];
-
-			g_snprintf(v, sizeof(v), "%" PRIu64, s[k].value);
-			set_rgb(cr, colors[FSV_COLOR_OP_TEXT], 1);
-			cairo_move_to(cr, x0 + 3, MAX(vy - 3, y + 9));
-			cairo_show_text(cr, v);
-			last_label_x = x0;
-		}
-		k = next;
-	}
-	batch_flush(pass);
-#undef VY
-}
-
 /* The victimization arrows (UMS-23): from the victim's band down or up to the beneficiary's, at
  * the victimization's time, one per victimize item or bucket visited (bounded by the pixels),
  * for every laid-out queue row (a victim scrolled out of sight still points at a visible
@@ -1986,13 +1900,16 @@ draw_row_content(RenderPass *pass, guint32 row, double y, double h)
 	double tick_h;
 
 	pass->row = row;
-	if (r->kind == FSV_ROW_FENCE) {
-		draw_fence_steps(pass, row, y, h);
+	/* Issue 15 §4: counter rows and the fence rows' step line (fsv-render-counters.c). */
+	if (r->kind == FSV_ROW_FENCE || r->kind == FSV_ROW_BUSY || r->kind == FSV_ROW_DEPTH) {
+		_fsv_render_counter_row(pass->cr, pass->trace, pass->view, row, y, h, pass->x_min,
+					pass->x_max, pass->font, &pass->stats->buckets_drawn);
 		return;
 	}
 	/* XAD-03: a cross-adapter fence's value as this adapter sees it, then its markers. */
 	if (r->kind == FSV_ROW_XFENCE)
-		draw_fence_steps(pass, row, y, h);
+		_fsv_render_counter_row(pass->cr, pass->trace, pass->view, row, y, h, pass->x_min,
+					pass->x_max, pass->font, &pass->stats->buckets_drawn);
 	if (r->kind == FSV_ROW_VA_SPACE)
 		draw_va_lanes(pass, row);
 	g_array_set_size(pass->pieces, 0);
@@ -2116,6 +2033,8 @@ draw_row_label(RenderPass *pass, guint32 row, double y, double h)
 			text_fit(cr, x, y + 25, r->sublabel, lw - x - 6);
 		}
 	}
+	if (r->kind == FSV_ROW_BUSY || r->kind == FSV_ROW_DEPTH)
+		_fsv_render_counter_axis(cr, pass->trace, row, y, h, lw, pass->font);
 	set_rgb(cr, colors[FSV_COLOR_LABEL_SEPARATOR], 1);
 	cairo_rectangle(cr, 0, y + h - 1, lw, 1);
 	cairo_fill(cr);
@@ -2354,6 +2273,15 @@ item_rect(RenderPass *pass, const FsvItem *it, double *x0, double *x1, double *y
 			return true;
 		}
 		return fsv_view_get_row_geometry(pass->view, m->row, y, h);
+	}
+	case FSV_ITEM_COUNTER: {
+		guint64 b, e;
+
+		if (!fsv_counters_get_item_span(pass->trace, it, &b, &e))
+			return false;
+		*x0 = fsv_view_time_to_x(pass->view, b);
+		*x1 = fsv_view_time_to_x(pass->view, e);
+		return fsv_view_get_row_geometry(pass->view, it->row, y, h);
 	}
 	default:
 		return false;
@@ -2701,7 +2629,14 @@ draw_legend(RenderPass *pass)
 	     FSV_COLOR_PREEMPT_PRIORITY},
 	    {"Preemption: suspend | TDR", SW_BRACKET, FSV_COLOR_SUSPENDED, FSV_COLOR_TDR},
 	};
-	LegendEntry entries[G_N_ELEMENTS(base) + 28];
+	/* Issue 15 §4: counter tracks, only while such rows are shown. */
+	static const LegendEntry counters[] = {
+	    {"Engine busy fraction", SW_SOLID, FSV_COLOR_COUNTER_BUSY, FSV_COLOR_COUNTER_BUSY},
+	    {"Queue depth (min – max)", SW_SOLID, FSV_COLOR_COUNTER_DEPTH,
+	     FSV_COLOR_COUNTER_DEPTH},
+	};
+	bool has_counter[FSV_COUNTER_KIND_COUNT] = {false};
+	LegendEntry entries[G_N_ELEMENTS(base) + 30];
 	cairo_t *cr = pass->cr;
 	guint n = G_N_ELEMENTS(base), rows, columns;
 	double col_w = 178, w, h, x, y;
@@ -2747,6 +2682,16 @@ draw_legend(RenderPass *pass)
 		entries[n++] = gpummu[1];
 	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_FENCE_PROPAGATION))
 		entries[n++] = gpummu[2];
+	for (guint i = 0; i < fsv_view_get_visible_row_count(pass->view); i++) {
+		FsvCounterKind kind = fsv_counter_kind_of_row(fsv_trace_get_row(
+		    pass->trace, fsv_view_get_visible_row(pass->view, i, NULL, NULL)));
+
+		if (kind != FSV_COUNTER_KIND_COUNT)
+			has_counter[kind] = true;
+	}
+	for (guint k = 0; k < FSV_COUNTER_KIND_COUNT; k++)
+		if (has_counter[k])
+			entries[n++] = counters[k];
 	g_assert(n <= G_N_ELEMENTS(entries));
 	/* Two columns as before issue 13; a third past 16 entries keeps the box low. */
 	columns = n > 16 ? 3 : 2;

@@ -171,6 +171,10 @@ typedef enum {
 	FSV_COLOR_RULER_TICK,
 	FSV_COLOR_RULE, /* the ruler's and the labels' edges */
 	FSV_COLOR_LEGEND_BORDER,
+	/* Issue 15 §4 (docs/viewer.md "Counter tracks"): an engine's busy fraction, a queue's
+	 * depth. The fence rows' step line is FSV_COLOR_SIGNAL. */
+	FSV_COLOR_COUNTER_BUSY,
+	FSV_COLOR_COUNTER_DEPTH,
 	FSV_COLOR_COUNT,
 } FsvColor;
 

@@ -1246,6 +1246,33 @@ freeze_rows(TraceBuild *build, FsvTrace *trace, GString *pool)
 	trace->steps = steal_array(steps, &trace->n_steps);
 }
 
+/* Issue 15 §4: the counter tracks, built from the frozen trace's rows, packets, ops and steps
+ * (fsv-counters.c), then held as its arrays. */
+static void
+freeze_counters(FsvTrace *trace)
+{
+	FsvCounters c;
+
+	_fsv_counters_build(trace, &c);
+	trace->counter_rows = (FsvCounterRow *) c.rows;
+	trace->n_counter_rows = c.n_rows;
+	trace->busy_begin = (guint64 *) c.busy_begin;
+	trace->busy_end = (guint64 *) c.busy_end;
+	trace->busy_before = (guint64 *) c.busy_before;
+	trace->n_busy_begin = trace->n_busy_end = trace->n_busy_before = c.n_busy;
+	trace->depth_base = (guint64 *) c.depth_base;
+	trace->n_depth_base = c.n_depth_base;
+	trace->depth_offset = (guint32 *) c.depth_offset;
+	trace->depth_value16 = (guint16 *) c.depth_value16;
+	trace->n_depth_offset = trace->n_depth_value16 = c.n_depth;
+	trace->depth_ns = (guint64 *) c.depth_ns;
+	trace->depth_value = (guint32 *) c.depth_value;
+	trace->n_depth_ns = trace->n_depth_value = c.n_depth_wide;
+	trace->counter_pyramid = (FsvCounterMinMax *) c.pyramid;
+	trace->n_counter_pyramid = c.n_pyramid;
+	_fsv_trace_derive_counters(trace);
+}
+
 /* The flat FsvTrace of a finished BUILD (its arrays taken; BUILD is then freed by the
  * caller). Returns: (transfer full). */
 static FsvTrace *
@@ -1320,6 +1347,7 @@ build_freeze(TraceBuild *build)
 	trace->n_strings = pool->len;
 	trace->strings = g_string_free(pool, FALSE);
 	_fsv_trace_derive(trace);
+	freeze_counters(trace);
 	return trace;
 }
 

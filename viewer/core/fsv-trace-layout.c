@@ -68,6 +68,34 @@ add_row(TraceBuild *build, FsvRowKind kind, guint32 parent, char *label, char *s
 	return build->rows->len - 1;
 }
 
+static bool
+has_packets_on(const TraceBuild *build, guint32 adapter_id, guint32 engine_id)
+{
+	for (guint i = 0; i < build->packets->len; i++) {
+		const FsvPacket *p = &g_array_index(build->packets, FsvPacket, i);
+
+		if (p->adapter_id == adapter_id && p->engine_id == engine_id)
+			return true;
+	}
+	return false;
+}
+
+/* Issue 15 §4: a queue's depth row, right after QUEUE_ROW, under the same parent. Its handles
+ * stay 0: what matches rows by queue must keep finding the queue row only. */
+static void
+add_depth_row(TraceBuild *build, guint32 queue_row)
+{
+	FsvRow *q = _fsv_build_row_at(build, queue_row);
+	guint32 parent = q->parent, adapter_id = q->adapter_id, engine_id = q->engine_id;
+	guint32 process_id = q->process_id;
+	guint32 d = add_row(build, FSV_ROW_DEPTH, parent, g_strdup("depth"),
+			    g_strdup("submitted − completed"));
+
+	_fsv_build_row_at(build, d)->adapter_id = adapter_id;
+	_fsv_build_row_at(build, d)->engine_id = engine_id;
+	_fsv_build_row_at(build, d)->process_id = process_id;
+}
+
 /* Adapters and engines named anywhere (queues, packets, markers), sorted. */
 static int
 compare_u64(const void *a, const void *b)
@@ -405,6 +433,14 @@ add_engine_rows(TraceBuild *build, guint32 adapter_row, guint32 adapter_id, guin
 		_fsv_build_row_at(build, p)->adapter_id = adapter_id;
 		_fsv_build_row_at(build, p)->engine_id = engine_id;
 	}
+	/* Issue 15 §4: the engine's busy fraction, when the trace has its packets. */
+	if (has_packets_on(build, adapter_id, engine_id)) {
+		guint32 b = add_row(build, FSV_ROW_BUSY, engine_row, g_strdup("busy"),
+				    g_strdup("share of time a packet ran"));
+
+		_fsv_build_row_at(build, b)->adapter_id = adapter_id;
+		_fsv_build_row_at(build, b)->engine_id = engine_id;
+	}
 	for (guint q = 0; q < build->queues->len; q++) {
 		const struct fsa_queue_info *qi =
 		    &g_array_index(build->queues, struct fsa_queue_info, q);
@@ -427,6 +463,7 @@ add_engine_rows(TraceBuild *build, guint32 adapter_row, guint32 adapter_id, guin
 		_fsv_build_row_at(build, r)->hwqueue_handle = qi->hwqueue_handle;
 		_fsv_build_row_at(build, r)->context_handle = qi->context_handle;
 		insert_row_key(build->queue_rows, qi->hwqueue_handle, r);
+		add_depth_row(build, r);
 	}
 }
 
@@ -492,6 +529,7 @@ layout_unknown_queues_and_cpu(TraceBuild *build)
 			_fsv_build_row_at(build, r)->hwqueue_handle = o->hwqueue_handle;
 			_fsv_build_row_at(build, r)->process_id = o->process_id;
 			insert_row_key(build->queue_rows, o->hwqueue_handle, r);
+			add_depth_row(build, r);
 		}
 	}
 	g_array_sort(cpu_pids, (GCompareFunc) compare_u64);

@@ -13,6 +13,7 @@
 #ifndef FSV_TRACE_PRIVATE_H
 #define FSV_TRACE_PRIVATE_H
 
+#include "fsv-counters.h"
 #include "fsv-lod.h"
 #include "fsv-trace.h"
 
@@ -124,6 +125,8 @@ typedef struct {
 } FsvPacketStyle;
 /* Returns: (transfer none): FsvPacket's hwqueue_handle, status and is_paging. */
 const FsvPacketStyle *_fsv_trace_get_packet_style(const FsvTrace *trace, guint32 packet);
+/* The counter tracks' data (fsv-counters.h), built with the index. */
+const FsvCounters *_fsv_trace_get_counters(const FsvTrace *trace);
 /* Bytes of the index (ops, packets, markers, LODs), for the benchmark. */
 gsize _fsv_trace_get_memory_size(const FsvTrace *trace);
 

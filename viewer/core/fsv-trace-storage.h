@@ -124,7 +124,17 @@ typedef struct {
 	X(queue_rows, FsvRowKey, "QROW")                                                           \
 	X(fence_rows, FsvRowKey, "FROW")                                                           \
 	X(va_rows, FsvRowKey, "VROW")                                                              \
-	X(xfence_rows, FsvXfenceRow, "XROW")
+	X(xfence_rows, FsvXfenceRow, "XROW")                                                       \
+	X(counter_rows, FsvCounterRow, "CROW")                                                     \
+	X(busy_begin, guint64, "BSYB")                                                             \
+	X(busy_end, guint64, "BSYE")                                                               \
+	X(busy_before, guint64, "BSYP")                                                            \
+	X(depth_base, guint64, "DPTB")                                                             \
+	X(depth_offset, guint32, "DPTO")                                                           \
+	X(depth_value16, guint16, "DPTS")                                                          \
+	X(depth_ns, guint64, "DPTN")                                                               \
+	X(depth_value, guint32, "DPTV")                                                            \
+	X(counter_pyramid, FsvCounterMinMax, "CPYR")
 
 struct _FsvTrace {
 	gint ref_count;
@@ -141,6 +151,8 @@ struct _FsvTrace {
 	struct fsa_summary summary;
 	const char *partial_error;
 	FsvLod *lod_views;
+	/* The counter tracks' arrays above, as fsv-counters.c reads them (issue 15 §4). */
+	FsvCounters counters;
 
 	/* The index file mapping the arrays point into; NULL when each array is its own
 	 * g_malloc block (a built trace). */
@@ -174,6 +186,9 @@ _fsv_trace_array_count_of(FsvTrace *trace, const FsvTraceArrayInfo *info)
 FsvTrace *_fsv_trace_new_empty(const char *path);
 /* Makes the derived views from the arrays (after building or mapping). */
 void _fsv_trace_derive(FsvTrace *trace);
+/* Points trace->counters at the counter arrays (part of _fsv_trace_derive; again once a build
+ * has made them). */
+void _fsv_trace_derive_counters(FsvTrace *trace);
 /* What a fence is on an adapter, from FENCES and XOPENS (fsv_trace_get_fence_object). */
 guint8 _fsv_fence_object_of(const struct fsa_fence_info *fences, gsize n_fences,
 			    const struct fsa_cross_open *xopens, gsize n_xopens, guint64 fence,

@@ -67,6 +67,36 @@ _fsv_trace_derive(FsvTrace *trace)
 	for (gsize i = 0; i < trace->n_lods; i++)
 		_fsv_lod_init_view(&trace->lod_views[i], &trace->lods[i], trace->lod_items,
 				   trace->lod_buckets);
+	_fsv_trace_derive_counters(trace);
+}
+
+void
+_fsv_trace_derive_counters(FsvTrace *trace)
+{
+	FsvCounters *c = &trace->counters;
+
+	c->rows = trace->counter_rows;
+	c->n_rows = trace->n_counter_rows;
+	c->busy_begin = trace->busy_begin;
+	c->busy_end = trace->busy_end;
+	c->busy_before = trace->busy_before;
+	c->n_busy = MIN(trace->n_busy_begin, MIN(trace->n_busy_end, trace->n_busy_before));
+	c->depth_base = trace->depth_base;
+	c->n_depth_base = trace->n_depth_base;
+	c->depth_offset = trace->depth_offset;
+	c->depth_value16 = trace->depth_value16;
+	c->n_depth = MIN(trace->n_depth_offset, trace->n_depth_value16);
+	c->depth_ns = trace->depth_ns;
+	c->depth_value = trace->depth_value;
+	c->n_depth_wide = MIN(trace->n_depth_ns, trace->n_depth_value);
+	c->pyramid = trace->counter_pyramid;
+	c->n_pyramid = trace->n_counter_pyramid;
+}
+
+const FsvCounters *
+_fsv_trace_get_counters(const FsvTrace *trace)
+{
+	return &trace->counters;
 }
 
 FsvTrace *

@@ -80,6 +80,11 @@ typedef enum {
 	 * adapter (propagate → NotificationOnly update) and the arrows from the other adapter's
 	 * row. */
 	FSV_ROW_XFENCE,
+	/* Counter tracks (issue 15 §4, fsv-counters.h), thin rows: an engine's busy fraction,
+	 * first child of its engine after its F-state row; a queue's depth, right after its queue
+	 * row (same parent: the queue row is the row before it). */
+	FSV_ROW_BUSY,
+	FSV_ROW_DEPTH,
 } FsvRowKind;
 
 /* Lanes of a VA space row's mappings. */
@@ -134,6 +139,10 @@ typedef enum {
 	/* The aggregated slot of a collapsed row ("+k more", docs/viewer.md "Lanes"): index is
 	 * its first lane; clicking it expands the row's lanes. */
 	FSV_ITEM_LANES,
+	/* A point of a counter row (fsv-counters.h): on a depth row the change point in force
+	 * (index into the row's points); on a busy row 2k + 1 for busy interval k, 2k for the
+	 * idle gap before it. */
+	FSV_ITEM_COUNTER,
 } FsvItemKind;
 
 typedef struct {

@@ -45,5 +45,10 @@
  */
 bool _fsv_view_get_box(const FsvView *view, const FsvItem *item, double *x0, double *x1, double *y,
 		       double *h);
+/* A counter row (issue 15 §4): busy fraction or queue depth, a plot between its top and bottom
+ * margins. */
+#define FSV_COUNTER_ROW_HEIGHT    24
+#define FSV_COUNTER_MARGIN_TOP    4
+#define FSV_COUNTER_MARGIN_BOTTOM 3
 
 #endif /* FSV_VIEW_PRIVATE_H */

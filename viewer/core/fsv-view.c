@@ -33,6 +33,7 @@ struct _FsvView {
 	guint8 *is_hidden;         /* per row */
 	guint8 *is_lanes_expanded; /* per row: every lane shown (docs/viewer.md "Lanes") */
 	bool show_fence_rows;
+	bool show_counter[FSV_COUNTER_KIND_COUNT];
 	GArray *layout;    /* LayoutRow, visible rows top to bottom */
 	guint32 *row_slot; /* row → index in layout + 1, 0 when not laid out */
 	int content_height;
@@ -69,6 +70,9 @@ row_height(const FsvView *v, guint32 r, const FsvRow *row)
 		return FSV_POWER_ROW_HEIGHT;
 	case FSV_ROW_DISPLAY:
 		return FSV_DISPLAY_ROW_HEIGHT;
+	case FSV_ROW_BUSY:
+	case FSV_ROW_DEPTH:
+		return FSV_COUNTER_ROW_HEIGHT;
 	case FSV_ROW_QUEUE:
 	case FSV_ROW_CPU_PROCESS:
 	default:
@@ -92,6 +96,9 @@ relayout(FsvView *v)
 
 		if (!v->show_fence_rows &&
 		    (row->kind == FSV_ROW_FENCE || row->kind == FSV_ROW_FENCE_GROUP))
+			is_visible = false;
+		if (fsv_counter_kind_of_row(row) != FSV_COUNTER_KIND_COUNT &&
+		    !v->show_counter[fsv_counter_kind_of_row(row)])
 			is_visible = false;
 		for (guint32 p = row->parent; is_visible && p != FSV_INDEX_NONE;
 		     p = fsv_trace_get_row(v->trace, p)->parent)
@@ -445,6 +452,21 @@ fsv_view_set_show_fence_rows(FsvView *v, bool is_shown)
 }
 
 void
+fsv_view_set_show_counter(FsvView *v, FsvCounterKind kind, bool is_shown)
+{
+	g_return_if_fail(kind < FSV_COUNTER_KIND_COUNT);
+	v->show_counter[kind] = is_shown;
+	relayout(v);
+}
+
+bool
+fsv_view_get_show_counter(const FsvView *v, FsvCounterKind kind)
+{
+	g_return_val_if_fail(kind < FSV_COUNTER_KIND_COUNT, false);
+	return v->show_counter[kind];
+}
+
+void
 fsv_view_set_row_hidden(FsvView *v, guint32 row, bool is_hidden)
 {
 	g_return_if_fail(row < fsv_trace_get_row_count(v->trace));
@@ -624,6 +646,55 @@ fsv_view_row_at_y(const FsvView *v, double y)
 			return lr->row;
 	}
 	return FSV_INDEX_NONE;
+}
+
+void
+fsv_view_get_column_span(const FsvView *v, double x, guint64 *begin_ns, guint64 *end_ns)
+{
+	double column = floor(x);
+
+	*begin_ns = fsv_view_x_to_time(v, column);
+	*end_ns = fsv_view_x_to_time(v, column + 1);
+	if (*end_ns <= *begin_ns)
+		*end_ns = *begin_ns + 1;
+}
+
+char *
+fsv_view_dup_counter_text(const FsvView *v, guint32 row, double x)
+{
+	guint64 b, e;
+	const FsvRow *r;
+
+	if (row >= fsv_trace_get_row_count(v->trace) || x < v->label_width || x >= v->width)
+		return NULL;
+	r = fsv_trace_get_row(v->trace, row);
+	fsv_view_get_column_span(v, x, &b, &e);
+	if (r->kind == FSV_ROW_BUSY) {
+		g_autofree char *span = fsv_format_duration(e - b);
+		guint64 busy = fsv_counters_busy_ns(v->trace, row, b, e);
+
+		return g_strdup_printf("busy %.1f %% of %s",
+				       100.0 * (double) busy / (double) (e - b), span);
+	}
+	if (r->kind == FSV_ROW_DEPTH) {
+		guint32 lo, hi;
+
+		fsv_counters_depth_range(v->trace, row, b, e, &lo, &hi);
+		return lo == hi ? g_strdup_printf("depth %" G_GUINT32_FORMAT, lo)
+				: g_strdup_printf(
+				      "depth %" G_GUINT32_FORMAT " – %" G_GUINT32_FORMAT, lo, hi);
+	}
+	if (r->kind == FSV_ROW_FENCE || r->kind == FSV_ROW_XFENCE) {
+		guint64 lo, hi;
+
+		if (!fsv_counters_fence_range(v->trace, row, b, e, &lo, &hi))
+			return NULL;
+		return lo == hi
+			   ? g_strdup_printf("CurrentValue %" G_GUINT64_FORMAT, lo)
+			   : g_strdup_printf(
+				 "CurrentValue %" G_GUINT64_FORMAT " – %" G_GUINT64_FORMAT, lo, hi);
+	}
+	return NULL;
 }
 
 /* ---- Hit testing ----------------------------------------------------------------------- */
@@ -1067,6 +1138,15 @@ fsv_view_hit_test_selected(const FsvView *v, double x, double y, const FsvItem *
 			return true;
 		}
 	}
+	/* Issue 15 §4: a counter row answers its value at the pointer, everywhere in the row. */
+	if (r->kind == FSV_ROW_BUSY || r->kind == FSV_ROW_DEPTH) {
+		guint32 id = fsv_counters_item_at(v->trace, row, t);
+
+		if (id == FSV_INDEX_NONE)
+			return false;
+		*hit = (FsvItem){FSV_ITEM_COUNTER, id, row};
+		return true;
+	}
 	if (r->kind == FSV_ROW_QUEUE || r->kind == FSV_ROW_CPU_PROCESS ||
 	    r->kind == FSV_ROW_ENGINE) {
 		int lane_h = r->kind == FSV_ROW_ENGINE ? FSV_PACKET_LANE_HEIGHT : FSV_LANE_HEIGHT;
@@ -1394,7 +1474,23 @@ fsv_trace_range_stats(const FsvTrace *trace, guint64 begin_ns, guint64 end_ns, F
 			if (_fsv_trace_get_va_lod(trace, r, lane))
 				fsv_lod_visit(_fsv_trace_get_va_lod(trace, r, lane), begin_ns,
 					      end_ns, 0, stats_marker, NULL, &w);
-		if (rs.wait_count + rs.signal_count + rs.packet_count + rs.marker_count == 0)
+		/* Counter tracks (issue 15 §4): exact busy time, largest depth in the range. */
+		if (row->kind == FSV_ROW_ENGINE && fsv_counters_get_busy_count(trace, r) > 0 &&
+		    end_ns > begin_ns) {
+			rs.busy_ns = fsv_counters_busy_ns(trace, r, begin_ns, end_ns);
+			rs.busy_engines = 1;
+		}
+		if (row->kind == FSV_ROW_QUEUE && end_ns > begin_ns) {
+			guint32 lo;
+
+			fsv_counters_depth_range(trace, r, begin_ns, end_ns, &lo, &rs.depth_max);
+		}
+		/* An engine idle over the whole range counts in the mean busy fraction too. */
+		stats->total.busy_ns += rs.busy_ns;
+		stats->total.busy_engines += rs.busy_engines;
+		stats->total.depth_max = MAX(stats->total.depth_max, rs.depth_max);
+		if (rs.wait_count + rs.signal_count + rs.packet_count + rs.marker_count == 0 &&
+		    rs.busy_ns == 0 && rs.depth_max == 0)
 			continue;
 		g_array_append_vals(all, lat->data, lat->len);
 		finish_latency(&rs, lat);

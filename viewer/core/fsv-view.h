@@ -20,6 +20,7 @@
 
 #include <glib.h>
 
+#include "fsv-counters.h"
 #include "fsv-trace.h"
 
 G_BEGIN_DECLS
@@ -84,6 +85,11 @@ bool fsv_view_is_row_expanded(const FsvView *view, guint32 row);
 bool fsv_view_row_has_children(const FsvView *view, guint32 row);
 /* Whether the fence rows are shown at all (default: shown, in a collapsed group). */
 void fsv_view_set_show_fence_rows(FsvView *view, bool is_shown);
+/* Whether the counter rows of KIND (engines' busy fraction, queues' depth; issue 15 §4) are
+ * laid out. Default: hidden (the window shows them; `fencescope render` draws without them,
+ * so its renders are those of before). */
+void fsv_view_set_show_counter(FsvView *view, FsvCounterKind kind, bool is_shown);
+bool fsv_view_get_show_counter(const FsvView *view, FsvCounterKind kind);
 /* Hides or shows one row (a filter by queue or process), and its children. */
 void fsv_view_set_row_hidden(FsvView *view, guint32 row, bool is_hidden);
 
@@ -171,6 +177,14 @@ bool fsv_view_get_propagation_arrow(const FsvView *view, guint32 marker, double 
 /* The row at drawing y, FSV_INDEX_NONE over the ruler or below the last row. */
 guint32 fsv_view_row_at_y(const FsvView *view, double y);
 
+/* The time span of the pixel column at drawing x (floored to a whole pixel): [*begin_ns,
+ * *end_ns), what a counter row draws in that column (end > begin). */
+void fsv_view_get_column_span(const FsvView *view, double x, guint64 *begin_ns, guint64 *end_ns);
+/* What a counter row shows in the pixel column at drawing x, for a tooltip: "busy 73.2 % of
+ * 1.250 µs", "depth 3 – 5", "CurrentValue 12 – 14". Returns: (transfer full) (nullable): NULL
+ * when ROW is no counter or fence row or x is outside the time area. */
+char *fsv_view_dup_counter_text(const FsvView *view, guint32 row, double x);
+
 /* --- Hit testing ------------------------------------------------------------------------ */
 
 /*
@@ -203,6 +217,13 @@ typedef struct {
 	double latency_mean_ns;
 	/* Waits only: total time stalled on the GPU (observed → end) inside the range. */
 	guint64 stalled_ns;
+	/* Counter tracks (issue 15 §4). An engine row: the time a packet ran inside the range
+	 * (busy_ns / (end − begin) is its average busy fraction). A queue row: its largest depth
+	 * inside the range. The total: the sum of the engines' busy time over busy_engines
+	 * engines, and the largest depth of any queue. */
+	guint64 busy_ns;
+	guint busy_engines;
+	guint32 depth_max;
 } FsvRowStats;
 
 typedef struct {
