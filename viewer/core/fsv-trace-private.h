@@ -98,6 +98,13 @@ bool _fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind);
  * synthetic timelines. NAME is the trace's name. Returns: (transfer full).
  */
 FsvTrace *_fsv_trace_new_from_events(const char *name, const struct fsa_event *events, gsize n);
+/*
+ * fsv_trace_load() whose analyzer model feeds TEE (nullable) too, item by item, after the
+ * trace's own sink: the index builder counts what is loaded so far with it (fsv-load-preview.h).
+ */
+FsvTrace *_fsv_trace_load_teed(const char *path, const struct fsa_model_sink *tee,
+			       FsvTraceProgressFunc progress, gpointer user_data,
+			       GCancellable *cancellable, GError **error);
 /* Bytes of the index (ops, packets, markers, LODs), for the benchmark. */
 gsize _fsv_trace_get_memory_size(const FsvTrace *trace);
 
