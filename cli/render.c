@@ -19,6 +19,7 @@
 
 #include "fsa/output-file.h"
 #include "fsa/report.h"
+#include "fsv-loader.h"
 #include "fsv-render.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
@@ -34,14 +35,20 @@ output_file_clear(struct fsa_output_file *file)
 }
 
 static void
-on_progress(guint64 events, double fraction, gpointer user_data)
+on_progress(const FsvLoadProgress *progress, gpointer user_data)
 {
 	(void) user_data;
-	if (fraction >= 0)
+	if (progress->stage != FSV_LOAD_STAGE_READING)
+		fprintf(stderr, "\r\033[Kfencescope render: %s…",
+			progress->stage == FSV_LOAD_STAGE_CACHE    ? "opening the index"
+			: progress->stage == FSV_LOAD_STAGE_SAVING ? "writing the index"
+								    : "mapping the index");
+	else if (progress->fraction >= 0)
 		fprintf(stderr, "\rfencescope render: reading… %3.0f%% (%" PRIu64 " events)",
-			fraction * 100, events);
+			progress->fraction * 100, progress->events);
 	else
-		fprintf(stderr, "\rfencescope render: reading… %" PRIu64 " events", events);
+		fprintf(stderr, "\rfencescope render: reading… %" PRIu64 " events",
+			progress->events);
 }
 
 /* Returns false when +DURATION from the trace's start lies past the last representable time
@@ -72,7 +79,7 @@ fs_render_main(int argc, char **argv)
 	gint width = 1600, height = 0;
 	/* G_MININT64: not given (any negative id given is refused). */
 	gint64 select_op = G_MININT64;
-	gboolean is_quiet = FALSE, show_fences = FALSE, no_legend = FALSE;
+	gboolean is_quiet = FALSE, show_fences = FALSE, no_legend = FALSE, no_cache = FALSE;
 	struct fsa_report_time begin = {0}, end = {0};
 	g_auto(GStrv) rest = NULL;
 	g_autoptr(GOptionContext) context = NULL;
@@ -106,6 +113,8 @@ fs_render_main(int argc, char **argv)
 	     "Expand the fence rows (CurrentValue steps)", NULL},
 	    {"no-legend", 0, 0, G_OPTION_ARG_NONE, &no_legend, "Leave the legend out", NULL},
 	    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &is_quiet, "No progress on stderr", NULL},
+	    {"no-cache", 0, 0, G_OPTION_ARG_NONE, &no_cache,
+	     "Build the trace's index again, without reading or writing the index cache", NULL},
 	    {"recording", 0, 0, G_OPTION_ARG_STRING, &recording,
 	     "Of a folder holding several recordings, the one named NAME (its LTTng trace name "
 	     "or its folder)",
@@ -173,8 +182,11 @@ fs_render_main(int argc, char **argv)
 		return FS_EXIT_OUTPUT;
 	}
 
-	trace = fsv_trace_load(rest[0], !is_quiet && isatty(STDERR_FILENO) ? on_progress : NULL,
-			       NULL, NULL, &error);
+	/* From the index cache, else built by the index builder process (docs/viewer.md
+	 * "Loading"). */
+	trace = fsv_trace_open(rest[0], no_cache ? FSV_OPEN_NO_CACHE : FSV_OPEN_DEFAULT,
+			       !is_quiet && isatty(STDERR_FILENO) ? on_progress : NULL, NULL, NULL,
+			       &error);
 	if (!is_quiet && isatty(STDERR_FILENO))
 		fputs("\r\033[K", stderr);
 	if (!trace) {

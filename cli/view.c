@@ -47,7 +47,10 @@ fs_view_main(int argc, char **argv)
 	g_autoptr(GOptionContext) context = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autofree char *viewer = NULL;
+	gboolean no_cache = FALSE;
 	const GOptionEntry entries[] = {
+	    {"no-cache", 0, 0, G_OPTION_ARG_NONE, &no_cache,
+	     "Build the trace's index again, without reading or writing the index cache", NULL},
 	    {"recording", 0, 0, G_OPTION_ARG_STRING, &recording,
 	     "Of a folder holding several recordings, the one named NAME (its LTTng trace name "
 	     "or its folder)",
@@ -55,7 +58,8 @@ fs_view_main(int argc, char **argv)
 	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "[TRACE]"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
-	char *exec_argv[3] = {NULL, NULL, NULL};
+	char *exec_argv[4] = {NULL, NULL, NULL, NULL};
+	int exec_argc = 0;
 
 	/* G_OPTION_REMAINING names [TRACE] in the usage line; the parameter string would name it
 	 * twice. */
@@ -90,8 +94,10 @@ fs_view_main(int argc, char **argv)
 			 VIEW_EXE);
 		return FS_EXIT_FAILURE;
 	}
-	exec_argv[0] = viewer;
-	exec_argv[1] = rest ? rest[0] : NULL;
+	exec_argv[exec_argc++] = viewer;
+	if (no_cache)
+		exec_argv[exec_argc++] = (char *) "--no-cache";
+	exec_argv[exec_argc++] = rest ? rest[0] : NULL;
 	execv(viewer, exec_argv);
 	fs_error(VIEW_COMMAND, "%s: %s", viewer, strerror(errno));
 	return FS_EXIT_FAILURE;

@@ -11,6 +11,7 @@
 
 struct _FsvApplication {
 	GtkApplication parent_instance;
+	FsvOpenFlags open_flags; /* --no-cache */
 };
 
 G_DEFINE_FINAL_TYPE(FsvApplication, fsv_application, GTK_TYPE_APPLICATION)
@@ -20,8 +21,10 @@ fsv_application_activate(GApplication *app)
 {
 	GtkWindow *window = gtk_application_get_active_window(GTK_APPLICATION(app));
 
-	if (window == NULL)
+	if (window == NULL) {
 		window = GTK_WINDOW(fsv_window_new(GTK_APPLICATION(app)));
+		fsv_window_set_open_flags(FSV_WINDOW(window), FSV_APPLICATION(app)->open_flags);
+	}
 	gtk_window_present(window);
 }
 
@@ -32,6 +35,7 @@ fsv_application_open(GApplication *app, GFile **files, gint n_files, const gchar
 	for (gint i = 0; i < n_files; i++) {
 		FsvWindow *window = fsv_window_new(GTK_APPLICATION(app));
 
+		fsv_window_set_open_flags(window, FSV_APPLICATION(app)->open_flags);
 		fsv_window_open(window, files[i]);
 		gtk_window_present(GTK_WINDOW(window));
 	}
@@ -82,11 +86,21 @@ fsv_application_startup(GApplication *app)
 	gtk_window_set_default_icon_name(FSV_APPLICATION_ID);
 }
 
+/* --no-cache: every window of this run builds its indexes again (docs/user-guide.md). */
+static gint
+fsv_application_handle_local_options(GApplication *app, GVariantDict *options)
+{
+	if (g_variant_dict_contains(options, "no-cache"))
+		FSV_APPLICATION(app)->open_flags |= FSV_OPEN_NO_CACHE;
+	return -1;
+}
+
 static void
 fsv_application_class_init(FsvApplicationClass *klass)
 {
 	GApplicationClass *app_class = G_APPLICATION_CLASS(klass);
 
+	app_class->handle_local_options = fsv_application_handle_local_options;
 	app_class->activate = fsv_application_activate;
 	app_class->open = fsv_application_open;
 	app_class->startup = fsv_application_startup;
@@ -95,7 +109,11 @@ fsv_application_class_init(FsvApplicationClass *klass)
 static void
 fsv_application_init(FsvApplication *self)
 {
-	(void) self;
+	g_application_add_main_option(G_APPLICATION(self), "no-cache", 0, G_OPTION_FLAG_NONE,
+				      G_OPTION_ARG_NONE,
+				      "Build the trace's index again, without reading or writing "
+				      "the index cache",
+				      NULL);
 }
 
 FsvApplication *

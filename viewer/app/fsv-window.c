@@ -4,13 +4,17 @@
  * worker thread with progress and Cancel, and the panes around the timeline: the details of
  * the selection, the statistics of a range, the measurement and the status line.
  *
- * Loading runs fsv_trace_load() in a GTask thread. The thread only writes the progress counters
- * (under a mutex); a 100 ms timeout on the UI thread reads them, so the UI never waits on the
- * reader and the reader never touches a widget. A newer open cancels an older load, and a load
- * that failed leaves the trace shown so far in place.
+ * Loading runs fsv_trace_open() in a GTask thread: the index comes from the cache or from the
+ * index builder process (fsv-loader.h), so the UI thread never reads the trace, builds an index
+ * or waits on either. The thread only writes the progress and the latest preview (under a
+ * mutex); a 100 ms timeout on the UI thread reads them into the loading page (FsvLoadView: the
+ * rows found so far and what they hold so far), so the reader never touches a widget. A newer
+ * open cancels an older load (its builder is killed), and a load that failed or was cancelled
+ * brings back the trace shown so far.
  */
 #include "fsv-config.h"
 
+#include "fsv-load-view.h"
 #include "fsv-window-private.h"
 
 #define RECENT_APP_NAME "fencescope-view"
@@ -28,6 +32,7 @@ struct _FsvWindow {
 	GtkRevealer *error_revealer;
 	GtkLabel *error_label;
 	GtkStack *stack;
+	FsvLoadView *load_view;
 	FsvTimeline *timeline;
 	GtkScrollbar *vscrollbar, *hscrollbar;
 	GtkLabel *status_label;
@@ -40,6 +45,7 @@ struct _FsvWindow {
 	guint progress_source;
 	GtkFileChooserNative *chooser;
 	FsvFilter filter;
+	FsvOpenFlags open_flags;
 };
 
 G_DEFINE_FINAL_TYPE(FsvWindow, fsv_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -49,11 +55,15 @@ G_DEFINE_FINAL_TYPE(FsvWindow, fsv_window, GTK_TYPE_APPLICATION_WINDOW)
 /* Shared by the loading thread (writer) and the UI's progress timeout (reader). */
 typedef struct {
 	char *path;
-	/* Held while the thread runs: quitting then would tear libbabeltrace2 down under it. */
+	FsvOpenFlags flags;
+	/* Held while the thread runs: quitting then would leave the builder's wait undone. */
 	GApplication *held;
 	GMutex lock;
 	guint64 events;
 	double fraction;
+	FsvLoadStage stage;
+	FsvLoadPreview *preview; /* the latest, NULL before the first */
+	GPid builder_pid;        /* while the builder runs, else 0 */
 } LoadData;
 
 static void
@@ -61,6 +71,7 @@ load_data_free(gpointer data)
 {
 	LoadData *load = data;
 
+	g_clear_pointer(&load->preview, fsv_load_preview_unref);
 	g_mutex_clear(&load->lock);
 	if (load->held) {
 		g_application_release(load->held);
@@ -71,13 +82,19 @@ load_data_free(gpointer data)
 }
 
 static void
-load_progress(guint64 events, double fraction, gpointer user_data)
+load_progress(const FsvLoadProgress *progress, gpointer user_data)
 {
 	LoadData *load = user_data;
 
 	g_mutex_lock(&load->lock);
-	load->events = events;
-	load->fraction = fraction;
+	load->events = progress->events;
+	load->fraction = progress->fraction;
+	load->stage = progress->stage;
+	load->builder_pid = progress->builder_pid;
+	if (progress->preview != load->preview) {
+		g_clear_pointer(&load->preview, fsv_load_preview_unref);
+		load->preview = progress->preview ? fsv_load_preview_ref(progress->preview) : NULL;
+	}
 	g_mutex_unlock(&load->lock);
 }
 
@@ -89,7 +106,10 @@ load_thread(GTask *task, gpointer source_object, gpointer task_data, GCancellabl
 	FsvTrace *trace;
 
 	(void) source_object;
-	trace = fsv_trace_load(load->path, load_progress, load, cancellable, &error);
+	trace = fsv_trace_open(load->path, load->flags, load_progress, load, cancellable, &error);
+	g_mutex_lock(&load->lock);
+	load->builder_pid = 0;
+	g_mutex_unlock(&load->lock);
 	if (trace == NULL)
 		g_task_return_error(task, g_steal_pointer(&error));
 	else
@@ -103,6 +123,8 @@ progress_tick(gpointer user_data)
 	LoadData *load;
 	guint64 events;
 	double fraction;
+	FsvLoadStage stage;
+	g_autoptr(FsvLoadPreview) preview = NULL;
 	g_autofree char *text = NULL;
 
 	if (self->load_task == NULL) {
@@ -113,7 +135,10 @@ progress_tick(gpointer user_data)
 	g_mutex_lock(&load->lock);
 	events = load->events;
 	fraction = load->fraction;
+	stage = load->stage;
+	preview = load->preview ? fsv_load_preview_ref(load->preview) : NULL;
 	g_mutex_unlock(&load->lock);
+	fsv_load_view_update(self->load_view, preview, stage, events, fraction);
 	if (fraction >= 0) {
 		gtk_progress_bar_set_fraction(self->progress_bar, CLAMP(fraction, 0.0, 1.0));
 		text = g_strdup_printf("%" G_GUINT64_FORMAT " events · %.0f %%", events,
@@ -173,6 +198,16 @@ show_trace(FsvWindow *self, FsvTrace *trace)
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
 }
 
+/* The page a load leaves behind when it brings no trace: the trace shown before, else the
+ * empty state. */
+static void
+show_previous_page(FsvWindow *self)
+{
+	gtk_stack_set_visible_child_name(self->stack, self->trace ? "trace" : "empty");
+	if (self->trace)
+		gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+}
+
 static void
 load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -187,7 +222,9 @@ load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 	g_clear_object(&self->load_task);
 	g_clear_object(&self->load_cancellable);
 	stop_progress(self);
+	fsv_load_view_reset(self->load_view, NULL);
 	if (trace == NULL) {
+		show_previous_page(self);
 		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
 		    g_error_matches(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_CANCELLED))
 			show_error(self, NULL);
@@ -220,14 +257,17 @@ fsv_window_open(FsvWindow *self, GFile *file)
 	load = g_new0(LoadData, 1);
 	g_mutex_init(&load->lock);
 	load->path = g_file_get_path(file);
+	load->flags = self->open_flags;
 	load->fraction = -1;
 	if (load->path == NULL) {
 		g_autofree char *uri = g_file_get_uri(file);
 		g_autofree char *message = g_strdup_printf("%s: not a local folder", uri);
 
-		/* A load this open cancelled is over too: no progress bar is left behind. */
+		/* A load this open cancelled is over too: no progress bar or loading page is left
+		 * behind. */
 		load_data_free(load);
 		stop_progress(self);
+		show_previous_page(self);
 		show_error(self, message);
 		return;
 	}
@@ -248,10 +288,21 @@ fsv_window_open(FsvWindow *self, GFile *file)
 	gtk_progress_bar_set_fraction(self->progress_bar, 0);
 	gtk_progress_bar_set_text(self->progress_bar, "");
 	gtk_revealer_set_reveal_child(self->progress_revealer, TRUE);
+	/* What is loaded so far, instead of the empty state or the previous trace (which comes
+	 * back if this load fails or is cancelled). */
+	fsv_load_view_reset(self->load_view, name);
+	gtk_stack_set_visible_child_name(self->stack, "loading");
 	show_error(self, NULL);
 	if (self->progress_source == 0)
 		self->progress_source = g_timeout_add(100, progress_tick, self);
 	g_task_run_in_thread(task, load_thread);
+}
+
+void
+fsv_window_set_open_flags(FsvWindow *self, FsvOpenFlags flags)
+{
+	g_return_if_fail(FSV_IS_WINDOW(self));
+	self->open_flags = flags;
 }
 
 static void
@@ -754,6 +805,35 @@ _fsv_window_is_progress_shown(FsvWindow *self)
 }
 
 const char *
+_fsv_window_get_page(FsvWindow *self)
+{
+	return gtk_stack_get_visible_child_name(self->stack);
+}
+
+guint
+_fsv_window_get_preview_row_count(FsvWindow *self)
+{
+	FsvLoadPreview *preview = fsv_load_view_get_preview(self->load_view);
+
+	return preview ? fsv_load_preview_get_row_count(preview) : 0;
+}
+
+GPid
+_fsv_window_get_builder_pid(FsvWindow *self)
+{
+	LoadData *load;
+	GPid pid;
+
+	if (self->load_task == NULL)
+		return 0;
+	load = g_task_get_task_data(self->load_task);
+	g_mutex_lock(&load->lock);
+	pid = load->builder_pid;
+	g_mutex_unlock(&load->lock);
+	return pid;
+}
+
+const char *
 _fsv_window_get_error(FsvWindow *self)
 {
 	if (!gtk_revealer_get_reveal_child(self->error_revealer))
@@ -838,6 +918,7 @@ fsv_window_class_init(FsvWindowClass *klass)
 
 	object_class->dispose = fsv_window_dispose;
 	g_type_ensure(FSV_TYPE_TIMELINE);
+	g_type_ensure(FSV_TYPE_LOAD_VIEW);
 	gtk_widget_class_set_template_from_resource(widget_class,
 						    "/org/fencescope/Viewer/fsv-window.ui");
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, recent_button);
@@ -848,6 +929,7 @@ fsv_window_class_init(FsvWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, error_revealer);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, error_label);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, stack);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, load_view);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, timeline);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, vscrollbar);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, hscrollbar);

@@ -15,6 +15,12 @@
 
 #define SHIM_MAGIC "FSVI-SHIM 1\n"
 
+static gint
+compare_names(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
 static void
 hash_tree(GChecksum *sum, const char *root, const char *rel)
 {
@@ -27,7 +33,7 @@ hash_tree(GChecksum *sum, const char *root, const char *rel)
 		return;
 	while ((name = g_dir_read_name(dir)))
 		g_ptr_array_add(names, g_strdup(name));
-	g_ptr_array_sort(names, (GCompareFunc) g_strcmp0);
+	g_ptr_array_sort(names, compare_names);
 	for (guint i = 0; i < names->len; i++) {
 		g_autofree char *child_rel =
 		    rel ? g_build_filename(rel, names->pdata[i], NULL) : g_strdup(names->pdata[i]);
