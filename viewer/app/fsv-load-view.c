@@ -87,7 +87,8 @@ append_text(GtkSnapshot *snapshot, GtkWidget *widget, const char *text, float x,
 		pango_layout_set_text(layout, text, -1);
 	if (max_width > 0) {
 		pango_layout_set_width(layout, max_width * PANGO_SCALE);
-		pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
+		/* The end of a queue handle tells queues apart: cut in the middle. */
+		pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_MIDDLE);
 	}
 	gtk_snapshot_save(snapshot);
 	gtk_snapshot_translate(snapshot, &GRAPHENE_POINT_INIT(x, y));
