@@ -10,6 +10,7 @@
  * longest stall while a trace loads and is first drawn is measured by a 2 ms timeout probe and
  * printed (FS_BENCH_TRACE names a large trace to measure on, else traces/stress is used).
  *
+ * Each test has a cache folder of its own (XDG_CACHE_HOME under its temporary folder).
  * FENCESCOPE_INDEX_HOLD_MS makes the builder wait once it has read the trace, before it writes
  * the index: a builder that is surely mid-load, to look at, kill or cancel.
  */
@@ -89,11 +90,16 @@ static void
 make_window(void)
 {
 	g_autofree char *first = NULL;
+	g_autofree char *cache = NULL;
 
 	g_unsetenv("FENCESCOPE_INDEX_HOLD_MS");
 	g_unsetenv("FENCESCOPE_NO_INDEX_CACHE");
 	work = g_dir_make_tmp("fsv-ui-load-XXXXXX", NULL);
 	cr_assert_not_null(work);
+	/* A cache of this test's own (tests run side by side), set before anything asks GLib
+	 * for it (it keeps the first answer). */
+	cache = g_build_filename(work, "cache", NULL);
+	g_setenv("XDG_CACHE_HOME", cache, TRUE);
 	gtk_init();
 	window = fsv_window_new(NULL);
 	gtk_window_set_default_size(GTK_WINDOW(window), 1400, 800);

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * viewer/core: the on-disk index of a trace and its cache (s9-idx's API, issue 15 §1). This
- * header is the API text the s9-idx brief gives; its owner's version replaces it when the
- * INDEX-API commit is merged.
+ * viewer/core: the index file of a trace and its cache (issue 15 §1, docs/viewer.md "Index file
+ * and cache"). An FsvTrace is flat arrays (fsv-trace-storage.h); the index file is those arrays
+ * as they are in memory, behind a header and a section table, so that opening a trace again is
+ * mapping a file instead of decoding it. The file is keyed by the trace's identity on disk, so
+ * a changed trace is never served from a stale index, and checked whole (checksum, bounds of
+ * every stored index) before it is used, so a damaged file is rebuilt, never trusted.
+ *
+ * Plain GLib + POSIX, no GTK; every function is thread-safe.
  */
 #ifndef FSV_INDEX_H
 #define FSV_INDEX_H
@@ -15,22 +20,54 @@
 
 G_BEGIN_DECLS
 
-/* Identity of a trace on disk: real path, and for every file under it (stream files, metadata,
- * index/ files) its relative name, size, mtime (ns), inode; plus FSV_INDEX_FORMAT_VERSION and the
- * fencescope version. Hex string. A changed trace gets another key, so it is never served stale.
+/* The layout of the file and of every array in it: bump it whenever a stored struct or the
+ * list of arrays (FSV_TRACE_ARRAYS) changes. Part of the key, and checked when mapping. */
+#define FSV_INDEX_FORMAT_VERSION 1
+
+/*
+ * The identity of a trace on disk: its real path, and for every file under it (stream files,
+ * metadata, index/ files), in name order, its relative name, size, mtime (ns) and inode; plus
+ * FSV_INDEX_FORMAT_VERSION and the fencescope version. A changed trace gets another key, so it
+ * is never served stale.
+ *
+ * Returns: (transfer full) (nullable): a hex string (SHA-256), or NULL with *error set (the path
+ * cannot be read: FSV_TRACE_ERROR_IO).
  */
 char *fsv_index_key(const char *trace_path, GError **error);
-/* $XDG_CACHE_HOME/fencescope/index/<key>.fsvi (g_get_user_cache_dir()), folders created. */
+
+/*
+ * Where the index of TRACE_PATH lives: $XDG_CACHE_HOME/fencescope/index/<key>.fsvi
+ * (g_get_user_cache_dir()), its folders created.
+ *
+ * Returns: (transfer full) (nullable): the file's path, or NULL with *error set.
+ */
 char *fsv_index_cache_file(const char *trace_path, GError **error);
-/* Writes TRACE as an index file at FILE: a temporary file beside it, written, fsync'd, renamed
- * into place (two viewers writing the same key at once both succeed and the file is always
- * whole). */
+
+/*
+ * Writes TRACE as an index file at FILE with key KEY: a temporary file beside it, written,
+ * fsync'd, renamed into place. Two processes writing the same file at once both succeed and
+ * the file is always whole (either one's). Returns false with *error set on failure (nothing
+ * left behind).
+ */
 bool fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GError **error);
-/* Maps FILE read-only and returns a trace whose arrays point into the mapping. Any failure: NULL
- * with a one-line error — the caller rebuilds; a damaged file is never trusted. The trace's path
- * is TRACE_PATH (not stored paths). */
+
+/*
+ * Maps FILE read-only and returns a trace whose arrays point into the mapping. Checks the magic,
+ * the format version, the byte order, that the key in the file equals EXPECTED_KEY, the crc32
+ * (zlib) of the whole file, and that every section and every stored index or offset lies in
+ * bounds. On any failure returns NULL with a one-line error (FSV_TRACE_ERROR_INDEX): the caller
+ * rebuilds the index. The trace's path is TRACE_PATH (paths are not stored).
+ *
+ * Returns: (transfer full) (nullable).
+ */
 FsvTrace *fsv_index_map(const char *file, const char *expected_key, const char *trace_path,
 			GError **error);
+
+/* For tests of damaged files (tests/viewer/test-index.c): where the section TAG (4 characters,
+ * fsv-trace-storage.h) lies in FILE, and recomputing FILE's checksum after patching it. */
+bool _fsv_index_find_section(const char *file, const char *tag, guint64 *offset, guint64 *count,
+			     GError **error);
+bool _fsv_index_update_checksum(const char *file, GError **error);
 
 G_END_DECLS
 

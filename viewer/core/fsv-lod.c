@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * viewer/core: the level-of-detail index of one lane of intervals (fsv-lod.h). Items are kept
+ * viewer/core: the level-of-detail index of one lane of intervals (fsv-lod.h). An index is a
+ * header over ranges of two flat arrays, items and buckets (fsv-lod-private.h), which a trace
+ * shares between all its indexes and stores in its index file. Items are kept
  * once, sorted by (size class, begin); each level's buckets are built from the level below
  * (four slots merge into one, plus the items of the class just below the level), so building
  * costs O(items + buckets) per level. A level that would not compress (nearly one bucket per
@@ -11,25 +13,11 @@
  * buckets, and the hit tester in fsv-view.c asks the same question.
  */
 #include "fsv-lod.h"
+#include "fsv-lod-private.h"
 
 #include <string.h>
 
-/* Size classes and levels are powers of 4: duration class c covers [4^c, 4^(c+1)) ns. */
-#define LOD_CLASSES 32
-
-typedef struct {
-	FsvLodBucket *buckets; /* sorted by begin_ns; NULL: level not stored */
-	gsize n_buckets;
-	bool is_stored;
-} LodLevel;
-
-struct _FsvLod {
-	FsvLodItem *items; /* sorted by (class, begin_ns) */
-	gsize n_items;
-	gsize
-	    class_start[LOD_CLASSES + 1]; /* items of class c: [class_start[c], class_start[c+1]) */
-	LodLevel levels[LOD_CLASSES + 1]; /* level L aggregates classes < L */
-};
+#define LOD_CLASSES FSV_LOD_CLASSES
 
 static guint
 size_class(guint64 duration)
@@ -61,11 +49,12 @@ compare_items(const void *a, const void *b, void *data)
 /* Merges the (sorted) buckets of the level below and the (sorted) items of class L − 1 into
  * level L's buckets, keeping with each bucket the duration of its top item in TOP_DUR. */
 static void
-build_level(FsvLod *lod, guint level, const FsvLodBucket *below, const guint64 *below_dur,
-	    gsize n_below, FsvLodBucket **out, guint64 **out_dur, gsize *n_out)
+build_level(const FsvLodItem *sorted, const guint32 *class_start, guint level,
+	    const FsvLodBucket *below, const guint64 *below_dur, gsize n_below, FsvLodBucket **out,
+	    guint64 **out_dur, gsize *n_out)
 {
-	const FsvLodItem *items = lod->items + lod->class_start[level - 1];
-	gsize n_items = lod->class_start[level] - lod->class_start[level - 1];
+	const FsvLodItem *items = sorted + class_start[level - 1];
+	gsize n_items = class_start[level] - class_start[level - 1];
 	gsize i = 0, j = 0, n = 0;
 	guint shift = 2 * level;
 	FsvLodBucket *buckets = g_new(FsvLodBucket, n_below + n_items + 1);
@@ -105,53 +94,85 @@ build_level(FsvLod *lod, guint level, const FsvLodBucket *below, const guint64 *
 			n++;
 		}
 	}
-	*out = g_renew(FsvLodBucket, buckets, MAX(n, 1));
+	*out = buckets;
 	*out_dur = dur;
 	*n_out = n;
+}
+
+guint32
+_fsv_lod_build(const FsvLodItem *items, gsize n, guint32 kind, GArray *headers, GArray *items_out,
+	       GArray *buckets_out)
+{
+	FsvLodHeader h = {0};
+	FsvLodItem *sorted;
+	FsvLodBucket *below = NULL;
+	guint64 *below_dur = NULL;
+	gsize n_below = 0, c = 0;
+
+	g_return_val_if_fail(n < UINT32_MAX, UINT32_MAX);
+	h.kind = kind;
+	h.n_items = (guint32) n;
+	h.items_start = items_out->len;
+	h.buckets_start = buckets_out->len;
+	g_array_append_vals(items_out, items, (guint) n);
+	sorted = &g_array_index(items_out, FsvLodItem, h.items_start);
+	if (n > 1)
+		g_qsort_with_data(sorted, (gint) n, sizeof(*sorted), compare_items, NULL);
+	for (guint k = 0; k <= LOD_CLASSES; k++) {
+		while (c < n && size_class(sorted[c].end_ns - sorted[c].begin_ns) < k)
+			c++;
+		h.class_start[k] = (guint32) (k == LOD_CLASSES ? n : c);
+	}
+
+	/* Level 0 aggregates nothing. Level L is stored when it compresses the items below it
+	 * by a quarter at least; the chain continues from the last level built either way. */
+	for (guint level = 1; level <= LOD_CLASSES; level++) {
+		FsvLodBucket *buckets;
+		guint64 *dur;
+		gsize n_buckets, n_aggregated = h.class_start[level];
+
+		build_level(sorted, h.class_start, level, below, below_dur, n_below, &buckets, &dur,
+			    &n_buckets);
+		g_free(below);
+		g_free(below_dur);
+		below = buckets;
+		below_dur = dur;
+		n_below = n_buckets;
+		if (n_aggregated > 0 && n_buckets * 4 <= n_aggregated * 3) {
+			h.level_start[level] = buckets_out->len - (guint32) h.buckets_start;
+			h.level_n[level] = (guint32) n_buckets;
+			g_array_append_vals(buckets_out, buckets, (guint) n_buckets);
+		}
+	}
+	g_free(below);
+	g_free(below_dur);
+	g_array_append_val(headers, h);
+	return headers->len - 1;
+}
+
+void
+_fsv_lod_init_view(FsvLod *lod, const FsvLodHeader *header, const FsvLodItem *items,
+		   const FsvLodBucket *buckets)
+{
+	memset(lod, 0, sizeof(*lod));
+	lod->header = header;
+	lod->items = items + header->items_start;
+	lod->buckets = buckets + header->buckets_start;
 }
 
 FsvLod *
 fsv_lod_new(const FsvLodItem *items, gsize n)
 {
 	FsvLod *lod = g_new0(FsvLod, 1);
-	FsvLodBucket *below = NULL;
-	guint64 *below_dur = NULL;
-	gsize n_below = 0, c = 0;
+	g_autoptr(GArray) headers = g_array_new(FALSE, FALSE, sizeof(FsvLodHeader));
 
-	lod->items = g_memdup2(items, MAX(n, 1) * sizeof(*items));
-	lod->n_items = n;
-	g_qsort_with_data(lod->items, (gint) n, sizeof(*items), compare_items, NULL);
-	for (guint k = 0; k <= LOD_CLASSES; k++) {
-		while (c < n && size_class(lod->items[c].end_ns - lod->items[c].begin_ns) < k)
-			c++;
-		lod->class_start[k] = k == LOD_CLASSES ? n : c;
-	}
-	lod->class_start[LOD_CLASSES] = n;
-
-	/* Level 0 aggregates nothing. Level L is stored when it compresses the items below it
-	 * by a quarter at least; the chain continues from the last level built either way. */
-	lod->levels[0].is_stored = false;
-	for (guint level = 1; level <= LOD_CLASSES; level++) {
-		FsvLodBucket *buckets;
-		guint64 *dur;
-		gsize n_buckets, n_aggregated = lod->class_start[level];
-
-		build_level(lod, level, below, below_dur, n_below, &buckets, &dur, &n_buckets);
-		if (lod->levels[level - 1].is_stored == false)
-			g_free(below);
-		g_free(below_dur);
-		below = buckets;
-		below_dur = dur;
-		n_below = n_buckets;
-		if (n_aggregated > 0 && n_buckets * 4 <= n_aggregated * 3) {
-			lod->levels[level].buckets = buckets;
-			lod->levels[level].n_buckets = n_buckets;
-			lod->levels[level].is_stored = true;
-		}
-	}
-	if (!lod->levels[LOD_CLASSES].is_stored)
-		g_free(below);
-	g_free(below_dur);
+	lod->own_items = g_array_new(FALSE, FALSE, sizeof(FsvLodItem));
+	lod->own_buckets = g_array_new(FALSE, FALSE, sizeof(FsvLodBucket));
+	_fsv_lod_build(items, n, 0, headers, lod->own_items, lod->own_buckets);
+	lod->own_header = g_memdup2(headers->data, sizeof(FsvLodHeader));
+	lod->header = lod->own_header;
+	lod->items = (const FsvLodItem *) lod->own_items->data;
+	lod->buckets = (const FsvLodBucket *) lod->own_buckets->data;
 	return lod;
 }
 
@@ -160,25 +181,27 @@ fsv_lod_free(FsvLod *lod)
 {
 	if (!lod)
 		return;
-	for (guint level = 0; level <= LOD_CLASSES; level++)
-		g_free(lod->levels[level].buckets);
-	g_free(lod->items);
+	g_free(lod->own_header);
+	if (lod->own_items)
+		g_array_unref(lod->own_items);
+	if (lod->own_buckets)
+		g_array_unref(lod->own_buckets);
 	g_free(lod);
 }
 
 gsize
 fsv_lod_get_item_count(const FsvLod *lod)
 {
-	return lod->n_items;
+	return lod->header->n_items;
 }
 
 gsize
 fsv_lod_get_size(const FsvLod *lod)
 {
-	gsize size = sizeof(*lod) + lod->n_items * sizeof(FsvLodItem);
+	gsize size = sizeof(FsvLodHeader) + lod->header->n_items * sizeof(FsvLodItem);
 
 	for (guint level = 0; level <= LOD_CLASSES; level++)
-		size += lod->levels[level].n_buckets * sizeof(FsvLodBucket);
+		size += lod->header->level_n[level] * sizeof(FsvLodBucket);
 	return size;
 }
 
@@ -208,7 +231,7 @@ visit_classes(const FsvLod *lod, guint from, guint to, guint64 begin, guint64 en
 	      FsvLodItemFunc item_func, gpointer user_data)
 {
 	for (guint c = from; c < to; c++) {
-		gsize lo = lod->class_start[c], hi = lod->class_start[c + 1], i;
+		gsize lo = lod->header->class_start[c], hi = lod->header->class_start[c + 1], i;
 
 		if (lo == hi)
 			continue;
@@ -227,10 +250,10 @@ fsv_lod_visit(const FsvLod *lod, guint64 begin_ns, guint64 end_ns, double ns_per
 	      FsvLodItemFunc item_func, FsvLodBucketFunc bucket_func, gpointer user_data)
 {
 	guint level = 0;
-	const LodLevel *lv;
-	gsize i;
+	const FsvLodBucket *buckets;
+	gsize i, n_buckets;
 
-	if (lod->n_items == 0 || end_ns < begin_ns)
+	if (lod->header->n_items == 0 || end_ns < begin_ns)
 		return;
 	/* The level whose items are shorter than a pixel: 4^level ≤ ns_per_px. */
 	while (ns_per_px >= 1.0 && level + 1 <= LOD_CLASSES &&
@@ -238,8 +261,9 @@ fsv_lod_visit(const FsvLod *lod, guint64 begin_ns, guint64 end_ns, double ns_per
 		level++;
 	if (ns_per_px < 1.0)
 		level = 0;
-	lv = &lod->levels[level];
-	if (!lv->is_stored || !bucket_func) {
+	n_buckets = lod->header->level_n[level];
+	buckets = lod->buckets + lod->header->level_start[level];
+	if (n_buckets == 0 || !bucket_func) {
 		visit_classes(lod, 0, LOD_CLASSES, begin_ns, end_ns, item_func, user_data);
 		return;
 	}
@@ -247,8 +271,8 @@ fsv_lod_visit(const FsvLod *lod, guint64 begin_ns, guint64 end_ns, double ns_per
 		return;
 	/* A bucket's items start in its 4^level slot and are shorter than 4^level: its extent
 	 * ends before the slot's start + 2·4^level. */
-	LOWER_BOUND(lv->buckets, 0, lv->n_buckets, sub_sat(begin_ns, 2 * pow4(level)), i);
-	for (; i < lv->n_buckets && lv->buckets[i].begin_ns <= end_ns; i++)
-		if (lv->buckets[i].end_ns >= begin_ns && !bucket_func(&lv->buckets[i], user_data))
+	LOWER_BOUND(buckets, 0, n_buckets, sub_sat(begin_ns, 2 * pow4(level)), i);
+	for (; i < n_buckets && buckets[i].begin_ns <= end_ns; i++)
+		if (buckets[i].end_ns >= begin_ns && !bucket_func(&buckets[i], user_data))
 			return;
 }

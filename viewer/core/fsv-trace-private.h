@@ -3,6 +3,12 @@
  * viewer/core: what fsv-view.c and fsv-render.c read from an FsvTrace beyond its public API —
  * the level-of-detail indexes of each row's lanes. Not for the GTK app: it goes through
  * fsv-view.h and fsv-render.h.
+ *
+ * How a trace is stored (flat arrays of plain structs, the same in memory and in its index
+ * file) is in fsv-trace-storage.h, for the trace's own files only. Adding an array to the trace
+ * (the counters' tracks, say) is one line there, in FSV_TRACE_ARRAYS: X(field, type, "TAG");
+ * fill it in fsv-trace-build.c's build_freeze(), read it in an accessor of fsv-trace.c, and if
+ * its elements hold indexes, check them in fsv-index.c's check_section().
  */
 #ifndef FSV_TRACE_PRIVATE_H
 #define FSV_TRACE_PRIVATE_H

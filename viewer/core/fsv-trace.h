@@ -42,6 +42,9 @@ typedef enum {
 	FSV_TRACE_ERROR_FORMAT,    /* the trace's format major version is too new */
 	FSV_TRACE_ERROR_CANCELLED, /* the GCancellable was cancelled (G_IO_ERROR_CANCELLED too) */
 	FSV_TRACE_ERROR_NOMEM,
+	/* An index file (fsv-index.h) that cannot be used: damaged, stale, of another format or
+	 * version; the caller rebuilds it from the trace. */
+	FSV_TRACE_ERROR_INDEX,
 } FsvTraceError;
 
 GQuark fsv_trace_error_quark(void);

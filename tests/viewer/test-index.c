@@ -1,0 +1,608 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewer/core: the index file and its cache (fsv-index.h; issue 15 §1, suite unit). A trace
+ * saved and mapped back answers every accessor as the built one did (items, rows, the LODs'
+ * visits at several zooms, the details text of every item); a changed trace gets another key
+ * and is not served; a truncated file, a flipped byte and an out-of-bounds index (with its
+ * checksum recomputed) are refused; two writers of one file at once leave a whole file and no
+ * temporary file.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "fsv-index.h"
+#include "fsv-trace-private.h"
+#include "fsv-trace.h"
+
+static char *tmp_dir;
+
+static void
+setup(void)
+{
+	GError *error = NULL;
+
+	tmp_dir = g_dir_make_tmp("fsv-test-index-XXXXXX", &error);
+	cr_assert_null(error);
+	/* A private cache: fsv_index_cache_file() writes under it. */
+	g_setenv("XDG_CACHE_HOME", tmp_dir, TRUE);
+}
+
+static void
+remove_tree(const char *path)
+{
+	GDir *dir = g_dir_open(path, 0, NULL);
+	const char *name;
+
+	while (dir && (name = g_dir_read_name(dir))) {
+		g_autofree char *child = g_build_filename(path, name, NULL);
+
+		if (g_file_test(child, G_FILE_TEST_IS_DIR) &&
+		    !g_file_test(child, G_FILE_TEST_IS_SYMLINK))
+			remove_tree(child);
+		else
+			g_unlink(child);
+	}
+	if (dir)
+		g_dir_close(dir);
+	g_rmdir(path);
+}
+
+static void
+teardown(void)
+{
+	remove_tree(tmp_dir);
+	g_free(tmp_dir);
+}
+
+TestSuite(index, .init = setup, .fini = teardown, .timeout = 120);
+
+static FsvTrace *
+load(const char *name)
+{
+	g_autofree char *path = g_build_filename(FST_TRACES, name, NULL);
+	GError *error = NULL;
+	FsvTrace *trace = fsv_trace_load(path, NULL, NULL, NULL, &error);
+
+	cr_assert_not_null(trace, "%s: %s", name, error ? error->message : "?");
+	return trace;
+}
+
+static char *
+save(const FsvTrace *trace, const char *key)
+{
+	char *file = g_build_filename(tmp_dir, "trace.fsvi", NULL);
+	GError *error = NULL;
+
+	cr_assert(fsv_index_save(trace, key, file, &error), "%s", error ? error->message : "?");
+	return file;
+}
+
+/* Every field and text of an item's description, joined. */
+static char *
+describe(const FsvTrace *trace, FsvItemKind kind, guint32 index, guint32 row)
+{
+	FsvItem item = {kind, index, row};
+	g_auto(GStrv) fields = fsv_trace_describe_item(trace, &item);
+	g_autofree char *title = fsv_trace_dup_item_title(trace, &item);
+	g_autofree char *joined = g_strjoinv("\n", fields);
+
+	return g_strconcat(title, "\n", joined, NULL);
+}
+
+static void
+assert_same_text(char *a, char *b, const char *what, guint32 i)
+{
+	cr_assert_str_eq(a, b, "%s %u differs", what, i);
+	g_free(a);
+	g_free(b);
+}
+
+typedef struct {
+	GString *out;
+} Visit;
+
+static bool
+visit_item(const FsvLodItem *item, gpointer data)
+{
+	Visit *v = data;
+
+	g_string_append_printf(v->out, "i%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%u;",
+			       item->begin_ns, item->end_ns, item->id);
+	return true;
+}
+
+static bool
+visit_bucket(const FsvLodBucket *b, gpointer data)
+{
+	Visit *v = data;
+
+	g_string_append_printf(v->out, "b%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%u,%u;",
+			       b->begin_ns, b->end_ns, b->count, b->top);
+	return true;
+}
+
+/* What a LOD visits over the whole trace at a few zooms. */
+static char *
+lod_visits(const FsvTrace *trace, const FsvLod *lod)
+{
+	static const double zooms[] = {0, 1, 100, 1e4, 1e6, 1e8};
+	Visit v = {g_string_new(lod ? "" : "none")};
+
+	for (guint z = 0; lod && z < G_N_ELEMENTS(zooms); z++)
+		fsv_lod_visit(lod, fsv_trace_get_begin_ns(trace), fsv_trace_get_end_ns(trace),
+			      zooms[z], visit_item, visit_bucket, &v);
+	return g_string_free(v.out, FALSE);
+}
+
+static void
+assert_same_list(const guint32 *a, guint na, const guint32 *b, guint nb, const char *what)
+{
+	cr_assert_eq(na, nb, "%s: %u vs %u", what, na, nb);
+	cr_assert(na == 0 || memcmp(a, b, na * sizeof(guint32)) == 0, "%s differ", what);
+}
+
+/* Every accessor of MAPPED answers as BUILT's. */
+static void
+assert_same_trace(const FsvTrace *built, const FsvTrace *mapped)
+{
+	cr_assert_str_eq(fsv_trace_get_path(built), fsv_trace_get_path(mapped));
+	cr_assert_str_eq(fsv_trace_get_name(built), fsv_trace_get_name(mapped));
+	cr_assert_eq(fsv_trace_get_begin_ns(built), fsv_trace_get_begin_ns(mapped));
+	cr_assert_eq(fsv_trace_get_end_ns(built), fsv_trace_get_end_ns(mapped));
+	cr_assert_eq(fsv_trace_get_partial_error(built) == NULL,
+		     fsv_trace_get_partial_error(mapped) == NULL);
+	cr_assert_str_eq(fsv_trace_get_summary(built)->runtime_version,
+			 fsv_trace_get_summary(mapped)->runtime_version);
+	cr_assert_eq(fsv_trace_get_summary(built)->event_count,
+		     fsv_trace_get_summary(mapped)->event_count);
+	cr_assert_eq(fsv_trace_get_ingest_stats(built)->events,
+		     fsv_trace_get_ingest_stats(mapped)->events);
+	cr_assert_eq(_fsv_trace_get_memory_size(built), _fsv_trace_get_memory_size(mapped));
+
+	cr_assert_eq(fsv_trace_get_op_count(built), fsv_trace_get_op_count(mapped));
+	for (guint32 i = 0; i < fsv_trace_get_op_count(built); i++) {
+		guint na, nb;
+		const guint32 *ea = fsv_trace_get_op_edges(built, i, &na);
+		const guint32 *eb = fsv_trace_get_op_edges(mapped, i, &nb);
+
+		cr_assert(memcmp(fsv_trace_get_op(built, i), fsv_trace_get_op(mapped, i),
+				 sizeof(FsvOp)) == 0,
+			  "op %u differs", i);
+		assert_same_list(ea, na, eb, nb, "edges");
+		cr_assert_eq(fsv_trace_find_op_by_id(mapped, fsv_trace_get_op(built, i)->id), i);
+		assert_same_text(describe(built, FSV_ITEM_OP, i, fsv_trace_get_op(built, i)->row),
+				 describe(mapped, FSV_ITEM_OP, i, fsv_trace_get_op(built, i)->row),
+				 "op", i);
+	}
+	cr_assert_eq(fsv_trace_get_packet_count(built), fsv_trace_get_packet_count(mapped));
+	for (guint32 i = 0; i < fsv_trace_get_packet_count(built); i++) {
+		guint32 row = fsv_trace_get_packet(built, i)->row;
+
+		cr_assert(memcmp(fsv_trace_get_packet(built, i), fsv_trace_get_packet(mapped, i),
+				 sizeof(FsvPacket)) == 0,
+			  "packet %u differs", i);
+		assert_same_text(describe(built, FSV_ITEM_PACKET, i, row),
+				 describe(mapped, FSV_ITEM_PACKET, i, row), "packet", i);
+	}
+	cr_assert_eq(fsv_trace_get_marker_count(built), fsv_trace_get_marker_count(mapped));
+	for (guint32 i = 0; i < fsv_trace_get_marker_count(built); i++) {
+		guint32 row = fsv_trace_get_marker(built, i)->row;
+
+		cr_assert(memcmp(fsv_trace_get_marker(built, i), fsv_trace_get_marker(mapped, i),
+				 sizeof(FsvMarker)) == 0,
+			  "marker %u differs", i);
+		assert_same_text(describe(built, FSV_ITEM_MARKER, i, row),
+				 describe(mapped, FSV_ITEM_MARKER, i, row), "marker", i);
+	}
+	cr_assert_eq(fsv_trace_get_loss_count(built), fsv_trace_get_loss_count(mapped));
+	for (guint32 i = 0; i < fsv_trace_get_loss_count(built); i++)
+		assert_same_text(describe(built, FSV_ITEM_LOSS, i, FSV_INDEX_NONE),
+				 describe(mapped, FSV_ITEM_LOSS, i, FSV_INDEX_NONE), "loss", i);
+	cr_assert_eq(fsv_trace_get_anomaly_count(built), fsv_trace_get_anomaly_count(mapped));
+	cr_assert_eq(fsv_trace_get_process_count(built), fsv_trace_get_process_count(mapped));
+	for (guint i = 0; i < fsv_trace_get_process_count(built); i++)
+		cr_assert_str_eq(fsv_trace_get_process(built, i)->name,
+				 fsv_trace_get_process(mapped, i)->name);
+	cr_assert_eq(fsv_trace_get_clock_fit_count(built), fsv_trace_get_clock_fit_count(mapped));
+
+	cr_assert_eq(fsv_trace_get_row_count(built), fsv_trace_get_row_count(mapped));
+	for (guint32 r = 0; r < fsv_trace_get_row_count(built); r++) {
+		const FsvRow *a = fsv_trace_get_row(built, r), *b = fsv_trace_get_row(mapped, r);
+		const guint32 *la, *lb;
+		const FsvFenceStep *sa, *sb;
+		guint na, nb;
+
+		cr_assert_str_eq(a->label, b->label);
+		cr_assert_str_eq(a->sublabel, b->sublabel);
+		cr_assert_eq(a->kind, b->kind);
+		cr_assert_eq(a->parent, b->parent);
+		cr_assert_eq(a->lane_count, b->lane_count);
+		cr_assert_eq(a->op_count, b->op_count);
+		cr_assert_eq(a->hwqueue_handle, b->hwqueue_handle);
+		cr_assert_eq(a->value_max, b->value_max);
+		la = fsv_trace_get_row_ops(built, r, &na);
+		lb = fsv_trace_get_row_ops(mapped, r, &nb);
+		assert_same_list(la, na, lb, nb, "row ops");
+		la = fsv_trace_get_row_packets(built, r, &na);
+		lb = fsv_trace_get_row_packets(mapped, r, &nb);
+		assert_same_list(la, na, lb, nb, "row packets");
+		la = fsv_trace_get_row_markers(built, r, &na);
+		lb = fsv_trace_get_row_markers(mapped, r, &nb);
+		assert_same_list(la, na, lb, nb, "row markers");
+		sa = fsv_trace_get_fence_steps(built, r, &na);
+		sb = fsv_trace_get_fence_steps(mapped, r, &nb);
+		cr_assert_eq(na, nb);
+		cr_assert(na == 0 || memcmp(sa, sb, na * sizeof(*sa)) == 0);
+		for (guint i = 0; i < na; i++)
+			assert_same_text(describe(built, FSV_ITEM_FENCE_STEP, i, r),
+					 describe(mapped, FSV_ITEM_FENCE_STEP, i, r), "step", i);
+		assert_same_text(describe(built, FSV_ITEM_ROW, r, r),
+				 describe(mapped, FSV_ITEM_ROW, r, r), "row", r);
+		for (guint lane = 0; lane < 8; lane++) {
+			assert_same_text(lod_visits(built, _fsv_trace_get_op_lod(built, r, lane)),
+					 lod_visits(mapped, _fsv_trace_get_op_lod(mapped, r, lane)),
+					 "op lane of row", r);
+			assert_same_text(
+			    lod_visits(built, _fsv_trace_get_packet_lod(built, r, lane)),
+			    lod_visits(mapped, _fsv_trace_get_packet_lod(mapped, r, lane)),
+			    "packet lane of row", r);
+			assert_same_text(lod_visits(built, _fsv_trace_get_va_lod(built, r, lane)),
+					 lod_visits(mapped, _fsv_trace_get_va_lod(mapped, r, lane)),
+					 "VA lane of row", r);
+		}
+		for (int layer = 0; layer < FSV_MARKER_LAYER_COUNT; layer++)
+			assert_same_text(
+			    lod_visits(built, _fsv_trace_get_marker_lod(built, r, layer)),
+			    lod_visits(mapped, _fsv_trace_get_marker_lod(mapped, r, layer)),
+			    "marker layer of row", r);
+		if (a->hwqueue_handle && a->kind == FSV_ROW_QUEUE)
+			cr_assert_eq(fsv_trace_find_queue_row(mapped, a->hwqueue_handle),
+				     fsv_trace_find_queue_row(built, a->hwqueue_handle));
+		if (a->kind == FSV_ROW_FENCE)
+			cr_assert_eq(fsv_trace_find_fence_row(mapped, a->fence_global_handle), r);
+		if (a->kind == FSV_ROW_XFENCE)
+			cr_assert_eq(fsv_trace_find_xfence_row(mapped, a->fence_global_handle,
+							       a->adapter_id),
+				     r);
+		if (a->kind == FSV_ROW_VA_SPACE)
+			cr_assert_eq(fsv_trace_find_va_row(mapped, a->process_id, a->adapter_id),
+				     r);
+	}
+}
+
+static void
+round_trip(const char *name)
+{
+	g_autoptr(FsvTrace) built = load(name);
+	g_autofree char *file = save(built, "test-key");
+	GError *error = NULL;
+	g_autoptr(FsvTrace) mapped =
+	    fsv_index_map(file, "test-key", fsv_trace_get_path(built), &error);
+
+	cr_assert_not_null(mapped, "%s: %s", name, error ? error->message : "?");
+	assert_same_trace(built, mapped);
+}
+
+Test(index, saved_trace_maps_back_with_every_accessor_equal)
+{
+	/* Traces with every kind of row and item: queues and CPU waits, packets in pieces,
+	 * doorbells, TDRs and resets, power states, displays, VA spaces and page faults,
+	 * cross-adapter fences, losses. */
+	static const char *const names[] = {
+	    "stress",     "frame-pipeline", "log-overrun",       "tdr-hang",      "power-states",
+	    "page-fault", "cross-adapter",  "doorbell-pressure", "adapter-reset", "cpu-waiters",
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(names); i++)
+		round_trip(names[i]);
+}
+
+Test(index, empty_trace_maps_back)
+{
+	g_autoptr(FsvTrace) built = _fsv_trace_new_from_events("empty", NULL, 0);
+	g_autofree char *file = save(built, "k");
+	GError *error = NULL;
+	g_autoptr(FsvTrace) mapped = fsv_index_map(file, "k", "empty", &error);
+
+	cr_assert_not_null(mapped, "%s", error ? error->message : "?");
+	assert_same_trace(built, mapped);
+}
+
+/* A copy of a trace folder from traces/ in the temporary folder. */
+static char *
+copy_trace(const char *name)
+{
+	g_autofree char *from = g_build_filename(FST_TRACES, name, NULL);
+	char *to = g_build_filename(tmp_dir, name, NULL);
+	g_autofree char *command = g_strdup_printf("cp -r '%s' '%s'", from, to);
+	int status;
+
+	cr_assert(g_spawn_command_line_sync(command, NULL, NULL, &status, NULL));
+	cr_assert_eq(status, 0);
+	return to;
+}
+
+/* The first stream file under DIR (a file whose name has no '.' and is not metadata). */
+static char *
+find_stream_file(const char *dir)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	const char *name;
+	char *found = NULL;
+
+	while (d && !found && (name = g_dir_read_name(d))) {
+		g_autofree char *path = g_build_filename(dir, name, NULL);
+
+		if (g_file_test(path, G_FILE_TEST_IS_DIR))
+			found = find_stream_file(path);
+		else if (strcmp(name, "metadata") != 0 && !strchr(name, '.'))
+			found = g_strdup(path);
+	}
+	if (d)
+		g_dir_close(d);
+	return found;
+}
+
+Test(index, key_changes_when_a_stream_file_is_touched_or_grown)
+{
+	g_autofree char *trace_path = copy_trace("producer-consumer");
+	g_autofree char *stream = find_stream_file(trace_path);
+	g_autofree char *key = NULL, *touched = NULL, *grown = NULL, *again = NULL;
+	g_autofree char *file = NULL;
+	g_autoptr(FsvTrace) built = NULL;
+	g_autoptr(FsvTrace) stale = NULL;
+	g_autoptr(FsvTrace) fresh = NULL;
+	GError *error = NULL;
+	FILE *f;
+
+	cr_assert_not_null(stream);
+	key = fsv_index_key(trace_path, &error);
+	cr_assert_not_null(key, "%s", error ? error->message : "?");
+	again = fsv_index_key(trace_path, NULL);
+	cr_assert_str_eq(key, again, "the same trace has the same key");
+	file = fsv_index_cache_file(trace_path, &error);
+	cr_assert_not_null(file);
+	cr_assert(g_str_has_prefix(file, tmp_dir), "in XDG_CACHE_HOME: %s", file);
+	cr_assert(g_str_has_suffix(file, ".fsvi"));
+	cr_assert(strstr(file, key) != NULL);
+	built = fsv_trace_load(trace_path, NULL, NULL, NULL, &error);
+	cr_assert_not_null(built);
+	cr_assert(fsv_index_save(built, key, file, &error));
+
+	/* Touched: a new mtime, another key; the old file is not served for it. */
+	{
+		struct timespec times[2] = {{0, UTIME_OMIT}, {1234567890, 123456789}};
+
+		cr_assert_eq(utimensat(AT_FDCWD, stream, times, 0), 0);
+	}
+	touched = fsv_index_key(trace_path, NULL);
+	cr_assert_str_neq(touched, key);
+	stale = fsv_index_map(file, touched, trace_path, &error);
+	cr_assert_null(stale);
+	cr_assert_eq(error->domain, FSV_TRACE_ERROR);
+	cr_assert_eq(error->code, FSV_TRACE_ERROR_INDEX);
+	cr_assert(strstr(error->message, "stale") != NULL, "%s", error->message);
+	g_clear_error(&error);
+	/* Grown: another size, another key again. */
+	f = fopen(stream, "ab");
+	cr_assert_not_null(f);
+	fputc(0, f);
+	fclose(f);
+	grown = fsv_index_key(trace_path, NULL);
+	cr_assert_str_neq(grown, touched);
+	cr_assert_str_neq(grown, key);
+	/* The cache file of the changed trace is another file. */
+	{
+		g_autofree char *other = fsv_index_cache_file(trace_path, NULL);
+
+		cr_assert_str_neq(other, file);
+		cr_assert_not(g_file_test(other, G_FILE_TEST_EXISTS));
+	}
+	/* The unchanged key still maps. */
+	fresh = fsv_index_map(file, key, trace_path, &error);
+	cr_assert_not_null(fresh, "%s", error ? error->message : "?");
+}
+
+Test(index, key_of_a_missing_path_is_an_io_error)
+{
+	GError *error = NULL;
+	g_autofree char *key = fsv_index_key("/nonexistent/trace", &error);
+
+	cr_assert_null(key);
+	cr_assert_eq(error->code, FSV_TRACE_ERROR_IO);
+	g_error_free(error);
+}
+
+static void
+assert_refused(const char *file, const char *key, const char *expected)
+{
+	GError *error = NULL;
+	FsvTrace *mapped = fsv_index_map(file, key, "x", &error);
+
+	cr_assert_null(mapped, "a damaged file was mapped (%s)", expected);
+	cr_assert_eq(error->domain, FSV_TRACE_ERROR);
+	cr_assert_eq(error->code, FSV_TRACE_ERROR_INDEX);
+	cr_assert(strchr(error->message, '\n') == NULL, "one line");
+	if (expected)
+		cr_assert(strstr(error->message, expected) != NULL, "%s: not %s", error->message,
+			  expected);
+	g_error_free(error);
+}
+
+Test(index, truncated_file_is_refused)
+{
+	g_autoptr(FsvTrace) built = load("frame-pipeline");
+	g_autofree char *file = save(built, "k");
+	g_autofree char *data = NULL;
+	gsize size;
+
+	cr_assert(g_file_get_contents(file, &data, &size, NULL));
+	for (gsize cut = 0; cut < size; cut += MAX(size / 17, 1)) {
+		cr_assert(g_file_set_contents(file, data, (gssize) cut, NULL));
+		assert_refused(file, "k", NULL);
+	}
+	cr_assert(g_file_set_contents(file, data, (gssize) size - 1, NULL));
+	assert_refused(file, "k", "truncated");
+}
+
+Test(index, one_flipped_byte_anywhere_is_refused)
+{
+	g_autoptr(FsvTrace) built = load("frame-pipeline");
+	g_autofree char *file = save(built, "k");
+	g_autofree char *data = NULL;
+	gsize size;
+	guint64 ops, n_ops;
+
+	cr_assert(g_file_get_contents(file, &data, &size, NULL));
+	/* Bytes all over the file (header, table, every section, padding). */
+	for (gsize at = 0; at < size; at += MAX(size / 211, 1)) {
+		data[at] ^= 0x20;
+		cr_assert(g_file_set_contents(file, data, (gssize) size, NULL));
+		assert_refused(file, "k", NULL);
+		data[at] ^= 0x20;
+	}
+	/* A byte of data no bounds check reads (an op's begin time): only the checksum sees
+	 * it. */
+	cr_assert(_fsv_index_find_section(file, "OPS_", &ops, &n_ops, NULL));
+	cr_assert_gt(n_ops, 0);
+	data[ops + G_STRUCT_OFFSET(FsvOp, begin_ns)] ^= 1;
+	cr_assert(g_file_set_contents(file, data, (gssize) size, NULL));
+	assert_refused(file, "k", "checksum");
+	data[ops + G_STRUCT_OFFSET(FsvOp, begin_ns)] ^= 1;
+	/* Put back, it maps again. */
+	cr_assert(g_file_set_contents(file, data, (gssize) size, NULL));
+	{
+		g_autoptr(FsvTrace) mapped = fsv_index_map(file, "k", "x", NULL);
+
+		cr_assert_not_null(mapped);
+	}
+}
+
+/* Writes VALUE (4 bytes) at OFFSET of FILE and recomputes its checksum. */
+static void
+patch_u32(const char *file, guint64 offset, guint32 value)
+{
+	g_autofree char *data = NULL;
+	gsize size;
+
+	cr_assert(g_file_get_contents(file, &data, &size, NULL));
+	cr_assert_lt(offset + 4, size);
+	memcpy(data + offset, &value, 4);
+	cr_assert(g_file_set_contents(file, data, (gssize) size, NULL));
+	cr_assert(_fsv_index_update_checksum(file, NULL));
+}
+
+Test(index, out_of_bounds_index_with_a_good_checksum_is_refused)
+{
+	g_autoptr(FsvTrace) built = load("frame-pipeline");
+	g_autofree char *file = save(built, "k");
+	g_autofree char *pristine = NULL;
+	gsize size;
+	guint64 offset, count;
+	struct {
+		const char *tag;
+		gsize element_size, field;
+	} cases[] = {
+	    {"OPS_", sizeof(FsvOp), G_STRUCT_OFFSET(FsvOp, row)},
+	    {"OPS_", sizeof(FsvOp), G_STRUCT_OFFSET(FsvOp, signal_op)},
+	    {"PKTS", sizeof(FsvPacket), G_STRUCT_OFFSET(FsvPacket, row)},
+	    {"MRKS", sizeof(FsvMarker), G_STRUCT_OFFSET(FsvMarker, row)},
+	    {"ROPS", sizeof(guint32), 0},
+	    {"EDGO", sizeof(guint32), 0},
+	    {"LODI", sizeof(FsvLodItem), G_STRUCT_OFFSET(FsvLodItem, id)},
+	    {"LODB", sizeof(FsvLodBucket), G_STRUCT_OFFSET(FsvLodBucket, top)},
+	    {"RDAT", 4, 0}, /* a row's first op offset */
+	};
+
+	cr_assert(g_file_get_contents(file, &pristine, &size, NULL));
+	{
+		/* The unpatched file with a recomputed checksum maps. */
+		g_autoptr(FsvTrace) mapped = NULL;
+
+		cr_assert(_fsv_index_update_checksum(file, NULL));
+		mapped = fsv_index_map(file, "k", "x", NULL);
+		cr_assert_not_null(mapped);
+	}
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		cr_assert(_fsv_index_find_section(file, cases[i].tag, &offset, &count, NULL));
+		cr_assert_gt(count, 0, "%s empty", cases[i].tag);
+		patch_u32(file, offset + (count - 1) * cases[i].element_size + cases[i].field,
+			  0x7fffff00);
+		assert_refused(file, "k", "out of bounds");
+		cr_assert(g_file_set_contents(file, pristine, (gssize) size, NULL));
+	}
+}
+
+Test(index, wrong_key_is_refused)
+{
+	g_autoptr(FsvTrace) built = load("frame-pipeline");
+	g_autofree char *file = save(built, "k1");
+
+	assert_refused(file, "k2", "stale");
+}
+
+typedef struct {
+	const FsvTrace *trace;
+	const char *file;
+	guint rounds;
+	bool ok;
+} Writer;
+
+static gpointer
+writer_thread(gpointer data)
+{
+	Writer *w = data;
+
+	w->ok = true;
+	for (guint i = 0; i < w->rounds; i++)
+		w->ok &= fsv_index_save(w->trace, "k", w->file, NULL);
+	return NULL;
+}
+
+Test(index, two_writers_of_one_file_leave_it_whole_and_no_temporary_file)
+{
+	g_autoptr(FsvTrace) built = load("frame-pipeline");
+	g_autofree char *dir = g_build_filename(tmp_dir, "cache", NULL);
+	g_autofree char *file = g_build_filename(dir, "same.fsvi", NULL);
+	Writer a = {built, file, 20, false}, b = {built, file, 20, false};
+	GThread *ta, *tb;
+	GDir *d;
+	const char *name;
+	guint files = 0;
+
+	cr_assert_eq(g_mkdir_with_parents(dir, 0700), 0);
+	ta = g_thread_new("a", writer_thread, &a);
+	tb = g_thread_new("b", writer_thread, &b);
+	/* Meanwhile, a reader: whatever it maps is whole. */
+	for (guint i = 0; i < 20; i++) {
+		g_autoptr(FsvTrace) mapped = fsv_index_map(file, "k", "x", NULL);
+
+		if (mapped)
+			cr_assert_eq(fsv_trace_get_op_count(mapped), fsv_trace_get_op_count(built));
+	}
+	g_thread_join(ta);
+	g_thread_join(tb);
+	cr_assert(a.ok && b.ok, "both writers succeed");
+	{
+		GError *error = NULL;
+		g_autoptr(FsvTrace) mapped =
+		    fsv_index_map(file, "k", fsv_trace_get_path(built), &error);
+
+		cr_assert_not_null(mapped, "%s", error ? error->message : "?");
+		assert_same_trace(built, mapped);
+	}
+	d = g_dir_open(dir, 0, NULL);
+	while ((name = g_dir_read_name(d))) {
+		cr_assert_str_eq(name, "same.fsvi", "left behind: %s", name);
+		files++;
+	}
+	g_dir_close(d);
+	cr_assert_eq(files, 1);
+}

@@ -1,0 +1,796 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewer/core: the index file (fsv-index.h). Layout, all in the writer's byte order (checked):
+ *
+ *   IndexHeader          magic, format version, byte order mark, sizes, crc32, key, version
+ *   IndexSection[n]      one per array of FSV_TRACE_ARRAYS, in that order: tag, element size,
+ *                        offset, count
+ *   the arrays           each at an offset aligned to 64 bytes, zero padding between them
+ *
+ * Mapping checks everything before the trace is used: the header, that the section table is
+ * FSV_TRACE_ARRAYS (tags and element sizes) with sections in order, inside the file and not
+ * overlapping; then one sequential read of the whole file with pread (not through the mapping:
+ * the pages read stay in the page cache, not in the viewer's resident memory) computes the
+ * crc32 and checks every stored index of each chunk as it passes (check_section). Only then do
+ * the accessors read the mapping, and only the pages they touch become resident.
+ *
+ * The crc is zlib's crc32 (Debian has no libxxhash-dev on this machine); at about 1 GB/s it is
+ * the largest part of a reopen.
+ */
+#define _GNU_SOURCE
+#include "fsv-index.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <glib/gstdio.h>
+
+#include "fsv-trace-storage.h"
+
+#ifndef FSV_PROJECT_VERSION
+#define FSV_PROJECT_VERSION "unknown"
+#endif
+
+#define INDEX_MAGIC      "FSVINDEX"
+#define INDEX_BYTE_ORDER 0x01020304u
+#define INDEX_ALIGN      64
+#define INDEX_CHUNK      (4u << 20)
+
+typedef struct {
+	char magic[8];
+	guint32 format_version;
+	guint32 byte_order;
+	guint32 header_size;
+	guint32 n_sections;
+	guint64 file_size;
+	guint32 crc32; /* of the whole file with this field 0 */
+	guint32 reserved;
+	char key[80];     /* NUL-terminated */
+	char version[32]; /* fencescope's, NUL-terminated */
+} IndexHeader;
+
+typedef struct {
+	char tag[4];
+	guint32 element_size;
+	guint64 offset;
+	guint64 count;
+} IndexSection;
+
+static gsize
+align_up(gsize n)
+{
+	return (n + INDEX_ALIGN - 1) & ~(gsize) (INDEX_ALIGN - 1);
+}
+
+/* ---- Key and cache --------------------------------------------------------------------- */
+
+static int
+compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* Adds every file under DIR (RELATIVE to the trace) to SUM, in name order. */
+static bool
+key_add_folder(GChecksum *sum, const char *dir, const char *relative, GError **error)
+{
+	g_autoptr(GDir) d = g_dir_open(dir, 0, error);
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	const char *name;
+
+	if (!d)
+		return false;
+	while ((name = g_dir_read_name(d)))
+		g_ptr_array_add(names, g_strdup(name));
+	g_ptr_array_sort(names, compare_names);
+	for (guint i = 0; i < names->len; i++) {
+		const char *n = g_ptr_array_index(names, i);
+		g_autofree char *path = g_build_filename(dir, n, NULL);
+		g_autofree char *rel =
+		    relative[0] ? g_build_filename(relative, n, NULL) : g_strdup(n);
+		struct stat st;
+
+		if (stat(path, &st) != 0)
+			continue; /* vanished or a dangling link: not part of the trace */
+		if (S_ISDIR(st.st_mode)) {
+			if (!key_add_folder(sum, path, rel, error))
+				return false;
+		} else if (S_ISREG(st.st_mode)) {
+			g_autofree char *line =
+			    g_strdup_printf("%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", rel,
+					    (guint64) st.st_size,
+					    (guint64) st.st_mtim.tv_sec * 1000000000u +
+						(guint64) st.st_mtim.tv_nsec,
+					    (guint64) st.st_ino);
+
+			g_checksum_update(sum, (const guchar *) line, (gssize) strlen(line));
+		}
+	}
+	return true;
+}
+
+char *
+fsv_index_key(const char *trace_path, GError **error)
+{
+	g_autoptr(GChecksum) sum = NULL;
+	g_autofree char *real = NULL;
+	g_autofree char *head = NULL;
+	g_autoptr(GError) local = NULL;
+	struct stat st;
+
+	g_return_val_if_fail(trace_path != NULL, NULL);
+	real = realpath(trace_path, NULL);
+	if (!real || stat(real, &st) != 0) {
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO, "%s: %s", trace_path,
+			    g_strerror(errno));
+		return NULL;
+	}
+	sum = g_checksum_new(G_CHECKSUM_SHA256);
+	head = g_strdup_printf("fencescope index %d %s\n%s\n", FSV_INDEX_FORMAT_VERSION,
+			       FSV_PROJECT_VERSION, real);
+	g_checksum_update(sum, (const guchar *) head, (gssize) strlen(head));
+	if (S_ISDIR(st.st_mode)) {
+		if (!key_add_folder(sum, real, "", &local)) {
+			g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO, "%s: %s",
+				    trace_path, local->message);
+			return NULL;
+		}
+	} else {
+		g_autofree char *line = g_strdup_printf(
+		    "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", (guint64) st.st_size,
+		    (guint64) st.st_mtim.tv_sec * 1000000000u + (guint64) st.st_mtim.tv_nsec,
+		    (guint64) st.st_ino);
+
+		g_checksum_update(sum, (const guchar *) line, (gssize) strlen(line));
+	}
+	return g_strdup(g_checksum_get_string(sum));
+}
+
+char *
+fsv_index_cache_file(const char *trace_path, GError **error)
+{
+	g_autofree char *key = fsv_index_key(trace_path, error);
+	g_autofree char *dir = NULL;
+	g_autofree char *name = NULL;
+
+	if (!key)
+		return NULL;
+	dir = g_build_filename(g_get_user_cache_dir(), "fencescope", "index", NULL);
+	if (g_mkdir_with_parents(dir, 0700) != 0) {
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO, "%s: %s", dir,
+			    g_strerror(errno));
+		return NULL;
+	}
+	name = g_strconcat(key, ".fsvi", NULL);
+	return g_build_filename(dir, name, NULL);
+}
+
+/* ---- Saving ---------------------------------------------------------------------------- */
+
+typedef struct {
+	int fd;
+	uLong crc;
+	guint64 written;
+} Writer;
+
+static bool
+write_all(Writer *w, const void *data, gsize size)
+{
+	const char *p = data;
+
+	w->crc = crc32_z(w->crc, (const Bytef *) data, size);
+	while (size > 0) {
+		ssize_t n = write(w->fd, p, size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		size -= (gsize) n;
+		w->written += (guint64) n;
+	}
+	return true;
+}
+
+static bool
+write_padding(Writer *w, guint64 to)
+{
+	static const char zeros[INDEX_ALIGN];
+
+	if (to < w->written || to - w->written > sizeof(zeros))
+		return false;
+	return to == w->written || write_all(w, zeros, (gsize) (to - w->written));
+}
+
+bool
+fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GError **error)
+{
+	FsvTrace *t = (FsvTrace *) trace;
+	guint n = _fsv_trace_array_count;
+	g_autofree IndexSection *sections = g_new0(IndexSection, n);
+	g_autofree char *tmp = NULL;
+	IndexHeader header = {0};
+	Writer w = {-1, 0, 0};
+	guint64 offset;
+	bool ok = true;
+	int saved_errno = 0;
+
+	g_return_val_if_fail(trace && key && file, false);
+	g_return_val_if_fail(strlen(key) < sizeof(header.key), false);
+	memcpy(header.magic, INDEX_MAGIC, 8);
+	header.format_version = FSV_INDEX_FORMAT_VERSION;
+	header.byte_order = INDEX_BYTE_ORDER;
+	header.header_size = sizeof(IndexHeader);
+	header.n_sections = n;
+	g_strlcpy(header.key, key, sizeof(header.key));
+	g_strlcpy(header.version, FSV_PROJECT_VERSION, sizeof(header.version));
+	offset = align_up(sizeof(header) + n * sizeof(IndexSection));
+	for (guint i = 0; i < n; i++) {
+		const FsvTraceArrayInfo *info = &_fsv_trace_arrays[i];
+
+		memcpy(sections[i].tag, info->tag, 4);
+		sections[i].element_size = (guint32) info->element_size;
+		sections[i].count = *_fsv_trace_array_count_of(t, info);
+		sections[i].offset = offset;
+		offset = align_up(offset + sections[i].count * info->element_size);
+	}
+	/* The last section ends the file: no padding after it. */
+	header.file_size =
+	    sections[n - 1].offset + sections[n - 1].count * sections[n - 1].element_size;
+
+	tmp = g_strconcat(file, ".tmp.XXXXXX", NULL);
+	w.fd = g_mkstemp_full(tmp, O_RDWR | O_CLOEXEC, 0644);
+	if (w.fd < 0) {
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO, "%s: %s", file,
+			    g_strerror(errno));
+		return false;
+	}
+	w.crc = crc32_z(0, NULL, 0);
+	ok = write_all(&w, &header, sizeof(header)) &&
+	     write_all(&w, sections, n * sizeof(IndexSection));
+	for (guint i = 0; i < n && ok; i++) {
+		const FsvTraceArrayInfo *info = &_fsv_trace_arrays[i];
+		const void *data = *_fsv_trace_array_data(t, info);
+
+		ok = write_padding(&w, sections[i].offset) &&
+		     (sections[i].count == 0 ||
+		      write_all(&w, data, sections[i].count * info->element_size));
+	}
+	if (ok) {
+		/* The crc was computed with the field 0; now the field. */
+		header.crc32 = (guint32) w.crc;
+		ok = pwrite(w.fd, &header, sizeof(header), 0) == (ssize_t) sizeof(header) &&
+		     fsync(w.fd) == 0;
+	}
+	if (!ok)
+		saved_errno = errno;
+	if (close(w.fd) != 0 && ok) {
+		ok = false;
+		saved_errno = errno;
+	}
+	if (ok && rename(tmp, file) != 0) {
+		ok = false;
+		saved_errno = errno;
+	}
+	if (!ok) {
+		g_unlink(tmp);
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO, "%s: %s", file,
+			    g_strerror(saved_errno ? saved_errno : EIO));
+	}
+	return ok;
+}
+
+/* ---- Mapping and checking -------------------------------------------------------------- */
+
+/* Where the check of a section is, across its chunks. */
+typedef struct {
+	const FsvTrace *trace;
+	guint64 prev;    /* edge_start: the previous value */
+	gsize lod;       /* lod_items, lod_buckets: the header of the current element */
+	guint64 running; /* lods: items and buckets so far */
+	guint64 running_buckets;
+	const char *problem;
+} Check;
+
+static gsize
+count_of_kind(const FsvTrace *trace, guint32 kind)
+{
+	switch (kind) {
+	case FSV_ITEM_OP:
+		return trace->n_ops;
+	case FSV_ITEM_PACKET:
+		return trace->n_packets;
+	case FSV_ITEM_MARKER:
+		return trace->n_markers;
+	default:
+		return 0;
+	}
+}
+
+static bool
+index_ok(guint32 i, gsize n)
+{
+	return i == FSV_INDEX_NONE || i < n;
+}
+
+static bool
+range_ok(guint64 start, guint64 count, gsize n)
+{
+	return start <= n && count <= n - start;
+}
+
+static bool
+lod_kind_is(const FsvTrace *trace, guint64 lod, guint32 kind)
+{
+	return lod < trace->n_lods && trace->lods[lod].kind == kind;
+}
+
+#define FAIL(c, text)                                                                              \
+	do {                                                                                       \
+		(c)->problem = (text);                                                             \
+		return false;                                                                      \
+	} while (0)
+
+/*
+ * Checks elements [first, first + n) of array INFO, read into DATA: every index and offset they
+ * hold lies in bounds. Arrays before it in FSV_TRACE_ARRAYS are already checked and may be read
+ * (through the mapping: only small ones are). Returns false with c->problem set.
+ */
+static bool
+check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize first, gsize n)
+{
+	const FsvTrace *trace = c->trace;
+	gsize off = info->data_offset;
+
+#define IS(field) (off == G_STRUCT_OFFSET(FsvTrace, field))
+	if (IS(strings)) {
+		const char *s = data;
+
+		if (first == 0 && n > 0 && s[0] != '\0')
+			FAIL(c, "string pool does not start with \"\"");
+		if (first + n == trace->n_strings && s[n - 1] != '\0')
+			FAIL(c, "string pool not terminated");
+	} else if (IS(scalars)) {
+		const FsvTraceScalars *s = data;
+
+		if (s->runtime_version >= trace->n_strings ||
+		    (s->partial_error != FSV_STRING_NONE && s->partial_error >= trace->n_strings))
+			FAIL(c, "string offset out of bounds");
+	} else if (IS(ops)) {
+		const FsvOp *o = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (!index_ok(o[i].row, trace->n_rows) ||
+			    !index_ok(o[i].signal_op, trace->n_ops))
+				FAIL(c, "operation index out of bounds");
+	} else if (IS(packets)) {
+		const FsvPacket *p = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (!index_ok(p[i].row, trace->n_rows) ||
+			    !index_ok(p[i].prev_piece, trace->n_packets) ||
+			    !index_ok(p[i].next_piece, trace->n_packets))
+				FAIL(c, "packet index out of bounds");
+	} else if (IS(markers)) {
+		const FsvMarker *m = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (!index_ok(m[i].row, trace->n_rows) || m[i].kind >= 64)
+				FAIL(c, "marker index out of bounds");
+	} else if (IS(losses)) {
+		const FsvLoss *l = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (!index_ok(l[i].row, trace->n_rows))
+				FAIL(c, "loss row out of bounds");
+	} else if (IS(edge_start)) {
+		const guint32 *e = data;
+
+		for (gsize i = 0; i < n; i++) {
+			if ((first + i == 0 && e[i] != 0) || e[i] < c->prev ||
+			    e[i] > trace->n_edge_ops ||
+			    (first + i + 1 == trace->n_edge_start && e[i] != trace->n_edge_ops))
+				FAIL(c, "edge offset out of bounds");
+			c->prev = e[i];
+		}
+	} else if (IS(edge_ops) || IS(row_ops)) {
+		const guint32 *e = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (e[i] >= trace->n_ops)
+				FAIL(c, "operation index out of bounds");
+	} else if (IS(row_packets)) {
+		const guint32 *e = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (e[i] >= trace->n_packets)
+				FAIL(c, "packet index out of bounds");
+	} else if (IS(row_markers)) {
+		const guint32 *e = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (e[i] >= trace->n_markers)
+				FAIL(c, "marker index out of bounds");
+	} else if (IS(steps)) {
+		const FsvFenceStep *s = data;
+
+		for (gsize i = 0; i < n; i++)
+			if ((!index_ok(s[i].op, trace->n_ops) &&
+			     s[i].op != FSV_STEP_BUFFER_COMPLETED &&
+			     s[i].op != FSV_STEP_PROPAGATED) ||
+			    !index_ok(s[i].marker, trace->n_markers))
+				FAIL(c, "fence step index out of bounds");
+	} else if (IS(lods)) {
+		const FsvLodHeader *h = data;
+
+		for (gsize i = 0; i < n; i++) {
+			guint64 buckets = 0;
+
+			if ((h[i].kind != FSV_ITEM_OP && h[i].kind != FSV_ITEM_PACKET &&
+			     h[i].kind != FSV_ITEM_MARKER) ||
+			    h[i].items_start != c->running ||
+			    h[i].buckets_start != c->running_buckets ||
+			    !range_ok(h[i].items_start, h[i].n_items, trace->n_lod_items) ||
+			    h[i].class_start[0] != 0 ||
+			    h[i].class_start[FSV_LOD_CLASSES] != h[i].n_items)
+				FAIL(c, "level-of-detail index out of bounds");
+			for (guint k = 0; k < FSV_LOD_CLASSES; k++)
+				if (h[i].class_start[k] > h[i].class_start[k + 1])
+					FAIL(c, "level-of-detail classes out of order");
+			for (guint k = 0; k <= FSV_LOD_CLASSES; k++)
+				buckets += h[i].level_n[k];
+			for (guint k = 0; k <= FSV_LOD_CLASSES; k++)
+				if (!range_ok(h[i].level_start[k], h[i].level_n[k], buckets))
+					FAIL(c, "level-of-detail level out of bounds");
+			if (!range_ok(h[i].buckets_start, buckets, trace->n_lod_buckets))
+				FAIL(c, "level-of-detail buckets out of bounds");
+			c->running += h[i].n_items;
+			c->running_buckets += buckets;
+		}
+		if (first + n == trace->n_lods && (c->running != trace->n_lod_items ||
+						   c->running_buckets != trace->n_lod_buckets))
+			FAIL(c, "level-of-detail items not all owned");
+	} else if (IS(lod_items) || IS(lod_buckets)) {
+		bool items = IS(lod_items);
+
+		for (gsize i = 0; i < n; i++) {
+			guint64 k = first + i;
+			guint32 id;
+
+			/* The header owning element k (headers are contiguous, in order). */
+			while (c->lod < trace->n_lods) {
+				const FsvLodHeader *h = &trace->lods[c->lod];
+				guint64 end = items ? h->items_start + h->n_items
+						    : (c->lod + 1 < trace->n_lods
+							   ? trace->lods[c->lod + 1].buckets_start
+							   : trace->n_lod_buckets);
+
+				if (k < end)
+					break;
+				c->lod++;
+			}
+			if (c->lod >= trace->n_lods)
+				FAIL(c, "level-of-detail element without an index");
+			id = items ? ((const FsvLodItem *) data)[i].id
+				   : ((const FsvLodBucket *) data)[i].top;
+			if (id >= count_of_kind(trace, trace->lods[c->lod].kind))
+				FAIL(c, "level-of-detail item id out of bounds");
+		}
+	} else if (IS(rows)) {
+		const FsvStoredRow *r = data;
+
+		for (gsize i = 0; i < n; i++)
+			if ((r[i].row.parent != FSV_INDEX_NONE && r[i].row.parent >= first + i) ||
+			    r[i].label >= trace->n_strings || r[i].sublabel >= trace->n_strings ||
+			    r[i].row.kind > FSV_ROW_XFENCE)
+				FAIL(c, "row out of bounds");
+	} else if (IS(row_data)) {
+		const FsvRowData *d = data;
+
+		for (gsize i = 0; i < n; i++) {
+			guint32 lane_kind = d[i].n_ops ? FSV_ITEM_OP : FSV_ITEM_PACKET;
+
+			if (!range_ok(d[i].ops_start, d[i].n_ops, trace->n_row_ops) ||
+			    !range_ok(d[i].packets_start, d[i].n_packets, trace->n_row_packets) ||
+			    !range_ok(d[i].markers_start, d[i].n_markers, trace->n_row_markers) ||
+			    !range_ok(d[i].steps_start, d[i].n_steps, trace->n_steps) ||
+			    !range_ok(d[i].lane_lods, d[i].n_lane_lods, trace->n_lods) ||
+			    !range_ok(d[i].va_lods, d[i].n_va_lods, trace->n_lods))
+				FAIL(c, "row range out of bounds");
+			for (guint l = 0; l < d[i].n_lane_lods; l++)
+				if (!lod_kind_is(trace, (guint64) d[i].lane_lods + l, lane_kind))
+					FAIL(c, "row lane index of the wrong kind");
+			for (guint l = 0; l < d[i].n_va_lods; l++)
+				if (!lod_kind_is(trace, (guint64) d[i].va_lods + l,
+						 FSV_ITEM_MARKER))
+					FAIL(c, "row lane index of the wrong kind");
+			for (guint l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
+				if (d[i].marker_lods[l] != FSV_INDEX_NONE &&
+				    !lod_kind_is(trace, d[i].marker_lods[l], FSV_ITEM_MARKER))
+					FAIL(c, "row marker index out of bounds");
+		}
+	} else if (IS(processes)) {
+		const FsvStoredProcess *p = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (p[i].name >= trace->n_strings)
+				FAIL(c, "process name out of bounds");
+	} else if (IS(queue_rows) || IS(fence_rows) || IS(va_rows)) {
+		const FsvRowKey *k = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (k[i].row >= trace->n_rows)
+				FAIL(c, "row lookup out of bounds");
+	} else if (IS(xfence_rows)) {
+		const FsvXfenceRow *x = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (x[i].row >= trace->n_rows)
+				FAIL(c, "row lookup out of bounds");
+	}
+#undef IS
+	return true;
+}
+
+static bool
+read_all(int fd, void *buffer, gsize size, guint64 offset)
+{
+	char *p = buffer;
+
+	while (size > 0) {
+		ssize_t n = pread(fd, p, size, (off_t) offset);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		size -= (gsize) n;
+		offset += (guint64) n;
+	}
+	return true;
+}
+
+/* The one pass over the file: crc32 of every byte (the header's crc field as 0) and the check
+ * of every section's elements. */
+static const char *
+check_file(int fd, FsvTrace *trace, const IndexHeader *header, const IndexSection *sections)
+{
+	g_autofree char *buffer = g_malloc(INDEX_CHUNK);
+	IndexHeader zeroed = *header;
+	uLong crc = crc32_z(0, NULL, 0);
+	guint64 pos;
+
+	zeroed.crc32 = 0;
+	crc = crc32_z(crc, (const Bytef *) &zeroed, sizeof(zeroed));
+	pos = sizeof(zeroed);
+	for (guint i = 0; i <= header->n_sections; i++) {
+		guint64 start = i < header->n_sections ? sections[i].offset : header->file_size;
+		const FsvTraceArrayInfo *info =
+		    i < header->n_sections ? &_fsv_trace_arrays[i] : NULL;
+		Check c = {trace, 0, 0, 0, 0, NULL};
+		gsize per_chunk;
+
+		/* The section table and padding before this section. */
+		while (pos < start) {
+			gsize n = (gsize) MIN(start - pos, INDEX_CHUNK);
+
+			if (!read_all(fd, buffer, n, pos))
+				return "cannot read";
+			crc = crc32_z(crc, (const Bytef *) buffer, n);
+			pos += n;
+		}
+		if (!info)
+			break;
+		per_chunk = MAX(INDEX_CHUNK / info->element_size, 1);
+		for (guint64 first = 0; first < sections[i].count; first += per_chunk) {
+			gsize n = (gsize) MIN(sections[i].count - first, per_chunk);
+			gsize bytes = n * info->element_size;
+
+			if (!read_all(fd, buffer, bytes, pos))
+				return "cannot read";
+			crc = crc32_z(crc, (const Bytef *) buffer, bytes);
+			pos += bytes;
+			if (!check_section(&c, info, buffer, (gsize) first, n))
+				return c.problem;
+		}
+		if (sections[i].count == 0 && !check_section(&c, info, buffer, 0, 0))
+			return c.problem;
+	}
+	if ((guint32) crc != header->crc32)
+		return "checksum mismatch";
+	return NULL;
+}
+
+FsvTrace *
+fsv_index_map(const char *file, const char *expected_key, const char *trace_path, GError **error)
+{
+	g_autoptr(FsvTrace) trace = NULL;
+	const IndexHeader *header;
+	const IndexSection *sections;
+	const char *problem = NULL;
+	struct stat st;
+	void *map;
+	guint64 end;
+	int fd;
+
+	g_return_val_if_fail(file && expected_key && trace_path, NULL);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_INDEX, "%s: %s", file,
+			    g_strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || (gsize) st.st_size < sizeof(IndexHeader)) {
+		close(fd);
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_INDEX,
+			    "%s: not an index file (truncated)", file);
+		return NULL;
+	}
+	map = mmap(NULL, (gsize) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		int e = errno;
+
+		close(fd);
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_INDEX, "%s: %s", file,
+			    g_strerror(e));
+		return NULL;
+	}
+	trace = _fsv_trace_new_empty(trace_path);
+	trace->mapping = map;
+	trace->mapping_size = (gsize) st.st_size;
+	header = map;
+	sections = (const IndexSection *) (header + 1);
+	if (memcmp(header->magic, INDEX_MAGIC, 8) != 0)
+		problem = "not an index file";
+	else if (header->byte_order != INDEX_BYTE_ORDER)
+		problem = "written with another byte order";
+	else if (header->format_version != FSV_INDEX_FORMAT_VERSION ||
+		 header->header_size != sizeof(IndexHeader) ||
+		 header->n_sections != _fsv_trace_array_count)
+		problem = "another index format version";
+	else if (header->file_size != (guint64) st.st_size)
+		problem = "truncated or grown";
+	else if (memchr(header->key, '\0', sizeof(header->key)) == NULL ||
+		 strcmp(header->key, expected_key) != 0)
+		problem = "key mismatch (stale)";
+	else if (sizeof(IndexHeader) + header->n_sections * sizeof(IndexSection) >
+		 header->file_size)
+		problem = "section table out of bounds";
+	end = sizeof(IndexHeader) + (guint64) _fsv_trace_array_count * sizeof(IndexSection);
+	for (guint i = 0; !problem && i < _fsv_trace_array_count; i++) {
+		const FsvTraceArrayInfo *info = &_fsv_trace_arrays[i];
+		const IndexSection *s = &sections[i];
+
+		if (memcmp(s->tag, info->tag, 4) != 0 || s->element_size != info->element_size)
+			problem = "another index format version (section table)";
+		else if (s->offset % INDEX_ALIGN != 0 || s->offset < end ||
+			 s->offset > header->file_size ||
+			 s->count > (header->file_size - s->offset) / info->element_size)
+			problem = "section out of bounds";
+		else if (i + 1 == _fsv_trace_array_count &&
+			 s->offset + s->count * info->element_size != header->file_size)
+			problem = "trailing bytes";
+		if (problem)
+			break;
+		end = s->offset + s->count * info->element_size;
+		*_fsv_trace_array_data(trace, info) = (char *) map + s->offset;
+		*_fsv_trace_array_count_of(trace, info) = (gsize) s->count;
+	}
+	if (!problem &&
+	    (trace->n_scalars != 1 || trace->n_strings == 0 ||
+	     trace->n_edge_start != trace->n_ops + 1 || trace->n_row_data != trace->n_rows))
+		problem = "array sizes disagree";
+	if (!problem)
+		problem = check_file(fd, trace, header, sections);
+	close(fd);
+	if (problem) {
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_INDEX, "%s: %s", file, problem);
+		return NULL;
+	}
+	_fsv_trace_derive(trace);
+	return g_steal_pointer(&trace);
+}
+
+/* ---- Tests ----------------------------------------------------------------------------- */
+
+static bool
+read_header(int fd, const char *file, IndexHeader *header, GError **error)
+{
+	if (!read_all(fd, header, sizeof(*header), 0) ||
+	    memcmp(header->magic, INDEX_MAGIC, 8) != 0) {
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_INDEX, "%s: not an index file",
+			    file);
+		return false;
+	}
+	return true;
+}
+
+bool
+_fsv_index_find_section(const char *file, const char *tag, guint64 *offset, guint64 *count,
+			GError **error)
+{
+	IndexHeader header;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	bool found = false;
+
+	if (fd < 0 || !read_header(fd, file, &header, error)) {
+		if (fd >= 0)
+			close(fd);
+		else
+			g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO, "%s: %s", file,
+				    g_strerror(errno));
+		return false;
+	}
+	for (guint i = 0; i < header.n_sections && !found; i++) {
+		IndexSection s;
+
+		if (!read_all(fd, &s, sizeof(s), sizeof(header) + i * sizeof(s)))
+			break;
+		if (memcmp(s.tag, tag, 4) == 0) {
+			*offset = s.offset;
+			*count = s.count;
+			found = true;
+		}
+	}
+	close(fd);
+	if (!found)
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_INDEX, "%s: no section %s",
+			    file, tag);
+	return found;
+}
+
+bool
+_fsv_index_update_checksum(const char *file, GError **error)
+{
+	g_autofree char *data = NULL;
+	gsize size;
+	IndexHeader *header;
+
+	if (!g_file_get_contents(file, &data, &size, error))
+		return false;
+	if (size < sizeof(IndexHeader)) {
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_INDEX, "%s: truncated", file);
+		return false;
+	}
+	header = (IndexHeader *) data;
+	header->crc32 = 0;
+	header->crc32 = (guint32) crc32_z(crc32_z(0, NULL, 0), (const Bytef *) data, size);
+	return g_file_set_contents(file, data, (gssize) size, error);
+}
+
+/* ---- Tests: every trace through an index file ------------------------------------------- */
+
+FsvTrace *
+_fsv_trace_maybe_round_trip(FsvTrace *trace)
+{
+	const char *env = g_getenv("FSV_TRACE_ROUND_TRIP");
+	g_autoptr(GError) error = NULL;
+	g_autofree char *dir = NULL;
+	g_autofree char *file = NULL;
+	FsvTrace *mapped;
+
+	if (!env || strcmp(env, "1") != 0)
+		return trace;
+	dir = g_dir_make_tmp("fsv-round-trip-XXXXXX", &error);
+	g_assert_no_error(error);
+	file = g_build_filename(dir, "trace.fsvi", NULL);
+	if (!fsv_index_save(trace, "round-trip", file, &error))
+		g_error("FSV_TRACE_ROUND_TRIP: %s", error->message);
+	mapped = fsv_index_map(file, "round-trip", trace->path, &error);
+	if (!mapped)
+		g_error("FSV_TRACE_ROUND_TRIP: %s", error->message);
+	/* The mapping keeps the data; the file and its folder go. */
+	g_unlink(file);
+	g_rmdir(dir);
+	fsv_trace_unref(trace);
+	return mapped;
+}
