@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -330,18 +331,34 @@ Test(loading, damaged_trace_opens_with_the_partial_banner)
 
 typedef struct {
 	gint64 last_us, worst_us;
+	/* The main thread's CPU time between two ticks (CLOCK_THREAD_CPUTIME_ID): on a machine
+	 * whose cores are shared, a stall of the process by the scheduler shows in the wall gap
+	 * but not here; what the window's own code holds the loop for shows in both. */
+	gint64 last_cpu_us, worst_cpu_us;
 	guint ticks;
 } Probe;
+
+static gint64
+thread_cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
 
 static gboolean
 probe_tick(gpointer data)
 {
 	Probe *probe = data;
-	gint64 now = g_get_monotonic_time();
+	gint64 now = g_get_monotonic_time(), cpu = thread_cpu_us();
 
-	if (probe->last_us)
+	if (probe->last_us) {
 		probe->worst_us = MAX(probe->worst_us, now - probe->last_us);
+		probe->worst_cpu_us = MAX(probe->worst_cpu_us, cpu - probe->last_cpu_us);
+	}
 	probe->last_us = now;
+	probe->last_cpu_us = cpu;
 	probe->ticks++;
 	return G_SOURCE_CONTINUE;
 }
@@ -366,26 +383,39 @@ Test(loading, the_main_loop_never_stalls_while_a_trace_loads)
 	const char *limit_env = g_getenv("FSV_FREEZE_LIMIT_MS");
 	g_autofree char *path = bench && *bench ? g_strdup(bench) : copy_trace("stress", "stress");
 	gint64 limit_ms = limit_env ? g_ascii_strtoll(limit_env, NULL, 10) : 250;
-	Probe probe = {0};
-	guint source;
-	gint64 start = g_get_monotonic_time(), worst_ms;
 
-	source = g_timeout_add(2, probe_tick, &probe);
-	open_path(path);
-	while (!is_drawn() && g_get_monotonic_time() - start < 600 * G_USEC_PER_SEC)
-		g_main_context_iteration(NULL, TRUE);
-	/* The first frames of the new trace (layout and drawing are the main loop's too). */
-	for (gint64 until = g_get_monotonic_time() + 500000; g_get_monotonic_time() < until;)
-		g_main_context_iteration(NULL, TRUE);
-	g_source_remove(source);
-	cr_assert(is_drawn(), "not loaded");
-	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
-	worst_ms = MAX(0, probe.worst_us / 1000 - 2);
-	fprintf(stderr,
-		"# freeze probe: %s: %" G_GINT64_FORMAT " ms longest main-loop stall over %.1f s "
-		"(%u ticks), %u builder runs\n",
-		path, worst_ms, (double) (g_get_monotonic_time() - start) / G_USEC_PER_SEC,
-		probe.ticks, _fsv_loader_get_builder_runs());
-	cr_assert_lt(worst_ms, limit_ms, "the main loop stalled %" G_GINT64_FORMAT " ms",
-		     worst_ms);
+	/* Built by the builder, then mapped from the cache. */
+	for (int round = 0; round < 2; round++) {
+		Probe probe = {0};
+		guint source, runs = _fsv_loader_get_builder_runs();
+		gint64 start = g_get_monotonic_time(), worst_ms, loaded_us;
+
+		source = g_timeout_add(2, probe_tick, &probe);
+		open_path(path);
+		while (!is_drawn() && g_get_monotonic_time() - start < 600 * G_USEC_PER_SEC)
+			g_main_context_iteration(NULL, TRUE);
+		loaded_us = g_get_monotonic_time() - start;
+		/* The first frames of the new trace (layout and drawing are the main loop's
+		 * too). */
+		for (gint64 until = g_get_monotonic_time() + 500000;
+		     g_get_monotonic_time() < until;)
+			g_main_context_iteration(NULL, TRUE);
+		g_source_remove(source);
+		cr_assert(is_drawn(), "not loaded");
+		cr_assert_null(_fsv_window_get_error(window), "error: %s",
+			       _fsv_window_get_error(window));
+		cr_assert_eq(_fsv_loader_get_builder_runs(), runs + (round == 0 ? 1 : 0));
+		worst_ms = MAX(0, probe.worst_us / 1000 - 2);
+		fprintf(stderr,
+			"# freeze probe (%s): %s: loaded in %.2f s; longest main-loop stall %" G_GINT64_FORMAT
+			" ms wall, %.1f ms of the main thread's CPU between two ticks (%u ticks)\n",
+			round == 0 ? "built" : "from the cache", path,
+			(double) loaded_us / G_USEC_PER_SEC, worst_ms, probe.worst_cpu_us / 1000.0,
+			probe.ticks);
+		cr_assert_lt(probe.worst_cpu_us / 1000, limit_ms,
+			     "the main thread worked %.1f ms without returning to its loop",
+			     probe.worst_cpu_us / 1000.0);
+		cr_assert_lt(worst_ms, 4 * limit_ms,
+			     "the main loop stalled %" G_GINT64_FORMAT " ms", worst_ms);
+	}
 }
