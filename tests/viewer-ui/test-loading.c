@@ -335,6 +335,7 @@ typedef struct {
 	 * whose cores are shared, a stall of the process by the scheduler shows in the wall gap
 	 * but not here; what the window's own code holds the loop for shows in both. */
 	gint64 last_cpu_us, worst_cpu_us;
+	gint64 start_us, worst_at_us; /* when the longest wall gap ended, from the open */
 	guint ticks;
 } Probe;
 
@@ -354,6 +355,8 @@ probe_tick(gpointer data)
 	gint64 now = g_get_monotonic_time(), cpu = thread_cpu_us();
 
 	if (probe->last_us) {
+		if (now - probe->last_us > probe->worst_us)
+			probe->worst_at_us = now - probe->start_us;
 		probe->worst_us = MAX(probe->worst_us, now - probe->last_us);
 		probe->worst_cpu_us = MAX(probe->worst_cpu_us, cpu - probe->last_cpu_us);
 	}
@@ -373,16 +376,19 @@ is_drawn(void)
 }
 
 /* The main loop's longest stall, from the open to the first frames of the opened trace: the
- * gap between two runs of a 2 ms timeout (less its 2 ms). The limit is generous unless
- * FSV_FREEZE_LIMIT_MS says otherwise: this machine runs other builds, and a stall of the whole
- * process is not the window's; scripts measure the 10 M-event trace with FS_BENCH_TRACE and the
- * limit of issue 15 (50 ms). */
+ * gap between two runs of a 2 ms timeout (less its 2 ms), and the main thread's CPU time in
+ * that gap. The CPU figure is what the window's own code holds the loop for; the wall gap adds
+ * what the scheduler takes on a shared machine. Limits: FSV_FREEZE_LIMIT_MS on the CPU figure
+ * (250 ms by default; issue 15 asks 50 ms on the 10 M-event trace, FS_BENCH_TRACE), and
+ * FSV_FREEZE_WALL_LIMIT_MS on the wall gap (four times the other by default). */
 Test(loading, the_main_loop_never_stalls_while_a_trace_loads)
 {
 	const char *bench = g_getenv("FS_BENCH_TRACE");
 	const char *limit_env = g_getenv("FSV_FREEZE_LIMIT_MS");
 	g_autofree char *path = bench && *bench ? g_strdup(bench) : copy_trace("stress", "stress");
+	const char *wall_env = g_getenv("FSV_FREEZE_WALL_LIMIT_MS");
 	gint64 limit_ms = limit_env ? g_ascii_strtoll(limit_env, NULL, 10) : 250;
+	gint64 wall_limit_ms = wall_env ? g_ascii_strtoll(wall_env, NULL, 10) : 4 * limit_ms;
 
 	/* Built by the builder, then mapped from the cache. */
 	for (int round = 0; round < 2; round++) {
@@ -390,6 +396,7 @@ Test(loading, the_main_loop_never_stalls_while_a_trace_loads)
 		guint source, runs = _fsv_loader_get_builder_runs();
 		gint64 start = g_get_monotonic_time(), worst_ms, loaded_us;
 
+		probe.start_us = start;
 		source = g_timeout_add(2, probe_tick, &probe);
 		open_path(path);
 		while (!is_drawn() && g_get_monotonic_time() - start < 600 * G_USEC_PER_SEC)
@@ -408,14 +415,16 @@ Test(loading, the_main_loop_never_stalls_while_a_trace_loads)
 		worst_ms = MAX(0, probe.worst_us / 1000 - 2);
 		fprintf(stderr,
 			"# freeze probe (%s): %s: loaded in %.2f s; longest main-loop stall %" G_GINT64_FORMAT
-			" ms wall, %.1f ms of the main thread's CPU between two ticks (%u ticks)\n",
+			" ms wall (ending %.2f s after the open), %.1f ms of the main thread's CPU "
+			"between two ticks (%u ticks)\n",
 			round == 0 ? "built" : "from the cache", path,
-			(double) loaded_us / G_USEC_PER_SEC, worst_ms, probe.worst_cpu_us / 1000.0,
+			(double) loaded_us / G_USEC_PER_SEC, worst_ms,
+			(double) probe.worst_at_us / G_USEC_PER_SEC, probe.worst_cpu_us / 1000.0,
 			probe.ticks);
 		cr_assert_lt(probe.worst_cpu_us / 1000, limit_ms,
 			     "the main thread worked %.1f ms without returning to its loop",
 			     probe.worst_cpu_us / 1000.0);
-		cr_assert_lt(worst_ms, 4 * limit_ms,
+		cr_assert_lt(worst_ms, wall_limit_ms,
 			     "the main loop stalled %" G_GINT64_FORMAT " ms", worst_ms);
 	}
 }

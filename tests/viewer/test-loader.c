@@ -7,7 +7,7 @@
  * file; a damaged cache file is rebuilt; a builder killed (SIGKILL) or crashed (SIGSEGV) is one
  * line; cancel kills the builder and leaves no temporary file; a damaged trace opens partial and
  * is not cached; two opens of one trace at once both succeed; the preview names rows the trace
- * has. `fencescope render` twice on a trace gives the same PNG bytes, the second from the cache
+ * has; build folders of dead viewers are swept. `fencescope render` twice on a trace gives the same PNG bytes, the second from the cache
  * (the builder is made unreachable for it). The preview's line protocol round-trips and refuses
  * lines it cannot read.
  */
@@ -323,6 +323,27 @@ Test(loader, missing_trace_names_it_in_one_line)
 			   error->message);
 	cr_assert_null(strchr(error->message, '\n'), "error: %s", error->message);
 	cr_assert_eq(_fsv_loader_get_builder_runs(), 0);
+}
+
+/* A build folder left by a viewer that died mid-load (its process is gone) is removed by the
+ * next build; one of a live process is not. */
+Test(loader, build_folders_of_dead_viewers_are_swept)
+{
+	g_autofree char *folder =
+	    g_build_filename(g_get_user_cache_dir(), "fencescope", "index", NULL);
+	g_autofree char *dead = g_build_filename(folder, "build-2147483646-abcdef", NULL);
+	g_autofree char *dead_file = g_build_filename(dead, "index.fsvi.tmp", NULL);
+	g_autofree char *live_name = g_strdup_printf("build-%d-abcdef", (int) getppid());
+	g_autofree char *live = g_build_filename(folder, live_name, NULL);
+	g_autoptr(FsvTrace) opened = NULL;
+
+	cr_assert_eq(g_mkdir_with_parents(dead, 0700), 0);
+	cr_assert_eq(g_mkdir_with_parents(live, 0700), 0);
+	cr_assert(g_file_set_contents(dead_file, "half an index", -1, NULL));
+	opened = open_ok(trace, FSV_OPEN_DEFAULT);
+	cr_assert_not(g_file_test(dead, G_FILE_TEST_EXISTS), "%s is still there", dead);
+	cr_assert(g_file_test(live, G_FILE_TEST_IS_DIR), "a live viewer's folder was removed");
+	cr_assert_eq(g_rmdir(live), 0);
 }
 
 static gpointer

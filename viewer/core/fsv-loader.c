@@ -5,8 +5,8 @@
  * private folder it writes into, and the mapping of what it wrote. It builds nothing itself: the
  * index is the builder's, its format s9-idx's fsv-index.c.
  *
- * Where files go. The builder writes into a folder of its own, "build-XXXXXX" beside the cache
- * files (same file system, so the finished file is renamed into the cache, never copied); the
+ * Where files go. The builder writes into a folder of its own, "build-PID-XXXXXX" beside the
+ * cache files (same file system, so the finished file is renamed into the cache, never copied); the
  * folder is removed whatever happens — done, failed, crashed or cancelled — so no temporary file
  * outlives an open. Two viewers building one trace each rename a whole file to the same name:
  * both succeed, the last rename stays.
@@ -77,6 +77,37 @@ remove_folder(const char *folder)
 		g_unlink(file);
 	}
 	g_rmdir(folder);
+}
+
+/*
+ * Build folders are named build-PID-XXXXXX after the process that made them. One whose process
+ * is gone was left by a viewer that died mid-load (its builder died with it): removed before
+ * building, so a crash leaves nothing behind for long.
+ */
+static void
+sweep_orphan_build_folders(const char *folder)
+{
+	g_autoptr(GDir) dir = g_dir_open(folder, 0, NULL);
+	const char *name;
+
+	while (dir && (name = g_dir_read_name(dir))) {
+		guint64 pid;
+		g_autofree char *proc = NULL;
+		g_auto(GStrv) parts = NULL;
+
+		if (!g_str_has_prefix(name, "build-"))
+			continue;
+		parts = g_strsplit(name, "-", 3);
+		if (g_strv_length(parts) != 3 ||
+		    !g_ascii_string_to_unsigned(parts[1], 10, 1, G_MAXINT32, &pid, NULL))
+			continue;
+		proc = g_strdup_printf("/proc/%" G_GUINT64_FORMAT, pid);
+		if (!g_file_test(proc, G_FILE_TEST_EXISTS)) {
+			g_autofree char *orphan = g_build_filename(folder, name, NULL);
+
+			remove_folder(orphan);
+		}
+	}
 }
 
 /* What one run of the builder said on its pipe. */
@@ -287,7 +318,14 @@ fsv_trace_open(const char *path, FsvOpenFlags flags, FsvLoadProgressFunc progres
 		return NULL;
 	run.progress.fraction = -1;
 	run.progress.stage = FSV_LOAD_STAGE_CACHE;
-	key = fsv_index_key(path, &local_error);
+	if (strstr(path, "://")) {
+		/* A live session (net://…) has no identity on disk: built every time, never
+		 * cached, under a key of this open alone. */
+		use_cache = FALSE;
+		key = g_uuid_string_random();
+	} else {
+		key = fsv_index_key(path, &local_error);
+	}
 	if (key == NULL) {
 		/* No such path, or unreadable: fsv_trace_load()'s words, in the builder's place. */
 		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO, "%s",
@@ -316,7 +354,12 @@ fsv_trace_open(const char *path, FsvOpenFlags flags, FsvLoadProgressFunc progres
 	folder = cache_folder(cache_file, error);
 	if (folder == NULL)
 		return NULL;
-	build_dir = g_build_filename(folder, "build-XXXXXX", NULL);
+	sweep_orphan_build_folders(folder);
+	{
+		g_autofree char *name = g_strdup_printf("build-%d-XXXXXX", (int) getpid());
+
+		build_dir = g_build_filename(folder, name, NULL);
+	}
 	if (g_mkdtemp(build_dir) == NULL) {
 		int saved = errno;
 
