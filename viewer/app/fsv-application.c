@@ -114,6 +114,7 @@ fsv_application_init(FsvApplication *self)
 				      "Build the trace's index again, without reading or writing "
 				      "the index cache",
 				      NULL);
+	g_application_set_option_context_parameter_string(G_APPLICATION(self), "[TRACE…]");
 }
 
 FsvApplication *
