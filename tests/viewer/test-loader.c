@@ -7,7 +7,7 @@
  * file; a damaged cache file is rebuilt; a builder killed (SIGKILL) or crashed (SIGSEGV) is one
  * line; cancel kills the builder and leaves no temporary file; a damaged trace opens partial and
  * is not cached; two opens of one trace at once both succeed; the preview names rows the trace
- * has; build folders of dead viewers are swept. `fencescope render` twice on a trace gives the same PNG bytes, the second from the cache
+ * has; build folders of dead viewers are swept; without a cache folder an open still works. `fencescope render` twice on a trace gives the same PNG bytes, the second from the cache
  * (the builder is made unreachable for it). The preview's line protocol round-trips and refuses
  * lines it cannot read.
  */
@@ -344,6 +344,28 @@ Test(loader, build_folders_of_dead_viewers_are_swept)
 	cr_assert_not(g_file_test(dead, G_FILE_TEST_EXISTS), "%s is still there", dead);
 	cr_assert(g_file_test(live, G_FILE_TEST_IS_DIR), "a live viewer's folder was removed");
 	cr_assert_eq(g_rmdir(live), 0);
+}
+
+/* A cache folder that cannot be made (here a file stands in its way) does not stop an open: the
+ * index is built in the temporary folder and nothing is kept. */
+Test(loader, opens_without_a_cache_folder)
+{
+	g_autofree char *cache = g_build_filename(work, "cache", NULL);
+	g_autofree char *mine = g_strdup_printf("fencescope-index-build-%d-", (int) getpid());
+	g_autoptr(FsvTrace) opened = NULL;
+	g_autoptr(GDir) dir = NULL;
+	const char *name;
+
+	cr_assert(g_file_set_contents(cache, "in the way", -1, NULL));
+	opened = open_ok(trace, FSV_OPEN_DEFAULT);
+	cr_assert_gt(fsv_trace_get_op_count(opened), 0);
+	opened = (fsv_trace_unref(opened), open_ok(trace, FSV_OPEN_DEFAULT));
+	cr_assert_eq(_fsv_loader_get_builder_runs(), 2, "something was cached");
+	/* The builds went to the temporary folder, and left nothing there. */
+	dir = g_dir_open(g_get_tmp_dir(), 0, NULL);
+	while (dir && (name = g_dir_read_name(dir)))
+		cr_assert_not(g_str_has_prefix(name, mine), "%s/%s was left", g_get_tmp_dir(),
+			      name);
 }
 
 static gpointer

@@ -80,12 +80,13 @@ remove_folder(const char *folder)
 }
 
 /*
- * Build folders are named build-PID-XXXXXX after the process that made them. One whose process
- * is gone was left by a viewer that died mid-load (its builder died with it): removed before
- * building, so a crash leaves nothing behind for long.
+ * Build folders are named PREFIX-PID-XXXXXX after the process that made them ("build-" in the
+ * cache folder, "fencescope-index-build-" in the temporary folder when there is no cache folder).
+ * One whose process is gone was left by a viewer that died mid-load (its builder died with it):
+ * removed before building, so a crash leaves nothing behind for long.
  */
 static void
-sweep_orphan_build_folders(const char *folder)
+sweep_orphan_build_folders(const char *folder, const char *prefix)
 {
 	g_autoptr(GDir) dir = g_dir_open(folder, 0, NULL);
 	const char *name;
@@ -95,11 +96,11 @@ sweep_orphan_build_folders(const char *folder)
 		g_autofree char *proc = NULL;
 		g_auto(GStrv) parts = NULL;
 
-		if (!g_str_has_prefix(name, "build-"))
+		if (!g_str_has_prefix(name, prefix))
 			continue;
-		parts = g_strsplit(name, "-", 3);
-		if (g_strv_length(parts) != 3 ||
-		    !g_ascii_string_to_unsigned(parts[1], 10, 1, G_MAXINT32, &pid, NULL))
+		parts = g_strsplit(name + strlen(prefix), "-", 2);
+		if (g_strv_length(parts) != 2 ||
+		    !g_ascii_string_to_unsigned(parts[0], 10, 1, G_MAXINT32, &pid, NULL))
 			continue;
 		proc = g_strdup_printf("/proc/%" G_GUINT64_FORMAT, pid);
 		if (!g_file_test(proc, G_FILE_TEST_EXISTS)) {
@@ -310,6 +311,7 @@ fsv_trace_open(const char *path, FsvOpenFlags flags, FsvLoadProgressFunc progres
 	g_autoptr(GError) local_error = NULL;
 	g_autoptr(FsvTrace) trace = NULL;
 	BuilderRun run = {.func = progress, .user_data = user_data};
+	const char *prefix = "build-";
 
 	g_return_val_if_fail(path != NULL, NULL);
 	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
@@ -351,12 +353,19 @@ fsv_trace_open(const char *path, FsvOpenFlags flags, FsvLoadProgressFunc progres
 		g_clear_error(&local_error);
 	}
 
-	folder = cache_folder(cache_file, error);
-	if (folder == NULL)
-		return NULL;
-	sweep_orphan_build_folders(folder);
+	folder = cache_folder(cache_file, &local_error);
+	if (folder == NULL) {
+		/* No cache folder (a read-only home, say): build in the temporary folder, and keep
+		 * nothing. */
+		g_debug("no index cache: %s", local_error->message);
+		g_clear_error(&local_error);
+		use_cache = FALSE;
+		folder = g_strdup(g_get_tmp_dir());
+		prefix = "fencescope-index-build-";
+	}
+	sweep_orphan_build_folders(folder, prefix);
 	{
-		g_autofree char *name = g_strdup_printf("build-%d-XXXXXX", (int) getpid());
+		g_autofree char *name = g_strdup_printf("%s%d-XXXXXX", prefix, (int) getpid());
 
 		build_dir = g_build_filename(folder, name, NULL);
 	}
