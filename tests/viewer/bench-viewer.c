@@ -1,17 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fencescope-bench-viewer TRACE: the viewer's figures, headless (scripts/bench viewer).
+ * fencescope-bench-viewer TRACE: the viewer's figures, headless (scripts/bench viewer; issue 15
+ * §1's targets, issue 6's redraw budget).
  *
- *   load     fsv_trace_load with a progress callback, as the GTK app's worker thread runs it:
- *            wall time, events per second, peak RSS and the index's own size;
- *   cancel   a second load cancelled through its GCancellable after CANCEL_AFTER seconds:
- *            how long the worker takes to return once cancelled;
- *   redraw   fsv_render_draw at 1920x1080 on a cairo image surface, the whole trace and
- *            100 ms, 1 ms and 10 µs windows at several positions, each drawn several times:
- *            p50 / p99 / max per zoom, against the 16 ms frame budget; also with the fence
- *            rows expanded and with a selected signal's arrows.
+ *   first open  fsv_trace_load with a progress callback, as the GTK app's worker thread runs
+ *               it, then fsv_index_save of the index into the cache (a private
+ *               XDG_CACHE_HOME unless FS_BENCH_CACHE names one): wall time of each and both,
+ *               against `babeltrace2 -o dummy` (FS_BENCH_BT2_S, measured by
+ *               scripts/bench-viewer) — target ≤ 1.5×; peak RSS of the building process;
+ *   cancel      a second load cancelled through its GCancellable after CANCEL_AFTER seconds:
+ *               how long the worker takes to return once cancelled;
+ *   reopen      in a new process (its memory is the viewer's, not the builder's): the key,
+ *               fsv_index_map of the cache file, a view: wall time until ready to draw
+ *               (target < 1 s), then the first draw; VmRSS after it, per trace event (target
+ *               ≤ 24 bytes);
+ *   redraw      fsv_render_draw at 1920x1080 on a cairo image surface of the mapped trace, the
+ *               whole trace and 100 ms, 1 ms and 10 µs windows at several positions, each drawn
+ *               several times: p50 / p99 / max per zoom, against the 16 ms frame budget; also
+ *               with the fence rows expanded and with a selected signal's arrows.
  *
- * Prints a table on stdout; exits 1 if the trace cannot be loaded.
+ * Prints a table on stdout; exits 1 if the trace cannot be loaded or its index not mapped.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -19,11 +27,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <cairo.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 
+#include "fsv-index.h"
 #include "fsv-render.h"
+#include "fsv-trace-storage.h"
 #include "fsv-trace-private.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
@@ -47,6 +60,62 @@ peak_rss_mb(void)
 
 	getrusage(RUSAGE_SELF, &u);
 	return (double) u.ru_maxrss / 1024.0;
+}
+
+/* The process's resident memory now (VmRSS), in bytes. */
+static guint64
+rss_bytes(void)
+{
+	g_autofree char *status = NULL;
+	const char *line;
+
+	if (!g_file_get_contents("/proc/self/status", &status, NULL, NULL))
+		return 0;
+	line = strstr(status, "VmRSS:");
+	return line ? g_ascii_strtoull(line + 6, NULL, 10) * 1024 : 0;
+}
+
+/* Pages of [data, data + size) mapped into this process now (/proc/self/pagemap's present
+ * bit), in bytes. */
+static guint64
+resident_bytes(int pagemap, const void *data, gsize size)
+{
+	gsize page = (gsize) sysconf(_SC_PAGESIZE);
+	guintptr first = (guintptr) data / page, last = ((guintptr) data + size + page - 1) / page;
+	guint64 resident = 0;
+
+	for (guintptr p = first; p < last; p++) {
+		guint64 entry = 0;
+
+		if (pread(pagemap, &entry, sizeof(entry), (off_t) (p * sizeof(entry))) ==
+			(ssize_t) sizeof(entry) &&
+		    (entry >> 63 & 1))
+			resident += page;
+	}
+	return resident;
+}
+
+/* The arrays of a mapped trace with resident pages, MB each. */
+static void
+print_resident_arrays(FsvTrace *trace)
+{
+	int pagemap = open("/proc/self/pagemap", O_RDONLY);
+
+	if (pagemap < 0)
+		return;
+	printf("  resident pages of the mapped index (MB):");
+	for (guint i = 0; i < _fsv_trace_array_count; i++) {
+		const FsvTraceArrayInfo *info = &_fsv_trace_arrays[i];
+		gsize n = *_fsv_trace_array_count_of(trace, info);
+		guint64 r = n ? resident_bytes(pagemap, *_fsv_trace_array_data(trace, info),
+					       n * info->element_size)
+			      : 0;
+
+		if (r >= 100000)
+			printf(" %s %.1f/%.1f", info->tag, r / 1e6, n * info->element_size / 1e6);
+	}
+	printf("\n");
+	close(pagemap);
 }
 
 typedef struct {
@@ -139,22 +208,146 @@ cancel_worker(gpointer data)
 	return NULL;
 }
 
+/* The signal that released the most waits, or FSV_INDEX_NONE. */
+static guint32
+busiest_signal(FsvTrace *trace)
+{
+	guint32 best = FSV_INDEX_NONE;
+	guint most = 0;
+
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
+		guint n = 0;
+
+		fsv_trace_get_op_edges(trace, i, &n);
+		if (n > most && fsv_trace_get_op(trace, i)->kind == FSA_OP_SIGNAL) {
+			most = n;
+			best = i;
+		}
+	}
+	return best;
+}
+
+static void
+bench_redraws(FsvTrace *trace, FsvView *view, cairo_t *cr, FsvRenderOptions *opt)
+{
+	guint32 best;
+
+	printf("\n  redraw at %dx%d, image surface, mapped trace (ms)\n", WIDTH, HEIGHT);
+	printf("  %-28s %6s %8s %8s %8s %10s %10s\n", "window", "draws", "p50", "p99", "max",
+	       "items", "buckets");
+	bench_zoom(trace, view, cr, "whole trace", 0, opt);
+	bench_zoom(trace, view, cr, "100 ms", 100000000, opt);
+	bench_zoom(trace, view, cr, "1 ms", 1000000, opt);
+	bench_zoom(trace, view, cr, "10 us", 10000, opt);
+	for (guint32 r = 0; r < fsv_trace_get_row_count(trace); r++)
+		if (fsv_trace_get_row(trace, r)->kind == FSV_ROW_FENCE_GROUP)
+			fsv_view_set_row_expanded(view, r, true);
+	bench_zoom(trace, view, cr, "whole trace, fence rows", 0, opt);
+	bench_zoom(trace, view, cr, "1 ms, fence rows", 1000000, opt);
+	best = busiest_signal(trace);
+	if (best != FSV_INDEX_NONE) {
+		opt->selection = (FsvItem){FSV_ITEM_OP, best, fsv_trace_get_op(trace, best)->row};
+		bench_zoom(trace, view, cr, "whole trace, selection", 0, opt);
+		bench_zoom(trace, view, cr, "1 ms, selection", 1000000, opt);
+	}
+	{
+		FsvRenderOptions full = *opt;
+
+		full.no_lod = true;
+		full.selection.kind = FSV_ITEM_NONE;
+		printf("  without level of detail (for comparison):\n");
+		bench_zoom(trace, view, cr, "whole trace, no LOD", 0, &full);
+	}
+}
+
+/* The reopen, in its own process: key, map, view, first draw; memory; redraws. */
+static int
+reopen(const char *path)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FsvTrace) trace = NULL;
+	g_autoptr(FsvView) view = NULL;
+	g_autofree char *key = NULL;
+	g_autofree char *file = NULL;
+	cairo_surface_t *surface;
+	cairo_t *cr;
+	FsvRenderOptions opt;
+	double t0 = now(), t_key, t_map, t_ready, t_draw;
+	guint64 rss_before = rss_bytes(), rss_map, rss_view, rss, events;
+
+	key = fsv_index_key(path, &error);
+	if (key)
+		file = fsv_index_cache_file(path, &error);
+	t_key = now();
+	if (file)
+		trace = fsv_index_map(file, key, path, &error);
+	t_map = now();
+	if (!trace) {
+		fprintf(stderr, "fencescope-bench-viewer: %s\n", error->message);
+		return 1;
+	}
+	rss_map = rss_bytes();
+	view = fsv_view_new(trace);
+	fsv_view_set_size(view, WIDTH, HEIGHT);
+	t_ready = now();
+	rss_view = rss_bytes();
+	surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, WIDTH, HEIGHT);
+	cr = cairo_create(surface);
+	fsv_render_options_init(&opt);
+	fsv_render_draw(cr, trace, view, &opt);
+	cairo_surface_flush(surface);
+	t_draw = now();
+	rss = rss_bytes();
+	events = fsv_trace_get_ingest_stats(trace)->events;
+	printf("  reopen (new process, valid cache): ready to draw in %.3f s (key %.3f s, map + "
+	       "check %.3f s, view %.3f s) %s; first draw %.0f ms\n",
+	       t_ready - t0, t_key - t0, t_map - t_key, t_ready - t_map,
+	       t_ready - t0 < 1.0 ? "ok (< 1 s)" : "OVER 1 s", (t_draw - t_ready) * 1e3);
+	printf("  memory after open + first draw: VmRSS %.1f MB (%.1f MB before opening, %.1f "
+	       "after mapping, %.1f with the view), %.1f "
+	       "bytes per trace event %s; index %.0f MB mapped\n",
+	       rss / 1e6, rss_before / 1e6, rss_map / 1e6, rss_view / 1e6,
+	       events ? (double) rss / (double) events : 0.0,
+	       events && (double) rss / (double) events <= 24.0 ? "ok (<= 24)" : "OVER 24",
+	       _fsv_trace_get_memory_size(trace) / 1e6);
+	print_resident_arrays(trace);
+	bench_redraws(trace, view, cr, &opt);
+	printf("  VmRSS after the redraws: %.1f MB (%.1f bytes per trace event)\n",
+	       rss_bytes() / 1e6, events ? (double) rss_bytes() / (double) events : 0.0);
+	cairo_destroy(cr);
+	cairo_surface_destroy(surface);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(FsvTrace) trace = NULL;
-	g_autoptr(FsvView) view = NULL;
+	g_autofree char *cache = NULL;
+	g_autofree char *key = NULL;
+	g_autofree char *file = NULL;
 	Progress progress = {0};
-	cairo_surface_t *surface;
-	cairo_t *cr;
-	FsvRenderOptions opt;
-	double t0, load_s, rss_before = peak_rss_mb();
+	double t0, load_s, save_s, rss_before = peak_rss_mb();
+	const char *bt2 = g_getenv("FS_BENCH_BT2_S");
 	guint64 events;
+	int status;
 
+	if (argc == 3 && strcmp(argv[1], "--reopen") == 0)
+		return reopen(argv[2]);
 	if (argc != 2) {
 		fprintf(stderr, "usage: fencescope-bench-viewer TRACE\n");
 		return 2;
+	}
+	if (g_getenv("FS_BENCH_CACHE")) {
+		g_setenv("XDG_CACHE_HOME", g_getenv("FS_BENCH_CACHE"), TRUE);
+	} else {
+		cache = g_dir_make_tmp("fsv-bench-cache-XXXXXX", &error);
+		if (!cache) {
+			fprintf(stderr, "fencescope-bench-viewer: %s\n", error->message);
+			return 1;
+		}
+		g_setenv("XDG_CACHE_HOME", cache, TRUE);
 	}
 	t0 = now();
 	trace = fsv_trace_load(argv[1], on_progress, &progress, NULL, &error);
@@ -163,15 +356,36 @@ main(int argc, char **argv)
 		fprintf(stderr, "fencescope-bench-viewer: %s\n", error->message);
 		return 1;
 	}
+	t0 = now();
+	key = fsv_index_key(argv[1], &error);
+	if (key)
+		file = fsv_index_cache_file(argv[1], &error);
+	if (!file || !fsv_index_save(trace, key, file, &error)) {
+		fprintf(stderr, "fencescope-bench-viewer: %s\n", error->message);
+		return 1;
+	}
+	save_s = now() - t0;
 	events = fsv_trace_get_ingest_stats(trace)->events;
 	printf("viewer benchmark: %s\n", argv[1]);
-	printf("  load: %" PRIu64 " events in %.2f s (%.2f M events/s), %u progress calls\n",
-	       events, load_s, events / load_s / 1e6, progress.calls);
-	printf("  index: %u rows, %u ops, %u packets, %u markers; %.0f MB of index; peak RSS "
-	       "%.0f MB (%.0f MB before loading)\n",
+	if (bt2)
+		printf("  babeltrace2 -o dummy: %.2f s\n", g_ascii_strtod(bt2, NULL));
+	printf("  first open: %.2f s = build %.2f s (%" G_GUINT64_FORMAT
+	       " events, %.2f M events/s, %u progress calls) + save %.2f s",
+	       load_s + save_s, load_s, events, events / load_s / 1e6, progress.calls, save_s);
+	if (bt2 && g_ascii_strtod(bt2, NULL) > 0) {
+		double ratio = (load_s + save_s) / g_ascii_strtod(bt2, NULL);
+
+		printf("; %.2fx babeltrace2 %s", ratio,
+		       ratio <= 1.5 ? "ok (<= 1.5x)" : "OVER 1.5x");
+	}
+	printf("\n  index: %u rows, %u ops, %u packets, %u markers; %.0f MB (%.1f bytes per "
+	       "event); peak RSS while building %.0f MB (%.0f MB before)\n",
 	       fsv_trace_get_row_count(trace), fsv_trace_get_op_count(trace),
 	       fsv_trace_get_packet_count(trace), fsv_trace_get_marker_count(trace),
-	       _fsv_trace_get_memory_size(trace) / 1e6, peak_rss_mb(), rss_before);
+	       _fsv_trace_get_memory_size(trace) / 1e6,
+	       (double) _fsv_trace_get_memory_size(trace) / (double) MAX(events, 1), peak_rss_mb(),
+	       rss_before);
+	fsv_trace_unref(g_steal_pointer(&trace));
 
 	/* Cancellation: a worker thread, as in the app. */
 	{
@@ -197,58 +411,28 @@ main(int argc, char **argv)
 		g_clear_error(&c.error);
 		g_object_unref(c.cancellable);
 	}
+	fflush(stdout);
 
-	view = fsv_view_new(trace);
-	fsv_view_set_size(view, WIDTH, HEIGHT);
-	surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, WIDTH, HEIGHT);
-	cr = cairo_create(surface);
-	fsv_render_options_init(&opt);
-	/* The first draw loads fonts; not a redraw. */
-	fsv_render_draw(cr, trace, view, &opt);
-
-	printf("\n  redraw at %dx%d, image surface (ms)\n", WIDTH, HEIGHT);
-	printf("  %-28s %6s %8s %8s %8s %10s %10s\n", "window", "draws", "p50", "p99", "max",
-	       "items", "buckets");
-	bench_zoom(trace, view, cr, "whole trace", 0, &opt);
-	bench_zoom(trace, view, cr, "100 ms", 100000000, &opt);
-	bench_zoom(trace, view, cr, "1 ms", 1000000, &opt);
-	bench_zoom(trace, view, cr, "10 us", 10000, &opt);
-	for (guint32 r = 0; r < fsv_trace_get_row_count(trace); r++)
-		if (fsv_trace_get_row(trace, r)->kind == FSV_ROW_FENCE_GROUP)
-			fsv_view_set_row_expanded(view, r, true);
-	bench_zoom(trace, view, cr, "whole trace, fence rows", 0, &opt);
-	bench_zoom(trace, view, cr, "1 ms, fence rows", 1000000, &opt);
+	/* The reopen in a new process: the viewer that opens a trace with a valid cache. */
 	{
-		/* The signal that released the most waits, selected. */
-		guint32 best = FSV_INDEX_NONE;
-		guint most = 0;
+		const char *child[] = {"/proc/self/exe", "--reopen", argv[1], NULL};
 
-		for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
-			guint n = 0;
-
-			fsv_trace_get_op_edges(trace, i, &n);
-			if (fsv_trace_get_op(trace, i)->kind == FSA_OP_SIGNAL && n > most) {
-				most = n;
-				best = i;
-			}
-		}
-		if (best != FSV_INDEX_NONE) {
-			opt.selection =
-			    (FsvItem){FSV_ITEM_OP, best, fsv_trace_get_op(trace, best)->row};
-			bench_zoom(trace, view, cr, "whole trace, selection", 0, &opt);
-			bench_zoom(trace, view, cr, "1 ms, selection", 1000000, &opt);
+		if (!g_spawn_sync(NULL, (char **) child, NULL, G_SPAWN_CHILD_INHERITS_STDIN, NULL,
+				  NULL, NULL, NULL, &status, &error) ||
+		    !g_spawn_check_wait_status(status, &error)) {
+			fprintf(stderr, "fencescope-bench-viewer: reopen: %s\n", error->message);
+			status = 1;
+		} else {
+			status = 0;
 		}
 	}
-	{
-		FsvRenderOptions full = opt;
-
-		full.no_lod = true;
-		full.selection.kind = FSV_ITEM_NONE;
-		printf("  without level of detail (for comparison):\n");
-		bench_zoom(trace, view, cr, "whole trace, no LOD", 0, &full);
+	if (cache) {
+		g_unlink(file);
+		g_autofree char *dir = g_path_get_dirname(file);
+		g_rmdir(dir);
+		g_autofree char *parent = g_path_get_dirname(dir);
+		g_rmdir(parent);
+		g_rmdir(cache);
 	}
-	cairo_destroy(cr);
-	cairo_surface_destroy(surface);
-	printf("\n  peak RSS at the end: %.0f MB\n", peak_rss_mb());
-	return 0;
+	return status;
 }

@@ -696,6 +696,10 @@ fsv_index_map(const char *file, const char *expected_key, const char *trace_path
 		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_INDEX, "%s: %s", file, problem);
 		return NULL;
 	}
+	/* Drawing reads items scattered over the arrays (a LOD bucket's longest item, one per
+	 * pixel column and lane): without this the kernel maps 64 KB around each page read
+	 * (fault-around) and a first draw of the whole trace makes most of the file resident. */
+	madvise(map, (gsize) st.st_size, MADV_RANDOM);
 	_fsv_trace_derive(trace);
 	return g_steal_pointer(&trace);
 }

@@ -443,12 +443,14 @@ static bool
 draw_op_bucket(const FsvLodBucket *b, gpointer data)
 {
 	RenderPass *pass = data;
-	const FsvOp *o = fsv_trace_get_op(pass->trace, b->top);
-	bool is_faded = op_is_faded(pass, o);
+	/* The top's kind from the small kind array; the op itself only to match a filter
+	 * (fsv-trace-private.h). */
+	bool is_faded =
+	    pass->has_filter && op_is_faded(pass, fsv_trace_get_op(pass->trace, b->top));
 	enum batch_style s;
 
 	pass->stats->buckets_drawn++;
-	if (o->kind == FSA_OP_SIGNAL)
+	if (_fsv_trace_get_op_kind(pass->trace, b->top) == FSA_OP_SIGNAL)
 		s = is_faded ? BATCH_FADED_SIGNAL : BATCH_SIGNAL;
 	else
 		s = is_faded ? BATCH_FADED_WAIT : BATCH_WAIT_STALLED;
@@ -569,15 +571,21 @@ draw_op_detail(RenderPass *pass, const FsvOp *o)
  * connector say that they were; the other preempted pieces are orange, faulted or aborted ones
  * red, the rest take their queue's colour. */
 static enum batch_style
+packet_style_of(bool is_paging, guint8 status, guint64 hwqueue_handle)
+{
+	if (is_paging)
+		return BATCH_PACKET_PAGING;
+	if (status == FSA_PACKET_PREEMPTED)
+		return BATCH_PACKET_PREEMPTED;
+	if (status == FSA_PACKET_FAULTED || status == FSA_PACKET_ABORTED)
+		return BATCH_PACKET_FAULTED;
+	return BATCH_PACKET0 + (guint) (hwqueue_handle * 2654435761u >> 8) % PACKET_COLORS;
+}
+
+static enum batch_style
 packet_style(const FsvPacket *p)
 {
-	if (p->is_paging)
-		return BATCH_PACKET_PAGING;
-	if (p->status == FSA_PACKET_PREEMPTED)
-		return BATCH_PACKET_PREEMPTED;
-	if (p->status == FSA_PACKET_FAULTED || p->status == FSA_PACKET_ABORTED)
-		return BATCH_PACKET_FAULTED;
-	return BATCH_PACKET0 + (guint) (p->hwqueue_handle * 2654435761u >> 8) % PACKET_COLORS;
+	return packet_style_of(p->is_paging, p->status, p->hwqueue_handle);
 }
 
 static bool
@@ -610,9 +618,11 @@ static bool
 draw_packet_bucket(const FsvLodBucket *b, gpointer data)
 {
 	RenderPass *pass = data;
+	/* The top's style from the small style array, not the packet (fsv-trace-private.h). */
+	const FsvPacketStyle *top = _fsv_trace_get_packet_style(pass->trace, b->top);
 
 	pass->stats->buckets_drawn++;
-	batch_add(pass, packet_style(fsv_trace_get_packet(pass->trace, b->top)),
+	batch_add(pass, packet_style_of(top->is_paging, top->status, top->hwqueue_handle),
 		  fsv_view_time_to_x(pass->view, b->begin_ns),
 		  fsv_view_time_to_x(pass->view, b->end_ns), pass->lane_y, pass->lane_h);
 	return true;

@@ -274,7 +274,7 @@ sort_row_list(const TraceBuild *build, GArray *list, int what)
  * overflow (its items may then overlap). */
 static guint
 assign_lanes(GArray *list, guint64 (*span)(TraceBuild *, guint32, guint64 *),
-	     void (*set_lane)(TraceBuild *, guint32, guint8), TraceBuild *build, int kind,
+	     void (*set_lane)(TraceBuild *, guint32, guint16), TraceBuild *build, int kind,
 	     guint cap, guint offset)
 {
 	guint64 lane_end[FSV_MAX_LANES] = {0};
@@ -301,7 +301,7 @@ assign_lanes(GArray *list, guint64 (*span)(TraceBuild *, guint32, guint64 *),
 		}
 		lane_end[lane] = MAX(lane_end[lane], end == begin ? end + 1 : end);
 		used = MAX(used, lane + 1);
-		set_lane(build, idx, (guint8) (offset + lane));
+		set_lane(build, idx, (guint16) (offset + lane));
 	}
 	return used;
 }
@@ -316,7 +316,7 @@ op_span(TraceBuild *build, guint32 i, guint64 *end)
 }
 
 static void
-op_set_lane(TraceBuild *build, guint32 i, guint8 lane)
+op_set_lane(TraceBuild *build, guint32 i, guint16 lane)
 {
 	g_array_index(build->ops, FsvOp, i).lane = lane;
 }
@@ -331,7 +331,7 @@ packet_span(TraceBuild *build, guint32 i, guint64 *end)
 }
 
 static void
-packet_set_lane(TraceBuild *build, guint32 i, guint8 lane)
+packet_set_lane(TraceBuild *build, guint32 i, guint16 lane)
 {
 	g_array_index(build->packets, FsvPacket, i).lane = lane;
 }
@@ -1318,6 +1318,19 @@ build_freeze(TraceBuild *build)
 		trace->processes[i].info = *p;
 		trace->processes[i].info.name = NULL;
 		trace->processes[i].name = pool_add(pool, p->name);
+	}
+	trace->op_kinds = g_new0(guint8, MAX(build->ops->len, 1));
+	trace->n_op_kinds = build->ops->len;
+	for (guint i = 0; i < build->ops->len; i++)
+		trace->op_kinds[i] = g_array_index(build->ops, FsvOp, i).kind;
+	trace->packet_styles = g_new0(FsvPacketStyle, MAX(build->packets->len, 1));
+	trace->n_packet_styles = build->packets->len;
+	for (guint i = 0; i < build->packets->len; i++) {
+		const FsvPacket *p = &g_array_index(build->packets, FsvPacket, i);
+
+		trace->packet_styles[i].hwqueue_handle = p->hwqueue_handle;
+		trace->packet_styles[i].status = p->status;
+		trace->packet_styles[i].is_paging = p->is_paging;
 	}
 	trace->ops = steal_array(build->ops, &trace->n_ops);
 	trace->packets = steal_array(build->packets, &trace->n_packets);

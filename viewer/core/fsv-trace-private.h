@@ -111,6 +111,21 @@ FsvTrace *_fsv_trace_new_from_events(const char *name, const struct fsa_event *e
 FsvTrace *_fsv_trace_load_teed(const char *path, const struct fsa_model_sink *tee,
 			       FsvTraceProgressFunc progress, gpointer user_data,
 			       GCancellable *cancellable, GError **error);
+/*
+ * What drawing a LOD bucket needs of its top item, without reading the item: a bucket stands
+ * for one pixel column of a lane, so at a far zoom the buckets' tops are spread over the whole
+ * op and packet arrays, and reading them would make those arrays resident (a mapped index file
+ * is read 64 KB around each page touched). These small arrays are read instead.
+ */
+guint8 _fsv_trace_get_op_kind(const FsvTrace *trace, guint32 op); /* FsvOp.kind */
+typedef struct {
+	guint64 hwqueue_handle;
+	guint8 status; /* enum fsa_packet_status */
+	bool is_paging;
+	guint8 reserved[6];
+} FsvPacketStyle;
+/* Returns: (transfer none): FsvPacket's hwqueue_handle, status and is_paging. */
+const FsvPacketStyle *_fsv_trace_get_packet_style(const FsvTrace *trace, guint32 packet);
 /* Bytes of the index (ops, packets, markers, LODs), for the benchmark. */
 gsize _fsv_trace_get_memory_size(const FsvTrace *trace);
 

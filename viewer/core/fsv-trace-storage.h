@@ -93,6 +93,8 @@ typedef struct {
 	X(scalars, FsvTraceScalars, "SCAL")                                                        \
 	X(ops, FsvOp, "OPS_")                                                                      \
 	X(packets, FsvPacket, "PKTS")                                                              \
+	X(op_kinds, guint8, "OPKD")                                                                \
+	X(packet_styles, FsvPacketStyle, "PKST")                                                   \
 	X(markers, FsvMarker, "MRKS")                                                              \
 	X(losses, FsvLoss, "LOSS")                                                                 \
 	X(anomalies, struct fsa_anomaly, "ANOM")                                                   \

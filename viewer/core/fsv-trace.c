@@ -509,6 +509,20 @@ fsv_trace_trace_to_gpu(const FsvTrace *trace, guint32 adapter_id, guint64 ns, gu
 	return false;
 }
 
+guint8
+_fsv_trace_get_op_kind(const FsvTrace *trace, guint32 op)
+{
+	g_return_val_if_fail(op < trace->n_op_kinds, 0);
+	return trace->op_kinds[op];
+}
+
+const FsvPacketStyle *
+_fsv_trace_get_packet_style(const FsvTrace *trace, guint32 packet)
+{
+	g_return_val_if_fail(packet < trace->n_packet_styles, NULL);
+	return &trace->packet_styles[packet];
+}
+
 /* The LOD at index I, NULL when it has no items. */
 static const FsvLod *
 lod_at(const FsvTrace *trace, guint32 i)

@@ -153,7 +153,7 @@ typedef struct {
 	guint8 source;          /* enum fsa_op_source */
 	guint8 state;           /* enum fsa_op_state */
 	guint8 cpu_wait_result; /* FSTP_CPU_WAIT_RESULT_* */
-	guint8 lane;
+	guint16 lane;           /* 16 bits: a deep queue has hundreds of lanes */
 } FsvOp;
 
 typedef struct {
@@ -174,7 +174,7 @@ typedef struct {
 	guint32 adapter_id, engine_id;
 	guint8 status; /* enum fsa_packet_status */
 	bool is_user_mode, is_paging;
-	guint8 lane;
+	guint16 lane;
 } FsvPacket;
 
 typedef struct {
