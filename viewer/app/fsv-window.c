@@ -85,6 +85,7 @@ static void
 load_progress(const FsvLoadProgress *progress, gpointer user_data)
 {
 	LoadData *load = user_data;
+	FsvLoadPreview *old = NULL;
 
 	g_mutex_lock(&load->lock);
 	load->events = progress->events;
@@ -92,10 +93,13 @@ load_progress(const FsvLoadProgress *progress, gpointer user_data)
 	load->stage = progress->stage;
 	load->builder_pid = progress->builder_pid;
 	if (progress->preview != load->preview) {
-		g_clear_pointer(&load->preview, fsv_load_preview_unref);
+		old = load->preview;
 		load->preview = progress->preview ? fsv_load_preview_ref(progress->preview) : NULL;
 	}
 	g_mutex_unlock(&load->lock);
+	/* Freed outside the lock: the UI thread never waits on more than a few stores. */
+	if (old)
+		fsv_load_preview_unref(old);
 }
 
 static void
