@@ -6,10 +6,11 @@
  * builder runs); --no-cache and FENCESCOPE_NO_INDEX_CACHE build every time and write no cache
  * file; a damaged cache file is rebuilt; a builder killed (SIGKILL) or crashed (SIGSEGV) is one
  * line; cancel kills the builder and leaves no temporary file; a damaged trace opens partial and
- * is not cached; two opens of one trace at once both succeed; the preview names rows the trace
- * has; build folders of dead viewers are swept; without a cache folder an open still works. `fencescope render` twice on a trace gives the same PNG bytes, the second from the cache
- * (the builder is made unreachable for it). The preview's line protocol round-trips and refuses
- * lines it cannot read.
+ * is not cached; two opens of one trace at once (two threads, two processes) both succeed; the
+ * preview names rows the trace has; build folders of dead viewers are swept; without a cache
+ * folder an open still works. `fencescope render` twice on a trace gives the same PNG bytes,
+ * the second from the cache (the builder is made unreachable for it). The preview's line
+ * protocol round-trips and refuses lines it cannot read.
  */
 #define _DEFAULT_SOURCE /* truncate() */
 #include <errno.h>
@@ -618,4 +619,36 @@ Test(loader, render_twice_gives_the_same_png_the_second_from_the_cache)
 		cr_assert_eq(WEXITSTATUS(status), 2, "render --no-cache: %s", err);
 		cr_assert_not_null(strstr(err, "index builder"), "%s", err);
 	}
+}
+
+/* Two processes (two `fencescope render`, as two viewers would) opening one trace at once: both
+ * build it, both succeed, the cache holds a whole index and no build folder is left. */
+Test(loader, two_renders_of_one_trace_at_once_both_succeed)
+{
+	g_autofree char *a_png = g_build_filename(work, "a.png", NULL);
+	g_autofree char *b_png = g_build_filename(work, "b.png", NULL);
+	const char *a_argv[] = {FS_FENCESCOPE, "render", trace, "-o", a_png, "-q", NULL};
+	const char *b_argv[] = {FS_FENCESCOPE, "render", trace, "-o", b_png, "-q", NULL};
+	g_autoptr(GSubprocess) a = NULL;
+	g_autoptr(GSubprocess) b = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FsvTrace) cached = NULL;
+	g_autofree char *a_bytes = NULL;
+	g_autofree char *b_bytes = NULL;
+	gsize na, nb;
+
+	a = g_subprocess_newv(a_argv, G_SUBPROCESS_FLAGS_NONE, &error);
+	cr_assert_not_null(a, "%s", error ? error->message : "");
+	b = g_subprocess_newv(b_argv, G_SUBPROCESS_FLAGS_NONE, &error);
+	cr_assert_not_null(b, "%s", error ? error->message : "");
+	cr_assert(g_subprocess_wait_check(a, NULL, &error), "first: %s", error->message);
+	cr_assert(g_subprocess_wait_check(b, NULL, &error), "second: %s", error->message);
+	cr_assert(g_file_get_contents(a_png, &a_bytes, &na, NULL));
+	cr_assert(g_file_get_contents(b_png, &b_bytes, &nb, NULL));
+	cr_assert(na == nb && memcmp(a_bytes, b_bytes, na) == 0, "the two renders differ");
+	cr_assert_eq(count_leftovers(), 0);
+	/* The index either one left maps. */
+	g_setenv("FENCESCOPE_INDEX_BUILDER", "/nonexistent/fencescope-index", TRUE);
+	cached = open_ok(trace, FSV_OPEN_DEFAULT);
+	cr_assert_gt(fsv_trace_get_op_count(cached), 0);
 }
