@@ -242,8 +242,8 @@ Test(loading, second_open_of_a_trace_comes_from_the_cache)
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
 	cr_assert_eq(_fsv_loader_get_builder_runs(), runs + 1, "the builder ran again");
 	cr_assert_neq(fsv_timeline_get_trace(_fsv_window_get_timeline(window)), first);
-	cr_assert_eq(fsv_trace_get_op_count(fsv_timeline_get_trace(_fsv_window_get_timeline(window))),
-		     ops);
+	cr_assert_eq(
+	    fsv_trace_get_op_count(fsv_timeline_get_trace(_fsv_window_get_timeline(window))), ops);
 	cr_assert_str_eq(_fsv_window_get_page(window), "trace");
 	cr_assert_eq(count_leftovers(), 0);
 
@@ -429,14 +429,16 @@ Test(loading, the_main_loop_never_stalls_while_a_trace_loads)
 			       _fsv_window_get_error(window));
 		cr_assert_eq(_fsv_loader_get_builder_runs(), runs + (round == 0 ? 1 : 0));
 		worst_ms = MAX(0, probe.worst_us / 1000 - 2);
-		fprintf(stderr,
-			"# freeze probe (%s): %s: loaded in %.2f s; longest main-loop stall %" G_GINT64_FORMAT
-			" ms wall (ending %.2f s after the open, %ld major faults in it), %.1f ms of "
-			"the main thread's CPU between two ticks (%u ticks)\n",
-			round == 0 ? "built" : "from the cache", path,
-			(double) loaded_us / G_USEC_PER_SEC, worst_ms,
-			(double) probe.worst_at_us / G_USEC_PER_SEC, probe.worst_majflt,
-			probe.worst_cpu_us / 1000.0, probe.ticks);
+		fprintf(
+		    stderr,
+		    "# freeze probe (%s): %s: loaded in %.2f s; longest main-loop stall "
+		    "%" G_GINT64_FORMAT
+		    " ms wall (ending %.2f s after the open, %ld major faults in it), %.1f ms of "
+		    "the main thread's CPU between two ticks (%u ticks)\n",
+		    round == 0 ? "built" : "from the cache", path,
+		    (double) loaded_us / G_USEC_PER_SEC, worst_ms,
+		    (double) probe.worst_at_us / G_USEC_PER_SEC, probe.worst_majflt,
+		    probe.worst_cpu_us / 1000.0, probe.ticks);
 		cr_assert_lt(probe.worst_cpu_us / 1000, limit_ms,
 			     "the main thread worked %.1f ms without returning to its loop",
 			     probe.worst_cpu_us / 1000.0);

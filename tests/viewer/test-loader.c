@@ -250,8 +250,8 @@ Test(loader, cancel_kills_the_builder_and_leaves_no_temporary_file)
 	gint64 start = g_get_monotonic_time();
 
 	g_setenv("FENCESCOPE_INDEX_HOLD_MS", "20000", TRUE);
-	opened = fsv_trace_open(trace, FSV_OPEN_DEFAULT, kill_builder, &killer, cancellable,
-				&error);
+	opened =
+	    fsv_trace_open(trace, FSV_OPEN_DEFAULT, kill_builder, &killer, cancellable, &error);
 	cr_assert_null(opened);
 	cr_assert(g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED), "error: %s",
 		  error ? error->message : "none");
@@ -315,9 +315,8 @@ Test(loader, missing_builder_is_one_line_error)
 Test(loader, missing_trace_names_it_in_one_line)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(FsvTrace) opened =
-	    fsv_trace_open("/nonexistent/fencescope-trace", FSV_OPEN_DEFAULT, NULL, NULL, NULL,
-			   &error);
+	g_autoptr(FsvTrace) opened = fsv_trace_open("/nonexistent/fencescope-trace",
+						    FSV_OPEN_DEFAULT, NULL, NULL, NULL, &error);
 
 	cr_assert_null(opened);
 	cr_assert_not_null(strstr(error->message, "/nonexistent/fencescope-trace"), "error: %s",
@@ -431,7 +430,8 @@ Test(loader, preview_names_the_rows_the_trace_has)
 			     (unsigned long) sum, (unsigned long) row->items);
 		items += row->items;
 		if (row->kind == FSV_ROW_QUEUE) {
-			guint64 handle = g_ascii_strtoull(row->label + strlen("HWQueue "), NULL, 16);
+			guint64 handle =
+			    g_ascii_strtoull(row->label + strlen("HWQueue "), NULL, 16);
 
 			cr_assert(g_str_has_prefix(row->label, "HWQueue 0x"), "%s", row->label);
 			cr_assert_neq(fsv_trace_find_queue_row(opened, handle), FSV_INDEX_NONE,
@@ -477,7 +477,8 @@ Test(loader, preview_block_round_trips_through_the_parser)
 				    .queued_ns = 1000000 + i * 977,
 				    .observed_ns = FSA_TIME_NONE,
 				    .end_ns = 1000500 + i * 977};
-		struct fsa_packet packet = {.adapter_id = 1, .engine_id = 0,
+		struct fsa_packet packet = {.adapter_id = 1,
+					    .engine_id = 0,
 					    .start_ns = 1000000 + i * 1500,
 					    .end_ns = 1000900 + i * 1500};
 
@@ -525,9 +526,9 @@ Test(loader, preview_block_round_trips_through_the_parser)
 Test(loader, preview_parser_refuses_what_it_cannot_read)
 {
 	const char *bad[] = {
-	    "preview 1 0 128 1",        /* a zero bucket width */
-	    "preview 1 1024 64 1",      /* another bucket count */
-	    "preview 1 1024 128 99999", /* too many rows */
+	    "preview 1 0 128 1",           /* a zero bucket width */
+	    "preview 1 1024 64 1",         /* another bucket count */
+	    "preview 1 1024 128 99999",    /* too many rows */
 	    "row 2 1 5 1,2,3 HWQueue 0x1", /* a row outside a block */
 	    "end",
 	};
@@ -550,17 +551,18 @@ Test(loader, preview_parser_refuses_what_it_cannot_read)
 		g_autoptr(GError) error = NULL;
 
 		cr_assert(_fsv_preview_parser_feed(parser, "preview 1 1024 128 2", &preview, NULL));
-		cr_assert(_fsv_preview_parser_feed(parser, "row 0 0 0 - Adapter 0", &preview, NULL));
+		cr_assert(
+		    _fsv_preview_parser_feed(parser, "row 0 0 0 - Adapter 0", &preview, NULL));
 		cr_assert_not(_fsv_preview_parser_feed(parser, "end", &preview, &error));
 		cr_assert_null(preview);
-		cr_assert_not(_fsv_preview_parser_feed(parser, "row 1 1 x - Engine 0", &preview,
-						       NULL));
+		cr_assert_not(
+		    _fsv_preview_parser_feed(parser, "row 1 1 x - Engine 0", &preview, NULL));
 		cr_assert(_fsv_preview_parser_feed(parser, "preview 1 1024 128 1", &preview, NULL));
 		cr_assert(_fsv_preview_parser_feed(parser, "row 1 1 3 1,,2 Engine 0", &preview,
 						   NULL) == FALSE);
 		cr_assert(_fsv_preview_parser_feed(parser, "preview 1 1024 128 1", &preview, NULL));
-		cr_assert(_fsv_preview_parser_feed(parser, "row 1 1 3 1,0,2 Engine 0", &preview,
-						   NULL));
+		cr_assert(
+		    _fsv_preview_parser_feed(parser, "row 1 1 3 1,0,2 Engine 0", &preview, NULL));
 		cr_assert(_fsv_preview_parser_feed(parser, "end", &preview, NULL));
 		cr_assert_not_null(preview);
 		cr_assert_eq(fsv_load_preview_get_used_buckets(preview), 3);
@@ -607,8 +609,8 @@ Test(loader, render_twice_gives_the_same_png_the_second_from_the_cache)
 	cr_assert_eq(memcmp(a, b, na), 0, "the PNGs differ");
 	/* --no-cache does not read it: without a builder it cannot open. */
 	{
-		const char *argv[] = {FS_FENCESCOPE, "render", trace, "-o", third, "-q",
-				      "--no-cache", NULL};
+		const char *argv[] = {FS_FENCESCOPE, "render", trace,        "-o",
+				      third,         "-q",     "--no-cache", NULL};
 		g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "FENCESCOPE_INDEX_BUILDER",
 						     "/nonexistent/fencescope-index", TRUE);
 		g_autofree char *err = NULL;

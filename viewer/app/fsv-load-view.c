@@ -51,8 +51,8 @@ fsv_load_view_reset(FsvLoadView *self, const char *name)
 }
 
 void
-fsv_load_view_update(FsvLoadView *self, FsvLoadPreview *preview, FsvLoadStage stage,
-		     guint64 events, double fraction)
+fsv_load_view_update(FsvLoadView *self, FsvLoadPreview *preview, FsvLoadStage stage, guint64 events,
+		     double fraction)
 {
 	g_return_if_fail(FSV_IS_LOAD_VIEW(self));
 	if (preview != self->preview) {
@@ -145,8 +145,8 @@ summary_text(FsvLoadView *self)
 	if (self->fraction >= 0)
 		g_string_append_printf(text, " (%.0f %% of the streams)", 100 * self->fraction);
 	if (self->preview)
-		g_string_append_printf(text, " · %u rows, %" G_GUINT64_FORMAT " items so far",
-				       rows, items);
+		g_string_append_printf(text, " · %u rows, %" G_GUINT64_FORMAT " items so far", rows,
+				       items);
 	else
 		g_string_append(text, " · the rows appear as they are found");
 	return g_string_free(g_steal_pointer(&text), FALSE);
@@ -193,29 +193,29 @@ fsv_load_view_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 
 		/* Not read yet: shaded, right of a line at what was read. */
 		if (loaded_w < strip_w - 1) {
-			gtk_snapshot_append_color(
-			    snapshot, &shade,
-			    &GRAPHENE_RECT_INIT(strip_x + loaded_w, HEADING_SPACE,
-						strip_w - loaded_w, rows_h));
-			gtk_snapshot_append_color(snapshot, &dim,
+			gtk_snapshot_append_color(snapshot, &shade,
 						  &GRAPHENE_RECT_INIT(strip_x + loaded_w,
-								      HEADING_SPACE, 1, rows_h));
+								      HEADING_SPACE,
+								      strip_w - loaded_w, rows_h));
+			gtk_snapshot_append_color(
+			    snapshot, &dim,
+			    &GRAPHENE_RECT_INIT(strip_x + loaded_w, HEADING_SPACE, 1, rows_h));
 		}
 	}
 	for (guint r = 0; r < shown; r++) {
 		const FsvPreviewRow *row = fsv_load_preview_get_row(self->preview, r);
 		float y = (float) (HEADING_SPACE + r * ROW_HEIGHT);
 		GdkRGBA colour = row_colour(row->kind);
-		double bucket_w = strip_w * (double) fsv_load_preview_get_bucket_ns(self->preview) /
-				  total_ns;
+		double bucket_w =
+		    strip_w * (double) fsv_load_preview_get_bucket_ns(self->preview) / total_ns;
 		double scale = row->max_count ? 1.0 / log1p(row->max_count) : 0;
 		gboolean is_group = row->depth == 0;
 
-		append_text(snapshot, widget, row->label,
-			    (float) (MARGIN + INDENT * row->depth), y + 2, is_group ? &fg : &dim,
-			    FALSE, LABEL_WIDTH - MARGIN - INDENT * (int) row->depth - 8);
-		gtk_snapshot_append_color(snapshot, &grid,
-					  &GRAPHENE_RECT_INIT(strip_x, y + ROW_HEIGHT - 1, strip_w, 1));
+		append_text(snapshot, widget, row->label, (float) (MARGIN + INDENT * row->depth),
+			    y + 2, is_group ? &fg : &dim, FALSE,
+			    LABEL_WIDTH - MARGIN - INDENT * (int) row->depth - 8);
+		gtk_snapshot_append_color(
+		    snapshot, &grid, &GRAPHENE_RECT_INIT(strip_x, y + ROW_HEIGHT - 1, strip_w, 1));
 		/* A bar per bucket, its height the log of its count against the row's busiest
 		 * bucket: a sparse row still shows where it has items. */
 		for (guint b = 0; b < FSV_PREVIEW_BUCKETS && scale > 0; b++) {

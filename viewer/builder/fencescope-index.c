@@ -135,8 +135,9 @@ main(int argc, char **argv)
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!g_option_context_parse(context, &argc, &argv, &error) || !output || !rest ||
 	    !rest[0] || rest[1]) {
-		g_autofree char *cause = g_strdup_printf(
-		    "fencescope-index: %s", error ? error->message : "give --output FILE and one TRACE");
+		g_autofree char *cause =
+		    g_strdup_printf("fencescope-index: %s",
+				    error ? error->message : "give --output FILE and one TRACE");
 
 		fprintf(stderr, "%s\n", cause);
 		send_line(&builder, "failed", cause);

@@ -20,8 +20,7 @@ FsvPreviewCollector *_fsv_preview_collector_new(void);
 void _fsv_preview_collector_free(FsvPreviewCollector *collector);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(FsvPreviewCollector, _fsv_preview_collector_free)
 /* A model sink (op, packet, marker) that counts each item into the collector. */
-void _fsv_preview_collector_init_sink(FsvPreviewCollector *collector,
-				      struct fsa_model_sink *sink);
+void _fsv_preview_collector_init_sink(FsvPreviewCollector *collector, struct fsa_model_sink *sink);
 /* Whether an item arrived since the last _fsv_preview_collector_write(). */
 gboolean _fsv_preview_collector_has_news(const FsvPreviewCollector *collector);
 /* Appends the preview as a protocol block to OUT:

@@ -125,8 +125,8 @@ typedef struct {
 } CollectedRow;
 
 struct _FsvPreviewCollector {
-	GArray *rows;        /* CollectedRow, in the order found */
-	GHashTable *by_key;  /* RowKey * (inside rows' elements: by index) → index + 1 */
+	GArray *rows;       /* CollectedRow, in the order found */
+	GHashTable *by_key; /* RowKey * (inside rows' elements: by index) → index + 1 */
 	gboolean has_begin, has_news;
 	guint64 begin_ns, bucket_ns;
 };
@@ -240,9 +240,9 @@ process_row(FsvPreviewCollector *collector, guint32 process_id)
 
 	if (found)
 		return GPOINTER_TO_UINT(found) - 1;
-	return collector_row(collector, key,
-			     collector_row(collector, (RowKey){.kind = FSV_ROW_CPU_GROUP},
-					   G_MAXUINT32));
+	return collector_row(
+	    collector, key,
+	    collector_row(collector, (RowKey){.kind = FSV_ROW_CPU_GROUP}, G_MAXUINT32));
 }
 
 /* Counts one item closed at NS on ROW. */
@@ -641,12 +641,12 @@ tee_fence_value(void *data, const struct fsa_fence_value *step)
 	fsa_status status = tee->a.fence_value ? tee->a.fence_value(tee->a.data, step) : FSA_OK;
 
 	return status == FSA_OK && tee->b.fence_value ? tee->b.fence_value(tee->b.data, step)
-						       : status;
+						      : status;
 }
 
 void
-_fsv_sink_tee_init(struct fsa_model_sink *out, FsvSinkTee *storage,
-		   const struct fsa_model_sink *a, const struct fsa_model_sink *b)
+_fsv_sink_tee_init(struct fsa_model_sink *out, FsvSinkTee *storage, const struct fsa_model_sink *a,
+		   const struct fsa_model_sink *b)
 {
 	storage->a = *a;
 	storage->b = *b;

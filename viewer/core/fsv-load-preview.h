@@ -29,9 +29,9 @@ typedef struct {
 	/* FSV_ROW_ADAPTER, FSV_ROW_ENGINE, FSV_ROW_QUEUE, FSV_ROW_CPU_GROUP or
 	 * FSV_ROW_CPU_PROCESS. */
 	FsvRowKind kind;
-	guint depth;      /* 0 for adapters and the CPU group */
-	char *label;      /* "Adapter 0", "Engine 1", "HWQueue 0x1001", "CPU", "pid 42" */
-	guint64 items;    /* items counted on this row so far */
+	guint depth;       /* 0 for adapters and the CPU group */
+	char *label;       /* "Adapter 0", "Engine 1", "HWQueue 0x1001", "CPU", "pid 42" */
+	guint64 items;     /* items counted on this row so far */
 	guint32 max_count; /* the largest of counts[] */
 	guint32 counts[FSV_PREVIEW_BUCKETS];
 } FsvPreviewRow;

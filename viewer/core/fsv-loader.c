@@ -284,9 +284,9 @@ is_cache_disabled(FsvOpenFlags flags)
 static char *
 cache_folder(const char *cache_file, GError **error)
 {
-	g_autofree char *dir = cache_file ? g_path_get_dirname(cache_file)
-					  : g_build_filename(g_get_user_cache_dir(), "fencescope",
-							     "index", NULL);
+	g_autofree char *dir =
+	    cache_file ? g_path_get_dirname(cache_file)
+		       : g_build_filename(g_get_user_cache_dir(), "fencescope", "index", NULL);
 
 	if (g_mkdir_with_parents(dir, 0700) != 0) {
 		int saved = errno;
@@ -330,8 +330,7 @@ fsv_trace_open(const char *path, FsvOpenFlags flags, FsvLoadProgressFunc progres
 	}
 	if (key == NULL) {
 		/* No such path, or unreadable: fsv_trace_load()'s words, in the builder's place. */
-		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO, "%s",
-			    local_error->message);
+		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO, "%s", local_error->message);
 		return NULL;
 	}
 	if (use_cache) {

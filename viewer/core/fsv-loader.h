@@ -30,12 +30,12 @@ typedef enum {
 } FsvOpenFlags;
 
 typedef enum {
-	FSV_LOAD_STAGE_CACHE,    /* looking for a valid index in the cache, mapping it */
+	FSV_LOAD_STAGE_CACHE, /* looking for a valid index in the cache, mapping it */
 	/* The builder reads the trace (events, fraction, preview), then sorts it and builds the
 	 * level-of-detail indexes (fraction 1). */
 	FSV_LOAD_STAGE_READING,
-	FSV_LOAD_STAGE_SAVING,   /* the builder writes the index file */
-	FSV_LOAD_STAGE_MAPPING,  /* the builder is done: mapping the file it wrote */
+	FSV_LOAD_STAGE_SAVING,  /* the builder writes the index file */
+	FSV_LOAD_STAGE_MAPPING, /* the builder is done: mapping the file it wrote */
 } FsvLoadStage;
 
 typedef struct {
