@@ -42,7 +42,7 @@ on_progress(const FsvLoadProgress *progress, gpointer user_data)
 		fprintf(stderr, "\r\033[Kfencescope render: %s…",
 			progress->stage == FSV_LOAD_STAGE_CACHE    ? "opening the index"
 			: progress->stage == FSV_LOAD_STAGE_SAVING ? "writing the index"
-								    : "mapping the index");
+								   : "mapping the index");
 	else if (progress->fraction >= 0)
 		fprintf(stderr, "\rfencescope render: reading… %3.0f%% (%" PRIu64 " events)",
 			progress->fraction * 100, progress->events);
