@@ -512,6 +512,10 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 				if (!lod_kind_is(trace, (guint64) d[i].va_lods + l,
 						 FSV_ITEM_MARKER))
 					FAIL(c, "row lane index of the wrong kind");
+			for (guint h = 0; h < 2; h++)
+				if (d[i].stack_lods[h] != FSV_INDEX_NONE &&
+				    !lod_kind_is(trace, d[i].stack_lods[h], lane_kind))
+					FAIL(c, "row lane index of the wrong kind");
 			for (guint l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
 				if (d[i].marker_lods[l] != FSV_INDEX_NONE &&
 				    !lod_kind_is(trace, d[i].marker_lods[l], FSV_ITEM_MARKER))

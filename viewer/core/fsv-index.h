@@ -22,7 +22,7 @@ G_BEGIN_DECLS
 
 /* The layout of the file and of every array in it: bump it whenever a stored struct or the
  * list of arrays (FSV_TRACE_ARRAYS) changes. Part of the key, and checked when mapping. */
-#define FSV_INDEX_FORMAT_VERSION 2
+#define FSV_INDEX_FORMAT_VERSION 3
 
 /*
  * The identity of a trace on disk: its real path, and for every file under it (stream files,

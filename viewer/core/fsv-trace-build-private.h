@@ -22,6 +22,9 @@ typedef struct {
 	guint32 lane_lods, n_lane_lods; /* one per lane, consecutive */
 	guint32 va_lods, n_va_lods;     /* VA space rows: mappings per lane, consecutive */
 	guint32 marker_lods[FSV_MARKER_LAYER_COUNT];
+	/* The aggregated slots of the collapsed row (fsv-lanes-private.h): their first lane
+	 * and LOD, FSV_INDEX_NONE when none. */
+	guint32 stack_first_lane[2], stack_lods[2];
 } RowLists;
 
 typedef struct {

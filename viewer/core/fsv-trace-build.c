@@ -10,6 +10,7 @@
  * (fsv-trace-storage.h), which never changes afterwards.
  */
 #include "fsv-trace-build-private.h"
+#include "fsv-lanes-private.h"
 #include "fsv-load-preview-private.h"
 
 #include <inttypes.h>
@@ -268,72 +269,6 @@ sort_row_list(const TraceBuild *build, GArray *list, int what)
 	SortCtx c = {build, what};
 
 	g_qsort_with_data(list->data, (gint) list->len, sizeof(guint32), compare_by_begin, &c);
-}
-
-/* Greedy lanes: each item goes to the first lane free at its start; the last lane takes the
- * overflow (its items may then overlap). */
-static guint
-assign_lanes(GArray *list, guint64 (*span)(TraceBuild *, guint32, guint64 *),
-	     void (*set_lane)(TraceBuild *, guint32, guint16), TraceBuild *build, int kind,
-	     guint cap, guint offset)
-{
-	guint64 lane_end[FSV_MAX_LANES] = {0};
-	guint used = 0;
-
-	for (guint i = 0; i < list->len; i++) {
-		guint32 idx = g_array_index(list, guint32, i);
-		guint64 end, begin;
-		guint lane = FSV_INDEX_NONE;
-
-		if (kind >= 0 && g_array_index(build->ops, FsvOp, idx).kind != kind)
-			continue;
-		begin = span(build, idx, &end);
-		for (guint l = 0; l < cap && lane == FSV_INDEX_NONE; l++)
-			if (lane_end[l] <= begin || (l >= used && lane_end[l] == 0))
-				lane = l;
-		/* Every lane busy: the one that frees first, so a deep queue shows as a staircase
-		 * over every lane rather than one solid overflow bar. */
-		if (lane == FSV_INDEX_NONE) {
-			lane = 0;
-			for (guint l = 1; l < cap; l++)
-				if (lane_end[l] < lane_end[lane])
-					lane = l;
-		}
-		lane_end[lane] = MAX(lane_end[lane], end == begin ? end + 1 : end);
-		used = MAX(used, lane + 1);
-		set_lane(build, idx, (guint16) (offset + lane));
-	}
-	return used;
-}
-
-static guint64
-op_span(TraceBuild *build, guint32 i, guint64 *end)
-{
-	const FsvOp *o = &g_array_index(build->ops, FsvOp, i);
-
-	*end = o->end_ns;
-	return o->begin_ns;
-}
-
-static void
-op_set_lane(TraceBuild *build, guint32 i, guint16 lane)
-{
-	g_array_index(build->ops, FsvOp, i).lane = lane;
-}
-
-static guint64
-packet_span(TraceBuild *build, guint32 i, guint64 *end)
-{
-	const FsvPacket *p = &g_array_index(build->packets, FsvPacket, i);
-
-	*end = p->end_ns;
-	return p->start_ns;
-}
-
-static void
-packet_set_lane(TraceBuild *build, guint32 i, guint16 lane)
-{
-	g_array_index(build->packets, FsvPacket, i).lane = lane;
 }
 
 static int
@@ -669,6 +604,9 @@ alloc_row_lists(TraceBuild *build)
 		build->row_data[r].steps = g_array_new(FALSE, FALSE, sizeof(FsvFenceStep));
 		for (guint l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
 			build->row_data[r].marker_lods[l] = FSV_INDEX_NONE;
+		for (guint h = 0; h < 2; h++)
+			build->row_data[r].stack_lods[h] = build->row_data[r].stack_first_lane[h] =
+			    FSV_INDEX_NONE;
 	}
 }
 
@@ -894,59 +832,92 @@ sort_row(TraceBuild *build, guint32 r)
 	row->marker_count = d->markers->len;
 }
 
-/* A queue row's ops or an engine row's packets in lanes, and a LOD per lane. */
+/* The LOD of the items of lanes [from, to) appended to the trace's LODs (ITEMS: scratch). */
+static guint32
+add_lanes_lod(TraceBuild *build, const FsvLaneItem *lane_items, const guint16 *lanes, gsize n,
+	      guint from, guint to, FsvItemKind kind, GArray *items)
+{
+	g_array_set_size(items, 0);
+	for (gsize i = 0; i < n; i++)
+		if (lanes[i] >= from && lanes[i] < to) {
+			FsvLodItem it = {lane_items[i].begin_ns, lane_items[i].end_ns,
+					 lane_items[i].id};
+
+			g_array_append_val(items, it);
+		}
+	return add_lod(build, items, kind);
+}
+
+/* A queue row's ops (waits above signals) or an engine row's packets in lanes
+ * (fsv-lanes.c), then a LOD per lane, consecutive (an empty lane an empty one), and one for
+ * each aggregated slot of the collapsed row ("+k more", at most one per half). */
 static void
 index_row_lanes(TraceBuild *build, guint32 r, GArray *items)
 {
 	RowLists *d = &build->row_data[r];
 	FsvRow *row = _fsv_build_row_at(build, r);
+	bool is_ops = d->ops->len > 0;
+	GArray *list = is_ops ? d->ops : d->packets;
+	FsvItemKind kind = is_ops ? FSV_ITEM_OP : FSV_ITEM_PACKET;
+	g_autofree FsvLaneItem *lane_items = g_new(FsvLaneItem, MAX(list->len, 1));
+	g_autofree guint16 *lanes = g_new(guint16, MAX(list->len, 1));
+	guint n_stacks = 0;
 
-	if (d->ops->len > 0) {
-		/* Waits in the upper lanes, signals in the lower ones: overlapping boxes of
-		 * a deep queue never hide the other kind. */
-		guint waits = 0, signals = 0, w;
+	for (guint i = 0; i < list->len; i++) {
+		guint32 idx = g_array_index(list, guint32, i);
 
-		for (guint i = 0; i < d->ops->len; i++) {
-			if (g_array_index(build->ops, FsvOp, g_array_index(d->ops, guint32, i))
-				.kind == FSA_OP_WAIT)
-				waits++;
-			else
-				signals++;
-		}
-		w = assign_lanes(d->ops, op_span, op_set_lane, build, FSA_OP_WAIT,
-				 signals ? FSV_MAX_LANES / 2 : FSV_MAX_LANES, 0);
-		row->lane_count =
-		    w + assign_lanes(d->ops, op_span, op_set_lane, build, FSA_OP_SIGNAL,
-				     waits ? FSV_MAX_LANES / 2 : FSV_MAX_LANES, w);
-	} else if (d->packets->len > 0) {
-		row->lane_count = assign_lanes(d->packets, packet_span, packet_set_lane, build, -1,
-					       FSV_MAX_LANES, 0);
-	}
-	row->lane_count = MAX(row->lane_count, 1);
-	for (guint lane = 0; lane < row->lane_count; lane++) {
-		g_array_set_size(items, 0);
-		for (guint i = 0; i < d->ops->len; i++) {
-			guint32 idx = g_array_index(d->ops, guint32, i);
+		if (is_ops) {
 			const FsvOp *o = &g_array_index(build->ops, FsvOp, idx);
-			FsvLodItem it = {o->begin_ns, o->end_ns, idx};
 
-			if (o->lane == lane)
-				g_array_append_val(items, it);
-		}
-		for (guint i = 0; i < d->packets->len; i++) {
-			guint32 idx = g_array_index(d->packets, guint32, i);
+			lane_items[i] =
+			    (FsvLaneItem){o->begin_ns, o->end_ns, idx, o->kind != FSA_OP_WAIT};
+		} else {
 			const FsvPacket *p = &g_array_index(build->packets, FsvPacket, idx);
-			FsvLodItem it = {p->start_ns, p->end_ns, idx};
 
-			if (p->lane == lane && d->ops->len == 0)
-				g_array_append_val(items, it);
+			lane_items[i] = (FsvLaneItem){p->start_ns, p->end_ns, idx, false};
 		}
-		/* Lanes are consecutive LODs (FsvRowData), an empty lane an empty
-		 * one. */
-		if (lane == 0)
-			d->lane_lods = build->lods->len;
-		add_lod(build, items, d->ops->len > 0 ? FSV_ITEM_OP : FSV_ITEM_PACKET);
-		d->n_lane_lods++;
+	}
+	_fsv_lanes_assign(lane_items, list->len, lanes, &row->lane_count, &row->first_lower_lane);
+	for (guint i = 0; i < list->len; i++) {
+		guint32 idx = g_array_index(list, guint32, i);
+
+		if (is_ops)
+			g_array_index(build->ops, FsvOp, idx).lane = lanes[i];
+		else
+			g_array_index(build->packets, FsvPacket, idx).lane = lanes[i];
+	}
+	/* One pass to bucket the items by lane, then one index per lane. */
+	{
+		guint n_lanes = row->lane_count;
+		g_autofree guint *count = g_new0(guint, n_lanes + 1);
+		g_autofree guint *start = g_new0(guint, n_lanes + 1);
+		g_autofree FsvLodItem *sorted = g_new(FsvLodItem, MAX(list->len, 1));
+
+		for (guint i = 0; i < list->len; i++)
+			count[lanes[i]]++;
+		for (guint l = 1; l <= n_lanes; l++)
+			start[l] = start[l - 1] + count[l - 1];
+		memset(count, 0, sizeof(guint) * (n_lanes + 1));
+		for (guint i = 0; i < list->len; i++)
+			sorted[start[lanes[i]] + count[lanes[i]]++] = (FsvLodItem){
+			    lane_items[i].begin_ns, lane_items[i].end_ns, lane_items[i].id};
+		d->lane_lods = build->lods->len;
+		d->n_lane_lods = n_lanes;
+		for (guint l = 0; l < n_lanes; l++)
+			_fsv_lod_build(sorted + start[l], count[l], kind, build->lods,
+				       build->lod_items, build->lod_buckets);
+	}
+	/* The aggregated slots of the collapsed row (fsv-lanes.c decides where they are). */
+	for (guint slot = 0; slot < _fsv_lanes_get_slot_count(row, false) && n_stacks < 2; slot++) {
+		guint first, n;
+
+		_fsv_lanes_get_slot(row, false, slot, &first, &n);
+		if (n < 2)
+			continue;
+		d->stack_first_lane[n_stacks] = first;
+		d->stack_lods[n_stacks] = add_lanes_lod(build, lane_items, lanes, list->len, first,
+							first + n, kind, items);
+		n_stacks++;
 	}
 }
 
@@ -968,7 +939,8 @@ build_index(TraceBuild *build)
 		g_autoptr(GArray) items = g_array_new(FALSE, FALSE, sizeof(FsvLodItem));
 
 		sort_row(build, r);
-		index_row_lanes(build, r, items);
+		if (build->row_data[r].ops->len > 0 || build->row_data[r].packets->len > 0)
+			index_row_lanes(build, r, items);
 		if (_fsv_build_row_at(build, r)->kind == FSV_ROW_VA_SPACE)
 			index_va_mappings(build, r, items);
 		build_marker_lods(build, r, items);
@@ -1160,7 +1132,8 @@ steal_array(GArray *array, gsize *n)
 	gpointer data = g_array_steal(array, NULL);
 
 	*n = len;
-	return data;
+	/* Never NULL, so that an empty array plus offset 0 is still a valid pointer. */
+	return data ? data : g_malloc0(1);
 }
 
 /* Appends TEXT (NULL: "") to the string pool, returns its offset. */
@@ -1275,6 +1248,10 @@ freeze_rows(TraceBuild *build, FsvTrace *trace, GString *pool)
 		out->n_lane_lods = d->n_lane_lods;
 		out->va_lods = d->va_lods;
 		out->n_va_lods = d->n_va_lods;
+		for (guint h = 0; h < 2; h++) {
+			out->stack_lods[h] = d->stack_lods[h];
+			out->stack_first_lane[h] = d->stack_first_lane[h];
+		}
 		for (guint l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
 			out->marker_lods[l] = d->marker_lods[l];
 	}

@@ -63,6 +63,7 @@ add_row(TraceBuild *build, FsvRowKind kind, guint32 parent, char *label, char *s
 	row.sublabel = sublabel ? sublabel : g_strdup("");
 	row.adapter_id = row.engine_id = row.process_id = row.source_id = UINT32_MAX;
 	row.lane_count = 1;
+	row.first_lower_lane = 1;
 	g_array_append_val(build->rows, row);
 	return build->rows->len - 1;
 }

@@ -65,6 +65,9 @@ typedef struct {
 	guint32 lane_lods, n_lane_lods;
 	guint32 va_lods, n_va_lods;
 	guint32 marker_lods[FSV_MARKER_LAYER_COUNT];
+	/* The aggregated slots of the collapsed row ("+k more", fsv-lanes-private.h): the first
+	 * lane of each and its LOD (the items of its lanes), FSV_INDEX_NONE when none. */
+	guint32 stack_first_lane[2], stack_lods[2];
 } FsvRowData;
 
 /* A process, its name as an offset in strings (info.name NULL). */

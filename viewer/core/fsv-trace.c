@@ -557,6 +557,19 @@ _fsv_trace_get_packet_lod(const FsvTrace *trace, guint32 row, guint lane)
 }
 
 const FsvLod *
+_fsv_trace_get_stack_lod(const FsvTrace *trace, guint32 row, guint first_lane)
+{
+	const FsvRowData *d;
+
+	g_return_val_if_fail(row < trace->n_rows, NULL);
+	d = &trace->row_data[row];
+	for (guint h = 0; h < 2; h++)
+		if (d->stack_first_lane[h] == first_lane && first_lane != FSV_INDEX_NONE)
+			return lod_at(trace, d->stack_lods[h]);
+	return NULL;
+}
+
+const FsvLod *
 _fsv_trace_get_va_lod(const FsvTrace *trace, guint32 row, guint lane)
 {
 	const FsvRowData *d;
