@@ -382,6 +382,19 @@ probe_tick(gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
+/* A line of /proc/self/status ("VmHWM", "VmRSS") in kB, -1 when missing. */
+static long
+status_kb(const char *field)
+{
+	g_autofree char *text = NULL;
+	const char *line;
+
+	if (!g_file_get_contents("/proc/self/status", &text, NULL, NULL) ||
+	    !(line = strstr(text, field)))
+		return -1;
+	return strtol(line + strlen(field) + 1, NULL, 10);
+}
+
 static gboolean
 is_drawn(void)
 {
@@ -439,6 +452,9 @@ Test(loading, the_main_loop_never_stalls_while_a_trace_loads)
 		    (double) loaded_us / G_USEC_PER_SEC, worst_ms,
 		    (double) probe.worst_at_us / G_USEC_PER_SEC, probe.worst_majflt,
 		    probe.worst_cpu_us / 1000.0, probe.ticks);
+		/* The viewer's memory: the build's peak is the builder's, not the window's. */
+		fprintf(stderr, "# viewer memory after the %s open: VmRSS %ld kB, VmHWM %ld kB\n",
+			round == 0 ? "built" : "cached", status_kb("VmRSS:"), status_kb("VmHWM:"));
 		cr_assert_lt(probe.worst_cpu_us / 1000, limit_ms,
 			     "the main thread worked %.1f ms without returning to its loop",
 			     probe.worst_cpu_us / 1000.0);
