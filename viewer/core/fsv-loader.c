@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * viewer/core: fsv_trace_open() (fsv-loader.h). The cache lookup (fsv-index.h's key and file),
- * the index builder run as a GSubprocess with its protocol read line by line from its stdout, the
+ * the index builder run with posix_spawn and its protocol read line by line from its stdout, the
  * private folder it writes into, and the mapping of what it wrote. It builds nothing itself: the
  * index is the builder's, its format s9-idx's fsv-index.c.
  *
@@ -16,9 +16,12 @@
 #include "fsv-load-preview-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -27,6 +30,8 @@
 #include "fsv-index.h"
 
 #define BUILDER_EXE "fencescope-index"
+
+extern char **environ;
 
 static gint builder_runs;
 
@@ -193,6 +198,57 @@ describe_signal(int signal)
 	return abbrev ? g_strdup_printf("SIG%s", abbrev) : g_strdup_printf("signal %d", signal);
 }
 
+/* Cancel: the builder dies at once (its decoders die with it, PR_SET_PDEATHSIG); its pipe then
+ * ends and the reading loop stops. Runs in the thread that cancels. */
+static void
+kill_builder(GCancellable *cancellable, gpointer data)
+{
+	(void) cancellable;
+	kill((pid_t) GPOINTER_TO_INT(data), SIGKILL);
+}
+
+/*
+ * Starts BUILDER with ARGV, its stdout into a pipe whose reading end is returned in *out_fd.
+ * posix_spawn (a vfork), never fork: fork copies the page tables of the whole process while the
+ * other threads wait on them, and in the viewer the process holds GTK and a mapped trace of
+ * hundreds of megabytes; the UI thread stalled 150 ms at each open (as analyzer/ingest spawns
+ * its decoders, for the same reason).
+ */
+static int
+spawn_builder(const char *builder, char **argv, pid_t *pid, int *out_fd)
+{
+	posix_spawn_file_actions_t actions;
+	posix_spawnattr_t attr;
+	sigset_t signals;
+	int fds[2];
+	int err;
+
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return errno;
+	posix_spawn_file_actions_init(&actions);
+	posix_spawnattr_init(&attr);
+	/* No blocked signal and default actions (the viewer's threads may block some). */
+	sigemptyset(&signals);
+	posix_spawnattr_setsigmask(&attr, &signals);
+	sigaddset(&signals, SIGPIPE);
+	sigaddset(&signals, SIGINT);
+	sigaddset(&signals, SIGTERM);
+	posix_spawnattr_setsigdefault(&attr, &signals);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+	err = posix_spawn(pid, builder, &actions, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&actions);
+	posix_spawnattr_destroy(&attr);
+	close(fds[1]);
+	if (err != 0) {
+		close(fds[0]);
+		return err;
+	}
+	*out_fd = fds[0];
+	return 0;
+}
+
 /* Runs the builder on PATH into FILE. Returns FALSE with *error set when it did not write FILE
  * (failed, crashed, killed, cancelled). */
 static gboolean
@@ -200,49 +256,54 @@ run_builder(const char *path, const char *key, const char *file, BuilderRun *run
 	    GCancellable *cancellable, GError **error)
 {
 	g_autofree char *builder = _fsv_loader_dup_builder_path();
-	g_autoptr(GSubprocessLauncher) launcher =
-	    g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-	g_autoptr(GSubprocess) process = NULL;
-	g_autoptr(GDataInputStream) lines = NULL;
-	g_autoptr(GError) local_error = NULL;
-	const char *argv[] = {builder, "--key", key, "--output", file, "--", path, NULL};
-	const char *pid_text;
-	char *line;
-	int status;
+	char *argv[] = {builder,       (char *) "--key", (char *) key,  (char *) "--output",
+			(char *) file, (char *) "--",    (char *) path, NULL};
+	pid_t pid;
+	int fd = -1, status = 0, err;
+	gulong handler;
+	FILE *pipe;
+	char *line = NULL;
+	size_t size = 0;
+	ssize_t len;
 
-	process = g_subprocess_launcher_spawnv(launcher, argv, &local_error);
-	if (process == NULL) {
+	err = spawn_builder(builder, argv, &pid, &fd);
+	if (err != 0) {
 		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO,
 			    "%s: cannot start the index builder %s: %s", path, builder,
-			    local_error->message);
+			    g_strerror(err));
 		return FALSE;
 	}
 	g_atomic_int_inc(&builder_runs);
-	pid_text = g_subprocess_get_identifier(process);
-	run->progress.builder_pid = pid_text ? (GPid) atoi(pid_text) : 0;
+	run->progress.builder_pid = (GPid) pid;
 	run->progress.stage = FSV_LOAD_STAGE_READING;
 	report(run);
 
-	lines = g_data_input_stream_new(g_subprocess_get_stdout_pipe(process));
-	while ((line = g_data_input_stream_read_line(lines, NULL, cancellable, &local_error))) {
-		builder_line(run, line);
-		g_free(line);
+	/* Called at once when already cancelled. */
+	handler = g_cancellable_connect(cancellable, G_CALLBACK(kill_builder),
+					GINT_TO_POINTER((int) pid), NULL);
+	pipe = fdopen(fd, "r");
+	if (pipe == NULL) {
+		close(fd);
+		kill(pid, SIGKILL);
 	}
+	while (pipe && (len = getline(&line, &size, pipe)) >= 0) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		builder_line(run, line);
+	}
+	free(line);
+	if (pipe)
+		fclose(pipe);
+	/* The pipe ended: the builder exited or died. No kill after this (the pid is reaped
+	 * below and could be another process's next). */
+	g_cancellable_disconnect(cancellable, handler);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	run->progress.builder_pid = 0;
 	if (g_cancellable_is_cancelled(cancellable)) {
-		/* Cancel: the builder dies at once (its decoders die with it, PR_SET_PDEATHSIG),
-		 * and the caller removes what it wrote. */
-		g_subprocess_force_exit(process);
-		g_subprocess_wait(process, NULL, NULL);
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: loading cancelled", path);
 		return FALSE;
 	}
-	/* The pipe ended: the builder exited or died. */
-	if (!g_subprocess_wait(process, NULL, &local_error)) {
-		g_propagate_error(error, g_steal_pointer(&local_error));
-		return FALSE;
-	}
-	run->progress.builder_pid = 0;
-	status = g_subprocess_get_status(process);
 	if (WIFSIGNALED(status)) {
 		g_autofree char *name = describe_signal(WTERMSIG(status));
 
