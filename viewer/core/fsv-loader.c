@@ -279,8 +279,9 @@ run_builder(const char *path, const char *key, const char *file, BuilderRun *run
 	report(run);
 
 	/* Called at once when already cancelled. */
-	handler = g_cancellable_connect(cancellable, G_CALLBACK(kill_builder),
-					GINT_TO_POINTER((int) pid), NULL);
+	handler = cancellable ? g_cancellable_connect(cancellable, G_CALLBACK(kill_builder),
+						      GINT_TO_POINTER((int) pid), NULL)
+			      : 0;
 	pipe = fdopen(fd, "r");
 	if (pipe == NULL) {
 		close(fd);
@@ -296,7 +297,8 @@ run_builder(const char *path, const char *key, const char *file, BuilderRun *run
 		fclose(pipe);
 	/* The pipe ended: the builder exited or died. No kill after this (the pid is reaped
 	 * below and could be another process's next). */
-	g_cancellable_disconnect(cancellable, handler);
+	if (handler)
+		g_cancellable_disconnect(cancellable, handler);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	run->progress.builder_pid = 0;
