@@ -18,6 +18,7 @@
 #include <glib/gstdio.h>
 
 #include "fsv-index.h"
+#include "fsv-trace-storage.h"
 #include "fsv-trace-private.h"
 #include "fsv-trace.h"
 
@@ -519,6 +520,9 @@ Test(index, out_of_bounds_index_with_a_good_checksum_is_refused)
 	    {"LODI", sizeof(FsvLodItem), G_STRUCT_OFFSET(FsvLodItem, id)},
 	    {"LODB", sizeof(FsvLodBucket), G_STRUCT_OFFSET(FsvLodBucket, top)},
 	    {"RDAT", 4, 0}, /* a row's first op offset */
+	    /* A row's lane count, which the view sizes its lanes by. */
+	    {"ROWS", sizeof(FsvStoredRow),
+	     G_STRUCT_OFFSET(FsvStoredRow, row) + G_STRUCT_OFFSET(FsvRow, lane_count)},
 	};
 
 	cr_assert(g_file_get_contents(file, &pristine, &size, NULL));

@@ -497,6 +497,14 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 
 		for (gsize i = 0; i < n; i++) {
 			guint32 lane_kind = d[i].n_ops ? FSV_ITEM_OP : FSV_ITEM_PACKET;
+			/* Rows are checked already: the row's lane counts, which the view sizes
+			 * its lanes by, agree with its LODs. */
+			const FsvRow *row = &trace->rows[first + i].row;
+
+			if (row->lane_count < 1 ||
+			    row->lane_count > MAX(MAX(d[i].n_lane_lods, d[i].n_va_lods), 1) ||
+			    row->first_lower_lane > row->lane_count)
+				FAIL(c, "row lane count out of bounds");
 
 			if (!range_ok(d[i].ops_start, d[i].n_ops, trace->n_row_ops) ||
 			    !range_ok(d[i].packets_start, d[i].n_packets, trace->n_row_packets) ||
@@ -791,14 +799,14 @@ _fsv_trace_maybe_round_trip(FsvTrace *trace)
 	dir = g_dir_make_tmp("fsv-round-trip-XXXXXX", &error);
 	g_assert_no_error(error);
 	file = g_build_filename(dir, "trace.fsvi", NULL);
-	if (!fsv_index_save(trace, "round-trip", file, &error))
-		g_error("FSV_TRACE_ROUND_TRIP: %s", error->message);
-	mapped = fsv_index_map(file, "round-trip", trace->path, &error);
-	if (!mapped)
-		g_error("FSV_TRACE_ROUND_TRIP: %s", error->message);
-	/* The mapping keeps the data; the file and its folder go. */
+	mapped = fsv_index_save(trace, "round-trip", file, &error)
+		     ? fsv_index_map(file, "round-trip", trace->path, &error)
+		     : NULL;
+	/* The mapping keeps the data; the file and its folder go (before a failure aborts). */
 	g_unlink(file);
 	g_rmdir(dir);
+	if (!mapped)
+		g_error("FSV_TRACE_ROUND_TRIP: %s", error->message);
 	fsv_trace_unref(trace);
 	return mapped;
 }
