@@ -19,6 +19,7 @@
 
 #include "fsa/output-file.h"
 #include "fsa/report.h"
+#include "fsv-loader.h"
 #include "fsv-render.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
@@ -34,14 +35,20 @@ output_file_clear(struct fsa_output_file *file)
 }
 
 static void
-on_progress(guint64 events, double fraction, gpointer user_data)
+on_progress(const FsvLoadProgress *progress, gpointer user_data)
 {
 	(void) user_data;
-	if (fraction >= 0)
+	if (progress->stage != FSV_LOAD_STAGE_READING)
+		fprintf(stderr, "\r\033[Kfencescope render: %s…",
+			progress->stage == FSV_LOAD_STAGE_CACHE    ? "opening the index"
+			: progress->stage == FSV_LOAD_STAGE_SAVING ? "writing the index"
+								   : "mapping the index");
+	else if (progress->fraction >= 0)
 		fprintf(stderr, "\rfencescope render: reading… %3.0f%% (%" PRIu64 " events)",
-			fraction * 100, events);
+			progress->fraction * 100, progress->events);
 	else
-		fprintf(stderr, "\rfencescope render: reading… %" PRIu64 " events", events);
+		fprintf(stderr, "\rfencescope render: reading… %" PRIu64 " events",
+			progress->events);
 }
 
 /* Returns false when +DURATION from the trace's start lies past the last representable time
@@ -70,7 +77,7 @@ typedef struct {
 	gint width, height; /* height 0: every row, at most 4000 px */
 	/* G_MININT64: not given (any negative id given is refused). */
 	gint64 select_op;
-	gboolean is_quiet, show_fences, expand_lanes, no_legend;
+	gboolean is_quiet, show_fences, expand_lanes, no_legend, no_cache;
 	char **rest; /* the TRACE; rest[0] becomes the recording picked under it */
 	/* Derived. */
 	struct fsa_report_time begin, end;
@@ -121,6 +128,8 @@ render_options_new_context(RenderOptions *o)
 	     "Show every lane of deep rows instead of their \"+k more\" slot", NULL},
 	    {"no-legend", 0, 0, G_OPTION_ARG_NONE, &o->no_legend, "Leave the legend out", NULL},
 	    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->is_quiet, "No progress on stderr", NULL},
+	    {"no-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_cache,
+	     "Build the trace's index again, without reading or writing the index cache", NULL},
 	    {"recording", 0, 0, G_OPTION_ARG_STRING, &o->recording,
 	     "Of a folder holding several recordings, the one named NAME (its LTTng trace name "
 	     "or its folder)",
@@ -203,7 +212,10 @@ render_load_trace(const RenderOptions *o, FsvTrace **trace)
 	bool show_progress = !o->is_quiet && isatty(STDERR_FILENO);
 	g_autoptr(GError) error = NULL;
 
-	*trace = fsv_trace_load(o->rest[0], show_progress ? on_progress : NULL, NULL, NULL, &error);
+	/* From the index cache, else built by the index builder process (docs/viewer.md
+	 * "Loading"). */
+	*trace = fsv_trace_open(o->rest[0], o->no_cache ? FSV_OPEN_NO_CACHE : FSV_OPEN_DEFAULT,
+				show_progress ? on_progress : NULL, NULL, NULL, &error);
 	if (show_progress)
 		fputs("\r\033[K", stderr);
 	if (!*trace) {

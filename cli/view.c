@@ -82,7 +82,10 @@ fs_view_main(int argc, char **argv)
 	g_autoptr(GOptionContext) context = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autofree char *viewer = NULL;
+	gboolean no_cache = FALSE;
 	const GOptionEntry entries[] = {
+	    {"no-cache", 0, 0, G_OPTION_ARG_NONE, &no_cache,
+	     "Build the trace's index again, without reading or writing the index cache", NULL},
 	    {"recording", 0, 0, G_OPTION_ARG_STRING, &recording,
 	     "Of a folder holding several recordings, the one named NAME (its LTTng trace name "
 	     "or its folder)",
@@ -98,7 +101,7 @@ fs_view_main(int argc, char **argv)
 	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "[TRACE]"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
-	char *exec_argv[7] = {NULL};
+	char *exec_argv[8] = {NULL};
 	int n_args = 0;
 
 	/* G_OPTION_REMAINING names [TRACE] in the usage line; the parameter string would name it
@@ -158,6 +161,8 @@ fs_view_main(int argc, char **argv)
 		return FS_EXIT_FAILURE;
 	}
 	exec_argv[n_args++] = viewer;
+	if (no_cache)
+		exec_argv[n_args++] = (char *) "--no-cache";
 	if (select_op) {
 		exec_argv[n_args++] = (char *) "--select-op";
 		exec_argv[n_args++] = select_op;

@@ -21,6 +21,7 @@ struct _FsvApplication {
 	gboolean has_select_op, has_at;
 	guint64 select_op;
 	struct fsa_report_time at;
+	FsvOpenFlags open_flags; /* --no-cache */
 };
 
 G_DEFINE_FINAL_TYPE(FsvApplication, fsv_application, GTK_TYPE_APPLICATION)
@@ -30,8 +31,10 @@ fsv_application_activate(GApplication *app)
 {
 	GtkWindow *window = gtk_application_get_active_window(GTK_APPLICATION(app));
 
-	if (window == NULL)
+	if (window == NULL) {
 		window = GTK_WINDOW(fsv_window_new(GTK_APPLICATION(app)));
+		fsv_window_set_open_flags(FSV_WINDOW(window), FSV_APPLICATION(app)->open_flags);
+	}
 	gtk_window_present(window);
 }
 
@@ -45,6 +48,7 @@ fsv_application_open(GApplication *app, GFile **files, gint n_files, const gchar
 
 		fsv_window_set_start(window, self->has_select_op, self->select_op, self->has_at,
 				     self->at.is_relative, self->at.ns);
+		fsv_window_set_open_flags(window, FSV_APPLICATION(app)->open_flags);
 		fsv_window_open(window, files[i]);
 		gtk_window_present(GTK_WINDOW(window));
 	}
@@ -162,6 +166,9 @@ fsv_application_handle_local_options(GApplication *app, GVariantDict *options)
 		}
 		self->has_at = TRUE;
 	}
+	/* --no-cache: every window of this run builds its indexes again (docs/user-guide.md). */
+	if (g_variant_dict_contains(options, "no-cache"))
+		self->open_flags |= FSV_OPEN_NO_CACHE;
 	return -1;
 }
 
@@ -190,6 +197,12 @@ fsv_application_init(FsvApplication *self)
 				      "prints them, a duration (2.5ms), or +DURATION from the "
 				      "trace's start",
 				      "TIME");
+	g_application_add_main_option(G_APPLICATION(self), "no-cache", 0, G_OPTION_FLAG_NONE,
+				      G_OPTION_ARG_NONE,
+				      "Build the trace's index again, without reading or writing "
+				      "the index cache",
+				      NULL);
+	g_application_set_option_context_parameter_string(G_APPLICATION(self), "[TRACE…]");
 }
 
 FsvApplication *

@@ -19,6 +19,13 @@ FsvOpsTable *_fsv_window_get_ops_table(FsvWindow *self);
 gboolean _fsv_window_is_loading(FsvWindow *self);
 /* Whether the loading bar (progress and Cancel) is shown. */
 gboolean _fsv_window_is_progress_shown(FsvWindow *self);
+/* Returns: (transfer none): the page shown: "empty", "loading" (what is loaded so far) or
+ * "trace". */
+const char *_fsv_window_get_page(FsvWindow *self);
+/* Rows of the loading page's preview (0 before the first preview). */
+guint _fsv_window_get_preview_row_count(FsvWindow *self);
+/* The index builder of the running load, 0 when none runs (a cache hit, or no load). */
+GPid _fsv_window_get_builder_pid(FsvWindow *self);
 /* Returns: (transfer none) (nullable): the one-line error shown, NULL when none. */
 const char *_fsv_window_get_error(FsvWindow *self);
 /* Returns: (transfer full): the details pane, "Title\nname: value\n…". */

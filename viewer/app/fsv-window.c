@@ -6,13 +6,17 @@
  * status line, the search and the operations table (kept in step with the timeline's
  * selection both ways), and where a window opened by `--select-op` / `--at` starts.
  *
- * Loading runs fsv_trace_load() in a GTask thread. The thread only writes the progress counters
- * (under a mutex); a 100 ms timeout on the UI thread reads them, so the UI never waits on the
- * reader and the reader never touches a widget. A newer open cancels an older load, and a load
- * that failed leaves the trace shown so far in place.
+ * Loading runs fsv_trace_open() in a GTask thread: the index comes from the cache or from the
+ * index builder process (fsv-loader.h), so the UI thread never reads the trace, builds an index
+ * or waits on either. The thread only writes the progress and the latest preview (under a
+ * mutex); a 100 ms timeout on the UI thread reads them into the loading page (FsvLoadView: the
+ * rows found so far and what they hold so far), so the reader never touches a widget. A newer
+ * open cancels an older load (its builder is killed), and a load that failed or was cancelled
+ * brings back the trace shown so far.
  */
 #include "fsv-config.h"
 
+#include "fsv-load-view.h"
 #include "fsv-window-private.h"
 
 #include <string.h>
@@ -34,6 +38,7 @@ struct _FsvWindow {
 	GtkRevealer *error_revealer;
 	GtkLabel *error_label;
 	GtkStack *stack;
+	FsvLoadView *load_view;
 	FsvTimeline *timeline;
 	GtkScrollbar *vscrollbar, *hscrollbar;
 	GtkLabel *status_label;
@@ -52,6 +57,7 @@ struct _FsvWindow {
 	gboolean has_start_op, has_start_at, is_start_at_relative;
 	guint64 start_op_id, start_at_ns;
 	guint start_tick;
+	FsvOpenFlags open_flags;
 };
 
 G_DEFINE_FINAL_TYPE(FsvWindow, fsv_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -61,11 +67,15 @@ G_DEFINE_FINAL_TYPE(FsvWindow, fsv_window, GTK_TYPE_APPLICATION_WINDOW)
 /* Shared by the loading thread (writer) and the UI's progress timeout (reader). */
 typedef struct {
 	char *path;
-	/* Held while the thread runs: quitting then would tear libbabeltrace2 down under it. */
+	FsvOpenFlags flags;
+	/* Held while the thread runs: quitting then would leave the builder's wait undone. */
 	GApplication *held;
 	GMutex lock;
 	guint64 events;
 	double fraction;
+	FsvLoadStage stage;
+	FsvLoadPreview *preview; /* the latest, NULL before the first */
+	GPid builder_pid;        /* while the builder runs, else 0 */
 } LoadData;
 
 static void
@@ -73,6 +83,7 @@ load_data_free(gpointer data)
 {
 	LoadData *load = data;
 
+	g_clear_pointer(&load->preview, fsv_load_preview_unref);
 	g_mutex_clear(&load->lock);
 	if (load->held) {
 		g_application_release(load->held);
@@ -83,14 +94,24 @@ load_data_free(gpointer data)
 }
 
 static void
-load_progress(guint64 events, double fraction, gpointer user_data)
+load_progress(const FsvLoadProgress *progress, gpointer user_data)
 {
 	LoadData *load = user_data;
+	FsvLoadPreview *old = NULL;
 
 	g_mutex_lock(&load->lock);
-	load->events = events;
-	load->fraction = fraction;
+	load->events = progress->events;
+	load->fraction = progress->fraction;
+	load->stage = progress->stage;
+	load->builder_pid = progress->builder_pid;
+	if (progress->preview != load->preview) {
+		old = load->preview;
+		load->preview = progress->preview ? fsv_load_preview_ref(progress->preview) : NULL;
+	}
 	g_mutex_unlock(&load->lock);
+	/* Freed outside the lock: the UI thread never waits on more than a few stores. */
+	if (old)
+		fsv_load_preview_unref(old);
 }
 
 static void
@@ -101,7 +122,10 @@ load_thread(GTask *task, gpointer source_object, gpointer task_data, GCancellabl
 	FsvTrace *trace;
 
 	(void) source_object;
-	trace = fsv_trace_load(load->path, load_progress, load, cancellable, &error);
+	trace = fsv_trace_open(load->path, load->flags, load_progress, load, cancellable, &error);
+	g_mutex_lock(&load->lock);
+	load->builder_pid = 0;
+	g_mutex_unlock(&load->lock);
 	if (trace == NULL)
 		g_task_return_error(task, g_steal_pointer(&error));
 	else
@@ -115,6 +139,8 @@ progress_tick(gpointer user_data)
 	LoadData *load;
 	guint64 events;
 	double fraction;
+	FsvLoadStage stage;
+	g_autoptr(FsvLoadPreview) preview = NULL;
 	g_autofree char *text = NULL;
 
 	if (self->load_task == NULL) {
@@ -125,7 +151,10 @@ progress_tick(gpointer user_data)
 	g_mutex_lock(&load->lock);
 	events = load->events;
 	fraction = load->fraction;
+	stage = load->stage;
+	preview = load->preview ? fsv_load_preview_ref(load->preview) : NULL;
 	g_mutex_unlock(&load->lock);
+	fsv_load_view_update(self->load_view, preview, stage, events, fraction);
 	if (fraction >= 0) {
 		gtk_progress_bar_set_fraction(self->progress_bar, CLAMP(fraction, 0.0, 1.0));
 		text = g_strdup_printf("%" G_GUINT64_FORMAT " events · %.0f %%", events,
@@ -253,6 +282,16 @@ fsv_window_set_start(FsvWindow *self, gboolean has_op, guint64 op_id, gboolean h
 	self->start_at_ns = at_ns;
 }
 
+/* The page a load leaves behind when it brings no trace: the trace shown before, else the
+ * empty state. */
+static void
+show_previous_page(FsvWindow *self)
+{
+	gtk_stack_set_visible_child_name(self->stack, self->trace ? "trace" : "empty");
+	if (self->trace)
+		gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+}
+
 static void
 load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -267,7 +306,9 @@ load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 	g_clear_object(&self->load_task);
 	g_clear_object(&self->load_cancellable);
 	stop_progress(self);
+	fsv_load_view_reset(self->load_view, NULL);
 	if (trace == NULL) {
+		show_previous_page(self);
 		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
 		    g_error_matches(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_CANCELLED))
 			show_error(self, NULL);
@@ -303,14 +344,17 @@ fsv_window_open(FsvWindow *self, GFile *file)
 	load = g_new0(LoadData, 1);
 	g_mutex_init(&load->lock);
 	load->path = g_file_get_path(file);
+	load->flags = self->open_flags;
 	load->fraction = -1;
 	if (load->path == NULL) {
 		g_autofree char *uri = g_file_get_uri(file);
 		g_autofree char *message = g_strdup_printf("%s: not a local folder", uri);
 
-		/* A load this open cancelled is over too: no progress bar is left behind. */
+		/* A load this open cancelled is over too: no progress bar or loading page is left
+		 * behind. */
 		load_data_free(load);
 		stop_progress(self);
+		show_previous_page(self);
 		show_error(self, message);
 		return;
 	}
@@ -331,10 +375,21 @@ fsv_window_open(FsvWindow *self, GFile *file)
 	gtk_progress_bar_set_fraction(self->progress_bar, 0);
 	gtk_progress_bar_set_text(self->progress_bar, "");
 	gtk_revealer_set_reveal_child(self->progress_revealer, TRUE);
+	/* What is loaded so far, instead of the empty state or the previous trace (which comes
+	 * back if this load fails or is cancelled). */
+	fsv_load_view_reset(self->load_view, name);
+	gtk_stack_set_visible_child_name(self->stack, "loading");
 	show_error(self, NULL);
 	if (self->progress_source == 0)
 		self->progress_source = g_timeout_add(100, progress_tick, self);
 	g_task_run_in_thread(task, load_thread);
+}
+
+void
+fsv_window_set_open_flags(FsvWindow *self, FsvOpenFlags flags)
+{
+	g_return_if_fail(FSV_IS_WINDOW(self));
+	self->open_flags = flags;
 }
 
 static void
@@ -957,6 +1012,35 @@ _fsv_window_is_progress_shown(FsvWindow *self)
 }
 
 const char *
+_fsv_window_get_page(FsvWindow *self)
+{
+	return gtk_stack_get_visible_child_name(self->stack);
+}
+
+guint
+_fsv_window_get_preview_row_count(FsvWindow *self)
+{
+	FsvLoadPreview *preview = fsv_load_view_get_preview(self->load_view);
+
+	return preview ? fsv_load_preview_get_row_count(preview) : 0;
+}
+
+GPid
+_fsv_window_get_builder_pid(FsvWindow *self)
+{
+	LoadData *load;
+	GPid pid;
+
+	if (self->load_task == NULL)
+		return 0;
+	load = g_task_get_task_data(self->load_task);
+	g_mutex_lock(&load->lock);
+	pid = load->builder_pid;
+	g_mutex_unlock(&load->lock);
+	return pid;
+}
+
+const char *
 _fsv_window_get_error(FsvWindow *self)
 {
 	if (!gtk_revealer_get_reveal_child(self->error_revealer))
@@ -1085,6 +1169,7 @@ fsv_window_class_init(FsvWindowClass *klass)
 	object_class->dispose = fsv_window_dispose;
 	g_type_ensure(FSV_TYPE_TIMELINE);
 	g_type_ensure(FSV_TYPE_OPS_TABLE);
+	g_type_ensure(FSV_TYPE_LOAD_VIEW);
 	gtk_widget_class_set_template_from_resource(widget_class,
 						    "/org/fencescope/Viewer/fsv-window.ui");
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, recent_button);
@@ -1095,6 +1180,7 @@ fsv_window_class_init(FsvWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, error_revealer);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, error_label);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, stack);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, load_view);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, timeline);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, vscrollbar);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, hscrollbar);

@@ -11,6 +11,8 @@
 
 #include <gtk/gtk.h>
 
+#include "fsv-loader.h"
+
 G_BEGIN_DECLS
 
 #define FSV_TYPE_WINDOW (fsv_window_get_type())
@@ -21,9 +23,14 @@ G_DECLARE_FINAL_TYPE(FsvWindow, fsv_window, FSV, WINDOW, GtkApplicationWindow)
  * application, as the UI tests make). */
 FsvWindow *fsv_window_new(GtkApplication *application);
 
-/* Starts loading FILE (a trace folder) in a worker thread. The trace shown so far stays until
- * the new one is loaded; on failure it stays, and the error is shown in one line. */
+/* Starts loading FILE (a trace folder) with fsv_trace_open() in a worker thread: from the index
+ * cache, else by the index builder process, whose preview of what is loaded so far the window
+ * shows meanwhile. The trace shown so far stays until the new one is loaded; on failure
+ * (including a builder that crashed or was killed) it comes back, and the error is shown in one
+ * line. */
 void fsv_window_open(FsvWindow *self, GFile *file);
+/* Flags of the next opens (FSV_OPEN_NO_CACHE: `fencescope-view --no-cache`). */
+void fsv_window_set_open_flags(FsvWindow *self, FsvOpenFlags flags);
 
 /*
  * Where the window starts once the next trace it opens is loaded (`fencescope view --select-op

@@ -11,6 +11,7 @@
  */
 #include "fsv-trace-build-private.h"
 #include "fsv-lanes-private.h"
+#include "fsv-load-preview-private.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -1384,9 +1385,19 @@ FsvTrace *
 fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_data,
 	       GCancellable *cancellable, GError **error)
 {
+	return _fsv_trace_load_teed(path, NULL, progress, user_data, cancellable, error);
+}
+
+FsvTrace *
+_fsv_trace_load_teed(const char *path, const struct fsa_model_sink *tee,
+		     FsvTraceProgressFunc progress, gpointer user_data, GCancellable *cancellable,
+		     GError **error)
+{
 	g_autoptr(TraceBuild) build = NULL;
 	struct fsa_model *model;
 	struct fsa_model_sink sink = {0};
+	struct fsa_model_sink teed;
+	FsvSinkTee tee_storage;
 	LoadProgress lp = {progress, user_data, cancellable};
 	char *message = NULL;
 	fsa_status status;
@@ -1399,7 +1410,10 @@ fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_da
 		return NULL;
 	build = build_new(path);
 	init_sink(&sink, build);
-	model = fsa_model_create(&sink);
+	/* The index builder's preview counts every item too (fsv-load-preview.h). */
+	if (tee)
+		_fsv_sink_tee_init(&teed, &tee_storage, &sink, tee);
+	model = fsa_model_create(tee ? &teed : &sink);
 	if (!model) {
 		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_NOMEM, "%s: out of memory",
 			    path);

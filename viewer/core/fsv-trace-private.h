@@ -111,6 +111,13 @@ bool _fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind);
  */
 FsvTrace *_fsv_trace_new_from_events(const char *name, const struct fsa_event *events, gsize n);
 /*
+ * fsv_trace_load() whose analyzer model feeds TEE (nullable) too, item by item, after the
+ * trace's own sink: the index builder counts what is loaded so far with it (fsv-load-preview.h).
+ */
+FsvTrace *_fsv_trace_load_teed(const char *path, const struct fsa_model_sink *tee,
+			       FsvTraceProgressFunc progress, gpointer user_data,
+			       GCancellable *cancellable, GError **error);
+/*
  * What drawing a LOD bucket needs of its top item, without reading the item: a bucket stands
  * for one pixel column of a lane, so at a far zoom the buckets' tops are spread over the whole
  * op and packet arrays, and reading them would make those arrays resident (a mapped index file
