@@ -95,7 +95,9 @@ fs_render_main(int argc, char **argv)
 	     "TIME"},
 	    {"width", 'W', 0, G_OPTION_ARG_INT, &width, "Width in pixels (default 1600)", "PX"},
 	    {"height", 'H', 0, G_OPTION_ARG_INT, &height,
-	     "Height in pixels (default: every row, at most 4000)", "PX"},
+	     "Height of the timeline in pixels (default: every row, at most 4000); the "
+	     "legend is a strip of its own under it",
+	     "PX"},
 	    {"select-op", 0, 0, G_OPTION_ARG_INT64, &select_op,
 	     "Select the fence operation with this analyzer op id: highlight it and draw its "
 	     "dependency arrows",
@@ -209,9 +211,9 @@ fs_render_main(int argc, char **argv)
 		if (fsv_trace_get_row(trace, r)->kind == FSV_ROW_FENCE_GROUP)
 			fsv_view_set_row_expanded(view, r, true);
 	if (height == 0)
-		height = CLAMP(fsv_view_get_ruler_height(view) + fsv_view_get_content_height(view) +
-				   (no_legend ? 8 : 150),
-			       240, 4000);
+		height =
+		    CLAMP(fsv_view_get_ruler_height(view) + fsv_view_get_content_height(view) + 8,
+			  240, 4000);
 	fsv_view_set_size(view, width, height);
 	if (begin.is_set || end.is_set)
 		fsv_view_set_range(view, b, e);

@@ -42,11 +42,21 @@ typedef struct {
 	/* A measurement between two times, drawn as a bracket with its duration. */
 	bool has_measure;
 	guint64 measure_a_ns, measure_b_ns;
+	/* The go-to-time marker (Ctrl+G, issue 15 §3): a line at cursor_ns when has_cursor. */
+	bool has_cursor;
+	guint64 cursor_ns;
+	/* The trace's bookmarks: n_bookmarks lines with a flag and their name (names may be
+	 * NULL). Not owned: valid for the draw. */
+	const guint64 *bookmark_ns;
+	const char *const *bookmark_names;
+	guint n_bookmarks;
 	/* Ops not matching an active filter are drawn faded. */
 	FsvFilter filter;
 	/* The item under the pointer, outlined (kind FSV_ITEM_NONE: none). */
 	FsvItem hover;
-	bool show_legend;     /* the legend box in the bottom-right corner */
+	/* fsv_render_to_file adds the legend's strip under the timeline (fsv_render_draw never
+	 * draws a legend: it would cover rows). */
+	bool show_legend;
 	bool show_ruler_grid; /* faint vertical lines at the ruler's major ticks */
 	/* Draws every item one by one, without level-of-detail (tests compare both). */
 	bool no_lod;
@@ -79,6 +89,16 @@ typedef enum {
 	FSV_RENDER_FORMAT_SVG,
 	FSV_RENDER_FORMAT_PDF,
 } FsvRenderFormat;
+
+/*
+ * The legend (what each colour and mark means, only the entries the trace has) is a strip of
+ * its own under the timeline, so it never covers data; the window shows the same strip (it can
+ * be hidden), `render` appends it to the image. Its height at WIDTH px: entries flow into as
+ * many columns as the width holds.
+ */
+int fsv_render_get_legend_height(FsvTrace *trace, int width);
+/* Draws the legend strip at (0, 0) – (WIDTH, its height) of CR. FONT_FAMILY NULL: DejaVu Sans. */
+void fsv_render_draw_legend(cairo_t *cr, FsvTrace *trace, int width, const char *font_family);
 
 /* The format a file name asks for by its extension (.png, .svg, .pdf); false for others. */
 bool fsv_render_format_from_path(const char *path, FsvRenderFormat *format);
