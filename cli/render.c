@@ -79,6 +79,7 @@ fs_render_main(int argc, char **argv)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(FsvTrace) trace = NULL;
 	g_autoptr(FsvView) view = NULL;
+	g_autoptr(FsvQuery) query = NULL;
 	FsvRenderOptions options;
 	FsvRenderFormat format;
 	__attribute__((cleanup(output_file_clear))) struct fsa_output_file output = {0};
@@ -103,7 +104,9 @@ fs_render_main(int argc, char **argv)
 	     "dependency arrows",
 	     "ID"},
 	    {"filter", 0, 0, G_OPTION_ARG_STRING, &filter_text,
-	     "Fade operations not matching 'fence=H value=V queue=H pid=P'", "TERMS"},
+	     "Fade operations not matching a search ('kind=wait and dur>2ms', the viewer's "
+	     "search language, docs/user-guide.md)",
+	     "QUERY"},
 	    {"fences", 0, 0, G_OPTION_ARG_NONE, &show_fences,
 	     "Expand the fence rows (CurrentValue steps)", NULL},
 	    {"no-legend", 0, 0, G_OPTION_ARG_NONE, &no_legend, "Leave the legend out", NULL},
@@ -162,10 +165,11 @@ fs_render_main(int argc, char **argv)
 		return FS_EXIT_USAGE;
 	}
 	fsv_render_options_init(&options);
-	if (filter_text && !fsv_filter_parse(filter_text, &options.filter, &error)) {
+	if (filter_text && !(query = fsv_query_parse(filter_text, NULL, &error))) {
 		fs_error(RENDER_COMMAND, "--filter: %s", error->message);
 		return FS_EXIT_USAGE;
 	}
+	options.query = query;
 	/* Before the trace is read: a wrong -o fails at once. */
 	fs_remove_outputs_on_signals();
 	if (fsa_output_file_begin(&output, out_path, FSA_OUTPUT_REPLACE | FSA_OUTPUT_INTO_SPECIAL,

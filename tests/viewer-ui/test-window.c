@@ -376,7 +376,7 @@ Test(window, range_selection_shows_statistics_and_measure_shows_delta)
 			   _fsv_window_get_status(window));
 }
 
-Test(window, search_filters_by_fence_and_rejects_bad_terms)
+Test(window, search_filters_by_fence_rejects_bad_terms_and_gives_keys_back)
 {
 	FsvTimeline *timeline = _fsv_window_get_timeline(window);
 	FsvTrace *trace = fsv_timeline_get_trace(timeline);
@@ -398,8 +398,16 @@ Test(window, search_filters_by_fence_and_rejects_bad_terms)
 	cr_assert_eq(found->fence_handle, fsv_trace_get_op(trace, wait)->fence_handle);
 	cr_assert_eq(found->fence_value, fsv_trace_get_op(trace, wait)->fence_value);
 
+	/* After Enter the keys go back to the timeline (Z, W, F typed next once landed in the
+	 * entry). */
+	cr_assert(gtk_widget_is_focus(GTK_WIDGET(timeline)), "Enter gives the focus back");
+
 	_fsv_window_set_search_text(window, "colour=blue");
 	cr_assert(_fsv_window_search_has_error(window));
+	_fsv_window_set_search_text(window, "kind=wait and (dur>2xs");
+	cr_assert(_fsv_window_search_has_error(window));
+	_fsv_window_set_search_text(window, "kind=wait and dur>1ms or state=never_completed");
+	cr_assert_not(_fsv_window_search_has_error(window));
 	_fsv_window_set_search_text(window, "");
 	cr_assert_not(_fsv_window_search_has_error(window));
 }
@@ -740,7 +748,7 @@ Test(window, search_enter_visits_each_match_once_in_time_order)
 {
 	FsvTimeline *timeline = _fsv_window_get_timeline(window);
 	FsvTrace *trace;
-	FsvFilter filter;
+	g_autoptr(FsvQuery) filter = fsv_query_parse("pid=1", NULL, NULL);
 	guint matches = 0, steps;
 	g_autofree guint8 *seen = NULL;
 	FsvItem selection;
@@ -748,9 +756,9 @@ Test(window, search_enter_visits_each_match_once_in_time_order)
 
 	open_trace("stress");
 	trace = fsv_timeline_get_trace(timeline);
-	cr_assert(fsv_filter_parse("pid=1", &filter, NULL));
+	cr_assert_not_null(filter);
 	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++)
-		matches += fsv_filter_match_op(&filter, fsv_trace_get_op(trace, i));
+		matches += fsv_query_match_op(filter, fsv_trace_get_op(trace, i));
 	cr_assert_gt(matches, 1000);
 	seen = g_new0(guint8, fsv_trace_get_op_count(trace));
 	_fsv_window_set_search_text(window, "pid=1");
@@ -775,7 +783,7 @@ Test(window, search_enter_visits_each_match_once_in_time_order)
 		previous = selection.index;
 	}
 	/* One more wraps to the first match. */
-	first = fsv_trace_find_next_op(trace, &filter, FSV_INDEX_NONE);
+	first = fsv_trace_find_next_op(trace, filter, FSV_INDEX_NONE);
 	_fsv_window_activate_search(window);
 	fsv_timeline_get_selection(timeline, &selection);
 	cr_assert_eq(selection.index, first);

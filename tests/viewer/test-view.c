@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <glib.h>
 
+#include "fsv-query.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
 
@@ -370,66 +371,13 @@ Test(view, every_item_has_a_description)
 	}
 }
 
-Test(view, filter_parses_and_matches)
-{
-	FsvFilter f;
-	g_autoptr(GError) error = NULL;
-	FsvOp op = {.fence_handle = 0x12,
-		    .fence_global_handle = 0x99,
-		    .fence_value = 5,
-		    .hwqueue_handle = 0x1001,
-		    .process_id = 42};
-
-	cr_assert(fsv_filter_parse("fence=0x12 value=5", &f, &error));
-	cr_assert(fsv_filter_is_active(&f));
-	cr_assert(fsv_filter_match_op(&f, &op));
-	cr_assert(fsv_filter_parse("0x99 pid=42 queue=4097", &f, &error));
-	cr_assert(fsv_filter_match_op(&f, &op));
-	cr_assert(fsv_filter_parse("value=6", &f, &error));
-	cr_assert_not(fsv_filter_match_op(&f, &op));
-	cr_assert(fsv_filter_parse("", &f, &error));
-	cr_assert_not(fsv_filter_is_active(&f));
-	cr_assert_not(fsv_filter_parse("colour=red", &f, &error));
-	cr_assert_not_null(error);
-	g_clear_error(&error);
-	cr_assert_not(fsv_filter_parse("value=five", &f, &error));
-	cr_assert_not_null(error);
-}
-
-/* Numbers are decimal, or hex after 0x: a leading zero is not octal ("value=010" is ten, not
- * eight; "pid=09" is nine), and signs, spaces and an empty hex number are refused. */
-Test(view, filter_numbers_are_decimal_or_hex_never_octal)
-{
-	FsvFilter f;
-	static const char *const bad[] = {"value=0x",    "value=+5",   "value=-5",
-					  "value=",      "fence=0x-1", "value=5x",
-					  "pid=0x1g",    "value=0b1",  "value=18446744073709551616",
-					  "fence=0x12=3"};
-
-	cr_assert(fsv_filter_parse("value=010", &f, NULL));
-	cr_assert_eq(f.fence_value, 10);
-	cr_assert(fsv_filter_parse("pid=09", &f, NULL));
-	cr_assert_eq(f.process_id, 9);
-	cr_assert(fsv_filter_parse("fence=0X1F queue=0x0010", &f, NULL));
-	cr_assert_eq(f.fence_handle, 0x1f);
-	cr_assert_eq(f.hwqueue_handle, 0x10);
-	cr_assert(fsv_filter_parse("value=18446744073709551615", &f, NULL));
-	cr_assert_eq(f.fence_value, G_MAXUINT64);
-	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
-		g_autoptr(GError) error = NULL;
-
-		cr_assert_not(fsv_filter_parse(bad[i], &f, &error), "'%s' accepted", bad[i]);
-		cr_assert_not_null(error);
-		cr_assert_null(strchr(error->message, '\n'));
-	}
-}
-
 Test(view, find_ops_returns_matches_in_time_order)
 {
 	guint32 w = find_released_wait();
 	const FsvOp *o = fsv_trace_get_op(trace, w);
-	FsvFilter f = {.has_fence_handle = true, .fence_handle = o->fence_handle};
-	g_autoptr(GArray) found = fsv_trace_find_ops(trace, &f, 0, UINT64_MAX - 1, 0);
+	g_autofree char *text = g_strdup_printf("fence=0x%" G_GINT64_MODIFIER "x", o->fence_handle);
+	g_autoptr(FsvQuery) f = fsv_query_parse(text, NULL, NULL);
+	g_autoptr(GArray) found = fsv_trace_find_ops(trace, f, 0, UINT64_MAX - 1, 0);
 	bool has_w = false;
 
 	cr_assert_gt(found->len, 0);
@@ -437,7 +385,7 @@ Test(view, find_ops_returns_matches_in_time_order)
 		guint32 idx = g_array_index(found, guint32, i);
 
 		has_w |= idx == w;
-		cr_assert(fsv_filter_match_op(&f, fsv_trace_get_op(trace, idx)));
+		cr_assert(fsv_query_match_op(f, fsv_trace_get_op(trace, idx)));
 		if (i > 0)
 			cr_assert_leq(
 			    fsv_trace_get_op(trace, g_array_index(found, guint32, i - 1))->begin_ns,
@@ -450,21 +398,22 @@ Test(view, find_ops_returns_matches_in_time_order)
  * match visits every match once, whatever overlaps what. */
 Test(view, find_next_op_steps_through_every_match_in_time_order)
 {
-	FsvFilter none = {0}, nothing = {.has_fence_value = true, .fence_value = G_MAXUINT64};
+	g_autoptr(FsvQuery) none = fsv_query_parse("", NULL, NULL);
+	g_autoptr(FsvQuery) nothing = fsv_query_parse("value=18446744073709551615", NULL, NULL);
 	guint n = fsv_trace_get_op_count(trace), steps = 0;
-	g_autoptr(GArray) all = fsv_trace_find_ops(trace, &none, 0, UINT64_MAX - 1, 0);
-	guint32 op = fsv_trace_find_next_op(trace, &none, FSV_INDEX_NONE);
+	g_autoptr(GArray) all = fsv_trace_find_ops(trace, none, 0, UINT64_MAX - 1, 0);
+	guint32 op = fsv_trace_find_next_op(trace, none, FSV_INDEX_NONE);
 
 	cr_assert_gt(n, 1);
 	cr_assert_eq(all->len, n);
 	do {
 		cr_assert_eq(op, g_array_index(all, guint32, steps), "step %u", steps);
-		op = fsv_trace_find_next_op(trace, &none, op);
+		op = fsv_trace_find_next_op(trace, none, op);
 		steps++;
 	} while (steps < n);
 	cr_assert_eq(op, g_array_index(all, guint32, 0), "wraps to the first");
-	cr_assert_eq(fsv_trace_find_next_op(trace, &nothing, FSV_INDEX_NONE), FSV_INDEX_NONE);
-	cr_assert_eq(fsv_trace_find_next_op(trace, &nothing, 0), FSV_INDEX_NONE);
+	cr_assert_eq(fsv_trace_find_next_op(trace, nothing, FSV_INDEX_NONE), FSV_INDEX_NONE);
+	cr_assert_eq(fsv_trace_find_next_op(trace, nothing, 0), FSV_INDEX_NONE);
 }
 
 Test(trace, log_overrun_shows_lost_entries_and_inferred_ops)

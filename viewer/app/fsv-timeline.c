@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * FsvTimeline: input → FsvView, FsvView → fsv_render_draw(). The widget keeps only what the
- * user is doing (a drag, the pointer, the selection, range, measurement and filter); the row
+ * user is doing (a drag, the pointer, the selection, range, measurement and search); the row
  * layout, zoom limits and hit tests are the core's FsvView, so the widget and the headless
  * renderer cannot disagree about where a box is.
  *
@@ -44,6 +44,8 @@ struct _FsvTimeline {
 	FsvTrace *trace;
 	FsvView *view;
 	FsvRenderOptions options;
+	/* The search the boxes are faded by: options.query borrows it. */
+	FsvQuery *query;
 
 	/* Drag state: where it started, the viewport's x/y at the last update. */
 	DragMode drag_mode;
@@ -661,13 +663,14 @@ fsv_timeline_set_bookmarks(FsvTimeline *self, const guint64 *ns, const char *con
 }
 
 void
-fsv_timeline_set_filter(FsvTimeline *self, const FsvFilter *filter)
+fsv_timeline_set_query(FsvTimeline *self, FsvQuery *query)
 {
 	g_return_if_fail(FSV_IS_TIMELINE(self));
-	if (filter)
-		self->options.filter = *filter;
-	else
-		memset(&self->options.filter, 0, sizeof(self->options.filter));
+	if (query)
+		fsv_query_ref(query);
+	g_clear_pointer(&self->query, fsv_query_unref);
+	self->query = query;
+	self->options.query = query;
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
@@ -1043,6 +1046,8 @@ fsv_timeline_dispose(GObject *object)
 	g_clear_pointer(&self->bookmark_ns, g_array_unref);
 	g_clear_pointer(&self->bookmark_names, g_ptr_array_unref);
 	self->options.n_bookmarks = 0;
+	self->options.query = NULL;
+	g_clear_pointer(&self->query, fsv_query_unref);
 	G_OBJECT_CLASS(fsv_timeline_parent_class)->dispose(object);
 }
 

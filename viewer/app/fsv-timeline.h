@@ -91,8 +91,8 @@ gboolean fsv_timeline_get_cursor(FsvTimeline *self, guint64 *ns);
 void fsv_timeline_set_bookmarks(FsvTimeline *self, const guint64 *ns, const char *const *names,
 				guint n);
 
-/* Fades ops that do not match FILTER (NULL: no filter). */
-void fsv_timeline_set_filter(FsvTimeline *self, const FsvFilter *filter);
+/* Fades ops that do not match QUERY (NULL or empty: none faded). Keeps a reference. */
+void fsv_timeline_set_query(FsvTimeline *self, FsvQuery *query);
 
 /* Selection, range and measurement all cleared (Escape). */
 void fsv_timeline_clear(FsvTimeline *self);

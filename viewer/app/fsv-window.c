@@ -57,7 +57,7 @@ struct _FsvWindow {
 	GCancellable *load_cancellable;
 	guint progress_source;
 	GtkFileChooserNative *chooser;
-	FsvFilter filter;
+	FsvQuery *query; /* the search entry's last valid query, NULL when empty */
 };
 
 G_DEFINE_FINAL_TYPE(FsvWindow, fsv_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -187,7 +187,7 @@ show_trace(FsvWindow *self, FsvTrace *trace)
 	g_clear_pointer(&self->trace, fsv_trace_unref);
 	self->trace = fsv_trace_ref(trace);
 	fsv_timeline_set_trace(self->timeline, trace);
-	fsv_timeline_set_filter(self->timeline, &self->filter);
+	fsv_timeline_set_query(self->timeline, self->query);
 	bookmarks_load(self);
 	legend_update(self);
 	title = g_strdup_printf("%s — fencescope viewer", fsv_trace_get_name(trace));
@@ -558,9 +558,9 @@ on_search_changed(FsvWindow *self)
 {
 	const char *text = gtk_editable_get_text(GTK_EDITABLE(self->search_entry));
 	g_autoptr(GError) error = NULL;
-	FsvFilter filter = {0};
+	g_autoptr(FsvQuery) query = fsv_query_parse(text, NULL, &error);
 
-	if (*text && !fsv_filter_parse(text, &filter, &error)) {
+	if (query == NULL) {
 		gtk_widget_add_css_class(GTK_WIDGET(self->search_entry), "error");
 		gtk_widget_set_tooltip_text(GTK_WIDGET(self->search_entry), error->message);
 		return;
@@ -568,10 +568,13 @@ on_search_changed(FsvWindow *self)
 	gtk_widget_remove_css_class(GTK_WIDGET(self->search_entry), "error");
 	gtk_widget_set_tooltip_text(
 	    GTK_WIDGET(self->search_entry),
-	    "Filter (Ctrl+F): fence=HANDLE value=N queue=HANDLE pid=N, or a "
-	    "bare fence handle; Enter selects the next match");
-	self->filter = filter;
-	fsv_timeline_set_filter(self->timeline, &filter);
+	    "Search (Ctrl+F): dur>2ms, kind=wait|signal, state=, source=, queue=, pid=, "
+	    "fence=, value=, op=, combined with and, or, not and ( ); Enter selects the next "
+	    "match");
+	g_clear_pointer(&self->query, fsv_query_unref);
+	if (fsv_query_is_active(query))
+		self->query = g_steal_pointer(&query);
+	fsv_timeline_set_query(self->timeline, self->query);
 }
 
 static void
@@ -581,7 +584,7 @@ on_search_stopped(FsvWindow *self)
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
 }
 
-/* Enter: selects the next op matching the filter after the selected one, wrapping around, and
+/* Enter: selects the next op matching the search after the selected one, wrapping around, and
  * brings it into view at the current zoom. */
 static void
 on_search_activate(FsvWindow *self)
@@ -592,12 +595,14 @@ on_search_activate(FsvWindow *self)
 	const FsvView *view;
 	guint64 span, centre;
 
-	if (self->trace == NULL || !fsv_filter_is_active(&self->filter))
+	/* Keys typed after Enter (Z, W, F, arrows) are for the timeline, not the entry. */
+	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+	if (self->trace == NULL || !fsv_query_is_active(self->query))
 		return;
 	fsv_timeline_get_selection(self->timeline, &selection);
 	/* One pass over the ops: a batch of the matches overlapping the selection's start
 	 * could be all earlier ops still open, and the search then cycled over them. */
-	next = fsv_trace_find_next_op(self->trace, &self->filter,
+	next = fsv_trace_find_next_op(self->trace, self->query,
 				      selection.kind == FSV_ITEM_OP ? selection.index
 								    : FSV_INDEX_NONE);
 	if (next == FSV_INDEX_NONE) {
@@ -1280,6 +1285,7 @@ fsv_window_dispose(GObject *object)
 	g_clear_handle_id(&self->state_source, g_source_remove);
 	g_clear_pointer(&self->state_file, g_free);
 	g_clear_pointer(&self->state_text, g_free);
+	g_clear_pointer(&self->query, fsv_query_unref);
 	gtk_widget_dispose_template(GTK_WIDGET(self), FSV_TYPE_WINDOW);
 	G_OBJECT_CLASS(fsv_window_parent_class)->dispose(object);
 }

@@ -2,13 +2,12 @@
 /*
  * viewer/core: words for what the timeline shows — every field of an op, packet, marker, loss
  * or fence step for the details panel and tooltips (with durations, and times both on the trace
- * clock and in GPU ticks), one-line titles, duration formatting with adaptive units, and the
- * search filter (fsv-trace.h). It only reads a loaded FsvTrace.
+ * clock and in GPU ticks), one-line titles and duration formatting with adaptive units. It
+ * only reads a loaded FsvTrace.
  */
 #include "fsv-trace.h"
 #include "fsv-trace-private.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1166,159 +1165,4 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 		break;
 	}
 	return g_strdup("");
-}
-
-/* ---- Filter ---------------------------------------------------------------------------- */
-
-bool
-fsv_filter_is_active(const FsvFilter *f)
-{
-	return f && (f->has_fence_handle || f->has_fence_value || f->has_hwqueue || f->has_process);
-}
-
-bool
-fsv_filter_match_op(const FsvFilter *f, const FsvOp *op)
-{
-	if (!fsv_filter_is_active(f))
-		return true;
-	if (f->has_fence_handle && op->fence_handle != f->fence_handle &&
-	    op->fence_global_handle != f->fence_handle)
-		return false;
-	if (f->has_fence_value && op->fence_value != f->fence_value)
-		return false;
-	if (f->has_hwqueue && op->hwqueue_handle != f->hwqueue_handle)
-		return false;
-	if (f->has_process && op->process_id != f->process_id)
-		return false;
-	return true;
-}
-
-/* Decimal, or hexadecimal after 0x. Not strtoull's base 0: it reads a leading zero as octal,
- * so "value=010" would match 8 and "pid=09" would be refused. */
-static bool
-parse_u64(const char *text, guint64 *out)
-{
-	char *end = NULL;
-	guint base = 10;
-
-	if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-		text += 2;
-		base = 16;
-	}
-	if (!g_ascii_isxdigit(text[0]) || (base == 10 && !g_ascii_isdigit(text[0])))
-		return false;
-	errno = 0;
-	*out = g_ascii_strtoull(text, &end, base);
-	return errno == 0 && end && *end == '\0';
-}
-
-bool
-fsv_filter_parse(const char *text, FsvFilter *filter, GError **error)
-{
-	g_auto(GStrv) terms = NULL;
-	FsvFilter f = {0};
-
-	g_return_val_if_fail(text != NULL && filter != NULL, false);
-	terms = g_strsplit_set(text, " \t,", -1);
-	for (guint i = 0; terms[i]; i++) {
-		const char *term = terms[i], *eq = strchr(term, '=');
-		g_autofree char *key = NULL;
-		guint64 v;
-
-		if (!term[0])
-			continue;
-		key = eq ? g_ascii_strdown(term, eq - term) : g_strdup("fence");
-		if (!parse_u64(eq ? eq + 1 : term, &v)) {
-			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-				    "'%s': not a number (decimal or 0x hex)", term);
-			return false;
-		}
-		if (strcmp(key, "fence") == 0 || strcmp(key, "handle") == 0) {
-			f.has_fence_handle = true;
-			f.fence_handle = v;
-		} else if (strcmp(key, "value") == 0) {
-			f.has_fence_value = true;
-			f.fence_value = v;
-		} else if (strcmp(key, "queue") == 0 || strcmp(key, "hwqueue") == 0) {
-			f.has_hwqueue = true;
-			f.hwqueue_handle = v;
-		} else if (strcmp(key, "pid") == 0 || strcmp(key, "process") == 0) {
-			if (v > UINT32_MAX) {
-				g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-					    "'%s': a process id is at most %u", term, UINT32_MAX);
-				return false;
-			}
-			f.has_process = true;
-			f.process_id = (guint32) v;
-		} else {
-			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-				    "'%s': unknown term (fence=, value=, queue=, pid=)", term);
-			return false;
-		}
-	}
-	*filter = f;
-	return true;
-}
-
-static int
-compare_op_begin(const void *a, const void *b, void *data)
-{
-	const FsvTrace *trace = data;
-	const FsvOp *x = fsv_trace_get_op(trace, *(const guint32 *) a);
-	const FsvOp *y = fsv_trace_get_op(trace, *(const guint32 *) b);
-
-	if (x->begin_ns != y->begin_ns)
-		return x->begin_ns < y->begin_ns ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-GArray *
-fsv_trace_find_ops(const FsvTrace *trace, const FsvFilter *filter, guint64 begin_ns, guint64 end_ns,
-		   guint max)
-{
-	GArray *out = g_array_new(FALSE, FALSE, sizeof(guint32));
-
-	g_return_val_if_fail(trace != NULL, out);
-	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
-		const FsvOp *o = fsv_trace_get_op(trace, i);
-
-		if (o->end_ns < begin_ns || o->begin_ns > end_ns || !fsv_filter_match_op(filter, o))
-			continue;
-		g_array_append_val(out, i);
-	}
-	g_qsort_with_data(out->data, (gint) out->len, sizeof(guint32), compare_op_begin,
-			  (gpointer) trace);
-	if (max > 0 && out->len > max)
-		g_array_set_size(out, max);
-	return out;
-}
-
-/* (begin_ns, index) of A before that of B. */
-static bool
-op_is_before(const FsvTrace *trace, guint32 a, guint32 b)
-{
-	guint64 ba = fsv_trace_get_op(trace, a)->begin_ns,
-		bb = fsv_trace_get_op(trace, b)->begin_ns;
-
-	return ba < bb || (ba == bb && a < b);
-}
-
-guint32
-fsv_trace_find_next_op(const FsvTrace *trace, const FsvFilter *filter, guint32 after)
-{
-	guint32 next = FSV_INDEX_NONE, first = FSV_INDEX_NONE;
-
-	g_return_val_if_fail(trace != NULL, FSV_INDEX_NONE);
-	if (after >= fsv_trace_get_op_count(trace))
-		after = FSV_INDEX_NONE;
-	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
-		if (!fsv_filter_match_op(filter, fsv_trace_get_op(trace, i)))
-			continue;
-		if (first == FSV_INDEX_NONE || op_is_before(trace, i, first))
-			first = i;
-		if (after != FSV_INDEX_NONE && op_is_before(trace, after, i) &&
-		    (next == FSV_INDEX_NONE || op_is_before(trace, i, next)))
-			next = i;
-	}
-	return next != FSV_INDEX_NONE ? next : first;
 }

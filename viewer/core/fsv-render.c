@@ -152,7 +152,7 @@ typedef struct {
 	 * right edge of the last label (flush_faults). */
 	GArray *fault_xs, *fault_labels;
 	double fault_label_end;
-	bool has_filter;
+	bool has_query; /* an active search: ops that do not match it are faded */
 	const char *font;
 	double label_end; /* right edge of the last box labelled in this lane */
 	/* Outlines are drawn only for at most one box per 4 px; past that, collecting stops. */
@@ -400,7 +400,7 @@ fill_hatched(cairo_t *cr, double x, double y, double w, double h, const double r
 static bool
 op_is_faded(const RenderPass *pass, const FsvOp *o)
 {
-	return pass->has_filter && !fsv_filter_match_op(&pass->opt->filter, o);
+	return pass->has_query && !fsv_query_match_op(pass->opt->query, o);
 }
 
 static bool
@@ -2786,7 +2786,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	memset(pass.stats, 0, sizeof(*pass.stats));
 	pass.x_min = lw;
 	pass.x_max = w;
-	pass.has_filter = fsv_filter_is_active(&options->filter);
+	pass.has_query = fsv_query_is_active(options->query);
 	pass.details_cap = (guint) MAX((w - lw) / 4, 1);
 	pass.font = options->font_family ? options->font_family : "DejaVu Sans";
 	for (guint s = 0; s < BATCH_COUNT; s++)

@@ -27,6 +27,7 @@
 #include <cairo.h>
 #include <glib.h>
 
+#include "fsv-query.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
 
@@ -50,8 +51,9 @@ typedef struct {
 	const guint64 *bookmark_ns;
 	const char *const *bookmark_names;
 	guint n_bookmarks;
-	/* Ops not matching an active filter are drawn faded. */
-	FsvFilter filter;
+	/* Ops not matching an active search are drawn faded (NULL or empty: none). Borrowed: the
+	 * caller keeps a reference while it draws with these options. */
+	const FsvQuery *query;
 	/* The item under the pointer, outlined (kind FSV_ITEM_NONE: none). */
 	FsvItem hover;
 	/* fsv_render_to_file adds the legend's strip under the timeline (fsv_render_draw never

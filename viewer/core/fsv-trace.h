@@ -356,32 +356,8 @@ char **fsv_trace_describe_item(const FsvTrace *trace, const FsvItem *item);
 /* Returns: (transfer full): a one-line title for an item ("Wait fence 0x12 ≥ 5"). */
 char *fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item);
 
-/*
- * Search and filter. A filter field is used when its has_ flag is set; an op matches when
- * every used field matches (fence: the local or the global handle).
- */
-typedef struct {
-	bool has_fence_handle, has_fence_value, has_hwqueue, has_process;
-	guint64 fence_handle, fence_value, hwqueue_handle;
-	guint32 process_id;
-} FsvFilter;
-
-bool fsv_filter_is_active(const FsvFilter *filter);
-bool fsv_filter_match_op(const FsvFilter *filter, const FsvOp *op);
-/*
- * Parses a search text: space-separated terms "fence=0x12", "value=5", "queue=0x1001",
- * "pid=42", or a bare number (matched as a fence handle). Returns false with *error set
- * (G_IO_ERROR_INVALID_ARGUMENT) on a term it cannot read.
- */
-bool fsv_filter_parse(const char *text, FsvFilter *filter, GError **error);
-/* Indexes of the ops matching FILTER in [begin_ns, end_ns], in time order, at most MAX
- * (0: no limit). Returns: (transfer full): a GArray of guint32. */
-GArray *fsv_trace_find_ops(const FsvTrace *trace, const FsvFilter *filter, guint64 begin_ns,
-			   guint64 end_ns, guint max);
-/* The op matching FILTER that comes next after op AFTER in time order (begin_ns, then op index
- * as a tie-break), wrapping around to the first match; the first match when AFTER is
- * FSV_INDEX_NONE. FSV_INDEX_NONE when nothing matches. One pass over the ops, no sort. */
-guint32 fsv_trace_find_next_op(const FsvTrace *trace, const FsvFilter *filter, guint32 after);
+/* The search language (fsv_query_*, fsv_trace_find_ops, fsv_trace_find_next_op) is in
+ * fsv-query.h. */
 
 /*
  * Formats a duration with an adaptive unit ("850 ns", "12.5 µs", "3.210 ms", "1.500 s").
