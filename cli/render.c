@@ -214,15 +214,6 @@ fs_render_main(int argc, char **argv)
 	for (guint32 r = 0; show_fences && r < fsv_trace_get_row_count(trace); r++)
 		if (fsv_trace_get_row(trace, r)->kind == FSV_ROW_FENCE_GROUP)
 			fsv_view_set_row_expanded(view, r, true);
-	if (height == 0)
-		height =
-		    CLAMP(fsv_view_get_ruler_height(view) + fsv_view_get_content_height(view) + 8,
-			  240, 4000);
-	fsv_view_set_size(view, width, height);
-	if (begin.is_set || end.is_set)
-		fsv_view_set_range(view, b, e);
-	else
-		fsv_view_fit(view);
 	if (select_op >= 0) {
 		guint32 op = fsv_trace_find_op_by_id(trace, (guint64) select_op);
 
@@ -233,7 +224,19 @@ fs_render_main(int argc, char **argv)
 			return FS_EXIT_USAGE;
 		}
 		options.selection = (FsvItem){FSV_ITEM_OP, op, fsv_trace_get_op(trace, op)->row};
+		/* Seen in its own lane: expands its row when it lies in an aggregated slot. */
+		fsv_view_reveal_item(view, &options.selection);
 	}
+	if (height == 0)
+		/* The legend has a strip of its own under the timeline (fsv_render_to_file). */
+		height =
+		    CLAMP(fsv_view_get_ruler_height(view) + fsv_view_get_content_height(view) + 8,
+			  240, 4000);
+	fsv_view_set_size(view, width, height);
+	if (begin.is_set || end.is_set)
+		fsv_view_set_range(view, b, e);
+	else
+		fsv_view_fit(view);
 	options.show_legend = !no_legend;
 	if (!fsv_render_to_file(trace, view, &options, format, output.tmp_path, &error)) {
 		/* The message names the temporary file: name the output instead. */

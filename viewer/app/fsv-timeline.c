@@ -219,7 +219,8 @@ update_hover(FsvTimeline *self)
 
 	if (self->view == NULL || !self->has_pointer)
 		return;
-	fsv_view_hit_test(self->view, self->pointer_x, self->pointer_y, &hit);
+	fsv_view_hit_test_selected(self->view, self->pointer_x, self->pointer_y,
+				   &self->options.selection, &hit);
 	if (hit.kind == FSV_ITEM_ROW)
 		hit.kind = FSV_ITEM_NONE; /* labels are not outlined */
 	changed = hit.kind != self->options.hover.kind || hit.index != self->options.hover.index;
@@ -380,6 +381,7 @@ item_span(FsvTimeline *self, const FsvItem *item, guint64 *begin_ns, guint64 *en
 	case FSV_ITEM_NONE:
 	case FSV_ITEM_FENCE_STEP:
 	case FSV_ITEM_ROW:
+	case FSV_ITEM_LANES:
 	default:
 		return FALSE;
 	}
@@ -416,6 +418,10 @@ fsv_timeline_set_selection(FsvTimeline *self, const FsvItem *item)
 		    .kind = FSV_ITEM_NONE, .index = FSV_INDEX_NONE, .row = FSV_INDEX_NONE};
 	} else {
 		self->options.selection = *item;
+		/* An op or packet in a collapsed row's aggregated slot: expand the row so that it
+		 * is seen in its own lane (docs/viewer.md "Lanes"). */
+		if (self->view && fsv_view_reveal_item(self->view, item))
+			view_changed(self);
 	}
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 	g_signal_emit(self, signals[SIGNAL_SELECTION_CHANGED], 0);
@@ -437,17 +443,29 @@ fsv_timeline_select_at(FsvTimeline *self, double x, double y)
 	g_return_val_if_fail(FSV_IS_TIMELINE(self), FALSE);
 	if (self->view == NULL)
 		return FALSE;
-	if (!fsv_view_hit_test(self->view, x, y, &hit)) {
+	if (!fsv_view_hit_test_selected(self->view, x, y, &self->options.selection, &hit)) {
 		fsv_timeline_set_selection(self, NULL);
 		return FALSE;
 	}
 	if (hit.kind == FSV_ITEM_ROW) {
-		/* A group label folds its group; any other label selects nothing. */
+		/* A group label folds its group; the label of a row with stacked lanes expands
+		 * or collapses its lanes; any other label selects nothing. */
 		if (fsv_view_row_has_children(self->view, hit.index)) {
 			fsv_view_set_row_expanded(self->view, hit.index,
 						  !fsv_view_is_row_expanded(self->view, hit.index));
 			view_changed(self);
+		} else if (fsv_view_row_has_stacked_lanes(self->view, hit.index)) {
+			fsv_view_set_row_lanes_expanded(
+			    self->view, hit.index,
+			    !fsv_view_is_row_lanes_expanded(self->view, hit.index));
+			view_changed(self);
 		}
+		return FALSE;
+	}
+	if (hit.kind == FSV_ITEM_LANES) {
+		/* "+k more": every lane of the row. */
+		fsv_view_set_row_lanes_expanded(self->view, hit.row, true);
+		view_changed(self);
 		return FALSE;
 	}
 	fsv_timeline_set_selection(self, &hit);
@@ -466,10 +484,10 @@ fsv_timeline_select_op(FsvTimeline *self, guint32 op_index)
 	g_return_if_fail(self->trace != NULL);
 	g_return_if_fail(op_index < fsv_trace_get_op_count(self->trace));
 	op = fsv_trace_get_op(self->trace, op_index);
-	/* Expand every group above the op's row so it is laid out. */
-	for (guint32 row = fsv_trace_get_row(self->trace, op->row)->parent; row != FSV_INDEX_NONE;
-	     row = fsv_trace_get_row(self->trace, row)->parent)
-		fsv_view_set_row_expanded(self->view, row, true);
+	item = (FsvItem){.kind = FSV_ITEM_OP, .index = op_index, .row = op->row};
+	/* Expand every group above the op's row so it is laid out, and the row's lanes when the
+	 * op lies in its aggregated slot. */
+	fsv_view_reveal_item(self->view, &item);
 	if (fsv_view_get_row_geometry(self->view, op->row, &y, &height)) {
 		ruler = fsv_view_get_ruler_height(self->view);
 		visible = fsv_view_get_height(self->view);
@@ -478,7 +496,6 @@ fsv_timeline_select_op(FsvTimeline *self, guint32 op_index)
 							      ruler - (visible - ruler) / 3.0);
 	}
 	view_changed(self);
-	item = (FsvItem){.kind = FSV_ITEM_OP, .index = op_index, .row = op->row};
 	fsv_timeline_set_selection(self, &item);
 }
 
@@ -828,7 +845,8 @@ query_tooltip(GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip *to
 	g_autofree char *title = NULL;
 	FsvItem hit;
 
-	if (keyboard || self->view == NULL || !fsv_view_hit_test(self->view, x, y, &hit))
+	if (keyboard || self->view == NULL ||
+	    !fsv_view_hit_test_selected(self->view, x, y, &self->options.selection, &hit))
 		return FALSE;
 	title = fsv_trace_dup_item_title(self->trace, &hit);
 	text = g_string_new(NULL);

@@ -979,6 +979,34 @@ describe_row(const FsvTrace *trace, guint32 index, GPtrArray *out)
 		add(out, "Markers", g_strdup_printf("%" PRIu32, r->marker_count));
 }
 
+/* The lanes of a collapsed row's aggregated slot starting at FIRST: to the end of its half. */
+static guint
+stacked_lane_count(const FsvRow *r, guint first)
+{
+	guint end = first < r->first_lower_lane ? r->first_lower_lane : r->lane_count;
+
+	return end > first ? end - first : 0;
+}
+
+/* docs/viewer.md "Lanes": the aggregated slot of a collapsed row. */
+static void
+describe_lanes(const FsvTrace *trace, guint32 row, guint first, GPtrArray *out)
+{
+	const FsvRow *r = fsv_trace_get_row(trace, row);
+	guint n = stacked_lane_count(r, first);
+
+	add(out, "Kind", g_strdup("stacked lanes (row collapsed)"));
+	add(out, "Row", g_strdup(r->label));
+	add(out, "Lanes",
+	    g_strdup_printf("%u more (lanes %u – %u of %u)", n, first + 1, first + n,
+			    r->lane_count));
+	add(out, "Boxes",
+	    g_strdup(first < r->first_lower_lane ? "waits"
+		     : r->op_count               ? "signals"
+						 : "packets"));
+	add(out, "Click", g_strdup("expands the row: every box in a lane of its own"));
+}
+
 char **
 fsv_trace_describe_item(const FsvTrace *trace, const FsvItem *item)
 {
@@ -1009,6 +1037,10 @@ fsv_trace_describe_item(const FsvTrace *trace, const FsvItem *item)
 	case FSV_ITEM_ROW:
 		if (item->index < fsv_trace_get_row_count(trace))
 			describe_row(trace, item->index, out);
+		break;
+	case FSV_ITEM_LANES:
+		if (item->row < fsv_trace_get_row_count(trace))
+			describe_lanes(trace, item->row, item->index, out);
 		break;
 	case FSV_ITEM_NONE:
 	default:
@@ -1159,6 +1191,12 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 	case FSV_ITEM_ROW:
 		if (item->index < fsv_trace_get_row_count(trace))
 			return g_strdup(fsv_trace_get_row(trace, item->index)->label);
+		break;
+	case FSV_ITEM_LANES:
+		if (item->row < fsv_trace_get_row_count(trace))
+			return g_strdup_printf(
+			    "+%u more lanes (click to expand)",
+			    stacked_lane_count(fsv_trace_get_row(trace, item->row), item->index));
 		break;
 	case FSV_ITEM_NONE:
 	default:

@@ -60,6 +60,7 @@ static const double colors[FSV_COLOR_COUNT][3] = {
     [FSV_COLOR_VA_4K] = {0.16, 0.62, 0.56},               /* #299e8f teal */
     [FSV_COLOR_VA_64K] = {0.42, 0.36, 0.78},              /* #6b5cc7 violet */
     [FSV_COLOR_PROPAGATION] = {0.05, 0.55, 0.75},         /* #0d8cbf cyan blue */
+    [FSV_COLOR_STACK_TEXT] = {0.30, 0.05, 0.17},          /* #4d0d2b dark wine */
 };
 
 /* Packets take the colour of their queue's process, as GPUView colours them. */
@@ -123,6 +124,12 @@ enum batch_style {
 	/* Cross-adapter propagations on the notified row's strip, NotificationOnly ticks
 	 * (XAD-07, XAD-08). */
 	BATCH_PROPAGATION,
+	/* The aggregated slot of a collapsed row ("+k more", docs/viewer.md "Lanes"): the union
+	 * of its lanes' boxes, paler than a lane's, waits / signals / packets. */
+	BATCH_STACK_WAIT,
+	BATCH_STACK_SIGNAL,
+	BATCH_STACK_PACKET,
+	BATCH_STACK_END, /* a tick where each of its boxes (or buckets) ends */
 	BATCH_COUNT,
 };
 
@@ -296,6 +303,18 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 		break;
 	case BATCH_CUT_EDGE:
 		cairo_set_source_rgba(cr, 0.45, 0.20, 0.0, 0.9);
+		break;
+	case BATCH_STACK_WAIT:
+		set_rgb(cr, colors[FSV_COLOR_WAIT_STALLED], 0.55);
+		break;
+	case BATCH_STACK_SIGNAL:
+		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.45);
+		break;
+	case BATCH_STACK_PACKET:
+		set_rgb(cr, colors[FSV_COLOR_PACKET], 0.45);
+		break;
+	case BATCH_STACK_END:
+		set_rgb(cr, colors[FSV_COLOR_STACK_TEXT], 0.55);
 		break;
 	default:
 		set_rgb(cr, packet_palette[s - BATCH_PACKET0], 1);
@@ -1266,6 +1285,93 @@ draw_lane_items(RenderPass *pass, const FsvLod *lod, bool is_packets)
 	draw_cuts(pass);
 }
 
+/* docs/viewer.md "Lanes": the aggregated slot of a collapsed row, the union of the boxes of
+ * its lanes (the same level-of-detail walk as a lane, so the same pixels the hit tester finds)
+ * in one pale colour, labelled "+k more ▾" where a run is wide enough. */
+typedef struct {
+	RenderPass *pass;
+	enum batch_style style;
+} StackPass;
+
+/* The union of the stacked boxes, and a tick where each ends: in a deep queue the ends are
+ * what differs (they were all queued early), so the collapsed slot still shows when each of
+ * its boxes completed. */
+static void
+stack_add(StackPass *sp, guint64 begin_ns, guint64 end_ns)
+{
+	RenderPass *pass = sp->pass;
+	double x1 = fsv_view_time_to_x(pass->view, end_ns);
+
+	batch_add(pass, sp->style, fsv_view_time_to_x(pass->view, begin_ns), x1, pass->lane_y,
+		  pass->lane_h);
+	batch_add(pass, BATCH_STACK_END, x1 - 1, x1, pass->lane_y, pass->lane_h);
+}
+
+static bool
+draw_stack_item(const FsvLodItem *item, gpointer data)
+{
+	StackPass *sp = data;
+
+	sp->pass->stats->items_drawn++;
+	stack_add(sp, item->begin_ns, item->end_ns);
+	return true;
+}
+
+static bool
+draw_stack_bucket(const FsvLodBucket *b, gpointer data)
+{
+	StackPass *sp = data;
+
+	sp->pass->stats->buckets_drawn++;
+	stack_add(sp, b->begin_ns, b->end_ns);
+	return true;
+}
+
+static void
+draw_stack(RenderPass *pass, guint32 row, const FsvLaneSlot *slot)
+{
+	const FsvRow *r = fsv_trace_get_row(pass->trace, row);
+	const FsvLod *lod = _fsv_trace_get_stack_lod(pass->trace, row, slot->first_lane);
+	StackPass sp = {pass, r->kind == FSV_ROW_ENGINE                ? BATCH_STACK_PACKET
+			      : slot->first_lane < r->first_lower_lane ? BATCH_STACK_WAIT
+								       : BATCH_STACK_SIGNAL};
+	guint64 b = fsv_view_x_to_time(pass->view, pass->x_min - 2);
+	guint64 e = fsv_view_x_to_time(pass->view, pass->x_max + 2);
+	GArray *runs = pass->batches[sp.style].rects;
+	g_autoptr(GArray) labels = g_array_new(FALSE, FALSE, sizeof(double));
+	char text[48];
+	double label_end = -1e9, tw;
+
+	if (!lod)
+		return;
+	fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_stack_item,
+		      pass->opt->no_lod ? NULL : draw_stack_bucket, &sp);
+	g_snprintf(text, sizeof(text), "+%u more ▾", slot->lane_count);
+	font(pass, 9, true);
+	tw = text_width(pass->cr, text);
+	for (guint i = 0; i < runs->len; i += 4) {
+		const double *k = &g_array_index(runs, double, i);
+		double x0 = MAX(k[0], pass->x_min), x1 = MIN(k[2], pass->x_max);
+
+		if (x1 - x0 >= tw + 8 && x0 >= label_end) {
+			g_array_append_val(labels, x0);
+			label_end = x0 + MAX(tw + 8, 160);
+		}
+	}
+	batch_flush(pass);
+	for (guint i = 0; i < labels->len; i++) {
+		double x = g_array_index(labels, double, i);
+
+		/* On a pale pill, over the end ticks. */
+		cairo_set_source_rgba(pass->cr, 1, 1, 1, 0.85);
+		cairo_rectangle(pass->cr, x + 2, pass->lane_y + 1, tw + 4, pass->lane_h - 2);
+		cairo_fill(pass->cr);
+		set_rgb(pass->cr, colors[FSV_COLOR_STACK_TEXT], 1);
+		cairo_move_to(pass->cr, x + 4, pass->lane_y + pass->lane_h - 4);
+		cairo_show_text(pass->cr, text);
+	}
+}
+
 /* PRE-06, PRE-07: each preempted piece drawn one by one is joined to its resubmitted piece by a
  * dashed arc through the event strip, with a head on the resubmitted piece; the selected pair's
  * arc is drawn in the selection colour. */
@@ -1841,13 +1947,21 @@ draw_row_content(RenderPass *pass, guint32 row, double y, double h)
 	if (r->kind == FSV_ROW_VA_SPACE)
 		draw_va_lanes(pass, row);
 	g_array_set_size(pass->pieces, 0);
-	for (guint lane = 0; lane < r->lane_count; lane++) {
-		const FsvLod *ops = _fsv_trace_get_op_lod(pass->trace, row, lane);
-		const FsvLod *packets = _fsv_trace_get_packet_lod(pass->trace, row, lane);
+	/* The row's lanes as laid out: a lane, or a collapsed row's aggregated slot. */
+	for (guint slot = 0; slot < fsv_view_get_lane_slot_count(pass->view, row); slot++) {
+		FsvLaneSlot ls;
+		const FsvLod *ops, *packets;
 
-		if (!fsv_view_get_lane_geometry(pass->view, row, lane, &pass->lane_y,
-						&pass->lane_h))
+		if (!fsv_view_get_lane_slot(pass->view, row, slot, &ls))
 			continue;
+		pass->lane_y = ls.y;
+		pass->lane_h = ls.height;
+		if (ls.lane_count > 1) {
+			draw_stack(pass, row, &ls);
+			continue;
+		}
+		ops = _fsv_trace_get_op_lod(pass->trace, row, ls.first_lane);
+		packets = _fsv_trace_get_packet_lod(pass->trace, row, ls.first_lane);
 		if (ops)
 			draw_lane_items(pass, ops, false);
 		else if (packets)
@@ -2294,6 +2408,60 @@ draw_fault_recovery(RenderPass *pass, const FsvItem *sel)
 	}
 }
 
+/* The selected op or packet over everything else (docs/viewer.md "Lanes"): its box again, in
+ * its lane or in the aggregated slot that stands for it, then its outline around the frame
+ * the hit tester answers it in (_fsv_view_get_box: one function for both). */
+static void
+draw_selected_box(RenderPass *pass, const FsvItem *sel)
+{
+	double x0, x1, y, h;
+	FsvLodItem item = {0, 0, sel->index};
+
+	if (!_fsv_view_get_box(pass->view, sel, &x0, &x1, &y, &h))
+		return;
+	pass->lane_y = y;
+	pass->lane_h = h;
+	g_array_set_size(pass->details, 0);
+	g_array_set_size(pass->specials, 0);
+	g_array_set_size(pass->cuts, 0);
+	cairo_save(pass->cr);
+	/* Over whatever lies in its frame: the background first. */
+	cairo_set_source_rgb(pass->cr, 1, 1, 1);
+	cairo_rectangle(pass->cr, x0 - 0.5, y - 0.5, x1 - x0 + 1, h + 1);
+	cairo_fill(pass->cr);
+	if (sel->kind == FSV_ITEM_OP) {
+		const FsvOp *o = fsv_trace_get_op(pass->trace, sel->index);
+
+		item.begin_ns = o->begin_ns;
+		item.end_ns = o->end_ns;
+		draw_op_item(&item, pass);
+		batch_flush(pass);
+		if (pass->specials->len)
+			draw_special_op(pass, o);
+		font(pass, 9, false);
+		pass->label_end = -1e9;
+		if (pass->details->len)
+			draw_op_detail(pass, o);
+	} else {
+		const FsvPacket *p = fsv_trace_get_packet(pass->trace, sel->index);
+
+		item.begin_ns = p->start_ns;
+		item.end_ns = p->end_ns;
+		draw_packet_item(&item, pass);
+		batch_flush(pass);
+		font(pass, 9, false);
+		if (pass->details->len)
+			draw_packet_detail(pass, p);
+		draw_cuts(pass);
+	}
+	g_array_set_size(pass->pieces, 0);
+	set_rgb(pass->cr, colors[FSV_COLOR_SELECTION], 1);
+	cairo_set_line_width(pass->cr, 2);
+	cairo_rectangle(pass->cr, x0 - 0.5, y - 1.5, x1 - x0 + 1, h + 3);
+	cairo_stroke(pass->cr);
+	cairo_restore(pass->cr);
+}
+
 static void
 draw_selection(RenderPass *pass)
 {
@@ -2338,7 +2506,9 @@ draw_selection(RenderPass *pass)
 					 y + 1);
 		return;
 	}
-	outline_item(pass, sel, colors[FSV_COLOR_SELECTION], 2);
+	/* An op or packet was drawn with its outline by draw_selected_box. */
+	if (sel->kind != FSV_ITEM_OP && sel->kind != FSV_ITEM_PACKET)
+		outline_item(pass, sel, colors[FSV_COLOR_SELECTION], 2);
 }
 
 static void
@@ -2845,6 +3015,10 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	draw_losses(
 	    &pass, rh,
 	    MIN((double) h, rh + fsv_view_get_content_height(view) - fsv_view_get_scroll_y(view)));
+	/* The selected op or packet over every row, under the arrows (as fsv_view_hit_test_selected
+	 * answers). */
+	if (options->selection.kind == FSV_ITEM_OP || options->selection.kind == FSV_ITEM_PACKET)
+		draw_selected_box(&pass, &options->selection);
 	draw_victim_arrows(&pass, pass.specials);
 	draw_propagation_arrows(&pass, pass.specials);
 	draw_adapter_resets(&pass);

@@ -153,6 +153,8 @@ typedef enum {
 	FSV_COLOR_VA_4K,
 	FSV_COLOR_VA_64K,
 	FSV_COLOR_PROPAGATION,
+	/* The "+k more" label of a collapsed row's aggregated lanes (docs/viewer.md "Lanes"). */
+	FSV_COLOR_STACK_TEXT,
 	FSV_COLOR_COUNT,
 } FsvColor;
 

@@ -17,6 +17,9 @@ G_BEGIN_DECLS
 const FsvLod *_fsv_trace_get_op_lod(const FsvTrace *trace, guint32 row, guint lane);
 /* Packets of an engine row (item ids: packet indexes), one per lane. */
 const FsvLod *_fsv_trace_get_packet_lod(const FsvTrace *trace, guint32 row, guint lane);
+/* The ops or packets of lanes [first_lane, end of its half) of a row, the aggregated slot of a
+ * collapsed row (fsv-lanes-private.h); NULL when no such slot starts at FIRST_LANE. */
+const FsvLod *_fsv_trace_get_stack_lod(const FsvTrace *trace, guint32 row, guint first_lane);
 /*
  * A row's markers are split in layers, each with its own level-of-detail index, so that an
  * aggregate of one layer never stands for an item of another (a ring bucket never hides a

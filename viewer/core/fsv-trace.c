@@ -11,6 +11,7 @@
  */
 #include "fsv-trace.h"
 #include "fsv-trace-private.h"
+#include "fsv-lanes-private.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -21,11 +22,11 @@
 G_DEFINE_QUARK(fsv - trace - error - quark, fsv_trace_error)
 
 typedef struct {
-	GArray *ops;     /* guint32 op indexes, sorted by begin_ns */
-	GArray *packets; /* guint32 */
-	GArray *markers; /* guint32 */
-	GArray *steps;   /* FsvFenceStep */
-	FsvLod *lods[FSV_MAX_LANES];
+	GArray *ops;                       /* guint32 op indexes, sorted by begin_ns */
+	GArray *packets;                   /* guint32 */
+	GArray *markers;                   /* guint32 */
+	GArray *steps;                     /* FsvFenceStep */
+	FsvRowLanes *lanes;                /* ops or packets in lanes (fsv-lanes.c) */
 	FsvLod *va_lods[FSV_VA_MAX_LANES]; /* VA space rows: mappings per lane */
 	FsvLod *marker_lods[FSV_MARKER_LAYER_COUNT];
 } RowData;
@@ -298,6 +299,7 @@ add_row(FsvTrace *trace, FsvRowKind kind, guint32 parent, char *label, char *sub
 	row.sublabel = sublabel ? sublabel : g_strdup("");
 	row.adapter_id = row.engine_id = row.process_id = row.source_id = UINT32_MAX;
 	row.lane_count = 1;
+	row.first_lower_lane = 1;
 	g_array_append_val(trace->rows, row);
 	return trace->rows->len - 1;
 }
@@ -881,70 +883,42 @@ sort_row_list(const FsvTrace *trace, GArray *list, int what)
 	g_qsort_with_data(list->data, (gint) list->len, sizeof(guint32), compare_by_begin, &c);
 }
 
-/* Greedy lanes: each item goes to the first lane free at its start; the last lane takes the
- * overflow (its items may then overlap). */
-static guint
-assign_lanes(GArray *list, guint64 (*span)(FsvTrace *, guint32, guint64 *),
-	     void (*set_lane)(FsvTrace *, guint32, guint8), FsvTrace *trace, int kind, guint cap,
-	     guint offset)
+/* The row's ops (waits above signals) or packets in lanes, with their level-of-detail indexes
+ * (fsv-lanes.c). */
+static void
+index_row_lanes(FsvTrace *trace, guint32 r)
 {
-	guint64 lane_end[FSV_MAX_LANES] = {0};
-	guint used = 0;
+	RowData *d = &trace->row_data[r];
+	FsvRow *row = row_at(trace, r);
+	bool is_ops = d->ops->len > 0;
+	GArray *list = is_ops ? d->ops : d->packets;
+	g_autofree FsvLaneItem *items = g_new(FsvLaneItem, MAX(list->len, 1));
+	g_autofree guint16 *lanes = g_new(guint16, MAX(list->len, 1));
 
 	for (guint i = 0; i < list->len; i++) {
 		guint32 idx = g_array_index(list, guint32, i);
-		guint64 end, begin;
-		guint lane = FSV_INDEX_NONE;
 
-		if (kind >= 0 && g_array_index(trace->ops, FsvOp, idx).kind != kind)
-			continue;
-		begin = span(trace, idx, &end);
-		for (guint l = 0; l < cap && lane == FSV_INDEX_NONE; l++)
-			if (lane_end[l] <= begin || (l >= used && lane_end[l] == 0))
-				lane = l;
-		/* Every lane busy: the one that frees first, so a deep queue shows as a staircase
-		 * over every lane rather than one solid overflow bar. */
-		if (lane == FSV_INDEX_NONE) {
-			lane = 0;
-			for (guint l = 1; l < cap; l++)
-				if (lane_end[l] < lane_end[lane])
-					lane = l;
+		if (is_ops) {
+			const FsvOp *o = &g_array_index(trace->ops, FsvOp, idx);
+
+			items[i] =
+			    (FsvLaneItem){o->begin_ns, o->end_ns, idx, o->kind != FSA_OP_WAIT};
+		} else {
+			const FsvPacket *p = &g_array_index(trace->packets, FsvPacket, idx);
+
+			items[i] = (FsvLaneItem){p->start_ns, p->end_ns, idx, false};
 		}
-		lane_end[lane] = MAX(lane_end[lane], end == begin ? end + 1 : end);
-		used = MAX(used, lane + 1);
-		set_lane(trace, idx, (guint8) (offset + lane));
 	}
-	return used;
-}
+	d->lanes =
+	    _fsv_row_lanes_new(items, list->len, lanes, &row->lane_count, &row->first_lower_lane);
+	for (guint i = 0; i < list->len; i++) {
+		guint32 idx = g_array_index(list, guint32, i);
 
-static guint64
-op_span(FsvTrace *trace, guint32 i, guint64 *end)
-{
-	const FsvOp *o = &g_array_index(trace->ops, FsvOp, i);
-
-	*end = o->end_ns;
-	return o->begin_ns;
-}
-
-static void
-op_set_lane(FsvTrace *trace, guint32 i, guint8 lane)
-{
-	g_array_index(trace->ops, FsvOp, i).lane = lane;
-}
-
-static guint64
-packet_span(FsvTrace *trace, guint32 i, guint64 *end)
-{
-	const FsvPacket *p = &g_array_index(trace->packets, FsvPacket, i);
-
-	*end = p->end_ns;
-	return p->start_ns;
-}
-
-static void
-packet_set_lane(FsvTrace *trace, guint32 i, guint8 lane)
-{
-	g_array_index(trace->packets, FsvPacket, i).lane = lane;
+		if (is_ops)
+			g_array_index(trace->ops, FsvOp, idx).lane = lanes[i];
+		else
+			g_array_index(trace->packets, FsvPacket, idx).lane = lanes[i];
+	}
 }
 
 static int
@@ -1462,51 +1436,8 @@ build_index(FsvTrace *trace)
 		row->op_count = d->ops->len;
 		row->packet_count = d->packets->len;
 		row->marker_count = d->markers->len;
-		if (d->ops->len > 0) {
-			/* Waits in the upper lanes, signals in the lower ones: overlapping boxes of
-			 * a deep queue never hide the other kind. */
-			guint waits = 0, signals = 0, w;
-
-			for (guint i = 0; i < d->ops->len; i++) {
-				if (g_array_index(trace->ops, FsvOp,
-						  g_array_index(d->ops, guint32, i))
-					.kind == FSA_OP_WAIT)
-					waits++;
-				else
-					signals++;
-			}
-			w = assign_lanes(d->ops, op_span, op_set_lane, trace, FSA_OP_WAIT,
-					 signals ? FSV_MAX_LANES / 2 : FSV_MAX_LANES, 0);
-			row->lane_count =
-			    w + assign_lanes(d->ops, op_span, op_set_lane, trace, FSA_OP_SIGNAL,
-					     waits ? FSV_MAX_LANES / 2 : FSV_MAX_LANES, w);
-		} else if (d->packets->len > 0) {
-			row->lane_count = assign_lanes(d->packets, packet_span, packet_set_lane,
-						       trace, -1, FSV_MAX_LANES, 0);
-		}
-		row->lane_count = MAX(row->lane_count, 1);
-		for (guint lane = 0; lane < row->lane_count; lane++) {
-			g_array_set_size(items, 0);
-			for (guint i = 0; i < d->ops->len; i++) {
-				guint32 idx = g_array_index(d->ops, guint32, i);
-				const FsvOp *o = &g_array_index(trace->ops, FsvOp, idx);
-				FsvLodItem it = {o->begin_ns, o->end_ns, idx};
-
-				if (o->lane == lane)
-					g_array_append_val(items, it);
-			}
-			for (guint i = 0; i < d->packets->len; i++) {
-				guint32 idx = g_array_index(d->packets, guint32, i);
-				const FsvPacket *p = &g_array_index(trace->packets, FsvPacket, idx);
-				FsvLodItem it = {p->start_ns, p->end_ns, idx};
-
-				if (p->lane == lane && d->ops->len == 0)
-					g_array_append_val(items, it);
-			}
-			if (items->len > 0)
-				d->lods[lane] =
-				    fsv_lod_new((const FsvLodItem *) items->data, items->len);
-		}
+		if (d->ops->len > 0 || d->packets->len > 0)
+			index_row_lanes(trace, r);
 		if (row->kind == FSV_ROW_VA_SPACE)
 			index_va_mappings(trace, r, items);
 		build_marker_lods(trace, r, items);
@@ -1910,8 +1841,7 @@ fsv_trace_unref(FsvTrace *trace)
 			g_array_unref(d->packets);
 			g_array_unref(d->markers);
 			g_array_unref(d->steps);
-			for (guint l = 0; l < FSV_MAX_LANES; l++)
-				fsv_lod_free(d->lods[l]);
+			_fsv_row_lanes_free(d->lanes);
 			for (guint l = 0; l < FSV_VA_MAX_LANES; l++)
 				fsv_lod_free(d->va_lods[l]);
 			for (int l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
@@ -2308,9 +2238,9 @@ _fsv_trace_get_op_lod(const FsvTrace *trace, guint32 row, guint lane)
 {
 	const FsvRow *r = &g_array_index(trace->rows, FsvRow, row);
 
-	if (lane >= FSV_MAX_LANES || r->op_count == 0)
+	if (r->op_count == 0)
 		return NULL;
-	return trace->row_data[row].lods[lane];
+	return _fsv_row_lanes_get_lod(trace->row_data[row].lanes, lane);
 }
 
 const FsvLod *
@@ -2318,9 +2248,16 @@ _fsv_trace_get_packet_lod(const FsvTrace *trace, guint32 row, guint lane)
 {
 	const FsvRow *r = &g_array_index(trace->rows, FsvRow, row);
 
-	if (lane >= FSV_MAX_LANES || r->op_count != 0)
+	if (r->op_count != 0)
 		return NULL;
-	return trace->row_data[row].lods[lane];
+	return _fsv_row_lanes_get_lod(trace->row_data[row].lanes, lane);
+}
+
+const FsvLod *
+_fsv_trace_get_stack_lod(const FsvTrace *trace, guint32 row, guint first_lane)
+{
+	g_return_val_if_fail(row < trace->rows->len, NULL);
+	return _fsv_row_lanes_get_stack_lod(trace->row_data[row].lanes, first_lane);
 }
 
 const FsvLod *
@@ -2351,9 +2288,7 @@ _fsv_trace_get_memory_size(const FsvTrace *trace)
 
 		size += (d->ops->len + d->packets->len + d->markers->len) * sizeof(guint32) +
 			d->steps->len * sizeof(FsvFenceStep);
-		for (guint l = 0; l < FSV_MAX_LANES; l++)
-			if (d->lods[l])
-				size += fsv_lod_get_size(d->lods[l]);
+		size += _fsv_row_lanes_get_size(d->lanes);
 		for (guint l = 0; l < FSV_VA_MAX_LANES; l++)
 			if (d->va_lods[l])
 				size += fsv_lod_get_size(d->va_lods[l]);

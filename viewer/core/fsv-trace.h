@@ -93,10 +93,14 @@ typedef struct {
 	guint32 source_id;                         /* display rows, else UINT32_MAX */
 	guint64 hwqueue_handle, context_handle, fence_global_handle; /* 0 when not applicable */
 	/* Boxes of one row may overlap in time (a queue holds many queued operations at once):
-	 * they are spread over lane_count lanes (1 ≤ lane_count ≤ FSV_MAX_LANES), waits in the
-	 * upper half and signals in the lower half when a row has both; when every lane of its
-	 * half is busy, the lane that frees first takes the item (boxes then overlap there). */
+	 * they are spread over lane_count lanes, as many as the row's deepest instant needs
+	 * (1 ≤ lane_count ≤ FSV_MAX_LANES), so that no box lies under another: waits in lanes
+	 * [0, first_lower_lane), signals in [first_lower_lane, lane_count) (first_lower_lane is
+	 * lane_count when a row has no signals; engine rows: packets, every lane "upper"). The
+	 * view shows a row collapsed (at most FSV_COLLAPSED_LANES lanes, "+k more") or expanded
+	 * (fsv_view_set_row_lanes_expanded(), docs/viewer.md "Lanes"). */
 	guint lane_count;
+	guint first_lower_lane;
 	guint32 op_count, packet_count, marker_count;
 	/* Queue rows whose doorbell has a connection state (doorbell_state or doorbell_connected
 	 * markers): a band under the tick strip shows it. */
@@ -108,7 +112,12 @@ typedef struct {
 	guint64 value_min, value_max;
 } FsvRow;
 
-#define FSV_MAX_LANES 6
+/* Lanes of one row at most (FsvOp.lane and FsvPacket.lane are 16-bit); past it, the lane that
+ * frees first takes a box. */
+#define FSV_MAX_LANES 65535
+/* Lanes a collapsed row shows at most (half of them per half when it has waits and signals):
+ * the last one of a half aggregates the lanes below it. */
+#define FSV_COLLAPSED_LANES 6
 
 /* Which kind of thing an index names. */
 typedef enum {
@@ -119,6 +128,9 @@ typedef enum {
 	FSV_ITEM_LOSS,       /* fsv_trace_get_loss() */
 	FSV_ITEM_FENCE_STEP, /* a CurrentValue step on a fence row: index into that row's steps */
 	FSV_ITEM_ROW,        /* a row label (index is the row) */
+	/* The aggregated slot of a collapsed row ("+k more", docs/viewer.md "Lanes"): index is
+	 * its first lane; clicking it expands the row's lanes. */
+	FSV_ITEM_LANES,
 } FsvItemKind;
 
 typedef struct {
@@ -150,7 +162,7 @@ typedef struct {
 	guint8 source;          /* enum fsa_op_source */
 	guint8 state;           /* enum fsa_op_state */
 	guint8 cpu_wait_result; /* FSTP_CPU_WAIT_RESULT_* */
-	guint8 lane;
+	guint16 lane;           /* its lane in its row (FsvRow.lane_count) */
 } FsvOp;
 
 typedef struct {
@@ -171,7 +183,7 @@ typedef struct {
 	guint32 adapter_id, engine_id;
 	guint8 status; /* enum fsa_packet_status */
 	bool is_user_mode, is_paging;
-	guint8 lane;
+	guint16 lane; /* its lane in its engine row */
 } FsvPacket;
 
 typedef struct {

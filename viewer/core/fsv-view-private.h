@@ -30,4 +30,22 @@
 /* A GPU VA space row (MMU-01): thin lanes of mappings above its tick strip. */
 #define FSV_VA_LANE_HEIGHT 12
 
+/* The frame drawn around the selected box, outside it: fsv-render.c strokes a 2 px outline
+ * whose outer edge lies this far out left and right, and above and below. */
+#define FSV_SELECTION_FRAME_X 1.5
+#define FSV_SELECTION_FRAME_Y 2.5
+
+#include "fsv-view.h"
+
+/*
+ * The box of an op or packet as drawn (whole pixels, at least 3 px wide when selected: the
+ * selected box is drawn so) in its lane or aggregated slot. The renderer draws the selection
+ * there and the hit tester answers it there: one function decides both. False when its row is
+ * not laid out.
+ */
+bool _fsv_view_get_box(const FsvView *view, const FsvItem *item, double *x0, double *x1, double *y,
+		       double *h);
+/* Whether (x, y) lies in the drawn frame of SELECTION (an op or packet), which is on top. */
+bool _fsv_view_selection_covers(const FsvView *view, const FsvItem *selection, double x, double y);
+
 #endif /* FSV_VIEW_PRIVATE_H */

@@ -9,6 +9,7 @@
 #include "fsv-view.h"
 #include "fsv-view-private.h"
 #include "fsv-trace-private.h"
+#include "fsv-lanes-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -28,16 +29,24 @@ struct _FsvView {
 	double begin_frac; /* the left edge is begin_ns + begin_frac */
 	double ns_per_px;
 	double scroll_y;
-	guint8 *is_collapsed; /* per row */
-	guint8 *is_hidden;    /* per row */
+	guint8 *is_collapsed;      /* per row */
+	guint8 *is_hidden;         /* per row */
+	guint8 *is_lanes_expanded; /* per row: every lane shown (docs/viewer.md "Lanes") */
 	bool show_fence_rows;
 	GArray *layout;    /* LayoutRow, visible rows top to bottom */
 	guint32 *row_slot; /* row → index in layout + 1, 0 when not laid out */
 	int content_height;
 };
 
+/* Lanes shown by a queue, CPU or engine row: its collapsed or expanded slots. */
 static int
-row_height(const FsvRow *row)
+row_slots(const FsvView *v, guint32 r, const FsvRow *row)
+{
+	return (int) _fsv_lanes_get_slot_count(row, v->is_lanes_expanded[r]);
+}
+
+static int
+row_height(const FsvView *v, guint32 r, const FsvRow *row)
 {
 	switch (row->kind) {
 	case FSV_ROW_ADAPTER:
@@ -52,7 +61,7 @@ row_height(const FsvRow *row)
 		return FSV_FENCE_ROW_HEIGHT;
 	case FSV_ROW_ENGINE:
 		return FSV_ROW_PAD_TOP + (row->has_event_strip ? FSV_EVENT_STRIP_HEIGHT : 0) +
-		       (int) row->lane_count * FSV_PACKET_LANE_HEIGHT + FSV_ROW_PAD_BOTTOM;
+		       row_slots(v, r, row) * FSV_PACKET_LANE_HEIGHT + FSV_ROW_PAD_BOTTOM;
 	case FSV_ROW_FENCE:
 		return FSV_FENCE_ROW_HEIGHT;
 	case FSV_ROW_ENGINE_POWER:
@@ -63,7 +72,7 @@ row_height(const FsvRow *row)
 	case FSV_ROW_QUEUE:
 	case FSV_ROW_CPU_PROCESS:
 	default:
-		return FSV_ROW_PAD_TOP + (int) row->lane_count * FSV_LANE_HEIGHT + FSV_TICK_HEIGHT +
+		return FSV_ROW_PAD_TOP + row_slots(v, r, row) * FSV_LANE_HEIGHT + FSV_TICK_HEIGHT +
 		       (row->has_doorbell_band ? FSV_BAND_HEIGHT : 0) + FSV_ROW_PAD_BOTTOM;
 	}
 }
@@ -92,7 +101,7 @@ relayout(FsvView *v)
 			continue;
 		lr.row = r;
 		lr.y = y;
-		lr.height = row_height(row);
+		lr.height = row_height(v, r, row);
 		y += lr.height;
 		g_array_append_val(v->layout, lr);
 		v->row_slot[r] = v->layout->len;
@@ -117,6 +126,7 @@ fsv_view_new(FsvTrace *trace)
 	v->ruler_height = FSV_RULER_HEIGHT;
 	v->is_collapsed = g_new0(guint8, MAX(n, 1));
 	v->is_hidden = g_new0(guint8, MAX(n, 1));
+	v->is_lanes_expanded = g_new0(guint8, MAX(n, 1));
 	v->row_slot = g_new0(guint32, MAX(n, 1));
 	v->layout = g_array_new(FALSE, FALSE, sizeof(LayoutRow));
 	v->show_fence_rows = true;
@@ -136,6 +146,7 @@ fsv_view_free(FsvView *v)
 	fsv_trace_unref(v->trace);
 	g_free(v->is_collapsed);
 	g_free(v->is_hidden);
+	g_free(v->is_lanes_expanded);
 	g_free(v->row_slot);
 	g_array_unref(v->layout);
 	g_free(v);
@@ -354,6 +365,79 @@ fsv_view_row_has_children(const FsvView *v, guint32 row)
 }
 
 void
+fsv_view_set_row_lanes_expanded(FsvView *v, guint32 row, bool is_expanded)
+{
+	g_return_if_fail(row < fsv_trace_get_row_count(v->trace));
+	if (v->is_lanes_expanded[row] == is_expanded)
+		return;
+	v->is_lanes_expanded[row] = is_expanded;
+	relayout(v);
+}
+
+bool
+fsv_view_is_row_lanes_expanded(const FsvView *v, guint32 row)
+{
+	g_return_val_if_fail(row < fsv_trace_get_row_count(v->trace), false);
+	return v->is_lanes_expanded[row];
+}
+
+bool
+fsv_view_row_has_stacked_lanes(const FsvView *v, guint32 row)
+{
+	const FsvRow *r;
+
+	g_return_val_if_fail(row < fsv_trace_get_row_count(v->trace), false);
+	r = fsv_trace_get_row(v->trace, row);
+	return (r->kind == FSV_ROW_QUEUE || r->kind == FSV_ROW_CPU_PROCESS ||
+		r->kind == FSV_ROW_ENGINE) &&
+	       _fsv_lanes_has_stack(r);
+}
+
+bool
+fsv_view_reveal_item(FsvView *v, const FsvItem *item)
+{
+	guint32 row = FSV_INDEX_NONE;
+	guint lane = 0;
+	bool changed = false;
+
+	g_return_val_if_fail(item != NULL, false);
+	if (item->kind == FSV_ITEM_OP && item->index < fsv_trace_get_op_count(v->trace)) {
+		row = fsv_trace_get_op(v->trace, item->index)->row;
+		lane = fsv_trace_get_op(v->trace, item->index)->lane;
+	} else if (item->kind == FSV_ITEM_PACKET &&
+		   item->index < fsv_trace_get_packet_count(v->trace)) {
+		row = fsv_trace_get_packet(v->trace, item->index)->row;
+		lane = fsv_trace_get_packet(v->trace, item->index)->lane;
+	} else {
+		row = item->row;
+	}
+	if (row == FSV_INDEX_NONE || row >= fsv_trace_get_row_count(v->trace))
+		return false;
+	for (guint32 p = fsv_trace_get_row(v->trace, row)->parent; p != FSV_INDEX_NONE;
+	     p = fsv_trace_get_row(v->trace, p)->parent)
+		if (v->is_collapsed[p]) {
+			v->is_collapsed[p] = false;
+			changed = true;
+		}
+	if ((item->kind == FSV_ITEM_OP || item->kind == FSV_ITEM_PACKET) &&
+	    !v->is_lanes_expanded[row]) {
+		guint first, n;
+
+		_fsv_lanes_get_slot(
+		    fsv_trace_get_row(v->trace, row), false,
+		    _fsv_lanes_slot_of_lane(fsv_trace_get_row(v->trace, row), false, lane), &first,
+		    &n);
+		if (n > 1) {
+			v->is_lanes_expanded[row] = true;
+			changed = true;
+		}
+	}
+	if (changed)
+		relayout(v);
+	return changed;
+}
+
+void
 fsv_view_set_show_fence_rows(FsvView *v, bool is_shown)
 {
 	v->show_fence_rows = is_shown;
@@ -410,7 +494,10 @@ fsv_view_get_lane_geometry(const FsvView *v, guint32 row, guint lane, double *y,
 	if (!fsv_view_get_row_geometry(v, row, &ry, &rh))
 		return false;
 	r = fsv_trace_get_row(v->trace, row);
-	lane = MIN(lane, r->lane_count ? r->lane_count - 1 : 0);
+	if (r->kind == FSV_ROW_ENGINE || r->kind == FSV_ROW_QUEUE || r->kind == FSV_ROW_CPU_PROCESS)
+		lane = _fsv_lanes_slot_of_lane(r, v->is_lanes_expanded[row], lane);
+	else
+		lane = MIN(lane, r->lane_count ? r->lane_count - 1 : 0);
 	switch (r->kind) {
 	case FSV_ROW_ENGINE:
 		*y = ry + FSV_ROW_PAD_TOP + (r->has_event_strip ? FSV_EVENT_STRIP_HEIGHT : 0) +
@@ -476,6 +563,45 @@ fsv_view_get_strip_geometry(const FsvView *v, guint32 row, FsvStrip strip, doubl
 	*y = ry + rh - FSV_ROW_PAD_BOTTOM - band - FSV_TICK_HEIGHT;
 	*height = FSV_TICK_HEIGHT;
 	return true;
+}
+
+guint
+fsv_view_get_lane_slot_count(const FsvView *v, guint32 row)
+{
+	const FsvRow *r;
+
+	g_return_val_if_fail(row < fsv_trace_get_row_count(v->trace), 0);
+	r = fsv_trace_get_row(v->trace, row);
+	if (r->kind != FSV_ROW_ENGINE && r->kind != FSV_ROW_QUEUE && r->kind != FSV_ROW_CPU_PROCESS)
+		return 0;
+	return _fsv_lanes_get_slot_count(r, v->is_lanes_expanded[row]);
+}
+
+bool
+fsv_view_get_lane_slot(const FsvView *v, guint32 row, guint slot, FsvLaneSlot *out)
+{
+	const FsvRow *r;
+	double ry, rh;
+	int lane_h;
+
+	if (slot >= fsv_view_get_lane_slot_count(v, row) ||
+	    !fsv_view_get_row_geometry(v, row, &ry, &rh))
+		return false;
+	r = fsv_trace_get_row(v->trace, row);
+	_fsv_lanes_get_slot(r, v->is_lanes_expanded[row], slot, &out->first_lane, &out->lane_count);
+	lane_h = r->kind == FSV_ROW_ENGINE ? FSV_PACKET_LANE_HEIGHT : FSV_LANE_HEIGHT;
+	out->y = ry + FSV_ROW_PAD_TOP + (r->has_event_strip ? FSV_EVENT_STRIP_HEIGHT : 0) +
+		 (double) slot * lane_h;
+	out->height = lane_h - 2;
+	return true;
+}
+
+guint
+fsv_view_lane_to_slot(const FsvView *v, guint32 row, guint lane)
+{
+	g_return_val_if_fail(row < fsv_trace_get_row_count(v->trace), 0);
+	return _fsv_lanes_slot_of_lane(fsv_trace_get_row(v->trace, row), v->is_lanes_expanded[row],
+				       lane);
 }
 
 guint32
@@ -827,7 +953,68 @@ hit_propagation_arrow(const FsvView *v, double x, double y, guint64 t, double sl
 }
 
 bool
+_fsv_view_get_box(const FsvView *v, const FsvItem *item, double *x0, double *x1, double *y,
+		  double *h)
+{
+	guint64 begin, end;
+	guint32 row;
+	guint lane;
+
+	if (item->kind == FSV_ITEM_OP && item->index < fsv_trace_get_op_count(v->trace)) {
+		const FsvOp *o = fsv_trace_get_op(v->trace, item->index);
+
+		begin = o->begin_ns;
+		end = o->end_ns;
+		row = o->row;
+		lane = o->lane;
+	} else if (item->kind == FSV_ITEM_PACKET &&
+		   item->index < fsv_trace_get_packet_count(v->trace)) {
+		const FsvPacket *p = fsv_trace_get_packet(v->trace, item->index);
+
+		begin = p->start_ns;
+		end = p->end_ns;
+		row = p->row;
+		lane = p->lane;
+	} else {
+		return false;
+	}
+	if (row == FSV_INDEX_NONE || !fsv_view_get_lane_geometry(v, row, lane, y, h))
+		return false;
+	*x0 = MAX(fsv_view_time_to_x(v, begin), v->label_width - 8.0);
+	*x1 = MIN(fsv_view_time_to_x(v, end), v->width + 8.0);
+	/* 3 px at least, so that a selected sliver can be seen and clicked; then the whole
+	 * pixels from the first one it touches to the one its end lies in. */
+	if (*x1 - *x0 < 3) {
+		*x0 = (*x0 + *x1) / 2 - 1.5;
+		*x1 = *x0 + 3;
+	}
+	*x0 = floor(*x0);
+	*x1 = floor(*x1) + 1;
+	return true;
+}
+
+bool
+_fsv_view_selection_covers(const FsvView *v, const FsvItem *selection, double x, double y)
+{
+	double x0, x1, by, bh;
+
+	if (!selection || (selection->kind != FSV_ITEM_OP && selection->kind != FSV_ITEM_PACKET) ||
+	    x < v->label_width || y < v->ruler_height ||
+	    !_fsv_view_get_box(v, selection, &x0, &x1, &by, &bh))
+		return false;
+	return x >= x0 - FSV_SELECTION_FRAME_X && x < x1 + FSV_SELECTION_FRAME_X &&
+	       y >= by - FSV_SELECTION_FRAME_Y && y < by + bh + FSV_SELECTION_FRAME_Y;
+}
+
+bool
 fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
+{
+	return fsv_view_hit_test_selected(v, x, y, NULL, hit);
+}
+
+bool
+fsv_view_hit_test_selected(const FsvView *v, double x, double y, const FsvItem *selection,
+			   FsvItem *hit)
 {
 	guint32 row = fsv_view_row_at_y(v, y);
 	const FsvRow *r;
@@ -859,6 +1046,15 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 			    (FsvItem){FSV_ITEM_MARKER, id, fsv_trace_get_marker(v->trace, id)->row};
 			return true;
 		}
+		/* The selected op or packet is drawn over every row's content and the lost-data
+		 * overlays, under those arrows (fsv-render.c draw_selected_box). */
+		if (_fsv_view_selection_covers(v, selection, x, y)) {
+			*hit = *selection;
+			hit->row = selection->kind == FSV_ITEM_OP
+				       ? fsv_trace_get_op(v->trace, selection->index)->row
+				       : fsv_trace_get_packet(v->trace, selection->index)->row;
+			return true;
+		}
 		/* MMU-14: a page fault's flash, at the top of each of its rows, is drawn over the
 		 * rest of the row. */
 		if (y < ry + 14)
@@ -872,19 +1068,27 @@ fsv_view_hit_test(const FsvView *v, double x, double y, FsvItem *hit)
 	}
 	if (r->kind == FSV_ROW_QUEUE || r->kind == FSV_ROW_CPU_PROCESS ||
 	    r->kind == FSV_ROW_ENGINE) {
-		double ly, lh;
 		int lane_h = r->kind == FSV_ROW_ENGINE ? FSV_PACKET_LANE_HEIGHT : FSV_LANE_HEIGHT;
 		int top = FSV_ROW_PAD_TOP + (r->has_event_strip ? FSV_EVENT_STRIP_HEIGHT : 0);
-		int lane = (int) floor((y - ry - top) / lane_h);
+		int slot = (int) floor((y - ry - top) / lane_h);
+		FsvLaneSlot ls;
 
-		if (lane >= 0 && lane < (int) r->lane_count &&
-		    fsv_view_get_lane_geometry(v, row, (guint) lane, &ly, &lh) && y >= ly &&
-		    y < ly + lh + 2) {
-			const FsvLod *lod = r->kind == FSV_ROW_ENGINE
-						? _fsv_trace_get_packet_lod(v->trace, row, lane)
-						: _fsv_trace_get_op_lod(v->trace, row, lane);
+		if (slot >= 0 && fsv_view_get_lane_slot(v, row, (guint) slot, &ls) && y >= ls.y &&
+		    y < ls.y + ls.height + 2) {
+			/* A lane: its box there (lanes never overlap); an aggregated slot: itself,
+			 * drawn as the union of the boxes of its lanes. */
+			const FsvLod *lod =
+			    ls.lane_count > 1
+				? _fsv_trace_get_stack_lod(v->trace, row, ls.first_lane)
+			    : r->kind == FSV_ROW_ENGINE
+				? _fsv_trace_get_packet_lod(v->trace, row, ls.first_lane)
+				: _fsv_trace_get_op_lod(v->trace, row, ls.first_lane);
 			guint32 id = hit_lod(v, lod, t, 2.0);
 
+			if (id != FSV_INDEX_NONE && ls.lane_count > 1) {
+				*hit = (FsvItem){FSV_ITEM_LANES, ls.first_lane, row};
+				return true;
+			}
 			if (id != FSV_INDEX_NONE) {
 				*hit = (FsvItem){r->kind == FSV_ROW_ENGINE ? FSV_ITEM_PACKET
 									   : FSV_ITEM_OP,

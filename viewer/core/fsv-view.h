@@ -94,9 +94,45 @@ guint fsv_view_get_visible_row_count(const FsvView *view);
 guint32 fsv_view_get_visible_row(const FsvView *view, guint i, int *y, int *height);
 /* Drawing y and height of a row; false when the row is not laid out (collapsed or hidden). */
 bool fsv_view_get_row_geometry(const FsvView *view, guint32 row, double *y, double *height);
-/* Drawing y of the middle of a lane of a row; false when not laid out. */
+/*
+ * Drawing y (top) and height of the lane LANE of a row (FsvOp.lane, FsvPacket.lane): where its
+ * boxes are drawn, which for a lane a collapsed row aggregates is its aggregated slot. False
+ * when the row is not laid out.
+ */
 bool fsv_view_get_lane_geometry(const FsvView *view, guint32 row, guint lane, double *y,
 				double *height);
+
+/* --- Lanes (docs/viewer.md "Lanes") ----------------------------------------------------- */
+
+/*
+ * A queue, CPU or engine row has as many lanes as its deepest instant needs (FsvRow.lane_count,
+ * no box under another). Collapsed (the default), it shows at most FSV_COLLAPSED_LANES slots
+ * (half of them for waits, half for signals when it has both): a half with more lanes shows
+ * all but its last slot lane by lane, and its last slot aggregates the remaining lanes ("+k
+ * more", hit as FSV_ITEM_LANES). Expanded, one slot per lane: the row grows.
+ */
+void fsv_view_set_row_lanes_expanded(FsvView *view, guint32 row, bool is_expanded);
+bool fsv_view_is_row_lanes_expanded(const FsvView *view, guint32 row);
+/* Whether the collapsed form of ROW aggregates lanes (expanding it shows more of them). */
+bool fsv_view_row_has_stacked_lanes(const FsvView *view, guint32 row);
+
+/* One slot of a row's lanes as laid out: the trace lanes it draws and where. */
+typedef struct {
+	guint first_lane, lane_count; /* lane_count > 1: the aggregated slot ("+k more") */
+	double y, height;             /* drawing coordinates */
+} FsvLaneSlot;
+
+/* Slots of a row top to bottom (0 for rows without lanes of ops or packets). */
+guint fsv_view_get_lane_slot_count(const FsvView *view, guint32 row);
+/* False when SLOT is out of range or the row is not laid out. */
+bool fsv_view_get_lane_slot(const FsvView *view, guint32 row, guint slot, FsvLaneSlot *slot_out);
+/* The slot that draws lane LANE of ROW. */
+guint fsv_view_lane_to_slot(const FsvView *view, guint32 row, guint lane);
+/*
+ * Makes ITEM visible: expands the groups above its row and, for an op or packet in an
+ * aggregated slot, the row's lanes. Returns whether the layout changed.
+ */
+bool fsv_view_reveal_item(FsvView *view, const FsvItem *item);
 /* The strips at the bottom of a queue or CPU row: the tick strip (doorbell rings and instant
  * markers) and, on a queue row with has_doorbell_band, the doorbell connection band under it.
  * Other rows have a tick strip at their bottom and no band. */
@@ -148,6 +184,13 @@ guint32 fsv_view_row_at_y(const FsvView *view, double y);
  * Returns false (hit->kind = FSV_ITEM_NONE) over nothing.
  */
 bool fsv_view_hit_test(const FsvView *view, double x, double y, FsvItem *hit);
+/*
+ * fsv_view_hit_test() as the renderer draws with SELECTION selected (NULL or FSV_ITEM_NONE:
+ * nothing): a selected op or packet is drawn over everything else of the time area with its
+ * outline (fsv-render.c), so inside that frame it is what is hit.
+ */
+bool fsv_view_hit_test_selected(const FsvView *view, double x, double y, const FsvItem *selection,
+				FsvItem *hit);
 
 /* --- Range statistics ------------------------------------------------------------------- */
 
