@@ -970,6 +970,7 @@ state_dump(FsvWindow *self)
 	g_key_file_set_integer(file, "timeline", "y", (int) lround(origin.y + surface_y));
 	g_key_file_set_integer(file, "timeline", "width", fsv_view_get_width(view));
 	g_key_file_set_integer(file, "timeline", "height", fsv_view_get_height(view));
+	g_key_file_set_integer(file, "timeline", "label_width", fsv_view_get_label_width(view));
 	g_key_file_set_uint64(file, "view", "begin_ns", fsv_view_get_begin_ns(view));
 	g_key_file_set_uint64(file, "view", "end_ns", fsv_view_get_end_ns(view));
 	g_key_file_set_string(file, "view", "ns_per_px",
@@ -987,6 +988,21 @@ state_dump(FsvWindow *self)
 		g_key_file_set_uint64(file, "measure", "a_ns", a);
 		g_key_file_set_uint64(file, "measure", "b_ns", b);
 	}
+	if (fsv_timeline_get_cursor(self->timeline, &a))
+		g_key_file_set_uint64(file, "view", "cursor_ns", a);
+	g_key_file_set_integer(file, "state", "bookmarks",
+			       self->bookmarks ? (int) fsv_bookmarks_get_count(self->bookmarks)
+					       : 0);
+	g_key_file_set_string(file, "state", "status", gtk_label_get_text(self->status_label));
+	g_key_file_set_boolean(file, "goto", "shown",
+			       gtk_revealer_get_reveal_child(self->goto_revealer));
+	g_key_file_set_string(file, "goto", "text",
+			      gtk_editable_get_text(GTK_EDITABLE(self->goto_entry)));
+	g_key_file_set_string(file, "goto", "error", gtk_label_get_text(self->goto_error));
+	g_key_file_set_boolean(file, "goto", "has_focus",
+			       gtk_widget_has_focus(GTK_WIDGET(self->goto_entry)) ||
+				   gtk_widget_is_ancestor(focus ? focus : GTK_WIDGET(self),
+							  GTK_WIDGET(self->goto_entry)));
 	g_key_file_set_string(file, "search", "text",
 			      gtk_editable_get_text(GTK_EDITABLE(self->search_entry)));
 	g_key_file_set_boolean(file, "search", "has_error",
