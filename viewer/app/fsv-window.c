@@ -2,7 +2,9 @@
 /*
  * FsvWindow: opening traces (file chooser, recent traces, drag and drop), loading one in a
  * worker thread with progress and Cancel, and the panes around the timeline: the details of
- * the selection, the statistics of a range, the measurement and the status line.
+ * the selection, the statistics of a range, the measurement and the status line, the legend's
+ * strip, the go-to-time bar (Ctrl+G), the trace's bookmarks (fsv-bookmarks.h) and, for
+ * end-to-end tests, the state dump of FSV_TEST_STATE_FILE.
  *
  * Loading runs fsv_trace_load() in a GTask thread. The thread only writes the progress counters
  * (under a mutex); a 100 ms timeout on the UI thread reads them, so the UI never waits on the
