@@ -4,12 +4,12 @@
  * `fencescope-view` opens traces/frame-pipeline in its own process, and xdotool drives it with
  * real X pointer and key events — a resize, a wheel zoom, a drag pan, a click on a box, a
  * Shift+drag range, Ctrl+F with a query and Enter followed by a key that must reach the
- * timeline, go to time and a bookmark, L for the legend. Each step waits (with a timeout, no
- * fixed sleeps) for the state the window writes to FSV_TEST_STATE_FILE on every change and
- * checks it: the viewport, the selected op, the range, the search text, the focus. The box to
- * click is found by hit testing a view of the same trace at the viewport the window reports,
- * and the screen is checked too: an xwd capture of the window must show the selection's outline
- * where the box was clicked.
+ * timeline, a click in the operations table, go to time and a bookmark, L for the legend. Each step
+ * waits (with a timeout, no fixed sleeps) for the state the window writes to FSV_TEST_STATE_FILE on
+ * every change and checks it: the viewport, the selected op, the range, the search text, the focus.
+ * The box to click is found by hit testing a view of the same trace at the viewport the window
+ * reports, and the screen is checked too: an xwd capture of the window must show the selection's
+ * outline where the box was clicked.
  *
  * Skipped, saying so, without xdotool or xwd (scripts/install-deps installs both).
  */
@@ -88,6 +88,10 @@ typedef struct {
 	int bookmarks;
 	char *search;
 	gboolean timeline_has_focus, is_legend_shown, is_goto_focused;
+	gboolean has_table;
+	int table_x, table_y, table_width, table_height;
+	guint32 table_rows[6]; /* ops of the table's first rows */
+	guint n_table_rows;
 	char *text; /* the whole dump, for messages */
 } State;
 
@@ -135,6 +139,19 @@ state_read(State *state)
 	    g_key_file_get_boolean(file, "state", "timeline_has_focus", NULL);
 	state->is_legend_shown = g_key_file_get_boolean(file, "legend", "shown", NULL);
 	state->is_goto_focused = g_key_file_get_boolean(file, "goto", "has_focus", NULL);
+	state->has_table = g_key_file_has_key(file, "table", "first_rows", NULL);
+	state->table_x = g_key_file_get_integer(file, "table", "x", NULL);
+	state->table_y = g_key_file_get_integer(file, "table", "y", NULL);
+	state->table_width = g_key_file_get_integer(file, "table", "width", NULL);
+	state->table_height = g_key_file_get_integer(file, "table", "height", NULL);
+	{
+		g_autofree char *rows = g_key_file_get_string(file, "table", "first_rows", NULL);
+		g_auto(GStrv) ops = rows && *rows ? g_strsplit(rows, ";", 6) : NULL;
+
+		for (guint i = 0; ops && ops[i]; i++)
+			state->table_rows[state->n_table_rows++] =
+			    (guint32) g_ascii_strtoull(ops[i], NULL, 10);
+	}
 	state->text = g_steal_pointer(&text);
 	return TRUE;
 }
@@ -232,6 +249,27 @@ static gboolean
 has_cursor(const State *state, gconstpointer data)
 {
 	return state->has_cursor && state->cursor_ns == *(const guint64 *) data;
+}
+
+static gboolean
+has_table_rows(const State *state, gconstpointer data)
+{
+	(void) data;
+	return state->has_table && state->n_table_rows >= 4 && state->table_height > 100;
+}
+
+static gboolean
+has_no_selection(const State *state, gconstpointer data)
+{
+	(void) data;
+	return state->selection_kind == FSV_ITEM_NONE;
+}
+
+static gboolean
+selection_differs(const State *state, gconstpointer data)
+{
+	return state->selection_kind == FSV_ITEM_OP &&
+	       state->selection_index != *(const guint64 *) data;
 }
 
 static gboolean
@@ -550,6 +588,37 @@ Test(e2e_window, real_pointer_and_keys_zoom_pan_select_range_search_and_go_to)
 	wait_state(&state, scale_differs, &scale, "F fitting the trace");
 	cr_assert_str_eq(state.search, "kind=signal", "F was typed into the search");
 	cr_assert_gt(state.ns_per_px, scale);
+
+	/* Ctrl+T shows the operations table (filtered by the query); a click on a row selects
+	 * that op in the timeline. */
+	/* Escape first: with nothing selected the table shows its first rows, unscrolled. */
+	xdo("key Escape");
+	wait_state(&state, has_no_selection, NULL, "Escape clearing the selection");
+	xdo("key ctrl+t");
+	wait_state(&state, has_table_rows, NULL, "the operations table");
+	wait_stable(&state);
+	{
+		guint64 before = state.selection_index;
+		guint32 rows[6];
+		guint n = state.n_table_rows;
+		gboolean is_listed = FALSE;
+
+		memcpy(rows, state.table_rows, sizeof(rows));
+		/* The first row, under the count line and the header (about 45 px). Only the
+		 * first: when the table is shown after a query was typed, GTK 4.8 draws its first
+		 * row only until it is scrolled (left to the table's owner, s9-table). */
+		xdo("mousemove --window %s %d %d click 1", window_id,
+		    state.table_x + state.table_width / 4, state.table_y + 54);
+		wait_state(&state, selection_differs, &before, "a table row selected");
+		for (guint i = 0; i < n; i++)
+			is_listed |= rows[i] == state.selection_index;
+		cr_assert(is_listed, "op %" G_GUINT64_FORMAT " is not one of the first rows:\n%s",
+			  state.selection_index, state.text);
+		cr_assert_eq(fsv_trace_get_op(trace, (guint32) state.selection_index)->kind,
+			     FSA_OP_SIGNAL, "the table lists only what the query matches");
+	}
+	xdo("windowfocus --sync %s", window_id);
+	xdo("key ctrl+t");
 
 	/* Ctrl+G, a relative time, Enter: the marker is there; B bookmarks it. */
 	xdo("key ctrl+g");

@@ -1085,6 +1085,10 @@ set_timeline_width(int width)
 	GtkWidget *paned =
 	    gtk_widget_get_ancestor(GTK_WIDGET(_fsv_window_get_timeline(window)), GTK_TYPE_PANED);
 
+	/* The horizontal one, beside the details pane (the operations table's is vertical). */
+	while (paned &&
+	       gtk_orientable_get_orientation(GTK_ORIENTABLE(paned)) != GTK_ORIENTATION_HORIZONTAL)
+		paned = gtk_widget_get_ancestor(gtk_widget_get_parent(paned), GTK_TYPE_PANED);
 	cr_assert_not_null(paned);
 	gtk_paned_set_position(GTK_PANED(paned), width);
 	settle();

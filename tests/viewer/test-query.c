@@ -186,15 +186,17 @@ Test(query, errors_are_one_line_with_the_offset)
 	    {"kind=wait and", "kind=wait and: a term is missing at the end at 13", 13},
 	    {"or pid=1", "or: a term is missing before it at 0", 0},
 	    {"pid=", "pid=: missing value at 4", 4},
-	    {"µs=1", "µs=: unknown field 'µs' (dur, kind, state, source, queue, pid, fence, "
-		     "value, op, adapter, engine) at 0",
+	    {"µs=1",
+	     "µs=: unknown field 'µs' (dur, kind, state, source, queue, pid, fence, "
+	     "value, op, adapter, engine) at 0",
 	     0},
 	    {"dur>1µs colour=red",
 	     "colour=: unknown field 'colour' (dur, kind, state, source, queue, pid, fence, "
 	     "value, op, adapter, engine) at 8",
 	     8},
-	    {"wait", "wait: unknown term (FIELD=VALUE with a field of dur, kind, state, source, "
-		     "queue, pid, fence, value, op, adapter, engine, or a fence handle) at 0",
+	    {"wait",
+	     "wait: unknown term (FIELD=VALUE with a field of dur, kind, state, source, "
+	     "queue, pid, fence, value, op, adapter, engine, or a fence handle) at 0",
 	     0},
 	    {"pid=1 ! pid=2", "!: unexpected '!' at 6", 6},
 	};
@@ -212,10 +214,11 @@ Test(query, errors_are_one_line_with_the_offset)
  * eight; "pid=09" is nine), and signs, spaces and an empty hex number are refused. */
 Test(query, numbers_are_decimal_or_hex_never_octal)
 {
-	static const char *const bad[] = {"value=0x",    "value=+5",   "value=-5",
-					  "value=",      "fence=0x-1", "value=5x",
-					  "pid=0x1g",    "value=0b1",  "value=18446744073709551616",
-					  "fence=0x12=3", "pid=4294967296"};
+	static const char *const bad[] = {
+	    "value=0x",     "value=+5",      "value=-5",
+	    "value=",       "fence=0x-1",    "value=5x",
+	    "pid=0x1g",     "value=0b1",     "value=18446744073709551616",
+	    "fence=0x12=3", "pid=4294967296"};
 	FsvOp op = wait_op;
 
 	op.fence_value = 10;

@@ -499,6 +499,59 @@ fsv_timeline_select_op(FsvTimeline *self, guint32 op_index)
 	fsv_timeline_set_selection(self, &item);
 }
 
+void
+fsv_timeline_reveal_item(FsvTimeline *self, const FsvItem *item)
+{
+	guint64 begin, end, view_begin, view_end, span, centre;
+	double y, height;
+	int ruler, visible;
+
+	g_return_if_fail(FSV_IS_TIMELINE(self));
+	g_return_if_fail(item != NULL);
+	if (self->trace == NULL || self->view == NULL)
+		return;
+	if (item->row != FSV_INDEX_NONE && item->row < fsv_trace_get_row_count(self->trace)) {
+		/* Expand every group above the item's row so it is laid out. */
+		for (guint32 row = fsv_trace_get_row(self->trace, item->row)->parent;
+		     row != FSV_INDEX_NONE; row = fsv_trace_get_row(self->trace, row)->parent)
+			fsv_view_set_row_expanded(self->view, row, true);
+		if (fsv_view_get_row_geometry(self->view, item->row, &y, &height)) {
+			ruler = fsv_view_get_ruler_height(self->view);
+			visible = fsv_view_get_height(self->view);
+			if (y < ruler || y + height > visible)
+				fsv_view_set_scroll_y(self->view,
+						      fsv_view_get_scroll_y(self->view) + y -
+							  ruler - (visible - ruler) / 3.0);
+		}
+	}
+	/* At the current zoom, centred on the item when its start is out of sight: the zoom the
+	 * user chose is kept (Z zooms to the selection). */
+	view_begin = fsv_view_get_begin_ns(self->view);
+	view_end = fsv_view_get_end_ns(self->view);
+	if (item_span(self, item, &begin, &end) && (begin < view_begin || begin > view_end)) {
+		span = view_end - view_begin;
+		centre = begin / 2 + MIN(end, begin + span / 2) / 2;
+		view_begin = centre > span / 2 ? centre - span / 2 : 0;
+		fsv_view_set_range(self->view, view_begin, view_begin + span);
+	}
+	view_changed(self);
+	fsv_timeline_set_selection(self, item);
+}
+
+void
+fsv_timeline_center_at(FsvTimeline *self, guint64 ns)
+{
+	guint64 span, begin;
+
+	g_return_if_fail(FSV_IS_TIMELINE(self));
+	if (self->view == NULL)
+		return;
+	span = fsv_view_get_end_ns(self->view) - fsv_view_get_begin_ns(self->view);
+	begin = ns > span / 2 ? ns - span / 2 : 0;
+	fsv_view_set_range(self->view, begin, begin + span);
+	view_changed(self);
+}
+
 const guint32 *
 fsv_timeline_get_arrow_targets(FsvTimeline *self, guint *n)
 {

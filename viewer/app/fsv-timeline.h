@@ -56,6 +56,12 @@ void fsv_timeline_get_selection(FsvTimeline *self, FsvItem *item);
 gboolean fsv_timeline_select_at(FsvTimeline *self, double x, double y);
 /* Selects op OP (an FsvTrace op index) and scrolls its row into view. */
 void fsv_timeline_select_op(FsvTimeline *self, guint32 op);
+/* Selects ITEM (an op, packet, marker or loss) and brings it into view: its groups expanded,
+ * its row scrolled in, and the time axis, at the current zoom, centred on it when its start is
+ * out of sight. Emits "selection-changed". */
+void fsv_timeline_reveal_item(FsvTimeline *self, const FsvItem *item);
+/* Centres the time axis on trace time NS at the current zoom. */
+void fsv_timeline_center_at(FsvTimeline *self, guint64 ns);
 /*
  * The dependency arrows drawn for the selection: op indexes at the other end of each arrow
  * (for a selected signal, the waits it released; for a wait, its signal). Returns:

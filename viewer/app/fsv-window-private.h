@@ -6,6 +6,7 @@
 #ifndef FSV_WINDOW_PRIVATE_H
 #define FSV_WINDOW_PRIVATE_H
 
+#include "fsv-ops-table.h"
 #include "fsv-timeline.h"
 #include "fsv-window.h"
 
@@ -13,6 +14,8 @@ G_BEGIN_DECLS
 
 /* Returns: (transfer none). */
 FsvTimeline *_fsv_window_get_timeline(FsvWindow *self);
+/* Returns: (transfer none): the operations table (shown or not). */
+FsvOpsTable *_fsv_window_get_ops_table(FsvWindow *self);
 gboolean _fsv_window_is_loading(FsvWindow *self);
 /* Whether the loading bar (progress and Cancel) is shown. */
 gboolean _fsv_window_is_progress_shown(FsvWindow *self);

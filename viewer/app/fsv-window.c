@@ -17,6 +17,8 @@
 #include "fsv-time.h"
 #include "fsv-window-private.h"
 
+#include "fsv-ops-table.h"
+
 #define RECENT_APP_NAME "fencescope-view"
 #define RECENT_MAX      10
 
@@ -52,6 +54,7 @@ struct _FsvWindow {
 	char *state_file;
 	char *state_text;
 	guint state_source;
+	FsvOpsTable *ops_table;
 
 	guint details_rows;
 	FsvTrace *trace; /* the trace shown, NULL before the first load */
@@ -190,6 +193,8 @@ show_trace(FsvWindow *self, FsvTrace *trace)
 	self->trace = fsv_trace_ref(trace);
 	fsv_timeline_set_trace(self->timeline, trace);
 	fsv_timeline_set_query(self->timeline, self->query);
+	fsv_ops_table_set_trace(self->ops_table, trace);
+	fsv_ops_table_set_query(self->ops_table, self->query);
 	bookmarks_load(self);
 	legend_update(self);
 	title = g_strdup_printf("%s — fencescope viewer", fsv_trace_get_name(trace));
@@ -502,7 +507,26 @@ details_update(FsvWindow *self)
 static void
 on_selection_changed(FsvWindow *self)
 {
+	FsvItem item;
+
 	details_update(self);
+	/* The table follows the timeline: the op's row selected and scrolled to. */
+	fsv_timeline_get_selection(self->timeline, &item);
+	fsv_ops_table_select_op(self->ops_table,
+				item.kind == FSV_ITEM_OP ? item.index : FSV_INDEX_NONE);
+}
+
+/* A row of the operations table selected: its box selected and brought into view. */
+static void
+on_table_op_selected(FsvWindow *self, guint op)
+{
+	FsvItem item;
+
+	if (self->trace == NULL || op >= fsv_trace_get_op_count(self->trace))
+		return;
+	item = (FsvItem){
+	    .kind = FSV_ITEM_OP, .index = op, .row = fsv_trace_get_op(self->trace, op)->row};
+	fsv_timeline_reveal_item(self->timeline, &item);
 }
 
 static void
@@ -577,6 +601,7 @@ on_search_changed(FsvWindow *self)
 	if (fsv_query_is_active(query))
 		self->query = g_steal_pointer(&query);
 	fsv_timeline_set_query(self->timeline, self->query);
+	fsv_ops_table_set_query(self->ops_table, self->query);
 }
 
 static void
@@ -593,9 +618,6 @@ on_search_activate(FsvWindow *self)
 {
 	FsvItem selection;
 	guint32 next;
-	const FsvOp *op;
-	const FsvView *view;
-	guint64 span, centre;
 
 	/* Keys typed after Enter (Z, W, F, arrows) are for the timeline, not the entry. */
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
@@ -611,17 +633,7 @@ on_search_activate(FsvWindow *self)
 		gtk_widget_error_bell(GTK_WIDGET(self));
 		return;
 	}
-	fsv_timeline_select_op(self->timeline, next);
-	op = fsv_trace_get_op(self->trace, next);
-	view = fsv_timeline_get_view(self->timeline);
-	if (op->begin_ns < fsv_view_get_begin_ns(view) ||
-	    op->begin_ns > fsv_view_get_end_ns(view)) {
-		span = fsv_view_get_end_ns(view) - fsv_view_get_begin_ns(view);
-		centre = op->begin_ns / 2 + op->end_ns / 2;
-		fsv_timeline_set_visible_range(self->timeline,
-					       centre > span / 2 ? centre - span / 2 : 0,
-					       (centre > span / 2 ? centre - span / 2 : 0) + span);
-	}
+	on_table_op_selected(self, next);
 }
 
 /* --- Settings ----------------------------------------------------------------------------- */
@@ -1012,6 +1024,26 @@ state_dump(FsvWindow *self)
 	g_key_file_set_string(file, "state", "focus", focus ? G_OBJECT_TYPE_NAME(focus) : "");
 	g_key_file_set_boolean(file, "state", "timeline_has_focus",
 			       gtk_widget_has_focus(GTK_WIDGET(self->timeline)));
+	if (gtk_widget_get_visible(GTK_WIDGET(self->ops_table))) {
+		graphene_rect_t table;
+		g_autoptr(GString) rows = g_string_new(NULL);
+		guint n = MIN(fsv_ops_table_get_n_rows(self->ops_table), 6);
+
+		if (gtk_widget_compute_bounds(GTK_WIDGET(self->ops_table), GTK_WIDGET(self),
+					      &table)) {
+			g_key_file_set_integer(file, "table", "x",
+					       (int) lround(table.origin.x + surface_x));
+			g_key_file_set_integer(file, "table", "y",
+					       (int) lround(table.origin.y + surface_y));
+			g_key_file_set_integer(file, "table", "width", (int) table.size.width);
+			g_key_file_set_integer(file, "table", "height", (int) table.size.height);
+		}
+		/* The ops of the first rows, top to bottom: what a click there selects. */
+		for (guint i = 0; i < n; i++)
+			g_string_append_printf(rows, "%s%u", i ? ";" : "",
+					       fsv_ops_table_get_row_op(self->ops_table, i));
+		g_key_file_set_string(file, "table", "first_rows", rows->str);
+	}
 	g_key_file_set_boolean(file, "legend", "shown",
 			       gtk_widget_get_visible(GTK_WIDGET(self->legend_scroller)));
 	return g_key_file_to_data(file, NULL, NULL);
@@ -1096,6 +1128,25 @@ cancel_load_activated(GSimpleAction *action, GVariant *parameter, gpointer user_
 	(void) action;
 	(void) parameter;
 	on_cancel_clicked(FSV_WINDOW(user_data));
+}
+
+/* win.show-table (Ctrl+T, the header bar's toggle): shows or hides the operations table. */
+static void
+show_table_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
+{
+	FsvWindow *self = user_data;
+	gboolean is_shown = g_variant_get_boolean(value);
+
+	g_simple_action_set_state(action, value);
+	gtk_widget_set_visible(GTK_WIDGET(self->ops_table), is_shown);
+	if (is_shown) {
+		FsvItem item;
+
+		/* Its selected row in sight now that it has a size. */
+		fsv_timeline_get_selection(self->timeline, &item);
+		if (item.kind == FSV_ITEM_OP)
+			fsv_ops_table_select_op(self->ops_table, item.index);
+	}
 }
 
 static void
@@ -1186,6 +1237,12 @@ FsvTimeline *
 _fsv_window_get_timeline(FsvWindow *self)
 {
 	return self->timeline;
+}
+
+FsvOpsTable *
+_fsv_window_get_ops_table(FsvWindow *self)
+{
+	return self->ops_table;
 }
 
 gboolean
@@ -1316,6 +1373,7 @@ fsv_window_class_init(FsvWindowClass *klass)
 
 	object_class->dispose = fsv_window_dispose;
 	g_type_ensure(FSV_TYPE_TIMELINE);
+	g_type_ensure(FSV_TYPE_OPS_TABLE);
 	gtk_widget_class_set_template_from_resource(widget_class,
 						    "/org/fencescope/Viewer/fsv-window.ui");
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, recent_button);
@@ -1341,6 +1399,7 @@ fsv_window_class_init(FsvWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, bookmarks_hint);
 	gtk_widget_class_bind_template_callback(widget_class, on_goto_activate);
 	gtk_widget_class_bind_template_callback(widget_class, on_goto_closed);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, ops_table);
 	gtk_widget_class_bind_template_callback(widget_class, on_cancel_clicked);
 	gtk_widget_class_bind_template_callback(widget_class, on_error_dismissed);
 	gtk_widget_class_bind_template_callback(widget_class, on_selection_changed);
@@ -1350,6 +1409,7 @@ fsv_window_class_init(FsvWindowClass *klass)
 	gtk_widget_class_bind_template_callback(widget_class, on_search_changed);
 	gtk_widget_class_bind_template_callback(widget_class, on_search_stopped);
 	gtk_widget_class_bind_template_callback(widget_class, on_search_activate);
+	gtk_widget_class_bind_template_callback(widget_class, on_table_op_selected);
 }
 
 static void
@@ -1384,6 +1444,7 @@ fsv_window_init(FsvWindow *self)
 	    {.name = "go-to-time", .activate = go_to_time_activated},
 	    {.name = "add-bookmark", .activate = add_bookmark_activated},
 	    {.name = "show-legend", .state = "true", .change_state = show_legend_changed},
+	    {.name = "show-table", .state = "false", .change_state = show_table_changed},
 	};
 	GtkDropTarget *drop;
 	GtkEventController *goto_keys;

@@ -21,7 +21,7 @@
 
 #include "fsa/model.h"
 
-G_DEFINE_QUARK(fsv-query-error-quark, fsv_query_error)
+G_DEFINE_QUARK(fsv - query - error - quark, fsv_query_error)
 
 typedef enum {
 	FIELD_DUR,
@@ -145,36 +145,44 @@ next_token(Parser *p)
 	while (*s && (g_ascii_isspace(*s) || *s == ','))
 		s++;
 	t.start = s;
+	t.type = TOK_CMP;
+	t.len = 1;
 	switch (*s) {
 	case '\0':
 		t.type = TOK_END;
+		t.len = 0;
 		break;
 	case '(':
-		t.type = TOK_OPEN, t.len = 1;
+		t.type = TOK_OPEN;
 		break;
 	case ')':
-		t.type = TOK_CLOSE, t.len = 1;
+		t.type = TOK_CLOSE;
 		break;
 	case '|':
-		t.type = TOK_PIPE, t.len = 1;
+		t.type = TOK_PIPE;
 		break;
 	case '=':
-		t.type = TOK_CMP, t.len = 1, t.cmp = CMP_EQ;
+		t.cmp = CMP_EQ;
 		break;
 	case '!':
-		if (s[1] == '=')
-			t.type = TOK_CMP, t.len = 2, t.cmp = CMP_NE;
-		else
-			t.type = TOK_BAD, t.len = 1;
+		if (s[1] == '=') {
+			t.len = 2;
+			t.cmp = CMP_NE;
+		} else {
+			t.type = TOK_BAD;
+		}
 		break;
 	case '<':
-		t.type = TOK_CMP, t.len = s[1] == '=' ? 2 : 1, t.cmp = s[1] == '=' ? CMP_LE : CMP_LT;
-		break;
 	case '>':
-		t.type = TOK_CMP, t.len = s[1] == '=' ? 2 : 1, t.cmp = s[1] == '=' ? CMP_GE : CMP_GT;
+		t.len = s[1] == '=' ? 2 : 1;
+		if (*s == '<')
+			t.cmp = t.len == 2 ? CMP_LE : CMP_LT;
+		else
+			t.cmp = t.len == 2 ? CMP_GE : CMP_GT;
 		break;
 	default:
 		t.type = TOK_WORD;
+		t.len = 0;
 		while (is_word_char(s[t.len]))
 			t.len++;
 		break;
@@ -250,7 +258,13 @@ parse_u64(const char *text, gsize len, guint64 *out)
 	return errno == 0 && end && *end == '\0';
 }
 
-typedef enum { DURATION_OK, DURATION_NOT_A_NUMBER, DURATION_NO_UNIT, DURATION_BAD_UNIT, DURATION_TOO_LONG } DurationStatus;
+typedef enum {
+	DURATION_OK,
+	DURATION_NOT_A_NUMBER,
+	DURATION_NO_UNIT,
+	DURATION_BAD_UNIT,
+	DURATION_TOO_LONG
+} DurationStatus;
 
 /* "1.5ms" → 1500000. *unit_at: where the unit starts (for errors). */
 static DurationStatus
@@ -297,7 +311,8 @@ parse_duration(const char *text, gsize len, guint64 *ns, gsize *unit_at)
 		return DURATION_NO_UNIT;
 	}
 	for (gsize u = 0; u < G_N_ELEMENTS(units); u++) {
-		if (strlen(units[u].name) == len - i && memcmp(units[u].name, text + i, len - i) == 0)
+		if (strlen(units[u].name) == len - i &&
+		    memcmp(units[u].name, text + i, len - i) == 0)
 			unit = units[u].ns;
 	}
 	if (unit == 0)
@@ -392,8 +407,8 @@ parse_value(Parser *p, const FieldInfo *f, const char *term_start, const Token *
 			     "missing unit (ns, us, µs, ms or s)");
 			return false;
 		case DURATION_BAD_UNIT:
-			fail(p, term_start, token_end(v), v->start + unit_at,
-			     "unknown unit '%.*s'", (int) (v->len - unit_at), v->start + unit_at);
+			fail(p, term_start, token_end(v), v->start + unit_at, "unknown unit '%.*s'",
+			     (int) (v->len - unit_at), v->start + unit_at);
 			return false;
 		case DURATION_TOO_LONG:
 			fail(p, term_start, token_end(v), v->start, "duration too long");
@@ -409,8 +424,8 @@ parse_value(Parser *p, const FieldInfo *f, const char *term_start, const Token *
 			return false;
 		}
 		if (f->field == FIELD_PID && value > G_MAXUINT32) {
-			fail(p, term_start, token_end(v), v->start,
-			     "a process id is at most %u", G_MAXUINT32);
+			fail(p, term_start, token_end(v), v->start, "a process id is at most %u",
+			     G_MAXUINT32);
 			return false;
 		}
 		break;
@@ -767,8 +782,8 @@ compare_op_begin(const void *a, const void *b, void *data)
 }
 
 GArray *
-fsv_trace_find_ops(const FsvTrace *trace, const FsvQuery *query, guint64 begin_ns,
-		   guint64 end_ns, guint max)
+fsv_trace_find_ops(const FsvTrace *trace, const FsvQuery *query, guint64 begin_ns, guint64 end_ns,
+		   guint max)
 {
 	GArray *out = g_array_new(FALSE, FALSE, sizeof(guint32));
 
