@@ -65,6 +65,10 @@ struct _FsvTimeline {
 	gboolean needs_fit;
 	FitMode fit_mode;
 	guint64 fit_begin_ns, fit_end_ns; /* FIT_RANGE: the range to show again */
+	/* The viewport the fit left (begin, ns per pixel): one that differs at a resize was moved
+	 * by something else (a reveal, a scrollbar), and is kept as a zoomed one. */
+	guint64 fitted_view_begin_ns;
+	double fitted_view_ns_per_px;
 	char *status;
 
 	GtkAdjustment *hadjustment, *vadjustment;
@@ -95,6 +99,15 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE_WITH_CODE(FsvTimeline, fsv_timeline, GTK_TYPE_WIDGET,
 			      G_IMPLEMENT_INTERFACE(GTK_TYPE_SCROLLABLE, NULL))
+
+/* Sets what a resize keeps (FitMode) and remembers the viewport the fit left. */
+static void
+set_fit_mode(FsvTimeline *self, FitMode mode)
+{
+	self->fit_mode = mode;
+	self->fitted_view_begin_ns = fsv_view_get_begin_ns(self->view);
+	self->fitted_view_ns_per_px = fsv_view_get_ns_per_px(self->view);
+}
 
 /* --- Scrollbars ---------------------------------------------------------------------------- */
 
@@ -267,7 +280,7 @@ fsv_timeline_set_trace(FsvTimeline *self, FsvTrace *trace)
 		if (!self->needs_fit)
 			fsv_view_set_size(self->view, width, height);
 		fsv_view_fit(self->view);
-		self->fit_mode = FIT_WHOLE;
+		set_fit_mode(self, FIT_WHOLE);
 	}
 	set_status_take(self, g_strdup(""));
 	view_changed(self);
@@ -321,7 +334,7 @@ fsv_timeline_fit(FsvTimeline *self)
 	if (self->view == NULL)
 		return;
 	fsv_view_fit(self->view);
-	self->fit_mode = FIT_WHOLE;
+	set_fit_mode(self, FIT_WHOLE);
 	view_changed(self);
 }
 
@@ -330,9 +343,9 @@ static void
 show_fitted_range(FsvTimeline *self, guint64 begin_ns, guint64 end_ns)
 {
 	fsv_view_set_range(self->view, begin_ns, end_ns);
-	self->fit_mode = FIT_RANGE;
 	self->fit_begin_ns = begin_ns;
 	self->fit_end_ns = end_ns;
+	set_fit_mode(self, FIT_RANGE);
 }
 
 void
@@ -1010,6 +1023,10 @@ fsv_timeline_size_allocate(GtkWidget *widget, int width, int height, int baselin
 		/* fsv_view_set_size keeps begin and ns per pixel: what a zoomed view keeps. A
 		 * fitted one shows the same span again at the new width (docs/viewer.md
 		 * "Resizing"). */
+		if (self->fit_mode != FIT_NONE &&
+		    (fsv_view_get_begin_ns(self->view) != self->fitted_view_begin_ns ||
+		     fsv_view_get_ns_per_px(self->view) != self->fitted_view_ns_per_px))
+			self->fit_mode = FIT_NONE;
 		fsv_view_set_size(self->view, MAX(width, 1), MAX(height, 1));
 		if (self->needs_fit && width > 1 && height > 1)
 			self->needs_fit = FALSE;
@@ -1017,6 +1034,7 @@ fsv_timeline_size_allocate(GtkWidget *widget, int width, int height, int baselin
 			fsv_view_fit(self->view);
 		else if (self->fit_mode == FIT_RANGE)
 			fsv_view_set_range(self->view, self->fit_begin_ns, self->fit_end_ns);
+		set_fit_mode(self, self->fit_mode);
 		sync_adjustments(self);
 	}
 }
