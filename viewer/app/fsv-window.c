@@ -50,6 +50,9 @@ struct _FsvWindow {
 	FsvBookmarks *bookmarks; /* of the trace shown, NULL before the first load */
 	gboolean is_legend_shown;
 	int legend_width; /* the width the legend's height was computed for */
+	/* Idle updates of the legend's height and of the bookmark list (0: none pending); removed
+	 * at dispose, so none runs on a destroyed window. */
+	guint legend_idle, bookmarks_idle;
 	/* FSV_TEST_STATE_FILE: where the state dump goes (NULL: none) and what it last wrote. */
 	char *state_file;
 	char *state_text;
@@ -706,6 +709,16 @@ legend_update(FsvWindow *self)
 	gtk_widget_queue_draw(GTK_WIDGET(self->legend_area));
 }
 
+static gboolean
+legend_idle_cb(gpointer user_data)
+{
+	FsvWindow *self = user_data;
+
+	self->legend_idle = 0;
+	legend_update(self);
+	return G_SOURCE_REMOVE;
+}
+
 static void
 on_legend_resize(GtkDrawingArea *area, int width, int height, FsvWindow *self)
 {
@@ -715,7 +728,8 @@ on_legend_resize(GtkDrawingArea *area, int width, int height, FsvWindow *self)
 	    fsv_render_get_legend_height(self->trace, MAX(width, 320)) !=
 		fsv_render_get_legend_height(self->trace, MAX(self->legend_width, 320)))
 		/* Not from inside the allocation: the new height is set on the next idle. */
-		g_idle_add_once((GSourceOnceFunc) legend_update, self);
+		if (self->legend_idle == 0)
+			self->legend_idle = g_idle_add(legend_idle_cb, self);
 	self->legend_width = width;
 }
 
@@ -849,13 +863,24 @@ on_bookmark_renamed(GtkEntry *entry, FsvWindow *self)
 	bookmarks_changed(self);
 }
 
+static gboolean
+bookmarks_idle_cb(gpointer user_data)
+{
+	FsvWindow *self = user_data;
+
+	self->bookmarks_idle = 0;
+	bookmarks_changed(self);
+	return G_SOURCE_REMOVE;
+}
+
 static void
 on_bookmark_deleted(GtkButton *button, FsvWindow *self)
 {
 	fsv_bookmarks_remove(self->bookmarks, bookmark_index(GTK_WIDGET(button)));
 	bookmarks_save(self);
 	/* Rebuilt from an idle: this button is one of the rows being removed. */
-	g_idle_add_once((GSourceOnceFunc) bookmarks_changed, self);
+	if (self->bookmarks_idle == 0)
+		self->bookmarks_idle = g_idle_add(bookmarks_idle_cb, self);
 }
 
 /* One row: the time (a button that jumps there), the name (Enter renames), a delete button. */
@@ -1358,6 +1383,8 @@ fsv_window_dispose(GObject *object)
 	g_clear_pointer(&self->trace, fsv_trace_unref);
 	g_clear_pointer(&self->bookmarks, fsv_bookmarks_free);
 	g_clear_handle_id(&self->state_source, g_source_remove);
+	g_clear_handle_id(&self->legend_idle, g_source_remove);
+	g_clear_handle_id(&self->bookmarks_idle, g_source_remove);
 	g_clear_pointer(&self->state_file, g_free);
 	g_clear_pointer(&self->state_text, g_free);
 	g_clear_pointer(&self->query, fsv_query_unref);
