@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `fencescope view [TRACE]`: opens the GTK viewer. It only finds `fencescope-view` and execs it:
- * next to this binary (an installed bindir), in the build tree (build/cli/ → build/viewer/app/),
- * in the configured bindir, then on PATH. A TRACE that does not exist is refused here with one
- * line, so a typo never opens an empty window.
+ * `fencescope view [--select-op ID] [--at TIME] [TRACE]`: opens the GTK viewer. It only finds
+ * `fencescope-view` and execs it: next to this binary (an installed bindir), in the build tree
+ * (build/cli/ → build/viewer/app/), in the configured bindir, then on PATH. A TRACE that does not
+ * exist is refused here with one line, so a typo never opens an empty window.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <glib.h>
+#include <stdlib.h>
 
 #include "cli.h"
+#include "fsa/report.h"
 
 #define VIEW_COMMAND "view"
 #define VIEW_EXE     "fencescope-view"
@@ -39,11 +42,43 @@ find_viewer(void)
 	return found;
 }
 
+/* TEXT without its spaces: `fencescope report` prints "1795513402.024431610 s" and groups
+ * digits ("1.234 567 ms"); a time copied from it must read as it was printed. Returns: (transfer
+ * full). */
+static char *
+dup_without_spaces(const char *text)
+{
+	char *copy = g_strdup(text);
+	char *to = copy;
+
+	for (const char *from = text; *from; from++) {
+		if (!g_ascii_isspace(*from))
+			*to++ = *from;
+	}
+	*to = '\0';
+	return copy;
+}
+
+/* Decimal digits that fit 64 bits: an op id as `fencescope report` prints it. */
+static bool
+is_op_id(const char *text)
+{
+	char *end = NULL;
+
+	if (!g_ascii_isdigit(text[0]))
+		return false;
+	errno = 0;
+	g_ascii_strtoull(text, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
 int
 fs_view_main(int argc, char **argv)
 {
 	g_auto(GStrv) rest = NULL;
 	g_autofree char *recording = NULL;
+	g_autofree char *select_op = NULL;
+	g_autofree char *at = NULL;
 	g_autoptr(GOptionContext) context = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autofree char *viewer = NULL;
@@ -52,10 +87,19 @@ fs_view_main(int argc, char **argv)
 	     "Of a folder holding several recordings, the one named NAME (its LTTng trace name "
 	     "or its folder)",
 	     "NAME"},
+	    {"select-op", 0, 0, G_OPTION_ARG_STRING, &select_op,
+	     "Open with the operation of this op id (as fencescope report prints it) selected "
+	     "and zoomed to",
+	     "ID"},
+	    {"at", 0, 0, G_OPTION_ARG_STRING, &at,
+	     "Open centred on TIME: trace ns as fencescope report prints them, a duration "
+	     "(2.5ms), or +DURATION from the trace's start (+1.5ms)",
+	     "TIME"},
 	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "[TRACE]"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
-	char *exec_argv[3] = {NULL, NULL, NULL};
+	char *exec_argv[7] = {NULL};
+	int n_args = 0;
 
 	/* G_OPTION_REMAINING names [TRACE] in the usage line; the parameter string would name it
 	 * twice. */
@@ -82,6 +126,29 @@ fs_view_main(int argc, char **argv)
 		fs_error(VIEW_COMMAND, "--recording picks a recording under a TRACE: give one");
 		return FS_EXIT_USAGE;
 	}
+	if ((select_op || at) && !(rest && rest[0])) {
+		fs_error(VIEW_COMMAND, "--select-op and --at place a TRACE: give one");
+		return FS_EXIT_USAGE;
+	}
+	/* Checked here too, with the words of the other commands, before a window opens. */
+	if (select_op && !is_op_id(select_op)) {
+		fs_error(VIEW_COMMAND,
+			 "--select-op %s: not an op id (a decimal number, as fencescope report "
+			 "prints it)",
+			 select_op);
+		return FS_EXIT_USAGE;
+	}
+	if (at) {
+		g_autofree char *compact = dup_without_spaces(at);
+		struct fsa_report_time time;
+		char *why = NULL;
+
+		if (fsa_report_parse_time(compact, &time, &why) != FSA_OK) {
+			fs_error(VIEW_COMMAND, "--at %s: %s", at, why ? why : "not a time");
+			free(why);
+			return FS_EXIT_USAGE;
+		}
+	}
 	if (recording && !fs_recording_pick(VIEW_COMMAND, &rest[0], recording))
 		return FS_EXIT_FAILURE;
 	viewer = find_viewer();
@@ -90,8 +157,16 @@ fs_view_main(int argc, char **argv)
 			 VIEW_EXE);
 		return FS_EXIT_FAILURE;
 	}
-	exec_argv[0] = viewer;
-	exec_argv[1] = rest ? rest[0] : NULL;
+	exec_argv[n_args++] = viewer;
+	if (select_op) {
+		exec_argv[n_args++] = (char *) "--select-op";
+		exec_argv[n_args++] = select_op;
+	}
+	if (at) {
+		exec_argv[n_args++] = (char *) "--at";
+		exec_argv[n_args++] = at;
+	}
+	exec_argv[n_args++] = rest ? rest[0] : NULL;
 	execv(viewer, exec_argv);
 	fs_error(VIEW_COMMAND, "%s: %s", viewer, strerror(errno));
 	return FS_EXIT_FAILURE;

@@ -293,6 +293,156 @@ Test(table, selecting_a_row_selects_and_reveals_the_op)
 	cr_assert_eq(fsv_ops_table_get_selected(table), GTK_INVALID_LIST_POSITION);
 }
 
+/* In the details pane, "Released by signal op N" is a link: a click selects that signal (in the
+ * timeline and the table); the signal's "Wait" links select the waits it released; a queue
+ * op's "Packet" link selects its command buffer, whose "Operations" link leads back. */
+Test(table, details_links_select_the_signal_the_waits_and_the_packet)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvOpsTable *table = _fsv_window_get_ops_table(window);
+	FsvTrace *trace = shown_trace();
+	guint32 wait = FSV_INDEX_NONE, with_packet = FSV_INDEX_NONE;
+	const guint32 *edges;
+	guint n_edges = 0;
+	FsvItem selection;
+	g_autofree char *details = NULL;
+	g_autofree char *released = NULL;
+
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
+		const FsvOp *o = fsv_trace_get_op(trace, i);
+
+		if (wait == FSV_INDEX_NONE && o->kind == FSA_OP_WAIT &&
+		    o->signal_op != FSV_INDEX_NONE)
+			wait = i;
+		if (with_packet == FSV_INDEX_NONE && o->source == FSA_SRC_USER_MODE_QUEUE &&
+		    o->kind == FSA_OP_SIGNAL)
+			with_packet = i;
+	}
+	cr_assert_neq(wait, FSV_INDEX_NONE, "frame-pipeline has a released wait");
+	fsv_timeline_select_op(timeline, wait);
+	settle();
+	details = _fsv_window_dup_details_text(window);
+	released =
+	    g_strdup_printf("Released by: signal op %" G_GUINT64_FORMAT,
+			    fsv_trace_get_op(trace, fsv_trace_get_op(trace, wait)->signal_op)->id);
+	cr_assert_not_null(strstr(details, released), "details:\n%s", details);
+	cr_assert(_fsv_window_click_details_link(window, "Released by", 0));
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_OP);
+	cr_assert_eq(selection.index, fsv_trace_get_op(trace, wait)->signal_op);
+	cr_assert_eq(fsv_ops_table_get_row_op(table, fsv_ops_table_get_selected(table)),
+		     selection.index, "the table follows");
+
+	/* From the signal, its first released wait. */
+	edges = fsv_trace_get_op_edges(trace, selection.index, &n_edges);
+	cr_assert_gt(n_edges, 0);
+	cr_assert(_fsv_window_click_details_link(window, "  Wait", 0));
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_OP);
+	cr_assert_eq(selection.index, edges[0]);
+
+	/* A signal on a user-mode queue → its packet → back to its operations. */
+	cr_assert_neq(with_packet, FSV_INDEX_NONE);
+	fsv_timeline_select_op(timeline, with_packet);
+	settle();
+	cr_assert(_fsv_window_click_details_link(window, "Packet", 0), "no packet link");
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_PACKET);
+	{
+		const FsvPacket *p = fsv_trace_get_packet(trace, selection.index);
+		const FsvOp *o = fsv_trace_get_op(trace, with_packet);
+
+		cr_assert_eq(p->hwqueue_handle, o->hwqueue_handle);
+		cr_assert_eq(p->progress_value, o->progress_value);
+	}
+	cr_assert(_fsv_window_click_details_link(window, "Operations", 0));
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_OP);
+	cr_assert_eq(fsv_trace_get_op(trace, selection.index)->progress_value,
+		     fsv_trace_get_op(trace, with_packet)->progress_value);
+	cr_assert_not(_fsv_window_click_details_link(window, "Operation", 0),
+		      "plain fields are no links");
+}
+
+/* Above 200 000 ops the rows are computed in a worker thread: lowered to 0 here, a sort and a
+ * filter give the rows the UI thread gives, while the previous rows stay shown meanwhile. */
+Test(table, worker_thread_sorts_and_filters_like_the_ui_thread)
+{
+	FsvOpsTable *table = _fsv_window_get_ops_table(window);
+	guint n = fsv_ops_table_get_n_rows(table);
+	g_autofree guint32 *sync_rows = NULL;
+	guint n_sync;
+
+	_fsv_ops_table_set_sync_max_ops(G_MAXUINT);
+	_fsv_window_set_search_text(window, "state=observed or kind=signal");
+	fsv_ops_table_sort(table, FSV_OPS_COLUMN_END, GTK_SORT_DESCENDING);
+	cr_assert_not(fsv_ops_table_is_busy(table));
+	n_sync = fsv_ops_table_get_n_rows(table);
+	cr_assert_gt(n_sync, 0);
+	sync_rows = g_new(guint32, n_sync);
+	for (guint i = 0; i < n_sync; i++)
+		sync_rows[i] = fsv_ops_table_get_row_op(table, i);
+
+	_fsv_ops_table_set_sync_max_ops(0);
+	_fsv_window_set_search_text(window, "");
+	fsv_ops_table_sort(table, FSV_OPS_COLUMN_NONE, GTK_SORT_ASCENDING);
+	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	cr_assert_eq(fsv_ops_table_get_n_rows(table), n);
+	_fsv_window_set_search_text(window, "state=observed or kind=signal");
+	fsv_ops_table_sort(table, FSV_OPS_COLUMN_END, GTK_SORT_DESCENDING);
+	cr_assert(fsv_ops_table_is_busy(table), "the worker runs");
+	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	cr_assert_eq(fsv_ops_table_get_n_rows(table), n_sync);
+	for (guint i = 0; i < n_sync; i++)
+		cr_assert_eq(fsv_ops_table_get_row_op(table, i), sync_rows[i], "row %u", i);
+	_fsv_ops_table_set_sync_max_ops(200000);
+}
+
+/* A real pointer click (xdotool, as the end-to-end test does) on row 5, found by
+ * _fsv_ops_table_get_row_bounds(), selects that op in the timeline. */
+Test(table, xdotool_click_on_a_row_selects_its_op)
+{
+	FsvOpsTable *table = _fsv_window_get_ops_table(window);
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	g_autofree char *xdotool = g_find_program_in_path("xdotool");
+	graphene_rect_t bounds;
+	FsvItem selection;
+	g_autofree char *command = NULL;
+	gint64 deadline;
+	int status = -1;
+	double scale;
+
+	if (xdotool == NULL) {
+		cr_skip_test("xdotool is not installed");
+		return;
+	}
+	settle();
+	cr_assert(_fsv_ops_table_get_row_bounds(table, 5, GTK_WIDGET(window), &bounds),
+		  "row 5 is on screen");
+	cr_assert_gt(bounds.size.height, 4);
+	scale = gtk_widget_get_scale_factor(GTK_WIDGET(window));
+	/* Under Xvfb there is no window manager (no windowactivate): the window is found by its
+	 * title and the pointer moved relative to it. */
+	command = g_strdup_printf("%s search --sync --name 'frame-pipeline — fencescope viewer' "
+				  "mousemove --window %%1 %d %d click 1",
+				  xdotool, (int) ((bounds.origin.x + 20) * scale),
+				  (int) ((bounds.origin.y + bounds.size.height / 2) * scale));
+	cr_assert(g_spawn_command_line_sync(command, NULL, NULL, &status, NULL));
+	cr_assert_eq(status, 0, "%s", command);
+	deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+	do {
+		g_main_context_iteration(NULL, FALSE);
+		fsv_timeline_get_selection(timeline, &selection);
+	} while (selection.kind == FSV_ITEM_NONE && g_get_monotonic_time() < deadline);
+	cr_assert_eq(selection.kind, FSV_ITEM_OP, "the click selected nothing");
+	cr_assert_eq(selection.index, fsv_ops_table_get_row_op(table, 5));
+	cr_assert_eq(fsv_ops_table_get_selected(table), 5);
+}
+
 /* Ctrl+T's action hides and shows the table; the button shows its state. */
 Test(table, show_table_action_toggles_the_pane)
 {
@@ -306,4 +456,174 @@ Test(table, show_table_action_toggles_the_pane)
 	g_action_group_activate_action(G_ACTION_GROUP(window), "show-table", NULL);
 	settle();
 	cr_assert(gtk_widget_get_visible(table));
+}
+
+/* --- The application's command line (fencescope view --select-op / --at) ---------------- */
+
+typedef struct {
+	GApplication *app;
+	FsvWindow *window;
+	FsvItem selection;
+	guint64 begin_ns, end_ns;
+	char *error;
+	gboolean is_done;
+} StartRun;
+
+static void
+on_window_added(GtkApplication *app, GtkWindow *added, StartRun *run)
+{
+	(void) app;
+	run->window = FSV_WINDOW(added);
+}
+
+/* Once the window has loaded its trace and applied the start: what it shows, then quit. */
+static gboolean
+poll_started(gpointer data)
+{
+	StartRun *run = data;
+	FsvTimeline *timeline;
+	const FsvView *view;
+
+	if (run->window == NULL || _fsv_window_is_loading(run->window) ||
+	    _fsv_window_is_start_pending(run->window))
+		return G_SOURCE_CONTINUE;
+	timeline = _fsv_window_get_timeline(run->window);
+	view = fsv_timeline_get_view(timeline);
+	fsv_timeline_get_selection(timeline, &run->selection);
+	run->begin_ns = fsv_view_get_begin_ns(view);
+	run->end_ns = fsv_view_get_end_ns(view);
+	run->error = g_strdup(_fsv_window_get_error(run->window));
+	run->is_done = TRUE;
+	gtk_window_destroy(GTK_WINDOW(run->window));
+	g_application_quit(run->app);
+	return G_SOURCE_REMOVE;
+}
+
+/* Runs fencescope-view's application with ARGV; returns its exit status. */
+static int
+run_application(const char *const *argv, StartRun *run)
+{
+	g_autoptr(FsvApplication) app = fsv_application_new();
+	int argc = (int) g_strv_length((char **) argv);
+	guint poll;
+	int status;
+
+	run->app = G_APPLICATION(app);
+	g_signal_connect(app, "window-added", G_CALLBACK(on_window_added), run);
+	poll = g_timeout_add(20, poll_started, run);
+	status = g_application_run(G_APPLICATION(app), argc, (char **) argv);
+	if (!run->is_done)
+		g_source_remove(poll);
+	return status;
+}
+
+static FsvTrace *
+load_frame_pipeline(void)
+{
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	FsvTrace *trace = fsv_trace_load(path, NULL, NULL, NULL, NULL);
+
+	cr_assert_not_null(trace);
+	return trace;
+}
+
+TestSuite(command_line, .timeout = 120);
+
+/* The op id report prints for the longest wait: the window opens with it selected and zoomed
+ * to. */
+Test(command_line, select_op_opens_with_that_op_selected_and_in_view)
+{
+	g_autoptr(FsvTrace) trace = load_frame_pipeline();
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	guint32 longest = FSV_INDEX_NONE;
+	g_autofree char *id = NULL;
+	StartRun run = {0};
+	const FsvOp *o;
+
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
+		o = fsv_trace_get_op(trace, i);
+		if (o->kind == FSA_OP_WAIT &&
+		    (longest == FSV_INDEX_NONE ||
+		     duration_of(o) > duration_of(fsv_trace_get_op(trace, longest))))
+			longest = i;
+	}
+	o = fsv_trace_get_op(trace, longest);
+	id = g_strdup_printf("%" G_GUINT64_FORMAT, o->id);
+	{
+		const char *argv[] = {"fencescope-view", "--select-op", id, path, NULL};
+
+		cr_assert_eq(run_application(argv, &run), 0);
+	}
+	cr_assert(run.is_done, "the window never showed the trace");
+	cr_assert_null(run.error, "error: %s", run.error);
+	cr_assert_eq(run.selection.kind, FSV_ITEM_OP);
+	cr_assert_eq(run.selection.index, longest);
+	cr_assert_leq(run.begin_ns, o->begin_ns);
+	cr_assert_geq(run.end_ns, o->end_ns, "the whole box in view");
+	cr_assert_lt(run.end_ns - run.begin_ns,
+		     fsv_trace_get_end_ns(trace) - fsv_trace_get_begin_ns(trace), "zoomed to it");
+	g_free(run.error);
+}
+
+/* --at +1.5ms centres the time axis 1.5 ms after the trace's first event; an absolute time in
+ * trace ns, or as `report` prints it ("1795513402.024431610 s"), the same. */
+Test(command_line, at_centres_the_timeline_on_that_time)
+{
+	g_autoptr(FsvTrace) trace = load_frame_pipeline();
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	guint64 base = fsv_trace_get_begin_ns(trace);
+	g_autofree char *absolute = g_strdup_printf("%" G_GUINT64_FORMAT, base + 2500000);
+	g_autofree char *as_report =
+	    g_strdup_printf("%" G_GUINT64_FORMAT ".%09" G_GUINT64_FORMAT " s",
+			    (base + 3500000) / 1000000000, (base + 3500000) % 1000000000);
+	const struct {
+		const char *text;
+		guint64 want;
+	} cases[] = {
+	    {"+1.5ms", base + 1500000},
+	    {absolute, base + 2500000},
+	    {as_report, base + 3500000},
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		const char *argv[] = {"fencescope-view", "--at", cases[i].text, path, NULL};
+		guint64 centre, span;
+		StartRun run = {0};
+
+		cr_assert_eq(run_application(argv, &run), 0, "--at %s", cases[i].text);
+		cr_assert(run.is_done);
+		cr_assert_null(run.error, "error: %s", run.error);
+		span = run.end_ns - run.begin_ns;
+		centre = run.begin_ns + span / 2;
+		cr_assert_leq(centre > cases[i].want ? centre - cases[i].want
+						     : cases[i].want - centre,
+			      1000, "--at %s: centre %" G_GUINT64_FORMAT, cases[i].text, centre);
+	}
+}
+
+/* Bad values: one line, exit status 2, no window; an id the trace lacks: said in the window. */
+Test(command_line, bad_values_exit_2_and_unknown_ids_are_said)
+{
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	static const char *const bad[][2] = {
+	    {"--select-op", "x12"}, {"--select-op", "-1"}, {"--at", "1.5xs"}, {"--at", "+"}};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		const char *argv[] = {"fencescope-view", bad[i][0], bad[i][1], path, NULL};
+		StartRun run = {0};
+
+		cr_assert_eq(run_application(argv, &run), 2, "%s %s", bad[i][0], bad[i][1]);
+		cr_assert_null(run.window);
+	}
+	{
+		const char *argv[] = {"fencescope-view", "--select-op", "999999999", path, NULL};
+		StartRun run = {0};
+
+		cr_assert_eq(run_application(argv, &run), 0);
+		cr_assert(run.is_done);
+		cr_assert_not_null(run.error);
+		cr_assert_not_null(strstr(run.error, "--select-op 999999999"), "%s", run.error);
+		cr_assert_eq(run.selection.kind, FSV_ITEM_NONE);
+		g_free(run.error);
+	}
 }

@@ -7,10 +7,20 @@
 #include "fsv-config.h"
 
 #include "fsv-application.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "fsa/report.h"
 #include "fsv-window.h"
 
 struct _FsvApplication {
 	GtkApplication parent_instance;
+
+	/* --select-op ID, --at TIME: where the windows of the traces given start. */
+	gboolean has_select_op, has_at;
+	guint64 select_op;
+	struct fsa_report_time at;
 };
 
 G_DEFINE_FINAL_TYPE(FsvApplication, fsv_application, GTK_TYPE_APPLICATION)
@@ -30,8 +40,11 @@ fsv_application_open(GApplication *app, GFile **files, gint n_files, const gchar
 {
 	(void) hint;
 	for (gint i = 0; i < n_files; i++) {
+		FsvApplication *self = FSV_APPLICATION(app);
 		FsvWindow *window = fsv_window_new(GTK_APPLICATION(app));
 
+		fsv_window_set_start(window, self->has_select_op, self->select_op, self->has_at,
+				     self->at.is_relative, self->at.ns);
 		fsv_window_open(window, files[i]);
 		gtk_window_present(GTK_WINDOW(window));
 	}
@@ -86,11 +99,75 @@ fsv_application_startup(GApplication *app)
 	gtk_window_set_default_icon_name(FSV_APPLICATION_ID);
 }
 
+/* Decimal digits only: an op id as `fencescope report` prints it. */
+static gboolean
+parse_op_id(const char *text, guint64 *id)
+{
+	char *end = NULL;
+
+	if (!g_ascii_isdigit(text[0]))
+		return FALSE;
+	errno = 0;
+	*id = g_ascii_strtoull(text, &end, 10);
+	return errno == 0 && end && *end == '\0';
+}
+
+/* TEXT without its spaces: `fencescope report` prints "1795513402.024431610 s" and groups
+ * digits ("1.234 567 ms"); a time copied from it must read as it was printed. Returns: (transfer
+ * full). */
+static char *
+dup_without_spaces(const char *text)
+{
+	char *copy = g_strdup(text);
+	char *to = copy;
+
+	for (const char *from = text; *from; from++) {
+		if (!g_ascii_isspace(*from))
+			*to++ = *from;
+	}
+	*to = '\0';
+	return copy;
+}
+
+/* --select-op and --at are checked here, before anything opens: a bad value is one line on
+ * stderr and exit status 2, as every fencescope command does. */
+static int
+fsv_application_handle_local_options(GApplication *app, GVariantDict *options)
+{
+	FsvApplication *self = FSV_APPLICATION(app);
+	const char *text = NULL;
+
+	if (g_variant_dict_lookup(options, "select-op", "&s", &text)) {
+		if (!parse_op_id(text, &self->select_op)) {
+			g_printerr(
+			    "fencescope-view: --select-op %s: not an op id (a decimal number, "
+			    "as fencescope report prints it)\n",
+			    text);
+			return 2;
+		}
+		self->has_select_op = TRUE;
+	}
+	if (g_variant_dict_lookup(options, "at", "&s", &text)) {
+		g_autofree char *compact = dup_without_spaces(text);
+		char *why = NULL;
+
+		if (fsa_report_parse_time(compact, &self->at, &why) != FSA_OK) {
+			g_printerr("fencescope-view: --at %s: %s\n", text,
+				   why ? why : "not a time");
+			free(why);
+			return 2;
+		}
+		self->has_at = TRUE;
+	}
+	return -1;
+}
+
 static void
 fsv_application_class_init(FsvApplicationClass *klass)
 {
 	GApplicationClass *app_class = G_APPLICATION_CLASS(klass);
 
+	app_class->handle_local_options = fsv_application_handle_local_options;
 	app_class->activate = fsv_application_activate;
 	app_class->open = fsv_application_open;
 	app_class->startup = fsv_application_startup;
@@ -99,7 +176,17 @@ fsv_application_class_init(FsvApplicationClass *klass)
 static void
 fsv_application_init(FsvApplication *self)
 {
-	(void) self;
+	g_application_add_main_option(G_APPLICATION(self), "select-op", 0, G_OPTION_FLAG_NONE,
+				      G_OPTION_ARG_STRING,
+				      "Select the operation with this op id (as fencescope report "
+				      "prints it) and zoom to it",
+				      "ID");
+	g_application_add_main_option(G_APPLICATION(self), "at", 0, G_OPTION_FLAG_NONE,
+				      G_OPTION_ARG_STRING,
+				      "Centre the timeline on TIME: trace ns as fencescope report "
+				      "prints them, a duration (2.5ms), or +DURATION from the "
+				      "trace's start",
+				      "TIME");
 }
 
 FsvApplication *

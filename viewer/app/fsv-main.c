@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `fencescope-view [TRACE…]`: the viewer's entry point. A TRACE that does not exist is
- * refused here with one line, before any window opens.
+ * `fencescope-view [--select-op ID] [--at TIME] [TRACE…]`: the viewer's entry point. A TRACE
+ * that does not exist is refused here with one line, before any window opens; FsvApplication
+ * checks the options.
  */
 #include "fsv-config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "fsv-application.h"
 
@@ -15,6 +17,11 @@ main(int argc, char **argv)
 	g_autoptr(FsvApplication) app = NULL;
 
 	for (int i = 1; i < argc; i++) {
+		/* The value of an option given as "--select-op 12" is not a TRACE. */
+		if (strcmp(argv[i], "--select-op") == 0 || strcmp(argv[i], "--at") == 0) {
+			i++;
+			continue;
+		}
 		if (argv[i][0] == '-')
 			continue;
 		if (!g_file_test(argv[i], G_FILE_TEST_EXISTS)) {

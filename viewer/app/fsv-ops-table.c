@@ -23,6 +23,15 @@
  * worker thread. */
 #define SYNC_MAX_OPS 200000
 
+/* SYNC_MAX_OPS; the UI tests lower it to run the worker on a small trace. */
+static guint sync_max_ops = SYNC_MAX_OPS;
+
+void
+_fsv_ops_table_set_sync_max_ops(guint max)
+{
+	sync_max_ops = max;
+}
+
 /* --- Row objects ------------------------------------------------------------------------- */
 
 #define FSV_TYPE_OPS_ROW (fsv_ops_row_get_type())
@@ -404,6 +413,8 @@ format_cell(FsvTrace *trace, guint32 index, FsvOpsColumn column)
 	}
 }
 
+static void scroll_to_position(FsvOpsTable *self, guint position);
+
 static void
 cell_setup(GtkSignalListItemFactory *factory, GtkListItem *item, ColumnRef *ref)
 {
@@ -429,6 +440,63 @@ cell_bind(GtkSignalListItemFactory *factory, GtkListItem *item, ColumnRef *ref)
 		return;
 	text = format_cell(ref->table->trace, row->op, ref->column);
 	gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(item)), text);
+	/* Which row the cell shows now (cells are recycled as the list scrolls), for
+	 * _fsv_ops_table_get_row_bounds(). */
+	g_object_set_data(G_OBJECT(gtk_list_item_get_child(item)), "fsv-position",
+			  GUINT_TO_POINTER(gtk_list_item_get_position(item) + 1));
+}
+
+static void
+cell_unbind(GtkSignalListItemFactory *factory, GtkListItem *item, ColumnRef *ref)
+{
+	(void) factory;
+	(void) ref;
+	g_object_set_data(G_OBJECT(gtk_list_item_get_child(item)), "fsv-position", NULL);
+}
+
+/* The Kind cell's label showing row POSITION under WIDGET, NULL when none is on screen. */
+static GtkWidget *
+find_row_label(GtkWidget *widget, guint position)
+{
+	for (GtkWidget *child = gtk_widget_get_first_child(widget); child;
+	     child = gtk_widget_get_next_sibling(child)) {
+		GtkWidget *found;
+
+		if (GTK_IS_LABEL(child) && gtk_widget_get_mapped(child) &&
+		    GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(child), "fsv-position")) ==
+			position + 1)
+			return child;
+		if ((found = find_row_label(child, position)))
+			return found;
+	}
+	return NULL;
+}
+
+gboolean
+_fsv_ops_table_get_row_bounds(FsvOpsTable *self, guint position, GtkWidget *target,
+			      graphene_rect_t *bounds)
+{
+	GtkWidget *label, *row;
+	graphene_rect_t row_bounds, view_bounds;
+
+	g_return_val_if_fail(FSV_IS_OPS_TABLE(self), FALSE);
+	label = find_row_label(GTK_WIDGET(self->view), position);
+	if (label == NULL)
+		return FALSE;
+	/* label → its cell → the row. */
+	row = gtk_widget_get_parent(gtk_widget_get_parent(label));
+	if (row == NULL || !gtk_widget_compute_bounds(row, target, &row_bounds) ||
+	    !gtk_widget_compute_bounds(GTK_WIDGET(self->scrolled), target, &view_bounds))
+		return FALSE;
+	/* Only what the scrolled window shows of it. */
+	return graphene_rect_intersection(&row_bounds, &view_bounds, bounds);
+}
+
+void
+_fsv_ops_table_scroll_to_row(FsvOpsTable *self, guint position)
+{
+	g_return_if_fail(FSV_IS_OPS_TABLE(self));
+	scroll_to_position(self, position);
 }
 
 static void
@@ -543,7 +611,7 @@ refresh_rows(FsvOpsTable *self)
 	job->is_largest_first =
 	    self->sort_column != FSV_OPS_COLUMN_NONE && self->sort_order == GTK_SORT_DESCENDING;
 	job->generation = self->generation;
-	if (fsv_trace_get_op_count(self->trace) <= SYNC_MAX_OPS) {
+	if (fsv_trace_get_op_count(self->trace) <= sync_max_ops) {
 		rows_job_run(job, NULL);
 		apply_rows(self, g_steal_pointer(&job->rows), job->n_rows);
 		rows_job_free(job);
@@ -840,6 +908,7 @@ fsv_ops_table_init(FsvOpsTable *self)
 		self->refs[c] = (ColumnRef){.table = self, .column = (FsvOpsColumn) c};
 		g_signal_connect(factory, "setup", G_CALLBACK(cell_setup), &self->refs[c]);
 		g_signal_connect(factory, "bind", G_CALLBACK(cell_bind), &self->refs[c]);
+		g_signal_connect(factory, "unbind", G_CALLBACK(cell_unbind), &self->refs[c]);
 		self->columns[c] = gtk_column_view_column_new(column_info[c].title, factory);
 		sorter = GTK_SORTER(gtk_custom_sorter_new(probe_compare, &self->refs[c], NULL));
 		gtk_column_view_column_set_sorter(self->columns[c], sorter);

@@ -28,6 +28,11 @@ const char *_fsv_window_get_status(FsvWindow *self);
 /* Sets the search entry's text (as typing would), and presses Enter in it. */
 void _fsv_window_set_search_text(FsvWindow *self, const char *text);
 void _fsv_window_activate_search(FsvWindow *self);
+/* Clicks the link of the NTH (from 0) details field named NAME ("Released by", "  Wait",
+ * "Packet"), as the pointer would. Returns whether there was such a link and it was followed. */
+gboolean _fsv_window_click_details_link(FsvWindow *self, const char *name, guint nth);
+/* Whether a fsv_window_set_start() is still to be applied (the trace not loaded or laid out). */
+gboolean _fsv_window_is_start_pending(FsvWindow *self);
 /* Whether the search entry shows its text as an error (a term the filter cannot read). */
 gboolean _fsv_window_search_has_error(FsvWindow *self);
 

@@ -17,6 +17,8 @@
 #include "fsv-time.h"
 #include "fsv-window-private.h"
 
+#include <string.h>
+
 #include "fsv-ops-table.h"
 
 #define RECENT_APP_NAME "fencescope-view"
@@ -66,6 +68,11 @@ struct _FsvWindow {
 	guint progress_source;
 	GtkFileChooserNative *chooser;
 	FsvQuery *query; /* the search entry's last valid query, NULL when empty */
+
+	/* fsv_window_set_start(): applied once the loaded trace is laid out at its real size. */
+	gboolean has_start_op, has_start_at, is_start_at_relative;
+	guint64 start_op_id, start_at_ns;
+	guint start_tick;
 };
 
 G_DEFINE_FINAL_TYPE(FsvWindow, fsv_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -206,6 +213,72 @@ show_trace(FsvWindow *self, FsvTrace *trace)
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
 }
 
+/* --select-op, --at: the op selected and zoomed to, the time centred. */
+static void
+apply_start(FsvWindow *self)
+{
+	g_autofree char *problem = NULL;
+
+	if (self->has_start_op) {
+		guint32 op = fsv_trace_find_op_by_id(self->trace, self->start_op_id);
+
+		if (op == FSV_INDEX_NONE) {
+			problem = g_strdup_printf("--select-op %" G_GUINT64_FORMAT
+						  ": this trace has no operation with that op id",
+						  self->start_op_id);
+		} else {
+			FsvItem item = {FSV_ITEM_OP, op, fsv_trace_get_op(self->trace, op)->row};
+
+			fsv_timeline_reveal_item(self->timeline, &item);
+			fsv_timeline_zoom_to_selection(self->timeline);
+		}
+	}
+	if (self->has_start_at) {
+		guint64 base = fsv_trace_get_begin_ns(self->trace);
+
+		if (self->is_start_at_relative && self->start_at_ns > G_MAXUINT64 - 1 - base)
+			problem = g_strdup_printf("--at +%" G_GUINT64_FORMAT
+						  " ns: past the last representable time",
+						  self->start_at_ns);
+		else
+			fsv_timeline_center_at(self->timeline, self->is_start_at_relative
+								   ? base + self->start_at_ns
+								   : self->start_at_ns);
+	}
+	self->has_start_op = self->has_start_at = FALSE;
+	if (problem)
+		show_error(self, problem);
+}
+
+/* The first allocation fits the trace to the timeline's real width: the start is applied after
+ * it, or the fit would undo it. */
+static gboolean
+apply_start_when_laid_out(GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+	FsvWindow *self = user_data;
+	const FsvView *view = fsv_timeline_get_view(self->timeline);
+	int width = gtk_widget_get_width(widget);
+
+	(void) clock;
+	if (self->trace == NULL || view == NULL || width <= 1 || fsv_view_get_width(view) != width)
+		return G_SOURCE_CONTINUE;
+	self->start_tick = 0;
+	apply_start(self);
+	return G_SOURCE_REMOVE;
+}
+
+void
+fsv_window_set_start(FsvWindow *self, gboolean has_op, guint64 op_id, gboolean has_at,
+		     gboolean at_is_relative, guint64 at_ns)
+{
+	g_return_if_fail(FSV_IS_WINDOW(self));
+	self->has_start_op = has_op;
+	self->start_op_id = op_id;
+	self->has_start_at = has_at;
+	self->is_start_at_relative = at_is_relative;
+	self->start_at_ns = at_ns;
+}
+
 static void
 load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -233,6 +306,9 @@ load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 							    : fsv_trace_get_clock_warning(trace));
 	show_trace(self, trace);
 	add_recent(trace);
+	if (self->has_start_op || self->has_start_at)
+		self->start_tick = gtk_widget_add_tick_callback(
+		    GTK_WIDGET(self->timeline), apply_start_when_laid_out, self, NULL);
 }
 
 void
@@ -360,15 +436,57 @@ details_add_duration(FsvWindow *self, const char *name, guint64 ns)
 	details_add(self, name, text);
 }
 
+/* A link of the details pane: selects and reveals the item it names. */
+static gboolean
+on_details_link(GtkLabel *label, const char *uri, FsvWindow *self)
+{
+	const FsvItem *target = g_object_get_data(G_OBJECT(label), "fsv-link-target");
+
+	(void) uri;
+	if (target == NULL || self->trace == NULL)
+		return FALSE;
+	/* Copied: revealing rebuilds the pane, and this label with it. */
+	FsvItem item = *target;
+
+	fsv_timeline_reveal_item(self->timeline, &item);
+	return TRUE;
+}
+
+static void
+details_add_link(FsvWindow *self, const char *name, const char *value, const FsvItem *target)
+{
+	g_autofree char *escaped = g_markup_escape_text(value, -1);
+	g_autofree char *markup = g_strdup_printf("<a href=\"fsv-item:%d:%u\">%s</a>",
+						  (int) target->kind, target->index, escaped);
+	GtkWidget *label;
+
+	details_add(self, name, value);
+	label = gtk_grid_get_child_at(self->details_grid, 1, (int) self->details_rows - 1);
+	gtk_label_set_markup(GTK_LABEL(label), markup);
+	/* A selectable label takes the click for its selection, not its link. */
+	gtk_label_set_selectable(GTK_LABEL(label), FALSE);
+	gtk_widget_set_tooltip_text(label, "Select it in the timeline");
+	g_object_set_data_full(G_OBJECT(label), "fsv-link-target",
+			       g_memdup2(target, sizeof(*target)), g_free);
+	g_signal_connect(label, "activate-link", G_CALLBACK(on_details_link), self);
+}
+
 static void
 details_add_selection(FsvWindow *self, const FsvItem *item)
 {
 	g_autofree char *title = fsv_trace_dup_item_title(self->trace, item);
-	g_auto(GStrv) fields = fsv_trace_describe_item(self->trace, item);
+	g_autoptr(GArray) links = NULL;
+	g_auto(GStrv) fields = fsv_trace_describe_item_with_links(self->trace, item, &links);
 
 	details_heading(self, title);
-	for (guint i = 0; fields[i] && fields[i + 1]; i += 2)
-		details_add(self, fields[i], fields[i + 1]);
+	for (guint i = 0; fields[i] && fields[i + 1]; i += 2) {
+		const FsvItem *target = &g_array_index(links, FsvItem, i / 2);
+
+		if (target->kind != FSV_ITEM_NONE)
+			details_add_link(self, fields[i], fields[i + 1], target);
+		else
+			details_add(self, fields[i], fields[i + 1]);
+	}
 }
 
 /* One row's share of a range: its label on one line, what it did on the next, across both
@@ -1328,6 +1446,33 @@ _fsv_window_activate_search(FsvWindow *self)
 }
 
 gboolean
+_fsv_window_click_details_link(FsvWindow *self, const char *name, guint nth)
+{
+	for (guint row = 0; row < self->details_rows; row++) {
+		GtkWidget *key = gtk_grid_get_child_at(self->details_grid, 0, (int) row);
+		GtkWidget *value = gtk_grid_get_child_at(self->details_grid, 1, (int) row);
+		gboolean is_handled = FALSE;
+		g_autofree char *uri = NULL;
+
+		if (!key || !value || key == value ||
+		    strcmp(gtk_label_get_text(GTK_LABEL(key)), name) != 0 ||
+		    !g_object_get_data(G_OBJECT(value), "fsv-link-target") || nth-- > 0)
+			continue;
+		uri = g_strdup(gtk_label_get_label(GTK_LABEL(value)));
+		/* What GtkLabel does on a click on its link. */
+		g_signal_emit_by_name(value, "activate-link", uri, &is_handled);
+		return is_handled;
+	}
+	return FALSE;
+}
+
+gboolean
+_fsv_window_is_start_pending(FsvWindow *self)
+{
+	return self->has_start_op || self->has_start_at;
+}
+
+gboolean
 _fsv_window_search_has_error(FsvWindow *self)
 {
 	return gtk_widget_has_css_class(GTK_WIDGET(self->search_entry), "error");
@@ -1388,6 +1533,9 @@ fsv_window_dispose(GObject *object)
 	g_clear_pointer(&self->state_file, g_free);
 	g_clear_pointer(&self->state_text, g_free);
 	g_clear_pointer(&self->query, fsv_query_unref);
+	if (self->start_tick && self->timeline)
+		gtk_widget_remove_tick_callback(GTK_WIDGET(self->timeline), self->start_tick);
+	self->start_tick = 0;
 	gtk_widget_dispose_template(GTK_WIDGET(self), FSV_TYPE_WINDOW);
 	G_OBJECT_CLASS(fsv_window_parent_class)->dispose(object);
 }

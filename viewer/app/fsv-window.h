@@ -24,6 +24,16 @@ FsvWindow *fsv_window_new(GtkApplication *application);
  * the new one is loaded; on failure it stays, and the error is shown in one line. */
 void fsv_window_open(FsvWindow *self, GFile *file);
 
+/*
+ * Where the window starts once the next trace it opens is loaded (`fencescope view --select-op
+ * ID --at TIME`): with HAS_OP, the operation with analyzer op id OP_ID (as `fencescope report`
+ * prints it) selected and zoomed to; with HAS_AT, the time axis centred on AT_NS (trace ns, or
+ * from the trace's first event when AT_IS_RELATIVE). An id or time the trace does not have is
+ * said in the window's one-line error.
+ */
+void fsv_window_set_start(FsvWindow *self, gboolean has_op, guint64 op_id, gboolean has_at,
+			  gboolean at_is_relative, guint64 at_ns);
+
 G_END_DECLS
 
 #endif /* FSV_WINDOW_H */

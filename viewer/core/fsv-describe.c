@@ -48,6 +48,67 @@ add(GPtrArray *out, const char *name, char *value)
 	g_ptr_array_add(out, value);
 }
 
+/* LINKS (nullable) has one FsvItem per field added so far: fields without a link get
+ * FSV_ITEM_NONE. */
+static void
+pad_links(GArray *links, const GPtrArray *out)
+{
+	static const FsvItem none = {FSV_ITEM_NONE, FSV_INDEX_NONE, FSV_INDEX_NONE};
+
+	while (links && links->len < out->len / 2)
+		g_array_append_val(links, none);
+}
+
+/* A field whose value names another item (the details pane makes it a link to TARGET). */
+static void
+add_link(GPtrArray *out, GArray *links, const char *name, char *value, FsvItem target)
+{
+	pad_links(links, out);
+	if (links)
+		g_array_append_val(links, target);
+	add(out, name, value);
+}
+
+static FsvItem
+op_item(const FsvTrace *trace, guint32 op)
+{
+	return (FsvItem){FSV_ITEM_OP, op, fsv_trace_get_op(trace, op)->row};
+}
+
+static FsvItem
+packet_item(const FsvTrace *trace, guint32 packet)
+{
+	return (FsvItem){FSV_ITEM_PACKET, packet, fsv_trace_get_packet(trace, packet)->row};
+}
+
+/* The packet (command buffer) a queue operation belongs to: on its engine, of its queue, with
+ * its progress value. FSV_INDEX_NONE for CPU operations and when the trace has no such
+ * packet. */
+static guint32
+find_op_packet(const FsvTrace *trace, const FsvOp *o)
+{
+	guint32 engine_row;
+	const guint32 *packets;
+	guint n = 0;
+
+	if (o->source == FSA_SRC_CPU || o->row >= fsv_trace_get_row_count(trace))
+		return FSV_INDEX_NONE;
+	engine_row = fsv_trace_get_row(trace, o->row)->parent;
+	if (engine_row == FSV_INDEX_NONE ||
+	    fsv_trace_get_row(trace, engine_row)->kind != FSV_ROW_ENGINE)
+		return FSV_INDEX_NONE;
+	packets = fsv_trace_get_row_packets(trace, engine_row, &n);
+	for (guint i = 0; i < n; i++) {
+		const FsvPacket *p = fsv_trace_get_packet(trace, packets[i]);
+
+		/* The first piece of a preempted packet: the one the work was queued as. */
+		if (p->hwqueue_handle == o->hwqueue_handle &&
+		    p->progress_value == o->progress_value && p->prev_piece == FSV_INDEX_NONE)
+			return packets[i];
+	}
+	return FSV_INDEX_NONE;
+}
+
 /* "+1.234 ms (1234567890 ns, GPU 123456)": relative, absolute and GPU ticks when known. */
 static char *
 format_time_full(const FsvTrace *trace, guint64 ns, guint32 adapter_id, guint64 raw_gpu)
@@ -111,7 +172,7 @@ process_name(const FsvTrace *trace, guint32 pid)
 }
 
 static void
-describe_op(const FsvTrace *trace, guint32 index, GPtrArray *out)
+describe_op(const FsvTrace *trace, guint32 index, GPtrArray *out, GArray *links)
 {
 	const FsvOp *o = fsv_trace_get_op(trace, index);
 	guint n = 0;
@@ -133,8 +194,16 @@ describe_op(const FsvTrace *trace, guint32 index, GPtrArray *out)
 	    g_strdup_printf("0x%" PRIx64 " (global 0x%" PRIx64 ")", o->fence_handle,
 			    o->fence_global_handle));
 	add(out, "Value", g_strdup_printf("%" PRIu64, o->fence_value));
-	if (o->source != FSA_SRC_CPU)
+	if (o->source != FSA_SRC_CPU) {
+		guint32 packet = find_op_packet(trace, o);
+
 		add(out, "Progress value", g_strdup_printf("%" PRIu64, o->progress_value));
+		if (packet != FSV_INDEX_NONE)
+			add_link(out, links, "Packet",
+				 g_strdup_printf("packet %" PRIu64,
+						 fsv_trace_get_packet(trace, packet)->packet_id),
+				 packet_item(trace, packet));
+	}
 	add_time(out, trace, "Queued", o->queued_ns, o->adapter_id, 0);
 	if (is_wait && o->observed_ns != FSV_TIME_NONE)
 		add_time(out, trace, "Reached on GPU", o->observed_ns, o->adapter_id,
@@ -164,9 +233,10 @@ describe_op(const FsvTrace *trace, guint32 index, GPtrArray *out)
 		if (o->signal_op != FSV_INDEX_NONE) {
 			const FsvOp *s = fsv_trace_get_op(trace, o->signal_op);
 
-			add(out, "Released by",
-			    g_strdup_printf("signal op %" PRIu64 " (value %" PRIu64 ")", s->id,
-					    s->fence_value));
+			add_link(out, links, "Released by",
+				 g_strdup_printf("signal op %" PRIu64 " (value %" PRIu64 ")", s->id,
+						 s->fence_value),
+				 op_item(trace, o->signal_op));
 		} else {
 			add(out, "Released by", g_strdup("unknown"));
 		}
@@ -175,17 +245,45 @@ describe_op(const FsvTrace *trace, guint32 index, GPtrArray *out)
 		for (guint i = 0; i < n && i < 8; i++) {
 			const FsvOp *w = fsv_trace_get_op(trace, edges[i]);
 
-			add(out, "  Wait",
-			    g_strdup_printf("op %" PRIu64 " on 0x%" PRIx64 " (≥ %" PRIu64 ")",
-					    w->id, w->hwqueue_handle, w->fence_value));
+			add_link(out, links, "  Wait",
+				 g_strdup_printf("op %" PRIu64 " on 0x%" PRIx64 " (≥ %" PRIu64 ")",
+						 w->id, w->hwqueue_handle, w->fence_value),
+				 op_item(trace, edges[i]));
 		}
 	}
 }
 
 static char *context_name(const FsvTrace *trace, guint64 handle);
 
+/* The fence operations of a packet's command buffer: those of its queue with its progress
+ * value (the first 8). */
 static void
-describe_packet(const FsvTrace *trace, guint32 index, GPtrArray *out)
+describe_packet_ops(const FsvTrace *trace, const FsvPacket *p, GPtrArray *out, GArray *links)
+{
+	guint32 row =
+	    p->hwqueue_handle ? fsv_trace_find_queue_row(trace, p->hwqueue_handle) : FSV_INDEX_NONE;
+	const guint32 *ops;
+	guint n = 0, shown = 0;
+
+	if (row == FSV_INDEX_NONE)
+		return;
+	ops = fsv_trace_get_row_ops(trace, row, &n);
+	for (guint i = 0; i < n && shown < 8; i++) {
+		const FsvOp *o = fsv_trace_get_op(trace, ops[i]);
+
+		if (o->source == FSA_SRC_CPU || o->progress_value != p->progress_value)
+			continue;
+		add_link(out, links, shown == 0 ? "Operations" : "",
+			 g_strdup_printf("%s op %" PRIu64 " fence 0x%" PRIx64 " %s %" PRIu64,
+					 fsa_op_kind_name(o->kind), o->id, o->fence_handle,
+					 o->kind == FSA_OP_WAIT ? "≥" : "=", o->fence_value),
+			 op_item(trace, ops[i]));
+		shown++;
+	}
+}
+
+static void
+describe_packet(const FsvTrace *trace, guint32 index, GPtrArray *out, GArray *links)
 {
 	const FsvPacket *p = fsv_trace_get_packet(trace, index);
 
@@ -221,12 +319,17 @@ describe_packet(const FsvTrace *trace, guint32 index, GPtrArray *out)
 	add(out, "Engine", g_strdup_printf("%" PRIu32, p->engine_id));
 	add(out, "Progress value", g_strdup_printf("%" PRIu64, p->progress_value));
 	/* PRE-06, PRE-07: the pieces of a preempted packet, each named by its packet id. */
-	if (p->resubmission_of)
+	if (p->resubmission_of && p->prev_piece != FSV_INDEX_NONE)
+		add_link(out, links, "Resubmission of",
+			 g_strdup_printf("packet %" PRIu64, p->resubmission_of),
+			 packet_item(trace, p->prev_piece));
+	else if (p->resubmission_of)
 		add(out, "Resubmission of", g_strdup_printf("packet %" PRIu64, p->resubmission_of));
 	if (p->next_piece != FSV_INDEX_NONE)
-		add(out, "Resubmitted as",
-		    g_strdup_printf("packet %" PRIu64,
-				    fsv_trace_get_packet(trace, p->next_piece)->packet_id));
+		add_link(out, links, "Resubmitted as",
+			 g_strdup_printf("packet %" PRIu64,
+					 fsv_trace_get_packet(trace, p->next_piece)->packet_id),
+			 packet_item(trace, p->next_piece));
 	if (p->prev_piece != FSV_INDEX_NONE || p->next_piece != FSV_INDEX_NONE) {
 		guint32 first = index, n = 1;
 
@@ -244,6 +347,7 @@ describe_packet(const FsvTrace *trace, guint32 index, GPtrArray *out)
 	add_time(out, trace, "Ended", p->end_ns, p->adapter_id, p->end_gpu_ts);
 	add_duration(out, "Waited before start", p->queued_ns, p->start_ns);
 	add_duration(out, "Ran for", p->start_ns, p->end_ns);
+	describe_packet_ops(trace, p, out, links);
 }
 
 /* A doorbell status word value by name (FSTP_DOORBELL_STATUS_*). */
@@ -1010,17 +1114,24 @@ describe_lanes(const FsvTrace *trace, guint32 row, guint first, GPtrArray *out)
 char **
 fsv_trace_describe_item(const FsvTrace *trace, const FsvItem *item)
 {
+	return fsv_trace_describe_item_with_links(trace, item, NULL);
+}
+
+char **
+fsv_trace_describe_item_with_links(const FsvTrace *trace, const FsvItem *item, GArray **links)
+{
 	g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GArray) targets = links ? g_array_new(FALSE, FALSE, sizeof(FsvItem)) : NULL;
 
 	g_return_val_if_fail(trace != NULL && item != NULL, NULL);
 	switch (item->kind) {
 	case FSV_ITEM_OP:
 		if (item->index < fsv_trace_get_op_count(trace))
-			describe_op(trace, item->index, out);
+			describe_op(trace, item->index, out, targets);
 		break;
 	case FSV_ITEM_PACKET:
 		if (item->index < fsv_trace_get_packet_count(trace))
-			describe_packet(trace, item->index, out);
+			describe_packet(trace, item->index, out, targets);
 		break;
 	case FSV_ITEM_MARKER:
 		if (item->index < fsv_trace_get_marker_count(trace))
@@ -1045,6 +1156,10 @@ fsv_trace_describe_item(const FsvTrace *trace, const FsvItem *item)
 	case FSV_ITEM_NONE:
 	default:
 		break;
+	}
+	if (links) {
+		pad_links(targets, out);
+		*links = g_steal_pointer(&targets);
 	}
 	g_ptr_array_set_free_func(out, NULL);
 	g_ptr_array_add(out, NULL);

@@ -365,6 +365,15 @@ bool fsv_trace_trace_to_gpu(const FsvTrace *trace, guint32 adapter_id, guint64 n
  * Returns: (transfer full): free with g_strfreev().
  */
 char **fsv_trace_describe_item(const FsvTrace *trace, const FsvItem *item);
+/*
+ * The same fields, and in *links (transfer full) one FsvItem per field (name, value pair): the
+ * item the field's value names ("Released by" → the signal op, "Wait" → each wait released,
+ * "Packet" → an op's command buffer, "Operations" → a packet's ops, "Resubmission of" /
+ * "Resubmitted as" → the other pieces of a preempted packet), kind FSV_ITEM_NONE for the
+ * others. The details pane makes them links.
+ */
+char **fsv_trace_describe_item_with_links(const FsvTrace *trace, const FsvItem *item,
+					  GArray **links);
 /* Returns: (transfer full): a one-line title for an item ("Wait fence 0x12 ≥ 5"). */
 char *fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item);
 
