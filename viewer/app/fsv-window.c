@@ -19,6 +19,7 @@
 
 #include <string.h>
 
+#include "fsv-ops-table-private.h"
 #include "fsv-ops-table.h"
 
 #define RECENT_APP_NAME "fencescope-view"
@@ -1186,6 +1187,22 @@ state_dump(FsvWindow *self)
 			g_string_append_printf(rows, "%s%u", i ? ";" : "",
 					       fsv_ops_table_get_row_op(self->ops_table, i));
 		g_key_file_set_string(file, "table", "first_rows", rows->str);
+		/* Where those rows are on screen, for a real click (x;y;width;height). */
+		for (guint i = 0; i < n; i++) {
+			graphene_rect_t row;
+			char key[16];
+			g_autofree char *where = NULL;
+
+			if (!_fsv_ops_table_get_row_bounds(self->ops_table, i, GTK_WIDGET(self),
+							   &row))
+				continue;
+			g_snprintf(key, sizeof(key), "row_%u", i);
+			where =
+			    g_strdup_printf("%d;%d;%d;%d", (int) lround(row.origin.x + surface_x),
+					    (int) lround(row.origin.y + surface_y),
+					    (int) row.size.width, (int) row.size.height);
+			g_key_file_set_string(file, "table", key, where);
+		}
 	}
 	g_key_file_set_boolean(file, "legend", "shown",
 			       gtk_widget_get_visible(GTK_WIDGET(self->legend_scroller)));
