@@ -2,8 +2,9 @@
 /*
  * viewer/core: the timeline's drawing (fsv-render.h). One pass, back to front: background and
  * row stripes, lost-data overlays, per row its packets / boxes / markers / fence steps, the
- * selection with its dependency arrows, range and measurement, the row labels (drawn last so
- * boxes never cover them), the ruler, the legend.
+ * selection with its dependency arrows, range and measurement, bookmarks and the go-to marker,
+ * the row labels (drawn last so boxes never cover them), the ruler. The legend is drawn apart,
+ * in a strip of its own under the timeline (fsv_render_draw_legend), never over a row.
  *
  * Speed: a row's lane is walked through its level-of-detail index (fsv-lod.h), and the
  * rectangles are not filled one by one but batched per colour and merged when they touch

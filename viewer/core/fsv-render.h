@@ -12,7 +12,8 @@
  * recovery when selected) and injected-fault markers, GPU VA space rows (mappings by page size,
  * reserve/free ticks), cross-adapter fence rows under each adapter with the propagation arrows
  * between them, hatched overlays where data was lost, CurrentValue steps on fence rows, the
- * selection with its dependency arrows, a range selection, a measurement and the legend.
+ * selection with its dependency arrows, a range selection, a measurement, bookmarks and the go-to
+ * marker; and, in a strip of its own under the timeline, the legend.
  *
  * Every visible row costs O(pixels), not O(items): far zooms draw the level-of-detail
  * aggregates (fsv-lod.h), never hiding an item a full draw would show as a pixel.
