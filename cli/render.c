@@ -113,7 +113,9 @@ render_options_new_context(RenderOptions *o)
 	     "Right edge (default: the trace's end)", "TIME"},
 	    {"width", 'W', 0, G_OPTION_ARG_INT, &o->width, "Width in pixels (default 1600)", "PX"},
 	    {"height", 'H', 0, G_OPTION_ARG_INT, &o->height,
-	     "Height in pixels (default: every row, at most 4000)", "PX"},
+	     "Height of the timeline in pixels (default: every row, at most 4000); the "
+	     "legend is a strip of its own under it",
+	     "PX"},
 	    {"select-op", 0, 0, G_OPTION_ARG_INT64, &o->select_op,
 	     "Select the fence operation with this analyzer op id: highlight it and draw its "
 	     "dependency arrows",
@@ -292,9 +294,10 @@ render_make_view(const RenderOptions *o, FsvTrace *trace, FsvView **view_out,
 		fsv_view_reveal_item(view, &options->selection);
 	}
 	if (height == 0)
-		height = CLAMP(fsv_view_get_ruler_height(view) + fsv_view_get_content_height(view) +
-				   (o->no_legend ? 8 : 150),
-			       240, 4000);
+		/* The legend has a strip of its own under the timeline (fsv_render_to_file). */
+		height =
+		    CLAMP(fsv_view_get_ruler_height(view) + fsv_view_get_content_height(view) + 8,
+			  240, 4000);
 	fsv_view_set_size(view, o->width, height);
 	if (o->begin.is_set || o->end.is_set)
 		fsv_view_set_range(view, b, e);

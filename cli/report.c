@@ -41,6 +41,7 @@ struct report_args {
 	gint examples;
 	gchar *output;
 	gchar *recording;
+	gchar *times;
 	gchar **rest;
 };
 
@@ -54,6 +55,7 @@ report_args_clear(struct report_args *args)
 	g_strfreev(args->fail_if);
 	g_free(args->output);
 	g_free(args->recording);
+	g_free(args->times);
 	g_strfreev(args->rest);
 }
 
@@ -107,6 +109,15 @@ build_options(const struct report_args *args, struct fsa_report_options *options
 		status = fsa_report_parse_time(args->begin, &options->begin, &error);
 	if (status == FSA_OK && args->end)
 		status = fsa_report_parse_time(args->end, &options->end, &error);
+	/* --times: absolute by default, the output of earlier releases. */
+	if (status == FSA_OK && args->times) {
+		if (strcmp(args->times, "relative") == 0) {
+			options->is_time_relative = true;
+		} else if (strcmp(args->times, "absolute") != 0) {
+			error = strdup("--times takes relative or absolute");
+			status = FSA_ERR_INVALID;
+		}
+	}
 	if (status == FSA_OK && (args->top < 0 || args->examples < 0)) {
 		error = strdup("--top and --examples take a positive number");
 		status = FSA_ERR_INVALID;
@@ -271,6 +282,10 @@ fs_report_main(int argc, char **argv)
 	    {"top", 0, 0, G_OPTION_ARG_INT, &args.top, "longest waits listed (default 10)", "N"},
 	    {"examples", 0, 0, G_OPTION_ARG_INT, &args.examples,
 	     "examples listed per anomaly kind (default 5)", "N"},
+	    {"times", 0, 0, G_OPTION_ARG_STRING, &args.times,
+	     "absolute (default: trace ns, seconds in text) or relative (ns since the first "
+	     "event, \"+1.500 ms\" in text, as the viewer shows them)",
+	     "absolute|relative"},
 	    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &args.output,
 	     "write the report to FILE instead of standard output", "FILE"},
 	    {"recording", 0, 0, G_OPTION_ARG_STRING, &args.recording,

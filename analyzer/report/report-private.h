@@ -234,7 +234,13 @@ struct fsa_table {
 	const struct fsa_column *columns;
 	GArray *cells;          /* struct fsa_cell, row-major */
 	const char *empty_text; /* text shown when there are no rows */
+	/* --times relative: FSA_CELL_TIME cells are written as signed ns since this origin (the
+	 * trace's first event); FSA_TIME_NONE: absolute. */
+	uint64_t time_origin_ns;
 };
+
+/* A time cell as written: absolute ns, or ns since the table's origin (may be negative). */
+int64_t table_relative_time(const struct fsa_table *table, uint64_t ns);
 
 size_t table_row_count(const struct fsa_table *table);
 const struct fsa_cell *table_cell(const struct fsa_table *table, size_t row, size_t column);

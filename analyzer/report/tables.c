@@ -59,6 +59,7 @@ table_new(GPtrArray *tables, const char *section, const char *name, const char *
 	table->column_count = column_count;
 	table->cells = g_array_new(FALSE, TRUE, sizeof(struct fsa_cell));
 	table->empty_text = empty_text;
+	table->time_origin_ns = FSA_TIME_NONE;
 	g_ptr_array_add(tables, table);
 	return table;
 }
@@ -1897,6 +1898,52 @@ build_thresholds(struct fsa_report *r, GPtrArray *tables)
 	}
 }
 
+/* --times relative: the origin of every time is the trace's first event, as in the viewer (0
+ * without a model or an event). */
+static uint64_t
+time_origin(const struct fsa_report *r)
+{
+	const struct fsa_summary *s = r->model ? fsa_model_borrow_summary(r->model) : NULL;
+
+	return s && s->first_ns != FSA_TIME_NONE ? s->first_ns : 0;
+}
+
+static const struct fsa_column times_columns[] = {
+    {"times", "times", FSA_CELL_STRING},
+    {"origin_ns", "origin (trace ns)", FSA_CELL_U64},
+};
+
+/* Marks every table's times relative and says so after the summary (or first, without it), with
+ * the origin a script needs to get the absolute times back. */
+static void
+make_times_relative(struct fsa_report *r, GPtrArray *tables)
+{
+	uint64_t origin = time_origin(r);
+	struct fsa_table *t;
+	guint at = 0;
+
+	for (guint i = 0; i < tables->len; i++)
+		((struct fsa_table *) tables->pdata[i])->time_origin_ns = origin;
+	while (at < tables->len &&
+	       strcmp(((struct fsa_table *) tables->pdata[at])->section, "summary") == 0)
+		at++;
+	t = table_new(tables, "summary", "times", "Times", true, COLUMNS(times_columns), NULL);
+	add_str(t, "relative to the first event");
+	add_u64(t, origin);
+	/* table_new appended it: move it after the summary's tables. */
+	g_ptr_array_steal_index(tables, tables->len - 1);
+	g_ptr_array_insert(tables, (gint) at, t);
+}
+
+int64_t
+table_relative_time(const struct fsa_table *table, uint64_t ns)
+{
+	if (table->time_origin_ns == FSA_TIME_NONE)
+		return (int64_t) ns;
+	return ns >= table->time_origin_ns ? (int64_t) (ns - table->time_origin_ns)
+					   : -(int64_t) (table->time_origin_ns - ns);
+}
+
 GPtrArray *
 report_build_tables(struct fsa_report *r)
 {
@@ -1942,5 +1989,7 @@ report_build_tables(struct fsa_report *r)
 		build_clocks(r, tables);
 	if (r->thresholds->len || r->options.is_fail_on_loss)
 		build_thresholds(r, tables);
+	if (r->options.is_time_relative)
+		make_times_relative(r, tables);
 	return tables;
 }

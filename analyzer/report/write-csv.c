@@ -27,14 +27,22 @@ put_string(FILE *out, const char *s)
 }
 
 static void
-put_cell(FILE *out, const struct fsa_column *column, const struct fsa_cell *cell)
+put_cell(FILE *out, const struct fsa_table *t, const struct fsa_column *column,
+	 const struct fsa_cell *cell)
 {
 	if (cell->is_null)
 		return;
 	switch (column->type) {
+	case FSA_CELL_TIME:
+		/* --times relative: signed ns since the first event. */
+		if (t->time_origin_ns != FSA_TIME_NONE) {
+			fprintf(out, "%" PRId64, table_relative_time(t, cell->u));
+			break;
+		}
+		fprintf(out, "%" PRIu64, cell->u);
+		break;
 	case FSA_CELL_U64:
 	case FSA_CELL_DURATION:
-	case FSA_CELL_TIME:
 		fprintf(out, "%" PRIu64, cell->u);
 		break;
 	case FSA_CELL_I64:
@@ -72,7 +80,7 @@ report_write_csv(struct fsa_report *report, GPtrArray *tables, FILE *out)
 			fprintf(out, "%s,%s", t->section, t->name);
 			for (size_t c = 0; c < t->column_count; c++) {
 				fputc(',', out);
-				put_cell(out, &t->columns[c], table_cell(t, r, c));
+				put_cell(out, t, &t->columns[c], table_cell(t, r, c));
 			}
 			fputc('\n', out);
 		}

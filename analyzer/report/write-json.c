@@ -22,16 +22,24 @@ indent(FILE *out, int level)
 }
 
 static void
-put_cell(FILE *out, const struct fsa_column *column, const struct fsa_cell *cell)
+put_cell(FILE *out, const struct fsa_table *t, const struct fsa_column *column,
+	 const struct fsa_cell *cell)
 {
 	if (cell->is_null) {
 		fputs("null", out);
 		return;
 	}
 	switch (column->type) {
+	case FSA_CELL_TIME:
+		/* --times relative: signed ns since the first event. */
+		if (t->time_origin_ns != FSA_TIME_NONE) {
+			fsa_json_write_i64(out, table_relative_time(t, cell->u));
+			break;
+		}
+		fsa_json_write_u64(out, cell->u);
+		break;
 	case FSA_CELL_U64:
 	case FSA_CELL_DURATION:
-	case FSA_CELL_TIME:
 		fsa_json_write_u64(out, cell->u);
 		break;
 	case FSA_CELL_I64:
@@ -69,7 +77,7 @@ put_row(FILE *out, const struct fsa_table *t, size_t row, int level)
 			fputc(',', out);
 		indent(out, level + 1);
 		put_key(out, t->columns[c].name);
-		put_cell(out, &t->columns[c], table_cell(t, row, c));
+		put_cell(out, t, &t->columns[c], table_cell(t, row, c));
 	}
 	indent(out, level);
 	fputc('}', out);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The text report: aligned tables for a human, durations with an adaptive unit (fsa/duration.h:
- * 850 ns, 1.230 µs, 4.560 ms, 1.234 s, as the viewer writes them), trace times in seconds,
+ * 850 ns, 1.230 µs, 4.560 ms, 1.234 s, as the viewer writes them), trace times in seconds
+ * (with --times relative, "+1.500 ms" since the first event, as the viewer writes them),
  * handles in hex. Scripts should read the
  * JSON or CSV instead: this layout may change between releases.
  */
@@ -11,8 +12,21 @@
 #include "fsa/duration.h"
 #include "report-private.h"
 
+/* --times relative: "+1.500 ms" since the first event, as the viewer's ruler and details write
+ * it ("−" before it). */
 static char *
-cell_text(const struct fsa_column *column, const struct fsa_cell *cell)
+relative_time_text(const struct fsa_table *t, uint64_t ns)
+{
+	int64_t rel = table_relative_time(t, ns);
+	char buf[64];
+
+	fsa_format_duration(buf, sizeof(buf),
+			    rel < 0 ? (uint64_t) 0 - (uint64_t) rel : (uint64_t) rel);
+	return g_strdup_printf("%s%s", rel < 0 ? "−" : "+", buf);
+}
+
+static char *
+cell_text(const struct fsa_table *t, const struct fsa_column *column, const struct fsa_cell *cell)
 {
 	char buf[64];
 
@@ -27,6 +41,8 @@ cell_text(const struct fsa_column *column, const struct fsa_cell *cell)
 		fsa_format_duration(buf, sizeof(buf), cell->u);
 		return g_strdup(buf);
 	case FSA_CELL_TIME:
+		if (t->time_origin_ns != FSA_TIME_NONE)
+			return relative_time_text(t, cell->u);
 		return g_strdup_printf("%" PRIu64 ".%09" PRIu64 " s", cell->u / 1000000000,
 				       cell->u % 1000000000);
 	case FSA_CELL_HANDLE:
@@ -87,7 +103,7 @@ print_record(FILE *out, const struct fsa_table *t)
 	for (size_t c = 0; c < t->column_count; c++)
 		width = MAX(width, text_width(t->columns[c].title));
 	for (size_t c = 0; c < t->column_count; c++) {
-		char *text = cell_text(&t->columns[c], table_cell(t, 0, c));
+		char *text = cell_text(t, &t->columns[c], table_cell(t, 0, c));
 
 		fputs("  ", out);
 		print_padded(out, t->columns[c].title, width, true, false);
@@ -113,7 +129,7 @@ print_table(FILE *out, const struct fsa_table *t)
 		widths[c] = text_width(t->columns[c].title);
 	for (size_t r = 0; r < rows; r++) {
 		for (size_t c = 0; c < t->column_count; c++) {
-			char *text = cell_text(&t->columns[c], table_cell(t, r, c));
+			char *text = cell_text(t, &t->columns[c], table_cell(t, r, c));
 
 			texts[r * t->column_count + c] = text;
 			widths[c] = MAX(widths[c], text_width(text));

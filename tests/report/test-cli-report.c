@@ -232,3 +232,35 @@ Test(cli_report, damaged_trace_is_a_clear_error_not_a_crash)
 	g_free(copy);
 	g_free(dir);
 }
+
+/* --times takes relative or absolute only (issue 15 §3). */
+Test(cli_report, bad_times_exits_2_with_one_line)
+{
+	const char *args[] = {"report", "--times", "since-boot", TRACE("frame-pipeline"), NULL};
+	struct fst_run run = run_report(args);
+
+	cr_assert_eq(run.exit_status, 2, "%s", run.err);
+	cr_assert(strstr(run.err, "--times takes relative or absolute"), "%s", run.err);
+	fst_run_clear(&run);
+}
+
+/* --times relative with --begin: a filter time is relative like every other time, and a
+ * filter begin before the first event is negative (signed ns). */
+Test(cli_report, relative_times_count_from_the_first_event)
+{
+	const char *args[] = {
+	    "report",     "--times", "relative", "--format", "csv",
+	    "--sections", "summary", "--begin",  "1000",     TRACE("frame-pipeline"),
+	    NULL};
+	struct fst_run run = run_report(args);
+
+	cr_assert_eq(run.exit_status, 0, "%s", run.err);
+	/* first_ns is 0, filter_begin_ns (trace ns 1000) lies far before the first event. */
+	cr_assert(
+	    strstr(run.out, "\nsummary,trace,1.5,true,sim,fencescope_sim,correlated,0.1.0,0,"),
+	    "%s", run.out);
+	cr_assert(strstr(run.out, ",-1795513400691097232,"), "%s", run.out);
+	cr_assert(strstr(run.out, "summary,times,relative to the first event,1795513400691098232"),
+		  "%s", run.out);
+	fst_run_clear(&run);
+}

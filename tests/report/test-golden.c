@@ -12,15 +12,20 @@
 
 #include "report-run.h"
 
+/* TIMES: NULL for the default (absolute), else the --times value. */
 static void
-check(const char *scenario, const char *format, const char *expected_name)
+check_times(const char *scenario, const char *format, const char *times, const char *expected_name)
 {
 	char *trace = g_build_filename(FS_TRACES, scenario, NULL);
 	char *expected_path = g_build_filename(trace, expected_name, NULL);
 	char *expected = NULL;
-	const char *args[] = {"report", "--format", format, trace, NULL};
+	const char *args[] = {"report", "--format", format, trace, NULL, NULL, NULL};
 	struct fst_run run;
 
+	if (times) {
+		args[4] = "--times";
+		args[5] = times;
+	}
 	cr_assert(g_file_get_contents(expected_path, &expected, NULL, NULL),
 		  "%s is missing: run scripts/regen-golden", expected_path);
 	fst_run_fencescope(args, &run);
@@ -42,6 +47,29 @@ check(const char *scenario, const char *format, const char *expected_name)
 	g_free(expected);
 	g_free(expected_path);
 	g_free(trace);
+}
+
+static void
+check(const char *scenario, const char *format, const char *expected_name)
+{
+	check_times(scenario, format, NULL, expected_name);
+}
+
+/* --times relative (issue 15 §3): every time since the first event, "+1.500 ms" in text as the
+ * viewer writes it; the summary names the origin. One trace in each format. */
+Test(golden, frame_pipeline_relative_text)
+{
+	check_times("frame-pipeline", "text", "relative", "expected-relative.txt");
+}
+
+Test(golden, frame_pipeline_relative_json)
+{
+	check_times("frame-pipeline", "json", "relative", "expected-relative.json");
+}
+
+Test(golden, frame_pipeline_relative_csv)
+{
+	check_times("frame-pipeline", "csv", "relative", "expected-relative.csv");
 }
 
 Test(golden, frame_pipeline_text)

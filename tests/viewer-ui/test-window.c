@@ -21,6 +21,7 @@
 #include <gtk/gtk.h>
 
 #include "damage.h"
+#include "fsv-bookmarks.h"
 #include "fsv-window-private.h"
 
 #define LOAD_TIMEOUT_US (60 * G_USEC_PER_SEC)
@@ -915,6 +916,9 @@ Test(window, click_on_a_victimization_arrow_shows_victim_and_beneficiary)
 	cr_assert_not_null(strstr(details, "Physical doorbell: "), "details:\n%s", details);
 
 	settle();
+	/* The details pane widened with the selection and the timeline narrowed: the range,
+	 * shown whole, was refitted to the new width (docs/viewer.md "Resizing"). */
+	cr_assert(fsv_view_get_victim_arrow(view, victimize, &x, &y0, &y1), "no arrow laid out");
 	texture = screenshot();
 	shot = g_build_filename(FST_BUILD_DIR, "window-doorbell.png", NULL);
 	cr_assert(gdk_texture_save_to_png(texture, shot));
@@ -1118,6 +1122,10 @@ Test(window, xad_07_click_on_a_propagation_arrow_names_both_adapters)
 	cr_assert_not_null(strstr(details, "To adapter: "), "details:\n%s", details);
 	cr_assert_not_null(strstr(details, "Propagate → notified: "), "details:\n%s", details);
 	settle();
+	/* Refitted to the timeline's width once the details pane widened (docs/viewer.md
+	 * "Resizing"). */
+	cr_assert(fsv_view_get_propagation_arrow(view, prop, &x0, &y0, &x1, &y1),
+		  "the arrow is not laid out");
 	texture = screenshot();
 	shot = g_build_filename(FST_BUILD_DIR, "window-cross-adapter.png", NULL);
 	cr_assert(gdk_texture_save_to_png(texture, shot));
@@ -1128,6 +1136,242 @@ Test(window, xad_07_click_on_a_propagation_arrow_names_both_adapters)
 			    (int) (origin.y + MIN(y0, y1)), (int) (origin.x + MAX(x0, x1)) + 5,
 			    (int) (origin.y + MAX(y0, y1)));
 	cr_assert_gt(blue, 10, "the selected arrow is not drawn; see %s", shot);
+}
+
+/* --- Issue 15 §3: refit, go to time, legend, bookmarks, snapping ------------------------- */
+
+/* Resizes the timeline as a window resize does: through the paned beside the details pane. */
+static void
+set_timeline_width(int width)
+{
+	GtkWidget *paned =
+	    gtk_widget_get_ancestor(GTK_WIDGET(_fsv_window_get_timeline(window)), GTK_TYPE_PANED);
+
+	/* The horizontal one, beside the details pane (the operations table's is vertical). */
+	while (paned &&
+	       gtk_orientable_get_orientation(GTK_ORIENTABLE(paned)) != GTK_ORIENTATION_HORIZONTAL)
+		paned = gtk_widget_get_ancestor(gtk_widget_get_parent(paned), GTK_TYPE_PANED);
+	cr_assert_not_null(paned);
+	gtk_paned_set_position(GTK_PANED(paned), width);
+	settle();
+}
+
+Test(window, resize_refits_a_fitted_view_and_keeps_a_zoomed_one)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	const FsvView *view = fsv_timeline_get_view(timeline);
+	guint64 begin, end;
+	double scale;
+	int width;
+
+	fsv_timeline_fit(timeline);
+	settle();
+	begin = fsv_view_get_begin_ns(view);
+	end = fsv_view_get_end_ns(view);
+	width = fsv_view_get_width(view);
+	set_timeline_width(width - 300);
+	cr_assert_lt(fsv_view_get_width(view), width, "the timeline did not narrow");
+	/* Fitted: the same span over fewer pixels. */
+	cr_assert_leq(fsv_view_get_begin_ns(view) > begin ? fsv_view_get_begin_ns(view) - begin
+							  : begin - fsv_view_get_begin_ns(view),
+		      (end - begin) / 1000);
+	cr_assert_leq(fsv_view_get_end_ns(view) > end ? fsv_view_get_end_ns(view) - end
+						      : end - fsv_view_get_end_ns(view),
+		      (end - begin) / 1000);
+
+	/* Zoomed by hand: the left edge and scale stay, a wider timeline shows more time. */
+	fsv_timeline_zoom(timeline, 4.0, fsv_view_get_label_width(view) + 100);
+	begin = fsv_view_get_begin_ns(view);
+	scale = fsv_view_get_ns_per_px(view);
+	end = fsv_view_get_end_ns(view);
+	set_timeline_width(width);
+	cr_assert_eq(fsv_view_get_begin_ns(view), begin);
+	cr_assert_float_eq(fsv_view_get_ns_per_px(view), scale, scale * 1e-9);
+	cr_assert_gt(fsv_view_get_end_ns(view), end);
+}
+
+Test(window, go_to_time_takes_report_times_and_refuses_bad_ones)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvTrace *trace = fsv_timeline_get_trace(timeline);
+	const FsvView *view = fsv_timeline_get_view(timeline);
+	guint64 t0 = fsv_trace_get_begin_ns(trace), at, begin, end;
+	g_autofree char *absolute = NULL;
+	const FsvOp *op = fsv_trace_get_op(trace, fsv_trace_get_op_count(trace) / 2);
+
+	fsv_timeline_zoom(timeline, 20.0, fsv_view_get_label_width(view) + 10);
+	settle();
+	/* The absolute time `report` prints, "S.NNNNNNNNN s", to the ns. */
+	absolute = g_strdup_printf("%" G_GUINT64_FORMAT ".%09" G_GUINT64_FORMAT " s",
+				   op->begin_ns / 1000000000, op->begin_ns % 1000000000);
+	_fsv_window_go_to_text(window, absolute);
+	settle();
+	cr_assert_str_empty(_fsv_window_get_goto_error(window));
+	cr_assert(fsv_timeline_get_cursor(timeline, &at));
+	cr_assert_eq(at, op->begin_ns, "%s", absolute);
+	cr_assert(fsv_view_get_begin_ns(view) < at && at < fsv_view_get_end_ns(view));
+	cr_assert(gtk_widget_has_focus(GTK_WIDGET(timeline)), "keys go back to the timeline");
+
+	/* Relative, as the ruler and `report --times relative` write it. */
+	_fsv_window_go_to_text(window, "+1.500 ms");
+	cr_assert(fsv_timeline_get_cursor(timeline, &at));
+	cr_assert_eq(at, t0 + 1500000);
+	_fsv_window_go_to_text(window, "+2ms");
+	cr_assert(fsv_timeline_get_cursor(timeline, &at));
+	cr_assert_eq(at, t0 + 2000000);
+
+	/* Bad input: a one-line error in the bar, nothing moves. */
+	begin = fsv_view_get_begin_ns(view);
+	end = fsv_view_get_end_ns(view);
+	_fsv_window_go_to_text(window, "soon");
+	cr_assert_str_not_empty(_fsv_window_get_goto_error(window));
+	cr_assert_null(strchr(_fsv_window_get_goto_error(window), '\n'));
+	_fsv_window_go_to_text(window, "2.5ms"); /* trace time 2.5 ms: long before the trace */
+	cr_assert_not_null(strstr(_fsv_window_get_goto_error(window), "+TIME"), "%s",
+			   _fsv_window_get_goto_error(window));
+	cr_assert_eq(fsv_view_get_begin_ns(view), begin);
+	cr_assert_eq(fsv_view_get_end_ns(view), end);
+	cr_assert(fsv_timeline_get_cursor(timeline, &at));
+	cr_assert_eq(at, t0 + 2000000, "the marker stayed where it was");
+}
+
+Test(window, legend_key_hides_it_and_the_choice_is_remembered)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	g_autofree char *ini =
+	    g_build_filename(g_get_user_config_dir(), "fencescope", "viewer.ini", NULL);
+	g_autofree char *text = NULL;
+	FsvWindow *second;
+
+	cr_assert(_fsv_window_is_legend_shown(window));
+	gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.toggle-legend", NULL);
+	settle();
+	cr_assert_not(_fsv_window_is_legend_shown(window));
+	cr_assert(g_file_get_contents(ini, &text, NULL, NULL), "%s", ini);
+	cr_assert_not_null(strstr(text, "show-legend=false"), "%s", text);
+
+	/* A new window starts as the user left it. */
+	second = fsv_window_new(NULL);
+	cr_assert_not(g_variant_get_boolean(
+	    g_action_group_get_action_state(G_ACTION_GROUP(second), "show-legend")));
+	gtk_window_destroy(GTK_WINDOW(second));
+
+	gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.toggle-legend", NULL);
+	settle();
+	cr_assert(_fsv_window_is_legend_shown(window));
+}
+
+/* The legend's strip lies under the timeline: not one row pixel is under it. */
+Test(window, legend_never_covers_the_rows)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	GtkWidget *legend = gtk_widget_get_first_child(
+	    gtk_widget_get_next_sibling(gtk_widget_get_parent(GTK_WIDGET(timeline))));
+	graphene_rect_t rows, strip;
+
+	cr_assert(_fsv_window_is_legend_shown(window));
+	cr_assert(gtk_widget_compute_bounds(GTK_WIDGET(timeline), GTK_WIDGET(window), &rows));
+	cr_assert_not_null(legend);
+	cr_assert(gtk_widget_compute_bounds(legend, GTK_WIDGET(window), &strip));
+	cr_assert_gt(strip.size.height, 20);
+	cr_assert_geq(strip.origin.y, rows.origin.y + rows.size.height, "legend at %g, rows end %g",
+		      strip.origin.y, rows.origin.y + rows.size.height);
+}
+
+static char *
+bookmarks_file(void)
+{
+	g_autofree char *trace =
+	    g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	g_autoptr(FsvBookmarks) bookmarks = fsv_bookmarks_load(trace, NULL, NULL);
+
+	return g_strdup(fsv_bookmarks_get_path(bookmarks));
+}
+
+Test(window, bookmarks_persist_per_trace_and_a_damaged_file_is_not_trusted)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvTrace *trace = fsv_timeline_get_trace(timeline);
+	g_autofree char *file = bookmarks_file();
+	g_autofree char *damaged = g_strconcat(file, ".damaged", NULL);
+	g_autofree char *text = NULL;
+	guint64 t0 = fsv_trace_get_begin_ns(trace);
+
+	g_unlink(file);
+	g_unlink(damaged);
+	open_trace("frame-pipeline");
+	cr_assert_eq(_fsv_window_get_bookmark_count(window), 0);
+	_fsv_window_go_to_text(window, "+10ms");
+	gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.add-bookmark", NULL);
+	cr_assert_eq(_fsv_window_get_bookmark_count(window), 1);
+	cr_assert(g_file_get_contents(file, &text, NULL, NULL), "%s", file);
+	cr_assert_not_null(strstr(text, "\"Bookmark 1\""), "%s", text);
+	g_clear_pointer(&text, g_free);
+	text = g_strdup_printf("%" G_GUINT64_FORMAT, t0 + 10000000);
+	{
+		g_autofree char *json = NULL;
+
+		cr_assert(g_file_get_contents(file, &json, NULL, NULL));
+		cr_assert_not_null(strstr(json, text), "%s in %s", text, json);
+	}
+
+	/* Opened again (another run), the bookmark is there. */
+	open_trace("frame-pipeline");
+	cr_assert_eq(_fsv_window_get_bookmark_count(window), 1);
+
+	/* A damaged file: one line saying so, an empty list, no crash; the next bookmark sets the
+	 * damaged file aside instead of losing it. */
+	cr_assert(g_file_set_contents(file, "{\"bookmarks\": [{\"name\": 3", -1, NULL));
+	open_trace("frame-pipeline");
+	cr_assert_eq(_fsv_window_get_bookmark_count(window), 0);
+	cr_assert_not_null(_fsv_window_get_error(window));
+	cr_assert_not_null(strstr(_fsv_window_get_error(window), "Bookmarks not loaded"), "%s",
+			   _fsv_window_get_error(window));
+	cr_assert_null(strchr(_fsv_window_get_error(window), '\n'));
+	gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.add-bookmark", NULL);
+	cr_assert(g_file_test(damaged, G_FILE_TEST_EXISTS));
+	open_trace("frame-pipeline");
+	cr_assert_eq(_fsv_window_get_bookmark_count(window), 1);
+	g_unlink(file);
+	g_unlink(damaged);
+}
+
+Test(window, measurement_snaps_to_a_box_edge_and_shift_does_not)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvTrace *trace = fsv_timeline_get_trace(timeline);
+	const FsvView *view = fsv_timeline_get_view(timeline);
+	guint32 index = find_released_wait(trace);
+	const FsvOp *op = fsv_trace_get_op(trace, index);
+	double x_end, y, lane_h;
+	guint64 a, b;
+
+	fsv_timeline_set_visible_range(timeline, op->begin_ns - (op->end_ns - op->begin_ns),
+				       op->end_ns + (op->end_ns - op->begin_ns));
+	settle();
+	x_end = fsv_view_time_to_x(view, op->end_ns);
+	/* The lane is found by hit testing down the op's row: what is drawn is what answers. */
+	cr_assert(fsv_view_get_row_geometry(view, op->row, &y, &lane_h));
+	for (double end_y = y + lane_h; y < end_y; y += 1) {
+		FsvItem hit;
+
+		if (fsv_view_hit_test(view, x_end - 3, y, &hit) && hit.kind == FSV_ITEM_OP &&
+		    hit.index == index)
+			break;
+	}
+	/* 3 px left of the wait's end, inside it: snaps to the end exactly, and says so. */
+	fsv_timeline_add_measure_point_at(timeline, x_end - 3, y, TRUE);
+	fsv_timeline_add_measure_point_at(timeline, x_end - 3, y, FALSE);
+	cr_assert(fsv_timeline_get_measure(timeline, &a, &b));
+	cr_assert_eq(a, op->end_ns);
+	cr_assert_not_null(fsv_timeline_get_measure_name(timeline, FALSE));
+	cr_assert_not_null(strstr(fsv_timeline_get_measure_name(timeline, FALSE), "end of "), "%s",
+			   fsv_timeline_get_measure_name(timeline, FALSE));
+	/* Without snapping the point stays under the pointer. */
+	cr_assert_eq(b, fsv_view_x_to_time(view, x_end - 3));
+	cr_assert_null(fsv_timeline_get_measure_name(timeline, TRUE));
+	cr_assert_not_null(strstr(_fsv_window_get_status(window), "end of "), "%s",
+			   _fsv_window_get_status(window));
 }
 
 /* Issue 15 §4: the counter rows are shown in the window, the View menu's actions (also

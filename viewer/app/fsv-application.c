@@ -87,6 +87,7 @@ fsv_application_startup(GApplication *app)
 	static const char *open_accels[] = {"<Control>o", NULL};
 	static const char *find_accels[] = {"<Control>f", NULL};
 	static const char *close_accels[] = {"<Control>w", NULL};
+	static const char *goto_accels[] = {"<Control>g", NULL};
 	static const char *table_accels[] = {"<Control>t", NULL};
 	static const char *busy_accels[] = {"<Control><Shift>b", NULL};
 	static const char *depth_accels[] = {"<Control><Shift>d", NULL};
@@ -97,11 +98,12 @@ fsv_application_startup(GApplication *app)
 	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.open", open_accels);
 	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.close", close_accels);
 	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.find", find_accels);
+	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.go-to-time", goto_accels);
 	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.show-table", table_accels);
 	/* Issue 15 §4: counter rows on and off. */
 	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.show-busy", busy_accels);
 	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.show-depth", depth_accels);
-	/* Single letters (W A S D F Z M) are the timeline's own shortcuts, active only while it
+	/* Single letters (W A S D F Z M L B) are the timeline's own shortcuts, active only while it
 	 * has the focus, so typing them in the search entry never zooms. */
 	gtk_window_set_default_icon_name(FSV_APPLICATION_ID);
 }

@@ -22,6 +22,15 @@
 #define KEY_PAN      0.10 /* A / D: a tenth of the time area */
 #define WHEEL_SCROLL 48.0 /* px per notch, Ctrl+wheel scrolls rows */
 #define WHEEL_PAN    60.0 /* px per notch, Shift+wheel or horizontal wheel pans */
+#define SNAP_PX      6.0  /* a measurement point this close to a box edge snaps to it */
+
+/* What a resize keeps (docs/viewer.md "Resizing"): a fitted view refits, a zoomed one keeps its
+ * left edge and scale. */
+typedef enum {
+	FIT_NONE,  /* zoomed or panned by hand: keep begin and ns per pixel */
+	FIT_WHOLE, /* the whole trace (F, a new trace): fit it again */
+	FIT_RANGE, /* a range shown whole (Z, go to time, a search match): show it again */
+} FitMode;
 
 typedef enum {
 	DRAG_NONE,
@@ -46,8 +55,20 @@ struct _FsvTimeline {
 	double pointer_x, pointer_y;
 	gboolean has_pointer;
 	gboolean has_measure_a;
+	/* The box edges the measurement points snapped to ("end of W 0x12 ≥ 5"), NULL when a
+	 * point did not snap. Owned. */
+	char *measure_a_name, *measure_b_name;
+	/* Bookmarks drawn (a copy of the window's list) and the go-to-time marker. */
+	GArray *bookmark_ns;       /* guint64 */
+	GPtrArray *bookmark_names; /* char *, owned, NULL-terminated for the renderer */
 	/* Set with a trace until the first allocation: the trace is fitted to the real width. */
 	gboolean needs_fit;
+	FitMode fit_mode;
+	guint64 fit_begin_ns, fit_end_ns; /* FIT_RANGE: the range to show again */
+	/* The viewport the fit left (begin, ns per pixel): one that differs at a resize was moved
+	 * by something else (a reveal, a scrollbar), and is kept as a zoomed one. */
+	guint64 fitted_view_begin_ns;
+	double fitted_view_ns_per_px;
 	char *status;
 
 	GtkAdjustment *hadjustment, *vadjustment;
@@ -80,6 +101,15 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE_WITH_CODE(FsvTimeline, fsv_timeline, GTK_TYPE_WIDGET,
 			      G_IMPLEMENT_INTERFACE(GTK_TYPE_SCROLLABLE, NULL))
+
+/* Sets what a resize keeps (FitMode) and remembers the viewport the fit left. */
+static void
+set_fit_mode(FsvTimeline *self, FitMode mode)
+{
+	self->fit_mode = mode;
+	self->fitted_view_begin_ns = fsv_view_get_begin_ns(self->view);
+	self->fitted_view_ns_per_px = fsv_view_get_ns_per_px(self->view);
+}
 
 /* --- Scrollbars ---------------------------------------------------------------------------- */
 
@@ -150,6 +180,7 @@ hadjustment_value_changed(GtkAdjustment *adjustment, FsvTimeline *self)
 	if (self->is_syncing_adjustments || self->view == NULL)
 		return;
 	fsv_view_pan(self->view, gtk_adjustment_get_value(adjustment) - view_offset_px(self));
+	self->fit_mode = FIT_NONE;
 	view_changed(self);
 }
 
@@ -243,6 +274,10 @@ fsv_timeline_set_trace(FsvTimeline *self, FsvTrace *trace)
 	g_clear_pointer(&self->trace, fsv_trace_unref);
 	fsv_render_options_init(&self->options);
 	self->has_measure_a = FALSE;
+	g_clear_pointer(&self->measure_a_name, g_free);
+	g_clear_pointer(&self->measure_b_name, g_free);
+	g_array_set_size(self->bookmark_ns, 0);
+	g_ptr_array_set_size(self->bookmark_names, 0);
 	if (trace) {
 		self->trace = fsv_trace_ref(trace);
 		self->view = fsv_view_new(trace);
@@ -254,6 +289,7 @@ fsv_timeline_set_trace(FsvTimeline *self, FsvTrace *trace)
 		if (!self->needs_fit)
 			fsv_view_set_size(self->view, width, height);
 		fsv_view_fit(self->view);
+		set_fit_mode(self, FIT_WHOLE);
 	}
 	set_status_take(self, g_strdup(""));
 	view_changed(self);
@@ -300,6 +336,7 @@ fsv_timeline_zoom(FsvTimeline *self, double factor, double x)
 	if (self->view == NULL)
 		return;
 	fsv_view_zoom(self->view, factor, x);
+	self->fit_mode = FIT_NONE;
 	view_changed(self);
 	update_hover(self);
 }
@@ -311,6 +348,7 @@ fsv_timeline_pan(FsvTimeline *self, double dx)
 	if (self->view == NULL)
 		return;
 	fsv_view_pan(self->view, dx);
+	self->fit_mode = FIT_NONE;
 	view_changed(self);
 	update_hover(self);
 }
@@ -322,7 +360,18 @@ fsv_timeline_fit(FsvTimeline *self)
 	if (self->view == NULL)
 		return;
 	fsv_view_fit(self->view);
+	set_fit_mode(self, FIT_WHOLE);
 	view_changed(self);
+}
+
+/* Shows [begin, end] whole and remembers it, so a resize shows it whole again. */
+static void
+show_fitted_range(FsvTimeline *self, guint64 begin_ns, guint64 end_ns)
+{
+	fsv_view_set_range(self->view, begin_ns, end_ns);
+	self->fit_begin_ns = begin_ns;
+	self->fit_end_ns = end_ns;
+	set_fit_mode(self, FIT_RANGE);
 }
 
 void
@@ -331,7 +380,7 @@ fsv_timeline_set_visible_range(FsvTimeline *self, guint64 begin_ns, guint64 end_
 	g_return_if_fail(FSV_IS_TIMELINE(self));
 	if (self->view == NULL || end_ns <= begin_ns)
 		return;
-	fsv_view_set_range(self->view, begin_ns, end_ns);
+	show_fitted_range(self, begin_ns, end_ns);
 	view_changed(self);
 }
 
@@ -396,7 +445,7 @@ fsv_timeline_zoom_to_selection(FsvTimeline *self)
 	/* A tenth of the span each side, so the item is seen with its neighbours. */
 	pad = MAX((end - begin) / 10, 100);
 	begin = begin > pad ? begin - pad : 0;
-	fsv_view_set_range(self->view, begin, end + pad);
+	show_fitted_range(self, begin, end + pad);
 	view_changed(self);
 	return TRUE;
 }
@@ -584,23 +633,94 @@ fsv_timeline_get_range(FsvTimeline *self, guint64 *begin_ns, guint64 *end_ns)
 	return self->options.has_range;
 }
 
+/* Places a point at NS named NAME (taken; NULL: not snapped). */
+static void
+add_measure_point_named(FsvTimeline *self, guint64 ns, char *name)
+{
+	if (!self->has_measure_a || self->options.has_measure) {
+		/* First point, or a third one: start over. */
+		self->options.has_measure = false;
+		self->options.measure_a_ns = ns;
+		self->has_measure_a = TRUE;
+		g_free(self->measure_a_name);
+		self->measure_a_name = name;
+		g_clear_pointer(&self->measure_b_name, g_free);
+	} else {
+		self->options.measure_b_ns = ns;
+		self->options.has_measure = true;
+		g_free(self->measure_b_name);
+		self->measure_b_name = name;
+	}
+	gtk_widget_queue_draw(GTK_WIDGET(self));
+	g_signal_emit(self, signals[SIGNAL_MEASURE_CHANGED], 0);
+}
+
 void
 fsv_timeline_add_measure_point(FsvTimeline *self, guint64 ns)
 {
 	g_return_if_fail(FSV_IS_TIMELINE(self));
 	if (self->trace == NULL)
 		return;
-	if (!self->has_measure_a || self->options.has_measure) {
-		/* First point, or a third one: start over. */
-		self->options.has_measure = false;
-		self->options.measure_a_ns = ns;
-		self->has_measure_a = TRUE;
-	} else {
-		self->options.measure_b_ns = ns;
-		self->options.has_measure = true;
+	add_measure_point_named(self, ns, NULL);
+}
+
+/* The box edge nearest X within SNAP_PX on the row at Y: a begin or end of what hit testing
+ * finds around X (ops, packets, markers, lost data), so a point snaps only to what is drawn
+ * there. Returns its time and a name ("end of W 0x12 ≥ 5"), or FALSE. */
+static gboolean
+snap_to_edge(FsvTimeline *self, double x, double y, guint64 *ns, char **name)
+{
+	double best = SNAP_PX + 0.5;
+	gboolean found = FALSE;
+
+	for (int k = -2; k <= 2; k++) {
+		double px = x + k * SNAP_PX / 2;
+		guint64 edges[2];
+		FsvItem hit;
+
+		if (px < fsv_view_get_label_width(self->view) ||
+		    !fsv_view_hit_test(self->view, px, y, &hit) ||
+		    !item_span(self, &hit, &edges[0], &edges[1]))
+			continue;
+		for (int e = 0; e < 2; e++) {
+			double d = fabs(fsv_view_time_to_x(self->view, edges[e]) - x);
+			g_autofree char *title = NULL;
+
+			if (d >= best)
+				continue;
+			best = d;
+			found = TRUE;
+			*ns = edges[e];
+			title = fsv_trace_dup_item_title(self->trace, &hit);
+			g_free(*name);
+			*name = edges[0] == edges[1]
+				    ? g_strdup(title)
+				    : g_strdup_printf("%s of %s", e == 0 ? "begin" : "end", title);
+		}
 	}
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-	g_signal_emit(self, signals[SIGNAL_MEASURE_CHANGED], 0);
+	return found;
+}
+
+void
+fsv_timeline_add_measure_point_at(FsvTimeline *self, double x, double y, gboolean is_snapping)
+{
+	char *name = NULL;
+	guint64 ns;
+
+	g_return_if_fail(FSV_IS_TIMELINE(self));
+	if (self->view == NULL || x < fsv_view_get_label_width(self->view))
+		return;
+	ns = fsv_view_x_to_time(self->view, x);
+	if (is_snapping)
+		snap_to_edge(self, x, y, &ns, &name);
+	add_measure_point_named(self, ns, name);
+}
+
+const char *
+fsv_timeline_get_measure_name(FsvTimeline *self, gboolean is_second)
+{
+	g_return_val_if_fail(FSV_IS_TIMELINE(self), NULL);
+	return is_second ? self->measure_b_name : self->measure_a_name;
 }
 
 gboolean
@@ -612,6 +732,52 @@ fsv_timeline_get_measure(FsvTimeline *self, guint64 *a_ns, guint64 *b_ns)
 	if (b_ns)
 		*b_ns = self->options.measure_b_ns;
 	return self->options.has_measure;
+}
+
+void
+fsv_timeline_go_to(FsvTimeline *self, guint64 ns)
+{
+	double half;
+	guint64 begin;
+
+	g_return_if_fail(FSV_IS_TIMELINE(self));
+	if (self->view == NULL)
+		return;
+	/* Centred at the current zoom: a zoomed view keeps its scale, so a resize keeps it. */
+	half = fsv_view_get_time_width(self->view) * fsv_view_get_ns_per_px(self->view) / 2;
+	begin = (double) ns > half ? ns - (guint64) half : 0;
+	fsv_view_pan(self->view,
+		     fsv_view_time_to_x(self->view, begin) - fsv_view_get_label_width(self->view));
+	self->fit_mode = FIT_NONE;
+	self->options.has_cursor = true;
+	self->options.cursor_ns = ns;
+	view_changed(self);
+	update_hover(self);
+}
+
+gboolean
+fsv_timeline_get_cursor(FsvTimeline *self, guint64 *ns)
+{
+	g_return_val_if_fail(FSV_IS_TIMELINE(self), FALSE);
+	if (ns)
+		*ns = self->options.cursor_ns;
+	return self->options.has_cursor;
+}
+
+void
+fsv_timeline_set_bookmarks(FsvTimeline *self, const guint64 *ns, const char *const *names, guint n)
+{
+	g_return_if_fail(FSV_IS_TIMELINE(self));
+	g_array_set_size(self->bookmark_ns, 0);
+	g_ptr_array_set_size(self->bookmark_names, 0);
+	for (guint i = 0; i < n; i++) {
+		g_array_append_val(self->bookmark_ns, ns[i]);
+		g_ptr_array_add(self->bookmark_names, g_strdup(names ? names[i] : NULL));
+	}
+	self->options.n_bookmarks = n;
+	self->options.bookmark_ns = (const guint64 *) (gpointer) self->bookmark_ns->data;
+	self->options.bookmark_names = (const char *const *) self->bookmark_names->pdata;
+	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
 void
@@ -632,6 +798,9 @@ fsv_timeline_clear(FsvTimeline *self)
 	g_return_if_fail(FSV_IS_TIMELINE(self));
 	self->has_measure_a = FALSE;
 	self->options.has_measure = false;
+	g_clear_pointer(&self->measure_a_name, g_free);
+	g_clear_pointer(&self->measure_b_name, g_free);
+	self->options.has_cursor = false;
 	fsv_timeline_set_selection(self, NULL);
 	fsv_timeline_set_range(self, FALSE, 0, 0);
 	g_signal_emit(self, signals[SIGNAL_MEASURE_CHANGED], 0);
@@ -667,11 +836,13 @@ on_scroll(GtkEventControllerScroll *controller, double dx, double dy, FsvTimelin
 				      fsv_view_get_scroll_y(self->view) + dy * WHEEL_SCROLL);
 	} else if (state & GDK_SHIFT_MASK) {
 		fsv_view_pan(self->view, (dy + dx) * WHEEL_PAN);
+		self->fit_mode = FIT_NONE;
 	} else {
 		if (dx != 0.0)
 			fsv_view_pan(self->view, dx * WHEEL_PAN);
 		if (dy != 0.0)
 			fsv_view_zoom(self->view, pow(WHEEL_ZOOM, -dy), pointer_or_centre_x(self));
+		self->fit_mode = FIT_NONE;
 	}
 	view_changed(self);
 	update_hover(self);
@@ -728,6 +899,8 @@ on_drag_update(GtkGestureDrag *gesture, double dx, double dy, FsvTimeline *self)
 		self->drag_mode = self->is_drag_shift ? DRAG_RANGE : DRAG_PAN;
 	}
 	if (self->drag_mode == DRAG_PAN) {
+		if (dx != self->drag_last_dx)
+			self->fit_mode = FIT_NONE;
 		fsv_view_pan(self->view, -(dx - self->drag_last_dx));
 		fsv_view_set_scroll_y(self->view, fsv_view_get_scroll_y(self->view) -
 						      (dy - self->drag_last_dy));
@@ -757,8 +930,9 @@ on_drag_end(GtkGestureDrag *gesture, double dx, double dy, FsvTimeline *self)
 	/* A click. */
 	if (button == GDK_BUTTON_SECONDARY)
 		return;
+	/* Ctrl+click measures, snapping to a box edge within SNAP_PX unless Shift is held too. */
 	if ((state & GDK_CONTROL_MASK) && x >= fsv_view_get_label_width(self->view))
-		fsv_timeline_add_measure_point(self, fsv_view_x_to_time(self->view, x));
+		fsv_timeline_add_measure_point_at(self, x, y, !(state & GDK_SHIFT_MASK));
 	else
 		fsv_timeline_select_at(self, x, y);
 }
@@ -850,12 +1024,26 @@ action_measure(GtkWidget *widget, const char *name, GVariant *parameter)
 {
 	FsvTimeline *self = FSV_TIMELINE(widget);
 
-	(void) name;
 	(void) parameter;
 	if (self->view == NULL)
 		return;
-	fsv_timeline_add_measure_point(self,
-				       fsv_view_x_to_time(self->view, pointer_or_centre_x(self)));
+	/* M snaps to the box edge at the pointer; Shift+M places the point where it is. */
+	fsv_timeline_add_measure_point_at(self, pointer_or_centre_x(self),
+					  self->has_pointer ? self->pointer_y
+							    : fsv_view_get_height(self->view) / 2.0,
+					  !g_str_equal(name, "timeline.measure-free"));
+}
+
+/* L and B: the window's legend toggle and bookmark (keys of the timeline, like the others, so
+ * typing in an entry never triggers them). */
+static void
+action_window(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+	(void) parameter;
+	gtk_widget_activate_action(widget,
+				   g_str_equal(name, "timeline.toggle-legend") ? "win.show-legend"
+									       : "win.add-bookmark",
+				   NULL);
 }
 
 static void
@@ -875,11 +1063,21 @@ fsv_timeline_size_allocate(GtkWidget *widget, int width, int height, int baselin
 
 	(void) baseline;
 	if (self->view) {
+		/* fsv_view_set_size keeps begin and ns per pixel: what a zoomed view keeps. A
+		 * fitted one shows the same span again at the new width (docs/viewer.md
+		 * "Resizing"). */
+		if (self->fit_mode != FIT_NONE &&
+		    (fsv_view_get_begin_ns(self->view) != self->fitted_view_begin_ns ||
+		     fsv_view_get_ns_per_px(self->view) != self->fitted_view_ns_per_px))
+			self->fit_mode = FIT_NONE;
 		fsv_view_set_size(self->view, MAX(width, 1), MAX(height, 1));
-		if (self->needs_fit && width > 1 && height > 1) {
-			fsv_view_fit(self->view);
+		if (self->needs_fit && width > 1 && height > 1)
 			self->needs_fit = FALSE;
-		}
+		if (self->fit_mode == FIT_WHOLE)
+			fsv_view_fit(self->view);
+		else if (self->fit_mode == FIT_RANGE)
+			fsv_view_set_range(self->view, self->fit_begin_ns, self->fit_end_ns);
+		set_fit_mode(self, self->fit_mode);
 		sync_adjustments(self);
 	}
 }
@@ -975,6 +1173,11 @@ fsv_timeline_dispose(GObject *object)
 	g_clear_pointer(&self->view, fsv_view_free);
 	g_clear_pointer(&self->trace, fsv_trace_unref);
 	g_clear_pointer(&self->status, g_free);
+	g_clear_pointer(&self->measure_a_name, g_free);
+	g_clear_pointer(&self->measure_b_name, g_free);
+	g_clear_pointer(&self->bookmark_ns, g_array_unref);
+	g_clear_pointer(&self->bookmark_names, g_ptr_array_unref);
+	self->options.n_bookmarks = 0;
 	self->options.query = NULL;
 	g_clear_pointer(&self->query, fsv_query_unref);
 	G_OBJECT_CLASS(fsv_timeline_parent_class)->dispose(object);
@@ -990,13 +1193,22 @@ fsv_timeline_class_init(FsvTimelineClass *klass)
 		GdkModifierType modifiers;
 		const char *action;
 	} bindings[] = {
-	    {GDK_KEY_w, 0, "timeline.zoom-in"},        {GDK_KEY_plus, 0, "timeline.zoom-in"},
-	    {GDK_KEY_equal, 0, "timeline.zoom-in"},    {GDK_KEY_s, 0, "timeline.zoom-out"},
-	    {GDK_KEY_minus, 0, "timeline.zoom-out"},   {GDK_KEY_a, 0, "timeline.pan-left"},
-	    {GDK_KEY_Left, 0, "timeline.pan-left"},    {GDK_KEY_d, 0, "timeline.pan-right"},
-	    {GDK_KEY_Right, 0, "timeline.pan-right"},  {GDK_KEY_f, 0, "timeline.fit"},
-	    {GDK_KEY_z, 0, "timeline.zoom-selection"}, {GDK_KEY_m, 0, "timeline.measure"},
+	    {GDK_KEY_w, 0, "timeline.zoom-in"},
+	    {GDK_KEY_plus, 0, "timeline.zoom-in"},
+	    {GDK_KEY_equal, 0, "timeline.zoom-in"},
+	    {GDK_KEY_s, 0, "timeline.zoom-out"},
+	    {GDK_KEY_minus, 0, "timeline.zoom-out"},
+	    {GDK_KEY_a, 0, "timeline.pan-left"},
+	    {GDK_KEY_Left, 0, "timeline.pan-left"},
+	    {GDK_KEY_d, 0, "timeline.pan-right"},
+	    {GDK_KEY_Right, 0, "timeline.pan-right"},
+	    {GDK_KEY_f, 0, "timeline.fit"},
+	    {GDK_KEY_z, 0, "timeline.zoom-selection"},
+	    {GDK_KEY_m, 0, "timeline.measure"},
 	    {GDK_KEY_Escape, 0, "timeline.clear"},
+	    {GDK_KEY_M, GDK_SHIFT_MASK, "timeline.measure-free"},
+	    {GDK_KEY_l, 0, "timeline.toggle-legend"},
+	    {GDK_KEY_b, 0, "timeline.add-bookmark"},
 	};
 
 	object_class->get_property = fsv_timeline_get_property;
@@ -1042,6 +1254,11 @@ fsv_timeline_class_init(FsvTimelineClass *klass)
 	gtk_widget_class_install_action(widget_class, "timeline.zoom-selection", NULL,
 					action_zoom_selection);
 	gtk_widget_class_install_action(widget_class, "timeline.measure", NULL, action_measure);
+	gtk_widget_class_install_action(widget_class, "timeline.measure-free", NULL,
+					action_measure);
+	gtk_widget_class_install_action(widget_class, "timeline.toggle-legend", NULL,
+					action_window);
+	gtk_widget_class_install_action(widget_class, "timeline.add-bookmark", NULL, action_window);
 	gtk_widget_class_install_action(widget_class, "timeline.clear", NULL, action_clear);
 	for (guint i = 0; i < G_N_ELEMENTS(bindings); i++)
 		gtk_widget_class_add_binding_action(
@@ -1058,6 +1275,8 @@ fsv_timeline_init(FsvTimeline *self)
 	fsv_render_options_init(&self->options);
 	for (guint k = 0; k < FSV_COUNTER_KIND_COUNT; k++)
 		self->show_counter[k] = TRUE;
+	self->bookmark_ns = g_array_new(FALSE, FALSE, sizeof(guint64));
+	self->bookmark_names = g_ptr_array_new_with_free_func(g_free);
 	gtk_widget_set_focusable(GTK_WIDGET(self), TRUE);
 	gtk_widget_set_has_tooltip(GTK_WIDGET(self), TRUE);
 	/* A focusable drawing says what it is and how to drive it from the keyboard. */
@@ -1065,8 +1284,9 @@ fsv_timeline_init(FsvTimeline *self)
 	    GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, "Timeline",
 	    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
 	    "Hardware queues with their fence waits, signals and packets over time. W and S zoom, "
-	    "A and D pan, F fits the whole trace, Z zooms to the selection, M measures, Escape "
-	    "clears.",
+	    "A and D pan, F fits the whole trace, Z zooms to the selection, M measures (snapping "
+	    "to box edges; Shift+M does not snap), L shows or hides the legend, B adds a bookmark, "
+	    "Escape clears.",
 	    -1);
 	gtk_widget_set_overflow(GTK_WIDGET(self), GTK_OVERFLOW_HIDDEN);
 

@@ -85,6 +85,23 @@ void fsv_timeline_add_measure_point(FsvTimeline *self, guint64 ns);
 /* Whether both points are placed, and where. */
 gboolean fsv_timeline_get_measure(FsvTimeline *self, guint64 *a_ns, guint64 *b_ns);
 
+/* Places a measurement point at widget x, snapping (IS_SNAPPING) to the nearest box edge within a
+ * few pixels on the row at Y — the begin or end of an op, packet, marker or lost-data band that
+ * hit testing finds there — as Ctrl+click and M do (Shift disables snapping). */
+void fsv_timeline_add_measure_point_at(FsvTimeline *self, double x, double y, gboolean is_snapping);
+/* Returns: (transfer none) (nullable): what the first (IS_SECOND false) or second point snapped
+ * to, "end of W 0x12 ≥ 5"; NULL when it did not snap. */
+const char *fsv_timeline_get_measure_name(FsvTimeline *self, gboolean is_second);
+
+/* Centres the view on NS at the current zoom and marks it with a line (go to time, Ctrl+G); the
+ * marker stays until Escape or the next go to. */
+void fsv_timeline_go_to(FsvTimeline *self, guint64 ns);
+/* Whether the go-to marker is shown, and where. */
+gboolean fsv_timeline_get_cursor(FsvTimeline *self, guint64 *ns);
+/* The bookmarks drawn as flagged lines (copied; NAMES may be NULL). */
+void fsv_timeline_set_bookmarks(FsvTimeline *self, const guint64 *ns, const char *const *names,
+				guint n);
+
 /* Fades ops that do not match QUERY (NULL or empty: none faded). Keeps a reference. */
 void fsv_timeline_set_query(FsvTimeline *self, FsvQuery *query);
 

@@ -46,6 +46,12 @@ gboolean _fsv_window_is_start_pending(FsvWindow *self);
 /* Whether the search entry shows its text as an error (a term the filter cannot read). */
 gboolean _fsv_window_search_has_error(FsvWindow *self);
 
+/* Go to time: the one-line error under the entry ("" when none); types TEXT and presses Enter. */
+const char *_fsv_window_get_goto_error(FsvWindow *self);
+void _fsv_window_go_to_text(FsvWindow *self, const char *text);
+gboolean _fsv_window_is_legend_shown(FsvWindow *self);
+guint _fsv_window_get_bookmark_count(FsvWindow *self);
+
 G_END_DECLS
 
 #endif /* FSV_WINDOW_PRIVATE_H */

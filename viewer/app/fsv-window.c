@@ -4,7 +4,9 @@
  * worker thread with progress and Cancel, and the panes around the timeline: the details of
  * the selection (its references as links), the statistics of a range, the measurement, the
  * status line, the search and the operations table (kept in step with the timeline's
- * selection both ways), and where a window opened by `--select-op` / `--at` starts.
+ * selection both ways), where a window opened by `--select-op` / `--at` starts, the legend's
+ * strip, the go-to-time bar (Ctrl+G), the trace's bookmarks (fsv-bookmarks.h) and, for
+ * end-to-end tests, the state dump of FSV_TEST_STATE_FILE.
  *
  * Loading runs fsv_trace_open() in a GTask thread: the index comes from the cache or from the
  * index builder process (fsv-loader.h), so the UI thread never reads the trace, builds an index
@@ -17,10 +19,13 @@
 #include "fsv-config.h"
 
 #include "fsv-load-view.h"
+#include "fsv-bookmarks.h"
+#include "fsv-time.h"
 #include "fsv-window-private.h"
 
 #include <string.h>
 
+#include "fsv-ops-table-private.h"
 #include "fsv-ops-table.h"
 
 #define RECENT_APP_NAME "fencescope-view"
@@ -43,6 +48,25 @@ struct _FsvWindow {
 	GtkScrollbar *vscrollbar, *hscrollbar;
 	GtkLabel *status_label;
 	GtkGrid *details_grid;
+	GtkDrawingArea *legend_area;
+	GtkScrolledWindow *legend_scroller;
+	GtkRevealer *goto_revealer;
+	GtkEntry *goto_entry;
+	GtkLabel *goto_error;
+	GtkMenuButton *bookmarks_button;
+	GtkBox *bookmarks_box;
+	GtkLabel *bookmarks_hint;
+
+	FsvBookmarks *bookmarks; /* of the trace shown, NULL before the first load */
+	gboolean is_legend_shown;
+	int legend_width; /* the width the legend's height was computed for */
+	/* Idle updates of the legend's height and of the bookmark list (0: none pending); removed
+	 * at dispose, so none runs on a destroyed window. */
+	guint legend_idle, bookmarks_idle;
+	/* FSV_TEST_STATE_FILE: where the state dump goes (NULL: none) and what it last wrote. */
+	char *state_file;
+	char *state_text;
+	guint state_source;
 	FsvOpsTable *ops_table;
 
 	guint details_rows;
@@ -199,6 +223,9 @@ add_recent(FsvTrace *trace)
 	gtk_recent_manager_add_full(gtk_recent_manager_get_default(), uri, &data);
 }
 
+static void bookmarks_load(FsvWindow *self);
+static void legend_update(FsvWindow *self);
+
 static void
 show_trace(FsvWindow *self, FsvTrace *trace)
 {
@@ -210,6 +237,8 @@ show_trace(FsvWindow *self, FsvTrace *trace)
 	fsv_timeline_set_query(self->timeline, self->query);
 	fsv_ops_table_set_trace(self->ops_table, trace);
 	fsv_ops_table_set_query(self->ops_table, self->query);
+	bookmarks_load(self);
+	legend_update(self);
 	title = g_strdup_printf("%s — fencescope viewer", fsv_trace_get_name(trace));
 	gtk_window_set_title(GTK_WINDOW(self), title);
 	gtk_stack_set_visible_child_name(self->stack, "trace");
@@ -718,8 +747,16 @@ status_update(FsvWindow *self)
 		g_autofree char *ta = fsv_trace_format_time(self->trace, MIN(a, b));
 		g_autofree char *tb = fsv_trace_format_time(self->trace, MAX(a, b));
 
-		text = g_strdup_printf("Δt = %s (%s → %s)%s%s", dt, ta, tb, *status ? "    " : "",
-				       status);
+		const char *name_a = fsv_timeline_get_measure_name(self->timeline, FALSE);
+		const char *name_b = fsv_timeline_get_measure_name(self->timeline, TRUE);
+		g_autofree char *names = NULL;
+
+		/* The box edges the points snapped to, first point first. */
+		if (name_a || name_b)
+			names = g_strdup_printf(" · %s → %s", name_a ? name_a : "(free)",
+						name_b ? name_b : "(free)");
+		text = g_strdup_printf("Δt = %s (%s → %s)%s%s%s", dt, ta, tb, names ? names : "",
+				       *status ? "    " : "", status);
 	} else {
 		text = g_strdup(*status ? status
 					: "Scroll: zoom · drag: pan · shift+drag: range · "
@@ -799,6 +836,478 @@ on_search_activate(FsvWindow *self)
 	on_table_op_selected(self, next);
 }
 
+/* --- Settings ----------------------------------------------------------------------------- */
+
+/* What the viewer remembers between runs (the legend shown or hidden), in
+ * g_get_user_config_dir()/fencescope/viewer.ini. A file that cannot be read gives the defaults. */
+static char *
+settings_path(void)
+{
+	return g_build_filename(g_get_user_config_dir(), "fencescope", "viewer.ini", NULL);
+}
+
+static gboolean
+settings_get_boolean(const char *key, gboolean fallback)
+{
+	g_autoptr(GKeyFile) file = g_key_file_new();
+	g_autofree char *path = settings_path();
+	g_autoptr(GError) error = NULL;
+	gboolean value;
+
+	if (!g_key_file_load_from_file(file, path, G_KEY_FILE_NONE, NULL))
+		return fallback;
+	value = g_key_file_get_boolean(file, "view", key, &error);
+	return error ? fallback : value;
+}
+
+static void
+settings_set_boolean(const char *key, gboolean value)
+{
+	g_autoptr(GKeyFile) file = g_key_file_new();
+	g_autofree char *path = settings_path();
+	g_autofree char *dir = g_path_get_dirname(path);
+	g_autoptr(GError) error = NULL;
+
+	(void) g_key_file_load_from_file(file, path, G_KEY_FILE_KEEP_COMMENTS, NULL);
+	g_key_file_set_boolean(file, "view", key, value);
+	if (g_mkdir_with_parents(dir, 0700) != 0 || !g_key_file_save_to_file(file, path, &error))
+		g_warning("cannot remember the setting %s: %s", key,
+			  error ? error->message : g_strerror(errno));
+}
+
+/* --- Legend -------------------------------------------------------------------------------- */
+
+static void
+legend_draw(GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_data)
+{
+	FsvWindow *self = user_data;
+
+	(void) area;
+	(void) height;
+	if (self->trace)
+		fsv_render_draw_legend(cr, self->trace, fsv_timeline_get_view(self->timeline),
+				       width, NULL);
+}
+
+/* The strip's height follows its width (entries flow into columns): set it for the width it
+ * has now. A resize that changes the column count changes the height once, then settles. */
+static void
+legend_update(FsvWindow *self)
+{
+	int width = gtk_widget_get_width(GTK_WIDGET(self->legend_area));
+
+	if (width <= 1)
+		width = gtk_widget_get_width(GTK_WIDGET(self->timeline));
+	self->legend_width = width;
+	gtk_widget_set_visible(GTK_WIDGET(self->legend_scroller),
+			       self->is_legend_shown && self->trace != NULL);
+	if (self->trace)
+		gtk_drawing_area_set_content_height(
+		    self->legend_area,
+		    fsv_render_get_legend_height(self->trace, fsv_timeline_get_view(self->timeline),
+						 MAX(width, 320)));
+	gtk_widget_queue_draw(GTK_WIDGET(self->legend_area));
+}
+
+static gboolean
+legend_idle_cb(gpointer user_data)
+{
+	FsvWindow *self = user_data;
+
+	self->legend_idle = 0;
+	legend_update(self);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+on_legend_resize(GtkDrawingArea *area, int width, int height, FsvWindow *self)
+{
+	(void) area;
+	(void) height;
+	if (self->trace && width != self->legend_width &&
+	    fsv_render_get_legend_height(self->trace, fsv_timeline_get_view(self->timeline),
+					 MAX(width, 320)) !=
+		fsv_render_get_legend_height(self->trace, fsv_timeline_get_view(self->timeline),
+					     MAX(self->legend_width, 320)))
+		/* Not from inside the allocation: the new height is set on the next idle. */
+		if (self->legend_idle == 0)
+			self->legend_idle = g_idle_add(legend_idle_cb, self);
+	self->legend_width = width;
+}
+
+static void
+show_legend_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
+{
+	FsvWindow *self = user_data;
+
+	g_simple_action_set_state(action, value);
+	self->is_legend_shown = g_variant_get_boolean(value);
+	settings_set_boolean("show-legend", self->is_legend_shown);
+	legend_update(self);
+}
+
+/* --- Go to time ---------------------------------------------------------------------------- */
+
+static void
+goto_set_error(FsvWindow *self, const char *message)
+{
+	gtk_label_set_text(self->goto_error, message ? message : "");
+	if (message)
+		gtk_widget_add_css_class(GTK_WIDGET(self->goto_entry), "error");
+	else
+		gtk_widget_remove_css_class(GTK_WIDGET(self->goto_entry), "error");
+}
+
+static void
+goto_close(FsvWindow *self)
+{
+	goto_set_error(self, NULL);
+	gtk_revealer_set_reveal_child(self->goto_revealer, FALSE);
+	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+}
+
+static void
+on_goto_closed(FsvWindow *self)
+{
+	goto_close(self);
+}
+
+/* Enter: a time the report prints (absolute or relative) centres the view there with a marker;
+ * anything else says why in one line and changes nothing. */
+static void
+on_goto_activate(FsvWindow *self)
+{
+	const char *text = gtk_editable_get_text(GTK_EDITABLE(self->goto_entry));
+	g_autoptr(GError) error = NULL;
+	guint64 ns;
+
+	if (self->trace == NULL)
+		return;
+	if (!fsv_trace_parse_time(self->trace, text, &ns, &error)) {
+		goto_set_error(self, error->message);
+		return;
+	}
+	fsv_timeline_go_to(self->timeline, ns);
+	goto_close(self);
+}
+
+static gboolean
+on_goto_key(GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
+	    FsvWindow *self)
+{
+	(void) controller;
+	(void) keycode;
+	(void) state;
+	if (keyval != GDK_KEY_Escape)
+		return FALSE;
+	goto_close(self);
+	return TRUE;
+}
+
+static void
+go_to_time_activated(GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+	FsvWindow *self = user_data;
+
+	(void) action;
+	(void) parameter;
+	if (self->trace == NULL)
+		return;
+	goto_set_error(self, NULL);
+	gtk_revealer_set_reveal_child(self->goto_revealer, TRUE);
+	gtk_widget_grab_focus(GTK_WIDGET(self->goto_entry));
+}
+
+/* --- Bookmarks ----------------------------------------------------------------------------- */
+
+static void bookmarks_changed(FsvWindow *self);
+
+static void
+bookmarks_save(FsvWindow *self)
+{
+	g_autoptr(GError) error = NULL;
+
+	if (!fsv_bookmarks_save(self->bookmarks, &error)) {
+		g_autofree char *message =
+		    g_strdup_printf("Bookmarks not saved: %s", error->message);
+
+		show_error(self, message);
+	}
+}
+
+/* Which bookmark a row's widget stands for: its index, set on the row when it was built. */
+static guint
+bookmark_index(GtkWidget *widget)
+{
+	return GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(widget), "fsv-bookmark-index"));
+}
+
+static void
+on_bookmark_jump(GtkButton *button, FsvWindow *self)
+{
+	const FsvBookmark *bookmark =
+	    fsv_bookmarks_get(self->bookmarks, bookmark_index(GTK_WIDGET(button)));
+
+	gtk_popover_popdown(GTK_POPOVER(gtk_menu_button_get_popover(self->bookmarks_button)));
+	fsv_timeline_go_to(self->timeline, bookmark->ns);
+	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+}
+
+static void
+on_bookmark_renamed(GtkEntry *entry, FsvWindow *self)
+{
+	const char *name = gtk_editable_get_text(GTK_EDITABLE(entry));
+
+	if (*name == '\0')
+		return;
+	fsv_bookmarks_rename(self->bookmarks, bookmark_index(GTK_WIDGET(entry)), name);
+	bookmarks_save(self);
+	bookmarks_changed(self);
+}
+
+static gboolean
+bookmarks_idle_cb(gpointer user_data)
+{
+	FsvWindow *self = user_data;
+
+	self->bookmarks_idle = 0;
+	bookmarks_changed(self);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+on_bookmark_deleted(GtkButton *button, FsvWindow *self)
+{
+	fsv_bookmarks_remove(self->bookmarks, bookmark_index(GTK_WIDGET(button)));
+	bookmarks_save(self);
+	/* Rebuilt from an idle: this button is one of the rows being removed. */
+	if (self->bookmarks_idle == 0)
+		self->bookmarks_idle = g_idle_add(bookmarks_idle_cb, self);
+}
+
+/* One row: the time (a button that jumps there), the name (Enter renames), a delete button. */
+static void
+bookmarks_add_row(FsvWindow *self, guint i)
+{
+	const FsvBookmark *bookmark = fsv_bookmarks_get(self->bookmarks, i);
+	g_autofree char *when = fsv_trace_format_time(self->trace, bookmark->ns);
+	GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+	GtkWidget *jump = gtk_button_new_with_label(when);
+	GtkWidget *name = gtk_entry_new();
+	GtkWidget *delete = gtk_button_new_from_icon_name("user-trash-symbolic");
+
+	g_object_set_data(G_OBJECT(jump), "fsv-bookmark-index", GUINT_TO_POINTER(i));
+	g_object_set_data(G_OBJECT(name), "fsv-bookmark-index", GUINT_TO_POINTER(i));
+	g_object_set_data(G_OBJECT(delete), "fsv-bookmark-index", GUINT_TO_POINTER(i));
+	gtk_widget_set_tooltip_text(jump, "Go there");
+	gtk_editable_set_text(GTK_EDITABLE(name), bookmark->name);
+	gtk_editable_set_width_chars(GTK_EDITABLE(name), 18);
+	gtk_widget_set_tooltip_text(name, "Name (Enter renames)");
+	gtk_widget_set_tooltip_text(delete, "Delete this bookmark");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(delete), GTK_ACCESSIBLE_PROPERTY_LABEL,
+				       "Delete bookmark", -1);
+	g_signal_connect(jump, "clicked", G_CALLBACK(on_bookmark_jump), self);
+	g_signal_connect(name, "activate", G_CALLBACK(on_bookmark_renamed), self);
+	g_signal_connect(delete, "clicked", G_CALLBACK(on_bookmark_deleted), self);
+	gtk_box_append(GTK_BOX(row), jump);
+	gtk_box_append(GTK_BOX(row), name);
+	gtk_box_append(GTK_BOX(row), delete);
+	gtk_box_append(self->bookmarks_box, row);
+}
+
+/* The list and the timeline's flags follow the bookmarks. */
+static void
+bookmarks_changed(FsvWindow *self)
+{
+	GtkWidget *child;
+	g_autoptr(GArray) times = g_array_new(FALSE, FALSE, sizeof(guint64));
+	g_autoptr(GPtrArray) names = g_ptr_array_new();
+	guint n;
+
+	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->bookmarks_box))))
+		gtk_box_remove(self->bookmarks_box, child);
+	n = self->bookmarks ? fsv_bookmarks_get_count(self->bookmarks) : 0;
+	for (guint i = 0; i < n; i++) {
+		const FsvBookmark *bookmark = fsv_bookmarks_get(self->bookmarks, i);
+
+		bookmarks_add_row(self, i);
+		g_array_append_val(times, bookmark->ns);
+		g_ptr_array_add(names, bookmark->name);
+	}
+	gtk_widget_set_visible(GTK_WIDGET(self->bookmarks_hint), n == 0);
+	fsv_timeline_set_bookmarks(self->timeline, (const guint64 *) (gpointer) times->data,
+				   (const char *const *) names->pdata, n);
+}
+
+static void
+bookmarks_load(FsvWindow *self)
+{
+	g_autofree char *warning = NULL;
+
+	g_clear_pointer(&self->bookmarks, fsv_bookmarks_free);
+	self->bookmarks = fsv_bookmarks_load(fsv_trace_get_path(self->trace), NULL, &warning);
+	if (warning)
+		show_error(self, warning);
+	bookmarks_changed(self);
+}
+
+/* B: a bookmark at the go-to marker, else at the selection's start, else at the view's centre. */
+static void
+add_bookmark_activated(GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+	FsvWindow *self = user_data;
+	const FsvView *view;
+	FsvItem selection;
+	guint64 ns;
+
+	(void) action;
+	(void) parameter;
+	if (self->trace == NULL || self->bookmarks == NULL)
+		return;
+	view = fsv_timeline_get_view(self->timeline);
+	fsv_timeline_get_selection(self->timeline, &selection);
+	if (fsv_timeline_get_cursor(self->timeline, &ns))
+		;
+	else if (selection.kind == FSV_ITEM_OP)
+		ns = fsv_trace_get_op(self->trace, selection.index)->begin_ns;
+	else if (selection.kind == FSV_ITEM_PACKET)
+		ns = fsv_trace_get_packet(self->trace, selection.index)->start_ns;
+	else if (selection.kind == FSV_ITEM_MARKER)
+		ns = fsv_trace_get_marker(self->trace, selection.index)->begin_ns;
+	else
+		ns = fsv_view_get_begin_ns(view) / 2 + fsv_view_get_end_ns(view) / 2;
+	fsv_bookmarks_add(self->bookmarks, ns, NULL);
+	bookmarks_save(self);
+	bookmarks_changed(self);
+}
+
+/* --- Test state dump ----------------------------------------------------------------------- */
+
+/* With FSV_TEST_STATE_FILE set, the window writes what it shows to that file (a key file,
+ * replaced atomically) whenever it changes, so an end-to-end test driving it with real input
+ * (tests/viewer-ui/test-e2e.c) checks real state: the viewport, selection, range, measurement,
+ * search, focus, legend and where the timeline lies in the window. */
+static char *
+state_dump(FsvWindow *self)
+{
+	g_autoptr(GKeyFile) file = g_key_file_new();
+	const FsvView *view = fsv_timeline_get_view(self->timeline);
+	GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(self));
+	graphene_point_t origin = GRAPHENE_POINT_INIT(0, 0);
+	double surface_x = 0, surface_y = 0;
+	FsvItem selection;
+	guint64 a, b;
+	char number[G_ASCII_DTOSTR_BUF_SIZE];
+
+	g_key_file_set_boolean(file, "state", "loaded", self->trace != NULL && !self->load_task);
+	if (self->trace == NULL || view == NULL)
+		return g_key_file_to_data(file, NULL, NULL);
+	g_key_file_set_string(file, "state", "trace", fsv_trace_get_path(self->trace));
+	if (!gtk_widget_compute_point(GTK_WIDGET(self->timeline), GTK_WIDGET(self),
+				      &GRAPHENE_POINT_INIT(0, 0), &origin))
+		origin = GRAPHENE_POINT_INIT(-1, -1);
+	gtk_native_get_surface_transform(GTK_NATIVE(self), &surface_x, &surface_y);
+	g_key_file_set_integer(file, "timeline", "x", (int) lround(origin.x + surface_x));
+	g_key_file_set_integer(file, "timeline", "y", (int) lround(origin.y + surface_y));
+	g_key_file_set_integer(file, "timeline", "width", fsv_view_get_width(view));
+	g_key_file_set_integer(file, "timeline", "height", fsv_view_get_height(view));
+	g_key_file_set_integer(file, "timeline", "label_width", fsv_view_get_label_width(view));
+	g_key_file_set_uint64(file, "view", "begin_ns", fsv_view_get_begin_ns(view));
+	g_key_file_set_uint64(file, "view", "end_ns", fsv_view_get_end_ns(view));
+	g_key_file_set_string(file, "view", "ns_per_px",
+			      g_ascii_dtostr(number, sizeof(number), fsv_view_get_ns_per_px(view)));
+	g_key_file_set_string(file, "view", "scroll_y",
+			      g_ascii_dtostr(number, sizeof(number), fsv_view_get_scroll_y(view)));
+	fsv_timeline_get_selection(self->timeline, &selection);
+	g_key_file_set_integer(file, "selection", "kind", selection.kind);
+	g_key_file_set_uint64(file, "selection", "index", selection.index);
+	if (fsv_timeline_get_range(self->timeline, &a, &b)) {
+		g_key_file_set_uint64(file, "range", "begin_ns", a);
+		g_key_file_set_uint64(file, "range", "end_ns", b);
+	}
+	if (fsv_timeline_get_measure(self->timeline, &a, &b)) {
+		g_key_file_set_uint64(file, "measure", "a_ns", a);
+		g_key_file_set_uint64(file, "measure", "b_ns", b);
+	}
+	if (fsv_timeline_get_cursor(self->timeline, &a))
+		g_key_file_set_uint64(file, "view", "cursor_ns", a);
+	g_key_file_set_integer(file, "state", "bookmarks",
+			       self->bookmarks ? (int) fsv_bookmarks_get_count(self->bookmarks)
+					       : 0);
+	g_key_file_set_string(file, "state", "status", gtk_label_get_text(self->status_label));
+	g_key_file_set_boolean(file, "goto", "shown",
+			       gtk_revealer_get_reveal_child(self->goto_revealer));
+	g_key_file_set_string(file, "goto", "text",
+			      gtk_editable_get_text(GTK_EDITABLE(self->goto_entry)));
+	g_key_file_set_string(file, "goto", "error", gtk_label_get_text(self->goto_error));
+	g_key_file_set_boolean(file, "goto", "has_focus",
+			       gtk_widget_has_focus(GTK_WIDGET(self->goto_entry)) ||
+				   gtk_widget_is_ancestor(focus ? focus : GTK_WIDGET(self),
+							  GTK_WIDGET(self->goto_entry)));
+	g_key_file_set_string(file, "search", "text",
+			      gtk_editable_get_text(GTK_EDITABLE(self->search_entry)));
+	g_key_file_set_boolean(file, "search", "has_error",
+			       gtk_widget_has_css_class(GTK_WIDGET(self->search_entry), "error"));
+	g_key_file_set_string(file, "state", "focus", focus ? G_OBJECT_TYPE_NAME(focus) : "");
+	g_key_file_set_boolean(file, "state", "timeline_has_focus",
+			       gtk_widget_has_focus(GTK_WIDGET(self->timeline)));
+	if (gtk_widget_get_visible(GTK_WIDGET(self->ops_table))) {
+		graphene_rect_t table;
+		g_autoptr(GString) rows = g_string_new(NULL);
+		guint n = MIN(fsv_ops_table_get_n_rows(self->ops_table), 6);
+
+		if (gtk_widget_compute_bounds(GTK_WIDGET(self->ops_table), GTK_WIDGET(self),
+					      &table)) {
+			g_key_file_set_integer(file, "table", "x",
+					       (int) lround(table.origin.x + surface_x));
+			g_key_file_set_integer(file, "table", "y",
+					       (int) lround(table.origin.y + surface_y));
+			g_key_file_set_integer(file, "table", "width", (int) table.size.width);
+			g_key_file_set_integer(file, "table", "height", (int) table.size.height);
+		}
+		/* The ops of the first rows, top to bottom: what a click there selects. */
+		for (guint i = 0; i < n; i++)
+			g_string_append_printf(rows, "%s%u", i ? ";" : "",
+					       fsv_ops_table_get_row_op(self->ops_table, i));
+		g_key_file_set_string(file, "table", "first_rows", rows->str);
+		/* Where those rows are on screen, for a real click (x;y;width;height). */
+		for (guint i = 0; i < n; i++) {
+			graphene_rect_t row;
+			char key[16];
+			g_autofree char *where = NULL;
+
+			if (!_fsv_ops_table_get_row_bounds(self->ops_table, i, GTK_WIDGET(self),
+							   &row))
+				continue;
+			g_snprintf(key, sizeof(key), "row_%u", i);
+			where =
+			    g_strdup_printf("%d;%d;%d;%d", (int) lround(row.origin.x + surface_x),
+					    (int) lround(row.origin.y + surface_y),
+					    (int) row.size.width, (int) row.size.height);
+			g_key_file_set_string(file, "table", key, where);
+		}
+	}
+	g_key_file_set_boolean(file, "legend", "shown",
+			       gtk_widget_get_visible(GTK_WIDGET(self->legend_scroller)));
+	return g_key_file_to_data(file, NULL, NULL);
+}
+
+static gboolean
+state_tick(gpointer user_data)
+{
+	FsvWindow *self = user_data;
+	g_autofree char *text = state_dump(self);
+	g_autoptr(GError) error = NULL;
+
+	if (g_strcmp0(text, self->state_text) == 0)
+		return G_SOURCE_CONTINUE;
+	if (!g_file_set_contents(self->state_file, text, -1, &error))
+		g_warning("FSV_TEST_STATE_FILE: %s", error->message);
+	g_free(self->state_text);
+	self->state_text = g_steal_pointer(&text);
+	return G_SOURCE_CONTINUE;
+}
+
 /* --- Actions ------------------------------------------------------------------------------- */
 
 static void
@@ -854,6 +1363,7 @@ counter_toggled(GSimpleAction *action, GVariant *state, FsvWindow *self, FsvCoun
 {
 	g_simple_action_set_state(action, state);
 	fsv_timeline_set_show_counter(self->timeline, kind, g_variant_get_boolean(state));
+	legend_update(self); /* the legend names the counter tracks shown */
 }
 
 static void
@@ -1130,6 +1640,32 @@ _fsv_window_search_has_error(FsvWindow *self)
 	return gtk_widget_has_css_class(GTK_WIDGET(self->search_entry), "error");
 }
 
+const char *
+_fsv_window_get_goto_error(FsvWindow *self)
+{
+	return gtk_label_get_text(self->goto_error);
+}
+
+void
+_fsv_window_go_to_text(FsvWindow *self, const char *text)
+{
+	go_to_time_activated(NULL, NULL, self);
+	gtk_editable_set_text(GTK_EDITABLE(self->goto_entry), text);
+	on_goto_activate(self);
+}
+
+gboolean
+_fsv_window_is_legend_shown(FsvWindow *self)
+{
+	return gtk_widget_get_visible(GTK_WIDGET(self->legend_scroller));
+}
+
+guint
+_fsv_window_get_bookmark_count(FsvWindow *self)
+{
+	return self->bookmarks ? fsv_bookmarks_get_count(self->bookmarks) : 0;
+}
+
 /* --- GObject ------------------------------------------------------------------------------- */
 
 FsvWindow *
@@ -1152,6 +1688,12 @@ fsv_window_dispose(GObject *object)
 		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
 	g_clear_object(&self->chooser);
 	g_clear_pointer(&self->trace, fsv_trace_unref);
+	g_clear_pointer(&self->bookmarks, fsv_bookmarks_free);
+	g_clear_handle_id(&self->state_source, g_source_remove);
+	g_clear_handle_id(&self->legend_idle, g_source_remove);
+	g_clear_handle_id(&self->bookmarks_idle, g_source_remove);
+	g_clear_pointer(&self->state_file, g_free);
+	g_clear_pointer(&self->state_text, g_free);
 	g_clear_pointer(&self->query, fsv_query_unref);
 	if (self->start_tick && self->timeline)
 		gtk_widget_remove_tick_callback(GTK_WIDGET(self->timeline), self->start_tick);
@@ -1186,6 +1728,16 @@ fsv_window_class_init(FsvWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, hscrollbar);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, status_label);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, details_grid);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, legend_area);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, legend_scroller);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, goto_revealer);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, goto_entry);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, goto_error);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, bookmarks_button);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, bookmarks_box);
+	gtk_widget_class_bind_template_child(widget_class, FsvWindow, bookmarks_hint);
+	gtk_widget_class_bind_template_callback(widget_class, on_goto_activate);
+	gtk_widget_class_bind_template_callback(widget_class, on_goto_closed);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, ops_table);
 	gtk_widget_class_bind_template_callback(widget_class, on_cancel_clicked);
 	gtk_widget_class_bind_template_callback(widget_class, on_error_dismissed);
@@ -1230,9 +1782,14 @@ fsv_window_init(FsvWindow *self)
 	    {.name = "find", .activate = find_activated},
 	    {.name = "close", .activate = close_activated},
 	    {.name = "cancel-load", .activate = cancel_load_activated},
+	    {.name = "go-to-time", .activate = go_to_time_activated},
+	    {.name = "add-bookmark", .activate = add_bookmark_activated},
+	    {.name = "show-legend", .state = "true", .change_state = show_legend_changed},
 	    {.name = "show-table", .state = "false", .change_state = show_table_changed},
 	};
 	GtkDropTarget *drop;
+	GtkEventController *goto_keys;
+	const char *state_file = g_getenv("FSV_TEST_STATE_FILE");
 	GType types[] = {GDK_TYPE_FILE_LIST, G_TYPE_FILE};
 
 	load_style_once();
@@ -1251,4 +1808,22 @@ fsv_window_init(FsvWindow *self)
 				G_CALLBACK(on_adjustment_changed), self->hscrollbar, 0);
 	gtk_stack_set_visible_child_name(self->stack, "empty");
 	status_update(self);
+
+	/* The legend as the user left it (shown the first time). */
+	self->is_legend_shown = settings_get_boolean("show-legend", TRUE);
+	g_action_group_change_action_state(G_ACTION_GROUP(self), "show-legend",
+					   g_variant_new_boolean(self->is_legend_shown));
+	gtk_drawing_area_set_draw_func(self->legend_area, legend_draw, self, NULL);
+	g_signal_connect(self->legend_area, "resize", G_CALLBACK(on_legend_resize), self);
+	legend_update(self);
+
+	goto_keys = gtk_event_controller_key_new();
+	g_signal_connect(goto_keys, "key-pressed", G_CALLBACK(on_goto_key), self);
+	gtk_widget_add_controller(GTK_WIDGET(self->goto_entry), goto_keys);
+	gtk_widget_set_visible(GTK_WIDGET(self->bookmarks_hint), TRUE);
+
+	if (state_file && *state_file) {
+		self->state_file = g_strdup(state_file);
+		self->state_source = g_timeout_add(25, state_tick, self);
+	}
 }

@@ -2,8 +2,9 @@
 /*
  * viewer/core: the timeline's drawing (fsv-render.h). One pass, back to front: background and
  * row stripes, lost-data overlays, per row its packets / boxes / markers / fence steps, the
- * selection with its dependency arrows, range and measurement, the row labels (drawn last so
- * boxes never cover them), the ruler, the legend.
+ * selection with its dependency arrows, range and measurement, bookmarks and the go-to marker,
+ * the row labels (drawn last so boxes never cover them), the ruler. The legend is drawn apart,
+ * in a strip of its own under the timeline (fsv_render_draw_legend), never over a row.
  *
  * Speed: a row's lane is walked through its level-of-detail index (fsv-lod.h), and the
  * rectangles are not filled one by one but batched per colour and merged when they touch
@@ -94,8 +95,8 @@ static const double colors[FSV_COLOR_COUNT][3] = {
     [FSV_COLOR_RULER_TICK] = {0.45, 0.48, 0.55},
     [FSV_COLOR_RULE] = {0.75, 0.77, 0.82},
     [FSV_COLOR_LEGEND_BORDER] = {0.55, 0.58, 0.65},
-    [FSV_COLOR_COUNTER_BUSY] = {0.07, 0.53, 0.51},        /* #128782 teal */
-    [FSV_COLOR_COUNTER_DEPTH] = {0.30, 0.33, 0.72},       /* #4d54b8 indigo */
+    [FSV_COLOR_COUNTER_BUSY] = {0.07, 0.53, 0.51},  /* #128782 teal */
+    [FSV_COLOR_COUNTER_DEPTH] = {0.30, 0.33, 0.72}, /* #4d54b8 indigo */
 };
 
 /* Packets take the colour of their queue, as GPUView colours them: one of eight. */
@@ -2549,6 +2550,47 @@ draw_range_and_measure(RenderPass *pass, double top, double bottom)
 	}
 }
 
+/* A bookmark or the go-to-time marker: a line down the rows with a flag in the ruler, named. */
+static void
+draw_time_mark(RenderPass *pass, guint64 ns, const char *name, double top, double bottom,
+	       bool is_cursor)
+{
+	cairo_t *cr = pass->cr;
+	double x = floor(fsv_view_time_to_x(pass->view, ns)) + 0.5;
+
+	if (x < pass->x_min - 1 || x > pass->x_max + 1)
+		return;
+	if (is_cursor)
+		cairo_set_source_rgba(cr, 0.85, 0.35, 0.05, 0.95);
+	else
+		cairo_set_source_rgba(cr, 0.45, 0.25, 0.70, 0.9);
+	cairo_set_line_width(cr, is_cursor ? 1.5 : 1);
+	cairo_move_to(cr, x, 0);
+	cairo_line_to(cr, x, bottom);
+	cairo_stroke(cr);
+	cairo_move_to(cr, x, top - 12);
+	cairo_line_to(cr, x + 7, top - 9);
+	cairo_line_to(cr, x, top - 6);
+	cairo_close_path(cr);
+	cairo_fill(cr);
+	if (name && *name) {
+		font(pass, 9.5, false);
+		text_fit(cr, x + 9, top - 3, name, MAX(pass->x_max - x - 12, 0));
+	}
+}
+
+static void
+draw_time_marks(RenderPass *pass, double top, double bottom)
+{
+	const FsvRenderOptions *o = pass->opt;
+
+	for (guint i = 0; i < o->n_bookmarks; i++)
+		draw_time_mark(pass, o->bookmark_ns[i],
+			       o->bookmark_names ? o->bookmark_names[i] : NULL, top, bottom, false);
+	if (o->has_cursor)
+		draw_time_mark(pass, o->cursor_ns, NULL, top, bottom, true);
+}
+
 typedef enum {
 	SW_SOLID,
 	SW_SPLIT,
@@ -2573,8 +2615,12 @@ typedef struct {
 	FsvColor color, color2; /* color2: the right half of a SW_SPLIT */
 } LegendEntry;
 
-static void
-draw_legend(RenderPass *pass)
+/* The legend's entries for TRACE: the base ones, then those of items the trace has (a trace
+ * without doorbells, preemption, … keeps the legend it had). ENTRIES holds LEGEND_MAX. */
+#define LEGEND_MAX 42
+
+static guint
+legend_collect(FsvTrace *trace, const FsvView *view, LegendEntry *entries)
 {
 	static const LegendEntry base[] = {
 	    {"Wait: queued | stalled on GPU", SW_SPLIT, FSV_COLOR_WAIT_QUEUED,
@@ -2629,95 +2675,102 @@ draw_legend(RenderPass *pass)
 	     FSV_COLOR_PREEMPT_PRIORITY},
 	    {"Preemption: suspend | TDR", SW_BRACKET, FSV_COLOR_SUSPENDED, FSV_COLOR_TDR},
 	};
-	/* Issue 15 §4: counter tracks, only while such rows are shown. */
+	/* Issue 15 §4: counter tracks, only while such rows are shown (VIEW NULL: never). */
 	static const LegendEntry counters[] = {
 	    {"Engine busy fraction", SW_SOLID, FSV_COLOR_COUNTER_BUSY, FSV_COLOR_COUNTER_BUSY},
-	    {"Queue depth (min – max)", SW_SOLID, FSV_COLOR_COUNTER_DEPTH,
-	     FSV_COLOR_COUNTER_DEPTH},
+	    {"Queue depth (min – max)", SW_SOLID, FSV_COLOR_COUNTER_DEPTH, FSV_COLOR_COUNTER_DEPTH},
 	};
 	bool has_counter[FSV_COUNTER_KIND_COUNT] = {false};
-	LegendEntry entries[G_N_ELEMENTS(base) + 30];
-	cairo_t *cr = pass->cr;
-	guint n = G_N_ELEMENTS(base), rows, columns;
-	double col_w = 178, w, h, x, y;
+	guint n = G_N_ELEMENTS(base);
 
+	G_STATIC_ASSERT(G_N_ELEMENTS(base) + 30 <= LEGEND_MAX);
 	memcpy(entries, base, sizeof(base));
-	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_DOORBELL_STATE) ||
-	    _fsv_trace_has_marker_kind(pass->trace, FSA_MARK_DOORBELL_CONNECTED)) {
+	if (_fsv_trace_has_marker_kind(trace, FSA_MARK_DOORBELL_STATE) ||
+	    _fsv_trace_has_marker_kind(trace, FSA_MARK_DOORBELL_CONNECTED)) {
 		entries[n++] = doorbell[0];
 		entries[n++] = doorbell[1];
 	}
-	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_DOORBELL_VICTIMIZE))
+	if (_fsv_trace_has_marker_kind(trace, FSA_MARK_DOORBELL_VICTIMIZE))
 		entries[n++] = victim;
-	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_CONTEXT_SUSPENDED) ||
-	    _fsv_trace_has_marker_kind(pass->trace, FSA_MARK_ENGINE_F1) ||
-	    _fsv_trace_has_marker_kind(pass->trace, FSA_MARK_DEVICE_D3))
+	if (_fsv_trace_has_marker_kind(trace, FSA_MARK_CONTEXT_SUSPENDED) ||
+	    _fsv_trace_has_marker_kind(trace, FSA_MARK_ENGINE_F1) ||
+	    _fsv_trace_has_marker_kind(trace, FSA_MARK_DEVICE_D3))
 		entries[n++] = low_power;
-	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_PREEMPTION)) {
+	if (_fsv_trace_has_marker_kind(trace, FSA_MARK_PREEMPTION)) {
 		entries[n++] = reasons[0];
 		entries[n++] = reasons[1];
 	}
-	if (_fsv_trace_has_resubmitted_pieces(pass->trace))
+	if (_fsv_trace_has_resubmitted_pieces(trace))
 		entries[n++] = pieces;
-	if (_fsv_trace_has_paging_packets(pass->trace))
+	if (_fsv_trace_has_paging_packets(trace))
 		entries[n++] = paging;
-	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_TDR_DETECT))
+	if (_fsv_trace_has_marker_kind(trace, FSA_MARK_TDR_DETECT))
 		entries[n++] = recovery[0];
-	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_ADAPTER_RESET))
+	if (_fsv_trace_has_marker_kind(trace, FSA_MARK_ADAPTER_RESET))
 		entries[n++] = recovery[1];
-	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_CONTEXT_ERROR))
+	if (_fsv_trace_has_marker_kind(trace, FSA_MARK_CONTEXT_ERROR))
 		entries[n++] = recovery[2];
-	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_FAULT_INJECTED))
+	if (_fsv_trace_has_marker_kind(trace, FSA_MARK_FAULT_INJECTED))
 		entries[n++] = recovery[3];
-	for (guint32 r = 0; r < fsv_trace_get_row_count(pass->trace) && !has_display; r++)
-		has_display = fsv_trace_get_row(pass->trace, r)->kind == FSV_ROW_DISPLAY;
+	for (guint32 r = 0; r < fsv_trace_get_row_count(trace) && !has_display; r++)
+		has_display = fsv_trace_get_row(trace, r)->kind == FSV_ROW_DISPLAY;
 	if (has_display) {
 		entries[n++] = display[0];
 		entries[n++] = display[1];
 	}
-	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_VA_MAPPING))
+	if (_fsv_trace_has_marker_kind(trace, FSA_MARK_VA_MAPPING))
 		entries[n++] = gpummu[0];
-	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_VA_RESERVE) ||
-	    _fsv_trace_has_marker_kind(pass->trace, FSA_MARK_VA_FREE))
+	if (_fsv_trace_has_marker_kind(trace, FSA_MARK_VA_RESERVE) ||
+	    _fsv_trace_has_marker_kind(trace, FSA_MARK_VA_FREE))
 		entries[n++] = gpummu[1];
-	if (_fsv_trace_has_marker_kind(pass->trace, FSA_MARK_FENCE_PROPAGATION))
+	if (_fsv_trace_has_marker_kind(trace, FSA_MARK_FENCE_PROPAGATION))
 		entries[n++] = gpummu[2];
-	for (guint i = 0; i < fsv_view_get_visible_row_count(pass->view); i++) {
-		FsvCounterKind kind = fsv_counter_kind_of_row(fsv_trace_get_row(
-		    pass->trace, fsv_view_get_visible_row(pass->view, i, NULL, NULL)));
+	for (guint32 r = 0; view && r < fsv_trace_get_row_count(trace); r++) {
+		FsvCounterKind kind = fsv_counter_kind_of_row(fsv_trace_get_row(trace, r));
 
-		if (kind != FSV_COUNTER_KIND_COUNT)
+		if (kind != FSV_COUNTER_KIND_COUNT && fsv_view_get_show_counter(view, kind))
 			has_counter[kind] = true;
 	}
 	for (guint k = 0; k < FSV_COUNTER_KIND_COUNT; k++)
 		if (has_counter[k])
 			entries[n++] = counters[k];
-	g_assert(n <= G_N_ELEMENTS(entries));
-	/* Two columns as before issue 13; a third past 16 entries keeps the box low. */
-	columns = n > 16 ? 3 : 2;
-	if (columns == 3)
-		col_w = 190;
-	w = columns * col_w + 16;
-	rows = (n + columns - 1) / columns;
-	h = rows * 16 + 30;
-	x = fsv_view_get_width(pass->view) - w - 12;
-	y = fsv_view_get_height(pass->view) - h - 12;
+	g_assert(n <= LEGEND_MAX);
+	return n;
+}
 
-	if (x < fsv_view_get_label_width(pass->view) || y < fsv_view_get_ruler_height(pass->view))
-		return;
-	set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.93);
-	cairo_rectangle(cr, x, y, w, h);
-	cairo_fill_preserve(cr);
-	set_rgb(cr, colors[FSV_COLOR_LEGEND_BORDER], 0.8);
-	cairo_set_line_width(cr, 1);
-	cairo_stroke(cr);
-	font(pass, 10, true);
-	set_rgb(cr, colors[FSV_COLOR_TEXT], 1);
-	cairo_move_to(cr, x + 8, y + 15);
-	cairo_show_text(cr, "Legend");
-	font(pass, 9.5, false);
+/* The legend is a strip of its own under the timeline, never over it (issue 15 §3): entries
+ * flow into as many columns of LEGEND_COLUMN_WIDTH px as the width holds, column by column. */
+#define LEGEND_COLUMN_WIDTH 200
+#define LEGEND_LINE_HEIGHT  16
+#define LEGEND_TOP          22 /* the "Legend" heading */
+#define LEGEND_BOTTOM       6
+
+static void
+legend_layout(guint n, int width, guint *columns, guint *rows)
+{
+	*columns = CLAMP((guint) MAX(width - 16, 0) / LEGEND_COLUMN_WIDTH, 1u, MAX(n, 1u));
+	*rows = (n + *columns - 1) / *columns;
+}
+
+int
+fsv_render_get_legend_height(FsvTrace *trace, const FsvView *view, int width)
+{
+	LegendEntry entries[LEGEND_MAX];
+	guint columns, rows;
+
+	g_return_val_if_fail(trace != NULL, 0);
+	legend_layout(legend_collect(trace, view, entries), width, &columns, &rows);
+	return LEGEND_TOP + (int) rows * LEGEND_LINE_HEIGHT + LEGEND_BOTTOM;
+}
+
+static void
+legend_draw_entries(RenderPass *pass, const LegendEntry *entries, guint n, guint rows)
+{
+	cairo_t *cr = pass->cr;
+
 	for (guint i = 0; i < n; i++) {
-		double ex = x + 8 + (i / rows) * col_w, ey = y + 22 + (i % rows) * 16;
+		double ex = 8 + (i / rows) * LEGEND_COLUMN_WIDTH;
+		double ey = LEGEND_TOP + (i % rows) * LEGEND_LINE_HEIGHT;
 		const double *rgb = colors[entries[i].color];
 
 		switch (entries[i].kind) {
@@ -2844,6 +2897,37 @@ draw_legend(RenderPass *pass)
 	}
 }
 
+void
+fsv_render_draw_legend(cairo_t *cr, FsvTrace *trace, const FsvView *view, int width,
+		       const char *font_family)
+{
+	LegendEntry entries[LEGEND_MAX];
+	RenderPass pass = {.cr = cr, .trace = trace};
+	guint n, columns, rows;
+	int height;
+
+	g_return_if_fail(cr != NULL && trace != NULL);
+	pass.font = font_family ? font_family : "DejaVu Sans";
+	n = legend_collect(trace, view, entries);
+	legend_layout(n, width, &columns, &rows);
+	height = fsv_render_get_legend_height(trace, view, width);
+	cairo_save(cr);
+	cairo_rectangle(cr, 0, 0, width, height);
+	cairo_clip(cr);
+	set_rgb(cr, colors[FSV_COLOR_LABEL_BACKGROUND], 1);
+	cairo_paint(cr);
+	set_rgb(cr, colors[FSV_COLOR_RULE], 1);
+	cairo_rectangle(cr, 0, 0, width, 1);
+	cairo_fill(cr);
+	font(&pass, 10, true);
+	set_rgb(cr, colors[FSV_COLOR_TEXT], 1);
+	cairo_move_to(cr, 8, 15);
+	cairo_show_text(cr, "Legend");
+	font(&pass, 9.5, false);
+	legend_draw_entries(&pass, entries, n, rows);
+	cairo_restore(cr);
+}
+
 /* ---- Entry points ---------------------------------------------------------------------- */
 
 void
@@ -2965,6 +3049,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	cairo_rectangle(cr, lw, 0, w - lw, h);
 	cairo_clip(cr);
 	draw_range_and_measure(&pass, rh, h);
+	draw_time_marks(&pass, rh, h);
 	cairo_restore(cr);
 
 	if (n_visible == 0) {
@@ -2987,8 +3072,8 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		set_rgb(cr, colors[FSV_COLOR_LOSS], 1);
 		text_fit(cr, lw + 8, h - 8, fsv_trace_get_clock_warning(trace), w - lw - 16);
 	}
-	if (options->show_legend)
-		draw_legend(&pass);
+	/* The legend is not drawn here: it has a strip of its own under the timeline
+	 * (fsv_render_draw_legend), so it never covers a row. */
 	cairo_restore(cr);
 
 	for (guint s = 0; s < BATCH_COUNT; s++)
@@ -3032,11 +3117,14 @@ fsv_render_to_file(FsvTrace *trace, const FsvView *view, const FsvRenderOptions 
 		   FsvRenderFormat format, const char *path, GError **error)
 {
 	int w = fsv_view_get_width(view), h = fsv_view_get_height(view);
+	int legend_h = options->show_legend ? fsv_render_get_legend_height(trace, view, w) : 0;
 	cairo_surface_t *surface;
 	cairo_status_t status;
 	cairo_t *cr;
 
 	g_return_val_if_fail(trace && view && path, false);
+	/* The legend's strip goes under the timeline, as in the window. */
+	h += legend_h;
 	switch (format) {
 	case FSV_RENDER_FORMAT_SVG:
 		surface = cairo_svg_surface_create(path, w, h);
@@ -3058,6 +3146,10 @@ fsv_render_to_file(FsvTrace *trace, const FsvView *view, const FsvRenderOptions 
 	}
 	cr = cairo_create(surface);
 	fsv_render_draw(cr, trace, view, options);
+	if (legend_h > 0) {
+		cairo_translate(cr, 0, h - legend_h);
+		fsv_render_draw_legend(cr, trace, view, w, options->font_family);
+	}
 	status = cairo_status(cr);
 	cairo_destroy(cr);
 	if (status == CAIRO_STATUS_SUCCESS && format == FSV_RENDER_FORMAT_PNG)

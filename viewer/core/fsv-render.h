@@ -12,7 +12,8 @@
  * recovery when selected) and injected-fault markers, GPU VA space rows (mappings by page size,
  * reserve/free ticks), cross-adapter fence rows under each adapter with the propagation arrows
  * between them, hatched overlays where data was lost, CurrentValue steps on fence rows, the
- * selection with its dependency arrows, a range selection, a measurement and the legend.
+ * selection with its dependency arrows, a range selection, a measurement, bookmarks and the go-to
+ * marker; and, in a strip of its own under the timeline, the legend.
  *
  * Every visible row costs O(pixels), not O(items): far zooms draw the level-of-detail
  * aggregates (fsv-lod.h), never hiding an item a full draw would show as a pixel.
@@ -43,12 +44,22 @@ typedef struct {
 	/* A measurement between two times, drawn as a bracket with its duration. */
 	bool has_measure;
 	guint64 measure_a_ns, measure_b_ns;
+	/* The go-to-time marker (Ctrl+G, issue 15 §3): a line at cursor_ns when has_cursor. */
+	bool has_cursor;
+	guint64 cursor_ns;
+	/* The trace's bookmarks: n_bookmarks lines with a flag and their name (names may be
+	 * NULL). Not owned: valid for the draw. */
+	const guint64 *bookmark_ns;
+	const char *const *bookmark_names;
+	guint n_bookmarks;
 	/* Ops not matching an active search are drawn faded (NULL or empty: none). Borrowed: the
 	 * caller keeps a reference while it draws with these options. */
 	const FsvQuery *query;
 	/* The item under the pointer, outlined (kind FSV_ITEM_NONE: none). */
 	FsvItem hover;
-	bool show_legend;     /* the legend box in the bottom-right corner */
+	/* fsv_render_to_file adds the legend's strip under the timeline (fsv_render_draw never
+	 * draws a legend: it would cover rows). */
+	bool show_legend;
 	bool show_ruler_grid; /* faint vertical lines at the ruler's major ticks */
 	/* Draws every item one by one, without level-of-detail (tests compare both). */
 	bool no_lod;
@@ -81,6 +92,18 @@ typedef enum {
 	FSV_RENDER_FORMAT_SVG,
 	FSV_RENDER_FORMAT_PDF,
 } FsvRenderFormat;
+
+/*
+ * The legend (what each colour and mark means, only the entries the trace has) is a strip of
+ * its own under the timeline, so it never covers data; the window shows the same strip (it can
+ * be hidden), `render` appends it to the image. Its height at WIDTH px: entries flow into as
+ * many columns as the width holds.
+ */
+int fsv_render_get_legend_height(FsvTrace *trace, const FsvView *view, int width);
+/* Draws the legend strip at (0, 0) – (WIDTH, its height) of CR. FONT_FAMILY NULL: DejaVu Sans.
+ * VIEW (nullable): the counter tracks it shows are named (issue 15 §4). */
+void fsv_render_draw_legend(cairo_t *cr, FsvTrace *trace, const FsvView *view, int width,
+			    const char *font_family);
 
 /* The format a file name asks for by its extension (.png, .svg, .pdf); false for others. */
 bool fsv_render_format_from_path(const char *path, FsvRenderFormat *format);

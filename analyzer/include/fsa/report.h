@@ -78,6 +78,10 @@ struct fsa_report_options {
 	size_t example_count;   /* examples listed per anomaly kind; 0 means the default, 5 */
 	size_t loss_list_count; /* loss records listed one by one; 0 means the default, 100 */
 	bool is_fail_on_loss;   /* any overrun or tracer discard is a failure (exit status 3) */
+	/* Every trace time written as signed ns since the trace's first event (text: "+1.500 ms",
+	 * the viewer's formatting) instead of absolute trace ns; the summary section then gains a
+	 * "times" table with the origin (docs/report-schema.md "Relative times"). */
+	bool is_time_relative;
 };
 
 struct fsa_report;
