@@ -2,7 +2,8 @@
 /*
  * analyzer/ingest's graph: src.ctf.fs (one component per trace UUID, as the babeltrace2 CLI makes
  * them) or src.ctf.lttng-live → flt.utils.muxer → a simple sink that hands each message to the
- * decoder (decoder.c) and what comes out to the caller's callbacks. One pass, in time order,
+ * decoder (decoder.c) and what comes out to the caller's callbacks; a trace folder of one stream
+ * goes to the sink without the muxer (ingest_graph_build()). One pass, in time order,
  * nothing kept but the decoder's per-class tables: memory does not grow with the trace.
  *
  * It does not interpret events (the model does) nor find trace folders (discover.c). Errors
