@@ -91,6 +91,16 @@ fsa_status fsa_decoder_decode(struct fsa_decoder *decoder, const bt_message *msg
  * stands in the muxer's order. Set it before the first message. Off by default.
  */
 void fsa_decoder_set_order(struct fsa_decoder *decoder, bool is_ordered);
+
+/*
+ * For a graph without flt.utils.muxer (analyzer/ingest's graph when its source has a single
+ * output port: one stream, which a muxer would only pass through): the decoder makes the checks
+ * of libbabeltrace2 2.0's muxer, and returns FSA_ERR_TRACE, with the muxer's cause in
+ * *error_message, where that muxer would have stopped the graph (a message time below the one
+ * before, or one with no time in ns from origin). Set it before the first message. Off by
+ * default.
+ */
+void fsa_decoder_set_muxer_checks(struct fsa_decoder *decoder, bool is_muxer_checked);
 const struct fsa_decoder_order *fsa_decoder_order(const struct fsa_decoder *decoder);
 /* After FSA_DECODED_STREAM: the stream that began. */
 const struct fsa_decoder_stream_key *fsa_decoder_stream_key(const struct fsa_decoder *decoder);

@@ -108,6 +108,8 @@ struct fsa_decoder {
 	uint32_t next_ordinal;
 	const bt_stream *order_stream;
 	uint32_t order_stream_ordinal;
+	/* fsa_decoder_set_muxer_checks(): no muxer upstream, make its time checks here. */
+	bool is_muxer_checked;
 };
 
 static const char *const string_field_names[FSA_S_COUNT] = {
@@ -188,6 +190,12 @@ void
 fsa_decoder_set_order(struct fsa_decoder *decoder, bool is_ordered)
 {
 	decoder->is_ordered = is_ordered;
+}
+
+void
+fsa_decoder_set_muxer_checks(struct fsa_decoder *decoder, bool is_muxer_checked)
+{
+	decoder->is_muxer_checked = is_muxer_checked;
 }
 
 const struct fsa_decoder_order *
@@ -523,6 +531,49 @@ decoder_cycles_ns(const bt_clock_class *clock_class, uint64_t cycles)
 static struct decoder_stream *decoder_stream_find(struct fsa_decoder *decoder,
 						  const bt_stream *stream);
 
+/*
+ * The time flt.utils.muxer (libbabeltrace2 2.0, plugins/utils/muxer/muxer.c) gives a message
+ * whose clock snapshot is `snapshot`, kept in order_last_ts; NULL: the message has none and keeps
+ * the time before. With fsa_decoder_set_muxer_checks() the decoder also stops where that muxer
+ * would have stopped the graph: a snapshot that has no time in ns from origin
+ * (muxer_msg_iter_do_next_one() after get_msg_ts_ns() failed), or a time below the one before
+ * (its "youngest ... is less than ... last returned timestamp"), with the muxer's own cause as
+ * ingest_error_take_bt() words it, so that a trace stops with the same message whether a muxer
+ * read it or not. Returns FSA_OK or FSA_ERR_TRACE.
+ */
+static fsa_status
+decoder_time_take(struct fsa_decoder *decoder, const bt_clock_snapshot *snapshot,
+		  char **error_message)
+{
+	int64_t ns;
+
+	if (!snapshot)
+		return FSA_OK;
+	if (bt_clock_snapshot_get_ns_from_origin(snapshot, &ns) !=
+	    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+		if (!decoder->is_muxer_checked)
+			return FSA_OK;
+		if (error_message &&
+		    asprintf(error_message, "cannot decode the trace: Cannot find the youngest "
+					    "upstream message iterator wrapper: status=ERROR") < 0)
+			*error_message = NULL;
+		return FSA_ERR_TRACE;
+	}
+	if (decoder->is_muxer_checked && ns < decoder->order_last_ts) {
+		if (error_message &&
+		    asprintf(error_message,
+			     "cannot decode the trace: Youngest upstream message iterator wrapper's "
+			     "timestamp is less than muxer's message iterator's last returned "
+			     "timestamp: muxer-msg-iter-addr=0x\xe2\x80\xa6, ts=%" PRId64
+			     ", last-returned-ts=%" PRId64,
+			     ns, decoder->order_last_ts) < 0)
+			*error_message = NULL;
+		return FSA_ERR_TRACE;
+	}
+	decoder->order_last_ts = ns;
+	return FSA_OK;
+}
+
 static fsa_status
 decoder_event_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fsa_decoded *what,
 		     const struct fsa_event **out, char **error_message)
@@ -535,16 +586,26 @@ decoder_event_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fs
 	int64_t ns = 0;
 	bool has_ns = false;
 
-	decoder->stats.events++;
 	status = decoder_class_find(decoder, bt_event_borrow_class_const(event), &cls);
 	if (status != FSA_OK)
 		return status;
-	/* A time before the clock's origin or beyond int64 is not a time: 0 shows it as an
-	 * anomaly (zero timestamp) instead of stopping the analysis. */
-	if (cls->has_clock && (cls->type != FSA_EV_UNKNOWN || decoder->is_ordered))
+	if (cls->has_clock && decoder->is_muxer_checked) {
+		/* Where a muxer would stop, before the event counts as read. */
+		status = decoder_time_take(
+		    decoder, bt_message_event_borrow_default_clock_snapshot_const(msg),
+		    error_message);
+		if (status != FSA_OK)
+			return status;
+		ns = decoder->order_last_ts;
+		has_ns = true;
+	} else if (cls->has_clock && (cls->type != FSA_EV_UNKNOWN || decoder->is_ordered)) {
+		/* A time before the clock's origin or beyond int64 is not a time: 0 shows it as
+		 * an anomaly (zero timestamp) instead of stopping the analysis. */
 		has_ns = bt_clock_snapshot_get_ns_from_origin(
 			     bt_message_event_borrow_default_clock_snapshot_const(msg), &ns) ==
 			 BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK;
+	}
+	decoder->stats.events++;
 	if (decoder->is_ordered) {
 		const bt_stream *stream = bt_event_borrow_stream_const(event);
 
@@ -698,15 +759,14 @@ decoder_stream_begin(struct fsa_decoder *decoder, const bt_stream *stream, enum 
 	return FSA_OK;
 }
 
-/* Order mode: the time flt.utils.muxer sorts a message by (plugins/utils/muxer/muxer.c,
- * get_msg_ts_ns): its default clock snapshot, or, for a message that has none, the time of the
- * message before it. */
-static void
-decoder_order_time(struct fsa_decoder *decoder, const bt_message *msg)
+/* Order mode and muxer checks: the time flt.utils.muxer sorts a message by
+ * (plugins/utils/muxer/muxer.c, get_msg_ts_ns): its default clock snapshot, or, for a message
+ * that has none, the time of the message before it (decoder_time_take()). */
+static fsa_status
+decoder_order_time(struct fsa_decoder *decoder, const bt_message *msg, char **error_message)
 {
 	const bt_clock_snapshot *snapshot = NULL;
 	const bt_stream_class *sc = NULL;
-	int64_t ns;
 
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
@@ -754,9 +814,7 @@ decoder_order_time(struct fsa_decoder *decoder, const bt_message *msg)
 	default:
 		break;
 	}
-	if (snapshot && bt_clock_snapshot_get_ns_from_origin(snapshot, &ns) ==
-			    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
-		decoder->order_last_ts = ns;
+	return decoder_time_take(decoder, snapshot, error_message);
 }
 
 /* Packet beginnings are rare (one per sub-buffer): remember the packet's CPU for its stream. */
@@ -857,8 +915,14 @@ fsa_decoder_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fsa_
 	assert(decoder && msg && what);
 	*what = FSA_DECODED_NOTHING;
 	/* Events find their time themselves (they read the snapshot anyway). */
+	if ((decoder->is_ordered || decoder->is_muxer_checked) &&
+	    bt_message_get_type(msg) != BT_MESSAGE_TYPE_EVENT) {
+		fsa_status status = decoder_order_time(decoder, msg, error_message);
+
+		if (status != FSA_OK)
+			return status;
+	}
 	if (decoder->is_ordered && bt_message_get_type(msg) != BT_MESSAGE_TYPE_EVENT) {
-		decoder_order_time(decoder, msg);
 		if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_STREAM_BEGINNING)
 			return decoder_stream_begin(
 			    decoder, bt_message_stream_beginning_borrow_stream_const(msg), what);

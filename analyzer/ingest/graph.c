@@ -2,7 +2,8 @@
 /*
  * analyzer/ingest's graph: src.ctf.fs (one component per trace UUID, as the babeltrace2 CLI makes
  * them) or src.ctf.lttng-live → flt.utils.muxer → a simple sink that hands each message to the
- * decoder (decoder.c) and what comes out to the caller's callbacks. One pass, in time order,
+ * decoder (decoder.c) and what comes out to the caller's callbacks; a trace folder of one stream
+ * goes to the sink without the muxer (ingest_graph_build()). One pass, in time order,
  * nothing kept but the decoder's per-class tables: memory does not grow with the trace.
  *
  * It does not interpret events (the model does) nor find trace folders (discover.c). Errors
@@ -309,35 +310,80 @@ ingest_muxer_free_port(const bt_component_filter *muxer)
 	return NULL;
 }
 
-/* Adds a source component with `params` and connects each of its ports to the muxer. */
+/* The source components of a graph being built, connected once all are there. */
+struct ingest_sources {
+	const bt_component_source **sources;
+	size_t count;
+};
+
+/* Adds a source component with `params` (numbered `index`) to `sources`, unconnected. */
 static fsa_status
 ingest_source_add(bt_graph *graph, const bt_component_class_source *source_class,
-		  const bt_value *params, size_t index, const bt_component_filter *muxer,
+		  const bt_value *params, size_t index, struct ingest_sources *sources,
 		  char **error)
 {
-	const bt_component_source *source = NULL;
+	const bt_component_source **grown;
 	char name[32];
-	uint64_t count;
 
+	grown = realloc(sources->sources, (sources->count + 1) * sizeof(*grown));
+	if (!grown) {
+		ingest_error_set(error, "out of memory");
+		return FSA_ERR_NOMEM;
+	}
+	sources->sources = grown;
 	snprintf(name, sizeof(name), "source-%zu", index);
 	if (bt_graph_add_source_component(graph, source_class, name, params, ingest_log_level(),
-					  &source) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+					  &sources->sources[sources->count]) !=
+	    BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		ingest_error_take_bt(error, "cannot read the trace");
 		return FSA_ERR_TRACE;
 	}
-	count = bt_component_source_get_output_port_count(source);
-	for (uint64_t i = 0; i < count; i++) {
-		const bt_port_output *out =
-		    bt_component_source_borrow_output_port_by_index_const(source, i);
-		const bt_port_input *in = ingest_muxer_free_port(muxer);
+	sources->count++;
+	return FSA_OK;
+}
 
-		if (!in || bt_graph_connect_ports(graph, out, in, NULL) !=
-			       BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-			ingest_error_take_bt(error, "cannot connect a source to flt.utils.muxer");
-			return FSA_ERR_TRACE;
+/* Connects every output port of `sources` to the muxer. */
+static fsa_status
+ingest_sources_connect(bt_graph *graph, const struct ingest_sources *sources,
+		       const bt_component_filter *muxer, char **error)
+{
+	for (size_t s = 0; s < sources->count; s++) {
+		uint64_t count = bt_component_source_get_output_port_count(sources->sources[s]);
+
+		for (uint64_t i = 0; i < count; i++) {
+			const bt_port_output *out =
+			    bt_component_source_borrow_output_port_by_index_const(
+				sources->sources[s], i);
+			const bt_port_input *in = ingest_muxer_free_port(muxer);
+
+			if (!in || bt_graph_connect_ports(graph, out, in, NULL) !=
+				       BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+				ingest_error_take_bt(error,
+						     "cannot connect a source to flt.utils.muxer");
+				return FSA_ERR_TRACE;
+			}
 		}
 	}
 	return FSA_OK;
+}
+
+/* The one output port of `sources`, or NULL when they have several (or none). */
+static const bt_port_output *
+ingest_sources_single_port(const struct ingest_sources *sources)
+{
+	const bt_port_output *port = NULL;
+
+	for (size_t s = 0; s < sources->count; s++) {
+		uint64_t count = bt_component_source_get_output_port_count(sources->sources[s]);
+
+		if (count == 0)
+			continue;
+		if (port || count > 1)
+			return NULL;
+		port = bt_component_source_borrow_output_port_by_index_const(sources->sources[s],
+									      0);
+	}
+	return port;
 }
 
 /*
@@ -347,7 +393,7 @@ ingest_source_add(bt_graph *graph, const bt_component_class_source *source_class
  */
 static fsa_status
 ingest_fs_sources_add(struct ingest_run *run, bt_graph *graph, const bt_plugin *ctf,
-		      const struct ingest_dirs *dirs, const bt_component_filter *muxer,
+		      const struct ingest_dirs *dirs, struct ingest_sources *sources,
 		      uint32_t *trace_count, char **error)
 {
 	const bt_component_class_source *source_class =
@@ -396,7 +442,7 @@ ingest_fs_sources_add(struct ingest_run *run, bt_graph *graph, const bt_plugin *
 			goto end;
 	}
 	for (g = 0; g < group_count; g++) {
-		status = ingest_source_add(graph, source_class, group_params[g], g, muxer, error);
+		status = ingest_source_add(graph, source_class, group_params[g], g, sources, error);
 		if (status != FSA_OK)
 			goto end;
 		/* Only now: libbabeltrace2 2.0.4's queries abort (instead of failing) on folders
@@ -421,7 +467,7 @@ end:
 
 static fsa_status
 ingest_live_source_add(bt_graph *graph, const bt_plugin *ctf, const char *url,
-		       const bt_component_filter *muxer, char **error)
+		       struct ingest_sources *sources, char **error)
 {
 	const bt_component_class_source *source_class =
 	    bt_plugin_borrow_source_component_class_by_name_const(ctf, "lttng-live");
@@ -447,12 +493,20 @@ ingest_live_source_add(bt_graph *graph, const bt_plugin *ctf, const char *url,
 		ingest_error_set(error, "out of memory");
 		goto end;
 	}
-	status = ingest_source_add(graph, source_class, params, 0, muxer, error);
+	status = ingest_source_add(graph, source_class, params, 0, sources, error);
 end:
 	bt_value_put_ref(params);
 	return status;
 }
 
+/*
+ * The sources, then their way to the sink: through flt.utils.muxer, or, when the sources of a
+ * trace folder have a single output port (one stream: what each of two decoders reads), straight
+ * to the sink, the decoder making the muxer's checks (fsa_decoder_set_muxer_checks()). A muxer of
+ * one input passes every message through in its order: the sink gets the same messages, and
+ * the muxer's per-message work (its queue, its time lookup, one more message iterator) is saved.
+ * A live session always has its muxer (its inactivity messages, its streams that come and go).
+ */
 static fsa_status
 ingest_graph_build(struct ingest_run *run, bt_graph *graph, const char *trace,
 		   const struct ingest_dirs *dirs, uint32_t *trace_count, char **error)
@@ -461,6 +515,8 @@ ingest_graph_build(struct ingest_run *run, bt_graph *graph, const char *trace,
 	const bt_component_class_filter *muxer_class;
 	const bt_component_filter *muxer = NULL;
 	const bt_component_sink *sink = NULL;
+	const bt_port_output *single = NULL;
+	struct ingest_sources sources = {0};
 	fsa_status status;
 
 	status = ingest_plugin_find("ctf", &ctf, error);
@@ -468,7 +524,32 @@ ingest_graph_build(struct ingest_run *run, bt_graph *graph, const char *trace,
 		status = ingest_plugin_find("utils", &utils, error);
 	if (status != FSA_OK)
 		goto end;
+	if (dirs) {
+		status = ingest_fs_sources_add(run, graph, ctf, dirs, &sources, trace_count, error);
+		single = ingest_sources_single_port(&sources);
+	} else {
+		status = ingest_live_source_add(graph, ctf, trace, &sources, error);
+		*trace_count = 1;
+	}
+	if (status != FSA_OK)
+		goto end;
 	status = FSA_ERR_TRACE;
+	if (bt_graph_add_simple_sink_component(graph, "fencescope", NULL, ingest_sink_consume, NULL,
+					       run, &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		ingest_error_take_bt(error, "cannot create the sink");
+		goto end;
+	}
+	if (single) {
+		if (bt_graph_connect_ports(graph, single,
+					   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+					   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+			ingest_error_take_bt(error, "cannot connect the source to the sink");
+			goto end;
+		}
+		fsa_decoder_set_muxer_checks(run->decoder, true);
+		status = FSA_OK;
+		goto end;
+	}
 	muxer_class = bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
 	if (!muxer_class) {
 		ingest_error_set(error, "babeltrace2 plugin \"utils\" has no filter \"muxer\"");
@@ -479,22 +560,16 @@ ingest_graph_build(struct ingest_run *run, bt_graph *graph, const char *trace,
 		ingest_error_take_bt(error, "cannot create flt.utils.muxer");
 		goto end;
 	}
-	if (bt_graph_add_simple_sink_component(graph, "fencescope", NULL, ingest_sink_consume, NULL,
-					       run, &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
-	    bt_graph_connect_ports(graph,
+	if (bt_graph_connect_ports(graph,
 				   bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
 				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
 				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
 		ingest_error_take_bt(error, "cannot create the sink");
 		goto end;
 	}
-	if (dirs) {
-		status = ingest_fs_sources_add(run, graph, ctf, dirs, muxer, trace_count, error);
-	} else {
-		status = ingest_live_source_add(graph, ctf, trace, muxer, error);
-		*trace_count = 1;
-	}
+	status = ingest_sources_connect(graph, &sources, muxer, error);
 end:
+	free(sources.sources);
 	/* The graph holds its own references to the component classes. */
 	bt_plugin_put_ref(utils);
 	bt_plugin_put_ref(ctf);

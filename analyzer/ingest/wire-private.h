@@ -10,13 +10,17 @@
  * A stream of records, each a tag byte and a body of LEB128 varints and a few raw structs; both
  * ends are the same build, so nothing is versioned.
  *
- *   'E' event: type, ts delta from the previous event (zigzag), cpu_id + 1, the present integer
- *       slots (count, then each slot's byte and its raw 8-byte value), the strings (mask, then
- *       length and bytes each), fence_handles (count, values), then the other bytes of struct
- *       fsa_event (padding, trace_clock, cpu_ts_trace_ns, and any member added to the struct, so
- *       that it passes through without a change here) as raw regions: a mask of the regions
- *       that differ from the previous event's, then their bytes (the reader keeps the others;
- *       before the first event, every region is zero).
+ *   'K' schema: id (the next one, from 0), slot count, then each slot's byte, ascending: one set
+ *       of present integer slots. Sent once, before the first event that has it (the events of
+ *       one class always have the same set): an event then names it instead of its slots.
+ *   'E' event: schema id, type, ts delta from the previous event (zigzag), cpu_id + 1, the raw
+ *       8-byte value of each slot of the schema in its order, then a flags byte saying which of
+ *       the rest follow (most events have none of them): 1 the strings (mask, then length and
+ *       bytes each), 2 fence_handles (count, values), 4 the other bytes of struct fsa_event
+ *       (padding, trace_clock, cpu_ts_trace_ns, and any member added to the struct, so that it
+ *       passes through without a change here) as raw regions: a mask of the regions that differ
+ *       from the previous event's, then their bytes (the reader keeps the others; before the
+ *       first event, every region is zero).
  *   'D' discard: struct fsa_discard, raw.
  *   'P' progress: events read (all providers), fraction (raw double).
  *   'H' heartbeat: nothing; the decoder is alive but has nothing yet (a live session).
@@ -49,6 +53,18 @@ enum ingest_wire_tag {
 	INGEST_WIRE_HEARTBEAT = 'H',
 	INGEST_WIRE_END = 'Z',
 	INGEST_WIRE_STREAM = 'S',
+};
+
+/* The schema record ('K'): read by ingest_wire_next() itself, never given out as a record. */
+#define INGEST_WIRE_SCHEMA 'K'
+/* At most this many schemas (a reader's memory, whatever a helper gone astray sends). */
+#define INGEST_WIRE_SCHEMA_MAX 65536
+
+/* One set of present integer slots, and its slots in ascending order. */
+struct ingest_wire_schema {
+	uint64_t present[FSA_FIELD_WORDS];
+	uint32_t count;
+	uint8_t slots[FSA_F_COUNT];
 };
 
 /* The shared ring's header, at the start of the memfd; the data follows at
@@ -90,6 +106,13 @@ struct ingest_wire_writer {
 	uint64_t last_ts;
 	/* The raw regions as the reader holds them (the last sent; zero at first). */
 	unsigned char last_event[sizeof(struct fsa_event)];
+	/* The schemas sent, by id, an open-addressing index of them by present slots (id + 1;
+	 * 0: free), and the one found last. */
+	struct ingest_wire_schema *schemas;
+	size_t schema_count, schema_capacity;
+	uint32_t *schema_index;
+	size_t schema_index_capacity; /* a power of two */
+	uint32_t last_schema;
 	bool has_failed; /* the reader is gone: nothing more is written */
 	/* Order mode: each event and discard carries `order` (written by the graph before each
 	 * callback). */
@@ -140,6 +163,9 @@ struct ingest_wire_reader {
 	bool is_broken;
 	/* The writer is in order mode (set after init). */
 	bool is_ordered;
+	/* The schemas received, by id. */
+	struct ingest_wire_schema *schemas;
+	size_t schema_count, schema_capacity;
 };
 
 bool ingest_wire_reader_init(struct ingest_wire_reader *r);

@@ -2,10 +2,12 @@
 /*
  * The decoder helper's wire format (wire-private.h): encoding on the helper's side, decoding on
  * fsa_ingest_run()'s. Cheap because ten million events cross it per benchmark run: only the
- * present slots are sent (a slot byte and the raw value each), timestamps as varint deltas, raw
- * regions only when they changed since the previous event. It
- * knows the event's layout only through struct fsa_event: new slots pass through as slots, and new
- * members of the struct through the raw regions below.
+ * present slots' raw values are sent, in the order of their schema (the set of present slots, sent
+ * once: the reader then copies the values without a slot byte or a present bit each), timestamps
+ * as varint deltas, strings, fence handles and raw regions only when there are some (a flags
+ * byte), the regions only when they changed since the previous event. It knows the event's layout
+ * only through struct fsa_event: new slots pass through as slots, and new members of the struct
+ * through the raw regions below.
  */
 #define _GNU_SOURCE
 
@@ -147,6 +149,10 @@ ingest_wire_writer_fini(struct ingest_wire_writer *w)
 {
 	free(w->buf);
 	w->buf = NULL;
+	free(w->schemas);
+	w->schemas = NULL;
+	free(w->schema_index);
+	w->schema_index = NULL;
 	if (w->ring)
 		munmap(w->ring, INGEST_RING_DATA_OFFSET + w->size);
 	w->ring = NULL;
@@ -315,16 +321,137 @@ wire_region_differs(const unsigned char *a, const unsigned char *b, size_t len)
 	return memcmp(a, b, len) != 0;
 }
 
+_Static_assert(FSA_F_COUNT < 256, "a slot and a schema's slot count must fit one byte");
+
+static size_t
+wire_schema_hash(const uint64_t *present, size_t capacity)
+{
+	uint64_t h = 0;
+
+	for (int word = 0; word < FSA_FIELD_WORDS; word++)
+		h = (h ^ present[word]) * UINT64_C(0x9e3779b97f4a7c15);
+	return (size_t) (h >> 32) & (capacity - 1);
+}
+
+static bool
+wire_schema_is(const struct ingest_wire_schema *schema, const uint64_t *present)
+{
+	return memcmp(schema->present, present, sizeof(schema->present)) == 0;
+}
+
+/* Indexes schema `id` (the index has room). */
+static void
+wire_schema_index_put(struct ingest_wire_writer *w, uint32_t id)
+{
+	size_t i = wire_schema_hash(w->schemas[id].present, w->schema_index_capacity);
+
+	while (w->schema_index[i])
+		i = (i + 1) & (w->schema_index_capacity - 1);
+	w->schema_index[i] = id + 1;
+}
+
+/* A new schema for `present`: kept, indexed and sent as a 'K' record. */
+static bool
+wire_schema_add(struct ingest_wire_writer *w, const uint64_t *present, uint32_t *id)
+{
+	struct ingest_wire_schema *schema;
+	unsigned char *p;
+
+	/* Only a trace of tens of thousands of event classes could get here: the reader would
+	 * refuse more, so the reading stops (a failed write). */
+	if (w->schema_count == INGEST_WIRE_SCHEMA_MAX) {
+		w->has_failed = true;
+		return false;
+	}
+	if (w->schema_count == w->schema_capacity) {
+		size_t capacity = w->schema_capacity ? w->schema_capacity * 2 : 64;
+		struct ingest_wire_schema *schemas =
+		    realloc(w->schemas, capacity * sizeof(*schemas));
+
+		if (!schemas) {
+			w->has_failed = true;
+			return false;
+		}
+		w->schemas = schemas;
+		w->schema_capacity = capacity;
+	}
+	/* Keep the index's load under one half. */
+	if ((w->schema_count + 1) * 2 > w->schema_index_capacity) {
+		size_t capacity = w->schema_index_capacity ? w->schema_index_capacity * 2 : 256;
+		uint32_t *index = calloc(capacity, sizeof(*index));
+
+		if (!index) {
+			w->has_failed = true;
+			return false;
+		}
+		free(w->schema_index);
+		w->schema_index = index;
+		w->schema_index_capacity = capacity;
+		for (uint32_t k = 0; k < w->schema_count; k++)
+			wire_schema_index_put(w, k);
+	}
+	*id = (uint32_t) w->schema_count;
+	schema = &w->schemas[w->schema_count++];
+	memcpy(schema->present, present, sizeof(schema->present));
+	schema->count = 0;
+	for (int word = 0; word < FSA_FIELD_WORDS; word++) {
+		for (uint64_t bits = present[word]; bits; bits &= bits - 1)
+			schema->slots[schema->count++] =
+			    (uint8_t) (word * 64 + __builtin_ctzll(bits));
+	}
+	wire_schema_index_put(w, *id);
+	p = wire_reserve(w, 1 + 10 + 1 + schema->count);
+	if (!p)
+		return false;
+	*p++ = INGEST_WIRE_SCHEMA;
+	p = wire_varint_put(p, *id);
+	*p++ = (unsigned char) schema->count;
+	memcpy(p, schema->slots, schema->count);
+	return wire_commit(w, p + schema->count, false);
+}
+
+/* The id of the schema of `present`, sent first when it is new. */
+static inline bool
+wire_schema_find(struct ingest_wire_writer *w, const uint64_t *present, uint32_t *id)
+{
+	size_t i;
+
+	if (w->schema_count && wire_schema_is(&w->schemas[w->last_schema], present)) {
+		*id = w->last_schema;
+		return true;
+	}
+	if (w->schema_index_capacity) {
+		i = wire_schema_hash(present, w->schema_index_capacity);
+		while (w->schema_index[i]) {
+			if (wire_schema_is(&w->schemas[w->schema_index[i] - 1], present)) {
+				*id = w->last_schema = w->schema_index[i] - 1;
+				return true;
+			}
+			i = (i + 1) & (w->schema_index_capacity - 1);
+		}
+	}
+	if (!wire_schema_add(w, present, id))
+		return false;
+	w->last_schema = *id;
+	return true;
+}
+
 bool
 ingest_wire_put_event(struct ingest_wire_writer *w, const struct fsa_event *ev)
 {
 	size_t strlens[FSA_S_COUNT] = {0};
-	size_t need =
-	    64 + 20 * FSA_F_COUNT + 10 * (size_t) ev->fence_handle_count + sizeof(struct fsa_event);
-	unsigned char *p, *count_at;
+	const struct ingest_wire_schema *schema;
+	size_t need;
+	unsigned char *p, *flags_at;
 	uint64_t string_mask = 0, region_mask = 0;
-	uint32_t count = 0;
+	uint32_t schema_id;
+	uint32_t handle_count = ev->fence_handles ? ev->fence_handle_count : 0;
 
+	if (!wire_schema_find(w, ev->present, &schema_id))
+		return false;
+	schema = &w->schemas[schema_id];
+	need = 64 + 8 * (size_t) schema->count + 10 * (size_t) handle_count +
+	       sizeof(struct fsa_event);
 	for (int s = 0; s < FSA_S_COUNT; s++) {
 		if (ev->s[s]) {
 			strlens[s] = strlen(ev->s[s]);
@@ -336,41 +463,36 @@ ingest_wire_put_event(struct ingest_wire_writer *w, const struct fsa_event *ev)
 	if (!p)
 		return false;
 	*p++ = INGEST_WIRE_EVENT;
+	p = wire_varint_put(p, schema_id);
 	p = wire_varint_put(p, (uint64_t) ev->type);
 	p = wire_varint_put(p, wire_zigzag((int64_t) (ev->ts_ns - w->last_ts)));
 	w->last_ts = ev->ts_ns;
 	p = wire_varint_put(p, (uint64_t) (uint32_t) (ev->cpu_id + 1));
-	/* The slot count is one raw byte, written once known (an event carries at most
-	 * FSA_F_COUNT slots, FSA_F_COUNT < 256), and each slot one raw byte. */
-	_Static_assert(FSA_F_COUNT < 256, "a slot and the slot count must fit one byte");
-	count_at = p++;
-	for (int word = 0; word < FSA_FIELD_WORDS; word++) {
-		uint64_t bits = ev->present[word];
+	/* The values raw, in the schema's order: no slot byte, no branch per byte (varints cost
+	 * more CPU on both sides than the bytes they save). */
+	for (uint32_t i = 0; i < schema->count; i++) {
+		memcpy(p, &ev->u[schema->slots[i]], sizeof(uint64_t));
+		p += sizeof(uint64_t);
+	}
+	flags_at = p++;
+	*flags_at = 0;
+	if (string_mask) {
+		*flags_at |= 1;
+		p = wire_varint_put(p, string_mask);
+		for (uint64_t m = string_mask; m; m &= m - 1) {
+			int s = __builtin_ctzll(m);
 
-		while (bits) {
-			int slot = word * 64 + __builtin_ctzll(bits);
-
-			/* Slot byte, then the value raw: no branch per byte (varints cost more
-			 * CPU on both sides than the bytes they save). */
-			bits &= bits - 1;
-			*p++ = (unsigned char) slot;
-			memcpy(p, &ev->u[slot], sizeof(uint64_t));
-			p += sizeof(uint64_t);
-			count++;
+			p = wire_varint_put(p, strlens[s]);
+			memcpy(p, ev->s[s], strlens[s]);
+			p += strlens[s];
 		}
 	}
-	*count_at = (unsigned char) count;
-	p = wire_varint_put(p, string_mask);
-	for (uint64_t m = string_mask; m; m &= m - 1) {
-		int s = __builtin_ctzll(m);
-
-		p = wire_varint_put(p, strlens[s]);
-		memcpy(p, ev->s[s], strlens[s]);
-		p += strlens[s];
+	if (handle_count) {
+		*flags_at |= 2;
+		p = wire_varint_put(p, handle_count);
+		for (uint32_t i = 0; i < handle_count; i++)
+			p = wire_varint_put(p, ev->fence_handles[i]);
 	}
-	p = wire_varint_put(p, ev->fence_handles ? ev->fence_handle_count : 0);
-	for (uint32_t i = 0; ev->fence_handles && i < ev->fence_handle_count; i++)
-		p = wire_varint_put(p, ev->fence_handles[i]);
 	/* Only the regions that changed since the last event: the reader keeps the others.
 	 * Unrolled, each region's length is a constant: the empty ones cost nothing. */
 	WIRE_UNROLL
@@ -381,13 +503,16 @@ ingest_wire_put_event(struct ingest_wire_writer *w, const struct fsa_event *ev)
 					wire_regions[i].len))
 			region_mask |= UINT64_C(1) << i;
 	}
-	p = wire_varint_put(p, region_mask);
-	for (uint64_t m = region_mask; m; m &= m - 1) {
-		const struct wire_region *region = &wire_regions[__builtin_ctzll(m)];
+	if (region_mask) {
+		*flags_at |= 4;
+		p = wire_varint_put(p, region_mask);
+		for (uint64_t m = region_mask; m; m &= m - 1) {
+			const struct wire_region *region = &wire_regions[__builtin_ctzll(m)];
 
-		memcpy(p, (const unsigned char *) ev + region->offset, region->len);
-		memcpy(w->last_event + region->offset, p, region->len);
-		p += region->len;
+			memcpy(p, (const unsigned char *) ev + region->offset, region->len);
+			memcpy(w->last_event + region->offset, p, region->len);
+			p += region->len;
+		}
 	}
 	if (w->is_ordered) {
 		p = wire_varint_put(p, w->order.ordinal);
@@ -486,6 +611,7 @@ ingest_wire_reader_init(struct ingest_wire_reader *r)
 void
 ingest_wire_reader_fini(struct ingest_wire_reader *r)
 {
+	free(r->schemas);
 	free(r->buf);
 	free(r->handles);
 	free(r->strings);
@@ -594,8 +720,10 @@ static int
 wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 {
 	struct fsa_event *ev = &r->event;
+	const struct ingest_wire_schema *schema;
 	size_t string_at[FSA_S_COUNT], string_used = 0;
-	uint64_t type, ts_delta, cpu, count, string_mask, handle_count, region_mask;
+	uint64_t schema_id, type, ts_delta, cpu, string_mask, handle_count, region_mask;
+	unsigned flags;
 
 	/* Blank again: only the slots the previous event set are non-zero. The raw regions stay:
 	 * a record carries only those that changed. */
@@ -609,43 +737,31 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 		ev->present[word] = 0;
 	}
 
+	schema_id = wire_varint_get(c);
 	type = wire_varint_get(c);
 	ts_delta = wire_varint_get(c);
 	cpu = wire_varint_get(c);
-	if (c->is_short || c->p >= c->end) {
-		c->is_short = true;
+	if (c->is_short)
 		return 0;
-	}
-	count = *c->p++; /* one raw byte (ingest_wire_put_event) */
-	if (type >= FSA_EV_COUNT || count > FSA_F_COUNT)
+	if (schema_id >= r->schema_count || type >= FSA_EV_COUNT)
 		return -1;
+	schema = &r->schemas[schema_id];
 	ev->type = (enum fsa_event_type) type;
 	ev->cpu_id = (uint32_t) cpu - 1;
-	if ((size_t) (c->end - c->p) < count * (1 + sizeof(uint64_t))) {
+	/* The values, then the flags byte. */
+	if ((size_t) (c->end - c->p) <= schema->count * sizeof(uint64_t)) {
 		c->is_short = true;
 		return 0;
 	}
-	/* The present bits gather in a local: or-ing each into the event would chain every slot's
-	 * store on the one before. They are in the event before anything can return. */
-	uint64_t present[FSA_FIELD_WORDS] = {0};
-	for (uint64_t i = 0; i < count; i++) {
-		unsigned slot = *c->p++;
-		uint64_t value;
-
-		if (slot >= FSA_F_COUNT) {
-			memcpy(ev->present, present, sizeof(present));
-			return -1;
-		}
-		memcpy(&value, c->p, sizeof(value));
-		c->p += sizeof(value);
-		ev->u[slot] = value;
-		/* Every word, each a register: an indexed one would live in memory. */
-		WIRE_UNROLL
-		for (unsigned word = 0; word < FSA_FIELD_WORDS; word++)
-			present[word] |= slot / 64 == word ? UINT64_C(1) << (slot % 64) : 0;
+	for (uint32_t i = 0; i < schema->count; i++) {
+		memcpy(&ev->u[schema->slots[i]], c->p, sizeof(uint64_t));
+		c->p += sizeof(uint64_t);
 	}
-	memcpy(ev->present, present, sizeof(present));
-	string_mask = wire_varint_get(c);
+	memcpy(ev->present, schema->present, sizeof(ev->present));
+	flags = *c->p++;
+	if (flags & ~7u)
+		return -1;
+	string_mask = flags & 1 ? wire_varint_get(c) : 0;
 	if (c->is_short)
 		return 0;
 	/* Most events carry no string: nothing to copy then. */
@@ -677,7 +793,7 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 		string_used += len + 1;
 		c->p += len;
 	}
-	handle_count = wire_varint_get(c);
+	handle_count = flags & 2 ? wire_varint_get(c) : 0;
 	if (c->is_short)
 		return 0;
 	if (handle_count > UINT32_MAX)
@@ -697,7 +813,7 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 	}
 	for (uint64_t i = 0; i < handle_count; i++)
 		r->handles[i] = wire_varint_get(c);
-	region_mask = wire_varint_get(c);
+	region_mask = flags & 4 ? wire_varint_get(c) : 0;
 	if (c->is_short)
 		return 0;
 	if (region_mask >> WIRE_REGION_COUNT)
@@ -729,6 +845,52 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 		    string_mask && string_at[s] != SIZE_MAX ? r->strings + string_at[s] : NULL;
 	ev->fence_handles = handle_count ? r->handles : NULL;
 	ev->fence_handle_count = (uint32_t) handle_count;
+	return 1;
+}
+
+/* A 'K' record: the next schema. Returns 1, 0 (short) or -1 (garbage: not the next id, too many,
+ * a slot out of range or out of order). */
+static int
+wire_schema_get(struct ingest_wire_reader *r, struct wire_cursor *c)
+{
+	struct ingest_wire_schema *schema;
+	uint64_t id = wire_varint_get(c);
+	unsigned count;
+
+	if (c->is_short || c->p >= c->end) {
+		c->is_short = true;
+		return 0;
+	}
+	count = *c->p++;
+	if (id != r->schema_count || id >= INGEST_WIRE_SCHEMA_MAX || count > FSA_F_COUNT)
+		return -1;
+	if ((size_t) (c->end - c->p) < count) {
+		c->is_short = true;
+		return 0;
+	}
+	if (r->schema_count == r->schema_capacity) {
+		size_t capacity = r->schema_capacity ? r->schema_capacity * 2 : 64;
+		struct ingest_wire_schema *schemas =
+		    realloc(r->schemas, capacity * sizeof(*schemas));
+
+		if (!schemas)
+			return -1;
+		r->schemas = schemas;
+		r->schema_capacity = capacity;
+	}
+	schema = &r->schemas[r->schema_count];
+	memset(schema->present, 0, sizeof(schema->present));
+	schema->count = count;
+	for (unsigned i = 0; i < count; i++) {
+		unsigned slot = c->p[i];
+
+		if (slot >= FSA_F_COUNT || (i > 0 && slot <= schema->slots[i - 1]))
+			return -1;
+		schema->slots[i] = (uint8_t) slot;
+		schema->present[slot / 64] |= UINT64_C(1) << (slot % 64);
+	}
+	c->p += count;
+	r->schema_count++;
 	return 1;
 }
 
@@ -774,6 +936,14 @@ ingest_wire_next(struct ingest_wire_reader *r, struct ingest_wire_record *record
 
 	if (r->is_broken)
 		return -1;
+	/* Schemas are the reader's own business: taken here, never given out. */
+	while (c.p < c.end && *c.p == INGEST_WIRE_SCHEMA) {
+		c.p++;
+		result = wire_schema_get(r, &c);
+		if (result <= 0)
+			return result;
+		r->start = (size_t) (c.p - r->buf);
+	}
 	if (c.p == c.end)
 		return 0;
 	record->tag = (enum ingest_wire_tag) * c.p++;

@@ -726,3 +726,98 @@ Test(ingest, a_decoder_killed_mid_trace_gives_a_partial_reading_with_the_other_d
 	fsti_result_fini(&all);
 	fsti_result_fini(&partial);
 }
+
+/*
+ * A trace folder whose source has one output port (one stream file, as each of two decoders
+ * reads) goes to the sink without flt.utils.muxer (analyzer/ingest/graph.c): the events are
+ * those of the reference reader, which reads through a muxer.
+ */
+Test(ingest, a_single_stream_read_without_a_muxer_is_read_as_the_reference_reader_reads_it)
+{
+	char *dir = g_dir_make_tmp("fsti-single-XXXXXX", NULL);
+	char *copy = g_strdup_printf("cp -r '%s' '%s/t' && cd '%s/t/ust/uid/0/64-bit' && "
+				     "rm fencescope_1 index/fencescope_1.idx",
+				     TRACE("stress"), dir, dir);
+	char *trace = g_strdup_printf("%s/t", dir);
+	char *remove = g_strdup_printf("rm -rf '%s'", dir);
+
+	cr_assert_eq(system(copy), 0, "%s", copy);
+	expect_same_as_reader(trace);
+	cr_expect_eq(system(remove), 0);
+	g_free(copy);
+	g_free(trace);
+	g_free(remove);
+	g_free(dir);
+}
+
+/* Sets the first packet's timestamp_end (LTTng packet context, bytes 40-47, little-endian) to
+ * its timestamp_begin + 1000: the packet ends before its events. */
+static void
+packet_end_move_back(const char *stream)
+{
+	FILE *f = fopen(stream, "r+b");
+	unsigned char bytes[8];
+	uint64_t begin = 0;
+
+	cr_assert_not_null(f, "%s", stream);
+	cr_assert_eq(fseek(f, 32, SEEK_SET), 0);
+	cr_assert_eq(fread(bytes, 1, 8, f), 8);
+	for (int i = 7; i >= 0; i--)
+		begin = begin << 8 | bytes[i];
+	begin += 1000;
+	for (int i = 0; i < 8; i++)
+		bytes[i] = (unsigned char) (begin >> (8 * i));
+	cr_assert_eq(fseek(f, 40, SEEK_SET), 0);
+	cr_assert_eq(fwrite(bytes, 1, 8, f), 8);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/*
+ * Without a muxer the decoder stops where libbabeltrace2 2.0's muxer stops a graph (a message
+ * time below the one before), after the same events and with the same cause: the same damaged
+ * stream read once with its empty sibling stream (two ports, a muxer) and once alone.
+ */
+Test(ingest, a_single_stream_whose_time_goes_back_stops_where_the_muxer_stops)
+{
+	char *dir = g_dir_make_tmp("fsti-back-XXXXXX", NULL);
+	char *copy = g_strdup_printf("cp -r '%s' '%s/muxed' && cp -r '%s' '%s/alone' && "
+				     "cd '%s/alone/ust/uid/0/64-bit' && "
+				     "rm fencescope_1 index/fencescope_1.idx",
+				     TRACE("stress"), dir, TRACE("stress"), dir, dir);
+	char *muxed = g_strdup_printf("%s/muxed", dir);
+	char *alone = g_strdup_printf("%s/alone", dir);
+	char *stream = NULL;
+	char *remove = g_strdup_printf("rm -rf '%s'", dir);
+	struct fsti_result a, b;
+	const char *cause = "cannot decode the trace: Youngest upstream message iterator wrapper's "
+			    "timestamp is less than muxer's message iterator's last returned "
+			    "timestamp";
+
+	cr_assert_eq(system(copy), 0, "%s", copy);
+	stream = g_strdup_printf("%s/ust/uid/0/64-bit/fencescope_0", muxed);
+	packet_end_move_back(stream);
+	g_free(stream);
+	stream = g_strdup_printf("%s/ust/uid/0/64-bit/fencescope_0", alone);
+	packet_end_move_back(stream);
+	fsti_collect(muxed, &a);
+	fsti_collect(alone, &b);
+	cr_assert_eq(a.status, FSA_ERR_TRACE, "%s", a.error);
+	cr_assert_eq(b.status, FSA_ERR_TRACE, "%s", b.error);
+	cr_assert_not_null(strstr(a.error, cause), "%s", a.error);
+	/* The same words after the trace's name. */
+	cr_assert_str_eq(strstr(b.error, cause), strstr(a.error, cause));
+	cr_assert_gt(a.event_count, 0);
+	cr_assert_eq(b.event_count, a.event_count);
+	for (size_t i = 0; i < a.event_count; i++)
+		expect_same_event(&b.events[i], &a.events[i], i);
+	cr_expect_eq(b.stats.events, a.stats.events);
+	fsti_result_fini(&a);
+	fsti_result_fini(&b);
+	cr_expect_eq(system(remove), 0);
+	g_free(stream);
+	g_free(copy);
+	g_free(muxed);
+	g_free(alone);
+	g_free(remove);
+	g_free(dir);
+}
