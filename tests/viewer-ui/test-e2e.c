@@ -410,6 +410,9 @@ view_like_window(FsvTrace *trace, const State *state)
 	FsvView *view = fsv_view_new(trace);
 	double span;
 
+	/* The window shows the counter rows (issue 15 §4) where a bare view hides them. */
+	for (guint k = 0; k < FSV_COUNTER_KIND_COUNT; k++)
+		fsv_view_set_show_counter(view, k, true);
 	fsv_view_set_size(view, state->width, state->height);
 	span = state->ns_per_px * fsv_view_get_time_width(view);
 	fsv_view_set_range(view, state->begin_ns, state->begin_ns + (guint64) llround(span));

@@ -110,6 +110,14 @@ screenshot(void)
 
 	gdk_paintable_snapshot(paintable, snapshot, width, height);
 	node = gtk_snapshot_free_to_node(g_steal_pointer(&snapshot));
+	/* A layout still pending (the legend's strip follows the width the refit left) draws
+	 * nothing yet: let it settle. */
+	for (int i = 0; i < 50 && !node; i++) {
+		settle();
+		snapshot = gtk_snapshot_new();
+		gdk_paintable_snapshot(paintable, snapshot, width, height);
+		node = gtk_snapshot_free_to_node(g_steal_pointer(&snapshot));
+	}
 	cr_assert_not_null(node);
 	return gsk_renderer_render_texture(renderer, node,
 					   &GRAPHENE_RECT_INIT(0, 0, width, height));
@@ -1146,6 +1154,8 @@ set_timeline_width(int width)
 {
 	GtkWidget *paned =
 	    gtk_widget_get_ancestor(GTK_WIDGET(_fsv_window_get_timeline(window)), GTK_TYPE_PANED);
+	const FsvView *view = fsv_timeline_get_view(_fsv_window_get_timeline(window));
+	int before = fsv_view_get_width(view);
 
 	/* The horizontal one, beside the details pane (the operations table's is vertical). */
 	while (paned &&
@@ -1153,6 +1163,12 @@ set_timeline_width(int width)
 		paned = gtk_widget_get_ancestor(gtk_widget_get_parent(paned), GTK_TYPE_PANED);
 	cr_assert_not_null(paned);
 	gtk_paned_set_position(GTK_PANED(paned), width);
+	/* Until the timeline has a new width (a busy machine may take more than one settle). */
+	for (int i = 0; i < 50; i++) {
+		settle();
+		if (fsv_view_get_width(view) != before)
+			break;
+	}
 	settle();
 }
 
