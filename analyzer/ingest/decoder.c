@@ -561,12 +561,13 @@ decoder_time_take(struct fsa_decoder *decoder, const bt_clock_snapshot *snapshot
 	}
 	if (decoder->is_muxer_checked && ns < decoder->order_last_ts) {
 		if (error_message &&
-		    asprintf(error_message,
-			     "cannot decode the trace: Youngest upstream message iterator wrapper's "
-			     "timestamp is less than muxer's message iterator's last returned "
-			     "timestamp: muxer-msg-iter-addr=0x\xe2\x80\xa6, ts=%" PRId64
-			     ", last-returned-ts=%" PRId64,
-			     ns, decoder->order_last_ts) < 0)
+		    asprintf(
+			error_message,
+			"cannot decode the trace: Youngest upstream message iterator wrapper's "
+			"timestamp is less than muxer's message iterator's last returned "
+			"timestamp: muxer-msg-iter-addr=0x\xe2\x80\xa6, ts=%" PRId64
+			", last-returned-ts=%" PRId64,
+			ns, decoder->order_last_ts) < 0)
 			*error_message = NULL;
 		return FSA_ERR_TRACE;
 	}

@@ -380,8 +380,8 @@ ingest_sources_single_port(const struct ingest_sources *sources)
 			continue;
 		if (port || count > 1)
 			return NULL;
-		port = bt_component_source_borrow_output_port_by_index_const(sources->sources[s],
-									      0);
+		port =
+		    bt_component_source_borrow_output_port_by_index_const(sources->sources[s], 0);
 	}
 	return port;
 }
@@ -540,9 +540,9 @@ ingest_graph_build(struct ingest_run *run, bt_graph *graph, const char *trace,
 		goto end;
 	}
 	if (single) {
-		if (bt_graph_connect_ports(graph, single,
-					   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-					   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+		if (bt_graph_connect_ports(
+			graph, single, bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+			NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
 			ingest_error_take_bt(error, "cannot connect the source to the sink");
 			goto end;
 		}

@@ -450,8 +450,8 @@ ingest_wire_put_event(struct ingest_wire_writer *w, const struct fsa_event *ev)
 	if (!wire_schema_find(w, ev->present, &schema_id))
 		return false;
 	schema = &w->schemas[schema_id];
-	need = 64 + 8 * (size_t) schema->count + 10 * (size_t) handle_count +
-	       sizeof(struct fsa_event);
+	need =
+	    64 + 8 * (size_t) schema->count + 10 * (size_t) handle_count + sizeof(struct fsa_event);
 	for (int s = 0; s < FSA_S_COUNT; s++) {
 		if (ev->s[s]) {
 			strlens[s] = strlen(ev->s[s]);
