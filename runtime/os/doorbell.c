@@ -249,7 +249,7 @@ fsr_doorbell_create(struct fsr_process *process, fsr_handle hwqueue, fsr_handle 
 		    fsr_handle ring_control_allocation)
 {
 	struct fsr_runtime *runtime;
-	struct os_hwqueue *queue;
+	struct os_hwqueue *queue = NULL;
 	struct os_doorbell *doorbell = NULL;
 	fsr_status status;
 
@@ -301,7 +301,7 @@ end:
 fsr_status
 fsr_doorbell_destroy(struct fsr_process *process, fsr_handle hwqueue)
 {
-	struct os_hwqueue *queue;
+	struct os_hwqueue *queue = NULL;
 	fsr_status status;
 
 	if (!process)
@@ -318,7 +318,7 @@ fsr_status
 fsr_doorbell_get_status(struct fsr_process *process, fsr_handle hwqueue,
 			enum fsr_doorbell_status *status)
 {
-	struct os_hwqueue *queue;
+	struct os_hwqueue *queue = NULL;
 	fsr_status result;
 
 	if (!process || !status)
@@ -337,7 +337,7 @@ fsr_status
 fsr_hwqueue_notify_work_submission(struct fsr_process *process, fsr_handle hwqueue,
 				   uint64_t progress_value)
 {
-	struct os_hwqueue *queue;
+	struct os_hwqueue *queue = NULL;
 	fsr_status status;
 
 	if (!process)

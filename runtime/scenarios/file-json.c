@@ -338,7 +338,7 @@ sf_read_keyword(const SfLoad *load, JsonNode *node, const char *name, const char
 		guint *value, GError **error)
 {
 	g_autofree char *known = NULL;
-	const char *text;
+	const char *text = NULL;
 
 	if (!sf_read_string(load, node, name, &text, error))
 		return FALSE;

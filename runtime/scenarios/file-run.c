@@ -277,7 +277,7 @@ run_command(SfRun *run, const struct sf_step *step, struct fsr_cmdbuf *cmdbuf,
 {
 	const struct sf_binding *binding = command->binding;
 	fsr_handle handle;
-	uint64_t value;
+	uint64_t value = 0;
 	fsr_status status;
 
 	if (command->kind == SF_COMMAND_WORK) {
@@ -381,7 +381,7 @@ run_cpu_signal(SfRun *run, const struct sf_step *step)
 	const struct sf_binding *binding = step->binding;
 	struct fsr_process *process = run->processes[binding->process->index];
 	fsr_handle handle = run->binding_handles[binding->index];
-	uint64_t value;
+	uint64_t value = 0;
 	uint64_t current = 0;
 	fsr_status status;
 
@@ -422,7 +422,7 @@ run_cpu_wait(SfRun *run, const struct sf_step *step)
 	const struct sf_binding *binding = step->binding;
 	struct fsr_process *process = run->processes[binding->process->index];
 	fsr_handle handle = run->binding_handles[binding->index];
-	uint64_t value;
+	uint64_t value = 0;
 	fsr_status status;
 
 	status = run_value(run, step->line, binding, &step->value, &value);

@@ -477,7 +477,7 @@ Test(e2e_window, real_pointer_and_keys_zoom_pan_select_range_search_and_go_to)
 	State state = {0};
 	double scale, x, y, rgb[3];
 	guint64 begin, span, t0, at;
-	guint32 op;
+	guint32 op = FSV_INDEX_NONE;
 	int mid_x, mid_y;
 
 	start_viewer();
