@@ -580,69 +580,23 @@ _fsv_preview_parser_feed(FsvPreviewParser *parser, const char *line, FsvLoadPrev
 
 /* ---- The tee ---------------------------------------------------------------------------- */
 
-static fsa_status
-tee_op(void *data, const struct fsa_op *op)
-{
-	FsvSinkTee *tee = data;
-	fsa_status status = tee->a.op ? tee->a.op(tee->a.data, op) : FSA_OK;
+/* One forwarding function per sink callback: A's answer, then B's when A said FSA_OK. */
+#define TEE_CALLBACK(name, type)                                                                   \
+	static fsa_status tee_##name(void *data, const type *item)                                 \
+	{                                                                                          \
+		FsvSinkTee *tee = data;                                                            \
+		fsa_status status = tee->a.name ? tee->a.name(tee->a.data, item) : FSA_OK;         \
+                                                                                                   \
+		return status == FSA_OK && tee->b.name ? tee->b.name(tee->b.data, item) : status;  \
+	}
 
-	return status == FSA_OK && tee->b.op ? tee->b.op(tee->b.data, op) : status;
-}
-
-static fsa_status
-tee_edge(void *data, const struct fsa_edge *edge)
-{
-	FsvSinkTee *tee = data;
-	fsa_status status = tee->a.edge ? tee->a.edge(tee->a.data, edge) : FSA_OK;
-
-	return status == FSA_OK && tee->b.edge ? tee->b.edge(tee->b.data, edge) : status;
-}
-
-static fsa_status
-tee_packet(void *data, const struct fsa_packet *packet)
-{
-	FsvSinkTee *tee = data;
-	fsa_status status = tee->a.packet ? tee->a.packet(tee->a.data, packet) : FSA_OK;
-
-	return status == FSA_OK && tee->b.packet ? tee->b.packet(tee->b.data, packet) : status;
-}
-
-static fsa_status
-tee_marker(void *data, const struct fsa_marker *marker)
-{
-	FsvSinkTee *tee = data;
-	fsa_status status = tee->a.marker ? tee->a.marker(tee->a.data, marker) : FSA_OK;
-
-	return status == FSA_OK && tee->b.marker ? tee->b.marker(tee->b.data, marker) : status;
-}
-
-static fsa_status
-tee_loss(void *data, const struct fsa_loss *loss)
-{
-	FsvSinkTee *tee = data;
-	fsa_status status = tee->a.loss ? tee->a.loss(tee->a.data, loss) : FSA_OK;
-
-	return status == FSA_OK && tee->b.loss ? tee->b.loss(tee->b.data, loss) : status;
-}
-
-static fsa_status
-tee_anomaly(void *data, const struct fsa_anomaly *anomaly)
-{
-	FsvSinkTee *tee = data;
-	fsa_status status = tee->a.anomaly ? tee->a.anomaly(tee->a.data, anomaly) : FSA_OK;
-
-	return status == FSA_OK && tee->b.anomaly ? tee->b.anomaly(tee->b.data, anomaly) : status;
-}
-
-static fsa_status
-tee_fence_value(void *data, const struct fsa_fence_value *step)
-{
-	FsvSinkTee *tee = data;
-	fsa_status status = tee->a.fence_value ? tee->a.fence_value(tee->a.data, step) : FSA_OK;
-
-	return status == FSA_OK && tee->b.fence_value ? tee->b.fence_value(tee->b.data, step)
-						      : status;
-}
+TEE_CALLBACK(op, struct fsa_op)
+TEE_CALLBACK(edge, struct fsa_edge)
+TEE_CALLBACK(packet, struct fsa_packet)
+TEE_CALLBACK(marker, struct fsa_marker)
+TEE_CALLBACK(loss, struct fsa_loss)
+TEE_CALLBACK(anomaly, struct fsa_anomaly)
+TEE_CALLBACK(fence_value, struct fsa_fence_value)
 
 void
 _fsv_sink_tee_init(struct fsa_model_sink *out, FsvSinkTee *storage, const struct fsa_model_sink *a,
