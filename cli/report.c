@@ -37,6 +37,7 @@ struct report_args {
 	gchar *end;
 	gchar **fail_if;
 	gboolean is_fail_on_loss;
+	gboolean is_wide;
 	gint top;
 	gint examples;
 	gchar *output;
@@ -99,7 +100,8 @@ build_options(const struct report_args *args, struct fsa_report_options *options
 	char *error = NULL;
 	fsa_status status = FSA_OK;
 
-	*options = (struct fsa_report_options){.is_fail_on_loss = args->is_fail_on_loss};
+	*options = (struct fsa_report_options){.is_fail_on_loss = args->is_fail_on_loss,
+					       .is_text_wide = args->is_wide};
 	*format = FSA_REPORT_FORMAT_TEXT;
 	if (args->format)
 		status = fsa_report_parse_format(args->format, format, &error);
@@ -210,6 +212,7 @@ run_report(const char *trace, const struct report_args *args,
 		return FS_EXIT_FAILURE;
 	}
 	fsa_report_set_model(report, model);
+	fsa_report_set_trace_path(report, trace);
 	status = fsa_ingest_into_model(trace, model, isatty(STDERR_FILENO) ? show_progress : NULL,
 				       &progress, &stats, &error);
 	end_progress(&progress);
@@ -286,6 +289,9 @@ fs_report_main(int argc, char **argv)
 	     "absolute (default: trace ns, seconds in text) or relative (ns since the first "
 	     "event, \"+1.500 ms\" in text, as the viewer shows them)",
 	     "absolute|relative"},
+	    {"wide", 0, 0, G_OPTION_ARG_NONE, &args.is_wide,
+	     "text: one line per row however wide (default: tables split to fit 120 columns)",
+	     NULL},
 	    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &args.output,
 	     "write the report to FILE instead of standard output", "FILE"},
 	    {"recording", 0, 0, G_OPTION_ARG_STRING, &args.recording,

@@ -111,6 +111,7 @@ struct fsa_report {
 	struct fsa_model_sink sink;
 	const struct fsa_model *model;
 	char *partial_reason;
+	char *trace_path; /* fsa_report_set_trace_path; NULL: not named */
 
 	/* Time filter, resolved at the first callback (relative times need the first event). */
 	bool is_range_resolved;
@@ -234,6 +235,9 @@ struct fsa_table {
 	const struct fsa_column *columns;
 	GArray *cells;          /* struct fsa_cell, row-major */
 	const char *empty_text; /* text shown when there are no rows */
+	/* Text: how many leading columns name a row; a table split to fit the width repeats them
+	 * in every part. 0: write-text.c picks the leading identifier columns. */
+	size_t key_columns;
 	/* --times relative: FSA_CELL_TIME cells are written as signed ns since this origin (the
 	 * trace's first event); FSA_TIME_NONE: absolute. */
 	uint64_t time_origin_ns;

@@ -818,6 +818,7 @@ fsa_report_destroy(struct fsa_report *r)
 	g_ptr_array_free(r->threshold_messages, TRUE);
 	g_array_free(r->threshold_failed, TRUE);
 	g_free(r->partial_reason);
+	g_free(r->trace_path);
 	g_free(r);
 }
 
@@ -850,6 +851,14 @@ fsa_report_set_partial(struct fsa_report *report, const char *reason)
 	g_free(report->partial_reason);
 	report->partial_reason =
 	    g_strdup(reason ? reason : "the trace could not be read to its end");
+	return FSA_OK;
+}
+
+fsa_status
+fsa_report_set_trace_path(struct fsa_report *report, const char *path)
+{
+	g_free(report->trace_path);
+	report->trace_path = g_strdup(path);
 	return FSA_OK;
 }
 

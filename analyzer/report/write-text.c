@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The text report: aligned tables for a human, durations with an adaptive unit (fsa/duration.h:
- * 850 ns, 1.230 µs, 4.560 ms, 1.234 s, as the viewer writes them), trace times in seconds
- * (with --times relative, "+1.500 ms" since the first event, as the viewer writes them),
- * handles in hex. Scripts should read the
- * JSON or CSV instead: this layout may change between releases.
+ * The text report: aligned tables for a human, 120 columns wide unless --wide (a wider table is
+ * split into parts that repeat its key columns), durations with an adaptive unit
+ * (fsa/duration.h: 850 ns, 1.230 µs, 4.560 ms, 1.234 s, as the viewer writes them), trace times
+ * in seconds (with --times relative, "+1.500 ms" since the first event, as the viewer writes
+ * them), handles in hex. Scripts should read the JSON or CSV instead: this layout may change
+ * between releases.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -112,12 +113,97 @@ print_record(FILE *out, const struct fsa_table *t)
 	}
 }
 
+/* Columns that name a row rather than measure it: the leading run of them is what a split
+ * table repeats in each part, so every line still says which queue, fence or engine it is. */
+static bool
+is_key_column(const struct fsa_column *column)
+{
+	static const char *const names[] = {
+	    "rank",           "hwqueue_handle", "fence_global_handle",
+	    "context_handle", "process_id",     "name",
+	    "adapter_id",     "engine_id",      "source_id",
+	    "metric",         "kind",           "reason",
+	    "granularity",    "ts_ns",          "from_adapter_id",
+	    "to_adapter_id",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+		if (strcmp(column->name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The key columns of T: its own count, else the leading identifier columns, kept to at most
+ * half of LIMIT so that every part still has room for values. */
+static size_t
+key_column_count(const struct fsa_table *t, const size_t *widths, size_t limit)
+{
+	size_t keys = t->key_columns, width = 1;
+
+	if (keys == 0)
+		while (keys < t->column_count && is_key_column(&t->columns[keys]))
+			keys++;
+	if (keys == 0 || keys >= t->column_count)
+		keys = 1;
+	for (size_t c = 0; c < keys; c++) {
+		width += 1 + widths[c];
+		if (width > limit / 2)
+			return c > 0 ? c : 1;
+	}
+	return keys;
+}
+
+/* One part of a table: the key columns, then columns [first, last). */
 static void
-print_table(FILE *out, const struct fsa_table *t)
+print_part(FILE *out, const struct fsa_table *t, char **texts, const size_t *widths, size_t rows,
+	   size_t keys, size_t first, size_t last)
+{
+	for (size_t r = 0; r <= rows; r++) {
+		fputs(" ", out);
+		for (size_t i = 0; i < keys + (last - first); i++) {
+			size_t c = i < keys ? i : first + (i - keys);
+			const char *text =
+			    r == 0 ? t->columns[c].title : texts[(r - 1) * t->column_count + c];
+
+			fputc(' ', out);
+			print_padded(out, text, widths[c], is_left_aligned(&t->columns[c]),
+				     c + 1 == last);
+		}
+		fputc('\n', out);
+	}
+}
+
+/* The end of the part that starts at column FIRST: columns while the line fits TARGET (at
+ * least one column). */
+static size_t
+split_next(const size_t *widths, size_t count, size_t key_width, size_t first, size_t target)
+{
+	size_t last = first + 1, width = key_width + 1 + widths[first];
+
+	while (last < count && width + 1 + widths[last] <= target)
+		width += 1 + widths[last++];
+	return last;
+}
+
+static size_t
+split_parts(const size_t *widths, size_t count, size_t keys, size_t key_width, size_t target)
+{
+	size_t parts = 0;
+
+	for (size_t first = keys; first < count; parts++)
+		first = split_next(widths, count, key_width, first, target);
+	return parts;
+}
+
+/* A table wider than LIMIT (0: no limit) is written in parts that fit, one after another, each
+ * repeating the key columns: a reader of a 120-column terminal never sees a line wrap. */
+static void
+print_table(FILE *out, const struct fsa_table *t, size_t limit)
 {
 	size_t rows = table_row_count(t);
 	size_t *widths = g_new0(size_t, t->column_count);
 	char **texts = g_new0(char *, rows * t->column_count);
+	size_t total = 1;
 
 	if (rows == 0) {
 		fprintf(out, "  (%s)\n", t->empty_text ? t->empty_text : "none");
@@ -135,21 +221,34 @@ print_table(FILE *out, const struct fsa_table *t)
 			widths[c] = MAX(widths[c], text_width(text));
 		}
 	}
-	fputs(" ", out);
-	for (size_t c = 0; c < t->column_count; c++) {
-		fputc(' ', out);
-		print_padded(out, t->columns[c].title, widths[c], is_left_aligned(&t->columns[c]),
-			     c + 1 == t->column_count);
-	}
-	fputc('\n', out);
-	for (size_t r = 0; r < rows; r++) {
-		fputs(" ", out);
-		for (size_t c = 0; c < t->column_count; c++) {
-			fputc(' ', out);
-			print_padded(out, texts[r * t->column_count + c], widths[c],
-				     is_left_aligned(&t->columns[c]), c + 1 == t->column_count);
+	for (size_t c = 0; c < t->column_count; c++)
+		total += 1 + widths[c];
+	if (limit == 0 || total <= limit) {
+		print_part(out, t, texts, widths, rows, 0, 0, t->column_count);
+	} else {
+		size_t keys = key_column_count(t, widths, limit), key_width = 1;
+
+		for (size_t c = 0; c < keys; c++)
+			key_width += 1 + widths[c];
+		size_t parts = split_parts(widths, t->column_count, keys, key_width, limit);
+		size_t values = 0, target;
+
+		/* As many parts as a greedy fill needs, but balanced: no part of one lone column.
+		 */
+		for (size_t c = keys; c < t->column_count; c++)
+			values += 1 + widths[c];
+		target = MIN(limit, key_width + (values + parts - 1) / parts);
+		while (target < limit &&
+		       split_parts(widths, t->column_count, keys, key_width, target) > parts)
+			target++;
+		for (size_t first = keys; first < t->column_count;) {
+			size_t last = split_next(widths, t->column_count, key_width, first, target);
+
+			if (first > keys)
+				fputc('\n', out);
+			print_part(out, t, texts, widths, rows, keys, first, last);
+			first = last;
 		}
-		fputc('\n', out);
 	}
 	for (size_t i = 0; i < rows * t->column_count; i++)
 		g_free(texts[i]);
@@ -162,7 +261,12 @@ report_write_text(struct fsa_report *report, GPtrArray *tables, FILE *out)
 {
 	const char *section = NULL;
 
-	fprintf(out, "fencescope report\n");
+	size_t limit = report->options.is_text_wide ? 0 : FSA_REPORT_TEXT_COLUMNS;
+
+	if (report->trace_path)
+		fprintf(out, "fencescope report  %s\n", report->trace_path);
+	else
+		fprintf(out, "fencescope report\n");
 	if (report->partial_reason)
 		fprintf(out, "PARTIAL: %s\n", report->partial_reason);
 	for (size_t i = 0; i < tables->len; i++) {
@@ -181,7 +285,7 @@ report_write_text(struct fsa_report *report, GPtrArray *tables, FILE *out)
 		if (t->is_record)
 			print_record(out, t);
 		else
-			print_table(out, t);
+			print_table(out, t, limit);
 	}
 	return ferror(out) ? FSA_ERR_IO : FSA_OK;
 }

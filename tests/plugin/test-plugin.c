@@ -138,7 +138,11 @@ Test(plugin, the_text_report_is_the_one_fencescope_report_writes)
 	cr_expect_eq(plugin.exit_status, 0, "stderr: %s", plugin.err);
 	cr_expect_eq(cli.exit_status, 0, "stderr: %s", cli.err);
 	cr_expect_gt(strlen(cli.out), 1000);
-	cr_expect_str_eq(plugin.out, cli.out);
+	/* The same report, but for its first line: babeltrace2's sink is not told the trace's
+	 * path, `fencescope report` names it ("fencescope report  TRACE", issue 16 §6). */
+	cr_expect_str_eq(strchr(plugin.out, '\n'), strchr(cli.out, '\n'));
+	cr_expect(strncmp(plugin.out, "fencescope report\n", 18) == 0, "%.40s", plugin.out);
+	cr_expect(strncmp(cli.out, "fencescope report  /", 20) == 0, "%.40s", cli.out);
 	outcome_clear(&plugin);
 	outcome_clear(&cli);
 }

@@ -13,6 +13,12 @@
 void
 fst_run_fencescope(const char *const *args, struct fst_run *run)
 {
+	fst_run_fencescope_in(NULL, args, run);
+}
+
+void
+fst_run_fencescope_in(const char *cwd, const char *const *args, struct fst_run *run)
+{
 	GPtrArray *argv = g_ptr_array_new();
 	GError *error = NULL;
 	int wait_status = 0;
@@ -22,7 +28,7 @@ fst_run_fencescope(const char *const *args, struct fst_run *run)
 		g_ptr_array_add(argv, (gpointer) args[i]);
 	g_ptr_array_add(argv, NULL);
 	*run = (struct fst_run){0};
-	cr_assert(g_spawn_sync(NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+	cr_assert(g_spawn_sync(cwd, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
 			       &run->out, &run->err, &wait_status, &error),
 		  "cannot run %s: %s", FS_FENCESCOPE, error ? error->message : "");
 	g_ptr_array_free(argv, TRUE);

@@ -18,8 +18,12 @@ check_times(const char *scenario, const char *format, const char *times, const c
 {
 	char *trace = g_build_filename(FS_TRACES, scenario, NULL);
 	char *expected_path = g_build_filename(trace, expected_name, NULL);
+	/* Run from the source tree with "traces/NAME", as scripts/regen-golden does: the text's
+	 * first line names the trace as given. */
+	char *root = g_path_get_dirname(FS_TRACES);
+	char *relative = g_build_filename("traces", scenario, NULL);
 	char *expected = NULL;
-	const char *args[] = {"report", "--format", format, trace, NULL, NULL, NULL};
+	const char *args[] = {"report", "--format", format, relative, NULL, NULL, NULL};
 	struct fst_run run;
 
 	if (times) {
@@ -28,7 +32,7 @@ check_times(const char *scenario, const char *format, const char *times, const c
 	}
 	cr_assert(g_file_get_contents(expected_path, &expected, NULL, NULL),
 		  "%s is missing: run scripts/regen-golden", expected_path);
-	fst_run_fencescope(args, &run);
+	fst_run_fencescope_in(root, args, &run);
 	cr_assert_eq(run.exit_status, 0, "fencescope report %s: %s", trace, run.err);
 	if (strcmp(run.out, expected) != 0) {
 		/* Name the first line that differs: the whole file is too long for a message. */
@@ -46,6 +50,8 @@ check_times(const char *scenario, const char *format, const char *times, const c
 	fst_run_clear(&run);
 	g_free(expected);
 	g_free(expected_path);
+	g_free(relative);
+	g_free(root);
 	g_free(trace);
 }
 
@@ -192,4 +198,61 @@ Test(golden, sus_01_trm_03_suspend_terminate_text)
 Test(golden, sus_01_trm_03_suspend_terminate_json)
 {
 	check("suspend-terminate", "json", "expected.json");
+}
+
+/* Issue 16 §6: the text report fits 120 columns by default on every trace in traces/ (wide
+ * tables are split into parts that repeat their key columns), and its first line names the
+ * trace; --wide keeps one line per row. Widths count characters, not bytes ("µs"). */
+Test(golden, text_fits_120_columns_on_every_trace)
+{
+	char *root = g_path_get_dirname(FS_TRACES);
+	GDir *dir = g_dir_open(FS_TRACES, 0, NULL);
+	const char *name;
+	size_t traces = 0, widest_wide = 0;
+
+	cr_assert(dir, "cannot list %s", FS_TRACES);
+	while ((name = g_dir_read_name(dir))) {
+		char *totals = g_build_filename(FS_TRACES, name, "totals.txt", NULL);
+		char *relative = g_build_filename("traces", name, NULL);
+		const char *args[] = {"report", relative, NULL, NULL};
+		struct fst_run run;
+
+		if (!g_file_test(totals, G_FILE_TEST_EXISTS)) {
+			g_free(totals);
+			g_free(relative);
+			continue;
+		}
+		for (int wide = 0; wide < 2; wide++) {
+			char **lines, *header;
+
+			args[1] = wide ? "--wide" : relative;
+			args[2] = wide ? relative : NULL;
+			fst_run_fencescope_in(root, args, &run);
+			cr_assert_eq(run.exit_status, 0, "fencescope report %s: %s", relative,
+				     run.err);
+			header = g_strdup_printf("fencescope report  %s\n", relative);
+			cr_assert(g_str_has_prefix(run.out, header), "%s: first line is not %s",
+				  relative, header);
+			g_free(header);
+			lines = g_strsplit(run.out, "\n", -1);
+			for (size_t i = 0; lines[i]; i++) {
+				size_t width = g_utf8_strlen(lines[i], -1);
+
+				if (wide)
+					widest_wide = MAX(widest_wide, width);
+				else
+					cr_assert_leq(width, 120, "%s line %zu is %zu columns: %s",
+						      relative, i + 1, width, lines[i]);
+			}
+			g_strfreev(lines);
+			fst_run_clear(&run);
+		}
+		traces++;
+		g_free(totals);
+		g_free(relative);
+	}
+	g_dir_close(dir);
+	g_free(root);
+	cr_assert_geq(traces, 20, "only %zu traces in %s", traces, FS_TRACES);
+	cr_assert_gt(widest_wide, 120, "--wide should keep a table wider than 120 columns");
 }

@@ -82,7 +82,14 @@ struct fsa_report_options {
 	 * the viewer's formatting) instead of absolute trace ns; the summary section then gains a
 	 * "times" table with the origin (docs/report-schema.md "Relative times"). */
 	bool is_time_relative;
+	/* Text only: tables keep one line per row however wide (--wide). By default a table wider
+	 * than FSA_REPORT_TEXT_COLUMNS is split into parts that fit, each repeating the row's key
+	 * columns (docs/report-schema.md "Text"). */
+	bool is_text_wide;
 };
+
+/* The width the text report fits in unless is_text_wide. */
+#define FSA_REPORT_TEXT_COLUMNS 120
 
 struct fsa_report;
 
@@ -114,6 +121,12 @@ FSA_API fsa_status fsa_report_add_threshold(struct fsa_report *report, const cha
  * with this one-line reason. The string is copied.
  */
 FSA_API fsa_status fsa_report_set_partial(struct fsa_report *report, const char *reason);
+
+/*
+ * The trace the report is about, as the user named it: the text report's first line reads
+ * "fencescope report  PATH". The string is copied; NULL forgets it.
+ */
+FSA_API fsa_status fsa_report_set_trace_path(struct fsa_report *report, const char *path);
 
 /* After fsa_model_finish(): computes the statistics and evaluates the thresholds. */
 FSA_API fsa_status fsa_report_finish(struct fsa_report *report);
