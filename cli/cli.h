@@ -29,6 +29,8 @@ int fs_export_main(int argc, char **argv);
 
 /* `fencescope report`: analyzes a trace into a text, JSON or CSV report (docs/report-schema.md). */
 int fs_report_main(int argc, char **argv);
+/* cli/diff.c: `fencescope diff`. */
+int fs_diff_main(int argc, char **argv);
 
 /* `fencescope view`: opens a trace in the GTK viewer (execs fencescope-view). */
 int fs_view_main(int argc, char **argv);

@@ -29,6 +29,7 @@ static const struct {
     {"run", fs_run_main, "run a built-in scenario or a scenario file on the reference runtime"},
     {"record", fs_record_main, "record a scenario or a command in a real LTTng session"},
     {"report", fs_report_main, "analyze a trace: latency, longest waits, losses, anomalies"},
+    {"diff", fs_diff_main, "compare two traces: latency deltas beyond noise, added and removed"},
     {"export", fs_export_main, "write a trace's fence timeline to SQLite or Perfetto JSON"},
     {"render", fs_render_main, "draw a trace's timeline to PNG, SVG or PDF, without a display"},
     {"view", fs_view_main, "open a trace in the GTK timeline viewer (fencescope-view)"},

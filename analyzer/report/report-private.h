@@ -183,7 +183,18 @@ fsa_status report_parse_number_unit(const char *text, double *number, const char
 /* threshold.c */
 fsa_status threshold_parse(const char *expression, struct fsa_threshold **threshold,
 			   char **error_message);
+/* The same with ALLOW_BASE: the right-hand side may name the base trace's value ("1.10 * base",
+ * "base + 1ms"; fencescope diff). */
+fsa_status threshold_parse_base(const char *expression, bool allow_base,
+				struct fsa_threshold **threshold, char **error_message);
 void threshold_destroy(struct fsa_threshold *threshold);
+bool threshold_has_base(const struct fsa_threshold *threshold);
+/* Its scope ('a' all, 'q' queue, 'f' fence, 'p' process) and key. */
+char threshold_scope(const struct fsa_threshold *threshold, uint64_t *key);
+/* A threshold with base against NEW (its own scope key) and BASE (BASE_KEY, the matched object;
+ * BASE NULL: unmatched). True when it fails; *message (transfer full) says what was measured. */
+bool threshold_check_base(const struct fsa_threshold *threshold, struct fsa_report *base,
+			  uint64_t base_key, struct fsa_report *r, char **message);
 /* Evaluates against a finished report: returns true when it fails, with the message in
  * *failure (transfer full, g_free). Also gives the measured value as text in *measured. */
 bool threshold_check(const struct fsa_threshold *threshold, struct fsa_report *report,
@@ -207,6 +218,7 @@ enum fsa_cell_type {
 	FSA_CELL_F64,
 	FSA_CELL_BOOL,
 	FSA_CELL_STRING,
+	FSA_CELL_DELTA, /* signed ns (the i member); text "+1.230 ms" / "−1.230 ms" */
 };
 
 struct fsa_column {
@@ -238,6 +250,8 @@ struct fsa_table {
 	/* Text: how many leading columns name a row; a table split to fit the width repeats them
 	 * in every part. 0: write-text.c picks the leading identifier columns. */
 	size_t key_columns;
+	/* Text: only the first this many columns (the rest are for JSON and CSV); 0: all. */
+	size_t text_column_count;
 	/* --times relative: FSA_CELL_TIME cells are written as signed ns since this origin (the
 	 * trace's first event); FSA_TIME_NONE: absolute. */
 	uint64_t time_origin_ns;
@@ -251,6 +265,21 @@ const struct fsa_cell *table_cell(const struct fsa_table *table, size_t row, siz
 
 /* Returns: (transfer full) a GPtrArray of struct fsa_table, in print order, freeing itself. */
 GPtrArray *report_build_tables(struct fsa_report *report);
+
+/* For other table builders (diff.c): an empty list that frees its tables, and a new table
+ * appended to it (columns borrowed: static arrays). */
+GPtrArray *report_tables_new(void);
+struct fsa_table *report_table_add(GPtrArray *tables, const char *section, const char *name,
+				   const char *title, bool is_record,
+				   const struct fsa_column *columns, size_t column_count,
+				   const char *empty_text);
+
+/* The writers over any tables: TITLE is the text's first line, PARTIAL (nullable) a PARTIAL:
+ * line under it, LIMIT the width wider tables are split to (0: none); SCHEMA_VERSION the JSON
+ * document's. */
+fsa_status tables_write_text(GPtrArray *tables, const char *title, const char *partial,
+			     size_t limit, FILE *out);
+fsa_status tables_write_json(GPtrArray *tables, const char *schema_version, FILE *out);
 
 fsa_status report_write_text(struct fsa_report *report, GPtrArray *tables, FILE *out);
 fsa_status report_write_json(struct fsa_report *report, GPtrArray *tables, FILE *out);

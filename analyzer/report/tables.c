@@ -32,6 +32,12 @@ table_free(gpointer data)
 	g_free(table);
 }
 
+GPtrArray *
+report_tables_new(void)
+{
+	return g_ptr_array_new_with_free_func(table_free);
+}
+
 size_t
 table_row_count(const struct fsa_table *table)
 {
@@ -62,6 +68,15 @@ table_new(GPtrArray *tables, const char *section, const char *name, const char *
 	table->time_origin_ns = FSA_TIME_NONE;
 	g_ptr_array_add(tables, table);
 	return table;
+}
+
+struct fsa_table *
+report_table_add(GPtrArray *tables, const char *section, const char *name, const char *title,
+		 bool is_record, const struct fsa_column *columns, size_t column_count,
+		 const char *empty_text)
+{
+	return table_new(tables, section, name, title, is_record, columns, column_count,
+			 empty_text);
 }
 
 static void

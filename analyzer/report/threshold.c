@@ -47,6 +47,11 @@ struct fsa_threshold {
 	enum compare compare;
 	double value; /* ns for durations, else a count */
 	bool is_duration;
+	/* fencescope diff: "FACTOR * base [+|- OFFSET]": the limit is FACTOR times the same
+	 * statistic in the base trace, plus OFFSET (ns for durations; value above is the offset).
+	 */
+	bool has_base;
+	double base_factor;
 };
 
 static const char *const compare_names[] = {">", ">=", "<", "<=", "==", "!="};
@@ -276,17 +281,107 @@ parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
 	return FSA_OK;
 }
 
+/* After the comparison: "NUMBER[UNIT]", or with ALLOW_BASE "[FACTOR [*]] base [+|- NUMBER[UNIT]]".
+ */
+static fsa_status
+parse_limit(struct fsa_threshold *t, const char *p, bool allow_base, char **error_message)
+{
+	double number = 0, unit_ns = 1;
+	const char *unit_end = NULL;
+	bool has_unit = false;
+	size_t len = word_length(p);
+
+	t->base_factor = 1;
+	if (!word_is(p, len, "base")) {
+		if (report_parse_number_unit(p, &number, &unit_end, &unit_ns, &has_unit) !=
+		    FSA_OK) {
+			report_set_error(error_message, "'%s': expected a number%s at '%s'",
+					 t->expression, allow_base ? " or base" : "", p);
+			return FSA_ERR_INVALID;
+		}
+		p = unit_end;
+		skip_space(&p);
+		if (*p == '*') {
+			p++;
+			skip_space(&p);
+		}
+		len = word_length(p);
+		if (!word_is(p, len, "base")) {
+			if (has_unit && !t->is_duration) {
+				report_set_error(error_message, "'%s': a count takes no time unit",
+						 t->expression);
+				return FSA_ERR_INVALID;
+			}
+			if (*p != '\0') {
+				report_set_error(error_message, "'%s': unexpected '%s' at the end",
+						 t->expression, p);
+				return FSA_ERR_INVALID;
+			}
+			t->value = number * unit_ns;
+			return FSA_OK;
+		}
+		if (has_unit) {
+			report_set_error(error_message, "'%s': the factor of base takes no unit",
+					 t->expression);
+			return FSA_ERR_INVALID;
+		}
+		t->base_factor = number;
+	}
+	if (!allow_base) {
+		report_set_error(error_message,
+				 "'%s': base is the other trace of fencescope diff; a report has "
+				 "none",
+				 t->expression);
+		return FSA_ERR_INVALID;
+	}
+	t->has_base = true;
+	p += len;
+	skip_space(&p);
+	if (*p == '+' || *p == '-') {
+		double sign = *p == '-' ? -1 : 1;
+
+		p++;
+		skip_space(&p);
+		if (report_parse_number_unit(p, &number, &unit_end, &unit_ns, &has_unit) !=
+		    FSA_OK) {
+			report_set_error(error_message, "'%s': expected a number at '%s'",
+					 t->expression, p);
+			return FSA_ERR_INVALID;
+		}
+		if (has_unit && !t->is_duration) {
+			report_set_error(error_message, "'%s': a count takes no time unit",
+					 t->expression);
+			return FSA_ERR_INVALID;
+		}
+		t->value = sign * number * unit_ns;
+		p = unit_end;
+		skip_space(&p);
+	}
+	if (*p != '\0') {
+		report_set_error(error_message, "'%s': unexpected '%s' at the end", t->expression,
+				 p);
+		return FSA_ERR_INVALID;
+	}
+	return FSA_OK;
+}
+
 fsa_status
 threshold_parse(const char *expression, struct fsa_threshold **threshold, char **error_message)
+{
+	return threshold_parse_base(expression, false, threshold, error_message);
+}
+
+fsa_status
+threshold_parse_base(const char *expression, bool allow_base, struct fsa_threshold **threshold,
+		     char **error_message)
 {
 	/* Two-character operators first. */
 	static const enum compare order[] = {CMP_GE, CMP_LE, CMP_EQ, CMP_NE, CMP_GT, CMP_LT};
 	struct fsa_threshold *t = calloc(1, sizeof(*t));
 	fsa_status status = FSA_ERR_INVALID;
 	const char *p = expression ? expression : "";
-	bool has_compare = false, has_unit = false;
-	double number = 0, unit_ns = 1;
-	const char *unit_end = NULL, *stat_word = NULL;
+	bool has_compare = false;
+	const char *stat_word = NULL;
 	size_t len;
 
 	if (!t)
@@ -353,22 +448,8 @@ threshold_parse(const char *expression, struct fsa_threshold **threshold, char *
 	}
 	skip_space(&p);
 	t->is_duration = t->stat != STAT_COUNT && t->stat != STAT_LOST;
-	if (report_parse_number_unit(p, &number, &unit_end, &unit_ns, &has_unit) != FSA_OK) {
-		report_set_error(error_message, "'%s': expected a number at '%s'", t->expression,
-				 p);
+	if (parse_limit(t, p, allow_base, error_message) != FSA_OK)
 		goto end;
-	}
-	skip_space(&unit_end);
-	if (*unit_end != '\0') {
-		report_set_error(error_message, "'%s': unexpected '%s' at the end", t->expression,
-				 unit_end);
-		goto end;
-	}
-	if (has_unit && !t->is_duration) {
-		report_set_error(error_message, "'%s': a count takes no time unit", t->expression);
-		goto end;
-	}
-	t->value = number * unit_ns;
 	*threshold = t;
 	t = NULL;
 	status = FSA_OK;
@@ -472,11 +553,16 @@ queue_entries_lost(const struct fsa_queue_acc *queue, int metric)
 	return queue->entries_lost[0] + queue->entries_lost[1];
 }
 
-bool
-threshold_check(const struct fsa_threshold *t, struct fsa_report *r, char **failure)
+/* The statistic T names, measured in R with the scope key KEY; false when it has no value. */
+static bool
+threshold_measure(const struct fsa_threshold *t, struct fsa_report *r, uint64_t key, double *value)
 {
+	struct fsa_threshold scoped = *t;
 	double measured = 0;
 	bool has_value = true;
+
+	scoped.scope_key = key;
+	t = &scoped;
 
 	switch (t->target) {
 	case TARGET_LATENCY: {
@@ -553,16 +639,68 @@ threshold_check(const struct fsa_threshold *t, struct fsa_report *r, char **fail
 			measured = (double) r->lost_by_kind[t->metric];
 		break;
 	}
-	if (!has_value) {
+	*value = measured;
+	return has_value;
+}
+
+static void
+value_text(const struct fsa_threshold *t, double value, char *text, size_t size)
+{
+	if (t->is_duration)
+		fsa_format_duration(text, size, value < 0 ? 0 : (uint64_t) llround(value));
+	else
+		snprintf(text, size, "%.0f", value);
+}
+
+bool
+threshold_check(const struct fsa_threshold *t, struct fsa_report *r, char **failure)
+{
+	double measured = 0;
+	char text[64];
+
+	if (!threshold_measure(t, r, t->scope_key, &measured)) {
 		*failure = NULL;
 		return false;
 	}
-	char text[64];
-
-	if (t->is_duration)
-		fsa_format_duration(text, sizeof(text), (uint64_t) llround(measured));
-	else
-		snprintf(text, sizeof(text), "%.0f", measured);
+	value_text(t, measured, text, sizeof(text));
 	*failure = g_strdup_printf("%s: measured %s", t->expression, text);
 	return compare(t->compare, measured, t->value);
+}
+
+bool
+threshold_has_base(const struct fsa_threshold *t)
+{
+	return t->has_base;
+}
+
+char
+threshold_scope(const struct fsa_threshold *t, uint64_t *key)
+{
+	*key = t->scope_key;
+	return t->scope;
+}
+
+bool
+threshold_check_base(const struct fsa_threshold *t, struct fsa_report *base, uint64_t base_key,
+		     struct fsa_report *r, char **message)
+{
+	double measured = 0, base_value = 0, limit;
+	char text[64], base_text[64], limit_text[64];
+
+	if (!threshold_measure(t, r, t->scope_key, &measured)) {
+		*message = g_strdup_printf("%s: no value in the new trace", t->expression);
+		return false;
+	}
+	value_text(t, measured, text, sizeof(text));
+	if (!base || !threshold_measure(t, base, base_key, &base_value)) {
+		*message = g_strdup_printf("%s: measured %s, no value in the base trace",
+					   t->expression, text);
+		return false;
+	}
+	limit = t->base_factor * base_value + t->value;
+	value_text(t, base_value, base_text, sizeof(base_text));
+	value_text(t, limit, limit_text, sizeof(limit_text));
+	*message = g_strdup_printf("%s: measured %s, base %s, limit %s", t->expression, text,
+				   base_text, limit_text);
+	return compare(t->compare, measured, limit);
 }

@@ -46,6 +46,7 @@ put_cell(FILE *out, const struct fsa_table *t, const struct fsa_column *column,
 		fprintf(out, "%" PRIu64, cell->u);
 		break;
 	case FSA_CELL_I64:
+	case FSA_CELL_DELTA:
 		fprintf(out, "%" PRId64, cell->i);
 		break;
 	case FSA_CELL_HANDLE:

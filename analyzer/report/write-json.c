@@ -43,6 +43,7 @@ put_cell(FILE *out, const struct fsa_table *t, const struct fsa_column *column,
 		fsa_json_write_u64(out, cell->u);
 		break;
 	case FSA_CELL_I64:
+	case FSA_CELL_DELTA:
 		fsa_json_write_i64(out, cell->i);
 		break;
 	case FSA_CELL_HANDLE:
@@ -86,13 +87,19 @@ put_row(FILE *out, const struct fsa_table *t, size_t row, int level)
 fsa_status
 report_write_json(struct fsa_report *report, GPtrArray *tables, FILE *out)
 {
+	(void) report;
+	return tables_write_json(tables, FSA_REPORT_SCHEMA_VERSION, out);
+}
+
+fsa_status
+tables_write_json(GPtrArray *tables, const char *schema_version, FILE *out)
+{
 	const char *section = NULL;
 
-	(void) report;
 	fputc('{', out);
 	indent(out, 1);
 	put_key(out, "schema_version");
-	fsa_json_write_string(out, FSA_REPORT_SCHEMA_VERSION);
+	fsa_json_write_string(out, schema_version);
 	for (size_t i = 0; i < tables->len; i++) {
 		const struct fsa_table *t = tables->pdata[i];
 		size_t rows = table_row_count(t);

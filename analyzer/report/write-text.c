@@ -38,6 +38,11 @@ cell_text(const struct fsa_table *t, const struct fsa_column *column, const stru
 		return g_strdup_printf("%" PRIu64, cell->u);
 	case FSA_CELL_I64:
 		return g_strdup_printf("%" PRId64, cell->i);
+	case FSA_CELL_DELTA:
+		fsa_format_duration(buf, sizeof(buf),
+				    cell->i < 0 ? (uint64_t) 0 - (uint64_t) cell->i
+						: (uint64_t) cell->i);
+		return g_strdup_printf("%s%s", cell->i < 0 ? "−" : "+", buf);
 	case FSA_CELL_DURATION:
 		fsa_format_duration(buf, sizeof(buf), cell->u);
 		return g_strdup(buf);
@@ -136,14 +141,14 @@ is_key_column(const struct fsa_column *column)
 /* The key columns of T: its own count, else the leading identifier columns, kept to at most
  * half of LIMIT so that every part still has room for values. */
 static size_t
-key_column_count(const struct fsa_table *t, const size_t *widths, size_t limit)
+key_column_count(const struct fsa_table *t, size_t shown, const size_t *widths, size_t limit)
 {
 	size_t keys = t->key_columns, width = 1;
 
 	if (keys == 0)
-		while (keys < t->column_count && is_key_column(&t->columns[keys]))
+		while (keys < shown && is_key_column(&t->columns[keys]))
 			keys++;
-	if (keys == 0 || keys >= t->column_count)
+	if (keys == 0 || keys >= shown)
 		keys = 1;
 	for (size_t c = 0; c < keys; c++) {
 		width += 1 + widths[c];
@@ -200,6 +205,10 @@ split_parts(const size_t *widths, size_t count, size_t keys, size_t key_width, s
 static void
 print_table(FILE *out, const struct fsa_table *t, size_t limit)
 {
+	/* The columns text shows (the others are for JSON and CSV). */
+	size_t shown = t->text_column_count && t->text_column_count < t->column_count
+			   ? t->text_column_count
+			   : t->column_count;
 	size_t rows = table_row_count(t);
 	size_t *widths = g_new0(size_t, t->column_count);
 	char **texts = g_new0(char *, rows * t->column_count);
@@ -211,38 +220,38 @@ print_table(FILE *out, const struct fsa_table *t, size_t limit)
 		g_free(texts);
 		return;
 	}
-	for (size_t c = 0; c < t->column_count; c++)
+	for (size_t c = 0; c < shown; c++)
 		widths[c] = text_width(t->columns[c].title);
 	for (size_t r = 0; r < rows; r++) {
-		for (size_t c = 0; c < t->column_count; c++) {
+		for (size_t c = 0; c < shown; c++) {
 			char *text = cell_text(t, &t->columns[c], table_cell(t, r, c));
 
 			texts[r * t->column_count + c] = text;
 			widths[c] = MAX(widths[c], text_width(text));
 		}
 	}
-	for (size_t c = 0; c < t->column_count; c++)
+	for (size_t c = 0; c < shown; c++)
 		total += 1 + widths[c];
 	if (limit == 0 || total <= limit) {
-		print_part(out, t, texts, widths, rows, 0, 0, t->column_count);
+		print_part(out, t, texts, widths, rows, 0, 0, shown);
 	} else {
-		size_t keys = key_column_count(t, widths, limit), key_width = 1;
+		size_t keys = key_column_count(t, shown, widths, limit), key_width = 1;
 
 		for (size_t c = 0; c < keys; c++)
 			key_width += 1 + widths[c];
-		size_t parts = split_parts(widths, t->column_count, keys, key_width, limit);
+		size_t parts = split_parts(widths, shown, keys, key_width, limit);
 		size_t values = 0, target;
 
 		/* As many parts as a greedy fill needs, but balanced: no part of one lone column.
 		 */
-		for (size_t c = keys; c < t->column_count; c++)
+		for (size_t c = keys; c < shown; c++)
 			values += 1 + widths[c];
 		target = MIN(limit, key_width + (values + parts - 1) / parts);
 		while (target < limit &&
-		       split_parts(widths, t->column_count, keys, key_width, target) > parts)
+		       split_parts(widths, shown, keys, key_width, target) > parts)
 			target++;
-		for (size_t first = keys; first < t->column_count;) {
-			size_t last = split_next(widths, t->column_count, key_width, first, target);
+		for (size_t first = keys; first < shown;) {
+			size_t last = split_next(widths, shown, key_width, first, target);
 
 			if (first > keys)
 				fputc('\n', out);
@@ -257,18 +266,14 @@ print_table(FILE *out, const struct fsa_table *t, size_t limit)
 }
 
 fsa_status
-report_write_text(struct fsa_report *report, GPtrArray *tables, FILE *out)
+tables_write_text(GPtrArray *tables, const char *title, const char *partial, size_t limit,
+		  FILE *out)
 {
 	const char *section = NULL;
 
-	size_t limit = report->options.is_text_wide ? 0 : FSA_REPORT_TEXT_COLUMNS;
-
-	if (report->trace_path)
-		fprintf(out, "fencescope report  %s\n", report->trace_path);
-	else
-		fprintf(out, "fencescope report\n");
-	if (report->partial_reason)
-		fprintf(out, "PARTIAL: %s\n", report->partial_reason);
+	fprintf(out, "%s\n", title);
+	if (partial)
+		fprintf(out, "PARTIAL: %s\n", partial);
 	for (size_t i = 0; i < tables->len; i++) {
 		const struct fsa_table *t = tables->pdata[i];
 
@@ -288,4 +293,18 @@ report_write_text(struct fsa_report *report, GPtrArray *tables, FILE *out)
 			print_table(out, t, limit);
 	}
 	return ferror(out) ? FSA_ERR_IO : FSA_OK;
+}
+
+fsa_status
+report_write_text(struct fsa_report *report, GPtrArray *tables, FILE *out)
+{
+	char *title = report->trace_path
+			  ? g_strdup_printf("fencescope report  %s", report->trace_path)
+			  : g_strdup("fencescope report");
+	fsa_status status =
+	    tables_write_text(tables, title, report->partial_reason,
+			      report->options.is_text_wide ? 0 : FSA_REPORT_TEXT_COLUMNS, out);
+
+	g_free(title);
+	return status;
 }
