@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `fencescope diff` (issue 16 §2) over two recordings that differ by one known change:
+ * traces/diff-slow's producer works twice as long as traces/diff-base's (tests/report/diff-*.json),
+ * so the consumer's waits and the producer's signals must be reported beyond noise, and a trace
+ * against itself must show zero deltas and no change. Goldens: traces/diff-slow/expected-diff.*
+ * (scripts/regen-golden). Plus --fail-if with a base term (exit 3 / 0) and bad usage (exit 2,
+ * one line).
+ */
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "report-run.h"
+
+#define BASE "traces/diff-base"
+#define SLOW "traces/diff-slow"
+
+/* Runs `fencescope diff ARGS…` from the source root (paths as scripts/regen-golden gives them). */
+static void
+run_diff(const char *const *args, struct fst_run *run)
+{
+	char *root = g_path_get_dirname(FS_TRACES);
+
+	fst_run_fencescope_in(root, args, run);
+	g_free(root);
+}
+
+static void
+check_golden(const char *format, const char *expected_name)
+{
+	char *path = g_build_filename(FS_TRACES, "diff-slow", expected_name, NULL);
+	const char *args[] = {"diff", "--format", format, BASE, SLOW, NULL};
+	char *expected = NULL;
+	struct fst_run run;
+
+	cr_assert(g_file_get_contents(path, &expected, NULL, NULL),
+		  "%s is missing: run scripts/regen-golden", path);
+	run_diff(args, &run);
+	cr_assert_eq(run.exit_status, 0, "fencescope diff: %s", run.err);
+	if (strcmp(run.out, expected) != 0) {
+		char **want = g_strsplit(expected, "\n", -1), **got = g_strsplit(run.out, "\n", -1);
+		size_t line = 0;
+
+		while (want[line] && got[line] && strcmp(want[line], got[line]) == 0)
+			line++;
+		cr_assert(false,
+			  "diff differs from %s at line %zu:\n  expected: %s\n  got:      %s", path,
+			  line + 1, want[line] ? want[line] : "(end)",
+			  got[line] ? got[line] : "(end)");
+	}
+	fst_run_clear(&run);
+	g_free(expected);
+	g_free(path);
+}
+
+Test(diff, golden_text)
+{
+	check_golden("text", "expected-diff.txt");
+}
+
+Test(diff, golden_json)
+{
+	check_golden("json", "expected-diff.json");
+}
+
+Test(diff, golden_csv)
+{
+	check_golden("csv", "expected-diff.csv");
+}
+
+/* The JSON diff of BASE and NEW, parsed; *root is the document's object. */
+static JsonParser *
+diff_json(const char *base, const char *new_trace, JsonObject **diff)
+{
+	const char *args[] = {"diff", "--format", "json", base, new_trace, NULL};
+	JsonParser *parser = json_parser_new();
+	GError *error = NULL;
+	struct fst_run run;
+
+	run_diff(args, &run);
+	cr_assert_eq(run.exit_status, 0, "fencescope diff %s %s: %s", base, new_trace, run.err);
+	cr_assert(json_parser_load_from_data(parser, run.out, -1, &error), "not JSON: %s",
+		  error ? error->message : "");
+	*diff = json_object_get_object_member(json_node_get_object(json_parser_get_root(parser)),
+					      "diff");
+	cr_assert_not_null(*diff);
+	fst_run_clear(&run);
+	return parser;
+}
+
+/* The latency row (scope, name, metric, stat). */
+static JsonObject *
+latency_row(JsonObject *diff, const char *scope, const char *name, const char *metric,
+	    const char *stat)
+{
+	JsonArray *rows = json_object_get_array_member(diff, "latency");
+
+	for (guint i = 0; i < json_array_get_length(rows); i++) {
+		JsonObject *row = json_array_get_object_element(rows, i);
+
+		if (strcmp(json_object_get_string_member(row, "scope"), scope) == 0 &&
+		    strcmp(json_object_get_string_member(row, "name"), name) == 0 &&
+		    strcmp(json_object_get_string_member(row, "metric"), metric) == 0 &&
+		    strcmp(json_object_get_string_member(row, "stat"), stat) == 0)
+			return row;
+	}
+	cr_assert(false, "no latency row %s %s %s %s", scope, name, metric, stat);
+	return NULL;
+}
+
+/* A trace against itself: every delta zero, nothing beyond noise, nothing added or removed. */
+Test(diff, a_trace_against_itself_has_zero_deltas_and_no_change)
+{
+	JsonObject *diff;
+	JsonParser *parser = diff_json(SLOW, SLOW, &diff);
+	JsonObject *traces = json_object_get_object_member(diff, "traces");
+	const char *tables[] = {"counts", "latency"};
+
+	cr_assert_eq(json_object_get_int_member(traces, "changes_beyond_noise"), 0);
+	cr_assert_eq(json_object_get_int_member(traces, "added"), 0);
+	cr_assert_eq(json_object_get_int_member(traces, "removed"), 0);
+	cr_assert_gt(json_object_get_int_member(traces, "matched"), 5);
+	for (size_t t = 0; t < G_N_ELEMENTS(tables); t++) {
+		JsonArray *rows = json_object_get_array_member(diff, tables[t]);
+		const char *delta = t == 0 ? "delta" : "delta_ns";
+
+		cr_assert_gt(json_array_get_length(rows), 10);
+		for (guint i = 0; i < json_array_get_length(rows); i++) {
+			JsonObject *row = json_array_get_object_element(rows, i);
+
+			cr_assert_eq(json_object_get_int_member(row, delta), 0, "%s row %u",
+				     tables[t], i);
+			cr_assert(json_object_get_null_member(row, "is_beyond_noise") ||
+				      !json_object_get_boolean_member(row, "is_beyond_noise"),
+				  "%s row %u beyond noise", tables[t], i);
+		}
+	}
+	g_object_unref(parser);
+}
+
+/* The known change: the producer (3D queue) signals and the consumer (compute queue) waits
+ * about twice as long, and the median, p95 and p99 say so beyond noise. */
+Test(diff, a_producer_twice_as_slow_is_beyond_noise_where_it_should_be)
+{
+	static const struct {
+		const char *scope, *name, *metric;
+	} changed[] = {
+	    {"trace", "trace", "wait"},
+	    {"queue", "app#1/gpu0.compute0/user#1", "wait"},
+	    {"queue", "app#1/gpu0.compute0/user#1", "wait_stalled"},
+	    {"queue", "app#1/gpu0.3d0/user#1", "signal"},
+	    {"queue", "app#1/gpu0.3d0/user#1", "packet"},
+	    {"process", "app#1", "cpu_wait"},
+	};
+	static const char *const stats[] = {"p50", "p95", "p99"};
+	JsonObject *diff;
+	JsonParser *parser = diff_json(BASE, SLOW, &diff);
+
+	for (size_t i = 0; i < G_N_ELEMENTS(changed); i++) {
+		for (size_t s = 0; s < G_N_ELEMENTS(stats); s++) {
+			JsonObject *row = latency_row(diff, changed[i].scope, changed[i].name,
+						      changed[i].metric, stats[s]);
+
+			cr_assert(json_object_get_boolean_member(row, "is_beyond_noise"),
+				  "%s %s %s", changed[i].name, changed[i].metric, stats[s]);
+			cr_assert_gt(json_object_get_int_member(row, "delta_ns"), 0);
+			cr_assert_gt(json_object_get_double_member(row, "delta_pct"), 50.0);
+			cr_assert_gt(json_object_get_int_member(row, "new_low_ns"),
+				     json_object_get_int_member(row, "base_high_ns"));
+		}
+	}
+	/* Same work, same counts: the number of operations did not change. */
+	JsonArray *counts = json_object_get_array_member(diff, "counts");
+
+	for (guint i = 0; i < json_array_get_length(counts); i++)
+		cr_assert_eq(
+		    json_object_get_int_member(json_array_get_object_element(counts, i), "delta"),
+		    0);
+	g_object_unref(parser);
+}
+
+/* Different programs: nothing matches by name, so both sides' objects are listed. */
+Test(diff, unmatched_processes_queues_and_fences_are_added_and_removed)
+{
+	JsonObject *diff;
+	JsonParser *parser = diff_json("traces/frame-pipeline", BASE, &diff);
+	JsonArray *rows = json_object_get_array_member(diff, "matching");
+	size_t added = 0, removed = 0;
+
+	for (guint i = 0; i < json_array_get_length(rows); i++) {
+		JsonObject *row = json_array_get_object_element(rows, i);
+		const char *status = json_object_get_string_member(row, "status");
+
+		added += strcmp(status, "added") == 0;
+		removed += strcmp(status, "removed") == 0;
+		if (strcmp(status, "added") == 0)
+			cr_assert(json_object_get_null_member(row, "base_key"));
+	}
+	/* frame-pipeline: 1 process, 2 queues, 4 fences; diff-base: 1 process, 2 queues, 2 fences
+	 * (plus their progress fences): every one unmatched, the "trace" row matched. */
+	cr_assert_geq(added, 5);
+	cr_assert_geq(removed, 7);
+	cr_assert_eq(
+	    json_object_get_int_member(json_object_get_object_member(diff, "traces"), "matched"),
+	    1);
+	g_object_unref(parser);
+}
+
+Test(diff, fail_if_relative_to_base_exits_3_on_the_regression_and_0_without)
+{
+	const char *slower[] = {"diff", "--fail-if", "p99(wait) > 1.10 * base", BASE, SLOW, NULL};
+	const char *same[] = {"diff", "--fail-if", "p99(wait) > 1.10 * base", SLOW, SLOW, NULL};
+	const char *faster[] = {"diff", "--fail-if", "p99(wait) > 1.10 * base", SLOW, BASE, NULL};
+	const char *scoped[] = {"diff", "--fail-if", "max(signal, process=1) > base + 1ms",
+				BASE,   SLOW,        NULL};
+	struct fst_run run;
+
+	run_diff(slower, &run);
+	cr_assert_eq(run.exit_status, 3, "stderr: %s", run.err);
+	cr_assert_not_null(strstr(run.err, "fencescope diff: threshold failed: p99(wait) > 1.10 * "
+					   "base: measured 98.899 µs, base 49.924 µs"),
+			   "%s", run.err);
+	cr_assert_not_null(strstr(run.out, "fencescope diff  " BASE "  " SLOW "\n"));
+	fst_run_clear(&run);
+	run_diff(same, &run);
+	cr_assert_eq(run.exit_status, 0, "stderr: %s", run.err);
+	fst_run_clear(&run);
+	run_diff(faster, &run);
+	cr_assert_eq(run.exit_status, 0, "stderr: %s", run.err);
+	fst_run_clear(&run);
+	run_diff(scoped, &run);
+	cr_assert_eq(run.exit_status, 0, "stderr: %s", run.err);
+	fst_run_clear(&run);
+}
+
+static void
+assert_usage_error(const char *const *args, const char *what)
+{
+	struct fst_run run;
+
+	run_diff(args, &run);
+	cr_assert_eq(run.exit_status, 2, "%s: exit %d", what, run.exit_status);
+	cr_assert(g_str_has_prefix(run.err, "fencescope diff: "), "%s: '%s'", what, run.err);
+	cr_assert(strchr(run.err, '\n') == run.err + strlen(run.err) - 1, "%s: not one line: '%s'",
+		  what, run.err);
+	cr_assert_str_eq(run.out, "", "%s", what);
+	fst_run_clear(&run);
+}
+
+Test(diff, bad_usage_exits_2_with_one_line)
+{
+	const char *one[] = {"diff", BASE, NULL};
+	const char *three[] = {"diff", BASE, SLOW, SLOW, NULL};
+	const char *format[] = {"diff", "-f", "xml", BASE, SLOW, NULL};
+	const char *typo[] = {"diff", "--fail-if", "p99(wait) > 1.1 * bse", BASE, SLOW, NULL};
+	const char *metric[] = {"diff", "--fail-if", "p99(waits) > base", BASE, SLOW, NULL};
+	const char *unit[] = {"diff", "--fail-if", "p99(wait) > 2ms * base", BASE, SLOW, NULL};
+	const char *option[] = {"diff", "--no-such", BASE, SLOW, NULL};
+	const char *report[] = {"report", "--fail-if", "p99(wait) > base", BASE, NULL};
+	struct fst_run run;
+
+	assert_usage_error(one, "one trace");
+	assert_usage_error(three, "three traces");
+	assert_usage_error(format, "-f xml");
+	assert_usage_error(typo, "bse");
+	assert_usage_error(metric, "waits");
+	assert_usage_error(unit, "2ms * base");
+	assert_usage_error(option, "--no-such");
+	/* `report` has no base: its own one-line error. */
+	run_diff(report, &run);
+	cr_assert_eq(run.exit_status, 2);
+	cr_assert_not_null(strstr(run.err, "base is the other trace of fencescope diff"), "%s",
+			   run.err);
+	fst_run_clear(&run);
+}
+
+Test(diff, a_missing_trace_exits_1_with_one_line)
+{
+	const char *args[] = {"diff", BASE, "traces/no-such-trace", NULL};
+	struct fst_run run;
+
+	run_diff(args, &run);
+	cr_assert_eq(run.exit_status, 1);
+	cr_assert(g_str_has_prefix(run.err, "fencescope diff: "), "'%s'", run.err);
+	fst_run_clear(&run);
+}
+
+/* Issue 16 §6 holds for diff too: 120 columns unless --wide. */
+Test(diff, text_fits_120_columns)
+{
+	const char *args[] = {"diff", BASE, SLOW, NULL};
+	struct fst_run run;
+	char **lines;
+
+	run_diff(args, &run);
+	cr_assert_eq(run.exit_status, 0);
+	lines = g_strsplit(run.out, "\n", -1);
+	for (size_t i = 0; lines[i]; i++)
+		cr_assert_leq(g_utf8_strlen(lines[i], -1), 120, "line %zu: %s", i + 1, lines[i]);
+	g_strfreev(lines);
+	fst_run_clear(&run);
+}
