@@ -20,11 +20,14 @@
 #include <string.h>
 
 #include "fsa/diff.h"
+#include "fsa/frames.h"
 #include "report-private.h"
 
-#define DIFF_METRIC_PACKET FSA_METRIC_COUNT
-#define DIFF_METRICS       (FSA_METRIC_COUNT + 1)
-#define DIFF_Z             1.96
+#define DIFF_METRIC_PACKET          FSA_METRIC_COUNT
+#define DIFF_METRIC_FRAME_TIME      (FSA_METRIC_COUNT + 1)
+#define DIFF_METRIC_PRESENT_LATENCY (FSA_METRIC_COUNT + 2)
+#define DIFF_METRICS                (FSA_METRIC_COUNT + 3)
+#define DIFF_Z                      1.96
 
 struct diff_object {
 	char scope;                /* 'a' the whole trace, 'p' process, 'q' queue, 'f' fence */
@@ -44,8 +47,12 @@ struct diff_side {
 	GHashTable *queue_packets;   /* hwqueue_handle → struct fsa_quantile */
 	GHashTable *process_packets; /* process id → struct fsa_quantile */
 	struct fsa_quantile packet_all;
-	GPtrArray *objects;  /* struct diff_object, [0] the whole trace */
-	GHashTable *by_name; /* "scope:name" → struct diff_object (borrowed) */
+	/* Frames (fsa/frames.h): per display (adapter << 32 | source) and in all. */
+	struct fsa_frame_builder *frames;
+	GHashTable *display_frames;       /* key → struct diff_display */
+	struct fsa_quantile frame_all[2]; /* frame time, present latency */
+	GPtrArray *objects;               /* struct diff_object, [0] the whole trace */
+	GHashTable *by_name;              /* "scope:name" → struct diff_object (borrowed) */
 };
 
 struct fsa_diff {
@@ -59,7 +66,15 @@ struct fsa_diff {
 };
 
 static const char *const metric_names[DIFF_METRICS] = {
-    "wait", "wait_queued", "wait_stalled", "signal", "cpu_wait", "packet",
+    "wait",     "wait_queued", "wait_stalled", "signal",
+    "cpu_wait", "packet",      "frame_time",   "present_latency",
+};
+
+/* A display's frames: frame time and present latency of the frames that reached the screen. */
+struct diff_display {
+	uint64_t key; /* adapter << 32 | source; first: the hash key */
+	uint32_t adapter_id, source_id;
+	struct fsa_quantile q[2];
 };
 
 /* --- The sink: the report's, plus packet durations ------------------------------------------ */
@@ -129,11 +144,60 @@ side_packet(void *data, const struct fsa_packet *packet)
 				      : FSA_OK;
 }
 
+static void
+display_free(gpointer data)
+{
+	struct diff_display *d = data;
+
+	quantile_fini(&d->q[0]);
+	quantile_fini(&d->q[1]);
+	g_free(d);
+}
+
+/* Frames that reached the screen (not pending presents): their frame time and present latency
+ * per display and in all. */
+static fsa_status
+side_frame(void *data, const struct fsa_frame *frame)
+{
+	struct diff_side *s = data;
+	uint64_t key = (uint64_t) frame->adapter_id << 32 | frame->source_id;
+	struct diff_display *d;
+	uint64_t values[2] = {frame->frame_time_ns, frame->present_latency_ns};
+
+	if (frame->is_pending)
+		return FSA_OK;
+	d = g_hash_table_lookup(s->display_frames, &key);
+	if (!d) {
+		d = g_new0(struct diff_display, 1);
+		d->key = key;
+		d->adapter_id = frame->adapter_id;
+		d->source_id = frame->source_id;
+		quantile_init(&d->q[0]);
+		quantile_init(&d->q[1]);
+		g_hash_table_insert(s->display_frames, &d->key, d);
+	}
+	for (int i = 0; i < 2; i++) {
+		fsa_status status = FSA_OK;
+
+		if (values[i] == FSA_TIME_NONE)
+			continue;
+		status = quantile_add(&d->q[i], values[i]);
+		if (status == FSA_OK)
+			status = quantile_add(&s->frame_all[i], values[i]);
+		if (status != FSA_OK)
+			return status;
+	}
+	return FSA_OK;
+}
+
 static fsa_status
 side_marker(void *data, const struct fsa_marker *marker)
 {
 	struct diff_side *s = data;
+	fsa_status status = fsa_frame_builder_add_marker(s->frames, marker);
 
+	if (status != FSA_OK)
+		return status;
 	return s->report_sink->marker ? s->report_sink->marker(s->report_sink->data, marker)
 				      : FSA_OK;
 }
@@ -197,6 +261,12 @@ side_init(struct diff_side *s)
 	s->process_packets =
 	    g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, quantile_free);
 	quantile_init(&s->packet_all);
+	quantile_init(&s->frame_all[0]);
+	quantile_init(&s->frame_all[1]);
+	s->display_frames = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, display_free);
+	s->frames = fsa_frame_builder_create(side_frame, s);
+	if (!s->frames)
+		return false;
 	s->objects = g_ptr_array_new_with_free_func(object_free);
 	s->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	return true;
@@ -213,6 +283,11 @@ side_fini(struct diff_side *s)
 	if (s->process_packets)
 		g_hash_table_destroy(s->process_packets);
 	quantile_fini(&s->packet_all);
+	quantile_fini(&s->frame_all[0]);
+	quantile_fini(&s->frame_all[1]);
+	fsa_frame_builder_destroy(s->frames);
+	if (s->display_frames)
+		g_hash_table_destroy(s->display_frames);
 	if (s->objects)
 		g_ptr_array_free(s->objects, TRUE);
 	if (s->by_name)
@@ -310,7 +385,8 @@ static struct diff_object *
 side_add_object(struct diff_side *s, char scope, char *name, uint64_t key)
 {
 	struct diff_object *o = g_new0(struct diff_object, 1);
-	struct fsa_latency *latency = report_find_latency(s->report, scope, key);
+	struct fsa_latency *latency =
+	    scope == 'd' ? NULL : report_find_latency(s->report, scope, key);
 
 	o->scope = scope;
 	o->name = name;
@@ -320,6 +396,40 @@ side_add_object(struct diff_side *s, char scope, char *name, uint64_t key)
 	g_ptr_array_add(s->objects, o);
 	g_hash_table_insert(s->by_name, g_strdup_printf("%c:%s", scope, name), o);
 	return o;
+}
+
+static int
+compare_display(gconstpointer a, gconstpointer b)
+{
+	const struct diff_display *x = *(const struct diff_display *const *) a;
+	const struct diff_display *y = *(const struct diff_display *const *) b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Displays by adapter and source id: "gpuA.displayS". */
+static void
+add_displays(struct diff_side *s)
+{
+	GPtrArray *displays = g_ptr_array_new();
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, s->display_frames);
+	while (g_hash_table_iter_next(&iter, NULL, &value))
+		g_ptr_array_add(displays, value);
+
+	g_ptr_array_sort(displays, compare_display);
+	for (size_t i = 0; i < displays->len; i++) {
+		struct diff_display *d = displays->pdata[i];
+		struct diff_object *o = side_add_object(
+		    s, 'd', g_strdup_printf("gpu%u.display%u", d->adapter_id, d->source_id),
+		    d->key);
+
+		for (int m = 0; m < 2; m++)
+			o->q[DIFF_METRIC_FRAME_TIME + m] = d->q[m].count ? &d->q[m] : NULL;
+	}
+	g_ptr_array_free(displays, TRUE);
 }
 
 /* Names per docs/report-schema.md "Stable names": a process by its name and its rank among
@@ -337,6 +447,10 @@ side_name_objects(struct diff_side *s)
 	size_t count;
 
 	all->q[DIFF_METRIC_PACKET] = s->packet_all.count ? &s->packet_all : NULL;
+	for (int i = 0; i < 2; i++)
+		all->q[DIFF_METRIC_FRAME_TIME + i] =
+		    s->frame_all[i].count ? &s->frame_all[i] : NULL;
+	add_displays(s);
 	if (!s->model)
 		goto end;
 	count = fsa_model_process_count(s->model);
@@ -491,7 +605,11 @@ add_null(struct fsa_table *t)
 static const char *
 scope_name(char scope)
 {
-	return scope == 'p' ? "process" : scope == 'q' ? "queue" : scope == 'f' ? "fence" : "trace";
+	return scope == 'p'   ? "process"
+	       : scope == 'q' ? "queue"
+	       : scope == 'f' ? "fence"
+	       : scope == 'd' ? "display"
+			      : "trace";
 }
 
 static char *
@@ -501,6 +619,8 @@ key_text(const struct diff_object *o)
 		return NULL;
 	if (o->scope == 'a')
 		return g_strdup("-");
+	if (o->scope == 'd')
+		return g_strdup_printf("%u.%u", (unsigned) (o->key >> 32), (unsigned) o->key);
 	return o->scope == 'p' ? g_strdup_printf("%" G_GUINT64_FORMAT, o->key)
 			       : g_strdup_printf("0x%" G_GINT64_MODIFIER "x", o->key);
 }
@@ -811,6 +931,8 @@ fsa_diff_finish(struct fsa_diff *diff)
 
 	if (diff->is_finished)
 		return FSA_OK;
+	for (int i = 0; i < 2 && status == FSA_OK; i++)
+		status = fsa_frame_builder_finish(diff->sides[i].frames);
 	for (int i = 0; i < 2 && status == FSA_OK; i++)
 		status = fsa_report_finish(diff->sides[i].report);
 	if (status != FSA_OK)

@@ -111,13 +111,16 @@ latency_row(JsonObject *diff, const char *scope, const char *name, const char *m
 	return NULL;
 }
 
-/* A trace against itself: every delta zero, nothing beyond noise, nothing added or removed. */
-Test(diff, a_trace_against_itself_has_zero_deltas_and_no_change)
+/* A trace against itself: every delta zero, nothing beyond noise, nothing added or removed
+ * (frame-pipeline adds the display's frame time and present latency, fsa/frames.h). */
+static void
+check_against_itself(const char *trace, bool has_frames)
 {
 	JsonObject *diff;
-	JsonParser *parser = diff_json(SLOW, SLOW, &diff);
+	JsonParser *parser = diff_json(trace, trace, &diff);
 	JsonObject *traces = json_object_get_object_member(diff, "traces");
 	const char *tables[] = {"counts", "latency"};
+	size_t display_rows = 0;
 
 	cr_assert_eq(json_object_get_int_member(traces, "changes_beyond_noise"), 0);
 	cr_assert_eq(json_object_get_int_member(traces, "added"), 0);
@@ -131,6 +134,8 @@ Test(diff, a_trace_against_itself_has_zero_deltas_and_no_change)
 		for (guint i = 0; i < json_array_get_length(rows); i++) {
 			JsonObject *row = json_array_get_object_element(rows, i);
 
+			display_rows +=
+			    strcmp(json_object_get_string_member(row, "scope"), "display") == 0;
 			cr_assert_eq(json_object_get_int_member(row, delta), 0, "%s row %u",
 				     tables[t], i);
 			cr_assert(json_object_get_null_member(row, "is_beyond_noise") ||
@@ -138,7 +143,18 @@ Test(diff, a_trace_against_itself_has_zero_deltas_and_no_change)
 				  "%s row %u beyond noise", tables[t], i);
 		}
 	}
+	if (has_frames)
+		cr_assert_eq(display_rows, 2 + 2 * 4,
+			     "frame_time and present_latency of gpu0.display0");
+	else
+		cr_assert_eq(display_rows, 0);
 	g_object_unref(parser);
+}
+
+Test(diff, a_trace_against_itself_has_zero_deltas_and_no_change)
+{
+	check_against_itself(SLOW, false);
+	check_against_itself("traces/frame-pipeline", true);
 }
 
 /* The known change: the producer (3D queue) signals and the consumer (compute queue) waits
