@@ -474,7 +474,8 @@ Test(render, report_and_viewer_write_a_duration_the_same_way)
 	int status = -1;
 
 	cr_assert_not_null(t, "%s", error ? error->message : "");
-	cmd = g_strdup_printf("'%s' report -s longest '%s'", FS_FENCESCOPE, path);
+	/* --wide: one line per row, the op id last on row 1's line. */
+	cmd = g_strdup_printf("'%s' report --wide -s longest '%s'", FS_FENCESCOPE, path);
 	cr_assert(g_spawn_command_line_sync(cmd, &out, NULL, &status, NULL));
 	cr_assert(g_spawn_check_wait_status(status, NULL));
 	/* Row 1 of "Longest waits": "   1 DURATION user_mode … OP". */
