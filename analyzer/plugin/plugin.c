@@ -18,6 +18,7 @@
  *     fail-if       a threshold expression, or an array of them: a failed one makes the sink fail
  *                   (babeltrace2 exits 1, the cause names the threshold)
  *     fail-on-loss  boolean: lost data makes the sink fail
+ *     wide          boolean: text tables one line per row (default: split to fit 120 columns)
  *     top, examples unsigned integers, as --top and --examples
  *
  * It owns no graph and reads no folder: that is the babeltrace2 CLI's job here.
@@ -117,7 +118,7 @@ report_options_parse(struct report_sink *sink, const bt_value *params,
 		     struct fsa_report_options *options)
 {
 	const char *format, *path, *sections, *begin, *end;
-	const bt_value *fail_on_loss;
+	const bt_value *fail_on_loss, *wide;
 	char *error = NULL;
 
 	*options = (struct fsa_report_options){0};
@@ -149,6 +150,15 @@ report_options_parse(struct report_sink *sink, const bt_value *params,
 			return false;
 		}
 		options->is_fail_on_loss = bt_value_bool_get(fail_on_loss);
+	}
+	/* `fencescope report --wide`: text tables one line per row however wide. */
+	wide = bt_value_map_borrow_entry_value_const(params, "wide");
+	if (wide) {
+		if (!bt_value_is_bool(wide)) {
+			REPORT_ERROR(sink, "parameter \"wide\" must be a boolean");
+			return false;
+		}
+		options->is_text_wide = bt_value_bool_get(wide);
 	}
 	if (path && !(sink->path = strdup(path))) {
 		REPORT_ERROR(sink, "out of memory");
@@ -409,9 +419,11 @@ BT_PLUGIN_SINK_COMPONENT_CLASS(report, report_consume);
 BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(
     report, "Write the fencescope report (latency, longest waits, losses, anomalies)");
 BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(
-    report, "Parameters as `fencescope report`'s options: format (text, json, csv), path, "
-	    "sections, begin, end, fail-if (string or array), fail-on-loss (bool), top, examples. "
-	    "See docs/user-guide.md.");
+    report,
+    "Parameters as `fencescope report`'s options: format (text, json, csv), path, "
+    "sections, begin, end, fail-if (string or array), fail-on-loss (bool), wide (bool), top, "
+    "examples. "
+    "See docs/user-guide.md.");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(report, report_initialize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(report, report_finalize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(report, report_graph_is_configured);

@@ -246,3 +246,29 @@ Test(plugin, path_writes_the_report_to_a_file)
 	free(param);
 	outcome_clear(&plugin);
 }
+
+/* `wide=true` is `fencescope report --wide`: the same report, one line per table row. */
+Test(plugin, wide_is_the_option_of_fencescope_report)
+{
+	const char *const bt[] = {"babeltrace2",
+				  "--plugin-path=" FSTP_PLUGIN_DIR,
+				  TRACE("frame-pipeline"),
+				  "-c",
+				  "sink.fencescope.report",
+				  "-p",
+				  "wide=true,sections=\"longest\"",
+				  NULL};
+	const char *const fs[] = {
+	    FSTP_FENCESCOPE,         "report", "--wide", "--sections", "longest",
+	    TRACE("frame-pipeline"), NULL};
+	struct outcome plugin, cli;
+
+	run(bt, &plugin);
+	run(fs, &cli);
+	cr_expect_eq(plugin.exit_status, 0, "stderr: %s", plugin.err);
+	cr_expect_str_eq(strchr(plugin.out, '\n'), strchr(cli.out, '\n'));
+	/* frame-pipeline's longest waits are ~200 columns wide: one line per row here. */
+	cr_expect_not_null(strstr(plugin.out, " signalled at  op\n"), "%s", plugin.out);
+	outcome_clear(&plugin);
+	outcome_clear(&cli);
+}
