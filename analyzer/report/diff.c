@@ -27,7 +27,9 @@
 #define DIFF_METRIC_PACKET          FSA_METRIC_COUNT
 #define DIFF_METRIC_FRAME_TIME      (FSA_METRIC_COUNT + 1)
 #define DIFF_METRIC_PRESENT_LATENCY (FSA_METRIC_COUNT + 2)
-#define DIFF_METRICS                (FSA_METRIC_COUNT + 3)
+#define DIFF_METRIC_MISSED_FRAME    (FSA_METRIC_COUNT + 3)
+#define DIFF_METRICS                (FSA_METRIC_COUNT + 4)
+#define DIFF_FRAME_METRICS          3
 #define DIFF_Z                      1.96
 
 struct diff_object {
@@ -50,10 +52,11 @@ struct diff_side {
 	struct fsa_quantile packet_all;
 	/* Frames (fsa/frames.h): per display (adapter << 32 | source) and in all. */
 	struct fsa_frame_builder *frames;
-	GHashTable *display_frames;       /* key → struct diff_display */
-	struct fsa_quantile frame_all[2]; /* frame time, present latency */
-	GPtrArray *objects;               /* struct diff_object, [0] the whole trace */
-	GHashTable *by_name;              /* "scope:name" → struct diff_object (borrowed) */
+	GHashTable *display_frames; /* key → struct diff_display */
+	/* Frame time, present latency, frame time of the frames that missed a vsync. */
+	struct fsa_quantile frame_all[DIFF_FRAME_METRICS];
+	GPtrArray *objects;  /* struct diff_object, [0] the whole trace */
+	GHashTable *by_name; /* "scope:name" → struct diff_object (borrowed) */
 };
 
 struct fsa_diff {
@@ -67,15 +70,17 @@ struct fsa_diff {
 };
 
 static const char *const metric_names[DIFF_METRICS] = {
-    "wait",     "wait_queued", "wait_stalled", "signal",
-    "cpu_wait", "packet",      "frame_time",   "present_latency",
+    "wait",       "wait_queued",     "wait_stalled",      "signal", "cpu_wait", "packet",
+    "frame_time", "present_latency", "missed_frame_time",
 };
+/* Every metric has its name. */
+G_STATIC_ASSERT(G_N_ELEMENTS(metric_names) == DIFF_METRICS);
 
 /* A display's frames: frame time and present latency of the frames that reached the screen. */
 struct diff_display {
 	uint64_t key; /* adapter << 32 | source; first: the hash key */
 	uint32_t adapter_id, source_id;
-	struct fsa_quantile q[2];
+	struct fsa_quantile q[DIFF_FRAME_METRICS];
 };
 
 /* --- The sink: the report's, plus packet durations ------------------------------------------ */
@@ -150,8 +155,8 @@ display_free(gpointer data)
 {
 	struct diff_display *d = data;
 
-	quantile_fini(&d->q[0]);
-	quantile_fini(&d->q[1]);
+	for (int i = 0; i < DIFF_FRAME_METRICS; i++)
+		quantile_fini(&d->q[i]);
 	g_free(d);
 }
 
@@ -163,7 +168,9 @@ side_frame(void *data, const struct fsa_frame *frame)
 	struct diff_side *s = data;
 	uint64_t key = (uint64_t) frame->adapter_id << 32 | frame->source_id;
 	struct diff_display *d;
-	uint64_t values[2] = {frame->frame_time_ns, frame->present_latency_ns};
+	uint64_t values[DIFF_FRAME_METRICS] = {frame->frame_time_ns, frame->present_latency_ns,
+					       frame->missed_vsyncs > 0 ? frame->frame_time_ns
+									: FSA_TIME_NONE};
 
 	if (frame->is_pending)
 		return FSA_OK;
@@ -173,11 +180,11 @@ side_frame(void *data, const struct fsa_frame *frame)
 		d->key = key;
 		d->adapter_id = frame->adapter_id;
 		d->source_id = frame->source_id;
-		quantile_init(&d->q[0]);
-		quantile_init(&d->q[1]);
+		for (int i = 0; i < DIFF_FRAME_METRICS; i++)
+			quantile_init(&d->q[i]);
 		g_hash_table_insert(s->display_frames, &d->key, d);
 	}
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < DIFF_FRAME_METRICS; i++) {
 		fsa_status status = FSA_OK;
 
 		if (values[i] == FSA_TIME_NONE)
@@ -262,8 +269,8 @@ side_init(struct diff_side *s)
 	s->process_packets =
 	    g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, quantile_free);
 	quantile_init(&s->packet_all);
-	quantile_init(&s->frame_all[0]);
-	quantile_init(&s->frame_all[1]);
+	for (int i = 0; i < DIFF_FRAME_METRICS; i++)
+		quantile_init(&s->frame_all[i]);
 	s->display_frames = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, display_free);
 	s->frames = fsa_frame_builder_create(side_frame, s);
 	if (!s->frames)
@@ -284,8 +291,8 @@ side_fini(struct diff_side *s)
 	if (s->process_packets)
 		g_hash_table_destroy(s->process_packets);
 	quantile_fini(&s->packet_all);
-	quantile_fini(&s->frame_all[0]);
-	quantile_fini(&s->frame_all[1]);
+	for (int i = 0; i < DIFF_FRAME_METRICS; i++)
+		quantile_fini(&s->frame_all[i]);
 	fsa_frame_builder_destroy(s->frames);
 	if (s->display_frames)
 		g_hash_table_destroy(s->display_frames);
@@ -427,7 +434,7 @@ add_displays(struct diff_side *s)
 		    s, 'd', g_strdup_printf("gpu%u.display%u", d->adapter_id, d->source_id),
 		    d->key);
 
-		for (int m = 0; m < 2; m++)
+		for (int m = 0; m < DIFF_FRAME_METRICS; m++)
 			o->q[DIFF_METRIC_FRAME_TIME + m] = d->q[m].count ? &d->q[m] : NULL;
 	}
 	g_ptr_array_free(displays, TRUE);
@@ -448,7 +455,7 @@ side_name_objects(struct diff_side *s)
 	size_t count;
 
 	all->q[DIFF_METRIC_PACKET] = s->packet_all.count ? &s->packet_all : NULL;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < DIFF_FRAME_METRICS; i++)
 		all->q[DIFF_METRIC_FRAME_TIME + i] =
 		    s->frame_all[i].count ? &s->frame_all[i] : NULL;
 	add_displays(s);

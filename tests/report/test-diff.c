@@ -144,8 +144,8 @@ check_against_itself(const char *trace, bool has_frames)
 		}
 	}
 	if (has_frames)
-		cr_assert_eq(display_rows, 2 + 2 * 4,
-			     "frame_time and present_latency of gpu0.display0");
+		cr_assert_eq(display_rows, 3 + 3 * 4,
+			     "frame_time, present_latency and missed_frame_time of gpu0.display0");
 	else
 		cr_assert_eq(display_rows, 0);
 	g_object_unref(parser);
