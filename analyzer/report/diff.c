@@ -901,6 +901,18 @@ diff_build_tables(struct fsa_diff *diff)
 
 /* --- Finish and write ----------------------------------------------------------------------- */
 
+static struct diff_object *
+side_find_name(struct diff_side *s, char scope, const char *name)
+{
+	char *key = g_strdup_printf("%c:%s", scope, name);
+	struct diff_object *o = g_hash_table_lookup(s->by_name, key);
+
+	g_free(key);
+	return o;
+}
+
+/* A scope names NEW's object by key, or in diff by its stable name; BASE's is the one matched
+ * to it. A name found in neither trace measures nothing. */
 static void
 check_thresholds(struct fsa_diff *diff)
 {
@@ -908,22 +920,31 @@ check_thresholds(struct fsa_diff *diff)
 
 	for (size_t i = 0; i < diff->thresholds->len; i++) {
 		const struct fsa_threshold *t = diff->thresholds->pdata[i];
+		uint64_t key = 0;
+		const char *name = NULL;
+		char scope = threshold_scope(t, &key, &name);
+		struct diff_object *n = name ? side_find_name(new_side, scope, name)
+					     : side_find_key(new_side, scope, key);
+		struct diff_object *b = n      ? n->match
+					: name ? side_find_name(base, scope, name)
+					       : NULL;
 		char *message = NULL;
-		gboolean is_failed;
+		gboolean is_failed = FALSE;
 
-		if (!threshold_has_base(t)) {
-			is_failed = threshold_check(t, new_side->report, &message);
+		if (name && !n) {
+			message = g_strdup_printf("%s: no %s named %s in the new trace%s",
+						  threshold_expression(t), scope_name(scope), name,
+						  b ? " (it is in the base)" : "");
+		} else if (!threshold_has_base(t)) {
+			is_failed =
+			    threshold_check_key(t, new_side->report, n ? n->key : key, &message);
 			if (!message)
 				message = g_strdup_printf("%s: no value in the new trace",
 							  threshold_expression(t));
 		} else {
-			uint64_t key = 0;
-			char scope = threshold_scope(t, &key);
-			struct diff_object *n = side_find_key(new_side, scope, key);
-			struct diff_object *b = n ? n->match : NULL;
-
-			is_failed = threshold_check_base(t, b ? base->report : NULL, b ? b->key : 0,
-							 new_side->report, &message);
+			is_failed =
+			    threshold_check_base(t, b ? base->report : NULL, b ? b->key : 0,
+						 new_side->report, n ? n->key : key, &message);
 		}
 		g_ptr_array_add(diff->messages, message);
 		g_array_append_val(diff->failed, is_failed);

@@ -189,12 +189,16 @@ fsa_status threshold_parse_base(const char *expression, bool allow_base,
 				struct fsa_threshold **threshold, char **error_message);
 void threshold_destroy(struct fsa_threshold *threshold);
 bool threshold_has_base(const struct fsa_threshold *threshold);
-/* Its scope ('a' all, 'q' queue, 'f' fence, 'p' process) and key. */
-char threshold_scope(const struct fsa_threshold *threshold, uint64_t *key);
-/* A threshold with base against NEW (its own scope key) and BASE (BASE_KEY, the matched object;
- * BASE NULL: unmatched). True when it fails; *message (transfer full) says what was measured. */
+/* Its scope ('a' all, 'q' queue, 'f' fence, 'p' process), key, and the quoted stable name that
+ * replaces the key in fencescope diff (NULL: none). */
+char threshold_scope(const struct fsa_threshold *threshold, uint64_t *key, const char **name);
+/* threshold_check() with KEY in place of the threshold's own scope key. */
+bool threshold_check_key(const struct fsa_threshold *threshold, struct fsa_report *report,
+			 uint64_t key, char **failure);
+/* A threshold with base against R (scope key KEY) and BASE (BASE_KEY, the matched object; BASE
+ * NULL: unmatched). True when it fails; *message (transfer full) says what was measured. */
 bool threshold_check_base(const struct fsa_threshold *threshold, struct fsa_report *base,
-			  uint64_t base_key, struct fsa_report *r, char **message);
+			  uint64_t base_key, struct fsa_report *r, uint64_t key, char **message);
 /* Evaluates against a finished report: returns true when it fails, with the message in
  * *failure (transfer full, g_free). Also gives the measured value as text in *measured. */
 bool threshold_check(const struct fsa_threshold *threshold, struct fsa_report *report,

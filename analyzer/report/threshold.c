@@ -43,6 +43,9 @@ struct fsa_threshold {
 	int metric;
 	char scope; /* 'a' all, 'q' queue, 'f' fence, 'p' process */
 	uint64_t scope_key;
+	/* fencescope diff: a quoted stable name instead of a key ("app#1/gpu0.3d0/user#1"). */
+	char *scope_name;
+	bool allow_names;
 	int anomaly_kind; /* -1: all */
 	enum compare compare;
 	double value; /* ns for durations, else a count */
@@ -68,6 +71,7 @@ threshold_destroy(struct fsa_threshold *threshold)
 	if (!threshold)
 		return;
 	free(threshold->expression);
+	free(threshold->scope_name);
 	free(threshold);
 }
 
@@ -213,6 +217,43 @@ parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
 	}
 	p++;
 	skip_space(&p);
+	/* A quoted value: a stable name of fencescope diff (docs/report-schema.md "Stable names").
+	 */
+	if (*p == '"' || *p == '\'') {
+		const char *close = strchr(p + 1, *p);
+		char scope = word_is(name, len, "queue")     ? 'q'
+			     : word_is(name, len, "fence")   ? 'f'
+			     : word_is(name, len, "process") ? 'p'
+							     : 0;
+
+		if (!t->allow_names) {
+			report_set_error(
+			    error_message,
+			    "'%s': a quoted name is a scope of fencescope diff; a report "
+			    "takes a handle or process id",
+			    t->expression);
+			return FSA_ERR_INVALID;
+		}
+		if (!close || close == p + 1) {
+			report_set_error(error_message, "'%s': '%.*s=' needs a name between quotes",
+					 t->expression, (int) len, name);
+			return FSA_ERR_INVALID;
+		}
+		if (!scope || t->target != TARGET_LATENCY) {
+			report_set_error(
+			    error_message,
+			    "'%s': a name scopes wait, wait_queued, wait_stalled, signal "
+			    "or cpu_wait by queue=, fence= or process=",
+			    t->expression);
+			return FSA_ERR_INVALID;
+		}
+		t->scope_name = strndup(p + 1, (size_t) (close - p - 1));
+		if (!t->scope_name)
+			return FSA_ERR_NOMEM;
+		t->scope = scope;
+		*pp = close + 1;
+		return FSA_OK;
+	}
 	size_t value_len = word_length(p);
 	const char *value = p;
 
@@ -387,6 +428,7 @@ threshold_parse_base(const char *expression, bool allow_base, struct fsa_thresho
 	if (!t)
 		return FSA_ERR_NOMEM;
 	t->expression = strdup(p);
+	t->allow_names = allow_base;
 	t->scope = 'a';
 	t->anomaly_kind = -1;
 	if (!t->expression) {
@@ -655,10 +697,17 @@ value_text(const struct fsa_threshold *t, double value, char *text, size_t size)
 bool
 threshold_check(const struct fsa_threshold *t, struct fsa_report *r, char **failure)
 {
+	return threshold_check_key(t, r, t->scope_key, failure);
+}
+
+bool
+threshold_check_key(const struct fsa_threshold *t, struct fsa_report *r, uint64_t key,
+		    char **failure)
+{
 	double measured = 0;
 	char text[64];
 
-	if (!threshold_measure(t, r, t->scope_key, &measured)) {
+	if (!threshold_measure(t, r, key, &measured)) {
 		*failure = NULL;
 		return false;
 	}
@@ -674,20 +723,21 @@ threshold_has_base(const struct fsa_threshold *t)
 }
 
 char
-threshold_scope(const struct fsa_threshold *t, uint64_t *key)
+threshold_scope(const struct fsa_threshold *t, uint64_t *key, const char **name)
 {
 	*key = t->scope_key;
+	*name = t->scope_name;
 	return t->scope;
 }
 
 bool
 threshold_check_base(const struct fsa_threshold *t, struct fsa_report *base, uint64_t base_key,
-		     struct fsa_report *r, char **message)
+		     struct fsa_report *r, uint64_t key, char **message)
 {
 	double measured = 0, base_value = 0, limit;
 	char text[64], base_text[64], limit_text[64];
 
-	if (!threshold_measure(t, r, t->scope_key, &measured)) {
+	if (!threshold_measure(t, r, key, &measured)) {
 		*message = g_strdup_printf("%s: no value in the new trace", t->expression);
 		return false;
 	}

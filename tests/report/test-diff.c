@@ -232,6 +232,15 @@ Test(diff, fail_if_relative_to_base_exits_3_on_the_regression_and_0_without)
 	const char *faster[] = {"diff", "--fail-if", "p99(wait) > 1.10 * base", SLOW, BASE, NULL};
 	const char *scoped[] = {"diff", "--fail-if", "max(signal, process=1) > base + 1ms",
 				BASE,   SLOW,        NULL};
+	/* By stable name, as a CI script writes it before any handle is known. */
+	const char *named[] = {"diff",
+			       "--fail-if",
+			       "p99(wait, queue=\"app#1/gpu0.compute0/user#1\") > 1.10 * base",
+			       "--fail-if",
+			       "p50(wait, fence='app#1/fence#9') > base",
+			       BASE,
+			       SLOW,
+			       NULL};
 	struct fst_run run;
 
 	run_diff(slower, &run);
@@ -249,6 +258,16 @@ Test(diff, fail_if_relative_to_base_exits_3_on_the_regression_and_0_without)
 	fst_run_clear(&run);
 	run_diff(scoped, &run);
 	cr_assert_eq(run.exit_status, 0, "stderr: %s", run.err);
+	fst_run_clear(&run);
+	run_diff(named, &run);
+	cr_assert_eq(run.exit_status, 3, "stderr: %s", run.err);
+	cr_assert_not_null(strstr(run.err, "user#1\") > 1.10 * base: measured 98.899 µs, base "
+					   "49.924 µs, limit 54.916 µs\n"),
+			   "%s", run.err);
+	/* No such fence: nothing measured, no failure, the result says so. */
+	cr_assert_null(strstr(run.err, "fence#9"), "%s", run.err);
+	cr_assert_not_null(strstr(run.out, "no fence named app#1/fence#9 in the new trace"), "%s",
+			   run.out);
 	fst_run_clear(&run);
 }
 
@@ -276,6 +295,10 @@ Test(diff, bad_usage_exits_2_with_one_line)
 	const char *unit[] = {"diff", "--fail-if", "p99(wait) > 2ms * base", BASE, SLOW, NULL};
 	const char *option[] = {"diff", "--no-such", BASE, SLOW, NULL};
 	const char *report[] = {"report", "--fail-if", "p99(wait) > base", BASE, NULL};
+	const char *quote[] = {"diff", "--fail-if", "p99(wait, queue=\"app#1) > base",
+			       BASE,   SLOW,        NULL};
+	const char *kind[] = {"diff", "--fail-if", "count(anomaly, kind=\"x\") > base",
+			      BASE,   SLOW,        NULL};
 	struct fst_run run;
 
 	assert_usage_error(one, "one trace");
@@ -285,6 +308,8 @@ Test(diff, bad_usage_exits_2_with_one_line)
 	assert_usage_error(metric, "waits");
 	assert_usage_error(unit, "2ms * base");
 	assert_usage_error(option, "--no-such");
+	assert_usage_error(quote, "unclosed quote");
+	assert_usage_error(kind, "a name for kind=");
 	/* `report` has no base: its own one-line error. */
 	run_diff(report, &run);
 	cr_assert_eq(run.exit_status, 2);

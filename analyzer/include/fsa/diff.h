@@ -65,7 +65,8 @@ FSA_API fsa_status fsa_diff_set_partial(struct fsa_diff *diff, enum fsa_diff_sid
  * A --fail-if threshold: the grammar of fsa_report_add_threshold(), measured in NEW, whose limit
  * may name the same statistic in BASE: "p99(wait) > 1.10 * base", "count(anomaly) > base",
  * "max(signal, queue=0x8003000000000005) > base + 1ms" (a scope's key is NEW's handle or
- * process id; BASE's value is that of the object matched to it). FSA_ERR_INVALID with a
+ * process id; BASE's value is that of the object matched to it), "p99(wait,
+ * queue=\"app#1/gpu0.3d0/user#1\") > base" (a quoted stable name). FSA_ERR_INVALID with a
  * one-line reason in *error_message (transfer full, free(); may be NULL).
  */
 FSA_API fsa_status fsa_diff_add_threshold(struct fsa_diff *diff, const char *expression,
