@@ -405,6 +405,18 @@ fsa_chain_store_borrow_source(struct fsa_chain_store *store)
 }
 
 size_t
+fsa_chain_store_op_count(const struct fsa_chain_store *store)
+{
+	return store->is_sealed ? store->op_len : 0;
+}
+
+const struct fsa_chain_item *
+fsa_chain_store_borrow_op(const struct fsa_chain_store *store, size_t index)
+{
+	return store->is_sealed && index < store->op_len ? &store->ops[index] : NULL;
+}
+
+size_t
 fsa_chain_store_count(const struct fsa_chain_store *store)
 {
 	return store->op_len + store->packet_len;

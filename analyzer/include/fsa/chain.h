@@ -171,6 +171,10 @@ FSA_API const struct fsa_chain_source *fsa_chain_store_borrow_source(struct fsa_
 FSA_API bool fsa_chain_store_packet_before(const struct fsa_chain_store *store,
 					   uint64_t hwqueue_handle, uint64_t at_ns,
 					   struct fsa_chain_item *out);
+/* After the seal: the operations kept, by id. Returns: (transfer none). */
+FSA_API size_t fsa_chain_store_op_count(const struct fsa_chain_store *store);
+FSA_API const struct fsa_chain_item *fsa_chain_store_borrow_op(const struct fsa_chain_store *store,
+							       size_t index);
 /* Records kept and the bytes they take (records and indexes). */
 FSA_API size_t fsa_chain_store_count(const struct fsa_chain_store *store);
 FSA_API size_t fsa_chain_store_bytes(const struct fsa_chain_store *store);
