@@ -153,9 +153,9 @@ build_options(const struct report_args *args, struct fsa_report_options *options
 
 		/* The section comes with the option, besides the others asked for (all by
 		 * default). */
-		options->sections = (options->sections ? options->sections
-						       : FSA_REPORT_ALL_SECTIONS) |
-				    FSA_REPORT_CRITICAL_PATH;
+		options->sections =
+		    (options->sections ? options->sections : FSA_REPORT_ALL_SECTIONS) |
+		    FSA_REPORT_CRITICAL_PATH;
 		if (count && *count) {
 			errno = 0;
 			options->critical_path_count = (size_t) g_ascii_strtoull(count, &end, 10);

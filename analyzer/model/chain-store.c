@@ -67,8 +67,7 @@ fsa_chain_store_destroy(struct fsa_chain_store *store)
 }
 
 static fsa_status
-append(struct fsa_chain_item **array, size_t *len, size_t *cap,
-       const struct fsa_chain_item *item)
+append(struct fsa_chain_item **array, size_t *len, size_t *cap, const struct fsa_chain_item *item)
 {
 	if (*len == *cap) {
 		size_t new_cap = *cap ? *cap * 2 : 256;
@@ -128,8 +127,8 @@ fsa_chain_store_add_packet(struct fsa_chain_store *store, const struct fsa_packe
 	    .engine_id = packet->engine_id,
 	    .type = FSA_CHAIN_ITEM_PACKET,
 	    .source = packet->is_user_mode ? FSA_SRC_USER_MODE_QUEUE : FSA_SRC_KERNEL_MODE_QUEUE,
-	    .state = packet->status == FSA_PACKET_NEVER_ENDED ? FSA_OP_NEVER_COMPLETED
-							      : FSA_OP_OBSERVED,
+	    .state =
+		packet->status == FSA_PACKET_NEVER_ENDED ? FSA_OP_NEVER_COMPLETED : FSA_OP_OBSERVED,
 	};
 
 	store->is_sealed = false;
@@ -209,11 +208,13 @@ fsa_chain_store_seal(struct fsa_chain_store *store)
 		qsort(store->packets, store->packet_len, sizeof(*store->packets),
 		      compare_queue_progress_end);
 	for (size_t i = 0; i < store->op_len; i++)
-		store->wait_len += store->ops[i].type == FSA_CHAIN_ITEM_WAIT &&
-				   store->ops[i].hwqueue_handle != 0;
+		store->wait_len +=
+		    store->ops[i].type == FSA_CHAIN_ITEM_WAIT && store->ops[i].hwqueue_handle != 0;
 	store->waits = malloc((store->wait_len ? store->wait_len : 1) * sizeof(uint32_t));
-	store->by_queue_end = malloc((store->packet_len ? store->packet_len : 1) * sizeof(uint32_t));
-	store->by_engine_end = malloc((store->packet_len ? store->packet_len : 1) * sizeof(uint32_t));
+	store->by_queue_end =
+	    malloc((store->packet_len ? store->packet_len : 1) * sizeof(uint32_t));
+	store->by_engine_end =
+	    malloc((store->packet_len ? store->packet_len : 1) * sizeof(uint32_t));
 	if (!entries || !store->waits || !store->by_queue_end || !store->by_engine_end) {
 		free(entries);
 		return FSA_ERR_NOMEM;
@@ -327,7 +328,8 @@ store_engine_packet_before(void *data, uint32_t adapter_id, uint32_t engine_id, 
 
 		if (p->adapter_id < adapter_id ||
 		    (p->adapter_id == adapter_id &&
-		     (p->engine_id < engine_id || (p->engine_id == engine_id && p->end_ns <= at_ns))))
+		     (p->engine_id < engine_id ||
+		      (p->engine_id == engine_id && p->end_ns <= at_ns))))
 			low = mid + 1;
 		else
 			high = mid;

@@ -13,24 +13,24 @@
 
 #include "fsa/chain.h"
 
-static const char *const role_names[] = {"wait", "stall", "signal", "run", "queue", "engine",
-					 "submit"};
+static const char *const role_names[] = {"wait",  "stall",  "signal", "run",
+					 "queue", "engine", "submit"};
 static const char *const stop_names[] = {
-    "cpu_submission", "cpu_signal", "trace_start", "horizon",   "not_observed", "inferred",
-    "unqueued",       "release_unknown", "no_packet", "unexplained", "limit"};
+    "cpu_submission", "cpu_signal",      "trace_start", "horizon",     "not_observed", "inferred",
+    "unqueued",       "release_unknown", "no_packet",   "unexplained", "limit"};
 
 const char *
 fsa_chain_role_name(enum fsa_chain_role role)
 {
 	return (size_t) role < sizeof(role_names) / sizeof(role_names[0]) ? role_names[role]
-									    : "unknown";
+									  : "unknown";
 }
 
 const char *
 fsa_chain_stop_name(enum fsa_chain_stop stop)
 {
 	return (size_t) stop < sizeof(stop_names) / sizeof(stop_names[0]) ? stop_names[stop]
-									    : "unknown";
+									  : "unknown";
 }
 
 enum step {
@@ -158,8 +158,8 @@ explain_signal(struct walk *w)
 		reason = FSA_CHAIN_STOP_INFERRED;
 	else if (signal.state == FSA_OP_UNQUEUED || !signal.progress_value)
 		reason = FSA_CHAIN_STOP_UNQUEUED;
-	else if (!s->find_packet || !s->find_packet(s->data, signal.hwqueue_handle,
-						    signal.progress_value, &packet) ||
+	else if (!s->find_packet ||
+		 !s->find_packet(s->data, signal.hwqueue_handle, signal.progress_value, &packet) ||
 		 packet.end_ns == FSA_TIME_NONE)
 		reason = FSA_CHAIN_STOP_NO_PACKET;
 	else {
@@ -190,9 +190,9 @@ stall_inside(const struct walk *w, const struct fsa_chain_item *packet,
 	struct fsa_chain_item wait;
 	bool found = false;
 
-	for (size_t i = 0; s->cmdbuf_wait && packet->progress_value &&
-			   s->cmdbuf_wait(s->data, packet->hwqueue_handle, packet->progress_value,
-					  i, &wait);
+	for (size_t i = 0;
+	     s->cmdbuf_wait && packet->progress_value &&
+	     s->cmdbuf_wait(s->data, packet->hwqueue_handle, packet->progress_value, i, &wait);
 	     i++) {
 		uint64_t reached = later_of(packet->start_ns, wait.start_ns);
 
@@ -238,9 +238,9 @@ start_cause(const struct walk *w, const struct fsa_chain_item *packet, uint64_t 
 	struct fsa_chain_item other;
 
 	/* A wait of its command buffer that stalled the queue before the packet (kernel mode). */
-	for (size_t i = 0; s->cmdbuf_wait && packet->progress_value &&
-			   s->cmdbuf_wait(s->data, packet->hwqueue_handle, packet->progress_value,
-					  i, &other);
+	for (size_t i = 0;
+	     s->cmdbuf_wait && packet->progress_value &&
+	     s->cmdbuf_wait(s->data, packet->hwqueue_handle, packet->progress_value, i, &other);
 	     i++) {
 		if (other.queued_ns != FSA_TIME_NONE &&
 		    (submitted == FSA_TIME_NONE || other.queued_ns < submitted))
@@ -343,8 +343,8 @@ walk_init(struct walk *w, const struct fsa_chain_source *source,
 	    .source = source,
 	    .chain = chain,
 	    .horizon_ns = options ? options->horizon_ns : 0,
-	    .tolerance_ns = options && options->tolerance_ns ? options->tolerance_ns
-							     : FSA_CHAIN_TOLERANCE_NS,
+	    .tolerance_ns =
+		options && options->tolerance_ns ? options->tolerance_ns : FSA_CHAIN_TOLERANCE_NS,
 	};
 	chain->length = 0;
 	chain->stop = FSA_CHAIN_STOP_UNEXPLAINED;
@@ -362,7 +362,7 @@ fsa_chain_of_wait(const struct fsa_chain_source *source, uint64_t wait_op_id,
 	if (!find_op(&w, wait_op_id, &w.item) || w.item.type != FSA_CHAIN_ITEM_WAIT)
 		return FSA_ERR_INVALID;
 	/* R7: a wait that never ended, or inferred, is explained up to what is known of it. */
-	w.at = w.item.end_ns != FSA_TIME_NONE     ? w.item.end_ns
+	w.at = w.item.end_ns != FSA_TIME_NONE      ? w.item.end_ns
 	       : w.item.queued_ns != FSA_TIME_NONE ? w.item.queued_ns
 						   : 0;
 	w.step = EXPLAIN_WAIT;

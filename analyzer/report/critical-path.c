@@ -179,8 +179,8 @@ frame_path(struct fsa_report *r, const GArray *frames, size_t i, struct fsa_chai
 			   prev->done_ns <= queued + tolerance &&
 			   (!has_render || prev->done_ns >= render.end_ns);
 	if (is_display_bound) {
-		/* From the previous flip's vsync (the frame's begin) to this flip's programming: the
-		 * display had it until the vsync interrupt's handling. */
+		/* From the previous flip's vsync (the frame's begin) to this flip's programming:
+		 * the display had it until the vsync interrupt's handling. */
 		add_display_link(cp, &path, "previous_flip", prev->flip_id, path.begin_ns, queued);
 		path.stop = "previous_flip";
 	} else if (has_render) {
@@ -198,10 +198,10 @@ frame_path(struct fsa_report *r, const GArray *frames, size_t i, struct fsa_chai
 	if (!path.begin_ns) {
 		path.begin_ns = end;
 		for (size_t k = 0; k < path.link_count; k++)
-			path.begin_ns = MIN(path.begin_ns,
-					    g_array_index(cp->links, struct fsa_cp_link,
-							  path.first_link + k)
-						.hold_begin_ns);
+			path.begin_ns =
+			    MIN(path.begin_ns,
+				g_array_index(cp->links, struct fsa_cp_link, path.first_link + k)
+				    .hold_begin_ns);
 	}
 	g_array_append_val(cp->paths, path);
 }
@@ -286,8 +286,7 @@ wait_paths(struct fsa_report *r, struct fsa_chain *chain)
 		    op->queued_ns == FSA_TIME_NONE || op->end_ns == FSA_TIME_NONE ||
 		    op->end_ns < op->queued_ns || !report_in_range(r, op->queued_ns, op->end_ns))
 			continue;
-		g_array_append_val(waits,
-				   ((struct long_wait){op->id, op->end_ns - op->queued_ns}));
+		g_array_append_val(waits, ((struct long_wait){op->id, op->end_ns - op->queued_ns}));
 	}
 	g_array_sort(waits, compare_long_wait);
 	for (guint k = 0; k < waits->len && k < n; k++) {

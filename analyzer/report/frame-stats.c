@@ -116,7 +116,8 @@ on_frame(void *data, const struct fsa_frame *frame)
 	if (status == FSA_OK && frame->present_latency_ns != FSA_TIME_NONE) {
 		status = quantile_add(&d->present_latency, frame->present_latency_ns);
 		if (status == FSA_OK)
-			status = quantile_add(&stats->present_latency_all, frame->present_latency_ns);
+			status =
+			    quantile_add(&stats->present_latency_all, frame->present_latency_ns);
 	}
 	return status;
 }
@@ -127,8 +128,7 @@ frame_stats_new(struct fsa_report *r, bool is_keeping)
 	struct fsa_frame_stats *stats = g_new0(struct fsa_frame_stats, 1);
 
 	stats->builder = fsa_frame_builder_create(on_frame, r);
-	stats->displays =
-	    g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, display_free);
+	stats->displays = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, display_free);
 	stats->kept = is_keeping ? g_array_new(FALSE, FALSE, sizeof(struct fsa_frame)) : NULL;
 	stats->longest = g_array_new(FALSE, FALSE, sizeof(struct fsa_frame));
 	quantile_init(&stats->frame_time_all);

@@ -164,9 +164,9 @@ fsa_report_parse_time(const char *text, struct fsa_report_time *time, char **err
 }
 
 static const char *const section_names[] = {
-    "summary", "latency", "longest", "doorbells", "preemption",  "losses", "anomalies",
-    "clocks",  "tdr",     "display", "faults",    "page_faults", "memory", "cross_adapter",
-    "frames",  "critical_path",
+    "summary",   "latency",       "longest", "doorbells",     "preemption", "losses",
+    "anomalies", "clocks",        "tdr",     "display",       "faults",     "page_faults",
+    "memory",    "cross_adapter", "frames",  "critical_path",
 };
 
 const char *

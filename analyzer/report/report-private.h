@@ -103,10 +103,10 @@ struct fsa_loss_total {
 };
 
 struct fsa_threshold;
-struct fsa_recovery; /* recovery-private.h */
+struct fsa_recovery;      /* recovery-private.h */
 struct fsa_frame_stats;   /* frame-stats-private.h */
 struct fsa_critical_path; /* critical-path-private.h */
-struct fsa_mmu_xad;  /* mmu-xad-private.h */
+struct fsa_mmu_xad;       /* mmu-xad-private.h */
 
 struct fsa_report {
 	struct fsa_report_options options;

@@ -799,8 +799,7 @@ fsa_report_create(const struct fsa_report_options *options)
 	r->anomaly_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_anomaly));
 	r->recovery = recovery_new();
 	r->mmu_xad = mmu_xad_new();
-	r->frame_stats =
-	    frame_stats_new(r, (r->options.sections & FSA_REPORT_CRITICAL_PATH) != 0);
+	r->frame_stats = frame_stats_new(r, (r->options.sections & FSA_REPORT_CRITICAL_PATH) != 0);
 	if (r->options.sections & FSA_REPORT_CRITICAL_PATH)
 		r->critical_path = critical_path_new();
 	if (!r->frame_stats ||

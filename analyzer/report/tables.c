@@ -1917,14 +1917,10 @@ static const struct fsa_column frame_time_columns[] = {
 };
 
 static const struct fsa_column present_columns[] = {
-    {"adapter_id", "adapter", FSA_CELL_U64},
-    {"source_id", "display", FSA_CELL_U64},
-    {"presents", "presents", FSA_CELL_U64},
-    {"pending", "pending at end", FSA_CELL_U64},
-    {"latency_min_ns", "min", FSA_CELL_DURATION},
-    {"latency_p50_ns", "p50", FSA_CELL_DURATION},
-    {"latency_p95_ns", "p95", FSA_CELL_DURATION},
-    {"latency_p99_ns", "p99", FSA_CELL_DURATION},
+    {"adapter_id", "adapter", FSA_CELL_U64},      {"source_id", "display", FSA_CELL_U64},
+    {"presents", "presents", FSA_CELL_U64},       {"pending", "pending at end", FSA_CELL_U64},
+    {"latency_min_ns", "min", FSA_CELL_DURATION}, {"latency_p50_ns", "p50", FSA_CELL_DURATION},
+    {"latency_p95_ns", "p95", FSA_CELL_DURATION}, {"latency_p99_ns", "p99", FSA_CELL_DURATION},
     {"latency_max_ns", "max", FSA_CELL_DURATION},
 };
 
@@ -1969,9 +1965,8 @@ build_frames(struct fsa_report *r, GPtrArray *tables)
 	struct fsa_table *presents =
 	    table_new(tables, "frames", "presents", "Presents (flip_queued → flip_done)", false,
 		      COLUMNS(present_columns), "no present");
-	struct fsa_table *longest =
-	    table_new(tables, "frames", "longest", "Longest frames", false,
-		      COLUMNS(longest_frame_columns), "no frame time");
+	struct fsa_table *longest = table_new(tables, "frames", "longest", "Longest frames", false,
+					      COLUMNS(longest_frame_columns), "no frame time");
 	GPtrArray *values = sorted_values(r->frame_stats->displays);
 
 	for (size_t i = 0; i < values->len; i++) {
@@ -1995,7 +1990,8 @@ build_frames(struct fsa_report *r, GPtrArray *tables)
 	}
 	g_ptr_array_free(values, TRUE);
 	for (guint i = 0; i < r->frame_stats->longest->len; i++) {
-		const struct fsa_frame *f = &g_array_index(r->frame_stats->longest, struct fsa_frame, i);
+		const struct fsa_frame *f =
+		    &g_array_index(r->frame_stats->longest, struct fsa_frame, i);
 
 		add_u64(longest, f->adapter_id);
 		add_u64(longest, f->source_id);
@@ -2036,10 +2032,8 @@ static const struct fsa_column cp_link_columns[] = {
 };
 
 static const struct fsa_column cp_share_columns[] = {
-    {"path", "path", FSA_CELL_U64},
-    {"scope", "scope", FSA_CELL_STRING},
-    {"key", "key", FSA_CELL_STRING},
-    {"held_ns", "held", FSA_CELL_DURATION},
+    {"path", "path", FSA_CELL_U64},       {"scope", "scope", FSA_CELL_STRING},
+    {"key", "key", FSA_CELL_STRING},      {"held_ns", "held", FSA_CELL_DURATION},
     {"percent", "share %", FSA_CELL_F64},
 };
 
@@ -2070,8 +2064,8 @@ share_add(GArray *shares, const char *scope, const char *key, uint64_t queue, ui
 static int
 scope_rank(const char *scope)
 {
-	return strcmp(scope, "queue") == 0	 ? 0
-	       : strcmp(scope, "engine") == 0	 ? 1
+	return strcmp(scope, "queue") == 0     ? 0
+	       : strcmp(scope, "engine") == 0  ? 1
 	       : strcmp(scope, "process") == 0 ? 2
 					       : 3;
 }
@@ -2165,12 +2159,13 @@ build_critical_path(struct fsa_report *r, GPtrArray *tables)
 		      cp && cp->has_frames ? "Critical path of each frame"
 					   : "Critical path of the longest waits",
 		      false, COLUMNS(cp_path_columns), "no frame and no completed wait");
-	struct fsa_table *links = table_new(tables, "critical_path", "links",
-					    "Operations on each critical path", false,
-					    COLUMNS(cp_link_columns), "none");
-	struct fsa_table *shares = table_new(tables, "critical_path", "shares",
-					     "Share of each path per queue, engine, process, display",
-					     false, COLUMNS(cp_share_columns), "none");
+	struct fsa_table *links =
+	    table_new(tables, "critical_path", "links", "Operations on each critical path", false,
+		      COLUMNS(cp_link_columns), "none");
+	struct fsa_table *shares =
+	    table_new(tables, "critical_path", "shares",
+		      "Share of each path per queue, engine, process, display", false,
+		      COLUMNS(cp_share_columns), "none");
 
 	for (guint p = 0; cp && p < cp->paths->len; p++) {
 		const struct fsa_cp_path *path = &g_array_index(cp->paths, struct fsa_cp_path, p);
@@ -2181,7 +2176,8 @@ build_critical_path(struct fsa_report *r, GPtrArray *tables)
 		for (guint i = 0; i < path_share->len; i++) {
 			const struct cp_share *s = &g_array_index(path_share, struct cp_share, i);
 
-			if (strcmp(s->scope, "queue") == 0 && (!critical || s->held_ns > critical->held_ns))
+			if (strcmp(s->scope, "queue") == 0 &&
+			    (!critical || s->held_ns > critical->held_ns))
 				critical = s;
 		}
 		add_u64(paths, p + 1);
@@ -2200,9 +2196,10 @@ build_critical_path(struct fsa_report *r, GPtrArray *tables)
 		for (size_t i = 0; i < path->link_count; i++) {
 			const struct fsa_cp_link *l =
 			    &g_array_index(cp->links, struct fsa_cp_link, path->first_link + i);
-			uint64_t begin = !l->has_item			      ? l->hold_begin_ns
-					 : l->item.type == FSA_CHAIN_ITEM_PACKET ? l->item.start_ns
-										 : l->item.queued_ns;
+			uint64_t begin = !l->has_item ? l->hold_begin_ns
+					 : l->item.type == FSA_CHAIN_ITEM_PACKET
+					     ? l->item.start_ns
+					     : l->item.queued_ns;
 			uint64_t end = l->has_item ? l->item.end_ns : l->hold_end_ns;
 
 			add_u64(links, p + 1);

@@ -12,7 +12,7 @@
 
 #include "fsa/chain.h"
 
-#define T(x) (UINT64_C(1000000000) + (uint64_t) (x) * 10000) /* x in units of 10 µs */
+#define T(x) (UINT64_C(1000000000) + (uint64_t) (x) *10000) /* x in units of 10 µs */
 #define NONE FSA_TIME_NONE
 #define KQ   UINT64_C(0x8003000000000005) /* copy, kernel mode, engine 2 */
 #define UQ   UINT64_C(0x8003000000000009) /* render, user mode, engine 0 */
@@ -54,7 +54,9 @@ op(uint64_t id, enum fsa_op_kind kind, enum fsa_op_state state, uint64_t queue, 
 	    .hwqueue_handle = queue,
 	    .process_id = 1,
 	    .adapter_id = 0,
-	    .engine_id = queue == KQ ? 2 : queue == 0 ? UINT32_MAX : 0,
+	    .engine_id = queue == KQ  ? 2
+			 : queue == 0 ? UINT32_MAX
+				      : 0,
 	    .fence_global_handle = kind == FSA_OP_WAIT ? UPL : REN,
 	    .fence_value = progress,
 	    .progress_value = progress,
@@ -71,7 +73,8 @@ op(uint64_t id, enum fsa_op_kind kind, enum fsa_op_state state, uint64_t queue, 
 
 #define WAIT(id, q, pv, queued, obs, end, sig)                                                     \
 	op(id, FSA_OP_WAIT, FSA_OP_OBSERVED, q, pv, queued, obs, end, sig)
-#define SIGNAL(id, q, pv, queued, end) op(id, FSA_OP_SIGNAL, FSA_OP_OBSERVED, q, pv, queued, NONE, end, 0)
+#define SIGNAL(id, q, pv, queued, end)                                                             \
+	op(id, FSA_OP_SIGNAL, FSA_OP_OBSERVED, q, pv, queued, NONE, end, 0)
 
 static void
 packet(uint64_t id, uint64_t queue, uint64_t progress, uint64_t queued, uint64_t start,
@@ -115,9 +118,9 @@ chain_of(uint64_t wait_id, uint64_t horizon)
 	struct fsa_chain_options options = {.horizon_ns = horizon};
 
 	cr_assert_eq(fsa_chain_store_seal(store), FSA_OK);
-	cr_assert_eq(fsa_chain_of_wait(fsa_chain_store_borrow_source(store), wait_id, &options,
-				       &chain),
-		     FSA_OK);
+	cr_assert_eq(
+	    fsa_chain_of_wait(fsa_chain_store_borrow_source(store), wait_id, &options, &chain),
+	    FSA_OK);
 }
 
 static void
@@ -136,7 +139,8 @@ static void
 assert_tiled(void)
 {
 	for (size_t i = 1; i < chain.length; i++)
-		cr_assert_eq(links[i].hold_end_ns, links[i - 1].hold_begin_ns, "gap at link %zu", i);
+		cr_assert_eq(links[i].hold_end_ns, links[i - 1].hold_begin_ns, "gap at link %zu",
+			     i);
 }
 
 Test(chain, r1_r3_r4_r6_a_wait_goes_back_through_signal_render_stall_upload_to_the_cpu)
@@ -334,9 +338,9 @@ Test(chain, a_packets_chain_explains_its_end)
 	cr_assert_eq(render.id, 12);
 	cr_assert_not(fsa_chain_store_packet_before(store, UQ, T(1199), &render));
 	cr_assert(fsa_chain_store_packet_before(store, UQ, T(1200), &render));
-	cr_assert_eq(fsa_chain_of_packet(fsa_chain_store_borrow_source(store), &render, NULL,
-					 &chain),
-		     FSA_OK);
+	cr_assert_eq(
+	    fsa_chain_of_packet(fsa_chain_store_borrow_source(store), &render, NULL, &chain),
+	    FSA_OK);
 	assert_link(0, FSA_CHAIN_RUN, 12, T(202), T(1200));
 	assert_link(1, FSA_CHAIN_STALL, 3, T(200), T(202));
 	cr_assert_eq(chain.stop, FSA_CHAIN_STOP_CPU_SUBMISSION);

@@ -213,11 +213,12 @@ Test(known_critical_path, frame_pipeline_long_renders_are_the_critical_path_of_t
 			if (u64(link, "path") != path_id || !is_string(link, "role", "run") ||
 			    !is_string(link, "hwqueue_handle", render))
 				continue;
-			has_long_render |= u64(link, "end_ns") - u64(link, "begin_ns") >=
-					   LONG_RENDER_MIN_NS;
+			has_long_render |=
+			    u64(link, "end_ns") - u64(link, "begin_ns") >= LONG_RENDER_MIN_NS;
 		}
 		cr_assert(has_long_render,
-			  "frame %" PRIu64 ": its path does not run through a render of 20 ms or more",
+			  "frame %" PRIu64
+			  ": its path does not run through a render of 20 ms or more",
 			  frame);
 	}
 	cr_assert_eq(long_frames, 120 / FRAME_LONG_EVERY);
@@ -228,9 +229,8 @@ Test(known_critical_path, frame_pipeline_long_renders_are_the_critical_path_of_t
 		uint64_t late_frame = u64(late, "frame");
 
 		cr_assert_eq(u64(late, "missed_vsyncs"), 1);
-		cr_assert_eq(late_frame % FRAME_LONG_EVERY, 0, "the late frame %" PRIu64
-							       " is not a long render",
-			     late_frame);
+		cr_assert_eq(late_frame % FRAME_LONG_EVERY, 0,
+			     "the late frame %" PRIu64 " is not a long render", late_frame);
 		for (guint p = 0; p < json_array_get_length(paths); p++) {
 			JsonObject *path = json_array_get_object_element(paths, p);
 

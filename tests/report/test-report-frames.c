@@ -101,8 +101,7 @@ feed(void)
 static JsonObject *
 row(JsonNode *root, const char *name, guint index)
 {
-	JsonObject *frames =
-	    json_object_get_object_member(json_node_get_object(root), "frames");
+	JsonObject *frames = json_object_get_object_member(json_node_get_object(root), "frames");
 	JsonArray *table;
 
 	cr_assert_not_null(frames);

@@ -39,7 +39,7 @@ enum fsa_chain_item_type {
 
 /* One operation or packet, as compact as the chain needs (88 bytes). */
 struct fsa_chain_item {
-	uint64_t id; /* the op's id; a packet's packet_id */
+	uint64_t id;             /* the op's id; a packet's packet_id */
 	uint64_t hwqueue_handle; /* 0 for CPU operations */
 	uint64_t progress_value; /* the command buffer (HPF-02); 0 unknown */
 	/* Ops: queued, observed (user-mode waits: the GPU reached it; else FSA_TIME_NONE), end.
@@ -48,7 +48,7 @@ struct fsa_chain_item {
 	uint64_t signal_op_id; /* waits: the release (GPV-07), 0 unknown */
 	uint64_t fence_global_handle, fence_value;
 	uint32_t process_id, adapter_id, engine_id; /* UINT32_MAX unknown */
-	uint8_t type;   /* enum fsa_chain_item_type */
+	uint8_t type;                               /* enum fsa_chain_item_type */
 	uint8_t source; /* ops: enum fsa_op_source; packets: KERNEL_ or USER_MODE_QUEUE */
 	/* Ops: enum fsa_op_state. Packets: FSA_OP_OBSERVED when it ended, FSA_OP_NEVER_COMPLETED
 	 * when it never did. */
@@ -97,17 +97,17 @@ enum fsa_chain_role {
 };
 
 enum fsa_chain_stop {
-	FSA_CHAIN_STOP_CPU_SUBMISSION, /* reached a CPU submission: the cause is the CPU's */
-	FSA_CHAIN_STOP_CPU_SIGNAL,     /* a CPU signal released the wait */
-	FSA_CHAIN_STOP_TRACE_START,    /* a submission before the trace (no queued time) */
-	FSA_CHAIN_STOP_HORIZON,        /* reached the caller's horizon_ns */
-	FSA_CHAIN_STOP_NOT_OBSERVED,   /* a wait never completed: nothing released it */
-	FSA_CHAIN_STOP_INFERRED,       /* an inferred operation: its times are a range */
-	FSA_CHAIN_STOP_UNQUEUED,       /* an unqueued signal: its command buffer is not known */
+	FSA_CHAIN_STOP_CPU_SUBMISSION,  /* reached a CPU submission: the cause is the CPU's */
+	FSA_CHAIN_STOP_CPU_SIGNAL,      /* a CPU signal released the wait */
+	FSA_CHAIN_STOP_TRACE_START,     /* a submission before the trace (no queued time) */
+	FSA_CHAIN_STOP_HORIZON,         /* reached the caller's horizon_ns */
+	FSA_CHAIN_STOP_NOT_OBSERVED,    /* a wait never completed: nothing released it */
+	FSA_CHAIN_STOP_INFERRED,        /* an inferred operation: its times are a range */
+	FSA_CHAIN_STOP_UNQUEUED,        /* an unqueued signal: its command buffer is not known */
 	FSA_CHAIN_STOP_RELEASE_UNKNOWN, /* a wait without an edge, or whose signal is not kept */
-	FSA_CHAIN_STOP_NO_PACKET,      /* the command buffer's packet is not in the trace */
-	FSA_CHAIN_STOP_UNEXPLAINED,    /* a packet's start that nothing known explains */
-	FSA_CHAIN_STOP_LIMIT,          /* the caller's array of links is full */
+	FSA_CHAIN_STOP_NO_PACKET,       /* the command buffer's packet is not in the trace */
+	FSA_CHAIN_STOP_UNEXPLAINED,     /* a packet's start that nothing known explains */
+	FSA_CHAIN_STOP_LIMIT,           /* the caller's array of links is full */
 	FSA_CHAIN_STOP_KIND_COUNT,
 };
 
