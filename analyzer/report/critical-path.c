@@ -19,7 +19,7 @@
 #include "report-private.h"
 
 /* Links of one chain at most; a longer one stops with "limit". */
-#define CP_MAX_LINKS 256
+#define CP_MAX_LINKS 1024
 
 struct fsa_critical_path *
 critical_path_new(void)
