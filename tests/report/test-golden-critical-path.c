@@ -281,3 +281,61 @@ Test(known_critical_path, producer_consumer_longest_waits_lie_on_the_producer_qu
 	g_free(consumer);
 	json_node_unref(root);
 }
+
+/* --- The options ------------------------------------------------------------------------------ */
+
+static struct fst_run
+run_args(const char *const *args)
+{
+	struct fst_run run;
+
+	fst_run_fencescope(args, &run);
+	return run;
+}
+
+Test(critical_path_cli, bad_counts_and_budgets_are_usage_errors)
+{
+	char *trace = g_build_filename(FS_TRACES, "frame-pipeline", NULL);
+	const char *zero[] = {"report", "--critical-path=0", trace, NULL};
+	const char *word[] = {"report", "--critical-path=many", trace, NULL};
+	const char *budget[] = {"report", "--frame-budget=0", trace, NULL};
+	const char *const *bad[] = {zero, word, budget};
+
+	for (size_t i = 0; i < 3; i++) {
+		struct fst_run run = run_args(bad[i]);
+
+		cr_assert_eq(run.exit_status, 2, "%s: %d", bad[i][1], run.exit_status);
+		cr_assert_not_null(
+		    strstr(run.err, bad[i][1][2] == 'c' ? "--critical-path" : "--frame-budget"),
+		    "%s", run.err);
+		cr_assert_eq(run.out[0], '\0', "nothing on standard output: %s", run.out);
+		fst_run_clear(&run);
+	}
+	g_free(trace);
+}
+
+Test(critical_path_cli, the_option_without_n_leaves_the_trace_a_trace)
+{
+	char *trace = g_build_filename(FS_TRACES, "producer-consumer", NULL);
+	const char *args[] = {"report", "-s", "summary", "--critical-path", trace, NULL};
+	struct fst_run run = run_args(args);
+
+	cr_assert_eq(run.exit_status, 0, "%s", run.err);
+	cr_assert_not_null(strstr(run.out, "Critical path of the longest waits"), "%s", run.out);
+	cr_assert_not_null(strstr(run.out, "\n    10 wait "), "ten paths by default: %s", run.out);
+	fst_run_clear(&run);
+	g_free(trace);
+}
+
+Test(critical_path_cli, all_sections_leave_the_critical_path_out)
+{
+	char *trace = g_build_filename(FS_TRACES, "frame-pipeline", NULL);
+	const char *args[] = {"report", "-s", "all", trace, NULL};
+	struct fst_run run = run_args(args);
+
+	cr_assert_eq(run.exit_status, 0, "%s", run.err);
+	cr_assert_null(strstr(run.out, "CRITICAL_PATH"));
+	cr_assert_not_null(strstr(run.out, "FRAMES"), "a trace with flips shows its frames");
+	fst_run_clear(&run);
+	g_free(trace);
+}
