@@ -7,7 +7,8 @@
  * the presenting context (`present`, then the chain of that render's packet, fsa/chain.h), or
  * the previous flip reached the screen (`previous_flip`: the display held it; that flip's own
  * path is the previous frame's). Without frames, a wait's path is its chain cut at its queued
- * time. Every link's hold is cut to the path's span, so the holds tile it.
+ * time. Every link's hold is cut to the path's span, so the holds tile it from where the chain
+ * stopped (a CPU submission after the span's begin leaves the time before it held by none).
  *
  * Memory: the store's 88 bytes per operation and per packet (plus 4 or 8 of index), only when
  * the section is asked for.
