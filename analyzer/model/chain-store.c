@@ -86,11 +86,12 @@ append(struct fsa_chain_item **array, size_t *len, size_t *cap, const struct fsa
 	return FSA_OK;
 }
 
-fsa_status
-fsa_chain_store_add_op(struct fsa_chain_store *store, const struct fsa_op *op)
+void
+fsa_chain_item_from_op(const struct fsa_op *op, struct fsa_chain_item *out)
 {
 	bool is_inferred = op->state == FSA_OP_INFERRED;
-	struct fsa_chain_item item = {
+
+	*out = (struct fsa_chain_item){
 	    .id = op->id,
 	    .hwqueue_handle = op->source == FSA_SRC_CPU ? 0 : op->hwqueue_handle,
 	    .progress_value = op->progress_value,
@@ -107,7 +108,35 @@ fsa_chain_store_add_op(struct fsa_chain_store *store, const struct fsa_op *op)
 	    .source = (uint8_t) op->source,
 	    .state = (uint8_t) op->state,
 	};
+}
 
+void
+fsa_chain_item_from_packet(const struct fsa_packet *packet, struct fsa_chain_item *out)
+{
+	bool has_ended = packet->status != FSA_PACKET_NEVER_ENDED;
+
+	*out = (struct fsa_chain_item){
+	    .id = packet->packet_id,
+	    .hwqueue_handle = packet->hwqueue_handle,
+	    .progress_value = packet->progress_value,
+	    .queued_ns = packet->queued_ns,
+	    .start_ns = packet->start_ns,
+	    .end_ns = has_ended ? packet->end_ns : FSA_TIME_NONE,
+	    .process_id = UINT32_MAX,
+	    .adapter_id = packet->adapter_id,
+	    .engine_id = packet->engine_id,
+	    .type = FSA_CHAIN_ITEM_PACKET,
+	    .source = packet->is_user_mode ? FSA_SRC_USER_MODE_QUEUE : FSA_SRC_KERNEL_MODE_QUEUE,
+	    .state = has_ended ? FSA_OP_OBSERVED : FSA_OP_NEVER_COMPLETED,
+	};
+}
+
+fsa_status
+fsa_chain_store_add_op(struct fsa_chain_store *store, const struct fsa_op *op)
+{
+	struct fsa_chain_item item;
+
+	fsa_chain_item_from_op(op, &item);
 	store->is_sealed = false;
 	return append(&store->ops, &store->op_len, &store->op_cap, &item);
 }
@@ -115,22 +144,9 @@ fsa_chain_store_add_op(struct fsa_chain_store *store, const struct fsa_op *op)
 fsa_status
 fsa_chain_store_add_packet(struct fsa_chain_store *store, const struct fsa_packet *packet)
 {
-	struct fsa_chain_item item = {
-	    .id = packet->packet_id,
-	    .hwqueue_handle = packet->hwqueue_handle,
-	    .progress_value = packet->progress_value,
-	    .queued_ns = packet->queued_ns,
-	    .start_ns = packet->start_ns,
-	    .end_ns = packet->status == FSA_PACKET_NEVER_ENDED ? FSA_TIME_NONE : packet->end_ns,
-	    .process_id = UINT32_MAX,
-	    .adapter_id = packet->adapter_id,
-	    .engine_id = packet->engine_id,
-	    .type = FSA_CHAIN_ITEM_PACKET,
-	    .source = packet->is_user_mode ? FSA_SRC_USER_MODE_QUEUE : FSA_SRC_KERNEL_MODE_QUEUE,
-	    .state =
-		packet->status == FSA_PACKET_NEVER_ENDED ? FSA_OP_NEVER_COMPLETED : FSA_OP_OBSERVED,
-	};
+	struct fsa_chain_item item;
 
+	fsa_chain_item_from_packet(packet, &item);
 	store->is_sealed = false;
 	return append(&store->packets, &store->packet_len, &store->packet_cap, &item);
 }

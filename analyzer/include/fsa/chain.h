@@ -152,6 +152,13 @@ FSA_API fsa_status fsa_chain_of_packet(const struct fsa_chain_source *source,
 FSA_API const char *fsa_chain_role_name(enum fsa_chain_role role); /* "wait", "stall", … */
 FSA_API const char *fsa_chain_stop_name(enum fsa_chain_stop stop); /* "cpu_submission", … */
 
+/* The item of an op or a packet as the store keeps it (an inferred op ends at its inferred end;
+ * a packet never ended has no end), for callers that answer the lookups from their own
+ * fsa_op and fsa_packet records. */
+FSA_API void fsa_chain_item_from_op(const struct fsa_op *op, struct fsa_chain_item *out);
+FSA_API void fsa_chain_item_from_packet(const struct fsa_packet *packet,
+					struct fsa_chain_item *out);
+
 /* Compact records of ops and packets, e.g. from a model sink, answering the lookups. */
 struct fsa_chain_store;
 
