@@ -43,8 +43,27 @@ struct report_args {
 	gchar *output;
 	gchar *recording;
 	gchar *times;
+	gchar *frame_budget;
+	gboolean has_critical_path; /* --critical-path[=N] */
+	gchar *critical_path_count;
 	gchar **rest;
 };
+
+/* --critical-path takes an optional N: GOption hands it to a callback, which has no user data
+ * for the main entries. */
+static struct report_args *critical_path_args;
+
+static gboolean
+on_critical_path(const gchar *name, const gchar *value, gpointer data, GError **error)
+{
+	(void) name;
+	(void) data;
+	(void) error;
+	critical_path_args->has_critical_path = TRUE;
+	g_free(critical_path_args->critical_path_count);
+	critical_path_args->critical_path_count = g_strdup(value);
+	return TRUE;
+}
 
 static void
 report_args_clear(struct report_args *args)
@@ -57,6 +76,8 @@ report_args_clear(struct report_args *args)
 	g_free(args->output);
 	g_free(args->recording);
 	g_free(args->times);
+	g_free(args->frame_budget);
+	g_free(args->critical_path_count);
 	g_strfreev(args->rest);
 }
 
@@ -118,6 +139,32 @@ build_options(const struct report_args *args, struct fsa_report_options *options
 		} else if (strcmp(args->times, "absolute") != 0) {
 			error = strdup("--times takes relative or absolute");
 			status = FSA_ERR_INVALID;
+		}
+	}
+	if (status == FSA_OK && args->frame_budget) {
+		status = fsa_report_parse_duration(args->frame_budget, &options->frame_budget_ns,
+						   &error);
+		if (status == FSA_OK && !options->frame_budget_ns) {
+			error = strdup("--frame-budget takes a duration above 0");
+			status = FSA_ERR_INVALID;
+		}
+	}
+	if (status == FSA_OK && args->has_critical_path) {
+		char *end = NULL;
+		const char *count = args->critical_path_count;
+
+		/* The section comes with the option, besides the others asked for (all by
+		 * default). */
+		options->sections =
+		    (options->sections ? options->sections : FSA_REPORT_ALL_SECTIONS) |
+		    FSA_REPORT_CRITICAL_PATH;
+		if (count && *count) {
+			errno = 0;
+			options->critical_path_count = (size_t) g_ascii_strtoull(count, &end, 10);
+			if (errno || !*count || *end || !options->critical_path_count) {
+				error = strdup("--critical-path takes a number above 0");
+				status = FSA_ERR_INVALID;
+			}
 		}
 	}
 	if (status == FSA_OK && (args->top < 0 || args->examples < 0)) {
@@ -265,14 +312,27 @@ int
 fs_report_main(int argc, char **argv)
 {
 	struct report_args args = {0};
+	/* GOptionEntry keeps a callback in its gpointer member: ISO C has no cast for that. */
+	union {
+		GOptionArgFunc func;
+		gpointer pointer;
+	} critical_path_callback = {.func = on_critical_path};
 	const GOptionEntry entries[] = {
 	    {"format", 'f', 0, G_OPTION_ARG_STRING, &args.format, "text (default), json or csv",
 	     "FORMAT"},
 	    {"sections", 's', 0, G_OPTION_ARG_STRING, &args.sections,
 	     "comma-separated: summary, latency, longest, doorbells, preemption, losses, "
-	     "anomalies, clocks, tdr, display, faults, page_faults, memory, cross_adapter "
-	     "(default: all)",
+	     "anomalies, clocks, tdr, display, faults, page_faults, memory, cross_adapter, "
+	     "frames, critical_path (default: all, which is every one but critical_path)",
 	     "LIST"},
+	    {"frame-budget", 0, 0, G_OPTION_ARG_STRING, &args.frame_budget,
+	     "frames: a frame over TIME is over budget (default: the display's vsync period)",
+	     "TIME"},
+	    {"critical-path", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK,
+	     critical_path_callback.pointer,
+	     "add the critical_path section: each frame's path (the N slowest with =N), or the "
+	     "N longest waits' (default 10) in a trace without frames",
+	     "N"},
 	    {"begin", 0, 0, G_OPTION_ARG_STRING, &args.begin,
 	     "only what overlaps from TIME on (ns, 1.5s, 200ms; +TIME from the trace's start)",
 	     "TIME"},
@@ -302,6 +362,8 @@ fs_report_main(int argc, char **argv)
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 	GOptionContext *context = g_option_context_new(NULL);
+
+	critical_path_args = &args;
 	GError *error = NULL;
 	struct fsa_report_options options;
 	enum fsa_report_format format;
@@ -315,6 +377,11 @@ fs_report_main(int argc, char **argv)
 	    "-o\nfile cannot be written.");
 	g_option_context_add_main_entries(context, entries, NULL);
 	g_set_prgname("fencescope report");
+	/* GOption gives an optional argument the next word when it is no option: `--critical-path
+	 * TRACE` would take TRACE for N. Only --critical-path=N names one. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--critical-path") == 0)
+			argv[i] = (char *) "--critical-path=";
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
 		fs_error(REPORT_COMMAND, "%s", error->message);
 		g_error_free(error);

@@ -100,8 +100,8 @@ get_display(struct fsa_frame_builder *builder, uint32_t adapter_id, uint32_t sou
 		if (display->adapter_id == adapter_id && display->source_id == source_id)
 			return display;
 	}
-	if (!reserve_one((void **) &builder->displays, &builder->display_cap,
-			 builder->display_len, sizeof(*builder->displays)))
+	if (!reserve_one((void **) &builder->displays, &builder->display_cap, builder->display_len,
+			 sizeof(*builder->displays)))
 		return NULL;
 	display = &builder->displays[builder->display_len++];
 	*display = (struct display){
@@ -198,8 +198,7 @@ release(struct fsa_frame_builder *builder, struct display *display, bool is_fina
 	size_t given = 0;
 	fsa_status status = FSA_OK;
 
-	while (given < display->held_len &&
-	       is_complete(display, &display->held[given], is_final)) {
+	while (given < display->held_len && is_complete(display, &display->held[given], is_final)) {
 		status = give(builder, display, &display->held[given]);
 		given++;
 		if (status != FSA_OK)
@@ -216,9 +215,9 @@ on_vsync(struct fsa_frame_builder *builder, struct display *display, const struc
 {
 	uint64_t count = m->value;
 
-	if (display->last_count && count > display->last_count &&
-	    m->begin_ns >= display->last_ns)
-		display->period_ns = (m->begin_ns - display->last_ns) / (count - display->last_count);
+	if (display->last_count && count > display->last_count && m->begin_ns >= display->last_ns)
+		display->period_ns =
+		    (m->begin_ns - display->last_ns) / (count - display->last_count);
 	if (count > display->last_count) {
 		display->last_count = count;
 		display->last_ns = m->begin_ns;

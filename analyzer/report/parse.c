@@ -164,8 +164,9 @@ fsa_report_parse_time(const char *text, struct fsa_report_time *time, char **err
 }
 
 static const char *const section_names[] = {
-    "summary", "latency", "longest", "doorbells", "preemption",  "losses", "anomalies",
-    "clocks",  "tdr",     "display", "faults",    "page_faults", "memory", "cross_adapter",
+    "summary",   "latency",       "longest", "doorbells",     "preemption", "losses",
+    "anomalies", "clocks",        "tdr",     "display",       "faults",     "page_faults",
+    "memory",    "cross_adapter", "frames",  "critical_path",
 };
 
 const char *
@@ -212,7 +213,8 @@ fsa_report_parse_sections(const char *text, unsigned *sections, char **error_mes
 			    error_message,
 			    "'%.*s' is not a section (summary, latency, longest, "
 			    "doorbells, preemption, losses, anomalies, clocks, tdr, display, "
-			    "faults, page_faults, memory, cross_adapter, all)",
+			    "faults, page_faults, memory, cross_adapter, frames, critical_path, "
+			    "all)",
 			    (int) word_len, word);
 			return FSA_ERR_INVALID;
 		}

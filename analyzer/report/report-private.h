@@ -103,8 +103,10 @@ struct fsa_loss_total {
 };
 
 struct fsa_threshold;
-struct fsa_recovery; /* recovery-private.h */
-struct fsa_mmu_xad;  /* mmu-xad-private.h */
+struct fsa_recovery;      /* recovery-private.h */
+struct fsa_frame_stats;   /* frame-stats-private.h */
+struct fsa_critical_path; /* critical-path-private.h */
+struct fsa_mmu_xad;       /* mmu-xad-private.h */
 
 struct fsa_report {
 	struct fsa_report_options options;
@@ -161,6 +163,10 @@ struct fsa_report {
 	struct fsa_recovery *recovery;
 	/* GpuMmu and cross-adapter fences (format 1.5; page-faults.c, cross-adapter.c). */
 	struct fsa_mmu_xad *mmu_xad;
+	/* Frames (schema 2.4; frame-stats.c) and, when asked for, critical paths
+	 * (critical-path.c; NULL otherwise). */
+	struct fsa_frame_stats *frame_stats;
+	struct fsa_critical_path *critical_path;
 
 	GPtrArray *thresholds; /* struct fsa_threshold */
 	GPtrArray *failures;   /* char *, after finish */
@@ -173,6 +179,9 @@ struct fsa_report {
 };
 
 #define FSA_REPORT_EDGE_MEMORY 1024
+
+/* report.c: does [begin_ns, end_ns] overlap the time filter (FSA_TIME_NONE: unknown)? */
+bool report_in_range(struct fsa_report *report, uint64_t begin_ns, uint64_t end_ns);
 
 /* parse.c */
 void report_set_error(char **error_message, const char *format, ...)

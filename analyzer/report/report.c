@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "critical-path-private.h"
+#include "frame-stats-private.h"
 #include "mmu-xad-private.h"
 #include "recovery-private.h"
 #include "report-private.h"
@@ -201,6 +203,12 @@ in_range(struct fsa_report *r, uint64_t begin_ns, uint64_t end_ns)
 	return true;
 }
 
+bool
+report_in_range(struct fsa_report *r, uint64_t begin_ns, uint64_t end_ns)
+{
+	return in_range(r, begin_ns, end_ns);
+}
+
 /* --- Callbacks -------------------------------------------------------------------------------- */
 
 /* The latest time any item named: the trace's end when the report has no model. */
@@ -332,6 +340,9 @@ on_op(void *data, const struct fsa_op *op)
 	see_time(r, begin_ns, end_ns);
 	if (xad_on_op(r, op) != FSA_OK)
 		return remember(r, FSA_ERR_NOMEM);
+	/* A chain reaches back before the time filter: the critical path keeps every op. */
+	if (r->critical_path && critical_path_on_op(r, op) != FSA_OK)
+		return remember(r, FSA_ERR_NOMEM);
 	if (!in_range(r, begin_ns, end_ns))
 		return FSA_OK;
 	if (recovery_on_op(r, op) != FSA_OK)
@@ -436,6 +447,8 @@ on_packet(void *data, const struct fsa_packet *packet)
 	    packet->start_ns != FSA_TIME_NONE ? packet->start_ns : packet->queued_ns;
 
 	see_time(r, begin_ns, packet->end_ns);
+	if (r->critical_path && critical_path_on_packet(r, packet) != FSA_OK)
+		return remember(r, FSA_ERR_NOMEM);
 	if (!in_range(r, begin_ns, packet->end_ns))
 		return FSA_OK;
 	r->packet_count++;
@@ -534,6 +547,9 @@ on_marker(void *data, const struct fsa_marker *marker)
 	fsa_status status = FSA_OK;
 
 	see_time(r, marker->begin_ns, marker->end_ns);
+	/* Frames take every vsync and flip: a frame's time is the span between two of them. */
+	if (frame_stats_on_marker(r, marker) != FSA_OK)
+		return remember(r, FSA_ERR_NOMEM);
 	if ((size_t) marker->kind >= FSA_MARK_KIND_COUNT ||
 	    !in_range(r, marker->begin_ns, marker->end_ns))
 		return FSA_OK;
@@ -783,6 +799,14 @@ fsa_report_create(const struct fsa_report_options *options)
 	r->anomaly_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_anomaly));
 	r->recovery = recovery_new();
 	r->mmu_xad = mmu_xad_new();
+	r->frame_stats = frame_stats_new(r, (r->options.sections & FSA_REPORT_CRITICAL_PATH) != 0);
+	if (r->options.sections & FSA_REPORT_CRITICAL_PATH)
+		r->critical_path = critical_path_new();
+	if (!r->frame_stats ||
+	    ((r->options.sections & FSA_REPORT_CRITICAL_PATH) && !r->critical_path)) {
+		fsa_report_destroy(r);
+		return NULL;
+	}
 	r->thresholds = g_ptr_array_new_with_free_func((GDestroyNotify) threshold_destroy);
 	r->failures = g_ptr_array_new_with_free_func(g_free);
 	r->threshold_messages = g_ptr_array_new_with_free_func(g_free);
@@ -813,6 +837,8 @@ fsa_report_destroy(struct fsa_report *r)
 	g_array_free(r->anomaly_examples, TRUE);
 	recovery_free(r->recovery);
 	mmu_xad_free(r->mmu_xad);
+	frame_stats_free(r->frame_stats);
+	critical_path_free(r->critical_path);
 	g_ptr_array_free(r->thresholds, TRUE);
 	g_ptr_array_free(r->failures, TRUE);
 	g_ptr_array_free(r->threshold_messages, TRUE);
@@ -868,6 +894,12 @@ fsa_report_finish(struct fsa_report *report)
 	resolve_range(report);
 	recovery_finish(report);
 	mmu_finish(report);
+	if (!report->is_finished) {
+		/* Once: the frames still held, then the paths over the frames or the waits. */
+		remember(report, frame_stats_finish(report));
+		if (report->critical_path)
+			remember(report, critical_path_finish(report));
+	}
 	g_ptr_array_set_size(report->failures, 0);
 	if (report->options.is_fail_on_loss && report->loss_count > 0) {
 		g_ptr_array_add(report->failures,

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "critical-path-private.h"
 #include "fencescope-tp-enums.h"
+#include "frame-stats-private.h"
 #include "mmu-xad-private.h"
 #include "recovery-private.h"
 #include "report-private.h"
@@ -1913,6 +1915,331 @@ build_thresholds(struct fsa_report *r, GPtrArray *tables)
 	}
 }
 
+/* --- Frames and critical paths (schema 2.4; frame-stats.c, critical-path.c) ------------------- */
+
+static const struct fsa_column frame_time_columns[] = {
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"source_id", "display", FSA_CELL_U64},
+    {"frames", "frames", FSA_CELL_U64},
+    {"frame_time_p50_ns", "frame p50", FSA_CELL_DURATION},
+    {"frame_time_p95_ns", "frame p95", FSA_CELL_DURATION},
+    {"frame_time_p99_ns", "frame p99", FSA_CELL_DURATION},
+    {"frame_time_max_ns", "frame max", FSA_CELL_DURATION},
+    {"budget_ns", "budget", FSA_CELL_DURATION},
+    {"over_budget", "over budget", FSA_CELL_U64},
+    {"missed_vsyncs", "missed vsyncs", FSA_CELL_U64},
+    {"frames_after_missed", "frames late", FSA_CELL_U64},
+};
+
+static const struct fsa_column present_columns[] = {
+    {"adapter_id", "adapter", FSA_CELL_U64},      {"source_id", "display", FSA_CELL_U64},
+    {"presents", "presents", FSA_CELL_U64},       {"pending", "pending at end", FSA_CELL_U64},
+    {"latency_min_ns", "min", FSA_CELL_DURATION}, {"latency_p50_ns", "p50", FSA_CELL_DURATION},
+    {"latency_p95_ns", "p95", FSA_CELL_DURATION}, {"latency_p99_ns", "p99", FSA_CELL_DURATION},
+    {"latency_max_ns", "max", FSA_CELL_DURATION},
+};
+
+static const struct fsa_column longest_frame_columns[] = {
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"source_id", "display", FSA_CELL_U64},
+    {"frame", "frame", FSA_CELL_U64},
+    {"flip_id", "flip", FSA_CELL_U64},
+    {"vsync_count", "vsync", FSA_CELL_U64},
+    {"end_ns", "on screen at", FSA_CELL_TIME},
+    {"frame_time_ns", "frame time", FSA_CELL_DURATION},
+    {"missed_vsyncs", "missed", FSA_CELL_U64},
+    {"present_latency_ns", "present latency", FSA_CELL_DURATION},
+    {"process_id", "process", FSA_CELL_U64},
+};
+
+/* Quantiles of a statistic, or nulls without samples. */
+static void
+add_quantiles(struct fsa_table *t, struct fsa_quantile *q, bool with_min)
+{
+	if (!q->count) {
+		for (int k = 0; k < (with_min ? 5 : 4); k++)
+			add_null(t);
+		return;
+	}
+	if (with_min)
+		add_u64(t, q->min);
+	add_u64(t, quantile_value(q, 0.50));
+	add_u64(t, quantile_value(q, 0.95));
+	add_u64(t, quantile_value(q, 0.99));
+	add_u64(t, q->max);
+}
+
+/* Issue 16 §3: frame times, presents and the longest frames per display (docs/analyzer.md
+ * "Frames"). */
+static void
+build_frames(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_table *times =
+	    table_new(tables, "frames", "frame_times", "Frame times per display", false,
+		      COLUMNS(frame_time_columns), "no frames (the trace has no flips)");
+	struct fsa_table *presents =
+	    table_new(tables, "frames", "presents", "Presents (flip_queued → flip_done)", false,
+		      COLUMNS(present_columns), "no present");
+	struct fsa_table *longest = table_new(tables, "frames", "longest", "Longest frames", false,
+					      COLUMNS(longest_frame_columns), "no frame time");
+	GPtrArray *values = sorted_values(r->frame_stats->displays);
+
+	for (size_t i = 0; i < values->len; i++) {
+		struct fsa_frame_display_acc *d = values->pdata[i];
+
+		if (!d->frames && !d->pending)
+			continue;
+		add_u64(times, d->adapter_id);
+		add_u64(times, d->source_id);
+		add_u64(times, d->frames);
+		add_quantiles(times, &d->frame_time, false);
+		add_opt(times, frame_stats_budget(r, d), FSA_TIME_NONE);
+		add_u64(times, d->over_budget);
+		add_u64(times, d->missed_vsyncs);
+		add_u64(times, d->frames_missing_vsyncs);
+		add_u64(presents, d->adapter_id);
+		add_u64(presents, d->source_id);
+		add_u64(presents, d->present_latency.count);
+		add_u64(presents, d->pending);
+		add_quantiles(presents, &d->present_latency, true);
+	}
+	g_ptr_array_free(values, TRUE);
+	for (guint i = 0; i < r->frame_stats->longest->len; i++) {
+		const struct fsa_frame *f =
+		    &g_array_index(r->frame_stats->longest, struct fsa_frame, i);
+
+		add_u64(longest, f->adapter_id);
+		add_u64(longest, f->source_id);
+		add_u64(longest, f->index);
+		add_u64(longest, f->flip_id);
+		add_u64(longest, f->vsync_count);
+		add_opt(longest, f->end_ns, FSA_TIME_NONE);
+		add_u64(longest, f->frame_time_ns);
+		add_u64(longest, f->missed_vsyncs);
+		add_opt(longest, f->present_latency_ns, FSA_TIME_NONE);
+		add_opt(longest, f->process_id, UINT32_MAX);
+	}
+}
+
+static const struct fsa_column cp_path_columns[] = {
+    {"path", "path", FSA_CELL_U64},
+    {"subject", "of", FSA_CELL_STRING},
+    {"frame", "frame", FSA_CELL_U64},
+    {"wait_op_id", "wait op", FSA_CELL_U64},
+    {"begin_ns", "begin", FSA_CELL_TIME},
+    {"duration_ns", "duration", FSA_CELL_DURATION},
+    {"links", "links", FSA_CELL_U64},
+    {"critical_queue", "critical queue", FSA_CELL_HANDLE},
+    {"critical_queue_percent", "share %", FSA_CELL_F64},
+    {"stop", "stop", FSA_CELL_STRING},
+};
+
+static const struct fsa_column cp_link_columns[] = {
+    {"path", "path", FSA_CELL_U64},
+    {"link", "link", FSA_CELL_U64},
+    {"role", "role", FSA_CELL_STRING},
+    {"kind", "kind", FSA_CELL_STRING},
+    {"id", "id", FSA_CELL_U64},
+    {"hwqueue_handle", "queue", FSA_CELL_HANDLE},
+    {"begin_ns", "begin", FSA_CELL_TIME},
+    {"end_ns", "end", FSA_CELL_TIME},
+    {"held_ns", "held", FSA_CELL_DURATION},
+};
+
+static const struct fsa_column cp_share_columns[] = {
+    {"path", "path", FSA_CELL_U64},       {"scope", "scope", FSA_CELL_STRING},
+    {"key", "key", FSA_CELL_STRING},      {"held_ns", "held", FSA_CELL_DURATION},
+    {"percent", "share %", FSA_CELL_F64},
+};
+
+struct cp_share {
+	const char *scope; /* "queue", "engine", "process", "display" */
+	char key[40];
+	uint64_t hwqueue_handle; /* queue shares */
+	uint64_t held_ns;
+};
+
+static void
+share_add(GArray *shares, const char *scope, const char *key, uint64_t queue, uint64_t held)
+{
+	for (guint i = 0; i < shares->len; i++) {
+		struct cp_share *s = &g_array_index(shares, struct cp_share, i);
+
+		if (strcmp(s->scope, scope) == 0 && strcmp(s->key, key) == 0) {
+			s->held_ns += held;
+			return;
+		}
+	}
+	struct cp_share s = {.scope = scope, .hwqueue_handle = queue, .held_ns = held};
+
+	g_strlcpy(s.key, key, sizeof(s.key));
+	g_array_append_val(shares, s);
+}
+
+static int
+scope_rank(const char *scope)
+{
+	return strcmp(scope, "queue") == 0     ? 0
+	       : strcmp(scope, "engine") == 0  ? 1
+	       : strcmp(scope, "process") == 0 ? 2
+					       : 3;
+}
+
+/* By scope (queue, engine, process, display), then most held first, then key. */
+static gint
+compare_share(gconstpointer a, gconstpointer b)
+{
+	const struct cp_share *x = a, *y = b;
+	int rx = scope_rank(x->scope), ry = scope_rank(y->scope);
+
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	if (x->held_ns != y->held_ns)
+		return x->held_ns > y->held_ns ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/* The queue, engine, process or display each link's held time counts for. */
+static GArray *
+path_shares(struct fsa_report *r, const struct fsa_cp_path *path)
+{
+	GArray *shares = g_array_new(FALSE, FALSE, sizeof(struct cp_share));
+	const GArray *links = r->critical_path->links;
+	char key[40];
+
+	for (size_t i = 0; i < path->link_count; i++) {
+		const struct fsa_cp_link *l =
+		    &g_array_index(links, struct fsa_cp_link, path->first_link + i);
+		uint64_t held = l->hold_end_ns - l->hold_begin_ns;
+		const struct fsa_queue_info *q =
+		    l->has_item && l->item.hwqueue_handle && r->model
+			? fsa_model_find_queue(r->model, l->item.hwqueue_handle)
+			: NULL;
+		uint32_t adapter = l->has_item ? l->item.adapter_id : UINT32_MAX;
+		uint32_t engine = l->has_item ? l->item.engine_id : UINT32_MAX;
+		uint32_t process = l->has_item ? l->item.process_id : UINT32_MAX;
+
+		if (!l->has_item) {
+			g_snprintf(key, sizeof(key), "%" PRIu32 ":%" PRIu32, l->adapter_id,
+				   l->source_id);
+			share_add(shares, "display", key, 0, held);
+			continue;
+		}
+		if (q) {
+			adapter = adapter == UINT32_MAX ? q->adapter_id : adapter;
+			engine = engine == UINT32_MAX ? q->engine_id : engine;
+			process = process == UINT32_MAX ? q->process_id : process;
+		}
+		if (l->item.hwqueue_handle) {
+			g_snprintf(key, sizeof(key), "0x%" PRIx64, l->item.hwqueue_handle);
+			share_add(shares, "queue", key, l->item.hwqueue_handle, held);
+		}
+		if (adapter != UINT32_MAX && engine != UINT32_MAX) {
+			g_snprintf(key, sizeof(key), "%" PRIu32 ":%" PRIu32, adapter, engine);
+			share_add(shares, "engine", key, 0, held);
+		}
+		if (process != UINT32_MAX) {
+			g_snprintf(key, sizeof(key), "%" PRIu32, process);
+			share_add(shares, "process", key, 0, held);
+		}
+	}
+	g_array_sort(shares, compare_share);
+	return shares;
+}
+
+static double
+percent(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double) part / (double) whole : 0.0;
+}
+
+static const char *
+link_kind(const struct fsa_cp_link *l)
+{
+	if (!l->has_item)
+		return "flip";
+	return l->item.type == FSA_CHAIN_ITEM_WAIT     ? "wait"
+	       : l->item.type == FSA_CHAIN_ITEM_SIGNAL ? "signal"
+						       : "packet";
+}
+
+/* Issue 16 §1: the critical path of each frame, or of the longest waits (docs/analyzer.md
+ * "Chains of causes"). */
+static void
+build_critical_path(struct fsa_report *r, GPtrArray *tables)
+{
+	struct fsa_critical_path *cp = r->critical_path;
+	struct fsa_table *paths =
+	    table_new(tables, "critical_path", "paths",
+		      cp && cp->has_frames ? "Critical path of each frame"
+					   : "Critical path of the longest waits",
+		      false, COLUMNS(cp_path_columns), "no frame and no completed wait");
+	struct fsa_table *links =
+	    table_new(tables, "critical_path", "links", "Operations on each critical path", false,
+		      COLUMNS(cp_link_columns), "none");
+	struct fsa_table *shares =
+	    table_new(tables, "critical_path", "shares",
+		      "Share of each path per queue, engine, process, display", false,
+		      COLUMNS(cp_share_columns), "none");
+
+	for (guint p = 0; cp && p < cp->paths->len; p++) {
+		const struct fsa_cp_path *path = &g_array_index(cp->paths, struct fsa_cp_path, p);
+		uint64_t duration = path->end_ns - path->begin_ns;
+		GArray *path_share = path_shares(r, path);
+		const struct cp_share *critical = NULL;
+
+		for (guint i = 0; i < path_share->len; i++) {
+			const struct cp_share *s = &g_array_index(path_share, struct cp_share, i);
+
+			if (strcmp(s->scope, "queue") == 0 &&
+			    (!critical || s->held_ns > critical->held_ns))
+				critical = s;
+		}
+		add_u64(paths, p + 1);
+		add_str(paths, path->is_frame ? "frame" : "wait");
+		add_opt(paths, path->is_frame ? path->frame.index : 0, 0);
+		add_opt(paths, path->is_frame ? 0 : path->wait_op_id, 0);
+		add_u64(paths, path->begin_ns);
+		add_u64(paths, duration);
+		add_u64(paths, path->link_count);
+		add_opt(paths, critical ? critical->hwqueue_handle : 0, 0);
+		if (critical)
+			add_f64(paths, percent(critical->held_ns, duration));
+		else
+			add_null(paths);
+		add_str(paths, path->stop);
+		for (size_t i = 0; i < path->link_count; i++) {
+			const struct fsa_cp_link *l =
+			    &g_array_index(cp->links, struct fsa_cp_link, path->first_link + i);
+			uint64_t begin = !l->has_item ? l->hold_begin_ns
+					 : l->item.type == FSA_CHAIN_ITEM_PACKET
+					     ? l->item.start_ns
+					     : l->item.queued_ns;
+			uint64_t end = l->has_item ? l->item.end_ns : l->hold_end_ns;
+
+			add_u64(links, p + 1);
+			add_u64(links, i + 1);
+			add_str(links, l->role);
+			add_str(links, link_kind(l));
+			add_u64(links, l->has_item ? l->item.id : l->flip_id);
+			add_opt(links, l->has_item ? l->item.hwqueue_handle : 0, 0);
+			add_opt(links, begin, FSA_TIME_NONE);
+			add_opt(links, end, FSA_TIME_NONE);
+			add_u64(links, l->hold_end_ns - l->hold_begin_ns);
+		}
+		for (guint i = 0; i < path_share->len; i++) {
+			const struct cp_share *s = &g_array_index(path_share, struct cp_share, i);
+
+			add_u64(shares, p + 1);
+			add_str(shares, s->scope);
+			add_str(shares, s->key);
+			add_u64(shares, s->held_ns);
+			add_f64(shares, percent(s->held_ns, duration));
+		}
+		g_array_free(path_share, TRUE);
+	}
+}
+
 /* --times relative: the origin of every time is the trace's first event, as in the viewer (0
  * without a model or an event). */
 static uint64_t
@@ -1977,7 +2304,7 @@ report_build_tables(struct fsa_report *r)
 		build_preemption(r, tables);
 	/* Schema 2.2: for traces of format 1.4 (or with its items), or when named by --sections. */
 	bool is_shown = recovery_is_shown(r);
-	bool is_named = r->options.sections != FSA_REPORT_ALL_SECTIONS;
+	bool is_named = (r->options.sections & FSA_REPORT_ALL_SECTIONS) != FSA_REPORT_ALL_SECTIONS;
 
 	if ((sections & FSA_REPORT_PREEMPTION) && is_shown)
 		build_preemption_22(r, tables);
@@ -1987,6 +2314,11 @@ report_build_tables(struct fsa_report *r)
 		build_display(r, tables);
 	if ((sections & FSA_REPORT_FAULTS) && (is_shown || is_named))
 		build_faults(r, tables);
+	/* Schema 2.4: for traces with a display, or when named. */
+	if ((sections & FSA_REPORT_FRAMES) && (frame_stats_is_shown(r) || is_named))
+		build_frames(r, tables);
+	if (sections & FSA_REPORT_CRITICAL_PATH)
+		build_critical_path(r, tables);
 	/* Schema 2.3: for traces of format 1.5 (or with its items), or when named by --sections. */
 	bool is_shown_23 = mmu_xad_is_shown(r);
 

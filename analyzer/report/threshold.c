@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame-stats-private.h"
 #include "mmu-xad-private.h"
 #include "recovery-private.h"
 #include "report-private.h"
@@ -24,6 +25,8 @@ enum target {
 	TARGET_PREEMPTION,  /* preemption durations */
 	TARGET_TDR,         /* TDR durations */
 	TARGET_PROPAGATION, /* cross-adapter signal → release latency (2.3) */
+	TARGET_FRAME,       /* frame times, every display (2.4) */
+	TARGET_PRESENT,     /* present latency (flip_queued → flip_done), every display (2.4) */
 	TARGET_ANOMALY,     /* count only */
 	TARGET_STATE,       /* count only: ops in a state (metric: enum fsa_op_state) */
 	TARGET_OVERRUN,     /* count only: overrun records */
@@ -31,6 +34,7 @@ enum target {
 	TARGET_LOST,        /* lost(): metric 0 log, 1 events, 2 packets, 3 any */
 	TARGET_FAULT,       /* count only: injected faults, metric 0 unaccounted, 1 all (2.2) */
 	TARGET_PAGE_FAULT,  /* count only: GPU page faults (page_faults rows; 2.3) */
+	TARGET_FRAME_COUNT, /* count only: frames over budget (metric 0), missed vsyncs (1); 2.4 */
 };
 
 enum compare { CMP_GT, CMP_GE, CMP_LT, CMP_LE, CMP_EQ, CMP_NE };
@@ -162,6 +166,10 @@ parse_target(struct fsa_threshold *t, const char *word, size_t len, char **error
 	    {"fault_injected", TARGET_FAULT, 1},
 	    {"propagation", TARGET_PROPAGATION, 0},
 	    {"page_fault", TARGET_PAGE_FAULT, 0},
+	    {"frame", TARGET_FRAME, 0},
+	    {"present", TARGET_PRESENT, 0},
+	    {"frame_over_budget", TARGET_FRAME_COUNT, 0},
+	    {"missed_vsync", TARGET_FRAME_COUNT, 1},
 	};
 	static const char *const lost_names[] = {"log", "events", "packets", "any"};
 
@@ -196,7 +204,8 @@ parse_target(struct fsa_threshold *t, const char *word, size_t len, char **error
 			 "'%s': unknown metric '%.*s' (wait, wait_queued, wait_stalled, signal, "
 			 "cpu_wait, reconnect, preemption, tdr, anomaly, inferred, "
 			 "never_completed, unqueued, overrun, loss, fault_unaccounted, "
-			 "fault_injected, propagation, page_fault)",
+			 "fault_injected, propagation, page_fault, frame, present, "
+			 "frame_over_budget, missed_vsync)",
 			 t->expression, (int) len, word);
 	return FSA_ERR_INVALID;
 }
@@ -658,6 +667,16 @@ threshold_measure(const struct fsa_threshold *t, struct fsa_report *r, uint64_t 
 	}
 	case TARGET_PROPAGATION:
 		has_value = quantile_stat(t, xad_release_all(r), &measured);
+		break;
+	case TARGET_FRAME:
+		has_value = quantile_stat(t, &r->frame_stats->frame_time_all, &measured);
+		break;
+	case TARGET_PRESENT:
+		has_value = quantile_stat(t, &r->frame_stats->present_latency_all, &measured);
+		break;
+	case TARGET_FRAME_COUNT:
+		measured = (double) (t->metric ? r->frame_stats->missed_vsyncs_all
+					       : r->frame_stats->over_budget_all);
 		break;
 	case TARGET_PAGE_FAULT: {
 		const GArray *rows = r->mmu_xad->rows;

@@ -244,7 +244,7 @@ Test(report_mmu, mmu_14_tdr_06_page_faults_with_handling_recovery_and_work_lost)
 		     FSA_OK);
 	root = finish_json();
 
-	assert_str_at(root, "$.schema_version", "2.3");
+	assert_str_at(root, "$.schema_version", "2.4");
 	cr_assert_eq(int_at(root, "$.page_faults.summary.faults"), 2);
 	cr_assert_eq(int_at(root, "$.page_faults.summary.engine_faults"), 2);
 	cr_assert_eq(int_at(root, "$.page_faults.summary.handled"), 1);

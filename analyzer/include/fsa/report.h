@@ -34,7 +34,7 @@
 #include "fsa/model.h"
 
 /* The version of the JSON document (its "schema_version"); see docs/report-schema.md. */
-#define FSA_REPORT_SCHEMA_VERSION "2.3"
+#define FSA_REPORT_SCHEMA_VERSION "2.4"
 
 enum fsa_report_format {
 	FSA_REPORT_FORMAT_TEXT,
@@ -59,7 +59,11 @@ enum fsa_report_section {
 	FSA_REPORT_PAGE_FAULTS = 1u << 11,   /* "page_faults": GPU page faults, recovery (2.3) */
 	FSA_REPORT_MEMORY = 1u << 12,        /* "memory": GPU VA spaces, page tables (2.3) */
 	FSA_REPORT_CROSS_ADAPTER = 1u << 13, /* "cross_adapter": propagation latency (2.3) */
-	FSA_REPORT_ALL_SECTIONS = (1u << 14) - 1,
+	FSA_REPORT_FRAMES = 1u << 14,        /* "frames": frame times per display (2.4) */
+	/* Every section above: the default, and what "all" names. */
+	FSA_REPORT_ALL_SECTIONS = (1u << 15) - 1,
+	/* "critical_path" (2.4): off unless named; it keeps a record per operation and packet. */
+	FSA_REPORT_CRITICAL_PATH = 1u << 15,
 };
 
 /* A time given on a command line: absolute trace ns, or relative to the trace's first event. */
@@ -86,6 +90,10 @@ struct fsa_report_options {
 	 * than FSA_REPORT_TEXT_COLUMNS is split into parts that fit, each repeating the row's key
 	 * columns (docs/report-schema.md "Text"). */
 	bool is_text_wide;
+	/* `frames`: a frame is over budget past this frame time; 0: the display's vsync period. */
+	uint64_t frame_budget_ns;
+	/* `critical_path`: without frames, the paths of this many longest waits; 0: 10. */
+	size_t critical_path_count;
 };
 
 /* The width the text report fits in unless is_text_wide. */
