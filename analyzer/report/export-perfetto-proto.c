@@ -104,6 +104,7 @@
 #define PID_TRACER          1000002
 #define PID_ANOMALIES       1000003
 #define PID_EXPORT          1000004
+#define PROCESS_UUID(pid)   ((uint64_t) (pid) << 32)
 
 enum track_type {
 	TRACK_QUEUE,          /* a = hwqueue: fence boxes */
@@ -517,7 +518,8 @@ adapter_pid(uint32_t adapter_id)
 	return adapter_id < PID_UNKNOWN_ADAPTER - 1 ? adapter_id + 1 : PID_UNKNOWN_ADAPTER;
 }
 
-/* Process tracks have uuid = pid (lanes start above every pid). */
+/* Process tracks have uuid PROCESS_UUID(pid); lanes count from 1, so that the uuid every event
+ * carries is a short varint. */
 static fsa_status
 write_process_track(struct fsa_perfetto_proto_writer *w, uint32_t pid)
 {
@@ -548,7 +550,7 @@ write_process_track(struct fsa_perfetto_proto_writer *w, uint32_t pid)
 		snprintf(name, sizeof(name), "adapter %" PRIu32, pid - 1);
 	name_len = strlen(name);
 	d->len = 0;
-	pb_uint(d, TRACK_UUID, pid);
+	pb_uint(d, TRACK_UUID, PROCESS_UUID(pid));
 	/* ProcessDescriptor {pid = 1, process_name = 6}. */
 	pb_tag(d, TRACK_PROCESS, WIRE_LEN);
 	pb_varint(d, 1 + varint_size(pid) + 1 + varint_size(name_len) + name_len);
@@ -744,7 +746,7 @@ add_lane(struct fsa_perfetto_proto_writer *w, struct track *t, uint64_t begin, u
 	track_name(w, t, name, sizeof(name));
 	d->len = 0;
 	pb_uint(d, TRACK_UUID, lane->uuid);
-	pb_uint(d, TRACK_PARENT_UUID, t->pid);
+	pb_uint(d, TRACK_PARENT_UUID, PROCESS_UUID(t->pid));
 	pb_string(d, TRACK_NAME, name);
 	pb_uint(d, TRACK_SIBLING_RANK, t->order);
 	pb_uint(d, TRACK_SIBLING_MERGE, SIBLING_MERGE_BY_NAME);
@@ -1198,7 +1200,7 @@ fsa_perfetto_proto_writer_create(const char *path, bool is_overwrite,
 	}
 	setvbuf(w->out, NULL, _IOFBF, 1 << 20);
 	w->is_first_packet = true;
-	w->next_uuid = PID_EXPORT + 1; /* process tracks use uuid = pid */
+	w->next_uuid = 1; /* process tracks use PROCESS_UUID(pid) */
 	w->sink = (struct fsa_model_sink){
 	    .data = w,
 	    .op = on_op,

@@ -16,11 +16,13 @@ the trace with Debian's `protoc --decode=perfetto.protos.Trace` against perfetto
   row's, on a track named after its queue (or its process, for CPU operations), and every packet
   one slice on its engine's track;
 - every dependency edge is a flow (or counted in dependency_edges_without_arrow) from an instant
-  inside the signal's box to one inside the wait's box, the end strictly after the start;
+  inside the signal's box to one inside the wait's box, the end strictly after the start, and
+  the JSON export's arrows (issue 10 §3) also end after they start;
 - tracks are bounded: the UI shows one track per name and parent, no more than the queues,
   engines and other sources the trace has, however many lanes they use.
 TAP output; exit status 1 on a failure.
 """
+import json
 import os
 import sqlite3
 import subprocess
@@ -278,6 +280,23 @@ def check_trace(fencescope, protoc, proto_dir, trace, tmp):
         " + (SELECT COUNT(*) FROM losses) + 8").fetchone()[0]
     fail.check(len(ui_tracks) <= sources, "%d tracks for %d sources" % (len(ui_tracks), sources))
     con.close()
+
+    # The JSON writer's arrows keep the same rule (issue 10 §3: they once ended before they
+    # started): every "f" strictly after its "s", as many arrows as in the protobuf trace.
+    json_path = os.path.join(tmp, name + ".json")
+    run = subprocess.run([fencescope, "export", "-q", trace, "--perfetto", json_path],
+                         capture_output=True, text=True)
+    fail.check(run.returncode in (0, 1), "JSON export exited %d" % run.returncode)
+    if run.returncode in (0, 1):
+        with open(json_path) as f:
+            doc = json.load(f)
+        flow_start = {e["id"]: float(e["ts"]) for e in doc["traceEvents"] if e.get("ph") == "s"}
+        flow_end = {e["id"]: float(e["ts"]) for e in doc["traceEvents"] if e.get("ph") == "f"}
+        fail.check(set(flow_start) == set(flow_end), "JSON flows without both ends")
+        late = [i for i in flow_start if i in flow_end and flow_end[i] <= flow_start[i]]
+        fail.check(not late, "%d JSON arrows end before they start" % len(late))
+        fail.check(len(flow_start) == len(arrows),
+                   "%d JSON arrows, %d in the protobuf trace" % (len(flow_start), len(arrows)))
     print("# %s: %d packets, %d slices, %d arrows, %d UI tracks over %d lanes, %d ops"
           % (name, len(packets), len(slices), len(arrows), len(ui_tracks),
              len(tracks) - sum(1 for d in tracks.values() if "process" in d), len(ops)))
