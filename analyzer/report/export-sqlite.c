@@ -122,6 +122,55 @@ static const char schema_more_sql[] =
     " fence_handle INTEGER, adapter_id INTEGER, creator_adapter_id INTEGER, created_as TEXT,"
     " opened_as TEXT);\n";
 
+/*
+ * Engine utilization (docs/export.md "Views"): the union of each engine's packet executions as
+ * busy intervals (packets that overlap or touch are one interval), the gaps between them, the
+ * busy time over the whole trace and per window of utilization_window.window_ns (1 ms unless
+ * changed with UPDATE). Its own string: C99 allows 4095 characters.
+ */
+static const char engine_views_sql[] =
+    "CREATE TABLE utilization_window (window_ns INTEGER NOT NULL);\n"
+    "INSERT INTO utilization_window VALUES (1000000);\n"
+    "CREATE VIEW engine_busy_intervals AS\n"
+    " WITH p AS (SELECT adapter_id, engine_id, start_ns, end_ns,\n"
+    "  MAX(end_ns) OVER (PARTITION BY adapter_id, engine_id ORDER BY start_ns, end_ns\n"
+    "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end_ns\n"
+    "  FROM packets WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),\n"
+    " s AS (SELECT *, SUM(CASE WHEN prev_end_ns IS NULL OR start_ns > prev_end_ns THEN 1\n"
+    "  ELSE 0 END) OVER (PARTITION BY adapter_id, engine_id ORDER BY start_ns, end_ns\n"
+    "  ROWS UNBOUNDED PRECEDING) AS island FROM p)\n"
+    " SELECT adapter_id, engine_id, MIN(start_ns) AS begin_ns, MAX(end_ns) AS end_ns,\n"
+    "  MAX(end_ns) - MIN(start_ns) AS duration_ns, COUNT(*) AS packet_count\n"
+    " FROM s GROUP BY adapter_id, engine_id, island;\n"
+    "CREATE VIEW engine_idle_gaps AS\n"
+    " SELECT adapter_id, engine_id, begin_ns, end_ns, end_ns - begin_ns AS duration_ns\n"
+    " FROM (SELECT adapter_id, engine_id, end_ns AS begin_ns,\n"
+    "  LEAD(begin_ns) OVER (PARTITION BY adapter_id, engine_id ORDER BY begin_ns) AS end_ns\n"
+    "  FROM engine_busy_intervals) WHERE end_ns IS NOT NULL;\n"
+    "CREATE VIEW engine_utilization AS\n"
+    " SELECT adapter_id, engine_id, SUM(packet_count) AS packet_count,\n"
+    "  COUNT(*) AS busy_interval_count, SUM(duration_ns) AS busy_ns,\n"
+    "  (SELECT value FROM summary WHERE key = 'last_ns') -\n"
+    "  (SELECT value FROM summary WHERE key = 'first_ns') AS trace_ns,\n"
+    "  CAST(SUM(duration_ns) AS REAL) / NULLIF((SELECT value FROM summary WHERE key =\n"
+    "  'last_ns') - (SELECT value FROM summary WHERE key = 'first_ns'), 0) AS busy_fraction\n"
+    " FROM engine_busy_intervals GROUP BY adapter_id, engine_id;\n"
+    "CREATE VIEW engine_utilization_windows AS\n"
+    " WITH RECURSIVE w(window_ns) AS (SELECT MAX(window_ns, 1) FROM utilization_window\n"
+    "  LIMIT 1),\n"
+    " piece(adapter_id, engine_id, window_begin_ns, begin_ns, end_ns, last_ns) AS (\n"
+    "  SELECT adapter_id, engine_id, begin_ns / window_ns * window_ns, begin_ns,\n"
+    "   MIN(end_ns, (begin_ns / window_ns + 1) * window_ns), end_ns\n"
+    "  FROM engine_busy_intervals, w\n"
+    "  UNION ALL\n"
+    "  SELECT adapter_id, engine_id, window_begin_ns + window_ns, end_ns,\n"
+    "   MIN(last_ns, window_begin_ns + 2 * window_ns), last_ns\n"
+    "  FROM piece, w WHERE end_ns < last_ns)\n"
+    " SELECT adapter_id, engine_id, window_begin_ns, (SELECT window_ns FROM w) AS window_ns,\n"
+    "  SUM(end_ns - begin_ns) AS busy_ns,\n"
+    "  CAST(SUM(end_ns - begin_ns) AS REAL) / (SELECT window_ns FROM w) AS busy_fraction\n"
+    " FROM piece GROUP BY adapter_id, engine_id, window_begin_ns;\n";
+
 /* Created after the rows are in: an index built once is faster than one kept up per insert. */
 static const char finish_sql[] =
     "CREATE INDEX operations_by_queue ON operations (hwqueue_handle, kind, end_ns);\n"
@@ -155,7 +204,9 @@ static const char finish_sql[] =
     "  w.queued_ns AS wait_queued_ns, w.end_ns AS wait_end_ns,\n"
     "  w.duration_ns AS wait_duration_ns, e.signal_op_id,\n"
     "  e.signal_hwqueue_handle, e.signal_process_id, e.signal_value, e.signal_end_ns,\n"
-    "  e.release_latency_ns\n"
+    "  e.release_latency_ns, w.observed_ns AS wait_observed_ns,\n"
+    "  w.queued_phase_ns AS wait_queued_phase_ns, w.stalled_phase_ns AS wait_stalled_phase_ns,\n"
+    "  w.state AS wait_state, w.source AS wait_source\n"
     " FROM operations w LEFT JOIN edges e ON e.wait_op_id = w.id WHERE w.kind = 'wait';\n"
     "CREATE VIEW doorbell_reconnects AS\n"
     " SELECT hwqueue_handle, COUNT(*) AS count, MIN(latency_ns) AS min_ns,\n"
@@ -909,7 +960,8 @@ fsa_sqlite_writer_finish(struct fsa_sqlite_writer *w, char **error_message)
 		set_error_message(error_message, "the export was already finished");
 		return FSA_ERR_INVALID;
 	}
-	if (exec(w, finish_sql, "cannot create the indexes and views") != FSA_OK)
+	if (exec(w, finish_sql, "cannot create the indexes and views") != FSA_OK ||
+	    exec(w, engine_views_sql, "cannot create the engine views") != FSA_OK)
 		goto end;
 	if (exec(w, "COMMIT", "cannot commit") != FSA_OK)
 		goto end;
