@@ -391,3 +391,60 @@ Test(export_cli, damaged_trace_gives_a_partial_export_that_says_so)
 	 * nothing: the export is still a complete, valid database of it. */
 	cr_expect_eq(query_int("SELECT COUNT(*) FROM summary WHERE key = 'event_count'"), 1);
 }
+
+/* The first byte of a file: '{' for JSON, 0x0a (Trace.packet = 1, length-delimited) for a
+ * Perfetto protobuf trace. */
+static int
+first_byte(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	int c;
+
+	cr_assert_not_null(f, "%s", path);
+	c = fgetc(f);
+	fclose(f);
+	return c;
+}
+
+/* docs/export.md: --perfetto writes JSON for a name ending in .json and the protobuf trace for
+ * any other, unless --perfetto-format says. */
+Test(export_cli, perfetto_format_follows_the_name_unless_told)
+{
+	const char *trace = FST_TRACES "/frame-pipeline";
+	struct run r;
+
+	r = fencescope("export", "-q", trace, "--perfetto", fst_path("a.pftrace"), NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(first_byte(fst_path("a.pftrace")), 0x0a);
+	r = fencescope("export", "-q", trace, "--perfetto", fst_path("a.perfetto-trace"), NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(first_byte(fst_path("a.perfetto-trace")), 0x0a);
+	r = fencescope("export", "-q", trace, "--perfetto", fst_path("a.json"), NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(first_byte(fst_path("a.json")), '{');
+	r = fencescope("export", "-q", trace, "--perfetto", fst_path("b.pftrace"),
+		       "--perfetto-format", "json", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(first_byte(fst_path("b.pftrace")), '{');
+	r = fencescope("export", "-q", trace, "--perfetto", fst_path("b.json"),
+		       "--perfetto-format", "proto", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(first_byte(fst_path("b.json")), 0x0a);
+
+	r = fencescope("export", trace, "--perfetto", fst_path("c.pftrace"), "--perfetto-format",
+		       "xml", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "proto or json"), "%s", r.err);
+	g_free(r.err);
+	r = fencescope("export", trace, "--sqlite", fst_path("c.db"), "--perfetto-format", "json",
+		       NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "needs --perfetto"), "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(fst_dir_file_count(), 5, "the refused runs leave nothing");
+}
