@@ -178,6 +178,14 @@ Test(export_cli, frame_pipeline_rows_match_the_run_and_the_report)
 	cr_expect_eq(query_int("SELECT COUNT(*) FROM wait_dependencies WHERE signal_op_id IS NOT "
 			       "NULL"),
 		     golden(g, "edges"));
+	/* Every flip of the run reached the screen: one frame each (docs/analyzer.md "Frames"). */
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM frames WHERE is_pending = 0"),
+		     total("frame-pipeline", "flips"));
+	cr_expect_eq(query_int("SELECT SUM(count) + COUNT(*) FROM frame_times"),
+		     total("frame-pipeline", "flips"), "every frame but each display's first has a time");
+	cr_expect_gt(query_int("SELECT COUNT(*) FROM engine_utilization WHERE busy_fraction > 0 AND "
+			       "busy_fraction <= 1"),
+		     0);
 
 	/* Perfetto: one box per operation, one arrow per edge, each arrow paired. */
 	{

@@ -399,6 +399,64 @@ Test(export_sqlite, engine_utilization_and_idle_gap_views)
 		     3500);
 }
 
+static struct fsa_marker
+display_marker(enum fsa_marker_kind kind, uint64_t begin_ns, uint64_t end_ns, uint64_t value,
+	       uint64_t value2)
+{
+	return (struct fsa_marker){.kind = kind,
+				   .begin_ns = begin_ns,
+				   .end_ns = end_ns,
+				   .adapter_id = 0,
+				   .engine_id = UINT32_MAX,
+				   .process_id = kind == FSA_MARK_FLIP ? 42 : UINT32_MAX,
+				   .other_handle = 0,
+				   .value = value,
+				   .value2 = value2};
+}
+
+/* Issue 16 §5: the frames of fsa/frames.h (docs/analyzer.md "Frames"), one row each, and the
+ * frame_times view. Vsyncs every 1000 ns; flip 1 latched at vsync 2, flip 2 at vsync 4 (vsync 3
+ * missed), flip 3 queued and never on screen. */
+Test(export_sqlite, frames_table_and_frame_times_view)
+{
+	const struct fsa_model_sink *sink = start();
+	struct fsa_marker markers[] = {
+	    display_marker(FSA_MARK_VSYNC, 1000, 1000, 1, 0),
+	    display_marker(FSA_MARK_VSYNC, 2000, 2000, 2, 1),
+	    display_marker(FSA_MARK_FLIP, 1200, 2010, 1, 2),
+	    display_marker(FSA_MARK_VSYNC, 3000, 3000, 3, 0),
+	    display_marker(FSA_MARK_VSYNC, 4000, 4000, 4, 2),
+	    display_marker(FSA_MARK_FLIP, 2500, 4005, 2, 4),
+	    display_marker(FSA_MARK_FLIP, 4500, FSA_TIME_NONE, 3, 0),
+	};
+
+	for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
+		cr_assert_eq(sink->marker(sink->data, &markers[i]), FSA_OK);
+	finish_and_open();
+
+	cr_assert_eq(query_int("SELECT COUNT(*) FROM frames"), 3);
+	cr_assert_eq(query_int("SELECT COUNT(*) FROM frames WHERE is_pending = 0"), 2);
+	cr_assert_eq(query_int("SELECT flip_id FROM frames WHERE frame_index = 1"), 1);
+	cr_assert_eq(query_int("SELECT vsync_count FROM frames WHERE frame_index = 1"), 2);
+	cr_assert_eq(query_int("SELECT end_ns FROM frames WHERE frame_index = 1"), 2000);
+	cr_assert_eq(query_int("SELECT begin_ns FROM frames WHERE frame_index = 1"), INT64_MIN);
+	cr_assert_eq(query_int("SELECT frame_time_ns FROM frames WHERE frame_index = 1"),
+		     INT64_MIN);
+	cr_assert_eq(query_int("SELECT present_latency_ns FROM frames WHERE frame_index = 1"), 810);
+	cr_assert_eq(query_int("SELECT process_id FROM frames WHERE frame_index = 1"), 42);
+	cr_assert_eq(query_int("SELECT begin_ns FROM frames WHERE flip_id = 2"), 2000);
+	cr_assert_eq(query_int("SELECT frame_time_ns FROM frames WHERE flip_id = 2"), 2000);
+	cr_assert_eq(query_int("SELECT missed_vsyncs FROM frames WHERE flip_id = 2"), 1);
+	cr_assert_eq(query_int("SELECT is_pending FROM frames WHERE flip_id = 3"), 1);
+	cr_assert_eq(query_int("SELECT vsync_count FROM frames WHERE flip_id = 3"), INT64_MIN);
+	cr_assert_eq(query_int("SELECT begin_ns FROM frames WHERE flip_id = 3"), 4500);
+	cr_assert_eq(query_int("SELECT count FROM frame_times"), 1);
+	cr_assert_eq(query_int("SELECT p99_ns FROM frame_times"), 2000);
+	cr_assert_eq(query_int("SELECT frames_with_missed_vsyncs FROM frame_times"), 1);
+	/* The markers are rows as before. */
+	cr_assert_eq(query_int("SELECT COUNT(*) FROM markers"), 7);
+}
+
 Test(export_sqlite, latency_view_gives_nearest_rank_percentiles)
 {
 	const struct fsa_model_sink *sink = start();
