@@ -650,7 +650,10 @@ fsa_sqlite_writer_create(const char *path, bool is_overwrite, const struct fsa_e
 	if (status != FSA_OK)
 		goto end;
 	status = FSA_ERR_IO;
-	if (sqlite3_open_v2(w->file.tmp_path, &w->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	/* One connection, used by one thread at a time: no mutex on every call (about 4 % of an
+	 * export's CPU time went to locking them). */
+	if (sqlite3_open_v2(w->file.tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
 		set_error(w, "cannot open");
 		goto end;
 	}
