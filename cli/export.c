@@ -2,9 +2,10 @@
 /*
  * `fencescope export TRACE --sqlite FILE --perfetto FILE`: reads a trace once and writes the
  * model's timeline to an SQLite file, a Perfetto trace (native protobuf, or Chrome trace-event
- * JSON for a name ending in .json or --perfetto-format=json), or both (docs/export.md). The writers are model sinks; this command only wires them to the
- * trace (fsa_ingest_into_model), fans the model's items out to both, and reports errors. It
- * computes nothing itself: that is `fencescope report`, or a query on the SQLite file.
+ * JSON for a name ending in .json or --perfetto-format=json), or both (docs/export.md). The writers
+ * are model sinks; this command only wires them to the trace (fsa_ingest_into_model), fans the
+ * model's items out to both, and reports errors. It computes nothing itself: that is `fencescope
+ * report`, or a query on the SQLite file.
  *
  * Exit status: 0 written; 1 the trace is damaged (what was read before the damage is written,
  * marked partial); 2 bad usage or an unreadable trace; 4 an output could not be created or
@@ -224,7 +225,8 @@ finish_proto(struct export_run *run, const char *partial, const char *path, gboo
 	if (status == FSA_OK)
 		status = fsa_perfetto_proto_writer_finish(run->proto, &message);
 	if (status != FSA_OK) {
-		const char *why = message ? message : fsa_perfetto_proto_writer_borrow_error(run->proto);
+		const char *why =
+		    message ? message : fsa_perfetto_proto_writer_borrow_error(run->proto);
 
 		fs_error(EXPORT_COMMAND, "%s", why ? why : fsa_status_string(status));
 		free(message);
@@ -277,8 +279,8 @@ export_trace(const char *trace, const char *sqlite_path, const char *perfetto_pa
 		fanout.sinks[fanout.count++] = fsa_sqlite_writer_borrow_sink(run.sqlite);
 	}
 	if (perfetto_path && is_proto_format(perfetto_path, perfetto_format)) {
-		status = fsa_perfetto_proto_writer_create(perfetto_path, is_force, &info, &run.proto,
-							  &message);
+		status = fsa_perfetto_proto_writer_create(perfetto_path, is_force, &info,
+							  &run.proto, &message);
 		if (status != FSA_OK) {
 			fs_error(EXPORT_COMMAND, "%s",
 				 message ? message : fsa_status_string(status));
@@ -485,7 +487,8 @@ fs_export_main(int argc, char **argv)
 	}
 	if (perfetto_format && strcmp(perfetto_format, "proto") != 0 &&
 	    strcmp(perfetto_format, "json") != 0) {
-		fs_error(EXPORT_COMMAND, "--perfetto-format %s: give proto or json", perfetto_format);
+		fs_error(EXPORT_COMMAND, "--perfetto-format %s: give proto or json",
+			 perfetto_format);
 		return FS_EXIT_USAGE;
 	}
 	if (perfetto_format && !perfetto_path) {

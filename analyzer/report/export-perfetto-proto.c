@@ -48,33 +48,33 @@
 /* Perfetto field numbers. trace.proto: Trace. */
 #define TRACE_PACKET 1
 /* trace_packet.proto: TracePacket. */
-#define PACKET_TIMESTAMP        8
-#define PACKET_SEQUENCE_ID      10 /* trusted_packet_sequence_id */
-#define PACKET_TRACK_EVENT      11
-#define PACKET_INTERNED_DATA    12
-#define PACKET_SEQUENCE_FLAGS   13
-#define PACKET_TRACK_DESCRIPTOR 60
+#define PACKET_TIMESTAMP              8
+#define PACKET_SEQUENCE_ID            10 /* trusted_packet_sequence_id */
+#define PACKET_TRACK_EVENT            11
+#define PACKET_INTERNED_DATA          12
+#define PACKET_SEQUENCE_FLAGS         13
+#define PACKET_TRACK_DESCRIPTOR       60
 #define SEQ_INCREMENTAL_STATE_CLEARED 1
 #define SEQ_NEEDS_INCREMENTAL_STATE   2
 /* track_event/track_event.proto: TrackEvent. */
-#define EVENT_CATEGORY_IIDS       3
-#define EVENT_DEBUG_ANNOTATIONS   4
-#define EVENT_TYPE                9
-#define EVENT_NAME_IID            10
-#define EVENT_TRACK_UUID          11
-#define EVENT_FLOW_IDS            47 /* fixed64 */
+#define EVENT_CATEGORY_IIDS        3
+#define EVENT_DEBUG_ANNOTATIONS    4
+#define EVENT_TYPE                 9
+#define EVENT_NAME_IID             10
+#define EVENT_TRACK_UUID           11
+#define EVENT_FLOW_IDS             47 /* fixed64 */
 #define EVENT_TERMINATING_FLOW_IDS 48 /* fixed64 */
-#define TYPE_SLICE_BEGIN 1
-#define TYPE_SLICE_END   2
-#define TYPE_INSTANT     3
+#define TYPE_SLICE_BEGIN           1
+#define TYPE_SLICE_END             2
+#define TYPE_INSTANT               3
 /* track_event/track_descriptor.proto: TrackDescriptor. */
-#define TRACK_UUID           1
-#define TRACK_NAME           2
-#define TRACK_PROCESS        3
-#define TRACK_PARENT_UUID    5
-#define TRACK_CHILD_ORDERING 11
-#define TRACK_SIBLING_RANK   12
-#define TRACK_SIBLING_MERGE  15
+#define TRACK_UUID              1
+#define TRACK_NAME              2
+#define TRACK_PROCESS           3
+#define TRACK_PARENT_UUID       5
+#define TRACK_CHILD_ORDERING    11
+#define TRACK_SIBLING_RANK      12
+#define TRACK_SIBLING_MERGE     15
 #define CHILD_ORDERING_EXPLICIT 3
 #define SIBLING_MERGE_BY_NAME   1
 /* track_event/process_descriptor.proto: ProcessDescriptor. */
@@ -85,8 +85,8 @@
 #define INTERNED_CATEGORIES       1
 #define INTERNED_NAMES            2
 #define INTERNED_ANNOTATION_NAMES 3
-#define INTERNED_IID  1
-#define INTERNED_NAME 2
+#define INTERNED_IID              1
+#define INTERNED_NAME             2
 /* track_event/debug_annotation.proto: DebugAnnotation. */
 #define ANNOTATION_NAME_IID 1
 #define ANNOTATION_BOOL     2
@@ -354,13 +354,15 @@ intern(struct fsa_perfetto_proto_writer *w, struct intern_table *t, uint32_t fie
 	t->count++;
 	name_len = strlen(name);
 	pb_tag(&w->interned, field, WIRE_LEN);
-	pb_varint(&w->interned, 1 + varint_size(t->next_iid) + 1 + varint_size(name_len) + name_len);
+	pb_varint(&w->interned,
+		  1 + varint_size(t->next_iid) + 1 + varint_size(name_len) + name_len);
 	pb_uint(&w->interned, INTERNED_IID, t->next_iid);
 	pb_bytes(&w->interned, INTERNED_NAME, name, name_len);
 	return t->next_iid;
 }
 
-/* Packets ---------------------------------------------------------------------------------------- */
+/* Packets ----------------------------------------------------------------------------------------
+ */
 
 static fsa_status
 out_of_memory(struct fsa_perfetto_proto_writer *w)
@@ -501,7 +503,8 @@ end_slice(struct fsa_perfetto_proto_writer *w, uint64_t track_uuid, uint64_t ts)
 	return write_event(w, ts);
 }
 
-/* Tracks ----------------------------------------------------------------------------------------- */
+/* Tracks -----------------------------------------------------------------------------------------
+ */
 
 static uint64_t
 track_hash(enum track_type type, uint64_t a, uint64_t b)
@@ -616,8 +619,7 @@ format_queue(const struct fsa_perfetto_proto_writer *w, char *buf, size_t size, 
 /* Track names are taken from the model when the track's first lane is written: the queue, its
  * engine and process have been created by then (their events come first). */
 static void
-track_name(const struct fsa_perfetto_proto_writer *w, const struct track *t, char *buf,
-	   size_t size)
+track_name(const struct fsa_perfetto_proto_writer *w, const struct track *t, char *buf, size_t size)
 {
 	const char *type;
 
@@ -815,7 +817,8 @@ trace_end(const struct fsa_perfetto_proto_writer *w)
 	return w->max_ts;
 }
 
-/* Flow arrows ------------------------------------------------------------------------------------- */
+/* Flow arrows -------------------------------------------------------------------------------------
+ */
 
 static const struct cached_op *
 cached(const struct fsa_perfetto_proto_writer *w, uint64_t op_id)
@@ -1162,7 +1165,8 @@ on_anomaly(void *data, const struct fsa_anomaly *a)
 	return write_event(w, ts);
 }
 
-/* Life cycle ------------------------------------------------------------------------------------ */
+/* Life cycle ------------------------------------------------------------------------------------
+ */
 
 fsa_status
 fsa_perfetto_proto_writer_create(const char *path, bool is_overwrite,
@@ -1312,8 +1316,8 @@ static fsa_status
 write_export_info(struct fsa_perfetto_proto_writer *w)
 {
 	const struct fsa_summary *summary = w->model ? fsa_model_borrow_summary(w->model) : NULL;
-	uint64_t ts = summary && summary->first_ns != FSA_TIME_NONE ? summary->first_ns
-								     : w->time_base_ns;
+	uint64_t ts =
+	    summary && summary->first_ns != FSA_TIME_NONE ? summary->first_ns : w->time_base_ns;
 	struct track *t = get_track(w, TRACK_EXPORT, 0, 0, PID_EXPORT);
 	uint64_t uuid;
 

@@ -182,10 +182,12 @@ Test(export_cli, frame_pipeline_rows_match_the_run_and_the_report)
 	cr_expect_eq(query_int("SELECT COUNT(*) FROM frames WHERE is_pending = 0"),
 		     total("frame-pipeline", "flips"));
 	cr_expect_eq(query_int("SELECT SUM(count) + COUNT(*) FROM frame_times"),
-		     total("frame-pipeline", "flips"), "every frame but each display's first has a time");
-	cr_expect_gt(query_int("SELECT COUNT(*) FROM engine_utilization WHERE busy_fraction > 0 AND "
-			       "busy_fraction <= 1"),
-		     0);
+		     total("frame-pipeline", "flips"),
+		     "every frame but each display's first has a time");
+	cr_expect_gt(
+	    query_int("SELECT COUNT(*) FROM engine_utilization WHERE busy_fraction > 0 AND "
+		      "busy_fraction <= 1"),
+	    0);
 
 	/* Perfetto: one box per operation, one arrow per edge, each arrow paired. */
 	{
@@ -438,8 +440,8 @@ Test(export_cli, perfetto_format_follows_the_name_unless_told)
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	g_free(r.err);
 	cr_expect_eq(first_byte(fst_path("b.pftrace")), '{');
-	r = fencescope("export", "-q", trace, "--perfetto", fst_path("b.json"),
-		       "--perfetto-format", "proto", NULL);
+	r = fencescope("export", "-q", trace, "--perfetto", fst_path("b.json"), "--perfetto-format",
+		       "proto", NULL);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	g_free(r.err);
 	cr_expect_eq(first_byte(fst_path("b.json")), 0x0a);

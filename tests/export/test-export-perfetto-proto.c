@@ -39,8 +39,8 @@ start(void)
 	struct fsa_export_info info = {.trace_path = "traces/x", .fencescope_version = "9.9.9"};
 	char *error = NULL;
 
-	cr_assert_eq(fsa_perfetto_proto_writer_create(fst_path("out.pftrace"), false, &info, &writer,
-						      &error),
+	cr_assert_eq(fsa_perfetto_proto_writer_create(fst_path("out.pftrace"), false, &info,
+						      &writer, &error),
 		     FSA_OK, "%s", error ? error : "");
 	return fsa_perfetto_proto_writer_borrow_sink(writer);
 }
@@ -206,7 +206,8 @@ Test(export_perfetto_proto, boxes_are_begin_end_pairs_on_lanes_of_their_queue)
 	cr_assert_eq(pa->ts, 100);
 	cr_assert_eq(pb->ts, 200);
 	cr_assert_neq(pa->track_uuid, pb->track_uuid, "overlapping boxes share a lane");
-	cr_assert_eq(pc->track_uuid, pa->track_uuid, "a box after the others reuses the first lane");
+	cr_assert_eq(pc->track_uuid, pa->track_uuid,
+		     "a box after the others reuses the first lane");
 	cr_assert_eq(annotation(packets, pa, "value"), 5);
 	/* Each END on the lane of its BEGIN, at the box's end (6 ns at least). */
 	for (guint i = 0; i < packets->len; i++) {
@@ -267,8 +268,9 @@ Test(export_perfetto_proto, flow_arrows_never_end_before_they_start)
 	/* Written in edge order: start, end per arrow. Every start inside the signal box
 	 * [100, 300], every end inside its wait box, after the start. */
 	for (int i = 0; i < 3; i++) {
-		cr_assert_gt(ends[i], starts[i], "arrow %d: %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT,
-			     i, starts[i], ends[i]);
+		cr_assert_gt(ends[i], starts[i],
+			     "arrow %d: %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT, i, starts[i],
+			     ends[i]);
 		cr_assert(starts[i] > 100 && starts[i] < 300);
 	}
 	cr_assert_eq(ends[0], 197); /* 3 ns inside early_wait's end */

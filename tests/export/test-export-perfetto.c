@@ -428,7 +428,8 @@ Test(export_perfetto, flow_arrows_never_end_before_they_start)
 	for (guint i = 0; i < s->len; i++) {
 		cr_assert_eq(json_object_get_int_member(s->pdata[i], "id"),
 			     json_object_get_int_member(f->pdata[i], "id"));
-		cr_assert_gt(ns(f->pdata[i], "ts"), ns(s->pdata[i], "ts"), "arrow %u ends first", i);
+		cr_assert_gt(ns(f->pdata[i], "ts"), ns(s->pdata[i], "ts"), "arrow %u ends first",
+			     i);
 	}
 	assert_binds(s->pdata[0], slice_of(all, 1));
 	assert_binds(f->pdata[0], slice_of(all, 2));

@@ -297,10 +297,11 @@ Test(export_sqlite, wait_dependencies_have_the_wait_phases)
 	finish_and_open();
 
 	cr_assert_eq(query_int("SELECT COUNT(*) FROM wait_dependencies"), 2);
-	cr_assert_eq(query_int("SELECT wait_observed_ns FROM wait_dependencies WHERE wait_op_id = 2"),
-		     120);
 	cr_assert_eq(
-	    query_int("SELECT wait_queued_phase_ns FROM wait_dependencies WHERE wait_op_id = 2"), 70);
+	    query_int("SELECT wait_observed_ns FROM wait_dependencies WHERE wait_op_id = 2"), 120);
+	cr_assert_eq(
+	    query_int("SELECT wait_queued_phase_ns FROM wait_dependencies WHERE wait_op_id = 2"),
+	    70);
 	cr_assert_eq(
 	    query_int("SELECT wait_stalled_phase_ns FROM wait_dependencies WHERE wait_op_id = 2"),
 	    140);
@@ -349,7 +350,8 @@ Test(export_sqlite, engine_utilization_and_idle_gap_views)
 	cr_assert_eq(fsa_sqlite_writer_set_summary(writer, &summary), FSA_OK);
 	finish_and_open();
 
-	cr_assert_eq(query_int("SELECT COUNT(*) FROM engine_busy_intervals WHERE engine_id = 1"), 2);
+	cr_assert_eq(query_int("SELECT COUNT(*) FROM engine_busy_intervals WHERE engine_id = 1"),
+		     2);
 	cr_assert_eq(query_int("SELECT end_ns FROM engine_busy_intervals WHERE engine_id = 1 AND "
 			       "begin_ns = 1000"),
 		     2000);
@@ -359,28 +361,31 @@ Test(export_sqlite, engine_utilization_and_idle_gap_views)
 	cr_assert_eq(query_int("SELECT COUNT(*) FROM engine_idle_gaps"), 1);
 	cr_assert_eq(query_int("SELECT begin_ns FROM engine_idle_gaps"), 2000);
 	cr_assert_eq(query_int("SELECT duration_ns FROM engine_idle_gaps"), 3000);
-	cr_assert_eq(query_int("SELECT COUNT(*) FROM engine_idle_gaps WHERE duration_ns >= 5000"), 0);
+	cr_assert_eq(query_int("SELECT COUNT(*) FROM engine_idle_gaps WHERE duration_ns >= 5000"),
+		     0);
 	cr_assert_eq(query_int("SELECT busy_ns FROM engine_utilization WHERE engine_id = 1"), 3500);
-	cr_assert_eq(query_int("SELECT packet_count FROM engine_utilization WHERE engine_id = 1"), 4);
-	cr_assert_eq(query_int("SELECT trace_ns FROM engine_utilization WHERE engine_id = 1"), 10000);
+	cr_assert_eq(query_int("SELECT packet_count FROM engine_utilization WHERE engine_id = 1"),
+		     4);
+	cr_assert_eq(query_int("SELECT trace_ns FROM engine_utilization WHERE engine_id = 1"),
+		     10000);
 	cr_assert_eq(query_int("SELECT CAST(busy_fraction * 1000 AS INTEGER) FROM "
 			       "engine_utilization WHERE engine_id = 1"),
 		     350);
 	cr_assert_eq(query_int("SELECT busy_ns FROM engine_utilization WHERE engine_id = 2"), 100);
 	/* 1 ms windows: everything falls in window 0. */
-	cr_assert_eq(query_int("SELECT COUNT(*) FROM engine_utilization_windows WHERE engine_id = 1"),
-		     1);
-	cr_assert_eq(query_int("SELECT busy_ns FROM engine_utilization_windows WHERE engine_id = 1"),
-		     3500);
+	cr_assert_eq(
+	    query_int("SELECT COUNT(*) FROM engine_utilization_windows WHERE engine_id = 1"), 1);
+	cr_assert_eq(
+	    query_int("SELECT busy_ns FROM engine_utilization_windows WHERE engine_id = 1"), 3500);
 	sqlite3_close(db);
 	/* 1 µs windows: [1000, 2000] is window 1000 whole; [5000, 7500] is 5000, 6000 and half
 	 * of 7000. */
 	cr_assert_eq(sqlite3_open(fst_path("out.db"), &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, "UPDATE utilization_window SET window_ns = 1000", NULL, NULL,
-				  NULL),
-		     SQLITE_OK);
-	cr_assert_eq(query_int("SELECT COUNT(*) FROM engine_utilization_windows WHERE engine_id = 1"),
-		     4);
+	cr_assert_eq(
+	    sqlite3_exec(db, "UPDATE utilization_window SET window_ns = 1000", NULL, NULL, NULL),
+	    SQLITE_OK);
+	cr_assert_eq(
+	    query_int("SELECT COUNT(*) FROM engine_utilization_windows WHERE engine_id = 1"), 4);
 	cr_assert_eq(query_int("SELECT busy_ns FROM engine_utilization_windows WHERE engine_id = 1 "
 			       "AND window_begin_ns = 1000"),
 		     1000);
