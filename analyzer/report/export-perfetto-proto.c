@@ -36,6 +36,7 @@
 
 #include "fencescope-tp-enums.h"
 #include "fsa/export-writers.h"
+#include "fsa/frames.h"
 
 #include "export-file-private.h"
 
@@ -117,6 +118,7 @@ enum track_type {
 	TRACK_TRACER,         /* a = cpu: tracer discards */
 	TRACK_ANOMALY,        /* a = anomaly kind */
 	TRACK_EXPORT,         /* what the export says about itself */
+	TRACK_DISPLAY,        /* a = adapter, b = display (VidPN source): frames */
 };
 
 struct lane {
@@ -192,6 +194,8 @@ struct fsa_perfetto_proto_writer {
 	size_t pending_count;
 	uint64_t flow_count, unbound_edge_count, inverted_edge_count;
 	uint64_t packet_count;
+	/* Frames from the vsync and flip markers as they pass (fsa/frames.h). */
+	struct fsa_frame_builder *frames;
 };
 
 /* Encoding ------------------------------------------------------------------------------------ */
@@ -657,6 +661,9 @@ track_name(const struct fsa_perfetto_proto_writer *w, const struct track *t, cha
 	case TRACK_EXPORT:
 		snprintf(buf, size, "export");
 		return;
+	case TRACK_DISPLAY:
+		snprintf(buf, size, "display %" PRIu64 " frames", t->b);
+		return;
 	}
 	snprintf(buf, size, "track");
 }
@@ -1097,7 +1104,42 @@ on_marker(void *data, const struct fsa_marker *m)
 	if (m->other_handle)
 		annotate_uint(w, "other_handle", m->other_handle);
 	status = write_event(w, begin);
-	return status == FSA_OK && is_interval ? end_slice(w, uuid, end) : status;
+	if (status == FSA_OK && is_interval)
+		status = end_slice(w, uuid, end);
+	return status == FSA_OK ? fsa_frame_builder_add_marker(w->frames, m) : status;
+}
+
+/* A frame of fsa/frames.h (docs/analyzer.md "Frames"): a slice from the vsync of the display's
+ * previous frame to the vsync that latched its flip, on the display's track. A frame without
+ * both times (a display's first, a lost vsync) and a pending present are not drawn. */
+static fsa_status
+on_frame(void *data, const struct fsa_frame *f)
+{
+	struct fsa_perfetto_proto_writer *w = data;
+	struct track *t;
+	uint64_t uuid;
+	fsa_status status;
+
+	if (f->is_pending || f->begin_ns == FSA_TIME_NONE || f->end_ns == FSA_TIME_NONE ||
+	    f->end_ns < f->begin_ns)
+		return FSA_OK;
+	t = get_track(w, TRACK_DISPLAY, f->adapter_id, f->source_id, adapter_pid(f->adapter_id));
+	if (!t)
+		return out_of_memory(w);
+	uuid = place(w, t, f->begin_ns, f->end_ns);
+	if (!uuid)
+		return lane_failed(w);
+	begin_event(w, TYPE_SLICE_BEGIN, uuid, f->missed_vsyncs ? "frame (missed vsyncs)" : "frame",
+		    "frame");
+	annotate_uint(w, "frame_index", f->index);
+	annotate_uint(w, "flip_id", f->flip_id);
+	annotate_uint(w, "vsync_count", f->vsync_count);
+	annotate_uint(w, "frame_time_ns", f->frame_time_ns);
+	annotate_uint(w, "missed_vsyncs", f->missed_vsyncs);
+	if (f->present_latency_ns != FSA_TIME_NONE)
+		annotate_uint(w, "present_latency_ns", f->present_latency_ns);
+	status = write_event(w, f->begin_ns);
+	return status == FSA_OK ? end_slice(w, uuid, f->end_ns) : status;
 }
 
 static fsa_status
@@ -1203,6 +1245,9 @@ fsa_perfetto_proto_writer_create(const char *path, bool is_overwrite,
 		goto end;
 	}
 	setvbuf(w->out, NULL, _IOFBF, 1 << 20);
+	w->frames = fsa_frame_builder_create(on_frame, w);
+	if (!w->frames)
+		goto end;
 	w->is_first_packet = true;
 	w->next_uuid = 1; /* process tracks use PROCESS_UUID(pid) */
 	w->sink = (struct fsa_model_sink){
@@ -1239,6 +1284,7 @@ fsa_perfetto_proto_writer_destroy(struct fsa_perfetto_proto_writer *w)
 	free(w->tracks);
 	free(w->track_index);
 	free(w->pids);
+	fsa_frame_builder_destroy(w->frames);
 	free(w->op_cache);
 	free(w->pending);
 	free(w->event.data);
@@ -1351,7 +1397,9 @@ fsa_perfetto_proto_writer_finish(struct fsa_perfetto_proto_writer *w, char **err
 		return FSA_ERR_INVALID;
 	}
 	w->is_finished = true;
-	status = retry_pending(w, true);
+	status = fsa_frame_builder_finish(w->frames);
+	if (status == FSA_OK)
+		status = retry_pending(w, true);
 	if (status == FSA_OK)
 		status = write_export_info(w);
 	if (status == FSA_OK)

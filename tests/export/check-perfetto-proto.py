@@ -15,6 +15,7 @@ the trace with Debian's `protoc --decode=perfetto.protos.Trace` against perfetto
 - every operation with a time is one slice whose op_id, begin and end (at least 6 ns) are the
   row's, on a track named after its queue (or its process, for CPU operations), and every packet
   one slice on its engine's track;
+- every frame with a begin and an end is a slice on its display's track;
 - every dependency edge is a flow (or counted in dependency_edges_without_arrow) from an instant
   inside the signal's box to one inside the wait's box, the end strictly after the start, and
   the JSON export's arrows (issue 10 §3) also end after they start;
@@ -240,6 +241,19 @@ def check_trace(fencescope, protoc, proto_dir, trace, tmp):
                        track_name(s["track"]).startswith("engine %d " % engine) for s in found),
                    "packet %d [%d, %d] has no slice on engine %d" % (packet_id, start, end, engine))
 
+    # Frames (fsa/frames.h): each frame with both times is a slice on its display's track.
+    frame_rows = con.execute("SELECT source_id, frame_index, begin_ns, end_ns FROM frames"
+                             " WHERE is_pending = 0 AND begin_ns IS NOT NULL"
+                             " AND end_ns IS NOT NULL").fetchall()
+    frame_slices = {(track_name(s["track"]), s["args"].get("frame_index")): s
+                    for s in slices if s["cat"] == "frame"}
+    fail.check(len(frame_slices) == len(frame_rows),
+               "%d frame slices for %d frames" % (len(frame_slices), len(frame_rows)))
+    for source, index, begin, end in frame_rows:
+        s = frame_slices.get(("display %d frames" % source, index))
+        fail.check(s is not None and s["begin"] + base == begin and s["end"] + base == end,
+                   "frame %d of display %d not drawn [%d, %d]" % (index, source, begin, end))
+
     # Flows: the instant carrying flow_ids starts it, terminating_flow_ids ends it.
     def enclosing_op(ev):
         s = ev.get("parent")
@@ -297,8 +311,8 @@ def check_trace(fencescope, protoc, proto_dir, trace, tmp):
         fail.check(not late, "%d JSON arrows end before they start" % len(late))
         fail.check(len(flow_start) == len(arrows),
                    "%d JSON arrows, %d in the protobuf trace" % (len(flow_start), len(arrows)))
-    print("# %s: %d packets, %d slices, %d arrows, %d UI tracks over %d lanes, %d ops"
-          % (name, len(packets), len(slices), len(arrows), len(ui_tracks),
+    print("# %s: %d packets, %d slices, %d arrows, %d frames, %d UI tracks over %d lanes, %d ops"
+          % (name, len(packets), len(slices), len(arrows), len(frame_slices), len(ui_tracks),
              len(tracks) - sum(1 for d in tracks.values() if "process" in d), len(ops)))
     return ["%s (%d failures)" % (m, fail.count) for m in fail.messages]
 
