@@ -198,6 +198,8 @@ Test(export_perfetto_proto, boxes_are_begin_end_pairs_on_lanes_of_their_queue)
 	/* Queue 0x100 (no model: named by its handle) on two lanes of one name, + the export's. */
 	cr_assert_eq(named, 2);
 	cr_assert_eq(lanes, 3);
+	cr_assert_eq(fsa_perfetto_proto_writer_track_count(writer), 2);
+	cr_assert_eq(fsa_perfetto_proto_writer_lane_count(writer), 3);
 	cr_assert_eq(begins, 3);
 	cr_assert_eq(ends, 3);
 	pa = slice_begin_of(packets, 1);
