@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `fencescope export TRACE --sqlite FILE --perfetto FILE`: reads a trace once and writes the
- * model's timeline to an SQLite file, a Chrome trace-event JSON file for the Perfetto UI, or
- * both (docs/export.md). The writers are model sinks; this command only wires them to the
- * trace (fsa_ingest_into_model), fans the model's items out to both, and reports errors. It
- * computes nothing itself: that is `fencescope report`, or a query on the SQLite file.
+ * model's timeline to an SQLite file, a Perfetto trace (native protobuf, or Chrome trace-event
+ * JSON for a name ending in .json or --perfetto-format=json), or both (docs/export.md). The writers
+ * are model sinks; this command only wires them to the trace (fsa_ingest_into_model), fans the
+ * model's items out to both, and reports errors. It computes nothing itself: that is `fencescope
+ * report`, or a query on the SQLite file.
  *
  * Exit status: 0 written; 1 the trace is damaged (what was read before the damage is written,
  * marked partial); 2 bad usage or an unreadable trace; 4 an output could not be created or
@@ -166,6 +167,7 @@ show_progress(void *data, uint64_t events, double fraction)
 struct export_run {
 	struct fsa_sqlite_writer *sqlite;
 	struct fsa_perfetto_writer *perfetto;
+	struct fsa_perfetto_proto_writer *proto;
 	struct fsa_model *model;
 };
 
@@ -175,6 +177,7 @@ export_clear(struct export_run *run)
 	fsa_model_destroy(run->model);
 	fsa_sqlite_writer_destroy(run->sqlite);
 	fsa_perfetto_writer_destroy(run->perfetto);
+	fsa_perfetto_proto_writer_destroy(run->proto);
 }
 
 /* The writers' own account of a failure in one of their callbacks, if any. */
@@ -185,6 +188,8 @@ writer_error(const struct export_run *run)
 
 	if (!error && run->perfetto)
 		error = fsa_perfetto_writer_borrow_error(run->perfetto);
+	if (!error && run->proto)
+		error = fsa_perfetto_proto_writer_borrow_error(run->proto);
 	return error;
 }
 
@@ -197,10 +202,50 @@ trace_message(const char *trace, const char *message, fsa_status status)
 	return g_strdup_printf("%s: %s", trace, message ? message : fsa_status_string(status));
 }
 
+/* The Perfetto output's format: --perfetto-format when given, else JSON for a name ending in
+ * .json and the native protobuf trace for any other (.pftrace, .perfetto-trace, …). */
+static bool
+is_proto_format(const char *path, const char *format)
+{
+	if (format)
+		return strcmp(format, "proto") == 0;
+	return !g_str_has_suffix(path, ".json");
+}
+
+/* Finishes the native Perfetto trace; an exit status or -1 when written. */
+static int
+finish_proto(struct export_run *run, const char *partial, const char *path, gboolean is_quiet)
+{
+	char *message = NULL;
+	fsa_status status = FSA_OK;
+	uint64_t unbound;
+
+	if (partial)
+		status = fsa_perfetto_proto_writer_set_partial(run->proto, partial);
+	if (status == FSA_OK)
+		status = fsa_perfetto_proto_writer_finish(run->proto, &message);
+	if (status != FSA_OK) {
+		const char *why =
+		    message ? message : fsa_perfetto_proto_writer_borrow_error(run->proto);
+
+		fs_error(EXPORT_COMMAND, "%s", why ? why : fsa_status_string(status));
+		free(message);
+		return status == FSA_ERR_NOMEM ? FS_EXIT_FAILURE : FS_EXIT_OUTPUT;
+	}
+	unbound = fsa_perfetto_proto_writer_unbound_edge_count(run->proto);
+	if (unbound && !is_quiet)
+		fprintf(stderr,
+			"fencescope export: %" PRIu64 " dependencies have no arrow in %s (their "
+			"operations were too far apart, or the wait ends before the signal begins; "
+			"docs/export.md)\n",
+			unbound, path);
+	return -1;
+}
+
 static int
 export_trace(const char *trace, const char *sqlite_path, const char *perfetto_path,
-	     gboolean is_force, gboolean is_quiet, const struct fsa_report_time *begin,
-	     const struct fsa_report_time *end)
+	     const char *perfetto_format, gboolean is_force, gboolean is_quiet,
+	     const struct fsa_report_time *begin, const struct fsa_report_time *end)
 {
 	struct export_run run = {0};
 	struct export_fanout fanout = {0};
@@ -233,7 +278,17 @@ export_trace(const char *trace, const char *sqlite_path, const char *perfetto_pa
 		}
 		fanout.sinks[fanout.count++] = fsa_sqlite_writer_borrow_sink(run.sqlite);
 	}
-	if (perfetto_path) {
+	if (perfetto_path && is_proto_format(perfetto_path, perfetto_format)) {
+		status = fsa_perfetto_proto_writer_create(perfetto_path, is_force, &info,
+							  &run.proto, &message);
+		if (status != FSA_OK) {
+			fs_error(EXPORT_COMMAND, "%s",
+				 message ? message : fsa_status_string(status));
+			exit_status = status == FSA_ERR_NOMEM ? FS_EXIT_FAILURE : FS_EXIT_OUTPUT;
+			goto end;
+		}
+		fanout.sinks[fanout.count++] = fsa_perfetto_proto_writer_borrow_sink(run.proto);
+	} else if (perfetto_path) {
 		status = fsa_perfetto_writer_create(perfetto_path, is_force, &info, &run.perfetto,
 						    &message);
 		if (status != FSA_OK) {
@@ -251,6 +306,8 @@ export_trace(const char *trace, const char *sqlite_path, const char *perfetto_pa
 	}
 	if (run.perfetto)
 		fsa_perfetto_writer_set_model(run.perfetto, run.model);
+	if (run.proto)
+		fsa_perfetto_proto_writer_set_model(run.proto, run.model);
 	fanout.model = run.model;
 	fanout.begin = *begin;
 	fanout.end = *end;
@@ -333,6 +390,14 @@ export_trace(const char *trace, const char *sqlite_path, const char *perfetto_pa
 				fsa_perfetto_writer_unbound_edge_count(run.perfetto),
 				perfetto_path);
 	}
+	if (run.proto) {
+		int proto_status = finish_proto(&run, partial, perfetto_path, is_quiet);
+
+		if (proto_status >= 0) {
+			exit_status = proto_status;
+			goto end;
+		}
+	}
 	exit_status = partial ? FS_EXIT_FAILURE : FS_EXIT_OK;
 end:
 	free(message);
@@ -346,6 +411,7 @@ fs_export_main(int argc, char **argv)
 {
 	g_autofree char *sqlite_path = NULL;
 	g_autofree char *perfetto_path = NULL;
+	g_autofree char *perfetto_format = NULL;
 	g_autofree char *begin_text = NULL;
 	g_autofree char *end_text = NULL;
 	g_autofree char *recording = NULL;
@@ -358,7 +424,11 @@ fs_export_main(int argc, char **argv)
 	    {"sqlite", 0, 0, G_OPTION_ARG_FILENAME, &sqlite_path,
 	     "Write an SQLite database (tables in docs/export.md)", "FILE"},
 	    {"perfetto", 0, 0, G_OPTION_ARG_FILENAME, &perfetto_path,
-	     "Write Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing", "FILE"},
+	     "Write a Perfetto trace for ui.perfetto.dev: native protobuf, or Chrome trace-event "
+	     "JSON when FILE ends in .json",
+	     "FILE"},
+	    {"perfetto-format", 0, 0, G_OPTION_ARG_STRING, &perfetto_format,
+	     "The --perfetto file's format whatever its name: proto or json", "proto|json"},
 	    {"begin", 0, 0, G_OPTION_ARG_STRING, &begin_text,
 	     "Only what overlaps [TIME, …]: trace ns, a duration (2.5ms), or +DURATION from the "
 	     "first event",
@@ -415,6 +485,17 @@ fs_export_main(int argc, char **argv)
 			return FS_EXIT_USAGE;
 		}
 	}
+	if (perfetto_format && strcmp(perfetto_format, "proto") != 0 &&
+	    strcmp(perfetto_format, "json") != 0) {
+		fs_error(EXPORT_COMMAND, "--perfetto-format %s: give proto or json",
+			 perfetto_format);
+		return FS_EXIT_USAGE;
+	}
+	if (perfetto_format && !perfetto_path) {
+		fs_error(EXPORT_COMMAND, "--perfetto-format needs --perfetto FILE");
+		return FS_EXIT_USAGE;
+	}
 	fs_remove_outputs_on_signals();
-	return export_trace(rest[0], sqlite_path, perfetto_path, is_force, is_quiet, &begin, &end);
+	return export_trace(rest[0], sqlite_path, perfetto_path, perfetto_format, is_force,
+			    is_quiet, &begin, &end);
 }

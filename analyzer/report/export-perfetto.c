@@ -73,7 +73,8 @@ struct cached_op {
 	uint64_t op_id;
 	bool is_valid;
 	uint32_t pid, tid;
-	uint64_t flow_ts; /* inside the op's slice */
+	uint64_t begin;   /* of the op's slice */
+	uint64_t flow_ts; /* inside the op's slice, near its end */
 };
 
 struct queue_name {
@@ -411,14 +412,15 @@ cached(const struct fsa_perfetto_writer *w, uint64_t op_id)
 }
 
 static void
-put_flow(struct fsa_perfetto_writer *w, char ph, uint64_t id, const struct cached_op *c)
+put_flow(struct fsa_perfetto_writer *w, char ph, uint64_t id, const struct cached_op *c,
+	 uint64_t ts)
 {
 	begin_event(w);
 	fprintf(w->out, "\"name\":\"dependency\",\"cat\":\"dependency\",\"ph\":\"%c\",", ph);
 	if (ph == 'f')
 		put(w, "\"bp\":\"e\",");
 	fprintf(w->out, "\"id\":%" PRIu64 ",\"ts\":", id);
-	put_ts(w, c->flow_ts);
+	put_ts(w, ts);
 	fprintf(w->out, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 "}", c->pid, c->tid);
 }
 
@@ -434,10 +436,22 @@ try_flow(struct fsa_perfetto_writer *w, const struct fsa_edge *e, bool is_final)
 	bool is_wait_gone = !f && w->has_op && e->wait_op_id <= w->max_op_id;
 
 	if (s && f) {
-		uint64_t id = ++w->flow_count;
+		/* An arrow never ends before it starts (issue 10: mapped times may put a wait's end
+		 * before its signal's): the wait's point is near the end of its box, the signal's
+		 * near the end of its own or, when that is not before the wait's, 1 ns before the
+		 * wait's point but never before its box begins; else no arrow. */
+		uint64_t s_ts = s->flow_ts, w_ts = f->flow_ts, id;
 
-		put_flow(w, 's', id, s);
-		put_flow(w, 'f', id, f);
+		if (w_ts <= s_ts) {
+			s_ts = w_ts > s->begin + 1 ? w_ts - 1 : s->begin + 1;
+			if (s_ts >= w_ts) {
+				w->unbound_edge_count++;
+				return true;
+			}
+		}
+		id = ++w->flow_count;
+		put_flow(w, 's', id, s, s_ts);
+		put_flow(w, 'f', id, f, w_ts);
 		return true;
 	}
 	if (is_final || is_signal_gone || is_wait_gone) {
@@ -607,6 +621,7 @@ on_op(void *data, const struct fsa_op *op)
 				.is_valid = true,
 				.pid = pid,
 				.tid = tid,
+				.begin = begin,
 				.flow_ts = begin + dur - FLOW_INSET_NS};
 	if (w->pending_count)
 		retry_pending(w, false);

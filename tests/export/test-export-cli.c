@@ -178,6 +178,16 @@ Test(export_cli, frame_pipeline_rows_match_the_run_and_the_report)
 	cr_expect_eq(query_int("SELECT COUNT(*) FROM wait_dependencies WHERE signal_op_id IS NOT "
 			       "NULL"),
 		     golden(g, "edges"));
+	/* Every flip of the run reached the screen: one frame each (docs/analyzer.md "Frames"). */
+	cr_expect_eq(query_int("SELECT COUNT(*) FROM frames WHERE is_pending = 0"),
+		     total("frame-pipeline", "flips"));
+	cr_expect_eq(query_int("SELECT SUM(count) + COUNT(*) FROM frame_times"),
+		     total("frame-pipeline", "flips"),
+		     "every frame but each display's first has a time");
+	cr_expect_gt(
+	    query_int("SELECT COUNT(*) FROM engine_utilization WHERE busy_fraction > 0 AND "
+		      "busy_fraction <= 1"),
+	    0);
 
 	/* Perfetto: one box per operation, one arrow per edge, each arrow paired. */
 	{
@@ -390,4 +400,61 @@ Test(export_cli, damaged_trace_gives_a_partial_export_that_says_so)
 	/* Babeltrace indexes stream files before the first message, so here "what was read" is
 	 * nothing: the export is still a complete, valid database of it. */
 	cr_expect_eq(query_int("SELECT COUNT(*) FROM summary WHERE key = 'event_count'"), 1);
+}
+
+/* The first byte of a file: '{' for JSON, 0x0a (Trace.packet = 1, length-delimited) for a
+ * Perfetto protobuf trace. */
+static int
+first_byte(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	int c;
+
+	cr_assert_not_null(f, "%s", path);
+	c = fgetc(f);
+	fclose(f);
+	return c;
+}
+
+/* docs/export.md: --perfetto writes JSON for a name ending in .json and the protobuf trace for
+ * any other, unless --perfetto-format says. */
+Test(export_cli, perfetto_format_follows_the_name_unless_told)
+{
+	const char *trace = FST_TRACES "/frame-pipeline";
+	struct run r;
+
+	r = fencescope("export", "-q", trace, "--perfetto", fst_path("a.pftrace"), NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(first_byte(fst_path("a.pftrace")), 0x0a);
+	r = fencescope("export", "-q", trace, "--perfetto", fst_path("a.perfetto-trace"), NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(first_byte(fst_path("a.perfetto-trace")), 0x0a);
+	r = fencescope("export", "-q", trace, "--perfetto", fst_path("a.json"), NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(first_byte(fst_path("a.json")), '{');
+	r = fencescope("export", "-q", trace, "--perfetto", fst_path("b.pftrace"),
+		       "--perfetto-format", "json", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(first_byte(fst_path("b.pftrace")), '{');
+	r = fencescope("export", "-q", trace, "--perfetto", fst_path("b.json"), "--perfetto-format",
+		       "proto", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(first_byte(fst_path("b.json")), 0x0a);
+
+	r = fencescope("export", trace, "--perfetto", fst_path("c.pftrace"), "--perfetto-format",
+		       "xml", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "proto or json"), "%s", r.err);
+	g_free(r.err);
+	r = fencescope("export", trace, "--sqlite", fst_path("c.db"), "--perfetto-format", "json",
+		       NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "needs --perfetto"), "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(fst_dir_file_count(), 5, "the refused runs leave nothing");
 }

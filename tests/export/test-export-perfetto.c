@@ -393,6 +393,54 @@ Test(export_perfetto, edge_to_a_forgotten_operation_is_counted_not_drawn)
 	g_ptr_array_unref(s);
 }
 
+/* Issue 10 §3: mapped times can put a wait's end before the end of the signal that released
+ * it; the arrow still never ends before it starts, and an edge whose wait box ends before its
+ * signal box begins has none (counted). */
+Test(export_perfetto, flow_arrows_never_end_before_they_start)
+{
+	const struct fsa_model_sink *sink = start();
+	struct fsa_op signal = fst_op(1, FSA_OP_SIGNAL, 100, 300);
+	struct fsa_op early_wait = fst_op(2, FSA_OP_WAIT, 50, 200); /* ends inside the signal */
+	struct fsa_op same_end = fst_op(3, FSA_OP_WAIT, 60, 300);   /* ends with it */
+	struct fsa_op gone_wait = fst_op(4, FSA_OP_WAIT, 10, 90);   /* ends before it begins */
+	struct fsa_edge e1, e2, e3;
+	JsonArray *all;
+	GPtrArray *s, *f;
+
+	early_wait.hwqueue_handle = 0x200;
+	same_end.hwqueue_handle = 0x300;
+	gone_wait.hwqueue_handle = 0x400;
+	e1 = fst_edge(&signal, &early_wait);
+	e2 = fst_edge(&signal, &same_end);
+	e3 = fst_edge(&signal, &gone_wait);
+	cr_assert_eq(sink->op(sink->data, &signal), FSA_OK);
+	cr_assert_eq(sink->op(sink->data, &early_wait), FSA_OK);
+	cr_assert_eq(sink->op(sink->data, &same_end), FSA_OK);
+	cr_assert_eq(sink->op(sink->data, &gone_wait), FSA_OK);
+	cr_assert_eq(sink->edge(sink->data, &e1), FSA_OK);
+	cr_assert_eq(sink->edge(sink->data, &e2), FSA_OK);
+	cr_assert_eq(sink->edge(sink->data, &e3), FSA_OK);
+	all = finish_and_parse();
+	s = events(all, "s", NULL);
+	f = events(all, "f", NULL);
+	cr_assert_eq(s->len, 2);
+	cr_assert_eq(f->len, 2);
+	for (guint i = 0; i < s->len; i++) {
+		cr_assert_eq(json_object_get_int_member(s->pdata[i], "id"),
+			     json_object_get_int_member(f->pdata[i], "id"));
+		cr_assert_gt(ns(f->pdata[i], "ts"), ns(s->pdata[i], "ts"), "arrow %u ends first",
+			     i);
+	}
+	assert_binds(s->pdata[0], slice_of(all, 1));
+	assert_binds(f->pdata[0], slice_of(all, 2));
+	assert_binds(s->pdata[1], slice_of(all, 1));
+	assert_binds(f->pdata[1], slice_of(all, 3));
+	cr_assert_eq(fsa_perfetto_writer_unbound_edge_count(writer), 1);
+	cr_assert_eq(json_object_get_int_member(other_data(), "dependency_edges_without_arrow"), 1);
+	g_ptr_array_unref(s);
+	g_ptr_array_unref(f);
+}
+
 Test(export_perfetto, odd_strings_are_escaped)
 {
 	const struct fsa_model_sink *sink = start();

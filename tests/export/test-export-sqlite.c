@@ -276,6 +276,192 @@ Test(export_sqlite, edges_packets_markers_and_anomalies)
 	cr_assert_eq(query_int("SELECT op_id FROM anomalies"), 2);
 }
 
+/* Issue 16 §5: each wait's queued and stalled phases beside the signal that released it. */
+Test(export_sqlite, wait_dependencies_have_the_wait_phases)
+{
+	const struct fsa_model_sink *sink = start();
+	struct fsa_op signal = fst_op(1, FSA_OP_SIGNAL, 100, 200);
+	struct fsa_op wait = fst_op(2, FSA_OP_WAIT, 50, 260);
+	struct fsa_op cpu_wait = fst_op(3, FSA_OP_WAIT, 70, 90);
+	struct fsa_edge edge;
+
+	wait.hwqueue_handle = 0x200;
+	wait.observed_ns = 120;
+	cpu_wait.source = FSA_SRC_CPU;
+	cpu_wait.hwqueue_handle = 0;
+	edge = fst_edge(&signal, &wait);
+	cr_assert_eq(sink->op(sink->data, &signal), FSA_OK);
+	cr_assert_eq(sink->op(sink->data, &wait), FSA_OK);
+	cr_assert_eq(sink->op(sink->data, &cpu_wait), FSA_OK);
+	cr_assert_eq(sink->edge(sink->data, &edge), FSA_OK);
+	finish_and_open();
+
+	cr_assert_eq(query_int("SELECT COUNT(*) FROM wait_dependencies"), 2);
+	cr_assert_eq(
+	    query_int("SELECT wait_observed_ns FROM wait_dependencies WHERE wait_op_id = 2"), 120);
+	cr_assert_eq(
+	    query_int("SELECT wait_queued_phase_ns FROM wait_dependencies WHERE wait_op_id = 2"),
+	    70);
+	cr_assert_eq(
+	    query_int("SELECT wait_stalled_phase_ns FROM wait_dependencies WHERE wait_op_id = 2"),
+	    140);
+	assert_text("SELECT wait_state FROM wait_dependencies WHERE wait_op_id = 2", "observed");
+	assert_text("SELECT wait_source FROM wait_dependencies WHERE wait_op_id = 3", "cpu");
+	/* One phase only: no GPU time for the end of the queued phase. */
+	cr_assert_eq(
+	    query_int("SELECT wait_queued_phase_ns FROM wait_dependencies WHERE wait_op_id = 3"),
+	    INT64_MIN);
+	cr_assert_eq(query_int("SELECT signal_op_id FROM wait_dependencies WHERE wait_op_id = 3"),
+		     INT64_MIN);
+}
+
+static struct fsa_packet
+engine_packet(uint32_t engine_id, uint64_t packet_id, uint64_t start_ns, uint64_t end_ns)
+{
+	return (struct fsa_packet){
+	    .adapter_id = 0,
+	    .engine_id = engine_id,
+	    .hwqueue_handle = 0x100,
+	    .packet_id = packet_id,
+	    .queued_ns = start_ns,
+	    .start_ns = start_ns,
+	    .end_ns = end_ns,
+	    .status = FSA_PACKET_COMPLETED,
+	};
+}
+
+/* Busy intervals are the union of an engine's packets; idle gaps lie between them; the trace-wide
+ * fraction divides by last_ns - first_ns; windows split intervals at window_ns multiples. */
+Test(export_sqlite, engine_utilization_and_idle_gap_views)
+{
+	const struct fsa_model_sink *sink = start();
+	/* Engine 1: [1000, 1500] ∪ [1200, 1800] (overlapping) ∪ [1800, 2000] (touching), then
+	 * [5000, 7500]. Engine 2: [0, 100]. A packet that never ended is no busy time. */
+	struct fsa_packet packets[] = {
+	    engine_packet(1, 1, 1000, 1500), engine_packet(1, 3, 1800, 2000),
+	    engine_packet(1, 2, 1200, 1800), engine_packet(1, 4, 5000, 7500),
+	    engine_packet(2, 5, 0, 100),     engine_packet(1, 6, 9000, FSA_TIME_NONE),
+	};
+	struct fsa_summary summary = {.first_ns = 0, .last_ns = 10000};
+
+	packets[5].status = FSA_PACKET_NEVER_ENDED;
+	for (size_t i = 0; i < sizeof(packets) / sizeof(packets[0]); i++)
+		cr_assert_eq(sink->packet(sink->data, &packets[i]), FSA_OK);
+	cr_assert_eq(fsa_sqlite_writer_set_summary(writer, &summary), FSA_OK);
+	finish_and_open();
+
+	cr_assert_eq(query_int("SELECT COUNT(*) FROM engine_busy_intervals WHERE engine_id = 1"),
+		     2);
+	cr_assert_eq(query_int("SELECT end_ns FROM engine_busy_intervals WHERE engine_id = 1 AND "
+			       "begin_ns = 1000"),
+		     2000);
+	cr_assert_eq(query_int("SELECT packet_count FROM engine_busy_intervals WHERE engine_id = 1 "
+			       "AND begin_ns = 1000"),
+		     3);
+	cr_assert_eq(query_int("SELECT COUNT(*) FROM engine_idle_gaps"), 1);
+	cr_assert_eq(query_int("SELECT begin_ns FROM engine_idle_gaps"), 2000);
+	cr_assert_eq(query_int("SELECT duration_ns FROM engine_idle_gaps"), 3000);
+	cr_assert_eq(query_int("SELECT COUNT(*) FROM engine_idle_gaps WHERE duration_ns >= 5000"),
+		     0);
+	cr_assert_eq(query_int("SELECT busy_ns FROM engine_utilization WHERE engine_id = 1"), 3500);
+	cr_assert_eq(query_int("SELECT packet_count FROM engine_utilization WHERE engine_id = 1"),
+		     4);
+	cr_assert_eq(query_int("SELECT trace_ns FROM engine_utilization WHERE engine_id = 1"),
+		     10000);
+	cr_assert_eq(query_int("SELECT CAST(busy_fraction * 1000 AS INTEGER) FROM "
+			       "engine_utilization WHERE engine_id = 1"),
+		     350);
+	cr_assert_eq(query_int("SELECT busy_ns FROM engine_utilization WHERE engine_id = 2"), 100);
+	/* 1 ms windows: everything falls in window 0. */
+	cr_assert_eq(
+	    query_int("SELECT COUNT(*) FROM engine_utilization_windows WHERE engine_id = 1"), 1);
+	cr_assert_eq(
+	    query_int("SELECT busy_ns FROM engine_utilization_windows WHERE engine_id = 1"), 3500);
+	sqlite3_close(db);
+	/* 1 µs windows: [1000, 2000] is window 1000 whole; [5000, 7500] is 5000, 6000 and half
+	 * of 7000. */
+	cr_assert_eq(sqlite3_open(fst_path("out.db"), &db), SQLITE_OK);
+	cr_assert_eq(
+	    sqlite3_exec(db, "UPDATE utilization_window SET window_ns = 1000", NULL, NULL, NULL),
+	    SQLITE_OK);
+	cr_assert_eq(
+	    query_int("SELECT COUNT(*) FROM engine_utilization_windows WHERE engine_id = 1"), 4);
+	cr_assert_eq(query_int("SELECT busy_ns FROM engine_utilization_windows WHERE engine_id = 1 "
+			       "AND window_begin_ns = 1000"),
+		     1000);
+	cr_assert_eq(query_int("SELECT busy_ns FROM engine_utilization_windows WHERE engine_id = 1 "
+			       "AND window_begin_ns = 6000"),
+		     1000);
+	cr_assert_eq(query_int("SELECT busy_ns FROM engine_utilization_windows WHERE engine_id = 1 "
+			       "AND window_begin_ns = 7000"),
+		     500);
+	cr_assert_eq(query_int("SELECT CAST(busy_fraction * 100 AS INTEGER) FROM "
+			       "engine_utilization_windows WHERE engine_id = 1 AND "
+			       "window_begin_ns = 7000"),
+		     50);
+	cr_assert_eq(query_int("SELECT SUM(busy_ns) FROM engine_utilization_windows WHERE "
+			       "engine_id = 1"),
+		     3500);
+}
+
+static struct fsa_marker
+display_marker(enum fsa_marker_kind kind, uint64_t begin_ns, uint64_t end_ns, uint64_t value,
+	       uint64_t value2)
+{
+	return (struct fsa_marker){.kind = kind,
+				   .begin_ns = begin_ns,
+				   .end_ns = end_ns,
+				   .adapter_id = 0,
+				   .engine_id = UINT32_MAX,
+				   .process_id = kind == FSA_MARK_FLIP ? 42 : UINT32_MAX,
+				   .other_handle = 0,
+				   .value = value,
+				   .value2 = value2};
+}
+
+/* Issue 16 §5: the frames of fsa/frames.h (docs/analyzer.md "Frames"), one row each, and the
+ * frame_times view. Vsyncs every 1000 ns; flip 1 latched at vsync 2, flip 2 at vsync 4 (vsync 3
+ * missed), flip 3 queued and never on screen. */
+Test(export_sqlite, frames_table_and_frame_times_view)
+{
+	const struct fsa_model_sink *sink = start();
+	struct fsa_marker markers[] = {
+	    display_marker(FSA_MARK_VSYNC, 1000, 1000, 1, 0),
+	    display_marker(FSA_MARK_VSYNC, 2000, 2000, 2, 1),
+	    display_marker(FSA_MARK_FLIP, 1200, 2010, 1, 2),
+	    display_marker(FSA_MARK_VSYNC, 3000, 3000, 3, 0),
+	    display_marker(FSA_MARK_VSYNC, 4000, 4000, 4, 2),
+	    display_marker(FSA_MARK_FLIP, 2500, 4005, 2, 4),
+	    display_marker(FSA_MARK_FLIP, 4500, FSA_TIME_NONE, 3, 0),
+	};
+
+	for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
+		cr_assert_eq(sink->marker(sink->data, &markers[i]), FSA_OK);
+	finish_and_open();
+
+	cr_assert_eq(query_int("SELECT COUNT(*) FROM frames"), 3);
+	cr_assert_eq(query_int("SELECT COUNT(*) FROM frames WHERE is_pending = 0"), 2);
+	cr_assert_eq(query_int("SELECT flip_id FROM frames WHERE frame_index = 1"), 1);
+	cr_assert_eq(query_int("SELECT vsync_count FROM frames WHERE frame_index = 1"), 2);
+	cr_assert_eq(query_int("SELECT end_ns FROM frames WHERE frame_index = 1"), 2000);
+	cr_assert_eq(query_int("SELECT begin_ns FROM frames WHERE frame_index = 1"), INT64_MIN);
+	cr_assert_eq(query_int("SELECT frame_time_ns FROM frames WHERE frame_index = 1"),
+		     INT64_MIN);
+	cr_assert_eq(query_int("SELECT present_latency_ns FROM frames WHERE frame_index = 1"), 810);
+	cr_assert_eq(query_int("SELECT process_id FROM frames WHERE frame_index = 1"), 42);
+	cr_assert_eq(query_int("SELECT begin_ns FROM frames WHERE flip_id = 2"), 2000);
+	cr_assert_eq(query_int("SELECT frame_time_ns FROM frames WHERE flip_id = 2"), 2000);
+	cr_assert_eq(query_int("SELECT missed_vsyncs FROM frames WHERE flip_id = 2"), 1);
+	cr_assert_eq(query_int("SELECT is_pending FROM frames WHERE flip_id = 3"), 1);
+	cr_assert_eq(query_int("SELECT vsync_count FROM frames WHERE flip_id = 3"), INT64_MIN);
+	cr_assert_eq(query_int("SELECT begin_ns FROM frames WHERE flip_id = 3"), 4500);
+	cr_assert_eq(query_int("SELECT count FROM frame_times"), 1);
+	cr_assert_eq(query_int("SELECT p99_ns FROM frame_times"), 2000);
+	cr_assert_eq(query_int("SELECT frames_with_missed_vsyncs FROM frame_times"), 1);
+	/* The markers are rows as before. */
+	cr_assert_eq(query_int("SELECT COUNT(*) FROM markers"), 7);
+}
+
 Test(export_sqlite, latency_view_gives_nearest_rank_percentiles)
 {
 	const struct fsa_model_sink *sink = start();

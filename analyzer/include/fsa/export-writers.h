@@ -129,4 +129,44 @@ FSA_API fsa_status fsa_perfetto_writer_finish(struct fsa_perfetto_writer *writer
  */
 FSA_API uint64_t fsa_perfetto_writer_unbound_edge_count(const struct fsa_perfetto_writer *writer);
 
+/* Perfetto (native protobuf trace) ------------------------------------------------------------ */
+
+/*
+ * A `perfetto.protos.Trace` of TracePackets: TrackDescriptors (a process per adapter, a track per
+ * queue, engine… whose overlapping slices go to lanes of the same name, which the Perfetto UI
+ * merges) and TrackEvents (slice begin/end, instants, flows for the signal → wait edges) with
+ * interned names, streamed. docs/export.md "Perfetto". The functions are those of the JSON
+ * writer, for this format; times are written relative to the time base as there.
+ */
+struct fsa_perfetto_proto_writer;
+
+FSA_API fsa_status fsa_perfetto_proto_writer_create(const char *path, bool is_overwrite,
+						    const struct fsa_export_info *info,
+						    struct fsa_perfetto_proto_writer **writer,
+						    char **error_message);
+FSA_API void fsa_perfetto_proto_writer_destroy(struct fsa_perfetto_proto_writer *writer);
+FSA_API const struct fsa_model_sink *
+fsa_perfetto_proto_writer_borrow_sink(struct fsa_perfetto_proto_writer *writer);
+FSA_API const char *
+fsa_perfetto_proto_writer_borrow_error(const struct fsa_perfetto_proto_writer *writer);
+/* Track names are taken from MODEL (queues, engines, processes) as tracks appear, and the time
+ * base from its first event. Call before the first item. */
+FSA_API void fsa_perfetto_proto_writer_set_model(struct fsa_perfetto_proto_writer *writer,
+						 const struct fsa_model *model);
+FSA_API void fsa_perfetto_proto_writer_set_time_base(struct fsa_perfetto_proto_writer *writer,
+						     uint64_t base_ns);
+FSA_API fsa_status fsa_perfetto_proto_writer_set_partial(struct fsa_perfetto_proto_writer *writer,
+							 const char *reason);
+FSA_API fsa_status fsa_perfetto_proto_writer_finish(struct fsa_perfetto_proto_writer *writer,
+						    char **error_message);
+/* Edges without an arrow (as fsa_perfetto_writer_unbound_edge_count(), plus those whose wait
+ * box ends before the signal's begins). Valid after finish. */
+FSA_API uint64_t
+fsa_perfetto_proto_writer_unbound_edge_count(const struct fsa_perfetto_proto_writer *writer);
+/* Tracks as the UI shows them (queues, engines, …) and the lanes (TrackDescriptors) they use. */
+FSA_API uint64_t
+fsa_perfetto_proto_writer_track_count(const struct fsa_perfetto_proto_writer *writer);
+FSA_API uint64_t
+fsa_perfetto_proto_writer_lane_count(const struct fsa_perfetto_proto_writer *writer);
+
 #endif /* FSA_EXPORT_WRITERS_H */
