@@ -74,12 +74,12 @@
 #define LOCAL_LIVE_ARG    "--live-port=tcp://localhost:5344"
 #define LOCAL_LIVE_PORT   5344
 /* How long the relay daemon we started outlives a destroyed live session for its readers. */
-#define LIVE_READERS_MS 30000
-#define WAIT_TICK_MS      100
-#define PROGRAM_GRACE_MS  5000
-#define DAEMON_TERM_MS    10000
-#define DAEMON_KILL_MS    5000
-#define EXIT_INTERRUPTED  130
+#define LIVE_READERS_MS  30000
+#define WAIT_TICK_MS     100
+#define PROGRAM_GRACE_MS 5000
+#define DAEMON_TERM_MS   10000
+#define DAEMON_KILL_MS   5000
+#define EXIT_INTERRUPTED 130
 /* The program fired no fencescope event: nothing was recorded. */
 #define EXIT_NOTHING_RECORDED 3
 #define ROOT_LOCK_PATH        "/var/run/lttng/fencescope-record.lock"
@@ -1492,7 +1492,8 @@ has_live_reader(void)
 					words[n++] = fields[f];
 			if (n < 4 || !(port = strrchr(words[1], ':')))
 				continue;
-			if (strtoul(port + 1, NULL, 16) == LOCAL_LIVE_PORT && !strcmp(words[3], "01"))
+			if (strtoul(port + 1, NULL, 16) == LOCAL_LIVE_PORT &&
+			    !strcmp(words[3], "01"))
 				return TRUE;
 		}
 	}
