@@ -171,7 +171,7 @@ struct live_numbers {
 	uint64_t events, waits, signals, discards;
 	uint64_t quantiles[2][2]; /* [kind][p50, p99] */
 	uint64_t first_ns, last_ns;
-	uint64_t log_lost, overruns, tracer_events, tracer_packets, anomalies;
+	uint64_t log_lost, log_missing, overruns, tracer_events, tracer_packets, anomalies;
 };
 
 static void
@@ -188,7 +188,8 @@ live_numbers_take(struct fs_live_summary *live, gint64 now_us, struct live_numbe
 	    .discards = live->discards,
 	    .first_ns = sum->first_ns,
 	    .last_ns = sum->last_ns,
-	    .log_lost = sum->log_entries_lost + sum->log_entries_missing,
+	    .log_lost = sum->log_entries_lost,
+	    .log_missing = sum->log_entries_missing,
 	    .overruns = sum->overrun_count,
 	    .tracer_events = sum->tracer_discarded_events,
 	    .tracer_packets = sum->tracer_discarded_packets,
@@ -264,8 +265,10 @@ live_write_text(struct fs_live_summary *live, const struct live_numbers *n, bool
 	fputs("\n", out);
 	fprintf(out,
 		"  lost %" PRIu64 " log entries (%" PRIu64 " overruns), %" PRIu64
-		" tracer events, %" PRIu64 " tracer packets; anomalies %" PRIu64,
-		n->log_lost, n->overruns, n->tracer_events, n->tracer_packets, n->anomalies);
+		" missing in log gaps, %" PRIu64 " tracer events, %" PRIu64
+		" tracer packets; anomalies %" PRIu64,
+		n->log_lost, n->overruns, n->log_missing, n->tracer_events, n->tracer_packets,
+		n->anomalies);
 	live_text_anomalies(out, fsa_model_borrow_summary(live->model));
 	fputs("\n", out);
 }
@@ -302,6 +305,7 @@ live_write_json(struct fs_live_summary *live, const struct live_numbers *n, bool
 	live_json_field(out, "signal_p99_ns", n->quantiles[FSA_OP_SIGNAL][1]);
 	live_json_field(out, "log_entries_lost", n->log_lost);
 	live_json_field(out, "overruns", n->overruns);
+	live_json_field(out, "log_entries_missing", n->log_missing);
 	live_json_field(out, "tracer_discarded_events", n->tracer_events);
 	live_json_field(out, "tracer_discarded_packets", n->tracer_packets);
 	live_json_field(out, "anomalies", n->anomalies);
@@ -334,7 +338,8 @@ live_write_csv(struct fs_live_summary *live, const struct live_numbers *n, bool 
 	if (!live->has_csv_header)
 		fputs("live,elapsed_s,events_per_s,events,first_ns,last_ns,waits,signals,"
 		      "wait_p50_ns,wait_p99_ns,signal_p50_ns,signal_p99_ns,log_entries_lost,"
-		      "overruns,tracer_discarded_events,tracer_discarded_packets,anomalies\n",
+		      "overruns,log_entries_missing,tracer_discarded_events,tracer_discarded_"
+		      "packets,anomalies\n",
 		      out);
 	live->has_csv_header = true;
 	fprintf(out, "%s,%.3f,%.0f", is_end ? "end" : "at", n->elapsed_s, n->events_per_s);
@@ -349,6 +354,7 @@ live_write_csv(struct fs_live_summary *live, const struct live_numbers *n, bool 
 	}
 	live_csv_field(out, n->log_lost);
 	live_csv_field(out, n->overruns);
+	live_csv_field(out, n->log_missing);
 	live_csv_field(out, n->tracer_events);
 	live_csv_field(out, n->tracer_packets);
 	live_csv_field(out, n->anomalies);
