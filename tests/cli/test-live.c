@@ -31,24 +31,35 @@
 
 TestSuite(live, .timeout = 2 * TIMEOUT_S + 120);
 
+/* The live reader: `report --live`, JSON summaries in live.out, the report in live.json. */
+#define REPORT_READER                                                                              \
+	FS_FENCESCOPE " report --live --interval 200ms --format json -o live.json \"%s\" "         \
+		      "> live.out 2> live.err"
+/* The viewer's live reader (live-probe.c): a line per trace in live.out. */
+#define VIEWER_READER FSCT_LIVE_PROBE " \"%s\" > live.out 2> live.err"
+
 /*
- * The traced program: starts the reader on READER_URL (a shell expression; $url is the URL
- * `record` printed), waits for its connection to LIVE_PORT, then two scenario runs 2 s apart.
+ * The traced program: starts the reader (READER, a shell command with one %s for the URL) on
+ * READER_URL (a shell expression; $url is the URL `record` printed), waits for its connection
+ * to LIVE_PORT, then two scenario runs 2 s apart.
  */
 static char *
-dup_program(const char *reader_url, unsigned live_port)
+dup_program(const char *reader, const char *reader_url, unsigned live_port)
 {
+	g_autoptr(GString) command = g_string_new(reader);
+
+	g_string_replace(command, "%s", reader_url, 1);
+
 	return g_strdup_printf(
 	    "set -u; url=$(head -n 1 out); "
-	    "(" FS_FENCESCOPE " report --live --interval 200ms --format json -o live.json "
-	    "\"%s\" > live.out 2> live.err; echo $? > " LIVE_STATUS_FILE ".tmp; "
+	    "(%s; echo $? > " LIVE_STATUS_FILE ".tmp; "
 	    "mv " LIVE_STATUS_FILE ".tmp " LIVE_STATUS_FILE ") & "
 	    "i=0; until awk '$2 ~ /:%04X$/ && $4 == \"01\" {f = 1} END {exit !f}' "
 	    "/proc/net/tcp /proc/net/tcp6 2> /dev/null; do "
 	    "i=$((i + 1)); [ $i -gt 600 ] && exit 9; sleep 0.05; done; sleep 2; " FS_FENCESCOPE
 	    " run --clock realtime producer-consumer > run-1.out && sleep 2 && " FS_FENCESCOPE
 	    " run --clock realtime frame-pipeline > run-2.out",
-	    reader_url, live_port);
+	    command->str, live_port);
 }
 
 static char *
@@ -196,7 +207,7 @@ expect_nothing_left(const struct fsct_outcome *outcome)
 
 Test(live, report_live_follows_record_live_ends_with_the_session_and_equals_the_disk_trace)
 {
-	g_autofree char *program = dup_program("$url", 5344);
+	g_autofree char *program = dup_program(REPORT_READER, "$url", 5344);
 	const char *const args[] = {"record", "--live", "-o",    "trace", "--",
 				    "sh",     "-c",     program, NULL};
 	struct fsct_sandbox_options options = {.args = args, .timeout_s = TIMEOUT_S};
@@ -220,7 +231,8 @@ Test(live, report_live_through_a_relay_daemon_on_explicit_ports)
 					   "--live-port=tcp://127.0.0.1:15344", NULL};
 	/* `record` prints net://127.0.0.1/host/HOST/SESSION: the reader adds the live port. */
 	g_autofree char *program = dup_program(
-	    "$(echo \"$url\" | sed 's|^net://127.0.0.1/|net://127.0.0.1:15344/|')", 15344);
+	    REPORT_READER, "$(echo \"$url\" | sed 's|^net://127.0.0.1/|net://127.0.0.1:15344/|')",
+	    15344);
 	const char *const args[] = {"record", "--live", "--relayd", "net://127.0.0.1:15342:15343",
 				    "--",     "sh",     "-c",       program,
 				    NULL};
@@ -243,6 +255,69 @@ Test(live, report_live_through_a_relay_daemon_on_explicit_ports)
 	relay_dir = g_build_filename(outcome.work_dir, "relay", NULL);
 	expect_live_equals_disk(&outcome, relay_dir);
 	cr_expect(outcome.have_daemons_survived, "the sandbox's relay daemon was stopped");
+	expect_nothing_left(&outcome);
+	fsct_outcome_clear(&outcome);
+}
+
+/* `fencescope view --live`'s reader: traces while the session runs, their end advancing, and the
+ * whole session's trace at its end, with the events of the trace on disk. */
+Test(live, viewer_reader_follows_the_session_and_ends_with_the_disk_trace)
+{
+	g_autofree char *program = dup_program(VIEWER_READER, "$url", 5344);
+	const char *const args[] = {"record", "--live", "-o",    "trace", "--",
+				    "sh",     "-c",     program, NULL};
+	struct fsct_sandbox_options options = {.args = args, .timeout_s = TIMEOUT_S};
+	struct fsct_outcome outcome;
+	g_autofree char *trace = NULL;
+	g_autofree char *live_out = NULL;
+	g_autofree char *live_err = NULL;
+	g_autofree char *disk_report = NULL;
+	g_auto(GStrv) lines = NULL;
+	guint64 last_end = 0, final_events = 0;
+	guint traces = 0, advances = 0;
+	int partial = -1, reader_status;
+
+	cr_assert_eq(fsct_record_in_sandbox(&options, &outcome), 0, "sandbox: %s",
+		     outcome.setup_error);
+	cr_expect_eq(outcome.exit_status, 0, "record: %s", outcome.err);
+	reader_status = wait_reader_status(&outcome);
+	live_out = read_work_file(&outcome, "live.out");
+	live_err = read_work_file(&outcome, "live.err");
+	cr_assert_eq(reader_status, 0, "live-probe: status %d: %s%s", reader_status, live_out,
+		     live_err);
+	lines = g_strsplit(live_out, "\n", -1);
+	for (guint i = 0; lines[i]; i++) {
+		guint64 events, end_ns;
+		unsigned ops, packets;
+
+		if (sscanf(lines[i], "trace %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %u %u",
+			   &events, &end_ns, &ops, &packets) == 4) {
+			advances += traces > 0 && end_ns > last_end;
+			traces++;
+			last_end = end_ns;
+		} else if (g_str_has_prefix(lines[i], "final ")) {
+			cr_assert_eq(sscanf(lines[i],
+					    "final %*u %*u %*u %*u %" G_GUINT64_FORMAT " %d",
+					    &final_events, &partial),
+				     2, "%s", lines[i]);
+		}
+	}
+	/* Two runs 2 s apart, a trace at most every 300 ms: the end moved while it ran. */
+	cr_expect_geq(traces, 2, "traces while the session ran:\n%s", live_out);
+	cr_expect_geq(advances, 1, "the trace's end never advanced:\n%s", live_out);
+	cr_expect_eq(partial, 0, "the final trace is partial or missing:\n%s", live_out);
+	trace = fsct_dup_last_line(outcome.out);
+	disk_report = dup_disk_report(trace);
+	{
+		g_autoptr(JsonParser) parser = json_parser_new();
+		JsonObject *root = parse_object(parser, disk_report, "the disk report");
+		JsonObject *summary = json_object_get_object_member(
+		    json_object_get_object_member(root, "summary"), "trace");
+
+		cr_expect_eq((gint64) final_events, json_object_get_int_member(summary, "events"),
+			     "events live %" G_GUINT64_FORMAT, final_events);
+		cr_expect_geq(final_events, 1000);
+	}
 	expect_nothing_left(&outcome);
 	fsct_outcome_clear(&outcome);
 }
