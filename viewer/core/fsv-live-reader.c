@@ -166,6 +166,8 @@ reader_maybe_publish(FsvLiveReader *reader)
 		return;
 	trace = reader_build(reader, NULL, NULL);
 	took = g_get_monotonic_time() - now;
+	g_debug("%s: rebuilt from %" G_GUINT64_FORMAT " events in %.3f s", reader->url, events,
+		(double) took / 1e6);
 	reader->events_at_build = events;
 	/* At most a third of the time rebuilding: the rest reads. */
 	reader->next_build_us =
