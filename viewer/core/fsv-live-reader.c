@@ -245,9 +245,17 @@ reader_thread(gpointer data)
 	}
 	/* The session's end (a destroyed session ends the stream: FSA_OK); a relay daemon that
 	 * went away under us leaves what arrived, marked partial with the cause. */
-	if (status == FSA_OK || status == FSA_ERR_TRACE)
+	if (status == FSA_OK && reader->events == 0) {
+		/* session-not-found-action=end: no such session (or it ended before we came). */
+		g_set_error(
+		    &error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO,
+		    "%s: no event came (no such live session, or it ended before it recorded "
+		    "anything)",
+		    reader->url);
+	} else if (status == FSA_OK || status == FSA_ERR_TRACE) {
 		trace = reader_build(reader, &stats, status == FSA_OK ? NULL : message);
-	if (trace == NULL)
+	}
+	if (trace == NULL && error == NULL)
 		g_set_error(&error, FSV_TRACE_ERROR,
 			    status == FSA_ERR_IO ? FSV_TRACE_ERROR_IO : FSV_TRACE_ERROR_TRACE, "%s",
 			    message ? message : fsa_status_string(status));
