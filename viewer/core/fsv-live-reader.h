@@ -30,7 +30,8 @@ typedef struct _FsvLiveReader FsvLiveReader;
  * Called from the reader's thread: with each newer TRACE while the session records (IS_FINAL
  * false), then once with IS_FINAL true: the whole session's trace (partial, with the cause, when
  * the relay daemon went away under it), or TRACE NULL and ERROR set when the session could not
- * be read at all or sent no event (no such session). TRACE: (transfer none), take a reference to keep it. EVENTS: read so far.
+ * be read at all or sent no event (no such session). TRACE: (transfer none), take a reference
+ * to keep it. EVENTS: read so far.
  */
 typedef void (*FsvLiveTraceFunc)(FsvTrace *trace, gboolean is_final, guint64 events,
 				 const GError *error, gpointer user_data);
