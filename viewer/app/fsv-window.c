@@ -1520,9 +1520,27 @@ _fsv_window_stop_loading(FsvWindow *self)
 void
 _fsv_window_show_live_trace(FsvWindow *self, FsvTrace *trace)
 {
+	GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(self));
+	GtkAdjustment *vadjustment = NULL;
+	gboolean had_trace = self->trace != NULL;
+	double scroll_y = 0;
+
+	g_object_get(self->timeline, "vadjustment", &vadjustment, NULL);
+	if (vadjustment)
+		scroll_y = gtk_adjustment_get_value(vadjustment);
+	if (focus)
+		g_object_ref(focus);
 	show_error(self, fsv_trace_get_partial_error(trace) ? fsv_trace_get_partial_error(trace)
 							    : fsv_trace_get_clock_warning(trace));
 	show_trace(self, trace);
+	/* A newer trace of the same session every second: the rows stay scrolled where they were
+	 * and the focus where it was (typing in the search entry goes on). */
+	if (had_trace && vadjustment)
+		gtk_adjustment_set_value(vadjustment, scroll_y);
+	if (had_trace && focus && gtk_widget_get_root(focus) == GTK_ROOT(self))
+		gtk_widget_grab_focus(focus);
+	g_clear_object(&focus);
+	g_clear_object(&vadjustment);
 }
 
 void
