@@ -33,6 +33,7 @@ typedef struct {
 	gboolean has_trace; /* a trace of this session is shown */
 	guint64 shown_end_ns;
 	gboolean is_following;
+	gboolean has_ended; /* the session ended: a static trace, no bar, no following */
 	guint64 events;
 	GtkWidget *follow_button; /* Weak: in the window's bar while it follows */
 } FsvLive;
@@ -137,18 +138,19 @@ live_show_bar(FsvWindow *window, FsvLive *live)
 		gtk_widget_set_sensitive(live->follow_button, !live->is_following);
 }
 
-/* Moves the view to the end of the trace shown, keeping its width. */
+/* Moves the view to the end of the trace shown, WIDTH ns wide (0: the view's width). */
 static void
-live_follow_now(FsvWindow *window, FsvLive *live)
+live_follow_now(FsvWindow *window, FsvLive *live, guint64 width)
 {
 	FsvTimeline *timeline = _fsv_window_get_timeline(window);
 	const FsvView *view = fsv_timeline_get_view(timeline);
 	FsvTrace *trace = fsv_timeline_get_trace(timeline);
-	guint64 width, begin, end;
+	guint64 begin, end;
 
 	if (!view || !trace)
 		return;
-	width = fsv_view_get_end_ns(view) - fsv_view_get_begin_ns(view);
+	if (width == 0)
+		width = fsv_view_get_end_ns(view) - fsv_view_get_begin_ns(view);
 	begin = fsv_trace_get_begin_ns(trace);
 	end = fsv_trace_get_end_ns(trace);
 	if (width == 0 || end - begin <= width)
@@ -156,7 +158,8 @@ live_follow_now(FsvWindow *window, FsvLive *live)
 	else
 		fsv_timeline_set_visible_range(timeline, end - width, end);
 	live->is_following = TRUE;
-	live_show_bar(window, live);
+	if (!live->has_ended)
+		live_show_bar(window, live);
 }
 
 /* The selected operation, found again by its op id in the newer trace. */
@@ -200,9 +203,31 @@ live_swap(FsvWindow *window, FsvLive *live, FsvTrace *trace)
 		return; /* the first: the whole of it, as any trace opens */
 	live_keep_selection(timeline, old_trace, &selected, trace);
 	if (is_following)
-		live_follow_now(window, live);
+		live_follow_now(window, live, end - begin);
 	else
 		fsv_timeline_set_visible_range(timeline, begin, end);
+}
+
+/* A newer trace (or the end) of the session LIVE follows, on the UI thread. */
+static void
+live_show(FsvWindow *window, FsvLive *live, FsvTrace *trace, gboolean is_final, guint64 events,
+	  const GError *error)
+{
+	live->events = events;
+	if (trace)
+		live_swap(window, live, trace);
+	if (!is_final) {
+		live_show_bar(window, live);
+		return;
+	}
+	/* The session ended: a static trace from now on. */
+	live->has_ended = TRUE;
+	stop_reader_async(g_steal_pointer(&live->reader), g_steal_pointer(&live->context));
+	if (live->follow_button)
+		gtk_widget_set_visible(live->follow_button, FALSE);
+	_fsv_window_set_live_bar(window, NULL, NULL);
+	if (error)
+		_fsv_window_show_error(window, error->message);
 }
 
 static gboolean
@@ -212,22 +237,9 @@ live_apply(gpointer data)
 	g_autoptr(FsvWindow) window = g_weak_ref_get(&update->context->window);
 	FsvLive *live = window ? live_get(window) : NULL;
 
-	if (!live || live->generation != update->context->generation)
-		return G_SOURCE_REMOVE;
-	live->events = update->events;
-	if (update->trace)
-		live_swap(window, live, update->trace);
-	if (!update->is_final) {
-		live_show_bar(window, live);
-		return G_SOURCE_REMOVE;
-	}
-	/* The session ended: a static trace from now on. */
-	stop_reader_async(g_steal_pointer(&live->reader), g_steal_pointer(&live->context));
-	if (live->follow_button)
-		gtk_widget_set_visible(live->follow_button, FALSE);
-	_fsv_window_set_live_bar(window, NULL, NULL);
-	if (update->error)
-		_fsv_window_show_error(window, update->error->message);
+	if (live && live->generation == update->context->generation)
+		live_show(window, live, update->trace, update->is_final, update->events,
+			  update->error);
 	return G_SOURCE_REMOVE;
 }
 
@@ -254,8 +266,8 @@ on_follow_clicked(GtkButton *button, gpointer user_data)
 	FsvLive *live = live_get(window);
 
 	(void) button;
-	if (live && live->has_trace)
-		live_follow_now(window, live);
+	if (live && live->has_trace && !live->has_ended)
+		live_follow_now(window, live, 0);
 }
 
 /* End follows the newest events again (the timeline has no End of its own). */
@@ -269,9 +281,10 @@ on_live_key(GtkEventControllerKey *controller, guint keyval, guint keycode, GdkM
 	(void) controller;
 	(void) keycode;
 	if ((keyval != GDK_KEY_End && keyval != GDK_KEY_KP_End) ||
-	    (state & GDK_MODIFIER_MASK & ~GDK_LOCK_MASK) || !live || !live->has_trace)
+	    (state & GDK_MODIFIER_MASK & ~GDK_LOCK_MASK) || !live || !live->has_trace ||
+	    live->has_ended)
 		return FALSE;
-	live_follow_now(window, live);
+	live_follow_now(window, live, 0);
 	return TRUE;
 }
 
@@ -298,13 +311,12 @@ live_follow_button(FsvWindow *window)
 	return button;
 }
 
-void
-fsv_window_follow_live(FsvWindow *window, const char *url)
+/* A following of URL in WINDOW, without its reader yet. */
+static FsvLive *
+live_new(FsvWindow *window, const char *url)
 {
 	FsvLive *live;
 
-	g_return_if_fail(FSV_IS_WINDOW(window));
-	g_return_if_fail(url != NULL);
 	_fsv_window_stop_loading(window);
 	live = g_new0(FsvLive, 1);
 	live->url = g_strdup(url);
@@ -317,6 +329,17 @@ fsv_window_follow_live(FsvWindow *window, const char *url)
 	gtk_widget_set_visible(live->follow_button, TRUE);
 	/* Replaces (and stops) a following this window had. */
 	g_object_set_data_full(G_OBJECT(window), LIVE_DATA_KEY, live, live_free);
+	return live;
+}
+
+void
+fsv_window_follow_live(FsvWindow *window, const char *url)
+{
+	FsvLive *live;
+
+	g_return_if_fail(FSV_IS_WINDOW(window));
+	g_return_if_fail(url != NULL);
+	live = live_new(window, url);
 	/* live->context's reference is the reader's: released once the reader stopped. */
 	live->reader = fsv_live_reader_start(url, 0, on_live_trace, live->context);
 	_fsv_window_show_error(window, NULL);
@@ -351,4 +374,22 @@ _fsv_live_is_following(FsvWindow *window)
 	FsvLive *live = live_get(window);
 
 	return live && live->is_following;
+}
+
+void
+_fsv_live_show_trace(FsvWindow *window, const char *url, FsvTrace *trace, gboolean is_final)
+{
+	FsvLive *live = live_get(window);
+
+	if (!live)
+		live = live_new(window, url);
+	live_show(window, live, trace, is_final, fsv_trace_get_summary(trace)->event_count, NULL);
+}
+
+GtkWidget *
+_fsv_live_get_follow_button(FsvWindow *window)
+{
+	FsvLive *live = live_get(window);
+
+	return live ? live->follow_button : NULL;
 }

@@ -23,6 +23,12 @@ void _fsv_live_stop(FsvWindow *window);
 gboolean _fsv_live_is_running(FsvWindow *window);
 gboolean _fsv_live_is_following(FsvWindow *window);
 
+/* Tests: shows TRACE as the newest trace of the live session URL (IS_FINAL: its end) as the
+ * reader's would be, following URL in WINDOW (without a reader) if it does not yet. */
+void _fsv_live_show_trace(FsvWindow *window, const char *url, FsvTrace *trace, gboolean is_final);
+/* Returns: (transfer none) (nullable): the bar's Follow button while WINDOW follows a session. */
+GtkWidget *_fsv_live_get_follow_button(FsvWindow *window);
+
 G_END_DECLS
 
 #endif /* FSV_LIVE_H */
