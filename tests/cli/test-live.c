@@ -321,3 +321,53 @@ Test(live, viewer_reader_follows_the_session_and_ends_with_the_disk_trace)
 	expect_nothing_left(&outcome);
 	fsct_outcome_clear(&outcome);
 }
+
+/* A relay daemon that dies under the reader is not the session's end: the report covers what
+ * was read, marked partial with Babeltrace's cause, and the reader exits with 1. */
+Test(live, report_live_is_partial_with_the_cause_when_the_relay_daemon_dies)
+{
+	const char *const relayd_args[] = {"--control-port=tcp://127.0.0.1:15342",
+					   "--data-port=tcp://127.0.0.1:15343",
+					   "--live-port=tcp://127.0.0.1:15344", NULL};
+	g_autoptr(GString) program = g_string_new(NULL);
+	g_autofree char *start = dup_program(
+	    REPORT_READER, "$(echo \"$url\" | sed 's|^net://127.0.0.1/|net://127.0.0.1:15344/|')",
+	    15344);
+	const char *args[] = {"record", "--live", "--relayd", "net://127.0.0.1:15342:15343",
+			      "--",     "sh",     "-c",       NULL,
+			      NULL};
+	struct fsct_sandbox_options options = {
+	    .args = args,
+	    .has_relayd = true,
+	    .relayd_args = relayd_args,
+	    .stop_after_file = LIVE_STATUS_FILE,
+	    .timeout_s = TIMEOUT_S,
+	};
+	struct fsct_outcome outcome;
+	int reader_status;
+	g_autofree char *live_err = NULL;
+	g_autofree char *live_report = NULL;
+
+	/* The scenarios run, then the relay daemon of this network namespace (the sandbox's) is
+	 * killed while the session still records. */
+	g_string_append_printf(
+	    program,
+	    "%s && sleep 2 && for p in /proc/[0-9]*; do "
+	    "[ \"$(cat $p/comm 2> /dev/null)\" = lttng-relayd ] && "
+	    "[ \"$(readlink $p/ns/net)\" = \"$(readlink /proc/self/ns/net)\" ] && "
+	    "kill -9 ${p#/proc/}; done; sleep 2",
+	    start);
+	args[7] = program->str;
+	cr_assert_eq(fsct_record_in_sandbox(&options, &outcome), 0, "sandbox: %s",
+		     outcome.setup_error);
+	reader_status = wait_reader_status(&outcome);
+	live_err = read_work_file(&outcome, "live.err");
+	live_report = read_work_file(&outcome, "live.json");
+	cr_expect_eq(reader_status, 1, "the reader: status %d: %s", reader_status, live_err);
+	cr_expect_not_null(strstr(live_err, "cannot read the live session"), "%s", live_err);
+	cr_expect_not_null(strstr(live_report, "\"is_partial\" : true"), "not partial: %.400s",
+			   live_report);
+	/* What arrived before is there. */
+	cr_expect_not_null(strstr(live_report, "\"fencescope_umd:fence_wait_queued\""));
+	fsct_outcome_clear(&outcome);
+}
