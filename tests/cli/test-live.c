@@ -6,7 +6,9 @@
  * session is destroyed (exit 0, not partial), and what it saw must be what the session wrote on
  * disk: the report's JSON sections, event counts per type included, are identical. Once with
  * the relay daemon `record` starts, once through a relay daemon of the sandbox's on 127.0.0.1 with
- * explicit ports (`--relayd net://127.0.0.1:P1:P2`, the distributed path).
+ * explicit ports (`--relayd net://127.0.0.1:P1:P2`, the distributed path). The viewer's reader
+ * (live-probe.c, FsvLiveReader) follows the same way, its traces growing; and a relay daemon
+ * killed under the reader gives a partial report with the cause.
  *
  * The traced program is a shell script: it starts the reader on the URL `record` printed first,
  * waits until the reader is connected to the relay daemon's live port (/proc/net/tcp) and a
