@@ -72,11 +72,14 @@
 #define LOCAL_CONTROL_ARG "--control-port=tcp://localhost:5342"
 #define LOCAL_DATA_ARG    "--data-port=tcp://localhost:5343"
 #define LOCAL_LIVE_ARG    "--live-port=tcp://localhost:5344"
-#define WAIT_TICK_MS      100
-#define PROGRAM_GRACE_MS  5000
-#define DAEMON_TERM_MS    10000
-#define DAEMON_KILL_MS    5000
-#define EXIT_INTERRUPTED  130
+#define LOCAL_LIVE_PORT   5344
+/* How long the relay daemon we started outlives a destroyed live session for its readers. */
+#define LIVE_READERS_MS  30000
+#define WAIT_TICK_MS     100
+#define PROGRAM_GRACE_MS 5000
+#define DAEMON_TERM_MS   10000
+#define DAEMON_KILL_MS   5000
+#define EXIT_INTERRUPTED 130
 /* The program fired no fencescope event: nothing was recorded. */
 #define EXIT_NOTHING_RECORDED 3
 #define ROOT_LOCK_PATH        "/var/run/lttng/fencescope-record.lock"
@@ -1463,6 +1466,70 @@ recorder_trace_program(Recorder *r, GError **error)
 	return recorder_spawn_program(r, error) && recorder_wait_program(r, error);
 }
 
+/* Whether a TCP connection to LOCAL_LIVE_PORT is established in /proc/net/tcp or tcp6: a live
+ * reader still attached to the relay daemon we started (the port is ours while it runs). */
+static gboolean
+has_live_reader(void)
+{
+	const char *const tables[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+
+	for (size_t t = 0; t < G_N_ELEMENTS(tables); t++) {
+		g_autofree char *text = NULL;
+		g_auto(GStrv) lines = NULL;
+
+		if (!g_file_get_contents(tables[t], &text, NULL, NULL))
+			continue;
+		lines = g_strsplit(text, "\n", -1);
+		/* "sl local_address rem_address st ...": ADDR:PORT in hex, state 01 established. */
+		for (size_t i = 1; lines[i]; i++) {
+			g_auto(GStrv) fields = g_strsplit_set(g_strstrip(lines[i]), " ", -1);
+			const char *words[4] = {NULL};
+			size_t n = 0;
+			const char *port;
+
+			for (size_t f = 0; fields[f] && n < G_N_ELEMENTS(words); f++)
+				if (*fields[f])
+					words[n++] = fields[f];
+			if (n < 4 || !(port = strrchr(words[1], ':')))
+				continue;
+			if (strtoul(port + 1, NULL, 16) == LOCAL_LIVE_PORT &&
+			    !strcmp(words[3], "01"))
+				return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+/*
+ * A live session is destroyed: its readers get the end of the stream from the relay daemon
+ * (src.ctf.lttng-live sees the session closed once it has read every packet) and end by
+ * themselves, cleanly. Stopping our relay daemon at once would cut a reader that is still
+ * behind ("connection reset", a partial report): wait, up to LIVE_READERS_MS, for the readers to
+ * go away. Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops waiting.
+ */
+static void
+recorder_wait_live_readers(Recorder *r)
+{
+	gint64 deadline = g_get_monotonic_time() + LIVE_READERS_MS * G_TIME_SPAN_MILLISECOND;
+	gboolean is_told = FALSE;
+	sigset_t set;
+
+	if (!r->options.is_live || r->relayd_pid <= 0)
+		return;
+	interrupt_signals(&set);
+	while (has_live_reader() && g_get_monotonic_time() < deadline) {
+		int signal_number;
+
+		if (!is_told)
+			recorder_progress(r, "waiting for live readers to finish (Ctrl-C stops)");
+		is_told = TRUE;
+		/* The recording is complete: a signal here only cuts the readers short. */
+		signal_number = take_signal(&set, WAIT_TICK_MS);
+		if (signal_number > 0)
+			break;
+	}
+}
+
 /* Undoes whatever exists, in order; the first error is kept in *error if it is unset. */
 static void
 recorder_tear_down(Recorder *r, GError **error)
@@ -1471,6 +1538,7 @@ recorder_tear_down(Recorder *r, GError **error)
 
 	recorder_stop_session(r, &errors[0]);
 	recorder_destroy_session(r, &errors[1]);
+	recorder_wait_live_readers(r);
 	stop_daemon("lttng-relayd", &r->relayd_pid, &errors[2]);
 	stop_daemon("lttng-sessiond", &r->sessiond_pid, &errors[3]);
 	if (!r->output_dir && !r->options.is_snapshot)

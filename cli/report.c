@@ -27,6 +27,7 @@
 #include "fsa/report.h"
 
 #include "cli.h"
+#include "report-live.h"
 
 #define REPORT_COMMAND "report"
 
@@ -46,6 +47,8 @@ struct report_args {
 	gchar *frame_budget;
 	gboolean has_critical_path; /* --critical-path[=N] */
 	gchar *critical_path_count;
+	gboolean is_live;
+	gchar *interval;
 	gchar **rest;
 };
 
@@ -78,6 +81,7 @@ report_args_clear(struct report_args *args)
 	g_free(args->times);
 	g_free(args->frame_budget);
 	g_free(args->critical_path_count);
+	g_free(args->interval);
 	g_strfreev(args->rest);
 }
 
@@ -187,6 +191,30 @@ build_options(const struct report_args *args, struct fsa_report_options *options
 	return FS_EXIT_OK;
 }
 
+/* --live and --interval; returns FS_EXIT_OK or FS_EXIT_USAGE (message printed). */
+static int
+parse_live(const struct report_args *args, uint64_t *interval_ns)
+{
+	char *error = NULL;
+
+	if (args->interval && !args->is_live) {
+		fs_error(REPORT_COMMAND, "--interval goes with --live");
+		return FS_EXIT_USAGE;
+	}
+	if (!args->interval)
+		return FS_EXIT_OK;
+	if (fsa_report_parse_duration(args->interval, interval_ns, &error) != FSA_OK) {
+		fs_error(REPORT_COMMAND, "--interval %s", error ? error : args->interval);
+		free(error);
+		return FS_EXIT_USAGE;
+	}
+	if (*interval_ns < FS_LIVE_MIN_INTERVAL_NS) {
+		fs_error(REPORT_COMMAND, "--interval %s: at least 100ms", args->interval);
+		return FS_EXIT_USAGE;
+	}
+	return FS_EXIT_OK;
+}
+
 /* Writes the report to standard output, or to OUTPUT's temporary file and renames it. */
 static int
 write_output(struct fsa_report *report, enum fsa_report_format format,
@@ -218,9 +246,12 @@ write_output(struct fsa_report *report, enum fsa_report_format format,
 
 static int
 run_report(const char *trace, const struct report_args *args,
-	   const struct fsa_report_options *options, enum fsa_report_format format)
+	   const struct fsa_report_options *options, enum fsa_report_format format,
+	   uint64_t live_interval_ns)
 {
 	struct fsa_report *report = fsa_report_create(options);
+	struct fs_live_summary *live = NULL;
+	const struct fsa_model_sink *sink;
 	struct fsa_model *model = NULL;
 	struct progress progress = {0};
 	struct fsa_ingest_stats stats = {0};
@@ -251,7 +282,14 @@ run_report(const char *trace, const struct report_args *args,
 			return FS_EXIT_USAGE;
 		}
 	}
-	model = fsa_model_create(fsa_report_borrow_sink(report));
+	sink = fsa_report_borrow_sink(report);
+	/* --live: the rolling summaries go to standard output, before the report. */
+	if (args->is_live) {
+		live = fs_live_summary_create(live_interval_ns, format, stdout);
+		if (live)
+			sink = fs_live_summary_wrap_sink(live, sink);
+	}
+	model = (!args->is_live || live) ? fsa_model_create(sink) : NULL;
 	if (!model) {
 		fs_error(REPORT_COMMAND, "out of memory");
 		fsa_output_file_end(&output);
@@ -260,8 +298,12 @@ run_report(const char *trace, const struct report_args *args,
 	}
 	fsa_report_set_model(report, model);
 	fsa_report_set_trace_path(report, trace);
-	status = fsa_ingest_into_model(trace, model, isatty(STDERR_FILENO) ? show_progress : NULL,
-				       &progress, &stats, &error);
+	if (live)
+		status = fs_live_summary_ingest(live, trace, model, &stats, &error);
+	else
+		status = fsa_ingest_into_model(trace, model,
+					       isatty(STDERR_FILENO) ? show_progress : NULL,
+					       &progress, &stats, &error);
 	end_progress(&progress);
 	if (status == FSA_ERR_TRACE) {
 		/* What was read before the damage is still worth a report, marked partial. */
@@ -304,6 +346,7 @@ end:
 	fsa_output_file_end(&output);
 	free(error);
 	fsa_model_destroy(model);
+	fs_live_summary_destroy(live);
 	fsa_report_destroy(report);
 	return exit_status;
 }
@@ -354,6 +397,12 @@ fs_report_main(int argc, char **argv)
 	     NULL},
 	    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &args.output,
 	     "write the report to FILE instead of standard output", "FILE"},
+	    {"live", 0, 0, G_OPTION_ARG_NONE, &args.is_live,
+	     "while reading (a live session: net://…), print a rolling summary every interval, "
+	     "then the report",
+	     NULL},
+	    {"interval", 0, 0, G_OPTION_ARG_STRING, &args.interval,
+	     "the --live summary's period (default 1s, at least 100ms)", "DURATION"},
 	    {"recording", 0, 0, G_OPTION_ARG_STRING, &args.recording,
 	     "Of a folder holding several recordings, the one named NAME (its LTTng trace name "
 	     "or its folder)",
@@ -367,6 +416,7 @@ fs_report_main(int argc, char **argv)
 	GError *error = NULL;
 	struct fsa_report_options options;
 	enum fsa_report_format format;
+	uint64_t live_interval_ns = FS_LIVE_DEFAULT_INTERVAL_NS;
 	int exit_status;
 
 	g_option_context_set_summary(
@@ -394,12 +444,14 @@ fs_report_main(int argc, char **argv)
 		goto end;
 	}
 	exit_status = build_options(&args, &options, &format);
+	if (exit_status == FS_EXIT_OK)
+		exit_status = parse_live(&args, &live_interval_ns);
 	if (exit_status == FS_EXIT_OK &&
 	    !fs_recording_pick(REPORT_COMMAND, &args.rest[0], args.recording))
 		exit_status = FS_EXIT_FAILURE;
 	if (exit_status == FS_EXIT_OK) {
 		fs_remove_outputs_on_signals();
-		exit_status = run_report(args.rest[0], &args, &options, format);
+		exit_status = run_report(args.rest[0], &args, &options, format, live_interval_ns);
 	}
 end:
 	g_option_context_free(context);

@@ -82,8 +82,12 @@ fs_view_main(int argc, char **argv)
 	g_autoptr(GOptionContext) context = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autofree char *viewer = NULL;
-	gboolean no_cache = FALSE;
+	gboolean no_cache = FALSE, is_live = FALSE;
 	const GOptionEntry entries[] = {
+	    {"live", 0, 0, G_OPTION_ARG_NONE, &is_live,
+	     "TRACE is a live session's URL (net://RELAYHOST/host/HOSTNAME/SESSION): follow it as "
+	     "it records, the timeline following the newest events",
+	     NULL},
 	    {"no-cache", 0, 0, G_OPTION_ARG_NONE, &no_cache,
 	     "Build the trace's index again, without reading or writing the index cache", NULL},
 	    {"recording", 0, 0, G_OPTION_ARG_STRING, &recording,
@@ -101,7 +105,7 @@ fs_view_main(int argc, char **argv)
 	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "[TRACE]"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
-	char *exec_argv[8] = {NULL};
+	char *exec_argv[10] = {NULL};
 	int n_args = 0;
 
 	/* G_OPTION_REMAINING names [TRACE] in the usage line; the parameter string would name it
@@ -121,7 +125,18 @@ fs_view_main(int argc, char **argv)
 		fs_error(VIEW_COMMAND, "give at most one TRACE; see 'fencescope view --help'");
 		return FS_EXIT_USAGE;
 	}
-	if (rest && rest[0] && !g_file_test(rest[0], G_FILE_TEST_EXISTS)) {
+	/* --live URL: a live session (docs/user-guide.md "Live"); the other options place a trace
+	 * on disk. */
+	if (is_live && (!rest || !rest[0] || !strstr(rest[0], "://"))) {
+		fs_error(VIEW_COMMAND, "--live follows a live session: give its URL, "
+				       "net://RELAYHOST/host/HOSTNAME/SESSION");
+		return FS_EXIT_USAGE;
+	}
+	if (is_live && (recording || select_op || at)) {
+		fs_error(VIEW_COMMAND, "--live takes none of --recording, --select-op, --at");
+		return FS_EXIT_USAGE;
+	}
+	if (rest && rest[0] && !is_live && !g_file_test(rest[0], G_FILE_TEST_EXISTS)) {
 		fs_error(VIEW_COMMAND, "%s: no such file or folder", rest[0]);
 		return FS_EXIT_USAGE;
 	}
@@ -170,6 +185,14 @@ fs_view_main(int argc, char **argv)
 	if (at) {
 		exec_argv[n_args++] = (char *) "--at";
 		exec_argv[n_args++] = at;
+	}
+	if (is_live) {
+		exec_argv[n_args++] = (char *) "--live";
+		exec_argv[n_args++] = rest[0];
+		exec_argv[n_args] = NULL;
+		execv(viewer, exec_argv);
+		fs_error(VIEW_COMMAND, "%s: %s", viewer, strerror(errno));
+		return FS_EXIT_FAILURE;
 	}
 	exec_argv[n_args++] = rest ? rest[0] : NULL;
 	execv(viewer, exec_argv);

@@ -414,8 +414,14 @@ start_own_relayd(struct sandbox *sb)
 {
 	int status = -1;
 	char output_arg[PATH_MAX + 16];
-	const char *const argv[] = {"lttng-relayd", "--daemonize", output_arg, NULL};
+	const char *argv[16] = {"lttng-relayd", "--daemonize", output_arg};
+	size_t argc = 3;
 
+	for (size_t i = 0; sb->options->relayd_args && sb->options->relayd_args[i] &&
+			   argc + 1 < sizeof(argv) / sizeof(argv[0]);
+	     i++)
+		argv[argc++] = sb->options->relayd_args[i];
+	argv[argc] = NULL;
 	snprintf(output_arg, sizeof(output_arg), "--output=%s/relay", sb->work_dir);
 	if (run_to_end(sb, argv, "own-relayd.log")) {
 		write_work_file(sb, "setup-error", "the sandbox's lttng-relayd did not start");
@@ -551,6 +557,20 @@ watch_record(struct sandbox *sb, pid_t record)
 	return wait_status_to_exit(wait_status);
 }
 
+/* Waits up to options->timeout_s for options->stop_after_file in the work directory. */
+static void
+wait_for_stop_file(const struct sandbox *sb)
+{
+	double deadline = now_s() + sb->options->timeout_s;
+	char path[PATH_MAX];
+
+	if (!sb->options->stop_after_file)
+		return;
+	work_path(sb, sb->options->stop_after_file, path, sizeof(path));
+	while (access(path, F_OK) && now_s() < deadline)
+		sleep_ms(FSCT_POLL_MS);
+}
+
 static void
 report_after_record(struct sandbox *sb)
 {
@@ -614,6 +634,7 @@ sandbox_main(const struct fsct_sandbox_options *options, const char *work_dir)
 	record = sandbox_spawn(&sb, FS_FENCESCOPE, argv, "out", "err");
 	write_work_file(&sb, "status", "%d", record < 0 ? -1 : watch_record(&sb, record));
 	has_second_ended(&sb, true);
+	wait_for_stop_file(&sb);
 	settle(&sb);
 	report_after_record(&sb);
 	_exit(0);

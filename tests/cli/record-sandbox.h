@@ -47,6 +47,12 @@ struct fsct_sandbox_options {
 	 * outcome->second_*.
 	 */
 	const char *const *second_args;
+	/* With has_relayd: more arguments of the sandbox's lttng-relayd (NULL-terminated), such as
+	 * its ports; NULL: none. */
+	const char *const *relayd_args;
+	/* A file of the work directory that the sandbox waits for (up to timeout_s) once `record`
+	 * exited, before it stops its own daemons: a live reader's end. NULL: no wait. */
+	const char *stop_after_file;
 	/* Seconds to wait after `record` exited for the LTTng processes to end before listing the
 	 * leftovers (what a killed `record` leaves to its watchdog); 0: list them at once. */
 	int settle_s;

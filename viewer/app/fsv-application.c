@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "fsa/report.h"
+#include "fsv-live.h"
 #include "fsv-window.h"
 
 struct _FsvApplication {
@@ -22,6 +23,7 @@ struct _FsvApplication {
 	guint64 select_op;
 	struct fsa_report_time at;
 	FsvOpenFlags open_flags; /* --no-cache */
+	char *live_url;          /* --live URL: the window follows that live session */
 };
 
 G_DEFINE_FINAL_TYPE(FsvApplication, fsv_application, GTK_TYPE_APPLICATION)
@@ -34,6 +36,8 @@ fsv_application_activate(GApplication *app)
 	if (window == NULL) {
 		window = GTK_WINDOW(fsv_window_new(GTK_APPLICATION(app)));
 		fsv_window_set_open_flags(FSV_WINDOW(window), FSV_APPLICATION(app)->open_flags);
+		if (FSV_APPLICATION(app)->live_url)
+			fsv_window_follow_live(FSV_WINDOW(window), FSV_APPLICATION(app)->live_url);
 	}
 	gtk_window_present(window);
 }
@@ -168,6 +172,19 @@ fsv_application_handle_local_options(GApplication *app, GVariantDict *options)
 		}
 		self->has_at = TRUE;
 	}
+	/* --live URL: a live session's URL (net://…), read as it records (docs/viewer.md "Live").
+	 */
+	if (g_variant_dict_lookup(options, "live", "&s", &text)) {
+		if (!g_str_has_prefix(text, "net://") && !g_str_has_prefix(text, "net4://") &&
+		    !g_str_has_prefix(text, "net6://")) {
+			g_printerr("fencescope-view: --live %s: not a live session's URL "
+				   "(net://RELAYHOST/host/HOSTNAME/SESSION)\n",
+				   text);
+			return 2;
+		}
+		g_free(self->live_url);
+		self->live_url = g_strdup(text);
+	}
 	/* --no-cache: every window of this run builds its indexes again (docs/user-guide.md). */
 	if (g_variant_dict_contains(options, "no-cache"))
 		self->open_flags |= FSV_OPEN_NO_CACHE;
@@ -175,10 +192,18 @@ fsv_application_handle_local_options(GApplication *app, GVariantDict *options)
 }
 
 static void
+fsv_application_finalize(GObject *object)
+{
+	g_free(FSV_APPLICATION(object)->live_url);
+	G_OBJECT_CLASS(fsv_application_parent_class)->finalize(object);
+}
+
+static void
 fsv_application_class_init(FsvApplicationClass *klass)
 {
 	GApplicationClass *app_class = G_APPLICATION_CLASS(klass);
 
+	G_OBJECT_CLASS(klass)->finalize = fsv_application_finalize;
 	app_class->handle_local_options = fsv_application_handle_local_options;
 	app_class->activate = fsv_application_activate;
 	app_class->open = fsv_application_open;
@@ -204,6 +229,11 @@ fsv_application_init(FsvApplication *self)
 				      "Build the trace's index again, without reading or writing "
 				      "the index cache",
 				      NULL);
+	g_application_add_main_option(G_APPLICATION(self), "live", 0, G_OPTION_FLAG_NONE,
+				      G_OPTION_ARG_STRING,
+				      "Follow the live session at URL as it records "
+				      "(net://RELAYHOST/host/HOSTNAME/SESSION)",
+				      "URL");
 	g_application_set_option_context_parameter_string(G_APPLICATION(self), "[TRACE…]");
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `fencescope-view [--select-op ID] [--at TIME] [TRACE…]`: the viewer's entry point. A TRACE
- * that does not exist is refused here with one line, before any window opens; FsvApplication
- * checks the options.
+ * `fencescope-view [--select-op ID] [--at TIME] [--live URL] [TRACE…]`: the viewer's entry
+ * point. A TRACE that does not exist is refused here with one line, before any window opens;
+ * FsvApplication checks the options.
  */
 #include "fsv-config.h"
 
@@ -18,7 +18,8 @@ main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		/* The value of an option given as "--select-op 12" is not a TRACE. */
-		if (strcmp(argv[i], "--select-op") == 0 || strcmp(argv[i], "--at") == 0) {
+		if (strcmp(argv[i], "--select-op") == 0 || strcmp(argv[i], "--at") == 0 ||
+		    strcmp(argv[i], "--live") == 0) {
 			i++;
 			continue;
 		}

@@ -52,6 +52,19 @@ void _fsv_window_go_to_text(FsvWindow *self, const char *text);
 gboolean _fsv_window_is_legend_shown(FsvWindow *self);
 guint _fsv_window_get_bookmark_count(FsvWindow *self);
 
+/* Hooks of fsv-live.c (a live session followed in the window). Cancels the load that runs, if
+ * any, and hides its bar. */
+void _fsv_window_stop_loading(FsvWindow *self);
+/* Shows TRACE in place of the trace shown (its partial cause or clock warning on the error line),
+ * without adding it to the recent traces. */
+void _fsv_window_show_live_trace(FsvWindow *self, FsvTrace *trace);
+/* The bar under the header: LABEL and TEXT on a pulsing bar; LABEL NULL hides it. */
+void _fsv_window_set_live_bar(FsvWindow *self, const char *label, const char *text);
+/* Returns: (transfer none) (nullable): the bar's box, for a button of its own. */
+GtkBox *_fsv_window_get_progress_box(FsvWindow *self);
+/* The one-line error; NULL hides it. */
+void _fsv_window_show_error(FsvWindow *self, const char *message);
+
 G_END_DECLS
 
 #endif /* FSV_WINDOW_PRIVATE_H */

@@ -22,6 +22,7 @@
 #include "fsv-bookmarks.h"
 #include "fsv-time.h"
 #include "fsv-window-private.h"
+#include "fsv-live.h"
 
 #include <string.h>
 
@@ -365,6 +366,7 @@ fsv_window_open(FsvWindow *self, GFile *file)
 
 	g_return_if_fail(FSV_IS_WINDOW(self));
 	g_return_if_fail(G_IS_FILE(file));
+	_fsv_live_stop(self);
 	if (self->load_cancellable)
 		g_cancellable_cancel(self->load_cancellable);
 	g_clear_object(&self->load_cancellable);
@@ -426,6 +428,8 @@ on_cancel_clicked(FsvWindow *self)
 {
 	if (self->load_cancellable)
 		g_cancellable_cancel(self->load_cancellable);
+	/* Following a live session: Cancel stops it, the trace so far stays (fsv-live.h). */
+	_fsv_live_stop(self);
 }
 
 static void
@@ -1200,6 +1204,9 @@ state_dump(FsvWindow *self)
 	char number[G_ASCII_DTOSTR_BUF_SIZE];
 
 	g_key_file_set_boolean(file, "state", "loaded", self->trace != NULL && !self->load_task);
+	/* A live session followed (fsv-live.h): still recording, the view on its newest events. */
+	g_key_file_set_boolean(file, "live", "running", _fsv_live_is_running(self));
+	g_key_file_set_boolean(file, "live", "following", _fsv_live_is_following(self));
 	if (self->trace == NULL || view == NULL)
 		return g_key_file_to_data(file, NULL, NULL);
 	g_key_file_set_string(file, "state", "trace", fsv_trace_get_path(self->trace));
@@ -1496,6 +1503,72 @@ on_drop(GtkDropTarget *target, const GValue *value, double x, double y, FsvWindo
 }
 
 /* --- Test accessors ------------------------------------------------------------------------ */
+
+/* --- Hooks of fsv-live.c: a live session's traces shown in place -------------------------- */
+
+void
+_fsv_window_stop_loading(FsvWindow *self)
+{
+	if (self->load_cancellable)
+		g_cancellable_cancel(self->load_cancellable);
+	g_clear_object(&self->load_cancellable);
+	g_clear_object(&self->load_task);
+	stop_progress(self);
+	show_previous_page(self);
+}
+
+void
+_fsv_window_show_live_trace(FsvWindow *self, FsvTrace *trace)
+{
+	GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(self));
+	GtkAdjustment *vadjustment = NULL;
+	gboolean had_trace = self->trace != NULL;
+	double scroll_y = 0;
+
+	g_object_get(self->timeline, "vadjustment", &vadjustment, NULL);
+	if (vadjustment)
+		scroll_y = gtk_adjustment_get_value(vadjustment);
+	if (focus)
+		g_object_ref(focus);
+	show_error(self, fsv_trace_get_partial_error(trace) ? fsv_trace_get_partial_error(trace)
+							    : fsv_trace_get_clock_warning(trace));
+	show_trace(self, trace);
+	/* A newer trace of the same session every second: the rows stay scrolled where they were
+	 * and the focus where it was (typing in the search entry goes on). */
+	if (had_trace && vadjustment)
+		gtk_adjustment_set_value(vadjustment, scroll_y);
+	if (had_trace && focus && gtk_widget_get_root(focus) == GTK_ROOT(self))
+		gtk_widget_grab_focus(focus);
+	g_clear_object(&focus);
+	g_clear_object(&vadjustment);
+}
+
+void
+_fsv_window_set_live_bar(FsvWindow *self, const char *label, const char *text)
+{
+	if (label == NULL) {
+		stop_progress(self);
+		return;
+	}
+	gtk_label_set_text(self->progress_label, label);
+	gtk_progress_bar_pulse(self->progress_bar);
+	gtk_progress_bar_set_text(self->progress_bar, text);
+	gtk_revealer_set_reveal_child(self->progress_revealer, TRUE);
+}
+
+GtkBox *
+_fsv_window_get_progress_box(FsvWindow *self)
+{
+	GtkWidget *child = gtk_revealer_get_child(self->progress_revealer);
+
+	return GTK_IS_BOX(child) ? GTK_BOX(child) : NULL;
+}
+
+void
+_fsv_window_show_error(FsvWindow *self, const char *message)
+{
+	show_error(self, message);
+}
 
 FsvTimeline *
 _fsv_window_get_timeline(FsvWindow *self)

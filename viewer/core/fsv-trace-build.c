@@ -1382,6 +1382,37 @@ _fsv_trace_new_from_events(const char *name, const struct fsa_event *events, gsi
 }
 
 FsvTrace *
+_fsv_trace_new_from_replay(const char *name, FsvReplayNextFunc next, gpointer data,
+			   const struct fsa_ingest_stats *stats, const char *partial_error)
+{
+	g_autoptr(TraceBuild) build = build_new(name);
+	struct fsa_model_sink sink = {0};
+	const struct fsa_event *event;
+	const struct fsa_discard *discard;
+	struct fsa_model *model;
+	fsa_status status = FSA_OK;
+
+	init_sink(&sink, build);
+	model = fsa_model_create(&sink);
+	if (!model)
+		return NULL;
+	while (status == FSA_OK && next(data, &event, &discard))
+		status = event ? fsa_model_add_event(model, event)
+			       : fsa_model_add_discard(model, discard);
+	if (status == FSA_OK)
+		status = fsa_model_finish(model);
+	if (status != FSA_OK)
+		build->partial_error = g_strdup(fsa_status_string(status));
+	else if (partial_error)
+		build->partial_error = g_strdup(partial_error);
+	if (stats)
+		build->stats = *stats;
+	copy_model(build, model);
+	fsa_model_destroy(model);
+	return build_finish(build);
+}
+
+FsvTrace *
 fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_data,
 	       GCancellable *cancellable, GError **error)
 {

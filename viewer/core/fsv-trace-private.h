@@ -111,6 +111,21 @@ bool _fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind);
  */
 FsvTrace *_fsv_trace_new_from_events(const char *name, const struct fsa_event *events, gsize n);
 /*
+ * The next item of a replay: sets *event (and *discard to NULL), or *discard (and *event to
+ * NULL); both borrowed until the next call. Returns FALSE at the end.
+ */
+typedef gboolean (*FsvReplayNextFunc)(gpointer data, const struct fsa_event **event,
+				      const struct fsa_discard **discard);
+/*
+ * Builds a trace from events and tracer losses replayed in order by NEXT, as fsv_trace_load()
+ * builds one from a recording: a live session's trace so far (fsv-live-reader.h), rebuilt from
+ * what arrived. STATS (nullable) are the reader's; PARTIAL_ERROR (nullable) marks the trace
+ * partial. Returns: (transfer full) (nullable: out of memory).
+ */
+FsvTrace *_fsv_trace_new_from_replay(const char *name, FsvReplayNextFunc next, gpointer data,
+				     const struct fsa_ingest_stats *stats,
+				     const char *partial_error);
+/*
  * fsv_trace_load() whose analyzer model feeds TEE (nullable) too, item by item, after the
  * trace's own sink: the index builder counts what is loaded so far with it (fsv-load-preview.h).
  */
