@@ -35,12 +35,16 @@ static char *
 run_report(const char *scenario, const char *format, bool is_frames)
 {
 	char *trace = g_build_filename(FS_TRACES, scenario, NULL);
-	const char *frames[] = {"report", "--format", format, FRAME_PIPELINE_ARGS, trace, NULL};
-	const char *waits[] = {"report", "--format", format, PRODUCER_ARGS, trace, NULL};
+	/* Run from the source tree with "traces/NAME", as scripts/regen-golden does: the text's
+	 * first line names the trace as given. */
+	g_autofree char *root = g_path_get_dirname(FS_TRACES);
+	g_autofree char *relative = g_build_filename("traces", scenario, NULL);
+	const char *frames[] = {"report", "--format", format, FRAME_PIPELINE_ARGS, relative, NULL};
+	const char *waits[] = {"report", "--format", format, PRODUCER_ARGS, relative, NULL};
 	struct fst_run run;
 	char *out;
 
-	fst_run_fencescope(is_frames ? frames : waits, &run);
+	fst_run_fencescope_in(root, is_frames ? frames : waits, &run);
 	cr_assert_eq(run.exit_status, 0, "fencescope report %s: %s", trace, run.err);
 	out = g_steal_pointer(&run.out);
 	fst_run_clear(&run);
