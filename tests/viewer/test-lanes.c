@@ -32,6 +32,7 @@
 #include "fencescope-tp-enums.h"
 #include "fsv-render.h"
 #include "fsv-lanes-private.h"
+#include "fst-timeline.h"
 #include "fsv-trace-private.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
@@ -54,37 +55,15 @@ static FsvTrace *trace;
 static FsvView *view;
 static guint32 queue_row, engine_row;
 
-static void
-ev(const char *name, uint64_t ts, ...)
-{
-	struct fsa_event e;
-	const char *field;
-	va_list args;
-
-	fsa_event_clear(&e);
-	e.type = fsa_event_type_from_name(name);
-	cr_assert_neq(e.type, FSA_EV_UNKNOWN, "no event %s", name);
-	e.ts_ns = ts;
-	e.cpu_id = UINT32_MAX;
-	va_start(args, ts);
-	while ((field = va_arg(args, const char *))) {
-		int slot = fsa_field_from_name(field);
-		uint64_t value = va_arg(args, uint64_t);
-
-		cr_assert_geq(slot, 0, "no field %s", field);
-		fsa_event_set(&e, (enum fsa_field) slot, value);
-	}
-	va_end(args);
-	g_array_append_val(events, e);
-}
+/* The events of the timeline being written (fst-timeline.h). */
+#define ev(...) fst_event_add(events, __VA_ARGS__)
 
 static void
 build(guint depth)
 {
-	g_autoptr(GArray) ops = g_array_new(FALSE, FALSE, sizeof(struct fsa_event));
 	guint setup;
 
-	events = g_array_new(FALSE, FALSE, sizeof(struct fsa_event));
+	events = fst_events_new();
 	ev("trace_info", T0, "format_major", UINT64_C(1), "format_minor", UINT64_C(5), "clock_mode",
 	   (uint64_t) FSTP_CLOCK_MODE_SIM, NULL);
 	ev("adapter_create", T0, "adapter_id", UINT64_C(0), "engine_count", UINT64_C(1),
@@ -136,28 +115,9 @@ build(guint depth)
 	   US(20 + 11 * depth), "gpu_ts", US(20 + 11 * depth), "gpu_ts_frequency_hz",
 	   UINT64_C(1000000000), NULL);
 	/* Events are written per operation, then put in time order as a recording delivers them
-	 * (an insertion sort: stable, same-time events keep the order they were written in). */
-	g_array_append_vals(ops, &g_array_index(events, struct fsa_event, setup),
-			    events->len - setup);
-	g_array_set_size(events, setup);
-	{
-		struct fsa_event *e = (struct fsa_event *) ops->data;
-		g_autofree guint *order = g_new(guint, ops->len);
-
-		for (guint i = 0; i < ops->len; i++)
-			order[i] = i;
-		for (guint i = 1; i < ops->len; i++)
-			for (guint j = i; j > 0 && e[order[j - 1]].ts_ns > e[order[j]].ts_ns; j--) {
-				guint k = order[j];
-
-				order[j] = order[j - 1];
-				order[j - 1] = k;
-			}
-		for (guint i = 0; i < ops->len; i++)
-			g_array_append_val(events, e[order[i]]);
-	}
-	trace = _fsv_trace_new_from_events("deep-queue", (const struct fsa_event *) events->data,
-					   events->len);
+	 * (stable: same-time events keep the order they were written in). */
+	fst_events_sort(events, setup);
+	trace = fst_trace_from_events("deep-queue", events);
 	cr_assert_null(fsv_trace_get_partial_error(trace), "%s",
 		       fsv_trace_get_partial_error(trace));
 	queue_row = fsv_trace_find_queue_row(trace, KQ);
