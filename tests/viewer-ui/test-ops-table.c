@@ -647,6 +647,19 @@ Test(command_line, bad_values_exit_2_and_unknown_ids_are_said)
 		cr_assert_eq(run_application(argv, &run), 2, "%s %s", bad[i][0], bad[i][1]);
 		cr_assert_null(run.window);
 	}
+	/* A time, but outside the trace: go to time's line in the window, the view unmoved. */
+	{
+		const char *argv[] = {"fencescope-view", "--at", "2.5ms", path, NULL};
+		StartRun run = {0};
+
+		cr_assert_eq(run_application(argv, &run), 0);
+		cr_assert(run.is_done);
+		cr_assert_not_null(run.error);
+		cr_assert_not_null(strstr(run.error, "--at: '2.5ms' is outside the trace"), "%s",
+				   run.error);
+		cr_assert_not_null(strstr(run.error, "+TIME"), "%s", run.error);
+		g_free(run.error);
+	}
 	{
 		const char *argv[] = {"fencescope-view", "--select-op", "999999999", path, NULL};
 		StartRun run = {0};

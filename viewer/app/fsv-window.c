@@ -78,8 +78,9 @@ struct _FsvWindow {
 	FsvQuery *query; /* the search entry's last valid query, NULL when empty */
 
 	/* fsv_window_set_start(): applied once the loaded trace is laid out at its real size. */
-	gboolean has_start_op, has_start_at, is_start_at_relative;
-	guint64 start_op_id, start_at_ns;
+	gboolean has_start_op, has_start_at;
+	guint64 start_op_id;
+	char *start_at; /* --at as typed */
 	guint start_tick;
 	FsvOpenFlags open_flags;
 };
@@ -266,16 +267,13 @@ apply_start(FsvWindow *self)
 		}
 	}
 	if (self->has_start_at) {
-		guint64 base = fsv_trace_get_begin_ns(self->trace);
+		g_autoptr(GError) error = NULL;
+		guint64 ns = 0;
 
-		if (self->is_start_at_relative && self->start_at_ns > G_MAXUINT64 - 1 - base)
-			problem = g_strdup_printf("--at +%" G_GUINT64_FORMAT
-						  " ns: past the last representable time",
-						  self->start_at_ns);
-		else
-			fsv_timeline_center_at(self->timeline, self->is_start_at_relative
-								   ? base + self->start_at_ns
-								   : self->start_at_ns);
+		if (fsv_trace_parse_time(self->trace, self->start_at, &ns, &error))
+			fsv_timeline_center_at(self->timeline, ns);
+		else if (problem == NULL)
+			problem = g_strdup_printf("--at: %s", error->message);
 	}
 	self->has_start_op = self->has_start_at = FALSE;
 	if (problem)
@@ -300,15 +298,14 @@ apply_start_when_laid_out(GtkWidget *widget, GdkFrameClock *clock, gpointer user
 }
 
 void
-fsv_window_set_start(FsvWindow *self, gboolean has_op, guint64 op_id, gboolean has_at,
-		     gboolean at_is_relative, guint64 at_ns)
+fsv_window_set_start(FsvWindow *self, gboolean has_op, guint64 op_id, const char *at)
 {
 	g_return_if_fail(FSV_IS_WINDOW(self));
 	self->has_start_op = has_op;
 	self->start_op_id = op_id;
-	self->has_start_at = has_at;
-	self->is_start_at_relative = at_is_relative;
-	self->start_at_ns = at_ns;
+	self->has_start_at = at != NULL;
+	g_free(self->start_at);
+	self->start_at = g_strdup(at);
 }
 
 /* The page a load leaves behind when it brings no trace: the trace shown before, else the
@@ -1694,6 +1691,7 @@ fsv_window_dispose(GObject *object)
 	g_clear_handle_id(&self->bookmarks_idle, g_source_remove);
 	g_clear_pointer(&self->state_file, g_free);
 	g_clear_pointer(&self->state_text, g_free);
+	g_clear_pointer(&self->start_at, g_free);
 	g_clear_pointer(&self->query, fsv_query_unref);
 	if (self->start_tick && self->timeline)
 		gtk_widget_remove_tick_callback(GTK_WIDGET(self->timeline), self->start_tick);
