@@ -516,6 +516,63 @@ Test(lanes, the_aggregated_slot_says_how_many_lanes_it_stacks)
 	teardown();
 }
 
+/* The disclosure triangle's pixels in the label of ROW: left of its text, where a group's is. */
+static guint
+disclosure_pixels(cairo_surface_t *s, guint32 row)
+{
+	const FsvRow *r = fsv_trace_get_row(trace, row);
+	double y, h, x = 8 + r->depth * 14;
+
+	cr_assert(fsv_view_get_row_geometry(view, row, &y, &h));
+	return count_near(s, rgb24(FSV_COLOR_DISCLOSURE), x - 1, y + 5, x + 10, y + 17);
+}
+
+/* Issue 15 §2: a deep queue's label shows that it folds, ▸ while its lanes are stacked, ▾
+ * while they are all shown, as a group's label does; a row without stacked lanes shows none. */
+Test(lanes, a_row_with_stacked_lanes_has_a_fold_indicator_in_its_label)
+{
+	cairo_surface_t *folded, *unfolded, *shallow;
+	guint a, b;
+
+	build(50);
+	cr_assert(fsv_view_row_has_stacked_lanes(view, queue_row));
+	folded = render(NULL);
+	fsv_view_set_row_lanes_expanded(view, queue_row, true);
+	unfolded = render(NULL);
+	a = disclosure_pixels(folded, queue_row);
+	b = disclosure_pixels(unfolded, queue_row);
+	cr_assert_gt(a, 6, "▸ drawn (%u pixels)", a);
+	cr_assert_gt(b, 6, "▾ drawn (%u pixels)", b);
+	{
+		/* ▸ is taller than wide, ▾ wider than tall: the columns they ink differ. */
+		const FsvRow *r = fsv_trace_get_row(trace, queue_row);
+		double x = 8 + r->depth * 14, y0, h0, y1, h1;
+		guint cols_folded = 0, cols_unfolded = 0;
+
+		fsv_view_set_row_lanes_expanded(view, queue_row, false);
+		cr_assert(fsv_view_get_row_geometry(view, queue_row, &y0, &h0));
+		fsv_view_set_row_lanes_expanded(view, queue_row, true);
+		cr_assert(fsv_view_get_row_geometry(view, queue_row, &y1, &h1));
+		for (int cx = (int) x - 1; cx < (int) x + 10; cx++) {
+			cols_folded += count_near(folded, rgb24(FSV_COLOR_DISCLOSURE), cx, y0 + 5,
+						  cx + 1, y0 + 17) > 0;
+			cols_unfolded += count_near(unfolded, rgb24(FSV_COLOR_DISCLOSURE), cx,
+						    y1 + 5, cx + 1, y1 + 17) > 0;
+		}
+		cr_assert_lt(cols_folded, cols_unfolded, "▸ %u columns, ▾ %u", cols_folded,
+			     cols_unfolded);
+	}
+	cairo_surface_destroy(folded);
+	cairo_surface_destroy(unfolded);
+	teardown();
+	build(1);
+	cr_assert_not(fsv_view_row_has_stacked_lanes(view, queue_row));
+	shallow = render(NULL);
+	cr_assert_eq(disclosure_pixels(shallow, queue_row), 0, "nothing to fold: no triangle");
+	cairo_surface_destroy(shallow);
+	teardown();
+}
+
 /* ---- fsv-lanes.c on its own: random rows ---------------------------------------------------- */
 
 /* How many of ITEMS overlap at T (a zero-length item covers its instant). */

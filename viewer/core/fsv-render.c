@@ -2001,12 +2001,16 @@ draw_row_label(RenderPass *pass, guint32 row, double y, double h)
 		cairo_rectangle(cr, 0, y, lw, h);
 		cairo_fill(cr);
 	}
-	if (is_group) {
-		/* Disclosure triangle: ▾ expanded, ▸ collapsed. */
+	/* A row whose label folds something has the disclosure triangle, ▾ unfolded and ▸ folded:
+	 * a group its children, a leaf row with stacked lanes (a deep queue) its lanes, as a click
+	 * on the label does (fsv_timeline_select_at; issue 15 §2). */
+	if (is_group || fsv_view_row_has_stacked_lanes(pass->view, row)) {
 		double cx = x + 4, cy = y + (is_header ? h / 2 : 11);
+		bool is_unfolded = is_group ? fsv_view_is_row_expanded(pass->view, row)
+					    : fsv_view_is_row_lanes_expanded(pass->view, row);
 
 		_fsv_render_set_color(cr, FSV_COLOR_DISCLOSURE, 1);
-		if (fsv_view_is_row_expanded(pass->view, row)) {
+		if (is_unfolded) {
 			cairo_move_to(cr, cx - 4, cy - 2);
 			cairo_line_to(cr, cx + 4, cy - 2);
 			cairo_line_to(cr, cx, cy + 3);

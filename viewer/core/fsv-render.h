@@ -186,7 +186,7 @@ typedef enum {
 	FSV_COLOR_LABEL_BACKGROUND,
 	FSV_COLOR_LABEL_HEADER, /* a group row's label */
 	FSV_COLOR_LABEL_SEPARATOR,
-	FSV_COLOR_DISCLOSURE,     /* ▾ / ▸ of a group */
+	FSV_COLOR_DISCLOSURE,     /* ▾ / ▸ of a group, and of a row with stacked lanes */
 	FSV_COLOR_TEXT,           /* row labels, the trace's name, the legend's title */
 	FSV_COLOR_TEXT_DIM,       /* sublabels, the ruler's note, "no GPU queues…" */
 	FSV_COLOR_TEXT_SECONDARY, /* ruler labels, legend entries */
