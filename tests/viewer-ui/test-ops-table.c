@@ -468,6 +468,94 @@ Test(table, show_table_action_toggles_the_pane_and_a_hidden_table_waits)
 	cr_assert_eq(fsv_ops_table_get_n_rows(table), waits, "shown: the search applies");
 }
 
+static void
+make_window_without_table(void)
+{
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	g_autoptr(GFile) file = g_file_new_for_path(path);
+
+	gtk_init();
+	window = fsv_window_new(NULL);
+	gtk_window_set_default_size(GTK_WINDOW(window), 1600, 900);
+	gtk_window_present(GTK_WINDOW(window));
+	fsv_window_open(window, file);
+	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
+	settle();
+}
+
+TestSuite(table_fresh, .init = make_window_without_table, .fini = destroy_window, .timeout = 120);
+
+/* How many of the first rows are on screen: a realized, mapped row inside the table's
+ * scrolled window, each below the one before. */
+static guint
+rows_on_screen(FsvOpsTable *table, guint want)
+{
+	graphene_rect_t last = GRAPHENE_RECT_INIT(0, -1, 0, 0);
+	guint n = 0;
+
+	for (guint i = 0; i < want && i < fsv_ops_table_get_n_rows(table); i++) {
+		graphene_rect_t bounds;
+
+		if (!_fsv_ops_table_get_row_bounds(table, i, GTK_WIDGET(window), &bounds) ||
+		    bounds.size.height < 4 || bounds.origin.y <= last.origin.y)
+			break;
+		last = bounds;
+		n++;
+	}
+	return n;
+}
+
+/* Shown after a search was typed while it was hidden (Ctrl+T after Ctrl+F), the table shows
+ * all the rows that fit, not only the first (issue 15: the rows computed on map were given to
+ * a list view that had laid out its single estimated row). */
+static void
+check_shown_after_search(const char *text)
+{
+	FsvOpsTable *table = _fsv_window_get_ops_table(window);
+	guint n;
+
+	g_action_group_change_action_state(G_ACTION_GROUP(window), "show-table",
+					   g_variant_new_boolean(FALSE));
+	settle();
+	_fsv_window_set_search_text(window, text);
+	settle();
+	g_action_group_change_action_state(G_ACTION_GROUP(window), "show-table",
+					   g_variant_new_boolean(TRUE));
+	settle();
+	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	settle();
+	n = fsv_ops_table_get_n_rows(table);
+	cr_assert_gt(n, 8, "%s: %u rows", text, n);
+	cr_assert_geq(rows_on_screen(table, 8), 8, "%s: only %u of the first 8 rows shown", text,
+		      rows_on_screen(table, 8));
+}
+
+Test(table, shown_after_a_search_it_shows_every_row_that_fits)
+{
+	check_shown_after_search("kind=wait");
+	check_shown_after_search("kind=signal");
+	check_shown_after_search("");
+	/* The rows computed in the worker thread, as for a trace of 200 000 ops or more. */
+	_fsv_ops_table_set_sync_max_ops(0);
+	check_shown_after_search("kind=wait");
+	check_shown_after_search("");
+	_fsv_ops_table_set_sync_max_ops(200000);
+}
+
+/* The same in a window whose table was never shown before the search. */
+Test(table_fresh, first_shown_after_a_search_it_shows_every_row_that_fits)
+{
+	check_shown_after_search("kind=wait");
+}
+
+Test(table_fresh, first_shown_after_a_search_in_the_worker_it_shows_every_row_that_fits)
+{
+	_fsv_ops_table_set_sync_max_ops(0);
+	check_shown_after_search("kind=wait");
+	_fsv_ops_table_set_sync_max_ops(200000);
+}
+
 /* Enter and Escape in the search entry give the keys back to the timeline: Z, W, F typed next
  * zoom instead of landing in the entry. Escape clears the search too. */
 Test(table, enter_and_escape_in_the_search_give_the_keys_back)
