@@ -573,6 +573,35 @@ Test(lanes, a_row_with_stacked_lanes_has_a_fold_indicator_in_its_label)
 	teardown();
 }
 
+/* An expanded 200-deep queue is 6 400 px tall: scrolled into its middle (as selecting a wait
+ * there does), its label still says which row it is, at the top of the rows' area. */
+Test(lanes, an_expanded_deep_row_scrolled_into_its_middle_keeps_its_label_in_sight)
+{
+	int rh, lw, content_y = 0;
+	double y, h;
+	cairo_surface_t *s;
+	guint text;
+
+	build(200);
+	fsv_view_set_row_lanes_expanded(view, queue_row, true);
+	rh = fsv_view_get_ruler_height(view);
+	lw = fsv_view_get_label_width(view);
+	for (guint i = 0; i < fsv_view_get_visible_row_count(view); i++)
+		if (fsv_view_get_visible_row(view, i, &content_y, NULL) == queue_row)
+			break;
+	fsv_view_set_scroll_y(view, content_y + 2000);
+	cr_assert(fsv_view_get_row_geometry(view, queue_row, &y, &h));
+	cr_assert_lt(y, rh - 1000, "the row starts far above the view");
+	cr_assert_gt(y + h, HEIGHT, "and ends below it");
+	s = render(NULL);
+	text = count_near(s, rgb24(FSV_COLOR_TEXT), 0, rh, lw - 40, rh + 30);
+	cr_assert_gt(text, 20, "the label's text at the top (%u pixels)", text);
+	cr_assert_gt(count_near(s, rgb24(FSV_COLOR_DISCLOSURE), 0, rh, lw, rh + 30), 6,
+		     "and its ▾");
+	cairo_surface_destroy(s);
+	teardown();
+}
+
 /* ---- fsv-lanes.c on its own: random rows ---------------------------------------------------- */
 
 /* How many of ITEMS overlap at T (a zero-length item covers its instant). */

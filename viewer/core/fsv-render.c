@@ -1980,8 +1980,11 @@ draw_row_content(RenderPass *pass, guint32 row, double y, double h)
 	}
 }
 
+/* The label of a row at drawing y (height h); the rows start at TOP (under the ruler). The
+ * label's text and triangle stay at the top of what is in sight of the row, so an expanded
+ * deep row scrolled into its middle still says which row it is. */
 static void
-draw_row_label(RenderPass *pass, guint32 row, double y, double h)
+draw_row_label(RenderPass *pass, guint32 row, double row_y, double h, double top)
 {
 	cairo_t *cr = pass->cr;
 	const FsvRow *r = fsv_trace_get_row(pass->trace, row);
@@ -1989,16 +1992,19 @@ draw_row_label(RenderPass *pass, guint32 row, double y, double h)
 	double x = 8 + r->depth * 14, lw = fsv_view_get_label_width(pass->view);
 	bool is_header = r->kind == FSV_ROW_ADAPTER || r->kind == FSV_ROW_CPU_GROUP ||
 			 r->kind == FSV_ROW_FENCE_GROUP || r->kind == FSV_ROW_VA_GROUP;
+	/* Where the text goes: the row's top, or the top of the rows' area when the row starts
+	 * above it and has room for its two lines below it. */
+	double y = row_y < top && !is_header ? MAX(row_y, MIN(top, row_y + h - 30)) : row_y;
 
 	if (is_header)
 		_fsv_render_set_color(cr, FSV_COLOR_LABEL_HEADER, 1);
 	else
 		_fsv_render_set_color(cr, FSV_COLOR_LABEL_BACKGROUND, 1);
-	cairo_rectangle(cr, 0, y, lw, h);
+	cairo_rectangle(cr, 0, row_y, lw, h);
 	cairo_fill(cr);
 	if (pass->opt->selection.kind == FSV_ITEM_ROW && pass->opt->selection.index == row) {
 		_fsv_render_set_color(cr, FSV_COLOR_SELECTION, 0.15);
-		cairo_rectangle(cr, 0, y, lw, h);
+		cairo_rectangle(cr, 0, row_y, lw, h);
 		cairo_fill(cr);
 	}
 	/* A row whose label folds something has the disclosure triangle, ▾ unfolded and ▸ folded:
@@ -2046,9 +2052,9 @@ draw_row_label(RenderPass *pass, guint32 row, double y, double h)
 		}
 	}
 	if (r->kind == FSV_ROW_BUSY || r->kind == FSV_ROW_DEPTH)
-		_fsv_render_counter_axis(cr, pass->trace, row, y, h, lw, pass->font);
+		_fsv_render_counter_axis(cr, pass->trace, row, row_y, h, lw, pass->font);
 	_fsv_render_set_color(cr, FSV_COLOR_LABEL_SEPARATOR, 1);
-	cairo_rectangle(cr, 0, y + h - 1, lw, 1);
+	cairo_rectangle(cr, 0, row_y + h - 1, lw, 1);
 	cairo_fill(cr);
 }
 
@@ -3048,7 +3054,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		fsv_view_get_row_geometry(view, row, &y, &rowh);
 		if (y + rowh < rh || y > h)
 			continue;
-		draw_row_label(&pass, row, y, rowh);
+		draw_row_label(&pass, row, y, rowh, rh);
 	}
 	cairo_restore(cr);
 	_fsv_render_set_color(cr, FSV_COLOR_RULE, 1);
