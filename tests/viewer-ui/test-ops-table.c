@@ -486,6 +486,66 @@ make_window_without_table(void)
 
 TestSuite(table_fresh, .init = make_window_without_table, .fini = destroy_window, .timeout = 120);
 
+static char *chain_details;
+
+static gboolean
+has_chain(void)
+{
+	g_free(chain_details);
+	chain_details = _fsv_window_dup_details_text(window);
+	return strstr(chain_details, "Chain of causes") != NULL &&
+	       strstr(chain_details, "indexing the trace") == NULL;
+}
+
+/* Issue 16 §1, the viewer's part: a selected wait lists its chain of causes in the details
+ * pane (docs/analyzer.md "Chains of causes": the signal that released it, that signal's command
+ * buffer running, what that buffer queued behind, back to the CPU's submission), each link a
+ * link that selects its op or packet. */
+Test(table, a_selected_wait_lists_its_chain_of_causes_as_links)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvTrace *trace = shown_trace();
+	guint32 wait = FSV_INDEX_NONE;
+	FsvItem selection;
+
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace) && wait == FSV_INDEX_NONE; i++) {
+		const FsvOp *o = fsv_trace_get_op(trace, i);
+
+		if (o->kind == FSA_OP_WAIT && o->source == FSA_SRC_USER_MODE_QUEUE &&
+		    o->state == FSA_OP_OBSERVED && o->signal_op != FSV_INDEX_NONE &&
+		    fsv_trace_get_op(trace, o->signal_op)->source != FSA_SRC_CPU &&
+		    i > 40)
+			wait = i;
+	}
+	cr_assert_neq(wait, FSV_INDEX_NONE, "frame-pipeline has a user-mode wait a queue released");
+	fsv_timeline_select_op(timeline, wait);
+	settle();
+	spin_until(has_chain, LOAD_TIMEOUT_US);
+	cr_assert_not_null(strstr(chain_details, "Ends at"), "%s", chain_details);
+	/* Its first link: the signal that released it. */
+	cr_assert(_fsv_window_click_details_link(window, "signal", 0), "%s", chain_details);
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_OP);
+	cr_assert_eq(selection.index, fsv_trace_get_op(trace, wait)->signal_op);
+	/* Back to the wait, then to the packet that ran the signal's command buffer. */
+	fsv_timeline_select_op(timeline, wait);
+	settle();
+	spin_until(has_chain, LOAD_TIMEOUT_US);
+	cr_assert(_fsv_window_click_details_link(window, "run", 0), "%s", chain_details);
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_PACKET);
+	{
+		const FsvOp *s = fsv_trace_get_op(trace, fsv_trace_get_op(trace, wait)->signal_op);
+		const FsvPacket *p = fsv_trace_get_packet(trace, selection.index);
+
+		cr_assert_eq(p->hwqueue_handle, s->hwqueue_handle);
+		cr_assert_eq(p->progress_value, s->progress_value);
+	}
+	g_clear_pointer(&chain_details, g_free);
+}
+
 /* How many of the first rows are on screen: a realized, mapped row inside the table's
  * scrolled window, each below the one before. */
 static guint

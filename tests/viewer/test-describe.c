@@ -196,3 +196,70 @@ Test(describe, packet_link_does_not_scan_the_engine, .timeout = 300)
 	cr_assert_lt(spent, 150.0, "%u details panes took %.1f ms of CPU", N_LOOKUP, spent);
 	cr_log_info("%u details panes with their packet link: %.1f ms of CPU", N_LOOKUP, spent);
 }
+
+/* ---- The chain of causes of a wait (fsv-chain.h; issue 16 §1, the viewer's part) ----------- */
+
+#include "fsv-chain.h"
+
+/* On recorded traces, every released wait's chain starts with the wait and the signal that
+ * released it, its links hold parts of the time that tile it back from the wait's end, and
+ * every link names an item of the trace. */
+static void
+check_chains(const char *name, guint *long_chains)
+{
+	g_autofree char *path = g_build_filename(FST_TRACES, name, NULL);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FsvTrace) trace = fsv_trace_load(path, NULL, NULL, NULL, &error);
+	FsvChainIndex *index;
+
+	cr_assert_not_null(trace, "%s: %s", name, error ? error->message : "");
+	index = fsv_chain_index_new(trace);
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
+		const FsvOp *o = fsv_trace_get_op(trace, i);
+		enum fsa_chain_stop stop;
+		FsvItem stop_item;
+		g_autoptr(GArray) links = NULL;
+
+		links = fsv_chain_index_chain_of_wait(index, i, 64, &stop, &stop_item);
+		if (o->kind != FSA_OP_WAIT) {
+			cr_assert_null(links, "%s op %" PRIu64 ": no wait, no chain", name, o->id);
+			continue;
+		}
+		cr_assert_not_null(links, "%s op %" PRIu64, name, o->id);
+		cr_assert_geq(links->len, 1);
+		cr_assert_eq(g_array_index(links, FsvChainLink, 0).item.kind, FSV_ITEM_OP);
+		cr_assert_eq(g_array_index(links, FsvChainLink, 0).item.index, i);
+		if (o->state == FSA_OP_OBSERVED && o->signal_op != FSV_INDEX_NONE &&
+		    o->source != FSA_SRC_CPU && links->len > 1) {
+			const FsvChainLink *l1 = &g_array_index(links, FsvChainLink, 1);
+
+			cr_assert_eq(l1->role, FSA_CHAIN_SIGNAL, "%s op %" PRIu64, name, o->id);
+			cr_assert_eq(l1->item.index, o->signal_op, "%s op %" PRIu64, name, o->id);
+		}
+		for (guint k = 0; k < links->len; k++) {
+			const FsvChainLink *l = &g_array_index(links, FsvChainLink, k);
+
+			cr_assert_neq(l->item.kind, FSV_ITEM_NONE, "%s op %" PRIu64 " link %u", name,
+				      o->id, k);
+			cr_assert_leq(l->hold_begin_ns, l->hold_end_ns);
+			if (k > 0)
+				cr_assert_eq(l->hold_end_ns,
+					     g_array_index(links, FsvChainLink, k - 1).hold_begin_ns,
+					     "%s op %" PRIu64 ": link %u ends where %u begins", name,
+					     o->id, k, k - 1);
+		}
+		*long_chains += links->len >= 3;
+	}
+	fsv_chain_index_free(index);
+}
+
+Test(describe, chains_of_causes_start_at_the_release_and_tile_the_time, .timeout = 300)
+{
+	static const char *const names[] = {"producer-consumer", "frame-pipeline",
+					    "priority-inversion", "deep-queue"};
+	guint long_chains = 0;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+		check_chains(names[i], &long_chains);
+	cr_assert_gt(long_chains, 100, "chains of 3 links or more: %u", long_chains);
+}
