@@ -522,12 +522,28 @@ Test(table, a_selected_wait_lists_its_chain_of_causes_as_links)
 	settle();
 	spin_until(has_chain, LOAD_TIMEOUT_US);
 	cr_assert_not_null(strstr(chain_details, "Ends at"), "%s", chain_details);
+	/* The timeline outlines the links, the releasing signal first. */
+	{
+		guint n = 0;
+		const FsvItem *hl = fsv_timeline_get_highlights(timeline, &n);
+
+		cr_assert_geq(n, 2, "the signal and its command buffer at least");
+		cr_assert_eq(hl[0].kind, FSV_ITEM_OP);
+		cr_assert_eq(hl[0].index, fsv_trace_get_op(trace, wait)->signal_op);
+		cr_assert_eq(hl[1].kind, FSV_ITEM_PACKET);
+	}
 	/* Its first link: the signal that released it. */
 	cr_assert(_fsv_window_click_details_link(window, "signal", 0), "%s", chain_details);
 	settle();
 	fsv_timeline_get_selection(timeline, &selection);
 	cr_assert_eq(selection.kind, FSV_ITEM_OP);
 	cr_assert_eq(selection.index, fsv_trace_get_op(trace, wait)->signal_op);
+	{
+		guint n = 0;
+
+		fsv_timeline_get_highlights(timeline, &n);
+		cr_assert_eq(n, 0, "a signal has no chain: nothing outlined");
+	}
 	/* Back to the wait, then to the packet that ran the signal's command buffer. */
 	fsv_timeline_select_op(timeline, wait);
 	settle();

@@ -602,6 +602,45 @@ Test(lanes, an_expanded_deep_row_scrolled_into_its_middle_keeps_its_label_in_sig
 	teardown();
 }
 
+/* The chain of causes of a selected wait is outlined in the dependency colour
+ * (FsvRenderOptions.highlights); without highlights nothing is. */
+Test(lanes, highlighted_items_are_outlined_in_the_dependency_colour)
+{
+	cairo_surface_t *plain, *lit;
+	FsvRenderOptions o;
+	FsvItem items[2];
+	Box a, b;
+	guint before, after;
+
+	build(6);
+	items[0] = (FsvItem){FSV_ITEM_OP, 0, fsv_trace_get_op(trace, 0)->row};
+	items[1] = (FsvItem){FSV_ITEM_PACKET, 0, fsv_trace_get_packet(trace, 0)->row};
+	a = box_of(FSV_ITEM_OP, 0);
+	b = box_of(FSV_ITEM_PACKET, 0);
+	plain = render(NULL);
+	fsv_render_options_init(&o);
+	o.show_legend = false;
+	o.highlights = items;
+	o.n_highlights = 2;
+	lit = cairo_image_surface_create(CAIRO_FORMAT_RGB24, WIDTH, HEIGHT);
+	{
+		cairo_t *cr = cairo_create(lit);
+
+		fsv_render_draw(cr, trace, view, &o);
+		cairo_destroy(cr);
+		cairo_surface_flush(lit);
+	}
+	before = count_near(plain, rgb24(FSV_COLOR_ARROW), 0, MIN(a.ly, b.ly) - 3, WIDTH,
+			    MAX(a.ly + a.lh, b.ly + b.lh) + 3);
+	after = count_near(lit, rgb24(FSV_COLOR_ARROW), 0, MIN(a.ly, b.ly) - 3, WIDTH,
+			   MAX(a.ly + a.lh, b.ly + b.lh) + 3);
+	cr_assert_eq(before, 0, "nothing outlined without highlights (%u)", before);
+	cr_assert_gt(after, 40, "both boxes outlined (%u pixels)", after);
+	cairo_surface_destroy(plain);
+	cairo_surface_destroy(lit);
+	teardown();
+}
+
 /* ---- fsv-lanes.c on its own: random rows ---------------------------------------------------- */
 
 /* How many of ITEMS overlap at T (a zero-length item covers its instant). */

@@ -629,6 +629,23 @@ details_add_chain(FsvWindow *self, guint32 op)
 					      &stop_item);
 	if (links == NULL || links->len < 2)
 		return;
+	{
+		/* The timeline outlines the same links (the wait itself is the selection). */
+		g_autoptr(GArray) items = g_array_new(FALSE, FALSE, sizeof(FsvItem));
+
+		for (guint i = 1; i < links->len; i++) {
+			const FsvItem *it = &g_array_index(links, FsvChainLink, i).item;
+			const FsvItem *last =
+			    items->len ? &g_array_index(items, FsvItem, items->len - 1) : NULL;
+
+			/* A submission names the packet its queue link named: once. */
+			if (it->kind != FSV_ITEM_NONE &&
+			    (!last || last->kind != it->kind || last->index != it->index))
+				g_array_append_val(items, *it);
+		}
+		fsv_timeline_set_highlights(self->timeline, (const FsvItem *) (gpointer) items->data,
+					    items->len);
+	}
 	details_heading(self, "Chain of causes");
 	for (guint i = 1; i < links->len; i++) {
 		const FsvChainLink *l = &g_array_index(links, FsvChainLink, i);
@@ -812,6 +829,7 @@ details_update(FsvWindow *self)
 	gboolean has_range;
 
 	details_clear(self);
+	fsv_timeline_set_highlights(self->timeline, NULL, 0);
 	if (self->trace == NULL)
 		return;
 	fsv_timeline_get_selection(self->timeline, &item);

@@ -2461,11 +2461,48 @@ draw_selected_box(RenderPass *pass, const FsvItem *sel)
 	cairo_restore(pass->cr);
 }
 
+/* The chain of causes of the selected wait (FsvRenderOptions.highlights): each link's box
+ * outlined, a dashed line from each link's start to the end of the link it explains (link k
+ * holds the time just before link k − 1). */
+static void
+draw_highlights(RenderPass *pass)
+{
+	const FsvItem *items = pass->opt->highlights;
+	double px0 = 0, px1 = 0, py = 0, ph = 0;
+	bool has_prev = false;
+
+	for (guint i = 0; i < pass->opt->n_highlights; i++) {
+		double x0, x1, y, h;
+		bool is_drawn = item_rect(pass, &items[i], &x0, &x1, &y, &h);
+
+		if (is_drawn) {
+			outline_item(pass, &items[i], colors[FSV_COLOR_ARROW], 1.5);
+			if (has_prev) {
+				_fsv_render_set_color(pass->cr, FSV_COLOR_ARROW, 0.8);
+				cairo_set_line_width(pass->cr, 1);
+				cairo_set_dash(pass->cr, (const double[]){3, 2}, 2, 0);
+				cairo_move_to(pass->cr, x1, y + h / 2);
+				cairo_line_to(pass->cr, px0, py + ph / 2);
+				cairo_stroke(pass->cr);
+				cairo_set_dash(pass->cr, NULL, 0, 0);
+			}
+		}
+		has_prev = is_drawn;
+		px0 = x0;
+		px1 = x1;
+		py = y;
+		ph = h;
+	}
+	(void) px1;
+}
+
 static void
 draw_selection(RenderPass *pass)
 {
 	const FsvItem *sel = &pass->opt->selection;
 
+	if (pass->opt->n_highlights > 0)
+		draw_highlights(pass);
 	if (pass->opt->hover.kind != FSV_ITEM_NONE)
 		outline_item(pass, &pass->opt->hover, colors[FSV_COLOR_HOVER], 1);
 	if (sel->kind == FSV_ITEM_NONE)
