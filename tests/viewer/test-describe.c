@@ -5,7 +5,9 @@
  * progress value — on recorded traces of traces/ (user- and kernel-mode queues, preempted and
  * resubmitted pieces, several queues on one engine), the same as a scan of the engine's
  * packets; and on an engine of 200 000 packets it is found without that scan (which took
- * 13–35 ms a details pane on the 12 M-event stress trace).
+ * 13–35 ms a details pane on the 12 M-event stress trace). And the chain of causes of a wait
+ * (viewer/core/fsv-chain.h over s10-cp's fsa/chain.h) on four traces: it starts at the wait and
+ * the signal that released it, its links tile the time, every link is an item of the trace.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 
 #include "fencescope-tp-enums.h"
 #include "fst-timeline.h"
+#include "fsv-chain.h"
 #include "fsv-trace.h"
 
 /* What the details pane links "Packet" to for op INDEX, FSV_INDEX_NONE without such a link. */
@@ -198,8 +201,6 @@ Test(describe, packet_link_does_not_scan_the_engine, .timeout = 300)
 }
 
 /* ---- The chain of causes of a wait (fsv-chain.h; issue 16 §1, the viewer's part) ----------- */
-
-#include "fsv-chain.h"
 
 /* On recorded traces, every released wait's chain starts with the wait and the signal that
  * released it, its links hold parts of the time that tile it back from the wait's end, and
