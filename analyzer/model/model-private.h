@@ -172,6 +172,9 @@ struct queue_state {
 	uint64_t completed_progress;
 	/* Highest progress value given out as a step of the progress fence (fsa_fence_value). */
 	uint64_t progress_stepped;
+	/* A packet_end of the queue was read: its packets step the progress fence, not its
+	 * progress log entries (ops.c progress_log_entry). */
+	bool has_packet_end;
 	uint64_t last_disconnect_ns;
 };
 
@@ -314,6 +317,10 @@ fsa_status packets_on_end(struct fsa_model *model, const struct fsa_event *ev);
 fsa_status packets_on_complete(struct fsa_model *model, const struct fsa_event *ev);
 /* Gives out every ended packet whose times can be mapped; with `is_final`, all of them. */
 fsa_status packets_flush(struct fsa_model *model, bool is_final);
+/* HPF-02: QUEUE's progress fence reached VALUE at TS (a completed buffer of PACKET_ID, 0 when
+ * unknown); nothing when it was there already. */
+fsa_status packets_step_progress(struct fsa_model *model, struct queue_state *queue,
+				 uint64_t value, uint64_t ts, uint64_t packet_id);
 /* Gives out every ended packet, then those that never ended (by start time). */
 fsa_status packets_finish(struct fsa_model *model);
 void packets_free(struct fsa_model *model);

@@ -1032,11 +1032,32 @@ log_gap(struct fsa_model *model, struct queue_state *queue, unsigned log,
 }
 
 /*
+ * When the progress value of a progress fence write reached the fence, on the trace clock: its
+ * GPU end mapped through the clock pairs read so far, else (no pair: a recording at INFO has no
+ * clock_correlation, which is DEBUG) its read, where the boxes of the same log end too.
+ */
+static uint64_t
+progress_entry_ns(struct fsa_model *model, const struct queue_state *queue, uint64_t end_gpu_ts,
+		  uint64_t read_ns)
+{
+	const struct clock_state *clock = fsa_clock_get(model, queue->info.adapter_id, false);
+	uint64_t ns;
+
+	if (!end_gpu_ts || !clock || !clock->pair_count)
+		return read_ns;
+	ns = fsa_clock_map_const(clock, end_gpu_ts);
+	return ns == FSA_TIME_NONE || ns > read_ns ? read_ns : ns;
+}
+
+/*
  * The entry of a progress fence write (HPF-02: the runtime logs it like any signal, LOG-11).
  * It is no fence operation box — no queued event comes with it (GPV-02) and the buffer's
  * packet_end already marks its completion — but it holds its place in the log: a gap before it
  * is a loss as before any entry (the signals of its own buffer and of earlier ones ran before
- * it), and its timestamp is the one the next entry must not go below (LOG-22).
+ * it), and its timestamp is the one the next entry must not go below (LOG-22). In a trace
+ * without the queue's packet_end events (recorded at INFO: packets are DEBUG) it is the only
+ * sign that the buffer completed, so it steps the progress fence itself (fsa_fence_value, packet
+ * id 0); otherwise the packets do, at their GPU end.
  */
 static fsa_status
 progress_log_entry(struct fsa_model *model, struct queue_state *queue, unsigned log,
@@ -1065,6 +1086,9 @@ progress_log_entry(struct fsa_model *model, struct queue_state *queue, unsigned 
 		if (queue->overrun[log].is_pending && !queue->overrun[log].first_end_gpu_ts_after)
 			queue->overrun[log].first_end_gpu_ts_after = end;
 	}
+	if (!status && !queue->has_packet_end)
+		status = packets_step_progress(model, queue, ev->u[FSA_F_FENCE_VALUE],
+					       progress_entry_ns(model, queue, end, ev->ts_ns), 0);
 	return status ? (model->failed = status) : FSA_OK;
 }
 

@@ -76,9 +76,9 @@ keep_packet_causal(struct fsa_model *model, struct fsa_packet *packet)
 }
 
 /* HPF-02: the queue's progress fence reached the progress value of a buffer that completed. */
-static fsa_status
-step_progress(struct fsa_model *model, struct queue_state *queue, uint64_t value, uint64_t ts,
-	      uint64_t packet_id)
+fsa_status
+packets_step_progress(struct fsa_model *model, struct queue_state *queue, uint64_t value,
+		      uint64_t ts, uint64_t packet_id)
 {
 	struct fence_state *fence = hmap_get(&model->fences, queue->info.progress_fence_handle);
 	struct fsa_fence_value step = {
@@ -133,8 +133,8 @@ emit_packet(struct fsa_model *model, struct packet_rec *rec, bool is_final)
 			queue->info.packet_count++;
 		if (!status && queue && queue->info.is_user_mode &&
 		    rec->packet.status == FSA_PACKET_COMPLETED)
-			status = step_progress(model, queue, rec->packet.progress_value,
-					       rec->packet.end_ns, rec->packet.packet_id);
+			status = packets_step_progress(model, queue, rec->packet.progress_value,
+						       rec->packet.end_ns, rec->packet.packet_id);
 	}
 	if (!status && model->sink.packet)
 		status = model->sink.packet(model->sink.data, &rec->packet);
@@ -264,6 +264,7 @@ packets_on_end(struct fsa_model *model, const struct fsa_event *ev)
 		if (!rec)
 			return model->failed = FSA_ERR_NOMEM;
 	}
+	queue->has_packet_end = true;
 	rec->packet.end_ns = ev->ts_ns;
 	rec->packet.end_gpu_ts = ev->u[FSA_F_GPU_TS];
 	rec->packet.status = (enum fsa_packet_status) ev->u[FSA_F_STATUS];
@@ -286,8 +287,8 @@ packets_on_complete(struct fsa_model *model, const struct fsa_event *ev)
 	/* The OS writes a kernel-mode queue's progress fence once it saw the packet complete. */
 	if (queue->info.is_user_mode)
 		return FSA_OK;
-	return model->failed = step_progress(model, queue, ev->u[FSA_F_PROGRESS_VALUE], ev->ts_ns,
-					     ev->u[FSA_F_PACKET_ID]);
+	return model->failed = packets_step_progress(model, queue, ev->u[FSA_F_PROGRESS_VALUE],
+						     ev->ts_ns, ev->u[FSA_F_PACKET_ID]);
 }
 
 fsa_status

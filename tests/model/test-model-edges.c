@@ -404,6 +404,91 @@ Test(progress, hpf_02_progress_fence_steps_to_each_completed_buffer_value)
 	cr_assert_eq(fsa_model_find_fence(model, UINT64_C(0x8004000000000001))->last_value, 3);
 }
 
+/* Recorded at INFO (`fencescope record --loglevel INFO`), a trace has no packet_end (DEBUG):
+ * the progress fence writes in the queue's signal log are then what steps the progress fence,
+ * each at its GPU end (issue 15 §4: the row stayed flat and jumped at the end). */
+Test(progress, hpf_02_without_packets_the_progress_fence_writes_step_the_fence)
+{
+	const uint64_t progress = UINT64_C(0x8004000000000001); /* UQ's */
+
+	for (unsigned v = 1; v <= 3; v++)
+		SIGNAL_ENTRY(T0 + 2000 + 100 * v, UQ, v - 1, UINT64_C(0x41), progress, v,
+			     100100 + 10 * v);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(got.op_count, 0, "a progress fence write is no fence operation box");
+	cr_assert_eq(got.fence_value_count, 3);
+	for (unsigned v = 1; v <= 3; v++) {
+		const struct fsa_fence_value *s = &got.fence_values[v - 1];
+
+		cr_assert_eq(s->fence_global_handle, progress);
+		cr_assert_eq(s->value, v);
+		cr_assert_eq(s->ts_ns, 10 * (100100 + 10 * v), "at its GPU end, mapped");
+		cr_assert_eq(s->hwqueue_handle, UQ);
+		cr_assert_eq(s->packet_id, 0, "no packet in the trace");
+	}
+	cr_assert_eq(fsa_model_find_fence(model, progress)->last_value, 3);
+}
+
+/* With the packets in the trace, they step the fence (with their ids), and the progress fence
+ * writes of the same buffers add nothing. */
+Test(progress, hpf_02_with_packets_the_progress_fence_writes_add_no_step)
+{
+	const uint64_t progress = UINT64_C(0x8004000000000001);
+
+	for (unsigned v = 1; v <= 2; v++) {
+		feed_ok("packet_start", T0 + 100 * v, "adapter_id", U(0), "engine_id", U(0),
+			"hwqueue_handle", UQ, "packet_id", U(v), "progress_value", U(v), "gpu_ts",
+			U(100000 + 10 * v), NULL);
+		feed_ok("packet_end", T0 + 100 * v + 50, "adapter_id", U(0), "engine_id", U(0),
+			"hwqueue_handle", UQ, "packet_id", U(v), "progress_value", U(v), "gpu_ts",
+			U(100000 + 10 * v + 5), "status", U(FSTP_PACKET_STATUS_COMPLETED), NULL);
+		SIGNAL_ENTRY(T0 + 2000 + 100 * v, UQ, v - 1, UINT64_C(0x41), progress, v,
+			     100000 + 10 * v + 5);
+	}
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(got.fence_value_count, 2);
+	for (unsigned v = 1; v <= 2; v++)
+		cr_assert_eq(got.fence_values[v - 1].packet_id, v);
+}
+
+/* The fixture's objects without its clock pairs, as a recording at INFO has them. */
+static void
+setup_without_pairs(void)
+{
+	fixture_setup();
+	feed_ok("trace_info", T0, "format_major", U(1), "format_minor", U(0), "clock_mode",
+		U(FSTP_CLOCK_MODE_SIM), NULL);
+	feed_ok("adapter_create", T0, "adapter_id", U(0), "engine_count", U(2),
+		"gpu_ts_frequency_hz", U(100000000), NULL);
+	feed_ok("process_create", T0, "process_id", U(PID), NULL);
+	feed_ok("device_create", T0, "process_id", U(PID), "adapter_id", U(0), "device_handle", DEV,
+		NULL);
+	feed_ok("context_create", T0, "process_id", U(PID), "device_handle", DEV, "context_handle",
+		CTX, "engine_id", U(0), NULL);
+	feed_ok("hwqueue_create", T0, "process_id", U(PID), "context_handle", CTX, "hwqueue_handle",
+		UQ, "engine_id", U(0), "submission_mode", U(FSTP_SUBMISSION_MODE_USER_MODE),
+		"progress_fence_handle", UINT64_C(0x8004000000000001), NULL);
+}
+
+TestSuite(progress_unmapped, .init = setup_without_pairs, .fini = fixture_teardown);
+
+/* Without clock pairs (a recording at INFO: clock_correlation is DEBUG) the writes step the
+ * fence at their reads, where the boxes of the same log end. */
+Test(progress_unmapped, hpf_02_without_pairs_the_progress_fence_steps_at_each_read)
+{
+	const uint64_t progress = UINT64_C(0x8004000000000001);
+
+	for (unsigned v = 1; v <= 3; v++)
+		SIGNAL_ENTRY(T0 + 2000 + 100 * v, UQ, v - 1, UINT64_C(0x41), progress, v,
+			     100100 + 10 * v);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(got.fence_value_count, 3);
+	for (unsigned v = 1; v <= 3; v++) {
+		cr_assert_eq(got.fence_values[v - 1].value, v);
+		cr_assert_eq(got.fence_values[v - 1].ts_ns, T0 + 2000 + 100 * v, "at its read");
+	}
+}
+
 Test(edges, a_wait_observed_well_before_it_was_queued_is_reported_not_left_inverted)
 {
 	/* Observed at 1.001 ms, queued at 1.005 ms (4 µs later), released at 1.008 ms. */

@@ -468,6 +468,170 @@ Test(table, show_table_action_toggles_the_pane_and_a_hidden_table_waits)
 	cr_assert_eq(fsv_ops_table_get_n_rows(table), waits, "shown: the search applies");
 }
 
+static void
+make_window_without_table(void)
+{
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	g_autoptr(GFile) file = g_file_new_for_path(path);
+
+	gtk_init();
+	window = fsv_window_new(NULL);
+	gtk_window_set_default_size(GTK_WINDOW(window), 1600, 900);
+	gtk_window_present(GTK_WINDOW(window));
+	fsv_window_open(window, file);
+	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
+	settle();
+}
+
+TestSuite(table_fresh, .init = make_window_without_table, .fini = destroy_window, .timeout = 120);
+
+static char *chain_details;
+
+static gboolean
+has_chain(void)
+{
+	g_free(chain_details);
+	chain_details = _fsv_window_dup_details_text(window);
+	return strstr(chain_details, "Chain of causes") != NULL &&
+	       strstr(chain_details, "indexing the trace") == NULL;
+}
+
+/* Issue 16 §1, the viewer's part: a selected wait lists its chain of causes in the details
+ * pane (docs/analyzer.md "Chains of causes": the signal that released it, that signal's command
+ * buffer running, what that buffer queued behind, back to the CPU's submission), each link a
+ * link that selects its op or packet. */
+Test(table, a_selected_wait_lists_its_chain_of_causes_as_links)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvTrace *trace = shown_trace();
+	guint32 wait = FSV_INDEX_NONE;
+	FsvItem selection;
+
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace) && wait == FSV_INDEX_NONE; i++) {
+		const FsvOp *o = fsv_trace_get_op(trace, i);
+
+		if (o->kind == FSA_OP_WAIT && o->source == FSA_SRC_USER_MODE_QUEUE &&
+		    o->state == FSA_OP_OBSERVED && o->signal_op != FSV_INDEX_NONE &&
+		    fsv_trace_get_op(trace, o->signal_op)->source != FSA_SRC_CPU &&
+		    i > 40)
+			wait = i;
+	}
+	cr_assert_neq(wait, FSV_INDEX_NONE, "frame-pipeline has a user-mode wait a queue released");
+	fsv_timeline_select_op(timeline, wait);
+	settle();
+	spin_until(has_chain, LOAD_TIMEOUT_US);
+	cr_assert_not_null(strstr(chain_details, "Ends at"), "%s", chain_details);
+	/* The timeline outlines the links, the releasing signal first. */
+	{
+		guint n = 0;
+		const FsvItem *hl = fsv_timeline_get_highlights(timeline, &n);
+
+		cr_assert_geq(n, 2, "the signal and its command buffer at least");
+		cr_assert_eq(hl[0].kind, FSV_ITEM_OP);
+		cr_assert_eq(hl[0].index, fsv_trace_get_op(trace, wait)->signal_op);
+		cr_assert_eq(hl[1].kind, FSV_ITEM_PACKET);
+	}
+	/* Its first link: the signal that released it. */
+	cr_assert(_fsv_window_click_details_link(window, "signal", 0), "%s", chain_details);
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_OP);
+	cr_assert_eq(selection.index, fsv_trace_get_op(trace, wait)->signal_op);
+	{
+		guint n = 0;
+
+		fsv_timeline_get_highlights(timeline, &n);
+		cr_assert_eq(n, 0, "a signal has no chain: nothing outlined");
+	}
+	/* Back to the wait, then to the packet that ran the signal's command buffer. */
+	fsv_timeline_select_op(timeline, wait);
+	settle();
+	spin_until(has_chain, LOAD_TIMEOUT_US);
+	cr_assert(_fsv_window_click_details_link(window, "run", 0), "%s", chain_details);
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_PACKET);
+	{
+		const FsvOp *s = fsv_trace_get_op(trace, fsv_trace_get_op(trace, wait)->signal_op);
+		const FsvPacket *p = fsv_trace_get_packet(trace, selection.index);
+
+		cr_assert_eq(p->hwqueue_handle, s->hwqueue_handle);
+		cr_assert_eq(p->progress_value, s->progress_value);
+	}
+	g_clear_pointer(&chain_details, g_free);
+}
+
+/* How many of the first rows are on screen: a realized, mapped row inside the table's
+ * scrolled window, each below the one before. */
+static guint
+rows_on_screen(FsvOpsTable *table, guint want)
+{
+	graphene_rect_t last = GRAPHENE_RECT_INIT(0, -1, 0, 0);
+	guint n = 0;
+
+	for (guint i = 0; i < want && i < fsv_ops_table_get_n_rows(table); i++) {
+		graphene_rect_t bounds;
+
+		if (!_fsv_ops_table_get_row_bounds(table, i, GTK_WIDGET(window), &bounds) ||
+		    bounds.size.height < 4 || bounds.origin.y <= last.origin.y)
+			break;
+		last = bounds;
+		n++;
+	}
+	return n;
+}
+
+/* Shown after a search was typed while it was hidden (Ctrl+T after Ctrl+F), the table shows
+ * all the rows that fit, not only the first (issue 15: the rows computed on map were given to
+ * a list view that had laid out its single estimated row). */
+static void
+check_shown_after_search(const char *text)
+{
+	FsvOpsTable *table = _fsv_window_get_ops_table(window);
+	guint n;
+
+	g_action_group_change_action_state(G_ACTION_GROUP(window), "show-table",
+					   g_variant_new_boolean(FALSE));
+	settle();
+	_fsv_window_set_search_text(window, text);
+	settle();
+	g_action_group_change_action_state(G_ACTION_GROUP(window), "show-table",
+					   g_variant_new_boolean(TRUE));
+	settle();
+	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	settle();
+	n = fsv_ops_table_get_n_rows(table);
+	cr_assert_gt(n, 8, "%s: %u rows", text, n);
+	cr_assert_geq(rows_on_screen(table, 8), 8, "%s: only %u of the first 8 rows shown", text,
+		      rows_on_screen(table, 8));
+}
+
+Test(table, shown_after_a_search_it_shows_every_row_that_fits)
+{
+	check_shown_after_search("kind=wait");
+	check_shown_after_search("kind=signal");
+	check_shown_after_search("");
+	/* The rows computed in the worker thread, as for a trace of 200 000 ops or more. */
+	_fsv_ops_table_set_sync_max_ops(0);
+	check_shown_after_search("kind=wait");
+	check_shown_after_search("");
+	_fsv_ops_table_set_sync_max_ops(200000);
+}
+
+/* The same in a window whose table was never shown before the search. */
+Test(table_fresh, first_shown_after_a_search_it_shows_every_row_that_fits)
+{
+	check_shown_after_search("kind=wait");
+}
+
+Test(table_fresh, first_shown_after_a_search_in_the_worker_it_shows_every_row_that_fits)
+{
+	_fsv_ops_table_set_sync_max_ops(0);
+	check_shown_after_search("kind=wait");
+	_fsv_ops_table_set_sync_max_ops(200000);
+}
+
 /* Enter and Escape in the search entry give the keys back to the timeline: Z, W, F typed next
  * zoom instead of landing in the entry. Escape clears the search too. */
 Test(table, enter_and_escape_in_the_search_give_the_keys_back)
@@ -646,6 +810,19 @@ Test(command_line, bad_values_exit_2_and_unknown_ids_are_said)
 
 		cr_assert_eq(run_application(argv, &run), 2, "%s %s", bad[i][0], bad[i][1]);
 		cr_assert_null(run.window);
+	}
+	/* A time, but outside the trace: go to time's line in the window, the view unmoved. */
+	{
+		const char *argv[] = {"fencescope-view", "--at", "2.5ms", path, NULL};
+		StartRun run = {0};
+
+		cr_assert_eq(run_application(argv, &run), 0);
+		cr_assert(run.is_done);
+		cr_assert_not_null(run.error);
+		cr_assert_not_null(strstr(run.error, "--at: '2.5ms' is outside the trace"), "%s",
+				   run.error);
+		cr_assert_not_null(strstr(run.error, "+TIME"), "%s", run.error);
+		g_free(run.error);
 	}
 	{
 		const char *argv[] = {"fencescope-view", "--select-op", "999999999", path, NULL};

@@ -25,6 +25,7 @@
 #include "fencescope-tp-enums.h"
 #include "fsv-counters.h"
 #include "fsv-render.h"
+#include "fst-timeline.h"
 #include "fsv-trace-private.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
@@ -57,37 +58,8 @@ static FsvTrace *trace;
 static FsvView *view;
 static guint32 engine_row, busy_row, queue_row, depth_row, fence_row;
 
-static void
-ev(const char *name, uint64_t ts, ...)
-{
-	struct fsa_event e;
-	const char *field;
-	va_list args;
-
-	fsa_event_clear(&e);
-	e.type = fsa_event_type_from_name(name);
-	cr_assert_neq(e.type, FSA_EV_UNKNOWN, "no event %s", name);
-	e.ts_ns = ts;
-	e.cpu_id = UINT32_MAX;
-	va_start(args, ts);
-	while ((field = va_arg(args, const char *))) {
-		int slot = fsa_field_from_name(field);
-		uint64_t value = va_arg(args, uint64_t);
-
-		cr_assert_geq(slot, 0, "no field %s", field);
-		fsa_event_set(&e, (enum fsa_field) slot, value);
-	}
-	va_end(args);
-	g_array_append_val(events, e);
-}
-
-static gint
-compare_event_ts(gconstpointer a, gconstpointer b)
-{
-	const struct fsa_event *x = a, *y = b;
-
-	return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
-}
+/* The events of the timeline being written (fst-timeline.h). */
+#define ev(...) fst_event_add(events, __VA_ARGS__)
 
 static void
 signal_op(guint64 value, guint64 queued, guint64 executed)
@@ -133,7 +105,7 @@ build(void)
 	g_autoptr(GRand) rand = g_rand_new_with_seed(15);
 	guint64 t;
 
-	events = g_array_new(FALSE, FALSE, sizeof(struct fsa_event));
+	events = fst_events_new();
 	ops = g_array_new(FALSE, FALSE, sizeof(Span));
 	packets = g_array_new(FALSE, FALSE, sizeof(Span));
 	ev("trace_info", T0, "format_major", UINT64_C(1), "format_minor", UINT64_C(5), "clock_mode",
@@ -180,10 +152,9 @@ build(void)
 	packet(N_PACKETS + 1, SPIKE_PACKET, SPIKE_PACKET + 1);
 	ev("clock_correlation", END, "adapter_id", UINT64_C(0), "cpu_ts_ns", END, "gpu_ts", END,
 	   "gpu_ts_frequency_hz", UINT64_C(1000000000), NULL);
-	g_array_sort(events, compare_event_ts); /* stable: same-time events keep their order */
+	fst_events_sort(events, 0); /* stable: same-time events keep their order */
 
-	trace = _fsv_trace_new_from_events("counters", (const struct fsa_event *) events->data,
-					   events->len);
+	trace = fst_trace_from_events("counters", events);
 	cr_assert_null(fsv_trace_get_partial_error(trace), "%s",
 		       fsv_trace_get_partial_error(trace));
 	cr_assert_eq(fsv_trace_get_op_count(trace), ops->len);
@@ -654,7 +625,7 @@ Test(counters, the_legend_names_counter_tracks_only_while_they_are_shown)
 static void
 build_wide(void)
 {
-	events = g_array_new(FALSE, FALSE, sizeof(struct fsa_event));
+	events = fst_events_new();
 	ops = g_array_new(FALSE, FALSE, sizeof(Span));
 	packets = g_array_new(FALSE, FALSE, sizeof(Span));
 	ev("trace_info", T0, "format_major", UINT64_C(1), "format_minor", UINT64_C(5), "clock_mode",
@@ -675,9 +646,8 @@ build_wide(void)
 	for (guint i = 0; i < 40; i++)
 		signal_op(i + 1, T0 + (guint64) i * 1000000000 + 7,
 			  T0 + (guint64) i * 1000000000 + 1500000007);
-	g_array_sort(events, compare_event_ts);
-	trace = _fsv_trace_new_from_events("counters-wide", (const struct fsa_event *) events->data,
-					   events->len);
+	fst_events_sort(events, 0);
+	trace = fst_trace_from_events("counters-wide", events);
 	depth_row = find_row(FSV_ROW_DEPTH);
 	view = fsv_view_new(trace);
 }

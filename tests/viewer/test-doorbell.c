@@ -20,6 +20,7 @@
 
 #include "fencescope-tp-enums.h"
 #include "fsv-render.h"
+#include "fst-timeline.h"
 #include "fsv-trace-private.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
@@ -40,29 +41,8 @@ static GArray *events;
 static FsvTrace *trace;
 static FsvView *view;
 
-static void
-ev(const char *name, uint64_t ts, ...)
-{
-	struct fsa_event e;
-	const char *field;
-	va_list args;
-
-	fsa_event_clear(&e);
-	e.type = fsa_event_type_from_name(name);
-	cr_assert_neq(e.type, FSA_EV_UNKNOWN, "no event %s", name);
-	e.ts_ns = ts;
-	e.cpu_id = UINT32_MAX;
-	va_start(args, ts);
-	while ((field = va_arg(args, const char *))) {
-		int slot = fsa_field_from_name(field);
-		uint64_t value = va_arg(args, uint64_t);
-
-		cr_assert_geq(slot, 0, "no field %s", field);
-		fsa_event_set(&e, (enum fsa_field) slot, value);
-	}
-	va_end(args);
-	g_array_append_val(events, e);
-}
+/* The events of the timeline being written (fst-timeline.h). */
+#define ev(...) fst_event_add(events, __VA_ARGS__)
 
 static void
 status(uint64_t ts, uint64_t queue, uint64_t doorbell, int old_status, int new_status)
@@ -75,7 +55,7 @@ status(uint64_t ts, uint64_t queue, uint64_t doorbell, int old_status, int new_s
 static void
 build(void)
 {
-	events = g_array_new(FALSE, FALSE, sizeof(struct fsa_event));
+	events = fst_events_new();
 	ev("trace_info", T0, "format_major", UINT64_C(1), "format_minor", UINT64_C(2), "clock_mode",
 	   (uint64_t) FSTP_CLOCK_MODE_SIM, NULL);
 	ev("adapter_create", T0, "adapter_id", UINT64_C(0), "engine_count", UINT64_C(1),
@@ -143,8 +123,7 @@ build(void)
 	ev("doorbell_destroy", US(1000), "process_id", PID, "hwqueue_handle", UQ2,
 	   "doorbell_handle", DB2, NULL);
 
-	trace = _fsv_trace_new_from_events("doorbells", (const struct fsa_event *) events->data,
-					   events->len);
+	trace = fst_trace_from_events("doorbells", events);
 	cr_assert_null(fsv_trace_get_partial_error(trace), "%s",
 		       fsv_trace_get_partial_error(trace));
 	view = fsv_view_new(trace);

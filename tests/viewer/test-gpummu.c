@@ -22,6 +22,7 @@
 
 #include "fencescope-tp-enums.h"
 #include "fsv-render.h"
+#include "fst-timeline.h"
 #include "fsv-trace-private.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
@@ -42,29 +43,8 @@ static GArray *events;
 static FsvTrace *trace;
 static FsvView *view;
 
-static void
-ev(const char *name, uint64_t ts, ...)
-{
-	struct fsa_event e;
-	const char *field;
-	va_list args;
-
-	fsa_event_clear(&e);
-	e.type = fsa_event_type_from_name(name);
-	cr_assert_neq(e.type, FSA_EV_UNKNOWN, "no event %s", name);
-	e.ts_ns = ts;
-	e.cpu_id = UINT32_MAX;
-	va_start(args, ts);
-	while ((field = va_arg(args, const char *))) {
-		int slot = fsa_field_from_name(field);
-		uint64_t value = va_arg(args, uint64_t);
-
-		cr_assert_geq(slot, 0, "no field %s", field);
-		fsa_event_set(&e, (enum fsa_field) slot, value);
-	}
-	va_end(args);
-	g_array_append_val(events, e);
-}
+/* The events of the timeline being written (fst-timeline.h). */
+#define ev(...) fst_event_add(events, __VA_ARGS__)
 
 static void
 pair(uint64_t adapter, uint64_t ts)
@@ -124,7 +104,7 @@ page_fault(uint64_t at, uint64_t pid, uint64_t ctx, uint64_t va, uint64_t packet
 static void
 begin_trace(void)
 {
-	events = g_array_new(FALSE, FALSE, sizeof(struct fsa_event));
+	events = fst_events_new();
 	ev("trace_info", T0, "format_major", UINT64_C(1), "format_minor", UINT64_C(5), "clock_mode",
 	   (uint64_t) FSTP_CLOCK_MODE_SIM, NULL);
 	ev("adapter_create", T0, "adapter_id", UINT64_C(0), "engine_count", UINT64_C(1),
@@ -139,8 +119,7 @@ begin_trace(void)
 static void
 end_trace(const char *name)
 {
-	trace =
-	    _fsv_trace_new_from_events(name, (const struct fsa_event *) events->data, events->len);
+	trace = fst_trace_from_events(name, events);
 	cr_assert_null(fsv_trace_get_partial_error(trace), "%s",
 		       fsv_trace_get_partial_error(trace));
 	view = fsv_view_new(trace);
@@ -711,7 +690,7 @@ Test(gpummu_va, a_trace_without_va_events_has_no_va_rows)
 static void
 build_xad(void)
 {
-	events = g_array_new(FALSE, FALSE, sizeof(struct fsa_event));
+	events = fst_events_new();
 	ev("trace_info", T0, "format_major", UINT64_C(1), "format_minor", UINT64_C(5), "clock_mode",
 	   (uint64_t) FSTP_CLOCK_MODE_SIM, NULL);
 	for (uint64_t a = 0; a < 2; a++) {
@@ -898,6 +877,75 @@ Test(xad, xad_07_selecting_the_released_wait_highlights_the_propagation_too)
 			     0, "the propagation is highlighted at %.0f%% of its length", k * 100);
 	}
 	cairo_surface_destroy(selected);
+}
+
+/* Mappings alive at once as in traces/mapping-churn (six): 6 mapped at 10 µs, unmapped at
+ * 40 + k µs, then 20 at once from 50 µs (more than the 16 lanes a VA row takes). */
+static void
+build_deep_mappings(void)
+{
+	begin_trace();
+	ev("va_space_create", T0, "adapter_id", UINT64_C(0), "process_id", PID_A, "va_size_bytes",
+	   UINT64_C(1) << 40, "page_table_levels", UINT64_C(4), "root_entry_count", UINT64_C(16),
+	   NULL);
+	for (uint64_t k = 0; k < 26; k++) {
+		uint64_t va = UINT64_C(0x100000) * (k + 1);
+		uint64_t map = k < 6 ? US(10) + k : US(50) + k;
+		uint64_t unmap = k < 6 ? US(40) + 1000 * k : US(90);
+
+		ev("va_map", map, "process_id", PID_A, "allocation_handle", UINT64_C(0xa0) + k,
+		   "gpu_va", va, "size_bytes", UINT64_C(0x10000), "offset_bytes", UINT64_C(0),
+		   "adapter_id", UINT64_C(0), "is_os_picked", UINT64_C(0), "page_size_bytes",
+		   UINT64_C(65536), "segment", (uint64_t) FSTP_SEGMENT_LOCAL, NULL);
+		ev("va_unmap", unmap, "process_id", PID_A, "gpu_va", va, "size_bytes",
+		   UINT64_C(0x10000), "adapter_id", UINT64_C(0), NULL);
+	}
+	pair(0, US(100));
+	fst_events_sort(events, 0);
+	end_trace("gpummu-deep-mappings");
+	fsv_view_set_size(view, 1600, 900); /* every lane in sight */
+	fsv_view_set_range(view, US(0), US(100));
+}
+
+TestSuite(gpummu_va_deep, .init = build_deep_mappings, .fini = teardown);
+
+/* Issue 15 §2: with four lanes the fifth and sixth mapping were drawn over others. Each of
+ * the six gets a lane of its own, and a click at its lane's centre answers it. */
+Test(gpummu_va_deep, mmu_06_six_mappings_at_once_take_six_lanes_none_over_another)
+{
+	guint32 row = row_of_kind(FSV_ROW_VA_SPACE);
+	guint lanes_used = 0;
+
+	cr_assert_eq(fsv_trace_get_row(trace, row)->lane_count, FSV_VA_MAX_LANES,
+		     "20 at once at 50 µs: the most lanes a VA row takes");
+	for (uint64_t k = 0; k < 6; k++) {
+		guint32 map = mapping_at(UINT64_C(0x100000) * (k + 1));
+		const FsvMarker *m = fsv_trace_get_marker(trace, map);
+		double ly, lh;
+		FsvItem hit;
+
+		for (uint64_t j = 0; j < k; j++)
+			cr_assert_neq(fsv_trace_get_marker(trace, mapping_at(UINT64_C(0x100000) *
+									    (j + 1)))
+					  ->lane,
+				      m->lane, "mappings %" PRIu64 " and %" PRIu64 " share a lane", j,
+				      k);
+		lanes_used |= 1u << m->lane;
+		cr_assert(fsv_view_get_lane_geometry(view, row, m->lane, &ly, &lh));
+		hit = hit_at(x_of(US(30)), ly + lh / 2);
+		cr_assert_eq(hit.kind, FSV_ITEM_MARKER, "mapping %" PRIu64, k);
+		cr_assert_eq(hit.index, map, "mapping %" PRIu64 ": its lane answers it", k);
+	}
+	cr_assert_eq(lanes_used, 0x3f, "lanes 0 to 5");
+	/* Of the 20 at once, the first 16 have a lane each. */
+	for (uint64_t k = 6; k < 6 + FSV_VA_MAX_LANES; k++)
+		for (uint64_t j = 6; j < k; j++)
+			cr_assert_neq(fsv_trace_get_marker(trace, mapping_at(UINT64_C(0x100000) *
+									    (j + 1)))
+					  ->lane,
+				      fsv_trace_get_marker(trace, mapping_at(UINT64_C(0x100000) *
+									    (k + 1)))
+					  ->lane);
 }
 
 /* 20000 short mappings of one VA space, one after the other (a lane), about 15 per pixel of the

@@ -32,6 +32,7 @@
 #include "fencescope-tp-enums.h"
 #include "fsv-render.h"
 #include "fsv-lanes-private.h"
+#include "fst-timeline.h"
 #include "fsv-trace-private.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
@@ -54,37 +55,15 @@ static FsvTrace *trace;
 static FsvView *view;
 static guint32 queue_row, engine_row;
 
-static void
-ev(const char *name, uint64_t ts, ...)
-{
-	struct fsa_event e;
-	const char *field;
-	va_list args;
-
-	fsa_event_clear(&e);
-	e.type = fsa_event_type_from_name(name);
-	cr_assert_neq(e.type, FSA_EV_UNKNOWN, "no event %s", name);
-	e.ts_ns = ts;
-	e.cpu_id = UINT32_MAX;
-	va_start(args, ts);
-	while ((field = va_arg(args, const char *))) {
-		int slot = fsa_field_from_name(field);
-		uint64_t value = va_arg(args, uint64_t);
-
-		cr_assert_geq(slot, 0, "no field %s", field);
-		fsa_event_set(&e, (enum fsa_field) slot, value);
-	}
-	va_end(args);
-	g_array_append_val(events, e);
-}
+/* The events of the timeline being written (fst-timeline.h). */
+#define ev(...) fst_event_add(events, __VA_ARGS__)
 
 static void
 build(guint depth)
 {
-	g_autoptr(GArray) ops = g_array_new(FALSE, FALSE, sizeof(struct fsa_event));
 	guint setup;
 
-	events = g_array_new(FALSE, FALSE, sizeof(struct fsa_event));
+	events = fst_events_new();
 	ev("trace_info", T0, "format_major", UINT64_C(1), "format_minor", UINT64_C(5), "clock_mode",
 	   (uint64_t) FSTP_CLOCK_MODE_SIM, NULL);
 	ev("adapter_create", T0, "adapter_id", UINT64_C(0), "engine_count", UINT64_C(1),
@@ -136,28 +115,9 @@ build(guint depth)
 	   US(20 + 11 * depth), "gpu_ts", US(20 + 11 * depth), "gpu_ts_frequency_hz",
 	   UINT64_C(1000000000), NULL);
 	/* Events are written per operation, then put in time order as a recording delivers them
-	 * (an insertion sort: stable, same-time events keep the order they were written in). */
-	g_array_append_vals(ops, &g_array_index(events, struct fsa_event, setup),
-			    events->len - setup);
-	g_array_set_size(events, setup);
-	{
-		struct fsa_event *e = (struct fsa_event *) ops->data;
-		g_autofree guint *order = g_new(guint, ops->len);
-
-		for (guint i = 0; i < ops->len; i++)
-			order[i] = i;
-		for (guint i = 1; i < ops->len; i++)
-			for (guint j = i; j > 0 && e[order[j - 1]].ts_ns > e[order[j]].ts_ns; j--) {
-				guint k = order[j];
-
-				order[j] = order[j - 1];
-				order[j - 1] = k;
-			}
-		for (guint i = 0; i < ops->len; i++)
-			g_array_append_val(events, e[order[i]]);
-	}
-	trace = _fsv_trace_new_from_events("deep-queue", (const struct fsa_event *) events->data,
-					   events->len);
+	 * (stable: same-time events keep the order they were written in). */
+	fst_events_sort(events, setup);
+	trace = fst_trace_from_events("deep-queue", events);
 	cr_assert_null(fsv_trace_get_partial_error(trace), "%s",
 		       fsv_trace_get_partial_error(trace));
 	queue_row = fsv_trace_find_queue_row(trace, KQ);
@@ -553,6 +513,131 @@ Test(lanes, the_aggregated_slot_says_how_many_lanes_it_stacks)
 	cr_assert_str_eq(title, "+48 more lanes (click to expand)");
 	fields = fsv_trace_describe_item(trace, &item);
 	cr_assert_not_null(fields[0]);
+	teardown();
+}
+
+/* The disclosure triangle's pixels in the label of ROW: left of its text, where a group's is. */
+static guint
+disclosure_pixels(cairo_surface_t *s, guint32 row)
+{
+	const FsvRow *r = fsv_trace_get_row(trace, row);
+	double y, h, x = 8 + r->depth * 14;
+
+	cr_assert(fsv_view_get_row_geometry(view, row, &y, &h));
+	return count_near(s, rgb24(FSV_COLOR_DISCLOSURE), x - 1, y + 5, x + 10, y + 17);
+}
+
+/* Issue 15 §2: a deep queue's label shows that it folds, ▸ while its lanes are stacked, ▾
+ * while they are all shown, as a group's label does; a row without stacked lanes shows none. */
+Test(lanes, a_row_with_stacked_lanes_has_a_fold_indicator_in_its_label)
+{
+	cairo_surface_t *folded, *unfolded, *shallow;
+	guint a, b;
+
+	build(50);
+	cr_assert(fsv_view_row_has_stacked_lanes(view, queue_row));
+	folded = render(NULL);
+	fsv_view_set_row_lanes_expanded(view, queue_row, true);
+	unfolded = render(NULL);
+	a = disclosure_pixels(folded, queue_row);
+	b = disclosure_pixels(unfolded, queue_row);
+	cr_assert_gt(a, 6, "▸ drawn (%u pixels)", a);
+	cr_assert_gt(b, 6, "▾ drawn (%u pixels)", b);
+	{
+		/* ▸ is taller than wide, ▾ wider than tall: the columns they ink differ. */
+		const FsvRow *r = fsv_trace_get_row(trace, queue_row);
+		double x = 8 + r->depth * 14, y0, h0, y1, h1;
+		guint cols_folded = 0, cols_unfolded = 0;
+
+		fsv_view_set_row_lanes_expanded(view, queue_row, false);
+		cr_assert(fsv_view_get_row_geometry(view, queue_row, &y0, &h0));
+		fsv_view_set_row_lanes_expanded(view, queue_row, true);
+		cr_assert(fsv_view_get_row_geometry(view, queue_row, &y1, &h1));
+		for (int cx = (int) x - 1; cx < (int) x + 10; cx++) {
+			cols_folded += count_near(folded, rgb24(FSV_COLOR_DISCLOSURE), cx, y0 + 5,
+						  cx + 1, y0 + 17) > 0;
+			cols_unfolded += count_near(unfolded, rgb24(FSV_COLOR_DISCLOSURE), cx,
+						    y1 + 5, cx + 1, y1 + 17) > 0;
+		}
+		cr_assert_lt(cols_folded, cols_unfolded, "▸ %u columns, ▾ %u", cols_folded,
+			     cols_unfolded);
+	}
+	cairo_surface_destroy(folded);
+	cairo_surface_destroy(unfolded);
+	teardown();
+	build(1);
+	cr_assert_not(fsv_view_row_has_stacked_lanes(view, queue_row));
+	shallow = render(NULL);
+	cr_assert_eq(disclosure_pixels(shallow, queue_row), 0, "nothing to fold: no triangle");
+	cairo_surface_destroy(shallow);
+	teardown();
+}
+
+/* An expanded 200-deep queue is 6 400 px tall: scrolled into its middle (as selecting a wait
+ * there does), its label still says which row it is, at the top of the rows' area. */
+Test(lanes, an_expanded_deep_row_scrolled_into_its_middle_keeps_its_label_in_sight)
+{
+	int rh, lw, content_y = 0;
+	double y, h;
+	cairo_surface_t *s;
+	guint text;
+
+	build(200);
+	fsv_view_set_row_lanes_expanded(view, queue_row, true);
+	rh = fsv_view_get_ruler_height(view);
+	lw = fsv_view_get_label_width(view);
+	for (guint i = 0; i < fsv_view_get_visible_row_count(view); i++)
+		if (fsv_view_get_visible_row(view, i, &content_y, NULL) == queue_row)
+			break;
+	fsv_view_set_scroll_y(view, content_y + 2000);
+	cr_assert(fsv_view_get_row_geometry(view, queue_row, &y, &h));
+	cr_assert_lt(y, rh - 1000, "the row starts far above the view");
+	cr_assert_gt(y + h, HEIGHT, "and ends below it");
+	s = render(NULL);
+	text = count_near(s, rgb24(FSV_COLOR_TEXT), 0, rh, lw - 40, rh + 30);
+	cr_assert_gt(text, 20, "the label's text at the top (%u pixels)", text);
+	cr_assert_gt(count_near(s, rgb24(FSV_COLOR_DISCLOSURE), 0, rh, lw, rh + 30), 6,
+		     "and its ▾");
+	cairo_surface_destroy(s);
+	teardown();
+}
+
+/* The chain of causes of a selected wait is outlined in the dependency colour
+ * (FsvRenderOptions.highlights); without highlights nothing is. */
+Test(lanes, highlighted_items_are_outlined_in_the_dependency_colour)
+{
+	cairo_surface_t *plain, *lit;
+	FsvRenderOptions o;
+	FsvItem items[2];
+	Box a, b;
+	guint before, after;
+
+	build(6);
+	items[0] = (FsvItem){FSV_ITEM_OP, 0, fsv_trace_get_op(trace, 0)->row};
+	items[1] = (FsvItem){FSV_ITEM_PACKET, 0, fsv_trace_get_packet(trace, 0)->row};
+	a = box_of(FSV_ITEM_OP, 0);
+	b = box_of(FSV_ITEM_PACKET, 0);
+	plain = render(NULL);
+	fsv_render_options_init(&o);
+	o.show_legend = false;
+	o.highlights = items;
+	o.n_highlights = 2;
+	lit = cairo_image_surface_create(CAIRO_FORMAT_RGB24, WIDTH, HEIGHT);
+	{
+		cairo_t *cr = cairo_create(lit);
+
+		fsv_render_draw(cr, trace, view, &o);
+		cairo_destroy(cr);
+		cairo_surface_flush(lit);
+	}
+	before = count_near(plain, rgb24(FSV_COLOR_ARROW), 0, MIN(a.ly, b.ly) - 3, WIDTH,
+			    MAX(a.ly + a.lh, b.ly + b.lh) + 3);
+	after = count_near(lit, rgb24(FSV_COLOR_ARROW), 0, MIN(a.ly, b.ly) - 3, WIDTH,
+			   MAX(a.ly + a.lh, b.ly + b.lh) + 3);
+	cr_assert_eq(before, 0, "nothing outlined without highlights (%u)", before);
+	cr_assert_gt(after, 40, "both boxes outlined (%u pixels)", after);
+	cairo_surface_destroy(plain);
+	cairo_surface_destroy(lit);
 	teardown();
 }
 

@@ -108,3 +108,36 @@ Test(go_to_time, bad_input_is_refused_in_one_line)
 	(void) unit;
 	(void) late;
 }
+
+/* The parser without a trace (`view --at` is checked before anything opens) reads what go to
+ * time reads, and the trace only resolves it: one implementation (review of issue 15). */
+Test(go_to_time, typed_times_parse_without_a_trace_and_resolve_against_it)
+{
+	static const char *const texts[] = {"+1.5ms", "+1.234\u2009567 ms", "\u22121 ms",
+					    "-250us", "+0 ns"};
+	g_autoptr(GError) error = NULL;
+	FsvTypedTime time;
+	guint64 ns = 0;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(texts); i++) {
+		cr_assert(fsv_time_parse(texts[i], &time, NULL), "%s", texts[i]);
+		cr_assert(time.is_relative, "%s", texts[i]);
+		cr_assert(fsv_trace_resolve_time(trace, &time, texts[i], &ns, NULL), "%s",
+			  texts[i]);
+		cr_assert_eq(ns, parse(texts[i]), "%s", texts[i]);
+	}
+	cr_assert(fsv_time_parse("1795455649.5 s", &time, NULL));
+	cr_assert_not(time.is_relative);
+	cr_assert_eq(time.ns, G_GUINT64_CONSTANT(1795455649500000000));
+	cr_assert(fsv_time_parse("-2ms", &time, NULL));
+	cr_assert(time.is_back);
+	cr_assert_eq(time.ns, 2000000);
+	/* Not a time: refused without a trace, in go to time's words. */
+	cr_assert_not(fsv_time_parse("1.5xs", &time, &error));
+	cr_assert_not_null(strstr(error->message, "not a time"), "%s", error->message);
+	g_clear_error(&error);
+	/* A time, but not in this trace: only the trace can say so. */
+	cr_assert(fsv_time_parse("2.5ms", &time, NULL));
+	cr_assert_not(fsv_trace_resolve_time(trace, &time, "2.5ms", &ns, &error));
+	cr_assert_not_null(strstr(error->message, "outside the trace"), "%s", error->message);
+}

@@ -11,6 +11,8 @@
 #include <criterion/criterion.h>
 #include <glib.h>
 
+#include "fencescope-tp-enums.h"
+#include "fst-timeline.h"
 #include "fsv-query.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
@@ -545,6 +547,68 @@ Test(view, a_trace_on_the_wrong_clock_carries_a_clock_warning)
 	cr_assert_null(fsv_trace_get_clock_warning(realtime));
 	cr_assert_not_null(fsv_trace_get_clock_warning(plain));
 	cr_assert_not_null(strstr(fsv_trace_get_clock_warning(plain), "--clock realtime"));
+}
+
+/* A user-mode queue's signal and its log entry, on an adapter with clock pairs or without
+ * (WITH_PAIRS false: a recording at --loglevel INFO, clock_correlation being DEBUG). */
+static FsvTrace *
+one_signal_trace(bool with_pairs)
+{
+	g_autoptr(GArray) events = fst_events_new();
+	const uint64_t t0 = UINT64_C(1000000000), queue = UINT64_C(0x8003000000000005),
+		       fence = UINT64_C(0x8004000000000020);
+
+	fst_event_add(events, "trace_info", t0, "format_major", UINT64_C(1), "format_minor",
+		      UINT64_C(5), "clock_mode", (uint64_t) FSTP_CLOCK_MODE_SIM, NULL);
+	fst_event_add(events, "adapter_create", t0, "adapter_id", UINT64_C(0), "engine_count",
+		      UINT64_C(1), "gpu_ts_frequency_hz", UINT64_C(1000000000), NULL);
+	if (with_pairs)
+		fst_event_add(events, "clock_correlation", t0, "adapter_id", UINT64_C(0),
+			      "cpu_ts_ns", t0, "gpu_ts", t0, "gpu_ts_frequency_hz",
+			      UINT64_C(1000000000), NULL);
+	fst_event_add(events, "process_create", t0, "process_id", UINT64_C(1), NULL);
+	fst_event_add(events, "device_create", t0, "process_id", UINT64_C(1), "adapter_id",
+		      UINT64_C(0), "device_handle", UINT64_C(0x8001000000000001), NULL);
+	fst_event_add(events, "context_create", t0, "process_id", UINT64_C(1), "device_handle",
+		      UINT64_C(0x8001000000000001), "context_handle",
+		      UINT64_C(0x8002000000000002), "engine_id", UINT64_C(0), NULL);
+	fst_event_add(events, "hwqueue_create", t0, "process_id", UINT64_C(1), "context_handle",
+		      UINT64_C(0x8002000000000002), "hwqueue_handle", queue, "engine_id",
+		      UINT64_C(0), "submission_mode", (uint64_t) FSTP_SUBMISSION_MODE_USER_MODE,
+		      "progress_fence_handle", UINT64_C(0x8004000000000001), NULL);
+	fst_event_add(events, "fence_create", t0, "process_id", UINT64_C(1), "adapter_id",
+		      UINT64_C(0), "fence_global_handle", fence, "fence_handle", UINT64_C(0x20),
+		      "initial_value", UINT64_C(0), NULL);
+	fst_event_add(events, "fence_signal_queued", t0 + 1000, "process_id", UINT64_C(1),
+		      "hwqueue_handle", queue, "fence_handle", UINT64_C(0x20), "fence_value",
+		      UINT64_C(1), "progress_value", UINT64_C(1), NULL);
+	fst_event_add(events, "fence_log_entry", t0 + 9000, "hwqueue_handle", queue, "log_type",
+		      (uint64_t) FSTP_LOG_TYPE_SIGNALS, "entry_position", UINT64_C(0),
+		      "fence_handle", UINT64_C(0x20), "fence_global_handle", fence, "fence_value",
+		      UINT64_C(1), "operation", (uint64_t) FSTP_LOG_OPERATION_SIGNAL_EXECUTED,
+		      "observed_gpu_ts", UINT64_C(0), "end_gpu_ts", t0 + 2000, NULL);
+	return fst_trace_from_events(with_pairs ? "paired" : "unpaired", events);
+}
+
+/* A recording at --loglevel INFO has no clock pairs: its boxes end at their log reads, and the
+ * window says so as it does for a trace on the wrong clock (the report called its GPU time
+ * "correlated" and nothing else warned). */
+Test(view, a_trace_without_clock_pairs_carries_a_clock_warning)
+{
+	g_autoptr(FsvTrace) unpaired = one_signal_trace(false);
+	g_autoptr(FsvTrace) paired = one_signal_trace(true);
+	const char *warning = fsv_trace_get_clock_warning(unpaired);
+
+	cr_assert_eq(fsv_trace_get_op_count(unpaired), 1);
+	cr_assert_eq(fsv_trace_get_op(unpaired, 0)->op_end_ns, UINT64_C(1000009000),
+		     "the box ends at its read");
+	cr_assert_not_null(warning);
+	cr_assert_not_null(strstr(warning, "clock_correlation"), "%s", warning);
+	cr_assert_not_null(strstr(warning, "--loglevel INFO"), "%s", warning);
+	cr_assert_eq(fsv_trace_get_op(paired, 0)->op_end_ns, UINT64_C(1000002000),
+		     "the box ends at its GPU time");
+	cr_assert_null(fsv_trace_get_clock_warning(paired), "%s",
+		       fsv_trace_get_clock_warning(paired));
 }
 
 /* Issue 15 §5: exported accessors nothing else in the tree called, tested here so that what

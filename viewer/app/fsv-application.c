@@ -11,8 +11,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "fsa/report.h"
 #include "fsv-live.h"
+#include "fsv-time.h"
 #include "fsv-window.h"
 
 struct _FsvApplication {
@@ -21,7 +21,7 @@ struct _FsvApplication {
 	/* --select-op ID, --at TIME: where the windows of the traces given start. */
 	gboolean has_select_op, has_at;
 	guint64 select_op;
-	struct fsa_report_time at;
+	char *at; /* as typed: each window reads it against its trace (fsv-time.h) */
 	FsvOpenFlags open_flags; /* --no-cache */
 	char *live_url;          /* --live URL: the window follows that live session */
 };
@@ -50,8 +50,8 @@ fsv_application_open(GApplication *app, GFile **files, gint n_files, const gchar
 		FsvApplication *self = FSV_APPLICATION(app);
 		FsvWindow *window = fsv_window_new(GTK_APPLICATION(app));
 
-		fsv_window_set_start(window, self->has_select_op, self->select_op, self->has_at,
-				     self->at.is_relative, self->at.ns);
+		fsv_window_set_start(window, self->has_select_op, self->select_op,
+				     self->has_at ? self->at : NULL);
 		fsv_window_set_open_flags(window, FSV_APPLICATION(app)->open_flags);
 		fsv_window_open(window, files[i]);
 		gtk_window_present(GTK_WINDOW(window));
@@ -125,23 +125,6 @@ parse_op_id(const char *text, guint64 *id)
 	return errno == 0 && end && *end == '\0';
 }
 
-/* TEXT without its spaces: `fencescope report` prints "1795513402.024431610 s" and groups
- * digits ("1.234 567 ms"); a time copied from it must read as it was printed. Returns: (transfer
- * full). */
-static char *
-dup_without_spaces(const char *text)
-{
-	char *copy = g_strdup(text);
-	char *to = copy;
-
-	for (const char *from = text; *from; from++) {
-		if (!g_ascii_isspace(*from))
-			*to++ = *from;
-	}
-	*to = '\0';
-	return copy;
-}
-
 /* --select-op and --at are checked here, before anything opens: a bad value is one line on
  * stderr and exit status 2, as every fencescope command does. */
 static int
@@ -160,16 +143,18 @@ fsv_application_handle_local_options(GApplication *app, GVariantDict *options)
 		}
 		self->has_select_op = TRUE;
 	}
+	/* The parser of go to time (fsv-time.h): here only whether it is a time; whether the
+	 * trace has it is said in the window. */
 	if (g_variant_dict_lookup(options, "at", "&s", &text)) {
-		g_autofree char *compact = dup_without_spaces(text);
-		char *why = NULL;
+		g_autoptr(GError) error = NULL;
+		FsvTypedTime time;
 
-		if (fsa_report_parse_time(compact, &self->at, &why) != FSA_OK) {
-			g_printerr("fencescope-view: --at %s: %s\n", text,
-				   why ? why : "not a time");
-			free(why);
+		if (!fsv_time_parse(text, &time, &error)) {
+			g_printerr("fencescope-view: --at: %s\n", error->message);
 			return 2;
 		}
+		g_free(self->at);
+		self->at = g_strdup(text);
 		self->has_at = TRUE;
 	}
 	/* --live URL: a live session's URL (net://…), read as it records (docs/viewer.md "Live").
@@ -195,6 +180,7 @@ static void
 fsv_application_finalize(GObject *object)
 {
 	g_free(FSV_APPLICATION(object)->live_url);
+	g_free(FSV_APPLICATION(object)->at);
 	G_OBJECT_CLASS(fsv_application_parent_class)->finalize(object);
 }
 
@@ -220,9 +206,9 @@ fsv_application_init(FsvApplication *self)
 				      "ID");
 	g_application_add_main_option(G_APPLICATION(self), "at", 0, G_OPTION_FLAG_NONE,
 				      G_OPTION_ARG_STRING,
-				      "Centre the timeline on TIME: trace ns as fencescope report "
-				      "prints them, a duration (2.5ms), or +DURATION from the "
-				      "trace's start",
+				      "Centre the timeline on TIME: a trace time as fencescope "
+				      "report prints it (ns, or 1795455649.5 s), or +DURATION from "
+				      "the trace's start (+1.5ms)",
 				      "TIME");
 	g_application_add_main_option(G_APPLICATION(self), "no-cache", 0, G_OPTION_FLAG_NONE,
 				      G_OPTION_ARG_NONE,

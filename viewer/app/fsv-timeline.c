@@ -60,6 +60,7 @@ struct _FsvTimeline {
 	char *measure_a_name, *measure_b_name;
 	/* Bookmarks drawn (a copy of the window's list) and the go-to-time marker. */
 	GArray *bookmark_ns;       /* guint64 */
+	GArray *highlights;        /* FsvItem: options.highlights */
 	GPtrArray *bookmark_names; /* char *, owned, NULL-terminated for the renderer */
 	/* Set with a trace until the first allocation: the trace is fitted to the real width. */
 	gboolean needs_fit;
@@ -278,6 +279,7 @@ fsv_timeline_set_trace(FsvTimeline *self, FsvTrace *trace)
 	g_clear_pointer(&self->measure_b_name, g_free);
 	g_array_set_size(self->bookmark_ns, 0);
 	g_ptr_array_set_size(self->bookmark_names, 0);
+	g_array_set_size(self->highlights, 0);
 	if (trace) {
 		self->trace = fsv_trace_ref(trace);
 		self->view = fsv_view_new(trace);
@@ -781,6 +783,28 @@ fsv_timeline_set_bookmarks(FsvTimeline *self, const guint64 *ns, const char *con
 }
 
 void
+fsv_timeline_set_highlights(FsvTimeline *self, const FsvItem *items, guint n)
+{
+	g_return_if_fail(FSV_IS_TIMELINE(self));
+	if (n == 0 && self->highlights->len == 0)
+		return;
+	g_array_set_size(self->highlights, 0);
+	if (n > 0)
+		g_array_append_vals(self->highlights, items, n);
+	self->options.highlights = (const FsvItem *) (gpointer) self->highlights->data;
+	self->options.n_highlights = self->highlights->len;
+	gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+const FsvItem *
+fsv_timeline_get_highlights(FsvTimeline *self, guint *n)
+{
+	g_return_val_if_fail(FSV_IS_TIMELINE(self), NULL);
+	*n = self->highlights->len;
+	return (const FsvItem *) (gpointer) self->highlights->data;
+}
+
+void
 fsv_timeline_set_query(FsvTimeline *self, FsvQuery *query)
 {
 	g_return_if_fail(FSV_IS_TIMELINE(self));
@@ -1176,6 +1200,7 @@ fsv_timeline_dispose(GObject *object)
 	g_clear_pointer(&self->measure_a_name, g_free);
 	g_clear_pointer(&self->measure_b_name, g_free);
 	g_clear_pointer(&self->bookmark_ns, g_array_unref);
+	g_clear_pointer(&self->highlights, g_array_unref);
 	g_clear_pointer(&self->bookmark_names, g_ptr_array_unref);
 	self->options.n_bookmarks = 0;
 	self->options.query = NULL;
@@ -1276,6 +1301,7 @@ fsv_timeline_init(FsvTimeline *self)
 	for (guint k = 0; k < FSV_COUNTER_KIND_COUNT; k++)
 		self->show_counter[k] = TRUE;
 	self->bookmark_ns = g_array_new(FALSE, FALSE, sizeof(guint64));
+	self->highlights = g_array_new(FALSE, FALSE, sizeof(FsvItem));
 	self->bookmark_names = g_ptr_array_new_with_free_func(g_free);
 	gtk_widget_set_focusable(GTK_WIDGET(self), TRUE);
 	gtk_widget_set_has_tooltip(GTK_WIDGET(self), TRUE);

@@ -102,6 +102,12 @@ gboolean fsv_timeline_get_cursor(FsvTimeline *self, guint64 *ns);
 void fsv_timeline_set_bookmarks(FsvTimeline *self, const guint64 *ns, const char *const *names,
 				guint n);
 
+/* Outlines ITEMS, each joined to the one before it: the chain of causes of the selected wait
+ * (copied; N 0 clears them). */
+void fsv_timeline_set_highlights(FsvTimeline *self, const FsvItem *items, guint n);
+/* The items outlined so far (borrowed), their count in *N. */
+const FsvItem *fsv_timeline_get_highlights(FsvTimeline *self, guint *n);
+
 /* Fades ops that do not match QUERY (NULL or empty: none faded). Keeps a reference. */
 void fsv_timeline_set_query(FsvTimeline *self, FsvQuery *query);
 

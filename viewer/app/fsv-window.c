@@ -20,6 +20,7 @@
 
 #include "fsv-load-view.h"
 #include "fsv-bookmarks.h"
+#include "fsv-chain.h"
 #include "fsv-time.h"
 #include "fsv-window-private.h"
 #include "fsv-live.h"
@@ -72,6 +73,10 @@ struct _FsvWindow {
 
 	guint details_rows;
 	FsvTrace *trace; /* the trace shown, NULL before the first load */
+	/* The chains of causes of its waits (fsv-chain.h): built in a worker thread once the
+	 * trace is shown (1.4 s for the 12 M-event stress trace on a loaded machine), then kept. */
+	FsvChainIndex *chain_index;
+	GCancellable *chain_cancellable;
 	GTask *load_task;
 	GCancellable *load_cancellable;
 	guint progress_source;
@@ -79,8 +84,9 @@ struct _FsvWindow {
 	FsvQuery *query; /* the search entry's last valid query, NULL when empty */
 
 	/* fsv_window_set_start(): applied once the loaded trace is laid out at its real size. */
-	gboolean has_start_op, has_start_at, is_start_at_relative;
-	guint64 start_op_id, start_at_ns;
+	gboolean has_start_op, has_start_at;
+	guint64 start_op_id;
+	char *start_at; /* --at as typed */
 	guint start_tick;
 	FsvOpenFlags open_flags;
 };
@@ -227,13 +233,60 @@ add_recent(FsvTrace *trace)
 static void bookmarks_load(FsvWindow *self);
 static void legend_update(FsvWindow *self);
 
+static void details_update(FsvWindow *self);
+
+static void
+chain_index_thread(GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+	(void) source;
+	(void) cancellable;
+	g_task_return_pointer(task, fsv_chain_index_new(task_data),
+			      (GDestroyNotify) fsv_chain_index_free);
+}
+
+static void
+chain_index_done(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+	FsvChainIndex *index = g_task_propagate_pointer(G_TASK(result), NULL);
+
+	(void) source;
+	(void) user_data;
+	/* The window is alive (its dispose cancels): a cancelled build gives no index. */
+	if (index == NULL)
+		return;
+	if (g_task_get_task_data(G_TASK(result)) != FSV_WINDOW(source)->trace) {
+		fsv_chain_index_free(index);
+		return;
+	}
+	FSV_WINDOW(source)->chain_index = index;
+	details_update(FSV_WINDOW(source));
+}
+
+/* The chain index of the trace shown, built off the UI thread. */
+static void
+chain_index_build(FsvWindow *self)
+{
+	g_autoptr(GTask) task = NULL;
+
+	if (self->chain_cancellable)
+		g_cancellable_cancel(self->chain_cancellable);
+	g_clear_object(&self->chain_cancellable);
+	self->chain_cancellable = g_cancellable_new();
+	task = g_task_new(self, self->chain_cancellable, chain_index_done, NULL);
+	g_task_set_task_data(task, fsv_trace_ref(self->trace), (GDestroyNotify) fsv_trace_unref);
+	g_task_set_return_on_cancel(task, TRUE);
+	g_task_run_in_thread(task, chain_index_thread);
+}
+
 static void
 show_trace(FsvWindow *self, FsvTrace *trace)
 {
 	g_autofree char *title = NULL;
 
+	g_clear_pointer(&self->chain_index, fsv_chain_index_free);
 	g_clear_pointer(&self->trace, fsv_trace_unref);
 	self->trace = fsv_trace_ref(trace);
+	chain_index_build(self);
 	fsv_timeline_set_trace(self->timeline, trace);
 	fsv_timeline_set_query(self->timeline, self->query);
 	fsv_ops_table_set_trace(self->ops_table, trace);
@@ -267,16 +320,13 @@ apply_start(FsvWindow *self)
 		}
 	}
 	if (self->has_start_at) {
-		guint64 base = fsv_trace_get_begin_ns(self->trace);
+		g_autoptr(GError) error = NULL;
+		guint64 ns = 0;
 
-		if (self->is_start_at_relative && self->start_at_ns > G_MAXUINT64 - 1 - base)
-			problem = g_strdup_printf("--at +%" G_GUINT64_FORMAT
-						  " ns: past the last representable time",
-						  self->start_at_ns);
-		else
-			fsv_timeline_center_at(self->timeline, self->is_start_at_relative
-								   ? base + self->start_at_ns
-								   : self->start_at_ns);
+		if (fsv_trace_parse_time(self->trace, self->start_at, &ns, &error))
+			fsv_timeline_center_at(self->timeline, ns);
+		else if (problem == NULL)
+			problem = g_strdup_printf("--at: %s", error->message);
 	}
 	self->has_start_op = self->has_start_at = FALSE;
 	if (problem)
@@ -301,15 +351,14 @@ apply_start_when_laid_out(GtkWidget *widget, GdkFrameClock *clock, gpointer user
 }
 
 void
-fsv_window_set_start(FsvWindow *self, gboolean has_op, guint64 op_id, gboolean has_at,
-		     gboolean at_is_relative, guint64 at_ns)
+fsv_window_set_start(FsvWindow *self, gboolean has_op, guint64 op_id, const char *at)
 {
 	g_return_if_fail(FSV_IS_WINDOW(self));
 	self->has_start_op = has_op;
 	self->start_op_id = op_id;
-	self->has_start_at = has_at;
-	self->is_start_at_relative = at_is_relative;
-	self->start_at_ns = at_ns;
+	self->has_start_at = at != NULL;
+	g_free(self->start_at);
+	self->start_at = g_strdup(at);
 }
 
 /* The page a load leaves behind when it brings no trace: the trace shown before, else the
@@ -533,6 +582,91 @@ details_add_link(FsvWindow *self, const char *name, const char *value, const Fsv
 	g_signal_connect(label, "activate-link", G_CALLBACK(on_details_link), self);
 }
 
+/* The most links of a chain the pane lists. */
+#define CHAIN_MAX_LINKS 24
+
+/* What a chain that ended names as its cause (fsa_chain_stop_name, in words). */
+static const char *
+chain_stop_text(enum fsa_chain_stop stop)
+{
+	switch (stop) {
+	case FSA_CHAIN_STOP_CPU_SUBMISSION:
+		return "the CPU's submission";
+	case FSA_CHAIN_STOP_CPU_SIGNAL:
+		return "a CPU signal";
+	case FSA_CHAIN_STOP_TRACE_START:
+		return "submitted before the trace";
+	case FSA_CHAIN_STOP_NOT_OBSERVED:
+		return "never completed: nothing released it";
+	case FSA_CHAIN_STOP_INFERRED:
+		return "an inferred operation (lost log entry): its time is a range";
+	case FSA_CHAIN_STOP_UNQUEUED:
+		return "an unqueued signal: its command buffer is not known";
+	case FSA_CHAIN_STOP_RELEASE_UNKNOWN:
+		return "what released it is not in the trace";
+	case FSA_CHAIN_STOP_NO_PACKET:
+		return "its command buffer's packet is not in the trace";
+	case FSA_CHAIN_STOP_UNEXPLAINED:
+		return "a packet's start nothing in the trace explains";
+	case FSA_CHAIN_STOP_LIMIT:
+		return "longer than the pane lists";
+	default:
+		return fsa_chain_stop_name(stop);
+	}
+}
+
+/* A wait's chain of causes (docs/analyzer.md "Chains of causes"): each link a link to its op or
+ * packet, with the part of the wait's time it holds. */
+static void
+details_add_chain(FsvWindow *self, guint32 op)
+{
+	g_autoptr(GArray) links = NULL;
+	enum fsa_chain_stop stop = FSA_CHAIN_STOP_KIND_COUNT;
+	FsvItem stop_item;
+
+	if (self->chain_index == NULL) {
+		details_heading(self, "Chain of causes");
+		details_add(self, "", "indexing the trace…");
+		return;
+	}
+	links = fsv_chain_index_chain_of_wait(self->chain_index, op, CHAIN_MAX_LINKS, &stop,
+					      &stop_item);
+	if (links == NULL || links->len < 2)
+		return;
+	{
+		/* The timeline outlines the same links (the wait itself is the selection). */
+		g_autoptr(GArray) items = g_array_new(FALSE, FALSE, sizeof(FsvItem));
+
+		for (guint i = 1; i < links->len; i++) {
+			const FsvItem *it = &g_array_index(links, FsvChainLink, i).item;
+			const FsvItem *last =
+			    items->len ? &g_array_index(items, FsvItem, items->len - 1) : NULL;
+
+			/* A submission names the packet its queue link named: once. */
+			if (it->kind != FSV_ITEM_NONE &&
+			    (!last || last->kind != it->kind || last->index != it->index))
+				g_array_append_val(items, *it);
+		}
+		fsv_timeline_set_highlights(self->timeline, (const FsvItem *) (gpointer) items->data,
+					    items->len);
+	}
+	details_heading(self, "Chain of causes");
+	for (guint i = 1; i < links->len; i++) {
+		const FsvChainLink *l = &g_array_index(links, FsvChainLink, i);
+		g_autofree char *title =
+		    l->item.kind != FSV_ITEM_NONE ? fsv_trace_dup_item_title(self->trace, &l->item)
+						  : g_strdup("(not in the trace)");
+		g_autofree char *held = fsv_format_duration(l->hold_end_ns - l->hold_begin_ns);
+		g_autofree char *value = g_strdup_printf("%s · holds %s", title, held);
+
+		if (l->item.kind != FSV_ITEM_NONE)
+			details_add_link(self, fsa_chain_role_name(l->role), value, &l->item);
+		else
+			details_add(self, fsa_chain_role_name(l->role), value);
+	}
+	details_add(self, "Ends at", chain_stop_text(stop));
+}
+
 static void
 details_add_selection(FsvWindow *self, const FsvItem *item)
 {
@@ -549,6 +683,9 @@ details_add_selection(FsvWindow *self, const FsvItem *item)
 		else
 			details_add(self, fields[i], fields[i + 1]);
 	}
+	if (item->kind == FSV_ITEM_OP &&
+	    fsv_trace_get_op(self->trace, item->index)->kind == FSA_OP_WAIT)
+		details_add_chain(self, item->index);
 }
 
 /* One row's share of a range: its label on one line, what it did on the next, across both
@@ -696,6 +833,7 @@ details_update(FsvWindow *self)
 	gboolean has_range;
 
 	details_clear(self);
+	fsv_timeline_set_highlights(self->timeline, NULL, 0);
 	if (self->trace == NULL)
 		return;
 	fsv_timeline_get_selection(self->timeline, &item);
@@ -1760,6 +1898,10 @@ fsv_window_dispose(GObject *object)
 	if (self->chooser)
 		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
 	g_clear_object(&self->chooser);
+	if (self->chain_cancellable)
+		g_cancellable_cancel(self->chain_cancellable);
+	g_clear_object(&self->chain_cancellable);
+	g_clear_pointer(&self->chain_index, fsv_chain_index_free);
 	g_clear_pointer(&self->trace, fsv_trace_unref);
 	g_clear_pointer(&self->bookmarks, fsv_bookmarks_free);
 	g_clear_handle_id(&self->state_source, g_source_remove);
@@ -1767,6 +1909,7 @@ fsv_window_dispose(GObject *object)
 	g_clear_handle_id(&self->bookmarks_idle, g_source_remove);
 	g_clear_pointer(&self->state_file, g_free);
 	g_clear_pointer(&self->state_text, g_free);
+	g_clear_pointer(&self->start_at, g_free);
 	g_clear_pointer(&self->query, fsv_query_unref);
 	if (self->start_tick && self->timeline)
 		gtk_widget_remove_tick_callback(GTK_WIDGET(self->timeline), self->start_tick);

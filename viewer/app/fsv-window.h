@@ -35,12 +35,11 @@ void fsv_window_set_open_flags(FsvWindow *self, FsvOpenFlags flags);
 /*
  * Where the window starts once the next trace it opens is loaded (`fencescope view --select-op
  * ID --at TIME`): with HAS_OP, the operation with analyzer op id OP_ID (as `fencescope report`
- * prints it) selected and zoomed to; with HAS_AT, the time axis centred on AT_NS (trace ns, or
- * from the trace's first event when AT_IS_RELATIVE). An id or time the trace does not have is
- * said in the window's one-line error.
+ * prints it) selected and zoomed to; with AT (nullable), the time axis centred on that time,
+ * read as go to time reads it (fsv_trace_parse_time(): one parser for both). An id or time the
+ * trace does not have is said in the window's one-line error, in go to time's words.
  */
-void fsv_window_set_start(FsvWindow *self, gboolean has_op, guint64 op_id, gboolean has_at,
-			  gboolean at_is_relative, guint64 at_ns);
+void fsv_window_set_start(FsvWindow *self, gboolean has_op, guint64 op_id, const char *at);
 
 G_END_DECLS
 

@@ -30,16 +30,6 @@ typedef struct {
 	double x0, x1, y, h; /* the open run, x1 ≤ x0 when none */
 } Run;
 
-/* Sets a colour of fsv-render.c's colour table (issue 15 §5: no literal colours). */
-static void
-set_color(cairo_t *cr, FsvColor color)
-{
-	double rgb[3];
-
-	fsv_render_get_color(color, rgb);
-	cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-}
-
 static void
 run_flush(Run *run)
 {
@@ -119,7 +109,7 @@ fence_labels(cairo_t *cr, FsvTrace *trace, const FsvView *view, guint32 row, con
 	}
 	cairo_select_font_face(cr, font_family, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
 	cairo_set_font_size(cr, 9);
-	set_color(cr, FSV_COLOR_OP_TEXT);
+	_fsv_render_set_color(cr, FSV_COLOR_OP_TEXT, 1);
 	for (guint k = lo > 0 ? lo - 1 : 0; k < n && s[k].ns <= te && drawn < 64; k++) {
 		double x0 = MAX(fsv_view_time_to_x(view, s[k].ns), x_min);
 		double x1 = k + 1 < n ? fsv_view_time_to_x(view, s[k + 1].ns) : x_max;
@@ -270,7 +260,7 @@ _fsv_render_counter_axis(cairo_t *cr, FsvTrace *trace, guint32 row, double y, do
 		return;
 	cairo_select_font_face(cr, font_family, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
 	cairo_set_font_size(cr, 8.5);
-	set_color(cr, FSV_COLOR_TEXT_DIM);
+	_fsv_render_set_color(cr, FSV_COLOR_TEXT_DIM, 1);
 	cairo_text_extents(cr, top, &e);
 	cairo_move_to(cr, label_width - 6 - e.x_advance, plot.top + 7);
 	cairo_show_text(cr, top);

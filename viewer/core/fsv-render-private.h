@@ -9,6 +9,7 @@
 #include <cairo.h>
 #include <glib.h>
 
+#include "fsv-render.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
 
@@ -26,6 +27,10 @@ void _fsv_render_counter_row(cairo_t *cr, FsvTrace *trace, const FsvView *view, 
  * LABEL_WIDTH wide): its largest value at the top, 0 at the bottom. */
 void _fsv_render_counter_axis(cairo_t *cr, FsvTrace *trace, guint32 row, double y, double h,
 			      double label_width, const char *font_family);
+
+/* Sets COLOR of fsv-render.c's colour table at ALPHA (issue 15 §5: no literal colours; the one
+ * way both files set a colour of the table). */
+void _fsv_render_set_color(cairo_t *cr, FsvColor color, double alpha);
 
 G_END_DECLS
 

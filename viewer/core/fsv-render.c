@@ -236,6 +236,13 @@ set_rgb(cairo_t *cr, const double rgb[3], double alpha)
 	cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], alpha);
 }
 
+void
+_fsv_render_set_color(cairo_t *cr, FsvColor color, double alpha)
+{
+	g_return_if_fail(color < FSV_COLOR_COUNT);
+	set_rgb(cr, colors[color], alpha);
+}
+
 /* The colour of a preemption bracket by its reason (FSTP_PREEMPT_REASON_*, PRE-04, TDR-01). */
 static FsvColor
 preempt_reason_color(gint64 reason)
@@ -261,61 +268,61 @@ static void
 batch_style_source(cairo_t *cr, enum batch_style s)
 {
 	if (s >= BATCH_PREEMPT_BAR0 && s < BATCH_PREEMPT_LEG0) {
-		set_rgb(cr, colors[preempt_reason_color(s - BATCH_PREEMPT_BAR0)], 1);
+		_fsv_render_set_color(cr, preempt_reason_color(s - BATCH_PREEMPT_BAR0), 1);
 		return;
 	}
 	if (s >= BATCH_PREEMPT_LEG0 && s < BATCH_VA_4K_LOCAL) {
-		set_rgb(cr, colors[preempt_reason_color(s - BATCH_PREEMPT_LEG0)], 0.9);
+		_fsv_render_set_color(cr, preempt_reason_color(s - BATCH_PREEMPT_LEG0), 0.9);
 		return;
 	}
 	switch (s) {
 	case BATCH_WAIT_QUEUED:
-		set_rgb(cr, colors[FSV_COLOR_WAIT_QUEUED], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_WAIT_QUEUED, 1);
 		break;
 	case BATCH_WAIT_STALLED:
-		set_rgb(cr, colors[FSV_COLOR_WAIT_STALLED], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_WAIT_STALLED, 1);
 		break;
 	case BATCH_SIGNAL:
-		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_SIGNAL, 1);
 		break;
 	case BATCH_FADED_WAIT:
-		set_rgb(cr, colors[FSV_COLOR_WAIT_QUEUED], 0.3);
+		_fsv_render_set_color(cr, FSV_COLOR_WAIT_QUEUED, 0.3);
 		break;
 	case BATCH_FADED_SIGNAL:
-		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.2);
+		_fsv_render_set_color(cr, FSV_COLOR_SIGNAL, 0.2);
 		break;
 	case BATCH_PACKET_PREEMPTED:
-		set_rgb(cr, colors[FSV_COLOR_PACKET_PREEMPTED], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_PACKET_PREEMPTED, 1);
 		break;
 	case BATCH_PACKET_FAULTED:
-		set_rgb(cr, colors[FSV_COLOR_PACKET_FAULTED], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_PACKET_FAULTED, 1);
 		break;
 	case BATCH_PACKET_PAGING:
-		set_rgb(cr, colors[FSV_COLOR_PACKET_PAGING], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_PACKET_PAGING, 1);
 		break;
 	case BATCH_TICK:
-		set_rgb(cr, colors[FSV_COLOR_DOORBELL], 0.85);
+		_fsv_render_set_color(cr, FSV_COLOR_DOORBELL, 0.85);
 		break;
 	case BATCH_BAND_CONNECTED:
 	case BATCH_BAND_NOTIFY_KMD:
 	case BATCH_BAND_RETRY:
 	case BATCH_BAND_ABORT:
-		set_rgb(cr, colors[FSV_COLOR_DOORBELL_CONNECTED + (s - BATCH_BAND_CONNECTED)], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_DOORBELL_CONNECTED + (s - BATCH_BAND_CONNECTED), 1);
 		break;
 	case BATCH_VSYNC:
-		set_rgb(cr, colors[FSV_COLOR_VSYNC], 0.8);
+		_fsv_render_set_color(cr, FSV_COLOR_VSYNC, 0.8);
 		break;
 	case BATCH_MISSED_VSYNC:
-		set_rgb(cr, colors[FSV_COLOR_MISSED_VSYNC], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_MISSED_VSYNC, 1);
 		break;
 	case BATCH_CUT_NOTCH:
-		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, 1);
 		break;
 	case BATCH_VA_4K_LOCAL:
-		set_rgb(cr, colors[FSV_COLOR_VA_4K], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_VA_4K, 1);
 		break;
 	case BATCH_VA_64K_LOCAL:
-		set_rgb(cr, colors[FSV_COLOR_VA_64K], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_VA_64K, 1);
 		break;
 	case BATCH_VA_4K_SYSTEM:
 	case BATCH_VA_64K_SYSTEM: {
@@ -329,25 +336,25 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 		break;
 	}
 	case BATCH_PROPAGATION:
-		set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_PROPAGATION, 1);
 		break;
 	case BATCH_CUT_EDGE:
-		set_rgb(cr, colors[FSV_COLOR_CUT_EDGE], 0.9);
+		_fsv_render_set_color(cr, FSV_COLOR_CUT_EDGE, 0.9);
 		break;
 	case BATCH_STACK_WAIT:
-		set_rgb(cr, colors[FSV_COLOR_WAIT_STALLED], 0.55);
+		_fsv_render_set_color(cr, FSV_COLOR_WAIT_STALLED, 0.55);
 		break;
 	case BATCH_STACK_SIGNAL:
-		set_rgb(cr, colors[FSV_COLOR_SIGNAL], 0.45);
+		_fsv_render_set_color(cr, FSV_COLOR_SIGNAL, 0.45);
 		break;
 	case BATCH_STACK_PACKET:
-		set_rgb(cr, colors[FSV_COLOR_PACKET], 0.45);
+		_fsv_render_set_color(cr, FSV_COLOR_PACKET, 0.45);
 		break;
 	case BATCH_STACK_END:
-		set_rgb(cr, colors[FSV_COLOR_OP_TEXT], 0.55);
+		_fsv_render_set_color(cr, FSV_COLOR_OP_TEXT, 0.55);
 		break;
 	default:
-		set_rgb(cr, colors[packet_color(s - BATCH_PACKET0)], 1);
+		_fsv_render_set_color(cr, packet_color(s - BATCH_PACKET0), 1);
 		break;
 	}
 }
@@ -524,7 +531,7 @@ draw_special_op(RenderPass *pass, const FsvOp *o)
 	case FSA_OP_INFERRED:
 		/* Happened somewhere in this range: hatched on white, never a solid box
 		 * (GPV-08), so it stands out from the observed boxes it overlaps. */
-		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], alpha);
+		_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, alpha);
 		cairo_rectangle(cr, x0, y, x1 - x0, h);
 		cairo_fill(cr);
 		fill_hatched(cr, x0, y, x1 - x0, h, rgb, 0.15 * alpha, 0.9 * alpha);
@@ -587,9 +594,9 @@ draw_op_detail(RenderPass *pass, const FsvOp *o)
 	}
 	cairo_set_line_width(cr, 1.0);
 	if (o->kind == FSA_OP_WAIT)
-		set_rgb(cr, colors[FSV_COLOR_WAIT_OUTLINE], 0.9);
+		_fsv_render_set_color(cr, FSV_COLOR_WAIT_OUTLINE, 0.9);
 	else
-		set_rgb(cr, colors[FSV_COLOR_SIGNAL_OUTLINE], 0.9);
+		_fsv_render_set_color(cr, FSV_COLOR_SIGNAL_OUTLINE, 0.9);
 	cairo_rectangle(cr, floor(x0) + 0.5, pass->lane_y + 0.5, MAX(floor(x1) - floor(x0), 1.0),
 			pass->lane_h - 1);
 	cairo_stroke(cr);
@@ -606,9 +613,9 @@ draw_op_detail(RenderPass *pass, const FsvOp *o)
 	if (text_width(cr, label) > vx1 - vx0 - 6)
 		return;
 	if (o->kind == FSA_OP_WAIT)
-		set_rgb(cr, colors[FSV_COLOR_OP_TEXT], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_OP_TEXT, 1);
 	else
-		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, 1);
 	cairo_move_to(cr, vx0 + 3, pass->lane_y + pass->lane_h - 4);
 	cairo_show_text(cr, label);
 }
@@ -685,7 +692,7 @@ draw_packet_detail(RenderPass *pass, const FsvPacket *p)
 	double vx0 = MAX(x0, pass->x_min), vx1 = MIN(x1, pass->x_max);
 	char label[48];
 
-	set_rgb(cr, colors[FSV_COLOR_INK], 0.35);
+	_fsv_render_set_color(cr, FSV_COLOR_INK, 0.35);
 	cairo_set_line_width(cr, 1.0);
 	cairo_rectangle(cr, floor(x0) + 0.5, pass->lane_y + 0.5, MAX(floor(x1) - floor(x0), 1.0),
 			pass->lane_h - 1);
@@ -704,7 +711,7 @@ draw_packet_detail(RenderPass *pass, const FsvPacket *p)
 		g_snprintf(label, sizeof(label), "↻ %" PRIu64, p->packet_id);
 	else
 		g_snprintf(label, sizeof(label), "%" PRIu64, p->packet_id);
-	set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 1);
+	_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, 1);
 	text_fit(cr, vx0 + 3, pass->lane_y + pass->lane_h - 3, label, vx1 - vx0 - 6);
 }
 
@@ -841,7 +848,7 @@ draw_flip(MarkerPass *m, const FsvMarker *mk, bool is_bucket, double x0, double 
 
 		g_snprintf(label, sizeof(label), "flip %" PRIu64, _fsv_flip_id(mk));
 		font(pass, 8.5, false);
-		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, 1);
 		text_fit(cr, MAX(x0, pass->x_min) + 3, y + h - 2, label,
 			 MIN(x1, pass->x_max) - MAX(x0, pass->x_min) - 6);
 	}
@@ -866,10 +873,10 @@ static void
 page_fault_glyph(cairo_t *cr, double x, double y)
 {
 	page_fault_path(cr, x, y);
-	set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.9);
+	_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, 0.9);
 	cairo_set_line_width(cr, 2);
 	cairo_stroke_preserve(cr);
-	set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
+	_fsv_render_set_color(cr, FSV_COLOR_PAGE_FAULT, 1);
 	cairo_fill(cr);
 }
 
@@ -887,14 +894,14 @@ flush_faults(MarkerPass *m)
 		for (guint i = 0; i < xs->len; i++)
 			cairo_rectangle(cr, g_array_index(xs, double, i) - 0.5, m->row_y + 8, 1,
 					m->row_h - 8);
-		set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 0.7);
+		_fsv_render_set_color(cr, FSV_COLOR_PAGE_FAULT, 0.7);
 		cairo_fill(cr);
 		for (guint i = 0; i < xs->len; i++)
 			page_fault_path(cr, g_array_index(xs, double, i), m->row_y + 1);
-		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.9);
+		_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, 0.9);
 		cairo_set_line_width(cr, 2);
 		cairo_stroke_preserve(cr);
-		set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_PAGE_FAULT, 1);
 		cairo_fill(cr);
 	}
 	if (pass->fault_labels->len > 0) {
@@ -906,9 +913,9 @@ flush_faults(MarkerPass *m)
 		for (guint i = 0; i < pass->fault_labels->len; i++)
 			cairo_rectangle(cr, g_array_index(pass->fault_labels, double, i) + 4,
 					m->row_y + m->row_h - 12, tw + 3, 10);
-		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.85);
+		_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, 0.85);
 		cairo_fill(cr);
-		set_rgb(cr, colors[FSV_COLOR_PAGE_FAULT], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_PAGE_FAULT, 1);
 		for (guint i = 0; i < pass->fault_labels->len; i++) {
 			cairo_move_to(cr, g_array_index(pass->fault_labels, double, i) + 5,
 				      m->row_y + m->row_h - 4);
@@ -960,7 +967,7 @@ draw_marker(MarkerPass *m, const FsvMarker *mk, bool is_bucket, double bx0, doub
 		} else {
 			/* Not a queue row (a doorbell of an unknown queue): a line under the
 			 * ticks, as before the band existed. */
-			set_rgb(cr, colors[FSV_COLOR_DOORBELL_CONNECTED], 0.7);
+			_fsv_render_set_color(cr, FSV_COLOR_DOORBELL_CONNECTED, 0.7);
 			cairo_rectangle(cr, x0, tick_y + FSV_TICK_HEIGHT, MAX(x1 - x0, 1.0), 1.5);
 			cairo_fill(cr);
 		}
@@ -1058,7 +1065,7 @@ draw_marker(MarkerPass *m, const FsvMarker *mk, bool is_bucket, double bx0, doub
 		if (mk->is_open && !is_bucket) {
 			const double dash[] = {3.0, 2.0};
 
-			set_rgb(cr, colors[preempt_reason_color(mk->code)], 0.95);
+			_fsv_render_set_color(cr, preempt_reason_color(mk->code), 0.95);
 			cairo_set_line_width(cr, 3);
 			cairo_set_dash(cr, dash, 2, 0);
 			cairo_move_to(cr, x0, top + 1.5);
@@ -1131,7 +1138,7 @@ draw_marker(MarkerPass *m, const FsvMarker *mk, bool is_bucket, double bx0, doub
 						      "termination", "invalid command"};
 		char label[48];
 
-		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.55);
+		_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, 0.55);
 		cairo_rectangle(cr, x0, top, MAX(x1 - x0, 1.0), bottom - top);
 		cairo_fill(cr);
 		fill_hatched(cr, x0, top, MAX(x1 - x0, 1.0), bottom - top, red, 0.08, 0.45);
@@ -1143,7 +1150,7 @@ draw_marker(MarkerPass *m, const FsvMarker *mk, bool is_bucket, double bx0, doub
 		if (!is_bucket && x1 - x0 >= text_width(cr, label) + 8) {
 			double tw = text_width(cr, label), lx = MAX(x0, pass->x_min) + 3;
 
-			set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.85);
+			_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, 0.85);
 			cairo_rectangle(cr, lx - 1, bottom - 11, tw + 3, 11);
 			cairo_fill(cr);
 			set_rgb(cr, red, 1);
@@ -1179,7 +1186,7 @@ draw_marker(MarkerPass *m, const FsvMarker *mk, bool is_bucket, double bx0, doub
 		/* The fault injector's ground truth: a small diamond at the top of the row. */
 		double x = floor(x0) + 0.5, y = m->row_y + 5;
 
-		set_rgb(cr, colors[FSV_COLOR_FAULT_INJECTED], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_FAULT_INJECTED, 1);
 		cairo_move_to(cr, x, y - 4);
 		cairo_line_to(cr, x + 4, y);
 		cairo_line_to(cr, x, y + 4);
@@ -1190,13 +1197,13 @@ draw_marker(MarkerPass *m, const FsvMarker *mk, bool is_bucket, double bx0, doub
 	}
 	case FSA_MARK_INTERRUPT_LATE:
 		/* Raise → handled, 1 ms or more: an amber bar along the row's bottom. */
-		set_rgb(cr, colors[FSV_COLOR_DOORBELL_RETRY], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_DOORBELL_RETRY, 1);
 		cairo_rectangle(cr, x0, m->row_y + m->row_h - 4, MAX(x1 - x0, 1.0), 2);
 		cairo_fill(cr);
 		break;
 	case FSA_MARK_INTERRUPT_UNHANDLED: {
 		/* Raised and never handled: a red ring at the row's bottom. */
-		set_rgb(cr, colors[FSV_COLOR_TDR], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_TDR, 1);
 		cairo_set_line_width(cr, 1.25);
 		cairo_new_sub_path(cr);
 		cairo_arc(cr, floor(x0) + 0.5, m->row_y + m->row_h - 5, 2.5, 0, 2 * G_PI);
@@ -1407,10 +1414,10 @@ draw_stack(RenderPass *pass, guint32 row, const FsvLaneSlot *slot)
 		double x = g_array_index(labels, double, i);
 
 		/* On a pale pill, over the end ticks. */
-		set_rgb(pass->cr, colors[FSV_COLOR_BACKGROUND], 0.85);
+		_fsv_render_set_color(pass->cr, FSV_COLOR_BACKGROUND, 0.85);
 		cairo_rectangle(pass->cr, x + 2, pass->lane_y + 1, tw + 4, pass->lane_h - 2);
 		cairo_fill(pass->cr);
-		set_rgb(pass->cr, colors[FSV_COLOR_OP_TEXT], 1);
+		_fsv_render_set_color(pass->cr, FSV_COLOR_OP_TEXT, 1);
 		cairo_move_to(pass->cr, x + 4, pass->lane_y + pass->lane_h - 4);
 		cairo_show_text(pass->cr, text);
 	}
@@ -1465,7 +1472,7 @@ draw_piece_connectors(RenderPass *pass)
 				last_x1 = x1;
 			}
 		}
-		set_rgb(cr, colors[FSV_COLOR_PIECE_TEXT], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_PIECE_TEXT, 1);
 		if (round == 0)
 			cairo_stroke(cr);
 		else
@@ -1476,7 +1483,7 @@ draw_piece_connectors(RenderPass *pass)
 
 		fsv_view_get_piece_connector(pass->view, selected, &x0, &y0, &x1, &y1, &peak);
 		dx = MIN(MAX((x1 - x0) / 3, 2), 24);
-		set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_SELECTION, 1);
 		cairo_set_line_width(cr, 2);
 		cairo_move_to(cr, x0 - 0.5, y0 + 1);
 		cairo_curve_to(cr, x0 + dx, peak, x1 - dx, peak, x1 + 1, y0 == y1 ? y1 - 1 : y1);
@@ -1519,7 +1526,7 @@ draw_victim_arrows(RenderPass *pass, GArray *ids)
 	 * heads, triangles, in another. An arrow between the same rows as the previous one and
 	 * within 2 px of it is left out (it would add nothing visible). The selected one is drawn
 	 * last, on top. */
-	set_rgb(cr, colors[FSV_COLOR_VICTIMIZE], 0.85);
+	_fsv_render_set_color(cr, FSV_COLOR_VICTIMIZE, 0.85);
 	for (int round = 0; round < 2; round++) {
 		for (guint i = 0; i < ids->len; i++) {
 			guint32 id = g_array_index(ids, guint32, i);
@@ -1560,7 +1567,7 @@ draw_victim_arrows(RenderPass *pass, GArray *ids)
 		if (fsv_view_get_victim_arrow(pass->view, selected, &x, &y0, &y1)) {
 			dir = y1 > y0 ? 1 : -1;
 			tip = y1 - dir;
-			set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
+			_fsv_render_set_color(cr, FSV_COLOR_SELECTION, 1);
 			cairo_set_line_width(cr, 2);
 			cairo_move_to(cr, x, y0);
 			cairo_line_to(cr, x, tip - dir * 5);
@@ -1617,7 +1624,7 @@ draw_adapter_resets(RenderPass *pass)
 			const char *label = mk->code ? "ADAPTER RESET" : "ADAPTER RESET FAILED";
 
 			pass->stats->items_drawn++;
-			set_rgb(cr, colors[FSV_COLOR_RESET], 1);
+			_fsv_render_set_color(cr, FSV_COLOR_RESET, 1);
 			cairo_set_line_width(cr, 2.5);
 			if (!mk->code) {
 				const double dash[] = {4.0, 2.0};
@@ -1629,10 +1636,10 @@ draw_adapter_resets(RenderPass *pass)
 			cairo_stroke(cr);
 			cairo_set_dash(cr, NULL, 0, 0);
 			font(pass, 9, true);
-			set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.85);
+			_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, 0.85);
 			cairo_rectangle(cr, x + 3, y0 + 4, text_width(cr, label) + 4, 12);
 			cairo_fill(cr);
-			set_rgb(cr, colors[FSV_COLOR_RESET], 1);
+			_fsv_render_set_color(cr, FSV_COLOR_RESET, 1);
 			cairo_move_to(cr, x + 5, y0 + 14);
 			cairo_show_text(cr, label);
 		}
@@ -1736,7 +1743,7 @@ draw_va_lanes(RenderPass *pass, guint32 row)
 			double vx0 = MAX(x0, pass->x_min), vx1 = MIN(x1, pass->x_max);
 			char label[96];
 
-			set_rgb(pass->cr, colors[FSV_COLOR_INK], 0.35);
+			_fsv_render_set_color(pass->cr, FSV_COLOR_INK, 0.35);
 			cairo_set_line_width(pass->cr, 1);
 			cairo_move_to(pass->cr, floor(x1) - 0.5, pass->lane_y + 0.5);
 			cairo_line_to(pass->cr, floor(x0) + 0.5, pass->lane_y + 0.5);
@@ -1866,7 +1873,7 @@ draw_propagation_arrows(RenderPass *pass, GArray *ids)
 			} else if (round == 2) {
 				propagation_head_path(cr, x0, y0, x1, y1, 6);
 			} else if (round == 3) {
-				set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
+				_fsv_render_set_color(cr, FSV_COLOR_SELECTION, 1);
 				cairo_set_line_width(cr, 2);
 				propagation_arrow_path(cr, x0, y0, x1, y1, 8);
 				cairo_new_sub_path(cr);
@@ -1876,7 +1883,7 @@ draw_propagation_arrows(RenderPass *pass, GArray *ids)
 				cairo_fill(cr);
 			}
 		}
-		set_rgb(cr, colors[FSV_COLOR_PROPAGATION], 0.9);
+		_fsv_render_set_color(cr, FSV_COLOR_PROPAGATION, 0.9);
 		if (round == 0) {
 			cairo_set_line_width(cr, 1.25);
 			cairo_stroke(cr);
@@ -1952,7 +1959,7 @@ draw_row_content(RenderPass *pass, guint32 row, double y, double h)
 				pass->x_max);
 
 		if (x1 > x0) {
-			set_rgb(pass->cr, colors[FSV_COLOR_DOORBELL_CONNECTED], 0.5);
+			_fsv_render_set_color(pass->cr, FSV_COLOR_DOORBELL_CONNECTED, 0.5);
 			cairo_rectangle(pass->cr, x0, y + h / 2 - 1, x1 - x0, 2);
 			cairo_fill(pass->cr);
 		}
@@ -1973,8 +1980,11 @@ draw_row_content(RenderPass *pass, guint32 row, double y, double h)
 	}
 }
 
+/* The label of a row at drawing y (height h); the rows start at TOP (under the ruler). The
+ * label's text and triangle stay at the top of what is in sight of the row, so an expanded
+ * deep row scrolled into its middle still says which row it is. */
 static void
-draw_row_label(RenderPass *pass, guint32 row, double y, double h)
+draw_row_label(RenderPass *pass, guint32 row, double row_y, double h, double top)
 {
 	cairo_t *cr = pass->cr;
 	const FsvRow *r = fsv_trace_get_row(pass->trace, row);
@@ -1982,24 +1992,31 @@ draw_row_label(RenderPass *pass, guint32 row, double y, double h)
 	double x = 8 + r->depth * 14, lw = fsv_view_get_label_width(pass->view);
 	bool is_header = r->kind == FSV_ROW_ADAPTER || r->kind == FSV_ROW_CPU_GROUP ||
 			 r->kind == FSV_ROW_FENCE_GROUP || r->kind == FSV_ROW_VA_GROUP;
+	/* Where the text goes: the row's top, or the top of the rows' area when the row starts
+	 * above it and has room for its two lines below it. */
+	double y = row_y < top && !is_header ? MAX(row_y, MIN(top, row_y + h - 30)) : row_y;
 
 	if (is_header)
-		set_rgb(cr, colors[FSV_COLOR_LABEL_HEADER], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_LABEL_HEADER, 1);
 	else
-		set_rgb(cr, colors[FSV_COLOR_LABEL_BACKGROUND], 1);
-	cairo_rectangle(cr, 0, y, lw, h);
+		_fsv_render_set_color(cr, FSV_COLOR_LABEL_BACKGROUND, 1);
+	cairo_rectangle(cr, 0, row_y, lw, h);
 	cairo_fill(cr);
 	if (pass->opt->selection.kind == FSV_ITEM_ROW && pass->opt->selection.index == row) {
-		set_rgb(cr, colors[FSV_COLOR_SELECTION], 0.15);
-		cairo_rectangle(cr, 0, y, lw, h);
+		_fsv_render_set_color(cr, FSV_COLOR_SELECTION, 0.15);
+		cairo_rectangle(cr, 0, row_y, lw, h);
 		cairo_fill(cr);
 	}
-	if (is_group) {
-		/* Disclosure triangle: ▾ expanded, ▸ collapsed. */
+	/* A row whose label folds something has the disclosure triangle, ▾ unfolded and ▸ folded:
+	 * a group its children, a leaf row with stacked lanes (a deep queue) its lanes, as a click
+	 * on the label does (fsv_timeline_select_at; issue 15 §2). */
+	if (is_group || fsv_view_row_has_stacked_lanes(pass->view, row)) {
 		double cx = x + 4, cy = y + (is_header ? h / 2 : 11);
+		bool is_unfolded = is_group ? fsv_view_is_row_expanded(pass->view, row)
+					    : fsv_view_is_row_lanes_expanded(pass->view, row);
 
-		set_rgb(cr, colors[FSV_COLOR_DISCLOSURE], 1);
-		if (fsv_view_is_row_expanded(pass->view, row)) {
+		_fsv_render_set_color(cr, FSV_COLOR_DISCLOSURE, 1);
+		if (is_unfolded) {
 			cairo_move_to(cr, cx - 4, cy - 2);
 			cairo_line_to(cr, cx + 4, cy - 2);
 			cairo_line_to(cr, cx, cy + 3);
@@ -2012,7 +2029,7 @@ draw_row_label(RenderPass *pass, guint32 row, double y, double h)
 		cairo_fill(cr);
 	}
 	x += 12;
-	set_rgb(cr, colors[FSV_COLOR_TEXT], 1);
+	_fsv_render_set_color(cr, FSV_COLOR_TEXT, 1);
 	font(pass, 11, is_header || r->kind == FSV_ROW_ENGINE);
 	if (is_header) {
 		g_autofree char *full = r->sublabel[0] ? g_strdup_printf("%s", r->label) : NULL;
@@ -2023,21 +2040,21 @@ draw_row_label(RenderPass *pass, guint32 row, double y, double h)
 			double w = text_width(cr, r->label) + 8;
 
 			font(pass, 9.5, false);
-			set_rgb(cr, colors[FSV_COLOR_TEXT_DIM], 1);
+			_fsv_render_set_color(cr, FSV_COLOR_TEXT_DIM, 1);
 			text_fit(cr, x + w, y + h / 2 + 4, r->sublabel, lw - x - w - 6);
 		}
 	} else {
 		text_fit(cr, x, y + 14, r->label, lw - x - 6);
 		if (r->sublabel[0] && h >= 26) {
 			font(pass, 9.5, false);
-			set_rgb(cr, colors[FSV_COLOR_TEXT_DIM], 1);
+			_fsv_render_set_color(cr, FSV_COLOR_TEXT_DIM, 1);
 			text_fit(cr, x, y + 25, r->sublabel, lw - x - 6);
 		}
 	}
 	if (r->kind == FSV_ROW_BUSY || r->kind == FSV_ROW_DEPTH)
-		_fsv_render_counter_axis(cr, pass->trace, row, y, h, lw, pass->font);
-	set_rgb(cr, colors[FSV_COLOR_LABEL_SEPARATOR], 1);
-	cairo_rectangle(cr, 0, y + h - 1, lw, 1);
+		_fsv_render_counter_axis(cr, pass->trace, row, row_y, h, lw, pass->font);
+	_fsv_render_set_color(cr, FSV_COLOR_LABEL_SEPARATOR, 1);
+	cairo_rectangle(cr, 0, row_y + h - 1, lw, 1);
 	cairo_fill(cr);
 }
 
@@ -2098,10 +2115,10 @@ draw_ruler(RenderPass *pass)
 		te = fsv_view_x_to_time(pass->view, pass->x_max);
 	guint64 first;
 
-	set_rgb(cr, colors[FSV_COLOR_RULER_BACKGROUND], 1);
+	_fsv_render_set_color(cr, FSV_COLOR_RULER_BACKGROUND, 1);
 	cairo_rectangle(cr, 0, 0, w, rh);
 	cairo_fill(cr);
-	set_rgb(cr, colors[FSV_COLOR_RULE], 1);
+	_fsv_render_set_color(cr, FSV_COLOR_RULE, 1);
 	cairo_rectangle(cr, 0, rh - 1, w, 1);
 	cairo_fill(cr);
 	if (minor == 0)
@@ -2117,7 +2134,7 @@ draw_ruler(RenderPass *pass)
 
 		if (x < pass->x_min || x > pass->x_max)
 			continue;
-		set_rgb(cr, colors[FSV_COLOR_RULER_TICK], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_RULER_TICK, 1);
 		cairo_move_to(cr, x, rh - (is_major ? 10 : 4));
 		cairo_line_to(cr, x, rh - 1);
 		cairo_stroke(cr);
@@ -2131,7 +2148,7 @@ draw_ruler(RenderPass *pass)
 			 * misreads: only whole labels. */
 			if (x + 3 + text_width(cr, label) > pass->x_max)
 				continue;
-			set_rgb(cr, colors[FSV_COLOR_TEXT_SECONDARY], 1);
+			_fsv_render_set_color(cr, FSV_COLOR_TEXT_SECONDARY, 1);
 			cairo_move_to(cr, x + 3, rh - 13);
 			cairo_show_text(cr, label);
 		}
@@ -2142,11 +2159,11 @@ draw_ruler(RenderPass *pass)
 		g_autofree char *name = g_strdup_printf("%s", fsv_trace_get_name(pass->trace));
 		g_autofree char *note = g_strdup_printf("%s / division", d);
 
-		set_rgb(cr, colors[FSV_COLOR_TEXT], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_TEXT, 1);
 		font(pass, 11, true);
 		text_fit(cr, 8, 14, name, fsv_view_get_label_width(pass->view) - 12);
 		font(pass, 9.5, false);
-		set_rgb(cr, colors[FSV_COLOR_TEXT_DIM], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_TEXT_DIM, 1);
 		text_fit(cr, 8, 27, note, fsv_view_get_label_width(pass->view) - 12);
 	}
 }
@@ -2162,7 +2179,7 @@ draw_grid(RenderPass *pass, double top, double bottom)
 	guint64 first =
 	    tb > base ? base + (tb - base) / step * step : base - (base - tb) / step * step;
 
-	set_rgb(cr, colors[FSV_COLOR_GRID], 0.07);
+	_fsv_render_set_color(cr, FSV_COLOR_GRID, 0.07);
 	cairo_set_line_width(cr, 1);
 	for (guint64 t = first; t <= te && t >= first; t += step) {
 		double x = floor(fsv_view_time_to_x(pass->view, t)) + 0.5;
@@ -2199,7 +2216,7 @@ draw_losses(RenderPass *pass, double top, double bottom)
 		    !fsv_view_get_row_geometry(pass->view, l->row, &y, &h))
 			continue;
 		fill_hatched(cr, x0, y, x1 - x0, h, colors[FSV_COLOR_LOSS], 0.10, 0.55);
-		set_rgb(cr, colors[FSV_COLOR_LOSS], 0.9);
+		_fsv_render_set_color(cr, FSV_COLOR_LOSS, 0.9);
 		cairo_rectangle(cr, x0, y, 1.5, h);
 		cairo_rectangle(cr, x1 - 1.5, y, 1.5, h);
 		cairo_fill(cr);
@@ -2213,10 +2230,10 @@ draw_losses(RenderPass *pass, double top, double bottom)
 		if (x1 - x0 > text_width(cr, label) + 8) {
 			double ty = y + MIN(h - 3, 12);
 
-			set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.85);
+			_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, 0.85);
 			cairo_rectangle(cr, x0 + 3, ty - 9, text_width(cr, label) + 4, 12);
 			cairo_fill(cr);
-			set_rgb(cr, colors[FSV_COLOR_LOSS], 1);
+			_fsv_render_set_color(cr, FSV_COLOR_LOSS, 1);
 			cairo_move_to(cr, x0 + 5, ty);
 			cairo_show_text(cr, label);
 		}
@@ -2313,7 +2330,7 @@ arrow(RenderPass *pass, double xa, double ya, double xb, double yb)
 	cairo_t *cr = pass->cr;
 	double dx = MAX(fabs(xb - xa) * 0.4, 20), ang;
 
-	set_rgb(cr, colors[FSV_COLOR_ARROW], 0.9);
+	_fsv_render_set_color(cr, FSV_COLOR_ARROW, 0.9);
 	cairo_set_line_width(cr, 1.5);
 	cairo_move_to(cr, xa, ya);
 	cairo_curve_to(cr, xa + dx, ya, xb - dx, yb, xb, yb);
@@ -2380,7 +2397,7 @@ draw_fault_recovery(RenderPass *pass, const FsvItem *sel)
 		double xt = floor(fsv_view_time_to_x(pass->view, tdr->begin_ns)) + 0.5;
 		const double dash[] = {3.0, 2.0};
 
-		set_rgb(cr, colors[FSV_COLOR_SELECTION], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_SELECTION, 1);
 		cairo_set_line_width(cr, 1.5);
 		cairo_set_dash(cr, dash, 2, 0);
 		cairo_move_to(cr, xf + 4, fy + 6);
@@ -2408,7 +2425,7 @@ draw_selected_box(RenderPass *pass, const FsvItem *sel)
 	g_array_set_size(pass->cuts, 0);
 	cairo_save(pass->cr);
 	/* Over whatever lies in its frame: the background first. */
-	set_rgb(pass->cr, colors[FSV_COLOR_BACKGROUND], 1);
+	_fsv_render_set_color(pass->cr, FSV_COLOR_BACKGROUND, 1);
 	cairo_rectangle(pass->cr, x0 - 0.5, y - 0.5, x1 - x0 + 1, h + 1);
 	cairo_fill(pass->cr);
 	if (sel->kind == FSV_ITEM_OP) {
@@ -2437,11 +2454,46 @@ draw_selected_box(RenderPass *pass, const FsvItem *sel)
 		draw_cuts(pass);
 	}
 	g_array_set_size(pass->pieces, 0);
-	set_rgb(pass->cr, colors[FSV_COLOR_SELECTION], 1);
+	_fsv_render_set_color(pass->cr, FSV_COLOR_SELECTION, 1);
 	cairo_set_line_width(pass->cr, 2);
 	cairo_rectangle(pass->cr, x0 - 0.5, y - 1.5, x1 - x0 + 1, h + 3);
 	cairo_stroke(pass->cr);
 	cairo_restore(pass->cr);
+}
+
+/* The chain of causes of the selected wait (FsvRenderOptions.highlights): each link's box
+ * outlined, a dashed line from each link's start to the end of the link it explains (link k
+ * holds the time just before link k − 1). */
+static void
+draw_highlights(RenderPass *pass)
+{
+	const FsvItem *items = pass->opt->highlights;
+	double px0 = 0, px1 = 0, py = 0, ph = 0;
+	bool has_prev = false;
+
+	for (guint i = 0; i < pass->opt->n_highlights; i++) {
+		double x0, x1, y, h;
+		bool is_drawn = item_rect(pass, &items[i], &x0, &x1, &y, &h);
+
+		if (is_drawn) {
+			outline_item(pass, &items[i], colors[FSV_COLOR_ARROW], 1.5);
+			if (has_prev) {
+				_fsv_render_set_color(pass->cr, FSV_COLOR_ARROW, 0.8);
+				cairo_set_line_width(pass->cr, 1);
+				cairo_set_dash(pass->cr, (const double[]){3, 2}, 2, 0);
+				cairo_move_to(pass->cr, x1, y + h / 2);
+				cairo_line_to(pass->cr, px0, py + ph / 2);
+				cairo_stroke(pass->cr);
+				cairo_set_dash(pass->cr, NULL, 0, 0);
+			}
+		}
+		has_prev = is_drawn;
+		px0 = x0;
+		px1 = x1;
+		py = y;
+		ph = h;
+	}
+	(void) px1;
 }
 
 static void
@@ -2449,6 +2501,8 @@ draw_selection(RenderPass *pass)
 {
 	const FsvItem *sel = &pass->opt->selection;
 
+	if (pass->opt->n_highlights > 0)
+		draw_highlights(pass);
 	if (pass->opt->hover.kind != FSV_ITEM_NONE)
 		outline_item(pass, &pass->opt->hover, colors[FSV_COLOR_HOVER], 1);
 	if (sel->kind == FSV_ITEM_NONE)
@@ -2507,10 +2561,10 @@ draw_range_and_measure(RenderPass *pass, double top, double bottom)
 		g_autofree char *d = fsv_format_duration(b - a);
 
 		if (x1 >= x0) {
-			set_rgb(cr, colors[FSV_COLOR_SELECTION], 0.10);
+			_fsv_render_set_color(cr, FSV_COLOR_SELECTION, 0.10);
 			cairo_rectangle(cr, x0, 0, MAX(x1 - x0, 1), bottom);
 			cairo_fill(cr);
-			set_rgb(cr, colors[FSV_COLOR_SELECTION], 0.8);
+			_fsv_render_set_color(cr, FSV_COLOR_SELECTION, 0.8);
 			cairo_rectangle(cr, x0, 0, 1, bottom);
 			cairo_rectangle(cr, x1 - 1, 0, 1, bottom);
 			cairo_fill(cr);
@@ -2528,7 +2582,7 @@ draw_range_and_measure(RenderPass *pass, double top, double bottom)
 		g_autofree char *d = fsv_format_duration(b - a);
 		double tw;
 
-		set_rgb(cr, colors[FSV_COLOR_MEASURE], 0.95);
+		_fsv_render_set_color(cr, FSV_COLOR_MEASURE, 0.95);
 		cairo_set_line_width(cr, 1);
 		cairo_move_to(cr, floor(x0) + 0.5, top);
 		cairo_line_to(cr, floor(x0) + 0.5, bottom);
@@ -2541,10 +2595,10 @@ draw_range_and_measure(RenderPass *pass, double top, double bottom)
 		cairo_stroke(cr);
 		font(pass, 10, true);
 		tw = text_width(cr, d);
-		set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 0.9);
+		_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, 0.9);
 		cairo_rectangle(cr, (x0 + x1) / 2 - tw / 2 - 3, y - 12, tw + 6, 13);
 		cairo_fill(cr);
-		set_rgb(cr, colors[FSV_COLOR_MEASURE_TEXT], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_MEASURE_TEXT, 1);
 		cairo_move_to(cr, (x0 + x1) / 2 - tw / 2, y - 2);
 		cairo_show_text(cr, d);
 	}
@@ -2778,7 +2832,7 @@ legend_draw_entries(RenderPass *pass, const LegendEntry *entries, guint n, guint
 			set_rgb(cr, rgb, 1);
 			cairo_rectangle(cr, ex, ey, 11, 10);
 			cairo_fill(cr);
-			set_rgb(cr, colors[entries[i].color2], 1);
+			_fsv_render_set_color(cr, entries[i].color2, 1);
 			cairo_rectangle(cr, ex + 11, ey, 11, 10);
 			cairo_fill(cr);
 			break;
@@ -2820,7 +2874,7 @@ legend_draw_entries(RenderPass *pass, const LegendEntry *entries, guint n, guint
 			cairo_rectangle(cr, ex, ey + 5, 6, 5);
 			cairo_rectangle(cr, ex + 16, ey + 5, 6, 5);
 			cairo_fill(cr);
-			set_rgb(cr, colors[FSV_COLOR_PIECE_TEXT], 1);
+			_fsv_render_set_color(cr, FSV_COLOR_PIECE_TEXT, 1);
 			cairo_set_line_width(cr, 1.0);
 			cairo_move_to(cr, ex + 6, ey + 5);
 			cairo_curve_to(cr, ex + 9, ey, ex + 14, ey, ex + 17, ey + 4);
@@ -2845,7 +2899,7 @@ legend_draw_entries(RenderPass *pass, const LegendEntry *entries, guint n, guint
 			for (int k = 0; k < 3; k++)
 				cairo_rectangle(cr, ex + 2 + k * 5, ey, 1, 10);
 			cairo_fill(cr);
-			set_rgb(cr, colors[entries[i].color2], 1);
+			_fsv_render_set_color(cr, entries[i].color2, 1);
 			cairo_rectangle(cr, ex + 18, ey, 2, 10);
 			cairo_fill(cr);
 			break;
@@ -2855,7 +2909,7 @@ legend_draw_entries(RenderPass *pass, const LegendEntry *entries, guint n, guint
 			cairo_rectangle(cr, ex, ey, 1.5, 10);
 			cairo_rectangle(cr, ex + 8.5, ey, 1.5, 10);
 			cairo_fill(cr);
-			set_rgb(cr, colors[entries[i].color2], 1);
+			_fsv_render_set_color(cr, entries[i].color2, 1);
 			cairo_rectangle(cr, ex + 12, ey, 10, 3);
 			cairo_rectangle(cr, ex + 12, ey, 1.5, 10);
 			cairo_rectangle(cr, ex + 20.5, ey, 1.5, 10);
@@ -2868,7 +2922,7 @@ legend_draw_entries(RenderPass *pass, const LegendEntry *entries, guint n, guint
 			for (int k = 0; k < 2; k++) {
 				double tx = ex + 5 + 12 * k;
 
-				set_rgb(cr, colors[k ? entries[i].color2 : entries[i].color], 1);
+				_fsv_render_set_color(cr, k ? entries[i].color2 : entries[i].color, 1);
 				cairo_move_to(cr, tx - 4, ey + 10);
 				cairo_line_to(cr, tx + 4, ey + 10);
 				cairo_line_to(cr, tx, ey + 2);
@@ -2891,7 +2945,7 @@ legend_draw_entries(RenderPass *pass, const LegendEntry *entries, guint n, guint
 			cairo_fill(cr);
 			break;
 		}
-		set_rgb(cr, colors[FSV_COLOR_TEXT_SECONDARY], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_TEXT_SECONDARY, 1);
 		cairo_move_to(cr, ex + 28, ey + 9);
 		cairo_show_text(cr, entries[i].text);
 	}
@@ -2914,13 +2968,13 @@ fsv_render_draw_legend(cairo_t *cr, FsvTrace *trace, const FsvView *view, int wi
 	cairo_save(cr);
 	cairo_rectangle(cr, 0, 0, width, height);
 	cairo_clip(cr);
-	set_rgb(cr, colors[FSV_COLOR_LABEL_BACKGROUND], 1);
+	_fsv_render_set_color(cr, FSV_COLOR_LABEL_BACKGROUND, 1);
 	cairo_paint(cr);
-	set_rgb(cr, colors[FSV_COLOR_RULE], 1);
+	_fsv_render_set_color(cr, FSV_COLOR_RULE, 1);
 	cairo_rectangle(cr, 0, 0, width, 1);
 	cairo_fill(cr);
 	font(&pass, 10, true);
-	set_rgb(cr, colors[FSV_COLOR_TEXT], 1);
+	_fsv_render_set_color(cr, FSV_COLOR_TEXT, 1);
 	cairo_move_to(cr, 8, 15);
 	cairo_show_text(cr, "Legend");
 	font(&pass, 9.5, false);
@@ -2970,7 +3024,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		pass.tri[k] = g_array_new(FALSE, FALSE, sizeof(double));
 
 	cairo_save(cr);
-	set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 1);
+	_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, 1);
 	cairo_rectangle(cr, 0, 0, w, h);
 	cairo_fill(cr);
 
@@ -2988,14 +3042,14 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 			continue;
 		if (r->kind == FSV_ROW_ADAPTER || r->kind == FSV_ROW_CPU_GROUP ||
 		    r->kind == FSV_ROW_FENCE_GROUP || r->kind == FSV_ROW_VA_GROUP)
-			set_rgb(cr, colors[FSV_COLOR_GROUP_STRIPE], 1);
+			_fsv_render_set_color(cr, FSV_COLOR_GROUP_STRIPE, 1);
 		else if (i % 2)
-			set_rgb(cr, colors[FSV_COLOR_ODD_STRIPE], 1);
+			_fsv_render_set_color(cr, FSV_COLOR_ODD_STRIPE, 1);
 		else
-			set_rgb(cr, colors[FSV_COLOR_BACKGROUND], 1);
+			_fsv_render_set_color(cr, FSV_COLOR_BACKGROUND, 1);
 		cairo_rectangle(cr, lw, y, w - lw, rowh);
 		cairo_fill(cr);
-		set_rgb(cr, colors[FSV_COLOR_ROW_SEPARATOR], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_ROW_SEPARATOR, 1);
 		cairo_rectangle(cr, lw, y + rowh - 1, w - lw, 1);
 		cairo_fill(cr);
 	}
@@ -3027,7 +3081,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 	cairo_save(cr);
 	cairo_rectangle(cr, 0, rh, lw, h - rh);
 	cairo_clip(cr);
-	set_rgb(cr, colors[FSV_COLOR_LABEL_BACKGROUND], 1);
+	_fsv_render_set_color(cr, FSV_COLOR_LABEL_BACKGROUND, 1);
 	cairo_rectangle(cr, 0, rh, lw, h - rh);
 	cairo_fill(cr);
 	for (guint i = 0; i < n_visible; i++) {
@@ -3037,10 +3091,10 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		fsv_view_get_row_geometry(view, row, &y, &rowh);
 		if (y + rowh < rh || y > h)
 			continue;
-		draw_row_label(&pass, row, y, rowh);
+		draw_row_label(&pass, row, y, rowh, rh);
 	}
 	cairo_restore(cr);
-	set_rgb(cr, colors[FSV_COLOR_RULE], 1);
+	_fsv_render_set_color(cr, FSV_COLOR_RULE, 1);
 	cairo_rectangle(cr, lw - 1, 0, 1, h);
 	cairo_fill(cr);
 
@@ -3056,7 +3110,7 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		const char *msg = "No GPU queues, fences or packets in this trace";
 
 		font(&pass, 13, false);
-		set_rgb(cr, colors[FSV_COLOR_TEXT_DIM], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_TEXT_DIM, 1);
 		cairo_move_to(cr, lw + (w - lw) / 2.0 - text_width(cr, msg) / 2, rh + 60);
 		cairo_show_text(cr, msg);
 	}
@@ -3065,11 +3119,11 @@ fsv_render_draw_with_stats(cairo_t *cr, FsvTrace *trace, const FsvView *view,
 		    g_strdup_printf("Partial trace: %s", fsv_trace_get_partial_error(trace));
 
 		font(&pass, 10, true);
-		set_rgb(cr, colors[FSV_COLOR_LOSS], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_LOSS, 1);
 		text_fit(cr, lw + 8, h - 8, msg, w - lw - 16);
 	} else if (fsv_trace_get_clock_warning(trace)) {
 		font(&pass, 10, true);
-		set_rgb(cr, colors[FSV_COLOR_LOSS], 1);
+		_fsv_render_set_color(cr, FSV_COLOR_LOSS, 1);
 		text_fit(cr, lw + 8, h - 8, fsv_trace_get_clock_warning(trace), w - lw - 16);
 	}
 	/* The legend is not drawn here: it has a strip of its own under the timeline

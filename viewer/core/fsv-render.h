@@ -57,6 +57,10 @@ typedef struct {
 	const FsvQuery *query;
 	/* The item under the pointer, outlined (kind FSV_ITEM_NONE: none). */
 	FsvItem hover;
+	/* Items outlined in the dependency colour, each joined to the one before it by a line:
+	 * the chain of causes of the selected wait (fsv-chain.h). Not owned: valid for the draw. */
+	const FsvItem *highlights;
+	guint n_highlights;
 	/* fsv_render_to_file adds the legend's strip under the timeline (fsv_render_draw never
 	 * draws a legend: it would cover rows). */
 	bool show_legend;
@@ -186,7 +190,7 @@ typedef enum {
 	FSV_COLOR_LABEL_BACKGROUND,
 	FSV_COLOR_LABEL_HEADER, /* a group row's label */
 	FSV_COLOR_LABEL_SEPARATOR,
-	FSV_COLOR_DISCLOSURE,     /* ▾ / ▸ of a group */
+	FSV_COLOR_DISCLOSURE,     /* ▾ / ▸ of a group, and of a row with stacked lanes */
 	FSV_COLOR_TEXT,           /* row labels, the trace's name, the legend's title */
 	FSV_COLOR_TEXT_DIM,       /* sublabels, the ruler's note, "no GPU queues…" */
 	FSV_COLOR_TEXT_SECONDARY, /* ruler labels, legend entries */

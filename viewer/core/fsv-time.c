@@ -53,17 +53,16 @@ parse_number(const char *clean, struct fsa_report_time *time, bool *is_back, cha
 }
 
 bool
-fsv_trace_parse_time(const FsvTrace *trace, const char *text, guint64 *ns, GError **error)
+fsv_time_parse(const char *text, FsvTypedTime *time, GError **error)
 {
 	g_autofree char *clean = NULL;
-	struct fsa_report_time time = {0};
-	guint64 origin, begin, end, value;
+	struct fsa_report_time parsed = {0};
 	bool is_back;
 	char *why = NULL;
 
-	g_return_val_if_fail(trace != NULL && text != NULL && ns != NULL, false);
+	g_return_val_if_fail(text != NULL && time != NULL, false);
 	clean = g_utf8_validate(text, -1, NULL) ? normalise(text) : g_strdup("");
-	if (!parse_number(clean, &time, &is_back, &why)) {
+	if (!parse_number(clean, &parsed, &is_back, &why)) {
 		free(why);
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
 			    "'%s' is not a time: trace ns, seconds with a unit "
@@ -71,13 +70,24 @@ fsv_trace_parse_time(const FsvTrace *trace, const char *text, guint64 *ns, GErro
 			    text);
 		return false;
 	}
+	*time = (FsvTypedTime){parsed.ns, parsed.is_relative, is_back};
+	return true;
+}
+
+bool
+fsv_trace_resolve_time(const FsvTrace *trace, const FsvTypedTime *time, const char *text,
+		       guint64 *ns, GError **error)
+{
+	guint64 origin, begin, end, value;
+
+	g_return_val_if_fail(trace != NULL && time != NULL && text != NULL && ns != NULL, false);
 	origin = fsv_trace_get_begin_ns(trace);
-	if (!time.is_relative)
-		value = time.ns;
-	else if (is_back)
-		value = time.ns > origin ? 0 : origin - time.ns;
+	if (!time->is_relative)
+		value = time->ns;
+	else if (time->is_back)
+		value = time->ns > origin ? 0 : origin - time->ns;
 	else
-		value = time.ns > G_MAXUINT64 - origin ? G_MAXUINT64 : origin + time.ns;
+		value = time->ns > G_MAXUINT64 - origin ? G_MAXUINT64 : origin + time->ns;
 	begin = origin > SLACK_NS ? origin - SLACK_NS : 0;
 	end = fsv_trace_get_end_ns(trace);
 	end = end > G_MAXUINT64 - SLACK_NS ? G_MAXUINT64 : end + SLACK_NS;
@@ -86,9 +96,19 @@ fsv_trace_parse_time(const FsvTrace *trace, const char *text, guint64 *ns, GErro
 
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
 			    "'%s' is outside the trace (+0 ns … +%s)%s", text, last,
-			    time.is_relative ? "" : "; write +TIME for a time since its start");
+			    time->is_relative ? "" : "; write +TIME for a time since its start");
 		return false;
 	}
 	*ns = value;
 	return true;
+}
+
+bool
+fsv_trace_parse_time(const FsvTrace *trace, const char *text, guint64 *ns, GError **error)
+{
+	FsvTypedTime time;
+
+	g_return_val_if_fail(trace != NULL && text != NULL && ns != NULL, false);
+	return fsv_time_parse(text, &time, error) &&
+	       fsv_trace_resolve_time(trace, &time, text, ns, error);
 }

@@ -201,6 +201,13 @@ fsv_trace_get_clock_warning(const FsvTrace *trace)
 		       "runtime "
 		       "sampled";
 	default:
+		/* On the right clock but without a single clock pair for an adapter whose log
+		 * entries were read: recorded at --loglevel INFO (clock_correlation is DEBUG), the
+		 * model placed those boxes at their reads (docs/analyzer.md "GPU time"). */
+		if (trace->summary.anomaly_counts[FSA_ANOM_NO_CLOCK_CORRELATION] > 0)
+			return "GPU times not placed: the trace has no clock_correlation events "
+			       "(DEBUG: recorded with --loglevel INFO?); GPU boxes end at their log "
+			       "read";
 		return NULL;
 	}
 }

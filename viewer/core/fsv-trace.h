@@ -87,8 +87,9 @@ typedef enum {
 	FSV_ROW_DEPTH,
 } FsvRowKind;
 
-/* Lanes of a VA space row's mappings. */
-#define FSV_VA_MAX_LANES 4
+/* Lanes of a VA space row's mappings: as many as its most mappings alive at once need, up to
+ * this many (issue 15 §2: four lanes drew a fifth and sixth mapping over others). */
+#define FSV_VA_MAX_LANES 16
 
 /* One timeline row. Rows are stored in display order (a parent before its children). */
 typedef struct {

@@ -524,8 +524,9 @@ struct fsa_summary {
 /*
  * A fence's CurrentValue seen to change without a fence operation box: a queue's progress fence
  * reaching the progress value of a command buffer that completed (HPF-02) — at the packet's GPU
- * end for a user-mode queue (packet_end COMPLETED), when the OS saw it complete for a kernel-mode
- * queue (packet_complete). One per new value, in the order the model learns them.
+ * end for a user-mode queue (packet_end COMPLETED; in a trace without the queue's packet_end, at
+ * the progress fence write of its log, packet_id 0), when the OS saw it complete for a
+ * kernel-mode queue (packet_complete). One per new value, in the order the model learns them.
  */
 struct fsa_fence_value {
 	uint64_t fence_global_handle;
