@@ -4,7 +4,7 @@
  * saved and mapped back answers every accessor as the built one did (items, rows, the LODs'
  * visits at several zooms, the details text of every item); a changed trace gets another key
  * and is not served; a truncated file, a flipped byte and an out-of-bounds index (with its
- * checksum recomputed) are refused; two writers of one file at once leave a whole file and no
+ * checksum recomputed) and a damaged bool (a byte 2) are refused; two writers of one file at once leave a whole file and no
  * temporary file.
  */
 #define _GNU_SOURCE
@@ -540,6 +540,88 @@ Test(index, out_of_bounds_index_with_a_good_checksum_is_refused)
 		patch_u32(file, offset + (count - 1) * cases[i].element_size + cases[i].field,
 			  0x7fffff00);
 		assert_refused(file, "k", "out of bounds");
+		cr_assert(g_file_set_contents(file, pristine, (gssize) size, NULL));
+	}
+}
+
+/* Writes the byte VALUE at OFFSET of FILE and recomputes its checksum. */
+static void
+patch_u8(const char *file, guint64 offset, guint8 value)
+{
+	g_autofree char *data = NULL;
+	gsize size;
+
+	cr_assert(g_file_get_contents(file, &data, &size, NULL));
+	cr_assert_lt(offset, size);
+	data[offset] = (char) value;
+	cr_assert(g_file_set_contents(file, data, (gssize) size, NULL));
+	cr_assert(_fsv_index_update_checksum(file, NULL));
+}
+
+/* Issue 15 §1: a stored bool holding a byte other than 0 or 1 (reading it as a bool would be
+ * undefined behaviour) is refused like an index out of bounds, in every array that stores
+ * one. */
+Test(index, damaged_bool_with_a_good_checksum_is_refused)
+{
+	g_autoptr(FsvTrace) built = load("frame-pipeline");
+	g_autofree char *file = save(built, "k");
+	g_autofree char *pristine = NULL;
+	gsize size;
+	guint64 offset, count;
+	struct {
+		const char *tag;
+		gsize element_size, field;
+	} cases[] = {
+	    {"SCAL", sizeof(FsvTraceScalars),
+	     G_STRUCT_OFFSET(FsvTraceScalars, summary) +
+		 G_STRUCT_OFFSET(struct fsa_summary, has_trace_info)},
+	    {"SCAL", sizeof(FsvTraceScalars), G_STRUCT_OFFSET(FsvTraceScalars, has_paging_packets)},
+	    {"PKTS", sizeof(FsvPacket), G_STRUCT_OFFSET(FsvPacket, is_context_switch)},
+	    {"PKTS", sizeof(FsvPacket), G_STRUCT_OFFSET(FsvPacket, is_user_mode)},
+	    {"PKTS", sizeof(FsvPacket), G_STRUCT_OFFSET(FsvPacket, is_paging)},
+	    {"PKST", sizeof(FsvPacketStyle), G_STRUCT_OFFSET(FsvPacketStyle, is_paging)},
+	    {"MRKS", sizeof(FsvMarker), G_STRUCT_OFFSET(FsvMarker, is_open)},
+	    {"MRKS", sizeof(FsvMarker), G_STRUCT_OFFSET(FsvMarker, is_missed)},
+	    {"ROWS", sizeof(FsvStoredRow),
+	     G_STRUCT_OFFSET(FsvStoredRow, row) + G_STRUCT_OFFSET(FsvRow, has_doorbell_band)},
+	    {"ROWS", sizeof(FsvStoredRow),
+	     G_STRUCT_OFFSET(FsvStoredRow, row) + G_STRUCT_OFFSET(FsvRow, has_event_strip)},
+	    {"CROW", sizeof(FsvCounterRow), G_STRUCT_OFFSET(FsvCounterRow, is_wide)},
+	    {"PROC", sizeof(FsvStoredProcess),
+	     G_STRUCT_OFFSET(FsvStoredProcess, info) +
+		 G_STRUCT_OFFSET(struct fsa_process_info, is_abnormal_termination)},
+	    {"QUEU", sizeof(struct fsa_queue_info),
+	     G_STRUCT_OFFSET(struct fsa_queue_info, is_user_mode)},
+	    {"CTXS", sizeof(struct fsa_context_info),
+	     G_STRUCT_OFFSET(struct fsa_context_info, has_schedule)},
+	    {"ENGS", sizeof(struct fsa_engine_info),
+	     G_STRUCT_OFFSET(struct fsa_engine_info, ums_supported)},
+	    {"ENGS", sizeof(struct fsa_engine_info),
+	     G_STRUCT_OFFSET(struct fsa_engine_info, is_preemption_aware)},
+	    {"FENC", sizeof(struct fsa_fence_info),
+	     G_STRUCT_OFFSET(struct fsa_fence_info, is_shared)},
+	    {"FENC", sizeof(struct fsa_fence_info),
+	     G_STRUCT_OFFSET(struct fsa_fence_info, is_cross_adapter)},
+	    {"FENC", sizeof(struct fsa_fence_info),
+	     G_STRUCT_OFFSET(struct fsa_fence_info, is_progress_fence)},
+	};
+
+	cr_assert(g_file_get_contents(file, &pristine, &size, NULL));
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		cr_assert(_fsv_index_find_section(file, cases[i].tag, &offset, &count, NULL));
+		cr_assert_gt(count, 0, "%s empty", cases[i].tag);
+		/* 1 is a bool: the file still maps (the check is of the byte, not of the
+		 * field's meaning). */
+		patch_u8(file, offset + (count - 1) * cases[i].element_size + cases[i].field, 1);
+		{
+			GError *error = NULL;
+			g_autoptr(FsvTrace) mapped = fsv_index_map(file, "k", "x", &error);
+
+			cr_assert_not_null(mapped, "case %u (%s): %s", i, cases[i].tag,
+					   error ? error->message : "?");
+		}
+		patch_u8(file, offset + (count - 1) * cases[i].element_size + cases[i].field, 2);
+		assert_refused(file, "k", "bool out of bounds");
 		cr_assert(g_file_set_contents(file, pristine, (gssize) size, NULL));
 	}
 }

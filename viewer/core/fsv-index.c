@@ -327,6 +327,11 @@ range_ok(guint64 start, guint64 count, gsize n)
 	return start <= n && count <= n - start;
 }
 
+/* A stored bool is the byte 0 or 1: any other byte (a damaged file) would be undefined
+ * behaviour to read as a bool, so it is read as a byte and refused like an index out of
+ * bounds. */
+#define BOOL_OK(field) (*(const guint8 *) &(field) <= 1)
+
 static bool
 lod_kind_is(const FsvTrace *trace, guint64 lod, guint32 kind)
 {
@@ -364,6 +369,9 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 		if (s->runtime_version >= trace->n_strings ||
 		    (s->partial_error != FSV_STRING_NONE && s->partial_error >= trace->n_strings))
 			FAIL(c, "string offset out of bounds");
+		if (!BOOL_OK(s->summary.has_trace_info) || s->has_paging_packets > 1 ||
+		    s->has_resubmitted_pieces > 1)
+			FAIL(c, "bool out of bounds (summary)");
 	} else if (IS(ops)) {
 		const FsvOp *o = data;
 
@@ -379,12 +387,23 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 			    !index_ok(p[i].prev_piece, trace->n_packets) ||
 			    !index_ok(p[i].next_piece, trace->n_packets))
 				FAIL(c, "packet index out of bounds");
+			else if (!BOOL_OK(p[i].is_context_switch) || !BOOL_OK(p[i].is_user_mode) ||
+				 !BOOL_OK(p[i].is_paging))
+				FAIL(c, "bool out of bounds (packet)");
+	} else if (IS(packet_styles)) {
+		const FsvPacketStyle *p = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (!BOOL_OK(p[i].is_paging))
+				FAIL(c, "bool out of bounds (packet style)");
 	} else if (IS(markers)) {
 		const FsvMarker *m = data;
 
 		for (gsize i = 0; i < n; i++)
 			if (!index_ok(m[i].row, trace->n_rows) || m[i].kind >= 64)
 				FAIL(c, "marker index out of bounds");
+			else if (!BOOL_OK(m[i].is_open) || !BOOL_OK(m[i].is_missed))
+				FAIL(c, "bool out of bounds (marker)");
 	} else if (IS(losses)) {
 		const FsvLoss *l = data;
 
@@ -492,6 +511,9 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 			    r[i].label >= trace->n_strings || r[i].sublabel >= trace->n_strings ||
 			    r[i].row.kind > FSV_ROW_DEPTH)
 				FAIL(c, "row out of bounds");
+			else if (!BOOL_OK(r[i].row.has_doorbell_band) ||
+				 !BOOL_OK(r[i].row.has_event_strip))
+				FAIL(c, "bool out of bounds (row)");
 	} else if (IS(counter_rows)) {
 		/* Issue 15 §4: a row's counter slice lies inside the arrays of its kind. Those come
 		 * after this one in the file: their sizes are known (from the section table), not
@@ -503,6 +525,9 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 			FAIL(c, "counter rows are not one per row");
 		for (gsize i = 0; i < n; i++) {
 			FsvRowKind kind = trace->rows[first + i].row.kind;
+
+			if (r[i].is_wide > 1)
+				FAIL(c, "bool out of bounds (counter row)");
 			gsize values = kind == FSV_ROW_BUSY    ? trace->n_busy_begin
 				       : kind != FSV_ROW_DEPTH ? (gsize) G_MAXUINT32
 				       : r[i].is_wide
@@ -581,6 +606,33 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 		for (gsize i = 0; i < n; i++)
 			if (p[i].name >= trace->n_strings)
 				FAIL(c, "process name out of bounds");
+			else if (!BOOL_OK(p[i].info.is_abnormal_termination))
+				FAIL(c, "bool out of bounds (process)");
+	} else if (IS(queues)) {
+		const struct fsa_queue_info *q = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (!BOOL_OK(q[i].is_user_mode))
+				FAIL(c, "bool out of bounds (queue)");
+	} else if (IS(contexts)) {
+		const struct fsa_context_info *x = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (!BOOL_OK(x[i].has_schedule))
+				FAIL(c, "bool out of bounds (context)");
+	} else if (IS(engines)) {
+		const struct fsa_engine_info *e = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (!BOOL_OK(e[i].ums_supported) || !BOOL_OK(e[i].is_preemption_aware))
+				FAIL(c, "bool out of bounds (engine)");
+	} else if (IS(fences)) {
+		const struct fsa_fence_info *f = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (!BOOL_OK(f[i].is_shared) || !BOOL_OK(f[i].is_cross_adapter) ||
+			    !BOOL_OK(f[i].is_progress_fence))
+				FAIL(c, "bool out of bounds (fence)");
 	} else if (IS(queue_rows) || IS(fence_rows) || IS(va_rows)) {
 		const FsvRowKey *k = data;
 
