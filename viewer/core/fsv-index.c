@@ -172,6 +172,141 @@ fsv_index_cache_file(const char *trace_path, GError **error)
 	return g_build_filename(dir, name, NULL);
 }
 
+/* ---- Cache cap ------------------------------------------------------------------------- */
+
+guint64
+fsv_index_cache_get_max(void)
+{
+	const char *env = g_getenv("FENCESCOPE_INDEX_CACHE_MAX");
+	g_autofree char *number = NULL;
+	guint64 value, unit = 1;
+	gsize len;
+
+	if (!env || !*env)
+		return FSV_INDEX_CACHE_MAX_DEFAULT;
+	number = g_strstrip(g_strdup(env));
+	len = strlen(number);
+	if (len > 0) {
+		switch (g_ascii_toupper(number[len - 1])) {
+		case 'K':
+			unit = G_GUINT64_CONSTANT(1) << 10;
+			break;
+		case 'M':
+			unit = G_GUINT64_CONSTANT(1) << 20;
+			break;
+		case 'G':
+			unit = G_GUINT64_CONSTANT(1) << 30;
+			break;
+		case 'T':
+			unit = G_GUINT64_CONSTANT(1) << 40;
+			break;
+		default:
+			break;
+		}
+		if (unit != 1)
+			number[len - 1] = '\0';
+	}
+	if (!g_ascii_string_to_unsigned(number, 10, 0, G_MAXUINT64 / unit, &value, NULL)) {
+		g_debug("FENCESCOPE_INDEX_CACHE_MAX=%s is not a size: the default cap is used", env);
+		return FSV_INDEX_CACHE_MAX_DEFAULT;
+	}
+	return value * unit;
+}
+
+void
+fsv_index_cache_touch(const char *file)
+{
+	g_return_if_fail(file != NULL);
+	if (utimensat(AT_FDCWD, file, NULL, 0) != 0)
+		g_debug("%s: not marked as used: %s", file, g_strerror(errno));
+}
+
+/* An index file of the cache: 64 hex digits (the key) and ".fsvi"; not a save's temporary file
+ * (KEY.fsvi.tmp.XXXXXX) nor a builder's folder. */
+static bool
+is_index_file_name(const char *name)
+{
+	gsize len = strlen(name);
+
+	if (len != 64 + strlen(".fsvi") || !g_str_has_suffix(name, ".fsvi"))
+		return false;
+	for (gsize i = 0; i < 64; i++)
+		if (!g_ascii_isxdigit(name[i]))
+			return false;
+	return true;
+}
+
+typedef struct {
+	char *path;
+	guint64 size;
+	gint64 used_ns; /* modification time */
+} CacheEntry;
+
+static void
+cache_entry_clear(gpointer data)
+{
+	g_free(((CacheEntry *) data)->path);
+}
+
+static int
+compare_least_recently_used(const void *a, const void *b)
+{
+	const CacheEntry *x = a, *y = b;
+
+	if (x->used_ns != y->used_ns)
+		return x->used_ns < y->used_ns ? -1 : 1;
+	return strcmp(x->path, y->path); /* the same order in every process */
+}
+
+guint
+fsv_index_cache_prune(const char *folder, guint64 max_bytes, const char *keep)
+{
+	g_autoptr(GDir) dir = NULL;
+	g_autoptr(GArray) entries = g_array_new(FALSE, FALSE, sizeof(CacheEntry));
+	g_autofree char *keep_name = keep ? g_path_get_basename(keep) : NULL;
+	const char *name;
+	guint64 total = 0;
+	guint removed = 0;
+
+	g_return_val_if_fail(folder != NULL, 0);
+	g_array_set_clear_func(entries, cache_entry_clear);
+	dir = g_dir_open(folder, 0, NULL);
+	while (dir && (name = g_dir_read_name(dir))) {
+		CacheEntry e;
+		struct stat st;
+
+		if (!is_index_file_name(name))
+			continue;
+		e.path = g_build_filename(folder, name, NULL);
+		if (lstat(e.path, &st) != 0 || !S_ISREG(st.st_mode)) {
+			g_free(e.path);
+			continue; /* removed meanwhile, or not a file */
+		}
+		e.size = (guint64) st.st_size;
+		e.used_ns = (gint64) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		total += e.size;
+		/* The index being opened is counted, never removed. */
+		if (keep_name && strcmp(name, keep_name) == 0) {
+			g_free(e.path);
+			continue;
+		}
+		g_array_append_val(entries, e);
+	}
+	g_array_sort(entries, compare_least_recently_used);
+	for (guint i = 0; i < entries->len && total > max_bytes; i++) {
+		const CacheEntry *e = &g_array_index(entries, CacheEntry, i);
+
+		/* Another pruner may have removed it already: then it is no longer counted
+		 * either way. */
+		if (g_unlink(e->path) == 0) {
+			removed++;
+			g_debug("%s: removed from the index cache (least recently used)", e->path);
+		}
+		total -= e->size;
+	}
+	return removed;
+}
+
 /* ---- Saving ---------------------------------------------------------------------------- */
 
 typedef struct {

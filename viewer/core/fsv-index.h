@@ -43,6 +43,35 @@ char *fsv_index_key(const char *trace_path, GError **error);
  */
 char *fsv_index_cache_file(const char *trace_path, GError **error);
 
+/* The cache's default cap (docs/viewer.md "Index file and cache"): 4 GiB. */
+#define FSV_INDEX_CACHE_MAX_DEFAULT (G_GUINT64_CONSTANT(4) << 30)
+
+/*
+ * The cap of the index cache, in bytes: FENCESCOPE_INDEX_CACHE_MAX when it is set and valid (a
+ * number of bytes, or of KiB, MiB, GiB, TiB with a suffix K, M, G, T; 0 keeps only the index
+ * being opened), else FSV_INDEX_CACHE_MAX_DEFAULT.
+ */
+guint64 fsv_index_cache_get_max(void);
+
+/*
+ * Marks the cache file FILE as used now (its modification time, which the cache's
+ * least-recently-used order reads; the key does not). Errors are ignored: a file another viewer
+ * just removed needs no mark.
+ */
+void fsv_index_cache_touch(const char *file);
+
+/*
+ * Caps the index cache in FOLDER: while the index files in it (KEY.fsvi) add up to more than
+ * MAX_BYTES, removes the least recently used one (oldest modification time), never KEEP (the
+ * index being opened, may be NULL). Temporary files of a save and build folders are not index
+ * files: they are never counted nor removed. Safe with other processes saving, mapping or
+ * pruning at once: a removed file that another process maps stays valid for it (the mapping
+ * keeps it), and a file already removed by another pruner is skipped.
+ *
+ * Returns: how many files this call removed.
+ */
+guint fsv_index_cache_prune(const char *folder, guint64 max_bytes, const char *keep);
+
 /*
  * Writes TRACE as an index file at FILE with key KEY: a temporary file beside it, written,
  * fsync'd, renamed into place. Two processes writing the same file at once both succeed and

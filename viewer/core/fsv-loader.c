@@ -361,6 +361,16 @@ cache_folder(const char *cache_file, GError **error)
 	return g_steal_pointer(&dir);
 }
 
+/* The cache's cap (FENCESCOPE_INDEX_CACHE_MAX): the least recently used index files go, never
+ * CACHE_FILE, the one being opened (docs/viewer.md "Index file and cache"). */
+static void
+prune_cache(const char *cache_file)
+{
+	g_autofree char *folder = g_path_get_dirname(cache_file);
+
+	fsv_index_cache_prune(folder, fsv_index_cache_get_max(), cache_file);
+}
+
 FsvTrace *
 fsv_trace_open(const char *path, FsvOpenFlags flags, FsvLoadProgressFunc progress,
 	       gpointer user_data, GCancellable *cancellable, GError **error)
@@ -408,8 +418,12 @@ fsv_trace_open(const char *path, FsvOpenFlags flags, FsvLoadProgressFunc progres
 	if (use_cache && g_file_test(cache_file, G_FILE_TEST_IS_REGULAR)) {
 		report(&run);
 		trace = fsv_index_map(cache_file, key, path, &local_error);
-		if (trace)
+		if (trace) {
+			/* Used now: the last file the cap removes. */
+			fsv_index_cache_touch(cache_file);
+			prune_cache(cache_file);
 			return g_steal_pointer(&trace);
+		}
 		/* Stale or damaged: never trusted, rebuilt (and replaced below). */
 		g_debug("%s: rebuilding the index: %s", path, local_error->message);
 		g_clear_error(&local_error);
@@ -450,6 +464,8 @@ fsv_trace_open(const char *path, FsvOpenFlags flags, FsvLoadProgressFunc progres
 				    local_error->message);
 		else if (use_cache && !run.is_partial && g_rename(built, cache_file) != 0)
 			g_debug("%s: not kept in the cache: %s", cache_file, g_strerror(errno));
+		else if (use_cache && !run.is_partial)
+			prune_cache(cache_file);
 	}
 	/* What the builder wrote and was not renamed into the cache goes; a mapping stays valid
 	 * after its file is unlinked. */
