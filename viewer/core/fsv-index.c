@@ -309,20 +309,20 @@ fsv_index_cache_prune(const char *folder, guint64 max_bytes, const char *keep)
 
 /* ---- Saving ---------------------------------------------------------------------------- */
 
+/* The file as a list of byte ranges in memory, in file order: the header (its crc field 0), the
+ * section table, then each array after its zero padding. */
 typedef struct {
-	int fd;
-	uLong crc;
-	guint64 written;
-} Writer;
+	const void *data;
+	gsize size;
+} Piece;
 
 static bool
-write_all(Writer *w, const void *data, gsize size)
+write_all(int fd, const void *data, gsize size)
 {
 	const char *p = data;
 
-	w->crc = crc32_z(w->crc, (const Bytef *) data, size);
 	while (size > 0) {
-		ssize_t n = write(w->fd, p, size);
+		ssize_t n = write(fd, p, size);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -330,33 +330,46 @@ write_all(Writer *w, const void *data, gsize size)
 			return false;
 		p += n;
 		size -= (gsize) n;
-		w->written += (guint64) n;
 	}
 	return true;
 }
 
-static bool
-write_padding(Writer *w, guint64 to)
-{
-	static const char zeros[INDEX_ALIGN];
+typedef struct {
+	const Piece *pieces;
+	guint n_pieces;
+	uLong crc;
+} CrcJob;
 
-	if (to < w->written || to - w->written > sizeof(zeros))
-		return false;
-	return to == w->written || write_all(w, zeros, (gsize) (to - w->written));
+/* The crc32 of the pieces, in a thread of its own while the caller writes them: a save takes
+ * the longer of the two instead of their sum. */
+static gpointer
+crc_pieces(gpointer data)
+{
+	CrcJob *job = data;
+
+	job->crc = crc32_z(0, NULL, 0);
+	for (guint i = 0; i < job->n_pieces; i++)
+		job->crc =
+		    crc32_z(job->crc, (const Bytef *) job->pieces[i].data, job->pieces[i].size);
+	return NULL;
 }
 
 bool
 fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GError **error)
 {
+	static const char zeros[INDEX_ALIGN];
 	FsvTrace *t = (FsvTrace *) trace;
 	guint n = _fsv_trace_array_count;
 	g_autofree IndexSection *sections = g_new0(IndexSection, n);
+	g_autofree Piece *pieces = g_new0(Piece, 2 + 2 * n);
 	g_autofree char *tmp = NULL;
 	IndexHeader header = {0};
-	Writer w = {-1, 0, 0};
-	guint64 offset;
+	CrcJob job = {pieces, 0, 0};
+	GThread *crc_thread;
+	guint64 offset, written;
 	bool ok = true;
 	int saved_errno = 0;
+	int fd;
 
 	g_return_val_if_fail(trace && key && file, false);
 	g_return_val_if_fail(strlen(key) < sizeof(header.key), false);
@@ -381,33 +394,48 @@ fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GError 
 	header.file_size =
 	    sections[n - 1].offset + sections[n - 1].count * sections[n - 1].element_size;
 
+	pieces[job.n_pieces++] = (Piece){&header, sizeof(header)};
+	pieces[job.n_pieces++] = (Piece){sections, n * sizeof(IndexSection)};
+	written = sizeof(header) + n * sizeof(IndexSection);
+	for (guint i = 0; i < n; i++) {
+		const FsvTraceArrayInfo *info = &_fsv_trace_arrays[i];
+		gsize size = sections[i].count * info->element_size;
+
+		g_assert(sections[i].offset - written < sizeof(zeros));
+		if (sections[i].offset > written)
+			pieces[job.n_pieces++] =
+			    (Piece){zeros, (gsize) (sections[i].offset - written)};
+		if (size > 0)
+			pieces[job.n_pieces++] = (Piece){*_fsv_trace_array_data(t, info), size};
+		written = sections[i].offset + size;
+	}
+
 	tmp = g_strconcat(file, ".tmp.XXXXXX", NULL);
-	w.fd = g_mkstemp_full(tmp, O_RDWR | O_CLOEXEC, 0644);
-	if (w.fd < 0) {
+	fd = g_mkstemp_full(tmp, O_RDWR | O_CLOEXEC, 0644);
+	if (fd < 0) {
 		g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO, "%s: %s", file,
 			    g_strerror(errno));
 		return false;
 	}
-	w.crc = crc32_z(0, NULL, 0);
-	ok = write_all(&w, &header, sizeof(header)) &&
-	     write_all(&w, sections, n * sizeof(IndexSection));
-	for (guint i = 0; i < n && ok; i++) {
-		const FsvTraceArrayInfo *info = &_fsv_trace_arrays[i];
-		const void *data = *_fsv_trace_array_data(t, info);
-
-		ok = write_padding(&w, sections[i].offset) &&
-		     (sections[i].count == 0 ||
-		      write_all(&w, data, sections[i].count * info->element_size));
-	}
-	if (ok) {
-		/* The crc was computed with the field 0; now the field. */
-		header.crc32 = (guint32) w.crc;
-		ok = pwrite(w.fd, &header, sizeof(header), 0) == (ssize_t) sizeof(header) &&
-		     fsync(w.fd) == 0;
-	}
+	/* The crc is of the file with its crc field 0: header.crc32 stays 0 until both are
+	 * done. */
+	crc_thread = g_thread_new("fsv-index-crc", crc_pieces, &job);
+	for (guint i = 0; i < job.n_pieces && ok; i++)
+		ok = write_all(fd, pieces[i].data, pieces[i].size);
 	if (!ok)
 		saved_errno = errno;
-	if (close(w.fd) != 0 && ok) {
+	g_thread_join(crc_thread);
+	if (ok) {
+		header.crc32 = (guint32) job.crc;
+		/* No fsync: this is a cache. A file torn by a crash of the machine fails its crc
+		 * (or its size check) at the next map and is rebuilt, and fsync'ing hundreds of
+		 * megabytes held every first open for seconds. The rename below is still atomic
+		 * for the processes of this machine. */
+		ok = pwrite(fd, &header, sizeof(header), 0) == (ssize_t) sizeof(header);
+		if (!ok)
+			saved_errno = errno;
+	}
+	if (close(fd) != 0 && ok) {
 		ok = false;
 		saved_errno = errno;
 	}

@@ -73,8 +73,9 @@ void fsv_index_cache_touch(const char *file);
 guint fsv_index_cache_prune(const char *folder, guint64 max_bytes, const char *keep);
 
 /*
- * Writes TRACE as an index file at FILE with key KEY: a temporary file beside it, written,
- * fsync'd, renamed into place. Two processes writing the same file at once both succeed and
+ * Writes TRACE as an index file at FILE with key KEY: a temporary file beside it, written (its
+ * crc32 computed by a second thread meanwhile), renamed into place; not fsync'd (a cache: a
+ * file torn by a crash of the machine fails its check at the next map and is rebuilt). Two processes writing the same file at once both succeed and
  * the file is always whole (either one's). Returns false with *error set on failure (nothing
  * left behind).
  */
