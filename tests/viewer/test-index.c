@@ -7,7 +7,8 @@
  * checksum recomputed) and a damaged bool (a byte 2) are refused; two writers of one file at
  * once leave a whole file and no temporary file. The cache's cap removes the least recently used
  * index files first, never the one being opened nor anything that is not an index file, once
- * each with two pruners at once; FENCESCOPE_INDEX_CACHE_MAX is read with its suffixes.
+ * each with two pruners at once; FENCESCOPE_INDEX_CACHE_MAX is read with its suffixes. Rows
+ * indexed by one thread or several give the same file.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -626,6 +627,39 @@ Test(index, damaged_bool_with_a_good_checksum_is_refused)
 		assert_refused(file, "k", "bool out of bounds");
 		cr_assert(g_file_set_contents(file, pristine, (gssize) size, NULL));
 	}
+}
+
+/* The rows are indexed by several threads (fsv-trace-build.c's index_rows), each into its own
+ * arrays appended in row order afterwards: the index file is the same bytes with one thread and
+ * with several, on traces with many rows, lanes, aggregated slots and VA mapping lanes. */
+Test(index, rows_indexed_by_several_threads_give_the_same_file)
+{
+	static const char *const names[] = {"stress", "deep-queue", "mapping-churn",
+					    "frame-pipeline"};
+
+	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+		g_autofree char *one = NULL;
+		g_autofree char *several = NULL;
+		gsize n_one, n_several;
+
+		g_setenv("FSV_BUILD_THREADS", "1", TRUE);
+		{
+			g_autoptr(FsvTrace) built = load(names[i]);
+			g_autofree char *file = save(built, "k");
+
+			cr_assert(g_file_get_contents(file, &one, &n_one, NULL));
+		}
+		g_setenv("FSV_BUILD_THREADS", "3", TRUE);
+		{
+			g_autoptr(FsvTrace) built = load(names[i]);
+			g_autofree char *file = save(built, "k");
+
+			cr_assert(g_file_get_contents(file, &several, &n_several, NULL));
+		}
+		cr_assert_eq(n_one, n_several, "%s: sizes differ", names[i]);
+		cr_assert(memcmp(one, several, n_one) == 0, "%s: the files differ", names[i]);
+	}
+	g_unsetenv("FSV_BUILD_THREADS");
 }
 
 Test(index, wrong_key_is_refused)
