@@ -832,33 +832,53 @@ read_all(int fd, void *buffer, gsize size, guint64 offset)
 	return true;
 }
 
-/* The one pass over the file: crc32 of every byte (the header's crc field as 0) and the check
- * of every section's elements. */
-static const char *
-check_file(int fd, FsvTrace *trace, const IndexHeader *header, const IndexSection *sections)
-{
-	g_autofree char *buffer = g_malloc(INDEX_CHUNK);
-	IndexHeader zeroed = *header;
-	uLong crc = crc32_z(0, NULL, 0);
-	guint64 pos;
+/*
+ * One part of the pass over the file: sections [first, end) and the bytes [from, to) that hold
+ * them (the header, the section table and padding included), read with pread, their crc32
+ * computed and every element checked. Part 0 starts at byte 0, with the header's crc field as 0.
+ */
+typedef struct {
+	int fd;
+	FsvTrace *trace;
+	const IndexHeader *header;
+	const IndexSection *sections;
+	guint first, end;
+	guint64 from, to;
+	uLong crc;
+	const char *problem;
+} CheckPart;
 
-	zeroed.crc32 = 0;
-	crc = crc32_z(crc, (const Bytef *) &zeroed, sizeof(zeroed));
-	pos = sizeof(zeroed);
-	for (guint i = 0; i <= header->n_sections; i++) {
-		guint64 start = i < header->n_sections ? sections[i].offset : header->file_size;
-		const FsvTraceArrayInfo *info =
-		    i < header->n_sections ? &_fsv_trace_arrays[i] : NULL;
-		Check c = {trace, 0, 0, 0, 0, NULL};
+static gpointer
+check_part(gpointer data)
+{
+	CheckPart *part = data;
+	g_autofree char *buffer = g_malloc(INDEX_CHUNK);
+	const IndexSection *sections = part->sections;
+	guint64 pos = part->from;
+
+	part->crc = crc32_z(0, NULL, 0);
+	if (part->from == 0) {
+		IndexHeader zeroed = *part->header;
+
+		zeroed.crc32 = 0;
+		part->crc = crc32_z(part->crc, (const Bytef *) &zeroed, sizeof(zeroed));
+		pos = sizeof(zeroed);
+	}
+	for (guint i = part->first; i <= part->end; i++) {
+		guint64 start = i < part->end ? sections[i].offset : part->to;
+		const FsvTraceArrayInfo *info = i < part->end ? &_fsv_trace_arrays[i] : NULL;
+		Check c = {part->trace, 0, 0, 0, 0, NULL};
 		gsize per_chunk;
 
 		/* The section table and padding before this section. */
 		while (pos < start) {
 			gsize n = (gsize) MIN(start - pos, INDEX_CHUNK);
 
-			if (!read_all(fd, buffer, n, pos))
-				return "cannot read";
-			crc = crc32_z(crc, (const Bytef *) buffer, n);
+			if (!read_all(part->fd, buffer, n, pos)) {
+				part->problem = "cannot read";
+				return NULL;
+			}
+			part->crc = crc32_z(part->crc, (const Bytef *) buffer, n);
 			pos += n;
 		}
 		if (!info)
@@ -868,16 +888,82 @@ check_file(int fd, FsvTrace *trace, const IndexHeader *header, const IndexSectio
 			gsize n = (gsize) MIN(sections[i].count - first, per_chunk);
 			gsize bytes = n * info->element_size;
 
-			if (!read_all(fd, buffer, bytes, pos))
-				return "cannot read";
-			crc = crc32_z(crc, (const Bytef *) buffer, bytes);
+			if (!read_all(part->fd, buffer, bytes, pos)) {
+				part->problem = "cannot read";
+				return NULL;
+			}
+			part->crc = crc32_z(part->crc, (const Bytef *) buffer, bytes);
 			pos += bytes;
-			if (!check_section(&c, info, buffer, (gsize) first, n))
-				return c.problem;
+			if (!check_section(&c, info, buffer, (gsize) first, n)) {
+				part->problem = c.problem;
+				return NULL;
+			}
 		}
-		if (sections[i].count == 0 && !check_section(&c, info, buffer, 0, 0))
-			return c.problem;
+		if (sections[i].count == 0 && !check_section(&c, info, buffer, 0, 0)) {
+			part->problem = c.problem;
+			return NULL;
+		}
 	}
+	return NULL;
+}
+
+/* The section where the second part of the check starts: the section start nearest the middle
+ * of the file, at most the level-of-detail headers' (each section's check reads the contents of
+ * sections before it from LODH on — rows, row data, LOD headers — so those must all be in the
+ * same part, checked before it; sections before LODH read only counts). */
+static guint
+check_split(const IndexHeader *header, const IndexSection *sections)
+{
+	guint best = 0, last = 0;
+	guint64 best_gap = G_MAXUINT64;
+
+	for (guint i = 0; i < header->n_sections; i++)
+		if (memcmp(_fsv_trace_arrays[i].tag, "LODH", 4) == 0)
+			last = i;
+	for (guint i = 1; i <= last; i++) {
+		guint64 a = sections[i].offset, b = header->file_size - sections[i].offset;
+		guint64 gap = a > b ? a - b : b - a;
+
+		if (gap < best_gap) {
+			best_gap = gap;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* The one pass over the file: crc32 of every byte (the header's crc field as 0) and the check of
+ * every section's elements, in two parts on two threads (split at a section, their crcs
+ * combined): a reopen reads and checksums the whole file, hundreds of megabytes. */
+static const char *
+check_file(int fd, FsvTrace *trace, const IndexHeader *header, const IndexSection *sections)
+{
+	guint split = check_split(header, sections);
+	CheckPart parts[2] = {
+	    {fd, trace, header, sections, 0, header->n_sections, 0, header->file_size, 0, NULL},
+	    {fd, trace, header, sections, header->n_sections, header->n_sections,
+	     header->file_size, header->file_size, 0, NULL},
+	};
+	GThread *second = NULL;
+	uLong crc;
+
+	/* Always two parts, even for a small file (a thread costs tens of microseconds), so that
+	 * the tests of damaged files go through both. */
+	if (split > 0) {
+		parts[0].end = split;
+		parts[0].to = sections[split].offset;
+		parts[1].first = split;
+		parts[1].from = sections[split].offset;
+		second = g_thread_new("fsv-index-check", check_part, &parts[1]);
+	}
+	check_part(&parts[0]);
+	if (second)
+		g_thread_join(second);
+	if (parts[0].problem)
+		return parts[0].problem;
+	if (parts[1].problem)
+		return parts[1].problem;
+	crc = crc32_combine(parts[0].crc, parts[1].crc, (z_off_t) (parts[1].to - parts[1].from));
 	if ((guint32) crc != header->crc32)
 		return "checksum mismatch";
 	return NULL;
