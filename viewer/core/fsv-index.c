@@ -9,9 +9,10 @@
  *
  * Mapping checks everything before the trace is used: the header, that the section table is
  * FSV_TRACE_ARRAYS (tags and element sizes) with sections in order, inside the file and not
- * overlapping; then one sequential read of the whole file with pread (not through the mapping:
- * the pages read stay in the page cache, not in the viewer's resident memory) computes the
- * crc32 and checks every stored index of each chunk as it passes (check_section). Only then do
+ * overlapping; then one read of the whole file with pread, in two parts on two threads
+ * (check_file; not through the mapping: the pages read stay in the page cache, not in the
+ * viewer's resident memory), computes the crc32 and checks every stored index of each chunk as
+ * it passes (check_section). Only then do
  * the accessors read the mapping, and only the pages they touch become resident.
  *
  * The crc is zlib's crc32 (Debian has no libxxhash-dev on this machine); at about 1 GB/s it is
