@@ -431,6 +431,8 @@ sampler_thread(gpointer data)
 	g_autofree char *stat_path = g_strdup_printf("/proc/self/task/%d/stat", (int) sampler->tid);
 	g_autofree char *wchan_path =
 	    g_strdup_printf("/proc/self/task/%d/wchan", (int) sampler->tid);
+	g_autofree char *syscall_path =
+	    g_strdup_printf("/proc/self/task/%d/syscall", (int) sampler->tid);
 
 	while (!g_atomic_int_get(&sampler->stop)) {
 		g_autofree char *stat = NULL;
@@ -443,6 +445,21 @@ sampler_thread(gpointer data)
 			sample.state = paren[2];
 		if (sample.state != 'R' && g_file_get_contents(wchan_path, &wchan, NULL, NULL))
 			g_strlcpy(sample.wchan, wchan, sizeof(sample.wchan));
+		/* In poll(2), its timeout tells whose poll it is: the main loop's is at most the
+		 * probe's 2 ms, a wait for the X server (Xlib) is -1. */
+		if (sample.state != 'R') {
+			g_autofree char *call = NULL;
+			g_auto(GStrv) args = NULL;
+
+			if (g_file_get_contents(syscall_path, &call, NULL, NULL) &&
+			    (args = g_strsplit(call, " ", 5)) && g_strv_length(args) >= 4 &&
+			    strcmp(args[0], "7") == 0) {
+				gint64 timeout = (gint) g_ascii_strtoull(args[3], NULL, 16);
+
+				g_snprintf(sample.wchan, sizeof(sample.wchan),
+					   "poll(timeout %" G_GINT64_FORMAT " ms)", timeout);
+			}
+		}
 		g_mutex_lock(&sampler->lock);
 		g_array_append_val(sampler->samples, sample);
 		g_mutex_unlock(&sampler->lock);
