@@ -43,8 +43,9 @@ char *fsv_index_key(const char *trace_path, GError **error);
  */
 char *fsv_index_cache_file(const char *trace_path, GError **error);
 
-/* The cache's default cap (docs/viewer.md "Index file and cache"): 4 GiB. */
-#define FSV_INDEX_CACHE_MAX_DEFAULT (G_GUINT64_CONSTANT(4) << 30)
+/* The cache's default cap (docs/viewer.md "Index file and cache"): 8 GiB, room for the index of a
+ * 100 M event trace (5.8 GB) and a few smaller ones. */
+#define FSV_INDEX_CACHE_MAX_DEFAULT (G_GUINT64_CONSTANT(8) << 30)
 
 /*
  * The cap of the index cache, in bytes: FENCESCOPE_INDEX_CACHE_MAX when it is set and valid (a
