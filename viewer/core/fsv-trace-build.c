@@ -968,7 +968,9 @@ compare_rows_by_size(const void *a, const void *b, void *data)
 
 	if (x != y)
 		return x > y ? -1 : 1;
-	return *(const guint32 *) a < *(const guint32 *) b ? -1 : 1;
+	return *(const guint32 *) a < *(const guint32 *) b   ? -1
+	       : *(const guint32 *) a > *(const guint32 *) b ? 1
+							     : 0;
 }
 
 /* How many threads index the rows: FSV_BUILD_THREADS (tests), else one per processor, at most
