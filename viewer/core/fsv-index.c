@@ -126,6 +126,8 @@ hash_feed(Hash *h, const void *data, gsize len)
 {
 	const guint8 *p = data;
 
+	if (len == 0)
+		return; /* DATA may be NULL (an empty array) */
 	h->total += len;
 	if (h->carry_len > 0) {
 		gsize take = MIN(len, HASH_STRIPE - h->carry_len);
