@@ -79,7 +79,8 @@ align_up(gsize n)
  * the others, so a change within one word is always seen; any other damage slips through with a
  * chance of 2^-64. About three times faster than zlib's crc32 here (0.07 s against 0.20 s of
  * CPU for the 696 MB index of the 12 M event trace), and a section's checksum depends on that
- * section alone, so the check can split the file anywhere. Streaming: fed in chunks of any size.
+ * section alone, so the checksums do not constrain where the check splits the file. Streaming:
+ * fed in chunks of any size.
  */
 #define HASH_P1 G_GUINT64_CONSTANT(0x9E3779B185EBCA87)
 #define HASH_P2 G_GUINT64_CONSTANT(0xC2B2AE3D27D4EB4F)
