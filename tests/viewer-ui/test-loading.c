@@ -339,6 +339,11 @@ typedef struct {
 	gint64 start_us, worst_at_us; /* when the longest wall gap ended, from the open */
 	/* Major page faults of the main thread (a mapped index read from disk) in that gap. */
 	long last_majflt, worst_majflt;
+	/* In the longest wall gap: the main thread's CPU time, and its time runnable but waiting
+	 * for a core (the scheduler's run_delay, /proc/thread-self/schedstat). What is left of
+	 * the gap, less the 2 ms of the timeout, the thread slept: waiting on something (a lock,
+	 * a pipe, the X server), which is what the window could be to blame for. */
+	gint64 last_wait_us, worst_gap_cpu_us, worst_gap_wait_us;
 	guint ticks;
 } Probe;
 
@@ -360,26 +365,151 @@ thread_cpu_us(void)
 	return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
+/* The main thread's time runnable but not running, waiting for a core (schedstat's second
+ * field, ns), -1 when the kernel does not say. */
+static gint64
+thread_wait_us(void)
+{
+	g_autofree char *text = NULL;
+	g_auto(GStrv) fields = NULL;
+
+	if (!g_file_get_contents("/proc/thread-self/schedstat", &text, NULL, NULL))
+		return -1;
+	fields = g_strsplit(g_strstrip(text), " ", 3);
+	if (g_strv_length(fields) < 2)
+		return -1;
+	return g_ascii_strtoll(fields[1], NULL, 10) / 1000;
+}
+
 static gboolean
 probe_tick(gpointer data)
 {
 	Probe *probe = data;
-	gint64 now = g_get_monotonic_time(), cpu = thread_cpu_us();
+	gint64 now = g_get_monotonic_time(), cpu = thread_cpu_us(), wait = thread_wait_us();
 	long majflt = thread_major_faults();
 
 	if (probe->last_us) {
 		if (now - probe->last_us > probe->worst_us) {
 			probe->worst_at_us = now - probe->start_us;
 			probe->worst_majflt = majflt - probe->last_majflt;
+			probe->worst_gap_cpu_us = cpu - probe->last_cpu_us;
+			probe->worst_gap_wait_us =
+			    wait >= 0 && probe->last_wait_us >= 0 ? wait - probe->last_wait_us : -1;
 		}
 		probe->worst_us = MAX(probe->worst_us, now - probe->last_us);
 		probe->worst_cpu_us = MAX(probe->worst_cpu_us, cpu - probe->last_cpu_us);
 	}
 	probe->last_us = now;
 	probe->last_cpu_us = cpu;
+	probe->last_wait_us = wait;
 	probe->last_majflt = majflt;
 	probe->ticks++;
 	return G_SOURCE_CONTINUE;
+}
+
+/* What the main thread is doing, sampled every millisecond by another thread (its state and,
+ * asleep, the kernel function it sleeps in: /proc/self/task/TID/stat and wchan), so that the
+ * sleep in the longest gap can be named: poll (the main loop idle, woken late), a futex (a
+ * lock another thread holds), a socket or pipe (the X server, a pipe), a page (the disk). */
+typedef struct {
+	gint64 us;
+	char state;
+	char wchan[40];
+} Sample;
+
+typedef struct {
+	pid_t tid;
+	gint stop;
+	GMutex lock;
+	GArray *samples; /* Sample */
+} Sampler;
+
+static gpointer
+sampler_thread(gpointer data)
+{
+	Sampler *sampler = data;
+	g_autofree char *stat_path = g_strdup_printf("/proc/self/task/%d/stat", (int) sampler->tid);
+	g_autofree char *wchan_path =
+	    g_strdup_printf("/proc/self/task/%d/wchan", (int) sampler->tid);
+	g_autofree char *syscall_path =
+	    g_strdup_printf("/proc/self/task/%d/syscall", (int) sampler->tid);
+
+	while (!g_atomic_int_get(&sampler->stop)) {
+		g_autofree char *stat = NULL;
+		g_autofree char *wchan = NULL;
+		Sample sample = {g_get_monotonic_time(), '?', ""};
+		const char *paren;
+
+		if (g_file_get_contents(stat_path, &stat, NULL, NULL) &&
+		    (paren = strrchr(stat, ')')) && paren[1] == ' ')
+			sample.state = paren[2];
+		if (sample.state != 'R' && g_file_get_contents(wchan_path, &wchan, NULL, NULL))
+			g_strlcpy(sample.wchan, wchan, sizeof(sample.wchan));
+		/* In poll(2), its timeout tells whose poll it is: the main loop's is at most the
+		 * probe's 2 ms, a wait for the X server (Xlib) is -1. */
+		if (sample.state != 'R') {
+			g_autofree char *call = NULL;
+			g_auto(GStrv) args = NULL;
+
+			if (g_file_get_contents(syscall_path, &call, NULL, NULL) &&
+			    (args = g_strsplit(call, " ", 5)) && g_strv_length(args) >= 4 &&
+			    strcmp(args[0], "7") == 0) {
+				gint64 timeout = (gint) g_ascii_strtoull(args[3], NULL, 16);
+
+				g_snprintf(sample.wchan, sizeof(sample.wchan),
+					   "poll(timeout %" G_GINT64_FORMAT " ms)", timeout);
+			}
+		}
+		g_mutex_lock(&sampler->lock);
+		g_array_append_val(sampler->samples, sample);
+		g_mutex_unlock(&sampler->lock);
+		g_usleep(1000);
+	}
+	return NULL;
+}
+
+static int
+compare_counts(gconstpointer a, gconstpointer b, gpointer data)
+{
+	guint x = GPOINTER_TO_UINT(g_hash_table_lookup(data, *(const char *const *) a));
+	guint y = GPOINTER_TO_UINT(g_hash_table_lookup(data, *(const char *const *) b));
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The main thread's samples in [FROM, TO] (monotonic µs): "R 12, S poll_schedule_timeout 30,
+ * …", most frequent first. */
+static char *
+describe_samples(Sampler *sampler, gint64 from, gint64 to)
+{
+	g_autoptr(GHashTable) counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GPtrArray) keys = g_ptr_array_new();
+	GString *out = g_string_new(NULL);
+	GHashTableIter iter;
+	gpointer key;
+
+	g_mutex_lock(&sampler->lock);
+	for (guint i = 0; i < sampler->samples->len; i++) {
+		const Sample *sample = &g_array_index(sampler->samples, Sample, i);
+		char *name;
+
+		if (sample->us < from || sample->us > to)
+			continue;
+		name = sample->state == 'R' ? g_strdup("R (running or runnable)")
+					     : g_strdup_printf("%c %s", sample->state, sample->wchan);
+		g_hash_table_insert(counts, name,
+				    GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(counts, name)) +
+						     1));
+	}
+	g_mutex_unlock(&sampler->lock);
+	g_hash_table_iter_init(&iter, counts);
+	while (g_hash_table_iter_next(&iter, &key, NULL))
+		g_ptr_array_add(keys, key);
+	g_ptr_array_sort_with_data(keys, compare_counts, counts);
+	for (guint i = 0; i < keys->len; i++)
+		g_string_append_printf(out, "%s%s %u", i ? ", " : "", (char *) keys->pdata[i],
+				       GPOINTER_TO_UINT(g_hash_table_lookup(counts, keys->pdata[i])));
+	return g_string_free(out, FALSE);
 }
 
 /* A line of /proc/self/status ("VmHWM", "VmRSS") in kB, -1 when missing. */
@@ -424,7 +554,12 @@ Test(loading, the_main_loop_never_stalls_while_a_trace_loads)
 		Probe probe = {0};
 		guint source, runs = _fsv_loader_get_builder_runs();
 		gint64 start = g_get_monotonic_time(), worst_ms, loaded_us;
+		Sampler sampler = {(pid_t) gettid(), 0, {0}, g_array_new(FALSE, FALSE, sizeof(Sample))};
+		GThread *sampling;
+		g_autofree char *sampled = NULL;
 
+		g_mutex_init(&sampler.lock);
+		sampling = g_thread_new("sampler", sampler_thread, &sampler);
 		probe.start_us = start;
 		source = g_timeout_add(2, probe_tick, &probe);
 		open_path(path);
@@ -437,6 +572,12 @@ Test(loading, the_main_loop_never_stalls_while_a_trace_loads)
 		     g_get_monotonic_time() < until;)
 			g_main_context_iteration(NULL, TRUE);
 		g_source_remove(source);
+		g_atomic_int_set(&sampler.stop, 1);
+		g_thread_join(sampling);
+		sampled = describe_samples(&sampler, start + probe.worst_at_us - probe.worst_us,
+					   start + probe.worst_at_us);
+		g_array_unref(sampler.samples);
+		g_mutex_clear(&sampler.lock);
 		cr_assert(is_drawn(), "not loaded");
 		cr_assert_null(_fsv_window_get_error(window), "error: %s",
 			       _fsv_window_get_error(window));
@@ -452,6 +593,16 @@ Test(loading, the_main_loop_never_stalls_while_a_trace_loads)
 		    (double) loaded_us / G_USEC_PER_SEC, worst_ms,
 		    (double) probe.worst_at_us / G_USEC_PER_SEC, probe.worst_majflt,
 		    probe.worst_cpu_us / 1000.0, probe.ticks);
+		/* Where the longest gap went: the main thread working, waiting for a core, or
+		 * asleep (blocked on something: ours to fix if it is long). */
+		fprintf(stderr,
+			"# longest gap: %.1f ms working, %.1f ms runnable waiting for a core, "
+			"%.1f ms asleep (beyond the 2 ms timeout)\n",
+			probe.worst_gap_cpu_us / 1000.0, probe.worst_gap_wait_us / 1000.0,
+			MAX(0, probe.worst_us - 2000 - probe.worst_gap_cpu_us -
+				   MAX(probe.worst_gap_wait_us, 0)) /
+			    1000.0);
+		fprintf(stderr, "# main thread sampled every ms in that gap: %s\n", sampled);
 		/* The viewer's memory: the build's peak is the builder's, not the window's. */
 		fprintf(stderr, "# viewer memory after the %s open: VmRSS %ld kB, VmHWM %ld kB\n",
 			round == 0 ? "built" : "cached", status_kb("VmRSS:"), status_kb("VmHWM:"));

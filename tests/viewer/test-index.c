@@ -4,8 +4,11 @@
  * saved and mapped back answers every accessor as the built one did (items, rows, the LODs'
  * visits at several zooms, the details text of every item); a changed trace gets another key
  * and is not served; a truncated file, a flipped byte and an out-of-bounds index (with its
- * checksum recomputed) are refused; two writers of one file at once leave a whole file and no
- * temporary file.
+ * checksum recomputed) and a damaged bool (a byte 2) are refused; two writers of one file at
+ * once leave a whole file and no temporary file. The cache's cap removes the least recently used
+ * index files first, never the one being opened nor anything that is not an index file, once
+ * each with two pruners at once; FENCESCOPE_INDEX_CACHE_MAX is read with its suffixes. Rows
+ * indexed by one thread or several give the same file.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -544,6 +547,121 @@ Test(index, out_of_bounds_index_with_a_good_checksum_is_refused)
 	}
 }
 
+/* Writes the byte VALUE at OFFSET of FILE and recomputes its checksum. */
+static void
+patch_u8(const char *file, guint64 offset, guint8 value)
+{
+	g_autofree char *data = NULL;
+	gsize size;
+
+	cr_assert(g_file_get_contents(file, &data, &size, NULL));
+	cr_assert_lt(offset, size);
+	data[offset] = (char) value;
+	cr_assert(g_file_set_contents(file, data, (gssize) size, NULL));
+	cr_assert(_fsv_index_update_checksum(file, NULL));
+}
+
+/* Issue 15 §1: a stored bool holding a byte other than 0 or 1 (reading it as a bool would be
+ * undefined behaviour) is refused like an index out of bounds, in every array that stores
+ * one. */
+Test(index, damaged_bool_with_a_good_checksum_is_refused)
+{
+	g_autoptr(FsvTrace) built = load("frame-pipeline");
+	g_autofree char *file = save(built, "k");
+	g_autofree char *pristine = NULL;
+	gsize size;
+	guint64 offset, count;
+	struct {
+		const char *tag;
+		gsize element_size, field;
+	} cases[] = {
+	    {"SCAL", sizeof(FsvTraceScalars),
+	     G_STRUCT_OFFSET(FsvTraceScalars, summary) +
+		 G_STRUCT_OFFSET(struct fsa_summary, has_trace_info)},
+	    {"SCAL", sizeof(FsvTraceScalars), G_STRUCT_OFFSET(FsvTraceScalars, has_paging_packets)},
+	    {"PKTS", sizeof(FsvPacket), G_STRUCT_OFFSET(FsvPacket, is_context_switch)},
+	    {"PKTS", sizeof(FsvPacket), G_STRUCT_OFFSET(FsvPacket, is_user_mode)},
+	    {"PKTS", sizeof(FsvPacket), G_STRUCT_OFFSET(FsvPacket, is_paging)},
+	    {"PKST", sizeof(FsvPacketStyle), G_STRUCT_OFFSET(FsvPacketStyle, is_paging)},
+	    {"MRKS", sizeof(FsvMarker), G_STRUCT_OFFSET(FsvMarker, is_open)},
+	    {"MRKS", sizeof(FsvMarker), G_STRUCT_OFFSET(FsvMarker, is_missed)},
+	    {"ROWS", sizeof(FsvStoredRow),
+	     G_STRUCT_OFFSET(FsvStoredRow, row) + G_STRUCT_OFFSET(FsvRow, has_doorbell_band)},
+	    {"ROWS", sizeof(FsvStoredRow),
+	     G_STRUCT_OFFSET(FsvStoredRow, row) + G_STRUCT_OFFSET(FsvRow, has_event_strip)},
+	    {"CROW", sizeof(FsvCounterRow), G_STRUCT_OFFSET(FsvCounterRow, is_wide)},
+	    {"PROC", sizeof(FsvStoredProcess),
+	     G_STRUCT_OFFSET(FsvStoredProcess, info) +
+		 G_STRUCT_OFFSET(struct fsa_process_info, is_abnormal_termination)},
+	    {"QUEU", sizeof(struct fsa_queue_info),
+	     G_STRUCT_OFFSET(struct fsa_queue_info, is_user_mode)},
+	    {"CTXS", sizeof(struct fsa_context_info),
+	     G_STRUCT_OFFSET(struct fsa_context_info, has_schedule)},
+	    {"ENGS", sizeof(struct fsa_engine_info),
+	     G_STRUCT_OFFSET(struct fsa_engine_info, ums_supported)},
+	    {"ENGS", sizeof(struct fsa_engine_info),
+	     G_STRUCT_OFFSET(struct fsa_engine_info, is_preemption_aware)},
+	    {"FENC", sizeof(struct fsa_fence_info),
+	     G_STRUCT_OFFSET(struct fsa_fence_info, is_shared)},
+	    {"FENC", sizeof(struct fsa_fence_info),
+	     G_STRUCT_OFFSET(struct fsa_fence_info, is_cross_adapter)},
+	    {"FENC", sizeof(struct fsa_fence_info),
+	     G_STRUCT_OFFSET(struct fsa_fence_info, is_progress_fence)},
+	};
+
+	cr_assert(g_file_get_contents(file, &pristine, &size, NULL));
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		cr_assert(_fsv_index_find_section(file, cases[i].tag, &offset, &count, NULL));
+		cr_assert_gt(count, 0, "%s empty", cases[i].tag);
+		/* 1 is a bool: the file still maps (the check is of the byte, not of the
+		 * field's meaning). */
+		patch_u8(file, offset + (count - 1) * cases[i].element_size + cases[i].field, 1);
+		{
+			GError *error = NULL;
+			g_autoptr(FsvTrace) mapped = fsv_index_map(file, "k", "x", &error);
+
+			cr_assert_not_null(mapped, "case %u (%s): %s", i, cases[i].tag,
+					   error ? error->message : "?");
+		}
+		patch_u8(file, offset + (count - 1) * cases[i].element_size + cases[i].field, 2);
+		assert_refused(file, "k", "bool out of bounds");
+		cr_assert(g_file_set_contents(file, pristine, (gssize) size, NULL));
+	}
+}
+
+/* The rows are indexed by several threads (fsv-trace-build.c's index_rows), each into its own
+ * arrays appended in row order afterwards: the index file is the same bytes with one thread and
+ * with several, on traces with many rows, lanes, aggregated slots and VA mapping lanes. */
+Test(index, rows_indexed_by_several_threads_give_the_same_file)
+{
+	static const char *const names[] = {"stress", "deep-queue", "mapping-churn",
+					    "frame-pipeline"};
+
+	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+		g_autofree char *one = NULL;
+		g_autofree char *several = NULL;
+		gsize n_one, n_several;
+
+		g_setenv("FSV_BUILD_THREADS", "1", TRUE);
+		{
+			g_autoptr(FsvTrace) built = load(names[i]);
+			g_autofree char *file = save(built, "k");
+
+			cr_assert(g_file_get_contents(file, &one, &n_one, NULL));
+		}
+		g_setenv("FSV_BUILD_THREADS", "3", TRUE);
+		{
+			g_autoptr(FsvTrace) built = load(names[i]);
+			g_autofree char *file = save(built, "k");
+
+			cr_assert(g_file_get_contents(file, &several, &n_several, NULL));
+		}
+		cr_assert_eq(n_one, n_several, "%s: sizes differ", names[i]);
+		cr_assert(memcmp(one, several, n_one) == 0, "%s: the files differ", names[i]);
+	}
+	g_unsetenv("FSV_BUILD_THREADS");
+}
+
 Test(index, wrong_key_is_refused)
 {
 	g_autoptr(FsvTrace) built = load("frame-pipeline");
@@ -609,4 +727,151 @@ Test(index, two_writers_of_one_file_leave_it_whole_and_no_temporary_file)
 	}
 	g_dir_close(d);
 	cr_assert_eq(files, 1);
+}
+
+/* ---- The cache's cap (FENCESCOPE_INDEX_CACHE_MAX) ----------------------------------------- */
+
+/* A cache file named after key number I (64 hex digits), SIZE bytes, last used at second
+ * USED_S. */
+static char *
+make_cache_file(const char *folder, guint i, gsize size, time_t used_s)
+{
+	g_autofree char *name = g_strdup_printf("%064x.fsvi", i + 1);
+	g_autofree char *data = g_malloc0(size);
+	char *path = g_build_filename(folder, name, NULL);
+	struct timespec times[2] = {{used_s, 0}, {used_s, 0}};
+
+	cr_assert(g_file_set_contents(path, data, (gssize) size, NULL));
+	cr_assert_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+	return path;
+}
+
+static char *
+make_cache_folder(void)
+{
+	char *folder = g_build_filename(tmp_dir, "cache-cap", NULL);
+
+	cr_assert_eq(g_mkdir_with_parents(folder, 0700), 0);
+	return folder;
+}
+
+Test(index, cache_cap_removes_least_recently_used_first_never_the_one_opened)
+{
+	g_autofree char *folder = make_cache_folder();
+	g_autofree char *tmp = g_build_filename(folder, "aa.fsvi.tmp.XYZ123", NULL);
+	g_autofree char *build = g_build_filename(folder, "build-1-ABCDEF", NULL);
+	g_autofree char *other = g_build_filename(folder, "notes.txt", NULL);
+	char *files[5];
+
+	/* Five index files of 1000 bytes, file 0 used longest ago, file 4 last. */
+	for (guint i = 0; i < 5; i++)
+		files[i] = make_cache_file(folder, i, 1000, 1000000 + 100 * (time_t) i);
+	/* A save in progress, a builder's folder and another file: not index files. */
+	cr_assert(g_file_set_contents(tmp, "x", 1, NULL));
+	cr_assert_eq(g_mkdir(build, 0700), 0);
+	cr_assert(g_file_set_contents(other, "x", 1, NULL));
+
+	/* Under the cap: nothing goes. */
+	cr_assert_eq(fsv_index_cache_prune(folder, 5000, NULL), 0);
+	for (guint i = 0; i < 5; i++)
+		cr_assert(g_file_test(files[i], G_FILE_TEST_EXISTS));
+	/* 2500 bytes, file 0 being opened: files 1, 2, 3 go (oldest first), 0 and 4 stay. */
+	cr_assert_eq(fsv_index_cache_prune(folder, 2500, files[0]), 3);
+	cr_assert(g_file_test(files[0], G_FILE_TEST_EXISTS), "the file being opened went");
+	for (guint i = 1; i < 4; i++)
+		cr_assert_not(g_file_test(files[i], G_FILE_TEST_EXISTS), "file %u stayed", i);
+	cr_assert(g_file_test(files[4], G_FILE_TEST_EXISTS), "the most recent one went");
+	/* A cap of 0: only the one being opened stays, even over the cap. */
+	cr_assert_eq(fsv_index_cache_prune(folder, 0, files[4]), 1);
+	cr_assert_not(g_file_test(files[0], G_FILE_TEST_EXISTS));
+	cr_assert(g_file_test(files[4], G_FILE_TEST_EXISTS));
+	cr_assert_eq(fsv_index_cache_prune(folder, 0, files[4]), 0);
+	cr_assert(g_file_test(tmp, G_FILE_TEST_EXISTS), "a save's temporary file went");
+	cr_assert(g_file_test(build, G_FILE_TEST_IS_DIR), "a build folder went");
+	cr_assert(g_file_test(other, G_FILE_TEST_EXISTS), "a file not of the cache went");
+	for (guint i = 0; i < 5; i++)
+		g_free(files[i]);
+}
+
+Test(index, cache_touch_makes_a_file_the_most_recently_used)
+{
+	g_autofree char *folder = make_cache_folder();
+	g_autofree char *old = make_cache_file(folder, 0, 1000, 1000000);
+	g_autofree char *recent = make_cache_file(folder, 1, 1000, 2000000);
+
+	fsv_index_cache_touch(old);
+	cr_assert_eq(fsv_index_cache_prune(folder, 1500, NULL), 1);
+	cr_assert(g_file_test(old, G_FILE_TEST_EXISTS), "the file used last went");
+	cr_assert_not(g_file_test(recent, G_FILE_TEST_EXISTS));
+	/* A file already gone: nothing to mark, no error. */
+	fsv_index_cache_touch(recent);
+}
+
+Test(index, cache_cap_reads_the_environment)
+{
+	struct {
+		const char *value;
+		guint64 expected;
+	} cases[] = {
+	    {NULL, FSV_INDEX_CACHE_MAX_DEFAULT},
+	    {"", FSV_INDEX_CACHE_MAX_DEFAULT},
+	    {"0", 0},
+	    {"12345", 12345},
+	    {"2K", 2048},
+	    {"3m", G_GUINT64_CONSTANT(3) << 20},
+	    {"10G", G_GUINT64_CONSTANT(10) << 30},
+	    {" 1T ", G_GUINT64_CONSTANT(1) << 40},
+	    {"lots", FSV_INDEX_CACHE_MAX_DEFAULT},
+	    {"5X", FSV_INDEX_CACHE_MAX_DEFAULT},
+	    {"-1", FSV_INDEX_CACHE_MAX_DEFAULT},
+	    {"99999999999999T", FSV_INDEX_CACHE_MAX_DEFAULT}, /* overflows 64 bits */
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		if (cases[i].value)
+			g_setenv("FENCESCOPE_INDEX_CACHE_MAX", cases[i].value, TRUE);
+		else
+			g_unsetenv("FENCESCOPE_INDEX_CACHE_MAX");
+		cr_assert_eq(fsv_index_cache_get_max(), cases[i].expected, "\"%s\"",
+			     cases[i].value ? cases[i].value : "(unset)");
+	}
+	g_unsetenv("FENCESCOPE_INDEX_CACHE_MAX");
+}
+
+typedef struct {
+	const char *folder;
+	guint removed;
+} Pruner;
+
+static gpointer
+pruner_thread(gpointer data)
+{
+	Pruner *p = data;
+
+	for (guint round = 0; round < 20; round++)
+		p->removed += fsv_index_cache_prune(p->folder, 10 * 1000, NULL);
+	return NULL;
+}
+
+/* Two viewers capping one cache at once: each file is removed once, by one of them, and what
+ * stays is the most recently used files under the cap. */
+Test(index, two_pruners_at_once_remove_each_file_once)
+{
+	g_autofree char *folder = make_cache_folder();
+	Pruner a = {folder, 0}, b = {folder, 0};
+	GThread *ta, *tb;
+
+	for (guint i = 0; i < 200; i++)
+		g_free(make_cache_file(folder, i, 1000, 1000000 + (time_t) i));
+	ta = g_thread_new("a", pruner_thread, &a);
+	tb = g_thread_new("b", pruner_thread, &b);
+	g_thread_join(ta);
+	g_thread_join(tb);
+	cr_assert_eq(a.removed + b.removed, 190);
+	for (guint i = 0; i < 200; i++) {
+		g_autofree char *name = g_strdup_printf("%064x.fsvi", i + 1);
+		g_autofree char *path = g_build_filename(folder, name, NULL);
+
+		cr_assert_eq(g_file_test(path, G_FILE_TEST_EXISTS), i >= 190, "file %u", i);
+	}
 }

@@ -8,7 +8,8 @@
  * line; cancel kills the builder and leaves no temporary file; a damaged trace opens partial and
  * is not cached; two opens of one trace at once (two threads, two processes) both succeed; the
  * preview names rows the trace has; build folders of dead viewers are swept; without a cache
- * folder an open still works. `fencescope render` twice on a trace gives the same PNG bytes,
+ * folder an open still works; the cache's cap removes the least recently used index first.
+ * `fencescope render` twice on a trace gives the same PNG bytes,
  * the second from the cache (the builder is made unreachable for it). The preview's line
  * protocol round-trips and refuses lines it cannot read.
  */
@@ -55,6 +56,7 @@ setup(void)
 	g_unsetenv("FENCESCOPE_NO_INDEX_CACHE");
 	g_unsetenv("FENCESCOPE_INDEX_BUILDER");
 	g_unsetenv("FENCESCOPE_INDEX_HOLD_MS");
+	g_unsetenv("FENCESCOPE_INDEX_CACHE_MAX");
 	trace = copy_trace("frame-pipeline", "frame-pipeline");
 }
 
@@ -131,6 +133,44 @@ Test(loader, second_open_comes_from_the_cache)
 		cr_assert_eq(fsv_trace_get_row_count(opened), fsv_trace_get_row_count(direct));
 		cr_assert_null(fsv_trace_get_partial_error(opened));
 	}
+	cr_assert_eq(count_leftovers(), 0);
+}
+
+/* The cache's cap (FENCESCOPE_INDEX_CACHE_MAX, about two and a half index files here): opening
+ * a third trace removes the least recently used index, not the one reopened in between, never
+ * the one being opened. */
+Test(loader, cache_is_capped_least_recently_used_first)
+{
+	g_autofree char *b = copy_trace("frame-pipeline", "b");
+	g_autofree char *c = copy_trace("frame-pipeline", "c");
+	g_autofree char *file_a = cache_file_of(trace);
+	g_autofree char *file_b = cache_file_of(b);
+	g_autofree char *file_c = cache_file_of(c);
+	g_autofree char *cap = NULL;
+	GStatBuf st;
+
+	fsv_trace_unref(open_ok(trace, FSV_OPEN_DEFAULT));
+	cr_assert_eq(g_stat(file_a, &st), 0);
+	cap = g_strdup_printf("%" G_GUINT64_FORMAT, (guint64) st.st_size * 5 / 2);
+	g_setenv("FENCESCOPE_INDEX_CACHE_MAX", cap, TRUE);
+	g_usleep(20000); /* file times are a clock tick apart at least */
+	fsv_trace_unref(open_ok(b, FSV_OPEN_DEFAULT));
+	g_usleep(20000);
+	/* A reopen from the cache makes A the most recently used. */
+	fsv_trace_unref(open_ok(trace, FSV_OPEN_DEFAULT));
+	cr_assert_eq(_fsv_loader_get_builder_runs(), 2);
+	g_usleep(20000);
+	fsv_trace_unref(open_ok(c, FSV_OPEN_DEFAULT));
+	cr_assert(g_file_test(file_a, G_FILE_TEST_EXISTS), "the index reopened last went");
+	cr_assert_not(g_file_test(file_b, G_FILE_TEST_EXISTS), "the least recently used stayed");
+	cr_assert(g_file_test(file_c, G_FILE_TEST_EXISTS), "the index just built went");
+	/* A cap under one file keeps the one being opened. */
+	g_setenv("FENCESCOPE_INDEX_CACHE_MAX", "1", TRUE);
+	fsv_trace_unref(open_ok(c, FSV_OPEN_DEFAULT));
+	cr_assert_eq(_fsv_loader_get_builder_runs(), 3, "C was not served from the cache");
+	cr_assert(g_file_test(file_c, G_FILE_TEST_EXISTS));
+	cr_assert_not(g_file_test(file_a, G_FILE_TEST_EXISTS));
+	g_unsetenv("FENCESCOPE_INDEX_CACHE_MAX");
 	cr_assert_eq(count_leftovers(), 0);
 }
 

@@ -103,7 +103,7 @@ main(int argc, char **argv)
 	g_autoptr(FsvPreviewCollector) collector = _fsv_preview_collector_new();
 	struct fsa_model_sink tee;
 	Builder builder = {0};
-	int protocol_fd;
+	int protocol_fd, status;
 	const GOptionEntry entries[] = {
 	    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the index to FILE", "FILE"},
 	    {"key", 0, 0, G_OPTION_ARG_STRING, &key,
@@ -164,8 +164,13 @@ main(int argc, char **argv)
 	}
 	if (fsv_trace_get_partial_error(trace)) {
 		send_line(&builder, "done partial", fsv_trace_get_partial_error(trace));
-		return FSV_INDEX_EXIT_PARTIAL;
+		status = FSV_INDEX_EXIT_PARTIAL;
+	} else {
+		send_line(&builder, "done complete", NULL);
+		status = FSV_INDEX_EXIT_COMPLETE;
 	}
-	send_line(&builder, "done complete", NULL);
-	return FSV_INDEX_EXIT_COMPLETE;
+	/* The last line: the pipe ends now, so that the loader maps the index while this process
+	 * frees the trace and exits (a second for a 100 M event trace). */
+	fclose(builder.protocol);
+	return status;
 }

@@ -22,7 +22,7 @@ G_BEGIN_DECLS
 
 /* The layout of the file and of every array in it: bump it whenever a stored struct or the
  * list of arrays (FSV_TRACE_ARRAYS) changes, or how the builder fills them (5: VA rows take up to
- * 16 lanes). Part of the key, and checked when mapping. */
+ * 16 lanes, and a 64-bit checksum per section). Part of the key, and checked when mapping. */
 #define FSV_INDEX_FORMAT_VERSION 5
 
 /*
@@ -44,9 +44,40 @@ char *fsv_index_key(const char *trace_path, GError **error);
  */
 char *fsv_index_cache_file(const char *trace_path, GError **error);
 
+/* The cache's default cap (docs/viewer.md "Index file and cache"): 8 GiB, room for the index of a
+ * 100 M event trace (5.8 GB) and a few smaller ones. */
+#define FSV_INDEX_CACHE_MAX_DEFAULT (G_GUINT64_CONSTANT(8) << 30)
+
 /*
- * Writes TRACE as an index file at FILE with key KEY: a temporary file beside it, written,
- * fsync'd, renamed into place. Two processes writing the same file at once both succeed and
+ * The cap of the index cache, in bytes: FENCESCOPE_INDEX_CACHE_MAX when it is set and valid (a
+ * number of bytes, or of KiB, MiB, GiB, TiB with a suffix K, M, G, T; 0 keeps only the index
+ * being opened), else FSV_INDEX_CACHE_MAX_DEFAULT.
+ */
+guint64 fsv_index_cache_get_max(void);
+
+/*
+ * Marks the cache file FILE as used now (its modification time, which the cache's
+ * least-recently-used order reads; the key does not). Errors are ignored: a file another viewer
+ * just removed needs no mark.
+ */
+void fsv_index_cache_touch(const char *file);
+
+/*
+ * Caps the index cache in FOLDER: while the index files in it (KEY.fsvi) add up to more than
+ * MAX_BYTES, removes the least recently used one (oldest modification time), never KEEP (the
+ * index being opened, may be NULL). Temporary files of a save and build folders are not index
+ * files: they are never counted nor removed. Safe with other processes saving, mapping or
+ * pruning at once: a removed file that another process maps stays valid for it (the mapping
+ * keeps it), and a file already removed by another pruner is skipped.
+ *
+ * Returns: how many files this call removed.
+ */
+guint fsv_index_cache_prune(const char *folder, guint64 max_bytes, const char *keep);
+
+/*
+ * Writes TRACE as an index file at FILE with key KEY: a temporary file beside it, written (its
+ * checksums computed by a second thread meanwhile), renamed into place; not fsync'd (a cache: a
+ * file torn by a crash of the machine fails its check at the next map and is rebuilt). Two processes writing the same file at once both succeed and
  * the file is always whole (either one's). Returns false with *error set on failure (nothing
  * left behind).
  */
@@ -54,8 +85,8 @@ bool fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GE
 
 /*
  * Maps FILE read-only and returns a trace whose arrays point into the mapping. Checks the magic,
- * the format version, the byte order, that the key in the file equals EXPECTED_KEY, the crc32
- * (zlib) of the whole file, and that every section and every stored index or offset lies in
+ * the format version, the byte order, that the key in the file equals EXPECTED_KEY, the checksums
+ * of the header and of every section, and that every section and every stored index or offset lies in
  * bounds. On any failure returns NULL with a one-line error (FSV_TRACE_ERROR_INDEX): the caller
  * rebuilds the index. The trace's path is TRACE_PATH (paths are not stored).
  *

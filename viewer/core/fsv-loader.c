@@ -249,11 +249,26 @@ spawn_builder(const char *builder, char **argv, pid_t *pid, int *out_fd)
 	return 0;
 }
 
-/* Runs the builder on PATH into FILE. Returns FALSE with *error set when it did not write FILE
- * (failed, crashed, killed, cancelled). */
+/* Waits for the builder PID to end (it has said its last line). */
+static int
+reap_builder(pid_t pid)
+{
+	int status = 0;
+
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+/*
+ * Runs the builder on PATH into FILE. Returns FALSE with *error set when it did not write FILE
+ * (failed, crashed, killed, cancelled). When it said "done" and closed its pipe it may still be
+ * freeing its memory (a second for a 100 M event trace): then *unreaped is its pid, for the
+ * caller to reap once it has mapped FILE, so that the two overlap; else 0.
+ */
 static gboolean
 run_builder(const char *path, const char *key, const char *file, BuilderRun *run,
-	    GCancellable *cancellable, GError **error)
+	    GCancellable *cancellable, pid_t *unreaped, GError **error)
 {
 	g_autofree char *builder = _fsv_loader_dup_builder_path();
 	char *argv[] = {builder,       (char *) "--key", (char *) key,  (char *) "--output",
@@ -295,13 +310,19 @@ run_builder(const char *path, const char *key, const char *file, BuilderRun *run
 	free(line);
 	if (pipe)
 		fclose(pipe);
-	/* The pipe ended: the builder exited or died. No kill after this (the pid is reaped
-	 * below and could be another process's next). */
+	/* The pipe ended: the builder closed it after its last line, exited or died. No kill
+	 * after this (the pid is reaped and could be another process's next). */
 	if (handler)
 		g_cancellable_disconnect(cancellable, handler);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	*unreaped = 0;
 	run->progress.builder_pid = 0;
+	if (run->is_done && !g_cancellable_is_cancelled(cancellable)) {
+		/* FILE is whole (written and renamed before "done"); whatever the builder does
+		 * now, exiting, is no longer the index's business. */
+		*unreaped = pid;
+		return TRUE;
+	}
+	status = reap_builder(pid);
 	if (g_cancellable_is_cancelled(cancellable)) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: loading cancelled", path);
 		return FALSE;
@@ -361,6 +382,16 @@ cache_folder(const char *cache_file, GError **error)
 	return g_steal_pointer(&dir);
 }
 
+/* The cache's cap (FENCESCOPE_INDEX_CACHE_MAX): the least recently used index files go, never
+ * CACHE_FILE, the one being opened (docs/viewer.md "Index file and cache"). */
+static void
+prune_cache(const char *cache_file)
+{
+	g_autofree char *folder = g_path_get_dirname(cache_file);
+
+	fsv_index_cache_prune(folder, fsv_index_cache_get_max(), cache_file);
+}
+
 FsvTrace *
 fsv_trace_open(const char *path, FsvOpenFlags flags, FsvLoadProgressFunc progress,
 	       gpointer user_data, GCancellable *cancellable, GError **error)
@@ -375,6 +406,7 @@ fsv_trace_open(const char *path, FsvOpenFlags flags, FsvLoadProgressFunc progres
 	g_autoptr(FsvTrace) trace = NULL;
 	BuilderRun run = {.func = progress, .user_data = user_data};
 	const char *prefix = "build-";
+	pid_t unreaped = 0;
 
 	g_return_val_if_fail(path != NULL, NULL);
 	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
@@ -408,8 +440,12 @@ fsv_trace_open(const char *path, FsvOpenFlags flags, FsvLoadProgressFunc progres
 	if (use_cache && g_file_test(cache_file, G_FILE_TEST_IS_REGULAR)) {
 		report(&run);
 		trace = fsv_index_map(cache_file, key, path, &local_error);
-		if (trace)
+		if (trace) {
+			/* Used now: the last file the cap removes. */
+			fsv_index_cache_touch(cache_file);
+			prune_cache(cache_file);
 			return g_steal_pointer(&trace);
+		}
 		/* Stale or damaged: never trusted, rebuilt (and replaced below). */
 		g_debug("%s: rebuilding the index: %s", path, local_error->message);
 		g_clear_error(&local_error);
@@ -440,16 +476,20 @@ fsv_trace_open(const char *path, FsvOpenFlags flags, FsvLoadProgressFunc progres
 	}
 	built = g_build_filename(build_dir, "index.fsvi", NULL);
 	run.parser = _fsv_preview_parser_new();
-	if (run_builder(path, key, built, &run, cancellable, error)) {
+	if (run_builder(path, key, built, &run, cancellable, &unreaped, error)) {
 		run.progress.stage = FSV_LOAD_STAGE_MAPPING;
 		report(&run);
 		trace = fsv_index_map(built, key, path, &local_error);
+		if (unreaped)
+			reap_builder(unreaped);
 		if (trace == NULL)
 			g_set_error(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_IO,
 				    "%s: the index the builder wrote cannot be read: %s", path,
 				    local_error->message);
 		else if (use_cache && !run.is_partial && g_rename(built, cache_file) != 0)
 			g_debug("%s: not kept in the cache: %s", cache_file, g_strerror(errno));
+		else if (use_cache && !run.is_partial)
+			prune_cache(cache_file);
 	}
 	/* What the builder wrote and was not renamed into the cache goes; a mapping stays valid
 	 * after its file is unlinked. */

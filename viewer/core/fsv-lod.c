@@ -116,6 +116,11 @@ _fsv_lod_build(const FsvLodItem *items, gsize n, guint32 kind, GArray *headers, 
 	h.buckets_start = buckets_out->len;
 	g_array_append_vals(items_out, items, (guint) n);
 	sorted = &g_array_index(items_out, FsvLodItem, h.items_start);
+	/* The items come from initializers, whose padding (after id) is undefined: zeroed, so
+	 * that the index file holds no undefined bytes and the same trace gives the same file. */
+	for (gsize i = 0; i < n; i++)
+		memset((char *) &sorted[i] + G_STRUCT_OFFSET(FsvLodItem, id) + sizeof(guint32), 0,
+		       sizeof(FsvLodItem) - G_STRUCT_OFFSET(FsvLodItem, id) - sizeof(guint32));
 	if (n > 1)
 		g_qsort_with_data(sorted, (gint) n, sizeof(*sorted), compare_items, NULL);
 	for (guint k = 0; k <= LOD_CLASSES; k++) {

@@ -223,12 +223,20 @@ build_find_op_by_id(const TraceBuild *build, guint64 op_id)
 	return FSV_INDEX_NONE;
 }
 
-/* A level-of-detail index of ITEMS (FsvLodItem, ids of KIND) appended to the trace's LODs. */
+/* Where a row's level-of-detail indexes go while its rows are indexed (index_rows): the row's
+ * own arrays (FsvLodHeader, FsvLodItem, FsvLodBucket), appended to the trace's in row order
+ * afterwards, so that rows can be indexed in any order, by several threads. */
+typedef struct {
+	GArray *lods, *items, *buckets;
+} LodSink;
+
+/* A level-of-detail index of ITEMS (FsvLodItem, ids of KIND) appended to SINK; returns its
+ * index there. */
 static guint32
-add_lod(TraceBuild *build, GArray *items, FsvItemKind kind)
+add_lod(LodSink *sink, GArray *items, FsvItemKind kind)
 {
-	return _fsv_lod_build((const FsvLodItem *) items->data, items->len, kind, build->lods,
-			      build->lod_items, build->lod_buckets);
+	return _fsv_lod_build((const FsvLodItem *) items->data, items->len, kind, sink->lods,
+			      sink->items, sink->buckets);
 }
 
 /* Sort helpers for per-row index lists: by the item's begin time (a thread-unsafe global
@@ -342,7 +350,7 @@ index_edges(TraceBuild *build)
 	}
 }
 
-static void build_marker_lods(TraceBuild *build, guint32 r, GArray *items);
+static void build_marker_lods(TraceBuild *build, guint32 r, GArray *items, LodSink *sink);
 
 /* TDR-01: a TDR's preemption request that never completed was abandoned by the recovery that
  * followed on its engine: it is drawn up to that recovery's end, not to the end of the trace
@@ -523,7 +531,7 @@ index_xfence_steps(TraceBuild *build)
 /* MMU-06, MMU-07: a VA space row's mappings in lanes (a mapping goes to the first lane free
  * when it is made; all busy: the one that frees first), one level-of-detail index per lane. */
 static void
-index_va_mappings(TraceBuild *build, guint32 r, GArray *items)
+index_va_mappings(TraceBuild *build, guint32 r, GArray *items, LodSink *sink)
 {
 	RowLists *d = &build->row_data[r];
 	guint64 lane_end[FSV_VA_MAX_LANES] = {0};
@@ -562,8 +570,8 @@ index_va_mappings(TraceBuild *build, guint32 r, GArray *items)
 		}
 		/* Lanes are consecutive LODs (FsvRowData), an empty lane an empty one. */
 		if (lane == 0)
-			d->va_lods = build->lods->len;
-		add_lod(build, items, FSV_ITEM_MARKER);
+			d->va_lods = sink->lods->len;
+		add_lod(sink, items, FSV_ITEM_MARKER);
 		d->n_va_lods++;
 	}
 }
@@ -835,7 +843,7 @@ sort_row(TraceBuild *build, guint32 r)
  * deepest instant needs (fsv-lanes.c), a LOD per lane (consecutive, an empty lane an empty
  * one) and one per aggregated slot of its collapsed form (docs/viewer.md "Lanes"). */
 static void
-index_row_lanes(TraceBuild *build, guint32 r, GArray *lod_items)
+index_row_lanes(TraceBuild *build, guint32 r, GArray *lod_items, LodSink *sink)
 {
 	RowLists *d = &build->row_data[r];
 	FsvRow *row = _fsv_build_row_at(build, r);
@@ -886,10 +894,10 @@ index_row_lanes(TraceBuild *build, guint32 r, GArray *lod_items)
 	for (guint i = 0; i < list->len; i++)
 		by_lane[start[lanes[i]] + count[lanes[i]]++] =
 		    (FsvLodItem){items[i].begin_ns, items[i].end_ns, items[i].id};
-	d->lane_lods = build->lods->len;
+	d->lane_lods = sink->lods->len;
 	for (guint l = 0; l < row->lane_count; l++) {
-		_fsv_lod_build(by_lane + start[l], count[l], kind, build->lods, build->lod_items,
-			       build->lod_buckets);
+		_fsv_lod_build(by_lane + start[l], count[l], kind, sink->lods, sink->items,
+			       sink->buckets);
 		d->n_lane_lods++;
 	}
 	for (int h = 0; h < 2; h++) {
@@ -900,10 +908,144 @@ index_row_lanes(TraceBuild *build, guint32 r, GArray *lod_items)
 			continue;
 		g_array_set_size(lod_items, 0);
 		_fsv_lanes_get_stack_items(items, lanes, list->len, from, to, lod_items, &is_union);
-		d->stack_lods[h] = add_lod(build, lod_items, kind);
+		d->stack_lods[h] = add_lod(sink, lod_items, kind);
 		d->stack_first[h] = from;
 		d->stack_is_union[h] = is_union;
 	}
+}
+
+/* Row R's lists sorted, its lanes, and its level-of-detail indexes into SINK. Touches only
+ * what is row R's: its lists, its FsvRow, the lanes of its own items. */
+static void
+index_row(TraceBuild *build, guint32 r, GArray *items, LodSink *sink)
+{
+	sort_row(build, r);
+	if (build->row_data[r].ops->len > 0 || build->row_data[r].packets->len > 0)
+		index_row_lanes(build, r, items, sink);
+	if (_fsv_build_row_at(build, r)->kind == FSV_ROW_VA_SPACE)
+		index_va_mappings(build, r, items, sink);
+	build_marker_lods(build, r, items, sink);
+}
+
+typedef struct {
+	TraceBuild *build;
+	const guint32 *order; /* the rows, most items first */
+	guint n_rows;
+	gint next; /* the next entry of order to take (atomic) */
+	LodSink *sinks; /* one per row */
+} RowJobs;
+
+static gpointer
+index_rows_worker(gpointer data)
+{
+	RowJobs *jobs = data;
+	g_autoptr(GArray) items = g_array_new(FALSE, FALSE, sizeof(FsvLodItem));
+	gint i;
+
+	while ((i = g_atomic_int_add(&jobs->next, 1)) < (gint) jobs->n_rows) {
+		guint32 r = jobs->order[i];
+		LodSink *sink = &jobs->sinks[r];
+
+		sink->lods = g_array_new(FALSE, FALSE, sizeof(FsvLodHeader));
+		sink->items = g_array_new(FALSE, FALSE, sizeof(FsvLodItem));
+		sink->buckets = g_array_new(FALSE, FALSE, sizeof(FsvLodBucket));
+		index_row(jobs->build, r, items, sink);
+	}
+	return NULL;
+}
+
+static gsize
+row_items(const RowLists *d)
+{
+	return d->ops->len + d->packets->len + d->markers->len + d->steps->len;
+}
+
+static int
+compare_rows_by_size(const void *a, const void *b, void *data)
+{
+	const RowLists *d = data;
+	gsize x = row_items(&d[*(const guint32 *) a]), y = row_items(&d[*(const guint32 *) b]);
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return *(const guint32 *) a < *(const guint32 *) b   ? -1
+	       : *(const guint32 *) a > *(const guint32 *) b ? 1
+							     : 0;
+}
+
+/* How many threads index the rows: FSV_BUILD_THREADS (tests), else one per processor, at most
+ * four. The result does not depend on it. */
+static guint
+index_threads(guint n_rows)
+{
+	const char *env = g_getenv("FSV_BUILD_THREADS");
+	guint64 n = 0;
+
+	if (!env || !g_ascii_string_to_unsigned(env, 10, 1, 64, &n, NULL))
+		n = MIN(g_get_num_processors(), 4);
+	return (guint) MAX(MIN(n, n_rows), 1);
+}
+
+/* Appends row R's LODs (SINK) to the trace's, their offsets and the row's LOD indexes moved by
+ * what the rows before it hold: the same arrays as if the rows had been indexed one after the
+ * other into the trace's. */
+static void
+append_row_lods(TraceBuild *build, guint32 r, LodSink *sink)
+{
+	RowLists *d = &build->row_data[r];
+	guint32 base = build->lods->len;
+	guint64 items = build->lod_items->len, buckets = build->lod_buckets->len;
+
+	for (guint i = 0; i < sink->lods->len; i++) {
+		FsvLodHeader h = g_array_index(sink->lods, FsvLodHeader, i);
+
+		h.items_start += items;
+		h.buckets_start += buckets;
+		g_array_append_val(build->lods, h);
+	}
+	g_array_append_vals(build->lod_items, sink->items->data, sink->items->len);
+	g_array_append_vals(build->lod_buckets, sink->buckets->data, sink->buckets->len);
+	if (d->n_lane_lods > 0)
+		d->lane_lods += base;
+	if (d->n_va_lods > 0)
+		d->va_lods += base;
+	for (guint h = 0; h < 2; h++)
+		if (d->stack_lods[h] != FSV_INDEX_NONE)
+			d->stack_lods[h] += base;
+	for (guint l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
+		if (d->marker_lods[l] != FSV_INDEX_NONE)
+			d->marker_lods[l] += base;
+	g_clear_pointer(&sink->lods, g_array_unref);
+	g_clear_pointer(&sink->items, g_array_unref);
+	g_clear_pointer(&sink->buckets, g_array_unref);
+}
+
+/* Every row's sorting, lanes and LODs (most of the build after reading): rows are independent,
+ * so they are indexed by a few threads, largest rows first, each into its own LodSink; the
+ * sinks are then appended in row order, so the trace is the same whatever the threads did. */
+static void
+index_rows(TraceBuild *build)
+{
+	guint n_rows = build->rows->len;
+	g_autofree guint32 *order = g_new(guint32, MAX(n_rows, 1));
+	g_autofree LodSink *sinks = g_new0(LodSink, MAX(n_rows, 1));
+	g_autofree GThread **threads = NULL;
+	RowJobs jobs = {build, order, n_rows, 0, sinks};
+	guint n_threads = index_threads(n_rows);
+
+	for (guint32 r = 0; r < n_rows; r++)
+		order[r] = r;
+	g_qsort_with_data(order, (gint) n_rows, sizeof(guint32), compare_rows_by_size,
+			  build->row_data);
+	threads = g_new0(GThread *, n_threads);
+	/* This thread is one of them. */
+	for (guint t = 1; t < n_threads; t++)
+		threads[t] = g_thread_new("fsv-index-rows", index_rows_worker, &jobs);
+	index_rows_worker(&jobs);
+	for (guint t = 1; t < n_threads; t++)
+		g_thread_join(threads[t]);
+	for (guint32 r = 0; r < n_rows; r++)
+		append_row_lods(build, r, &sinks[r]);
 }
 
 static void
@@ -920,23 +1062,14 @@ build_index(TraceBuild *build)
 	end_abandoned_requests(build);
 	mark_event_strips(build);
 	place_losses(build);
-	for (guint32 r = 0; r < build->rows->len; r++) {
-		g_autoptr(GArray) items = g_array_new(FALSE, FALSE, sizeof(FsvLodItem));
-
-		sort_row(build, r);
-		if (build->row_data[r].ops->len > 0 || build->row_data[r].packets->len > 0)
-			index_row_lanes(build, r, items);
-		if (_fsv_build_row_at(build, r)->kind == FSV_ROW_VA_SPACE)
-			index_va_mappings(build, r, items);
-		build_marker_lods(build, r, items);
-	}
+	index_rows(build);
 	index_edges(build);
 }
 
 /* A row's markers (sorted) into one level-of-detail index per layer. The band shows the status
  * word's intervals when the trace has them (format 1.2), else the connected intervals. */
 static void
-build_marker_lods(TraceBuild *build, guint32 r, GArray *items)
+build_marker_lods(TraceBuild *build, guint32 r, GArray *items, LodSink *sink)
 {
 	RowLists *d = &build->row_data[r];
 	FsvRow *row = _fsv_build_row_at(build, r);
@@ -959,7 +1092,7 @@ build_marker_lods(TraceBuild *build, guint32 r, GArray *items)
 			g_array_append_val(items, it);
 		}
 		if (items->len > 0)
-			d->marker_lods[layer] = add_lod(build, items, FSV_ITEM_MARKER);
+			d->marker_lods[layer] = add_lod(sink, items, FSV_ITEM_MARKER);
 	}
 	row->has_doorbell_band =
 	    row->kind == FSV_ROW_QUEUE && d->marker_lods[FSV_MARKER_LAYER_BAND] != FSV_INDEX_NONE;
