@@ -144,9 +144,12 @@ struct fsa_report {
 	struct fsa_long_wait *longest;
 	size_t longest_len;
 	/* Edges seen before their wait (the model may send either first), by wait op id; a FIFO
-	 * bounded to FSA_REPORT_EDGE_MEMORY entries. */
-	GHashTable *pending_edges; /* wait_op_id → fsa_edge */
-	uint64_t *pending_order;
+	 * bounded to FSA_REPORT_EDGE_MEMORY entries: `pending` holds the copies in arrival order
+	 * (a ring), `pending_index` finds the latest copy of a wait op id (open addressing,
+	 * FSA_REPORT_EDGE_INDEX slots of ring position + 1, 0: free). An edge goes by every wait:
+	 * no allocation and no GHashTable per edge. */
+	struct fsa_edge *pending;
+	uint32_t *pending_index;
 	size_t pending_head, pending_len;
 
 	GArray *losses;      /* struct fsa_loss, the first options.loss_list_count */
@@ -172,6 +175,8 @@ struct fsa_report {
 };
 
 #define FSA_REPORT_EDGE_MEMORY 1024
+/* Twice the memory, a power of two: the index stays at most half full. */
+#define FSA_REPORT_EDGE_INDEX (2 * FSA_REPORT_EDGE_MEMORY)
 
 /* parse.c */
 void report_set_error(char **error_message, const char *format, ...)

@@ -279,6 +279,63 @@ heap_sift_down(struct fsa_long_wait *heap, size_t len, size_t i)
 	}
 }
 
+/* The pending edges' index (report-private.h): a slot's home for a wait op id. */
+static size_t
+pending_home(uint64_t wait_op_id)
+{
+	uint64_t h = wait_op_id * UINT64_C(0x9e3779b97f4a7c15);
+
+	return (size_t) (h >> 40) & (FSA_REPORT_EDGE_INDEX - 1);
+}
+
+/* The index slot of `wait_op_id`, or the free slot where it would go. */
+static size_t
+pending_slot(const struct fsa_report *r, uint64_t wait_op_id)
+{
+	size_t i = pending_home(wait_op_id);
+
+	while (r->pending_index[i] && r->pending[r->pending_index[i] - 1].wait_op_id != wait_op_id)
+		i = (i + 1) & (FSA_REPORT_EDGE_INDEX - 1);
+	return i;
+}
+
+/* The latest remembered edge of the wait, NULL when none. */
+static const struct fsa_edge *
+pending_find(const struct fsa_report *r, uint64_t wait_op_id)
+{
+	uint32_t at = r->pending_index[pending_slot(r, wait_op_id)];
+
+	return at ? &r->pending[at - 1] : NULL;
+}
+
+/* The wait's edge is now the one at ring position `at`. */
+static void
+pending_index_put(struct fsa_report *r, uint64_t wait_op_id, size_t at)
+{
+	r->pending_index[pending_slot(r, wait_op_id)] = (uint32_t) at + 1;
+}
+
+/* Forgets the wait's edge: backward-shift deletion (no tombstones, the index never fills). */
+static void
+pending_forget(struct fsa_report *r, uint64_t wait_op_id)
+{
+	size_t i = pending_slot(r, wait_op_id), j;
+
+	if (!r->pending_index[i])
+		return;
+	for (j = (i + 1) & (FSA_REPORT_EDGE_INDEX - 1); r->pending_index[j];
+	     j = (j + 1) & (FSA_REPORT_EDGE_INDEX - 1)) {
+		size_t home = pending_home(r->pending[r->pending_index[j] - 1].wait_op_id);
+
+		if (((j - home) & (FSA_REPORT_EDGE_INDEX - 1)) >=
+		    ((j - i) & (FSA_REPORT_EDGE_INDEX - 1))) {
+			r->pending_index[i] = r->pending_index[j];
+			i = j;
+		}
+	}
+	r->pending_index[i] = 0;
+}
+
 static void
 set_signaller(struct fsa_long_wait *wait, const struct fsa_edge *edge)
 {
@@ -309,7 +366,7 @@ longest_offer(struct fsa_report *r, const struct fsa_op *op, uint64_t duration_n
 			i = (i - 1) / 2;
 		}
 	}
-	const struct fsa_edge *edge = g_hash_table_lookup(r->pending_edges, &op->id);
+	const struct fsa_edge *edge = pending_find(r, op->id);
 
 	if (edge) {
 		for (size_t i = 0; i < r->longest_len; i++)
@@ -409,21 +466,18 @@ on_edge(void *data, const struct fsa_edge *edge)
 			return FSA_OK;
 		}
 	}
-	/* The wait may come after its edge: remember the most recent edges, a bounded FIFO. */
+	/* The wait may come after its edge: remember the most recent edges, a bounded FIFO. The
+	 * oldest one's wait op id is forgotten, even when a later edge of the same wait is the one
+	 * the index finds (as a map replaced and then removed by id would). */
 	if (r->pending_len == FSA_REPORT_EDGE_MEMORY) {
-		uint64_t oldest = r->pending_order[r->pending_head];
-
-		g_hash_table_remove(r->pending_edges, &oldest);
+		pending_forget(r, r->pending[r->pending_head].wait_op_id);
 		r->pending_head = (r->pending_head + 1) % FSA_REPORT_EDGE_MEMORY;
 		r->pending_len--;
 	}
-	struct fsa_edge *copy = g_new(struct fsa_edge, 1);
+	size_t at = (r->pending_head + r->pending_len) % FSA_REPORT_EDGE_MEMORY;
 
-	*copy = *edge;
-	/* The key points into the copy: wait_op_id lives as long as the value. */
-	g_hash_table_replace(r->pending_edges, &copy->wait_op_id, copy);
-	r->pending_order[(r->pending_head + r->pending_len) % FSA_REPORT_EDGE_MEMORY] =
-	    edge->wait_op_id;
+	r->pending[at] = *edge;
+	pending_index_put(r, edge->wait_op_id, at);
 	r->pending_len++;
 	return FSA_OK;
 }
@@ -776,8 +830,8 @@ fsa_report_create(const struct fsa_report_options *options)
 		quantile_init(&r->marker_durations[i]);
 	r->marker_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_marker));
 	r->longest = g_new0(struct fsa_long_wait, r->options.longest_count);
-	r->pending_edges = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
-	r->pending_order = g_new0(uint64_t, FSA_REPORT_EDGE_MEMORY);
+	r->pending = g_new(struct fsa_edge, FSA_REPORT_EDGE_MEMORY);
+	r->pending_index = g_new0(uint32_t, FSA_REPORT_EDGE_INDEX);
 	r->losses = g_array_new(FALSE, FALSE, sizeof(struct fsa_loss));
 	r->loss_totals = g_array_new(FALSE, FALSE, sizeof(struct fsa_loss_total));
 	r->anomaly_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_anomaly));
@@ -806,8 +860,8 @@ fsa_report_destroy(struct fsa_report *r)
 		quantile_fini(&r->marker_durations[i]);
 	g_array_free(r->marker_examples, TRUE);
 	g_free(r->longest);
-	g_hash_table_destroy(r->pending_edges);
-	g_free(r->pending_order);
+	g_free(r->pending);
+	g_free(r->pending_index);
 	g_array_free(r->losses, TRUE);
 	g_array_free(r->loss_totals, TRUE);
 	g_array_free(r->anomaly_examples, TRUE);
