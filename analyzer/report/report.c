@@ -349,12 +349,18 @@ set_signaller(struct fsa_long_wait *wait, const struct fsa_edge *edge)
 static void
 longest_offer(struct fsa_report *r, const struct fsa_op *op, uint64_t duration_ns)
 {
-	struct fsa_long_wait candidate = {.op = *op, .duration_ns = duration_ns};
 	size_t cap = r->options.longest_count;
 
+	/* Most waits are not among the longest: long_wait_less(shortest, this wait) is false, and
+	 * that is known before the operation is copied. */
+	if (r->longest_len == cap &&
+	    !(r->longest[0].duration_ns < duration_ns ||
+	      (r->longest[0].duration_ns == duration_ns && r->longest[0].op.id > op->id)))
+		return;
+
+	struct fsa_long_wait candidate = {.op = *op, .duration_ns = duration_ns};
+
 	if (r->longest_len == cap) {
-		if (!long_wait_less(&r->longest[0], &candidate))
-			return;
 		r->longest[0] = candidate;
 		heap_sift_down(r->longest, r->longest_len, 0);
 	} else {
