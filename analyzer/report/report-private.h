@@ -102,6 +102,13 @@ struct fsa_loss_total {
 	uint64_t first_begin_ns, last_end_ns;
 };
 
+/* A slot of the pending edges' index: the edge of `wait_op_id` is at ring position `at` - 1
+ * (0: a free slot). */
+struct fsa_pending_slot {
+	uint64_t wait_op_id;
+	uint32_t at;
+};
+
 struct fsa_threshold;
 struct fsa_recovery; /* recovery-private.h */
 struct fsa_mmu_xad;  /* mmu-xad-private.h */
@@ -146,10 +153,10 @@ struct fsa_report {
 	/* Edges seen before their wait (the model may send either first), by wait op id; a FIFO
 	 * bounded to FSA_REPORT_EDGE_MEMORY entries: `pending` holds the copies in arrival order
 	 * (a ring), `pending_index` finds the latest copy of a wait op id (open addressing,
-	 * FSA_REPORT_EDGE_INDEX slots of ring position + 1, 0: free). An edge goes by every wait:
-	 * no allocation and no GHashTable per edge. */
+	 * FSA_REPORT_EDGE_INDEX slots; each keeps its wait op id, so that a probe reads no edge).
+	 * An edge goes by every wait: no allocation and no GHashTable per edge. */
 	struct fsa_edge *pending;
-	uint32_t *pending_index;
+	struct fsa_pending_slot *pending_index;
 	size_t pending_head, pending_len;
 
 	GArray *losses;      /* struct fsa_loss, the first options.loss_list_count */

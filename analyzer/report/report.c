@@ -279,13 +279,15 @@ heap_sift_down(struct fsa_long_wait *heap, size_t len, size_t i)
 	}
 }
 
+_Static_assert(FSA_REPORT_EDGE_INDEX == 1u << 11, "pending_home() gives 11 bits");
+
 /* The pending edges' index (report-private.h): a slot's home for a wait op id. */
 static size_t
 pending_home(uint64_t wait_op_id)
 {
-	uint64_t h = wait_op_id * UINT64_C(0x9e3779b97f4a7c15);
-
-	return (size_t) (h >> 40) & (FSA_REPORT_EDGE_INDEX - 1);
+	/* Fibonacci hashing: the top bits spread consecutive ids (the model numbers its
+	 * operations in order) evenly. */
+	return (size_t) ((wait_op_id * UINT64_C(0x9e3779b97f4a7c15)) >> 53);
 }
 
 /* The index slot of `wait_op_id`, or the free slot where it would go. */
@@ -294,7 +296,7 @@ pending_slot(const struct fsa_report *r, uint64_t wait_op_id)
 {
 	size_t i = pending_home(wait_op_id);
 
-	while (r->pending_index[i] && r->pending[r->pending_index[i] - 1].wait_op_id != wait_op_id)
+	while (r->pending_index[i].at && r->pending_index[i].wait_op_id != wait_op_id)
 		i = (i + 1) & (FSA_REPORT_EDGE_INDEX - 1);
 	return i;
 }
@@ -303,7 +305,7 @@ pending_slot(const struct fsa_report *r, uint64_t wait_op_id)
 static const struct fsa_edge *
 pending_find(const struct fsa_report *r, uint64_t wait_op_id)
 {
-	uint32_t at = r->pending_index[pending_slot(r, wait_op_id)];
+	uint32_t at = r->pending_index[pending_slot(r, wait_op_id)].at;
 
 	return at ? &r->pending[at - 1] : NULL;
 }
@@ -312,7 +314,8 @@ pending_find(const struct fsa_report *r, uint64_t wait_op_id)
 static void
 pending_index_put(struct fsa_report *r, uint64_t wait_op_id, size_t at)
 {
-	r->pending_index[pending_slot(r, wait_op_id)] = (uint32_t) at + 1;
+	r->pending_index[pending_slot(r, wait_op_id)] =
+	    (struct fsa_pending_slot){.wait_op_id = wait_op_id, .at = (uint32_t) at + 1};
 }
 
 /* Forgets the wait's edge: backward-shift deletion (no tombstones, the index never fills). */
@@ -321,11 +324,11 @@ pending_forget(struct fsa_report *r, uint64_t wait_op_id)
 {
 	size_t i = pending_slot(r, wait_op_id), j;
 
-	if (!r->pending_index[i])
+	if (!r->pending_index[i].at)
 		return;
-	for (j = (i + 1) & (FSA_REPORT_EDGE_INDEX - 1); r->pending_index[j];
+	for (j = (i + 1) & (FSA_REPORT_EDGE_INDEX - 1); r->pending_index[j].at;
 	     j = (j + 1) & (FSA_REPORT_EDGE_INDEX - 1)) {
-		size_t home = pending_home(r->pending[r->pending_index[j] - 1].wait_op_id);
+		size_t home = pending_home(r->pending_index[j].wait_op_id);
 
 		if (((j - home) & (FSA_REPORT_EDGE_INDEX - 1)) >=
 		    ((j - i) & (FSA_REPORT_EDGE_INDEX - 1))) {
@@ -333,7 +336,7 @@ pending_forget(struct fsa_report *r, uint64_t wait_op_id)
 			i = j;
 		}
 	}
-	r->pending_index[i] = 0;
+	r->pending_index[i] = (struct fsa_pending_slot){0};
 }
 
 static void
@@ -837,7 +840,7 @@ fsa_report_create(const struct fsa_report_options *options)
 	r->marker_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_marker));
 	r->longest = g_new0(struct fsa_long_wait, r->options.longest_count);
 	r->pending = g_new(struct fsa_edge, FSA_REPORT_EDGE_MEMORY);
-	r->pending_index = g_new0(uint32_t, FSA_REPORT_EDGE_INDEX);
+	r->pending_index = g_new0(struct fsa_pending_slot, FSA_REPORT_EDGE_INDEX);
 	r->losses = g_array_new(FALSE, FALSE, sizeof(struct fsa_loss));
 	r->loss_totals = g_array_new(FALSE, FALSE, sizeof(struct fsa_loss_total));
 	r->anomaly_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_anomaly));
