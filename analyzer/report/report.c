@@ -232,10 +232,13 @@ static fsa_status
 latency_add(struct fsa_report *r, struct fsa_latency *const *targets, size_t count,
 	    enum fsa_metric metric, uint64_t value)
 {
+	/* One value into up to four statistics: its bucket once. */
+	struct fsa_quantile_bucket bucket = quantile_bucket(value);
+
 	for (size_t i = 0; i < count; i++) {
 		if (!targets[i])
 			continue;
-		fsa_status status = quantile_add(&targets[i]->q[metric], value);
+		fsa_status status = quantile_add_in(&targets[i]->q[metric], value, bucket);
 
 		if (status != FSA_OK)
 			return remember(r, status);
