@@ -913,24 +913,25 @@ fsa_decoder_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fsa_
 		   const struct fsa_event **event, struct fsa_discard *discard,
 		   char **error_message)
 {
+	/* Asked once: a call into libbabeltrace2 per message, and most messages are events. */
+	bt_message_type type;
+
 	assert(decoder && msg && what);
 	*what = FSA_DECODED_NOTHING;
+	type = bt_message_get_type(msg);
+	if (type == BT_MESSAGE_TYPE_EVENT)
+		return decoder_event_decode(decoder, msg, what, event, error_message);
 	/* Events find their time themselves (they read the snapshot anyway). */
-	if ((decoder->is_ordered || decoder->is_muxer_checked) &&
-	    bt_message_get_type(msg) != BT_MESSAGE_TYPE_EVENT) {
+	if (decoder->is_ordered || decoder->is_muxer_checked) {
 		fsa_status status = decoder_order_time(decoder, msg, error_message);
 
 		if (status != FSA_OK)
 			return status;
 	}
-	if (decoder->is_ordered && bt_message_get_type(msg) != BT_MESSAGE_TYPE_EVENT) {
-		if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_STREAM_BEGINNING)
-			return decoder_stream_begin(
-			    decoder, bt_message_stream_beginning_borrow_stream_const(msg), what);
-	}
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		return decoder_event_decode(decoder, msg, what, event, error_message);
+	if (decoder->is_ordered && type == BT_MESSAGE_TYPE_STREAM_BEGINNING)
+		return decoder_stream_begin(decoder,
+					    bt_message_stream_beginning_borrow_stream_const(msg), what);
+	switch (type) {
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 		return decoder_packet_begin(decoder, msg);
 	case BT_MESSAGE_TYPE_STREAM_END:

@@ -107,12 +107,14 @@ struct ingest_wire_writer {
 	/* The raw regions as the reader holds them (the last sent; zero at first). */
 	unsigned char last_event[sizeof(struct fsa_event)];
 	/* The schemas sent, by id, an open-addressing index of them by present slots (id + 1;
-	 * 0: free), and the one found last. */
+	 * 0: free), and the one an event of each type had last (id + 1; 0: none yet): the events
+	 * of one type mostly have one schema, and types interleave, so this finds an event's
+	 * schema at the first compare where the index would hash and probe. */
 	struct ingest_wire_schema *schemas;
 	size_t schema_count, schema_capacity;
 	uint32_t *schema_index;
 	size_t schema_index_capacity; /* a power of two */
-	uint32_t last_schema;
+	uint32_t schema_by_type[FSA_EV_COUNT];
 	bool has_failed; /* the reader is gone: nothing more is written */
 	/* Order mode: each event and discard carries `order` (written by the graph before each
 	 * callback). */

@@ -410,29 +410,33 @@ wire_schema_add(struct ingest_wire_writer *w, const uint64_t *present, uint32_t 
 	return wire_commit(w, p + schema->count, false);
 }
 
-/* The id of the schema of `present`, sent first when it is new. */
+/* The id of the schema of `present` (an event of `type`), sent first when it is new. */
 static inline bool
-wire_schema_find(struct ingest_wire_writer *w, const uint64_t *present, uint32_t *id)
+wire_schema_find(struct ingest_wire_writer *w, enum fsa_event_type type, const uint64_t *present,
+		 uint32_t *id)
 {
+	uint32_t *by_type = (size_t) type < FSA_EV_COUNT ? &w->schema_by_type[type] : NULL;
 	size_t i;
 
-	if (w->schema_count && wire_schema_is(&w->schemas[w->last_schema], present)) {
-		*id = w->last_schema;
+	if (by_type && *by_type && wire_schema_is(&w->schemas[*by_type - 1], present)) {
+		*id = *by_type - 1;
 		return true;
 	}
 	if (w->schema_index_capacity) {
 		i = wire_schema_hash(present, w->schema_index_capacity);
 		while (w->schema_index[i]) {
 			if (wire_schema_is(&w->schemas[w->schema_index[i] - 1], present)) {
-				*id = w->last_schema = w->schema_index[i] - 1;
-				return true;
+				*id = w->schema_index[i] - 1;
+				goto found;
 			}
 			i = (i + 1) & (w->schema_index_capacity - 1);
 		}
 	}
 	if (!wire_schema_add(w, present, id))
 		return false;
-	w->last_schema = *id;
+found:
+	if (by_type)
+		*by_type = *id + 1;
 	return true;
 }
 
@@ -447,7 +451,7 @@ ingest_wire_put_event(struct ingest_wire_writer *w, const struct fsa_event *ev)
 	uint32_t schema_id;
 	uint32_t handle_count = ev->fence_handles ? ev->fence_handle_count : 0;
 
-	if (!wire_schema_find(w, ev->present, &schema_id))
+	if (!wire_schema_find(w, ev->type, ev->present, &schema_id))
 		return false;
 	schema = &w->schemas[schema_id];
 	need =
@@ -725,18 +729,6 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 	uint64_t schema_id, type, ts_delta, cpu, string_mask, handle_count, region_mask;
 	unsigned flags;
 
-	/* Blank again: only the slots the previous event set are non-zero. The raw regions stay:
-	 * a record carries only those that changed. */
-	for (int word = 0; word < FSA_FIELD_WORDS; word++) {
-		uint64_t bits = ev->present[word];
-
-		while (bits) {
-			ev->u[word * 64 + __builtin_ctzll(bits)] = 0;
-			bits &= bits - 1;
-		}
-		ev->present[word] = 0;
-	}
-
 	schema_id = wire_varint_get(c);
 	type = wire_varint_get(c);
 	ts_delta = wire_varint_get(c);
@@ -753,11 +745,23 @@ wire_event_get(struct ingest_wire_reader *r, struct wire_cursor *c)
 		c->is_short = true;
 		return 0;
 	}
+	/* Blank again: only the slots in ev->present are non-zero (the previous event's, or this
+	 * one's when an earlier try found it short), and those of this schema are written next;
+	 * the others are cleared. The raw regions stay: a record carries only those that changed.
+	 */
+	for (int word = 0; word < FSA_FIELD_WORDS; word++) {
+		uint64_t bits = ev->present[word] & ~schema->present[word];
+
+		while (bits) {
+			ev->u[word * 64 + __builtin_ctzll(bits)] = 0;
+			bits &= bits - 1;
+		}
+	}
+	memcpy(ev->present, schema->present, sizeof(ev->present));
 	for (uint32_t i = 0; i < schema->count; i++) {
 		memcpy(&ev->u[schema->slots[i]], c->p, sizeof(uint64_t));
 		c->p += sizeof(uint64_t);
 	}
-	memcpy(ev->present, schema->present, sizeof(ev->present));
 	flags = *c->p++;
 	if (flags & ~7u)
 		return -1;

@@ -32,6 +32,26 @@ void *hmap_get(const struct hmap *map, uint64_t key);
 /* Returns the removed value, NULL if absent. */
 void *hmap_remove(struct hmap *map, uint64_t key);
 /*
+ * For a caller that looks a key up and then replaces or removes it (one probe, not two): the
+ * slot of `key`, or HMAP_NONE; then hmap_slot_value(), hmap_slot_set() (a value, never NULL) or
+ * hmap_slot_remove() on that slot, before any other change to the map.
+ */
+#define HMAP_NONE SIZE_MAX
+size_t hmap_find(const struct hmap *map, uint64_t key);
+void hmap_slot_remove(struct hmap *map, size_t slot);
+
+static inline void *
+hmap_slot_value(const struct hmap *map, size_t slot)
+{
+	return map->slots[slot].value;
+}
+
+static inline void
+hmap_slot_set(struct hmap *map, size_t slot, void *value)
+{
+	map->slots[slot].value = value;
+}
+/*
  * Empties the map into a new array of its values (transfer full, free(); NULL when the map was
  * empty). Returns false when out of memory, and then leaves the map as it was.
  */

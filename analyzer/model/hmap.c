@@ -90,22 +90,22 @@ hmap_get(const struct hmap *map, uint64_t key)
 	return NULL;
 }
 
-void *
-hmap_remove(struct hmap *map, uint64_t key)
+size_t
+hmap_find(const struct hmap *map, uint64_t key)
 {
-	size_t i, j;
-	void *value;
-
 	if (!map->mask)
-		return NULL;
-	for (i = slot_of(key, map->mask); map->slots[i].value; i = (i + 1) & map->mask)
+		return HMAP_NONE;
+	for (size_t i = slot_of(key, map->mask); map->slots[i].value; i = (i + 1) & map->mask)
 		if (map->slots[i].key == key)
-			break;
-	value = map->slots[i].value;
-	if (!value)
-		return NULL;
+			return i;
+	return HMAP_NONE;
+}
+
+void
+hmap_slot_remove(struct hmap *map, size_t i)
+{
 	/* Backward shift: move later members of the probe run into the hole. */
-	for (j = (i + 1) & map->mask; map->slots[j].value; j = (j + 1) & map->mask) {
+	for (size_t j = (i + 1) & map->mask; map->slots[j].value; j = (j + 1) & map->mask) {
 		size_t home = slot_of(map->slots[j].key, map->mask);
 
 		if (((j - home) & map->mask) >= ((j - i) & map->mask)) {
@@ -115,6 +115,18 @@ hmap_remove(struct hmap *map, uint64_t key)
 	}
 	map->slots[i] = (struct hmap_slot){0};
 	map->count--;
+}
+
+void *
+hmap_remove(struct hmap *map, uint64_t key)
+{
+	size_t i = hmap_find(map, key);
+	void *value;
+
+	if (i == HMAP_NONE)
+		return NULL;
+	value = map->slots[i].value;
+	hmap_slot_remove(map, i);
 	return value;
 }
 

@@ -162,7 +162,10 @@ static struct op_rec *
 take_open(struct queue_state *queue, uint64_t fence_handle, uint64_t value, enum fsa_op_kind kind)
 {
 	uint64_t key = open_key(fence_handle, value, kind);
-	struct op_rec *head = hmap_get(&queue->open, key), *rec, *prev = NULL;
+	/* One probe: the slot found here is replaced or emptied below. */
+	size_t slot = hmap_find(&queue->open, key);
+	struct op_rec *head = slot != HMAP_NONE ? hmap_slot_value(&queue->open, slot) : NULL;
+	struct op_rec *rec, *prev = NULL;
 
 	for (rec = head; rec; prev = rec, rec = rec->next_open)
 		if (rec->op.fence_handle == fence_handle && rec->op.fence_value == value &&
@@ -181,9 +184,9 @@ take_open(struct queue_state *queue, uint64_t fence_handle, uint64_t value, enum
 	}
 	rec->next_open = NULL;
 	if (head)
-		hmap_put(&queue->open, key, head); /* replaces: never grows the map */
+		hmap_slot_set(&queue->open, slot, head);
 	else
-		hmap_remove(&queue->open, key);
+		hmap_slot_remove(&queue->open, slot);
 	queue->open_count--;
 	return rec;
 }

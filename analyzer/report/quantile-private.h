@@ -37,22 +37,33 @@ void quantile_fini(struct fsa_quantile *q);
 /* quantile_add() past its inline fast path. */
 fsa_status quantile_add_slow(struct fsa_quantile *q, uint64_t value);
 
-/* Called for every operation of a trace, several times each: the common case (histogram
- * mode, its bucket's block there) is inline. */
-static inline fsa_status
-quantile_add(struct fsa_quantile *q, uint64_t value)
+/* The histogram bucket of `value` (quantile.c's bucket_of(), inline). */
+struct fsa_quantile_bucket {
+	size_t octave, sub;
+};
+
+static inline struct fsa_quantile_bucket
+quantile_bucket(uint64_t value)
 {
-	size_t octave = 0, sub = (size_t) value;
+	struct fsa_quantile_bucket b = {0, (size_t) value};
 
 	if (value >= FSA_QUANTILE_SUBS) {
 		unsigned e = 63u - (unsigned) __builtin_clzll(value);
 
-		octave = e - FSA_QUANTILE_SUB_BITS + 1;
-		sub = (size_t) (value >> (e - FSA_QUANTILE_SUB_BITS)) - FSA_QUANTILE_SUBS;
+		b.octave = e - FSA_QUANTILE_SUB_BITS + 1;
+		b.sub = (size_t) (value >> (e - FSA_QUANTILE_SUB_BITS)) - FSA_QUANTILE_SUBS;
 	}
-	if (!q->is_histogram || !q->octaves[octave])
+	return b;
+}
+
+/* quantile_add() of a value whose bucket the caller worked out (one value added to several
+ * statistics: the bucket once). */
+static inline fsa_status
+quantile_add_in(struct fsa_quantile *q, uint64_t value, struct fsa_quantile_bucket b)
+{
+	if (!q->is_histogram || !q->octaves[b.octave])
 		return quantile_add_slow(q, value);
-	q->octaves[octave][sub]++;
+	q->octaves[b.octave][b.sub]++;
 	q->count++;
 	/* Durations from a hostile trace can be near 2^64: the sum saturates, it never wraps. */
 	q->total = value > UINT64_MAX - q->total ? UINT64_MAX : q->total + value;
@@ -61,6 +72,14 @@ quantile_add(struct fsa_quantile *q, uint64_t value)
 	if (value > q->max)
 		q->max = value;
 	return FSA_OK;
+}
+
+/* Called for every operation of a trace, several times each: the common case (histogram
+ * mode, its bucket's block there) is inline. */
+static inline fsa_status
+quantile_add(struct fsa_quantile *q, uint64_t value)
+{
+	return quantile_add_in(q, value, quantile_bucket(value));
 }
 /* Nearest rank: the smallest value with at least ceil(p × count) values at or below it; p in
  * [0, 1]. FSA_TIME_NONE for an empty statistic. Not const: exact mode sorts its samples. */

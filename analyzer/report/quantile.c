@@ -28,14 +28,10 @@ quantile_fini(struct fsa_quantile *q)
 static void
 bucket_of(uint64_t value, size_t *octave, size_t *sub)
 {
-	if (value < FSA_QUANTILE_SUBS) {
-		*octave = 0;
-		*sub = (size_t) value;
-		return;
-	}
-	unsigned e = 63u - (unsigned) __builtin_clzll(value);
-	*octave = e - FSA_QUANTILE_SUB_BITS + 1;
-	*sub = (size_t) (value >> (e - FSA_QUANTILE_SUB_BITS)) - FSA_QUANTILE_SUBS;
+	struct fsa_quantile_bucket b = quantile_bucket(value);
+
+	*octave = b.octave;
+	*sub = b.sub;
 }
 
 /* The value a bucket stands for: its midpoint, so the error is at most half its width. */

@@ -102,6 +102,13 @@ struct fsa_loss_total {
 	uint64_t first_begin_ns, last_end_ns;
 };
 
+/* A slot of the pending edges' index: the edge of `wait_op_id` is at ring position `at` - 1
+ * (0: a free slot). */
+struct fsa_pending_slot {
+	uint64_t wait_op_id;
+	uint32_t at;
+};
+
 struct fsa_threshold;
 struct fsa_recovery;      /* recovery-private.h */
 struct fsa_frame_stats;   /* frame-stats-private.h */
@@ -147,9 +154,12 @@ struct fsa_report {
 	struct fsa_long_wait *longest;
 	size_t longest_len;
 	/* Edges seen before their wait (the model may send either first), by wait op id; a FIFO
-	 * bounded to FSA_REPORT_EDGE_MEMORY entries. */
-	GHashTable *pending_edges; /* wait_op_id → fsa_edge */
-	uint64_t *pending_order;
+	 * bounded to FSA_REPORT_EDGE_MEMORY entries: `pending` holds the copies in arrival order
+	 * (a ring), `pending_index` finds the latest copy of a wait op id (open addressing,
+	 * FSA_REPORT_EDGE_INDEX slots; each keeps its wait op id, so that a probe reads no edge).
+	 * An edge goes by every wait: no allocation and no GHashTable per edge. */
+	struct fsa_edge *pending;
+	struct fsa_pending_slot *pending_index;
 	size_t pending_head, pending_len;
 
 	GArray *losses;      /* struct fsa_loss, the first options.loss_list_count */
@@ -179,6 +189,8 @@ struct fsa_report {
 };
 
 #define FSA_REPORT_EDGE_MEMORY 1024
+/* Twice the memory, a power of two: the index stays at most half full. */
+#define FSA_REPORT_EDGE_INDEX (2 * FSA_REPORT_EDGE_MEMORY)
 
 /* report.c: does [begin_ns, end_ns] overlap the time filter (FSA_TIME_NONE: unknown)? */
 bool report_in_range(struct fsa_report *report, uint64_t begin_ns, uint64_t end_ns);

@@ -240,10 +240,13 @@ static fsa_status
 latency_add(struct fsa_report *r, struct fsa_latency *const *targets, size_t count,
 	    enum fsa_metric metric, uint64_t value)
 {
+	/* One value into up to four statistics: its bucket once. */
+	struct fsa_quantile_bucket bucket = quantile_bucket(value);
+
 	for (size_t i = 0; i < count; i++) {
 		if (!targets[i])
 			continue;
-		fsa_status status = quantile_add(&targets[i]->q[metric], value);
+		fsa_status status = quantile_add_in(&targets[i]->q[metric], value, bucket);
 
 		if (status != FSA_OK)
 			return remember(r, status);
@@ -287,6 +290,66 @@ heap_sift_down(struct fsa_long_wait *heap, size_t len, size_t i)
 	}
 }
 
+_Static_assert(FSA_REPORT_EDGE_INDEX == 1u << 11, "pending_home() gives 11 bits");
+
+/* The pending edges' index (report-private.h): a slot's home for a wait op id. */
+static size_t
+pending_home(uint64_t wait_op_id)
+{
+	/* Fibonacci hashing: the top bits spread consecutive ids (the model numbers its
+	 * operations in order) evenly. */
+	return (size_t) ((wait_op_id * UINT64_C(0x9e3779b97f4a7c15)) >> 53);
+}
+
+/* The index slot of `wait_op_id`, or the free slot where it would go. */
+static size_t
+pending_slot(const struct fsa_report *r, uint64_t wait_op_id)
+{
+	size_t i = pending_home(wait_op_id);
+
+	while (r->pending_index[i].at && r->pending_index[i].wait_op_id != wait_op_id)
+		i = (i + 1) & (FSA_REPORT_EDGE_INDEX - 1);
+	return i;
+}
+
+/* The latest remembered edge of the wait, NULL when none. */
+static const struct fsa_edge *
+pending_find(const struct fsa_report *r, uint64_t wait_op_id)
+{
+	uint32_t at = r->pending_index[pending_slot(r, wait_op_id)].at;
+
+	return at ? &r->pending[at - 1] : NULL;
+}
+
+/* The wait's edge is now the one at ring position `at`. */
+static void
+pending_index_put(struct fsa_report *r, uint64_t wait_op_id, size_t at)
+{
+	r->pending_index[pending_slot(r, wait_op_id)] =
+	    (struct fsa_pending_slot){.wait_op_id = wait_op_id, .at = (uint32_t) at + 1};
+}
+
+/* Forgets the wait's edge: backward-shift deletion (no tombstones, the index never fills). */
+static void
+pending_forget(struct fsa_report *r, uint64_t wait_op_id)
+{
+	size_t i = pending_slot(r, wait_op_id), j;
+
+	if (!r->pending_index[i].at)
+		return;
+	for (j = (i + 1) & (FSA_REPORT_EDGE_INDEX - 1); r->pending_index[j].at;
+	     j = (j + 1) & (FSA_REPORT_EDGE_INDEX - 1)) {
+		size_t home = pending_home(r->pending_index[j].wait_op_id);
+
+		if (((j - home) & (FSA_REPORT_EDGE_INDEX - 1)) >=
+		    ((j - i) & (FSA_REPORT_EDGE_INDEX - 1))) {
+			r->pending_index[i] = r->pending_index[j];
+			i = j;
+		}
+	}
+	r->pending_index[i] = (struct fsa_pending_slot){0};
+}
+
 static void
 set_signaller(struct fsa_long_wait *wait, const struct fsa_edge *edge)
 {
@@ -300,12 +363,18 @@ set_signaller(struct fsa_long_wait *wait, const struct fsa_edge *edge)
 static void
 longest_offer(struct fsa_report *r, const struct fsa_op *op, uint64_t duration_ns)
 {
-	struct fsa_long_wait candidate = {.op = *op, .duration_ns = duration_ns};
 	size_t cap = r->options.longest_count;
 
+	/* Most waits are not among the longest: long_wait_less(shortest, this wait) is false, and
+	 * that is known before the operation is copied. */
+	if (r->longest_len == cap &&
+	    !(r->longest[0].duration_ns < duration_ns ||
+	      (r->longest[0].duration_ns == duration_ns && r->longest[0].op.id > op->id)))
+		return;
+
+	struct fsa_long_wait candidate = {.op = *op, .duration_ns = duration_ns};
+
 	if (r->longest_len == cap) {
-		if (!long_wait_less(&r->longest[0], &candidate))
-			return;
 		r->longest[0] = candidate;
 		heap_sift_down(r->longest, r->longest_len, 0);
 	} else {
@@ -317,7 +386,7 @@ longest_offer(struct fsa_report *r, const struct fsa_op *op, uint64_t duration_n
 			i = (i - 1) / 2;
 		}
 	}
-	const struct fsa_edge *edge = g_hash_table_lookup(r->pending_edges, &op->id);
+	const struct fsa_edge *edge = pending_find(r, op->id);
 
 	if (edge) {
 		for (size_t i = 0; i < r->longest_len; i++)
@@ -420,21 +489,18 @@ on_edge(void *data, const struct fsa_edge *edge)
 			return FSA_OK;
 		}
 	}
-	/* The wait may come after its edge: remember the most recent edges, a bounded FIFO. */
+	/* The wait may come after its edge: remember the most recent edges, a bounded FIFO. The
+	 * oldest one's wait op id is forgotten, even when a later edge of the same wait is the one
+	 * the index finds (as a map replaced and then removed by id would). */
 	if (r->pending_len == FSA_REPORT_EDGE_MEMORY) {
-		uint64_t oldest = r->pending_order[r->pending_head];
-
-		g_hash_table_remove(r->pending_edges, &oldest);
+		pending_forget(r, r->pending[r->pending_head].wait_op_id);
 		r->pending_head = (r->pending_head + 1) % FSA_REPORT_EDGE_MEMORY;
 		r->pending_len--;
 	}
-	struct fsa_edge *copy = g_new(struct fsa_edge, 1);
+	size_t at = (r->pending_head + r->pending_len) % FSA_REPORT_EDGE_MEMORY;
 
-	*copy = *edge;
-	/* The key points into the copy: wait_op_id lives as long as the value. */
-	g_hash_table_replace(r->pending_edges, &copy->wait_op_id, copy);
-	r->pending_order[(r->pending_head + r->pending_len) % FSA_REPORT_EDGE_MEMORY] =
-	    edge->wait_op_id;
+	r->pending[at] = *edge;
+	pending_index_put(r, edge->wait_op_id, at);
 	r->pending_len++;
 	return FSA_OK;
 }
@@ -792,8 +858,8 @@ fsa_report_create(const struct fsa_report_options *options)
 		quantile_init(&r->marker_durations[i]);
 	r->marker_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_marker));
 	r->longest = g_new0(struct fsa_long_wait, r->options.longest_count);
-	r->pending_edges = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
-	r->pending_order = g_new0(uint64_t, FSA_REPORT_EDGE_MEMORY);
+	r->pending = g_new(struct fsa_edge, FSA_REPORT_EDGE_MEMORY);
+	r->pending_index = g_new0(struct fsa_pending_slot, FSA_REPORT_EDGE_INDEX);
 	r->losses = g_array_new(FALSE, FALSE, sizeof(struct fsa_loss));
 	r->loss_totals = g_array_new(FALSE, FALSE, sizeof(struct fsa_loss_total));
 	r->anomaly_examples = g_array_new(FALSE, FALSE, sizeof(struct fsa_anomaly));
@@ -830,8 +896,8 @@ fsa_report_destroy(struct fsa_report *r)
 		quantile_fini(&r->marker_durations[i]);
 	g_array_free(r->marker_examples, TRUE);
 	g_free(r->longest);
-	g_hash_table_destroy(r->pending_edges);
-	g_free(r->pending_order);
+	g_free(r->pending);
+	g_free(r->pending_index);
 	g_array_free(r->losses, TRUE);
 	g_array_free(r->loss_totals, TRUE);
 	g_array_free(r->anomaly_examples, TRUE);

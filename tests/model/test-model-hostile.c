@@ -101,6 +101,39 @@ Test(model_hostile, hmap_put_of_null_removes_the_key_and_keeps_the_others)
 	hmap_fini(&map);
 }
 
+/* take_open's one-probe path (ops.c): a slot found once, then replaced or emptied. Keys share
+ * their high bits, as handles do, so the probe runs are long and the backward shift moves. */
+Test(model_hostile, hmap_slot_set_and_remove_act_on_the_found_key_only)
+{
+	struct hmap map = {0};
+	int values[512], other;
+
+	for (uint64_t k = 0; k < 512; k++)
+		cr_assert(hmap_put(&map, UINT64_C(0xffff000000000000) | k, &values[k]));
+	cr_assert_eq(hmap_find(&map, UINT64_C(0xffff000000000000) | 512), HMAP_NONE);
+	for (uint64_t k = 0; k < 512; k++) {
+		size_t slot = hmap_find(&map, UINT64_C(0xffff000000000000) | k);
+
+		cr_assert_neq(slot, HMAP_NONE, "key %llu", (unsigned long long) k);
+		cr_assert_eq(hmap_slot_value(&map, slot), &values[k]);
+		if (k % 2 == 0)
+			hmap_slot_remove(&map, slot);
+		else if (k % 3 == 0)
+			hmap_slot_set(&map, slot, &other);
+	}
+	cr_assert_eq(map.count, 256);
+	for (uint64_t k = 0; k < 512; k++) {
+		void *value = hmap_get(&map, UINT64_C(0xffff000000000000) | k);
+
+		if (k % 2 == 0)
+			cr_assert_null(value, "key %llu", (unsigned long long) k);
+		else
+			cr_assert_eq(value, k % 3 == 0 ? (void *) &other : (void *) &values[k],
+				     "key %llu", (unsigned long long) k);
+	}
+	hmap_fini(&map);
+}
+
 static void
 filler_events(uint64_t from_ns, uint64_t to_ns, size_t count)
 {

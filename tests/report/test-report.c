@@ -370,6 +370,59 @@ Test(report, longest_waits_name_their_signaller)
 	fsa_report_destroy(report);
 }
 
+/* The edges seen before their wait are a FIFO of FSA_REPORT_EDGE_MEMORY (1024): the oldest one's
+ * wait op id is forgotten, even when a later edge of the same wait came since (the report has
+ * always done so; the ring and index of report.c keep it). */
+Test(report, pending_edges_forget_the_oldest_wait_id)
+{
+	struct fsa_report_options options = {.longest_count = 4};
+	struct fsa_report *report = fsa_report_create(&options);
+	const struct fsa_model_sink *sink = fsa_report_borrow_sink(report);
+	struct fsa_edge edge = make_edge(1, 5000, 0x51, 5, 100, 200);
+
+	cr_assert_eq(sink->edge(sink->data, &edge), FSA_OK);
+	for (uint64_t wait = 1; wait <= 1022; wait++) {
+		edge = make_edge(10000 + wait, wait, 0x40, 4, 100, 200);
+		cr_assert_eq(sink->edge(sink->data, &edge), FSA_OK);
+	}
+	edge = make_edge(2, 5000, 0x52, 5, 100, 200);
+	cr_assert_eq(sink->edge(sink->data, &edge), FSA_OK);
+	/* The 1025th: out goes the first, and wait 5000's id with it. */
+	edge = make_edge(3, 6000, 0x60, 6, 100, 200);
+	cr_assert_eq(sink->edge(sink->data, &edge), FSA_OK);
+
+	const uint64_t waits[][2] = {{5000, 9000}, {1, 8000}, {6000, 7000}, {1022, 6000}};
+
+	for (size_t i = 0; i < 4; i++) {
+		struct fsa_op op = make_op(waits[i][0], FSA_OP_WAIT, FSA_SRC_KERNEL_MODE_QUEUE, 0x10,
+					   1, 0xf1, 10000, NONE, 10000 + waits[i][1]);
+
+		cr_assert_eq(sink->op(sink->data, &op), FSA_OK);
+	}
+	fsa_report_finish(report);
+	JsonNode *root = json_report(report);
+	const char *const signallers[] = {NULL, "0x40", "0x60", "0x40"};
+
+	cr_assert_eq(count_at(root, "$.longest.waits[*]"), 4);
+	for (size_t i = 0; i < 4; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "$.longest.waits[%zu].op_id", i);
+		cr_assert_eq(int_at(root, path), (int64_t) waits[i][0]);
+		snprintf(path, sizeof(path), "$.longest.waits[%zu].signal_hwqueue_handle", i);
+		if (!signallers[i]) {
+			cr_assert(is_null_at(root, path), "wait %zu", i);
+			continue;
+		}
+		char *queue = string_at(root, path);
+
+		cr_assert_str_eq(queue, signallers[i], "wait %zu", i);
+		g_free(queue);
+	}
+	json_node_unref(root);
+	fsa_report_destroy(report);
+}
+
 Test(report, longest_keeps_only_the_top_n)
 {
 	struct fsa_report_options options = {.longest_count = 3};
