@@ -929,8 +929,8 @@ fsa_decoder_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fsa_
 			return status;
 	}
 	if (decoder->is_ordered && type == BT_MESSAGE_TYPE_STREAM_BEGINNING)
-		return decoder_stream_begin(decoder,
-					    bt_message_stream_beginning_borrow_stream_const(msg), what);
+		return decoder_stream_begin(
+		    decoder, bt_message_stream_beginning_borrow_stream_const(msg), what);
 	switch (type) {
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 		return decoder_packet_begin(decoder, msg);

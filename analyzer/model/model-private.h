@@ -319,8 +319,8 @@ fsa_status packets_on_complete(struct fsa_model *model, const struct fsa_event *
 fsa_status packets_flush(struct fsa_model *model, bool is_final);
 /* HPF-02: QUEUE's progress fence reached VALUE at TS (a completed buffer of PACKET_ID, 0 when
  * unknown); nothing when it was there already. */
-fsa_status packets_step_progress(struct fsa_model *model, struct queue_state *queue,
-				 uint64_t value, uint64_t ts, uint64_t packet_id);
+fsa_status packets_step_progress(struct fsa_model *model, struct queue_state *queue, uint64_t value,
+				 uint64_t ts, uint64_t packet_id);
 /* Gives out every ended packet, then those that never ended (by start time). */
 fsa_status packets_finish(struct fsa_model *model);
 void packets_free(struct fsa_model *model);

@@ -394,8 +394,8 @@ Test(report, pending_edges_forget_the_oldest_wait_id)
 	const uint64_t waits[][2] = {{5000, 9000}, {1, 8000}, {6000, 7000}, {1022, 6000}};
 
 	for (size_t i = 0; i < 4; i++) {
-		struct fsa_op op = make_op(waits[i][0], FSA_OP_WAIT, FSA_SRC_KERNEL_MODE_QUEUE, 0x10,
-					   1, 0xf1, 10000, NONE, 10000 + waits[i][1]);
+		struct fsa_op op = make_op(waits[i][0], FSA_OP_WAIT, FSA_SRC_KERNEL_MODE_QUEUE,
+					   0x10, 1, 0xf1, 10000, NONE, 10000 + waits[i][1]);
 
 		cr_assert_eq(sink->op(sink->data, &op), FSA_OK);
 	}

@@ -495,11 +495,12 @@ describe_samples(Sampler *sampler, gint64 from, gint64 to)
 
 		if (sample->us < from || sample->us > to)
 			continue;
-		name = sample->state == 'R' ? g_strdup("R (running or runnable)")
-					     : g_strdup_printf("%c %s", sample->state, sample->wchan);
-		g_hash_table_insert(counts, name,
-				    GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(counts, name)) +
-						     1));
+		name = sample->state == 'R'
+			   ? g_strdup("R (running or runnable)")
+			   : g_strdup_printf("%c %s", sample->state, sample->wchan);
+		g_hash_table_insert(
+		    counts, name,
+		    GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(counts, name)) + 1));
 	}
 	g_mutex_unlock(&sampler->lock);
 	g_hash_table_iter_init(&iter, counts);
@@ -507,8 +508,9 @@ describe_samples(Sampler *sampler, gint64 from, gint64 to)
 		g_ptr_array_add(keys, key);
 	g_ptr_array_sort_with_data(keys, compare_counts, counts);
 	for (guint i = 0; i < keys->len; i++)
-		g_string_append_printf(out, "%s%s %u", i ? ", " : "", (char *) keys->pdata[i],
-				       GPOINTER_TO_UINT(g_hash_table_lookup(counts, keys->pdata[i])));
+		g_string_append_printf(
+		    out, "%s%s %u", i ? ", " : "", (char *) keys->pdata[i],
+		    GPOINTER_TO_UINT(g_hash_table_lookup(counts, keys->pdata[i])));
 	return g_string_free(out, FALSE);
 }
 
@@ -554,7 +556,8 @@ Test(loading, the_main_loop_never_stalls_while_a_trace_loads)
 		Probe probe = {0};
 		guint source, runs = _fsv_loader_get_builder_runs();
 		gint64 start = g_get_monotonic_time(), worst_ms, loaded_us;
-		Sampler sampler = {(pid_t) gettid(), 0, {0}, g_array_new(FALSE, FALSE, sizeof(Sample))};
+		Sampler sampler = {
+		    (pid_t) gettid(), 0, {0}, g_array_new(FALSE, FALSE, sizeof(Sample))};
 		GThread *sampling;
 		g_autofree char *sampled = NULL;
 

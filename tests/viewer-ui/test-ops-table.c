@@ -513,8 +513,7 @@ Test(table, a_selected_wait_lists_its_chain_of_causes_as_links)
 
 		if (o->kind == FSA_OP_WAIT && o->source == FSA_SRC_USER_MODE_QUEUE &&
 		    o->state == FSA_OP_OBSERVED && o->signal_op != FSV_INDEX_NONE &&
-		    fsv_trace_get_op(trace, o->signal_op)->source != FSA_SRC_CPU &&
-		    i > 40)
+		    fsv_trace_get_op(trace, o->signal_op)->source != FSA_SRC_CPU && i > 40)
 			wait = i;
 	}
 	cr_assert_neq(wait, FSV_INDEX_NONE, "frame-pipeline has a user-mode wait a queue released");

@@ -55,8 +55,8 @@ fst_events_sort(GArray *events, guint first)
 	g_return_if_fail(first <= events->len);
 	/* g_qsort_with_data is a stable merge sort (GLib ≥ 2.32). */
 	g_qsort_with_data(&g_array_index(events, struct fsa_event, first),
-			  (gint) (events->len - first), sizeof(struct fsa_event),
-			  compare_event_ts, NULL);
+			  (gint) (events->len - first), sizeof(struct fsa_event), compare_event_ts,
+			  NULL);
 }
 
 FsvTrace *

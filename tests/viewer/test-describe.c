@@ -85,9 +85,9 @@ check_trace(const char *name, guint *linked)
 
 Test(describe, packet_link_is_the_scan_answer_on_recorded_traces, .timeout = 300)
 {
-	static const char *const names[] = {"producer-consumer", "frame-pipeline",
+	static const char *const names[] = {"producer-consumer",  "frame-pipeline",
 					    "priority-inversion", "timeslice-mix",
-					    "adapter-reset", "stress"};
+					    "adapter-reset",      "stress"};
 	guint linked = 0;
 
 	for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
@@ -137,8 +137,8 @@ build_big_engine(void)
 		      "context_handle", CTX, "engine_id", UINT64_C(0), NULL);
 	for (guint64 q = KQ; q <= KQ2; q++)
 		fst_event_add(events, "hwqueue_create", T0, "process_id", PID, "context_handle",
-			      CTX, "hwqueue_handle", q, "engine_id", UINT64_C(0),
-			      "submission_mode", (uint64_t) FSTP_SUBMISSION_MODE_KERNEL_MODE, NULL);
+			      CTX, "hwqueue_handle", q, "engine_id", UINT64_C(0), "submission_mode",
+			      (uint64_t) FSTP_SUBMISSION_MODE_KERNEL_MODE, NULL);
 	fst_event_add(events, "fence_create", T0, "process_id", PID, "adapter_id", UINT64_C(0),
 		      "fence_global_handle", FENCE, "fence_handle", FH, "initial_value",
 		      UINT64_C(0), NULL);
@@ -149,8 +149,8 @@ build_big_engine(void)
 		fst_event_add(events, "packet_queued", start, "adapter_id", UINT64_C(0),
 			      "engine_id", UINT64_C(0), "hwqueue_handle", queue, "packet_id", i,
 			      "fence_id", 1000 + i, NULL);
-		fst_event_add(events, "packet_start", start, "adapter_id", UINT64_C(0),
-			      "engine_id", UINT64_C(0), "hwqueue_handle", queue, "packet_id", i,
+		fst_event_add(events, "packet_start", start, "adapter_id", UINT64_C(0), "engine_id",
+			      UINT64_C(0), "hwqueue_handle", queue, "packet_id", i,
 			      "progress_value", progress, "gpu_ts", start, NULL);
 		if (queue == KQ) {
 			fst_event_add(events, "fence_signal_queued", start, "process_id", PID,
@@ -240,14 +240,15 @@ check_chains(const char *name, guint *long_chains)
 		for (guint k = 0; k < links->len; k++) {
 			const FsvChainLink *l = &g_array_index(links, FsvChainLink, k);
 
-			cr_assert_neq(l->item.kind, FSV_ITEM_NONE, "%s op %" PRIu64 " link %u", name,
-				      o->id, k);
+			cr_assert_neq(l->item.kind, FSV_ITEM_NONE, "%s op %" PRIu64 " link %u",
+				      name, o->id, k);
 			cr_assert_leq(l->hold_begin_ns, l->hold_end_ns);
 			if (k > 0)
-				cr_assert_eq(l->hold_end_ns,
-					     g_array_index(links, FsvChainLink, k - 1).hold_begin_ns,
-					     "%s op %" PRIu64 ": link %u ends where %u begins", name,
-					     o->id, k, k - 1);
+				cr_assert_eq(
+				    l->hold_end_ns,
+				    g_array_index(links, FsvChainLink, k - 1).hold_begin_ns,
+				    "%s op %" PRIu64 ": link %u ends where %u begins", name, o->id,
+				    k, k - 1);
 		}
 		*long_chains += links->len >= 3;
 	}

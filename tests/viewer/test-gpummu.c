@@ -925,11 +925,10 @@ Test(gpummu_va_deep, mmu_06_six_mappings_at_once_take_six_lanes_none_over_anothe
 		FsvItem hit;
 
 		for (uint64_t j = 0; j < k; j++)
-			cr_assert_neq(fsv_trace_get_marker(trace, mapping_at(UINT64_C(0x100000) *
-									    (j + 1)))
-					  ->lane,
-				      m->lane, "mappings %" PRIu64 " and %" PRIu64 " share a lane", j,
-				      k);
+			cr_assert_neq(
+			    fsv_trace_get_marker(trace, mapping_at(UINT64_C(0x100000) * (j + 1)))
+				->lane,
+			    m->lane, "mappings %" PRIu64 " and %" PRIu64 " share a lane", j, k);
 		lanes_used |= 1u << m->lane;
 		cr_assert(fsv_view_get_lane_geometry(view, row, m->lane, &ly, &lh));
 		hit = hit_at(x_of(US(30)), ly + lh / 2);
@@ -940,12 +939,11 @@ Test(gpummu_va_deep, mmu_06_six_mappings_at_once_take_six_lanes_none_over_anothe
 	/* Of the 20 at once, the first 16 have a lane each. */
 	for (uint64_t k = 6; k < 6 + FSV_VA_MAX_LANES; k++)
 		for (uint64_t j = 6; j < k; j++)
-			cr_assert_neq(fsv_trace_get_marker(trace, mapping_at(UINT64_C(0x100000) *
-									    (j + 1)))
-					  ->lane,
-				      fsv_trace_get_marker(trace, mapping_at(UINT64_C(0x100000) *
-									    (k + 1)))
-					  ->lane);
+			cr_assert_neq(
+			    fsv_trace_get_marker(trace, mapping_at(UINT64_C(0x100000) * (j + 1)))
+				->lane,
+			    fsv_trace_get_marker(trace, mapping_at(UINT64_C(0x100000) * (k + 1)))
+				->lane);
 }
 
 /* 20000 short mappings of one VA space, one after the other (a lane), about 15 per pixel of the

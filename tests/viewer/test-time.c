@@ -113,8 +113,8 @@ Test(go_to_time, bad_input_is_refused_in_one_line)
  * time reads, and the trace only resolves it: one implementation (review of issue 15). */
 Test(go_to_time, typed_times_parse_without_a_trace_and_resolve_against_it)
 {
-	static const char *const texts[] = {"+1.5ms", "+1.234\u2009567 ms", "\u22121 ms",
-					    "-250us", "+0 ns"};
+	static const char *const texts[] = {"+1.5ms", "+1.234\u2009567 ms", "\u22121 ms", "-250us",
+					    "+0 ns"};
 	g_autoptr(GError) error = NULL;
 	FsvTypedTime time;
 	guint64 ns = 0;

@@ -570,8 +570,8 @@ one_signal_trace(bool with_pairs)
 	fst_event_add(events, "device_create", t0, "process_id", UINT64_C(1), "adapter_id",
 		      UINT64_C(0), "device_handle", UINT64_C(0x8001000000000001), NULL);
 	fst_event_add(events, "context_create", t0, "process_id", UINT64_C(1), "device_handle",
-		      UINT64_C(0x8001000000000001), "context_handle",
-		      UINT64_C(0x8002000000000002), "engine_id", UINT64_C(0), NULL);
+		      UINT64_C(0x8001000000000001), "context_handle", UINT64_C(0x8002000000000002),
+		      "engine_id", UINT64_C(0), NULL);
 	fst_event_add(events, "hwqueue_create", t0, "process_id", UINT64_C(1), "context_handle",
 		      UINT64_C(0x8002000000000002), "hwqueue_handle", queue, "engine_id",
 		      UINT64_C(0), "submission_mode", (uint64_t) FSTP_SUBMISSION_MODE_USER_MODE,

@@ -21,7 +21,7 @@ struct _FsvApplication {
 	/* --select-op ID, --at TIME: where the windows of the traces given start. */
 	gboolean has_select_op, has_at;
 	guint64 select_op;
-	char *at; /* as typed: each window reads it against its trace (fsv-time.h) */
+	char *at;                /* as typed: each window reads it against its trace (fsv-time.h) */
 	FsvOpenFlags open_flags; /* --no-cache */
 	char *live_url;          /* --live URL: the window follows that live session */
 };

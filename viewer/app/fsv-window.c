@@ -647,15 +647,15 @@ details_add_chain(FsvWindow *self, guint32 op)
 			    (!last || last->kind != it->kind || last->index != it->index))
 				g_array_append_val(items, *it);
 		}
-		fsv_timeline_set_highlights(self->timeline, (const FsvItem *) (gpointer) items->data,
-					    items->len);
+		fsv_timeline_set_highlights(self->timeline,
+					    (const FsvItem *) (gpointer) items->data, items->len);
 	}
 	details_heading(self, "Chain of causes");
 	for (guint i = 1; i < links->len; i++) {
 		const FsvChainLink *l = &g_array_index(links, FsvChainLink, i);
-		g_autofree char *title =
-		    l->item.kind != FSV_ITEM_NONE ? fsv_trace_dup_item_title(self->trace, &l->item)
-						  : g_strdup("(not in the trace)");
+		g_autofree char *title = l->item.kind != FSV_ITEM_NONE
+					     ? fsv_trace_dup_item_title(self->trace, &l->item)
+					     : g_strdup("(not in the trace)");
 		g_autofree char *held = fsv_format_duration(l->hold_end_ns - l->hold_begin_ns);
 		g_autofree char *value = g_strdup_printf("%s · holds %s", title, held);
 

@@ -29,8 +29,8 @@ compare_packets(const void *a, const void *b, void *data)
 		return x->progress_value < y->progress_value ? -1 : 1;
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
-	return (*(const guint32 *) a > *(const guint32 *) b) - (*(const guint32 *) a <
-								 *(const guint32 *) b);
+	return (*(const guint32 *) a > *(const guint32 *) b) -
+	       (*(const guint32 *) a < *(const guint32 *) b);
 }
 
 static int
@@ -59,8 +59,8 @@ fsv_chain_index_new(FsvTrace *trace)
 	index->packets = g_new(guint32, MAX(index->n_packets, 1));
 	for (guint32 i = 0; i < index->n_packets; i++)
 		index->packets[i] = i;
-	g_qsort_with_data(index->packets, (gint) index->n_packets, sizeof(guint32),
-			  compare_packets, trace);
+	g_qsort_with_data(index->packets, (gint) index->n_packets, sizeof(guint32), compare_packets,
+			  trace);
 	index->waits = g_new(guint32, MAX(n_ops, 1));
 	for (guint32 i = 0; i < n_ops; i++) {
 		const FsvOp *o = fsv_trace_get_op(trace, i);
@@ -229,8 +229,8 @@ previous_packet(void *data, uint64_t queue, uint64_t progress, struct fsa_chain_
 }
 
 static bool
-engine_packet_before(void *data, uint32_t adapter, uint32_t engine, uint64_t queue,
-		     uint64_t at_ns, struct fsa_chain_item *out)
+engine_packet_before(void *data, uint32_t adapter, uint32_t engine, uint64_t queue, uint64_t at_ns,
+		     struct fsa_chain_item *out)
 {
 	FsvChainIndex *index = data;
 	guint32 row = FSV_INDEX_NONE, best = FSV_INDEX_NONE;

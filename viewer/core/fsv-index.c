@@ -82,9 +82,9 @@ align_up(gsize n)
  * section alone, so the checksums do not constrain where the check splits the file. Streaming:
  * fed in chunks of any size.
  */
-#define HASH_P1 G_GUINT64_CONSTANT(0x9E3779B185EBCA87)
-#define HASH_P2 G_GUINT64_CONSTANT(0xC2B2AE3D27D4EB4F)
-#define HASH_P3 G_GUINT64_CONSTANT(0x165667B19E3779F9)
+#define HASH_P1     G_GUINT64_CONSTANT(0x9E3779B185EBCA87)
+#define HASH_P2     G_GUINT64_CONSTANT(0xC2B2AE3D27D4EB4F)
+#define HASH_P3     G_GUINT64_CONSTANT(0x165667B19E3779F9)
 #define HASH_STRIPE 32
 
 typedef struct {
@@ -320,7 +320,8 @@ fsv_index_cache_get_max(void)
 			number[len - 1] = '\0';
 	}
 	if (!g_ascii_string_to_unsigned(number, 10, 0, G_MAXUINT64 / unit, &value, NULL)) {
-		g_debug("FENCESCOPE_INDEX_CACHE_MAX=%s is not a size: the default cap is used", env);
+		g_debug("FENCESCOPE_INDEX_CACHE_MAX=%s is not a size: the default cap is used",
+			env);
 		return FSV_INDEX_CACHE_MAX_DEFAULT;
 	}
 	return value * unit;
@@ -541,8 +542,7 @@ fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GError 
 
 		g_assert(sections[i].offset - written < sizeof(zeros));
 		if (sections[i].offset > written)
-			pieces[n_pieces++] =
-			    (Piece){zeros, (gsize) (sections[i].offset - written)};
+			pieces[n_pieces++] = (Piece){zeros, (gsize) (sections[i].offset - written)};
 		if (size > 0)
 			pieces[n_pieces++] = (Piece){*_fsv_trace_array_data(t, info), size};
 		written = sections[i].offset + size;
@@ -1099,8 +1099,8 @@ check_file(int fd, FsvTrace *trace, const IndexHeader *header, const IndexSectio
 	guint split = check_split(header, sections);
 	CheckPart parts[2] = {
 	    {fd, trace, header, sections, 0, header->n_sections, 0, header->file_size, NULL},
-	    {fd, trace, header, sections, header->n_sections, header->n_sections,
-	     header->file_size, header->file_size, NULL},
+	    {fd, trace, header, sections, header->n_sections, header->n_sections, header->file_size,
+	     header->file_size, NULL},
 	};
 	GThread *second = NULL;
 

@@ -77,17 +77,17 @@ guint fsv_index_cache_prune(const char *folder, guint64 max_bytes, const char *k
 /*
  * Writes TRACE as an index file at FILE with key KEY: a temporary file beside it, written (its
  * checksums computed by a second thread meanwhile), renamed into place; not fsync'd (a cache: a
- * file torn by a crash of the machine fails its check at the next map and is rebuilt). Two processes writing the same file at once both succeed and
- * the file is always whole (either one's). Returns false with *error set on failure (nothing
- * left behind).
+ * file torn by a crash of the machine fails its check at the next map and is rebuilt). Two
+ * processes writing the same file at once both succeed and the file is always whole (either one's).
+ * Returns false with *error set on failure (nothing left behind).
  */
 bool fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GError **error);
 
 /*
  * Maps FILE read-only and returns a trace whose arrays point into the mapping. Checks the magic,
  * the format version, the byte order, that the key in the file equals EXPECTED_KEY, the checksums
- * of the header and of every section, and that every section and every stored index or offset lies in
- * bounds. On any failure returns NULL with a one-line error (FSV_TRACE_ERROR_INDEX): the caller
+ * of the header and of every section, and that every section and every stored index or offset lies
+ * in bounds. On any failure returns NULL with a one-line error (FSV_TRACE_ERROR_INDEX): the caller
  * rebuilds the index. The trace's path is TRACE_PATH (paths are not stored).
  *
  * Returns: (transfer full) (nullable).

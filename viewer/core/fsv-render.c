@@ -307,7 +307,8 @@ batch_style_source(cairo_t *cr, enum batch_style s)
 	case BATCH_BAND_NOTIFY_KMD:
 	case BATCH_BAND_RETRY:
 	case BATCH_BAND_ABORT:
-		_fsv_render_set_color(cr, FSV_COLOR_DOORBELL_CONNECTED + (s - BATCH_BAND_CONNECTED), 1);
+		_fsv_render_set_color(cr, FSV_COLOR_DOORBELL_CONNECTED + (s - BATCH_BAND_CONNECTED),
+				      1);
 		break;
 	case BATCH_VSYNC:
 		_fsv_render_set_color(cr, FSV_COLOR_VSYNC, 0.8);
@@ -2922,7 +2923,8 @@ legend_draw_entries(RenderPass *pass, const LegendEntry *entries, guint n, guint
 			for (int k = 0; k < 2; k++) {
 				double tx = ex + 5 + 12 * k;
 
-				_fsv_render_set_color(cr, k ? entries[i].color2 : entries[i].color, 1);
+				_fsv_render_set_color(cr, k ? entries[i].color2 : entries[i].color,
+						      1);
 				cairo_move_to(cr, tx - 4, ey + 10);
 				cairo_line_to(cr, tx + 4, ey + 10);
 				cairo_line_to(cr, tx, ey + 2);

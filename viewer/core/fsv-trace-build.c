@@ -931,7 +931,7 @@ typedef struct {
 	TraceBuild *build;
 	const guint32 *order; /* the rows, most items first */
 	guint n_rows;
-	gint next; /* the next entry of order to take (atomic) */
+	gint next;      /* the next entry of order to take (atomic) */
 	LodSink *sinks; /* one per row */
 } RowJobs;
 

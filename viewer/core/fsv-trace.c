@@ -206,7 +206,8 @@ fsv_trace_get_clock_warning(const FsvTrace *trace)
 		 * model placed those boxes at their reads (docs/analyzer.md "GPU time"). */
 		if (trace->summary.anomaly_counts[FSA_ANOM_NO_CLOCK_CORRELATION] > 0)
 			return "GPU times not placed: the trace has no clock_correlation events "
-			       "(DEBUG: recorded with --loglevel INFO?); GPU boxes end at their log "
+			       "(DEBUG: recorded with --loglevel INFO?); GPU boxes end at their "
+			       "log "
 			       "read";
 		return NULL;
 	}
