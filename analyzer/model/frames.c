@@ -204,6 +204,8 @@ release(struct fsa_frame_builder *builder, struct display *display, bool is_fina
 		if (status != FSA_OK)
 			break;
 	}
+	if (given == 0)
+		return status; /* nothing to move (held may still be NULL: memmove of NULL is UB) */
 	memmove(display->held, &display->held[given],
 		(display->held_len - given) * sizeof(*display->held));
 	display->held_len -= given;
