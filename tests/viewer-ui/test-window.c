@@ -1226,7 +1226,7 @@ Test(window, go_to_time_takes_report_times_and_refuses_bad_ones)
 	cr_assert(fsv_timeline_get_cursor(timeline, &at));
 	cr_assert_eq(at, op->begin_ns, "%s", absolute);
 	cr_assert(fsv_view_get_begin_ns(view) < at && at < fsv_view_get_end_ns(view));
-	cr_assert(gtk_widget_has_focus(GTK_WIDGET(timeline)), "keys go back to the timeline");
+	cr_assert(gtk_widget_is_focus(GTK_WIDGET(timeline)), "keys go back to the timeline");
 
 	/* Relative, as the ruler and `report --times relative` write it. */
 	_fsv_window_go_to_text(window, "+1.500 ms");
