@@ -694,13 +694,19 @@ ingest_cut_describe(const struct ingest_truncation *cut, bool has_more, char **e
 				 "lost, the other streams were read%s",
 				 cut->file, more);
 	else
-		ingest_error_set(error,
-				 "stream file %s is cut short: %" PRIu64 " of its %" PRIu64
-				 " packets are missing or incomplete (%" PRIu64
-				 " bytes in the file, whole packets up to byte %" PRIu64
-				 "); the packets before the cut were read%s",
-				 cut->file, cut->packets_lost, cut->packets, cut->file_bytes,
-				 cut->kept_bytes, more);
+		/* A cut inside (or before) the first packet leaves no whole packet: saying that
+		 * "the packets before the cut were read" would claim events that were never there.
+		 */
+		ingest_error_set(
+		    error,
+		    "stream file %s is cut short: %" PRIu64 " of its %" PRIu64
+		    " packets are missing or incomplete (%" PRIu64
+		    " bytes in the file, whole packets up to byte %" PRIu64 "); %s%s",
+		    cut->file, cut->packets_lost, cut->packets, cut->file_bytes, cut->kept_bytes,
+		    cut->kept_bytes > 0
+			? "the packets before the cut were read"
+			: "no whole packet before the cut: none of its events were read",
+		    more);
 }
 
 /* One note per stray file: the trace is whole, but the user should know the file was not read. */

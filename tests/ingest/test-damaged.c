@@ -578,6 +578,10 @@ Test(ingest_damage, a_stream_cut_inside_a_packet_keeps_the_other_streams_and_nam
 	fsti_collect(trace_dir, &r);
 	unsetenv("TMPDIR");
 	expect_trace_error(&r, "fencescope_1 is cut short: 1 of its 1 packets");
+	/* Its only packet was cut: nothing of it was read, and the message must not say
+	 * otherwise. */
+	expect_trace_error(&r, "); no whole packet before the cut: none of its events were read");
+	cr_expect_null(strstr(r.error, "the packets before the cut were read"), "%s", r.error);
 	cr_expect_gt(on_cpu_0, 100);
 	cr_expect_eq(r.event_count, on_cpu_0);
 	for (size_t i = 0; i < r.event_count; i++)
@@ -602,6 +606,7 @@ Test(ingest_damage, a_stream_cut_at_a_packet_boundary_is_named_and_counted_as_lo
 	fsti_collect(trace_dir, &r);
 	unsetenv("TMPDIR");
 	expect_trace_error(&r, "fencescope_1 is cut short");
+	expect_trace_error(&r, "no whole packet before the cut");
 	cr_expect_eq(r.event_count, on_cpu_0);
 	expect_cut_loss(&r, 1);
 	expect_empty_dir(tmp);
