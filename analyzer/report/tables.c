@@ -286,6 +286,37 @@ static const struct fsa_column queue_columns[] = {
     {"unqueued", "unqueued", FSA_CELL_U64},
 };
 
+/* The adapters whose GPU times had no clock pair to be placed with (docs/analyzer.md "GPU
+ * time"): a recording at --loglevel INFO (clock_correlation is DEBUG). An adapter is known to the
+ * model from its adapter_describe, so it has a fit, of 0 pairs. A sim run recorded on a real
+ * clock (unmapped) has no pairs either, but for another cause, said by gpu_time and its
+ * trace_clock_mismatch anomaly. */
+static size_t
+unplaced_adapter_count(const struct fsa_report *r, const struct fsa_summary *s)
+{
+	size_t count = r->model ? fsa_model_clock_fit_count(r->model) : 0, unplaced = 0;
+
+	if (!s || s->gpu_time == FSA_GPU_TIME_UNMAPPED)
+		return 0;
+	for (size_t i = 0; i < count; i++)
+		unplaced += fsa_model_borrow_clock_fit(r->model, i)->pair_count == 0;
+	return unplaced;
+}
+
+/* summary.gpu_time: how GPU times were placed; "not_placed" when no adapter had a clock pair
+ * (the model's CORRELATED is only its starting value then). */
+static const char *
+gpu_time_text(const struct fsa_report *r, const struct fsa_summary *s)
+{
+	size_t count = r->model ? fsa_model_clock_fit_count(r->model) : 0;
+
+	if (!s || !count)
+		return NULL;
+	if (unplaced_adapter_count(r, s) == count)
+		return "not_placed";
+	return fsa_gpu_time_name(s->gpu_time);
+}
+
 static void
 build_summary(struct fsa_report *r, GPtrArray *tables)
 {
@@ -303,9 +334,7 @@ build_summary(struct fsa_report *r, GPtrArray *tables)
 	add_bool(t, s && s->has_trace_info);
 	add_str(t, s && s->has_trace_info ? clock_mode_name(s->clock_mode) : NULL);
 	add_str(t, s && s->trace_clock ? fsa_trace_clock_name(s->trace_clock) : NULL);
-	add_str(t, s && r->model && fsa_model_clock_fit_count(r->model)
-		       ? fsa_gpu_time_name(s->gpu_time)
-		       : NULL);
+	add_str(t, gpu_time_text(r, s));
 	add_str(t, s && s->runtime_version && s->runtime_version[0] ? s->runtime_version : NULL);
 	uint64_t first = s ? s->first_ns : FSA_TIME_NONE, last = s ? s->last_ns : FSA_TIME_NONE;
 
@@ -1859,6 +1888,36 @@ static const struct fsa_column clock_columns[] = {
     {"extrapolated_max_ns", "extrapolated up to", FSA_CELL_DURATION},
 };
 
+static const struct fsa_column not_placed_columns[] = {
+    {"adapter_id", "adapter", FSA_CELL_U64},
+    {"reason", "why", FSA_CELL_STRING},
+};
+
+/* clocks.not_placed, only when an adapter had no clock pair: its fit row above is all zeros, and
+ * its GPU boxes end where the OS read their log entries. */
+static void
+build_clocks_not_placed(struct fsa_report *r, GPtrArray *tables)
+{
+	const struct fsa_summary *s = r->model ? fsa_model_borrow_summary(r->model) : NULL;
+	size_t count = r->model ? fsa_model_clock_fit_count(r->model) : 0;
+	struct fsa_table *t;
+
+	if (!unplaced_adapter_count(r, s))
+		return;
+	t = table_new(tables, "clocks", "not_placed", "GPU times not placed", false,
+		      COLUMNS(not_placed_columns), NULL);
+	for (size_t i = 0; i < count; i++) {
+		const struct fsa_clock_fit *fit = fsa_model_borrow_clock_fit(r->model, i);
+
+		if (fit->pair_count)
+			continue;
+		add_u64(t, fit->adapter_id);
+		/* clock_correlation is a DEBUG event: a recording at --loglevel INFO has none. */
+		add_str(t, "no clock pair: GPU times not placed (boxes end at their log reads; "
+			   "--loglevel INFO?)");
+	}
+}
+
 static void
 build_clocks(struct fsa_report *r, GPtrArray *tables)
 {
@@ -1880,6 +1939,7 @@ build_clocks(struct fsa_report *r, GPtrArray *tables)
 		add_u64(t, fit->extrapolated_count);
 		add_u64(t, fit->extrapolated_max_ns);
 	}
+	build_clocks_not_placed(r, tables);
 }
 
 static const struct fsa_column threshold_columns[] = {

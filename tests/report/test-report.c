@@ -962,3 +962,81 @@ Test(report, json_is_strict_and_readers_get_every_integer_exactly)
 	fsa_report_destroy(report);
 	fsa_model_destroy(model);
 }
+
+/* A trace whose adapter has no clock pair (a recording at --loglevel INFO: clock_correlation is a
+ * DEBUG event). The model knows the adapter from adapter_create, with a fit of 0 pairs; the
+ * report called its GPU time "correlated". It must say the GPU times were not placed, in the
+ * summary and in the clock section, in JSON and text; with a pair, it says correlated and has no
+ * such table. */
+static struct fsa_report *
+report_of_one_adapter(bool has_pair, struct fsa_model **model)
+{
+	struct fsa_report *report = fsa_report_create(NULL);
+	struct fsa_event ev;
+
+	*model = fsa_model_create(fsa_report_borrow_sink(report));
+	fsa_report_set_model(report, *model);
+	fsa_event_clear(&ev);
+	ev.type = FSA_EV_TRACE_INFO;
+	ev.ts_ns = 1000;
+	fsa_event_set(&ev, FSA_F_FORMAT_MAJOR, 1);
+	fsa_event_set(&ev, FSA_F_FORMAT_MINOR, 5);
+	fsa_event_set(&ev, FSA_F_CLOCK_MODE, FSTP_CLOCK_MODE_SIM);
+	cr_assert_eq(fsa_model_add_event(*model, &ev), FSA_OK);
+	fsa_event_clear(&ev);
+	ev.type = FSA_EV_ADAPTER_CREATE;
+	ev.ts_ns = 1000;
+	fsa_event_set(&ev, FSA_F_ADAPTER_ID, 0);
+	fsa_event_set(&ev, FSA_F_ENGINE_COUNT, 1);
+	fsa_event_set(&ev, FSA_F_GPU_TS_FREQUENCY_HZ, 1000000000);
+	cr_assert_eq(fsa_model_add_event(*model, &ev), FSA_OK);
+	if (has_pair) {
+		fsa_event_clear(&ev);
+		ev.type = FSA_EV_CLOCK_CORRELATION;
+		ev.ts_ns = 2000;
+		fsa_event_set(&ev, FSA_F_ADAPTER_ID, 0);
+		fsa_event_set(&ev, FSA_F_CPU_TS_NS, 2000);
+		fsa_event_set(&ev, FSA_F_GPU_TS, 2000);
+		fsa_event_set(&ev, FSA_F_GPU_TS_FREQUENCY_HZ, 1000000000);
+		cr_assert_eq(fsa_model_add_event(*model, &ev), FSA_OK);
+	}
+	cr_assert_eq(fsa_model_finish(*model), FSA_OK);
+	cr_assert_eq(fsa_report_finish(report), FSA_OK);
+	return report;
+}
+
+Test(report, an_adapter_without_clock_pairs_is_not_called_correlated)
+{
+	struct fsa_model *model;
+	struct fsa_report *report = report_of_one_adapter(false, &model);
+	JsonNode *root = json_report(report);
+	char *gpu_time = string_at(root, "$.summary.trace.gpu_time");
+	char *reason = string_at(root, "$.clocks.not_placed[0].reason");
+	char *text = write_report(report, FSA_REPORT_FORMAT_TEXT);
+
+	cr_assert_str_eq(gpu_time, "not_placed");
+	cr_assert_eq(int_at(root, "$.clocks.not_placed[0].adapter_id"), 0);
+	cr_assert_eq(int_at(root, "$.clocks.fits[0].pairs"), 0);
+	cr_assert(g_str_has_prefix(reason, "no clock pair: GPU times not placed"), "%s", reason);
+	cr_assert_null(strstr(text, "correlated"), "%s", text);
+	cr_assert_not_null(strstr(text, "no clock pair: GPU times not placed"), "%s", text);
+	g_free(gpu_time);
+	g_free(reason);
+	free(text);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+	fsa_model_destroy(model);
+
+	report = report_of_one_adapter(true, &model);
+	root = json_report(report);
+	gpu_time = string_at(root, "$.summary.trace.gpu_time");
+	cr_assert_str_eq(gpu_time, "correlated");
+	cr_assert_eq(int_at(root, "$.clocks.fits[0].pairs"), 1);
+	text = write_report(report, FSA_REPORT_FORMAT_TEXT);
+	cr_assert_null(strstr(text, "not placed"), "%s", text);
+	g_free(gpu_time);
+	free(text);
+	json_node_unref(root);
+	fsa_report_destroy(report);
+	fsa_model_destroy(model);
+}
