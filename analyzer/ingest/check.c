@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fsa/ingest.h"
@@ -431,8 +432,11 @@ check_truncation_of(const struct ingest_truncations *t, const char *file)
 
 /*
  * Every file and folder of the views on disk, for fsa_ingest_remove_temporary() (a signal
- * handler: a fixed list, read without locks or allocation). A slot holds a path while it exists;
- * one made when every slot is taken is only removed by ingest_view_remove().
+ * handler: a fixed list, read without locks or allocation). A slot holds a path from just before
+ * it is made until just after it is removed, so that a signal at any point finds every path that
+ * exists (a path remembered but not made yet only fails to unlink); one made when every slot is
+ * taken is only removed by ingest_view_remove(). Remembering a path only after making it left
+ * the view behind when Ctrl-C came in between: its folder was not empty, so rmdir failed.
  */
 #define CHECK_TEMPORARY_SLOTS 256
 static _Atomic(char *) check_temporary[CHECK_TEMPORARY_SLOTS];
@@ -512,13 +516,18 @@ check_view_fill(const char *view, const struct ingest_dirs *dirs,
 		struct dirent *entry;
 		fsa_status status = FSA_OK;
 
-		if (asprintf(&sub, "%s/d%zu", view, i) < 0 || mkdir(sub, 0700) != 0) {
+		if (asprintf(&sub, "%s/d%zu", view, i) < 0) {
+			ingest_error_set(error, "cannot make a view of the trace: out of memory");
+			return FSA_ERR_NOMEM;
+		}
+		check_temporary_remember(sub);
+		if (mkdir(sub, 0700) != 0) {
 			ingest_error_set(error, "cannot make a view of the trace: %s",
 					 strerror(errno));
+			check_temporary_forget(sub);
 			free(sub);
 			return FSA_ERR_IO;
 		}
-		check_temporary_remember(sub);
 		stream = opendir(dirs->paths[i]);
 		while (stream && status == FSA_OK && (entry = readdir(stream))) {
 			char *from = NULL, *to = NULL;
@@ -534,24 +543,28 @@ check_view_fill(const char *view, const struct ingest_dirs *dirs,
 				/* The other decoder's stream. */
 			} else if ((cut = check_truncation_of(t, from))) {
 				/* Damaged streams and stray files are left out. */
-				if (cut->kind == INGEST_CUT_SHORT && cut->kept_bytes > 0)
+				if (cut->kind == INGEST_CUT_SHORT && cut->kept_bytes > 0) {
+					check_temporary_remember(to);
 					is_ok = check_copy_prefix(from, to, cut->kept_bytes);
+				}
 			} else {
 				char *absolute = realpath(from, NULL);
 
+				check_temporary_remember(to);
 				is_ok = absolute && symlink(absolute, to) == 0;
 				free(absolute);
 			}
 			if (!is_ok) {
-				ingest_error_set(error, "cannot make a view of the trace: %s: %s",
-						 to, strerror(errno));
-				status = FSA_ERR_IO;
-			} else {
+				int saved_errno = errno;
 				struct stat made;
 
-				/* Skipped files were not made: nothing to remember. */
-				if (to && lstat(to, &made) == 0)
-					check_temporary_remember(to);
+				ingest_error_set(error, "cannot make a view of the trace: %s: %s",
+						 to, strerror(saved_errno));
+				/* Not made: forgotten (ingest_view_remove() would forget it too).
+				 */
+				if (lstat(to, &made) != 0)
+					check_temporary_forget(to);
+				status = FSA_ERR_IO;
 			}
 			free(from);
 			free(to);
@@ -565,6 +578,15 @@ check_view_fill(const char *view, const struct ingest_dirs *dirs,
 	return FSA_OK;
 }
 
+/* Removes PATH (a file, or with IS_FOLDER an empty folder), then forgets it: in the other order
+ * a signal in between would leave it on disk, known to no one. */
+static void
+check_temporary_remove(const char *path, bool is_folder)
+{
+	if (is_folder ? rmdir(path) == 0 : unlink(path) == 0)
+		check_temporary_forget(path);
+}
+
 void
 ingest_view_remove(char *view)
 {
@@ -573,7 +595,6 @@ ingest_view_remove(char *view)
 
 	if (!view)
 		return;
-	check_temporary_forget(view);
 	top = opendir(view);
 	while (top && (entry = readdir(top))) {
 		char *sub = NULL;
@@ -588,18 +609,63 @@ ingest_view_remove(char *view)
 
 			if (strcmp(file->d_name, ".") != 0 && strcmp(file->d_name, "..") != 0 &&
 			    asprintf(&path, "%s/%s", sub, file->d_name) >= 0)
-				unlink(path);
+				check_temporary_remove(path, false);
 			free(path);
 		}
 		if (stream)
 			closedir(stream);
-		rmdir(sub);
+		check_temporary_remove(sub, true);
 		free(sub);
 	}
 	if (top)
 		closedir(top);
-	rmdir(view);
+	check_temporary_remove(view, true);
+	/* Whatever could not be removed is forgotten all the same: the path is freed. */
+	check_temporary_forget(view);
 	free(view);
+}
+
+/* mkdtemp(), but with the name remembered before the folder is made (see check_temporary). */
+static fsa_status
+check_view_mkdtemp(const char *tmp, char **view, char **error)
+{
+	static const char letters[] =
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static _Atomic uint64_t counter;
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	for (int attempt = 0; attempt < 1000; attempt++) {
+		uint64_t bits = ((uint64_t) now.tv_nsec << 16) ^ (uint64_t) now.tv_sec ^
+				((uint64_t) getpid() << 40) ^
+				(atomic_fetch_add(&counter, 1) * UINT64_C(0x9e3779b97f4a7c15));
+		char name[7];
+		char *path = NULL;
+
+		for (int i = 0; i < 6; i++, bits /= sizeof(letters) - 1)
+			name[i] = letters[bits % (sizeof(letters) - 1)];
+		name[6] = '\0';
+		if (asprintf(&path, "%s/fencescope-view-%s", tmp, name) < 0)
+			return FSA_ERR_NOMEM;
+		int saved_errno;
+
+		check_temporary_remember(path);
+		if (mkdir(path, 0700) == 0) {
+			*view = path;
+			return FSA_OK;
+		}
+		saved_errno = errno;
+		check_temporary_forget(path);
+		if (saved_errno != EEXIST) {
+			ingest_error_set(error, "cannot make a view of the trace: %s: %s", path,
+					 strerror(saved_errno));
+			free(path);
+			return FSA_ERR_IO;
+		}
+		free(path);
+	}
+	ingest_error_set(error, "cannot make a view of the trace in %s: every name is taken", tmp);
+	return FSA_ERR_IO;
 }
 
 static fsa_status
@@ -610,15 +676,9 @@ check_view_create(const struct ingest_dirs *dirs, const struct ingest_truncation
 	char *path = NULL;
 	fsa_status status;
 
-	if (asprintf(&path, "%s/fencescope-view-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
-		return FSA_ERR_NOMEM;
-	if (!mkdtemp(path)) {
-		ingest_error_set(error, "cannot make a view of the trace: %s: %s", path,
-				 strerror(errno));
-		free(path);
-		return FSA_ERR_IO;
-	}
-	check_temporary_remember(path);
+	status = check_view_mkdtemp(tmp && *tmp ? tmp : "/tmp", &path, error);
+	if (status != FSA_OK)
+		return status;
 	status = check_view_fill(path, dirs, t, split, part, error);
 	if (status != FSA_OK) {
 		ingest_view_remove(path);
