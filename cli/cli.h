@@ -9,6 +9,10 @@
 
 #include <stdbool.h>
 
+#include <glib.h>
+
+#include "fsa/report.h"
+
 #define FS_EXIT_OK      0
 #define FS_EXIT_FAILURE 1
 #define FS_EXIT_USAGE   2
@@ -53,6 +57,22 @@ void fs_remove_outputs_on_signals(void);
  * folder of that recording under it (fsa_ingest_pick_recording). Does nothing when RECORDING is
  * NULL. Returns false after saying why on stderr. */
 bool fs_recording_pick(const char *subcommand, char **trace, const char *recording);
+
+/* The options `report` and `diff` share for choosing what is counted and how times are written
+ * (cli/report-options.c): --begin, --end, --times, --relative, --frame-budget, --recording. */
+struct fs_choice_args {
+	char *begin, *end, *times, *frame_budget, *recording; /* g_free */
+	int is_relative;                                      /* gboolean */
+};
+
+/* Adds the options to CONTEXT's main group, storing into ARGS (which must outlive the parse);
+ * IS_DIFF words the help for two traces. */
+void fs_choice_add_entries(GOptionContext *context, struct fs_choice_args *args, bool is_diff);
+/* Sets OPTIONS' begin, end, is_time_relative and frame_budget_ns from ARGS; returns FS_EXIT_OK or
+ * FS_EXIT_USAGE after one line on stderr naming COMMAND. */
+int fs_choice_parse(const char *command, const struct fs_choice_args *args,
+		    struct fsa_report_options *options);
+void fs_choice_args_clear(struct fs_choice_args *args);
 
 /* The path of this executable, to re-run it (record runs `fencescope run` under a session). */
 const char *fs_self_path(void);

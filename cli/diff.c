@@ -32,6 +32,7 @@ struct diff_args {
 	gchar **fail_if;
 	gboolean is_wide;
 	gchar *output;
+	struct fs_choice_args choice; /* report's --begin, --end, --times, --frame-budget, … */
 	gchar **rest;
 };
 
@@ -41,7 +42,65 @@ diff_args_clear(struct diff_args *args)
 	g_free(args->format);
 	g_strfreev(args->fail_if);
 	g_free(args->output);
+	fs_choice_args_clear(&args->choice);
 	g_strfreev(args->rest);
+}
+
+/* --recording NAME (in each trace) or BASE_NAME:NEW_NAME: replaces each path with the folder of
+ * that recording under it (report's --recording, fs_recording_pick()). */
+static bool
+pick_recordings(char **traces, const char *recording)
+{
+	const char *colon = recording ? strchr(recording, ':') : NULL;
+	char *names[2] = {NULL, NULL};
+	bool is_ok = true;
+
+	if (!recording)
+		return true;
+	if (colon) {
+		names[0] = g_strndup(recording, (gsize) (colon - recording));
+		names[1] = g_strdup(colon + 1);
+	} else {
+		names[0] = g_strdup(recording);
+		names[1] = g_strdup(recording);
+	}
+	for (int side = 0; side < 2 && is_ok; side++)
+		is_ok = fs_recording_pick(DIFF_COMMAND, &traces[side],
+					  names[side][0] ? names[side] : NULL);
+	g_free(names[0]);
+	g_free(names[1]);
+	return is_ok;
+}
+
+/* An absolute --begin/--end compares the same trace time in both traces: it must fall within
+ * each one's events, or the two windows are not the same part of the two runs (a relative time,
+ * +TIME, is from each trace's own start and always is). Returns false after one line. */
+static bool
+check_absolute_window(const struct fsa_report_options *options, struct fsa_model *const models[2],
+		      const struct diff_args *args)
+{
+	const struct fsa_report_time *times[2] = {&options->begin, &options->end};
+	const char *names[2] = {"--begin", "--end"},
+		   *texts[2] = {args->choice.begin, args->choice.end};
+
+	for (int i = 0; i < 2; i++) {
+		if (!times[i]->is_set || times[i]->is_relative)
+			continue;
+		for (int side = 0; side < 2; side++) {
+			const struct fsa_summary *s = fsa_model_borrow_summary(models[side]);
+			bool is_in = s->first_ns != FSA_TIME_NONE && s->first_ns <= times[i]->ns &&
+				     times[i]->ns <= s->last_ns;
+
+			if (is_in)
+				continue;
+			fs_error(DIFF_COMMAND,
+				 "%s %s is an absolute time outside %s (%s): an absolute time must "
+				 "fall in both traces; give +TIME, from each trace's start",
+				 names[i], texts[i], side ? "NEW" : "BASE", args->rest[side]);
+			return false;
+		}
+	}
+	return true;
 }
 
 /* One side's reading, done on its own thread: the two traces are read at once (each reader is
@@ -124,10 +183,10 @@ write_output(struct fsa_diff *diff, enum fsa_report_format format, struct fsa_ou
 }
 
 static int
-run_diff(const struct diff_args *args, enum fsa_report_format format)
+run_diff(const struct diff_args *args, const struct fsa_diff_options *options,
+	 enum fsa_report_format format)
 {
-	struct fsa_diff_options options = {.is_text_wide = args->is_wide};
-	struct fsa_diff *diff = fsa_diff_create(&options);
+	struct fsa_diff *diff = fsa_diff_create(options);
 	struct side_read reads[2];
 	struct fsa_output_file output = {0};
 	bool is_damaged = false;
@@ -170,6 +229,12 @@ run_diff(const struct diff_args *args, enum fsa_report_format format)
 	}
 	if (exit_status != FS_EXIT_OK)
 		goto end;
+	if (!check_absolute_window(&options->report,
+				   (struct fsa_model *const[2]){reads[0].model, reads[1].model},
+				   args)) {
+		exit_status = FS_EXIT_USAGE;
+		goto end;
+	}
 	if (fsa_diff_finish(diff) != FSA_OK) {
 		fs_error(DIFF_COMMAND, "out of memory");
 		exit_status = FS_EXIT_FAILURE;
@@ -217,6 +282,7 @@ fs_diff_main(int argc, char **argv)
 	};
 	GOptionContext *context = g_option_context_new(NULL);
 	GError *error = NULL;
+	struct fsa_diff_options options = {0};
 	enum fsa_report_format format = FSA_REPORT_FORMAT_TEXT;
 	char *message = NULL;
 	int exit_status;
@@ -228,6 +294,7 @@ fs_diff_main(int argc, char **argv)
 		     "or removed (matched\nby stable names, not handles). Exit status: 0 ok, 1 "
 		     "error, 2 usage, 3 a\nthreshold failed, 4 the -o file cannot be written.");
 	g_option_context_add_main_entries(context, entries, NULL);
+	fs_choice_add_entries(context, &args.choice, true);
 	g_set_prgname("fencescope diff");
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
 		fs_error(DIFF_COMMAND, "%s", error->message);
@@ -247,8 +314,16 @@ fs_diff_main(int argc, char **argv)
 		exit_status = FS_EXIT_USAGE;
 		goto end;
 	}
+	options.is_text_wide = args.is_wide;
+	exit_status = fs_choice_parse(DIFF_COMMAND, &args.choice, &options.report);
+	if (exit_status != FS_EXIT_OK)
+		goto end;
+	if (!pick_recordings(args.rest, args.choice.recording)) {
+		exit_status = FS_EXIT_FAILURE;
+		goto end;
+	}
 	fs_remove_outputs_on_signals();
-	exit_status = run_diff(&args, format);
+	exit_status = run_diff(&args, &options, format);
 end:
 	g_option_context_free(context);
 	diff_args_clear(&args);

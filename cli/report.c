@@ -34,17 +34,13 @@
 struct report_args {
 	gchar *format;
 	gchar *sections;
-	gchar *begin;
-	gchar *end;
+	struct fs_choice_args choice; /* --begin, --end, --times, --frame-budget, --recording */
 	gchar **fail_if;
 	gboolean is_fail_on_loss;
 	gboolean is_wide;
 	gint top;
 	gint examples;
 	gchar *output;
-	gchar *recording;
-	gchar *times;
-	gchar *frame_budget;
 	gboolean has_critical_path; /* --critical-path[=N] */
 	gchar *critical_path_count;
 	gboolean is_live;
@@ -73,13 +69,9 @@ report_args_clear(struct report_args *args)
 {
 	g_free(args->format);
 	g_free(args->sections);
-	g_free(args->begin);
-	g_free(args->end);
+	fs_choice_args_clear(&args->choice);
 	g_strfreev(args->fail_if);
 	g_free(args->output);
-	g_free(args->recording);
-	g_free(args->times);
-	g_free(args->frame_budget);
 	g_free(args->critical_path_count);
 	g_free(args->interval);
 	g_strfreev(args->rest);
@@ -132,27 +124,6 @@ build_options(const struct report_args *args, struct fsa_report_options *options
 		status = fsa_report_parse_format(args->format, format, &error);
 	if (status == FSA_OK && args->sections)
 		status = fsa_report_parse_sections(args->sections, &options->sections, &error);
-	if (status == FSA_OK && args->begin)
-		status = fsa_report_parse_time(args->begin, &options->begin, &error);
-	if (status == FSA_OK && args->end)
-		status = fsa_report_parse_time(args->end, &options->end, &error);
-	/* --times: absolute by default, the output of earlier releases. */
-	if (status == FSA_OK && args->times) {
-		if (strcmp(args->times, "relative") == 0) {
-			options->is_time_relative = true;
-		} else if (strcmp(args->times, "absolute") != 0) {
-			error = strdup("--times takes relative or absolute");
-			status = FSA_ERR_INVALID;
-		}
-	}
-	if (status == FSA_OK && args->frame_budget) {
-		status = fsa_report_parse_duration(args->frame_budget, &options->frame_budget_ns,
-						   &error);
-		if (status == FSA_OK && !options->frame_budget_ns) {
-			error = strdup("--frame-budget takes a duration above 0");
-			status = FSA_ERR_INVALID;
-		}
-	}
 	if (status == FSA_OK && args->has_critical_path) {
 		char *end = NULL;
 		const char *count = args->critical_path_count;
@@ -182,13 +153,7 @@ build_options(const struct report_args *args, struct fsa_report_options *options
 	}
 	options->longest_count = (size_t) args->top;
 	options->example_count = (size_t) args->examples;
-	if (options->begin.is_set && options->end.is_set &&
-	    options->begin.is_relative == options->end.is_relative &&
-	    options->end.ns < options->begin.ns) {
-		fs_error(REPORT_COMMAND, "--end %s is before --begin %s", args->end, args->begin);
-		return FS_EXIT_USAGE;
-	}
-	return FS_EXIT_OK;
+	return fs_choice_parse(REPORT_COMMAND, &args->choice, options);
 }
 
 /* --live and --interval; returns FS_EXIT_OK or FS_EXIT_USAGE (message printed). */
@@ -368,18 +333,11 @@ fs_report_main(int argc, char **argv)
 	     "anomalies, clocks, tdr, display, faults, page_faults, memory, cross_adapter, "
 	     "frames, critical_path (default: all, which is every one but critical_path)",
 	     "LIST"},
-	    {"frame-budget", 0, 0, G_OPTION_ARG_STRING, &args.frame_budget,
-	     "frames: a frame over TIME is over budget (default: the display's vsync period)",
-	     "TIME"},
 	    {"critical-path", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK,
 	     critical_path_callback.pointer,
 	     "add the critical_path section: each frame's path (the N slowest with =N), or the "
 	     "N longest waits' (default 10) in a trace without frames",
 	     "N"},
-	    {"begin", 0, 0, G_OPTION_ARG_STRING, &args.begin,
-	     "only what overlaps from TIME on (ns, 1.5s, 200ms; +TIME from the trace's start)",
-	     "TIME"},
-	    {"end", 0, 0, G_OPTION_ARG_STRING, &args.end, "only what overlaps up to TIME", "TIME"},
 	    {"fail-if", 0, 0, G_OPTION_ARG_STRING_ARRAY, &args.fail_if,
 	     "exit 3 when EXPR holds, e.g. 'p99(wait)>2ms' (repeatable; docs/report-schema.md)",
 	     "EXPR"},
@@ -388,10 +346,6 @@ fs_report_main(int argc, char **argv)
 	    {"top", 0, 0, G_OPTION_ARG_INT, &args.top, "longest waits listed (default 10)", "N"},
 	    {"examples", 0, 0, G_OPTION_ARG_INT, &args.examples,
 	     "examples listed per anomaly kind (default 5)", "N"},
-	    {"times", 0, 0, G_OPTION_ARG_STRING, &args.times,
-	     "absolute (default: trace ns, seconds in text) or relative (ns since the first "
-	     "event, \"+1.500 ms\" in text, as the viewer shows them)",
-	     "absolute|relative"},
 	    {"wide", 0, 0, G_OPTION_ARG_NONE, &args.is_wide,
 	     "text: one line per row however wide (default: tables split to fit 120 columns)",
 	     NULL},
@@ -403,10 +357,6 @@ fs_report_main(int argc, char **argv)
 	     NULL},
 	    {"interval", 0, 0, G_OPTION_ARG_STRING, &args.interval,
 	     "the --live summary's period (default 1s, at least 100ms)", "DURATION"},
-	    {"recording", 0, 0, G_OPTION_ARG_STRING, &args.recording,
-	     "Of a folder holding several recordings, the one named NAME (its LTTng trace name "
-	     "or its folder)",
-	     "NAME"},
 	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args.rest, NULL, "TRACE"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
@@ -426,6 +376,7 @@ fs_report_main(int argc, char **argv)
 	    "data,\nanomalies. Exit status: 0 ok, 1 error, 2 usage, 3 a threshold failed, 4 the "
 	    "-o\nfile cannot be written.");
 	g_option_context_add_main_entries(context, entries, NULL);
+	fs_choice_add_entries(context, &args.choice, false);
 	g_set_prgname("fencescope report");
 	/* GOption gives an optional argument the next word when it is no option: `--critical-path
 	 * TRACE` would take TRACE for N. Only --critical-path=N names one. */
@@ -447,7 +398,7 @@ fs_report_main(int argc, char **argv)
 	if (exit_status == FS_EXIT_OK)
 		exit_status = parse_live(&args, &live_interval_ns);
 	if (exit_status == FS_EXIT_OK &&
-	    !fs_recording_pick(REPORT_COMMAND, &args.rest[0], args.recording))
+	    !fs_recording_pick(REPORT_COMMAND, &args.rest[0], args.choice.recording))
 		exit_status = FS_EXIT_FAILURE;
 	if (exit_status == FS_EXIT_OK) {
 		fs_remove_outputs_on_signals();

@@ -75,6 +75,10 @@ static const char *const metric_names[DIFF_METRICS] = {
 };
 /* Every metric has its name. */
 G_STATIC_ASSERT(G_N_ELEMENTS(metric_names) == DIFF_METRICS);
+/* A threshold's series is the index of the metric it measures (threshold_series()). */
+G_STATIC_ASSERT((int) THRESHOLD_SERIES_PACKET == DIFF_METRIC_PACKET);
+G_STATIC_ASSERT((int) THRESHOLD_SERIES_FRAME == DIFF_METRIC_FRAME_TIME);
+G_STATIC_ASSERT((int) THRESHOLD_SERIES_PRESENT == DIFF_METRIC_PRESENT_LATENCY);
 
 /* A display's frames: frame time and present latency of the frames that reached the screen. */
 struct diff_display {
@@ -124,14 +128,16 @@ side_edge(void *data, const struct fsa_edge *edge)
 	return s->report_sink->edge ? s->report_sink->edge(s->report_sink->data, edge) : FSA_OK;
 }
 
-/* A packet's duration is its execution on the engine, start → end. */
+/* A packet's duration is its execution on the engine, start → end; with --begin/--end, of the
+ * packets that overlap the window, as the report counts them. */
 static fsa_status
 side_packet(void *data, const struct fsa_packet *packet)
 {
 	struct diff_side *s = data;
 
 	if (packet->start_ns != FSA_TIME_NONE && packet->end_ns != FSA_TIME_NONE &&
-	    packet->end_ns >= packet->start_ns) {
+	    packet->end_ns >= packet->start_ns &&
+	    report_in_range(s->report, packet->start_ns, packet->end_ns)) {
 		uint64_t ns = packet->end_ns - packet->start_ns;
 		const struct fsa_queue_info *queue =
 		    s->model ? fsa_model_find_queue(s->model, packet->hwqueue_handle) : NULL;
@@ -172,7 +178,12 @@ side_frame(void *data, const struct fsa_frame *frame)
 					       frame->missed_vsyncs > 0 ? frame->frame_time_ns
 									: FSA_TIME_NONE};
 
-	if (frame->is_pending)
+	/* Pending presents are left out; with --begin/--end, the frames that overlap the window
+	 * (the report's frames section counts the same ones, frame-stats.c). */
+	if (frame->is_pending ||
+	    !report_in_range(s->report,
+			     frame->begin_ns != FSA_TIME_NONE ? frame->begin_ns : frame->end_ns,
+			     frame->end_ns))
 		return FSA_OK;
 	d = g_hash_table_lookup(s->display_frames, &key);
 	if (!d) {
@@ -246,9 +257,14 @@ object_free(gpointer data)
 }
 
 static bool
-side_init(struct diff_side *s)
+side_init(struct diff_side *s, const struct fsa_report_options *diff_options)
 {
-	struct fsa_report_options options = {0};
+	struct fsa_report_options options = {
+	    .begin = diff_options->begin,
+	    .end = diff_options->end,
+	    .frame_budget_ns = diff_options->frame_budget_ns,
+	    .is_time_relative = diff_options->is_time_relative,
+	};
 
 	s->report = fsa_report_create(&options);
 	if (!s->report)
@@ -310,7 +326,7 @@ fsa_diff_create(const struct fsa_diff_options *options)
 	if (options)
 		diff->options = *options;
 	for (int i = 0; i < 2; i++) {
-		if (!side_init(&diff->sides[i])) {
+		if (!side_init(&diff->sides[i], &diff->options.report)) {
 			fsa_diff_destroy(diff);
 			return NULL;
 		}
@@ -648,6 +664,55 @@ static const struct fsa_column trace_columns[] = {
     {"count_test", "count test", FSA_CELL_STRING},
 };
 
+static const struct fsa_column times_columns[] = {
+    {"path", "trace", FSA_CELL_STRING},
+    {"first_ns", "first event", FSA_CELL_TIME},
+    {"last_ns", "last event", FSA_CELL_TIME},
+    {"filter_begin_ns", "filter begin", FSA_CELL_TIME},
+    {"filter_end_ns", "filter end", FSA_CELL_TIME},
+    {"origin_ns", "origin (trace ns)", FSA_CELL_U64},
+};
+
+/* With --begin/--end or relative times: each trace's time range and the window compared in it,
+ * one table per side, because with --times relative each side's times count from its own first
+ * event (the table's origin, also given as origin_ns; null in absolute mode). */
+static void
+add_times_tables(struct fsa_diff *diff, GPtrArray *tables)
+{
+	static const char *const names[2] = {"base_times", "new_times"};
+	static const char *const titles[2] = {"Times in BASE", "Times in NEW"};
+	const struct fsa_report_options *o = &diff->options.report;
+
+	if (!o->begin.is_set && !o->end.is_set && !o->is_time_relative)
+		return;
+	for (int i = 0; i < 2; i++) {
+		struct diff_side *s = &diff->sides[i];
+		const struct fsa_summary *summary =
+		    s->model ? fsa_model_borrow_summary(s->model) : NULL;
+		uint64_t first = summary ? summary->first_ns : FSA_TIME_NONE;
+		uint64_t last = summary ? summary->last_ns : FSA_TIME_NONE;
+		struct fsa_table *t =
+		    report_table_add(tables, "diff", names[i], titles[i], true, times_columns,
+				     G_N_ELEMENTS(times_columns), NULL);
+
+		/* Resolves the window in this trace (a no-op once an item was filtered). */
+		report_in_range(s->report, FSA_TIME_NONE, FSA_TIME_NONE);
+		add_str(t, s->path);
+		add_cell(t, (struct fsa_cell){.is_null = first == FSA_TIME_NONE, .u = first});
+		add_cell(t, (struct fsa_cell){.is_null = last == FSA_TIME_NONE, .u = last});
+		add_cell(t,
+			 (struct fsa_cell){.is_null = !o->begin.is_set, .u = s->report->begin_ns});
+		add_cell(t, (struct fsa_cell){.is_null = s->report->end_ns == FSA_TIME_NONE,
+					      .u = s->report->end_ns});
+		if (o->is_time_relative && first != FSA_TIME_NONE) {
+			t->time_origin_ns = first;
+			add_u64(t, first);
+		} else {
+			add_null(t);
+		}
+	}
+}
+
 static const struct fsa_column match_columns[] = {
     {"scope", "scope", FSA_CELL_STRING},   {"name", "name", FSA_CELL_STRING},
     {"status", "status", FSA_CELL_STRING}, {"base_key", "base", FSA_CELL_STRING},
@@ -787,9 +852,12 @@ diff_build_tables(struct fsa_diff *diff)
 	struct fsa_table *traces =
 	    report_table_add(tables, "diff", "traces", "Traces", true, trace_columns,
 			     G_N_ELEMENTS(trace_columns), NULL);
-	struct fsa_table *match = report_table_add(
-	    tables, "diff", "matching", "Added and removed (matched by name)", false, match_columns,
-	    G_N_ELEMENTS(match_columns), "every queue, fence and process matched");
+	struct fsa_table *match;
+
+	add_times_tables(diff, tables);
+	match = report_table_add(tables, "diff", "matching", "Added and removed (matched by name)",
+				 false, match_columns, G_N_ELEMENTS(match_columns),
+				 "every queue, fence and process matched");
 	struct fsa_table *counts =
 	    report_table_add(tables, "diff", "counts", "Operation counts", false, count_columns,
 			     G_N_ELEMENTS(count_columns), "no operation in either trace");
@@ -931,10 +999,17 @@ check_thresholds(struct fsa_diff *diff)
 		char *message = NULL;
 		gboolean is_failed = FALSE;
 
+		enum threshold_series series = threshold_series(t);
+
 		if (name && !n) {
 			message = g_strdup_printf("%s: no %s named %s in the new trace%s",
 						  threshold_expression(t), scope_name(scope), name,
 						  b ? " (it is in the base)" : "");
+		} else if (series != THRESHOLD_SERIES_NONE && n) {
+			/* The samples the tables show: packet, frame and present series are the
+			 * diff's own, the latency metrics the report's (borrowed). */
+			is_failed = threshold_check_series(t, b ? b->q[series] : NULL, b != NULL,
+							   n->q[series], &message);
 		} else if (!threshold_has_base(t)) {
 			is_failed =
 			    threshold_check_key(t, new_side->report, n ? n->key : key, &message);

@@ -225,6 +225,22 @@ bool threshold_check_base(const struct fsa_threshold *threshold, struct fsa_repo
 bool threshold_check(const struct fsa_threshold *threshold, struct fsa_report *report,
 		     char **failure);
 const char *threshold_expression(const struct fsa_threshold *threshold);
+/* The series of samples a threshold measures, for fencescope diff, which keeps them per object:
+ * the latency metrics (WAIT + enum fsa_metric), packet durations, frame times, present
+ * latencies; NONE for counts of other things (measured in each side's report). */
+enum threshold_series {
+	THRESHOLD_SERIES_NONE = -1,
+	THRESHOLD_SERIES_WAIT = 0,
+	THRESHOLD_SERIES_PACKET = FSA_METRIC_COUNT,
+	THRESHOLD_SERIES_FRAME,
+	THRESHOLD_SERIES_PRESENT,
+};
+enum threshold_series threshold_series(const struct fsa_threshold *threshold);
+/* The threshold's statistic of Q (NULL: no sample) against its limit, or with base against the
+ * same statistic of BASE (HAS_BASE false: no object matched in the base trace). *message: one
+ * line, as threshold_check_base() writes it. */
+bool threshold_check_series(const struct fsa_threshold *threshold, struct fsa_quantile *base,
+			    bool has_base, struct fsa_quantile *q, char **message);
 
 /* lookup.c: the accumulators thresholds look up; NULL when the key was never seen. */
 struct fsa_latency *report_find_latency(struct fsa_report *report, char scope, uint64_t key);

@@ -27,6 +27,7 @@ enum target {
 	TARGET_PROPAGATION, /* cross-adapter signal → release latency (2.3) */
 	TARGET_FRAME,       /* frame times, every display (2.4) */
 	TARGET_PRESENT,     /* present latency (flip_queued → flip_done), every display (2.4) */
+	TARGET_PACKET,      /* fencescope diff only: packet durations (packet_start → end) */
 	TARGET_ANOMALY,     /* count only */
 	TARGET_STATE,       /* count only: ops in a state (metric: enum fsa_op_state) */
 	TARGET_OVERRUN,     /* count only: overrun records */
@@ -45,7 +46,7 @@ struct fsa_threshold {
 	double p; /* STAT_QUANTILE, in [0, 1] */
 	enum target target;
 	int metric;
-	char scope; /* 'a' all, 'q' queue, 'f' fence, 'p' process */
+	char scope; /* 'a' all, 'q' queue, 'f' fence, 'p' process, 'd' display (diff, by name) */
 	uint64_t scope_key;
 	/* fencescope diff: a quoted stable name instead of a key ("app#1/gpu0.3d0/user#1"). */
 	char *scope_name;
@@ -167,7 +168,10 @@ parse_target(struct fsa_threshold *t, const char *word, size_t len, char **error
 	    {"propagation", TARGET_PROPAGATION, 0},
 	    {"page_fault", TARGET_PAGE_FAULT, 0},
 	    {"frame", TARGET_FRAME, 0},
+	    {"frame_time", TARGET_FRAME, 0},
 	    {"present", TARGET_PRESENT, 0},
+	    {"present_latency", TARGET_PRESENT, 0},
+	    {"packet", TARGET_PACKET, 0},
 	    {"frame_over_budget", TARGET_FRAME_COUNT, 0},
 	    {"missed_vsync", TARGET_FRAME_COUNT, 1},
 	};
@@ -193,6 +197,15 @@ parse_target(struct fsa_threshold *t, const char *word, size_t len, char **error
 		t->metric = targets[i].metric;
 		bool is_count_only = t->target >= TARGET_ANOMALY;
 
+		/* A report keeps no packet durations; diff does (docs/report-schema.md "Diff"). */
+		if (t->target == TARGET_PACKET && !t->allow_names) {
+			report_set_error(error_message,
+					 "'%s': packet is a metric of fencescope diff; a report "
+					 "has no packet durations",
+					 t->expression);
+			return FSA_ERR_INVALID;
+		}
+
 		if (is_count_only && t->stat != STAT_COUNT) {
 			report_set_error(error_message, "'%s': %.*s only has count()",
 					 t->expression, (int) len, word);
@@ -205,7 +218,7 @@ parse_target(struct fsa_threshold *t, const char *word, size_t len, char **error
 			 "cpu_wait, reconnect, preemption, tdr, anomaly, inferred, "
 			 "never_completed, unqueued, overrun, loss, fault_unaccounted, "
 			 "fault_injected, propagation, page_fault, frame, present, "
-			 "frame_over_budget, missed_vsync)",
+			 "frame_over_budget, missed_vsync; diff: packet)",
 			 t->expression, (int) len, word);
 	return FSA_ERR_INVALID;
 }
@@ -233,7 +246,13 @@ parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
 		char scope = word_is(name, len, "queue")     ? 'q'
 			     : word_is(name, len, "fence")   ? 'f'
 			     : word_is(name, len, "process") ? 'p'
+			     : word_is(name, len, "display") ? 'd'
 							     : 0;
+		/* What each metric can be scoped to by name: the diff objects that hold it. */
+		bool is_allowed =
+		    (t->target == TARGET_LATENCY && scope != 'd') ||
+		    (t->target == TARGET_PACKET && (scope == 'q' || scope == 'p')) ||
+		    ((t->target == TARGET_FRAME || t->target == TARGET_PRESENT) && scope == 'd');
 
 		if (!t->allow_names) {
 			report_set_error(
@@ -248,11 +267,12 @@ parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
 					 t->expression, (int) len, name);
 			return FSA_ERR_INVALID;
 		}
-		if (!scope || t->target != TARGET_LATENCY) {
+		if (!scope || !is_allowed) {
 			report_set_error(
 			    error_message,
 			    "'%s': a name scopes wait, wait_queued, wait_stalled, signal "
-			    "or cpu_wait by queue=, fence= or process=",
+			    "or cpu_wait by queue=, fence= or process=, packet by queue= or "
+			    "process=, frame and present by display=",
 			    t->expression);
 			return FSA_ERR_INVALID;
 		}
@@ -293,6 +313,13 @@ parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
 		     : word_is(name, len, "process") ? 'p'
 						     : 0;
 
+	if (word_is(name, len, "display")) {
+		report_set_error(error_message,
+				 "'%s': display= takes a stable name between quotes "
+				 "(display=\"gpu0.display0\"), in fencescope diff",
+				 t->expression);
+		return FSA_ERR_INVALID;
+	}
 	if (!scope) {
 		report_set_error(error_message,
 				 "'%s': unknown scope '%.*s' (queue, fence, process or kind)",
@@ -300,7 +327,9 @@ parse_scope(struct fsa_threshold *t, const char **pp, char **error_message)
 		return FSA_ERR_INVALID;
 	}
 	bool is_allowed =
-	    t->target == TARGET_LATENCY || (scope == 'p' && t->target == TARGET_PAGE_FAULT) ||
+	    t->target == TARGET_LATENCY ||
+	    (t->target == TARGET_PACKET && (scope == 'q' || scope == 'p')) ||
+	    (scope == 'p' && t->target == TARGET_PAGE_FAULT) ||
 	    (scope == 'q' &&
 	     (t->target == TARGET_RECONNECT || t->target == TARGET_STATE ||
 	      t->target == TARGET_OVERRUN || (t->target == TARGET_LOST && t->metric == 0)));
@@ -674,6 +703,10 @@ threshold_measure(const struct fsa_threshold *t, struct fsa_report *r, uint64_t 
 	case TARGET_PRESENT:
 		has_value = quantile_stat(t, &r->frame_stats->present_latency_all, &measured);
 		break;
+	case TARGET_PACKET:
+		/* Measured by fencescope diff on its own series (threshold_check_series). */
+		has_value = quantile_stat(t, NULL, &measured);
+		break;
 	case TARGET_FRAME_COUNT:
 		measured = (double) (t->metric ? r->frame_stats->missed_vsyncs_all
 					       : r->frame_stats->over_budget_all);
@@ -749,19 +782,21 @@ threshold_scope(const struct fsa_threshold *t, uint64_t *key, const char **name)
 	return t->scope;
 }
 
-bool
-threshold_check_base(const struct fsa_threshold *t, struct fsa_report *base, uint64_t base_key,
-		     struct fsa_report *r, uint64_t key, char **message)
+/* The verdict of a threshold with base on the two values measured (HAS_*: false when a side has
+ * none). */
+static bool
+check_base_values(const struct fsa_threshold *t, bool has_measured, double measured, bool has_base,
+		  double base_value, char **message)
 {
-	double measured = 0, base_value = 0, limit;
+	double limit;
 	char text[64], base_text[64], limit_text[64];
 
-	if (!threshold_measure(t, r, key, &measured)) {
+	if (!has_measured) {
 		*message = g_strdup_printf("%s: no value in the new trace", t->expression);
 		return false;
 	}
 	value_text(t, measured, text, sizeof(text));
-	if (!base || !threshold_measure(t, base, base_key, &base_value)) {
+	if (!has_base) {
 		*message = g_strdup_printf("%s: measured %s, no value in the base trace",
 					   t->expression, text);
 		return false;
@@ -772,4 +807,53 @@ threshold_check_base(const struct fsa_threshold *t, struct fsa_report *base, uin
 	*message = g_strdup_printf("%s: measured %s, base %s, limit %s", t->expression, text,
 				   base_text, limit_text);
 	return compare(t->compare, measured, limit);
+}
+
+bool
+threshold_check_base(const struct fsa_threshold *t, struct fsa_report *base, uint64_t base_key,
+		     struct fsa_report *r, uint64_t key, char **message)
+{
+	double measured = 0, base_value = 0;
+	bool has_measured = threshold_measure(t, r, key, &measured);
+	bool has_base = has_measured && base && threshold_measure(t, base, base_key, &base_value);
+
+	return check_base_values(t, has_measured, measured, has_base, base_value, message);
+}
+
+enum threshold_series
+threshold_series(const struct fsa_threshold *t)
+{
+	switch (t->target) {
+	case TARGET_LATENCY:
+		return (enum threshold_series)(THRESHOLD_SERIES_WAIT + t->metric);
+	case TARGET_PACKET:
+		return THRESHOLD_SERIES_PACKET;
+	case TARGET_FRAME:
+		return THRESHOLD_SERIES_FRAME;
+	case TARGET_PRESENT:
+		return THRESHOLD_SERIES_PRESENT;
+	default:
+		return THRESHOLD_SERIES_NONE;
+	}
+}
+
+bool
+threshold_check_series(const struct fsa_threshold *t, struct fsa_quantile *base, bool has_base,
+		       struct fsa_quantile *q, char **message)
+{
+	double measured = 0, base_value = 0;
+	bool has_measured = quantile_stat(t, q, &measured);
+	char text[64];
+
+	if (t->has_base) {
+		has_base = has_measured && has_base && quantile_stat(t, base, &base_value);
+		return check_base_values(t, has_measured, measured, has_base, base_value, message);
+	}
+	if (!has_measured) {
+		*message = g_strdup_printf("%s: no value in the new trace", t->expression);
+		return false;
+	}
+	value_text(t, measured, text, sizeof(text));
+	*message = g_strdup_printf("%s: measured %s", t->expression, text);
+	return compare(t->compare, measured, t->value);
 }

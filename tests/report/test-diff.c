@@ -365,3 +365,299 @@ Test(diff, text_fits_120_columns)
 	g_strfreev(lines);
 	fst_run_clear(&run);
 }
+
+/* --- What is compared: --begin/--end, --recording, --times/--relative (issue 16 §2) ---------- */
+
+static JsonObject *
+json_table(JsonObject *diff, const char *name)
+{
+	JsonObject *table = json_object_get_object_member(diff, name);
+
+	cr_assert_not_null(table, "no diff.%s", name);
+	return table;
+}
+
+/* An integer member: the JSON writer puts integers past 2^53 between quotes, so that every
+ * reader gets them exactly (trace times are). */
+static gint64
+int_member(JsonObject *object, const char *name)
+{
+	JsonNode *node = json_object_get_member(object, name);
+
+	cr_assert_not_null(node, "no member %s", name);
+	if (json_node_get_value_type(node) == G_TYPE_STRING)
+		return g_ascii_strtoll(json_node_get_string(node), NULL, 10);
+	return json_node_get_int(node);
+}
+
+/* The JSON diff of ARGS (exit 0 expected). */
+static JsonParser *
+diff_json_args(const char *const *args, JsonObject **diff)
+{
+	JsonParser *parser = json_parser_new();
+	GError *error = NULL;
+	struct fst_run run;
+
+	run_diff(args, &run);
+	cr_assert_eq(run.exit_status, 0, "fencescope diff: %s", run.err);
+	cr_assert(json_parser_load_from_data(parser, run.out, -1, &error), "not JSON: %s",
+		  error ? error->message : "");
+	*diff = json_object_get_object_member(json_node_get_object(json_parser_get_root(parser)),
+					      "diff");
+	cr_assert_not_null(*diff);
+	fst_run_clear(&run);
+	return parser;
+}
+
+static gint64
+count_of_row(JsonObject *diff, const char *name, const char *metric, const char *side)
+{
+	JsonArray *rows = json_object_get_array_member(diff, "counts");
+
+	for (guint i = 0; i < json_array_get_length(rows); i++) {
+		JsonObject *row = json_array_get_object_element(rows, i);
+
+		if (strcmp(json_object_get_string_member(row, "name"), name) == 0 &&
+		    strcmp(json_object_get_string_member(row, "metric"), metric) == 0)
+			return json_object_get_int_member(row, side);
+	}
+	cr_assert(false, "no count row %s %s", name, metric);
+	return -1;
+}
+
+/* "+TIME" is from each trace's own first event: the same part of the two runs. The window's
+ * bounds are those first events plus TIME in each trace (the times tables say so), fewer
+ * operations are counted than in the whole traces, and a window past both ends counts them all. */
+Test(diff, relative_begin_and_end_compare_the_same_window_of_each_run)
+{
+	const char *window[] = {"diff",  "-f",  "json", "--begin", "+0.5s",
+				"--end", "+1s", BASE,   SLOW,      NULL};
+	const char *whole[] = {"diff",  "-f",    "json", "--begin", "+0",
+			       "--end", "+100s", BASE,   SLOW,      NULL};
+	JsonObject *diff, *full;
+	JsonParser *parser = diff_json_args(window, &diff);
+	JsonParser *full_parser = diff_json(BASE, SLOW, &full);
+	const char *tables[] = {"base_times", "new_times"};
+
+	for (size_t i = 0; i < 2; i++) {
+		JsonObject *t = json_table(diff, tables[i]);
+		gint64 first = int_member(t, "first_ns");
+
+		cr_assert_eq(int_member(t, "filter_begin_ns"), first + 500000000);
+		cr_assert_eq(int_member(t, "filter_end_ns"), first + 1000000000);
+		cr_assert(json_object_get_null_member(t, "origin_ns"), "absolute times: no origin");
+	}
+	for (size_t side = 0; side < 2; side++) {
+		const char *key = side ? "new" : "base";
+		gint64 in_window = count_of_row(diff, "trace", "wait", key);
+		gint64 in_all = count_of_row(full, "trace", "wait", key);
+
+		cr_assert_gt(in_window, 5, "%s", key);
+		cr_assert_lt(in_window, in_all, "%s", key);
+		cr_assert_lt(count_of_row(diff, "trace", "packet", key),
+			     count_of_row(full, "trace", "packet", key), "%s", key);
+		cr_assert_lt(count_of_row(diff, "trace", "frame_time", key),
+			     count_of_row(full, "trace", "frame_time", key), "%s", key);
+	}
+	/* The slow run does half as many frames in the same half second. */
+	cr_assert_lt(count_of_row(diff, "trace", "wait", "new"),
+		     count_of_row(diff, "trace", "wait", "base"));
+	g_object_unref(parser);
+	parser = diff_json_args(whole, &diff);
+	cr_assert_eq(json_array_get_length(json_object_get_array_member(diff, "counts")),
+		     json_array_get_length(json_object_get_array_member(full, "counts")));
+	for (size_t side = 0; side < 2; side++)
+		cr_assert_eq(count_of_row(diff, "trace", "wait", side ? "new" : "base"),
+			     count_of_row(full, "trace", "wait", side ? "new" : "base"));
+	g_object_unref(parser);
+	g_object_unref(full_parser);
+}
+
+/* diff-base and diff-slow were recorded one after the other: no absolute time is in both, and
+ * comparing the part of one run with nothing of the other is refused in one line. An absolute
+ * time inside both traces (here one trace against itself) is taken. */
+Test(diff, an_absolute_time_outside_either_trace_is_refused_in_one_line)
+{
+	/* diff-base runs from 346.218 s to 347.885 s of the sim clock, diff-slow from 348.282 s. */
+	const char *outside[] = {"diff", "--begin", "1795532347000000000", BASE, SLOW, NULL};
+	const char *inside[] = {
+	    "diff", "-f", "json", "--begin", "1795532349000000000", "--end", "1795532349500000000",
+	    SLOW,   SLOW, NULL};
+	JsonObject *diff;
+	JsonParser *parser;
+	struct fst_run run;
+
+	run_diff(outside, &run);
+	cr_assert_eq(run.exit_status, 2, "%s", run.err);
+	cr_assert_str_eq(run.err,
+			 "fencescope diff: --begin 1795532347000000000 is an absolute time outside "
+			 "NEW (" SLOW "): an absolute time must fall in both traces; give +TIME, "
+			 "from each trace's start\n");
+	cr_assert_str_eq(run.out, "");
+	fst_run_clear(&run);
+	parser = diff_json_args(inside, &diff);
+	cr_assert_eq(int_member(json_table(diff, "new_times"), "filter_begin_ns"),
+		     G_GINT64_CONSTANT(1795532349000000000));
+	cr_assert_gt(count_of_row(diff, "trace", "wait", "new"), 5);
+	cr_assert_eq(json_object_get_int_member(json_table(diff, "traces"), "changes_beyond_noise"),
+		     0);
+	g_object_unref(parser);
+}
+
+/* --times relative (or --relative) writes each trace's times from its own first event, with
+ * that origin; --recording picks one recording of a folder, the same one or BASE:NEW in each. */
+Test(diff, recording_picks_each_side_and_relative_times_count_from_each_start)
+{
+	const char *picked[] = {"diff",       "-f",          "json",
+				"--relative", "--recording", "diff-base:diff-slow",
+				FS_TRACES,    FS_TRACES,     NULL};
+	const char *same[] = {"diff",        "-f",        "json",    "--times", "relative",
+			      "--recording", "diff-slow", FS_TRACES, FS_TRACES, NULL};
+	const char *none[] = {"diff", "--recording", "no-such", FS_TRACES, FS_TRACES, NULL};
+	JsonObject *diff, *direct;
+	JsonParser *parser = diff_json_args(picked, &diff);
+	JsonParser *direct_parser = diff_json(BASE, SLOW, &direct);
+	const char *tables[] = {"base_times", "new_times"};
+	struct fst_run run;
+
+	for (size_t i = 0; i < 2; i++) {
+		JsonObject *t = json_table(diff, tables[i]);
+
+		cr_assert(g_str_has_suffix(json_object_get_string_member(t, "path"),
+					   i ? "/diff-slow" : "/diff-base"));
+		cr_assert_eq(int_member(t, "first_ns"), 0);
+		cr_assert_gt(int_member(t, "last_ns"), 1000000000);
+		cr_assert_gt(int_member(t, "origin_ns"), 0);
+	}
+	cr_assert_eq(
+	    json_object_get_int_member(json_table(diff, "traces"), "changes_beyond_noise"),
+	    json_object_get_int_member(json_table(direct, "traces"), "changes_beyond_noise"));
+	g_object_unref(parser);
+	g_object_unref(direct_parser);
+	parser = diff_json_args(same, &diff);
+	cr_assert_eq(json_object_get_int_member(json_table(diff, "traces"), "changes_beyond_noise"),
+		     0);
+	g_object_unref(parser);
+	run_diff(none, &run);
+	cr_assert_eq(run.exit_status, 1, "%s", run.err);
+	cr_assert(g_str_has_prefix(run.err, "fencescope diff: "), "%s", run.err);
+	fst_run_clear(&run);
+}
+
+Test(diff, bad_windows_and_times_exit_2_with_one_line)
+{
+	const char *times[] = {"diff", "--times", "sometimes", BASE, SLOW, NULL};
+	const char *order[] = {"diff", "--begin", "+2s", "--end", "+1s", BASE, SLOW, NULL};
+	const char *begin[] = {"diff", "--begin", "soon", BASE, SLOW, NULL};
+	const char *budget[] = {"diff", "--frame-budget", "0ms", BASE, SLOW, NULL};
+	const char *both[] = {"diff", "--relative", "--times", "absolute", BASE, SLOW, NULL};
+
+	assert_usage_error(times, "--times sometimes");
+	assert_usage_error(order, "--end before --begin");
+	assert_usage_error(begin, "--begin soon");
+	assert_usage_error(budget, "--frame-budget 0ms");
+	assert_usage_error(both, "--relative --times absolute");
+}
+
+/* --- --fail-if knows every metric diff compares (issue 16 §2) ------------------------------- */
+
+/* Known answer on diff-base → diff-slow: the producer renders twice as long. Regressed: packet
+ * durations, waits (stalled), signals, CPU waits, frame time p99 (16.7 → 33.3 ms), missed vsyncs
+ * and frames over a 20 ms budget (none → 43 frames). Not regressed: the frame time median (one
+ * vsync), the present latency (shorter), the number of waits, anomalies (none), the queued part
+ * of waits. Each regressed one fails (exit 3, one stderr line each), the others pass. */
+Test(diff, fail_if_knows_every_metric_and_fails_exactly_the_regressed_ones)
+{
+	static const char *const regressed[] = {
+	    "p99(packet) > 1.10 * base",
+	    "p95(packet, queue=\"app#1/gpu0.3d0/user#1\") > 1.5 * base",
+	    "p99(packet, process='app#1') > 1.10 * base",
+	    "p99(frame) > 1.10 * base",
+	    "p99(frame_time, display=\"gpu0.display0\") > 1.5 * base",
+	    "count(missed_vsync) > base",
+	    "count(frame_over_budget) > base",
+	    "p99(wait_stalled) > 1.10 * base",
+	    "p99(signal) > 1.10 * base",
+	    "p99(cpu_wait) > 1.10 * base",
+	    "p99(wait, queue=\"app#1/gpu0.compute0/user#1\") > 1.10 * base",
+	};
+	static const char *const kept[] = {
+	    "p50(frame) > 1.10 * base",
+	    "p50(present) > 1.10 * base",
+	    "max(present_latency, display=\"gpu0.display0\") > base",
+	    "count(wait) > 1.2 * base",
+	    "count(packet) > 1.2 * base",
+	    "count(frame) > base",
+	    "count(anomaly) > base",
+	    "p50(wait_queued) > base + 1us",
+	};
+	GPtrArray *args = g_ptr_array_new();
+	struct fst_run run;
+
+	g_ptr_array_add(args, (char *) "diff");
+	g_ptr_array_add(args, (char *) "--frame-budget");
+	g_ptr_array_add(args, (char *) "20ms");
+	for (size_t i = 0; i < G_N_ELEMENTS(regressed); i++) {
+		g_ptr_array_add(args, (char *) "--fail-if");
+		g_ptr_array_add(args, (char *) regressed[i]);
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(kept); i++) {
+		g_ptr_array_add(args, (char *) "--fail-if");
+		g_ptr_array_add(args, (char *) kept[i]);
+	}
+	g_ptr_array_add(args, (char *) BASE);
+	g_ptr_array_add(args, (char *) SLOW);
+	g_ptr_array_add(args, NULL);
+	run_diff((const char *const *) args->pdata, &run);
+	cr_assert_eq(run.exit_status, 3, "%s", run.err);
+	for (size_t i = 0; i < G_N_ELEMENTS(regressed); i++) {
+		g_autofree char *line = g_strdup_printf(
+		    "fencescope diff: threshold failed: %s: measured ", regressed[i]);
+
+		cr_expect_not_null(strstr(run.err, line), "%s did not fail: %s", regressed[i],
+				   run.err);
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(kept); i++) {
+		g_autofree char *line = g_strdup_printf("threshold failed: %s:", kept[i]);
+
+		cr_expect_null(strstr(run.err, line), "%s failed: %s", kept[i], run.err);
+		cr_expect_not_null(strstr(run.out, kept[i]), "%s not in the thresholds table",
+				   kept[i]);
+	}
+	/* The values are those of the tables: frame time p99 16.667 ms → 33.333 ms. */
+	cr_expect_not_null(strstr(run.err, "p99(frame) > 1.10 * base: measured 33.333 ms, base "
+					   "16.667 ms, limit 18.333 ms\n"),
+			   "%s", run.err);
+	cr_expect_not_null(strstr(run.err, "count(frame_over_budget) > base: measured 43, base 0"),
+			   "%s", run.err);
+	fst_run_clear(&run);
+	/* The same thresholds of a trace against itself: none fails. */
+	args->pdata[args->len - 2] = (char *) SLOW;
+	args->pdata[args->len - 3] = (char *) SLOW;
+	run_diff((const char *const *) args->pdata, &run);
+	cr_assert_eq(run.exit_status, 0, "%s", run.err);
+	fst_run_clear(&run);
+	g_ptr_array_free(args, TRUE);
+}
+
+Test(diff, fail_if_scopes_and_the_report_refuse_what_they_cannot_measure)
+{
+	const char *fence_packet[] = {
+	    "diff", "--fail-if", "p99(packet, fence=\"app#1/fence#3\") > base", BASE, SLOW, NULL};
+	const char *queue_frame[] = {
+	    "diff", "--fail-if", "p99(frame, queue=\"app#1/gpu0.3d0/user#1\") > base",
+	    BASE,   SLOW,        NULL};
+	const char *display_key[] = {"diff", "--fail-if", "p99(frame, display=0) > base",
+				     BASE,   SLOW,        NULL};
+	const char *report_packet[] = {"report", "--fail-if", "p99(packet) > 1ms", BASE, NULL};
+	struct fst_run run;
+
+	assert_usage_error(fence_packet, "packet by fence");
+	assert_usage_error(queue_frame, "frame by queue");
+	assert_usage_error(display_key, "display= without quotes");
+	run_diff(report_packet, &run);
+	cr_assert_eq(run.exit_status, 2);
+	cr_assert_str_eq(run.err, "fencescope report: --fail-if 'p99(packet) > 1ms': packet is a "
+				  "metric of fencescope diff; a report has no packet durations\n");
+	fst_run_clear(&run);
+}

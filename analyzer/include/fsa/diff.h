@@ -40,6 +40,12 @@ enum fsa_diff_side {
 
 struct fsa_diff_options {
 	bool is_text_wide; /* text: one line per row (fsa_report_options.is_text_wide) */
+	/* What each side's report counts, the same for both: the time filter (begin/end;
+	 * a relative time is from each trace's own first event, so the same window of two runs
+	 * is compared), the frame budget (frame_over_budget). The diff's own series (packets,
+	 * frames) keep what overlaps the same window. is_time_relative: times the diff prints
+	 * are relative to each trace's first event. Other fields are ignored. */
+	struct fsa_report_options report;
 };
 
 struct fsa_diff;
