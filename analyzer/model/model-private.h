@@ -76,14 +76,19 @@ struct signal_memory {
 	/* When it ran: begin_ns == end_ns when observed, the range of an inferred signal. */
 	uint64_t begin_ns, end_ns;
 	enum fsa_op_source source;
+	/* Reported as a VALUE_REGRESSION already: a signal is reported once, whichever order
+	 * it and the higher signal before it were given out in. */
+	bool is_regression;
+	/* Its GPU times had no clock pair to be placed with: end_ns is its log read, and
+	 * end_gpu_ts (its adapter's ticks) says when it ran (ops.c is_gpu_ordered). The two
+	 * bools sit beside `source`, in what was padding: 72 bytes, as before end_gpu_ts. */
+	bool is_at_read;
 	uint64_t hwqueue_handle;
 	uint64_t fence_handle;
 	uint32_t process_id;
 	uint32_t
 	    adapter_id; /* where it ran (UINT32_MAX: CPU or unknown), for cross-adapter edges */
-	/* Reported as a VALUE_REGRESSION already: a signal is reported once, whichever order
-	 * it and the higher signal before it were given out in. */
-	bool is_regression;
+	uint64_t end_gpu_ts;
 };
 
 struct fence_state {
@@ -192,6 +197,8 @@ struct op_rec {
 	bool is_free;       /* on the model's free list */
 	uint64_t closed_ns; /* trace time it was closed (edge lag) */
 	bool needs_mapping;
+	/* Placed at its read (closed_ns): its adapter has no clock pair (ops.c map_times). */
+	bool is_at_read;
 };
 
 struct packet_rec {

@@ -266,6 +266,7 @@ map_times(struct fsa_model *model, struct op_rec *rec, bool is_final, bool *is_m
 				return status;
 		}
 		rec->op.end_ns = rec->closed_ns;
+		rec->is_at_read = true;
 	} else {
 		/* A zero end timestamp (LOG-21) leaves the box ending at its read, the latest it
 		 * can have ended. */
@@ -320,8 +321,36 @@ map_times(struct fsa_model *model, struct op_rec *rec, bool is_final, bool *is_m
  * initial value, or the release was forgotten), a later signal took it below V again and none
  * brought it back by then, or no remembered signal reached V by then.
  */
+/*
+ * Boxes whose GPU times had no clock pair (a recording at --loglevel INFO, clock_correlation
+ * being DEBUG; a sim run on a real clock) end at their log reads, and the OS reads one queue's
+ * log before another's: in realtime the consumer's wait log was read ~12 µs before the
+ * producer's signal log, so every wait "ended" before the signal that released it and GPV-07
+ * found no release (0 edges where the sim recording, whose reads share one virtual instant, had
+ * 206). Two such boxes of one adapter are ordered by their GPU timestamps, the adapter's own
+ * counter, which needs no pair: the signal ran by the wait's end when its end tick is not after
+ * the wait's.
+ */
+static bool
+is_gpu_ordered(const struct signal_memory *s, const struct op_rec *wait)
+{
+	return wait && wait->is_at_read && s->is_at_read && s->end_gpu_ts && wait->op.end_gpu_ts &&
+	       s->adapter_id == wait->op.adapter_id;
+}
+
+/* Whether the signal S may have run by the end of the wait (HI its end, LIMIT with the
+ * tolerance). */
+static bool
+may_run_by(const struct signal_memory *s, const struct op_rec *wait, uint64_t limit)
+{
+	if (is_gpu_ordered(s, wait))
+		return s->end_gpu_ts <= wait->op.end_gpu_ts;
+	return s->begin_ns <= limit;
+}
+
 static const struct signal_memory *
-find_release(const struct fence_state *fence, uint64_t value, uint64_t hi)
+find_release(const struct fence_state *fence, uint64_t value, uint64_t hi,
+	     const struct op_rec *wait)
 {
 	uint64_t limit =
 	    hi > UINT64_MAX - FSA_CLOCK_TOLERANCE_NS ? UINT64_MAX : hi + FSA_CLOCK_TOLERANCE_NS;
@@ -354,15 +383,21 @@ find_release(const struct fence_state *fence, uint64_t value, uint64_t hi)
 		}
 		s = &fence->history[i];
 		if (s->value >= value) {
-			if (s->begin_ns > limit)
+			if (!may_run_by(s, wait, limit)) {
+				/* In the order of the reads, not of the GPU: the next may have. */
+				if (is_gpu_ordered(s, wait))
+					continue;
 				break; /* may have run after the wait ended */
+			}
 			if (!is_at_value) {
 				release = s;
 				release_index = i;
 				at_value_since_ns = s->end_ns;
 			}
 			is_at_value = true;
-		} else if (s->end_ns <= hi && s->begin_ns > at_value_since_ns) {
+		} else if ((is_gpu_ordered(s, wait) ? s->end_gpu_ts <= wait->op.end_gpu_ts
+						    : s->end_ns <= hi) &&
+			   s->begin_ns > at_value_since_ns) {
 			/* A regression below V, surely after the fence reached V and before the
 			 * wait ended (an inferred signal that may have run before keeps the
 			 * release). */
@@ -406,7 +441,7 @@ may_release_be_lost(const struct fsa_model *model, const struct signal_memory *r
  */
 static bool
 has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fence, uint64_t hi,
-			  bool is_final)
+			  bool is_final, const struct op_rec *wait)
 {
 	uint64_t limit =
 	    hi > UINT64_MAX - FSA_CLOCK_TOLERANCE_NS ? UINT64_MAX : hi + FSA_CLOCK_TOLERANCE_NS;
@@ -445,6 +480,13 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 
 			if (rec->needs_mapping)
 				return true;
+			/* Both at their reads: the GPU's order (is_gpu_ordered). */
+			if (wait && wait->is_at_read && rec->is_at_read && rec->op.end_gpu_ts &&
+			    wait->op.end_gpu_ts && rec->op.adapter_id == wait->op.adapter_id) {
+				if (rec->op.end_gpu_ts <= wait->op.end_gpu_ts)
+					return true;
+				continue;
+			}
 			if ((rec->op.state == FSA_OP_INFERRED ? rec->op.inferred_begin_ns
 							      : rec->op.end_ns) <= limit)
 				return true;
@@ -463,6 +505,16 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 		/* Entries lost to an overrun are known only at the fallback scan (LOG-18). */
 		if (queue->overrun[FSTP_LOG_TYPE_SIGNALS].is_pending)
 			return true;
+		/* A wait at its read: has the signal log been read past its GPU end? In ticks of
+		 * the adapter, which needs no clock pair. */
+		if (wait && wait->is_at_read && wait->op.end_gpu_ts &&
+		    queue->info.adapter_id == wait->op.adapter_id) {
+			if (queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS] <= wait->op.end_gpu_ts)
+				return true;
+			skip_queue = queue;
+			has_skip_queue = true;
+			continue;
+		}
 		if (queue != mapped_queue) {
 			mapped_queue = queue;
 			mapped_read = queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS]
@@ -548,8 +600,9 @@ forget(struct fence_state *fence, uint64_t value, uint64_t end_ns)
 
 /* False when out of memory. The history stays in the order signals ended. */
 static bool
-remember_signal(struct fence_state *fence, const struct fsa_op *op, bool is_regression)
+remember_signal(struct fence_state *fence, const struct op_rec *rec, bool is_regression)
 {
+	const struct fsa_op *op = &rec->op;
 	uint64_t end = op->state == FSA_OP_INFERRED ? op->inferred_end_ns : op->end_ns;
 	uint64_t begin = op->state == FSA_OP_INFERRED ? op->inferred_begin_ns : end;
 	unsigned at;
@@ -613,6 +666,8 @@ remember_signal(struct fence_state *fence, const struct fsa_op *op, bool is_regr
 	    .process_id = op->process_id,
 	    .adapter_id = op->adapter_id,
 	    .is_regression = is_regression,
+	    .is_at_read = rec->is_at_read,
+	    .end_gpu_ts = op->end_gpu_ts,
 	};
 	return true;
 }
@@ -729,7 +784,7 @@ emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *re
 			open_signal_unlink(rec);
 			if (op->fence_value > fence->info.last_value)
 				fence->info.last_value = op->fence_value;
-			if (!remember_signal(fence, op, is_regression)) {
+			if (!remember_signal(fence, rec, is_regression)) {
 				status = FSA_ERR_NOMEM;
 				goto end;
 			}
@@ -817,9 +872,9 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 		bool is_unsure = false;
 
 		if (lo != FSA_TIME_NONE && hi != FSA_TIME_NONE) {
-			is_unsure = has_unknown_signal_before(model, rec->fence, hi, is_final);
+			is_unsure = has_unknown_signal_before(model, rec->fence, hi, is_final, rec);
 			if (!is_unsure)
-				release = find_release(rec->fence, rec->op.fence_value, hi);
+				release = find_release(rec->fence, rec->op.fence_value, hi, rec);
 			if (release && may_release_be_lost(model, release))
 				release = NULL;
 		}

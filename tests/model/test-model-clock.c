@@ -220,3 +220,58 @@ Test(model_clock, gpv_04_a_rate_measured_over_a_short_segment_is_not_extrapolate
 	cr_assert_eq(op->end_ns, 2100000, "interpolated: %llu", (unsigned long long) op->end_ns);
 	cr_assert_eq(finish(), FSA_OK);
 }
+
+/* A signal of queue UQ and a wait of queue UQ2 for its value, on an adapter without any clock
+ * pair (a recording at --loglevel INFO): the GPU ends the signal at tick SIGNAL_END and unblocks
+ * the wait at tick WAIT_END, the OS reads the wait log 12 µs before the signal log (as the
+ * realtime runtime did), and both boxes end at their reads. */
+static void
+read_before_its_signal(uint64_t signal_end, uint64_t wait_end)
+{
+	objects(FSTP_CLOCK_MODE_REALTIME, ORIGIN + RAW0);
+	feed_ok("hwqueue_create", ORIGIN + RAW0, "process_id", U(PID), "context_handle", CTX,
+		"hwqueue_handle", UQ2, "engine_id", U(0), "submission_mode",
+		U(FSTP_SUBMISSION_MODE_USER_MODE), "progress_fence_handle",
+		UINT64_C(0x8004000000000002), NULL);
+	SIGNAL_QUEUED(ORIGIN + RAW0 + 100, UQ, FA, 1, 1);
+	WAIT_QUEUED(ORIGIN + RAW0 + 200, UQ2, FA, 1, 1);
+	WAIT_ENTRY(ORIGIN + RAW0 + 50000, UQ2, 0, FA, FA_G, 1, wait_end - 5, wait_end);
+	SIGNAL_ENTRY(ORIGIN + RAW0 + 62000, UQ, 0, FA, FA_G, 1, signal_end);
+	cr_assert_eq(fsa_model_finish(model), FSA_OK);
+}
+
+/* GPV-07 without clock pairs: boxes end at their log reads, which are not in the order the GPU
+ * ran them (one log is read before another), so the release is found in the adapter's own ticks:
+ * a realtime --loglevel INFO recording of producer-consumer had 0 signal→wait edges (the sim one,
+ * whose reads share an instant, 206). The wait's end moves to its release's read (counted as a
+ * clamped time), so the edge never points back in trace time. */
+Test(model_clock, gpv_07_boxes_at_their_reads_are_ordered_by_their_gpu_ticks)
+{
+	const struct fsa_op *signal = NULL, *wait = NULL;
+
+	read_before_its_signal(1000, 1010);
+	for (size_t i = 0; i < got.op_count; i++) {
+		if (got.ops[i].hwqueue_handle == UQ && got.ops[i].kind == FSA_OP_SIGNAL &&
+		    got.ops[i].fence_global_handle == FA_G)
+			signal = &got.ops[i];
+		if (got.ops[i].hwqueue_handle == UQ2 && got.ops[i].kind == FSA_OP_WAIT)
+			wait = &got.ops[i];
+	}
+	cr_assert_not_null(signal);
+	cr_assert_not_null(wait);
+	cr_assert_eq(signal->end_ns, ORIGIN + RAW0 + 62000, "at its read");
+	cr_assert_eq(got.edge_count, 1);
+	cr_assert_eq(got.edges[0].signal_op_id, signal->id);
+	cr_assert_eq(got.edges[0].wait_op_id, wait->id);
+	cr_assert_eq(wait->end_ns, signal->end_ns, "moved from its read to its release's");
+	cr_assert_geq(got.edges[0].wait_end_ns, got.edges[0].signal_end_ns);
+	cr_assert_eq(fsa_model_borrow_summary(model)->clamped_times, 1);
+}
+
+/* The same reads, but the GPU ran the signal after the wait ended: not its release (GPV-08: no
+ * edge rather than a wrong one). */
+Test(model_clock, gpv_07_a_signal_that_ran_after_the_wait_by_gpu_ticks_is_not_its_release)
+{
+	read_before_its_signal(1020, 1010);
+	cr_assert_eq(got.edge_count, 0);
+}
