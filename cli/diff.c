@@ -29,6 +29,7 @@
 
 struct diff_args {
 	gchar *format;
+	gchar *sections;
 	gchar **fail_if;
 	gboolean is_wide;
 	gchar *output;
@@ -40,6 +41,7 @@ static void
 diff_args_clear(struct diff_args *args)
 {
 	g_free(args->format);
+	g_free(args->sections);
 	g_strfreev(args->fail_if);
 	g_free(args->output);
 	fs_choice_args_clear(&args->choice);
@@ -268,6 +270,10 @@ fs_diff_main(int argc, char **argv)
 	const GOptionEntry entries[] = {
 	    {"format", 'f', 0, G_OPTION_ARG_STRING, &args.format, "text (default), json or csv",
 	     "FORMAT"},
+	    {"sections", 's', 0, G_OPTION_ARG_STRING, &args.sections,
+	     "comma-separated tables: traces, times, matching, counts, latency, anomalies, losses "
+	     "(default: all)",
+	     "LIST"},
 	    {"fail-if", 0, 0, G_OPTION_ARG_STRING_ARRAY, &args.fail_if,
 	     "exit 3 when EXPR holds in NEW, e.g. 'p99(wait) > 1.10 * base' (base: the same "
 	     "statistic in BASE; repeatable; docs/report-schema.md)",
@@ -315,6 +321,13 @@ fs_diff_main(int argc, char **argv)
 		goto end;
 	}
 	options.is_text_wide = args.is_wide;
+	if (args.sections &&
+	    fsa_diff_parse_tables(args.sections, &options.tables, &message) != FSA_OK) {
+		fs_error(DIFF_COMMAND, "%s", message ? message : "invalid --sections");
+		free(message);
+		exit_status = FS_EXIT_USAGE;
+		goto end;
+	}
 	exit_status = fs_choice_parse(DIFF_COMMAND, &args.choice, &options.report);
 	if (exit_status != FS_EXIT_OK)
 		goto end;

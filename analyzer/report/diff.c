@@ -967,6 +967,72 @@ diff_build_tables(struct fsa_diff *diff)
 	return tables;
 }
 
+static const struct {
+	const char *name;
+	enum fsa_diff_table table;
+} table_names[] = {
+    {"traces", FSA_DIFF_TRACES}, {"times", FSA_DIFF_TIMES},     {"matching", FSA_DIFF_MATCHING},
+    {"counts", FSA_DIFF_COUNTS}, {"latency", FSA_DIFF_LATENCY}, {"anomalies", FSA_DIFF_ANOMALIES},
+    {"losses", FSA_DIFF_LOSSES},
+};
+
+fsa_status
+fsa_diff_parse_tables(const char *text, unsigned *tables, char **error_message)
+{
+	char **words = g_strsplit(text ? text : "", ",", -1);
+	fsa_status status = FSA_OK;
+
+	*tables = 0;
+	for (size_t i = 0; words[i] && status == FSA_OK; i++) {
+		const char *word = g_strstrip(words[i]);
+		bool is_known = strcmp(word, "all") == 0;
+
+		if (is_known)
+			*tables |= FSA_DIFF_ALL_TABLES;
+		for (size_t t = 0; t < G_N_ELEMENTS(table_names) && !is_known; t++) {
+			if (strcmp(word, table_names[t].name) == 0) {
+				*tables |= table_names[t].table;
+				is_known = true;
+			}
+		}
+		if (!is_known) {
+			report_set_error(error_message,
+					 "'%s' is not a table of diff (traces, times, matching, "
+					 "counts, latency, anomalies, losses, all)",
+					 word);
+			status = FSA_ERR_INVALID;
+		}
+	}
+	if (status == FSA_OK && !*tables) {
+		report_set_error(error_message, "--sections names no table");
+		status = FSA_ERR_INVALID;
+	}
+	g_strfreev(words);
+	return status;
+}
+
+/* The tables --sections left out are dropped once built: the counts of `traces` (changes beyond
+ * noise, matched) are the same whatever is shown. */
+static void
+drop_unselected_tables(const struct fsa_diff *diff, GPtrArray *tables)
+{
+	unsigned selected = diff->options.tables ? diff->options.tables : FSA_DIFF_ALL_TABLES;
+
+	for (guint i = tables->len; i-- > 0;) {
+		const struct fsa_table *t = tables->pdata[i];
+		unsigned bit = strcmp(t->section, "thresholds") == 0 ? 0
+			       : g_str_has_suffix(t->name, "_times") ? FSA_DIFF_TIMES
+								     : 0;
+
+		for (size_t n = 0; n < G_N_ELEMENTS(table_names) && !bit; n++)
+			if (strcmp(t->name, table_names[n].name) == 0 &&
+			    strcmp(t->section, "diff") == 0)
+				bit = table_names[n].table;
+		if (bit && !(selected & bit))
+			g_ptr_array_remove_index(tables, i);
+	}
+}
+
 /* --- Finish and write ----------------------------------------------------------------------- */
 
 static struct diff_object *
@@ -1068,6 +1134,7 @@ fsa_diff_write(struct fsa_diff *diff, enum fsa_report_format format, FILE *out)
 	if (status != FSA_OK)
 		return status;
 	tables = diff_build_tables(diff);
+	drop_unselected_tables(diff, tables);
 	switch (format) {
 	case FSA_REPORT_FORMAT_JSON:
 		status = tables_write_json(tables, FSA_DIFF_SCHEMA_VERSION, out);

@@ -661,3 +661,35 @@ Test(diff, fail_if_scopes_and_the_report_refuse_what_they_cannot_measure)
 				  "metric of fencescope diff; a report has no packet durations\n");
 	fst_run_clear(&run);
 }
+
+/* -s/--sections picks the diff's tables (the thresholds table stays with --fail-if); an unknown
+ * name is a usage error in one line. */
+Test(diff, sections_pick_the_tables_written)
+{
+	const char *some[] = {"diff",       "-f", "json", "-s", "latency,times",
+			      "--relative", BASE, SLOW,   NULL};
+	const char *with_threshold[] = {
+	    "diff", "-f", "json", "--sections", "counts", "--fail-if", "count(wait) > base",
+	    BASE,   SLOW, NULL};
+	const char *typo[] = {"diff", "-s", "latnecy", BASE, SLOW, NULL};
+	const char *none[] = {"diff", "-s", "", BASE, SLOW, NULL};
+	JsonObject *diff;
+	JsonParser *parser = diff_json_args(some, &diff);
+	GList *members = json_object_get_members(diff);
+	struct fst_run run;
+
+	cr_assert_eq(g_list_length(members), 3);
+	cr_assert(json_object_has_member(diff, "latency"));
+	cr_assert(json_object_has_member(diff, "base_times"));
+	cr_assert(json_object_has_member(diff, "new_times"));
+	g_list_free(members);
+	g_object_unref(parser);
+	run_diff(with_threshold, &run);
+	cr_assert_eq(run.exit_status, 0, "%s", run.err);
+	cr_assert_not_null(strstr(run.out, "\"counts\""));
+	cr_assert_null(strstr(run.out, "\"latency\""));
+	cr_assert_not_null(strstr(run.out, "\"thresholds\""));
+	fst_run_clear(&run);
+	assert_usage_error(typo, "-s latnecy");
+	assert_usage_error(none, "-s ''");
+}

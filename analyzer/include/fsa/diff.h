@@ -38,8 +38,22 @@ enum fsa_diff_side {
 	FSA_DIFF_NEW = 1,
 };
 
+/* The diff's tables, a bit mask; their names (the JSON keys under "diff") are the --sections
+ * words. */
+enum fsa_diff_table {
+	FSA_DIFF_TRACES = 1u << 0,    /* "traces" */
+	FSA_DIFF_TIMES = 1u << 1,     /* "times": base_times and new_times */
+	FSA_DIFF_MATCHING = 1u << 2,  /* "matching" */
+	FSA_DIFF_COUNTS = 1u << 3,    /* "counts" */
+	FSA_DIFF_LATENCY = 1u << 4,   /* "latency" */
+	FSA_DIFF_ANOMALIES = 1u << 5, /* "anomalies" */
+	FSA_DIFF_LOSSES = 1u << 6,    /* "losses" */
+	FSA_DIFF_ALL_TABLES = (1u << 7) - 1,
+};
+
 struct fsa_diff_options {
 	bool is_text_wide; /* text: one line per row (fsa_report_options.is_text_wide) */
+	unsigned tables;   /* enum fsa_diff_table bits; 0 means all (the thresholds always) */
 	/* What each side's report counts, the same for both: the time filter (begin/end;
 	 * a relative time is from each trace's own first event, so the same window of two runs
 	 * is compared), the frame budget (frame_over_budget). The diff's own series (packets,
@@ -83,6 +97,10 @@ FSA_API fsa_status fsa_diff_finish(struct fsa_diff *diff);
 
 /* Writes the finished diff. FSA_ERR_IO when writing fails. */
 FSA_API fsa_status fsa_diff_write(struct fsa_diff *diff, enum fsa_report_format format, FILE *out);
+
+/* --sections: a comma-separated list of table names (enum fsa_diff_table), or "all". FSA_OK, or
+ * FSA_ERR_INVALID with a one-line reason in *error_message (transfer full, free()). */
+FSA_API fsa_status fsa_diff_parse_tables(const char *text, unsigned *tables, char **error_message);
 
 /* After fsa_diff_finish(): the thresholds that failed, one line each. Returns: (transfer none). */
 FSA_API size_t fsa_diff_failure_count(const struct fsa_diff *diff);
