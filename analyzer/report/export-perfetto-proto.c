@@ -66,6 +66,8 @@
 #define TYPE_SLICE_BEGIN           1
 #define TYPE_SLICE_END             2
 #define TYPE_INSTANT               3
+#define TYPE_COUNTER               4
+#define EVENT_COUNTER_VALUE        30 /* int64 */
 /* track_event/track_descriptor.proto: TrackDescriptor. */
 #define TRACK_UUID              1
 #define TRACK_NAME              2
@@ -74,6 +76,7 @@
 #define TRACK_CHILD_ORDERING    11
 #define TRACK_SIBLING_RANK      12
 #define TRACK_SIBLING_MERGE     15
+#define TRACK_COUNTER           8 /* CounterDescriptor: a counter track */
 #define CHILD_ORDERING_EXPLICIT 3
 #define SIBLING_MERGE_BY_NAME   1
 /* track_event/process_descriptor.proto: ProcessDescriptor. */
@@ -643,6 +646,37 @@ encode_anomaly(void *data, const struct fsa_anomaly *a, const struct perfetto_sp
 	return write_event(w, span->begin);
 }
 
+/* A counter track: a TrackDescriptor {uuid, parent_uuid = its process, name, sibling_order_rank
+ * after the process's other tracks, counter = CounterDescriptor {}}. */
+static fsa_status
+encode_counter_track(void *data, const struct perfetto_counter_track *track)
+{
+	struct fsa_perfetto_proto_writer *w = data;
+	struct pb *d = &w->scratch;
+	fsa_status status = write_process_track(w, track->pid);
+
+	if (status != FSA_OK)
+		return status;
+	d->len = 0;
+	pb_uint(d, TRACK_UUID, track->id);
+	pb_uint(d, TRACK_PARENT_UUID, PROCESS_UUID(track->pid));
+	pb_string(d, TRACK_NAME, track->name);
+	pb_uint(d, TRACK_SIBLING_RANK, track->order);
+	pb_bytes(d, TRACK_COUNTER, "", 0);
+	return write_packet(w, false, 0, PACKET_TRACK_DESCRIPTOR, d);
+}
+
+/* A TrackEvent {type = TYPE_COUNTER, track_uuid, counter_value}: the value from TS on. */
+static fsa_status
+encode_counter(void *data, const struct perfetto_counter_track *track, uint64_t ts, int64_t value)
+{
+	struct fsa_perfetto_proto_writer *w = data;
+
+	begin_event(w, TYPE_COUNTER, track->id, NULL, NULL);
+	pb_uint(&w->event, EVENT_COUNTER_VALUE, (uint64_t) value);
+	return write_event(w, ts);
+}
+
 /* Perfetto pairs BEGIN and END by sorting them by time, ties in file order: a slice placed
  * before a lane's slices must end strictly before they begin. Lanes are written as they are
  * made; frames are drawn. */
@@ -656,6 +690,8 @@ static const struct perfetto_encoder proto_encoder = {
     .anomaly = encode_anomaly,
     .frame = encode_frame,
     .flow = encode_flow,
+    .counter_track = encode_counter_track,
+    .counter = encode_counter,
 };
 
 /* Life cycle -------------------------------------------------------------------------------- */
@@ -773,6 +809,19 @@ fsa_perfetto_proto_writer_set_model(struct fsa_perfetto_proto_writer *w,
 				    const struct fsa_model *model)
 {
 	perfetto_tracks_set_model(&w->tracks, model);
+}
+
+void
+fsa_perfetto_proto_writer_set_counter_resolution(struct fsa_perfetto_proto_writer *w,
+						 uint64_t resolution_ns)
+{
+	perfetto_tracks_set_counter_resolution(&w->tracks, resolution_ns);
+}
+
+fsa_status
+fsa_perfetto_proto_writer_set_counters(struct fsa_perfetto_proto_writer *w, bool has_counters)
+{
+	return perfetto_tracks_set_counters(&w->tracks, has_counters);
 }
 
 fsa_status

@@ -378,6 +378,23 @@ encode_anomaly(void *data, const struct fsa_anomaly *a, const struct perfetto_sp
 	return check_output(w);
 }
 
+/* A counter event: {"name":<track>,"cat":"counter","ph":"C","ts":…,"pid":…,"args":{"value":…}};
+ * the viewers key a counter track by its process and name. */
+static fsa_status
+encode_counter(void *data, const struct perfetto_counter_track *track, uint64_t ts, int64_t value)
+{
+	struct fsa_perfetto_writer *w = data;
+
+	begin_event(w);
+	put(w, "\"name\":");
+	put_string(w, track->name);
+	put(w, ",\"cat\":\"counter\",\"ph\":\"C\",\"ts\":");
+	put_ts(w, ts);
+	fprintf(w->out, ",\"pid\":%" PRIu32 ",\"args\":{\"value\":%" PRId64 "}}", track->pid,
+		value);
+	return check_output(w);
+}
+
 /* Complete events may end where a later slice of their lane begins; threads are named at the
  * end, from the tracks. */
 static const struct perfetto_encoder json_encoder = {
@@ -388,6 +405,7 @@ static const struct perfetto_encoder json_encoder = {
     .loss = encode_loss,
     .anomaly = encode_anomaly,
     .flow = encode_flow,
+    .counter = encode_counter,
 };
 
 /* Life cycle ---------------------------------------------------------------------------------- */
@@ -497,6 +515,18 @@ void
 fsa_perfetto_writer_set_model(struct fsa_perfetto_writer *w, const struct fsa_model *model)
 {
 	perfetto_tracks_set_model(&w->tracks, model);
+}
+
+void
+fsa_perfetto_writer_set_counter_resolution(struct fsa_perfetto_writer *w, uint64_t resolution_ns)
+{
+	perfetto_tracks_set_counter_resolution(&w->tracks, resolution_ns);
+}
+
+fsa_status
+fsa_perfetto_writer_set_counters(struct fsa_perfetto_writer *w, bool has_counters)
+{
+	return perfetto_tracks_set_counters(&w->tracks, has_counters);
 }
 
 fsa_status

@@ -20,6 +20,8 @@
 #include "fsa/frames.h"
 #include "fsa/model.h"
 
+#include "perfetto-counters-private.h"
+
 /* "Processes" that are not adapters (an adapter's is its id + 1). */
 #define PERFETTO_PID_UNKNOWN_ADAPTER 1000000
 #define PERFETTO_PID_CPU             1000001
@@ -76,6 +78,16 @@ struct perfetto_op_box {
 	uint64_t stall_begin, stall_end;
 };
 
+/* A counter track (docs/export.md "Counter tracks"): its id (from the lanes' id space), the
+ * process it belongs to, its name, and its rank among that process's tracks. */
+struct perfetto_counter_track {
+	uint64_t id;
+	uint32_t pid;
+	uint32_t order;
+	enum perfetto_counter_kind kind;
+	const char *name;
+};
+
 /*
  * What an encoder writes. Each callback gets the model's item and where it goes; it returns
  * FSA_OK or an error after setting the layer's error (perfetto_tracks_fail()). Callbacks a
@@ -105,6 +117,11 @@ struct perfetto_encoder {
 	 * TO.end are unused; FROM.begin < TO.begin). */
 	fsa_status (*flow)(void *data, uint64_t id, const struct perfetto_span *from,
 			   const struct perfetto_span *to);
+	/* A counter track, then its values in time order (each from TS on), at the end of the
+	 * export. */
+	fsa_status (*counter_track)(void *data, const struct perfetto_counter_track *track);
+	fsa_status (*counter)(void *data, const struct perfetto_counter_track *track, uint64_t ts,
+			      int64_t value);
 };
 
 struct perfetto_cached_op {
@@ -130,6 +147,7 @@ struct perfetto_tracks {
 	uint32_t *track_index;
 	size_t track_index_capacity;
 	uint64_t next_lane_id, lane_count;
+	uint64_t counter_track_count;
 
 	uint64_t max_ts; /* the latest time seen, to draw what never ended */
 	uint64_t time_base_ns;
@@ -155,6 +173,9 @@ struct perfetto_tracks {
 	/* Frames from the vsync and flip markers as they pass (fsa/frames.h); NULL without the
 	 * encoder's frame callback. */
 	struct fsa_frame_builder *frames;
+	/* Owned; the counter tracks' change points until the end, NULL without counters. */
+	struct perfetto_counters *counters;
+	uint64_t counter_resolution_ns; /* 0: every change */
 };
 
 /* Readies PT (zeroed by the caller) for ENCODER; PATH is borrowed. FSA_ERR_NOMEM on failure
@@ -169,8 +190,13 @@ fsa_status perfetto_tracks_add_queue(struct perfetto_tracks *pt, const struct fs
 fsa_status perfetto_tracks_add_process(struct perfetto_tracks *pt,
 				       const struct fsa_process_info *p);
 
-/* The end of the items: the last frames, then every edge still waiting for its boxes (those
- * get no arrow). */
+/* Counter tracks on (the default) or off; call before the first item. FSA_ERR_NOMEM. */
+fsa_status perfetto_tracks_set_counters(struct perfetto_tracks *pt, bool has_counters);
+/* 0 (the default): every change of a counter; else see perfetto_counters_write(). */
+void perfetto_tracks_set_counter_resolution(struct perfetto_tracks *pt, uint64_t resolution_ns);
+
+/* The end of the items: the last frames, every edge still waiting for its boxes (those get no
+ * arrow), then the counter tracks. */
 fsa_status perfetto_tracks_finish(struct perfetto_tracks *pt);
 
 /* Notes a time (the time base is fixed at the first call); FSA_TIME_NONE only fixes it. */

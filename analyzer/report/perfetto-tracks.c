@@ -564,6 +564,8 @@ on_op(void *data, const struct fsa_op *op)
 	if (!pt->has_op || op->id > pt->max_op_id)
 		pt->max_op_id = op->id;
 	pt->has_op = true;
+	if (pt->counters && perfetto_counters_add_op(pt->counters, op, begin, end) != FSA_OK)
+		return perfetto_tracks_fail(pt, FSA_ERR_NOMEM);
 	if (begin == FSA_TIME_NONE)
 		return FSA_OK; /* no time at all: nothing to draw */
 	if (end < begin) {
@@ -628,6 +630,8 @@ on_packet(void *data, const struct fsa_packet *p)
 		return FSA_OK;
 	if (end < begin)
 		end = begin;
+	if (pt->counters && perfetto_counters_add_packet(pt->counters, p, begin, end) != FSA_OK)
+		return perfetto_tracks_fail(pt, FSA_ERR_NOMEM);
 	status = get_track(pt, PERFETTO_TRACK_ENGINE, p->adapter_id, p->engine_id,
 			   adapter_pid(p->adapter_id), &t);
 	if (status == FSA_OK)
@@ -758,6 +762,82 @@ on_anomaly(void *data, const struct fsa_anomaly *a)
 		.pid = PERFETTO_PID_ANOMALIES, .lane = lane, .begin = ts, .end = ts});
 }
 
+static fsa_status
+on_fence_value(void *data, const struct fsa_fence_value *v)
+{
+	struct perfetto_tracks *pt = data;
+
+	perfetto_tracks_see_time(pt, v->ts_ns);
+	if (perfetto_counters_add_fence_value(pt->counters, v) != FSA_OK)
+		return perfetto_tracks_fail(pt, FSA_ERR_NOMEM);
+	return FSA_OK;
+}
+
+/* Counter tracks ---------------------------------------------------------------------------------
+ */
+
+static fsa_status
+write_counter(void *data, enum perfetto_counter_kind kind, uint64_t a, uint64_t b,
+	      uint32_t adapter_id, size_t count, const uint64_t *ns, const int64_t *values)
+{
+	struct perfetto_tracks *pt = data;
+	char name[160];
+	const char *type;
+	struct perfetto_counter_track track = {
+	    .id = ++pt->next_lane_id,
+	    .pid = adapter_pid(adapter_id),
+	    .order = (uint32_t) (pt->track_count + pt->counter_track_count++),
+	    .kind = kind,
+	    .name = name,
+	};
+	fsa_status status;
+
+	switch (kind) {
+	case PERFETTO_COUNTER_BUSY:
+		type = engine_type_of(pt, a, b);
+		snprintf(name, sizeof(name), "engine %" PRIu64 "%s%s busy", b, type ? " " : "",
+			 type ? type : "");
+		break;
+	case PERFETTO_COUNTER_DEPTH:
+		snprintf(name, sizeof(name), "hwqueue 0x%" PRIx64 " depth", a);
+		break;
+	case PERFETTO_COUNTER_FENCE:
+	default:
+		snprintf(name, sizeof(name), "fence 0x%" PRIx64 " CurrentValue", a);
+		break;
+	}
+	status = pt->encoder->counter_track ? pt->encoder->counter_track(pt->encoder_data, &track)
+					    : FSA_OK;
+	for (size_t i = 0; i < count && status == FSA_OK; i++) {
+		perfetto_tracks_see_time(pt, ns[i]);
+		status = pt->encoder->counter(pt->encoder_data, &track, ns[i], values[i]);
+	}
+	return status;
+}
+
+fsa_status
+perfetto_tracks_set_counters(struct perfetto_tracks *pt, bool has_counters)
+{
+	if (!has_counters) {
+		perfetto_counters_free(pt->counters);
+		pt->counters = NULL;
+		pt->sink.fence_value = NULL;
+		return FSA_OK;
+	}
+	if (!pt->counters)
+		pt->counters = perfetto_counters_new();
+	if (!pt->counters)
+		return perfetto_tracks_fail(pt, FSA_ERR_NOMEM);
+	pt->sink.fence_value = on_fence_value;
+	return FSA_OK;
+}
+
+void
+perfetto_tracks_set_counter_resolution(struct perfetto_tracks *pt, uint64_t resolution_ns)
+{
+	pt->counter_resolution_ns = resolution_ns;
+}
+
 /* Life cycle ------------------------------------------------------------------------------------
  */
 
@@ -783,7 +863,7 @@ perfetto_tracks_init(struct perfetto_tracks *pt, const struct perfetto_encoder *
 	    .loss = on_loss,
 	    .anomaly = on_anomaly,
 	};
-	return FSA_OK;
+	return encoder->counter ? perfetto_tracks_set_counters(pt, true) : FSA_OK;
 }
 
 void
@@ -800,6 +880,7 @@ perfetto_tracks_clear(struct perfetto_tracks *pt)
 		free(pt->processes[i].name);
 	free(pt->processes);
 	fsa_frame_builder_destroy(pt->frames);
+	perfetto_counters_free(pt->counters);
 	free(pt->error);
 }
 
@@ -821,5 +902,13 @@ perfetto_tracks_finish(struct perfetto_tracks *pt)
 {
 	fsa_status status = pt->frames ? fsa_frame_builder_finish(pt->frames) : FSA_OK;
 
-	return status == FSA_OK ? retry_pending(pt, true) : status;
+	if (status == FSA_OK)
+		status = retry_pending(pt, true);
+	if (status == FSA_OK && pt->counters) {
+		status = perfetto_counters_write(pt->counters, pt->model, pt->counter_resolution_ns,
+						 write_counter, pt);
+		if (status == FSA_ERR_NOMEM && !pt->error)
+			perfetto_tracks_fail(pt, status);
+	}
+	return status;
 }
