@@ -15,6 +15,8 @@
  *   instants as TYPE_INSTANT, the stalled phase of a user-mode wait as a slice nested in its box;
  * - each signal → wait edge as a flow between two instants placed inside the two boxes, the
  *   wait's never before the signal's;
+ * - at the end, the counter tracks (engine busy, queue depth, fence CurrentValue) as
+ *   TrackDescriptors with a CounterDescriptor and TYPE_COUNTER events;
  * - names, categories and debug annotation names interned (InternedData on one packet sequence
  *   whose first packet clears the incremental state), so a repeated name costs a varint.
  *

@@ -3,13 +3,14 @@
  * `fencescope export --perfetto`: the model's timeline as Chrome trace-event JSON, the format
  * that ui.perfetto.dev and chrome://tracing open (docs/export.md "Perfetto"). One "process" per
  * adapter, tracks ("threads") per HWQueue, engine, doorbell and CPU waiter, complete events for
- * fence boxes and packets, instants for markers, and flow arrows from each signal to the wait it
- * released.
+ * fence boxes and packets, instants for markers, flow arrows from each signal to the wait it
+ * released, and at the end counter events ("ph":"C") for engine busy, queue depth and fence
+ * CurrentValue.
  *
  * It streams: events are written as the model hands them over, with a hand-written JSON writer
  * (no document tree), so memory holds only the tracks, a fixed-size cache of recent operations
- * for the arrows, and the names of queues and processes. The JSON is never sorted: both viewers
- * sort events themselves.
+ * for the arrows, the names of queues and processes, and the counters' change points. The JSON
+ * is never sorted: both viewers sort events themselves.
  *
  * Where each item goes (tracks, lanes, names, arrows, times) is decided by the layer both
  * Perfetto writers share (perfetto-tracks.c); this file is its JSON encoder: a lane is a
