@@ -170,11 +170,12 @@ static fsa_status
 add_step(struct perfetto_counters *c, uint64_t fence, uint32_t adapter_id, uint64_t ns,
 	 uint64_t value)
 {
-	struct series *s = get_series(c, PERFETTO_COUNTER_FENCE, fence, 0, adapter_id);
 	struct fence_step step = {ns, value, ++c->step_order};
+	struct series *s;
 
 	if (ns == FSA_TIME_NONE)
 		return FSA_OK;
+	s = get_series(c, PERFETTO_COUNTER_FENCE, fence, 0, adapter_id);
 	return s && vec_push(&s->first, &step, sizeof(step)) ? FSA_OK : FSA_ERR_NOMEM;
 }
 

@@ -784,14 +784,13 @@ write_counter(void *data, enum perfetto_counter_kind kind, uint64_t a, uint64_t 
 	char name[160];
 	const char *type;
 	struct perfetto_counter_track track = {
-	    .id = ++pt->next_lane_id,
-	    .pid = adapter_pid(adapter_id),
-	    .order = (uint32_t) (pt->track_count + pt->counter_track_count++),
-	    .kind = kind,
-	    .name = name,
-	};
+	    .pid = adapter_pid(adapter_id), .kind = kind, .name = name};
 	fsa_status status;
 
+	if (!count)
+		return FSA_OK; /* a fence without a time: no track */
+	track.id = ++pt->next_lane_id;
+	track.order = (uint32_t) (pt->track_count + pt->counter_track_count++);
 	switch (kind) {
 	case PERFETTO_COUNTER_BUSY:
 		type = engine_type_of(pt, a, b);
