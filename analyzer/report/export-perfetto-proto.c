@@ -15,12 +15,16 @@
  *   instants as TYPE_INSTANT, the stalled phase of a user-mode wait as a slice nested in its box;
  * - each signal → wait edge as a flow between two instants placed inside the two boxes, the
  *   wait's never before the signal's;
+ * - at the end, the counter tracks (engine busy, queue depth, fence CurrentValue) as
+ *   TrackDescriptors with a CounterDescriptor and TYPE_COUNTER events;
  * - names, categories and debug annotation names interned (InternedData on one packet sequence
  *   whose first packet clears the incremental state), so a repeated name costs a varint.
  *
  * It streams: a packet is encoded into a reused buffer and written as the model emits its item;
  * memory holds the tracks, the interning tables, and the same bounded cache of recent operations
- * the JSON writer keeps for the arrows.
+ * the JSON writer keeps for the arrows. Where each item goes (tracks, lanes, names, arrows,
+ * frames, times) is decided by the layer both Perfetto writers share (perfetto-tracks.c); this
+ * file is its protobuf encoder: a lane is a TrackDescriptor written when the lane is made.
  *
  * The encoder is written by hand: the messages used are a handful of varint, fixed64 and
  * length-delimited fields, and a generated library (libprotobuf-c) would add a build dependency
@@ -36,15 +40,11 @@
 
 #include "fencescope-tp-enums.h"
 #include "fsa/export-writers.h"
-#include "fsa/frames.h"
 
 #include "export-file-private.h"
+#include "perfetto-tracks-private.h"
 
-#define FLOW_MIN_DUR_NS   6
-#define FLOW_INSET_NS     3
-#define OP_CACHE_SIZE     65536 /* a power of two */
-#define PENDING_EDGES_MAX 4096
-#define SEQUENCE_ID       1
+#define SEQUENCE_ID 1
 
 /* Perfetto field numbers. trace.proto: Trace. */
 #define TRACE_PACKET 1
@@ -68,6 +68,8 @@
 #define TYPE_SLICE_BEGIN           1
 #define TYPE_SLICE_END             2
 #define TYPE_INSTANT               3
+#define TYPE_COUNTER               4
+#define EVENT_COUNTER_VALUE        30 /* int64 */
 /* track_event/track_descriptor.proto: TrackDescriptor. */
 #define TRACK_UUID              1
 #define TRACK_NAME              2
@@ -76,6 +78,7 @@
 #define TRACK_CHILD_ORDERING    11
 #define TRACK_SIBLING_RANK      12
 #define TRACK_SIBLING_MERGE     15
+#define TRACK_COUNTER           8 /* CounterDescriptor: a counter track */
 #define CHILD_ORDERING_EXPLICIT 3
 #define SIBLING_MERGE_BY_NAME   1
 /* track_event/process_descriptor.proto: ProcessDescriptor. */
@@ -99,49 +102,6 @@
 #define WIRE_FIXED64 1
 #define WIRE_LEN     2
 
-/* "Processes" that are not adapters, as in the JSON writer. */
-#define PID_UNKNOWN_ADAPTER 1000000
-#define PID_CPU             1000001
-#define PID_TRACER          1000002
-#define PID_ANOMALIES       1000003
-#define PID_EXPORT          1000004
-#define PROCESS_UUID(pid)   ((uint64_t) (pid) << 32)
-
-enum track_type {
-	TRACK_QUEUE,          /* a = hwqueue: fence boxes */
-	TRACK_QUEUE_DOORBELL, /* a = hwqueue: doorbell markers */
-	TRACK_QUEUE_LOSS,     /* a = hwqueue: log overruns */
-	TRACK_ENGINE,         /* a = adapter, b = engine: packets */
-	TRACK_ENGINE_EVENTS,  /* a = adapter, b = engine: preemption, TDR, F1, reset, fault */
-	TRACK_ADAPTER_EVENTS, /* a = adapter: device-wide markers */
-	TRACK_CPU,            /* a = process: CPU waits and signals */
-	TRACK_TRACER,         /* a = cpu: tracer discards */
-	TRACK_ANOMALY,        /* a = anomaly kind */
-	TRACK_EXPORT,         /* what the export says about itself */
-	TRACK_DISPLAY,        /* a = adapter, b = display (VidPN source): frames */
-};
-
-struct lane {
-	uint64_t uuid;
-	uint64_t min_begin, max_end; /* the envelope of the slices placed on it */
-};
-
-struct track {
-	enum track_type type;
-	uint64_t a, b;
-	uint32_t pid;
-	uint32_t order;
-	struct lane *lanes;
-	size_t lane_count;
-};
-
-struct cached_op {
-	uint64_t op_id;
-	bool is_valid;
-	uint64_t lane_uuid;
-	uint64_t begin, flow_ts; /* the box's begin, and a point inside it near its end */
-};
-
 /* A growable byte buffer; is_oom once an allocation failed (then it stops growing). */
 struct pb {
 	uint8_t *data;
@@ -162,41 +122,23 @@ struct intern_table {
 };
 
 struct fsa_perfetto_proto_writer {
-	struct fsa_model_sink sink;
+	struct perfetto_tracks tracks; /* the model sink: where each item goes */
 	struct fsa_output_file file;
 	FILE *out;
-	char *error;
 	bool is_finished;
 	bool is_first_packet;
 	char *trace_path, *version, *partial;
 
 	struct pb event, packet, interned, scratch;
 	struct intern_table names, categories, annotation_names;
-
-	struct track *tracks;
-	size_t track_count, track_capacity;
-	uint32_t *track_index; /* open addressing over tracks (index + 1, 0 empty) */
-	size_t track_index_capacity;
 	uint32_t *pids; /* process tracks written */
 	size_t pid_count;
-	uint64_t next_uuid;
-	uint64_t lane_count;
-
-	uint64_t max_ts;
-	uint64_t time_base_ns;
-	bool is_time_base_set;
-	const struct fsa_model *model;
-
-	struct cached_op *op_cache;
-	bool has_op;
-	uint64_t max_op_id;
-	struct fsa_edge *pending;
-	size_t pending_count;
-	uint64_t flow_count, unbound_edge_count, inverted_edge_count;
 	uint64_t packet_count;
-	/* Frames from the vsync and flip markers as they pass (fsa/frames.h). */
-	struct fsa_frame_builder *frames;
 };
+
+/* The uuid of a process track; lanes' uuids are their ids, counted from 1, so that the uuid
+ * every event carries is a short varint. */
+#define PROCESS_UUID(pid) ((uint64_t) (pid) << 32)
 
 /* Encoding ------------------------------------------------------------------------------------ */
 
@@ -365,26 +307,18 @@ intern(struct fsa_perfetto_proto_writer *w, struct intern_table *t, uint32_t fie
 	return t->next_iid;
 }
 
-/* Packets ----------------------------------------------------------------------------------------
- */
+/* Packets ----------------------------------------------------------------------------------- */
 
 static fsa_status
 out_of_memory(struct fsa_perfetto_proto_writer *w)
 {
-	free(w->error);
-	w->error = strdup_printf("%s: out of memory", w->file.path);
-	return FSA_ERR_NOMEM;
+	return perfetto_tracks_fail(&w->tracks, FSA_ERR_NOMEM);
 }
 
 static fsa_status
 check_output(struct fsa_perfetto_proto_writer *w)
 {
-	if (ferror(w->out)) {
-		free(w->error);
-		w->error = strdup_printf("%s: cannot write: %s", w->file.path, strerror(errno));
-		return FSA_ERR_IO;
-	}
-	return FSA_OK;
+	return ferror(w->out) ? perfetto_tracks_fail(&w->tracks, FSA_ERR_IO) : FSA_OK;
 }
 
 /*
@@ -487,17 +421,11 @@ annotate_string(struct fsa_perfetto_proto_writer *w, const char *key, const char
 	pb_bytes(&w->event, ANNOTATION_STRING, v, len);
 }
 
-/* Times as written: relative to the time base (docs/export.md), never negative. */
-static uint64_t
-rel(const struct fsa_perfetto_proto_writer *w, uint64_t ns)
-{
-	return ns > w->time_base_ns ? ns - w->time_base_ns : 0;
-}
-
 static fsa_status
 write_event(struct fsa_perfetto_proto_writer *w, uint64_t ts)
 {
-	return write_packet(w, true, rel(w, ts), PACKET_TRACK_EVENT, &w->event);
+	return write_packet(w, true, perfetto_tracks_relative(&w->tracks, ts), PACKET_TRACK_EVENT,
+			    &w->event);
 }
 
 static fsa_status
@@ -507,26 +435,9 @@ end_slice(struct fsa_perfetto_proto_writer *w, uint64_t track_uuid, uint64_t ts)
 	return write_event(w, ts);
 }
 
-/* Tracks -----------------------------------------------------------------------------------------
- */
+/* Tracks ------------------------------------------------------------------------------------ */
 
-static uint64_t
-track_hash(enum track_type type, uint64_t a, uint64_t b)
-{
-	uint64_t h = (uint64_t) type * 0x9e3779b97f4a7c15u ^ a * 0xbf58476d1ce4e5b9u ^
-		     b * 0x94d049bb133111ebu;
-
-	return h ^ (h >> 31);
-}
-
-static uint32_t
-adapter_pid(uint32_t adapter_id)
-{
-	return adapter_id < PID_UNKNOWN_ADAPTER - 1 ? adapter_id + 1 : PID_UNKNOWN_ADAPTER;
-}
-
-/* Process tracks have uuid PROCESS_UUID(pid); lanes count from 1, so that the uuid every event
- * carries is a short varint. */
+/* A process track: uuid PROCESS_UUID(pid), written before its first lane. */
 static fsa_status
 write_process_track(struct fsa_perfetto_proto_writer *w, uint32_t pid)
 {
@@ -543,18 +454,7 @@ write_process_track(struct fsa_perfetto_proto_writer *w, uint32_t pid)
 		return out_of_memory(w);
 	w->pids = pids;
 	w->pids[w->pid_count++] = pid;
-	if (pid == PID_CPU)
-		snprintf(name, sizeof(name), "CPU waits and signals");
-	else if (pid == PID_TRACER)
-		snprintf(name, sizeof(name), "tracer losses");
-	else if (pid == PID_ANOMALIES)
-		snprintf(name, sizeof(name), "anomalies");
-	else if (pid == PID_EXPORT)
-		snprintf(name, sizeof(name), "fencescope export");
-	else if (pid == PID_UNKNOWN_ADAPTER)
-		snprintf(name, sizeof(name), "unknown adapter");
-	else
-		snprintf(name, sizeof(name), "adapter %" PRIu32, pid - 1);
+	perfetto_process_name(pid, name, sizeof(name));
 	name_len = strlen(name);
 	d->len = 0;
 	pb_uint(d, TRACK_UUID, PROCESS_UUID(pid));
@@ -567,534 +467,121 @@ write_process_track(struct fsa_perfetto_proto_writer *w, uint32_t pid)
 	return write_packet(w, false, 0, PACKET_TRACK_DESCRIPTOR, d);
 }
 
-static const char *
-engine_type_name(uint8_t type)
-{
-#define ENGINE_TYPE_NAME_(prefix, name, value) [value] = #name,
-	static const char *const names[] = {FSTP_ENGINE_TYPE(ENGINE_TYPE_NAME_, ENGINE_TYPE)};
-#undef ENGINE_TYPE_NAME_
-
-	return type < sizeof(names) / sizeof(names[0]) ? names[type] : "unknown engine type";
-}
-
-static const char *
-process_name(const struct fsa_perfetto_proto_writer *w, uint32_t process_id)
-{
-	const struct fsa_process_info *p =
-	    w->model ? fsa_model_find_process(w->model, process_id) : NULL;
-
-	return p && p->name ? p->name : "";
-}
-
-/* The engine type of an engine, from a queue on it the model knows. */
-static const char *
-engine_type_of(const struct fsa_perfetto_proto_writer *w, uint64_t adapter_id, uint64_t engine_id)
-{
-	size_t n = w->model ? fsa_model_queue_count(w->model) : 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct fsa_queue_info *q = fsa_model_borrow_queue(w->model, i);
-
-		if (q->adapter_id == adapter_id && q->engine_id == engine_id &&
-		    q->engine_type != UINT8_MAX)
-			return engine_type_name(q->engine_type);
-	}
-	return NULL;
-}
-
-static void
-format_queue(const struct fsa_perfetto_proto_writer *w, char *buf, size_t size, uint64_t handle,
-	     const char *what)
-{
-	const struct fsa_queue_info *q = w->model ? fsa_model_find_queue(w->model, handle) : NULL;
-
-	if (!q) {
-		snprintf(buf, size, "hwqueue 0x%" PRIx64 "%s", handle, what);
-		return;
-	}
-	snprintf(buf, size,
-		 "hwqueue 0x%" PRIx64 "%s · engine %" PRIu32 " %s · %s · pid %" PRIu32 " %s",
-		 handle, what, q->engine_id,
-		 q->engine_type != UINT8_MAX ? engine_type_name(q->engine_type) : "",
-		 q->is_user_mode ? "user-mode" : "kernel-mode", q->process_id,
-		 process_name(w, q->process_id));
-}
-
-/* Track names are taken from the model when the track's first lane is written: the queue, its
- * engine and process have been created by then (their events come first). */
-static void
-track_name(const struct fsa_perfetto_proto_writer *w, const struct track *t, char *buf, size_t size)
-{
-	const char *type;
-
-	switch (t->type) {
-	case TRACK_QUEUE:
-		format_queue(w, buf, size, t->a, "");
-		return;
-	case TRACK_QUEUE_DOORBELL:
-		format_queue(w, buf, size, t->a, " doorbell");
-		return;
-	case TRACK_QUEUE_LOSS:
-		format_queue(w, buf, size, t->a, " lost log entries");
-		return;
-	case TRACK_ENGINE:
-	case TRACK_ENGINE_EVENTS:
-		type = engine_type_of(w, t->a, t->b);
-		snprintf(buf, size, "engine %" PRIu64 "%s%s%s", t->b, type ? " " : "",
-			 type ? type : "", t->type == TRACK_ENGINE ? " packets" : " events");
-		return;
-	case TRACK_ADAPTER_EVENTS:
-		snprintf(buf, size, "adapter events");
-		return;
-	case TRACK_CPU:
-		snprintf(buf, size, "pid %" PRIu64 " %s", t->a, process_name(w, (uint32_t) t->a));
-		return;
-	case TRACK_TRACER:
-		if (t->a == UINT32_MAX)
-			snprintf(buf, size, "discarded (cpu unknown)");
-		else
-			snprintf(buf, size, "discarded on cpu %" PRIu64, t->a);
-		return;
-	case TRACK_ANOMALY:
-		snprintf(buf, size, "%s", fsa_anomaly_kind_name((enum fsa_anomaly_kind) t->a));
-		return;
-	case TRACK_EXPORT:
-		snprintf(buf, size, "export");
-		return;
-	case TRACK_DISPLAY:
-		snprintf(buf, size, "display %" PRIu64 " frames", t->b);
-		return;
-	}
-	snprintf(buf, size, "track");
-}
-
-static fsa_status
-track_index_grow(struct fsa_perfetto_proto_writer *w)
-{
-	size_t capacity = w->track_index_capacity ? w->track_index_capacity * 2 : 64;
-	uint32_t *index = calloc(capacity, sizeof(*index));
-
-	if (!index)
-		return FSA_ERR_NOMEM;
-	for (size_t i = 0; i < w->track_count; i++) {
-		const struct track *t = &w->tracks[i];
-		size_t slot = track_hash(t->type, t->a, t->b) & (capacity - 1);
-
-		while (index[slot])
-			slot = (slot + 1) & (capacity - 1);
-		index[slot] = (uint32_t) i + 1;
-	}
-	free(w->track_index);
-	w->track_index = index;
-	w->track_index_capacity = capacity;
-	return FSA_OK;
-}
-
-/* Returns the track, creating it; NULL when out of memory. */
-static struct track *
-get_track(struct fsa_perfetto_proto_writer *w, enum track_type type, uint64_t a, uint64_t b,
-	  uint32_t pid)
-{
-	size_t slot;
-	struct track *t;
-
-	if (w->track_index_capacity) {
-		slot = track_hash(type, a, b) & (w->track_index_capacity - 1);
-		while (w->track_index[slot]) {
-			t = &w->tracks[w->track_index[slot] - 1];
-			if (t->type == type && t->a == a && t->b == b)
-				return t;
-			slot = (slot + 1) & (w->track_index_capacity - 1);
-		}
-	}
-	if ((w->track_count + 1) * 2 > w->track_index_capacity && track_index_grow(w) != FSA_OK)
-		return NULL;
-	if (w->track_count == w->track_capacity) {
-		size_t capacity = w->track_capacity ? w->track_capacity * 2 : 32;
-		struct track *tracks = realloc(w->tracks, capacity * sizeof(*tracks));
-
-		if (!tracks)
-			return NULL;
-		w->tracks = tracks;
-		w->track_capacity = capacity;
-	}
-	t = &w->tracks[w->track_count];
-	*t = (struct track){
-	    .type = type, .a = a, .b = b, .pid = pid, .order = (uint32_t) w->track_count};
-	slot = track_hash(type, a, b) & (w->track_index_capacity - 1);
-	while (w->track_index[slot])
-		slot = (slot + 1) & (w->track_index_capacity - 1);
-	w->track_index[slot] = (uint32_t) w->track_count + 1;
-	w->track_count++;
-	return t;
-}
-
 /*
- * A new lane of T: a TrackDescriptor {uuid, parent_uuid = its process, name = the track's name,
- * sibling_order_rank, sibling_merge_behavior = BY_TRACK_NAME}, so that every lane of one track
- * shows as one track in the UI. Returns its uuid, 0 on failure (w->error set).
+ * A new lane of a track: a TrackDescriptor {uuid, parent_uuid = its process, name = the track's
+ * name, sibling_order_rank, sibling_merge_behavior = BY_TRACK_NAME}, so that every lane of one
+ * track shows as one track in the UI. Track names are taken from the model when the track's
+ * first lane is written: the queue, its engine and process have been created by then (their
+ * events come first).
  */
-static uint64_t
-add_lane(struct fsa_perfetto_proto_writer *w, struct track *t, uint64_t begin, uint64_t end)
+static fsa_status
+encode_lane(void *data, const struct perfetto_track *t, const struct perfetto_lane *lane)
 {
-	struct lane *lane;
+	struct fsa_perfetto_proto_writer *w = data;
 	char name[512];
 	struct pb *d = &w->scratch;
+	fsa_status status = write_process_track(w, t->pid);
 
-	if (write_process_track(w, t->pid) != FSA_OK)
-		return 0;
-	lane = realloc(t->lanes, (t->lane_count + 1) * sizeof(*lane));
-	if (!lane) {
-		out_of_memory(w);
-		return 0;
-	}
-	t->lanes = lane;
-	lane = &t->lanes[t->lane_count++];
-	*lane = (struct lane){.uuid = w->next_uuid++, .min_begin = begin, .max_end = end};
-	w->lane_count++;
-	track_name(w, t, name, sizeof(name));
+	if (status != FSA_OK)
+		return status;
+	perfetto_tracks_track_name(&w->tracks, t, name, sizeof(name));
 	d->len = 0;
-	pb_uint(d, TRACK_UUID, lane->uuid);
+	pb_uint(d, TRACK_UUID, lane->id);
 	pb_uint(d, TRACK_PARENT_UUID, PROCESS_UUID(t->pid));
 	pb_string(d, TRACK_NAME, name);
 	pb_uint(d, TRACK_SIBLING_RANK, t->order);
 	pb_uint(d, TRACK_SIBLING_MERGE, SIBLING_MERGE_BY_NAME);
-	if (write_packet(w, false, 0, PACKET_TRACK_DESCRIPTOR, d) != FSA_OK)
-		return 0;
-	return lane->uuid;
+	return write_packet(w, false, 0, PACKET_TRACK_DESCRIPTOR, d);
 }
 
-/* The uuid of a lane of T where [begin, end] overlaps nothing (see export-perfetto.c place());
- * 0 on failure. Perfetto pairs BEGIN and END by sorting them by time, ties in file order: a
- * slice placed after a lane's slices may begin where they end (its BEGIN comes later in the
- * file), one placed before them must end strictly before they begin. */
-static uint64_t
-place(struct fsa_perfetto_proto_writer *w, struct track *t, uint64_t begin, uint64_t end)
-{
-	for (size_t i = 0; i < t->lane_count; i++) {
-		struct lane *lane = &t->lanes[i];
-
-		if (begin >= lane->max_end) {
-			lane->max_end = end;
-			return lane->uuid;
-		}
-		if (end < lane->min_begin) {
-			lane->min_begin = begin;
-			return lane->uuid;
-		}
-	}
-	return add_lane(w, t, begin, end);
-}
-
-/* Instants nest in any slice: the first lane. */
-static uint64_t
-first_lane(struct fsa_perfetto_proto_writer *w, struct track *t, uint64_t ts)
-{
-	return t->lane_count ? t->lanes[0].uuid : add_lane(w, t, ts, ts);
-}
-
-static fsa_status
-lane_failed(struct fsa_perfetto_proto_writer *w)
-{
-	return w->error ? (ferror(w->out) ? FSA_ERR_IO : FSA_ERR_NOMEM) : out_of_memory(w);
-}
-
-static void
-see_time(struct fsa_perfetto_proto_writer *w, uint64_t ns)
-{
-	if (!w->is_time_base_set) {
-		const struct fsa_summary *summary =
-		    w->model ? fsa_model_borrow_summary(w->model) : NULL;
-
-		if (summary && summary->first_ns != FSA_TIME_NONE)
-			w->time_base_ns = summary->first_ns - summary->first_ns % 1000000000;
-		w->is_time_base_set = true;
-	}
-	if (ns != FSA_TIME_NONE && ns > w->max_ts)
-		w->max_ts = ns;
-}
-
-static uint64_t
-trace_end(const struct fsa_perfetto_proto_writer *w)
-{
-	const struct fsa_summary *summary = w->model ? fsa_model_borrow_summary(w->model) : NULL;
-
-	if (summary && summary->last_ns != FSA_TIME_NONE && summary->last_ns > w->max_ts)
-		return summary->last_ns;
-	return w->max_ts;
-}
-
-/* Flow arrows -------------------------------------------------------------------------------------
- */
-
-static const struct cached_op *
-cached(const struct fsa_perfetto_proto_writer *w, uint64_t op_id)
-{
-	const struct cached_op *c = &w->op_cache[op_id & (OP_CACHE_SIZE - 1)];
-
-	return c->is_valid && c->op_id == op_id ? c : NULL;
-}
+/* Items ------------------------------------------------------------------------------------- */
 
 /*
  * The arrow of an edge: an instant with flow_ids = [id] inside the signal's box and one with
  * terminating_flow_ids = [id] inside the wait's box. Perfetto makes the earlier of the two the
- * start, so the wait's point must come strictly after the signal's: near the end of each box,
- * and where the mapped times put the wait's end before the signal's, the signal's point moves
- * earlier in its box (never before its begin). When no such pair of points exists the edge gets
- * no arrow (counted).
+ * start; the layer puts the wait's point strictly after the signal's.
  */
 static fsa_status
-put_flow(struct fsa_perfetto_proto_writer *w, const struct cached_op *s, const struct cached_op *f)
+encode_flow(void *data, uint64_t id, const struct perfetto_span *from,
+	    const struct perfetto_span *to)
 {
-	uint64_t s_ts = s->flow_ts, w_ts = f->flow_ts, id;
+	struct fsa_perfetto_proto_writer *w = data;
 	fsa_status status;
 
-	if (w_ts <= s_ts) {
-		s_ts = w_ts > s->begin + 1 ? w_ts - 1 : s->begin + 1;
-		if (s_ts >= w_ts) {
-			w->inverted_edge_count++;
-			w->unbound_edge_count++;
-			return FSA_OK;
-		}
-	}
-	id = ++w->flow_count;
-	begin_event(w, TYPE_INSTANT, s->lane_uuid, "dependency", "dependency");
+	begin_event(w, TYPE_INSTANT, from->lane, "dependency", "dependency");
 	pb_fixed64(&w->event, EVENT_FLOW_IDS, id);
-	status = write_event(w, s_ts);
+	status = write_event(w, from->begin);
 	if (status != FSA_OK)
 		return status;
-	begin_event(w, TYPE_INSTANT, f->lane_uuid, "dependency", "dependency");
+	begin_event(w, TYPE_INSTANT, to->lane, "dependency", "dependency");
 	pb_fixed64(&w->event, EVENT_TERMINATING_FLOW_IDS, id);
-	return write_event(w, w_ts);
+	return write_event(w, to->begin);
 }
 
-/* 1 when written or never possible, 0 when to retry later, <0 an error. */
-static int
-try_flow(struct fsa_perfetto_proto_writer *w, const struct fsa_edge *e, bool is_final)
+/* A slice: BEGIN at the span's begin (the event in w->event), END at its end. */
+static fsa_status
+write_slice(struct fsa_perfetto_proto_writer *w, const struct perfetto_span *span)
 {
-	const struct cached_op *s = cached(w, e->signal_op_id);
-	const struct cached_op *f = cached(w, e->wait_op_id);
-	bool is_signal_gone = !s && w->has_op && e->signal_op_id <= w->max_op_id;
-	bool is_wait_gone = !f && w->has_op && e->wait_op_id <= w->max_op_id;
+	fsa_status status = write_event(w, span->begin);
 
-	if (s && f)
-		return put_flow(w, s, f) == FSA_OK ? 1 : -1;
-	if (is_final || is_signal_gone || is_wait_gone) {
-		w->unbound_edge_count++;
-		return 1;
-	}
-	return 0;
+	return status == FSA_OK ? end_slice(w, span->lane, span->end) : status;
 }
 
 static fsa_status
-retry_pending(struct fsa_perfetto_proto_writer *w, bool is_final)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < w->pending_count; i++) {
-		int done = try_flow(w, &w->pending[i], is_final);
-
-		if (done < 0)
-			return w->error && !ferror(w->out) ? FSA_ERR_NOMEM : FSA_ERR_IO;
-		if (!done)
-			w->pending[kept++] = w->pending[i];
-	}
-	w->pending_count = kept;
-	return FSA_OK;
-}
-
-static fsa_status
-on_edge(void *data, const struct fsa_edge *e)
+encode_op(void *data, const struct fsa_op *op, const struct perfetto_op_box *box)
 {
 	struct fsa_perfetto_proto_writer *w = data;
-	int done = try_flow(w, e, false);
-
-	if (done < 0)
-		return w->error && !ferror(w->out) ? FSA_ERR_NOMEM : FSA_ERR_IO;
-	if (done)
-		return FSA_OK;
-	if (w->pending_count == PENDING_EDGES_MAX) {
-		w->unbound_edge_count++;
-		memmove(w->pending, w->pending + 1, (PENDING_EDGES_MAX - 1) * sizeof(*w->pending));
-		w->pending_count--;
-	}
-	w->pending[w->pending_count++] = *e;
-	return FSA_OK;
-}
-
-/* Items ---------------------------------------------------------------------------------------- */
-
-static fsa_status
-on_op(void *data, const struct fsa_op *op)
-{
-	struct fsa_perfetto_proto_writer *w = data;
-	uint64_t begin = op->queued_ns, end = op->end_ns, dur, uuid;
 	const char *kind = fsa_op_kind_name(op->kind);
-	const char *prefix = "", *cat;
-	char name[128], cat_buf[48];
-	struct track *t;
-	struct cached_op *c;
+	uint64_t lane = box->span.lane;
+	char fence[48], name[128];
 	fsa_status status;
 
-	see_time(w, op->queued_ns);
-	see_time(w, op->end_ns);
-	switch (op->state) {
-	case FSA_OP_OBSERVED:
-		break;
-	case FSA_OP_INFERRED:
-		begin = op->inferred_begin_ns;
-		end = op->inferred_end_ns;
-		prefix = "inferred ";
-		break;
-	case FSA_OP_NEVER_COMPLETED:
-		end = trace_end(w);
-		prefix = op->kind == FSA_OP_WAIT ? "never unblocked " : "never executed ";
-		break;
-	case FSA_OP_UNQUEUED:
-		begin = op->observed_ns != FSA_TIME_NONE ? op->observed_ns : op->end_ns;
-		prefix = "unqueued ";
-		break;
-	}
-	if (begin == FSA_TIME_NONE)
-		begin = end;
-	if (end == FSA_TIME_NONE)
-		end = begin;
-	if (!w->has_op || op->id > w->max_op_id)
-		w->max_op_id = op->id;
-	w->has_op = true;
-	if (begin == FSA_TIME_NONE)
-		return FSA_OK;
-	if (end < begin) {
-		uint64_t tmp = begin;
-
-		begin = end;
-		end = tmp;
-	}
-	dur = end - begin < FLOW_MIN_DUR_NS ? FLOW_MIN_DUR_NS : end - begin;
-	if (op->source == FSA_SRC_CPU)
-		t = get_track(w, TRACK_CPU, op->process_id, 0, PID_CPU);
-	else
-		t = get_track(w, TRACK_QUEUE, op->hwqueue_handle, 0, adapter_pid(op->adapter_id));
-	if (!t)
-		return out_of_memory(w);
-	uuid = place(w, t, begin, begin + dur);
-	if (!uuid)
-		return lane_failed(w);
-
 	/* The name is the fence (interned: a fence's operations share it), the value an arg. */
-	if (op->fence_global_handle)
-		snprintf(name, sizeof(name), "%s%s f0x%" PRIx64, prefix, kind,
-			 op->fence_global_handle);
-	else
-		snprintf(name, sizeof(name), "%s%s local f0x%" PRIx64, prefix, kind,
-			 op->fence_handle);
-	if (op->state == FSA_OP_OBSERVED) {
-		cat = kind;
-	} else {
-		snprintf(cat_buf, sizeof(cat_buf), "%s.%s", kind, fsa_op_state_name(op->state));
-		cat = cat_buf;
-	}
-	begin_event(w, TYPE_SLICE_BEGIN, uuid, name, cat);
+	perfetto_format_fence(fence, sizeof(fence), op->fence_global_handle, op->fence_handle);
+	snprintf(name, sizeof(name), "%s%s %s", box->prefix, kind, fence);
+	begin_event(w, TYPE_SLICE_BEGIN, lane, name, box->category);
 	annotate_uint(w, "op_id", op->id);
 	annotate_uint(w, "value", op->fence_value);
 	if (op->signal_op_id)
 		annotate_uint(w, "signal_op_id", op->signal_op_id);
-	status = write_event(w, begin);
+	status = write_event(w, box->span.begin);
 	/* The phase of a user-mode wait that stalled the queue on the GPU, nested in its box. */
-	if (status == FSA_OK && op->kind == FSA_OP_WAIT && op->observed_ns != FSA_TIME_NONE &&
-	    op->end_ns != FSA_TIME_NONE && op->observed_ns > begin &&
-	    op->observed_ns < op->end_ns && op->end_ns <= begin + dur) {
-		begin_event(w, TYPE_SLICE_BEGIN, uuid, "stalled on GPU", "wait.stalled");
-		status = write_event(w, op->observed_ns);
+	if (status == FSA_OK && box->has_stall) {
+		begin_event(w, TYPE_SLICE_BEGIN, lane, "stalled on GPU", "wait.stalled");
+		status = write_event(w, box->stall_begin);
 		if (status == FSA_OK)
-			status = end_slice(w, uuid, op->end_ns);
+			status = end_slice(w, lane, box->stall_end);
 	}
-	if (status == FSA_OK)
-		status = end_slice(w, uuid, begin + dur);
-	if (status != FSA_OK)
-		return status;
-
-	c = &w->op_cache[op->id & (OP_CACHE_SIZE - 1)];
-	*c = (struct cached_op){.op_id = op->id,
-				.is_valid = true,
-				.lane_uuid = uuid,
-				.begin = begin,
-				.flow_ts = begin + dur - FLOW_INSET_NS};
-	if (w->pending_count)
-		return retry_pending(w, false);
-	return FSA_OK;
+	return status == FSA_OK ? end_slice(w, lane, box->span.end) : status;
 }
 
 static fsa_status
-on_packet(void *data, const struct fsa_packet *p)
+encode_packet(void *data, const struct fsa_packet *p, const struct perfetto_span *span)
 {
 	struct fsa_perfetto_proto_writer *w = data;
-	uint64_t begin = p->start_ns, end = p->end_ns, uuid;
-	struct track *t;
 	char name[64];
-	fsa_status status;
 
-	see_time(w, p->start_ns);
-	see_time(w, p->end_ns);
-	if (end == FSA_TIME_NONE)
-		end = trace_end(w);
-	if (begin == FSA_TIME_NONE)
-		begin = end;
-	if (begin == FSA_TIME_NONE)
-		return FSA_OK;
-	if (end < begin)
-		end = begin;
-	t = get_track(w, TRACK_ENGINE, p->adapter_id, p->engine_id, adapter_pid(p->adapter_id));
-	if (!t)
-		return out_of_memory(w);
-	uuid = place(w, t, begin, end);
-	if (!uuid)
-		return lane_failed(w);
 	if (p->status == FSA_PACKET_COMPLETED)
 		snprintf(name, sizeof(name), "packet");
 	else
 		snprintf(name, sizeof(name), "packet (%s)", fsa_packet_status_name(p->status));
-	begin_event(w, TYPE_SLICE_BEGIN, uuid, name, p->is_paging ? "packet.paging" : "packet");
+	begin_event(w, TYPE_SLICE_BEGIN, span->lane, name,
+		    p->is_paging ? "packet.paging" : "packet");
 	annotate_uint(w, "packet_id", p->packet_id);
 	annotate_uint(w, "hwqueue_handle", p->hwqueue_handle);
 	if (p->resubmission_of)
 		annotate_uint(w, "resubmission_of", p->resubmission_of);
-	status = write_event(w, begin);
-	return status == FSA_OK ? end_slice(w, uuid, end) : status;
+	return write_slice(w, span);
 }
 
 static fsa_status
-on_marker(void *data, const struct fsa_marker *m)
+encode_marker(void *data, const struct fsa_marker *m, const struct perfetto_span *span,
+	      bool is_interval)
 {
 	struct fsa_perfetto_proto_writer *w = data;
-	uint32_t pid = adapter_pid(m->adapter_id);
-	const char *kind = fsa_marker_kind_name(m->kind);
-	uint64_t begin = m->begin_ns, end = m->end_ns, uuid;
-	bool is_interval = fsa_marker_kind_is_interval(m->kind);
-	struct track *t;
-	fsa_status status;
 
-	see_time(w, m->begin_ns);
-	see_time(w, m->end_ns);
-	if (begin == FSA_TIME_NONE)
-		return FSA_OK;
-	if (end == FSA_TIME_NONE || end < begin)
-		end = is_interval ? trace_end(w) : begin;
-	if (m->kind <= FSA_MARK_DOORBELL_DESTROY || m->kind == FSA_MARK_DOORBELL_CONNECTED ||
-	    m->kind == FSA_MARK_DOORBELL_STATE)
-		t = m->hwqueue_handle
-			? get_track(w, TRACK_QUEUE_DOORBELL, m->hwqueue_handle, 0, pid)
-			: get_track(w, TRACK_ADAPTER_EVENTS, m->adapter_id, 0, pid);
-	else if (m->engine_id != UINT32_MAX)
-		t = get_track(w, TRACK_ENGINE_EVENTS, m->adapter_id, m->engine_id, pid);
-	else
-		t = get_track(w, TRACK_ADAPTER_EVENTS, m->adapter_id, 0, pid);
-	if (!t)
-		return out_of_memory(w);
-	uuid = is_interval ? place(w, t, begin, end) : first_lane(w, t, begin);
-	if (!uuid)
-		return lane_failed(w);
-	begin_event(w, is_interval ? TYPE_SLICE_BEGIN : TYPE_INSTANT, uuid, kind, "marker");
+	begin_event(w, is_interval ? TYPE_SLICE_BEGIN : TYPE_INSTANT, span->lane,
+		    fsa_marker_kind_name(m->kind), "marker");
 	annotate_uint(w, "value", m->value);
 	annotate_int(w, "code", m->code);
 	if (m->value2)
@@ -1103,34 +590,16 @@ on_marker(void *data, const struct fsa_marker *m)
 		annotate_int(w, "code2", m->code2);
 	if (m->other_handle)
 		annotate_uint(w, "other_handle", m->other_handle);
-	status = write_event(w, begin);
-	if (status == FSA_OK && is_interval)
-		status = end_slice(w, uuid, end);
-	return status == FSA_OK ? fsa_frame_builder_add_marker(w->frames, m) : status;
+	return is_interval ? write_slice(w, span) : write_event(w, span->begin);
 }
 
-/* A frame of fsa/frames.h (docs/analyzer.md "Frames"): a slice from the vsync of the display's
- * previous frame to the vsync that latched its flip, on the display's track. A frame without
- * both times (a display's first, a lost vsync) and a pending present are not drawn. */
 static fsa_status
-on_frame(void *data, const struct fsa_frame *f)
+encode_frame(void *data, const struct fsa_frame *f, const struct perfetto_span *span)
 {
 	struct fsa_perfetto_proto_writer *w = data;
-	struct track *t;
-	uint64_t uuid;
-	fsa_status status;
 
-	if (f->is_pending || f->begin_ns == FSA_TIME_NONE || f->end_ns == FSA_TIME_NONE ||
-	    f->end_ns < f->begin_ns)
-		return FSA_OK;
-	t = get_track(w, TRACK_DISPLAY, f->adapter_id, f->source_id, adapter_pid(f->adapter_id));
-	if (!t)
-		return out_of_memory(w);
-	uuid = place(w, t, f->begin_ns, f->end_ns);
-	if (!uuid)
-		return lane_failed(w);
-	begin_event(w, TYPE_SLICE_BEGIN, uuid, f->missed_vsyncs ? "frame (missed vsyncs)" : "frame",
-		    "frame");
+	begin_event(w, TYPE_SLICE_BEGIN, span->lane,
+		    f->missed_vsyncs ? "frame (missed vsyncs)" : "frame", "frame");
 	annotate_uint(w, "frame_index", f->index);
 	annotate_uint(w, "flip_id", f->flip_id);
 	annotate_uint(w, "vsync_count", f->vsync_count);
@@ -1138,34 +607,17 @@ on_frame(void *data, const struct fsa_frame *f)
 	annotate_uint(w, "missed_vsyncs", f->missed_vsyncs);
 	if (f->present_latency_ns != FSA_TIME_NONE)
 		annotate_uint(w, "present_latency_ns", f->present_latency_ns);
-	status = write_event(w, f->begin_ns);
-	return status == FSA_OK ? end_slice(w, uuid, f->end_ns) : status;
+	return write_slice(w, span);
 }
 
 static fsa_status
-on_loss(void *data, const struct fsa_loss *l)
+encode_loss(void *data, const struct fsa_loss *l, const struct perfetto_span *span,
+	    bool is_range_known)
 {
 	struct fsa_perfetto_proto_writer *w = data;
 	bool is_overrun = fsa_loss_is_per_log(l->kind);
-	uint32_t pid = is_overrun ? adapter_pid(l->adapter_id) : PID_TRACER;
-	uint64_t begin = l->begin_ns, end = l->end_ns, uuid;
-	bool is_range_known = begin != FSA_TIME_NONE && end != FSA_TIME_NONE && end >= begin;
-	struct track *t;
 	char name[96];
-	fsa_status status;
 
-	see_time(w, l->end_ns);
-	if (!is_range_known)
-		begin = end = end != FSA_TIME_NONE     ? end
-			      : begin != FSA_TIME_NONE ? begin
-						       : w->max_ts;
-	t = is_overrun ? get_track(w, TRACK_QUEUE_LOSS, l->hwqueue_handle, 0, pid)
-		       : get_track(w, TRACK_TRACER, l->cpu_id, 0, pid);
-	if (!t)
-		return out_of_memory(w);
-	uuid = is_range_known ? place(w, t, begin, end) : first_lane(w, t, begin);
-	if (!uuid)
-		return lane_failed(w);
 	if (is_overrun)
 		snprintf(name, sizeof(name), "%s: %s entries lost",
 			 l->kind == FSA_LOSS_LOG_GAP ? "log gap" : "log overrun",
@@ -1173,30 +625,19 @@ on_loss(void *data, const struct fsa_loss *l)
 	else
 		snprintf(name, sizeof(name), "tracer discarded %s",
 			 l->kind == FSA_LOSS_TRACER_EVENTS ? "events" : "packets");
-	begin_event(w, is_range_known ? TYPE_SLICE_BEGIN : TYPE_INSTANT, uuid, name, "loss");
+	begin_event(w, is_range_known ? TYPE_SLICE_BEGIN : TYPE_INSTANT, span->lane, name, "loss");
 	annotate_uint(w, "count", l->count);
 	if (is_overrun)
 		annotate_uint(w, "inferred_ops", l->inferred_ops);
-	status = write_event(w, begin);
-	return status == FSA_OK && is_range_known ? end_slice(w, uuid, end) : status;
+	return is_range_known ? write_slice(w, span) : write_event(w, span->begin);
 }
 
 static fsa_status
-on_anomaly(void *data, const struct fsa_anomaly *a)
+encode_anomaly(void *data, const struct fsa_anomaly *a, const struct perfetto_span *span)
 {
 	struct fsa_perfetto_proto_writer *w = data;
-	const char *kind = fsa_anomaly_kind_name(a->kind);
-	struct track *t = get_track(w, TRACK_ANOMALY, a->kind, 0, PID_ANOMALIES);
-	uint64_t ts, uuid;
 
-	see_time(w, a->ts_ns);
-	ts = a->ts_ns != FSA_TIME_NONE ? a->ts_ns : w->max_ts;
-	if (!t)
-		return out_of_memory(w);
-	uuid = first_lane(w, t, ts);
-	if (!uuid)
-		return lane_failed(w);
-	begin_event(w, TYPE_INSTANT, uuid, kind, "anomaly");
+	begin_event(w, TYPE_INSTANT, span->lane, fsa_anomaly_kind_name(a->kind), "anomaly");
 	if (a->op_id)
 		annotate_uint(w, "op_id", a->op_id);
 	annotate_uint(w, "hwqueue_handle", a->hwqueue_handle);
@@ -1204,11 +645,58 @@ on_anomaly(void *data, const struct fsa_anomaly *a)
 	annotate_uint(w, "fence_value", a->fence_value);
 	annotate_uint(w, "a", a->a);
 	annotate_uint(w, "b", a->b);
+	return write_event(w, span->begin);
+}
+
+/* A counter track: a TrackDescriptor {uuid, parent_uuid = its process, name, sibling_order_rank
+ * after the process's other tracks, counter = CounterDescriptor {}}. */
+static fsa_status
+encode_counter_track(void *data, const struct perfetto_counter_track *track)
+{
+	struct fsa_perfetto_proto_writer *w = data;
+	struct pb *d = &w->scratch;
+	fsa_status status = write_process_track(w, track->pid);
+
+	if (status != FSA_OK)
+		return status;
+	d->len = 0;
+	pb_uint(d, TRACK_UUID, track->id);
+	pb_uint(d, TRACK_PARENT_UUID, PROCESS_UUID(track->pid));
+	pb_string(d, TRACK_NAME, track->name);
+	pb_uint(d, TRACK_SIBLING_RANK, track->order);
+	pb_bytes(d, TRACK_COUNTER, "", 0);
+	return write_packet(w, false, 0, PACKET_TRACK_DESCRIPTOR, d);
+}
+
+/* A TrackEvent {type = TYPE_COUNTER, track_uuid, counter_value}: the value from TS on. */
+static fsa_status
+encode_counter(void *data, const struct perfetto_counter_track *track, uint64_t ts, int64_t value)
+{
+	struct fsa_perfetto_proto_writer *w = data;
+
+	begin_event(w, TYPE_COUNTER, track->id, NULL, NULL);
+	pb_uint(&w->event, EVENT_COUNTER_VALUE, (uint64_t) value);
 	return write_event(w, ts);
 }
 
-/* Life cycle ------------------------------------------------------------------------------------
- */
+/* Perfetto pairs BEGIN and END by sorting them by time, ties in file order: a slice placed
+ * before a lane's slices must end strictly before they begin. Lanes are written as they are
+ * made; frames are drawn. */
+static const struct perfetto_encoder proto_encoder = {
+    .may_end_at_later_begin = false,
+    .lane_added = encode_lane,
+    .op = encode_op,
+    .packet = encode_packet,
+    .marker = encode_marker,
+    .loss = encode_loss,
+    .anomaly = encode_anomaly,
+    .frame = encode_frame,
+    .flow = encode_flow,
+    .counter_track = encode_counter_track,
+    .counter = encode_counter,
+};
+
+/* Life cycle -------------------------------------------------------------------------------- */
 
 fsa_status
 fsa_perfetto_proto_writer_create(const char *path, bool is_overwrite,
@@ -1229,12 +717,13 @@ fsa_perfetto_proto_writer_create(const char *path, bool is_overwrite,
 				       error_message);
 	if (status != FSA_OK)
 		goto end;
+	status = perfetto_tracks_init(&w->tracks, &proto_encoder, w, w->file.path);
+	if (status != FSA_OK)
+		goto end;
 	status = FSA_ERR_NOMEM;
-	w->op_cache = calloc(OP_CACHE_SIZE, sizeof(*w->op_cache));
-	w->pending = malloc(PENDING_EDGES_MAX * sizeof(*w->pending));
 	w->trace_path = info && info->trace_path ? strdup(info->trace_path) : NULL;
 	w->version = info && info->fencescope_version ? strdup(info->fencescope_version) : NULL;
-	if (!w->op_cache || !w->pending || (info && info->trace_path && !w->trace_path) ||
+	if ((info && info->trace_path && !w->trace_path) ||
 	    (info && info->fencescope_version && !w->version))
 		goto end;
 	w->out = fopen(w->file.tmp_path, "w");
@@ -1245,20 +734,7 @@ fsa_perfetto_proto_writer_create(const char *path, bool is_overwrite,
 		goto end;
 	}
 	setvbuf(w->out, NULL, _IOFBF, 1 << 20);
-	w->frames = fsa_frame_builder_create(on_frame, w);
-	if (!w->frames)
-		goto end;
 	w->is_first_packet = true;
-	w->next_uuid = 1; /* process tracks use PROCESS_UUID(pid) */
-	w->sink = (struct fsa_model_sink){
-	    .data = w,
-	    .op = on_op,
-	    .edge = on_edge,
-	    .packet = on_packet,
-	    .marker = on_marker,
-	    .loss = on_loss,
-	    .anomaly = on_anomaly,
-	};
 	status = FSA_OK;
 end:
 	if (status == FSA_ERR_NOMEM && error_message && !*error_message)
@@ -1279,14 +755,8 @@ fsa_perfetto_proto_writer_destroy(struct fsa_perfetto_proto_writer *w)
 	if (w->out)
 		fclose(w->out);
 	fsa_output_file_end(&w->file);
-	for (size_t i = 0; i < w->track_count; i++)
-		free(w->tracks[i].lanes);
-	free(w->tracks);
-	free(w->track_index);
+	perfetto_tracks_clear(&w->tracks);
 	free(w->pids);
-	fsa_frame_builder_destroy(w->frames);
-	free(w->op_cache);
-	free(w->pending);
 	free(w->event.data);
 	free(w->packet.data);
 	free(w->interned.data);
@@ -1297,52 +767,63 @@ fsa_perfetto_proto_writer_destroy(struct fsa_perfetto_proto_writer *w)
 	free(w->trace_path);
 	free(w->version);
 	free(w->partial);
-	free(w->error);
 	free(w);
 }
 
 const struct fsa_model_sink *
 fsa_perfetto_proto_writer_borrow_sink(struct fsa_perfetto_proto_writer *w)
 {
-	return &w->sink;
+	return &w->tracks.sink;
 }
 
 const char *
 fsa_perfetto_proto_writer_borrow_error(const struct fsa_perfetto_proto_writer *w)
 {
-	return w->error;
+	return w->tracks.error;
 }
 
 uint64_t
 fsa_perfetto_proto_writer_unbound_edge_count(const struct fsa_perfetto_proto_writer *w)
 {
-	return w->unbound_edge_count;
+	return w->tracks.unbound_edge_count;
 }
 
 uint64_t
 fsa_perfetto_proto_writer_lane_count(const struct fsa_perfetto_proto_writer *w)
 {
-	return w->lane_count;
+	return w->tracks.lane_count;
 }
 
 uint64_t
 fsa_perfetto_proto_writer_track_count(const struct fsa_perfetto_proto_writer *w)
 {
-	return w->track_count;
+	return w->tracks.track_count;
 }
 
 void
 fsa_perfetto_proto_writer_set_time_base(struct fsa_perfetto_proto_writer *w, uint64_t base_ns)
 {
-	w->time_base_ns = base_ns;
-	w->is_time_base_set = true;
+	perfetto_tracks_set_time_base(&w->tracks, base_ns);
 }
 
 void
 fsa_perfetto_proto_writer_set_model(struct fsa_perfetto_proto_writer *w,
 				    const struct fsa_model *model)
 {
-	w->model = model;
+	perfetto_tracks_set_model(&w->tracks, model);
+}
+
+void
+fsa_perfetto_proto_writer_set_counter_resolution(struct fsa_perfetto_proto_writer *w,
+						 uint64_t resolution_ns)
+{
+	perfetto_tracks_set_counter_resolution(&w->tracks, resolution_ns);
+}
+
+fsa_status
+fsa_perfetto_proto_writer_set_counters(struct fsa_perfetto_proto_writer *w, bool has_counters)
+{
+	return perfetto_tracks_set_counters(&w->tracks, has_counters);
 }
 
 fsa_status
@@ -1361,22 +842,25 @@ fsa_perfetto_proto_writer_set_partial(struct fsa_perfetto_proto_writer *w, const
 static fsa_status
 write_export_info(struct fsa_perfetto_proto_writer *w)
 {
-	const struct fsa_summary *summary = w->model ? fsa_model_borrow_summary(w->model) : NULL;
+	struct perfetto_tracks *pt = &w->tracks;
+	const struct fsa_summary *summary = pt->model ? fsa_model_borrow_summary(pt->model) : NULL;
 	uint64_t ts =
-	    summary && summary->first_ns != FSA_TIME_NONE ? summary->first_ns : w->time_base_ns;
-	struct track *t = get_track(w, TRACK_EXPORT, 0, 0, PID_EXPORT);
-	uint64_t uuid;
+	    summary && summary->first_ns != FSA_TIME_NONE ? summary->first_ns : pt->time_base_ns;
+	struct perfetto_track *t =
+	    perfetto_tracks_get(pt, PERFETTO_TRACK_EXPORT, 0, 0, PERFETTO_PID_EXPORT);
+	uint64_t lane;
+	fsa_status status;
 
-	see_time(w, FSA_TIME_NONE);
+	perfetto_tracks_see_time(pt, FSA_TIME_NONE);
 	if (!t)
 		return out_of_memory(w);
-	uuid = first_lane(w, t, ts);
-	if (!uuid)
-		return lane_failed(w);
-	begin_event(w, TYPE_INSTANT, uuid, "fencescope export", "export");
-	annotate_uint(w, "time_base_ns", w->time_base_ns);
-	annotate_uint(w, "dependency_arrows", w->flow_count);
-	annotate_uint(w, "dependency_edges_without_arrow", w->unbound_edge_count);
+	status = perfetto_tracks_first_lane(pt, t, ts, &lane);
+	if (status != FSA_OK)
+		return status;
+	begin_event(w, TYPE_INSTANT, lane, "fencescope export", "export");
+	annotate_uint(w, "time_base_ns", pt->time_base_ns);
+	annotate_uint(w, "dependency_arrows", pt->flow_count);
+	annotate_uint(w, "dependency_edges_without_arrow", pt->unbound_edge_count);
 	if (w->trace_path)
 		annotate_string(w, "trace_path", w->trace_path);
 	if (w->version)
@@ -1397,21 +881,16 @@ fsa_perfetto_proto_writer_finish(struct fsa_perfetto_proto_writer *w, char **err
 		return FSA_ERR_INVALID;
 	}
 	w->is_finished = true;
-	status = fsa_frame_builder_finish(w->frames);
-	if (status == FSA_OK)
-		status = retry_pending(w, true);
+	status = perfetto_tracks_finish(&w->tracks);
 	if (status == FSA_OK)
 		status = write_export_info(w);
 	if (status == FSA_OK)
 		status = check_output(w);
-	if (fclose(w->out) != 0 && status == FSA_OK) {
-		free(w->error);
-		w->error = strdup_printf("%s: cannot write: %s", w->file.path, strerror(errno));
-		status = FSA_ERR_IO;
-	}
+	if (fclose(w->out) != 0 && status == FSA_OK)
+		status = perfetto_tracks_fail(&w->tracks, FSA_ERR_IO);
 	w->out = NULL;
 	if (status != FSA_OK) {
-		set_error_message(error_message, w->error);
+		set_error_message(error_message, w->tracks.error);
 		return status;
 	}
 	return fsa_output_file_commit(&w->file, error_message);

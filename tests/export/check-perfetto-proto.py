@@ -21,6 +21,10 @@ the trace with Debian's `protoc --decode=perfetto.protos.Trace` against perfetto
   the JSON export's arrows (issue 10 §3) also end after they start;
 - tracks are bounded: the UI shows one track per name and parent, no more than the queues,
   engines and other sources the trace has, however many lanes they use.
+- counter tracks (docs/export.md "Counter tracks"): each queue's depth is the operations
+  submitted minus completed, recomputed here from the database's operations; each engine's busy
+  track alternates 100 and 0 (per cent, exact); each fence's CurrentValue track holds only values its operations or
+  initial value give.
 TAP output; exit status 1 on a failure.
 """
 import json
@@ -100,12 +104,83 @@ class Failures:
                 self.messages.append(message)
 
 
+def depth_points(con, queue):
+    """A queue's depth change points, as perfetto-counters.c defines them (the viewer's)."""
+    changes = []
+    for state, queued, observed, end, ib, ie in con.execute(
+            "SELECT state, queued_ns, observed_ns, end_ns, inferred_begin_ns, inferred_end_ns"
+            " FROM operations WHERE source != 'cpu' AND hwqueue_handle = ?", (queue,)):
+        begin, stop = queued, end
+        if state == "inferred":
+            begin, stop = ib, ie
+        elif state == "unqueued":
+            begin = observed if observed is not None else end
+        if begin is None:
+            begin = stop
+        if stop is None:
+            stop = begin
+        submitted = queued if queued is not None else begin
+        completed = end if end is not None else stop
+        if submitted is None:
+            continue
+        if state == "never_completed":
+            changes.append((submitted, 1))
+        elif completed is not None and completed > submitted:
+            changes += [(submitted, 1), (completed, -1)]
+    changes.sort()
+    points, depth, i = [], 0, 0
+    while i < len(changes):
+        ts = changes[i][0]
+        while i < len(changes) and changes[i][0] == ts:
+            depth += changes[i][1]
+            i += 1
+        if (points and points[-1][1] == depth) or (not points and depth == 0):
+            continue
+        points.append((ts, depth))
+    return points
+
+
+def check_counters(con, tracks, counters, base, fail):
+    """Returns the number of counter tracks."""
+    counter_tracks = {u: one(d, "name") for u, d in tracks.items() if "counter" in d}
+    fail.check(set(counters) <= set(counter_tracks), "counter values on a track that is no counter")
+    queues = [q for (q,) in con.execute("SELECT DISTINCT hwqueue_handle FROM operations"
+                                        " WHERE source != 'cpu'")]
+    by_name = {n: u for u, n in counter_tracks.items()}
+    for q in queues:
+        expected = depth_points(con, q)
+        uuid = by_name.get("hwqueue 0x%x depth" % (q & (2**64 - 1)))
+        fail.check(uuid is not None or not expected, "queue 0x%x has no depth track" % q)
+        got = [(ts + base, v) for ts, _, v in sorted(counters.get(uuid, []))]
+        fail.check(got == expected, "queue 0x%x: depth %s..., recomputed %s..."
+                   % (q, got[:4], expected[:4]))
+    for uuid, name in counter_tracks.items():
+        values = [v for _, _, v in sorted(counters.get(uuid, []))]
+        if name.endswith(" busy"):
+            fail.check(values == [100, 0] * (len(values) // 2), "%s: not 100, 0, 100, 0…" % name)
+        elif name.endswith(" CurrentValue"):
+            handle = int(name.split()[1], 16)
+            if handle >= 2**63:
+                handle -= 2**64  # SQLite holds handles as signed 64-bit integers
+            known = {v for (v,) in con.execute(
+                "SELECT fence_value FROM operations WHERE kind = 'signal' AND"
+                " fence_global_handle = ? UNION SELECT observed_value FROM operations"
+                " WHERE fence_global_handle = ? UNION SELECT initial_value FROM fences"
+                " WHERE fence_global_handle = ?", (handle, handle, handle))}
+            progress = con.execute("SELECT COUNT(*) FROM fences WHERE fence_global_handle = ?"
+                                   " AND is_progress_fence", (handle,)).fetchone()[0]
+            fail.check(progress or set(values) <= known,
+                       "%s: values %s not given by its operations" % (name, set(values) - known))
+    return len(counter_tracks)
+
+
 def check_trace(fencescope, protoc, proto_dir, trace, tmp):
     name = os.path.basename(trace.rstrip("/"))
     pftrace = os.path.join(tmp, name + ".pftrace")
     db = os.path.join(tmp, name + ".db")
-    run = subprocess.run([fencescope, "export", "-q", trace, "--sqlite", db, "--perfetto", pftrace],
-                         capture_output=True, text=True)
+    # Counters exact (--counter-resolution 0): their values are compared with the database's.
+    run = subprocess.run([fencescope, "export", "-q", trace, "--sqlite", db, "--perfetto", pftrace,
+                          "--counter-resolution", "0"], capture_output=True, text=True)
     if run.returncode not in (0, 1):
         return ["export exited %d: %s" % (run.returncode, run.stderr)]
     with open(pftrace, "rb") as f:
@@ -121,6 +196,7 @@ def check_trace(fencescope, protoc, proto_dir, trace, tmp):
     names, categories, annotation_names = {}, {}, {}
     tracks = {}  # uuid -> descriptor
     events = []  # (ts, file order, track uuid, event dict with resolved names)
+    counters = {}  # counter track uuid -> [(ts, file order, value)]
     for index, p in enumerate(packets):
         fail.check(one(p, "trusted_packet_sequence_id") == 1, "packet %d: not on sequence 1" % index)
         if index == 0:
@@ -141,6 +217,10 @@ def check_trace(fencescope, protoc, proto_dir, trace, tmp):
             uuid = one(e, "track_uuid")
             fail.check(uuid in tracks, "packet %d: track %s used before it is described"
                        % (index, uuid))
+            if one(e, "type") == "TYPE_COUNTER":
+                counters.setdefault(uuid, []).append((one(p, "timestamp"), index,
+                                                      one(e, "counter_value")))
+                continue
             ev = {"type": one(e, "type"), "track": uuid, "ts": one(p, "timestamp"),
                   "flow": one(e, "flow_ids"), "end_flow": one(e, "terminating_flow_ids")}
             if "name_iid" in e:
@@ -285,7 +365,7 @@ def check_trace(fencescope, protoc, proto_dir, trace, tmp):
 
     # Tracks as the UI shows them: lanes with the same name and parent are one.
     ui_tracks = {(one(d, "parent_uuid"), one(d, "name")) for d in tracks.values()
-                 if "process" not in d}
+                 if "process" not in d and "counter" not in d}
     sources = con.execute(
         "SELECT (SELECT COUNT(*) FROM queues) * 3"
         " + (SELECT COUNT(DISTINCT adapter_id || '.' || engine_id) FROM packets) * 2"
@@ -293,6 +373,7 @@ def check_trace(fencescope, protoc, proto_dir, trace, tmp):
         " + (SELECT COUNT(DISTINCT kind) FROM anomalies)"
         " + (SELECT COUNT(*) FROM losses) + 8").fetchone()[0]
     fail.check(len(ui_tracks) <= sources, "%d tracks for %d sources" % (len(ui_tracks), sources))
+    n_counters = check_counters(con, tracks, counters, base, fail)
     con.close()
 
     # The JSON writer's arrows keep the same rule (issue 10 §3: they once ended before they
@@ -311,9 +392,11 @@ def check_trace(fencescope, protoc, proto_dir, trace, tmp):
         fail.check(not late, "%d JSON arrows end before they start" % len(late))
         fail.check(len(flow_start) == len(arrows),
                    "%d JSON arrows, %d in the protobuf trace" % (len(flow_start), len(arrows)))
-    print("# %s: %d packets, %d slices, %d arrows, %d frames, %d UI tracks over %d lanes, %d ops"
-          % (name, len(packets), len(slices), len(arrows), len(frame_slices), len(ui_tracks),
-             len(tracks) - sum(1 for d in tracks.values() if "process" in d), len(ops)))
+    print("# %s: %d packets, %d slices, %d arrows, %d frames, %d UI tracks over %d lanes, %d ops,"
+          " %d counter tracks" % (name, len(packets), len(slices), len(arrows), len(frame_slices),
+                                  len(ui_tracks), len(tracks) - n_counters
+                                  - sum(1 for d in tracks.values() if "process" in d), len(ops),
+                                  n_counters))
     return ["%s (%d failures)" % (m, fail.count) for m in fail.messages]
 
 

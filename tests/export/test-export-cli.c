@@ -458,3 +458,57 @@ Test(export_cli, perfetto_format_follows_the_name_unless_told)
 	g_free(r.err);
 	cr_expect_eq(fst_dir_file_count(), 5, "the refused runs leave nothing");
 }
+
+/* How many times NEEDLE occurs in the file PATH. */
+static int
+count_in_file(const char *path, const char *needle)
+{
+	g_autofree char *text = NULL;
+	int n = 0;
+
+	cr_assert(g_file_get_contents(path, &text, NULL, NULL), "%s", path);
+	for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle))
+		n++;
+	return n;
+}
+
+/* docs/export.md "Counter tracks": by default the Perfetto file has engine busy, queue depth
+ * and fence CurrentValue tracks; --no-counters leaves them out; --counter-resolution 0 writes
+ * every change, so a depth track has at least as many points as with the 1 ms default (a busy
+ * track's per cent per millisecond may have more than its exact 100/0 steps). */
+Test(export_cli, counter_tracks_by_default_none_with_no_counters)
+{
+	const char *trace = FST_TRACES "/frame-pipeline";
+	struct run r;
+	int coarse, exact;
+
+	r = fencescope("export", "-q", trace, "--perfetto", fst_path("a.json"), NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	coarse = count_in_file(fst_path("a.json"), " depth\",\"cat\":\"counter\"");
+	cr_expect_gt(coarse, 0);
+	cr_expect_gt(count_in_file(fst_path("a.json"), " busy\",\"cat\":\"counter\""), 0);
+	cr_expect_gt(count_in_file(fst_path("a.json"), " CurrentValue\",\"cat\":\"counter\""), 0);
+	r = fencescope("export", "-q", trace, "--perfetto", fst_path("b.json"),
+		       "--counter-resolution", "0", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	exact = count_in_file(fst_path("b.json"), " depth\",\"cat\":\"counter\"");
+	cr_expect_geq(exact, coarse);
+	r = fencescope("export", "-q", trace, "--perfetto", fst_path("c.json"), "--no-counters",
+		       NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(count_in_file(fst_path("c.json"), "\"ph\":\"C\""), 0);
+
+	r = fencescope("export", trace, "--perfetto", fst_path("d.json"), "--counter-resolution",
+		       "soon", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "not a duration"), "%s", r.err);
+	g_free(r.err);
+	r = fencescope("export", trace, "--sqlite", fst_path("d.db"), "--no-counters", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "needs --perfetto"), "%s", r.err);
+	g_free(r.err);
+	cr_expect_eq(fst_dir_file_count(), 3, "the refused runs leave nothing");
+}

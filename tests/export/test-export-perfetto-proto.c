@@ -4,7 +4,8 @@
  * independent protobuf reader) against perfetto_subset.proto: boxes are BEGIN/END pairs on their
  * queue's lanes, overlapping boxes get lanes of the same name, flow arrows never end before they
  * start (issue 10 §3), an edge that cannot have one is counted, and the export's own instant
- * carries the counts and `partial`. check-perfetto-proto.py does the same on real traces.
+ * carries the counts and `partial`; counter tracks give a queue's depth, an engine's busy time
+ * and a fence's CurrentValue. check-perfetto-proto.py does the same on real traces.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -98,6 +99,7 @@ finish_and_decode(void)
 		k->type = strstr(k->text, "TYPE_SLICE_BEGIN") ? 1
 			  : strstr(k->text, "TYPE_SLICE_END") ? 2
 			  : strstr(k->text, "TYPE_INSTANT")   ? 3
+			  : strstr(k->text, "TYPE_COUNTER")   ? 4
 							      : 0;
 		k->has_flow = strstr(k->text, "\n    flow_ids: ") != NULL;
 		k->has_end_flow = strstr(k->text, "terminating_flow_ids: ") != NULL;
@@ -188,7 +190,8 @@ Test(export_perfetto_proto, boxes_are_begin_end_pairs_on_lanes_of_their_queue)
 	for (guint i = 0; i < packets->len; i++) {
 		const struct packet *k = packets->pdata[i];
 
-		if (strstr(k->text, "track_descriptor") && strstr(k->text, "parent_uuid")) {
+		if (strstr(k->text, "track_descriptor") && strstr(k->text, "parent_uuid") &&
+		    !strstr(k->text, "counter {")) {
 			lanes++;
 			named += strstr(k->text, "name: \"hwqueue 0x100\"") != NULL;
 		}
@@ -319,4 +322,125 @@ Test(export_perfetto_proto, file_appears_only_when_finished)
 		     error ? error : "");
 	cr_assert(access(fst_path("out.pftrace"), F_OK) == 0);
 	cr_assert_eq(fst_dir_file_count(), 1);
+}
+
+/* The counter track named NAME: its points "ts=value" in time order, comma-separated. */
+static char *
+counter_points(GPtrArray *packets, const char *name)
+{
+	g_autofree char *needle = g_strdup_printf("name: \"%s\"", name);
+	int64_t uuid = -1;
+	GString *out = g_string_new(NULL);
+
+	for (guint i = 0; i < packets->len && uuid < 0; i++) {
+		const struct packet *k = packets->pdata[i];
+
+		if (strstr(k->text, needle) && strstr(k->text, "counter {"))
+			uuid = field(k->text, "uuid: ");
+	}
+	cr_assert_geq(uuid, 0, "no counter track %s", name);
+	/* Written in time order: no sort needed. */
+	for (guint i = 0; i < packets->len; i++) {
+		const struct packet *k = packets->pdata[i];
+
+		if (k->type == 4 && k->track_uuid == uuid)
+			g_string_append_printf(out, "%s%" G_GINT64_FORMAT "=%" G_GINT64_FORMAT,
+					       out->len ? "," : "", k->ts,
+					       field(k->text, "counter_value: "));
+	}
+	return g_string_free(out, FALSE);
+}
+
+static struct fsa_packet
+packet_on_engine_1(uint64_t id, uint64_t start_ns, uint64_t end_ns)
+{
+	return (struct fsa_packet){.packet_id = id,
+				   .adapter_id = 0,
+				   .engine_id = 1,
+				   .hwqueue_handle = 0x100,
+				   .status = FSA_PACKET_COMPLETED,
+				   .queued_ns = start_ns,
+				   .start_ns = start_ns,
+				   .end_ns = end_ns};
+}
+
+/* Issue 16 §5, docs/export.md "Counter tracks": known answers. Three operations submitted at
+ * 100, 200, 300 and completed at 1000, 1100, 1200 make the queue 1, 2, 3 deep, then 2, 1, 0; the
+ * signal of fence 0x12 to 5 sets its CurrentValue at its end; overlapping packets are busy once. */
+Test(export_perfetto_proto, counters_give_queue_depth_busy_time_and_fence_value)
+{
+	const struct fsa_model_sink *sink = start();
+	struct fsa_op ops[] = {fst_op(1, FSA_OP_WAIT, 100, 1000), fst_op(2, FSA_OP_WAIT, 200, 1100),
+			       fst_op(3, FSA_OP_SIGNAL, 300, 1200)};
+	struct fsa_packet packets_in[] = {packet_on_engine_1(1, 100, 400),
+					  packet_on_engine_1(2, 300, 500),
+					  packet_on_engine_1(3, 600, 700)};
+	struct fsa_fence_value progress = {.fence_global_handle = 0x12, .value = 9, .ts_ns = 1500};
+	GPtrArray *packets;
+	g_autofree char *depth = NULL, *busy = NULL, *fence = NULL;
+
+	fsa_perfetto_proto_writer_set_time_base(writer, 0);
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(sink->op(sink->data, &ops[i]), FSA_OK);
+		cr_assert_eq(sink->packet(sink->data, &packets_in[i]), FSA_OK);
+	}
+	cr_assert_not_null(sink->fence_value, "counters take the progress fences' values");
+	cr_assert_eq(sink->fence_value(sink->data, &progress), FSA_OK);
+	packets = finish_and_decode();
+	depth = counter_points(packets, "hwqueue 0x100 depth");
+	busy = counter_points(packets, "engine 1 busy");
+	fence = counter_points(packets, "fence 0x12 CurrentValue");
+	cr_assert_str_eq(depth, "100=1,200=2,300=3,1000=2,1100=1,1200=0");
+	cr_assert_str_eq(busy, "100=100,500=0,600=100,700=0");
+	cr_assert_str_eq(fence, "1200=5,1500=9");
+	packets_free(packets);
+}
+
+/* With a resolution, a busy track gives the per cent of each interval that was busy, and a
+ * depth track keeps each interval's lowest, highest and last points. */
+Test(export_perfetto_proto, counter_resolution_bounds_points_and_keeps_extremes)
+{
+	const struct fsa_model_sink *sink = start();
+	struct fsa_op ops[] = {fst_op(1, FSA_OP_WAIT, 100, 1000), fst_op(2, FSA_OP_WAIT, 200, 1100),
+			       fst_op(3, FSA_OP_SIGNAL, 300, 1200)};
+	struct fsa_packet packets_in[] = {packet_on_engine_1(1, 100, 400),
+					  packet_on_engine_1(2, 300, 500),
+					  packet_on_engine_1(3, 1600, 2100)};
+	GPtrArray *packets;
+	g_autofree char *depth = NULL, *busy = NULL;
+
+	fsa_perfetto_proto_writer_set_time_base(writer, 0);
+	fsa_perfetto_proto_writer_set_counter_resolution(writer, 1000);
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(sink->op(sink->data, &ops[i]), FSA_OK);
+		cr_assert_eq(sink->packet(sink->data, &packets_in[i]), FSA_OK);
+	}
+	packets = finish_and_decode();
+	depth = counter_points(packets, "hwqueue 0x100 depth");
+	busy = counter_points(packets, "engine 1 busy");
+	/* [0, 1000): lowest 1 at 100, highest and last 3 at 300; [1000, 2000): 2, 1, 0. */
+	cr_assert_str_eq(depth, "100=1,300=3,1000=2,1200=0");
+	/* [100, 500) is 40 % of [0, 1000), [1600, 2000) 40 % of the next (equal: no point), [2000,
+	 * 2100) 10 % of the next; then idle. */
+	cr_assert_str_eq(busy, "0=40,2000=10,3000=0");
+	packets_free(packets);
+}
+
+Test(export_perfetto_proto, no_counters_leaves_out_counter_tracks)
+{
+	const struct fsa_model_sink *sink = start();
+	struct fsa_op op = fst_op(1, FSA_OP_SIGNAL, 100, 1000);
+	GPtrArray *packets;
+
+	cr_assert_eq(fsa_perfetto_proto_writer_set_counters(writer, false), FSA_OK);
+	cr_assert_null(sink->fence_value);
+	cr_assert_eq(sink->op(sink->data, &op), FSA_OK);
+	packets = finish_and_decode();
+	for (guint i = 0; i < packets->len; i++) {
+		const struct packet *k = packets->pdata[i];
+
+		cr_assert_neq(k->type, 4);
+		cr_assert_null(strstr(k->text, "counter {"));
+	}
+	packets_free(packets);
 }

@@ -513,7 +513,8 @@ Test(export_perfetto, every_event_has_a_valid_time_and_track)
 		cr_assert(json_object_has_member(e, "pid"));
 		cr_assert(json_object_has_member(e, "ts"));
 		cr_assert(ns(e, "ts") >= 0);
-		if (strcmp(ph, "M") == 0)
+		/* Metadata, and counters: a counter track is its process and name. */
+		if (strcmp(ph, "M") == 0 || strcmp(ph, "C") == 0)
 			continue;
 		cr_assert(thread_name(all, json_object_get_int_member(e, "pid"),
 				      json_object_get_int_member(e, "tid")),
@@ -645,4 +646,73 @@ Test(export_perfetto, xad_07_cross_adapter_arrow_and_format_15_markers)
 	g_ptr_array_unref(x);
 	g_ptr_array_unref(s);
 	g_ptr_array_unref(f);
+}
+
+/* The "ph":"C" events named NAME: "ts=value" in file order (written in time order). */
+static char *
+counter_points(JsonArray *all, const char *name)
+{
+	GPtrArray *found = events(all, "C", name);
+	GString *out = g_string_new(NULL);
+
+	cr_assert_gt(found->len, 0, "no counter %s", name);
+	for (guint i = 0; i < found->len; i++) {
+		JsonObject *e = found->pdata[i];
+
+		cr_assert_eq(json_object_get_int_member(e, "pid"), 1, "adapter 0's process");
+		g_string_append_printf(
+		    out, "%s%" G_GINT64_FORMAT "=%" G_GINT64_FORMAT, out->len ? "," : "",
+		    ns(e, "ts"),
+		    json_object_get_int_member(json_object_get_object_member(e, "args"), "value"));
+	}
+	g_ptr_array_unref(found);
+	return g_string_free(out, FALSE);
+}
+
+/* Issue 16 §5, docs/export.md "Counter tracks", the JSON's "ph":"C": three operations submitted
+ * at 100, 200, 300 ns and completed at 1000, 1100, 1200 make the queue 1, 2, 3 deep, then 2, 1,
+ * 0; the signal of fence 0x12 to 5 sets its CurrentValue at its end; overlapping packets are
+ * busy once. */
+Test(export_perfetto, counters_give_queue_depth_busy_time_and_fence_value)
+{
+	const struct fsa_model_sink *sink = start();
+	struct fsa_op ops[] = {fst_op(1, FSA_OP_WAIT, 100, 1000), fst_op(2, FSA_OP_WAIT, 200, 1100),
+			       fst_op(3, FSA_OP_SIGNAL, 300, 1200)};
+	struct fsa_packet packets[3];
+	const uint64_t spans[3][2] = {{100, 400}, {300, 500}, {600, 700}};
+	JsonArray *all;
+	g_autofree char *depth = NULL, *busy = NULL, *fence = NULL;
+
+	fsa_perfetto_writer_set_time_base(writer, 0);
+	for (size_t i = 0; i < 3; i++) {
+		packets[i] = (struct fsa_packet){.packet_id = i + 1,
+						 .engine_id = 1,
+						 .hwqueue_handle = 0x100,
+						 .status = FSA_PACKET_COMPLETED,
+						 .queued_ns = spans[i][0],
+						 .start_ns = spans[i][0],
+						 .end_ns = spans[i][1]};
+		cr_assert_eq(sink->op(sink->data, &ops[i]), FSA_OK);
+		cr_assert_eq(sink->packet(sink->data, &packets[i]), FSA_OK);
+	}
+	all = finish_and_parse();
+	depth = counter_points(all, "hwqueue 0x100 depth");
+	busy = counter_points(all, "engine 1 busy");
+	fence = counter_points(all, "fence 0x12 CurrentValue");
+	cr_assert_str_eq(depth, "100=1,200=2,300=3,1000=2,1100=1,1200=0");
+	cr_assert_str_eq(busy, "100=100,500=0,600=100,700=0");
+	cr_assert_str_eq(fence, "1200=5");
+}
+
+Test(export_perfetto, no_counters_writes_no_counter_events)
+{
+	const struct fsa_model_sink *sink = start();
+	struct fsa_op op = fst_op(1, FSA_OP_SIGNAL, 100, 1000);
+	GPtrArray *found;
+
+	cr_assert_eq(fsa_perfetto_writer_set_counters(writer, false), FSA_OK);
+	cr_assert_eq(sink->op(sink->data, &op), FSA_OK);
+	found = events(finish_and_parse(), "C", NULL);
+	cr_assert_eq(found->len, 0);
+	g_ptr_array_unref(found);
 }

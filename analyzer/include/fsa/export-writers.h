@@ -102,6 +102,21 @@ FSA_API fsa_status fsa_perfetto_writer_add_queue(struct fsa_perfetto_writer *wri
 						 const struct fsa_queue_info *queue);
 FSA_API fsa_status fsa_perfetto_writer_set_partial(struct fsa_perfetto_writer *writer,
 						   const char *reason);
+/*
+ * Counter tracks (docs/export.md "Counter tracks"): engine busy (per cent), queue depth and fence
+ * CurrentValue as step functions, written at finish. On by default; HAS_COUNTERS false leaves
+ * them out. Call before the first item. FSA_ERR_NOMEM.
+ */
+FSA_API fsa_status fsa_perfetto_writer_set_counters(struct fsa_perfetto_writer *writer,
+						    bool has_counters);
+/*
+ * 0 (the default): every change of every counter. RESOLUTION_NS > 0 bounds their size: of each
+ * interval of that many ns (aligned to the trace's ns), a counter keeps the points where it is
+ * lowest and highest there and its last point (values exact where kept), and the busy tracks
+ * give the exact per cent of each interval that was busy.
+ */
+FSA_API void fsa_perfetto_writer_set_counter_resolution(struct fsa_perfetto_writer *writer,
+							uint64_t resolution_ns);
 
 /*
  * Viewers read "ts" as a double of microseconds, which holds nanoseconds only up to about 2^53
@@ -157,6 +172,13 @@ FSA_API void fsa_perfetto_proto_writer_set_time_base(struct fsa_perfetto_proto_w
 						     uint64_t base_ns);
 FSA_API fsa_status fsa_perfetto_proto_writer_set_partial(struct fsa_perfetto_proto_writer *writer,
 							 const char *reason);
+/* As fsa_perfetto_writer_set_counters(): counter tracks with a CounterDescriptor, TYPE_COUNTER
+ * track events. */
+FSA_API fsa_status fsa_perfetto_proto_writer_set_counters(struct fsa_perfetto_proto_writer *writer,
+							  bool has_counters);
+FSA_API void
+fsa_perfetto_proto_writer_set_counter_resolution(struct fsa_perfetto_proto_writer *writer,
+						 uint64_t resolution_ns);
 FSA_API fsa_status fsa_perfetto_proto_writer_finish(struct fsa_perfetto_proto_writer *writer,
 						    char **error_message);
 /* Edges without an arrow (as fsa_perfetto_writer_unbound_edge_count(), plus those whose wait
