@@ -667,6 +667,65 @@ details_add_chain(FsvWindow *self, guint32 op)
 	details_add(self, "Ends at", chain_stop_text(stop));
 }
 
+/* Issue 16 §3: a frame's critical path (fsv_chain_index_path_of_frame, the report's
+ * definition): each link a link to its op, packet or flip with the part of the frame it holds,
+ * outlined in the timeline, then the share per queue, engine, process and display. */
+static void
+details_add_frame_path(FsvWindow *self, guint32 frame)
+{
+	g_autoptr(FsvFramePath) path = NULL;
+	g_autoptr(GArray) shares = NULL;
+	g_autoptr(GArray) items = g_array_new(FALSE, FALSE, sizeof(FsvItem));
+	guint64 span;
+
+	if (self->chain_index == NULL) {
+		details_heading(self, "Critical path");
+		details_add(self, "", "indexing the trace…");
+		return;
+	}
+	path = fsv_chain_index_path_of_frame(self->chain_index, frame, CHAIN_MAX_LINKS);
+	if (path == NULL)
+		return;
+	span = path->end_ns - path->begin_ns;
+	details_heading(self, "Critical path");
+	for (guint i = 0; i < path->links->len; i++) {
+		const FsvPathLink *l = &g_array_index(path->links, FsvPathLink, i);
+		g_autofree char *title =
+		    !l->has_item ? g_strdup_printf("flip %" G_GUINT64_FORMAT, l->flip_id)
+		    : l->item.kind != FSV_ITEM_NONE
+			? fsv_trace_dup_item_title(self->trace, &l->item)
+			: g_strdup("(not in the trace)");
+		g_autofree char *held = fsv_format_duration(l->hold_end_ns - l->hold_begin_ns);
+		g_autofree char *value = g_strdup_printf("%s · holds %s", title, held);
+		const FsvItem *last =
+		    items->len ? &g_array_index(items, FsvItem, items->len - 1) : NULL;
+
+		if (l->item.kind != FSV_ITEM_NONE) {
+			details_add_link(self, l->role, value, &l->item);
+			if (!last || last->kind != l->item.kind || last->index != l->item.index)
+				g_array_append_val(items, l->item);
+		} else {
+			details_add(self, l->role, value);
+		}
+	}
+	details_add(self, "Ends at", path->stop);
+	fsv_timeline_set_highlights(self->timeline, (const FsvItem *) (gpointer) items->data,
+				    items->len);
+	shares = fsv_frame_path_shares(self->trace, path);
+	if (shares->len == 0)
+		return;
+	details_heading(self, "Share of the frame");
+	for (guint i = 0; i < shares->len; i++) {
+		const FsvPathShare *s = &g_array_index(shares, FsvPathShare, i);
+		g_autofree char *held = fsv_format_duration(s->held_ns);
+		g_autofree char *name = g_strdup_printf("%s %s", s->scope, s->key);
+		g_autofree char *value = g_strdup_printf(
+		    "%s (%.1f %%)", held, span ? 100.0 * (double) s->held_ns / (double) span : 0.0);
+
+		details_add(self, name, value);
+	}
+}
+
 static void
 details_add_selection(FsvWindow *self, const FsvItem *item)
 {
@@ -686,6 +745,8 @@ details_add_selection(FsvWindow *self, const FsvItem *item)
 	if (item->kind == FSV_ITEM_OP &&
 	    fsv_trace_get_op(self->trace, item->index)->kind == FSA_OP_WAIT)
 		details_add_chain(self, item->index);
+	if (item->kind == FSV_ITEM_FRAME)
+		details_add_frame_path(self, item->index);
 }
 
 /* One row's share of a range: its label on one line, what it did on the next, across both
