@@ -2742,6 +2742,13 @@ legend_collect(FsvTrace *trace, const FsvView *view, LegendEntry *entries)
 	    {"Context in error", SW_HATCH, FSV_COLOR_CONTEXT_ERROR, FSV_COLOR_CONTEXT_ERROR},
 	    {"Fault injected", SW_DIAMOND, FSV_COLOR_FAULT_INJECTED, FSV_COLOR_FAULT_INJECTED},
 	};
+	/* Issue 16 §3: frames rows, only for traces with frames. */
+	static const LegendEntry frames[] = {
+	    {"Frame: on time | over budget", SW_SPLIT, FSV_COLOR_FRAME_ON_TIME,
+	     FSV_COLOR_FRAME_OVER},
+	    {"Frame: missed vsync | pending", SW_SPLIT, FSV_COLOR_FRAME_MISSED,
+	     FSV_COLOR_FRAME_PENDING},
+	};
 	bool has_display = false;
 	/* Issue 14's items, only for traces that have them. */
 	static const LegendEntry gpummu[] = {
@@ -2798,6 +2805,10 @@ legend_collect(FsvTrace *trace, const FsvView *view, LegendEntry *entries)
 	if (has_display) {
 		entries[n++] = display[0];
 		entries[n++] = display[1];
+	}
+	if (fsv_trace_get_frame_count(trace) > 0) {
+		entries[n++] = frames[0];
+		entries[n++] = frames[1];
 	}
 	if (_fsv_trace_has_marker_kind(trace, FSA_MARK_VA_MAPPING))
 		entries[n++] = gpummu[0];
