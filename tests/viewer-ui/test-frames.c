@@ -4,8 +4,8 @@
  * click on the frame that missed a vsync selects it, the details pane gives its frame time,
  * budget, missed vsyncs and present, then its critical path (the report's definition,
  * tests/viewer/test-frames.c holds the two against each other) as links and the share per
- * queue; the timeline outlines the path; a link of the path selects its op or packet. Leaves a
- * screenshot, window-frame.png, in this build folder.
+ * queue; the timeline outlines the path; a link of the path selects its op or packet; the search
+ * `frame=N` goes to frame N. Leaves a screenshot, window-frame.png, in this build folder.
  */
 #include <string.h>
 
@@ -152,5 +152,31 @@ Test(frames_ui, click_on_a_frame_lists_its_critical_path_and_a_link_selects_the_
 	settle();
 	fsv_timeline_get_selection(timeline, &selection);
 	cr_assert_eq(selection.kind, FSV_ITEM_PACKET);
+	g_clear_pointer(&details, g_free);
+}
+
+/* Go to frame N: the search `frame=N` selects frame N on Enter; a frame the trace has not rings
+ * the bell and selects nothing new. */
+Test(frames_ui, search_frame_n_selects_frame_n)
+{
+	FsvTimeline *timeline = _fsv_window_get_timeline(window);
+	FsvTrace *trace = fsv_timeline_get_trace(timeline);
+	FsvItem selection;
+
+	_fsv_window_set_search_text(window, "frame=42");
+	cr_assert_not(_fsv_window_search_has_error(window));
+	_fsv_window_activate_search(window);
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_FRAME);
+	cr_assert_eq(fsv_trace_get_frame(trace, selection.index)->index, 42);
+	spin_until(has_path, LOAD_TIMEOUT_US);
+	cr_assert_not_null(strstr(details, "Frame: #42"), "%s", details);
+	_fsv_window_set_search_text(window, "frame: 9999");
+	cr_assert_not(_fsv_window_search_has_error(window));
+	_fsv_window_activate_search(window);
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(fsv_trace_get_frame(trace, selection.index)->index, 42);
 	g_clear_pointer(&details, g_free);
 }

@@ -982,13 +982,43 @@ on_timeline_status(FsvWindow *self)
 
 /* --- Search -------------------------------------------------------------------------------- */
 
+/* Issue 16 §3, go to frame N: the search `frame=N` (or `frame:N`), which names a frame, not
+ * ops. True with *NUMBER set when TEXT is one. */
+static gboolean
+parse_frame_search(const char *text, guint64 *number)
+{
+	g_autofree char *compact = g_strstrip(g_strdup(text));
+	char *end = NULL;
+
+	if (!g_str_has_prefix(compact, "frame"))
+		return FALSE;
+	end = g_strchug(compact + strlen("frame"));
+	if (*end != '=' && *end != ':')
+		return FALSE;
+	end = g_strchug(end + 1);
+	if (!g_ascii_isdigit(*end))
+		return FALSE;
+	*number = g_ascii_strtoull(end, &end, 10);
+	return *end == '\0';
+}
+
 static void
 on_search_changed(FsvWindow *self)
 {
 	const char *text = gtk_editable_get_text(GTK_EDITABLE(self->search_entry));
 	g_autoptr(GError) error = NULL;
-	g_autoptr(FsvQuery) query = fsv_query_parse(text, NULL, &error);
+	g_autoptr(FsvQuery) query = NULL;
+	guint64 frame;
 
+	if (parse_frame_search(text, &frame)) {
+		/* Enter goes to the frame; no op is filtered meanwhile. */
+		gtk_widget_remove_css_class(GTK_WIDGET(self->search_entry), "error");
+		g_clear_pointer(&self->query, fsv_query_unref);
+		fsv_timeline_set_query(self->timeline, NULL);
+		fsv_ops_table_set_query(self->ops_table, NULL);
+		return;
+	}
+	query = fsv_query_parse(text, NULL, &error);
 	if (query == NULL) {
 		gtk_widget_add_css_class(GTK_WIDGET(self->search_entry), "error");
 		gtk_widget_set_tooltip_text(GTK_WIDGET(self->search_entry), error->message);
@@ -999,7 +1029,7 @@ on_search_changed(FsvWindow *self)
 	    GTK_WIDGET(self->search_entry),
 	    "Search (Ctrl+F): dur>2ms, kind=wait|signal, state=, source=, queue=, pid=, "
 	    "fence=, value=, op=, combined with and, or, not and ( ); Enter selects the next "
-	    "match");
+	    "match; frame=N goes to frame N");
 	g_clear_pointer(&self->query, fsv_query_unref);
 	if (fsv_query_is_active(query))
 		self->query = g_steal_pointer(&query);
@@ -1021,9 +1051,25 @@ on_search_activate(FsvWindow *self)
 {
 	FsvItem selection;
 	guint32 next;
+	guint64 number;
 
 	/* Keys typed after Enter (Z, W, F, arrows) are for the timeline, not the entry. */
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+	if (self->trace != NULL &&
+	    parse_frame_search(gtk_editable_get_text(GTK_EDITABLE(self->search_entry)), &number)) {
+		guint32 frame = fsv_trace_find_frame(self->trace, number);
+		FsvItem item;
+
+		if (frame == FSV_INDEX_NONE) {
+			gtk_widget_error_bell(GTK_WIDGET(self));
+			return;
+		}
+		item =
+		    (FsvItem){FSV_ITEM_FRAME, frame, fsv_trace_get_frame(self->trace, frame)->row};
+		/* Scrolled into view and selected: the details pane lists its critical path. */
+		fsv_timeline_reveal_item(self->timeline, &item);
+		return;
+	}
 	if (self->trace == NULL || !fsv_query_is_active(self->query))
 		return;
 	fsv_timeline_get_selection(self->timeline, &selection);
