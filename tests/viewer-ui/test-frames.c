@@ -152,6 +152,15 @@ Test(frames_ui, click_on_a_frame_lists_its_critical_path_and_a_link_selects_the_
 	settle();
 	fsv_timeline_get_selection(timeline, &selection);
 	cr_assert_eq(selection.kind, FSV_ITEM_PACKET);
+	/* Back to the frame: its path's signal link selects the signal op. */
+	fsv_timeline_set_selection(timeline, &(FsvItem){FSV_ITEM_FRAME, late, f->row});
+	settle();
+	spin_until(has_path, LOAD_TIMEOUT_US);
+	cr_assert(_fsv_window_click_details_link(window, "signal", 0), "%s", details);
+	settle();
+	fsv_timeline_get_selection(timeline, &selection);
+	cr_assert_eq(selection.kind, FSV_ITEM_OP);
+	cr_assert_eq(fsv_trace_get_op(trace, selection.index)->kind, FSA_OP_SIGNAL);
 	g_clear_pointer(&details, g_free);
 }
 
