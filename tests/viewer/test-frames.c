@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -411,6 +412,71 @@ Test(frames, every_frame_is_drawn_at_every_zoom)
 			missing += !is_drawn;
 		}
 		cr_assert_eq(missing, 0, "%u frames not drawn at %d px", missing, widths[w]);
+		cairo_destroy(cr);
+		cairo_surface_destroy(surface);
+	}
+}
+
+/* A frame that missed a vsync is never hidden by its on-time neighbours: on diff-slow (43 of its
+ * frames miss one) drawn whole in 440 px, each such frame's columns hold the missed colour. */
+Test(frames, missed_frames_stand_out_at_a_far_zoom)
+{
+	g_autoptr(FsvTrace) trace = load("diff-slow");
+	guint32 row = frames_row(trace), first;
+	guint n;
+	double red[3];
+	guint32 want;
+	/* 200 px of time: frames 2 to 3 px wide; 40 px: the on-time frames (16.7 ms, below the
+	 * level's size class) in buckets drawn after the missed ones, which are items. */
+	static const int widths[][2] = {{440, 240}, {60, 20}};
+
+	fsv_render_get_color(FSV_COLOR_FRAME_MISSED, red);
+	want = (guint32) (red[0] * 255 + 0.5) << 16 | (guint32) (red[1] * 255 + 0.5) << 8 |
+	       (guint32) (red[2] * 255 + 0.5);
+	fsv_trace_get_row_frames(trace, row, &first, &n, NULL);
+	for (guint w = 0; w < G_N_ELEMENTS(widths); w++) {
+		g_autoptr(FsvView) view = fsv_view_new(trace);
+		int width = widths[w][0];
+		guint missed = 0, hidden = 0;
+		cairo_surface_t *surface;
+		cairo_t *cr;
+		FsvRenderOptions options;
+		double y, h;
+
+		fsv_view_set_size(view, width, 1200);
+		fsv_view_set_label_width(view, widths[w][1]);
+		fsv_view_fit(view);
+		surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, 1200);
+		cr = cairo_create(surface);
+		fsv_render_options_init(&options);
+		fsv_render_draw(cr, trace, view, &options);
+		cairo_surface_flush(surface);
+		cr_assert(fsv_view_get_row_geometry(view, row, &y, &h));
+		for (guint i = 0; i < n; i++) {
+			const FsvFrame *f = fsv_trace_get_frame(trace, first + i);
+			const guint32 *px =
+			    (const guint32 *) (cairo_image_surface_get_data(surface) +
+					       (int) (y + h / 2) *
+						   cairo_image_surface_get_stride(surface));
+			int x0 = (int) floor(fsv_view_time_to_x(view, f->draw_begin_ns));
+			int x1 = (int) floor(fsv_view_time_to_x(view, f->draw_end_ns));
+			bool is_red = false;
+
+			if (f->missed_vsyncs == 0)
+				continue;
+			missed++;
+			for (int x = MAX(x0, 0); x <= MIN(x1, width - 1) && !is_red; x++)
+				is_red =
+				    abs((int) (px[x] >> 16 & 0xff) - (int) (want >> 16 & 0xff)) <=
+					3 &&
+				    abs((int) (px[x] >> 8 & 0xff) - (int) (want >> 8 & 0xff)) <=
+					3 &&
+				    abs((int) (px[x] & 0xff) - (int) (want & 0xff)) <= 3;
+			hidden += !is_red;
+		}
+		cr_assert_eq(missed, 43, "diff-slow: 43 frames miss a vsync (traces/README.md)");
+		cr_assert_eq(hidden, 0, "%u of %u missed frames hidden at %d px", hidden, missed,
+			     width);
 		cairo_destroy(cr);
 		cairo_surface_destroy(surface);
 	}

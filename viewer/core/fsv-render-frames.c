@@ -59,8 +59,10 @@ add_box(FramePass *p, guint32 frame, guint64 begin, guint64 end, bool is_bucket)
 
 	if (x1 < p->x_min || x0 > p->x_max)
 		return;
-	x0 = MAX(x0, p->x_min - 2);
-	x1 = MIN(x1, p->x_max + 2);
+	/* On whole pixels: a frame narrower than a pixel is one pixel of its own colour, never
+	 * a blend with its neighbours'. */
+	x0 = floor(MAX(x0, p->x_min - 2));
+	x1 = floor(MIN(x1, p->x_max + 2));
 	/* A gap of a pixel between frames wide enough to tell apart. */
 	if (!is_bucket && x1 - x0 >= 6)
 		x1 -= 1;
