@@ -29,6 +29,7 @@
 #include "fsv-render.h"
 #include "fsv-trace-storage.h"
 #include "fsv-view.h"
+#include "fst-timeline.h"
 
 static char *work;
 
@@ -480,6 +481,73 @@ Test(frames, missed_frames_stand_out_at_a_far_zoom)
 		cairo_destroy(cr);
 		cairo_surface_destroy(surface);
 	}
+}
+
+/* A synthetic display (fst-timeline.h): a vsync every 100 µs from 600 µs; flip 1 queued at
+ * 610 µs lands at vsync 2; flip 2 queued at 850 µs lands at vsync 4 (vsync 3 missed); flip 3
+ * queued at 1050 µs never lands. Three frames: the first (no vsync before it: drawn from its
+ * flip_queued, frame time unknown), one that missed a vsync, and a pending present drawn to the
+ * end of the trace, which a click there selects. */
+#define T0    UINT64_C(1000000000)
+#define US(n) (T0 + (guint64) (n) *1000)
+
+Test(frames, pending_present_is_drawn_to_the_end_and_hit)
+{
+	g_autoptr(GArray) events = fst_events_new();
+	g_autoptr(FsvTrace) trace = NULL;
+	g_autoptr(FsvView) view = NULL;
+	static const guint64 queued[] = {610, 850, 1050};
+	const FsvFrame *f;
+	guint32 row, first;
+	guint n;
+	guint64 budget;
+	FsvItem hit;
+	double y, h;
+	g_autofree char *title = NULL;
+
+	for (guint64 k = 1; k <= 8; k++) {
+		guint64 flip = k == 2 ? 1 : k == 4 ? 2 : 0;
+
+		for (guint i = 0; i < G_N_ELEMENTS(queued); i++)
+			if (queued[i] > 500 + 100 * (k - 1) && queued[i] < 500 + 100 * k)
+				fst_event_add(events, "flip_queued", US(queued[i]), "adapter_id",
+					      UINT64_C(0), "source_id", UINT64_C(0), "process_id",
+					      UINT64_C(42), "context_handle", UINT64_C(0x20),
+					      "flip_id", (guint64) i + 1, NULL);
+		fst_event_add(events, "vsync", US(500 + 100 * k), "adapter_id", UINT64_C(0),
+			      "source_id", UINT64_C(0), "vsync_count", k, "flip_id", flip, "gpu_ts",
+			      US(500 + 100 * k), NULL);
+		if (flip)
+			fst_event_add(events, "flip_done", US(500 + 100 * k) + 1000, "adapter_id",
+				      UINT64_C(0), "source_id", UINT64_C(0), "flip_id", flip,
+				      "vsync_count", k, NULL);
+	}
+	trace = fst_trace_from_events("frames", events);
+	row = frames_row(trace);
+	f = fsv_trace_get_row_frames(trace, row, &first, &n, &budget);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(budget, 100000, "the vsync period");
+	cr_assert_eq(fsv_frame_grade(&f[0], budget), FSV_FRAME_UNKNOWN);
+	cr_assert_eq(f[0].draw_begin_ns, US(610));
+	cr_assert_eq(f[0].draw_end_ns, US(700));
+	cr_assert_eq(fsv_frame_grade(&f[1], budget), FSV_FRAME_MISSED);
+	cr_assert_eq(f[1].missed_vsyncs, 1);
+	cr_assert_eq(f[1].frame_time_ns, 200000);
+	cr_assert_eq(fsv_frame_grade(&f[2], budget), FSV_FRAME_PENDING);
+	cr_assert_eq(f[2].index, 3);
+	cr_assert_eq(f[2].draw_begin_ns, US(1050));
+	cr_assert_eq(f[2].draw_end_ns, fsv_trace_get_end_ns(trace));
+	view = fsv_view_new(trace);
+	fsv_view_set_size(view, 1600, 600);
+	fsv_view_fit(view);
+	cr_assert(fsv_view_get_row_geometry(view, row, &y, &h));
+	cr_assert(fsv_view_hit_test(view, fsv_view_time_to_x(view, US(1200)), y + h / 2, &hit));
+	cr_assert_eq(hit.kind, FSV_ITEM_FRAME);
+	cr_assert_eq(hit.index, first + 2);
+	title = fsv_trace_dup_item_title(trace, &hit);
+	cr_assert_str_eq(title, "Frame #3 (pending present)");
+	cr_assert(fsv_view_hit_test(view, fsv_view_time_to_x(view, US(800)), y + h / 2, &hit));
+	cr_assert_eq(hit.index, first + 1, "the late frame between its vsyncs");
 }
 
 /* ---- The index file ------------------------------------------------------------------------ */
