@@ -1423,6 +1423,8 @@ add_bookmark_activated(GSimpleAction *action, GVariant *parameter, gpointer user
 		ns = fsv_trace_get_packet(self->trace, selection.index)->start_ns;
 	else if (selection.kind == FSV_ITEM_MARKER)
 		ns = fsv_trace_get_marker(self->trace, selection.index)->begin_ns;
+	else if (selection.kind == FSV_ITEM_FRAME)
+		ns = fsv_trace_get_frame(self->trace, selection.index)->draw_begin_ns;
 	else
 		ns = fsv_view_get_begin_ns(view) / 2 + fsv_view_get_end_ns(view) / 2;
 	fsv_bookmarks_add(self->bookmarks, ns, NULL);
