@@ -299,9 +299,13 @@ Test(frames, critical_path_of_the_slowest_frames_equals_the_reports)
 				    : g_strdup("");
 			cr_assert_str_eq(queue, str(jl, "hwqueue_handle"));
 			cr_assert_eq(vl->hold_end_ns - vl->hold_begin_ns, u64(jl, "held_ns"));
-			/* Each op or packet of the chain is one the timeline can select. */
+			/* Each op or packet of the chain is one the timeline can select; each
+			 * display link, its flip on the display row. */
 			if (vl->has_item)
 				cr_assert_neq(vl->item.kind, FSV_ITEM_NONE);
+			else
+				cr_assert_eq(vl->item.kind, FSV_ITEM_MARKER, "flip %" PRIu64,
+					     vl->flip_id);
 		}
 		cr_assert_eq(l, path->links->len);
 		viewer_shares = fsv_frame_path_shares(trace, path);

@@ -371,30 +371,53 @@ clip(guint64 ns, guint64 low, guint64 high)
 	return ns < low ? low : ns > high ? high : ns;
 }
 
+/* The flip marker FLIP_ID queued at QUEUED_NS on the display row before frames row ROW, by
+ * bisection over the row's markers (sorted by begin); FSV_ITEM_NONE when it has none. */
+static FsvItem
+flip_item(const FsvTrace *trace, guint32 row, guint64 flip_id, guint64 queued_ns)
+{
+	FsvItem none = {FSV_ITEM_NONE, FSV_INDEX_NONE, FSV_INDEX_NONE};
+	guint n = 0, lo = 0, hi;
+	const guint32 *markers;
+
+	if (row == 0 || queued_ns == FSA_TIME_NONE ||
+	    fsv_trace_get_row(trace, row - 1)->kind != FSV_ROW_DISPLAY)
+		return none;
+	markers = fsv_trace_get_row_markers(trace, row - 1, &n);
+	hi = n;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (fsv_trace_get_marker(trace, markers[mid])->begin_ns < queued_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (guint i = lo; i < n; i++) {
+		const FsvMarker *m = fsv_trace_get_marker(trace, markers[i]);
+
+		if (m->begin_ns > queued_ns)
+			break;
+		if (m->kind == FSA_MARK_FLIP && m->value == flip_id)
+			return (FsvItem){FSV_ITEM_MARKER, markers[i], m->row};
+	}
+	return none;
+}
+
+/* A link of the display: the flip FLIP_ID (queued at QUEUED_NS) holding [BEGIN, END] cut to
+ * the path. */
 static void
 add_display_link(const FsvChainIndex *index, FsvFramePath *path, const FsvFrame *frame,
-		 const char *role, guint64 flip_id, guint64 begin, guint64 end)
+		 const char *role, guint64 flip_id, guint64 queued_ns, guint64 begin, guint64 end)
 {
 	FsvPathLink link = {
-	    .item = {FSV_ITEM_NONE, FSV_INDEX_NONE, FSV_INDEX_NONE},
+	    .item = flip_item(index->trace, frame->row, flip_id, queued_ns),
 	    .role = role,
 	    .flip_id = flip_id,
 	    .hold_begin_ns = clip(begin, path->begin_ns, path->end_ns),
 	    .hold_end_ns = clip(end, path->begin_ns, path->end_ns),
 	};
-	guint n = 0;
-	const guint32 *markers =
-	    frame->row > 0 ? fsv_trace_get_row_markers(index->trace, frame->row - 1, &n) : NULL;
 
-	/* The flip's marker on the display row, for the pane's link and the outline. */
-	for (guint i = 0; i < n; i++) {
-		const FsvMarker *m = fsv_trace_get_marker(index->trace, markers[i]);
-
-		if (m->kind == FSA_MARK_FLIP && m->value == flip_id) {
-			link.item = (FsvItem){FSV_ITEM_MARKER, markers[i], m->row};
-			break;
-		}
-	}
 	g_array_append_val(path->links, link);
 }
 
@@ -493,7 +516,7 @@ fsv_chain_index_path_of_frame(FsvChainIndex *index, guint32 frame, guint max_lin
 	}
 	if (path->begin_ns > end)
 		path->begin_ns = end;
-	add_display_link(index, path, f, "vsync", f->flip_id, queued, end);
+	add_display_link(index, path, f, "vsync", f->flip_id, queued, queued, end);
 	has_render = find_render(index, f, queued + tolerance, &render);
 	is_display_bound = prev && prev->done_ns != FSA_TIME_NONE &&
 			   prev->done_ns <= queued + tolerance &&
@@ -501,8 +524,8 @@ fsv_chain_index_path_of_frame(FsvChainIndex *index, guint32 frame, guint max_lin
 	if (is_display_bound) {
 		/* From the previous flip's vsync (the frame's begin) to this flip's programming:
 		 * the display had it until the vsync interrupt's handling. */
-		add_display_link(index, path, f, "previous_flip", prev->flip_id, path->begin_ns,
-				 queued);
+		add_display_link(index, path, f, "previous_flip", prev->flip_id, prev->queued_ns,
+				 path->begin_ns, queued);
 		path->stop = "previous_flip";
 	} else if (has_render) {
 		struct fsa_chain_options options = {.horizon_ns = path->begin_ns};
@@ -510,7 +533,8 @@ fsv_chain_index_path_of_frame(FsvChainIndex *index, guint32 frame, guint max_lin
 		    g_new0(struct fsa_chain_link, MAX(max_links, 1));
 		struct fsa_chain chain = {.links = links, .capacity = MAX(max_links, 1)};
 
-		add_display_link(index, path, f, "present", f->flip_id, render.end_ns, queued);
+		add_display_link(index, path, f, "present", f->flip_id, queued, render.end_ns,
+				 queued);
 		if (render.end_ns <= path->begin_ns) {
 			path->stop = fsa_chain_stop_name(FSA_CHAIN_STOP_HORIZON);
 		} else if (fsa_chain_of_packet(&source, &render, &options, &chain) == FSA_OK) {
