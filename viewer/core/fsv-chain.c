@@ -371,37 +371,15 @@ clip(guint64 ns, guint64 low, guint64 high)
 	return ns < low ? low : ns > high ? high : ns;
 }
 
-/* The flip marker FLIP_ID queued at QUEUED_NS on the display row before frames row ROW, by
- * bisection over the row's markers (sorted by begin); FSV_ITEM_NONE when it has none. */
+/* The timeline's item of a flip marker (fsv_trace_find_frame_flip), FSV_ITEM_NONE when none. */
 static FsvItem
 flip_item(const FsvTrace *trace, guint32 row, guint64 flip_id, guint64 queued_ns)
 {
-	FsvItem none = {FSV_ITEM_NONE, FSV_INDEX_NONE, FSV_INDEX_NONE};
-	guint n = 0, lo = 0, hi;
-	const guint32 *markers;
+	guint32 flip = fsv_trace_find_frame_flip(trace, row, flip_id, queued_ns);
 
-	if (row == 0 || queued_ns == FSA_TIME_NONE ||
-	    fsv_trace_get_row(trace, row - 1)->kind != FSV_ROW_DISPLAY)
-		return none;
-	markers = fsv_trace_get_row_markers(trace, row - 1, &n);
-	hi = n;
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-
-		if (fsv_trace_get_marker(trace, markers[mid])->begin_ns < queued_ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (guint i = lo; i < n; i++) {
-		const FsvMarker *m = fsv_trace_get_marker(trace, markers[i]);
-
-		if (m->begin_ns > queued_ns)
-			break;
-		if (m->kind == FSA_MARK_FLIP && m->value == flip_id)
-			return (FsvItem){FSV_ITEM_MARKER, markers[i], m->row};
-	}
-	return none;
+	if (flip == FSV_INDEX_NONE)
+		return (FsvItem){FSV_ITEM_NONE, FSV_INDEX_NONE, FSV_INDEX_NONE};
+	return (FsvItem){FSV_ITEM_MARKER, flip, fsv_trace_get_marker(trace, flip)->row};
 }
 
 /* A link of the display: the flip FLIP_ID (queued at QUEUED_NS) holding [BEGIN, END] cut to

@@ -1173,43 +1173,11 @@ describe_lanes(const FsvTrace *trace, guint32 row, guint first, GPtrArray *out)
  * from one change point to the next. */
 /* ---- Frames (issue 16 §3, fsv-frames.h) --------------------------------------------------- */
 
-/* The flip marker of a frame on its display row (the row before its frames row): the first
- * flip queued at the frame's flip_queued with its flip id, FSV_INDEX_NONE when none. */
-static guint32
-find_frame_flip(const FsvTrace *trace, const FsvFrame *f)
-{
-	guint n = 0, lo = 0, hi;
-	const guint32 *markers;
-
-	if (f->row == 0 || f->queued_ns == FSV_TIME_NONE ||
-	    fsv_trace_get_row(trace, f->row - 1)->kind != FSV_ROW_DISPLAY)
-		return FSV_INDEX_NONE;
-	markers = fsv_trace_get_row_markers(trace, f->row - 1, &n);
-	hi = n;
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-
-		if (fsv_trace_get_marker(trace, markers[mid])->begin_ns < f->queued_ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (guint i = lo; i < n; i++) {
-		const FsvMarker *m = fsv_trace_get_marker(trace, markers[i]);
-
-		if (m->begin_ns > f->queued_ns)
-			break;
-		if (_fsv_marker_is_flip(m) && _fsv_flip_id(m) == f->flip_id)
-			return markers[i];
-	}
-	return FSV_INDEX_NONE;
-}
-
 static void
 describe_frame(const FsvTrace *trace, guint32 index, GPtrArray *out, GArray *links)
 {
 	const FsvFrame *f = fsv_trace_get_frame(trace, index);
-	guint32 first, flip = find_frame_flip(trace, f);
+	guint32 first, flip = fsv_trace_find_frame_flip(trace, f->row, f->flip_id, f->queued_ns);
 	guint n;
 	guint64 budget;
 

@@ -255,6 +255,36 @@ fsv_frame_grade(const FsvFrame *frame, guint64 budget_ns)
 	return FSV_FRAME_ON_TIME;
 }
 
+guint32
+fsv_trace_find_frame_flip(const FsvTrace *trace, guint32 row, guint64 flip_id, guint64 queued_ns)
+{
+	guint n = 0, lo = 0, hi;
+	const guint32 *markers;
+
+	if (row == 0 || row >= trace->n_rows || queued_ns == FSA_TIME_NONE ||
+	    fsv_trace_get_row(trace, row - 1)->kind != FSV_ROW_DISPLAY)
+		return FSV_INDEX_NONE;
+	markers = fsv_trace_get_row_markers(trace, row - 1, &n);
+	hi = n;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (fsv_trace_get_marker(trace, markers[mid])->begin_ns < queued_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (guint i = lo; i < n; i++) {
+		const FsvMarker *m = fsv_trace_get_marker(trace, markers[i]);
+
+		if (m->begin_ns > queued_ns)
+			break;
+		if (_fsv_marker_is_flip(m) && _fsv_flip_id(m) == flip_id)
+			return markers[i];
+	}
+	return FSV_INDEX_NONE;
+}
+
 const FsvLod *
 _fsv_trace_get_frame_lod(const FsvTrace *trace, guint32 row)
 {

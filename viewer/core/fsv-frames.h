@@ -59,6 +59,10 @@ const FsvFrame *fsv_trace_get_row_frames(const FsvTrace *trace, guint32 row, gui
  * FSV_INDEX_NONE. */
 guint32 fsv_trace_find_frame(const FsvTrace *trace, guint64 number);
 FsvFrameGrade fsv_frame_grade(const FsvFrame *frame, guint64 budget_ns);
+/* The flip marker FLIP_ID, queued at QUEUED_NS, on the display row of frames row ROW (the row
+ * before it), by bisection; FSV_INDEX_NONE when that row has none. */
+guint32 fsv_trace_find_frame_flip(const FsvTrace *trace, guint32 row, guint64 flip_id,
+				  guint64 queued_ns);
 
 G_END_DECLS
 
