@@ -165,6 +165,16 @@ _fsv_build_index_frames(TraceBuild *build)
 		fr.budget_ns = median_period(
 		    &g_array_index(build->stored_frames, FsvFrame, fr.first), fr.count);
 		g_array_append_val(build->frame_rows, fr);
+		/* The row's second line: its frames and their budget. */
+		{
+			FsvRow *w = _fsv_build_row_at(build, r);
+			g_autofree char *budget = fsv_format_duration(fr.budget_ns);
+
+			g_free(w->sublabel);
+			w->sublabel = fr.budget_ns ? g_strdup_printf("%u frames · budget %s",
+								     fr.count, budget)
+						   : g_strdup_printf("%u frames", fr.count);
+		}
 	}
 }
 

@@ -197,7 +197,7 @@ add_display_rows(TraceBuild *build, guint32 adapter_row, guint32 adapter_id)
 		/* Issue 16 §3: its frames right under it (fsv-frames.h). */
 		if (_fsv_build_display_has_frames(build, adapter_id, source)) {
 			r = add_row(build, FSV_ROW_FRAMES, adapter_row, g_strdup("Frames"),
-				    g_strdup("frame time vs vsync"));
+				    g_strdup(""));
 			_fsv_build_row_at(build, r)->adapter_id = adapter_id;
 			_fsv_build_row_at(build, r)->source_id = source;
 		}
