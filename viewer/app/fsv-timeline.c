@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fsv-timeline.h"
+#include "fsv-frames.h"
 
 #define CLICK_SLOP   4.0  /* px a press may move and still be a click */
 #define KEY_ZOOM     1.25 /* W / S */
@@ -414,6 +415,13 @@ item_span(FsvTimeline *self, const FsvItem *item, guint64 *begin_ns, guint64 *en
 	}
 	case FSV_ITEM_COUNTER:
 		return fsv_counters_get_item_span(self->trace, item, begin_ns, end_ns);
+	case FSV_ITEM_FRAME: {
+		const FsvFrame *frame = fsv_trace_get_frame(self->trace, item->index);
+
+		*begin_ns = frame->draw_begin_ns;
+		*end_ns = frame->draw_end_ns;
+		return TRUE;
+	}
 	case FSV_ITEM_LOSS: {
 		const FsvLoss *loss = fsv_trace_get_loss(self->trace, item->index);
 

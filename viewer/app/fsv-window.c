@@ -667,6 +667,65 @@ details_add_chain(FsvWindow *self, guint32 op)
 	details_add(self, "Ends at", chain_stop_text(stop));
 }
 
+/* Issue 16 §3: a frame's critical path (fsv_chain_index_path_of_frame, the report's
+ * definition): each link a link to its op, packet or flip with the part of the frame it holds,
+ * outlined in the timeline, then the share per queue, engine, process and display. */
+static void
+details_add_frame_path(FsvWindow *self, guint32 frame)
+{
+	g_autoptr(FsvFramePath) path = NULL;
+	g_autoptr(GArray) shares = NULL;
+	g_autoptr(GArray) items = g_array_new(FALSE, FALSE, sizeof(FsvItem));
+	guint64 span;
+
+	if (self->chain_index == NULL) {
+		details_heading(self, "Critical path");
+		details_add(self, "", "indexing the trace…");
+		return;
+	}
+	path = fsv_chain_index_path_of_frame(self->chain_index, frame, CHAIN_MAX_LINKS);
+	if (path == NULL)
+		return;
+	span = path->end_ns - path->begin_ns;
+	details_heading(self, "Critical path");
+	for (guint i = 0; i < path->links->len; i++) {
+		const FsvPathLink *l = &g_array_index(path->links, FsvPathLink, i);
+		g_autofree char *title =
+		    !l->has_item ? g_strdup_printf("flip %" G_GUINT64_FORMAT, l->flip_id)
+		    : l->item.kind != FSV_ITEM_NONE
+			? fsv_trace_dup_item_title(self->trace, &l->item)
+			: g_strdup("(not in the trace)");
+		g_autofree char *held = fsv_format_duration(l->hold_end_ns - l->hold_begin_ns);
+		g_autofree char *value = g_strdup_printf("%s · holds %s", title, held);
+		const FsvItem *last =
+		    items->len ? &g_array_index(items, FsvItem, items->len - 1) : NULL;
+
+		if (l->item.kind != FSV_ITEM_NONE) {
+			details_add_link(self, l->role, value, &l->item);
+			if (!last || last->kind != l->item.kind || last->index != l->item.index)
+				g_array_append_val(items, l->item);
+		} else {
+			details_add(self, l->role, value);
+		}
+	}
+	details_add(self, "Ends at", path->stop);
+	fsv_timeline_set_highlights(self->timeline, (const FsvItem *) (gpointer) items->data,
+				    items->len);
+	shares = fsv_frame_path_shares(self->trace, path);
+	if (shares->len == 0)
+		return;
+	details_heading(self, "Share of the frame");
+	for (guint i = 0; i < shares->len; i++) {
+		const FsvPathShare *s = &g_array_index(shares, FsvPathShare, i);
+		g_autofree char *held = fsv_format_duration(s->held_ns);
+		g_autofree char *name = g_strdup_printf("%s %s", s->scope, s->key);
+		g_autofree char *value = g_strdup_printf(
+		    "%s (%.1f %%)", held, span ? 100.0 * (double) s->held_ns / (double) span : 0.0);
+
+		details_add(self, name, value);
+	}
+}
+
 static void
 details_add_selection(FsvWindow *self, const FsvItem *item)
 {
@@ -686,6 +745,8 @@ details_add_selection(FsvWindow *self, const FsvItem *item)
 	if (item->kind == FSV_ITEM_OP &&
 	    fsv_trace_get_op(self->trace, item->index)->kind == FSA_OP_WAIT)
 		details_add_chain(self, item->index);
+	if (item->kind == FSV_ITEM_FRAME)
+		details_add_frame_path(self, item->index);
 }
 
 /* One row's share of a range: its label on one line, what it did on the next, across both
@@ -921,13 +982,43 @@ on_timeline_status(FsvWindow *self)
 
 /* --- Search -------------------------------------------------------------------------------- */
 
+/* Issue 16 §3, go to frame N: the search `frame=N` (or `frame:N`), which names a frame, not
+ * ops. True with *NUMBER set when TEXT is one. */
+static gboolean
+parse_frame_search(const char *text, guint64 *number)
+{
+	g_autofree char *compact = g_strstrip(g_strdup(text));
+	char *end = NULL;
+
+	if (!g_str_has_prefix(compact, "frame"))
+		return FALSE;
+	end = g_strchug(compact + strlen("frame"));
+	if (*end != '=' && *end != ':')
+		return FALSE;
+	end = g_strchug(end + 1);
+	if (!g_ascii_isdigit(*end))
+		return FALSE;
+	*number = g_ascii_strtoull(end, &end, 10);
+	return *end == '\0';
+}
+
 static void
 on_search_changed(FsvWindow *self)
 {
 	const char *text = gtk_editable_get_text(GTK_EDITABLE(self->search_entry));
 	g_autoptr(GError) error = NULL;
-	g_autoptr(FsvQuery) query = fsv_query_parse(text, NULL, &error);
+	g_autoptr(FsvQuery) query = NULL;
+	guint64 frame;
 
+	if (parse_frame_search(text, &frame)) {
+		/* Enter goes to the frame; no op is filtered meanwhile. */
+		gtk_widget_remove_css_class(GTK_WIDGET(self->search_entry), "error");
+		g_clear_pointer(&self->query, fsv_query_unref);
+		fsv_timeline_set_query(self->timeline, NULL);
+		fsv_ops_table_set_query(self->ops_table, NULL);
+		return;
+	}
+	query = fsv_query_parse(text, NULL, &error);
 	if (query == NULL) {
 		gtk_widget_add_css_class(GTK_WIDGET(self->search_entry), "error");
 		gtk_widget_set_tooltip_text(GTK_WIDGET(self->search_entry), error->message);
@@ -938,7 +1029,7 @@ on_search_changed(FsvWindow *self)
 	    GTK_WIDGET(self->search_entry),
 	    "Search (Ctrl+F): dur>2ms, kind=wait|signal, state=, source=, queue=, pid=, "
 	    "fence=, value=, op=, combined with and, or, not and ( ); Enter selects the next "
-	    "match");
+	    "match; frame=N goes to frame N");
 	g_clear_pointer(&self->query, fsv_query_unref);
 	if (fsv_query_is_active(query))
 		self->query = g_steal_pointer(&query);
@@ -960,9 +1051,25 @@ on_search_activate(FsvWindow *self)
 {
 	FsvItem selection;
 	guint32 next;
+	guint64 number;
 
 	/* Keys typed after Enter (Z, W, F, arrows) are for the timeline, not the entry. */
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+	if (self->trace != NULL &&
+	    parse_frame_search(gtk_editable_get_text(GTK_EDITABLE(self->search_entry)), &number)) {
+		guint32 frame = fsv_trace_find_frame(self->trace, number);
+		FsvItem item;
+
+		if (frame == FSV_INDEX_NONE) {
+			gtk_widget_error_bell(GTK_WIDGET(self));
+			return;
+		}
+		item =
+		    (FsvItem){FSV_ITEM_FRAME, frame, fsv_trace_get_frame(self->trace, frame)->row};
+		/* Scrolled into view and selected: the details pane lists its critical path. */
+		fsv_timeline_reveal_item(self->timeline, &item);
+		return;
+	}
 	if (self->trace == NULL || !fsv_query_is_active(self->query))
 		return;
 	fsv_timeline_get_selection(self->timeline, &selection);
@@ -1316,6 +1423,8 @@ add_bookmark_activated(GSimpleAction *action, GVariant *parameter, gpointer user
 		ns = fsv_trace_get_packet(self->trace, selection.index)->start_ns;
 	else if (selection.kind == FSV_ITEM_MARKER)
 		ns = fsv_trace_get_marker(self->trace, selection.index)->begin_ns;
+	else if (selection.kind == FSV_ITEM_FRAME)
+		ns = fsv_trace_get_frame(self->trace, selection.index)->draw_begin_ns;
 	else
 		ns = fsv_view_get_begin_ns(view) / 2 + fsv_view_get_end_ns(view) / 2;
 	fsv_bookmarks_add(self->bookmarks, ns, NULL);

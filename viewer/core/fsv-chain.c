@@ -362,3 +362,280 @@ fsv_chain_index_chain_of_wait(FsvChainIndex *index, guint32 op, guint max_links,
 		*stop_item = item_of(index, &chain.stop_item);
 	return out;
 }
+
+/* ---- A frame's critical path (issue 16 §3) ----------------------------------------------- */
+
+static guint64
+clip(guint64 ns, guint64 low, guint64 high)
+{
+	return ns < low ? low : ns > high ? high : ns;
+}
+
+/* The timeline's item of a flip marker (fsv_trace_find_frame_flip), FSV_ITEM_NONE when none. */
+static FsvItem
+flip_item(const FsvTrace *trace, guint32 row, guint64 flip_id, guint64 queued_ns)
+{
+	guint32 flip = fsv_trace_find_frame_flip(trace, row, flip_id, queued_ns);
+
+	if (flip == FSV_INDEX_NONE)
+		return (FsvItem){FSV_ITEM_NONE, FSV_INDEX_NONE, FSV_INDEX_NONE};
+	return (FsvItem){FSV_ITEM_MARKER, flip, fsv_trace_get_marker(trace, flip)->row};
+}
+
+/* A link of the display: the flip FLIP_ID (queued at QUEUED_NS) holding [BEGIN, END] cut to
+ * the path. */
+static void
+add_display_link(const FsvChainIndex *index, FsvFramePath *path, const FsvFrame *frame,
+		 const char *role, guint64 flip_id, guint64 queued_ns, guint64 begin, guint64 end)
+{
+	FsvPathLink link = {
+	    .item = flip_item(index->trace, frame->row, flip_id, queued_ns),
+	    .role = role,
+	    .flip_id = flip_id,
+	    .hold_begin_ns = clip(begin, path->begin_ns, path->end_ns),
+	    .hold_end_ns = clip(end, path->begin_ns, path->end_ns),
+	};
+
+	g_array_append_val(path->links, link);
+}
+
+/* The render a present showed, as critical-path.c's find_render: the packet that ended last at
+ * or before AT on a queue of the presenting context (of equal ends, the greater command
+ * buffer, as the store's (queue, end) index orders them). */
+static bool
+find_render(const FsvChainIndex *index, const FsvFrame *frame, guint64 at,
+	    struct fsa_chain_item *render)
+{
+	const FsvPacket *best = NULL;
+
+	for (guint32 r = 0; frame->context_handle && r < fsv_trace_get_row_count(index->trace);
+	     r++) {
+		const FsvRow *row = fsv_trace_get_row(index->trace, r);
+		guint at_pos;
+
+		if (row->kind != FSV_ROW_QUEUE || row->context_handle != frame->context_handle)
+			continue;
+		at_pos = lower_bound(index, true, row->hwqueue_handle, 0);
+		for (guint i = at_pos; i < index->n_packets; i++) {
+			const FsvPacket *p = fsv_trace_get_packet(index->trace, index->packets[i]);
+
+			if (p->hwqueue_handle != row->hwqueue_handle)
+				break;
+			if (p->status == FSA_PACKET_NEVER_ENDED || p->end_ns > at)
+				continue;
+			if (!best || p->end_ns > best->end_ns ||
+			    (p->end_ns == best->end_ns &&
+			     p->hwqueue_handle == best->hwqueue_handle &&
+			     p->progress_value >= best->progress_value))
+				best = p;
+		}
+	}
+	if (!best)
+		return false;
+	packet_to_item(best, render);
+	return true;
+}
+
+/* The previous frame of the same display, NULL none (frames are stored per display in order). */
+static const FsvFrame *
+previous_frame(const FsvTrace *trace, guint32 frame)
+{
+	const FsvFrame *f = fsv_trace_get_frame(trace, frame);
+	guint32 first;
+	guint n;
+
+	fsv_trace_get_row_frames(trace, f->row, &first, &n, NULL);
+	while (frame-- > first) {
+		const FsvFrame *p = fsv_trace_get_frame(trace, frame);
+
+		if (!p->is_pending)
+			return p;
+	}
+	return NULL;
+}
+
+FsvFramePath *
+fsv_chain_index_path_of_frame(FsvChainIndex *index, guint32 frame, guint max_links)
+{
+	const struct fsa_chain_source source = {
+	    .data = index,
+	    .find_op = find_op,
+	    .find_packet = find_packet,
+	    .previous_packet = previous_packet,
+	    .engine_packet_before = engine_packet_before,
+	    .cmdbuf_wait = cmdbuf_wait,
+	};
+	const FsvFrame *f, *prev;
+	FsvFramePath *path;
+	guint64 end, queued, tolerance = FSA_CHAIN_TOLERANCE_NS;
+	struct fsa_chain_item render;
+	bool has_render, is_display_bound;
+
+	g_return_val_if_fail(index != NULL, NULL);
+	if (frame >= fsv_trace_get_frame_count(index->trace))
+		return NULL;
+	f = fsv_trace_get_frame(index->trace, frame);
+	if (f->is_pending)
+		return NULL;
+	prev = previous_frame(index->trace, frame);
+	path = g_new0(FsvFramePath, 1);
+	path->frame = frame;
+	path->links = g_array_new(FALSE, FALSE, sizeof(FsvPathLink));
+	path->stop = "unexplained";
+	end = f->end_ns != FSA_TIME_NONE ? f->end_ns : f->done_ns;
+	queued = f->queued_ns;
+	path->end_ns = end;
+	/* A display's first frame has no previous vsync: its path goes back as far as its chain
+	 * does, and begins where that stops. */
+	path->begin_ns = f->begin_ns != FSA_TIME_NONE ? f->begin_ns : 0;
+	if (end == FSA_TIME_NONE || queued == FSA_TIME_NONE) {
+		path->begin_ns = path->end_ns = end != FSA_TIME_NONE ? end : 0;
+		return path;
+	}
+	if (path->begin_ns > end)
+		path->begin_ns = end;
+	add_display_link(index, path, f, "vsync", f->flip_id, queued, queued, end);
+	has_render = find_render(index, f, queued + tolerance, &render);
+	is_display_bound = prev && prev->done_ns != FSA_TIME_NONE &&
+			   prev->done_ns <= queued + tolerance &&
+			   (!has_render || prev->done_ns >= render.end_ns);
+	if (is_display_bound) {
+		/* From the previous flip's vsync (the frame's begin) to this flip's programming:
+		 * the display had it until the vsync interrupt's handling. */
+		add_display_link(index, path, f, "previous_flip", prev->flip_id, prev->queued_ns,
+				 path->begin_ns, queued);
+		path->stop = "previous_flip";
+	} else if (has_render) {
+		struct fsa_chain_options options = {.horizon_ns = path->begin_ns};
+		g_autofree struct fsa_chain_link *links =
+		    g_new0(struct fsa_chain_link, MAX(max_links, 1));
+		struct fsa_chain chain = {.links = links, .capacity = MAX(max_links, 1)};
+
+		add_display_link(index, path, f, "present", f->flip_id, queued, render.end_ns,
+				 queued);
+		if (render.end_ns <= path->begin_ns) {
+			path->stop = fsa_chain_stop_name(FSA_CHAIN_STOP_HORIZON);
+		} else if (fsa_chain_of_packet(&source, &render, &options, &chain) == FSA_OK) {
+			for (size_t i = 0; i < chain.length; i++) {
+				FsvPathLink link = {
+				    .item = item_of(index, &links[i].item),
+				    .role = fsa_chain_role_name(links[i].role),
+				    .has_item = true,
+				    .chain = links[i].item,
+				    .hold_begin_ns =
+					clip(links[i].hold_begin_ns, path->begin_ns, path->end_ns),
+				    .hold_end_ns =
+					clip(links[i].hold_end_ns, path->begin_ns, path->end_ns),
+				};
+
+				g_array_append_val(path->links, link);
+			}
+			path->stop = fsa_chain_stop_name(chain.stop);
+		}
+	}
+	if (!path->begin_ns) {
+		path->begin_ns = end;
+		for (guint k = 0; k < path->links->len; k++)
+			path->begin_ns =
+			    MIN(path->begin_ns,
+				g_array_index(path->links, FsvPathLink, k).hold_begin_ns);
+	}
+	return path;
+}
+
+void
+fsv_frame_path_free(FsvFramePath *path)
+{
+	if (!path)
+		return;
+	g_array_unref(path->links);
+	g_free(path);
+}
+
+static void
+share_add(GArray *shares, const char *scope, const char *key, guint64 held)
+{
+	FsvPathShare s = {.scope = scope, .held_ns = held};
+
+	for (guint i = 0; i < shares->len; i++) {
+		FsvPathShare *x = &g_array_index(shares, FsvPathShare, i);
+
+		if (strcmp(x->scope, scope) == 0 && strcmp(x->key, key) == 0) {
+			x->held_ns += held;
+			return;
+		}
+	}
+	g_strlcpy(s.key, key, sizeof(s.key));
+	g_array_append_val(shares, s);
+}
+
+static int
+scope_rank(const char *scope)
+{
+	return strcmp(scope, "queue") == 0     ? 0
+	       : strcmp(scope, "engine") == 0  ? 1
+	       : strcmp(scope, "process") == 0 ? 2
+					       : 3;
+}
+
+static gint
+compare_share(gconstpointer a, gconstpointer b)
+{
+	const FsvPathShare *x = a, *y = b;
+	int rx = scope_rank(x->scope), ry = scope_rank(y->scope);
+
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	if (x->held_ns != y->held_ns)
+		return x->held_ns > y->held_ns ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+GArray *
+fsv_frame_path_shares(FsvTrace *trace, const FsvFramePath *path)
+{
+	GArray *shares = g_array_new(FALSE, FALSE, sizeof(FsvPathShare));
+	const FsvFrame *f = fsv_trace_get_frame(trace, path->frame);
+	char key[40];
+
+	/* As the report's path_shares (analyzer/report/tables.c): a link's unknown adapter,
+	 * engine or process is its queue's. */
+	for (guint i = 0; i < path->links->len; i++) {
+		const FsvPathLink *l = &g_array_index(path->links, FsvPathLink, i);
+		guint64 held = l->hold_end_ns - l->hold_begin_ns;
+		const struct fsa_queue_info *q =
+		    l->has_item && l->chain.hwqueue_handle
+			? fsv_trace_find_queue(trace, l->chain.hwqueue_handle)
+			: NULL;
+		guint32 adapter = l->chain.adapter_id, engine = l->chain.engine_id,
+			process = l->chain.process_id;
+
+		if (!l->has_item) {
+			g_snprintf(key, sizeof(key), "%" G_GUINT32_FORMAT ":%" G_GUINT32_FORMAT,
+				   f->adapter_id, f->source_id);
+			share_add(shares, "display", key, held);
+			continue;
+		}
+		if (q) {
+			adapter = adapter == UINT32_MAX ? q->adapter_id : adapter;
+			engine = engine == UINT32_MAX ? q->engine_id : engine;
+			process = process == UINT32_MAX ? q->process_id : process;
+		}
+		if (l->chain.hwqueue_handle) {
+			g_snprintf(key, sizeof(key), "0x%" G_GINT64_MODIFIER "x",
+				   l->chain.hwqueue_handle);
+			share_add(shares, "queue", key, held);
+		}
+		if (adapter != UINT32_MAX && engine != UINT32_MAX) {
+			g_snprintf(key, sizeof(key), "%" G_GUINT32_FORMAT ":%" G_GUINT32_FORMAT,
+				   adapter, engine);
+			share_add(shares, "engine", key, held);
+		}
+		if (process != UINT32_MAX) {
+			g_snprintf(key, sizeof(key), "%" G_GUINT32_FORMAT, process);
+			share_add(shares, "process", key, held);
+		}
+	}
+	g_array_sort(shares, compare_share);
+	return shares;
+}

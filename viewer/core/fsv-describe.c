@@ -7,6 +7,7 @@
  */
 #include "fsv-trace.h"
 #include "fsv-trace-private.h"
+#include "fsv-frames.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -1170,6 +1171,50 @@ describe_lanes(const FsvTrace *trace, guint32 row, guint first, GPtrArray *out)
 
 /* Issue 15 §4: a counter row's item: an engine's busy interval or idle gap, a queue's depth
  * from one change point to the next. */
+/* ---- Frames (issue 16 §3, fsv-frames.h) --------------------------------------------------- */
+
+static void
+describe_frame(const FsvTrace *trace, guint32 index, GPtrArray *out, GArray *links)
+{
+	const FsvFrame *f = fsv_trace_get_frame(trace, index);
+	guint32 first, flip = fsv_trace_find_frame_flip(trace, f->row, f->flip_id, f->queued_ns);
+	guint n;
+	guint64 budget;
+
+	fsv_trace_get_row_frames(trace, f->row, &first, &n, &budget);
+	add(out, "Frame",
+	    g_strdup_printf("#%" PRIu64 "%s", f->index,
+			    f->is_pending ? " (pending present: never on screen)" : ""));
+	add(out, "Display",
+	    g_strdup_printf("adapter %" PRIu32 " · display %" PRIu32, f->adapter_id, f->source_id));
+	if (!f->is_pending) {
+		add(out, "Frame time", fsv_format_duration(f->frame_time_ns));
+		if (budget > 0)
+			add(out, "Budget",
+			    g_strdup_printf(
+				"%s (the display's vsync period)%s", fsv_format_duration(budget),
+				fsv_frame_grade(f, budget) == FSV_FRAME_OVER ? " · over" : ""));
+		add(out, "Missed vsyncs", g_strdup_printf("%" PRIu64, f->missed_vsyncs));
+		add(out, "Latched at vsync", g_strdup_printf("%" PRIu64, f->vsync_count));
+	}
+	add_time(out, trace, "From", f->begin_ns, UINT32_MAX, 0);
+	add_time(out, trace, "To", f->end_ns, UINT32_MAX, 0);
+	if (flip != FSV_INDEX_NONE)
+		add_link(out, links, "Flip",
+			 g_strdup_printf("%" PRIu64 " (queued → on screen)", f->flip_id),
+			 (FsvItem){FSV_ITEM_MARKER, flip, f->row - 1});
+	else
+		add(out, "Flip", g_strdup_printf("%" PRIu64, f->flip_id));
+	add_time(out, trace, "Queued", f->queued_ns, UINT32_MAX, 0);
+	add_time(out, trace, "Done", f->done_ns, UINT32_MAX, 0);
+	if (f->present_latency_ns != FSV_TIME_NONE)
+		add(out, "Present latency", fsv_format_duration(f->present_latency_ns));
+	if (f->process_id != UINT32_MAX)
+		add(out, "Process", process_name(trace, f->process_id));
+	if (f->context_handle)
+		add(out, "Context", g_strdup_printf("0x%" PRIx64, f->context_handle));
+}
+
 static void
 describe_counter(const FsvTrace *trace, const FsvItem *item, GPtrArray *out)
 {
@@ -1254,6 +1299,10 @@ fsv_trace_describe_item_with_links(const FsvTrace *trace, const FsvItem *item, G
 		break;
 	case FSV_ITEM_COUNTER:
 		describe_counter(trace, item, out);
+		break;
+	case FSV_ITEM_FRAME:
+		if (item->index < fsv_trace_get_frame_count(trace))
+			describe_frame(trace, item->index, out, targets);
 		break;
 	case FSV_ITEM_NONE:
 	default:
@@ -1420,6 +1469,17 @@ fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item)
 		break;
 	case FSV_ITEM_FENCE_STEP:
 		return g_strdup("CurrentValue");
+	case FSV_ITEM_FRAME:
+		if (item->index < fsv_trace_get_frame_count(trace)) {
+			const FsvFrame *f = fsv_trace_get_frame(trace, item->index);
+			g_autofree char *t = fsv_format_duration(f->frame_time_ns);
+
+			return f->is_pending
+				   ? g_strdup_printf("Frame #%" PRIu64 " (pending present)",
+						     f->index)
+				   : g_strdup_printf("Frame #%" PRIu64 " · %s", f->index, t);
+		}
+		break;
 	case FSV_ITEM_ROW:
 		if (item->index < fsv_trace_get_row_count(trace))
 			return g_strdup(fsv_trace_get_row(trace, item->index)->label);

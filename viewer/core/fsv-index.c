@@ -621,6 +621,8 @@ count_of_kind(const FsvTrace *trace, guint32 kind)
 		return trace->n_packets;
 	case FSV_ITEM_MARKER:
 		return trace->n_markers;
+	case FSV_ITEM_FRAME:
+		return trace->n_frames;
 	default:
 		return 0;
 	}
@@ -765,7 +767,7 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 			guint64 buckets = 0;
 
 			if ((h[i].kind != FSV_ITEM_OP && h[i].kind != FSV_ITEM_PACKET &&
-			     h[i].kind != FSV_ITEM_MARKER) ||
+			     h[i].kind != FSV_ITEM_MARKER && h[i].kind != FSV_ITEM_FRAME) ||
 			    h[i].items_start != c->running ||
 			    h[i].buckets_start != c->running_buckets ||
 			    !range_ok(h[i].items_start, h[i].n_items, trace->n_lod_items) ||
@@ -820,7 +822,7 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 		for (gsize i = 0; i < n; i++)
 			if ((r[i].row.parent != FSV_INDEX_NONE && r[i].row.parent >= first + i) ||
 			    r[i].label >= trace->n_strings || r[i].sublabel >= trace->n_strings ||
-			    r[i].row.kind > FSV_ROW_DEPTH)
+			    r[i].row.kind > FSV_ROW_FRAMES)
 				FAIL(c, "row out of bounds");
 			else if (!BOOL_OK(r[i].row.has_doorbell_band) ||
 				 !BOOL_OK(r[i].row.has_event_strip))
@@ -956,6 +958,28 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 		for (gsize i = 0; i < n; i++)
 			if (x[i].row >= trace->n_rows)
 				FAIL(c, "row lookup out of bounds");
+	} else if (IS(frames)) {
+		/* Issue 16 §3 (fsv-frames.h): each frame on a frames row, its box not reversed. */
+		const FsvFrame *f = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (f[i].row >= trace->n_rows ||
+			    trace->rows[f[i].row].row.kind != FSV_ROW_FRAMES ||
+			    f[i].is_pending > 1 || f[i].draw_begin_ns > f[i].draw_end_ns)
+				FAIL(c, "frame out of bounds");
+	} else if (IS(frame_rows)) {
+		/* Sorted by row (looked up by binary search), each a range of the frames with a
+		 * level-of-detail index of frames when it has any. */
+		const FsvFrameRow *r = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (r[i].row >= trace->n_rows ||
+			    trace->rows[r[i].row].row.kind != FSV_ROW_FRAMES ||
+			    (i > 0 && r[i].row <= r[i - 1].row) ||
+			    !range_ok(r[i].first, r[i].count, trace->n_frames) ||
+			    (r[i].count == 0 ? r[i].lod != FSV_INDEX_NONE
+					     : !lod_kind_is(trace, r[i].lod, FSV_ITEM_FRAME)))
+				FAIL(c, "frames row out of bounds");
 	}
 #undef IS
 	return true;

@@ -28,6 +28,11 @@ void _fsv_render_counter_row(cairo_t *cr, FsvTrace *trace, const FsvView *view, 
 void _fsv_render_counter_axis(cairo_t *cr, FsvTrace *trace, guint32 row, double y, double h,
 			      double label_width, const char *font_family);
 
+/* Issue 16 §3: a frames row's frames in [x_min, x_max) of the row at drawing y (height h)
+ * (fsv-render-frames.c, docs/viewer.md "Frames"). Adds the boxes drawn to *FRAMES_DRAWN. */
+void _fsv_render_frames_row(cairo_t *cr, FsvTrace *trace, const FsvView *view, guint32 row,
+			    double y, double h, double x_min, double x_max, const char *font_family,
+			    guint64 *frames_drawn);
 /* Sets COLOR of fsv-render.c's colour table at ALPHA (issue 15 §5: no literal colours; the one
  * way both files set a colour of the table). */
 void _fsv_render_set_color(cairo_t *cr, FsvColor color, double alpha);

@@ -18,6 +18,7 @@
  */
 #include "fsv-render.h"
 #include "fsv-render-private.h"
+#include "fsv-frames.h"
 #include "fsv-trace-private.h"
 #include "fsv-view-private.h"
 
@@ -97,6 +98,11 @@ static const double colors[FSV_COLOR_COUNT][3] = {
     [FSV_COLOR_LEGEND_BORDER] = {0.55, 0.58, 0.65},
     [FSV_COLOR_COUNTER_BUSY] = {0.07, 0.53, 0.51},  /* #128782 teal */
     [FSV_COLOR_COUNTER_DEPTH] = {0.30, 0.33, 0.72}, /* #4d54b8 indigo */
+    [FSV_COLOR_FRAME_ON_TIME] = {0.53, 0.81, 0.56}, /* #87cf8f green */
+    [FSV_COLOR_FRAME_OVER] = {0.98, 0.70, 0.26},    /* #fab342 amber */
+    [FSV_COLOR_FRAME_MISSED] = {0.86, 0.15, 0.15},  /* #dc2626 red, as a missed vsync */
+    [FSV_COLOR_FRAME_PENDING] = {0.55, 0.58, 0.65}, /* #8c94a6 grey, hatched */
+    [FSV_COLOR_FRAME_UNKNOWN] = {0.80, 0.82, 0.86}, /* #ccd1db pale grey */
 };
 
 /* Packets take the colour of their queue, as GPUView colours them: one of eight. */
@@ -1915,6 +1921,12 @@ draw_row_content(RenderPass *pass, guint32 row, double y, double h)
 					pass->x_max, pass->font, &pass->stats->buckets_drawn);
 		return;
 	}
+	/* Issue 16 §3: a display's frames (fsv-render-frames.c). */
+	if (r->kind == FSV_ROW_FRAMES) {
+		_fsv_render_frames_row(pass->cr, pass->trace, pass->view, row, y, h, pass->x_min,
+				       pass->x_max, pass->font, &pass->stats->buckets_drawn);
+		return;
+	}
 	/* XAD-03: a cross-adapter fence's value as this adapter sees it, then its markers. */
 	if (r->kind == FSV_ROW_XFENCE)
 		_fsv_render_counter_row(pass->cr, pass->trace, pass->view, row, y, h, pass->x_min,
@@ -2292,6 +2304,20 @@ item_rect(RenderPass *pass, const FsvItem *it, double *x0, double *x1, double *y
 			return true;
 		}
 		return fsv_view_get_row_geometry(pass->view, m->row, y, h);
+	}
+	case FSV_ITEM_FRAME: {
+		const FsvFrame *f;
+
+		if (it->index >= fsv_trace_get_frame_count(pass->trace))
+			return false;
+		f = fsv_trace_get_frame(pass->trace, it->index);
+		*x0 = fsv_view_time_to_x(pass->view, f->draw_begin_ns);
+		*x1 = fsv_view_time_to_x(pass->view, f->draw_end_ns);
+		if (!fsv_view_get_row_geometry(pass->view, f->row, y, h))
+			return false;
+		*y += 3;
+		*h -= 6;
+		return true;
 	}
 	case FSV_ITEM_COUNTER: {
 		guint64 b, e;
@@ -2716,6 +2742,13 @@ legend_collect(FsvTrace *trace, const FsvView *view, LegendEntry *entries)
 	    {"Context in error", SW_HATCH, FSV_COLOR_CONTEXT_ERROR, FSV_COLOR_CONTEXT_ERROR},
 	    {"Fault injected", SW_DIAMOND, FSV_COLOR_FAULT_INJECTED, FSV_COLOR_FAULT_INJECTED},
 	};
+	/* Issue 16 §3: frames rows, only for traces with frames. */
+	static const LegendEntry frames[] = {
+	    {"Frame: on time | over budget", SW_SPLIT, FSV_COLOR_FRAME_ON_TIME,
+	     FSV_COLOR_FRAME_OVER},
+	    {"Frame: missed vsync | pending", SW_SPLIT, FSV_COLOR_FRAME_MISSED,
+	     FSV_COLOR_FRAME_PENDING},
+	};
 	bool has_display = false;
 	/* Issue 14's items, only for traces that have them. */
 	static const LegendEntry gpummu[] = {
@@ -2772,6 +2805,10 @@ legend_collect(FsvTrace *trace, const FsvView *view, LegendEntry *entries)
 	if (has_display) {
 		entries[n++] = display[0];
 		entries[n++] = display[1];
+	}
+	if (fsv_trace_get_frame_count(trace) > 0) {
+		entries[n++] = frames[0];
+		entries[n++] = frames[1];
 	}
 	if (_fsv_trace_has_marker_kind(trace, FSA_MARK_VA_MAPPING))
 		entries[n++] = gpummu[0];

@@ -202,6 +202,14 @@ typedef enum {
 	 * depth. The fence rows' step line is FSV_COLOR_SIGNAL. */
 	FSV_COLOR_COUNTER_BUSY,
 	FSV_COLOR_COUNTER_DEPTH,
+	/* Issue 16 §3: frames rows (docs/viewer.md "Frames"), a frame by its frame time against
+	 * the display's budget (fsv-frames.h FsvFrameGrade): on time, over it, after a missed
+	 * vsync, a pending present (hatched), frame time unknown. */
+	FSV_COLOR_FRAME_ON_TIME,
+	FSV_COLOR_FRAME_OVER,
+	FSV_COLOR_FRAME_MISSED,
+	FSV_COLOR_FRAME_PENDING,
+	FSV_COLOR_FRAME_UNKNOWN,
 	FSV_COLOR_COUNT,
 } FsvColor;
 

@@ -65,6 +65,11 @@ typedef struct {
 	/* Cross-adapter fences (XAD-03): global fence handle → GArray of guint32 pairs (adapter,
 	 * row) of its rows under each adapter. */
 	GHashTable *xfence_rows;
+	/* Issue 16 §3 (fsv-frames-private.h): the frame builder (owned, NULL once finished), the
+	 * frames it gave (struct fsa_frame, in its order), then the stored frames (FsvFrame) and
+	 * frames rows (FsvFrameRow) once indexed. */
+	struct fsa_frame_builder *frame_builder;
+	GArray *frames, *stored_frames, *frame_rows;
 } TraceBuild;
 
 /* fsv-trace-layout.c: the rows, and the row each item goes on. */

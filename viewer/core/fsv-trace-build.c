@@ -10,6 +10,7 @@
  * (fsv-trace-storage.h), which never changes afterwards.
  */
 #include "fsv-trace-build-private.h"
+#include "fsv-frames-private.h"
 #include "fsv-lanes-private.h"
 #include "fsv-load-preview-private.h"
 
@@ -149,6 +150,7 @@ sink_marker(void *data, const struct fsa_marker *marker)
 	m.process_id = marker->process_id;
 	m.kind = (guint8) marker->kind;
 	g_array_append_val(build->markers, m);
+	_fsv_build_frames_add_marker(build, marker);
 	return FSA_OK;
 }
 
@@ -1064,6 +1066,7 @@ build_index(TraceBuild *build)
 	place_losses(build);
 	index_rows(build);
 	index_edges(build);
+	_fsv_build_index_frames(build);
 }
 
 /* A row's markers (sorted) into one level-of-detail index per layer. The band shows the status
@@ -1169,6 +1172,7 @@ build_new(const char *path)
 						   (GDestroyNotify) g_array_unref);
 	build->queue_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	build->fence_rows = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	_fsv_build_frames_init(build);
 	return build;
 }
 
@@ -1222,6 +1226,7 @@ build_free(TraceBuild *build)
 	g_free(build->runtime_version);
 	g_free(build->path);
 	g_free(build->partial_error);
+	_fsv_build_frames_free(build);
 	g_free(build);
 }
 
@@ -1464,6 +1469,7 @@ build_freeze(TraceBuild *build)
 	trace->n_edge_start = trace->n_ops + 1;
 	trace->edge_ops = g_steal_pointer(&build->edge_ops);
 	trace->n_edge_ops = build->n_edge_ops;
+	_fsv_build_freeze_frames(build, trace);
 	trace->lods = steal_array(build->lods, &trace->n_lods);
 	trace->lod_items = steal_array(build->lod_items, &trace->n_lod_items);
 	trace->lod_buckets = steal_array(build->lod_buckets, &trace->n_lod_buckets);
@@ -1488,6 +1494,9 @@ build_freeze(TraceBuild *build)
 static FsvTrace *
 build_finish(TraceBuild *build)
 {
+	/* The model has finished: the frames held for their flip_done are final (fsa/frames.h),
+	 * and the layout knows which displays have frames rows. */
+	_fsv_build_frames_finish(build);
 	build_index(build);
 	return _fsv_trace_maybe_round_trip(build_freeze(build));
 }

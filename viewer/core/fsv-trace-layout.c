@@ -7,6 +7,7 @@
  * every queue, fence, process and marker is known.
  */
 #include "fsv-trace-build-private.h"
+#include "fsv-frames-private.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -193,6 +194,13 @@ add_display_rows(TraceBuild *build, guint32 adapter_row, guint32 adapter_id)
 			    g_strdup_printf("Display %" PRIu32, source), g_strdup("vsync · flips"));
 		_fsv_build_row_at(build, r)->adapter_id = adapter_id;
 		_fsv_build_row_at(build, r)->source_id = source;
+		/* Issue 16 §3: its frames right under it (fsv-frames.h). */
+		if (_fsv_build_display_has_frames(build, adapter_id, source)) {
+			r = add_row(build, FSV_ROW_FRAMES, adapter_row, g_strdup("Frames"),
+				    g_strdup(""));
+			_fsv_build_row_at(build, r)->adapter_id = adapter_id;
+			_fsv_build_row_at(build, r)->source_id = source;
+		}
 	}
 }
 

@@ -28,6 +28,7 @@
 #ifndef FSV_TRACE_STORAGE_H
 #define FSV_TRACE_STORAGE_H
 
+#include "fsv-frames.h"
 #include "fsv-lod-private.h"
 #include "fsv-trace-private.h"
 #include "fsv-trace.h"
@@ -91,6 +92,14 @@ typedef struct {
 	guint32 row;
 } FsvXfenceRow;
 
+/* Issue 16 §3 (fsv-frames.h): a frames row of the stored trace: its frames [first, first + count)
+ * and their level-of-detail index (item ids: frame indexes; FSV_INDEX_NONE when it has no frames).
+ */
+typedef struct {
+	guint32 row, first, count, lod;
+	guint64 budget_ns; /* the median vsync period of its frames, 0 unknown */
+} FsvFrameRow;
+
 /* Every array of a trace: X(field, element type, tag), in index file order. */
 #define FSV_TRACE_ARRAYS(X)                                                                        \
 	X(strings, char, "STRS")                                                                   \
@@ -134,7 +143,9 @@ typedef struct {
 	X(depth_value16, guint16, "DPTS")                                                          \
 	X(depth_ns, guint64, "DPTN")                                                               \
 	X(depth_value, guint32, "DPTV")                                                            \
-	X(counter_pyramid, FsvCounterMinMax, "CPYR")
+	X(counter_pyramid, FsvCounterMinMax, "CPYR")                                               \
+	X(frames, FsvFrame, "FRMS")                                                                \
+	X(frame_rows, FsvFrameRow, "FRRW")
 
 struct _FsvTrace {
 	gint ref_count;

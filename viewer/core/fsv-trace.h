@@ -85,6 +85,12 @@ typedef enum {
 	 * row (same parent: the queue row is the row before it). */
 	FSV_ROW_BUSY,
 	FSV_ROW_DEPTH,
+	/* Issue 16 §3: a display's frames (fsa/frames.h, docs/analyzer.md "Frames"), one box per
+	 * frame from the vsync before it to the vsync that latched it, coloured by frame time
+	 * against the display's budget; pending presents from flip_queued on. Right after its
+	 * display row (same parent: the display row is the row before it), only when the display
+	 * has frames (fsv-frames.h). */
+	FSV_ROW_FRAMES,
 } FsvRowKind;
 
 /* Lanes of a VA space row's mappings: as many as its most mappings alive at once need, up to
@@ -144,6 +150,8 @@ typedef enum {
 	 * (index into the row's points); on a busy row 2k + 1 for busy interval k, 2k for the
 	 * idle gap before it. */
 	FSV_ITEM_COUNTER,
+	/* A frame of a display (fsv_trace_get_frame(), fsv-frames.h), drawn on its frames row. */
+	FSV_ITEM_FRAME,
 } FsvItemKind;
 
 typedef struct {

@@ -47,7 +47,10 @@ bool _fsv_view_get_box(const FsvView *view, const FsvItem *item, double *x0, dou
 		       double *h);
 /* A counter row (issue 15 §4): busy fraction or queue depth, a plot between its top and bottom
  * margins. */
-#define FSV_COUNTER_ROW_HEIGHT    24
+#define FSV_COUNTER_ROW_HEIGHT 24
+/* A display's frames row (issue 16 §3): one band of frame boxes with their labels, tall enough
+ * for the row label's second line (its frames and budget). */
+#define FSV_FRAMES_ROW_HEIGHT     28
 #define FSV_COUNTER_MARGIN_TOP    4
 #define FSV_COUNTER_MARGIN_BOTTOM 3
 

@@ -10,6 +10,7 @@
 #include "fsv-view-private.h"
 #include "fsv-trace-private.h"
 #include "fsv-lanes-private.h"
+#include "fsv-frames-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -73,6 +74,8 @@ row_height(const FsvView *v, guint32 r, const FsvRow *row)
 	case FSV_ROW_BUSY:
 	case FSV_ROW_DEPTH:
 		return FSV_COUNTER_ROW_HEIGHT;
+	case FSV_ROW_FRAMES:
+		return FSV_FRAMES_ROW_HEIGHT;
 	case FSV_ROW_QUEUE:
 	case FSV_ROW_CPU_PROCESS:
 	default:
@@ -1145,6 +1148,15 @@ fsv_view_hit_test_selected(const FsvView *v, double x, double y, const FsvItem *
 		if (id == FSV_INDEX_NONE)
 			return false;
 		*hit = (FsvItem){FSV_ITEM_COUNTER, id, row};
+		return true;
+	}
+	/* Issue 16 §3: a frames row answers the frame under the pointer (its LOD, as drawn). */
+	if (r->kind == FSV_ROW_FRAMES) {
+		guint32 id = hit_lod(v, _fsv_trace_get_frame_lod(v->trace, row), t, 2.0);
+
+		if (id == FSV_INDEX_NONE)
+			return false;
+		*hit = (FsvItem){FSV_ITEM_FRAME, id, row};
 		return true;
 	}
 	if (r->kind == FSV_ROW_QUEUE || r->kind == FSV_ROW_CPU_PROCESS ||
