@@ -300,6 +300,47 @@ fsv_timeline_set_trace(FsvTimeline *self, FsvTrace *trace)
 	g_signal_emit(self, signals[SIGNAL_MEASURE_CHANGED], 0);
 }
 
+void
+fsv_timeline_replace_trace(FsvTimeline *self, FsvTrace *trace)
+{
+	FsvItem selection = {.kind = FSV_ITEM_NONE, .index = FSV_INDEX_NONE, .row = FSV_INDEX_NONE};
+	FsvView *view;
+
+	g_return_if_fail(FSV_IS_TIMELINE(self));
+	if (self->trace == NULL || self->view == NULL || trace == NULL || self->needs_fit) {
+		fsv_timeline_set_trace(self, trace);
+		return;
+	}
+	/* The selected operation, found again by its op id (stable across the session's traces):
+	 * its index and row may differ in the newer trace. */
+	if (self->options.selection.kind == FSV_ITEM_OP &&
+	    self->options.selection.index < fsv_trace_get_op_count(self->trace)) {
+		guint32 op = fsv_trace_find_op_by_id(
+		    trace, fsv_trace_get_op(self->trace, self->options.selection.index)->id);
+
+		if (op != FSV_INDEX_NONE)
+			selection = (FsvItem){FSV_ITEM_OP, op, fsv_trace_get_op(trace, op)->row};
+	}
+	view = fsv_view_new(trace);
+	fsv_view_copy_state(view, self->view);
+	g_clear_pointer(&self->view, fsv_view_free);
+	g_clear_pointer(&self->trace, fsv_trace_unref);
+	self->trace = fsv_trace_ref(trace);
+	self->view = view;
+	/* Times (range, measurement, cursor, bookmarks) mean the same in the newer trace; items
+	 * are indexes of the older one: the selection is the one found again, the hover and the
+	 * highlights go (the window highlights the selection's chain again). */
+	self->options.selection = selection;
+	self->options.hover =
+	    (FsvItem){.kind = FSV_ITEM_NONE, .index = FSV_INDEX_NONE, .row = FSV_INDEX_NONE};
+	g_array_set_size(self->highlights, 0);
+	self->options.highlights = NULL;
+	self->options.n_highlights = 0;
+	set_fit_mode(self, self->fit_mode);
+	view_changed(self);
+	g_signal_emit(self, signals[SIGNAL_SELECTION_CHANGED], 0);
+}
+
 FsvTrace *
 fsv_timeline_get_trace(FsvTimeline *self)
 {
