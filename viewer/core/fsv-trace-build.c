@@ -1662,6 +1662,8 @@ _fsv_trace_append_build(FsvTraceAppend *append, gboolean is_final,
 	g_autoptr(TraceBuild) build = NULL;
 	struct fsa_model_sink sink = {0};
 	fsa_status status = append->status;
+	gint64 start = g_get_monotonic_time(), indexed;
+	FsvTrace *trace;
 
 	if (is_final) {
 		/* The end: the model gives out what it still holds into the items, which are then
@@ -1692,5 +1694,12 @@ _fsv_trace_append_build(FsvTraceAppend *append, gboolean is_final,
 	if (stats)
 		build->stats = *stats;
 	copy_model(build, append->model);
-	return build_finish(build);
+	indexed = g_get_monotonic_time();
+	trace = build_finish(build);
+	/* G_MESSAGES_DEBUG=all: where a live build's time goes (docs/viewer.md "Live"). */
+	g_debug("%s: %u ops, %u packets, %u markers: items and peek %.3f s, index %.3f s",
+		append->name, fsv_trace_get_op_count(trace), fsv_trace_get_packet_count(trace),
+		fsv_trace_get_marker_count(trace), (double) (indexed - start) / 1e6,
+		(double) (g_get_monotonic_time() - indexed) / 1e6);
+	return trace;
 }
