@@ -273,9 +273,11 @@ Test(live_follow, folded_rows_expanded_lanes_selection_sort_and_bookmarks_stay_a
 	first = g_ptr_array_index(traces, 0);
 	third = g_ptr_array_index(traces, 2);
 
-	/* The session's bookmarks of an earlier run go. */
+	/* The session's bookmarks of an earlier run go (they are kept by the traces' path, here
+	 * the folder the reader read). */
 	{
-		g_autoptr(FsvBookmarks) bookmarks = fsv_bookmarks_load(URL, NULL, NULL);
+		g_autoptr(FsvBookmarks) bookmarks =
+		    fsv_bookmarks_load(fsv_trace_get_path(first), NULL, NULL);
 
 		g_unlink(fsv_bookmarks_get_path(bookmarks));
 	}
@@ -330,7 +332,8 @@ Test(live_follow, folded_rows_expanded_lanes_selection_sort_and_bookmarks_stay_a
 	fsv_timeline_set_visible_range(timeline, begin, end);
 	_fsv_window_go_to_text(window, "+1us");
 	gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.add-bookmark", NULL);
-	cr_assert_eq(_fsv_window_get_bookmark_count(window), 1);
+	cr_assert_eq(_fsv_window_get_bookmark_count(window), 1, "%u bookmarks",
+		     _fsv_window_get_bookmark_count(window));
 	fsv_timeline_set_visible_range(timeline, begin, end);
 	settle();
 	scroll = fsv_view_get_scroll_y(fsv_timeline_get_view(timeline));
