@@ -214,6 +214,29 @@ Test(live_follow, newer_traces_follow_the_end_until_scrolled_back_and_follow_res
 	settle();
 }
 
+/* KEYVAL pressed, as the window's live key controller ("fsv-live-keys") sees it: End and F,
+ * which follow again. Returns whether it took the key. */
+static gboolean
+press_live_key(guint keyval)
+{
+	g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(GTK_WIDGET(window));
+	gboolean is_handled = FALSE, is_found = FALSE;
+
+	for (guint i = 0; i < g_list_model_get_n_items(controllers) && !is_found; i++) {
+		g_autoptr(GObject) controller = g_list_model_get_item(controllers, i);
+
+		if (!GTK_IS_EVENT_CONTROLLER_KEY(controller) ||
+		    g_strcmp0(gtk_event_controller_get_name(GTK_EVENT_CONTROLLER(controller)),
+			      "fsv-live-keys") != 0)
+			continue;
+		is_found = TRUE;
+		g_signal_emit_by_name(controller, "key-pressed", keyval, 0, (GdkModifierType) 0,
+				      &is_handled);
+	}
+	cr_assert(is_found, "no live key controller");
+	return is_handled;
+}
+
 /* The row of TRACE that shows what ROW of OTHER shows (kind and handles), FSV_INDEX_NONE. */
 static guint32
 same_row(FsvTrace *trace, FsvTrace *other, guint32 row)
@@ -364,6 +387,19 @@ Test(live_follow, folded_rows_expanded_lanes_selection_sort_and_bookmarks_stay_a
 	expect_view(begin, end, "scrolled back");
 	cr_expect_leq(fabs(fsv_view_get_scroll_y(view) - scroll), 1.0, "scroll %g, was %g",
 		      fsv_view_get_scroll_y(view), scroll);
+
+	/* End follows again; scrolled back once more, F (in the timeline) too. */
+	cr_expect(press_live_key(GDK_KEY_End), "End not taken");
+	cr_expect(_fsv_live_is_following(window), "End did not follow");
+	expect_view(fsv_trace_get_end_ns(third) - (end - begin), fsv_trace_get_end_ns(third),
+		    "End");
+	fsv_timeline_set_visible_range(timeline, begin, end);
+	_fsv_live_show_trace(window, URL, third, FALSE);
+	settle();
+	cr_expect_not(_fsv_live_is_following(window));
+	gtk_widget_grab_focus(GTK_WIDGET(timeline));
+	cr_expect_not(press_live_key(GDK_KEY_f), "F is the timeline's (fit), not taken");
+	cr_expect(_fsv_live_is_following(window), "F did not follow");
 
 	/* The Follow toggle turned off at the end pauses following there. */
 	gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(_fsv_live_get_follow_button(window)), TRUE);

@@ -279,12 +279,11 @@ on_live_key(GtkEventControllerKey *controller, guint keyval, guint keycode, GdkM
 	FsvLive *live = live_get(window);
 	GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(window));
 	gboolean is_end = keyval == GDK_KEY_End || keyval == GDK_KEY_KP_End;
-	gboolean is_fit = keyval == GDK_KEY_f || keyval == GDK_KEY_F;
+	gboolean is_fit = keyval == GDK_KEY_f; /* the timeline's fit: f without modifiers */
 
 	(void) controller;
 	(void) keycode;
-	if ((!is_end && !is_fit) ||
-	    (state & GDK_MODIFIER_MASK & ~(GDK_LOCK_MASK | GDK_SHIFT_MASK)) || !live ||
+	if ((!is_end && !is_fit) || (state & GDK_MODIFIER_MASK & ~GDK_LOCK_MASK) || !live ||
 	    !live->has_trace || live->has_ended ||
 	    (focus && (GTK_IS_EDITABLE(focus) || GTK_IS_TEXT(focus))))
 		return FALSE;
@@ -323,6 +322,8 @@ live_follow_button(FsvWindow *window)
 	keys = gtk_event_controller_key_new();
 	gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE);
 	g_signal_connect(keys, "key-pressed", G_CALLBACK(on_live_key), window);
+	/* Named, so that a test finds it among the window's controllers. */
+	gtk_event_controller_set_name(keys, "fsv-live-keys");
 	gtk_widget_add_controller(GTK_WIDGET(window), keys);
 	return button;
 }
