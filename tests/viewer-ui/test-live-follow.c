@@ -117,6 +117,8 @@ expect_view(guint64 begin, guint64 end, const char *what)
 		      fsv_view_get_end_ns(view), end);
 }
 
+static gboolean same_op(FsvTrace *trace_a, guint32 a, FsvTrace *trace_b, guint32 b);
+
 Test(live_follow, newer_traces_follow_the_end_until_scrolled_back_and_follow_resumes)
 {
 	g_autoptr(GPtrArray) traces = read_growing_traces();
@@ -125,7 +127,7 @@ Test(live_follow, newer_traces_follow_the_end_until_scrolled_back_and_follow_res
 	guint64 width, begin, end;
 	gint64 deadline;
 	FsvItem selected;
-	guint64 selected_id;
+	guint32 selected_op;
 
 	/* frame-pipeline has 5k events: a trace every few thousand, the reader's builds permitting
 	 * (each waits twice the last one's time), and the whole. */
@@ -165,16 +167,17 @@ Test(live_follow, newer_traces_follow_the_end_until_scrolled_back_and_follow_res
 	fsv_timeline_select_op(timeline, fsv_trace_get_op_count(first) / 2);
 	fsv_timeline_get_selection(timeline, &selected);
 	cr_assert_eq(selected.kind, FSV_ITEM_OP);
-	selected_id = fsv_trace_get_op(first, selected.index)->id;
+	selected_op = selected.index;
 	_fsv_live_show_trace(window, URL, second, FALSE);
 	settle();
 	cr_expect(_fsv_live_is_following(window));
 	expect_view(fsv_trace_get_end_ns(second) - width, fsv_trace_get_end_ns(second),
 		    "following");
-	/* The selected operation is still selected in the newer trace, by its op id. */
+	/* The selected operation is still selected in the newer trace, by its op id (or, still
+	 * open, by what it is). */
 	fsv_timeline_get_selection(timeline, &selected);
 	cr_expect_eq(selected.kind, FSV_ITEM_OP);
-	cr_expect_eq(fsv_trace_get_op(second, selected.index)->id, selected_id);
+	cr_expect(same_op(second, selected.index, first, selected_op), "another op selected");
 
 	/* Scrolled back: the next trace leaves the view on its times, no longer following. */
 	begin = fsv_trace_get_begin_ns(second);
@@ -256,6 +259,20 @@ same_row(FsvTrace *trace, FsvTrace *other, guint32 row)
 	return FSV_INDEX_NONE;
 }
 
+/* Whether op A of TRACE_A and op B of TRACE_B are one operation of the session: by op id once
+ * it completed in both, else by what it is (an open op's id is its trace's own). */
+static gboolean
+same_op(FsvTrace *trace_a, guint32 a, FsvTrace *trace_b, guint32 b)
+{
+	const FsvOp *x = fsv_trace_get_op(trace_a, a), *y = fsv_trace_get_op(trace_b, b);
+
+	if (x->state != FSA_OP_NEVER_COMPLETED && y->state != FSA_OP_NEVER_COMPLETED)
+		return x->id == y->id;
+	return x->queued_ns == y->queued_ns && x->kind == y->kind && x->source == y->source &&
+	       x->hwqueue_handle == y->hwqueue_handle && x->process_id == y->process_id &&
+	       x->fence_handle == y->fence_handle && x->fence_value == y->fence_value;
+}
+
 /* Clicks the label of ROW (folds a group, expands a row's stacked lanes). */
 static void
 click_label(FsvTimeline *timeline, guint32 row)
@@ -282,7 +299,7 @@ Test(live_follow, folded_rows_expanded_lanes_selection_sort_and_bookmarks_stay_a
 	const FsvView *view;
 	guint32 deep = FSV_INDEX_NONE, fence_group = FSV_INDEX_NONE, cpu_group = FSV_INDEX_NONE;
 	guint32 op, row;
-	guint64 op_id, begin, end;
+	guint64 begin, end;
 	GtkSortType order;
 	FsvItem selected;
 	gint64 deadline;
@@ -347,7 +364,6 @@ Test(live_follow, folded_rows_expanded_lanes_selection_sort_and_bookmarks_stay_a
 		if (fsv_trace_get_op(first, i)->row == deep && fsv_trace_get_op(first, i)->lane > 3)
 			op = i;
 	cr_assert_neq(op, FSV_INDEX_NONE);
-	op_id = fsv_trace_get_op(first, op)->id;
 	fsv_timeline_select_op(timeline, op);
 	fsv_ops_table_sort(table, FSV_OPS_COLUMN_DURATION, GTK_SORT_DESCENDING);
 	begin = fsv_trace_get_begin_ns(first);
@@ -379,7 +395,7 @@ Test(live_follow, folded_rows_expanded_lanes_selection_sort_and_bookmarks_stay_a
 	cr_expect(fsv_view_is_row_expanded(view, row), "the fence group folded");
 	fsv_timeline_get_selection(timeline, &selected);
 	cr_expect_eq(selected.kind, FSV_ITEM_OP);
-	cr_expect_eq(fsv_trace_get_op(third, selected.index)->id, op_id, "another op selected");
+	cr_expect(same_op(third, selected.index, first, op), "another op selected");
 	cr_expect_eq(fsv_ops_table_get_sort(table, &order), FSV_OPS_COLUMN_DURATION);
 	cr_expect_eq(order, GTK_SORT_DESCENDING);
 	cr_expect_eq(_fsv_window_get_bookmark_count(window), 1, "the bookmark went");
@@ -387,6 +403,29 @@ Test(live_follow, folded_rows_expanded_lanes_selection_sort_and_bookmarks_stay_a
 	expect_view(begin, end, "scrolled back");
 	cr_expect_leq(fabs(fsv_view_get_scroll_y(view) - scroll), 1.0, "scroll %g, was %g",
 		      fsv_view_get_scroll_y(view), scroll);
+
+	/* An operation still open selected: its id is its trace's own, so the newer trace finds
+	 * it by what it is (queue, fence, value, queued time), completed since or not. */
+	{
+		FsvTrace *fourth = g_ptr_array_index(traces, 3);
+		guint32 open = FSV_INDEX_NONE;
+
+		for (guint32 i = 0; i < fsv_trace_get_op_count(third) && open == FSV_INDEX_NONE;
+		     i++)
+			if (fsv_trace_get_op(third, i)->state == FSA_OP_NEVER_COMPLETED)
+				open = i;
+		cr_assert_neq(open, FSV_INDEX_NONE, "cpu-waiters' third trace has an open op");
+		fsv_timeline_select_op(timeline, open);
+		_fsv_live_show_trace(window, URL, fourth, FALSE);
+		settle();
+		fsv_timeline_get_selection(timeline, &selected);
+		cr_assert_eq(selected.kind, FSV_ITEM_OP, "the open op's selection went");
+		cr_expect(same_op(fourth, selected.index, third, open), "another op selected");
+		_fsv_live_show_trace(window, URL, third, FALSE);
+		settle();
+		fsv_timeline_set_visible_range(timeline, begin, end);
+		settle();
+	}
 
 	/* End follows again; scrolled back once more, F (in the timeline) too. */
 	cr_expect(press_live_key(GDK_KEY_End), "End not taken");

@@ -300,6 +300,28 @@ fsv_timeline_set_trace(FsvTimeline *self, FsvTrace *trace)
 	g_signal_emit(self, signals[SIGNAL_MEASURE_CHANGED], 0);
 }
 
+/* Op OP of OLD in TRACE, a newer trace of its session (FSV_INDEX_NONE: not there). A completed
+ * op keeps its id (ids are given as ops complete); an op still open in OLD had an id of OLD
+ * only (the next completed op may take it), so it is found by what it is: its kind, source,
+ * queue, process, fence, value and queued time, open or completed since. */
+static guint32
+find_same_op(FsvTrace *trace, FsvTrace *old, guint32 op)
+{
+	const FsvOp *o = fsv_trace_get_op(old, op);
+
+	if (o->state != FSA_OP_NEVER_COMPLETED)
+		return fsv_trace_find_op_by_id(trace, o->id);
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
+		const FsvOp *n = fsv_trace_get_op(trace, i);
+
+		if (n->queued_ns == o->queued_ns && n->kind == o->kind && n->source == o->source &&
+		    n->hwqueue_handle == o->hwqueue_handle && n->process_id == o->process_id &&
+		    n->fence_handle == o->fence_handle && n->fence_value == o->fence_value)
+			return i;
+	}
+	return FSV_INDEX_NONE;
+}
+
 void
 fsv_timeline_replace_trace(FsvTimeline *self, FsvTrace *trace)
 {
@@ -311,12 +333,11 @@ fsv_timeline_replace_trace(FsvTimeline *self, FsvTrace *trace)
 		fsv_timeline_set_trace(self, trace);
 		return;
 	}
-	/* The selected operation, found again by its op id (stable across the session's traces):
-	 * its index and row may differ in the newer trace. */
+	/* The selected operation, found again by its op id (or, still open, by what it is): its
+	 * index and row may differ in the newer trace. */
 	if (self->options.selection.kind == FSV_ITEM_OP &&
 	    self->options.selection.index < fsv_trace_get_op_count(self->trace)) {
-		guint32 op = fsv_trace_find_op_by_id(
-		    trace, fsv_trace_get_op(self->trace, self->options.selection.index)->id);
+		guint32 op = find_same_op(trace, self->trace, self->options.selection.index);
 
 		if (op != FSV_INDEX_NONE)
 			selection = (FsvItem){FSV_ITEM_OP, op, fsv_trace_get_op(trace, op)->row};
