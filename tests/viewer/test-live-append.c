@@ -145,6 +145,24 @@ expect_update_is_prefix(FsvTrace *update, FsvTrace *at_once, const char *name, g
 	}
 	cr_expect_leq(fsv_trace_get_op_count(update), fsv_trace_get_op_count(at_once),
 		      "%s at %zu events", name, n);
+	/* The summary counts what is shown: the ops and packets the model gave out and the ones it
+	 * still holds (never completed, running). */
+	{
+		const struct fsa_summary *sum = fsv_trace_get_summary(update);
+		guint64 ops = 0, open = 0;
+
+		for (guint s = 0; s < G_N_ELEMENTS(sum->op_counts); s++)
+			for (guint k = 0; k < G_N_ELEMENTS(sum->op_counts[0]); k++)
+				ops += sum->op_counts[s][k];
+		for (guint32 i = 0; i < fsv_trace_get_op_count(update); i++)
+			open += fsv_trace_get_op(update, i)->state == FSA_OP_NEVER_COMPLETED;
+		cr_expect_eq(ops, fsv_trace_get_op_count(update), "%s at %zu events: op counts",
+			     name, n);
+		cr_expect_eq(sum->never_completed_ops, open, "%s at %zu events: never completed",
+			     name, n);
+		cr_expect_eq(sum->packet_count, fsv_trace_get_packet_count(update),
+			     "%s at %zu events: packet count", name, n);
+	}
 	/* Every row of the trace at once is there (rows come from objects, not from items). */
 	cr_expect_eq(fsv_trace_get_row_count(update), fsv_trace_get_row_count(at_once),
 		     "%s at %zu events: rows", name, n);

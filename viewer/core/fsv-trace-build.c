@@ -1663,6 +1663,7 @@ _fsv_trace_append_build(FsvTraceAppend *append, gboolean is_final,
 	struct fsa_model_sink sink = {0};
 	fsa_status status = append->status;
 	gint64 start = g_get_monotonic_time(), indexed;
+	guint given_ops = 0, given_packets = 0;
 	FsvTrace *trace;
 
 	if (is_final) {
@@ -1683,6 +1684,8 @@ _fsv_trace_append_build(FsvTraceAppend *append, gboolean is_final,
 		append_copy(build->losses, items->losses);
 		append_copy(build->anomalies, items->anomalies);
 		append_copy(build->fence_values, items->fence_values);
+		given_ops = build->ops->len;
+		given_packets = build->packets->len;
 		init_sink(&sink, build);
 		if (!status)
 			status = fsa_model_peek(append->model, &sink);
@@ -1694,6 +1697,19 @@ _fsv_trace_append_build(FsvTraceAppend *append, gboolean is_final,
 	if (stats)
 		build->stats = *stats;
 	copy_model(build, append->model);
+	/* The summary counts what the model gave out; the peeked items are shown too (open ops as
+	 * never completed, packets running): counted, so that the totals are what is drawn. */
+	if (!is_final) {
+		for (guint i = given_ops; i < build->ops->len; i++) {
+			const FsvOp *o = &g_array_index(build->ops, FsvOp, i);
+
+			if (o->source < G_N_ELEMENTS(build->summary.op_counts) &&
+			    o->kind < G_N_ELEMENTS(build->summary.op_counts[0]))
+				build->summary.op_counts[o->source][o->kind]++;
+			build->summary.never_completed_ops++;
+		}
+		build->summary.packet_count += build->packets->len - given_packets;
+	}
 	indexed = g_get_monotonic_time();
 	trace = build_finish(build);
 	/* G_MESSAGES_DEBUG=all: where a live build's time goes (docs/viewer.md "Live"). */
