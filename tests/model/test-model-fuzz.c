@@ -88,66 +88,103 @@ random_ts(uint64_t *state, uint64_t *now)
 	return *now;
 }
 
+/* What the model gave out: how many items, and a hash of their fields that matter (so that two
+ * runs of one seed, one of them peeked, can be compared). */
+struct fuzz_counts {
+	uint64_t items;
+	uint64_t hash;
+	uint64_t peeked; /* items the peeks gave */
+};
+
+static void
+mix(struct fuzz_counts *counts, uint64_t value)
+{
+	counts->hash = (counts->hash ^ value) * UINT64_C(0x100000001B3);
+}
+
 static fsa_status
 count_op(void *data, const struct fsa_op *op)
 {
-	(void) op;
-	++*(uint64_t *) data;
+	struct fuzz_counts *counts = data;
+
+	counts->items++;
+	mix(counts, op->id);
+	mix(counts, op->queued_ns);
+	mix(counts, op->end_ns);
+	mix(counts, op->state);
+	mix(counts, op->signal_op_id);
 	return FSA_OK;
 }
-
-struct fuzz_counts {
-	uint64_t items;
-};
 
 static fsa_status
 count_edge(void *data, const struct fsa_edge *edge)
 {
-	(void) edge;
-	++*(uint64_t *) data;
+	struct fuzz_counts *counts = data;
+
+	counts->items++;
+	mix(counts, edge->signal_op_id);
+	mix(counts, edge->wait_op_id);
 	return FSA_OK;
 }
 
 static fsa_status
 count_packet(void *data, const struct fsa_packet *packet)
 {
-	(void) packet;
-	++*(uint64_t *) data;
+	struct fuzz_counts *counts = data;
+
+	counts->items++;
+	mix(counts, packet->packet_id);
+	mix(counts, packet->start_ns);
+	mix(counts, packet->end_ns);
+	mix(counts, packet->status);
 	return FSA_OK;
 }
 
 static fsa_status
 count_marker(void *data, const struct fsa_marker *marker)
 {
-	(void) marker;
-	++*(uint64_t *) data;
+	struct fuzz_counts *counts = data;
+
+	counts->items++;
+	mix(counts, marker->kind);
+	mix(counts, marker->begin_ns);
+	mix(counts, marker->end_ns);
 	return FSA_OK;
 }
 
 static fsa_status
 count_loss(void *data, const struct fsa_loss *loss)
 {
-	(void) loss;
-	++*(uint64_t *) data;
+	struct fuzz_counts *counts = data;
+
+	counts->items++;
+	mix(counts, loss->kind);
+	mix(counts, loss->count);
 	return FSA_OK;
 }
 
 static fsa_status
 count_anomaly(void *data, const struct fsa_anomaly *anomaly)
 {
-	(void) anomaly;
-	++*(uint64_t *) data;
+	struct fuzz_counts *counts = data;
+
+	counts->items++;
+	mix(counts, anomaly->kind);
+	mix(counts, anomaly->ts_ns);
 	return FSA_OK;
 }
 
 /* Feeds `event_count` random events from `seed`, then checks the model counted them all. With
- * `report`, the model's items go to that report instead of being counted. */
-static void
-run_fuzz(uint64_t seed, size_t event_count, bool with_trace_info, struct fsa_report *report)
+ * `report`, the model's items go to that report instead of being counted. With `peek_every`, the
+ * model is peeked (fsa_model_peek, into a sink of its own) after every that many events. Returns
+ * what the model gave out (nothing counted with `report`). */
+static struct fuzz_counts
+run_fuzz_peeked(uint64_t seed, size_t event_count, bool with_trace_info, struct fsa_report *report,
+		size_t peek_every)
 {
-	struct fuzz_counts counts = {0};
+	struct fuzz_counts counts = {0}, peeked = {0};
 	struct fsa_model_sink sink = {
-	    .data = &counts.items,
+	    .data = &counts,
 	    .op = count_op,
 	    .edge = count_edge,
 	    .packet = count_packet,
@@ -235,6 +272,13 @@ run_fuzz(uint64_t seed, size_t event_count, bool with_trace_info, struct fsa_rep
 			     (unsigned long long) seed, i, (int) ev.type,
 			     fsa_status_string(status));
 		accepted++;
+		if (peek_every && (i + 1) % peek_every == 0) {
+			struct fsa_model_sink peek_sink = sink;
+
+			peek_sink.data = &peeked;
+			cr_assert_eq(fsa_model_peek(m, &peek_sink), FSA_OK, "seed %llu event %zu",
+				     (unsigned long long) seed, i);
+		}
 	}
 	cr_assert_eq(fsa_model_finish(m), FSA_OK, "seed %llu", (unsigned long long) seed);
 	summary = fsa_model_borrow_summary(m);
@@ -264,9 +308,39 @@ run_fuzz(uint64_t seed, size_t event_count, bool with_trace_info, struct fsa_rep
 		fclose(out);
 	}
 	fsa_model_destroy(m);
+	counts.peeked = peeked.items;
+	return counts;
+}
+
+static void
+run_fuzz(uint64_t seed, size_t event_count, bool with_trace_info, struct fsa_report *report)
+{
+	(void) run_fuzz_peeked(seed, event_count, with_trace_info, report, 0);
 }
 
 TestSuite(model_fuzz, .timeout = 120);
+
+/* Issue 16 §4 (s11): a live reader peeks at the model it keeps feeding. Peeking after every
+ * event of hostile input never crashes and changes nothing the model gives out: the same items,
+ * field for field (by their hash), as the run of the same seed never peeked. */
+Test(model_fuzz, peeking_after_every_random_event_changes_nothing_given_out)
+{
+	uint64_t peeked_items = 0;
+
+	for (uint64_t seed = 1; seed <= 60; seed++) {
+		struct fuzz_counts plain = run_fuzz_peeked(seed, 1500, seed % 2, NULL, 0);
+		struct fuzz_counts peeked = run_fuzz_peeked(seed, 1500, seed % 2, NULL, 1);
+
+		cr_assert_eq(peeked.items, plain.items, "seed %llu: %llu items, %llu unpeeked",
+			     (unsigned long long) seed, (unsigned long long) peeked.items,
+			     (unsigned long long) plain.items);
+		cr_assert_eq(peeked.hash, plain.hash, "seed %llu: other items",
+			     (unsigned long long) seed);
+		peeked_items += peeked.peeked;
+	}
+	/* The peeks saw open items (the model held some): they were not empty looks. */
+	cr_assert_gt(peeked_items, 0);
+}
 
 Test(model_fuzz, random_events_of_every_type_never_crash_and_all_count)
 {

@@ -8,8 +8,12 @@
  *
  * Following is a property of the view, not a mode to keep in step: at each new trace the view
  * follows when its end was at the end of the trace shown (within 1 % of its width). Scrolling or
- * zooming back leaves that end, and the view then stays on the times it shows; End moves it to
- * the end again, and the next trace follows.
+ * zooming back leaves that end, and the view then stays on the times it shows; End, F or the
+ * bar's Follow toggle move it to the end again, and the next trace follows. Turning the toggle
+ * off pauses following where the view is, even at the end.
+ *
+ * Everything else the user set is kept across traces by the window
+ * (_fsv_window_show_live_trace: fsv_timeline_replace_trace, rows matched by what they show).
  */
 #include "fsv-live.h"
 
@@ -33,7 +37,9 @@ typedef struct {
 	gboolean has_trace; /* a trace of this session is shown */
 	guint64 shown_end_ns;
 	gboolean is_following;
-	gboolean has_ended; /* the session ended: a static trace, no bar, no following */
+	gboolean is_paused; /* the Follow toggle turned off: no following until it is on again */
+	gboolean is_syncing_button; /* the toggle set from is_following, not by the user */
+	gboolean has_ended;         /* the session ended: a static trace, no bar, no following */
 	guint64 events;
 	GtkWidget *follow_button; /* Weak: in the window's bar while it follows */
 } FsvLive;
@@ -134,8 +140,12 @@ live_show_bar(FsvWindow *window, FsvLive *live)
 						 : "paused on the times shown (End follows)");
 
 	_fsv_window_set_live_bar(window, label, text);
-	if (live->follow_button)
-		gtk_widget_set_sensitive(live->follow_button, !live->is_following);
+	if (live->follow_button) {
+		live->is_syncing_button = TRUE;
+		gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(live->follow_button),
+					     live->is_following);
+		live->is_syncing_button = FALSE;
+	}
 }
 
 /* Moves the view to the end of the trace shown, WIDTH ns wide (0: the view's width). */
@@ -158,42 +168,25 @@ live_follow_now(FsvWindow *window, FsvLive *live, guint64 width)
 	else
 		fsv_timeline_set_visible_range(timeline, end - width, end);
 	live->is_following = TRUE;
+	live->is_paused = FALSE;
 	if (!live->has_ended)
 		live_show_bar(window, live);
 }
 
-/* The selected operation, found again by its op id in the newer trace. */
-static void
-live_keep_selection(FsvTimeline *timeline, FsvTrace *old_trace, const FsvItem *selected,
-		    FsvTrace *trace)
-{
-	guint32 op;
-
-	if (!old_trace || selected->kind != FSV_ITEM_OP ||
-	    selected->index >= fsv_trace_get_op_count(old_trace))
-		return;
-	op = fsv_trace_find_op_by_id(trace, fsv_trace_get_op(old_trace, selected->index)->id);
-	if (op != FSV_INDEX_NONE)
-		fsv_timeline_select_op(timeline, op);
-}
-
-/* Shows TRACE in place of the one shown, the view following or staying where it was. */
+/* Shows TRACE in place of the one shown, the view following or staying where it was (the
+ * window keeps the rest: rows, selection, table, bookmarks). */
 static void
 live_swap(FsvWindow *window, FsvLive *live, FsvTrace *trace)
 {
 	FsvTimeline *timeline = _fsv_window_get_timeline(window);
 	const FsvView *view = fsv_timeline_get_view(timeline);
-	g_autoptr(FsvTrace) old_trace = NULL;
-	FsvItem selected = {0};
 	guint64 begin = 0, end = 0;
-	gboolean is_following = TRUE, had_trace = live->has_trace && view != NULL;
+	gboolean is_following = !live->is_paused, had_trace = live->has_trace && view != NULL;
 
 	if (had_trace) {
 		begin = fsv_view_get_begin_ns(view);
 		end = fsv_view_get_end_ns(view);
-		is_following = end + (end - begin) / 100 >= live->shown_end_ns;
-		old_trace = fsv_trace_ref(fsv_timeline_get_trace(timeline));
-		fsv_timeline_get_selection(timeline, &selected);
+		is_following = !live->is_paused && end + (end - begin) / 100 >= live->shown_end_ns;
 	}
 	_fsv_window_show_live_trace(window, trace);
 	live->has_trace = TRUE;
@@ -201,7 +194,6 @@ live_swap(FsvWindow *window, FsvLive *live, FsvTrace *trace)
 	live->is_following = is_following;
 	if (!had_trace)
 		return; /* the first: the whole of it, as any trace opens */
-	live_keep_selection(timeline, old_trace, &selected, trace);
 	if (is_following)
 		live_follow_now(window, live, end - begin);
 	else
@@ -259,31 +251,54 @@ on_live_trace(FsvTrace *trace, gboolean is_final, guint64 events, const GError *
 			(GDestroyNotify) live_update_free);
 }
 
+/* The Follow toggle: on follows the newest events now, off pauses following where the view is. */
 static void
-on_follow_clicked(GtkButton *button, gpointer user_data)
+on_follow_toggled(GtkToggleButton *button, gpointer user_data)
 {
 	FsvWindow *window = user_data;
 	FsvLive *live = live_get(window);
 
-	(void) button;
-	if (live && live->has_trace && !live->has_ended)
+	if (!live || live->is_syncing_button || !live->has_trace || live->has_ended)
+		return;
+	if (gtk_toggle_button_get_active(button)) {
 		live_follow_now(window, live, 0);
+	} else {
+		live->is_following = FALSE;
+		live->is_paused = TRUE;
+		live_show_bar(window, live);
+	}
 }
 
-/* End follows the newest events again (the timeline has no End of its own). */
+/* End follows the newest events again (the timeline has no End of its own); F fits the whole
+ * trace (the timeline's own key) and follows from there. Not while typing in an entry. */
 static gboolean
 on_live_key(GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
 	    gpointer user_data)
 {
 	FsvWindow *window = user_data;
 	FsvLive *live = live_get(window);
+	GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(window));
+	gboolean is_end = keyval == GDK_KEY_End || keyval == GDK_KEY_KP_End;
+	gboolean is_fit = keyval == GDK_KEY_f; /* the timeline's fit: f without modifiers */
 
 	(void) controller;
 	(void) keycode;
-	if ((keyval != GDK_KEY_End && keyval != GDK_KEY_KP_End) ||
-	    (state & GDK_MODIFIER_MASK & ~GDK_LOCK_MASK) || !live || !live->has_trace ||
-	    live->has_ended)
+	if ((!is_end && !is_fit) || (state & GDK_MODIFIER_MASK & ~GDK_LOCK_MASK) || !live ||
+	    !live->has_trace || live->has_ended ||
+	    (focus && (GTK_IS_EDITABLE(focus) || GTK_IS_TEXT(focus))))
 		return FALSE;
+	if (is_fit) {
+		GtkWidget *timeline = GTK_WIDGET(_fsv_window_get_timeline(window));
+
+		if (!focus || (focus != timeline && !gtk_widget_is_ancestor(focus, timeline)))
+			return FALSE; /* F fits only in the timeline */
+		/* The timeline fits; its end is then past the newest event: the next trace
+		 * follows with the width of the whole. */
+		live->is_following = TRUE;
+		live->is_paused = FALSE;
+		live_show_bar(window, live);
+		return FALSE;
+	}
 	live_follow_now(window, live, 0);
 	return TRUE;
 }
@@ -298,15 +313,17 @@ live_follow_button(FsvWindow *window)
 
 	if (button)
 		return button;
-	button = gtk_button_new_with_mnemonic("_Follow");
-	gtk_widget_set_tooltip_text(button, "Follow the newest events (End)");
-	g_signal_connect(button, "clicked", G_CALLBACK(on_follow_clicked), window);
+	button = gtk_toggle_button_new_with_mnemonic("_Follow");
+	gtk_widget_set_tooltip_text(button, "Follow the newest events (End, F); off: stay here");
+	g_signal_connect(button, "toggled", G_CALLBACK(on_follow_toggled), window);
 	if (box)
 		gtk_box_append(box, button);
 	g_object_set_data(G_OBJECT(window), "fsv-live-follow", button);
 	keys = gtk_event_controller_key_new();
 	gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE);
 	g_signal_connect(keys, "key-pressed", G_CALLBACK(on_live_key), window);
+	/* Named, so that a test finds it among the window's controllers. */
+	gtk_event_controller_set_name(keys, "fsv-live-keys");
 	gtk_widget_add_controller(GTK_WIDGET(window), keys);
 	return button;
 }

@@ -301,6 +301,68 @@ fsv_timeline_set_trace(FsvTimeline *self, FsvTrace *trace)
 	g_signal_emit(self, signals[SIGNAL_MEASURE_CHANGED], 0);
 }
 
+/* Op OP of OLD in TRACE, a newer trace of its session (FSV_INDEX_NONE: not there). A completed
+ * op keeps its id (ids are given as ops complete); an op still open in OLD had an id of OLD
+ * only (the next completed op may take it), so it is found by what it is: its kind, source,
+ * queue, process, fence, value and queued time, open or completed since. */
+static guint32
+find_same_op(FsvTrace *trace, FsvTrace *old, guint32 op)
+{
+	const FsvOp *o = fsv_trace_get_op(old, op);
+
+	if (o->state != FSA_OP_NEVER_COMPLETED)
+		return fsv_trace_find_op_by_id(trace, o->id);
+	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
+		const FsvOp *n = fsv_trace_get_op(trace, i);
+
+		if (n->queued_ns == o->queued_ns && n->kind == o->kind && n->source == o->source &&
+		    n->hwqueue_handle == o->hwqueue_handle && n->process_id == o->process_id &&
+		    n->fence_handle == o->fence_handle && n->fence_value == o->fence_value)
+			return i;
+	}
+	return FSV_INDEX_NONE;
+}
+
+void
+fsv_timeline_replace_trace(FsvTimeline *self, FsvTrace *trace)
+{
+	FsvItem selection = {.kind = FSV_ITEM_NONE, .index = FSV_INDEX_NONE, .row = FSV_INDEX_NONE};
+	FsvView *view;
+
+	g_return_if_fail(FSV_IS_TIMELINE(self));
+	if (self->trace == NULL || self->view == NULL || trace == NULL || self->needs_fit) {
+		fsv_timeline_set_trace(self, trace);
+		return;
+	}
+	/* The selected operation, found again by its op id (or, still open, by what it is): its
+	 * index and row may differ in the newer trace. */
+	if (self->options.selection.kind == FSV_ITEM_OP &&
+	    self->options.selection.index < fsv_trace_get_op_count(self->trace)) {
+		guint32 op = find_same_op(trace, self->trace, self->options.selection.index);
+
+		if (op != FSV_INDEX_NONE)
+			selection = (FsvItem){FSV_ITEM_OP, op, fsv_trace_get_op(trace, op)->row};
+	}
+	view = fsv_view_new(trace);
+	fsv_view_copy_state(view, self->view);
+	g_clear_pointer(&self->view, fsv_view_free);
+	g_clear_pointer(&self->trace, fsv_trace_unref);
+	self->trace = fsv_trace_ref(trace);
+	self->view = view;
+	/* Times (range, measurement, cursor, bookmarks) mean the same in the newer trace; items
+	 * are indexes of the older one: the selection is the one found again, the hover and the
+	 * highlights go (the window highlights the selection's chain again). */
+	self->options.selection = selection;
+	self->options.hover =
+	    (FsvItem){.kind = FSV_ITEM_NONE, .index = FSV_INDEX_NONE, .row = FSV_INDEX_NONE};
+	g_array_set_size(self->highlights, 0);
+	self->options.highlights = NULL;
+	self->options.n_highlights = 0;
+	set_fit_mode(self, self->fit_mode);
+	view_changed(self);
+	g_signal_emit(self, signals[SIGNAL_SELECTION_CHANGED], 0);
+}
+
 FsvTrace *
 fsv_timeline_get_trace(FsvTimeline *self)
 {

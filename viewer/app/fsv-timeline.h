@@ -31,6 +31,15 @@ GtkWidget *fsv_timeline_new(void);
 
 /* Shows TRACE (referenced; NULL shows nothing), fitted, with no selection. */
 void fsv_timeline_set_trace(FsvTimeline *self, FsvTrace *trace);
+/*
+ * Shows TRACE, a newer trace of the session the one shown belongs to (live following, issue 16
+ * §4), keeping what the user set: the times shown, the vertical scroll, each row's expanded,
+ * lanes-expanded and hidden state (rows matched by what they show: fsv_view_copy_state), the
+ * selected operation (found again by its op id; one still open by its kind, queue, process,
+ * fence, value and queued time, since an open op's id is its trace's own), the range,
+ * measurement, go-to marker and bookmarks. Without a trace shown it is fsv_timeline_set_trace().
+ */
+void fsv_timeline_replace_trace(FsvTimeline *self, FsvTrace *trace);
 /* Returns: (transfer none) (nullable). */
 FsvTrace *fsv_timeline_get_trace(FsvTimeline *self);
 /* Returns: (transfer none) (nullable): the view, for reading geometry (tests, the window). */

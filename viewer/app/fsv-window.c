@@ -1764,6 +1764,27 @@ _fsv_window_stop_loading(FsvWindow *self)
 	show_previous_page(self);
 }
 
+/* A newer trace of the session shown (live following, issue 16 §4) in place of the one shown,
+ * keeping what the user set: the timeline's rows, times, selection, range and measurement
+ * (fsv_timeline_replace_trace), the table's sort and search (the table is given the trace
+ * before the timeline, whose selection it then follows), and the bookmarks in memory (they
+ * belong to the session, not to each trace of it: not read again every second). */
+static void
+show_newer_trace(FsvWindow *self, FsvTrace *trace)
+{
+	g_clear_pointer(&self->chain_index, fsv_chain_index_free);
+	g_clear_pointer(&self->trace, fsv_trace_unref);
+	self->trace = fsv_trace_ref(trace);
+	chain_index_build(self);
+	fsv_ops_table_set_trace(self->ops_table, trace);
+	fsv_ops_table_set_query(self->ops_table, self->query);
+	fsv_timeline_replace_trace(self->timeline, trace);
+	fsv_timeline_set_query(self->timeline, self->query);
+	if (self->bookmarks == NULL)
+		bookmarks_load(self);
+	legend_update(self);
+}
+
 void
 _fsv_window_show_live_trace(FsvWindow *self, FsvTrace *trace)
 {
@@ -1779,7 +1800,10 @@ _fsv_window_show_live_trace(FsvWindow *self, FsvTrace *trace)
 		g_object_ref(focus);
 	show_error(self, fsv_trace_get_partial_error(trace) ? fsv_trace_get_partial_error(trace)
 							    : fsv_trace_get_clock_warning(trace));
-	show_trace(self, trace);
+	if (had_trace)
+		show_newer_trace(self, trace);
+	else
+		show_trace(self, trace);
 	/* A newer trace of the same session every second: the rows stay scrolled where they were
 	 * and the focus where it was (typing in the search entry goes on). */
 	if (had_trace && vadjustment)

@@ -2,16 +2,17 @@
 /*
  * viewer/core: FsvLiveReader, a live LTTng session (net://…) read as it records, for `fencescope
  * view --live` (issue 16 §4). A thread of its own reads the session with analyzer/ingest
- * (libbabeltrace2 runs in ingest's decoder children, as for every trace), keeps every event and
- * tracer loss that arrived in a compact log, and about once a second builds an FsvTrace of
- * everything so far by replaying that log into a new model (_fsv_trace_new_from_replay): the
- * same trace a recording of the session so far would give, operations still open drawn as
- * never completed. When the session ends (it was destroyed) the last trace is the whole
- * session's.
+ * (libbabeltrace2 runs in ingest's decoder children, as for every trace) and feeds each event
+ * and tracer loss once to one analyzer model that lives as long as the session, keeping the
+ * items it gives out (FsvTraceAppend, fsv-trace-private.h); about once a second it builds an
+ * FsvTrace of everything so far from those and what the model still holds open (fsa_model_peek:
+ * operations still open drawn as never completed). When the session ends (it was destroyed) the
+ * model is finished and the last trace is the whole session's, the one the recording gives at
+ * once.
  *
- * Rebuilding from the start costs time in proportion to the events so far: the next build waits
- * at least twice as long as the last one took, so the reader spends at most a third of its time
- * building (docs/viewer.md "Live"). The log costs about 60 to 100 bytes per event.
+ * Each build still indexes the whole session so far: the next build waits at least twice as
+ * long as the last one took, so the reader spends at most a third of its time building
+ * (docs/viewer.md "Live").
  *
  * No GTK: the window marshals the traces to its own thread (viewer/app/fsv-live.c).
  */

@@ -1133,8 +1133,17 @@ copy_model(TraceBuild *build, const struct fsa_model *model)
 
 		for (size_t k = 0;
 		     (o = fsa_model_borrow_cross_open(model, f->fence_global_handle, k)); k++) {
-			struct fsa_cross_open copy = *o;
+			/* Field by field: the model's copy has padding of whatever its realloc
+			 * left, and two builds of one trace must give the same bytes (index files).
+			 */
+			struct fsa_cross_open copy = {0};
 
+			copy.ts_ns = o->ts_ns;
+			copy.process_id = o->process_id;
+			copy.adapter_id = o->adapter_id;
+			copy.creator_adapter_id = o->creator_adapter_id;
+			copy.created_as = o->created_as;
+			copy.opened_as = o->opened_as;
 			/* Kept by global handle: the local one is the opener's. */
 			copy.fence_handle = f->fence_global_handle;
 			g_array_append_val(build->xopens, copy);
@@ -1524,37 +1533,6 @@ _fsv_trace_new_from_events(const char *name, const struct fsa_event *events, gsi
 }
 
 FsvTrace *
-_fsv_trace_new_from_replay(const char *name, FsvReplayNextFunc next, gpointer data,
-			   const struct fsa_ingest_stats *stats, const char *partial_error)
-{
-	g_autoptr(TraceBuild) build = build_new(name);
-	struct fsa_model_sink sink = {0};
-	const struct fsa_event *event;
-	const struct fsa_discard *discard;
-	struct fsa_model *model;
-	fsa_status status = FSA_OK;
-
-	init_sink(&sink, build);
-	model = fsa_model_create(&sink);
-	if (!model)
-		return NULL;
-	while (status == FSA_OK && next(data, &event, &discard))
-		status = event ? fsa_model_add_event(model, event)
-			       : fsa_model_add_discard(model, discard);
-	if (status == FSA_OK)
-		status = fsa_model_finish(model);
-	if (status != FSA_OK)
-		build->partial_error = g_strdup(fsa_status_string(status));
-	else if (partial_error)
-		build->partial_error = g_strdup(partial_error);
-	if (stats)
-		build->stats = *stats;
-	copy_model(build, model);
-	fsa_model_destroy(model);
-	return build_finish(build);
-}
-
-FsvTrace *
 fsv_trace_load(const char *path, FsvTraceProgressFunc progress, gpointer user_data,
 	       GCancellable *cancellable, GError **error)
 {
@@ -1622,4 +1600,131 @@ _fsv_trace_load_teed(const char *path, const struct fsa_model_sink *tee,
 	if (g_cancellable_set_error_if_cancelled(cancellable, error))
 		return NULL;
 	return build_finish(build);
+}
+
+/* ---- Live: one model fed as events arrive, its items kept (issue 16 §4) ---------------- */
+
+struct _FsvTraceAppend {
+	char *name;
+	TraceBuild *items; /* what the model gave out so far: ops, edges, packets, markers, … */
+	struct fsa_model *model;
+	fsa_status status; /* the model's first failure (the trace is then partial) */
+	gboolean model_finished;
+};
+
+FsvTraceAppend *
+_fsv_trace_append_new(const char *name)
+{
+	FsvTraceAppend *append = g_new0(FsvTraceAppend, 1);
+	struct fsa_model_sink sink = {0};
+
+	append->name = g_strdup(name);
+	append->items = build_new(name);
+	init_sink(&sink, append->items);
+	append->model = fsa_model_create(&sink);
+	if (!append->model) {
+		_fsv_trace_append_free(append);
+		return NULL;
+	}
+	return append;
+}
+
+void
+_fsv_trace_append_free(FsvTraceAppend *append)
+{
+	if (!append)
+		return;
+	if (append->model)
+		fsa_model_destroy(append->model);
+	build_free(append->items);
+	g_free(append->name);
+	g_free(append);
+}
+
+void
+_fsv_trace_append_event(FsvTraceAppend *append, const struct fsa_event *event,
+			const struct fsa_discard *discard)
+{
+	fsa_status status;
+
+	if (append->status)
+		return; /* the model refused (a newer format): what it read stays */
+	status = event ? fsa_model_add_event(append->model, event)
+		       : fsa_model_add_discard(append->model, discard);
+	if (status)
+		append->status = status;
+}
+
+/* Appends the LEN elements of FROM to a new TraceBuild's array TO. */
+static void
+append_copy(GArray *to, const GArray *from)
+{
+	if (from->len > 0)
+		g_array_append_vals(to, from->data, from->len);
+}
+
+FsvTrace *
+_fsv_trace_append_build(FsvTraceAppend *append, gboolean is_final,
+			const struct fsa_ingest_stats *stats, const char *partial_error)
+{
+	TraceBuild *items = append->items;
+	g_autoptr(TraceBuild) build = NULL;
+	struct fsa_model_sink sink = {0};
+	fsa_status status = append->status;
+	gint64 start = g_get_monotonic_time(), indexed;
+	guint given_ops = 0, given_packets = 0;
+	FsvTrace *trace;
+
+	if (is_final) {
+		/* The end: the model gives out what it still holds into the items, which are then
+		 * exactly what one model fed the whole session gives. The items are taken. */
+		if (!status && !append->model_finished)
+			status = fsa_model_finish(append->model);
+		append->model_finished = TRUE;
+		build = g_steal_pointer(&append->items);
+		append->items = build_new(append->name);
+	} else {
+		/* The items so far, copied, and what the model holds open, peeked. */
+		build = build_new(append->name);
+		append_copy(build->ops, items->ops);
+		append_copy(build->edge_ids, items->edge_ids);
+		append_copy(build->packets, items->packets);
+		append_copy(build->markers, items->markers);
+		append_copy(build->losses, items->losses);
+		append_copy(build->anomalies, items->anomalies);
+		append_copy(build->fence_values, items->fence_values);
+		given_ops = build->ops->len;
+		given_packets = build->packets->len;
+		init_sink(&sink, build);
+		if (!status)
+			status = fsa_model_peek(append->model, &sink);
+	}
+	if (status)
+		build->partial_error = g_strdup(fsa_status_string(status));
+	else if (partial_error)
+		build->partial_error = g_strdup(partial_error);
+	if (stats)
+		build->stats = *stats;
+	copy_model(build, append->model);
+	/* The summary counts what the model gave out; the peeked items are shown too (open ops as
+	 * never completed, packets running): counted, so that the totals are what is drawn. */
+	if (!is_final) {
+		for (guint i = given_ops; i < build->ops->len; i++) {
+			const FsvOp *o = &g_array_index(build->ops, FsvOp, i);
+
+			if (o->source < G_N_ELEMENTS(build->summary.op_counts) &&
+			    o->kind < G_N_ELEMENTS(build->summary.op_counts[0]))
+				build->summary.op_counts[o->source][o->kind]++;
+			build->summary.never_completed_ops++;
+		}
+		build->summary.packet_count += build->packets->len - given_packets;
+	}
+	indexed = g_get_monotonic_time();
+	trace = build_finish(build);
+	/* G_MESSAGES_DEBUG=all: where a live build's time goes (docs/viewer.md "Live"). */
+	g_debug("%s: %u ops, %u packets, %u markers: items and peek %.3f s, index %.3f s",
+		append->name, fsv_trace_get_op_count(trace), fsv_trace_get_packet_count(trace),
+		fsv_trace_get_marker_count(trace), (double) (indexed - start) / 1e6,
+		(double) (g_get_monotonic_time() - indexed) / 1e6);
+	return trace;
 }

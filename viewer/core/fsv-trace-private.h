@@ -111,20 +111,26 @@ bool _fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind);
  */
 FsvTrace *_fsv_trace_new_from_events(const char *name, const struct fsa_event *events, gsize n);
 /*
- * The next item of a replay: sets *event (and *discard to NULL), or *discard (and *event to
- * NULL); both borrowed until the next call. Returns FALSE at the end.
+ * A live session's trace built as its events arrive (issue 16 §4, fsv-live-reader.h): one
+ * analyzer model fed each event once (no replay), the items it gives out kept. Each
+ * _fsv_trace_append_build() is the trace of the session so far: the items kept, and what the
+ * model still holds open (fsa_model_peek: operations drawn as never completed up to the newest
+ * event, open packets and intervals). With IS_FINAL the model is finished instead, and the trace
+ * is the one the whole session gives at once (fsv_trace_load() of its recording).
+ * Not thread-safe: one thread feeds and builds.
  */
-typedef gboolean (*FsvReplayNextFunc)(gpointer data, const struct fsa_event **event,
-				      const struct fsa_discard **discard);
-/*
- * Builds a trace from events and tracer losses replayed in order by NEXT, as fsv_trace_load()
- * builds one from a recording: a live session's trace so far (fsv-live-reader.h), rebuilt from
- * what arrived. STATS (nullable) are the reader's; PARTIAL_ERROR (nullable) marks the trace
- * partial. Returns: (transfer full) (nullable: out of memory).
- */
-FsvTrace *_fsv_trace_new_from_replay(const char *name, FsvReplayNextFunc next, gpointer data,
-				     const struct fsa_ingest_stats *stats,
-				     const char *partial_error);
+typedef struct _FsvTraceAppend FsvTraceAppend;
+/* Returns: (transfer full) (nullable: out of memory). NAME is the traces' name. */
+FsvTraceAppend *_fsv_trace_append_new(const char *name);
+void _fsv_trace_append_free(FsvTraceAppend *append);
+/* Feeds one event (or, EVENT NULL, one tracer loss) to the model. */
+void _fsv_trace_append_event(FsvTraceAppend *append, const struct fsa_event *event,
+			     const struct fsa_discard *discard);
+/* The trace so far (IS_FINAL: the whole session's; nothing may be fed after it). STATS
+ * (nullable) are the reader's; PARTIAL_ERROR (nullable) marks it partial. Returns: (transfer
+ * full). */
+FsvTrace *_fsv_trace_append_build(FsvTraceAppend *append, gboolean is_final,
+				  const struct fsa_ingest_stats *stats, const char *partial_error);
 /*
  * fsv_trace_load() whose analyzer model feeds TEE (nullable) too, item by item, after the
  * trace's own sink: the index builder counts what is loaded so far with it (fsv-load-preview.h).

@@ -1535,3 +1535,88 @@ fsv_range_stats_clear(FsvRangeStats *stats)
 		g_array_unref(stats->rows);
 	stats->rows = NULL;
 }
+
+/* ---- Keeping a view's state across a newer trace (live following, issue 16 §4) ---------- */
+
+/* A row's identity across two traces of one session: what it shows (kind, adapter, engine,
+ * process, display, queue, context, fence), not where it lies (rows of a newer trace move when
+ * a queue or process appears before them). Two rows with one identity (group rows of one kind
+ * without ids) are told apart by their order. Returns: (transfer full). */
+static char *
+row_key(const FsvRow *row, guint occurrence)
+{
+	return g_strdup_printf(
+	    "%d:%u:%u:%u:%u:%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT "#%u",
+	    (int) row->kind, row->adapter_id, row->engine_id, row->process_id, row->source_id,
+	    row->hwqueue_handle, row->context_handle, row->fence_global_handle, occurrence);
+}
+
+/* Every row of TRACE by its key (row_key): key → row + 1. Returns: (transfer full). */
+static GHashTable *
+row_keys(FsvTrace *trace)
+{
+	GHashTable *keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	guint n = fsv_trace_get_row_count(trace);
+
+	for (guint32 r = 0; r < n; r++) {
+		const FsvRow *row = fsv_trace_get_row(trace, r);
+		guint occurrence = 0;
+		char *key;
+
+		while (g_hash_table_contains(keys, (key = row_key(row, occurrence)))) {
+			g_free(key);
+			occurrence++;
+		}
+		g_hash_table_insert(keys, key, GUINT_TO_POINTER(r + 1));
+	}
+	return keys;
+}
+
+void
+fsv_view_copy_state(FsvView *v, const FsvView *from)
+{
+	g_autoptr(GHashTable) keys = NULL;
+	GHashTableIter iter;
+	gpointer key, value;
+	guint n_from;
+
+	g_return_if_fail(v != NULL && from != NULL);
+	v->width = from->width;
+	v->height = from->height;
+	v->wanted_label_width = from->wanted_label_width;
+	v->label_width = from->label_width;
+	v->ruler_height = from->ruler_height;
+	v->show_fence_rows = from->show_fence_rows;
+	memcpy(v->show_counter, from->show_counter, sizeof(v->show_counter));
+	/* Rows by identity: a row new in V keeps its defaults. */
+	n_from = fsv_trace_get_row_count(from->trace);
+	keys = row_keys(from->trace);
+	{
+		g_autoptr(GHashTable) own = row_keys(v->trace);
+
+		g_hash_table_iter_init(&iter, own);
+		while (g_hash_table_iter_next(&iter, &key, &value)) {
+			guint32 r = GPOINTER_TO_UINT(value) - 1;
+			guint32 f = GPOINTER_TO_UINT(g_hash_table_lookup(keys, key));
+
+			if (f == 0 || f - 1 >= n_from)
+				continue;
+			v->is_collapsed[r] = from->is_collapsed[f - 1];
+			v->is_hidden[r] = from->is_hidden[f - 1];
+			v->is_lanes_expanded[r] = from->is_lanes_expanded[f - 1];
+		}
+	}
+	/* The times shown: trace times mean the same in both (one session, one clock). */
+	v->begin_ns = from->begin_ns;
+	v->begin_frac = from->begin_frac;
+	v->ns_per_px = from->ns_per_px;
+	v->scroll_y = from->scroll_y;
+	relayout(v);
+}
+
+bool
+fsv_view_is_row_hidden(const FsvView *v, guint32 row)
+{
+	g_return_val_if_fail(row < fsv_trace_get_row_count(v->trace), false);
+	return v->is_hidden[row];
+}

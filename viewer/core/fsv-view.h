@@ -240,6 +240,19 @@ void fsv_trace_range_stats(const FsvTrace *trace, guint64 begin_ns, guint64 end_
 			   FsvRangeStats *stats);
 void fsv_range_stats_clear(FsvRangeStats *stats);
 
+/* --- A newer trace of the same session (live following, issue 16 §4) -------------------- */
+
+/*
+ * Gives VIEW (of a newer trace of FROM's session) FROM's state: its size and label width, the
+ * times shown and the vertical scroll, which fence and counter rows are shown, and each row's
+ * expanded, lanes-expanded and hidden state, rows matched by what they show (kind, adapter,
+ * engine, process, display, queue, context, fence handles), not by index. Rows new in VIEW keep
+ * their defaults.
+ */
+void fsv_view_copy_state(FsvView *view, const FsvView *from);
+/* Whether ROW is hidden (fsv_view_set_row_hidden). */
+bool fsv_view_is_row_hidden(const FsvView *view, guint32 row);
+
 G_END_DECLS
 
 #endif /* FSV_VIEW_H */

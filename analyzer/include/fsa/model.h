@@ -570,6 +570,17 @@ FSA_API fsa_status fsa_model_add_discard(struct fsa_model *model,
 					 const struct fsa_discard *discard);
 /* End of trace: flushes every open item (never completed, inferred, open intervals). */
 FSA_API fsa_status fsa_model_finish(struct fsa_model *model);
+/*
+ * What the model holds and has not given out yet, given to SINK's op, packet and marker
+ * callbacks as copies, without changing the model (issue 16 §4: a live session shown while it
+ * records, viewer/core/fsv-live-reader.c): operations still open, and those closed but waiting
+ * for a clock pair or their signal, as never completed (end FSA_TIME_NONE, no signal; an open
+ * one gets an id after every id given so far, which the model may give another operation
+ * later); packets started or ended and not given out; intervals still open, without an end.
+ * No anomaly, loss or edge. A later fsa_model_finish() gives all of it out as it would have.
+ * Returns a sink's status, or the model's failure.
+ */
+FSA_API fsa_status fsa_model_peek(const struct fsa_model *model, const struct fsa_model_sink *sink);
 
 FSA_API const struct fsa_summary *fsa_model_borrow_summary(const struct fsa_model *model);
 
