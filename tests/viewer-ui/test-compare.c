@@ -13,6 +13,7 @@
 #define _DEFAULT_SOURCE /* truncate() */
 #include <math.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include <gtk/gtk.h>
 
 #include "fsv-align.h"
+#include "fsv-application.h"
 #include "fsv-bookmarks.h"
 #include "fsv-compare.h"
 #include "fsv-render.h"
@@ -565,4 +567,124 @@ Test(compare, a_new_that_cannot_be_opened_is_said_in_one_line_and_the_window_kee
 		cr_assert_not_null(
 		    fsv_trace_get_partial_error(fsv_timeline_get_trace(new_timeline())));
 	cr_assert_eq(system(rm), 0);
+}
+
+/* --- The command line: fencescope-view TRACE --compare NEW --align B=N, fencescope view ---- */
+
+typedef struct {
+	GApplication *app;
+	FsvWindow *window;
+	gboolean is_shown, is_done;
+	gint64 offset_ns;
+	char *error;
+} CompareRun;
+
+static void
+on_window_added(GtkApplication *app, GtkWindow *added, CompareRun *run)
+{
+	(void) app;
+	run->window = FSV_WINDOW(added);
+}
+
+/* Once both traces are loaded (or NEW failed): what the window shows, then quit. */
+static gboolean
+poll_compared(gpointer data)
+{
+	CompareRun *run = data;
+
+	if (run->window == NULL || _fsv_window_is_loading(run->window) ||
+	    _fsv_compare_is_loading(run->window))
+		return G_SOURCE_CONTINUE;
+	run->is_shown = _fsv_compare_get_offset(run->window, &run->offset_ns);
+	run->error = g_strdup(_fsv_window_get_error(run->window));
+	run->is_done = TRUE;
+	gtk_window_destroy(GTK_WINDOW(run->window));
+	g_application_quit(run->app);
+	return G_SOURCE_REMOVE;
+}
+
+static int
+run_application(const char *const *argv, CompareRun *run)
+{
+	g_autoptr(FsvApplication) app = fsv_application_new();
+	int argc = (int) g_strv_length((char **) argv);
+	guint poll;
+	int status;
+
+	run->app = G_APPLICATION(app);
+	g_signal_connect(app, "window-added", G_CALLBACK(on_window_added), run);
+	poll = g_timeout_add(20, poll_compared, run);
+	status = g_application_run(G_APPLICATION(app), argc, (char **) argv);
+	if (!run->is_done)
+		g_source_remove(poll);
+	return status;
+}
+
+static FsvTrace *
+load_trace(const char *name)
+{
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", name, NULL);
+	FsvTrace *trace = fsv_trace_load(path, NULL, NULL, NULL, NULL);
+
+	cr_assert_not_null(trace, "%s", name);
+	return trace;
+}
+
+TestSuite(compare_command_line, .timeout = 240);
+
+Test(compare_command_line, compare_and_align_open_new_below_with_those_points_at_one_x)
+{
+	g_autofree char *base_path = g_build_filename(FST_SOURCE_ROOT, "traces", "diff-base", NULL);
+	g_autofree char *new_path = g_build_filename(FST_SOURCE_ROOT, "traces", "diff-slow", NULL);
+	g_autoptr(FsvTrace) base = load_trace("diff-base");
+	g_autoptr(FsvTrace) compared = load_trace("diff-slow");
+	const char *argv[] = {"fencescope-view", "--compare", new_path, "--align",
+			      "op:60=op:60",     base_path,   NULL};
+	CompareRun run = {0};
+
+	cr_assert_eq(run_application(argv, &run), 0);
+	cr_assert(run.is_done, "the window never showed the traces");
+	cr_assert_null(run.error, "error: %s", run.error);
+	cr_assert(run.is_shown, "NEW not shown below");
+	cr_assert_eq(
+	    run.offset_ns,
+	    (gint64) fsv_trace_get_op(compared, fsv_trace_find_op_by_id(compared, 60))->begin_ns -
+		(gint64) fsv_trace_get_op(base, fsv_trace_find_op_by_id(base, 60))->begin_ns);
+}
+
+/* Bad values: one line on stderr, exit status 2, no window; from `fencescope view` too. */
+Test(compare_command_line, bad_compare_or_align_exit_2_before_a_window_opens)
+{
+	g_autofree char *base_path = g_build_filename(FST_SOURCE_ROOT, "traces", "diff-base", NULL);
+	g_autofree char *new_path = g_build_filename(FST_SOURCE_ROOT, "traces", "diff-slow", NULL);
+	const char *const bad[][5] = {
+	    {"--compare", "/no/such/trace", base_path, NULL, NULL},
+	    {"--align", "+1ms=+2ms", base_path, NULL, NULL},
+	    {"--compare", new_path, "--align", "+1ms", base_path},
+	    {"--compare", new_path, "--align", "op:x=op:2", base_path},
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		const char *argv[7] = {"fencescope-view"};
+		g_autofree char *cli = NULL;
+		g_autofree char *err = NULL;
+		int status = 0;
+		CompareRun run = {0};
+
+		for (size_t k = 0; k < 5 && bad[i][k]; k++)
+			argv[k + 1] = bad[i][k];
+		cr_assert_eq(run_application(argv, &run), 2, "case %zu", i);
+		cr_assert_null(run.window, "case %zu opened a window", i);
+		/* `fencescope view` refuses the same, itself (it never starts the viewer). */
+		cli = g_strjoin("' '", bad[i][0], bad[i][1], bad[i][2], bad[i][3], bad[i][4], NULL);
+		{
+			g_autofree char *command =
+			    g_strdup_printf("%s view '%s'", FST_FENCESCOPE, cli);
+
+			cr_assert(g_spawn_command_line_sync(command, NULL, &err, &status, NULL));
+		}
+		cr_assert_eq(WEXITSTATUS(status), 2, "fencescope view case %zu: %s", i, err);
+		cr_assert_eq(strchr(err, '\n'), strrchr(err, '\n'), "one line: %s", err);
+		cr_assert(g_str_has_prefix(err, "fencescope view: --"), "%s", err);
+	}
 }
