@@ -1801,6 +1801,9 @@ _fsv_window_set_compared(FsvWindow *self, FsvTimeline *timeline, FsvTrace *trace
 	g_signal_connect_swapped(timeline, "range-changed", G_CALLBACK(on_range_changed), self);
 	g_signal_connect_swapped(timeline, "measure-changed", G_CALLBACK(on_measure_changed), self);
 	g_signal_connect_swapped(timeline, "notify::status", G_CALLBACK(on_timeline_status), self);
+	/* The focused one of the two is framed (style.css), so it is clear which the panes show. */
+	gtk_widget_add_css_class(GTK_WIDGET(timeline), "fsv-compared");
+	gtk_widget_add_css_class(GTK_WIDGET(self->base_timeline), "fsv-compared");
 	title_update(self);
 }
 
@@ -1815,6 +1818,8 @@ _fsv_window_unset_compared(FsvWindow *self)
 		swap_sides(self);
 	other = self->other_timeline;
 	g_signal_handlers_disconnect_by_data(other, self);
+	gtk_widget_remove_css_class(GTK_WIDGET(other), "fsv-compared");
+	gtk_widget_remove_css_class(GTK_WIDGET(self->base_timeline), "fsv-compared");
 	fsv_timeline_set_highlights(other, NULL, 0);
 	fsv_timeline_set_bookmarks(other, NULL, NULL, 0);
 	if (self->other_chain_cancellable)
