@@ -434,6 +434,9 @@ Test(compare, details_table_and_bookmarks_follow_the_timeline_that_has_the_focus
 	fsv_timeline_select_op(new_timeline(), new_op);
 	settle();
 	cr_assert_eq(_fsv_window_get_timeline(window), new_timeline());
+	/* Framed: the one the panes follow. */
+	cr_assert(gtk_widget_has_css_class(GTK_WIDGET(new_timeline()), "fsv-followed"));
+	cr_assert_not(gtk_widget_has_css_class(GTK_WIDGET(base_timeline()), "fsv-followed"));
 	details = _fsv_window_dup_details_text(window);
 	cr_assert(g_str_has_prefix(details, title), "details:\n%s\nwant %s", details, title);
 	while (fsv_ops_table_is_busy(table))
@@ -451,6 +454,8 @@ Test(compare, details_table_and_bookmarks_follow_the_timeline_that_has_the_focus
 	gtk_widget_grab_focus(GTK_WIDGET(base_timeline()));
 	settle();
 	cr_assert_eq(_fsv_window_get_timeline(window), base_timeline());
+	cr_assert(gtk_widget_has_css_class(GTK_WIDGET(base_timeline()), "fsv-followed"));
+	cr_assert_not(gtk_widget_has_css_class(GTK_WIDGET(new_timeline()), "fsv-followed"));
 	summary = _fsv_window_dup_details_text(window);
 	cr_assert(g_str_has_prefix(summary, "diff-base\n"), "details:\n%s", summary);
 	while (fsv_ops_table_is_busy(table))
@@ -497,6 +502,8 @@ Test(compare, escape_with_nothing_selected_or_the_close_button_leave_one_trace)
 	cr_assert_null(new_timeline(), "Escape with nothing selected kept the comparison");
 	cr_assert_eq(_fsv_window_get_timeline(window), base_timeline());
 	cr_assert_null(_fsv_window_get_other_timeline(window));
+	cr_assert_not(gtk_widget_has_css_class(GTK_WIDGET(base_timeline()), "fsv-followed"),
+		      "one trace is not framed");
 	cr_assert_str_eq(gtk_window_get_title(GTK_WINDOW(window)), "diff-base — fencescope viewer");
 	cr_assert(gtk_widget_is_focus(GTK_WIDGET(base_timeline())), "the focus was lost");
 	/* F fits BASE alone again. */

@@ -607,6 +607,8 @@ icon_button(const char *icon, const char *action, const char *tooltip, const cha
 	GtkWidget *button = gtk_button_new_from_icon_name(icon);
 
 	gtk_button_set_has_frame(GTK_BUTTON(button), FALSE);
+	/* A click keeps the focus where it was: on the timeline the panes follow. */
+	gtk_widget_set_focus_on_click(button, FALSE);
 	gtk_actionable_set_action_name(GTK_ACTIONABLE(button), action);
 	gtk_widget_set_tooltip_text(button, tooltip);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(button), GTK_ACCESSIBLE_PROPERTY_LABEL, name,
@@ -645,11 +647,13 @@ build_header(FsvCompare *compare)
 	gtk_widget_set_size_request(GTK_WIDGET(compare->progress_bar), 240, -1);
 	gtk_widget_set_valign(GTK_WIDGET(compare->progress_bar), GTK_ALIGN_CENTER);
 	gtk_actionable_set_action_name(GTK_ACTIONABLE(cancel), "win.close-compare");
+	gtk_widget_set_focus_on_click(cancel, FALSE);
 	gtk_box_append(GTK_BOX(compare->progress_box), GTK_WIDGET(compare->progress_bar));
 	gtk_box_append(GTK_BOX(compare->progress_box), cancel);
 	gtk_widget_set_visible(compare->progress_box, FALSE);
 	compare->align_button = gtk_button_new_with_mnemonic("_Align Here");
 	gtk_button_set_has_frame(GTK_BUTTON(compare->align_button), FALSE);
+	gtk_widget_set_focus_on_click(compare->align_button, FALSE);
 	gtk_actionable_set_action_name(GTK_ACTIONABLE(compare->align_button), "win.align-here");
 	gtk_widget_set_tooltip_text(compare->align_button,
 				    "Align the selected operation (or go-to marker) of each trace "

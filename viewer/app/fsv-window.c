@@ -1728,6 +1728,15 @@ on_drop(GtkDropTarget *target, const GValue *value, double x, double y, FsvWindo
 		(b) = swap_tmp_;                                                                   \
 	} while (0)
 
+/* The timeline the panes follow is framed (style.css "fsv-followed"), the other not. */
+static void
+mark_followed(FsvWindow *self)
+{
+	gtk_widget_add_css_class(GTK_WIDGET(self->timeline), "fsv-followed");
+	if (self->other_timeline)
+		gtk_widget_remove_css_class(GTK_WIDGET(self->other_timeline), "fsv-followed");
+}
+
 /* The other side of the comparison becomes the one the panes follow (see `timeline`). */
 static void
 swap_sides(FsvWindow *self)
@@ -1743,6 +1752,7 @@ swap_sides(FsvWindow *self)
 	legend_update(self);
 	on_selection_changed(self, self->timeline);
 	status_update(self);
+	mark_followed(self);
 }
 
 /* The focus moved: onto the other side's timeline (a click, Tab), that side is followed. */
@@ -1801,9 +1811,8 @@ _fsv_window_set_compared(FsvWindow *self, FsvTimeline *timeline, FsvTrace *trace
 	g_signal_connect_swapped(timeline, "range-changed", G_CALLBACK(on_range_changed), self);
 	g_signal_connect_swapped(timeline, "measure-changed", G_CALLBACK(on_measure_changed), self);
 	g_signal_connect_swapped(timeline, "notify::status", G_CALLBACK(on_timeline_status), self);
-	/* The focused one of the two is framed (style.css), so it is clear which the panes show. */
-	gtk_widget_add_css_class(GTK_WIDGET(timeline), "fsv-compared");
-	gtk_widget_add_css_class(GTK_WIDGET(self->base_timeline), "fsv-compared");
+	/* The one of the two the panes follow is framed, so it is clear which they show. */
+	mark_followed(self);
 	title_update(self);
 }
 
@@ -1818,8 +1827,8 @@ _fsv_window_unset_compared(FsvWindow *self)
 		swap_sides(self);
 	other = self->other_timeline;
 	g_signal_handlers_disconnect_by_data(other, self);
-	gtk_widget_remove_css_class(GTK_WIDGET(other), "fsv-compared");
-	gtk_widget_remove_css_class(GTK_WIDGET(self->base_timeline), "fsv-compared");
+	gtk_widget_remove_css_class(GTK_WIDGET(other), "fsv-followed");
+	gtk_widget_remove_css_class(GTK_WIDGET(self->base_timeline), "fsv-followed");
 	fsv_timeline_set_highlights(other, NULL, 0);
 	fsv_timeline_set_bookmarks(other, NULL, NULL, 0);
 	if (self->other_chain_cancellable)
