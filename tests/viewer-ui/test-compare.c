@@ -576,6 +576,50 @@ Test(compare, a_new_that_cannot_be_opened_is_said_in_one_line_and_the_window_kee
 	cr_assert_eq(system(rm), 0);
 }
 
+/* The fallback dialog of Compare With…'s GtkFileChooserNative (no portal under Xvfb). */
+static GtkWidget *
+find_chooser(const char *title)
+{
+	GListModel *toplevels = gtk_window_get_toplevels();
+
+	for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
+		g_autoptr(GtkWindow) toplevel = g_list_model_get_item(toplevels, i);
+
+		if (GTK_IS_FILE_CHOOSER(toplevel) &&
+		    g_strcmp0(gtk_window_get_title(toplevel), title) == 0)
+			return GTK_WIDGET(toplevel);
+	}
+	return NULL;
+}
+
+Test(compare, compare_with_asks_for_a_folder_and_shows_the_one_chosen_below)
+{
+	g_autoptr(GFile) file = trace_file("diff-slow");
+	GtkWidget *chooser = NULL;
+
+	g_action_group_activate_action(G_ACTION_GROUP(window), "close-compare", NULL);
+	settle();
+	cr_assert_null(new_timeline());
+	g_action_group_activate_action(G_ACTION_GROUP(window), "compare", NULL);
+	for (int i = 0; i < 100 && chooser == NULL; i++) {
+		settle();
+		chooser = find_chooser("Compare With Trace Folder");
+	}
+	cr_assert_not_null(chooser, "View ▸ Compare With… showed no folder chooser");
+	/* In a folder chooser with nothing selected, accepting chooses the folder shown. */
+	cr_assert(gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(chooser), file, NULL));
+	for (int i = 0; i < 10; i++)
+		settle();
+	gtk_dialog_response(GTK_DIALOG(chooser), GTK_RESPONSE_ACCEPT);
+	for (int i = 0; i < 100 && !_fsv_compare_is_loading(window) && new_timeline() == NULL; i++)
+		settle();
+	cr_assert(_fsv_compare_is_loading(window) || new_timeline(),
+		  "the folder chosen is not loading: %s", _fsv_window_get_error(window));
+	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	cr_assert_not_null(new_timeline(), "%s", _fsv_window_get_error(window));
+	cr_assert_str_eq(fsv_trace_get_name(fsv_timeline_get_trace(new_timeline())), "diff-slow");
+}
+
 /* --- The command line: fencescope-view TRACE --compare NEW --align B=N, fencescope view ---- */
 
 typedef struct {

@@ -541,6 +541,9 @@ static void
 chooser_response(GtkNativeDialog *dialog, int response, FsvWindow *window)
 {
 	FsvCompare *compare = compare_get(window);
+	/* Released after the response is handled (the dialog is the caller's here). */
+	g_autoptr(GtkFileChooserNative) chooser =
+	    compare ? g_steal_pointer(&compare->chooser) : NULL;
 
 	if (response == GTK_RESPONSE_ACCEPT) {
 		g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
@@ -548,8 +551,21 @@ chooser_response(GtkNativeDialog *dialog, int response, FsvWindow *window)
 		if (file)
 			fsv_window_compare(window, file, NULL);
 	}
-	if (compare)
-		g_clear_object(&compare->chooser);
+}
+
+void
+_fsv_compare_dispose(FsvWindow *window)
+{
+	FsvCompare *compare = compare_get(window);
+
+	if (compare == NULL)
+		return;
+	fsv_window_close_compare(window);
+	if (compare->chooser) {
+		g_signal_handlers_disconnect_by_data(compare->chooser, window);
+		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(compare->chooser));
+	}
+	g_clear_object(&compare->chooser);
 }
 
 static void

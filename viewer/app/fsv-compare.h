@@ -34,6 +34,8 @@ void fsv_window_close_compare(FsvWindow *window);
  * actions (at init); the window's own trace was shown (a NEW loaded first joins it); the
  * comparison's part of the FSV_TEST_STATE_FILE dump ([compare]). */
 void _fsv_compare_install(FsvWindow *window);
+/* The window's dispose: the comparison closed, Compare With…'s chooser destroyed. */
+void _fsv_compare_dispose(FsvWindow *window);
 void _fsv_compare_base_shown(FsvWindow *window);
 void _fsv_compare_dump_state(FsvWindow *window, GKeyFile *file);
 

@@ -1849,6 +1849,8 @@ _fsv_window_unset_compared(FsvWindow *self)
 void
 _fsv_window_stop_loading(FsvWindow *self)
 {
+	/* A live session takes the window's place: no comparison beside it (fsv-compare.h). */
+	fsv_window_close_compare(self);
 	if (self->load_cancellable)
 		g_cancellable_cancel(self->load_cancellable);
 	g_clear_object(&self->load_cancellable);
@@ -2092,8 +2094,8 @@ fsv_window_dispose(GObject *object)
 {
 	FsvWindow *self = FSV_WINDOW(object);
 
-	/* First: its sides swapped back, its load cancelled. */
-	fsv_window_close_compare(self);
+	/* First: a comparison's sides swapped back, its load cancelled, its chooser gone. */
+	_fsv_compare_dispose(self);
 	if (self->load_cancellable)
 		g_cancellable_cancel(self->load_cancellable);
 	g_clear_object(&self->load_cancellable);
