@@ -1395,7 +1395,7 @@ fsv_timeline_init(FsvTimeline *self)
 	    "Hardware queues with their fence waits, signals and packets over time. W and S zoom, "
 	    "A and D pan, F fits the whole trace, Z zooms to the selection, M measures (snapping "
 	    "to box edges; Shift+M does not snap), L shows or hides the legend, B adds a bookmark, "
-	    "Escape clears.",
+	    "Escape clears (with nothing to clear, it closes a comparison of two traces).",
 	    -1);
 	gtk_widget_set_overflow(GTK_WIDGET(self), GTK_OVERFLOW_HIDDEN);
 
