@@ -628,6 +628,7 @@ typedef struct {
 	gboolean is_shown, is_done;
 	gint64 offset_ns;
 	char *error;
+	char *align_accel; /* Align Here's first shortcut */
 } CompareRun;
 
 static void
@@ -647,6 +648,12 @@ poll_compared(gpointer data)
 	    _fsv_compare_is_loading(run->window))
 		return G_SOURCE_CONTINUE;
 	run->is_shown = _fsv_compare_get_offset(run->window, &run->offset_ns);
+	{
+		g_auto(GStrv) accels = gtk_application_get_accels_for_action(
+		    GTK_APPLICATION(run->app), "win.align-here");
+
+		run->align_accel = g_strdup(accels ? accels[0] : NULL);
+	}
 	run->error = g_strdup(_fsv_window_get_error(run->window));
 	run->is_done = TRUE;
 	gtk_window_destroy(GTK_WINDOW(run->window));
@@ -697,10 +704,33 @@ Test(compare_command_line, compare_and_align_open_new_below_with_those_points_at
 	cr_assert(run.is_done, "the window never showed the traces");
 	cr_assert_null(run.error, "error: %s", run.error);
 	cr_assert(run.is_shown, "NEW not shown below");
+	cr_assert_str_eq(run.align_accel, "<Control>l", "Align Here is not on Ctrl+L");
+	g_free(run.align_accel);
 	cr_assert_eq(
 	    run.offset_ns,
 	    (gint64) fsv_trace_get_op(compared, fsv_trace_find_op_by_id(compared, 60))->begin_ns -
 		(gint64) fsv_trace_get_op(base, fsv_trace_find_op_by_id(base, 60))->begin_ns);
+}
+
+/* A base that cannot be opened: its one line, and nothing is compared with nothing. */
+Test(compare_command_line, a_base_that_cannot_be_opened_ends_the_comparison)
+{
+	g_autofree char *new_path = g_build_filename(FST_SOURCE_ROOT, "traces", "diff-slow", NULL);
+	g_autofree char *work = g_dir_make_tmp("fsv-compare-XXXXXX", NULL);
+	g_autofree char *empty = g_build_filename(work, "no-trace-here", NULL);
+	const char *argv[] = {"fencescope-view", "--compare", new_path, empty, NULL};
+	CompareRun run = {0};
+
+	cr_assert_eq(g_mkdir(empty, 0700), 0);
+	cr_assert_eq(run_application(argv, &run), 0);
+	cr_assert(run.is_done);
+	cr_assert_not(run.is_shown, "NEW shown without a base");
+	cr_assert_not_null(run.error, "the base's failure went without a word");
+	cr_assert_not_null(strstr(run.error, "no-trace-here"), "%s", run.error);
+	g_free(run.error);
+	g_free(run.align_accel);
+	g_rmdir(empty);
+	g_rmdir(work);
 }
 
 /* Bad values: one line on stderr, exit status 2, no window; from `fencescope view` too. */

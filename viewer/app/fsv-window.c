@@ -433,6 +433,9 @@ load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 	stop_progress(self);
 	fsv_load_view_reset(self->load_view, NULL);
 	if (trace == NULL) {
+		/* `--compare NEW` waits for a base that will not come: nothing to compare with. */
+		if (self->trace == NULL)
+			fsv_window_close_compare(self);
 		show_previous_page(self);
 		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
 		    g_error_matches(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_CANCELLED))
