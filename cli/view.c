@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `fencescope view [--select-op ID] [--at TIME] [TRACE]`: opens the GTK viewer. It only finds
+ * `fencescope view [--select-op ID] [--at TIME] [--compare NEW [--align B=N]] [TRACE]`: opens
+ * the GTK viewer. It only finds
  * `fencescope-view` and execs it: next to this binary (an installed bindir), in the build tree
  * (build/cli/ → build/viewer/app/), in the configured bindir, then on PATH. A TRACE that does not
  * exist is refused here with one line, so a typo never opens an empty window.
@@ -16,6 +17,7 @@
 
 #include "cli.h"
 #include "fsa/report.h"
+#include "fsv-align.h"
 
 #define VIEW_COMMAND "view"
 #define VIEW_EXE     "fencescope-view"
@@ -79,6 +81,8 @@ fs_view_main(int argc, char **argv)
 	g_autofree char *recording = NULL;
 	g_autofree char *select_op = NULL;
 	g_autofree char *at = NULL;
+	g_autofree char *compare = NULL;
+	g_autofree char *align = NULL;
 	g_autoptr(GOptionContext) context = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autofree char *viewer = NULL;
@@ -102,10 +106,18 @@ fs_view_main(int argc, char **argv)
 	     "Open centred on TIME: trace ns as fencescope report prints them, a duration "
 	     "(2.5ms), or +DURATION from the trace's start (+1.5ms)",
 	     "TIME"},
+	    {"compare", 0, 0, G_OPTION_ARG_FILENAME, &compare,
+	     "Show the trace NEW below TRACE on one time axis, zooming and panning together "
+	     "(yesterday's build against today's; fencescope diff gives the numbers)",
+	     "NEW"},
+	    {"align", 0, 0, G_OPTION_ARG_STRING, &align,
+	     "With --compare: draw BASE_TIME of TRACE and NEW_TIME of NEW at the same x (times as "
+	     "--at takes them, or op:ID); default: the trace starts",
+	     "BASE_TIME=NEW_TIME"},
 	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "[TRACE]"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
-	char *exec_argv[10] = {NULL};
+	char *exec_argv[16] = {NULL};
 	int n_args = 0;
 
 	/* G_OPTION_REMAINING names [TRACE] in the usage line; the parameter string would name it
@@ -132,13 +144,38 @@ fs_view_main(int argc, char **argv)
 				       "net://RELAYHOST/host/HOSTNAME/SESSION");
 		return FS_EXIT_USAGE;
 	}
-	if (is_live && (recording || select_op || at)) {
-		fs_error(VIEW_COMMAND, "--live takes none of --recording, --select-op, --at");
+	if (is_live && (recording || select_op || at || compare)) {
+		fs_error(VIEW_COMMAND,
+			 "--live takes none of --recording, --select-op, --at, --compare");
 		return FS_EXIT_USAGE;
 	}
 	if (rest && rest[0] && !is_live && !g_file_test(rest[0], G_FILE_TEST_EXISTS)) {
 		fs_error(VIEW_COMMAND, "%s: no such file or folder", rest[0]);
 		return FS_EXIT_USAGE;
+	}
+	/* --compare NEW [--align BASE=NEW] (docs/viewer.md "Comparing two traces"). */
+	if (compare && !(rest && rest[0])) {
+		fs_error(VIEW_COMMAND, "--compare shows NEW below a TRACE: give the TRACE");
+		return FS_EXIT_USAGE;
+	}
+	if (compare && !g_file_test(compare, G_FILE_TEST_EXISTS)) {
+		fs_error(VIEW_COMMAND, "--compare %s: no such file or folder", compare);
+		return FS_EXIT_USAGE;
+	}
+	if (align && !compare) {
+		fs_error(VIEW_COMMAND,
+			 "--align places the trace --compare names: give --compare NEW");
+		return FS_EXIT_USAGE;
+	}
+	if (align) {
+		g_autoptr(GError) align_error = NULL;
+		FsvAlignSpec spec;
+
+		if (!fsv_align_parse(align, &spec, &align_error)) {
+			fs_error(VIEW_COMMAND, "--align: %s", align_error->message);
+			return FS_EXIT_USAGE;
+		}
+		fsv_align_spec_clear(&spec);
 	}
 	if (recording && !(rest && rest[0])) {
 		fs_error(VIEW_COMMAND, "--recording picks a recording under a TRACE: give one");
@@ -185,6 +222,14 @@ fs_view_main(int argc, char **argv)
 	if (at) {
 		exec_argv[n_args++] = (char *) "--at";
 		exec_argv[n_args++] = at;
+	}
+	if (compare) {
+		exec_argv[n_args++] = (char *) "--compare";
+		exec_argv[n_args++] = compare;
+	}
+	if (align) {
+		exec_argv[n_args++] = (char *) "--align";
+		exec_argv[n_args++] = align;
 	}
 	if (is_live) {
 		exec_argv[n_args++] = (char *) "--live";

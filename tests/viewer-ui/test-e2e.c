@@ -9,7 +9,9 @@
  * every change and checks it: the viewport, the selected op, the range, the search text, the focus.
  * The box to click is found by hit testing a view of the same trace at the viewport the window
  * reports, and the screen is checked too: an xwd capture of the window must show the selection's
- * outline where the box was clicked.
+ * outline where the box was clicked. A second test opens traces/diff-base with --compare
+ * traces/diff-slow and turns the wheel and drags on the lower timeline: both timelines move, on one
+ * time axis (docs/viewer.md "Comparing two traces").
  *
  * Skipped, saying so, without xdotool or xwd (scripts/install-deps installs both).
  */
@@ -299,20 +301,22 @@ legend_is(const State *state, gconstpointer data)
 
 /* --- The viewer process -------------------------------------------------------------------- */
 
+/* Starts fencescope-view with ARGS (NULL-terminated, after the program), and finds its window by
+ * TITLE once the trace is shown. */
 static void
-start_viewer(void)
+start_viewer_with(const char *const *args, const char *title)
 {
-	g_autofree char *trace =
-	    g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
 	g_autofree char *exe = g_build_filename(FST_VIEWER_BUILD_DIR, "fencescope-view", NULL);
 	g_autofree char *xdotool = g_find_program_in_path("xdotool");
 	g_autofree char *xwd = g_find_program_in_path("xwd");
 	g_autofree char *env_state = NULL, *env_data = NULL, *env_config = NULL;
 	g_autoptr(GError) error = NULL;
 	char **envp;
-	const char *argv[] = {exe, trace, NULL};
+	const char *argv[8] = {exe};
 	char *out;
 
+	for (guint i = 0; args[i] && i + 1 < G_N_ELEMENTS(argv) - 1; i++)
+		argv[i + 1] = args[i];
 	if (!xdotool || !xwd)
 		cr_skip_test("xdotool or xwd missing (scripts/install-deps installs them)");
 	if (!g_getenv("DISPLAY"))
@@ -333,11 +337,21 @@ start_viewer(void)
 		  "%s", error->message);
 	g_strfreev(envp);
 	/* The window, by its title once the trace is shown. */
-	out = run("timeout 60 xdotool search --sync --name \"frame-pipeline — fencescope viewer\"");
+	out = run("timeout 60 xdotool search --sync --name \"%s\"", title);
 	g_strstrip(out);
 	cr_assert(*out, "no viewer window");
 	window_id = g_strdup(strtok(out, "\n"));
 	g_free(out);
+}
+
+static void
+start_viewer(void)
+{
+	g_autofree char *trace =
+	    g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	const char *args[] = {trace, NULL};
+
+	start_viewer_with(args, "frame-pipeline — fencescope viewer");
 }
 
 static void
@@ -655,5 +669,151 @@ Test(e2e_window, real_pointer_and_keys_zoom_pan_select_range_search_and_go_to)
 	wait_state(&state, legend_is, GINT_TO_POINTER(FALSE), "the legend hidden");
 	xdo("key l");
 	wait_state(&state, legend_is, GINT_TO_POINTER(TRUE), "the legend shown");
+	state_clear(&state);
+}
+
+/* --- Comparing two traces (docs/viewer.md "Comparing two traces") ------------------------- */
+
+typedef struct {
+	gboolean is_shown, new_has_focus;
+	gint64 offset_ns;
+	int new_x, new_y, new_width, new_height, new_label_width;
+	guint64 base_begin_ns, new_begin_ns;
+	double base_ns_per_px, new_ns_per_px;
+	char *text;
+} CompareState;
+
+static gboolean
+compare_read(CompareState *compare)
+{
+	g_autoptr(GKeyFile) file = g_key_file_new();
+	g_autofree char *base_scale = NULL, *new_scale = NULL;
+
+	g_clear_pointer(&compare->text, g_free);
+	if (!g_file_get_contents(state_path, &compare->text, NULL, NULL) ||
+	    !g_key_file_load_from_data(file, compare->text, -1, G_KEY_FILE_NONE, NULL))
+		return FALSE;
+	compare->is_shown = g_key_file_get_boolean(file, "compare", "shown", NULL);
+	compare->new_has_focus = g_key_file_get_boolean(file, "compare", "new_has_focus", NULL);
+	compare->offset_ns = g_key_file_get_int64(file, "compare", "offset_ns", NULL);
+	compare->new_x = g_key_file_get_integer(file, "compare", "new_x", NULL);
+	compare->new_y = g_key_file_get_integer(file, "compare", "new_y", NULL);
+	compare->new_width = g_key_file_get_integer(file, "compare", "new_width", NULL);
+	compare->new_height = g_key_file_get_integer(file, "compare", "new_height", NULL);
+	compare->new_label_width = g_key_file_get_integer(file, "compare", "new_label_width", NULL);
+	compare->base_begin_ns = g_key_file_get_uint64(file, "compare", "base_begin_ns", NULL);
+	compare->new_begin_ns = g_key_file_get_uint64(file, "compare", "new_begin_ns", NULL);
+	base_scale = g_key_file_get_string(file, "compare", "base_ns_per_px", NULL);
+	new_scale = g_key_file_get_string(file, "compare", "new_ns_per_px", NULL);
+	compare->base_ns_per_px = base_scale ? g_ascii_strtod(base_scale, NULL) : 0;
+	compare->new_ns_per_px = new_scale ? g_ascii_strtod(new_scale, NULL) : 0;
+	return TRUE;
+}
+
+typedef gboolean (*CompareCheck)(const CompareState *compare, double value);
+
+static void
+compare_wait(CompareState *compare, CompareCheck check, double value, const char *what)
+{
+	gint64 deadline = g_get_monotonic_time() + LOAD_TIMEOUT_US;
+
+	while (g_get_monotonic_time() < deadline) {
+		if (compare_read(compare) && check(compare, value))
+			return;
+		g_usleep(20000);
+	}
+	cr_assert(FALSE, "timed out waiting for %s; last state:\n%s", what,
+		  compare->text ? compare->text : "(none)");
+}
+
+static gboolean
+compare_is_ready(const CompareState *compare, double value)
+{
+	(void) value;
+	return compare->is_shown && compare->new_width > 300 && compare->new_height > 150 &&
+	       compare->new_ns_per_px > 0;
+}
+
+static gboolean
+compare_scale_differs(const CompareState *compare, double value)
+{
+	return fabs(compare->new_ns_per_px - value) > value * 1e-6;
+}
+
+static gboolean
+compare_begin_differs(const CompareState *compare, double value)
+{
+	return (double) compare->new_begin_ns != value;
+}
+
+/* Both timelines on one axis: one scale, NEW's left edge BASE's + the offset, to the ns. */
+static void
+assert_one_axis(const CompareState *compare)
+{
+	cr_assert_eq(compare->base_ns_per_px, compare->new_ns_per_px, "scales differ:\n%s",
+		     compare->text);
+	cr_assert_eq((gint64) (compare->new_begin_ns - compare->base_begin_ns), compare->offset_ns,
+		     "left edges not offset by the offset:\n%s", compare->text);
+}
+
+Test(e2e_window, real_wheel_and_drag_on_the_lower_timeline_move_both)
+{
+	g_autofree char *base = g_build_filename(FST_SOURCE_ROOT, "traces", "diff-base", NULL);
+	g_autofree char *slow = g_build_filename(FST_SOURCE_ROOT, "traces", "diff-slow", NULL);
+	const char *args[] = {base, "--compare", slow, NULL};
+	CompareState compare = {0};
+	State state = {0};
+	double scale;
+	guint64 base_begin, new_begin;
+	int mid_x, mid_y;
+
+	start_viewer_with(args, "diff-base vs diff-slow — fencescope viewer");
+	compare_wait(&compare, compare_is_ready, 0, "NEW shown below BASE");
+	xdo("windowfocus --sync %s", window_id);
+	wait_stable(&state);
+	compare_read(&compare);
+	assert_one_axis(&compare);
+
+	/* A real wheel notch over NEW's time area: both zoom, about the pointer in NEW. */
+	mid_x = compare.new_x + compare.new_label_width +
+		(compare.new_width - compare.new_label_width) / 2 + 90;
+	mid_y = compare.new_y + compare.new_height / 2;
+	scale = compare.new_ns_per_px;
+	xdo("mousemove --window %s %d %d", window_id, mid_x, mid_y);
+	xdo("click 4");
+	compare_wait(&compare, compare_scale_differs, scale, "a wheel zoom on NEW");
+	wait_stable(&state);
+	compare_read(&compare);
+	cr_assert_lt(compare.new_ns_per_px, scale, "the wheel zoomed out:\n%s", compare.text);
+	assert_one_axis(&compare);
+	xdo("click 4");
+	xdo("click 4");
+	compare_wait(&compare, compare_scale_differs, compare.new_ns_per_px, "two more notches");
+	wait_stable(&state);
+
+	/* A real drag to the left by 200 px on NEW: later times in both, the scale kept. */
+	compare_read(&compare);
+	base_begin = compare.base_begin_ns;
+	new_begin = compare.new_begin_ns;
+	scale = compare.new_ns_per_px;
+	xdo("mousemove --window %s %d %d mousedown 1", window_id, mid_x, mid_y);
+	for (int step = 1; step <= 10; step++)
+		xdo("mousemove --window %s %d %d", window_id, mid_x - 20 * step, mid_y);
+	xdo("mouseup 1");
+	compare_wait(&compare, compare_begin_differs, (double) new_begin, "a drag pan on NEW");
+	wait_stable(&state);
+	compare_read(&compare);
+	cr_assert_gt(compare.new_begin_ns, new_begin, "NEW panned the wrong way:\n%s",
+		     compare.text);
+	cr_assert_gt(compare.base_begin_ns, base_begin, "BASE did not follow:\n%s", compare.text);
+	cr_assert_eq(compare.new_begin_ns - new_begin, compare.base_begin_ns - base_begin);
+	cr_assert_leq(
+	    llabs((long long) (compare.new_begin_ns - new_begin) - (long long) (200 * scale)),
+	    (long long) (8 * scale), "moved by %g px", (compare.new_begin_ns - new_begin) / scale);
+	cr_assert_float_eq(compare.new_ns_per_px, scale, scale * 1e-9);
+	assert_one_axis(&compare);
+	/* The press gave NEW the focus: the panes follow it. */
+	cr_assert(compare.new_has_focus, "NEW does not have the focus:\n%s", compare.text);
+	g_free(compare.text);
 	state_clear(&state);
 }

@@ -1281,9 +1281,16 @@ Test(window, legend_key_hides_it_and_the_choice_is_remembered)
 Test(window, legend_never_covers_the_rows)
 {
 	FsvTimeline *timeline = _fsv_window_get_timeline(window);
-	GtkWidget *legend = gtk_widget_get_first_child(
-	    gtk_widget_get_next_sibling(gtk_widget_get_parent(GTK_WIDGET(timeline))));
+	GtkWidget *above = gtk_widget_get_parent(GTK_WIDGET(timeline));
+	GtkWidget *legend;
 	graphene_rect_t rows, strip;
+
+	/* The strip follows the timeline's grid (or the split that holds it and a compared
+	 * trace's timeline, fsv-compare.c). */
+	while (above && !GTK_IS_SCROLLED_WINDOW(gtk_widget_get_next_sibling(above)))
+		above = gtk_widget_get_parent(above);
+	cr_assert_not_null(above, "no legend strip after the timeline");
+	legend = gtk_widget_get_first_child(gtk_widget_get_next_sibling(above));
 
 	cr_assert(_fsv_window_is_legend_shown(window));
 	cr_assert(gtk_widget_compute_bounds(GTK_WIDGET(timeline), GTK_WIDGET(window), &rows));

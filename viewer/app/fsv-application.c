@@ -11,8 +11,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "fsv-align.h"
+#include "fsv-compare.h"
 #include "fsv-live.h"
 #include "fsv-time.h"
+#include "fsv-window-private.h"
 #include "fsv-window.h"
 
 struct _FsvApplication {
@@ -24,6 +27,10 @@ struct _FsvApplication {
 	char *at;                /* as typed: each window reads it against its trace (fsv-time.h) */
 	FsvOpenFlags open_flags; /* --no-cache */
 	char *live_url;          /* --live URL: the window follows that live session */
+	/* --compare NEW, --align BASE=NEW: the first trace's window shows NEW below it
+	 * (fsv-compare.h). */
+	char *compare_path;
+	char *align;
 };
 
 G_DEFINE_FINAL_TYPE(FsvApplication, fsv_application, GTK_TYPE_APPLICATION)
@@ -38,6 +45,10 @@ fsv_application_activate(GApplication *app)
 		fsv_window_set_open_flags(FSV_WINDOW(window), FSV_APPLICATION(app)->open_flags);
 		if (FSV_APPLICATION(app)->live_url)
 			fsv_window_follow_live(FSV_WINDOW(window), FSV_APPLICATION(app)->live_url);
+		else if (FSV_APPLICATION(app)->compare_path)
+			_fsv_window_show_error(FSV_WINDOW(window),
+					       "--compare shows NEW below a trace: give the TRACE "
+					       "to compare it with");
 	}
 	gtk_window_present(window);
 }
@@ -54,6 +65,13 @@ fsv_application_open(GApplication *app, GFile **files, gint n_files, const gchar
 				     self->has_at ? self->at : NULL);
 		fsv_window_set_open_flags(window, FSV_APPLICATION(app)->open_flags);
 		fsv_window_open(window, files[i]);
+		/* --compare: NEW loads beside the first trace at once, and is shown below it. */
+		if (i == 0 && self->compare_path) {
+			g_autoptr(GFile) compared =
+			    g_file_new_for_commandline_arg(self->compare_path);
+
+			fsv_window_compare(window, compared, self->align);
+		}
 		gtk_window_present(GTK_WINDOW(window));
 	}
 }
@@ -95,6 +113,7 @@ fsv_application_startup(GApplication *app)
 	static const char *table_accels[] = {"<Control>t", NULL};
 	static const char *busy_accels[] = {"<Control><Shift>b", NULL};
 	static const char *depth_accels[] = {"<Control><Shift>d", NULL};
+	static const char *align_accels[] = {"<Control>l", NULL};
 
 	G_APPLICATION_CLASS(fsv_application_parent_class)->startup(app);
 	g_action_map_add_action_entries(G_ACTION_MAP(app), entries, G_N_ELEMENTS(entries), app);
@@ -107,6 +126,8 @@ fsv_application_startup(GApplication *app)
 	/* Issue 15 §4: counter rows on and off. */
 	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.show-busy", busy_accels);
 	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.show-depth", depth_accels);
+	/* Comparing two traces: align the selected operation of each. */
+	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.align-here", align_accels);
 	/* Single letters (W A S D F Z M L B) are the timeline's own shortcuts, active only while it
 	 * has the focus, so typing them in the search entry never zooms. */
 	gtk_window_set_default_icon_name(FSV_APPLICATION_ID);
@@ -170,6 +191,39 @@ fsv_application_handle_local_options(GApplication *app, GVariantDict *options)
 		g_free(self->live_url);
 		self->live_url = g_strdup(text);
 	}
+	/* --compare NEW [--align BASE=NEW] (docs/viewer.md "Comparing two traces"): checked here,
+	 * as --at is; whether the traces have those points is said in the window. */
+	if (g_variant_dict_lookup(options, "compare", "^&ay", &text)) {
+		if (!g_file_test(text, G_FILE_TEST_EXISTS)) {
+			g_printerr("fencescope-view: --compare %s: no such file or folder\n", text);
+			return 2;
+		}
+		g_free(self->compare_path);
+		self->compare_path = g_strdup(text);
+	}
+	if (g_variant_dict_lookup(options, "align", "&s", &text)) {
+		g_autoptr(GError) error = NULL;
+		FsvAlignSpec spec;
+
+		if (self->compare_path == NULL) {
+			g_printerr(
+			    "fencescope-view: --align places the trace --compare names: give "
+			    "--compare NEW\n");
+			return 2;
+		}
+		if (!fsv_align_parse(text, &spec, &error)) {
+			g_printerr("fencescope-view: --align: %s\n", error->message);
+			return 2;
+		}
+		fsv_align_spec_clear(&spec);
+		g_free(self->align);
+		self->align = g_strdup(text);
+	}
+	if (self->compare_path && self->live_url) {
+		g_printerr("fencescope-view: --compare compares traces on disk, not a --live "
+			   "session\n");
+		return 2;
+	}
 	/* --no-cache: every window of this run builds its indexes again (docs/user-guide.md). */
 	if (g_variant_dict_contains(options, "no-cache"))
 		self->open_flags |= FSV_OPEN_NO_CACHE;
@@ -180,6 +234,8 @@ static void
 fsv_application_finalize(GObject *object)
 {
 	g_free(FSV_APPLICATION(object)->live_url);
+	g_free(FSV_APPLICATION(object)->compare_path);
+	g_free(FSV_APPLICATION(object)->align);
 	g_free(FSV_APPLICATION(object)->at);
 	G_OBJECT_CLASS(fsv_application_parent_class)->finalize(object);
 }
@@ -220,6 +276,17 @@ fsv_application_init(FsvApplication *self)
 				      "Follow the live session at URL as it records "
 				      "(net://RELAYHOST/host/HOSTNAME/SESSION)",
 				      "URL");
+	g_application_add_main_option(G_APPLICATION(self), "compare", 0, G_OPTION_FLAG_NONE,
+				      G_OPTION_ARG_FILENAME,
+				      "Show the trace NEW below the first TRACE, on one time axis "
+				      "(yesterday's build against today's)",
+				      "NEW");
+	g_application_add_main_option(
+	    G_APPLICATION(self), "align", 0, G_OPTION_FLAG_NONE, G_OPTION_ARG_STRING,
+	    "With --compare: draw BASE_TIME of TRACE and NEW_TIME of NEW at "
+	    "the same x (times as --at takes them, or op:ID); default: the "
+	    "trace starts",
+	    "BASE_TIME=NEW_TIME");
 	g_application_set_option_context_parameter_string(G_APPLICATION(self), "[TRACE…]");
 }
 

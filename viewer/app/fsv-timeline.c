@@ -78,6 +78,9 @@ struct _FsvTimeline {
 	gboolean is_syncing_adjustments;
 	/* Counter rows shown (issue 15 §4), kept across traces. */
 	gboolean show_counter[FSV_COUNTER_KIND_COUNT];
+	/* The horizontal viewport "viewport-changed" last announced: a comparison's other timeline
+	 * follows it (docs/viewer.md "Comparing two traces"). */
+	FsvViewport announced;
 };
 
 enum {
@@ -95,6 +98,7 @@ enum {
 	SIGNAL_SELECTION_CHANGED,
 	SIGNAL_RANGE_CHANGED,
 	SIGNAL_MEASURE_CHANGED,
+	SIGNAL_VIEWPORT_CHANGED,
 	N_SIGNALS,
 };
 
@@ -167,12 +171,31 @@ sync_adjustments(FsvTimeline *self)
 	self->is_syncing_adjustments = FALSE;
 }
 
+/* "viewport-changed" when the time axis moved (its left edge or its scale), not for a vertical
+ * scroll or a relayout. */
+static void
+announce_viewport(FsvTimeline *self)
+{
+	FsvViewport now;
+
+	if (self->view == NULL)
+		return;
+	fsv_view_get_viewport(self->view, &now);
+	if (now.begin_ns == self->announced.begin_ns &&
+	    now.begin_frac == self->announced.begin_frac &&
+	    now.ns_per_px == self->announced.ns_per_px)
+		return;
+	self->announced = now;
+	g_signal_emit(self, signals[SIGNAL_VIEWPORT_CHANGED], 0);
+}
+
 /* Every change of the viewport ends here: scrollbars follow, the widget redraws. */
 static void
 view_changed(FsvTimeline *self)
 {
 	sync_adjustments(self);
 	gtk_widget_queue_draw(GTK_WIDGET(self));
+	announce_viewport(self);
 }
 
 /* The scrollbar moved: pan by the difference, which keeps the zoom exactly. */
@@ -416,6 +439,48 @@ fsv_timeline_pan(FsvTimeline *self, double dx)
 	self->fit_mode = FIT_NONE;
 	view_changed(self);
 	update_hover(self);
+}
+
+void
+fsv_timeline_get_viewport(FsvTimeline *self, FsvViewport *viewport)
+{
+	g_return_if_fail(FSV_IS_TIMELINE(self) && viewport != NULL);
+	if (self->view == NULL) {
+		*viewport = (FsvViewport){0, 0, 0};
+		return;
+	}
+	fsv_view_get_viewport(self->view, viewport);
+}
+
+void
+fsv_timeline_follow_viewport(FsvTimeline *self, const FsvViewport *viewport)
+{
+	g_return_if_fail(FSV_IS_TIMELINE(self) && viewport != NULL);
+	if (self->view == NULL)
+		return;
+	fsv_view_set_viewport(self->view, viewport);
+	/* Followed, not fitted: a resize keeps this (the timeline it follows refits, if it was
+	 * fitted, and this one follows again). Not announced: it is the other's move. */
+	self->fit_mode = FIT_NONE;
+	self->needs_fit = FALSE;
+	fsv_view_get_viewport(self->view, &self->announced);
+	view_changed(self);
+	update_hover(self);
+}
+
+void
+fsv_timeline_set_extent(FsvTimeline *self, guint64 begin_ns, guint64 end_ns)
+{
+	g_return_if_fail(FSV_IS_TIMELINE(self));
+	if (self->view == NULL)
+		return;
+	fsv_view_set_extent(self->view, begin_ns, end_ns);
+	/* A fitted view shows the new extent whole at once. */
+	if (self->fit_mode == FIT_WHOLE) {
+		fsv_view_fit(self->view);
+		set_fit_mode(self, FIT_WHOLE);
+	}
+	view_changed(self);
 }
 
 void
@@ -1143,9 +1208,18 @@ action_window(GtkWidget *widget, const char *name, GVariant *parameter)
 static void
 action_clear(GtkWidget *widget, const char *name, GVariant *parameter)
 {
+	FsvTimeline *self = FSV_TIMELINE(widget);
+	gboolean has_nothing = self->options.selection.kind == FSV_ITEM_NONE &&
+			       !self->options.has_range && !self->has_measure_a &&
+			       !self->options.has_measure && !self->options.has_cursor;
+
 	(void) name;
 	(void) parameter;
-	fsv_timeline_clear(FSV_TIMELINE(widget));
+	fsv_timeline_clear(self);
+	/* Escape with nothing left to clear closes a comparison (docs/viewer.md "Comparing two
+	 * traces"); the action is disabled in a window showing one trace. */
+	if (has_nothing)
+		gtk_widget_activate_action(widget, "win.close-compare", NULL);
 }
 
 /* --- GtkWidget ----------------------------------------------------------------------------- */
@@ -1173,6 +1247,8 @@ fsv_timeline_size_allocate(GtkWidget *widget, int width, int height, int baselin
 			fsv_view_set_range(self->view, self->fit_begin_ns, self->fit_end_ns);
 		set_fit_mode(self, self->fit_mode);
 		sync_adjustments(self);
+		/* A refit moved the time axis: a comparison's other timeline follows. */
+		announce_viewport(self);
 	}
 }
 
@@ -1340,6 +1416,13 @@ fsv_timeline_class_init(FsvTimelineClass *klass)
 	signals[SIGNAL_MEASURE_CHANGED] =
 	    g_signal_new("measure-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
 			 NULL, NULL, G_TYPE_NONE, 0);
+	/**
+	 * FsvTimeline::viewport-changed: the time axis moved — zoom, pan, fit, a resize's refit,
+	 * a new trace — (not a vertical scroll); fsv_timeline_get_viewport() says where.
+	 */
+	signals[SIGNAL_VIEWPORT_CHANGED] =
+	    g_signal_new("viewport-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+			 NULL, NULL, G_TYPE_NONE, 0);
 
 	gtk_widget_class_install_action(widget_class, "timeline.zoom-in", NULL, action_zoom);
 	gtk_widget_class_install_action(widget_class, "timeline.zoom-out", NULL, action_zoom);
@@ -1382,7 +1465,7 @@ fsv_timeline_init(FsvTimeline *self)
 	    "Hardware queues with their fence waits, signals and packets over time. W and S zoom, "
 	    "A and D pan, F fits the whole trace, Z zooms to the selection, M measures (snapping "
 	    "to box edges; Shift+M does not snap), L shows or hides the legend, B adds a bookmark, "
-	    "Escape clears.",
+	    "Escape clears (with nothing to clear, it closes a comparison of two traces).",
 	    -1);
 	gtk_widget_set_overflow(GTK_WIDGET(self), GTK_OVERFLOW_HIDDEN);
 

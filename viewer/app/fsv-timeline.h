@@ -55,6 +55,17 @@ gboolean fsv_timeline_get_show_counter(FsvTimeline *self, FsvCounterKind kind);
 void fsv_timeline_zoom(FsvTimeline *self, double factor, double x);
 void fsv_timeline_pan(FsvTimeline *self, double dx);
 void fsv_timeline_fit(FsvTimeline *self);
+
+/* --- A comparison's shared time axis (docs/viewer.md "Comparing two traces") ------------- */
+
+/* Where the time axis is ("viewport-changed" says when it moved). */
+void fsv_timeline_get_viewport(FsvTimeline *self, FsvViewport *viewport);
+/* Shows VIEWPORT exactly (no zoom-out limit), as a timeline following another: not announced
+ * by "viewport-changed", and kept at a resize (the timeline it follows refits). */
+void fsv_timeline_follow_viewport(FsvTimeline *self, const FsvViewport *viewport);
+/* What F fits and the zoom-out limit covers: [BEGIN, END] (END <= BEGIN: the trace's span).
+ * Holds until the next trace; a view that showed the whole span shows the new one whole. */
+void fsv_timeline_set_extent(FsvTimeline *self, guint64 begin_ns, guint64 end_ns);
 void fsv_timeline_set_visible_range(FsvTimeline *self, guint64 begin_ns, guint64 end_ns);
 /* Zooms to the range selection, else to the selected item; false when there is neither. */
 gboolean fsv_timeline_zoom_to_selection(FsvTimeline *self);

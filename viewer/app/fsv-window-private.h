@@ -65,6 +65,22 @@ GtkBox *_fsv_window_get_progress_box(FsvWindow *self);
 /* The one-line error; NULL hides it. */
 void _fsv_window_show_error(FsvWindow *self, const char *message);
 
+/*
+ * Hooks of fsv-compare.c (a second trace beside the first, docs/viewer.md "Comparing two
+ * traces"). The window's own timeline, whatever has the focus: */
+FsvTimeline *_fsv_window_get_base_timeline(FsvWindow *self);
+/* The flags the window opens traces with (fsv_window_set_open_flags: --no-cache). */
+FsvOpenFlags _fsv_window_get_open_flags(FsvWindow *self);
+/* The timeline of the side that does not have the focus in a comparison, NULL without one
+ * (_fsv_window_get_timeline() is the side that has it). */
+FsvTimeline *_fsv_window_get_other_timeline(FsvWindow *self);
+/* TIMELINE, showing TRACE (referenced), joins the window as the other side of a comparison:
+ * the details pane, operations table, search, go to time and bookmarks follow whichever of the
+ * two timelines has the focus; each keeps its own bookmarks and chains of causes. */
+void _fsv_window_set_compared(FsvWindow *self, FsvTimeline *timeline, FsvTrace *trace);
+/* Back to one trace: the base timeline followed again; nothing when not comparing. */
+void _fsv_window_unset_compared(FsvWindow *self);
+
 G_END_DECLS
 
 #endif /* FSV_WINDOW_PRIVATE_H */

@@ -21,6 +21,7 @@
 #include "fsv-load-view.h"
 #include "fsv-bookmarks.h"
 #include "fsv-chain.h"
+#include "fsv-compare.h"
 #include "fsv-time.h"
 #include "fsv-window-private.h"
 #include "fsv-live.h"
@@ -46,6 +47,15 @@ struct _FsvWindow {
 	GtkLabel *error_label;
 	GtkStack *stack;
 	FsvLoadView *load_view;
+	/* The timeline of the trace the window opened (the template's "timeline"). */
+	FsvTimeline *base_timeline;
+	/*
+	 * The timeline everything below follows: the details pane, the operations table, go to
+	 * time, bookmarks, the legend. It is base_timeline, or in a comparison (fsv-compare.h)
+	 * whichever of the two has the focus: then `timeline`, `trace`, `bookmarks`, `chain_index`
+	 * and `chain_cancellable` are the focused side's and the other_* fields the other side's,
+	 * and moving the focus swaps them (swap_sides).
+	 */
 	FsvTimeline *timeline;
 	GtkScrollbar *vscrollbar, *hscrollbar;
 	GtkLabel *status_label;
@@ -89,6 +99,13 @@ struct _FsvWindow {
 	char *start_at; /* --at as typed */
 	guint start_tick;
 	FsvOpenFlags open_flags;
+
+	/* The other side of a comparison, NULL when there is none (see `timeline`). */
+	FsvTimeline *other_timeline; /* Weak: in the compare pane */
+	FsvTrace *other_trace;
+	FsvBookmarks *other_bookmarks;
+	FsvChainIndex *other_chain_index;
+	GCancellable *other_chain_cancellable;
 };
 
 G_DEFINE_FINAL_TYPE(FsvWindow, fsv_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -254,35 +271,65 @@ chain_index_done(GObject *source, GAsyncResult *result, gpointer user_data)
 	/* The window is alive (its dispose cancels): a cancelled build gives no index. */
 	if (index == NULL)
 		return;
-	if (g_task_get_task_data(G_TASK(result)) != FSV_WINDOW(source)->trace) {
+	/* The trace of either side of a comparison (the sides may have swapped meanwhile). */
+	if (g_task_get_task_data(G_TASK(result)) == FSV_WINDOW(source)->trace) {
+		FSV_WINDOW(source)->chain_index = index;
+		details_update(FSV_WINDOW(source));
+	} else if (g_task_get_task_data(G_TASK(result)) == FSV_WINDOW(source)->other_trace) {
+		FSV_WINDOW(source)->other_chain_index = index;
+	} else {
 		fsv_chain_index_free(index);
-		return;
 	}
-	FSV_WINDOW(source)->chain_index = index;
-	details_update(FSV_WINDOW(source));
 }
 
-/* The chain index of the trace shown, built off the UI thread. */
+/* The chain index of TRACE, built off the UI thread; *CANCELLABLE cancels it. */
 static void
-chain_index_build(FsvWindow *self)
+chain_index_build_for(FsvWindow *self, FsvTrace *trace, GCancellable **cancellable)
 {
 	g_autoptr(GTask) task = NULL;
 
-	if (self->chain_cancellable)
-		g_cancellable_cancel(self->chain_cancellable);
-	g_clear_object(&self->chain_cancellable);
-	self->chain_cancellable = g_cancellable_new();
-	task = g_task_new(self, self->chain_cancellable, chain_index_done, NULL);
-	g_task_set_task_data(task, fsv_trace_ref(self->trace), (GDestroyNotify) fsv_trace_unref);
+	if (*cancellable)
+		g_cancellable_cancel(*cancellable);
+	g_clear_object(cancellable);
+	*cancellable = g_cancellable_new();
+	task = g_task_new(self, *cancellable, chain_index_done, NULL);
+	g_task_set_task_data(task, fsv_trace_ref(trace), (GDestroyNotify) fsv_trace_unref);
 	g_task_set_return_on_cancel(task, TRUE);
 	g_task_run_in_thread(task, chain_index_thread);
+}
+
+/* The chain index of the trace shown. */
+static void
+chain_index_build(FsvWindow *self)
+{
+	chain_index_build_for(self, self->trace, &self->chain_cancellable);
+}
+
+/* "BASE — fencescope viewer", "BASE vs NEW — fencescope viewer" in a comparison. */
+static void
+title_update(FsvWindow *self)
+{
+	FsvTrace *base = self->timeline == self->base_timeline ? self->trace : self->other_trace;
+	FsvTrace *compared =
+	    self->timeline == self->base_timeline ? self->other_trace : self->trace;
+	g_autofree char *title = NULL;
+
+	if (base == NULL)
+		return;
+	if (compared)
+		title = g_strdup_printf("%s vs %s — fencescope viewer", fsv_trace_get_name(base),
+					fsv_trace_get_name(compared));
+	else
+		title = g_strdup_printf("%s — fencescope viewer", fsv_trace_get_name(base));
+	gtk_window_set_title(GTK_WINDOW(self), title);
 }
 
 static void
 show_trace(FsvWindow *self, FsvTrace *trace)
 {
-	g_autofree char *title = NULL;
-
+	/* A new trace of the window's own (a load, a live session's update) ends a comparison. */
+	if (self->other_timeline)
+		fsv_window_close_compare(self);
 	g_clear_pointer(&self->chain_index, fsv_chain_index_free);
 	g_clear_pointer(&self->trace, fsv_trace_unref);
 	self->trace = fsv_trace_ref(trace);
@@ -293,8 +340,7 @@ show_trace(FsvWindow *self, FsvTrace *trace)
 	fsv_ops_table_set_query(self->ops_table, self->query);
 	bookmarks_load(self);
 	legend_update(self);
-	title = g_strdup_printf("%s — fencescope viewer", fsv_trace_get_name(trace));
-	gtk_window_set_title(GTK_WINDOW(self), title);
+	title_update(self);
 	gtk_stack_set_visible_child_name(self->stack, "trace");
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
 }
@@ -387,6 +433,9 @@ load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 	stop_progress(self);
 	fsv_load_view_reset(self->load_view, NULL);
 	if (trace == NULL) {
+		/* `--compare NEW` waits for a base that will not come: nothing to compare with. */
+		if (self->trace == NULL)
+			fsv_window_close_compare(self);
 		show_previous_page(self);
 		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
 		    g_error_matches(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_CANCELLED))
@@ -400,6 +449,8 @@ load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 							    : fsv_trace_get_clock_warning(trace));
 	show_trace(self, trace);
 	add_recent(trace);
+	/* `--compare NEW` loaded before the base: shown beside it now. */
+	_fsv_compare_base_shown(self);
 	if (self->has_start_op || self->has_start_at)
 		self->start_tick = gtk_widget_add_tick_callback(
 		    GTK_WIDGET(self->timeline), apply_start_when_laid_out, self, NULL);
@@ -416,6 +467,8 @@ fsv_window_open(FsvWindow *self, GFile *file)
 	g_return_if_fail(FSV_IS_WINDOW(self));
 	g_return_if_fail(G_IS_FILE(file));
 	_fsv_live_stop(self);
+	/* Another trace of the window's own: a comparison (or NEW's load) ends. */
+	fsv_window_close_compare(self);
 	if (self->load_cancellable)
 		g_cancellable_cancel(self->load_cancellable);
 	g_clear_object(&self->load_cancellable);
@@ -907,11 +960,15 @@ details_update(FsvWindow *self)
 		details_add_summary(self);
 }
 
+/* The timeline handlers below hear both timelines of a comparison and follow only the one that
+ * has the focus (`timeline`). */
 static void
-on_selection_changed(FsvWindow *self)
+on_selection_changed(FsvWindow *self, FsvTimeline *timeline)
 {
 	FsvItem item;
 
+	if (timeline != self->timeline)
+		return;
 	details_update(self);
 	/* The table follows the timeline: the op's row selected and scrolled to. */
 	fsv_timeline_get_selection(self->timeline, &item);
@@ -933,9 +990,10 @@ on_table_op_selected(FsvWindow *self, guint op)
 }
 
 static void
-on_range_changed(FsvWindow *self)
+on_range_changed(FsvWindow *self, FsvTimeline *timeline)
 {
-	details_update(self);
+	if (timeline == self->timeline)
+		details_update(self);
 }
 
 static void
@@ -944,6 +1002,10 @@ status_update(FsvWindow *self)
 	guint64 a, b;
 	g_autofree char *text = NULL;
 	const char *status = fsv_timeline_get_status(self->timeline);
+
+	/* What is under the pointer in the other timeline of a comparison, if it is there. */
+	if (*status == '\0' && self->other_timeline)
+		status = fsv_timeline_get_status(self->other_timeline);
 
 	if (self->trace && fsv_timeline_get_measure(self->timeline, &a, &b)) {
 		g_autofree char *dt = fsv_format_duration(a > b ? a - b : b - a);
@@ -969,14 +1031,17 @@ status_update(FsvWindow *self)
 }
 
 static void
-on_measure_changed(FsvWindow *self)
+on_measure_changed(FsvWindow *self, FsvTimeline *timeline)
 {
-	status_update(self);
+	if (timeline == self->timeline)
+		status_update(self);
 }
 
 static void
-on_timeline_status(FsvWindow *self)
+on_timeline_status(FsvWindow *self, GParamSpec *pspec, FsvTimeline *timeline)
 {
+	(void) pspec;
+	(void) timeline;
 	status_update(self);
 }
 
@@ -1034,6 +1099,8 @@ on_search_changed(FsvWindow *self)
 	if (fsv_query_is_active(query))
 		self->query = g_steal_pointer(&query);
 	fsv_timeline_set_query(self->timeline, self->query);
+	if (self->other_timeline)
+		fsv_timeline_set_query(self->other_timeline, self->query);
 	fsv_ops_table_set_query(self->ops_table, self->query);
 }
 
@@ -1364,28 +1431,38 @@ bookmarks_add_row(FsvWindow *self, guint i)
 	gtk_box_append(self->bookmarks_box, row);
 }
 
+/* TIMELINE draws BOOKMARKS (nullable) as flagged lines. */
+static void
+timeline_show_bookmarks(FsvTimeline *timeline, FsvBookmarks *bookmarks)
+{
+	g_autoptr(GArray) times = g_array_new(FALSE, FALSE, sizeof(guint64));
+	g_autoptr(GPtrArray) names = g_ptr_array_new();
+	guint n = bookmarks ? fsv_bookmarks_get_count(bookmarks) : 0;
+
+	for (guint i = 0; i < n; i++) {
+		const FsvBookmark *bookmark = fsv_bookmarks_get(bookmarks, i);
+
+		g_array_append_val(times, bookmark->ns);
+		g_ptr_array_add(names, bookmark->name);
+	}
+	fsv_timeline_set_bookmarks(timeline, (const guint64 *) (gpointer) times->data,
+				   (const char *const *) names->pdata, n);
+}
+
 /* The list and the timeline's flags follow the bookmarks. */
 static void
 bookmarks_changed(FsvWindow *self)
 {
 	GtkWidget *child;
-	g_autoptr(GArray) times = g_array_new(FALSE, FALSE, sizeof(guint64));
-	g_autoptr(GPtrArray) names = g_ptr_array_new();
 	guint n;
 
 	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->bookmarks_box))))
 		gtk_box_remove(self->bookmarks_box, child);
 	n = self->bookmarks ? fsv_bookmarks_get_count(self->bookmarks) : 0;
-	for (guint i = 0; i < n; i++) {
-		const FsvBookmark *bookmark = fsv_bookmarks_get(self->bookmarks, i);
-
+	for (guint i = 0; i < n; i++)
 		bookmarks_add_row(self, i);
-		g_array_append_val(times, bookmark->ns);
-		g_ptr_array_add(names, bookmark->name);
-	}
 	gtk_widget_set_visible(GTK_WIDGET(self->bookmarks_hint), n == 0);
-	fsv_timeline_set_bookmarks(self->timeline, (const guint64 *) (gpointer) times->data,
-				   (const char *const *) names->pdata, n);
+	timeline_show_bookmarks(self->timeline, self->bookmarks);
 }
 
 static void
@@ -1543,6 +1620,8 @@ state_dump(FsvWindow *self)
 	}
 	g_key_file_set_boolean(file, "legend", "shown",
 			       gtk_widget_get_visible(GTK_WIDGET(self->legend_scroller)));
+	/* A comparison: both timelines where they are and what they show. */
+	_fsv_compare_dump_state(self, file);
 	return g_key_file_to_data(file, NULL, NULL);
 }
 
@@ -1617,6 +1696,9 @@ counter_toggled(GSimpleAction *action, GVariant *state, FsvWindow *self, FsvCoun
 {
 	g_simple_action_set_state(action, state);
 	fsv_timeline_set_show_counter(self->timeline, kind, g_variant_get_boolean(state));
+	if (self->other_timeline)
+		fsv_timeline_set_show_counter(self->other_timeline, kind,
+					      g_variant_get_boolean(state));
 	legend_update(self); /* the legend names the counter tracks shown */
 }
 
@@ -1749,6 +1831,129 @@ on_drop(GtkDropTarget *target, const GValue *value, double x, double y, FsvWindo
 	return TRUE;
 }
 
+/* --- Hooks of fsv-compare.c: a second trace beside the first ----------------------------- */
+
+#define SWAP_POINTERS(a, b)                                                                        \
+	do {                                                                                       \
+		gpointer swap_tmp_ = (a);                                                          \
+		(a) = (b);                                                                         \
+		(b) = swap_tmp_;                                                                   \
+	} while (0)
+
+/* The timeline the panes follow is framed (style.css "fsv-followed"), the other not. */
+static void
+mark_followed(FsvWindow *self)
+{
+	gtk_widget_add_css_class(GTK_WIDGET(self->timeline), "fsv-followed");
+	if (self->other_timeline)
+		gtk_widget_remove_css_class(GTK_WIDGET(self->other_timeline), "fsv-followed");
+}
+
+/* The other side of the comparison becomes the one the panes follow (see `timeline`). */
+static void
+swap_sides(FsvWindow *self)
+{
+	SWAP_POINTERS(self->timeline, self->other_timeline);
+	SWAP_POINTERS(self->trace, self->other_trace);
+	SWAP_POINTERS(self->bookmarks, self->other_bookmarks);
+	SWAP_POINTERS(self->chain_index, self->other_chain_index);
+	SWAP_POINTERS(self->chain_cancellable, self->other_chain_cancellable);
+	fsv_ops_table_set_trace(self->ops_table, self->trace);
+	fsv_ops_table_set_query(self->ops_table, self->query);
+	bookmarks_changed(self);
+	legend_update(self);
+	on_selection_changed(self, self->timeline);
+	status_update(self);
+	mark_followed(self);
+}
+
+/* The focus moved: onto the other side's timeline (a click, Tab), that side is followed. */
+static void
+on_focus_widget(FsvWindow *self, GParamSpec *pspec, gpointer user_data)
+{
+	GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(self));
+
+	(void) pspec;
+	(void) user_data;
+	if (self->other_timeline && focus &&
+	    (focus == GTK_WIDGET(self->other_timeline) ||
+	     gtk_widget_is_ancestor(focus, GTK_WIDGET(self->other_timeline))))
+		swap_sides(self);
+}
+
+FsvOpenFlags
+_fsv_window_get_open_flags(FsvWindow *self)
+{
+	return self->open_flags;
+}
+
+FsvTimeline *
+_fsv_window_get_base_timeline(FsvWindow *self)
+{
+	return self->base_timeline;
+}
+
+FsvTimeline *
+_fsv_window_get_other_timeline(FsvWindow *self)
+{
+	return self->other_timeline;
+}
+
+void
+_fsv_window_set_compared(FsvWindow *self, FsvTimeline *timeline, FsvTrace *trace)
+{
+	g_autofree char *warning = NULL;
+
+	g_return_if_fail(timeline != NULL && trace != NULL && self->trace != NULL);
+	_fsv_window_unset_compared(self);
+	self->other_timeline = timeline;
+	self->other_trace = fsv_trace_ref(trace);
+	/* Its own bookmarks, drawn in its own timeline (per trace, as always). */
+	self->other_bookmarks = fsv_bookmarks_load(fsv_trace_get_path(trace), NULL, &warning);
+	if (warning)
+		show_error(self, warning);
+	timeline_show_bookmarks(timeline, self->other_bookmarks);
+	chain_index_build_for(self, trace, &self->other_chain_cancellable);
+	fsv_timeline_set_query(timeline, self->query);
+	for (guint k = 0; k < FSV_COUNTER_KIND_COUNT; k++)
+		fsv_timeline_set_show_counter(
+		    timeline, k, fsv_timeline_get_show_counter(self->base_timeline, k));
+	g_signal_connect_swapped(timeline, "selection-changed", G_CALLBACK(on_selection_changed),
+				 self);
+	g_signal_connect_swapped(timeline, "range-changed", G_CALLBACK(on_range_changed), self);
+	g_signal_connect_swapped(timeline, "measure-changed", G_CALLBACK(on_measure_changed), self);
+	g_signal_connect_swapped(timeline, "notify::status", G_CALLBACK(on_timeline_status), self);
+	/* The one of the two the panes follow is framed, so it is clear which they show. */
+	mark_followed(self);
+	title_update(self);
+}
+
+void
+_fsv_window_unset_compared(FsvWindow *self)
+{
+	FsvTimeline *other;
+
+	if (self->other_timeline == NULL)
+		return;
+	if (self->timeline != self->base_timeline)
+		swap_sides(self);
+	other = self->other_timeline;
+	g_signal_handlers_disconnect_by_data(other, self);
+	gtk_widget_remove_css_class(GTK_WIDGET(other), "fsv-followed");
+	gtk_widget_remove_css_class(GTK_WIDGET(self->base_timeline), "fsv-followed");
+	fsv_timeline_set_highlights(other, NULL, 0);
+	fsv_timeline_set_bookmarks(other, NULL, NULL, 0);
+	if (self->other_chain_cancellable)
+		g_cancellable_cancel(self->other_chain_cancellable);
+	g_clear_object(&self->other_chain_cancellable);
+	g_clear_pointer(&self->other_chain_index, fsv_chain_index_free);
+	g_clear_pointer(&self->other_bookmarks, fsv_bookmarks_free);
+	g_clear_pointer(&self->other_trace, fsv_trace_unref);
+	self->other_timeline = NULL;
+	title_update(self);
+	status_update(self);
+}
+
 /* --- Test accessors ------------------------------------------------------------------------ */
 
 /* --- Hooks of fsv-live.c: a live session's traces shown in place -------------------------- */
@@ -1756,6 +1961,8 @@ on_drop(GtkDropTarget *target, const GValue *value, double x, double y, FsvWindo
 void
 _fsv_window_stop_loading(FsvWindow *self)
 {
+	/* A live session takes the window's place: no comparison beside it (fsv-compare.h). */
+	fsv_window_close_compare(self);
 	if (self->load_cancellable)
 		g_cancellable_cancel(self->load_cancellable);
 	g_clear_object(&self->load_cancellable);
@@ -2023,6 +2230,8 @@ fsv_window_dispose(GObject *object)
 {
 	FsvWindow *self = FSV_WINDOW(object);
 
+	/* First: a comparison's sides swapped back, its load cancelled, its chooser gone. */
+	_fsv_compare_dispose(self);
 	if (self->load_cancellable)
 		g_cancellable_cancel(self->load_cancellable);
 	g_clear_object(&self->load_cancellable);
@@ -2047,6 +2256,7 @@ fsv_window_dispose(GObject *object)
 	if (self->start_tick && self->timeline)
 		gtk_widget_remove_tick_callback(GTK_WIDGET(self->timeline), self->start_tick);
 	self->start_tick = 0;
+	self->timeline = NULL;
 	gtk_widget_dispose_template(GTK_WIDGET(self), FSV_TYPE_WINDOW);
 	G_OBJECT_CLASS(fsv_window_parent_class)->dispose(object);
 }
@@ -2072,7 +2282,8 @@ fsv_window_class_init(FsvWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, error_label);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, stack);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, load_view);
-	gtk_widget_class_bind_template_child(widget_class, FsvWindow, timeline);
+	gtk_widget_class_bind_template_child_full(widget_class, "timeline", FALSE,
+						  G_STRUCT_OFFSET(FsvWindow, base_timeline));
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, vscrollbar);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, hscrollbar);
 	gtk_widget_class_bind_template_child(widget_class, FsvWindow, status_label);
@@ -2143,7 +2354,12 @@ fsv_window_init(FsvWindow *self)
 
 	load_style_once();
 	gtk_widget_init_template(GTK_WIDGET(self));
+	self->timeline = self->base_timeline;
 	g_action_map_add_action_entries(G_ACTION_MAP(self), entries, G_N_ELEMENTS(entries), self);
+	/* A second trace beside the first (fsv-compare.h): its pane and actions; the panes follow
+	 * the timeline that has the focus. */
+	_fsv_compare_install(self);
+	g_signal_connect(self, "notify::focus-widget", G_CALLBACK(on_focus_widget), NULL);
 	gtk_menu_button_set_create_popup_func(self->recent_button, recent_menu_create, NULL, NULL);
 
 	drop = gtk_drop_target_new(G_TYPE_INVALID, GDK_ACTION_COPY);

@@ -28,6 +28,9 @@ struct _FsvView {
 	int wanted_label_width;
 	guint64 begin_ns;
 	double begin_frac; /* the left edge is begin_ns + begin_frac */
+	/* What fit shows and the zoom-out limit covers (fsv_view_set_extent): the trace's span
+	 * unless extent_end_ns > extent_begin_ns. */
+	guint64 extent_begin_ns, extent_end_ns;
 	double ns_per_px;
 	double scroll_y;
 	guint8 *is_collapsed;      /* per row */
@@ -232,12 +235,28 @@ fsv_view_get_ns_per_px(const FsvView *v)
 	return v->ns_per_px;
 }
 
+/* The span fit shows: the trace's, or the extent a comparison set. */
+static void
+get_extent(const FsvView *v, guint64 *begin_ns, guint64 *end_ns)
+{
+	if (v->extent_end_ns > v->extent_begin_ns) {
+		*begin_ns = v->extent_begin_ns;
+		*end_ns = v->extent_end_ns;
+	} else {
+		*begin_ns = fsv_trace_get_begin_ns(v->trace);
+		*end_ns = fsv_trace_get_end_ns(v->trace);
+	}
+}
+
 /* Zoom limits: 100 px per ns at most; at least the trace (or 1 ms) over 4 widths. */
 static double
 max_ns_per_px(const FsvView *v)
 {
-	double span = (double) (fsv_trace_get_end_ns(v->trace) - fsv_trace_get_begin_ns(v->trace));
+	guint64 b, e;
+	double span;
 
+	get_extent(v, &b, &e);
+	span = e > b ? (double) (e - b) : 0.0;
 	return MAX(span, 1e6) * 4.0 / fsv_view_get_time_width(v);
 }
 
@@ -283,10 +302,45 @@ fsv_view_set_range(FsvView *v, guint64 begin_ns, guint64 end_ns)
 void
 fsv_view_fit(FsvView *v)
 {
-	guint64 b = fsv_trace_get_begin_ns(v->trace), e = fsv_trace_get_end_ns(v->trace);
-	guint64 span = e > b ? e - b : 1000, margin = span / 50 + 1;
+	guint64 b, e, span, margin;
 
+	get_extent(v, &b, &e);
+	span = e > b ? e - b : 1000;
+	margin = span / 50 + 1;
 	fsv_view_set_range(v, b > margin ? b - margin : 0, e + margin);
+}
+
+void
+fsv_view_set_extent(FsvView *v, guint64 begin_ns, guint64 end_ns)
+{
+	v->extent_begin_ns = begin_ns;
+	v->extent_end_ns = end_ns > begin_ns ? end_ns : begin_ns;
+}
+
+void
+fsv_view_get_viewport(const FsvView *v, FsvViewport *viewport)
+{
+	viewport->begin_ns = v->begin_ns;
+	viewport->begin_frac = v->begin_frac;
+	viewport->ns_per_px = v->ns_per_px;
+}
+
+void
+fsv_view_set_viewport(FsvView *v, const FsvViewport *viewport)
+{
+	double frac = isfinite(viewport->begin_frac) ? viewport->begin_frac : 0.0;
+	double ns_per_px = isfinite(viewport->ns_per_px) ? MAX(viewport->ns_per_px, 0.01) : 1.0;
+
+	/* Exactly what was given: the integer part and the fraction as they are (a fraction out
+	 * of [0, 1) is carried into the integer by set_viewport, which keeps the time area inside
+	 * [0, UINT64_MAX − 1]), and the scale without the zoom-out limit. */
+	if (frac >= 0 && frac < 1 && viewport->begin_ns < UINT64_MAX - 1) {
+		v->begin_ns = viewport->begin_ns;
+		v->begin_frac = frac;
+	} else {
+		set_viewport(v, MIN(viewport->begin_ns, UINT64_MAX - 1), frac, ns_per_px);
+	}
+	v->ns_per_px = ns_per_px;
 }
 
 void

@@ -65,6 +65,30 @@ void fsv_view_zoom(FsvView *view, double factor, double x);
 /* Moves the viewport by DX pixels (positive: later times), as a drag or A/D. */
 void fsv_view_pan(FsvView *view, double dx);
 
+/*
+ * The horizontal viewport exactly: the time at the left edge of the time area is begin_ns +
+ * begin_frac (trace times near 2^60 ns do not fit a double to the ns, so the integer and the
+ * fraction are kept apart), and ns_per_px the scale. Two views that share one (a comparison of
+ * two traces, fsv-align.h) draw a time at the same x.
+ */
+typedef struct {
+	guint64 begin_ns;
+	double begin_frac; /* [0, 1) */
+	double ns_per_px;
+} FsvViewport;
+
+void fsv_view_get_viewport(const FsvView *view, FsvViewport *viewport);
+/* Shows VIEWPORT as it is, without the zoom-out limit (a view following another shows what
+ * that one shows); only ns_per_px below 0.01 (100 px per ns) is raised to it. */
+void fsv_view_set_viewport(FsvView *view, const FsvViewport *viewport);
+/*
+ * The span fsv_view_fit() shows (with its margins) and the zoom-out limit covers: by default
+ * the trace's first event to its last. A comparison sets both traces' union, aligned, in this
+ * view's times, so that either view fits both traces (docs/viewer.md "Comparing two traces").
+ * END <= BEGIN goes back to the trace's own span.
+ */
+void fsv_view_set_extent(FsvView *view, guint64 begin_ns, guint64 end_ns);
+
 /* Drawing x of a trace time (may lie outside the drawing). */
 double fsv_view_time_to_x(const FsvView *view, guint64 ns);
 /* Trace time at drawing x (clamped to [0, UINT64_MAX − 1]). */
