@@ -22,8 +22,9 @@ G_BEGIN_DECLS
 
 /* The layout of the file and of every array in it: bump it whenever a stored struct or the
  * list of arrays (FSV_TRACE_ARRAYS) changes, or how the builder fills them (5: VA rows take up to
- * 16 lanes, and a 64-bit checksum per section). Part of the key, and checked when mapping. */
-#define FSV_INDEX_FORMAT_VERSION 5
+ * 16 lanes, and a 64-bit checksum per section; 6: marker styles, MKST, and fence step blocks,
+ * STPB). Part of the key, and checked when mapping. */
+#define FSV_INDEX_FORMAT_VERSION 6
 
 /*
  * The identity of a trace on disk: its real path, and for every file under it (stream files,

@@ -1253,15 +1253,24 @@ draw_marker_item(const FsvLodItem *item, gpointer data)
 	return true;
 }
 
+/* A bucket is drawn from its top marker's style (_fsv_trace_get_marker_style), never from the
+ * marker: at a far zoom the buckets' tops are spread over the whole marker array (issue 15 §1).
+ * A TDR detection's bucket still reads its marker (its tick is at the marker's end): they are a
+ * handful per trace. */
 static bool
 draw_marker_bucket(const FsvLodBucket *b, gpointer data)
 {
 	MarkerPass *m = data;
-	const FsvMarker *mk = fsv_trace_get_marker(m->pass->trace, b->top);
+	const FsvMarkerStyle *style = _fsv_trace_get_marker_style(m->pass->trace, b->top);
+	FsvMarker proxy;
 
 	m->pass->stats->buckets_drawn++;
 	m->id = b->top;
-	draw_marker(m, mk, true, fsv_view_time_to_x(m->pass->view, b->begin_ns),
+	if (style->kind == FSA_MARK_TDR_DETECT)
+		proxy = *fsv_trace_get_marker(m->pass->trace, b->top);
+	else
+		_fsv_marker_from_style(style, b->begin_ns, b->end_ns, &proxy);
+	draw_marker(m, &proxy, true, fsv_view_time_to_x(m->pass->view, b->begin_ns),
 		    fsv_view_time_to_x(m->pass->view, b->end_ns));
 	return true;
 }
@@ -1680,10 +1689,13 @@ static bool
 draw_va_bucket(const FsvLodBucket *b, gpointer data)
 {
 	RenderPass *pass = data;
+	FsvMarker proxy;
 
+	/* From the top mapping's style, not the mapping (draw_marker_bucket). */
+	_fsv_marker_from_style(_fsv_trace_get_marker_style(pass->trace, b->top), b->begin_ns,
+			       b->end_ns, &proxy);
 	pass->stats->buckets_drawn++;
-	batch_add(pass, va_style(fsv_trace_get_marker(pass->trace, b->top)),
-		  fsv_view_time_to_x(pass->view, b->begin_ns),
+	batch_add(pass, va_style(&proxy), fsv_view_time_to_x(pass->view, b->begin_ns),
 		  fsv_view_time_to_x(pass->view, b->end_ns), pass->lane_y, pass->lane_h);
 	return true;
 }
