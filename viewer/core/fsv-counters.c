@@ -831,6 +831,16 @@ fsv_counters_fence_columns(const FsvTrace *trace, guint32 row, const guint64 *be
 		a = step_upper(c, s, steps, count,
 			       i > 0 && begin[i] >= end[i - 1] ? MAX(a, b_prev) : a, begin[i]);
 		b = step_upper(c, s, steps, count, a, end[i] - 1);
+		/* At a far zoom a column spans hundreds of steps and its end lies in steps no
+		 * column touched yet: each was a cache miss in turn. The block where the column
+		 * after next should end (as many steps on as this one took) is fetched ahead. */
+		if (i > 0 && b > b_prev && b + 2 * (b - b_prev) < count) {
+			const char *ahead = (const char *) &steps[(b + 2 * (b - b_prev)) &
+								  ~(gsize) (FSV_STEP_BLOCK - 1)];
+
+			for (gsize off = 0; off < FSV_STEP_BLOCK * sizeof(FsvFenceStep); off += 64)
+				__builtin_prefetch(ahead + off);
+		}
 		b_prev = b;
 		if (a == 0 && b == 0)
 			continue;
