@@ -1304,6 +1304,25 @@ compare_op_begin(gconstpointer a, gconstpointer b, gpointer data)
 	return x->begin_ns < y->begin_ns ? -1 : x->begin_ns > y->begin_ns;
 }
 
+/* What a bucket FSV_LOD_AHEAD ahead will read (fsv_lod_visit_ahead). */
+static void
+op_ahead(guint32 top, gpointer data)
+{
+	_fsv_trace_prefetch_op_kind(((RenderPass *) data)->trace, top);
+}
+
+static void
+packet_ahead(guint32 top, gpointer data)
+{
+	_fsv_trace_prefetch_packet_style(((RenderPass *) data)->trace, top);
+}
+
+static void
+marker_ahead(guint32 top, gpointer data)
+{
+	_fsv_trace_prefetch_marker_style(((MarkerPass *) data)->pass->trace, top);
+}
+
 static void
 draw_lane_items(RenderPass *pass, const FsvLod *lod, bool is_packets)
 {
@@ -1315,11 +1334,12 @@ draw_lane_items(RenderPass *pass, const FsvLod *lod, bool is_packets)
 	g_array_set_size(pass->details, 0);
 	g_array_set_size(pass->specials, 0);
 	if (is_packets)
-		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_packet_item,
-			      pass->opt->no_lod ? NULL : draw_packet_bucket, pass);
+		fsv_lod_visit_ahead(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_packet_item,
+				    pass->opt->no_lod ? NULL : draw_packet_bucket, packet_ahead,
+				    pass);
 	else
-		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_op_item,
-			      pass->opt->no_lod ? NULL : draw_op_bucket, pass);
+		fsv_lod_visit_ahead(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_op_item,
+				    pass->opt->no_lod ? NULL : draw_op_bucket, op_ahead, pass);
 	batch_flush(pass);
 	for (guint i = 0; i < pass->specials->len; i++)
 		draw_special_op(
@@ -1985,8 +2005,9 @@ draw_row_content(RenderPass *pass, guint32 row, double y, double h)
 
 		if (!lod)
 			continue;
-		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_marker_item,
-			      pass->opt->no_lod ? NULL : draw_marker_bucket, &m);
+		fsv_lod_visit_ahead(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_marker_item,
+				    pass->opt->no_lod ? NULL : draw_marker_bucket, marker_ahead,
+				    &m);
 		batch_flush(pass);
 		flush_triangles(&m);
 		flush_faults(&m);

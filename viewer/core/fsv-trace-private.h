@@ -168,6 +168,12 @@ typedef struct {
 } FsvMarkerStyle;
 /* Returns: (transfer none): marker MARKER's style. */
 const FsvMarkerStyle *_fsv_trace_get_marker_style(const FsvTrace *trace, guint32 marker);
+/* Prefetch hints (no effect on what is read; an index out of range is ignored): the op kind,
+ * packet style or marker style of an item that a bucket about to be drawn has as its top
+ * (fsv_lod_visit_ahead). */
+void _fsv_trace_prefetch_op_kind(const FsvTrace *trace, guint32 op);
+void _fsv_trace_prefetch_packet_style(const FsvTrace *trace, guint32 packet);
+void _fsv_trace_prefetch_marker_style(const FsvTrace *trace, guint32 marker);
 /* The style of MARKER (what fsv-trace-build.c stores for it). */
 FsvMarkerStyle _fsv_marker_style_of(const FsvMarker *marker);
 /* A marker with STYLE's fields (kind, is_open, is_missed, lane, code, code2) and span [BEGIN,

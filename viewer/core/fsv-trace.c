@@ -570,6 +570,27 @@ _fsv_trace_get_marker_style(const FsvTrace *trace, guint32 marker)
 	return &trace->marker_styles[marker];
 }
 
+void
+_fsv_trace_prefetch_op_kind(const FsvTrace *trace, guint32 op)
+{
+	if (op < trace->n_op_kinds)
+		__builtin_prefetch(&trace->op_kinds[op]);
+}
+
+void
+_fsv_trace_prefetch_packet_style(const FsvTrace *trace, guint32 packet)
+{
+	if (packet < trace->n_packet_styles)
+		__builtin_prefetch(&trace->packet_styles[packet]);
+}
+
+void
+_fsv_trace_prefetch_marker_style(const FsvTrace *trace, guint32 marker)
+{
+	if (marker < trace->n_marker_styles)
+		__builtin_prefetch(&trace->marker_styles[marker]);
+}
+
 FsvMarkerStyle
 _fsv_marker_style_of(const FsvMarker *m)
 {
