@@ -811,6 +811,21 @@ step_upper(const FsvCounters *c, const RowSlice *s, const FsvFenceStep *steps, g
 	return gallop_upper(&steps[0].ns, sizeof(FsvFenceStep), lo, hi, ns);
 }
 
+guint
+fsv_counters_fence_step_after(const FsvTrace *trace, guint32 row, guint from, guint64 ns)
+{
+	const FsvCounters *c;
+	const RowSlice *s = slice_of(trace, row, FSV_ROW_FENCE, &c);
+	guint count = 0;
+	const FsvFenceStep *steps = fsv_trace_get_fence_steps(trace, row, &count);
+
+	if (from >= count)
+		return count;
+	if (!s)
+		return (guint) gallop_upper(&steps[0].ns, sizeof(FsvFenceStep), from, count, ns);
+	return (guint) step_upper(c, s, steps, count, from, ns);
+}
+
 void
 fsv_counters_fence_columns(const FsvTrace *trace, guint32 row, const guint64 *begin,
 			   const guint64 *end, guint n, guint64 *min, guint64 *max, bool *has)

@@ -151,6 +151,10 @@ void fsv_counters_depth_columns(const FsvTrace *trace, guint32 row, const guint6
 /* HAS[i]: whether the fence has a value anywhere in column i (min/max unset when not). */
 void fsv_counters_fence_columns(const FsvTrace *trace, guint32 row, const guint64 *begin,
 				const guint64 *end, guint n, guint64 *min, guint64 *max, bool *has);
+/* The first of fence row ROW's steps (fsv_trace_get_fence_steps) from FROM on whose time is
+ * later than NS, their count when none: the columns' search, through the row's step blocks
+ * (the fence row's value labels jump with it). */
+guint fsv_counters_fence_step_after(const FsvTrace *trace, guint32 row, guint from, guint64 ns);
 
 /* ---- Items (FSV_ITEM_COUNTER) ---------------------------------------------------------- */
 
