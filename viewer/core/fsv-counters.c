@@ -850,11 +850,19 @@ fsv_counters_fence_columns(const FsvTrace *trace, guint32 row, const guint64 *be
 		 * column touched yet: each was a cache miss in turn. The block where the column
 		 * after next should end (as many steps on as this one took) is fetched ahead. */
 		if (i > 0 && b > b_prev && b + 2 * (b - b_prev) < count) {
-			const char *ahead = (const char *) &steps[(b + 2 * (b - b_prev)) &
-								  ~(gsize) (FSV_STEP_BLOCK - 1)];
+			gsize at = b + 2 * (b - b_prev);
+			const char *ahead =
+			    (const char *) &steps[at & ~(gsize) (FSV_STEP_BLOCK - 1)];
 
 			for (gsize off = 0; off < FSV_STEP_BLOCK * sizeof(FsvFenceStep); off += 64)
 				__builtin_prefetch(ahead + off);
+			/* And the pyramid's first level there: the query reads its entries from
+			 * the start of their group of FANOUT up to the column's end (16 bytes
+			 * each, 4 to a cache line). */
+			if ((guint64) s->pyramid + at / FANOUT < c->n_pyramid)
+				for (gsize k = at / FANOUT / FANOUT * FANOUT; k <= at / FANOUT;
+				     k += 4)
+					__builtin_prefetch(&c->pyramid[s->pyramid + k]);
 		}
 		b_prev = b;
 		if (a == 0 && b == 0)
