@@ -173,8 +173,26 @@ pct(GArray *a, double q)
 	return g_array_index(a, double, MIN(MAX(i, 1), a->len) - 1);
 }
 
+/* Whether the redraw case NAME is to be run: FS_BENCH_REDRAWS unset, or one of its
+ * '|'-separated parts is in NAME (to profile one case: FS_BENCH_REDRAWS="whole trace, fence"
+ * FS_BENCH_REPEATS=200 perf record … --reopen TRACE). */
+static bool
+case_wanted(const char *name)
+{
+	const char *only = g_getenv("FS_BENCH_REDRAWS");
+	g_auto(GStrv) words = NULL;
+
+	if (!only || !*only)
+		return true;
+	words = g_strsplit(only, "|", -1);
+	for (guint i = 0; words[i]; i++)
+		if (*words[i] && strstr(name, words[i]))
+			return true;
+	return false;
+}
+
 /* Draws WINDOW-ns views at POSITIONS positions (whole trace when WINDOW is 0), REPEATS times
- * each; prints p50, p99 and max in ms. */
+ * each (FS_BENCH_REPEATS overrides); prints p50, p99 and max in ms. */
 static void
 bench_zoom(FsvTrace *trace, FsvView *view, cairo_t *cr, const char *name, guint64 window,
 	   const FsvRenderOptions *opt)
@@ -184,6 +202,11 @@ bench_zoom(FsvTrace *trace, FsvView *view, cairo_t *cr, const char *name, guint6
 	guint64 b = fsv_trace_get_begin_ns(trace), e = fsv_trace_get_end_ns(trace);
 	guint64 items = 0, buckets = 0;
 	guint positions = window == 0 ? 1 : POSITIONS;
+	int repeats = g_getenv("FS_BENCH_REPEATS") ? atoi(g_getenv("FS_BENCH_REPEATS")) : REPEATS;
+
+	if (!case_wanted(name))
+		return;
+	repeats = MAX(repeats, 1);
 
 	for (guint pos = 0; pos < positions; pos++) {
 		guint64 start = b;
@@ -196,7 +219,7 @@ bench_zoom(FsvTrace *trace, FsvView *view, cairo_t *cr, const char *name, guint6
 						       positions);
 			fsv_view_set_range(view, start, start + window);
 		}
-		for (int r = 0; r < REPEATS; r++) {
+		for (int r = 0; r < repeats; r++) {
 			FsvRenderStats st;
 			double t0 = now(), c0 = thread_cpu_now(), dt, dc;
 

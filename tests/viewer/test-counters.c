@@ -427,6 +427,35 @@ top_of_ink(cairo_surface_t *surface, int x, int y0, int y1)
 	return -1;
 }
 
+/* The search the fence rows' columns and value labels use (through the row's step blocks, one
+ * time per 16 steps) answers as a scan of the steps does, from every start, at every step's time
+ * and either side of it. */
+Test(counters, fence_step_search_through_blocks_is_the_scan)
+{
+	guint n = 0;
+	const FsvFenceStep *s = fsv_trace_get_fence_steps(trace, fence_row, &n);
+	guint checked = 0;
+
+	cr_assert_gt(n, 4 * FSV_STEP_BLOCK, "%u steps: several blocks", n);
+	for (guint from = 0; from <= n; from += from < 40 ? 1 : 7) {
+		for (guint k = 0; k < n; k += k < 40 ? 1 : 5) {
+			for (gint d = -1; d <= 1; d++) {
+				guint64 ns = s[k].ns + (guint64) d;
+				guint want = from;
+
+				while (want < n && s[want].ns <= ns)
+					want++;
+				cr_assert_eq(
+				    fsv_counters_fence_step_after(trace, fence_row, from, ns), want,
+				    "from %u, ns of step %u %+d", from, k, d);
+				checked++;
+			}
+		}
+	}
+	cr_assert_eq(fsv_counters_fence_step_after(trace, fence_row, n + 3, 0), n);
+	cr_assert_gt(checked, 10000);
+}
+
 Test(counters, a_one_nanosecond_spike_survives_at_the_widest_zoom)
 {
 	cairo_surface_t *surface;

@@ -4,21 +4,29 @@
  * doorbell connection band (UMS-12, UMS-14: the status word's intervals), ring ticks with their
  * level of detail, a victimization arrow from the victim's band to the beneficiary's (UMS-23),
  * a suspended context hatched on each of its queues (SUS-01), an engine's F-state row (FST-03)
- * and an adapter's D-state row (DST-01): layout, hit testing, details and pixels.
+ * and an adapter's D-state row (DST-01): layout, hit testing, details and pixels;
+ * and what a whole-trace draw of a mapped index with 300 000 rings reads (issue 15 §1: the
+ * buckets' marker styles, not the markers).
  *
  * The trace is built from normalized events fed to the analyzer model (as a recording would be
  * read), so the tests know every time exactly. All times are T0 + n µs.
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cairo.h>
 #include <criterion/criterion.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "fencescope-tp-enums.h"
+#include "fsv-index.h"
 #include "fsv-render.h"
 #include "fst-timeline.h"
 #include "fsv-trace-private.h"
@@ -526,4 +534,120 @@ Test(recorded, doorbell_pressure_bands_and_arrows)
 	/* Victimizations at the same time share their pixel column: one of them answers. */
 	cr_assert_geq(answered * 2, victimizations, "%u of %u arrows answered", answered,
 		      victimizations);
+}
+
+/* ---- Drawing cost of a mapped index (issue 15 §1) ---------------------------------------- */
+
+#define MANY_RINGS 300000 /* 33.6 MB of FsvMarker: thousands of pages */
+
+/* Pages of [data, data + size) mapped into this process now (/proc/self/pagemap's present
+ * bit): what the process has touched of a file mapping, not what the page cache holds. */
+static gsize
+resident_bytes(const void *data, gsize size)
+{
+	gsize page = (gsize) sysconf(_SC_PAGESIZE), resident = 0;
+	guintptr first = (guintptr) data / page, last = ((guintptr) data + size + page - 1) / page;
+	int pagemap = open("/proc/self/pagemap", O_RDONLY);
+
+	cr_assert_geq(pagemap, 0, "/proc/self/pagemap: %s", g_strerror(errno));
+	for (guintptr p = first; p < last; p++) {
+		guint64 entry = 0;
+
+		cr_assert_eq(pread(pagemap, &entry, sizeof(entry), (off_t) (p * sizeof(entry))),
+			     (ssize_t) sizeof(entry));
+		if (entry >> 63 & 1)
+			resident += page;
+	}
+	close(pagemap);
+	return resident;
+}
+
+/* A whole-trace draw of a mapped index draws the rings as buckets, and a bucket is drawn from
+ * its top marker's 4-byte style (MKST), never from the 112-byte marker: the marker array of
+ * the mapping stays unread (on a 100 M event trace it is 756 MB, and reading each bucket's top
+ * made all of it resident at the first draw). */
+Test(marker_styles, whole_trace_draw_of_a_mapped_index_leaves_the_marker_array_unread)
+{
+	g_autoptr(GArray) many = fst_events_new();
+	g_autoptr(GError) error = NULL;
+	g_autofree char *dir = g_dir_make_tmp("fsv-test-styles-XXXXXX", &error);
+	g_autofree char *file = NULL;
+	g_autoptr(FsvTrace) built = NULL;
+	g_autoptr(FsvTrace) mapped = NULL;
+	FsvView *v;
+	cairo_surface_t *s;
+	cairo_t *cr;
+	FsvRenderOptions o;
+	FsvRenderStats stats;
+	gsize markers_size, resident;
+	guint32 uq;
+	double ty, th;
+	guint32 ticked = 0;
+
+	cr_assert_not_null(dir, "%s", error ? error->message : "?");
+	fst_event_add(many, "trace_info", T0, "format_major", UINT64_C(1), "format_minor",
+		      UINT64_C(2), "clock_mode", (uint64_t) FSTP_CLOCK_MODE_SIM, NULL);
+	fst_event_add(many, "adapter_create", T0, "adapter_id", UINT64_C(0), "engine_count",
+		      UINT64_C(1), "gpu_ts_frequency_hz", UINT64_C(1000000000), NULL);
+	fst_event_add(many, "process_create", T0, "process_id", PID, NULL);
+	fst_event_add(many, "device_create", T0, "process_id", PID, "adapter_id", UINT64_C(0),
+		      "device_handle", DEV, NULL);
+	fst_event_add(many, "context_create", T0, "process_id", PID, "device_handle", DEV,
+		      "context_handle", CTX, "engine_id", UINT64_C(0), NULL);
+	fst_event_add(many, "hwqueue_create", T0, "process_id", PID, "context_handle", CTX,
+		      "hwqueue_handle", UQ, "engine_id", UINT64_C(0), "submission_mode",
+		      (uint64_t) FSTP_SUBMISSION_MODE_USER_MODE, NULL);
+	fst_event_add(many, "doorbell_create", US(10), "process_id", PID, "hwqueue_handle", UQ,
+		      "doorbell_handle", DB, "status",
+		      (uint64_t) FSTP_DOORBELL_STATUS_DISCONNECTED_RETRY, NULL);
+	fst_event_add(many, "doorbell_connect", US(20), "process_id", PID, "hwqueue_handle", UQ,
+		      "doorbell_handle", DB, "physical_doorbell", UINT64_C(0), "status",
+		      (uint64_t) FSTP_DOORBELL_STATUS_CONNECTED, NULL);
+	/* A ring every 1 µs for 300 ms: ~150 per pixel column at 1920 px. */
+	for (uint64_t i = 0; i < MANY_RINGS; i++)
+		fst_event_add(many, "doorbell_ring", US(30 + i), "process_id", PID,
+			      "hwqueue_handle", UQ, "doorbell_handle", DB, "write_ptr_bytes",
+			      (i + 1) * 64, "status", (uint64_t) FSTP_DOORBELL_STATUS_CONNECTED,
+			      NULL);
+	built = fst_trace_from_events("many-rings", many);
+	cr_assert_geq(fsv_trace_get_marker_count(built), MANY_RINGS);
+	file = g_build_filename(dir, "rings.fsvi", NULL);
+	cr_assert(fsv_index_save(built, "k", file, &error), "%s", error ? error->message : "?");
+	mapped = fsv_index_map(file, "k", fsv_trace_get_path(built), &error);
+	cr_assert_not_null(mapped, "%s", error ? error->message : "?");
+	markers_size = fsv_trace_get_marker_count(mapped) * sizeof(FsvMarker);
+
+	v = fsv_view_new(mapped);
+	fsv_view_set_size(v, 1920, 1080);
+	fsv_view_fit(v);
+	s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1920, 1080);
+	cr = cairo_create(s);
+	fsv_render_options_init(&o);
+	fsv_render_draw_with_stats(cr, mapped, v, &o, &stats);
+	cairo_destroy(cr);
+	cairo_surface_flush(s);
+	resident = resident_bytes(fsv_trace_get_marker(mapped, 0), markers_size);
+
+	/* The rings were drawn, as buckets, and tick the strip. */
+	cr_assert_gt(stats.buckets_drawn, 1000, "%" G_GUINT64_FORMAT " buckets",
+		     (guint64) stats.buckets_drawn);
+	uq = fsv_trace_find_queue_row(mapped, UQ);
+	cr_assert(fsv_view_get_strip_geometry(v, uq, FSV_STRIP_TICKS, &ty, &th));
+	for (int x = (int) ceil(fsv_view_time_to_x(v, US(40)));
+	     x < (int) floor(fsv_view_time_to_x(v, US(30 + MANY_RINGS - 10))); x++) {
+		guint32 c = pixel(s, x, ty + th / 2);
+
+		/* The tick colour (#4a5568, 85 % opaque) over the row's light background. */
+		ticked += (c >> 16 & 0xff) < 0x90 && (c >> 8 & 0xff) < 0x90 && (c & 0xff) < 0x90;
+	}
+	cr_assert_gt(ticked, 1000, "%u columns ticked", ticked);
+	/* A few pages at most (the long markers drawn one by one: the band, the connection), and
+	 * no bucket's top: reading one top per bucket would map nearly all of it. */
+	cr_assert_lt(resident, markers_size / 20, "%zu of %zu bytes of markers resident", resident,
+		     markers_size);
+
+	cairo_surface_destroy(s);
+	fsv_view_free(v);
+	g_unlink(file);
+	g_rmdir(dir);
 }

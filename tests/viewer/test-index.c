@@ -526,7 +526,10 @@ Test(index, out_of_bounds_index_with_a_good_checksum_is_refused)
 	    /* A row's lane count, which the view sizes its lanes by. */
 	    {"ROWS", sizeof(FsvStoredRow),
 	     G_STRUCT_OFFSET(FsvStoredRow, row) + G_STRUCT_OFFSET(FsvRow, lane_count)},
+	    /* Format 6: a marker style's kind and flags (kind 0, flags 0xff). */
+	    {"MKST", sizeof(FsvMarkerStyle), 0},
 	};
+	guint32 fence_row = FSV_INDEX_NONE;
 
 	cr_assert(g_file_get_contents(file, &pristine, &size, NULL));
 	{
@@ -545,6 +548,18 @@ Test(index, out_of_bounds_index_with_a_good_checksum_is_refused)
 		assert_refused(file, "k", "out of bounds");
 		cr_assert(g_file_set_contents(file, pristine, (gssize) size, NULL));
 	}
+	/* Format 6: a fence row's step blocks (FsvCounterRow.block) past the STPB array. */
+	for (guint32 r = 0; r < fsv_trace_get_row_count(built) && fence_row == FSV_INDEX_NONE; r++)
+		if (fsv_trace_get_row(built, r)->kind == FSV_ROW_FENCE)
+			fence_row = r;
+	cr_assert_neq(fence_row, FSV_INDEX_NONE);
+	cr_assert(_fsv_index_find_section(file, "CROW", &offset, &count, NULL));
+	patch_u32(file,
+		  offset + fence_row * sizeof(FsvCounterRow) +
+		      G_STRUCT_OFFSET(FsvCounterRow, block),
+		  0x7fffff00);
+	assert_refused(file, "k", "fence row blocks out of bounds");
+	cr_assert(g_file_set_contents(file, pristine, (gssize) size, NULL));
 }
 
 /* Writes the byte VALUE at OFFSET of FILE and recomputes its checksum. */

@@ -178,6 +178,69 @@ Test(lod, dense_lane_is_visited_in_buckets)
 	}
 }
 
+/* fsv_lod_visit_ahead(): the buckets drawn, those whose top was announced before the previous
+ * bucket was drawn (ahead, not just before its own draw), and when each top was announced. */
+typedef struct {
+	guint drawn, drawn_announced, announcements, announcements_at_previous_draw;
+	GHashTable *announced; /* top + 1 → 1 + its announcement's ordinal */
+} Ahead;
+
+static bool
+ahead_bucket(const FsvLodBucket *b, gpointer data)
+{
+	Ahead *a = data;
+	guint at =
+	    GPOINTER_TO_UINT(g_hash_table_lookup(a->announced, GUINT_TO_POINTER(b->top + 1)));
+
+	a->drawn++;
+	a->drawn_announced += at > 0 && at - 1 < a->announcements_at_previous_draw;
+	a->announcements_at_previous_draw = a->announcements;
+	return true;
+}
+
+static bool
+ahead_item(const FsvLodItem *item, gpointer data)
+{
+	(void) item;
+	(void) data;
+	return true;
+}
+
+static void
+ahead_announce(guint32 top, gpointer data)
+{
+	Ahead *a = data;
+
+	g_hash_table_insert(a->announced, GUINT_TO_POINTER(top + 1),
+			    GUINT_TO_POINTER(++a->announcements));
+}
+
+/* Issue 15 §1: what the renderer prefetches is what it draws FSV_LOD_AHEAD buckets later: every
+ * bucket drawn after the first FSV_LOD_AHEAD was announced before the bucket before it was
+ * drawn, and the visit itself is fsv_lod_visit()'s. */
+Test(lod, visit_ahead_announces_each_top_before_it_is_drawn)
+{
+	const gsize n = 200000;
+	g_autofree FsvLodItem *items = g_new(FsvLodItem, n);
+	g_autoptr(FsvLod) lod = NULL;
+	Ahead a = {0, 0, 0, 0, g_hash_table_new(NULL, NULL)};
+	g_autofree guint8 *px = g_new0(guint8, WIDTH);
+	Raster plain = {0, 100.0 * n / WIDTH, px, 0};
+
+	for (gsize i = 0; i < n; i++)
+		items[i] = (FsvLodItem){i * 100, i * 100 + 90, (guint32) i};
+	lod = fsv_lod_new(items, n);
+	/* A window inside the lane: buckets follow its end, and are announced. */
+	fsv_lod_visit_ahead(lod, 100 * n / 4, 100 * n / 2, plain.ns_per_px, ahead_item,
+			    ahead_bucket, ahead_announce, &a);
+	fsv_lod_visit(lod, 100 * n / 4, 100 * n / 2, plain.ns_per_px, on_item, on_bucket, &plain);
+	cr_assert_gt(a.drawn, 100);
+	cr_assert_eq(plain.visited, a.drawn, "the same buckets as fsv_lod_visit");
+	cr_assert_geq(a.drawn_announced, a.drawn - FSV_LOD_AHEAD, "%u of %u drawn were announced",
+		      a.drawn_announced, a.drawn);
+	g_hash_table_unref(a.announced);
+}
+
 static bool
 count_item(const FsvLodItem *item, gpointer data)
 {

@@ -37,6 +37,7 @@ typedef struct {
 	GArray *depth_ns;                            /* guint64, wide rows */
 	GArray *depth_value;                         /* guint32, wide rows */
 	GArray *pyramid;                             /* MinMax: the depth rows', the fence rows' */
+	GArray *step_block_ns;                       /* guint64, fence rows */
 } Build;
 
 FsvCounterKind
@@ -367,6 +368,7 @@ _fsv_counters_build(const FsvTrace *trace, FsvCounters *out)
 	c.depth_ns = g_array_new(FALSE, FALSE, sizeof(guint64));
 	c.depth_value = g_array_new(FALSE, FALSE, sizeof(guint32));
 	c.pyramid = g_array_new(FALSE, FALSE, sizeof(MinMax));
+	c.step_block_ns = g_array_new(FALSE, FALSE, sizeof(guint64));
 	for (guint32 r = 0; r < n_rows; r++) {
 		const FsvRow *row = fsv_trace_get_row(trace, r);
 
@@ -380,6 +382,9 @@ _fsv_counters_build(const FsvTrace *trace, FsvCounters *out)
 
 			c.rows[r].count = n;
 			c.rows[r].pyramid = pyramid_build(c.pyramid, steps, n, step_value_at);
+			c.rows[r].block = c.step_block_ns->len;
+			for (guint k = 0; k < n; k += FSV_STEP_BLOCK)
+				g_array_append_val(c.step_block_ns, steps[k].ns);
 		}
 	}
 	out->rows = c.rows;
@@ -393,6 +398,7 @@ _fsv_counters_build(const FsvTrace *trace, FsvCounters *out)
 	out->depth_ns = steal(c.depth_ns, &out->n_depth_wide);
 	out->depth_value = steal(c.depth_value, &out->n_depth_wide);
 	out->pyramid = steal(c.pyramid, &out->n_pyramid);
+	out->step_block_ns = steal(c.step_block_ns, &out->n_step_block_ns);
 }
 
 /* ---- Queries ---------------------------------------------------------------------------- */
@@ -786,6 +792,40 @@ fsv_counters_depth_columns(const FsvTrace *trace, guint32 row, const guint64 *be
 	}
 }
 
+/* gallop_upper over a fence row's COUNT steps from FROM, through the row's step blocks
+ * (FsvCounters.step_block_ns): a gallop over the block times, then a search in one block. */
+static gsize
+step_upper(const FsvCounters *c, const RowSlice *s, const FsvFenceStep *steps, gsize count,
+	   gsize from, guint64 ns)
+{
+	gsize n_blocks = (count + FSV_STEP_BLOCK - 1) / FSV_STEP_BLOCK;
+	gsize first_block = from / FSV_STEP_BLOCK + 1, k, lo, hi;
+
+	if (first_block >= n_blocks || (guint64) s->block + n_blocks > c->n_step_block_ns)
+		return gallop_upper(&steps[0].ns, sizeof(FsvFenceStep), from, count, ns);
+	/* The first block starting after FROM whose first step is later than NS: the answer
+	 * lies in the block before it, or is its first step. */
+	k = gallop_upper(c->step_block_ns + s->block, sizeof(guint64), first_block, n_blocks, ns);
+	lo = k > first_block ? (k - 1) * FSV_STEP_BLOCK : from;
+	hi = k < n_blocks ? k * FSV_STEP_BLOCK : count;
+	return gallop_upper(&steps[0].ns, sizeof(FsvFenceStep), lo, hi, ns);
+}
+
+guint
+fsv_counters_fence_step_after(const FsvTrace *trace, guint32 row, guint from, guint64 ns)
+{
+	const FsvCounters *c;
+	const RowSlice *s = slice_of(trace, row, FSV_ROW_FENCE, &c);
+	guint count = 0;
+	const FsvFenceStep *steps = fsv_trace_get_fence_steps(trace, row, &count);
+
+	if (from >= count)
+		return count;
+	if (!s)
+		return (guint) gallop_upper(&steps[0].ns, sizeof(FsvFenceStep), from, count, ns);
+	return (guint) step_upper(c, s, steps, count, from, ns);
+}
+
 void
 fsv_counters_fence_columns(const FsvTrace *trace, guint32 row, const guint64 *begin,
 			   const guint64 *end, guint n, guint64 *min, guint64 *max, bool *has)
@@ -803,10 +843,27 @@ fsv_counters_fence_columns(const FsvTrace *trace, guint32 row, const guint64 *be
 		gsize b;
 		MinMax m = {G_MAXUINT64, 0};
 
-		a = gallop_upper(&steps[0].ns, sizeof(FsvFenceStep),
-				 i > 0 && begin[i] >= end[i - 1] ? MAX(a, b_prev) : a, count,
-				 begin[i]);
-		b = gallop_upper(&steps[0].ns, sizeof(FsvFenceStep), a, count, end[i] - 1);
+		a = step_upper(c, s, steps, count,
+			       i > 0 && begin[i] >= end[i - 1] ? MAX(a, b_prev) : a, begin[i]);
+		b = step_upper(c, s, steps, count, a, end[i] - 1);
+		/* At a far zoom a column spans hundreds of steps and its end lies in steps no
+		 * column touched yet: each was a cache miss in turn. The block where the column
+		 * after next should end (as many steps on as this one took) is fetched ahead. */
+		if (i > 0 && b > b_prev && b + 2 * (b - b_prev) < count) {
+			gsize at = b + 2 * (b - b_prev);
+			const char *ahead =
+			    (const char *) &steps[at & ~(gsize) (FSV_STEP_BLOCK - 1)];
+
+			for (gsize off = 0; off < FSV_STEP_BLOCK * sizeof(FsvFenceStep); off += 64)
+				__builtin_prefetch(ahead + off);
+			/* And the pyramid's first level there: the query reads its entries from
+			 * the start of their group of FANOUT up to the column's end (16 bytes
+			 * each, 4 to a cache line). */
+			if ((guint64) s->pyramid + at / FANOUT < c->n_pyramid)
+				for (gsize k = at / FANOUT / FANOUT * FANOUT; k <= at / FANOUT;
+				     k += 4)
+					__builtin_prefetch(&c->pyramid[s->pyramid + k]);
+		}
 		b_prev = b;
 		if (a == 0 && b == 0)
 			continue;

@@ -42,7 +42,7 @@ typedef enum {
  * Storage: flat arrays of plain data, listed in fsv-trace-storage.h's FSV_TRACE_ARRAYS, so the
  * index file saves and maps them with the rest of the trace. Per trace row, its slice of the
  * arrays of its kind (busy rows: busy_*; depth rows: depth_*; every row with a pyramid: its
- * first pyramid entry; others all 0).
+ * first pyramid entry; fence rows: their step blocks; others all 0).
  */
 typedef struct {
 	guint32 first, count; /* busy intervals or depth change points */
@@ -50,12 +50,15 @@ typedef struct {
 	guint32 max_depth;    /* depth rows: the largest depth */
 	/* Depth rows: compact (is_wide 0: times as 32-bit offsets from a 64-bit base per block of
 	 * FSV_DEPTH_BLOCK points, depths in 16 bits; block: its first base) or wide (64-bit
-	 * times, 32-bit depths: a block spans 2^32 ns or more, or a depth passes 65535). */
+	 * times, 32-bit depths: a block spans 2^32 ns or more, or a depth passes 65535). Fence
+	 * rows: their first entry of step_block_ns. */
 	guint32 block;
 	guint32 is_wide;
 } FsvCounterRow;
 
 #define FSV_DEPTH_BLOCK 64
+/* Fence steps per entry of step_block_ns. */
+#define FSV_STEP_BLOCK 16
 
 typedef struct {
 	guint64 min, max;
@@ -83,6 +86,13 @@ typedef struct _FsvCounters {
 	gsize n_depth_wide;
 	const FsvCounterMinMax *pyramid;
 	gsize n_pyramid;
+	/* Every fence row's step times, one in FSV_STEP_BLOCK: step_block_ns[block + k] is the
+	 * time of its step k · FSV_STEP_BLOCK. A pixel column's search runs over these 8-byte
+	 * times, then within one block of steps, instead of galloping over the 24-byte steps
+	 * (issue 15 §1: at the whole-trace zoom of a 100 M event trace a column spans thousands of
+	 * steps, and each probe of the gallop was a cache miss). */
+	const guint64 *step_block_ns;
+	gsize n_step_block_ns;
 } FsvCounters;
 
 /* Fills COUNTERS with new arrays (g_malloc'd, the caller takes them) for TRACE, whose rows,
@@ -141,6 +151,10 @@ void fsv_counters_depth_columns(const FsvTrace *trace, guint32 row, const guint6
 /* HAS[i]: whether the fence has a value anywhere in column i (min/max unset when not). */
 void fsv_counters_fence_columns(const FsvTrace *trace, guint32 row, const guint64 *begin,
 				const guint64 *end, guint n, guint64 *min, guint64 *max, bool *has);
+/* The first of fence row ROW's steps (fsv_trace_get_fence_steps) from FROM on whose time is
+ * later than NS, their count when none: the columns' search, through the row's step blocks
+ * (the fence row's value labels jump with it). */
+guint fsv_counters_fence_step_after(const FsvTrace *trace, guint32 row, guint from, guint64 ns);
 
 /* ---- Items (FSV_ITEM_COUNTER) ---------------------------------------------------------- */
 

@@ -717,6 +717,14 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 				FAIL(c, "marker index out of bounds");
 			else if (!BOOL_OK(m[i].is_open) || !BOOL_OK(m[i].is_missed))
 				FAIL(c, "bool out of bounds (marker)");
+	} else if (IS(marker_styles)) {
+		const FsvMarkerStyle *m = data;
+
+		for (gsize i = 0; i < n; i++)
+			if (m[i].kind >= 64 ||
+			    m[i].flags > (FSV_MARKER_STYLE_OPEN | FSV_MARKER_STYLE_MISSED |
+					  FSV_MARKER_STYLE_64K))
+				FAIL(c, "marker style out of bounds");
 	} else if (IS(losses)) {
 		const FsvLoss *l = data;
 
@@ -866,6 +874,13 @@ check_section(Check *c, const FsvTraceArrayInfo *info, const void *data, gsize f
 			if ((kind == FSV_ROW_FENCE || kind == FSV_ROW_XFENCE) &&
 			    r[i].count != trace->row_data[first + i].n_steps)
 				FAIL(c, "counter row of a fence without its steps");
+			/* Its step blocks (fsv-counters.h): a damaged time only misplaces a column,
+			 * the search stays inside the row's steps. */
+			if ((kind == FSV_ROW_FENCE || kind == FSV_ROW_XFENCE) &&
+			    !range_ok(r[i].block,
+				      (r[i].count + FSV_STEP_BLOCK - 1) / FSV_STEP_BLOCK,
+				      trace->n_step_block_ns))
+				FAIL(c, "fence row blocks out of bounds");
 		}
 	} else if (IS(row_data)) {
 		const FsvRowData *d = data;
@@ -1220,7 +1235,9 @@ fsv_index_map(const char *file, const char *expected_key, const char *trace_path
 	}
 	if (!problem &&
 	    (trace->n_scalars != 1 || trace->n_strings == 0 ||
-	     trace->n_edge_start != trace->n_ops + 1 || trace->n_row_data != trace->n_rows))
+	     trace->n_edge_start != trace->n_ops + 1 || trace->n_row_data != trace->n_rows ||
+	     trace->n_op_kinds != trace->n_ops || trace->n_packet_styles != trace->n_packets ||
+	     trace->n_marker_styles != trace->n_markers))
 		problem = "array sizes disagree";
 	if (!problem)
 		problem = check_file(fd, trace, header, sections);

@@ -254,6 +254,15 @@ void
 fsv_lod_visit(const FsvLod *lod, guint64 begin_ns, guint64 end_ns, double ns_per_px,
 	      FsvLodItemFunc item_func, FsvLodBucketFunc bucket_func, gpointer user_data)
 {
+	fsv_lod_visit_ahead(lod, begin_ns, end_ns, ns_per_px, item_func, bucket_func, NULL,
+			    user_data);
+}
+
+void
+fsv_lod_visit_ahead(const FsvLod *lod, guint64 begin_ns, guint64 end_ns, double ns_per_px,
+		    FsvLodItemFunc item_func, FsvLodBucketFunc bucket_func, FsvLodAheadFunc ahead,
+		    gpointer user_data)
+{
 	guint level = 0;
 	const FsvLodBucket *buckets;
 	gsize i, n_buckets;
@@ -277,7 +286,10 @@ fsv_lod_visit(const FsvLod *lod, guint64 begin_ns, guint64 end_ns, double ns_per
 	/* A bucket's items start in its 4^level slot and are shorter than 4^level: its extent
 	 * ends before the slot's start + 2·4^level. */
 	LOWER_BOUND(buckets, 0, n_buckets, sub_sat(begin_ns, 2 * pow4(level)), i);
-	for (; i < n_buckets && buckets[i].begin_ns <= end_ns; i++)
+	for (; i < n_buckets && buckets[i].begin_ns <= end_ns; i++) {
+		if (ahead && i + FSV_LOD_AHEAD < n_buckets)
+			ahead(buckets[i + FSV_LOD_AHEAD].top, user_data);
 		if (buckets[i].end_ns >= begin_ns && !bucket_func(&buckets[i], user_data))
 			return;
+	}
 }

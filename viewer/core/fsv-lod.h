@@ -60,6 +60,21 @@ typedef bool (*FsvLodBucketFunc)(const FsvLodBucket *bucket, gpointer user_data)
 void fsv_lod_visit(const FsvLod *lod, guint64 begin_ns, guint64 end_ns, double ns_per_px,
 		   FsvLodItemFunc item_func, FsvLodBucketFunc bucket_func, gpointer user_data);
 
+/* Buckets ahead of the one visited whose top fsv_lod_visit_ahead() announces. */
+#define FSV_LOD_AHEAD 8
+/* Called with the top of the bucket FSV_LOD_AHEAD buckets ahead of the one about to be visited,
+ * to prefetch what drawing it will read. */
+typedef void (*FsvLodAheadFunc)(guint32 top, gpointer user_data);
+/*
+ * fsv_lod_visit() calling AHEAD (nullable) before each bucket: a bucket's drawing reads a byte
+ * or two about its top item (its kind, its style) from arrays as long as the items, and at a far
+ * zoom the tops are spread over all of them, so each read is a cache miss; announced
+ * FSV_LOD_AHEAD buckets ahead, those misses overlap (issue 15 §1).
+ */
+void fsv_lod_visit_ahead(const FsvLod *lod, guint64 begin_ns, guint64 end_ns, double ns_per_px,
+			 FsvLodItemFunc item_func, FsvLodBucketFunc bucket_func,
+			 FsvLodAheadFunc ahead, gpointer user_data);
+
 G_END_DECLS
 
 #endif /* FSV_LOD_H */

@@ -94,19 +94,12 @@ fence_labels(cairo_t *cr, FsvTrace *trace, const FsvView *view, guint32 row, con
 	const FsvFenceStep *s = fsv_trace_get_fence_steps(trace, row, &n);
 	guint64 tb = fsv_view_x_to_time(view, x_min), te = fsv_view_x_to_time(view, x_max);
 	double last_label_x = -1e9;
-	guint lo = 0, hi = n;
+	/* The step in force at the left edge, then the next ones while they are 40 px wide (a
+	 * bounded number: at most one per 40 px). The searches go through the row's step blocks
+	 * (fsv-counters.h), not over the steps. */
+	guint lo = fsv_counters_fence_step_after(trace, row, 0, tb);
 	guint drawn = 0;
 
-	/* The step in force at the left edge, then the next ones while they are 40 px wide (a
-	 * bounded number: at most one per 40 px). */
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-
-		if (s[mid].ns <= tb)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	cairo_select_font_face(cr, font_family, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
 	cairo_set_font_size(cr, 9);
 	_fsv_render_set_color(cr, FSV_COLOR_OP_TEXT, 1);
@@ -119,16 +112,10 @@ fence_labels(cairo_t *cr, FsvTrace *trace, const FsvView *view, guint32 row, con
 			/* Jump to the first step at least 40 px further: the steps in between are
 			 * too narrow for a label. */
 			guint64 t = fsv_view_x_to_time(view, x0 + 40);
-			guint a = k + 1, b = n;
+			/* The first step at t or later. */
+			guint a = t == 0 ? k + 1
+					 : fsv_counters_fence_step_after(trace, row, k + 1, t - 1);
 
-			while (a < b) {
-				guint mid = a + (b - a) / 2;
-
-				if (s[mid].ns < t)
-					a = mid + 1;
-				else
-					b = mid;
-			}
 			k = a > k + 1 ? a - 2 : k;
 			continue;
 		}

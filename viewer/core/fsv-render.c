@@ -1259,15 +1259,24 @@ draw_marker_item(const FsvLodItem *item, gpointer data)
 	return true;
 }
 
+/* A bucket is drawn from its top marker's style (_fsv_trace_get_marker_style), never from the
+ * marker: at a far zoom the buckets' tops are spread over the whole marker array (issue 15 §1).
+ * A TDR detection's bucket still reads its marker (its tick is at the marker's end): they are a
+ * handful per trace. */
 static bool
 draw_marker_bucket(const FsvLodBucket *b, gpointer data)
 {
 	MarkerPass *m = data;
-	const FsvMarker *mk = fsv_trace_get_marker(m->pass->trace, b->top);
+	const FsvMarkerStyle *style = _fsv_trace_get_marker_style(m->pass->trace, b->top);
+	FsvMarker proxy;
 
 	m->pass->stats->buckets_drawn++;
 	m->id = b->top;
-	draw_marker(m, mk, true, fsv_view_time_to_x(m->pass->view, b->begin_ns),
+	if (style->kind == FSA_MARK_TDR_DETECT)
+		proxy = *fsv_trace_get_marker(m->pass->trace, b->top);
+	else
+		_fsv_marker_from_style(style, b->begin_ns, b->end_ns, &proxy);
+	draw_marker(m, &proxy, true, fsv_view_time_to_x(m->pass->view, b->begin_ns),
 		    fsv_view_time_to_x(m->pass->view, b->end_ns));
 	return true;
 }
@@ -1301,6 +1310,25 @@ compare_op_begin(gconstpointer a, gconstpointer b, gpointer data)
 	return x->begin_ns < y->begin_ns ? -1 : x->begin_ns > y->begin_ns;
 }
 
+/* What a bucket FSV_LOD_AHEAD ahead will read (fsv_lod_visit_ahead). */
+static void
+op_ahead(guint32 top, gpointer data)
+{
+	_fsv_trace_prefetch_op_kind(((RenderPass *) data)->trace, top);
+}
+
+static void
+packet_ahead(guint32 top, gpointer data)
+{
+	_fsv_trace_prefetch_packet_style(((RenderPass *) data)->trace, top);
+}
+
+static void
+marker_ahead(guint32 top, gpointer data)
+{
+	_fsv_trace_prefetch_marker_style(((MarkerPass *) data)->pass->trace, top);
+}
+
 static void
 draw_lane_items(RenderPass *pass, const FsvLod *lod, bool is_packets)
 {
@@ -1312,11 +1340,12 @@ draw_lane_items(RenderPass *pass, const FsvLod *lod, bool is_packets)
 	g_array_set_size(pass->details, 0);
 	g_array_set_size(pass->specials, 0);
 	if (is_packets)
-		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_packet_item,
-			      pass->opt->no_lod ? NULL : draw_packet_bucket, pass);
+		fsv_lod_visit_ahead(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_packet_item,
+				    pass->opt->no_lod ? NULL : draw_packet_bucket, packet_ahead,
+				    pass);
 	else
-		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_op_item,
-			      pass->opt->no_lod ? NULL : draw_op_bucket, pass);
+		fsv_lod_visit_ahead(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_op_item,
+				    pass->opt->no_lod ? NULL : draw_op_bucket, op_ahead, pass);
 	batch_flush(pass);
 	for (guint i = 0; i < pass->specials->len; i++)
 		draw_special_op(
@@ -1686,10 +1715,13 @@ static bool
 draw_va_bucket(const FsvLodBucket *b, gpointer data)
 {
 	RenderPass *pass = data;
+	FsvMarker proxy;
 
+	/* From the top mapping's style, not the mapping (draw_marker_bucket). */
+	_fsv_marker_from_style(_fsv_trace_get_marker_style(pass->trace, b->top), b->begin_ns,
+			       b->end_ns, &proxy);
 	pass->stats->buckets_drawn++;
-	batch_add(pass, va_style(fsv_trace_get_marker(pass->trace, b->top)),
-		  fsv_view_time_to_x(pass->view, b->begin_ns),
+	batch_add(pass, va_style(&proxy), fsv_view_time_to_x(pass->view, b->begin_ns),
 		  fsv_view_time_to_x(pass->view, b->end_ns), pass->lane_y, pass->lane_h);
 	return true;
 }
@@ -1985,8 +2017,9 @@ draw_row_content(RenderPass *pass, guint32 row, double y, double h)
 
 		if (!lod)
 			continue;
-		fsv_lod_visit(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_marker_item,
-			      pass->opt->no_lod ? NULL : draw_marker_bucket, &m);
+		fsv_lod_visit_ahead(lod, b, e, fsv_view_get_ns_per_px(pass->view), draw_marker_item,
+				    pass->opt->no_lod ? NULL : draw_marker_bucket, marker_ahead,
+				    &m);
 		batch_flush(pass);
 		flush_triangles(&m);
 		flush_faults(&m);

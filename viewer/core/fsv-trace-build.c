@@ -1418,6 +1418,8 @@ freeze_counters(FsvTrace *trace)
 	trace->n_depth_ns = trace->n_depth_value = c.n_depth_wide;
 	trace->counter_pyramid = (FsvCounterMinMax *) c.pyramid;
 	trace->n_counter_pyramid = c.n_pyramid;
+	trace->step_block_ns = (guint64 *) c.step_block_ns;
+	trace->n_step_block_ns = c.n_step_block_ns;
 	_fsv_trace_derive_counters(trace);
 }
 
@@ -1469,6 +1471,11 @@ build_freeze(TraceBuild *build)
 		trace->packet_styles[i].status = p->status;
 		trace->packet_styles[i].is_paging = p->is_paging;
 	}
+	trace->marker_styles = g_new0(FsvMarkerStyle, MAX(build->markers->len, 1));
+	trace->n_marker_styles = build->markers->len;
+	for (guint i = 0; i < build->markers->len; i++)
+		trace->marker_styles[i] =
+		    _fsv_marker_style_of(&g_array_index(build->markers, FsvMarker, i));
 	trace->ops = steal_array(build->ops, &trace->n_ops);
 	trace->packets = steal_array(build->packets, &trace->n_packets);
 	trace->markers = steal_array(build->markers, &trace->n_markers);

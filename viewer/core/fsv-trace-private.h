@@ -153,6 +153,39 @@ typedef struct {
 } FsvPacketStyle;
 /* Returns: (transfer none): FsvPacket's hwqueue_handle, status and is_paging. */
 const FsvPacketStyle *_fsv_trace_get_packet_style(const FsvTrace *trace, guint32 packet);
+/*
+ * What drawing a marker bucket needs of its top marker (kind, flags, flip lane, a small code),
+ * 4 bytes instead of FsvMarker's 112: the marker arrays of a 100 M event trace are 756 MB, and a
+ * whole-trace draw that read each bucket's top marker made all of it resident (issue 15 §1).
+ */
+enum {
+	FSV_MARKER_STYLE_OPEN = 1 << 0,   /* FsvMarker.is_open */
+	FSV_MARKER_STYLE_MISSED = 1 << 1, /* FsvMarker.is_missed */
+	FSV_MARKER_STYLE_64K = 1 << 2,    /* FsvMarker.code2 == 65536 (a VA mapping's page size) */
+};
+typedef struct {
+	guint8 kind;  /* enum fsa_marker_kind */
+	guint8 flags; /* FSV_MARKER_STYLE_* */
+	guint8 lane;  /* FsvMarker.lane */
+	/* FsvMarker.code clamped to [-128, 127]: the codes a bucket is drawn by (doorbell status,
+	 * preemption reason, VA segment, reset success) are small; a clamped one stays out of
+	 * their ranges and keeps its sign and whether it is 0. */
+	gint8 code;
+} FsvMarkerStyle;
+/* Returns: (transfer none): marker MARKER's style. */
+const FsvMarkerStyle *_fsv_trace_get_marker_style(const FsvTrace *trace, guint32 marker);
+/* Prefetch hints (no effect on what is read; an index out of range is ignored): the op kind,
+ * packet style or marker style of an item that a bucket about to be drawn has as its top
+ * (fsv_lod_visit_ahead). */
+void _fsv_trace_prefetch_op_kind(const FsvTrace *trace, guint32 op);
+void _fsv_trace_prefetch_packet_style(const FsvTrace *trace, guint32 packet);
+void _fsv_trace_prefetch_marker_style(const FsvTrace *trace, guint32 marker);
+/* The style of MARKER (what fsv-trace-build.c stores for it). */
+FsvMarkerStyle _fsv_marker_style_of(const FsvMarker *marker);
+/* A marker with STYLE's fields (kind, is_open, is_missed, lane, code, code2) and span [BEGIN,
+ * END], every other field 0: what a bucket is drawn as. */
+void _fsv_marker_from_style(const FsvMarkerStyle *style, guint64 begin_ns, guint64 end_ns,
+			    FsvMarker *out);
 /* The counter tracks' data (fsv-counters.h), built with the index. */
 const FsvCounters *_fsv_trace_get_counters(const FsvTrace *trace);
 /* Bytes of the index (ops, packets, markers, LODs), for the benchmark. */

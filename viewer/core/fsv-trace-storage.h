@@ -109,6 +109,7 @@ typedef struct {
 	X(op_kinds, guint8, "OPKD")                                                                \
 	X(packet_styles, FsvPacketStyle, "PKST")                                                   \
 	X(markers, FsvMarker, "MRKS")                                                              \
+	X(marker_styles, FsvMarkerStyle, "MKST")                                                   \
 	X(losses, FsvLoss, "LOSS")                                                                 \
 	X(anomalies, struct fsa_anomaly, "ANOM")                                                   \
 	X(edge_start, guint32, "EDGS")                                                             \
@@ -144,6 +145,7 @@ typedef struct {
 	X(depth_ns, guint64, "DPTN")                                                               \
 	X(depth_value, guint32, "DPTV")                                                            \
 	X(counter_pyramid, FsvCounterMinMax, "CPYR")                                               \
+	X(step_block_ns, guint64, "STPB")                                                          \
 	X(frames, FsvFrame, "FRMS")                                                                \
 	X(frame_rows, FsvFrameRow, "FRRW")
 

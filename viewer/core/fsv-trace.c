@@ -91,6 +91,8 @@ _fsv_trace_derive_counters(FsvTrace *trace)
 	c->n_depth_wide = MIN(trace->n_depth_ns, trace->n_depth_value);
 	c->pyramid = trace->counter_pyramid;
 	c->n_pyramid = trace->n_counter_pyramid;
+	c->step_block_ns = trace->step_block_ns;
+	c->n_step_block_ns = trace->n_step_block_ns;
 }
 
 const FsvCounters *
@@ -559,6 +561,62 @@ _fsv_trace_get_packet_style(const FsvTrace *trace, guint32 packet)
 {
 	g_return_val_if_fail(packet < trace->n_packet_styles, NULL);
 	return &trace->packet_styles[packet];
+}
+
+const FsvMarkerStyle *
+_fsv_trace_get_marker_style(const FsvTrace *trace, guint32 marker)
+{
+	g_return_val_if_fail(marker < trace->n_marker_styles, NULL);
+	return &trace->marker_styles[marker];
+}
+
+void
+_fsv_trace_prefetch_op_kind(const FsvTrace *trace, guint32 op)
+{
+	if (op < trace->n_op_kinds)
+		__builtin_prefetch(&trace->op_kinds[op]);
+}
+
+void
+_fsv_trace_prefetch_packet_style(const FsvTrace *trace, guint32 packet)
+{
+	if (packet < trace->n_packet_styles)
+		__builtin_prefetch(&trace->packet_styles[packet]);
+}
+
+void
+_fsv_trace_prefetch_marker_style(const FsvTrace *trace, guint32 marker)
+{
+	if (marker < trace->n_marker_styles)
+		__builtin_prefetch(&trace->marker_styles[marker]);
+}
+
+FsvMarkerStyle
+_fsv_marker_style_of(const FsvMarker *m)
+{
+	return (FsvMarkerStyle){
+	    .kind = m->kind,
+	    .flags = (guint8) ((m->is_open ? FSV_MARKER_STYLE_OPEN : 0) |
+			       (m->is_missed ? FSV_MARKER_STYLE_MISSED : 0) |
+			       (m->code2 == 65536 ? FSV_MARKER_STYLE_64K : 0)),
+	    .lane = m->lane,
+	    .code = (gint8) CLAMP(m->code, G_MININT8, G_MAXINT8),
+	};
+}
+
+void
+_fsv_marker_from_style(const FsvMarkerStyle *style, guint64 begin_ns, guint64 end_ns,
+		       FsvMarker *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->begin_ns = begin_ns;
+	out->end_ns = end_ns;
+	out->kind = style->kind;
+	out->is_open = (style->flags & FSV_MARKER_STYLE_OPEN) != 0;
+	out->is_missed = (style->flags & FSV_MARKER_STYLE_MISSED) != 0;
+	out->lane = style->lane;
+	out->code = style->code;
+	out->code2 = style->flags & FSV_MARKER_STYLE_64K ? 65536 : 0;
 }
 
 /* The LOD at index I, NULL when it has no items. */
