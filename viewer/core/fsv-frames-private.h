@@ -19,6 +19,10 @@ G_BEGIN_DECLS
 void _fsv_build_frames_init(TraceBuild *build);
 void _fsv_build_frames_add_marker(TraceBuild *build, const struct fsa_marker *marker);
 void _fsv_build_frames_finish(TraceBuild *build);
+/* A live update (FsvTraceAppend): feeds TO's frame builder the vsync and flip markers FROM's
+ * was fed so far, in their order, so that TO, once finished, has the frames of those markers
+ * and of the markers given to TO after this (the ones the model still holds open). */
+void _fsv_build_frames_replay(TraceBuild *to, const TraceBuild *from);
 void _fsv_build_frames_free(TraceBuild *build);
 /* Whether the display (ADAPTER_ID, SOURCE_ID) has frames (after the finish). */
 bool _fsv_build_display_has_frames(const TraceBuild *build, guint32 adapter_id, guint32 source_id);

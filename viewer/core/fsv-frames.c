@@ -28,6 +28,7 @@ _fsv_build_frames_init(TraceBuild *build)
 	build->frames = g_array_new(FALSE, FALSE, sizeof(struct fsa_frame));
 	build->stored_frames = g_array_new(FALSE, TRUE, sizeof(FsvFrame));
 	build->frame_rows = g_array_new(FALSE, TRUE, sizeof(FsvFrameRow));
+	build->frame_markers = g_array_new(FALSE, FALSE, sizeof(struct fsa_marker));
 	/* Out of memory: the trace has no frames rather than no trace. */
 	build->frame_builder = fsa_frame_builder_create(on_frame, build);
 }
@@ -35,6 +36,9 @@ _fsv_build_frames_init(TraceBuild *build)
 void
 _fsv_build_frames_add_marker(TraceBuild *build, const struct fsa_marker *marker)
 {
+	/* The builder reads only these (fsa/frames.h). */
+	if (marker->kind == FSA_MARK_VSYNC || marker->kind == FSA_MARK_FLIP)
+		g_array_append_val(build->frame_markers, *marker);
 	if (build->frame_builder &&
 	    fsa_frame_builder_add_marker(build->frame_builder, marker) != FSA_OK)
 		g_clear_pointer(&build->frame_builder, fsa_frame_builder_destroy);
@@ -49,12 +53,21 @@ _fsv_build_frames_finish(TraceBuild *build)
 }
 
 void
+_fsv_build_frames_replay(TraceBuild *to, const TraceBuild *from)
+{
+	for (guint i = 0; i < from->frame_markers->len; i++)
+		_fsv_build_frames_add_marker(
+		    to, &g_array_index(from->frame_markers, struct fsa_marker, i));
+}
+
+void
 _fsv_build_frames_free(TraceBuild *build)
 {
 	g_clear_pointer(&build->frame_builder, fsa_frame_builder_destroy);
 	g_clear_pointer(&build->frames, g_array_unref);
 	g_clear_pointer(&build->stored_frames, g_array_unref);
 	g_clear_pointer(&build->frame_rows, g_array_unref);
+	g_clear_pointer(&build->frame_markers, g_array_unref);
 }
 
 bool

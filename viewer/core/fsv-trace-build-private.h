@@ -67,9 +67,10 @@ typedef struct {
 	GHashTable *xfence_rows;
 	/* Issue 16 §3 (fsv-frames-private.h): the frame builder (owned, NULL once finished), the
 	 * frames it gave (struct fsa_frame, in its order), then the stored frames (FsvFrame) and
-	 * frames rows (FsvFrameRow) once indexed. */
+	 * frames rows (FsvFrameRow) once indexed. The vsync and flip markers it was fed (struct
+	 * fsa_marker) are kept too, so that a live update can feed them to its own builder. */
 	struct fsa_frame_builder *frame_builder;
-	GArray *frames, *stored_frames, *frame_rows;
+	GArray *frames, *stored_frames, *frame_rows, *frame_markers;
 } TraceBuild;
 
 /* fsv-trace-layout.c: the rows, and the row each item goes on. */

@@ -1700,6 +1700,8 @@ _fsv_trace_append_build(FsvTraceAppend *append, gboolean is_final,
 		append_copy(build->losses, items->losses);
 		append_copy(build->anomalies, items->anomalies);
 		append_copy(build->fence_values, items->fence_values);
+		/* The frames of the markers given so far, and of the ones peeked below. */
+		_fsv_build_frames_replay(build, items);
 		given_ops = build->ops->len;
 		given_packets = build->packets->len;
 		init_sink(&sink, build);
