@@ -767,5 +767,21 @@ Test(compare_command_line, bad_compare_or_align_exit_2_before_a_window_opens)
 		cr_assert_eq(WEXITSTATUS(status), 2, "fencescope view case %zu: %s", i, err);
 		cr_assert_eq(strchr(err, '\n'), strrchr(err, '\n'), "one line: %s", err);
 		cr_assert(g_str_has_prefix(err, "fencescope view: --"), "%s", err);
+		/* The fencescope-view program too: its main() must not take an option's value for
+		 * a TRACE (it said "op:x=op:2: no such file or folder" for `--align op:x=op:2`). */
+		{
+			const char *exe_argv[7] = {FST_VIEWER_EXE};
+			g_autofree char *exe_err = NULL;
+
+			for (size_t k = 0; k < 5 && bad[i][k]; k++)
+				exe_argv[k + 1] = bad[i][k];
+			cr_assert(g_spawn_sync(NULL, (char **) exe_argv, NULL, G_SPAWN_DEFAULT,
+					       NULL, NULL, NULL, &exe_err, &status, NULL));
+			cr_assert_eq(WEXITSTATUS(status), 2, "fencescope-view case %zu: %s", i,
+				     exe_err);
+			cr_assert_eq(strchr(exe_err, '\n'), strrchr(exe_err, '\n'), "one line: %s",
+				     exe_err);
+			cr_assert(g_str_has_prefix(exe_err, "fencescope-view: --"), "%s", exe_err);
+		}
 	}
 }
