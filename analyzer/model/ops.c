@@ -403,6 +403,7 @@ may_release_be_lost(const struct fsa_model *model, const struct signal_memory *r
  * with its entry not read yet — unless its queue's signal log was already read past `hi` (entries
  * of one log are read in order, LOG-13, LOG-22) and lost none still unaccounted for (an overrun
  * waiting for its scan), or, for a kernel-mode queue or the CPU, the trace itself is past it.
+ * Returns the first such signal found (what holds the wait: op_rec.blocker), NULL for none.
  */
 static struct op_rec *
 has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fence, uint64_t hi,
