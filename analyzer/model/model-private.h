@@ -127,6 +127,16 @@ struct fence_state {
 	uint32_t open_signal_count, open_signal_capacity;
 	/* Closed waits held until the signal that released them is given out. */
 	struct op_rec *held;
+	/* The held waits that are not unreached (op_rec.is_unreached), in the order of `held`:
+	 * those a signal of the fence may let go. The unreached ones wait for a signal that may be
+	 * their release, or for their lag: bounds over them, exact after each walk of `held`
+	 * (ops.c emit()) and loosened by each one held since (lowest value, latest limit,
+	 * earliest closed_ns + FSA_EDGE_LAG_NS) tell when one of them may go; until then a
+	 * signal that goes out retries only the active ones. held_needs_walk: an unreached wait
+	 * became active again outside a walk (its place in `active` is not known). */
+	struct op_rec *active;
+	uint64_t inert_min_value, inert_max_limit, inert_min_lag_end_ns;
+	bool held_needs_walk;
 	/* Format 1.5: its opens on other adapters (fence_cross_adapter_open), in trace order. */
 	struct fsa_cross_open *cross_opens;
 	uint32_t cross_open_capacity;
@@ -185,12 +195,21 @@ struct queue_state {
 
 struct op_rec {
 	struct fsa_op op;
-	struct queue_state *queue;            /* NULL for CPU operations */
-	struct fence_state *fence;            /* NULL when the handle is unknown */
-	struct op_rec *next_open;             /* chain of one open key */
-	struct op_rec *open_tail;             /* the chain's last, kept in its head only */
-	struct op_rec *prev, *next;           /* the pending list */
-	struct op_rec *held_prev, *held_next; /* the fence's held waits */
+	struct queue_state *queue;                /* NULL for CPU operations */
+	struct fence_state *fence;                /* NULL when the handle is unknown */
+	struct op_rec *next_open;                 /* chain of one open key */
+	struct op_rec *open_tail;                 /* the chain's last, kept in its head only */
+	struct op_rec *prev, *next;               /* the pending list */
+	struct op_rec *held_prev, *held_next;     /* the fence's held waits */
+	struct op_rec *active_prev, *active_next; /* its active ones (fence_state.active) */
+	bool is_active;
+	/* A held wait's last reason to be held: an open signal of its fence that may have ended
+	 * before it (NULL when it waits for a release, not for an unknown signal). While that
+	 * signal is still open and still may have, the wait stays held: it is not retried. */
+	struct op_rec *blocker;
+	/* A held wait above its fence's initial value for which no remembered signal could be the
+	 * release (ops.c has_no_reach()) when it was last held. */
+	bool is_unreached;
 	uint32_t open_signal_index; /* in the fence's open_signals, while is_open_signal */
 	bool is_held;
 	bool is_open_signal;
@@ -269,6 +288,10 @@ struct fsa_model {
 	 * key2(fence, to_adapter << 32 ^ value) → struct fsa_marker. */
 	struct hmap propagations;
 	uint64_t events_since_flush;
+	/* For tests (tests/model/test-model-hostile.c): try_emit() calls, and waits that went on
+	 * their fence's held list. A held wait is retried only when its reason to be held may
+	 * have gone, so the first stays within a few times the second (ops.c). */
+	uint64_t try_emit_calls, held_waits;
 	char runtime_version[64];
 	bool is_clock_mismatch_said; /* TRACE_CLOCK_MISMATCH reported */
 };

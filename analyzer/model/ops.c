@@ -438,8 +438,9 @@ may_release_be_lost(const struct fsa_model *model, const struct signal_memory *r
  * with its entry not read yet — unless its queue's signal log was already read past `hi` (entries
  * of one log are read in order, LOG-13, LOG-22) and lost none still unaccounted for (an overrun
  * waiting for its scan), or, for a kernel-mode queue or the CPU, the trace itself is past it.
+ * Returns the first such signal found (what holds the wait: op_rec.blocker), NULL for none.
  */
-static bool
+static struct op_rec *
 has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fence, uint64_t hi,
 			  bool is_final, const struct op_rec *wait)
 {
@@ -455,7 +456,7 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 	bool has_skip_queue = false;
 
 	if (!fence->open_signal_count)
-		return false;
+		return NULL;
 
 	const struct open_signal *open = fence->open_signals;
 	const struct open_signal *const end = open + fence->open_signal_count;
@@ -479,17 +480,17 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 			const struct op_rec *rec = open->rec;
 
 			if (rec->needs_mapping)
-				return true;
+				return open->rec;
 			/* Both at their reads: the GPU's order (is_gpu_ordered). */
 			if (wait && wait->is_at_read && rec->is_at_read && rec->op.end_gpu_ts &&
 			    wait->op.end_gpu_ts && rec->op.adapter_id == wait->op.adapter_id) {
 				if (rec->op.end_gpu_ts <= wait->op.end_gpu_ts)
-					return true;
+					return open->rec;
 				continue;
 			}
 			if ((rec->op.state == FSA_OP_INFERRED ? rec->op.inferred_begin_ns
 							      : rec->op.end_ns) <= limit)
-				return true;
+				return open->rec;
 			continue;
 		}
 		/* At the end of the trace, what is still open never ran. */
@@ -497,20 +498,20 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 			continue;
 		if (!queue || !queue->info.is_user_mode) {
 			if (model->last_ts == FSA_TIME_NONE || model->last_ts <= limit)
-				return true;
+				return open->rec;
 			skip_queue = queue;
 			has_skip_queue = true;
 			continue;
 		}
 		/* Entries lost to an overrun are known only at the fallback scan (LOG-18). */
 		if (queue->overrun[FSTP_LOG_TYPE_SIGNALS].is_pending)
-			return true;
+			return open->rec;
 		/* A wait at its read: has the signal log been read past its GPU end? In ticks of
 		 * the adapter, which needs no clock pair. */
 		if (wait && wait->is_at_read && wait->op.end_gpu_ts &&
 		    queue->info.adapter_id == wait->op.adapter_id) {
 			if (queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS] <= wait->op.end_gpu_ts)
-				return true;
+				return open->rec;
 			skip_queue = queue;
 			has_skip_queue = true;
 			continue;
@@ -525,11 +526,43 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 		}
 		read = mapped_read;
 		if (read == FSA_TIME_NONE || read <= limit)
-			return true;
+			return open->rec;
 		skip_queue = queue;
 		has_skip_queue = true;
 	}
-	return false;
+	return NULL;
+}
+
+/*
+ * has_unknown_signal_before()'s test for one open signal, before the end of the trace: whether
+ * it may have ended by `limit`. A held wait keeps the open signal that held it (its blocker) and
+ * is not retried while that signal is open and still may have (the wait would be held again:
+ * any such signal holds it), so a fence's held waits are not each scanned again at every signal
+ * of the fence that goes out (GPV-07; retrying them all was quadratic on a trace whose stream of
+ * one CPU ends early: its queues' signal logs are never read past the waits).
+ */
+static bool
+open_signal_may_precede(const struct fsa_model *model, const struct op_rec *signal, uint64_t limit)
+{
+	const struct open_signal *open = &signal->fence->open_signals[signal->open_signal_index];
+	const struct queue_state *queue = open->queue;
+	uint64_t read;
+
+	if (open->is_closed)
+		return signal->needs_mapping ||
+		       (signal->op.state == FSA_OP_INFERRED ? signal->op.inferred_begin_ns
+							    : signal->op.end_ns) <= limit;
+	if (open->queued_ns != FSA_TIME_NONE && open->queued_ns > limit)
+		return false;
+	if (!queue || !queue->info.is_user_mode)
+		return model->last_ts == FSA_TIME_NONE || model->last_ts <= limit;
+	if (queue->overrun[FSTP_LOG_TYPE_SIGNALS].is_pending)
+		return true;
+	read = queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS]
+		   ? fsa_model_gpu_to_trace(model, queue->info.adapter_id,
+					    queue->last_end_gpu_ts[FSTP_LOG_TYPE_SIGNALS])
+		   : FSA_TIME_NONE;
+	return read == FSA_TIME_NONE || read <= limit;
 }
 
 /* Adds a signal box to its fence's open signals; its fence value, queued time and queue are set
@@ -740,11 +773,203 @@ find_regressions(struct fsa_model *model, struct fence_state *fence, const struc
 	return status;
 }
 
+/* A wait's latest possible end, within the tolerance (GPV-07's `limit`). */
+static uint64_t
+wait_limit(const struct op_rec *wait)
+{
+	uint64_t hi =
+	    wait->op.state == FSA_OP_INFERRED ? wait->op.inferred_end_ns : wait->op.end_ns;
+
+	return hi > UINT64_MAX - FSA_CLOCK_TOLERANCE_NS ? UINT64_MAX : hi + FSA_CLOCK_TOLERANCE_NS;
+}
+
+/* Whether a remembered signal may be the release of a wait for `value` ending by `limit`:
+ * find_release() names only one of `value` or more that began by then, and a release that
+ * may_release_be_lost() is none (the gap it looks at only moves earlier). */
+static bool
+may_reach(const struct fsa_model *model, const struct signal_memory *signal, uint64_t value,
+	  uint64_t limit)
+{
+	return signal->value >= value && signal->begin_ns <= limit &&
+	       !may_release_be_lost(model, signal);
+}
+
+/* Whether no signal the fence remembers may be the release of a wait for `value` ending by
+ * `limit`: try_emit() would then find none. */
+static bool
+has_no_reach(const struct fsa_model *model, const struct fence_state *fence, uint64_t value,
+	     uint64_t limit)
+{
+	for (unsigned i = 0; i < fence->history_count; i++)
+		if (may_reach(model, &fence->history[i], value, limit))
+			return false;
+	return true;
+}
+
+/*
+ * Whether a held wait would be held again if retried now, known without its scans (GPV-07):
+ * before the end of the trace and within the lag, either the open signal that held it (its
+ * blocker) is still an open signal of its fence (the box it was, or a box recycled since into
+ * another) and may still have ended before it (open_signal_may_precede()), or it was held with
+ * no release, no remembered signal could have been one then (is_unreached), and `added`, the
+ * signal just remembered by the fence (NULL: none since the wait's last retry), cannot be one
+ * either: every signal a fence remembers is followed by this check of its held waits, so the
+ * fence still remembers none that could, find_release() would give none, and a wait above the
+ * initial value without a release is held. try_emit() would then keep it held and change
+ * nothing: what goes out, and in which order, is what retrying every held wait gives. Without
+ * this, every held wait was retried, with its scans of the fence's open and remembered signals,
+ * each time a signal of its fence went out: quadratic on a trace whose stream of one CPU ends
+ * early (its signals never appear, so waits stay held for the lag, FSA_EDGE_LAG_NS).
+ */
+static bool
+is_still_held(const struct fsa_model *model, struct op_rec *wait, const struct signal_memory *added)
+{
+	const struct op_rec *blocker = wait->blocker;
+
+	/* A wait placed at its log read (no clock pair) is ordered against signals at their reads
+	 * by GPU ticks (is_gpu_ordered(), s11-dopt), which the shortcuts below do not know: it is
+	 * retried at every signal, as all held waits were before them. */
+	if (wait->is_at_read)
+		return false;
+	/* Checked at every signal the fence remembers, whatever else holds the wait. */
+	if (wait->is_unreached && added &&
+	    may_reach(model, added, wait->op.fence_value, wait_limit(wait)))
+		wait->is_unreached = false;
+	if (model->is_finished || model->last_ts >= wait->closed_ns + FSA_EDGE_LAG_NS)
+		return false;
+	if (blocker && blocker->is_open_signal && blocker->fence == wait->fence &&
+	    open_signal_may_precede(model, blocker, wait_limit(wait)))
+		return true;
+	return wait->is_unreached;
+}
+
+static void
+active_unlink(struct op_rec *wait)
+{
+	if (!wait->is_active)
+		return;
+	if (wait->active_prev)
+		wait->active_prev->active_next = wait->active_next;
+	else
+		wait->fence->active = wait->active_next;
+	if (wait->active_next)
+		wait->active_next->active_prev = wait->active_prev;
+	wait->is_active = false;
+}
+
+/* An unreached held wait joins its fence's bounds (fence_state.inert_min_value ...). */
+static void
+inert_bounds_add(struct fence_state *fence, const struct op_rec *wait)
+{
+	/* The lag's end as try_emit() computes it (wrapping alike). */
+	uint64_t lag_end = wait->closed_ns + FSA_EDGE_LAG_NS;
+	uint64_t limit = wait_limit(wait);
+
+	if (wait->op.fence_value < fence->inert_min_value)
+		fence->inert_min_value = wait->op.fence_value;
+	if (limit > fence->inert_max_limit)
+		fence->inert_max_limit = limit;
+	if (lag_end < fence->inert_min_lag_end_ns)
+		fence->inert_min_lag_end_ns = lag_end;
+}
+
+/*
+ * A wait was held (again): on its fence's held list, newest first, and on the active list (at
+ * its head when new, the newest) or in the bounds of the unreached ones. One that was unreached
+ * and is active now cannot be put in its place at once: the next signal walks every held wait.
+ */
+static void
+held_place(struct fence_state *fence, struct op_rec *wait, bool was_unreached)
+{
+	if (!wait->is_held) {
+		wait->is_held = true;
+		wait->held_prev = NULL;
+		wait->held_next = fence->held;
+		if (fence->held)
+			fence->held->held_prev = wait;
+		fence->held = wait;
+		if (!wait->is_unreached) {
+			wait->is_active = true;
+			wait->active_prev = NULL;
+			wait->active_next = fence->active;
+			if (fence->active)
+				fence->active->active_prev = wait;
+			fence->active = wait;
+		}
+	} else if (!wait->is_unreached && !wait->is_active && was_unreached) {
+		fence->held_needs_walk = true;
+	}
+	if (wait->is_unreached) {
+		active_unlink(wait);
+		inert_bounds_add(fence, wait);
+	}
+}
+
+/*
+ * Whether a signal of the fence that goes out may let go one of its unreached held waits (then
+ * every held wait is walked; else only the active ones, the others being held again as
+ * is_still_held() says): at the end of the trace, once the lag of one may be over, or when
+ * `added` (the signal just remembered, NULL: none) may be the release of one — not when below
+ * the lowest value, begun after the latest limit, or lost (may_reach()).
+ */
+static bool
+may_free_unreached(const struct fsa_model *model, const struct fence_state *fence,
+		   const struct signal_memory *added)
+{
+	/* A signal at its read may release a wait at its read that ended "before" it
+	 * (is_gpu_ordered()): the bounds, in trace time, cannot say. */
+	return fence->held_needs_walk || model->is_finished || (added && added->is_at_read) ||
+	       model->last_ts >= fence->inert_min_lag_end_ns ||
+	       (added && added->value >= fence->inert_min_value &&
+		added->begin_ns <= fence->inert_max_limit && !may_release_be_lost(model, added));
+}
+
+/* Walks every held wait of the fence after a signal went out, then makes its active list and
+ * bounds exact. */
+static fsa_status
+held_walk(struct fsa_model *model, struct fence_state *fence, const struct signal_memory *added)
+{
+	struct op_rec *tail = NULL;
+	fsa_status status = FSA_OK;
+
+	for (struct op_rec *wait = fence->held, *next; wait && !status; wait = next) {
+		next = wait->held_next;
+		if (!is_still_held(model, wait, added))
+			status = try_emit(model, wait, false);
+	}
+	if (status) {
+		fence->held_needs_walk = true;
+		return status;
+	}
+	fence->active = NULL;
+	fence->inert_min_value = UINT64_MAX;
+	fence->inert_max_limit = 0;
+	fence->inert_min_lag_end_ns = UINT64_MAX;
+	fence->held_needs_walk = false;
+	for (struct op_rec *wait = fence->held; wait; wait = wait->held_next) {
+		wait->is_active = !wait->is_unreached;
+		if (wait->is_unreached) {
+			inert_bounds_add(fence, wait);
+			continue;
+		}
+		wait->active_prev = tail;
+		wait->active_next = NULL;
+		if (tail)
+			tail->active_next = wait;
+		else
+			fence->active = wait;
+		tail = wait;
+	}
+	return FSA_OK;
+}
+
 static fsa_status
 emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *release)
 {
 	struct fsa_op *op = &rec->op;
 	struct fsa_summary *sum = &model->summary;
+	struct signal_memory added = {0};
+	bool has_added = false;
 	fsa_status status = FSA_OK;
 
 	if (release)
@@ -788,6 +1013,12 @@ emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *re
 				status = FSA_ERR_NOMEM;
 				goto end;
 			}
+			/* What the fence's held waits are checked against below (remembered when it
+			 * has an end: remember_signal()). */
+			has_added = end != FSA_TIME_NONE;
+			added.value = op->fence_value;
+			added.begin_ns = op->state == FSA_OP_INFERRED ? op->inferred_begin_ns : end;
+			added.end_ns = end;
 		}
 	}
 	if (model->sink.op) {
@@ -797,10 +1028,19 @@ emit(struct fsa_model *model, struct op_rec *rec, const struct signal_memory *re
 	}
 	/* The waits this signal may have released, or that waited to know whether it came
 	 * before them, go out now, after it. */
-	if (op->kind == FSA_OP_SIGNAL && rec->fence) {
-		for (struct op_rec *wait = rec->fence->held, *next; wait && !status; wait = next) {
-			next = wait->held_next;
-			status = try_emit(model, wait, false);
+	if (op->kind == FSA_OP_SIGNAL && rec->fence && rec->fence->held) {
+		struct fence_state *fence = rec->fence;
+
+		if (may_free_unreached(model, fence, has_added ? &added : NULL)) {
+			status = held_walk(model, fence, has_added ? &added : NULL);
+		} else {
+			/* A wait given out or held again leaves the active list as it goes. */
+			for (struct op_rec *wait = fence->active, *next; wait && !status;
+			     wait = next) {
+				next = wait->active_next;
+				if (!is_still_held(model, wait, has_added ? &added : NULL))
+					status = try_emit(model, wait, false);
+			}
 		}
 		if (status)
 			goto end;
@@ -849,6 +1089,16 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 	const struct signal_memory *release = NULL;
 	fsa_status status;
 
+	model->try_emit_calls++;
+	/* Set again below if it is held again: a retry that returns before (the frontier) may have
+	 * come after a signal that could be its release (is_still_held()). */
+	bool was_unreached = rec->is_unreached;
+
+	if (rec->is_unreached) {
+		rec->is_unreached = false;
+		if (rec->is_held)
+			rec->fence->held_needs_walk = true;
+	}
 	/* Once the trace has ended, a wait retried when a signal goes out is final too. */
 	is_final = is_final || model->is_finished;
 	if (rec->needs_mapping) {
@@ -869,10 +1119,12 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 		    rec->op.state == FSA_OP_INFERRED ? rec->op.inferred_begin_ns : rec->op.end_ns;
 		uint64_t hi =
 		    rec->op.state == FSA_OP_INFERRED ? rec->op.inferred_end_ns : rec->op.end_ns;
+		struct op_rec *blocker = NULL;
 		bool is_unsure = false;
 
 		if (lo != FSA_TIME_NONE && hi != FSA_TIME_NONE) {
-			is_unsure = has_unknown_signal_before(model, rec->fence, hi, is_final, rec);
+			blocker = has_unknown_signal_before(model, rec->fence, hi, is_final, rec);
+			is_unsure = blocker != NULL;
 			if (!is_unsure)
 				release = find_release(rec->fence, rec->op.fence_value, hi, rec);
 			if (release && may_release_be_lost(model, release))
@@ -885,14 +1137,13 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 		     (is_unsure ||
 		      (!release && rec->op.fence_value > rec->fence->info.initial_value)) &&
 		     model->last_ts < rec->closed_ns + FSA_EDGE_LAG_NS)) {
-			if (!rec->is_held) {
-				rec->is_held = true;
-				rec->held_prev = NULL;
-				rec->held_next = rec->fence->held;
-				if (rec->fence->held)
-					rec->fence->held->held_prev = rec;
-				rec->fence->held = rec;
-			}
+			rec->blocker = blocker;
+			rec->is_unreached =
+			    rec->op.fence_value > rec->fence->info.initial_value &&
+			    (lo == FSA_TIME_NONE || hi == FSA_TIME_NONE ||
+			     has_no_reach(model, rec->fence, rec->op.fence_value, wait_limit(rec)));
+			model->held_waits += !rec->is_held;
+			held_place(rec->fence, rec, was_unreached);
 			return FSA_OK;
 		}
 		/* A signal that ended a little after the wait it released (within the mapping's
@@ -911,6 +1162,7 @@ try_emit(struct fsa_model *model, struct op_rec *rec, bool is_final)
 		if (rec->held_next)
 			rec->held_next->held_prev = rec->held_prev;
 		rec->is_held = false;
+		active_unlink(rec);
 	}
 	pending_unlink(model, rec);
 	status = emit(model, rec, release);
@@ -973,7 +1225,7 @@ ops_flush(struct fsa_model *model, bool is_final)
 	/* A signal given out gives out the waits it released at once: those may be further
 	 * down `ready` already recycled, and are skipped. */
 	for (size_t i = 0; i < count && !status; i++)
-		if (!ready[i]->is_free)
+		if (!ready[i]->is_free && (is_final || !is_still_held(model, ready[i], NULL)))
 			status = try_emit(model, ready[i], is_final);
 	free(ready);
 	return status;

@@ -9,6 +9,7 @@
 
 #include "hmap-private.h"
 #include "model-fixture.h"
+#include "model-private.h" /* the model's try_emit_calls and held_waits */
 
 static void
 setup(void)
@@ -353,4 +354,46 @@ Test(model_hostile, signal_memory_grows_as_used_and_forgets_the_lowest)
 	for (size_t i = 0; i < got.edge_count; i++)
 		cr_assert_eq(got.edges[i].signal_value, got.edges[i].wait_value, "wait %llu",
 			     (unsigned long long) got.edges[i].wait_value);
+}
+
+/*
+ * GPV-07, docs/analyzer.md "Held waits": every wait held on a fence was retried (ops.c try_emit,
+ * with its scans of the fence's open and remembered signals) each time a signal of that fence
+ * went out — quadratic when they stay held. Here, as at the end of a trace whose stream of one
+ * CPU ends early, a signal queued on UQ3 whose log is never read may have run before every wait,
+ * while 2,000 signals of UQ go out and 2,000 waits of UQ2 are held: 2 million retries before.
+ * A held wait is now retried only once what held it may have changed (ops.c is_still_held());
+ * what goes out, with which edges, is unchanged.
+ */
+Test(model_hostile, gpv_07_held_waits_are_not_each_retried_at_every_signal_of_their_fence)
+{
+	const uint64_t n = 2000, uq3 = UINT64_C(0x800300000000000b);
+	uint64_t ts = T0, calls, held;
+
+	feed_ok("hwqueue_create", T0, "process_id", U(PID), "context_handle", CTX, "hwqueue_handle",
+		uq3, "engine_id", U(0), "submission_mode", U(FSTP_SUBMISSION_MODE_USER_MODE),
+		"progress_fence_handle", UINT64_C(0x800400000000000b), NULL);
+	SIGNAL_QUEUED(T0 + 50, uq3, FA, 1000000, 1);
+	for (uint64_t v = 1; v <= n; v++) {
+		ts += 5000;
+		SIGNAL_QUEUED(ts, UQ, FA, v, v);
+		WAIT_QUEUED(ts, UQ2, FA, v, v);
+		if (v % 100 == 0)
+			PAIR(ts, ts / 10);
+		SIGNAL_ENTRY(ts + 500, UQ, v - 1, FA, FA_G, v, (ts + 100) / 10);
+		WAIT_ENTRY(ts + 500, UQ2, v - 1, FA, FA_G, v, ts / 10, (ts + 200) / 10);
+	}
+	calls = model->try_emit_calls;
+	held = model->held_waits;
+	cr_assert_geq(held, n - 100, "the waits are held (%llu)", (unsigned long long) held);
+	/* One call for each box when it closes, then at most two retries per held wait. */
+	cr_assert_leq(calls, 2 * n + 2 * held, "%llu try_emit calls for %llu held waits",
+		      (unsigned long long) calls, (unsigned long long) held);
+	cr_assert_eq(finish(), FSA_OK);
+	cr_assert_eq(
+	    fsa_model_borrow_summary(model)->op_counts[FSA_SRC_USER_MODE_QUEUE][FSA_OP_WAIT], n);
+	/* Held to the end, each wait finds its own signal if the fence still remembers it. */
+	cr_assert_eq(got.edge_count, FSA_SIGNAL_HISTORY, "%zu edges", got.edge_count);
+	for (size_t i = 0; i < got.edge_count; i++)
+		cr_assert_eq(got.edges[i].signal_value, got.edges[i].wait_value);
 }
