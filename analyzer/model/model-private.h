@@ -81,7 +81,8 @@ struct signal_memory {
 	bool is_regression;
 	/* Its GPU times had no clock pair to be placed with: end_ns is its log read, and
 	 * end_gpu_ts (its adapter's ticks) says when it ran (ops.c is_gpu_ordered). The two
-	 * bools sit beside `source`, in what was padding: 72 bytes, as before end_gpu_ts. */
+	 * bools sit beside `source`, in what was padding: end_gpu_ts alone grew it, 72 → 80
+	 * bytes. */
 	bool is_at_read;
 	uint64_t hwqueue_handle;
 	uint64_t fence_handle;

@@ -308,6 +308,40 @@ map_times(struct fsa_model *model, struct op_rec *rec, bool is_final, bool *is_m
 }
 
 /*
+ * Boxes whose GPU times had no clock pair (a recording at --loglevel INFO, clock_correlation
+ * being DEBUG; a sim run on a real clock) end at their log reads, and the OS reads one queue's
+ * log before another's: in realtime the consumer's wait log was read ~12 µs before the
+ * producer's signal log, so every wait "ended" before the signal that released it and GPV-07
+ * found no release (0 edges where the sim recording, whose reads share one virtual instant, had
+ * 206). Two such boxes of one adapter are ordered by their GPU timestamps, the adapter's own
+ * counter, which needs no pair: the signal ran by the wait's end when its end tick is not after
+ * the wait's.
+ */
+static bool
+gpu_orders(bool is_at_read, uint64_t end_gpu_ts, uint32_t adapter_id, const struct op_rec *wait)
+{
+	return wait && wait->is_at_read && is_at_read && end_gpu_ts && wait->op.end_gpu_ts &&
+	       adapter_id == wait->op.adapter_id;
+}
+
+/* The same for a remembered signal. */
+static bool
+is_gpu_ordered(const struct signal_memory *s, const struct op_rec *wait)
+{
+	return gpu_orders(s->is_at_read, s->end_gpu_ts, s->adapter_id, wait);
+}
+
+/* Whether the signal S may have run by the end of the wait (HI its end, LIMIT with the
+ * tolerance). */
+static bool
+may_run_by(const struct signal_memory *s, const struct op_rec *wait, uint64_t limit)
+{
+	if (is_gpu_ordered(s, wait))
+		return s->end_gpu_ts <= wait->op.end_gpu_ts;
+	return s->begin_ns <= limit;
+}
+
+/*
  * GPV-07: a wait for (fence, V) was released by the signal that first brought the fence to a
  * value ≥ V. Signals do not end in the order of their values — a CPU signal can overtake a slower
  * GPU signal, a signal can be below a value already reached (`value_regression`) — so this is not
@@ -321,33 +355,6 @@ map_times(struct fsa_model *model, struct op_rec *rec, bool is_final, bool *is_m
  * initial value, or the release was forgotten), a later signal took it below V again and none
  * brought it back by then, or no remembered signal reached V by then.
  */
-/*
- * Boxes whose GPU times had no clock pair (a recording at --loglevel INFO, clock_correlation
- * being DEBUG; a sim run on a real clock) end at their log reads, and the OS reads one queue's
- * log before another's: in realtime the consumer's wait log was read ~12 µs before the
- * producer's signal log, so every wait "ended" before the signal that released it and GPV-07
- * found no release (0 edges where the sim recording, whose reads share one virtual instant, had
- * 206). Two such boxes of one adapter are ordered by their GPU timestamps, the adapter's own
- * counter, which needs no pair: the signal ran by the wait's end when its end tick is not after
- * the wait's.
- */
-static bool
-is_gpu_ordered(const struct signal_memory *s, const struct op_rec *wait)
-{
-	return wait && wait->is_at_read && s->is_at_read && s->end_gpu_ts && wait->op.end_gpu_ts &&
-	       s->adapter_id == wait->op.adapter_id;
-}
-
-/* Whether the signal S may have run by the end of the wait (HI its end, LIMIT with the
- * tolerance). */
-static bool
-may_run_by(const struct signal_memory *s, const struct op_rec *wait, uint64_t limit)
-{
-	if (is_gpu_ordered(s, wait))
-		return s->end_gpu_ts <= wait->op.end_gpu_ts;
-	return s->begin_ns <= limit;
-}
-
 static const struct signal_memory *
 find_release(const struct fence_state *fence, uint64_t value, uint64_t hi,
 	     const struct op_rec *wait)
@@ -482,8 +489,8 @@ has_unknown_signal_before(struct fsa_model *model, const struct fence_state *fen
 			if (rec->needs_mapping)
 				return open->rec;
 			/* Both at their reads: the GPU's order (is_gpu_ordered). */
-			if (wait && wait->is_at_read && rec->is_at_read && rec->op.end_gpu_ts &&
-			    wait->op.end_gpu_ts && rec->op.adapter_id == wait->op.adapter_id) {
+			if (gpu_orders(rec->is_at_read, rec->op.end_gpu_ts, rec->op.adapter_id,
+				       wait)) {
 				if (rec->op.end_gpu_ts <= wait->op.end_gpu_ts)
 					return open->rec;
 				continue;

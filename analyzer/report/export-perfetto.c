@@ -632,7 +632,9 @@ fsa_perfetto_writer_finish(struct fsa_perfetto_writer *w, char **error_message)
 		set_error_message(error_message, "the export was already finished");
 		return FSA_ERR_INVALID;
 	}
-	perfetto_tracks_finish(&w->tracks);
+	/* Its counter tracks and frames may fail (out of memory): then no file, as the protobuf
+	 * writer does, never a file without them. */
+	status = perfetto_tracks_finish(&w->tracks);
 	put_process_names(w);
 	put_thread_names(w);
 	put(w, "\n],\"otherData\":{\"generator\":\"fencescope export\"");
@@ -647,7 +649,8 @@ fsa_perfetto_writer_finish(struct fsa_perfetto_writer *w, char **error_message)
 	arg_u64(w, "dependency_edges_without_arrow", w->tracks.unbound_edge_count);
 	put(w, "}}\n");
 	w->is_finished = true;
-	status = check_output(w);
+	if (status == FSA_OK)
+		status = check_output(w);
 	if (fclose(w->out) != 0 && status == FSA_OK)
 		status = perfetto_tracks_fail(&w->tracks, FSA_ERR_IO);
 	w->out = NULL;
