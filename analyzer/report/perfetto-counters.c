@@ -27,6 +27,7 @@
 
 #include "fencescope-tp-enums.h"
 
+#include "key-index-private.h"
 #include "perfetto-counters-private.h"
 
 /* A growable array of ELEM-sized entries. */
@@ -56,8 +57,7 @@ struct series {
 struct perfetto_counters {
 	struct series *series;
 	size_t count, capacity;
-	uint32_t *index; /* open addressing (series index + 1, 0 empty); capacity a power of 2 */
-	size_t index_capacity;
+	struct key_index keys; /* (kind, a, b) → position in series */
 	uint64_t step_order;
 };
 
@@ -94,39 +94,8 @@ perfetto_counters_free(struct perfetto_counters *c)
 		free(c->series[i].second.data);
 	}
 	free(c->series);
-	free(c->index);
+	key_index_free(&c->keys);
 	free(c);
-}
-
-static uint64_t
-series_hash(enum perfetto_counter_kind kind, uint64_t a, uint64_t b)
-{
-	uint64_t h = ((uint64_t) kind + 1) * 0x9e3779b97f4a7c15u ^ a * 0xbf58476d1ce4e5b9u ^
-		     b * 0x94d049bb133111ebu;
-
-	return h ^ (h >> 31);
-}
-
-static bool
-index_grow(struct perfetto_counters *c)
-{
-	size_t capacity = c->index_capacity ? c->index_capacity * 2 : 64;
-	uint32_t *index = calloc(capacity, sizeof(*index));
-
-	if (!index)
-		return false;
-	for (size_t i = 0; i < c->count; i++) {
-		const struct series *s = &c->series[i];
-		size_t slot = series_hash(s->kind, s->a, s->b) & (capacity - 1);
-
-		while (index[slot])
-			slot = (slot + 1) & (capacity - 1);
-		index[slot] = (uint32_t) i + 1;
-	}
-	free(c->index);
-	c->index = index;
-	c->index_capacity = capacity;
-	return true;
 }
 
 /* The series (KIND, A, B), made when new; NULL when out of memory. */
@@ -134,20 +103,10 @@ static struct series *
 get_series(struct perfetto_counters *c, enum perfetto_counter_kind kind, uint64_t a, uint64_t b,
 	   uint32_t adapter_id)
 {
-	size_t slot;
+	uint32_t at = key_index_find(&c->keys, kind, a, b);
 
-	if (c->index_capacity) {
-		slot = series_hash(kind, a, b) & (c->index_capacity - 1);
-		while (c->index[slot]) {
-			struct series *s = &c->series[c->index[slot] - 1];
-
-			if (s->kind == kind && s->a == a && s->b == b)
-				return s;
-			slot = (slot + 1) & (c->index_capacity - 1);
-		}
-	}
-	if ((c->count + 1) * 2 > c->index_capacity && !index_grow(c))
-		return NULL;
+	if (at)
+		return &c->series[at - 1];
 	if (c->count == c->capacity) {
 		size_t capacity = c->capacity ? c->capacity * 2 : 16;
 		struct series *series = realloc(c->series, capacity * sizeof(*series));
@@ -157,12 +116,10 @@ get_series(struct perfetto_counters *c, enum perfetto_counter_kind kind, uint64_
 		c->series = series;
 		c->capacity = capacity;
 	}
+	if (!key_index_add(&c->keys, kind, a, b, (uint32_t) c->count))
+		return NULL;
 	c->series[c->count] =
 	    (struct series){.kind = kind, .a = a, .b = b, .adapter_id = adapter_id};
-	slot = series_hash(kind, a, b) & (c->index_capacity - 1);
-	while (c->index[slot])
-		slot = (slot + 1) & (c->index_capacity - 1);
-	c->index[slot] = (uint32_t) c->count + 1;
 	return &c->series[c->count++];
 }
 

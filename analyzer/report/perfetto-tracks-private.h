@@ -20,6 +20,7 @@
 #include "fsa/frames.h"
 #include "fsa/model.h"
 
+#include "key-index-private.h"
 #include "perfetto-counters-private.h"
 
 /* "Processes" that are not adapters (an adapter's is its id + 1). */
@@ -143,9 +144,7 @@ struct perfetto_tracks {
 
 	struct perfetto_track *tracks;
 	size_t track_count, track_capacity;
-	/* Open addressing over tracks (index + 1, 0 empty); capacity a power of two. */
-	uint32_t *track_index;
-	size_t track_index_capacity;
+	struct key_index track_keys; /* (type, a, b) → position in tracks */
 	uint64_t next_lane_id, lane_count;
 	uint64_t counter_track_count;
 

@@ -83,37 +83,6 @@ trace_end(const struct perfetto_tracks *pt)
 /* Tracks and lanes ------------------------------------------------------------------------------
  */
 
-static uint64_t
-track_hash(enum perfetto_track_type type, uint64_t a, uint64_t b)
-{
-	uint64_t h = (uint64_t) type * 0x9e3779b97f4a7c15u ^ a * 0xbf58476d1ce4e5b9u ^
-		     b * 0x94d049bb133111ebu;
-
-	return h ^ (h >> 31);
-}
-
-static fsa_status
-track_index_grow(struct perfetto_tracks *pt)
-{
-	size_t capacity = pt->track_index_capacity ? pt->track_index_capacity * 2 : 64;
-	uint32_t *index = calloc(capacity, sizeof(*index));
-
-	if (!index)
-		return FSA_ERR_NOMEM;
-	for (size_t i = 0; i < pt->track_count; i++) {
-		const struct perfetto_track *t = &pt->tracks[i];
-		size_t slot = track_hash(t->type, t->a, t->b) & (capacity - 1);
-
-		while (index[slot])
-			slot = (slot + 1) & (capacity - 1);
-		index[slot] = (uint32_t) i + 1;
-	}
-	free(pt->track_index);
-	pt->track_index = index;
-	pt->track_index_capacity = capacity;
-	return FSA_OK;
-}
-
 static uint32_t
 adapter_pid(uint32_t adapter_id)
 {
@@ -125,20 +94,11 @@ struct perfetto_track *
 perfetto_tracks_get(struct perfetto_tracks *pt, enum perfetto_track_type type, uint64_t a,
 		    uint64_t b, uint32_t pid)
 {
-	size_t slot;
+	uint32_t at = key_index_find(&pt->track_keys, type, a, b);
 	struct perfetto_track *t;
 
-	if (pt->track_index_capacity) {
-		slot = track_hash(type, a, b) & (pt->track_index_capacity - 1);
-		while (pt->track_index[slot]) {
-			t = &pt->tracks[pt->track_index[slot] - 1];
-			if (t->type == type && t->a == a && t->b == b)
-				return t;
-			slot = (slot + 1) & (pt->track_index_capacity - 1);
-		}
-	}
-	if ((pt->track_count + 1) * 2 > pt->track_index_capacity && track_index_grow(pt) != FSA_OK)
-		return NULL;
+	if (at)
+		return &pt->tracks[at - 1];
 	if (pt->track_count == pt->track_capacity) {
 		size_t capacity = pt->track_capacity ? pt->track_capacity * 2 : 32;
 		struct perfetto_track *tracks = realloc(pt->tracks, capacity * sizeof(*tracks));
@@ -148,13 +108,11 @@ perfetto_tracks_get(struct perfetto_tracks *pt, enum perfetto_track_type type, u
 		pt->tracks = tracks;
 		pt->track_capacity = capacity;
 	}
+	if (!key_index_add(&pt->track_keys, type, a, b, (uint32_t) pt->track_count))
+		return NULL;
 	t = &pt->tracks[pt->track_count];
 	*t = (struct perfetto_track){
 	    .type = type, .a = a, .b = b, .pid = pid, .order = (uint32_t) pt->track_count};
-	slot = track_hash(type, a, b) & (pt->track_index_capacity - 1);
-	while (pt->track_index[slot])
-		slot = (slot + 1) & (pt->track_index_capacity - 1);
-	pt->track_index[slot] = (uint32_t) pt->track_count + 1;
 	pt->track_count++;
 	return t;
 }
@@ -871,7 +829,7 @@ perfetto_tracks_clear(struct perfetto_tracks *pt)
 	for (size_t i = 0; i < pt->track_count; i++)
 		free(pt->tracks[i].lanes);
 	free(pt->tracks);
-	free(pt->track_index);
+	key_index_free(&pt->track_keys);
 	free(pt->op_cache);
 	free(pt->pending);
 	free(pt->queues);
