@@ -3,8 +3,8 @@
  * Compact records of operations and packets for chains (fsa/chain.h): a model sink adds what it
  * gets, seals once, and the store answers the chain's lookups by binary search over sorted
  * arrays. Memory: one 88-byte struct fsa_chain_item per operation and per packet, plus a 4-byte
- * index entry per queue wait and two per packet (docs/analyzer.md "Chains of causes"); sealing
- * takes 32 bytes per record more for a moment.
+ * index entry per queue wait and two per packet, and a copy of each queue's info for frames
+ * (docs/analyzer.md "Chains of causes"); sealing takes 32 bytes per record more for a moment.
  *
  * It is not the model: it forgets nothing, so it is made only when a chain is asked for.
  */
@@ -509,5 +509,6 @@ size_t
 fsa_chain_store_bytes(const struct fsa_chain_store *store)
 {
 	return (store->op_cap + store->packet_cap) * sizeof(struct fsa_chain_item) +
-	       (store->wait_len + 2 * store->packet_len) * sizeof(uint32_t);
+	       (store->wait_len + 2 * store->packet_len) * sizeof(uint32_t) +
+	       store->queue_cap * sizeof(struct fsa_queue_info);
 }
