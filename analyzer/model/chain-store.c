@@ -3,8 +3,8 @@
  * Compact records of operations and packets for chains (fsa/chain.h): a model sink adds what it
  * gets, seals once, and the store answers the chain's lookups by binary search over sorted
  * arrays. Memory: one 88-byte struct fsa_chain_item per operation and per packet, plus a 4-byte
- * index entry per queue wait and two per packet (docs/analyzer.md "Chains of causes"); sealing
- * takes 32 bytes per record more for a moment.
+ * index entry per queue wait and two per packet, and a copy of each queue's info for frames
+ * (docs/analyzer.md "Chains of causes"); sealing takes 32 bytes per record more for a moment.
  *
  * It is not the model: it forgets nothing, so it is made only when a chain is asked for.
  */
@@ -21,6 +21,8 @@ struct fsa_chain_store {
 	uint32_t *by_queue_end;  /* packets by (queue, end) */
 	uint32_t *by_engine_end; /* packets by (adapter, engine, end) */
 	size_t wait_len;
+	struct fsa_queue_info *queues; /* in the order added (the model's) */
+	size_t queue_len, queue_cap;
 	bool is_sealed;
 	struct fsa_chain_source source;
 };
@@ -34,6 +36,11 @@ static bool store_engine_packet_before(void *data, uint32_t adapter_id, uint32_t
 				       uint64_t queue, uint64_t at_ns, struct fsa_chain_item *out);
 static bool store_cmdbuf_wait(void *data, uint64_t queue, uint64_t progress, size_t index,
 			      struct fsa_chain_item *out);
+static bool store_packet_before(void *data, uint64_t queue, uint64_t at_ns,
+				struct fsa_chain_item *out);
+static size_t store_context_queues(void *data, uint64_t context_handle, uint64_t *out,
+				   size_t capacity);
+static bool store_find_queue(void *data, uint64_t queue, struct fsa_queue_info *out);
 
 struct fsa_chain_store *
 fsa_chain_store_create(void)
@@ -49,6 +56,9 @@ fsa_chain_store_create(void)
 	    .previous_packet = store_previous_packet,
 	    .engine_packet_before = store_engine_packet_before,
 	    .cmdbuf_wait = store_cmdbuf_wait,
+	    .packet_before = store_packet_before,
+	    .context_queues = store_context_queues,
+	    .find_queue = store_find_queue,
 	};
 	return store;
 }
@@ -63,6 +73,7 @@ fsa_chain_store_destroy(struct fsa_chain_store *store)
 	free(store->waits);
 	free(store->by_queue_end);
 	free(store->by_engine_end);
+	free(store->queues);
 	free(store);
 }
 
@@ -416,6 +427,60 @@ fsa_chain_store_packet_before(const struct fsa_chain_store *store, uint64_t queu
 	return true;
 }
 
+static bool
+store_packet_before(void *data, uint64_t queue, uint64_t at_ns, struct fsa_chain_item *out)
+{
+	return fsa_chain_store_packet_before(data, queue, at_ns, out);
+}
+
+fsa_status
+fsa_chain_store_add_queue(struct fsa_chain_store *store, const struct fsa_queue_info *queue)
+{
+	if (store->queue_len == store->queue_cap) {
+		size_t new_cap = store->queue_cap ? store->queue_cap * 2 : 16;
+		struct fsa_queue_info *grown =
+		    realloc(store->queues, new_cap * sizeof(*store->queues));
+
+		if (!grown)
+			return FSA_ERR_NOMEM;
+		store->queues = grown;
+		store->queue_cap = new_cap;
+	}
+	store->queues[store->queue_len++] = *queue;
+	return FSA_OK;
+}
+
+/* Queues are few (one per hardware queue): a scan. */
+static size_t
+store_context_queues(void *data, uint64_t context_handle, uint64_t *out, size_t capacity)
+{
+	const struct fsa_chain_store *store = data;
+	size_t n = 0;
+
+	for (size_t i = 0; i < store->queue_len; i++) {
+		if (store->queues[i].context_handle != context_handle)
+			continue;
+		if (n < capacity)
+			out[n] = store->queues[i].hwqueue_handle;
+		n++;
+	}
+	return n;
+}
+
+static bool
+store_find_queue(void *data, uint64_t queue, struct fsa_queue_info *out)
+{
+	const struct fsa_chain_store *store = data;
+
+	for (size_t i = 0; i < store->queue_len; i++) {
+		if (store->queues[i].hwqueue_handle == queue) {
+			*out = store->queues[i];
+			return true;
+		}
+	}
+	return false;
+}
+
 const struct fsa_chain_source *
 fsa_chain_store_borrow_source(struct fsa_chain_store *store)
 {
@@ -444,5 +509,6 @@ size_t
 fsa_chain_store_bytes(const struct fsa_chain_store *store)
 {
 	return (store->op_cap + store->packet_cap) * sizeof(struct fsa_chain_item) +
-	       (store->wait_len + 2 * store->packet_len) * sizeof(uint32_t);
+	       (store->wait_len + 2 * store->packet_len) * sizeof(uint32_t) +
+	       store->queue_cap * sizeof(struct fsa_queue_info);
 }

@@ -31,22 +31,14 @@ struct fsa_cp_path {
 	const char *stop;              /* a fsa_chain_stop name, or "previous_flip", … */
 };
 
-/* One link. Frames add links that are no operation or packet: the flip waiting for the vsync
- * ("vsync"), the OS programming it once the render ended ("present"), and the previous flip
- * still on screen ("previous_flip"); has_item is false for those and `flip_id` says which flip. */
-struct fsa_cp_link {
-	const char *role; /* fsa_chain_role_name, or "vsync", "present", "previous_flip" */
-	bool has_item;
-	struct fsa_chain_item item;
-	uint64_t flip_id;
-	uint32_t adapter_id, source_id; /* the display, for the links without an item */
-	uint64_t hold_begin_ns, hold_end_ns;
-};
-
+/* Links are struct fsa_path_link (fsa/chain.h): frames add links that are no operation or
+ * packet — the flip waiting for the vsync ("vsync"), the OS programming it once the render ended
+ * ("present"), the previous flip still on screen ("previous_flip") —; their display is the
+ * path's frame's. */
 struct fsa_critical_path {
 	struct fsa_chain_store *store; /* owned */
 	GArray *paths;                 /* struct fsa_cp_path */
-	GArray *links;                 /* struct fsa_cp_link */
+	GArray *links;                 /* struct fsa_path_link */
 	bool has_frames;               /* the paths are frames' */
 };
 

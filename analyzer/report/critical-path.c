@@ -6,7 +6,8 @@
  * programmed it when the later of two things happened — the render it shows ended on a queue of
  * the presenting context (`present`, then the chain of that render's packet, fsa/chain.h), or
  * the previous flip reached the screen (`previous_flip`: the display held it; that flip's own
- * path is the previous frame's). Without frames, a wait's path is its chain cut at its queued
+ * path is the previous frame's); fsa_chain_of_frame() (fsa/chain.h) walks it, the viewer's frame
+ * path too. Without frames, a wait's path is its chain cut at its queued
  * time. Every link's hold is cut to the path's span, so the holds tile it from where the chain
  * stopped (a CPU submission after the span's begin leaves the time before it held by none).
  *
@@ -29,7 +30,7 @@ critical_path_new(void)
 
 	cp->store = fsa_chain_store_create();
 	cp->paths = g_array_new(FALSE, FALSE, sizeof(struct fsa_cp_path));
-	cp->links = g_array_new(FALSE, FALSE, sizeof(struct fsa_cp_link));
+	cp->links = g_array_new(FALSE, FALSE, sizeof(struct fsa_path_link));
 	if (!cp->store) {
 		critical_path_free(cp);
 		return NULL;
@@ -66,35 +67,17 @@ clip(uint64_t ns, uint64_t low, uint64_t high)
 	return ns < low ? low : ns > high ? high : ns;
 }
 
-/* A frame's link that is no operation or packet, holding [begin, end] cut to the path. */
-static void
-add_display_link(struct fsa_critical_path *cp, struct fsa_cp_path *path, const char *role,
-		 uint64_t flip_id, uint64_t begin, uint64_t end)
-{
-	struct fsa_cp_link link = {
-	    .role = role,
-	    .flip_id = flip_id,
-	    .adapter_id = path->frame.adapter_id,
-	    .source_id = path->frame.source_id,
-	    .hold_begin_ns = clip(begin, path->begin_ns, path->end_ns),
-	    .hold_end_ns = clip(end, path->begin_ns, path->end_ns),
-	};
-
-	g_array_append_val(cp->links, link);
-	path->link_count++;
-}
-
+/* A wait's chain as its path's links, cut to the path. */
 static void
 add_chain_links(struct fsa_critical_path *cp, struct fsa_cp_path *path,
 		const struct fsa_chain *chain)
 {
 	for (size_t i = 0; i < chain->length; i++) {
 		const struct fsa_chain_link *l = &chain->links[i];
-		struct fsa_cp_link link = {
+		struct fsa_path_link link = {
 		    .role = fsa_chain_role_name(l->role),
 		    .has_item = true,
 		    .item = l->item,
-		    .adapter_id = l->item.adapter_id,
 		    .hold_begin_ns = clip(l->hold_begin_ns, path->begin_ns, path->end_ns),
 		    .hold_end_ns = clip(l->hold_end_ns, path->begin_ns, path->end_ns),
 		};
@@ -102,31 +85,6 @@ add_chain_links(struct fsa_critical_path *cp, struct fsa_cp_path *path,
 		g_array_append_val(cp->links, link);
 		path->link_count++;
 	}
-}
-
-/* The render a present showed: the packet that ended last, at or before the flip was queued, on
- * a queue of the presenting context. */
-static bool
-find_render(struct fsa_report *r, const struct fsa_frame *frame, uint64_t at,
-	    struct fsa_chain_item *render)
-{
-	size_t count = r->model ? fsa_model_queue_count(r->model) : 0;
-	bool found = false;
-
-	for (size_t i = 0; frame->context_handle && i < count; i++) {
-		const struct fsa_queue_info *q = fsa_model_borrow_queue(r->model, i);
-		struct fsa_chain_item packet;
-
-		if (q->context_handle != frame->context_handle ||
-		    !fsa_chain_store_packet_before(r->critical_path->store, q->hwqueue_handle, at,
-						   &packet))
-			continue;
-		if (!found || packet.end_ns > render->end_ns) {
-			*render = packet;
-			found = true;
-		}
-	}
-	return found;
 }
 
 /* The previous frame of the same display among the kept ones before index i, NULL none. */
@@ -145,64 +103,27 @@ previous_frame(const GArray *frames, size_t i)
 	return NULL;
 }
 
+/* The frame's path (fsa_chain_of_frame, shared with the viewer) into cp->paths and cp->links. */
 static void
-frame_path(struct fsa_report *r, const GArray *frames, size_t i, struct fsa_chain *chain)
+frame_path(struct fsa_report *r, const GArray *frames, size_t i, struct fsa_chain *chain,
+	   struct fsa_frame_path *scratch)
 {
 	struct fsa_critical_path *cp = r->critical_path;
 	const struct fsa_frame *frame = &g_array_index(frames, struct fsa_frame, i);
-	const struct fsa_frame *prev = previous_frame(frames, i);
-	uint64_t end = frame->end_ns != FSA_TIME_NONE ? frame->end_ns : frame->done_ns;
-	uint64_t queued = frame->queued_ns, tolerance = FSA_CHAIN_TOLERANCE_NS;
 	struct fsa_cp_path path = {
 	    .is_frame = true,
 	    .frame = *frame,
 	    .first_link = cp->links->len,
 	    .stop = "unexplained",
 	};
-	struct fsa_chain_item render;
-	bool has_render, is_display_bound;
 
-	path.end_ns = end;
-	/* A display's first frame has no previous vsync: its path goes back as far as its chain
-	 * does, and begins where that stops. */
-	path.begin_ns = frame->begin_ns != FSA_TIME_NONE ? frame->begin_ns : 0;
-	if (end == FSA_TIME_NONE || queued == FSA_TIME_NONE) {
-		/* The vsync and the flip_done, or the flip_queued, are not in the trace. */
-		path.begin_ns = path.end_ns = end != FSA_TIME_NONE ? end : 0;
-		g_array_append_val(cp->paths, path);
-		return;
-	}
-	if (path.begin_ns > end)
-		path.begin_ns = end;
-	add_display_link(cp, &path, "vsync", frame->flip_id, queued, end);
-	has_render = find_render(r, frame, queued + tolerance, &render);
-	is_display_bound = prev && prev->done_ns != FSA_TIME_NONE &&
-			   prev->done_ns <= queued + tolerance &&
-			   (!has_render || prev->done_ns >= render.end_ns);
-	if (is_display_bound) {
-		/* From the previous flip's vsync (the frame's begin) to this flip's programming:
-		 * the display had it until the vsync interrupt's handling. */
-		add_display_link(cp, &path, "previous_flip", prev->flip_id, path.begin_ns, queued);
-		path.stop = "previous_flip";
-	} else if (has_render) {
-		struct fsa_chain_options options = {.horizon_ns = path.begin_ns};
-
-		add_display_link(cp, &path, "present", frame->flip_id, render.end_ns, queued);
-		if (render.end_ns <= path.begin_ns) {
-			path.stop = fsa_chain_stop_name(FSA_CHAIN_STOP_HORIZON);
-		} else if (fsa_chain_of_packet(fsa_chain_store_borrow_source(cp->store), &render,
-					       &options, chain) == FSA_OK) {
-			add_chain_links(cp, &path, chain);
-			path.stop = fsa_chain_stop_name(chain->stop);
-		}
-	}
-	if (!path.begin_ns) {
-		path.begin_ns = end;
-		for (size_t k = 0; k < path.link_count; k++)
-			path.begin_ns =
-			    MIN(path.begin_ns,
-				g_array_index(cp->links, struct fsa_cp_link, path.first_link + k)
-				    .hold_begin_ns);
+	if (fsa_chain_of_frame(fsa_chain_store_borrow_source(cp->store), frame,
+			       previous_frame(frames, i), chain, scratch) == FSA_OK) {
+		g_array_append_vals(cp->links, scratch->links, (guint) scratch->length);
+		path.link_count = scratch->length;
+		path.begin_ns = scratch->begin_ns;
+		path.end_ns = scratch->end_ns;
+		path.stop = scratch->stop;
 	}
 	g_array_append_val(cp->paths, path);
 }
@@ -235,6 +156,9 @@ frame_paths(struct fsa_report *r, struct fsa_chain *chain)
 {
 	const GArray *frames = r->frame_stats->kept;
 	GPtrArray *chosen = g_ptr_array_new();
+	struct fsa_frame_path scratch = {.capacity = chain->capacity + 2};
+
+	scratch.links = g_new(struct fsa_path_link, scratch.capacity);
 
 	for (guint i = 0; i < frames->len; i++) {
 		struct fsa_frame *frame = &g_array_index(frames, struct fsa_frame, i);
@@ -251,8 +175,9 @@ frame_paths(struct fsa_report *r, struct fsa_chain *chain)
 		size_t i = (size_t) ((const struct fsa_frame *) chosen->pdata[k] -
 				     &g_array_index(frames, struct fsa_frame, 0));
 
-		frame_path(r, frames, i, chain);
+		frame_path(r, frames, i, chain, &scratch);
 	}
+	g_free(scratch.links);
 	g_ptr_array_free(chosen, TRUE);
 }
 
@@ -322,6 +247,8 @@ critical_path_finish(struct fsa_report *r)
 
 	g_array_set_size(cp->paths, 0);
 	g_array_set_size(cp->links, 0);
+	for (size_t i = 0; status == FSA_OK && r->model && i < fsa_model_queue_count(r->model); i++)
+		status = fsa_chain_store_add_queue(cp->store, fsa_model_borrow_queue(r->model, i));
 	if (status == FSA_OK) {
 		cp->has_frames = false;
 		for (guint i = 0; r->frame_stats->kept && i < r->frame_stats->kept->len; i++)

@@ -2112,98 +2112,19 @@ static const struct fsa_column cp_share_columns[] = {
     {"percent", "share %", FSA_CELL_F64},
 };
 
-struct cp_share {
-	const char *scope; /* "queue", "engine", "process", "display" */
-	char key[40];
-	uint64_t hwqueue_handle; /* queue shares */
-	uint64_t held_ns;
-};
-
-static void
-share_add(GArray *shares, const char *scope, const char *key, uint64_t queue, uint64_t held)
+/* The queue, engine, process or display each link's held time counts for
+ * (fsa_chain_path_shares, shared with the viewer). Returns: (transfer full). */
+static struct fsa_path_share *
+path_shares(struct fsa_report *r, const struct fsa_cp_path *path, size_t *count)
 {
-	for (guint i = 0; i < shares->len; i++) {
-		struct cp_share *s = &g_array_index(shares, struct cp_share, i);
+	const struct fsa_path_link *links =
+	    (const struct fsa_path_link *) (void *) r->critical_path->links->data +
+	    path->first_link;
+	struct fsa_path_share *shares = g_new(struct fsa_path_share, 3 * path->link_count + 1);
 
-		if (strcmp(s->scope, scope) == 0 && strcmp(s->key, key) == 0) {
-			s->held_ns += held;
-			return;
-		}
-	}
-	struct cp_share s = {.scope = scope, .hwqueue_handle = queue, .held_ns = held};
-
-	g_strlcpy(s.key, key, sizeof(s.key));
-	g_array_append_val(shares, s);
-}
-
-static int
-scope_rank(const char *scope)
-{
-	return strcmp(scope, "queue") == 0     ? 0
-	       : strcmp(scope, "engine") == 0  ? 1
-	       : strcmp(scope, "process") == 0 ? 2
-					       : 3;
-}
-
-/* By scope (queue, engine, process, display), then most held first, then key. */
-static gint
-compare_share(gconstpointer a, gconstpointer b)
-{
-	const struct cp_share *x = a, *y = b;
-	int rx = scope_rank(x->scope), ry = scope_rank(y->scope);
-
-	if (rx != ry)
-		return rx < ry ? -1 : 1;
-	if (x->held_ns != y->held_ns)
-		return x->held_ns > y->held_ns ? -1 : 1;
-	return strcmp(x->key, y->key);
-}
-
-/* The queue, engine, process or display each link's held time counts for. */
-static GArray *
-path_shares(struct fsa_report *r, const struct fsa_cp_path *path)
-{
-	GArray *shares = g_array_new(FALSE, FALSE, sizeof(struct cp_share));
-	const GArray *links = r->critical_path->links;
-	char key[40];
-
-	for (size_t i = 0; i < path->link_count; i++) {
-		const struct fsa_cp_link *l =
-		    &g_array_index(links, struct fsa_cp_link, path->first_link + i);
-		uint64_t held = l->hold_end_ns - l->hold_begin_ns;
-		const struct fsa_queue_info *q =
-		    l->has_item && l->item.hwqueue_handle && r->model
-			? fsa_model_find_queue(r->model, l->item.hwqueue_handle)
-			: NULL;
-		uint32_t adapter = l->has_item ? l->item.adapter_id : UINT32_MAX;
-		uint32_t engine = l->has_item ? l->item.engine_id : UINT32_MAX;
-		uint32_t process = l->has_item ? l->item.process_id : UINT32_MAX;
-
-		if (!l->has_item) {
-			g_snprintf(key, sizeof(key), "%" PRIu32 ":%" PRIu32, l->adapter_id,
-				   l->source_id);
-			share_add(shares, "display", key, 0, held);
-			continue;
-		}
-		if (q) {
-			adapter = adapter == UINT32_MAX ? q->adapter_id : adapter;
-			engine = engine == UINT32_MAX ? q->engine_id : engine;
-			process = process == UINT32_MAX ? q->process_id : process;
-		}
-		if (l->item.hwqueue_handle) {
-			g_snprintf(key, sizeof(key), "0x%" PRIx64, l->item.hwqueue_handle);
-			share_add(shares, "queue", key, l->item.hwqueue_handle, held);
-		}
-		if (adapter != UINT32_MAX && engine != UINT32_MAX) {
-			g_snprintf(key, sizeof(key), "%" PRIu32 ":%" PRIu32, adapter, engine);
-			share_add(shares, "engine", key, 0, held);
-		}
-		if (process != UINT32_MAX) {
-			g_snprintf(key, sizeof(key), "%" PRIu32, process);
-			share_add(shares, "process", key, 0, held);
-		}
-	}
-	g_array_sort(shares, compare_share);
+	*count = fsa_chain_path_shares(fsa_chain_store_borrow_source(r->critical_path->store),
+				       links, path->link_count, path->frame.adapter_id,
+				       path->frame.source_id, shares);
 	return shares;
 }
 
@@ -2214,7 +2135,7 @@ percent(uint64_t part, uint64_t whole)
 }
 
 static const char *
-link_kind(const struct fsa_cp_link *l)
+link_kind(const struct fsa_path_link *l)
 {
 	if (!l->has_item)
 		return "flip";
@@ -2245,11 +2166,12 @@ build_critical_path(struct fsa_report *r, GPtrArray *tables)
 	for (guint p = 0; cp && p < cp->paths->len; p++) {
 		const struct fsa_cp_path *path = &g_array_index(cp->paths, struct fsa_cp_path, p);
 		uint64_t duration = path->end_ns - path->begin_ns;
-		GArray *path_share = path_shares(r, path);
-		const struct cp_share *critical = NULL;
+		size_t share_count;
+		struct fsa_path_share *path_share = path_shares(r, path, &share_count);
+		const struct fsa_path_share *critical = NULL;
 
-		for (guint i = 0; i < path_share->len; i++) {
-			const struct cp_share *s = &g_array_index(path_share, struct cp_share, i);
+		for (size_t i = 0; i < share_count; i++) {
+			const struct fsa_path_share *s = &path_share[i];
 
 			if (strcmp(s->scope, "queue") == 0 &&
 			    (!critical || s->held_ns > critical->held_ns))
@@ -2269,8 +2191,8 @@ build_critical_path(struct fsa_report *r, GPtrArray *tables)
 			add_null(paths);
 		add_str(paths, path->stop);
 		for (size_t i = 0; i < path->link_count; i++) {
-			const struct fsa_cp_link *l =
-			    &g_array_index(cp->links, struct fsa_cp_link, path->first_link + i);
+			const struct fsa_path_link *l =
+			    &g_array_index(cp->links, struct fsa_path_link, path->first_link + i);
 			uint64_t begin = !l->has_item ? l->hold_begin_ns
 					 : l->item.type == FSA_CHAIN_ITEM_PACKET
 					     ? l->item.start_ns
@@ -2287,8 +2209,8 @@ build_critical_path(struct fsa_report *r, GPtrArray *tables)
 			add_opt(links, end, FSA_TIME_NONE);
 			add_u64(links, l->hold_end_ns - l->hold_begin_ns);
 		}
-		for (guint i = 0; i < path_share->len; i++) {
-			const struct cp_share *s = &g_array_index(path_share, struct cp_share, i);
+		for (size_t i = 0; i < share_count; i++) {
+			const struct fsa_path_share *s = &path_share[i];
 
 			add_u64(shares, p + 1);
 			add_str(shares, s->scope);
@@ -2296,7 +2218,7 @@ build_critical_path(struct fsa_report *r, GPtrArray *tables)
 			add_u64(shares, s->held_ns);
 			add_f64(shares, percent(s->held_ns, duration));
 		}
-		g_array_free(path_share, TRUE);
+		g_free(path_share);
 	}
 }
 

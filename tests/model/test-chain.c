@@ -7,6 +7,7 @@
  * that render.
  */
 #include <inttypes.h>
+#include <string.h>
 
 #include <criterion/criterion.h>
 
@@ -357,4 +358,147 @@ Test(chain, a_caller_without_some_lookups_gets_a_chain_that_stops_where_they_are
 	cr_assert_eq(fsa_chain_of_wait(&source, 5, NULL, &chain), FSA_OK);
 	cr_assert_eq(chain.length, 2);
 	cr_assert_eq(chain.stop, FSA_CHAIN_STOP_NO_PACKET);
+}
+
+/* ---- A frame's critical path (fsa_chain_of_frame) and its shares ------------------------- */
+
+#define CTX UINT64_C(0x8002000000000003) /* the presenting context of UQ and UQ2 */
+
+static void
+queue(uint64_t handle)
+{
+	struct fsa_queue_info q = {
+	    .hwqueue_handle = handle,
+	    .process_id = 7,
+	    .context_handle = CTX,
+	    .adapter_id = 0,
+	    .engine_id = 0,
+	};
+
+	cr_assert_eq(fsa_chain_store_add_queue(store, &q), FSA_OK);
+}
+
+/* Frame 2 of display 0:0, from vsync 1000 to vsync 1400; its flip queued at 1250. */
+static const struct fsa_frame frame2 = {
+    .adapter_id = 0,
+    .source_id = 0,
+    .index = 2,
+    .flip_id = 77,
+    .begin_ns = T(1000),
+    .end_ns = T(1400),
+    .frame_time_ns = T(1400) - T(1000),
+    .queued_ns = T(1250),
+    .done_ns = T(1390),
+    .process_id = 7,
+    .context_handle = CTX,
+};
+
+static struct fsa_path_link path_links[66];
+static struct fsa_frame_path path = {.links = path_links, .capacity = 66};
+
+static void
+path_of(const struct fsa_frame *previous)
+{
+	cr_assert_eq(fsa_chain_store_seal(store), FSA_OK);
+	cr_assert_eq(fsa_chain_of_frame(fsa_chain_store_borrow_source(store), &frame2, previous,
+					&chain, &path),
+		     FSA_OK);
+}
+
+/* The render: two queues of the context end a packet at the same time (1200); the first queue
+ * in the model's order is the render, whatever the handles' order (report == viewer). */
+static void
+two_renders(uint64_t first, uint64_t second)
+{
+	queue(first);
+	queue(second);
+	packet(12, UQ, 1, T(100), T(100), T(1200));
+	packet(21, UQ2, 1, T(900), T(900), T(1200));
+	path_of(NULL);
+	cr_assert_str_eq(path.links[0].role, "vsync");
+	cr_assert_eq(path.links[0].hold_begin_ns, T(1250));
+	cr_assert_eq(path.links[0].hold_end_ns, T(1400));
+	cr_assert_str_eq(path.links[1].role, "present");
+	cr_assert_eq(path.links[1].hold_begin_ns, T(1200));
+	cr_assert_str_eq(path.links[2].role, "run");
+	cr_assert_eq(path.links[2].item.id, first == UQ ? 12 : 21);
+	cr_assert_eq(path.begin_ns, T(1000));
+	cr_assert_eq(path.end_ns, T(1400));
+}
+
+Test(chain, frame_two_renders_ending_together_the_first_queue_in_model_order_wins)
+{
+	two_renders(UQ2, UQ);
+}
+
+Test(chain, frame_two_renders_ending_together_in_the_other_model_order)
+{
+	two_renders(UQ, UQ2);
+}
+
+Test(chain, frame_the_links_tile_the_frame_and_the_shares_sum_to_it)
+{
+	struct fsa_path_share shares[3 * 66 + 1];
+	uint64_t total = 0;
+	size_t n;
+
+	two_renders(UQ2, UQ);
+	for (size_t i = 1; i < path.length; i++)
+		cr_assert_eq(path.links[i].hold_end_ns, path.links[i - 1].hold_begin_ns,
+			     "gap at link %zu", i);
+	cr_assert_eq(path.links[path.length - 1].hold_begin_ns, path.begin_ns);
+	n = fsa_chain_path_shares(fsa_chain_store_borrow_source(store), path.links, path.length,
+				  frame2.adapter_id, frame2.source_id, shares);
+	/* queue (UQ2's packet, 200), engine 0:0 and process 7 (the packet's unknown process is
+	 * its queue's, find_queue), display 0:0 (vsync 150 + present 50). */
+	cr_assert_eq(n, 4);
+	cr_assert_str_eq(shares[0].scope, "queue");
+	cr_assert_str_eq(shares[0].key, "0x800300000000000b");
+	cr_assert_eq(shares[0].hwqueue_handle, UQ2);
+	cr_assert_str_eq(shares[1].scope, "engine");
+	cr_assert_str_eq(shares[1].key, "0:0");
+	cr_assert_str_eq(shares[2].scope, "process");
+	cr_assert_str_eq(shares[2].key, "7");
+	cr_assert_str_eq(shares[3].scope, "display");
+	cr_assert_eq(shares[3].held_ns, T(1400) - T(1200));
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(shares[i].scope, "queue") == 0 ||
+		    strcmp(shares[i].scope, "display") == 0)
+			total += shares[i].held_ns;
+	cr_assert_eq(total, T(1400) - T(1000));
+}
+
+Test(chain, frame_the_previous_flip_on_screen_after_the_render_makes_it_display_bound)
+{
+	struct fsa_frame previous = frame2;
+
+	previous.index = 1;
+	previous.flip_id = 76;
+	previous.queued_ns = T(900);
+	previous.done_ns = T(1240); /* after the render's end (1200), before this flip's queue */
+	queue(UQ);
+	packet(12, UQ, 1, T(100), T(100), T(1200));
+	path_of(&previous);
+	cr_assert_eq(path.length, 2);
+	cr_assert_str_eq(path.links[1].role, "previous_flip");
+	cr_assert_eq(path.links[1].flip_id, 76);
+	cr_assert_eq(path.links[1].flip_queued_ns, T(900));
+	cr_assert_eq(path.links[1].hold_begin_ns, T(1000));
+	cr_assert_eq(path.links[1].hold_end_ns, T(1250));
+	cr_assert_str_eq(path.stop, "previous_flip");
+}
+
+Test(chain, frame_a_pending_present_or_a_short_path_array_is_invalid)
+{
+	struct fsa_frame pending = frame2;
+	struct fsa_frame_path small = {.links = path_links, .capacity = 65};
+
+	pending.is_pending = true;
+	cr_assert_eq(fsa_chain_store_seal(store), FSA_OK);
+	cr_assert_eq(
+	    fsa_chain_of_frame(fsa_chain_store_borrow_source(store), &pending, NULL, &chain, &path),
+	    FSA_ERR_INVALID);
+	cr_assert_eq(
+	    fsa_chain_of_frame(fsa_chain_store_borrow_source(store), &frame2, NULL, &chain, &small),
+	    FSA_ERR_INVALID);
 }

@@ -11,6 +11,7 @@
 struct _FsvChainIndex {
 	FsvTrace *trace;
 	guint32 *packets, *waits;
+	guint32 *by_end; /* packets by (queue, end, command buffer) as the store's (queue, end) */
 	guint n_packets, n_waits;
 };
 
@@ -29,6 +30,33 @@ compare_packets(const void *a, const void *b, void *data)
 		return x->progress_value < y->progress_value ? -1 : 1;
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
+	return (*(const guint32 *) a > *(const guint32 *) b) -
+	       (*(const guint32 *) a < *(const guint32 *) b);
+}
+
+/* A packet never ended sorts last, as the store's unknown end (UINT64_MAX). */
+static guint64
+end_key(const FsvPacket *p)
+{
+	return p->status == FSA_PACKET_NEVER_ENDED ? G_MAXUINT64 : p->end_ns;
+}
+
+/* As the store's packets by (queue, end): of equal ends, by (progress value, id). */
+static int
+compare_packet_ends(const void *a, const void *b, void *data)
+{
+	const FsvTrace *trace = data;
+	const FsvPacket *x = fsv_trace_get_packet(trace, *(const guint32 *) a);
+	const FsvPacket *y = fsv_trace_get_packet(trace, *(const guint32 *) b);
+
+	if (x->hwqueue_handle != y->hwqueue_handle)
+		return x->hwqueue_handle < y->hwqueue_handle ? -1 : 1;
+	if (end_key(x) != end_key(y))
+		return end_key(x) < end_key(y) ? -1 : 1;
+	if (x->progress_value != y->progress_value)
+		return x->progress_value < y->progress_value ? -1 : 1;
+	if (x->packet_id != y->packet_id)
+		return x->packet_id < y->packet_id ? -1 : 1;
 	return (*(const guint32 *) a > *(const guint32 *) b) -
 	       (*(const guint32 *) a < *(const guint32 *) b);
 }
@@ -61,6 +89,9 @@ fsv_chain_index_new(FsvTrace *trace)
 		index->packets[i] = i;
 	g_qsort_with_data(index->packets, (gint) index->n_packets, sizeof(guint32), compare_packets,
 			  trace);
+	index->by_end = g_memdup2(index->packets, MAX(index->n_packets, 1) * sizeof(guint32));
+	g_qsort_with_data(index->by_end, (gint) index->n_packets, sizeof(guint32),
+			  compare_packet_ends, trace);
 	index->waits = g_new(guint32, MAX(n_ops, 1));
 	for (guint32 i = 0; i < n_ops; i++) {
 		const FsvOp *o = fsv_trace_get_op(trace, i);
@@ -79,6 +110,7 @@ fsv_chain_index_free(FsvChainIndex *index)
 	if (index == NULL)
 		return;
 	g_free(index->packets);
+	g_free(index->by_end);
 	g_free(index->waits);
 	fsv_trace_unref(index->trace);
 	g_free(index);
@@ -322,18 +354,91 @@ item_of(const FsvChainIndex *index, const struct fsa_chain_item *c)
 	return none;
 }
 
-GArray *
-fsv_chain_index_chain_of_wait(FsvChainIndex *index, guint32 op, guint max_links,
-			      enum fsa_chain_stop *stop, FsvItem *stop_item)
+/* The packet of a queue that ended last at or before AT_NS: one binary search over by_end. */
+static bool
+packet_before(void *data, uint64_t queue, uint64_t at_ns, struct fsa_chain_item *out)
 {
-	const struct fsa_chain_source source = {
+	FsvChainIndex *index = data;
+	guint lo = 0, hi = index->n_packets;
+	const FsvPacket *p;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		const FsvPacket *x = fsv_trace_get_packet(index->trace, index->by_end[mid]);
+
+		if (x->hwqueue_handle < queue ||
+		    (x->hwqueue_handle == queue && end_key(x) <= at_ns))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return false;
+	p = fsv_trace_get_packet(index->trace, index->by_end[lo - 1]);
+	if (p->hwqueue_handle != queue)
+		return false;
+	packet_to_item(p, out);
+	return true;
+}
+
+/* The queues of a context in the model's order (the trace keeps the model's queue list). */
+static size_t
+context_queues(void *data, uint64_t context_handle, uint64_t *out, size_t capacity)
+{
+	FsvChainIndex *index = data;
+	size_t n = 0;
+
+	for (guint i = 0; i < fsv_trace_get_queue_count(index->trace); i++) {
+		const struct fsa_queue_info *q = fsv_trace_get_queue(index->trace, i);
+
+		if (q->context_handle != context_handle)
+			continue;
+		if (n < capacity)
+			out[n] = q->hwqueue_handle;
+		n++;
+	}
+	return n;
+}
+
+static bool
+trace_find_queue(void *data, uint64_t queue, struct fsa_queue_info *out)
+{
+	const struct fsa_queue_info *q = fsv_trace_find_queue(data, queue);
+
+	if (!q)
+		return false;
+	*out = *q;
+	return true;
+}
+
+static bool
+index_find_queue(void *data, uint64_t queue, struct fsa_queue_info *out)
+{
+	return trace_find_queue(((FsvChainIndex *) data)->trace, queue, out);
+}
+
+/* The lookups over the index (binary searches over its sorted arrays). */
+static struct fsa_chain_source
+index_source(FsvChainIndex *index)
+{
+	return (struct fsa_chain_source){
 	    .data = index,
 	    .find_op = find_op,
 	    .find_packet = find_packet,
 	    .previous_packet = previous_packet,
 	    .engine_packet_before = engine_packet_before,
 	    .cmdbuf_wait = cmdbuf_wait,
+	    .packet_before = packet_before,
+	    .context_queues = context_queues,
+	    .find_queue = index_find_queue,
 	};
+}
+
+GArray *
+fsv_chain_index_chain_of_wait(FsvChainIndex *index, guint32 op, guint max_links,
+			      enum fsa_chain_stop *stop, FsvItem *stop_item)
+{
+	const struct fsa_chain_source source = index_source(index);
 	g_autofree struct fsa_chain_link *links = NULL;
 	struct fsa_chain chain = {0};
 	struct fsa_chain_options options = {0};
@@ -363,13 +468,7 @@ fsv_chain_index_chain_of_wait(FsvChainIndex *index, guint32 op, guint max_links,
 	return out;
 }
 
-/* ---- A frame's critical path (issue 16 §3) ----------------------------------------------- */
-
-static guint64
-clip(guint64 ns, guint64 low, guint64 high)
-{
-	return ns < low ? low : ns > high ? high : ns;
-}
+/* ---- A frame's critical path (issue 16 §3): fsa_chain_of_frame, as the report ------------ */
 
 /* The timeline's item of a flip marker (fsv_trace_find_frame_flip), FSV_ITEM_NONE when none. */
 static FsvItem
@@ -382,58 +481,28 @@ flip_item(const FsvTrace *trace, guint32 row, guint64 flip_id, guint64 queued_ns
 	return (FsvItem){FSV_ITEM_MARKER, flip, fsv_trace_get_marker(trace, flip)->row};
 }
 
-/* A link of the display: the flip FLIP_ID (queued at QUEUED_NS) holding [BEGIN, END] cut to
- * the path. */
+/* The frame as the analyzer's frame builder gave it. */
 static void
-add_display_link(const FsvChainIndex *index, FsvFramePath *path, const FsvFrame *frame,
-		 const char *role, guint64 flip_id, guint64 queued_ns, guint64 begin, guint64 end)
+frame_to_fsa(const FsvFrame *f, struct fsa_frame *out)
 {
-	FsvPathLink link = {
-	    .item = flip_item(index->trace, frame->row, flip_id, queued_ns),
-	    .role = role,
-	    .flip_id = flip_id,
-	    .hold_begin_ns = clip(begin, path->begin_ns, path->end_ns),
-	    .hold_end_ns = clip(end, path->begin_ns, path->end_ns),
+	*out = (struct fsa_frame){
+	    .adapter_id = f->adapter_id,
+	    .source_id = f->source_id,
+	    .index = f->index,
+	    .flip_id = f->flip_id,
+	    .vsync_count = f->vsync_count,
+	    .begin_ns = f->begin_ns,
+	    .end_ns = f->end_ns,
+	    .frame_time_ns = f->frame_time_ns,
+	    .missed_vsyncs = f->missed_vsyncs,
+	    .queued_ns = f->queued_ns,
+	    .done_ns = f->done_ns,
+	    .present_latency_ns = f->present_latency_ns,
+	    .process_id = f->process_id,
+	    .context_handle = f->context_handle,
+	    .vsync_period_ns = f->vsync_period_ns,
+	    .is_pending = f->is_pending != 0,
 	};
-
-	g_array_append_val(path->links, link);
-}
-
-/* The render a present showed, as critical-path.c's find_render: the packet that ended last at
- * or before AT on a queue of the presenting context (of equal ends, the greater command
- * buffer, as the store's (queue, end) index orders them). */
-static bool
-find_render(const FsvChainIndex *index, const FsvFrame *frame, guint64 at,
-	    struct fsa_chain_item *render)
-{
-	const FsvPacket *best = NULL;
-
-	for (guint32 r = 0; frame->context_handle && r < fsv_trace_get_row_count(index->trace);
-	     r++) {
-		const FsvRow *row = fsv_trace_get_row(index->trace, r);
-		guint at_pos;
-
-		if (row->kind != FSV_ROW_QUEUE || row->context_handle != frame->context_handle)
-			continue;
-		at_pos = lower_bound(index, true, row->hwqueue_handle, 0);
-		for (guint i = at_pos; i < index->n_packets; i++) {
-			const FsvPacket *p = fsv_trace_get_packet(index->trace, index->packets[i]);
-
-			if (p->hwqueue_handle != row->hwqueue_handle)
-				break;
-			if (p->status == FSA_PACKET_NEVER_ENDED || p->end_ns > at)
-				continue;
-			if (!best || p->end_ns > best->end_ns ||
-			    (p->end_ns == best->end_ns &&
-			     p->hwqueue_handle == best->hwqueue_handle &&
-			     p->progress_value >= best->progress_value))
-				best = p;
-		}
-	}
-	if (!best)
-		return false;
-	packet_to_item(best, render);
-	return true;
 }
 
 /* The previous frame of the same display, NULL none (frames are stored per display in order). */
@@ -457,19 +526,14 @@ previous_frame(const FsvTrace *trace, guint32 frame)
 FsvFramePath *
 fsv_chain_index_path_of_frame(FsvChainIndex *index, guint32 frame, guint max_links)
 {
-	const struct fsa_chain_source source = {
-	    .data = index,
-	    .find_op = find_op,
-	    .find_packet = find_packet,
-	    .previous_packet = previous_packet,
-	    .engine_packet_before = engine_packet_before,
-	    .cmdbuf_wait = cmdbuf_wait,
-	};
+	const struct fsa_chain_source source = index_source(index);
 	const FsvFrame *f, *prev;
+	struct fsa_frame fsa_f, fsa_prev;
+	g_autofree struct fsa_chain_link *chain_links = NULL;
+	g_autofree struct fsa_path_link *links = NULL;
+	struct fsa_chain chain = {0};
+	struct fsa_frame_path out = {0};
 	FsvFramePath *path;
-	guint64 end, queued, tolerance = FSA_CHAIN_TOLERANCE_NS;
-	struct fsa_chain_item render;
-	bool has_render, is_display_bound;
 
 	g_return_val_if_fail(index != NULL, NULL);
 	if (frame >= fsv_trace_get_frame_count(index->trace))
@@ -478,67 +542,36 @@ fsv_chain_index_path_of_frame(FsvChainIndex *index, guint32 frame, guint max_lin
 	if (f->is_pending)
 		return NULL;
 	prev = previous_frame(index->trace, frame);
+	frame_to_fsa(f, &fsa_f);
+	if (prev)
+		frame_to_fsa(prev, &fsa_prev);
+	chain.capacity = MAX(max_links, 1);
+	chain.links = chain_links = g_new0(struct fsa_chain_link, chain.capacity);
+	out.capacity = chain.capacity + 2;
+	out.links = links = g_new0(struct fsa_path_link, out.capacity);
+	if (fsa_chain_of_frame(&source, &fsa_f, prev ? &fsa_prev : NULL, &chain, &out) != FSA_OK)
+		return NULL;
 	path = g_new0(FsvFramePath, 1);
 	path->frame = frame;
-	path->links = g_array_new(FALSE, FALSE, sizeof(FsvPathLink));
-	path->stop = "unexplained";
-	end = f->end_ns != FSA_TIME_NONE ? f->end_ns : f->done_ns;
-	queued = f->queued_ns;
-	path->end_ns = end;
-	/* A display's first frame has no previous vsync: its path goes back as far as its chain
-	 * does, and begins where that stops. */
-	path->begin_ns = f->begin_ns != FSA_TIME_NONE ? f->begin_ns : 0;
-	if (end == FSA_TIME_NONE || queued == FSA_TIME_NONE) {
-		path->begin_ns = path->end_ns = end != FSA_TIME_NONE ? end : 0;
-		return path;
-	}
-	if (path->begin_ns > end)
-		path->begin_ns = end;
-	add_display_link(index, path, f, "vsync", f->flip_id, queued, queued, end);
-	has_render = find_render(index, f, queued + tolerance, &render);
-	is_display_bound = prev && prev->done_ns != FSA_TIME_NONE &&
-			   prev->done_ns <= queued + tolerance &&
-			   (!has_render || prev->done_ns >= render.end_ns);
-	if (is_display_bound) {
-		/* From the previous flip's vsync (the frame's begin) to this flip's programming:
-		 * the display had it until the vsync interrupt's handling. */
-		add_display_link(index, path, f, "previous_flip", prev->flip_id, prev->queued_ns,
-				 path->begin_ns, queued);
-		path->stop = "previous_flip";
-	} else if (has_render) {
-		struct fsa_chain_options options = {.horizon_ns = path->begin_ns};
-		g_autofree struct fsa_chain_link *links =
-		    g_new0(struct fsa_chain_link, MAX(max_links, 1));
-		struct fsa_chain chain = {.links = links, .capacity = MAX(max_links, 1)};
+	path->begin_ns = out.begin_ns;
+	path->end_ns = out.end_ns;
+	path->stop = out.stop;
+	path->links = g_array_sized_new(FALSE, FALSE, sizeof(FsvPathLink), (guint) out.length);
+	for (size_t i = 0; i < out.length; i++) {
+		const struct fsa_path_link *l = &links[i];
+		FsvPathLink link = {
+		    .item = l->has_item
+				? item_of(index, &l->item)
+				: flip_item(index->trace, f->row, l->flip_id, l->flip_queued_ns),
+		    .role = l->role,
+		    .has_item = l->has_item,
+		    .chain = l->item,
+		    .flip_id = l->flip_id,
+		    .hold_begin_ns = l->hold_begin_ns,
+		    .hold_end_ns = l->hold_end_ns,
+		};
 
-		add_display_link(index, path, f, "present", f->flip_id, queued, render.end_ns,
-				 queued);
-		if (render.end_ns <= path->begin_ns) {
-			path->stop = fsa_chain_stop_name(FSA_CHAIN_STOP_HORIZON);
-		} else if (fsa_chain_of_packet(&source, &render, &options, &chain) == FSA_OK) {
-			for (size_t i = 0; i < chain.length; i++) {
-				FsvPathLink link = {
-				    .item = item_of(index, &links[i].item),
-				    .role = fsa_chain_role_name(links[i].role),
-				    .has_item = true,
-				    .chain = links[i].item,
-				    .hold_begin_ns =
-					clip(links[i].hold_begin_ns, path->begin_ns, path->end_ns),
-				    .hold_end_ns =
-					clip(links[i].hold_end_ns, path->begin_ns, path->end_ns),
-				};
-
-				g_array_append_val(path->links, link);
-			}
-			path->stop = fsa_chain_stop_name(chain.stop);
-		}
-	}
-	if (!path->begin_ns) {
-		path->begin_ns = end;
-		for (guint k = 0; k < path->links->len; k++)
-			path->begin_ns =
-			    MIN(path->begin_ns,
-				g_array_index(path->links, FsvPathLink, k).hold_begin_ns);
+		g_array_append_val(path->links, link);
 	}
 	return path;
 }
@@ -552,90 +585,36 @@ fsv_frame_path_free(FsvFramePath *path)
 	g_free(path);
 }
 
-static void
-share_add(GArray *shares, const char *scope, const char *key, guint64 held)
-{
-	FsvPathShare s = {.scope = scope, .held_ns = held};
-
-	for (guint i = 0; i < shares->len; i++) {
-		FsvPathShare *x = &g_array_index(shares, FsvPathShare, i);
-
-		if (strcmp(x->scope, scope) == 0 && strcmp(x->key, key) == 0) {
-			x->held_ns += held;
-			return;
-		}
-	}
-	g_strlcpy(s.key, key, sizeof(s.key));
-	g_array_append_val(shares, s);
-}
-
-static int
-scope_rank(const char *scope)
-{
-	return strcmp(scope, "queue") == 0     ? 0
-	       : strcmp(scope, "engine") == 0  ? 1
-	       : strcmp(scope, "process") == 0 ? 2
-					       : 3;
-}
-
-static gint
-compare_share(gconstpointer a, gconstpointer b)
-{
-	const FsvPathShare *x = a, *y = b;
-	int rx = scope_rank(x->scope), ry = scope_rank(y->scope);
-
-	if (rx != ry)
-		return rx < ry ? -1 : 1;
-	if (x->held_ns != y->held_ns)
-		return x->held_ns > y->held_ns ? -1 : 1;
-	return strcmp(x->key, y->key);
-}
-
 GArray *
 fsv_frame_path_shares(FsvTrace *trace, const FsvFramePath *path)
 {
-	GArray *shares = g_array_new(FALSE, FALSE, sizeof(FsvPathShare));
+	const struct fsa_chain_source source = {.data = trace, .find_queue = trace_find_queue};
 	const FsvFrame *f = fsv_trace_get_frame(trace, path->frame);
-	char key[40];
+	guint n_links = path->links->len;
+	g_autofree struct fsa_path_link *links = g_new0(struct fsa_path_link, MAX(n_links, 1));
+	g_autofree struct fsa_path_share *shares = g_new(struct fsa_path_share, 3 * n_links + 1);
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(FsvPathShare));
+	size_t n;
 
-	/* As the report's path_shares (analyzer/report/tables.c): a link's unknown adapter,
-	 * engine or process is its queue's. */
-	for (guint i = 0; i < path->links->len; i++) {
+	for (guint i = 0; i < n_links; i++) {
 		const FsvPathLink *l = &g_array_index(path->links, FsvPathLink, i);
-		guint64 held = l->hold_end_ns - l->hold_begin_ns;
-		const struct fsa_queue_info *q =
-		    l->has_item && l->chain.hwqueue_handle
-			? fsv_trace_find_queue(trace, l->chain.hwqueue_handle)
-			: NULL;
-		guint32 adapter = l->chain.adapter_id, engine = l->chain.engine_id,
-			process = l->chain.process_id;
 
-		if (!l->has_item) {
-			g_snprintf(key, sizeof(key), "%" G_GUINT32_FORMAT ":%" G_GUINT32_FORMAT,
-				   f->adapter_id, f->source_id);
-			share_add(shares, "display", key, held);
-			continue;
-		}
-		if (q) {
-			adapter = adapter == UINT32_MAX ? q->adapter_id : adapter;
-			engine = engine == UINT32_MAX ? q->engine_id : engine;
-			process = process == UINT32_MAX ? q->process_id : process;
-		}
-		if (l->chain.hwqueue_handle) {
-			g_snprintf(key, sizeof(key), "0x%" G_GINT64_MODIFIER "x",
-				   l->chain.hwqueue_handle);
-			share_add(shares, "queue", key, held);
-		}
-		if (adapter != UINT32_MAX && engine != UINT32_MAX) {
-			g_snprintf(key, sizeof(key), "%" G_GUINT32_FORMAT ":%" G_GUINT32_FORMAT,
-				   adapter, engine);
-			share_add(shares, "engine", key, held);
-		}
-		if (process != UINT32_MAX) {
-			g_snprintf(key, sizeof(key), "%" G_GUINT32_FORMAT, process);
-			share_add(shares, "process", key, held);
-		}
+		links[i] = (struct fsa_path_link){
+		    .role = l->role,
+		    .has_item = l->has_item,
+		    .item = l->chain,
+		    .flip_id = l->flip_id,
+		    .hold_begin_ns = l->hold_begin_ns,
+		    .hold_end_ns = l->hold_end_ns,
+		};
 	}
-	g_array_sort(shares, compare_share);
-	return shares;
+	/* The report's shares (fsa_chain_path_shares). */
+	n = fsa_chain_path_shares(&source, links, n_links, f->adapter_id, f->source_id, shares);
+	for (size_t i = 0; i < n; i++) {
+		FsvPathShare s = {.scope = shares[i].scope, .held_ns = shares[i].held_ns};
+
+		g_strlcpy(s.key, shares[i].key, sizeof(s.key));
+		g_array_append_val(out, s);
+	}
+	return out;
 }

@@ -42,8 +42,8 @@ GArray *fsv_chain_index_chain_of_wait(FsvChainIndex *index, guint32 op, guint ma
 				      enum fsa_chain_stop *stop, FsvItem *stop_item);
 
 /*
- * Issue 16 §3: the critical path of a frame (fsv-frames.h), the same definition
- * `fencescope report --critical-path` uses for a frame (analyzer/report/critical-path.c,
+ * Issue 16 §3: the critical path of a frame (fsv-frames.h), by the same code
+ * `fencescope report --critical-path` uses for a frame (fsa_chain_of_frame(), fsa/chain.h;
  * docs/analyzer.md "Chains of causes"): from the previous frame's vsync to its own, the flip
  * waiting for its vsync ("vsync"), then either the previous flip the display still held
  * ("previous_flip") or the render it shows ("present") and that render's packet's chain of
@@ -75,8 +75,8 @@ FsvFramePath *fsv_chain_index_path_of_frame(FsvChainIndex *index, guint32 frame,
 void fsv_frame_path_free(FsvFramePath *path);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(FsvFramePath, fsv_frame_path_free)
 
-/* The share of a path per queue, engine, process and display, as the report's `shares` table
- * gives it: scope "queue" (key "0x…" handle), "engine" ("adapter:engine"), "process" (pid),
+/* The share of a path per queue, engine, process and display (fsa_chain_path_shares(), as the
+ * report's `shares` table): scope "queue" (key "0x…" handle), "engine" ("adapter:engine"), "process" (pid),
  * "display" ("adapter:source"); by scope in that order, then most held first, then key. */
 typedef struct {
 	const char *scope;

@@ -461,6 +461,19 @@ fsv_trace_find_process(const FsvTrace *trace, guint32 process_id)
 	return NULL;
 }
 
+guint
+fsv_trace_get_queue_count(const FsvTrace *trace)
+{
+	return (guint) trace->n_queues;
+}
+
+const struct fsa_queue_info *
+fsv_trace_get_queue(const FsvTrace *trace, guint index)
+{
+	g_return_val_if_fail(index < trace->n_queues, NULL);
+	return &trace->queues[index];
+}
+
 const struct fsa_queue_info *
 fsv_trace_find_queue(const FsvTrace *trace, guint64 hwqueue_handle)
 {

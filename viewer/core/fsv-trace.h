@@ -344,6 +344,9 @@ guint fsv_trace_get_process_count(const FsvTrace *trace);
 const struct fsa_process_info *fsv_trace_get_process(const FsvTrace *trace, guint index);
 const struct fsa_process_info *fsv_trace_find_process(const FsvTrace *trace, guint32 process_id);
 const struct fsa_queue_info *fsv_trace_find_queue(const FsvTrace *trace, guint64 hwqueue_handle);
+/* The queues in the model's order (fsa_model_borrow_queue). */
+guint fsv_trace_get_queue_count(const FsvTrace *trace);
+const struct fsa_queue_info *fsv_trace_get_queue(const FsvTrace *trace, guint index);
 /* A hardware context (its process, device, priority, time slice, error) and an engine (its
  * declared preemption granularities), as the model gives them (format 1.4); NULL when the trace
  * has no such context or engine_describe. */

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "fsa/export.h"
+#include "fsa/frames.h"
 #include "fsa/model.h"
 
 /* Two times this close are one instant (mapping error; FSA_CLOCK_TOLERANCE). */
@@ -75,6 +76,17 @@ struct fsa_chain_source {
 	/* The index-th (from 0) wait of a queue's command buffer. */
 	bool (*cmdbuf_wait)(void *data, uint64_t hwqueue_handle, uint64_t progress_value,
 			    size_t index, struct fsa_chain_item *out);
+	/* Frames (fsa_chain_of_frame) and shares (fsa_chain_path_shares) only. */
+	/* The packet of a queue that ended last at or before at_ns; of equal ends, the greater
+	 * command buffer (one binary search over packets by (queue, end)). */
+	bool (*packet_before)(void *data, uint64_t hwqueue_handle, uint64_t at_ns,
+			      struct fsa_chain_item *out);
+	/* The queues of a context, in the model's queue order (fsa_model_borrow_queue): writes
+	 * at most `capacity` handles and returns how many there are. */
+	size_t (*context_queues)(void *data, uint64_t context_handle, uint64_t *out,
+				 size_t capacity);
+	/* A queue's info (its adapter, engine and process). */
+	bool (*find_queue)(void *data, uint64_t hwqueue_handle, struct fsa_queue_info *out);
 };
 
 enum fsa_chain_role {
@@ -149,6 +161,59 @@ FSA_API fsa_status fsa_chain_of_packet(const struct fsa_chain_source *source,
 				       const struct fsa_chain_options *options,
 				       struct fsa_chain *chain);
 
+/*
+ * A frame's critical path (docs/analyzer.md "Chains of causes"): it covers the frame, from the
+ * previous frame's vsync to its own. Its flip waited for the vsync since the OS programmed it
+ * ("vsync"); the OS programmed it when the later of two things happened — the render it shows
+ * ended on a queue of the presenting context ("present", then the chain of that render's
+ * packet), or the previous flip reached the screen ("previous_flip": the display held it).
+ * Every link's hold is cut to the path's span. The report's `critical_path` and the viewer's
+ * frame path both come from here.
+ */
+struct fsa_path_link {
+	const char *role; /* fsa_chain_role_name, or "vsync", "present", "previous_flip" */
+	bool has_item;    /* false for the display's links, which name a flip */
+	struct fsa_chain_item item;
+	uint64_t flip_id, flip_queued_ns; /* !has_item: the flip and its flip_queued time */
+	uint64_t hold_begin_ns, hold_end_ns;
+};
+
+struct fsa_frame_path {
+	/* The caller's array: capacity at least the chain's capacity + 2. */
+	struct fsa_path_link *links;
+	size_t capacity, length;
+	uint64_t begin_ns, end_ns;
+	const char *stop; /* a fsa_chain_stop name, "previous_flip" or "unexplained" */
+};
+
+/* The path of `frame` (not a pending present); `previous` is the previous frame of its display
+ * that is not pending, NULL none. `chain` is the caller's scratch for the render's chain (its
+ * capacity bounds the links). Returns FSA_ERR_INVALID when path->capacity < chain->capacity + 2
+ * or the frame is pending, FSA_OK otherwise. */
+FSA_API fsa_status fsa_chain_of_frame(const struct fsa_chain_source *source,
+				      const struct fsa_frame *frame,
+				      const struct fsa_frame *previous, struct fsa_chain *chain,
+				      struct fsa_frame_path *path);
+
+/* The share of a path per queue, engine, process and display (the report's `shares` table):
+ * scope "queue" (key "0x…", hwqueue_handle set), "engine" ("adapter:engine"), "process" (pid),
+ * "display" ("adapter:source"); a link's unknown adapter, engine or process is its queue's
+ * (source->find_queue). */
+struct fsa_path_share {
+	const char *scope;
+	char key[40];
+	uint64_t hwqueue_handle; /* queue shares; 0 otherwise */
+	uint64_t held_ns;
+};
+
+/* Writes the shares of `count` links into out (capacity at least 3 × count + 1), by scope in
+ * the order above, then most held first, then key; returns how many. display_adapter_id and
+ * display_source_id name the display of the links without an item. */
+FSA_API size_t fsa_chain_path_shares(const struct fsa_chain_source *source,
+				     const struct fsa_path_link *links, size_t count,
+				     uint32_t display_adapter_id, uint32_t display_source_id,
+				     struct fsa_path_share *out);
+
 FSA_API const char *fsa_chain_role_name(enum fsa_chain_role role); /* "wait", "stall", … */
 FSA_API const char *fsa_chain_stop_name(enum fsa_chain_stop stop); /* "cpu_submission", … */
 
@@ -182,6 +247,9 @@ FSA_API bool fsa_chain_store_packet_before(const struct fsa_chain_store *store,
 FSA_API size_t fsa_chain_store_op_count(const struct fsa_chain_store *store);
 FSA_API const struct fsa_chain_item *fsa_chain_store_borrow_op(const struct fsa_chain_store *store,
 							       size_t index);
+/* Keeps a queue (in the model's order) for the source's context_queues and find_queue. */
+FSA_API fsa_status fsa_chain_store_add_queue(struct fsa_chain_store *store,
+					     const struct fsa_queue_info *queue);
 /* Records kept and the bytes they take (records and indexes). */
 FSA_API size_t fsa_chain_store_count(const struct fsa_chain_store *store);
 FSA_API size_t fsa_chain_store_bytes(const struct fsa_chain_store *store);
