@@ -576,6 +576,42 @@ Test(compare, a_new_that_cannot_be_opened_is_said_in_one_line_and_the_window_kee
 	cr_assert_eq(system(rm), 0);
 }
 
+/* A NEW read in part with an --align it cannot follow: the error line says both, the damage
+ * and the alignment refused, in one line (neither drops the other). */
+Test(compare, a_partly_damaged_new_and_an_align_not_followed_are_both_said)
+{
+	g_autofree char *work = g_dir_make_tmp("fsv-compare-XXXXXX", NULL);
+	g_autofree char *copy = g_build_filename(work, "damaged", NULL);
+	g_autofree char *stream =
+	    g_build_filename(copy, "ust", "uid", "0", "64-bit", "fencescope_0", NULL);
+	g_autofree char *cp = NULL;
+	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", work);
+	g_autoptr(GFile) copy_file = g_file_new_for_path(copy);
+	g_autoptr(GFile) sample = trace_file("diff-slow");
+	g_autofree char *sample_path = g_file_get_path(sample);
+	const char *error;
+	GStatBuf st;
+
+	cr_assert_not_null(work);
+	cp = g_strdup_printf("cp -r '%s' '%s'", sample_path, copy);
+	cr_assert_eq(system(cp), 0, "%s", cp);
+	cr_assert_eq(g_stat(stream, &st), 0, "%s", stream);
+	cr_assert_eq(truncate(stream, st.st_size / 2), 0);
+	fsv_window_compare(window, copy_file, "op:3=op:999999999");
+	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	settle();
+	cr_assert_not_null(new_timeline(), "half of diff-slow is shown");
+	cr_assert_not_null(fsv_trace_get_partial_error(fsv_timeline_get_trace(new_timeline())));
+	error = _fsv_window_get_error(window);
+	cr_assert_not_null(error);
+	cr_assert(g_str_has_prefix(error, "NEW damaged: "), "%s", error);
+	cr_assert_not_null(strstr(error, "--align: NEW op:999999999: damaged has no operation"),
+			   "the --align refused was dropped: %s", error);
+	cr_assert_not_null(strstr(error, "the trace starts are aligned instead"), "%s", error);
+	cr_assert_null(strchr(error, '\n'), "%s", error);
+	cr_assert_eq(system(rm), 0);
+}
+
 /* The fallback dialog of Compare With…'s GtkFileChooserNative (no portal under Xvfb). */
 static GtkWidget *
 find_chooser(const char *title)
