@@ -821,3 +821,34 @@ Test(compare_command_line, bad_compare_or_align_exit_2_before_a_window_opens)
 		}
 	}
 }
+
+/* `fencescope view W --compare W --recording BASE_NAME:NEW_NAME`, W a folder of two recordings:
+ * each side picks its own (as fencescope diff's --recording), so a NEW_NAME W lacks is said by
+ * that name alone after BASE_NAME was picked, and a BASE_NAME W lacks likewise. */
+Test(compare_command_line, recording_base_colon_new_picks_one_recording_in_each)
+{
+	g_autofree char *work = g_dir_make_tmp("fsv-compare-XXXXXX", NULL);
+	g_autofree char *base_path = g_build_filename(FST_SOURCE_ROOT, "traces", "diff-base", NULL);
+	g_autofree char *new_path = g_build_filename(FST_SOURCE_ROOT, "traces", "diff-slow", NULL);
+	g_autofree char *cp = g_strdup_printf("cp -r '%s' '%s/a' && cp -r '%s' '%s/b'", base_path,
+					      work, new_path, work);
+	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", work);
+	static const char *const cases[][2] = {{"a:zzz", "a"}, {"zzz:b", "b"}};
+
+	cr_assert_not_null(work);
+	cr_assert_eq(system(cp), 0, "%s", cp);
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *command =
+		    g_strdup_printf("%s view '%s' --compare '%s' --recording %s", FST_FENCESCOPE,
+				    work, work, cases[i][0]);
+		g_autofree char *err = NULL;
+		int status = 0;
+
+		cr_assert(g_spawn_command_line_sync(command, NULL, &err, &status, NULL));
+		cr_assert_eq(WEXITSTATUS(status), 1, "%s: %s", cases[i][0], err);
+		cr_assert_not_null(strstr(err, "zzz"), "%s", err);
+		cr_assert_null(strstr(err, cases[i][0]), "--recording %s taken as one name: %s",
+			       cases[i][0], err);
+	}
+	cr_assert_eq(system(rm), 0);
+}
