@@ -112,7 +112,7 @@ fs_view_main(int argc, char **argv)
 	     "NEW"},
 	    {"align", 0, 0, G_OPTION_ARG_STRING, &align,
 	     "With --compare: draw BASE_TIME of TRACE and NEW_TIME of NEW at the same x (times as "
-	     "--at takes them, or op:ID); default: the trace starts",
+	     "--at takes them, op:ID, or frame:N); default: the trace starts",
 	     "BASE_TIME=NEW_TIME"},
 	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "[TRACE]"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},

@@ -25,6 +25,7 @@
 #include "fsv-application.h"
 #include "fsv-bookmarks.h"
 #include "fsv-compare.h"
+#include "fsv-frames.h"
 #include "fsv-render.h"
 #include "fsv-window-private.h"
 
@@ -370,6 +371,30 @@ Test(compare, align_here_puts_the_two_selected_ops_at_the_same_x)
 		cr_assert_leq(abs(left[0] - left[1]), 1, "outlines begin at x %d (BASE), %d (NEW)",
 			      left[0], left[1]);
 	}
+}
+
+/* Align Here with a frame selected in each: the frames' starts (their boxes' left edges, as
+ * `--align frame:N=frame:M`) at one x, not the go-to markers. */
+Test(compare, align_here_with_frames_selected_aligns_their_starts)
+{
+	FsvTrace *base = fsv_timeline_get_trace(base_timeline());
+	FsvTrace *compared = fsv_timeline_get_trace(new_timeline());
+	guint32 bf = fsv_trace_find_frame(base, 4), nf = fsv_trace_find_frame(compared, 7);
+	FsvItem item = {.kind = FSV_ITEM_FRAME};
+
+	cr_assert_neq(bf, FSV_INDEX_NONE);
+	cr_assert_neq(nf, FSV_INDEX_NONE);
+	item.index = bf;
+	item.row = fsv_trace_get_frame(base, bf)->row;
+	fsv_timeline_set_selection(base_timeline(), &item);
+	item.index = nf;
+	item.row = fsv_trace_get_frame(compared, nf)->row;
+	fsv_timeline_set_selection(new_timeline(), &item);
+	cr_assert(gtk_widget_activate_action(GTK_WIDGET(window), "win.align-here", NULL));
+	cr_assert_null(_fsv_window_get_error(window), "%s", _fsv_window_get_error(window));
+	cr_assert_eq(offset(), (gint64) fsv_trace_get_frame(compared, nf)->draw_begin_ns -
+				   (gint64) fsv_trace_get_frame(base, bf)->draw_begin_ns);
+	assert_one_time_axis();
 }
 
 Test(compare, align_names_op_ids_or_times_and_a_point_a_trace_lacks_is_said)

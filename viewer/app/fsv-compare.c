@@ -508,6 +508,10 @@ anchor_of(FsvTimeline *timeline, guint64 *ns)
 	case FSV_ITEM_LOSS:
 		*ns = fsv_trace_get_loss(trace, item.index)->begin_ns;
 		return TRUE;
+	case FSV_ITEM_FRAME:
+		/* Its box's start, as `--align frame:N` (fsv-align.h). */
+		*ns = fsv_align_frame_ns(trace, item.index);
+		return TRUE;
 	default:
 		return fsv_timeline_get_cursor(timeline, ns);
 	}
