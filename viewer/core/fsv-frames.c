@@ -215,21 +215,11 @@ _fsv_build_index_frames(TraceBuild *build)
 	}
 }
 
-static gpointer
-steal(GArray *array, gsize *n)
-{
-	gsize len = array->len;
-	gpointer data = g_array_steal(array, NULL);
-
-	*n = len;
-	return data ? data : g_malloc0(1);
-}
-
 void
 _fsv_build_freeze_frames(TraceBuild *build, FsvTrace *trace)
 {
-	trace->frames = steal(build->stored_frames, &trace->n_frames);
-	trace->frame_rows = steal(build->frame_rows, &trace->n_frame_rows);
+	trace->frames = _fsv_build_steal_array(build->stored_frames, &trace->n_frames);
+	trace->frame_rows = _fsv_build_steal_array(build->frame_rows, &trace->n_frame_rows);
 }
 
 /* ---- Reading ----------------------------------------------------------------------------- */
