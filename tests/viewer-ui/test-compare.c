@@ -867,9 +867,11 @@ Test(compare_command_line, recording_base_colon_new_picks_one_recording_in_each)
 		    g_strdup_printf("%s view '%s' --compare '%s' --recording %s", FST_FENCESCOPE,
 				    work, work, cases[i][0]);
 		g_autofree char *err = NULL;
+		g_autoptr(GError) error = NULL;
 		int status = 0;
 
-		cr_assert(g_spawn_command_line_sync(command, NULL, &err, &status, NULL));
+		cr_assert(g_spawn_command_line_sync(command, NULL, &err, &status, &error), "%s: %s",
+			  command, error ? error->message : "");
 		cr_assert_eq(WEXITSTATUS(status), 1, "%s: %s", cases[i][0], err);
 		cr_assert_not_null(strstr(err, "zzz"), "%s", err);
 		cr_assert_null(strstr(err, cases[i][0]), "--recording %s taken as one name: %s",
