@@ -96,7 +96,7 @@ fs_view_main(int argc, char **argv)
 	     "Build the trace's index again, without reading or writing the index cache", NULL},
 	    {"recording", 0, 0, G_OPTION_ARG_STRING, &recording,
 	     "Of a folder holding several recordings, the one named NAME (its LTTng trace name "
-	     "or its folder)",
+	     "or its folder); with --compare, BASE_NAME:NEW_NAME names one in TRACE and one in NEW",
 	     "NAME"},
 	    {"select-op", 0, 0, G_OPTION_ARG_STRING, &select_op,
 	     "Open with the operation of this op id (as fencescope report prints it) selected "
@@ -112,7 +112,7 @@ fs_view_main(int argc, char **argv)
 	     "NEW"},
 	    {"align", 0, 0, G_OPTION_ARG_STRING, &align,
 	     "With --compare: draw BASE_TIME of TRACE and NEW_TIME of NEW at the same x (times as "
-	     "--at takes them, or op:ID); default: the trace starts",
+	     "--at takes them, op:ID, or frame:N); default: the trace starts",
 	     "BASE_TIME=NEW_TIME"},
 	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "[TRACE]"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -204,8 +204,18 @@ fs_view_main(int argc, char **argv)
 			return FS_EXIT_USAGE;
 		}
 	}
-	if (recording && !fs_recording_pick(VIEW_COMMAND, &rest[0], recording))
+	/* --recording NAME picks TRACE's; with --compare, BASE_NAME:NEW_NAME picks one in each, as
+	 * fencescope diff's does (an empty side keeps its path as given). */
+	if (recording && compare && strchr(recording, ':')) {
+		const char *colon = strchr(recording, ':');
+		g_autofree char *base_name = g_strndup(recording, (gsize) (colon - recording));
+
+		if ((base_name[0] && !fs_recording_pick(VIEW_COMMAND, &rest[0], base_name)) ||
+		    (colon[1] && !fs_recording_pick(VIEW_COMMAND, &compare, colon + 1)))
+			return FS_EXIT_FAILURE;
+	} else if (recording && !fs_recording_pick(VIEW_COMMAND, &rest[0], recording)) {
 		return FS_EXIT_FAILURE;
+	}
 	viewer = find_viewer();
 	if (viewer == NULL) {
 		fs_error(VIEW_COMMAND, "%s is not installed (build it with meson: it needs GTK 4)",

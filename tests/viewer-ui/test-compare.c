@@ -25,6 +25,7 @@
 #include "fsv-application.h"
 #include "fsv-bookmarks.h"
 #include "fsv-compare.h"
+#include "fsv-frames.h"
 #include "fsv-render.h"
 #include "fsv-window-private.h"
 
@@ -372,6 +373,30 @@ Test(compare, align_here_puts_the_two_selected_ops_at_the_same_x)
 	}
 }
 
+/* Align Here with a frame selected in each: the frames' starts (their boxes' left edges, as
+ * `--align frame:N=frame:M`) at one x, not the go-to markers. */
+Test(compare, align_here_with_frames_selected_aligns_their_starts)
+{
+	FsvTrace *base = fsv_timeline_get_trace(base_timeline());
+	FsvTrace *compared = fsv_timeline_get_trace(new_timeline());
+	guint32 bf = fsv_trace_find_frame(base, 4), nf = fsv_trace_find_frame(compared, 7);
+	FsvItem item = {.kind = FSV_ITEM_FRAME};
+
+	cr_assert_neq(bf, FSV_INDEX_NONE);
+	cr_assert_neq(nf, FSV_INDEX_NONE);
+	item.index = bf;
+	item.row = fsv_trace_get_frame(base, bf)->row;
+	fsv_timeline_set_selection(base_timeline(), &item);
+	item.index = nf;
+	item.row = fsv_trace_get_frame(compared, nf)->row;
+	fsv_timeline_set_selection(new_timeline(), &item);
+	cr_assert(gtk_widget_activate_action(GTK_WIDGET(window), "win.align-here", NULL));
+	cr_assert_null(_fsv_window_get_error(window), "%s", _fsv_window_get_error(window));
+	cr_assert_eq(offset(), (gint64) fsv_trace_get_frame(compared, nf)->draw_begin_ns -
+				   (gint64) fsv_trace_get_frame(base, bf)->draw_begin_ns);
+	assert_one_time_axis();
+}
+
 Test(compare, align_names_op_ids_or_times_and_a_point_a_trace_lacks_is_said)
 {
 	FsvTrace *base = fsv_timeline_get_trace(base_timeline());
@@ -573,6 +598,42 @@ Test(compare, a_new_that_cannot_be_opened_is_said_in_one_line_and_the_window_kee
 	if (new_timeline())
 		cr_assert_not_null(
 		    fsv_trace_get_partial_error(fsv_timeline_get_trace(new_timeline())));
+	cr_assert_eq(system(rm), 0);
+}
+
+/* A NEW read in part with an --align it cannot follow: the error line says both, the damage
+ * and the alignment refused, in one line (neither drops the other). */
+Test(compare, a_partly_damaged_new_and_an_align_not_followed_are_both_said)
+{
+	g_autofree char *work = g_dir_make_tmp("fsv-compare-XXXXXX", NULL);
+	g_autofree char *copy = g_build_filename(work, "damaged", NULL);
+	g_autofree char *stream =
+	    g_build_filename(copy, "ust", "uid", "0", "64-bit", "fencescope_0", NULL);
+	g_autofree char *cp = NULL;
+	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", work);
+	g_autoptr(GFile) copy_file = g_file_new_for_path(copy);
+	g_autoptr(GFile) sample = trace_file("diff-slow");
+	g_autofree char *sample_path = g_file_get_path(sample);
+	const char *error;
+	GStatBuf st;
+
+	cr_assert_not_null(work);
+	cp = g_strdup_printf("cp -r '%s' '%s'", sample_path, copy);
+	cr_assert_eq(system(cp), 0, "%s", cp);
+	cr_assert_eq(g_stat(stream, &st), 0, "%s", stream);
+	cr_assert_eq(truncate(stream, st.st_size / 2), 0);
+	fsv_window_compare(window, copy_file, "op:3=op:999999999");
+	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	settle();
+	cr_assert_not_null(new_timeline(), "half of diff-slow is shown");
+	cr_assert_not_null(fsv_trace_get_partial_error(fsv_timeline_get_trace(new_timeline())));
+	error = _fsv_window_get_error(window);
+	cr_assert_not_null(error);
+	cr_assert(g_str_has_prefix(error, "NEW damaged: "), "%s", error);
+	cr_assert_not_null(strstr(error, "--align: NEW op:999999999: damaged has no operation"),
+			   "the --align refused was dropped: %s", error);
+	cr_assert_not_null(strstr(error, "the trace starts are aligned instead"), "%s", error);
+	cr_assert_null(strchr(error, '\n'), "%s", error);
 	cr_assert_eq(system(rm), 0);
 }
 
@@ -784,4 +845,37 @@ Test(compare_command_line, bad_compare_or_align_exit_2_before_a_window_opens)
 			cr_assert(g_str_has_prefix(exe_err, "fencescope-view: --"), "%s", exe_err);
 		}
 	}
+}
+
+/* `fencescope view W --compare W --recording BASE_NAME:NEW_NAME`, W a folder of two recordings:
+ * each side picks its own (as fencescope diff's --recording), so a NEW_NAME W lacks is said by
+ * that name alone after BASE_NAME was picked, and a BASE_NAME W lacks likewise. */
+Test(compare_command_line, recording_base_colon_new_picks_one_recording_in_each)
+{
+	g_autofree char *work = g_dir_make_tmp("fsv-compare-XXXXXX", NULL);
+	g_autofree char *base_path = g_build_filename(FST_SOURCE_ROOT, "traces", "diff-base", NULL);
+	g_autofree char *new_path = g_build_filename(FST_SOURCE_ROOT, "traces", "diff-slow", NULL);
+	g_autofree char *cp = g_strdup_printf("cp -r '%s' '%s/a' && cp -r '%s' '%s/b'", base_path,
+					      work, new_path, work);
+	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", work);
+	static const char *const cases[][2] = {{"a:zzz", "a"}, {"zzz:b", "b"}};
+
+	cr_assert_not_null(work);
+	cr_assert_eq(system(cp), 0, "%s", cp);
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *command =
+		    g_strdup_printf("%s view '%s' --compare '%s' --recording %s", FST_FENCESCOPE,
+				    work, work, cases[i][0]);
+		g_autofree char *err = NULL;
+		g_autoptr(GError) error = NULL;
+		int status = 0;
+
+		cr_assert(g_spawn_command_line_sync(command, NULL, &err, &status, &error), "%s: %s",
+			  command, error ? error->message : "");
+		cr_assert_eq(WEXITSTATUS(status), 1, "%s: %s", cases[i][0], err);
+		cr_assert_not_null(strstr(err, "zzz"), "%s", err);
+		cr_assert_null(strstr(err, cases[i][0]), "--recording %s taken as one name: %s",
+			       cases[i][0], err);
+	}
+	cr_assert_eq(system(rm), 0);
 }

@@ -15,6 +15,7 @@
 #include <gio/gio.h>
 
 #include "fsv-align.h"
+#include "fsv-frames.h"
 #include "fsv-trace.h"
 #include "fsv-view.h"
 
@@ -150,6 +151,38 @@ Test(align, an_op_or_time_the_trace_lacks_is_refused_naming_the_side)
 	cr_assert(g_str_has_prefix(time_error->message, "BASE: '+1000s' is outside the trace"),
 		  "%s", time_error->message);
 	fsv_align_spec_clear(&spec);
+}
+
+/* `frame:N` aligns frame number N's start (its box's left edge, fsv_align_frame_ns(): the vsync
+ * before it); a frame the trace lacks, or a number that is none, is refused naming the side. */
+Test(align, frame_numbers_align_the_frames_starts)
+{
+	FsvAlignSpec spec;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GError) lack_error = NULL;
+	g_autofree char *bad = refusal("frame:x=frame:2");
+	guint32 f3 = fsv_trace_find_frame(base, 3), f5 = fsv_trace_find_frame(slow, 5);
+	gint64 offset = 0;
+
+	cr_assert_neq(f3, FSV_INDEX_NONE);
+	cr_assert_neq(f5, FSV_INDEX_NONE);
+	cr_assert(fsv_align_parse("frame:3=frame:5", &spec, &error), "%s",
+		  error ? error->message : "");
+	cr_assert_eq(spec.base_point.kind, FSV_ALIGN_POINT_FRAME);
+	cr_assert_eq(spec.new_point.kind, FSV_ALIGN_POINT_FRAME);
+	cr_assert(fsv_align_resolve(&spec, base, slow, &offset, &error), "%s",
+		  error ? error->message : "");
+	cr_assert_eq(fsv_align_frame_ns(base, f3), fsv_trace_get_frame(base, f3)->draw_begin_ns);
+	cr_assert_eq(offset, (gint64) fsv_trace_get_frame(slow, f5)->draw_begin_ns -
+				 (gint64) fsv_trace_get_frame(base, f3)->draw_begin_ns);
+	fsv_align_spec_clear(&spec);
+
+	cr_assert(fsv_align_parse("frame:3=frame:999999", &spec, NULL));
+	cr_assert_not(fsv_align_resolve(&spec, base, slow, &offset, &lack_error));
+	cr_assert_not_null(strstr(lack_error->message, "NEW frame:999999: diff-slow has no frame"),
+			   "%s", lack_error->message);
+	fsv_align_spec_clear(&spec);
+	cr_assert_not_null(strstr(bad, "BASE 'frame:x': not a frame number"), "%s", bad);
 }
 
 Test(align, offsets_and_shifts_saturate_instead_of_wrapping)

@@ -554,6 +554,105 @@ Test(frames, pending_present_is_drawn_to_the_end_and_hit)
 	cr_assert_eq(hit.index, first + 1, "the late frame between its vsyncs");
 }
 
+/* A bucket of frames narrower than a pixel is drawn as its worst frame, not its longest box
+ * (docs/viewer.md "Level of detail"): a synthetic display, a vsync every 100 µs, a frame latched
+ * at each one, but frame 15 misses vsync 16 and a pending present queued at 1750 µs runs to the
+ * end of the trace (a box of 250 µs, longer than the missed frame's 200 µs). Both begin in one
+ * 4^10 ns slot, so at 2 ms a pixel they share a bucket: the missed frame's red must show there,
+ * not the pending present's hatch. */
+Test(frames, bucket_shows_its_worst_frame_not_a_pending_present)
+{
+	g_autoptr(GArray) events = fst_events_new();
+	g_autoptr(FsvTrace) trace = NULL;
+	g_autoptr(FsvView) view = NULL;
+	const FsvFrame *f;
+	guint32 row, first, missed = FSV_INDEX_NONE;
+	guint n;
+	guint64 budget;
+	double y, h, red[3];
+	guint32 want;
+	bool is_red = false;
+	cairo_surface_t *surface;
+	cairo_t *cr;
+	FsvRenderOptions options;
+	int width = 60;
+
+	for (guint64 k = 1; k <= 20; k++) {
+		/* Flip k is queued 50 µs before vsync k and latched there, but flip 16's is late.
+		 */
+		guint64 flip = k == 16 ? 0 : k;
+		guint64 queued = k == 17 ? 1650 : 100 * k - 50;
+
+		if (k != 16)
+			fst_event_add(events, "flip_queued", US(queued), "adapter_id", UINT64_C(0),
+				      "source_id", UINT64_C(0), "process_id", UINT64_C(42),
+				      "context_handle", UINT64_C(0x20), "flip_id", k, NULL);
+		if (k == 18)
+			fst_event_add(events, "flip_queued", US(1750), "adapter_id", UINT64_C(0),
+				      "source_id", UINT64_C(0), "process_id", UINT64_C(42),
+				      "context_handle", UINT64_C(0x20), "flip_id", UINT64_C(99),
+				      NULL);
+		if (k >= 18)
+			flip = 0;
+		fst_event_add(events, "vsync", US(100 * k), "adapter_id", UINT64_C(0), "source_id",
+			      UINT64_C(0), "vsync_count", k, "flip_id", flip, "gpu_ts", US(100 * k),
+			      NULL);
+		if (flip)
+			fst_event_add(events, "flip_done", US(100 * k) + 1000, "adapter_id",
+				      UINT64_C(0), "source_id", UINT64_C(0), "flip_id", flip,
+				      "vsync_count", k, NULL);
+	}
+	trace = fst_trace_from_events("frames-bucket", events);
+	row = frames_row(trace);
+	f = fsv_trace_get_row_frames(trace, row, &first, &n, &budget);
+	cr_assert_eq(budget, 100000, "the vsync period");
+	cr_assert_eq(fsv_frame_grade(&f[n - 1], budget), FSV_FRAME_PENDING);
+	for (guint i = 0; i < n; i++)
+		if (fsv_frame_grade(&f[i], budget) == FSV_FRAME_MISSED) {
+			cr_assert_eq(missed, FSV_INDEX_NONE, "one frame misses a vsync");
+			missed = i;
+		}
+	cr_assert_neq(missed, FSV_INDEX_NONE);
+	cr_assert_lt(f[missed].draw_end_ns - f[missed].draw_begin_ns,
+		     f[n - 1].draw_end_ns - f[n - 1].draw_begin_ns,
+		     "the pending present's box is the longer one");
+	cr_assert_eq(f[missed].draw_begin_ns >> 20, f[n - 1].draw_begin_ns >> 20,
+		     "both begin in one 4^10 ns slot");
+
+	view = fsv_view_new(trace);
+	fsv_view_set_size(view, width, 600);
+	fsv_view_set_label_width(view, 20);
+	/* The trace begins at 50 µs: its 2 ms across about a pixel (a viewport, past the zoom-out
+	 * limit). */
+	fsv_view_set_viewport(view, &(FsvViewport){US(0) - 20000000, 0, 2000000.0});
+	cr_assert_geq(fsv_view_get_ns_per_px(view), 1048576.0, "bucketed at level 10");
+	cr_assert_lt(fsv_view_get_ns_per_px(view), 4194304.0);
+	cr_assert(fsv_view_get_row_geometry(view, row, &y, &h));
+	surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, 600);
+	cr = cairo_create(surface);
+	fsv_render_options_init(&options);
+	fsv_render_draw(cr, trace, view, &options);
+	cairo_surface_flush(surface);
+	fsv_render_get_color(FSV_COLOR_FRAME_MISSED, red);
+	want = (guint32) (red[0] * 255 + 0.5) << 16 | (guint32) (red[1] * 255 + 0.5) << 8 |
+	       (guint32) (red[2] * 255 + 0.5);
+	{
+		const guint32 *px =
+		    (const guint32 *) (cairo_image_surface_get_data(surface) +
+				       (int) (y + h / 2) * cairo_image_surface_get_stride(surface));
+		int x0 = (int) floor(fsv_view_time_to_x(view, f[missed].draw_begin_ns));
+		int x1 = (int) floor(fsv_view_time_to_x(view, f[missed].draw_end_ns));
+
+		for (int x = MAX(x0, 0); x <= MIN(x1, width - 1) && !is_red; x++)
+			is_red = abs((int) (px[x] >> 16 & 0xff) - (int) (want >> 16 & 0xff)) <= 3 &&
+				 abs((int) (px[x] >> 8 & 0xff) - (int) (want >> 8 & 0xff)) <= 3 &&
+				 abs((int) (px[x] & 0xff) - (int) (want & 0xff)) <= 3;
+	}
+	cr_assert(is_red, "the missed frame's bucket is drawn red, not as the pending present");
+	cairo_destroy(cr);
+	cairo_surface_destroy(surface);
+}
+
 /* ---- The index file ------------------------------------------------------------------------ */
 
 Test(frames, frames_section_round_trips_and_a_damaged_one_is_refused)

@@ -284,7 +284,7 @@ fsv_application_init(FsvApplication *self)
 	g_application_add_main_option(
 	    G_APPLICATION(self), "align", 0, G_OPTION_FLAG_NONE, G_OPTION_ARG_STRING,
 	    "With --compare: draw BASE_TIME of TRACE and NEW_TIME of NEW at "
-	    "the same x (times as --at takes them, or op:ID); default: the "
+	    "the same x (times as --at takes them, op:ID or frame:N); default: the "
 	    "trace starts",
 	    "BASE_TIME=NEW_TIME");
 	g_application_set_option_context_parameter_string(G_APPLICATION(self), "[TRACE…]");

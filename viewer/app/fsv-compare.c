@@ -230,11 +230,17 @@ show_new(FsvCompare *compare)
 			    "--align: %s; the trace starts are aligned instead", error->message);
 		}
 	}
-	/* What could not be read of NEW, or the --align that could not be followed (one line). */
+	/* What could not be read of NEW, and the --align that could not be followed: one line
+	 * that says both (a damaged NEW is also why an op it lost cannot be aligned on). */
 	if (fsv_trace_get_partial_error(compare->trace)) {
+		g_autofree char *damaged =
+		    g_strdup_printf("NEW %s: %s", fsv_trace_get_name(compare->trace),
+				    fsv_trace_get_partial_error(compare->trace));
+		char *both = problem ? g_strdup_printf("%s — %s", damaged, problem)
+				     : g_steal_pointer(&damaged);
+
 		g_free(problem);
-		problem = g_strdup_printf("NEW %s: %s", fsv_trace_get_name(compare->trace),
-					  fsv_trace_get_partial_error(compare->trace));
+		problem = both;
 	}
 	if (problem)
 		_fsv_window_show_error(compare->window, problem);
@@ -501,6 +507,10 @@ anchor_of(FsvTimeline *timeline, guint64 *ns)
 		return TRUE;
 	case FSV_ITEM_LOSS:
 		*ns = fsv_trace_get_loss(trace, item.index)->begin_ns;
+		return TRUE;
+	case FSV_ITEM_FRAME:
+		/* Its box's start, as `--align frame:N` (fsv-align.h). */
+		*ns = fsv_align_frame_ns(trace, item.index);
 		return TRUE;
 	default:
 		return fsv_timeline_get_cursor(timeline, ns);

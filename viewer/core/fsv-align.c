@@ -13,7 +13,10 @@
 
 #include <gio/gio.h>
 
-#define OP_PREFIX "op:"
+#include "fsv-frames.h"
+
+#define OP_PREFIX    "op:"
+#define FRAME_PREFIX "frame:"
 
 static bool
 parse_point(const char *text, const char *side, FsvAlignPoint *point, GError **error)
@@ -36,6 +39,20 @@ parse_point(const char *text, const char *side, FsvAlignPoint *point, GError **e
 			return false;
 		}
 		point->kind = FSV_ALIGN_POINT_OP;
+	} else if (g_ascii_strncasecmp(clean, FRAME_PREFIX, strlen(FRAME_PREFIX)) == 0) {
+		const char *digits = clean + strlen(FRAME_PREFIX);
+		char *end = NULL;
+
+		errno = 0;
+		point->op_id = g_ascii_strtoull(digits, &end, 10);
+		if (!g_ascii_isdigit(digits[0]) || errno != 0 || end == NULL || *end != '\0') {
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+				    "%s '%s': not a frame number (frame:N, N as fencescope report "
+				    "prints it)",
+				    side, clean);
+			return false;
+		}
+		point->kind = FSV_ALIGN_POINT_FRAME;
 	} else if (*clean == '\0') {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
 			    "%s is missing: write BASE_TIME=NEW_TIME (times as --at takes them, or "
@@ -88,6 +105,12 @@ fsv_align_spec_clear(FsvAlignSpec *spec)
 	g_clear_pointer(&spec->new_point.text, g_free);
 }
 
+guint64
+fsv_align_frame_ns(const FsvTrace *trace, guint32 frame)
+{
+	return fsv_trace_get_frame(trace, frame)->draw_begin_ns;
+}
+
 bool
 fsv_align_point_resolve(const FsvAlignPoint *point, const FsvTrace *trace, const char *side,
 			guint64 *ns, GError **error)
@@ -105,6 +128,18 @@ fsv_align_point_resolve(const FsvAlignPoint *point, const FsvTrace *trace, const
 			return false;
 		}
 		*ns = fsv_trace_get_op(trace, op)->begin_ns;
+		return true;
+	}
+	if (point->kind == FSV_ALIGN_POINT_FRAME) {
+		guint32 frame = fsv_trace_find_frame(trace, point->op_id);
+
+		if (frame == FSV_INDEX_NONE) {
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+				    "%s %s: %s has no frame with that number", side, point->text,
+				    fsv_trace_get_name(trace));
+			return false;
+		}
+		*ns = fsv_align_frame_ns(trace, frame);
 		return true;
 	}
 	if (!fsv_trace_resolve_time(trace, &point->time, point->text, ns, &why)) {

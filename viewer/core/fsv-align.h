@@ -28,14 +28,19 @@ G_BEGIN_DECLS
 typedef enum {
 	FSV_ALIGN_POINT_TIME,
 	FSV_ALIGN_POINT_OP,
+	FSV_ALIGN_POINT_FRAME, /* "frame:N": frame number N's start (fsv_align_frame_ns()) */
 } FsvAlignPointKind;
 
 typedef struct {
 	FsvAlignPointKind kind;
 	FsvTypedTime time; /* FSV_ALIGN_POINT_TIME */
-	guint64 op_id;     /* FSV_ALIGN_POINT_OP */
+	guint64 op_id;     /* FSV_ALIGN_POINT_OP; the frame number for FSV_ALIGN_POINT_FRAME */
 	char *text;        /* as typed, for messages; owned */
 } FsvAlignPoint;
+
+/* Where a frame is aligned (Align Here with a frame selected, `frame:N`): its start, the left
+ * edge of its box — the vsync before it, or its flip_queued when no vsync came before it. */
+guint64 fsv_align_frame_ns(const FsvTrace *trace, guint32 frame);
 
 /* `--align BASE=NEW`: the point of BASE and the point of NEW drawn at the same x. */
 typedef struct {

@@ -140,6 +140,29 @@ median_period(const FsvFrame *frames, guint n)
 	return periods[k / 2];
 }
 
+/* A bucket of frames narrower than a pixel is drawn as its top (fsv-render-frames.c), so the top
+ * is its worst frame (docs/viewer.md "Level of detail"): one that missed a vsync (the most missed,
+ * then the longest frame time), else the longest frame time, which is over budget whenever any
+ * of the bucket's is, whatever the budget; else a pending present; else one of unknown time. Not
+ * the longest box: a pending present's runs to the end of the trace and would hide its
+ * neighbours. */
+static guint64
+frame_rank(guint32 id, gpointer data)
+{
+	const FsvFrame *f = &g_array_index((GArray *) data, FsvFrame, id);
+	const guint64 low = (UINT64_C(1) << 62) - 1;
+
+	if (f->is_pending)
+		return UINT64_C(1) << 62;
+	if (f->missed_vsyncs > 0)
+		return UINT64_C(3) << 62 | MIN(f->missed_vsyncs, UINT64_C(0xffff)) << 46 |
+		       (f->frame_time_ns == FSA_TIME_NONE ? 0
+							  : MIN(f->frame_time_ns >> 16, low >> 16));
+	if (f->frame_time_ns != FSA_TIME_NONE)
+		return UINT64_C(2) << 62 | MIN(f->frame_time_ns, low);
+	return 0;
+}
+
 void
 _fsv_build_index_frames(TraceBuild *build)
 {
@@ -172,9 +195,10 @@ _fsv_build_index_frames(TraceBuild *build)
 			g_array_append_val(items, item);
 		}
 		if (fr.count > 0)
-			fr.lod = _fsv_lod_build((const FsvLodItem *) (gpointer) items->data,
-						items->len, FSV_ITEM_FRAME, build->lods,
-						build->lod_items, build->lod_buckets);
+			fr.lod = _fsv_lod_build_ranked((const FsvLodItem *) (gpointer) items->data,
+						       items->len, FSV_ITEM_FRAME, frame_rank,
+						       build->stored_frames, build->lods,
+						       build->lod_items, build->lod_buckets);
 		fr.budget_ns = median_period(
 		    &g_array_index(build->stored_frames, FsvFrame, fr.first), fr.count);
 		g_array_append_val(build->frame_rows, fr);
@@ -191,21 +215,11 @@ _fsv_build_index_frames(TraceBuild *build)
 	}
 }
 
-static gpointer
-steal(GArray *array, gsize *n)
-{
-	gsize len = array->len;
-	gpointer data = g_array_steal(array, NULL);
-
-	*n = len;
-	return data ? data : g_malloc0(1);
-}
-
 void
 _fsv_build_freeze_frames(TraceBuild *build, FsvTrace *trace)
 {
-	trace->frames = steal(build->stored_frames, &trace->n_frames);
-	trace->frame_rows = steal(build->frame_rows, &trace->n_frame_rows);
+	trace->frames = _fsv_build_steal_array(build->stored_frames, &trace->n_frames);
+	trace->frame_rows = _fsv_build_steal_array(build->frame_rows, &trace->n_frame_rows);
 }
 
 /* ---- Reading ----------------------------------------------------------------------------- */

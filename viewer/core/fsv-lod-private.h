@@ -44,6 +44,14 @@ struct _FsvLod {
  */
 guint32 _fsv_lod_build(const FsvLodItem *items, gsize n, guint32 kind, GArray *headers,
 		       GArray *items_out, GArray *buckets_out);
+/* How significant item ID is: a bucket's top is its item of the highest rank (ties: the first
+ * in (begin, id) order). */
+typedef guint64 (*FsvLodRankFunc)(guint32 id, gpointer user_data);
+/* _fsv_lod_build() with each bucket's top the item RANK ranks highest instead of the longest
+ * (a frames row: its worst frame, fsv-frames.c). */
+guint32 _fsv_lod_build_ranked(const FsvLodItem *items, gsize n, guint32 kind, FsvLodRankFunc rank,
+			      gpointer rank_data, GArray *headers, GArray *items_out,
+			      GArray *buckets_out);
 /* Points LOD at HEADER of arrays ITEMS and BUCKETS (the whole arrays: offsets applied here). */
 void _fsv_lod_init_view(FsvLod *lod, const FsvLodHeader *header, const FsvLodItem *items,
 			const FsvLodBucket *buckets);

@@ -47,11 +47,12 @@ compare_items(const void *a, const void *b, void *data)
 }
 
 /* Merges the (sorted) buckets of the level below and the (sorted) items of class L − 1 into
- * level L's buckets, keeping with each bucket the duration of its top item in TOP_DUR. */
+ * level L's buckets, keeping with each bucket the rank of its top item in TOP_DUR (its duration
+ * unless RANK is given). */
 static void
 build_level(const FsvLodItem *sorted, const guint32 *class_start, guint level,
-	    const FsvLodBucket *below, const guint64 *below_dur, gsize n_below, FsvLodBucket **out,
-	    guint64 **out_dur, gsize *n_out)
+	    const FsvLodBucket *below, const guint64 *below_dur, gsize n_below, FsvLodRankFunc rank,
+	    gpointer rank_data, FsvLodBucket **out, guint64 **out_dur, gsize *n_out)
 {
 	const FsvLodItem *items = sorted + class_start[level - 1];
 	gsize n_items = class_start[level] - class_start[level - 1];
@@ -76,7 +77,7 @@ build_level(const FsvLodItem *sorted, const guint32 *class_start, guint level,
 			end = items[j].end_ns;
 			count = 1;
 			top = items[j].id;
-			top_dur = end - begin;
+			top_dur = rank ? rank(top, rank_data) : end - begin;
 			j++;
 		}
 		if (n > 0 && (buckets[n - 1].begin_ns >> shift) == (begin >> shift)) {
@@ -102,6 +103,13 @@ build_level(const FsvLodItem *sorted, const guint32 *class_start, guint level,
 guint32
 _fsv_lod_build(const FsvLodItem *items, gsize n, guint32 kind, GArray *headers, GArray *items_out,
 	       GArray *buckets_out)
+{
+	return _fsv_lod_build_ranked(items, n, kind, NULL, NULL, headers, items_out, buckets_out);
+}
+
+guint32
+_fsv_lod_build_ranked(const FsvLodItem *items, gsize n, guint32 kind, FsvLodRankFunc rank,
+		      gpointer rank_data, GArray *headers, GArray *items_out, GArray *buckets_out)
 {
 	FsvLodHeader h = {0};
 	FsvLodItem *sorted;
@@ -136,8 +144,8 @@ _fsv_lod_build(const FsvLodItem *items, gsize n, guint32 kind, GArray *headers, 
 		guint64 *dur;
 		gsize n_buckets, n_aggregated = h.class_start[level];
 
-		build_level(sorted, h.class_start, level, below, below_dur, n_below, &buckets, &dur,
-			    &n_buckets);
+		build_level(sorted, h.class_start, level, below, below_dur, n_below, rank,
+			    rank_data, &buckets, &dur, &n_buckets);
 		g_free(below);
 		g_free(below_dur);
 		below = buckets;

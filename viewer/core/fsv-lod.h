@@ -8,7 +8,8 @@
  * the level L with 4^L ≤ p < 4^(L+1) is used: items of class ≥ L (at least 4^L ns, about a
  * pixel or more) are visited one by one; smaller items are visited as buckets of level L, each
  * covering a 4^L ns slot of start times and holding how many items start there, the union of
- * their extents (min begin, max end) and the most significant one (the longest). Drawing a
+ * their extents (min begin, max end) and the most significant one (the longest, unless the
+ * builder ranks them otherwise: a frames row's is its worst frame, fsv-frames.c). Drawing a
  * bucket over [min begin, max end] covers every pixel its items would have covered, so the
  * invariant holds: an item a full draw shows as at least one pixel is drawn individually or its
  * pixels are covered by its bucket.
@@ -28,7 +29,7 @@ G_BEGIN_DECLS
 typedef struct {
 	guint64 begin_ns, end_ns; /* union extent of the bucket's items */
 	guint32 count;            /* items aggregated */
-	guint32 top;              /* the longest of them (an item id) */
+	guint32 top;              /* the most significant of them (an item id) */
 } FsvLodBucket;
 
 typedef struct _FsvLod FsvLod;

@@ -5,8 +5,9 @@
  * how its frame time compares with the display's budget; a pending present hatched from its
  * flip_queued to the end of the trace; "#12 · 16.7 ms" inside a box wide enough. The level of
  * detail is the frames' FsvLod: a frame a pixel or wider is drawn as itself, narrower ones as
- * their bucket, coloured as its longest frame (the worst one), so every frame shows at every
- * zoom as at least a 1 px mark and one over budget is never hidden by its neighbours. The
+ * their bucket, coloured as its worst frame (the LOD's top, ranked by fsv-frames.c: missed, then
+ * the longest frame time, then pending, then unknown), so every frame shows at every zoom as at
+ * least a 1 px mark and one over budget is never hidden by its neighbours. The
  * selected frame's outline is fsv-render.c's (draw_selection, above everything). Not the hit
  * testing (fsv-view.c asks the same LOD).
  */

@@ -84,6 +84,10 @@ guint32 _fsv_build_find_va_row(const TraceBuild *build, guint32 process_id, guin
 guint32 _fsv_build_find_xfence_row(const TraceBuild *build, guint64 fence, guint32 adapter_id);
 const struct fsa_fence_info *_fsv_build_find_fence(const TraceBuild *build, guint64 fence);
 bool _fsv_build_has_marker_kind(const TraceBuild *build, guint8 kind);
+/* Takes ARRAY's elements as a g_malloc block (never NULL: an empty array gives a valid pointer
+ * for offset 0), its length in *N; ARRAY stays, empty. Every freeze uses it (fsv-trace-build.c,
+ * fsv-frames.c). */
+gpointer _fsv_build_steal_array(GArray *array, gsize *n);
 
 static inline FsvRow *
 _fsv_build_row_at(TraceBuild *build, guint32 row)

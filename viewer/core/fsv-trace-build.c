@@ -1256,9 +1256,8 @@ init_sink(struct fsa_model_sink *sink, TraceBuild *build)
 
 /* ---- Freezing: TraceBuild → the flat arrays of an FsvTrace ------------------------------ */
 
-/* Takes ARRAY's elements as a g_malloc block, its length in *N. */
-static gpointer
-steal_array(GArray *array, gsize *n)
+gpointer
+_fsv_build_steal_array(GArray *array, gsize *n)
 {
 	gsize len = array->len;
 	gpointer data = g_array_steal(array, NULL);
@@ -1336,7 +1335,7 @@ freeze_xfence_rows(GHashTable *table, gsize *n)
 	}
 	if (out->len > 1)
 		qsort(out->data, out->len, sizeof(FsvXfenceRow), compare_xfence_row);
-	return steal_array(out, n);
+	return _fsv_build_steal_array(out, n);
 }
 
 /* Concatenates the rows' lists (guint32 or FsvFenceStep) into one array. */
@@ -1388,10 +1387,10 @@ freeze_rows(TraceBuild *build, FsvTrace *trace, GString *pool)
 		for (guint l = 0; l < FSV_MARKER_LAYER_COUNT; l++)
 			out->marker_lods[l] = d->marker_lods[l];
 	}
-	trace->row_ops = steal_array(ops, &trace->n_row_ops);
-	trace->row_packets = steal_array(packets, &trace->n_row_packets);
-	trace->row_markers = steal_array(markers, &trace->n_row_markers);
-	trace->steps = steal_array(steps, &trace->n_steps);
+	trace->row_ops = _fsv_build_steal_array(ops, &trace->n_row_ops);
+	trace->row_packets = _fsv_build_steal_array(packets, &trace->n_row_packets);
+	trace->row_markers = _fsv_build_steal_array(markers, &trace->n_row_markers);
+	trace->steps = _fsv_build_steal_array(steps, &trace->n_steps);
 }
 
 /* Issue 15 §4: the counter tracks, built from the frozen trace's rows, packets, ops and steps
@@ -1476,26 +1475,26 @@ build_freeze(TraceBuild *build)
 	for (guint i = 0; i < build->markers->len; i++)
 		trace->marker_styles[i] =
 		    _fsv_marker_style_of(&g_array_index(build->markers, FsvMarker, i));
-	trace->ops = steal_array(build->ops, &trace->n_ops);
-	trace->packets = steal_array(build->packets, &trace->n_packets);
-	trace->markers = steal_array(build->markers, &trace->n_markers);
-	trace->losses = steal_array(build->losses, &trace->n_losses);
-	trace->anomalies = steal_array(build->anomalies, &trace->n_anomalies);
+	trace->ops = _fsv_build_steal_array(build->ops, &trace->n_ops);
+	trace->packets = _fsv_build_steal_array(build->packets, &trace->n_packets);
+	trace->markers = _fsv_build_steal_array(build->markers, &trace->n_markers);
+	trace->losses = _fsv_build_steal_array(build->losses, &trace->n_losses);
+	trace->anomalies = _fsv_build_steal_array(build->anomalies, &trace->n_anomalies);
 	trace->edge_start = g_steal_pointer(&build->edge_start);
 	trace->n_edge_start = trace->n_ops + 1;
 	trace->edge_ops = g_steal_pointer(&build->edge_ops);
 	trace->n_edge_ops = build->n_edge_ops;
 	_fsv_build_freeze_frames(build, trace);
-	trace->lods = steal_array(build->lods, &trace->n_lods);
-	trace->lod_items = steal_array(build->lod_items, &trace->n_lod_items);
-	trace->lod_buckets = steal_array(build->lod_buckets, &trace->n_lod_buckets);
-	trace->queues = steal_array(build->queues, &trace->n_queues);
-	trace->contexts = steal_array(build->contexts, &trace->n_contexts);
-	trace->engines = steal_array(build->engines, &trace->n_engines);
-	trace->fences = steal_array(build->fences, &trace->n_fences);
-	trace->va_spaces = steal_array(build->va_spaces, &trace->n_va_spaces);
-	trace->xopens = steal_array(build->xopens, &trace->n_xopens);
-	trace->clock_fits = steal_array(build->clock_fits, &trace->n_clock_fits);
+	trace->lods = _fsv_build_steal_array(build->lods, &trace->n_lods);
+	trace->lod_items = _fsv_build_steal_array(build->lod_items, &trace->n_lod_items);
+	trace->lod_buckets = _fsv_build_steal_array(build->lod_buckets, &trace->n_lod_buckets);
+	trace->queues = _fsv_build_steal_array(build->queues, &trace->n_queues);
+	trace->contexts = _fsv_build_steal_array(build->contexts, &trace->n_contexts);
+	trace->engines = _fsv_build_steal_array(build->engines, &trace->n_engines);
+	trace->fences = _fsv_build_steal_array(build->fences, &trace->n_fences);
+	trace->va_spaces = _fsv_build_steal_array(build->va_spaces, &trace->n_va_spaces);
+	trace->xopens = _fsv_build_steal_array(build->xopens, &trace->n_xopens);
+	trace->clock_fits = _fsv_build_steal_array(build->clock_fits, &trace->n_clock_fits);
 	trace->queue_rows = freeze_row_keys(build->queue_rows, &trace->n_queue_rows);
 	trace->fence_rows = freeze_row_keys(build->fence_rows, &trace->n_fence_rows);
 	trace->va_rows = freeze_row_keys(build->va_rows, &trace->n_va_rows);
