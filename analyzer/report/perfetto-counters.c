@@ -260,7 +260,8 @@ busy_points(struct series *s, uint64_t resolution, struct points *p)
 	size_t n = s->first.len;
 	uint64_t bucket = UINT64_MAX, busy = 0;
 
-	qsort(spans, n, sizeof(*spans), compare_span);
+	if (n > 1) /* never qsort(NULL, 0, …): undefined */
+		qsort(spans, n, sizeof(*spans), compare_span);
 	for (size_t i = 0; i < n;) {
 		struct busy_span merged = spans[i++];
 
@@ -354,8 +355,10 @@ depth_points(struct series *s, struct points *p)
 	size_t n_in = s->first.len, n_out = s->second.len, i = 0, j = 0;
 	int64_t depth = 0;
 
-	qsort(in, n_in, sizeof(*in), compare_u64);
-	qsort(out, n_out, sizeof(*out), compare_u64);
+	if (n_in > 1)
+		qsort(in, n_in, sizeof(*in), compare_u64);
+	if (n_out > 1) /* a queue with no completion: data NULL */
+		qsort(out, n_out, sizeof(*out), compare_u64);
 	/* The first value is the depth before anything happened: 0. */
 	while (i < n_in || j < n_out) {
 		uint64_t ns = j == n_out || (i < n_in && in[i] <= out[j]) ? in[i] : out[j];
@@ -375,7 +378,8 @@ fence_points(struct series *s, struct points *p)
 {
 	struct fence_step *steps = s->first.data;
 
-	qsort(steps, s->first.len, sizeof(*steps), compare_step);
+	if (s->first.len > 1)
+		qsort(steps, s->first.len, sizeof(*steps), compare_step);
 	for (size_t i = 0; i < s->first.len; i++)
 		point(p, steps[i].ns,
 		      steps[i].value > INT64_MAX ? INT64_MAX : (int64_t) steps[i].value);
