@@ -76,8 +76,9 @@ void fsv_frame_path_free(FsvFramePath *path);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(FsvFramePath, fsv_frame_path_free)
 
 /* The share of a path per queue, engine, process and display (fsa_chain_path_shares(), as the
- * report's `shares` table): scope "queue" (key "0x…" handle), "engine" ("adapter:engine"), "process" (pid),
- * "display" ("adapter:source"); by scope in that order, then most held first, then key. */
+ * report's `shares` table): scope "queue" (key "0x…" handle), "engine" ("adapter:engine"),
+ * "process" (pid), "display" ("adapter:source"); by scope in that order, then most held first, then
+ * key. */
 typedef struct {
 	const char *scope;
 	char key[40];
