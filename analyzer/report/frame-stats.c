@@ -106,8 +106,7 @@ on_frame(void *data, const struct fsa_frame *frame)
 		status = quantile_add(&d->frame_time, frame->frame_time_ns);
 		if (status == FSA_OK)
 			status = quantile_add(&stats->frame_time_all, frame->frame_time_ns);
-		if (budget != FSA_TIME_NONE &&
-		    frame->frame_time_ns > budget + FSA_CHAIN_TOLERANCE_NS) {
+		if (fsa_frame_is_over_budget(frame->frame_time_ns, budget)) {
 			d->over_budget++;
 			stats->over_budget_all++;
 		}

@@ -1177,11 +1177,9 @@ static void
 describe_frame(const FsvTrace *trace, guint32 index, GPtrArray *out, GArray *links)
 {
 	const FsvFrame *f = fsv_trace_get_frame(trace, index);
-	guint32 first, flip = fsv_trace_find_frame_flip(trace, f->row, f->flip_id, f->queued_ns);
-	guint n;
-	guint64 budget;
+	guint32 flip = fsv_trace_find_frame_flip(trace, f->row, f->flip_id, f->queued_ns);
+	guint64 budget = f->vsync_period_ns != FSV_TIME_NONE ? f->vsync_period_ns : 0;
 
-	fsv_trace_get_row_frames(trace, f->row, &first, &n, &budget);
 	add(out, "Frame",
 	    g_strdup_printf("#%" PRIu64 "%s", f->index,
 			    f->is_pending ? " (pending present: never on screen)" : ""));
@@ -1191,9 +1189,9 @@ describe_frame(const FsvTrace *trace, guint32 index, GPtrArray *out, GArray *lin
 		add(out, "Frame time", fsv_format_duration(f->frame_time_ns));
 		if (budget > 0)
 			add(out, "Budget",
-			    g_strdup_printf(
-				"%s (the display's vsync period)%s", fsv_format_duration(budget),
-				fsv_frame_grade(f, budget) == FSV_FRAME_OVER ? " · over" : ""));
+			    g_strdup_printf("%s (the display's vsync period)%s",
+					    fsv_format_duration(budget),
+					    fsv_frame_is_over_budget(f, 0) ? " · over" : ""));
 		add(out, "Missed vsyncs", g_strdup_printf("%" PRIu64, f->missed_vsyncs));
 		add(out, "Latched at vsync", g_strdup_printf("%" PRIu64, f->vsync_count));
 	}

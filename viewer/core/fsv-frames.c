@@ -175,6 +175,8 @@ _fsv_build_index_frames(TraceBuild *build)
 		if (row->kind != FSV_ROW_FRAMES)
 			continue;
 		/* The builder gives a display's frames in order, its pending presents last. */
+		guint64 period = FSA_TIME_NONE;
+
 		for (guint i = 0; i < build->frames->len; i++) {
 			const struct fsa_frame *f =
 			    &g_array_index(build->frames, struct fsa_frame, i);
@@ -183,6 +185,11 @@ _fsv_build_index_frames(TraceBuild *build)
 			if (f->adapter_id != row->adapter_id || f->source_id != row->source_id)
 				continue;
 			s = stored_frame(f, r, build->end_ns);
+			/* A frame's budget is the vsync period last measured at it, as the report
+			 * reads it (frame-stats.c): one measured earlier when its own is not. */
+			if (s.vsync_period_ns != FSA_TIME_NONE)
+				period = s.vsync_period_ns;
+			s.vsync_period_ns = period;
 			g_array_append_val(build->stored_frames, s);
 		}
 		fr.count = build->stored_frames->len - fr.first;
@@ -286,10 +293,18 @@ fsv_frame_grade(const FsvFrame *frame, guint64 budget_ns)
 		return FSV_FRAME_MISSED;
 	if (frame->frame_time_ns == FSA_TIME_NONE)
 		return FSV_FRAME_UNKNOWN;
-	/* 2 % of jitter: a frame of one measured vsync period is on time. */
-	if (budget_ns > 0 && (double) frame->frame_time_ns > 1.02 * (double) budget_ns)
+	if (fsv_frame_is_over_budget(frame, budget_ns))
 		return FSV_FRAME_OVER;
 	return FSV_FRAME_ON_TIME;
+}
+
+gboolean
+fsv_frame_is_over_budget(const FsvFrame *frame, guint64 budget_ns)
+{
+	/* The report's rule (fsa/frames.h), on the report's budget. */
+	return !frame->is_pending &&
+	       fsa_frame_is_over_budget(frame->frame_time_ns,
+					budget_ns ? budget_ns : frame->vsync_period_ns);
 }
 
 guint32

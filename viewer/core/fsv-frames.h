@@ -25,6 +25,8 @@ typedef struct {
 	guint64 begin_ns, end_ns, frame_time_ns, missed_vsyncs;
 	guint64 queued_ns, done_ns, present_latency_ns;
 	guint64 context_handle; /* the presenting context, 0 unknown */
+	/* The display's vsync period as last measured at this frame (fsa_frame's, or the one of an
+	 * earlier frame when this one has none, as the report reads it): the frame's budget. */
 	guint64 vsync_period_ns;
 	/* The box: [begin, end] of the frame; a display's first frame (no vsync before it) from
 	 * its flip_queued; a frame whose latching vsync is lost ends at its flip_done; a pending
@@ -39,7 +41,7 @@ typedef struct {
 
 /* How a frame compares with its display's budget (docs/viewer.md "Frames"). */
 typedef enum {
-	FSV_FRAME_ON_TIME, /* frame time within the budget (2 % of jitter allowed) */
+	FSV_FRAME_ON_TIME, /* frame time within the budget (fsv_frame_is_over_budget()) */
 	FSV_FRAME_OVER,    /* over the budget, no vsync missed */
 	FSV_FRAME_MISSED,  /* one or more vsyncs brought no new frame before it */
 	FSV_FRAME_PENDING, /* a present never on screen by the end of the trace */
@@ -50,15 +52,20 @@ guint fsv_trace_get_frame_count(const FsvTrace *trace);
 /* Returns: (transfer none). Frames are stored per display in frame order (display rows in row
  * order; a display's pending presents after its frames). */
 const FsvFrame *fsv_trace_get_frame(const FsvTrace *trace, guint32 frame);
-/* The frames of a frames row (of any other row: none) and its budget: the median vsync period
- * of its frames (0 when none is known). Returns: (transfer none): *n frames, consecutive from
- * *first (a frame index). */
+/* The frames of a frames row (of any other row: none) and the median of their vsync periods (0
+ * when none is known; the row's label shows it; each frame is graded against its own). Returns:
+ * (transfer none): *n frames, consecutive from *first (a frame index). */
 const FsvFrame *fsv_trace_get_row_frames(const FsvTrace *trace, guint32 row, guint32 *first,
 					 guint *n, guint64 *budget_ns);
 /* The frame numbered NUMBER (fsa_frame.index) of the first display that has one, else
  * FSV_INDEX_NONE. */
 guint32 fsv_trace_find_frame(const FsvTrace *trace, guint64 number);
+/* FRAME's grade against BUDGET_NS (0: its own vsync_period_ns, as the report's default). */
 FsvFrameGrade fsv_frame_grade(const FsvFrame *frame, guint64 budget_ns);
+/* Whether FRAME is over BUDGET_NS (0: its vsync_period_ns, the display's vsync period as last
+ * measured at it) by the report's rule, fsa_frame_is_over_budget(): a frame that missed a
+ * vsync is (graded FSV_FRAME_MISSED all the same); a pending present never is. */
+gboolean fsv_frame_is_over_budget(const FsvFrame *frame, guint64 budget_ns);
 /* The flip marker FLIP_ID, queued at QUEUED_NS, on the display row of frames row ROW (the row
  * before it), by bisection; FSV_INDEX_NONE when that row has none. */
 guint32 fsv_trace_find_frame_flip(const FsvTrace *trace, guint32 row, guint64 flip_id,

@@ -24,8 +24,9 @@ G_BEGIN_DECLS
  * list of arrays (FSV_TRACE_ARRAYS) changes, or how the builder fills them (5: VA rows take up to
  * 16 lanes, and a 64-bit checksum per section; 6: marker styles, MKST, fence step blocks, STPB,
  * and the frames section, FRMS and FRRW, and the frames rows; 7: a frames row's LOD buckets topped
- * by their worst frame, not their longest). Part of the key, and checked when mapping. */
-#define FSV_INDEX_FORMAT_VERSION 7
+ * by their worst frame, not their longest; 8: a frame's vsync_period_ns is the one last measured
+ * when its own is unknown). Part of the key, and checked when mapping. */
+#define FSV_INDEX_FORMAT_VERSION 8
 
 /*
  * The identity of a trace on disk: its real path, and for every file under it (stream files,

@@ -26,6 +26,10 @@
 #include "fsa/export.h"
 #include "fsa/model.h"
 
+/* How much longer than its budget a frame may be and still be on time: the clock tolerance
+ * (FSA_CHAIN_TOLERANCE_NS). */
+#define FSA_FRAME_BUDGET_TOLERANCE_NS UINT64_C(1000)
+
 /* A latched flip whose flip marker has not come this many vsyncs later is given without it (its
  * flip_queued is not in the trace, so the model made no flip marker). */
 #define FSA_FRAME_HOLD_VSYNCS 4
@@ -57,6 +61,20 @@ struct fsa_frame {
 	 * done_ns, frame_time_ns FSA_TIME_NONE, begin_ns = queued_ns. */
 	bool is_pending;
 };
+
+/*
+ * Whether a frame that took FRAME_TIME_NS is over BUDGET_NS: longer by more than
+ * FSA_FRAME_BUDGET_TOLERANCE_NS; never when either is unknown (FSA_TIME_NONE) or the budget is 0.
+ * The one rule of the report's frame_over_budget and the viewer's frames rows (docs/analyzer.md
+ * "Frames"); the budget is --frame-budget, else the display's vsync period as last measured at
+ * that frame.
+ */
+static inline bool
+fsa_frame_is_over_budget(uint64_t frame_time_ns, uint64_t budget_ns)
+{
+	return frame_time_ns != FSA_TIME_NONE && budget_ns != FSA_TIME_NONE && budget_ns > 0 &&
+	       frame_time_ns > budget_ns + FSA_FRAME_BUDGET_TOLERANCE_NS;
+}
 
 /* Gets each frame, borrowed for the call; a status other than FSA_OK stops the builder and is
  * returned by the add/finish call that gave the frame. */
