@@ -426,9 +426,10 @@ Test(table, xdotool_click_on_a_row_selects_its_op)
 	cr_assert_gt(bounds.size.height, 4);
 	scale = gtk_widget_get_scale_factor(GTK_WIDGET(window));
 	/* Under Xvfb there is no window manager (no windowactivate): the window is found by its
-	 * title and the pointer moved relative to it. */
+	 * title (the tests run one at a time: CRITERION_JOBS=1 in meson.build), raised above any
+	 * other, and the pointer moved relative to it. */
 	command = g_strdup_printf("%s search --sync --name 'frame-pipeline — fencescope viewer' "
-				  "mousemove --window %%1 %d %d click 1",
+				  "windowraise %%1 mousemove --window %%1 %d %d click 1",
 				  xdotool, (int) ((bounds.origin.x + 20) * scale),
 				  (int) ((bounds.origin.y + bounds.size.height / 2) * scale));
 	cr_assert(g_spawn_command_line_sync(command, NULL, NULL, &status, NULL));
