@@ -4,8 +4,8 @@
  * the window's init: the base timeline's grid moves into a vertical GtkPaned whose lower child,
  * hidden until a comparison, is NEW's — a header (name, alignment, progress and Cancel while it
  * loads, Align Here, close) over a stack of FsvLoadView (what is loaded so far) and NEW's own
- * timeline with its scrollbars. NEW is loaded as the window loads a trace: fsv_trace_open() in a
- * GTask thread (cache, index builder, progress), so the UI thread never reads it.
+ * timeline with its scrollbars. NEW is loaded as the window loads a trace, by an FsvLoadJob
+ * (fsv-load-job.h: cache, index builder, progress), so the UI thread never reads it.
  *
  * Both timelines keep one time axis: each announces its moves ("viewport-changed") and the other
  * follows through fsv_align_viewport() — the left edge shifted by the offset, the scale the
@@ -25,23 +25,11 @@
 
 #include "fsv-align.h"
 #include "fsv-live.h"
+#include "fsv-load-job.h"
 #include "fsv-load-view.h"
 #include "fsv-window-private.h"
 
 #define COMPARE_DATA_KEY "fsv-compare"
-
-/* Shared by NEW's loading thread (writer) and the pane's progress timeout (reader). */
-typedef struct {
-	char *path;
-	FsvOpenFlags flags;
-	/* Held while the thread runs: quitting then would leave the builder's wait undone. */
-	GApplication *held;
-	GMutex lock;
-	guint64 events;
-	double fraction;
-	FsvLoadStage stage;
-	FsvLoadPreview *preview; /* the latest, NULL before the first */
-} CompareLoad;
 
 typedef struct {
 	FsvWindow *window; /* Weak: the owner, whose data this is */
@@ -57,10 +45,8 @@ typedef struct {
 	GtkScrollbar *hscrollbar, *vscrollbar;
 	GtkFileChooserNative *chooser; /* Compare With…'s, while open */
 
-	GTask *load_task; /* NEW's load, NULL when none runs */
-	GCancellable *load_cancellable;
-	guint progress_source;
-	char *name; /* NEW's folder name, while comparing */
+	FsvLoadJob *load; /* Owned: NEW's load, NULL when none runs */
+	char *name;       /* NEW's folder name, while comparing */
 
 	FsvTrace *trace;     /* NEW once loaded, until the comparison ends */
 	gboolean is_shown;   /* NEW beside the window's trace (the window knows it) */
@@ -78,21 +64,6 @@ static FsvCompare *
 compare_get(FsvWindow *window)
 {
 	return window ? g_object_get_data(G_OBJECT(window), COMPARE_DATA_KEY) : NULL;
-}
-
-static void
-compare_load_free(gpointer data)
-{
-	CompareLoad *load = data;
-
-	g_clear_pointer(&load->preview, fsv_load_preview_unref);
-	g_mutex_clear(&load->lock);
-	if (load->held) {
-		g_application_release(load->held);
-		g_object_unref(load->held);
-	}
-	g_free(load->path);
-	g_free(load);
 }
 
 static void
@@ -190,13 +161,12 @@ actions_update(FsvCompare *compare)
 
 	g_simple_action_set_enabled(G_SIMPLE_ACTION(align), compare->is_shown);
 	g_simple_action_set_enabled(G_SIMPLE_ACTION(close),
-				    compare->is_shown || compare->load_task != NULL);
+				    compare->is_shown || compare->load != NULL);
 }
 
 static void
 stop_progress(FsvCompare *compare)
 {
-	g_clear_handle_id(&compare->progress_source, g_source_remove);
 	gtk_widget_set_visible(compare->progress_box, FALSE);
 }
 
@@ -252,73 +222,13 @@ show_new(FsvCompare *compare)
 	actions_update(compare);
 }
 
+/* NEW's progress, every 100 ms: the pane's loading page and its bar. */
 static void
-load_progress(const FsvLoadProgress *progress, gpointer user_data)
-{
-	CompareLoad *load = user_data;
-	FsvLoadPreview *old = NULL;
-
-	g_mutex_lock(&load->lock);
-	load->events = progress->events;
-	load->fraction = progress->fraction;
-	load->stage = progress->stage;
-	if (progress->preview != load->preview) {
-		old = load->preview;
-		load->preview = progress->preview ? fsv_load_preview_ref(progress->preview) : NULL;
-	}
-	g_mutex_unlock(&load->lock);
-	if (old)
-		fsv_load_preview_unref(old);
-}
-
-static void
-load_thread(GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
-{
-	CompareLoad *load = task_data;
-	g_autoptr(GError) error = NULL;
-	FsvTrace *trace;
-
-	(void) source_object;
-	trace = fsv_trace_open(load->path, load->flags, load_progress, load, cancellable, &error);
-	if (trace == NULL)
-		g_task_return_error(task, g_steal_pointer(&error));
-	else
-		g_task_return_pointer(task, trace, (GDestroyNotify) fsv_trace_unref);
-}
-
-static gboolean
-progress_tick(gpointer user_data)
+on_new_progress(const FsvLoadProgress *progress, gpointer user_data)
 {
 	FsvCompare *compare = user_data;
-	CompareLoad *load;
-	guint64 events;
-	double fraction;
-	FsvLoadStage stage;
-	g_autoptr(FsvLoadPreview) preview = NULL;
-	g_autofree char *text = NULL;
 
-	if (compare->load_task == NULL) {
-		compare->progress_source = 0;
-		return G_SOURCE_REMOVE;
-	}
-	load = g_task_get_task_data(compare->load_task);
-	g_mutex_lock(&load->lock);
-	events = load->events;
-	fraction = load->fraction;
-	stage = load->stage;
-	preview = load->preview ? fsv_load_preview_ref(load->preview) : NULL;
-	g_mutex_unlock(&load->lock);
-	fsv_load_view_update(compare->load_view, preview, stage, events, fraction);
-	if (fraction >= 0) {
-		gtk_progress_bar_set_fraction(compare->progress_bar, CLAMP(fraction, 0.0, 1.0));
-		text = g_strdup_printf("%" G_GUINT64_FORMAT " events · %.0f %%", events,
-				       100.0 * CLAMP(fraction, 0.0, 1.0));
-	} else {
-		gtk_progress_bar_pulse(compare->progress_bar);
-		text = g_strdup_printf("%" G_GUINT64_FORMAT " events", events);
-	}
-	gtk_progress_bar_set_text(compare->progress_bar, text);
-	return G_SOURCE_CONTINUE;
+	fsv_load_view_show_progress(compare->load_view, compare->progress_bar, progress);
 }
 
 /* Whether the window shows a trace of its own, loaded (not one being replaced). */
@@ -329,26 +239,20 @@ has_base(FsvCompare *compare)
 	       !_fsv_window_is_loading(compare->window);
 }
 
+/* NEW is loaded (TRACE), or cannot be (ERROR; both NULL: cancelled). A newer comparison, or
+ * its end, has destroyed an older load, whose end therefore never comes here. */
 static void
-load_done(GObject *source, GAsyncResult *result, gpointer user_data)
+on_new_loaded(FsvTrace *trace, const GError *error, gpointer user_data)
 {
-	FsvCompare *compare = compare_get(FSV_WINDOW(source));
-	g_autoptr(FsvTrace) trace = NULL;
-	g_autoptr(GError) error = NULL;
+	FsvCompare *compare = user_data;
 	g_autofree char *message = NULL;
 
-	(void) user_data;
-	trace = g_task_propagate_pointer(G_TASK(result), &error);
-	if (compare == NULL || G_TASK(result) != compare->load_task)
-		return; /* a newer comparison (or none) replaced this load */
-	g_clear_object(&compare->load_task);
-	g_clear_object(&compare->load_cancellable);
+	g_clear_pointer(&compare->load, fsv_load_job_destroy);
 	stop_progress(compare);
 	fsv_load_view_reset(compare->load_view, NULL);
 	if (trace == NULL) {
 		/* NEW cannot be opened: one line, and the window keeps its own trace alone. */
-		if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
-		    !g_error_matches(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_CANCELLED))
+		if (error)
 			message =
 			    g_strdup_printf("Compare with %s: %s", compare->name, error->message);
 		fsv_window_close_compare(compare->window);
@@ -356,7 +260,7 @@ load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 			_fsv_window_show_error(compare->window, message);
 		return;
 	}
-	compare->trace = g_steal_pointer(&trace);
+	compare->trace = fsv_trace_ref(trace);
 	gtk_label_set_text(compare->name_label, compare->name);
 	/* `--compare` on the command line: the window's own trace may still be loading; NEW is
 	 * shown beside it when it is (_fsv_compare_base_shown). */
@@ -370,10 +274,8 @@ fsv_window_compare(FsvWindow *window, GFile *file, const char *align)
 {
 	FsvCompare *compare = compare_get(window);
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GTask) task = NULL;
 	g_autofree char *label = NULL;
-	CompareLoad *load;
-	char *path;
+	g_autofree char *path = NULL;
 
 	g_return_if_fail(FSV_IS_WINDOW(window) && compare != NULL);
 	g_return_if_fail(G_IS_FILE(file));
@@ -396,22 +298,10 @@ fsv_window_compare(FsvWindow *window, GFile *file, const char *align)
 		compare->align_problem = g_strdup_printf(
 		    "--align: %s; the trace starts are aligned instead", error->message);
 	compare->name = g_path_get_basename(path);
-
-	load = g_new0(CompareLoad, 1);
-	g_mutex_init(&load->lock);
-	load->path = path;
-	load->flags = _fsv_window_get_open_flags(window);
-	load->fraction = -1;
-	if (gtk_window_get_application(GTK_WINDOW(window))) {
-		load->held =
-		    G_APPLICATION(g_object_ref(gtk_window_get_application(GTK_WINDOW(window))));
-		g_application_hold(load->held);
-	}
-	compare->load_cancellable = g_cancellable_new();
-	task = g_task_new(window, compare->load_cancellable, load_done, NULL);
-	g_task_set_task_data(task, load, compare_load_free);
-	g_task_set_return_on_cancel(task, FALSE);
-	compare->load_task = g_object_ref(task);
+	compare->load =
+	    fsv_load_job_start(path, _fsv_window_get_open_flags(window),
+			       G_APPLICATION(gtk_window_get_application(GTK_WINDOW(window))),
+			       on_new_progress, on_new_loaded, compare);
 
 	/* The pane, half of the height, shows what is loaded so far. */
 	label = g_strdup_printf("Loading %s…", compare->name);
@@ -426,10 +316,7 @@ fsv_window_compare(FsvWindow *window, GFile *file, const char *align)
 	if (gtk_widget_get_height(GTK_WIDGET(compare->paned)) > 1)
 		gtk_paned_set_position(compare->paned,
 				       gtk_widget_get_height(GTK_WIDGET(compare->paned)) / 2);
-	if (compare->progress_source == 0)
-		compare->progress_source = g_timeout_add(100, progress_tick, compare);
 	actions_update(compare);
-	g_task_run_in_thread(task, load_thread);
 }
 
 void
@@ -439,7 +326,7 @@ fsv_window_close_compare(FsvWindow *window)
 	FsvTimeline *base;
 	gboolean had_focus;
 
-	if (compare == NULL || (compare->load_task == NULL && compare->trace == NULL &&
+	if (compare == NULL || (compare->load == NULL && compare->trace == NULL &&
 				!gtk_widget_get_visible(compare->pane)))
 		return;
 	base = _fsv_window_get_base_timeline(window);
@@ -447,10 +334,7 @@ fsv_window_close_compare(FsvWindow *window)
 					       ? gtk_root_get_focus(GTK_ROOT(window))
 					       : GTK_WIDGET(window),
 					   compare->pane);
-	if (compare->load_cancellable)
-		g_cancellable_cancel(compare->load_cancellable);
-	g_clear_object(&compare->load_cancellable);
-	g_clear_object(&compare->load_task);
+	g_clear_pointer(&compare->load, fsv_load_job_destroy);
 	stop_progress(compare);
 	if (compare->is_shown) {
 		g_clear_signal_handler(&compare->base_handler, base);
@@ -480,7 +364,7 @@ _fsv_compare_base_shown(FsvWindow *window)
 {
 	FsvCompare *compare = compare_get(window);
 
-	if (compare && compare->trace && !compare->is_shown && compare->load_task == NULL &&
+	if (compare && compare->trace && !compare->is_shown && compare->load == NULL &&
 	    has_base(compare))
 		show_new(compare);
 }
@@ -828,7 +712,7 @@ _fsv_compare_dump_state(FsvWindow *window, GKeyFile *file)
 	if (compare == NULL)
 		return;
 	g_key_file_set_boolean(file, "compare", "shown", compare->is_shown);
-	g_key_file_set_boolean(file, "compare", "loading", compare->load_task != NULL);
+	g_key_file_set_boolean(file, "compare", "loading", compare->load != NULL);
 	if (!compare->is_shown)
 		return;
 	g_key_file_set_int64(file, "compare", "offset_ns", compare->offset_ns);
@@ -851,7 +735,7 @@ _fsv_compare_is_loading(FsvWindow *window)
 {
 	FsvCompare *compare = compare_get(window);
 
-	return compare && compare->load_task != NULL;
+	return compare && compare->load != NULL;
 }
 
 gboolean

@@ -68,6 +68,26 @@ fsv_load_view_update(FsvLoadView *self, FsvLoadPreview *preview, FsvLoadStage st
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
+void
+fsv_load_view_show_progress(FsvLoadView *self, GtkProgressBar *bar, const FsvLoadProgress *progress)
+{
+	double fraction = CLAMP(progress->fraction, 0.0, 1.0);
+	g_autofree char *text = NULL;
+
+	g_return_if_fail(FSV_IS_LOAD_VIEW(self) && GTK_IS_PROGRESS_BAR(bar));
+	fsv_load_view_update(self, progress->preview, progress->stage, progress->events,
+			     progress->fraction);
+	if (progress->fraction >= 0) {
+		gtk_progress_bar_set_fraction(bar, fraction);
+		text = g_strdup_printf("%" G_GUINT64_FORMAT " events · %.0f %%", progress->events,
+				       100.0 * fraction);
+	} else {
+		gtk_progress_bar_pulse(bar);
+		text = g_strdup_printf("%" G_GUINT64_FORMAT " events", progress->events);
+	}
+	gtk_progress_bar_set_text(bar, text);
+}
+
 FsvLoadPreview *
 fsv_load_view_get_preview(FsvLoadView *self)
 {

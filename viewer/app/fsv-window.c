@@ -8,16 +8,16 @@
  * strip, the go-to-time bar (Ctrl+G), the trace's bookmarks (fsv-bookmarks.h) and, for
  * end-to-end tests, the state dump of FSV_TEST_STATE_FILE.
  *
- * Loading runs fsv_trace_open() in a GTask thread: the index comes from the cache or from the
- * index builder process (fsv-loader.h), so the UI thread never reads the trace, builds an index
- * or waits on either. The thread only writes the progress and the latest preview (under a
- * mutex); a 100 ms timeout on the UI thread reads them into the loading page (FsvLoadView: the
- * rows found so far and what they hold so far), so the reader never touches a widget. A newer
- * open cancels an older load (its builder is killed), and a load that failed or was cancelled
- * brings back the trace shown so far.
+ * Loading is an FsvLoadJob (fsv-load-job.h): fsv_trace_open() in a worker thread, the index from
+ * the cache or from the index builder process, so the UI thread never reads the trace, builds an
+ * index or waits on either. Its progress every 100 ms fills the loading page (FsvLoadView: the
+ * rows found so far and what they hold so far) and the bar. A newer open drops an older load
+ * (its builder is killed), and a load that failed or was cancelled brings back the trace shown
+ * so far.
  */
 #include "fsv-config.h"
 
+#include "fsv-load-job.h"
 #include "fsv-load-view.h"
 #include "fsv-bookmarks.h"
 #include "fsv-chain.h"
@@ -87,9 +87,7 @@ struct _FsvWindow {
 	 * trace is shown (1.4 s for the 12 M-event stress trace on a loaded machine), then kept. */
 	FsvChainIndex *chain_index;
 	GCancellable *chain_cancellable;
-	GTask *load_task;
-	GCancellable *load_cancellable;
-	guint progress_source;
+	FsvLoadJob *load; /* Owned: the load that runs, NULL when none */
 	GtkFileChooserNative *chooser;
 	FsvQuery *query; /* the search entry's last valid query, NULL when empty */
 
@@ -112,107 +110,13 @@ G_DEFINE_FINAL_TYPE(FsvWindow, fsv_window, GTK_TYPE_APPLICATION_WINDOW)
 
 /* --- Loading ------------------------------------------------------------------------------- */
 
-/* Shared by the loading thread (writer) and the UI's progress timeout (reader). */
-typedef struct {
-	char *path;
-	FsvOpenFlags flags;
-	/* Held while the thread runs: quitting then would leave the builder's wait undone. */
-	GApplication *held;
-	GMutex lock;
-	guint64 events;
-	double fraction;
-	FsvLoadStage stage;
-	FsvLoadPreview *preview; /* the latest, NULL before the first */
-	GPid builder_pid;        /* while the builder runs, else 0 */
-} LoadData;
-
+/* The load's progress, every 100 ms: the loading page and the bar. */
 static void
-load_data_free(gpointer data)
-{
-	LoadData *load = data;
-
-	g_clear_pointer(&load->preview, fsv_load_preview_unref);
-	g_mutex_clear(&load->lock);
-	if (load->held) {
-		g_application_release(load->held);
-		g_object_unref(load->held);
-	}
-	g_free(load->path);
-	g_free(load);
-}
-
-static void
-load_progress(const FsvLoadProgress *progress, gpointer user_data)
-{
-	LoadData *load = user_data;
-	FsvLoadPreview *old = NULL;
-
-	g_mutex_lock(&load->lock);
-	load->events = progress->events;
-	load->fraction = progress->fraction;
-	load->stage = progress->stage;
-	load->builder_pid = progress->builder_pid;
-	if (progress->preview != load->preview) {
-		old = load->preview;
-		load->preview = progress->preview ? fsv_load_preview_ref(progress->preview) : NULL;
-	}
-	g_mutex_unlock(&load->lock);
-	/* Freed outside the lock: the UI thread never waits on more than a few stores. */
-	if (old)
-		fsv_load_preview_unref(old);
-}
-
-static void
-load_thread(GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
-{
-	LoadData *load = task_data;
-	g_autoptr(GError) error = NULL;
-	FsvTrace *trace;
-
-	(void) source_object;
-	trace = fsv_trace_open(load->path, load->flags, load_progress, load, cancellable, &error);
-	g_mutex_lock(&load->lock);
-	load->builder_pid = 0;
-	g_mutex_unlock(&load->lock);
-	if (trace == NULL)
-		g_task_return_error(task, g_steal_pointer(&error));
-	else
-		g_task_return_pointer(task, trace, (GDestroyNotify) fsv_trace_unref);
-}
-
-static gboolean
-progress_tick(gpointer user_data)
+on_load_progress(const FsvLoadProgress *progress, gpointer user_data)
 {
 	FsvWindow *self = user_data;
-	LoadData *load;
-	guint64 events;
-	double fraction;
-	FsvLoadStage stage;
-	g_autoptr(FsvLoadPreview) preview = NULL;
-	g_autofree char *text = NULL;
 
-	if (self->load_task == NULL) {
-		self->progress_source = 0;
-		return G_SOURCE_REMOVE;
-	}
-	load = g_task_get_task_data(self->load_task);
-	g_mutex_lock(&load->lock);
-	events = load->events;
-	fraction = load->fraction;
-	stage = load->stage;
-	preview = load->preview ? fsv_load_preview_ref(load->preview) : NULL;
-	g_mutex_unlock(&load->lock);
-	fsv_load_view_update(self->load_view, preview, stage, events, fraction);
-	if (fraction >= 0) {
-		gtk_progress_bar_set_fraction(self->progress_bar, CLAMP(fraction, 0.0, 1.0));
-		text = g_strdup_printf("%" G_GUINT64_FORMAT " events · %.0f %%", events,
-				       100.0 * CLAMP(fraction, 0.0, 1.0));
-	} else {
-		gtk_progress_bar_pulse(self->progress_bar);
-		text = g_strdup_printf("%" G_GUINT64_FORMAT " events", events);
-	}
-	gtk_progress_bar_set_text(self->progress_bar, text);
-	return G_SOURCE_CONTINUE;
+	fsv_load_view_show_progress(self->load_view, self->progress_bar, progress);
 }
 
 static void
@@ -225,7 +129,6 @@ show_error(FsvWindow *self, const char *message)
 static void
 stop_progress(FsvWindow *self)
 {
-	g_clear_handle_id(&self->progress_source, g_source_remove);
 	gtk_revealer_set_reveal_child(self->progress_revealer, FALSE);
 }
 
@@ -417,19 +320,14 @@ show_previous_page(FsvWindow *self)
 		gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
 }
 
+/* The load is over: TRACE shown, or ERROR said (both NULL: cancelled). A newer open has
+ * destroyed an older load, whose end therefore never comes here. */
 static void
-load_done(GObject *source, GAsyncResult *result, gpointer user_data)
+on_load_done(FsvTrace *trace, const GError *error, gpointer user_data)
 {
-	FsvWindow *self = FSV_WINDOW(source);
-	g_autoptr(FsvTrace) trace = NULL;
-	g_autoptr(GError) error = NULL;
+	FsvWindow *self = user_data;
 
-	(void) user_data;
-	trace = g_task_propagate_pointer(G_TASK(result), &error);
-	if (G_TASK(result) != self->load_task)
-		return; /* a newer open replaced this load */
-	g_clear_object(&self->load_task);
-	g_clear_object(&self->load_cancellable);
+	g_clear_pointer(&self->load, fsv_load_job_destroy);
 	stop_progress(self);
 	fsv_load_view_reset(self->load_view, NULL);
 	if (trace == NULL) {
@@ -437,11 +335,7 @@ load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 		if (self->trace == NULL)
 			fsv_window_close_compare(self);
 		show_previous_page(self);
-		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
-		    g_error_matches(error, FSV_TRACE_ERROR, FSV_TRACE_ERROR_CANCELLED))
-			show_error(self, NULL);
-		else
-			show_error(self, error->message);
+		show_error(self, error ? error->message : NULL);
 		return;
 	}
 	/* A damaged trace opens with what could be read, and says so. */
@@ -459,48 +353,32 @@ load_done(GObject *source, GAsyncResult *result, gpointer user_data)
 void
 fsv_window_open(FsvWindow *self, GFile *file)
 {
-	g_autoptr(GTask) task = NULL;
+	g_autofree char *path = NULL;
 	g_autofree char *name = NULL;
 	g_autofree char *label = NULL;
-	LoadData *load;
 
 	g_return_if_fail(FSV_IS_WINDOW(self));
 	g_return_if_fail(G_IS_FILE(file));
 	_fsv_live_stop(self);
 	/* Another trace of the window's own: a comparison (or NEW's load) ends. */
 	fsv_window_close_compare(self);
-	if (self->load_cancellable)
-		g_cancellable_cancel(self->load_cancellable);
-	g_clear_object(&self->load_cancellable);
-	g_clear_object(&self->load_task);
+	g_clear_pointer(&self->load, fsv_load_job_destroy);
 
-	load = g_new0(LoadData, 1);
-	g_mutex_init(&load->lock);
-	load->path = g_file_get_path(file);
-	load->flags = self->open_flags;
-	load->fraction = -1;
-	if (load->path == NULL) {
+	path = g_file_get_path(file);
+	if (path == NULL) {
 		g_autofree char *uri = g_file_get_uri(file);
 		g_autofree char *message = g_strdup_printf("%s: not a local folder", uri);
 
 		/* A load this open cancelled is over too: no progress bar or loading page is left
 		 * behind. */
-		load_data_free(load);
 		stop_progress(self);
 		show_previous_page(self);
 		show_error(self, message);
 		return;
 	}
-	if (gtk_window_get_application(GTK_WINDOW(self))) {
-		load->held =
-		    G_APPLICATION(g_object_ref(gtk_window_get_application(GTK_WINDOW(self))));
-		g_application_hold(load->held);
-	}
-	self->load_cancellable = g_cancellable_new();
-	task = g_task_new(self, self->load_cancellable, load_done, NULL);
-	g_task_set_task_data(task, load, load_data_free);
-	g_task_set_return_on_cancel(task, FALSE);
-	self->load_task = g_object_ref(task);
+	self->load = fsv_load_job_start(path, self->open_flags,
+					G_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))),
+					on_load_progress, on_load_done, self);
 
 	name = g_file_get_basename(file);
 	label = g_strdup_printf("Loading %s…", name);
@@ -513,9 +391,6 @@ fsv_window_open(FsvWindow *self, GFile *file)
 	fsv_load_view_reset(self->load_view, name);
 	gtk_stack_set_visible_child_name(self->stack, "loading");
 	show_error(self, NULL);
-	if (self->progress_source == 0)
-		self->progress_source = g_timeout_add(100, progress_tick, self);
-	g_task_run_in_thread(task, load_thread);
 }
 
 void
@@ -528,8 +403,8 @@ fsv_window_set_open_flags(FsvWindow *self, FsvOpenFlags flags)
 static void
 on_cancel_clicked(FsvWindow *self)
 {
-	if (self->load_cancellable)
-		g_cancellable_cancel(self->load_cancellable);
+	if (self->load)
+		fsv_load_job_cancel(self->load);
 	/* Following a live session: Cancel stops it, the trace so far stays (fsv-live.h). */
 	_fsv_live_stop(self);
 }
@@ -1527,7 +1402,7 @@ state_dump(FsvWindow *self)
 	guint64 a, b;
 	char number[G_ASCII_DTOSTR_BUF_SIZE];
 
-	g_key_file_set_boolean(file, "state", "loaded", self->trace != NULL && !self->load_task);
+	g_key_file_set_boolean(file, "state", "loaded", self->trace != NULL && !self->load);
 	/* A live session followed (fsv-live.h): still recording, the view on its newest events. */
 	g_key_file_set_boolean(file, "live", "running", _fsv_live_is_running(self));
 	g_key_file_set_boolean(file, "live", "following", _fsv_live_is_following(self));
@@ -1963,10 +1838,7 @@ _fsv_window_stop_loading(FsvWindow *self)
 {
 	/* A live session takes the window's place: no comparison beside it (fsv-compare.h). */
 	fsv_window_close_compare(self);
-	if (self->load_cancellable)
-		g_cancellable_cancel(self->load_cancellable);
-	g_clear_object(&self->load_cancellable);
-	g_clear_object(&self->load_task);
+	g_clear_pointer(&self->load, fsv_load_job_destroy);
 	stop_progress(self);
 	show_previous_page(self);
 }
@@ -2063,7 +1935,7 @@ _fsv_window_get_ops_table(FsvWindow *self)
 gboolean
 _fsv_window_is_loading(FsvWindow *self)
 {
-	return self->load_task != NULL;
+	return self->load != NULL;
 }
 
 gboolean
@@ -2089,16 +1961,7 @@ _fsv_window_get_preview_row_count(FsvWindow *self)
 GPid
 _fsv_window_get_builder_pid(FsvWindow *self)
 {
-	LoadData *load;
-	GPid pid;
-
-	if (self->load_task == NULL)
-		return 0;
-	load = g_task_get_task_data(self->load_task);
-	g_mutex_lock(&load->lock);
-	pid = load->builder_pid;
-	g_mutex_unlock(&load->lock);
-	return pid;
+	return self->load ? fsv_load_job_get_builder_pid(self->load) : 0;
 }
 
 const char *
@@ -2232,11 +2095,7 @@ fsv_window_dispose(GObject *object)
 
 	/* First: a comparison's sides swapped back, its load cancelled, its chooser gone. */
 	_fsv_compare_dispose(self);
-	if (self->load_cancellable)
-		g_cancellable_cancel(self->load_cancellable);
-	g_clear_object(&self->load_cancellable);
-	g_clear_object(&self->load_task);
-	g_clear_handle_id(&self->progress_source, g_source_remove);
+	g_clear_pointer(&self->load, fsv_load_job_destroy);
 	if (self->chooser)
 		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
 	g_clear_object(&self->chooser);
