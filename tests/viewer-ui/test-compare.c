@@ -27,31 +27,9 @@
 #include "fsv-compare.h"
 #include "fsv-frames.h"
 #include "fsv-render.h"
-#include "fsv-window-private.h"
-
-#define LOAD_TIMEOUT_US (90 * G_USEC_PER_SEC)
+#include "fst-ui.h"
 
 static FsvWindow *window;
-
-static void
-spin_until(gboolean (*done)(void), gint64 timeout_us)
-{
-	gint64 deadline = g_get_monotonic_time() + timeout_us;
-
-	while (!done() && g_get_monotonic_time() < deadline)
-		g_main_context_iteration(NULL, FALSE);
-	cr_assert(done(), "timed out waiting for the window");
-}
-
-static void
-settle(void)
-{
-	for (int i = 0; i < 50; i++)
-		g_main_context_iteration(NULL, FALSE);
-	g_usleep(20000);
-	for (int i = 0; i < 50; i++)
-		g_main_context_iteration(NULL, FALSE);
-}
 
 static gboolean
 is_loaded(void)
@@ -91,7 +69,7 @@ are_both_allocated(void)
 static GFile *
 trace_file(const char *name)
 {
-	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", name, NULL);
+	g_autofree char *path = fst_ui_trace_path(name);
 
 	return g_file_new_for_path(path);
 }
@@ -104,23 +82,18 @@ compare_with(const char *name, const char *align)
 
 	fsv_window_compare(window, file, align);
 	cr_assert(_fsv_compare_is_loading(window));
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_loaded, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_not_null(new_timeline(), "NEW not shown: %s", _fsv_window_get_error(window));
-	spin_until(are_both_allocated, LOAD_TIMEOUT_US);
-	settle();
+	fst_ui_spin_until(are_both_allocated, FST_UI_LOAD_TIMEOUT_US);
+	fst_ui_settle();
 }
 
 static void
 make_window(void)
 {
-	g_autoptr(GFile) file = trace_file("diff-base");
-
-	gtk_init();
-	window = fsv_window_new(NULL);
-	gtk_window_set_default_size(GTK_WINDOW(window), 1600, 1000);
-	gtk_window_present(GTK_WINDOW(window));
-	fsv_window_open(window, file);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	fst_ui_begin(FALSE);
+	window = fst_ui_window_new(1600, 1000);
+	fst_ui_open_trace(window, "diff-base");
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
 	compare_with("diff-slow", NULL);
 }
@@ -128,8 +101,8 @@ make_window(void)
 static void
 destroy_window(void)
 {
-	gtk_window_destroy(GTK_WINDOW(window));
-	settle();
+	fst_ui_window_destroy(window);
+	fst_ui_end();
 }
 
 static gint64
@@ -258,8 +231,8 @@ Test(compare, zoom_and_pan_on_either_timeline_move_both)
 	/* A resize: the fitted timeline refits, the other follows. */
 	gtk_window_set_default_size(GTK_WINDOW(window), 1300, 900);
 	for (int i = 0; i < 20; i++)
-		settle();
-	spin_until(are_both_allocated, LOAD_TIMEOUT_US);
+		fst_ui_settle();
+	fst_ui_spin_until(are_both_allocated, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_lt(fsv_view_get_width(base_view), 1300);
 	assert_one_time_axis();
 }
@@ -278,7 +251,7 @@ Test(compare, align_here_puts_the_two_selected_ops_at_the_same_x)
 	fsv_timeline_select_op(new_timeline(), new_op);
 	/* Ctrl+L from NEW: NEW stays, BASE moves. */
 	gtk_widget_grab_focus(GTK_WIDGET(new_timeline()));
-	settle();
+	fst_ui_settle();
 	cr_assert_eq(_fsv_window_get_timeline(window), new_timeline(),
 		     "NEW does not have the focus");
 	fsv_timeline_get_viewport(new_timeline(), &new_before);
@@ -302,12 +275,7 @@ Test(compare, align_here_puts_the_two_selected_ops_at_the_same_x)
 
 	/* In the pixels: the selection's outline starts at one column in both timelines. */
 	{
-		g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new(GTK_WIDGET(window));
-		g_autoptr(GtkSnapshot) snapshot = NULL;
-		g_autoptr(GskRenderNode) node = NULL;
 		g_autoptr(GdkTexture) texture = NULL;
-		g_autofree char *shot =
-		    g_build_filename(FST_BUILD_DIR, "compare-aligned.png", NULL);
 		int width = gtk_widget_get_width(GTK_WIDGET(window));
 		int height = gtk_widget_get_height(GTK_WIDGET(window));
 		double rgb[3];
@@ -320,18 +288,9 @@ Test(compare, align_here_puts_the_two_selected_ops_at_the_same_x)
 		fsv_timeline_select_op(base_timeline(), base_op);
 		fsv_timeline_select_op(new_timeline(), new_op);
 		for (int i = 0; i < 10; i++)
-			settle();
-		for (int tries = 0; tries < 50 && !node; tries++) {
-			settle();
-			snapshot = gtk_snapshot_new();
-			gdk_paintable_snapshot(paintable, snapshot, width, height);
-			node = gtk_snapshot_free_to_node(g_steal_pointer(&snapshot));
-		}
-		cr_assert_not_null(node);
-		texture =
-		    gsk_renderer_render_texture(gtk_native_get_renderer(GTK_NATIVE(window)), node,
-						&GRAPHENE_RECT_INIT(0, 0, width, height));
-		cr_expect(gdk_texture_save_to_png(texture, shot));
+			fst_ui_settle();
+		fst_ui_settle();
+		texture = fst_ui_save_screenshot(GTK_WIDGET(window), "compare-aligned.png");
 		fsv_render_get_color(FSV_COLOR_SELECTION, rgb);
 		for (int k = 0; k < 2; k++) {
 			const FsvView *view = fsv_timeline_get_view(timelines[k]);
@@ -453,11 +412,11 @@ Test(compare, details_table_and_bookmarks_follow_the_timeline_that_has_the_focus
 	g_action_group_change_action_state(G_ACTION_GROUP(window), "show-table",
 					   g_variant_new_boolean(TRUE));
 	for (int i = 0; i < 5; i++)
-		settle();
+		fst_ui_settle();
 	/* A click on NEW gives it the focus (drag-begin grabs it) and selects there. */
 	gtk_widget_grab_focus(GTK_WIDGET(new_timeline()));
 	fsv_timeline_select_op(new_timeline(), new_op);
-	settle();
+	fst_ui_settle();
 	cr_assert_eq(_fsv_window_get_timeline(window), new_timeline());
 	/* Framed: the one the panes follow. */
 	cr_assert(gtk_widget_has_css_class(GTK_WIDGET(new_timeline()), "fsv-followed"));
@@ -477,7 +436,7 @@ Test(compare, details_table_and_bookmarks_follow_the_timeline_that_has_the_focus
 
 	/* The focus back on BASE: its summary (nothing selected there), its ops, no bookmark. */
 	gtk_widget_grab_focus(GTK_WIDGET(base_timeline()));
-	settle();
+	fst_ui_settle();
 	cr_assert_eq(_fsv_window_get_timeline(window), base_timeline());
 	cr_assert(gtk_widget_has_css_class(GTK_WIDGET(base_timeline()), "fsv-followed"));
 	cr_assert_not(gtk_widget_has_css_class(GTK_WIDGET(new_timeline()), "fsv-followed"));
@@ -518,12 +477,12 @@ Test(compare, escape_with_nothing_selected_or_the_close_button_leave_one_trace)
 
 	fsv_timeline_select_op(compared, op_by_id(compared, 60));
 	gtk_widget_grab_focus(GTK_WIDGET(compared));
-	settle();
+	fst_ui_settle();
 	/* The first Escape clears the selection, the second closes the comparison. */
 	cr_assert(gtk_widget_activate_action(GTK_WIDGET(compared), "timeline.clear", NULL));
 	cr_assert_not_null(new_timeline(), "Escape closed with a selection to clear");
 	cr_assert(gtk_widget_activate_action(GTK_WIDGET(compared), "timeline.clear", NULL));
-	settle();
+	fst_ui_settle();
 	cr_assert_null(new_timeline(), "Escape with nothing selected kept the comparison");
 	cr_assert_eq(_fsv_window_get_timeline(window), base_timeline());
 	cr_assert_null(_fsv_window_get_other_timeline(window));
@@ -543,7 +502,7 @@ Test(compare, escape_with_nothing_selected_or_the_close_button_leave_one_trace)
 	compare_with("diff-slow", NULL);
 	cr_assert(g_action_group_get_action_enabled(G_ACTION_GROUP(window), "close-compare"));
 	g_action_group_activate_action(G_ACTION_GROUP(window), "close-compare", NULL);
-	settle();
+	fst_ui_settle();
 	cr_assert_null(new_timeline());
 	cr_assert_not(g_action_group_get_action_enabled(G_ACTION_GROUP(window), "align-here"));
 }
@@ -569,8 +528,8 @@ Test(compare, a_new_that_cannot_be_opened_is_said_in_one_line_and_the_window_kee
 	cr_assert_eq(g_mkdir(empty, 0700), 0);
 	/* A folder that holds no trace: nothing to show below, one line, BASE alone. */
 	fsv_window_compare(window, empty_file, NULL);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
-	settle();
+	fst_ui_spin_until(is_loaded, FST_UI_LOAD_TIMEOUT_US);
+	fst_ui_settle();
 	error = _fsv_window_get_error(window);
 	cr_assert_not_null(error, "a folder without a trace went without a word");
 	cr_assert(g_str_has_prefix(error, "Compare with not-a-trace: "), "%s", error);
@@ -588,8 +547,8 @@ Test(compare, a_new_that_cannot_be_opened_is_said_in_one_line_and_the_window_kee
 	cr_assert_eq(g_stat(stream, &st), 0, "%s", stream);
 	cr_assert_eq(truncate(stream, st.st_size / 2), 0);
 	fsv_window_compare(window, copy_file, NULL);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
-	settle();
+	fst_ui_spin_until(is_loaded, FST_UI_LOAD_TIMEOUT_US);
+	fst_ui_settle();
 	error = _fsv_window_get_error(window);
 	cr_assert_not_null(error, "a truncated NEW went without a word");
 	cr_assert_not_null(strstr(error, "damaged"), "%s", error);
@@ -623,8 +582,8 @@ Test(compare, a_partly_damaged_new_and_an_align_not_followed_are_both_said)
 	cr_assert_eq(g_stat(stream, &st), 0, "%s", stream);
 	cr_assert_eq(truncate(stream, st.st_size / 2), 0);
 	fsv_window_compare(window, copy_file, "op:3=op:999999999");
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
-	settle();
+	fst_ui_spin_until(is_loaded, FST_UI_LOAD_TIMEOUT_US);
+	fst_ui_settle();
 	cr_assert_not_null(new_timeline(), "half of diff-slow is shown");
 	cr_assert_not_null(fsv_trace_get_partial_error(fsv_timeline_get_trace(new_timeline())));
 	error = _fsv_window_get_error(window);
@@ -659,24 +618,24 @@ Test(compare, compare_with_asks_for_a_folder_and_shows_the_one_chosen_below)
 	GtkWidget *chooser = NULL;
 
 	g_action_group_activate_action(G_ACTION_GROUP(window), "close-compare", NULL);
-	settle();
+	fst_ui_settle();
 	cr_assert_null(new_timeline());
 	g_action_group_activate_action(G_ACTION_GROUP(window), "compare", NULL);
 	for (int i = 0; i < 100 && chooser == NULL; i++) {
-		settle();
+		fst_ui_settle();
 		chooser = find_chooser("Compare With Trace Folder");
 	}
 	cr_assert_not_null(chooser, "View ▸ Compare With… showed no folder chooser");
 	/* In a folder chooser with nothing selected, accepting chooses the folder shown. */
 	cr_assert(gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(chooser), file, NULL));
 	for (int i = 0; i < 10; i++)
-		settle();
+		fst_ui_settle();
 	gtk_dialog_response(GTK_DIALOG(chooser), GTK_RESPONSE_ACCEPT);
 	for (int i = 0; i < 100 && !_fsv_compare_is_loading(window) && new_timeline() == NULL; i++)
-		settle();
+		fst_ui_settle();
 	cr_assert(_fsv_compare_is_loading(window) || new_timeline(),
 		  "the folder chosen is not loading: %s", _fsv_window_get_error(window));
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_loaded, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_not_null(new_timeline(), "%s", _fsv_window_get_error(window));
 	cr_assert_str_eq(fsv_trace_get_name(fsv_timeline_get_trace(new_timeline())), "diff-slow");
 }
@@ -749,7 +708,14 @@ load_trace(const char *name)
 	return trace;
 }
 
-TestSuite(compare_command_line, .timeout = 240);
+/* The application's own windows, with a viewer.ini of the test's own. */
+static void
+begin_command_line(void)
+{
+	fst_ui_begin(FALSE);
+}
+
+TestSuite(compare_command_line, .init = begin_command_line, .fini = fst_ui_end, .timeout = 240);
 
 Test(compare_command_line, compare_and_align_open_new_below_with_those_points_at_one_x)
 {

@@ -12,14 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <criterion/criterion.h>
 #include <glib/gstdio.h>
-#include <gtk/gtk.h>
 
 #include "fsv-bookmarks.h"
 #include "fsv-live-reader.h"
 #include "fsv-live.h"
-#include "fsv-window-private.h"
+#include "fst-ui.h"
 
 #define TIMEOUT_US (60 * G_USEC_PER_SEC)
 #define URL        "net://localhost/host/test/live-follow"
@@ -81,25 +79,10 @@ read_growing_traces(void)
 
 static FsvWindow *window;
 
-static void
-settle(void)
-{
-	for (int i = 0; i < 50; i++)
-		g_main_context_iteration(NULL, FALSE);
-	g_usleep(20000);
-	for (int i = 0; i < 50; i++)
-		g_main_context_iteration(NULL, FALSE);
-}
-
 static gboolean
 is_allocated(void)
 {
-	FsvTimeline *timeline = _fsv_window_get_timeline(window);
-	const FsvView *view = fsv_timeline_get_view(timeline);
-
-	return gtk_widget_get_mapped(GTK_WIDGET(timeline)) && view &&
-	       gtk_widget_get_width(GTK_WIDGET(timeline)) > 100 &&
-	       fsv_view_get_width(view) == gtk_widget_get_width(GTK_WIDGET(timeline));
+	return fst_ui_timeline_is_laid_out(_fsv_window_get_timeline(window));
 }
 
 /* The view's [begin, end] within two pixels of [BEGIN, END]. */
@@ -116,6 +99,15 @@ expect_view(guint64 begin, guint64 end, const char *what)
 		      "%s: end %" G_GUINT64_FORMAT " not %" G_GUINT64_FORMAT, what,
 		      fsv_view_get_end_ns(view), end);
 }
+
+/* Each test with a viewer.ini of its own (fst-ui.h). */
+static void
+begin_test(void)
+{
+	fst_ui_begin(FALSE);
+}
+
+TestSuite(live_follow, .init = begin_test, .fini = fst_ui_end);
 
 static gboolean same_op(FsvTrace *trace_a, guint32 a, FsvTrace *trace_b, guint32 b);
 
@@ -143,19 +135,13 @@ Test(live_follow, newer_traces_follow_the_end_until_scrolled_back_and_follow_res
 	cr_assert_lt(fsv_trace_get_end_ns(first), fsv_trace_get_end_ns(second));
 	cr_assert_lt(fsv_trace_get_end_ns(second), fsv_trace_get_end_ns(third));
 
-	gtk_init();
-	window = fsv_window_new(NULL);
-	gtk_window_set_default_size(GTK_WINDOW(window), 1400, 800);
-	gtk_window_present(GTK_WINDOW(window));
+	window = fst_ui_window_new(1400, 800);
 	timeline = _fsv_window_get_timeline(window);
 
 	/* The first trace opens whole, following. */
 	_fsv_live_show_trace(window, URL, first, FALSE);
-	deadline = g_get_monotonic_time() + TIMEOUT_US;
-	while (!is_allocated() && g_get_monotonic_time() < deadline)
-		g_main_context_iteration(NULL, FALSE);
-	cr_assert(is_allocated());
-	settle();
+	fst_ui_spin_until(is_allocated, TIMEOUT_US);
+	fst_ui_settle();
 	cr_expect(_fsv_window_is_progress_shown(window), "no live bar");
 	cr_expect(_fsv_live_is_following(window));
 
@@ -163,13 +149,13 @@ Test(live_follow, newer_traces_follow_the_end_until_scrolled_back_and_follow_res
 	end = fsv_trace_get_end_ns(first);
 	width = (end - fsv_trace_get_begin_ns(first)) / 4;
 	fsv_timeline_set_visible_range(timeline, end - width, end);
-	settle();
+	fst_ui_settle();
 	fsv_timeline_select_op(timeline, fsv_trace_get_op_count(first) / 2);
 	fsv_timeline_get_selection(timeline, &selected);
 	cr_assert_eq(selected.kind, FSV_ITEM_OP);
 	selected_op = selected.index;
 	_fsv_live_show_trace(window, URL, second, FALSE);
-	settle();
+	fst_ui_settle();
 	cr_expect(_fsv_live_is_following(window));
 	expect_view(fsv_trace_get_end_ns(second) - width, fsv_trace_get_end_ns(second),
 		    "following");
@@ -182,9 +168,9 @@ Test(live_follow, newer_traces_follow_the_end_until_scrolled_back_and_follow_res
 	/* Scrolled back: the next trace leaves the view on its times, no longer following. */
 	begin = fsv_trace_get_begin_ns(second);
 	fsv_timeline_set_visible_range(timeline, begin, begin + width);
-	settle();
+	fst_ui_settle();
 	_fsv_live_show_trace(window, URL, third, FALSE);
-	settle();
+	fst_ui_settle();
 	cr_expect_not(_fsv_live_is_following(window), "still following after scrolling back");
 	expect_view(begin, begin + width, "scrolled back");
 
@@ -198,7 +184,7 @@ Test(live_follow, newer_traces_follow_the_end_until_scrolled_back_and_follow_res
 	deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
 	while (!_fsv_live_is_following(window) && g_get_monotonic_time() < deadline)
 		g_main_context_iteration(NULL, FALSE);
-	settle();
+	fst_ui_settle();
 	cr_expect(_fsv_live_is_following(window));
 	cr_expect(
 	    gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(_fsv_live_get_follow_button(window))),
@@ -208,13 +194,12 @@ Test(live_follow, newer_traces_follow_the_end_until_scrolled_back_and_follow_res
 
 	/* The session's end: the whole trace, followed to its end, the bar gone. */
 	_fsv_live_show_trace(window, URL, whole, TRUE);
-	settle();
+	fst_ui_settle();
 	expect_view(fsv_trace_get_end_ns(whole) - width, fsv_trace_get_end_ns(whole), "the end");
 	cr_expect_not(_fsv_window_is_progress_shown(window), "the live bar is still shown");
 	cr_expect_not(_fsv_live_is_running(window));
 	cr_expect_eq(fsv_timeline_get_trace(timeline), whole);
-	gtk_window_destroy(GTK_WINDOW(window));
-	settle();
+	fst_ui_window_destroy(window);
 }
 
 /* KEYVAL pressed, as the window's live key controller ("fsv-live-keys") sees it: End and F,
@@ -302,7 +287,6 @@ Test(live_follow, folded_rows_expanded_lanes_selection_sort_and_bookmarks_stay_a
 	guint64 begin, end;
 	GtkSortType order;
 	FsvItem selected;
-	gint64 deadline;
 	double scroll;
 
 	for (int attempt = 0; attempt < 20 && traces->len < 4; attempt++) {
@@ -321,18 +305,12 @@ Test(live_follow, folded_rows_expanded_lanes_selection_sort_and_bookmarks_stay_a
 
 		g_unlink(fsv_bookmarks_get_path(bookmarks));
 	}
-	gtk_init();
-	window = fsv_window_new(NULL);
-	gtk_window_set_default_size(GTK_WINDOW(window), 1400, 800);
-	gtk_window_present(GTK_WINDOW(window));
+	window = fst_ui_window_new(1400, 800);
 	timeline = _fsv_window_get_timeline(window);
 	table = _fsv_window_get_ops_table(window);
 	_fsv_live_show_trace(window, URL, first, FALSE);
-	deadline = g_get_monotonic_time() + TIMEOUT_US;
-	while (!is_allocated() && g_get_monotonic_time() < deadline)
-		g_main_context_iteration(NULL, FALSE);
-	cr_assert(is_allocated());
-	settle();
+	fst_ui_spin_until(is_allocated, TIMEOUT_US);
+	fst_ui_settle();
 	view = fsv_timeline_get_view(timeline);
 
 	/* Rows: a queue with stacked lanes expanded, the fence group unfolded, the CPU group
@@ -374,15 +352,15 @@ Test(live_follow, folded_rows_expanded_lanes_selection_sort_and_bookmarks_stay_a
 	cr_assert_eq(_fsv_window_get_bookmark_count(window), 1, "%u bookmarks",
 		     _fsv_window_get_bookmark_count(window));
 	fsv_timeline_set_visible_range(timeline, begin, end);
-	settle();
+	fst_ui_settle();
 	scroll = fsv_view_get_scroll_y(fsv_timeline_get_view(timeline));
 	cr_assert_gt(scroll, 0, "the selected op's lane scrolled into sight");
 
 	/* Two updates. */
 	_fsv_live_show_trace(window, URL, g_ptr_array_index(traces, 1), FALSE);
-	settle();
+	fst_ui_settle();
 	_fsv_live_show_trace(window, URL, third, FALSE);
-	settle();
+	fst_ui_settle();
 	cr_assert_eq(fsv_timeline_get_trace(timeline), third);
 	view = fsv_timeline_get_view(timeline);
 
@@ -417,14 +395,14 @@ Test(live_follow, folded_rows_expanded_lanes_selection_sort_and_bookmarks_stay_a
 		cr_assert_neq(open, FSV_INDEX_NONE, "cpu-waiters' third trace has an open op");
 		fsv_timeline_select_op(timeline, open);
 		_fsv_live_show_trace(window, URL, fourth, FALSE);
-		settle();
+		fst_ui_settle();
 		fsv_timeline_get_selection(timeline, &selected);
 		cr_assert_eq(selected.kind, FSV_ITEM_OP, "the open op's selection went");
 		cr_expect(same_op(fourth, selected.index, third, open), "another op selected");
 		_fsv_live_show_trace(window, URL, third, FALSE);
-		settle();
+		fst_ui_settle();
 		fsv_timeline_set_visible_range(timeline, begin, end);
-		settle();
+		fst_ui_settle();
 	}
 
 	/* End follows again; scrolled back once more, F (in the timeline) too. */
@@ -434,7 +412,7 @@ Test(live_follow, folded_rows_expanded_lanes_selection_sort_and_bookmarks_stay_a
 		    "End");
 	fsv_timeline_set_visible_range(timeline, begin, end);
 	_fsv_live_show_trace(window, URL, third, FALSE);
-	settle();
+	fst_ui_settle();
 	cr_expect_not(_fsv_live_is_following(window));
 	gtk_widget_grab_focus(GTK_WIDGET(timeline));
 	cr_expect_not(press_live_key(GDK_KEY_f), "F is the timeline's (fit), not taken");
@@ -442,15 +420,14 @@ Test(live_follow, folded_rows_expanded_lanes_selection_sort_and_bookmarks_stay_a
 
 	/* The Follow toggle turned off at the end pauses following there. */
 	gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(_fsv_live_get_follow_button(window)), TRUE);
-	settle();
+	fst_ui_settle();
 	cr_expect(_fsv_live_is_following(window));
 	gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(_fsv_live_get_follow_button(window)), FALSE);
 	begin = fsv_view_get_begin_ns(fsv_timeline_get_view(timeline));
 	end = fsv_view_get_end_ns(fsv_timeline_get_view(timeline));
 	_fsv_live_show_trace(window, URL, g_ptr_array_index(traces, 3), FALSE);
-	settle();
+	fst_ui_settle();
 	cr_expect_not(_fsv_live_is_following(window), "following after the toggle went off");
 	expect_view(begin, end, "paused at the end");
-	gtk_window_destroy(GTK_WINDOW(window));
-	settle();
+	fst_ui_window_destroy(window);
 }

@@ -29,22 +29,9 @@
 #include <gtk/gtk.h>
 
 #include "fsv-loader-private.h"
-#include "fsv-window-private.h"
-
-#define LOAD_TIMEOUT_US (120 * G_USEC_PER_SEC)
+#include "fst-ui.h"
 
 static FsvWindow *window;
-static char *work; /* this test's copies of traces */
-
-static void
-spin_until(gboolean (*done)(void), gint64 timeout_us)
-{
-	gint64 deadline = g_get_monotonic_time() + timeout_us;
-
-	while (!done() && g_get_monotonic_time() < deadline)
-		g_main_context_iteration(NULL, FALSE);
-	cr_assert(done(), "timed out waiting for the window");
-}
 
 static gboolean
 is_loaded(void)
@@ -58,21 +45,11 @@ has_preview(void)
 	return _fsv_window_get_preview_row_count(window) > 0 || !_fsv_window_is_loading(window);
 }
 
-static void
-settle(void)
-{
-	for (int i = 0; i < 50; i++)
-		g_main_context_iteration(NULL, FALSE);
-	g_usleep(20000);
-	for (int i = 0; i < 50; i++)
-		g_main_context_iteration(NULL, FALSE);
-}
-
 static char *
 copy_trace(const char *name, const char *as)
 {
 	g_autofree char *sample = g_build_filename(FST_SOURCE_ROOT, "traces", name, NULL);
-	char *copy = g_build_filename(work, as, NULL);
+	char *copy = g_build_filename(fst_ui_get_work_dir(), as, NULL);
 	g_autofree char *cp = g_strdup_printf("cp -r '%s' '%s'", sample, copy);
 
 	cr_assert_eq(system(cp), 0, "%s", cp);
@@ -92,80 +69,28 @@ static void
 make_window(void)
 {
 	g_autofree char *first = NULL;
-	g_autofree char *cache = NULL;
 
 	g_unsetenv("FENCESCOPE_INDEX_HOLD_MS");
 	g_unsetenv("FENCESCOPE_NO_INDEX_CACHE");
-	work = g_dir_make_tmp("fsv-ui-load-XXXXXX", NULL);
-	cr_assert_not_null(work);
-	/* A cache of this test's own (tests run side by side), set before anything asks GLib
-	 * for it (it keeps the first answer). */
-	cache = g_build_filename(work, "cache", NULL);
-	g_setenv("XDG_CACHE_HOME", cache, TRUE);
-	gtk_init();
-	window = fsv_window_new(NULL);
-	gtk_window_set_default_size(GTK_WINDOW(window), 1400, 800);
-	gtk_window_present(GTK_WINDOW(window));
+	/* A cache of this test's own (tests run side by side). */
+	fst_ui_begin(TRUE);
+	window = fst_ui_window_new(1400, 800);
 	first = copy_trace("frame-pipeline", "frame-pipeline");
 	open_path(first);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_loaded, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
-	settle();
+	fst_ui_settle();
 }
 
 static void
 destroy_window(void)
 {
-	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", work);
-
-	gtk_window_destroy(GTK_WINDOW(window));
-	settle();
+	fst_ui_window_destroy(window);
 	g_unsetenv("FENCESCOPE_INDEX_HOLD_MS");
-	cr_assert_eq(system(rm), 0);
-	g_clear_pointer(&work, g_free);
+	fst_ui_end();
 }
 
 TestSuite(loading, .init = make_window, .fini = destroy_window, .timeout = 240);
-
-static GdkTexture *
-screenshot(void)
-{
-	g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new(GTK_WIDGET(window));
-	g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new();
-	g_autoptr(GskRenderNode) node = NULL;
-	int width = gtk_widget_get_width(GTK_WIDGET(window));
-	int height = gtk_widget_get_height(GTK_WIDGET(window));
-	GskRenderer *renderer = gtk_native_get_renderer(GTK_NATIVE(window));
-
-	gdk_paintable_snapshot(paintable, snapshot, width, height);
-	node = gtk_snapshot_free_to_node(g_steal_pointer(&snapshot));
-	cr_assert_not_null(node);
-	return gsk_renderer_render_texture(renderer, node,
-					   &GRAPHENE_RECT_INIT(0, 0, width, height));
-}
-
-/* Pixels of TEXTURE within DISTANCE of a colour. */
-static guint
-count_colour(GdkTexture *texture, const double rgb[3], int distance)
-{
-	int width = gdk_texture_get_width(texture), height = gdk_texture_get_height(texture);
-	gsize stride = (gsize) width * 4;
-	g_autofree guchar *data = g_malloc(stride * (gsize) height);
-	guint count = 0;
-
-	gdk_texture_download(texture, data, stride);
-	for (int y = 0; y < height; y++) {
-		for (int x = 0; x < width; x++) {
-			const guchar *p = data + (gsize) y * stride + (gsize) x * 4;
-
-			if (abs(p[2] - (int) lround(rgb[0] * 255)) <= distance &&
-			    abs(p[1] - (int) lround(rgb[1] * 255)) <= distance &&
-			    abs(p[0] - (int) lround(rgb[2] * 255)) <= distance)
-				count++;
-		}
-	}
-	return count;
-}
 
 /* Files in the cache folder of a builder's private folder ("build-…") or a save's temporary
  * file (".tmp"). */
@@ -204,18 +129,18 @@ Test(loading, shows_the_rows_found_so_far_while_the_builder_runs)
 	open_path(path);
 	cr_assert_str_eq(_fsv_window_get_page(window), "loading",
 			 "the window shows '%s' while loading", _fsv_window_get_page(window));
-	spin_until(has_preview, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(has_preview, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert(_fsv_window_is_loading(window), "the load ended before the builder's hold");
 	cr_assert_gt(_fsv_window_get_preview_row_count(window), 3);
 	cr_assert_str_eq(_fsv_window_get_page(window), "loading");
 	cr_assert(_fsv_window_is_progress_shown(window));
 	for (int i = 0; i < 10; i++)
-		settle();
-	texture = screenshot();
+		fst_ui_settle();
+	texture = fst_ui_screenshot(GTK_WIDGET(window));
 	cr_expect(gdk_texture_save_to_png(texture, shot));
-	cr_assert_gt(count_colour(texture, queue_pink, 12), 50,
+	cr_assert_gt(fst_ui_count_colour(texture, queue_pink, 12, 0, 0, G_MAXINT, G_MAXINT), 50,
 		     "no queue strip drawn while loading (%s)", shot);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_loaded, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
 	cr_assert_str_eq(_fsv_window_get_page(window), "trace");
 	cr_assert_str_eq(
@@ -231,14 +156,14 @@ Test(loading, second_open_of_a_trace_comes_from_the_cache)
 	guint ops;
 
 	open_path(path);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_loaded, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
 	cr_assert_eq(_fsv_loader_get_builder_runs(), runs + 1);
 	first = fsv_timeline_get_trace(_fsv_window_get_timeline(window));
 	ops = fsv_trace_get_op_count(first);
 
 	open_path(path);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_loaded, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
 	cr_assert_eq(_fsv_loader_get_builder_runs(), runs + 1, "the builder ran again");
 	cr_assert_neq(fsv_timeline_get_trace(_fsv_window_get_timeline(window)), first);
@@ -250,7 +175,7 @@ Test(loading, second_open_of_a_trace_comes_from_the_cache)
 	/* --no-cache (fencescope-view's flag) builds it again. */
 	fsv_window_set_open_flags(window, FSV_OPEN_NO_CACHE);
 	open_path(path);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_loaded, FST_UI_LOAD_TIMEOUT_US);
 	fsv_window_set_open_flags(window, FSV_OPEN_DEFAULT);
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
 	cr_assert_eq(_fsv_loader_get_builder_runs(), runs + 2);
@@ -265,12 +190,12 @@ Test(loading, killed_builder_keeps_the_trace_and_says_so_in_one_line)
 
 	g_setenv("FENCESCOPE_INDEX_HOLD_MS", "30000", TRUE);
 	open_path(path);
-	spin_until(has_preview, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(has_preview, FST_UI_LOAD_TIMEOUT_US);
 	pid = _fsv_window_get_builder_pid(window);
 	cr_assert_neq(pid, 0, "no builder runs");
 	cr_assert_eq(kill(pid, SIGKILL), 0, "%s", g_strerror(errno));
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
-	settle();
+	fst_ui_spin_until(is_loaded, FST_UI_LOAD_TIMEOUT_US);
+	fst_ui_settle();
 	error = _fsv_window_get_error(window);
 	cr_assert_not_null(error, "a killed builder went without a word");
 	cr_assert_not_null(strstr(error, "killed-mid-load"), "error: %s", error);
@@ -291,11 +216,11 @@ Test(loading, cancel_leaves_no_builder_and_no_temporary_file)
 
 	g_setenv("FENCESCOPE_INDEX_HOLD_MS", "30000", TRUE);
 	open_path(path);
-	spin_until(has_preview, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(has_preview, FST_UI_LOAD_TIMEOUT_US);
 	pid = _fsv_window_get_builder_pid(window);
 	cr_assert_neq(pid, 0, "no builder runs");
 	cr_assert(gtk_widget_activate_action(GTK_WIDGET(window), "win.cancel-load", NULL));
-	spin_until(is_loaded, 10 * G_USEC_PER_SEC);
+	fst_ui_spin_until(is_loaded, 10 * G_USEC_PER_SEC);
 	cr_assert_not(process_exists(pid), "the builder %d is still there", (int) pid);
 	cr_assert_eq(count_leftovers(), 0);
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
@@ -316,8 +241,8 @@ Test(loading, damaged_trace_opens_with_the_partial_banner)
 	cr_assert_eq(g_stat(stream, &st), 0, "%s", stream);
 	cr_assert_eq(truncate(stream, st.st_size / 2 + 123), 0);
 	open_path(path);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
-	settle();
+	fst_ui_spin_until(is_loaded, FST_UI_LOAD_TIMEOUT_US);
+	fst_ui_settle();
 	error = _fsv_window_get_error(window);
 	cr_assert_not_null(error, "a damaged trace opened without a word");
 	cr_assert_null(strchr(error, '\n'), "banner: %s", error);
@@ -633,14 +558,12 @@ Test(loading_bad_path, a_folder_that_is_no_trace_says_so_in_one_line)
 	int start = 0, end = 0;
 
 	cr_assert(g_file_set_contents(readme, "no trace here\n", -1, NULL));
-	gtk_init();
-	fresh = fsv_window_new(NULL);
+	fst_ui_begin(FALSE);
+	fresh = fst_ui_window_new(1000, 700);
 	window = fresh;
-	gtk_window_set_default_size(GTK_WINDOW(fresh), 1000, 700);
-	gtk_window_present(GTK_WINDOW(fresh));
 	open_path(dir);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
-	settle();
+	fst_ui_spin_until(is_loaded, FST_UI_LOAD_TIMEOUT_US);
+	fst_ui_settle();
 	error = _fsv_window_get_error(fresh);
 	cr_assert_not_null(error, "no word about a folder without a trace");
 	cr_assert_null(strchr(error, '\n'), "one line: %s", error);
@@ -653,8 +576,8 @@ Test(loading_bad_path, a_folder_that_is_no_trace_says_so_in_one_line)
 	cr_assert(!(focus && GTK_IS_LABEL(focus) &&
 		    gtk_label_get_selection_bounds(GTK_LABEL(focus), &start, &end)),
 		  "the error's text is selected (%d–%d)", start, end);
-	gtk_window_destroy(GTK_WINDOW(fresh));
+	fst_ui_window_destroy(fresh);
 	window = NULL;
-	settle();
+	fst_ui_end();
 	cr_assert_eq(system(rm), 0);
 }

@@ -10,32 +10,11 @@
  */
 #include <string.h>
 
-#include <criterion/criterion.h>
-#include <gtk/gtk.h>
-
 #include "fsv-application.h"
 #include "fsv-ops-table-private.h"
-#include "fsv-window-private.h"
-
-#define LOAD_TIMEOUT_US (60 * G_USEC_PER_SEC)
+#include "fst-ui.h"
 
 static FsvWindow *window;
-
-static void
-spin_until(gboolean (*done)(void), gint64 timeout_us)
-{
-	gint64 deadline = g_get_monotonic_time() + timeout_us;
-
-	while (!done() && g_get_monotonic_time() < deadline)
-		g_main_context_iteration(NULL, FALSE);
-	cr_assert(done(), "timed out waiting for the window");
-}
-
-static gboolean
-is_loaded(void)
-{
-	return !_fsv_window_is_loading(window);
-}
 
 static gboolean
 is_table_ready(void)
@@ -44,67 +23,34 @@ is_table_ready(void)
 }
 
 static void
-settle(void)
-{
-	for (int i = 0; i < 50; i++)
-		g_main_context_iteration(NULL, FALSE);
-	g_usleep(20000);
-	for (int i = 0; i < 50; i++)
-		g_main_context_iteration(NULL, FALSE);
-}
-
-static void
 show_table(void)
 {
 	g_action_group_change_action_state(G_ACTION_GROUP(window), "show-table",
 					   g_variant_new_boolean(TRUE));
-	settle();
-	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	fst_ui_settle();
+	fst_ui_spin_until(is_table_ready, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert(gtk_widget_get_mapped(GTK_WIDGET(_fsv_window_get_ops_table(window))));
+}
+
+static void
+make_window_without_table(void)
+{
+	fst_ui_begin(FALSE);
+	window = fst_ui_window_new_with_trace("frame-pipeline", 1600, 900);
 }
 
 static void
 make_window(void)
 {
-	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
-	g_autoptr(GFile) file = g_file_new_for_path(path);
-
-	gtk_init();
-	window = fsv_window_new(NULL);
-	gtk_window_set_default_size(GTK_WINDOW(window), 1600, 900);
-	gtk_window_present(GTK_WINDOW(window));
-	fsv_window_open(window, file);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
-	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
-	settle();
+	make_window_without_table();
 	show_table();
 }
 
 static void
 destroy_window(void)
 {
-	gtk_window_destroy(GTK_WINDOW(window));
-	settle();
-}
-
-/* Writes the window as the compositor would get it to FST_BUILD_DIR/NAME. */
-static void
-save_screenshot(const char *name)
-{
-	g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new(GTK_WIDGET(window));
-	g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new();
-	g_autoptr(GskRenderNode) node = NULL;
-	g_autoptr(GdkTexture) texture = NULL;
-	g_autofree char *path = g_build_filename(FST_BUILD_DIR, name, NULL);
-	int width = gtk_widget_get_width(GTK_WIDGET(window));
-	int height = gtk_widget_get_height(GTK_WIDGET(window));
-
-	gdk_paintable_snapshot(paintable, snapshot, width, height);
-	node = gtk_snapshot_free_to_node(g_steal_pointer(&snapshot));
-	cr_assert_not_null(node);
-	texture = gsk_renderer_render_texture(gtk_native_get_renderer(GTK_NATIVE(window)), node,
-					      &GRAPHENE_RECT_INIT(0, 0, width, height));
-	cr_assert(gdk_texture_save_to_png(texture, path));
+	fst_ui_window_destroy(window);
+	fst_ui_end();
 }
 
 static FsvTrace *
@@ -183,7 +129,7 @@ Test(table, a_click_on_duration_puts_the_longest_wait_first)
 	}
 	cr_assert_gt(longest_wait, 0);
 	_fsv_ops_table_click_header(table, FSV_OPS_COLUMN_DURATION);
-	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_table_ready, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_eq(fsv_ops_table_get_sort(table, &order), FSV_OPS_COLUMN_DURATION);
 	cr_assert_eq(order, GTK_SORT_DESCENDING);
 	n = fsv_ops_table_get_n_rows(table);
@@ -197,7 +143,7 @@ Test(table, a_click_on_duration_puts_the_longest_wait_first)
 		    "row %u", i);
 
 	_fsv_window_set_search_text(window, "kind=wait");
-	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_table_ready, FST_UI_LOAD_TIMEOUT_US);
 	{
 		const FsvOp *first = fsv_trace_get_op(trace, fsv_ops_table_get_row_op(table, 0));
 
@@ -206,7 +152,7 @@ Test(table, a_click_on_duration_puts_the_longest_wait_first)
 	}
 
 	_fsv_ops_table_click_header(table, FSV_OPS_COLUMN_DURATION);
-	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_table_ready, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_eq(fsv_ops_table_get_sort(table, &order), FSV_OPS_COLUMN_DURATION);
 	cr_assert_eq(order, GTK_SORT_ASCENDING);
 	cr_assert_leq(
@@ -215,7 +161,7 @@ Test(table, a_click_on_duration_puts_the_longest_wait_first)
 		trace, fsv_ops_table_get_row_op(table, fsv_ops_table_get_n_rows(table) - 1))));
 	/* Any other column sorts smallest first on its first click. */
 	_fsv_ops_table_click_header(table, FSV_OPS_COLUMN_OP_ID);
-	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_table_ready, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_eq(fsv_ops_table_get_sort(table, &order), FSV_OPS_COLUMN_OP_ID);
 	cr_assert_eq(order, GTK_SORT_ASCENDING);
 	for (guint i = 1; i < fsv_ops_table_get_n_rows(table); i++)
@@ -233,7 +179,7 @@ Test(table, search_kind_wait_and_dur_leaves_exactly_the_matching_ops)
 
 	_fsv_window_set_search_text(window, "kind=wait and dur>1ms");
 	cr_assert_not(_fsv_window_search_has_error(window));
-	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_table_ready, FST_UI_LOAD_TIMEOUT_US);
 	for (guint i = 0; i < fsv_ops_table_get_n_rows(table); i++)
 		listed[fsv_ops_table_get_row_op(table, i)] = 1;
 	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++) {
@@ -248,7 +194,7 @@ Test(table, search_kind_wait_and_dur_leaves_exactly_the_matching_ops)
 	cr_assert_lt(expected, fsv_trace_get_op_count(trace));
 	cr_assert_eq(fsv_ops_table_get_n_rows(table), expected);
 	_fsv_window_set_search_text(window, "");
-	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_table_ready, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_eq(fsv_ops_table_get_n_rows(table), fsv_trace_get_op_count(trace));
 }
 
@@ -268,10 +214,10 @@ Test(table, selecting_a_row_selects_and_reveals_the_op)
 	double y, height;
 
 	fsv_timeline_set_visible_range(timeline, begin, begin + 1000000);
-	settle();
+	fst_ui_settle();
 	cr_assert_gt(o->begin_ns, fsv_view_get_end_ns(view), "the op starts out of sight");
 	fsv_ops_table_select_row(table, last);
-	settle();
+	fst_ui_settle();
 	fsv_timeline_get_selection(timeline, &selection);
 	cr_assert_eq(selection.kind, FSV_ITEM_OP);
 	cr_assert_eq(selection.index, op);
@@ -283,11 +229,11 @@ Test(table, selecting_a_row_selects_and_reveals_the_op)
 	cr_assert_geq(y, fsv_view_get_ruler_height(view));
 	cr_assert_leq(y + height, fsv_view_get_height(view), "its row is scrolled in");
 	cr_assert_eq(fsv_ops_table_get_selected(table), last);
-	save_screenshot("window-ops-table.png");
+	g_object_unref(fst_ui_save_screenshot(GTK_WIDGET(window), "window-ops-table.png"));
 
 	/* The other way: a box selected in the timeline selects its row. */
 	fsv_timeline_select_op(timeline, fsv_ops_table_get_row_op(table, 3));
-	settle();
+	fst_ui_settle();
 	cr_assert_eq(fsv_ops_table_get_selected(table), 3);
 	fsv_timeline_set_selection(timeline, NULL);
 	cr_assert_eq(fsv_ops_table_get_selected(table), GTK_INVALID_LIST_POSITION);
@@ -320,14 +266,14 @@ Test(table, details_links_select_the_signal_the_waits_and_the_packet)
 	}
 	cr_assert_neq(wait, FSV_INDEX_NONE, "frame-pipeline has a released wait");
 	fsv_timeline_select_op(timeline, wait);
-	settle();
+	fst_ui_settle();
 	details = _fsv_window_dup_details_text(window);
 	released =
 	    g_strdup_printf("Released by: signal op %" G_GUINT64_FORMAT,
 			    fsv_trace_get_op(trace, fsv_trace_get_op(trace, wait)->signal_op)->id);
 	cr_assert_not_null(strstr(details, released), "details:\n%s", details);
 	cr_assert(_fsv_window_click_details_link(window, "Released by", 0));
-	settle();
+	fst_ui_settle();
 	fsv_timeline_get_selection(timeline, &selection);
 	cr_assert_eq(selection.kind, FSV_ITEM_OP);
 	cr_assert_eq(selection.index, fsv_trace_get_op(trace, wait)->signal_op);
@@ -338,7 +284,7 @@ Test(table, details_links_select_the_signal_the_waits_and_the_packet)
 	edges = fsv_trace_get_op_edges(trace, selection.index, &n_edges);
 	cr_assert_gt(n_edges, 0);
 	cr_assert(_fsv_window_click_details_link(window, "  Wait", 0));
-	settle();
+	fst_ui_settle();
 	fsv_timeline_get_selection(timeline, &selection);
 	cr_assert_eq(selection.kind, FSV_ITEM_OP);
 	cr_assert_eq(selection.index, edges[0]);
@@ -346,9 +292,9 @@ Test(table, details_links_select_the_signal_the_waits_and_the_packet)
 	/* A signal on a user-mode queue → its packet → back to its operations. */
 	cr_assert_neq(with_packet, FSV_INDEX_NONE);
 	fsv_timeline_select_op(timeline, with_packet);
-	settle();
+	fst_ui_settle();
 	cr_assert(_fsv_window_click_details_link(window, "Packet", 0), "no packet link");
-	settle();
+	fst_ui_settle();
 	fsv_timeline_get_selection(timeline, &selection);
 	cr_assert_eq(selection.kind, FSV_ITEM_PACKET);
 	{
@@ -359,7 +305,7 @@ Test(table, details_links_select_the_signal_the_waits_and_the_packet)
 		cr_assert_eq(p->progress_value, o->progress_value);
 	}
 	cr_assert(_fsv_window_click_details_link(window, "Operations", 0));
-	settle();
+	fst_ui_settle();
 	fsv_timeline_get_selection(timeline, &selection);
 	cr_assert_eq(selection.kind, FSV_ITEM_OP);
 	cr_assert_eq(fsv_trace_get_op(trace, selection.index)->progress_value,
@@ -390,12 +336,12 @@ Test(table, worker_thread_sorts_and_filters_like_the_ui_thread)
 	_fsv_ops_table_set_sync_max_ops(0);
 	_fsv_window_set_search_text(window, "");
 	fsv_ops_table_sort(table, FSV_OPS_COLUMN_NONE, GTK_SORT_ASCENDING);
-	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_table_ready, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_eq(fsv_ops_table_get_n_rows(table), n);
 	_fsv_window_set_search_text(window, "state=observed or kind=signal");
 	fsv_ops_table_sort(table, FSV_OPS_COLUMN_END, GTK_SORT_DESCENDING);
 	cr_assert(fsv_ops_table_is_busy(table), "the worker runs");
-	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_table_ready, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_eq(fsv_ops_table_get_n_rows(table), n_sync);
 	for (guint i = 0; i < n_sync; i++)
 		cr_assert_eq(fsv_ops_table_get_row_op(table, i), sync_rows[i], "row %u", i);
@@ -408,19 +354,16 @@ Test(table, xdotool_click_on_a_row_selects_its_op)
 {
 	FsvOpsTable *table = _fsv_window_get_ops_table(window);
 	FsvTimeline *timeline = _fsv_window_get_timeline(window);
-	g_autofree char *xdotool = g_find_program_in_path("xdotool");
 	graphene_rect_t bounds;
 	FsvItem selection;
-	g_autofree char *command = NULL;
 	gint64 deadline;
-	int status = -1;
 	double scale;
 
-	if (xdotool == NULL) {
+	if (!fst_ui_has_xdotool()) {
 		cr_skip_test("xdotool is not installed");
 		return;
 	}
-	settle();
+	fst_ui_settle();
 	cr_assert(_fsv_ops_table_get_row_bounds(table, 5, GTK_WIDGET(window), &bounds),
 		  "row 5 is on screen");
 	cr_assert_gt(bounds.size.height, 4);
@@ -428,12 +371,10 @@ Test(table, xdotool_click_on_a_row_selects_its_op)
 	/* Under Xvfb there is no window manager (no windowactivate): the window is found by its
 	 * title (the tests run one at a time: CRITERION_JOBS=1 in meson.build), raised above any
 	 * other, and the pointer moved relative to it. */
-	command = g_strdup_printf("%s search --sync --name 'frame-pipeline — fencescope viewer' "
-				  "windowraise %%1 mousemove --window %%1 %d %d click 1",
-				  xdotool, (int) ((bounds.origin.x + 20) * scale),
-				  (int) ((bounds.origin.y + bounds.size.height / 2) * scale));
-	cr_assert(g_spawn_command_line_sync(command, NULL, NULL, &status, NULL));
-	cr_assert_eq(status, 0, "%s", command);
+	fst_ui_xdotool("search --sync --name 'frame-pipeline — fencescope viewer' "
+		       "windowraise %%1 mousemove --window %%1 %d %d click 1",
+		       (int) ((bounds.origin.x + 20) * scale),
+		       (int) ((bounds.origin.y + bounds.size.height / 2) * scale));
 	deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
 	do {
 		g_main_context_iteration(NULL, FALSE);
@@ -458,31 +399,15 @@ Test(table, show_table_action_toggles_the_pane_and_a_hidden_table_waits)
 	cr_assert(gtk_widget_get_visible(GTK_WIDGET(table)));
 	g_action_group_change_action_state(G_ACTION_GROUP(window), "show-table",
 					   g_variant_new_boolean(FALSE));
-	settle();
+	fst_ui_settle();
 	cr_assert_not(gtk_widget_get_visible(GTK_WIDGET(table)));
 	_fsv_window_set_search_text(window, "kind=wait");
 	cr_assert_eq(fsv_ops_table_get_n_rows(table), n, "hidden: not recomputed");
 	g_action_group_activate_action(G_ACTION_GROUP(window), "show-table", NULL);
-	settle();
-	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	fst_ui_settle();
+	fst_ui_spin_until(is_table_ready, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert(gtk_widget_get_visible(GTK_WIDGET(table)));
 	cr_assert_eq(fsv_ops_table_get_n_rows(table), waits, "shown: the search applies");
-}
-
-static void
-make_window_without_table(void)
-{
-	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
-	g_autoptr(GFile) file = g_file_new_for_path(path);
-
-	gtk_init();
-	window = fsv_window_new(NULL);
-	gtk_window_set_default_size(GTK_WINDOW(window), 1600, 900);
-	gtk_window_present(GTK_WINDOW(window));
-	fsv_window_open(window, file);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
-	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
-	settle();
 }
 
 TestSuite(table_fresh, .init = make_window_without_table, .fini = destroy_window, .timeout = 120);
@@ -519,8 +444,8 @@ Test(table, a_selected_wait_lists_its_chain_of_causes_as_links)
 	}
 	cr_assert_neq(wait, FSV_INDEX_NONE, "frame-pipeline has a user-mode wait a queue released");
 	fsv_timeline_select_op(timeline, wait);
-	settle();
-	spin_until(has_chain, LOAD_TIMEOUT_US);
+	fst_ui_settle();
+	fst_ui_spin_until(has_chain, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_not_null(strstr(chain_details, "Ends at"), "%s", chain_details);
 	/* The timeline outlines the links, the releasing signal first. */
 	{
@@ -534,7 +459,7 @@ Test(table, a_selected_wait_lists_its_chain_of_causes_as_links)
 	}
 	/* Its first link: the signal that released it. */
 	cr_assert(_fsv_window_click_details_link(window, "signal", 0), "%s", chain_details);
-	settle();
+	fst_ui_settle();
 	fsv_timeline_get_selection(timeline, &selection);
 	cr_assert_eq(selection.kind, FSV_ITEM_OP);
 	cr_assert_eq(selection.index, fsv_trace_get_op(trace, wait)->signal_op);
@@ -546,10 +471,10 @@ Test(table, a_selected_wait_lists_its_chain_of_causes_as_links)
 	}
 	/* Back to the wait, then to the packet that ran the signal's command buffer. */
 	fsv_timeline_select_op(timeline, wait);
-	settle();
-	spin_until(has_chain, LOAD_TIMEOUT_US);
+	fst_ui_settle();
+	fst_ui_spin_until(has_chain, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert(_fsv_window_click_details_link(window, "run", 0), "%s", chain_details);
-	settle();
+	fst_ui_settle();
 	fsv_timeline_get_selection(timeline, &selection);
 	cr_assert_eq(selection.kind, FSV_ITEM_PACKET);
 	{
@@ -593,14 +518,14 @@ check_shown_after_search(const char *text)
 
 	g_action_group_change_action_state(G_ACTION_GROUP(window), "show-table",
 					   g_variant_new_boolean(FALSE));
-	settle();
+	fst_ui_settle();
 	_fsv_window_set_search_text(window, text);
-	settle();
+	fst_ui_settle();
 	g_action_group_change_action_state(G_ACTION_GROUP(window), "show-table",
 					   g_variant_new_boolean(TRUE));
-	settle();
-	spin_until(is_table_ready, LOAD_TIMEOUT_US);
-	settle();
+	fst_ui_settle();
+	fst_ui_spin_until(is_table_ready, FST_UI_LOAD_TIMEOUT_US);
+	fst_ui_settle();
 	n = fsv_ops_table_get_n_rows(table);
 	cr_assert_gt(n, 8, "%s: %u rows", text, n);
 	cr_assert_geq(rows_on_screen(table, 8), 8, "%s: only %u of the first 8 rows shown", text,
@@ -649,7 +574,7 @@ Test(table, enter_and_escape_in_the_search_give_the_keys_back)
 	cr_assert_not(gtk_widget_is_focus(timeline));
 	_fsv_window_stop_search(window);
 	cr_assert(gtk_widget_is_focus(timeline), "Escape");
-	spin_until(is_table_ready, LOAD_TIMEOUT_US);
+	fst_ui_spin_until(is_table_ready, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_eq(fsv_ops_table_get_n_rows(table), fsv_trace_get_op_count(shown_trace()),
 		     "Escape cleared the search");
 }
@@ -723,7 +648,14 @@ load_frame_pipeline(void)
 	return trace;
 }
 
-TestSuite(command_line, .timeout = 120);
+/* The application's own windows, with a viewer.ini of the test's own. */
+static void
+begin_command_line(void)
+{
+	fst_ui_begin(FALSE);
+}
+
+TestSuite(command_line, .init = begin_command_line, .fini = fst_ui_end, .timeout = 120);
 
 /* The op id report prints for the longest wait: the window opens with it selected and zoomed
  * to. */

@@ -22,129 +22,32 @@
 
 #include "damage.h"
 #include "fsv-bookmarks.h"
-#include "fsv-window-private.h"
-
-#define LOAD_TIMEOUT_US (60 * G_USEC_PER_SEC)
+#include "fst-ui.h"
 
 static FsvWindow *window;
-
-static void
-spin_until(gboolean (*done)(void), gint64 timeout_us)
-{
-	gint64 deadline = g_get_monotonic_time() + timeout_us;
-
-	while (!done() && g_get_monotonic_time() < deadline)
-		g_main_context_iteration(NULL, FALSE);
-	cr_assert(done(), "timed out waiting for the window");
-}
-
-static gboolean
-is_loaded(void)
-{
-	return !_fsv_window_is_loading(window);
-}
 
 static gboolean
 is_allocated(void)
 {
-	FsvTimeline *timeline = _fsv_window_get_timeline(window);
-	const FsvView *view = fsv_timeline_get_view(timeline);
-
-	return gtk_widget_get_mapped(GTK_WIDGET(timeline)) && view &&
-	       gtk_widget_get_width(GTK_WIDGET(timeline)) > 100 &&
-	       fsv_view_get_width(view) == gtk_widget_get_width(GTK_WIDGET(timeline));
-}
-
-/* Lets GTK lay out and draw what changed. */
-static void
-settle(void)
-{
-	for (int i = 0; i < 50; i++)
-		g_main_context_iteration(NULL, FALSE);
-	g_usleep(20000);
-	for (int i = 0; i < 50; i++)
-		g_main_context_iteration(NULL, FALSE);
-}
-
-static void
-open_trace(const char *name)
-{
-	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", name, NULL);
-	g_autoptr(GFile) file = g_file_new_for_path(path);
-
-	fsv_window_open(window, file);
-	cr_assert(_fsv_window_is_loading(window));
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	return fst_ui_timeline_is_laid_out(_fsv_window_get_timeline(window));
 }
 
 static void
 make_window(void)
 {
-	gtk_init();
-	window = fsv_window_new(NULL);
-	gtk_window_set_default_size(GTK_WINDOW(window), 1600, 900);
-	gtk_window_present(GTK_WINDOW(window));
-	open_trace("frame-pipeline");
+	fst_ui_begin(FALSE);
+	window = fst_ui_window_new(1600, 900);
+	fst_ui_open_trace(window, "frame-pipeline");
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
-	spin_until(is_allocated, LOAD_TIMEOUT_US);
-	settle();
+	fst_ui_spin_until(is_allocated, FST_UI_LOAD_TIMEOUT_US);
+	fst_ui_settle();
 }
 
 static void
 destroy_window(void)
 {
-	gtk_window_destroy(GTK_WINDOW(window));
-	settle();
-}
-
-/* Renders the whole window as the compositor would get it. Returns: (transfer full). */
-static GdkTexture *
-screenshot(void)
-{
-	g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new(GTK_WIDGET(window));
-	g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new();
-	g_autoptr(GskRenderNode) node = NULL;
-	int width = gtk_widget_get_width(GTK_WIDGET(window));
-	int height = gtk_widget_get_height(GTK_WIDGET(window));
-	GskRenderer *renderer = gtk_native_get_renderer(GTK_NATIVE(window));
-
-	gdk_paintable_snapshot(paintable, snapshot, width, height);
-	node = gtk_snapshot_free_to_node(g_steal_pointer(&snapshot));
-	/* A layout still pending (the legend's strip follows the width the refit left) draws
-	 * nothing yet: let it settle. */
-	for (int i = 0; i < 50 && !node; i++) {
-		settle();
-		snapshot = gtk_snapshot_new();
-		gdk_paintable_snapshot(paintable, snapshot, width, height);
-		node = gtk_snapshot_free_to_node(g_steal_pointer(&snapshot));
-	}
-	cr_assert_not_null(node);
-	return gsk_renderer_render_texture(renderer, node,
-					   &GRAPHENE_RECT_INIT(0, 0, width, height));
-}
-
-/* Pixels of TEXTURE within DISTANCE of a colour, in the rectangle [x0, x1) × [y0, y1). */
-static guint
-count_colour(GdkTexture *texture, const double rgb[3], int distance, int x0, int y0, int x1, int y1)
-{
-	int width = gdk_texture_get_width(texture), height = gdk_texture_get_height(texture);
-	gsize stride = (gsize) width * 4;
-	g_autofree guchar *data = g_malloc(stride * (gsize) height);
-	guint count = 0;
-
-	gdk_texture_download(texture, data, stride);
-	for (int y = MAX(y0, 0); y < MIN(y1, height); y++) {
-		for (int x = MAX(x0, 0); x < MIN(x1, width); x++) {
-			/* GDK_MEMORY_DEFAULT is B8G8R8A8 premultiplied: opaque here. */
-			const guchar *p = data + (gsize) y * stride + (gsize) x * 4;
-
-			if (abs(p[2] - (int) lround(rgb[0] * 255)) <= distance &&
-			    abs(p[1] - (int) lround(rgb[1] * 255)) <= distance &&
-			    abs(p[0] - (int) lround(rgb[2] * 255)) <= distance)
-				count++;
-		}
-	}
-	return count;
+	fst_ui_window_destroy(window);
+	fst_ui_end();
 }
 
 /* The longest wait on a GPU queue that a signal released, on a user-mode queue (two phases,
@@ -293,7 +196,7 @@ Test(window, click_on_a_wait_shows_its_details_and_arrows)
 	span = MAX(op->end_ns, signal->end_ns) - MIN(op->begin_ns, signal->begin_ns);
 	fsv_timeline_set_visible_range(timeline, MIN(op->begin_ns, signal->begin_ns) - span / 2,
 				       MAX(op->end_ns, signal->end_ns) + span / 2);
-	settle();
+	fst_ui_settle();
 	cr_assert(fsv_view_get_lane_geometry(view, op->row, op->lane, &y, &h),
 		  "the wait's row is not laid out");
 	x = (fsv_view_time_to_x(view, op->begin_ns) + fsv_view_time_to_x(view, op->end_ns)) / 2;
@@ -331,8 +234,8 @@ Test(window, click_on_a_wait_shows_its_details_and_arrows)
 	cr_assert_eq(targets[0], op->signal_op);
 
 	/* And in the pixels: the arrow colour appears between the two boxes. */
-	settle();
-	texture = screenshot();
+	fst_ui_settle();
+	texture = fst_ui_screenshot(GTK_WIDGET(window));
 	shot = g_build_filename(FST_BUILD_DIR, "window-selected.png", NULL);
 	cr_assert(gdk_texture_save_to_png(texture, shot));
 	signal = fsv_trace_get_op(trace, op->signal_op);
@@ -347,10 +250,10 @@ Test(window, click_on_a_wait_shows_its_details_and_arrows)
 		cr_assert(gtk_widget_compute_point(GTK_WIDGET(timeline), GTK_WIDGET(window),
 						   &GRAPHENE_POINT_INIT(0, 0), &origin));
 		fsv_render_get_color(FSV_COLOR_ARROW, arrow);
-		arrow_pixels =
-		    count_colour(texture, arrow, 24, (int) (origin.x + x0) - 20,
-				 (int) (origin.y + MIN(sy, y)) - 20, (int) (origin.x + x1) + 20,
-				 (int) (origin.y + MAX(sy + sh, y + h)) + 20);
+		arrow_pixels = fst_ui_count_colour(texture, arrow, 24, (int) (origin.x + x0) - 20,
+						   (int) (origin.y + MIN(sy, y)) - 20,
+						   (int) (origin.x + x1) + 20,
+						   (int) (origin.y + MAX(sy + sh, y + h)) + 20);
 	}
 	cr_assert_gt(arrow_pixels, 10, "no arrow drawn (%u pixels of its colour); see %s",
 		     arrow_pixels, shot);
@@ -427,7 +330,7 @@ Test(window, failed_open_keeps_the_trace_and_says_why_in_one_line)
 	const char *error;
 
 	fsv_window_open(window, missing);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	fst_ui_wait_loaded(window, FST_UI_LOAD_TIMEOUT_US);
 	error = _fsv_window_get_error(window);
 	cr_assert_not_null(error);
 	cr_assert_not_null(strstr(error, "/nonexistent/fencescope-trace"), "error: %s", error);
@@ -444,7 +347,7 @@ Test(window, cancelled_load_keeps_the_previous_trace)
 	fsv_window_open(window, file);
 	cr_assert(_fsv_window_is_loading(window));
 	cr_assert(gtk_widget_activate_action(GTK_WIDGET(window), "win.cancel-load", NULL));
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	fst_ui_wait_loaded(window, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
 	cr_assert_eq(fsv_timeline_get_trace(_fsv_window_get_timeline(window)), before);
 	cr_assert_not_null(strstr(gtk_window_get_title(GTK_WINDOW(window)), "frame-pipeline"));
@@ -518,8 +421,8 @@ Test(window, click_on_more_lanes_expands_a_deep_row_and_its_label_folds_it)
 	const FsvOp *op;
 	double x, y, h;
 
-	open_trace("cpu-waiters");
-	settle();
+	fst_ui_open_trace(window, "cpu-waiters");
+	fst_ui_settle();
 	trace = fsv_timeline_get_trace(timeline);
 	view = fsv_timeline_get_view(timeline);
 	for (guint32 r = 0; r < fsv_trace_get_row_count(trace) && row == FSV_INDEX_NONE; r++)
@@ -542,7 +445,7 @@ Test(window, click_on_more_lanes_expands_a_deep_row_and_its_label_folds_it)
 	cr_assert_not(fsv_timeline_select_at(timeline, x, slot.y + slot.height / 2));
 	cr_assert(fsv_view_is_row_lanes_expanded(view, row));
 	cr_assert_gt(fsv_view_get_content_height(view), collapsed_height);
-	settle();
+	fst_ui_settle();
 	/* The label folds the lanes again. */
 	cr_assert(fsv_view_get_row_geometry(view, row, &y, &h));
 	cr_assert_not(fsv_timeline_select_at(timeline, 10, y + 10));
@@ -550,7 +453,7 @@ Test(window, click_on_more_lanes_expands_a_deep_row_and_its_label_folds_it)
 	cr_assert_eq(fsv_view_get_content_height(view), collapsed_height);
 	/* Selected from elsewhere (the search), it unfolds its row, seen in its own lane. */
 	fsv_timeline_select_op(timeline, deep);
-	settle();
+	fst_ui_settle();
 	cr_assert(fsv_view_is_row_lanes_expanded(view, row));
 	fsv_timeline_get_selection(timeline, &selection);
 	cr_assert_eq(selection.index, deep);
@@ -588,7 +491,7 @@ Test(window, dropping_a_trace_folder_opens_it)
 	g_value_unset(&value);
 	cr_assert(is_accepted);
 	cr_assert(_fsv_window_is_loading(window));
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	fst_ui_wait_loaded(window, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
 	cr_assert_not_null(strstr(gtk_window_get_title(GTK_WINDOW(window)), "log-overrun"));
 	/* That trace lost log entries: its summary says how many. */
@@ -620,7 +523,7 @@ Test(window, damaged_trace_is_named_in_a_one_line_error)
 	cr_assert_eq(truncate(stream, st.st_size / 2), 0);
 
 	fsv_window_open(window, file);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	fst_ui_wait_loaded(window, FST_UI_LOAD_TIMEOUT_US);
 	error = _fsv_window_get_error(window);
 	cr_assert_not_null(error, "a truncated stream file opened without a word");
 	cr_assert_not_null(strstr(error, "fencescope_0"), "error: %s", error);
@@ -652,8 +555,8 @@ Test(window, a_decoder_crash_keeps_the_window_and_shows_the_partial_banner)
 		  "no damage of %s crashes babeltrace2", stream);
 
 	fsv_window_open(window, file);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
-	settle();
+	fst_ui_wait_loaded(window, FST_UI_LOAD_TIMEOUT_US);
+	fst_ui_settle();
 	error = _fsv_window_get_error(window);
 	cr_assert_not_null(error, "a crash of the decoder went without a word");
 	cr_expect_not_null(strstr(error, "libbabeltrace2 crashed (SIG"), "banner: %s", error);
@@ -669,8 +572,8 @@ Test(window, a_decoder_crash_keeps_the_window_and_shows_the_partial_banner)
 		g_autoptr(GdkTexture) texture = NULL;
 
 		for (int i = 0; i < 30; i++)
-			settle();
-		texture = screenshot();
+			fst_ui_settle();
+		texture = fst_ui_screenshot(GTK_WIDGET(window));
 		g_autofree char *shot = g_build_filename(FST_BUILD_DIR, "window-partial.png", NULL);
 
 		cr_expect(gdk_texture_save_to_png(texture, shot));
@@ -691,8 +594,8 @@ Test(window, opening_another_trace_while_one_loads_shows_the_last_one)
 	fsv_window_open(window, last);
 	fsv_window_open(window, first);
 	fsv_window_open(window, last);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
-	settle();
+	fst_ui_wait_loaded(window, FST_UI_LOAD_TIMEOUT_US);
+	fst_ui_settle();
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
 	cr_assert_not(_fsv_window_is_progress_shown(window));
 	cr_assert_str_eq(
@@ -719,7 +622,7 @@ Test(window, unreadable_open_during_a_load_leaves_no_loading_bar)
 	error = _fsv_window_get_error(window);
 	cr_assert_not_null(error);
 	cr_assert_not_null(strstr(error, "not a local folder"), "error: %s", error);
-	settle();
+	fst_ui_settle();
 	cr_assert_eq(fsv_timeline_get_trace(_fsv_window_get_timeline(window)), before);
 }
 
@@ -740,14 +643,14 @@ Test(window, closing_a_window_while_it_loads_frees_it)
 	FsvWindow *other = fsv_window_new(NULL);
 
 	gtk_window_present(GTK_WINDOW(other));
-	settle();
+	fst_ui_settle();
 	fsv_window_open(other, file);
 	cr_assert(_fsv_window_is_loading(other));
 	closed_window = other;
 	g_object_add_weak_pointer(G_OBJECT(other), &closed_window);
 	gtk_window_destroy(GTK_WINDOW(other));
-	spin_until(is_closed_window_finalized, LOAD_TIMEOUT_US);
-	settle();
+	fst_ui_spin_until(is_closed_window_finalized, FST_UI_LOAD_TIMEOUT_US);
+	fst_ui_settle();
 	/* The other window is untouched. */
 	cr_assert_not_null(fsv_timeline_get_trace(_fsv_window_get_timeline(window)));
 }
@@ -824,7 +727,7 @@ Test(window, search_enter_visits_each_match_once_in_time_order)
 	FsvItem selection;
 	guint32 previous = FSV_INDEX_NONE, first;
 
-	open_trace("stress");
+	fst_ui_open_trace(window, "stress");
 	trace = fsv_timeline_get_trace(timeline);
 	cr_assert_not_null(filter);
 	for (guint32 i = 0; i < fsv_trace_get_op_count(trace); i++)
@@ -870,8 +773,8 @@ Test(window, narrow_window_keeps_the_timeline_labels_whole)
 
 	gtk_window_set_default_size(GTK_WINDOW(window), 400, 400);
 	gtk_window_unmaximize(GTK_WINDOW(window));
-	settle();
-	settle();
+	fst_ui_settle();
+	fst_ui_settle();
 	gtk_widget_measure(timeline, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
 	cr_assert_geq(gtk_widget_get_width(timeline), minimum, "timeline %d px < its minimum %d",
 		      gtk_widget_get_width(timeline), minimum);
@@ -899,9 +802,9 @@ Test(window, click_on_a_victimization_arrow_shows_victim_and_beneficiary)
 	graphene_point_t origin;
 	guint selected, green, amber;
 
-	open_trace("doorbell-pressure");
+	fst_ui_open_trace(window, "doorbell-pressure");
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
-	settle();
+	fst_ui_settle();
 	view = fsv_timeline_get_view(timeline);
 	trace = fsv_timeline_get_trace(timeline);
 	for (guint32 i = 0; i < fsv_trace_get_marker_count(trace) && victimize == FSV_INDEX_NONE;
@@ -911,7 +814,7 @@ Test(window, click_on_a_victimization_arrow_shows_victim_and_beneficiary)
 	cr_assert_neq(victimize, FSV_INDEX_NONE, "doorbell-pressure has no victimization");
 	m = fsv_trace_get_marker(trace, victimize);
 	fsv_timeline_set_visible_range(timeline, m->begin_ns - 20000, m->begin_ns + 20000);
-	settle();
+	fst_ui_settle();
 	cr_assert(fsv_view_get_victim_arrow(view, victimize, &x, &y0, &y1), "no arrow laid out");
 	cr_assert(fsv_timeline_select_at(timeline, x, (y0 + y1) / 2), "nothing at the arrow");
 	fsv_timeline_get_selection(timeline, &selection);
@@ -923,11 +826,11 @@ Test(window, click_on_a_victimization_arrow_shows_victim_and_beneficiary)
 	cr_assert_not_null(strstr(details, "Beneficiary: HWQueue 0x"), "details:\n%s", details);
 	cr_assert_not_null(strstr(details, "Physical doorbell: "), "details:\n%s", details);
 
-	settle();
+	fst_ui_settle();
 	/* The details pane widened with the selection and the timeline narrowed: the range,
 	 * shown whole, was refitted to the new width (docs/viewer.md "Resizing"). */
 	cr_assert(fsv_view_get_victim_arrow(view, victimize, &x, &y0, &y1), "no arrow laid out");
-	texture = screenshot();
+	texture = fst_ui_screenshot(GTK_WIDGET(window));
 	shot = g_build_filename(FST_BUILD_DIR, "window-doorbell.png", NULL);
 	cr_assert(gdk_texture_save_to_png(texture, shot));
 	cr_assert(gtk_widget_compute_point(GTK_WIDGET(timeline), GTK_WIDGET(window),
@@ -935,16 +838,18 @@ Test(window, click_on_a_victimization_arrow_shows_victim_and_beneficiary)
 	/* The selected arrow is drawn in the selection colour; the others selected. The bands
 	 * show connected (green) and retry (amber) stretches. */
 	fsv_render_get_color(FSV_COLOR_SELECTION, rgb);
-	selected =
-	    count_colour(texture, rgb, 24, (int) (origin.x + x) - 3, (int) (origin.y + MIN(y0, y1)),
-			 (int) (origin.x + x) + 4, (int) (origin.y + MAX(y0, y1)));
+	selected = fst_ui_count_colour(texture, rgb, 24, (int) (origin.x + x) - 3,
+				       (int) (origin.y + MIN(y0, y1)), (int) (origin.x + x) + 4,
+				       (int) (origin.y + MAX(y0, y1)));
 	cr_assert_gt(selected, 5, "the selected arrow is not drawn; see %s", shot);
 	fsv_render_get_color(FSV_COLOR_DOORBELL_CONNECTED, rgb);
-	green = count_colour(texture, rgb, 24, (int) origin.x, (int) origin.y,
-			     gdk_texture_get_width(texture), gdk_texture_get_height(texture));
+	green =
+	    fst_ui_count_colour(texture, rgb, 24, (int) origin.x, (int) origin.y,
+				gdk_texture_get_width(texture), gdk_texture_get_height(texture));
 	fsv_render_get_color(FSV_COLOR_DOORBELL_RETRY, rgb);
-	amber = count_colour(texture, rgb, 24, (int) origin.x, (int) origin.y,
-			     gdk_texture_get_width(texture), gdk_texture_get_height(texture));
+	amber =
+	    fst_ui_count_colour(texture, rgb, 24, (int) origin.x, (int) origin.y,
+				gdk_texture_get_width(texture), gdk_texture_get_height(texture));
 	cr_assert_gt(green, 20, "no connected band; see %s", shot);
 	cr_assert_gt(amber, 20, "no retry band; see %s", shot);
 }
@@ -976,9 +881,9 @@ Test(window, click_on_a_piece_connector_shows_the_resubmission)
 	if (!g_file_test(path, G_FILE_TEST_IS_DIR))
 		cr_skip_test("no priority-inversion recording at %s", path);
 	fsv_window_open(window, file);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	fst_ui_wait_loaded(window, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
-	settle();
+	fst_ui_settle();
 	view = fsv_timeline_get_view(timeline);
 	trace = fsv_timeline_get_trace(timeline);
 	for (guint32 i = 0; i < fsv_trace_get_packet_count(trace) && first == FSV_INDEX_NONE; i++)
@@ -989,7 +894,7 @@ Test(window, click_on_a_piece_connector_shows_the_resubmission)
 	b = fsv_trace_get_packet(trace, a->next_piece);
 	fsv_timeline_set_visible_range(timeline, a->end_ns - (b->start_ns - a->end_ns),
 				       b->start_ns + (b->start_ns - a->end_ns));
-	settle();
+	fst_ui_settle();
 	cr_assert(fsv_view_get_piece_connector(view, first, &x0, &y0, &x1, &y1, &peak));
 	cr_assert(fsv_timeline_select_at(timeline, (x0 + x1) / 2, peak + 1), "nothing there");
 	fsv_timeline_get_selection(timeline, &selection);
@@ -998,13 +903,13 @@ Test(window, click_on_a_piece_connector_shows_the_resubmission)
 	details = _fsv_window_dup_details_text(window);
 	cr_assert_not_null(strstr(details, "Resubmission of: packet"), "details:\n%s", details);
 	cr_assert_not_null(strstr(details, "Fence ids: "), "details:\n%s", details);
-	settle();
-	texture = screenshot();
+	fst_ui_settle();
+	texture = fst_ui_screenshot(GTK_WIDGET(window));
 	shot = g_build_filename(FST_BUILD_DIR, "window-preemption.png", NULL);
 	cr_assert(gdk_texture_save_to_png(texture, shot));
 	fsv_render_get_color(FSV_COLOR_PACKET_PREEMPTED, rgb);
-	orange = count_colour(texture, rgb, 24, 0, 0, gdk_texture_get_width(texture),
-			      gdk_texture_get_height(texture));
+	orange = fst_ui_count_colour(texture, rgb, 24, 0, 0, gdk_texture_get_width(texture),
+				     gdk_texture_get_height(texture));
 	cr_assert_gt(orange, 20, "no preempted piece drawn; see %s", shot);
 }
 
@@ -1029,9 +934,9 @@ open_path(const char *path)
 	g_autoptr(GFile) file = g_file_new_for_path(path);
 
 	fsv_window_open(window, file);
-	spin_until(is_loaded, LOAD_TIMEOUT_US);
+	fst_ui_wait_loaded(window, FST_UI_LOAD_TIMEOUT_US);
 	cr_assert_null(_fsv_window_get_error(window), "error: %s", _fsv_window_get_error(window));
-	settle();
+	fst_ui_settle();
 }
 
 /* Issue 14 (MMU-14, TDR-06): in a recording of page-fault, a click on the flash of a page fault
@@ -1063,7 +968,7 @@ Test(window, mmu_14_click_on_a_page_fault_names_its_va_and_recovery)
 	cr_assert_neq(fault, FSV_INDEX_NONE, "page-fault has no page fault");
 	m = fsv_trace_get_marker(trace, fault);
 	fsv_timeline_set_visible_range(timeline, m->begin_ns - 200000, m->begin_ns + 400000);
-	settle();
+	fst_ui_settle();
 	cr_assert(fsv_view_get_row_geometry(view, m->row, &ry, &rh), "the engine row is not shown");
 	x = fsv_view_time_to_x(view, m->begin_ns);
 	cr_assert(fsv_timeline_select_at(timeline, x + 1, ry + 5), "nothing at the flash");
@@ -1074,15 +979,15 @@ Test(window, mmu_14_click_on_a_page_fault_names_its_va_and_recovery)
 	cr_assert_not_null(strstr(details, "Faulting VA: 0x"), "details:\n%s", details);
 	cr_assert_not_null(strstr(details, "Recovery: TDR (PAGE_FAULT)"), "details:\n%s", details);
 	cr_assert_not_null(strstr(details, "Recovery steps: "), "details:\n%s", details);
-	settle();
-	texture = screenshot();
+	fst_ui_settle();
+	texture = fst_ui_screenshot(GTK_WIDGET(window));
 	shot = g_build_filename(FST_BUILD_DIR, "window-page-fault.png", NULL);
 	cr_assert(gdk_texture_save_to_png(texture, shot));
 	cr_assert(gtk_widget_compute_point(GTK_WIDGET(timeline), GTK_WIDGET(window),
 					   &GRAPHENE_POINT_INIT(0, 0), &origin));
 	fsv_render_get_color(FSV_COLOR_PAGE_FAULT, rgb);
-	red = count_colour(texture, rgb, 24, (int) (origin.x + x) - 5, (int) (origin.y + ry),
-			   (int) (origin.x + x) + 6, (int) (origin.y + ry + 14));
+	red = fst_ui_count_colour(texture, rgb, 24, (int) (origin.x + x) - 5, (int) (origin.y + ry),
+				  (int) (origin.x + x) + 6, (int) (origin.y + ry + 14));
 	cr_assert_gt(red, 10, "no flash at the fault; see %s", shot);
 }
 
@@ -1116,7 +1021,7 @@ Test(window, xad_07_click_on_a_propagation_arrow_names_both_adapters)
 	cr_assert_neq(prop, FSV_INDEX_NONE, "cross-adapter has no propagation");
 	m = fsv_trace_get_marker(trace, prop);
 	fsv_timeline_set_visible_range(timeline, m->begin_ns - 20000, m->end_ns + 20000);
-	settle();
+	fst_ui_settle();
 	cr_assert(fsv_view_get_propagation_arrow(view, prop, &x0, &y0, &x1, &y1),
 		  "the arrow is not laid out");
 	cr_assert(fsv_timeline_select_at(timeline, (x0 + x1) / 2, (y0 + y1) / 2),
@@ -1129,20 +1034,20 @@ Test(window, xad_07_click_on_a_propagation_arrow_names_both_adapters)
 	cr_assert_not_null(strstr(details, "From adapter: "), "details:\n%s", details);
 	cr_assert_not_null(strstr(details, "To adapter: "), "details:\n%s", details);
 	cr_assert_not_null(strstr(details, "Propagate → notified: "), "details:\n%s", details);
-	settle();
+	fst_ui_settle();
 	/* Refitted to the timeline's width once the details pane widened (docs/viewer.md
 	 * "Resizing"). */
 	cr_assert(fsv_view_get_propagation_arrow(view, prop, &x0, &y0, &x1, &y1),
 		  "the arrow is not laid out");
-	texture = screenshot();
+	texture = fst_ui_screenshot(GTK_WIDGET(window));
 	shot = g_build_filename(FST_BUILD_DIR, "window-cross-adapter.png", NULL);
 	cr_assert(gdk_texture_save_to_png(texture, shot));
 	cr_assert(gtk_widget_compute_point(GTK_WIDGET(timeline), GTK_WIDGET(window),
 					   &GRAPHENE_POINT_INIT(0, 0), &origin));
 	fsv_render_get_color(FSV_COLOR_SELECTION, rgb);
-	blue = count_colour(texture, rgb, 40, (int) (origin.x + MIN(x0, x1)) - 4,
-			    (int) (origin.y + MIN(y0, y1)), (int) (origin.x + MAX(x0, x1)) + 5,
-			    (int) (origin.y + MAX(y0, y1)));
+	blue = fst_ui_count_colour(
+	    texture, rgb, 40, (int) (origin.x + MIN(x0, x1)) - 4, (int) (origin.y + MIN(y0, y1)),
+	    (int) (origin.x + MAX(x0, x1)) + 5, (int) (origin.y + MAX(y0, y1)));
 	cr_assert_gt(blue, 10, "the selected arrow is not drawn; see %s", shot);
 }
 
@@ -1165,11 +1070,11 @@ set_timeline_width(int width)
 	gtk_paned_set_position(GTK_PANED(paned), width);
 	/* Until the timeline has a new width (a busy machine may take more than one settle). */
 	for (int i = 0; i < 50; i++) {
-		settle();
+		fst_ui_settle();
 		if (fsv_view_get_width(view) != before)
 			break;
 	}
-	settle();
+	fst_ui_settle();
 }
 
 Test(window, resize_refits_a_fitted_view_and_keeps_a_zoomed_one)
@@ -1181,7 +1086,7 @@ Test(window, resize_refits_a_fitted_view_and_keeps_a_zoomed_one)
 	int width;
 
 	fsv_timeline_fit(timeline);
-	settle();
+	fst_ui_settle();
 	begin = fsv_view_get_begin_ns(view);
 	end = fsv_view_get_end_ns(view);
 	width = fsv_view_get_width(view);
@@ -1216,12 +1121,12 @@ Test(window, go_to_time_takes_report_times_and_refuses_bad_ones)
 	const FsvOp *op = fsv_trace_get_op(trace, fsv_trace_get_op_count(trace) / 2);
 
 	fsv_timeline_zoom(timeline, 20.0, fsv_view_get_label_width(view) + 10);
-	settle();
+	fst_ui_settle();
 	/* The absolute time `report` prints, "S.NNNNNNNNN s", to the ns. */
 	absolute = g_strdup_printf("%" G_GUINT64_FORMAT ".%09" G_GUINT64_FORMAT " s",
 				   op->begin_ns / 1000000000, op->begin_ns % 1000000000);
 	_fsv_window_go_to_text(window, absolute);
-	settle();
+	fst_ui_settle();
 	cr_assert_str_empty(_fsv_window_get_goto_error(window));
 	cr_assert(fsv_timeline_get_cursor(timeline, &at));
 	cr_assert_eq(at, op->begin_ns, "%s", absolute);
@@ -1259,9 +1164,12 @@ Test(window, legend_key_hides_it_and_the_choice_is_remembered)
 	g_autofree char *text = NULL;
 	FsvWindow *second;
 
+	/* The test's own viewer.ini: the tests run side by side, and one that opened its window
+	 * while this one had the legend hidden started without it (flaky). */
+	cr_assert(g_str_has_prefix(ini, fst_ui_get_work_dir()), "%s is shared", ini);
 	cr_assert(_fsv_window_is_legend_shown(window));
 	gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.toggle-legend", NULL);
-	settle();
+	fst_ui_settle();
 	cr_assert_not(_fsv_window_is_legend_shown(window));
 	cr_assert(g_file_get_contents(ini, &text, NULL, NULL), "%s", ini);
 	cr_assert_not_null(strstr(text, "show-legend=false"), "%s", text);
@@ -1273,7 +1181,7 @@ Test(window, legend_key_hides_it_and_the_choice_is_remembered)
 	gtk_window_destroy(GTK_WINDOW(second));
 
 	gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.toggle-legend", NULL);
-	settle();
+	fst_ui_settle();
 	cr_assert(_fsv_window_is_legend_shown(window));
 }
 
@@ -1322,7 +1230,7 @@ Test(window, bookmarks_persist_per_trace_and_a_damaged_file_is_not_trusted)
 
 	g_unlink(file);
 	g_unlink(damaged);
-	open_trace("frame-pipeline");
+	fst_ui_open_trace(window, "frame-pipeline");
 	cr_assert_eq(_fsv_window_get_bookmark_count(window), 0);
 	_fsv_window_go_to_text(window, "+10ms");
 	gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.add-bookmark", NULL);
@@ -1339,13 +1247,13 @@ Test(window, bookmarks_persist_per_trace_and_a_damaged_file_is_not_trusted)
 	}
 
 	/* Opened again (another run), the bookmark is there. */
-	open_trace("frame-pipeline");
+	fst_ui_open_trace(window, "frame-pipeline");
 	cr_assert_eq(_fsv_window_get_bookmark_count(window), 1);
 
 	/* A damaged file: one line saying so, an empty list, no crash; the next bookmark sets the
 	 * damaged file aside instead of losing it. */
 	cr_assert(g_file_set_contents(file, "{\"bookmarks\": [{\"name\": 3", -1, NULL));
-	open_trace("frame-pipeline");
+	fst_ui_open_trace(window, "frame-pipeline");
 	cr_assert_eq(_fsv_window_get_bookmark_count(window), 0);
 	cr_assert_not_null(_fsv_window_get_error(window));
 	cr_assert_not_null(strstr(_fsv_window_get_error(window), "Bookmarks not loaded"), "%s",
@@ -1353,7 +1261,7 @@ Test(window, bookmarks_persist_per_trace_and_a_damaged_file_is_not_trusted)
 	cr_assert_null(strchr(_fsv_window_get_error(window), '\n'));
 	gtk_widget_activate_action(GTK_WIDGET(timeline), "timeline.add-bookmark", NULL);
 	cr_assert(g_file_test(damaged, G_FILE_TEST_EXISTS));
-	open_trace("frame-pipeline");
+	fst_ui_open_trace(window, "frame-pipeline");
 	cr_assert_eq(_fsv_window_get_bookmark_count(window), 1);
 	g_unlink(file);
 	g_unlink(damaged);
@@ -1371,7 +1279,7 @@ Test(window, measurement_snaps_to_a_box_edge_and_shift_does_not)
 
 	fsv_timeline_set_visible_range(timeline, op->begin_ns - (op->end_ns - op->begin_ns),
 				       op->end_ns + (op->end_ns - op->begin_ns));
-	settle();
+	fst_ui_settle();
 	x_end = fsv_view_time_to_x(view, op->end_ns);
 	/* The lane is found by hit testing down the op's row: what is drawn is what answers. */
 	cr_assert(fsv_view_get_row_geometry(view, op->row, &y, &lane_h));
