@@ -10,6 +10,9 @@
  * longest stall while a trace loads and is first drawn is measured by a 2 ms timeout probe and
  * printed (FS_BENCH_TRACE names a large trace to measure on, else traces/stress is used).
  *
+ * FsvLoadJob (the load of the window and of a comparison's NEW) hands over its trace once, ends
+ * a cancel with neither trace nor error, and calls nothing once destroyed.
+ *
  * Each test has a cache folder of its own (XDG_CACHE_HOME under its temporary folder).
  * FENCESCOPE_INDEX_HOLD_MS makes the builder wait once it has read the trace, before it writes
  * the index: a builder that is surely mid-load, to look at, kill or cancel.
@@ -28,6 +31,7 @@
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
+#include "fsv-load-job.h"
 #include "fsv-loader-private.h"
 #include "fst-ui.h"
 
@@ -251,6 +255,135 @@ Test(loading, damaged_trace_opens_with_the_partial_banner)
 	cr_assert_not_null(fsv_trace_get_partial_error(trace));
 	cr_assert_str_eq(error, fsv_trace_get_partial_error(trace));
 	cr_assert_str_eq(_fsv_window_get_page(window), "trace");
+}
+
+/* ---- FsvLoadJob, the load the window and a comparison's NEW both run (fsv-load-job.h) ---- */
+
+/* What a job's callbacks were given. */
+typedef struct {
+	FsvLoadJob *job; /* Owned, released by on_job_done */
+	guint progress_calls, done_calls;
+	char *trace_name; /* of the trace handed over, NULL if none */
+	char *error;      /* the error's message, NULL if none */
+} JobSeen;
+
+static JobSeen seen;
+
+static void
+on_job_progress(const FsvLoadProgress *progress, gpointer user_data)
+{
+	JobSeen *job_seen = user_data;
+
+	(void) progress;
+	job_seen->progress_calls++;
+}
+
+/* As the window does: the owner releases the job from its end. */
+static void
+on_job_done(FsvTrace *trace, const GError *error, gpointer user_data)
+{
+	JobSeen *job_seen = user_data;
+
+	job_seen->done_calls++;
+	job_seen->trace_name = trace ? g_strdup(fsv_trace_get_name(trace)) : NULL;
+	job_seen->error = error ? g_strdup(error->message) : NULL;
+	g_clear_pointer(&job_seen->job, fsv_load_job_destroy);
+}
+
+static gboolean
+is_job_done(void)
+{
+	return seen.done_calls > 0;
+}
+
+static gboolean
+has_job_builder(void)
+{
+	return seen.job && fsv_load_job_get_builder_pid(seen.job) != 0;
+}
+
+static void
+begin_load_job(void)
+{
+	g_unsetenv("FENCESCOPE_INDEX_HOLD_MS");
+	g_unsetenv("FENCESCOPE_NO_INDEX_CACHE");
+	/* A cache of the test's own: a first open runs the builder. */
+	fst_ui_begin(TRUE);
+	memset(&seen, 0, sizeof(seen));
+}
+
+static void
+end_load_job(void)
+{
+	g_clear_pointer(&seen.job, fsv_load_job_destroy);
+	g_clear_pointer(&seen.trace_name, g_free);
+	g_clear_pointer(&seen.error, g_free);
+	g_unsetenv("FENCESCOPE_INDEX_HOLD_MS");
+	fst_ui_end();
+}
+
+TestSuite(load_job, .init = begin_load_job, .fini = end_load_job, .timeout = 240);
+
+Test(load_job, hands_over_the_trace_once_on_the_main_thread)
+{
+	g_autofree char *path = copy_trace("frame-pipeline", "job-loaded");
+
+	seen.job =
+	    fsv_load_job_start(path, FSV_OPEN_DEFAULT, NULL, on_job_progress, on_job_done, &seen);
+	fst_ui_spin_until(is_job_done, FST_UI_LOAD_TIMEOUT_US);
+	fst_ui_settle();
+	cr_assert_eq(seen.done_calls, 1);
+	cr_assert_str_eq(seen.trace_name, "job-loaded");
+	cr_assert_null(seen.error, "%s", seen.error);
+	cr_assert_null(seen.job, "released from its end");
+}
+
+Test(load_job, cancelled_it_ends_with_neither_trace_nor_error_and_no_builder)
+{
+	g_autofree char *path = copy_trace("frame-pipeline", "job-cancelled");
+	GPid pid;
+
+	g_setenv("FENCESCOPE_INDEX_HOLD_MS", "30000", TRUE);
+	seen.job =
+	    fsv_load_job_start(path, FSV_OPEN_DEFAULT, NULL, on_job_progress, on_job_done, &seen);
+	fst_ui_spin_until(has_job_builder, FST_UI_LOAD_TIMEOUT_US);
+	pid = fsv_load_job_get_builder_pid(seen.job);
+	fsv_load_job_cancel(seen.job);
+	fst_ui_spin_until(is_job_done, 10 * G_USEC_PER_SEC);
+	cr_assert_eq(seen.done_calls, 1);
+	cr_assert_null(seen.trace_name);
+	cr_assert_null(seen.error, "a cancel is no error: %s", seen.error);
+	cr_assert_not(process_exists(pid), "the builder %d is still there", (int) pid);
+	cr_assert_eq(count_leftovers(), 0);
+}
+
+/* A newer open, a closed comparison, a closed window: the owner drops the job mid-load, and
+ * nothing of it reaches the owner any more. */
+Test(load_job, destroyed_mid_load_calls_nothing_more_and_its_builder_is_killed)
+{
+	g_autofree char *path = copy_trace("frame-pipeline", "job-destroyed");
+	gint64 deadline;
+	guint progress_calls;
+	GPid pid;
+
+	g_setenv("FENCESCOPE_INDEX_HOLD_MS", "30000", TRUE);
+	seen.job =
+	    fsv_load_job_start(path, FSV_OPEN_DEFAULT, NULL, on_job_progress, on_job_done, &seen);
+	fst_ui_spin_until(has_job_builder, FST_UI_LOAD_TIMEOUT_US);
+	pid = fsv_load_job_get_builder_pid(seen.job);
+	g_clear_pointer(&seen.job, fsv_load_job_destroy);
+	progress_calls = seen.progress_calls;
+	/* The thread ends once the builder is killed and its folder removed; its end is then
+	 * dispatched on this main loop, which is run well past it. */
+	deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+	while ((process_exists(pid) || count_leftovers() > 0) && g_get_monotonic_time() < deadline)
+		g_main_context_iteration(NULL, FALSE);
+	cr_assert_not(process_exists(pid), "the builder %d is still there", (int) pid);
+	cr_assert_eq(count_leftovers(), 0);
+	for (int i = 0; i < 10; i++)
+		fst_ui_settle();
+	cr_assert_eq(seen.done_calls, 0, "a destroyed job called its owner");
+	cr_assert_eq(seen.progress_calls, progress_calls, "a destroyed job reported progress");
 }
 
 /* ---- Responsiveness ---- */
