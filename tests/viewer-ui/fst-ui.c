@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "fsv-application.h"
+
 static char *work_dir; /* this test's temporary folder, NULL outside a test */
 
 void
@@ -195,6 +197,39 @@ fst_ui_count_colour(GdkTexture *texture, const double rgb[3], int distance, int 
 		}
 	}
 	return count;
+}
+
+static void
+on_window_added(GtkApplication *app, GtkWindow *added, FstUiRun *run)
+{
+	(void) app;
+	run->window = FSV_WINDOW(added);
+}
+
+int
+fst_ui_run_application(const char *const *argv, GSourceFunc poll, FstUiRun *run)
+{
+	g_autoptr(FsvApplication) app = fsv_application_new();
+	int argc = (int) g_strv_length((char **) argv);
+	guint source;
+	int status;
+
+	run->app = G_APPLICATION(app);
+	g_signal_connect(app, "window-added", G_CALLBACK(on_window_added), run);
+	source = g_timeout_add(20, poll, run);
+	status = g_application_run(G_APPLICATION(app), argc, (char **) argv);
+	if (!run->is_done)
+		g_source_remove(source);
+	run->app = NULL;
+	return status;
+}
+
+void
+fst_ui_run_finish(FstUiRun *run)
+{
+	run->is_done = TRUE;
+	gtk_window_destroy(GTK_WINDOW(run->window));
+	g_application_quit(run->app);
 }
 
 gboolean

@@ -69,6 +69,20 @@ GdkTexture *fst_ui_save_screenshot(GtkWidget *widget, const char *name);
 guint fst_ui_count_colour(GdkTexture *texture, const double rgb[3], int distance, int x0, int y0,
 			  int x1, int y1);
 
+/* fencescope-view's application run in this process (its command line, its own windows). */
+typedef struct {
+	GApplication *app; /* Weak: while it runs */
+	FsvWindow *window; /* Weak: the window it opened, NULL if none */
+	gboolean is_done;  /* the test's poll saw what it waited for (fst_ui_run_finish) */
+} FstUiRun;
+
+/* Runs the application with ARGV (argv[0] first) until it quits; POLL is called with RUN (the
+ * first member of the test's own struct) every 20 ms meanwhile, and ends the run with
+ * fst_ui_run_finish(). Returns: the application's exit status. */
+int fst_ui_run_application(const char *const *argv, GSourceFunc poll, FstUiRun *run);
+/* From POLL, once it has read what the window shows: closes the window, quits the application. */
+void fst_ui_run_finish(FstUiRun *run);
+
 /* Whether xdotool can be run; a test that needs it skips itself (cr_skip_test) when not. */
 gboolean fst_ui_has_xdotool(void);
 /* Runs `xdotool ARGUMENTS` (printf-like) and fails the test unless it exits with 0. */

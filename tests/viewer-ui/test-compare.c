@@ -643,20 +643,12 @@ Test(compare, compare_with_asks_for_a_folder_and_shows_the_one_chosen_below)
 /* --- The command line: fencescope-view TRACE --compare NEW --align B=N, fencescope view ---- */
 
 typedef struct {
-	GApplication *app;
-	FsvWindow *window;
-	gboolean is_shown, is_done;
+	FstUiRun base; /* first: the runner's */
+	gboolean is_shown;
 	gint64 offset_ns;
 	char *error;
 	char *align_accel; /* Align Here's first shortcut */
 } CompareRun;
-
-static void
-on_window_added(GtkApplication *app, GtkWindow *added, CompareRun *run)
-{
-	(void) app;
-	run->window = FSV_WINDOW(added);
-}
 
 /* Once both traces are loaded (or NEW failed): what the window shows, then quit. */
 static gboolean
@@ -664,38 +656,19 @@ poll_compared(gpointer data)
 {
 	CompareRun *run = data;
 
-	if (run->window == NULL || _fsv_window_is_loading(run->window) ||
-	    _fsv_compare_is_loading(run->window))
+	if (run->base.window == NULL || _fsv_window_is_loading(run->base.window) ||
+	    _fsv_compare_is_loading(run->base.window))
 		return G_SOURCE_CONTINUE;
-	run->is_shown = _fsv_compare_get_offset(run->window, &run->offset_ns);
+	run->is_shown = _fsv_compare_get_offset(run->base.window, &run->offset_ns);
 	{
 		g_auto(GStrv) accels = gtk_application_get_accels_for_action(
-		    GTK_APPLICATION(run->app), "win.align-here");
+		    GTK_APPLICATION(run->base.app), "win.align-here");
 
 		run->align_accel = g_strdup(accels ? accels[0] : NULL);
 	}
-	run->error = g_strdup(_fsv_window_get_error(run->window));
-	run->is_done = TRUE;
-	gtk_window_destroy(GTK_WINDOW(run->window));
-	g_application_quit(run->app);
+	run->error = g_strdup(_fsv_window_get_error(run->base.window));
+	fst_ui_run_finish(&run->base);
 	return G_SOURCE_REMOVE;
-}
-
-static int
-run_application(const char *const *argv, CompareRun *run)
-{
-	g_autoptr(FsvApplication) app = fsv_application_new();
-	int argc = (int) g_strv_length((char **) argv);
-	guint poll;
-	int status;
-
-	run->app = G_APPLICATION(app);
-	g_signal_connect(app, "window-added", G_CALLBACK(on_window_added), run);
-	poll = g_timeout_add(20, poll_compared, run);
-	status = g_application_run(G_APPLICATION(app), argc, (char **) argv);
-	if (!run->is_done)
-		g_source_remove(poll);
-	return status;
 }
 
 static FsvTrace *
@@ -727,8 +700,8 @@ Test(compare_command_line, compare_and_align_open_new_below_with_those_points_at
 			      "op:60=op:60",     base_path,   NULL};
 	CompareRun run = {0};
 
-	cr_assert_eq(run_application(argv, &run), 0);
-	cr_assert(run.is_done, "the window never showed the traces");
+	cr_assert_eq(fst_ui_run_application(argv, poll_compared, &run.base), 0);
+	cr_assert(run.base.is_done, "the window never showed the traces");
 	cr_assert_null(run.error, "error: %s", run.error);
 	cr_assert(run.is_shown, "NEW not shown below");
 	cr_assert_str_eq(run.align_accel, "<Control>l", "Align Here is not on Ctrl+L");
@@ -749,8 +722,8 @@ Test(compare_command_line, a_base_that_cannot_be_opened_ends_the_comparison)
 	CompareRun run = {0};
 
 	cr_assert_eq(g_mkdir(empty, 0700), 0);
-	cr_assert_eq(run_application(argv, &run), 0);
-	cr_assert(run.is_done);
+	cr_assert_eq(fst_ui_run_application(argv, poll_compared, &run.base), 0);
+	cr_assert(run.base.is_done);
 	cr_assert_not(run.is_shown, "NEW shown without a base");
 	cr_assert_not_null(run.error, "the base's failure went without a word");
 	cr_assert_not_null(strstr(run.error, "no-trace-here"), "%s", run.error);
@@ -781,8 +754,9 @@ Test(compare_command_line, bad_compare_or_align_exit_2_before_a_window_opens)
 
 		for (size_t k = 0; k < 5 && bad[i][k]; k++)
 			argv[k + 1] = bad[i][k];
-		cr_assert_eq(run_application(argv, &run), 2, "case %zu", i);
-		cr_assert_null(run.window, "case %zu opened a window", i);
+		cr_assert_eq(fst_ui_run_application(argv, poll_compared, &run.base), 2, "case %zu",
+			     i);
+		cr_assert_null(run.base.window, "case %zu opened a window", i);
 		/* `fencescope view` refuses the same, itself (it never starts the viewer). */
 		cli = g_strjoin("' '", bad[i][0], bad[i][1], bad[i][2], bad[i][3], bad[i][4], NULL);
 		{

@@ -582,20 +582,11 @@ Test(table, enter_and_escape_in_the_search_give_the_keys_back)
 /* --- The application's command line (fencescope view --select-op / --at) ---------------- */
 
 typedef struct {
-	GApplication *app;
-	FsvWindow *window;
+	FstUiRun base; /* first: the runner's */
 	FsvItem selection;
 	guint64 begin_ns, end_ns;
 	char *error;
-	gboolean is_done;
 } StartRun;
-
-static void
-on_window_added(GtkApplication *app, GtkWindow *added, StartRun *run)
-{
-	(void) app;
-	run->window = FSV_WINDOW(added);
-}
 
 /* Once the window has loaded its trace and applied the start: what it shows, then quit. */
 static gboolean
@@ -605,37 +596,17 @@ poll_started(gpointer data)
 	FsvTimeline *timeline;
 	const FsvView *view;
 
-	if (run->window == NULL || _fsv_window_is_loading(run->window) ||
-	    _fsv_window_is_start_pending(run->window))
+	if (run->base.window == NULL || _fsv_window_is_loading(run->base.window) ||
+	    _fsv_window_is_start_pending(run->base.window))
 		return G_SOURCE_CONTINUE;
-	timeline = _fsv_window_get_timeline(run->window);
+	timeline = _fsv_window_get_timeline(run->base.window);
 	view = fsv_timeline_get_view(timeline);
 	fsv_timeline_get_selection(timeline, &run->selection);
 	run->begin_ns = fsv_view_get_begin_ns(view);
 	run->end_ns = fsv_view_get_end_ns(view);
-	run->error = g_strdup(_fsv_window_get_error(run->window));
-	run->is_done = TRUE;
-	gtk_window_destroy(GTK_WINDOW(run->window));
-	g_application_quit(run->app);
+	run->error = g_strdup(_fsv_window_get_error(run->base.window));
+	fst_ui_run_finish(&run->base);
 	return G_SOURCE_REMOVE;
-}
-
-/* Runs fencescope-view's application with ARGV; returns its exit status. */
-static int
-run_application(const char *const *argv, StartRun *run)
-{
-	g_autoptr(FsvApplication) app = fsv_application_new();
-	int argc = (int) g_strv_length((char **) argv);
-	guint poll;
-	int status;
-
-	run->app = G_APPLICATION(app);
-	g_signal_connect(app, "window-added", G_CALLBACK(on_window_added), run);
-	poll = g_timeout_add(20, poll_started, run);
-	status = g_application_run(G_APPLICATION(app), argc, (char **) argv);
-	if (!run->is_done)
-		g_source_remove(poll);
-	return status;
 }
 
 static FsvTrace *
@@ -680,9 +651,9 @@ Test(command_line, select_op_opens_with_that_op_selected_and_in_view)
 	{
 		const char *argv[] = {"fencescope-view", "--select-op", id, path, NULL};
 
-		cr_assert_eq(run_application(argv, &run), 0);
+		cr_assert_eq(fst_ui_run_application(argv, poll_started, &run.base), 0);
 	}
-	cr_assert(run.is_done, "the window never showed the trace");
+	cr_assert(run.base.is_done, "the window never showed the trace");
 	cr_assert_null(run.error, "error: %s", run.error);
 	cr_assert_eq(run.selection.kind, FSV_ITEM_OP);
 	cr_assert_eq(run.selection.index, longest);
@@ -718,8 +689,9 @@ Test(command_line, at_centres_the_timeline_on_that_time)
 		guint64 centre, span;
 		StartRun run = {0};
 
-		cr_assert_eq(run_application(argv, &run), 0, "--at %s", cases[i].text);
-		cr_assert(run.is_done);
+		cr_assert_eq(fst_ui_run_application(argv, poll_started, &run.base), 0, "--at %s",
+			     cases[i].text);
+		cr_assert(run.base.is_done);
 		cr_assert_null(run.error, "error: %s", run.error);
 		span = run.end_ns - run.begin_ns;
 		centre = run.begin_ns + span / 2;
@@ -740,16 +712,17 @@ Test(command_line, bad_values_exit_2_and_unknown_ids_are_said)
 		const char *argv[] = {"fencescope-view", bad[i][0], bad[i][1], path, NULL};
 		StartRun run = {0};
 
-		cr_assert_eq(run_application(argv, &run), 2, "%s %s", bad[i][0], bad[i][1]);
-		cr_assert_null(run.window);
+		cr_assert_eq(fst_ui_run_application(argv, poll_started, &run.base), 2, "%s %s",
+			     bad[i][0], bad[i][1]);
+		cr_assert_null(run.base.window);
 	}
 	/* A time, but outside the trace: go to time's line in the window, the view unmoved. */
 	{
 		const char *argv[] = {"fencescope-view", "--at", "2.5ms", path, NULL};
 		StartRun run = {0};
 
-		cr_assert_eq(run_application(argv, &run), 0);
-		cr_assert(run.is_done);
+		cr_assert_eq(fst_ui_run_application(argv, poll_started, &run.base), 0);
+		cr_assert(run.base.is_done);
 		cr_assert_not_null(run.error);
 		cr_assert_not_null(strstr(run.error, "--at: '2.5ms' is outside the trace"), "%s",
 				   run.error);
@@ -760,8 +733,8 @@ Test(command_line, bad_values_exit_2_and_unknown_ids_are_said)
 		const char *argv[] = {"fencescope-view", "--select-op", "999999999", path, NULL};
 		StartRun run = {0};
 
-		cr_assert_eq(run_application(argv, &run), 0);
-		cr_assert(run.is_done);
+		cr_assert_eq(fst_ui_run_application(argv, poll_started, &run.base), 0);
+		cr_assert(run.base.is_done);
 		cr_assert_not_null(run.error);
 		cr_assert_not_null(strstr(run.error, "--select-op 999999999"), "%s", run.error);
 		cr_assert_eq(run.selection.kind, FSV_ITEM_NONE);
