@@ -100,13 +100,14 @@ struct fsa_decoder {
 	uint32_t cpu_id;
 	/* Order mode (fsa_decoder_set_order): the muxer's time of the last message (its
 	 * last_returned_ts_ns), the order of the last event or discard, the last stream begun, and
-	 * the stream of the last event (only compared, never dereferenced). */
+	 * the stream and the packet of the last event (only compared, never dereferenced). */
 	bool is_ordered;
 	int64_t order_last_ts;
 	struct fsa_decoder_order order;
 	struct fsa_decoder_stream_key stream_key;
 	uint32_t next_ordinal;
 	const bt_stream *order_stream;
+	const bt_packet *order_packet;
 	uint32_t order_stream_ordinal;
 	/* fsa_decoder_set_muxer_checks(): no muxer upstream, make its time checks here. */
 	bool is_muxer_checked;
@@ -580,6 +581,8 @@ decoder_event_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fs
 		     const struct fsa_event **out, char **error_message)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	const bt_packet *packet = NULL;
+	bool has_packet = false;
 	struct decoder_class *cls;
 	struct fsa_event *ev = &decoder->event;
 	const bt_field *payload;
@@ -608,15 +611,23 @@ decoder_event_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fs
 	}
 	decoder->stats.events++;
 	if (decoder->is_ordered) {
-		const bt_stream *stream = bt_event_borrow_stream_const(event);
-
 		if (has_ns)
 			decoder->order_last_ts = ns;
-		if (stream != decoder->order_stream) {
-			const struct decoder_stream *entry = decoder_stream_find(decoder, stream);
+		packet = bt_event_borrow_packet_const(event);
+		has_packet = true;
+		/* A packet is in one stream: the stream is asked for only when the packet changed
+		 * (a call less per event; a packet beginning forgets the last one). */
+		if (!packet || packet != decoder->order_packet) {
+			const bt_stream *stream = bt_event_borrow_stream_const(event);
 
-			decoder->order_stream = stream;
-			decoder->order_stream_ordinal = entry ? entry->ordinal : UINT32_MAX;
+			decoder->order_packet = packet;
+			if (stream != decoder->order_stream) {
+				const struct decoder_stream *entry =
+				    decoder_stream_find(decoder, stream);
+
+				decoder->order_stream = stream;
+				decoder->order_stream_ordinal = entry ? entry->ordinal : UINT32_MAX;
+			}
 		}
 		decoder->order.ordinal = decoder->order_stream_ordinal;
 		decoder->order.ts = decoder->order_last_ts;
@@ -629,8 +640,8 @@ decoder_event_decode(struct fsa_decoder *decoder, const bt_message *msg, enum fs
 	decoder->event_class = cls;
 	ev->ts_ns = has_ns && ns >= 0 ? (uint64_t) ns : 0;
 	if (cls->cpu_id_index >= 0) {
-		const bt_packet *packet = bt_event_borrow_packet_const(event);
-
+		if (!has_packet)
+			packet = bt_event_borrow_packet_const(event);
 		/* Consecutive events mostly share a packet: read its context once. */
 		if (packet != decoder->cpu_packet || cls->cpu_id_index != decoder->cpu_index) {
 			const bt_field *ctx =
@@ -745,6 +756,7 @@ decoder_stream_begin(struct fsa_decoder *decoder, const bt_stream *stream, enum 
 
 	/* A stream that begins may have the address of one that ended (its entry is gone). */
 	decoder->order_stream = NULL;
+	decoder->order_packet = NULL;
 	entry = decoder_stream_add(decoder, stream);
 	if (!entry)
 		return FSA_ERR_NOMEM;
@@ -831,6 +843,7 @@ decoder_packet_begin(struct fsa_decoder *decoder, const bt_message *msg)
 
 	/* A new packet may reuse the address of one that ended: forget the cached CPU. */
 	decoder->cpu_packet = NULL;
+	decoder->order_packet = NULL;
 	if (!entry)
 		return FSA_ERR_NOMEM;
 	entry->cpu_id = UINT32_MAX;
