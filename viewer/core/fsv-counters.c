@@ -727,6 +727,39 @@ gallop_upper(const guint64 *sorted, gsize stride, gsize from, gsize hi, guint64 
 	return lo;
 }
 
+/* gallop_upper, the search starting at GUESS (in (from, hi)) instead of FROM, galloping from
+ * there either way: a sweep's column ends near where the previous column's span, laid from this
+ * column's start, ends, and the probes then stay within a cache line or two of it. */
+static gsize
+gallop_upper_from(const guint64 *sorted, gsize stride, gsize from, gsize hi, guint64 ns,
+		  gsize guess)
+{
+	gsize top, step = 1, lo;
+
+#define AT(i) (*(const guint64 *) ((const char *) sorted + (i) *stride))
+	if (guess <= from || guess >= hi)
+		return gallop_upper(sorted, stride, from, hi, ns);
+	if (AT(guess - 1) <= ns)
+		return gallop_upper(sorted, stride, guess, hi, ns);
+	/* The answer is TOP or before it (AT(top) > NS), and FROM or after it. */
+	top = guess - 1;
+	while (top - from >= step && AT(top - step) > ns) {
+		top -= step;
+		step *= 2;
+	}
+	lo = top - from >= step ? top - step + 1 : from;
+	while (lo < top) {
+		gsize mid = lo + (top - lo) / 2;
+
+		if (AT(mid) <= ns)
+			lo = mid + 1;
+		else
+			top = mid;
+	}
+#undef AT
+	return lo;
+}
+
 void
 fsv_counters_busy_columns(const FsvTrace *trace, guint32 row, const guint64 *begin,
 			  const guint64 *end, guint n, guint64 *busy_ns)
@@ -796,7 +829,7 @@ fsv_counters_depth_columns(const FsvTrace *trace, guint32 row, const guint64 *be
  * (FsvCounters.step_block_ns): a gallop over the block times, then a search in one block. */
 static gsize
 step_upper(const FsvCounters *c, const RowSlice *s, const FsvFenceStep *steps, gsize count,
-	   gsize from, guint64 ns)
+	   gsize from, guint64 ns, gsize guess)
 {
 	gsize n_blocks = (count + FSV_STEP_BLOCK - 1) / FSV_STEP_BLOCK;
 	gsize first_block = from / FSV_STEP_BLOCK + 1, k, lo, hi;
@@ -805,7 +838,8 @@ step_upper(const FsvCounters *c, const RowSlice *s, const FsvFenceStep *steps, g
 		return gallop_upper(&steps[0].ns, sizeof(FsvFenceStep), from, count, ns);
 	/* The first block starting after FROM whose first step is later than NS: the answer
 	 * lies in the block before it, or is its first step. */
-	k = gallop_upper(c->step_block_ns + s->block, sizeof(guint64), first_block, n_blocks, ns);
+	k = gallop_upper_from(c->step_block_ns + s->block, sizeof(guint64), first_block, n_blocks,
+			      ns, guess > from ? guess / FSV_STEP_BLOCK + 1 : 0);
 	lo = k > first_block ? (k - 1) * FSV_STEP_BLOCK : from;
 	hi = k < n_blocks ? k * FSV_STEP_BLOCK : count;
 	return gallop_upper(&steps[0].ns, sizeof(FsvFenceStep), lo, hi, ns);
@@ -823,7 +857,7 @@ fsv_counters_fence_step_after(const FsvTrace *trace, guint32 row, guint from, gu
 		return count;
 	if (!s)
 		return (guint) gallop_upper(&steps[0].ns, sizeof(FsvFenceStep), from, count, ns);
-	return (guint) step_upper(c, s, steps, count, from, ns);
+	return (guint) step_upper(c, s, steps, count, from, ns, 0);
 }
 
 void
@@ -840,12 +874,15 @@ fsv_counters_fence_columns(const FsvTrace *trace, guint32 row, const guint64 *be
 	if (!s || count == 0)
 		return;
 	for (guint i = 0; i < n; i++) {
-		gsize b;
+		gsize b, a_prev = a;
 		MinMax m = {G_MAXUINT64, 0};
 
 		a = step_upper(c, s, steps, count,
-			       i > 0 && begin[i] >= end[i - 1] ? MAX(a, b_prev) : a, begin[i]);
-		b = step_upper(c, s, steps, count, a, end[i] - 1);
+			       i > 0 && begin[i] >= end[i - 1] ? MAX(a, b_prev) : a, begin[i], 0);
+		/* Searched from where the previous column's span, laid from A, would end: within
+		 * a cache line or two of the answer, the one prefetched below two columns ago. */
+		b = step_upper(c, s, steps, count, a, end[i] - 1,
+			       i > 0 && b_prev > a_prev ? a + (b_prev - a_prev) : 0);
 		/* At a far zoom a column spans hundreds of steps and its end lies in steps no
 		 * column touched yet: each was a cache miss in turn. The block where the column
 		 * after next should end (as many steps on as this one took) is fetched ahead. */
@@ -856,6 +893,14 @@ fsv_counters_fence_columns(const FsvTrace *trace, guint32 row, const guint64 *be
 
 			for (gsize off = 0; off < FSV_STEP_BLOCK * sizeof(FsvFenceStep); off += 64)
 				__builtin_prefetch(ahead + off);
+			/* And the step block times there, where the next search of the blocks
+			 * starts (the hint above). */
+			if ((guint64) s->block + at / FSV_STEP_BLOCK + 1 < c->n_step_block_ns) {
+				__builtin_prefetch(
+				    &c->step_block_ns[s->block + at / FSV_STEP_BLOCK]);
+				__builtin_prefetch(
+				    &c->step_block_ns[s->block + at / FSV_STEP_BLOCK + 1]);
+			}
 			/* And the pyramid's first level there: the query reads its entries from
 			 * the start of their group of FANOUT up to the column's end (16 bytes
 			 * each, 4 to a cache line). */
