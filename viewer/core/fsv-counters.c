@@ -16,10 +16,15 @@
  *
  * It is not the drawing (fsv-render-counters.c) and not the index's storage (fsv-trace.c).
  */
+#define _GNU_SOURCE
 #include "fsv-counters.h"
 #include "fsv-trace-private.h"
+#include "fsv-trace-storage.h"
 
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 /* Entries per pyramid block. */
 #define FANOUT 16
@@ -428,6 +433,77 @@ slice_of(const FsvTrace *trace, guint32 row, FsvRowKind kind, const FsvCounters 
 	if (r->kind == kind || (kind == FSV_ROW_FENCE && r->kind == FSV_ROW_XFENCE))
 		return &c->rows[row];
 	return NULL;
+}
+
+/* MADV_POPULATE_READ over the pages of [DATA, DATA + SIZE) (Linux 5.14; a no-op before). */
+static void
+populate(const void *data, gsize size)
+{
+#ifdef MADV_POPULATE_READ
+	guintptr page = (guintptr) sysconf(_SC_PAGESIZE);
+	guintptr begin = (guintptr) data & ~(page - 1);
+	guintptr end = ((guintptr) data + size + page - 1) & ~(page - 1);
+
+	/* In pieces of 1 MB: the drawing thread's own page faults wait while a piece is being
+	 * mapped (in one call over the 338 MB of steps, a whole-trace redraw beside it took 26 ms
+	 * of CPU instead of 3). */
+	for (guintptr at = begin; data && at < end; at += 1 << 20) {
+		madvise((void *) at, MIN(end - at, (guintptr) 1 << 20), MADV_POPULATE_READ);
+		g_thread_yield();
+	}
+#else
+	(void) data;
+	(void) size;
+#endif
+}
+
+void
+_fsv_counters_populate(const FsvTrace *trace)
+{
+	const FsvCounters *c = _fsv_trace_get_counters(trace);
+	const FsvFenceStep *first = NULL, *last = NULL;
+
+	if (!c || !trace->mapping)
+		return;
+	/* The fence rows' steps are slices of one array: from the first slice to the last. */
+	for (guint32 r = 0; r < fsv_trace_get_row_count(trace); r++) {
+		guint n = 0;
+		const FsvFenceStep *s = fsv_trace_get_fence_steps(trace, r, &n);
+
+		if (n == 0)
+			continue;
+		if (!first || s < first)
+			first = s;
+		if (!last || s + n > last)
+			last = s + n;
+	}
+	if (!first)
+		return;
+	populate(c->step_block_ns, c->n_step_block_ns * sizeof(*c->step_block_ns));
+	populate(c->pyramid, c->n_pyramid * sizeof(*c->pyramid));
+	populate(first, (gsize) ((const char *) last - (const char *) first));
+}
+
+static gpointer
+populate_thread(gpointer data)
+{
+	FsvTrace *trace = data;
+
+	/* Behind the drawing thread, and after the first draw of the view that started it (it
+	 * took 17-18 ms alone and 30-42 ms with this mapping beside it, 100 M event trace). */
+	setpriority(PRIO_PROCESS, (id_t) gettid(), 19);
+	g_usleep(50000);
+	_fsv_counters_populate(trace);
+	fsv_trace_unref(trace);
+	return NULL;
+}
+
+void
+_fsv_counters_populate_ahead(FsvTrace *trace)
+{
+	if (!trace->mapping)
+		return;
+	g_thread_unref(g_thread_new("fsv-populate", populate_thread, fsv_trace_ref(trace)));
 }
 
 /* The first index in [lo, hi) of SORTED whose time is > NS (upper bound). */
