@@ -12,11 +12,14 @@
  *
  * Times are T0 + n ns; the generator is seeded, so every run checks the same timeline.
  */
+#define _GNU_SOURCE
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cairo.h>
 #include <criterion/criterion.h>
@@ -454,6 +457,108 @@ Test(counters, fence_step_search_through_blocks_is_the_scan)
 	}
 	cr_assert_eq(fsv_counters_fence_step_after(trace, fence_row, n + 3, 0), n);
 	cr_assert_gt(checked, 10000);
+}
+
+/* A sweep searches each column's end from where the previous column's width would put it
+ * (issue 15 §1, fsv-counters.c gallop_upper_from): columns of uneven widths, from one step to
+ * several blocks of steps, wide after narrow and narrow after wide (the end before the guess),
+ * each ending at, just before or just after a step, hold the brute force's min and max. */
+Test(counters, fence_columns_of_uneven_widths_hold_the_true_min_and_max)
+{
+	guint n_steps = 0;
+	const FsvFenceStep *s = fsv_trace_get_fence_steps(trace, fence_row, &n_steps);
+	g_autoptr(GRand) rand = g_rand_new_with_seed(15);
+	guint checked = 0;
+
+	cr_assert_gt(n_steps, 8 * FSV_STEP_BLOCK, "%u steps: columns several blocks wide", n_steps);
+	/* Sweeps of every mix: mostly wide, mostly narrow, even. */
+	for (guint sweep = 0; sweep < 300; sweep++) {
+		g_autoptr(GArray) begin = g_array_new(FALSE, FALSE, sizeof(guint64));
+		g_autoptr(GArray) end = g_array_new(FALSE, FALSE, sizeof(guint64));
+		g_autofree guint64 *fmin = NULL, *fmax = NULL;
+		g_autofree bool *has = NULL;
+		double wide = (sweep % 3 + 1) / 4.0;
+		guint k = (guint) g_rand_int_range(rand, 0, FSV_STEP_BLOCK);
+		guint64 at = s[k].ns - 1;
+
+		while (k + 1 < n_steps) {
+			/* Wide (1 to 6 blocks) or narrow (1 to 3 steps). */
+			guint width =
+			    g_rand_double(rand) < wide
+				? (guint) g_rand_int_range(rand, FSV_STEP_BLOCK, 6 * FSV_STEP_BLOCK)
+				: (guint) g_rand_int_range(rand, 1, 4);
+			guint64 e;
+
+			k = MIN(k + width, n_steps - 1);
+			e = s[k].ns + (guint64) g_rand_int_range(rand, -1, 2);
+			if (e <= at)
+				continue;
+			g_array_append_val(begin, at);
+			g_array_append_val(end, e);
+			at = e;
+		}
+		fmin = g_new(guint64, begin->len);
+		fmax = g_new(guint64, begin->len);
+		has = g_new(bool, begin->len);
+		fsv_counters_fence_columns(trace, fence_row, (const guint64 *) begin->data,
+					   (const guint64 *) end->data, begin->len, fmin, fmax,
+					   has);
+		for (guint i = 0; i < begin->len; i++) {
+			guint64 bmin = 0, bmax = 0;
+			bool brute_has =
+			    brute_fence_range(g_array_index(begin, guint64, i),
+					      g_array_index(end, guint64, i), &bmin, &bmax);
+
+			cr_assert_eq(has[i], brute_has, "sweep %u column %u", sweep, i);
+			if (brute_has) {
+				cr_assert_eq(fmin[i], bmin,
+					     "sweep %u column %u: min %" PRIu64 ", brute %" PRIu64,
+					     sweep, i, fmin[i], bmin);
+				cr_assert_eq(fmax[i], bmax,
+					     "sweep %u column %u: max %" PRIu64 ", brute %" PRIu64,
+					     sweep, i, fmax[i], bmax);
+				checked++;
+			}
+		}
+	}
+	cr_assert_gt(checked, 3000, "%u columns checked", checked);
+}
+
+/* Whether every page of [DATA, DATA + SIZE) is mapped in this process (/proc/self/pagemap:
+ * bit 63 of a page's entry). */
+static bool
+all_pages_present(const void *data, gsize size)
+{
+	gsize page = (gsize) sysconf(_SC_PAGESIZE);
+	guintptr first = (guintptr) data / page, last = ((guintptr) data + size - 1) / page;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	bool all = fd >= 0;
+
+	for (guintptr p = first; all && p <= last; p++) {
+		guint64 entry = 0;
+
+		all = pread(fd, &entry, sizeof(entry), (off_t) (p * sizeof(entry))) ==
+			  (ssize_t) sizeof(entry) &&
+		      (entry >> 63) != 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	return all;
+}
+
+/* Issue 15 §1: at the whole-trace zoom the fence rows' sweep reads every page of their steps;
+ * on a mapped trace those pages are mapped ahead (fsv_view_new starts it in a thread), so the
+ * first draw with the fence rows unfolded does not take a page fault for each. */
+Test(counters, a_mapped_trace_has_its_fence_steps_mapped_ahead)
+{
+	guint n = 0;
+	const FsvFenceStep *s = fsv_trace_get_fence_steps(trace, fence_row, &n);
+
+	if (!g_getenv("FSV_TRACE_ROUND_TRIP"))
+		cr_skip_test("a built trace's arrays are its own memory");
+	cr_assert_gt(n, 0);
+	_fsv_counters_populate(trace);
+	cr_assert(all_pages_present(s, n * sizeof(*s)), "%u steps mapped", n);
 }
 
 Test(counters, a_one_nanosecond_spike_survives_at_the_widest_zoom)

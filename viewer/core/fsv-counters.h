@@ -100,6 +100,16 @@ typedef struct _FsvCounters {
 void _fsv_counters_build(const FsvTrace *trace, FsvCounters *counters);
 /* Entries of the pyramid over N values (for the index file's checks). */
 gsize _fsv_counters_pyramid_size(gsize n);
+/* Maps into the process, now, the pages of a mapped trace's arrays that a fence row's pixel-column
+ * sweep reads (the fence rows' steps, their step block times, the pyramid): at the whole-trace
+ * zoom the sweep reads all of them, and the first draw with the fence rows unfolded took
+ * 2 200-2 400 page faults doing it, 22-25 ms of CPU for a 100 M event trace against 6 ms for the
+ * next draws (issue 15 §1). Nothing for a built (not mapped) trace. */
+void _fsv_counters_populate(const FsvTrace *trace);
+/* The same in a thread of its own, holding a reference to TRACE until it is done: what
+ * fsv_view_new() starts, so that the pages are mapped by the time the fence rows (folded at
+ * first) are unfolded. */
+void _fsv_counters_populate_ahead(FsvTrace *trace);
 
 /* The counter kind a row shows, FSV_COUNTER_KIND_COUNT for other rows. */
 FsvCounterKind fsv_counter_kind_of_row(const FsvRow *row);

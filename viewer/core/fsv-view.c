@@ -148,6 +148,9 @@ fsv_view_new(FsvTrace *trace)
 			v->is_collapsed[r] = true;
 	relayout(v);
 	fsv_view_fit(v);
+	/* The fence rows' sweep reads all their steps at the whole-trace zoom: mapped ahead, in
+	 * a thread, while the rows are still folded (fsv-counters.h). */
+	_fsv_counters_populate_ahead(trace);
 	return v;
 }
 
