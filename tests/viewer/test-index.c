@@ -12,7 +12,9 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -675,6 +677,73 @@ Test(index, rows_indexed_by_several_threads_give_the_same_file)
 		cr_assert(memcmp(one, several, n_one) == 0, "%s: the files differ", names[i]);
 	}
 	g_unsetenv("FSV_BUILD_THREADS");
+}
+
+/* fsv_index_save copies the arrays through a shared mapping of the file (fallocate'd), or with
+ * pwrite where the file system cannot (FSV_INDEX_SAVE_WRITE=1 takes that path): the same bytes
+ * either way, padding included, for a trace whose last section is empty too. */
+Test(index, mapped_and_written_saves_give_the_same_file)
+{
+	static const char *const names[] = {"stress", "frame-pipeline", "cross-adapter", NULL};
+
+	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+		g_autoptr(FsvTrace) built =
+		    names[i] ? load(names[i]) : _fsv_trace_new_from_events("empty", NULL, 0);
+		g_autofree char *mapped_bytes = NULL;
+		g_autofree char *written_bytes = NULL;
+		gsize n_mapped, n_written;
+		GError *error = NULL;
+
+		g_unsetenv("FSV_INDEX_SAVE_WRITE");
+		{
+			g_autofree char *file = save(built, "k");
+			g_autoptr(FsvTrace) mapped = fsv_index_map(file, "k", "x", &error);
+
+			cr_assert_not_null(mapped, "%s", error ? error->message : "?");
+			cr_assert(g_file_get_contents(file, &mapped_bytes, &n_mapped, NULL));
+		}
+		g_setenv("FSV_INDEX_SAVE_WRITE", "1", TRUE);
+		{
+			g_autofree char *file = save(built, "k");
+
+			cr_assert(g_file_get_contents(file, &written_bytes, &n_written, NULL));
+		}
+		g_unsetenv("FSV_INDEX_SAVE_WRITE");
+		cr_assert_eq(n_mapped, n_written, "%s: sizes differ",
+			     names[i] ? names[i] : "empty");
+		cr_assert(memcmp(mapped_bytes, written_bytes, n_mapped) == 0,
+			  "%s: the files differ", names[i] ? names[i] : "empty");
+	}
+}
+
+/* A save that cannot allocate the file (here over RLIMIT_FSIZE; a full disk the same way)
+ * fails with an error, leaves neither the file nor a temporary one, and never dies of a
+ * SIGBUS while copying into the mapping. */
+Test(index, save_that_cannot_allocate_the_file_fails_and_leaves_nothing)
+{
+	g_autoptr(FsvTrace) built = load("stress");
+	g_autofree char *file = g_build_filename(tmp_dir, "big.fsvi", NULL);
+	struct rlimit old, small = {64 * 1024, 0};
+	GError *error = NULL;
+	const char *entry;
+	GDir *dir;
+	bool ok;
+
+	cr_assert(getrlimit(RLIMIT_FSIZE, &old) == 0);
+	small.rlim_max = old.rlim_max;
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert(setrlimit(RLIMIT_FSIZE, &small) == 0);
+	ok = fsv_index_save(built, "k", file, &error);
+	setrlimit(RLIMIT_FSIZE, &old);
+	cr_assert_not(ok, "a %.0f kB file saved under a 64 kB limit",
+		      _fsv_trace_get_memory_size(built) / 1e3);
+	cr_assert_not_null(error);
+	g_clear_error(&error);
+	dir = g_dir_open(tmp_dir, 0, NULL);
+	cr_assert_not_null(dir);
+	while ((entry = g_dir_read_name(dir)))
+		cr_assert(strstr(entry, "big.fsvi") == NULL, "left behind: %s", entry);
+	g_dir_close(dir);
 }
 
 Test(index, wrong_key_is_refused)
