@@ -746,6 +746,30 @@ Test(index, save_that_cannot_allocate_the_file_fails_and_leaves_nothing)
 	g_dir_close(dir);
 }
 
+/* The model hands the ops over out of id order on the stress trace: the build sorts them
+ * (sort_ops_by_id: keys, then one move per op along the permutation's cycles), each op once,
+ * none lost or doubled. */
+Test(index, ops_come_out_in_id_order_each_once)
+{
+	static const char *const names[] = {"stress", "frame-pipeline", "deep-queue"};
+
+	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+		g_autoptr(FsvTrace) built = load(names[i]);
+		guint n = fsv_trace_get_op_count(built);
+		g_autoptr(GHashTable) seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+
+		for (guint k = 1; k < n; k++)
+			cr_assert_lt(fsv_trace_get_op(built, k - 1)->id,
+				     fsv_trace_get_op(built, k)->id, "%s: op %u", names[i], k);
+		for (guint k = 0; k < n; k++) {
+			const FsvOp *op = fsv_trace_get_op(built, k);
+
+			g_hash_table_add(seen, (gpointer) &op->id);
+		}
+		cr_assert_eq(g_hash_table_size(seen), n, "%s", names[i]);
+	}
+}
+
 Test(index, wrong_key_is_refused)
 {
 	g_autoptr(FsvTrace) built = load("frame-pipeline");
