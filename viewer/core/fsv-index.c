@@ -485,8 +485,22 @@ typedef struct {
 	const Piece *pieces;
 	guint n_pieces;
 	guint64 from, to;
+	bool drop; /* give the arrays' pages back once copied (_fsv_index_save_and_drop) */
 	int error; /* errno of a failed mmap or munmap, else 0 */
 } CopyJob;
+
+/* Gives back the whole pages of [data, data + size) (MADV_DONTNEED: they read as zeros after):
+ * the page cache's next allocations take them instead of pages new to this machine's memory. */
+static void
+drop_pages(const void *data, gsize size)
+{
+	guintptr page = (guintptr) sysconf(_SC_PAGESIZE);
+	guintptr a = ((guintptr) data + page - 1) & ~(page - 1);
+	guintptr b = ((guintptr) data + size) & ~(page - 1);
+
+	if (b > a)
+		madvise((void *) a, b - a, MADV_DONTNEED);
+}
 
 /* The size of a copy's window of the file: mapped, filled and unmapped one after the other, so
  * that the saving process never has more than two of them (one per thread) in its resident
@@ -527,6 +541,14 @@ copy_pieces(gpointer data)
 			job->error = errno;
 			return NULL;
 		}
+		for (guint i = 0; job->drop && i < job->n_pieces; i++) {
+			const Piece *p = &job->pieces[i];
+			guint64 a = MAX(p->offset, from), b = MIN(p->offset + p->size, end);
+
+			if (a < b)
+				drop_pages((const char *) p->data + (a - p->offset),
+					   (gsize) (b - a));
+		}
 	}
 	return NULL;
 }
@@ -541,7 +563,8 @@ copy_pieces(gpointer data)
  * do this (no fallocate, no shared mapping) and the caller should write() instead.
  */
 static bool
-save_mapped(int fd, guint64 file_size, const Piece *pieces, guint n_pieces, bool *try_write)
+save_mapped(int fd, guint64 file_size, const Piece *pieces, guint n_pieces, bool drop,
+	    bool *try_write)
 {
 	guint64 data_bytes = 0, half, done = 0;
 	CopyJob jobs[2];
@@ -571,8 +594,8 @@ save_mapped(int fd, guint64 file_size, const Piece *pieces, guint n_pieces, bool
 		}
 		done += pieces[i].size;
 	}
-	jobs[0] = (CopyJob){fd, pieces, n_pieces, 0, half, 0};
-	jobs[1] = (CopyJob){fd, pieces, n_pieces, half, file_size, 0};
+	jobs[0] = (CopyJob){fd, pieces, n_pieces, 0, half, drop, 0};
+	jobs[1] = (CopyJob){fd, pieces, n_pieces, half, file_size, drop, 0};
 	second = g_thread_new("fsv-index-copy", copy_pieces, &jobs[1]);
 	copy_pieces(&jobs[0]);
 	g_thread_join(second);
@@ -595,10 +618,10 @@ save_written(int fd, guint64 file_size, const Piece *pieces, guint n_pieces)
 	return true;
 }
 
-bool
-fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GError **error)
+static bool
+index_save(FsvTrace *trace, const char *key, const char *file, bool drop, GError **error)
 {
-	FsvTrace *t = (FsvTrace *) trace;
+	FsvTrace *t = trace;
 	guint n = _fsv_trace_array_count;
 	g_autofree IndexSection *sections = g_new0(IndexSection, n);
 	g_autofree Piece *pieces = g_new0(Piece, n);
@@ -648,12 +671,16 @@ fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GError 
 	}
 	/* The arrays first, while the other thread computes the sections' checksums from them
 	 * (nothing changes them meanwhile); the header and the table last, with the checksums. */
-	hash_thread = g_thread_new("fsv-index-hash", hash_sections, &job);
+	/* Dropping the arrays' pages as they are copied: their checksums first (0.07 s of CPU
+	 * for the 700 MB of the 12 M event index). */
+	if (drop)
+		hash_sections(&job);
+	hash_thread = drop ? NULL : g_thread_new("fsv-index-hash", hash_sections, &job);
 	if (g_strcmp0(g_getenv("FSV_INDEX_SAVE_WRITE"), "1") == 0) {
 		ok = false;
 		try_write = true;
 	} else {
-		ok = save_mapped(fd, header.file_size, pieces, n_pieces, &try_write);
+		ok = save_mapped(fd, header.file_size, pieces, n_pieces, drop, &try_write);
 	}
 	if (!ok && try_write) {
 		g_debug("%s: no shared mapping (%s): written with pwrite", file, g_strerror(errno));
@@ -661,7 +688,8 @@ fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GError 
 	}
 	if (!ok)
 		saved_errno = errno;
-	g_thread_join(hash_thread);
+	if (hash_thread)
+		g_thread_join(hash_thread);
 	if (ok) {
 		header.checksum = header_checksum(&header, sections, n);
 		/* No fsync: this is a cache. A file torn by a crash of the machine fails a
@@ -687,6 +715,18 @@ fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GError 
 			    g_strerror(saved_errno ? saved_errno : EIO));
 	}
 	return ok;
+}
+
+bool
+fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GError **error)
+{
+	return index_save((FsvTrace *) trace, key, file, false, error);
+}
+
+bool
+_fsv_index_save_and_drop(FsvTrace *trace, const char *key, const char *file, GError **error)
+{
+	return index_save(trace, key, file, true, error);
 }
 
 /* ---- Mapping and checking -------------------------------------------------------------- */
