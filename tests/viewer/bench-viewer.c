@@ -8,6 +8,13 @@
  *               XDG_CACHE_HOME unless FS_BENCH_CACHE names one): wall time of each and both,
  *               against `babeltrace2 -o dummy` (FS_BENCH_BT2_S, measured by
  *               scripts/bench-viewer) — target ≤ 1.5×; peak RSS of the building process;
+ *   open        the first open as the user meets it: fsv_trace_open with the cache file
+ *               removed, as the viewer calls it — the builder process (viewer/builder:
+ *               decode, build, save; FENCESCOPE_INDEX_BUILDER names another one, e.g. a
+ *               baseline's), then the map and check of the file it wrote — until the trace is
+ *               ready to draw: wall time against babeltrace2 (target ≤ 1.5×), when the
+ *               builder said "stage saving" and when it was done, CPU time of the builder
+ *               process with its decoders and of this process (map + check);
  *   cancel      a second load cancelled through its GCancellable after CANCEL_AFTER seconds:
  *               how long the worker takes to return once cancelled;
  *   reopen      in a new process (its memory is the viewer's, not the builder's): the key,
@@ -36,6 +43,7 @@
 #include <glib/gstdio.h>
 
 #include "fsv-index.h"
+#include "fsv-loader.h"
 #include "fsv-render.h"
 #include "fsv-trace-storage.h"
 #include "fsv-trace-private.h"
@@ -145,6 +153,10 @@ print_resident_arrays(FsvTrace *trace)
 typedef struct {
 	guint64 events;
 	guint calls;
+	/* At the last call (reading is over within 64k events): wall time, CPU time of this
+	 * process (the model) and of its waited-for children (0: the decoders are reaped at the
+	 * end of reading). */
+	double last_at, last_cpu_self;
 } Progress;
 
 static void
@@ -155,6 +167,8 @@ on_progress(guint64 events, double fraction, gpointer data)
 	(void) fraction;
 	p->events = events;
 	p->calls++;
+	p->last_at = now();
+	p->last_cpu_self = cpu_s(RUSAGE_SELF);
 }
 
 static int
@@ -258,6 +272,63 @@ cancel_worker(gpointer data)
 	c->trace = fsv_trace_load(c->path, NULL, NULL, c->cancellable, &c->error);
 	c->returned_at = now();
 	return NULL;
+}
+
+typedef struct {
+	double t0, saving, mapping;
+} OpenStages;
+
+static void
+on_open_progress(const FsvLoadProgress *progress, gpointer user_data)
+{
+	OpenStages *s = user_data;
+
+	if (progress->stage == FSV_LOAD_STAGE_SAVING && s->saving == 0)
+		s->saving = now() - s->t0;
+	if (progress->stage == FSV_LOAD_STAGE_MAPPING && s->mapping == 0)
+		s->mapping = now() - s->t0;
+}
+
+/* The first open as the viewer runs it (fsv_trace_open, builder process, map + check), with
+ * FILE (the cache file) removed first so that it is built. Returns false if it failed. */
+static bool
+open_as_viewer(const char *path, const char *file, const char *bt2, const char *bt2_cpu)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FsvTrace) trace = NULL;
+	OpenStages stages = {0};
+	double self0, children0, wall, self, children;
+
+	g_unlink(file);
+	self0 = cpu_s(RUSAGE_SELF);
+	children0 = cpu_s(RUSAGE_CHILDREN);
+	stages.t0 = now();
+	trace = fsv_trace_open(path, FSV_OPEN_DEFAULT, on_open_progress, &stages, NULL, &error);
+	wall = now() - stages.t0;
+	self = cpu_s(RUSAGE_SELF) - self0;
+	children = cpu_s(RUSAGE_CHILDREN) - children0;
+	if (!trace) {
+		fprintf(stderr, "fencescope-bench-viewer: fsv_trace_open: %s\n", error->message);
+		return false;
+	}
+	printf("  open as the viewer does (fsv_trace_open, builder process): ready in %.2f s "
+	       "(reading until %.2f s, saving until %.2f s, map + check %.2f s)",
+	       wall, stages.saving, stages.mapping, wall - stages.mapping);
+	if (bt2 && g_ascii_strtod(bt2, NULL) > 0) {
+		double ratio = wall / g_ascii_strtod(bt2, NULL);
+
+		printf("; %.2fx babeltrace2 %s", ratio,
+		       ratio <= 1.5 ? "ok (<= 1.5x)" : "OVER 1.5x");
+	}
+	printf("\n  CPU: open as the viewer does %.2f s (builder with its decoders %.2f s, this "
+	       "process %.2f s)",
+	       self + children, children, self);
+	if (bt2_cpu && g_ascii_strtod(bt2_cpu, NULL) > 0)
+		printf("; %.2fx babeltrace2's CPU",
+		       (self + children) / g_ascii_strtod(bt2_cpu, NULL));
+	printf("\n");
+	fflush(stdout);
+	return true;
 }
 
 /* The signal that released the most waits, or FSV_INDEX_NONE. */
@@ -380,7 +451,7 @@ main(int argc, char **argv)
 	g_autofree char *key = NULL;
 	g_autofree char *file = NULL;
 	Progress progress = {0};
-	double t0, load_s, save_s, rss_before = peak_rss_mb();
+	double t0, t_load, cpu_load, load_s, save_s, rss_before = peak_rss_mb();
 	double cpu_self, cpu_children, load_cpu_self, load_cpu_children;
 	const char *bt2 = g_getenv("FS_BENCH_BT2_S");
 	const char *bt2_cpu = g_getenv("FS_BENCH_BT2_CPU_S");
@@ -403,8 +474,8 @@ main(int argc, char **argv)
 		}
 		g_setenv("XDG_CACHE_HOME", cache, TRUE);
 	}
-	t0 = now();
-	cpu_self = cpu_s(RUSAGE_SELF);
+	t0 = t_load = now();
+	cpu_self = cpu_load = cpu_s(RUSAGE_SELF);
 	cpu_children = cpu_s(RUSAGE_CHILDREN);
 	trace = fsv_trace_load(argv[1], on_progress, &progress, NULL, &error);
 	load_s = now() - t0;
@@ -437,6 +508,13 @@ main(int argc, char **argv)
 		printf("; %.2fx babeltrace2 %s", ratio,
 		       ratio <= 1.5 ? "ok (<= 1.5x)" : "OVER 1.5x");
 	}
+	/* The build's phases: reading (decoders and model at once) until the last progress
+	 * call, then the single process's tail (sorting, lanes, LODs, freeze). */
+	printf("\n  build phases: reading %.2f s (this process %.2f s CPU), then index + freeze "
+	       "%.2f s (%.2f s CPU)",
+	       progress.last_at - t_load, progress.last_cpu_self - cpu_load,
+	       t_load + load_s - progress.last_at,
+	       cpu_load + load_cpu_self - progress.last_cpu_self);
 	/* On a shared machine the wall times follow the load; the CPU times do not (as much):
 	 * what the first open costs against babeltrace2's one process, and how many cores the
 	 * build kept busy on average (the decoders and the model run at once). */
@@ -481,6 +559,11 @@ main(int argc, char **argv)
 		g_object_unref(c.cancellable);
 	}
 	fflush(stdout);
+
+	/* The first open the user meets: the builder process, then the map and check. It leaves
+	 * the cache file the reopen below maps. */
+	if (!open_as_viewer(argv[1], file, bt2, bt2_cpu))
+		return 1;
 
 	/* The reopen in a new process: the viewer that opens a trace with a valid cache. */
 	{

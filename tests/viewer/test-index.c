@@ -12,7 +12,9 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -675,6 +677,134 @@ Test(index, rows_indexed_by_several_threads_give_the_same_file)
 		cr_assert(memcmp(one, several, n_one) == 0, "%s: the files differ", names[i]);
 	}
 	g_unsetenv("FSV_BUILD_THREADS");
+}
+
+/* fsv_index_save copies the arrays through a shared mapping of the file (fallocate'd), or with
+ * pwrite where the file system cannot (FSV_INDEX_SAVE_WRITE=1 takes that path): the same bytes
+ * either way, padding included, for a trace whose last section is empty too. */
+Test(index, mapped_and_written_saves_give_the_same_file)
+{
+	static const char *const names[] = {"stress", "frame-pipeline", "cross-adapter", NULL};
+
+	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+		g_autoptr(FsvTrace) built =
+		    names[i] ? load(names[i]) : _fsv_trace_new_from_events("empty", NULL, 0);
+		g_autofree char *mapped_bytes = NULL;
+		g_autofree char *written_bytes = NULL;
+		gsize n_mapped, n_written;
+		GError *error = NULL;
+
+		g_unsetenv("FSV_INDEX_SAVE_WRITE");
+		{
+			g_autofree char *file = save(built, "k");
+			g_autoptr(FsvTrace) mapped = fsv_index_map(file, "k", "x", &error);
+
+			cr_assert_not_null(mapped, "%s", error ? error->message : "?");
+			cr_assert(g_file_get_contents(file, &mapped_bytes, &n_mapped, NULL));
+		}
+		g_setenv("FSV_INDEX_SAVE_WRITE", "1", TRUE);
+		{
+			g_autofree char *file = save(built, "k");
+
+			cr_assert(g_file_get_contents(file, &written_bytes, &n_written, NULL));
+		}
+		g_unsetenv("FSV_INDEX_SAVE_WRITE");
+		cr_assert_eq(n_mapped, n_written, "%s: sizes differ",
+			     names[i] ? names[i] : "empty");
+		cr_assert(memcmp(mapped_bytes, written_bytes, n_mapped) == 0,
+			  "%s: the files differ", names[i] ? names[i] : "empty");
+	}
+}
+
+/* A save that cannot allocate the file (here over RLIMIT_FSIZE; a full disk the same way)
+ * fails with an error, leaves neither the file nor a temporary one, and never dies of a
+ * SIGBUS while copying into the mapping. */
+Test(index, save_that_cannot_allocate_the_file_fails_and_leaves_nothing)
+{
+	g_autoptr(FsvTrace) built = load("stress");
+	g_autofree char *file = g_build_filename(tmp_dir, "big.fsvi", NULL);
+	struct rlimit old, small = {64 * 1024, 0};
+	GError *error = NULL;
+	const char *entry;
+	GDir *dir;
+	bool ok;
+
+	cr_assert(getrlimit(RLIMIT_FSIZE, &old) == 0);
+	small.rlim_max = old.rlim_max;
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert(setrlimit(RLIMIT_FSIZE, &small) == 0);
+	ok = fsv_index_save(built, "k", file, &error);
+	setrlimit(RLIMIT_FSIZE, &old);
+	cr_assert_not(ok, "a %.0f kB file saved under a 64 kB limit",
+		      _fsv_trace_get_memory_size(built) / 1e3);
+	cr_assert_not_null(error);
+	g_clear_error(&error);
+	dir = g_dir_open(tmp_dir, 0, NULL);
+	cr_assert_not_null(dir);
+	while ((entry = g_dir_read_name(dir)))
+		cr_assert(strstr(entry, "big.fsvi") == NULL, "left behind: %s", entry);
+	g_dir_close(dir);
+}
+
+/* The model hands the ops over out of id order on the stress trace: the build sorts them
+ * (sort_ops_by_id: keys, then one move per op along the permutation's cycles), each op once,
+ * none lost or doubled. */
+Test(index, ops_come_out_in_id_order_each_once)
+{
+	static const char *const names[] = {"stress", "frame-pipeline", "deep-queue"};
+
+	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+		g_autoptr(FsvTrace) built = load(names[i]);
+		guint n = fsv_trace_get_op_count(built);
+		g_autoptr(GHashTable) seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+
+		for (guint k = 1; k < n; k++)
+			cr_assert_lt(fsv_trace_get_op(built, k - 1)->id,
+				     fsv_trace_get_op(built, k)->id, "%s: op %u", names[i], k);
+		for (guint k = 0; k < n; k++) {
+			const FsvOp *op = fsv_trace_get_op(built, k);
+
+			g_hash_table_add(seen, (gpointer) &op->id);
+		}
+		cr_assert_eq(g_hash_table_size(seen), n, "%s", names[i]);
+	}
+}
+
+/* The builder's save (_fsv_index_save_and_drop) writes the same file as fsv_index_save, though it
+ * gives each array's pages back as soon as they are copied, and leaves nothing else behind. */
+Test(index, the_builders_dropping_save_gives_the_same_file)
+{
+	static const char *const names[] = {"stress", "frame-pipeline", "cross-adapter"};
+
+	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+		g_autofree char *kept_bytes = NULL;
+		g_autofree char *dropped_bytes = NULL;
+		g_autofree char *file = g_build_filename(tmp_dir, "dropped.fsvi", NULL);
+		gsize n_kept, n_dropped;
+		GError *error = NULL;
+
+		{
+			g_autoptr(FsvTrace) built = load(names[i]);
+			g_autofree char *kept = save(built, "k");
+
+			cr_assert(g_file_get_contents(kept, &kept_bytes, &n_kept, NULL));
+		}
+		{
+			g_autoptr(FsvTrace) built = load(names[i]);
+
+			cr_assert(_fsv_index_save_and_drop(built, "k", file, &error), "%s",
+				  error ? error->message : "?");
+			cr_assert(g_file_get_contents(file, &dropped_bytes, &n_dropped, NULL));
+		}
+		cr_assert_eq(n_kept, n_dropped, "%s: sizes differ", names[i]);
+		cr_assert(memcmp(kept_bytes, dropped_bytes, n_kept) == 0, "%s: the files differ",
+			  names[i]);
+		{
+			g_autoptr(FsvTrace) mapped = fsv_index_map(file, "k", names[i], &error);
+
+			cr_assert_not_null(mapped, "%s", error ? error->message : "?");
+		}
+	}
 }
 
 Test(index, wrong_key_is_refused)

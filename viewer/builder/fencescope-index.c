@@ -96,6 +96,7 @@ main(int argc, char **argv)
 {
 	g_autofree char *output = NULL;
 	g_autofree char *key = NULL;
+	g_autofree char *partial = NULL;
 	g_auto(GStrv) rest = NULL;
 	g_autoptr(GOptionContext) context = NULL;
 	g_autoptr(GError) error = NULL;
@@ -158,12 +159,15 @@ main(int argc, char **argv)
 	send_preview(&builder);
 	hold_if_asked();
 	send_line(&builder, "stage saving", NULL);
-	if (!fsv_index_save(trace, key, output, &error)) {
+	/* The trace's arrays read as zeros after this save (their pages go to the page cache):
+	 * what is needed of it afterwards is copied first. */
+	partial = g_strdup(fsv_trace_get_partial_error(trace));
+	if (!_fsv_index_save_and_drop(trace, key, output, &error)) {
 		send_line(&builder, "failed", error->message);
 		return FSV_INDEX_EXIT_FAILED;
 	}
-	if (fsv_trace_get_partial_error(trace)) {
-		send_line(&builder, "done partial", fsv_trace_get_partial_error(trace));
+	if (partial) {
+		send_line(&builder, "done partial", partial);
 		status = FSV_INDEX_EXIT_PARTIAL;
 	} else {
 		send_line(&builder, "done complete", NULL);

@@ -87,6 +87,15 @@ guint fsv_index_cache_prune(const char *folder, guint64 max_bytes, const char *k
 bool fsv_index_save(const FsvTrace *trace, const char *key, const char *file, GError **error);
 
 /*
+ * fsv_index_save() for a trace thrown away after it (the builder's, viewer/builder): each array's
+ * pages are given back (MADV_DONTNEED) once copied into the file, so that the page cache takes
+ * them for the rest instead of pages new to the machine's memory (on a virtual machine these cost
+ * several times more to touch). TRACE's arrays read as zeros afterwards: only unref it. The file
+ * is the same.
+ */
+bool _fsv_index_save_and_drop(FsvTrace *trace, const char *key, const char *file, GError **error);
+
+/*
  * Maps FILE read-only and returns a trace whose arrays point into the mapping. Checks the magic,
  * the format version, the byte order, that the key in the file equals EXPECTED_KEY, the checksums
  * of the header and of every section, and that every section and every stored index or offset lies

@@ -198,12 +198,61 @@ on_progress(void *data, uint64_t events, double fraction)
 	return p->cancellable && g_cancellable_is_cancelled(p->cancellable);
 }
 
-static int
-compare_op_id(const void *a, const void *b)
-{
-	const FsvOp *x = a, *y = b;
+/* An op's id and where it is: the key sort_ops_by_id sorts. */
+typedef struct {
+	guint64 id;
+	guint32 index;
+} OpOrder;
 
-	return x->id < y->id ? -1 : x->id > y->id;
+static int
+compare_op_order(const void *a, const void *b)
+{
+	const OpOrder *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* OPS (FsvOp) in id order, equal ids in the order they came (a stable sort). The 16-byte keys
+ * are sorted, then the ops moved once each, cycle by cycle: g_array_sort moved the 152-byte ops
+ * in every pass of its merge sort (its comparisons alone were 1.7 % of a first open's CPU
+ * samples on the stress trace, whose ops do not come in id order). */
+static void
+sort_ops_by_id(GArray *ops)
+{
+	guint n = ops->len;
+	OpOrder *order = g_new(OpOrder, MAX(n, 1));
+	guint32 *from = g_new(guint32, MAX(n, 1));
+	FsvOp *op = (FsvOp *) (void *) ops->data;
+
+	for (guint i = 0; i < n; i++)
+		order[i] = (OpOrder){op[i].id, i};
+	qsort(order, n, sizeof(OpOrder), compare_op_order);
+	/* Position k gets the op now at from[k]; a position done is marked from[k] = k. */
+	for (guint k = 0; k < n; k++)
+		from[k] = order[k].index;
+	g_free(order);
+	for (guint start = 0; start < n; start++) {
+		FsvOp held;
+		guint32 j = start;
+
+		if (from[start] == start)
+			continue;
+		held = op[start];
+		for (;;) {
+			guint32 s = from[j];
+
+			from[j] = j;
+			if (s == start) {
+				op[j] = held;
+				break;
+			}
+			op[j] = op[s];
+			j = s;
+		}
+	}
+	g_free(from);
 }
 
 static guint32
@@ -591,7 +640,7 @@ index_span(TraceBuild *build)
 	for (guint i = 1; i < build->ops->len; i++)
 		if (g_array_index(build->ops, FsvOp, i - 1).id >
 		    g_array_index(build->ops, FsvOp, i).id) {
-			g_array_sort(build->ops, compare_op_id);
+			sort_ops_by_id(build->ops);
 			break;
 		}
 
