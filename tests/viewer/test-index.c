@@ -647,8 +647,10 @@ Test(index, damaged_bool_with_a_good_checksum_is_refused)
 }
 
 /* The rows are indexed by several threads (fsv-trace-build.c's index_rows), each into its own
- * arrays appended in row order afterwards: the index file is the same bytes with one thread and
- * with several, on traces with many rows, lanes, aggregated slots and VA mapping lanes. */
+ * arrays appended in row order afterwards, the edges on a thread of their own meanwhile, and the
+ * counters' rows prepared by several threads (fsv-counters.c): the index file is the same bytes
+ * with one thread and with several, on traces with many rows, lanes, aggregated slots and VA
+ * mapping lanes. */
 Test(index, rows_indexed_by_several_threads_give_the_same_file)
 {
 	static const char *const names[] = {"stress", "deep-queue", "mapping-churn",
@@ -768,6 +770,46 @@ Test(index, ops_come_out_in_id_order_each_once)
 		}
 		cr_assert_eq(g_hash_table_size(seen), n, "%s", names[i]);
 	}
+}
+
+/* index_edges buckets the edges by op, then sorts each op's list and drops its duplicates (the
+ * model gives each edge twice): every op's edges are in index order, each once, and go both
+ * ways; a wait's signal_op is its one edge. */
+Test(index, edges_are_in_index_order_each_once_and_both_ways)
+{
+	static const char *const names[] = {"stress", "frame-pipeline", "deep-queue", "cpu-waiters",
+					    "cross-adapter"};
+	guint longest = 0;
+
+	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+		g_autoptr(FsvTrace) built = load(names[i]);
+		guint n_ops = fsv_trace_get_op_count(built), total = 0;
+
+		for (guint32 op = 0; op < n_ops; op++) {
+			guint n = 0;
+			const guint32 *e = fsv_trace_get_op_edges(built, op, &n);
+			const FsvOp *o = fsv_trace_get_op(built, op);
+
+			total += n;
+			longest = MAX(longest, n);
+			for (guint k = 0; k < n; k++) {
+				guint m = 0;
+				const guint32 *back = fsv_trace_get_op_edges(built, e[k], &m);
+				bool found = false;
+
+				cr_assert(k == 0 || e[k - 1] < e[k], "%s: op %u's edges %u, %u",
+					  names[i], op, e[k - 1], e[k]);
+				for (guint j = 0; j < m; j++)
+					found |= back[j] == op;
+				cr_assert(found, "%s: %u -> %u, not back", names[i], op, e[k]);
+			}
+			if (o->kind == FSA_OP_WAIT)
+				cr_assert_eq(o->signal_op, n > 0 ? e[0] : FSV_INDEX_NONE,
+					     "%s: op %u", names[i], op);
+		}
+		cr_assert_eq(total, 2 * fsv_trace_get_summary(built)->edge_count, "%s", names[i]);
+	}
+	cr_assert_gt(longest, 2, "some signal releases several waits");
 }
 
 /* The builder's save (_fsv_index_save_and_drop) writes the same file as fsv_index_save, though it

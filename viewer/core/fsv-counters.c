@@ -230,14 +230,21 @@ compare_span(const void *a, const void *b)
 	return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
 
-/* An engine's packets merged into disjoint busy intervals (touching ones joined). */
+/* What a counter row is built from, sorted (prepare_row, on any thread): a busy row's spans
+ * or a depth row's changes. */
+typedef struct {
+	Span *spans;
+	DepthChange *changes;
+	guint n;
+} Prepared;
+
+/* An engine's packets' spans, sorted by begin. */
 static void
-build_busy(Build *c, const FsvTrace *trace, guint32 engine_row, RowSlice *slice)
+prepare_busy(const FsvTrace *trace, guint32 engine_row, Prepared *prep)
 {
 	guint n = 0;
 	const guint32 *packets = fsv_trace_get_row_packets(trace, engine_row, &n);
-	g_autofree Span *spans = g_new(Span, MAX(n, 1));
-	guint64 before = 0;
+	Span *spans = g_new(Span, MAX(n, 1));
 	guint k = 0;
 
 	for (guint i = 0; i < n; i++) {
@@ -249,6 +256,18 @@ build_busy(Build *c, const FsvTrace *trace, guint32 engine_row, RowSlice *slice)
 		spans[k++] = (Span){p->start_ns, p->end_ns};
 	}
 	qsort(spans, k, sizeof(Span), compare_span);
+	prep->spans = spans;
+	prep->n = k;
+}
+
+/* An engine's packets merged into disjoint busy intervals (touching ones joined). */
+static void
+build_busy(Build *c, Prepared *prep, RowSlice *slice)
+{
+	g_autofree Span *spans = g_steal_pointer(&prep->spans);
+	guint64 before = 0;
+	guint k = prep->n;
+
 	slice->first = c->busy_begin->len;
 	for (guint i = 0; i < k;) {
 		Span merged = spans[i++];
@@ -270,14 +289,12 @@ build_busy(Build *c, const FsvTrace *trace, guint32 engine_row, RowSlice *slice)
  * ended, end_ns, so the depth is an upper bound there; a never-completed one: never).
  */
 static void
-build_depth(Build *c, const FsvTrace *trace, guint32 queue_row, RowSlice *slice)
+prepare_depth(const FsvTrace *trace, guint32 queue_row, Prepared *prep)
 {
 	guint n = 0;
 	const guint32 *ops = fsv_trace_get_row_ops(trace, queue_row, &n);
-	g_autofree DepthChange *changes = g_new(DepthChange, MAX(2 * n, 1));
-	GArray *points, *values;
+	DepthChange *changes = g_new(DepthChange, MAX(2 * n, 1));
 	guint k = 0;
-	gint64 depth = 0;
 
 	for (guint i = 0; i < n; i++) {
 		const FsvOp *o = fsv_trace_get_op(trace, ops[i]);
@@ -296,6 +313,19 @@ build_depth(Build *c, const FsvTrace *trace, guint32 queue_row, RowSlice *slice)
 		changes[k++] = (DepthChange){completed, -1};
 	}
 	qsort(changes, k, sizeof(DepthChange), compare_change);
+	prep->changes = changes;
+	prep->n = k;
+}
+
+/* A queue's depth points (its changes, prepare_depth) into C. */
+static void
+build_depth(Build *c, Prepared *prep, RowSlice *slice)
+{
+	g_autofree DepthChange *changes = g_steal_pointer(&prep->changes);
+	guint k = prep->n;
+	GArray *points, *values;
+	gint64 depth = 0;
+
 	/* One point per distinct time, the depth after everything at that time. */
 	points = g_array_new(FALSE, FALSE, sizeof(guint64));
 	values = g_array_new(FALSE, FALSE, sizeof(guint32));
@@ -357,10 +387,53 @@ steal(GArray *array, gsize *n)
 	return g_array_free(array, FALSE);
 }
 
+typedef struct {
+	const FsvTrace *trace;
+	Prepared *preps; /* one per row */
+	guint n_rows;
+	gint next; /* the next row to take (atomic) */
+} PrepareJobs;
+
+static gpointer
+prepare_worker(gpointer data)
+{
+	PrepareJobs *jobs = data;
+	gint r;
+
+	while ((r = g_atomic_int_add(&jobs->next, 1)) < (gint) jobs->n_rows) {
+		const FsvRow *row = fsv_trace_get_row(jobs->trace, (guint32) r);
+
+		if (row->kind == FSV_ROW_BUSY)
+			prepare_busy(jobs->trace, row->parent, &jobs->preps[r]);
+		else if (row->kind == FSV_ROW_DEPTH)
+			prepare_depth(jobs->trace, (guint32) r - 1, &jobs->preps[r]);
+	}
+	return NULL;
+}
+
+/* The busy and depth rows' sorted inputs (most of the counters' time: their qsorts), on a
+ * _fsv_build_threads' threads; the arrays are then appended in row order on this thread,
+ * so they are the same whatever the threads did. */
+static Prepared *
+prepare_rows(const FsvTrace *trace, guint n_rows)
+{
+	PrepareJobs jobs = {trace, g_new0(Prepared, MAX(n_rows, 1)), n_rows, 0};
+	guint n_threads = _fsv_build_threads(n_rows);
+	g_autofree GThread **threads = g_new0(GThread *, n_threads);
+
+	for (guint t = 1; t < n_threads; t++)
+		threads[t] = g_thread_new("fsv-counters", prepare_worker, &jobs);
+	prepare_worker(&jobs);
+	for (guint t = 1; t < n_threads; t++)
+		g_thread_join(threads[t]);
+	return jobs.preps;
+}
+
 void
 _fsv_counters_build(const FsvTrace *trace, FsvCounters *out)
 {
 	guint n_rows = fsv_trace_get_row_count(trace);
+	g_autofree Prepared *preps = prepare_rows(trace, n_rows);
 	Build c;
 
 	c.rows = g_new0(RowSlice, MAX(n_rows, 1));
@@ -378,9 +451,9 @@ _fsv_counters_build(const FsvTrace *trace, FsvCounters *out)
 		const FsvRow *row = fsv_trace_get_row(trace, r);
 
 		if (row->kind == FSV_ROW_BUSY) {
-			build_busy(&c, trace, row->parent, &c.rows[r]);
+			build_busy(&c, &preps[r], &c.rows[r]);
 		} else if (row->kind == FSV_ROW_DEPTH) {
-			build_depth(&c, trace, r - 1, &c.rows[r]);
+			build_depth(&c, &preps[r], &c.rows[r]);
 		} else if (row->kind == FSV_ROW_FENCE || row->kind == FSV_ROW_XFENCE) {
 			guint n = 0;
 			const FsvFenceStep *steps = fsv_trace_get_fence_steps(trace, r, &n);

@@ -110,6 +110,11 @@ bool _fsv_trace_has_marker_kind(const FsvTrace *trace, guint8 kind);
  * synthetic timelines. NAME is the trace's name. Returns: (transfer full).
  */
 FsvTrace *_fsv_trace_new_from_events(const char *name, const struct fsa_event *events, gsize n);
+
+/* How many threads the build after reading uses for N_JOBS independent jobs (index_rows, the
+ * counters' rows): FSV_BUILD_THREADS (tests), else one per processor, at most four; at least
+ * one, at most N_JOBS. The index does not depend on it. */
+guint _fsv_build_threads(guint n_jobs);
 /*
  * A live session's trace built as its events arrive (issue 16 §4, fsv-live-reader.h): one
  * analyzer model fed each event once (no replay), the items it gives out kept. Each
