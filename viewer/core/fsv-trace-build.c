@@ -178,8 +178,23 @@ static fsa_status
 sink_anomaly(void *data, const struct fsa_anomaly *anomaly)
 {
 	TraceBuild *build = data;
+	struct fsa_anomaly stored;
 
-	g_array_append_val(build->anomalies, *anomaly);
+	/* Field by field into zeroed bytes: a copy of the whole struct carries its padding (after
+	 * kind and process_id), bytes the analyzer never set, into the index file, whose bytes
+	 * then differed from one build of the same trace to the next. */
+	memset(&stored, 0, sizeof(stored));
+	stored.kind = anomaly->kind;
+	stored.ts_ns = anomaly->ts_ns;
+	stored.process_id = anomaly->process_id;
+	stored.hwqueue_handle = anomaly->hwqueue_handle;
+	stored.fence_handle = anomaly->fence_handle;
+	stored.fence_global_handle = anomaly->fence_global_handle;
+	stored.fence_value = anomaly->fence_value;
+	stored.op_id = anomaly->op_id;
+	stored.a = anomaly->a;
+	stored.b = anomaly->b;
+	g_array_append_val(build->anomalies, stored);
 	return FSA_OK;
 }
 
