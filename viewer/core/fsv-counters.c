@@ -579,19 +579,27 @@ _fsv_counters_populate_ahead(FsvTrace *trace)
 	g_thread_unref(g_thread_new("fsv-populate", populate_thread, fsv_trace_ref(trace)));
 }
 
-/* The first index in [lo, hi) of SORTED whose time is > NS (upper bound). */
+/* The first index in [lo, hi) of SORTED, u64 times STRIDE bytes apart, whose time is > NS
+ * (upper bound): also the end of both gallops below. */
 static gsize
-upper_bound(const guint64 *sorted, gsize lo, gsize hi, guint64 ns)
+upper_bound_strided(const guint64 *sorted, gsize stride, gsize lo, gsize hi, guint64 ns)
 {
 	while (lo < hi) {
 		gsize mid = lo + (hi - lo) / 2;
 
-		if (sorted[mid] <= ns)
+		if (*(const guint64 *) ((const char *) sorted + mid * stride) <= ns)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+/* upper_bound_strided of an array of u64 times. */
+static gsize
+upper_bound(const guint64 *sorted, gsize lo, gsize hi, guint64 ns)
+{
+	return upper_bound_strided(sorted, sizeof(guint64), lo, hi, ns);
 }
 
 /* Busy time before NS (in (-∞, NS)). */
@@ -863,17 +871,8 @@ gallop_upper(const guint64 *sorted, gsize stride, gsize from, gsize hi, guint64 
 		lo += step;
 		step *= 2;
 	}
-	hi = MIN(hi, lo + step);
-	while (lo < hi) {
-		gsize mid = lo + (hi - lo) / 2;
-
-		if (AT(mid) <= ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 #undef AT
-	return lo;
+	return upper_bound_strided(sorted, stride, lo, MIN(hi, lo + step), ns);
 }
 
 /* gallop_upper, the search starting at GUESS (in (from, hi)) instead of FROM, galloping from
@@ -883,7 +882,7 @@ static gsize
 gallop_upper_from(const guint64 *sorted, gsize stride, gsize from, gsize hi, guint64 ns,
 		  gsize guess)
 {
-	gsize top, step = 1, lo;
+	gsize top, step = 1;
 
 #define AT(i) (*(const guint64 *) ((const char *) sorted + (i) *stride))
 	if (guess <= from || guess >= hi)
@@ -896,17 +895,9 @@ gallop_upper_from(const guint64 *sorted, gsize stride, gsize from, gsize hi, gui
 		top -= step;
 		step *= 2;
 	}
-	lo = top - from >= step ? top - step + 1 : from;
-	while (lo < top) {
-		gsize mid = lo + (top - lo) / 2;
-
-		if (AT(mid) <= ns)
-			lo = mid + 1;
-		else
-			top = mid;
-	}
 #undef AT
-	return lo;
+	return upper_bound_strided(sorted, stride, top - from >= step ? top - step + 1 : from, top,
+				   ns);
 }
 
 void

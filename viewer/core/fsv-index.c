@@ -531,23 +531,19 @@ copy_pieces(gpointer data)
 			const Piece *p = &job->pieces[i];
 			guint64 a = MAX(p->offset, from), b = MIN(p->offset + p->size, end);
 
-			if (a < b)
-				memcpy(map + (a - w), (const char *) p->data + (a - p->offset),
-				       (gsize) (b - a));
+			if (a >= b)
+				continue;
+			memcpy(map + (a - w), (const char *) p->data + (a - p->offset),
+			       (gsize) (b - a));
+			if (job->drop)
+				drop_pages((const char *) p->data + (a - p->offset),
+					   (gsize) (b - a));
 		}
 		/* No msync: the pages are the page cache's (see the fsync note in
 		 * fsv_index_save). */
 		if (munmap(map, (gsize) (end - w)) != 0) {
 			job->error = errno;
 			return NULL;
-		}
-		for (guint i = 0; job->drop && i < job->n_pieces; i++) {
-			const Piece *p = &job->pieces[i];
-			guint64 a = MAX(p->offset, from), b = MIN(p->offset + p->size, end);
-
-			if (a < b)
-				drop_pages((const char *) p->data + (a - p->offset),
-					   (gsize) (b - a));
 		}
 	}
 	return NULL;
