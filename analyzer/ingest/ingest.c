@@ -772,6 +772,16 @@ ingest_decoder_outcome(const struct ingest_decoder *d, int wstatus, const char *
 		ingest_error_set(error, "the decoder sent bytes that are not records");
 		return FSA_ERR_TRACE;
 	}
+	if (d->has_end &&
+	    (d->end_status == FSA_ERR_CANCELLED || d->end_status == FSA_ERR_INVALID)) {
+		/* Only the reader cancels (it then stops the helper and reads no outcome), and it
+		 * always names a trace: a helper that ends with either was sent astray. */
+		ingest_error_set(
+		    error,
+		    "the decoder ended with the status \"%s\", which only the reader can give",
+		    fsa_status_string((fsa_status) d->end_status));
+		return FSA_ERR_TRACE;
+	}
 	if (d->has_end) {
 		/* The graph's message already names the trace. A helper gone astray may send one
 		 * that does not, or none: it gets the trace's path. */
