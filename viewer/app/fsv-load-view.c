@@ -54,12 +54,15 @@ void
 fsv_load_view_update(FsvLoadView *self, FsvLoadPreview *preview, FsvLoadStage stage, guint64 events,
 		     double fraction)
 {
+	gboolean is_new_preview;
+
 	g_return_if_fail(FSV_IS_LOAD_VIEW(self));
-	if (preview != self->preview) {
+	is_new_preview = preview != self->preview;
+	if (is_new_preview) {
 		g_clear_pointer(&self->preview, fsv_load_preview_unref);
 		self->preview = preview ? fsv_load_preview_ref(preview) : NULL;
 	}
-	if (preview == self->preview && stage == self->stage && events == self->events &&
+	if (!is_new_preview && stage == self->stage && events == self->events &&
 	    fraction == self->fraction)
 		return;
 	self->stage = stage;
