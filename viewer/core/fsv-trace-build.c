@@ -326,24 +326,48 @@ item_begin(const SortCtx *c, guint32 i)
 	}
 }
 
-static int
-compare_by_begin(const void *a, const void *b, void *data)
-{
-	const SortCtx *c = data;
-	guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
-	guint64 bx = item_begin(c, x), by = item_begin(c, y);
+/* A row list's sort key: the item's begin time, then its index (the same order whatever the
+ * sort), in 16 bytes of their own. */
+typedef struct {
+	guint64 begin;
+	guint64 index;
+} RowKey;
 
-	if (bx != by)
-		return bx < by ? -1 : 1;
-	return x < y ? -1 : x > y;
+static int
+compare_row_keys(const void *a, const void *b)
+{
+	const RowKey *x = a, *y = b;
+
+	if (x->begin != y->begin)
+		return x->begin < y->begin ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* Sorts a row's list by begin time, then index. Most lists arrive in order or nearly (items
+ * are placed in the order of their ids, which follow time): the keys are gathered once (one
+ * read of each 152-byte op instead of one per comparison), an ordered list is left as it is,
+ * and any other is sorted as keys and written back. */
 static void
 sort_row_list(const TraceBuild *build, GArray *list, int what)
 {
 	SortCtx c = {build, what};
+	guint32 *ids = (guint32 *) list->data;
+	g_autofree RowKey *keys = NULL;
+	bool is_sorted = true;
 
-	g_qsort_with_data(list->data, (gint) list->len, sizeof(guint32), compare_by_begin, &c);
+	if (list->len < 2)
+		return;
+	keys = g_new(RowKey, list->len);
+	for (guint i = 0; i < list->len; i++) {
+		keys[i] = (RowKey){item_begin(&c, ids[i]), ids[i]};
+		if (i > 0 && is_sorted && compare_row_keys(&keys[i - 1], &keys[i]) > 0)
+			is_sorted = false;
+	}
+	if (is_sorted)
+		return;
+	qsort(keys, list->len, sizeof(RowKey), compare_row_keys);
+	for (guint i = 0; i < list->len; i++)
+		ids[i] = (guint32) keys[i].index;
 }
 
 static int
