@@ -74,6 +74,7 @@ typedef struct {
 	char *begin_text, *end_text;
 	char *filter_text;
 	char *recording;
+	char *frame_budget_text;
 	gint width, height; /* height 0: every row, at most 4000 px */
 	/* G_MININT64: not given (any negative id given is refused). */
 	gint64 select_op;
@@ -81,6 +82,7 @@ typedef struct {
 	char **rest; /* the TRACE; rest[0] becomes the recording picked under it */
 	/* Derived. */
 	struct fsa_report_time begin, end;
+	guint64 frame_budget_ns; /* --frame-budget, 0 each display's vsync period */
 	FsvRenderFormat format;
 	FsvQuery *query; /* --filter, NULL when not given */
 } RenderOptions;
@@ -93,6 +95,7 @@ render_options_clear(RenderOptions *o)
 	g_free(o->end_text);
 	g_free(o->filter_text);
 	g_free(o->recording);
+	g_free(o->frame_budget_text);
 	g_strfreev(o->rest);
 	g_clear_pointer(&o->query, fsv_query_unref);
 }
@@ -124,6 +127,10 @@ render_options_new_context(RenderOptions *o)
 	     "Fade operations not matching a search ('kind=wait and dur>2ms', the viewer's "
 	     "search language, docs/user-guide.md)",
 	     "QUERY"},
+	    {"frame-budget", 0, 0, G_OPTION_ARG_STRING, &o->frame_budget_text,
+	     "Frames: a frame over TIME is over budget, as fencescope report --frame-budget "
+	     "grades it (default: the display's vsync period)",
+	     "TIME"},
 	    {"fences", 0, 0, G_OPTION_ARG_NONE, &o->show_fences,
 	     "Expand the fence rows (CurrentValue steps)", NULL},
 	    {"expand-lanes", 0, 0, G_OPTION_ARG_NONE, &o->expand_lanes,
@@ -190,6 +197,18 @@ render_options_parse(RenderOptions *o, int argc, char **argv)
 		    fsa_report_parse_time(text, i == 0 ? &o->begin : &o->end, &why) != FSA_OK) {
 			fs_error(RENDER_COMMAND, "--%s %s: %s", i == 0 ? "begin" : "end", text,
 				 why ? why : "not a time");
+			free(why);
+			return FS_EXIT_USAGE;
+		}
+	}
+	if (o->frame_budget_text) {
+		char *why = NULL;
+
+		if (fsa_report_parse_duration(o->frame_budget_text, &o->frame_budget_ns, &why) !=
+			FSA_OK ||
+		    o->frame_budget_ns == 0) {
+			fs_error(RENDER_COMMAND, "--frame-budget %s: %s", o->frame_budget_text,
+				 why ? why : "takes a duration above 0");
 			free(why);
 			return FS_EXIT_USAGE;
 		}
@@ -275,6 +294,7 @@ render_make_view(const RenderOptions *o, FsvTrace *trace, FsvView **view_out,
 	fsv_render_options_init(options);
 	options->query = o->query; /* borrowed: o outlives the drawing */
 	options->show_legend = !o->no_legend;
+	fsv_view_set_frame_budget(view, o->frame_budget_ns);
 	for (guint32 r = 0; r < fsv_trace_get_row_count(trace); r++) {
 		if (o->show_fences && fsv_trace_get_row(trace, r)->kind == FSV_ROW_FENCE_GROUP)
 			fsv_view_set_row_expanded(view, r, true);

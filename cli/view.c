@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `fencescope view [--select-op ID] [--at TIME] [--compare NEW [--align B=N]] [TRACE]`: opens
+ * `fencescope view [--select-op ID] [--at TIME] [--frame-budget TIME] [--compare NEW [--align B=N]]
+ * [TRACE]`: opens
  * the GTK viewer. It only finds
  * `fencescope-view` and execs it: next to this binary (an installed bindir), in the build tree
  * (build/cli/ → build/viewer/app/), in the configured bindir, then on PATH. A TRACE that does not
@@ -83,6 +84,7 @@ fs_view_main(int argc, char **argv)
 	g_autofree char *at = NULL;
 	g_autofree char *compare = NULL;
 	g_autofree char *align = NULL;
+	g_autofree char *frame_budget = NULL;
 	g_autoptr(GOptionContext) context = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autofree char *viewer = NULL;
@@ -114,6 +116,10 @@ fs_view_main(int argc, char **argv)
 	     "With --compare: draw BASE_TIME of TRACE and NEW_TIME of NEW at the same x (times as "
 	     "--at takes them, op:ID, or frame:N); default: the trace starts",
 	     "BASE_TIME=NEW_TIME"},
+	    {"frame-budget", 0, 0, G_OPTION_ARG_STRING, &frame_budget,
+	     "Frames: a frame over TIME is over budget, as fencescope report --frame-budget "
+	     "grades it (default: the display's vsync period)",
+	     "TIME"},
 	    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "[TRACE]"},
 	    {NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
@@ -204,6 +210,17 @@ fs_view_main(int argc, char **argv)
 			return FS_EXIT_USAGE;
 		}
 	}
+	if (frame_budget) {
+		uint64_t ns = 0;
+		char *why = NULL;
+
+		if (fsa_report_parse_duration(frame_budget, &ns, &why) != FSA_OK || ns == 0) {
+			fs_error(VIEW_COMMAND, "--frame-budget %s: %s", frame_budget,
+				 why ? why : "takes a duration above 0");
+			free(why);
+			return FS_EXIT_USAGE;
+		}
+	}
 	/* --recording NAME picks TRACE's; with --compare, BASE_NAME:NEW_NAME picks one in each, as
 	 * fencescope diff's does (an empty side keeps its path as given). */
 	if (recording && compare && strchr(recording, ':')) {
@@ -240,6 +257,10 @@ fs_view_main(int argc, char **argv)
 	if (align) {
 		exec_argv[n_args++] = (char *) "--align";
 		exec_argv[n_args++] = align;
+	}
+	if (frame_budget) {
+		exec_argv[n_args++] = (char *) "--frame-budget";
+		exec_argv[n_args++] = frame_budget;
 	}
 	if (is_live) {
 		exec_argv[n_args++] = (char *) "--live";

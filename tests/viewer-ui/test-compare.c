@@ -743,6 +743,9 @@ Test(compare_command_line, bad_compare_or_align_exit_2_before_a_window_opens)
 	    {"--align", "+1ms=+2ms", base_path, NULL, NULL},
 	    {"--compare", new_path, "--align", "+1ms", base_path},
 	    {"--compare", new_path, "--align", "op:x=op:2", base_path},
+	    /* Beside --compare, another option with a value: fencescope-view's main() took
+	     * --frame-budget's for a TRACE ("0: no such file or folder"). */
+	    {"--compare", new_path, "--frame-budget", "0", base_path},
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {

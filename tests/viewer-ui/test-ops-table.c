@@ -585,6 +585,7 @@ typedef struct {
 	FstUiRun base; /* first: the runner's */
 	FsvItem selection;
 	guint64 begin_ns, end_ns;
+	guint64 frame_budget_ns; /* the view's (fsv_view_get_frame_budget()) */
 	char *error;
 } StartRun;
 
@@ -604,6 +605,7 @@ poll_started(gpointer data)
 	fsv_timeline_get_selection(timeline, &run->selection);
 	run->begin_ns = fsv_view_get_begin_ns(view);
 	run->end_ns = fsv_view_get_end_ns(view);
+	run->frame_budget_ns = fsv_view_get_frame_budget(view);
 	run->error = g_strdup(_fsv_window_get_error(run->base.window));
 	fst_ui_run_finish(&run->base);
 	return G_SOURCE_REMOVE;
@@ -701,12 +703,31 @@ Test(command_line, at_centres_the_timeline_on_that_time)
 	}
 }
 
+/* --frame-budget 12ms, as the report takes it: the window's frames are graded against 12 ms
+ * (test-frames.c checks the grades against the report's); without it, each display's own. */
+Test(command_line, frame_budget_is_the_views)
+{
+	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
+	const char *given[] = {"fencescope-view", "--frame-budget", "12ms", path, NULL};
+	const char *none[] = {"fencescope-view", path, NULL};
+	StartRun run = {0}, run_none = {0};
+
+	cr_assert_eq(fst_ui_run_application(given, poll_started, &run.base), 0);
+	cr_assert(run.base.is_done);
+	cr_assert_null(run.error, "error: %s", run.error);
+	cr_assert_eq(run.frame_budget_ns, 12000000);
+	cr_assert_eq(fst_ui_run_application(none, poll_started, &run_none.base), 0);
+	cr_assert(run_none.base.is_done);
+	cr_assert_eq(run_none.frame_budget_ns, 0);
+}
+
 /* Bad values: one line, exit status 2, no window; an id the trace lacks: said in the window. */
 Test(command_line, bad_values_exit_2_and_unknown_ids_are_said)
 {
 	g_autofree char *path = g_build_filename(FST_SOURCE_ROOT, "traces", "frame-pipeline", NULL);
 	static const char *const bad[][2] = {
-	    {"--select-op", "x12"}, {"--select-op", "-1"}, {"--at", "1.5xs"}, {"--at", "+"}};
+	    {"--select-op", "x12"}, {"--select-op", "-1"},   {"--at", "1.5xs"},
+	    {"--at", "+"},          {"--frame-budget", "0"}, {"--frame-budget", "2parsecs"}};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
 		const char *argv[] = {"fencescope-view", bad[i][0], bad[i][1], path, NULL};

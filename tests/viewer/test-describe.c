@@ -27,7 +27,7 @@ packet_link(const FsvTrace *trace, guint32 index)
 {
 	FsvItem item = {FSV_ITEM_OP, index, fsv_trace_get_op(trace, index)->row};
 	GArray *links = NULL;
-	char **fields = fsv_trace_describe_item_with_links(trace, &item, &links);
+	char **fields = fsv_trace_describe_item_with_links(trace, &item, 0, &links);
 	guint32 found = FSV_INDEX_NONE;
 
 	for (guint i = 0; fields[2 * i]; i++)

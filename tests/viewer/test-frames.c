@@ -787,3 +787,89 @@ Test(frames, loader_rebuilds_a_damaged_frames_section_with_the_same_frames)
 	cr_assert_eq(_fsv_loader_get_builder_runs(), runs + 1, "a damaged frames section was used");
 	cr_assert_eq(fsv_trace_get_frame_count(second), fsv_trace_get_frame_count(built));
 }
+
+/* The colour of FSV_COLOR_* as an RGB24 pixel. */
+static guint32
+pixel_of(FsvColor id)
+{
+	double c[3];
+
+	fsv_render_get_color(id, c);
+	return (guint32) (c[0] * 255 + 0.5) << 16 | (guint32) (c[1] * 255 + 0.5) << 8 |
+	       (guint32) (c[2] * 255 + 0.5);
+}
+
+/* The viewer takes the report's --frame-budget (`fencescope view|render --frame-budget TIME`,
+ * fsv_view_set_frame_budget()): drawn whole at 1600 px (frames 16 px wide), diff-slow's frames
+ * that did not miss a vsync are amber exactly when the report, given the same budget, counts
+ * them over it: none with the vsync period (its 43 over budget are the 43 missed ones), 56 more
+ * with 12 ms (the report's 99), none with 20 ms. The label and the details say the budget. */
+Test(frames, drawn_frames_are_graded_against_the_budget_given_as_the_report)
+{
+	g_autoptr(FsvTrace) trace = load("diff-slow");
+	guint32 row = frames_row(trace), first;
+	guint n;
+	static const guint64 budgets[] = {0, 12000000, 20000000};
+	guint32 amber = pixel_of(FSV_COLOR_FRAME_OVER);
+
+	fsv_trace_get_row_frames(trace, row, &first, &n, NULL);
+	for (guint b = 0; b < G_N_ELEMENTS(budgets); b++) {
+		g_autoptr(FsvView) view = fsv_view_new(trace);
+		JsonNode *root = report_json_budget("diff-slow", FSA_REPORT_FRAMES, 0, budgets[b]);
+		JsonObject *t =
+		    json_array_get_object_element(table(root, "frames", "frame_times"), 0);
+		guint64 report_over = u64(t, "over_budget"), missed_over = 0, drawn_over = 0;
+		cairo_surface_t *surface =
+		    cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1600, 900);
+		cairo_t *cr = cairo_create(surface);
+		FsvRenderOptions options;
+		FsvItem item = {FSV_ITEM_FRAME, first, row};
+		g_auto(GStrv) fields = NULL;
+		g_autofree char *sublabel = fsv_trace_dup_frames_sublabel(trace, row, budgets[b]);
+		double y, h;
+
+		fsv_view_set_size(view, 1600, 900);
+		fsv_view_set_frame_budget(view, budgets[b]);
+		fsv_view_fit(view);
+		fsv_render_options_init(&options);
+		fsv_render_draw(cr, trace, view, &options);
+		cairo_surface_flush(surface);
+		cr_assert(fsv_view_get_row_geometry(view, row, &y, &h));
+		for (guint i = 0; i < n; i++) {
+			const FsvFrame *f = fsv_trace_get_frame(trace, first + i);
+			const guint32 *px =
+			    (const guint32 *) (cairo_image_surface_get_data(surface) +
+					       (int) (y + h / 2) *
+						   cairo_image_surface_get_stride(surface));
+			int x = (int) floor(fsv_view_time_to_x(
+			    view, f->draw_begin_ns + (f->draw_end_ns - f->draw_begin_ns) / 2));
+
+			if (f->is_pending || f->frame_time_ns == FSV_TIME_NONE)
+				continue;
+			if (f->missed_vsyncs > 0) {
+				missed_over += fsv_frame_is_over_budget(f, budgets[b]);
+				continue;
+			}
+			drawn_over += (px[x] & 0xffffff) == amber;
+		}
+		cr_assert_eq(drawn_over + missed_over, report_over,
+			     "budget %" PRIu64 " ns: %" PRIu64 " amber + %" PRIu64
+			     " missed over it, the report %" PRIu64,
+			     budgets[b], drawn_over, missed_over, report_over);
+		cr_assert_eq(drawn_over, budgets[b] == 12000000 ? 56 : 0);
+		/* The row's second line and the details pane name the budget given. */
+		if (budgets[b] == 0) {
+			cr_assert_null(sublabel);
+		} else {
+			cr_assert(sublabel && strstr(sublabel, "(given)"), "%s", sublabel);
+			fields = fsv_trace_describe_item_with_links(trace, &item, budgets[b], NULL);
+			for (guint i = 0; fields[i] && fields[i + 1]; i += 2)
+				if (strcmp(fields[i], "Budget") == 0)
+					cr_assert(strstr(fields[i + 1], "(given)"), "%s",
+						  fields[i + 1]);
+		}
+		json_node_unref(root);
+		cairo_destroy(cr);
+		cairo_surface_destroy(surface);
+	}
+}

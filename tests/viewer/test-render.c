@@ -447,6 +447,8 @@ Test(render, out_of_range_options_are_refused_by_name)
 	const char *late_begin[] = {"render", trace, "-o", out, "--begin", "+3s", NULL};
 	const char *early_end[] = {"render", trace, "-o", out, "--end", "5", NULL};
 	const char *fine[] = {"render", trace, "-o", out, "-q", "--begin", "+1s", NULL};
+	const char *zero_budget[] = {"render", trace, "-o", out, "--frame-budget", "0", NULL};
+	const char *bad_budget[] = {"render", trace, "-o", out, "--frame-budget", "2parsecs", NULL};
 	Run r;
 
 	check_error(wrap, 2, "--begin +18000000000s: too far after the trace's start");
@@ -454,9 +456,33 @@ Test(render, out_of_range_options_are_refused_by_name)
 	check_error(negative_op, 2, "--select-op -5: an op id is not negative");
 	check_error(late_begin, 2, "--begin +3s: at or after the trace's end");
 	check_error(early_end, 2, "--end 5: at or before the trace's start");
+	check_error(zero_budget, 2, "--frame-budget 0: takes a duration above 0");
+	check_error(bad_budget, 2, "--frame-budget 2parsecs: ");
 	r = run(fine);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	g_free(r.err);
+}
+
+/* `fencescope view --frame-budget` is checked, as the report checks it, before the viewer is
+ * started: a bad one is one line and exit status 2, with no display needed. */
+Test(render, view_refuses_a_bad_frame_budget_before_starting_the_viewer)
+{
+	g_autofree char *trace = g_build_filename(FST_TRACES, "frame-pipeline", NULL);
+	static const char *const bad[][2] = {{"0", "takes a duration above 0"},
+					     {"2parsecs", "unknown unit"},
+					     {"-5ms", "not a duration"}};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		const char *args[] = {"view", "--frame-budget", bad[i][0], trace, NULL};
+		Run r = run(args);
+
+		cr_assert_eq(r.status, 2, "--frame-budget %s: exit %d: %s", bad[i][0], r.status,
+			     r.err);
+		cr_assert(g_str_has_prefix(r.err, "fencescope view: --frame-budget "), "%s", r.err);
+		cr_assert(strstr(r.err, bad[i][1]), "'%s' not in: %s", bad[i][1], r.err);
+		cr_assert_eq(strchr(r.err, '\n'), r.err + strlen(r.err) - 1, "one line: %s", r.err);
+		g_free(r.err);
+	}
 }
 
 /* Regression: the report wrote "13.05 ms" where the viewer's details pane wrote "13.049 ms"

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "fsa/report.h"
 #include "fsv-align.h"
 #include "fsv-compare.h"
 #include "fsv-live.h"
@@ -26,6 +27,7 @@ struct _FsvApplication {
 	guint64 select_op;
 	char *at;                /* as typed: each window reads it against its trace (fsv-time.h) */
 	FsvOpenFlags open_flags; /* --no-cache */
+	guint64 frame_budget_ns; /* --frame-budget TIME, 0 each display's vsync period */
 	char *live_url;          /* --live URL: the window follows that live session */
 	/* --compare NEW, --align BASE=NEW: the first trace's window shows NEW below it
 	 * (fsv-compare.h). */
@@ -43,6 +45,8 @@ fsv_application_activate(GApplication *app)
 	if (window == NULL) {
 		window = GTK_WINDOW(fsv_window_new(GTK_APPLICATION(app)));
 		fsv_window_set_open_flags(FSV_WINDOW(window), FSV_APPLICATION(app)->open_flags);
+		fsv_window_set_frame_budget(FSV_WINDOW(window),
+					    FSV_APPLICATION(app)->frame_budget_ns);
 		if (FSV_APPLICATION(app)->live_url)
 			fsv_window_follow_live(FSV_WINDOW(window), FSV_APPLICATION(app)->live_url);
 		else if (FSV_APPLICATION(app)->compare_path)
@@ -64,6 +68,7 @@ fsv_application_open(GApplication *app, GFile **files, gint n_files, const gchar
 		fsv_window_set_start(window, self->has_select_op, self->select_op,
 				     self->has_at ? self->at : NULL);
 		fsv_window_set_open_flags(window, FSV_APPLICATION(app)->open_flags);
+		fsv_window_set_frame_budget(window, self->frame_budget_ns);
 		fsv_window_open(window, files[i]);
 		/* --compare: NEW loads beside the first trace at once, and is shown below it. */
 		if (i == 0 && self->compare_path) {
@@ -224,6 +229,18 @@ fsv_application_handle_local_options(GApplication *app, GVariantDict *options)
 			   "session\n");
 		return 2;
 	}
+	/* --frame-budget TIME: the report's option, parsed by the report's code. */
+	if (g_variant_dict_lookup(options, "frame-budget", "&s", &text)) {
+		char *why = NULL;
+
+		if (fsa_report_parse_duration(text, &self->frame_budget_ns, &why) != FSA_OK ||
+		    self->frame_budget_ns == 0) {
+			g_printerr("fencescope-view: --frame-budget %s: %s\n", text,
+				   why ? why : "takes a duration above 0");
+			free(why);
+			return 2;
+		}
+	}
 	/* --no-cache: every window of this run builds its indexes again (docs/user-guide.md). */
 	if (g_variant_dict_contains(options, "no-cache"))
 		self->open_flags |= FSV_OPEN_NO_CACHE;
@@ -266,6 +283,12 @@ fsv_application_init(FsvApplication *self)
 				      "report prints it (ns, or 1795455649.5 s), or +DURATION from "
 				      "the trace's start (+1.5ms)",
 				      "TIME");
+	g_application_add_main_option(
+	    G_APPLICATION(self), "frame-budget", 0, G_OPTION_FLAG_NONE, G_OPTION_ARG_STRING,
+	    "Frames: a frame over TIME is over budget, as fencescope "
+	    "report --frame-budget grades it (default: the display's vsync "
+	    "period)",
+	    "TIME");
 	g_application_add_main_option(G_APPLICATION(self), "no-cache", 0, G_OPTION_FLAG_NONE,
 				      G_OPTION_ARG_NONE,
 				      "Build the trace's index again, without reading or writing "

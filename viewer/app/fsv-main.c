@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `fencescope-view [--select-op ID] [--at TIME] [--live URL] [--compare NEW [--align B=N]]
- * [TRACE…]`: the viewer's entry
+ * `fencescope-view [--select-op ID] [--at TIME] [--frame-budget TIME] [--live URL]
+ * [--compare NEW [--align B=N]] [TRACE…]`: the viewer's entry
  * point. A TRACE that does not exist is refused here with one line, before any window opens;
  * FsvApplication checks the options.
  */
 #include "fsv-config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,14 +16,18 @@
 int
 main(int argc, char **argv)
 {
+	/* The options FsvApplication gives a value: the value of one given as "--select-op 12"
+	 * is not a TRACE. */
+	static const char *const with_value[] = {"--select-op", "--at",    "--live",
+						 "--compare",   "--align", "--frame-budget"};
 	g_autoptr(FsvApplication) app = NULL;
 
 	for (int i = 1; i < argc; i++) {
-		/* The value of an option given as "--select-op 12" is not a TRACE (every option
-		 * FsvApplication gives a value). */
-		if (strcmp(argv[i], "--select-op") == 0 || strcmp(argv[i], "--at") == 0 ||
-		    strcmp(argv[i], "--live") == 0 || strcmp(argv[i], "--compare") == 0 ||
-		    strcmp(argv[i], "--align") == 0) {
+		bool is_value_next = false;
+
+		for (size_t k = 0; k < G_N_ELEMENTS(with_value); k++)
+			is_value_next |= strcmp(argv[i], with_value[k]) == 0;
+		if (is_value_next) {
 			i++;
 			continue;
 		}

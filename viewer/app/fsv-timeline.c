@@ -78,6 +78,7 @@ struct _FsvTimeline {
 	gboolean is_syncing_adjustments;
 	/* Counter rows shown (issue 15 §4), kept across traces. */
 	gboolean show_counter[FSV_COUNTER_KIND_COUNT];
+	guint64 frame_budget_ns; /* fsv_timeline_set_frame_budget(), for every view */
 	/* The horizontal viewport "viewport-changed" last announced: a comparison's other timeline
 	 * follows it (docs/viewer.md "Comparing two traces"). */
 	FsvViewport announced;
@@ -309,6 +310,7 @@ fsv_timeline_set_trace(FsvTimeline *self, FsvTrace *trace)
 		self->view = fsv_view_new(trace);
 		for (guint k = 0; k < FSV_COUNTER_KIND_COUNT; k++)
 			fsv_view_set_show_counter(self->view, k, self->show_counter[k]);
+		fsv_view_set_frame_budget(self->view, self->frame_budget_ns);
 		width = gtk_widget_get_width(GTK_WIDGET(self));
 		height = gtk_widget_get_height(GTK_WIDGET(self));
 		self->needs_fit = width <= 1 || height <= 1;
@@ -408,6 +410,23 @@ fsv_timeline_get_show_counter(FsvTimeline *self, FsvCounterKind kind)
 {
 	g_return_val_if_fail(FSV_IS_TIMELINE(self) && kind < FSV_COUNTER_KIND_COUNT, FALSE);
 	return self->show_counter[kind];
+}
+
+void
+fsv_timeline_set_frame_budget(FsvTimeline *self, guint64 budget_ns)
+{
+	g_return_if_fail(FSV_IS_TIMELINE(self));
+	self->frame_budget_ns = budget_ns;
+	if (self->view)
+		fsv_view_set_frame_budget(self->view, budget_ns);
+	view_changed(self);
+}
+
+guint64
+fsv_timeline_get_frame_budget(FsvTimeline *self)
+{
+	g_return_val_if_fail(FSV_IS_TIMELINE(self), 0);
+	return self->frame_budget_ns;
 }
 
 const FsvView *

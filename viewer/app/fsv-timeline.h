@@ -49,6 +49,10 @@ const FsvView *fsv_timeline_get_view(FsvTimeline *self);
  * §4). Default: shown; the choice holds for the traces shown next. */
 void fsv_timeline_set_show_counter(FsvTimeline *self, FsvCounterKind kind, gboolean is_shown);
 gboolean fsv_timeline_get_show_counter(FsvTimeline *self, FsvCounterKind kind);
+/* The budget frames are graded against (--frame-budget; 0, the default: each display's vsync
+ * period, fsv_view_set_frame_budget()); the choice holds for the traces shown next. */
+void fsv_timeline_set_frame_budget(FsvTimeline *self, guint64 budget_ns);
+guint64 fsv_timeline_get_frame_budget(FsvTimeline *self);
 
 /* --- Navigation (also the timeline.* actions) -------------------------------------------- */
 

@@ -659,7 +659,8 @@ details_add_selection(FsvWindow *self, const FsvItem *item)
 {
 	g_autofree char *title = fsv_trace_dup_item_title(self->trace, item);
 	g_autoptr(GArray) links = NULL;
-	g_auto(GStrv) fields = fsv_trace_describe_item_with_links(self->trace, item, &links);
+	g_auto(GStrv) fields = fsv_trace_describe_item_with_links(
+	    self->trace, item, fsv_timeline_get_frame_budget(self->timeline), &links);
 
 	details_heading(self, title);
 	for (guint i = 0; fields[i] && fields[i + 1]; i += 2) {
@@ -849,6 +850,18 @@ on_selection_changed(FsvWindow *self, FsvTimeline *timeline)
 	fsv_timeline_get_selection(self->timeline, &item);
 	fsv_ops_table_select_op(self->ops_table,
 				item.kind == FSV_ITEM_OP ? item.index : FSV_INDEX_NONE);
+}
+
+void
+fsv_window_set_frame_budget(FsvWindow *self, guint64 budget_ns)
+{
+	g_return_if_fail(FSV_IS_WINDOW(self));
+	fsv_timeline_set_frame_budget(self->base_timeline, budget_ns);
+	if (self->other_timeline)
+		fsv_timeline_set_frame_budget(self->other_timeline, budget_ns);
+	/* The details pane grades the selected frame against it too. */
+	if (self->trace)
+		details_update(self);
 }
 
 /* A row of the operations table selected: its box selected and brought into view. */
@@ -1793,6 +1806,7 @@ _fsv_window_set_compared(FsvWindow *self, FsvTimeline *timeline, FsvTrace *trace
 	for (guint k = 0; k < FSV_COUNTER_KIND_COUNT; k++)
 		fsv_timeline_set_show_counter(
 		    timeline, k, fsv_timeline_get_show_counter(self->base_timeline, k));
+	fsv_timeline_set_frame_budget(timeline, fsv_timeline_get_frame_budget(self->base_timeline));
 	g_signal_connect_swapped(timeline, "selection-changed", G_CALLBACK(on_selection_changed),
 				 self);
 	g_signal_connect_swapped(timeline, "range-changed", G_CALLBACK(on_range_changed), self);

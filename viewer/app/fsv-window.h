@@ -31,6 +31,10 @@ FsvWindow *fsv_window_new(GtkApplication *application);
 void fsv_window_open(FsvWindow *self, GFile *file);
 /* Flags of the next opens (FSV_OPEN_NO_CACHE: `fencescope-view --no-cache`). */
 void fsv_window_set_open_flags(FsvWindow *self, FsvOpenFlags flags);
+/* The budget frames are graded against in both timelines and the details pane, as the
+ * report's --frame-budget (`fencescope-view --frame-budget TIME`); 0, the default: each
+ * display's vsync period. */
+void fsv_window_set_frame_budget(FsvWindow *self, guint64 budget_ns);
 
 /*
  * Where the window starts once the next trace it opens is loaded (`fencescope view --select-op

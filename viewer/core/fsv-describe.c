@@ -1032,12 +1032,15 @@ describe_step(const FsvTrace *trace, guint32 row, guint32 index, GPtrArray *out)
 }
 
 static void
-describe_row(const FsvTrace *trace, guint32 index, GPtrArray *out)
+describe_row(const FsvTrace *trace, guint32 index, guint64 frame_budget_ns, GPtrArray *out)
 {
 	const FsvRow *r = fsv_trace_get_row(trace, index);
+	char *given = fsv_trace_dup_frames_sublabel(trace, index, frame_budget_ns);
 
 	add(out, "Row", g_strdup(r->label));
-	if (r->sublabel[0])
+	if (given)
+		add(out, "", given);
+	else if (r->sublabel[0])
 		add(out, "", g_strdup(r->sublabel));
 	if (r->kind == FSV_ROW_QUEUE) {
 		const struct fsa_queue_info *q = fsv_trace_find_queue(trace, r->hwqueue_handle);
@@ -1174,11 +1177,14 @@ describe_lanes(const FsvTrace *trace, guint32 row, guint first, GPtrArray *out)
 /* ---- Frames (issue 16 §3, fsv-frames.h) --------------------------------------------------- */
 
 static void
-describe_frame(const FsvTrace *trace, guint32 index, GPtrArray *out, GArray *links)
+describe_frame(const FsvTrace *trace, guint32 index, guint64 frame_budget_ns, GPtrArray *out,
+	       GArray *links)
 {
 	const FsvFrame *f = fsv_trace_get_frame(trace, index);
 	guint32 flip = fsv_trace_find_frame_flip(trace, f->row, f->flip_id, f->queued_ns);
-	guint64 budget = f->vsync_period_ns != FSV_TIME_NONE ? f->vsync_period_ns : 0;
+	guint64 budget = frame_budget_ns                       ? frame_budget_ns
+			 : f->vsync_period_ns != FSV_TIME_NONE ? f->vsync_period_ns
+							       : 0;
 
 	add(out, "Frame",
 	    g_strdup_printf("#%" PRIu64 "%s", f->index,
@@ -1187,11 +1193,15 @@ describe_frame(const FsvTrace *trace, guint32 index, GPtrArray *out, GArray *lin
 	    g_strdup_printf("adapter %" PRIu32 " · display %" PRIu32, f->adapter_id, f->source_id));
 	if (!f->is_pending) {
 		add(out, "Frame time", fsv_format_duration(f->frame_time_ns));
-		if (budget > 0)
+		if (budget > 0) {
+			g_autofree char *text = fsv_format_duration(budget);
+
 			add(out, "Budget",
-			    g_strdup_printf("%s (the display's vsync period)%s",
-					    fsv_format_duration(budget),
-					    fsv_frame_is_over_budget(f, 0) ? " · over" : ""));
+			    g_strdup_printf(
+				"%s (%s)%s", text,
+				frame_budget_ns ? "given" : "the display's vsync period",
+				fsv_frame_is_over_budget(f, frame_budget_ns) ? " · over" : ""));
+		}
 		add(out, "Missed vsyncs", g_strdup_printf("%" PRIu64, f->missed_vsyncs));
 		add(out, "Latched at vsync", g_strdup_printf("%" PRIu64, f->vsync_count));
 	}
@@ -1256,11 +1266,12 @@ describe_counter(const FsvTrace *trace, const FsvItem *item, GPtrArray *out)
 char **
 fsv_trace_describe_item(const FsvTrace *trace, const FsvItem *item)
 {
-	return fsv_trace_describe_item_with_links(trace, item, NULL);
+	return fsv_trace_describe_item_with_links(trace, item, 0, NULL);
 }
 
 char **
-fsv_trace_describe_item_with_links(const FsvTrace *trace, const FsvItem *item, GArray **links)
+fsv_trace_describe_item_with_links(const FsvTrace *trace, const FsvItem *item,
+				   guint64 frame_budget_ns, GArray **links)
 {
 	g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GArray) targets = links ? g_array_new(FALSE, FALSE, sizeof(FsvItem)) : NULL;
@@ -1289,7 +1300,7 @@ fsv_trace_describe_item_with_links(const FsvTrace *trace, const FsvItem *item, G
 		break;
 	case FSV_ITEM_ROW:
 		if (item->index < fsv_trace_get_row_count(trace))
-			describe_row(trace, item->index, out);
+			describe_row(trace, item->index, frame_budget_ns, out);
 		break;
 	case FSV_ITEM_LANES:
 		if (item->row < fsv_trace_get_row_count(trace))
@@ -1300,7 +1311,7 @@ fsv_trace_describe_item_with_links(const FsvTrace *trace, const FsvItem *item, G
 		break;
 	case FSV_ITEM_FRAME:
 		if (item->index < fsv_trace_get_frame_count(trace))
-			describe_frame(trace, item->index, out, targets);
+			describe_frame(trace, item->index, frame_budget_ns, out, targets);
 		break;
 	case FSV_ITEM_NONE:
 	default:

@@ -275,6 +275,18 @@ fsv_trace_get_row_frames(const FsvTrace *trace, guint32 row, guint32 *first, gui
 	return fr ? trace->frames + fr->first : trace->frames;
 }
 
+char *
+fsv_trace_dup_frames_sublabel(const FsvTrace *trace, guint32 row, guint64 budget_ns)
+{
+	const FsvFrameRow *fr = frame_row(trace, row);
+	g_autofree char *budget = NULL;
+
+	if (!fr || budget_ns == 0)
+		return NULL;
+	budget = fsv_format_duration(budget_ns);
+	return g_strdup_printf("%u frames · budget %s (given)", fr->count, budget);
+}
+
 guint32
 fsv_trace_find_frame(const FsvTrace *trace, guint64 number)
 {

@@ -57,6 +57,11 @@ const FsvFrame *fsv_trace_get_frame(const FsvTrace *trace, guint32 frame);
  * (transfer none): *n frames, consecutive from *first (a frame index). */
 const FsvFrame *fsv_trace_get_row_frames(const FsvTrace *trace, guint32 row, guint32 *first,
 					 guint *n, guint64 *budget_ns);
+/* Returns: (transfer full): the second line of frames row ROW's label when its frames are
+ * graded against BUDGET_NS given (--frame-budget): "N frames · budget 20.000 ms (given)"; NULL
+ * when BUDGET_NS is 0 or ROW is no frames row (its stored sublabel, with the median period,
+ * stands). */
+char *fsv_trace_dup_frames_sublabel(const FsvTrace *trace, guint32 row, guint64 budget_ns);
 /* The frame numbered NUMBER (fsa_frame.index) of the first display that has one, else
  * FSV_INDEX_NONE. */
 guint32 fsv_trace_find_frame(const FsvTrace *trace, guint64 number);

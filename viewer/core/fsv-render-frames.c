@@ -151,9 +151,10 @@ _fsv_render_frames_row(cairo_t *cr, FsvTrace *trace, const FsvView *view, guint3
 
 	if (!lod)
 		return;
-	/* Each frame against its own budget (budget_ns 0), as the report grades it. */
+	/* Each frame against the view's budget (--frame-budget), else its own (budget_ns 0), as
+	 * the report grades it. */
 	fsv_trace_get_row_frames(trace, row, &first, &n, NULL);
-	p.budget_ns = 0;
+	p.budget_ns = fsv_view_get_frame_budget(view);
 	for (guint g = 0; g < GRADES; g++)
 		p.boxes[g] = g_array_new(FALSE, FALSE, sizeof(double));
 	p.labels = g_array_new(FALSE, FALSE, sizeof(guint32));

@@ -2036,6 +2036,10 @@ draw_row_label(RenderPass *pass, guint32 row, double row_y, double h, double top
 	const FsvRow *r = fsv_trace_get_row(pass->trace, row);
 	bool is_group = fsv_view_row_has_children(pass->view, row);
 	double x = 8 + r->depth * 14, lw = fsv_view_get_label_width(pass->view);
+	/* A frames row graded against a budget given says so instead of its median period. */
+	g_autofree char *given =
+	    fsv_trace_dup_frames_sublabel(pass->trace, row, fsv_view_get_frame_budget(pass->view));
+	const char *sublabel = given ? given : r->sublabel;
 	bool is_header = r->kind == FSV_ROW_ADAPTER || r->kind == FSV_ROW_CPU_GROUP ||
 			 r->kind == FSV_ROW_FENCE_GROUP || r->kind == FSV_ROW_VA_GROUP;
 	/* Where the text goes: the row's top, or the top of the rows' area when the row starts
@@ -2078,23 +2082,20 @@ draw_row_label(RenderPass *pass, guint32 row, double row_y, double h, double top
 	_fsv_render_set_color(cr, FSV_COLOR_TEXT, 1);
 	font(pass, 11, is_header || r->kind == FSV_ROW_ENGINE);
 	if (is_header) {
-		g_autofree char *full = r->sublabel[0] ? g_strdup_printf("%s", r->label) : NULL;
-
 		text_fit(cr, x, y + h / 2 + 4, r->label, lw - x - 6);
-		(void) full;
-		if (r->sublabel[0]) {
+		if (sublabel[0]) {
 			double w = text_width(cr, r->label) + 8;
 
 			font(pass, 9.5, false);
 			_fsv_render_set_color(cr, FSV_COLOR_TEXT_DIM, 1);
-			text_fit(cr, x + w, y + h / 2 + 4, r->sublabel, lw - x - w - 6);
+			text_fit(cr, x + w, y + h / 2 + 4, sublabel, lw - x - w - 6);
 		}
 	} else {
 		text_fit(cr, x, y + 14, r->label, lw - x - 6);
-		if (r->sublabel[0] && h >= 26) {
+		if (sublabel[0] && h >= 26) {
 			font(pass, 9.5, false);
 			_fsv_render_set_color(cr, FSV_COLOR_TEXT_DIM, 1);
-			text_fit(cr, x, y + 25, r->sublabel, lw - x - 6);
+			text_fit(cr, x, y + 25, sublabel, lw - x - 6);
 		}
 	}
 	if (r->kind == FSV_ROW_BUSY || r->kind == FSV_ROW_DEPTH)

@@ -394,10 +394,11 @@ char **fsv_trace_describe_item(const FsvTrace *trace, const FsvItem *item);
  * item the field's value names ("Released by" → the signal op, "Wait" → each wait released,
  * "Packet" → an op's command buffer, "Operations" → a packet's ops, "Resubmission of" /
  * "Resubmitted as" → the other pieces of a preempted packet), kind FSV_ITEM_NONE for the
- * others. The details pane makes them links.
+ * others. The details pane makes them links. FRAME_BUDGET_NS: a frame's budget given
+ * (fsv_view_get_frame_budget()), 0 its display's vsync period.
  */
 char **fsv_trace_describe_item_with_links(const FsvTrace *trace, const FsvItem *item,
-					  GArray **links);
+					  guint64 frame_budget_ns, GArray **links);
 /* Returns: (transfer full): a one-line title for an item ("Wait fence 0x12 ≥ 5"). */
 char *fsv_trace_dup_item_title(const FsvTrace *trace, const FsvItem *item);
 

@@ -38,8 +38,9 @@ struct _FsvView {
 	guint8 *is_lanes_expanded; /* per row: every lane shown (docs/viewer.md "Lanes") */
 	bool show_fence_rows;
 	bool show_counter[FSV_COUNTER_KIND_COUNT];
-	GArray *layout;    /* LayoutRow, visible rows top to bottom */
-	guint32 *row_slot; /* row → index in layout + 1, 0 when not laid out */
+	guint64 frame_budget_ns; /* fsv_view_set_frame_budget(), 0 each display's own */
+	GArray *layout;          /* LayoutRow, visible rows top to bottom */
+	guint32 *row_slot;       /* row → index in layout + 1, 0 when not laid out */
 	int content_height;
 };
 
@@ -509,6 +510,20 @@ fsv_view_set_show_fence_rows(FsvView *v, bool is_shown)
 {
 	v->show_fence_rows = is_shown;
 	relayout(v);
+}
+
+void
+fsv_view_set_frame_budget(FsvView *v, guint64 budget_ns)
+{
+	g_return_if_fail(v != NULL);
+	v->frame_budget_ns = budget_ns;
+}
+
+guint64
+fsv_view_get_frame_budget(const FsvView *v)
+{
+	g_return_val_if_fail(v != NULL, 0);
+	return v->frame_budget_ns;
 }
 
 void
@@ -1645,6 +1660,7 @@ fsv_view_copy_state(FsvView *v, const FsvView *from)
 	v->ruler_height = from->ruler_height;
 	v->show_fence_rows = from->show_fence_rows;
 	memcpy(v->show_counter, from->show_counter, sizeof(v->show_counter));
+	v->frame_budget_ns = from->frame_budget_ns;
 	/* Rows by identity: a row new in V keeps its defaults. */
 	n_from = fsv_trace_get_row_count(from->trace);
 	keys = row_keys(from->trace);

@@ -116,6 +116,11 @@ void fsv_view_set_show_counter(FsvView *view, FsvCounterKind kind, bool is_shown
 bool fsv_view_get_show_counter(const FsvView *view, FsvCounterKind kind);
 /* Hides or shows one row (a filter by queue or process), and its children. */
 void fsv_view_set_row_hidden(FsvView *view, guint32 row, bool is_hidden);
+/* The budget frames are graded against, as the report's --frame-budget: a frame whose frame
+ * time exceeds it is over budget (docs/viewer.md "Frames"). 0, the default: each frame against
+ * its display's vsync period as measured at it, as the report does without the option. */
+void fsv_view_set_frame_budget(FsvView *view, guint64 budget_ns);
+guint64 fsv_view_get_frame_budget(const FsvView *view);
 
 /* Rows currently laid out, top to bottom. */
 guint fsv_view_get_visible_row_count(const FsvView *view);
@@ -268,7 +273,8 @@ void fsv_range_stats_clear(FsvRangeStats *stats);
 
 /*
  * Gives VIEW (of a newer trace of FROM's session) FROM's state: its size and label width, the
- * times shown and the vertical scroll, which fence and counter rows are shown, and each row's
+ * times shown and the vertical scroll, which fence and counter rows are shown, the frame
+ * budget, and each row's
  * expanded, lanes-expanded and hidden state, rows matched by what they show (kind, adapter,
  * engine, process, display, queue, context, fence handles), not by index. Rows new in VIEW keep
  * their defaults.
