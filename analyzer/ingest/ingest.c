@@ -485,6 +485,23 @@ ingest_decoder_advance(struct ingest_merge *m, struct ingest_decoder *d)
 			d->end_status = d->head.status;
 			d->end_stats = d->head.stats;
 			d->end_error = d->head.error;
+			if (d->end_status == FSA_ERR_CANCELLED ||
+			    d->end_status == FSA_ERR_INVALID) {
+				/* Only the reader cancels (it then stops the helper and reads no
+				 * outcome), and it always names a trace: a helper that ends with
+				 * either was sent astray. Damage, here where it enters: with two
+				 * decoders the other one is read to its end, as for any partial
+				 * reading. */
+				char *why = NULL;
+
+				ingest_error_set(&why,
+						 "the decoder ended with the status \"%s\", which "
+						 "only the reader can give",
+						 fsa_status_string((fsa_status) d->end_status));
+				free(d->end_error);
+				d->end_error = why;
+				d->end_status = FSA_ERR_TRACE;
+			}
 			break;
 		}
 	}
@@ -770,16 +787,6 @@ ingest_decoder_outcome(const struct ingest_decoder *d, int wstatus, const char *
 	}
 	if (d->is_garbage) {
 		ingest_error_set(error, "the decoder sent bytes that are not records");
-		return FSA_ERR_TRACE;
-	}
-	if (d->has_end &&
-	    (d->end_status == FSA_ERR_CANCELLED || d->end_status == FSA_ERR_INVALID)) {
-		/* Only the reader cancels (it then stops the helper and reads no outcome), and it
-		 * always names a trace: a helper that ends with either was sent astray. */
-		ingest_error_set(
-		    error,
-		    "the decoder ended with the status \"%s\", which only the reader can give",
-		    fsa_status_string((fsa_status) d->end_status));
 		return FSA_ERR_TRACE;
 	}
 	if (d->has_end) {

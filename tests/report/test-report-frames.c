@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 #include <json-glib/json-glib.h>
 
+#include "fsa/frames.h"
 #include "fsa/report.h"
 
 #define PERIOD UINT64_C(16666667)
@@ -182,6 +183,24 @@ Test(report_frames, frame_budget_option_replaces_the_vsync_period)
 	cr_assert_eq(json_object_get_int_member(row(root, "frame_times", 0), "over_budget"), 0);
 	cr_assert_eq(json_object_get_int_member(row(root, "frame_times", 0), "budget_ns"),
 		     (gint64) (2 * PERIOD + 1));
+	json_node_unref(root);
+}
+
+/* The rule compares a difference: a budget within the tolerance of UINT64_MAX (the parser
+ * takes one) made budget + tolerance wrap to a few ns, and every frame was over it. */
+Test(report_frames, a_budget_near_the_largest_time_puts_no_frame_over_it)
+{
+	struct fsa_report_options options = {.frame_budget_ns = UINT64_MAX - 1};
+	JsonNode *root;
+
+	cr_assert_not(fsa_frame_is_over_budget(33333333, UINT64_MAX - 1));
+	cr_assert_not(fsa_frame_is_over_budget(UINT64_MAX - 1, UINT64_MAX - 500));
+	cr_assert(fsa_frame_is_over_budget(20000000, 16666667));
+	cr_assert_not(fsa_frame_is_over_budget(16667667, 16666667), "within the tolerance");
+	make(&options);
+	feed();
+	root = written_json();
+	cr_assert_eq(json_object_get_int_member(row(root, "frame_times", 0), "over_budget"), 0);
 	json_node_unref(root);
 }
 

@@ -647,7 +647,8 @@ typedef struct {
 	gboolean is_shown;
 	gint64 offset_ns;
 	char *error;
-	char *align_accel; /* Align Here's first shortcut */
+	char *align_accel;           /* Align Here's first shortcut */
+	guint64 new_frame_budget_ns; /* the view of NEW's timeline */
 } CompareRun;
 
 /* Once both traces are loaded (or NEW failed): what the window shows, then quit. */
@@ -660,6 +661,10 @@ poll_compared(gpointer data)
 	    _fsv_compare_is_loading(run->base.window))
 		return G_SOURCE_CONTINUE;
 	run->is_shown = _fsv_compare_get_offset(run->base.window, &run->offset_ns);
+	if (_fsv_compare_get_timeline(run->base.window) &&
+	    fsv_timeline_get_view(_fsv_compare_get_timeline(run->base.window)))
+		run->new_frame_budget_ns = fsv_view_get_frame_budget(
+		    fsv_timeline_get_view(_fsv_compare_get_timeline(run->base.window)));
 	{
 		g_auto(GStrv) accels = gtk_application_get_accels_for_action(
 		    GTK_APPLICATION(run->base.app), "win.align-here");
@@ -710,6 +715,23 @@ Test(compare_command_line, compare_and_align_open_new_below_with_those_points_at
 	    run.offset_ns,
 	    (gint64) fsv_trace_get_op(compared, fsv_trace_find_op_by_id(compared, 60))->begin_ns -
 		(gint64) fsv_trace_get_op(base, fsv_trace_find_op_by_id(base, 60))->begin_ns);
+}
+
+/* --frame-budget grades NEW's frames as the base's: the compared timeline's view has it. */
+Test(compare_command_line, frame_budget_is_the_compared_timelines_too)
+{
+	g_autofree char *base_path = g_build_filename(FST_SOURCE_ROOT, "traces", "diff-base", NULL);
+	g_autofree char *new_path = g_build_filename(FST_SOURCE_ROOT, "traces", "diff-slow", NULL);
+	const char *argv[] = {"fencescope-view", "--frame-budget", "12ms", "--compare",
+			      new_path,          base_path,        NULL};
+	CompareRun run = {0};
+
+	cr_assert_eq(fst_ui_run_application(argv, poll_compared, &run.base), 0);
+	cr_assert(run.base.is_done, "the window never showed the traces");
+	cr_assert_null(run.error, "error: %s", run.error);
+	cr_assert(run.is_shown, "NEW not shown below");
+	cr_assert_eq(run.new_frame_budget_ns, 12000000);
+	g_free(run.align_accel);
 }
 
 /* A base that cannot be opened: its one line, and nothing is compared with nothing. */

@@ -857,16 +857,48 @@ Test(frames, drawn_frames_are_graded_against_the_budget_given_as_the_report)
 			     " missed over it, the report %" PRIu64,
 			     budgets[b], drawn_over, missed_over, report_over);
 		cr_assert_eq(drawn_over, budgets[b] == 12000000 ? 56 : 0);
-		/* The row's second line and the details pane name the budget given. */
-		if (budgets[b] == 0) {
+		/* The row's second line and the details pane name the budget given, and say
+		 * " · over" exactly for a frame over it. */
+		if (budgets[b] == 0)
 			cr_assert_null(sublabel);
-		} else {
+		else
 			cr_assert(sublabel && strstr(sublabel, "(given)"), "%s", sublabel);
+		for (guint k = 0; k < n; k++) {
+			const FsvFrame *f = fsv_trace_get_frame(trace, first + k);
+			const char *budget_field = NULL;
+
+			if (f->is_pending)
+				continue;
+			item.index = first + k;
+			g_clear_pointer(&fields, g_strfreev);
 			fields = fsv_trace_describe_item_with_links(trace, &item, budgets[b], NULL);
 			for (guint i = 0; fields[i] && fields[i + 1]; i += 2)
 				if (strcmp(fields[i], "Budget") == 0)
-					cr_assert(strstr(fields[i + 1], "(given)"), "%s",
-						  fields[i + 1]);
+					budget_field = fields[i + 1];
+			cr_assert_not_null(budget_field, "frame %u has no Budget field", k);
+			cr_assert_eq(strstr(budget_field, "(given)") != NULL, budgets[b] != 0, "%s",
+				     budget_field);
+			cr_assert_eq(g_str_has_suffix(budget_field, " · over"),
+				     fsv_frame_is_over_budget(f, budgets[b]), "frame %u: %s", k,
+				     budget_field);
+		}
+		/* The row described: its second line, as drawn. */
+		{
+			FsvItem row_item = {FSV_ITEM_ROW, row, row};
+			g_auto(GStrv) row_fields =
+			    fsv_trace_describe_item_with_links(trace, &row_item, budgets[b], NULL);
+			bool has_given = false;
+
+			for (guint i = 0; row_fields[i] && row_fields[i + 1]; i += 2)
+				has_given |= strstr(row_fields[i + 1], "(given)") != NULL;
+			cr_assert_eq(has_given, budgets[b] != 0);
+		}
+		/* A newer trace of a live session keeps it (fsv_view_copy_state()). */
+		{
+			g_autoptr(FsvView) next = fsv_view_new(trace);
+
+			fsv_view_copy_state(next, view);
+			cr_assert_eq(fsv_view_get_frame_budget(next), budgets[b]);
 		}
 		json_node_unref(root);
 		cairo_destroy(cr);

@@ -485,6 +485,37 @@ Test(render, view_refuses_a_bad_frame_budget_before_starting_the_viewer)
 	}
 }
 
+/* `fencescope render --frame-budget 12ms` grades diff-slow's frames against 12 ms: 56 frames
+ * that are on time against the display's 16.7 ms turn amber, so the two images differ (what
+ * each frame is drawn as: test-frames.c). */
+Test(render, frame_budget_changes_the_frames_drawn)
+{
+	g_autofree char *trace = g_build_filename(FST_TRACES, "diff-slow", NULL);
+	g_autofree char *plain = g_strdup_printf("%s/render-budget-none.png", FST_OUT_DIR);
+	g_autofree char *given = g_strdup_printf("%s/render-budget-12ms.png", FST_OUT_DIR);
+	const char *args_plain[] = {"render", trace, "-q", "-o", plain, NULL};
+	const char *args_given[] = {"render", trace, "-q",  "--frame-budget",
+				    "12ms",   "-o",  given, NULL};
+	cairo_surface_t *a, *b;
+	Run r;
+
+	r = run(args_plain);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	r = run(args_given);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	g_free(r.err);
+	a = cairo_image_surface_create_from_png(plain);
+	b = cairo_image_surface_create_from_png(given);
+	cr_assert_eq(cairo_surface_status(a), CAIRO_STATUS_SUCCESS);
+	cr_assert_eq(cairo_surface_status(b), CAIRO_STATUS_SUCCESS);
+	cr_assert_gt(diff_fraction(a, b), 0.0005, "the budget changed nothing drawn");
+	cairo_surface_destroy(a);
+	cairo_surface_destroy(b);
+	g_unlink(plain);
+	g_unlink(given);
+}
+
 /* Regression: the report wrote "13.05 ms" where the viewer's details pane wrote "13.049 ms"
  * (and "1.23 us" against "1.230 µs"): one formatter (fsa/duration.h) now writes both. The
  * longest wait of frame-pipeline (row 1 of the text report, whose last column is its op id) is

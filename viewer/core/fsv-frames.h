@@ -53,11 +53,12 @@ guint fsv_trace_get_frame_count(const FsvTrace *trace);
  * order; a display's pending presents after its frames). */
 const FsvFrame *fsv_trace_get_frame(const FsvTrace *trace, guint32 frame);
 /* The frames of a frames row (of any other row: none) and the median of their vsync periods (0
- * when none is known; the row's label shows it; each frame is graded against its own). Returns:
- * (transfer none): *n frames, consecutive from *first (a frame index). */
+ * when none is known; the row's label shows it unless a budget is given; without one, each
+ * frame is graded against its own period, fsv_view_get_frame_budget()). Returns: (transfer
+ * none): *n frames, consecutive from *first (a frame index). */
 const FsvFrame *fsv_trace_get_row_frames(const FsvTrace *trace, guint32 row, guint32 *first,
 					 guint *n, guint64 *budget_ns);
-/* Returns: (transfer full): the second line of frames row ROW's label when its frames are
+/* Returns: (transfer full) (nullable): the second line of frames row ROW's label when its frames are
  * graded against BUDGET_NS given (--frame-budget): "N frames · budget 20.000 ms (given)"; NULL
  * when BUDGET_NS is 0 or ROW is no frames row (its stored sublabel, with the median period,
  * stands). */

@@ -2,7 +2,8 @@
 /*
  * viewer/core: drawing a frames row (issue 16 §3, docs/viewer.md "Frames"): one box per frame
  * of a display (fsv-frames.h), from the vsync before it to the vsync that latched it, filled by
- * how its frame time compares with the display's budget; a pending present hatched from its
+ * how its frame time compares with its budget (the view's, --frame-budget, else the display's
+ * vsync period as measured at it); a pending present hatched from its
  * flip_queued to the end of the trace; "#12 · 16.7 ms" inside a box wide enough. The level of
  * detail is the frames' FsvLod: a frame a pixel or wider is drawn as itself, narrower ones as
  * their bucket, coloured as its worst frame (the LOD's top, ranked by fsv-frames.c: missed, then

@@ -72,8 +72,10 @@ struct fsa_frame {
 static inline bool
 fsa_frame_is_over_budget(uint64_t frame_time_ns, uint64_t budget_ns)
 {
+	/* As a difference: a budget within the tolerance of UINT64_MAX must not wrap. */
 	return frame_time_ns != FSA_TIME_NONE && budget_ns != FSA_TIME_NONE && budget_ns > 0 &&
-	       frame_time_ns > budget_ns + FSA_FRAME_BUDGET_TOLERANCE_NS;
+	       frame_time_ns > budget_ns &&
+	       frame_time_ns - budget_ns > FSA_FRAME_BUDGET_TOLERANCE_NS;
 }
 
 /* Gets each frame, borrowed for the call; a status other than FSA_OK stops the builder and is
