@@ -204,11 +204,10 @@ render_options_parse(RenderOptions *o, int argc, char **argv)
 	if (o->frame_budget_text) {
 		char *why = NULL;
 
-		if (fsa_report_parse_duration(o->frame_budget_text, &o->frame_budget_ns, &why) !=
-			FSA_OK ||
-		    o->frame_budget_ns == 0) {
+		if (fsa_report_parse_frame_budget(o->frame_budget_text, &o->frame_budget_ns,
+						  &why) != FSA_OK) {
 			fs_error(RENDER_COMMAND, "--frame-budget %s: %s", o->frame_budget_text,
-				 why ? why : "takes a duration above 0");
+				 why ? why : "invalid");
 			free(why);
 			return FS_EXIT_USAGE;
 		}

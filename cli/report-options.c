@@ -84,12 +84,14 @@ fs_choice_parse(const char *command, const struct fs_choice_args *args,
 	if (status == FSA_OK && args->is_relative)
 		options->is_time_relative = true;
 	if (status == FSA_OK && args->frame_budget) {
-		status = fsa_report_parse_duration(args->frame_budget, &options->frame_budget_ns,
-						   &error);
-		if (status == FSA_OK && !options->frame_budget_ns) {
-			error = strdup("--frame-budget takes a duration above 0");
-			status = FSA_ERR_INVALID;
-		}
+		char *why = NULL;
+
+		status = fsa_report_parse_frame_budget(args->frame_budget,
+						       &options->frame_budget_ns, &why);
+		if (status != FSA_OK && asprintf(&error, "--frame-budget %s: %s",
+						 args->frame_budget, why ? why : "invalid") < 0)
+			error = NULL;
+		free(why);
 	}
 	if (status != FSA_OK) {
 		fs_error(command, "%s", error ? error : "invalid option");

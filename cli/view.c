@@ -214,9 +214,9 @@ fs_view_main(int argc, char **argv)
 		uint64_t ns = 0;
 		char *why = NULL;
 
-		if (fsa_report_parse_duration(frame_budget, &ns, &why) != FSA_OK || ns == 0) {
+		if (fsa_report_parse_frame_budget(frame_budget, &ns, &why) != FSA_OK) {
 			fs_error(VIEW_COMMAND, "--frame-budget %s: %s", frame_budget,
-				 why ? why : "takes a duration above 0");
+				 why ? why : "invalid");
 			free(why);
 			return FS_EXIT_USAGE;
 		}

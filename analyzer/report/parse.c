@@ -141,6 +141,18 @@ fsa_report_parse_duration(const char *text, uint64_t *ns, char **error_message)
 }
 
 fsa_status
+fsa_report_parse_frame_budget(const char *text, uint64_t *ns, char **error_message)
+{
+	fsa_status status = fsa_report_parse_duration(text, ns, error_message);
+
+	if (status == FSA_OK && *ns == 0) {
+		report_set_error(error_message, "takes a duration above 0");
+		return FSA_ERR_INVALID;
+	}
+	return status;
+}
+
+fsa_status
 fsa_report_parse_time(const char *text, struct fsa_report_time *time, char **error_message)
 {
 	struct fsa_report_time result = {.is_set = true};

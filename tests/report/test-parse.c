@@ -77,6 +77,29 @@ Test(parse, bad_durations)
 	free(duration_error("1e3"));
 }
 
+/* --frame-budget of report, diff, view and render: one parser, a duration above 0. */
+Test(parse, frame_budgets)
+{
+	static const char *const bad[][2] = {{"0", "above 0"},
+					     {"0.4ns", "above 0"},
+					     {"2parsecs", "unknown unit"},
+					     {"-5ms", "not a duration"}};
+	uint64_t ns = 0;
+	char *error = NULL;
+
+	cr_assert_eq(fsa_report_parse_frame_budget("16.7ms", &ns, &error), FSA_OK);
+	cr_assert_eq(ns, 16700000);
+	cr_assert_null(error);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(fsa_report_parse_frame_budget(bad[i][0], &ns, &error), FSA_ERR_INVALID,
+			     "%s", bad[i][0]);
+		cr_assert(error && strstr(error, bad[i][1]), "%s: %s", bad[i][0], error);
+		cr_assert_null(strchr(error, '\n'));
+		free(error);
+		error = NULL;
+	}
+}
+
 Test(parse, times_absolute_and_relative)
 {
 	struct fsa_report_time time;

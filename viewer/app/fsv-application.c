@@ -233,10 +233,9 @@ fsv_application_handle_local_options(GApplication *app, GVariantDict *options)
 	if (g_variant_dict_lookup(options, "frame-budget", "&s", &text)) {
 		char *why = NULL;
 
-		if (fsa_report_parse_duration(text, &self->frame_budget_ns, &why) != FSA_OK ||
-		    self->frame_budget_ns == 0) {
+		if (fsa_report_parse_frame_budget(text, &self->frame_budget_ns, &why) != FSA_OK) {
 			g_printerr("fencescope-view: --frame-budget %s: %s\n", text,
-				   why ? why : "takes a duration above 0");
+				   why ? why : "invalid");
 			free(why);
 			return 2;
 		}

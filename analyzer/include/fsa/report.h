@@ -158,6 +158,8 @@ FSA_API const char *fsa_report_section_name(enum fsa_report_section section);
  * fsa_report_parse_sections: a comma-separated list of section names, or "all".
  * fsa_report_parse_format: "text", "json" or "csv".
  * fsa_report_parse_duration: "1500", "1500ns", "2.5us", "200ms", "1.5s" → ns (no unit: ns).
+ * fsa_report_parse_frame_budget: --frame-budget's value (of report, diff, view and render): a
+ * duration above 0.
  * fsa_report_parse_time: a duration as absolute trace time, or "+DURATION" relative to the
  * trace's first event.
  */
@@ -166,6 +168,8 @@ FSA_API fsa_status fsa_report_parse_sections(const char *text, unsigned *section
 FSA_API fsa_status fsa_report_parse_format(const char *text, enum fsa_report_format *format,
 					   char **error_message);
 FSA_API fsa_status fsa_report_parse_duration(const char *text, uint64_t *ns, char **error_message);
+FSA_API fsa_status fsa_report_parse_frame_budget(const char *text, uint64_t *ns,
+						 char **error_message);
 FSA_API fsa_status fsa_report_parse_time(const char *text, struct fsa_report_time *time,
 					 char **error_message);
 
