@@ -82,8 +82,8 @@ struct ingest_ring {
  * whose streams are denser over a stretch of time has more to decode while the other waits
  * with a full ring; 4 MiB (~0.05 s of decoding) left them taking turns, 1.3 cores busy on two
  * (docs/analyzer.md "Two decoders"). Only the part a reading writes is ever touched. */
-#define INGEST_RING_SIZE        (16 * 1024 * 1024)
-#define INGEST_RING_SIZE_MIN    (16 * 1024)
+#define INGEST_RING_SIZE     (16 * 1024 * 1024)
+#define INGEST_RING_SIZE_MIN (16 * 1024)
 
 /* The reader's side: creates the memfd (close-on-exec) with `size` data bytes and maps it.
  * The reader keeps `size` itself: the header is shared, and a helper gone astray may write any

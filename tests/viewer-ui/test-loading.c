@@ -338,16 +338,24 @@ Test(load_job, hands_over_the_trace_once_on_the_main_thread)
 	cr_assert_null(seen.job, "released from its end");
 }
 
+/* Starts a load job of PATH whose builder holds before it ends; returns the builder's pid once
+ * it runs. */
+static GPid
+start_held_job(const char *path)
+{
+	g_setenv("FENCESCOPE_INDEX_HOLD_MS", "30000", TRUE);
+	seen.job =
+	    fsv_load_job_start(path, FSV_OPEN_DEFAULT, NULL, on_job_progress, on_job_done, &seen);
+	fst_ui_spin_until(has_job_builder, FST_UI_LOAD_TIMEOUT_US);
+	return fsv_load_job_get_builder_pid(seen.job);
+}
+
 Test(load_job, cancelled_it_ends_with_neither_trace_nor_error_and_no_builder)
 {
 	g_autofree char *path = copy_trace("frame-pipeline", "job-cancelled");
 	GPid pid;
 
-	g_setenv("FENCESCOPE_INDEX_HOLD_MS", "30000", TRUE);
-	seen.job =
-	    fsv_load_job_start(path, FSV_OPEN_DEFAULT, NULL, on_job_progress, on_job_done, &seen);
-	fst_ui_spin_until(has_job_builder, FST_UI_LOAD_TIMEOUT_US);
-	pid = fsv_load_job_get_builder_pid(seen.job);
+	pid = start_held_job(path);
 	fsv_load_job_cancel(seen.job);
 	fst_ui_spin_until(is_job_done, 10 * G_USEC_PER_SEC);
 	cr_assert_eq(seen.done_calls, 1);
@@ -366,11 +374,7 @@ Test(load_job, destroyed_mid_load_calls_nothing_more_and_its_builder_is_killed)
 	guint progress_calls;
 	GPid pid;
 
-	g_setenv("FENCESCOPE_INDEX_HOLD_MS", "30000", TRUE);
-	seen.job =
-	    fsv_load_job_start(path, FSV_OPEN_DEFAULT, NULL, on_job_progress, on_job_done, &seen);
-	fst_ui_spin_until(has_job_builder, FST_UI_LOAD_TIMEOUT_US);
-	pid = fsv_load_job_get_builder_pid(seen.job);
+	pid = start_held_job(path);
 	g_clear_pointer(&seen.job, fsv_load_job_destroy);
 	progress_calls = seen.progress_calls;
 	/* The thread ends once the builder is killed and its folder removed; its end is then

@@ -380,6 +380,34 @@ Test(frames, critical_path_of_the_slowest_frames_equals_the_reports)
 
 /* ---- Hit testing and level of detail ------------------------------------------------------ */
 
+/* The colour of FSV_COLOR_* as an RGB24 pixel. */
+static guint32
+pixel_of(FsvColor id)
+{
+	double c[3];
+
+	fsv_render_get_color(id, c);
+	return (guint32) (c[0] * 255 + 0.5) << 16 | (guint32) (c[1] * 255 + 0.5) << 8 |
+	       (guint32) (c[2] * 255 + 0.5);
+}
+
+/* The pixels of SURFACE's line through the middle of a row drawn at Y, H high. */
+static const guint32 *
+row_middle_pixels(cairo_surface_t *surface, double y, double h)
+{
+	return (const guint32 *) (cairo_image_surface_get_data(surface) +
+				  (int) (y + h / 2) * cairo_image_surface_get_stride(surface));
+}
+
+/* Whether two RGB24 pixels differ by at most 3 in each channel (antialiasing aside). */
+static bool
+is_near(guint32 a, guint32 b)
+{
+	return abs((int) (a >> 16 & 0xff) - (int) (b >> 16 & 0xff)) <= 3 &&
+	       abs((int) (a >> 8 & 0xff) - (int) (b >> 8 & 0xff)) <= 3 &&
+	       abs((int) (a & 0xff) - (int) (b & 0xff)) <= 3;
+}
+
 static guint32
 frames_row(const FsvTrace *trace)
 {
@@ -450,18 +478,10 @@ Test(frames, every_frame_is_drawn_at_every_zoom)
 
 			/* A non-background pixel of the box's band in its columns. */
 			for (int x = MAX(x0, 0); x <= MIN(x1, widths[w] - 1) && !is_drawn; x++) {
-				const guint32 *px =
-				    (const guint32 *) (cairo_image_surface_get_data(surface) +
-						       (int) (y + h / 2) *
-							   cairo_image_surface_get_stride(surface));
-				double bg[3];
-				guint32 c = px[x] & 0xffffff;
+				guint32 c = row_middle_pixels(surface, y, h)[x] & 0xffffff;
 
-				fsv_render_get_color(FSV_COLOR_BACKGROUND, bg);
-				is_drawn = c != ((guint32) (bg[0] * 255 + 0.5) << 16 |
-						 (guint32) (bg[1] * 255 + 0.5) << 8 |
-						 (guint32) (bg[2] * 255 + 0.5)) &&
-					   c != 0xf4f5f8 && c != 0xffffff;
+				is_drawn = c != pixel_of(FSV_COLOR_BACKGROUND) && c != 0xf4f5f8 &&
+					   c != 0xffffff;
 			}
 			missing += !is_drawn;
 		}
@@ -478,15 +498,12 @@ Test(frames, missed_frames_stand_out_at_a_far_zoom)
 	g_autoptr(FsvTrace) trace = load("diff-slow");
 	guint32 row = frames_row(trace), first;
 	guint n;
-	double red[3];
 	guint32 want;
 	/* 200 px of time: frames 2 to 3 px wide; 40 px: the on-time frames (16.7 ms, below the
 	 * level's size class) in buckets drawn after the missed ones, which are items. */
 	static const int widths[][2] = {{440, 240}, {60, 20}};
 
-	fsv_render_get_color(FSV_COLOR_FRAME_MISSED, red);
-	want = (guint32) (red[0] * 255 + 0.5) << 16 | (guint32) (red[1] * 255 + 0.5) << 8 |
-	       (guint32) (red[2] * 255 + 0.5);
+	want = pixel_of(FSV_COLOR_FRAME_MISSED);
 	fsv_trace_get_row_frames(trace, row, &first, &n, NULL);
 	for (guint w = 0; w < G_N_ELEMENTS(widths); w++) {
 		g_autoptr(FsvView) view = fsv_view_new(trace);
@@ -508,10 +525,7 @@ Test(frames, missed_frames_stand_out_at_a_far_zoom)
 		cr_assert(fsv_view_get_row_geometry(view, row, &y, &h));
 		for (guint i = 0; i < n; i++) {
 			const FsvFrame *f = fsv_trace_get_frame(trace, first + i);
-			const guint32 *px =
-			    (const guint32 *) (cairo_image_surface_get_data(surface) +
-					       (int) (y + h / 2) *
-						   cairo_image_surface_get_stride(surface));
+			const guint32 *px = row_middle_pixels(surface, y, h);
 			int x0 = (int) floor(fsv_view_time_to_x(view, f->draw_begin_ns));
 			int x1 = (int) floor(fsv_view_time_to_x(view, f->draw_end_ns));
 			bool is_red = false;
@@ -520,12 +534,7 @@ Test(frames, missed_frames_stand_out_at_a_far_zoom)
 				continue;
 			missed++;
 			for (int x = MAX(x0, 0); x <= MIN(x1, width - 1) && !is_red; x++)
-				is_red =
-				    abs((int) (px[x] >> 16 & 0xff) - (int) (want >> 16 & 0xff)) <=
-					3 &&
-				    abs((int) (px[x] >> 8 & 0xff) - (int) (want >> 8 & 0xff)) <=
-					3 &&
-				    abs((int) (px[x] & 0xff) - (int) (want & 0xff)) <= 3;
+				is_red = is_near(px[x], want);
 			hidden += !is_red;
 		}
 		cr_assert_eq(missed, 43, "diff-slow: 43 frames miss a vsync (traces/README.md)");
@@ -618,7 +627,7 @@ Test(frames, bucket_shows_its_worst_frame_not_a_pending_present)
 	guint32 row, first, missed = FSV_INDEX_NONE;
 	guint n;
 	guint64 budget;
-	double y, h, red[3];
+	double y, h;
 	guint32 want;
 	bool is_red = false;
 	cairo_surface_t *surface;
@@ -682,20 +691,14 @@ Test(frames, bucket_shows_its_worst_frame_not_a_pending_present)
 	fsv_render_options_init(&options);
 	fsv_render_draw(cr, trace, view, &options);
 	cairo_surface_flush(surface);
-	fsv_render_get_color(FSV_COLOR_FRAME_MISSED, red);
-	want = (guint32) (red[0] * 255 + 0.5) << 16 | (guint32) (red[1] * 255 + 0.5) << 8 |
-	       (guint32) (red[2] * 255 + 0.5);
+	want = pixel_of(FSV_COLOR_FRAME_MISSED);
 	{
-		const guint32 *px =
-		    (const guint32 *) (cairo_image_surface_get_data(surface) +
-				       (int) (y + h / 2) * cairo_image_surface_get_stride(surface));
+		const guint32 *px = row_middle_pixels(surface, y, h);
 		int x0 = (int) floor(fsv_view_time_to_x(view, f[missed].draw_begin_ns));
 		int x1 = (int) floor(fsv_view_time_to_x(view, f[missed].draw_end_ns));
 
 		for (int x = MAX(x0, 0); x <= MIN(x1, width - 1) && !is_red; x++)
-			is_red = abs((int) (px[x] >> 16 & 0xff) - (int) (want >> 16 & 0xff)) <= 3 &&
-				 abs((int) (px[x] >> 8 & 0xff) - (int) (want >> 8 & 0xff)) <= 3 &&
-				 abs((int) (px[x] & 0xff) - (int) (want & 0xff)) <= 3;
+			is_red = is_near(px[x], want);
 	}
 	cr_assert(is_red, "the missed frame's bucket is drawn red, not as the pending present");
 	cairo_destroy(cr);
@@ -788,17 +791,6 @@ Test(frames, loader_rebuilds_a_damaged_frames_section_with_the_same_frames)
 	cr_assert_eq(fsv_trace_get_frame_count(second), fsv_trace_get_frame_count(built));
 }
 
-/* The colour of FSV_COLOR_* as an RGB24 pixel. */
-static guint32
-pixel_of(FsvColor id)
-{
-	double c[3];
-
-	fsv_render_get_color(id, c);
-	return (guint32) (c[0] * 255 + 0.5) << 16 | (guint32) (c[1] * 255 + 0.5) << 8 |
-	       (guint32) (c[2] * 255 + 0.5);
-}
-
 /* The viewer takes the report's --frame-budget (`fencescope view|render --frame-budget TIME`,
  * fsv_view_set_frame_budget()): drawn whole at 1600 px (frames 16 px wide), diff-slow's frames
  * that did not miss a vsync are amber exactly when the report, given the same budget, counts
@@ -837,10 +829,7 @@ Test(frames, drawn_frames_are_graded_against_the_budget_given_as_the_report)
 		cr_assert(fsv_view_get_row_geometry(view, row, &y, &h));
 		for (guint i = 0; i < n; i++) {
 			const FsvFrame *f = fsv_trace_get_frame(trace, first + i);
-			const guint32 *px =
-			    (const guint32 *) (cairo_image_surface_get_data(surface) +
-					       (int) (y + h / 2) *
-						   cairo_image_surface_get_stride(surface));
+			const guint32 *px = row_middle_pixels(surface, y, h);
 			int x = (int) floor(fsv_view_time_to_x(
 			    view, f->draw_begin_ns + (f->draw_end_ns - f->draw_begin_ns) / 2));
 

@@ -146,6 +146,18 @@ median_period(const FsvFrame *frames, guint n)
  * of the bucket's is, whatever the budget; else a pending present; else one of unknown time. Not
  * the longest box: a pending present's runs to the end of the trace and would hide its
  * neighbours. */
+/* A frames row's second line: "N frames · budget B" and SUFFIX, "N frames" when B is 0. */
+static char *
+dup_sublabel(guint count, guint64 budget_ns, const char *suffix)
+{
+	g_autofree char *budget = NULL;
+
+	if (budget_ns == 0)
+		return g_strdup_printf("%u frames", count);
+	budget = fsv_format_duration(budget_ns);
+	return g_strdup_printf("%u frames · budget %s%s", count, budget, suffix);
+}
+
 static guint64
 frame_rank(guint32 id, gpointer data)
 {
@@ -212,12 +224,9 @@ _fsv_build_index_frames(TraceBuild *build)
 		/* The row's second line: its frames and their budget. */
 		{
 			FsvRow *w = _fsv_build_row_at(build, r);
-			g_autofree char *budget = fsv_format_duration(fr.budget_ns);
 
 			g_free(w->sublabel);
-			w->sublabel = fr.budget_ns ? g_strdup_printf("%u frames · budget %s",
-								     fr.count, budget)
-						   : g_strdup_printf("%u frames", fr.count);
+			w->sublabel = dup_sublabel(fr.count, fr.budget_ns, "");
 		}
 	}
 }
@@ -278,13 +287,12 @@ fsv_trace_get_row_frames(const FsvTrace *trace, guint32 row, guint32 *first, gui
 char *
 fsv_trace_dup_frames_sublabel(const FsvTrace *trace, guint32 row, guint64 budget_ns)
 {
-	const FsvFrameRow *fr = frame_row(trace, row);
-	g_autofree char *budget = NULL;
+	const FsvFrameRow *fr;
 
-	if (!fr || budget_ns == 0)
+	/* Asked for every row label drawn: nothing to look up without a budget given. */
+	if (budget_ns == 0 || !(fr = frame_row(trace, row)))
 		return NULL;
-	budget = fsv_format_duration(budget_ns);
-	return g_strdup_printf("%u frames · budget %s (given)", fr->count, budget);
+	return dup_sublabel(fr->count, budget_ns, " (given)");
 }
 
 guint32

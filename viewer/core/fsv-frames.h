@@ -58,8 +58,8 @@ const FsvFrame *fsv_trace_get_frame(const FsvTrace *trace, guint32 frame);
  * none): *n frames, consecutive from *first (a frame index). */
 const FsvFrame *fsv_trace_get_row_frames(const FsvTrace *trace, guint32 row, guint32 *first,
 					 guint *n, guint64 *budget_ns);
-/* Returns: (transfer full) (nullable): the second line of frames row ROW's label when its frames are
- * graded against BUDGET_NS given (--frame-budget): "N frames · budget 20.000 ms (given)"; NULL
+/* Returns: (transfer full) (nullable): the second line of frames row ROW's label when its frames
+ * are graded against BUDGET_NS given (--frame-budget): "N frames · budget 20.000 ms (given)"; NULL
  * when BUDGET_NS is 0 or ROW is no frames row (its stored sublabel, with the median period,
  * stands). */
 char *fsv_trace_dup_frames_sublabel(const FsvTrace *trace, guint32 row, guint64 budget_ns);

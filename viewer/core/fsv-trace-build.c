@@ -214,19 +214,21 @@ on_progress(void *data, uint64_t events, double fraction)
 	return p->cancellable && g_cancellable_is_cancelled(p->cancellable);
 }
 
-/* An op's id and where it is: the key sort_ops_by_id sorts. */
+/* An item's sort key (an op's id, a row item's begin time) and where it is: 16 bytes sorted
+ * instead of the items themselves (sort_ops_by_id, sort_row_list); equal keys in index order,
+ * so the order is the same whatever the sort. */
 typedef struct {
-	guint64 id;
+	guint64 key;
 	guint32 index;
-} OpOrder;
+} SortKey;
 
 static int
-compare_op_order(const void *a, const void *b)
+compare_sort_keys(const void *a, const void *b)
 {
-	const OpOrder *x = a, *y = b;
+	const SortKey *x = a, *y = b;
 
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
@@ -238,13 +240,13 @@ static void
 sort_ops_by_id(GArray *ops)
 {
 	guint n = ops->len;
-	OpOrder *order = g_new(OpOrder, MAX(n, 1));
+	SortKey *order = g_new(SortKey, MAX(n, 1));
 	guint32 *from = g_new(guint32, MAX(n, 1));
 	FsvOp *op = (FsvOp *) (void *) ops->data;
 
 	for (guint i = 0; i < n; i++)
-		order[i] = (OpOrder){op[i].id, i};
-	qsort(order, n, sizeof(OpOrder), compare_op_order);
+		order[i] = (SortKey){op[i].id, i};
+	qsort(order, n, sizeof(SortKey), compare_sort_keys);
 	/* Position k gets the op now at from[k]; a position done is marked from[k] = k. */
 	for (guint k = 0; k < n; k++)
 		from[k] = order[k].index;
@@ -326,23 +328,6 @@ item_begin(const SortCtx *c, guint32 i)
 	}
 }
 
-/* A row list's sort key: the item's begin time, then its index (the same order whatever the
- * sort), in 16 bytes of their own. */
-typedef struct {
-	guint64 begin;
-	guint64 index;
-} RowKey;
-
-static int
-compare_row_keys(const void *a, const void *b)
-{
-	const RowKey *x = a, *y = b;
-
-	if (x->begin != y->begin)
-		return x->begin < y->begin ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
 /* Sorts a row's list by begin time, then index. Most lists arrive in order or nearly (items
  * are placed in the order of their ids, which follow time): the keys are gathered once (one
  * read of each 152-byte op instead of one per comparison), an ordered list is left as it is,
@@ -352,22 +337,22 @@ sort_row_list(const TraceBuild *build, GArray *list, int what)
 {
 	SortCtx c = {build, what};
 	guint32 *ids = (guint32 *) list->data;
-	g_autofree RowKey *keys = NULL;
+	g_autofree SortKey *keys = NULL;
 	bool is_sorted = true;
 
 	if (list->len < 2)
 		return;
-	keys = g_new(RowKey, list->len);
+	keys = g_new(SortKey, list->len);
 	for (guint i = 0; i < list->len; i++) {
-		keys[i] = (RowKey){item_begin(&c, ids[i]), ids[i]};
-		if (i > 0 && is_sorted && compare_row_keys(&keys[i - 1], &keys[i]) > 0)
+		keys[i] = (SortKey){item_begin(&c, ids[i]), ids[i]};
+		if (i > 0 && is_sorted && compare_sort_keys(&keys[i - 1], &keys[i]) > 0)
 			is_sorted = false;
 	}
 	if (is_sorted)
 		return;
-	qsort(keys, list->len, sizeof(RowKey), compare_row_keys);
+	qsort(keys, list->len, sizeof(SortKey), compare_sort_keys);
 	for (guint i = 0; i < list->len; i++)
-		ids[i] = (guint32) keys[i].index;
+		ids[i] = keys[i].index;
 }
 
 static int
